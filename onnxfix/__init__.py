@@ -1,0 +1,3 @@
+"""onnxfix: find and fix PyTorch code that breaks ONNX export."""
+
+__version__ = "0.1.0"

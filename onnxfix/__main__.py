@@ -1,0 +1,5 @@
+import sys
+
+from onnxfix.cli import main
+
+sys.exit(main())

@@ -1,0 +1,55 @@
+"""Inputs the export never saw: the user's probes, and generated ones.
+
+Generated probes re-draw values of the same dtype and range (integer tensors stay within the
+range seen, so indices stay valid) and, for dynamic dimensions, change their sizes.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from onnxfix.exporter.verify import Probe
+
+
+def user_probes(probes) -> list[Probe]:
+    return [Probe(f"probe {i + 1} (user)", tuple(p)) for i, p in enumerate(probes)]
+
+
+def redraw(value, generator: torch.Generator, sizes: dict[int, int] | None = None):
+    if not isinstance(value, torch.Tensor):
+        return value
+    shape = list(value.shape)
+    for dim, size in (sizes or {}).items():
+        shape[dim] = size
+    if value.dtype == torch.bool:
+        return torch.rand(shape, generator=generator) > 0.5
+    if value.dtype.is_floating_point:
+        mean = float(value.float().mean()) if value.numel() else 0.0
+        std = float(value.float().std()) if value.numel() > 1 else 1.0
+        return (torch.randn(shape, generator=generator) * (std or 1.0) + mean).to(value.dtype)
+    low = int(value.min()) if value.numel() else 0
+    high = int(value.max()) if value.numel() else 1
+    if value.dim() == 0 or low == high:
+        return value.clone()  # a count or a size: keep it, so that shapes stay consistent
+    return torch.randint(low, high + 1, shape, generator=generator, dtype=value.dtype)
+
+
+def generated_probes(args: tuple, dynamic: dict[int, dict[int, str]]) -> list[Probe]:
+    generator = torch.Generator().manual_seed(1234)
+    probes = [Probe("generated (other values)", tuple(redraw(a, generator) for a in args))]
+    if dynamic:
+        for delta in (1, 3):
+            resized = _resized(args, dynamic, delta)
+            probes.append(Probe(f"generated (dynamic dims +{delta})", tuple(redraw(a, generator, resized.get(i)) for i, a in enumerate(args))))
+    return probes
+
+
+def _resized(args: tuple, dynamic: dict[int, dict[int, str]], delta: int) -> dict[int, dict[int, int]]:
+    """Dims sharing a name get the same new size."""
+    new_size: dict[str, int] = {}
+    result: dict[int, dict[int, int]] = {}
+    for index, dims in dynamic.items():
+        for dim, name in dims.items():
+            size = new_size.setdefault(name, args[index].shape[dim] + delta)
+            result.setdefault(index, {})[dim] = size
+    return result

@@ -1,0 +1,156 @@
+"""Rendering results: text (ruff's concise layout), json, github annotations, sarif, diffs.
+
+JSON schema (one object per finding, a list, sorted by path, line, column):
+  {"code", "name", "message", "filename", "location": {"row", "column"},
+   "end_location": {"row", "column"}, "exporters": [...], "reached_from": str|null,
+   "fix": null | {"applicability": "safe"|"unsafe", "message",
+                  "edits": [{"content", "start", "end"}]}}   (start/end: character offsets)
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+
+from onnxfix import __version__
+from onnxfix.rewriter.rule import Finding, Rule
+
+
+def text_line(finding: Finding, unsafe_fixes: bool) -> str:
+    marker = " [*]" if finding.fix and (finding.fix.safe or unsafe_fixes) else ""
+    return f"{finding.path}:{finding.line}:{finding.col}: {finding.code}{marker} {finding.full_message()}"
+
+
+def error_line(path: str, line: int, col: int, message: str) -> str:
+    return f"{path}:{line}:{col}: error: {message}"
+
+
+def summary(findings: list[Finding], unsafe_fixes: bool) -> str:
+    if not findings:
+        return "All checks passed!"
+    fixable = sum(1 for f in findings if f.fix and (f.fix.safe or unsafe_fixes))
+    hidden = sum(1 for f in findings if f.fix and not f.fix.safe and not unsafe_fixes)
+    noun = "finding" if len(findings) == 1 else "findings"
+    text = f"Found {len(findings)} {noun}."
+    if fixable:
+        text += f"\n[*] {fixable} fixable with `--write`"
+        if hidden:
+            text += f" ({hidden} more with `--unsafe-fixes`)"
+        text += "."
+    elif hidden:
+        text += f"\n{hidden} fixable with `--write --unsafe-fixes`."
+    return text
+
+
+def finding_json(finding: Finding) -> dict:
+    fix = None
+    if finding.fix:
+        fix = {
+            "applicability": finding.fix.applicability,
+            "message": finding.fix.title,
+            "edits": [{"content": e.text, "start": e.start, "end": e.end} for e in finding.fix.edits],
+        }
+    return {
+        "code": finding.code,
+        "name": finding.name,
+        "message": finding.full_message(),
+        "filename": finding.path,
+        "location": {"row": finding.line, "column": finding.col},
+        "end_location": {"row": finding.end_line, "column": finding.end_col},
+        "exporters": list(finding.exporters),
+        "reached_from": finding.reached_from,
+        "fix": fix,
+    }
+
+
+def json_report(findings: list[Finding]) -> str:
+    return json.dumps([finding_json(f) for f in findings], indent=2)
+
+
+def github_line(finding: Finding) -> str:
+    title = f"onnxfix ({finding.code})"
+    return (
+        f"::error title={title},file={finding.path},line={finding.line},col={finding.col},"
+        f"endLine={finding.end_line},endColumn={finding.end_col}::"
+        f"{finding.path}:{finding.line}:{finding.col}: {finding.code} {finding.full_message()}"
+    )
+
+
+def sarif_report(findings: list[Finding], rules: tuple[Rule, ...]) -> str:
+    """SARIF 2.1.0, as GitHub code scanning reads it."""
+    rule_index = {rule.code: i for i, rule in enumerate(rules)}
+    document = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "onnxfix",
+                        "version": __version__,
+                        "informationUri": "https://github.com/onnxfix/onnxfix",
+                        "rules": [
+                            {
+                                "id": rule.code,
+                                "name": rule.name,
+                                "shortDescription": {"text": rule.summary},
+                                "fullDescription": {"text": rule.doc.render(rule.code, rule.name)},
+                                "help": {"text": rule.doc.render(rule.code, rule.name)},
+                            }
+                            for rule in rules
+                        ],
+                    }
+                },
+                "results": [
+                    {
+                        "ruleId": f.code,
+                        "ruleIndex": rule_index.get(f.code, 0),
+                        "level": "error",
+                        "message": {"text": f.full_message()},
+                        "locations": [
+                            {
+                                "physicalLocation": {
+                                    "artifactLocation": {"uri": f.path.replace("\\", "/")},
+                                    "region": {
+                                        "startLine": f.line,
+                                        "startColumn": f.col,
+                                        "endLine": f.end_line,
+                                        "endColumn": f.end_col,
+                                    },
+                                }
+                            }
+                        ],
+                    }
+                    for f in findings
+                ],
+            }
+        ],
+    }
+    return json.dumps(document, indent=2)
+
+
+def unified_diff(path: str, before: str, after: str) -> str:
+    lines = difflib.unified_diff(
+        before.splitlines(keepends=True),
+        after.splitlines(keepends=True),
+        fromfile=f"a/{path}",
+        tofile=f"b/{path}",
+    )
+    return "".join(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n" for line in lines)
+
+
+def rules_table(rules: tuple[Rule, ...], markdown: bool = False) -> str:
+    header = ("Code", "Name", "Fix", "Safety", "Breaks", "Summary")
+    rows = [
+        (r.code, r.name, r.fix_availability, r.default_safety, ", ".join(r.exporters), r.summary)
+        for r in rules
+    ]
+    if markdown:
+        lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        lines += ["| " + " | ".join(row) + " |" for row in rows]
+        return "\n".join(lines)
+    widths = [max(len(str(x)) for x in column) for column in zip(header, *rows)]
+    return "\n".join(
+        "  ".join(str(cell).ljust(width) for cell, width in zip(row, widths)).rstrip()
+        for row in [header, *rows]
+    )

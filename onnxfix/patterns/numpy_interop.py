@@ -1,0 +1,474 @@
+"""ONX1xx: NumPy in export-time code, and tensor <-> ndarray round trips.
+
+A function's NumPy region (``.numpy()`` sources, numpy calls, names holding ndarrays, and the
+``torch.from_numpy``/``torch.tensor`` sinks) is fixed as one group: the fix is offered only if
+every value that leaves the region goes back into torch, and is safe only if every step is
+exact in torch (data movement, comparisons, creation with the dtype NumPy would have used).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.rule import Edit, Fix, Rule, RuleDoc
+
+REFERENCES = (
+    "https://pytorch.org/docs/stable/onnx_torchscript.html#avoid-numpy-and-built-in-python-types",
+    "https://github.com/pytorch/pytorch/issues/61109",
+    "https://github.com/huggingface/transformers/issues/18199",
+)
+
+
+@dataclass(frozen=True)
+class Twin:
+    """The torch twin of a numpy function."""
+
+    torch: str
+    renames: tuple[tuple[str, str], ...] = ()
+    exact: bool = True  # bit-identical results for the same dtype
+    float64_default: bool = False  # numpy creates float64 here where torch creates float32
+    no_constant_args: bool = False  # torch version needs tensor arguments
+
+
+AXIS = (("axis", "dim"), ("keepdims", "keepdim"))
+_EXACT_UNARY = ("abs", "negative", "sqrt", "floor", "ceil", "trunc", "sign", "square", "isnan", "isinf", "isfinite", "logical_not")
+_INEXACT_UNARY = ("exp", "log", "log2", "log10", "log1p", "expm1", "sin", "cos", "tan", "tanh", "sinh", "cosh")
+_EXACT_BINARY = ("add", "subtract", "multiply", "logical_and", "logical_or", "logical_xor", "equal", "not_equal", "greater", "greater_equal", "less", "less_equal")
+
+TWINS: dict[str, Twin] = {
+    **{name: Twin(name) for name in _EXACT_UNARY},
+    **{name: Twin(name, exact=False) for name in _INEXACT_UNARY},
+    **{name: Twin(name) for name in _EXACT_BINARY},
+    "arcsin": Twin("asin", exact=False),
+    "arccos": Twin("acos", exact=False),
+    "arctan": Twin("atan", exact=False),
+    "arctan2": Twin("atan2", exact=False),
+    "power": Twin("pow", exact=False),
+    "divide": Twin("div", exact=False),
+    "true_divide": Twin("div", exact=False),
+    "round": Twin("round"),
+    "maximum": Twin("maximum", no_constant_args=True),
+    "minimum": Twin("minimum", no_constant_args=True),
+    "where": Twin("where"),
+    "clip": Twin("clamp", renames=(("a_min", "min"), ("a_max", "max"))),
+    "sum": Twin("sum", AXIS, exact=False),
+    "mean": Twin("mean", AXIS, exact=False),
+    "prod": Twin("prod", AXIS, exact=False),
+    "cumsum": Twin("cumsum", (("axis", "dim"),), exact=False),
+    "max": Twin("amax", AXIS),
+    "min": Twin("amin", AXIS),
+    "amax": Twin("amax", AXIS),
+    "amin": Twin("amin", AXIS),
+    "argmax": Twin("argmax", AXIS),
+    "argmin": Twin("argmin", AXIS),
+    "all": Twin("all", AXIS),
+    "any": Twin("any", AXIS),
+    "zeros": Twin("zeros", float64_default=True),
+    "ones": Twin("ones", float64_default=True),
+    "full": Twin("full"),
+    "eye": Twin("eye", float64_default=True),
+    "zeros_like": Twin("zeros_like"),
+    "ones_like": Twin("ones_like"),
+    "arange": Twin("arange"),
+    "concatenate": Twin("cat", (("axis", "dim"),)),
+    "stack": Twin("stack", (("axis", "dim"),)),
+    "reshape": Twin("reshape", (("newshape", "shape"),)),
+    "squeeze": Twin("squeeze", (("axis", "dim"),)),
+    "expand_dims": Twin("unsqueeze", (("axis", "dim"),)),
+    "swapaxes": Twin("swapaxes", (("axis1", "axis0"), ("axis2", "axis1"))),
+    "matmul": Twin("matmul", exact=False),
+    "dot": Twin("matmul", exact=False),
+    "einsum": Twin("einsum", exact=False),
+}
+NUMPY_DTYPES = {
+    "float16": "float16", "float32": "float32", "float64": "float64", "double": "float64",
+    "int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64", "uint8": "uint8",
+    "bool_": "bool", "complex64": "complex64", "complex128": "complex128",
+}
+SINKS = {"torch.from_numpy": "share", "torch.as_tensor": "share", "torch.asarray": "share", "torch.tensor": "copy"}
+
+
+def is_numpy_call(node: ast.AST, ctx: FunctionContext) -> str | None:
+    """The numpy function name (``concatenate``) if ``node`` calls one."""
+    if isinstance(node, ast.Call):
+        qualname = ctx.qualname(node.func)
+        if qualname and qualname.startswith("numpy.") and qualname.count(".") == 1:
+            return qualname.split(".", 1)[1]
+    return None
+
+
+def is_to_numpy(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "numpy"
+        and not node.args
+    )
+
+
+def sink_kind(node: ast.AST, ctx: FunctionContext) -> str | None:
+    if isinstance(node, ast.Call):
+        return SINKS.get(ctx.qualname(node.func) or "")
+    return None
+
+
+@dataclass
+class Region:
+    """The NumPy part of one function."""
+
+    ctx: FunctionContext
+    ndarray_names: set[str] = field(default_factory=set)
+    sources: list[ast.Call] = field(default_factory=list)  # x.numpy()
+    calls: list[tuple[ast.Call, str]] = field(default_factory=list)  # np.f(...)
+    sinks: list[ast.Call] = field(default_factory=list)  # torch.from_numpy(a)
+    blockers: list[str] = field(default_factory=list)  # why no fix
+    inexact: list[str] = field(default_factory=list)  # why the fix is unsafe
+
+    def is_ndarray(self, node: ast.AST) -> bool:
+        if is_to_numpy(node):
+            return True
+        name = is_numpy_call(node, self.ctx)
+        if name is not None:
+            return True
+        if isinstance(node, ast.Name):
+            return node.id in self.ndarray_names
+        if isinstance(node, ast.BinOp):
+            return self.is_ndarray(node.left) or self.is_ndarray(node.right)
+        if isinstance(node, ast.UnaryOp):
+            return self.is_ndarray(node.operand)
+        if isinstance(node, ast.Subscript):
+            return self.is_ndarray(node.value)
+        return False
+
+
+def build_region(ctx: FunctionContext) -> Region:
+    region = Region(ctx)
+    nodes = [n for n, _ in _body(ctx)]
+    _find_ndarray_names(region, nodes)
+    for node in nodes:
+        if is_to_numpy(node):
+            region.sources.append(node)
+        elif is_numpy_call(node, ctx) and _involves_data(node, region):
+            region.calls.append((node, is_numpy_call(node, ctx)))
+        elif sink_kind(node, ctx) and node.args and region.is_ndarray(node.args[0]):
+            region.sinks.append(node)
+        elif ctx.qualname(getattr(node, "func", None)) == "torch.from_numpy":
+            region.sinks.append(node)
+            region.blockers.append("`torch.from_numpy` of a value onnxfix cannot trace to torch")
+    _check_fixable(region, nodes)
+    return region
+
+
+def _body(ctx: FunctionContext):
+    from onnxfix.rewriter.scope import walk_function_body
+
+    return walk_function_body(ctx.fn.node)
+
+
+def _find_ndarray_names(region: Region, nodes: list[ast.AST]) -> None:
+    """Names all of whose assignments are ndarray expressions (to a fixed point)."""
+    assigned: dict[str, list[ast.AST]] = {}
+    for node in nodes:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            assigned.setdefault(node.targets[0].id, []).append(node.value)
+    changed = True
+    while changed:
+        changed = False
+        for name, values in assigned.items():
+            if name in region.ndarray_names:
+                continue
+            if len(region.ctx.assignments(name)) == len(values) and any(region.is_ndarray(v) for v in values):
+                region.ndarray_names.add(name)
+                changed = True
+
+
+def _involves_data(call: ast.Call, region: Region) -> bool:
+    """A numpy call on constants (np.sqrt(self.head_dim)) is harmless; one on tensors, arrays
+    or sizes is not."""
+    ctx = region.ctx
+    for arg in [*call.args, *(k.value for k in call.keywords)]:
+        for sub in ast.walk(arg):
+            if region.is_ndarray(sub) or ctx.sizes.is_size(sub) or ctx.tensors.is_tensor(sub):
+                return True
+            if isinstance(sub, ast.Name) and ctx.is_parameter(sub.id) and sub.id != ctx.self_name:
+                return True
+    return False
+
+
+def _check_fixable(region: Region, nodes: list[ast.AST]) -> None:
+    ctx = region.ctx
+    for call, name in region.calls:
+        twin = TWINS.get(name)
+        if twin is None:
+            region.blockers.append(f"`numpy.{name}` has no torch twin in onnxfix's table")
+            continue
+        if any(k.arg is None or k.arg == "out" for k in call.keywords):
+            region.blockers.append(f"`numpy.{name}` is called with `out=` or `**kwargs`")
+        if twin.no_constant_args and any(isinstance(a, ast.Constant) for a in call.args):
+            region.blockers.append(f"`torch.{twin.torch}` needs tensor arguments")
+        if not twin.exact:
+            region.inexact.append(f"`numpy.{name}` and `torch.{twin.torch}` may differ in the last bits")
+        if name == "arange" and not _has_keyword(call, "dtype") and not all(
+            ctx.sizes.is_size(a) or (isinstance(a, ast.Constant) and isinstance(a.value, int)) for a in call.args
+        ):
+            region.inexact.append("`numpy.arange` of non-integer arguments defaults to float64")
+    for sink in region.sinks:
+        if len(sink.args) != 1 or sink.keywords:
+            region.blockers.append("a conversion back to torch has extra arguments")
+    for node in nodes:
+        if isinstance(node, ast.BinOp) and region.is_ndarray(node):
+            if isinstance(node.op, (ast.Div, ast.Pow)) or _has_float_constant(node):
+                region.inexact.append("NumPy and torch promote int/float arithmetic differently")
+    _check_escapes(region, nodes)
+
+
+def _check_escapes(region: Region, nodes: list[ast.AST]) -> None:
+    """Every ndarray must flow back into torch; an ndarray returned or passed elsewhere
+    blocks the fix."""
+    ctx = region.ctx
+    sink_args = {id(s.args[0]) for s in region.sinks if s.args}
+    for node in nodes:
+        if not region.is_ndarray(node) or id(node) in sink_args:
+            continue
+        parent = ctx.parent(node)
+        if isinstance(parent, ast.Assign) and all(
+            isinstance(t, ast.Name) and t.id in region.ndarray_names for t in parent.targets
+        ):
+            continue
+        if region.is_ndarray(parent) or _is_argument_of_region_call(parent, region, node):
+            continue
+        if isinstance(parent, ast.Attribute) and parent.attr in ("shape", "ndim"):
+            continue
+        if isinstance(parent, (ast.List, ast.Tuple)) and _is_argument_of_region_call(ctx.parent(parent), region, parent):
+            continue
+        region.blockers.append(f"the array `{ctx.segment(node)[:40]}` is used outside torch")
+
+
+def _is_argument_of_region_call(parent: ast.AST | None, region: Region, node: ast.AST) -> bool:
+    return (
+        isinstance(parent, ast.Call)
+        and any(parent is call for call, _ in region.calls)
+        and (node in parent.args or any(k.value is node for k in parent.keywords))
+    )
+
+
+def _has_keyword(call: ast.Call, name: str) -> bool:
+    return any(k.arg == name for k in call.keywords)
+
+
+def _has_float_constant(node: ast.BinOp) -> bool:
+    return any(isinstance(side, ast.Constant) and isinstance(side.value, float) for side in (node.left, node.right))
+
+
+def region_fix(region: Region) -> Fix | None:
+    if region.blockers or not (region.sources or region.calls or region.sinks):
+        return None
+    ctx = region.ctx
+    torch_name, imports = ctx.torch_name()
+    edits: list[Edit] = []
+    for source in region.sources:
+        edits.append(ctx.delete_suffix(source.func, source))
+    for call, name in region.calls:
+        edits.extend(_translate_call(call, TWINS[name], torch_name, ctx))
+    for sink in region.sinks:
+        edits.extend(_unwrap_sink(sink, ctx))
+    fn = ctx.fn.node
+    return Fix(
+        title="Compute in torch instead of NumPy",
+        edits=tuple(edits),
+        safe=not region.inexact,
+        imports=imports,
+        group=f"numpy:{ctx.file.display_path}:{fn.lineno}:{fn.col_offset}",
+    )
+
+
+def _translate_call(call: ast.Call, twin: Twin, torch_name: str, ctx: FunctionContext) -> list[Edit]:
+    edits = [ctx.replace(call.func, f"{torch_name}.{twin.torch}")]
+    source = ctx.file.source
+    renames = dict(twin.renames)
+    for keyword in call.keywords:
+        if keyword.arg in renames:
+            start = source.offset(keyword.lineno, keyword.col_offset)
+            edits.append(Edit(start, start + len(keyword.arg), renames[keyword.arg]))
+    for sub in ast.walk(call):
+        if isinstance(sub, ast.Attribute) and sub is not call.func:
+            qualname = ctx.qualname(sub)
+            if qualname and qualname.startswith("numpy.") and qualname[6:] in NUMPY_DTYPES:
+                edits.append(ctx.replace(sub, f"{torch_name}.{NUMPY_DTYPES[qualname[6:]]}"))
+    if twin.float64_default and not _has_keyword(call, "dtype") and len(call.args) < 2:
+        last = (call.args + [k.value for k in call.keywords])[-1:] if (call.args or call.keywords) else []
+        if last:
+            end = source.span(last[0])[1]
+            edits.append(Edit(end, end, f", dtype={torch_name}.float64"))
+        else:
+            end = source.span(call)[1] - 1
+            edits.append(Edit(end, end, f"dtype={torch_name}.float64"))
+    return edits
+
+
+def _unwrap_sink(sink: ast.Call, ctx: FunctionContext) -> list[Edit]:
+    """torch.from_numpy(A) -> A; torch.tensor(name) -> name.clone() (it copied)."""
+    source = ctx.file.source
+    call_start, call_end = source.span(sink)
+    arg_start, arg_end = source.span(sink.args[0])
+    arg = sink.args[0]
+    copies = SINKS[ctx.qualname(sink.func)] == "copy" and isinstance(arg, (ast.Name, ast.Attribute, ast.Subscript))
+    atomic = isinstance(arg, (ast.Name, ast.Call, ast.Attribute, ast.Subscript))
+    opening, closing = ("", "") if atomic else ("(", ")")
+    if copies:
+        closing += ".clone()"
+    return [Edit(call_start, arg_start, opening), Edit(arg_end, call_end, closing)]
+
+
+def region_message_suffix(region: Region) -> str:
+    if region.blockers:
+        return f"; no automatic fix: {region.blockers[0]}"
+    if region.inexact:
+        return f"; fix is unsafe: {region.inexact[0]}"
+    return ""
+
+
+class _NumpyRule(Rule):
+    """Shared driver: build the region once per function, report this rule's part of it."""
+
+    fix_availability = "sometimes"
+    default_safety = "per-finding"
+
+    def check_function(self, ctx: FunctionContext):
+        if "numpy" not in ctx.cache:
+            region = build_region(ctx)
+            ctx.cache["numpy"] = (region, region_fix(region))
+        region, fix = ctx.cache["numpy"]
+        for node in self.nodes(region):
+            yield ctx.report(self, node, self.message(node, region) + region_message_suffix(region), fix=fix)
+
+    def nodes(self, region: Region):
+        raise NotImplementedError
+
+    def message(self, node, region: Region) -> str:
+        raise NotImplementedError
+
+
+FIX_SAFETY = """
+    The fix rewrites the function's whole NumPy round trip at once (`.numpy()` dropped,
+    numpy functions replaced by their torch twins with `axis`->`dim`, `keepdims`->`keepdim`,
+    `concatenate`->`cat`, `expand_dims`->`unsqueeze`, `clip`->`clamp`, NumPy dtypes by torch
+    dtypes, `torch.from_numpy(a)` unwrapped, `torch.tensor(a)` turned into `a.clone()`). It is
+    offered only when every array goes back into torch. `.cpu()` and `.detach()` are kept, so
+    device and autograd behave as before. It is safe when every step is exact in torch: data
+    movement, comparisons, `where`/`clip`/`maximum`, creation with the dtype NumPy would have
+    used (`np.zeros(n)` becomes `torch.zeros(n, dtype=torch.float64)`). It is unsafe when a
+    step may differ in the last bits (transcendental functions, reductions, matmul) or in type
+    promotion (true division, arithmetic with float constants).
+"""
+
+
+class NumpyCall(_NumpyRule):
+    code = "ONX101"
+    name = "numpy-call"
+    summary = "NumPy call on tensor data in export-time code"
+    doc = RuleDoc(
+        what="Finds calls to NumPy functions on tensors, arrays or sizes in code that runs under export.",
+        why="""
+            NumPy runs outside the graph. The legacy exporter records the result as a constant
+            (TracerWarning "Converting a tensor to a NumPy array"); measured on torch 2.13,
+            `torch.from_numpy(np.concatenate([a, a * 2], axis=1))` exported a graph with no
+            inputs at all. The dynamo exporter's default capture fails (".numpy() is not
+            supported for tensor subclasses"; `np.arange(x.shape[1])` specialises a dynamic
+            dimension) and only its strict fallback gets through.
+        """,
+        example="""
+            def forward(self, x):
+                a = x.numpy()
+                return torch.from_numpy(np.concatenate([a, a * 2], axis=1))
+        """,
+        use_instead="""
+            def forward(self, x):
+                a = x
+                return torch.cat([a, a * 2], dim=1)
+        """,
+        fix_safety=FIX_SAFETY,
+        references=REFERENCES,
+    )
+
+    def nodes(self, region):
+        return [call for call, _ in region.calls]
+
+    def message(self, node, region):
+        name = is_numpy_call(node, region.ctx)
+        twin = TWINS.get(name)
+        instead = f"; use `torch.{twin.torch}`" if twin else ""
+        return f"`numpy.{name}` in export-time code: the legacy exporter bakes the result in as a constant{instead}"
+
+
+class TensorToNumpy(_NumpyRule):
+    code = "ONX102"
+    name = "tensor-numpy"
+    summary = "`.numpy()` in export-time code"
+    doc = RuleDoc(
+        what="Finds `tensor.numpy()` (also after `.cpu()` or `.detach()`) in code that runs under export.",
+        why="""
+            Converting to NumPy leaves the graph: the legacy exporter turns everything computed
+            from the array into a constant, silently wrong for other inputs (torch 2.13), and the
+            dynamo exporter's default capture fails with ".numpy() is not supported for tensor
+            subclasses".
+        """,
+        example="""
+            def forward(self, x):
+                y = x.cpu().numpy()
+                y = y * 2 + 1
+                return torch.tensor(y) * x
+        """,
+        use_instead="""
+            def forward(self, x):
+                y = x.cpu()
+                y = y * 2 + 1
+                return y.clone() * x
+        """,
+        fix_safety=FIX_SAFETY,
+        references=REFERENCES,
+    )
+
+    def nodes(self, region):
+        return region.sources
+
+    def message(self, node, region):
+        return "`.numpy()` in export-time code: the value leaves the graph and is baked in as a constant"
+
+
+class NumpyToTensor(_NumpyRule):
+    code = "ONX103"
+    name = "numpy-to-tensor"
+    summary = "tensor built from a NumPy array in export-time code"
+    doc = RuleDoc(
+        what="""
+            Finds `torch.from_numpy(a)`, `torch.tensor(a)`, `torch.as_tensor(a)` on NumPy
+            results in code that runs under export.
+        """,
+        why="""
+            The legacy exporter registers the result as a constant (TracerWarning
+            "torch.from_numpy results are registered as constants in the trace"), so the model
+            ignores the inputs the array was computed from.
+        """,
+        example="""
+            def forward(self, x):
+                return x + torch.from_numpy(np.arange(x.shape[1], dtype=np.float32))
+        """,
+        use_instead="""
+            def forward(self, x):
+                return x + torch.arange(x.shape[1], dtype=torch.float32)
+        """,
+        fix_safety=FIX_SAFETY,
+        references=REFERENCES,
+    )
+
+    def nodes(self, region):
+        return region.sinks
+
+    def message(self, node, region):
+        return f"`{region.ctx.qualname(node.func)}` of a NumPy array: the legacy exporter registers it as a constant"
+
+
+RULES = [NumpyCall, TensorToNumpy, NumpyToTensor]

@@ -1,0 +1,150 @@
+"""ONX3xx: aliasing and mutation that the exporters cannot follow (``Tensor.data``)."""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.rule import Edit, Fix, Rule, RuleDoc
+
+REFERENCES = (
+    "https://pytorch.org/docs/stable/onnx_torchscript.html#avoid-tensor-data",
+    "https://github.com/pytorch/pytorch/issues/170673",
+)
+
+
+def data_role(node: ast.Attribute, ctx: FunctionContext) -> str:
+    """'read', or 'write' for `t.data[...] = v`, `t.data.add_(...)`, `t.data = v`."""
+    if isinstance(node.ctx, ast.Store):
+        return "write"
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.Subscript) and parent.value is node:
+        if isinstance(parent.ctx, ast.Store) or _is_augassign_target(parent, ctx):
+            return "write"
+    if isinstance(parent, ast.Attribute) and parent.value is node:
+        call = ctx.parent(parent)
+        if isinstance(call, ast.Call) and call.func is parent and _is_inplace_method(parent.attr):
+            return "write"
+    return "read"
+
+
+def _is_augassign_target(node: ast.AST, ctx: FunctionContext) -> bool:
+    parent = ctx.parent(node)
+    return isinstance(parent, ast.AugAssign) and parent.target is node
+
+
+def _is_inplace_method(name: str) -> bool:
+    return name.endswith("_") and not name.startswith("_") and not name.endswith("__")
+
+
+class DataRead(Rule):
+    code = "ONX301"
+    name = "tensor-data-read"
+    summary = "`Tensor.data` read in export-time code"
+    fix_availability = "always"
+    default_safety = "per-finding"
+    doc = RuleDoc(
+        what="Finds reads of `tensor.data` in code that runs under export.",
+        why="""
+            `.data` is an untracked alias of the tensor. The legacy exporter records `x.data` of
+            an input as a constant, with no warning, so the exported model ignores its input.
+            The dynamo exporter crashes the whole process with a segfault on `x.data * 2 + x`
+            (torch 2.13), and fails on `self.lin.weight.data` with "Expected a real tensor, not
+            a FakeTensor".
+        """,
+        example="""
+            def forward(self, x):
+                return F.linear(x, self.lin.weight.data) + x.data * 2
+        """,
+        use_instead="""
+            def forward(self, x):
+                return F.linear(x, self.lin.weight.detach()) + x.detach() * 2
+        """,
+        fix_safety="""
+            `.detach()` returns the same values, sharing storage, without autograd history,
+            exactly like `.data` for reading. The fix is safe when the receiver is known to be a
+            tensor (a torch call, a module's weight, a parameter annotated `Tensor`, ...) and
+            unsafe otherwise: other objects have a `.data` too (a PackedSequence does) and no
+            `.detach()`.
+        """,
+        references=REFERENCES,
+    )
+
+    def visit_Attribute(self, node: ast.Attribute, ctx: FunctionContext):
+        if node.attr != "data" or data_role(node, ctx) != "read":
+            return
+        is_tensor = ctx.tensors.is_tensor(node.value)
+        if is_tensor is False:
+            return
+        start, end = ctx.file.source.span(node)
+        fix = Fix(
+            title="Replace `.data` with `.detach()`",
+            edits=(Edit(end - len("data"), end, "detach()"),),
+            safe=bool(is_tensor),
+        )
+        yield ctx.report(
+            self,
+            node,
+            "`.data` in export-time code: the legacy exporter bakes it in as a constant and the "
+            "dynamo exporter can crash; use `.detach()`",
+            fix=fix,
+        )
+
+
+class DataWrite(Rule):
+    code = "ONX302"
+    name = "tensor-data-write"
+    summary = "write through `Tensor.data` in export-time code"
+    fix_availability = "sometimes"
+    default_safety = "unsafe"
+    doc = RuleDoc(
+        what="""
+            Finds writes through `.data` in code that runs under export: `y.data[idx] = v`,
+            `y.data.clamp_(...)`, `y.data = v`.
+        """,
+        why="""
+            The legacy exporter drops the write: `y = x * 1; y.data[:, 0] = 0; return y + 1`
+            exports a model that is wrong even on the export inputs, with no warning. The dynamo
+            exporter fails ("Constant lifted_tensor_1 is mutated in the forward method") or
+            crashes with a segfault (`self.w.data.clamp_()`), measured on torch 2.13.
+        """,
+        example="""
+            def forward(self, x):
+                y = x * 1
+                y.data[:, 0] = 0
+                return y + 1
+        """,
+        use_instead="""
+            def forward(self, x):
+                y = x * 1
+                y[:, 0] = 0
+                return y + 1
+        """,
+        fix_safety="""
+            For a tensor computed in the function, the write goes to the tensor itself
+            (`y[:, 0] = 0`, `y.clamp_(...)`): the same values and the same aliasing, but now
+            tracked by autograd, which can raise in backward where `.data` silently gave wrong
+            gradients. So the fix is unsafe. Writes into module state (`self.w.data...`) change
+            parameters during forward and get no fix: move them out of `forward`.
+        """,
+        references=REFERENCES,
+    )
+
+    def visit_Attribute(self, node: ast.Attribute, ctx: FunctionContext):
+        if node.attr != "data" or data_role(node, ctx) != "write":
+            return
+        fix = None
+        receiver = node.value
+        if isinstance(node.ctx, ast.Load) and isinstance(receiver, ast.Name) and not ctx.is_parameter(receiver.id):
+            if ctx.assignments(receiver.id):  # a tensor made here, not an input or module state
+                fix = Fix(title="Write to the tensor instead of `.data`", edits=(ctx.delete_suffix(node),), safe=False)
+        yield ctx.report(
+            self,
+            node,
+            "write through `.data` in export-time code: the legacy exporter drops it and the "
+            "dynamo exporter fails or crashes",
+            fix=fix,
+        )
+
+
+RULES = [DataRead, DataWrite]

@@ -1,0 +1,181 @@
+"""What a rule sees while it checks one export-time function."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Iterable
+
+from onnxfix.rewriter.rule import Edit, Finding, Fix
+from onnxfix.rewriter.scope import ExportFunction, ModuleIndex, is_torch_module_qualname
+from onnxfix.rewriter.source import SourceFile
+from onnxfix.rewriter.tensors import SizeOracle, TensorOracle
+
+if TYPE_CHECKING:
+    from onnxfix.rewriter.rule import Rule
+
+
+@dataclass
+class FileContext:
+    source: SourceFile
+    module: ModuleIndex
+    display_path: str
+    targets: frozenset[str]  # exporters the project targets
+
+
+class FunctionContext:
+    def __init__(self, file: FileContext, fn: ExportFunction):
+        self.file = file
+        self.fn = fn
+        self.scope = fn.scope
+        self.parents: dict[int, ast.AST] = {}
+        self._assignments: dict[str, list[ast.AST]] | None = None
+        self.tensors = TensorOracle(self)
+        self.sizes = SizeOracle(self)
+        self.cache: dict = {}  # per-function analyses shared by the rules of one family
+
+    # -- names -----------------------------------------------------------------------------
+    def qualname(self, node: ast.AST) -> str | None:
+        return self.scope.qualname(node)
+
+    def module_alias(self, module: str) -> str | None:
+        """The name this function can use for ``module`` (e.g. 'torch'), if one is bound."""
+        for scope in _scope_chain(self.scope):
+            for name, target in scope.imports.items():
+                if target == module and self.scope.lookup(name) == module:
+                    return name
+        return None
+
+    def torch_name(self) -> tuple[str, tuple[str, ...]]:
+        """How new code refers to torch here, and the imports that name needs."""
+        alias = self.module_alias("torch")
+        return (alias, ()) if alias else ("torch", ("torch",))
+
+    @property
+    def self_name(self) -> str | None:
+        args = self.fn.node.args.posonlyargs + self.fn.node.args.args
+        return args[0].arg if self.fn.cls is not None and args else None
+
+    def is_nn_module_attr(self, node: ast.AST) -> bool:
+        """``self.lin`` where __init__ assigned an nn.* module (or a module class of this file)."""
+        if not (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == self.self_name
+            and self.fn.cls is not None
+        ):
+            return False
+        value = self.fn.cls.self_attrs.get(node.attr)
+        if not isinstance(value, ast.Call):
+            return False
+        qualname = self.file.module.scope.qualname(value.func)
+        if qualname and is_torch_module_qualname(qualname):
+            return True
+        return isinstance(value.func, ast.Name) and value.func.id in self.file.module.classes
+
+    # -- tree ------------------------------------------------------------------------------
+    def parent(self, node: ast.AST) -> ast.AST | None:
+        return self.parents.get(id(node))
+
+    def ancestors(self, node: ast.AST) -> Iterable[ast.AST]:
+        current = self.parent(node)
+        while current is not None:
+            yield current
+            current = self.parent(current)
+
+    def segment(self, node: ast.AST) -> str:
+        return self.file.source.segment(node)
+
+    def assignments(self, name: str) -> list[ast.AST]:
+        """Values assigned to ``name`` in this function; a tuple-unpacking target contributes
+        the whole Assign node (the caller decides what the element is)."""
+        if self._assignments is None:
+            self._assignments = _collect_assignments(self.fn.node)
+        return self._assignments.get(name, [])
+
+    def is_parameter(self, name: str) -> bool:
+        args = self.fn.node.args
+        return any(a.arg == name for a in [*args.posonlyargs, *args.args, *args.kwonlyargs])
+
+    def dot_span(self, node: ast.Attribute, end_node: ast.AST | None = None) -> tuple[int, int]:
+        """Span from the dot of ``value.attr`` to the end of ``end_node`` (default: the
+        attribute): ``.numpy()`` of ``x.cpu().numpy()``. Robust to ``(a + b).attr``."""
+        source = self.file.source
+        value_end = source.span(node.value)[1]
+        end = source.span(end_node or node)[1]
+        return source.text.rfind(".", value_end, source.span(node)[1]), end
+
+    def delete_suffix(self, node: ast.Attribute, end_node: ast.AST | None = None) -> Edit:
+        start, end = self.dot_span(node, end_node)
+        return Edit(start, end, "")
+
+    # -- reporting -------------------------------------------------------------------------
+    def replace(self, node: ast.AST, text: str) -> Edit:
+        start, end = self.file.source.span(node)
+        return Edit(start, end, text)
+
+    def report(
+        self,
+        rule: "Rule",
+        node: ast.AST,
+        message: str | None = None,
+        fix: Fix | None = None,
+        exporters: tuple[str, ...] | None = None,
+    ) -> Finding:
+        source = self.file.source
+        entry = self.fn.entry
+        reached = None
+        if not self.fn.is_entry:
+            where = entry.path or self.file.display_path
+            reached = f"{entry.qualname}, {where}:{entry.line}"
+        return Finding(
+            code=rule.code,
+            name=rule.name,
+            message=message or rule.summary,
+            path=self.file.display_path,
+            line=node.lineno,
+            col=source.column(node.lineno, node.col_offset),
+            end_line=node.end_lineno,
+            end_col=source.column(node.end_lineno, node.end_col_offset),
+            exporters=exporters or rule.exporters,
+            fix=fix,
+            reached_from=reached,
+        )
+
+
+def _scope_chain(scope):
+    while scope is not None:
+        yield scope
+        scope = scope.parent
+
+
+def _collect_assignments(fn: ast.AST) -> dict[str, list[ast.AST]]:
+    from onnxfix.rewriter.names import walk_scope
+
+    found: dict[str, list[ast.AST]] = {}
+    for node, _ in walk_scope(fn):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    found.setdefault(target.id, []).append(node.value)
+                elif isinstance(target, (ast.Tuple, ast.List)):
+                    for element in ast.walk(target):
+                        if isinstance(element, ast.Name):
+                            found.setdefault(element.id, []).append(node)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value:
+            found.setdefault(node.target.id, []).append(node.value)
+        elif isinstance(node, (ast.AugAssign, ast.For, ast.AsyncFor, ast.With, ast.NamedExpr)):
+            targets = []
+            if isinstance(node, ast.AugAssign):
+                targets = [node.target]
+            elif isinstance(node, (ast.For, ast.AsyncFor)):
+                targets = [node.target]
+            elif isinstance(node, ast.NamedExpr):
+                targets = [node.target]
+            else:
+                targets = [item.optional_vars for item in node.items if item.optional_vars]
+            for target in targets:
+                for element in ast.walk(target):
+                    if isinstance(element, ast.Name):
+                        found.setdefault(element.id, []).append(node)
+    return found

@@ -1,0 +1,97 @@
+"""Applying fixes: choose non-overlapping edits, add needed imports and helpers."""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterable
+
+from onnxfix.rewriter.rule import Edit, Fix, Helper
+from onnxfix.rewriter.source import normalize_newlines, split_lines
+
+
+def choose_fixes(fixes: Iterable[Fix]) -> list[Fix]:
+    """Fixes whose edits overlap no edit of an earlier chosen fix (all-or-nothing per fix).
+    Skipped fixes are picked up by the next round of the fix loop."""
+    chosen: list[Fix] = []
+    taken: list[tuple[int, int]] = []
+    seen_groups: set[str] = set()
+    for fix in fixes:
+        if fix.group is not None:
+            if fix.group in seen_groups:
+                continue
+            seen_groups.add(fix.group)
+        spans = [(e.start, e.end) for e in fix.edits]
+        if any(_overlaps(span, other) for span in spans for other in taken):
+            continue
+        chosen.append(fix)
+        taken.extend(spans)
+    return chosen
+
+
+def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    if a[0] == a[1] or b[0] == b[1]:  # insertions conflict only at the same point
+        return a[0] == b[0] or (b[0] < a[0] < b[1]) or (a[0] < b[0] < a[1])
+    return a[0] < b[1] and b[0] < a[1]
+
+
+def apply_edits(text: str, edits: Iterable[Edit], newline: str) -> str:
+    pieces = []
+    position = 0
+    for edit in sorted(edits, key=lambda e: (e.start, e.end)):
+        pieces.append(text[position : edit.start])
+        pieces.append(normalize_newlines(edit.text, newline))
+        position = edit.end
+    pieces.append(text[position:])
+    return "".join(pieces)
+
+
+def add_prelude(text: str, tree: ast.Module, imports: set[str], helpers: list[Helper], newline: str) -> str:
+    """Insert ``import X`` for each missing module and each missing helper definition after the
+    module's imports. Idempotent: what is already bound is not added again."""
+    bound_modules = _imported_modules(tree)
+    defined = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    new_imports = sorted(m for m in imports if m not in bound_modules)
+    new_helpers = []
+    for helper in helpers:
+        if helper.name not in defined and helper.name not in {h.name for h in new_helpers}:
+            new_helpers.append(helper)
+    if not new_imports and not new_helpers:
+        return text
+    lines = split_lines(text)
+    insert_line = _after_imports_line(tree)
+    block = "".join(f"import {m}\n" for m in new_imports)
+    for helper in new_helpers:
+        block += "\n\n" + helper.source.strip("\n") + "\n"
+    if insert_line > 0 and not lines[insert_line - 1].endswith(("\n", "\r")):
+        block = "\n" + block
+    block = normalize_newlines(block, newline)
+    return "".join(lines[:insert_line]) + block + "".join(lines[insert_line:])
+
+
+def _imported_modules(tree: ast.Module) -> set[str]:
+    names = set()
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname is None:
+                    names.add(alias.name.split(".")[0])
+                elif alias.asname == alias.name:
+                    names.add(alias.name)
+    return names
+
+
+def _after_imports_line(tree: ast.Module) -> int:
+    """Line index (0-based, exclusive) after the module docstring and the top import block."""
+    last = 0
+    for index, node in enumerate(tree.body):
+        is_docstring = (
+            index == 0
+            and isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+        )
+        if is_docstring or isinstance(node, (ast.Import, ast.ImportFrom)):
+            last = node.end_lineno
+        else:
+            break
+    return last

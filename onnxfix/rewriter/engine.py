@@ -1,0 +1,164 @@
+"""Check one file, or fix it: parse, find export-time code, run the rules, apply fixes.
+
+Fixing is a loop (like ruff's): apply every chosen fix, re-parse, re-check, until nothing
+applicable is left. That makes a second ``--write`` a no-op by construction, and a rewrite that
+would not parse is never written.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+from onnxfix.config import Settings
+from onnxfix.rewriter.context import FileContext, FunctionContext
+from onnxfix.rewriter.edits import add_prelude, apply_edits, choose_fixes
+from onnxfix.rewriter.noqa import NoqaMap
+from onnxfix.rewriter.rule import FileResult, Finding, Fix, Rule
+from onnxfix.rewriter.scope import ExportScope, ModuleIndex, Resolver, ScopeBuilder, walk_function_body
+from onnxfix.rewriter.source import SourceError, SourceFile, parse_python
+
+MAX_FIX_ROUNDS = 10
+
+
+class InternalError(Exception):
+    """A bug in onnxfix (a rule crashed, or a fix produced code that does not parse)."""
+
+
+@dataclass
+class RuleSet:
+    rules: list[Rule]
+
+    def __post_init__(self):
+        self.visitors: dict[type, list] = {}
+        for rule in self.rules:
+            for node_type, method in rule.visited_node_types().items():
+                self.visitors.setdefault(node_type, []).append(getattr(rule, method))
+
+
+def check_text(
+    text: str,
+    source: SourceFile,
+    display_path: str,
+    settings: Settings,
+    ruleset: RuleSet,
+    resolver: Resolver | None = None,
+    package: str | None = None,
+) -> list[Finding]:
+    """All selected, unsuppressed findings in ``text`` (the current content of ``source``)."""
+    tree = parse_python(text)
+    module = ModuleIndex.build(tree, display_path, package)
+    scope = ScopeBuilder(resolver).build([module])
+    return findings_in_module(source, tree, module, scope, display_path, settings, ruleset)
+
+
+def findings_in_module(source, tree, module, scope: ExportScope, display_path, settings, ruleset) -> list[Finding]:
+    file_ctx = FileContext(source, module, display_path, settings.exporters)
+    noqa = NoqaMap(source.text)
+    path = Path(display_path)
+    findings = []
+    for fn in scope.in_module(module):
+        for finding in _run_rules(FunctionContext(file_ctx, fn), ruleset):
+            if not settings.is_selected(finding.code, path):
+                continue
+            if not set(finding.exporters) & settings.exporters:
+                continue
+            if noqa.suppresses(finding.line, finding.code):
+                continue
+            findings.append(finding)
+    return _dedupe(findings)
+
+
+def _run_rules(ctx: FunctionContext, ruleset: RuleSet):
+    visitors = ruleset.visitors
+    for node, parent in walk_function_body(ctx.fn.node):
+        ctx.parents[id(node)] = parent
+    try:
+        for node, _ in walk_function_body(ctx.fn.node):
+            for visit in visitors.get(type(node), ()):
+                yield from visit(node, ctx) or ()
+        for rule in ruleset.rules:
+            yield from rule.check_function(ctx) or ()
+    except (SourceError, InternalError):
+        raise
+    except Exception as exc:  # a rule bug must not take the other files down
+        raise InternalError(
+            f"internal error while checking {ctx.fn.entry.qualname}: {type(exc).__name__}: {exc}"
+        ) from exc
+
+
+def _dedupe(findings: list[Finding]) -> list[Finding]:
+    seen = set()
+    unique = []
+    for finding in sorted(findings, key=lambda f: f.sort_key):
+        key = (finding.code, finding.line, finding.col, finding.end_line, finding.end_col)
+        if key not in seen:
+            seen.add(key)
+            unique.append(finding)
+    return unique
+
+
+def applicable(finding: Finding, unsafe: bool) -> bool:
+    return finding.fix is not None and (finding.fix.safe or unsafe)
+
+
+def fix_text(source: SourceFile, display_path: str, settings: Settings, ruleset: RuleSet, **kw) -> tuple[str, int, list[Finding]]:
+    """(fixed text, number of findings fixed, findings left)."""
+    text = source.text
+    fixed = 0
+    for _ in range(MAX_FIX_ROUNDS):
+        findings = check_text(text, source, display_path, settings, ruleset, **kw)
+        candidates = [f for f in findings if applicable(f, settings.unsafe_fixes)]
+        if not candidates:
+            return text, fixed, findings
+        chosen = choose_fixes(f.fix for f in candidates)
+        new_text = _apply(text, chosen, source.newline)
+        if new_text == text:
+            return text, fixed, findings
+        fixed += sum(1 for f in candidates if f.fix in chosen or _in_groups(f.fix, chosen))
+        text = new_text
+    return text, fixed, check_text(text, source, display_path, settings, ruleset, **kw)
+
+
+def _in_groups(fix: Fix, chosen: list[Fix]) -> bool:
+    return fix.group is not None and any(c.group == fix.group for c in chosen)
+
+
+def _apply(text: str, fixes: list[Fix], newline: str) -> str:
+    edited = apply_edits(text, [e for fix in fixes for e in fix.edits], newline)
+    try:
+        tree = ast.parse(edited)
+    except SyntaxError as exc:
+        raise InternalError(f"a fix produced code that does not parse ({exc.msg}); file not changed") from None
+    imports = {m for fix in fixes for m in fix.imports}
+    helpers = [h for fix in fixes for h in fix.helpers]
+    result = add_prelude(edited, tree, imports, helpers, newline)
+    try:
+        ast.parse(result)
+    except SyntaxError as exc:
+        raise InternalError(f"inserting imports/helpers broke the file ({exc.msg}); file not changed") from None
+    return result
+
+
+def process_file(path: Path, display_path: str, settings: Settings, ruleset: RuleSet, mode: str, **kw) -> FileResult:
+    """mode: 'check' (report), 'diff' (compute fixes, write nothing), 'write' (apply)."""
+    result = FileResult(path=display_path)
+    try:
+        source = SourceFile.read(path)
+        if mode == "check":
+            result.findings = check_text(source.text, source, display_path, settings, ruleset, **kw)
+            return result
+        new_text, fixed, remaining = fix_text(source, display_path, settings, ruleset, **kw)
+        result.findings = remaining
+        result.fixes_applied = fixed
+        if new_text != source.text:
+            result.original_text = source.text
+            result.fixed_text = new_text
+            if mode == "write":
+                source.write(new_text)
+    except SourceError as exc:
+        result.error = (exc.line, exc.col, exc.message)
+    except InternalError as exc:
+        result.error = (1, 1, str(exc))
+    return result

@@ -1,0 +1,176 @@
+"""Resolve names to what they were imported as: ``np.sum`` -> ``numpy.sum``.
+
+Resolution is real, not textual: ``import numpy as np``, ``from numpy import concatenate``,
+``from torch import nn`` are followed, and a local variable that shadows ``np`` is not NumPy.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Iterator
+
+FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef)
+SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+def import_bindings(statements: list[ast.stmt], package: str | None = None) -> dict[str, str]:
+    """Names bound by import statements directly in ``statements`` (and their if/try blocks)."""
+    bound: dict[str, str] = {}
+    for node in _flat_statements(statements):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    bound[alias.asname] = alias.name
+                else:
+                    top = alias.name.split(".")[0]
+                    bound[top] = top
+        elif isinstance(node, ast.ImportFrom):
+            base = resolve_relative(node.module, node.level, package)
+            for alias in node.names:
+                if alias.name != "*":
+                    bound[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
+    return bound
+
+
+def resolve_relative(module: str | None, level: int, package: str | None) -> str:
+    """``from ..utils import f`` inside package ``a.b`` -> ``a.utils``; '.'-prefixed if unknown."""
+    if not level:
+        return module or ""
+    if package is None:
+        return "." * level + (module or "")
+    parts = package.split(".") if package else []
+    if level - 1 > len(parts):
+        return "." * level + (module or "")
+    base = parts[: len(parts) - (level - 1)]
+    if module:
+        base.append(module)
+    return ".".join(base)
+
+
+def _flat_statements(statements: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Statements of a block, descending into if/try/with (which do not open a scope)."""
+    for node in statements:
+        yield node
+        if isinstance(node, (ast.If, ast.Try, ast.With, ast.AsyncWith, ast.For, ast.While)):
+            for block in ("body", "orelse", "finalbody"):
+                yield from _flat_statements(getattr(node, block, []) or [])
+            for handler in getattr(node, "handlers", []) or []:
+                yield from _flat_statements(handler.body)
+        elif hasattr(ast, "TryStar") and isinstance(node, ast.TryStar):  # pragma: no cover
+            yield from _flat_statements(node.body)
+
+
+def walk_scope(node: ast.AST) -> Iterator[tuple[ast.AST, ast.AST | None]]:
+    """(node, parent) pairs inside one scope: nested functions, lambdas and classes are
+    yielded but not entered."""
+    stack: list[tuple[ast.AST, ast.AST | None]] = [
+        (child, node) for child in reversed(list(ast.iter_child_nodes(node)))
+    ]
+    while stack:
+        current, parent = stack.pop()
+        yield current, parent
+        if isinstance(current, SCOPE_NODES):
+            continue
+        stack.extend((child, current) for child in reversed(list(ast.iter_child_nodes(current))))
+
+
+def bound_names(scope: ast.AST) -> set[str]:
+    """Names a function (or module) binds locally, other than by import."""
+    names: set[str] = set()
+    declared_global: set[str] = set()
+    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        args = scope.args
+        for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
+            if arg is not None:
+                names.add(arg.arg)
+    for node, _ in walk_scope(scope):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            declared_global.update(node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
+        elif isinstance(node, ast.MatchAs) and node.name:
+            names.add(node.name)
+    return names - declared_global
+
+
+def local_imports(scope: ast.AST) -> dict[str, str]:
+    statements = [n for n, _ in walk_scope(scope) if isinstance(n, (ast.Import, ast.ImportFrom))]
+    return import_bindings(statements)
+
+
+def dotted_parts(node: ast.AST) -> list[str] | None:
+    """``a.b.c`` -> ['a', 'b', 'c']; None for anything but a Name/Attribute chain."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return parts[::-1]
+    return None
+
+
+@dataclass
+class Scope:
+    """One level of name binding: what it imports and what else it binds."""
+
+    imports: dict[str, str]
+    others: set[str]
+    parent: "Scope | None" = None
+    children: dict[int, "Scope"] = field(default_factory=dict)
+
+    def lookup(self, name: str) -> str | None:
+        """The imported qualified name ``name`` stands for here, or None if it is something
+        else (a local variable, a parameter, a function) or unbound."""
+        scope: Scope | None = self
+        while scope is not None:
+            if name in scope.others:
+                return None
+            if name in scope.imports:
+                return scope.imports[name]
+            scope = scope.parent
+        return None
+
+    def is_local(self, name: str) -> bool:
+        return name in self.others or name in self.imports
+
+    def qualname(self, node: ast.AST) -> str | None:
+        parts = dotted_parts(node)
+        if not parts:
+            return None
+        base = self.lookup(parts[0])
+        if base is None:
+            return None
+        return ".".join([base, *parts[1:]])
+
+
+def module_scope(tree: ast.Module, package: str | None = None) -> Scope:
+    imports = import_bindings(tree.body, package)
+    others = bound_names(tree) - set(imports)
+    # A module-level name rebound by an assignment is no longer the import.
+    for node in _flat_statements(tree.body):
+        for target in _assigned_names(node):
+            imports.pop(target, None)
+            others.add(target)
+    return Scope(imports=imports, others=others)
+
+
+def _assigned_names(node: ast.stmt) -> Iterator[str]:
+    if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for target in targets:
+            for sub in ast.walk(target):
+                if isinstance(sub, ast.Name):
+                    yield sub.id
+    elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        yield node.name
+
+
+def function_scope(fn: ast.AST, parent: Scope) -> Scope:
+    imports = local_imports(fn)
+    return Scope(imports=imports, others=bound_names(fn) - set(imports), parent=parent)

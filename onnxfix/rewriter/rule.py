@@ -1,0 +1,147 @@
+"""What a rule is: code, name, documentation, matcher and fixer, and what it reports.
+
+A rule lives in a module of ``onnxfix/patterns/``. It subclasses ``Rule`` and implements any of
+``visit_<AstNodeType>(node, ctx)`` (called for every node of that type in export-time code) and
+``check_function(ctx)`` (called once per export-time function, for analyses that span
+statements). Both yield ``Finding`` objects built with ``ctx.report(...)``.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import textwrap
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, ClassVar, Iterable, Iterator
+
+if TYPE_CHECKING:
+    from onnxfix.rewriter.context import FunctionContext
+
+DYNAMO = "dynamo"
+LEGACY = "legacy"
+EXPORTERS = (DYNAMO, LEGACY)
+
+
+@dataclass(frozen=True)
+class RuleDoc:
+    """The fixed documentation sections every rule has (ruff's layout)."""
+
+    what: str
+    why: str
+    example: str
+    use_instead: str
+    fix_safety: str
+    references: tuple[str, ...] = ()
+
+    def render(self, code: str, name: str) -> str:
+        parts = [
+            f"# {code} ({name})",
+            "## What it does\n" + _dedent(self.what),
+            "## Why it breaks export\n" + _dedent(self.why),
+            "## Example\n```python\n" + _dedent(self.example) + "\n```",
+            "Use instead:\n```python\n" + _dedent(self.use_instead) + "\n```",
+            "## Fix safety\n" + _dedent(self.fix_safety),
+        ]
+        if self.references:
+            parts.append("## References\n" + "\n".join(f"- {ref}" for ref in self.references))
+        return "\n\n".join(parts) + "\n"
+
+
+def _dedent(text: str) -> str:
+    return textwrap.dedent(text).strip("\n")
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace text[start:end] (character offsets in the decoded source) with ``text``."""
+
+    start: int
+    end: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Helper:
+    """A module-level function a fix needs, written into the user's file once."""
+
+    name: str
+    source: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    title: str
+    edits: tuple[Edit, ...]
+    safe: bool
+    imports: tuple[str, ...] = ()  # modules the new code needs bound, e.g. ("torch",)
+    helpers: tuple[Helper, ...] = ()
+    group: str | None = None  # findings sharing a group share one fix, applied all-or-nothing
+
+    @property
+    def applicability(self) -> str:
+        return "safe" if self.safe else "unsafe"
+
+
+@dataclass
+class Finding:
+    code: str
+    name: str
+    message: str
+    path: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    exporters: tuple[str, ...]
+    fix: Fix | None = None
+    reached_from: str | None = None  # "Model.forward, model.py:12" for code reached via calls
+
+    @property
+    def sort_key(self) -> tuple:
+        return (self.path, self.line, self.col, self.code)
+
+    def full_message(self) -> str:
+        if self.reached_from:
+            return f"{self.message} (reached from {self.reached_from})"
+        return self.message
+
+
+class Rule:
+    code: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str]  # one line, used by `onnxfix rules`
+    doc: ClassVar[RuleDoc]
+    fix_availability: ClassVar[str] = "never"  # always | sometimes | never
+    default_safety: ClassVar[str] = "-"  # safe | unsafe | per-finding | -
+    # Exporters the pattern breaks; a finding may narrow this (ctx.report(exporters=...)).
+    exporters: ClassVar[tuple[str, ...]] = EXPORTERS
+
+    def check_function(self, ctx: "FunctionContext") -> Iterable[Finding]:
+        return ()
+
+    @classmethod
+    def visited_node_types(cls) -> dict[type, str]:
+        """Map ast node classes to the names of this rule's visit_ methods."""
+        found = {}
+        for attr, _ in inspect.getmembers(cls, inspect.isfunction):
+            if attr.startswith("visit_"):
+                node_type = getattr(ast, attr[len("visit_") :], None)
+                if node_type is None:
+                    raise TypeError(f"{cls.__name__}.{attr}: no ast node type of that name")
+                found[node_type] = attr
+        return found
+
+
+@dataclass
+class FileResult:
+    """Everything checking one file produced."""
+
+    path: str
+    findings: list[Finding] = field(default_factory=list)
+    error: tuple[int, int, str] | None = None  # (line, col, message)
+    fixed_text: str | None = None  # set when fixing changed the file
+    original_text: str | None = None
+    fixes_applied: int = 0
+
+    def iter_sorted(self) -> Iterator[Finding]:
+        return iter(sorted(self.findings, key=lambda f: f.sort_key))

@@ -1,0 +1,52 @@
+"""Run onnxfix on one rule fixture the way a user would, without a subprocess.
+
+A fixture is tests/fixtures/<CODE>/<case>.py with beside it:
+  <case>.report      the exact report lines (`onnxfix <case>.py`, both exporters targeted)
+  <case>.fixed.py    the exact source after `--write` (absent: the file must stay unchanged)
+  <case>.unsafe.py   the exact source after `--write --unsafe-fixes` (absent: same as .fixed.py)
+`python tests/update_fixtures.py [CODE...]` rewrites these from the current output, for review.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from onnxfix.config import Settings
+from onnxfix.output import text_line
+from onnxfix.patterns import all_rules
+from onnxfix.rewriter.engine import RuleSet, check_text, fix_text
+from onnxfix.rewriter.source import SourceFile
+
+FIXTURES = Path(__file__).parent / "fixtures"
+BOTH = frozenset({"dynamo", "legacy"})
+
+
+def fixture_inputs() -> list[Path]:
+    return sorted(
+        p for p in FIXTURES.glob("*/*.py") if not p.name.endswith((".fixed.py", ".unsafe.py"))
+    )
+
+
+def settings(unsafe: bool = False) -> Settings:
+    return Settings(exporters=BOTH, unsafe_fixes=unsafe)
+
+
+def report(path: Path) -> str:
+    source = SourceFile.read(path)
+    findings = check_text(source.text, source, path.name, settings(), RuleSet(list(all_rules())))
+    return "".join(text_line(f, unsafe_fixes=False) + "\n" for f in findings)
+
+
+def fixed(path: Path, unsafe: bool) -> str:
+    source = SourceFile.read(path)
+    text, _, _ = fix_text(source, path.name, settings(unsafe), RuleSet(list(all_rules())))
+    return text
+
+
+def expected_paths(path: Path) -> tuple[Path, Path, Path]:
+    stem = path.with_suffix("")
+    return (
+        stem.with_suffix(".report"),
+        stem.with_name(stem.name + ".fixed.py"),
+        stem.with_name(stem.name + ".unsafe.py"),
+    )

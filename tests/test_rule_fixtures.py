@@ -1,0 +1,41 @@
+"""Every rule's fixtures: exact report, exact fixed source, idempotent fixing."""
+
+from pathlib import Path
+
+import pytest
+
+from fixture_runner import FIXTURES, expected_paths, fixed, fixture_inputs, report
+from onnxfix.patterns import all_rules
+
+CASES = fixture_inputs()
+
+
+def _id(path: Path) -> str:
+    return f"{path.parent.name}/{path.stem}"
+
+
+@pytest.mark.parametrize("path", CASES, ids=_id)
+def test_report_is_exact(path):
+    report_path, _, _ = expected_paths(path)
+    assert report(path) == report_path.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("path", CASES, ids=_id)
+def test_fixes_are_exact_and_idempotent(path, tmp_path):
+    _, fixed_path, unsafe_path = expected_paths(path)
+    original = path.read_text(encoding="utf-8")
+    expected_safe = fixed_path.read_text(encoding="utf-8") if fixed_path.exists() else original
+    expected_unsafe = unsafe_path.read_text(encoding="utf-8") if unsafe_path.exists() else expected_safe
+    assert fixed(path, unsafe=False) == expected_safe
+    assert fixed(path, unsafe=True) == expected_unsafe
+    again = tmp_path / path.name
+    again.write_text(expected_unsafe, encoding="utf-8")
+    assert fixed(again, unsafe=True) == expected_unsafe  # a second --write changes nothing
+
+
+@pytest.mark.parametrize("rule", all_rules(), ids=lambda r: r.code)
+def test_every_rule_has_a_fixture_that_reports_it(rule):
+    folder = FIXTURES / rule.code
+    assert folder.is_dir(), f"no fixtures for {rule.code} in {folder}"
+    reports = "".join(p.read_text(encoding="utf-8") for p in folder.glob("*.report"))
+    assert f": {rule.code}" in reports, f"no fixture of {rule.code} reports {rule.code}"
