@@ -57,6 +57,9 @@ def check_parser() -> argparse.ArgumentParser:
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     parser.add_argument("--quiet", "-q", action="store_true", help="print findings only, no summary")
     parser.add_argument("--force-exclude", action="store_true", help="apply exclude to files named explicitly")
+    parser.add_argument("--no-cache", "-n", action="store_true", help="neither read nor write the result cache")
+    parser.add_argument("--cache-dir", type=Path, help="cache folder (default: .onnxfix_cache next to the config)")
+    parser.add_argument("--jobs", "-j", type=int, help="processes to use (default: one per core)")
     parser.add_argument("--version", action="version", version=f"onnxfix {__version__}")
     return parser
 
@@ -75,6 +78,10 @@ def _check(argv: list[str]) -> int:
         args.paths,
         mode,
         force_exclude=args.force_exclude,
+        use_cache=not args.no_cache,
+        cache_dir=args.cache_dir,
+        jobs=args.jobs,
+        progress=not args.quiet,
         select=args.select,
         ignore=args.ignore,
         unsafe_fixes=args.unsafe_fixes,

@@ -52,6 +52,7 @@ class Settings:
     exporters: frozenset[str] = frozenset({"dynamo"})
     root: Path = field(default_factory=Path.cwd)  # folder of the config file
     config_path: Path | None = None
+    cache_dir: str | None = None  # relative to root; default .onnxfix_cache
     export: dict = field(default_factory=dict, hash=False, compare=False)
 
     def is_selected(self, code: str, path: Path | None = None) -> bool:
@@ -135,6 +136,9 @@ def settings_from_table(table: dict, path: Path) -> Settings:
     unsafe = table.get("unsafe-fixes", False)
     if not isinstance(unsafe, bool):
         raise ConfigError(path, "unsafe-fixes must be true or false")
+    cache_dir = table.get("cache-dir")
+    if cache_dir is not None and not isinstance(cache_dir, str):
+        raise ConfigError(path, "cache-dir must be a string")
     export = table.get("export", {})
     if not isinstance(export, dict):
         raise ConfigError(path, "[tool.onnxfix.export] must be a table")
@@ -147,6 +151,7 @@ def settings_from_table(table: dict, path: Path) -> Settings:
         exporters=exporters,
         root=path.parent,
         config_path=path,
+        cache_dir=cache_dir,
         export=export,
     )
 

@@ -335,6 +335,7 @@ class _NumpyRule(Rule):
 
     fix_availability = "sometimes"
     default_safety = "per-finding"
+    triggers = (r"numpy",)  # `import numpy`, `.numpy()`, `from_numpy`: all spell it
 
     def check_function(self, ctx: FunctionContext):
         if "numpy" not in ctx.cache:

@@ -16,7 +16,15 @@ from onnxfix.rewriter.context import FileContext, FunctionContext
 from onnxfix.rewriter.edits import add_prelude, apply_edits, choose_fixes
 from onnxfix.rewriter.noqa import NoqaMap
 from onnxfix.rewriter.rule import FileResult, Finding, Fix, Rule
-from onnxfix.rewriter.scope import ExportScope, ModuleIndex, Resolver, ScopeBuilder, walk_function_body
+from onnxfix.rewriter.scope import (
+    Entry,
+    ExportScope,
+    ModuleIndex,
+    Resolver,
+    ScopeBuilder,
+    functions_from_reach,
+    walk_function_body,
+)
 from onnxfix.rewriter.source import SourceError, SourceFile, parse_python
 
 MAX_FIX_ROUNDS = 10
@@ -45,11 +53,18 @@ def check_text(
     ruleset: RuleSet,
     resolver: Resolver | None = None,
     package: str | None = None,
+    reach: dict[str, Entry] | None = None,
 ) -> list[Finding]:
-    """All selected, unsuppressed findings in ``text`` (the current content of ``source``)."""
+    """All selected, unsuppressed findings in ``text`` (the current content of ``source``).
+
+    ``reach`` (function key -> the forward reaching it, computed across the project by
+    rewriter/project.py) replaces the single-file reachability when given."""
     tree = parse_python(text)
     module = ModuleIndex.build(tree, display_path, package)
-    scope = ScopeBuilder(resolver).build([module])
+    if reach is not None:
+        scope = functions_from_reach(module, reach)
+    else:
+        scope = ScopeBuilder(resolver).build([module])
     return findings_in_module(source, tree, module, scope, display_path, settings, ruleset)
 
 

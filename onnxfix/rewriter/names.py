@@ -61,46 +61,66 @@ def _flat_statements(statements: list[ast.stmt]) -> Iterator[ast.stmt]:
             yield from _flat_statements(node.body)
 
 
+def child_nodes(node: ast.AST) -> list[ast.AST]:
+    """ast.iter_child_nodes as a list, without its generator overhead (the walkers below are
+    the hottest code of a scan)."""
+    children = []
+    for name in node._fields:
+        value = getattr(node, name, None)
+        if isinstance(value, ast.AST):
+            children.append(value)
+        elif type(value) is list:
+            children.extend(item for item in value if isinstance(item, ast.AST))
+    return children
+
+
 def walk_scope(node: ast.AST) -> Iterator[tuple[ast.AST, ast.AST | None]]:
     """(node, parent) pairs inside one scope: nested functions, lambdas and classes are
     yielded but not entered."""
-    stack: list[tuple[ast.AST, ast.AST | None]] = [
-        (child, node) for child in reversed(list(ast.iter_child_nodes(node)))
-    ]
+    stack: list[tuple[ast.AST, ast.AST | None]] = [(child, node) for child in reversed(child_nodes(node))]
     while stack:
         current, parent = stack.pop()
         yield current, parent
         if isinstance(current, SCOPE_NODES):
             continue
-        stack.extend((child, current) for child in reversed(list(ast.iter_child_nodes(current))))
+        children = child_nodes(current)
+        children.reverse()
+        stack.extend([(child, current) for child in children])
 
 
 def bound_names(scope: ast.AST) -> set[str]:
     """Names a function (or module) binds locally, other than by import."""
+    return _scan_scope(scope)[0]
+
+
+def _scan_scope(scope: ast.AST) -> tuple[set[str], list[ast.stmt]]:
+    """(names bound other than by import, import statements): one walk for both."""
     names: set[str] = set()
     declared_global: set[str] = set()
+    imports: list[ast.stmt] = []
     if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
         args = scope.args
         for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
             if arg is not None:
                 names.add(arg.arg)
     for node, _ in walk_scope(scope):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            names.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        kind = type(node)
+        if kind is ast.Name:
+            if type(node.ctx) is not ast.Load:
+                names.add(node.id)
+        elif kind in (ast.Import, ast.ImportFrom):
+            imports.append(node)
+        elif kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
             names.add(node.name)
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+        elif kind in (ast.Global, ast.Nonlocal):
             declared_global.update(node.names)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
+        elif kind in (ast.ExceptHandler, ast.MatchAs) and node.name:
             names.add(node.name)
-        elif isinstance(node, ast.MatchAs) and node.name:
-            names.add(node.name)
-    return names - declared_global
+    return names - declared_global, imports
 
 
 def local_imports(scope: ast.AST) -> dict[str, str]:
-    statements = [n for n, _ in walk_scope(scope) if isinstance(n, (ast.Import, ast.ImportFrom))]
-    return import_bindings(statements)
+    return import_bindings(_scan_scope(scope)[1])
 
 
 def dotted_parts(node: ast.AST) -> list[str] | None:
@@ -172,5 +192,6 @@ def _assigned_names(node: ast.stmt) -> Iterator[str]:
 
 
 def function_scope(fn: ast.AST, parent: Scope) -> Scope:
-    imports = local_imports(fn)
-    return Scope(imports=imports, others=bound_names(fn) - set(imports), parent=parent)
+    names, import_statements = _scan_scope(fn)
+    imports = import_bindings(import_statements)
+    return Scope(imports=imports, others=names - set(imports), parent=parent)

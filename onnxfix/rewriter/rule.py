@@ -115,6 +115,10 @@ class Rule:
     default_safety: ClassVar[str] = "-"  # safe | unsafe | per-finding | -
     # Exporters the pattern breaks; a finding may narrow this (ctx.report(exporters=...)).
     exporters: ClassVar[tuple[str, ...]] = EXPORTERS
+    # Pre-filter (runner.py): regular expressions on the raw bytes of a file, at least one of
+    # which matches any file this rule can report in (e.g. (r"\bitem\b",) for `.item()`).
+    # A file matching no selected rule's trigger is never parsed. Empty: always parse.
+    triggers: ClassVar[tuple[str, ...]] = ()
 
     def check_function(self, ctx: "FunctionContext") -> Iterable[Finding]:
         return ()

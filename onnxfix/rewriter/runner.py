@@ -1,16 +1,48 @@
-"""Run the checker over what the user named: discover files, check or fix each, collect."""
+"""Run the checker over what the user named: discover files, check or fix each, collect.
+
+A run has two passes over the project, each in parallel processes and each cached on disk:
+
+1. reach: every file that can define a ``forward`` (its bytes contain "forward") is parsed
+   with the stdlib ast, and what its forwards reach is followed across files through
+   ``ProjectResolver`` (submodules, bases, imported helpers). The union over files says, for
+   every function of every file, which forward (if any) reaches it.
+2. check: the rules run on the reached functions of each file whose bytes match the trigger
+   of at least one selected rule (``Rule.triggers``). Other files are never parsed here.
+
+Nothing heavy is imported: no libcst (fixes that need it import it themselves), no torch.
+"""
 
 from __future__ import annotations
 
 import os
+import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable, Iterator
 
 from onnxfix.config import Settings, load_settings, with_overrides
 from onnxfix.patterns import all_rules
+from onnxfix.rewriter import cache as cache_mod
 from onnxfix.rewriter.discover import discover
-from onnxfix.rewriter.engine import RuleSet, process_file
+from onnxfix.rewriter.engine import InternalError, RuleSet, applicable, findings_in_module, process_file
+from onnxfix.rewriter.project import (
+    ProjectResolver,
+    content_hash,
+    merge_reach,
+    module_name,
+    package_of,
+    package_root,
+    reach_of_file,
+    roots_for,
+)
 from onnxfix.rewriter.rule import FileResult, Finding
+from onnxfix.rewriter.scope import Entry, ModuleIndex, functions_from_reach
+from onnxfix.rewriter.source import SourceError, SourceFile, parse_python
+
+ENTRY_MARK = b"forward"  # a file without it defines no forward: no entry point
+PARALLEL_MIN_FILES = 24  # below this, process start-up costs more than it saves
+CHUNK = 8
 
 
 @dataclass
@@ -40,15 +72,326 @@ def display_path(path: Path) -> str:
     return str(path.resolve()) if relative.startswith("..") else relative
 
 
-def run(paths: list[Path], mode: str = "check", force_exclude: bool = False, **overrides) -> RunResult:
+@dataclass
+class ScannedFile:
+    path: Path
+    file: str  # absolute: the identity across files
+    display: str
+    settings: Settings
+    root: Path
+    raw_hash: str = ""
+    has_entry: bool = False
+    triggered: bool = False
+
+    @property
+    def dotted(self) -> str:
+        return module_name(self.path, self.root)
+
+    @property
+    def package(self) -> str:
+        return package_of(self.path, self.root)
+
+
+def run(
+    paths: list[Path],
+    mode: str = "check",
+    force_exclude: bool = False,
+    use_cache: bool = True,
+    cache_dir: Path | None = None,
+    jobs: int | None = None,
+    progress: bool = False,
+    **overrides,
+) -> RunResult:
     """mode: check | diff | write. ``overrides`` are command-line settings (None = config)."""
     result = RunResult()
-    ruleset = RuleSet(list(all_rules()))
+    scanned: dict[str, tuple[Path, Settings]] = {}
     for path in paths or [Path(".")]:
         settings = with_overrides(load_settings(path if path.exists() else Path.cwd()), **overrides)
         result.settings = result.settings or settings
         found = discover([path], settings, force_exclude)
         result.missing.extend(found.missing)
         for file in found.files:
-            result.files.append(process_file(file, display_path(file), settings, ruleset, mode))
+            scanned.setdefault(str(file.resolve()), (file, settings))
+    if not scanned:
+        return result
+    folder = _cache_folder(cache_dir, result.settings) if use_cache else None
+    project = Project(list(scanned.values()), RuleSet(list(all_rules())), mode, cache_mod.Cache(folder))
+    result.files = project.run(jobs or _cpu_count(), progress)
     return result
+
+
+def _cache_folder(cache_dir: Path | None, settings: Settings) -> Path:
+    if cache_dir is not None:
+        return cache_dir
+    if os.environ.get("ONNXFIX_CACHE_DIR"):
+        return Path(os.environ["ONNXFIX_CACHE_DIR"])
+    if settings.cache_dir:
+        return settings.root / settings.cache_dir
+    return settings.root / cache_mod.CACHE_DIR_NAME
+
+
+def _cpu_count() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+# -- the project --------------------------------------------------------------------------------
+class Project:
+    def __init__(self, files: list[tuple[Path, Settings]], ruleset: RuleSet, mode: str, cache: cache_mod.Cache):
+        self.ruleset = ruleset
+        self.mode = mode
+        self.cache = cache
+        roots_memo: dict[Path, Path] = {}
+        self.files: list[ScannedFile] = []
+        for path, settings in files:
+            folder = path.parent
+            if folder not in roots_memo:
+                roots_memo[folder] = package_root(path)
+            self.files.append(
+                ScannedFile(path, str(path.resolve()), display_path(path), settings, roots_memo[folder])
+            )
+        self.roots = roots_for([f.path for f in self.files])
+        self.rules_fingerprint = ",".join(f"{r.code}:{type(r).__module__}" for r in ruleset.rules)
+        self._triggers: dict[tuple, re.Pattern | None] = {}
+        self._hashes: dict[str, str | None] = {}  # module name -> current content hash
+        self._resolver = ProjectResolver(self.roots)
+
+    # -- pre-filter --------------------------------------------------------------------------
+    def trigger_pattern(self, settings: Settings) -> re.Pattern | None:
+        """One regex for the selected rules' triggers; None when some rule has none."""
+        key = (settings.select, settings.ignore)
+        if key not in self._triggers:
+            selected = [r for r in self.ruleset.rules if settings.is_selected(r.code)]
+            if any(not r.triggers for r in selected):
+                self._triggers[key] = None
+            else:
+                alternatives = sorted({t for r in selected for t in r.triggers}) or ["(?!)"]
+                self._triggers[key] = re.compile("|".join(f"(?:{t})" for t in alternatives).encode())
+        return self._triggers[key]
+
+    def _read(self, scanned: ScannedFile) -> None:
+        try:
+            raw = scanned.path.read_bytes()
+        except OSError:
+            raw = b""
+            scanned.has_entry = scanned.triggered = True  # let the worker report the error
+        scanned.raw_hash = content_hash(raw)
+        scanned.has_entry = scanned.has_entry or ENTRY_MARK in raw
+        pattern = self.trigger_pattern(scanned.settings)
+        scanned.triggered = scanned.triggered or pattern is None or bool(pattern.search(raw))
+
+    # -- the two passes ------------------------------------------------------------------------
+    def run(self, jobs: int, progress: bool) -> list[FileResult]:
+        for scanned in self.files:
+            self._read(scanned)
+        self._by_file = {f.file: f for f in self.files}
+        errors: dict[str, tuple[int, int, str]] = {}
+        reach: dict[str, dict[str, Entry]] = {}
+        displays = {f.file: f.display for f in self.files}
+        pending = []
+        for scanned in (f for f in self.files if f.has_entry):
+            cached = self._cached_reach(scanned)
+            if cached is None:
+                pending.append(scanned)
+            else:
+                merge_reach(reach, cached, displays)
+        early: dict[str, tuple[dict[str, Entry], list[Finding]]] = {}
+        for file, found, error, findings in self._map(
+            _reach_task, [self._reach_args(f) for f in pending], jobs, progress, "resolving"
+        ):
+            merge_reach(reach, found, displays)
+            if error:
+                errors[file] = error
+            if findings is not None:
+                early[file] = (found.get(file, {}), findings)
+
+        results: dict[str, FileResult] = {}
+        to_check = []
+        for scanned in self.files:
+            keys = reach.get(scanned.file, {})
+            if scanned.file in errors:
+                results[scanned.file] = FileResult(scanned.display, error=errors[scanned.file])
+            elif not (scanned.triggered and keys):
+                results[scanned.file] = FileResult(scanned.display)
+            elif scanned.file in early and early[scanned.file][0] == keys:
+                results[scanned.file] = FileResult(scanned.display, findings=early[scanned.file][1])
+            else:
+                key = self._findings_key(scanned, keys)
+                cached = self.cache.get(key)
+                if cached is not None and self._cache_answers(cached, scanned):
+                    findings = [cache_mod.finding_from_json(f) for f in cached]
+                    results[scanned.file] = FileResult(scanned.display, findings=findings)
+                else:
+                    to_check.append((scanned, keys, key))
+        tasks = [self._check_args(s, keys, key) for s, keys, key in to_check]
+        for file_result, file in self._map(_check_task, tasks, jobs, progress, "checking"):
+            results[file] = file_result
+        return [results[f.file] for f in self.files]
+
+    def _cache_answers(self, cached: list, scanned: ScannedFile) -> bool:
+        """A cached check result answers a fix run too when nothing in it is fixable."""
+        if self.mode == "check":
+            return True
+        unsafe = scanned.settings.unsafe_fixes
+        return not any(applicable(cache_mod.finding_from_json(f), unsafe) for f in cached)
+
+    # -- cache keys ------------------------------------------------------------------------------
+    def _reach_key(self, scanned: ScannedFile) -> str:
+        return cache_mod.key_of("reach", scanned.file, scanned.root, scanned.raw_hash)
+
+    def _cached_reach(self, scanned: ScannedFile):
+        entry = self.cache.get(self._reach_key(scanned))
+        if not isinstance(entry, dict):
+            return None
+        for dotted, digest in entry.get("deps", {}).items():
+            if self._current_hash(dotted) != digest:
+                return None
+        return cache_mod.reach_from_json(entry["reach"])
+
+    def _current_hash(self, dotted: str) -> str | None:
+        if dotted not in self._hashes:
+            file = self._resolver.file_for(dotted)
+            known = self._by_file.get(str(file.resolve())) if file else None
+            if known is not None:
+                self._hashes[dotted] = known.raw_hash
+            else:
+                try:
+                    self._hashes[dotted] = content_hash(file.read_bytes()) if file else None
+                except OSError:
+                    self._hashes[dotted] = None
+        return self._hashes[dotted]
+
+    def _findings_key(self, scanned: ScannedFile, keys: dict[str, Entry]) -> str:
+        return findings_key(self.rules_fingerprint, scanned.settings, scanned.file, scanned.display,
+                            scanned.raw_hash, keys)
+
+    # -- tasks -----------------------------------------------------------------------------------
+    def _reach_args(self, scanned: ScannedFile):
+        check = self.mode == "check" and scanned.triggered
+        return (scanned.path, scanned.file, scanned.display, scanned.dotted, scanned.package,
+                scanned.raw_hash, self._reach_key(scanned), scanned.settings, check)
+
+    def _check_args(self, scanned: ScannedFile, keys: dict[str, Entry], key: str):
+        return (scanned.path, scanned.file, scanned.display, scanned.settings, scanned.package,
+                keys, scanned.raw_hash, key)
+
+    def _map(self, function: Callable, tasks: list, jobs: int, progress: bool, label: str) -> Iterator:
+        global _STATE
+        _STATE = _WorkerState(self.roots, self.ruleset, self.mode, self.cache, self.rules_fingerprint)
+        bar = _progress_bar(len(tasks), label) if progress else None
+        try:
+            if jobs <= 1 or len(tasks) < PARALLEL_MIN_FILES:
+                for task in tasks:
+                    yield function(task)
+                    if bar is not None:
+                        bar.update()
+                return
+            import multiprocessing
+
+            method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+            context = multiprocessing.get_context(method)
+            with context.Pool(jobs, initializer=_init_worker, initargs=(_STATE,)) as pool:
+                for item in pool.imap_unordered(function, tasks, chunksize=CHUNK):
+                    yield item
+                    if bar is not None:
+                        bar.update()
+        finally:
+            if bar is not None:
+                bar.close()
+
+
+def findings_key(rules_fingerprint: str, settings: Settings, file: str, display: str, raw_hash: str, keys) -> str:
+    return cache_mod.key_of(
+        "findings", rules_fingerprint, settings.fingerprint(), file, display, raw_hash,
+        cache_mod.reach_digest(keys),
+    )
+
+
+def _progress_bar(total: int, label: str):
+    """A progress bar on stderr for long scans at a terminal. tqdm: small, pure Python, no
+    dependencies, handles terminal width and non-tty fallbacks; imported only here."""
+    if total < 200 or not sys.stderr.isatty():
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:  # pragma: no cover - tqdm is a dependency; degrade quietly
+        return None
+    return tqdm(total=total, desc=label, unit="file", leave=False, file=sys.stderr)
+
+
+# -- worker side (module-level functions: they run in child processes) ---------------------------
+@dataclass
+class _WorkerState:
+    roots: list[Path]
+    ruleset: RuleSet
+    mode: str
+    cache: cache_mod.Cache
+    rules_fingerprint: str
+    resolver: ProjectResolver | None = None
+
+    def findings_key(self, settings, file, display, raw_hash, keys) -> str:
+        return findings_key(self.rules_fingerprint, settings, file, display, raw_hash, keys)
+
+    def project_resolver(self) -> ProjectResolver:
+        if self.resolver is None:
+            self.resolver = ProjectResolver(self.roots, display=display_path)
+        return self.resolver
+
+
+_STATE: _WorkerState | None = None
+
+
+def _init_worker(state: _WorkerState) -> None:
+    global _STATE
+    _STATE = state
+
+
+def _reach_task(args) -> tuple[str, dict[str, dict[str, Entry]], tuple[int, int, str] | None, list | None]:
+    """Pass 1 for one file; when the file is also a check candidate, its findings under its
+    own forwards' reach come along (in most files that is the final reach: no second parse)."""
+    path, file, display, dotted, package, raw_hash, key, settings, check = args
+    resolver = _STATE.project_resolver()
+    resolver.begin()
+    findings = None
+    try:
+        source = SourceFile.read(path)
+        tree = parse_python(source.text)
+        module = ModuleIndex.build(tree, display, package, file)
+        resolver.add(dotted, module, source.raw)
+        reach = reach_of_file(module, resolver)
+        unchanged = content_hash(source.raw) == raw_hash  # else it changed since the key was made
+        if unchanged:
+            _STATE.cache.put(key, {"reach": cache_mod.reach_to_json(reach), "deps": resolver.touched})
+        own = reach.get(file)
+        if check and own:
+            scope = functions_from_reach(module, own)
+            findings = findings_in_module(source, tree, module, scope, display, settings, _STATE.ruleset)
+            if unchanged:
+                _STATE.cache.put(_STATE.findings_key(settings, file, display, raw_hash, own),
+                                 [cache_mod.finding_to_json(f) for f in findings])
+    except SourceError as exc:
+        return file, {}, (exc.line, exc.col, exc.message), None
+    except InternalError as exc:
+        return file, {}, (1, 1, str(exc)), None
+    except RecursionError:
+        return file, {}, (1, 1, "expression too deeply nested to analyse"), None
+    except Exception as exc:  # a resolver bug must not take the other files down
+        return file, {}, (1, 1, f"internal error while resolving: {type(exc).__name__}: {exc}"), None
+    return file, reach, None, findings
+
+
+def _check_task(args) -> tuple[FileResult, str]:
+    path, file, display, settings, package, keys, raw_hash, key = args
+    result = process_file(path, display, settings, _STATE.ruleset, _STATE.mode, reach=keys, package=package)
+    if _STATE.mode == "check" and result.error is None and _unchanged(path, raw_hash):
+        _STATE.cache.put(key, [cache_mod.finding_to_json(f) for f in result.findings])
+    return result, file
+
+
+def _unchanged(path: Path, raw_hash: str) -> bool:
+    try:
+        return content_hash(path.read_bytes()) == raw_hash
+    except OSError:
+        return False

@@ -14,6 +14,7 @@ from typing import Iterator, Protocol
 
 from onnxfix.rewriter.names import (
     FUNCTION_NODES,
+    child_nodes,
     Scope,
     dotted_parts,
     function_scope,
@@ -34,38 +35,81 @@ def is_torch_module_qualname(qualname: str) -> bool:
     return last[:1].isupper() and last not in {"Parameter", "ParameterList", "ParameterDict"}
 
 
-@dataclass
 class ClassInfo:
-    node: ast.ClassDef
-    methods: dict[str, ast.FunctionDef]
-    # self.<attr> = <value> assignments found in any method (first one wins)
-    self_attrs: dict[str, ast.expr]
-    buffers: set[str]
+    """A class's methods, and (computed on first use: most classes of a resolved file are never
+    asked) the ``self.<attr> = <value>`` assignments of its methods and its buffers."""
+
+    def __init__(self, node: ast.ClassDef, methods: dict[str, ast.FunctionDef]):
+        self.node = node
+        self.methods = methods
+        self._attrs: tuple[dict[str, ast.expr], set[str]] | None = None
 
     @property
     def name(self) -> str:
         return self.node.name
 
+    @property
+    def self_attrs(self) -> dict[str, ast.expr]:
+        """self.<attr> = <value> assignments found in any method (first one wins)."""
+        return self._scan()[0]
+
+    @property
+    def buffers(self) -> set[str]:
+        return self._scan()[1]
+
+    def _scan(self) -> tuple[dict[str, ast.expr], set[str]]:
+        if self._attrs is None:
+            self._attrs = _self_assignments(self.methods)
+        return self._attrs
+
 
 def _class_info(node: ast.ClassDef) -> ClassInfo:
-    methods = {m.name: m for m in node.body if isinstance(m, FUNCTION_NODES)}
+    return ClassInfo(node, {m.name: m for m in node.body if isinstance(m, FUNCTION_NODES)})
+
+
+def _self_assignments(methods: dict[str, ast.FunctionDef]) -> tuple[dict[str, ast.expr], set[str]]:
     self_attrs: dict[str, ast.expr] = {}
     buffers: set[str] = set()
     for method in methods.values():
         if not method.args.args:
             continue
         self_name = method.args.args[0].arg
-        for sub in ast.walk(method):
-            if isinstance(sub, ast.Assign):
-                for target in sub.targets:
+        for statement in _statements(method.body):
+            if isinstance(statement, ast.Assign):
+                for target in statement.targets:
                     if _is_self_attr(target, self_name):
-                        self_attrs.setdefault(target.attr, sub.value)
-            elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute):
-                if sub.func.attr == "register_buffer" and sub.args:
-                    first = sub.args[0]
-                    if isinstance(first, ast.Constant) and isinstance(first.value, str):
-                        buffers.add(first.value)
-    return ClassInfo(node=node, methods=methods, self_attrs=self_attrs, buffers=buffers)
+                        self_attrs.setdefault(target.attr, statement.value)
+            elif isinstance(statement, ast.Expr) and _is_register_buffer(statement.value):
+                first = statement.value.args[0]
+                if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                    buffers.add(first.value)
+    return self_attrs, buffers
+
+
+def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Statements of a method, in nested blocks too (not in nested defs); assignments and
+    register_buffer calls are statements, so expressions need not be walked (10x cheaper)."""
+    for statement in body:
+        yield statement
+        if isinstance(statement, (*FUNCTION_NODES, ast.ClassDef)):
+            continue
+        for block in ("body", "orelse", "finalbody"):
+            inner = getattr(statement, block, None)
+            if inner:
+                yield from _statements(inner)
+        for handler in getattr(statement, "handlers", None) or ():
+            yield from _statements(handler.body)
+        for case in getattr(statement, "cases", None) or ():
+            yield from _statements(case.body)
+
+
+def _is_register_buffer(node: ast.expr) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "register_buffer"
+        and bool(node.args)
+    )
 
 
 def _is_self_attr(node: ast.AST, self_name: str) -> bool:
@@ -84,13 +128,14 @@ class ModuleIndex:
     scope: Scope
     classes: dict[str, ClassInfo]
     functions: dict[str, ast.FunctionDef]
-    path: str = ""
+    path: str = ""  # as displayed in reports
+    file: str = ""  # absolute path, the identity used across files (empty for text checks)
 
     @classmethod
-    def build(cls, tree: ast.Module, path: str = "", package: str | None = None) -> "ModuleIndex":
+    def build(cls, tree: ast.Module, path: str = "", package: str | None = None, file: str = "") -> "ModuleIndex":
         classes = {n.name: _class_info(n) for n in tree.body if isinstance(n, ast.ClassDef)}
         functions = {n.name: n for n in tree.body if isinstance(n, FUNCTION_NODES)}
-        return cls(tree, module_scope(tree, package), classes, functions, path)
+        return cls(tree, module_scope(tree, package), classes, functions, path, file)
 
 
 class Resolver(Protocol):
@@ -123,9 +168,11 @@ class ExportFunction:
     node: ast.FunctionDef | ast.AsyncFunctionDef
     module: ModuleIndex
     cls: ClassInfo | None
-    scope: Scope
+    scope: Scope | None  # None until build() needs it (computed from parent_scope)
     entry: Entry
     is_entry: bool
+    key: str = ""  # dotted path in its file: "Model.forward", "helper", "Model.forward.inner"
+    parent_scope: Scope | None = None
 
 
 @dataclass
@@ -203,13 +250,16 @@ class ScopeBuilder:
                 forward = info.methods.get("forward")
                 if forward is not None and self.is_module_class(module, info):
                     entry = Entry(f"{info.name}.forward", module.path, forward.lineno)
-                    scope = function_scope(forward, module.scope)
-                    worklist.append(ExportFunction(forward, module, info, scope, entry, True))
+                    worklist.append(
+                        ExportFunction(forward, module, info, None, entry, True, entry.qualname, module.scope)
+                    )
         while worklist:
             current = worklist.pop(0)
             if id(current.node) in seen:
                 continue
             seen.add(id(current.node))
+            if current.scope is None:  # computed once per function, not once per call site
+                current.scope = function_scope(current.node, current.parent_scope)
             result.functions.append(current)
             worklist.extend(self._callees(current))
         return result
@@ -221,7 +271,7 @@ class ScopeBuilder:
         }
         for node, _ in _walk_with_lambdas(fn.node):
             if isinstance(node, FUNCTION_NODES) and node is not fn.node:
-                yield self._reached(fn, fn.module, node, fn.cls, function_scope(node, fn.scope))
+                yield self._reached(fn, fn.module, node, fn.cls, fn.scope, f"{fn.key}.{node.name}")
             elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                 if node.id in nested:
                     continue  # yielded above as a nested def
@@ -237,19 +287,20 @@ class ScopeBuilder:
         module = fn.module
         if name in module.functions and module.scope.lookup(name) is None:
             node = module.functions[name]
-            yield self._reached(fn, module, node, None, function_scope(node, module.scope))
+            yield self._reached(fn, module, node, None, module.scope, name)
             return
         qualname = scope.lookup(name)
         if qualname:
             external = self.resolver.external_function(qualname)
             if external:
                 ext_module, node = external
-                yield self._reached(fn, ext_module, node, None, function_scope(node, ext_module.scope))
+                yield self._reached(fn, ext_module, node, None, ext_module.scope, node.name)
 
     def _attribute_target(self, fn: ExportFunction, node: ast.Attribute, self_name: str | None) -> Iterator[ExportFunction]:
         value = node.value
         if isinstance(value, ast.Name) and value.id == self_name:
             yield from self._methods_named(fn, fn.module, fn.cls, node.attr, skip_self=False)
+            yield from self._submodule_forwards(fn, node.attr)
         elif _is_super_call(value):
             yield from self._methods_named(fn, fn.module, fn.cls, node.attr, skip_self=True)
         elif (
@@ -264,18 +315,82 @@ class ScopeBuilder:
                 if found:
                     yield from self._methods_named(fn, found[0], found[1], node.attr, skip_self=False)
 
+    def _submodule_forwards(self, fn: ExportFunction, attr: str) -> Iterator[ExportFunction]:
+        """``self.block`` where ``__init__`` assigned ``Block(...)``, or a container
+        (``nn.ModuleList([...])``, ``nn.Sequential(...)``) of such calls: their forwards run
+        when the parent's forward uses the attribute."""
+        for module, info in self.bases_of(fn.module, fn.cls):
+            value = info.self_attrs.get(attr)
+            if value is None:
+                continue
+            for call in _constructed_classes(module, value):
+                found = self._class_named(module, call.func)
+                if found:
+                    yield from self._methods_named(fn, found[0], found[1], "forward", skip_self=False)
+            return
+
     def _methods_named(self, fn: ExportFunction, module: ModuleIndex, cls: ClassInfo, name: str, skip_self: bool):
         for mod, info in self.bases_of(module, cls):
             if skip_self and info is cls:
                 continue
             method = info.methods.get(name)
             if method is not None:
-                yield self._reached(fn, mod, method, info, function_scope(method, mod.scope))
+                yield self._reached(fn, mod, method, info, mod.scope, f"{info.name}.{name}")
                 return
 
     @staticmethod
-    def _reached(caller: ExportFunction, module: ModuleIndex, node, cls, scope) -> ExportFunction:
-        return ExportFunction(node, module, cls, scope, caller.entry, False)
+    def _reached(caller: ExportFunction, module: ModuleIndex, node, cls, parent_scope, key: str) -> ExportFunction:
+        return ExportFunction(node, module, cls, None, caller.entry, False, key, parent_scope)
+
+
+CONTAINERS = frozenset({"torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.ModuleDict"})
+
+
+def _constructed_classes(module: ModuleIndex, value: ast.expr) -> Iterator[ast.Call]:
+    """The calls that may construct the submodule(s) held by an attribute."""
+    if not isinstance(value, ast.Call):
+        return
+    if module.scope.qualname(value.func) in CONTAINERS:
+        for argument in [*value.args, *(k.value for k in value.keywords)]:
+            yield from (n for n in ast.walk(argument) if isinstance(n, ast.Call))
+    else:
+        yield value
+
+
+def functions_from_reach(module: ModuleIndex, reach: dict[str, Entry]) -> ExportScope:
+    """The export functions of ``module`` given which of its functions (by key) some forward
+    reaches, possibly from another file. Scopes and classes are rebuilt as ScopeBuilder does."""
+    result = ExportScope()
+    if not reach:
+        return result
+
+    # Only reached functions and those enclosing one get a scope (the costly part).
+    wanted = {key.rsplit(".", n)[0] for key in reach for n in range(key.count(".") + 1)}
+
+    def visit_function(node, key: str, cls: ClassInfo | None, parent: Scope) -> None:
+        if key not in wanted:
+            return
+        scope = function_scope(node, parent)
+        entry = reach.get(key)
+        if entry is not None:
+            is_entry = entry.qualname == key and entry.path == module.path
+            result.functions.append(ExportFunction(node, module, cls, scope, entry, is_entry, key))
+        if any(k.startswith(key + ".") for k in reach):
+            for sub, _ in walk_scope(node):
+                if isinstance(sub, FUNCTION_NODES):
+                    visit_function(sub, f"{key}.{sub.name}", cls, scope)
+
+    for node in module.tree.body:
+        if isinstance(node, FUNCTION_NODES):
+            visit_function(node, node.name, None, module.scope)
+        elif isinstance(node, ast.ClassDef) and node.name in wanted:
+            info = module.classes.get(node.name)
+            if info is None or info.node is not node:
+                info = _class_info(node)
+            for method in node.body:
+                if isinstance(method, FUNCTION_NODES):
+                    visit_function(method, f"{node.name}.{method.name}", info, module.scope)
+    return result
 
 
 def _self_name(fn: ExportFunction) -> str | None:
@@ -302,13 +417,15 @@ def _is_super_call(node: ast.expr) -> bool:
 
 def _walk_with_lambdas(fn: ast.AST) -> Iterator[tuple[ast.AST, ast.AST | None]]:
     """walk_scope, but entering lambdas (their bodies run as part of the function)."""
-    stack = [(child, fn) for child in reversed(list(ast.iter_child_nodes(fn)))]
+    stack = [(child, fn) for child in reversed(child_nodes(fn))]
     while stack:
         node, parent = stack.pop()
         yield node, parent
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
-        stack.extend((child, node) for child in reversed(list(ast.iter_child_nodes(node))))
+        children = child_nodes(node)
+        children.reverse()
+        stack.extend([(child, node) for child in children])
 
 
 walk_function_body = _walk_with_lambdas

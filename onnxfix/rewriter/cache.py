@@ -1,0 +1,128 @@
+"""On-disk cache of per-file results, keyed by everything the result depends on.
+
+One JSON file per entry, named by the key's hash, written to a temporary file and moved into
+place (``os.replace``): concurrent runs never see a half-written entry, and the last writer of
+an identical key writes identical content. A corrupt or unreadable entry is a miss.
+
+Two kinds of entries (see runner.py):
+- reach: what one file's forwards reach across the project. Key: onnxfix version, the file's
+  path and content. The entry lists the modules the analysis read (name -> content hash, or
+  null for a module that did not exist); it is valid only while they all still hash the same.
+- findings: the findings of one file. Key: onnxfix version, the rule set, the settings
+  fingerprint, the file's path and content, and the reach map applied to it (which forwards
+  reach which of its functions: that is how other files' contents enter the key).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from onnxfix import __version__
+from onnxfix.rewriter.rule import Edit, Finding, Fix, Helper
+from onnxfix.rewriter.scope import Entry
+
+CACHE_DIR_NAME = ".onnxfix_cache"
+
+
+def key_of(*parts: object) -> str:
+    digest = hashlib.blake2b(digest_size=20)
+    digest.update(__version__.encode())
+    for part in parts:
+        digest.update(b"\x00")
+        digest.update(part if isinstance(part, bytes) else str(part).encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+class Cache:
+    def __init__(self, folder: Path | None):
+        self.folder = folder  # None: disabled
+        self._ready = False
+
+    def get(self, key: str):
+        if self.folder is None:
+            return None
+        try:
+            with open(self._path(key), encoding="utf-8") as handle:
+                return json.load(handle)
+        except (OSError, ValueError):
+            return None
+
+    def put(self, key: str, value) -> None:
+        if self.folder is None:
+            return
+        path = self._path(key)
+        try:
+            self._prepare()
+            path.parent.mkdir(exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(value, handle, separators=(",", ":"))
+            os.replace(tmp, path)
+        except OSError:
+            pass  # a read-only tree still gets checked, just not cached
+
+    def _path(self, key: str) -> Path:
+        return self.folder / __version__ / key[:2] / key[2:]
+
+    def _prepare(self) -> None:
+        if self._ready:
+            return
+        (self.folder / __version__).mkdir(parents=True, exist_ok=True)
+        ignore = self.folder / ".gitignore"
+        if not ignore.exists():  # keep the cache out of commits, as ruff does
+            ignore.write_text("# Automatically created by onnxfix.\n*\n", encoding="utf-8")
+        tag = self.folder / "CACHEDIR.TAG"
+        if not tag.exists():
+            tag.write_text("Signature: 8a477f597d28d172789f06886806bc55\n", encoding="utf-8")
+        self._ready = True
+
+
+# -- (de)serialisation -------------------------------------------------------------------------
+def finding_to_json(finding: Finding) -> list:
+    fix = finding.fix
+    fix_json = None
+    if fix is not None:
+        fix_json = [
+            fix.title,
+            [[e.start, e.end, e.text] for e in fix.edits],
+            fix.safe,
+            list(fix.imports),
+            [[h.name, h.source] for h in fix.helpers],
+            fix.group,
+        ]
+    return [
+        finding.code, finding.name, finding.message, finding.path, finding.line, finding.col,
+        finding.end_line, finding.end_col, list(finding.exporters), fix_json, finding.reached_from,
+    ]
+
+
+def finding_from_json(data: list) -> Finding:
+    code, name, message, path, line, col, end_line, end_col, exporters, fix_json, reached = data
+    fix = None
+    if fix_json is not None:
+        title, edits, safe, imports, helpers, group = fix_json
+        fix = Fix(
+            title,
+            tuple(Edit(*e) for e in edits),
+            safe,
+            tuple(imports),
+            tuple(Helper(*h) for h in helpers),
+            group,
+        )
+    return Finding(code, name, message, path, line, col, end_line, end_col, tuple(exporters), fix, reached)
+
+
+def reach_to_json(reach: dict[str, dict[str, Entry]]) -> dict:
+    return {file: {k: [e.qualname, e.path, e.line] for k, e in keys.items()} for file, keys in reach.items()}
+
+
+def reach_from_json(data: dict) -> dict[str, dict[str, Entry]]:
+    return {file: {k: Entry(*e) for k, e in keys.items()} for file, keys in data.items()}
+
+
+def reach_digest(keys: dict[str, Entry]) -> str:
+    return json.dumps(sorted((k, e.qualname, e.path, e.line) for k, e in keys.items()))
