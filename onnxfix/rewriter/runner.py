@@ -79,6 +79,7 @@ class ScannedFile:
     display: str
     settings: Settings
     root: Path
+    reported: bool = True  # False: a sibling read only for its forwards
     raw_hash: str = ""
     has_entry: bool = False
     triggered: bool = False
@@ -116,8 +117,34 @@ def run(
         return result
     folder = _cache_folder(cache_dir, result.settings) if use_cache else None
     project = Project(list(scanned.values()), RuleSet(list(all_rules())), mode, cache_mod.Cache(folder))
+    project.add_context(_sibling_files(scanned))
     result.files = project.run(jobs or _cpu_count(), progress)
     return result
+
+
+def _sibling_files(scanned: dict[str, tuple[Path, Settings]]) -> list[tuple[Path, Settings]]:
+    """Unscanned .py files beside the scanned ones. Their forwards are entry points too (a
+    commit touching only utils.py must still learn that model.py's forward reaches it), but
+    they are not reported on."""
+    folders: dict[Path, Settings] = {}
+    for path, settings in scanned.values():
+        folders.setdefault(path.parent, settings)
+    siblings = []
+    for folder, settings in folders.items():
+        try:
+            names = sorted(os.listdir(folder))
+        except OSError:
+            continue
+        for name in names:
+            candidate = folder / name
+            if (
+                name.endswith(".py")
+                and str(candidate.resolve()) not in scanned
+                and not settings.is_excluded(candidate)
+                and candidate.is_file()
+            ):
+                siblings.append((candidate, settings))
+    return siblings
 
 
 def _cache_folder(cache_dir: Path | None, settings: Settings) -> Path:
@@ -152,11 +179,19 @@ class Project:
             self.files.append(
                 ScannedFile(path, str(path.resolve()), display_path(path), settings, roots_memo[folder])
             )
+        self._roots_memo = roots_memo
         self.roots = roots_for([f.path for f in self.files])
         self.rules_fingerprint = ",".join(f"{r.code}:{type(r).__module__}" for r in ruleset.rules)
         self._triggers: dict[tuple, re.Pattern | None] = {}
         self._hashes: dict[str, str | None] = {}  # module name -> current content hash
         self._resolver = ProjectResolver(self.roots)
+
+    def add_context(self, files: list[tuple[Path, Settings]]) -> None:
+        for path, settings in files:
+            root = self._roots_memo.get(path.parent) or package_root(path)
+            self.files.append(
+                ScannedFile(path, str(path.resolve()), display_path(path), settings, root, reported=False)
+            )
 
     # -- pre-filter --------------------------------------------------------------------------
     def trigger_pattern(self, settings: Settings) -> re.Pattern | None:
@@ -179,6 +214,9 @@ class Project:
             scanned.has_entry = scanned.triggered = True  # let the worker report the error
         scanned.raw_hash = content_hash(raw)
         scanned.has_entry = scanned.has_entry or ENTRY_MARK in raw
+        if not scanned.reported:
+            scanned.triggered = False
+            return
         pattern = self.trigger_pattern(scanned.settings)
         scanned.triggered = scanned.triggered or pattern is None or bool(pattern.search(raw))
 
@@ -209,7 +247,7 @@ class Project:
 
         results: dict[str, FileResult] = {}
         to_check = []
-        for scanned in self.files:
+        for scanned in (f for f in self.files if f.reported):
             keys = reach.get(scanned.file, {})
             if scanned.file in errors:
                 results[scanned.file] = FileResult(scanned.display, error=errors[scanned.file])
@@ -228,7 +266,7 @@ class Project:
         tasks = [self._check_args(s, keys, key) for s, keys, key in to_check]
         for file_result, file in self._map(_check_task, tasks, jobs, progress, "checking"):
             results[file] = file_result
-        return [results[f.file] for f in self.files]
+        return [results[f.file] for f in self.files if f.reported]
 
     def _cache_answers(self, cached: list, scanned: ScannedFile) -> bool:
         """A cached check result answers a fix run too when nothing in it is fixable."""

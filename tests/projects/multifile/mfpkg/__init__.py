@@ -1,0 +1,3 @@
+from .backbone import Backbone
+
+__all__ = ["Backbone"]

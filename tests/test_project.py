@@ -1,0 +1,143 @@
+"""Cross-file reachability and the result cache, on the package in tests/projects/multifile."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from onnxfix import cli
+from onnxfix.rewriter import engine, runner
+
+PROJECT = Path(__file__).parent / "projects" / "multifile"
+BOTH = ["--exporters", "dynamo,legacy"]
+
+BASE = (
+    "mfpkg/base.py:7:20: ONX201 `.item()` in tensor arithmetic: the legacy exporter bakes the value in "
+    "as a constant; keep it a tensor (reached from Backbone.forward, mfpkg/backbone.py:12)"
+)
+LAYERS = (
+    "mfpkg/layers.py:12:16: ONX301 `.data` in export-time code: the legacy exporter bakes it in as a "
+    "constant and the dynamo exporter can crash; use `.detach()` (reached from Model.forward, mfpkg/model.py:16)"
+)
+UTILS = (
+    "mfpkg/utils.py:5:12: ONX201 `.item()` turns a tensor into a Python number: the legacy exporter "
+    "bakes it in as a constant (reached from Model.forward, mfpkg/model.py:16)"
+)
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    """A private copy (tests edit it), as the working directory."""
+    copy = tmp_path / "multifile"
+    shutil.copytree(PROJECT, copy)
+    monkeypatch.chdir(copy)
+    monkeypatch.delenv("ONNXFIX_CACHE_DIR", raising=False)
+    return copy
+
+
+def check(capsys, *args: str) -> tuple[int, list[str]]:
+    code = cli.main(["-q", *BOTH, *args])
+    return code, capsys.readouterr().out.splitlines()
+
+
+@pytest.fixture
+def parses(monkeypatch):
+    """Counts files parsed in either pass (the cache must make a warm run parse nothing)."""
+    counted: list[str] = []
+    real = engine.parse_python
+
+    def counting(text):
+        counted.append(text)
+        return real(text)
+
+    monkeypatch.setattr(runner, "parse_python", counting)
+    monkeypatch.setattr(engine, "parse_python", counting)
+    return counted
+
+
+def test_findings_across_files_are_reported_at_the_helper_line(project, capsys):
+    # base class in another file (Backbone(ScaledBase).scale), submodules held in an
+    # nn.ModuleList whose class has an unknown base (Block), and a helper reached through a
+    # relative import two levels up (ops/shapes.py -> ..utils.to_int). utils.log_loss has the
+    # same hazard but only train.py calls it: no finding.
+    assert check(capsys, "--no-cache", ".") == (1, [BASE, LAYERS, UTILS])
+
+
+def test_the_same_findings_in_parallel(project, capsys, monkeypatch):
+    monkeypatch.setattr(runner, "PARALLEL_MIN_FILES", 1)
+    assert check(capsys, "--no-cache", "-j", "2", ".") == (1, [BASE, LAYERS, UTILS])
+
+
+def test_a_helper_file_alone_is_checked_with_the_forwards_beside_it(project, capsys):
+    # pre-commit passes only the changed file: model.py (not passed) still reaches utils.to_int
+    assert check(capsys, "--no-cache", "mfpkg/utils.py") == (1, [UTILS])
+
+
+def test_a_helper_reached_only_from_training_code_yields_nothing(project, capsys):
+    (project / "mfpkg" / "ops" / "shapes.py").write_text(
+        "import torch\n\n\ndef flatten_tokens(x: torch.Tensor, n: torch.Tensor) -> torch.Tensor:\n"
+        "    return x.reshape(n, -1)\n"
+    )
+    assert check(capsys, "--no-cache", ".") == (1, [BASE, LAYERS])
+
+
+def test_a_warm_run_parses_nothing_and_reports_the_same(project, capsys, parses):
+    assert check(capsys, ".") == (1, [BASE, LAYERS, UTILS])
+    assert parses  # cold: something was parsed
+    parses.clear()
+    assert check(capsys, ".") == (1, [BASE, LAYERS, UTILS])
+    assert parses == []
+    assert (project / ".onnxfix_cache" / ".gitignore").read_text().endswith("*\n")
+
+
+def test_no_cache_neither_reads_nor_writes(project, capsys, parses):
+    check(capsys, "--no-cache", ".")
+    assert not (project / ".onnxfix_cache").exists()
+    check(capsys, ".")
+    parses.clear()
+    check(capsys, "--no-cache", ".")
+    assert parses  # parsed again although a warm cache exists
+
+
+def test_editing_a_helper_invalidates_its_callers_results(project, capsys, parses):
+    check(capsys, ".")
+    utils = project / "mfpkg" / "utils.py"
+    utils.write_text(utils.read_text().replace("return t.item()", "return t"))
+    parses.clear()
+    assert check(capsys, ".") == (1, [BASE, LAYERS])
+    assert len(parses) < 8  # utils.py and the files whose reach depends on it, not all
+
+
+def test_editing_the_caller_invalidates_the_unchanged_helpers_results(project, capsys):
+    check(capsys, ".")
+    model = project / "mfpkg" / "model.py"
+    model.write_text(model.read_text().replace("return flatten_tokens(x, n)", "return x"))
+    # utils.py and ops/shapes.py did not change, but nothing reaches to_int any more
+    assert check(capsys, ".") == (1, [BASE, LAYERS])
+
+
+def test_settings_are_part_of_the_key(project, capsys):
+    check(capsys, ".")
+    assert check(capsys, "--ignore", "ONX2", ".") == (1, [LAYERS])
+    assert check(capsys, "--exporters", "dynamo", ".") == (1, [LAYERS])
+
+
+def test_a_corrupt_cache_entry_is_a_miss(project, capsys):
+    check(capsys, ".")
+    entries = [p for p in (project / ".onnxfix_cache").rglob("*") if p.is_file() and len(p.name) > 30]
+    assert entries
+    for entry in entries:
+        entry.write_text("{not json")
+    assert check(capsys, ".") == (1, [BASE, LAYERS, UTILS])
+
+
+def test_write_fixes_helpers_in_other_files(project, capsys):
+    # ONX301's .detach() fix is unsafe: with --unsafe-fixes it is applied in layers.py,
+    # which nothing in layers.py itself marks as export code.
+    code = cli.main(["-q", *BOTH, "--write", "--unsafe-fixes", "."])
+    capsys.readouterr()
+    assert code == 1
+    assert "return y.reshape(y.shape[0], -1).detach()\n" in (project / "mfpkg" / "layers.py").read_text()
+    assert check(capsys, ".")[1] == [UTILS]
