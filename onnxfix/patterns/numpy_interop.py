@@ -335,7 +335,7 @@ class _NumpyRule(Rule):
 
     fix_availability = "sometimes"
     default_safety = "per-finding"
-    triggers = (r"numpy",)  # `import numpy`, `.numpy()`, `from_numpy`: all spell it
+    triggers = ("numpy", "from_numpy")  # a NumPy value needs `import numpy` or `.numpy()`
 
     def check_function(self, ctx: FunctionContext):
         if "numpy" not in ctx.cache:

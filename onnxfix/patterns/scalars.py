@@ -49,7 +49,7 @@ def item_use(node: ast.Call, ctx: FunctionContext) -> str:
 
 class ItemCall(Rule):
     code = "ONX201"
-    triggers = (r"\bitem\b",)
+    triggers = ("item",)
     name = "tensor-item"
     summary = "`.item()` turns a tensor into a Python number"
     fix_availability = "sometimes"

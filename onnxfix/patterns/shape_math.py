@@ -17,7 +17,7 @@ ATOMIC = (ast.Name, ast.Constant, ast.Attribute, ast.Call, ast.Subscript)
 
 class InplaceShapeMath(Rule):
     code = "ONX401"
-    triggers = (r"(?:\*\*|//|<<|>>|[-+*/%@&|^])=",)  # an augmented assignment
+    triggers = tuple(f"{op}=" for op in "+ - * / % @ & | ^ << >>".split())  # `**=`, `//=` too
     name = "inplace-shape-math"
     summary = "in-place arithmetic on a value taken from a tensor's shape"
     fix_availability = "always"

@@ -39,7 +39,7 @@ def _is_inplace_method(name: str) -> bool:
 
 class DataRead(Rule):
     code = "ONX301"
-    triggers = (r"\bdata\b",)
+    triggers = ("data",)
     name = "tensor-data-read"
     summary = "`Tensor.data` read in export-time code"
     fix_availability = "always"
@@ -94,7 +94,7 @@ class DataRead(Rule):
 
 class DataWrite(Rule):
     code = "ONX302"
-    triggers = (r"\bdata\b",)
+    triggers = ("data",)
     name = "tensor-data-write"
     summary = "write through `Tensor.data` in export-time code"
     fix_availability = "sometimes"

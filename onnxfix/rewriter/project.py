@@ -10,6 +10,7 @@ recorded in ``touched`` so that cached results can be invalidated when one chang
 from __future__ import annotations
 
 import hashlib
+import os
 from collections import OrderedDict
 from pathlib import Path
 
@@ -21,14 +22,14 @@ MAX_REEXPORT_HOPS = 5  # pkg/__init__.py re-exporting from .block, which re-expo
 
 def package_root(file: Path) -> Path:
     """The folder above the outermost package (folder with __init__.py) holding ``file``."""
-    folder = file.resolve().parent
+    folder = absolute(file).parent
     while (folder / "__init__.py").is_file() and folder.parent != folder:
         folder = folder.parent
     return folder
 
 
 def module_name(file: Path, root: Path) -> str:
-    parts = list(file.resolve().relative_to(root).with_suffix("").parts)
+    parts = list(absolute(file).relative_to(root).with_suffix("").parts)
     if parts and parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
@@ -42,6 +43,12 @@ def package_of(file: Path, root: Path) -> str:
     return name.rpartition(".")[0]
 
 
+def absolute(path: Path) -> Path:
+    """Absolute and normalised, without resolving symlinks (Path.resolve costs a system call
+    per path component: seconds on a large tree)."""
+    return Path(os.path.abspath(path))
+
+
 def content_hash(raw: bytes) -> str:
     return hashlib.blake2b(raw, digest_size=16).hexdigest()
 
@@ -53,7 +60,7 @@ class ProjectResolver:
     is looked up by name under each root in turn."""
 
     def __init__(self, roots: list[Path], display=str, max_modules: int = 256):
-        self.roots = list(dict.fromkeys(r.resolve() for r in roots))
+        self.roots = list(dict.fromkeys(absolute(r) for r in roots))
         self.display = display
         self.max_modules = max_modules
         self._files: dict[str, Path | None] = {}
@@ -136,7 +143,7 @@ class ProjectResolver:
         except SourceError:
             return None  # reported when that file itself is checked
         package = dotted if file.name == "__init__.py" else dotted.rpartition(".")[0]
-        return ModuleIndex.build(tree, self.display(file), package, str(file.resolve()))
+        return ModuleIndex.build(tree, self.display(file), package, str(absolute(file)))
 
 
 def roots_for(files: list[Path]) -> list[Path]:

@@ -115,9 +115,10 @@ class Rule:
     default_safety: ClassVar[str] = "-"  # safe | unsafe | per-finding | -
     # Exporters the pattern breaks; a finding may narrow this (ctx.report(exporters=...)).
     exporters: ClassVar[tuple[str, ...]] = EXPORTERS
-    # Pre-filter (runner.py): regular expressions on the raw bytes of a file, at least one of
-    # which matches any file this rule can report in (e.g. (r"\bitem\b",) for `.item()`).
-    # A file matching no selected rule's trigger is never parsed. Empty: always parse.
+    # Pre-filter (runner.py): strings at least one of which occurs in any file this rule can
+    # report in; one that is a Python name must occur as a whole word ("item" is not found in
+    # "items"). e.g. ("item",) for `.item()`. A file containing no selected rule's trigger is
+    # never parsed. Empty: always parse (the safe default for a new rule).
     triggers: ClassVar[tuple[str, ...]] = ()
 
     def check_function(self, ctx: "FunctionContext") -> Iterable[Finding]:

@@ -14,8 +14,8 @@ Nothing heavy is imported: no libcst (fixes that need it import it themselves), 
 
 from __future__ import annotations
 
+import functools
 import os
-import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +28,7 @@ from onnxfix.rewriter.discover import discover
 from onnxfix.rewriter.engine import InternalError, RuleSet, applicable, findings_in_module, process_file
 from onnxfix.rewriter.project import (
     ProjectResolver,
+    absolute,
     content_hash,
     merge_reach,
     module_name,
@@ -84,11 +85,11 @@ class ScannedFile:
     has_entry: bool = False
     triggered: bool = False
 
-    @property
+    @functools.cached_property
     def dotted(self) -> str:
         return module_name(self.path, self.root)
 
-    @property
+    @functools.cached_property
     def package(self) -> str:
         return package_of(self.path, self.root)
 
@@ -112,7 +113,7 @@ def run(
         found = discover([path], settings, force_exclude)
         result.missing.extend(found.missing)
         for file in found.files:
-            scanned.setdefault(str(file.resolve()), (file, settings))
+            scanned.setdefault(str(absolute(file)), (file, settings))
     if not scanned:
         return result
     folder = _cache_folder(cache_dir, result.settings) if use_cache else None
@@ -139,7 +140,7 @@ def _sibling_files(scanned: dict[str, tuple[Path, Settings]]) -> list[tuple[Path
             candidate = folder / name
             if (
                 name.endswith(".py")
-                and str(candidate.resolve()) not in scanned
+                and str(absolute(candidate)) not in scanned
                 and not settings.is_excluded(candidate)
                 and candidate.is_file()
             ):
@@ -164,6 +165,32 @@ def _cpu_count() -> int:
         return os.cpu_count() or 1
 
 
+class Triggers:
+    """Does a file contain a trigger? Substring search (bytes.find is ~50x faster than a
+    regex alternation with word boundaries on this corpus), names checked as whole words."""
+
+    def __init__(self, triggers: list[str]):
+        unique = list(dict.fromkeys(triggers))  # in rule order: the commonest first pays off
+        self.words = [t.encode() for t in unique if t.isidentifier()]
+        self.literals = [t.encode() for t in unique if not t.isidentifier()]
+
+    def found_in(self, raw: bytes) -> bool:
+        return any(_has_word(raw, w) for w in self.words) or any(t in raw for t in self.literals)
+
+
+def _has_word(raw: bytes, word: bytes) -> bool:
+    start = raw.find(word)
+    while start != -1:
+        end = start + len(word)
+        if (start == 0 or raw[start - 1] not in _WORD_BYTES) and (end == len(raw) or raw[end] not in _WORD_BYTES):
+            return True
+        start = raw.find(word, end)
+    return False
+
+
+_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") | frozenset(range(128, 256))
+
+
 # -- the project --------------------------------------------------------------------------------
 class Project:
     def __init__(self, files: list[tuple[Path, Settings]], ruleset: RuleSet, mode: str, cache: cache_mod.Cache):
@@ -177,12 +204,12 @@ class Project:
             if folder not in roots_memo:
                 roots_memo[folder] = package_root(path)
             self.files.append(
-                ScannedFile(path, str(path.resolve()), display_path(path), settings, roots_memo[folder])
+                ScannedFile(path, str(absolute(path)), display_path(path), settings, roots_memo[folder])
             )
         self._roots_memo = roots_memo
         self.roots = roots_for([f.path for f in self.files])
         self.rules_fingerprint = ",".join(f"{r.code}:{type(r).__module__}" for r in ruleset.rules)
-        self._triggers: dict[tuple, re.Pattern | None] = {}
+        self._triggers: dict[tuple, Triggers | None] = {}
         self._hashes: dict[str, str | None] = {}  # module name -> current content hash
         self._resolver = ProjectResolver(self.roots)
 
@@ -190,20 +217,19 @@ class Project:
         for path, settings in files:
             root = self._roots_memo.get(path.parent) or package_root(path)
             self.files.append(
-                ScannedFile(path, str(path.resolve()), display_path(path), settings, root, reported=False)
+                ScannedFile(path, str(absolute(path)), display_path(path), settings, root, reported=False)
             )
 
     # -- pre-filter --------------------------------------------------------------------------
-    def trigger_pattern(self, settings: Settings) -> re.Pattern | None:
-        """One regex for the selected rules' triggers; None when some rule has none."""
+    def triggers(self, settings: Settings) -> Triggers | None:
+        """The selected rules' triggers; None when some selected rule has none."""
         key = (settings.select, settings.ignore)
         if key not in self._triggers:
             selected = [r for r in self.ruleset.rules if settings.is_selected(r.code)]
             if any(not r.triggers for r in selected):
                 self._triggers[key] = None
             else:
-                alternatives = sorted({t for r in selected for t in r.triggers}) or ["(?!)"]
-                self._triggers[key] = re.compile("|".join(f"(?:{t})" for t in alternatives).encode())
+                self._triggers[key] = Triggers([t for r in selected for t in r.triggers])
         return self._triggers[key]
 
     def _read(self, scanned: ScannedFile) -> None:
@@ -217,8 +243,8 @@ class Project:
         if not scanned.reported:
             scanned.triggered = False
             return
-        pattern = self.trigger_pattern(scanned.settings)
-        scanned.triggered = scanned.triggered or pattern is None or bool(pattern.search(raw))
+        triggers = self.triggers(scanned.settings)
+        scanned.triggered = scanned.triggered or triggers is None or triggers.found_in(raw)
 
     # -- the two passes ------------------------------------------------------------------------
     def run(self, jobs: int, progress: bool) -> list[FileResult]:
@@ -291,7 +317,7 @@ class Project:
     def _current_hash(self, dotted: str) -> str | None:
         if dotted not in self._hashes:
             file = self._resolver.file_for(dotted)
-            known = self._by_file.get(str(file.resolve())) if file else None
+            known = self._by_file.get(str(absolute(file))) if file else None
             if known is not None:
                 self._hashes[dotted] = known.raw_hash
             else:
