@@ -21,6 +21,7 @@ from typing import Callable
 from onnxfix.exporter.result import CRASH, EXPORT_FAILS, TIMEOUT, Verdict
 
 DEFAULT_TIMEOUT = 600.0
+SIGNALS = {11: "segmentation fault", 6: "abort", 9: "killed", 7: "bus error", 8: "floating point exception"}
 RESULT_MARKER = "ONNXFIX-RESULT "
 STAGE_MARKER = "ONNXFIX-STAGE "
 
@@ -45,6 +46,13 @@ def run_isolated(
     on_stage: Callable[[str], None] = lambda stage: None,
     on_tick: Callable[[], None] = lambda: None,
 ) -> Verdict:
+    started = time.monotonic()
+    verdict = _run(request, timeout, on_stage, on_tick)
+    verdict.seconds = verdict.seconds or round(time.monotonic() - started, 2)
+    return verdict
+
+
+def _run(request, timeout, on_stage, on_tick) -> Verdict:
     payload = json.dumps(asdict(request))
     env = dict(os.environ, PYTHONFAULTHANDLER="1", PYTHONUNBUFFERED="1")
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as stderr:
@@ -99,7 +107,8 @@ def _result(request: ExportRequest, returncode: int, lines: list[str], stderr: s
         # faulthandler's dump: the Python stack at the crash (most recent call first)
         detail = [line for line in stderr.strip().splitlines() if line.strip()][:40]
         signal = -returncode if returncode < 0 else returncode - 128
+        name = SIGNALS.get(signal, f"signal {signal}")
         return Verdict(request.exporter, CRASH, failed_stage=stage,
-                       error=f"exporter process killed by signal {signal} during {stage}:\n" + "\n".join(detail))
+                       error=f"the exporter process died ({name}) during {stage}\n" + "\n".join(detail))
     return Verdict(request.exporter, EXPORT_FAILS, failed_stage=stage,
                    error=f"worker failed (exit {returncode}) during {stage}:\n{stderr[-3000:]}")

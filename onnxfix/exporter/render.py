@@ -11,7 +11,7 @@ import math
 from onnxfix import output
 from onnxfix.exporter.result import STAGE_FAILED, STAGE_OK, STAGES, Verdict
 from onnxfix.exporter.session import ExporterResult, TargetResult
-from onnxfix.exporter.sourcemap import ExportFinding
+from onnxfix.exporter.sourcemap import ExportFinding, headline
 from onnxfix.rewriter.runner import display_path
 
 SCHEMA_VERSION = 1
@@ -59,8 +59,7 @@ def _detail(v: Verdict) -> str:
         bad = [o for o in probe.outputs if not o.ok]
         what = probe.note or ", ".join(f"output {o.index}: max abs error {o.max_abs:.3g}" for o in bad if o.max_abs is not None)
         return f"first wrong on {v.failing_probe}: {what}"[:300]
-    first = v.error.strip().splitlines()[0] if v.error.strip() else ""
-    return first[:300]
+    return headline(v.error)[:300]
 
 
 def text_report(results: list[TargetResult], unsafe_fixes: bool) -> str:

@@ -323,5 +323,9 @@ def onnx_node_traces(path: Path, message: str) -> list[NodeTrace]:
     return []
 
 
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
 def describe(exc: BaseException) -> str:
-    return "\n  <- ".join(f"{type(e).__name__}: {str(e).strip()[:4000]}" for e in _exception_chain(exc)[:4])
+    """The error chain, outermost first, causes joined by '<-' (colour codes removed)."""
+    return "\n  <- ".join(f"{type(e).__name__}: {ANSI.sub('', str(e)).strip()[:4000]}" for e in _exception_chain(exc)[:4])
