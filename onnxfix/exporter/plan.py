@@ -78,7 +78,7 @@ def split_spec(spec: str, what: str) -> tuple[Path, str]:
 def parse_dynamic(values: list[str]) -> dict[str, dict[int, str]]:
     """``INPUT:DIM[=NAME][,DIM[=NAME]...]``; INPUT is an index or forward's parameter name.
 
-    Unnamed dims are called ``<input>_<dim>``; dims given the same NAME must be equal.
+    Unnamed dims are called ``<input>_dim<d>`` (``input<i>_dim<d>`` for an index); dims given the same NAME must be equal.
     """
     result: dict[str, dict[int, str]] = {}
     for value in values:
@@ -92,7 +92,7 @@ def parse_dynamic(values: list[str]) -> dict[str, dict[int, str]]:
                 index = int(dim)
             except ValueError:
                 raise PlanError(f"--dynamic {value!r}: {dim.strip()!r} is not a dimension number") from None
-            name = name.strip() or f"{key}_{index}"
+            name = name.strip() or f"{key if key.isidentifier() else 'input' + key}_dim{index}"
             if not name.isidentifier():
                 raise PlanError(f"--dynamic {value!r}: dim name {name!r} must be an identifier")
             result.setdefault(key, {})[index] = name

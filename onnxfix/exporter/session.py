@@ -74,17 +74,18 @@ class TargetResult:
 
 
 def run_target(target: Target, progress: Progress, fix: str | None = None, unsafe_fixes: bool | None = None) -> TargetResult:
-    result = TargetResult(target, static_findings=static_findings(target.model_path, unsafe_fixes))
+    result = TargetResult(target, static_findings=static_findings(target, target.model_path, unsafe_fixes))
     result.results = export_all(target, result.static_findings, progress)
     if fix:
         result.fix = fix_and_reexport(target, fix, unsafe_fixes, progress)
     return result
 
 
-def static_findings(path: Path, unsafe_fixes: bool | None) -> list[Finding]:
+def static_findings(target: Target, path: Path, unsafe_fixes: bool | None) -> list[Finding]:
+    """The static checker on the model's file, for the exporters being run."""
     from onnxfix.rewriter.runner import run
 
-    return run([path], "check", force_exclude=False, unsafe_fixes=unsafe_fixes).findings
+    return run([path], "check", unsafe_fixes=unsafe_fixes, exporters=frozenset(target.exporters)).findings
 
 
 def export_all(target: Target, static: list[Finding], progress: Progress, rename: dict[str, str] | None = None,
@@ -119,7 +120,8 @@ def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progr
     from onnxfix.rewriter.runner import run
 
     source = target.model_path
-    fixed = run([source], "write" if mode == FIX_WRITE else "diff", unsafe_fixes=unsafe_fixes)
+    fixed = run([source], "write" if mode == FIX_WRITE else "diff", unsafe_fixes=unsafe_fixes,
+                exporters=frozenset(target.exporters))
     outcome = FixResult(mode)
     if fixed.errors:
         outcome.error = "; ".join(f"{e.path}:{e.error[0]}:{e.error[1]}: {e.error[2]}" for e in fixed.errors)
@@ -130,14 +132,14 @@ def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progr
     outcome.diff = "".join(output.unified_diff(c.path, c.original_text, c.fixed_text) for c in changed)
     outcome.fixes_applied = sum(c.fixes_applied for c in changed)
     if mode == FIX_WRITE:
-        outcome.results = export_all(target, static_findings(source, unsafe_fixes), progress)
+        outcome.results = export_all(target, static_findings(target, source, unsafe_fixes), progress)
         return outcome
     with tempfile.TemporaryDirectory(prefix="onnxfix-fixed-") as folder:
         copy = Path(folder) / source.name
         copy.write_text(changed[0].fixed_text, encoding="utf-8", newline="")
         moved = _retarget(target, source, copy)
         rename = {os.path.realpath(copy): os.path.realpath(source)}
-        outcome.results = export_all(moved, static_findings(copy, unsafe_fixes), progress, rename,
+        outcome.results = export_all(moved, static_findings(target, copy, unsafe_fixes), progress, rename,
                                      sys_path=[str(source.resolve().parent)])
     return outcome
 

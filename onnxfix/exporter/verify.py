@@ -155,6 +155,7 @@ def verify(
     """Export once, then compare onnxruntime with eager on the export inputs and each probe."""
     started = time.monotonic()
     path = out or Path(tempfile.mkdtemp(prefix="onnxfix-")) / "model.onnx"
+    path.parent.mkdir(parents=True, exist_ok=True)
     verdict = Verdict(exporter=exporter, verdict=OK, onnx_path=str(path))
     on_stage("load")
     try:
