@@ -204,3 +204,26 @@ def test_stage_checklist_marks_later_stages_skipped():
     verdict = Verdict("dynamo", "ORT-FAILS", failed_stage="runtime")
     assert verdict.stages() == {"load": "ok", "export": "ok", "checker": "ok", "runtime": "failed", "numerics": "skipped"}
     assert render.checklist(verdict) == "load ok  export ok  checker ok  runtime FAILED  numerics -"
+
+
+def test_pre_commit_hook_runs_the_configured_targets():
+    from pre_commit.clientlib import load_manifest
+
+    hooks = {hook["id"]: hook for hook in load_manifest(str(REPO / ".pre-commit-hooks.yaml"))}
+    hook = hooks["onnxfix-export"]
+    assert (hook["entry"], hook["pass_filenames"]) == ("onnxfix export --no-progress", False)
+
+
+@pytest.mark.parametrize("error, code", [
+    ("ConversionError: Failed to convert\n  <- DispatchError: No ONNX function found for <OpOverload(op='aten.x')>", "ONX920"),
+    ("TorchExportError: Failed to export the model with torch.export.\n  <- RuntimeError: We found a fake tensor in the exported program constant's list.", "ONX912"),
+    ("TorchExportError: Failed to export the model with torch.export.\n  <- RuntimeError: .numpy() is not supported for tensor subclasses.", "ONX911"),
+    ("TorchExportError: Failed to export the model with torch.export.\n  <- GuardOnDataDependentSymNode: Could not guard", "ONX910"),
+    ("ConversionError: Failed to decompose the FX graph\n  <- RuntimeError: boom", "ONX921"),
+    ("ValueError: something else", "ONX922"),
+])
+def test_export_errors_are_classified(error, code):
+    verdict = Verdict("dynamo", "EXPORT-FAILS", failed_stage="export", error=error)
+    (finding,) = findings_for(verdict, Location(BAKES, 1), [])
+    assert finding.code == code
+    assert finding.message == error.split("\n  <- ")[-1].strip()

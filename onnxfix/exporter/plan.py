@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from onnxfix.config import ConfigError, Settings
+from onnxfix.exporter import targets
 from onnxfix.rewriter.rule import EXPORTERS
 
 DEFAULT_TIMEOUT = 600.0
@@ -67,12 +68,16 @@ class Target:
 
 
 def split_spec(spec: str, what: str) -> tuple[Path, str]:
-    path, sep, name = spec.rpartition(":")
-    if not sep or not path or not name.isidentifier() or len(path) == 1:  # "C:" is a drive
-        raise PlanError(f"{what}: expected path/to/file.py:callable, got {spec!r}")
-    if not Path(path).is_file():
+    """Check a spec before any process starts: the same parser the worker loads it with."""
+    try:
+        path, name = targets.split_spec(spec)
+    except targets.TargetError as exc:
+        raise PlanError(f"{what}: {exc}") from None
+    if not name.isidentifier():
+        raise PlanError(f"{what}: {name!r} is not a Python name, in {spec!r}")
+    if not path.is_file():
         raise PlanError(f"{what}: {path}: no such file")
-    return Path(path), name
+    return path, name
 
 
 def parse_dynamic(values: list[str]) -> dict[str, dict[int, str]]:
