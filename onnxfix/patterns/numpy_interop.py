@@ -75,6 +75,10 @@ TWINS: dict[str, Twin] = {
     "concatenate": Twin("cat", (("axis", "dim"),)),
     "stack": Twin("stack", (("axis", "dim"),)),
     "reshape": Twin("reshape", (("newshape", "shape"),)),
+    # np.split raises unless sections divide evenly; when it succeeds, tensor_split agrees.
+    "split": Twin("tensor_split", (("indices_or_sections", "indices_or_sections"), ("axis", "dim"))),
+    "array_split": Twin("tensor_split", (("axis", "dim"),)),
+    "transpose": Twin("permute", (("axes", "dims"),)),
     "squeeze": Twin("squeeze", (("axis", "dim"),)),
     "expand_dims": Twin("unsqueeze", (("axis", "dim"),)),
     "swapaxes": Twin("swapaxes", (("axis1", "axis0"), ("axis2", "axis1"))),
@@ -206,6 +210,8 @@ def _check_fixable(region: Region, nodes: list[ast.AST]) -> None:
             continue
         if any(k.arg is None or k.arg == "out" for k in call.keywords):
             region.blockers.append(f"`numpy.{name}` is called with `out=` or `**kwargs`")
+        if name == "transpose" and len(call.args) < 2 and not _has_keyword(call, "axes"):
+            region.blockers.append("`numpy.transpose` without axes reverses all dimensions (no one-call twin)")
         if twin.no_constant_args and any(isinstance(a, ast.Constant) for a in call.args):
             region.blockers.append(f"`torch.{twin.torch}` needs tensor arguments")
         if not twin.exact:
