@@ -58,7 +58,7 @@ def test_baked_value_is_silently_wrong_at_the_offending_line(baked):
         "tests/export_models/bakes_size.py:12:40: ONX901 [legacy] TracerWarning: Converting a tensor to a Python number "
         "(now a constant in the trace) (fixed by ONX201 at tests/export_models/bakes_size.py:12)",
         "tests/export_models/bakes_size.py:10:1: ONX940 [legacy] ONNX output differs from PyTorch on probe 1 (user): "
-        "output 0: shape (2, 3), expected (2, 4) (fixed by ONX201 at tests/export_models/bakes_size.py:12)",
+        "output 0: shape (2, 3), expected (2, 4) (likely fixed by ONX201 at tests/export_models/bakes_size.py:12)",
     ]
 
 
@@ -91,7 +91,7 @@ def test_capture_failure_names_the_user_line_and_rule(capsys):
         "message": "GuardOnDataDependentSymNode: Could not guard on data-dependent expression zuf0 > 0.0 "
                    "(unhinted: zuf0 > 0.0).  (Size-like symbols: none)",
         "exporter": "dynamo", "filename": "tests/export_models/data_branch.py", "location": {"row": 9, "column": 12},
-        "fixed_by": [{"code": "ONX201", "filename": "tests/export_models/data_branch.py", "row": 9}],
+        "fixed_by": [{"code": "ONX201", "filename": "tests/export_models/data_branch.py", "row": 9, "relation": "same-line"}],
     }]
     assert [f["code"] for f in document["targets"][0]["static_findings"]] == ["ONX201"]
 
@@ -117,7 +117,7 @@ def test_exporter_segfault_is_crash_and_onnxfix_exits_1(capsys):
     assert (result["exporter"], result["verdict"], result["stages"]["export"]) == ("dynamo", "CRASH", "failed")
     assert result["error"].startswith("the exporter process died (segmentation fault) during export")
     assert [(f["code"], f["location"], f["fixed_by"]) for f in result["findings"]] == [
-        ("ONX930", {"row": 7, "column": 1}, [{"code": "ONX301", "filename": "tests/export_models/data_crash.py", "row": 9}]),
+        ("ONX930", {"row": 7, "column": 1}, [{"code": "ONX301", "filename": "tests/export_models/data_crash.py", "row": 9, "relation": "same-file"}]),
     ]
 
 
@@ -167,3 +167,22 @@ def test_correct_model_is_ok_under_both_exporters(configured, capsys, monkeypatc
     assert "| dynamo | **OK** | ok | ok | ok | ok | ok |" in report
     assert "| generated (dynamic dims +3) | 0 |" in report
     assert "| Relu | 1 |" in report
+
+
+# ---- results that are not the exporter's fault ---------------------------------------------
+
+def test_a_factory_that_is_not_a_model_is_a_load_error_exit_2(capsys):
+    code, document = _cli_json(["tests/export_models/correct.py:example_inputs", "--exporter", "legacy"], capsys)
+    (result,) = document["targets"][0]["results"]
+    assert (code, result["verdict"], result["stages"]["load"], result["stages"]["export"]) == (2, "LOAD-FAILS", "failed", "skipped")
+    assert result["error"] == (
+        "could not load target: TypeError: tests/export_models/correct.py:example_inputs returned tuple, not a torch.nn.Module"
+    )
+    assert result["findings"] == []
+
+
+def test_timeout_is_a_result(capsys):
+    code, document = _cli_json(["tests/export_models/correct.py:make_model", "--timeout", "0.5"], capsys)
+    (result,) = document["targets"][0]["results"]
+    assert (code, result["verdict"], result["error"]) == (1, "TIMEOUT", "export did not finish in 0.5 s")
+    assert [(f["code"], f["location"]["row"]) for f in result["findings"]] == [("ONX931", 16)]

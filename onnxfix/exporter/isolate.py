@@ -66,7 +66,7 @@ def _run(request, timeout, on_stage, on_tick) -> Verdict:
         proc.stdin.write(payload)
         proc.stdin.close()
         if not _wait(proc, timeout, on_tick):
-            return Verdict(request.exporter, TIMEOUT, error=f"export did not finish in {timeout:.0f} s", failed_stage=_last_stage(lines))
+            return Verdict(request.exporter, TIMEOUT, error=f"export did not finish in {timeout:g} s", failed_stage=_last_stage(lines))
         reader.join()
         stderr.seek(0)
         return _result(request, proc.returncode, lines, stderr.read())

@@ -184,7 +184,7 @@ def _config_target(entry: dict, index: int, defaults: dict, root: Path, path: Pa
             _int(entry.get("opset"), path, "opset") or defaults["opset"],
             str(root / entry["output"]) if "output" in entry else None,
             float(_int(entry.get("timeout"), path, "timeout") or defaults["timeout"]),
-            entry.get("name"), what=where,
+            entry.get("name", entry["model"]), what=where,
         )
     except PlanError as exc:
         raise ConfigError(path, str(exc)) from None

@@ -23,8 +23,10 @@ MARKS = {STAGE_OK: "ok", STAGE_FAILED: "FAILED", "skipped": "-"}
 def finding_line(finding: ExportFinding) -> str:
     loc = finding.location
     text = f"{display_path_str(loc.path)}:{loc.line}:{loc.col}: {finding.code} [{finding.exporter}] {finding.message}"
-    if finding.fixed_by:
-        text += " (fixed by " + ", ".join(f"{l.code} at {display_path_str(l.path)}:{l.line}" for l in finding.fixed_by) + ")"
+    for relation, words in (("same-line", "fixed by"), ("same-file", "likely fixed by")):
+        links = [l for l in finding.fixed_by if l.relation == relation]
+        if links:
+            text += f" ({words} " + ", ".join(f"{l.code} at {display_path_str(l.path)}:{l.line}" for l in links) + ")"
     return text
 
 
@@ -113,7 +115,10 @@ def finding_json(finding: ExportFinding) -> dict:
         "exporter": finding.exporter,
         "filename": display_path_str(finding.location.path),
         "location": {"row": finding.location.line, "column": finding.location.col},
-        "fixed_by": [{"code": l.code, "filename": display_path_str(l.path), "row": l.line} for l in finding.fixed_by],
+        "fixed_by": [
+            {"code": l.code, "filename": display_path_str(l.path), "row": l.line, "relation": l.relation}
+            for l in finding.fixed_by
+        ],
     }
 
 

@@ -38,6 +38,9 @@ class StaticLink:
     code: str
     path: str
     line: int
+    relation: str = "same-line"  # "same-line": the static finding is at the reported line;
+    # "same-file": the reported problem has no line of its own (crash, wrong numbers) or none
+    # was found at it, and this static finding in the model's file is a likely cause
 
 
 @dataclass
@@ -113,7 +116,8 @@ def first_sentence(text: str) -> str:
     cut = line.find(" might cause the trace to be incorrect")
     if cut > 0:
         return line[:cut] + " (now a constant in the trace)"
-    return line[:200]
+    cut = line.find(". ")
+    return (line[:cut] if cut > 0 else line)[:200]
 
 
 # ---- verdicts -------------------------------------------------------------------------------
@@ -199,10 +203,11 @@ def headline(error: str) -> str:
 # ---- links to static rules ----------------------------------------------------------------
 
 WHOLE_MODEL = {"ONX930", "ONX940", "ONX911", "ONX912"}
+ANY_CAUSE = {"ONX940", "ONX921", "ONX922", "ONX941"}  # any static finding may be the cause
 
 
 def link(finding: ExportFinding, static: list[Finding]) -> None:
-    """Static findings at the same line fix it; whole-model findings list the related ones."""
+    """Static findings at the same line fix it; otherwise list the likely ones in the file."""
     here = [
         s for s in static
         if os.path.realpath(s.path) == finding.location.path and s.line == finding.location.line
@@ -210,10 +215,13 @@ def link(finding: ExportFinding, static: list[Finding]) -> None:
     ]
     if here and finding.location.col == 1:  # warnings carry no column; the static finding does
         finding.location = replace(finding.location, col=min(s.col for s in here))
-    if not here and finding.code in WHOLE_MODEL:
+    relation = "same-line"
+    if not here and (finding.code in WHOLE_MODEL or finding.code in ANY_CAUSE):
         related = set(BY_CODE[finding.code].fixed_by)
-        here = [s for s in static if finding.exporter in s.exporters and (finding.code == "ONX940" or s.code in related)]
-    finding.fixed_by = sorted({StaticLink(s.code, os.path.realpath(s.path), s.line) for s in here}, key=lambda l: (l.path, l.line, l.code))
+        here = [s for s in static if finding.exporter in s.exporters and (finding.code in ANY_CAUSE or s.code in related)]
+        relation = "same-file"
+    links = {StaticLink(s.code, os.path.realpath(s.path), s.line, relation) for s in here}
+    finding.fixed_by = sorted(links, key=lambda l: (l.path, l.line, l.code))
 
 
 def findings_for(verdict: Verdict, fallback: Location, static: list[Finding]) -> list[ExportFinding]:
