@@ -186,3 +186,30 @@ def test_timeout_is_a_result(capsys):
     (result,) = document["targets"][0]["results"]
     assert (code, result["verdict"], result["error"]) == (1, "TIMEOUT", "export did not finish in 0.5 s")
     assert [(f["code"], f["location"]["row"]) for f in result["findings"]] == [("ONX931", 16)]
+
+
+def test_onnxruntime_failure_maps_through_the_dynamo_node_metadata(tmp_path):
+    """onnxruntime names the failing node; the dynamo exporter stored its stack trace there."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    from onnxfix.exporter.result import ProbeResult, Verdict
+    from onnxfix.exporter.sourcemap import Location, findings_for
+    from onnxfix.exporter.verify import onnx_node_traces
+
+    user = MODELS / "bakes_size.py"
+    node = helper.make_node("Add", ["a", "b"], ["c"], name="node_add")
+    node.metadata_props.add(key="pkg.torch.onnx.stack_trace",
+                            value=f'File "{user}", line 13, in forward\n    return pieces.mean(dim=-1)')
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info(n, TensorProto.FLOAT, [2]) for n in "ab"],
+                              [helper.make_tensor_value_info("c", TensorProto.FLOAT, [2])])
+    path = tmp_path / "m.onnx"
+    onnx.save(helper.make_model(graph), str(path))
+    note = "onnxruntime: Fail: Non-zero status code returned while running Add node. Name:'node_add' Status Message: broadcast"
+    verdict = Verdict("dynamo", "ORT-FAILS", failed_stage="runtime", failing_probe="probe 1 (user)",
+                      probes=[ProbeResult("probe 1 (user)", ok=False, note=note)], node_traces=onnx_node_traces(path, note))
+    (finding,) = findings_for(verdict, Location(str(user), 10), [])
+    assert render.finding_line(finding) == (
+        "tests/export_models/bakes_size.py:13:1: ONX941 [dynamo] on probe 1 (user): onnxruntime: Fail: Non-zero status "
+        "code returned while running Add node. Name:'node_add' Status Message: broadcast"
+    )

@@ -4,7 +4,6 @@ ONX9xx docs, JSON shape. Fast: nothing here imports torch or runs a model."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -227,3 +226,12 @@ def test_export_errors_are_classified(error, code):
     (finding,) = findings_for(verdict, Location(BAKES, 1), [])
     assert finding.code == code
     assert finding.message == error.split("\n  <- ")[-1].strip()
+
+
+def test_html_report_is_the_markdown_report_escaped():
+    target = plan.make_target("tests/export_models/correct.py:make_model")
+    verdict = Verdict("dynamo", "EXPORT-FAILS", failed_stage="export", error="RuntimeError: a <b> & c")
+    results = [TargetResult(target, [ExporterResult(verdict)])]
+    page = render.html_report(results)
+    assert page.startswith("<!doctype html>") and "RuntimeError: a &lt;b&gt; &amp; c" in page
+    assert "| dynamo | **EXPORT-FAILS** | ok | FAILED | - | - | - |" in render.markdown_report(results)

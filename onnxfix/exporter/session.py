@@ -15,7 +15,7 @@ from typing import Protocol
 from onnxfix.exporter.isolate import ExportRequest, run_isolated
 from onnxfix.exporter.plan import Target
 from onnxfix.exporter.result import OK, Verdict
-from onnxfix.exporter.sourcemap import ExportFinding, Location, anchor, findings_for
+from onnxfix.exporter.sourcemap import ExportFinding, anchor, findings_for
 from onnxfix.rewriter.rule import Finding
 
 LOAD_FAILS = "LOAD-FAILS"
