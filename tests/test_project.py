@@ -14,7 +14,7 @@ PROJECT = Path(__file__).parent / "projects" / "multifile"
 BOTH = ["--exporters", "dynamo,legacy"]
 
 BASE = (
-    "mfpkg/base.py:7:20: ONX201 `.item()` in tensor arithmetic: the legacy exporter bakes the value in "
+    "mfpkg/base.py:7:20: ONX201 `.item()` as a tensor operand: the legacy exporter bakes the value in "
     "as a constant; keep it a tensor (reached from Backbone.forward, mfpkg/backbone.py:12)"
 )
 LAYERS = (
