@@ -273,12 +273,15 @@ class Project:
 
         results: dict[str, FileResult] = {}
         to_check = []
+        syntax: list[ScannedFile] = []
         for scanned in (f for f in self.files if f.reported):
             keys = reach.get(scanned.file, {})
             if scanned.file in errors:
                 results[scanned.file] = FileResult(scanned.display, error=errors[scanned.file])
             elif not (scanned.triggered and keys):
                 results[scanned.file] = FileResult(scanned.display)
+                if not scanned.has_entry:  # never parsed: a syntax error must still be reported
+                    syntax.append(scanned)
             elif scanned.file in early and early[scanned.file][0] == keys:
                 results[scanned.file] = FileResult(scanned.display, findings=early[scanned.file][1])
             else:
@@ -292,7 +295,21 @@ class Project:
         tasks = [self._check_args(s, keys, key) for s, keys, key in to_check]
         for file_result, file in self._map(_check_task, tasks, jobs, progress, "checking"):
             results[file] = file_result
+        for file, error in self._syntax_errors(syntax, jobs):
+            results[file].error = error
         return [results[f.file] for f in self.files if f.reported]
+
+    def _syntax_errors(self, files: list[ScannedFile], jobs: int) -> Iterator[tuple[str, tuple]]:
+        """Files the pre-filter kept from both passes still get parsed once (then cached by
+        content): a file that does not parse is reported, whatever it contains."""
+        pending = []
+        for scanned in files:
+            key = cache_mod.key_of("syntax", scanned.raw_hash)
+            if self.cache.get(key) is None:
+                pending.append((scanned.path, scanned.file, scanned.raw_hash, key))
+        for file, error in self._map(_syntax_task, pending, jobs, False, "parsing"):
+            if error is not None:
+                yield file, error
 
     def _cache_answers(self, cached: list, scanned: ScannedFile) -> bool:
         """A cached check result answers a fix run too when nothing in it is fixable."""
@@ -452,6 +469,18 @@ def _check_task(args) -> tuple[FileResult, str]:
     if _STATE.mode == "check" and result.error is None and _unchanged(path, raw_hash):
         _STATE.cache.put(key, [cache_mod.finding_to_json(f) for f in result.findings])
     return result, file
+
+
+def _syntax_task(args) -> tuple[str, tuple[int, int, str] | None]:
+    path, file, raw_hash, key = args
+    try:
+        source = SourceFile.read(path)
+        parse_python(source.text)
+    except SourceError as exc:
+        return file, (exc.line, exc.col, exc.message)
+    if content_hash(source.raw) == raw_hash:
+        _STATE.cache.put(key, "ok")
+    return file, None
 
 
 def _unchanged(path: Path, raw_hash: str) -> bool:

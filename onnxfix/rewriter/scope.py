@@ -269,7 +269,7 @@ class ScopeBuilder:
         nested = {
             n.name: n for n, _ in walk_scope(fn.node) if isinstance(n, FUNCTION_NODES)
         }
-        for node, _ in _walk_with_lambdas(fn.node):
+        for node, _ in walk_function_body(fn.node):
             if isinstance(node, FUNCTION_NODES) and node is not fn.node:
                 yield self._reached(fn, fn.module, node, fn.cls, fn.scope, f"{fn.key}.{node.name}")
             elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
@@ -449,4 +449,11 @@ def _training_test(test: ast.expr) -> bool | None:
     return None
 
 
-walk_function_body = _walk_with_lambdas
+def walk_function_body(fn: ast.AST) -> list[tuple[ast.AST, ast.AST | None]]:
+    """_walk_with_lambdas, computed once per function node: reachability, the engine (parents,
+    visitors) and rules all walk the same bodies, and walking is the bulk of a scan."""
+    walked = getattr(fn, "_onnxfix_body", None)
+    if walked is None:
+        walked = list(_walk_with_lambdas(fn))
+        fn._onnxfix_body = walked
+    return walked
