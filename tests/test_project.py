@@ -141,3 +141,32 @@ def test_write_fixes_helpers_in_other_files(project, capsys):
     assert code == 1
     assert "return y.reshape(y.shape[0], -1).detach()\n" in (project / "mfpkg" / "layers.py").read_text()
     assert check(capsys, ".")[1] == [UTILS]
+
+
+class _Terminal:
+    """A stderr that says it is a terminal and keeps what is written."""
+
+    def __init__(self):
+        self.text = ""
+
+    def isatty(self):
+        return True
+
+    def write(self, text):
+        self.text += text
+
+    def flush(self):
+        pass
+
+
+def test_progress_shows_only_for_long_scans_at_a_terminal(monkeypatch):
+    terminal = _Terminal()
+    monkeypatch.setattr(runner.sys, "stderr", terminal)
+    assert runner._progress_bar(199, "checking") is None  # short scans stay quiet
+    bar = runner._progress_bar(500, "checking")
+    bar.update(250)
+    bar.refresh()
+    assert "checking:  50%" in terminal.text
+    bar.close()
+    monkeypatch.setattr(runner.sys, "stderr", type("Pipe", (_Terminal,), {"isatty": lambda self: False})())
+    assert runner._progress_bar(500, "checking") is None
