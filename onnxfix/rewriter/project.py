@@ -158,15 +158,34 @@ def roots_for(files: list[Path]) -> list[Path]:
     return sorted(counts, key=lambda r: (-counts[r], str(r)))
 
 
-def reach_of_file(module: ModuleIndex, resolver) -> dict[str, dict[str, Entry]]:
-    """What the forwards of ``module`` reach: file -> function key -> entry, across files."""
+def reach_of_file(module: ModuleIndex, resolver) -> tuple[dict[str, dict[str, Entry]], list]:
+    """What the forwards of ``module`` reach: file -> function key -> entry, across files; and
+    the export functions found (their scopes are already built: reused for the file's own
+    findings)."""
     from onnxfix.rewriter.scope import ScopeBuilder
 
     reach: dict[str, dict[str, Entry]] = {}
-    for fn in ScopeBuilder(resolver).build([module]).functions:
+    functions = ScopeBuilder(resolver).build([module]).functions
+    for fn in functions:
         if fn.module.file:
             merge_reach(reach, {fn.module.file: {fn.key: fn.entry}}, {fn.module.file: fn.module.path})
-    return reach
+    return reach, functions
+
+
+def own_functions(module: ModuleIndex, functions: list, own: dict[str, Entry]) -> "ExportScope":
+    """The export functions of ``module`` among ``functions``, each with the entry the merged
+    reach chose for it (the same scope functions_from_reach would rebuild, without rebuilding)."""
+    from dataclasses import replace
+
+    from onnxfix.rewriter.scope import ExportScope
+
+    scope = ExportScope()
+    for fn in functions:
+        entry = own.get(fn.key) if fn.module is module else None
+        if entry is not None:
+            is_entry = entry.qualname == fn.key and entry.path == module.path
+            scope.functions.append(replace(fn, entry=entry, is_entry=is_entry))
+    return scope
 
 
 def merge_reach(into: dict[str, dict[str, Entry]], found: dict[str, dict[str, Entry]], displays: dict[str, str]) -> None:

@@ -31,6 +31,7 @@ from onnxfix.rewriter.project import (
     absolute,
     content_hash,
     merge_reach,
+    own_functions,
     module_name,
     package_of,
     package_root,
@@ -38,7 +39,7 @@ from onnxfix.rewriter.project import (
     roots_for,
 )
 from onnxfix.rewriter.rule import FileResult, Finding
-from onnxfix.rewriter.scope import Entry, ModuleIndex, functions_from_reach
+from onnxfix.rewriter.scope import Entry, ModuleIndex
 from onnxfix.rewriter.source import SourceError, SourceFile, parse_python
 
 ENTRY_MARK = b"forward"  # a file without it defines no forward: no entry point
@@ -441,13 +442,13 @@ def _reach_task(args) -> tuple[str, dict[str, dict[str, Entry]], tuple[int, int,
         tree = parse_python(source.text)
         module = ModuleIndex.build(tree, display, package, file)
         resolver.add(dotted, module, source.raw)
-        reach = reach_of_file(module, resolver)
+        reach, functions = reach_of_file(module, resolver)
         unchanged = content_hash(source.raw) == raw_hash  # else it changed since the key was made
         if unchanged:
             _STATE.cache.put(key, {"reach": cache_mod.reach_to_json(reach), "deps": resolver.touched})
         own = reach.get(file)
         if check and own:
-            scope = functions_from_reach(module, own)
+            scope = own_functions(module, functions, own)
             findings = findings_in_module(source, tree, module, scope, display, settings, _STATE.ruleset)
             if unchanged:
                 _STATE.cache.put(_STATE.findings_key(settings, file, display, raw_hash, own),
