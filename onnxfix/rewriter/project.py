@@ -59,7 +59,7 @@ class ProjectResolver:
     Parsed modules are kept in a bounded LRU (memory stays flat on large trees); a module
     is looked up by name under each root in turn."""
 
-    def __init__(self, roots: list[Path], display=str, max_modules: int = 256):
+    def __init__(self, roots: list[Path], display=str, max_modules: int = 128):
         self.roots = list(dict.fromkeys(absolute(r) for r in roots))
         self.display = display
         self.max_modules = max_modules
