@@ -24,6 +24,7 @@ FAMILIES = (
     "onnxfix.patterns.views",
     "onnxfix.patterns.shape_math",
     "onnxfix.patterns.control_flow",
+    "onnxfix.patterns.indexing",
 )
 
 
