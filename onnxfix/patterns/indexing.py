@@ -278,8 +278,10 @@ def _element_kind(node: ast.expr, ctx: FunctionContext) -> str | None:
 
 def _slice_text(node: ast.Slice, ctx: FunctionContext) -> str:
     parts = [ctx.segment(p) if p is not None else "None" for p in (node.lower, node.upper, node.step)]
-    while len(parts) > 1 and parts[-1] == "None":
+    if parts[2] == "None":
         parts.pop()
+    if parts == ["None", "None"]:
+        return "slice(None)"
     return f"slice({', '.join(parts)})"
 
 

@@ -8,7 +8,7 @@ would not parse is never written.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from onnxfix.config import Settings
@@ -47,6 +47,8 @@ def check_text(
     package: str | None = None,
 ) -> list[Finding]:
     """All selected, unsuppressed findings in ``text`` (the current content of ``source``)."""
+    if text != source.text:  # a later fix round: positions and segments refer to ``text``
+        source = replace(source, text=text, _line_starts=[])
     tree = parse_python(text)
     module = ModuleIndex.build(tree, display_path, package)
     scope = ScopeBuilder(resolver).build([module])
