@@ -376,12 +376,13 @@ class DeepcopyInForward(Rule):
     doc = RuleDoc(
         what="Finds calls to `copy.deepcopy` in code that runs under export.",
         why="""
-            Measured on torch 2.13: `y = copy.deepcopy(x); return y * 2` exports under the
-            legacy exporter as a model whose output is a constant (the copy is recorded as
-            data, not as an operation on the input), wrong even on the export inputs. The
-            dynamo exporter fails at capture (torch.export cannot trace `deepcopy`). It is
-            the second most common cause of graph breaks in the Hugging Face graph-break
-            corpus (22 of 468 models).
+            Measured on torch 2.13: the legacy exporter records the copy as data, not as an
+            operation on the input: `y = copy.deepcopy(x); return y * 2` exports a model wrong
+            even on the export inputs, and with a write into the copy (`y[:, 0] = 0`) one that
+            onnxruntime cannot run. The dynamo exporter fails at capture ("Cannot access data
+            pointer of Tensor (e.g. FakeTensor, FunctionalTensor)"). `deepcopy` is the second
+            most common cause of graph breaks in the Hugging Face graph-break corpus (22 of
+            468 models).
         """,
         example="""
             def forward(self, x):
