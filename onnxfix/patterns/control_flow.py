@@ -400,9 +400,10 @@ class SizeLoop(Rule):
     default_safety = "unsafe"
     doc = RuleDoc(
         what="""
-            Finds `for` loops over `range(<size>)` where the size comes from a tensor's shape
-            (`range(x.shape[0])`, `range(x.size(1))`, `range(len(t))`, or a name holding one),
-            and loops iterating over a tensor itself (`for row in t:`, `enumerate(t)`).
+            Finds `for` loops and comprehensions over `range(<size>)` where the size comes from
+            a tensor's shape (`range(x.shape[0])`, `range(x.size(1))`, `range(len(t))`, or a
+            name holding one), and loops iterating over a tensor itself (`for row in t:`,
+            `enumerate(t)`).
         """,
         why="""
             A traced loop is unrolled: the exported graph repeats the body as many times as it
@@ -451,6 +452,16 @@ class SizeLoop(Rule):
             f"size; dynamo: fails when that dimension is dynamic, 'tracing inferred a static shape')"
         )
         yield ctx.report(self, node, message, fix=_vectorised_accumulation(node, ctx))
+
+    def visit_comprehension(self, node: ast.comprehension, ctx: FunctionContext):
+        described = _dynamic_iteration(node.iter, ctx)
+        if described is None:
+            return
+        message = (
+            f"comprehension over {described}: unrolled at export (legacy: silently, for the "
+            f"export-time size; dynamo: fails when that dimension is dynamic)"
+        )
+        yield ctx.report(self, node.iter, message)
 
 
 def _dynamic_iteration(iterable: ast.expr, ctx: FunctionContext) -> str | None:
