@@ -37,6 +37,29 @@ CONTROL_FLOW_REFERENCES = (
 )
 
 
+# -- code that does not run at export ---------------------------------------------------------
+def in_training_branch(node: ast.AST, ctx: FunctionContext) -> bool:
+    """Inside the body of `if self.training:` (or `if self.training and ...:`): models are
+    exported in eval mode, so that code is not traced."""
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, ast.If) and child in ancestor.body and _tests_training(ancestor.test, ctx):
+            return True
+        child = ancestor
+    return False
+
+
+def _tests_training(test: ast.expr, ctx: FunctionContext) -> bool:
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(_tests_training(value, ctx) for value in test.values)
+    return (
+        isinstance(test, ast.Attribute)
+        and test.attr == "training"
+        and isinstance(test.value, ast.Name)
+        and test.value.id == ctx.self_name
+    )
+
+
 # -- conditions -------------------------------------------------------------------------------
 class Condition:
     """What a test expression is: data-dependent on tensor values or not, and the boolean
@@ -255,14 +278,14 @@ class TensorIf(Rule):
 
     def visit_If(self, node: ast.If, ctx: FunctionContext):
         condition = tensor_condition(node.test, ctx)
-        if condition is None:
+        if condition is None or in_training_branch(node, ctx):
             return
         fix = self._fix(node, condition, ctx) if condition.where_text else None
         yield ctx.report(self, node.test, f"`if` on a tensor value: {BRANCH_FAILURE}", fix=fix)
 
     def visit_IfExp(self, node: ast.IfExp, ctx: FunctionContext):
         condition = tensor_condition(node.test, ctx)
-        if condition is None:
+        if condition is None or in_training_branch(node, ctx):
             return
         fix = None
         if condition.where_text:
@@ -376,7 +399,7 @@ class TensorWhile(Rule):
     )
 
     def visit_While(self, node: ast.While, ctx: FunctionContext):
-        if tensor_condition(node.test, ctx) is None:
+        if tensor_condition(node.test, ctx) is None or in_training_branch(node, ctx):
             return
         yield ctx.report(self, node.test, f"`while` on a tensor value: the legacy exporter unrolls the iterations run at export time and the dynamo exporter fails (GuardOnDataDependentSymNode)")
 
@@ -445,7 +468,7 @@ class SizeLoop(Rule):
 
     def visit_For(self, node: ast.For, ctx: FunctionContext):
         described = _dynamic_iteration(node.iter, ctx)
-        if described is None:
+        if described is None or in_training_branch(node, ctx):
             return
         message = (
             f"loop over {described}: unrolled at export (legacy: silently, for the export-time "
@@ -455,13 +478,16 @@ class SizeLoop(Rule):
 
     def visit_comprehension(self, node: ast.comprehension, ctx: FunctionContext):
         described = _dynamic_iteration(node.iter, ctx)
-        if described is None:
+        if described is None or in_training_branch(node.iter, ctx):
             return
         message = (
             f"comprehension over {described}: unrolled at export (legacy: silently, for the "
             f"export-time size; dynamo: fails when that dimension is dynamic)"
         )
         yield ctx.report(self, node.iter, message)
+
+
+FIXED_COUNT_SPLITS = frozenset({"split", "chunk", "tensor_split", "split_with_sizes"})
 
 
 def _dynamic_iteration(iterable: ast.expr, ctx: FunctionContext) -> str | None:
@@ -471,13 +497,26 @@ def _dynamic_iteration(iterable: ast.expr, ctx: FunctionContext) -> str | None:
             if any(_is_size_bound(arg, ctx) for arg in iterable.args):
                 return f"`{ctx.segment(iterable)}`, a tensor size"
             return None
-        if name in ("enumerate", "zip", "reversed") and iterable.args:
-            for arg in iterable.args:
-                if ctx.tensors.is_tensor(arg):
-                    return f"the tensor `{ctx.segment(arg)}`"
+        if name in ("enumerate", "reversed") and iterable.args:
+            return _tensor_iterable(iterable.args[0], ctx)
+        if name == "zip" and iterable.args:
+            # zip stops at its shortest argument: one list or module list of fixed length
+            # bounds the loop, so report only when every argument is a tensor
+            described = [_tensor_iterable(arg, ctx) for arg in iterable.args]
+            return described[0] if all(described) else None
+        return None
+    return _tensor_iterable(iterable, ctx)
+
+
+def _tensor_iterable(node: ast.expr, ctx: FunctionContext) -> str | None:
+    """Iterating over a tensor runs once per row. The parts of split/chunk are a tuple whose
+    length is fixed by the arguments, not a tensor."""
+    if isinstance(node, ast.Call):
+        last = node.func.attr if isinstance(node.func, ast.Attribute) else None
+        if last in FIXED_COUNT_SPLITS or (ctx.qualname(node.func) or "").rpartition(".")[2] in FIXED_COUNT_SPLITS:
             return None
-    if ctx.tensors.is_tensor(iterable):
-        return f"the tensor `{ctx.segment(iterable)}`"
+    if ctx.tensors.is_tensor(node):
+        return f"the tensor `{ctx.segment(node)}`"
     return None
 
 

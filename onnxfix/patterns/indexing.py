@@ -288,15 +288,18 @@ def _slice_text(node: ast.Slice, ctx: FunctionContext) -> str:
 class BroadcastIndexWrite(Rule):
     code = "ONX703"
     name = "broadcast-index-write"
-    summary = "index write mixing tensor indices and slices with a value that may broadcast"
+    summary = "index write with constant tensor indices and a tensor value that may broadcast"
     fix_availability = "always"
     default_safety = "unsafe"
     exporters = (LEGACY,)
     doc = RuleDoc(
         what="""
-            Finds assignments of a tensor value into a tensor indexed by tensor indices
-            together with slices (`data[idx, 1:3] = value`), where the value relies on
-            implicit broadcasting to the indexed shape.
+            Finds assignments of a tensor value into a tensor indexed by constant integer
+            tensors (`data[torch.tensor([0, 2]), 1:3] = value`, or a name assigned from such a
+            literal), where the value may rely on implicit broadcasting to the indexed shape.
+            Writes of numbers, of `other[same index]`, or of an explicit `expand` are not
+            reported, nor are computed indices (masks, `arange`), whose values usually have
+            the indexed shape already.
         """,
         why="""
             The legacy exporter writes the value with a Reshape to the indexed shape instead
@@ -332,9 +335,9 @@ class BroadcastIndexWrite(Rule):
             return
         target = node.targets[0]
         elements = index_elements(target)
-        has_slice = any(isinstance(e, ast.Slice) for e in elements)
-        has_tensor = any(not isinstance(e, ast.Slice) and is_tensor_index(e, ctx) for e in elements)
-        if not (has_slice and has_tensor) or not self._may_broadcast(node.value, target, ctx):
+        if not any(integer_literal(e, ctx) is not None for e in elements):
+            return  # computed indices (masks, aranges) usually come with values of the indexed shape
+        if not self._may_broadcast(node.value, target, ctx):
             return
         if not _simple_receiver(target.value):
             fix = None
@@ -350,7 +353,7 @@ class BroadcastIndexWrite(Rule):
         yield ctx.report(
             self,
             target,
-            "index write mixing tensor indices and slices: if the value broadcasts, the legacy "
+            "index write with constant tensor indices: if the value broadcasts, the legacy "
             "exporter's model fails in onnxruntime (Reshape); expand it explicitly",
             fix=fix,
         )

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 
+from onnxfix.patterns.control_flow import in_training_branch
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import DYNAMO, LEGACY, Fix, Rule, RuleDoc
 
@@ -93,7 +94,7 @@ def view_chain(node: ast.expr, ctx: FunctionContext) -> ViewChain | None:
         seen_step = True
     if not seen_step or not isinstance(current, ast.Name):
         return None
-    if ctx.tensors.is_tensor(current) is False:
+    if not ctx.tensors.is_tensor(current):  # lists and arrays have subscripts too
         return None
     return ViewChain(current.id, methods)
 
@@ -129,7 +130,7 @@ def named_view(name: str, ctx: FunctionContext) -> tuple[ast.stmt, ViewChain | N
             and isinstance(call.func, ast.Attribute)
             and call.func.attr in SPLIT_METHODS
             and isinstance(call.func.value, ast.Name)
-            and ctx.tensors.is_tensor(call.func.value) is not False
+            and ctx.tensors.is_tensor(call.func.value)
         ):
             return value, ViewChain(call.func.value.id, [call]), None
         return None
@@ -201,8 +202,8 @@ class ViewMutation(Rule):
     doc = RuleDoc(
         what="""
             Finds in-place writes whose target is a view of another tensor that is used
-            afterwards: a view held in a variable (`v = y[:, 1:]; v.add_(1)`, `v += 1`,
-            `a, b = y.chunk(2); a.mul_(2)`), a view made by a method (`y.view(-1).mul_(2)`,
+            afterwards: a view held in a variable that is not read again (`v = y[:, 1:];
+            v.add_(1)`, `v += 1`, `a, b = y.chunk(2); a.mul_(2)`), a view made by a method (`y.view(-1).mul_(2)`,
             `y.t()[0].mul_(2)`, `y.view(-1)[::2] = 0`, `y.narrow(1, 0, 2).add_(1)`), and
             in-place functionals on a slice (`F.relu(y[:, :2], inplace=True)`). An in-place
             method directly on a subscript of the tensor (`y[:, 0].mul_(2)`, `y[:, 1:] += 1`)
@@ -240,8 +241,7 @@ class ViewMutation(Rule):
             place, so eager results and aliasing are unchanged. A view variable made by
             subscripts is replaced by its subscript expression at the write (`v.add_(1)` ->
             `y[:, 1:].add_(1)`, `v += e` -> `y[:, 1:] += e`), when the tensor and the index
-            names are not rebound in between and the view variable is not read afterwards (a
-            later read of `v` would still see the legacy copy). An in-place functional becomes
+            names are not rebound in between. An in-place functional becomes
             an assignment into the subscript (`y[:, :2] = F.relu(y[:, :2])`; these functions
             keep dtype and shape). `y.t()[k]` becomes `y[..., k]` (the same elements for the
             1-D and 2-D tensors `t()` accepts), `y.transpose(0, 1)[i]` becomes `y[:, i]`, and
@@ -257,7 +257,7 @@ class ViewMutation(Rule):
     def check_function(self, ctx: FunctionContext):
         for statement in _statements(ctx):
             found = mutation_target(statement, ctx)
-            if found is None:
+            if found is None or in_training_branch(statement, ctx):
                 continue
             kind, target = found
             if isinstance(target, ast.Name):
@@ -272,9 +272,14 @@ class ViewMutation(Rule):
         assignment, chain, expression = view
         if assignment.lineno >= statement.lineno or not _loaded_after(chain.base, statement, ctx):
             return
+        if _loaded_after(target.id, statement, ctx):
+            # The write stays visible through the view itself, which is what code like
+            # `part = freq[0]; part[..., i] = ...; return part` uses; whether the later reads of
+            # the base need it cannot be told statically, so this is not reported.
+            return
         fix = None
         if expression is not None and not chain.methods and kind in ("method", "augassign", "functional"):
-            if not _loaded_after(target.id, statement, ctx) and not _rebound_between(_names_in(expression), assignment, statement, ctx):
+            if not _rebound_between(_names_in(expression), assignment, statement, ctx):
                 fix = self._substitute(kind, statement, target, ctx.segment(expression), ctx)
         message = (
             f"in-place write to `{target.id}`, a view of `{chain.base}`: the legacy exporter makes "
@@ -369,12 +374,16 @@ def _transposes_first_two(call: ast.Call) -> bool:
 class DeepcopyInForward(Rule):
     code = "ONX304"
     name = "deepcopy-in-forward"
-    summary = "`copy.deepcopy` in export-time code"
-    fix_availability = "sometimes"
+    summary = "`copy.deepcopy` of a tensor in export-time code"
+    fix_availability = "always"
     default_safety = "unsafe"
     exporters = (LEGACY, DYNAMO)
     doc = RuleDoc(
-        what="Finds calls to `copy.deepcopy` in code that runs under export.",
+        what="""
+            Finds `copy.deepcopy(t)` of a tensor in code that runs under export. Copies of
+            configs, dicts and other Python objects are not reported: they run as plain Python
+            under both exporters.
+        """,
         why="""
             Measured on torch 2.13: the legacy exporter records the copy as data, not as an
             operation on the input: `y = copy.deepcopy(x); return y * 2` exports a model wrong
@@ -400,8 +409,7 @@ class DeepcopyInForward(Rule):
             For an argument known to be a tensor, `copy.deepcopy(t)` becomes
             `t.detach().clone()`: the same values in new memory. Unsafe: `deepcopy` of a leaf
             that requires grad returns a new leaf that requires grad, `detach()` does not; and
-            deepcopy of a non-leaf tensor raises where the rewrite does not. Copies of modules,
-            configs and containers get no fix: make them once in `__init__`.
+            deepcopy of a non-leaf tensor raises where the rewrite does not.
         """,
         references=(
             "https://github.com/penguinwu/oss-model-graph-break-corpus/blob/0dbe2f775c9ed9eea1cff121a2eec0c03bc2fffb/analysis/graph-break-analysis.md",
@@ -412,12 +420,12 @@ class DeepcopyInForward(Rule):
         if ctx.qualname(node.func) != "copy.deepcopy" or len(node.args) != 1 or node.keywords:
             return
         argument = node.args[0]
-        fix = None
-        if ctx.tensors.is_tensor(argument):
-            text = ctx.segment(argument)
-            if not isinstance(argument, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)):
-                text = f"({text})"
-            fix = Fix("Copy with `.detach().clone()`", (ctx.replace(node, f"{text}.detach().clone()"),), safe=False)
+        if in_training_branch(node, ctx) or not ctx.tensors.is_tensor(argument):
+            return  # copies of configs and containers run as plain Python under both exporters
+        text = ctx.segment(argument)
+        if not isinstance(argument, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)):
+            text = f"({text})"
+        fix = Fix("Copy with `.detach().clone()`", (ctx.replace(node, f"{text}.detach().clone()"),), safe=False)
         yield ctx.report(
             self,
             node,

@@ -176,6 +176,7 @@ def _collect_assignments(fn: ast.AST) -> dict[str, list[ast.AST]]:
                 targets = [item.optional_vars for item in node.items if item.optional_vars]
             for target in targets:
                 for element in ast.walk(target):
-                    if isinstance(element, ast.Name):
+                    # `y[i] += 1` stores into y's elements, it does not rebind y
+                    if isinstance(element, ast.Name) and isinstance(element.ctx, ast.Store):
                         found.setdefault(element.id, []).append(node)
     return found
