@@ -39,8 +39,8 @@ CONTROL_FLOW_REFERENCES = (
 
 # -- code that does not run at export ---------------------------------------------------------
 def in_training_branch(node: ast.AST, ctx: FunctionContext) -> bool:
-    """Inside the body of `if self.training:` (or `if self.training and ...:`): models are
-    exported in eval mode, so that code is not traced."""
+    """Inside the body of `if self.training:` (or `self.is_training`, or `if self.training and
+    ...:`): models are exported in eval mode, so that code is not traced."""
     child = node
     for ancestor in ctx.ancestors(node):
         if isinstance(ancestor, ast.If) and child in ancestor.body and _tests_training(ancestor.test, ctx):
@@ -54,7 +54,7 @@ def _tests_training(test: ast.expr, ctx: FunctionContext) -> bool:
         return any(_tests_training(value, ctx) for value in test.values)
     return (
         isinstance(test, ast.Attribute)
-        and test.attr == "training"
+        and test.attr in ("training", "is_training")
         and isinstance(test.value, ast.Name)
         and test.value.id == ctx.self_name
     )
