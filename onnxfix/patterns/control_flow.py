@@ -315,6 +315,9 @@ class TensorIf(Rule):
 
 def _branch_shape(node: ast.If, ctx: FunctionContext):
     """('return'|'assign', target, true expr, false expr, last statement replaced) or None."""
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.If) and node in parent.orelse:
+        return None  # an `elif`: replacing it would detach it from the `if` it belongs to
     body, orelse = node.body, node.orelse
     if len(body) != 1:
         return None

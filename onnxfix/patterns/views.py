@@ -15,6 +15,7 @@ import ast
 from onnxfix.patterns.control_flow import in_training_branch
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import DYNAMO, LEGACY, Fix, Rule, RuleDoc
+from onnxfix.rewriter.scope import walk_function_body
 
 VIEW_METHODS = frozenset(
     {
@@ -94,9 +95,29 @@ def view_chain(node: ast.expr, ctx: FunctionContext) -> ViewChain | None:
         seen_step = True
     if not seen_step or not isinstance(current, ast.Name):
         return None
-    if not ctx.tensors.is_tensor(current):  # lists and arrays have subscripts too
+    if not is_tensor_name(current, ctx):  # lists and arrays have subscripts too
         return None
     return ViewChain(current.id, methods)
+
+
+TUPLE_MODULES = frozenset({"LSTM", "GRU", "RNN", "MultiheadAttention"})
+
+
+def is_tensor_name(node: ast.Name, ctx: FunctionContext) -> bool:
+    """A tensor by the oracle, or the output of a torch.nn layer held in `self` (layers other
+    than the recurrent ones and attention return one tensor)."""
+    if ctx.tensors.is_tensor(node):
+        return True
+    values = ctx.assignments(node.id)
+    return bool(values) and all(_layer_output(value, ctx) for value in values)
+
+
+def _layer_output(value: ast.AST, ctx: FunctionContext) -> bool:
+    if not (isinstance(value, ast.Call) and ctx.is_nn_module_attr(value.func)):
+        return False
+    layer = ctx.fn.cls.self_attrs.get(value.func.attr)
+    qualname = ctx.file.module.scope.qualname(layer.func) or ""
+    return qualname.startswith("torch.nn.") and qualname.rsplit(".", 1)[-1] not in TUPLE_MODULES
 
 
 def is_basic_index(index: ast.expr, ctx: FunctionContext) -> bool:
@@ -130,7 +151,7 @@ def named_view(name: str, ctx: FunctionContext) -> tuple[ast.stmt, ViewChain | N
             and isinstance(call.func, ast.Attribute)
             and call.func.attr in SPLIT_METHODS
             and isinstance(call.func.value, ast.Name)
-            and ctx.tensors.is_tensor(call.func.value)
+            and is_tensor_name(call.func.value, ctx)
         ):
             return value, ViewChain(call.func.value.id, [call]), None
         return None
@@ -344,9 +365,8 @@ class ViewMutation(Rule):
 
 
 def _statements(ctx: FunctionContext):
-    from onnxfix.rewriter.names import walk_scope
-
-    return [node for node, _ in walk_scope(ctx.fn.node) if isinstance(node, ast.stmt)]
+    """The function's statements that run in eval mode (what the rules' visitors see)."""
+    return [node for node, _ in walk_function_body(ctx.fn.node) if isinstance(node, ast.stmt)]
 
 
 def _names_in(node: ast.AST) -> set[str]:
