@@ -266,8 +266,8 @@ class ViewMutation(Rule):
             an assignment into the subscript (`y[:, :2] = F.relu(y[:, :2])`; these functions
             keep dtype and shape). `y.t()[k]` becomes `y[..., k]` (the same elements for the
             1-D and 2-D tensors `t()` accepts), `y.transpose(0, 1)[i]` becomes `y[:, i]`, and
-            `y.view(...)` / `y.view_as(...)` is dropped before an elementwise in-place op with
-            number arguments (`y.view(-1).mul_(2)` -> `y.mul_(2)`). Other views (`narrow`,
+            `y.view(...)` / `y.view_as(...)` (inline or held in a variable) is dropped before an
+            elementwise in-place op with number arguments (`y.view(-1).mul_(2)` -> `y.mul_(2)`). Other views (`narrow`,
             `chunk`, writes into `y.view(-1)[::2]`) are reported without a fix: assign the
             new values into the base (`y[:, a:b] = ...`) or build the result out of place
             (`torch.where`, `torch.cat`).
@@ -299,9 +299,12 @@ class ViewMutation(Rule):
             # the base need it cannot be told statically, so this is not reported.
             return
         fix = None
-        if expression is not None and not chain.methods and kind in ("method", "augassign", "functional"):
-            if not _rebound_between(_names_in(expression), assignment, statement, ctx):
-                fix = self._substitute(kind, statement, target, ctx.segment(expression), ctx)
+        unchanged = expression is not None and not _rebound_between(_names_in(expression), assignment, statement, ctx)
+        if unchanged and not chain.methods and kind in ("method", "augassign", "functional"):
+            fix = self._substitute(kind, statement, target, ctx.segment(expression), ctx)
+        elif unchanged and kind == "method" and _is_whole_view(expression) and _scalar_elementwise(statement.value):
+            # v = y.view(-1); v.mul_(2): the op covers every element of y
+            fix = Fix("Apply the op to the tensor itself", (ctx.replace(target, chain.base),), safe=True)
         message = (
             f"in-place write to `{target.id}`, a view of `{chain.base}`: the legacy exporter makes "
             f"the view a copy, so `{chain.base}` is not updated (silently wrong)"
@@ -344,8 +347,8 @@ class ViewMutation(Rule):
         base = chain.base
         scalar_args = all(_is_number(a) for a in call.args) and all(_is_number(k.value) for k in call.keywords)
         # y.view(...).op_(numbers) -> y.op_(numbers)
-        if isinstance(target, ast.Call) and target.func.attr in ("view", "view_as") and isinstance(target.func.value, ast.Name):
-            if method in SCALAR_ELEMENTWISE and scalar_args:
+        if _is_whole_view(target):
+            if _scalar_elementwise(call):
                 return Fix("Apply the op to the tensor itself", (ctx.replace(target, base),), safe=True)
             return None
         if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Call)):
@@ -362,6 +365,25 @@ class ViewMutation(Rule):
         if view.func.attr == "transpose" and integer and _transposes_first_two(view):
             return Fix("Index the tensor itself (`[:, k]`)", (ctx.replace(target, f"{base}[:, {index_text}]"),), safe=True)
         return None
+
+
+def _is_whole_view(node: ast.AST) -> bool:
+    """`y.view(...)` / `y.view_as(...)` of a name: the same elements as `y`, reshaped."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("view", "view_as")
+        and isinstance(node.func.value, ast.Name)
+    )
+
+
+def _scalar_elementwise(call: ast.Call) -> bool:
+    """An elementwise in-place op with number arguments: the same on any view of all elements."""
+    return (
+        call.func.attr in SCALAR_ELEMENTWISE
+        and all(_is_number(a) for a in call.args)
+        and all(_is_number(k.value) for k in call.keywords)
+    )
 
 
 def _statements(ctx: FunctionContext):
