@@ -20,7 +20,7 @@ import io
 import tokenize
 
 from onnxfix.rewriter.context import FunctionContext
-from onnxfix.rewriter.rule import DYNAMO, LEGACY, Edit, Fix, Rule, RuleDoc
+from onnxfix.rewriter.rule import Edit, Fix, Rule, RuleDoc
 
 COMPARISONS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 REDUCTIONS_TO_BOOL = frozenset({"any", "all"})
@@ -404,7 +404,7 @@ class TensorWhile(Rule):
     def visit_While(self, node: ast.While, ctx: FunctionContext):
         if tensor_condition(node.test, ctx) is None or in_training_branch(node, ctx):
             return
-        yield ctx.report(self, node.test, f"`while` on a tensor value: the legacy exporter unrolls the iterations run at export time and the dynamo exporter fails (GuardOnDataDependentSymNode)")
+        yield ctx.report(self, node.test, "`while` on a tensor value: the legacy exporter unrolls the iterations run at export time and the dynamo exporter fails (GuardOnDataDependentSymNode)")
 
 
 # -- ONX603 -------------------------------------------------------------------------------------
