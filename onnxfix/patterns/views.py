@@ -14,7 +14,7 @@ import ast
 
 from onnxfix.patterns.control_flow import in_training_branch
 from onnxfix.rewriter.context import FunctionContext
-from onnxfix.rewriter.rule import DYNAMO, LEGACY, Fix, Rule, RuleDoc
+from onnxfix.rewriter.rule import LEGACY, Fix, Rule, RuleDoc
 from onnxfix.rewriter.scope import walk_function_body
 
 VIEW_METHODS = frozenset(
@@ -419,7 +419,6 @@ class DeepcopyInForward(Rule):
     summary = "`copy.deepcopy` of a tensor in export-time code"
     fix_availability = "always"
     default_safety = "unsafe"
-    exporters = (LEGACY, DYNAMO)
     doc = RuleDoc(
         what="""
             Finds `copy.deepcopy(t)` of a tensor in code that runs under export. Copies of
