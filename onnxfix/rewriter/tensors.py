@@ -87,6 +87,8 @@ class TensorOracle:
     def _call(self, node: ast.Call) -> bool | None:
         qualname = self.ctx.qualname(node.func)
         if qualname:
+            if qualname.split(".")[0] in ("numpy", "math", "builtins"):
+                return False
             module, _, last = qualname.rpartition(".")
             if module in ("torch", "torch.nn.functional", "torch.linalg", "torch.fft", "torch.special"):
                 if last in PAIR_WITH_DIM and _has_dim_argument(node, first=1):
