@@ -25,6 +25,8 @@ ORIGINAL = {
     "FloatOfTensor": (SW, OK),
     "IntOfSize": (SW, OK),
     "IntOfSizeDivision": (SW, SW),
+    "IntOfSizeRoot": (SW, SW),
+    "FloatOfSize": (SW, OK),
     "BoolOfTensor": (FAILS, OK),
     "LenOfTensor": (SW, OK),
     "TensorFromSizes": (SW, OK),
@@ -38,7 +40,7 @@ ORIGINAL = {
     "MaxWithNumber": (SW, OK),
     "ShapeSplat": (OK, OK),
 }
-NO_FIX = {"Tolist", "BoolOfTensor", "Log2", "ShapeSplat"}
+NO_FIX = {"Tolist", "IntOfSizeRoot", "FloatOfSize", "BoolOfTensor", "Log2", "ShapeSplat"}
 FIXED = sorted(set(ORIGINAL) - NO_FIX)
 
 

@@ -32,6 +32,17 @@ class IntOfSizeDivision(nn.Module):  # ONX203, safe fix; dynamo is silently wron
         return x[:, : int(x.size(1) / 2)]
 
 
+class IntOfSizeRoot(nn.Module):  # ONX203, no fix; dynamo is silently wrong
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        side = int(x.size(1) ** 0.5)
+        return x[:, : side * side]
+
+
+class FloatOfSize(nn.Module):  # ONX203, no fix
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        return x * float(x.size(1))
+
+
 class BoolOfTensor(nn.Module):  # ONX203, no fix
     def forward(self, x: torch.Tensor, s: torch.Tensor):
         flag = bool((x > 0).all())

@@ -157,6 +157,11 @@ def is_condition_test(node: ast.AST, ctx: FunctionContext) -> bool:
     return False
 
 
+def in_error_message(node: ast.AST, ctx: FunctionContext) -> bool:
+    """Inside an f-string or a `raise`: runs only to word an error, not to compute outputs."""
+    return any(isinstance(a, (ast.JoinedStr, ast.Raise)) for a in ctx.ancestors(node))
+
+
 def replace_call_by_argument(node: ast.Call, ctx: FunctionContext):
     """An edit replacing ``f(arg)`` by ``arg``, parenthesized where the context needs it."""
     argument = node.args[0]
@@ -228,7 +233,8 @@ class ScalarCast(Rule):
             Finds `int(...)`, `float(...)` and `bool(...)` applied to a tensor (`int(n)`,
             `float(scale)`, `bool((x > 0).all())`) or to a value computed from tensor sizes
             (`int(x.size(0))`, `int(x.shape[1] / 2)`). Conditions (`if bool(t):`) are left to the
-            control-flow rules.
+            control-flow rules; casts inside f-strings and `raise` statements (error messages)
+            are not reported.
         """,
         why="""
             Measured on torch 2.13 (tests/test_values_exporters.py):
@@ -268,7 +274,9 @@ class ScalarCast(Rule):
               differently from a Python number, a float tensor is no valid size, and
               `int()` truncates.
             - Anything else (`float(size)`, `bool(t)`, `int()` of a float size expression that
-              is not a plain division): no fix.
+              is not a plain division, such as `int(n ** 0.5)`): no fix. `int(n ** 0.5)` of a
+              dynamic size is silently wrong in the dynamo exporter too (measured), and
+              `int(math.sqrt(n))` fails there.
         """,
         references=(
             "https://github.com/idiap/coqui-ai-TTS/pull/390",
@@ -280,13 +288,19 @@ class ScalarCast(Rule):
 
     def visit_Call(self, node: ast.Call, ctx: FunctionContext):
         cast = builtin_call(node, ctx, CASTS)
-        if cast is None or len(node.args) != 1:
+        if cast is None or len(node.args) != 1 or in_error_message(node, ctx):
             return
         argument = node.args[0]
         if ctx.tensors.is_tensor(argument):
             yield from self._tensor_cast(node, cast, ctx)
         elif ctx.sizes.is_size(argument) and cast == "int":
             yield self._size_cast(node, argument, ctx)
+        elif ctx.sizes.is_size(argument) and cast == "float":
+            yield ctx.report(
+                self, node,
+                "`float()` of a size: the legacy exporter records the export-time size as a constant",
+                exporters=(LEGACY,),
+            )
 
     def _tensor_cast(self, node: ast.Call, cast: str, ctx: FunctionContext):
         if is_condition_test(node, ctx):

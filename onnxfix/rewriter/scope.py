@@ -326,12 +326,24 @@ def _training_test(test: ast.expr) -> bool | None:
     """True if the test can only hold in training mode, False if only in eval mode."""
     if isinstance(test, ast.Attribute) and test.attr == "training":
         return True
+    if _loss_only_test(test):  # losses are not exported: `if return_loss:`, `if labels is not None:`
+        return True
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         inner = _training_test(test.operand)
         return None if inner is None else not inner
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         return True if any(_training_test(v) is True for v in test.values) else None
     return None
+
+
+def _loss_only_test(test: ast.expr) -> bool:
+    if isinstance(test, ast.Name) and test.id == "return_loss":
+        return True
+    return (
+        isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.IsNot)
+        and isinstance(test.left, ast.Name) and test.left.id == "labels"
+        and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None
+    )
 
 
 walk_function_body = _walk_with_lambdas
