@@ -115,11 +115,17 @@ class TensorOracle:
         return None
 
     def _tensor_layer_call(self, func: ast.Attribute) -> bool:
-        """``self.proj(x)`` where ``self.proj = nn.Linear(...)``: layers that return one tensor."""
+        """``self.proj(x)`` where ``self.proj = nn.Linear(...)`` (layers that return one tensor) or a
+        module class of this file whose ``forward`` is annotated ``-> torch.Tensor``."""
         if not self.ctx.is_nn_module_attr(func):
             return False
         value = self.ctx.fn.cls.self_attrs.get(func.attr)
-        qualname = self.ctx.file.module.scope.qualname(value.func) or ""
+        module = self.ctx.file.module
+        if isinstance(value.func, ast.Name) and value.func.id in module.classes:
+            forward = module.classes[value.func.id].methods.get("forward")  # a module of this file
+            returns = forward.returns if forward is not None else None
+            return returns is not None and module.scope.qualname(returns) in TENSOR_ANNOTATIONS
+        qualname = module.scope.qualname(value.func) or ""
         return qualname.startswith("torch.nn.") and qualname.rsplit(".", 1)[-1] in TENSOR_LAYERS
 
     def _own_method_annotation(self, func: ast.Attribute) -> ast.expr | None:
