@@ -333,6 +333,8 @@ class IntegerOracle:
 
     def _call(self, node: ast.Call, kind: str) -> bool:
         func = node.func
+        if kind == "int" and self.ctx.qualname(func) in INT_MATH:  # math.ceil/floor return ints
+            return True
         if isinstance(func, ast.Attribute):
             if func.attr == "size" and len(node.args) == 1 and not node.keywords:
                 return True
