@@ -177,7 +177,9 @@ class TolistCall(Rule):
     exporters = (LEGACY,)
     doc = RuleDoc(
         what="""
-            Finds `tensor.tolist()` in code that runs under export.
+            Finds `tensor.tolist()` in code that runs under export. Seen in the vision towers
+            of Qwen2/2.5/3-VL, GLM-4V and others (`torch.split(t, lengths.tolist(), dim=2)`
+            over `cu_seqlens`), and in per-image grid loops (`for t, h, w in grid_thw.tolist()`).
         """,
         why="""
             The legacy exporter records the list as constants (TracerWarning "Converting a
@@ -234,7 +236,10 @@ class ScalarCast(Rule):
             `float(scale)`, `bool((x > 0).all())`) or to a value computed from tensor sizes
             (`int(x.size(0))`, `int(x.shape[1] / 2)`). Conditions (`if bool(t):`) are left to the
             control-flow rules; casts inside f-strings and `raise` statements (error messages)
-            are not reported.
+            are not reported. Seen in ViT-family position interpolation
+            (`height = width = int(seq_length ** 0.5)` in DeiT, Aya Vision, SmolVLM),
+            Moonshine's `int((input_lengths - 127) / 64 + 1)` (patched by optimum), and
+            `range(int(rois.size(0)))` in torchvision's RoI heads.
         """,
         why="""
             Measured on torch 2.13 (tests/test_values_exporters.py):
@@ -371,7 +376,8 @@ class LenOfTensor(Rule):
     doc = RuleDoc(
         what="""
             Finds `len(t)` where `t` is known to be a tensor (a torch call, a tensor method, a
-            parameter annotated `Tensor`, a module's weight, ...).
+            parameter annotated `Tensor`, a module's weight, ...). Seen in UDOP
+            (`range(len(patch_inds))`), LLaVA-OneVision (`len(image_sizes)`), SuperPoint.
         """,
         why="""
             The legacy exporter records `len(t)` as a constant (TracerWarning "Using len to get
@@ -431,7 +437,9 @@ class TensorFromValues(Rule):
             Finds `torch.tensor(...)`, `torch.as_tensor(...)` and `t.new_tensor(...)` whose data
             is a shape (`x.shape`, `x.size()`, `x.shape[1:]`), a list or tuple holding sizes
             (`[x.shape[0], x.shape[1]]`), or Python numbers taken out of tensors (`.item()`,
-            `.tolist()`, `int(t)`, directly or through a name).
+            `.tolist()`, `int(t)`, directly or through a name). Seen in SAM3 and
+            PP-DocLayout box scaling (`torch.tensor([width, height, width, height])`) and
+            torchvision's anchor generator.
         """,
         why="""
             The legacy exporter registers the result as a constant (TracerWarning "torch.tensor

@@ -100,7 +100,9 @@ class MathOnSize(Rule):
             Finds `math.sqrt`, `math.ceil`, `math.floor`, `math.pow` and `math.log2` applied to
             values computed from tensor sizes (`math.sqrt(x.size(-1))`,
             `math.ceil(x.shape[1] / patch)`), the pattern behind attention scaling, patch
-            counts and pyramid levels.
+            counts and pyramid levels. Seen in Segformer and CLIPSeg
+            (`int(math.sqrt(hidden.shape[-1]))`), Swin/ViT/FocalNet
+            (`math.floor(sequence_length ** 0.5)`), Llama 4 and Phi-4 patch grids.
         """,
         why="""
             Measured on torch 2.13 with dynamic dimensions (tests/test_values_exporters.py):
