@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Iterable
 from onnxfix.rewriter.rule import Edit, Finding, Fix
 from onnxfix.rewriter.scope import ExportFunction, ModuleIndex, is_torch_module_qualname
 from onnxfix.rewriter.source import SourceFile
-from onnxfix.rewriter.tensors import SizeOracle, TensorOracle
+from onnxfix.rewriter.tensors import IntegerOracle, SizeOracle, TensorOracle
 
 if TYPE_CHECKING:
     from onnxfix.rewriter.rule import Rule
@@ -32,6 +32,7 @@ class FunctionContext:
         self._assignments: dict[str, list[ast.AST]] | None = None
         self.tensors = TensorOracle(self)
         self.sizes = SizeOracle(self)
+        self.ints = IntegerOracle(self)  # int-valued / non-negative size expressions
         self.cache: dict = {}  # per-function analyses shared by the rules of one family
 
     # -- names -----------------------------------------------------------------------------

@@ -110,7 +110,9 @@ def fix_text(source: SourceFile, display_path: str, settings: Settings, ruleset:
     text = source.text
     fixed = 0
     for _ in range(MAX_FIX_ROUNDS):
-        findings = check_text(text, source, display_path, settings, ruleset, **kw)
+        # spans and segments must come from this round's text, not the file as read
+        current = replace(source, text=text, _line_starts=[])
+        findings = check_text(text, current, display_path, settings, ruleset, **kw)
         candidates = [f for f in findings if applicable(f, settings.unsafe_fixes)]
         if not candidates:
             return text, fixed, findings
@@ -120,7 +122,8 @@ def fix_text(source: SourceFile, display_path: str, settings: Settings, ruleset:
             return text, fixed, findings
         fixed += sum(1 for f in candidates if f.fix in chosen or _in_groups(f.fix, chosen))
         text = new_text
-    return text, fixed, check_text(text, source, display_path, settings, ruleset, **kw)
+    current = replace(source, text=text, _line_starts=[])
+    return text, fixed, check_text(text, current, display_path, settings, ruleset, **kw)
 
 
 def _in_groups(fix: Fix, chosen: list[Fix]) -> bool:
