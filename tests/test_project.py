@@ -18,7 +18,7 @@ BASE = (
     "as a constant; keep it a tensor (reached from Backbone.forward, mfpkg/backbone.py:12)"
 )
 LAYERS = (
-    "mfpkg/layers.py:12:16: ONX301 `.data` in export-time code: the legacy exporter bakes it in as a "
+    "mfpkg/layers.py:12:16: ONX301 [*] `.data` in export-time code: the legacy exporter bakes it in as a "
     "constant and the dynamo exporter can crash; use `.detach()` (reached from Model.forward, mfpkg/model.py:16)"
 )
 UTILS = (
@@ -134,12 +134,13 @@ def test_a_corrupt_cache_entry_is_a_miss(project, capsys):
 
 
 def test_write_fixes_helpers_in_other_files(project, capsys):
-    # ONX301's .detach() fix is unsafe: with --unsafe-fixes it is applied in layers.py,
-    # which nothing in layers.py itself marks as export code.
+    # The fixes are applied in layers.py (ONX301, .detach()) and base.py (ONX201, unsafe), files
+    # that nothing in themselves marks as export code.
     code = cli.main(["-q", *BOTH, "--write", "--unsafe-fixes", "."])
     capsys.readouterr()
     assert code == 1
     assert "return y.reshape(y.shape[0], -1).detach()\n" in (project / "mfpkg" / "layers.py").read_text()
+    assert "        return x * s\n" in (project / "mfpkg" / "base.py").read_text()
     assert check(capsys, ".")[1] == [UTILS]
 
 

@@ -8,7 +8,7 @@ would not parse is never written.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from onnxfix.config import Settings
@@ -59,6 +59,8 @@ def check_text(
 
     ``reach`` (function key -> the forward reaching it, computed across the project by
     rewriter/project.py) replaces the single-file reachability when given."""
+    if text != source.text:  # a later fix round: positions and segments refer to ``text``
+        source = replace(source, text=text, _line_starts=[])
     tree = parse_python(text)
     module = ModuleIndex.build(tree, display_path, package)
     if reach is not None:
@@ -123,7 +125,9 @@ def fix_text(source: SourceFile, display_path: str, settings: Settings, ruleset:
     text = source.text
     fixed = 0
     for _ in range(MAX_FIX_ROUNDS):
-        findings = check_text(text, source, display_path, settings, ruleset, **kw)
+        # spans and segments must come from this round's text, not the file as read
+        current = replace(source, text=text, _line_starts=[])
+        findings = check_text(text, current, display_path, settings, ruleset, **kw)
         candidates = [f for f in findings if applicable(f, settings.unsafe_fixes)]
         if not candidates:
             return text, fixed, findings
@@ -133,7 +137,8 @@ def fix_text(source: SourceFile, display_path: str, settings: Settings, ruleset:
             return text, fixed, findings
         fixed += sum(1 for f in candidates if f.fix in chosen or _in_groups(f.fix, chosen))
         text = new_text
-    return text, fixed, check_text(text, source, display_path, settings, ruleset, **kw)
+    current = replace(source, text=text, _line_starts=[])
+    return text, fixed, check_text(text, current, display_path, settings, ruleset, **kw)
 
 
 def _in_groups(fix: Fix, chosen: list[Fix]) -> bool:
