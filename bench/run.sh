@@ -14,6 +14,7 @@
 #   3. one file: onnxfix and ruff on a file with no finding and on modeling_bert.py
 # environment: ONNXFIX (the onnxfix command; default: the repo's .venv/bin/onnxfix),
 #   SHARED (default ../shared/bench), RUNS_SUBSET=3 RUNS_FULL=1 RUNS_ONE=10, SKIP_FULL=1,
+#   SKIP_SUBSET=1, SKIP_ONE=1 (run parts only),
 #   OUT (folder for the raw JSON; default bench/out)
 # "cold" starts from an empty cache (and writes it); "warm" re-runs on the unchanged corpus.
 # The corpus is never written to: caches live in a temporary folder.
@@ -90,9 +91,13 @@ one_file() {
 
 versions
 cat "$CORPUS/CORPUS.tsv"
-bench subset "${RUNS_SUBSET:-3}" "$SUBSET" 1
-one_file clean torchvision/ops/_utils.py
-one_file bert transformers/models/bert/modeling_bert.py
+if [ "${SKIP_SUBSET:-0}" != 1 ]; then
+  bench subset "${RUNS_SUBSET:-3}" "$SUBSET" 1
+fi
+if [ "${SKIP_ONE:-0}" != 1 ]; then
+  one_file clean torchvision/ops/_utils.py
+  one_file bert transformers/models/bert/modeling_bert.py
+fi
 if [ "${SKIP_FULL:-0}" != 1 ]; then
   bench full "${RUNS_FULL:-1}" . "${FULL_TORCHFIX:-0}"
 fi
