@@ -15,6 +15,7 @@ Two kinds of entries (see runner.py):
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -31,10 +32,26 @@ CACHE_DIR_NAME = ".onnxfix_cache"
 def key_of(*parts: object) -> str:
     digest = hashlib.blake2b(digest_size=20)
     digest.update(__version__.encode())
+    digest.update(_code_salt().encode())
     for part in parts:
         digest.update(b"\x00")
         digest.update(part if isinstance(part, bytes) else str(part).encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
+
+
+@functools.lru_cache(maxsize=1)
+def _code_salt() -> str:
+    """Size and mtime of onnxfix's own modules: a rule edited without a version bump (a
+    development checkout, an editable install) must not be answered from the cache. About
+    fifty stat calls, once per run."""
+    package = Path(__file__).resolve().parent.parent
+    stamps = []
+    for folder, _, names in sorted(os.walk(package)):
+        for name in sorted(names):
+            if name.endswith(".py"):
+                stat = os.stat(os.path.join(folder, name))
+                stamps.append(f"{name}:{stat.st_size}:{stat.st_mtime_ns}")
+    return ",".join(stamps)
 
 
 class Cache:
