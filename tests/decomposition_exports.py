@@ -12,6 +12,7 @@ inside ``decomposition_context()``. Prints one JSON line per case.
 from __future__ import annotations
 
 import json
+import re
 import sys
 import tempfile
 import warnings
@@ -48,12 +49,12 @@ CASES = {
     "linalg_inv": ("torch.linalg.inv(a)", "_onnx_linalg_inv(a)", lambda g, b: (well_conditioned(g, b, 4),), True),
     "linalg_solve": ("torch.linalg.solve(a, c)", "_onnx_linalg_solve(a, c)", lambda g, b: (well_conditioned(g, b, 3), randn(g, b, 3, 2)), True),
     "cumprod": ("torch.cumprod(a, 1)", "_onnx_cumprod(a, 1)", lambda g, b: (ties(g, b, 6),), True),
-    "cummax": ("torch.stack(torch.cummax(a, 1)).float()", "torch.stack(_onnx_cummax(a, 1)).float()", lambda g, b: (with_nan(g, b, 6),), True),
+    "cummax": ("*torch.cummax(a, 1)", "*_onnx_cummax(a, 1)", lambda g, b: (with_nan(g, b, 6),), True),
     "cummin": ("a.cummin(1).indices", "_onnx_cummin(a, 1).indices", lambda g, b: (ties(g, b, 6),), True),
     "kthvalue": ("torch.kthvalue(a, 2, 1).values", "_onnx_kthvalue(a, 2, 1).values", lambda g, b: (with_nan(g, b, 5),), True),
     "median": ("torch.median(a, 1).values + torch.median(a)", "_onnx_median(a, 1).values + _onnx_median(a)", lambda g, b: (ties(g, b, 5),), True),
     "nanmedian": ("torch.nanmedian(a, 1).values", "_onnx_nanmedian(a, 1).values", lambda g, b: (with_nan(g, b, 5),), True),
-    "mode": ("torch.stack(torch.mode(a, 1)).float()", "torch.stack(_onnx_mode(a, 1)).float()", lambda g, b: (ties(g, b, 6),), True),
+    "mode": ("*torch.mode(a, 1)", "*_onnx_mode(a, 1)", lambda g, b: (ties(g, b, 6),), True),
     "sort": ("torch.sort(a, dim=1, stable=True).indices", "_onnx_sort(a, dim=1, stable=True).indices", lambda g, b: (with_nan(g, b, 6),), True),
     "argsort": ("torch.argsort(a, dim=1, descending=True, stable=True)", "_onnx_argsort(a, dim=1, descending=True, stable=True)", lambda g, b: (ties(g, b, 6),), True),
     "searchsorted": ("torch.searchsorted(s, a, right=True)", "_onnx_searchsorted(s, a, right=True)", lambda g, b: (ties(g, b, 5), ties(g, 6).sort().values), True),
@@ -69,64 +70,106 @@ CASES = {
 TWO = ("linalg_solve", "hypot", "copysign", "cdist")
 PARAMS = {**{k: "a, c" for k in TWO}, "searchsorted": "a, s", "gcd": "i, j", "lcm": "i, j", "scatter": "a, i, c"}
 TOLERANCE = {"erfinv": 5e-6}
+MULTI_OUTPUT = ("cummax", "mode")
 
 
-def build(key: str, channel: str) -> torch.nn.Module:
+def case_params(key: str) -> list[str]:
+    return [f"{key}_{name.strip()}" for name in PARAMS.get(key, "a").split(",")]
+
+
+def case_expression(key: str, channel: str) -> str:
     original, helper, _, _ = CASES[key]
-    params = PARAMS.get(key, "a")
+    text = helper if channel == "helper" else original
+    for name in PARAMS.get(key, "a").split(","):
+        text = re.sub(rf"\b{name.strip()}\b", f"{key}_{name.strip()}", text)
+    return text
+
+
+def build(keys: list[str], channel: str) -> torch.nn.Module:
+    """One module computing every case: one export per exporter keeps the tests fast; outputs
+    are compared per case, so a failure still names its decomposition."""
     namespace = {"torch": torch}
     if channel == "helper":
-        load_function(key, namespace)
-    exec(f"def forward(self, {params}):\n    return {helper if channel == 'helper' else original}\n", namespace)
-    return type(f"Case_{key}", (torch.nn.Module,), {"forward": namespace["forward"]})().eval()
+        for key in keys:
+            load_function(key, namespace)
+    params = ", ".join(p for key in keys for p in case_params(key))
+    outputs = ", ".join(f"({case_expression(key, channel)},)" for key in keys)
+    exec(f"def forward(self, {params}):\n    return ({outputs},)\n", namespace)
+    return type("AllDecompositions", (torch.nn.Module,), {"forward": namespace["forward"]})().eval()
 
 
-def run_case(key: str, exporter: str, channel: str) -> dict:
-    _, _, make_inputs, dynamic_batch = CASES[key]
-    model = build(key, channel)
-    args = make_inputs(torch.Generator().manual_seed(0), 2)
-    dynamic = {i: {0: "batch"} for i in range(len(args)) if dynamic_batch and args[i].dim() > 1} or None
-    if key == "searchsorted":
-        dynamic = {0: {0: "batch"}}
+def inputs(keys: list[str], seed: int, batch: int) -> tuple:
+    values = []
+    for key in keys:
+        values.extend(CASES[key][2](torch.Generator().manual_seed(seed * 100 + len(values)), batch))
+    return tuple(values)
+
+
+def dynamic_spec(keys: list[str], args: tuple) -> dict:
+    spec, position = {}, 0
+    for key in keys:
+        count = len(case_params(key))
+        for offset in range(count):
+            if key == "searchsorted" and offset == 1:
+                continue  # the sorted sequence is 1-D and keeps its size
+            spec[position + offset] = {0: "batch"}
+        position += count
+    return spec
+
+
+def run(keys: list[str], exporter: str, channel: str) -> list[dict]:
+    model = build(keys, channel)
+    args = inputs(keys, 0, 2)
+    dynamic = dynamic_spec(keys, args)
     path = Path(tempfile.mkdtemp(prefix="onnxfix-decomp-")) / "m.onnx"
+    used = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
             if channel == "decompose":
                 from onnxfix.exporter.decompose import decomposition_context
 
-                with decomposition_context([key]) as mode:
+                with decomposition_context(keys) as mode:
                     verify.export_model(model, args, exporter, path, dynamic)
-                if not mode.used:
-                    return {"case": key, "ok": False, "note": "decomposition not applied"}
+                used = mode.used
             else:
                 verify.export_model(model, args, exporter, path, dynamic)
         except Exception as exc:
-            return {"case": key, "ok": False, "note": f"export failed: {type(exc).__name__}: {str(exc)[:300]}"}
+            note = f"export failed: {type(exc).__name__}: {str(exc)[:400]}"
+            return [{"case": key, "ok": False, "note": note} for key in keys]
     names = verify.input_names(model, len(args))
-    worst = 0.0
-    probes = [make_inputs(torch.Generator().manual_seed(seed), 2) for seed in (1, 2)]
-    if dynamic:
-        probes.append(make_inputs(torch.Generator().manual_seed(3), 3))
-    for probe in probes:
+    results = {key: {"case": key, "ok": True, "max_abs": 0.0, "probes": 0, "used": used.get(key, 0)} for key in keys}
+    for seed, batch in ((1, 2), (2, 2), (3, 3)):  # other values, then another batch size
+        probe = inputs(keys, seed, batch)
         expected = verify.eager(model, probe)
         try:
             actual = verify.run_onnx(path, probe, names)
         except Exception as exc:
-            return {"case": key, "ok": False, "note": f"onnxruntime: {str(exc)[:300]}"}
-        ok, max_abs, _, note = verify.compare(expected, actual, rtol=TOLERANCE.get(key, 1e-4))
-        worst = max(worst, max_abs)
-        if not ok:
-            return {"case": key, "ok": False, "note": f"differs: max abs {max_abs:.3g} {note}", "shape": list(probe[0].shape)}
-    return {"case": key, "ok": True, "max_abs": worst, "probes": len(probes)}
+            return [{"case": key, "ok": False, "note": f"onnxruntime: {str(exc)[:300]}"} for key in keys]
+        position = 0
+        for key in keys:
+            count = _output_count(key)
+            got, want = actual[position : position + count], expected[position : position + count]
+            position += count
+            ok, max_abs, _, note = verify.compare(want, got, rtol=TOLERANCE.get(key, 1e-4))
+            result = results[key]
+            result["max_abs"] = max(result["max_abs"], max_abs)
+            result["probes"] += 1
+            if not ok and result["ok"]:
+                result.update(ok=False, note=f"differs at batch {batch}, seed {seed}: max abs {max_abs:.3g} {note}")
+    return list(results.values())
+
+
+def _output_count(key: str) -> int:
+    return 2 if key in MULTI_OUTPUT else 1
 
 
 def main() -> None:
     exporter = sys.argv[1]
     channel = sys.argv[2] if len(sys.argv) > 2 else "helper"
     keys = sys.argv[3:] or list(CASES)
-    for key in keys:
-        print("RESULT " + json.dumps(run_case(key, exporter, channel)), flush=True)
+    for result in run(keys, exporter, channel):
+        print("RESULT " + json.dumps(result), flush=True)
 
 
 if __name__ == "__main__":

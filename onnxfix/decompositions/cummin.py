@@ -8,6 +8,8 @@ def _onnx_cummin(input, dim):
     if x.dim() == 0:
         return torch.return_types.cummin((x.clone(), torch.zeros((), dtype=torch.int64, device=x.device)))
     dim = dim % x.dim()
+    if x.shape[dim] == 0:
+        return torch.return_types.cummin((x.clone(), torch.zeros(x.shape, dtype=torch.int64, device=x.device)))
     last = x.dim() - 1
     steps = torch.arange(x.shape[dim], device=x.device)
     seen = steps.unsqueeze(0) <= steps.unsqueeze(1)  # (i, j): j <= i

@@ -5,6 +5,7 @@ Rule codes are ONXnnn, in families by hundreds:
   ONX2xx  Tensors turned into Python values (scalars)
   ONX3xx  Aliasing and mutation             (tensor_data)
   ONX4xx  Shape arithmetic                  (shape_math)
+  ONX5xx  Operators the exporters reject    (operators)
 Adding a rule touches one module here (listed in FAMILIES) and its fixtures.
 """
 
@@ -20,6 +21,7 @@ FAMILIES = (
     "onnxfix.patterns.scalars",
     "onnxfix.patterns.tensor_data",
     "onnxfix.patterns.shape_math",
+    "onnxfix.patterns.operators",
 )
 
 
