@@ -153,7 +153,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         ("adaptive_max_pool2d non-divisible",),
         (PYTORCH + "75383", PYTORCH + "61172", PYTORCH + "60452"),
         "One amax per output cell over torch's bins; unrolled over the output cells, so the "
-        "input's H, W must be static. return_indices=True is not decomposed.",
+        "input's H, W must be static. Indices (return_indices=True) match torch's (first maximum).",
     ),
     Decomposition(
         "cdist", ("torch.cdist",), True, ("cdist p=1", "cdist p=2", "cdist p=inf"),

@@ -114,9 +114,16 @@ def _doc(what, why, example, use_instead, safety, keys) -> RuleDoc:
     references = tuple(ref for key in keys for ref in BY_KEY[key].evidence)
     notes = " ".join(f"`_onnx_{key}`: {BY_KEY[key].notes}" for key in keys)
     bounds = " ".join(f"`_onnx_{key}`: {BY_KEY[key].error_bound}." for key in keys if BY_KEY[key].error_bound)
+    unreported = [f"`{BY_KEY[key].targets[0]}`" for key in keys if not BY_KEY[key].evidence]
+    evidence = (
+        "Priority evidence: the public issue reports listed under References (searched on the "
+        "pytorch/pytorch and onnx/onnx trackers)."
+        + (f" No public report was found for {', '.join(unreported)}: included because the catalog "
+           "measures it failing in both exporters." if unreported else "")
+    )
     return RuleDoc(
         what=what + "\n\nDecompositions (onnxfix/decompositions/): " + notes,
-        why=why + f"\n\nWhich exporters fail is read from the measured catalog ({PROBE}).",
+        why=why + f"\n\nWhich exporters fail is read from the measured catalog ({PROBE}). " + evidence,
         example=example, use_instead=use_instead,
         fix_safety=safety + (("\n\nMeasured error bounds: " + bounds) if bounds else ""),
         references=references,
@@ -299,8 +306,8 @@ class AdaptiveMaxPoolUneven(DecompositionRule):
         "(`aten.adaptive_max_pool2d`).",
         "def forward(self, x):\n    return F.adaptive_max_pool2d(x, (3, 3))",
         "def forward(self, x):\n    return _onnx_adaptive_max_pool2d(x, (3, 3))",
-        "Safe: the same bins, values and indices as torch. The input's H and W must be static "
-        "at export time (the loop over output cells is unrolled).",
+        "Safe: the same bins, values and indices (return_indices=True) as torch. The input's H "
+        "and W must be static at export time (the loop over output cells is unrolled).",
         keys,
     )
 
