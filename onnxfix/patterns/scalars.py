@@ -15,6 +15,11 @@ SIZE_METHODS = frozenset(
 SIZE_FUNCTIONS = frozenset(
     {"torch.zeros", "torch.ones", "torch.empty", "torch.rand", "torch.randn", "torch.arange", "torch.eye"}
 )
+# Calls whose scalar arguments also accept a 0-d tensor (with tensor type promotion).
+TENSOR_SCALAR_FUNCTIONS = frozenset(
+    {"torch.full", "torch.clamp", "torch.clip", "torch.where", "torch.pow", "torch.add", "torch.mul", "torch.sub", "torch.div"}
+)
+TENSOR_SCALAR_METHODS = frozenset({"masked_fill", "clamp", "clip", "fill_", "pow", "add", "mul", "sub", "div", "lerp"})
 CONDITION_PARENTS = (ast.If, ast.While, ast.IfExp, ast.Assert)
 
 
@@ -43,6 +48,14 @@ def item_use(node: ast.Call, ctx: FunctionContext) -> str:
     if isinstance(parent, ast.BinOp):
         other = parent.right if parent.left is node else parent.left
         if ctx.tensors.is_tensor(other):
+            return "arithmetic"
+    if isinstance(parent, ast.keyword):
+        parent = ctx.parent(parent)
+    if isinstance(parent, ast.Call) and node is not parent.func:
+        func = parent.func
+        if ctx.qualname(func) in TENSOR_SCALAR_FUNCTIONS or (
+            isinstance(func, ast.Attribute) and func.attr in TENSOR_SCALAR_METHODS and ctx.tensors.is_tensor(func.value)
+        ):
             return "arithmetic"
     return "other"
 
@@ -103,7 +116,7 @@ class ItemCall(Rule):
             exporters = (LEGACY,)
         elif use == "arithmetic":
             fix = Fix("Keep the value as a 0-d tensor", (drop,), safe=False)
-            message = "`.item()` in tensor arithmetic: the legacy exporter bakes the value in as a constant; keep it a tensor"
+            message = "`.item()` as a tensor operand: the legacy exporter bakes the value in as a constant; keep it a tensor"
             exporters = (LEGACY,)
         elif use == "condition":
             fix = None

@@ -1,0 +1,325 @@
+"""The command line as users meet it: reports, exit codes, --diff/--write, noqa, config, formats."""
+
+import json
+import os
+import stat
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from onnxfix.cli import main
+
+HAZARD = textwrap.dedent(
+    """\
+    import torch
+    from torch import nn
+
+
+    class M(nn.Module):
+        def forward(self, x: torch.Tensor, n: torch.Tensor):
+            s = x.size(1)
+            s += 1  # grow
+            y = x.reshape(n.item(), -1)
+            return y * s, x.data
+    """
+)
+FIXED = HAZARD.replace("s += 1", "s = s + 1").replace("n.item()", "n").replace("x.data", "x.detach()")
+CLEAN = "import torch\n\n\ndef f(x):\n    return x + 1\n"
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    """A folder with a pyproject targeting both exporters, as the cwd."""
+    (tmp_path / "pyproject.toml").write_text('[tool.onnxfix]\nexporters = ["dynamo", "legacy"]\n')
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def write(folder: Path, name: str, text: str, newline: str = "\n") -> Path:
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(text.replace("\n", newline).encode("utf-8"))
+    return path
+
+
+def run(args, capsys):
+    code = main([str(a) for a in args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_report_lines_summary_and_exit_code(project, capsys):
+    write(project, "model.py", HAZARD)
+    code, out, err = run(["model.py"], capsys)
+    assert code == 1
+    assert out == (
+        "model.py:8:9: ONX401 [*] in-place `+=` on `s`, a value taken from a tensor shape: the legacy "
+        "exporter mutates the traced size and exports a wrong model\n"
+        "model.py:9:23: ONX201 [*] `.item()` used as a size: the legacy exporter bakes the value in as "
+        "a constant; pass the tensor\n"
+        "model.py:10:23: ONX301 [*] `.data` in export-time code: the legacy exporter bakes it in as a "
+        "constant and the dynamo exporter can crash; use `.detach()`\n"
+        "Found 3 findings.\n[*] 3 fixable with `--write`.\n"
+    )
+    assert err == ""
+
+
+def test_clean_file_exits_zero(project, capsys):
+    write(project, "clean.py", CLEAN)
+    assert run(["clean.py"], capsys) == (0, "All checks passed!\n", "")
+
+
+def test_default_target_is_dynamo_only(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)  # no config: exporters = ["dynamo"]
+    write(tmp_path, "model.py", HAZARD)
+    code, out, _ = run(["model.py", "-q"], capsys)
+    assert [line.split()[1] for line in out.splitlines()] == ["ONX301"]  # legacy-only ones hidden
+    code, out, _ = run(["model.py", "--exporters", "dynamo,legacy", "-q"], capsys)
+    assert [line.split()[1] for line in out.splitlines()] == ["ONX401", "ONX201", "ONX301"]
+
+
+def test_diff_writes_nothing_and_exits_one(project, capsys):
+    path = write(project, "model.py", HAZARD)
+    code, out, err = run(["model.py", "--diff"], capsys)
+    assert code == 1
+    assert path.read_text() == HAZARD
+    assert out.startswith("--- a/model.py\n+++ b/model.py\n")
+    assert "\n-        s += 1  # grow\n" in out and "\n+        s = s + 1  # grow\n" in out
+    assert err == "Would fix 3 finding(s) in 1 file(s).\n"
+
+
+def test_write_applies_and_second_write_is_a_no_op(project, capsys):
+    path = write(project, "model.py", HAZARD)
+    code, out, _ = run(["model.py", "--write"], capsys)
+    assert code == 1  # files changed
+    assert path.read_text() == FIXED
+    assert out == "Fixed 3 finding(s) in 1 file(s).\nAll checks passed!\n"
+    assert run(["model.py", "--fix"], capsys) == (0, "All checks passed!\n", "")
+    assert path.read_text() == FIXED
+
+
+def test_unsafe_fixes_only_on_request(project, capsys):
+    text = HAZARD.replace("x: torch.Tensor", "x")  # x.data on an unknown type: unsafe
+    path = write(project, "model.py", text)
+    code, out, _ = run(["model.py", "--write"], capsys)
+    assert "x.data" in path.read_text()
+    assert out.endswith("Found 1 finding.\n1 fixable with `--write --unsafe-fixes`.\n")
+    run(["model.py", "--write", "--unsafe-fixes"], capsys)
+    assert "x.detach()" in path.read_text()
+
+
+def test_select_and_ignore_take_prefixes(project, capsys):
+    write(project, "model.py", HAZARD)
+    _, out, _ = run(["model.py", "--select", "ONX2,ONX3", "-q"], capsys)
+    assert [line.split()[1] for line in out.splitlines()] == ["ONX201", "ONX301"]
+    _, out, _ = run(["model.py", "--ignore", "ONX301", "-q"], capsys)
+    assert [line.split()[1] for line in out.splitlines()] == ["ONX401", "ONX201"]
+
+
+def test_noqa_specific_and_bare(project, capsys):
+    text = HAZARD.replace("# grow", "# noqa: ONX401").replace("n.item(), -1)", "n.item(), -1)  # noqa")
+    text = text.replace("x.data\n", "x.data  # noqa: ONX2\n")  # another code: still reported
+    write(project, "model.py", text)
+    _, out, _ = run(["model.py", "-q"], capsys)
+    assert [line.split()[1] for line in out.splitlines()] == ["ONX301"]
+
+
+def test_file_level_noqa(project, capsys):
+    write(project, "model.py", "# onnxfix: noqa\n" + HAZARD)
+    assert run(["model.py"], capsys)[0] == 0
+
+
+def test_config_select_exclude_per_file_ignores_and_cli_wins(project, capsys):
+    (project / "pyproject.toml").write_text(
+        textwrap.dedent(
+            """\
+            [tool.onnxfix]
+            exporters = ["dynamo", "legacy"]
+            ignore = ["ONX401"]
+            exclude = ["generated"]
+            per-file-ignores = {"legacy_*.py" = ["ONX2"]}
+            unsafe-fixes = true
+            """
+        )
+    )
+    write(project, "pkg/model.py", HAZARD)
+    write(project, "pkg/legacy_model.py", HAZARD)
+    write(project, "pkg/generated/model.py", HAZARD)
+    _, out, _ = run(["pkg", "-q"], capsys)
+    assert [(l.split(":")[0], l.split()[1]) for l in out.splitlines()] == [
+        ("pkg/legacy_model.py", "ONX301"),
+        ("pkg/model.py", "ONX201"),
+        ("pkg/model.py", "ONX301"),
+    ]
+    _, out, _ = run(["pkg", "-q", "--ignore", "ONX3"], capsys)  # the flag replaces the config's list
+    assert [(l.split(":")[0], l.split()[1]) for l in out.splitlines()] == [
+        ("pkg/legacy_model.py", "ONX401"),  # per-file-ignores still applies
+        ("pkg/model.py", "ONX401"),
+        ("pkg/model.py", "ONX201"),
+    ]
+
+
+def test_unknown_config_key_is_an_error(project, capsys):
+    (project / "pyproject.toml").write_text("[tool.onnxfix]\nselct = ['ONX2']\n")
+    write(project, "model.py", HAZARD)
+    code, out, err = run(["model.py"], capsys)
+    assert code == 2
+    assert "unknown key(s) in [tool.onnxfix]: selct" in err
+
+
+def test_syntax_error_is_reported_and_other_files_still_checked(project, capsys):
+    write(project, "a_broken.py", "class M(:\n    pass\n")
+    write(project, "b_model.py", HAZARD)
+    code, out, err = run([".", "-q"], capsys)
+    assert code == 2
+    assert err.startswith("a_broken.py:1:")
+    assert ": error: syntax error:" in err
+    assert len(out.splitlines()) == 3  # b_model.py was still checked
+
+
+def test_write_skips_broken_file_and_fixes_the_rest(project, capsys):
+    broken = write(project, "a_broken.py", "def f(:\n")
+    model = write(project, "b_model.py", HAZARD)
+    code, _, _ = run([".", "--write"], capsys)
+    assert code == 2
+    assert broken.read_text() == "def f(:\n"
+    assert model.read_text() == FIXED
+
+
+def test_undecodable_file_is_an_error_and_untouched(project, capsys):
+    path = project / "bad.py"
+    raw = b"x = 1\ny = '\xff\xfe'\n"
+    path.write_bytes(raw)
+    code, _, err = run(["bad.py", "--write"], capsys)
+    assert code == 2
+    assert err == "bad.py:2:6: error: cannot decode as utf-8: invalid start byte\n"
+    assert path.read_bytes() == raw
+
+
+def test_missing_path_is_an_error(project, capsys):
+    code, _, err = run(["nope.py"], capsys)
+    assert code == 2
+    assert err == "nope.py:1:1: error: no such file or directory\n"
+
+
+def test_write_keeps_crlf_bom_and_permissions(project, capsys):
+    path = project / "model.py"
+    path.write_bytes(b"\xef\xbb\xbf" + HAZARD.replace("\n", "\r\n").encode())
+    os.chmod(path, 0o750)
+    run(["model.py", "--write"], capsys)
+    assert path.read_bytes() == b"\xef\xbb\xbf" + FIXED.replace("\n", "\r\n").encode()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o750
+
+
+def test_inserted_import_uses_the_files_line_ending(project, capsys):
+    path = project / "model.py"
+    # torch bound under an alias: the fix uses it and adds no import
+    path.write_bytes(
+        b"import numpy as np\r\nfrom torch import nn\r\nimport torch as T\r\n\r\n\r\nclass M(nn.Module):\r\n"
+        b"    def forward(self, x):\r\n        return x + T.from_numpy(np.zeros(x.shape[1], dtype=np.float32))\r\n"
+    )
+    run(["model.py", "--write"], capsys)
+    assert path.read_bytes().endswith(b"return x + T.zeros(x.shape[1], dtype=T.float32)\r\n")
+    # torch not bound as a module: the fix adds `import torch`, with the file's CRLF
+    path.write_bytes(
+        b"import numpy as np\r\nfrom torch import nn, from_numpy\r\n\r\n\r\nclass M(nn.Module):\r\n"
+        b"    def forward(self, x):\r\n        return x + from_numpy(np.zeros(x.shape[1], dtype=np.float32))\r\n"
+    )
+    run(["model.py", "--write"], capsys)
+    assert path.read_bytes() == (
+        b"import numpy as np\r\nfrom torch import nn, from_numpy\r\nimport torch\r\n\r\n\r\nclass M(nn.Module):\r\n"
+        b"    def forward(self, x):\r\n        return x + torch.zeros(x.shape[1], dtype=torch.float32)\r\n"
+    )
+
+
+def test_file_without_findings_stays_byte_identical(project, capsys):
+    raw = b"# -*- coding: utf-8 -*-\r\nimport torch\n\n\ndef f(x):\n\treturn x.data  # not export-time\r\n"
+    path = project / "clean.py"
+    path.write_bytes(raw)
+    before = path.stat().st_mtime_ns
+    assert run(["clean.py", "--write"], capsys)[0] == 0
+    assert path.read_bytes() == raw
+    assert path.stat().st_mtime_ns == before
+
+
+def test_json_format(project, capsys):
+    write(project, "model.py", HAZARD)
+    code, out, _ = run(["model.py", "--format", "json", "--select", "ONX401"], capsys)
+    assert code == 1
+    assert json.loads(out) == [
+        {
+            "code": "ONX401",
+            "name": "inplace-shape-math",
+            "message": "in-place `+=` on `s`, a value taken from a tensor shape: the legacy exporter "
+            "mutates the traced size and exports a wrong model",
+            "filename": "model.py",
+            "location": {"row": 8, "column": 9},
+            "end_location": {"row": 8, "column": 15},
+            "exporters": ["legacy"],
+            "reached_from": None,
+            "fix": {
+                "applicability": "safe",
+                "message": "Rewrite as `s = s + ...`",
+                "edits": [{"content": "s = s + 1", "start": 143, "end": 149}],
+            },
+        }
+    ]
+
+
+def test_github_and_sarif_formats(project, capsys):
+    write(project, "model.py", HAZARD)
+    _, out, _ = run(["model.py", "--format", "github", "--select", "ONX201"], capsys)
+    assert out == (
+        "::error title=onnxfix (ONX201),file=model.py,line=9,col=23,endLine=9,endColumn=31::"
+        "model.py:9:23: ONX201 `.item()` used as a size: the legacy exporter bakes the value in as a "
+        "constant; pass the tensor\n"
+    )
+    _, out, _ = run(["model.py", "--format", "sarif", "--select", "ONX201"], capsys)
+    sarif = json.loads(out)
+    assert sarif["version"] == "2.1.0"
+    (result,) = sarif["runs"][0]["results"]
+    assert result["ruleId"] == "ONX201"
+    assert result["locations"][0]["physicalLocation"]["region"] == {
+        "startLine": 9, "startColumn": 23, "endLine": 9, "endColumn": 31,
+    }
+    rules = sarif["runs"][0]["tool"]["driver"]["rules"]
+    assert rules[result["ruleIndex"]]["id"] == "ONX201"
+
+
+def test_exit_zero_and_quiet(project, capsys):
+    write(project, "model.py", HAZARD)
+    code, out, _ = run(["model.py", "--exit-zero", "-q"], capsys)
+    assert code == 0
+    assert len(out.splitlines()) == 3 and "Found" not in out
+
+
+def test_rule_and_rules_commands(capsys):
+    code, out, _ = run(["rule", "ONX201"], capsys)
+    assert code == 0
+    assert out.startswith("# ONX201 (tensor-item)\n\n## What it does\n")
+    for section in ("## Why it breaks export", "## Example", "Use instead:", "## Fix safety"):
+        assert section in out
+    assert run(["rule", "ONX999"], capsys)[0] == 2
+    code, out, _ = run(["rules"], capsys)
+    assert out.splitlines()[0].split() == ["Code", "Name", "Fix", "Safety", "Breaks", "Summary"]
+    assert "ONX401  inplace-shape-math" in out
+
+
+def test_static_path_imports_no_torch_and_runs_no_user_code(tmp_path):
+    marker = tmp_path / "executed"
+    model = tmp_path / "model.py"
+    model.write_text(
+        f"open({str(marker)!r}, 'w').write('ran')\nraise SystemExit(3)\n" + HAZARD
+    )
+    probe = (
+        "import sys\nfrom onnxfix.cli import main\n"
+        f"code = main([{str(model)!r}, '--diff', '--exporters', 'dynamo,legacy'])\n"
+        "heavy = sorted(m for m in ('torch', 'numpy', 'onnx', 'onnxruntime', 'libcst') if m in sys.modules)\n"
+        "print('EXIT', code, 'HEAVY', heavy)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path)
+    assert result.stdout.strip().splitlines()[-1] == "EXIT 1 HEAVY []"
+    assert not marker.exists()

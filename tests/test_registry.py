@@ -1,0 +1,51 @@
+"""The catalog itself: unique codes, complete docs, README in sync."""
+
+import re
+from pathlib import Path
+
+from onnxfix.output import rules_table
+from onnxfix.patterns import all_rules
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def test_codes_and_names_are_unique_and_well_formed():
+    rules = all_rules()
+    codes = [r.code for r in rules]
+    names = [r.name for r in rules]
+    assert len(set(codes)) == len(codes)
+    assert len(set(names)) == len(names)
+    for rule in rules:
+        assert re.fullmatch(r"ONX[1-9]\d\d", rule.code), rule.code
+        assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", rule.name), rule.name
+
+
+def test_every_rule_is_documented():
+    for rule in all_rules():
+        doc = rule.doc
+        for section in ("what", "why", "example", "use_instead", "fix_safety"):
+            assert getattr(doc, section).strip(), f"{rule.code}: empty {section}"
+        assert rule.summary.strip()
+        assert rule.fix_availability in ("always", "sometimes", "never")
+        assert rule.exporters and set(rule.exporters) <= {"dynamo", "legacy"}
+        for snippet in (doc.example, doc.use_instead):
+            compile(__import__("textwrap").dedent(snippet), rule.code, "exec")  # examples are valid Python
+
+
+def test_readme_rule_table_is_in_sync():
+    text = README.read_text(encoding="utf-8")
+    block = re.search(r"<!-- rules-table:start[^>]*-->\n(.*?)<!-- rules-table:end -->", text, re.S)
+    assert block, "README lost its rules-table markers"
+    assert block.group(1).strip() == rules_table(all_rules(), markdown=True).strip(), (
+        "README rule table is stale: run `onnxfix rules --format markdown` and paste it"
+    )
+
+
+def test_readme_console_example_is_what_onnxfix_prints(monkeypatch, capsys):
+    from onnxfix.cli import main
+
+    text = README.read_text(encoding="utf-8")
+    block = re.search(r"```console\n\$ onnxfix (.*?)\n(.*?)```", text, re.S)
+    monkeypatch.chdir(README.parent)
+    main(block.group(1).split())
+    assert capsys.readouterr().out == block.group(2)
