@@ -334,3 +334,18 @@ def test_decompose_context_exports_unedited_model(decompose_exports):
     assert all(r["used"] >= 1 for r in results.values())
     assert all(r["probes"] == 3 for r in results.values())
     assert math.isfinite(max(r["max_abs"] for r in results.values()))
+
+
+def test_export_command_decompose_flag(capsys, monkeypatch):
+    """`onnxfix export --decompose` on an unedited model with three ops that fail in both
+    exporters: both exports succeed and match eager in onnxruntime (other values, other batch)."""
+    from onnxfix.cli import main as cli_main
+
+    monkeypatch.chdir(HERE.parent)
+    code = cli_main(["export", "--format", "json", "tests/export_models/three_ops.py:Ranker",
+                     "--inputs", "tests/export_models/three_ops.py:example_inputs",
+                     "--dynamic", "image:0=batch", "--dynamic", "scores:0=batch", "--exporter", "both", "--decompose", "--no-progress"])
+    document = json.loads(capsys.readouterr().out)
+    results = document["targets"][0]["results"]
+    assert [(r["exporter"], r["verdict"]) for r in results] == [("dynamo", "OK"), ("legacy", "OK")], results
+    assert code == 0
