@@ -15,6 +15,7 @@ from functools import lru_cache
 from importlib import resources
 
 OK = "OK"
+CASE_ERROR = "CASE-ERROR"  # the probe's own case is wrong: says nothing about the exporter
 
 
 @dataclass(frozen=True)
@@ -66,7 +67,7 @@ def failures(cases: tuple[str, ...]) -> dict[str, Measurement]:
     failed: dict[str, Measurement] = {}
     for case in cases:
         for m in measurements(case):
-            if m.verdict != OK and m.exporter not in failed:
+            if m.verdict not in (OK, CASE_ERROR) and m.exporter not in failed:
                 failed[m.exporter] = m
     return failed
 
@@ -81,7 +82,7 @@ def fails_always(op: str) -> dict[str, Measurement]:
         for m in measurements(case):
             by_exporter.setdefault(m.exporter, []).append(m)
     for exporter, items in by_exporter.items():
-        if items and all(m.verdict != OK for m in items):
+        if items and all(m.verdict not in (OK, CASE_ERROR) for m in items):
             result[exporter] = items[0]
     return result
 

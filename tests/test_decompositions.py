@@ -349,3 +349,31 @@ def test_export_command_decompose_flag(capsys, monkeypatch):
     results = document["targets"][0]["results"]
     assert [(r["exporter"], r["verdict"]) for r in results] == [("dynamo", "OK"), ("legacy", "OK")], results
     assert code == 0
+
+
+def test_decompose_api_choices_and_fallback():
+    from onnxfix.exporter.decompose import available, decomposition_context, decomposition_table
+
+    assert set(available()) == {d.key for d in DECOMPOSITIONS}
+    table = decomposition_table(["torch.cumprod", "linalg_inv"])
+    assert {entry.decomposition.key for entry in table.values()} == {"cumprod", "linalg_inv"}
+    with pytest.raises(ValueError, match="no decomposition for 'nope'"):
+        decomposition_table(["nope"])
+    x = torch.randint(-2, 3, (3, 6), generator=gen()).float()
+    with decomposition_context(["sort", "cumprod"]) as mode:
+        stable = torch.sort(x, dim=1, stable=True)  # decomposed
+        plain = torch.sort(x, dim=1)  # not stable: the original op
+        out = torch.empty(3, 6)
+        torch.cumprod(x, 1, out=out)  # out= is not the helper's: the original op
+    assert mode.used == {"sort": 1}
+    assert_same(tuple(stable), tuple(torch.sort(x, dim=1, stable=True)))
+    assert_same(plain.values, torch.sort(x, dim=1).values)
+    assert_same(out, torch.cumprod(x, 1))
+
+
+def test_export_command_rejects_unknown_decomposition(capsys):
+    from onnxfix.cli import main as cli_main
+
+    code = cli_main(["export", "tests/export_models/three_ops.py:Ranker", "--decompose-ops", "cumprod,nope"])
+    assert code == 2
+    assert "--decompose: unknown nope" in capsys.readouterr().err

@@ -103,7 +103,7 @@ CASES = [
     C("searchsorted right", "torch.searchsorted", "torch.searchsorted(y, x, right=True)", "T(3, 5), T(6).sort().values", "x, y"),
     C("searchsorted batched", "torch.searchsorted", "torch.searchsorted(y, x)", "R(3, 5), R(3, 6).sort().values", "x, y"),
     C("unique sorted", "torch.unique", "torch.unique(x)", "T(8),"),
-    C("unique inverse counts", "torch.unique", "torch.stack(torch.unique(x, return_inverse=True, return_counts=True)[1:])", "T(8),"),
+    C("unique inverse counts", "torch.unique", "torch.unique(x, return_inverse=True, return_counts=True)[1] + 0", "T(8),"),
     C("unique dim=0", "torch.unique", "torch.unique(x, dim=0)", "T(5, 2),"),
     C("unique_consecutive", "torch.unique_consecutive", "torch.unique_consecutive(x)", "T(8),"),
     C("histc", "torch.histc", "torch.histc(x, bins=5, min=-2, max=2)", "R(20),"),
@@ -192,7 +192,7 @@ CASES = [
     C("logsumexp", "torch.logsumexp", "torch.logsumexp(x, 1)", "R(3, 5),"),
     # ---- indexing and scatter ----------------------------------------------------------------
     C("nonzero", "torch.nonzero", "torch.nonzero(x)", "T(3, 4),"),
-    C("where single-arg", "torch.where", "torch.where(x > 1)[0]", "T(8),"),
+    C("where single-arg", "torch.where (condition only)", "torch.where(x > 1)[0]", "T(8),"),
     C("masked_select", "torch.masked_select", "torch.masked_select(x, x > 0)", "R(8),"),
     C("boolean mask read", "Tensor.__getitem__", "x[x > 0]", "R(8),", variant="boolean mask read"),
     C("repeat_interleave tensor", "torch.repeat_interleave", "torch.repeat_interleave(x, y)", "R(4), I(1, 3, 4)", "x, y"),
