@@ -4,6 +4,7 @@
     python -m onnxfix.exporter.catalog_probe --force    # re-probe everything (after a torch upgrade
                                                         # this happens anyway: records carry the version)
     python -m onnxfix.exporter.catalog_probe --only cumprod --only linalg
+    python -m onnxfix.exporter.catalog_probe --merge shard.json   # records of a run with --out
 
 Writes ``onnxfix/data/operator_catalog.json`` after every case (so an interrupted run resumes
 where it stopped). For each case (catalog_cases.CASES) and exporter, it exports at the default
@@ -244,6 +245,13 @@ def run_batch(jobs: list[tuple[str, str]], on_record) -> list[tuple[str, str]]:
             current = None
 
 
+def _merge(ops: dict, other: dict, torch_version: str) -> None:
+    for case_id, entry in other.get("ops", {}).items():
+        for exporter, record in entry.get("exporters", {}).items():
+            if case_id in ops and not _needs_probe(record, torch_version):
+                ops[case_id]["exporters"][exporter] = record
+
+
 def _needs_probe(record: dict, torch_version: str) -> bool:
     """Not measured on this torch yet, or the case itself was broken (CASE-ERROR)."""
     return record.get("torch") != torch_version or record.get("verdict") == "CASE-ERROR"
@@ -256,6 +264,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", action="append", default=[], help="probe only cases whose id contains this text")
     parser.add_argument("--exporter", choices=EXPORTERS, action="append")
     parser.add_argument("--batch", type=int, default=25, help="cases per child process")
+    parser.add_argument("--merge", type=Path, action="append", default=[],
+                        help="copy the records of another catalog file (a parallel run's --out) measured on this torch")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     options = parser.parse_args(argv)
     if options.child:
@@ -274,6 +284,11 @@ def main(argv: list[str] | None = None) -> int:
         entry.update(op=case.op, variant=case.variant, call=case.expr, random=case.random)
     for stale in set(ops) - {c.id for c in CASES}:
         del ops[stale]
+    for shard in options.merge:
+        _merge(ops, load_catalog(shard), versions["torch"])
+        save_catalog(options.out, catalog)
+    if options.merge:
+        return 0
     exporters = options.exporter or list(EXPORTERS)
     jobs = [
         (case.id, exporter)
