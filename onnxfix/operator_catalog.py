@@ -112,7 +112,7 @@ def short_error(m: Measurement) -> str:
     found = _SYMBOLIC.search(text)
     if found:
         return f"no symbolic for {found.group(1)} at opset {found.group(2)}"
-    text = text.split(": ", 1)[-1] if text.startswith(("SymbolicValueError", "UnsupportedOperatorError")) else text
+    text = text.split(": ", 1)[-1] if text.startswith(("SymbolicValueError", "UnsupportedOperatorError", "OnnxExporterError")) else text
     return text if len(text) <= 100 else text[:97] + "..."
 
 
