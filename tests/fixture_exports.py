@@ -48,18 +48,22 @@ def proof_fixtures() -> list[tuple[str, Path, Path]]:
     return found
 
 
-class Wrapper(torch.nn.Module):
-    def __init__(self, models, counts):
-        super().__init__()
-        self.models = torch.nn.ModuleList(models)
-        self.counts = counts
+def wrapper(models, counts) -> torch.nn.Module:
+    """One module calling every fixture model; forward has one named parameter per input (the
+    exporters' dynamic-shape specs are keyed by forward's parameter names)."""
+    names = [f"x{i}" for i in range(sum(counts))]
+    calls, position = [], 0
+    for index, count in enumerate(counts):
+        calls.append(f"self.models[{index}]({', '.join(names[position:position + count])})")
+        position += count
+    namespace = {}
+    exec(f"def forward(self, {', '.join(names)}):\n    return ({', '.join(calls)},)\n", namespace)
 
-    def forward(self, *args):
-        outputs, position = [], 0
-        for model, count in zip(self.models, self.counts):
-            outputs.append(model(*args[position : position + count]))
-            position += count
-        return tuple(outputs)
+    def init(self):
+        torch.nn.Module.__init__(self)
+        self.models = torch.nn.ModuleList(models)
+
+    return type("AllFixtures", (torch.nn.Module,), {"__init__": init, "forward": namespace["forward"]})()
 
 
 def compare(expected, actual, rtol):
@@ -79,8 +83,8 @@ def main() -> None:
         return tuple(t for module in originals for t in module.inputs(batch, seed))
 
     counts = [len(module.inputs(2, 0)) for module in originals]
-    fixed = Wrapper([m.make_model() for m in rewritten], counts).eval()
-    reference = Wrapper([m.make_model() for m in originals], counts).eval()
+    fixed = wrapper([m.make_model() for m in rewritten], counts).eval()
+    reference = wrapper([m.make_model() for m in originals], counts).eval()
     args = all_inputs(2, 0)
     dynamic = {i: {0: "batch"} for i, a in enumerate(args) if a.dim() > 1}
     path = Path(tempfile.mkdtemp(prefix="onnxfix-fixtures-")) / "m.onnx"
