@@ -344,7 +344,7 @@ class CdistBroadcast(DecompositionRule):
 # by why. Only these are reported by ONX511, and only where the catalog measures them failing
 # (an op like torch.narrow fails for one argument form only, so it is not listed).
 NO_DECOMPOSITION_REASONS = (
-    (("torch.unique", "torch.unique_consecutive", "torch.nonzero", "torch.masked_select", "torch.combinations",
+    (("torch.unique", "torch.nonzero", "torch.masked_select", "torch.combinations",
       "torch.bincount", "torch.repeat_interleave", "torch.linalg.lstsq"),
      "its output size depends on the input values, which a fixed-shape ONNX graph cannot express"),
     (("torch.linalg.eigh", "torch.linalg.eigvalsh", "torch.linalg.eigvals", "torch.linalg.svd", "torch.linalg.svdvals",
