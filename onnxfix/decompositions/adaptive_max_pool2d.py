@@ -11,9 +11,9 @@ def _onnx_adaptive_max_pool2d(input, output_size, return_indices=False):
     out_h = height if output_size[0] is None else output_size[0]
     out_w = width if output_size[1] is None else output_size[1]
     values, indices = [], []
-    for i in range(out_h):
+    for i in range(out_h):  # noqa: ONX603 - unrolled on purpose: one cell per output row
         top, bottom = (i * height) // out_h, ((i + 1) * height + out_h - 1) // out_h
-        for j in range(out_w):
+        for j in range(out_w):  # noqa: ONX603
             left, right = (j * width) // out_w, ((j + 1) * width + out_w - 1) // out_w
             window = input[..., top:bottom, left:right]
             values.append(window.amax((-2, -1)))

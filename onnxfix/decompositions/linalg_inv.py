@@ -9,7 +9,7 @@ def _onnx_linalg_inv(A):
     eye = torch.eye(n, dtype=A.dtype, device=A.device).expand(A.shape)
     M = torch.cat([A, eye], -1)
     rows = torch.arange(n, device=A.device)
-    for k in range(n):
+    for k in range(n):  # noqa: ONX603 - unrolled on purpose: n is the static matrix size
         candidates = torch.where(rows >= k, M[..., :, k].abs(), torch.full((), -1.0, dtype=M.dtype))
         pivot_row = candidates.argmax(-1, keepdim=True)
         perm = torch.where(rows == k, pivot_row, torch.where(rows == pivot_row, k, rows))

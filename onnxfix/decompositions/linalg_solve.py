@@ -15,7 +15,7 @@ def _onnx_linalg_solve(A, B, *, left=True):
     dtype = torch.promote_types(A.dtype, B.dtype)
     M = torch.cat([A.to(dtype).expand(*batch, n, n), B.to(dtype).expand(*batch, n, B.shape[-1])], -1)
     rows = torch.arange(n, device=A.device)
-    for k in range(n):
+    for k in range(n):  # noqa: ONX603 - unrolled on purpose: n is the static matrix size
         candidates = torch.where(rows >= k, M[..., :, k].abs(), torch.full((), -1.0, dtype=M.dtype))
         pivot_row = candidates.argmax(-1, keepdim=True)
         perm = torch.where(rows == k, pivot_row, torch.where(rows == pivot_row, k, rows))

@@ -8,8 +8,7 @@ would not parse is never written.
 from __future__ import annotations
 
 import ast
-import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from onnxfix.config import Settings
@@ -50,8 +49,8 @@ def check_text(
     package: str | None = None,
 ) -> list[Finding]:
     """All selected, unsuppressed findings in ``text`` (the current content of ``source``)."""
-    if text != source.text:  # a later round of the fix loop: positions refer to the new text
-        source = dataclasses.replace(source, text=text, _line_starts=[])
+    if text != source.text:  # a later fix round: positions and segments refer to ``text``
+        source = replace(source, text=text, _line_starts=[])
     tree = parse_python(text)
     module = ModuleIndex.build(tree, display_path, package)
     scope = ScopeBuilder(resolver).build([module])
@@ -124,7 +123,9 @@ def fix_text(source: SourceFile, display_path: str, settings: Settings, ruleset:
     text = source.text
     fixed = 0
     for _ in range(MAX_FIX_ROUNDS):
-        findings = check_text(text, source, display_path, settings, ruleset, **kw)
+        # spans and segments must come from this round's text, not the file as read
+        current = replace(source, text=text, _line_starts=[])
+        findings = check_text(text, current, display_path, settings, ruleset, **kw)
         candidates = [f for f in findings if applicable(f, settings.unsafe_fixes)]
         if not candidates:
             return text, fixed, findings
@@ -134,7 +135,8 @@ def fix_text(source: SourceFile, display_path: str, settings: Settings, ruleset:
             return text, fixed, findings
         fixed += sum(1 for f in candidates if f.fix in chosen or _in_groups(f.fix, chosen))
         text = new_text
-    return text, fixed, check_text(text, source, display_path, settings, ruleset, **kw)
+    current = replace(source, text=text, _line_starts=[])
+    return text, fixed, check_text(text, current, display_path, settings, ruleset, **kw)
 
 
 def _in_groups(fix: Fix, chosen: list[Fix]) -> bool:
