@@ -82,6 +82,8 @@ def _run_rules(ctx: FunctionContext, ruleset: RuleSet):
             yield from rule.check_function(ctx) or ()
     except (SourceError, InternalError):
         raise
+    except RecursionError:
+        raise SourceError("code too deeply nested to analyse", ctx.fn.node.lineno) from None
     except Exception as exc:  # a rule bug must not take the other files down
         raise InternalError(
             f"internal error while checking {ctx.fn.entry.qualname}: {type(exc).__name__}: {exc}"
@@ -130,14 +132,14 @@ def _apply(text: str, fixes: list[Fix], newline: str) -> str:
     try:
         tree = ast.parse(edited)
     except SyntaxError as exc:
-        raise InternalError(f"a fix produced code that does not parse ({exc.msg}); file not changed") from None
+        raise InternalError(f"internal error: a fix produced code that does not parse ({exc.msg}); file not changed") from None
     imports = {m for fix in fixes for m in fix.imports}
     helpers = [h for fix in fixes for h in fix.helpers]
     result = add_prelude(edited, tree, imports, helpers, newline)
     try:
         ast.parse(result)
     except SyntaxError as exc:
-        raise InternalError(f"inserting imports/helpers broke the file ({exc.msg}); file not changed") from None
+        raise InternalError(f"internal error: inserting imports/helpers broke the file ({exc.msg}); file not changed") from None
     return result
 
 
@@ -161,4 +163,8 @@ def process_file(path: Path, display_path: str, settings: Settings, ruleset: Rul
         result.error = (exc.line, exc.col, exc.message)
     except InternalError as exc:
         result.error = (1, 1, str(exc))
+    except RecursionError:
+        result.error = (1, 1, "code too deeply nested to analyse; file skipped")
+    except Exception as exc:  # a bug in onnxfix: report it on this file, keep processing the others
+        result.error = (1, 1, f"internal error: {type(exc).__name__}: {exc} (please report this bug)")
     return result
