@@ -124,6 +124,7 @@ class Region:
 
     ctx: FunctionContext
     ndarray_names: set[str] = field(default_factory=set)
+    data_names: set[str] = field(default_factory=set)
     sources: list[ast.Call] = field(default_factory=list)  # x.numpy()
     calls: list[tuple[ast.Call, str]] = field(default_factory=list)  # np.f(...)
     sinks: list[ast.Call] = field(default_factory=list)  # torch.from_numpy(a)
@@ -151,12 +152,13 @@ def build_region(ctx: FunctionContext) -> Region:
     region = Region(ctx)
     nodes = [n for n, _ in _body(ctx)]
     _find_ndarray_names(region, nodes)
+    _find_data_names(region, nodes)
     for node in nodes:
         if is_to_numpy(node):
             region.sources.append(node)
         elif is_numpy_call(node, ctx) and _involves_data(node, region):
             region.calls.append((node, is_numpy_call(node, ctx)))
-        elif sink_kind(node, ctx) and node.args and region.is_ndarray(node.args[0]):
+        elif sink_kind(node, ctx) and node.args and region.is_ndarray(node.args[0]) and _is_data(node.args[0], region):
             region.sinks.append(node)
         elif ctx.qualname(getattr(node, "func", None)) == "torch.from_numpy":
             region.sinks.append(node)
@@ -189,16 +191,52 @@ def _find_ndarray_names(region: Region, nodes: list[ast.AST]) -> None:
 
 
 def _involves_data(call: ast.Call, region: Region) -> bool:
-    """A numpy call on constants (np.sqrt(self.head_dim)) is harmless; one on tensors, arrays
-    or sizes is not."""
+    """A numpy call on constants (np.sqrt(self.head_dim), np.arange(n_blocks)) is harmless;
+    one on values derived from tensors, sizes or forward's inputs is not."""
+    return any(_is_data(arg, region) for arg in [*call.args, *(k.value for k in call.keywords)])
+
+
+def _is_data(expr: ast.AST, region: Region) -> bool:
     ctx = region.ctx
-    for arg in [*call.args, *(k.value for k in call.keywords)]:
-        for sub in ast.walk(arg):
-            if region.is_ndarray(sub) or ctx.sizes.is_size(sub) or ctx.tensors.is_tensor(sub):
-                return True
-            if isinstance(sub, ast.Name) and ctx.is_parameter(sub.id) and sub.id != ctx.self_name:
-                return True
+    for sub in ast.walk(expr):
+        if is_to_numpy(sub) or ctx.sizes.is_size(sub) or ctx.tensors.is_tensor(sub):
+            return True
+        if isinstance(sub, ast.Name) and (sub.id in region.data_names or _is_data_parameter(sub.id, ctx)):
+            return True
     return False
+
+
+def _find_data_names(region: Region, nodes: list[ast.AST]) -> None:
+    """Names assigned (somewhere) from values derived from tensor data or sizes."""
+    changed = True
+    while changed:
+        changed = False
+        for node in nodes:
+            if not isinstance(node, ast.Assign):
+                continue
+            targets = {name for target in node.targets for name in _bound_by(target)}
+            if targets - region.data_names and _is_data(node.value, region):
+                region.data_names |= targets
+                changed = True
+
+
+def _bound_by(target: ast.AST):
+    """Names an assignment target binds (not the `self` of `self.x = ...`)."""
+    if isinstance(target, ast.Name):
+        yield target.id
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            yield from _bound_by(element)
+    elif isinstance(target, ast.Starred):
+        yield from _bound_by(target.value)
+
+
+def _is_data_parameter(name: str, ctx: FunctionContext) -> bool:
+    """forward's inputs are tensors; a helper's parameters are often plain ints (a layer
+    index, a length), so there only a parameter known to be a tensor counts."""
+    if not ctx.is_parameter(name) or name == ctx.self_name:
+        return False
+    return ctx.fn.is_entry or bool(ctx.tensors.is_tensor(ast.Name(id=name, ctx=ast.Load())))
 
 
 def _check_fixable(region: Region, nodes: list[ast.AST]) -> None:

@@ -301,14 +301,37 @@ def _is_super_call(node: ast.expr) -> bool:
 
 
 def _walk_with_lambdas(fn: ast.AST) -> Iterator[tuple[ast.AST, ast.AST | None]]:
-    """walk_scope, but entering lambdas (their bodies run as part of the function)."""
+    """walk_scope, but entering lambdas (their bodies run as part of the function) and
+    skipping training-only branches (models are exported in eval mode)."""
     stack = [(child, fn) for child in reversed(list(ast.iter_child_nodes(fn)))]
     while stack:
         node, parent = stack.pop()
         yield node, parent
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
-        stack.extend((child, node) for child in reversed(list(ast.iter_child_nodes(node))))
+        stack.extend((child, node) for child in reversed(_children_run_in_eval(node)))
+
+
+def _children_run_in_eval(node: ast.AST) -> list[ast.AST]:
+    if isinstance(node, ast.If):
+        training = _training_test(node.test)
+        if training is True:  # `if self.training:` / `if cond and self.training:`
+            return [node.test, *node.orelse]
+        if training is False:  # `if not self.training:` ... else: <training only>
+            return [node.test, *node.body]
+    return list(ast.iter_child_nodes(node))
+
+
+def _training_test(test: ast.expr) -> bool | None:
+    """True if the test can only hold in training mode, False if only in eval mode."""
+    if isinstance(test, ast.Attribute) and test.attr == "training":
+        return True
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _training_test(test.operand)
+        return None if inner is None else not inner
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return True if any(_training_test(v) is True for v in test.values) else None
+    return None
 
 
 walk_function_body = _walk_with_lambdas

@@ -63,6 +63,8 @@ class TensorOracle:
     def _call(self, node: ast.Call) -> bool | None:
         qualname = self.ctx.qualname(node.func)
         if qualname:
+            if qualname.split(".")[0] in ("numpy", "math", "builtins"):
+                return False
             module, _, last = qualname.rpartition(".")
             if module in ("torch", "torch.nn.functional", "torch.linalg", "torch.fft", "torch.special"):
                 return last not in NON_TENSOR_TORCH
