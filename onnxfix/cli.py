@@ -147,6 +147,12 @@ def _rule(argv: list[str]) -> int:
         return EXIT_ERROR
     rule = rule_by_code(argv[0])
     if rule is None:
+        from onnxfix.exporter.codes import export_code, render_doc  # ONX9xx: no torch needed
+
+        found = export_code(argv[0])
+        if found is not None:
+            print(render_doc(found), end="")
+            return EXIT_CLEAN
         print(f"error: unknown rule {argv[0]!r}; `onnxfix rules` lists them", file=sys.stderr)
         return EXIT_ERROR
     print(rule.doc.render(rule.code, rule.name), end="")
@@ -154,6 +160,10 @@ def _rule(argv: list[str]) -> int:
 
 
 def _rules(argv: list[str]) -> int:
+    from onnxfix.exporter.codes import CODES
+
     markdown = "--format=markdown" in argv or argv[-2:] == ["--format", "markdown"]
     print(output.rules_table(all_rules(), markdown=markdown))
+    if "--export-codes" in argv:  # the ONX9xx export-time findings, which are not static rules
+        print(output.rules_table(CODES, markdown=markdown))
     return EXIT_CLEAN

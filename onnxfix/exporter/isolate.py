@@ -1,7 +1,9 @@
 """Run one export + verification in a child process with a timeout.
 
 The dynamo exporter segfaults on some models (``x.data * 2 + x`` on torch 2.13); in a child
-process that is a CRASH verdict and onnxfix carries on.
+process that is a CRASH verdict and onnxfix carries on. This module does not import torch.
+The child reports the stage it enters as ``ONNXFIX-STAGE <stage>`` lines and its result as one
+``ONNXFIX-RESULT <json>`` line on stdout.
 """
 
 from __future__ import annotations
@@ -10,11 +12,18 @@ import json
 import os
 import subprocess
 import sys
-from dataclasses import dataclass, field
+import tempfile
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Callable
 
-from onnxfix.exporter.verify import CRASH, EXPORT_FAILS, TIMEOUT, Verdict
+from onnxfix.exporter.result import CRASH, EXPORT_FAILS, TIMEOUT, Verdict
 
 DEFAULT_TIMEOUT = 600.0
+SIGNALS = {11: "segmentation fault", 6: "abort", 9: "killed", 7: "bus error", 8: "floating point exception"}
+RESULT_MARKER = "ONNXFIX-RESULT "
+STAGE_MARKER = "ONNXFIX-STAGE "
 
 
 @dataclass
@@ -23,27 +32,83 @@ class ExportRequest:
     inputs: str  # path/to/file.py:callable returning the example inputs (a tuple)
     exporter: str = "dynamo"
     probes: str | None = None  # path:callable returning a list of input tuples
-    dynamic: dict[int, dict[int, str]] = field(default_factory=dict)
+    # {input index or forward parameter name: {dim: name}}; dims sharing a name are equal
+    dynamic: dict[str, dict[int, str]] = field(default_factory=dict)
     opset: int | None = None
     out: str | None = None
     generate_probes: bool = True
+    sys_path: list[str] = field(default_factory=list)  # extra import folders (for fixed copies)
 
 
-def run_isolated(request: ExportRequest, timeout: float = DEFAULT_TIMEOUT) -> Verdict:
-    payload = json.dumps(request.__dict__)
-    env = dict(os.environ, PYTHONFAULTHANDLER="1")
-    try:
-        proc = subprocess.run(
-            [sys.executable, "-m", "onnxfix.exporter.worker"],
-            input=payload, capture_output=True, text=True, timeout=timeout, env=env,
+def run_isolated(
+    request: ExportRequest,
+    timeout: float = DEFAULT_TIMEOUT,
+    on_stage: Callable[[str], None] = lambda stage: None,
+    on_tick: Callable[[], None] = lambda: None,
+) -> Verdict:
+    started = time.monotonic()
+    verdict = _run(request, timeout, on_stage, on_tick)
+    verdict.seconds = verdict.seconds or round(time.monotonic() - started, 2)
+    return verdict
+
+
+def _run(request, timeout, on_stage, on_tick) -> Verdict:
+    payload = json.dumps(asdict(request))
+    env = dict(os.environ, PYTHONFAULTHANDLER="1", PYTHONUNBUFFERED="1")
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as stderr:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "onnxfix.exporter.worker"], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=stderr, text=True, encoding="utf-8", errors="replace", env=env,
         )
-    except subprocess.TimeoutExpired:
-        return Verdict(request.exporter, TIMEOUT, error=f"export did not finish in {timeout:.0f} s")
-    marker = "ONNXFIX-RESULT "
-    for line in reversed(proc.stdout.splitlines()):
-        if line.startswith(marker):
-            return Verdict.from_json(json.loads(line[len(marker):]))
-    if proc.returncode < 0 or proc.returncode in (134, 139):
-        detail = proc.stderr.strip().splitlines()[-12:]
-        return Verdict(request.exporter, CRASH, error=f"exporter process killed (signal {-proc.returncode}):\n" + "\n".join(detail))
-    return Verdict(request.exporter, EXPORT_FAILS, error=f"worker failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
+        lines: list[str] = []
+        reader = threading.Thread(target=_read_lines, args=(proc.stdout, lines, on_stage), daemon=True)
+        reader.start()
+        proc.stdin.write(payload)
+        proc.stdin.close()
+        if not _wait(proc, timeout, on_tick):
+            return Verdict(request.exporter, TIMEOUT, error=f"export did not finish in {timeout:g} s", failed_stage=_last_stage(lines))
+        reader.join()
+        stderr.seek(0)
+        return _result(request, proc.returncode, lines, stderr.read())
+
+
+def _read_lines(stream, lines: list[str], on_stage: Callable[[str], None]) -> None:
+    for line in stream:
+        lines.append(line.rstrip("\n"))
+        if line.startswith(STAGE_MARKER):
+            on_stage(line[len(STAGE_MARKER):].strip())
+
+
+def _wait(proc: subprocess.Popen, timeout: float, on_tick: Callable[[], None]) -> bool:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            proc.wait(timeout=min(0.5, max(0.01, deadline - time.monotonic())))
+            return True
+        except subprocess.TimeoutExpired:
+            if time.monotonic() >= deadline:
+                proc.kill()
+                proc.wait()
+                return False
+            on_tick()
+
+
+def _last_stage(lines: list[str]) -> str:
+    stages = [line[len(STAGE_MARKER):].strip() for line in lines if line.startswith(STAGE_MARKER)]
+    return stages[-1] if stages else "load"
+
+
+def _result(request: ExportRequest, returncode: int, lines: list[str], stderr: str) -> Verdict:
+    for line in reversed(lines):
+        if line.startswith(RESULT_MARKER):
+            return Verdict.from_json(json.loads(line[len(RESULT_MARKER):]))
+    stage = _last_stage(lines)
+    if returncode < 0 or returncode in (134, 139):
+        # faulthandler's dump: the Python stack at the crash (most recent call first)
+        detail = [line for line in stderr.strip().splitlines() if line.strip()][:40]
+        signal = -returncode if returncode < 0 else returncode - 128
+        name = SIGNALS.get(signal, f"signal {signal}")
+        return Verdict(request.exporter, CRASH, failed_stage=stage,
+                       error=f"the exporter process died ({name}) during {stage}\n" + "\n".join(detail))
+    return Verdict(request.exporter, EXPORT_FAILS, failed_stage=stage,
+                   error=f"worker failed (exit {returncode}) during {stage}:\n{stderr[-3000:]}")

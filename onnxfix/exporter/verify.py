@@ -1,54 +1,36 @@
 """Export a model with one exporter and check it against eager PyTorch in onnxruntime.
 
-Imports torch: only `onnxfix export` and the tests use this module. Run it through
+Imports torch: only the export worker and the tests use this module. Run it through
 ``isolate.run_isolated`` so that an exporter segfault is a result, not a crash of onnxfix.
+
+Stages (result.STAGES): load (the model is built and runs eagerly on the export inputs),
+export, checker (``onnx.checker``), runtime (onnxruntime runs the model), numerics (every
+output matches eager on the export inputs and on every probe).
 """
 
 from __future__ import annotations
 
 import inspect
+import re
 import tempfile
+import time
 import traceback
 import warnings
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
 import torch
 
-OK, SILENTLY_WRONG, ORT_FAILS, EXPORT_FAILS, CRASH, TIMEOUT = (
-    "OK", "SILENTLY-WRONG", "ORT-FAILS", "EXPORT-FAILS", "CRASH", "TIMEOUT",
+from onnxfix.exporter.result import (  # noqa: F401  (re-exported: one place defines verdicts)
+    CRASH, EXPORT_FAILS, OK, ORT_FAILS, SILENTLY_WRONG, TIMEOUT,
+    NodeTrace, OutputError, ProbeResult, Verdict,
 )
 
-
-@dataclass
-class ProbeResult:
-    probe: str  # "export inputs", "probe 1 (other values)", ...
-    max_abs: float | None = None
-    max_rel: float | None = None
-    ok: bool = True
-    note: str = ""
-
-
-@dataclass
-class Verdict:
-    exporter: str
-    verdict: str
-    error: str = ""
-    failing_probe: str = ""
-    probes: list[ProbeResult] = field(default_factory=list)
-    warnings: list[dict] = field(default_factory=list)  # {"category", "message", "filename", "lineno"}
-    op_histogram: dict[str, int] = field(default_factory=dict)
-    onnx_path: str = ""
-
-    def to_json(self) -> dict:
-        return asdict(self)
-
-    @classmethod
-    def from_json(cls, data: dict) -> "Verdict":
-        probes = [ProbeResult(**p) for p in data.pop("probes", [])]
-        return cls(probes=probes, **data)
+LOAD_FAILS = "LOAD-FAILS"
+RTOL = 1e-4  # allowed error relative to the output's largest magnitude (at least 1.0)
+ATOL = 1e-5
 
 
 @dataclass
@@ -90,58 +72,68 @@ def export_model(
             dynamic_axes=axes or None, opset_version=opset,
         )
         return
-    shapes = None
-    if dynamic:
-        shapes = {names[i]: ({d: torch.export.Dim.DYNAMIC for d in dynamic[i]} if i in dynamic else None) for i in range(len(args))}
     program = torch.onnx.export(
-        model, args, dynamo=True, verbose=False, dynamic_shapes=shapes, opset_version=opset,
+        model, args, dynamo=True, verbose=False, dynamic_shapes=_dynamo_shapes(names, args, dynamic),
+        opset_version=opset,
     )
     program.save(str(path), external_data=False)
 
 
+def _dynamo_shapes(names: list[str], args: tuple, dynamic: dict[int, dict[int, str]]):
+    """Dim.DYNAMIC lets torch.export infer which dynamic dims are equal (named Dims would fail
+    the export on an example size of 1, which Dim.DYNAMIC tolerates)."""
+    if not dynamic:
+        return None
+    return {
+        name: ({d: torch.export.Dim.DYNAMIC for d in dynamic[i]} if i in dynamic else None)
+        for i, name in enumerate(names)
+    }
+
+
+class Runtime:
+    """One onnxruntime session, fed by input name (or by position when names do not line up)."""
+
+    def __init__(self, path: Path):
+        import onnxruntime as ort
+
+        options = ort.SessionOptions()
+        options.log_severity_level = 3
+        self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        self.declared = [i.name for i in self.session.get_inputs()]
+
+    def run(self, args: tuple, names: list[str]) -> list[np.ndarray]:
+        feeds = {n: v.detach().cpu().numpy() for n, v in zip(names, args) if n in self.declared and isinstance(v, torch.Tensor)}
+        if len(feeds) < len(self.declared):
+            tensors = [a for a in args if isinstance(a, torch.Tensor)]
+            feeds = {n: t.detach().cpu().numpy() for n, t in zip(self.declared, tensors)}
+        return self.session.run(None, feeds)
+
+
 def run_onnx(path: Path, args: tuple, names: list[str]) -> list[np.ndarray]:
-    import onnxruntime as ort
-
-    options = ort.SessionOptions()
-    options.log_severity_level = 3
-    session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-    declared = [i.name for i in session.get_inputs()]
-    feeds = {}
-    for name, value in zip(names, args):
-        if name in declared and isinstance(value, torch.Tensor):
-            feeds[name] = value.detach().cpu().numpy()
-    if len(feeds) < len(declared):  # names did not line up: feed tensors by position
-        tensors = [a for a in args if isinstance(a, torch.Tensor)]
-        feeds = {n: t.detach().cpu().numpy() for n, t in zip(declared, tensors)}
-    return session.run(None, feeds)
+    return Runtime(path).run(args, names)
 
 
-def compare(expected: list[torch.Tensor], actual: list[np.ndarray], rtol: float = 1e-4) -> tuple[bool, float, float, str]:
-    """(ok, max abs error, max rel error, note). Tolerance scales with the output's magnitude."""
+def compare(expected: list[torch.Tensor], actual: list[np.ndarray], rtol: float = RTOL) -> list[OutputError]:
+    """Per output: max abs and rel error; ok when abs <= rtol * max(1, |largest expected|) + ATOL."""
     if len(expected) != len(actual):
-        return False, float("inf"), float("inf"), f"{len(actual)} outputs, expected {len(expected)}"
-    worst_abs = worst_rel = 0.0
-    for index, (ref, got) in enumerate(zip(expected, actual)):
-        ref = ref.detach().cpu().numpy()
-        if ref.shape != got.shape:
-            return False, float("inf"), float("inf"), f"output {index}: shape {got.shape}, expected {ref.shape}"
-        if ref.size == 0:
-            continue
-        ref64, got64 = ref.astype(np.float64), got.astype(np.float64)
-        both_nan = np.isnan(ref64) & np.isnan(got64)
-        same_inf = np.isinf(ref64) & (ref64 == got64)
-        diff = np.where(both_nan | same_inf, 0.0, np.abs(ref64 - got64))
-        diff = np.nan_to_num(diff, nan=np.inf)
-        scale = float(np.max(np.abs(np.nan_to_num(ref64, nan=0.0, posinf=0.0, neginf=0.0)))) or 1.0
-        worst_abs = max(worst_abs, float(diff.max()))
-        worst_rel = max(worst_rel, float(diff.max()) / scale)
-    tolerance_ok = worst_abs <= rtol * max(1.0, _scale(expected)) + 1e-5
-    return tolerance_ok, worst_abs, worst_rel, ""
+        return [OutputError(-1, None, None, False, f"{len(actual)} outputs, expected {len(expected)}")]
+    return [_compare_one(i, ref, got, rtol) for i, (ref, got) in enumerate(zip(expected, actual))]
 
 
-def _scale(tensors: list[torch.Tensor]) -> float:
-    values = [float(t.detach().abs().float().nan_to_num(0, 0, 0).max()) for t in tensors if t.numel()]
-    return max(values, default=1.0)
+def _compare_one(index: int, ref: torch.Tensor, got: np.ndarray, rtol: float) -> OutputError:
+    ref = ref.detach().cpu().numpy()
+    if ref.shape != got.shape:
+        return OutputError(index, None, None, False, f"shape {tuple(got.shape)}, expected {tuple(ref.shape)}")
+    if ref.size == 0:
+        return OutputError(index, 0.0, 0.0, True)
+    ref64, got64 = ref.astype(np.float64), got.astype(np.float64)
+    both_nan = np.isnan(ref64) & np.isnan(got64)
+    same_inf = np.isinf(ref64) & (ref64 == got64)
+    diff = np.nan_to_num(np.where(both_nan | same_inf, 0.0, np.abs(ref64 - got64)), nan=np.inf)
+    scale = float(np.max(np.abs(np.nan_to_num(ref64, nan=0.0, posinf=0.0, neginf=0.0))))
+    max_abs = float(diff.max())
+    max_rel = max_abs / (scale or 1.0)
+    return OutputError(index, max_abs, max_rel, max_abs <= rtol * max(1.0, scale) + ATOL)
 
 
 def eager(model: torch.nn.Module, args: tuple) -> list[torch.Tensor]:
@@ -158,67 +150,183 @@ def verify(
     dynamic: dict[int, dict[int, str]] | None = None,
     opset: int | None = None,
     out: Path | None = None,
+    on_stage: Callable[[str], None] = lambda stage: None,
 ) -> Verdict:
     """Export once, then compare onnxruntime with eager on the export inputs and each probe."""
-    torch.manual_seed(0)
-    model = make_model().eval()
-    names = input_names(model, len(args))
+    started = time.monotonic()
     path = out or Path(tempfile.mkdtemp(prefix="onnxfix-")) / "model.onnx"
+    path.parent.mkdir(parents=True, exist_ok=True)
     verdict = Verdict(exporter=exporter, verdict=OK, onnx_path=str(path))
+    on_stage("load")
+    try:
+        torch.manual_seed(0)
+        model = make_model().eval()
+        eager(model, args)
+    except Exception as exc:  # the user's model does not build or run: nothing to export
+        return _failed(verdict, LOAD_FAILS, "load", f"the model does not run eagerly: {describe(exc)}", started)
+    for stage, step in (("export", _export), ("checker", _check_onnx), ("runtime", _numerics)):
+        on_stage(stage)
+        step(verdict, model, args, probes, dynamic, opset, path)
+        if verdict.verdict != OK:
+            break
+    verdict.seconds = round(time.monotonic() - started, 2)
+    return verdict
+
+
+def _failed(verdict: Verdict, kind: str, stage: str, error: str, started: float) -> Verdict:
+    verdict.verdict, verdict.failed_stage, verdict.error = kind, stage, error
+    verdict.seconds = round(time.monotonic() - started, 2)
+    return verdict
+
+
+def _export(verdict: Verdict, model, args, probes, dynamic, opset, path: Path) -> None:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            export_model(model, args, exporter, path, dynamic, opset)
+            export_model(model, args, verdict.exporter, path, dynamic, opset)
         except Exception as exc:  # the exporter's own error is the result
-            verdict.verdict = EXPORT_FAILS
-            verdict.error = _describe(exc)
+            verdict.verdict, verdict.failed_stage, verdict.error = EXPORT_FAILS, "export", describe(exc)
+            verdict.node_traces = failing_node_traces(exc)
+            verdict.error_frames = error_frames(exc)
     verdict.warnings = [
         {"category": w.category.__name__, "message": str(w.message)[:500], "filename": w.filename, "lineno": w.lineno}
         for w in caught
         if not issubclass(w.category, DeprecationWarning)
     ]
-    if verdict.verdict != OK:
-        return verdict
-    verdict.op_histogram = _op_histogram(path)
+
+
+def _check_onnx(verdict: Verdict, model, args, probes, dynamic, opset, path: Path) -> None:
+    import onnx
+
+    try:
+        onnx.checker.check_model(str(path))
+    except Exception as exc:  # onnx.checker.ValidationError and friends
+        verdict.verdict, verdict.failed_stage, verdict.error = EXPORT_FAILS, "checker", describe(exc)
+        return
+    verdict.op_histogram = op_histogram(path)
+
+
+def _numerics(verdict: Verdict, model, args, probes, dynamic, opset, path: Path) -> None:
+    names = input_names(model, len(args))
+    try:
+        runtime = Runtime(path)
+    except Exception as exc:
+        verdict.verdict, verdict.failed_stage, verdict.error = ORT_FAILS, "runtime", f"onnxruntime: {describe(exc)[:600]}"
+        return
     for probe in [Probe("export inputs", args), *probes]:
-        result = _check_probe(model, path, probe, names)
+        result = _check_probe(model, runtime, probe, names)
         verdict.probes.append(result)
-        if not result.ok and verdict.verdict == OK:
-            verdict.verdict = ORT_FAILS if result.note.startswith("onnxruntime") else SILENTLY_WRONG
-            verdict.failing_probe = probe.name
-    return verdict
+        if result.ok or verdict.verdict != OK:
+            continue
+        verdict.failing_probe = probe.name
+        if result.note.startswith("onnxruntime"):
+            verdict.verdict, verdict.failed_stage = ORT_FAILS, "runtime"
+            verdict.node_traces = onnx_node_traces(path, result.note)
+        else:
+            verdict.verdict, verdict.failed_stage = SILENTLY_WRONG, "numerics"
 
 
-def _check_probe(model, path: Path, probe: Probe, names: list[str]) -> ProbeResult:
+def _check_probe(model, runtime: Runtime, probe: Probe, names: list[str]) -> ProbeResult:
     try:
         expected = eager(model, probe.args)
     except Exception as exc:
-        return ProbeResult(probe.name, ok=True, note=f"skipped: eager rejects this probe ({_describe(exc)[:120]})")
+        return ProbeResult(probe.name, ok=True, note=f"skipped: eager rejects this probe ({describe(exc)[:120]})")
     try:
-        actual = run_onnx(path, probe.args, names)
+        actual = runtime.run(probe.args, names)
     except Exception as exc:
-        return ProbeResult(probe.name, ok=False, note=f"onnxruntime: {_describe(exc)[:300]}")
-    ok, max_abs, max_rel, note = compare(expected, actual)
-    return ProbeResult(probe.name, max_abs=max_abs, max_rel=max_rel, ok=ok, note=note)
+        return ProbeResult(probe.name, ok=False, note=f"onnxruntime: {describe(exc)[:400]}")
+    outputs = compare(expected, actual)
+    known = [o for o in outputs if o.max_abs is not None]
+    ok = all(o.ok for o in outputs)
+    note = "; ".join(f"output {o.index}: {o.note}" for o in outputs if o.note)
+    return ProbeResult(
+        probe.name,
+        max_abs=max((o.max_abs for o in known), default=None) if len(known) == len(outputs) else None,
+        max_rel=max((o.max_rel for o in known), default=None) if len(known) == len(outputs) else None,
+        ok=ok, note=note, outputs=outputs,
+    )
 
 
-def _op_histogram(path: Path) -> dict[str, int]:
+def op_histogram(path: Path) -> dict[str, int]:
     import onnx
 
     counts: dict[str, int] = {}
-    for node in onnx.load(str(path)).graph.node:
+    for node in onnx.load(str(path), load_external_data=False).graph.node:
         counts[node.op_type] = counts.get(node.op_type, 0) + 1
     return dict(sorted(counts.items()))
 
 
-def _describe(exc: BaseException) -> str:
-    chain = []
-    current: BaseException | None = exc
-    while current is not None and len(chain) < 4:
-        chain.append(f"{type(current).__name__}: {str(current).strip()[:2000]}")
+def failing_node_traces(exc: BaseException) -> list[NodeTrace]:
+    """The graph node each exporter was translating when it failed, found in the traceback.
+
+    The dynamo exporter's ConversionError names an FX node (``Error when translating node
+    %linalg_inv_ex``) without its source; the legacy exporter's UnsupportedOperatorError names
+    only the operator. Both raise while a local ``node`` holds that node, and the node carries
+    its source: ``node.meta["stack_trace"]`` (FX), ``node.sourceRange()`` (TorchScript).
+    """
+    found: list[NodeTrace] = []
+    for current in _exception_chain(exc):
+        tb = current.__traceback__
+        while tb is not None:
+            trace = _node_trace(tb.tb_frame.f_locals.get("node"))
+            if trace and trace not in found:
+                found.append(trace)
+            tb = tb.tb_next
+    return found[-1:]  # the innermost frame holding a node is the one that failed
+
+
+def error_frames(exc: BaseException) -> list[list]:
+    """Frames of the error chain, the root cause's last: its last user frame is where it broke."""
+    frames: list[list] = []
+    for current in _exception_chain(exc):
+        for frame in traceback.extract_tb(current.__traceback__):
+            entry = [frame.filename, frame.lineno or 0, frame.name]
+            if entry not in frames:
+                frames.append(entry)
+    return frames
+
+
+def _exception_chain(exc: BaseException) -> list[BaseException]:
+    chain, current = [], exc
+    while current is not None and current not in chain and len(chain) < 8:
+        chain.append(current)
         current = current.__cause__ or current.__context__
-    return "\n  <- ".join(chain)
+    return chain
 
 
-def format_exception(exc: BaseException) -> str:
-    return "".join(traceback.format_exception(exc))
+def _node_trace(node) -> NodeTrace | None:
+    if isinstance(node, torch.fx.Node):
+        stack = node.meta.get("stack_trace") or ""
+        return NodeTrace(node.name, stack, "py") if stack else None
+    if isinstance(node, torch._C.Node):
+        try:
+            return NodeTrace(node.kind(), node.sourceRange(), "ts")
+        except RuntimeError:
+            return None
+    return None
+
+
+ORT_NODE = re.compile(r"running (\w+) node\. Name:'([^']*)'")
+
+
+def onnx_node_traces(path: Path, message: str) -> list[NodeTrace]:
+    """onnxruntime names the node it failed in; the dynamo exporter stores its source there."""
+    import onnx
+
+    match = ORT_NODE.search(message)
+    if not match:
+        return []
+    for node in onnx.load(str(path), load_external_data=False).graph.node:
+        if node.name == match.group(2):
+            props = {p.key: p.value for p in node.metadata_props}
+            stack = props.get("pkg.torch.onnx.stack_trace", "")
+            return [NodeTrace(f"{node.op_type} {node.name}", stack, "py")] if stack else []
+    return []
+
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def describe(exc: BaseException) -> str:
+    """The error chain, outermost first, causes joined by '<-' (colour codes removed)."""
+    return "\n  <- ".join(f"{type(e).__name__}: {ANSI.sub('', str(e)).strip()[:4000]}" for e in _exception_chain(exc)[:4])

@@ -2,31 +2,79 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import sys
+from pathlib import Path
 
-from onnxfix.exporter.isolate import ExportRequest
+from onnxfix.exporter.isolate import RESULT_MARKER, STAGE_MARKER, ExportRequest
+
+
+def report_stage(stage: str) -> None:
+    print(STAGE_MARKER + stage, flush=True)
 
 
 def main() -> None:
     request = ExportRequest(**json.loads(sys.stdin.read()))
-    request.dynamic = {int(k): {int(d): n for d, n in v.items()} for k, v in request.dynamic.items()}
-    from onnxfix.exporter.probes import generated_probes, user_probes
-    from onnxfix.exporter.targets import load_spec
-    from onnxfix.exporter.verify import Verdict, verify, EXPORT_FAILS
+    report_stage("load")
+    sys.path[:0] = request.sys_path
+    from onnxfix.exporter.verify import LOAD_FAILS, Verdict, describe, verify
 
     try:
-        factory = load_spec(request.model)
-        args = tuple(load_spec(request.inputs)())
-        probes = user_probes(load_spec(request.probes)()) if request.probes else []
-        if request.generate_probes:
-            probes += generated_probes(args, request.dynamic)
-        verdict = verify(factory, args, probes, request.exporter, request.dynamic, request.opset,
-                         out=__import__("pathlib").Path(request.out) if request.out else None)
+        model, args, probes, dynamic = load(request)
     except Exception as exc:  # loading the user's code failed: report, do not crash
-        verdict = Verdict(request.exporter, EXPORT_FAILS, error=f"could not load target: {type(exc).__name__}: {exc}")
-    sys.stdout.flush()
-    print("ONNXFIX-RESULT " + json.dumps(verdict.to_json()), flush=True)
+        verdict = Verdict(request.exporter, LOAD_FAILS, failed_stage="load", error=f"could not load target: {describe(exc)}")
+    else:
+        out = Path(request.out) if request.out else None
+        verdict = verify(lambda: model, args, probes, request.exporter, dynamic, request.opset, out, report_stage)
+    print(RESULT_MARKER + json.dumps(verdict.to_json()), flush=True)
+
+
+def load(request: ExportRequest):
+    """Build the model and its inputs from the user's code; resolve dynamic dims by name."""
+    import torch
+
+    from onnxfix.exporter.probes import generated_probes, user_probes
+    from onnxfix.exporter.targets import load_spec
+
+    torch.manual_seed(0)
+    factory = load_spec(request.model)
+    model = factory()
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"{request.model} returned {type(model).__name__}, not a torch.nn.Module")
+    args = as_tuple(load_spec(request.inputs)())
+    probes = user_probes([as_tuple(p) for p in load_spec(request.probes)()]) if request.probes else []
+    dynamic = resolve_dynamic(model, args, request.dynamic)
+    if request.generate_probes:
+        probes += generated_probes(args, dynamic)
+    return model, args, probes, dynamic
+
+
+def as_tuple(value) -> tuple:
+    return tuple(value) if isinstance(value, (tuple, list)) else (value,)
+
+
+def resolve_dynamic(model, args: tuple, dynamic: dict[str, dict]) -> dict[int, dict[int, str]]:
+    """Keys are input indexes or forward's parameter names; dims may be negative."""
+    params = list(inspect.signature(model.forward).parameters)
+    resolved: dict[int, dict[int, str]] = {}
+    for key, dims in dynamic.items():
+        key = str(key)
+        if key.lstrip("-").isdigit():
+            index = int(key)
+        elif key in params:
+            index = params.index(key)
+        else:
+            raise ValueError(f"--dynamic {key}: forward() has no parameter {key!r} (it has {', '.join(params)})")
+        if not 0 <= index < len(args) or not hasattr(args[index], "dim"):
+            raise ValueError(f"--dynamic {key}: input {index} is not a tensor input")
+        rank = args[index].dim()
+        for dim, name in dims.items():
+            dim = int(dim)
+            if not -rank <= dim < rank:
+                raise ValueError(f"--dynamic {key}: dim {dim} out of range for a {rank}-d input")
+            resolved.setdefault(index, {})[dim % rank] = name
+    return resolved
 
 
 if __name__ == "__main__":

@@ -1,0 +1,220 @@
+"""What to export: targets from the command line or from ``[tool.onnxfix.export]``.
+
+Torch-free and import-free: a target's defaults (``example_inputs``, ``probe_inputs``,
+``DYNAMIC``) are found by reading the model file's syntax tree, never by running it.
+
+Config (paths relative to the pyproject.toml's folder):
+
+    [tool.onnxfix.export]
+    exporters = ["dynamo", "legacy"]     # default: [tool.onnxfix] exporters, else ["dynamo"]
+    opset = 18                           # default: the exporter's
+    timeout = 600                        # seconds per export
+
+    [[tool.onnxfix.export.targets]]
+    name = "pooling"                     # default: the model spec
+    model = "models/pool.py:make_model"  # a callable returning an nn.Module, or a Module class
+    inputs = "models/pool.py:example_inputs"
+    probe-inputs = "models/pool.py:probe_inputs"
+    dynamic = ["x:0=batch", "mask:0=batch,1=seq"]
+    exporters = ["legacy"]               # overrides the table's
+    output = "build/pool.onnx"
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from onnxfix.config import ConfigError, Settings
+from onnxfix.exporter import targets
+from onnxfix.rewriter.rule import EXPORTERS
+
+DEFAULT_TIMEOUT = 600.0
+TABLE_KEYS = {"exporters", "opset", "timeout", "targets"}
+TARGET_KEYS = {"name", "model", "inputs", "probe-inputs", "dynamic", "exporters", "opset", "output", "timeout"}
+
+
+class PlanError(Exception):
+    """A usage error: bad target, bad --dynamic, missing file. Exit code 2."""
+
+
+@dataclass
+class Target:
+    name: str
+    model: str  # path/to/file.py:callable
+    inputs: str
+    probes: str | None = None
+    dynamic: dict[str, dict[int, str]] = field(default_factory=dict)
+    exporters: tuple[str, ...] = ("dynamo",)
+    opset: int | None = None
+    output: str | None = None
+    timeout: float = DEFAULT_TIMEOUT
+
+    @property
+    def model_path(self) -> Path:
+        return Path(self.model.rpartition(":")[0])
+
+    @property
+    def factory(self) -> str:
+        return self.model.rpartition(":")[2]
+
+    def output_for(self, exporter: str) -> str | None:
+        """-o out.onnx: exactly that with one exporter, out.dynamo.onnx / out.legacy.onnx with two."""
+        if not self.output or len(self.exporters) == 1:
+            return self.output
+        path = Path(self.output)
+        return str(path.with_name(f"{path.stem}.{exporter}{path.suffix or '.onnx'}"))
+
+
+def split_spec(spec: str, what: str) -> tuple[Path, str]:
+    """Check a spec before any process starts: the same parser the worker loads it with."""
+    try:
+        path, name = targets.split_spec(spec)
+    except targets.TargetError as exc:
+        raise PlanError(f"{what}: {exc}") from None
+    if not name.isidentifier():
+        raise PlanError(f"{what}: {name!r} is not a Python name, in {spec!r}")
+    if not path.is_file():
+        raise PlanError(f"{what}: {path}: no such file")
+    return path, name
+
+
+def parse_dynamic(values: list[str]) -> dict[str, dict[int, str]]:
+    """``INPUT:DIM[=NAME][,DIM[=NAME]...]``; INPUT is an index or forward's parameter name.
+
+    Unnamed dims are called ``<input>_dim<d>`` (``input<i>_dim<d>`` for an index); dims given the same NAME must be equal.
+    """
+    result: dict[str, dict[int, str]] = {}
+    for value in values:
+        key, sep, dims = value.partition(":")
+        key = key.strip()
+        if not sep or not key or not (key.isdigit() or key.isidentifier()) or not dims.strip():
+            raise PlanError(f"--dynamic {value!r}: expected INPUT:DIM[=NAME][,DIM[=NAME]...], e.g. x:0=batch or 0:0,1")
+        for item in dims.split(","):
+            dim, _, name = item.partition("=")
+            try:
+                index = int(dim)
+            except ValueError:
+                raise PlanError(f"--dynamic {value!r}: {dim.strip()!r} is not a dimension number") from None
+            name = name.strip() or f"{key if key.isidentifier() else 'input' + key}_dim{index}"
+            if not name.isidentifier():
+                raise PlanError(f"--dynamic {value!r}: dim name {name!r} must be an identifier")
+            result.setdefault(key, {})[index] = name
+    return result
+
+
+def module_defaults(path: Path) -> dict:
+    """The conventions onnxfix's examples follow: example_inputs(), probe_inputs(), DYNAMIC."""
+    try:
+        tree = ast.parse(path.read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return {}
+    found: dict = {}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in ("example_inputs", "probe_inputs"):
+            found[node.name] = f"{path}:{node.name}"
+        elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "DYNAMIC" for t in node.targets):
+            try:
+                value = ast.literal_eval(node.value)
+                found["DYNAMIC"] = {str(k): {int(d): str(n) for d, n in v.items()} for k, v in value.items()}
+            except (ValueError, TypeError, AttributeError, SyntaxError):
+                pass
+    return found
+
+
+def make_target(
+    model: str, inputs: str | None = None, probes: str | None = None, dynamic: dict | None = None,
+    exporters: tuple[str, ...] = ("dynamo",), opset: int | None = None, output: str | None = None,
+    timeout: float = DEFAULT_TIMEOUT, name: str | None = None, what: str = "TARGET",
+) -> Target:
+    model_path, _ = split_spec(model, what)
+    defaults = module_defaults(model_path)
+    inputs = inputs or defaults.get("example_inputs")
+    if not inputs:
+        raise PlanError(f"{what} {model}: give --inputs path.py:callable (or define example_inputs() in {model_path})")
+    split_spec(inputs, "inputs")
+    probes = probes or defaults.get("probe_inputs")
+    if probes:
+        split_spec(probes, "probe inputs")
+    bad = set(exporters) - set(EXPORTERS)
+    if bad or not exporters:
+        raise PlanError(f"{what}: unknown exporter(s) {sorted(bad)}; use dynamo, legacy or both")
+    return Target(
+        name=name or model, model=model, inputs=inputs, probes=probes,
+        dynamic=dynamic if dynamic else defaults.get("DYNAMIC", {}),
+        exporters=tuple(e for e in EXPORTERS if e in exporters), opset=opset, output=output, timeout=timeout,
+    )
+
+
+def targets_from_config(settings: Settings) -> list[Target]:
+    """Validate [tool.onnxfix.export] and build its targets (paths relative to the config)."""
+    path = settings.config_path or Path("pyproject.toml")
+    table = settings.export
+    _check_keys(table, TABLE_KEYS, "[tool.onnxfix.export]", path)
+    entries = table.get("targets", [])
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        raise ConfigError(path, "[tool.onnxfix.export] targets must be an array of tables ([[tool.onnxfix.export.targets]])")
+    defaults = {
+        "exporters": _exporters(table.get("exporters", sorted(settings.exporters)), path, "[tool.onnxfix.export] exporters"),
+        "opset": _int(table.get("opset"), path, "opset"),
+        "timeout": float(_int(table.get("timeout"), path, "timeout") or DEFAULT_TIMEOUT),
+    }
+    return [_config_target(entry, i, defaults, settings.root, path) for i, entry in enumerate(entries)]
+
+
+def _config_target(entry: dict, index: int, defaults: dict, root: Path, path: Path) -> Target:
+    where = f"[[tool.onnxfix.export.targets]] #{index + 1}"
+    _check_keys(entry, TARGET_KEYS, where, path)
+    if not isinstance(entry.get("model"), str):
+        raise ConfigError(path, f"{where}: model = \"path/to/file.py:factory\" is required")
+    for key in ("name", "inputs", "probe-inputs", "output"):
+        if key in entry and not isinstance(entry[key], str):
+            raise ConfigError(path, f"{where}: {key} must be a string")
+    dynamic = entry.get("dynamic", [])
+    if isinstance(dynamic, str):
+        dynamic = [dynamic]
+    if not isinstance(dynamic, list) or not all(isinstance(d, str) for d in dynamic):
+        raise ConfigError(path, f"{where}: dynamic must be a list of \"INPUT:DIM[=NAME],...\" strings")
+    try:
+        return make_target(
+            _rooted(entry["model"], root), _rooted(entry.get("inputs"), root), _rooted(entry.get("probe-inputs"), root),
+            parse_dynamic(dynamic),
+            _exporters(entry["exporters"], path, f"{where} exporters") if "exporters" in entry else defaults["exporters"],
+            _int(entry.get("opset"), path, "opset") or defaults["opset"],
+            str(root / entry["output"]) if "output" in entry else None,
+            float(_int(entry.get("timeout"), path, "timeout") or defaults["timeout"]),
+            entry.get("name", entry["model"]), what=where,
+        )
+    except PlanError as exc:
+        raise ConfigError(path, str(exc)) from None
+
+
+def _rooted(spec: str | None, root: Path) -> str | None:
+    if spec is None:
+        return None
+    file, sep, name = spec.rpartition(":")
+    return f"{root / file}{sep}{name}" if sep and file else spec
+
+
+def _check_keys(table: dict, allowed: set[str], where: str, path: Path) -> None:
+    unknown = set(table) - allowed
+    if unknown:
+        raise ConfigError(path, f"unknown key(s) in {where}: {', '.join(sorted(unknown))} (allowed: {', '.join(sorted(allowed))})")
+
+
+def _exporters(value, path: Path, where: str) -> tuple[str, ...]:
+    values = [value] if isinstance(value, str) else value
+    if not isinstance(values, list) or not values or set(values) - set(EXPORTERS):
+        raise ConfigError(path, f"{where}: expected a list of {list(EXPORTERS)}, got {value!r}")
+    return tuple(values)
+
+
+def _int(value, path: Path, key: str) -> int | None:
+    if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value <= 0):
+        raise ConfigError(path, f"[tool.onnxfix.export] {key} must be a positive integer")
+    return value
+
+
+def with_exporters(target: Target, exporters: tuple[str, ...] | None) -> Target:
+    return replace(target, exporters=exporters) if exporters else target

@@ -1,0 +1,96 @@
+"""What one export + verification produced. Plain data, no torch: the parent process reads it.
+
+A Verdict travels from the worker process to onnxfix as JSON (``to_json``/``from_json``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+OK, SILENTLY_WRONG, ORT_FAILS, EXPORT_FAILS, CRASH, TIMEOUT = (
+    "OK", "SILENTLY-WRONG", "ORT-FAILS", "EXPORT-FAILS", "CRASH", "TIMEOUT",
+)
+VERDICTS = (OK, SILENTLY_WRONG, ORT_FAILS, EXPORT_FAILS, CRASH, TIMEOUT)
+
+# The checklist shown per exporter, in order. A stage is "ok", "failed" or "skipped".
+STAGES = ("load", "export", "checker", "runtime", "numerics")
+STAGE_OK, STAGE_FAILED, STAGE_SKIPPED = "ok", "failed", "skipped"
+
+
+@dataclass
+class OutputError:
+    index: int
+    max_abs: float | None
+    max_rel: float | None
+    ok: bool
+    note: str = ""
+
+
+@dataclass
+class ProbeResult:
+    probe: str  # "export inputs", "probe 1 (user)", "generated (other values)", ...
+    max_abs: float | None = None
+    max_rel: float | None = None
+    ok: bool = True
+    note: str = ""
+    outputs: list[OutputError] = field(default_factory=list)
+
+
+@dataclass
+class NodeTrace:
+    """Where a graph node the exporter stopped at came from.
+
+    style "py": a Python stack, outermost first (torch.fx / torch.export ``stack_trace``);
+    style "ts": a TorchScript ``sourceRange()``, innermost first.
+    """
+
+    node: str
+    stack: str
+    style: str = "py"
+
+
+@dataclass
+class Verdict:
+    exporter: str
+    verdict: str
+    error: str = ""
+    failing_probe: str = ""
+    failed_stage: str = ""  # the first stage of STAGES that failed ("" when OK)
+    probes: list[ProbeResult] = field(default_factory=list)
+    warnings: list[dict] = field(default_factory=list)  # {"category", "message", "filename", "lineno"}
+    node_traces: list[NodeTrace] = field(default_factory=list)
+    # frames of the export error's traceback chain, outermost first: [filename, lineno, function]
+    error_frames: list[list] = field(default_factory=list)
+    op_histogram: dict[str, int] = field(default_factory=dict)
+    onnx_path: str = ""
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.verdict == OK
+
+    def stages(self) -> dict[str, str]:
+        """The checklist: every stage before the failed one passed, the rest were skipped."""
+        failed = self.failed_stage or (None if self.ok else "export")
+        result, reached = {}, True
+        for stage in STAGES:
+            if not reached:
+                result[stage] = STAGE_SKIPPED
+            elif stage == failed:
+                result[stage], reached = STAGE_FAILED, False
+            else:
+                result[stage] = STAGE_OK
+        return result
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Verdict":
+        data = dict(data)
+        probes = [
+            ProbeResult(**{**p, "outputs": [OutputError(**o) for o in p.get("outputs", [])]})
+            for p in data.pop("probes", [])
+        ]
+        traces = [NodeTrace(**t) for t in data.pop("node_traces", [])]
+        return cls(probes=probes, node_traces=traces, **data)

@@ -1,0 +1,231 @@
+"""From what an exporter said to findings at the user's line (ONX9xx), linked to static rules.
+
+Plain text processing, no torch: it reads a Verdict (warnings with filename/lineno, the error
+text, traceback frames, the failing node's stack trace, a crash's faulthandler dump).
+Frames in torch, site-packages, the standard library and onnxfix itself are not the user's.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import sysconfig
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import onnxfix
+from onnxfix.exporter.codes import BY_CODE
+from onnxfix.exporter.result import CRASH, EXPORT_FAILS, ORT_FAILS, SILENTLY_WRONG, TIMEOUT, Verdict
+from onnxfix.rewriter.rule import Finding
+
+PY_FRAME = re.compile(r'File "([^"]+)", line (\d+)')  # tracebacks, stack_trace, faulthandler
+TS_FRAME = re.compile(r"^\s*(.*?)\((\d+)\): \S+\s*$", re.M)  # TorchScript sourceRange()
+NOT_USER = ("site-packages", "dist-packages")
+_STDLIB = os.path.realpath(sysconfig.get_paths()["stdlib"])
+_ONNXFIX = os.path.realpath(os.path.dirname(onnxfix.__file__))
+
+
+@dataclass(frozen=True)
+class Location:
+    path: str  # as found (absolute); displayed relative by the renderer
+    line: int
+    col: int = 1
+
+
+@dataclass(frozen=True)
+class StaticLink:
+    code: str
+    path: str
+    line: int
+    relation: str = "same-line"  # "same-line": the static finding is at the reported line;
+    # "same-file": the reported problem has no line of its own (crash, wrong numbers) or none
+    # was found at it, and this static finding in the model's file is a likely cause
+
+
+@dataclass
+class ExportFinding:
+    code: str
+    message: str
+    location: Location
+    exporter: str
+    fixed_by: list[StaticLink] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return BY_CODE[self.code].name
+
+
+def is_user_file(filename: str) -> bool:
+    if not filename or filename.startswith("<"):
+        return False
+    real = os.path.realpath(filename)
+    if any(part in NOT_USER for part in Path(real).parts):
+        return False
+    return not real.startswith((_STDLIB + os.sep, _ONNXFIX + os.sep)) and os.path.isfile(real)
+
+
+def innermost_user(frames: list[tuple[str, int]], innermost_first: bool = False) -> Location | None:
+    users = [(f, n) for f, n in frames if is_user_file(f)]
+    if not users:
+        return None
+    path, line = users[0] if innermost_first else users[-1]
+    return Location(os.path.realpath(path), int(line))
+
+
+def anchor(model_spec_path: Path, name: str) -> Location:
+    """Where a whole-model finding goes: the factory's def or class line."""
+    path = os.path.realpath(model_spec_path)
+    try:
+        tree = ast.parse(Path(path).read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return Location(path, 1)
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
+            return Location(path, node.lineno, node.col_offset + 1)
+    return Location(path, 1)
+
+
+# ---- warnings (legacy TracerWarnings carry the user's line) ---------------------------------
+
+_TRACER_CODES = (
+    ("Converting a tensor to a", "ONX901"),
+    ("registered as constants in the trace", "ONX902"),
+    ("Iterating over a tensor", "ONX903"),
+    ("Using len to get tensor shape", "ONX903"),
+)
+
+
+def warning_findings(verdict: Verdict) -> list[ExportFinding]:
+    findings, seen = [], set()
+    for warning in verdict.warnings:
+        if not is_user_file(warning.get("filename", "")):
+            continue
+        code = next((c for text, c in _TRACER_CODES if text in warning["message"]), "ONX904")
+        location = Location(os.path.realpath(warning["filename"]), int(warning["lineno"]))
+        key = (code, location)
+        if key not in seen:
+            seen.add(key)
+            message = f"{warning['category']}: {first_sentence(warning['message'])}"
+            findings.append(ExportFinding(code, message, location, verdict.exporter))
+    return findings
+
+
+def first_sentence(text: str) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    cut = line.find(" might cause the trace to be incorrect")
+    if cut > 0:
+        return line[:cut] + " (now a constant in the trace)"
+    cut = line.find(". ")
+    return (line[:cut] if cut > 0 else line)[:200]
+
+
+# ---- verdicts -------------------------------------------------------------------------------
+
+_ERROR_CODES = (
+    ("No ONNX function found", "ONX920"),
+    ("UnsupportedOperatorError", "ONX920"),
+    ("fake tensor in the exported program constant", "ONX912"),
+    (".numpy() is not supported", "ONX911"),
+    ("invalid __array_struct__", "ONX911"),
+    ("Failed to export the model with torch.export", "ONX910"),
+    ("TorchExportError", "ONX910"),
+    ("ConversionError", "ONX921"),
+)
+
+
+def verdict_findings(verdict: Verdict, fallback: Location) -> list[ExportFinding]:
+    """The finding that explains a verdict which is not OK (none for OK and LOAD-FAILS)."""
+    kind = verdict.verdict
+    if kind == EXPORT_FAILS and verdict.failed_stage == "checker":
+        return [ExportFinding("ONX942", headline(verdict.error), fallback, verdict.exporter)]
+    if kind == EXPORT_FAILS:
+        code = next((c for text, c in _ERROR_CODES if text in verdict.error), "ONX922")
+        where = error_location(verdict) or fallback
+        return [ExportFinding(code, headline(verdict.error), where, verdict.exporter)]
+    if kind == CRASH:
+        frames = [(f, int(n)) for f, n in PY_FRAME.findall(verdict.error)]  # most recent call first
+        where = innermost_user(frames, innermost_first=True) or fallback
+        return [ExportFinding("ONX930", verdict.error.splitlines()[0], where, verdict.exporter)]
+    if kind == TIMEOUT:
+        return [ExportFinding("ONX931", verdict.error, fallback, verdict.exporter)]
+    if kind == ORT_FAILS:
+        where = _trace_location(verdict) or fallback
+        probe = next((p for p in verdict.probes if p.probe == verdict.failing_probe), None)
+        note = probe.note if probe else verdict.error
+        return [ExportFinding("ONX941", f"on {verdict.failing_probe or 'load'}: {headline(note)}", where, verdict.exporter)]
+    if kind == SILENTLY_WRONG:
+        return [ExportFinding("ONX940", numerics_message(verdict), fallback, verdict.exporter)]
+    return []
+
+
+def numerics_message(verdict: Verdict) -> str:
+    probe = next(p for p in verdict.probes if p.probe == verdict.failing_probe)
+    bad = [o for o in probe.outputs if not o.ok]
+    if bad and bad[0].max_abs is not None:
+        detail = f"output {bad[0].index}: max abs error {bad[0].max_abs:.3g} (rel {bad[0].max_rel:.3g})"
+    else:
+        detail = probe.note or (f"output {bad[0].index}: {bad[0].note}" if bad else "outputs differ")
+    return f"ONNX output differs from PyTorch on {probe.probe}: {detail}"
+
+
+def error_location(verdict: Verdict) -> Location | None:
+    return (
+        _trace_location(verdict)
+        or innermost_user([(f, int(n)) for f, n in PY_FRAME.findall(verdict.error)])
+        or innermost_user([(f, int(n)) for f, n, _ in verdict.error_frames])
+    )
+
+
+def _trace_location(verdict: Verdict) -> Location | None:
+    for trace in verdict.node_traces:
+        if trace.style == "ts":
+            found = innermost_user([(f, int(n)) for f, n in TS_FRAME.findall(trace.stack)], innermost_first=True)
+        else:
+            found = innermost_user([(f, int(n)) for f, n in PY_FRAME.findall(trace.stack)])
+        if found:
+            return found
+    return None
+
+
+def headline(error: str) -> str:
+    """The root cause's first line (describe() chains causes with '<-', the root cause last)."""
+    parts = [p.strip() for p in error.split("\n  <- ") if p.strip()]
+    root = parts[-1] if parts else error
+    for part in reversed(parts):  # prefer a cause that says something specific
+        if not part.startswith(("TorchExportError", "ConversionError: Failed")):
+            root = part
+            break
+    line = next((ln.strip() for ln in root.splitlines() if ln.strip()), "")
+    return line if len(line) <= 240 else line[:237] + "..."
+
+
+# ---- links to static rules ----------------------------------------------------------------
+
+WHOLE_MODEL = {"ONX930", "ONX940", "ONX911", "ONX912"}
+ANY_CAUSE = {"ONX940", "ONX921", "ONX922", "ONX941"}  # any static finding may be the cause
+
+
+def link(finding: ExportFinding, static: list[Finding]) -> None:
+    """Static findings at the same line fix it; otherwise list the likely ones in the file."""
+    here = [
+        s for s in static
+        if os.path.realpath(s.path) == finding.location.path and s.line == finding.location.line
+        and finding.exporter in s.exporters
+    ]
+    if here and finding.location.col == 1:  # warnings carry no column; the static finding does
+        finding.location = replace(finding.location, col=min(s.col for s in here))
+    relation = "same-line"
+    if not here and (finding.code in WHOLE_MODEL or finding.code in ANY_CAUSE):
+        related = set(BY_CODE[finding.code].fixed_by)
+        here = [s for s in static if finding.exporter in s.exporters and (finding.code in ANY_CAUSE or s.code in related)]
+        relation = "same-file"
+    links = {StaticLink(s.code, os.path.realpath(s.path), s.line, relation) for s in here}
+    finding.fixed_by = sorted(links, key=lambda l: (l.path, l.line, l.code))
+
+
+def findings_for(verdict: Verdict, fallback: Location, static: list[Finding]) -> list[ExportFinding]:
+    findings = warning_findings(verdict) + verdict_findings(verdict, fallback)
+    for finding in findings:
+        link(finding, static)
+    return findings

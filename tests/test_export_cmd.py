@@ -1,0 +1,215 @@
+"""`onnxfix export` end to end: real exports in worker processes, on tests/export_models/.
+
+Exports are slow (seconds each), so each model is exported once per module (fixtures with
+scope="module") and every assertion about it reads that one result.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from onnxfix.cli import main as cli_main
+from onnxfix.exporter import plan, render
+from onnxfix.exporter.session import FIX_TEMPORARY, NoProgress, run_target
+
+REPO = Path(__file__).resolve().parent.parent
+MODELS = REPO / "tests" / "export_models"
+TOLERANCE = 1e-4
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _in_repo():
+    before = os.getcwd()
+    os.chdir(REPO)
+    yield
+    os.chdir(before)
+
+
+def _cli_json(argv: list[str], capsys) -> tuple[int, dict]:
+    code = cli_main(["export", "--format", "json", *argv])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def _lines(result) -> list[str]:
+    return [render.finding_line(f) for r in result for f in r.findings]
+
+
+# ---- a value the legacy exporter bakes in: SILENTLY-WRONG at the line, OK after --fix ------
+
+@pytest.fixture(scope="module")
+def baked():
+    target = plan.make_target("tests/export_models/bakes_size.py:ChunkMean", exporters=("legacy",))
+    original = (MODELS / "bakes_size.py").read_text()
+    result = run_target(target, NoProgress(), fix=FIX_TEMPORARY, unsafe_fixes=False)
+    assert (MODELS / "bakes_size.py").read_text() == original, "--fix must not touch the file"
+    return result
+
+
+def test_baked_value_is_silently_wrong_at_the_offending_line(baked):
+    (before,) = baked.results
+    assert (before.verdict.verdict, before.verdict.failing_probe) == ("SILENTLY-WRONG", "probe 1 (user)")
+    assert before.verdict.probes[0].probe == "export inputs" and before.verdict.probes[0].ok
+    assert _lines(baked.results) == [
+        "tests/export_models/bakes_size.py:12:40: ONX901 [legacy] TracerWarning: Converting a tensor to a Python number "
+        "(now a constant in the trace) (fixed by ONX201 at tests/export_models/bakes_size.py:12)",
+        "tests/export_models/bakes_size.py:10:1: ONX940 [legacy] ONNX output differs from PyTorch on probe 1 (user): "
+        "output 0: shape (2, 3), expected (2, 4) (likely fixed by ONX201 at tests/export_models/bakes_size.py:12)",
+    ]
+
+
+def test_baked_value_is_ok_after_fix_on_inputs_never_exported(baked):
+    (after,) = baked.fix.results
+    assert after.verdict.verdict == "OK" and after.findings == []
+    assert baked.fix.diff == (
+        "--- a/tests/export_models/bakes_size.py\n+++ b/tests/export_models/bakes_size.py\n"
+        "@@ -9,7 +9,7 @@\n \n class ChunkMean(nn.Module):\n"
+        "     def forward(self, x: torch.Tensor, chunks: torch.Tensor) -> torch.Tensor:\n"
+        "-        pieces = x.reshape(x.shape[0], chunks.item(), -1)\n"
+        "+        pieces = x.reshape(x.shape[0], chunks, -1)\n"
+        "         return pieces.mean(dim=-1)\n \n \n"
+    )
+    probes = {p.probe: p for p in after.verdict.probes}
+    assert list(probes) == ["export inputs", "probe 1 (user)", "generated (other values)"]
+    assert all(p.ok and p.max_abs <= TOLERANCE for p in probes.values())
+    assert after.verdict.op_histogram["Reshape"] == 1
+
+
+# ---- the dynamo exporter cannot capture: the user's file:line and the rule -------------------
+
+def test_capture_failure_names_the_user_line_and_rule(capsys):
+    code, document = _cli_json(["tests/export_models/data_branch.py:Gate", "--exporter", "dynamo"], capsys)
+    assert code == 1
+    (result,) = document["targets"][0]["results"]
+    assert (result["verdict"], result["stages"]["export"], result["stages"]["checker"]) == ("EXPORT-FAILS", "failed", "skipped")
+    assert result["findings"] == [{
+        "code": "ONX910", "name": "capture-failed",
+        "message": "GuardOnDataDependentSymNode: Could not guard on data-dependent expression zuf0 > 0.0 "
+                   "(unhinted: zuf0 > 0.0).  (Size-like symbols: none)",
+        "exporter": "dynamo", "filename": "tests/export_models/data_branch.py", "location": {"row": 9, "column": 12},
+        "fixed_by": [{"code": "ONX201", "filename": "tests/export_models/data_branch.py", "row": 9, "relation": "same-line"}],
+    }]
+    assert [f["code"] for f in document["targets"][0]["static_findings"]] == ["ONX201"]
+
+
+def test_untranslatable_operator_maps_graph_nodes_to_the_user_line(capsys):
+    code, document = _cli_json(["tests/export_models/inverse.py:Whiten", "--exporter", "both"], capsys)
+    assert code == 1
+    dynamo, legacy = document["targets"][0]["results"]
+    assert [(f["code"], f["exporter"], f["filename"], f["location"]["row"]) for f in dynamo["findings"] + legacy["findings"]] == [
+        ("ONX920", "dynamo", "tests/export_models/inverse.py", 15),
+        ("ONX920", "legacy", "tests/export_models/inverse.py", 15),
+    ]
+    assert dynamo["findings"][0]["message"].startswith("DispatchError: No ONNX function found for <OpOverload(op='aten.linalg_inv_ex'")
+    assert legacy["findings"][0]["message"] == "UnsupportedOperatorError: Exporting the operator 'aten::linalg_inv' to ONNX opset version 20 is not supported"
+
+
+# ---- a crashing exporter is a result: CRASH, exit 1 --------------------------------------------
+
+def test_exporter_segfault_is_crash_and_onnxfix_exits_1(capsys):
+    code, document = _cli_json(["tests/export_models/data_crash.py:DataTwice"], capsys)
+    assert (code, document["exit_code"], document["ok"]) == (1, 1, False)
+    (result,) = document["targets"][0]["results"]
+    assert (result["exporter"], result["verdict"], result["stages"]["export"]) == ("dynamo", "CRASH", "failed")
+    assert result["error"].startswith("the exporter process died (segmentation fault) during export")
+    assert [(f["code"], f["location"], f["fixed_by"]) for f in result["findings"]] == [
+        ("ONX930", {"row": 7, "column": 1}, [{"code": "ONX301", "filename": "tests/export_models/data_crash.py", "row": 9, "relation": "same-file"}]),
+    ]
+
+
+def test_write_fixes_the_file_in_place_and_reverifies(tmp_path, capsys, monkeypatch):
+    shutil.copy(MODELS / "data_crash.py", tmp_path / "data_crash.py")
+    shutil.copy(MODELS / "pyproject.toml", tmp_path / "pyproject.toml")
+    monkeypatch.chdir(tmp_path)
+    code, document = _cli_json(["data_crash.py:DataTwice", "--exporter", "legacy", "--write"], capsys)
+    target = document["targets"][0]
+    assert [r["verdict"] for r in target["results"]] == ["SILENTLY-WRONG"]
+    assert target["fix"]["mode"] == "write" and [r["verdict"] for r in target["fix"]["results"]] == ["OK"]
+    assert code == 0
+    assert "        return x.detach() * 2 + x\n" in (tmp_path / "data_crash.py").read_text()
+
+
+# ---- a correct model, configured in pyproject.toml: OK under both, exit 0, JSON, report ------
+
+@pytest.fixture(scope="module")
+def configured(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("project")
+    shutil.copy(MODELS / "correct.py", folder / "correct.py")
+    (folder / "pyproject.toml").write_text(
+        '[tool.onnxfix]\nexporters = ["dynamo", "legacy"]\n\n'
+        '[[tool.onnxfix.export.targets]]\nname = "scaled"\nmodel = "correct.py:make_model"\n'
+        'dynamic = ["x:0=batch"]\noutput = "build/scaled.onnx"\n'
+    )
+    return folder
+
+
+def test_correct_model_is_ok_under_both_exporters(configured, capsys, monkeypatch):
+    monkeypatch.chdir(configured)
+    code, document = _cli_json(["--report", "report.md"], capsys)
+    assert (code, document["exit_code"], document["ok"], document["schema_version"]) == (0, 0, True, 1)
+    (target,) = document["targets"]
+    assert (target["name"], target["dynamic"], target["exporters"]) == ("scaled", {"x": {"0": "batch"}}, ["dynamo", "legacy"])
+    for result in target["results"]:
+        assert result["verdict"] == "OK" and set(result["stages"].values()) == {"ok"} and result["findings"] == []
+        assert [p["probe"] for p in result["probes"]] == [
+            "export inputs", "generated (other values)", "generated (dynamic dims +1)", "generated (dynamic dims +3)",
+        ]
+        assert all(o["ok"] and o["max_abs"] <= TOLERANCE for p in result["probes"] for o in p["outputs"])
+        assert result["op_histogram"]["Relu"] == 1
+        assert Path(result["onnx_path"]) == configured / "build" / f"scaled.{result['exporter']}.onnx"
+        assert Path(result["onnx_path"]).is_file()
+    report = (configured / "report.md").read_text()
+    assert report.startswith("# onnxfix export report\n\n## scaled\n")
+    assert "| dynamo | **OK** | ok | ok | ok | ok | ok |" in report
+    assert "| generated (dynamic dims +3) | 0 |" in report
+    assert "| Relu | 1 |" in report
+
+
+# ---- results that are not the exporter's fault ---------------------------------------------
+
+def test_a_factory_that_is_not_a_model_is_a_load_error_exit_2(capsys):
+    code, document = _cli_json(["tests/export_models/correct.py:example_inputs", "--exporter", "legacy"], capsys)
+    (result,) = document["targets"][0]["results"]
+    assert (code, result["verdict"], result["stages"]["load"], result["stages"]["export"]) == (2, "LOAD-FAILS", "failed", "skipped")
+    assert result["error"] == (
+        "could not load target: TypeError: tests/export_models/correct.py:example_inputs returned tuple, not a torch.nn.Module"
+    )
+    assert result["findings"] == []
+
+
+def test_timeout_is_a_result(capsys):
+    code, document = _cli_json(["tests/export_models/correct.py:make_model", "--timeout", "0.5"], capsys)
+    (result,) = document["targets"][0]["results"]
+    assert (code, result["verdict"], result["error"]) == (1, "TIMEOUT", "export did not finish in 0.5 s")
+    assert [(f["code"], f["location"]["row"]) for f in result["findings"]] == [("ONX931", 16)]
+
+
+def test_onnxruntime_failure_maps_through_the_dynamo_node_metadata(tmp_path):
+    """onnxruntime names the failing node; the dynamo exporter stored its stack trace there."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    from onnxfix.exporter.result import ProbeResult, Verdict
+    from onnxfix.exporter.sourcemap import Location, findings_for
+    from onnxfix.exporter.verify import onnx_node_traces
+
+    user = MODELS / "bakes_size.py"
+    node = helper.make_node("Add", ["a", "b"], ["c"], name="node_add")
+    node.metadata_props.add(key="pkg.torch.onnx.stack_trace",
+                            value=f'File "{user}", line 13, in forward\n    return pieces.mean(dim=-1)')
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info(n, TensorProto.FLOAT, [2]) for n in "ab"],
+                              [helper.make_tensor_value_info("c", TensorProto.FLOAT, [2])])
+    path = tmp_path / "m.onnx"
+    onnx.save(helper.make_model(graph), str(path))
+    note = "onnxruntime: Fail: Non-zero status code returned while running Add node. Name:'node_add' Status Message: broadcast"
+    verdict = Verdict("dynamo", "ORT-FAILS", failed_stage="runtime", failing_probe="probe 1 (user)",
+                      probes=[ProbeResult("probe 1 (user)", ok=False, note=note)], node_traces=onnx_node_traces(path, note))
+    (finding,) = findings_for(verdict, Location(str(user), 10), [])
+    assert render.finding_line(finding) == (
+        "tests/export_models/bakes_size.py:13:1: ONX941 [dynamo] on probe 1 (user): onnxruntime: Fail: Non-zero status "
+        "code returned while running Add node. Name:'node_add' Status Message: broadcast"
+    )
