@@ -110,7 +110,7 @@ def fix_text(source: SourceFile, display_path: str, settings: Settings, ruleset:
     text = source.text
     fixed = 0
     for _ in range(MAX_FIX_ROUNDS):
-        findings = check_text(text, source, display_path, settings, ruleset, **kw)
+        findings = check_text(text, _as_source(source, text), display_path, settings, ruleset, **kw)
         candidates = [f for f in findings if applicable(f, settings.unsafe_fixes)]
         if not candidates:
             return text, fixed, findings
@@ -120,7 +120,15 @@ def fix_text(source: SourceFile, display_path: str, settings: Settings, ruleset:
             return text, fixed, findings
         fixed += sum(1 for f in candidates if f.fix in chosen or _in_groups(f.fix, chosen))
         text = new_text
-    return text, fixed, check_text(text, source, display_path, settings, ruleset, **kw)
+    return text, fixed, check_text(text, _as_source(source, text), display_path, settings, ruleset, **kw)
+
+
+def _as_source(source: SourceFile, text: str) -> SourceFile:
+    """The text of a later fix round as a SourceFile: positions and noqa comments must come
+    from the text being checked, not from the file as read."""
+    if text == source.text:
+        return source
+    return SourceFile(path=source.path, text=text, encoding=source.encoding, raw=source.raw)
 
 
 def _in_groups(fix: Fix, chosen: list[Fix]) -> bool:
