@@ -45,9 +45,11 @@ def check_text(
     ruleset: RuleSet,
     resolver: Resolver | None = None,
     package: str | None = None,
+    tree: ast.Module | None = None,
 ) -> list[Finding]:
-    """All selected, unsuppressed findings in ``text`` (the current content of ``source``)."""
-    tree = parse_python(text)
+    """All selected, unsuppressed findings in ``text`` (the current content of ``source``);
+    ``tree``: its parse when the caller has it already (a 10 MB file parses in seconds)."""
+    tree = tree or parse_python(text)
     module = ModuleIndex.build(tree, display_path, package)
     scope = ScopeBuilder(resolver).build([module])
     return findings_in_module(source, tree, module, scope, display_path, settings, ruleset)
@@ -108,19 +110,20 @@ def applicable(finding: Finding, unsafe: bool) -> bool:
 def fix_text(source: SourceFile, display_path: str, settings: Settings, ruleset: RuleSet, **kw) -> tuple[str, int, list[Finding]]:
     """(fixed text, number of findings fixed, findings left)."""
     text = source.text
+    tree = None
     fixed = 0
     for _ in range(MAX_FIX_ROUNDS):
-        findings = check_text(text, _as_source(source, text), display_path, settings, ruleset, **kw)
+        findings = check_text(text, _as_source(source, text), display_path, settings, ruleset, tree=tree, **kw)
         candidates = [f for f in findings if applicable(f, settings.unsafe_fixes)]
         if not candidates:
             return text, fixed, findings
         chosen = choose_fixes(f.fix for f in candidates)
-        new_text = _apply(text, chosen, source.newline)
+        new_text, tree = _apply(text, chosen, source.newline)
         if new_text == text:
             return text, fixed, findings
         fixed += sum(1 for f in candidates if f.fix in chosen or _in_groups(f.fix, chosen))
         text = new_text
-    return text, fixed, check_text(text, _as_source(source, text), display_path, settings, ruleset, **kw)
+    return text, fixed, check_text(text, _as_source(source, text), display_path, settings, ruleset, tree=tree, **kw)
 
 
 def _as_source(source: SourceFile, text: str) -> SourceFile:
@@ -135,7 +138,8 @@ def _in_groups(fix: Fix, chosen: list[Fix]) -> bool:
     return fix.group is not None and any(c.group == fix.group for c in chosen)
 
 
-def _apply(text: str, fixes: list[Fix], newline: str) -> str:
+def _apply(text: str, fixes: list[Fix], newline: str) -> tuple[str, ast.Module]:
+    """The text with ``fixes`` applied, and its parse (a fix that breaks the file is a bug)."""
     edited = apply_edits(text, [e for fix in fixes for e in fix.edits], newline)
     try:
         tree = ast.parse(edited)
@@ -144,11 +148,12 @@ def _apply(text: str, fixes: list[Fix], newline: str) -> str:
     imports = {m for fix in fixes for m in fix.imports}
     helpers = [h for fix in fixes for h in fix.helpers]
     result = add_prelude(edited, tree, imports, helpers, newline)
+    if result == edited:
+        return result, tree
     try:
-        ast.parse(result)
+        return result, ast.parse(result)
     except SyntaxError as exc:
         raise InternalError(f"internal error: inserting imports/helpers broke the file ({exc.msg}); file not changed") from None
-    return result
 
 
 def process_file(path: Path, display_path: str, settings: Settings, ruleset: RuleSet, mode: str, **kw) -> FileResult:
