@@ -40,6 +40,33 @@ from onnxfix.rewriter.runner import run  # noqa: E402
 
 BOTH = frozenset({"dynamo", "legacy"})
 INTERNAL = "internal error"
+BEHAVIOUR = """## What onnxfix does with bad input
+
+Every problem is reported as `path:line:col: error: message` on stderr, the file is left as it
+was, the other files are still checked and fixed, and the exit code is 2.
+
+| input | message (line and column where there is one) |
+|---|---|
+| syntax error | `syntax error: invalid syntax` at the error's position |
+| bytes that are not UTF-8 (no encoding cookie) | `cannot decode as utf-8: invalid start byte` at the first bad byte |
+| unknown or contradictory encoding cookie | `bad encoding declaration: ...` |
+| binary file named `.py` | `binary file (contains a NUL byte), not Python source` |
+| expression nested too deeply for the parser or for the analysis | `syntax error: too many nested parentheses`, `expression too deeply nested to analyse`, `code too deeply nested to analyse` |
+| FIFO or device named on the command line | `not a regular file; skipped` (never blocks; in a scanned folder it is skipped silently) |
+| unreadable file | `cannot read file: Permission denied` |
+| path that does not exist, broken symlink, symlink loop | `no such file or directory`, `broken symbolic link`, `symbolic link loop` |
+| symlink loop inside a scanned folder | not followed; no error |
+| folder with no Python file | `warning: no Python files found`, exit 0 (like ruff) |
+| file changed on disk between reading and writing | `file changed on disk while onnxfix was working; not written` |
+| read-only file with `--write` | like ruff and black, which open the file for writing: a user who may not write it gets `file is read-only (no write permission); not written`; root may, and the file keeps its mode |
+| a bug in onnxfix on one file | `internal error: ... (please report this bug)` for that file only |
+
+Writes are atomic (a temporary file beside the original, fsync, rename), keep the encoding (PEP
+263 cookie or UTF-8), the BOM, each line's ending (inserted lines take the file's first line
+ending), the mode and the owner, and go through a symlink to its target. A file without a fix
+to apply is never rewritten (byte-identical, same mtime).
+
+"""
 
 
 def copy_corpus(corpus: Path, dest: Path, subset: str | None) -> Path:
@@ -140,8 +167,9 @@ def render(m: dict, corpus: Path, subset: str | None) -> str:
         "| eager equivalence | `python bench/transformers_equivalence.py` | transformers models built from small configs give bit-identical outputs after the rewrite ([table](transformers-equivalence.md)); CI runs a fast subset: `pytest -m transformers` |",
         "| generated programs | `pytest tests/test_properties.py --hypothesis-profile=long` | on hypothesmith modules and random hazard-laden `nn.Module`s: no crash, rewritten files compile, `--write` is idempotent, no-finding files stay byte-identical, safe fixes keep eager outputs `torch.equal` (the default run draws 30 examples per property) |",
         "| bad input | `pytest tests/test_bad_input.py` | each bad file gets `file:line: error: ...`, exit 2, no write, the other files still fixed; encodings, BOM, line endings, mode and owner kept; a file changed during the run is not overwritten |",
-        "| static path | `pytest tests/test_static_path.py` | checking and fixing never runs user code nor imports torch, numpy or libcst |",
+        "| static path | `pytest tests/test_static_path.py` | checking and fixing never run user code nor import torch or numpy; reporting never imports libcst |",
         "",
+        BEHAVIOUR,
         "## Goals",
         "",
         "| measure | value | goal |",

@@ -58,15 +58,7 @@ RECIPES = {
     "vitdet": {"inputs": image},
     "hiera": {"shrink": False, "config": {"embed_dim": 16, "depths": [1, 1, 1, 1]}, "inputs": lambda cfg, torch: image(cfg, torch, 224)},
     "rwkv": {"inputs": text},
-    "mllama": {
-        "model_type": "mllama_vision_model",
-        "cls": "MllamaVisionModel",
-        "inputs": lambda cfg, torch: {
-            "pixel_values": torch.randn(1, 1, cfg.max_num_tiles, 3, 32, 32),
-            "aspect_ratio_ids": torch.tensor([[1]]),
-            "aspect_ratio_mask": torch.ones(1, 1, cfg.max_num_tiles, dtype=torch.long),
-        },
-    },
+    "mllama": {"inputs": text},
     "udop": {
         "inputs": lambda cfg, torch: {
             "input_ids": torch.randint(3, 90, (2, 7)),
