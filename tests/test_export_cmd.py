@@ -91,9 +91,12 @@ def test_capture_failure_names_the_user_line_and_rule(capsys):
         "message": "GuardOnDataDependentSymNode: Could not guard on data-dependent expression zuf0 > 0.0 "
                    "(unhinted: zuf0 > 0.0).  (Size-like symbols: none)",
         "exporter": "dynamo", "filename": "tests/export_models/data_branch.py", "location": {"row": 9, "column": 12},
-        "fixed_by": [{"code": "ONX201", "filename": "tests/export_models/data_branch.py", "row": 9, "relation": "same-line"}],
+        "fixed_by": [
+            {"code": "ONX201", "filename": "tests/export_models/data_branch.py", "row": 9, "relation": "same-line"},
+            {"code": "ONX601", "filename": "tests/export_models/data_branch.py", "row": 9, "relation": "same-line"},
+        ],
     }]
-    assert [f["code"] for f in document["targets"][0]["static_findings"]] == ["ONX201"]
+    assert [f["code"] for f in document["targets"][0]["static_findings"]] == ["ONX201", "ONX601"]
 
 
 def test_untranslatable_operator_maps_graph_nodes_to_the_user_line(capsys):

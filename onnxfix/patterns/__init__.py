@@ -3,8 +3,10 @@
 Rule codes are ONXnnn, in families by hundreds:
   ONX1xx  NumPy and host round trips       (numpy_interop)
   ONX2xx  Tensors turned into Python values (scalars)
-  ONX3xx  Aliasing and mutation             (tensor_data)
+  ONX3xx  Aliasing and mutation             (tensor_data, views)
   ONX4xx  Shape arithmetic                  (shape_math)
+  ONX6xx  Control flow on tensor values     (control_flow)
+  ONX7xx  Indexing (legacy exporter)        (indexing)
 Adding a rule touches one module here (listed in FAMILIES) and its fixtures.
 """
 
@@ -19,7 +21,10 @@ FAMILIES = (
     "onnxfix.patterns.numpy_interop",
     "onnxfix.patterns.scalars",
     "onnxfix.patterns.tensor_data",
+    "onnxfix.patterns.views",
     "onnxfix.patterns.shape_math",
+    "onnxfix.patterns.control_flow",
+    "onnxfix.patterns.indexing",
 )
 
 

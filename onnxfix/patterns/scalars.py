@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.precedence import ATOM, TERM, UNARY, in_place_of, operand, precedence
 from onnxfix.rewriter.rule import DYNAMO, LEGACY, Fix, Rule, RuleDoc
 
 # Methods whose positional arguments are sizes (accept 0-d integer tensors in eager).
@@ -132,4 +133,426 @@ class ItemCall(Rule):
         yield ctx.report(self, node, message, fix=fix, exporters=exporters)
 
 
-RULES = [ItemCall]
+
+def builtin_call(node: ast.AST, ctx: FunctionContext, names: frozenset[str]) -> str | None:
+    """The name of a builtin from ``names`` called with plain positional arguments."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in names):
+        return None
+    if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+        return None
+    if ctx.scope.lookup(node.func.id) is not None or ctx.scope.is_local(node.func.id):
+        return None  # shadowed by an import or a local name
+    return node.func.id
+
+
+def is_condition_test(node: ast.AST, ctx: FunctionContext) -> bool:
+    """``node`` decides a branch: the test of if/while/assert/x-if-else, or inside its and/or/not."""
+    child: ast.AST = node
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, CONDITION_PARENTS) and getattr(ancestor, "test", None) is child:
+            return True
+        if not isinstance(ancestor, (ast.BoolOp, ast.UnaryOp)):
+            return False
+        child = ancestor
+    return False
+
+
+def in_error_message(node: ast.AST, ctx: FunctionContext) -> bool:
+    """Inside an f-string or a `raise`: runs only to word an error, not to compute outputs."""
+    return any(isinstance(a, (ast.JoinedStr, ast.Raise)) for a in ctx.ancestors(node))
+
+
+def replace_call_by_argument(node: ast.Call, ctx: FunctionContext):
+    """An edit replacing ``f(arg)`` by ``arg``, parenthesized where the context needs it."""
+    argument = node.args[0]
+    text = in_place_of(ctx.parent(node), node, ctx.segment(argument), precedence(argument))
+    return ctx.replace(node, text)
+
+
+class TolistCall(Rule):
+    code = "ONX202"
+    name = "tensor-tolist"
+    summary = "`.tolist()` turns a tensor into Python numbers"
+    fix_availability = "never"
+    exporters = (LEGACY,)
+    doc = RuleDoc(
+        what="""
+            Finds `tensor.tolist()` in code that runs under export. Seen in the vision towers
+            of Qwen2/2.5/3-VL, GLM-4V and others (`torch.split(t, lengths.tolist(), dim=2)`
+            over `cu_seqlens`), and in per-image grid loops (`for t, h, w in grid_thw.tolist()`).
+        """,
+        why="""
+            The legacy exporter records the list as constants (TracerWarning "Converting a
+            tensor to a Python list might cause the trace to be incorrect"): `k = s.tolist();
+            x * k[0] + k[1]` exported with s=[2, 3] always scales by 2 and adds 3. Measured on
+            torch 2.13 (tests/test_values_exporters.py): silently wrong on other values. The
+            dynamo exporter captures the values as unbacked SymInts/SymFloats and exports
+            correctly, so the finding is shown when the project targets the legacy exporter.
+        """,
+        example="""
+            def forward(self, x, s):
+                k = s.tolist()
+                return x * k[0] + k[1]
+        """,
+        use_instead="""
+            def forward(self, x, s):
+                return x * s[0] + s[1]
+        """,
+        fix_safety="""
+            No automatic fix: the list can be indexed, iterated, compared or passed on, and
+            keeping the tensor changes each of those uses differently (a 0-d tensor promotes
+            types differently from a Python float; iterating a tensor yields tensors).
+        """,
+        references=(
+            "https://pytorch.org/docs/stable/onnx_torchscript.html#avoid-numpy-and-built-in-python-types",
+            "https://github.com/pytorch/pytorch/issues/42966",
+        ),
+    )
+
+    def visit_Call(self, node: ast.Call, ctx: FunctionContext):
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and func.attr == "tolist" and not node.args and not node.keywords):
+            return
+        if not ctx.tensors.is_tensor(func.value):
+            return  # NumPy arrays and lists also have .tolist(); only a known tensor is reported
+        yield ctx.report(
+            self, node,
+            "`.tolist()` turns a tensor into Python numbers: the legacy exporter records them as constants",
+        )
+
+
+CASTS = frozenset({"int", "float", "bool"})
+
+
+class ScalarCast(Rule):
+    code = "ONX203"
+    name = "scalar-cast"
+    summary = "`int()`, `float()` or `bool()` of a tensor or of a size expression"
+    fix_availability = "sometimes"
+    default_safety = "per-finding"
+    doc = RuleDoc(
+        what="""
+            Finds `int(...)`, `float(...)` and `bool(...)` applied to a tensor (`int(n)`,
+            `float(scale)`, `bool((x > 0).all())`) or to a value computed from tensor sizes
+            (`int(x.size(0))`, `int(x.shape[1] / 2)`). Conditions (`if bool(t):`) are left to the
+            control-flow rules; casts inside f-strings and `raise` statements (error messages)
+            are not reported. Seen in ViT-family position interpolation
+            (`height = width = int(seq_length ** 0.5)` in DeiT, Aya Vision, SmolVLM),
+            Moonshine's `int((input_lengths - 127) / 64 + 1)` (patched by optimum), and
+            `range(int(rois.size(0)))` in torchvision's RoI heads.
+        """,
+        why="""
+            Measured on torch 2.13 (tests/test_values_exporters.py):
+            - Legacy exporter: the cast is recorded as a constant (TracerWarning "Converting a
+              tensor to a Python integer/float/boolean"). `x.view(int(x.size(0)), -1)` with a
+              dynamic batch is silently wrong for every other batch size; `x * float(s)` is
+              wrong for every other `s`; `x * bool(t)` fails with an internal assert.
+            - Dynamo exporter: `int(t)`, `float(t)`, `bool(t)` and `int(size)` export correctly
+              (through its strict fallback), but `int(x.size(1) / 2)` is **silently wrong**:
+              the float division specializes the slice end to the export-time value while the
+              input dimension stays dynamic (other widths give the wrong output shape).
+        """,
+        example="""
+            def forward(self, x):
+                half = x[:, : int(x.size(1) / 2)]
+                return half.view(int(x.size(0)), -1)
+        """,
+        use_instead="""
+            def forward(self, x):
+                half = x[:, : x.size(1) // 2]
+                return half.view(x.size(0), -1)
+        """,
+        fix_safety="""
+            - `int(size)` where the size is provably an integer (`x.size(0)`, `x.shape[1] * 2`,
+              `len(t)`, integer arithmetic of those): dropping `int()` is safe, it is the
+              identity on ints.
+            - `int(a / b)` with `a` and `b` provably non-negative integers (sizes, non-negative
+              integer constants, sums/products/floor divisions of those) becomes `a // b`:
+              safe. Truncation equals flooring for non-negative quotients, and the float
+              division is exact enough: for `0 <= a < 2**53` and `b > 0`,
+              `int(a / b) == a // b` (a non-integer quotient is at least `1/b` from the next
+              integer, more than the division's rounding error; checked exhaustively for
+              `0 <= a < 4096`, `1 <= b < 512` and on random pairs up to 2**40 in
+              tests/test_values_exactness.py). With `b == 0` both raise ZeroDivisionError.
+            - `int(t)` / `float(t)` of a tensor used as a size or in arithmetic with a tensor:
+              dropping the cast is unsafe. A 0-d tensor takes part in type promotion
+              differently from a Python number, a float tensor is no valid size, and
+              `int()` truncates.
+            - Anything else (`float(size)`, `bool(t)`, `int()` of a float size expression that
+              is not a plain division, such as `int(n ** 0.5)`): no fix. `int(n ** 0.5)` of a
+              dynamic size is silently wrong in the dynamo exporter too (measured), and
+              `int(math.sqrt(n))` fails there.
+        """,
+        references=(
+            "https://github.com/idiap/coqui-ai-TTS/pull/390",
+            "https://github.com/huggingface/transformers/issues/33181",
+            "https://github.com/huggingface/transformers/pull/31311",
+            "https://github.com/huggingface/optimum-onnx/blob/1939f27a1d04bd9fdf4c3b17eaa70a99dcd380c6/optimum/exporters/onnx/model_patcher.py",
+        ),
+    )
+
+    def visit_Call(self, node: ast.Call, ctx: FunctionContext):
+        cast = builtin_call(node, ctx, CASTS)
+        if cast is None or len(node.args) != 1 or in_error_message(node, ctx):
+            return
+        argument = node.args[0]
+        if ctx.tensors.is_tensor(argument):
+            yield from self._tensor_cast(node, cast, ctx)
+        elif ctx.sizes.is_size(argument) and cast == "int":
+            yield self._size_cast(node, argument, ctx)
+        elif ctx.sizes.is_size(argument) and cast == "float":
+            yield ctx.report(
+                self, node,
+                "`float()` of a size: the legacy exporter records the export-time size as a constant",
+                exporters=(LEGACY,),
+            )
+
+    def _tensor_cast(self, node: ast.Call, cast: str, ctx: FunctionContext):
+        if is_condition_test(node, ctx):
+            return  # a branch on a tensor value: the control-flow rules report it
+        if cast == "bool":
+            yield ctx.report(
+                self, node,
+                "`bool()` of a tensor: the legacy exporter records the value as a constant "
+                "(or fails when the result meets a tensor)",
+                exporters=(LEGACY,),
+            )
+            return
+        use = item_use(node, ctx)
+        fix = None
+        if use in ("size", "arithmetic"):
+            fix = Fix(f"Drop `{cast}()` and keep the tensor", (replace_call_by_argument(node, ctx),), safe=False)
+        if use == "condition":  # `range(int(n))`: a loop bound
+            yield ctx.report(
+                self, node,
+                f"`{cast}()` of a tensor in a condition or loop bound: the legacy exporter freezes the "
+                f"export-time value and the dynamo exporter fails (GuardOnDataDependentSymNode)",
+                exporters=(LEGACY, DYNAMO),
+            )
+            return
+        yield ctx.report(
+            self, node,
+            f"`{cast}()` turns a tensor into a Python number: the legacy exporter records it as a constant",
+            fix=fix, exporters=(LEGACY,),
+        )
+
+    def _size_cast(self, node: ast.Call, argument: ast.expr, ctx: FunctionContext):
+        ints = ctx.ints
+        if ints.is_int(argument):
+            fix = Fix("Drop `int()`: the size is already an int", (replace_call_by_argument(node, ctx),), safe=True)
+            return ctx.report(
+                self, node,
+                "`int()` of a size: the legacy exporter records the size as a constant; the size is already an int",
+                fix=fix, exporters=(LEGACY,),
+            )
+        if (
+            isinstance(argument, ast.BinOp) and isinstance(argument.op, ast.Div)
+            and ints.is_nonnegative_int(argument.left) and ints.is_nonnegative_int(argument.right)
+        ):
+            left = operand(ctx.segment(argument.left), argument.left, TERM)
+            right = operand(ctx.segment(argument.right), argument.right, UNARY)
+            text = in_place_of(ctx.parent(node), node, f"{left} // {right}", TERM)
+            fix = Fix("Use floor division `a // b`", (ctx.replace(node, text),), safe=True)
+            return ctx.report(
+                self, node,
+                "`int(a / b)` on sizes: the legacy exporter records a constant and the dynamo exporter "
+                "specializes it to the export-time value (silently wrong for other sizes); use `a // b`",
+                fix=fix, exporters=(LEGACY, DYNAMO),
+            )
+        return ctx.report(
+            self, node,
+            "`int()` of a float computed from sizes: both exporters record the export-time value",
+            exporters=(LEGACY, DYNAMO),
+        )
+
+
+class LenOfTensor(Rule):
+    code = "ONX204"
+    name = "len-of-tensor"
+    summary = "`len(tensor)` instead of `tensor.shape[0]`"
+    fix_availability = "always"
+    default_safety = "safe"
+    exporters = (LEGACY,)
+    doc = RuleDoc(
+        what="""
+            Finds `len(t)` where `t` is known to be a tensor (a torch call, a tensor method, a
+            parameter annotated `Tensor`, a module's weight, ...). Seen in UDOP
+            (`range(len(patch_inds))`), LLaVA-OneVision (`len(image_sizes)`), SuperPoint.
+        """,
+        why="""
+            The legacy exporter records `len(t)` as a constant (TracerWarning "Using len to get
+            tensor shape might cause the trace to be incorrect"): with a dynamic first
+            dimension, `x * len(x)` and `x[: len(x) - 1]` are silently wrong for every other
+            size (measured on torch 2.13, tests/test_values_exporters.py). `t.shape[0]` stays
+            symbolic. The dynamo exporter handles both. Hugging Face optimum patches
+            `Tensor.__len__` to `x.shape[0]` for this reason.
+        """,
+        example="""
+            def forward(self, x: torch.Tensor):
+                return x[: len(x) - 1] * len(x)
+        """,
+        use_instead="""
+            def forward(self, x: torch.Tensor):
+                return x[: x.shape[0] - 1] * x.shape[0]
+        """,
+        fix_safety="""
+            Safe: for a tensor, `len(t)` is defined as `t.shape[0]` (both raise for a 0-d
+            tensor). The rule only reports values known to be tensors; `len()` of a list, tuple
+            or of something the analysis cannot type is left alone.
+        """,
+        references=(
+            "https://github.com/huggingface/optimum-onnx/blob/1939f27a1d04bd9fdf4c3b17eaa70a99dcd380c6/optimum/exporters/onnx/model_patcher.py",
+            "https://github.com/huggingface/transformers/pull/31311",
+        ),
+    )
+
+    def visit_Call(self, node: ast.Call, ctx: FunctionContext):
+        if builtin_call(node, ctx, frozenset({"len"})) is None or len(node.args) != 1:
+            return
+        argument = node.args[0]
+        if not ctx.tensors.is_tensor(argument):
+            return
+        text = operand(ctx.segment(argument), argument, ATOM) + ".shape[0]"
+        fix = Fix("Use `.shape[0]`", (ctx.replace(node, text),), safe=True)
+        yield ctx.report(
+            self, node,
+            "`len()` of a tensor: the legacy exporter records the length as a constant; use `.shape[0]`",
+            fix=fix,
+        )
+
+
+TENSOR_BUILDERS = frozenset({"torch.tensor", "torch.as_tensor"})
+TAKEN_OUT = frozenset({"item", "tolist"})
+
+
+class TensorFromValues(Rule):
+    code = "ONX205"
+    name = "tensor-from-python-values"
+    summary = "`torch.tensor(...)` built from a shape or from values taken out of tensors"
+    fix_availability = "sometimes"
+    default_safety = "per-finding"
+    exporters = (LEGACY,)
+    doc = RuleDoc(
+        what="""
+            Finds `torch.tensor(...)`, `torch.as_tensor(...)` and `t.new_tensor(...)` whose data
+            is a shape (`x.shape`, `x.size()`, `x.shape[1:]`), a list or tuple holding sizes
+            (`[x.shape[0], x.shape[1]]`), or Python numbers taken out of tensors (`.item()`,
+            `.tolist()`, `int(t)`, directly or through a name). Seen in SAM3 and
+            PP-DocLayout box scaling (`torch.tensor([width, height, width, height])`) and
+            torchvision's anchor generator.
+        """,
+        why="""
+            The legacy exporter registers the result as a constant (TracerWarning "torch.tensor
+            results are registered as constants in the trace"): `torch.tensor(x.shape)` and
+            `torch.tensor([x.shape[0], x.shape[1]])` give the export-time shape for every input
+            (measured on torch 2.13, tests/test_values_exporters.py: silently wrong for other
+            sizes). A single size, `torch.tensor(x.shape[0])`, stays dynamic, and so does
+            `torch.stack([torch.tensor(d) ...])`. The dynamo exporter handles all of them.
+        """,
+        example="""
+            def forward(self, x):
+                hw = torch.tensor([x.shape[2], x.shape[3]])
+                return x.flatten(2) / hw.prod()
+        """,
+        use_instead="""
+            def forward(self, x):
+                hw = torch.stack([torch.tensor(x.shape[2]), torch.tensor(x.shape[3])])
+                return x.flatten(2) / hw.prod()
+        """,
+        fix_safety="""
+            - A list or tuple literal of integer sizes and integer constants becomes
+              `torch.stack([torch.tensor(a), torch.tensor(b), ...])` (same builder, same
+              `dtype=`/`device=` keywords in each call): safe. Each element is an int64 (or the
+              requested dtype) 0-d tensor and stacking gives the 1-d tensor `torch.tensor`
+              built. For `t.new_tensor([...])` the inner calls are `t.new_tensor(a)`, which
+              keep `t`'s dtype and device.
+            - A whole shape (`torch.tensor(x.shape)`) becomes
+              `torch.stack([torch.tensor(d) for d in x.shape])`: unsafe, because for a 0-d `x`
+              the original gives an empty float tensor and `torch.stack([])` raises.
+            - Values taken out of tensors: no fix here (keep the tensor; see ONX201/ONX202).
+        """,
+        references=(
+            "https://github.com/pytorch/pytorch/issues/26127",
+            "https://github.com/pytorch/pytorch/issues/99701",
+            "https://pytorch.org/docs/stable/onnx_torchscript.html#avoid-numpy-and-built-in-python-types",
+        ),
+    )
+
+    def visit_Call(self, node: ast.Call, ctx: FunctionContext):
+        builder = self._builder(node, ctx)
+        if builder is None or not node.args:
+            return
+        data = node.args[0]
+        if _is_whole_shape(data):
+            yield ctx.report(
+                self, node,
+                "tensor built from a shape: the legacy exporter records the export-time shape as a constant",
+                fix=self._stack_fix(node, builder, data, ctx, whole=True),
+            )
+        elif isinstance(data, (ast.List, ast.Tuple)) and any(ctx.sizes.is_size(e) for e in data.elts):
+            yield ctx.report(
+                self, node,
+                "tensor built from a list of sizes: the legacy exporter records the export-time sizes as constants",
+                fix=self._stack_fix(node, builder, data, ctx, whole=False),
+            )
+        elif self._taken_out_of_tensor(data, ctx):
+            yield ctx.report(
+                self, node,
+                "tensor built from Python numbers taken out of a tensor: the legacy exporter records them "
+                "as constants; keep the tensor",
+            )
+
+    def _builder(self, node: ast.Call, ctx: FunctionContext) -> str | None:
+        if ctx.qualname(node.func) in TENSOR_BUILDERS:
+            return ctx.segment(node.func)
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr == "new_tensor" and ctx.tensors.is_tensor(func.value):
+            return ctx.segment(func)
+        return None
+
+    def _stack_fix(self, node: ast.Call, builder: str, data: ast.expr, ctx: FunctionContext, whole: bool):
+        if len(node.args) != 1 or any(k.arg not in ("dtype", "device") for k in node.keywords):
+            return None
+        if not all(isinstance(k.value, (ast.Name, ast.Attribute, ast.Constant)) for k in node.keywords):
+            return None  # repeated per element, so only plain names
+        extra = "".join(f", {k.arg}={ctx.segment(k.value)}" for k in node.keywords)
+        torch, imports = ctx.torch_name()
+        if whole:
+            text = f"{torch}.stack([{builder}(d{extra}) for d in {ctx.segment(data)}])"
+            return Fix("Stack 0-d tensors built from each size", (ctx.replace(node, text),), safe=False, imports=imports)
+        if not data.elts or not all(ctx.ints.is_int(e) for e in data.elts):
+            return None
+        elements = ", ".join(f"{builder}({ctx.segment(e)}{extra})" for e in data.elts)
+        text = f"{torch}.stack([{elements}])"
+        return Fix("Stack 0-d tensors built from each size", (ctx.replace(node, text),), safe=True, imports=imports)
+
+    def _taken_out_of_tensor(self, data: ast.expr, ctx: FunctionContext, depth: int = 0) -> bool:
+        for sub in ast.walk(data):
+            if isinstance(sub, ast.Call):
+                func = sub.func
+                if isinstance(func, ast.Attribute) and func.attr in TAKEN_OUT and not sub.args:
+                    if ctx.tensors.is_tensor(func.value):
+                        return True
+                cast = builtin_call(sub, ctx, frozenset({"int", "float"}))
+                if cast and len(sub.args) == 1 and ctx.tensors.is_tensor(sub.args[0]):
+                    return True
+            if isinstance(sub, ast.Name) and depth < 3:
+                for value in ctx.assignments(sub.id):
+                    if isinstance(value, ast.expr) and self._taken_out_of_tensor(value, ctx, depth + 1):
+                        return True
+        return False
+
+
+def _is_whole_shape(node: ast.AST) -> bool:
+    """``x.shape``, ``x.size()``, ``x.shape[1:]``: a torch.Size."""
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+        node = node.value
+    if isinstance(node, ast.Attribute):
+        return node.attr == "shape"
+    return (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size"
+        and not node.args and not node.keywords
+    )
+
+
+RULES = [ItemCall, TolistCall, ScalarCast, LenOfTensor, TensorFromValues]

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Iterable
 from onnxfix.rewriter.rule import Edit, Finding, Fix
 from onnxfix.rewriter.scope import ExportFunction, ModuleIndex, is_torch_module_qualname
 from onnxfix.rewriter.source import SourceFile
-from onnxfix.rewriter.tensors import SizeOracle, TensorOracle
+from onnxfix.rewriter.tensors import IntegerOracle, SizeOracle, TensorOracle
 
 if TYPE_CHECKING:
     from onnxfix.rewriter.rule import Rule
@@ -32,6 +32,7 @@ class FunctionContext:
         self._assignments: dict[str, list[ast.AST]] | None = None
         self.tensors = TensorOracle(self)
         self.sizes = SizeOracle(self)
+        self.ints = IntegerOracle(self)  # int-valued / non-negative size expressions
         self.cache: dict = {}  # per-function analyses shared by the rules of one family
 
     # -- names -----------------------------------------------------------------------------
@@ -176,6 +177,7 @@ def _collect_assignments(fn: ast.AST) -> dict[str, list[ast.AST]]:
                 targets = [item.optional_vars for item in node.items if item.optional_vars]
             for target in targets:
                 for element in ast.walk(target):
-                    if isinstance(element, ast.Name):
+                    # `y[i] += 1` stores into y's elements, it does not rebind y
+                    if isinstance(element, ast.Name) and isinstance(element.ctx, ast.Store):
                         found.setdefault(element.id, []).append(node)
     return found

@@ -8,7 +8,7 @@ would not parse is never written.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from onnxfix.config import Settings
@@ -49,6 +49,8 @@ def check_text(
 ) -> list[Finding]:
     """All selected, unsuppressed findings in ``text`` (the current content of ``source``);
     ``tree``: its parse when the caller has it already (a 10 MB file parses in seconds)."""
+    if text != source.text:  # a later fix round: positions and segments refer to ``text``
+        source = replace(source, text=text, _line_starts=[])
     tree = tree or parse_python(text)
     module = ModuleIndex.build(tree, display_path, package)
     scope = ScopeBuilder(resolver).build([module])
@@ -113,7 +115,7 @@ def fix_text(source: SourceFile, display_path: str, settings: Settings, ruleset:
     tree = None
     fixed = 0
     for _ in range(MAX_FIX_ROUNDS):
-        findings = check_text(text, _as_source(source, text), display_path, settings, ruleset, tree=tree, **kw)
+        findings = check_text(text, source, display_path, settings, ruleset, tree=tree, **kw)
         candidates = [f for f in findings if applicable(f, settings.unsafe_fixes)]
         if not candidates:
             return text, fixed, findings
@@ -123,15 +125,7 @@ def fix_text(source: SourceFile, display_path: str, settings: Settings, ruleset:
             return text, fixed, findings
         fixed += sum(1 for f in candidates if f.fix in chosen or _in_groups(f.fix, chosen))
         text = new_text
-    return text, fixed, check_text(text, _as_source(source, text), display_path, settings, ruleset, tree=tree, **kw)
-
-
-def _as_source(source: SourceFile, text: str) -> SourceFile:
-    """The text of a later fix round as a SourceFile: positions and noqa comments must come
-    from the text being checked, not from the file as read."""
-    if text == source.text:
-        return source
-    return SourceFile(path=source.path, text=text, encoding=source.encoding, raw=source.raw)
+    return text, fixed, check_text(text, source, display_path, settings, ruleset, tree=tree, **kw)
 
 
 def _in_groups(fix: Fix, chosen: list[Fix]) -> bool:

@@ -201,7 +201,7 @@ class ScopeBuilder:
         for module in modules:
             for info in module.classes.values():
                 forward = info.methods.get("forward")
-                if forward is not None and self.is_module_class(module, info):
+                if forward is not None and self.is_module_class(module, info) and not _is_loss_class(info):
                     entry = Entry(f"{info.name}.forward", module.path, forward.lineno)
                     scope = function_scope(forward, module.scope)
                     worklist.append(ExportFunction(forward, module, info, scope, entry, True))
@@ -278,6 +278,12 @@ class ScopeBuilder:
         return ExportFunction(node, module, cls, scope, caller.entry, False)
 
 
+def _is_loss_class(info: ClassInfo) -> bool:
+    """``OneFormerLoss``, ``HungarianMatcher``-style criteria: modules that compute training
+    losses are not exported, so their forward is no entry point."""
+    return info.name.endswith(("Loss", "Criterion"))
+
+
 def _self_name(fn: ExportFunction) -> str | None:
     args = fn.node.args.posonlyargs + fn.node.args.args
     if fn.cls is None or not args:
@@ -323,8 +329,13 @@ def _children_run_in_eval(node: ast.AST) -> list[ast.AST]:
 
 
 def _training_test(test: ast.expr) -> bool | None:
-    """True if the test can only hold in training mode, False if only in eval mode."""
+    """True if the test can only hold in training mode (or while computing a loss, or under
+    TorchScript scripting), False if only in eval mode."""
     if isinstance(test, ast.Attribute) and test.attr == "training":
+        return True
+    if _loss_only_test(test):  # losses are not exported: `if return_loss:`, `if labels is not None:`
+        return True
+    if _scripting_only_test(test):  # `elif torch.jit.is_scripting():` never runs under export
         return True
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         inner = _training_test(test.operand)
@@ -332,6 +343,21 @@ def _training_test(test: ast.expr) -> bool | None:
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         return True if any(_training_test(v) is True for v in test.values) else None
     return None
+
+
+def _scripting_only_test(test: ast.expr) -> bool:
+    parts = dotted_parts(test.func) if isinstance(test, ast.Call) else None
+    return bool(parts) and parts[-1] == "is_scripting"
+
+
+def _loss_only_test(test: ast.expr) -> bool:
+    if isinstance(test, ast.Name) and test.id == "return_loss":
+        return True
+    return (
+        isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.IsNot)
+        and isinstance(test.left, ast.Name) and test.left.id == "labels"
+        and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None
+    )
 
 
 walk_function_body = _walk_with_lambdas

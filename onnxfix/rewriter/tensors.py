@@ -21,6 +21,11 @@ NON_TENSOR_TORCH = frozenset(
         "set_grad_enabled", "inference_mode", "jit", "onnx", "compile", "cond", "_check",
         "finfo", "iinfo", "typename", "is_nonzero", "equal", "broadcast_shapes",
         "result_type", "promote_types", "can_cast", "get_device", "is_autocast_enabled",
+        # these return tuples of tensors
+        "split", "chunk", "unbind", "meshgrid", "tensor_split", "hsplit", "vsplit", "dsplit",
+        "broadcast_tensors", "sort", "topk", "kthvalue", "mode", "std_mean", "var_mean",
+        "aminmax", "frexp", "histogram", "slogdet", "qr", "svd", "eig", "eigh", "lu",
+        "cummax", "cummin", "lstsq",
     }
 )
 # Tensor methods whose result is not a tensor.
@@ -30,6 +35,21 @@ NON_TENSOR_METHODS = frozenset(
         "element_size", "stride", "data_ptr", "storage_offset", "is_contiguous", "get_device",
         "is_floating_point", "is_complex", "equal", "__len__", "type", "untyped_storage",
         "register_hook", "backward", "chunk", "split", "unbind", "tensor_split",
+        "sort", "topk", "kthvalue", "mode", "aminmax", "frexp", "slogdet", "qr", "svd", "eig",
+        "cummax", "cummin", "hsplit", "vsplit", "dsplit",
+    }
+)
+# max/min/median(dim) return a (values, indices) pair; without a dim, a tensor.
+PAIR_WITH_DIM = frozenset({"max", "min", "median", "nanmedian"})
+# torch.nn layers whose call returns a single tensor (RNNs, attention, containers excluded).
+TENSOR_LAYERS = frozenset(
+    {
+        "Linear", "Bilinear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
+        "ConvTranspose3d", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm", "GroupNorm",
+        "InstanceNorm1d", "InstanceNorm2d", "RMSNorm", "Embedding", "Dropout", "Dropout1d",
+        "Dropout2d", "ReLU", "GELU", "SiLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax",
+        "LeakyReLU", "Hardswish", "Mish", "ELU", "AvgPool1d", "AvgPool2d", "MaxPool1d", "MaxPool2d",
+        "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "Flatten", "Unflatten", "Upsample", "PixelShuffle",
     }
 )
 TENSOR_ATTRIBUTES = frozenset({"data", "T", "mT", "H", "mH", "real", "imag", "grad"})
@@ -56,6 +76,10 @@ class TensorOracle:
             return None
         if isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not):
             return self.is_tensor(node.operand)
+        if isinstance(node, ast.Compare) and len(node.ops) == 1:  # `x > 0` of a tensor is a tensor
+            if not isinstance(node.ops[0], (ast.Is, ast.IsNot, ast.In, ast.NotIn)):
+                return True if self.is_tensor(node.left) or self.is_tensor(node.comparators[0]) else None
+            return False
         if isinstance(node, (ast.Constant, ast.JoinedStr, ast.Tuple, ast.List, ast.Dict)):
             return False
         return None
@@ -67,6 +91,8 @@ class TensorOracle:
                 return False
             module, _, last = qualname.rpartition(".")
             if module in ("torch", "torch.nn.functional", "torch.linalg", "torch.fft", "torch.special"):
+                if last in PAIR_WITH_DIM and _has_dim_argument(node, first=1):
+                    return None
                 return last not in NON_TENSOR_TORCH
             if qualname == "torch.nn.Parameter":
                 return True
@@ -78,11 +104,29 @@ class TensorOracle:
                 return self.ctx.qualname(returns) in TENSOR_ANNOTATIONS or None
             if method in NON_TENSOR_METHODS:
                 return False
+            if method in PAIR_WITH_DIM and _has_dim_argument(node, first=0):
+                return None
             if self.ctx.is_nn_module_attr(node.func.value) and method == "forward":
                 return None
+            if self._tensor_layer_call(node.func):
+                return True
             if self.is_tensor(node.func.value):
                 return True
         return None
+
+    def _tensor_layer_call(self, func: ast.Attribute) -> bool:
+        """``self.proj(x)`` where ``self.proj = nn.Linear(...)`` (layers that return one tensor) or a
+        module class of this file whose ``forward`` is annotated ``-> torch.Tensor``."""
+        if not self.ctx.is_nn_module_attr(func):
+            return False
+        value = self.ctx.fn.cls.self_attrs.get(func.attr)
+        module = self.ctx.file.module
+        if isinstance(value.func, ast.Name) and value.func.id in module.classes:
+            forward = module.classes[value.func.id].methods.get("forward")  # a module of this file
+            returns = forward.returns if forward is not None else None
+            return returns is not None and module.scope.qualname(returns) in TENSOR_ANNOTATIONS
+        qualname = module.scope.qualname(value.func) or ""
+        return qualname.startswith("torch.nn.") and qualname.rsplit(".", 1)[-1] in TENSOR_LAYERS
 
     def _own_method_annotation(self, func: ast.Attribute) -> ast.expr | None:
         """The return annotation of ``self.method`` when the method is defined in this class."""
@@ -134,6 +178,11 @@ class TensorOracle:
             return None
         answers = [self.is_tensor(v) for v in values]
         return True if all(answers) else None
+
+
+def _has_dim_argument(node: ast.Call, first: int) -> bool:
+    """``x.max(1)`` / ``torch.max(x, dim=1)``; ``torch.max(a, b)`` (two tensors) is unclear."""
+    return len(node.args) > first or any(k.arg in ("dim", "keepdim") for k in node.keywords)
 
 
 def _parameter_annotation(fn: ast.AST, name: str) -> ast.expr | None:
@@ -224,3 +273,132 @@ def _is_number(node: ast.AST) -> bool:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         node = node.operand
     return isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
+
+
+# Calls on a tensor that return a Python int, and builtins that return one from ints.
+INT_METHODS = frozenset({"dim", "numel", "ndimension", "nelement"})
+INT_BUILTINS = frozenset({"len", "int"})
+INT_MATH = frozenset({"math.ceil", "math.floor", "math.prod", "math.isqrt"})
+INT_OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)
+NONNEGATIVE_OPERATORS = (ast.Add, ast.Mult, ast.FloorDiv, ast.Mod)
+
+
+class IntegerOracle:
+    """Is a size expression a Python *int* (not a float), and is it known to be >= 0?
+
+    Exact rewrites of Python math depend on both: ``math.ceil(a / b) == (a + b - 1) // b``
+    needs integer ``a`` and ``b > 0``; ``math.sqrt(d) == d ** 0.5`` needs ``d >= 0`` (a
+    negative base gives a complex number). Answers True only on evidence: tensor sizes, ``len``,
+    integer constants and integer arithmetic of those, and names only ever assigned such."""
+
+    def __init__(self, ctx: "FunctionContext"):
+        self.ctx = ctx
+        self._names: dict[tuple[str, str], bool] = {}
+
+    def is_int(self, node: ast.AST) -> bool:
+        return self._check(node, "int")
+
+    def is_nonnegative_int(self, node: ast.AST) -> bool:
+        return self._check(node, "nonneg")
+
+    def _check(self, node: ast.AST, kind: str) -> bool:
+        nonneg = kind == "nonneg"
+        if isinstance(node, ast.Constant):
+            return type(node.value) is int and (node.value >= 0 or not nonneg)
+        if isinstance(node, ast.Attribute):
+            return node.attr == "ndim"
+        if isinstance(node, ast.Subscript):
+            return _is_shape(node.value) and not isinstance(node.slice, ast.Slice)
+        if isinstance(node, ast.Call):
+            return self._call(node, kind)
+        if isinstance(node, ast.BinOp):
+            return self._binop(node, kind)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            return not nonneg and self._check(node.operand, kind)
+        if isinstance(node, ast.Name):
+            return self._name(node.id, kind)
+        return False
+
+    def _binop(self, node: ast.BinOp, kind: str) -> bool:
+        operators = NONNEGATIVE_OPERATORS if kind == "nonneg" else INT_OPERATORS
+        if isinstance(node.op, operators):
+            return self._check(node.left, kind) and self._check(node.right, kind)
+        if isinstance(node.op, ast.Pow):  # int ** non-negative int constant
+            exponent = node.right
+            return (
+                isinstance(exponent, ast.Constant) and type(exponent.value) is int and exponent.value >= 0
+                and self._check(node.left, kind)
+            )
+        return False
+
+    def _call(self, node: ast.Call, kind: str) -> bool:
+        func = node.func
+        if kind == "int" and self.ctx.qualname(func) in INT_MATH:  # math.ceil/floor return ints
+            return True
+        if isinstance(func, ast.Attribute):
+            if func.attr == "size" and len(node.args) == 1 and not node.keywords:
+                return True
+            return func.attr in INT_METHODS and not node.args
+        if isinstance(func, ast.Name) and self._is_builtin(func.id):
+            if func.id == "len":
+                return True
+            if func.id == "int":  # int() of a size expression: sign kept, truncated
+                return len(node.args) == 1 and (kind == "int" or self._check(node.args[0], kind))
+            if func.id in ("max", "min") and len(node.args) >= 2:
+                checks = [self.is_int(a) for a in node.args]
+                if kind == "nonneg":
+                    signs = [self.is_nonnegative_int(a) for a in node.args]
+                    return all(checks) and (any(signs) if func.id == "max" else all(signs))
+                return all(checks)
+            if func.id == "abs" and len(node.args) == 1:
+                return self.is_int(node.args[0])
+        return False
+
+    def _is_builtin(self, name: str) -> bool:
+        return self.ctx.scope.lookup(name) is None and not self.ctx.scope.is_local(name)
+
+    def _name(self, name: str, kind: str) -> bool:
+        key = (name, kind)
+        if key in self._names:
+            return self._names[key]
+        self._names[key] = False  # a name defined through itself is not proven
+        values = self.ctx.assignments(name)
+        answer = bool(values) and all(self._assigned(name, v, kind) for v in values)
+        self._names[key] = answer
+        return answer
+
+    def _assigned(self, name: str, value: ast.AST, kind: str) -> bool:
+        if isinstance(value, ast.Assign):  # b, s = x.shape[:2] / h, w = a, b
+            element = _unpacked_element(value, name)
+            if element is not None:
+                return self._check(element, kind)
+            return _unpacks_shape(value.value) and not _is_starred_target(value, name)
+        if isinstance(value, ast.stmt):
+            return False
+        return self._check(value, kind)
+
+
+def _is_shape(node: ast.AST) -> bool:
+    """``x.shape`` or ``x.size()``: a torch.Size, whose items are non-negative ints."""
+    if isinstance(node, ast.Attribute):
+        return node.attr == "shape"
+    return (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size"
+        and not node.args and not node.keywords
+    )
+
+
+def _unpacks_shape(value: ast.AST) -> bool:
+    """``b, c, h, w = x.shape`` / ``= x.size()`` / ``= x.shape[:2]``."""
+    if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Slice):
+        value = value.value
+    return _is_shape(value)
+
+
+def _is_starred_target(assign: ast.Assign, name: str) -> bool:
+    """``b, *rest = x.shape``: ``rest`` is a list, not an int."""
+    return any(
+        isinstance(node, ast.Starred) and isinstance(node.value, ast.Name) and node.value.id == name
+        for target in assign.targets
+        for node in ast.walk(target)
+    )

@@ -1,0 +1,681 @@
+"""ONX6xx: Python control flow that depends on tensor values or on dynamic sizes.
+
+The exporters trace one execution. A Python `if`/`while` on a tensor value is decided once, at
+export time: the legacy exporter records the branch taken (TracerWarning "Converting a tensor to
+a Python boolean") and the dynamo exporter refuses (`GuardOnDataDependentSymNode`, or
+"Data-dependent branching" in its strict fallback). A loop over `range(x.shape[0])` is unrolled:
+silently by the legacy exporter, while the dynamo exporter rejects a dynamic dimension ("tracing
+inferred a static shape").
+
+Statement-level fixes are exact text edits: the replaced `if`/`for` statement becomes one
+statement at the same position and indentation, and comments that sat between its parts are
+kept on their own lines above it (libcst would not keep those either, since the statements that
+own them disappear; text edits also spare the static path libcst's import cost).
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import tokenize
+
+from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.rule import Edit, Fix, Rule, RuleDoc
+
+COMPARISONS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+REDUCTIONS_TO_BOOL = frozenset({"any", "all"})
+TORCH_BOOL_REDUCTIONS = frozenset({"torch.any", "torch.all"})
+PYTHON_BOOL_FUNCTIONS = frozenset({"torch.equal", "torch.is_nonzero", "torch.allclose"})
+BRANCH_FAILURE = (
+    "the legacy exporter freezes the branch taken at export time and the dynamo exporter fails "
+    "(GuardOnDataDependentSymNode; 'Data-dependent branching' in its strict fallback)"
+)
+CONTROL_FLOW_REFERENCES = (
+    "https://pytorch.org/docs/stable/onnx_torchscript.html#avoid-python-control-flow",
+    "https://github.com/pytorch/pytorch/issues/150891",
+    "https://github.com/penguinwu/oss-model-graph-break-corpus/blob/0dbe2f775c9ed9eea1cff121a2eec0c03bc2fffb/analysis/graph-break-analysis.md",
+)
+
+
+# -- code that does not run at export ---------------------------------------------------------
+def in_training_branch(node: ast.AST, ctx: FunctionContext) -> bool:
+    """Inside the body of `if self.training:` (or `self.is_training`, or `if self.training and
+    ...:`): models are exported in eval mode, so that code is not traced."""
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, ast.If) and child in ancestor.body and _tests_training(ancestor.test, ctx):
+            return True
+        child = ancestor
+    return False
+
+
+def _tests_training(test: ast.expr, ctx: FunctionContext) -> bool:
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(_tests_training(value, ctx) for value in test.values)
+    return (
+        isinstance(test, ast.Attribute)
+        and test.attr in ("training", "is_training")
+        and isinstance(test.value, ast.Name)
+        and test.value.id == ctx.self_name
+    )
+
+
+# -- conditions -------------------------------------------------------------------------------
+class Condition:
+    """What a test expression is: data-dependent on tensor values or not, and the boolean
+    tensor that stands for it in `torch.where` (None when there is no exact spelling)."""
+
+    def __init__(self, where_text: str | None, via: str):
+        self.where_text = where_text
+        self.via = via  # 'tensor', 'item', 'bool', 'python-bool', 'compound'
+
+
+def tensor_condition(test: ast.expr, ctx: FunctionContext) -> Condition | None:
+    if isinstance(test, ast.Compare):
+        return _comparison(test, ctx)
+    if isinstance(test, ast.Call):
+        return _condition_call(test, ctx)
+    if isinstance(test, ast.BoolOp):
+        if any(tensor_condition(value, ctx) for value in test.values):
+            return Condition(None, "compound")
+        return None
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return Condition(None, "compound") if tensor_condition(test.operand, ctx) else None
+    if isinstance(test, (ast.Name, ast.Attribute, ast.Subscript)) and ctx.tensors.is_tensor(test):
+        return Condition(None, "bool")
+    return None
+
+
+def _comparison(test: ast.Compare, ctx: FunctionContext) -> Condition | None:
+    if not all(isinstance(op, COMPARISONS) for op in test.ops):
+        return None
+    operands = [test.left, *test.comparators]
+    kinds = [_operand_kind(operand, ctx) for operand in operands]
+    if not any(kinds):
+        return None
+    if len(test.ops) > 1:
+        return Condition(None, "compound")
+    if "item" in kinds:
+        return Condition(_text_without_item(test, ctx), "item")
+    return Condition(ctx.segment(test), "tensor")
+
+
+def _operand_kind(node: ast.expr, ctx: FunctionContext) -> str | None:
+    if _is_item_call(node, ctx):
+        return "item"
+    return "tensor" if ctx.tensors.is_tensor(node) else None
+
+
+def _is_item_call(node: ast.AST, ctx: FunctionContext) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "item"
+        and not node.args
+        and ctx.tensors.is_tensor(node.func.value) is not False
+        and _tensor_evidence(node.func.value, ctx)
+    )
+
+
+def _tensor_evidence(node: ast.expr, ctx: FunctionContext) -> bool:
+    """`.item()` is a tensor method, but a receiver we know nothing about may be a NumPy
+    scalar: require evidence (a tensor by the oracle, or a tensor method/reduction call)."""
+    if ctx.tensors.is_tensor(node):
+        return True
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
+        "sum", "max", "min", "mean", "any", "all", "argmax", "argmin", "norm", "abs", "prod", "numel",
+    )
+
+
+def _text_without_item(test: ast.Compare, ctx: FunctionContext) -> str:
+    source = ctx.file.source
+    start, end = source.span(test)
+    text = source.text
+    cuts = []
+    for node in ast.walk(test):
+        if _is_item_call(node, ctx):
+            cut_start, cut_end = ctx.dot_span(node.func, node)
+            cuts.append((cut_start, cut_end))
+    pieces, position = [], start
+    for cut_start, cut_end in sorted(cuts):
+        pieces.append(text[position:cut_start])
+        position = cut_end
+    pieces.append(text[position:end])
+    return "".join(pieces)
+
+
+def _condition_call(test: ast.Call, ctx: FunctionContext) -> Condition | None:
+    func = test.func
+    qualname = ctx.qualname(func)
+    if qualname in PYTHON_BOOL_FUNCTIONS:
+        return Condition(None, "python-bool")
+    if isinstance(func, ast.Name) and func.id == "bool" and ctx.scope.lookup("bool") is None and len(test.args) == 1:
+        inner = tensor_condition(test.args[0], ctx)
+        if inner is None:
+            return None
+        return Condition(inner.where_text if _is_boolean_tensor(test.args[0], ctx) else None, "bool")
+    if _is_item_call(test, ctx):
+        return Condition(None, "item")
+    if _is_boolean_tensor(test, ctx):
+        return Condition(ctx.segment(test), "tensor")
+    return None
+
+
+def _is_boolean_tensor(node: ast.expr, ctx: FunctionContext) -> bool:
+    """A comparison or any()/all() of a tensor: a bool tensor whatever the input dtype."""
+    if isinstance(node, ast.Compare):
+        return _comparison(node, ctx) is not None
+    if isinstance(node, ast.Call):
+        if isinstance(node.func, ast.Attribute) and node.func.attr in REDUCTIONS_TO_BOOL:
+            receiver = node.func.value
+            return bool(ctx.tensors.is_tensor(receiver)) or _is_boolean_tensor(receiver, ctx)
+        return ctx.qualname(node.func) in TORCH_BOOL_REDUCTIONS
+    return False
+
+
+# -- comments kept across a statement rewrite ---------------------------------------------------
+def comments_outside(ctx: FunctionContext, first: ast.stmt, kept: list[ast.AST], last: ast.stmt | None = None) -> list[str] | None:
+    """Comments from ``first`` to the end of ``last`` (default: ``first``) but outside the
+    ``kept`` expressions, whose text is reused verbatim. None if the text cannot be tokenized."""
+    source = ctx.file.source
+    start = source.line_starts[first.lineno - 1]  # whole lines, so that indentation tokenizes
+    end = source.span(last or first)[1]
+    kept_spans = [source.span(node) for node in kept]
+    text = source.text[start:end]
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    line_offsets = _line_offsets(text)
+    comments = []
+    for token in tokens:
+        if token.type != tokenize.COMMENT:
+            continue
+        offset = start + line_offsets[token.start[0] - 1] + token.start[1]
+        if offset >= source.span(first)[0] and not any(a <= offset < b for a, b in kept_spans):
+            comments.append(token.string)
+    return comments
+
+
+def _line_offsets(text: str) -> list[int]:
+    offsets = [0]
+    for index, char in enumerate(text):
+        if char == "\n":
+            offsets.append(index + 1)
+    return offsets
+
+
+def statement_indent(ctx: FunctionContext, statement: ast.stmt) -> str:
+    line = ctx.file.source.line_text(statement.lineno)
+    return line[: len(line) - len(line.lstrip())]
+
+
+def replace_statements(ctx: FunctionContext, first: ast.stmt, last: ast.stmt, new: str, comments: list[str]) -> Edit:
+    source = ctx.file.source
+    start = source.span(first)[0]
+    end = source.span(last)[1]
+    indent = statement_indent(ctx, first)
+    return Edit(start, end, f"\n{indent}".join([*comments, new]))
+
+
+def parenthesize(text: str, node: ast.AST) -> str:
+    """``text`` (the source of ``node``) safe to use as a call argument."""
+    if isinstance(node, (ast.Tuple, ast.NamedExpr, ast.Starred)) or (isinstance(node, ast.IfExp)):
+        return f"({text})"
+    return text
+
+
+# -- ONX601 -------------------------------------------------------------------------------------
+class TensorIf(Rule):
+    code = "ONX601"
+    name = "tensor-condition-branch"
+    summary = "`if` (or `a if c else b`) on a tensor value"
+    fix_availability = "sometimes"
+    default_safety = "unsafe"
+    doc = RuleDoc(
+        what="""
+            Finds `if` statements and conditional expressions whose condition is a tensor
+            value: a comparison with a tensor (`if x.sum() > 0:`), `t.any()` / `t.all()`,
+            `bool(t)`, `t.item()` in a comparison, `torch.equal(a, b)`, or a bare tensor.
+            Conditions on shapes, flags and `None` checks are not reported.
+        """,
+        why="""
+            Export traces one run. The legacy exporter evaluates the condition on the export
+            inputs and records only the branch taken (TracerWarning "Converting a tensor to a
+            Python boolean"): measured on torch 2.13, `if x.sum() > 0: return x * 2 else:
+            return x - 1` exports a model that is silently wrong whenever the sign flips. The
+            dynamo exporter fails: `GuardOnDataDependentSymNode: Could not guard on
+            data-dependent expression` (non-strict capture) and `Unsupported: Data-dependent
+            branching` (its strict fallback). `torch.cond` works in dynamo only; the legacy
+            exporter fails on it ("Detected that you are using FX to torch.jit.trace a
+            dynamo-optimized function").
+        """,
+        example="""
+            def forward(self, x):
+                if x.sum() > 0:
+                    return x * 2
+                else:
+                    return x - 1
+        """,
+        use_instead="""
+            def forward(self, x):
+                return torch.where(x.sum() > 0, x * 2, x - 1)
+        """,
+        fix_safety="""
+            Offered when both branches are one `return <expr>` (an `if` that returns, followed
+            by a `return`, counts), or one assignment to the same name (a missing `else` keeps
+            the name's previous value), or for `a if c else b`; with a comparison, `any()`,
+            `all()` or `bool()` of one as the condition (`.item()` is dropped). Always unsafe:
+            `torch.where` evaluates both branches (an error or a side effect in the branch not
+            taken now happens), broadcasts them to a common shape and promotes them to a common
+            dtype, returns a tensor where a branch gave a Python number, and a comparison that
+            used `.item()` (a double) is now made in the tensor's dtype. Exact when both
+            branches are tensors of the same shape and dtype as the result and have no side
+            effects, which static analysis cannot check.
+        """,
+        references=CONTROL_FLOW_REFERENCES,
+    )
+
+    def visit_If(self, node: ast.If, ctx: FunctionContext):
+        condition = tensor_condition(node.test, ctx)
+        if condition is None or in_training_branch(node, ctx):
+            return
+        fix = self._fix(node, condition, ctx) if condition.where_text else None
+        yield ctx.report(self, node.test, f"`if` on a tensor value: {BRANCH_FAILURE}", fix=fix)
+
+    def visit_IfExp(self, node: ast.IfExp, ctx: FunctionContext):
+        condition = tensor_condition(node.test, ctx)
+        if condition is None or in_training_branch(node, ctx):
+            return
+        fix = None
+        if condition.where_text:
+            torch, imports = ctx.torch_name()
+            body, orelse = ctx.segment(node.body), ctx.segment(node.orelse)
+            text = f"{torch}.where({condition.where_text}, {parenthesize(body, node.body)}, {parenthesize(orelse, node.orelse)})"
+            fix = Fix("Select with `torch.where` (evaluates both sides)", (ctx.replace(node, text),), safe=False, imports=imports)
+        yield ctx.report(self, node.test, f"conditional expression on a tensor value: {BRANCH_FAILURE}", fix=fix)
+
+    def _fix(self, node: ast.If, condition: Condition, ctx: FunctionContext) -> Fix | None:
+        shape = _branch_shape(node, ctx)
+        if shape is None:
+            return None
+        kind, target, when_true, when_false, last = shape
+        kept = [node.test, when_true] + ([when_false] if isinstance(when_false, ast.AST) else [])
+        comments = comments_outside(ctx, node, kept, last)
+        if comments is None:
+            return None
+        torch, imports = ctx.torch_name()
+        true_text = parenthesize(ctx.segment(when_true), when_true)
+        false_text = parenthesize(ctx.segment(when_false), when_false) if isinstance(when_false, ast.AST) else when_false
+        selected = f"{torch}.where({condition.where_text}, {true_text}, {false_text})"
+        new = f"return {selected}" if kind == "return" else f"{target} = {selected}"
+        edit = replace_statements(ctx, node, last, new, comments)
+        return Fix("Select with `torch.where` (evaluates both branches)", (edit,), safe=False, imports=imports)
+
+
+def _branch_shape(node: ast.If, ctx: FunctionContext):
+    """('return'|'assign', target, true expr, false expr, last statement replaced) or None."""
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.If) and node in parent.orelse:
+        return None  # an `elif`: replacing it would detach it from the `if` it belongs to
+    body, orelse = node.body, node.orelse
+    if len(body) != 1:
+        return None
+    only = body[0]
+    if isinstance(only, ast.Return) and only.value is not None:
+        if len(orelse) == 1 and isinstance(orelse[0], ast.Return) and orelse[0].value is not None:
+            return "return", None, only.value, orelse[0].value, node
+        following = _next_statement(node, ctx)
+        if not orelse and isinstance(following, ast.Return) and following.value is not None:
+            return "return", None, only.value, following.value, following
+        return None
+    target = _single_name_assignment(only)
+    if target is None:
+        return None
+    if len(orelse) == 1 and _single_name_assignment(orelse[0]) == target:
+        return "assign", target, only.value, orelse[0].value, node
+    if not orelse and _bound_before(target, node, ctx):
+        return "assign", target, only.value, target, node  # no else: keep the previous value
+    return None
+
+
+def _single_name_assignment(statement: ast.stmt) -> str | None:
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+        return statement.targets[0].id
+    return None
+
+
+def _next_statement(node: ast.stmt, ctx: FunctionContext) -> ast.stmt | None:
+    parent = ctx.parent(node)
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(parent, field, None)
+        if isinstance(block, list) and node in block:
+            index = block.index(node)
+            return block[index + 1] if index + 1 < len(block) else None
+    return None
+
+
+def _bound_before(name: str, node: ast.stmt, ctx: FunctionContext) -> bool:
+    """``name`` is a parameter or assigned by a statement in the same block before ``node``."""
+    if ctx.is_parameter(name):
+        return True
+    parent = ctx.parent(node)
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(parent, field, None)
+        if isinstance(block, list) and node in block:
+            return any(_single_name_assignment(s) == name for s in block[: block.index(node)])
+    return False
+
+
+# -- ONX602 -------------------------------------------------------------------------------------
+class TensorWhile(Rule):
+    code = "ONX602"
+    name = "tensor-condition-loop"
+    summary = "`while` loop on a tensor value"
+    doc = RuleDoc(
+        what="Finds `while` loops whose condition is a tensor value (`while x.max() > 1:`).",
+        why="""
+            The number of iterations is decided by the values at export time. The legacy
+            exporter unrolls the iterations it ran and records no loop (TracerWarning
+            "Converting a tensor to a Python boolean"): measured on torch 2.13, `while x.max() >
+            1 and n < 10: x = x / 2` is silently wrong on other values. The dynamo exporter
+            fails with `GuardOnDataDependentSymNode` ("Data-dependent branching" in strict mode).
+        """,
+        example="""
+            def forward(self, x):
+                while x.abs().max() > 1:
+                    x = x / 2
+                return x
+        """,
+        use_instead="""
+            def forward(self, x):
+                # the number of halvings, computed with tensor ops
+                steps = torch.ceil(torch.log2(x.abs().max())).clamp(min=0)
+                return x / 2 ** steps
+        """,
+        fix_safety="""
+            No fix: a loop whose trip count depends on data has no general tensor form. Compute
+            the trip count with tensor ops, bound the loop by a constant and select with
+            `torch.where` inside it, or (dynamo only) use `torch.while_loop`.
+        """,
+        references=CONTROL_FLOW_REFERENCES,
+    )
+
+    def visit_While(self, node: ast.While, ctx: FunctionContext):
+        if tensor_condition(node.test, ctx) is None or in_training_branch(node, ctx):
+            return
+        yield ctx.report(self, node.test, "`while` on a tensor value: the legacy exporter unrolls the iterations run at export time and the dynamo exporter fails (GuardOnDataDependentSymNode)")
+
+
+# -- ONX603 -------------------------------------------------------------------------------------
+SUM_OPERATORS = {ast.Add: "+", ast.Sub: "-"}
+ELEMENTWISE_FUNCTIONS = frozenset(
+    {
+        "abs", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid",
+        "relu", "square", "neg", "negative", "floor", "ceil", "round", "sign", "reciprocal",
+    }
+)
+ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
+
+
+class SizeLoop(Rule):
+    code = "ONX603"
+    name = "dynamic-size-loop"
+    summary = "Python loop whose trip count is a tensor size"
+    fix_availability = "sometimes"
+    default_safety = "unsafe"
+    doc = RuleDoc(
+        what="""
+            Finds `for` loops and comprehensions over `range(<size>)` where the size comes from
+            a tensor's shape (`range(x.shape[0])`, `range(x.size(1))`, `range(len(t))`, or a
+            name holding one), and loops iterating over a tensor itself (`for row in t:`,
+            `enumerate(t)`).
+        """,
+        why="""
+            A traced loop is unrolled: the exported graph repeats the body as many times as it
+            ran at export. Measured on torch 2.13 with `acc = acc + x[i] * (i + 1)`: the legacy
+            exporter with `dynamic_axes` silently keeps 3 iterations (no warning at all) and is
+            wrong for every other size; the dynamo exporter with `Dim.DYNAMIC` fails ("tracing
+            inferred a static shape of 3 for dimension inputs['x'].shape[0]"). Both are right
+            only when that dimension is static.
+        """,
+        example="""
+            def forward(self, x):
+                acc = torch.zeros_like(x[0])
+                for i in range(x.shape[0]):
+                    acc = acc + x[i] * 2
+                return acc
+        """,
+        use_instead="""
+            def forward(self, x):
+                acc = torch.zeros_like(x[0])
+                acc = acc + (x * 2).sum(0)
+                return acc
+        """,
+        fix_safety="""
+            An accumulation loop is vectorised when its body is one statement `acc = acc + E`,
+            `acc += E`, `acc = acc - E` or `acc -= E` and `E` is elementwise in `x[i]` (the
+            tensor the range is taken from, indexed by the loop variable and nothing else:
+            arithmetic with numbers, `torch.exp`, `.sigmoid()`, ...): `E` is applied to all of
+            `x` and summed over dim 0. Always unsafe: a sum reduction adds in a different order
+            than the loop, so float results can differ in the last bits; `sum` of int8/int16/
+            int32 values accumulates in int64 where the loop wrapped around in the narrow type;
+            and `-0.0 + sum([])` is `0.0`. Other loops are only reported: vectorise them by
+            hand (`torch.arange` for the index, a `cumsum`, or `torch.cat` of masked parts).
+        """,
+        references=(
+            "https://pytorch.org/docs/stable/onnx_torchscript.html#avoid-python-control-flow",
+            "https://github.com/pytorch/pytorch/issues/99701",
+        ),
+    )
+
+    def visit_For(self, node: ast.For, ctx: FunctionContext):
+        described = _dynamic_iteration(node.iter, ctx)
+        if described is None or in_training_branch(node, ctx):
+            return
+        message = (
+            f"loop over {described}: unrolled at export (legacy: silently, for the export-time "
+            f"size; dynamo: fails when that dimension is dynamic, 'tracing inferred a static shape')"
+        )
+        yield ctx.report(self, node, message, fix=_vectorised_accumulation(node, ctx))
+
+    def visit_comprehension(self, node: ast.comprehension, ctx: FunctionContext):
+        described = _dynamic_iteration(node.iter, ctx)
+        if described is None or in_training_branch(node.iter, ctx):
+            return
+        message = (
+            f"comprehension over {described}: unrolled at export (legacy: silently, for the "
+            f"export-time size; dynamo: fails when that dimension is dynamic)"
+        )
+        yield ctx.report(self, node.iter, message)
+
+
+FIXED_COUNT_SPLITS = frozenset({"split", "chunk", "tensor_split", "split_with_sizes"})
+
+
+def _dynamic_iteration(iterable: ast.expr, ctx: FunctionContext) -> str | None:
+    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and ctx.scope.lookup(iterable.func.id) is None:
+        name = iterable.func.id
+        if name == "range" and iterable.args and not iterable.keywords:
+            if any(_is_size_bound(arg, ctx) for arg in iterable.args):
+                return f"`{ctx.segment(iterable)}`, a tensor size"
+            return None
+        if name in ("enumerate", "reversed") and iterable.args:
+            return _tensor_iterable(iterable.args[0], ctx)
+        if name == "zip" and iterable.args:
+            # zip stops at its shortest argument: one list or module list of fixed length
+            # bounds the loop, so report only when every argument is a tensor
+            described = [_tensor_iterable(arg, ctx) for arg in iterable.args]
+            return described[0] if all(described) else None
+        return None
+    return _tensor_iterable(iterable, ctx)
+
+
+def _tensor_iterable(node: ast.expr, ctx: FunctionContext) -> str | None:
+    """Iterating over a tensor runs once per row. The parts of split/chunk are a tuple whose
+    length is fixed by the arguments, not a tensor."""
+    if isinstance(node, ast.Call):
+        last = node.func.attr if isinstance(node.func, ast.Attribute) else None
+        if last in FIXED_COUNT_SPLITS or (ctx.qualname(node.func) or "").rpartition(".")[2] in FIXED_COUNT_SPLITS:
+            return None
+    if ctx.tensors.is_tensor(node):
+        return f"the tensor `{ctx.segment(node)}`"
+    return None
+
+
+def _is_size_bound(node: ast.expr, ctx: FunctionContext) -> bool:
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1:
+        return bool(ctx.tensors.is_tensor(node.args[0]))
+    if isinstance(node, ast.Attribute) and node.attr == "ndim":
+        return False  # the rank is static under both exporters
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("dim", "ndimension"):
+        return False
+    return ctx.sizes.is_size(node)
+
+
+def _loop_length_source(iterable: ast.expr) -> str | None:
+    """The tensor name X of `range(X.shape[0])`, `range(X.size(0))`, `range(len(X))`."""
+    if not (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "range"):
+        return None
+    if len(iterable.args) != 1:
+        return None
+    bound = iterable.args[0]
+    if isinstance(bound, ast.Call) and isinstance(bound.func, ast.Name) and bound.func.id == "len" and len(bound.args) == 1:
+        return bound.args[0].id if isinstance(bound.args[0], ast.Name) else None
+    if isinstance(bound, ast.Subscript) and isinstance(bound.value, ast.Attribute) and bound.value.attr == "shape":
+        if _is_zero(bound.slice) and isinstance(bound.value.value, ast.Name):
+            return bound.value.value.id
+    if isinstance(bound, ast.Call) and isinstance(bound.func, ast.Attribute) and bound.func.attr == "size":
+        if len(bound.args) == 1 and _is_zero(bound.args[0]) and isinstance(bound.func.value, ast.Name):
+            return bound.func.value.id
+    return None
+
+
+def _is_zero(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value == 0 and type(node.value) is int
+
+
+def _vectorised_accumulation(node: ast.For, ctx: FunctionContext) -> Fix | None:
+    source_name = _loop_length_source(node.iter)
+    if source_name is None or node.orelse or len(node.body) != 1 or not isinstance(node.target, ast.Name):
+        return None
+    if not ctx.tensors.is_tensor(ast.Name(id=source_name, ctx=ast.Load())):
+        return None
+    index = node.target.id
+    accumulator, operator, term = _accumulation(node.body[0])
+    if accumulator is None or accumulator in (index, source_name):
+        return None
+    if not _elementwise_in(term, source_name, index, ctx) or _uses_name_elsewhere(index, node, ctx):
+        return None
+    comments = comments_outside(ctx, node, [term])
+    if comments is None:
+        return None
+    vectorised = _substitute_rows(ctx, term, source_name)
+    if not isinstance(term, (ast.Name, ast.Subscript, ast.Call, ast.Attribute)):
+        vectorised = f"({vectorised})"
+    total = f"{vectorised}.sum(0)"
+    if isinstance(node.body[0], ast.AugAssign):
+        new = f"{accumulator} {operator}= {total}"
+    else:
+        new = f"{accumulator} = {accumulator} {operator} {total}"
+    edit = replace_statements(ctx, node, node, new, comments)
+    return Fix("Vectorise the accumulation (`.sum(0)` over the rows)", (edit,), safe=False)
+
+
+def _accumulation(statement: ast.stmt) -> tuple[str | None, str | None, ast.expr | None]:
+    if isinstance(statement, ast.AugAssign) and isinstance(statement.target, ast.Name):
+        operator = SUM_OPERATORS.get(type(statement.op))
+        if operator:
+            return statement.target.id, operator, statement.value
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+        name = statement.targets[0].id
+        value = statement.value
+        if isinstance(value, ast.BinOp) and type(value.op) in SUM_OPERATORS:
+            if isinstance(value.left, ast.Name) and value.left.id == name:
+                return name, SUM_OPERATORS[type(value.op)], value.right
+    return None, None, None
+
+
+def _elementwise_in(term: ast.expr, source: str, index: str, ctx: FunctionContext) -> bool:
+    """``term`` uses ``source[index]`` at least once, the index nowhere else, and only
+    elementwise operations with numbers."""
+    rows = 0
+    for node in ast.walk(term):
+        if _is_row(node, source, index):
+            rows += 1
+    if rows == 0:
+        return False
+    return _elementwise(term, source, index, ctx)
+
+
+def _elementwise(node: ast.expr, source: str, index: str, ctx: FunctionContext) -> bool:
+    if _is_row(node, source, index):
+        return True
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ARITHMETIC):
+        return _elementwise(node.left, source, index, ctx) and _elementwise(node.right, source, index, ctx)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        return _elementwise(node.operand, source, index, ctx)
+    if isinstance(node, ast.Call) and not node.keywords:
+        qualname = ctx.qualname(node.func) or ""
+        module, _, last = qualname.rpartition(".")
+        if module in ("torch", "torch.nn.functional") and last in ELEMENTWISE_FUNCTIONS and len(node.args) == 1:
+            return _elementwise(node.args[0], source, index, ctx)
+        if isinstance(node.func, ast.Attribute) and node.func.attr in ELEMENTWISE_FUNCTIONS and not node.args:
+            return _elementwise(node.func.value, source, index, ctx)
+    return False
+
+
+def _is_row(node: ast.AST, source: str, index: str) -> bool:
+    return (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == source
+        and isinstance(node.slice, ast.Name)
+        and node.slice.id == index
+    )
+
+
+def _uses_name_elsewhere(index: str, loop: ast.For, ctx: FunctionContext) -> bool:
+    """The loop variable is read outside `X[i]` in the body, or after the loop (Python keeps
+    it bound); reads inside other loops or comprehensions that rebind it do not count."""
+    allowed = {id(n.slice) for n in ast.walk(loop.body[0]) if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Name)}
+    inside = {id(n) for n in ast.walk(loop)}
+    rebinding = set()
+    for node in ast.walk(ctx.fn.node):
+        if node is loop:
+            continue
+        targets = []
+        if isinstance(node, (ast.For, ast.AsyncFor)):
+            targets = [node.target]
+        elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            targets = [g.target for g in node.generators]
+        if any(isinstance(t, ast.Name) and t.id == index for t in targets):
+            rebinding.update(id(n) for n in ast.walk(node))
+    for node in ast.walk(ctx.fn.node):
+        if isinstance(node, ast.Name) and node.id == index and isinstance(node.ctx, ast.Load):
+            if id(node) in inside:
+                if id(node) not in allowed:
+                    return True
+            elif id(node) not in rebinding:
+                return True
+    return False
+
+
+def _substitute_rows(ctx: FunctionContext, term: ast.expr, source: str) -> str:
+    text = ctx.file.source.text
+    start, end = ctx.file.source.span(term)
+    rows = sorted(
+        ctx.file.source.span(n) for n in ast.walk(term) if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id == source
+    )
+    pieces, position = [], start
+    for row_start, row_end in rows:
+        pieces.append(text[position:row_start])
+        pieces.append(source)
+        position = row_end
+    pieces.append(text[position:end])
+    return "".join(pieces)
+
+
+RULES = [TensorIf, TensorWhile, SizeLoop]

@@ -1,0 +1,372 @@
+"""ONX7xx: advanced indexing the legacy exporter translates wrongly or not at all.
+
+The dynamo exporter handles every pattern here (measured on torch 2.13, static and dynamic
+shapes), so these rules target the legacy exporter only: they report when the project's
+`exporters` include "legacy".
+"""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.rule import LEGACY, Fix, Helper, Rule, RuleDoc
+
+INDEX_REFERENCES = (
+    "https://pytorch.org/docs/stable/onnx_torchscript.html#indexing",
+    "https://github.com/pytorch/pytorch/issues/26073",
+    "https://github.com/onnx/onnx/issues/3781",
+)
+TENSOR_FACTORIES = frozenset({"torch.tensor", "torch.LongTensor", "torch.as_tensor"})
+
+WRAP_NEGATIVE_INDEX = Helper(
+    "wrap_negative_index",
+    '''
+def wrap_negative_index(index, size):
+    """Negative positions counted from the end as non-negative ones (exported correctly)."""
+    return torch.where(index < 0, index + size, index)
+''',
+)
+INDEX_PUT_CONSECUTIVE = Helper(
+    "index_put_consecutive",
+    '''
+def index_put_consecutive(tensor, dims, index, value):
+    """`tensor[...] = value` with the tensor indices at `dims` moved to the front, so that they
+    are consecutive (the legacy ONNX exporter supports only consecutive index writes)."""
+    front = tuple(range(len(dims)))
+    moved = tensor.movedim(dims, front).clone()
+    moved[index] = value
+    tensor.copy_(moved.movedim(front, dims))
+''',
+)
+
+
+def integer_literal(node: ast.AST, ctx: FunctionContext) -> list[int] | None:
+    """The integers of ``torch.tensor([[1, 2], [2, -3]])`` (or of a name assigned once from
+    one in this function); None if ``node`` is not such a literal."""
+    if isinstance(node, ast.Name):
+        values = ctx.assignments(node.id)
+        if len(values) != 1 or isinstance(values[0], ast.stmt):
+            return None
+        node = values[0]
+    if not (isinstance(node, ast.Call) and ctx.qualname(node.func) in TENSOR_FACTORIES and len(node.args) == 1):
+        return None
+    if any(k.arg != "dtype" for k in node.keywords):
+        return None
+    found: list[int] = []
+    if not _collect_ints(node.args[0], found) or not found:
+        return None
+    return found
+
+
+def _collect_ints(node: ast.AST, found: list[int]) -> bool:
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return all(_collect_ints(element, found) for element in node.elts)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+        if type(node.operand.value) is int:
+            found.append(-node.operand.value)
+            return True
+        return False
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        found.append(node.value)
+        return True
+    return False
+
+
+def index_elements(node: ast.Subscript) -> list[ast.expr]:
+    return list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
+
+
+def is_tensor_index(node: ast.expr, ctx: FunctionContext) -> bool:
+    return integer_literal(node, ctx) is not None or bool(ctx.tensors.is_tensor(node))
+
+
+def _simple_receiver(node: ast.expr) -> bool:
+    """Cheap and side-effect free to evaluate twice: a name or an attribute chain."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)
+
+
+class NegativeIndexRead(Rule):
+    code = "ONX701"
+    name = "negative-tensor-index"
+    summary = "constant negative values in combined tensor indices"
+    fix_availability = "sometimes"
+    default_safety = "safe"
+    exporters = (LEGACY,)
+    doc = RuleDoc(
+        what="""
+            Finds reads that index one tensor with two or more integer tensors built from
+            literals (`data[torch.tensor([1, -2]), torch.tensor([0, -1])]`, or names assigned
+            from such literals) where a literal holds a negative value.
+        """,
+        why="""
+            The legacy exporter translates combined advanced indices into arithmetic on the
+            flattened tensor (Reshape, Transpose, Concat, Gather) that does not wrap negative
+            values. Measured on torch 2.13: the torch.onnx docs' example
+            `data[torch.tensor([[1, 2], [2, -3]]), torch.tensor([-2, 3])]` is wrong even on
+            the export inputs (the exporter warns: "If indices include negative values, the
+            exported graph will produce incorrect results"). A single tensor index, or negative
+            values fed as a graph input, export correctly. The dynamo exporter is correct.
+        """,
+        example="""
+            def forward(self, data):
+                return data[torch.tensor([1, -2]), torch.tensor([0, -1])]
+        """,
+        use_instead="""
+            def wrap_negative_index(index, size):
+                return torch.where(index < 0, index + size, index)
+
+            def forward(self, data):
+                return data[
+                    wrap_negative_index(torch.tensor([1, -2]), data.size(0)),
+                    wrap_negative_index(torch.tensor([0, -1]), data.size(1)),
+                ]
+        """,
+        fix_safety="""
+            Safe: for every index eager PyTorch accepts (-n <= i < n), `i + n` for negative `i`
+            selects the same element, and the literal stays int64. `i % n` is not used: it
+            fails in the dynamo exporter when `n` is a dynamic size (`aten.remainder.Scalar`
+            with a SymInt). Offered when the indexed tensor is a name or attribute and every
+            index consumes exactly one dimension (a slice, an integer, an integer literal
+            tensor), so that the literal's dimension is known.
+        """,
+        references=INDEX_REFERENCES,
+    )
+
+    def visit_Subscript(self, node: ast.Subscript, ctx: FunctionContext):
+        if not isinstance(node.ctx, ast.Load):
+            return
+        elements = index_elements(node)
+        literals = [integer_literal(e, ctx) for e in elements]
+        tensor_indices = [e for e, lit in zip(elements, literals) if lit is not None or (not isinstance(e, ast.Slice) and ctx.tensors.is_tensor(e))]
+        if len(tensor_indices) < 2 or not any(lit and min(lit) < 0 for lit in literals):
+            return
+        yield ctx.report(
+            self,
+            node,
+            "negative constant values in combined tensor indices: the legacy exporter does not wrap "
+            "them and exports a wrong model (even on the export inputs)",
+            fix=self._fix(node, elements, literals, ctx),
+        )
+
+    def _fix(self, node, elements, literals, ctx: FunctionContext) -> Fix | None:
+        if not _simple_receiver(node.value):
+            return None
+        edits = []
+        receiver = ctx.segment(node.value)
+        for dim, (element, literal) in enumerate(zip(elements, literals)):
+            if isinstance(element, ast.Starred) or (isinstance(element, ast.Constant) and element.value in (None, Ellipsis)):
+                return None
+            if literal is not None and min(literal) < 0:
+                text = f"wrap_negative_index({ctx.segment(element)}, {receiver}.size({dim}))"
+                edits.append(ctx.replace(element, text))
+        if not all(_one_dimension(e, lit) for e, lit in zip(elements, literals)):
+            return None
+        return Fix(
+            "Wrap negative indices with `torch.where(i < 0, i + n, i)`",
+            tuple(edits),
+            safe=True,
+            imports=("torch",),
+            helpers=(WRAP_NEGATIVE_INDEX,),
+        )
+
+
+def _one_dimension(element: ast.expr, literal: list[int] | None) -> bool:
+    """Consumes exactly one dimension of the indexed tensor (for integer literal indices, any
+    rank: an integer index tensor of any shape indexes one dimension)."""
+    if isinstance(element, ast.Slice) or literal is not None:
+        return True
+    return isinstance(element, ast.Constant) and type(element.value) is int
+
+
+class NonConsecutiveIndexWrite(Rule):
+    code = "ONX702"
+    name = "non-consecutive-index-write"
+    summary = "index write with tensor indices separated by a slice"
+    fix_availability = "sometimes"
+    default_safety = "per-finding"
+    exporters = (LEGACY,)
+    doc = RuleDoc(
+        what="""
+            Finds assignments into a tensor indexed by two or more tensors that are not next to
+            each other (`data[idx0, :, idx1] = value`).
+        """,
+        why="""
+            The legacy exporter supports only consecutive tensor indices in writes: measured on
+            torch 2.13, `data[torch.tensor([2, 3]), :, torch.tensor([1, 2])] = new_data` fails
+            with "Only consecutive 1-d tensor indices are supported in exporting
+            aten::index_put to ONNX". The dynamo exporter is correct.
+        """,
+        example="""
+            def forward(self, data, new_data):
+                data = data.clone()
+                data[torch.tensor([2, 3]), :, torch.tensor([1, 2])] = new_data
+                return data
+        """,
+        use_instead="""
+            def index_put_consecutive(tensor, dims, index, value):
+                front = tuple(range(len(dims)))
+                moved = tensor.movedim(dims, front).clone()
+                moved[index] = value
+                tensor.copy_(moved.movedim(front, dims))
+
+            def forward(self, data, new_data):
+                data = data.clone()
+                index_put_consecutive(data, (0, 2), (torch.tensor([2, 3]), torch.tensor([1, 2]), slice(None)), new_data)
+                return data
+        """,
+        fix_safety="""
+            The write is made on a copy with the indexed dimensions moved to the front (where
+            they are consecutive, and where PyTorch puts the indexed dimensions of a
+            non-consecutive index anyway, so `value` broadcasts the same way), then copied back
+            into the tensor in place (aliases see the write, as before). Safe when every tensor
+            index is an integer literal (one dimension each); unsafe for other tensor indices,
+            since a boolean mask of rank k would index k dimensions.
+        """,
+        references=INDEX_REFERENCES,
+    )
+
+    def visit_Assign(self, node: ast.Assign, ctx: FunctionContext):
+        if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Subscript):
+            return
+        target = node.targets[0]
+        elements = index_elements(target)
+        kinds = [_element_kind(e, ctx) for e in elements]
+        if None in kinds or "tensor" not in kinds:
+            return
+        tensor_positions = [i for i, k in enumerate(kinds) if k == "tensor"]
+        if tensor_positions[-1] - tensor_positions[0] + 1 == len(tensor_positions):
+            return  # consecutive
+        yield ctx.report(
+            self,
+            target,
+            "tensor indices separated by a slice in an index write: the legacy exporter fails "
+            "(\"Only consecutive 1-d tensor indices are supported\")",
+            fix=self._fix(node, target, elements, tensor_positions, ctx),
+        )
+
+    def _fix(self, node: ast.Assign, target: ast.Subscript, elements, positions, ctx: FunctionContext) -> Fix | None:
+        if not _simple_receiver(target.value):
+            return None
+        index = [ctx.segment(elements[i]) for i in positions]
+        index += [_slice_text(elements[i], ctx) for i in range(len(elements)) if i not in positions]
+        dims = ", ".join(str(i) for i in positions)
+        text = (
+            f"index_put_consecutive({ctx.segment(target.value)}, ({dims}), "
+            f"({', '.join(index)}), {ctx.segment(node.value)})"
+        )
+        safe = all(integer_literal(elements[i], ctx) is not None for i in positions)
+        return Fix(
+            "Write with the indexed dimensions moved to the front",
+            (ctx.replace(node, text),),
+            safe=safe,
+            helpers=(INDEX_PUT_CONSECUTIVE,),
+        )
+
+
+def _element_kind(node: ast.expr, ctx: FunctionContext) -> str | None:
+    """'tensor', 'slice', or None for anything that makes the fix's dimension count unknown
+    (integers, None, Ellipsis, starred, values of unknown type)."""
+    if isinstance(node, ast.Slice):
+        return "slice"
+    if is_tensor_index(node, ctx):
+        return "tensor"
+    return None
+
+
+def _slice_text(node: ast.Slice, ctx: FunctionContext) -> str:
+    parts = [ctx.segment(p) if p is not None else "None" for p in (node.lower, node.upper, node.step)]
+    if parts[2] == "None":
+        parts.pop()
+    if parts == ["None", "None"]:
+        return "slice(None)"
+    return f"slice({', '.join(parts)})"
+
+
+class BroadcastIndexWrite(Rule):
+    code = "ONX703"
+    name = "broadcast-index-write"
+    summary = "index write with constant tensor indices and a tensor value that may broadcast"
+    fix_availability = "always"
+    default_safety = "unsafe"
+    exporters = (LEGACY,)
+    doc = RuleDoc(
+        what="""
+            Finds assignments of a tensor value into a tensor indexed by constant integer
+            tensors (`data[torch.tensor([0, 2]), 1:3] = value`, or a name assigned from such a
+            literal), where the value may rely on implicit broadcasting to the indexed shape.
+            Writes of numbers, of `other[same index]`, or of an explicit `expand` are not
+            reported, nor are computed indices (masks, `arange`), whose values usually have
+            the indexed shape already.
+        """,
+        why="""
+            The legacy exporter writes the value with a Reshape to the indexed shape instead
+            of an Expand: measured on torch 2.13, `data[torch.tensor([[0, 2], [1, 1]]), 1:3] =
+            new_data` with `new_data` of shape (5,) exports, but onnxruntime fails on every
+            input ("The input tensor cannot be reshaped to the requested shape"), and so does
+            a broadcast write with a tensor index alone. A number value, or a value of the
+            exact indexed shape, exports correctly. The dynamo exporter is correct.
+        """,
+        example="""
+            def forward(self, data, row):
+                data = data.clone()
+                data[torch.tensor([0, 2]), 1:3] = row
+                return data
+        """,
+        use_instead="""
+            def forward(self, data, row):
+                data = data.clone()
+                data[torch.tensor([0, 2]), 1:3] = row.expand_as(data[torch.tensor([0, 2]), 1:3])
+                return data
+        """,
+        fix_safety="""
+            Unsafe: `expand_as` follows the broadcasting rules of the write, but index
+            assignment also accepts a value with extra leading dimensions of size 1, which
+            `expand_as` rejects; and the indexed part is read once more (its cost only). When
+            the value already has the indexed shape the fix changes nothing.
+        """,
+        references=INDEX_REFERENCES,
+    )
+
+    def visit_Assign(self, node: ast.Assign, ctx: FunctionContext):
+        if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Subscript):
+            return
+        target = node.targets[0]
+        elements = index_elements(target)
+        if not any(integer_literal(e, ctx) is not None for e in elements):
+            return  # computed indices (masks, aranges) usually come with values of the indexed shape
+        if not self._may_broadcast(node.value, target, ctx):
+            return
+        if not _simple_receiver(target.value):
+            fix = None
+        else:
+            value = ctx.segment(node.value)
+            if not isinstance(node.value, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)):
+                value = f"({value})"
+            fix = Fix(
+                "Expand the value to the indexed shape",
+                (ctx.replace(node.value, f"{value}.expand_as({ctx.segment(target)})"),),
+                safe=False,
+            )
+        yield ctx.report(
+            self,
+            target,
+            "index write with constant tensor indices: if the value broadcasts, the legacy "
+            "exporter's model fails in onnxruntime (Reshape); expand it explicitly",
+            fix=fix,
+        )
+
+    @staticmethod
+    def _may_broadcast(value: ast.expr, target: ast.Subscript, ctx: FunctionContext) -> bool:
+        if isinstance(value, ast.Constant) or (isinstance(value, ast.UnaryOp) and isinstance(value.operand, ast.Constant)):
+            return False  # numbers export correctly
+        if isinstance(value, ast.Subscript) and ctx.segment(value.slice) == ctx.segment(target.slice):
+            return False  # a[idx, s] = b[idx, s]: same shape
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in ("expand_as", "expand"):
+            return False  # already explicit
+        return ctx.tensors.is_tensor(value) is not False
+
+
+RULES = [NegativeIndexRead, NonConsecutiveIndexWrite, BroadcastIndexWrite]

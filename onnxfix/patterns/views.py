@@ -1,0 +1,479 @@
+"""ONX3xx (continued): mutation through views, and copies the exporters cannot trace.
+
+The legacy exporter turns a view (`y[:, 1:]`, `y.view(-1)`, `y.t()`) into a copy in the graph
+(Slice, Reshape, Transpose). A write into that copy never reaches `y`. It repairs the common case
+itself (an in-place op directly on a subscript of `y`, `y[:, 0].mul_(2)`, measured correct on
+torch 2.13) but not a view held in a variable, a view made by a method, or an in-place
+functional (`F.relu(y[:, :2], inplace=True)`): those come out silently wrong, even on the
+export inputs, with no warning. The dynamo exporter functionalises all of them correctly.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix.patterns.control_flow import in_training_branch
+from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.rule import LEGACY, Fix, Rule, RuleDoc
+from onnxfix.rewriter.scope import walk_function_body
+
+VIEW_METHODS = frozenset(
+    {
+        "view", "view_as", "t", "transpose", "swapaxes", "swapdims", "permute", "narrow", "select",
+        "diagonal", "unsqueeze", "squeeze", "expand", "expand_as", "unfold", "as_strided", "movedim",
+        "moveaxis", "unflatten", "detach", "real", "imag",
+    }
+)
+VIEW_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag"})
+SPLIT_METHODS = frozenset({"chunk", "split", "unbind", "tensor_split", "split_with_sizes"})
+# In-place methods that change data (not metadata like t_/squeeze_/requires_grad_).
+DATA_INPLACE = frozenset(
+    {
+        "add_", "sub_", "mul_", "div_", "true_divide_", "floor_divide_", "remainder_", "pow_",
+        "clamp_", "clamp_min_", "clamp_max_", "clip_", "relu_", "sigmoid_", "tanh_", "exp_", "log_",
+        "sqrt_", "rsqrt_", "abs_", "neg_", "floor_", "ceil_", "round_", "trunc_", "sign_",
+        "reciprocal_", "fill_", "zero_", "copy_", "masked_fill_", "masked_scatter_", "index_fill_",
+        "index_add_", "index_copy_", "index_put_", "scatter_", "scatter_add_", "scatter_reduce_",
+        "addcmul_", "addcdiv_", "lerp_", "where_", "nan_to_num_", "fmod_", "hardtanh_",
+        "leaky_relu_", "elu_", "selu_", "celu_", "silu_", "mish_", "gelu_", "sin_", "cos_",
+        "square_", "logical_not_", "bitwise_and_", "bitwise_or_", "uniform_", "normal_",
+        "bernoulli_", "random_", "exponential_", "addmm_", "baddbmm_", "tril_", "triu_",
+    }
+)
+# Elementwise with scalar arguments: applying them to all of a view of the whole tensor equals
+# applying them to the tensor.
+SCALAR_ELEMENTWISE = frozenset(
+    {
+        "add_", "sub_", "mul_", "div_", "pow_", "clamp_", "clamp_min_", "clamp_max_", "clip_",
+        "relu_", "sigmoid_", "tanh_", "exp_", "log_", "sqrt_", "rsqrt_", "abs_", "neg_", "floor_",
+        "ceil_", "round_", "trunc_", "sign_", "reciprocal_", "fill_", "zero_", "nan_to_num_",
+        "square_", "sin_", "cos_",
+    }
+)
+INPLACE_FUNCTIONALS = frozenset(
+    {
+        "relu", "relu6", "leaky_relu", "elu", "selu", "celu", "hardtanh", "silu", "mish",
+        "hardswish", "hardsigmoid", "threshold", "rrelu", "dropout", "alpha_dropout",
+        "feature_alpha_dropout", "dropout1d", "dropout2d", "dropout3d",
+    }
+)
+VIEW_REFERENCES = (
+    "https://github.com/pytorch/pytorch/issues/80271",
+    "https://github.com/pytorch/pytorch/issues/26073",
+    "https://github.com/pytorch/pytorch/issues/159295",
+    "https://pytorch.org/docs/stable/onnx_torchscript.html#avoid-inplace-operations",
+)
+
+
+# -- views ---------------------------------------------------------------------------------------
+class ViewChain:
+    """``base`` (a name) followed by subscripts and view methods; ``methods`` lists the view
+    methods/attributes in the chain (empty for a pure subscript chain like ``y[:, 1:][0]``)."""
+
+    def __init__(self, base: str, methods: list[ast.AST]):
+        self.base = base
+        self.methods = methods
+
+
+def view_chain(node: ast.expr, ctx: FunctionContext) -> ViewChain | None:
+    methods: list[ast.AST] = []
+    seen_step = False
+    current = node
+    while True:
+        if isinstance(current, ast.Subscript):
+            if not is_basic_index(current.slice, ctx):
+                return None
+            current = current.value
+        elif isinstance(current, ast.Call) and isinstance(current.func, ast.Attribute) and current.func.attr in VIEW_METHODS:
+            methods.append(current)
+            current = current.func.value
+        elif isinstance(current, ast.Attribute) and current.attr in VIEW_ATTRIBUTES:
+            methods.append(current)
+            current = current.value
+        else:
+            break
+        seen_step = True
+    if not seen_step or not isinstance(current, ast.Name):
+        return None
+    if not is_tensor_name(current, ctx):  # lists and arrays have subscripts too
+        return None
+    return ViewChain(current.id, methods)
+
+
+TUPLE_MODULES = frozenset({"LSTM", "GRU", "RNN", "MultiheadAttention"})
+
+
+def is_tensor_name(node: ast.Name, ctx: FunctionContext) -> bool:
+    """A tensor by the oracle, or the output of a torch.nn layer held in `self` (layers other
+    than the recurrent ones and attention return one tensor)."""
+    if ctx.tensors.is_tensor(node):
+        return True
+    values = ctx.assignments(node.id)
+    return bool(values) and all(_layer_output(value, ctx) for value in values)
+
+
+def _layer_output(value: ast.AST, ctx: FunctionContext) -> bool:
+    if not (isinstance(value, ast.Call) and ctx.is_nn_module_attr(value.func)):
+        return False
+    layer = ctx.fn.cls.self_attrs.get(value.func.attr)
+    qualname = ctx.file.module.scope.qualname(layer.func) or ""
+    return qualname.startswith("torch.nn.") and qualname.rsplit(".", 1)[-1] not in TUPLE_MODULES
+
+
+def is_basic_index(index: ast.expr, ctx: FunctionContext) -> bool:
+    """Slices, integers, None and ... only: indexing that returns a view, not a copy."""
+    elements = index.elts if isinstance(index, ast.Tuple) else [index]
+    return all(_basic_element(element, ctx) for element in elements)
+
+
+def _basic_element(node: ast.expr, ctx: FunctionContext) -> bool:
+    if isinstance(node, ast.Slice):
+        return True
+    if isinstance(node, ast.Constant):
+        return node.value is None or node.value is Ellipsis or (type(node.value) is int)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return _basic_element(node.operand, ctx)
+    return ctx.sizes.is_size(node)
+
+
+def named_view(name: str, ctx: FunctionContext) -> tuple[ast.stmt, ViewChain | None, ast.expr | None] | None:
+    """(assignment, chain, view expression) when ``name`` is assigned once, from a view of a
+    local tensor, or from one part of ``base.chunk(...)``/``split``/``unbind`` (chain None)."""
+    values = [v for v in ctx.assignments(name) if not isinstance(v, ast.AugAssign)]
+    if len(values) != 1:
+        return None
+    value = values[0]
+    statement = next((a for a in ctx.ancestors(value)), None) if not isinstance(value, ast.stmt) else value
+    if isinstance(value, ast.Assign):  # tuple unpacking
+        call = value.value
+        if (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and call.func.attr in SPLIT_METHODS
+            and isinstance(call.func.value, ast.Name)
+            and is_tensor_name(call.func.value, ctx)
+        ):
+            return value, ViewChain(call.func.value.id, [call]), None
+        return None
+    if isinstance(value, ast.stmt):
+        return None
+    chain = view_chain(value, ctx)
+    if chain is None or chain.base == name:
+        return None
+    return statement, chain, value
+
+
+# -- mutations -----------------------------------------------------------------------------------
+def mutation_target(statement: ast.stmt, ctx: FunctionContext) -> tuple[str, ast.expr] | None:
+    """('method'|'augassign'|'setitem'|'functional', the tensor expression written to)."""
+    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+        call = statement.value
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr in DATA_INPLACE:
+            return "method", func.value
+        if _is_inplace_functional(call, ctx) and call.args:
+            return "functional", call.args[0]
+    if isinstance(statement, ast.AugAssign):
+        if isinstance(statement.target, ast.Name):
+            return "augassign", statement.target
+        if isinstance(statement.target, ast.Subscript):
+            return "setitem", statement.target.value
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Subscript):
+        return "setitem", statement.targets[0].value
+    return None
+
+
+def _is_inplace_functional(call: ast.Call, ctx: FunctionContext) -> bool:
+    qualname = ctx.qualname(call.func) or ""
+    module, _, last = qualname.rpartition(".")
+    if module in ("torch.nn.functional", "torch") and last.endswith("_") and last[:-1] in INPLACE_FUNCTIONALS:
+        return True
+    if module == "torch.nn.functional" and last in INPLACE_FUNCTIONALS:
+        return any(k.arg == "inplace" and isinstance(k.value, ast.Constant) and k.value.value is True for k in call.keywords)
+    return False
+
+
+def _loaded_after(name: str, statement: ast.stmt, ctx: FunctionContext) -> bool:
+    end = statement.end_lineno
+    for node in ast.walk(ctx.fn.node):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load) and node.lineno > end:
+            return True
+    return _inside_loop(statement, ctx)
+
+
+def _inside_loop(statement: ast.stmt, ctx: FunctionContext) -> bool:
+    return any(isinstance(a, (ast.For, ast.While, ast.AsyncFor)) for a in ctx.ancestors(statement))
+
+
+def _rebound_between(names: set[str], first: ast.stmt, last: ast.stmt, ctx: FunctionContext) -> bool:
+    for node in ast.walk(ctx.fn.node):
+        if isinstance(node, ast.Name) and node.id in names and isinstance(node.ctx, ast.Store):
+            if first.end_lineno < node.lineno <= last.end_lineno:
+                return True
+    return False
+
+
+class ViewMutation(Rule):
+    code = "ONX303"
+    name = "mutation-through-view"
+    summary = "in-place write through a view the legacy exporter turns into a copy"
+    fix_availability = "sometimes"
+    default_safety = "safe"
+    exporters = (LEGACY,)
+    doc = RuleDoc(
+        what="""
+            Finds in-place writes whose target is a view of another tensor that is used
+            afterwards: a view held in a variable that is not read again (`v = y[:, 1:];
+            v.add_(1)`, `v += 1`, `a, b = y.chunk(2); a.mul_(2)`), a view made by a method (`y.view(-1).mul_(2)`,
+            `y.t()[0].mul_(2)`, `y.view(-1)[::2] = 0`, `y.narrow(1, 0, 2).add_(1)`), and
+            in-place functionals on a slice (`F.relu(y[:, :2], inplace=True)`). An in-place
+            method directly on a subscript of the tensor (`y[:, 0].mul_(2)`, `y[:, 1:] += 1`)
+            is exported correctly and not reported.
+        """,
+        why="""
+            The legacy exporter records the view as a copy (Slice, Reshape, Transpose) and the
+            write goes into the copy, so the tensor read afterwards is unchanged. Measured on
+            torch 2.13, each form above exports a model that is silently wrong even on the
+            export inputs, with no warning. The dynamo exporter functionalises them correctly,
+            so this is a legacy-only hazard. Reported in the wild as NeMo updates through a
+            slice view lost in export (pytorch#80271) and in-place indexed writes ignored
+            (pytorch#26073, pytorch#159295).
+        """,
+        example="""
+            def forward(self, x):
+                y = x.clone()
+                v = y[:, 1:]
+                v.add_(1)
+                F.relu(y[:, :1], inplace=True)
+                y.t()[0].mul_(2)
+                return y
+        """,
+        use_instead="""
+            def forward(self, x):
+                y = x.clone()
+                v = y[:, 1:]
+                y[:, 1:].add_(1)
+                y[:, :1] = F.relu(y[:, :1])
+                y[..., 0].mul_(2)
+                return y
+        """,
+        fix_safety="""
+            Safe where offered: the write lands in the same elements of the same storage, in
+            place, so eager results and aliasing are unchanged. A view variable made by
+            subscripts is replaced by its subscript expression at the write (`v.add_(1)` ->
+            `y[:, 1:].add_(1)`, `v += e` -> `y[:, 1:] += e`), when the tensor and the index
+            names are not rebound in between. An in-place functional becomes
+            an assignment into the subscript (`y[:, :2] = F.relu(y[:, :2])`; these functions
+            keep dtype and shape). `y.t()[k]` becomes `y[..., k]` (the same elements for the
+            1-D and 2-D tensors `t()` accepts), `y.transpose(0, 1)[i]` becomes `y[:, i]`, and
+            `y.view(...)` / `y.view_as(...)` (inline or held in a variable) is dropped before an
+            elementwise in-place op with number arguments (`y.view(-1).mul_(2)` -> `y.mul_(2)`). Other views (`narrow`,
+            `chunk`, writes into `y.view(-1)[::2]`) are reported without a fix: assign the
+            new values into the base (`y[:, a:b] = ...`) or build the result out of place
+            (`torch.where`, `torch.cat`).
+        """,
+        references=VIEW_REFERENCES,
+    )
+
+    def check_function(self, ctx: FunctionContext):
+        for statement in _statements(ctx):
+            found = mutation_target(statement, ctx)
+            if found is None or in_training_branch(statement, ctx):
+                continue
+            kind, target = found
+            if isinstance(target, ast.Name):
+                yield from self._through_variable(kind, statement, target, ctx)
+            else:
+                yield from self._through_expression(kind, statement, target, ctx)
+
+    def _through_variable(self, kind: str, statement: ast.stmt, target: ast.Name, ctx: FunctionContext):
+        view = named_view(target.id, ctx)
+        if view is None:
+            return
+        assignment, chain, expression = view
+        if assignment.lineno >= statement.lineno or not _loaded_after(chain.base, statement, ctx):
+            return
+        if _loaded_after(target.id, statement, ctx):
+            # The write stays visible through the view itself, which is what code like
+            # `part = freq[0]; part[..., i] = ...; return part` uses; whether the later reads of
+            # the base need it cannot be told statically, so this is not reported.
+            return
+        fix = None
+        unchanged = expression is not None and not _rebound_between(_names_in(expression), assignment, statement, ctx)
+        if unchanged and not chain.methods and kind in ("method", "augassign", "functional"):
+            fix = self._substitute(kind, statement, target, ctx.segment(expression), ctx)
+        elif unchanged and kind == "method" and _is_whole_view(expression) and _scalar_elementwise(statement.value):
+            # v = y.view(-1); v.mul_(2): the op covers every element of y
+            fix = Fix("Apply the op to the tensor itself", (ctx.replace(target, chain.base),), safe=True)
+        message = (
+            f"in-place write to `{target.id}`, a view of `{chain.base}`: the legacy exporter makes "
+            f"the view a copy, so `{chain.base}` is not updated (silently wrong)"
+        )
+        yield ctx.report(self, statement, message, fix=fix)
+
+    def _through_expression(self, kind: str, statement: ast.stmt, target: ast.expr, ctx: FunctionContext):
+        chain = view_chain(target, ctx)
+        if chain is None:
+            return
+        if not chain.methods and kind != "functional":
+            return  # in-place on a direct subscript: the legacy exporter handles it
+        if kind == "functional":
+            fix = self._substitute(kind, statement, target, ctx.segment(target), ctx) if not chain.methods else None
+        elif kind == "method":
+            fix = self._method_chain_fix(statement, target, chain, ctx)
+        else:
+            fix = None
+        message = (
+            f"in-place write through a view of `{chain.base}` (`{ctx.segment(target)}`): the legacy "
+            f"exporter makes the view a copy, so `{chain.base}` is not updated (silently wrong)"
+        )
+        yield ctx.report(self, statement, message, fix=fix)
+
+    def _substitute(self, kind: str, statement: ast.stmt, target: ast.expr, subscript: str, ctx: FunctionContext) -> Fix | None:
+        if kind == "functional":
+            call = statement.value
+            arguments = [subscript] + [ctx.segment(a) for a in call.args[1:]]
+            arguments += [ctx.segment(k) for k in call.keywords if k.arg != "inplace"]
+            func = ctx.segment(call.func)
+            if func.endswith("_"):
+                func = func[:-1]
+            new_text = f"{subscript} = {func}({', '.join(arguments)})"
+            return Fix("Assign the result into the subscript", (ctx.replace(statement, new_text),), safe=True)
+        return Fix("Write through the subscript of the base tensor", (ctx.replace(target, subscript),), safe=True)
+
+    def _method_chain_fix(self, statement: ast.stmt, target: ast.expr, chain: ViewChain, ctx: FunctionContext) -> Fix | None:
+        call = statement.value
+        method = call.func.attr
+        base = chain.base
+        scalar_args = all(_is_number(a) for a in call.args) and all(_is_number(k.value) for k in call.keywords)
+        # y.view(...).op_(numbers) -> y.op_(numbers)
+        if _is_whole_view(target):
+            if _scalar_elementwise(call):
+                return Fix("Apply the op to the tensor itself", (ctx.replace(target, base),), safe=True)
+            return None
+        if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Call)):
+            return None
+        view, index = target.value, target.slice
+        if not (isinstance(view.func, ast.Attribute) and isinstance(view.func.value, ast.Name)):
+            return None
+        if isinstance(index, ast.Tuple):
+            return None
+        index_text = ctx.segment(index)
+        integer = _is_integer(index)
+        if view.func.attr == "t" and not view.args and (integer or (method in SCALAR_ELEMENTWISE and scalar_args)):
+            return Fix("Index the tensor itself (`[..., k]`)", (ctx.replace(target, f"{base}[..., {index_text}]"),), safe=True)
+        if view.func.attr == "transpose" and integer and _transposes_first_two(view):
+            return Fix("Index the tensor itself (`[:, k]`)", (ctx.replace(target, f"{base}[:, {index_text}]"),), safe=True)
+        return None
+
+
+def _is_whole_view(node: ast.AST) -> bool:
+    """`y.view(...)` / `y.view_as(...)` of a name: the same elements as `y`, reshaped."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("view", "view_as")
+        and isinstance(node.func.value, ast.Name)
+    )
+
+
+def _scalar_elementwise(call: ast.Call) -> bool:
+    """An elementwise in-place op with number arguments: the same on any view of all elements."""
+    return (
+        call.func.attr in SCALAR_ELEMENTWISE
+        and all(_is_number(a) for a in call.args)
+        and all(_is_number(k.value) for k in call.keywords)
+    )
+
+
+def _statements(ctx: FunctionContext):
+    """The function's statements that run in eval mode (what the rules' visitors see)."""
+    return [node for node, _ in walk_function_body(ctx.fn.node) if isinstance(node, ast.stmt)]
+
+
+def _names_in(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _is_number(node: ast.AST) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    return isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
+
+
+def _is_integer(node: ast.AST) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) is int
+
+
+def _transposes_first_two(call: ast.Call) -> bool:
+    values = [a.value for a in call.args if isinstance(a, ast.Constant)]
+    return len(call.args) == 2 and len(values) == 2 and sorted(values) == [0, 1] and not call.keywords
+
+
+# -- ONX304 --------------------------------------------------------------------------------------
+class DeepcopyInForward(Rule):
+    code = "ONX304"
+    name = "deepcopy-in-forward"
+    summary = "`copy.deepcopy` of a tensor in export-time code"
+    fix_availability = "always"
+    default_safety = "unsafe"
+    doc = RuleDoc(
+        what="""
+            Finds `copy.deepcopy(t)` of a tensor in code that runs under export. Copies of
+            configs, dicts and other Python objects are not reported: they run as plain Python
+            under both exporters.
+        """,
+        why="""
+            Measured on torch 2.13: the legacy exporter records the copy as data, not as an
+            operation on the input: `y = copy.deepcopy(x); return y * 2` exports a model wrong
+            even on the export inputs, and with a write into the copy (`y[:, 0] = 0`) one that
+            onnxruntime cannot run. The dynamo exporter fails at capture ("Cannot access data
+            pointer of Tensor (e.g. FakeTensor, FunctionalTensor)"). `deepcopy` is the second
+            most common cause of graph breaks in the Hugging Face graph-break corpus (22 of
+            468 models).
+        """,
+        example="""
+            def forward(self, x):
+                y = copy.deepcopy(x)
+                y[:, 0] = 0
+                return y
+        """,
+        use_instead="""
+            def forward(self, x):
+                y = x.detach().clone()
+                y[:, 0] = 0
+                return y
+        """,
+        fix_safety="""
+            For an argument known to be a tensor, `copy.deepcopy(t)` becomes
+            `t.detach().clone()`: the same values in new memory. Unsafe: `deepcopy` of a leaf
+            that requires grad returns a new leaf that requires grad, `detach()` does not; and
+            deepcopy of a non-leaf tensor raises where the rewrite does not.
+        """,
+        references=(
+            "https://github.com/penguinwu/oss-model-graph-break-corpus/blob/0dbe2f775c9ed9eea1cff121a2eec0c03bc2fffb/analysis/graph-break-analysis.md",
+        ),
+    )
+
+    def visit_Call(self, node: ast.Call, ctx: FunctionContext):
+        if ctx.qualname(node.func) != "copy.deepcopy" or len(node.args) != 1 or node.keywords:
+            return
+        argument = node.args[0]
+        if in_training_branch(node, ctx) or not ctx.tensors.is_tensor(argument):
+            return  # copies of configs and containers run as plain Python under both exporters
+        text = ctx.segment(argument)
+        if not isinstance(argument, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)):
+            text = f"({text})"
+        fix = Fix("Copy with `.detach().clone()`", (ctx.replace(node, f"{text}.detach().clone()"),), safe=False)
+        yield ctx.report(
+            self,
+            node,
+            "`copy.deepcopy` in export-time code: the legacy exporter records the copy as a constant "
+            "and the dynamo exporter cannot trace it",
+            fix=fix,
+        )
+
+
+RULES = [ViewMutation, DeepcopyInForward]

@@ -1,0 +1,63 @@
+"""The value-pattern examples (box decoder, interpolated positions, pooling head): exact
+report and fix, and the three proofs (see tests/example_proofs.py)."""
+
+from pathlib import Path
+
+import pytest
+
+from example_proofs import EXAMPLES, describe, eager_outputs, export_verdicts, identical, rewrite_copy
+from onnxfix.config import Settings
+from onnxfix.output import text_line
+from onnxfix.patterns import all_rules
+from onnxfix.rewriter.engine import RuleSet, check_text
+from onnxfix.rewriter.source import SourceFile
+
+EXPECTED_DIR = Path(__file__).parent / "examples_expected"
+
+# example -> (needs --unsafe-fixes, verdicts of the ORIGINAL per exporter), measured on torch 2.13:
+# dynamo exports `int(w / f)` as the export-time stride and cannot export math.sqrt of a
+# dynamic length; legacy records every Python number as a constant.
+EXAMPLE_CASES = {
+    "box_decoder": (False, {"dynamo": "SILENTLY-WRONG", "legacy": "SILENTLY-WRONG"}),
+    "interpolated_positions": (True, {"dynamo": "OK", "legacy": "ORT-FAILS"}),
+    "pooling_head": (True, {"dynamo": "EXPORT-FAILS", "legacy": "ORT-FAILS"}),
+}
+
+
+def _report(path: Path) -> str:
+    source = SourceFile.read(path)
+    settings = Settings(exporters=frozenset({"dynamo", "legacy"}))
+    findings = check_text(source.text, source, path.name, settings, RuleSet(list(all_rules())))
+    return "".join(text_line(f, unsafe_fixes=False) + "\n" for f in findings)
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLE_CASES))
+def test_report_and_fix_are_exact(name, tmp_path):
+    unsafe, _ = EXAMPLE_CASES[name]
+    original = EXAMPLES / f"{name}.py"
+    assert _report(original) == (EXPECTED_DIR / f"{name}.report").read_text(encoding="utf-8")
+    rewritten = rewrite_copy(original, tmp_path, unsafe)
+    assert rewritten.read_text(encoding="utf-8") == (EXPECTED_DIR / f"{name}.fixed.py").read_text(encoding="utf-8")
+    assert _report(rewritten) == ""  # nothing left to fix
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLE_CASES))
+def test_rewrite_keeps_eager_outputs_identical(name, tmp_path):
+    unsafe, _ = EXAMPLE_CASES[name]
+    original = EXAMPLES / f"{name}.py"
+    rewritten = rewrite_copy(original, tmp_path, unsafe)
+    assert identical(eager_outputs(original), eager_outputs(rewritten))
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLE_CASES))
+def test_original_fails_and_rewrite_exports_correctly(name, tmp_path):
+    unsafe, expected_original = EXAMPLE_CASES[name]
+    original = EXAMPLES / f"{name}.py"
+    before = export_verdicts(original)
+    assert {e: v.verdict for e, v in before.items()} == expected_original, describe(before)
+    after = export_verdicts(rewrite_copy(original, tmp_path, unsafe))
+    assert {e: v.verdict for e, v in after.items()} == {"dynamo": "OK", "legacy": "OK"}, describe(after)
+    for verdict in after.values():
+        names = [p.probe for p in verdict.probes]
+        assert "probe 2 (user)" in names and "generated (dynamic dims +3)" in names  # other sizes ran
+        assert all(p.ok and not p.note.startswith("skipped") for p in verdict.probes), verdict.probes

@@ -1,0 +1,60 @@
+"""The integer and float identities the ONX203/ONX402 fixes rely on, checked over the ranges
+the rule docs state. A failure here means a "safe" fix is not exact."""
+
+import math
+import random
+
+A_RANGE = range(-512, 4096)
+B_RANGE = range(1, 512)
+RANDOM_PAIRS = 200_000
+LIMIT = 2**40
+
+
+def _random_pairs(seed: int):
+    rng = random.Random(seed)
+    for _ in range(RANDOM_PAIRS):
+        yield rng.randrange(-LIMIT, LIMIT), rng.randrange(1, LIMIT)
+
+
+def test_ceil_of_division_is_shifted_floor_division():
+    for b in B_RANGE:
+        for a in A_RANGE:
+            assert math.ceil(a / b) == (a + b - 1) // b, (a, b)
+    for a, b in _random_pairs(1):
+        assert math.ceil(a / b) == (a + b - 1) // b, (a, b)
+
+
+def test_floor_of_division_is_floor_division():
+    for b in [*B_RANGE, *(-b for b in B_RANGE)]:
+        for a in A_RANGE:
+            assert math.floor(a / b) == a // b, (a, b)
+    for a, b in _random_pairs(2):
+        assert math.floor(a / b) == a // b, (a, b)
+
+
+def test_int_of_nonnegative_division_is_floor_division():
+    for b in B_RANGE:
+        for a in range(0, 4096):
+            assert int(a / b) == a // b, (a, b)
+    for a, b in _random_pairs(3):
+        a = abs(a)
+        assert int(a / b) == a // b, (a, b)
+
+
+def test_int_of_negative_division_is_not_floor_division():
+    # why ONX203 wants a provably non-negative numerator: truncation differs from flooring
+    assert int(-3 / 2) == -1 and -3 // 2 == -2
+
+
+def test_sqrt_and_power_one_half_differ_by_at_most_one_ulp():
+    # why ONX402 marks `math.sqrt(d) -> d ** 0.5` unsafe: the C library's pow() is not
+    # correctly rounded, sqrt() is. 948 of the sizes below 2**20 differ (2921 is the first).
+    mismatches = [d for d in range(0, 2**20) if math.sqrt(d) != d**0.5]
+    assert len(mismatches) == 948 and mismatches[0] == 2921
+    assert all(abs(math.sqrt(d) - d**0.5) <= math.ulp(math.sqrt(d)) for d in mismatches)
+
+
+def test_pow_is_power_operator_on_floats():
+    for d in range(0, 4096):
+        for c in (0.0, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0):
+            assert math.pow(d, c) == d**c, (d, c)

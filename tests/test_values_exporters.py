@@ -1,0 +1,110 @@
+"""ONX2xx/ONX4xx value patterns on the installed torch: how each exporter fails on the
+original (the measurement each rule's finding cites), and the three proofs for each fix:
+the exact rewrite, identical eager outputs, and a correct export under both exporters on
+other values and other sizes. Runs four child processes, two at a time."""
+
+import json
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+import torch
+
+from example_proofs import rewrite_copy
+from onnxfix.exporter.targets import load_module
+
+MODELS = Path(__file__).parent / "values_models.py"
+WORKER = Path(__file__).parent / "values_worker.py"
+SW, FAILS, OK = "SILENTLY-WRONG", "EXPORT-FAILS", "OK"
+
+# class -> (original: legacy, dynamo), fixed by onnxfix --write --unsafe-fixes
+ORIGINAL = {
+    "Tolist": (SW, OK),
+    "FloatOfTensor": (SW, OK),
+    "IntOfSize": (SW, OK),
+    "IntOfSizeDivision": (SW, SW),
+    "IntOfSizeRoot": (SW, SW),
+    "FloatOfSize": (SW, OK),
+    "BoolOfTensor": (FAILS, OK),
+    "LenOfTensor": (SW, OK),
+    "TensorFromSizes": (SW, OK),
+    "TensorFromShape": (SW, OK),
+    "Sqrt": (SW, FAILS),
+    "Ceil": (SW, OK),
+    "Floor": (SW, OK),
+    "Pow": (SW, OK),
+    "Log2": (SW, FAILS),
+    "MaxOfTensors": (SW, OK),
+    "MaxWithNumber": (SW, OK),
+    "ShapeSplat": (OK, OK),
+}
+NO_FIX = {"Tolist", "IntOfSizeRoot", "FloatOfSize", "BoolOfTensor", "Log2", "ShapeSplat"}
+FIXED = sorted(set(ORIGINAL) - NO_FIX)
+
+
+def _run(path: Path, exporter: str, names: list[str]) -> dict[str, list]:
+    proc = subprocess.run(
+        [sys.executable, str(WORKER), str(path), exporter, *names],
+        capture_output=True, text=True, timeout=900,
+    )
+    rows = [json.loads(line[len("VALUES "):]) for line in proc.stdout.splitlines() if line.startswith("VALUES ")]
+    assert len(rows) == len(names), proc.stderr[-3000:]
+    return {row[0]: row[1:] for row in rows}
+
+
+@pytest.fixture(scope="module")
+def rewritten(tmp_path_factory) -> Path:
+    return rewrite_copy(MODELS, tmp_path_factory.mktemp("values"), unsafe=True)
+
+
+@pytest.fixture(scope="module")
+def verdicts(rewritten):
+    jobs = [
+        ("original", "legacy", MODELS, sorted(ORIGINAL)),
+        ("original", "dynamo", MODELS, sorted(ORIGINAL)),
+        ("fixed", "legacy", rewritten, FIXED),
+        ("fixed", "dynamo", rewritten, FIXED),
+    ]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = pool.map(lambda job: _run(job[2], job[1], job[3]), jobs)
+    return {(which, exporter): result for (which, exporter, _, _), result in zip(jobs, results)}
+
+
+def test_every_fixable_pattern_was_rewritten(rewritten):
+    original, fixed = load_module(MODELS), load_module(rewritten)
+    for name in ORIGINAL:
+        changed = _forward_source(original, name) != _forward_source(fixed, name)
+        assert changed == (name in FIXED), name
+
+
+def _forward_source(module, name):
+    import inspect
+
+    return inspect.getsource(getattr(module, name).forward)
+
+
+@pytest.mark.parametrize("name", FIXED)
+def test_rewrite_keeps_eager_outputs_identical(name, rewritten):
+    original, fixed = load_module(MODELS), load_module(rewritten)
+    for args in [original.example_inputs(), *original.probe_inputs()]:
+        before = getattr(original, name)()(*args)
+        after = getattr(fixed, name)()(*args)
+        assert before.dtype == after.dtype and before.shape == after.shape
+        assert torch.equal(before, after), name
+
+
+@pytest.mark.parametrize("name", sorted(ORIGINAL))
+def test_original_fails_as_measured(name, verdicts):
+    legacy, dynamo = ORIGINAL[name]
+    assert verdicts["original", "legacy"][name][0] == legacy, verdicts["original", "legacy"][name]
+    assert verdicts["original", "dynamo"][name][0] == dynamo, verdicts["original", "dynamo"][name]
+
+
+@pytest.mark.parametrize("name", FIXED)
+@pytest.mark.parametrize("exporter", ["legacy", "dynamo"])
+def test_rewrite_exports_correctly_on_other_values_and_sizes(name, exporter, verdicts):
+    verdict, failing, error, probes = verdicts["fixed", exporter][name]
+    assert verdict == OK, (failing, error)
+    assert probes == ["export inputs", "probe 1 (user)", "probe 2 (user)"]

@@ -1,0 +1,122 @@
+"""One small model per ONX2xx/ONX4xx value pattern, written the way model code writes them.
+
+tests/test_values_exporters.py exports each class as it is (re-measuring how each exporter
+fails) and after `onnxfix --write --unsafe-fixes` (proving each fix exports correctly).
+Every forward takes ``x`` (dynamic in both dimensions) and a 2-element tensor ``s``.
+"""
+
+import math
+
+import torch
+from torch import nn
+
+
+class Tolist(nn.Module):  # ONX202
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        scale, shift = s.tolist()
+        return x * scale + shift
+
+
+class FloatOfTensor(nn.Module):  # ONX203, unsafe fix
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        return x * float(s[0])
+
+
+class IntOfSize(nn.Module):  # ONX203, safe fix
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        return x.view(int(x.size(0)), -1) * 2
+
+
+class IntOfSizeDivision(nn.Module):  # ONX203, safe fix; dynamo is silently wrong
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        return x[:, : int(x.size(1) / 2)]
+
+
+class IntOfSizeRoot(nn.Module):  # ONX203, no fix; dynamo is silently wrong
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        side = int(x.size(1) ** 0.5)
+        return x[:, : side * side]
+
+
+class FloatOfSize(nn.Module):  # ONX203, no fix
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        return x * float(x.size(1))
+
+
+class BoolOfTensor(nn.Module):  # ONX203, no fix
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        flag = bool((x > 0).all())
+        return x * flag
+
+
+class LenOfTensor(nn.Module):  # ONX204
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        return x[: len(x) - 1] * len(x)
+
+
+class TensorFromSizes(nn.Module):  # ONX205, safe fix
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        return x.sum() + torch.tensor([x.shape[0], x.shape[1]])
+
+
+class TensorFromShape(nn.Module):  # ONX205, unsafe fix
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        return torch.tensor(x.shape) * 2
+
+
+class Sqrt(nn.Module):  # ONX402, unsafe fix
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        return x / math.sqrt(x.size(-1))
+
+
+class Ceil(nn.Module):  # ONX402
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        return x[:, : math.ceil(x.size(1) / 4)]
+
+
+class Floor(nn.Module):  # ONX402
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        return x[:, : math.floor(x.size(1) / 4)]
+
+
+class Pow(nn.Module):  # ONX402
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        return x * math.pow(x.size(1), 0.5)
+
+
+class Log2(nn.Module):  # ONX402, no fix
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        return x * math.log2(x.size(1))
+
+
+class MaxOfTensors(nn.Module):  # ONX403
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        return x * max(x.sum(), s.sum())
+
+
+class MaxWithNumber(nn.Module):  # ONX403
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        return x * max(x.mean(), 0.0)
+
+
+class ShapeSplat(nn.Module):  # no rule: measured correct in both exporters
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        return x.reshape(*x.shape[:-1], -1, 2).sum(-1)
+
+
+def _randn(*shape):
+    return torch.randn(*shape, generator=torch.Generator().manual_seed(sum(shape)))
+
+
+def example_inputs():
+    return (_randn(4, 6).abs() + 0.1, torch.tensor([2.0, 3.0]))
+
+
+def probe_inputs():
+    return [
+        (_randn(4, 6) * 3, torch.tensor([3.0, -1.0])),  # other values
+        (_randn(6, 10).abs() * -1, torch.tensor([-0.5, 0.5])),  # other sizes, other signs
+    ]
+
+
+DYNAMIC = {0: {0: "rows", 1: "cols"}}
