@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 from hypothesis import strategies as st
 
 HEADERS = (
-    "import numpy as np\nimport torch\nfrom torch import nn\n",
-    "import numpy as np\nimport torch\nimport torch.nn as nn\n",
-    '"""A model."""\n\nimport numpy as np\nimport torch\nfrom torch import nn\n',
-    "import numpy as np\nimport torch as T\nfrom torch import nn\ntorch = T\n",
-    "# -*- coding: utf-8 -*-\nfrom __future__ import annotations\n\nimport numpy as np\nimport torch\nfrom torch import nn\n",
+    "import numpy as np\nimport torch\nfrom torch import nn\nimport copy\nimport math\n",
+    "import numpy as np\nimport torch\nimport torch.nn as nn\nimport copy\nimport math\n",
+    '"""A model."""\n\nimport numpy as np\nimport torch\nfrom torch import nn\nimport copy\nimport math\n',
+    "import numpy as np\nimport torch as T\nfrom torch import nn\ntorch = T\nimport copy\nimport math\n",
+    "# -*- coding: utf-8 -*-\nfrom __future__ import annotations\n\nimport numpy as np\nimport torch\nfrom torch import nn\nimport copy\nimport math\n",
 )
 
 
@@ -86,6 +86,26 @@ TEMPLATES: tuple[tuple[str, bool], ...] = (
     ("b_{a}, {a} = {X}.shape\n{a} //= 2\n{o} = {X}[:, :{a}]", False),
     ("{a} = {X}.shape[-1]\n{a} *= {k} + 1\n{o} = {X}.new_zeros({a})", False),
     ("{a} = 0\n{a} += 1  # not a size\n{o} = {X} + {a}", True),
+    # Python values taken out of tensors (ONX202-205), sizes through math (ONX402)
+    ("{o} = {X}[: len({X}) - 1]", False),
+    ("{a} = int({X}.shape[1] / 2)\n{o} = {X}[:, :{a}]", False),
+    ("{a} = int({X}.sum())\n{o} = {X} + {a}", True),
+    ("{o} = {X} * torch.tensor({X}.shape[1])", True),
+    ("{o} = {X} / math.sqrt({X}.shape[-1])", True),
+    ("{a} = math.ceil({X}.size(0) / 3)\n{o} = {X}[:{a}]", False),
+    ("{a} = {X}.tolist()\n{o} = {X} + len({a})", True),
+    ("{o} = {X} * max({X}.sum(), {X}.mean())", True),
+    # views, deepcopy, indexing (ONX303, ONX304, ONX701-703)
+    ("{o} = {X}.clone()\n{o}[:, 0].mul_(2)", True),
+    ("{o} = {X}.clone()\n{o}[0].add_(1)", True),
+    ("{o} = copy.deepcopy({X})", True),
+    ("{o} = {X}[torch.tensor([0, 1]), -1]", False),
+    ("{o} = {X}.clone()\n{o}[torch.tensor([0, 1]), 1:3] = 5.0", True),
+    ("{o} = {X}.clone()\n{o}[torch.tensor([0, 2])] = {X}[0]", True),
+    # control flow on tensors (ONX601-603)
+    ("if {X}.sum() > 0:\n    {o} = {X} * 2\nelse:\n    {o} = -{X}", True),
+    ("{o} = {X}\nfor _ in range({X}.shape[0]):\n    {o} = {o} + 1", True),
+    ("{o} = {X} * 2 if {X}.mean() > 0 else {X}", True),
     # a module-level helper reached from forward
     ("HELPER\n{o} = {a}({X})", True),
 )
