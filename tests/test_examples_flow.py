@@ -76,8 +76,8 @@ def test_masked_attention_original_fails_and_rewrite_exports(tmp_path):
 def test_length_regulator_stays_unexportable_for_the_reported_reason(tmp_path):
     after = export_verdicts(rewrite_copy(EXAMPLES / "length_regulator.py", tmp_path, unsafe=True))
     assert {e: v.verdict for e, v in after.items()} == {"dynamo": "EXPORT-FAILS", "legacy": "SILENTLY-WRONG"}, describe(after)
-    # dynamo stops at the data-dependent repeat count, in the loop onnxfix reports
-    assert "Could not extract specialized integer from data-dependent expression" in after["dynamo"].error
-    assert "int(durations[i])" in after["dynamo"].error
+    # dynamo stops at the data-dependent repeat count in the loop onnxfix reports: with ONX203's
+    # unsafe fix the count reaches `expand` as a 0-d tensor, whose size is symbolic (torch 2.13)
+    assert "Cannot call numel() on tensor with symbolic sizes/strides" in after["dynamo"].error
     # legacy keeps the export-time number of frames
     assert any("shape" in p.note for p in after["legacy"].probes)

@@ -23,7 +23,7 @@ def utterance_summary(encodings: torch.Tensor) -> torch.Tensor:
 def repeat_frames(encodings: torch.Tensor, durations: torch.Tensor) -> torch.Tensor:
     frames = []
     for i in range(encodings.shape[0]):
-        frames.append(encodings[i].expand(int(durations[i]), -1))
+        frames.append(encodings[i].expand(durations[i], -1))
     return torch.cat(frames, dim=0)
 
 
