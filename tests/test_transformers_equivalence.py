@@ -15,7 +15,7 @@ sys.path.insert(0, str(BENCH))
 
 # Architectures whose modeling code the current rules change, and whose forward (with the
 # recipe's config and inputs) runs the changed lines.
-FAST_SUBSET = ["hiera", "ibert"]
+FAST_SUBSET = ["hiera", "ibert", "mobilenet_v2", "openai"]
 
 
 @pytest.mark.transformers
