@@ -46,6 +46,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--opset", type=int, help="ONNX opset (default: the exporter's)")
     p.add_argument("-o", "--output", metavar="OUT.onnx",
                    help="keep the exported model here (with --exporter both: OUT.dynamo.onnx, OUT.legacy.onnx)")
+    p.add_argument("--decompose", action="store_true",
+                   help="export with onnxfix's decompositions of the operators the exporters reject "
+                        "(torch.linalg.inv, cumprod, searchsorted, ...: `onnxfix rules` ONX5xx), "
+                        "without changing the source; eager PyTorch still checks the original ops")
+    p.add_argument("--decompose-ops", metavar="OPS",
+                   help="with --decompose: only these, comma-separated (cumprod,linalg_inv,...)")
     p.add_argument("--timeout", type=float, default=None, help="seconds per export (default 600)")
     p.add_argument("--fix", action="store_true",
                    help="apply the static fixes to a temporary copy, export again, show verdicts before/after and the diff")
@@ -92,6 +98,19 @@ def main(argv: list[str]) -> int:
 
 
 def _targets(args) -> list[plan.Target]:
+    targets = _planned_targets(args)
+    if not (args.decompose or args.decompose_ops):
+        return targets
+    chosen = tuple(op.strip() for op in (args.decompose_ops or "").split(",") if op.strip())
+    from onnxfix.decompositions import BY_KEY
+
+    unknown = [op for op in chosen if op not in BY_KEY]
+    if unknown:
+        raise plan.PlanError(f"--decompose: unknown {', '.join(unknown)}; available: {', '.join(BY_KEY)}")
+    return [replace(t, decompose=chosen) for t in targets]
+
+
+def _planned_targets(args) -> list[plan.Target]:
     settings = load_settings(Path.cwd())
     exporters = None
     if args.exporter:

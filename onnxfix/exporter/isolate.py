@@ -38,6 +38,7 @@ class ExportRequest:
     out: str | None = None
     generate_probes: bool = True
     sys_path: list[str] = field(default_factory=list)  # extra import folders (for fixed copies)
+    decompose: list[str] | None = None  # onnxfix decompositions applied while exporting ([] = all)
 
 
 def run_isolated(

@@ -50,6 +50,7 @@ class Target:
     opset: int | None = None
     output: str | None = None
     timeout: float = DEFAULT_TIMEOUT
+    decompose: tuple[str, ...] | None = None  # --decompose: None off, () all, else decomposition keys
 
     @property
     def model_path(self) -> Path:

@@ -97,6 +97,7 @@ def export_all(target: Target, static: list[Finding], progress: Progress, rename
         request = ExportRequest(
             model=target.model, inputs=target.inputs, exporter=exporter, probes=target.probes,
             dynamic=target.dynamic, opset=target.opset, out=target.output_for(exporter), sys_path=sys_path or [],
+            decompose=None if target.decompose is None else list(target.decompose),
         )
         verdict = run_isolated(request, target.timeout, on_stage=progress.stage, on_tick=progress.tick)
         progress.done()

@@ -10,6 +10,7 @@ output matches eager on the export inputs and on every probe).
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import re
 import tempfile
@@ -151,8 +152,11 @@ def verify(
     opset: int | None = None,
     out: Path | None = None,
     on_stage: Callable[[str], None] = lambda stage: None,
+    decompose: list[str] | None = None,
 ) -> Verdict:
-    """Export once, then compare onnxruntime with eager on the export inputs and each probe."""
+    """Export once, then compare onnxruntime with eager on the export inputs and each probe.
+    ``decompose``: onnxfix's operator decompositions to apply during the export only (``[]`` =
+    all); eager PyTorch still runs the original ops, so the comparison proves them equivalent."""
     started = time.monotonic()
     path = out or Path(tempfile.mkdtemp(prefix="onnxfix-")) / "model.onnx"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -166,11 +170,20 @@ def verify(
         return _failed(verdict, LOAD_FAILS, "load", f"the model does not run eagerly: {describe(exc)}", started)
     for stage, step in (("export", _export), ("checker", _check_onnx), ("runtime", _numerics)):
         on_stage(stage)
-        step(verdict, model, args, probes, dynamic, opset, path)
+        with _decompositions(decompose) if stage == "export" else contextlib.nullcontext():
+            step(verdict, model, args, probes, dynamic, opset, path)
         if verdict.verdict != OK:
             break
     verdict.seconds = round(time.monotonic() - started, 2)
     return verdict
+
+
+def _decompositions(ops: list[str] | None):
+    if ops is None:
+        return contextlib.nullcontext()
+    from onnxfix.exporter.decompose import decomposition_context
+
+    return decomposition_context(ops or None)
 
 
 def _failed(verdict: Verdict, kind: str, stage: str, error: str, started: float) -> Verdict:

@@ -26,7 +26,8 @@ def main() -> None:
         verdict = Verdict(request.exporter, LOAD_FAILS, failed_stage="load", error=f"could not load target: {describe(exc)}")
     else:
         out = Path(request.out) if request.out else None
-        verdict = verify(lambda: model, args, probes, request.exporter, dynamic, request.opset, out, report_stage)
+        verdict = verify(lambda: model, args, probes, request.exporter, dynamic, request.opset, out, report_stage,
+                         decompose=request.decompose)
     print(RESULT_MARKER + json.dumps(verdict.to_json()), flush=True)
 
 

@@ -5,6 +5,7 @@ Rule codes are ONXnnn, in families by hundreds:
   ONX2xx  Tensors turned into Python values (scalars)
   ONX3xx  Aliasing and mutation             (tensor_data, views)
   ONX4xx  Shape arithmetic                  (shape_math)
+  ONX5xx  Operators the exporters reject    (operators)
   ONX6xx  Control flow on tensor values     (control_flow)
   ONX7xx  Indexing (legacy exporter)        (indexing)
 Adding a rule touches one module here (listed in FAMILIES) and its fixtures.
@@ -23,6 +24,7 @@ FAMILIES = (
     "onnxfix.patterns.tensor_data",
     "onnxfix.patterns.views",
     "onnxfix.patterns.shape_math",
+    "onnxfix.patterns.operators",
     "onnxfix.patterns.control_flow",
     "onnxfix.patterns.indexing",
 )

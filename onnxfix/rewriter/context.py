@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable
 
 from onnxfix.rewriter.rule import Edit, Finding, Fix
-from onnxfix.rewriter.scope import ExportFunction, ModuleIndex, is_torch_module_qualname
+from onnxfix.rewriter.scope import ExportFunction, ExportScope, ModuleIndex, is_torch_module_qualname
 from onnxfix.rewriter.source import SourceFile
 from onnxfix.rewriter.tensors import IntegerOracle, SizeOracle, TensorOracle
 
@@ -141,6 +141,36 @@ class FunctionContext:
             exporters=exporters or rule.exporters,
             fix=fix,
             reached_from=reached,
+        )
+
+
+class ModuleContext:
+    """What a module-wide rule (``Rule.scope = "module"``) sees: the whole file, with the
+    export-time functions found in it. Names resolve through the module's imports."""
+
+    def __init__(self, file: FileContext, scope: ExportScope):
+        self.file = file
+        self.tree = file.module.tree
+        self.export_functions = list(scope.in_module(file.module))
+
+    def qualname(self, node: ast.AST) -> str | None:
+        return self.file.module.scope.qualname(node)
+
+    def segment(self, node: ast.AST) -> str:
+        return self.file.source.segment(node)
+
+    def replace(self, node: ast.AST, text: str) -> Edit:
+        start, end = self.file.source.span(node)
+        return Edit(start, end, text)
+
+    def report(self, rule: "Rule", node: ast.AST, message: str | None = None, fix: Fix | None = None,
+               exporters: tuple[str, ...] | None = None) -> Finding:
+        source = self.file.source
+        return Finding(
+            code=rule.code, name=rule.name, message=message or rule.summary, path=self.file.display_path,
+            line=node.lineno, col=source.column(node.lineno, node.col_offset),
+            end_line=node.end_lineno, end_col=source.column(node.end_lineno, node.end_col_offset),
+            exporters=exporters or rule.exporters, fix=fix,
         )
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from onnxfix.config import Settings
-from onnxfix.rewriter.context import FileContext, FunctionContext
+from onnxfix.rewriter.context import FileContext, FunctionContext, ModuleContext
 from onnxfix.rewriter.edits import add_prelude, apply_edits, choose_fixes
 from onnxfix.rewriter.noqa import NoqaMap
 from onnxfix.rewriter.rule import FileResult, Finding, Fix, Rule
@@ -32,7 +32,9 @@ class RuleSet:
 
     def __post_init__(self):
         self.visitors: dict[type, list] = {}
-        for rule in self.rules:
+        self.module_rules = [rule for rule in self.rules if rule.scope == "module"]
+        self.function_rules = [rule for rule in self.rules if rule.scope != "module"]
+        for rule in self.function_rules:
             for node_type, method in rule.visited_node_types().items():
                 self.visitors.setdefault(node_type, []).append(getattr(rule, method))
 
@@ -61,17 +63,28 @@ def findings_in_module(source, tree, module, scope: ExportScope, display_path, s
     file_ctx = FileContext(source, module, display_path, settings.exporters)
     noqa = NoqaMap(source.text)
     path = Path(display_path)
+    found = [f for fn in scope.in_module(module) for f in _run_rules(FunctionContext(file_ctx, fn), ruleset)]
+    if ruleset.module_rules:
+        found.extend(_run_module_rules(ModuleContext(file_ctx, scope), ruleset))
     findings = []
-    for fn in scope.in_module(module):
-        for finding in _run_rules(FunctionContext(file_ctx, fn), ruleset):
-            if not settings.is_selected(finding.code, path):
-                continue
-            if not set(finding.exporters) & settings.exporters:
-                continue
-            if noqa.suppresses(finding.line, finding.code):
-                continue
-            findings.append(finding)
+    for finding in found:
+        if not settings.is_selected(finding.code, path):
+            continue
+        if not set(finding.exporters) & settings.exporters:
+            continue
+        if noqa.suppresses(finding.line, finding.code):
+            continue
+        findings.append(finding)
     return _dedupe(findings)
+
+
+def _run_module_rules(ctx: ModuleContext, ruleset: RuleSet) -> list[Finding]:
+    try:
+        return [finding for rule in ruleset.module_rules for finding in rule.check_module(ctx) or ()]
+    except (SourceError, InternalError):
+        raise
+    except Exception as exc:  # a rule bug must not take the other files down
+        raise InternalError(f"internal error in a module-wide rule: {type(exc).__name__}: {exc}") from exc
 
 
 def _run_rules(ctx: FunctionContext, ruleset: RuleSet):
@@ -82,7 +95,7 @@ def _run_rules(ctx: FunctionContext, ruleset: RuleSet):
         for node, _ in walk_function_body(ctx.fn.node):
             for visit in visitors.get(type(node), ()):
                 yield from visit(node, ctx) or ()
-        for rule in ruleset.rules:
+        for rule in ruleset.function_rules:
             yield from rule.check_function(ctx) or ()
     except (SourceError, InternalError):
         raise

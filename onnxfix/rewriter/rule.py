@@ -4,6 +4,10 @@ A rule lives in a module of ``onnxfix/patterns/``. It subclasses ``Rule`` and im
 ``visit_<AstNodeType>(node, ctx)`` (called for every node of that type in export-time code) and
 ``check_function(ctx)`` (called once per export-time function, for analyses that span
 statements). Both yield ``Finding`` objects built with ``ctx.report(...)``.
+
+A rule about the file's script code rather than its model code (``torch.onnx.export(...)``
+call sites) sets ``scope = "module"`` and implements ``check_module(ctx)`` instead: it is called
+once per file with a ``ModuleContext``.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, Iterable, Iterator
 
 if TYPE_CHECKING:
-    from onnxfix.rewriter.context import FunctionContext
+    from onnxfix.rewriter.context import FunctionContext, ModuleContext
 
 DYNAMO = "dynamo"
 LEGACY = "legacy"
@@ -115,8 +119,12 @@ class Rule:
     default_safety: ClassVar[str] = "-"  # safe | unsafe | per-finding | -
     # Exporters the pattern breaks; a finding may narrow this (ctx.report(exporters=...)).
     exporters: ClassVar[tuple[str, ...]] = EXPORTERS
+    scope: ClassVar[str] = "function"  # "module": check_module runs once per file
 
     def check_function(self, ctx: "FunctionContext") -> Iterable[Finding]:
+        return ()
+
+    def check_module(self, ctx: "ModuleContext") -> Iterable[Finding]:
         return ()
 
     @classmethod

@@ -1,0 +1,124 @@
+"""Apply onnxfix's operator decompositions while a model is exported, without touching its source.
+
+    from onnxfix.exporter.decompose import decomposition_context
+    with decomposition_context():                 # or decomposition_context(["cumprod", "linalg_inv"])
+        torch.onnx.export(model, args, "m.onnx", dynamo=True)   # or dynamo=False
+
+The decompositions are the same text the ONX5xx source fixes write into user files
+(``onnxfix/decompositions/<key>.py``), executed here.
+
+Why a ``TorchFunctionMode``: it intercepts the *public* call (``torch.linalg.inv``,
+``Tensor.cumprod``, ``F.adaptive_max_pool2d``), with the user's arguments, before any tracing
+decides what the op is. That one mechanism serves both exporters, because both run the model's
+Python while they trace: the legacy exporter through ``torch.jit.trace`` (it records the ops the
+decomposition executes) and the dynamo exporter through ``torch.export`` (non-strict capture runs
+the mode; measured on torch 2.13). The alternatives each cover one exporter only: a torch.export
+decomposition table or ``custom_translation_table`` works on ATen overloads after capture
+(``aten.linalg_inv_ex`` returns (inverse, info); ``cov`` fails in capture before any table is
+consulted) and needs the decomposition rewritten as ONNX script, and the legacy exporter would
+need ``register_custom_op_symbolic`` in its graph language. Patching ``torch.linalg.inv`` globally
+would also work but leaks into other threads and misses ``Tensor`` methods bound in C.
+
+A call the decomposition cannot take (an ``out=`` argument, ``sort`` without ``stable=True``)
+runs the original op unchanged.
+"""
+
+from __future__ import annotations
+
+import inspect
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Callable, Iterable, Iterator
+
+import torch
+from torch.overrides import TorchFunctionMode
+
+from onnxfix.decompositions import BY_KEY, DECOMPOSITIONS, Decomposition, load_function
+
+
+@dataclass(frozen=True)
+class Entry:
+    decomposition: Decomposition
+    function: Callable
+    signature: inspect.Signature
+
+    def applies(self, args: tuple, kwargs: dict) -> bool:
+        keyword = self.decomposition.when_keyword
+        if keyword is not None and kwargs.get(keyword[0]) is not keyword[1]:
+            return False
+        present = self.decomposition.when_present
+        if present is not None and present[0] not in kwargs:
+            return False
+        try:
+            self.signature.bind(*args, **kwargs)
+        except TypeError:
+            return False
+        return True
+
+
+def resolve_target(target: str):
+    """'torch.linalg.inv' -> the function; 'Tensor.cumprod' -> torch.Tensor.cumprod."""
+    if target.startswith("Tensor."):
+        return getattr(torch.Tensor, target[len("Tensor."):])
+    obj = torch
+    for part in target.split(".")[1:]:
+        obj = getattr(obj, part)
+    return obj
+
+
+def available() -> list[str]:
+    """Keys ``decomposition_context`` accepts, e.g. 'linalg_inv', 'cumprod'."""
+    return [d.key for d in DECOMPOSITIONS]
+
+
+def decomposition_table(ops: Iterable[str] | None = None) -> dict[Callable, Entry]:
+    """{torch callable: Entry} for the chosen decompositions (all when ``ops`` is None). ``ops``
+    holds keys ('cumprod') or torch names ('torch.cumprod', 'Tensor.cumprod')."""
+    chosen = _choose(ops)
+    namespace: dict = {"torch": torch}
+    table = {}
+    for decomposition in chosen:
+        function = load_function(decomposition.key, namespace)
+        entry = Entry(decomposition, function, inspect.signature(function))
+        for target in decomposition.targets:
+            table[resolve_target(target)] = entry
+    return table
+
+
+def _choose(ops: Iterable[str] | None) -> list[Decomposition]:
+    if ops is None:
+        return list(DECOMPOSITIONS)
+    chosen = []
+    for op in ops:
+        decomposition = BY_KEY.get(op) or next((d for d in DECOMPOSITIONS if op in d.targets), None)
+        if decomposition is None:
+            raise ValueError(f"no decomposition for {op!r}; available: {', '.join(available())}")
+        chosen.append(decomposition)
+    return chosen
+
+
+class DecompositionMode(TorchFunctionMode):
+    """Runs the decomposition instead of the op for every call the table covers. Calls made by
+    a decomposition itself are not intercepted (torch disables a mode inside its own handler)."""
+
+    def __init__(self, table: dict[Callable, Entry]):
+        super().__init__()
+        self.table = table
+        self.used: dict[str, int] = {}
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        entry = self.table.get(func)
+        if entry is not None and entry.applies(args, kwargs):
+            self.used[entry.decomposition.key] = self.used.get(entry.decomposition.key, 0) + 1
+            return entry.function(*args, **kwargs)
+        return func(*args, **kwargs)
+
+
+@contextmanager
+def decomposition_context(ops: Iterable[str] | None = None) -> Iterator[DecompositionMode]:
+    """Within the block, the chosen ops (all by default) run as their decompositions. The
+    yielded mode's ``used`` counts the calls decomposed (to report what was applied)."""
+    mode = DecompositionMode(decomposition_table(ops))
+    with mode:
+        yield mode

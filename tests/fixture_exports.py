@@ -1,0 +1,122 @@
+"""Child process for tests/test_operator_fixtures.py (proof 3 of the ONX5xx source fixes).
+
+    python tests/fixture_exports.py dynamo|legacy
+
+Loads every ONX5xx fixture's rewritten source (<case>.unsafe.py, else <case>.fixed.py), wraps all
+of them in one module (one export per exporter keeps the suite fast), exports it with a dynamic
+batch dimension, and compares onnxruntime with eager PyTorch running the ORIGINAL fixture on other
+values and another batch size. Prints one JSON line per fixture.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+import tempfile
+import warnings
+from pathlib import Path
+
+import torch
+
+from onnxfix.exporter import verify
+
+FIXTURES = Path(__file__).parent / "fixtures"
+# Documented error bounds of the unsafe (approximate) fixes, absolute.
+TOLERANCE = {"ONX501": 1e-4, "ONX507": 1e-5}
+
+
+def load(path: Path):
+    spec = importlib.util.spec_from_file_location(f"fixture_{path.parent.name}_{path.stem.replace('.', '_')}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def proof_fixtures() -> list[tuple[str, Path, Path]]:
+    """(name, original, rewritten) for each ONX5xx fixture that has a fix and a model."""
+    found = []
+    for original in sorted(FIXTURES.glob("ONX5*/*.py")):
+        if original.name.endswith((".fixed.py", ".unsafe.py")):
+            continue
+        rewritten = next((p for p in (original.with_suffix(".unsafe.py"), original.with_suffix(".fixed.py"))
+                          if p.exists()), None)
+        rewritten = rewritten if rewritten else None
+        if rewritten is None or "def inputs(" not in original.read_text():
+            continue
+        found.append((f"{original.parent.name}/{original.stem}", original, rewritten))
+    return found
+
+
+def wrapper(models, counts) -> torch.nn.Module:
+    """One module calling every fixture model; forward has one named parameter per input (the
+    exporters' dynamic-shape specs are keyed by forward's parameter names)."""
+    names = [f"x{i}" for i in range(sum(counts))]
+    calls, position = [], 0
+    for index, count in enumerate(counts):
+        calls.append(f"self.models[{index}]({', '.join(names[position:position + count])})")
+        position += count
+    namespace = {}
+    exec(f"def forward(self, {', '.join(names)}):\n    return ({', '.join(calls)},)\n", namespace)
+
+    def init(self):
+        torch.nn.Module.__init__(self)
+        self.models = torch.nn.ModuleList(models)
+
+    return type("AllFixtures", (torch.nn.Module,), {"__init__": init, "forward": namespace["forward"]})()
+
+
+def compare(expected, actual, rtol):
+    """(ok, max abs error, note) over all outputs."""
+    errors = verify.compare(expected, actual, rtol=rtol)
+    worst = max((float("inf") if e.max_abs is None else e.max_abs for e in errors), default=0.0)
+    return all(e.ok for e in errors), worst, "; ".join(e.note for e in errors if e.note)
+
+
+def main() -> None:
+    exporter = sys.argv[1]
+    fixtures = proof_fixtures()
+    originals = [load(o) for _, o, _ in fixtures]
+    rewritten = [load(r) for _, _, r in fixtures]
+
+    def all_inputs(batch, seed):
+        return tuple(t for module in originals for t in module.inputs(batch, seed))
+
+    counts = [len(module.inputs(2, 0)) for module in originals]
+    fixed = wrapper([m.make_model() for m in rewritten], counts).eval()
+    reference = wrapper([m.make_model() for m in originals], counts).eval()
+    args = all_inputs(2, 0)
+    dynamic = {i: {0: "batch"} for i, a in enumerate(args) if a.dim() > 1}
+    path = Path(tempfile.mkdtemp(prefix="onnxfix-fixtures-")) / "m.onnx"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            verify.export_model(fixed, args, exporter, path, dynamic)
+        except Exception as exc:
+            for name, _, _ in fixtures:
+                print("RESULT " + json.dumps({"case": name, "ok": False, "note": f"export failed: {str(exc)[:400]}"}))
+            return
+    names = verify.input_names(fixed, len(args))
+    results = {name: {"case": name, "ok": True, "max_abs": 0.0, "probes": 0} for name, _, _ in fixtures}
+    for seed, batch in ((1, 2), (2, 2), (3, 3)):
+        probe = all_inputs(batch, seed)
+        with torch.no_grad():
+            expected = [verify.flatten(out) for out in reference(*probe)]
+        actual = verify.run_onnx(path, probe, names)
+        position = 0
+        for (name, _, _), want in zip(fixtures, expected):
+            got = actual[position : position + len(want)]
+            position += len(want)
+            code = name.split("/")[0]
+            ok, max_abs, note = compare(want, got, rtol=TOLERANCE.get(code, 1e-5))
+            result = results[name]
+            result["max_abs"] = max(result["max_abs"], max_abs)
+            result["probes"] += 1
+            if not ok and result["ok"]:
+                result.update(ok=False, note=f"batch {batch} seed {seed}: max abs {max_abs:.3g} {note}")
+    for result in results.values():
+        print("RESULT " + json.dumps(result), flush=True)
+
+
+if __name__ == "__main__":
+    main()
