@@ -109,8 +109,10 @@ def _check(argv: list[str]) -> int:
 
 
 def _print_errors(result) -> None:
+    from onnxfix.rewriter.discover import missing_reason
+
     for missing in result.missing:
-        print(output.error_line(str(missing), 1, 1, "no such file or directory"), file=sys.stderr)
+        print(output.error_line(str(missing), 1, 1, missing_reason(missing)), file=sys.stderr)
     for failed in result.errors:
         print(output.error_line(failed.path, *failed.error), file=sys.stderr)
 
@@ -126,7 +128,12 @@ def _print_summary(result, mode: str, unsafe: bool) -> None:
         print(f"Fixed {fixes} finding(s) in {len(changed)} file(s).")
     if not result.files and not result.missing:
         print("warning: no Python files found", file=sys.stderr)
-    print(output.summary(result.findings, unsafe))
+    text = output.summary(result.findings, unsafe)
+    errors = len(result.errors) + len(result.missing)
+    if errors:  # never "All checks passed!" next to an error
+        text = text.replace("All checks passed!", "No findings in the files checked.")
+        text += f"\n{errors} path(s) could not be checked: see the errors above."
+    print(text)
 
 
 def _exit_code(result, mode: str, exit_zero: bool) -> int:

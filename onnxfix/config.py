@@ -74,7 +74,7 @@ class Settings:
     def relative(self, path: Path) -> str:
         try:
             return path.resolve().relative_to(self.root.resolve()).as_posix()
-        except ValueError:
+        except (ValueError, OSError, RuntimeError):  # another tree, or a symlink loop (RuntimeError)
             return path.as_posix()
 
     def fingerprint(self) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +36,18 @@ def discover(paths: list[Path], settings: Settings, force_exclude: bool = False)
                 seen.add(key)
                 files.append(candidate)
     return Discovered(sorted(files), missing)
+
+
+def missing_reason(path: Path) -> str:
+    """Why a path named on the command line cannot be checked."""
+    if path.is_symlink():
+        try:
+            os.stat(path)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                return "symbolic link loop"
+        return "broken symbolic link"
+    return "no such file or directory"
 
 
 def _walk(root: Path, settings: Settings):

@@ -56,14 +56,16 @@ def check_text(
     resolver: Resolver | None = None,
     package: str | None = None,
     reach: dict[str, Entry] | None = None,
+    tree: ast.Module | None = None,
 ) -> list[Finding]:
     """All selected, unsuppressed findings in ``text`` (the current content of ``source``).
 
     ``reach`` (function key -> the forward reaching it, computed across the project by
-    rewriter/project.py) replaces the single-file reachability when given."""
+    rewriter/project.py) replaces the single-file reachability when given; ``tree`` is the
+    parse of ``text`` when the caller has it already (a 10 MB file parses in seconds)."""
     if text != source.text:  # a later fix round: positions and segments refer to ``text``
         source = replace(source, text=text, _line_starts=[])
-    tree = parse_python(text)
+    tree = tree or parse_python(text)
     module = ModuleIndex.build(tree, display_path, package)
     if reach is not None:
         scope = functions_from_reach(module, reach)
@@ -112,6 +114,8 @@ def _run_rules(ctx: FunctionContext, ruleset: RuleSet):
             yield from rule.check_function(ctx) or ()
     except (SourceError, InternalError):
         raise
+    except RecursionError:
+        raise SourceError("code too deeply nested to analyse", ctx.fn.node.lineno) from None
     except Exception as exc:  # a rule bug must not take the other files down
         raise InternalError(
             f"internal error while checking {ctx.fn.entry.qualname}: {type(exc).__name__}: {exc}"
@@ -136,42 +140,42 @@ def applicable(finding: Finding, unsafe: bool) -> bool:
 def fix_text(source: SourceFile, display_path: str, settings: Settings, ruleset: RuleSet, **kw) -> tuple[str, int, list[Finding]]:
     """(fixed text, number of findings fixed, findings left)."""
     text = source.text
+    tree = None
     fixed = 0
     for _ in range(MAX_FIX_ROUNDS):
-        # spans and segments must come from this round's text, not the file as read
-        current = replace(source, text=text, _line_starts=[])
-        findings = check_text(text, current, display_path, settings, ruleset, **kw)
+        findings = check_text(text, source, display_path, settings, ruleset, tree=tree, **kw)
         candidates = [f for f in findings if applicable(f, settings.unsafe_fixes)]
         if not candidates:
             return text, fixed, findings
         chosen = choose_fixes(f.fix for f in candidates)
-        new_text = _apply(text, chosen, source.newline)
+        new_text, tree = _apply(text, chosen, source.newline)
         if new_text == text:
             return text, fixed, findings
         fixed += sum(1 for f in candidates if f.fix in chosen or _in_groups(f.fix, chosen))
         text = new_text
-    current = replace(source, text=text, _line_starts=[])
-    return text, fixed, check_text(text, current, display_path, settings, ruleset, **kw)
+    return text, fixed, check_text(text, source, display_path, settings, ruleset, tree=tree, **kw)
 
 
 def _in_groups(fix: Fix, chosen: list[Fix]) -> bool:
     return fix.group is not None and any(c.group == fix.group for c in chosen)
 
 
-def _apply(text: str, fixes: list[Fix], newline: str) -> str:
+def _apply(text: str, fixes: list[Fix], newline: str) -> tuple[str, ast.Module]:
+    """The text with ``fixes`` applied, and its parse (a fix that breaks the file is a bug)."""
     edited = apply_edits(text, [e for fix in fixes for e in fix.edits], newline)
     try:
         tree = ast.parse(edited)
     except SyntaxError as exc:
-        raise InternalError(f"a fix produced code that does not parse ({exc.msg}); file not changed") from None
+        raise InternalError(f"internal error: a fix produced code that does not parse ({exc.msg}); file not changed") from None
     imports = {m for fix in fixes for m in fix.imports}
     helpers = [h for fix in fixes for h in fix.helpers]
     result = add_prelude(edited, tree, imports, helpers, newline)
+    if result == edited:
+        return result, tree
     try:
-        ast.parse(result)
+        return result, ast.parse(result)
     except SyntaxError as exc:
-        raise InternalError(f"inserting imports/helpers broke the file ({exc.msg}); file not changed") from None
-    return result
+        raise InternalError(f"internal error: inserting imports/helpers broke the file ({exc.msg}); file not changed") from None
 
 
 def process_file(path: Path, display_path: str, settings: Settings, ruleset: RuleSet, mode: str, **kw) -> FileResult:
@@ -194,4 +198,8 @@ def process_file(path: Path, display_path: str, settings: Settings, ruleset: Rul
         result.error = (exc.line, exc.col, exc.message)
     except InternalError as exc:
         result.error = (1, 1, str(exc))
+    except RecursionError:
+        result.error = (1, 1, "code too deeply nested to analyse; file skipped")
+    except Exception as exc:  # a bug in onnxfix: report it on this file, keep processing the others
+        result.error = (1, 1, f"internal error: {type(exc).__name__}: {exc} (please report this bug)")
     return result

@@ -12,6 +12,7 @@ import codecs
 import io
 import os
 import re
+import stat
 import tempfile
 import tokenize
 from dataclasses import dataclass, field
@@ -41,6 +42,8 @@ class SourceFile:
     @classmethod
     def read(cls, path: Path) -> "SourceFile":
         try:
+            if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO or device would block or never end
+                raise SourceError("not a regular file; skipped")
             raw = path.read_bytes()
         except OSError as exc:
             raise SourceError(f"cannot read file: {exc.strerror or exc}") from None
@@ -54,7 +57,9 @@ class SourceFile:
         try:
             encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
         except SyntaxError as exc:
-            raise SourceError(f"bad encoding declaration: {exc.msg}", exc.lineno or 1) from None
+            if "invalid or missing" not in exc.msg:
+                raise SourceError(f"bad encoding declaration: {exc.msg}", exc.lineno or 1) from None
+            encoding = "utf-8"  # no declaration and not UTF-8 in the first lines: say where
         try:
             text = raw.decode(encoding)
         except UnicodeDecodeError as exc:
@@ -111,30 +116,56 @@ class SourceFile:
         return text.encode(self.encoding)
 
     def write(self, new_text: str) -> None:
-        """Replace the file atomically, keeping mode, encoding and BOM; refuse if it changed."""
-        data = self.encode(new_text)
+        """Replace the file atomically, keeping mode, owner, encoding and BOM; refuse if it
+        changed on disk or if the user may not write it (like ruff and black, which open the
+        file for writing: root may, others get an error). A symlink is written through."""
         try:
-            if self.path.read_bytes() != self.raw:
+            data = self.encode(new_text)
+        except UnicodeEncodeError as exc:
+            raise SourceError(f"the fixed code cannot be encoded as {self.encoding}: {exc.reason}; not written") from None
+        target = Path(os.path.realpath(self.path))
+        try:
+            if target.read_bytes() != self.raw:
                 raise SourceError("file changed on disk while onnxfix was working; not written")
-            mode = os.stat(self.path).st_mode
+            status = os.stat(target)
         except OSError as exc:
             raise SourceError(f"cannot re-read file before writing: {exc.strerror or exc}") from None
-        directory = self.path.parent
-        try:
-            fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".onnxfix", dir=directory)
-        except OSError as exc:
-            raise SourceError(f"cannot write next to file: {exc.strerror or exc}") from None
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-            os.chmod(tmp, mode & 0o7777)
-            os.replace(tmp, self.path)
-        except OSError as exc:
-            _remove_quietly(tmp)
-            raise SourceError(f"cannot write file: {exc.strerror or exc}") from None
+        if not os.access(target, os.W_OK, effective_ids=os.access in os.supports_effective_ids):
+            raise SourceError("file is read-only (no write permission); not written")
+        _replace_atomically(target, data, status)
         self.raw = data
         self.text = new_text
         self._line_starts = []
+
+
+def _replace_atomically(target: Path, data: bytes, status: os.stat_result) -> None:
+    """Write a temporary file beside ``target`` with its mode and owner, then rename it over
+    ``target``: a crash leaves either the old or the new file, never half of one."""
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".onnxfix", dir=target.parent)
+    except OSError as exc:
+        raise SourceError(f"cannot write next to file: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, stat.S_IMODE(status.st_mode))
+        _keep_owner(tmp, status)
+        os.replace(tmp, target)
+    except OSError as exc:
+        _remove_quietly(tmp)
+        raise SourceError(f"cannot write file: {exc.strerror or exc}") from None
+
+
+def _keep_owner(tmp: str, status: os.stat_result) -> None:
+    """The temporary file belongs to whoever runs onnxfix; give it the original's owner (only
+    root may, and only root could make them differ in a way that matters)."""
+    if hasattr(os, "chown") and (os.stat(tmp).st_uid, os.stat(tmp).st_gid) != (status.st_uid, status.st_gid):
+        try:
+            os.chown(tmp, status.st_uid, status.st_gid)
+        except PermissionError:
+            pass
 
 
 def parse_python(text: str) -> ast.Module:
