@@ -40,7 +40,7 @@ from onnxfix.rewriter.project import (
 )
 from onnxfix.rewriter.rule import FileResult, Finding
 from onnxfix.rewriter.scope import Entry, ModuleIndex
-from onnxfix.rewriter.source import SourceError, SourceFile, parse_python
+from onnxfix.rewriter.source import SourceError, SourceFile, parse_python, read_regular_bytes
 
 ENTRY_MARK = b"forward"  # a file without it defines no forward: no entry point
 PARALLEL_MIN_FILES = 24  # below this, process start-up costs more than it saves
@@ -235,7 +235,7 @@ class Project:
 
     def _read(self, scanned: ScannedFile) -> None:
         try:
-            raw = scanned.path.read_bytes()
+            raw = read_regular_bytes(scanned.path)
         except OSError:
             raw = b""
             scanned.has_entry = scanned.triggered = True  # let the worker report the error
@@ -340,7 +340,7 @@ class Project:
                 self._hashes[dotted] = known.raw_hash
             else:
                 try:
-                    self._hashes[dotted] = content_hash(file.read_bytes()) if file else None
+                    self._hashes[dotted] = content_hash(read_regular_bytes(file)) if file else None
                 except OSError:
                     self._hashes[dotted] = None
         return self._hashes[dotted]
@@ -460,7 +460,7 @@ def _reach_task(args) -> tuple[str, dict[str, dict[str, Entry]], tuple[int, int,
     except RecursionError:
         return file, {}, (1, 1, "expression too deeply nested to analyse"), None
     except Exception as exc:  # a resolver bug must not take the other files down
-        return file, {}, (1, 1, f"internal error while resolving: {type(exc).__name__}: {exc}"), None
+        return file, {}, (1, 1, f"internal error while resolving: {type(exc).__name__}: {exc} (please report this bug)"), None
     return file, reach, None, findings
 
 
@@ -486,6 +486,6 @@ def _syntax_task(args) -> tuple[str, tuple[int, int, str] | None]:
 
 def _unchanged(path: Path, raw_hash: str) -> bool:
     try:
-        return content_hash(path.read_bytes()) == raw_hash
+        return content_hash(read_regular_bytes(path)) == raw_hash
     except OSError:
         return False

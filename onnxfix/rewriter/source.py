@@ -31,6 +31,17 @@ class SourceError(Exception):
         self.col = col
 
 
+class NotRegularFile(OSError):
+    """A FIFO, device or socket: opening or reading it could block forever."""
+
+
+def read_regular_bytes(path: Path) -> bytes:
+    """The bytes of a regular file; every reader of user files goes through here."""
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise NotRegularFile(f"{path}: not a regular file")
+    return path.read_bytes()
+
+
 @dataclass
 class SourceFile:
     path: Path
@@ -42,9 +53,9 @@ class SourceFile:
     @classmethod
     def read(cls, path: Path) -> "SourceFile":
         try:
-            if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO or device would block or never end
-                raise SourceError("not a regular file; skipped")
-            raw = path.read_bytes()
+            raw = read_regular_bytes(path)
+        except NotRegularFile:
+            raise SourceError("not a regular file; skipped") from None
         except OSError as exc:
             raise SourceError(f"cannot read file: {exc.strerror or exc}") from None
         return cls.from_bytes(path, raw)
