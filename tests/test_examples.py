@@ -26,6 +26,11 @@ EXAMPLE_CASES = {
     "chunk_pooling": (True, {"dynamo": "OK", "legacy": "SILENTLY-WRONG"}),
     "weight_norm": (True, {"dynamo": "CRASH", "legacy": "SILENTLY-WRONG"}),
     "padded_attention": (False, {"dynamo": "OK", "legacy": "EXPORT-FAILS"}),
+    # dynamo exports `int(w / f)` as the export-time stride and cannot export math.sqrt of a
+    # dynamic length; legacy records every Python number as a constant.
+    "box_decoder": (False, {"dynamo": "SILENTLY-WRONG", "legacy": "SILENTLY-WRONG"}),
+    "interpolated_positions": (True, {"dynamo": "OK", "legacy": "ORT-FAILS"}),
+    "pooling_head": (True, {"dynamo": "EXPORT-FAILS", "legacy": "ORT-FAILS"}),
 }
 
 
