@@ -77,12 +77,13 @@ class DataRead(Rule):
         is_tensor = ctx.tensors.is_tensor(node.value)
         if is_tensor is False:
             return
-        start, end = ctx.file.source.span(node)
-        fix = Fix(
-            title="Replace `.data` with `.detach()`",
-            edits=(Edit(end - len("data"), end, "detach()"),),
-            safe=bool(is_tensor),
-        )
+        parent = ctx.parent(node)
+        if isinstance(parent, ast.Attribute) and parent.attr == "detach":  # x.data.detach()
+            edit = ctx.delete_suffix(node)
+        else:
+            end = ctx.file.source.span(node)[1]
+            edit = Edit(end - len("data"), end, "detach()")
+        fix = Fix(title="Replace `.data` with `.detach()`", edits=(edit,), safe=bool(is_tensor))
         yield ctx.report(
             self,
             node,
