@@ -128,12 +128,7 @@ def _print_summary(result, mode: str, unsafe: bool) -> None:
         print(f"Fixed {fixes} finding(s) in {len(changed)} file(s).")
     if not result.files and not result.missing:
         print("warning: no Python files found", file=sys.stderr)
-    text = output.summary(result.findings, unsafe)
-    errors = len(result.errors) + len(result.missing)
-    if errors:  # never "All checks passed!" next to an error
-        text = text.replace("All checks passed!", "No findings in the files checked.")
-        text += f"\n{errors} path(s) could not be checked: see the errors above."
-    print(text)
+    print(output.summary(result.findings, unsafe, errors=len(result.errors) + len(result.missing)))
 
 
 def _exit_code(result, mode: str, exit_zero: bool) -> int:

@@ -25,7 +25,10 @@ def error_line(path: str, line: int, col: int, message: str) -> str:
     return f"{path}:{line}:{col}: error: {message}"
 
 
-def summary(findings: list[Finding], unsafe_fixes: bool) -> str:
+def summary(findings: list[Finding], unsafe_fixes: bool, errors: int = 0) -> str:
+    if errors:  # never "All checks passed!" next to an error
+        head = summary(findings, unsafe_fixes).replace("All checks passed!", "No findings in the files checked.")
+        return f"{head}\n{errors} path(s) could not be checked: see the errors above."
     if not findings:
         return "All checks passed!"
     fixable = sum(1 for f in findings if f.fix and (f.fix.safe or unsafe_fixes))

@@ -16,6 +16,7 @@ from onnxfix.patterns.control_flow import in_training_branch
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import LEGACY, Fix, Rule, RuleDoc
 from onnxfix.rewriter.scope import walk_function_body
+from onnxfix.rewriter.tensors import is_number
 
 VIEW_METHODS = frozenset(
     {
@@ -345,7 +346,7 @@ class ViewMutation(Rule):
         call = statement.value
         method = call.func.attr
         base = chain.base
-        scalar_args = all(_is_number(a) for a in call.args) and all(_is_number(k.value) for k in call.keywords)
+        scalar_args = all(is_number(a) for a in call.args) and all(is_number(k.value) for k in call.keywords)
         # y.view(...).op_(numbers) -> y.op_(numbers)
         if _is_whole_view(target):
             if _scalar_elementwise(call):
@@ -381,8 +382,8 @@ def _scalar_elementwise(call: ast.Call) -> bool:
     """An elementwise in-place op with number arguments: the same on any view of all elements."""
     return (
         call.func.attr in SCALAR_ELEMENTWISE
-        and all(_is_number(a) for a in call.args)
-        and all(_is_number(k.value) for k in call.keywords)
+        and all(is_number(a) for a in call.args)
+        and all(is_number(k.value) for k in call.keywords)
     )
 
 
@@ -395,10 +396,6 @@ def _names_in(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
-def _is_number(node: ast.AST) -> bool:
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        node = node.operand
-    return isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
 
 
 def _is_integer(node: ast.AST) -> bool:

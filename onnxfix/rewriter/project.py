@@ -14,7 +14,9 @@ import os
 from collections import OrderedDict
 from pathlib import Path
 
-from onnxfix.rewriter.scope import ClassInfo, Entry, ModuleIndex
+from dataclasses import replace
+
+from onnxfix.rewriter.scope import ClassInfo, Entry, ExportScope, ModuleIndex, ScopeBuilder
 from onnxfix.rewriter.source import SourceError, SourceFile, parse_python
 
 MAX_REEXPORT_HOPS = 5  # pkg/__init__.py re-exporting from .block, which re-exports ...
@@ -162,8 +164,6 @@ def reach_of_file(module: ModuleIndex, resolver) -> tuple[dict[str, dict[str, En
     """What the forwards of ``module`` reach: file -> function key -> entry, across files; and
     the export functions found (their scopes are already built: reused for the file's own
     findings)."""
-    from onnxfix.rewriter.scope import ScopeBuilder
-
     reach: dict[str, dict[str, Entry]] = {}
     functions = ScopeBuilder(resolver).build([module]).functions
     for fn in functions:
@@ -175,10 +175,6 @@ def reach_of_file(module: ModuleIndex, resolver) -> tuple[dict[str, dict[str, En
 def own_functions(module: ModuleIndex, functions: list, own: dict[str, Entry]) -> "ExportScope":
     """The export functions of ``module`` among ``functions``, each with the entry the merged
     reach chose for it (the same scope functions_from_reach would rebuild, without rebuilding)."""
-    from dataclasses import replace
-
-    from onnxfix.rewriter.scope import ExportScope
-
     scope = ExportScope()
     for fn in functions:
         entry = own.get(fn.key) if fn.module is module else None

@@ -218,7 +218,7 @@ class SizeOracle:
         if isinstance(node, ast.BinOp):
             left, right = self.is_size(node.left), self.is_size(node.right)
             return (left or right) and all(
-                s or _is_number(side) for s, side in ((left, node.left), (right, node.right))
+                s or is_number(side) for s, side in ((left, node.left), (right, node.right))
             )
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
             return self.is_size(node.operand)
@@ -231,7 +231,7 @@ class SizeOracle:
             return True
         if isinstance(node.func, ast.Name) and node.func.id in SIZE_FUNCTIONS:
             if self.ctx.scope.lookup(node.func.id) is None and not self.ctx.scope.is_local(node.func.id):
-                return bool(node.args) and all(self.is_size(a) or _is_number(a) for a in node.args) and any(
+                return bool(node.args) and all(self.is_size(a) or is_number(a) for a in node.args) and any(
                     self.is_size(a) for a in node.args
                 )
         qualname = self.ctx.qualname(node.func)
@@ -269,7 +269,8 @@ def _unpacked_element(assign: ast.Assign, name: str) -> ast.AST | None:
     return None
 
 
-def _is_number(node: ast.AST) -> bool:
+def is_number(node: ast.AST) -> bool:
+    """A numeric literal, signed or not (not a bool)."""
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         node = node.operand
     return isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
