@@ -2,7 +2,7 @@
 exporter and compare onnxruntime with eager PyTorch on inputs other than the export inputs
 (other values, and another batch size where the batch dimension is dynamic).
 
-    python tests/decomposition_exports.py dynamo|legacy [helper|decompose]
+    python tests/decomposition_exports.py dynamo|legacy [helper|decompose] [KEY|FAMILY ...]
 
 ``helper``: forward calls the ``_onnx_*`` helper as a source fix would write it.
 ``decompose``: forward calls the ORIGINAL torch op (which fails to export) and the export runs
@@ -11,6 +11,7 @@ inside ``decomposition_context()``. Prints one JSON line per case.
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 import sys
@@ -23,54 +24,25 @@ import torch
 from onnxfix.decompositions import load_function
 from onnxfix.exporter import verify
 
-NAN = float("nan")
+HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE))
 
 
-def randn(g, *shape):
-    return torch.randn(*shape, generator=g)
+def _load_cases() -> tuple[dict, dict, dict, set, dict, dict]:
+    """Merge every tests/decomposition_cases_<family>.py; also key -> family."""
+    cases, params, tolerance, multi, static, family = {}, {}, {}, set(), {}, {}
+    for path in sorted(HERE.glob("decomposition_cases_*.py")):
+        module = importlib.import_module(path.stem)
+        cases.update(module.CASES)
+        params.update(getattr(module, "PARAMS", {}))
+        tolerance.update(getattr(module, "TOLERANCE", {}))
+        multi.update(getattr(module, "MULTI_OUTPUT", ()))
+        static.update(getattr(module, "STATIC_INPUTS", {}))
+        family.update({key: path.stem.removeprefix("decomposition_cases_") for key in module.CASES})
+    return cases, params, tolerance, multi, static, family
 
 
-def ties(g, *shape):
-    return torch.randint(-2, 3, shape, generator=g).float()
-
-
-def with_nan(g, *shape):
-    x = ties(g, *shape)
-    x[..., 1] = NAN if x.shape[-1] > 1 else x[..., 1]
-    return x
-
-
-def well_conditioned(g, batch, n):
-    return torch.randn(batch, n, n, generator=g) + n * torch.eye(n)
-
-
-# key: (original expression, helper expression, inputs(g, batch) -> tuple, dynamic batch?)
-CASES = {
-    "linalg_inv": ("torch.linalg.inv(a)", "_onnx_linalg_inv(a)", lambda g, b: (well_conditioned(g, b, 4),), True),
-    "linalg_solve": ("torch.linalg.solve(a, c)", "_onnx_linalg_solve(a, c)", lambda g, b: (well_conditioned(g, b, 3), randn(g, b, 3, 2)), True),
-    "cumprod": ("torch.cumprod(a, 1)", "_onnx_cumprod(a, 1)", lambda g, b: (ties(g, b, 6),), True),
-    "cummax": ("*torch.cummax(a, 1)", "*_onnx_cummax(a, 1)", lambda g, b: (with_nan(g, b, 6),), True),
-    "cummin": ("a.cummin(1).indices", "_onnx_cummin(a, 1).indices", lambda g, b: (ties(g, b, 6),), True),
-    "kthvalue": ("torch.kthvalue(a, 2, 1).values", "_onnx_kthvalue(a, 2, 1).values", lambda g, b: (with_nan(g, b, 5),), True),
-    "median": ("torch.median(a, 1).values + torch.median(a)", "_onnx_median(a, 1).values + _onnx_median(a)", lambda g, b: (ties(g, b, 5),), True),
-    "nanmedian": ("torch.nanmedian(a, 1).values", "_onnx_nanmedian(a, 1).values", lambda g, b: (with_nan(g, b, 5),), True),
-    "mode": ("*torch.mode(a, 1)", "*_onnx_mode(a, 1)", lambda g, b: (ties(g, b, 6),), True),
-    "sort": ("torch.sort(a, dim=1, stable=True).indices", "_onnx_sort(a, dim=1, stable=True).indices", lambda g, b: (with_nan(g, b, 6),), True),
-    "argsort": ("torch.argsort(a, dim=1, descending=True, stable=True)", "_onnx_argsort(a, dim=1, descending=True, stable=True)", lambda g, b: (ties(g, b, 6),), True),
-    "searchsorted": ("torch.searchsorted(s, a, right=True)", "_onnx_searchsorted(s, a, right=True)", lambda g, b: (ties(g, b, 5), ties(g, 6).sort().values), True),
-    "hypot": ("torch.hypot(a, c)", "_onnx_hypot(a, c)", lambda g, b: (randn(g, b, 5) * 1e3, randn(g, b, 5)), True),
-    "copysign": ("torch.copysign(a, c)", "_onnx_copysign(a, c)", lambda g, b: (randn(g, b, 5), ties(g, b, 5)), True),
-    "erfinv": ("torch.erfinv(a)", "_onnx_erfinv(a)", lambda g, b: (torch.rand(b, 50, generator=g) * 1.98 - 0.99,), True),
-    "gcd": ("torch.gcd(i, j)", "_onnx_gcd(i, j)", lambda g, b: (torch.randint(-60, 60, (b, 8), generator=g), torch.randint(-60, 60, (b, 8), generator=g)), True),
-    "lcm": ("torch.lcm(i, j)", "_onnx_lcm(i, j)", lambda g, b: (torch.randint(-30, 30, (b, 8), generator=g), torch.randint(-30, 30, (b, 8), generator=g)), True),
-    "scatter": ("torch.scatter(a, 1, i, c, reduce='multiply')", "_onnx_scatter(a, 1, i, c, reduce='multiply')", lambda g, b: (randn(g, b, 5), torch.randint(0, 5, (b, 8), generator=g), randn(g, b, 8)), True),
-    "adaptive_max_pool2d": ("torch.nn.functional.adaptive_max_pool2d(a, (3, 3))", "_onnx_adaptive_max_pool2d(a, (3, 3))", lambda g, b: (randn(g, b, 2, 8, 7),), True),
-    "cdist": ("torch.cdist(a, c, p=1)", "_onnx_cdist(a, c, p=1)", lambda g, b: (randn(g, b, 5, 3), randn(g, b, 4, 3)), True),
-}
-TWO = ("linalg_solve", "hypot", "copysign", "cdist")
-PARAMS = {**{k: "a, c" for k in TWO}, "searchsorted": "a, s", "gcd": "i, j", "lcm": "i, j", "scatter": "a, i, c"}
-TOLERANCE = {"erfinv": 5e-6}
-MULTI_OUTPUT = ("cummax", "mode")
+CASES, PARAMS, TOLERANCE, MULTI_OUTPUT, STATIC_INPUTS, FAMILY = _load_cases()
 
 
 def case_params(key: str) -> list[str]:
@@ -110,8 +82,8 @@ def dynamic_spec(keys: list[str], args: tuple) -> dict:
     for key in keys:
         count = len(case_params(key))
         for offset in range(count):
-            if key == "searchsorted" and offset == 1:
-                continue  # the sorted sequence is 1-D and keeps its size
+            if offset in STATIC_INPUTS.get(key, ()):
+                continue
             spec[position + offset] = {0: "batch"}
         position += count
     return spec
@@ -174,7 +146,8 @@ def compare(expected, actual, rtol):
 def main() -> None:
     exporter = sys.argv[1]
     channel = sys.argv[2] if len(sys.argv) > 2 else "helper"
-    keys = sys.argv[3:] or list(CASES)
+    chosen = sys.argv[3:] or list(CASES)
+    keys = [key for key in CASES if key in chosen or FAMILY[key] in chosen]  # keys or family names
     for result in run(keys, exporter, channel):
         print("RESULT " + json.dumps(result), flush=True)
 

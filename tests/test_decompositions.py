@@ -283,10 +283,15 @@ def test_linalg_inv_needs_pivoting():
     assert_same(helper("linalg_inv")(a), torch.linalg.inv(a))
 
 
-def test_every_decomposition_is_tested_here():
-    source = Path(__file__).read_text()
-    untested = [d.key for d in DECOMPOSITIONS if f'"{d.key}"' not in source]
+def test_every_decomposition_has_eager_tests_and_export_cases():
+    """(a) lives in tests/test_decompositions*.py (one file per family), (b) in
+    tests/decomposition_cases_<family>.py."""
+    sources = "".join(path.read_text() for path in HERE.glob("test_decompositions*.py"))
+    untested = [d.key for d in DECOMPOSITIONS if f'"{d.key}"' not in sources]
     assert not untested
+    from decomposition_exports import CASES
+
+    assert set(CASES) == {d.key for d in DECOMPOSITIONS}
 
 
 # ---- (b) and (d): exports in onnxruntime --------------------------------------------------------
@@ -304,20 +309,25 @@ def _run_exports(exporter: str, channel: str, keys: list[str] = ()) -> dict:
     return results
 
 
+FAMILIES = sorted(p.stem.removeprefix("decomposition_cases_") for p in HERE.glob("decomposition_cases_*.py"))
+
+
 # Legacy only: the dynamo export of every helper (the slowest export of the suite, about 2 min on
 # 2 busy cores) is done once, by the ONX5xx fixture proof (tests/test_operator_fixtures.py), which
 # also compares against the ORIGINAL ops. Run `python tests/decomposition_exports.py dynamo` for
 # these edge inputs under dynamo (all pass on torch 2.13).
-@pytest.fixture(scope="module", params=["legacy"])
+@pytest.fixture(scope="module", params=FAMILIES)
 def helper_exports(request):
-    return request.param, _run_exports(request.param, "helper")
+    return request.param, _run_exports("legacy", "helper", [request.param])
 
 
 def test_helpers_export_and_match_eager_in_onnxruntime(helper_exports):
-    exporter, results = helper_exports
+    from decomposition_exports import FAMILY
+
+    family, results = helper_exports
     failures = {key: r["note"] for key, r in results.items() if not r["ok"]}
-    assert not failures, f"{exporter}: {failures}"
-    assert set(results) == {d.key for d in DECOMPOSITIONS}
+    assert not failures, f"legacy, {family}: {failures}"
+    assert set(results) == {key for key, name in FAMILY.items() if name == family}
     assert all(r["probes"] == 3 for r in results.values())  # two value sets and another batch size
 
 

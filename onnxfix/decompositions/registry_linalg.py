@@ -1,0 +1,7 @@
+"""Linear algebra: factorisations, determinants, spectral decompositions."""
+
+from __future__ import annotations
+
+from onnxfix.decompositions.base import PYTORCH, Decomposition  # noqa: F401 - used by entries
+
+DECOMPOSITIONS: tuple[Decomposition, ...] = ()
