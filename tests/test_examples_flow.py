@@ -2,9 +2,11 @@
 
 masked_attention: every finding has a fix; after `--write --unsafe-fixes` the model exports
 under both exporters and matches eager on other values and sizes.
-length_regulator: the output length depends on predicted durations (data). The guard and the
-accumulation loop around it are fixed; the per-phoneme repeat loop is reported without a fix,
-and the rewritten model still fails to export, for that reason and no other (measured).
+length_regulator: the output length depends on predicted durations (data). The guard, the
+accumulation loop and the per-phoneme repeat loop (-> `torch.repeat_interleave`) are fixed; the
+original fails in both exporters and the rewritten model exports under both and matches eager on
+other values (other output lengths) and other phoneme counts. The per-utterance comprehensions
+stay reported without a fix: the example exports its batch as a static dimension.
 """
 
 from pathlib import Path
@@ -39,9 +41,9 @@ def test_report_and_fix_are_exact(name, tmp_path):
     left = _report(rewritten)
     if name == "masked_attention":
         assert left == ""
-    else:  # only the data-dependent repeat loops stay, reported without a fix
-        assert [line.split(": ", 1)[1].split(" ", 1)[0] for line in left.splitlines()] == ["ONX603"] * 3
-        assert "`range(encodings.shape[0])`" in left.splitlines()[0]
+    else:  # only the comprehensions over the (static) batch stay, reported without a fix
+        assert [line.split(": ", 1)[1].split(" ", 1)[0] for line in left.splitlines()] == ["ONX603"] * 2
+        assert all("comprehension over `range(x.shape[0])`" in line for line in left.splitlines())
 
 
 def test_masked_attention_eager_outputs_identical(tmp_path):
@@ -73,11 +75,16 @@ def test_masked_attention_original_fails_and_rewrite_exports(tmp_path):
         assert all(p.ok and not p.note.startswith("skipped") for p in verdict.probes), verdict.probes
 
 
-def test_length_regulator_stays_unexportable_for_the_reported_reason(tmp_path):
-    after = export_verdicts(rewrite_copy(EXAMPLES / "length_regulator.py", tmp_path, unsafe=True))
-    assert {e: v.verdict for e, v in after.items()} == {"dynamo": "EXPORT-FAILS", "legacy": "SILENTLY-WRONG"}, describe(after)
-    # dynamo stops at the data-dependent repeat count in the loop onnxfix reports: with ONX203's
-    # unsafe fix the count reaches `expand` as a 0-d tensor, whose size is symbolic (torch 2.13)
-    assert "Cannot call numel() on tensor with symbolic sizes/strides" in after["dynamo"].error
-    # legacy keeps the export-time number of frames
-    assert any("shape" in p.note for p in after["legacy"].probes)
+def test_length_regulator_original_fails_and_rewrite_exports(tmp_path):
+    original = EXAMPLES / "length_regulator.py"
+    before = export_verdicts(original)
+    assert {e: v.verdict for e, v in before.items()} == {"dynamo": "EXPORT-FAILS", "legacy": "SILENTLY-WRONG"}, describe(before)
+    # dynamo stops at the data-dependent repeat count; legacy keeps the export-time frame count
+    assert "GuardOnDataDependentSymNode" in before["dynamo"].error
+    assert any("shape" in p.note for p in before["legacy"].probes)
+    after = export_verdicts(rewrite_copy(original, tmp_path, unsafe=True))
+    assert {e: v.verdict for e, v in after.items()} == {"dynamo": "OK", "legacy": "OK"}, describe(after)
+    for verdict in after.values():
+        names = [p.probe for p in verdict.probes]
+        assert "probe 1 (user)" in names and "generated (dynamic dims +3)" in names
+        assert all(p.ok and not p.note.startswith("skipped") for p in verdict.probes), verdict.probes

@@ -33,6 +33,7 @@ CASES = {
     "if_return": ("ONX601", True, (FAILS, WRONG)),
     "if_item_assign": ("ONX601", True, (FAILS, WRONG)),
     "accumulate": ("ONX603", True, (FAILS, WRONG)),
+    "repeat_rows": ("ONX603", True, (FAILS, WRONG)),
     "views": ("ONX303", False, (OK, WRONG)),
     "deepcopy_model": ("ONX304", True, (FAILS, ORT)),
     "negative_index": ("ONX701", False, (OK, WRONG)),
@@ -44,6 +45,7 @@ DYNAMO_ERRORS = {
     "if_return": "GuardOnDataDependentSymNode",
     "if_item_assign": "GuardOnDataDependentSymNode",
     "accumulate": "inferred a static shape",
+    "repeat_rows": "GuardOnDataDependentSymNode",
     "deepcopy_model": "Cannot access data pointer of Tensor",
 }
 LEGACY_ERRORS = {"non_consecutive": "Only consecutive 1-d tensor indices are supported"}

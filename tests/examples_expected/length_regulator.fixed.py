@@ -1,11 +1,13 @@
 """FastSpeech-style length regulator: predict how many frames each phoneme lasts, repeat each
 phoneme's encoding that many times, and pad the batch to the longest result.
 
-The number of output frames depends on the predicted durations, that is on data: there is no
-rewrite that makes this part exportable with a fixed graph, and onnxfix reports it without a
-fix (a loop per phoneme with a data-dependent repeat count). The parts around it that do have
-exact rewrites (a guard that branches on tensor values, an accumulation loop over phonemes)
-are fixed by `--write --unsafe-fixes`.
+The number of output frames depends on the predicted durations, that is on data. Both exporters
+can express that when the repeat is one `torch.repeat_interleave` (ONNX computes the output
+length in the graph), but not as a Python loop with one `expand` per phoneme: `--write
+--unsafe-fixes` rewrites that loop, the guard that branches on tensor values and the
+accumulation loop over phonemes. The per-utterance comprehensions in `LengthRegulator.forward`
+stay reported (ONX603, no fix): they unroll over the batch, so the batch size is static at
+export (TTS inference runs a fixed batch, usually one utterance); the phoneme count is dynamic.
 """
 
 import torch
@@ -21,10 +23,7 @@ def utterance_summary(encodings: torch.Tensor) -> torch.Tensor:
 
 
 def repeat_frames(encodings: torch.Tensor, durations: torch.Tensor) -> torch.Tensor:
-    frames = []
-    for i in range(encodings.shape[0]):
-        frames.append(encodings[i].expand(durations[i], -1))
-    return torch.cat(frames, dim=0)
+    return torch.repeat_interleave(encodings, durations, dim=0)
 
 
 class DurationPredictor(nn.Module):
@@ -72,7 +71,7 @@ def example_inputs():
 
 def probe_inputs():
     torch.manual_seed(2)
-    return [(torch.randn(2, 4, 8) * 2,), (torch.randn(3, 6, 8),)]
+    return [(torch.randn(2, 4, 8) * 2,), (torch.randn(2, 6, 8),)]
 
 
-DYNAMIC = {0: {0: "batch", 1: "phonemes"}}
+DYNAMIC = {0: {1: "phonemes"}}  # the batch is static: forward loops over it
