@@ -9,7 +9,7 @@ A run has two passes over the project, each in parallel processes and each cache
 2. check: the rules run on the reached functions of each file whose bytes match the trigger
    of at least one selected rule (``Rule.triggers``). Other files are never parsed here.
 
-Nothing heavy is imported: no libcst (fixes that need it import it themselves), no torch.
+Nothing heavy is imported: no torch, no progress bar unless a long scan runs at a terminal.
 """
 
 from __future__ import annotations
