@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -216,3 +218,22 @@ def test_onnxruntime_failure_maps_through_the_dynamo_node_metadata(tmp_path):
         "tests/export_models/bakes_size.py:13:1: ONX941 [dynamo] on probe 1 (user): onnxruntime: Fail: Non-zero status "
         "code returned while running Add node. Name:'node_add' Status Message: broadcast"
     )
+
+
+# ---- the parent process never imports torch: model code runs only in the export children ----
+
+def test_export_parent_process_never_imports_torch():
+    """`onnxfix export` loads and exports the model in a child process (a segfaulting exporter
+    must not take onnxfix down): the parent imports neither torch nor onnx."""
+    code = (
+        "import sys\n"
+        "from onnxfix.cli import main\n"
+        "status = main(['export', '--format', 'json', '--no-progress', '--exporter', 'legacy',\n"
+        "               'tests/export_models/three_ops.py:Ranker', '--inputs',\n"
+        "               'tests/export_models/three_ops.py:example_inputs', '--decompose'])\n"
+        "heavy = sorted(m for m in ('torch', 'onnx', 'onnxruntime', 'numpy') if m in sys.modules)\n"
+        "print('STATUS', status, 'HEAVY', heavy, file=sys.stderr)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert "STATUS 0 HEAVY []" in proc.stderr, proc.stderr[-3000:]
+    assert json.loads(proc.stdout)["targets"][0]["results"][0]["verdict"] == "OK"
