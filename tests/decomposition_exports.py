@@ -43,6 +43,7 @@ def _load_cases() -> tuple[dict, dict, dict, set, dict, dict]:
 
 
 CASES, PARAMS, TOLERANCE, MULTI_OUTPUT, STATIC_INPUTS, FAMILY = _load_cases()
+from fixture_exports import compare  # noqa: E402 - after the sys.path entry for tests/
 
 
 def case_params(key: str) -> list[str]:
@@ -134,13 +135,6 @@ def run(keys: list[str], exporter: str, channel: str) -> list[dict]:
 
 def _output_count(key: str) -> int:
     return 2 if key in MULTI_OUTPUT else 1
-
-
-def compare(expected, actual, rtol):
-    """(ok, max abs error, note) over all outputs."""
-    errors = verify.compare(expected, actual, rtol=rtol)
-    worst = max((float("inf") if e.max_abs is None else e.max_abs for e in errors), default=0.0)
-    return all(e.ok for e in errors), worst, "; ".join(e.note for e in errors if e.note)
 
 
 def main() -> None:

@@ -61,18 +61,24 @@ def test_length_regulator_eager_outputs_equal_up_to_summation_order(tmp_path):
         assert all(torch.allclose(s, t, rtol=1e-6, atol=1e-6) for s, t in zip(x, y))
 
 
+def assert_rewrite_exports_everywhere(original: Path, tmp_path: Path) -> None:
+    """After `--write --unsafe-fixes`: OK under both exporters on every probe, the user's other
+    values and sizes and the generated ones included."""
+    after = export_verdicts(rewrite_copy(original, tmp_path, unsafe=True))
+    assert {e: v.verdict for e, v in after.items()} == {"dynamo": "OK", "legacy": "OK"}, describe(after)
+    for verdict in after.values():
+        names = [p.probe for p in verdict.probes]
+        assert {"probe 1 (user)", "probe 2 (user)", "generated (dynamic dims +3)"} <= set(names)
+        assert all(p.ok and not p.note.startswith("skipped") for p in verdict.probes), verdict.probes
+
+
 def test_masked_attention_original_fails_and_rewrite_exports(tmp_path):
     original = EXAMPLES / "masked_attention.py"
     before = export_verdicts(original)
     assert {e: v.verdict for e, v in before.items()} == {"dynamo": "EXPORT-FAILS", "legacy": "SILENTLY-WRONG"}, describe(before)
     assert "GuardOnDataDependentSymNode" in before["dynamo"].error
     assert before["legacy"].failing_probe == "export inputs"  # the write through the view is lost
-    after = export_verdicts(rewrite_copy(original, tmp_path, unsafe=True))
-    assert {e: v.verdict for e, v in after.items()} == {"dynamo": "OK", "legacy": "OK"}, describe(after)
-    for verdict in after.values():
-        names = [p.probe for p in verdict.probes]
-        assert "probe 2 (user)" in names and "generated (dynamic dims +3)" in names
-        assert all(p.ok and not p.note.startswith("skipped") for p in verdict.probes), verdict.probes
+    assert_rewrite_exports_everywhere(original, tmp_path)
 
 
 def test_length_regulator_original_fails_and_rewrite_exports(tmp_path):
@@ -82,9 +88,4 @@ def test_length_regulator_original_fails_and_rewrite_exports(tmp_path):
     # dynamo stops at the data-dependent repeat count; legacy keeps the export-time frame count
     assert "GuardOnDataDependentSymNode" in before["dynamo"].error
     assert any("shape" in p.note for p in before["legacy"].probes)
-    after = export_verdicts(rewrite_copy(original, tmp_path, unsafe=True))
-    assert {e: v.verdict for e, v in after.items()} == {"dynamo": "OK", "legacy": "OK"}, describe(after)
-    for verdict in after.values():
-        names = [p.probe for p in verdict.probes]
-        assert "probe 1 (user)" in names and "generated (dynamic dims +3)" in names
-        assert all(p.ok and not p.note.startswith("skipped") for p in verdict.probes), verdict.probes
+    assert_rewrite_exports_everywhere(original, tmp_path)

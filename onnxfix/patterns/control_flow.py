@@ -346,12 +346,21 @@ def _single_name_assignment(statement: ast.stmt) -> str | None:
 
 
 def _next_statement(node: ast.stmt, ctx: FunctionContext) -> ast.stmt | None:
+    return _sibling_statement(node, ctx, 1)
+
+
+def _previous_statement(node: ast.stmt, ctx: FunctionContext) -> ast.stmt | None:
+    return _sibling_statement(node, ctx, -1)
+
+
+def _sibling_statement(node: ast.stmt, ctx: FunctionContext, offset: int) -> ast.stmt | None:
+    """The statement ``offset`` places after ``node`` in its block, if any."""
     parent = ctx.parent(node)
     for field in ("body", "orelse", "finalbody"):
         block = getattr(parent, field, None)
         if isinstance(block, list) and node in block:
-            index = block.index(node)
-            return block[index + 1] if index + 1 < len(block) else None
+            index = block.index(node) + offset
+            return block[index] if 0 <= index < len(block) else None
     return None
 
 
@@ -813,16 +822,6 @@ def _is_concatenation_of(call: ast.AST, first: ast.expr, ctx: FunctionContext) -
     if len(dims) + 1 != len(call.args) + len(call.keywords):
         return False  # out= or another keyword
     return len(dims) <= 1 and all(_is_zero(d) for d in dims)
-
-
-def _previous_statement(node: ast.stmt, ctx: FunctionContext) -> ast.stmt | None:
-    parent = ctx.parent(node)
-    for field in ("body", "orelse", "finalbody"):
-        block = getattr(parent, field, None)
-        if isinstance(block, list) and node in block:
-            index = block.index(node)
-            return block[index - 1] if index > 0 else None
-    return None
 
 
 def _name_loads(name: str, ctx: FunctionContext) -> int:
