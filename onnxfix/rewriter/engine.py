@@ -34,6 +34,19 @@ class InternalError(Exception):
     """A bug in onnxfix (a rule crashed, or a fix produced code that does not parse)."""
 
 
+def error_location(exc: BaseException, doing: str = "") -> tuple[int, int, str]:
+    """(line, column, message) reported for a file whose processing raised ``exc``: the one
+    wording for every stage (``doing`` names a stage in the message of unexpected errors)."""
+    if isinstance(exc, SourceError):
+        return exc.line, exc.col, exc.message
+    if isinstance(exc, InternalError):
+        return 1, 1, str(exc)
+    if isinstance(exc, RecursionError):
+        return 1, 1, "code too deeply nested to analyse; file skipped"
+    while_doing = f" while {doing}" if doing else ""
+    return 1, 1, f"internal error{while_doing}: {type(exc).__name__}: {exc} (please report this bug)"
+
+
 @dataclass
 class RuleSet:
     rules: list[Rule]
@@ -194,12 +207,6 @@ def process_file(path: Path, display_path: str, settings: Settings, ruleset: Rul
             result.fixed_text = new_text
             if mode == "write":
                 source.write(new_text)
-    except SourceError as exc:
-        result.error = (exc.line, exc.col, exc.message)
-    except InternalError as exc:
-        result.error = (1, 1, str(exc))
-    except RecursionError:
-        result.error = (1, 1, "code too deeply nested to analyse; file skipped")
-    except Exception as exc:  # a bug in onnxfix: report it on this file, keep processing the others
-        result.error = (1, 1, f"internal error: {type(exc).__name__}: {exc} (please report this bug)")
+    except Exception as exc:  # noqa: BLE001 - reported on this file; the others are processed
+        result.error = error_location(exc)
     return result

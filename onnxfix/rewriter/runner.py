@@ -25,7 +25,7 @@ from onnxfix.config import Settings, load_settings, with_overrides
 from onnxfix.patterns import all_rules
 from onnxfix.rewriter import cache as cache_mod
 from onnxfix.rewriter.discover import discover
-from onnxfix.rewriter.engine import InternalError, RuleSet, applicable, findings_in_module, process_file
+from onnxfix.rewriter.engine import RuleSet, applicable, error_location, findings_in_module, process_file
 from onnxfix.rewriter.project import (
     ProjectResolver,
     absolute,
@@ -453,14 +453,8 @@ def _reach_task(args) -> tuple[str, dict[str, dict[str, Entry]], tuple[int, int,
             if unchanged:
                 _STATE.cache.put(_STATE.findings_key(settings, file, display, raw_hash, own),
                                  [cache_mod.finding_to_json(f) for f in findings])
-    except SourceError as exc:
-        return file, {}, (exc.line, exc.col, exc.message), None
-    except InternalError as exc:
-        return file, {}, (1, 1, str(exc)), None
-    except RecursionError:
-        return file, {}, (1, 1, "expression too deeply nested to analyse"), None
-    except Exception as exc:  # a resolver bug must not take the other files down
-        return file, {}, (1, 1, f"internal error while resolving: {type(exc).__name__}: {exc} (please report this bug)"), None
+    except Exception as exc:  # noqa: BLE001 - a resolver bug must not take the other files down
+        return file, {}, error_location(exc, "resolving"), None
     return file, reach, None, findings
 
 
@@ -478,7 +472,7 @@ def _syntax_task(args) -> tuple[str, tuple[int, int, str] | None]:
         source = SourceFile.read(path)
         parse_python(source.text)
     except SourceError as exc:
-        return file, (exc.line, exc.col, exc.message)
+        return file, error_location(exc)
     if content_hash(source.raw) == raw_hash:
         _STATE.cache.put(key, "ok")
     return file, None
