@@ -21,6 +21,7 @@ import tokenize
 
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Edit, Fix, Rule, RuleDoc
+from onnxfix.rewriter.scope import in_training_only_code
 
 COMPARISONS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 REDUCTIONS_TO_BOOL = frozenset({"any", "all"})
@@ -39,25 +40,9 @@ CONTROL_FLOW_REFERENCES = (
 
 # -- code that does not run at export ---------------------------------------------------------
 def in_training_branch(node: ast.AST, ctx: FunctionContext) -> bool:
-    """Inside the body of `if self.training:` (or `self.is_training`, or `if self.training and
-    ...:`): models are exported in eval mode, so that code is not traced."""
-    child = node
-    for ancestor in ctx.ancestors(node):
-        if isinstance(ancestor, ast.If) and child in ancestor.body and _tests_training(ancestor.test, ctx):
-            return True
-        child = ancestor
-    return False
-
-
-def _tests_training(test: ast.expr, ctx: FunctionContext) -> bool:
-    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
-        return any(_tests_training(value, ctx) for value in test.values)
-    return (
-        isinstance(test, ast.Attribute)
-        and test.attr in ("training", "is_training")
-        and isinstance(test.value, ast.Name)
-        and test.value.id == ctx.self_name
-    )
+    """Inside `if self.training:` (or another training/loss-only branch, as reachability
+    decides them): models are exported in eval mode, so that code is not traced."""
+    return in_training_only_code(node, ctx.ancestors(node))
 
 
 # -- conditions -------------------------------------------------------------------------------
@@ -65,9 +50,8 @@ class Condition:
     """What a test expression is: data-dependent on tensor values or not, and the boolean
     tensor that stands for it in `torch.where` (None when there is no exact spelling)."""
 
-    def __init__(self, where_text: str | None, via: str):
+    def __init__(self, where_text: str | None):
         self.where_text = where_text
-        self.via = via  # 'tensor', 'item', 'bool', 'python-bool', 'compound'
 
 
 def tensor_condition(test: ast.expr, ctx: FunctionContext) -> Condition | None:
@@ -77,12 +61,12 @@ def tensor_condition(test: ast.expr, ctx: FunctionContext) -> Condition | None:
         return _condition_call(test, ctx)
     if isinstance(test, ast.BoolOp):
         if any(tensor_condition(value, ctx) for value in test.values):
-            return Condition(None, "compound")
+            return Condition(None)
         return None
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return Condition(None, "compound") if tensor_condition(test.operand, ctx) else None
+        return Condition(None) if tensor_condition(test.operand, ctx) else None
     if isinstance(test, (ast.Name, ast.Attribute, ast.Subscript)) and ctx.tensors.is_tensor(test):
-        return Condition(None, "bool")
+        return Condition(None)
     return None
 
 
@@ -94,10 +78,10 @@ def _comparison(test: ast.Compare, ctx: FunctionContext) -> Condition | None:
     if not any(kinds):
         return None
     if len(test.ops) > 1:
-        return Condition(None, "compound")
+        return Condition(None)
     if "item" in kinds:
-        return Condition(_text_without_item(test, ctx), "item")
-    return Condition(ctx.segment(test), "tensor")
+        return Condition(_text_without_item(test, ctx))
+    return Condition(ctx.segment(test))
 
 
 def _operand_kind(node: ast.expr, ctx: FunctionContext) -> str | None:
@@ -148,16 +132,16 @@ def _condition_call(test: ast.Call, ctx: FunctionContext) -> Condition | None:
     func = test.func
     qualname = ctx.qualname(func)
     if qualname in PYTHON_BOOL_FUNCTIONS:
-        return Condition(None, "python-bool")
+        return Condition(None)
     if isinstance(func, ast.Name) and func.id == "bool" and ctx.scope.lookup("bool") is None and len(test.args) == 1:
         inner = tensor_condition(test.args[0], ctx)
         if inner is None:
             return None
-        return Condition(inner.where_text if _is_boolean_tensor(test.args[0], ctx) else None, "bool")
+        return Condition(inner.where_text if _is_boolean_tensor(test.args[0], ctx) else None)
     if _is_item_call(test, ctx):
-        return Condition(None, "item")
+        return Condition(None)
     if _is_boolean_tensor(test, ctx):
-        return Condition(ctx.segment(test), "tensor")
+        return Condition(ctx.segment(test))
     return None
 
 

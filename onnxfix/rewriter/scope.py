@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Iterator, Protocol
+from typing import Iterable, Iterator, Protocol
 
 from onnxfix.rewriter.names import (
     FUNCTION_NODES,
@@ -443,10 +443,24 @@ def _children_run_in_eval(node: ast.AST) -> list[ast.AST]:
     return child_nodes(node)
 
 
+def in_training_only_code(node: ast.AST, ancestors: Iterable[ast.AST]) -> bool:
+    """``node`` sits where only training (or loss, or scripting) code runs: the body of `if
+    self.training:` or the `else` of `if not self.training:`. Models are exported in eval mode,
+    so that code is never traced. ``ancestors``: innermost first."""
+    child = node
+    for ancestor in ancestors:
+        if isinstance(ancestor, ast.If):
+            training = _training_test(ancestor.test)
+            if (training is True and child in ancestor.body) or (training is False and child in ancestor.orelse):
+                return True
+        child = ancestor
+    return False
+
+
 def _training_test(test: ast.expr) -> bool | None:
     """True if the test can only hold in training mode (or while computing a loss, or under
     TorchScript scripting), False if only in eval mode."""
-    if isinstance(test, ast.Attribute) and test.attr == "training":
+    if isinstance(test, ast.Attribute) and test.attr in ("training", "is_training"):
         return True
     if _loss_only_test(test):  # losses are not exported: `if return_loss:`, `if labels is not None:`
         return True
