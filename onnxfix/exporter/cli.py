@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 from onnxfix.config import load_settings
@@ -67,7 +66,7 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
     try:
-        targets = _targets(args)
+        targets = plan.plan_targets(_request(args), load_settings(Path.cwd()))
     except plan.PlanError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_ERROR
@@ -97,35 +96,14 @@ def main(argv: list[str]) -> int:
     return code
 
 
-def _targets(args) -> list[plan.Target]:
-    targets = _planned_targets(args)
-    if not (args.decompose or args.decompose_ops):
-        return targets
-    chosen = tuple(op.strip() for op in (args.decompose_ops or "").split(",") if op.strip())
-    from onnxfix.decompositions import BY_KEY
-
-    unknown = [op for op in chosen if op not in BY_KEY]
-    if unknown:
-        raise plan.PlanError(f"--decompose: unknown {', '.join(unknown)}; available: {', '.join(BY_KEY)}")
-    return [replace(t, decompose=chosen) for t in targets]
-
-
-def _planned_targets(args) -> list[plan.Target]:
-    settings = load_settings(Path.cwd())
+def _request(args) -> plan.Request:
+    decompose = None
+    if args.decompose or args.decompose_ops:
+        decompose = tuple(op.strip() for op in (args.decompose_ops or "").split(",") if op.strip())
     exporters = None
     if args.exporter:
         exporters = ("dynamo", "legacy") if args.exporter == "both" else (args.exporter,)
-    configured = plan.targets_from_config(settings) if settings.export else []
-    if args.target is None or ":" not in args.target:
-        chosen = [t for t in configured if args.target in (None, t.name)]
-        if args.target is not None and not chosen:
-            raise plan.PlanError(f"TARGET {args.target!r}: expected path/to/file.py:factory or a configured target name")
-        if chosen and (args.inputs or args.probe_inputs or args.dynamic or args.output):
-            raise plan.PlanError("--inputs, --probe-inputs, --dynamic and -o apply to a TARGET given on the command line")
-        return [replace(t, exporters=exporters or t.exporters, opset=args.opset or t.opset,
-                             timeout=args.timeout or t.timeout) for t in chosen]
-    return [plan.make_target(
-        args.target, args.inputs, args.probe_inputs, plan.parse_dynamic(args.dynamic),
-        exporters or tuple(sorted(settings.exporters)), args.opset, args.output,
-        args.timeout or plan.DEFAULT_TIMEOUT,
-    )]
+    return plan.Request(
+        target=args.target, inputs=args.inputs, probe_inputs=args.probe_inputs, dynamic=tuple(args.dynamic or ()),
+        output=args.output, exporters=exporters, opset=args.opset, timeout=args.timeout, decompose=decompose,
+    )

@@ -217,5 +217,50 @@ def _int(value, path: Path, key: str) -> int | None:
     return value
 
 
+@dataclass(frozen=True)
+class Request:
+    """What `onnxfix export` was asked for on its command line."""
+
+    target: str | None = None  # path/to/file.py:factory, a configured target's name, or None: all
+    inputs: str | None = None
+    probe_inputs: str | None = None
+    dynamic: tuple[str, ...] = ()  # --dynamic values, "name:dim=label,..."
+    output: str | None = None
+    exporters: tuple[str, ...] | None = None  # None: the target's or the project's
+    opset: int | None = None
+    timeout: float | None = None
+    decompose: tuple[str, ...] | None = None  # None off, () every decomposition, else keys
+
+
+def plan_targets(request: Request, settings: Settings) -> list[Target]:
+    """The targets to export: the command line's, else the configured ones."""
+    planned = _requested_targets(request, settings)
+    if request.decompose is None:
+        return planned
+    from onnxfix.decompositions import BY_KEY
+
+    unknown = [op for op in request.decompose if op not in BY_KEY]
+    if unknown:
+        raise PlanError(f"--decompose: unknown {', '.join(unknown)}; available: {', '.join(BY_KEY)}")
+    return [replace(t, decompose=request.decompose) for t in planned]
+
+
+def _requested_targets(request: Request, settings: Settings) -> list[Target]:
+    configured = targets_from_config(settings) if settings.export else []
+    if request.target is None or ":" not in request.target:
+        chosen = [t for t in configured if request.target in (None, t.name)]
+        if request.target is not None and not chosen:
+            raise PlanError(f"TARGET {request.target!r}: expected path/to/file.py:factory or a configured target name")
+        if chosen and (request.inputs or request.probe_inputs or request.dynamic or request.output):
+            raise PlanError("--inputs, --probe-inputs, --dynamic and -o apply to a TARGET given on the command line")
+        return [replace(t, exporters=request.exporters or t.exporters, opset=request.opset or t.opset,
+                        timeout=request.timeout or t.timeout) for t in chosen]
+    return [make_target(
+        request.target, request.inputs, request.probe_inputs, parse_dynamic(list(request.dynamic)),
+        request.exporters or tuple(sorted(settings.exporters)), request.opset, request.output,
+        request.timeout or DEFAULT_TIMEOUT,
+    )]
+
+
 def with_exporters(target: Target, exporters: tuple[str, ...] | None) -> Target:
     return replace(target, exporters=exporters) if exporters else target
