@@ -23,7 +23,30 @@ class FileContext:
     targets: frozenset[str]  # exporters the project targets
 
 
-class FunctionContext:
+class _FileView:
+    """What every rule context offers: source text, edits and findings in one file."""
+
+    file: FileContext
+
+    def segment(self, node: ast.AST) -> str:
+        return self.file.source.segment(node)
+
+    def replace(self, node: ast.AST, text: str) -> Edit:
+        start, end = self.file.source.span(node)
+        return Edit(start, end, text)
+
+    def _finding(self, rule: "Rule", node: ast.AST, message: str | None, fix: Fix | None,
+                 exporters: tuple[str, ...] | None, reached_from: str | None = None) -> Finding:
+        source = self.file.source
+        return Finding(
+            code=rule.code, name=rule.name, message=message or rule.summary, path=self.file.display_path,
+            line=node.lineno, col=source.column(node.lineno, node.col_offset),
+            end_line=node.end_lineno, end_col=source.column(node.end_lineno, node.end_col_offset),
+            exporters=exporters or rule.exporters, fix=fix, reached_from=reached_from,
+        )
+
+
+class FunctionContext(_FileView):
     def __init__(self, file: FileContext, fn: ExportFunction):
         self.file = file
         self.fn = fn
@@ -84,9 +107,6 @@ class FunctionContext:
             yield current
             current = self.parent(current)
 
-    def segment(self, node: ast.AST) -> str:
-        return self.file.source.segment(node)
-
     def assignments(self, name: str) -> list[ast.AST]:
         """Values assigned to ``name`` in this function; a tuple-unpacking target contributes
         the whole Assign node (the caller decides what the element is)."""
@@ -111,10 +131,6 @@ class FunctionContext:
         return Edit(start, end, "")
 
     # -- reporting -------------------------------------------------------------------------
-    def replace(self, node: ast.AST, text: str) -> Edit:
-        start, end = self.file.source.span(node)
-        return Edit(start, end, text)
-
     def report(
         self,
         rule: "Rule",
@@ -123,28 +139,15 @@ class FunctionContext:
         fix: Fix | None = None,
         exporters: tuple[str, ...] | None = None,
     ) -> Finding:
-        source = self.file.source
         entry = self.fn.entry
         reached = None
         if not self.fn.is_entry:
             where = entry.path or self.file.display_path
             reached = f"{entry.qualname}, {where}:{entry.line}"
-        return Finding(
-            code=rule.code,
-            name=rule.name,
-            message=message or rule.summary,
-            path=self.file.display_path,
-            line=node.lineno,
-            col=source.column(node.lineno, node.col_offset),
-            end_line=node.end_lineno,
-            end_col=source.column(node.end_lineno, node.end_col_offset),
-            exporters=exporters or rule.exporters,
-            fix=fix,
-            reached_from=reached,
-        )
+        return self._finding(rule, node, message, fix, exporters, reached)
 
 
-class ModuleContext:
+class ModuleContext(_FileView):
     """What a module-wide rule (``Rule.scope = "module"``) sees: the whole file, with the
     export-time functions found in it. Names resolve through the module's imports."""
 
@@ -156,22 +159,9 @@ class ModuleContext:
     def qualname(self, node: ast.AST) -> str | None:
         return self.file.module.scope.qualname(node)
 
-    def segment(self, node: ast.AST) -> str:
-        return self.file.source.segment(node)
-
-    def replace(self, node: ast.AST, text: str) -> Edit:
-        start, end = self.file.source.span(node)
-        return Edit(start, end, text)
-
     def report(self, rule: "Rule", node: ast.AST, message: str | None = None, fix: Fix | None = None,
                exporters: tuple[str, ...] | None = None) -> Finding:
-        source = self.file.source
-        return Finding(
-            code=rule.code, name=rule.name, message=message or rule.summary, path=self.file.display_path,
-            line=node.lineno, col=source.column(node.lineno, node.col_offset),
-            end_line=node.end_lineno, end_col=source.column(node.end_lineno, node.end_col_offset),
-            exporters=exporters or rule.exporters, fix=fix,
-        )
+        return self._finding(rule, node, message, fix, exporters)
 
 
 def _scope_chain(scope):
