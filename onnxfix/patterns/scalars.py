@@ -7,6 +7,7 @@ import ast
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.precedence import ATOM, TERM, UNARY, in_place_of, operand, precedence
 from onnxfix.rewriter.rule import DYNAMO, LEGACY, Fix, Rule, RuleDoc
+from onnxfix.rewriter.tensors import is_whole_shape
 
 # Methods whose positional arguments are sizes (accept 0-d integer tensors in eager).
 SIZE_METHODS = frozenset(
@@ -484,7 +485,7 @@ class TensorFromValues(Rule):
         if builder is None or not node.args:
             return
         data = node.args[0]
-        if _is_whole_shape(data):
+        if is_whole_shape(data):
             yield ctx.report(
                 self, node,
                 "tensor built from a shape: the legacy exporter records the export-time shape as a constant",
@@ -542,18 +543,6 @@ class TensorFromValues(Rule):
                     if isinstance(value, ast.expr) and self._taken_out_of_tensor(value, ctx, depth + 1):
                         return True
         return False
-
-
-def _is_whole_shape(node: ast.AST) -> bool:
-    """``x.shape``, ``x.size()``, ``x.shape[1:]``: a torch.Size."""
-    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
-        node = node.value
-    if isinstance(node, ast.Attribute):
-        return node.attr == "shape"
-    return (
-        isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size"
-        and not node.args and not node.keywords
-    )
 
 
 RULES = [ItemCall, TolistCall, ScalarCast, LenOfTensor, TensorFromValues]

@@ -373,7 +373,7 @@ class IntegerOracle:
             element = _unpacked_element(value, name)
             if element is not None:
                 return self._check(element, kind)
-            return _unpacks_shape(value.value) and not _is_starred_target(value, name)
+            return is_whole_shape(value.value) and not _is_starred_target(value, name)
         if isinstance(value, ast.stmt):
             return False
         return self._check(value, kind)
@@ -389,8 +389,8 @@ def _is_shape(node: ast.AST) -> bool:
     )
 
 
-def _unpacks_shape(value: ast.AST) -> bool:
-    """``b, c, h, w = x.shape`` / ``= x.size()`` / ``= x.shape[:2]``."""
+def is_whole_shape(value: ast.AST) -> bool:
+    """``x.shape``, ``x.size()``, ``x.shape[:2]``: a torch.Size (``b, c, h, w = x.shape``)."""
     if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Slice):
         value = value.value
     return _is_shape(value)
