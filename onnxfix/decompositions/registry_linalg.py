@@ -1,4 +1,5 @@
-"""Linear algebra: factorisations, determinants, spectral decompositions."""
+"""Linear algebra: triangular factorisations and what they give (Cholesky, QR, triangular solves,
+determinants, least squares, matrix exponential)."""
 
 from __future__ import annotations
 

@@ -473,3 +473,19 @@ RULES = [
     ErfinvApproximation, ScatterReduceArgument, AdaptiveMaxPoolUneven, CdistBroadcast,
     UnsupportedOperator, OpsetTooLow,
 ]
+
+
+# ---- ONX512 linear-algebra factorisations (decompositions/registry_linalg.py) ------------------
+
+
+# ---- ONX513 spectral linear algebra (decompositions/registry_spectral.py) ----------------------
+
+
+# ---- ONX514 special functions (decompositions/registry_special.py) -----------------------------
+
+
+# ---- ONX515-ONX516 structural ops, dynamo's silent bugs (decompositions/registry_structural.py) -
+
+
+# ---- ONX517-ONX518 legacy-only failures and silent bugs (decompositions/registry_legacy.py) -----
+
