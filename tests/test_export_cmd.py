@@ -111,6 +111,8 @@ def test_untranslatable_operator_maps_graph_nodes_to_the_user_line(capsys):
     ]
     assert dynamo["findings"][0]["message"].startswith("DispatchError: No ONNX function found for <OpOverload(op='aten.linalg_inv_ex'")
     assert legacy["findings"][0]["message"] == "UnsupportedOperatorError: Exporting the operator 'aten::linalg_inv' to ONNX opset version 20 is not supported"
+    # the other channel of the ONX501 fix: the same decomposition applied at export time
+    assert document["targets"][0]["decompose_hint"] == ["linalg_inv"]
 
 
 # ---- a crashing exporter is a result: CRASH, exit 1 --------------------------------------------

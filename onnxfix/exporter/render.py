@@ -30,6 +30,11 @@ def finding_line(finding: ExportFinding) -> str:
     return text
 
 
+def decompose_hint_line(keys: tuple[str, ...]) -> str:
+    return (f"hint: `--decompose-ops {','.join(keys)}` exports with onnxfix's decompositions of these ops "
+            "without editing the source (`--fix` writes them into the source instead)")
+
+
 def display_path_str(path: str) -> str:
     from pathlib import Path
 
@@ -72,6 +77,8 @@ def text_report(results: list[TargetResult], unsafe_fixes: bool) -> str:
         findings = [f for r in result.results for f in r.findings]
         lines += [finding_line(f) for f in findings]
         lines += [output.text_line(f, unsafe_fixes) for f in result.static_findings]
+        if result.decompose_hint:
+            lines.append(decompose_hint_line(result.decompose_hint))
         if result.fix:
             lines += _fix_lines(result)
         lines.append("")
@@ -170,6 +177,7 @@ def target_json(result: TargetResult) -> dict:
         "ok": result.ok,
         "results": [verdict_json(r) for r in result.results],
         "static_findings": [output.finding_json(f) for f in result.static_findings],
+        "decompose_hint": list(result.decompose_hint),
         "fix": fix,
     }
 

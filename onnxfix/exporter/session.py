@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
+from onnxfix.decompositions import BY_KEY
 from onnxfix.exporter.isolate import ExportRequest, run_isolated
 from onnxfix.exporter.plan import Target
 from onnxfix.exporter.result import OK, Verdict
@@ -59,6 +60,9 @@ class TargetResult:
     results: list[ExporterResult] = field(default_factory=list)
     static_findings: list[Finding] = field(default_factory=list)
     fix: FixResult | None = None
+    # Decomposition keys that would carry the failed exports through without a source change
+    # (`--decompose-ops KEYS`): the other delivery channel of the ONX5xx fixes.
+    decompose_hint: tuple[str, ...] = ()
 
     @property
     def final(self) -> list[ExporterResult]:
@@ -76,6 +80,7 @@ class TargetResult:
 def run_target(target: Target, progress: Progress, fix: str | None = None, unsafe_fixes: bool | None = None) -> TargetResult:
     result = TargetResult(target, static_findings=static_findings(target, target.model_path, unsafe_fixes))
     result.results = export_all(target, result.static_findings, progress)
+    result.decompose_hint = decompositions_that_help(target, result.results, result.static_findings)
     if fix:
         result.fix = fix_and_reexport(target, fix, unsafe_fixes, progress)
     return result
@@ -86,6 +91,24 @@ def static_findings(target: Target, path: Path, unsafe_fixes: bool | None) -> li
     from onnxfix.rewriter.runner import run
 
     return run([path], "check", unsafe_fixes=unsafe_fixes, exporters=frozenset(target.exporters)).findings
+
+
+def decompositions_that_help(target: Target, results: list[ExporterResult], static: list[Finding]) -> tuple[str, ...]:
+    """Keys of the decompositions behind the static findings that failed exports link to at
+    their own line (none when the export already ran with --decompose)."""
+    if target.decompose is not None:
+        return ()
+    linked = {(link.code, link.path, link.line) for r in results if r.verdict.verdict != OK
+              for f in r.findings for link in f.fixed_by if link.relation == "same-line"}
+    keys: list[str] = []
+    for finding in static:
+        if (finding.code, os.path.realpath(finding.path), finding.line) not in linked:
+            continue
+        helpers = finding.fix.helpers if finding.fix else ()
+        key = helpers[-1].name.removeprefix("_onnx_") if helpers else ""  # the chain ends with the finding's own
+        if key in BY_KEY and key not in keys:
+            keys.append(key)
+    return tuple(keys)
 
 
 def export_all(target: Target, static: list[Finding], progress: Progress, rename: dict[str, str] | None = None,
