@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -171,3 +172,32 @@ def test_progress_shows_only_for_long_scans_at_a_terminal(monkeypatch):
     bar.close()
     monkeypatch.setattr(runner.sys, "stderr", type("Pipe", (_Terminal,), {"isatty": lambda self: False})())
     assert runner._progress_bar(500, "checking") is None
+
+
+def _entries(project: Path) -> list[Path]:
+    return [p for p in (project / ".onnxfix_cache").rglob("*") if p.is_file() and len(p.name) > 30]
+
+
+def test_unused_entries_and_other_versions_are_pruned_once_a_day(project, capsys):
+    import time
+
+    from onnxfix.rewriter import cache as cache_mod
+
+    folder = project / ".onnxfix_cache"
+    check(capsys, ".")  # the first run prunes nothing and stamps the folder
+    entries = _entries(project)
+    stale, used = entries[0], entries[1]
+    month = time.time() - (cache_mod.MAX_UNUSED_DAYS + 1) * cache_mod.DAY
+    os.utime(stale, (month, month))
+    os.utime(used, (month, month))
+    old_version = folder / "0.0.1" / "ab"
+    old_version.mkdir(parents=True)
+    (old_version / ("c" * 38)).write_text("[]")
+    key = used.parent.name + used.name
+    assert cache_mod.Cache(folder).get(key) is not None  # a hit re-stamps a month-old entry
+    assert cache_mod.Cache(folder).prune() == 0  # pruned less than a day ago: no sweep
+    assert stale.exists()
+    assert cache_mod.Cache(folder).prune(now=time.time() + cache_mod.DAY + 1) == 1
+    assert not stale.exists() and used.exists()
+    assert not (folder / "0.0.1").exists()
+    assert check(capsys, ".") == (1, [BASE, LAYERS, UTILS])  # a pruned entry is a miss

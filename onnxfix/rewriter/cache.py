@@ -19,7 +19,9 @@ import functools
 import hashlib
 import json
 import os
+import shutil
 import tempfile
+import time
 from pathlib import Path
 
 from onnxfix import __version__
@@ -27,6 +29,11 @@ from onnxfix.rewriter.rule import Edit, Finding, Fix, Helper
 from onnxfix.rewriter.scope import Entry
 
 CACHE_DIR_NAME = ".onnxfix_cache"
+DAY = 24 * 3600
+# An entry unused this long is deleted. Every edit of a file writes a new entry (keys hash the
+# content), so without pruning the folder grows for ever. Entries are re-stamped when used
+# (at most once a day each), and the sweep runs at most once a day.
+MAX_UNUSED_DAYS = 30
 
 
 def key_of(*parts: object) -> str:
@@ -62,9 +69,12 @@ class Cache:
     def get(self, key: str):
         if self.folder is None:
             return None
+        path = self._path(key)
         try:
-            with open(self._path(key), encoding="utf-8") as handle:
-                return json.load(handle)
+            with open(path, encoding="utf-8") as handle:
+                value = json.load(handle)
+                _mark_used(path, os.fstat(handle.fileno()).st_mtime)
+                return value
         except (OSError, ValueError):
             return None
 
@@ -82,6 +92,27 @@ class Cache:
         except OSError:
             pass  # a read-only tree still gets checked, just not cached
 
+    def prune(self, now: float | None = None) -> int:
+        """Delete entries unused for MAX_UNUSED_DAYS and other onnxfix versions' folders, at
+        most once a day (a stamp file says when it last ran). Returns the entries deleted."""
+        if self.folder is None:
+            return 0
+        now = time.time() if now is None else now
+        stamp = self.folder / ".last-prune"
+        try:
+            if now - stamp.stat().st_mtime < DAY:
+                return 0
+        except OSError:
+            pass  # never pruned
+        try:
+            self._prepare()
+            stamp.touch()
+            os.utime(stamp, (now, now))
+        except OSError:
+            return 0
+        _remove_other_versions(self.folder)
+        return _remove_unused(self.folder / __version__, now - MAX_UNUSED_DAYS * DAY)
+
     def _path(self, key: str) -> Path:
         return self.folder / __version__ / key[:2] / key[2:]
 
@@ -96,6 +127,35 @@ class Cache:
         if not tag.exists():
             tag.write_text("Signature: 8a477f597d28d172789f06886806bc55\n", encoding="utf-8")
         self._ready = True
+
+
+def _mark_used(path: Path, stamped: float) -> None:
+    """Re-stamp an entry read now, once a day at most (pruning goes by the stamp)."""
+    now = time.time()
+    if now - stamped > DAY:
+        try:
+            os.utime(path, (now, now))
+        except OSError:
+            pass  # a read-only cache still answers
+
+
+def _remove_other_versions(folder: Path) -> None:
+    for child in folder.iterdir():
+        if child.is_dir() and child.name != __version__:
+            shutil.rmtree(child, ignore_errors=True)
+
+
+def _remove_unused(folder: Path, cutoff: float) -> int:
+    removed = 0
+    for bucket in folder.iterdir() if folder.is_dir() else ():
+        for entry in bucket.iterdir() if bucket.is_dir() else ():
+            try:
+                if entry.stat().st_mtime < cutoff:
+                    entry.unlink()
+                    removed += 1
+            except OSError:
+                continue
+    return removed
 
 
 # -- (de)serialisation -------------------------------------------------------------------------

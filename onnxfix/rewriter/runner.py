@@ -118,9 +118,11 @@ def run(
     if not scanned:
         return result
     folder = _cache_folder(cache_dir, result.settings) if use_cache else None
-    project = Project(list(scanned.values()), RuleSet(list(all_rules())), mode, cache_mod.Cache(folder))
+    cache = cache_mod.Cache(folder)
+    project = Project(list(scanned.values()), RuleSet(list(all_rules())), mode, cache)
     project.add_context(_sibling_files(scanned))
     result.files = project.run(jobs or _cpu_count(), progress)
+    cache.prune()
     return result
 
 
