@@ -176,6 +176,19 @@ def test_correct_model_is_ok_under_both_exporters(configured, capsys, monkeypatc
     assert "| Relu | 1 |" in report
 
 
+def test_without_output_the_exported_model_is_not_left_behind(tmp_path, capsys, monkeypatch):
+    """No -o: the .onnx file lives in a temporary folder that is deleted after verification
+    (a pre-commit export hook must not fill the temp folder, one model per commit)."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))  # the export worker's tempfile folder
+    code, document = _cli_json(["tests/export_models/correct.py:make_model", "--inputs",
+                                "tests/export_models/correct.py:example_inputs", "--exporter", "legacy"], capsys)
+    (result,) = document["targets"][0]["results"]
+    assert (code, result["verdict"], result["onnx_path"]) == (0, "OK", None)
+    # Only onnxfix's own leftovers count: onnxruntime writes a `.ses` file there on import.
+    assert [p.name for p in scratch.rglob("*") if p.name.startswith("onnxfix") or p.suffix == ".onnx"] == []
+
 # ---- results that are not the exporter's fault ---------------------------------------------
 
 def test_a_factory_that_is_not_a_model_is_a_load_error_exit_2(capsys):

@@ -86,6 +86,11 @@ def case_inputs(case: Case, seed: int) -> tuple:
 
 def probe_one(case: Case, exporter: str, opset: int) -> dict:
     """Export ``case`` at ``opset`` and compare with eager: {"verdict", "error", ...}."""
+    with tempfile.TemporaryDirectory(prefix="onnxfix-cat-") as folder:
+        return _probe_into(case, exporter, opset, Path(folder) / "m.onnx")
+
+
+def _probe_into(case: Case, exporter: str, opset: int, path: Path) -> dict:
     import warnings
 
     import torch
@@ -95,7 +100,6 @@ def probe_one(case: Case, exporter: str, opset: int) -> dict:
     model = make_module(case).eval()
     args = case_inputs(case, 0)
     verify.eager(model, args)  # a case eager PyTorch rejects is a bug in the table: CASE-ERROR
-    path = Path(tempfile.mkdtemp(prefix="onnxfix-cat-")) / "m.onnx"
     names = verify.input_names(model, len(args))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -19,7 +19,7 @@ import traceback
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import numpy as np
 import torch
@@ -158,9 +158,7 @@ def verify(
     ``decompose``: onnxfix's operator decompositions to apply during the export only (``[]`` =
     all); eager PyTorch still runs the original ops, so the comparison proves them equivalent."""
     started = time.monotonic()
-    path = out or Path(tempfile.mkdtemp(prefix="onnxfix-")) / "model.onnx"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    verdict = Verdict(exporter=exporter, verdict=OK, onnx_path=str(path))
+    verdict = Verdict(exporter=exporter, verdict=OK, onnx_path=str(out or ""))
     on_stage("load")
     try:
         torch.manual_seed(0)
@@ -168,14 +166,27 @@ def verify(
         eager(model, args)
     except Exception as exc:  # the user's model does not build or run: nothing to export
         return _failed(verdict, LOAD_FAILS, "load", f"the model does not run eagerly: {describe(exc)}", started)
-    for stage, step in (("export", _export), ("checker", _check_onnx), ("runtime", _numerics)):
-        on_stage(stage)
-        with _decompositions(decompose) if stage == "export" else contextlib.nullcontext():
-            step(verdict, model, args, probes, dynamic, opset, path)
-        if verdict.verdict != OK:
-            break
+    with _model_file(out) as path:
+        for stage, step in (("export", _export), ("checker", _check_onnx), ("runtime", _numerics)):
+            on_stage(stage)
+            with _decompositions(decompose) if stage == "export" else contextlib.nullcontext():
+                step(verdict, model, args, probes, dynamic, opset, path)
+            if verdict.verdict != OK:
+                break
     verdict.seconds = round(time.monotonic() - started, 2)
     return verdict
+
+
+@contextlib.contextmanager
+def _model_file(out: Path | None) -> Iterator[Path]:
+    """Where the export is written: ``out``, kept; or a temporary folder deleted afterwards
+    (a model can be hundreds of MB, and a pre-commit hook exports on every commit)."""
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        yield out
+        return
+    with tempfile.TemporaryDirectory(prefix="onnxfix-") as folder:
+        yield Path(folder) / "model.onnx"
 
 
 def _decompositions(ops: list[str] | None):
