@@ -186,7 +186,8 @@ def test_json_report_shape_is_stable():
     document = json.loads(render.json_report([TargetResult(target, [ExporterResult(verdict)])], 0))
     assert list(document) == ["schema_version", "ok", "exit_code", "targets"]
     (entry,) = document["targets"]
-    assert list(entry) == ["name", "model", "inputs", "probe_inputs", "dynamic", "exporters", "opset", "ok", "results", "static_findings", "fix"]
+    assert list(entry) == ["name", "model", "inputs", "probe_inputs", "dynamic", "exporters", "opset", "ok", "results", "static_findings", "decompose_hint", "fix"]
+    assert entry["decompose_hint"] == []  # an OK export needs no decomposition
     (result,) = entry["results"]
     assert result == {
         "exporter": "dynamo", "verdict": "OK",
