@@ -3,9 +3,10 @@
 Each feature-map cell predicts distances to the four box sides; the decoder turns them into
 normalized (x1, y1, x2, y2) boxes. The stride of the level and the normalization are computed
 from the image and feature sizes with Python numbers, the way detection heads are often
-written. The legacy exporter records those numbers as constants; the dynamo exporter exports
-`int(image_width / feature_width)` as the export-time stride, so both are silently wrong for
-an image or a feature map of another size.
+written, in the head, a helper and a method. The legacy exporter records those numbers as
+constants; the dynamo exporter exports `int(image_width / feature_width)` as the export-time
+stride and `int(h * w)` as the export-time cell count. Both exported models then fail in
+onnxruntime on a feature map of another size.
 """
 
 import torch
@@ -21,6 +22,7 @@ def cell_centers(height, width, stride, like: torch.Tensor) -> torch.Tensor:
 
 
 def distances_to_boxes(centers: torch.Tensor, distances: torch.Tensor) -> torch.Tensor:
+    centers = centers.expand(distances.shape[0], -1, -1)  # one copy of the grid per image
     left_top = centers - distances[..., :2]
     right_bottom = centers + distances[..., 2:]
     return torch.cat([left_top, right_bottom], dim=-1)
@@ -33,8 +35,10 @@ class LevelHead(nn.Module):
         self.classify = nn.Conv2d(channels, classes, kernel_size=1)
 
     def forward(self, features: torch.Tensor):
-        distances = self.regress(features).flatten(2).transpose(1, 2).exp()
-        scores = self.classify(features).flatten(2).transpose(1, 2).sigmoid()
+        batch = features.shape[0]
+        cells = features.shape[2] * features.shape[3]
+        distances = self.regress(features).reshape(batch, 4, cells).transpose(1, 2).exp()
+        scores = self.classify(features).reshape(batch, -1, cells).transpose(1, 2).sigmoid()
         return distances, scores
 
 
