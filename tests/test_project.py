@@ -93,6 +93,17 @@ def test_a_warm_run_parses_nothing_and_reports_the_same(project, capsys, parses)
     assert (project / ".onnxfix_cache" / ".gitignore").read_text().endswith("*\n")
 
 
+def test_a_cache_filled_from_another_folder_reports_paths_from_this_one(project, capsys, monkeypatch):
+    """Cached reach maps name forwards by file identity, not by the path shown from the folder
+    of the run that filled them (a pre-commit hook and a developer run from different folders)."""
+    cache = ["--cache-dir", str(project / "shared-cache")]
+    assert check(capsys, *cache, ".") == (1, [BASE, LAYERS, UTILS])
+    monkeypatch.chdir(project / "mfpkg")
+    expected = [line.replace("mfpkg/", "") for line in (BASE, LAYERS, UTILS)]
+    assert check(capsys, *cache, ".") == (1, expected)
+    assert check(capsys, "--no-cache", ".") == (1, expected)
+
+
 def test_no_cache_neither_reads_nor_writes(project, capsys, parses):
     check(capsys, "--no-cache", ".")
     assert not (project / ".onnxfix_cache").exists()

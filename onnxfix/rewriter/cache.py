@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 
 from onnxfix import __version__
+from onnxfix.rewriter.paths import shown
 from onnxfix.rewriter.rule import Edit, Finding, Fix, Helper
 from onnxfix.rewriter.scope import Entry
 
@@ -202,4 +203,6 @@ def reach_from_json(data: dict) -> dict[str, dict[str, Entry]]:
 
 
 def reach_digest(keys: dict[str, Entry]) -> str:
-    return json.dumps(sorted((k, e.qualname, e.path, e.line) for k, e in keys.items()))
+    """The reach as the findings show it ("reached from Model.forward, model.py:12"): the
+    forward's file as shown from the working directory, which the cached message embeds."""
+    return json.dumps(sorted((k, e.qualname, shown(e.path), e.line) for k, e in keys.items()))

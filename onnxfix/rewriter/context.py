@@ -6,6 +6,7 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable
 
+from onnxfix.rewriter.paths import shown
 from onnxfix.rewriter.rule import Edit, Finding, Fix
 from onnxfix.rewriter.scope import ExportFunction, ExportScope, ModuleIndex, is_torch_module_qualname
 from onnxfix.rewriter.source import SourceFile
@@ -142,7 +143,7 @@ class FunctionContext(_FileView):
         entry = self.fn.entry
         reached = None
         if not self.fn.is_entry:
-            where = entry.path or self.file.display_path
+            where = shown(entry.path) if entry.path else self.file.display_path
             reached = f"{entry.qualname}, {where}:{entry.line}"
         return self._finding(rule, node, message, fix, exporters, reached)
 

@@ -168,7 +168,7 @@ def reach_of_file(module: ModuleIndex, resolver) -> tuple[dict[str, dict[str, En
     functions = ScopeBuilder(resolver).build([module]).functions
     for fn in functions:
         if fn.module.file:
-            merge_reach(reach, {fn.module.file: {fn.key: fn.entry}}, {fn.module.file: fn.module.path})
+            merge_reach(reach, {fn.module.file: {fn.key: fn.entry}})
     return reach, functions
 
 
@@ -179,22 +179,22 @@ def own_functions(module: ModuleIndex, functions: list, own: dict[str, Entry]) -
     for fn in functions:
         entry = own.get(fn.key) if fn.module is module else None
         if entry is not None:
-            is_entry = entry.qualname == fn.key and entry.path == module.path
+            is_entry = entry.qualname == fn.key and entry.path == module.identity
             scope.functions.append(replace(fn, entry=entry, is_entry=is_entry))
     return scope
 
 
-def merge_reach(into: dict[str, dict[str, Entry]], found: dict[str, dict[str, Entry]], displays: dict[str, str]) -> None:
-    """Union of reach maps; when several forwards reach a function, the one in the function's
-    own file wins, then the first by (path, line): the report does not depend on order."""
+def merge_reach(into: dict[str, dict[str, Entry]], found: dict[str, dict[str, Entry]]) -> None:
+    """Union of reach maps (keyed by file identity, as Entry.path is); when several forwards
+    reach a function, the one in the function's own file wins, then the first by (path, line):
+    the report does not depend on order."""
     for file, keys in found.items():
         target = into.setdefault(file, {})
-        own = displays.get(file)
         for key, entry in keys.items():
             current = target.get(key)
-            if current is None or _preference(entry, own) < _preference(current, own):
+            if current is None or _preference(entry, file) < _preference(current, file):
                 target[key] = entry
 
 
-def _preference(entry: Entry, own_path: str | None) -> tuple:
+def _preference(entry: Entry, own_path: str) -> tuple:
     return (entry.path != own_path, entry.path, entry.line, entry.qualname)

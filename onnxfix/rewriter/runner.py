@@ -38,6 +38,7 @@ from onnxfix.rewriter.project import (
     reach_of_file,
     roots_for,
 )
+from onnxfix.rewriter.paths import display_path
 from onnxfix.rewriter.rule import FileResult, Finding
 from onnxfix.rewriter.scope import Entry, ModuleIndex
 from onnxfix.rewriter.source import SourceError, SourceFile, parse_python, read_regular_bytes
@@ -64,14 +65,6 @@ class RunResult:
     @property
     def changed(self) -> list[FileResult]:
         return [r for r in self.files if r.fixed_text is not None]
-
-
-def display_path(path: Path) -> str:
-    try:
-        relative = os.path.relpath(path)
-    except ValueError:  # another drive on Windows
-        return str(path)
-    return str(path.resolve()) if relative.startswith("..") else relative
 
 
 @dataclass
@@ -256,19 +249,18 @@ class Project:
         self._by_file = {f.file: f for f in self.files}
         errors: dict[str, tuple[int, int, str]] = {}
         reach: dict[str, dict[str, Entry]] = {}
-        displays = {f.file: f.display for f in self.files}
         pending = []
         for scanned in (f for f in self.files if f.has_entry):
             cached = self._cached_reach(scanned)
             if cached is None:
                 pending.append(scanned)
             else:
-                merge_reach(reach, cached, displays)
+                merge_reach(reach, cached)
         early: dict[str, tuple[dict[str, Entry], list[Finding]]] = {}
         for file, found, error, findings in self._map(
             _reach_task, [self._reach_args(f) for f in pending], jobs, progress, "resolving"
         ):
-            merge_reach(reach, found, displays)
+            merge_reach(reach, found)
             if error:
                 errors[file] = error
             if findings is not None:

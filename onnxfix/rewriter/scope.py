@@ -131,6 +131,12 @@ class ModuleIndex:
     path: str = ""  # as displayed in reports
     file: str = ""  # absolute path, the identity used across files (empty for text checks)
 
+    @property
+    def identity(self) -> str:
+        """What Entry.path holds: independent of the working directory, so a reach map cached
+        by a run from another folder still names the same files."""
+        return self.file or self.path
+
     @classmethod
     def build(cls, tree: ast.Module, path: str = "", package: str | None = None, file: str = "") -> "ModuleIndex":
         classes = {n.name: _class_info(n) for n in tree.body if isinstance(n, ast.ClassDef)}
@@ -159,7 +165,7 @@ class Entry:
     """The forward through which a function runs at export time."""
 
     qualname: str  # "Model.forward"
-    path: str
+    path: str  # the forward's file: ModuleIndex.identity (shown through paths.shown)
     line: int
 
 
@@ -249,7 +255,7 @@ class ScopeBuilder:
             for info in module.classes.values():
                 forward = info.methods.get("forward")
                 if forward is not None and self.is_module_class(module, info) and not _is_loss_class(info):
-                    entry = Entry(f"{info.name}.forward", module.path, forward.lineno)
+                    entry = Entry(f"{info.name}.forward", module.identity, forward.lineno)
                     worklist.append(
                         ExportFunction(forward, module, info, None, entry, True, entry.qualname, module.scope)
                     )
@@ -373,7 +379,7 @@ def functions_from_reach(module: ModuleIndex, reach: dict[str, Entry]) -> Export
         scope = function_scope(node, parent)
         entry = reach.get(key)
         if entry is not None:
-            is_entry = entry.qualname == key and entry.path == module.path
+            is_entry = entry.qualname == key and entry.path == module.identity
             result.functions.append(ExportFunction(node, module, cls, scope, entry, is_entry, key))
         if any(k.startswith(key + ".") for k in reach):
             for sub, _ in walk_scope(node):
