@@ -30,6 +30,11 @@ CASES = {
         "_onnx_linalg_solve_triangular(a, c, upper=True) + _onnx_linalg_solve_triangular(a, c.transpose(-2, -1), upper=False, left=False).transpose(-2, -1)",
         lambda g, b: (triangular(g, b, 4), randn(g, b, 4, 2)), True,
     ),
+    "triangular_solve": (
+        "torch.triangular_solve(c, a, upper=False, transpose=True)[0] + c.triangular_solve(a)[0]",
+        "_onnx_triangular_solve(c, a, upper=False, transpose=True)[0] + _onnx_triangular_solve(c, a)[0]",
+        lambda g, b: (triangular(g, b, 4), randn(g, b, 4, 2)), True,
+    ),
     "linalg_slogdet": (
         "*torch.linalg.slogdet(a)", "*_onnx_linalg_slogdet(a)",
         lambda g, b: (randn(g, b, 4, 4) + 2 * torch.eye(4),), True,
@@ -47,5 +52,5 @@ CASES = {
         lambda g, b: (randn(g, b, 5, 3), randn(g, b, 5, 2)), True,
     ),
 }
-PARAMS = {"linalg_solve_triangular": "a, c", "linalg_lstsq": "a, c"}
+PARAMS = {"linalg_solve_triangular": "a, c", "triangular_solve": "a, c", "linalg_lstsq": "a, c"}
 MULTI_OUTPUT = ("linalg_slogdet",)

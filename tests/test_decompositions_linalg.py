@@ -260,6 +260,26 @@ def test_lstsq_solution_matches_torch(shapes, dtype):
 
 def test_lstsq_keys_and_requirements():
     assert BY_KEY["linalg_lstsq"].requires == ("linalg_qr", "linalg_solve_triangular")
-    for key in ("linalg_cholesky", "linalg_solve_triangular", "linalg_slogdet", "linalg_qr",
+    for key in ("linalg_cholesky", "linalg_solve_triangular", "triangular_solve", "linalg_slogdet", "linalg_qr",
                 "linalg_matrix_exp", "linalg_lstsq"):
         assert not BY_KEY[key].exact and BY_KEY[key].error_bound  # all approximate: unsafe, measured
+
+
+# ---- triangular_solve (deprecated spelling) ----------------------------------------------------------
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", [1, 3, 5])
+def test_triangular_solve_matches_torch(n, dtype):
+    a, b = triangular_system(n, dtype, n + 10)
+    solve = helper("triangular_solve")
+    bound = {torch.float32: 1e-5, torch.float64: 1e-13}[dtype]
+    for upper in (True, False):
+        for transpose in (False, True):
+            for unitriangular in (False, True):
+                a_unit = a * 0.3 if unitriangular else a
+                got = solve(b, a_unit, upper, transpose, unitriangular)
+                want = torch.triangular_solve(b, a_unit, upper=upper, transpose=transpose, unitriangular=unitriangular)
+                assert relative_error(got.solution, want.solution) < bound
+                assert torch.equal(got.cloned_coefficient, want.cloned_coefficient)
+    # broadcasting: one A for a batch of right-hand sides, and the method spelling
+    got, want = solve(b, a[0], upper=False), b.triangular_solve(a[0], upper=False)
+    assert relative_error(got[0], want[0]) < bound and torch.equal(got[1], want[1])

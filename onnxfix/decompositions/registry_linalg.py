@@ -31,6 +31,16 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "condition number",
     ),
     Decomposition(
+        "triangular_solve", ("torch.triangular_solve", "Tensor.triangular_solve"), False,
+        ("triangular_solve", "Tensor.triangular_solve"), (),
+        "The deprecated (B, A) spelling of solve_triangular (transpose= solves A^T X = B); "
+        "returns (solution, cloned_coefficient) with A broadcast to the batch shape, as torch. "
+        "Same method, limits and bound as _onnx_linalg_solve_triangular.",
+        requires=("linalg_solve_triangular",),
+        error_bound="as _onnx_linalg_solve_triangular: max relative error 1e-5 (float32) and "
+        "1e-13 (float64)",
+    ),
+    Decomposition(
         "linalg_slogdet", ("torch.linalg.slogdet", "torch.slogdet", "Tensor.slogdet"), False,
         ("linalg.slogdet", "slogdet", "Tensor.slogdet"),
         ("https://github.com/onnx/onnx/issues/3174",),

@@ -46,6 +46,8 @@ CASES = [
     C("linalg.solve", L + "solve", "torch.linalg.solve(x, y)", "WC(4), R(4, 2)", "x, y"),
     C("linalg.solve vector", L + "solve", "torch.linalg.solve(x, y)", "WC(4), R(4)", "x, y"),
     C("linalg.solve_triangular", L + "solve_triangular", "torch.linalg.solve_triangular(x.triu(), y, upper=True)", "WC(4), R(4, 2)", "x, y"),
+    C("triangular_solve", "torch.triangular_solve", "torch.triangular_solve(y, x.triu())[0]", "WC(4), R(4, 2)", "x, y"),
+    C("Tensor.triangular_solve", "Tensor.triangular_solve", "y.triangular_solve(x.tril(), upper=False)[0]", "WC(4), R(4, 2)", "x, y"),
     C("linalg.eigh", L + "eigh", "torch.linalg.eigh(x)[0]", "SPD(4),"),
     C("linalg.eigvalsh", L + "eigvalsh", "torch.linalg.eigvalsh(x)", "SPD(4),"),
     C("linalg.eigvals", L + "eigvals", "torch.view_as_real(torch.linalg.eigvals(x))", "SPD(4),"),

@@ -484,12 +484,13 @@ class LinalgFactorisation(DecompositionRule):
     name = "linalg-factorisation"
     summary = ("`cholesky` / `solve_triangular` / `slogdet` / `qr` / `matrix_exp` / `lstsq` do not "
                "export: rewrite to unrolled factorisations")
-    keys = ("linalg_cholesky", "linalg_solve_triangular", "linalg_slogdet", "linalg_qr",
+    keys = ("linalg_cholesky", "linalg_solve_triangular", "triangular_solve", "linalg_slogdet", "linalg_qr",
             "linalg_matrix_exp", "linalg_lstsq")
     default_safety = "unsafe"
     doc = _doc(
         "Finds `torch.linalg.cholesky`, `torch.cholesky`, `Tensor.cholesky`, "
-        "`torch.linalg.solve_triangular`, `torch.linalg.slogdet`, `torch.slogdet`, "
+        "`torch.linalg.solve_triangular`, `torch.triangular_solve`, `Tensor.triangular_solve`, "
+        "`torch.linalg.slogdet`, `torch.slogdet`, "
         "`Tensor.slogdet`, `torch.linalg.qr`, `torch.linalg.matrix_exp`, `torch.matrix_exp`, "
         "`Tensor.matrix_exp` and `torch.linalg.lstsq` (fix only where `.solution` / `[0]` is used).",
         "ONNX has no factorisation or triangular solver (onnx/onnx#7144): both exporters fail, "
