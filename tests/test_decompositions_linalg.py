@@ -162,7 +162,7 @@ def test_slogdet_needs_pivoting_and_handles_singular():
 
 
 # ---- qr ------------------------------------------------------------------------------------------------
-QR_SHAPES = [(4, 4), (6, 3), (3, 6), (1, 1), (5, 1), (1, 5), (2, 4, 4), (3, 5, 2)]
+QR_SHAPES = [(4, 4), (6, 3), (3, 6), (1, 1), (5, 1), (1, 5), (2, 4, 4), (3, 5, 2), (50, 6, 6), (50, 6, 4), (50, 4, 6)]
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -170,11 +170,11 @@ QR_SHAPES = [(4, 4), (6, 3), (3, 6), (1, 1), (5, 1), (1, 5), (2, 4, 4), (3, 5, 2
 def test_qr_matches_torch_signs_included(shape, dtype):
     a = torch.randn(*shape, generator=gen(sum(shape)), dtype=dtype)
     qr = helper("linalg_qr")
-    bound = {torch.float32: 1e-6, torch.float64: 1e-15}[dtype]
+    bound = {torch.float32: 5e-6, torch.float64: 1e-14}[dtype]  # Q; R gets twice that
     for mode in ("reduced", "complete", "r"):
         got, want = qr(a, mode), torch.linalg.qr(a, mode)
         assert got.Q.shape == want.Q.shape
-        assert max_error(got.Q, want.Q) < bound and max_error(got.R, want.R) < bound * 4
+        assert max_error(got.Q, want.Q) < bound and max_error(got.R, want.R) < bound * 2
     assert max_error(qr(a, mode="reduced")[0], torch.linalg.qr(a)[0]) < bound
 
 
