@@ -11,6 +11,7 @@ export time without touching the source.
 from __future__ import annotations
 
 import ast
+import dataclasses
 from typing import ClassVar
 
 from onnxfix import operator_catalog as catalog
@@ -476,6 +477,63 @@ RULES = [
 
 
 # ---- ONX512 linear-algebra factorisations (decompositions/registry_linalg.py) ------------------
+
+
+class LinalgFactorisation(DecompositionRule):
+    code = "ONX512"
+    name = "linalg-factorisation"
+    summary = ("`cholesky` / `solve_triangular` / `slogdet` / `qr` / `matrix_exp` / `lstsq` do not "
+               "export: rewrite to unrolled factorisations")
+    keys = ("linalg_cholesky", "linalg_solve_triangular", "triangular_solve", "linalg_slogdet", "linalg_qr",
+            "linalg_matrix_exp", "linalg_lstsq")
+    default_safety = "unsafe"
+    doc = _doc(
+        "Finds `torch.linalg.cholesky`, `torch.cholesky`, `Tensor.cholesky`, "
+        "`torch.linalg.solve_triangular`, `torch.triangular_solve`, `Tensor.triangular_solve`, "
+        "`torch.linalg.slogdet`, `torch.slogdet`, "
+        "`Tensor.slogdet`, `torch.linalg.qr`, `torch.linalg.matrix_exp`, `torch.matrix_exp`, "
+        "`Tensor.matrix_exp` and `torch.linalg.lstsq` (fix only where `.solution` / `[0]` is used).",
+        "ONNX has no factorisation or triangular solver (onnx/onnx#7144): both exporters fail, "
+        "legacy with `UnsupportedOperatorError: aten::linalg_cholesky` (`linalg_qr`, "
+        "`linalg_slogdet`, ...), dynamo with `No ONNX function found for "
+        "aten.linalg_cholesky_ex` (`aten.linalg_qr`, `aten._linalg_slogdet`, ...); dynamo "
+        "cannot even capture `lstsq` (data-dependent output shapes). Gaussian-process and "
+        "normalizing-flow models need them at inference.",
+        "def forward(self, k, y):\n    l = torch.linalg.cholesky(k)\n"
+        "    return torch.linalg.solve_triangular(l, y, upper=False)",
+        "def forward(self, k, y):\n    l = _onnx_linalg_cholesky(k)\n"
+        "    return _onnx_linalg_solve_triangular(l, y, upper=False)",
+        "Unsafe: the helpers unroll the textbook algorithms over the (static) matrix size, so "
+        "the rounding differs from LAPACK's blocked kernels (differences grow with the condition "
+        "number), and inputs torch rejects give NaN/inf instead of an error (cholesky of a "
+        "matrix that is not positive definite). QR follows LAPACK's sign convention but "
+        "rank-deficient inputs get other columns of Q past the rank; lstsq assumes A has full "
+        "rank and is fixed only where `.solution` / `[0]` is read (its other fields depend on "
+        "the driver and device); matrix_exp is a Taylor approximant with at most 20 squarings "
+        "(||A||_1 <= 2^20). Matrix sizes must be static; batch sizes may be dynamic.",
+        keys,
+    )
+
+    def visit_Call(self, node, ctx):
+        for finding in super().visit_Call(node, ctx):
+            if finding.fix is not None and self._other_lstsq_fields(node, ctx):
+                finding = dataclasses.replace(finding, fix=None)
+            yield finding
+
+    @staticmethod
+    def _other_lstsq_fields(node: ast.Call, ctx: FunctionContext) -> bool:
+        """A `lstsq` call whose residuals / rank / singular_values may be read."""
+        found = match_call(node, ctx)
+        if found is None or found[1].key != "linalg_lstsq":
+            return False
+        parent = ctx.parent(node)
+        if isinstance(parent, ast.Attribute) and parent.attr == "solution":
+            return False
+        return not (isinstance(parent, ast.Subscript) and isinstance(parent.slice, ast.Constant)
+                    and parent.slice.value == 0)
+
+
+RULES.append(LinalgFactorisation)
 
 
 # ---- ONX513 spectral linear algebra (decompositions/registry_spectral.py) ----------------------
