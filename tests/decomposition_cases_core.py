@@ -34,7 +34,8 @@ def well_conditioned(g, batch, n):
 # key: (original expression, helper expression, inputs(g, batch) -> tuple, dynamic batch?)
 CASES = {
     "linalg_inv": ("torch.linalg.inv(a)", "_onnx_linalg_inv(a)", lambda g, b: (well_conditioned(g, b, 4),), True),
-    "linalg_solve": ("torch.linalg.solve(a, c)", "_onnx_linalg_solve(a, c)", lambda g, b: (well_conditioned(g, b, 3), randn(g, b, 3, 2)), True),
+    "linalg_solve": ("torch.linalg.solve(a, c) + torch.linalg.solve(a, c.transpose(-2, -1), left=False).transpose(-2, -1)",
+                     "_onnx_linalg_solve(a, c) + _onnx_linalg_solve(a, c.transpose(-2, -1), left=False).transpose(-2, -1)", lambda g, b: (well_conditioned(g, b, 3), randn(g, b, 3, 2)), True),
     "cumprod": ("torch.cumprod(a, 1)", "_onnx_cumprod(a, 1)", lambda g, b: (ties(g, b, 6),), True),
     "cummax": ("*torch.cummax(a, 1)", "*_onnx_cummax(a, 1)", lambda g, b: (with_nan(g, b, 6),), True),
     "cummin": ("a.cummin(1).indices", "_onnx_cummin(a, 1).indices", lambda g, b: (ties(g, b, 6),), True),

@@ -6,7 +6,8 @@ def _onnx_linalg_solve(A, B, *, left=True):
     # matrix size n; batch dimensions may be dynamic. Matches torch.linalg.solve to rounding for
     # non-singular A; a singular A gives inf/nan where torch raises.
     if not left:
-        return _onnx_linalg_solve(A.mT, B.mT).mT
+        # transpose(-2, -1), not .mT: the legacy exporter has no translation for aten::mT
+        return _onnx_linalg_solve(A.transpose(-2, -1), B.transpose(-2, -1)).transpose(-2, -1)
     n = A.shape[-1]
     vector = B.dim() == 1 or (B.dim() == A.dim() - 1 and B.shape == A.shape[:-1])
     if vector:
