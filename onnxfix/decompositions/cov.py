@@ -9,17 +9,16 @@ def _onnx_cov(input, *, correction=1, fweights=None, aweights=None):
     w = fweights
     if aweights is not None:
         w = aweights if w is None else w * aweights
-    w_sum = x.shape[1] if w is None else w.sum()
+    # Unweighted, torch divides by the observation count as an int64 scalar tensor; counting
+    # ones keeps it a tensor that follows a dynamic number of observations in the graph.
+    w_sum = torch.ones_like(x.sum(0), dtype=torch.int64).sum() if w is None else w.sum()
     avg = (x if w is None else x * w).sum(1) / w_sum
     if w is not None and aweights is not None and correction != 0:
         norm_factor = w_sum - correction * (w * aweights).sum() / w_sum
     else:
         norm_factor = w_sum - correction
     # torch warns and divides by 0 when the degrees of freedom are <= 0
-    if isinstance(norm_factor, torch.Tensor):
-        norm_factor = torch.where(norm_factor <= 0, torch.zeros_like(norm_factor), norm_factor)
-    else:
-        norm_factor = max(norm_factor, 0)
+    norm_factor = torch.where(norm_factor <= 0, torch.zeros_like(norm_factor), norm_factor)
     x = x - avg.unsqueeze(1)
     other = (x if w is None else x * w).t()
     if other.is_complex():
