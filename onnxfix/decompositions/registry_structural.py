@@ -8,14 +8,16 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
     # ---- ONX516: the dynamo exporter exports these silently wrong ----
     Decomposition(
         "scatter_reduce", ("torch.scatter_reduce", "Tensor.scatter_reduce"), True,
-        ("scatter_reduce mean",), (),
+        ("scatter_reduce mean", "scatter_reduce mean include_self=False"),
+        (PYTORCH + "147617", PYTORCH + "101535", PYTORCH + "86684", "https://github.com/onnx/onnx/issues/5100"),
         "reduce=\"mean\" only (other reductions run unchanged): a sum scatter divided by a count "
         "scatter, as ATen (count starts at 1 with include_self, 0 -> 1, floor division for "
         "integer dtypes). Bit-identical in eager for float and integer dtypes.",
     ),
     Decomposition(
         "cross_entropy", ("torch.nn.functional.cross_entropy",), True,
-        ("cross_entropy label_smoothing",), (),
+        ("cross_entropy label_smoothing", "cross_entropy label_smoothing weight",
+         "cross_entropy label_smoothing probabilities"), (),
         "label_smoothing > 0: ATen's formula, (1 - ls) * nll_loss + ls / C * the smoothing term, "
         "with weight=, ignore_index=, every reduction, and class-probability targets. With "
         "weight= and reduction=\"mean\" the weight total is summed with the ignored targets "
@@ -24,7 +26,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
     ),
     # ---- ONX515: structural ops that fail to export ----
     Decomposition(
-        "cov", ("torch.cov", "Tensor.cov"), True, ("cov",), (),
+        "cov", ("torch.cov", "Tensor.cov"), True, ("cov",), (PYTORCH + "107016", PYTORCH + "107015"),
         "ATen's formula (weighted mean, correction, fweights/aweights, <= 0 degrees of freedom "
         "give inf/NaN) without the value checks that make torch.export fail; invalid weights "
         "(negative, zero total) are not diagnosed. Same matmul as eager.",
@@ -35,7 +37,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         requires=("cov",),
     ),
     Decomposition(
-        "index_reduce", ("Tensor.index_reduce",), True, ("index_reduce amax",), (),
+        "index_reduce", ("Tensor.index_reduce",), True, ("index_reduce amax", "index_reduce mean"), (),
         "scatter_reduce over the 1-D index expanded to source's shape; mean as _onnx_scatter_reduce; "
         "include_self=False starts the indexed positions from the reduction's identity.",
         requires=("scatter_reduce",),
