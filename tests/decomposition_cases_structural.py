@@ -26,6 +26,12 @@ CASES = {
         lambda g, b: (randn(g, b, 5), ints(g, 0, 5, b, 4), randn(g, b, 6), ints(g, -20, 20, b, 5), ints(g, -20, 20, b, 4)),
         True,
     ),
+    "scatter_reduce_": (
+        "torch.zeros_like(a).scatter_reduce_(1, i, c, 'mean', include_self=False) + a.clone().scatter_reduce_(1, i, c, reduce='mean')",
+        "_onnx_scatter_reduce_(torch.zeros_like(a), 1, i, c, 'mean', include_self=False) + _onnx_scatter_reduce_(a.clone(), 1, i, c, reduce='mean')",
+        lambda g, b: (randn(g, b, 5), ints(g, 0, 5, b, 4), randn(g, b, 6)),
+        True,
+    ),
     "cross_entropy": (
         F + "cross_entropy(a, t, w, ignore_index=1, label_smoothing=0.1) + " + F + "cross_entropy(a, t, reduction='none', label_smoothing=0.2) + " + F + "cross_entropy(a, p, label_smoothing=0.3)",
         "_onnx_cross_entropy(a, t, w, ignore_index=1, label_smoothing=0.1) + _onnx_cross_entropy(a, t, reduction='none', label_smoothing=0.2) + _onnx_cross_entropy(a, p, label_smoothing=0.3)",
@@ -72,6 +78,7 @@ CASES = {
 }
 PARAMS = {
     "scatter_reduce": "a, i, c, j, k",
+    "scatter_reduce_": "a, i, c",
     "cross_entropy": "a, t, w, p",
     "cov": "a, w, f",
     "index_reduce": "a, i, c",

@@ -82,6 +82,18 @@ def test_scatter_reduce_mean_nan_inf_batched_empty():
     assert_same(f(one, 0, torch.zeros(1, 1, dtype=torch.int64), one * 3, "mean"), torch.scatter_reduce(one, 0, torch.zeros(1, 1, dtype=torch.int64), one * 3, "mean"))
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64])
+def test_scatter_reduce_in_place_writes_into_input_and_returns_it(dtype):
+    x, src = values((3, 5), dtype, 0), values((3, 4), dtype, 1)
+    index = torch.randint(0, 5, (3, 4), generator=gen(2))
+    for include_self in (True, False):
+        want, got = x.clone(), x.clone()
+        returned = helper("scatter_reduce_")(got, 1, index, src, "mean", include_self=include_self)
+        want.scatter_reduce_(1, index, src, "mean", include_self=include_self)
+        assert returned is got
+        assert_same(got, want)
+
+
 @pytest.mark.parametrize("reduce", ["sum", "prod", "amax", "amin"])
 def test_scatter_reduce_other_reductions_unchanged(reduce):
     x, src = torch.randn(3, 5, generator=gen()), torch.randn(3, 4, generator=gen(1))

@@ -15,6 +15,11 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "integer dtypes). Bit-identical in eager for float and integer dtypes.",
     ),
     Decomposition(
+        "scatter_reduce_", ("Tensor.scatter_reduce_",), True, ("Tensor.scatter_reduce_ mean",), (),
+        "The in-place form: _onnx_scatter_reduce's result copied into `input` (returned, as torch).",
+        requires=("scatter_reduce",),
+    ),
+    Decomposition(
         "cross_entropy", ("torch.nn.functional.cross_entropy",), True,
         ("cross_entropy label_smoothing", "cross_entropy label_smoothing weight",
          "cross_entropy label_smoothing probabilities"), (),

@@ -206,6 +206,7 @@ CASES = [
     C("scatter_add", "torch.scatter_add", "torch.scatter_add(x, 0, y, z)", "R(5), I(0, 5, 8), R(8)", "x, y, z"),
     C("scatter_reduce amax", "torch.scatter_reduce", "torch.scatter_reduce(x, 0, y, z, 'amax', include_self=False)", "R(5), I(0, 5, 8), R(8)", "x, y, z"),
     C("scatter_reduce mean", "torch.scatter_reduce", "torch.scatter_reduce(x, 0, y, z, 'mean')", "R(5), I(0, 5, 8), R(8)", "x, y, z"),
+    C("Tensor.scatter_reduce_ mean", "Tensor.scatter_reduce_", "x.clone().scatter_reduce_(0, y, z, 'mean')", "R(5), I(0, 5, 8), R(8)", "x, y, z"),
     C("scatter_reduce mean include_self=False", "torch.scatter_reduce", "torch.scatter_reduce(x, 0, y, z, 'mean', include_self=False)", "R(5), I(0, 5, 8), R(8)", "x, y, z"),
     C("scatter_reduce prod", "torch.scatter_reduce", "torch.scatter_reduce(x, 0, y, z, 'prod')", "R(5), I(0, 5, 8), R(8)", "x, y, z"),
     C("scatter reduce=multiply", "torch.scatter", "torch.scatter(x, 0, y, z, reduce='multiply')", "R(5), I(0, 5, 8), R(8)", "x, y, z"),

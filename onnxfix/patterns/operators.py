@@ -535,10 +535,11 @@ class DynamoSilentlyWrong(DecompositionRule):
     code = "ONX516"
     name = "dynamo-silently-wrong"
     summary = "`scatter_reduce(reduce=\"mean\")` and `cross_entropy(label_smoothing=)` export silently wrong in dynamo: rewrite"
-    keys = ("scatter_reduce", "cross_entropy")
+    keys = ("scatter_reduce", "scatter_reduce_", "cross_entropy")
     default_safety = "safe"
     doc = _doc(
-        "Finds `torch.scatter_reduce` / `Tensor.scatter_reduce` with `reduce=\"mean\"` and "
+        "Finds `torch.scatter_reduce` / `Tensor.scatter_reduce` / `Tensor.scatter_reduce_` with "
+        "`reduce=\"mean\"` and "
         "`F.cross_entropy` with a `label_smoothing=` other than 0. (`nn.CrossEntropyLoss("
         "label_smoothing=...)` modules are decomposed by `onnxfix export --decompose`.)",
         "The dynamo exporter exports both WITHOUT an error but computes something else: "
@@ -558,7 +559,7 @@ class DynamoSilentlyWrong(DecompositionRule):
         found = match_call(node, ctx)
         if found is None or found[1].key not in self.keys:
             return
-        if found[1].key == "scatter_reduce":
+        if found[1].key in ("scatter_reduce", "scatter_reduce_"):
             reduce = _argument(node, "reduce", 4, found[2])
             if not (isinstance(reduce, ast.Constant) and reduce.value == "mean"):
                 return  # other reductions export correctly in dynamo
