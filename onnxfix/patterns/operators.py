@@ -503,7 +503,9 @@ class StructuralOperator(DecompositionRule):
     doc = _doc(
         "Finds `torch.cov`, `torch.corrcoef` (and their methods), `Tensor.index_reduce`, "
         "`torch.vander`, `torch.combinations`, `F.pdist` / `torch.pdist`, and `torch.narrow` / "
-        "`Tensor.narrow` whose `start` is a tensor.",
+        "`Tensor.narrow` whose `start` is a tensor. Also reports, without a fix, "
+        "`F.one_hot` without `num_classes` (the size comes from the data) and `torch.normal` with "
+        "a tensor mean and a number std (random: no rewrite can be checked against eager).",
         "cov and corrcoef check tensor values (`aten.equal`: DataDependentOutputException in "
         "torch.export); index_reduce and pdist have no ONNX translation; vander runs cumprod "
         "(`prims.prod`); combinations selects with masked_select (a data-dependent size, although "
@@ -521,11 +523,50 @@ class StructuralOperator(DecompositionRule):
 
     def visit_Call(self, node, ctx):
         found = match_call(node, ctx)
-        if found is not None and found[1].key == "narrow":
+        if found is None:
+            yield from self._report_only(node, ctx)
+            return
+        if found[1].key == "narrow":
             start = _argument(node, "start", 2, found[2])
             if start is None or ctx.tensors.is_tensor(start) is not True:
                 return  # an int start exports; only a tensor start is the failing variant
         yield from super().visit_Call(node, ctx)
+
+    def _report_only(self, node, ctx):
+        """Failing variants with no faithful decomposition: reported, never rewritten."""
+        qualname = ctx.qualname(node.func)
+        if qualname == "torch.nn.functional.one_hot":
+            classes = _argument(node, "num_classes", 1, False)
+            if classes is not None and not (_literal_number(classes) == -1):
+                return  # an explicit class count exports
+            case, reason = "one_hot num_classes=-1", (
+                "the class count (max(x) + 1) is read from the data; pass `num_classes` explicitly")
+        elif qualname == "torch.normal":
+            mean, std = _argument(node, "mean", 0, False), _argument(node, "std", 1, False)
+            size = _argument(node, "size", 2, False)
+            if mean is None or ctx.tensors.is_tensor(mean) is False or _literal_number(std) is None or size is not None:
+                return  # without `size`, a number std means a tensor mean (the failing variant)
+            case, reason = "normal tensor mean", (
+                "a random op: no rewrite can be checked against eager; `mean + std * torch.randn_like(mean)` "
+                "samples the same distribution if that is acceptable")
+        else:
+            return
+        failed = catalog.failures((case,))
+        if failed:
+            message = (
+                f"`{qualname}` breaks ONNX export ({catalog.describe(failed)}; measured on torch "
+                f"{catalog.torch_version()}) and has no faithful decomposition: {reason}"
+            )
+            yield ctx.report(self, node, message, exporters=tuple(sorted(failed)))
+
+
+def _literal_number(node: ast.AST | None) -> float | None:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        value = _literal_number(node.operand)
+        return None if value is None else -value
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+        return node.value
+    return None
 
 
 RULES.append(StructuralOperator)
