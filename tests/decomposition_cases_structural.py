@@ -75,6 +75,12 @@ CASES = {
         lambda g, b: (randn(g, b, 6), ints(g, 0, 4, 1)[0]),
         True,
     ),
+    "ctc_loss": (
+        F + "ctc_loss(a.transpose(0, 1).log_softmax(2), t, il, tl) + " + F + "ctc_loss(a.transpose(0, 1).log_softmax(2), t, il, tl, reduction='none', zero_infinity=True).sum()",
+        "_onnx_ctc_loss(a.transpose(0, 1).log_softmax(2), t, il, tl) + _onnx_ctc_loss(a.transpose(0, 1).log_softmax(2), t, il, tl, reduction='none', zero_infinity=True).sum()",
+        lambda g, b: (randn(g, b, 10, 5), ints(g, 1, 5, b, 4), ints(g, 5, 11, b), ints(g, 0, 5, b)),
+        True,
+    ),
 }
 PARAMS = {
     "scatter_reduce": "a, i, c, j, k",
@@ -83,5 +89,6 @@ PARAMS = {
     "cov": "a, w, f",
     "index_reduce": "a, i, c",
     "narrow": "a, s",
+    "ctc_loss": "a, t, il, tl",
 }
 STATIC_INPUTS = {"cross_entropy": (2,), "cov": (1, 2), "index_reduce": (1,), "combinations": (0,), "pdist": (0,), "narrow": (1,)}

@@ -266,3 +266,45 @@ def test_narrow_tensor_start_bit_identical(start):
         assert_same(helper("narrow")(x, dim, s, length), x.narrow(dim, s, length))
     ints = torch.arange(10)
     assert_same(helper("narrow")(ints, 0, torch.tensor(3), 4), torch.narrow(ints, 0, torch.tensor(3), 4))
+
+
+# ---- ctc_loss ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("steps,batch,classes,width", [(12, 3, 5, 4), (6, 2, 4, 3), (1, 2, 3, 1), (8, 1, 3, 4), (20, 4, 6, 6)])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_ctc_loss_bit_identical(steps, batch, classes, width, dtype):
+    f = helper("ctc_loss")
+    log_probs = torch.randn(steps, batch, classes, generator=gen(), dtype=dtype).log_softmax(2)
+    targets = torch.randint(1, classes, (batch, width), generator=gen(1))
+    if width > 1:
+        targets[0, 1] = targets[0, 0]  # a repeated label needs a blank between (no skip)
+    input_lengths = torch.randint(max(1, steps // 2), steps + 1, (batch,), generator=gen(2))
+    input_lengths[0] = steps
+    target_lengths = torch.randint(0, width + 1, (batch,), generator=gen(3))  # 0: an empty target
+    target_lengths[-1] = width
+    concatenated = torch.cat([targets[i, : target_lengths[i]] for i in range(batch)])
+    for reduction, zero_infinity in itertools.product(["none", "sum", "mean"], [False, True]):
+        kwargs = {"reduction": reduction, "zero_infinity": zero_infinity}
+        want = torch.nn.functional.ctc_loss(log_probs, targets, input_lengths, target_lengths, **kwargs)
+        assert_same(f(log_probs, targets, input_lengths, target_lengths, **kwargs), want)
+        want = torch.nn.functional.ctc_loss(log_probs, concatenated, input_lengths.tolist(), target_lengths.tolist(), **kwargs)
+        assert_same(f(log_probs, concatenated, input_lengths.tolist(), target_lengths.tolist(), **kwargs), want)
+        positional = torch.nn.functional.ctc_loss(log_probs, targets, input_lengths, target_lengths, 0, reduction, zero_infinity)
+        assert_same(f(log_probs, targets, input_lengths, target_lengths, 0, reduction, zero_infinity), positional)
+
+
+def test_ctc_loss_impossible_empty_and_unbatched():
+    f = helper("ctc_loss")
+    log_probs = torch.randn(3, 2, 4, generator=gen()).log_softmax(2)
+    targets = torch.tensor([[1, 1, 1], [2, 3, 0]])
+    for lengths in ([3, 2], [0, 0]):  # 1,1,1 needs 5 steps: inf (0 with zero_infinity); no input
+        for target_lengths in ([3, 2], [0, 2]):
+            for zero_infinity in (False, True):
+                want = torch.nn.functional.ctc_loss(log_probs, targets, lengths, target_lengths, reduction="none", zero_infinity=zero_infinity)
+                assert_same(f(log_probs, targets, lengths, target_lengths, reduction="none", zero_infinity=zero_infinity), want)
+    other_blank = targets.clamp(max=2)  # blank=3: labels 0..2
+    want = torch.nn.functional.ctc_loss(log_probs, other_blank, [3, 3], [3, 2], blank=3, reduction="none")
+    assert_same(f(log_probs, other_blank, [3, 3], [3, 2], blank=3, reduction="none"), want)
+    single, target = log_probs[:, 0], targets[0, :2]
+    for reduction in ("none", "mean"):
+        want = torch.nn.functional.ctc_loss(single, target, torch.tensor(3), torch.tensor(2), reduction=reduction)
+        assert_same(f(single, target, torch.tensor(3), torch.tensor(2), reduction=reduction), want)

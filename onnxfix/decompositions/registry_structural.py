@@ -68,4 +68,12 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "A tensor `start` becomes index_select(start + arange(length)); an int start runs "
         "torch.narrow unchanged. An out-of-range start is not diagnosed (torch raises).",
     ),
+    Decomposition(
+        "ctc_loss", ("torch.nn.functional.ctc_loss",), True, ("ctc_loss",), (),
+        "ATen's alpha recursion in log space over all T steps and 2S+1 extended labels for every "
+        "sample (T and the padded target length S static; batch dynamic); the per-sample "
+        "lengths select the result by gathers. Same log-sum-exp steps as ATen; torch's "
+        "vectorised exp/log may round differently from the kernel's scalar ones. The graph "
+        "grows with T.",
+    ),
 )

@@ -497,27 +497,28 @@ def _argument(node: ast.Call, name: str, position: int, method: bool) -> ast.AST
 class StructuralOperator(DecompositionRule):
     code = "ONX515"
     name = "structural-operator"
-    summary = "`cov` / `corrcoef` / `index_reduce` / `vander` / `combinations` / `pdist` / `narrow` fail to export: rewrite"
-    keys = ("cov", "corrcoef", "index_reduce", "vander", "combinations", "pdist", "narrow")
+    summary = "`cov` / `corrcoef` / `index_reduce` / `vander` / `combinations` / `pdist` / `narrow` / `ctc_loss` fail to export: rewrite"
+    keys = ("cov", "corrcoef", "index_reduce", "vander", "combinations", "pdist", "narrow", "ctc_loss")
     default_safety = "safe"
     doc = _doc(
         "Finds `torch.cov`, `torch.corrcoef` (and their methods), `Tensor.index_reduce`, "
         "`torch.vander`, `torch.combinations`, `F.pdist` / `torch.pdist`, and `torch.narrow` / "
-        "`Tensor.narrow` whose `start` is a tensor. Also reports, without a fix, "
+        "`Tensor.narrow` whose `start` is a tensor, and `F.ctc_loss`. Also reports, without a fix, "
         "`F.one_hot` without `num_classes` (the size comes from the data) and `torch.normal` with "
         "a tensor mean and a number std (random: no rewrite can be checked against eager).",
         "cov and corrcoef check tensor values (`aten.equal`: DataDependentOutputException in "
         "torch.export); index_reduce and pdist have no ONNX translation; vander runs cumprod "
         "(`prims.prod`); combinations selects with masked_select (a data-dependent size, although "
         "the size depends only on n); narrow with a tensor start reads the start's value "
-        "(unbacked symbol). Legacy has no symbolic for cov, corrcoef, index_reduce, vander, "
-        "combinations, pdist.",
+        "(unbacked symbol); ctc_loss has a data-dependent output shape in capture. Legacy has no "
+        "symbolic for cov, corrcoef, index_reduce, vander, combinations, pdist, ctc_loss.",
         "def forward(self, x):\n    return torch.cov(x)",
         "def forward(self, x):\n    return _onnx_cov(x)",
         "Safe: ATen's own arithmetic (bit-identical in eager for cov, corrcoef, index_reduce, vander, "
-        "combinations, narrow; pdist to float rounding of the column sum). Inputs torch rejects "
-        "(negative weights, an out-of-range start) are not diagnosed. vander, combinations and "
-        "pdist need the input's size to be static at export time.",
+        "combinations, narrow, ctc_loss; pdist to float rounding of the column sum). Inputs torch "
+        "rejects (negative weights, an out-of-range start) are not diagnosed. vander, "
+        "combinations, pdist and ctc_loss (time steps, padded target length) need those sizes "
+        "to be static at export time.",
         keys,
     )
 
