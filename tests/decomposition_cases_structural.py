@@ -51,6 +51,12 @@ CASES = {
         lambda g, b: (randn(g, b, 5), ints(g, 0, 5, 6), randn(g, b, 6)),
         True,
     ),
+    "index_reduce_": (
+        "a.clone().index_reduce_(1, i, c, 'amin') + torch.zeros_like(a).index_reduce_(1, i, c, 'mean', include_self=False)",
+        "_onnx_index_reduce_(a.clone(), 1, i, c, 'amin') + _onnx_index_reduce_(torch.zeros_like(a), 1, i, c, 'mean', include_self=False)",
+        lambda g, b: (randn(g, b, 5), ints(g, 0, 5, 6), randn(g, b, 6)),
+        True,
+    ),
     "vander": (
         "torch.vander(a, 4) + torch.vander(a, N=4, increasing=True)",
         "_onnx_vander(a, 4) + _onnx_vander(a, N=4, increasing=True)",
@@ -88,7 +94,8 @@ PARAMS = {
     "cross_entropy": "a, t, w, p",
     "cov": "a, w, f",
     "index_reduce": "a, i, c",
+    "index_reduce_": "a, i, c",
     "narrow": "a, s",
     "ctc_loss": "a, t, il, tl",
 }
-STATIC_INPUTS = {"cross_entropy": (2,), "cov": (1, 2), "index_reduce": (1,), "combinations": (0,), "pdist": (0,), "narrow": (1,)}
+STATIC_INPUTS = {"cross_entropy": (2,), "cov": (1, 2), "index_reduce": (1,), "index_reduce_": (1,), "combinations": (0,), "pdist": (0,), "narrow": (1,)}

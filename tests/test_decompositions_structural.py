@@ -207,6 +207,18 @@ def test_index_reduce_bit_identical(reduce, include_self, dtype):
         assert_same(f(x, dim, index, source, reduce, include_self=include_self), want)
 
 
+@pytest.mark.parametrize("reduce", ["prod", "mean", "amax", "amin"])
+def test_index_reduce_in_place_writes_into_input_and_returns_it(reduce):
+    x, source = torch.randn(4, 3, generator=gen()), torch.randn(5, 3, generator=gen(1))
+    index = torch.tensor([0, 2, 2, 3, 0])
+    for include_self in (True, False):
+        want, got = x.clone(), x.clone()
+        returned = helper("index_reduce_")(got, 0, index, source, reduce, include_self=include_self)
+        want.index_reduce_(0, index, source, reduce, include_self=include_self)
+        assert returned is got
+        assert_same(got, want)
+
+
 def test_index_reduce_nan_inf_and_1d():
     x = torch.tensor([1.0, NAN, 3.0, -INF, 5.0])
     source = torch.tensor([INF, 2.0, NAN, -1.0, 0.5, -INF])

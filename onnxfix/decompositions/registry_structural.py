@@ -48,6 +48,11 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         requires=("scatter_reduce",),
     ),
     Decomposition(
+        "index_reduce_", ("Tensor.index_reduce_",), True, ("Tensor.index_reduce_ amin",), (),
+        "The in-place form: _onnx_index_reduce's result copied into `input` (returned, as torch).",
+        requires=("index_reduce",),
+    ),
+    Decomposition(
         "vander", ("torch.vander",), True, ("vander",), (),
         "The same sequential products as ATen's cumprod, unrolled over the static column count N "
         "(the graph grows with N); integer and bool inputs give int64, as torch.",

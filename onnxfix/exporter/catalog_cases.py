@@ -212,6 +212,7 @@ CASES = [
     C("scatter reduce=multiply", "torch.scatter", "torch.scatter(x, 0, y, z, reduce='multiply')", "R(5), I(0, 5, 8), R(8)", "x, y, z"),
     C("scatter reduce=add", "torch.scatter", "torch.scatter(x, 0, y, z, reduce='add')", "R(5), I(0, 5, 8), R(8)", "x, y, z"),
     C("index_reduce amax", "Tensor.index_reduce", "x.index_reduce(0, y, z, 'amax')", "R(5, 2), I(0, 5, 8), R(8, 2)", "x, y, z"),
+    C("Tensor.index_reduce_ amin", "Tensor.index_reduce_", "x.clone().index_reduce_(0, y, z, 'amin')", "R(5, 2), I(0, 5, 8), R(8, 2)", "x, y, z"),
     C("index_reduce mean", "Tensor.index_reduce", "x.index_reduce(0, y, z, 'mean', include_self=False)", "R(5, 2), I(0, 5, 8), R(8, 2)", "x, y, z"),
     C("index_add dup", "Tensor.index_add", "x.index_add(0, y, z)", "R(5, 2), I(0, 5, 8), R(8, 2)", "x, y, z"),
     C("index_copy", "Tensor.index_copy", "x.index_copy(0, y, z)", "R(5, 2), torch.tensor([3, 0]), R(2, 2)", "x, y, z"),

@@ -498,10 +498,10 @@ class StructuralOperator(DecompositionRule):
     code = "ONX515"
     name = "structural-operator"
     summary = "`cov` / `corrcoef` / `index_reduce` / `vander` / `combinations` / `pdist` / `narrow` / `ctc_loss` fail to export: rewrite"
-    keys = ("cov", "corrcoef", "index_reduce", "vander", "combinations", "pdist", "narrow", "ctc_loss")
+    keys = ("cov", "corrcoef", "index_reduce", "index_reduce_", "vander", "combinations", "pdist", "narrow", "ctc_loss")
     default_safety = "safe"
     doc = _doc(
-        "Finds `torch.cov`, `torch.corrcoef` (and their methods), `Tensor.index_reduce`, "
+        "Finds `torch.cov`, `torch.corrcoef` (and their methods), `Tensor.index_reduce` / `index_reduce_`, "
         "`torch.vander`, `torch.combinations`, `F.pdist` / `torch.pdist`, and `torch.narrow` / "
         "`Tensor.narrow` whose `start` is a tensor, and `F.ctc_loss`. Also reports, without a fix, "
         "`F.one_hot` without `num_classes` (the size comes from the data) and `torch.normal` with "
