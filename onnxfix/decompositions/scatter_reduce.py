@@ -1,0 +1,26 @@
+import torch
+
+
+def _onnx_scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
+    # ONNX ScatterElements has no "mean" reduction, and the dynamo exporter silently exports
+    # reduce="mean" as a plain scatter (the last value wins). ATen computes the mean as a sum
+    # scatter divided by a count scatter (count starts at 1 with include_self, else at 0, and
+    # 0 becomes 1), with floor division for integer dtypes; this does the same with
+    # scatter_add, which both exporters translate. Other reductions run unchanged.
+    if reduce != "mean":
+        return input.scatter_reduce(dim, index, src, reduce, include_self=include_self)
+    # ScatterElements needs updates of the index's shape; torch uses that corner of `src`.
+    src = src[tuple(slice(0, size) for size in index.shape)]
+    ones = torch.ones(index.shape, dtype=input.dtype, device=input.device)
+    if include_self:
+        total = input.scatter_add(dim, index, src)
+        count = torch.ones_like(input).scatter_add(dim, index, ones)
+    else:
+        # Positions that receive a value start from 0 (self is left out); the others keep self
+        # (their count stays 0 -> 1 below, and self / 1 is self).
+        count = torch.zeros_like(input).scatter_add(dim, index, ones)
+        total = torch.where(count > 0, torch.zeros_like(input), input).scatter_add(dim, index, src)
+    count = torch.where(count == 0, torch.ones_like(count), count)
+    if input.is_floating_point() or input.is_complex():
+        return total / count
+    return torch.div(total, count, rounding_mode="floor")

@@ -1,0 +1,322 @@
+"""(a) Eager equivalence of the structural decompositions (onnxfix/decompositions/registry_structural.py):
+scatter_reduce mean and cross_entropy label_smoothing (which the dynamo exporter exports silently
+wrong), cov, corrcoef, index_reduce, vander, combinations, pdist and narrow with a tensor start.
+Most are compared bit for bit (torch.equal): the helpers do ATen's arithmetic in ATen's order."""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+
+import pytest
+import torch
+
+from onnxfix.decompositions import load_function
+
+NAN, INF = float("nan"), float("inf")
+
+
+def helper(key):
+    return load_function(key)
+
+
+def gen(seed=0):
+    return torch.Generator().manual_seed(seed)
+
+
+def assert_same(got, want, *, exact=True, rtol=1e-6, atol=1e-7):
+    assert got.shape == want.shape and got.dtype == want.dtype, (got.shape, want.shape, got.dtype, want.dtype)
+    if exact or not (want.dtype.is_floating_point or want.dtype.is_complex):
+        assert torch.equal(got, want) or torch.equal(got.isnan(), want.isnan()) and torch.equal(
+            got.nan_to_num(0.0), want.nan_to_num(0.0)
+        ), (got - want if want.dtype.is_floating_point else (got, want))
+    else:
+        torch.testing.assert_close(got, want, rtol=rtol, atol=atol, equal_nan=True)
+
+
+def values(shape, dtype, seed):
+    if dtype.is_floating_point:
+        return torch.randn(*shape, generator=gen(seed)).to(dtype)
+    low = 0 if dtype == torch.uint8 else -50
+    return torch.randint(low, 50, shape, generator=gen(seed)).to(dtype)
+
+
+# ---- scatter_reduce(reduce="mean") ------------------------------------------------------------
+DTYPES = [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int64, torch.int32, torch.int8, torch.uint8]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("include_self", [True, False])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_scatter_reduce_mean_bit_identical(dtype, include_self, dim):
+    f = helper("scatter_reduce")
+    for seed in range(5):
+        x, src = values((4, 6), dtype, seed), values((4, 9), dtype, seed + 100)  # src larger than index
+        index = torch.randint(0, 4 if dim == 0 else 6, (3, 5), generator=gen(seed + 200))
+        want = torch.scatter_reduce(x, dim, index, src, "mean", include_self=include_self)
+        assert_same(f(x, dim, index, src, "mean", include_self=include_self), want)
+        assert_same(f(x, dim, index, src, reduce="mean", include_self=include_self), x.scatter_reduce(dim, index, src, reduce="mean", include_self=include_self))
+
+
+def test_scatter_reduce_mean_integer_floor_division_of_negatives():
+    x = torch.tensor([0, 0, 7])
+    index = torch.tensor([0, 0, 1, 1, 1])
+    src = torch.tensor([-3, 0, -1, -1, 0])  # means -3/3 with self, -2/4: floor rounds towards -inf
+    for include_self in (True, False):
+        want = torch.scatter_reduce(x, 0, index, src, "mean", include_self=include_self)
+        assert_same(helper("scatter_reduce")(x, 0, index, src, "mean", include_self=include_self), want)
+    assert helper("scatter_reduce")(x, 0, index, src, "mean", include_self=False).tolist() == [-2, -1, 7]
+
+
+def test_scatter_reduce_mean_nan_inf_batched_empty():
+    f = helper("scatter_reduce")
+    x = torch.randn(2, 3, 5, generator=gen())
+    src = torch.randn(2, 3, 4, generator=gen(1))
+    src[0, 0, 0], src[1, 2, 1], src[0, 1, 2] = NAN, INF, -INF
+    index = torch.randint(0, 5, (2, 3, 4), generator=gen(2))
+    for include_self in (True, False):
+        assert_same(f(x, 2, index, src, "mean", include_self=include_self), torch.scatter_reduce(x, 2, index, src, "mean", include_self=include_self))
+    empty_index = torch.zeros(2, 3, 0, dtype=torch.int64)
+    assert_same(f(x, 2, empty_index, src, "mean"), torch.scatter_reduce(x, 2, empty_index, src, "mean"))
+    one = torch.randn(1, 1, generator=gen(3))
+    assert_same(f(one, 0, torch.zeros(1, 1, dtype=torch.int64), one * 3, "mean"), torch.scatter_reduce(one, 0, torch.zeros(1, 1, dtype=torch.int64), one * 3, "mean"))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64])
+def test_scatter_reduce_in_place_writes_into_input_and_returns_it(dtype):
+    x, src = values((3, 5), dtype, 0), values((3, 4), dtype, 1)
+    index = torch.randint(0, 5, (3, 4), generator=gen(2))
+    for include_self in (True, False):
+        want, got = x.clone(), x.clone()
+        returned = helper("scatter_reduce_")(got, 1, index, src, "mean", include_self=include_self)
+        want.scatter_reduce_(1, index, src, "mean", include_self=include_self)
+        assert returned is got
+        assert_same(got, want)
+
+
+@pytest.mark.parametrize("reduce", ["sum", "prod", "amax", "amin"])
+def test_scatter_reduce_other_reductions_unchanged(reduce):
+    x, src = torch.randn(3, 5, generator=gen()), torch.randn(3, 4, generator=gen(1))
+    index = torch.randint(0, 5, (3, 4), generator=gen(2))
+    for include_self in (True, False):
+        assert_same(helper("scatter_reduce")(x, 1, index, src, reduce, include_self=include_self), torch.scatter_reduce(x, 1, index, src, reduce, include_self=include_self))
+
+
+# ---- cross_entropy(label_smoothing=) -----------------------------------------------------------
+def _ce_cases():
+    for shape in [(5,), (4, 5), (2, 5, 3), (2, 5, 3, 4), (0, 5), (1, 1)]:
+        for dtype in (torch.float32, torch.float64):
+            yield shape, dtype
+
+
+@pytest.mark.parametrize("shape,dtype", list(_ce_cases()))
+@pytest.mark.parametrize("label_smoothing", [0.0, 0.1, 0.5, 1.0])
+def test_cross_entropy_label_smoothing_matches_eager(shape, dtype, label_smoothing):
+    f = helper("cross_entropy")
+    x = torch.randn(*shape, generator=gen(), dtype=dtype)
+    classes = shape[0] if len(shape) == 1 else shape[1]
+    target_shape = () if len(shape) == 1 else (shape[0],) + shape[2:]
+    target = torch.randint(0, classes, target_shape, generator=gen(1))
+    ignored = target.clone()
+    ignored.view(-1)[::2] = -100  # ignore_index's default
+    probabilities = torch.softmax(torch.randn(*shape, generator=gen(2), dtype=dtype), 0 if len(shape) == 1 else 1)
+    weight = torch.rand(classes, generator=gen(3), dtype=dtype)
+    for (y, ignore_index), w, reduction in itertools.product(
+        [(target, -100), (ignored, -100), (target, 1 % classes), (probabilities, -100)], [None, weight], ["mean", "sum", "none"]
+    ):
+        want = torch.nn.functional.cross_entropy(x, y, w, ignore_index=ignore_index, reduction=reduction, label_smoothing=label_smoothing)
+        got = f(x, y, w, ignore_index=ignore_index, reduction=reduction, label_smoothing=label_smoothing)
+        # weighted mean: torch drops ignored weights with masked_select, the helper zeroes them
+        # (a different summation order): agreement to 1 ulp; everything else bit-identical.
+        loose = w is not None and reduction == "mean" and not y.is_floating_point()
+        assert_same(got, want, exact=not loose, rtol=2e-7 if dtype == torch.float64 else 1e-6, atol=0)
+
+
+def test_cross_entropy_module_and_deprecated_arguments():
+    f = helper("cross_entropy")
+    x, y = torch.randn(6, 4, generator=gen()), torch.randint(0, 4, (6,), generator=gen(1))
+    module = torch.nn.CrossEntropyLoss(label_smoothing=0.2, reduction="sum")
+    assert_same(f(x, y, label_smoothing=0.2, reduction="sum"), module(x, y))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # size_average/reduce are deprecated
+        for size_average, reduce in [(False, None), (None, False), (True, True), (False, True)]:
+            want = torch.nn.functional.cross_entropy(x, y, None, size_average, -100, reduce, label_smoothing=0.3)
+            assert_same(f(x, y, None, size_average, -100, reduce, label_smoothing=0.3), want)
+
+
+def test_cross_entropy_all_targets_ignored_is_nan_like_torch():
+    x, y = torch.randn(3, 4, generator=gen()), torch.full((3,), -100)
+    want = torch.nn.functional.cross_entropy(x, y, label_smoothing=0.1)
+    assert want.isnan() and helper("cross_entropy")(x, y, label_smoothing=0.1).isnan()
+
+
+# ---- cov, corrcoef -----------------------------------------------------------------------------
+def _cov_inputs():
+    yield torch.randn(3, 7, generator=gen())
+    yield torch.randn(7, generator=gen(1))  # one variable: a 0-dim result
+    yield torch.randn(1, 5, generator=gen(2), dtype=torch.float64)
+    yield torch.randint(-5, 6, (4, 6), generator=gen(3))  # integers give floats
+    yield torch.tensor([[1.0, NAN, 2.0, 3.0], [INF, 1.0, 0.0, 2.0], [1.0, 2.0, 3.0, 4.0]])
+    yield torch.ones(2, 4)  # zero variance
+    yield torch.randn(3, 1, generator=gen(4))  # one observation: 0 degrees of freedom
+
+
+@pytest.mark.parametrize("x", list(_cov_inputs()))
+@pytest.mark.parametrize("correction", [0, 1, 2])
+def test_cov_bit_identical(x, correction):
+    f = helper("cov")
+    n = x.shape[-1]
+    fweights = torch.randint(0, 4, (n,), generator=gen(5))
+    aweights = torch.rand(n, generator=gen(6), dtype=torch.float64 if x.dtype == torch.float64 else torch.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # degrees of freedom <= 0
+        for fw, aw in [(None, None), (fweights, None), (None, aweights), (fweights, aweights)]:
+            if fw is not None and int(fw.sum()) == 0:
+                continue
+            want = torch.cov(x, correction=correction, fweights=fw, aweights=aw)
+            assert_same(f(x, correction=correction, fweights=fw, aweights=aw), want)
+        assert_same(f(x, correction=correction), x.cov(correction=correction))
+
+
+@pytest.mark.parametrize("x", list(_cov_inputs()))
+def test_corrcoef_bit_identical_and_clipped(x):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert_same(helper("corrcoef")(x), torch.corrcoef(x))
+        assert_same(helper("corrcoef")(x), x.corrcoef())
+    collinear = torch.stack([torch.arange(5.0), torch.arange(5.0) * 3 + 1, -torch.arange(5.0)])
+    got = helper("corrcoef")(collinear)
+    assert_same(got, torch.corrcoef(collinear))
+    assert got.abs().max() <= 1
+
+
+# ---- index_reduce ------------------------------------------------------------------------------
+@pytest.mark.parametrize("reduce", ["prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int64, torch.int32, torch.uint8])
+def test_index_reduce_bit_identical(reduce, include_self, dtype):
+    f = helper("index_reduce")
+    for dim, seed in itertools.product([0, 1, -1], range(3)):
+        x = values((4, 5, 3), dtype, seed) if dtype.is_floating_point else values((4, 5, 3), dtype, seed) % 7
+        size = x.shape[dim]
+        index = torch.randint(0, size, (6,), generator=gen(seed + 10))
+        shape = list(x.shape)
+        shape[dim] = 6
+        source = values(tuple(shape), dtype, seed + 20) if dtype.is_floating_point else values(tuple(shape), dtype, seed + 20) % 5
+        want = x.index_reduce(dim, index, source, reduce, include_self=include_self)
+        assert_same(f(x, dim, index, source, reduce, include_self=include_self), want)
+
+
+@pytest.mark.parametrize("reduce", ["prod", "mean", "amax", "amin"])
+def test_index_reduce_in_place_writes_into_input_and_returns_it(reduce):
+    x, source = torch.randn(4, 3, generator=gen()), torch.randn(5, 3, generator=gen(1))
+    index = torch.tensor([0, 2, 2, 3, 0])
+    for include_self in (True, False):
+        want, got = x.clone(), x.clone()
+        returned = helper("index_reduce_")(got, 0, index, source, reduce, include_self=include_self)
+        want.index_reduce_(0, index, source, reduce, include_self=include_self)
+        assert returned is got
+        assert_same(got, want)
+
+
+def test_index_reduce_nan_inf_and_1d():
+    x = torch.tensor([1.0, NAN, 3.0, -INF, 5.0])
+    source = torch.tensor([INF, 2.0, NAN, -1.0, 0.5, -INF])
+    index = torch.tensor([0, 0, 2, 3, 3, 4])
+    for reduce, include_self in itertools.product(["prod", "mean", "amax", "amin"], [True, False]):
+        assert_same(helper("index_reduce")(x, 0, index, source, reduce, include_self=include_self), x.index_reduce(0, index, source, reduce, include_self=include_self))
+    empty = torch.zeros(0, dtype=torch.int64)
+    assert_same(helper("index_reduce")(x, 0, empty, source[:0], "amax"), x.index_reduce(0, empty, source[:0], "amax"))
+
+
+# ---- vander ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int64, torch.int32, torch.int8, torch.bool, torch.float16])
+@pytest.mark.parametrize("N", [None, 0, 1, 2, 5, 9])
+@pytest.mark.parametrize("increasing", [False, True])
+def test_vander_bit_identical(dtype, N, increasing):
+    x = torch.tensor([0.5, -1.25, 3.0, 0.0, 1.1, -0.7, 2.9]) if dtype.is_floating_point else torch.tensor([2, -3, 0, 1, 5, -1, 4])
+    x = x.to(dtype)
+    assert_same(helper("vander")(x, N, increasing), torch.vander(x, N, increasing))
+    assert_same(helper("vander")(x, N=N, increasing=increasing), torch.vander(x, N=N, increasing=increasing))
+    special = torch.tensor([NAN, INF, -INF, 1e20])
+    assert_same(helper("vander")(special, 4), torch.vander(special, 4))
+    assert_same(helper("vander")(torch.randn(0), N), torch.vander(torch.randn(0), N))
+
+
+# ---- combinations, pdist -----------------------------------------------------------------------
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 6])
+@pytest.mark.parametrize("r", [0, 1, 2, 3])
+@pytest.mark.parametrize("with_replacement", [False, True])
+def test_combinations_bit_identical(n, r, with_replacement):
+    x = torch.randn(n, generator=gen())
+    assert_same(helper("combinations")(x, r, with_replacement), torch.combinations(x, r, with_replacement))
+    ints = torch.arange(n) * 3 - 2
+    assert_same(helper("combinations")(ints, r=r, with_replacement=with_replacement), torch.combinations(ints, r=r, with_replacement=with_replacement))
+    assert_same(helper("combinations")(ints), torch.combinations(ints))
+
+
+@pytest.mark.parametrize("p", [0, 1, 1.5, 2, 3, INF])
+@pytest.mark.parametrize("shape", [(6, 4), (2, 3), (1, 5), (0, 3), (5, 1), (4, 0)])
+def test_pdist_matches_eager(p, shape):
+    x = torch.randn(*shape, generator=gen())
+    if x.numel():
+        x[0, 0] = x[-1, 0]  # a zero difference (p = 0 counts non-zero ones)
+    want = torch.nn.functional.pdist(x, p)
+    assert_same(helper("pdist")(x, p), want, exact=False, rtol=2e-6, atol=1e-6)
+    assert_same(helper("pdist")(x.double(), p=p), torch.pdist(x.double(), p=p), exact=False, rtol=1e-12, atol=1e-12)
+
+
+# ---- narrow with a tensor start ----------------------------------------------------------------
+@pytest.mark.parametrize("start", [0, 2, -3, 4])
+def test_narrow_tensor_start_bit_identical(start):
+    x = torch.randn(3, 7, 2, generator=gen())
+    for dim, length in [(1, 3), (1, 0), (-2, 1), (0, 2)]:
+        s = start % x.shape[dim] if start + length > x.shape[dim] or start < -x.shape[dim] else start
+        s = min(s, x.shape[dim] - length) if s >= 0 else s
+        want = torch.narrow(x, dim, torch.tensor(s), length)
+        assert_same(helper("narrow")(x, dim, torch.tensor(s), length), want)
+        assert_same(helper("narrow")(x, dim, s, length), x.narrow(dim, s, length))
+    ints = torch.arange(10)
+    assert_same(helper("narrow")(ints, 0, torch.tensor(3), 4), torch.narrow(ints, 0, torch.tensor(3), 4))
+
+
+# ---- ctc_loss ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("steps,batch,classes,width", [(12, 3, 5, 4), (6, 2, 4, 3), (1, 2, 3, 1), (8, 1, 3, 4), (20, 4, 6, 6)])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_ctc_loss_bit_identical(steps, batch, classes, width, dtype):
+    f = helper("ctc_loss")
+    log_probs = torch.randn(steps, batch, classes, generator=gen(), dtype=dtype).log_softmax(2)
+    targets = torch.randint(1, classes, (batch, width), generator=gen(1))
+    if width > 1:
+        targets[0, 1] = targets[0, 0]  # a repeated label needs a blank between (no skip)
+    input_lengths = torch.randint(max(1, steps // 2), steps + 1, (batch,), generator=gen(2))
+    input_lengths[0] = steps
+    target_lengths = torch.randint(0, width + 1, (batch,), generator=gen(3))  # 0: an empty target
+    target_lengths[-1] = width
+    concatenated = torch.cat([targets[i, : target_lengths[i]] for i in range(batch)])
+    for reduction, zero_infinity in itertools.product(["none", "sum", "mean"], [False, True]):
+        kwargs = {"reduction": reduction, "zero_infinity": zero_infinity}
+        want = torch.nn.functional.ctc_loss(log_probs, targets, input_lengths, target_lengths, **kwargs)
+        assert_same(f(log_probs, targets, input_lengths, target_lengths, **kwargs), want)
+        want = torch.nn.functional.ctc_loss(log_probs, concatenated, input_lengths.tolist(), target_lengths.tolist(), **kwargs)
+        assert_same(f(log_probs, concatenated, input_lengths.tolist(), target_lengths.tolist(), **kwargs), want)
+        positional = torch.nn.functional.ctc_loss(log_probs, targets, input_lengths, target_lengths, 0, reduction, zero_infinity)
+        assert_same(f(log_probs, targets, input_lengths, target_lengths, 0, reduction, zero_infinity), positional)
+
+
+def test_ctc_loss_impossible_empty_and_unbatched():
+    f = helper("ctc_loss")
+    log_probs = torch.randn(3, 2, 4, generator=gen()).log_softmax(2)
+    targets = torch.tensor([[1, 1, 1], [2, 3, 0]])
+    for lengths in ([3, 2], [0, 0]):  # 1,1,1 needs 5 steps: inf (0 with zero_infinity); no input
+        for target_lengths in ([3, 2], [0, 2]):
+            for zero_infinity in (False, True):
+                want = torch.nn.functional.ctc_loss(log_probs, targets, lengths, target_lengths, reduction="none", zero_infinity=zero_infinity)
+                assert_same(f(log_probs, targets, lengths, target_lengths, reduction="none", zero_infinity=zero_infinity), want)
+    other_blank = targets.clamp(max=2)  # blank=3: labels 0..2
+    want = torch.nn.functional.ctc_loss(log_probs, other_blank, [3, 3], [3, 2], blank=3, reduction="none")
+    assert_same(f(log_probs, other_blank, [3, 3], [3, 2], blank=3, reduction="none"), want)
+    single, target = log_probs[:, 0], targets[0, :2]
+    for reduction in ("none", "mean"):
+        want = torch.nn.functional.ctc_loss(single, target, torch.tensor(3), torch.tensor(2), reduction=reduction)
+        assert_same(f(single, target, torch.tensor(3), torch.tensor(2), reduction=reduction), want)
