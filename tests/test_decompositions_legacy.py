@@ -371,3 +371,26 @@ def test_rms_norm_matches_eager(dtype):
     same(f(x, [8], w), F.rms_norm(x, [8], w), **tol)
     same(f(x, (3, 8), eps=1e-3), F.rms_norm(x, (3, 8), eps=1e-3), **tol)
     same(f(torch.zeros(2, 4, dtype=dtype), (4,)), F.rms_norm(torch.zeros(2, 4, dtype=dtype), (4,)))
+
+
+# ---- the rules follow the project's exporters --------------------------------------------------
+FIXTURES = __import__("pathlib").Path(__file__).parent / "fixtures"
+
+
+@pytest.mark.parametrize("fixture, code, count", [("ONX518/legacy_silent.py", "ONX518", 7),
+                                                  ("ONX517/legacy_math.py", "ONX517", 23)])
+def test_reported_only_when_the_project_targets_legacy(fixture, code, count, tmp_path, monkeypatch, capsys):
+    """The catalog measures these ops failing in legacy only: a project configured for dynamo
+    alone (`[tool.onnxfix] exporters`, the default) gets no finding; one targeting legacy does."""
+    from onnxfix.cli import main
+
+    (tmp_path / "model.py").write_text((FIXTURES / fixture).read_text())
+    monkeypatch.chdir(tmp_path)
+    for exporters, expected in (('["dynamo"]', 0), ('["dynamo", "legacy"]', count), ('["legacy"]', count)):
+        (tmp_path / "pyproject.toml").write_text(f"[tool.onnxfix]\nexporters = {exporters}\n")
+        main(["model.py", "--select", "ONX517,ONX518", "-q"])
+        lines = capsys.readouterr().out.splitlines()
+        assert [line.split()[1] for line in lines if ": ONX5" in line] == [code] * expected, (exporters, lines)
+    (tmp_path / "pyproject.toml").unlink()  # no config: dynamo only
+    assert main(["model.py", "--select", "ONX517,ONX518", "-q"]) == 0
+    assert "ONX51" not in capsys.readouterr().out

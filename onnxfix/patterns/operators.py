@@ -564,7 +564,8 @@ class LegacySilentlyWrong(DecompositionRule):
     doc = _legacy_doc(
         "Finds `torch.floor_divide` and `a // b`, `torch.bitwise_right_shift` and `a >> b` (the "
         "operators where `a` is known to be a tensor), `F.softplus` with a `threshold` below 20, "
-        "`index_put(..., accumulate=True)` and `index_add` (out-of-place forms).",
+        "`index_put(..., accumulate=True)` and `index_add` (out-of-place forms); reports "
+        "`F.embedding(..., max_norm=...)` without a fix (it renormalises the weight in place).",
         "The legacy exporter writes graphs that compute something else, without an error: "
         "floor division and signed right shift become a Div that truncates toward zero (off by "
         "one for negative quotients), softplus loses its threshold, index_put with "
@@ -589,6 +590,23 @@ class LegacySilentlyWrong(DecompositionRule):
                                  and not isinstance(threshold.value, bool) and threshold.value >= 20):
             return ("softplus beta default threshold",)  # measured OK in both exporters
         return decomposition.cases
+
+    def visit_Call(self, node: ast.Call, ctx: FunctionContext):
+        yield from super().visit_Call(node, ctx)
+        if ctx.qualname(node.func) != "torch.nn.functional.embedding":
+            return
+        max_norm = next((k.value for k in node.keywords if k.arg == "max_norm"), node.args[3] if len(node.args) > 3 else None)
+        if max_norm is None or (isinstance(max_norm, ast.Constant) and max_norm.value is None):
+            return
+        failed = catalog.failures(("embedding max_norm",))
+        if failed:
+            message = (
+                f"`F.embedding(..., max_norm=...)` breaks ONNX export ({catalog.describe(failed)}; measured "
+                f"on torch {catalog.torch_version()}); no fix: eager renormalises the weight rows in place, "
+                "which an exportable rewrite cannot repeat. Renormalise the weight once before export "
+                "and drop max_norm"
+            )
+            yield ctx.report(self, node, message, exporters=tuple(sorted(failed)))
 
     def visit_BinOp(self, node: ast.BinOp, ctx: FunctionContext):
         key = _OPERATOR_KEYS.get(type(node.op))
