@@ -154,6 +154,20 @@ UNSUPPORTED: tuple[Decomposition, ...] = (
         "linalg.vector_norm(input - other, p), as ATen.",
     ),
     Decomposition(
+        "matrix_power", ("torch.linalg.matrix_power", "torch.matrix_power", "Tensor.matrix_power"), True,
+        ("linalg.matrix_power 3",), (),
+        "ATen's order of products (bit-identical in eager): direct products for n <= 3, binary "
+        "exponentiation above; n must be a Python int (the products unroll). A negative n needs "
+        "an inverse and runs the original op (which no exporter translates).",
+    ),
+    Decomposition(
+        "multi_dot", ("torch.linalg.multi_dot",), True, ("linalg.multi_dot",), (),
+        "ATen's multiplication order (cost comparison for three matrices, the matrix-chain "
+        "programme for more; 1-D ends as vectors): bit-identical in eager. The order is fixed when "
+        "the model is traced: with a dynamic dimension, eager may pick another order for other "
+        "sizes (a rounding difference only).",
+    ),
+    Decomposition(
         "trapezoid", ("torch.trapezoid",), True, ("trapezoid",), (),
         "ATen's formulas: (sum(y) - (y[0] + y[-1]) / 2) * dx, or sum(dx_i (y_i + y_i+1)) / 2 "
         "with sample points x.",

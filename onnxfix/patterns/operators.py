@@ -520,8 +520,8 @@ class LegacyUnsupportedMath(DecompositionRule):
     keys = (
         "logaddexp", "logaddexp2", "logcumsumexp", "nansum", "nanmean", "count_nonzero", "trace", "diff",
         "frac", "heaviside", "signbit", "isneginf", "sgn", "float_power", "ldexp", "sinc", "xlogy",
-        "xlog1py", "entr", "ndtr", "kron", "vecdot", "dist", "trapezoid", "cumulative_trapezoid",
-        "renorm", "rms_norm",
+        "xlog1py", "entr", "ndtr", "kron", "vecdot", "dist", "matrix_power", "multi_dot", "trapezoid",
+        "cumulative_trapezoid", "renorm", "rms_norm",
     )
     default_safety = "per-finding"
     exporters = (LEGACY,)
@@ -530,8 +530,8 @@ class LegacyUnsupportedMath(DecompositionRule):
         "`logaddexp2`, `logcumsumexp`, `nansum`, `nanmean`, `count_nonzero`, `trace`, `diff`, "
         "`frac`, `heaviside`, `signbit`, `isneginf`, `sgn`, `float_power`, `ldexp`, "
         "`special.sinc`, `special.xlogy`, `special.xlog1py`, `special.entr`, `special.ndtr`, "
-        "`kron`, `linalg.vecdot`, `dist`, `trapezoid`, `cumulative_trapezoid`, `renorm` and "
-        "`F.rms_norm` (functions and Tensor methods).",
+        "`kron`, `linalg.vecdot`, `dist`, `linalg.matrix_power`, `linalg.multi_dot`, `trapezoid`, "
+        "`cumulative_trapezoid`, `renorm` and `F.rms_norm` (functions and Tensor methods).",
         "The legacy exporter fails with `UnsupportedOperatorError: Exporting the operator "
         "'aten::logaddexp' to ONNX opset version 20 is not supported` (and likewise for each). "
         "Most are one-line compositions in ATen; the helpers repeat ATen's formula with ops "
