@@ -11,7 +11,7 @@ ONNX = "https://github.com/onnx/onnx/issues/"
 # ---- ONX518: the legacy exporter writes a graph that computes something else -----------------
 SILENT: tuple[Decomposition, ...] = (
     Decomposition(
-        "floor_divide", ("torch.floor_divide", "Tensor.floor_divide"), True,
+        "floor_divide", ("torch.floor_divide", "Tensor.floor_divide", "Tensor.__floordiv__"), True,
         ("floor_divide int", "floor_divide float"),
         (PYTORCH + "78442", PYTORCH + "44692", ONNX + "4016"),
         "torch.div(a, b, rounding_mode=\"floor\"): the same ATen kernel in eager (bit-identical for "
@@ -20,7 +20,7 @@ SILENT: tuple[Decomposition, ...] = (
         "and floats alike).",
     ),
     Decomposition(
-        "bitwise_right_shift", ("torch.bitwise_right_shift", "Tensor.bitwise_right_shift"), True,
+        "bitwise_right_shift", ("torch.bitwise_right_shift", "Tensor.bitwise_right_shift", "Tensor.__rshift__"), True,
         ("bitwise_right_shift neg",), (PYTORCH + "191014", PYTORCH + "139455"),
         "Arithmetic shift as floor division by 2**s, in two halves so 2**half fits the integer "
         "type; shifts below 0 or >= the bit width give ATen's results (0/-1, uint8: 0). Legacy "
