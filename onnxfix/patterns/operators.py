@@ -520,7 +520,7 @@ class LegacyUnsupportedMath(DecompositionRule):
     keys = (
         "logaddexp", "logaddexp2", "logcumsumexp", "nansum", "nanmean", "count_nonzero", "trace", "diff",
         "frac", "heaviside", "signbit", "isneginf", "sgn", "float_power", "ldexp", "sinc", "xlogy",
-        "xlog1py", "entr", "ndtr", "kron", "vecdot", "dist", "matrix_power", "multi_dot", "trapezoid",
+        "xlog1py", "entr", "ndtr", "erfcx", "log_ndtr", "kron", "vecdot", "dist", "matrix_power", "multi_dot", "trapezoid",
         "cumulative_trapezoid", "renorm", "rms_norm",
     )
     default_safety = "per-finding"
@@ -530,6 +530,7 @@ class LegacyUnsupportedMath(DecompositionRule):
         "`logaddexp2`, `logcumsumexp`, `nansum`, `nanmean`, `count_nonzero`, `trace`, `diff`, "
         "`frac`, `heaviside`, `signbit`, `isneginf`, `sgn`, `float_power`, `ldexp`, "
         "`special.sinc`, `special.xlogy`, `special.xlog1py`, `special.entr`, `special.ndtr`, "
+        "`special.erfcx`, `special.log_ndtr`, "
         "`kron`, `linalg.vecdot`, `dist`, `linalg.matrix_power`, `linalg.multi_dot`, `trapezoid`, "
         "`cumulative_trapezoid`, `renorm` and `F.rms_norm` (functions and Tensor methods).",
         "The legacy exporter fails with `UnsupportedOperatorError: Exporting the operator "
@@ -538,10 +539,11 @@ class LegacyUnsupportedMath(DecompositionRule):
         "both exporters translate.",
         "def forward(self, a, b):\n    return torch.logaddexp(a, b)",
         "def forward(self, a, b):\n    return _onnx_logaddexp(a, b)",
-        "Safe for all but two: the helpers repeat ATen's arithmetic (bit-identical, or within an "
+        "Safe for all but four: the helpers repeat ATen's arithmetic (bit-identical, or within an "
         "ulp where ATen uses vectorised exp/log1p/sin). Unsafe: `signbit` (a NaN with its sign "
-        "bit set gives False) and `logcumsumexp` (a masked logsumexp instead of ATen's "
-        "sequential accumulation: other rounding).",
+        "bit set gives False), `logcumsumexp` (a masked logsumexp instead of ATen's "
+        "sequential accumulation: other rounding), `special.erfcx` and `special.log_ndtr` "
+        "(a continued-fraction approximation of erfcx; bounds below).",
         keys,
     )
 
