@@ -465,3 +465,40 @@ def test_decompose_covers_the_operators_in_a_legacy_export(tmp_path):
         for want, got in zip(verify.eager(model, probe), verify.run_onnx(path, probe, names), strict=True):
             assert torch.equal(torch.from_numpy(got), want) if not want.is_floating_point() else \
                 torch.allclose(torch.from_numpy(got), want, rtol=1e-6, atol=1e-6)
+
+
+# ---- which call forms ONX518 reports ------------------------------------------------------------
+SNIPPET = """\
+import torch
+import torch.nn.functional as F
+
+
+class M(torch.nn.Module):
+    def forward(self, x: torch.Tensor, t, n: int):
+        a = F.softplus(x, 2.0, 1.0)
+        b = F.softplus(x, beta=2.0)
+        c = F.softplus(x, threshold=25)
+        d = F.softplus(x, threshold=t)
+        e = x.size(0) // 2 + n // 3 + (n >> 1)
+        f = x // 4 + (x.long() >> 2)
+        g = x.index_put((t,), x, accumulate=True) + x.index_put((t,), x) + x.index_put((t,), x, accumulate=False)
+        h = F.embedding(t, x, None, 2.0) + F.embedding(t, x)
+        return a, b, c, d, e, f, g, h
+"""
+
+
+def test_onx518_reports_the_wrong_variants_only(tmp_path):
+    from fixture_runner import settings
+    from onnxfix.patterns import all_rules
+    from onnxfix.rewriter.engine import RuleSet, check_text
+    from onnxfix.rewriter.source import SourceFile
+
+    path = tmp_path / "m.py"
+    path.write_text(SNIPPET)
+    source = SourceFile.read(path)
+    findings = check_text(source.text, source, "m.py", settings(), RuleSet([r for r in all_rules() if r.code == "ONX518"]))
+    # softplus with threshold 1.0 (positional) and an unknown threshold, not beta alone nor a
+    # threshold >= 20; tensor // and >> (not on ints); index_put with accumulate=True only;
+    # embedding with a positional max_norm (reported without a fix)
+    assert sorted(f.line for f in findings) == [7, 10, 12, 12, 13, 14], [(f.line, f.message[:40]) for f in findings]
+    assert [f.fix is None for f in findings if f.line == 14] == [True]
