@@ -490,7 +490,6 @@ RULES = [
 # ---- ONX517-ONX518 legacy-only failures and silent bugs (decompositions/registry_legacy.py) -----
 
 
-
 def _legacy_doc(what, why, example, use_instead, safety, keys) -> RuleDoc:
     """_doc for the legacy-only families: the catalog measures these failing in legacy only."""
     references = tuple(ref for key in keys for ref in BY_KEY[key].evidence)
