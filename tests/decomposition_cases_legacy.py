@@ -72,6 +72,8 @@ CASES = {
     "dist": ("torch.dist(a, c, p=3)", "_onnx_dist(a, c, p=3)", lambda g, b: (randn(g, b, 4), randn(g, b, 4)), True),
     "matrix_power": ("torch.linalg.matrix_power(a, 5)", "_onnx_matrix_power(a, 5)", lambda g, b: (randn(g, b, 3, 3) * 0.5,), True),
     "multi_dot": ("torch.linalg.multi_dot([a, c, a.T])", "_onnx_multi_dot([a, c, a.T])", lambda g, b: (randn(g, 3, 4), randn(g, 4, 4)), False),
+    "quantile": ("torch.quantile(a, c, dim=1, keepdim=True)", "_onnx_quantile(a, c, dim=1, keepdim=True)", lambda g, b: (randn(g, b, 7), torch.tensor([0.1, 0.5, 0.9])), True),
+    "nanquantile": ("torch.nanquantile(a, 0.3, dim=1, interpolation='midpoint')", "_onnx_nanquantile(a, 0.3, dim=1, interpolation='midpoint')", lambda g, b: (with_nan(g, b, 7),), True),
     "trapezoid": ("torch.trapezoid(a, dim=1)", "_onnx_trapezoid(a, dim=1)", lambda g, b: (randn(g, b, 6),), True),
     "cumulative_trapezoid": ("torch.cumulative_trapezoid(a, dim=1)", "_onnx_cumulative_trapezoid(a, dim=1)", lambda g, b: (randn(g, b, 6),), True),
     "renorm": ("torch.renorm(a, 2, 0, 1.0)", "_onnx_renorm(a, 2, 0, 1.0)", lambda g, b: (randn(g, b, 5),), True),
@@ -80,11 +82,11 @@ CASES = {
 PARAMS = {
     "floor_divide": "i, j", "bitwise_right_shift": "i, j", "index_add": "a, i, c", "index_put": "a, i, c",
     "logaddexp": "a, c", "logaddexp2": "a, c", "heaviside": "a, c", "ldexp": "a, i", "xlogy": "a, c",
-    "xlog1py": "a, c", "kron": "a, c", "vecdot": "a, c", "multi_dot": "a, c", "dist": "a, c", "rms_norm": "a, c",
+    "xlog1py": "a, c", "kron": "a, c", "vecdot": "a, c", "multi_dot": "a, c", "quantile": "a, c", "dist": "a, c", "rms_norm": "a, c",
 }
 TOLERANCE = {"erfcx": 2e-6, "log_ndtr": 6e-6}  # documented approximation bounds
 MULTI_OUTPUT = ()
 # Inputs whose first dimension is not the dynamic batch: index vectors, kron's right operand,
 # rms_norm's weight; trace's square matrix and index_put (it indexes the first dimension) are
 # static cases.
-STATIC_INPUTS = {"index_add": (1,), "index_put": (0, 1, 2), "kron": (1,), "rms_norm": (1,), "trace": (0,), "multi_dot": (0, 1)}
+STATIC_INPUTS = {"index_add": (1,), "index_put": (0, 1, 2), "kron": (1,), "rms_norm": (1,), "trace": (0,), "multi_dot": (0, 1), "quantile": (1,)}

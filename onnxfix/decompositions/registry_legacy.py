@@ -185,6 +185,18 @@ UNSUPPORTED: tuple[Decomposition, ...] = (
         "sizes (a rounding difference only).",
     ),
     Decomposition(
+        "quantile", ("torch.quantile", "Tensor.quantile"), True, ("quantile", "quantile tensor q"), (),
+        "ATen's algorithm (bit-identical in eager, every interpolation mode, scalar or 1-D q, "
+        "dim=None, keepdim): sort, rank q * (n - 1), gather below/above, lerp; NaN in a slice "
+        "gives NaN (set explicitly: NaN is sorted as +inf, since the exported TopK need not put "
+        "NaN last).", requires=("quantile_impl",),
+    ),
+    Decomposition(
+        "nanquantile", ("torch.nanquantile", "Tensor.nanquantile"), True, ("nanquantile",), (),
+        "As `_onnx_quantile` over each slice's non-NaN values (rank q * (count - 1)); NaN when "
+        "a slice is all NaN.", requires=("quantile_impl",),
+    ),
+    Decomposition(
         "trapezoid", ("torch.trapezoid",), True, ("trapezoid",), (),
         "ATen's formulas: (sum(y) - (y[0] + y[-1]) / 2) * dx, or sum(dx_i (y_i + y_i+1)) / 2 "
         "with sample points x.",
@@ -207,3 +219,4 @@ UNSUPPORTED: tuple[Decomposition, ...] = (
 )
 
 DECOMPOSITIONS: tuple[Decomposition, ...] = SILENT + UNSUPPORTED
+SUPPORT: tuple[str, ...] = ("quantile_impl",)  # shared by quantile and nanquantile

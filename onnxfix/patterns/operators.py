@@ -519,7 +519,7 @@ class LegacyUnsupportedMath(DecompositionRule):
     keys = (
         "logaddexp", "logaddexp2", "logcumsumexp", "nansum", "nanmean", "count_nonzero", "trace", "diff",
         "frac", "heaviside", "signbit", "isneginf", "sgn", "float_power", "ldexp", "sinc", "xlogy",
-        "xlog1py", "entr", "ndtr", "erfcx", "log_ndtr", "kron", "vecdot", "dist", "matrix_power", "multi_dot", "trapezoid",
+        "xlog1py", "entr", "ndtr", "erfcx", "log_ndtr", "kron", "vecdot", "dist", "matrix_power", "multi_dot", "quantile", "nanquantile", "trapezoid",
         "cumulative_trapezoid", "renorm", "rms_norm",
     )
     default_safety = "per-finding"
@@ -530,7 +530,8 @@ class LegacyUnsupportedMath(DecompositionRule):
         "`frac`, `heaviside`, `signbit`, `isneginf`, `sgn`, `float_power`, `ldexp`, "
         "`special.sinc`, `special.xlogy`, `special.xlog1py`, `special.entr`, `special.ndtr`, "
         "`special.erfcx`, `special.log_ndtr`, "
-        "`kron`, `linalg.vecdot`, `dist`, `linalg.matrix_power`, `linalg.multi_dot`, `trapezoid`, "
+        "`kron`, `linalg.vecdot`, `dist`, `linalg.matrix_power`, `linalg.multi_dot`, `quantile`, "
+        "`nanquantile`, `trapezoid`, "
         "`cumulative_trapezoid`, `renorm` and `F.rms_norm` (functions and Tensor methods).",
         "The legacy exporter fails with `UnsupportedOperatorError: Exporting the operator "
         "'aten::logaddexp' to ONNX opset version 20 is not supported` (and likewise for each). "
