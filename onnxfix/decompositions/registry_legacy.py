@@ -1,7 +1,222 @@
-"""Operators only the legacy (TorchScript) exporter fails on; fixed when a project targets legacy."""
+"""Operators only the legacy (TorchScript) exporter fails on or exports silently wrong; fixed when
+a project targets legacy (``[tool.onnxfix] exporters`` includes "legacy"). Every helper exports
+with both exporters. ONX518: silently wrong in legacy; ONX517: legacy export fails."""
 
 from __future__ import annotations
 
-from onnxfix.decompositions.base import PYTORCH, Decomposition  # noqa: F401 - used by entries
+from onnxfix.decompositions.base import PYTORCH, Decomposition
 
-DECOMPOSITIONS: tuple[Decomposition, ...] = ()
+ONNX = "https://github.com/onnx/onnx/issues/"
+
+# ---- ONX518: the legacy exporter writes a graph that computes something else -----------------
+SILENT: tuple[Decomposition, ...] = (
+    Decomposition(
+        "floor_divide", ("torch.floor_divide", "Tensor.floor_divide", "Tensor.__floordiv__"), True,
+        ("floor_divide int", "floor_divide float"),
+        (PYTORCH + "78442", PYTORCH + "44692", ONNX + "4016"),
+        "torch.div(a, b, rounding_mode=\"floor\"): the same ATen kernel in eager (bit-identical for "
+        "every dtype), and the legacy exporter translates it with a floor. Legacy writes "
+        "floor_divide as a truncating Div (wrong by 1 when the quotient is negative, integers "
+        "and floats alike).",
+    ),
+    Decomposition(
+        "bitwise_right_shift", ("torch.bitwise_right_shift", "Tensor.bitwise_right_shift", "Tensor.__rshift__"), True,
+        ("bitwise_right_shift neg",), (PYTORCH + "191014", PYTORCH + "139455"),
+        "Arithmetic shift as floor division by 2**s, in two halves so 2**half fits the integer "
+        "type; shifts below 0 or >= the bit width give ATen's results (0/-1, uint8: 0). Legacy "
+        "writes a truncating Div by 2**s (wrong for negative values that shift out a set bit).",
+    ),
+    Decomposition(
+        "softplus", ("torch.nn.functional.softplus",), True,
+        ("softplus beta", "softplus threshold"), (ONNX + "5226", PYTORCH + "64811"),
+        "ATen's formula: x where x * beta > threshold, else log1p(exp(x * beta)) / beta. Legacy "
+        "writes Softplus(x * beta) / beta and drops the threshold: wrong above a threshold lower "
+        "than about 15 (invisible in float32 at the default 20). Reported only when `threshold` "
+        "is given and not a literal >= 20. Eager results equal torch's to an ulp (vectorised "
+        "exp/log1p).",
+    ),
+    Decomposition(
+        "index_add", ("Tensor.index_add", "torch.index_add"), True, ("index_add dup",),
+        (PYTORCH + "111159",),
+        "scatter_add along `dim` with the index broadcast over `source` (alpha multiplies "
+        "`source` first). Legacy refuses duplicate indices (\"does not support exporting "
+        "'index_add_()' function with duplicated values\"). Out-of-place calls only.",
+    ),
+    Decomposition(
+        "index_put", ("Tensor.index_put", "torch.index_put"), True, ("index_put accumulate dup",),
+        (PYTORCH + "61034", ONNX + "3547"),
+        "accumulate=True: the integer index tensors (broadcast, negative ones wrapped) become one "
+        "row index of input viewed as (rows, *rest), then scatter_add; duplicates are summed. "
+        "Legacy writes a ScatterND that keeps one of the duplicates. Boolean masks (which cannot "
+        "repeat) run the original op. Out-of-place calls only.",
+        when_keyword=("accumulate", True),
+    ),
+)
+
+# ---- ONX517: the legacy exporter has no translation --------------------------------------------
+UNSUPPORTED: tuple[Decomposition, ...] = (
+    Decomposition(
+        "logaddexp", ("torch.logaddexp", "Tensor.logaddexp"), True, ("logaddexp",), (),
+        "ATen's formula: max + log1p(exp(-|a - b|)); equal infinities give themselves.",
+    ),
+    Decomposition(
+        "logaddexp2", ("torch.logaddexp2", "Tensor.logaddexp2"), True, ("logaddexp2",), (),
+        "ATen's formula: max + log1p(2 ** -|a - b|) / ln 2; equal infinities give themselves.",
+    ),
+    Decomposition(
+        "logcumsumexp", ("torch.logcumsumexp", "Tensor.logcumsumexp"), False, ("logcumsumexp",), (),
+        "logsumexp over an (n, n) lower-triangular -inf mask: O(n^2) memory along `dim`. ATen "
+        "accumulates sequentially, so rounding differs.",
+        error_bound="max error 1.4e-7 relative to max(1, |value|) in float32 (normal values "
+        "scaled by 1, 10, 30; 5 to 200 steps); -inf rows stay -inf",
+    ),
+    Decomposition(
+        "nansum", ("torch.nansum", "Tensor.nansum"), True, ("nansum",), (),
+        "where(isnan, 0, x).sum(dim): the same additions as torch (bit-identical).",
+    ),
+    Decomposition(
+        "nanmean", ("torch.nanmean", "Tensor.nanmean"), True, ("nanmean",), (),
+        "As ATen: nansum / count of non-NaN values (all-NaN slices give NaN).",
+    ),
+    Decomposition(
+        "count_nonzero", ("torch.count_nonzero", "Tensor.count_nonzero"), True, ("count_nonzero",), (),
+        "(x != 0).sum(dim), int64.",
+    ),
+    Decomposition(
+        "trace", ("torch.trace", "Tensor.trace"), True, ("trace",), (),
+        "torch.diagonal(x).sum() (integers sum to int64, as torch.trace).",
+    ),
+    Decomposition(
+        "diff", ("torch.diff", "Tensor.diff"), True, ("diff", "diff n=2 prepend"),
+        ("https://github.com/ubicomplab/rPPG-Toolbox/issues/272",),
+        "cat(prepend, x, append) then n slice differences (n a Python int; bool uses !=).",
+    ),
+    Decomposition(
+        "frac", ("torch.frac", "Tensor.frac"), True, ("frac",), (),
+        "x - trunc(x), trunc written as ceil below 0 and floor above (legacy has no aten::trunc).",
+    ),
+    Decomposition(
+        "heaviside", ("torch.heaviside", "Tensor.heaviside"), True, ("heaviside",), (),
+        "where(x == 0, values, x > 0) in x's dtype (NaN gives 0, as ATen).",
+    ),
+    Decomposition(
+        "signbit", ("torch.signbit", "Tensor.signbit"), False, ("signbit",), (),
+        "x < 0, and -0.0 via 1 / x = -inf. A NaN's sign bit cannot be read with exportable ops: "
+        "a negative NaN gives False where torch gives True.",
+    ),
+    Decomposition(
+        "isneginf", ("torch.isneginf", "Tensor.isneginf"), True, ("isneginf",), (),
+        "x == -inf (always False for integers).",
+    ),
+    Decomposition(
+        "sgn", ("torch.sgn", "Tensor.sgn"), True, ("sgn",), (),
+        "torch.sign for real tensors (the same kernel); x / |x| (0 at 0) for complex ones.",
+    ),
+    Decomposition(
+        "float_power", ("torch.float_power", "Tensor.float_power"), True, ("float_power",), (),
+        "pow in float64 (complex128 if either side is complex), as ATen.",
+    ),
+    Decomposition(
+        "ldexp", ("torch.ldexp", "Tensor.ldexp"), True, ("ldexp",), (),
+        "input * 2.0 ** other, ATen's own formula.",
+    ),
+    Decomposition(
+        "sinc", ("torch.special.sinc", "torch.sinc", "Tensor.sinc"), True, ("special.sinc",), (),
+        "sin(pi x) / (pi x), 1 at 0, as ATen (to an ulp: vectorised sin).",
+    ),
+    Decomposition(
+        "xlogy", ("torch.special.xlogy", "torch.xlogy", "Tensor.xlogy"), True, ("special.xlogy",), (),
+        "NaN where y is NaN, 0 where x == 0, else x * log(y), as ATen.",
+    ),
+    Decomposition(
+        "xlog1py", ("torch.special.xlog1py",), True, ("special.xlog1py",), (),
+        "NaN where y is NaN, 0 where x == 0, else x * log1p(y), as ATen.",
+    ),
+    Decomposition(
+        "entr", ("torch.special.entr",), True, ("special.entr",), (),
+        "-x log x for x > 0, 0 at 0, -inf below 0, NaN kept, as ATen.",
+    ),
+    Decomposition(
+        "ndtr", ("torch.special.ndtr",), True, ("special.ndtr",), (),
+        "(1 + erf(x / sqrt 2)) / 2, ATen's formula (bit-identical in eager). The exported Erf "
+        "loses the tail below about -6 where the CDF underflows relative to 1 (as torch's).",
+    ),
+    Decomposition(
+        "erfcx", ("torch.special.erfcx",), False, ("special.erfcx",), (),
+        "exp(x^2) (1 - erf(x)) below |x| = 1.5, a 32-term continued fraction above, "
+        "2 exp(x^2) - erfcx(-x) for negative x; inf, NaN and 0 as torch.",
+        error_bound="max relative error 1.2e-6 in float32, 1.2e-9 in float64 on [-9, 60] "
+        "(measured on 2e6 points; tests/test_decompositions_legacy.py)",
+    ),
+    Decomposition(
+        "log_ndtr", ("torch.special.log_ndtr",), False, ("special.log_ndtr",), (),
+        "ATen's two branches (log(erfcx(-t) / 2) - t^2 below x = -1, log1p(-erfc(t) / 2) above, "
+        "t = x / sqrt 2) with `_onnx_erfcx`'s approximation.",
+        requires=("erfcx",),
+        error_bound="max relative error 5e-6 in float32 (1.1e-6 for x <= 5; the upper tail, where "
+        "the result is below 1e-6 in size, amplifies the rounding of exp(-x^2/2)) and 1.2e-9 in "
+        "float64 on [-40, 40] (measured on 2e6 points), where the result is a normal float; "
+        "results below the smallest normal may flush to 0",
+    ),
+    Decomposition(
+        "kron", ("torch.kron", "Tensor.kron"), True, ("kron",), (),
+        "Interleaved broadcast product reshaped: each element is one product (bit-identical).",
+    ),
+    Decomposition(
+        "vecdot", ("torch.linalg.vecdot",), True, ("linalg.vecdot",), (),
+        "(conj(x) * y).sum(dim), ATen's formula.",
+    ),
+    Decomposition(
+        "dist", ("torch.dist", "Tensor.dist"), True, ("dist p=3",), (),
+        "linalg.vector_norm(input - other, p), as ATen.",
+    ),
+    Decomposition(
+        "matrix_power", ("torch.linalg.matrix_power", "torch.matrix_power", "Tensor.matrix_power"), True,
+        ("linalg.matrix_power 3",), (),
+        "ATen's order of products (bit-identical in eager): direct products for n <= 3, binary "
+        "exponentiation above; n must be a Python int (the products unroll). A negative n needs "
+        "an inverse and runs the original op (which no exporter translates).",
+    ),
+    Decomposition(
+        "multi_dot", ("torch.linalg.multi_dot",), True, ("linalg.multi_dot",), (),
+        "ATen's multiplication order (cost comparison for three matrices, the matrix-chain "
+        "programme for more; 1-D ends as vectors): bit-identical in eager. The order is fixed when "
+        "the model is traced: with a dynamic dimension, eager may pick another order for other "
+        "sizes (a rounding difference only).",
+    ),
+    Decomposition(
+        "quantile", ("torch.quantile", "Tensor.quantile"), True, ("quantile", "quantile tensor q"), (),
+        "ATen's algorithm (bit-identical in eager, every interpolation mode, scalar or 1-D q, "
+        "dim=None, keepdim): sort, rank q * (n - 1), gather below/above, lerp; NaN in a slice "
+        "gives NaN (set explicitly: NaN is sorted as +inf, since the exported TopK need not put "
+        "NaN last).", requires=("quantile_impl",),
+    ),
+    Decomposition(
+        "nanquantile", ("torch.nanquantile", "Tensor.nanquantile"), True, ("nanquantile",), (),
+        "As `_onnx_quantile` over each slice's non-NaN values (rank q * (count - 1)); NaN when "
+        "a slice is all NaN.", requires=("quantile_impl",),
+    ),
+    Decomposition(
+        "trapezoid", ("torch.trapezoid",), True, ("trapezoid",), (),
+        "ATen's formulas: (sum(y) - (y[0] + y[-1]) / 2) * dx, or sum(dx_i (y_i + y_i+1)) / 2 "
+        "with sample points x.",
+    ),
+    Decomposition(
+        "cumulative_trapezoid", ("torch.cumulative_trapezoid",), True, ("cumulative_trapezoid",), (),
+        "ATen's formula: cumsum(dx / 2 * (y_i + y_i+1)).",
+    ),
+    Decomposition(
+        "renorm", ("torch.renorm", "Tensor.renorm"), True, ("renorm",), (ONNX + "627",),
+        "Slices along `dim` with p-norm above maxnorm scaled by maxnorm / (norm + 1e-7), as ATen.",
+    ),
+    Decomposition(
+        "rms_norm", ("torch.nn.functional.rms_norm",), True, ("rms_norm",),
+        (PYTORCH + "159249", "https://github.com/NVIDIA/Model-Optimizer/issues/262"),
+        "ATen's composite: x * rsqrt(mean(x^2) + eps) * weight, in float32 for half types, eps "
+        "defaulting to the computation type's epsilon (bit-identical in eager, float16/bfloat16 "
+        "included). `nn.RMSNorm` modules are decomposed by `onnxfix export --decompose`.",
+    ),
+)
+
+DECOMPOSITIONS: tuple[Decomposition, ...] = SILENT + UNSUPPORTED
+SUPPORT: tuple[str, ...] = ("quantile_impl",)  # shared by quantile and nanquantile

@@ -676,3 +676,147 @@ RULES.append(DynamoSilentlyWrong)
 
 # ---- ONX517-ONX518 legacy-only failures and silent bugs (decompositions/registry_legacy.py) -----
 
+
+def _legacy_doc(what, why, example, use_instead, safety, keys) -> RuleDoc:
+    """_doc for the legacy-only families: the catalog measures these failing in legacy only."""
+    references = tuple(ref for key in keys for ref in BY_KEY[key].evidence)
+    notes = " ".join(f"`_onnx_{key}`: {BY_KEY[key].notes}" for key in keys)
+    bounds = " ".join(f"`_onnx_{key}`: {BY_KEY[key].error_bound}." for key in keys if BY_KEY[key].error_bound)
+    unreported = [f"`{BY_KEY[key].targets[0]}`" for key in keys if not BY_KEY[key].evidence]
+    evidence = (
+        "Reported only when the project targets the legacy exporter (`[tool.onnxfix] exporters` "
+        "includes \"legacy\"): the dynamo exporter handles these calls (measured). Priority "
+        "evidence: the public issue reports listed under References."
+        + (f" No public report was found for {', '.join(unreported)}: included because the catalog "
+           "measures it failing in the legacy exporter." if unreported else "")
+    )
+    return RuleDoc(
+        what=what + "\n\nDecompositions (onnxfix/decompositions/): " + notes,
+        why=why + f"\n\nWhich exporters fail is read from the measured catalog ({PROBE}). " + evidence,
+        example=example, use_instead=use_instead,
+        fix_safety=safety + (("\n\nMeasured error bounds: " + bounds) if bounds else ""),
+        references=references,
+    )
+
+
+class LegacyUnsupportedMath(DecompositionRule):
+    code = "ONX517"
+    name = "legacy-unsupported-math"
+    summary = "Elementwise math and reductions the legacy exporter cannot translate: rewrite to exportable ops"
+    keys = (
+        "logaddexp", "logaddexp2", "logcumsumexp", "nansum", "nanmean", "count_nonzero", "trace", "diff",
+        "frac", "heaviside", "signbit", "isneginf", "sgn", "float_power", "ldexp", "sinc", "xlogy",
+        "xlog1py", "entr", "ndtr", "erfcx", "log_ndtr", "kron", "vecdot", "dist", "matrix_power", "multi_dot", "quantile", "nanquantile", "trapezoid",
+        "cumulative_trapezoid", "renorm", "rms_norm",
+    )
+    default_safety = "per-finding"
+    exporters = (LEGACY,)
+    doc = _legacy_doc(
+        "Finds calls the legacy (TorchScript) exporter has no symbolic for: `logaddexp`, "
+        "`logaddexp2`, `logcumsumexp`, `nansum`, `nanmean`, `count_nonzero`, `trace`, `diff`, "
+        "`frac`, `heaviside`, `signbit`, `isneginf`, `sgn`, `float_power`, `ldexp`, "
+        "`special.sinc`, `special.xlogy`, `special.xlog1py`, `special.entr`, `special.ndtr`, "
+        "`special.erfcx`, `special.log_ndtr`, "
+        "`kron`, `linalg.vecdot`, `dist`, `linalg.matrix_power`, `linalg.multi_dot`, `quantile`, "
+        "`nanquantile`, `trapezoid`, "
+        "`cumulative_trapezoid`, `renorm` and `F.rms_norm` (functions and Tensor methods).",
+        "The legacy exporter fails with `UnsupportedOperatorError: Exporting the operator "
+        "'aten::logaddexp' to ONNX opset version 20 is not supported` (and likewise for each). "
+        "Most are one-line compositions in ATen; the helpers repeat ATen's formula with ops "
+        "both exporters translate.",
+        "def forward(self, a, b):\n    return torch.logaddexp(a, b)",
+        "def forward(self, a, b):\n    return _onnx_logaddexp(a, b)",
+        "Safe for all but four: the helpers repeat ATen's arithmetic (bit-identical, or within an "
+        "ulp where ATen uses vectorised exp/log1p/sin). Unsafe: `signbit` (a NaN with its sign "
+        "bit set gives False), `logcumsumexp` (a masked logsumexp instead of ATen's "
+        "sequential accumulation: other rounding), `special.erfcx` and `special.log_ndtr` "
+        "(a continued-fraction approximation of erfcx; bounds below).",
+        keys,
+    )
+
+
+RULES.append(LegacyUnsupportedMath)
+
+
+# Binary operators that are the same ATen op as a decomposed call: `a // b` is floor_divide and
+# `a >> b` is bitwise_right_shift when `a` is a tensor.
+_OPERATOR_KEYS = {ast.FloorDiv: "floor_divide", ast.RShift: "bitwise_right_shift"}
+
+
+class LegacySilentlyWrong(DecompositionRule):
+    code = "ONX518"
+    name = "legacy-silently-wrong"
+    summary = "Ops the legacy exporter gets silently wrong (`//`, `>>`, softplus threshold, duplicate indices): rewrite"
+    keys = ("floor_divide", "bitwise_right_shift", "softplus", "index_add", "index_put")
+    default_safety = "safe"
+    exporters = (LEGACY,)
+    doc = _legacy_doc(
+        "Finds `torch.floor_divide` and `a // b`, `torch.bitwise_right_shift` and `a >> b` (the "
+        "operators where `a` is known to be a tensor), `F.softplus` with a `threshold` below 20, "
+        "`index_put(..., accumulate=True)` and `index_add` (out-of-place forms); reports "
+        "`F.embedding(..., max_norm=...)` without a fix (it renormalises the weight in place).",
+        "The legacy exporter writes graphs that compute something else, without an error: "
+        "floor division and signed right shift become a Div that truncates toward zero (off by "
+        "one for negative quotients), softplus loses its threshold, index_put with "
+        "accumulate=True keeps one of the duplicate indices instead of summing; index_add with "
+        "duplicate indices fails outright. Measured on the legacy exporter: onnxruntime differs "
+        "from eager.",
+        "def forward(self, x, k):\n    return torch.floor_divide(x, k)",
+        "def forward(self, x, k):\n    return _onnx_floor_divide(x, k)",
+        "Safe: the helpers compute what eager computes (`div(rounding_mode=\"floor\")` is the same "
+        "kernel as floor_divide; the shift and the scatter_add forms are exact for integers; "
+        "softplus repeats ATen's formula to an ulp; duplicate-index sums add in index order "
+        "like eager). A method call on a value not known to be a tensor is unsafe.",
+        keys,
+    )
+
+    def cases(self, decomposition, node):
+        if decomposition.key != "softplus":
+            return decomposition.cases
+        threshold = next((k.value for k in node.keywords if k.arg == "threshold"),
+                         node.args[2] if len(node.args) > 2 else None)
+        if threshold is None or (isinstance(threshold, ast.Constant) and isinstance(threshold.value, (int, float))
+                                 and not isinstance(threshold.value, bool) and threshold.value >= 20):
+            return ("softplus beta default threshold",)  # measured OK in both exporters
+        return decomposition.cases
+
+    def visit_Call(self, node: ast.Call, ctx: FunctionContext):
+        yield from super().visit_Call(node, ctx)
+        if ctx.qualname(node.func) != "torch.nn.functional.embedding":
+            return
+        max_norm = next((k.value for k in node.keywords if k.arg == "max_norm"), node.args[3] if len(node.args) > 3 else None)
+        if max_norm is None or (isinstance(max_norm, ast.Constant) and max_norm.value is None):
+            return
+        failed = catalog.failures(("embedding max_norm",))
+        if failed:
+            message = (
+                f"`F.embedding(..., max_norm=...)` breaks ONNX export ({catalog.describe(failed)}; measured "
+                f"on torch {catalog.torch_version()}); no fix: eager renormalises the weight rows in place, "
+                "which an exportable rewrite cannot repeat. Renormalise the weight once before export "
+                "and drop max_norm"
+            )
+            yield ctx.report(self, node, message, exporters=tuple(sorted(failed)))
+
+    def visit_BinOp(self, node: ast.BinOp, ctx: FunctionContext):
+        key = _OPERATOR_KEYS.get(type(node.op))
+        if key is None or ctx.tensors.is_tensor(node.left) is not True:
+            return
+        decomposition = BY_KEY[key]
+        failed = catalog.failures(decomposition.cases)
+        if not failed:
+            return
+        helpers = tuple(Helper(f"_onnx_{k}", helper_source(k)) for k in helper_chain(key))
+        call = f"{decomposition.helper}({ctx.segment(node.left)}, {ctx.segment(node.right)})"
+        fix = Fix(f"Rewrite to `{call}`", (ctx.replace(node, call),), True, imports=("torch",), helpers=helpers)
+        symbol = "//" if key == "floor_divide" else ">>"
+        message = (
+            f"`{symbol}` on a tensor is `{decomposition.targets[0]}`, which breaks ONNX export "
+            f"({catalog.describe(failed)}; measured on torch {catalog.torch_version()}); "
+            f"`{decomposition.helper}` computes it with exportable ops"
+        )
+        yield ctx.report(self, node, message, fix=fix, exporters=tuple(sorted(failed)))
+
+
+RULES.append(LegacySilentlyWrong)
+
+# ---- ONX519 (legacy-only structural/signal ops; another family) --------------------------------

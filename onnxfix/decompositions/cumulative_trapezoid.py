@@ -1,0 +1,16 @@
+import torch
+
+
+def _onnx_cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+    # As ATen: the running sum of (dx / 2) * (y[i] + y[i+1]) (dx from x when given).
+    n = y.shape[dim]
+    pairs = y.narrow(dim, 1, n - 1) + y.narrow(dim, 0, n - 1)
+    if x is None:
+        spacing = 1 if dx is None else dx
+        return (spacing / 2.0 * pairs).cumsum(dim)
+    if x.dim() == 1:
+        shape = [1] * y.dim()
+        shape[dim] = -1
+        x = x.reshape(shape)
+    step = x.narrow(dim, 1, n - 1) - x.narrow(dim, 0, n - 1)
+    return (step / 2.0 * pairs).cumsum(dim)

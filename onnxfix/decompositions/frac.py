@@ -1,0 +1,7 @@
+import torch
+
+
+def _onnx_frac(input):
+    # As ATen: x - trunc(x) (keeps the sign of x; NaN and inf give NaN). trunc is written as
+    # ceil below 0 and floor above (the legacy exporter has no symbolic for aten::trunc).
+    return input - torch.where(input < 0, torch.ceil(input), torch.floor(input))

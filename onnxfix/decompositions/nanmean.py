@@ -1,0 +1,10 @@
+import torch
+
+
+def _onnx_nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    # As ATen: nansum / the number of non-NaN values (NaN where all are NaN: 0 / 0).
+    if dim is None:
+        dim = list(range(input.dim()))
+    present = ~input.isnan()
+    total = torch.sum(torch.where(present, input, torch.zeros((), dtype=input.dtype, device=input.device)), dim, keepdim, dtype=dtype)
+    return total / present.sum(dim, keepdim)

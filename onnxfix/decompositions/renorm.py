@@ -1,0 +1,11 @@
+import torch
+
+
+def _onnx_renorm(input, p, dim, maxnorm):
+    # As ATen: each slice along `dim` whose p-norm exceeds maxnorm is scaled by
+    # maxnorm / (norm + 1e-7).
+    dim = dim % input.dim()
+    others = [d for d in range(input.dim()) if d != dim]
+    norm = torch.linalg.vector_norm(input, p, others, keepdim=True)
+    factor = torch.where(norm > maxnorm, maxnorm / (norm + 1e-7), torch.ones((), dtype=norm.dtype, device=norm.device))
+    return input * factor

@@ -1,0 +1,8 @@
+import torch
+
+
+def _onnx_softplus(input, beta=1.0, threshold=20.0):
+    # ATen's formula: x where x * beta > threshold, else log1p(exp(x * beta)) / beta. The legacy
+    # exporter writes Softplus(x * beta) / beta and drops the threshold (wrong above it).
+    scaled = input * beta
+    return torch.where(scaled > threshold, input, torch.log1p(torch.exp(scaled)) / beta)
