@@ -17,7 +17,7 @@ from onnxfix.exporter.targets import load_module
 
 MODELS = Path(__file__).parent / "values_models.py"
 WORKER = Path(__file__).parent / "values_worker.py"
-SW, FAILS, OK = "SILENTLY-WRONG", "EXPORT-FAILS", "OK"
+SW, FAILS, ORT, OK = "SILENTLY-WRONG", "EXPORT-FAILS", "ORT-FAILS", "OK"
 
 # class -> (original: legacy, dynamo), fixed by onnxfix --write --unsafe-fixes
 ORIGINAL = {
@@ -39,9 +39,23 @@ ORIGINAL = {
     "MaxOfTensors": (SW, OK),
     "MaxWithNumber": (SW, OK),
     "ShapeSplat": (OK, OK),
+    "ItemFull": (SW, OK),
+    "ItemClamp": (SW, OK),
+    "ItemMaskedFill": (SW, OK),
+    "NewTensorFromSizes": (SW, OK),
+    "AsTensorFromShape": (SW, FAILS),
+    "NumpyMaxClip": (SW, OK),
+    "NumpyZeros": (ORT, OK),
+    "NumpySplit": (SW, OK),
+    "NumpyExp": (SW, OK),
+    "AsTensorOfSize": (OK, FAILS),
 }
-NO_FIX = {"Tolist", "IntOfSizeRoot", "FloatOfSize", "BoolOfTensor", "Log2", "ShapeSplat"}
+NO_FIX = {"Tolist", "IntOfSizeRoot", "FloatOfSize", "BoolOfTensor", "Log2", "ShapeSplat", "AsTensorOfSize"}
 FIXED = sorted(set(ORIGINAL) - NO_FIX)
+# Unsafe fixes measured NOT bit-identical on these inputs: name -> the largest difference
+# allowed, in float32 epsilons of the output's largest magnitude (numpy.exp and torch.exp
+# round differently; measured at most 0.23 of that).
+NOT_BIT_IDENTICAL = {"NumpyExp": 1}
 
 
 def _run(path: Path, exporter: str, names: list[str]) -> dict[str, list]:
@@ -92,7 +106,18 @@ def test_rewrite_keeps_eager_outputs_identical(name, rewritten):
         before = getattr(original, name)()(*args)
         after = getattr(fixed, name)()(*args)
         assert before.dtype == after.dtype and before.shape == after.shape
-        assert torch.equal(before, after), name
+        if name not in NOT_BIT_IDENTICAL:
+            assert torch.equal(before, after), name
+        else:
+            scale = torch.finfo(before.dtype).eps * before.abs().max()
+            assert ((before - after).abs() <= NOT_BIT_IDENTICAL[name] * scale).all(), name
+
+
+def test_unsafe_numpy_exp_rewrite_is_not_bit_identical(rewritten):
+    # why ONX101 marks np.exp -> torch.exp unsafe: measured here on the example inputs
+    original, fixed = load_module(MODELS), load_module(rewritten)
+    args = original.example_inputs()
+    assert not torch.equal(original.NumpyExp()(*args), fixed.NumpyExp()(*args))
 
 
 @pytest.mark.parametrize("name", sorted(ORIGINAL))

@@ -7,6 +7,7 @@ Every forward takes ``x`` (dynamic in both dimensions) and a 2-element tensor ``
 
 import math
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -102,6 +103,60 @@ class MaxWithNumber(nn.Module):  # ONX403
 class ShapeSplat(nn.Module):  # no rule: measured correct in both exporters
     def forward(self, x: torch.Tensor, s: torch.Tensor):
         return x.reshape(*x.shape[:-1], -1, 2).sum(-1)
+
+
+class ItemFull(nn.Module):  # ONX201, unsafe fix
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        return x + torch.full((x.shape[1],), s[0].item())
+
+
+class ItemClamp(nn.Module):  # ONX201, unsafe fix
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        return torch.clamp(x, max=s[1].item())
+
+
+class ItemMaskedFill(nn.Module):  # ONX201, unsafe fix
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        return x.masked_fill(x < 0, s[0].item())
+
+
+class NewTensorFromSizes(nn.Module):  # ONX205, safe fix
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        return s * x.new_tensor((x.size(0), x.size(1)))
+
+
+class AsTensorFromShape(nn.Module):  # ONX205, unsafe fix
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        return s / torch.as_tensor(x.shape, dtype=torch.float32)
+
+
+class NumpyMaxClip(nn.Module):  # ONX101/102/103, safe fix
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        a = x.numpy()
+        m = np.max(a, axis=-1, keepdims=True)
+        return torch.from_numpy(np.clip(a - m, a_min=-1, a_max=1))
+
+
+class NumpyZeros(nn.Module):  # ONX101/103, safe fix
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        z = np.zeros(x.shape[0])
+        return torch.tensor(z) + x.sum(1)
+
+
+class NumpySplit(nn.Module):  # ONX101/102/103, safe fix
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        parts = np.split(x.numpy(), 2, axis=1)
+        return torch.from_numpy(parts[0]) * torch.from_numpy(parts[1])
+
+
+class NumpyExp(nn.Module):  # ONX101/102/103, unsafe fix (exp may differ in the last bit)
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        return torch.from_numpy(np.exp(x.detach().numpy())) + x
+
+
+class AsTensorOfSize(nn.Module):  # no rule yet: dynamo specializes the size (a known gap)
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        return s / torch.as_tensor(x.shape[0])
 
 
 def _randn(*shape):

@@ -373,6 +373,8 @@ class TensorWhile(Rule):
             "Converting a tensor to a Python boolean"): measured on torch 2.13, `while x.max() >
             1 and n < 10: x = x / 2` is silently wrong on other values. The dynamo exporter
             fails with `GuardOnDataDependentSymNode` ("Data-dependent branching" in strict mode).
+            Both are re-measured on the installed torch by tests/test_flow_proofs.py
+            (tests/flow_models/while_halve.py, `while x.abs().max() > 1: x = x / 2`).
         """,
         example="""
             def forward(self, x):

@@ -449,7 +449,11 @@ class TensorFromValues(Rule):
             `torch.tensor([x.shape[0], x.shape[1]])` give the export-time shape for every input
             (measured on torch 2.13, tests/test_values_exporters.py: silently wrong for other
             sizes). A single size, `torch.tensor(x.shape[0])`, stays dynamic, and so does
-            `torch.stack([torch.tensor(d) ...])`. The dynamo exporter handles all of them.
+            `torch.stack([torch.tensor(d) ...])`. The dynamo exporter handles the `torch.tensor`
+            and `new_tensor` forms, but not `torch.as_tensor(x.shape, ...)`: it specializes the
+            dynamic dimensions ("Constraints violated ... your code specialized it to be a
+            constant"), measured on torch 2.13 by the same test; the fix builds the elements
+            with `torch.tensor` for that reason.
         """,
         example="""
             def forward(self, x):
@@ -467,8 +471,10 @@ class TensorFromValues(Rule):
               `dtype=`/`device=` keywords in each call): safe. Each element is an int64 (or the
               requested dtype) 0-d tensor and stacking gives the 1-d tensor `torch.tensor`
               built. For `t.new_tensor([...])` the inner calls are `t.new_tensor(a)`, which
-              keep `t`'s dtype and device.
-            - A whole shape (`torch.tensor(x.shape)`) becomes
+              keep `t`'s dtype and device. For `torch.as_tensor` they are `torch.tensor(a)`
+              (for a Python int both build the same new tensor; `as_tensor` of a size
+              specializes it in the dynamo exporter).
+            - A whole shape (`torch.tensor(x.shape)`, `torch.as_tensor(x.shape)`) becomes
               `torch.stack([torch.tensor(d) for d in x.shape])`: unsafe, because for a 0-d `x`
               the original gives an empty float tensor and `torch.stack([])` raises.
             - Values taken out of tensors: no fix here (keep the tensor; see ONX201/ONX202).
@@ -519,6 +525,10 @@ class TensorFromValues(Rule):
             return None  # repeated per element, so only plain names
         extra = "".join(f", {k.arg}={ctx.segment(k.value)}" for k in node.keywords)
         torch, imports = ctx.torch_name()
+        if ctx.qualname(node.func) == "torch.as_tensor":
+            # as_tensor of a size specializes it in the dynamo exporter, tensor does not (measured,
+            # tests/test_values_exporters.py); for a Python int both build the same new 0-d tensor
+            builder = f"{torch}.tensor"
         if whole:
             text = f"{torch}.stack([{builder}(d{extra}) for d in {ctx.segment(data)}])"
             return Fix("Stack 0-d tensors built from each size", (ctx.replace(node, text),), safe=False, imports=imports)

@@ -268,10 +268,21 @@ class ViewMutation(Rule):
             keep dtype and shape). `y.t()[k]` becomes `y[..., k]` (the same elements for the
             1-D and 2-D tensors `t()` accepts), `y.transpose(0, 1)[i]` becomes `y[:, i]`, and
             `y.view(...)` / `y.view_as(...)` (inline or held in a variable) is dropped before an
-            elementwise in-place op with number arguments (`y.view(-1).mul_(2)` -> `y.mul_(2)`). Other views (`narrow`,
-            `chunk`, writes into `y.view(-1)[::2]`) are reported without a fix: assign the
-            new values into the base (`y[:, a:b] = ...`) or build the result out of place
-            (`torch.where`, `torch.cat`).
+            elementwise in-place op with number arguments (`y.view(-1).mul_(2)` -> `y.mul_(2)`).
+            A number written into a strided slice of the flat view (`y.view(-1)[a::k] = v`,
+            literal start >= 0, no stop, literal step >= 1) becomes a masked fill of the same
+            flat positions, `y.masked_fill_(torch.arange(y.numel(), device=y.device).view(y.shape)
+            % k == 0, v)` (`y.fill_(v)` for `[:]`): no subscript of `y` is the same for every
+            shape (`y.view(-1)[::2]` is `y[..., ::2]` only when the last dimension is even, and
+            a checkerboard across rows otherwise), so the positions are computed from the flat
+            index. Same elements, same storage, written in place; the only eager difference is
+            where the original raises (`view(-1)` of a tensor it cannot view). Numbers beyond
+            65504 get no fix (masked_fill_ refuses a number that overflows float16 where the
+            assignment stores inf). Measured OK in both exporters on other sizes
+            (tests/flow_models/views_flat.py). Other views (`narrow`, `chunk`, a flat slice with
+            a stop or a tensor value) are reported without a fix: assign the new values into the
+            base (`y[:, a:b] = ...`) or build the result out of place (`torch.where`,
+            `torch.cat`).
         """,
         references=VIEW_REFERENCES,
     )
@@ -323,7 +334,7 @@ class ViewMutation(Rule):
         elif kind == "method":
             fix = self._method_chain_fix(statement, target, chain, ctx)
         else:
-            fix = None
+            fix = _flat_stride_fix(statement, target, ctx)
         message = (
             f"in-place write through a view of `{chain.base}` (`{ctx.segment(target)}`): the legacy "
             f"exporter makes the view a copy, so `{chain.base}` is not updated (silently wrong)"
@@ -366,6 +377,56 @@ class ViewMutation(Rule):
         if view.func.attr == "transpose" and integer and _transposes_first_two(view):
             return Fix("Index the tensor itself (`[:, k]`)", (ctx.replace(target, f"{base}[:, {index_text}]"),), safe=True)
         return None
+
+
+# Largest magnitude float16 holds: masked_fill_ refuses a number that overflows the dtype where
+# an indexed assignment stores inf, so larger numbers get no fix.
+_FLAT_FILL_LIMIT = 65504
+
+
+def _flat_stride_fix(statement: ast.stmt, target: ast.expr, ctx: FunctionContext) -> Fix | None:
+    """`y.view(-1)[a::k] = number` -> `y.masked_fill_(<flat positions a, a+k, ...>, number)`.
+
+    No subscript of `y` is the same for every shape (`y.view(-1)[::2]` is `y[..., ::2]` only when
+    the last dimension is even), so the positions are computed from a flat arange shaped like `y`:
+    the same elements of the same storage, written in place. Only a non-negative literal start,
+    no stop, a positive literal step and a number value."""
+    if not (isinstance(statement, ast.Assign) and isinstance(statement.targets[0], ast.Subscript)):
+        return None
+    if not (_is_whole_view(target) and len(target.args) == 1 and not target.keywords and _is_minus_one(target.args[0])):
+        return None
+    index, value = statement.targets[0].slice, statement.value
+    if not (isinstance(index, ast.Slice) and index.upper is None and is_number(value)):
+        return None
+    start = _literal_int(index.lower, default=0)
+    step = _literal_int(index.step, default=1)
+    if start is None or step is None or start < 0 or step < 1 or abs(ast.literal_eval(value)) > _FLAT_FILL_LIMIT:
+        return None
+    base, number = target.func.value.id, ctx.segment(value)
+    torch, imports = ctx.torch_name()
+    if start == 0 and step == 1:
+        return Fix("Fill the tensor itself", (ctx.replace(statement, f"{base}.fill_({number})"),), safe=True)
+    flat = f"{torch}.arange({base}.numel(), device={base}.device).view({base}.shape)"
+    if start == 0:
+        mask = f"{flat} % {step} == 0"
+    elif step == 1:
+        mask = f"{flat} >= {start}"
+    else:
+        mask = f"({flat} >= {start}) & ({flat} % {step} == {start % step})"
+    text = f"{base}.masked_fill_({mask}, {number})"
+    return Fix("Fill the flat positions of the tensor itself", (ctx.replace(statement, text),), safe=True, imports=imports)
+
+
+def _is_minus_one(node: ast.AST) -> bool:
+    return isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and _literal_int(node.operand, None) == 1
+
+
+def _literal_int(node: ast.AST | None, default: int | None) -> int | None:
+    if node is None:
+        return default
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    return None
 
 
 def _is_whole_view(node: ast.AST) -> bool:
