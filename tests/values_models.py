@@ -154,7 +154,7 @@ class NumpyExp(nn.Module):  # ONX101/102/103, unsafe fix (exp may differ in the 
         return torch.from_numpy(np.exp(x.detach().numpy())) + x
 
 
-class AsTensorOfSize(nn.Module):  # no rule yet: dynamo specializes the size (a known gap)
+class AsTensorOfSize(nn.Module):  # ONX205 (dynamo only), safe fix
     def forward(self, x: torch.Tensor, s: torch.Tensor):
         return s / torch.as_tensor(x.shape[0])
 

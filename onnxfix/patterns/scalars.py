@@ -427,13 +427,16 @@ TENSOR_BUILDERS = frozenset({"torch.tensor", "torch.as_tensor"})
 TAKEN_OUT = frozenset({"item", "tolist"})
 
 
+AS_TENSOR_DYNAMO = ", and the dynamo exporter specializes the sizes (`torch.as_tensor`)"
+
+
 class TensorFromValues(Rule):
     code = "ONX205"
     name = "tensor-from-python-values"
     summary = "`torch.tensor(...)` built from a shape or from values taken out of tensors"
     fix_availability = "sometimes"
     default_safety = "per-finding"
-    exporters = (LEGACY,)
+    exporters = (LEGACY, DYNAMO)  # dynamo: `torch.as_tensor` forms only
     doc = RuleDoc(
         what="""
             Finds `torch.tensor(...)`, `torch.as_tensor(...)` and `t.new_tensor(...)` whose data
@@ -452,8 +455,9 @@ class TensorFromValues(Rule):
             `torch.stack([torch.tensor(d) ...])`. The dynamo exporter handles the `torch.tensor`
             and `new_tensor` forms, but not `torch.as_tensor(x.shape, ...)`: it specializes the
             dynamic dimensions ("Constraints violated ... your code specialized it to be a
-            constant"), measured on torch 2.13 by the same test; the fix builds the elements
-            with `torch.tensor` for that reason.
+            constant"), measured on torch 2.13 by the same test, even for a single size
+            (`torch.as_tensor(x.shape[0])`, which is reported for the dynamo exporter only); the
+            fixes build the elements with `torch.tensor` for that reason.
         """,
         example="""
             def forward(self, x):
@@ -477,6 +481,8 @@ class TensorFromValues(Rule):
             - A whole shape (`torch.tensor(x.shape)`, `torch.as_tensor(x.shape)`) becomes
               `torch.stack([torch.tensor(d) for d in x.shape])`: unsafe, because for a 0-d `x`
               the original gives an empty float tensor and `torch.stack([])` raises.
+            - `torch.as_tensor(size)` of one size becomes `torch.tensor(size)`: safe (for a
+              Python int both build the same new 0-d tensor).
             - Values taken out of tensors: no fix here (keep the tensor; see ONX201/ONX202).
         """,
         references=(
@@ -491,17 +497,28 @@ class TensorFromValues(Rule):
         if builder is None or not node.args:
             return
         data = node.args[0]
+        as_tensor = ctx.qualname(node.func) == "torch.as_tensor"
+        # as_tensor of sizes also breaks the dynamo exporter (tests/test_values_exporters.py)
+        exporters, also = ((LEGACY, DYNAMO), AS_TENSOR_DYNAMO) if as_tensor else ((LEGACY,), "")
         if is_whole_shape(data):
             yield ctx.report(
                 self, node,
-                "tensor built from a shape: the legacy exporter records the export-time shape as a constant",
-                fix=self._stack_fix(node, builder, data, ctx, whole=True),
+                "tensor built from a shape: the legacy exporter records the export-time shape as a constant" + also,
+                fix=self._stack_fix(node, builder, data, ctx, whole=True), exporters=exporters,
             )
         elif isinstance(data, (ast.List, ast.Tuple)) and any(ctx.sizes.is_size(e) for e in data.elts):
             yield ctx.report(
                 self, node,
-                "tensor built from a list of sizes: the legacy exporter records the export-time sizes as constants",
-                fix=self._stack_fix(node, builder, data, ctx, whole=False),
+                "tensor built from a list of sizes: the legacy exporter records the export-time sizes as constants"
+                + also,
+                fix=self._stack_fix(node, builder, data, ctx, whole=False), exporters=exporters,
+            )
+        elif as_tensor and ctx.sizes.is_size(data):
+            torch, imports = ctx.torch_name()
+            fix = Fix("Use `torch.tensor`", (ctx.replace(node.func, f"{torch}.tensor"),), safe=True, imports=imports)
+            yield ctx.report(
+                self, node, "`torch.as_tensor` of a size: the dynamo exporter specializes the size to its "
+                "export-time value; `torch.tensor` keeps it dynamic", fix=fix, exporters=(DYNAMO,),
             )
         elif self._taken_out_of_tensor(data, ctx):
             yield ctx.report(
