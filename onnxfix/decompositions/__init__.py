@@ -20,6 +20,7 @@ from importlib import resources
 from onnxfix.decompositions import (
     registry_core,
     registry_legacy,
+    registry_legacy_structural,
     registry_linalg,
     registry_spectral,
     registry_special,
@@ -32,7 +33,7 @@ __all__ = ["DECOMPOSITIONS", "PYTORCH", "Decomposition"]
 # One registry module per family, so that adding a decomposition touches its family's file (and
 # its helper module) only.
 REGISTRIES = (
-    registry_core, registry_linalg, registry_spectral, registry_special, registry_structural, registry_legacy,
+    registry_core, registry_linalg, registry_spectral, registry_special, registry_structural, registry_legacy, registry_legacy_structural,
 )
 DECOMPOSITIONS: tuple[Decomposition, ...] = tuple(d for r in REGISTRIES for d in r.DECOMPOSITIONS)
 SUPPORT: tuple[str, ...] = tuple(key for r in REGISTRIES for key in getattr(r, "SUPPORT", ()))

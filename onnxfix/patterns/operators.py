@@ -489,3 +489,72 @@ RULES = [
 
 # ---- ONX517-ONX518 legacy-only failures and silent bugs (decompositions/registry_legacy.py) -----
 
+
+
+# ---- ONX519 legacy-only structural ops (decompositions/registry_legacy_structural.py) ----
+
+
+def _argument(node: ast.Call, name: str, position: int) -> ast.expr | None:
+    """The call's argument `name` (keyword, or positional at `position`), None if not given."""
+    given = next((k.value for k in node.keywords if k.arg == name), None)
+    if given is None and len(node.args) > position:
+        given = node.args[position]
+    return given
+
+
+def _literal(node: ast.expr | None, default=None):
+    """The value of a literal argument (ints, strings, tuples of them), `default` when absent,
+    and the marker `_literal` itself when the argument is not a literal."""
+    if node is None:
+        return default
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError):
+        return _literal
+
+
+class LegacyStructural(DecompositionRule):
+    code = "ONX519"
+    name = "legacy-unsupported-structural"
+    summary = "Pooling/resampling variants the legacy exporter refuses: rewrite to exportable ops"
+    keys = ("adaptive_avg_pool2d", "adaptive_avg_pool1d", "interpolate", "conv1d")
+    default_safety = "safe"
+    doc = _doc(
+        "Finds, when the project targets the legacy exporter: `F.adaptive_avg_pool2d` / "
+        "`F.adaptive_avg_pool1d` with an output size other than 1 (the legacy exporter fails "
+        "when the output size does not divide the input size, which static analysis cannot "
+        "see); `F.interpolate(mode=\"area\")` and `F.interpolate(mode=\"nearest-exact\")`; "
+        "`F.conv1d(padding=\"same\")` with a dilation other than 1.",
+        "The dynamo exporter exports these; the legacy (TorchScript) exporter fails: adaptive "
+        "average pooling and area interpolation with \"output size that are not factor of input "
+        "size\", nearest-exact with `aten::_upsample_nearest_exact2d`, and conv1d(padding='same', "
+        "dilation=2) exports a Conv with auto_pad=SAME_UPPER that onnxruntime refuses "
+        "(\"Dilation not supported for AutoPadType::SAME_UPPER\"). Reported only when "
+        "`[tool.onnxfix] exporters` includes \"legacy\".",
+        "def forward(self, x):\n    return F.adaptive_avg_pool2d(x, (3, 3))",
+        "def forward(self, x):\n    return _onnx_adaptive_avg_pool2d(x, (3, 3))",
+        "Safe: the same bins and means (to float rounding) for adaptive pooling and area "
+        "interpolation, the same source indices as torch's kernel for nearest-exact (2-D inputs; "
+        "1-D inputs run torch's interpolate unchanged), and the same zero padding for conv1d. "
+        "The input's spatial sizes must be static at export time (the helpers unroll over them).",
+        keys,
+    )
+
+    def cases(self, decomposition, node):
+        key = decomposition.key
+        if key in ("adaptive_avg_pool2d", "adaptive_avg_pool1d"):
+            size = _literal(_argument(node, "output_size", 1))
+            sizes = size if isinstance(size, (tuple, list)) else (size,)
+            if all(s in (1, None) for s in sizes):
+                return ()  # 1 (global pooling) or None (keep) divides every input size
+            return decomposition.cases
+        if key == "interpolate":
+            mode = _literal(_argument(node, "mode", 3), "nearest")
+            return {"area": ("interpolate area down",), "nearest-exact": ("interpolate nearest-exact",)}.get(mode, ())
+        if key == "conv1d":
+            padding, dilation = _literal(_argument(node, "padding", 4)), _literal(_argument(node, "dilation", 5), 1)
+            return decomposition.cases if padding == "same" and dilation not in (1, (1,), [1]) else ()
+        return decomposition.cases
+
+
+RULES.append(LegacyStructural)

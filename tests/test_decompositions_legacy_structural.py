@@ -1,0 +1,188 @@
+"""(a) The legacy-only structural decompositions (registry_legacy_structural.py, rule ONX519)
+equal the original ops in eager PyTorch; the rule reports them only when the project targets the
+legacy exporter. Exports: tests/decomposition_cases_legacy_structural.py."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import pytest
+import torch
+
+from onnxfix.cli import main
+from onnxfix.config import Settings
+from onnxfix.decompositions import load_function
+from onnxfix.patterns import all_rules
+from onnxfix.rewriter.engine import RuleSet, check_text
+from onnxfix.rewriter.source import SourceFile
+
+F = torch.nn.functional
+NAN, INF = float("nan"), float("inf")
+FIXTURE = Path(__file__).parent / "fixtures" / "ONX519" / "pyramid.py"
+
+
+def helper(key):
+    return load_function(key)
+
+
+def gen(seed=0):
+    return torch.Generator().manual_seed(seed)
+
+
+def assert_same(got, want, *, rtol=1e-6, atol=1e-6):
+    assert got.shape == want.shape and got.dtype == want.dtype, (got.shape, want.shape, got.dtype, want.dtype)
+    torch.testing.assert_close(got, want, rtol=rtol, atol=atol, equal_nan=True)
+
+
+# ---- adaptive average pooling -------------------------------------------------------------------
+@pytest.mark.parametrize("height, width", [(8, 7), (5, 5), (7, 3), (1, 1), (13, 9), (4, 16)])
+def test_adaptive_avg_pool2d_matches_eager_for_every_output_size(height, width):
+    """Divisible and non-divisible sizes, smaller and larger than the input, None (keep)."""
+    x = torch.randn(2, 3, height, width, generator=gen(height))
+    for out_h in (*range(1, height + 3), None):
+        for out_w in (1, 2, 3, width, width + 2, None):
+            size = (out_h, out_w)
+            assert_same(helper("adaptive_avg_pool2d")(x, size), F.adaptive_avg_pool2d(x, size))
+    assert_same(helper("adaptive_avg_pool2d")(x, 3), F.adaptive_avg_pool2d(x, 3))
+
+
+def test_adaptive_avg_pool2d_unbatched_float64_and_specials():
+    x = torch.randn(3, 8, 7, generator=gen(), dtype=torch.float64)  # (C, H, W), no batch
+    assert_same(helper("adaptive_avg_pool2d")(x, (3, 5)), F.adaptive_avg_pool2d(x, (3, 5)), rtol=1e-12, atol=1e-12)
+    y = torch.randn(1, 2, 6, 5, generator=gen(1))
+    y[0, 0, 1, 1], y[0, 1, 4, 2], y[0, 1, 0, 0] = NAN, INF, -INF  # propagate into overlapping bins
+    assert_same(helper("adaptive_avg_pool2d")(y, (4, 3)), F.adaptive_avg_pool2d(y, (4, 3)))
+    empty = torch.randn(0, 2, 8, 7)
+    assert_same(helper("adaptive_avg_pool2d")(empty, (3, 3)), F.adaptive_avg_pool2d(empty, (3, 3)))
+
+
+@pytest.mark.parametrize("length", [1, 5, 8, 13])
+def test_adaptive_avg_pool1d_matches_eager(length):
+    x = torch.randn(2, 3, length, generator=gen(length))
+    for size in range(1, length + 4):
+        assert_same(helper("adaptive_avg_pool1d")(x, size), F.adaptive_avg_pool1d(x, size))
+        assert_same(helper("adaptive_avg_pool1d")(x, (size,)), F.adaptive_avg_pool1d(x, (size,)))
+    assert_same(helper("adaptive_avg_pool1d")(x[0], 3), F.adaptive_avg_pool1d(x[0], 3))  # unbatched
+
+
+# ---- interpolate: area and nearest-exact ---------------------------------------------------------
+def test_interpolate_area_matches_eager():
+    for height in range(1, 20):
+        x = torch.randn(2, 3, height, 21 - height, generator=gen(height))
+        for size in ((1, 1), (3, 5), (height, 2), (height + 3, 4), (7, 7)):
+            assert_same(helper("interpolate")(x, size=size, mode="area"), F.interpolate(x, size=size, mode="area"))
+        for factor in (0.5, 0.37, (0.7, 1.5), 2.0):
+            want = F.interpolate(x, scale_factor=factor, mode="area")
+            if want.numel():
+                assert_same(helper("interpolate")(x, scale_factor=factor, mode="area"), want)
+        line = x[:, :, 0]  # 1-D input
+        for size in (1, 4, 9, 25):
+            assert_same(helper("interpolate")(line, size, mode="area"), F.interpolate(line, size, mode="area"))
+
+
+def test_interpolate_nearest_exact_matches_eager_indices_exactly():
+    """Bit-identical: the helper reproduces the kernel's float32 source positions. A value's
+    position in an arange input is its source index, so any wrong index shows."""
+    for height in range(1, 50):
+        width = (height * 7) % 23 + 1
+        x = torch.arange(float(height * width)).reshape(1, 1, height, width)
+        for out_h in range(1, 100, 3):
+            size = (out_h, (out_h * 5) % 37 + 1)
+            assert torch.equal(helper("interpolate")(x, size=size, mode="nearest-exact"),
+                               F.interpolate(x, size=size, mode="nearest-exact"))
+    for factor in (0.3, 0.5, 0.7, 1.1, 1.3, 1.5, 1.7, 2.0, 2.5, 3.3, 1 / 3, 2 / 3, 0.9999, 4.0001, 0.123):
+        for length in range(1, 40):
+            x = torch.arange(float(length * (length + 2))).reshape(1, 1, length, length + 2)
+            for recompute in (None, True, False):
+                if int(length * factor) < 1:
+                    continue
+                got = helper("interpolate")(x, scale_factor=factor, mode="nearest-exact", recompute_scale_factor=recompute)
+                want = F.interpolate(x, scale_factor=factor, mode="nearest-exact", recompute_scale_factor=recompute)
+                assert torch.equal(got, want), (factor, length, recompute)
+
+
+def test_interpolate_nearest_exact_dtypes_and_channels():
+    x = torch.randint(-5, 5, (3, 4, 6, 9), generator=gen()).to(torch.float64)
+    assert torch.equal(helper("interpolate")(x, size=(11, 4), mode="nearest-exact"), F.interpolate(x, size=(11, 4), mode="nearest-exact"))
+    x = torch.randint(0, 255, (2, 3, 6, 9), generator=gen(), dtype=torch.uint8)
+    assert torch.equal(helper("interpolate")(x, size=(11, 4), mode="nearest-exact"), F.interpolate(x, size=(11, 4), mode="nearest-exact"))
+
+
+def test_interpolate_other_modes_are_torchs_own():
+    x = torch.randn(2, 3, 6, 9, generator=gen())
+    for kwargs in ({"size": (11, 4), "mode": "bilinear", "align_corners": False},
+                   {"scale_factor": 0.5, "mode": "bicubic", "antialias": True},
+                   {"scale_factor": 2, "mode": "nearest"}):
+        assert torch.equal(helper("interpolate")(x, **kwargs), F.interpolate(x, **kwargs))
+    line = torch.arange(2.0).reshape(1, 1, 2)  # 1-D nearest-exact: torch's kernel, unchanged
+    assert torch.equal(helper("interpolate")(line, size=41, mode="nearest-exact"), F.interpolate(line, size=41, mode="nearest-exact"))
+
+
+# ---- conv1d(padding="same", dilation > 1) --------------------------------------------------------
+def test_conv1d_same_padding_matches_eager():
+    warnings.filterwarnings("ignore", message="Using padding='same'")
+    for kernel in (1, 2, 3, 4, 5):
+        for dilation in (1, 2, 3, (2,)):
+            for length in (1, 5, 9):
+                for groups in (1, 2):
+                    x = torch.randn(2, 4, length, generator=gen(kernel))
+                    w, b = torch.randn(6, 4 // groups, kernel, generator=gen(1)), torch.randn(6, generator=gen(2))
+                    for padding in ("same", "valid", 0, 2):
+                        try:
+                            want = F.conv1d(x, w, b, 1, padding, dilation, groups)
+                        except RuntimeError:
+                            continue  # the kernel does not fit: torch raises, so does the helper
+                        assert_same(helper("conv1d")(x, w, b, 1, padding, dilation, groups), want, rtol=1e-5, atol=1e-5)
+    x, w = torch.randn(3, 9, generator=gen()), torch.randn(2, 3, 3, generator=gen(1))  # unbatched, no bias
+    assert_same(helper("conv1d")(x, w, padding="same", dilation=2), F.conv1d(x, w, padding="same", dilation=2), rtol=1e-5, atol=1e-5)
+    x64 = torch.randn(1, 3, 7, generator=gen(), dtype=torch.float64)
+    assert_same(helper("conv1d")(x64, w.double(), padding="same", dilation=3), F.conv1d(x64, w.double(), padding="same", dilation=3))
+
+
+# ---- the rule reports only when the project targets legacy ---------------------------------------
+def _codes(exporters):
+    source = SourceFile.read(FIXTURE)
+    findings = check_text(source.text, source, FIXTURE.name, Settings(exporters=frozenset(exporters)), RuleSet(list(all_rules())))
+    return [f.code for f in findings]
+
+
+def test_onx519_only_when_targeting_legacy():
+    assert _codes({"dynamo"}) == []
+    assert _codes({"legacy"}) == ["ONX519"] * 5
+    assert _codes({"dynamo", "legacy"}) == ["ONX519"] * 5
+
+
+def test_cli_default_dynamo_config_has_no_onx519(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)  # no [tool.onnxfix]: exporters = ["dynamo"]
+    (tmp_path / "model.py").write_text(FIXTURE.read_text())
+    assert main(["model.py", "-q"]) == 0
+    assert "ONX519" not in capsys.readouterr().out
+    (tmp_path / "pyproject.toml").write_text('[tool.onnxfix]\nexporters = ["dynamo", "legacy"]\n')
+    assert main(["model.py", "-q"]) == 1
+    assert capsys.readouterr().out.count("ONX519") == 5
+
+
+@pytest.mark.parametrize("call, reported", [
+    ("F.adaptive_avg_pool2d(x, 1)", False),
+    ("F.adaptive_avg_pool2d(x, (1, None))", False),
+    ("F.adaptive_avg_pool2d(x, (3, 3))", True),
+    ("F.adaptive_avg_pool2d(x, self.size)", True),
+    ("F.adaptive_avg_pool1d(x, output_size=1)", False),
+    ("F.interpolate(x, size=(3, 3), mode='area')", True),
+    ("F.interpolate(x, None, 0.5, 'area')", True),
+    ("F.interpolate(x, scale_factor=2, mode='nearest-exact')", True),
+    ("F.interpolate(x, scale_factor=2)", False),
+    ("F.interpolate(x, scale_factor=2, mode=self.mode)", False),
+    ("F.interpolate(x, scale_factor=0.5, mode='bilinear', antialias=True)", False),
+    ("F.conv1d(x, w, padding='same', dilation=2)", True),
+    ("F.conv1d(x, w, None, 1, 'same', 3)", True),
+    ("F.conv1d(x, w, padding='same')", False),
+    ("F.conv1d(x, w, padding='same', dilation=1)", False),
+    ("F.conv1d(x, w, padding=2, dilation=2)", False),
+])
+def test_which_calls_onx519_reports(call, reported):
+    text = f"import torch.nn.functional as F\nfrom torch import nn\n\n\nclass M(nn.Module):\n    def forward(self, x, w):\n        return {call}\n"
+    source = SourceFile.from_bytes(Path("m.py"), text.encode("utf-8"))
+    findings = check_text(text, source, "m.py", Settings(exporters=frozenset({"legacy"})), RuleSet(list(all_rules())))
+    assert ("ONX519" in [f.code for f in findings]) is reported
