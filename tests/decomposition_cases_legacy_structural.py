@@ -33,7 +33,44 @@ CASES = {
         "_onnx_conv1d(a, w, c, padding='same', dilation=3)",
         lambda g, b: (randn(g, b, 2, 11), randn(g, 4, 2, 4), randn(g, 4)), True,
     ),
+    "take_along_dim": (
+        "torch.take_along_dim(a, i, dim=1) + torch.take_along_dim(a, i[:1], 1)",
+        "_onnx_take_along_dim(a, i, dim=1) + _onnx_take_along_dim(a, i[:1], 1)",
+        lambda g, b: (randn(g, b, 5), torch.randint(0, 5, (b, 3), generator=g)), True,
+    ),
+    "diag_embed": (
+        "torch.diag_embed(a, 1) + torch.diag_embed(a, -1, 0, 2).transpose(0, 1)",
+        "_onnx_diag_embed(a, 1) + _onnx_diag_embed(a, -1, 0, 2).transpose(0, 1)",
+        lambda g, b: (randn(g, b, 4),), True,
+    ),
+    "diag": (
+        "(torch.diag(a[0], 2), torch.diag(a, -1))", "(_onnx_diag(a[0], 2), _onnx_diag(a, -1))",
+        lambda g, b: (randn(g, b, 5),), True,
+    ),
+    "block_diag": (
+        "torch.block_diag(a, c, c[0])", "_onnx_block_diag(a, c, c[0])",
+        lambda g, b: (randn(g, b, 3), randn(g, 2, 2)), True,
+    ),
+    "cartesian_prod": (
+        "torch.cartesian_prod(a[0], c, c)", "_onnx_cartesian_prod(a[0], c, c)",
+        lambda g, b: (randn(g, b, 3), randn(g, 2)), True,
+    ),
+    "rot90": (
+        "torch.rot90(a, 1, (1, 2)) + torch.rot90(a, -1, (1, 2)) + torch.rot90(a.transpose(1, 2), 2, (1, 2))",
+        "_onnx_rot90(a, 1, (1, 2)) + _onnx_rot90(a, -1, (1, 2)) + _onnx_rot90(a.transpose(1, 2), 2, (1, 2))",
+        lambda g, b: (randn(g, b, 4, 4),), True,
+    ),
+    "msort": ("torch.msort(a.T)", "_onnx_msort(a.T)", lambda g, b: (randn(g, b, 6),), True),
+    "isin": (
+        "torch.isin(i, j)", "_onnx_isin(i, j)",
+        lambda g, b: (torch.randint(0, 6, (b, 8), generator=g), torch.randint(0, 6, (3,), generator=g)), True,
+    ),
+    "fftshift": (
+        "torch.fft.fftshift(a, dim=(1, 2)) + torch.fft.fftshift(a)[:1]",
+        "_onnx_fftshift(a, dim=(1, 2)) + _onnx_fftshift(a)[:1]",
+        lambda g, b: (randn(g, b, 5, 4),), False,
+    ),
 }
-PARAMS = {"conv1d": "a, w, c"}
-MULTI_OUTPUT = ("interpolate",)
-STATIC_INPUTS = {"conv1d": (1, 2)}  # the weight and bias keep their sizes
+PARAMS = {"conv1d": "a, w, c", "take_along_dim": "a, i", "block_diag": "a, c", "cartesian_prod": "a, c", "isin": "i, j"}
+MULTI_OUTPUT = ("interpolate", "diag")
+STATIC_INPUTS = {"conv1d": (1, 2), "block_diag": (1,), "cartesian_prod": (1,), "isin": (1,)}  # weights, fixed-size operands

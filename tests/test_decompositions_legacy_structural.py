@@ -186,3 +186,131 @@ def test_which_calls_onx519_reports(call, reported):
     source = SourceFile.from_bytes(Path("m.py"), text.encode("utf-8"))
     findings = check_text(text, source, "m.py", Settings(exporters=frozenset({"legacy"})), RuleSet(list(all_rules())))
     assert ("ONX519" in [f.code for f in findings]) is reported
+
+
+# ---- indexing and layout ops -------------------------------------------------------------------
+def test_take_along_dim_matches_eager_with_broadcasting():
+    x = torch.randn(3, 5, generator=gen())
+    index = torch.randint(0, 5, (3, 2), generator=gen(1))
+    assert torch.equal(helper("take_along_dim")(x, index, 1), torch.take_along_dim(x, index, 1))
+    assert torch.equal(helper("take_along_dim")(x, index), torch.take_along_dim(x, index))  # flattened
+    rows = torch.randint(0, 3, (4, 1), generator=gen(2))  # broadcast along dim 1
+    assert torch.equal(helper("take_along_dim")(x, rows, 0), torch.take_along_dim(x, rows, 0))
+    y = torch.randn(2, 1, 4, generator=gen()).double()  # both operands broadcast, negative dim
+    picks = torch.randint(0, 4, (1, 3, 2), generator=gen(3))
+    assert torch.equal(helper("take_along_dim")(y, picks, -1), torch.take_along_dim(y, picks, -1))
+    ints = torch.arange(12).reshape(3, 4)
+    argmax = ints.argmax(1, keepdim=True)
+    assert torch.equal(helper("take_along_dim")(ints, argmax, 1), torch.take_along_dim(ints, argmax, 1))
+    empty = torch.zeros(3, 0, dtype=torch.long)
+    assert torch.equal(helper("take_along_dim")(x, empty, 1), torch.take_along_dim(x, empty, 1))
+
+
+@pytest.mark.parametrize("offset", [-3, -1, 0, 1, 2])
+def test_diag_embed_and_diag_match_eager(offset):
+    v = torch.randn(2, 4, generator=gen())
+    v[0, 1], v[1, 2], v[1, 3] = NAN, INF, -INF  # must stay on the diagonal, not spread
+    for dims in ((-2, -1), (0, 2), (-1, 0), (2, 1)):
+        assert_same(helper("diag_embed")(v, offset, *dims), torch.diag_embed(v, offset, *dims))
+    assert_same(helper("diag")(v[0], offset), torch.diag(v[0], offset))
+    for matrix in (torch.randn(4, 6, generator=gen()), torch.randn(5, 2, generator=gen(1)), torch.randn(1, 1)):
+        assert torch.equal(helper("diag")(matrix, offset), torch.diag(matrix, offset))
+    for dtype in (torch.int64, torch.bool, torch.float64):
+        values = torch.arange(1, 4).to(dtype)
+        assert torch.equal(helper("diag")(values, offset), torch.diag(values, offset))
+        assert torch.equal(helper("diag_embed")(values.expand(2, 3), offset), torch.diag_embed(values.expand(2, 3), offset))
+
+
+def test_diag_single_element_and_empty():
+    one = torch.tensor([2.5])
+    for offset in (-1, 0, 2):
+        assert torch.equal(helper("diag")(one, offset), torch.diag(one, offset))
+    empty = torch.zeros(0)
+    assert torch.equal(helper("diag")(empty), torch.diag(empty))
+    assert torch.equal(helper("diag_embed")(torch.zeros(2, 0)), torch.diag_embed(torch.zeros(2, 0)))
+
+
+def test_block_diag_matches_eager():
+    g = gen()
+    blocks = [torch.randn(2, 3, generator=g), torch.tensor(5.0), torch.arange(3), torch.randn(0, 2, generator=g),
+              torch.randn(2, 2, generator=g).double()]  # 2-D, 0-D, 1-D, empty, float64: promoted
+    assert torch.equal(helper("block_diag")(*blocks), torch.block_diag(*blocks))
+    assert torch.equal(helper("block_diag")(torch.arange(2)), torch.block_diag(torch.arange(2)))
+    bools = (torch.tensor([[True, False]]), torch.tensor([[True]]))
+    assert torch.equal(helper("block_diag")(*bools), torch.block_diag(*bools))
+    specials = torch.tensor([[NAN, INF]])
+    assert_same(helper("block_diag")(specials, specials), torch.block_diag(specials, specials))
+
+
+def test_cartesian_prod_matches_eager():
+    a, b, c = torch.randn(3, generator=gen()), torch.arange(2), torch.randn(4, generator=gen(1))
+    assert torch.equal(helper("cartesian_prod")(a, b.float(), c), torch.cartesian_prod(a, b.float(), c))
+    assert torch.equal(helper("cartesian_prod")(b, b), torch.cartesian_prod(b, b))
+    assert torch.equal(helper("cartesian_prod")(a), torch.cartesian_prod(a))  # one tensor: itself
+    assert torch.equal(helper("cartesian_prod")(a, torch.zeros(0)), torch.cartesian_prod(a, torch.zeros(0)))
+
+
+def test_rot90_matches_eager_for_every_k_and_dims():
+    x = torch.randn(2, 3, 4, generator=gen())
+    for k in range(-5, 6):
+        for dims in ((0, 1), (1, 2), (2, 0), (-1, -2), [0, 2]):
+            assert torch.equal(helper("rot90")(x, k, dims), torch.rot90(x, k, dims))
+    assert torch.equal(helper("rot90")(x), torch.rot90(x))
+    assert torch.equal(helper("rot90")(torch.arange(6).reshape(2, 3), 3), torch.rot90(torch.arange(6).reshape(2, 3), 3))
+
+
+def test_msort_matches_eager():
+    x = torch.randint(-2, 3, (6, 3), generator=gen()).float()
+    x[1, 1], x[4, 2], x[0, 0] = NAN, INF, -INF
+    assert_same(helper("msort")(x), torch.msort(x))
+    assert torch.equal(helper("msort")(x.long()), torch.msort(x.long()))
+    assert torch.equal(helper("msort")(torch.randn(5, generator=gen())), torch.msort(torch.randn(5, generator=gen())))
+    assert torch.equal(helper("msort")(torch.zeros(0, 2)), torch.msort(torch.zeros(0, 2)))
+
+
+def test_isin_matches_eager():
+    elements = torch.randint(0, 6, (3, 8), generator=gen())
+    tests = torch.randint(0, 6, (3,), generator=gen(1))
+    for invert in (False, True):
+        assert torch.equal(helper("isin")(elements, tests, invert=invert), torch.isin(elements, tests, invert=invert))
+        assert torch.equal(helper("isin")(elements, tests, assume_unique=True, invert=invert),
+                           torch.isin(elements, tests, assume_unique=True, invert=invert))
+    floats = torch.tensor([1.0, NAN, INF, -0.0])
+    probe = torch.tensor([NAN, 0.0, INF])  # NaN is in nothing; -0.0 == 0.0
+    assert torch.equal(helper("isin")(floats, probe), torch.isin(floats, probe))
+    assert torch.equal(helper("isin")(elements, 3), torch.isin(elements, 3))  # a scalar test element
+    assert torch.equal(helper("isin")(elements, tests.reshape(3, 1)), torch.isin(elements, tests.reshape(3, 1)))
+    assert torch.equal(helper("isin")(elements, torch.zeros(0, dtype=torch.long)), torch.isin(elements, torch.zeros(0, dtype=torch.long)))
+
+
+@pytest.mark.parametrize("shape", [(8,), (7,), (2, 7), (3, 4, 5), (1,), (0, 3)])
+def test_fftshift_matches_eager(shape):
+    x = torch.randn(shape, generator=gen())
+    assert torch.equal(helper("fftshift")(x), torch.fft.fftshift(x))
+    assert torch.equal(helper("fftshift")(x, dim=-1), torch.fft.fftshift(x, dim=-1))
+    assert torch.equal(helper("fftshift")(x, -1), torch.fft.fftshift(x, -1))
+    if x.dim() > 1:
+        assert torch.equal(helper("fftshift")(x, dim=(0, -1)), torch.fft.fftshift(x, dim=(0, -1)))
+        assert torch.equal(helper("fftshift")(x.long(), dim=[1]), torch.fft.fftshift(x.long(), dim=[1]))
+
+
+def test_variadic_helpers_take_starred_arguments():
+    """block_diag(*blocks): the rename keeps the star (the helper takes *tensors); a keyword
+    (out=) leaves the call reported without a fix."""
+    from onnxfix.rewriter.engine import fix_text
+
+    text = ("import torch\nfrom torch import nn\n\n\nclass M(nn.Module):\n    def forward(self, a, b):\n"
+            "        blocks = [a, b]\n        return torch.block_diag(*blocks), torch.cartesian_prod(a[0], b[0])\n")
+    path = Path("m.py")
+    source = SourceFile.from_bytes(path, text.encode("utf-8"))
+    fixed, _, _ = fix_text(source, "m.py", Settings(exporters=frozenset({"legacy"})), RuleSet(list(all_rules())))
+    assert "return _onnx_block_diag(*blocks), _onnx_cartesian_prod(a[0], b[0])" in fixed
+    namespace = {}
+    exec(compile(fixed, "m.py", "exec"), namespace)  # the rewritten module runs and agrees
+    a, b = torch.randn(2, 3, generator=gen()), torch.randn(3, 2, generator=gen(1))
+    got = namespace["M"]()(a, b)
+    assert torch.equal(got[0], torch.block_diag(a, b)) and torch.equal(got[1], torch.cartesian_prod(a[0], b[0]))
+    with_out = text.replace("torch.block_diag(*blocks)", "torch.block_diag(*blocks, out=None)")
+    source = SourceFile.from_bytes(path, with_out.encode("utf-8"))
+    findings = check_text(with_out, source, "m.py", Settings(exporters=frozenset({"legacy"})), RuleSet(list(all_rules())))
+    assert [(f.code, f.fix is None) for f in findings] == [("ONX519", True), ("ONX519", False)]

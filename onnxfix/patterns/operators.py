@@ -494,6 +494,14 @@ RULES = [
 # ---- ONX519 legacy-only structural ops (decompositions/registry_legacy_structural.py) ----
 
 
+def _legacy_doc(*args) -> RuleDoc:
+    """_doc, with the evidence note saying what the catalog measures for these ops: a failure of
+    the legacy exporter only."""
+    doc = _doc(*args)
+    why = doc.why.replace("measures it failing in both exporters", "measures it failing in the legacy exporter")
+    return RuleDoc(doc.what, why, doc.example, doc.use_instead, doc.fix_safety, doc.references)
+
+
 def _argument(node: ast.Call, name: str, position: int) -> ast.expr | None:
     """The call's argument `name` (keyword, or positional at `position`), None if not given."""
     given = next((k.value for k in node.keywords if k.arg == name), None)
@@ -516,29 +524,58 @@ def _literal(node: ast.expr | None, default=None):
 class LegacyStructural(DecompositionRule):
     code = "ONX519"
     name = "legacy-unsupported-structural"
-    summary = "Pooling/resampling variants the legacy exporter refuses: rewrite to exportable ops"
-    keys = ("adaptive_avg_pool2d", "adaptive_avg_pool1d", "interpolate", "conv1d")
+    summary = "Pooling, resampling, indexing and layout ops the legacy exporter refuses: rewrite"
+    keys = ("adaptive_avg_pool2d", "adaptive_avg_pool1d", "interpolate", "conv1d", "take_along_dim",
+            "diag_embed", "diag", "block_diag", "cartesian_prod", "rot90", "msort", "isin", "fftshift")
+    exporters = (LEGACY,)  # dynamo exports every one of them
     default_safety = "safe"
-    doc = _doc(
+    doc = _legacy_doc(
         "Finds, when the project targets the legacy exporter: `F.adaptive_avg_pool2d` / "
         "`F.adaptive_avg_pool1d` with an output size other than 1 (the legacy exporter fails "
         "when the output size does not divide the input size, which static analysis cannot "
         "see); `F.interpolate(mode=\"area\")` and `F.interpolate(mode=\"nearest-exact\")`; "
-        "`F.conv1d(padding=\"same\")` with a dilation other than 1.",
+        "`F.conv1d(padding=\"same\")` with a dilation other than 1; `torch.take_along_dim`, "
+        "`torch.diag`, `torch.diag_embed`, `torch.block_diag`, `torch.cartesian_prod`, "
+        "`torch.rot90`, `torch.msort`, `torch.isin` and `torch.fft.fftshift`.",
         "The dynamo exporter exports these; the legacy (TorchScript) exporter fails: adaptive "
         "average pooling and area interpolation with \"output size that are not factor of input "
-        "size\", nearest-exact with `aten::_upsample_nearest_exact2d`, and conv1d(padding='same', "
-        "dilation=2) exports a Conv with auto_pad=SAME_UPPER that onnxruntime refuses "
-        "(\"Dilation not supported for AutoPadType::SAME_UPPER\"). Reported only when "
-        "`[tool.onnxfix] exporters` includes \"legacy\".",
+        "size\", nearest-exact and the structural ops with no symbolic (`aten::take_along_dim`, "
+        "`aten::diag`, `aten::rot90`, `aten::isin`, `aten::fft_fftshift`, ...), and "
+        "conv1d(padding='same', dilation=2) exports a Conv with auto_pad=SAME_UPPER that "
+        "onnxruntime refuses (\"Dilation not supported for AutoPadType::SAME_UPPER\"). Reported "
+        "only when `[tool.onnxfix] exporters` includes \"legacy\".",
         "def forward(self, x):\n    return F.adaptive_avg_pool2d(x, (3, 3))",
         "def forward(self, x):\n    return _onnx_adaptive_avg_pool2d(x, (3, 3))",
         "Safe: the same bins and means (to float rounding) for adaptive pooling and area "
         "interpolation, the same source indices as torch's kernel for nearest-exact (2-D inputs; "
-        "1-D inputs run torch's interpolate unchanged), and the same zero padding for conv1d. "
-        "The input's spatial sizes must be static at export time (the helpers unroll over them).",
+        "1-D inputs run torch's interpolate unchanged), the same zero padding for conv1d, and "
+        "the same values (bit-identical) for the indexing and layout ops. Sizes the helpers "
+        "unroll over (pooling and resampling sizes, the diagonal length) must be static at "
+        "export time.",
         keys,
     )
+
+    VARIADIC = ("block_diag", "cartesian_prod")  # helpers taking *tensors, as torch does
+
+    def visit_Call(self, node: ast.Call, ctx: FunctionContext):
+        found = match_call(node, ctx)
+        if found is None or found[1].key not in self.VARIADIC:
+            yield from super().visit_Call(node, ctx)
+            return
+        # helper_accepts counts named parameters only; a *tensors helper takes any positional
+        # arguments, starred ones included, and no keywords.
+        name, decomposition, method = found
+        failed = catalog.failures(self.cases(decomposition, node))
+        if not failed:
+            return
+        fix = None
+        if not node.keywords:
+            fix = helper_fix(decomposition, node, ctx, method, self.is_safe(decomposition, node, ctx, method))
+        message = (
+            f"`{name}` breaks ONNX export ({catalog.describe(failed)}; measured on torch "
+            f"{catalog.torch_version()}); `{decomposition.helper}` computes it with exportable ops"
+        )
+        yield ctx.report(self, node, message, fix=fix, exporters=tuple(sorted(failed)))
 
     def cases(self, decomposition, node):
         key = decomposition.key
