@@ -70,7 +70,12 @@ CASES = {
         "_onnx_fftshift(a, dim=(1, 2)) + _onnx_fftshift(a)[:1]",
         lambda g, b: (randn(g, b, 5, 4),), False,
     ),
+    "histc": (
+        "(torch.histc(a, bins=7, min=-2, max=2), torch.histc(a, 5))",
+        "(_onnx_histc(a, bins=7, min=-2, max=2), _onnx_histc(a, 5))",
+        lambda g, b: (torch.randint(-12, 13, (b, 9), generator=g).float() / 4,), True,
+    ),
 }
 PARAMS = {"conv1d": "a, w, c", "take_along_dim": "a, i", "block_diag": "a, c", "cartesian_prod": "a, c", "isin": "i, j"}
-MULTI_OUTPUT = ("interpolate", "diag")
+MULTI_OUTPUT = ("interpolate", "diag", "histc")
 STATIC_INPUTS = {"conv1d": (1, 2), "block_diag": (1,), "cartesian_prod": (1,), "isin": (1,)}  # weights, fixed-size operands

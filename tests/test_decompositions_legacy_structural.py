@@ -314,3 +314,37 @@ def test_variadic_helpers_take_starred_arguments():
     source = SourceFile.from_bytes(path, with_out.encode("utf-8"))
     findings = check_text(with_out, source, "m.py", Settings(exporters=frozenset({"legacy"})), RuleSet(list(all_rules())))
     assert [(f.code, f.fix is None) for f in findings] == [("ONX519", True), ("ONX519", False)]
+
+
+# ---- histc -------------------------------------------------------------------------------------
+def test_histc_matches_eager_bit_for_bit():
+    """Values on bin edges, outside the range, NaN, float64, the data's own range (min == max)."""
+    g = gen()
+    checked = 0
+    for trial in range(120):
+        x = torch.randn(int(torch.randint(1, 200, (1,), generator=g)), generator=g) * 3
+        if trial % 3 == 0:
+            x = torch.randint(-4, 5, x.shape, generator=g).float() / 4  # many values on edges
+        if trial % 7 == 0:
+            x[::5] = NAN
+        if trial % 11 == 0:
+            x = x.double()
+        for bins in (1, 3, 7, 100):
+            for low, high in ((0, 0), (-1, 1), (-0.3, 0.7), (0.1, 0.1), (-1, 0.35)):
+                if low == high and x.isnan().any():
+                    with pytest.raises(RuntimeError, match="not finite"):  # the data's range is NaN
+                        torch.histc(x, bins, low, high)
+                    assert not helper("histc")(x, bins, low, high).any()  # the helper counts nothing
+                    continue
+                assert torch.equal(helper("histc")(x, bins, low, high), torch.histc(x, bins, low, high)), (trial, bins, low, high)
+                checked += 1
+    assert checked > 120 * 4 * 4
+
+
+def test_histc_constant_empty_and_batched_input():
+    constant = torch.full((5,), 2.5)  # one value: torch widens the range to [1.5, 3.5]
+    assert torch.equal(helper("histc")(constant, 4), torch.histc(constant, 4))
+    assert torch.equal(helper("histc")(torch.zeros(0), 3), torch.histc(torch.zeros(0), 3))
+    matrix = torch.randn(3, 4, generator=gen())  # any shape counts all its elements
+    assert torch.equal(helper("histc")(matrix, bins=6, min=-1, max=1), torch.histc(matrix, bins=6, min=-1, max=1))
+    assert torch.equal(helper("histc")(matrix), torch.histc(matrix))

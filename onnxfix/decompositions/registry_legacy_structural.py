@@ -80,4 +80,11 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "dimension (torch.roll by sizes read from the input does not export with legacy); real "
         "or integer inputs (ONNX has no complex tensors).",
     ),
+    Decomposition(
+        "histc", ("torch.histc", "Tensor.histc"), True, ("histc",), (),
+        "torch's bin arithmetic int((x - low) * bins / (high - low)) in the input's dtype, values "
+        "outside [low, high] and NaN skipped, then one comparison per bin (O(numel * bins) "
+        "memory); min == max uses the data's range in the graph, as torch. Where torch raises (NaN "
+        "in the data with min == max: the range is not finite) the helper counts nothing.",
+    ),
 )
