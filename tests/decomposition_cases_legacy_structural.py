@@ -10,6 +10,13 @@ def randn(g, *shape):
     return torch.randn(*shape, generator=g)
 
 
+def with_nan(g, *shape):
+    x = torch.randn(*shape, generator=g)
+    x[..., 1] = float("nan")
+    x[0] = float("nan")  # a row of NaN only: nanquantile gives NaN
+    return x
+
+
 # key: (original expression, helper expression, inputs(g, batch) -> tuple, dynamic batch?)
 CASES = {
     "adaptive_avg_pool2d": (
@@ -75,7 +82,17 @@ CASES = {
         "(_onnx_histc(a, bins=7, min=-2, max=2), _onnx_histc(a, 5))",
         lambda g, b: (torch.randint(-12, 13, (b, 9), generator=g).float() / 4,), True,
     ),
+    "quantile": (
+        "(torch.quantile(a, 0.3, dim=1), torch.quantile(a, torch.tensor([0.25, 0.5, 0.9]), dim=1, keepdim=True, interpolation='midpoint'))",
+        "(_onnx_quantile(a, 0.3, dim=1), _onnx_quantile(a, torch.tensor([0.25, 0.5, 0.9]), dim=1, keepdim=True, interpolation='midpoint'))",
+        lambda g, b: (randn(g, b, 7),), True,
+    ),
+    "nanquantile": (
+        "torch.nanquantile(a, 0.5, dim=1) + torch.nanquantile(a, 0.75, dim=1, interpolation='nearest')",
+        "_onnx_nanquantile(a, 0.5, dim=1) + _onnx_nanquantile(a, 0.75, dim=1, interpolation='nearest')",
+        lambda g, b: (with_nan(g, b, 7),), True,
+    ),
 }
 PARAMS = {"conv1d": "a, w, c", "take_along_dim": "a, i", "block_diag": "a, c", "cartesian_prod": "a, c", "isin": "i, j"}
-MULTI_OUTPUT = ("interpolate", "diag", "histc")
+MULTI_OUTPUT = ("interpolate", "diag", "histc", "quantile")
 STATIC_INPUTS = {"conv1d": (1, 2), "block_diag": (1,), "cartesian_prod": (1,), "isin": (1,)}  # weights, fixed-size operands

@@ -348,3 +348,40 @@ def test_histc_constant_empty_and_batched_input():
     matrix = torch.randn(3, 4, generator=gen())  # any shape counts all its elements
     assert torch.equal(helper("histc")(matrix, bins=6, min=-1, max=1), torch.histc(matrix, bins=6, min=-1, max=1))
     assert torch.equal(helper("histc")(matrix), torch.histc(matrix))
+
+
+# ---- quantile / nanquantile --------------------------------------------------------------------
+@pytest.mark.parametrize("key", ["quantile", "nanquantile"])
+def test_quantiles_match_eager_bit_for_bit(key):
+    """Every interpolation mode, scalar / 0-D / 1-D q, dim None or given, keepdim, NaN rows and
+    all-NaN rows, ties, float64."""
+    original = getattr(torch, key)
+    g = gen()
+    for trial in range(12):
+        x = torch.randn(3, 5, 4, generator=g)
+        if trial % 2:
+            x = torch.randint(-2, 3, x.shape, generator=g).float()  # ties
+        if trial % 3 == 0:
+            x.view(-1)[::7] = NAN
+        if trial % 4 == 0:
+            x[1] = NAN  # a slice of NaN only
+        if trial % 5 == 0:
+            x = x.double()
+        for q in (0.3, 0.0, 1.0, torch.tensor([0.25, 0.75, 0.1]), torch.tensor(0.9)):
+            q = q.to(x.dtype) if isinstance(q, torch.Tensor) else q
+            for dim in (None, 0, 1, -1):
+                for keepdim in (False, True):
+                    for mode in ("linear", "lower", "higher", "nearest", "midpoint"):
+                        want = original(x, q, dim, keepdim, interpolation=mode)
+                        got = helper(key)(x, q, dim, keepdim, interpolation=mode)
+                        assert got.shape == want.shape and got.dtype == want.dtype
+                        assert torch.equal(got.isnan(), want.isnan()), (trial, q, dim, keepdim, mode)
+                        assert torch.equal(got.nan_to_num(), want.nan_to_num()), (trial, q, dim, keepdim, mode)
+
+
+def test_quantile_single_value_and_method_form():
+    one = torch.tensor([[4.0]])
+    assert torch.equal(helper("quantile")(one, 0.5, dim=1), torch.quantile(one, 0.5, dim=1))
+    x = torch.randn(2, 6, generator=gen())
+    assert torch.equal(helper("quantile")(x, 0.4), x.quantile(0.4))
+    assert torch.equal(helper("nanquantile")(x, torch.tensor([0.1, 0.6]), 0), x.nanquantile(torch.tensor([0.1, 0.6]), 0))

@@ -87,4 +87,14 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "memory); min == max uses the data's range in the graph, as torch. Where torch raises (NaN "
         "in the data with min == max: the range is not finite) the helper counts nothing.",
     ),
+    Decomposition(
+        "quantile", ("torch.quantile", "Tensor.quantile"), True, ("quantile", "quantile tensor q"), (),
+        "ATen's algorithm: sort along `dim` (NaN last), rank q * (n - 1), gather below/above and "
+        "torch.lerp; every interpolation mode, scalar or 1-D q, keepdim. A row with NaN gives NaN.",
+    ),
+    Decomposition(
+        "nanquantile", ("torch.nanquantile", "Tensor.nanquantile"), True, ("nanquantile",), (),
+        "_onnx_quantile with ranks over the non-NaN count (all NaN gives NaN).",
+        requires=("quantile",),
+    ),
 )
