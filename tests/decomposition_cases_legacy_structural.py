@@ -92,7 +92,19 @@ CASES = {
         "_onnx_nanquantile(a, 0.5, dim=1) + _onnx_nanquantile(a, 0.75, dim=1, interpolation='nearest')",
         lambda g, b: (with_nan(g, b, 7),), True,
     ),
+    "bitwise_or": (
+        "torch.bitwise_or(i, j) + torch.bitwise_or(i, 6)", "_onnx_bitwise_or(i, j) + _onnx_bitwise_or(i, 6)",
+        lambda g, b: (torch.randint(-2**40, 2**40, (b, 9), generator=g), torch.randint(-50, 50, (b, 9), generator=g)), True,
+    ),
+    "bitwise_xor": (
+        "torch.bitwise_xor(i, j)", "_onnx_bitwise_xor(i, j)",
+        lambda g, b: (torch.randint(-2**40, 2**40, (b, 9), generator=g), torch.randint(-50, 50, (b, 9), generator=g).int()), True,
+    ),
+    "bitwise_not": (
+        "(torch.bitwise_not(i), torch.bitwise_not(i > 0))", "(_onnx_bitwise_not(i), _onnx_bitwise_not(i > 0))",
+        lambda g, b: (torch.randint(-2**40, 2**40, (b, 9), generator=g),), True,
+    ),
 }
-PARAMS = {"conv1d": "a, w, c", "take_along_dim": "a, i", "block_diag": "a, c", "cartesian_prod": "a, c", "isin": "i, j"}
-MULTI_OUTPUT = ("interpolate", "diag", "histc", "quantile")
+PARAMS = {"conv1d": "a, w, c", "take_along_dim": "a, i", "block_diag": "a, c", "cartesian_prod": "a, c", "isin": "i, j", "bitwise_or": "i, j", "bitwise_xor": "i, j", "bitwise_not": "i"}
+MULTI_OUTPUT = ("interpolate", "diag", "histc", "quantile", "bitwise_not")
 STATIC_INPUTS = {"conv1d": (1, 2), "block_diag": (1,), "cartesian_prod": (1,), "isin": (1,)}  # weights, fixed-size operands

@@ -385,3 +385,31 @@ def test_quantile_single_value_and_method_form():
     x = torch.randn(2, 6, generator=gen())
     assert torch.equal(helper("quantile")(x, 0.4), x.quantile(0.4))
     assert torch.equal(helper("nanquantile")(x, torch.tensor([0.1, 0.6]), 0), x.nanquantile(torch.tensor([0.1, 0.6]), 0))
+
+
+# ---- bitwise or / xor / not on integers -----------------------------------------------------------
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8, torch.bool])
+def test_bitwise_ops_match_eager_including_extremes(dtype):
+    g = gen()
+    if dtype == torch.bool:
+        x, y = torch.rand(300, generator=g) > 0.5, torch.rand(300, generator=g) > 0.5
+        scalar = True
+    else:
+        info = torch.iinfo(dtype)
+        x = torch.randint(info.min, info.max, (300,), generator=g, dtype=dtype)
+        y = torch.randint(info.min, info.max, (300,), generator=g, dtype=dtype)
+        x[:4] = torch.tensor([info.min, info.max, 0, info.max], dtype=dtype)  # wrap-around corners
+        y[:4] = torch.tensor([info.max, info.min, info.min, info.max], dtype=dtype)
+        scalar = 3
+    for key in ("bitwise_or", "bitwise_xor"):
+        assert torch.equal(helper(key)(x, y), getattr(torch, key)(x, y)), key
+        assert torch.equal(helper(key)(x, scalar), getattr(torch, key)(x, scalar)), key
+    assert torch.equal(helper("bitwise_not")(x), torch.bitwise_not(x))
+
+
+def test_bitwise_ops_promote_like_torch():
+    a, b = torch.randint(-5, 5, (4,), dtype=torch.int32, generator=gen()), torch.randint(-5, 5, (4,), generator=gen(1))
+    for key in ("bitwise_or", "bitwise_xor"):
+        assert torch.equal(helper(key)(a, b), getattr(torch, key)(a, b))  # int32 with int64
+        assert torch.equal(helper(key)(a > 0, b), getattr(torch, key)(a > 0, b))  # bool with int64
+        assert torch.equal(helper(key)(a.reshape(4, 1), b), getattr(torch, key)(a.reshape(4, 1), b))  # broadcast

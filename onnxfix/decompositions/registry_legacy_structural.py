@@ -97,4 +97,17 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "_onnx_quantile with ranks over the non-NaN count (all NaN gives NaN).",
         requires=("quantile",),
     ),
+    Decomposition(
+        "bitwise_or", ("torch.bitwise_or", "Tensor.bitwise_or"), True, ("bitwise_or int64",), (),
+        "x + y - (x & y) on integers (exact with wrapping arithmetic); booleans keep |. The "
+        "operator form `a | b` is not rewritten (its dtype is unknown statically; bool masks export).",
+    ),
+    Decomposition(
+        "bitwise_xor", ("torch.bitwise_xor", "Tensor.bitwise_xor"), True, ("bitwise_xor int64",), (),
+        "x + y - 2 * (x & y) on integers (exact with wrapping arithmetic); booleans keep ^.",
+    ),
+    Decomposition(
+        "bitwise_not", ("torch.bitwise_not", "Tensor.bitwise_not"), True, ("bitwise_not int64",), (),
+        "-x - 1 on integers (exact with wrapping arithmetic, uint8 included); booleans keep ~.",
+    ),
 )

@@ -527,7 +527,7 @@ class LegacyStructural(DecompositionRule):
     summary = "Pooling, resampling, indexing and layout ops the legacy exporter refuses: rewrite"
     keys = ("adaptive_avg_pool2d", "adaptive_avg_pool1d", "interpolate", "conv1d", "take_along_dim",
             "diag_embed", "diag", "block_diag", "cartesian_prod", "rot90", "msort", "isin", "fftshift",
-            "histc", "quantile", "nanquantile")
+            "histc", "quantile", "nanquantile", "bitwise_or", "bitwise_xor", "bitwise_not")
     exporters = (LEGACY,)  # dynamo exports every one of them
     default_safety = "safe"
     doc = _legacy_doc(
@@ -537,7 +537,9 @@ class LegacyStructural(DecompositionRule):
         "see); `F.interpolate(mode=\"area\")` and `F.interpolate(mode=\"nearest-exact\")`; "
         "`F.conv1d(padding=\"same\")` with a dilation other than 1; `torch.take_along_dim`, "
         "`torch.diag`, `torch.diag_embed`, `torch.block_diag`, `torch.cartesian_prod`, "
-        "`torch.rot90`, `torch.msort`, `torch.isin`, `torch.fft.fftshift`, `torch.histc`, `torch.quantile` and `torch.nanquantile`.",
+        "`torch.rot90`, `torch.msort`, `torch.isin`, `torch.fft.fftshift`, `torch.histc`, `torch.quantile`, `torch.nanquantile` and "
+        "`torch.bitwise_or` / `bitwise_xor` / `bitwise_not` (function and method calls; the "
+        "operators `|`, `^`, `~` are not reported: their operands may be bool masks, which export).",
         "The dynamo exporter exports these; the legacy (TorchScript) exporter fails: adaptive "
         "average pooling and area interpolation with \"output size that are not factor of input "
         "size\", nearest-exact and the structural ops with no symbolic (`aten::take_along_dim`, "
