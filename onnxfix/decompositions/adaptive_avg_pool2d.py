@@ -11,6 +11,8 @@ def _onnx_adaptive_avg_pool2d(input, output_size):
         output_size = (output_size, output_size)
     out_h = height if output_size[0] is None else output_size[0]
     out_w = width if output_size[1] is None else output_size[1]
+    if out_h == 1 and out_w == 1:  # global pooling (`onnxfix export --decompose` sees it too)
+        return input.mean((-2, -1), keepdim=True)
     rows = []
     for i in range(out_h):  # noqa: ONX603 - unrolled on purpose: one slice per output row
         top, bottom = (i * height) // out_h, ((i + 1) * height + out_h - 1) // out_h

@@ -14,7 +14,8 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "One mean per row bin, then per column bin of those means, over torch's bins "
         "(floor(i*H/oh) .. ceil((i+1)*H/oh)); unrolled over the output size (oh + ow slices), so "
         "the output size and the input's H, W must be static. Equal to torch up to float rounding "
-        "(a mean of means: 2.4e-7 max abs on randn inputs, measured).",
+        "(a mean of means: 2.4e-7 max abs on randn inputs, measured). Output size 1 is a plain "
+        "mean over H, W (`onnxfix export --decompose` also routes global pooling here).",
     ),
     Decomposition(
         "adaptive_avg_pool1d", ("torch.nn.functional.adaptive_avg_pool1d",), True,
