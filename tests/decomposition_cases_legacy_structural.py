@@ -29,10 +29,14 @@ CASES = {
         lambda g, b: (randn(g, b, 3, 13),), True,
     ),
     "interpolate": (
-        "(torch.nn.functional.interpolate(a, size=(3, 5), mode='area'), "
-        "torch.nn.functional.interpolate(a, scale_factor=1.7, mode='nearest-exact'))",
-        "(_onnx_interpolate(a, size=(3, 5), mode='area'), "
-        "_onnx_interpolate(a, scale_factor=1.7, mode='nearest-exact'))",
+        "(torch.nn.functional.interpolate(a, size=(3, 5), mode='area') "
+        "+ torch.nn.functional.interpolate(a, size=(3, 5), mode='bicubic', antialias=True), "
+        "torch.nn.functional.interpolate(a, scale_factor=1.7, mode='nearest-exact') "
+        "+ torch.nn.functional.interpolate(a, scale_factor=1.7, mode='bilinear', antialias=True))",
+        "(_onnx_interpolate(a, size=(3, 5), mode='area') "
+        "+ _onnx_interpolate(a, size=(3, 5), mode='bicubic', antialias=True), "
+        "_onnx_interpolate(a, scale_factor=1.7, mode='nearest-exact') "
+        "+ _onnx_interpolate(a, scale_factor=1.7, mode='bilinear', antialias=True))",
         lambda g, b: (randn(g, b, 2, 8, 7),), True,
     ),
     "conv1d": (

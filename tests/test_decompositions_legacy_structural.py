@@ -112,7 +112,7 @@ def test_interpolate_nearest_exact_dtypes_and_channels():
 def test_interpolate_other_modes_are_torchs_own():
     x = torch.randn(2, 3, 6, 9, generator=gen())
     for kwargs in ({"size": (11, 4), "mode": "bilinear", "align_corners": False},
-                   {"scale_factor": 0.5, "mode": "bicubic", "antialias": True},
+                   {"scale_factor": 0.5, "mode": "bicubic", "antialias": True, "align_corners": True},
                    {"scale_factor": 2, "mode": "nearest"}):
         assert torch.equal(helper("interpolate")(x, **kwargs), F.interpolate(x, **kwargs))
     line = torch.arange(2.0).reshape(1, 1, 2)  # 1-D nearest-exact: torch's kernel, unchanged
@@ -174,7 +174,9 @@ def test_cli_default_dynamo_config_has_no_onx519(tmp_path, monkeypatch, capsys):
     ("F.interpolate(x, scale_factor=2, mode='nearest-exact')", True),
     ("F.interpolate(x, scale_factor=2)", False),
     ("F.interpolate(x, scale_factor=2, mode=self.mode)", False),
-    ("F.interpolate(x, scale_factor=0.5, mode='bilinear', antialias=True)", False),
+    ("F.interpolate(x, scale_factor=0.5, mode='bilinear', antialias=True)", True),
+    ("F.interpolate(x, None, 0.5, 'bicubic', False, None, True)", True),
+    ("F.interpolate(x, scale_factor=0.5, mode='bilinear', align_corners=True, antialias=True)", False),
     ("F.conv1d(x, w, padding='same', dilation=2)", True),
     ("F.conv1d(x, w, None, 1, 'same', 3)", True),
     ("F.conv1d(x, w, padding='same')", False),
@@ -413,3 +415,46 @@ def test_bitwise_ops_promote_like_torch():
         assert torch.equal(helper(key)(a, b), getattr(torch, key)(a, b))  # int32 with int64
         assert torch.equal(helper(key)(a > 0, b), getattr(torch, key)(a > 0, b))  # bool with int64
         assert torch.equal(helper(key)(a.reshape(4, 1), b), getattr(torch, key)(a.reshape(4, 1), b))  # broadcast
+
+
+# ---- interpolate antialias=True (unsafe: float64 weights) ----------------------------------------
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+def test_interpolate_antialias_error_bound(mode):
+    """The bound ONX519 documents: 1e-5 on [0, 1] inputs, 2e-5 on standard-normal ones; the
+    same shapes as torch for sizes and scale factors, down and up."""
+    g = gen()
+    worst_unit = worst_normal = 0.0
+    for height in (1, 3, 8, 17, 32):
+        unit = torch.rand(2, 3, height, height + 5, generator=g)
+        normal = torch.randn(2, 3, height, height + 5, generator=g)
+        for out_h in (1, 2, 3, 7, height // 2 + 1, height, height + 4, 2 * height):
+            for out_w in (2, 5, height // 3 + 1, height + 2):
+                size = (out_h, out_w)
+                for x, name in ((unit, "unit"), (normal, "normal")):
+                    want = F.interpolate(x, size=size, mode=mode, antialias=True)
+                    got = helper("interpolate")(x, size=size, mode=mode, antialias=True)
+                    assert got.shape == want.shape
+                    error = (got - want).abs().max().item()
+                    if name == "unit":
+                        worst_unit = max(worst_unit, error)
+                    else:
+                        worst_normal = max(worst_normal, error)
+        for factor in (0.5, 0.3, 1.5, (0.4, 0.9)):
+            for recompute in (None, True):
+                try:
+                    want = F.interpolate(normal, scale_factor=factor, mode=mode, antialias=True, recompute_scale_factor=recompute)
+                except RuntimeError:
+                    continue  # an output size of 0: torch raises
+                got = helper("interpolate")(normal, scale_factor=factor, mode=mode, antialias=True, recompute_scale_factor=recompute)
+                assert got.shape == want.shape
+                worst_normal = max(worst_normal, (got - want).abs().max().item())
+    assert worst_unit < 1e-5 and worst_normal < 2e-5, (worst_unit, worst_normal)
+    assert worst_unit > 0  # not bit-identical: the reason the fix is unsafe
+
+
+def test_interpolate_antialias_width_one_runs_torch():
+    x = torch.randn(1, 1, 5, 8, generator=gen())  # torch repeats its first output row here
+    assert torch.equal(helper("interpolate")(x, size=(2, 1), mode="bilinear", antialias=True),
+                       F.interpolate(x, size=(2, 1), mode="bilinear", antialias=True))
+    assert torch.equal(helper("interpolate")(x, size=(3, 3), mode="bilinear", antialias=True, align_corners=True),
+                       F.interpolate(x, size=(3, 3), mode="bilinear", antialias=True, align_corners=True))

@@ -3,11 +3,13 @@ import torch
 
 def _onnx_interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                       recompute_scale_factor=None, antialias=False):
-    # Only mode="area" on 1-D/2-D inputs and mode="nearest-exact" on 2-D inputs are rewritten
-    # (the legacy exporter refuses them); every other call is torch's own interpolate. (torch's
-    # 1-D nearest-exact kernel rounds source positions differently from its 2-D kernel.)
+    # Only what the legacy exporter refuses is rewritten: mode="area" on 1-D/2-D inputs,
+    # mode="nearest-exact" and antialias=True bilinear/bicubic (align_corners=False) on 2-D
+    # inputs; every other call is torch's own interpolate. (torch's 1-D nearest-exact kernel
+    # rounds source positions differently from its 2-D kernel.)
     spatial = input.dim() - 2
-    if not (mode == "area" and spatial in (1, 2) or mode == "nearest-exact" and spatial == 2):
+    smooth = antialias and mode in ("bilinear", "bicubic") and not align_corners
+    if not (mode == "area" and spatial in (1, 2) or spatial == 2 and (mode == "nearest-exact" or smooth)):
         return torch.nn.functional.interpolate(input, size, scale_factor, mode, align_corners,
                                                recompute_scale_factor, antialias)
     sizes = input.shape[2:]
@@ -23,6 +25,12 @@ def _onnx_interpolate(input, size=None, scale_factor=None, mode="nearest", align
         if spatial == 1:
             return _onnx_adaptive_avg_pool2d(input.unsqueeze(-2), (1, out_sizes[0])).squeeze(-2)
         return _onnx_adaptive_avg_pool2d(input, out_sizes)
+    if smooth:
+        if out_sizes[1] == 1 and out_sizes[0] != sizes[0]:  # torch's kernel copies the first
+            # output row into every row in this case (measured): keep torch's own result
+            return torch.nn.functional.interpolate(input, size, scale_factor, mode, align_corners,
+                                                   recompute_scale_factor, antialias)
+        return _onnx_resample_antialias(input, out_sizes, scales, mode)
 
     def float32(numerator, denominator):
         # numerator / denominator rounded to the nearest float32 (ties to even), as a Python

@@ -534,7 +534,8 @@ class LegacyStructural(DecompositionRule):
         "Finds, when the project targets the legacy exporter: `F.adaptive_avg_pool2d` / "
         "`F.adaptive_avg_pool1d` with an output size other than 1 (the legacy exporter fails "
         "when the output size does not divide the input size, which static analysis cannot "
-        "see); `F.interpolate(mode=\"area\")` and `F.interpolate(mode=\"nearest-exact\")`; "
+        "see); `F.interpolate(mode=\"area\")`, `F.interpolate(mode=\"nearest-exact\")` and "
+        "`F.interpolate(mode=\"bilinear\"/\"bicubic\", antialias=True)`; "
         "`F.conv1d(padding=\"same\")` with a dilation other than 1; `torch.take_along_dim`, "
         "`torch.diag`, `torch.diag_embed`, `torch.block_diag`, `torch.cartesian_prod`, "
         "`torch.rot90`, `torch.msort`, `torch.isin`, `torch.fft.fftshift`, `torch.histc`, `torch.quantile`, `torch.nanquantile` and "
@@ -552,9 +553,10 @@ class LegacyStructural(DecompositionRule):
         "Safe: the same bins and means (to float rounding) for adaptive pooling and area "
         "interpolation, the same source indices as torch's kernel for nearest-exact (2-D inputs; "
         "1-D inputs run torch's interpolate unchanged), the same zero padding for conv1d, and "
-        "the same values (bit-identical) for the indexing and layout ops. Sizes the helpers "
-        "unroll over (pooling and resampling sizes, the diagonal length) must be static at "
-        "export time.",
+        "the same values (bit-identical) for the indexing and layout ops. Unsafe for "
+        "antialias=True: the same filter weights computed in float64 where torch's kernel uses "
+        "float32, so results differ in the last digits (bound below). Sizes the helpers unroll "
+        "over (pooling and resampling sizes, the diagonal length) must be static at export time.",
         keys,
     )
 
@@ -590,11 +592,26 @@ class LegacyStructural(DecompositionRule):
             return decomposition.cases
         if key == "interpolate":
             mode = _literal(_argument(node, "mode", 3), "nearest")
+            if _antialiased(node):
+                if _literal(_argument(node, "align_corners", 4)) is True:
+                    return ()  # not decomposed
+                return {"bilinear": ("interpolate bilinear antialias",),
+                        "bicubic": ("interpolate bicubic antialias",)}.get(mode, ())
             return {"area": ("interpolate area down",), "nearest-exact": ("interpolate nearest-exact",)}.get(mode, ())
         if key == "conv1d":
             padding, dilation = _literal(_argument(node, "padding", 4)), _literal(_argument(node, "dilation", 5), 1)
             return decomposition.cases if padding == "same" and dilation not in (1, (1,), [1]) else ()
         return decomposition.cases
+
+
+    def is_safe(self, decomposition, node, ctx, method):
+        if decomposition.key == "interpolate" and _antialiased(node):
+            return False  # float64 weights where torch uses float32: see the documented bound
+        return super().is_safe(decomposition, node, ctx, method)
+
+
+def _antialiased(node: ast.Call) -> bool:
+    return _literal(_argument(node, "antialias", 6)) is True
 
 
 RULES.append(LegacyStructural)
