@@ -18,6 +18,7 @@ def _onnx_diag_embed(input, offset=0, dim1=-2, dim2=-1):
     dim1, dim2 = dim1 % rank, dim2 % rank
     if (dim1, dim2) != (rank - 2, rank - 1):  # put the two new dimensions at dim1 and dim2
         others = iter(range(rank - 2))
-        order = [rank - 2 if d == dim1 else rank - 1 if d == dim2 else next(others) for d in range(rank)]
+        order = [rank - 2 if d == dim1 else rank - 1 if d == dim2 else next(others)
+                 for d in range(rank)]  # noqa: ONX603 - over the number of dimensions
         result = result.permute(order)
     return result
