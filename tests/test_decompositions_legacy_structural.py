@@ -458,3 +458,43 @@ def test_interpolate_antialias_width_one_runs_torch():
                        F.interpolate(x, size=(2, 1), mode="bilinear", antialias=True))
     assert torch.equal(helper("interpolate")(x, size=(3, 3), mode="bilinear", antialias=True, align_corners=True),
                        F.interpolate(x, size=(3, 3), mode="bilinear", antialias=True, align_corners=True))
+
+
+def test_decompose_channel_covers_nn_modules_under_legacy(tmp_path):
+    """(d) nn.Conv1d(padding="same", dilation=2), nn.AdaptiveAvgPool2d((3, 3)) and
+    nn.Upsample(mode="nearest-exact") call the functional ops, which the static rule cannot see
+    through; `--decompose` intercepts them: the legacy export fails without it and matches eager
+    in onnxruntime with it, on another batch size."""
+    from torch import nn
+
+    from onnxfix.exporter import verify
+    from onnxfix.exporter.decompose import decomposition_context
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv1d(3, 4, 3, padding="same", dilation=2)
+            self.pool = nn.AdaptiveAvgPool2d((3, 3))
+            self.up = nn.Upsample(scale_factor=1.5, mode="nearest-exact")
+
+        def forward(self, wave, image):
+            return self.conv(wave), self.pool(image), self.up(image)
+
+    torch.manual_seed(0)
+    model = Model().eval()
+    args = (torch.randn(2, 3, 11, generator=gen()), torch.randn(2, 2, 8, 7, generator=gen(1)))
+    dynamic = {0: {0: "batch"}, 1: {0: "batch"}}
+    path = tmp_path / "m.onnx"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(Exception, match="not factor of input size"):
+            verify.export_model(model, args, "legacy", path, dynamic)
+        with decomposition_context() as mode:
+            verify.export_model(model, args, "legacy", path, dynamic)
+    assert mode.used == {"conv1d": 1, "adaptive_avg_pool2d": 1, "interpolate": 1}
+    probe = (torch.randn(3, 3, 11, generator=gen(2)), torch.randn(3, 2, 8, 7, generator=gen(3)))
+    got = verify.run_onnx(path, probe, verify.input_names(model, 2))
+    with torch.no_grad():
+        want = model(*probe)
+    for g, w in zip(got, want):
+        torch.testing.assert_close(torch.as_tensor(g), w, rtol=1e-5, atol=1e-5)

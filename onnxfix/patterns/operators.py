@@ -540,7 +540,9 @@ class LegacyStructural(DecompositionRule):
         "`torch.diag`, `torch.diag_embed`, `torch.block_diag`, `torch.cartesian_prod`, "
         "`torch.rot90`, `torch.msort`, `torch.isin`, `torch.fft.fftshift`, `torch.histc`, `torch.quantile`, `torch.nanquantile` and "
         "`torch.bitwise_or` / `bitwise_xor` / `bitwise_not` (function and method calls; the "
-        "operators `|`, `^`, `~` are not reported: their operands may be bool masks, which export).",
+        "operators `|`, `^`, `~` are not reported: their operands may be bool masks, which export). "
+        "(`nn.AdaptiveAvgPool2d`, `nn.Upsample`, `nn.Conv1d` modules are decomposed by "
+        "`onnxfix export --decompose`.)",
         "The dynamo exporter exports these; the legacy (TorchScript) exporter fails: adaptive "
         "average pooling and area interpolation with \"output size that are not factor of input "
         "size\", nearest-exact and the structural ops with no symbolic (`aten::take_along_dim`, "
