@@ -20,6 +20,7 @@ from importlib import resources
 from onnxfix.decompositions import (
     registry_core,
     registry_legacy,
+    registry_legacy_structural,
     registry_linalg,
     registry_spectral,
     registry_special,
@@ -32,7 +33,7 @@ __all__ = ["DECOMPOSITIONS", "PYTORCH", "Decomposition"]
 # One registry module per family, so that adding a decomposition touches its family's file (and
 # its helper module) only.
 REGISTRIES = (
-    registry_core, registry_linalg, registry_spectral, registry_special, registry_structural, registry_legacy,
+    registry_core, registry_linalg, registry_spectral, registry_special, registry_structural, registry_legacy, registry_legacy_structural,
 )
 DECOMPOSITIONS: tuple[Decomposition, ...] = tuple(d for r in REGISTRIES for d in r.DECOMPOSITIONS)
 SUPPORT: tuple[str, ...] = tuple(key for r in REGISTRIES for key in getattr(r, "SUPPORT", ()))
@@ -75,12 +76,12 @@ def helper_chain(key: str) -> list[str]:
 
 
 @lru_cache(maxsize=None)
-def signature(key: str) -> tuple[tuple[str, ...], frozenset[str]]:
-    """(positional parameter names, every accepted keyword) of the helper."""
+def signature(key: str) -> tuple[tuple[str, ...], frozenset[str], bool]:
+    """(positional parameter names, every accepted keyword, takes *args) of the helper."""
     function = next(n for n in ast.parse(module_source(key)).body if isinstance(n, ast.FunctionDef))
     positional = tuple(a.arg for a in function.args.posonlyargs + function.args.args)
     keywords = frozenset(a.arg for a in function.args.args + function.args.kwonlyargs)
-    return positional, keywords
+    return positional, keywords, function.args.vararg is not None
 
 
 def load_function(key: str, namespace: dict | None = None):

@@ -50,13 +50,16 @@ def selected_variant(decomposition: Decomposition, node: ast.Call) -> bool:
 
 
 def helper_accepts(decomposition: Decomposition, node: ast.Call, method: bool) -> bool:
-    """The call's arguments bind to the helper's parameters (no out=, *args, **kwargs)."""
-    positional, keywords = signature(decomposition.key)
-    if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+    """The call's arguments bind to the helper's parameters (no out=, **kwargs; *args only for
+    a helper taking *tensors, as torch.block_diag does)."""
+    positional, keywords, varargs = signature(decomposition.key)
+    if any(k.arg is None for k in node.keywords):
+        return False
+    if any(isinstance(a, ast.Starred) for a in node.args) and not varargs:
         return False
     count = len(node.args) + (1 if method else 0)
     named = {k.arg for k in node.keywords}
-    return count <= len(positional) and named <= keywords and not named & set(positional[:count])
+    return (varargs or count <= len(positional)) and named <= keywords and not named & set(positional[:count])
 
 
 def helper_fix(decomposition: Decomposition, node: ast.Call, ctx: FunctionContext, method: bool, safe: bool) -> Fix:
@@ -111,16 +114,21 @@ class DecompositionRule(Rule):
         return decomposition.exact
 
 
-def _doc(what, why, example, use_instead, safety, keys) -> RuleDoc:
+def _doc(what, why, example, use_instead, safety, keys, legacy_only: bool = False) -> RuleDoc:
+    """A rule's documentation from its decompositions' records. ``legacy_only``: the catalog
+    measures the ops failing in the legacy exporter only (ONX517-ONX519)."""
     references = tuple(ref for key in keys for ref in BY_KEY[key].evidence)
     notes = " ".join(f"`_onnx_{key}`: {BY_KEY[key].notes}" for key in keys)
     bounds = " ".join(f"`_onnx_{key}`: {BY_KEY[key].error_bound}." for key in keys if BY_KEY[key].error_bound)
     unreported = [f"`{BY_KEY[key].targets[0]}`" for key in keys if not BY_KEY[key].evidence]
+    failing_in = "the legacy exporter" if legacy_only else "both exporters"
     evidence = (
-        "Priority evidence: the public issue reports listed under References (searched on the "
+        ("Reported only when the project targets the legacy exporter (`[tool.onnxfix] exporters` "
+         "includes \"legacy\"): the dynamo exporter handles these calls (measured). " if legacy_only else "")
+        + "Priority evidence: the public issue reports listed under References (searched on the "
         "pytorch/pytorch and onnx/onnx trackers)."
         + (f" No public report was found for {', '.join(unreported)}: included because the catalog "
-           "measures it failing in both exporters." if unreported else "")
+           f"measures it failing in {failing_in}." if unreported else "")
     )
     return RuleDoc(
         what=what + "\n\nDecompositions (onnxfix/decompositions/): " + notes,
@@ -543,8 +551,9 @@ RULES.append(LinalgFactorisation)
 
 
 # ---- ONX515-ONX516 structural ops, dynamo's silent bugs (decompositions/registry_structural.py) -
-def _argument(node: ast.Call, name: str, position: int, method: bool) -> ast.AST | None:
-    """The argument bound to parameter ``name`` (``position`` in the function form)."""
+def _argument(node: ast.Call, name: str, position: int, method: bool = False) -> ast.AST | None:
+    """The argument bound to parameter ``name`` (keyword, or ``position`` in the function
+    form; a method call's receiver is the first), None if not given."""
     for keyword in node.keywords:
         if keyword.arg == name:
             return keyword.value
@@ -677,28 +686,6 @@ RULES.append(DynamoSilentlyWrong)
 # ---- ONX517-ONX518 legacy-only failures and silent bugs (decompositions/registry_legacy.py) -----
 
 
-def _legacy_doc(what, why, example, use_instead, safety, keys) -> RuleDoc:
-    """_doc for the legacy-only families: the catalog measures these failing in legacy only."""
-    references = tuple(ref for key in keys for ref in BY_KEY[key].evidence)
-    notes = " ".join(f"`_onnx_{key}`: {BY_KEY[key].notes}" for key in keys)
-    bounds = " ".join(f"`_onnx_{key}`: {BY_KEY[key].error_bound}." for key in keys if BY_KEY[key].error_bound)
-    unreported = [f"`{BY_KEY[key].targets[0]}`" for key in keys if not BY_KEY[key].evidence]
-    evidence = (
-        "Reported only when the project targets the legacy exporter (`[tool.onnxfix] exporters` "
-        "includes \"legacy\"): the dynamo exporter handles these calls (measured). Priority "
-        "evidence: the public issue reports listed under References."
-        + (f" No public report was found for {', '.join(unreported)}: included because the catalog "
-           "measures it failing in the legacy exporter." if unreported else "")
-    )
-    return RuleDoc(
-        what=what + "\n\nDecompositions (onnxfix/decompositions/): " + notes,
-        why=why + f"\n\nWhich exporters fail is read from the measured catalog ({PROBE}). " + evidence,
-        example=example, use_instead=use_instead,
-        fix_safety=safety + (("\n\nMeasured error bounds: " + bounds) if bounds else ""),
-        references=references,
-    )
-
-
 class LegacyUnsupportedMath(DecompositionRule):
     code = "ONX517"
     name = "legacy-unsupported-math"
@@ -711,7 +698,7 @@ class LegacyUnsupportedMath(DecompositionRule):
     )
     default_safety = "per-finding"
     exporters = (LEGACY,)
-    doc = _legacy_doc(
+    doc = _doc(
         "Finds calls the legacy (TorchScript) exporter has no symbolic for: `logaddexp`, "
         "`logaddexp2`, `logcumsumexp`, `nansum`, `nanmean`, `count_nonzero`, `trace`, `diff`, "
         "`frac`, `heaviside`, `signbit`, `isneginf`, `sgn`, `float_power`, `ldexp`, "
@@ -731,7 +718,7 @@ class LegacyUnsupportedMath(DecompositionRule):
         "bit set gives False), `logcumsumexp` (a masked logsumexp instead of ATen's "
         "sequential accumulation: other rounding), `special.erfcx` and `special.log_ndtr` "
         "(a continued-fraction approximation of erfcx; bounds below).",
-        keys,
+        keys, legacy_only=True,
     )
 
 
@@ -750,7 +737,7 @@ class LegacySilentlyWrong(DecompositionRule):
     keys = ("floor_divide", "bitwise_right_shift", "softplus", "index_add", "index_put")
     default_safety = "safe"
     exporters = (LEGACY,)
-    doc = _legacy_doc(
+    doc = _doc(
         "Finds `torch.floor_divide` and `a // b`, `torch.bitwise_right_shift` and `a >> b` (the "
         "operators where `a` is known to be a tensor), `F.softplus` with a `threshold` below 20, "
         "`index_put(..., accumulate=True)` and `index_add` (out-of-place forms); reports "
@@ -767,7 +754,7 @@ class LegacySilentlyWrong(DecompositionRule):
         "kernel as floor_divide; the shift and the scatter_add forms are exact for integers; "
         "softplus repeats ATen's formula to an ulp; duplicate-index sums add in index order "
         "like eager). A method call on a value not known to be a tensor is unsafe.",
-        keys,
+        keys, legacy_only=True,
     )
 
     def cases(self, decomposition, node):
@@ -819,4 +806,92 @@ class LegacySilentlyWrong(DecompositionRule):
 
 RULES.append(LegacySilentlyWrong)
 
-# ---- ONX519 (legacy-only structural/signal ops; another family) --------------------------------
+
+# ---- ONX519 legacy-only structural ops (decompositions/registry_legacy_structural.py) ----
+
+
+def _literal(node: ast.expr | None, default=None):
+    """The value of a literal argument (ints, strings, tuples of them), `default` when absent,
+    and the marker `_literal` itself when the argument is not a literal."""
+    if node is None:
+        return default
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError):
+        return _literal
+
+
+class LegacyStructural(DecompositionRule):
+    code = "ONX519"
+    name = "legacy-unsupported-structural"
+    summary = "Pooling, resampling, indexing and layout ops the legacy exporter refuses: rewrite"
+    keys = ("adaptive_avg_pool2d", "adaptive_avg_pool1d", "interpolate", "conv1d", "take_along_dim",
+            "diag_embed", "diag", "block_diag", "cartesian_prod", "rot90", "msort", "isin", "fftshift",
+            "histc", "bitwise_or", "bitwise_xor", "bitwise_not")
+    exporters = (LEGACY,)  # dynamo exports every one of them
+    default_safety = "safe"
+    doc = _doc(
+        "Finds, when the project targets the legacy exporter: `F.adaptive_avg_pool2d` / "
+        "`F.adaptive_avg_pool1d` with an output size other than 1 (the legacy exporter fails "
+        "when the output size does not divide the input size, which static analysis cannot "
+        "see); `F.interpolate(mode=\"area\")`, `F.interpolate(mode=\"nearest-exact\")` and "
+        "`F.interpolate(mode=\"bilinear\"/\"bicubic\", antialias=True)`; "
+        "`F.conv1d(padding=\"same\")` with a dilation other than 1; `torch.take_along_dim`, "
+        "`torch.diag`, `torch.diag_embed`, `torch.block_diag`, `torch.cartesian_prod`, "
+        "`torch.rot90`, `torch.msort`, `torch.isin`, `torch.fft.fftshift`, `torch.histc` and "
+        "`torch.bitwise_or` / `bitwise_xor` / `bitwise_not` (function and method calls; the "
+        "operators `|`, `^`, `~` are not reported: their operands may be bool masks, which export). "
+        "(`nn.AdaptiveAvgPool2d`, `nn.Upsample`, `nn.Conv1d` modules are decomposed by "
+        "`onnxfix export --decompose`.)",
+        "The dynamo exporter exports these; the legacy (TorchScript) exporter fails: adaptive "
+        "average pooling and area interpolation with \"output size that are not factor of input "
+        "size\", nearest-exact and the structural ops with no symbolic (`aten::take_along_dim`, "
+        "`aten::diag`, `aten::rot90`, `aten::isin`, `aten::fft_fftshift`, ...), and "
+        "conv1d(padding='same', dilation=2) exports a Conv with auto_pad=SAME_UPPER that "
+        "onnxruntime refuses (\"Dilation not supported for AutoPadType::SAME_UPPER\"). Reported "
+        "only when `[tool.onnxfix] exporters` includes \"legacy\".",
+        "def forward(self, x):\n    return F.adaptive_avg_pool2d(x, (3, 3))",
+        "def forward(self, x):\n    return _onnx_adaptive_avg_pool2d(x, (3, 3))",
+        "Safe: the same bins and means (to float rounding) for adaptive pooling and area "
+        "interpolation, the same source indices as torch's kernel for nearest-exact (2-D inputs; "
+        "1-D inputs run torch's interpolate unchanged), the same zero padding for conv1d, and "
+        "the same values (bit-identical) for the indexing and layout ops. Unsafe for "
+        "antialias=True: the same filter weights computed in float64 where torch's kernel uses "
+        "float32, so results differ in the last digits (bound below). Sizes the helpers unroll "
+        "over (pooling and resampling sizes, the diagonal length) must be static at export time.",
+        keys, legacy_only=True,
+    )
+
+    def cases(self, decomposition, node):
+        key = decomposition.key
+        if key in ("adaptive_avg_pool2d", "adaptive_avg_pool1d"):
+            size = _literal(_argument(node, "output_size", 1))
+            sizes = size if isinstance(size, (tuple, list)) else (size,)
+            if all(s in (1, None) for s in sizes):
+                return ()  # 1 (global pooling) or None (keep) divides every input size
+            return decomposition.cases
+        if key == "interpolate":
+            mode = _literal(_argument(node, "mode", 3), "nearest")
+            if _antialiased(node):
+                if _literal(_argument(node, "align_corners", 4)) is True:
+                    return ()  # not decomposed
+                return {"bilinear": ("interpolate bilinear antialias",),
+                        "bicubic": ("interpolate bicubic antialias",)}.get(mode, ())
+            return {"area": ("interpolate area down",), "nearest-exact": ("interpolate nearest-exact",)}.get(mode, ())
+        if key == "conv1d":
+            padding, dilation = _literal(_argument(node, "padding", 4)), _literal(_argument(node, "dilation", 5), 1)
+            return decomposition.cases if padding == "same" and dilation not in (1, (1,), [1]) else ()
+        return decomposition.cases
+
+
+    def is_safe(self, decomposition, node, ctx, method):
+        if decomposition.key == "interpolate" and _antialiased(node):
+            return False  # float64 weights where torch uses float32: see the documented bound
+        return super().is_safe(decomposition, node, ctx, method)
+
+
+def _antialiased(node: ast.Call) -> bool:
+    return _literal(_argument(node, "antialias", 6)) is True
+
+
+RULES.append(LegacyStructural)

@@ -1,0 +1,55 @@
+import torch
+
+
+def _onnx_interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                      recompute_scale_factor=None, antialias=False):
+    # Only what the legacy exporter refuses is rewritten: mode="area" on 1-D/2-D inputs,
+    # mode="nearest-exact" and antialias=True bilinear/bicubic (align_corners=False) on 2-D
+    # inputs; every other call is torch's own interpolate. (torch's 1-D nearest-exact kernel
+    # rounds source positions differently from its 2-D kernel.)
+    spatial = input.dim() - 2
+    smooth = antialias and mode in ("bilinear", "bicubic") and not align_corners
+    if not (mode == "area" and spatial in (1, 2) or spatial == 2 and (mode == "nearest-exact" or smooth)):
+        return torch.nn.functional.interpolate(input, size, scale_factor, mode, align_corners,
+                                               recompute_scale_factor, antialias)
+    sizes = input.shape[2:]
+    scales = [None] * spatial
+    if size is not None:
+        out_sizes = list(size) if isinstance(size, (list, tuple)) else [size] * spatial
+    else:
+        factors = list(scale_factor) if isinstance(scale_factor, (list, tuple)) else [scale_factor] * spatial
+        out_sizes = [int(n * f) for n, f in zip(sizes, factors)]  # torch floors n * factor
+        if not recompute_scale_factor:
+            scales = factors  # torch then maps output to input positions with 1 / factor
+    if mode == "area":  # torch computes area as adaptive average pooling to the output size
+        if spatial == 1:
+            return _onnx_adaptive_avg_pool2d(input.unsqueeze(-2), (1, out_sizes[0])).squeeze(-2)
+        return _onnx_adaptive_avg_pool2d(input, out_sizes)
+    if smooth:
+        if out_sizes[1] == 1 and out_sizes[0] != sizes[0]:  # torch's kernel copies the first
+            # output row into every row in this case (measured): keep torch's own result
+            return torch.nn.functional.interpolate(input, size, scale_factor, mode, align_corners,
+                                                   recompute_scale_factor, antialias)
+        return _onnx_resample_antialias(input, out_sizes, scales, mode)
+
+    def float32(numerator, denominator):
+        # numerator / denominator rounded to the nearest float32 (ties to even), as a Python
+        # float: torch's kernel computes source positions in float32, Python floats are doubles.
+        exponent = 0
+        while numerator >= denominator << 24:
+            denominator, exponent = denominator << 1, exponent + 1
+        while numerator < denominator << 23:
+            numerator, exponent = numerator << 1, exponent - 1
+        mantissa, rest = divmod(numerator, denominator)
+        if 2 * rest > denominator or (2 * rest == denominator and mantissa % 2):
+            mantissa += 1
+        return mantissa * 2.0 ** exponent
+
+    # nearest-exact: output position j reads input floor((j + 0.5) * scale), as torch's kernel
+    # (scale = input / output size in float32, or 1 / scale_factor). The indices are constants.
+    for axis in range(spatial):  # noqa: ONX603 - over the 1 or 2 spatial dimensions
+        length, count = sizes[axis], out_sizes[axis]
+        scale = float32(length, count) if scales[axis] is None else float32(*(1.0 / scales[axis]).as_integer_ratio())
+        index = [min(int(float32(*((j + 0.5) * scale).as_integer_ratio()) // 1), length - 1) for j in range(count)]
+        input = input.index_select(2 + axis, torch.tensor(index, dtype=torch.long, device=input.device))
+    return input

@@ -1,0 +1,112 @@
+"""Structural, indexing, pooling/resampling and signal ops only the legacy (TorchScript) exporter
+fails on (ONX519); fixed when a project targets legacy. Dynamo exports them."""
+
+from __future__ import annotations
+
+from onnxfix.decompositions.base import PYTORCH, Decomposition
+
+DECOMPOSITIONS: tuple[Decomposition, ...] = (
+    Decomposition(
+        "adaptive_avg_pool2d", ("torch.nn.functional.adaptive_avg_pool2d",), True,
+        ("adaptive_avg_pool2d non-divisible",),
+        (PYTORCH + "42653", PYTORCH + "64806", PYTORCH + "109370",
+         "https://github.com/CSAILVision/semantic-segmentation-pytorch/issues/240"),
+        "One mean per row bin, then per column bin of those means, over torch's bins "
+        "(floor(i*H/oh) .. ceil((i+1)*H/oh)); unrolled over the output size (oh + ow slices), so "
+        "the output size and the input's H, W must be static. Equal to torch up to float rounding "
+        "(a mean of means: 2.4e-7 max abs on randn inputs, measured). Output size 1 is a plain "
+        "mean over H, W (`onnxfix export --decompose` also routes global pooling here).",
+    ),
+    Decomposition(
+        "adaptive_avg_pool1d", ("torch.nn.functional.adaptive_avg_pool1d",), True,
+        ("adaptive_avg_pool1d non-divisible",), (),
+        "The 2-D helper over a height of 1: the same bins along the last dimension (static length).",
+        requires=("adaptive_avg_pool2d",),
+    ),
+    Decomposition(
+        "interpolate", ("torch.nn.functional.interpolate",), True,
+        ("interpolate area down", "interpolate nearest-exact"), (PYTORCH + "41009",),
+        "mode='area' (1-D and 2-D inputs) is adaptive average pooling to the output size, torch's "
+        "definition; mode='nearest-exact' (2-D inputs) is index_select with the source indices "
+        "torch's kernel computes, floor((j + 0.5) * scale) in float32 (bit-identical, constant "
+        "for static input sizes). Other modes, 1-D nearest-exact (torch's 1-D kernel rounds "
+        "differently) and 3-D inputs run torch's interpolate unchanged. antialias=True "
+        "(bilinear/bicubic, align_corners=False, 2-D) is torch's separable filter as two "
+        "products with constant (out, in) weight matrices; with an output width of 1 and a "
+        "resized height torch's kernel repeats its first row (measured), so that case runs torch.",
+        requires=("adaptive_avg_pool2d", "resample_antialias"),
+        error_bound="area and nearest-exact: none (float rounding / bit-identical); antialias=True: "
+        "max abs error 8.2e-6 on inputs in [0, 1] and 1.4e-5 on standard-normal inputs (float64 "
+        "weights where torch computes them in float32; measured by "
+        "tests/test_decompositions_legacy_structural.py)",
+    ),
+    Decomposition(
+        "conv1d", ("torch.nn.functional.conv1d",), True, ("conv1d dilation padding same",),
+        ("https://github.com/microsoft/onnxruntime/issues/20582",),
+        "padding='same' becomes an explicit F.pad of dilation * (kernel - 1) zeros (the smaller "
+        "half on the left, as torch) and padding=0; other calls are torch's conv1d unchanged.",
+    ),
+    Decomposition(
+        "take_along_dim", ("torch.take_along_dim", "Tensor.take_along_dim"), True, ("take_along_dim",), (),
+        "gather after broadcasting input and indices in every dimension but `dim` (flattened "
+        "input when dim is None).",
+    ),
+    Decomposition(
+        "diag_embed", ("torch.diag_embed", "Tensor.diag_embed"), True, ("diag_embed",), (),
+        "torch.where over an identity mask, zero-padded by |offset|, then moved to (dim1, dim2); "
+        "the last dimension's size must be static.",
+    ),
+    Decomposition(
+        "diag", ("torch.diag", "Tensor.diag"), True, ("diag",),
+        (PYTORCH + "98205", "https://github.com/onnx/onnx/issues/5115"),
+        "A vector: _onnx_diag_embed; a matrix: torch.diagonal (which the legacy exporter translates).",
+        requires=("diag_embed",),
+    ),
+    Decomposition(
+        "block_diag", ("torch.block_diag",), True, ("block_diag",), (),
+        "Each block zero-padded to the full width, rows concatenated; dtypes promoted as torch.",
+    ),
+    Decomposition(
+        "cartesian_prod", ("torch.cartesian_prod",), True, ("cartesian_prod",), (),
+        "Each 1-D tensor broadcast over the product grid and flattened, columns stacked.",
+    ),
+    Decomposition(
+        "rot90", ("torch.rot90", "Tensor.rot90"), True, ("rot90",), (),
+        "torch's definition: flip and transpose (k mod 4); k and dims must be Python values.",
+    ),
+    Decomposition(
+        "msort", ("torch.msort", "Tensor.msort"), True, ("msort",), (),
+        "torch.sort(input, dim=0).values (NaN last, as torch).",
+    ),
+    Decomposition(
+        "isin", ("torch.isin",), True, ("isin",), (),
+        "Pairwise equality against the flattened test elements, any(); O(N * M) memory.",
+    ),
+    Decomposition(
+        "fftshift", ("torch.fft.fftshift",), True, ("fft.fftshift",), (),
+        "A roll by half of each size (rounded down) as two slices and a concatenation per "
+        "dimension (torch.roll by sizes read from the input does not export with legacy); real "
+        "or integer inputs (ONNX has no complex tensors).",
+    ),
+    Decomposition(
+        "histc", ("torch.histc", "Tensor.histc"), True, ("histc",), (),
+        "torch's bin arithmetic int((x - low) * bins / (high - low)) in the input's dtype, values "
+        "outside [low, high] and NaN skipped, then one comparison per bin (O(numel * bins) "
+        "memory); min == max uses the data's range in the graph, as torch. Where torch raises (NaN "
+        "in the data with min == max: the range is not finite) the helper counts nothing.",
+    ),
+    Decomposition(
+        "bitwise_or", ("torch.bitwise_or", "Tensor.bitwise_or"), True, ("bitwise_or int64",), (),
+        "x + y - (x & y) on integers (exact with wrapping arithmetic); booleans keep |. The "
+        "operator form `a | b` is not rewritten (its dtype is unknown statically; bool masks export).",
+    ),
+    Decomposition(
+        "bitwise_xor", ("torch.bitwise_xor", "Tensor.bitwise_xor"), True, ("bitwise_xor int64",), (),
+        "x + y - 2 * (x & y) on integers (exact with wrapping arithmetic); booleans keep ^.",
+    ),
+    Decomposition(
+        "bitwise_not", ("torch.bitwise_not", "Tensor.bitwise_not"), True, ("bitwise_not int64",), (),
+        "-x - 1 on integers (exact with wrapping arithmetic, uint8 included); booleans keep ~.",
+    ),
+)
+SUPPORT: tuple[str, ...] = ("resample_antialias",)  # helpers that decompose nothing on their own
