@@ -13,7 +13,7 @@ from onnxfix.decompositions import BY_KEY, load_function
 
 # Documented bounds (registry_spectral.py): error / largest |value|.
 BOUND = {torch.float32: 5e-6, torch.float64: 2e-14}
-SIZES = [1, 2, 3, 4, 5, 8, 12, 16]
+SIZES = [1, 2, 3, 5, 8, 16]
 
 
 def helper(key):
@@ -89,7 +89,7 @@ def test_eigh_reads_one_triangle_batched_and_edges():
 
 
 # ---- svd / svdvals ---------------------------------------------------------------------------
-SHAPES = [(1, 1), (1, 5), (5, 1), (4, 3), (3, 4), (6, 6), (10, 4), (4, 10), (16, 16), (12, 9)]
+SHAPES = [(1, 1), (1, 5), (5, 1), (4, 3), (3, 4), (10, 4), (4, 10), (16, 16)]
 
 
 def matrices(m, n, dtype):
