@@ -381,7 +381,7 @@ class UnsupportedOperator(Rule):
         "measured the failure for an exporter the project targets.",
         why="The export fails (or, for data-dependent sizes, cannot be expressed with fixed "
         f"shapes). The verdict and error come from the measured catalog ({PROBE}).",
-        example="def forward(self, a):\n    return torch.linalg.eigh(a).eigenvalues",
+        example="def forward(self, a):\n    return torch.view_as_real(torch.linalg.eigvals(a))",
         use_instead="# compute it outside the exported model, or with an iterative method\n"
         "# written in exportable ops (e.g. a fixed number of power iterations)",
         fix_safety="No fix: there is no faithful decomposition (or none yet).",
