@@ -11,13 +11,15 @@ def _onnx_jacobi_rotation(S, k):
     # small angle (|t| <= 1) of Golub & Van Loan's symmetric Schur decomposition (alg. 8.4.1).
     n = S.shape[-1]
     players = n + n % 2  # an odd n gets a dummy player; its partner sits the round out
-    pairs = [(players - 1, k)] + [((k + i) % (players - 1), (k - i) % (players - 1)) for i in range(1, players // 2)]
+    others = range(1, players // 2)  # noqa: ONX603 - n is the static matrix size
+    pairs = [(players - 1, k)] + [((k + i) % (players - 1), (k - i) % (players - 1)) for i in others]
     pairs = [(min(a, b), max(a, b)) for a, b in pairs if max(a, b) < n]
     eye = torch.eye(n, dtype=S.dtype, device=S.device)
     if not pairs:
         return eye.expand(S.shape)
-    first = [[1.0 if j == p else 0.0 for j in range(n)] for p, _ in pairs]  # (h, n) one-hot rows
-    second = [[1.0 if j == q else 0.0 for j in range(n)] for _, q in pairs]
+    columns = range(n)  # noqa: ONX603 - n is the static matrix size
+    first = [[1.0 if j == p else 0.0 for j in columns] for p, _ in pairs]  # (h, n) one-hot rows
+    second = [[1.0 if j == q else 0.0 for j in columns] for _, q in pairs]
     EP = torch.tensor(first, dtype=S.dtype, device=S.device)
     EQ = torch.tensor(second, dtype=S.dtype, device=S.device)
     EPt = torch.tensor([list(column) for column in zip(*first)], dtype=S.dtype, device=S.device)
