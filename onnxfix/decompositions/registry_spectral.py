@@ -53,7 +53,8 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "singular value (and a rotation within repeated ones): they may differ from torch's by "
         "such a change, U diag(S) Vh is the same matrix.",
         requires=("jacobi_rotation", "svd_jacobi", "linalg_eigh"), error_bound=SVD_BOUND + "; U diag(S) Vh "
-        "reconstructs A to 1e-5 x the largest singular value in float32, U and Vh orthonormal to 3e-6",
+        "reconstructs A, and U^T U, Vh Vh^T give I, to 1e-4 (x the largest singular value) in "
+        "float32 (asserted; measured <= 1e-5 up to 16 x 16)",
     ),
     Decomposition(
         "linalg_matrix_norm", ("torch.linalg.matrix_norm",), False,
@@ -61,7 +62,9 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         STATIC + "Only ord=2, -2 and 'nuc' fail to export and are rewritten: the largest, "
         "smallest and sum of the singular values of _onnx_linalg_svdvals. The helper computes "
         "the other orders ('fro', +-1, +-inf) as torch does (sums and maxima).",
-        requires=("linalg_svdvals",), error_bound=SVD_BOUND.replace("singular values", "ord=2/-2/'nuc' norms"),
+        requires=("linalg_svdvals",),
+        error_bound="ord=2/-2/'nuc': max error 2e-5 x the norm in float32 and 8e-14 x in float64 "
+        "(batched 4 x 5 matrices, every dim/keepdim form; tests/test_decompositions_spectral.py)",
     ),
     Decomposition(
         "linalg_pinv", ("torch.linalg.pinv",), False, ("linalg.pinv",), (PYTORCH + "85371",),
