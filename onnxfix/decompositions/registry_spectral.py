@@ -1,7 +1,92 @@
-"""Spectral linear algebra: symmetric eigenvalues, singular values, pseudo-inverse, norms."""
+"""Spectral linear algebra: symmetric eigenvalues, singular values, pseudo-inverse, norms.
+
+All rest on one cyclic Jacobi rotation (``jacobi_rotation``): two-sided for symmetric
+eigenproblems (``linalg_eigh``), one-sided (Hestenes) for singular values (``svd_jacobi``).
+Both run a fixed number of sweeps unrolled over the static matrix size."""
 
 from __future__ import annotations
 
-from onnxfix.decompositions.base import PYTORCH, Decomposition  # noqa: F401 - used by entries
+from onnxfix.decompositions.base import PYTORCH, Decomposition
 
-DECOMPOSITIONS: tuple[Decomposition, ...] = ()
+STATIC = ("The matrix size must be static at export time (the rounds are unrolled over it: a "
+          "sweep is n - 1 rounds of n/2 simultaneous rotations); batch sizes may be dynamic. ")
+EIGH_BOUND = ("eigenvalues: max error 5e-6 x max|eigenvalue| in float32 and 2e-14 x max|eigenvalue| "
+              "in float64 for n <= 16 (random symmetric, clustered and repeated eigenvalues; "
+              "tests/test_decompositions_spectral.py); eigenvectors agree with torch's up to sign "
+              "per column (and to a rotation within repeated eigenvalues); the graph does not "
+              "check convergence: 6 sweeps (float32) / 10 (float64) converge for n <= 24 (measured)")
+SVD_BOUND = ("singular values: max error 5e-6 x the largest in float32 and 2e-14 x the largest "
+             "in float64 for sizes up to 16 (random, rank-deficient and clustered; "
+             "tests/test_decompositions_spectral.py)")
+
+DECOMPOSITIONS: tuple[Decomposition, ...] = (
+    Decomposition(
+        "linalg_eigh", ("torch.linalg.eigh",), False, ("linalg.eigh",),
+        ("https://github.com/onnx/onnx/issues/5570",),
+        STATIC + "Cyclic Jacobi with 6 sweeps (float32) / 10 (float64), enough for n <= 24. Only "
+        "the UPLO triangle is read, as torch. Eigenvalues ascending; each eigenvector's largest "
+        "component is made positive (LAPACK fixes no sign, so a column may be the negative of "
+        "torch's). Real inputs only.",
+        requires=("jacobi_rotation",), error_bound=EIGH_BOUND,
+    ),
+    Decomposition(
+        "linalg_eigvalsh", ("torch.linalg.eigvalsh",), False, ("linalg.eigvalsh",),
+        ("https://github.com/onnx/onnx/issues/5570",),
+        STATIC + "The eigenvalues of _onnx_linalg_eigh (Jacobi; another algorithm than LAPACK's, "
+        "so the rounding differs).",
+        requires=("linalg_eigh",), error_bound=EIGH_BOUND.split("; eigenvectors")[0],
+    ),
+    Decomposition(
+        "linalg_svdvals", ("torch.linalg.svdvals",), False, ("linalg.svdvals",),
+        (PYTORCH + "81084", "https://github.com/onnx/onnx/issues/3839"),
+        STATIC + "One-sided (Hestenes) Jacobi on the columns of A (of A^T when A is wide), 8 "
+        "sweeps (float32) / 10 (float64), enough for sizes up to 16 (rank-deficient 16 x 16 "
+        "matrices need 7 / 8); singular values descending.",
+        requires=("jacobi_rotation", "svd_jacobi"), error_bound=SVD_BOUND,
+    ),
+    Decomposition(
+        "linalg_svd", ("torch.linalg.svd",), False, ("linalg.svd S",),
+        (PYTORCH + "81084", PYTORCH + "63861", "https://github.com/onnx/onnx/issues/3839"),
+        STATIC + "One-sided Jacobi; left vectors of singular values below max(m, n) * eps * S_max "
+        "and the extra columns of full_matrices=True are an orthonormal completion (Jacobi "
+        "eigenvectors of the projector I - U U^T). U and Vh are unique only up to sign per "
+        "singular value (and a rotation within repeated ones): they may differ from torch's by "
+        "such a change, U diag(S) Vh is the same matrix.",
+        requires=("jacobi_rotation", "svd_jacobi", "linalg_eigh"), error_bound=SVD_BOUND + "; U diag(S) Vh "
+        "reconstructs A, and U^T U, Vh Vh^T give I, to 1e-4 (x the largest singular value) in "
+        "float32 (asserted; measured <= 1e-5 up to 16 x 16)",
+    ),
+    Decomposition(
+        "linalg_matrix_norm", ("torch.linalg.matrix_norm",), False,
+        ("linalg.matrix_norm ord=2", "linalg.matrix_norm ord=-2", "linalg.matrix_norm nuc"), (),
+        STATIC + "Only ord=2, -2 and 'nuc' fail to export and are rewritten: the largest, "
+        "smallest and sum of the singular values of _onnx_linalg_svdvals. The helper computes "
+        "the other orders ('fro', +-1, +-inf) as torch does (sums and maxima).",
+        requires=("linalg_svdvals",),
+        error_bound="ord=2/-2/'nuc': max error 2e-5 x the norm in float32 and 8e-14 x in float64 "
+        "(batched 4 x 5 matrices, every dim/keepdim form; tests/test_decompositions_spectral.py)",
+    ),
+    Decomposition(
+        "linalg_pinv", ("torch.linalg.pinv",), False, ("linalg.pinv",), (PYTORCH + "85371",),
+        STATIC + "V diag(1/S) U^T from the one-sided Jacobi SVD (eigh when hermitian=True) with "
+        "torch's tolerance rule: values at or below max(atol, rtol * S_max) count as zero, "
+        "rtol = max(m, n) * eps when neither is given, 0 when only atol is; rcond= is rtol. A "
+        "singular value within rounding of the threshold may be kept on one side and dropped "
+        "on the other.",
+        requires=("jacobi_rotation", "svd_jacobi", "linalg_eigh"),
+        error_bound="max error 1e-5 x |pinv(A)| in float32 on matrices up to 8x8 with condition "
+        "number <= 100 (grows with the condition number, like any pseudo-inverse)",
+    ),
+    Decomposition(
+        "linalg_matrix_rank", ("torch.linalg.matrix_rank",), False, ("linalg.matrix_rank",), (),
+        STATIC + "Counts singular values (|eigenvalues| when hermitian=True) above max(atol, "
+        "rtol * S_max) with torch's default rtol = max(m, n) * eps; the old `tol` is atol with "
+        "rtol = 0. A singular value within rounding of the threshold may be counted differently.",
+        requires=("linalg_svdvals", "linalg_eigvalsh"),
+        error_bound="the same rank as torch unless a singular value lies within 5e-6 x S_max "
+        "(float32) of the threshold",
+    ),
+)
+# Helpers that decompose nothing alone (not in BY_KEY: whoever calls svd_jacobi also lists
+# jacobi_rotation in requires=).
+SUPPORT: tuple[str, ...] = ("jacobi_rotation", "svd_jacobi")

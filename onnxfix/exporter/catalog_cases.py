@@ -67,6 +67,7 @@ CASES = [
     C("linalg.matrix_norm fro", L + "matrix_norm", "torch.linalg.matrix_norm(x)", "R(4, 3),"),
     C("linalg.matrix_norm ord=2", L + "matrix_norm", "torch.linalg.matrix_norm(x, ord=2)", "R(4, 3),"),
     C("linalg.matrix_norm nuc", L + "matrix_norm", "torch.linalg.matrix_norm(x, ord='nuc')", "R(4, 3),"),
+    C("linalg.matrix_norm ord=-2", L + "matrix_norm", "torch.linalg.matrix_norm(x, ord=-2)", "R(4, 3),"),
     C("linalg.vector_norm ord=inf", L + "vector_norm", "torch.linalg.vector_norm(x, ord=float('inf'), dim=-1)", "R(4, 3),"),
     C("linalg.vector_norm ord=3", L + "vector_norm", "torch.linalg.vector_norm(x, ord=3, dim=-1)", "R(4, 3),"),
     C("linalg.norm", L + "norm", "torch.linalg.norm(x)", "R(4, 3),"),

@@ -390,7 +390,7 @@ class UnsupportedOperator(Rule):
         "measured the failure for an exporter the project targets.",
         why="The export fails (or, for data-dependent sizes, cannot be expressed with fixed "
         f"shapes). The verdict and error come from the measured catalog ({PROBE}).",
-        example="def forward(self, a):\n    return torch.linalg.eigh(a).eigenvalues",
+        example="def forward(self, a):\n    return torch.view_as_real(torch.linalg.eigvals(a))",
         use_instead="# compute it outside the exported model, or with an iterative method\n"
         "# written in exportable ops (e.g. a fixed number of power iterations)",
         fix_safety="No fix: there is no faithful decomposition (or none yet).",
@@ -545,6 +545,64 @@ RULES.append(LinalgFactorisation)
 
 
 # ---- ONX513 spectral linear algebra (decompositions/registry_spectral.py) ----------------------
+
+
+class SpectralLinalg(DecompositionRule):
+    code = "ONX513"
+    name = "spectral-linalg"
+    summary = ("`eigh` / `eigvalsh` / `svd` / `svdvals` / `pinv` / `matrix_rank` / `matrix_norm(ord=2, -2, "
+               "'nuc')` do not export: rewrite to Jacobi rotations")
+    keys = ("linalg_eigh", "linalg_eigvalsh", "linalg_svd", "linalg_svdvals", "linalg_matrix_norm",
+            "linalg_pinv", "linalg_matrix_rank")
+    default_safety = "unsafe"
+    doc = _doc(
+        "Finds `torch.linalg.eigh`, `eigvalsh`, `svd`, `svdvals`, `pinv`, `matrix_rank`, and "
+        "`torch.linalg.matrix_norm` with `ord=2`, `-2` or `'nuc'` (the orders that need singular "
+        "values; the others export).",
+        "ONNX has no eigen- or singular value decomposition (onnx/onnx#3839, #5570). Legacy fails "
+        "with `aten::linalg_eigh` / `aten::linalg_svd` / `aten::linalg_pinv` or \"Unsupported: "
+        "ONNX export of operator linalg.matrix_norm, ord==2\"; dynamo with `aten._linalg_eigh` / "
+        "`aten._linalg_svd` / `aten.linalg_pinv`. `torch.linalg.eigvals` / `eig` return complex "
+        "tensors, which ONNX runtimes do not carry: they have no fix (ONX511).",
+        "def forward(self, x):\n    return torch.linalg.svdvals(x)[..., 0]",
+        "def forward(self, x):\n    return _onnx_linalg_svdvals(x)[..., 0]",
+        "Unsafe: Jacobi rotations (a fixed number of sweeps, unrolled over the static matrix "
+        "size) round differently from LAPACK; eigenvectors and singular vectors are unique only "
+        "up to sign (and to a rotation within repeated values) and may come out as the negative of "
+        "torch's; pinv and matrix_rank may decide differently for a singular value within "
+        "rounding of the tolerance.",
+        keys,
+    )
+
+    def cases(self, decomposition, node):
+        if decomposition.key != "linalg_matrix_norm":
+            return decomposition.cases
+        ord_ = next((k.value for k in node.keywords if k.arg == "ord"), node.args[1] if len(node.args) > 1 else None)
+        if ord_ is None:
+            return ("linalg.matrix_norm fro",)  # the default 'fro' exports
+        value = _literal(ord_)
+        if value in (2, 2.0):
+            return ("linalg.matrix_norm ord=2",)
+        if value in (-2, -2.0):
+            return ("linalg.matrix_norm ord=-2",)
+        if value == "nuc":
+            return ("linalg.matrix_norm nuc",)
+        if value is not None:
+            return ("linalg.matrix_norm fro",)  # 'fro', +-1, +-inf: sums and maxima, exported
+        return decomposition.cases  # not a literal: it may be a failing order
+
+
+def _literal(node: ast.expr):
+    """The value of a literal number or string (also `-2`), else None."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+        value = node.operand.value
+        return -value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float, str)) and not isinstance(node.value, bool):
+        return node.value
+    return None
+
+
+RULES.append(SpectralLinalg)
 
 
 # ---- ONX514 special functions (decompositions/registry_special.py) -----------------------------

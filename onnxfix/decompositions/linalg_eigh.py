@@ -1,0 +1,29 @@
+import torch
+
+
+def _onnx_linalg_eigh(A, UPLO="L"):
+    # Cyclic Jacobi eigenvalue algorithm (requires _onnx_jacobi_rotation), unrolled over the
+    # static matrix size n with a fixed number of sweeps: 6 in float32, 10 in float64, which
+    # converge for n up to 24 (Jacobi converges quadratically; measured). Like torch, only the
+    # UPLO triangle of A is read. Eigenvalues ascending. Eigenvectors are unique only up to
+    # sign (and to a rotation within repeated eigenvalues); LAPACK does not fix a sign, so here
+    # each eigenvector's largest component is made positive: a column may be the negative of
+    # torch's.
+    n = A.shape[-1]
+    if n == 0:
+        return torch.return_types.linalg_eigh((A.sum(-1), A.clone()))
+    steps = torch.arange(n, device=A.device)
+    lower = steps.unsqueeze(-1) >= steps  # (i, j): i >= j
+    S = torch.where(lower if UPLO.upper() == "L" else lower.transpose(-2, -1), A, A.transpose(-2, -1))
+    V = (steps.unsqueeze(-1) == steps).to(A.dtype).expand(S.shape)
+    sweeps = 6 if A.dtype in (torch.float32, torch.float16, torch.bfloat16) else 10
+    for _ in range(sweeps):  # noqa: ONX603 - unrolled on purpose: a fixed number of sweeps
+        for k in range(n + n % 2 - 1):  # noqa: ONX603 - one round per static pair set
+            J = _onnx_jacobi_rotation(S, k)
+            S = J.transpose(-2, -1) @ S @ J
+            V = V @ J
+    values, order = torch.sort((S * (steps.unsqueeze(-1) == steps).to(S.dtype)).sum(-1), dim=-1)
+    V = torch.gather(V, -1, order.unsqueeze(-2).expand(V.shape))
+    largest = torch.gather(V, -2, V.abs().argmax(-2, keepdim=True))
+    V = V * (1 - 2 * (largest < 0).to(V.dtype))
+    return torch.return_types.linalg_eigh((values, V))
