@@ -80,6 +80,17 @@ NARROWED = """\
 - **Matchers are criteria** (`scope.py`: `_is_loss_class`). `*HungarianMatcher` / `SSDMatcher`
   modules pair predictions with targets for the loss; their forward is no entry point, like
   `*Loss` / `*Criterion` (Mask2Former's matcher loop over the batch; same fixture).
+- **Sizes of the model's own tensors are no sizes** (`onnxfix/rewriter/tensors.py`:
+  `SizeOracle.is_model_tensor`, used by `is_size`, so every size rule benefits). GLM-4V
+  `int(pos_embed_weight.shape[0] ** 0.5)` with `pos_embed_weight = self.position_embedding.weight`
+  and IDEFICS `math.sqrt(num_positions)` with `pos_embed = self.position_embedding(self.position_ids)`
+  were ONX203/ONX402 findings: the side of a position table is a model constant, right in both
+  exporters. The shape of an `nn.Parameter` or buffer of `self`, of `.weight`/`.bias` of its nn
+  layers, of a layer of `self` applied to those, and of constant-index views of them
+  (`pos[0, 1:].unsqueeze(0).transpose(1, 2)`) is no longer a size
+  (`tests/fixtures/ONX203/model_sizes.py`, `tests/fixtures/ONX402/model_sizes.py`). A name that is
+  also reassigned from the inputs (TimeSformer's `other_pos_embed`, reshaped with
+  `embeddings.size(2)` two lines later) still counts: the oracle does not follow statement order.
 - **ONX601 says when a finding is conditional** (`onnxfix/patterns/control_flow.py`:
   `TensorIf.visit_If`, `_static_guard_note`, `_raises_only`). Kept as findings, with a
   narrower message, after measuring on torch 2.13:
@@ -93,15 +104,17 @@ NARROWED = """\
   note covers the RNN-T all-blank fast path `if cache.is_initialized and blank_mask.all():`
   (Parakeet, Nemotron ASR), which fails in dynamo when a cache is exported.
 
-False positives that remain in samples are listed with their reason. They are sizes of weights or
-model constants (ONX203, ONX402: static analysis cannot tell a static dimension from a dynamic
-one) or code that needs bitsandbytes (ONX301). None of them is rewritten by `--write`:
+False positives that remain in samples are listed with their reason. They are model constants
+that do not come from the model's own tensors, such as a head dimension read from an
+activation's shape, a weight passed to a helper as an argument, or a ratio of sizes
+(ONX203, ONX402: static analysis cannot tell a static dimension of an activation from a dynamic
+one), or code that needs bitsandbytes (ONX301). None of them is rewritten by `--write`:
 the ONX203 ones carry no fix and the ONX402 and ONX301 ones only an unsafe fix
 (`--unsafe-fixes`), as issue #3 allows ("narrowed until its sample is clean, or its fix is
 marked unsafe"). ONX203's safe fix (`int(x.shape[1])` -> `x.shape[1]`, dropping `int()` of a
 size that is already an int) is the identity on ints, so it is exact whether the dimension is
-static or not; of its six false positives, five are `int()`/`float()` of weight sizes or of a constant
-ratio, reported without a fix, and one is that exact safe fix on a model constant (Janus). Known outside the samples: Mask2Former `get_auxiliary_logits` iterates over
+static or not (applied to a model constant such as Janus `int(channels)` it changes nothing);
+its two remaining sampled false positives carry no fix. Known outside the samples: Mask2Former `get_auxiliary_logits` iterates over
 per-layer outputs that are a tuple annotated `torch.Tensor` (ONX603; the oracle trusts
 annotations).
 """
