@@ -91,6 +91,13 @@ NARROWED = """\
   (`tests/fixtures/ONX203/model_sizes.py`, `tests/fixtures/ONX402/model_sizes.py`). A name that is
   also reassigned from the inputs (TimeSformer's `other_pos_embed`, reshaped with
   `embeddings.size(2)` two lines later) still counts: the oracle does not follow statement order.
+- **Tensors of Python values** (`onnxfix/patterns/scalars.py`: `python_values_tensor`, used
+  by `ItemCall.visit_Call` (ONX201) and `ScalarCast._tensor_cast` (ONX203)). torchvision's
+  poolers compute `2 ** float(torch.tensor(approx_scale).log2().round())` and
+  `-torch.log2(torch.tensor(scales[0])).item()`: a tensor built in the expression from a
+  Python float, put through elementwise math, and taken back out. The number was computed from
+  Python values, so the cast bakes in nothing; it is no longer reported
+  (`tests/fixtures/ONX201/python_values_tensor.py`, `tests/fixtures/ONX203/python_values_tensor.py`).
 - **ONX601 says when a finding is conditional** (`onnxfix/patterns/control_flow.py`:
   `TensorIf.visit_If`, `_static_guard_note`, `_raises_only`). Kept as findings, with a
   narrower message, after measuring on torch 2.13:
@@ -114,7 +121,8 @@ the ONX203 ones carry no fix and the ONX402 and ONX301 ones only an unsafe fix
 marked unsafe"). ONX203's safe fix (`int(x.shape[1])` -> `x.shape[1]`, dropping `int()` of a
 size that is already an int) is the identity on ints, so it is exact whether the dimension is
 static or not (applied to a model constant such as Janus `int(channels)` it changes nothing);
-its two remaining sampled false positives carry no fix. Known outside the samples: Mask2Former `get_auxiliary_logits` iterates over
+its remaining sampled false positives (a head dimension read from an activation, a position
+table passed to a helper as an argument) carry no fix. Known outside the samples: Mask2Former `get_auxiliary_logits` iterates over
 per-layer outputs that are a tuple annotated `torch.Tensor` (ONX603; the oracle trusts
 annotations).
 """
