@@ -221,7 +221,14 @@ class TensorIf(Rule):
             Finds `if` statements and conditional expressions whose condition is a tensor
             value: a comparison with a tensor (`if x.sum() > 0:`), `t.any()` / `t.all()`,
             `bool(t)`, `t.item()` in a comparison, `torch.equal(a, b)`, or a bare tensor.
-            Conditions on shapes, flags and `None` checks are not reported.
+            Conditions on shapes, flags and `None` checks are not reported. Two kinds are
+            reported with a narrower message: an `if` whose only statement is `raise` (an input
+            check: the dynamo exporter fails on it, measured on torch 2.13, while the legacy
+            exporter drops it, which is harmless for valid inputs; `torch._check` keeps it), and
+            an `and` whose first operands are Python values (`h.dtype == torch.float16 and not
+            torch.isfinite(h).all()`, the BART-family fp16 clamp): those are decided once at
+            export, so the tensor test runs, and breaks, only in an export where they hold (a
+            float16 export here; a float32 export passes both exporters, measured).
         """,
         why="""
             Export traces one run. The legacy exporter evaluates the condition on the export
@@ -265,7 +272,16 @@ class TensorIf(Rule):
         if condition is None or in_training_branch(node, ctx):
             return
         fix = self._fix(node, condition, ctx) if condition.where_text else None
-        yield ctx.report(self, node.test, f"`if` on a tensor value: {BRANCH_FAILURE}", fix=fix)
+        if _raises_only(node):
+            message = (
+                "`if` on a tensor value guarding a `raise`: the dynamo exporter fails "
+                "(GuardOnDataDependentSymNode; 'Data-dependent branching' in its strict fallback) and "
+                "the legacy exporter drops the check; `torch._check(...)` keeps it in dynamo"
+            )
+        else:
+            message = f"`if` on a tensor value: {BRANCH_FAILURE}"
+        message += _static_guard_note(node.test, ctx)
+        yield ctx.report(self, node.test, message, fix=fix)
 
     def visit_IfExp(self, node: ast.IfExp, ctx: FunctionContext):
         condition = tensor_condition(node.test, ctx)
@@ -295,6 +311,32 @@ class TensorIf(Rule):
         new = f"return {selected}" if kind == "return" else f"{target} = {selected}"
         edit = replace_statements(ctx, node, last, new, comments)
         return Fix("Select with `torch.where` (evaluates both branches)", (edit,), safe=False, imports=imports)
+
+
+def _raises_only(node: ast.If) -> bool:
+    """`if n_tokens != n_features: raise ValueError(...)`: an input check, not a choice
+    between computations. Measured on torch 2.13: dynamo still fails on it; legacy drops it."""
+    return not node.orelse and len(node.body) == 1 and isinstance(node.body[0], ast.Raise)
+
+
+def _static_guard_note(test: ast.expr, ctx: FunctionContext) -> str:
+    """`if h.dtype == torch.float16 and not torch.isfinite(h).all():` (BART-family fp16
+    clamps): the operands of an `and` before the first tensor test are Python values, decided
+    once at export. When they are false (a float32 export) the tensor test never runs and
+    nothing breaks; when they hold, it does. Still reported, naming the guard."""
+    if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)):
+        return ""
+    guards = []
+    for value in test.values:
+        if tensor_condition(value, ctx):
+            break
+        guards.append(value)
+    if not guards:
+        return ""
+    text = " and ".join(ctx.segment(g) for g in guards)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return f" (only when `{text}` holds at export: otherwise the tensor test never runs)"
 
 
 def _branch_shape(node: ast.If, ctx: FunctionContext):

@@ -62,6 +62,47 @@ def item_use(node: ast.Call, ctx: FunctionContext) -> str:
     return "other"
 
 
+# Elementwise math that keeps "a tensor of Python values" one (``torch.tensor(r).log2().round()``).
+ELEMENTWISE_MATH = frozenset({
+    "log", "log2", "log10", "exp", "sqrt", "round", "floor", "ceil", "abs", "neg", "float", "double", "int",
+    "long", "to", "reciprocal", "sigmoid", "clamp", "pow",
+})
+
+
+def python_values_tensor(node: ast.expr, ctx: FunctionContext, depth: int = 0) -> bool:
+    """A tensor built in this expression from Python values (``torch.tensor(approx_scale)``,
+    torchvision's pooler scale), then elementwise math on it: taking the number back out with
+    `.item()`/`float()` returns a Python value computed from Python values, so there is nothing
+    left to bake in here (a size among those values is reported where it is taken)."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)) and depth <= 8:
+        return python_values_tensor(node.operand, ctx, depth + 1)
+    if depth > 8 or not isinstance(node, ast.Call):
+        return False
+    qualname = ctx.qualname(node.func) or ""
+    if qualname in ("torch.tensor", "torch.as_tensor"):
+        return bool(node.args) and not _mentions_tensor(node.args[0], ctx)
+    if qualname.startswith("torch."):  # torch.log2(t): a function, not a method of `torch`
+        return (
+            qualname.rsplit(".", 1)[-1] in ELEMENTWISE_MATH and bool(node.args)
+            and all(not _mentions_tensor(a, ctx) for a in node.args[1:])
+            and python_values_tensor(node.args[0], ctx, depth + 1)
+        )
+    if isinstance(node.func, ast.Attribute) and node.func.attr in ELEMENTWISE_MATH:
+        return all(not _mentions_tensor(a, ctx) for a in node.args) and python_values_tensor(node.func.value, ctx, depth + 1)
+    return False
+
+
+def _mentions_tensor(node: ast.expr, ctx: FunctionContext) -> bool:
+    """Any part of ``node`` that is (or may be) a tensor: only literals, Python names the oracle
+    does not take for tensors, and arithmetic on those are Python values."""
+    for part in ast.walk(node):
+        if isinstance(part, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)) and ctx.tensors.is_tensor(part):
+            return True
+        if isinstance(part, ast.Call) and not (isinstance(part.func, ast.Name) and part.func.id in ("float", "int")):
+            return True  # a call we cannot see into
+    return False
+
+
 class ItemCall(Rule):
     code = "ONX201"
     triggers = ("item",)
@@ -74,6 +115,9 @@ class ItemCall(Rule):
             Finds `tensor.item()` in code that runs under export and classifies the use: as a
             size (`x.reshape(n.item(), -1)`, `torch.zeros(n.item())`, a slice bound), in tensor
             arithmetic (`x * s.item()`), in a condition (`if t.item() > 0:`), or elsewhere.
+            A tensor built in the same expression from Python values and only put through
+            elementwise math (`-torch.log2(torch.tensor(scale)).item()`, torchvision's
+            poolers) is not reported: the number taken out was computed from Python values.
         """,
         why="""
             The legacy exporter records the Python number as a constant (TracerWarning
@@ -110,7 +154,7 @@ class ItemCall(Rule):
         if not (isinstance(func, ast.Attribute) and func.attr == "item" and not node.args and not node.keywords):
             return
         use = item_use(node, ctx)
-        if ctx.tensors.is_tensor(func.value) is False:
+        if ctx.tensors.is_tensor(func.value) is False or python_values_tensor(func.value, ctx):
             return
         drop = ctx.delete_suffix(func, node)
         if use == "size":
@@ -238,7 +282,9 @@ class ScalarCast(Rule):
             `float(scale)`, `bool((x > 0).all())`) or to a value computed from tensor sizes
             (`int(x.size(0))`, `int(x.shape[1] / 2)`). Conditions (`if bool(t):`) are left to the
             control-flow rules; casts inside f-strings and `raise` statements (error messages)
-            are not reported. Seen in ViT-family position interpolation
+            are not reported, nor casts of a tensor built in the same expression from Python
+            values (`float(torch.tensor(r).log2().round())`, torchvision's poolers), nor
+            sizes of the model's own tensors (a position table's side). Seen in ViT-family position interpolation
             (`height = width = int(seq_length ** 0.5)` in DeiT, Aya Vision, SmolVLM),
             Moonshine's `int((input_lengths - 127) / 64 + 1)` (patched by optimum), and
             `range(int(rois.size(0)))` in torchvision's RoI heads.
@@ -312,6 +358,8 @@ class ScalarCast(Rule):
     def _tensor_cast(self, node: ast.Call, cast: str, ctx: FunctionContext):
         if is_condition_test(node, ctx):
             return  # a branch on a tensor value: the control-flow rules report it
+        if python_values_tensor(node.args[0], ctx):
+            return
         if cast == "bool":
             yield ctx.report(
                 self, node,

@@ -402,7 +402,7 @@ def functions_from_reach(module: ModuleIndex, reach: dict[str, Entry]) -> Export
 def _is_loss_class(info: ClassInfo) -> bool:
     """``OneFormerLoss``, ``HungarianMatcher``-style criteria: modules that compute training
     losses are not exported, so their forward is no entry point."""
-    return info.name.endswith(("Loss", "Criterion"))
+    return info.name.endswith(("Loss", "Criterion", "Matcher"))
 
 
 def _self_name(fn: ExportFunction) -> str | None:
@@ -441,7 +441,7 @@ def _walk_with_lambdas(fn: ast.AST) -> Iterator[tuple[ast.AST, ast.AST | None]]:
 
 def _children_run_in_eval(node: ast.AST) -> list[ast.AST]:
     if isinstance(node, ast.If):
-        training = _training_test(node.test)
+        training = True if _loss_branch(node) else _training_test(node.test)
         if training is True:  # `if self.training:` / `if cond and self.training:`
             return [node.test, *node.orelse]
         if training is False:  # `if not self.training:` ... else: <training only>
@@ -456,7 +456,7 @@ def in_training_only_code(node: ast.AST, ancestors: Iterable[ast.AST]) -> bool:
     child = node
     for ancestor in ancestors:
         if isinstance(ancestor, ast.If):
-            training = _training_test(ancestor.test)
+            training = True if _loss_branch(ancestor) else _training_test(ancestor.test)
             if (training is True and child in ancestor.body) or (training is False and child in ancestor.orelse):
                 return True
         child = ancestor
@@ -483,6 +483,33 @@ def _training_test(test: ast.expr) -> bool | None:
 def _scripting_only_test(test: ast.expr) -> bool:
     parts = dotted_parts(test.func) if isinstance(test, ast.Call) else None
     return bool(parts) and parts[-1] == "is_scripting"
+
+
+def _loss_branch(node: ast.If) -> bool:
+    """`if future_values is not None: ... loss = ...` (TimesFM): a branch on an optional input
+    that computes `loss` is the loss computation for targets, which an exported model is not
+    given (like `if labels is not None:`, whatever the targets are called)."""
+    test = node.test
+    if not (
+        isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.IsNot)
+        and isinstance(test.left, ast.Name)
+        and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None
+    ):
+        return False
+    stack = list(node.body)
+    while stack:
+        statement = stack.pop()
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        targets = ()
+        if isinstance(statement, ast.Assign):
+            targets = statement.targets
+        elif isinstance(statement, (ast.AnnAssign, ast.AugAssign)):
+            targets = (statement.target,)
+        if any(isinstance(t, ast.Name) and t.id == "loss" for t in targets):
+            return True
+        stack.extend(child for child in ast.iter_child_nodes(statement) if isinstance(child, ast.stmt))
+    return False
 
 
 def _loss_only_test(test: ast.expr) -> bool:

@@ -210,7 +210,7 @@ class SizeOracle:
 
     def is_size(self, node: ast.AST) -> bool:
         if isinstance(node, ast.Attribute):
-            return node.attr in ("shape", "ndim")
+            return node.attr in ("shape", "ndim") and not self.is_model_tensor(node.value)
         if isinstance(node, ast.Call):
             return self._call(node)
         if isinstance(node, ast.Subscript):
@@ -228,7 +228,7 @@ class SizeOracle:
 
     def _call(self, node: ast.Call) -> bool:
         if isinstance(node.func, ast.Attribute) and node.func.attr in SIZE_METHODS:
-            return True
+            return not self.is_model_tensor(node.func.value)
         if isinstance(node.func, ast.Name) and node.func.id in SIZE_FUNCTIONS:
             if self.ctx.scope.lookup(node.func.id) is None and not self.ctx.scope.is_local(node.func.id):
                 return bool(node.args) and all(self.is_size(a) or is_number(a) for a in node.args) and any(
@@ -237,6 +237,52 @@ class SizeOracle:
         qualname = self.ctx.qualname(node.func)
         if qualname in SIZE_MATH:
             return any(self.is_size(a) for a in node.args)
+        return False
+
+    def is_model_tensor(self, node: ast.AST, depth: int = 0) -> bool:
+        """A tensor of the model itself, whose shape the inputs cannot change: an
+        ``nn.Parameter`` or buffer of ``self``, ``.weight``/``.bias`` of an nn layer of ``self``,
+        an nn layer of ``self`` applied to those (``self.position_embedding(self.position_ids)``),
+        and constant-index views of them (``pos[0, 1:].unsqueeze(0).transpose(1, 2)``). Sizes of
+        such tensors are model constants (position-embedding tables, widths): recording them is
+        right in both exporters, so they are no sizes for the size rules."""
+        if depth > 12:
+            return False
+        ctx = self.ctx
+        if isinstance(node, ast.Attribute):
+            if node.attr in ("weight", "bias") and ctx.is_nn_module_attr(node.value):
+                return True
+            cls = ctx.fn.cls
+            if cls is None or not (isinstance(node.value, ast.Name) and node.value.id == ctx.self_name):
+                return False
+            if node.attr in cls.buffers:
+                return True
+            value = cls.self_attrs.get(node.attr)
+            return isinstance(value, ast.Call) and ctx.file.module.scope.qualname(value.func) in (
+                "torch.nn.Parameter", "torch.nn.Buffer",
+            )
+        if isinstance(node, ast.Subscript):
+            return _constant_index(node.slice) and self.is_model_tensor(node.value, depth + 1)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if ctx.is_nn_module_attr(node.func):
+                return bool(node.args) and not node.keywords and all(
+                    self.is_model_tensor(a, depth + 1) for a in node.args
+                )
+            method = node.func.attr
+            if method in SHAPE_KEEPING_METHODS:
+                return self.is_model_tensor(node.func.value, depth + 1)
+            if method in CONSTANT_SHAPE_METHODS:
+                return not node.keywords and all(is_number(a) for a in node.args) and self.is_model_tensor(
+                    node.func.value, depth + 1
+                )
+            return False
+        if isinstance(node, ast.Name):
+            if ctx.is_parameter(node.id):
+                return False
+            values = ctx.assignments(node.id)
+            return bool(values) and all(
+                not isinstance(v, ast.stmt) and self.is_model_tensor(v, depth + 1) for v in values
+            )
         return False
 
     def _name(self, name: str) -> bool:
@@ -255,6 +301,25 @@ class SizeOracle:
         if isinstance(value, ast.stmt):
             return False
         return self.is_size(value)
+
+
+# Methods that keep a tensor's shape whatever their arguments, and methods whose result shape is
+# fixed by the receiver's shape when their arguments are number literals.
+SHAPE_KEEPING_METHODS = frozenset({"to", "float", "half", "double", "detach", "clone", "contiguous", "type_as"})
+CONSTANT_SHAPE_METHODS = frozenset({
+    "transpose", "permute", "unsqueeze", "squeeze", "flatten", "t", "reshape", "view", "expand", "repeat",
+})
+
+
+def _constant_index(index: ast.AST) -> bool:
+    """``[0, 1:, :]``, ``[..., 0]``, ``[:, None]``: an index made of literals only."""
+    if isinstance(index, ast.Tuple):
+        return all(_constant_index(element) for element in index.elts)
+    if isinstance(index, ast.Slice):
+        return all(part is None or is_number(part) for part in (index.lower, index.upper, index.step))
+    if isinstance(index, ast.Constant):
+        return index.value is None or index.value is Ellipsis or (isinstance(index.value, int) and not isinstance(index.value, bool))
+    return is_number(index)
 
 
 def _unpacked_element(assign: ast.Assign, name: str) -> ast.AST | None:
