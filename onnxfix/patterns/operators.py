@@ -484,6 +484,32 @@ RULES = [
 # ---- ONX514 special functions (decompositions/registry_special.py) -----------------------------
 
 
+class SpecialFunction(DecompositionRule):
+    code = "ONX514"
+    name = "special-function"
+    summary = "Special functions (`lgamma`, `digamma`, ...) do not export: rewrite to series and recurrences"
+    keys = ("lgamma", "digamma")
+    default_safety = "per-finding"
+    doc = _doc(
+        "Finds `torch.lgamma` / `torch.special.gammaln`, `torch.digamma` / "
+        "`torch.special.digamma` / `torch.special.psi` and their Tensor methods.",
+        "ONNX has no gamma-family op: legacy fails with `aten::lgamma` / `aten::digamma`, dynamo "
+        "with `prims.lgamma` / `prims.digamma`. They are common in losses and likelihoods "
+        "(Beta, Dirichlet, Poisson, negative binomial).",
+        "def forward(self, alpha):\n    return torch.lgamma(alpha).sum(-1) - torch.lgamma(alpha.sum(-1))",
+        "def forward(self, alpha):\n    return _onnx_lgamma(alpha).sum(-1) - _onnx_lgamma(alpha.sum(-1))",
+        "digamma is safe: ATen's own formula and coefficients, evaluated with the same "
+        "arithmetic (unrolled loops, torch.where per element), equal up to the rounding of log "
+        "and tan. lgamma is unsafe: torch calls libm's lgamma and the helper is another algorithm "
+        "(float64 series, within the measured bound below). Every helper exports with fixed "
+        "operations (no data-dependent Python control flow).",
+        keys,
+    )
+
+
+RULES.append(SpecialFunction)
+
+
 # ---- ONX515-ONX516 structural ops, dynamo's silent bugs (decompositions/registry_structural.py) -
 
 

@@ -1,0 +1,172 @@
+"""(a) Special-function decompositions (onnxfix/decompositions/registry_special.py) against eager
+torch on dense grids in float32 and float64, with the regions each helper switches between
+(recurrence, series, reflection, asymptotic), poles, zeros of the function and their neighbouring
+floats, infinities, NaN, -0.0, integer and half inputs, empty and batched tensors. The measured
+bounds here are the ones documented in the registry (error_bound)."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from onnxfix.decompositions import BY_KEY, load_function
+
+NAN, INF = float("nan"), float("inf")
+FLOATS = [torch.float32, torch.float64]
+
+
+def helper(key):
+    return load_function(key)
+
+
+def neighbours(value, dtype, count=40):
+    """`value` and the `count` floats on each side of it."""
+    centre = torch.tensor(value, dtype=dtype)
+    out, up, down = [centre], centre, centre
+    for _ in range(count):
+        up = torch.nextafter(up, torch.tensor(INF, dtype=dtype))
+        down = torch.nextafter(down, torch.tensor(-INF, dtype=dtype))
+        out += [up, down]
+    return torch.stack(out)
+
+
+def grid(dtype, special_points=()):
+    parts = [
+        torch.linspace(-30, 30, 120001, dtype=torch.float64),
+        torch.linspace(-0.6, 3.2, 100001, dtype=torch.float64),
+        torch.logspace(-40, 38, 10001, dtype=torch.float64),
+        -torch.logspace(-40, 6, 10001, dtype=torch.float64),
+        torch.arange(-50, 60, dtype=torch.float64),
+        torch.arange(-50, 60, dtype=torch.float64) + 0.5,
+        torch.tensor([0.0, -0.0, INF, -INF, NAN, 1e-300, -1e-300, 1e300, 4e36, 5e36]),
+    ]
+    x = torch.cat(parts).to(dtype)
+    return torch.cat([x] + [neighbours(p, dtype) for p in special_points])
+
+
+def check_same_specials(got, want):
+    """NaN where torch has NaN, the same infinities, finite where torch is finite."""
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert torch.equal(torch.isnan(got), torch.isnan(want))
+    inf = torch.isinf(want)
+    assert torch.equal(got[inf], want[inf])
+    assert torch.isfinite(got[torch.isfinite(want)]).all()
+
+
+def ulp_errors(got, want, floor):
+    """|got - want| in units of eps * max(|want|, floor), over the finite values."""
+    finite = torch.isfinite(want)
+    g, w = got[finite], want[finite]
+    scale = torch.clamp(w.abs(), min=floor) * torch.finfo(w.dtype).eps
+    return (g - w).abs() / scale
+
+
+# ---- lgamma ------------------------------------------------------------------------------------
+LGAMMA_ZEROS = (1.0, 2.0, -2.4570247, -2.7476826)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_lgamma_dense_grid_within_documented_bound(dtype):
+    x = grid(dtype, LGAMMA_ZEROS)
+    got, want = helper("lgamma")(x), torch.lgamma(x)
+    check_same_specials(got, want)
+    positive = x[torch.isfinite(want)] > -0.5
+    relative = ulp_errors(got, want, floor=torch.finfo(dtype).tiny)
+    absolute = ulp_errors(got, want, floor=1.0)
+    if dtype == torch.float32:
+        assert relative[positive].max() <= 1.0
+        assert absolute.max() <= 1.0
+    else:
+        assert relative[positive].max() <= 4.0
+        assert absolute.max() <= 16.0
+
+
+def test_lgamma_float32_near_negative_zeros_is_closer_to_the_true_value_than_torch():
+    # lgamma(-2.4570248) = -1.1287842529645816e-07 (mpmath, 50 digits); torch's lgammaf is
+    # 5e4 ulp away there, the float64 evaluation is not.
+    x = torch.tensor([-2.4570248126983643])
+    true = -1.1287842529645816e-07
+    assert abs(helper("lgamma")(x).item() - true) < abs(torch.lgamma(x).item() - true)
+    assert abs(helper("lgamma")(x).item() - true) <= 1e-15
+
+
+def test_lgamma_poles_infinities_and_signed_zero():
+    x = torch.tensor([0.0, -0.0, -1.0, -2.0, -7.0, INF, -INF, NAN, 1.0, 2.0, 0.5, -0.5, -1.5])
+    for dtype in FLOATS:
+        got, want = helper("lgamma")(x.to(dtype)), torch.lgamma(x.to(dtype))
+        check_same_specials(got, want)
+        assert torch.equal(got[:7], torch.full((7,), INF, dtype=dtype))
+        assert got[8] == 0 and got[9] == 0  # lgamma(1) = lgamma(2) = 0 exactly
+        torch.testing.assert_close(got, want, rtol=1e-6, atol=0, equal_nan=True)
+
+
+def test_lgamma_float32_overflow_threshold_as_torch():
+    x = neighbours(4.0371103180829464e36, torch.float32, 3)
+    assert torch.equal(torch.isinf(helper("lgamma")(x)), torch.isinf(torch.lgamma(x)))
+
+
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.uint8, torch.float16, torch.bfloat16])
+def test_lgamma_other_dtypes_promote_like_torch(dtype):
+    x = torch.arange(1, 40).to(dtype)
+    got, want = helper("lgamma")(x), torch.lgamma(x)
+    assert got.dtype == want.dtype
+    torch.testing.assert_close(got, want, rtol=2e-7 if dtype.is_floating_point is False else 1e-2, atol=0)
+
+
+def test_lgamma_shapes_batched_empty_size_one():
+    g = torch.Generator().manual_seed(0)
+    for shape in [(2, 3, 5), (0,), (4, 0), (1,), ()]:
+        x = torch.randn(shape, generator=g) * 10
+        got, want = helper("lgamma")(x), torch.lgamma(x)
+        assert got.shape == want.shape
+        torch.testing.assert_close(got, want, rtol=1e-6, atol=1e-6)
+
+
+# ---- digamma -----------------------------------------------------------------------------------
+DIGAMMA_ZEROS = (1.4616321449683622, -0.5040830082644554, -1.5734263265277237, -2.6107208684441446)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_digamma_dense_grid_same_formula_as_aten(dtype):
+    x = grid(dtype, DIGAMMA_ZEROS)
+    got, want = helper("digamma")(x), torch.digamma(x)
+    check_same_specials(got, want)
+    identical = ((got == want) | (torch.isnan(got) & torch.isnan(want))).double().mean()
+    assert identical >= (0.95 if dtype == torch.float32 else 0.88)
+    bound = 4.0 if dtype == torch.float32 else 8.0
+    assert ulp_errors(got, want, floor=1.0).max() <= bound
+
+
+def test_digamma_poles_signed_zero_and_infinities():
+    x = torch.tensor([0.0, -0.0, -1.0, -2.0, -30.0, INF, -INF, NAN, 10.0, 1.0, -0.5, 1e18, 1e-30])
+    for dtype in FLOATS:
+        got, want = helper("digamma")(x.to(dtype)), torch.digamma(x.to(dtype))
+        check_same_specials(got, want)
+        assert got[0] == -INF and got[1] == INF  # the sign of -x, as torch
+        assert torch.equal(got[8:10], want[8:10])  # psi(10) constant, recurrence down from 1
+        torch.testing.assert_close(got, want, rtol=1e-6, atol=0, equal_nan=True)
+
+
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.float16, torch.bfloat16])
+def test_digamma_other_dtypes_like_torch(dtype):
+    x = torch.arange(1, 40).to(dtype)
+    got, want = helper("digamma")(x), torch.digamma(x)
+    assert got.dtype == want.dtype
+    assert torch.equal(got, want)
+    x = torch.linspace(-5.3, 5.3, 101).to(dtype) if dtype.is_floating_point else x
+    assert torch.equal(helper("digamma")(x), torch.digamma(x))
+
+
+def test_digamma_shapes_batched_empty_size_one():
+    g = torch.Generator().manual_seed(1)
+    for shape in [(2, 3, 5), (0,), (4, 0), (1,), ()]:
+        x = torch.randn(shape, generator=g) * 10
+        got, want = helper("digamma")(x), torch.digamma(x)
+        assert got.shape == want.shape
+        torch.testing.assert_close(got, want, rtol=1e-6, atol=1e-5)
+
+
+# ---- registry ----------------------------------------------------------------------------------
+def test_special_entries_document_their_bounds():
+    assert BY_KEY["digamma"].exact and not BY_KEY["lgamma"].exact
+    assert all(BY_KEY[key].error_bound for key in ("lgamma", "digamma"))
