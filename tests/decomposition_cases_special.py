@@ -26,8 +26,32 @@ def spread(g, batch, n=40, scale=8.0):
     return x
 
 
+def orders(g, batch, n=24):
+    """zeta's x >= 1 (with x == 1 and integers) and q over (-5, 20) with poles."""
+    x = 1 + torch.rand(batch, n, generator=g) * 9
+    x[:, :6] = torch.randint(1, 8, (batch, 6), generator=g).float()
+    q = torch.randn(batch, n, generator=g) * 6 + 4
+    q[:, 6] = -torch.randint(0, 4, (batch,), generator=g).float()
+    q[:, 7] = INF
+    q[:, 8] = NAN
+    return x, q
+
+
+def negatives(g, batch, n=30):
+    x = torch.randn(batch, n, generator=g) * 8
+    x[:, :3] = -torch.randint(0, 4, (batch, 3), generator=g).float()
+    return (x,)
+
+
 CASES = {
     "lgamma": ("torch.lgamma(a)", "_onnx_lgamma(a)", lambda g, b: (spread(g, b),), True),
     "digamma": ("torch.digamma(a)", "_onnx_digamma(a)", lambda g, b: (spread(g, b),), True),
+    "zeta": ("torch.special.zeta(a, c)", "_onnx_zeta(a, c)", orders, True),
+    "polygamma": ("*(torch.polygamma(1, a), torch.special.polygamma(3, a))",
+                  "*(_onnx_polygamma(1, a), _onnx_polygamma(3, a))", negatives, True),
+    "mvlgamma": ("torch.mvlgamma(a, 3) + torch.special.multigammaln(a, 1)", "_onnx_mvlgamma(a, 3) + _onnx_mvlgamma(a, 1)",
+                 lambda g, b: (1.001 + torch.rand(b, 20, generator=g) * 30,), True),
 }
-TOLERANCE = {"lgamma": 1e-6, "digamma": 1e-6}
+PARAMS = {"zeta": "a, c"}
+MULTI_OUTPUT = ("polygamma",)
+TOLERANCE = {"lgamma": 1e-6, "digamma": 1e-6, "zeta": 1e-6, "polygamma": 1e-6, "mvlgamma": 1e-6}

@@ -35,3 +35,42 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "digamma as they are in torch itself)",
     ),
 )
+DECOMPOSITIONS += (
+    Decomposition(
+        "zeta", ("torch.special.zeta",), False, ("special.zeta",), (),
+        "ATen's zeta (Cephes Hurwitz zeta) in float64 as ATen's CPU kernel (its accumulation type "
+        "for float32), then rounded: the direct sum and the 12 Euler-Maclaurin terms with ATen's "
+        "A[] coefficients, its data-dependent loop run 40 times with torch.where freezing each "
+        "element where ATen returns. Domain as torch (x == 1: inf, x < 1: NaN, q a non-positive "
+        "integer: inf, q < 0 with non-integer x: NaN). Unsafe: for non-integer q <= -31 (integer "
+        "x) ATen sums more than 40 terms; the helper gives NaN there.",
+        error_bound="q > 0: within 1 ulp (float32) / 2 ulp (float64) of torch, 87% / 98% "
+        "bit-identical on a grid of x in [0.5, 100], q in [-35, 1e10]; -31 < q < 0: within 2 "
+        "ulp of the largest term |q - round(q)|^-x (the same cancellation as in torch); "
+        "q <= -31: NaN",
+    ),
+    Decomposition(
+        "polygamma", ("torch.polygamma", "torch.special.polygamma"), False, ("polygamma 1",), (),
+        "ATen's kernel by order (n a Python int): n = 0 is _onnx_digamma, n = 1 ATen's trigamma "
+        "step for step in the input's dtype (reflection below 1/2, 6 recurrence steps, "
+        "asymptotic series), n >= 2 is (-1)^(n+1) n! _onnx_zeta(n + 1, x) (ATen computes n! as "
+        "exp(lgamma(n + 1)), a few ulp from the exact n! used here). Tensor.polygamma(n) is not "
+        "rewritten (the receiver is the second argument). Safe for a literal n of 0 or 1, "
+        "unsafe otherwise (x <= -31 gives NaN through zeta).",
+        requires=("digamma", "zeta"),
+        error_bound="n = 1: within 3 ulp relative for x > 0 and 4 ulp of max(|value|, 1) "
+        "everywhere (float32 and float64); n >= 2: within 3 ulp relative for x > 0 (normal "
+        "results), within 2 ulp of the largest term n! |x - round(x)|^-(n+1) for -31 < x < 0; "
+        "n = 0 as digamma",
+    ),
+    Decomposition(
+        "mvlgamma", ("torch.mvlgamma", "torch.special.multigammaln", "Tensor.mvlgamma"), False,
+        ("mvlgamma",), (),
+        "ATen's sum of lgamma(x - i/2), i < p, plus p(p-1)/4 log(pi), with _onnx_lgamma (p a "
+        "Python int). torch raises when some x <= (p-1)/2; the helper returns a value (+inf at "
+        "poles) instead, since an exported graph cannot raise.",
+        requires=("lgamma",),
+        error_bound="within 1.5 ulp (float32) / 2.5 ulp (float64) of max(|mvlgamma x|, the "
+        "largest |lgamma| term, 1) on x in ((p-1)/2 + 1e-6, 1e4], p <= 6",
+    ),
+)
