@@ -43,6 +43,13 @@ def negatives(g, batch, n=30):
     return (x,)
 
 
+def bessel(g, batch, n=30):
+    """Both Chebyshev ranges (|x| <= 8, > 8), both signs, the boundary 8, 0, infinities, NaN."""
+    x = torch.randn(batch, n, generator=g) * 12
+    x[:, :5] = torch.tensor([8.0, -8.0, 0.0, INF, NAN])
+    return x
+
+
 CASES = {
     "lgamma": ("torch.lgamma(a)", "_onnx_lgamma(a)", lambda g, b: (spread(g, b),), True),
     "digamma": ("torch.digamma(a)", "_onnx_digamma(a)", lambda g, b: (spread(g, b),), True),
@@ -51,7 +58,11 @@ CASES = {
                   "*(_onnx_polygamma(1, a), _onnx_polygamma(3, a))", negatives, True),
     "mvlgamma": ("torch.mvlgamma(a, 3) + torch.special.multigammaln(a, 1)", "_onnx_mvlgamma(a, 3) + _onnx_mvlgamma(a, 1)",
                  lambda g, b: (1.001 + torch.rand(b, 20, generator=g) * 30,), True),
+    "i0": ("torch.special.i0(a) + torch.i0(a * 3)", "_onnx_i0(a) + _onnx_i0(a * 3)", lambda g, b: (bessel(g, b),), True),
+    "i0e": ("torch.special.i0e(a)", "_onnx_i0e(a)", lambda g, b: (bessel(g, b),), True),
+    "i1": ("torch.special.i1(a)", "_onnx_i1(a)", lambda g, b: (bessel(g, b),), True),
+    "i1e": ("torch.special.i1e(a)", "_onnx_i1e(a)", lambda g, b: (bessel(g, b),), True),
 }
 PARAMS = {"zeta": "a, c"}
 MULTI_OUTPUT = ("polygamma",)
-TOLERANCE = {"lgamma": 1e-6, "digamma": 1e-6, "zeta": 1e-6, "polygamma": 1e-6, "mvlgamma": 1e-6}
+TOLERANCE = {"lgamma": 1e-6, "digamma": 1e-6, "zeta": 1e-6, "polygamma": 1e-6, "mvlgamma": 1e-6, "i0": 1e-6, "i0e": 1e-6, "i1": 1e-6, "i1e": 1e-6}

@@ -171,7 +171,7 @@ def test_digamma_shapes_batched_empty_size_one():
 # ---- registry ----------------------------------------------------------------------------------
 def test_special_entries_document_their_bounds():
     assert BY_KEY["digamma"].exact and not BY_KEY["lgamma"].exact
-    assert all(BY_KEY[key].error_bound for key in ("lgamma", "digamma", "zeta", "polygamma", "mvlgamma"))
+    assert all(BY_KEY[key].error_bound for key in ("lgamma", "digamma", "zeta", "polygamma", "mvlgamma", "i0", "i0e", "i1", "i1e"))
 
 
 # ---- zeta --------------------------------------------------------------------------------------
@@ -262,3 +262,48 @@ def test_mvlgamma_integers_methods_and_batches():
     torch.testing.assert_close(helper("mvlgamma")(x, 2), torch.mvlgamma(x, 2), rtol=1e-6, atol=0)
     y = torch.rand(2, 0, 3) + 3
     assert helper("mvlgamma")(y, 3).shape == torch.mvlgamma(y, 3).shape
+
+
+# ---- modified Bessel functions -----------------------------------------------------------------
+BESSEL = {"i0": torch.special.i0, "i0e": torch.special.i0e, "i1": torch.special.i1, "i1e": torch.special.i1e}
+
+
+def bessel_grid(dtype):
+    x = torch.cat([torch.linspace(-100, 100, 200001, dtype=torch.float64), torch.logspace(-40, 38, 10001, dtype=torch.float64),
+                   -torch.logspace(-40, 3, 2001, dtype=torch.float64),
+                   torch.tensor([0.0, -0.0, INF, -INF, NAN, 700, 710, 88, 89])]).to(dtype)
+    return torch.cat([x, neighbours(8.0, dtype, 20), neighbours(-8.0, dtype, 20)])
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("key", sorted(BESSEL))
+def test_bessel_grid_same_formula_as_aten(key, dtype):
+    x = bessel_grid(dtype)
+    got, want = helper(key)(x), BESSEL[key](x)
+    check_same_specials(got, want)
+    identical = ((got == want) | (torch.isnan(got) & torch.isnan(want))).double().mean()
+    assert identical >= (0.8 if dtype == torch.float32 else 0.94)
+    relative = ulp_errors(got, want, floor=torch.finfo(dtype).tiny)
+    assert relative.max() <= (4.0 if key.startswith("i0") else 11.0)
+    outside = x[torch.isfinite(want)].abs()
+    outside = (outside <= 7) | (outside > 8)
+    assert relative[outside].max() <= (4.0 if key.startswith("i0") else 6.0)
+
+
+@pytest.mark.parametrize("key", sorted(BESSEL))
+def test_bessel_other_dtypes_and_shapes(key):
+    ints = torch.arange(-12, 13)
+    assert torch.equal(helper(key)(ints), BESSEL[key](ints))
+    half = torch.linspace(-9, 9, 101, dtype=torch.bfloat16)
+    torch.testing.assert_close(helper(key)(half), BESSEL[key](half), rtol=1e-2, atol=0)
+    for shape in [(2, 3, 4), (0,), (1,), ()]:
+        x = torch.randn(shape, generator=torch.Generator().manual_seed(3)) * 10
+        rtol = (4.0 if key.startswith("i0") else 11.0) * torch.finfo(torch.float32).eps
+        torch.testing.assert_close(helper(key)(x), BESSEL[key](x), rtol=rtol, atol=0)
+    assert torch.equal(helper(key)(torch.tensor([0.0, -0.0])), BESSEL[key](torch.tensor([0.0, -0.0])))
+
+
+def test_i0_aliases():
+    x = torch.linspace(-20, 20, 81)
+    torch.testing.assert_close(helper("i0")(x), torch.i0(x), rtol=4 * torch.finfo(torch.float32).eps, atol=0)
+    torch.testing.assert_close(helper("i0")(x), x.i0(), rtol=4 * torch.finfo(torch.float32).eps, atol=0)

@@ -50,7 +50,7 @@ DECOMPOSITIONS += (
         "q <= -31: NaN",
     ),
     Decomposition(
-        "polygamma", ("torch.polygamma", "torch.special.polygamma"), False, ("polygamma 1",), (),
+        "polygamma", ("torch.polygamma", "torch.special.polygamma"), False, ("polygamma 1", "polygamma 3"), (),
         "ATen's kernel by order (n a Python int): n = 0 is _onnx_digamma, n = 1 ATen's trigamma "
         "step for step in the input's dtype (reflection below 1/2, 6 recurrence steps, "
         "asymptotic series), n >= 2 is (-1)^(n+1) n! _onnx_zeta(n + 1, x) (ATen computes n! as "
@@ -72,5 +72,39 @@ DECOMPOSITIONS += (
         requires=("lgamma",),
         error_bound="within 1.5 ulp (float32) / 2.5 ulp (float64) of max(|mvlgamma x|, the "
         "largest |lgamma| term, 1) on x in ((p-1)/2 + 1e-6, 1e4], p <= 6",
+    ),
+)
+_BESSEL_NOTES = (
+    "ATen's calc_{0} (Cephes {0}) step for step in the input's dtype (half/bfloat16 through "
+    "float32): Chebyshev series (chbevl) with ATen's tables on [0, 8] and on (8, inf) in 32/x, "
+    "both evaluated, torch.where choosing.{1} Integers promote to the default dtype. The "
+    "compiled ATen kernel may fuse the Clenshaw recurrence's multiply-add (FMA): the last bits "
+    "can differ."
+)
+DECOMPOSITIONS += (
+    Decomposition(
+        "i0", ("torch.special.i0", "torch.i0", "Tensor.i0"), True, ("special.i0",), (),
+        _BESSEL_NOTES.format("i0", " Even in x."),
+        error_bound="the same formula: 85% (float32) / 96% (float64) of a grid of [-100, 100] "
+        "and |x| up to 1e38 bit-identical, all within 4 ulp relative",
+    ),
+    Decomposition(
+        "i0e", ("torch.special.i0e",), True, ("special.i0e",), (),
+        _BESSEL_NOTES.format("i0e", " exp(-|x|) I0(x), no exp evaluated."),
+        error_bound="the same formula: 84% (float32) / 96% (float64) bit-identical, all within "
+        "4 ulp relative",
+    ),
+    Decomposition(
+        "i1", ("torch.special.i1",), True, ("special.i1",), (),
+        _BESSEL_NOTES.format("i1", " Odd in x; ATen's shorter float32 tables for float32."),
+        error_bound="the same formula: 84% (float32) / 95% (float64) bit-identical, within 11 "
+        "ulp relative (the Clenshaw recurrence near y = 2, 7 < |x| <= 8, amplifies the FMA "
+        "rounding differences; 6 ulp elsewhere)",
+    ),
+    Decomposition(
+        "i1e", ("torch.special.i1e",), True, ("special.i1e",), (),
+        _BESSEL_NOTES.format("i1e", " exp(-|x|) I1(x); odd in x; ATen's float32 tables."),
+        error_bound="the same formula: 82% (float32) / 95% (float64) bit-identical, within 11 "
+        "ulp relative (7 < |x| <= 8; 6 ulp elsewhere)",
     ),
 )
