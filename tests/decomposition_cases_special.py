@@ -50,6 +50,15 @@ def bessel(g, batch, n=30):
     return x
 
 
+def probabilities(g, batch, n=30):
+    """Central region, both tails (down to 1e-30), 0, 1, outside [0, 1], NaN."""
+    p = torch.rand(batch, n, generator=g)
+    p[:, :4] = 10 ** (-30 * torch.rand(batch, 4, generator=g))
+    p[:, 4:8] = 1 - 10 ** (-7 * torch.rand(batch, 4, generator=g))
+    p[:, 8:13] = torch.tensor([0.0, 1.0, -0.5, 1.5, NAN])
+    return p
+
+
 CASES = {
     "lgamma": ("torch.lgamma(a)", "_onnx_lgamma(a)", lambda g, b: (spread(g, b),), True),
     "digamma": ("torch.digamma(a)", "_onnx_digamma(a)", lambda g, b: (spread(g, b),), True),
@@ -62,7 +71,8 @@ CASES = {
     "i0e": ("torch.special.i0e(a)", "_onnx_i0e(a)", lambda g, b: (bessel(g, b),), True),
     "i1": ("torch.special.i1(a)", "_onnx_i1(a)", lambda g, b: (bessel(g, b),), True),
     "i1e": ("torch.special.i1e(a)", "_onnx_i1e(a)", lambda g, b: (bessel(g, b),), True),
+    "ndtri": ("torch.special.ndtri(a)", "_onnx_ndtri(a)", lambda g, b: (probabilities(g, b),), True),
 }
 PARAMS = {"zeta": "a, c"}
 MULTI_OUTPUT = ("polygamma",)
-TOLERANCE = {"lgamma": 1e-6, "digamma": 1e-6, "zeta": 1e-6, "polygamma": 1e-6, "mvlgamma": 1e-6, "i0": 1e-6, "i0e": 1e-6, "i1": 1e-6, "i1e": 1e-6}
+TOLERANCE = {"lgamma": 1e-6, "digamma": 1e-6, "zeta": 1e-6, "polygamma": 1e-6, "mvlgamma": 1e-6, "i0": 1e-6, "i0e": 1e-6, "i1": 1e-6, "i1e": 1e-6, "ndtri": 1e-6}

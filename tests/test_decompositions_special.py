@@ -171,7 +171,7 @@ def test_digamma_shapes_batched_empty_size_one():
 # ---- registry ----------------------------------------------------------------------------------
 def test_special_entries_document_their_bounds():
     assert BY_KEY["digamma"].exact and not BY_KEY["lgamma"].exact
-    assert all(BY_KEY[key].error_bound for key in ("lgamma", "digamma", "zeta", "polygamma", "mvlgamma", "i0", "i0e", "i1", "i1e"))
+    assert all(BY_KEY[key].error_bound for key in ("lgamma", "digamma", "zeta", "polygamma", "mvlgamma", "i0", "i0e", "i1", "i1e", "ndtri"))
 
 
 # ---- zeta --------------------------------------------------------------------------------------
@@ -307,3 +307,26 @@ def test_i0_aliases():
     x = torch.linspace(-20, 20, 81)
     torch.testing.assert_close(helper("i0")(x), torch.i0(x), rtol=4 * torch.finfo(torch.float32).eps, atol=0)
     torch.testing.assert_close(helper("i0")(x), x.i0(), rtol=4 * torch.finfo(torch.float32).eps, atol=0)
+
+
+# ---- ndtri -------------------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_ndtri_grid_same_formula_as_aten(dtype):
+    x = torch.cat([torch.linspace(0, 1, 200001, dtype=torch.float64), torch.logspace(-300, -0.5, 10001, dtype=torch.float64),
+                   1 - torch.logspace(-16, -0.5, 10001, dtype=torch.float64),
+                   torch.tensor([0.0, -0.0, 1.0, -0.1, 1.1, INF, -INF, NAN, 0.5, 1e-320])]).to(dtype)
+    x = torch.cat([x, neighbours(0.13533528323661269189, dtype, 20), neighbours(1 - 0.13533528323661269189, dtype, 20)])
+    got, want = helper("ndtri")(x), torch.special.ndtri(x)
+    check_same_specials(got, want)
+    identical = ((got == want) | (torch.isnan(got) & torch.isnan(want))).double().mean()
+    assert identical >= 0.78
+    assert ulp_errors(got, want, floor=torch.finfo(dtype).tiny).max() <= 5.0
+
+
+def test_ndtri_dtypes_and_shapes():
+    ints = torch.tensor([0, 1, 2, -1])
+    torch.testing.assert_close(helper("ndtri")(ints), torch.special.ndtri(ints), rtol=0, atol=0, equal_nan=True)
+    # (torch has no float16 ndtri on CPU)
+    for shape in [(2, 3, 4), (0,), (1,), ()]:
+        x = torch.rand(shape, generator=torch.Generator().manual_seed(4))
+        torch.testing.assert_close(helper("ndtri")(x), torch.special.ndtri(x), rtol=5 * torch.finfo(torch.float32).eps, atol=0)
