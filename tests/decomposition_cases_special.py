@@ -72,7 +72,8 @@ CASES = {
     "i1": ("torch.special.i1(a)", "_onnx_i1(a)", lambda g, b: (bessel(g, b),), True),
     "i1e": ("torch.special.i1e(a)", "_onnx_i1e(a)", lambda g, b: (bessel(g, b),), True),
     "ndtri": ("torch.special.ndtri(a)", "_onnx_ndtri(a)", lambda g, b: (probabilities(g, b),), True),
+    "bessel_j0": ("torch.special.bessel_j0(a)", "_onnx_bessel_j0(a)", lambda g, b: (bessel(g, b) * 2,), True),
 }
 PARAMS = {"zeta": "a, c"}
 MULTI_OUTPUT = ("polygamma",)
-TOLERANCE = {"lgamma": 1e-6, "digamma": 1e-6, "zeta": 1e-6, "polygamma": 1e-6, "mvlgamma": 1e-6, "i0": 1e-6, "i0e": 1e-6, "i1": 1e-6, "i1e": 1e-6, "ndtri": 1e-6}
+TOLERANCE = {"lgamma": 1e-6, "digamma": 1e-6, "zeta": 1e-6, "polygamma": 1e-6, "mvlgamma": 1e-6, "i0": 1e-6, "i0e": 1e-6, "i1": 1e-6, "i1e": 1e-6, "ndtri": 1e-6, "bessel_j0": 1e-6}

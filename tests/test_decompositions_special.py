@@ -171,7 +171,7 @@ def test_digamma_shapes_batched_empty_size_one():
 # ---- registry ----------------------------------------------------------------------------------
 def test_special_entries_document_their_bounds():
     assert BY_KEY["digamma"].exact and not BY_KEY["lgamma"].exact
-    assert all(BY_KEY[key].error_bound for key in ("lgamma", "digamma", "zeta", "polygamma", "mvlgamma", "i0", "i0e", "i1", "i1e", "ndtri"))
+    assert all(BY_KEY[key].error_bound for key in ("lgamma", "digamma", "zeta", "polygamma", "mvlgamma", "i0", "i0e", "i1", "i1e", "ndtri", "bessel_j0"))
 
 
 # ---- zeta --------------------------------------------------------------------------------------
@@ -330,3 +330,25 @@ def test_ndtri_dtypes_and_shapes():
     for shape in [(2, 3, 4), (0,), (1,), ()]:
         x = torch.rand(shape, generator=torch.Generator().manual_seed(4))
         torch.testing.assert_close(helper("ndtri")(x), torch.special.ndtri(x), rtol=5 * torch.finfo(torch.float32).eps, atol=0)
+
+
+# ---- bessel_j0 ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_bessel_j0_grid_same_formula_as_aten(dtype):
+    x = torch.cat([torch.linspace(-60, 60, 200001, dtype=torch.float64), torch.logspace(-40, 38, 10001, dtype=torch.float64),
+                   -torch.logspace(-40, 10, 2001, dtype=torch.float64),
+                   torch.tensor([0.0, -0.0, 1e-5, INF, -INF, NAN, 2.404825557695773])]).to(dtype)
+    x = torch.cat([x, neighbours(5.0, dtype, 20), neighbours(-5.0, dtype, 20), neighbours(1e-5, dtype, 5)])
+    got, want = helper("bessel_j0")(x), torch.special.bessel_j0(x)
+    check_same_specials(got, want)
+    identical = ((got == want) | (torch.isnan(got) & torch.isnan(want))).double().mean()
+    assert identical >= (0.6 if dtype == torch.float32 else 0.7)
+    assert ulp_errors(got, want, floor=1.0).max() <= 1.5
+
+
+def test_bessel_j0_dtypes_and_shapes():
+    ints = torch.arange(-12, 13)
+    torch.testing.assert_close(helper("bessel_j0")(ints), torch.special.bessel_j0(ints), rtol=0, atol=2e-7)
+    for shape in [(2, 3, 4), (0,), (1,), ()]:
+        x = torch.randn(shape, generator=torch.Generator().manual_seed(5)) * 10
+        torch.testing.assert_close(helper("bessel_j0")(x), torch.special.bessel_j0(x), rtol=0, atol=2e-7)

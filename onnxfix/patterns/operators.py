@@ -488,14 +488,15 @@ class SpecialFunction(DecompositionRule):
     code = "ONX514"
     name = "special-function"
     summary = "Special functions (`lgamma`, `digamma`, ...) do not export: rewrite to series and recurrences"
-    keys = ("lgamma", "digamma", "polygamma", "zeta", "mvlgamma", "i0", "i0e", "i1", "i1e", "ndtri")
+    keys = ("lgamma", "digamma", "polygamma", "zeta", "mvlgamma", "i0", "i0e", "i1", "i1e", "ndtri", "bessel_j0")
     default_safety = "per-finding"
     doc = _doc(
         "Finds `torch.lgamma` / `torch.special.gammaln`, `torch.digamma` / "
         "`torch.special.digamma` / `torch.special.psi`, `torch.polygamma` / "
         "`torch.special.polygamma`, `torch.special.zeta`, `torch.mvlgamma` / "
         "`torch.special.multigammaln`, the modified Bessel functions `torch.special.i0` / "
-        "`torch.i0`, `i0e`, `i1`, `i1e`, the normal quantile `torch.special.ndtri`, and their "
+        "`torch.i0`, `i0e`, `i1`, `i1e`, `torch.special.bessel_j0`, the normal quantile "
+        "`torch.special.ndtri`, and their "
         "Tensor methods (not `Tensor.polygamma`, "
         "whose receiver is the second argument).",
         "ONNX has no gamma-family op: legacy fails with `aten::lgamma` / `aten::digamma`, dynamo "
@@ -503,7 +504,7 @@ class SpecialFunction(DecompositionRule):
         "(Beta, Dirichlet, Poisson, negative binomial).",
         "def forward(self, alpha):\n    return torch.lgamma(alpha).sum(-1) - torch.lgamma(alpha.sum(-1))",
         "def forward(self, alpha):\n    return _onnx_lgamma(alpha).sum(-1) - _onnx_lgamma(alpha.sum(-1))",
-        "digamma, i0, i0e, i1, i1e, ndtri, and polygamma with a literal order 0 or 1 (digamma, "
+        "digamma, i0, i0e, i1, i1e, bessel_j0, ndtri, and polygamma with a literal order 0 or 1 (digamma, "
         "trigamma), are safe: "
         "ATen's own formula and coefficients, evaluated with the same arithmetic (unrolled "
         "loops, torch.where per element), equal up to the rounding of log, sin, tan and exp "
