@@ -59,6 +59,13 @@ def probabilities(g, batch, n=30):
     return p
 
 
+def frexp_values(g, batch, n=30):
+    """Several decades, both signs, powers of two, zeros, subnormals, infinities, NaN."""
+    x = torch.randn(batch, n, generator=g) * 10 ** torch.randint(-30, 30, (batch, n), generator=g).float()
+    x[:, :9] = torch.tensor([0.0, -0.0, INF, -INF, NAN, 1.0, 0.5, 2.0**-140, -(2.0**100)])
+    return x
+
+
 CASES = {
     "lgamma": ("torch.lgamma(a)", "_onnx_lgamma(a)", lambda g, b: (spread(g, b),), True),
     "digamma": ("torch.digamma(a)", "_onnx_digamma(a)", lambda g, b: (spread(g, b),), True),
@@ -73,7 +80,8 @@ CASES = {
     "i1e": ("torch.special.i1e(a)", "_onnx_i1e(a)", lambda g, b: (bessel(g, b),), True),
     "ndtri": ("torch.special.ndtri(a)", "_onnx_ndtri(a)", lambda g, b: (probabilities(g, b),), True),
     "bessel_j0": ("torch.special.bessel_j0(a)", "_onnx_bessel_j0(a)", lambda g, b: (bessel(g, b) * 2,), True),
+    "frexp": ("*torch.frexp(a)", "*_onnx_frexp(a)", lambda g, b: (frexp_values(g, b),), True),
 }
 PARAMS = {"zeta": "a, c"}
-MULTI_OUTPUT = ("polygamma",)
+MULTI_OUTPUT = ("polygamma", "frexp")
 TOLERANCE = {"lgamma": 1e-6, "digamma": 1e-6, "zeta": 1e-6, "polygamma": 1e-6, "mvlgamma": 1e-6, "i0": 1e-6, "i0e": 1e-6, "i1": 1e-6, "i1e": 1e-6, "ndtri": 1e-6, "bessel_j0": 1e-6}

@@ -171,7 +171,7 @@ def test_digamma_shapes_batched_empty_size_one():
 # ---- registry ----------------------------------------------------------------------------------
 def test_special_entries_document_their_bounds():
     assert BY_KEY["digamma"].exact and not BY_KEY["lgamma"].exact
-    assert all(BY_KEY[key].error_bound for key in ("lgamma", "digamma", "zeta", "polygamma", "mvlgamma", "i0", "i0e", "i1", "i1e", "ndtri", "bessel_j0"))
+    assert all(BY_KEY[key].error_bound for key in ("lgamma", "digamma", "zeta", "polygamma", "mvlgamma", "i0", "i0e", "i1", "i1e", "ndtri", "bessel_j0", "frexp"))
 
 
 # ---- zeta --------------------------------------------------------------------------------------
@@ -352,3 +352,35 @@ def test_bessel_j0_dtypes_and_shapes():
     for shape in [(2, 3, 4), (0,), (1,), ()]:
         x = torch.randn(shape, generator=torch.Generator().manual_seed(5)) * 10
         torch.testing.assert_close(helper("bessel_j0")(x), torch.special.bessel_j0(x), rtol=0, atol=2e-7)
+
+
+# ---- frexp -------------------------------------------------------------------------------------
+INT_VIEW = {torch.float64: torch.int64, torch.float32: torch.int32, torch.float16: torch.int16, torch.bfloat16: torch.int16}
+
+
+@pytest.mark.parametrize("dtype", sorted(INT_VIEW, key=str))
+def test_frexp_bit_identical_on_random_bit_patterns(dtype):
+    g = torch.Generator().manual_seed(0)
+    width = INT_VIEW[dtype]
+    info = torch.iinfo(width)
+    x = torch.randint(info.min, info.max, (200000,), generator=g, dtype=torch.int64).to(width).view(dtype)
+    finfo = torch.finfo(dtype)
+    smallest = torch.nextafter(torch.zeros(1, dtype=dtype), torch.ones(1, dtype=dtype))
+    powers = (2.0 ** torch.arange(-60, 60, dtype=torch.float64)).to(dtype)
+    x = torch.cat([x, torch.tensor([0.0, -0.0, INF, -INF, NAN, finfo.tiny, finfo.max, -finfo.max], dtype=dtype),
+                   smallest, -smallest, powers, torch.nextafter(powers, torch.zeros_like(powers)),
+                   torch.nextafter(powers, torch.full_like(powers, INF))])
+    got, want = helper("frexp")(x), torch.frexp(x)
+    assert type(got) is type(want)
+    assert got.exponent.dtype == torch.int32 and got.mantissa.dtype == dtype
+    assert torch.equal(got.exponent, want.exponent)
+    nan = torch.isnan(want.mantissa)
+    assert torch.equal(torch.isnan(got.mantissa), nan)
+    assert torch.equal(got.mantissa[~nan].view(width), want.mantissa[~nan].view(width))  # -0.0 included
+
+
+def test_frexp_shapes_and_method():
+    for shape in [(2, 3, 4), (0,), (1,), ()]:
+        x = torch.randn(shape, generator=torch.Generator().manual_seed(6)) * 1e3
+        got, want = helper("frexp")(x), x.frexp()
+        assert torch.equal(got.mantissa, want.mantissa) and torch.equal(got.exponent, want.exponent)

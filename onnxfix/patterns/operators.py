@@ -488,7 +488,7 @@ class SpecialFunction(DecompositionRule):
     code = "ONX514"
     name = "special-function"
     summary = "Special functions (`lgamma`, `digamma`, ...) do not export: rewrite to series and recurrences"
-    keys = ("lgamma", "digamma", "polygamma", "zeta", "mvlgamma", "i0", "i0e", "i1", "i1e", "ndtri", "bessel_j0")
+    keys = ("lgamma", "digamma", "polygamma", "zeta", "mvlgamma", "i0", "i0e", "i1", "i1e", "ndtri", "bessel_j0", "frexp")
     default_safety = "per-finding"
     doc = _doc(
         "Finds `torch.lgamma` / `torch.special.gammaln`, `torch.digamma` / "
@@ -496,7 +496,7 @@ class SpecialFunction(DecompositionRule):
         "`torch.special.polygamma`, `torch.special.zeta`, `torch.mvlgamma` / "
         "`torch.special.multigammaln`, the modified Bessel functions `torch.special.i0` / "
         "`torch.i0`, `i0e`, `i1`, `i1e`, `torch.special.bessel_j0`, the normal quantile "
-        "`torch.special.ndtri`, and their "
+        "`torch.special.ndtri`, `torch.frexp`, and their "
         "Tensor methods (not `Tensor.polygamma`, "
         "whose receiver is the second argument).",
         "ONNX has no gamma-family op: legacy fails with `aten::lgamma` / `aten::digamma`, dynamo "
@@ -504,7 +504,8 @@ class SpecialFunction(DecompositionRule):
         "(Beta, Dirichlet, Poisson, negative binomial).",
         "def forward(self, alpha):\n    return torch.lgamma(alpha).sum(-1) - torch.lgamma(alpha.sum(-1))",
         "def forward(self, alpha):\n    return _onnx_lgamma(alpha).sum(-1) - _onnx_lgamma(alpha.sum(-1))",
-        "digamma, i0, i0e, i1, i1e, bessel_j0, ndtri, and polygamma with a literal order 0 or 1 (digamma, "
+        "frexp is safe (bit-identical). digamma, i0, i0e, i1, i1e, bessel_j0, ndtri, and "
+        "polygamma with a literal order 0 or 1 (digamma, "
         "trigamma), are safe: "
         "ATen's own formula and coefficients, evaluated with the same arithmetic (unrolled "
         "loops, torch.where per element), equal up to the rounding of log, sin, tan and exp "
