@@ -155,6 +155,8 @@ CASES = [
     C("special.i0", "torch.special.i0", "torch.special.i0(x)", "R(10),"),
     C("special.i0e", "torch.special.i0e", "torch.special.i0e(x)", "R(10),"),
     C("special.i1", "torch.special.i1", "torch.special.i1(x)", "R(10),"),
+    C("special.i1e", "torch.special.i1e", "torch.special.i1e(x)", "R(10),"),
+    C("polygamma 3", "torch.polygamma", "torch.polygamma(3, x)", "P(10),"),
     C("special.ndtri", "torch.special.ndtri", "torch.special.ndtri(x)", "U(0.01, 0.99, 10),"),
     C("special.ndtr", "torch.special.ndtr", "torch.special.ndtr(x)", "R(10),"),
     C("special.log_ndtr", "torch.special.log_ndtr", "torch.special.log_ndtr(x)", "R(10),"),

@@ -353,20 +353,15 @@ class CdistBroadcast(DecompositionRule):
 # by why. Only these are reported by ONX511, and only where the catalog measures them failing
 # (an op like torch.narrow fails for one argument form only, so it is not listed).
 NO_DECOMPOSITION_REASONS = (
-    (("torch.unique", "torch.nonzero", "torch.masked_select", "torch.combinations",
-      "torch.bincount", "torch.repeat_interleave", "torch.linalg.lstsq"),
+    (("torch.unique", "torch.nonzero", "torch.masked_select", "torch.bincount", "torch.repeat_interleave"),
      "its output size depends on the input values, which a fixed-shape ONNX graph cannot express"),
-    (("torch.linalg.eigh", "torch.linalg.eigvalsh", "torch.linalg.eigvals", "torch.linalg.svd", "torch.linalg.svdvals",
-      "torch.linalg.qr", "torch.linalg.cholesky", "torch.cholesky", "torch.linalg.pinv", "torch.linalg.matrix_exp",
-      "torch.linalg.slogdet", "torch.linalg.solve_triangular", "torch.linalg.matrix_rank"),
-     "it needs an iterative or factorising algorithm; no exact fixed-size decomposition is offered"),
-    (("torch.lgamma", "torch.digamma", "torch.polygamma", "torch.mvlgamma", "torch.special.i0",
-      "torch.special.i0e", "torch.special.i1", "torch.special.ndtri", "torch.special.zeta",
-      "torch.special.bessel_j0", "torch.special.gammaln", "torch.frexp"),
-     "a special function with no ONNX op; onnxfix has no decomposition for it yet"),
-    (("torch.vander", "torch.cov", "torch.corrcoef", "torch.nn.functional.ctc_loss", "torch.randperm",
-      "torch.istft", "Tensor.index_reduce"),
-     "onnxfix has no decomposition for it yet"),
+    (("torch.linalg.eigvals", "torch.linalg.eig", "torch.fft.fft", "torch.fft.fft2", "torch.fft.ifft",
+      "torch.fft.rfft", "torch.fft.irfft", "torch.fft.rfftn", "torch.stft", "torch.istft", "torch.view_as_complex",
+      "torch.polar", "torch.complex"),
+     "its result is a complex tensor, which the exporter cannot carry (a real rewrite would change "
+     "the output type)"),
+    (("torch.randperm", "torch.multinomial", "torch.nn.functional.gumbel_softmax"),
+     "it draws random numbers: no rewrite can be checked against eager PyTorch"),
 )
 NO_DECOMPOSITION_OPS = frozenset(op for ops, _ in NO_DECOMPOSITION_REASONS for op in ops)
 
@@ -385,15 +380,18 @@ class UnsupportedOperator(Rule):
     fix_availability = "never"
     doc = RuleDoc(
         what="Finds calls to torch functions whose export fails whatever their arguments and "
-        "that no ONX5xx decomposition covers (linalg factorisations, special functions such as "
-        "lgamma/digamma/zeta, ops with data-dependent output sizes, ...), where the catalog "
-        "measured the failure for an exporter the project targets.",
+        "that have no faithful decomposition: ops whose output size depends on the data "
+        "(`unique`, `nonzero`, `masked_select`, `bincount`, `repeat_interleave`), ops with complex "
+        "results (`linalg.eigvals`/`eig`, `fft.*`, `stft`/`istft`, `view_as_complex`, `polar`) "
+        "and random draws (`randperm`, `multinomial`, `gumbel_softmax`), where the catalog "
+        "measured the failure for an exporter the project targets. Every other failing operator "
+        "has a decomposition and an ONX5xx rule that rewrites it.",
         why="The export fails (or, for data-dependent sizes, cannot be expressed with fixed "
         f"shapes). The verdict and error come from the measured catalog ({PROBE}).",
         example="def forward(self, a):\n    return torch.view_as_real(torch.linalg.eigvals(a))",
         use_instead="# compute it outside the exported model, or with an iterative method\n"
         "# written in exportable ops (e.g. a fixed number of power iterations)",
-        fix_safety="No fix: there is no faithful decomposition (or none yet).",
+        fix_safety="No fix: there is no faithful decomposition.",
         references=("https://github.com/pytorch/pytorch/issues/133052",),
     )
 
@@ -606,6 +604,51 @@ RULES.append(SpectralLinalg)
 
 
 # ---- ONX514 special functions (decompositions/registry_special.py) -----------------------------
+
+
+class SpecialFunction(DecompositionRule):
+    code = "ONX514"
+    name = "special-function"
+    summary = "Special functions (`lgamma`, `digamma`, ...) do not export: rewrite to series and recurrences"
+    keys = ("lgamma", "digamma", "polygamma", "zeta", "mvlgamma", "i0", "i0e", "i1", "i1e", "ndtri", "bessel_j0", "frexp")
+    default_safety = "per-finding"
+    doc = _doc(
+        "Finds `torch.lgamma` / `torch.special.gammaln`, `torch.digamma` / "
+        "`torch.special.digamma` / `torch.special.psi`, `torch.polygamma` / "
+        "`torch.special.polygamma`, `torch.special.zeta`, `torch.mvlgamma` / "
+        "`torch.special.multigammaln`, the modified Bessel functions `torch.special.i0` / "
+        "`torch.i0`, `i0e`, `i1`, `i1e`, `torch.special.bessel_j0`, the normal quantile "
+        "`torch.special.ndtri`, `torch.frexp`, and their "
+        "Tensor methods (not `Tensor.polygamma`, "
+        "whose receiver is the second argument).",
+        "ONNX has no gamma-family op: legacy fails with `aten::lgamma` / `aten::digamma`, dynamo "
+        "with `prims.lgamma` / `prims.digamma`. They are common in losses and likelihoods "
+        "(Beta, Dirichlet, Poisson, negative binomial).",
+        "def forward(self, alpha):\n    return torch.lgamma(alpha).sum(-1) - torch.lgamma(alpha.sum(-1))",
+        "def forward(self, alpha):\n    return _onnx_lgamma(alpha).sum(-1) - _onnx_lgamma(alpha.sum(-1))",
+        "frexp is safe (bit-identical). digamma, i0, i0e, i1, i1e, bessel_j0, ndtri, and "
+        "polygamma with a literal order 0 or 1 (digamma, "
+        "trigamma), are safe: "
+        "ATen's own formula and coefficients, evaluated with the same arithmetic (unrolled "
+        "loops, torch.where per element), equal up to the rounding of log, sin, tan and exp "
+        "and of the multiply-adds the compiled kernels fuse. lgamma "
+        "and mvlgamma are unsafe: torch calls libm's lgamma and the helper is another algorithm "
+        "(float64 series, within the measured bound below); mvlgamma also returns values where "
+        "torch raises (x <= (p-1)/2). zeta and polygamma of order >= 2 are unsafe: ATen's "
+        "formula, but its direct sum is cut at 40 terms, so q <= -31 gives NaN. Every helper "
+        "exports with fixed operations (no data-dependent Python control flow).",
+        keys,
+    )
+
+    def is_safe(self, decomposition, node, ctx, method):
+        if decomposition.key == "polygamma":
+            order = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "n"), None)
+            exact_order = isinstance(order, ast.Constant) and type(order.value) is int and order.value in (0, 1)
+            return exact_order and super().is_safe(BY_KEY["digamma"], node, ctx, method)
+        return super().is_safe(decomposition, node, ctx, method)
+
+
+RULES.append(SpecialFunction)
 
 
 # ---- ONX515-ONX516 structural ops, dynamo's silent bugs (decompositions/registry_structural.py) -
