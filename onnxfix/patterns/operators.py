@@ -204,10 +204,16 @@ class OrderStatistic(DecompositionRule):
             return True
         if decomposition.key in ("median", "nanmedian") and _reduces_all(node, method):
             return True  # no dim: a plain tensor, no indices
-        parent = ctx.parent(node)
-        if isinstance(parent, ast.Attribute) and parent.attr == "values":
-            return True
-        return isinstance(parent, ast.Subscript) and isinstance(parent.slice, ast.Constant) and parent.slice.value == 0
+        return reads_only_first_field(node, ctx, "values")
+
+
+def reads_only_first_field(node: ast.Call, ctx: FunctionContext, field: str) -> bool:
+    """The call's named-tuple result is used only through its first field (`.values`,
+    `.solution`) or `[0]`: fields a helper does not reproduce exactly are never read."""
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.Attribute) and parent.attr == field:
+        return True
+    return isinstance(parent, ast.Subscript) and isinstance(parent.slice, ast.Constant) and parent.slice.value == 0
 
 
 def _reduces_all(node: ast.Call, method: bool) -> bool:
@@ -530,13 +536,7 @@ class LinalgFactorisation(DecompositionRule):
     def _other_lstsq_fields(node: ast.Call, ctx: FunctionContext) -> bool:
         """A `lstsq` call whose residuals / rank / singular_values may be read."""
         found = match_call(node, ctx)
-        if found is None or found[1].key != "linalg_lstsq":
-            return False
-        parent = ctx.parent(node)
-        if isinstance(parent, ast.Attribute) and parent.attr == "solution":
-            return False
-        return not (isinstance(parent, ast.Subscript) and isinstance(parent.slice, ast.Constant)
-                    and parent.slice.value == 0)
+        return found is not None and found[1].key == "linalg_lstsq" and not reads_only_first_field(node, ctx, "solution")
 
 
 RULES.append(LinalgFactorisation)
