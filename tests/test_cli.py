@@ -323,3 +323,15 @@ def test_static_path_imports_no_torch_and_runs_no_user_code(tmp_path):
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path)
     assert result.stdout.strip().splitlines()[-1] == "EXIT 1 HEAVY []"
     assert not marker.exists()
+
+
+def test_export_guards_keep_an_exporter_away_from_a_finding(capsys):
+    """`if not torch.compiler.is_exporting():` code never runs under the dynamo exporter and
+    `if torch.jit.is_tracing():` code only under the legacy one (measured on torch 2.13): with
+    the default dynamo target the guarded calls are not reported; with legacy they are, for
+    legacy only."""
+    fixture = str(Path(__file__).parent / "fixtures" / "ONX512" / "export_guards.py")
+    assert run([fixture, "--exporters", "dynamo"], capsys)[0] == 0
+    code, out, _ = run([fixture, "--exporters", "dynamo,legacy", "--format", "json"], capsys)
+    assert code == 1
+    assert [(f["location"]["row"], f["exporters"]) for f in json.loads(out)] == [(11, ["legacy"]), (15, ["legacy"])]

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from onnxfix.rewriter.paths import shown
 from onnxfix.rewriter.rule import Edit, Finding, Fix
-from onnxfix.rewriter.scope import ExportFunction, ExportScope, ModuleIndex, is_torch_module_qualname
+from onnxfix.rewriter.scope import ExportFunction, ExportScope, ModuleIndex, exporters_skipping, is_torch_module_qualname
 from onnxfix.rewriter.source import SourceFile
 from onnxfix.rewriter.tensors import IntegerOracle, SizeOracle, TensorOracle
 
@@ -43,7 +43,7 @@ class _FileView:
             code=rule.code, name=rule.name, message=message or rule.summary, path=self.file.display_path,
             line=node.lineno, col=source.column(node.lineno, node.col_offset),
             end_line=node.end_lineno, end_col=source.column(node.end_lineno, node.end_col_offset),
-            exporters=exporters or rule.exporters, fix=fix, reached_from=reached_from,
+            exporters=rule.exporters if exporters is None else exporters, fix=fix, reached_from=reached_from,
         )
 
 
@@ -145,6 +145,10 @@ class FunctionContext(_FileView):
         if not self.fn.is_entry:
             where = shown(entry.path) if entry.path else self.file.display_path
             reached = f"{entry.qualname}, {where}:{entry.line}"
+        # An export guard (`if not torch.compiler.is_exporting():` ...) keeps some exporters away
+        # from the node; a finding left with none is not reported.
+        skipped = exporters_skipping(node, self.ancestors(node))
+        exporters = tuple(e for e in exporters or rule.exporters if e not in skipped)
         return self._finding(rule, node, message, fix, exporters, reached)
 
 

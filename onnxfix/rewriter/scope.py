@@ -449,6 +449,53 @@ def _children_run_in_eval(node: ast.AST) -> list[ast.AST]:
     return child_nodes(node)
 
 
+# Calls that tell the exporters apart while a model is exported (measured on torch 2.13): True
+# under the dynamo exporter (torch.export) and False under the legacy one, or the reverse.
+TRUE_UNDER_DYNAMO_EXPORT = frozenset({
+    "is_exporting", "is_compiling", "is_dynamo_compiling", "is_torchdynamo_exporting", "is_torchdynamo_compiling",
+})
+TRUE_UNDER_LEGACY_EXPORT = frozenset({"is_tracing"})  # torch.jit.is_tracing()
+
+
+def exporters_skipping(node: ast.AST, ancestors: Iterable[ast.AST]) -> frozenset[str]:
+    """Exporters under which ``node`` never runs, from the export guards around it: the body of
+    `if not torch.compiler.is_exporting():` (or of `if torch.jit.is_tracing():`) is skipped by
+    the dynamo exporter, the other branch by the legacy one. ``ancestors``: innermost first."""
+    skipped: set[str] = set()
+    child = node
+    for ancestor in ancestors:
+        if isinstance(ancestor, (ast.If, ast.IfExp)):
+            in_body = child in ancestor.body if isinstance(ancestor, ast.If) else child is ancestor.body
+            in_else = child in ancestor.orelse if isinstance(ancestor, ast.If) else child is ancestor.orelse
+            test = ancestor.test
+            conjuncts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+            for conjunct in conjuncts if in_body else [test] if in_else else []:
+                runs_under = _export_guard(conjunct)  # the exporter under which the test holds
+                if runs_under is not None:
+                    skipped.add(_other(runs_under) if in_body else runs_under)
+        child = ancestor
+    return frozenset(skipped)
+
+
+def _export_guard(test: ast.expr) -> str | None:
+    """The exporter under which ``test`` is true, for an export guard; None for other tests."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _export_guard(test.operand)
+        return None if inner is None else _other(inner)
+    if isinstance(test, ast.Call) and not test.args and not test.keywords:
+        func = test.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+        if name in TRUE_UNDER_DYNAMO_EXPORT:
+            return "dynamo"
+        if name in TRUE_UNDER_LEGACY_EXPORT:
+            return "legacy"
+    return None
+
+
+def _other(exporter: str) -> str:
+    return "legacy" if exporter == "dynamo" else "dynamo"
+
+
 def in_training_only_code(node: ast.AST, ancestors: Iterable[ast.AST]) -> bool:
     """``node`` sits where only training (or loss, or scripting) code runs: the body of `if
     self.training:` or the `else` of `if not self.training:`. Models are exported in eval mode,
