@@ -80,6 +80,34 @@ def helper_fix(decomposition: Decomposition, node: ast.Call, ctx: FunctionContex
                imports=("torch",), helpers=helpers)
 
 
+def _argument(node: ast.Call, name: str, position: int, method: bool = False) -> ast.AST | None:
+    """The argument bound to parameter ``name`` (keyword, or ``position`` in the function
+    form; a method call's receiver is the first), None if not given."""
+    for keyword in node.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    position -= 1 if method else 0
+    return node.args[position] if 0 <= position < len(node.args) else None
+
+
+NOT_LITERAL = object()
+
+
+def _literal(node: ast.AST | None, default=None):
+    """The value of a literal argument (numbers, strings, tuples of them, `-2`), ``default`` for
+    an argument not given (None), NOT_LITERAL for any other expression."""
+    if node is None:
+        return default
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError):
+        return NOT_LITERAL
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 class DecompositionRule(Rule):
     """A call to an op the exporters reject, rewritten to its decomposition helper."""
 
@@ -345,12 +373,10 @@ class CdistBroadcast(DecompositionRule):
     )
 
     def cases(self, decomposition, node):
-        p = next((k.value for k in node.keywords if k.arg == "p"), node.args[2] if len(node.args) > 2 else None)
-        if p is None:
-            return ("cdist p=2",)
-        if isinstance(p, ast.Constant) and p.value in (1, 1.0):
+        p = _literal(_argument(node, "p", 2), 2)
+        if p in (1, 1.0):
             return ("cdist p=1",)
-        if isinstance(p, ast.Constant) and p.value in (2, 2.0):
+        if p in (2, 2.0):
             return ("cdist p=2",)
         return decomposition.cases
 
@@ -575,29 +601,16 @@ class SpectralLinalg(DecompositionRule):
     def cases(self, decomposition, node):
         if decomposition.key != "linalg_matrix_norm":
             return decomposition.cases
-        ord_ = next((k.value for k in node.keywords if k.arg == "ord"), node.args[1] if len(node.args) > 1 else None)
-        if ord_ is None:
-            return ("linalg.matrix_norm fro",)  # the default 'fro' exports
-        value = _literal(ord_)
+        value = _literal(_argument(node, "ord", 1), "fro")  # the default 'fro' exports
         if value in (2, 2.0):
             return ("linalg.matrix_norm ord=2",)
         if value in (-2, -2.0):
             return ("linalg.matrix_norm ord=-2",)
         if value == "nuc":
             return ("linalg.matrix_norm nuc",)
-        if value is not None:
+        if value is not NOT_LITERAL:
             return ("linalg.matrix_norm fro",)  # 'fro', +-1, +-inf: sums and maxima, exported
         return decomposition.cases  # not a literal: it may be a failing order
-
-
-def _literal(node: ast.expr):
-    """The value of a literal number or string (also `-2`), else None."""
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
-        value = node.operand.value
-        return -value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float, str)) and not isinstance(node.value, bool):
-        return node.value
-    return None
 
 
 RULES.append(SpectralLinalg)
@@ -642,8 +655,8 @@ class SpecialFunction(DecompositionRule):
 
     def is_safe(self, decomposition, node, ctx, method):
         if decomposition.key == "polygamma":
-            order = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "n"), None)
-            exact_order = isinstance(order, ast.Constant) and type(order.value) is int and order.value in (0, 1)
+            order = _literal(_argument(node, "n", 0))
+            exact_order = type(order) is int and order in (0, 1)
             return exact_order and super().is_safe(BY_KEY["digamma"], node, ctx, method)
         return super().is_safe(decomposition, node, ctx, method)
 
@@ -652,16 +665,6 @@ RULES.append(SpecialFunction)
 
 
 # ---- ONX515-ONX516 structural ops, dynamo's silent bugs (decompositions/registry_structural.py) -
-def _argument(node: ast.Call, name: str, position: int, method: bool = False) -> ast.AST | None:
-    """The argument bound to parameter ``name`` (keyword, or ``position`` in the function
-    form; a method call's receiver is the first), None if not given."""
-    for keyword in node.keywords:
-        if keyword.arg == name:
-            return keyword.value
-    position -= 1 if method else 0
-    return node.args[position] if 0 <= position < len(node.args) else None
-
-
 class StructuralOperator(DecompositionRule):
     code = "ONX515"
     name = "structural-operator"
@@ -706,14 +709,14 @@ class StructuralOperator(DecompositionRule):
         qualname = ctx.qualname(node.func)
         if qualname == "torch.nn.functional.one_hot":
             classes = _argument(node, "num_classes", 1, False)
-            if classes is not None and not (_literal_number(classes) == -1):
+            if classes is not None and _literal(classes) != -1:
                 return  # an explicit class count exports
             case, reason = "one_hot num_classes=-1", (
                 "the class count (max(x) + 1) is read from the data; pass `num_classes` explicitly")
         elif qualname == "torch.normal":
             mean, std = _argument(node, "mean", 0, False), _argument(node, "std", 1, False)
             size = _argument(node, "size", 2, False)
-            if mean is None or ctx.tensors.is_tensor(mean) is False or _literal_number(std) is None or size is not None:
+            if mean is None or ctx.tensors.is_tensor(mean) is False or not _is_number(_literal(std)) or size is not None:
                 return  # without `size`, a number std means a tensor mean (the failing variant)
             case, reason = "normal tensor mean", (
                 "a random op: no rewrite can be checked against eager; `mean + std * torch.randn_like(mean)` "
@@ -727,15 +730,6 @@ class StructuralOperator(DecompositionRule):
                 f"{catalog.torch_version()}) and has no faithful decomposition: {reason}"
             )
             yield ctx.report(self, node, message, exporters=tuple(sorted(failed)))
-
-
-def _literal_number(node: ast.AST | None) -> float | None:
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        value = _literal_number(node.operand)
-        return None if value is None else -value
-    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-        return node.value
-    return None
 
 
 RULES.append(StructuralOperator)
@@ -861,10 +855,8 @@ class LegacySilentlyWrong(DecompositionRule):
     def cases(self, decomposition, node):
         if decomposition.key != "softplus":
             return decomposition.cases
-        threshold = next((k.value for k in node.keywords if k.arg == "threshold"),
-                         node.args[2] if len(node.args) > 2 else None)
-        if threshold is None or (isinstance(threshold, ast.Constant) and isinstance(threshold.value, (int, float))
-                                 and not isinstance(threshold.value, bool) and threshold.value >= 20):
+        threshold = _literal(_argument(node, "threshold", 2), 20)
+        if _is_number(threshold) and threshold >= 20:
             return ("softplus beta default threshold",)  # measured OK in both exporters
         return decomposition.cases
 
@@ -872,8 +864,7 @@ class LegacySilentlyWrong(DecompositionRule):
         yield from super().visit_Call(node, ctx)
         if ctx.qualname(node.func) != "torch.nn.functional.embedding":
             return
-        max_norm = next((k.value for k in node.keywords if k.arg == "max_norm"), node.args[3] if len(node.args) > 3 else None)
-        if max_norm is None or (isinstance(max_norm, ast.Constant) and max_norm.value is None):
+        if _literal(_argument(node, "max_norm", 3)) is None:
             return
         failed = catalog.failures(("embedding max_norm",))
         if failed:
@@ -909,17 +900,6 @@ RULES.append(LegacySilentlyWrong)
 
 
 # ---- ONX519 legacy-only structural ops (decompositions/registry_legacy_structural.py) ----
-
-
-def _literal(node: ast.expr | None, default=None):
-    """The value of a literal argument (ints, strings, tuples of them), `default` when absent,
-    and the marker `_literal` itself when the argument is not a literal."""
-    if node is None:
-        return default
-    try:
-        return ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError):
-        return _literal
 
 
 class LegacyStructural(DecompositionRule):
