@@ -49,3 +49,29 @@ def test_readme_console_example_is_what_onnxfix_prints(monkeypatch, capsys):
     monkeypatch.chdir(README.parent)
     main(block.group(1).split())
     assert capsys.readouterr().out == block.group(2)
+
+
+def test_readme_operator_coverage_numbers_are_the_catalogs():
+    """README's operator paragraph is recomputed from the measured catalog and the registry of
+    decompositions, so a re-probe or a new decomposition cannot leave it stale."""
+    from onnxfix import operator_catalog as catalog
+    from onnxfix.decompositions import DECOMPOSITIONS
+
+    failing = {"dynamo": set(), "legacy": set()}
+    for case in catalog.load()["ops"]:
+        for m in catalog.measurements(case):
+            if m.verdict not in (catalog.OK, catalog.CASE_ERROR):
+                failing[m.exporter].add(case)
+    covered = {case for d in DECOMPOSITIONS for case in d.cases}
+    either = failing["dynamo"] | failing["legacy"]
+    text = " ".join(README.read_text(encoding="utf-8").split())
+    expected = (
+        f"over {len(catalog.load()['ops'])} operator variants: {len(failing['dynamo'])} fail or are silently wrong "
+        f"with the default dynamo exporter, {len(failing['legacy'])} with the legacy one",
+        f"{len(DECOMPOSITIONS)} decompositions into exportable torch code cover "
+        f"{len(failing['dynamo'] & covered)} of the {len(failing['dynamo'])} dynamo failures and "
+        f"{len(either & covered)} of the {len(either)} variants that fail in either; the other "
+        f"{len(failing['dynamo'] - covered)} have no faithful rewrite",
+    )
+    for sentence in expected:
+        assert sentence in text, sentence
