@@ -59,12 +59,13 @@ LEGACY_ERRORS = {"non_consecutive": "Only consecutive 1-d tensor indices are sup
 # model -> (rule that reports it, or None, verdicts as written: dynamo, legacy); no rewrite
 UNFIXED = {
     "while_halve": ("ONX602", (FAILS, WRONG)),  # report only
+    "raise_check": ("ONX601", (FAILS, OK)),  # `if <tensor>: raise`: no fix; legacy drops the check
     "inplace_slice_mul": (None, (OK, OK)),  # `boxes[:, 2].mul_(2)` on an input
     "inplace_slice_add": (None, (OK, OK)),  # `x[:, 1:] += 1` on an input
     "requires_grad": (None, (OK, OK)),  # `x.requires_grad_()` in forward
     "assert_positive": (None, (OK, OK)),  # `assert (x > 0).all(), "..."` in forward
 }
-UNFIXED_DYNAMO_ERRORS = {"while_halve": "GuardOnDataDependentSymNode"}
+UNFIXED_DYNAMO_ERRORS = {"while_halve": "GuardOnDataDependentSymNode", "raise_check": "GuardOnDataDependentSymNode"}
 
 
 def codes(path: Path) -> list[str]:

@@ -223,12 +223,14 @@ class TensorIf(Rule):
             `bool(t)`, `t.item()` in a comparison, `torch.equal(a, b)`, or a bare tensor.
             Conditions on shapes, flags and `None` checks are not reported. Two kinds are
             reported with a narrower message: an `if` whose only statement is `raise` (an input
-            check: the dynamo exporter fails on it, measured on torch 2.13, while the legacy
-            exporter drops it, which is harmless for valid inputs; `torch._check` keeps it), and
+            check: the dynamo exporter fails on it while the legacy exporter drops it, which is
+            harmless for valid inputs, measured by tests/test_flow_proofs.py
+            (tests/flow_models/raise_check.py); `torch._check` keeps it), and
             an `and` whose first operands are Python values (`h.dtype == torch.float16 and not
             torch.isfinite(h).all()`, the BART-family fp16 clamp): those are decided once at
             export, so the tensor test runs, and breaks, only in an export where they hold (a
-            float16 export here; a float32 export passes both exporters, measured).
+            float16 export here; a float32 export passes both exporters, measured by hand on
+            torch 2.13, not kept as a test).
         """,
         why="""
             Export traces one run. The legacy exporter evaluates the condition on the export
