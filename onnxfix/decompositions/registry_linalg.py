@@ -49,9 +49,10 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "of log|pivot|; a singular matrix (a zero pivot) gives sign 0 and logabsdet -inf as "
         "torch. Returns the (sign, logabsdet) named tuple. Nearly singular matrices can get a "
         "different sign or a -inf where LAPACK's rounding gives a tiny pivot (or the reverse).",
-        error_bound="sign identical and logabsdet within 1e-3 absolute (float32) and 1e-13 "
-        "(float64) of torch on random Gaussian matrices (condition numbers up to ~1e3), n <= 8; "
-        "the error is the relative error of det and grows with the condition number",
+        error_bound="sign as the true determinant's and logabsdet within n * cond(A) * eps of "
+        "the true value (float64 LAPACK for float32, mpmath for float64) on random Gaussian "
+        "matrices (condition numbers up to ~1e3), n <= 8: the error is the relative error of "
+        "det and grows with the condition number",
     ),
     Decomposition(
         "linalg_qr", ("torch.linalg.qr",), False, ("linalg.qr",), (),
