@@ -599,8 +599,8 @@ class TensorFromValues(Rule):
             return Fix("Stack 0-d tensors built from each size", (ctx.replace(node, text),), safe=False, imports=imports)
         if not data.elts or not all(ctx.ints.is_int(e) for e in data.elts):
             return None
-        elements = ", ".join(f"{builder}({ctx.segment(e)}{extra})" for e in data.elts)
-        text = f"{torch}.stack([{elements}])"
+        elements = [f"{builder}({ctx.segment(e)}{extra})" for e in data.elts]
+        text = ctx.bracketed(node, f"{torch}.stack([", elements, "])")
         return Fix("Stack 0-d tensors built from each size", (ctx.replace(node, text),), safe=True, imports=imports)
 
     def _taken_out_of_tensor(self, data: ast.expr, ctx: FunctionContext, depth: int = 0) -> bool:

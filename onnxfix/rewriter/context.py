@@ -24,6 +24,9 @@ class FileContext:
     targets: frozenset[str]  # exporters the project targets
 
 
+LINE_LIMIT = 99  # a fix's replacement line longer than this is laid out one element per line
+
+
 class _FileView:
     """What every rule context offers: source text, edits and findings in one file."""
 
@@ -35,6 +38,22 @@ class _FileView:
     def replace(self, node: ast.AST, text: str) -> Edit:
         start, end = self.file.source.span(node)
         return Edit(start, end, text)
+
+    def bracketed(self, node: ast.AST, opener: str, items: list[str], closer: str) -> str:
+        """Replacement text for `node`: `opener` + the items + `closer` on one line, or, where
+        that line would pass LINE_LIMIT, one item per line with a trailing comma, indented one
+        level past the statement (the layout black gives it)."""
+        one_line = f"{opener}{', '.join(items)}{closer}"
+        source = self.file.source
+        line = source.line_text(node.lineno)
+        before = source.column(node.lineno, node.col_offset) - 1
+        after = len(source.line_text(node.end_lineno)) - (source.column(node.end_lineno, node.end_col_offset) - 1)
+        if node.lineno == node.end_lineno and before + len(one_line) + after <= LINE_LIMIT:
+            return one_line
+        indent = line[: len(line) - len(line.lstrip())]
+        newline = source.newline
+        body = "".join(f"{indent}    {item},{newline}" for item in items)
+        return f"{opener}{newline}{body}{indent}{closer}"
 
     def _finding(self, rule: "Rule", node: ast.AST, message: str | None, fix: Fix | None,
                  exporters: tuple[str, ...] | None, reached_from: str | None = None) -> Finding:

@@ -62,6 +62,10 @@ def add_prelude(text: str, tree: ast.Module, imports: set[str], helpers: list[He
     block = "".join(f"import {m}\n" for m in new_imports)
     for helper in new_helpers:
         block += "\n\n" + helper.source.strip("\n") + "\n"
+    if new_helpers:  # two blank lines after a top-level def (PEP 8), counting those that follow
+        following = lines[insert_line:]
+        blank = next((i for i, line in enumerate(following) if line.strip()), 0)
+        block += "\n" * max(0, 2 - blank)
     if insert_line > 0 and not lines[insert_line - 1].endswith(("\n", "\r")):
         block = "\n" + block
     block = normalize_newlines(block, newline)
@@ -95,3 +99,40 @@ def _after_imports_line(tree: ast.Module) -> int:
         else:
             break
     return last
+
+
+# Modules whose import has no effect the model depends on: when a fix removes the last use of
+# the name such an import binds (a NumPy round trip replaced by torch), the import goes too.
+IMPORTS_WITHOUT_EFFECTS = frozenset({"numpy", "math"})
+
+
+def drop_imports_fixes_emptied(before: ast.Module, after: ast.Module, text: str) -> str:
+    """``text`` (whose parse is ``after``) without the top-level ``import numpy [as np]`` /
+    ``import math`` statements whose name was used in ``before`` and is no longer used. Only a
+    statement alone on its line(s) and without a comment is removed; an import that was already
+    unused is the user's business."""
+    used_before, used_after = _loaded_names(before), _loaded_names(after)
+    lines = split_lines(text)
+    drop = []
+    for node in after.body:
+        if not isinstance(node, ast.Import) or len(node.names) != 1:
+            continue
+        alias = node.names[0]
+        bound = alias.asname or alias.name.split(".")[0]
+        if alias.name not in IMPORTS_WITHOUT_EFFECTS or bound not in used_before or bound in used_after:
+            continue
+        statement = "".join(lines[node.lineno - 1 : node.end_lineno])
+        if "#" in statement or ";" in statement:
+            continue
+        drop.append(node)
+    for node in reversed(drop):
+        start = node.lineno - 1
+        del lines[start : node.end_lineno]
+        # no blank line left at the top of a section: the one that separated the import goes too
+        if start < len(lines) and not lines[start].strip() and (start == 0 or not lines[start - 1].strip()):
+            del lines[start]
+    return "".join(lines)
+
+
+def _loaded_names(tree: ast.Module) -> set[str]:
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}

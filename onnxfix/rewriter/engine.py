@@ -13,7 +13,7 @@ from pathlib import Path
 
 from onnxfix.config import Settings
 from onnxfix.rewriter.context import FileContext, FunctionContext, ModuleContext
-from onnxfix.rewriter.edits import add_prelude, apply_edits, choose_fixes
+from onnxfix.rewriter.edits import add_prelude, apply_edits, choose_fixes, drop_imports_fixes_emptied
 from onnxfix.rewriter.noqa import NoqaMap
 from onnxfix.rewriter.rule import FileResult, Finding, Fix, Rule
 from onnxfix.rewriter.scope import (
@@ -180,6 +180,9 @@ def _apply(text: str, fixes: list[Fix], newline: str) -> tuple[str, ast.Module]:
         tree = ast.parse(edited)
     except SyntaxError as exc:
         raise InternalError(f"internal error: a fix produced code that does not parse ({exc.msg}); file not changed") from None
+    trimmed = drop_imports_fixes_emptied(ast.parse(text), tree, edited)
+    if trimmed != edited:
+        edited, tree = trimmed, ast.parse(trimmed)
     imports = {m for fix in fixes for m in fix.imports}
     helpers = [h for fix in fixes for h in fix.helpers]
     result = add_prelude(edited, tree, imports, helpers, newline)
