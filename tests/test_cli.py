@@ -127,6 +127,37 @@ def test_noqa_specific_and_bare(project, capsys):
     assert [line.split()[1] for line in out.splitlines()] == ["ONX301"]
 
 
+NUMPY_ROUND_TRIP = textwrap.dedent(
+    """\
+    import torch
+    from torch import nn
+
+
+    class M(nn.Module):
+        def forward(self, x: torch.Tensor):
+            a = x.numpy(){noqa}
+            return torch.from_numpy(a)
+    """
+)
+
+
+def test_a_noqa_line_is_not_edited_by_another_findings_grouped_fix(project, capsys):
+    # The ONX103 fix converts the whole NumPy region, `.numpy()` included: with ONX102
+    # silenced on its line, the region fix is not offered (it cannot be narrowed).
+    text = NUMPY_ROUND_TRIP.format(noqa="  # noqa: ONX102")
+    write(project, "model.py", text)
+    assert run(["model.py", "--no-cache", "--write", "-q"], capsys) == (1, (
+        "model.py:8:16: ONX103 `torch.from_numpy` of a NumPy array: the legacy exporter registers it as a "
+        "constant\n"
+    ), "")
+    assert (project / "model.py").read_text() == text
+    assert run(["model.py", "--no-cache", "--diff", "-q"], capsys) == (0, "", "")
+    # without the noqa the region is fixed as one group
+    write(project, "model.py", NUMPY_ROUND_TRIP.format(noqa=""))
+    assert run(["model.py", "--no-cache", "--write", "-q"], capsys)[1] == ""
+    assert (project / "model.py").read_text().endswith("        a = x\n        return a\n")
+
+
 def test_file_level_noqa(project, capsys):
     write(project, "model.py", "# onnxfix: noqa\n" + HAZARD)
     assert run(["model.py"], capsys)[0] == 0
