@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -19,21 +20,39 @@ def main(argv: list[str] | None = None) -> int:
     command = argv[0] if argv and argv[0] in SUBCOMMANDS else "check"
     if argv and argv[0] == command:
         argv = argv[1:]
+    _reader_left.code = EXIT_CLEAN
     try:
-        if command == "rule":
-            return _rule(argv)
-        if command == "rules":
-            return _rules(argv)
-        if command == "export":
-            from onnxfix.exporter.cli import main as export_main  # imports torch lazily
-
-            return export_main(argv)
-        return _check(argv)
+        code = _command(command, argv)
+        sys.stdout.flush()  # here, not at exit: a reader gone (`| head -1`) is handled below
+        return code
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        return _reader_left()
+
+
+def _command(command: str, argv: list[str]) -> int:
+    if command == "rule":
+        return _rule(argv)
+    if command == "rules":
+        return _rules(argv)
+    if command == "export":
+        from onnxfix.exporter.cli import main as export_main  # imports torch lazily
+
+        return export_main(argv)
+    return _check(argv)
+
+
+def _reader_left() -> int:
+    """stdout's reader closed the pipe (`onnxfix . | head -1`): not an error. Later writes,
+    and the flush at exit, go to devnull (Python's documented pattern), and the exit code is
+    the one the run had earned (set in ``_reader_left.code`` before the report is printed)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return _reader_left.code
 
 
 def check_parser() -> argparse.ArgumentParser:
@@ -87,6 +106,7 @@ def _check(argv: list[str]) -> int:
         unsafe_fixes=args.unsafe_fixes,
         exporters=exporters,
     )
+    _reader_left.code = _exit_code(result, mode, args.exit_zero)
     unsafe = bool(result.settings and result.settings.unsafe_fixes)
     _print_errors(result)
     findings = result.findings

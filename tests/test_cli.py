@@ -366,3 +366,27 @@ def test_export_guards_keep_an_exporter_away_from_a_finding(capsys):
     code, out, _ = run([fixture, "--exporters", "dynamo,legacy", "--format", "json"], capsys)
     assert code == 1
     assert [(f["location"]["row"], f["exporters"]) for f in json.loads(out)] == [(11, ["legacy"]), (15, ["legacy"])]
+
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize(("args", "code"), [
+    (["model.py", "--no-cache"], 1),
+    (["model.py", "--no-cache", "--exit-zero"], 0),
+    (["model.py", "--no-cache", "--format", "json"], 1),
+    (["rules"], 0),
+])
+def test_a_reader_that_leaves_early_is_not_an_error(project, args, code):
+    """`onnxfix . | head -1`: no BrokenPipeError traceback, and the exit code the run earned.
+    The pipe's read end is closed before onnxfix writes, so the first write fails."""
+    write(project, "model.py", HAZARD)
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    try:
+        result = subprocess.run([sys.executable, "-m", "onnxfix", *args], stdout=write_end,
+                                stderr=subprocess.PIPE, text=True, env=env, cwd=project)
+    finally:
+        os.close(write_end)
+    assert (result.returncode, result.stderr) == (code, "")
