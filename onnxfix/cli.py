@@ -91,6 +91,9 @@ def _check(argv: list[str]) -> int:
     from onnxfix.rewriter.runner import run
 
     args = check_parser().parse_args(argv)
+    if args.diff and args.format == "sarif":  # SARIF must stay one valid document
+        print("error: --diff cannot be combined with --format sarif", file=sys.stderr)
+        return EXIT_ERROR
     mode = "diff" if args.diff else "write" if args.write else "check"
     exporters = frozenset(a.lower() for a in args.exporters) if args.exporters else None
     result = run(
@@ -110,11 +113,11 @@ def _check(argv: list[str]) -> int:
     unsafe = bool(result.settings and result.settings.unsafe_fixes)
     _print_errors(result)
     findings = result.findings
-    if mode == "diff":
-        for changed in result.changed:
-            sys.stdout.write(output.unified_diff(changed.path, changed.original_text, changed.fixed_text))
+    diffs = [(r.path, output.unified_diff(r.path, r.original_text, r.fixed_text)) for r in result.changed]
+    if mode == "diff" and args.format != "json":
+        sys.stdout.write("".join(diff for _, diff in diffs))
     if args.format == "json":
-        print(output.json_report(findings))
+        print(output.json_report(findings, diffs if mode == "diff" else None))
     elif args.format == "sarif":
         print(output.sarif_report(findings, all_rules()))
     elif args.format == "github":

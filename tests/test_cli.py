@@ -91,6 +91,41 @@ def test_diff_writes_nothing_and_exits_one(project, capsys):
     assert err == "Would fix 3 finding(s) in 1 file(s).\n"
 
 
+HAZARD_DIFF = (
+    "@@ -5,6 +5,6 @@\n"
+    " class M(nn.Module):\n"
+    "     def forward(self, x: torch.Tensor, n: torch.Tensor):\n"
+    "         s = x.size(1)\n"
+    "-        s += 1  # grow\n"
+    "-        y = x.reshape(n.item(), -1)\n"
+    "-        return y * s, x.data\n"
+    "+        s = s + 1  # grow\n"
+    "+        y = x.reshape(n, -1)\n"
+    "+        return y * s, x.detach()\n"
+)
+
+
+def test_diff_of_a_file_named_by_absolute_path(project, capsys, tmp_path_factory):
+    # a path outside the working directory is shown absolute: a/abs/path, as git diff --no-index
+    path = write(tmp_path_factory.mktemp("elsewhere"), "model.py", HAZARD)
+    code, out, _ = run([path, "--diff", "--exporters", "dynamo,legacy", "-q"], capsys)
+    name = str(path).lstrip("/")
+    assert (code, out) == (1, f"--- a/{name}\n+++ b/{name}\n" + HAZARD_DIFF)
+
+
+def test_diff_as_json_is_one_json_document(project, capsys):
+    write(project, "model.py", HAZARD)
+    code, out, err = run(["model.py", "--diff", "--format", "json"], capsys)
+    assert (code, err) == (1, "")
+    assert json.loads(out) == {
+        "findings": [],
+        "diffs": [{"filename": "model.py", "diff": "--- a/model.py\n+++ b/model.py\n" + HAZARD_DIFF}],
+    }
+    assert run(["model.py", "--diff", "--format", "sarif"], capsys) == (
+        2, "", "error: --diff cannot be combined with --format sarif\n"
+    )
+
+
 def test_write_applies_and_second_write_is_a_no_op(project, capsys):
     path = write(project, "model.py", HAZARD)
     code, out, _ = run(["model.py", "--write"], capsys)
