@@ -18,11 +18,12 @@ SUBCOMMANDS = ("check", "rule", "rules", "export")
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     command = argv[0] if argv and argv[0] in SUBCOMMANDS else "check"
-    if argv and argv[0] == command:
+    named = bool(argv) and argv[0] == command
+    if named:
         argv = argv[1:]
     _reader_left.code = EXIT_CLEAN
     try:
-        code = _command(command, argv)
+        code = _command(command, argv, prog="onnxfix check" if named else "onnxfix")
         sys.stdout.flush()  # here, not at exit: a reader gone (`| head -1`) is handled below
         return code
     except ConfigError as exc:
@@ -34,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
         return _reader_left()
 
 
-def _command(command: str, argv: list[str]) -> int:
+def _command(command: str, argv: list[str], prog: str) -> int:
     if command == "rule":
         return _rule(argv)
     if command == "rules":
@@ -43,7 +44,7 @@ def _command(command: str, argv: list[str]) -> int:
         from onnxfix.exporter.cli import main as export_main  # imports torch lazily
 
         return export_main(argv)
-    return _check(argv)
+    return _check(argv, prog)  # prog: `onnxfix check --help` shows its own usage
 
 
 def _reader_left() -> int:
@@ -55,12 +56,13 @@ def _reader_left() -> int:
     return _reader_left.code
 
 
-def check_parser() -> argparse.ArgumentParser:
+def check_parser(prog: str = "onnxfix") -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="onnxfix",
+        prog=prog,
         description=(
             "Find and fix PyTorch code that breaks ONNX export. Reads source only: never imports "
-            "or runs your code. Subcommands: check (default), rule CODE, rules, export."
+            "or runs your code. Subcommands: check (default), rule CODE, rules [--export-codes], "
+            "export; `onnxfix SUBCOMMAND --help` describes each."
         ),
     )
     parser.add_argument("paths", nargs="*", type=Path, help="files or folders (default: .)")
@@ -87,10 +89,10 @@ def _codes(value: str) -> tuple[str, ...]:
     return tuple(v.strip() for v in value.split(",") if v.strip())
 
 
-def _check(argv: list[str]) -> int:
+def _check(argv: list[str], prog: str = "onnxfix") -> int:
     from onnxfix.rewriter.runner import run
 
-    args = check_parser().parse_args(argv)
+    args = check_parser(prog).parse_args(argv)
     if args.diff and args.format == "sarif":  # SARIF must stay one valid document
         print("error: --diff cannot be combined with --format sarif", file=sys.stderr)
         return EXIT_ERROR
@@ -166,19 +168,38 @@ def _exit_code(result, mode: str, exit_zero: bool) -> int:
     return EXIT_FINDINGS if result.findings else EXIT_CLEAN
 
 
+def rule_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="onnxfix rule",
+        description="Print a rule's documentation: what it finds, why it breaks export, an example "
+                    "and its fix. Also the ONX9xx findings of `onnxfix export`.",
+    )
+    parser.add_argument("code", metavar="CODE", help="a rule code, e.g. ONX201 (`onnxfix rules` lists them)")
+    return parser
+
+
+def rules_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="onnxfix rules",
+        description="List the static rules: code, name, fix availability, fix safety, exporters broken, summary.",
+    )
+    parser.add_argument("--format", choices=("text", "markdown"), default="text")
+    parser.add_argument("--export-codes", action="store_true",
+                        help="then list the ONX9xx findings of `onnxfix export` (export-time, not static rules)")
+    return parser
+
+
 def _rule(argv: list[str]) -> int:
-    if len(argv) != 1:
-        print("usage: onnxfix rule CODE", file=sys.stderr)
-        return EXIT_ERROR
-    rule = rule_by_code(argv[0])
+    code = rule_parser().parse_args(argv).code
+    rule = rule_by_code(code)
     if rule is None:
         from onnxfix.exporter.codes import export_code, render_doc  # ONX9xx: no torch needed
 
-        found = export_code(argv[0])
+        found = export_code(code)
         if found is not None:
             print(render_doc(found), end="")
             return EXIT_CLEAN
-        print(f"error: unknown rule {argv[0]!r}; `onnxfix rules` lists them", file=sys.stderr)
+        print(f"error: unknown rule {code!r}; `onnxfix rules` lists them", file=sys.stderr)
         return EXIT_ERROR
     print(rule.doc.render(rule.code, rule.name), end="")
     return EXIT_CLEAN
@@ -187,8 +208,9 @@ def _rule(argv: list[str]) -> int:
 def _rules(argv: list[str]) -> int:
     from onnxfix.exporter.codes import CODES
 
-    markdown = "--format=markdown" in argv or argv[-2:] == ["--format", "markdown"]
+    args = rules_parser().parse_args(argv)
+    markdown = args.format == "markdown"
     print(output.rules_table(all_rules(), markdown=markdown))
-    if "--export-codes" in argv:  # the ONX9xx export-time findings, which are not static rules
+    if args.export_codes:  # the ONX9xx export-time findings, which are not static rules
         print(output.rules_table(CODES, markdown=markdown))
     return EXIT_CLEAN

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from onnxfix.cli import main
+from onnxfix.patterns import all_rules
 
 HAZARD = textwrap.dedent(
     """\
@@ -372,6 +373,54 @@ def test_rule_and_rules_commands(capsys):
     code, out, _ = run(["rules"], capsys)
     assert out.splitlines()[0].split() == ["Code", "Name", "Fix", "Safety", "Breaks", "Summary"]
     assert "ONX401  inplace-shape-math" in out
+
+
+def help_of(args, capsys, monkeypatch) -> str:
+    monkeypatch.setenv("COLUMNS", "80")  # argparse wraps help to the terminal width
+    with pytest.raises(SystemExit) as exit_:
+        main([*args, "--help"])
+    assert exit_.value.code == 0
+    return capsys.readouterr().out
+
+
+def test_each_subcommand_has_its_own_help(capsys, monkeypatch):
+    assert help_of(["rule"], capsys, monkeypatch) == (
+        "usage: onnxfix rule [-h] CODE\n\n"
+        "Print a rule's documentation: what it finds, why it breaks export, an example\n"
+        "and its fix. Also the ONX9xx findings of `onnxfix export`.\n\n"
+        "positional arguments:\n"
+        "  CODE        a rule code, e.g. ONX201 (`onnxfix rules` lists them)\n\n"
+        "options:\n"
+        "  -h, --help  show this help message and exit\n"
+    )
+    assert help_of(["rules"], capsys, monkeypatch) == (
+        "usage: onnxfix rules [-h] [--format {text,markdown}] [--export-codes]\n\n"
+        "List the static rules: code, name, fix availability, fix safety, exporters\n"
+        "broken, summary.\n\n"
+        "options:\n"
+        "  -h, --help            show this help message and exit\n"
+        "  --format {text,markdown}\n"
+        "  --export-codes        then list the ONX9xx findings of `onnxfix export`\n"
+        "                        (export-time, not static rules)\n"
+    )
+    usage = "[-h] [--diff | --write] [--unsafe-fixes]\n"
+    assert help_of(["check"], capsys, monkeypatch).startswith(f"usage: onnxfix check {usage}")
+    top = help_of([], capsys, monkeypatch)
+    assert top.startswith("usage: onnxfix [-h] [--diff | --write]")
+    assert " ".join(top.split()).count(
+        "Subcommands: check (default), rule CODE, rules [--export-codes], export; `onnxfix SUBCOMMAND --help` "
+        "describes each."
+    ) == 1
+
+
+def test_rules_export_codes_and_markdown(capsys):
+    code, out, _ = run(["rules", "--export-codes"], capsys)
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].split() == lines[len(all_rules()) + 1].split() == ["Code", "Name", "Fix", "Safety", "Breaks", "Summary"]
+    assert lines[-1].split()[:2] == ["ONX942", "invalid-onnx"]
+    code, out, _ = run(["rules", "--format", "markdown"], capsys)
+    assert out.splitlines()[:2] == ["| Code | Name | Fix | Safety | Breaks | Summary |", "|---|---|---|---|---|---|"]
 
 
 def test_static_path_imports_no_torch_and_runs_no_user_code(tmp_path):
