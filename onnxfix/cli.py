@@ -115,11 +115,13 @@ def _check(argv: list[str], prog: str = "onnxfix") -> int:
     unsafe = bool(result.settings and result.settings.unsafe_fixes)
     _print_errors(result)
     findings = result.findings
-    diffs = [(r.path, output.unified_diff(r.path, r.original_text, r.fixed_text)) for r in result.changed]
-    if mode == "diff" and args.format != "json":
-        sys.stdout.write("".join(diff for _, diff in diffs))
+    diffs = None
+    if mode == "diff":
+        diffs = [(r.path, output.unified_diff(r.path, r.original_text, r.fixed_text)) for r in result.changed]
+        if args.format != "json":  # with json, the diffs are part of the one JSON document
+            sys.stdout.write("".join(diff for _, diff in diffs))
     if args.format == "json":
-        print(output.json_report(findings, diffs if mode == "diff" else None))
+        print(output.json_report(findings, diffs))
     elif args.format == "sarif":
         print(output.sarif_report(findings, all_rules()))
     elif args.format == "github":
