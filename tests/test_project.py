@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -248,6 +249,11 @@ def test_a_cache_filled_under_other_rules_reports_as_no_cache(examples, capsys):
     assert cached == fresh
     assert IN_LEVEL_HEAD in fresh[1]
     assert fresh[1].count("reached from") == 10
+    report(capsys, "examples/", "--select", "ONX3", "--format", "json", *cache)
+    cached_json = json.loads(report(capsys, "examples/", "--format", "json", "--select", "ONX2,ONX3", *cache)[1])
+    fresh_json = json.loads(report(capsys, "examples/", "--format", "json", "--select", "ONX2,ONX3", "--no-cache")[1])
+    assert cached_json == fresh_json
+    assert sum(1 for f in fresh_json if f["reached_from"]) == 5
 
 
 def test_a_cache_used_after_write_and_restore_reports_as_no_cache(examples, capsys):
