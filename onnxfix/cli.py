@@ -32,6 +32,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
+        if command == "export":  # its exit code (the verdicts) is not known here: unchanged
+            raise
         return _reader_left()
 
 
