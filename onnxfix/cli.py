@@ -24,7 +24,8 @@ def main(argv: list[str] | None = None) -> int:
     _reader_left.code = EXIT_CLEAN
     try:
         code = _command(command, argv, prog="onnxfix check" if named else "onnxfix")
-        sys.stdout.flush()  # here, not at exit: a reader gone (`| head -1`) is handled below
+        if command != "export":
+            sys.stdout.flush()  # here, not at exit: a reader gone (`| head -1`) is handled below
         return code
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
