@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -17,31 +18,54 @@ SUBCOMMANDS = ("check", "rule", "rules", "export")
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     command = argv[0] if argv and argv[0] in SUBCOMMANDS else "check"
-    if argv and argv[0] == command:
+    named = bool(argv) and argv[0] == command
+    if named:
         argv = argv[1:]
+    _reader_left.code = EXIT_CLEAN
     try:
-        if command == "rule":
-            return _rule(argv)
-        if command == "rules":
-            return _rules(argv)
-        if command == "export":
-            from onnxfix.exporter.cli import main as export_main  # imports torch lazily
-
-            return export_main(argv)
-        return _check(argv)
+        code = _command(command, argv, prog="onnxfix check" if named else "onnxfix")
+        if command != "export":
+            sys.stdout.flush()  # here, not at exit: a reader gone (`| head -1`) is handled below
+        return code
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        if command == "export":  # its exit code (the verdicts) is not known here: unchanged
+            raise
+        return _reader_left()
 
 
-def check_parser() -> argparse.ArgumentParser:
+def _command(command: str, argv: list[str], prog: str) -> int:
+    if command == "rule":
+        return _rule(argv)
+    if command == "rules":
+        return _rules(argv)
+    if command == "export":
+        from onnxfix.exporter.cli import main as export_main  # imports torch lazily
+
+        return export_main(argv)
+    return _check(argv, prog)  # prog: `onnxfix check --help` shows its own usage
+
+
+def _reader_left() -> int:
+    """stdout's reader closed the pipe (`onnxfix . | head -1`): not an error. Later writes,
+    and the flush at exit, go to devnull (Python's documented pattern), and the exit code is
+    the one the run had earned (set in ``_reader_left.code`` before the report is printed)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return _reader_left.code
+
+
+def check_parser(prog: str = "onnxfix") -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="onnxfix",
+        prog=prog,
         description=(
             "Find and fix PyTorch code that breaks ONNX export. Reads source only: never imports "
-            "or runs your code. Subcommands: check (default), rule CODE, rules, export."
+            "or runs your code. Subcommands: check (default), rule CODE, rules [--export-codes], "
+            "export; `onnxfix SUBCOMMAND --help` describes each."
         ),
     )
     parser.add_argument("paths", nargs="*", type=Path, help="files or folders (default: .)")
@@ -68,10 +92,13 @@ def _codes(value: str) -> tuple[str, ...]:
     return tuple(v.strip() for v in value.split(",") if v.strip())
 
 
-def _check(argv: list[str]) -> int:
+def _check(argv: list[str], prog: str = "onnxfix") -> int:
     from onnxfix.rewriter.runner import run
 
-    args = check_parser().parse_args(argv)
+    args = check_parser(prog).parse_args(argv)
+    if args.diff and args.format == "sarif":  # SARIF must stay one valid document
+        print("error: --diff cannot be combined with --format sarif", file=sys.stderr)
+        return EXIT_ERROR
     mode = "diff" if args.diff else "write" if args.write else "check"
     exporters = frozenset(a.lower() for a in args.exporters) if args.exporters else None
     result = run(
@@ -87,14 +114,17 @@ def _check(argv: list[str]) -> int:
         unsafe_fixes=args.unsafe_fixes,
         exporters=exporters,
     )
+    _reader_left.code = _exit_code(result, mode, args.exit_zero)
     unsafe = bool(result.settings and result.settings.unsafe_fixes)
     _print_errors(result)
     findings = result.findings
+    diffs = None
     if mode == "diff":
-        for changed in result.changed:
-            sys.stdout.write(output.unified_diff(changed.path, changed.original_text, changed.fixed_text))
+        diffs = [(r.path, output.unified_diff(r.path, r.original_text, r.fixed_text)) for r in result.changed]
+        if args.format != "json":  # with json, the diffs are part of the one JSON document
+            sys.stdout.write("".join(diff for _, diff in diffs))
     if args.format == "json":
-        print(output.json_report(findings))
+        print(output.json_report(findings, diffs))
     elif args.format == "sarif":
         print(output.sarif_report(findings, all_rules()))
     elif args.format == "github":
@@ -143,19 +173,38 @@ def _exit_code(result, mode: str, exit_zero: bool) -> int:
     return EXIT_FINDINGS if result.findings else EXIT_CLEAN
 
 
+def rule_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="onnxfix rule",
+        description="Print a rule's documentation: what it finds, why it breaks export, an example "
+                    "and its fix. Also the ONX9xx findings of `onnxfix export`.",
+    )
+    parser.add_argument("code", metavar="CODE", help="a rule code, e.g. ONX201 (`onnxfix rules` lists them)")
+    return parser
+
+
+def rules_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="onnxfix rules",
+        description="List the static rules: code, name, fix availability, fix safety, exporters broken, summary.",
+    )
+    parser.add_argument("--format", choices=("text", "markdown"), default="text")
+    parser.add_argument("--export-codes", action="store_true",
+                        help="then list the ONX9xx findings of `onnxfix export` (export-time, not static rules)")
+    return parser
+
+
 def _rule(argv: list[str]) -> int:
-    if len(argv) != 1:
-        print("usage: onnxfix rule CODE", file=sys.stderr)
-        return EXIT_ERROR
-    rule = rule_by_code(argv[0])
+    code = rule_parser().parse_args(argv).code
+    rule = rule_by_code(code)
     if rule is None:
         from onnxfix.exporter.codes import export_code, render_doc  # ONX9xx: no torch needed
 
-        found = export_code(argv[0])
+        found = export_code(code)
         if found is not None:
             print(render_doc(found), end="")
             return EXIT_CLEAN
-        print(f"error: unknown rule {argv[0]!r}; `onnxfix rules` lists them", file=sys.stderr)
+        print(f"error: unknown rule {code!r}; `onnxfix rules` lists them", file=sys.stderr)
         return EXIT_ERROR
     print(rule.doc.render(rule.code, rule.name), end="")
     return EXIT_CLEAN
@@ -164,8 +213,9 @@ def _rule(argv: list[str]) -> int:
 def _rules(argv: list[str]) -> int:
     from onnxfix.exporter.codes import CODES
 
-    markdown = "--format=markdown" in argv or argv[-2:] == ["--format", "markdown"]
+    args = rules_parser().parse_args(argv)
+    markdown = args.format == "markdown"
     print(output.rules_table(all_rules(), markdown=markdown))
-    if "--export-codes" in argv:  # the ONX9xx export-time findings, which are not static rules
+    if args.export_codes:  # the ONX9xx export-time findings, which are not static rules
         print(output.rules_table(CODES, markdown=markdown))
     return EXIT_CLEAN

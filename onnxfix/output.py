@@ -5,6 +5,8 @@ JSON schema (one object per finding, a list, sorted by path, line, column):
    "end_location": {"row", "column"}, "exporters": [...], "reached_from": str|null,
    "fix": null | {"applicability": "safe"|"unsafe", "message",
                   "edits": [{"content", "start", "end"}]}}   (start/end: character offsets)
+With --diff: an object {"findings": [the findings the fixes leave], "diffs": [{"filename",
+"diff"}]} (one unified diff per file the fixes change), so stdout stays one JSON document.
 """
 
 from __future__ import annotations
@@ -66,8 +68,13 @@ def finding_json(finding: Finding) -> dict:
     }
 
 
-def json_report(findings: list[Finding]) -> str:
-    return json.dumps([finding_json(f) for f in findings], indent=2)
+def json_report(findings: list[Finding], diffs: list[tuple[str, str]] | None = None) -> str:
+    """``diffs`` ((path, unified diff) per changed file) is given for --diff."""
+    report = [finding_json(f) for f in findings]
+    if diffs is None:
+        return json.dumps(report, indent=2)
+    files = [{"filename": path, "diff": diff} for path, diff in diffs]
+    return json.dumps({"findings": report, "diffs": files}, indent=2)
 
 
 def github_line(finding: Finding) -> str:
@@ -136,8 +143,8 @@ def unified_diff(path: str, before: str, after: str) -> str:
     lines = difflib.unified_diff(
         before.splitlines(keepends=True),
         after.splitlines(keepends=True),
-        fromfile=f"a/{path}",
-        tofile=f"b/{path}",
+        fromfile=f"a/{path.lstrip('/')}",  # an absolute path: a/abs/path, as git diff --no-index
+        tofile=f"b/{path.lstrip('/')}",
     )
     return "".join(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n" for line in lines)
 

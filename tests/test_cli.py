@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from onnxfix.cli import main
+from onnxfix.patterns import all_rules
 
 HAZARD = textwrap.dedent(
     """\
@@ -91,6 +92,41 @@ def test_diff_writes_nothing_and_exits_one(project, capsys):
     assert err == "Would fix 3 finding(s) in 1 file(s).\n"
 
 
+HAZARD_DIFF = (
+    "@@ -5,6 +5,6 @@\n"
+    " class M(nn.Module):\n"
+    "     def forward(self, x: torch.Tensor, n: torch.Tensor):\n"
+    "         s = x.size(1)\n"
+    "-        s += 1  # grow\n"
+    "-        y = x.reshape(n.item(), -1)\n"
+    "-        return y * s, x.data\n"
+    "+        s = s + 1  # grow\n"
+    "+        y = x.reshape(n, -1)\n"
+    "+        return y * s, x.detach()\n"
+)
+
+
+def test_diff_of_a_file_named_by_absolute_path(project, capsys, tmp_path_factory):
+    # a path outside the working directory is shown absolute: a/abs/path, as git diff --no-index
+    path = write(tmp_path_factory.mktemp("elsewhere"), "model.py", HAZARD)
+    code, out, _ = run([path, "--diff", "--exporters", "dynamo,legacy", "-q"], capsys)
+    name = str(path).lstrip("/")
+    assert (code, out) == (1, f"--- a/{name}\n+++ b/{name}\n" + HAZARD_DIFF)
+
+
+def test_diff_as_json_is_one_json_document(project, capsys):
+    write(project, "model.py", HAZARD)
+    code, out, err = run(["model.py", "--diff", "--format", "json"], capsys)
+    assert (code, err) == (1, "")
+    assert json.loads(out) == {
+        "findings": [],
+        "diffs": [{"filename": "model.py", "diff": "--- a/model.py\n+++ b/model.py\n" + HAZARD_DIFF}],
+    }
+    assert run(["model.py", "--diff", "--format", "sarif"], capsys) == (
+        2, "", "error: --diff cannot be combined with --format sarif\n"
+    )
+
+
 def test_write_applies_and_second_write_is_a_no_op(project, capsys):
     path = write(project, "model.py", HAZARD)
     code, out, _ = run(["model.py", "--write"], capsys)
@@ -125,6 +161,37 @@ def test_noqa_specific_and_bare(project, capsys):
     write(project, "model.py", text)
     _, out, _ = run(["model.py", "-q"], capsys)
     assert [line.split()[1] for line in out.splitlines()] == ["ONX301"]
+
+
+NUMPY_ROUND_TRIP = textwrap.dedent(
+    """\
+    import torch
+    from torch import nn
+
+
+    class M(nn.Module):
+        def forward(self, x: torch.Tensor):
+            a = x.numpy(){noqa}
+            return torch.from_numpy(a)
+    """
+)
+
+
+def test_a_noqa_line_is_not_edited_by_another_findings_grouped_fix(project, capsys):
+    # The ONX103 fix converts the whole NumPy region, `.numpy()` included: with ONX102
+    # silenced on its line, the region fix is not offered (it cannot be narrowed).
+    text = NUMPY_ROUND_TRIP.format(noqa="  # noqa: ONX102")
+    write(project, "model.py", text)
+    assert run(["model.py", "--no-cache", "--write", "-q"], capsys) == (1, (
+        "model.py:8:16: ONX103 `torch.from_numpy` of a NumPy array: the legacy exporter registers it as a "
+        "constant\n"
+    ), "")
+    assert (project / "model.py").read_text() == text
+    assert run(["model.py", "--no-cache", "--diff", "-q"], capsys) == (0, "", "")
+    # without the noqa the region is fixed as one group
+    write(project, "model.py", NUMPY_ROUND_TRIP.format(noqa=""))
+    assert run(["model.py", "--no-cache", "--write", "-q"], capsys)[1] == ""
+    assert (project / "model.py").read_text().endswith("        a = x\n        return a\n")
 
 
 def test_file_level_noqa(project, capsys):
@@ -308,6 +375,54 @@ def test_rule_and_rules_commands(capsys):
     assert "ONX401  inplace-shape-math" in out
 
 
+def help_of(args, capsys, monkeypatch) -> str:
+    monkeypatch.setenv("COLUMNS", "80")  # argparse wraps help to the terminal width
+    with pytest.raises(SystemExit) as exit_:
+        main([*args, "--help"])
+    assert exit_.value.code == 0
+    return capsys.readouterr().out
+
+
+def test_each_subcommand_has_its_own_help(capsys, monkeypatch):
+    assert help_of(["rule"], capsys, monkeypatch) == (
+        "usage: onnxfix rule [-h] CODE\n\n"
+        "Print a rule's documentation: what it finds, why it breaks export, an example\n"
+        "and its fix. Also the ONX9xx findings of `onnxfix export`.\n\n"
+        "positional arguments:\n"
+        "  CODE        a rule code, e.g. ONX201 (`onnxfix rules` lists them)\n\n"
+        "options:\n"
+        "  -h, --help  show this help message and exit\n"
+    )
+    assert help_of(["rules"], capsys, monkeypatch) == (
+        "usage: onnxfix rules [-h] [--format {text,markdown}] [--export-codes]\n\n"
+        "List the static rules: code, name, fix availability, fix safety, exporters\n"
+        "broken, summary.\n\n"
+        "options:\n"
+        "  -h, --help            show this help message and exit\n"
+        "  --format {text,markdown}\n"
+        "  --export-codes        then list the ONX9xx findings of `onnxfix export`\n"
+        "                        (export-time, not static rules)\n"
+    )
+    usage = "[-h] [--diff | --write] [--unsafe-fixes]\n"
+    assert help_of(["check"], capsys, monkeypatch).startswith(f"usage: onnxfix check {usage}")
+    top = help_of([], capsys, monkeypatch)
+    assert top.startswith("usage: onnxfix [-h] [--diff | --write]")
+    assert " ".join(top.split()).count(
+        "Subcommands: check (default), rule CODE, rules [--export-codes], export; `onnxfix SUBCOMMAND --help` "
+        "describes each."
+    ) == 1
+
+
+def test_rules_export_codes_and_markdown(capsys):
+    code, out, _ = run(["rules", "--export-codes"], capsys)
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].split() == lines[len(all_rules()) + 1].split() == ["Code", "Name", "Fix", "Safety", "Breaks", "Summary"]
+    assert lines[-1].split()[:2] == ["ONX942", "invalid-onnx"]
+    code, out, _ = run(["rules", "--format", "markdown"], capsys)
+    assert out.splitlines()[:2] == ["| Code | Name | Fix | Safety | Breaks | Summary |", "|---|---|---|---|---|---|"]
+
+
 def test_static_path_imports_no_torch_and_runs_no_user_code(tmp_path):
     marker = tmp_path / "executed"
     model = tmp_path / "model.py"
@@ -335,3 +450,27 @@ def test_export_guards_keep_an_exporter_away_from_a_finding(capsys):
     code, out, _ = run([fixture, "--exporters", "dynamo,legacy", "--format", "json"], capsys)
     assert code == 1
     assert [(f["location"]["row"], f["exporters"]) for f in json.loads(out)] == [(11, ["legacy"]), (15, ["legacy"])]
+
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize(("args", "code"), [
+    (["model.py", "--no-cache"], 1),
+    (["model.py", "--no-cache", "--exit-zero"], 0),
+    (["model.py", "--no-cache", "--format", "json"], 1),
+    (["rules"], 0),
+])
+def test_a_reader_that_leaves_early_is_not_an_error(project, args, code):
+    """`onnxfix . | head -1`: no BrokenPipeError traceback, and the exit code the run earned.
+    The pipe's read end is closed before onnxfix writes, so the first write fails."""
+    write(project, "model.py", HAZARD)
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    try:
+        result = subprocess.run([sys.executable, "-m", "onnxfix", *args], stdout=write_end,
+                                stderr=subprocess.PIPE, text=True, env=env, cwd=project)
+    finally:
+        os.close(write_end)
+    assert (result.returncode, result.stderr) == (code, "")

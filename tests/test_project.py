@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -212,3 +213,97 @@ def test_unused_entries_and_other_versions_are_pruned_once_a_day(project, capsys
     assert not stale.exists() and used.exists()
     assert not (folder / "0.0.1").exists()
     assert check(capsys, ".") == (1, [BASE, LAYERS, UTILS])  # a pruned entry is a miss
+
+
+# -- the cache answers as --no-cache does (issue #17) ---------------------------------------------
+EXAMPLES = Path(__file__).parent.parent / "examples"
+
+
+@pytest.fixture
+def examples(tmp_path, monkeypatch):
+    copy = tmp_path / "work" / "examples"
+    shutil.copytree(EXAMPLES, copy)
+    monkeypatch.chdir(copy.parent)
+    monkeypatch.delenv("ONNXFIX_CACHE_DIR", raising=False)
+    return copy
+
+
+def report(capsys, *args: str) -> tuple[int, str]:
+    code = cli.main(["-q", *args])
+    return code, capsys.readouterr().out
+
+
+IN_LEVEL_HEAD = (  # directly inside LevelHead.forward: no "reached from"
+    "examples/box_decoder.py:39:17: ONX203 [*] `int()` of a size: the legacy exporter records the size as "
+    "a constant; the size is already an int\n"
+)
+
+
+def test_a_cache_filled_under_other_rules_reports_as_no_cache(examples, capsys):
+    # The first run caches reach maps only; the second checks each file with the cached map,
+    # where the forward of the file itself must still be recognised as its own entry point.
+    cache = ["--cache-dir", str(examples.parent / "C")]
+    report(capsys, "examples/", "--select", "ONX2", *cache)
+    cached = report(capsys, "examples/", *cache)
+    fresh = report(capsys, "examples/", "--no-cache")
+    assert cached == fresh
+    assert IN_LEVEL_HEAD in fresh[1]
+    assert fresh[1].count("reached from") == 10
+    report(capsys, "examples/", "--select", "ONX3", "--format", "json", *cache)
+    cached_json = json.loads(report(capsys, "examples/", "--format", "json", "--select", "ONX2,ONX3", *cache)[1])
+    fresh_json = json.loads(report(capsys, "examples/", "--format", "json", "--select", "ONX2,ONX3", "--no-cache")[1])
+    assert cached_json == fresh_json
+    assert sum(1 for f in fresh_json if f["reached_from"]) == 5
+
+
+def test_a_cache_used_after_write_and_restore_reports_as_no_cache(examples, capsys):
+    cache = ["--cache-dir", str(examples.parent / "C")]
+    originals = {p: p.read_bytes() for p in examples.glob("*.py")}
+    report(capsys, "examples/", "--select", "ONX2", *cache)
+    report(capsys, "examples/", "--write", *cache)
+    assert report(capsys, "examples/", *cache) == report(capsys, "examples/", "--no-cache")
+    for path, raw in originals.items():  # git checkout
+        path.write_bytes(raw)
+    cached = report(capsys, "examples/", *cache)
+    assert cached == report(capsys, "examples/", "--no-cache")
+    assert IN_LEVEL_HEAD in cached[1]
+
+
+STALE_MODEL = '''\
+import torch
+from torch import nn
+
+from helpers import scale
+
+
+class M(nn.Module):
+    def forward(self, x: torch.Tensor, n: torch.Tensor):
+        m = torch.median(x, dim=1).values
+        return scale(x, n) + m
+'''
+STALE_HELPER = '''\
+import torch
+
+
+def scale(x: torch.Tensor, n: torch.Tensor) -> torch.Tensor:
+    return x * n.item()
+'''
+
+
+@pytest.mark.parametrize("cache", [["--no-cache"], []])
+def test_findings_left_after_write_name_the_written_lines(tmp_path, monkeypatch, capsys, cache):
+    # The fix of torch.median inserts its helper above M.forward: the finding left in
+    # helpers.py is reached from M.forward at its new line, as the next check says.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "model.py").write_text(STALE_MODEL)
+    (tmp_path / "helpers.py").write_text(STALE_HELPER)
+    code, written = report(capsys, *BOTH, "--write", *cache, ".")
+    forward = (tmp_path / "model.py").read_text().splitlines().index(
+        "    def forward(self, x: torch.Tensor, n: torch.Tensor):") + 1
+    assert forward > 8
+    assert (code, written) == (1, (
+        "helpers.py:5:16: ONX201 `.item()` as a tensor operand: the legacy exporter bakes the value in "
+        f"as a constant; keep it a tensor (reached from M.forward, model.py:{forward})\n"
+    ))
+    assert report(capsys, *BOTH, "--no-cache", ".") == (1, written)
+    assert report(capsys, *BOTH, ".") == (1, written)

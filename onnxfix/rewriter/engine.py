@@ -8,6 +8,7 @@ would not parse is never written.
 from __future__ import annotations
 
 import ast
+import bisect
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -70,16 +71,19 @@ def check_text(
     package: str | None = None,
     reach: dict[str, Entry] | None = None,
     tree: ast.Module | None = None,
+    file: str = "",
 ) -> list[Finding]:
     """All selected, unsuppressed findings in ``text`` (the current content of ``source``).
 
     ``reach`` (function key -> the forward reaching it, computed across the project by
     rewriter/project.py) replaces the single-file reachability when given; ``tree`` is the
-    parse of ``text`` when the caller has it already (a 10 MB file parses in seconds)."""
+    parse of ``text`` when the caller has it already (a 10 MB file parses in seconds). ``file``
+    is the file's identity (absolute path): the reach's entries name files by it, and a forward
+    is only recognised as itself (no "reached from") when the identities match."""
     if text != source.text:  # a later fix round: positions and segments refer to ``text``
         source = replace(source, text=text, _line_starts=[])
     tree = tree or parse_python(text)
-    module = ModuleIndex.build(tree, display_path, package)
+    module = ModuleIndex.build(tree, display_path, package, file)
     if reach is not None:
         scope = functions_from_reach(module, reach)
     else:
@@ -95,15 +99,36 @@ def findings_in_module(source, tree, module, scope: ExportScope, display_path, s
     if ruleset.module_rules:
         found.extend(_run_module_rules(ModuleContext(file_ctx, scope), ruleset))
     findings = []
+    suppressed: set[int] = set()  # lines of findings silenced by noqa: no fix may edit them
     for finding in found:
+        if noqa.suppresses(finding.line, finding.code):
+            suppressed.update(range(finding.line, finding.end_line + 1))
+            continue
         if not settings.is_selected(finding.code, path):
             continue
         if not set(finding.exporters) & settings.exporters:
             continue
-        if noqa.suppresses(finding.line, finding.code):
-            continue
         findings.append(finding)
-    return _dedupe(findings)
+    return _dedupe([_sparing(f, suppressed, source) for f in findings])
+
+
+def _sparing(finding: Finding, suppressed: set[int], source: SourceFile) -> Finding:
+    """The finding without its fix when the fix would edit a line whose finding noqa
+    silences: a grouped fix (the NumPy region of ONX1xx) spans other findings' lines, and
+    `a = x.numpy()  # noqa: ONX102` must stay as written. Fixes are all-or-nothing, so the
+    fix is dropped rather than narrowed."""
+    if finding.fix is None or not suppressed:
+        return finding
+    if any(line in suppressed for edit in finding.fix.edits for line in _edited_lines(edit, source)):
+        return replace(finding, fix=None)
+    return finding
+
+
+def _edited_lines(edit, source: SourceFile) -> range:
+    starts = source.line_starts
+    first = bisect.bisect_right(starts, edit.start)
+    last = bisect.bisect_right(starts, max(edit.start, edit.end - 1))
+    return range(first, last + 1)
 
 
 def _run_module_rules(ctx: ModuleContext, ruleset: RuleSet) -> list[Finding]:

@@ -112,11 +112,27 @@ def run(
         return result
     folder = _cache_folder(cache_dir, result.settings) if use_cache else None
     cache = cache_mod.Cache(folder)
-    project = Project(list(scanned.values()), RuleSet(list(all_rules())), mode, cache)
-    project.add_context(_sibling_files(scanned))
-    result.files = project.run(jobs or _cpu_count(), progress)
+    result.files = _project(scanned, mode, cache).run(jobs or _cpu_count(), progress)
+    if mode == "write" and result.changed:
+        _recheck_written(result, _project(scanned, "check", cache).run(jobs or _cpu_count(), False))
     cache.prune()
     return result
+
+
+def _project(scanned: dict[str, tuple[Path, Settings]], mode: str, cache: cache_mod.Cache) -> "Project":
+    project = Project(list(scanned.values()), RuleSet(list(all_rules())), mode, cache)
+    project.add_context(_sibling_files(scanned))
+    return project
+
+
+def _recheck_written(result: RunResult, checked: list[FileResult]) -> None:
+    """The findings left after --write, as a check of the written tree reports them. The
+    write pass computed the reach before writing: the fixes moved lines (helpers inserted
+    above a forward, in this file or in the file whose forward reaches it), so its "reached
+    from Model.forward, model.py:12" would name the old lines."""
+    for written, after in zip(result.files, checked):
+        if written.error is None:
+            written.findings, written.error = after.findings, after.error
 
 
 def _sibling_files(scanned: dict[str, tuple[Path, Settings]]) -> list[tuple[Path, Settings]]:
@@ -454,7 +470,8 @@ def _reach_task(args) -> tuple[str, dict[str, dict[str, Entry]], tuple[int, int,
 
 def _check_task(args) -> tuple[FileResult, str]:
     path, file, display, settings, package, keys, raw_hash, key = args
-    result = process_file(path, display, settings, _STATE.ruleset, _STATE.mode, reach=keys, package=package)
+    result = process_file(path, display, settings, _STATE.ruleset, _STATE.mode, reach=keys, package=package,
+                          file=file)
     if _STATE.mode == "check" and result.error is None and _unchanged(path, raw_hash):
         _STATE.cache.put(key, [cache_mod.finding_to_json(f) for f in result.findings])
     return result, file
