@@ -296,8 +296,8 @@ def test_inserted_import_uses_the_files_line_ending(project, capsys):
         b"    def forward(self, x):\r\n        return x + from_numpy(np.zeros(x.shape[1], dtype=np.float32))\r\n"
     )
     run(["model.py", "--write"], capsys)
-    assert path.read_bytes() == (
-        b"import numpy as np\r\nfrom torch import nn, from_numpy\r\nimport torch\r\n\r\n\r\nclass M(nn.Module):\r\n"
+    assert path.read_bytes() == (  # numpy's import went with its last use
+        b"from torch import nn, from_numpy\r\nimport torch\r\n\r\n\r\nclass M(nn.Module):\r\n"
         b"    def forward(self, x):\r\n        return x + torch.zeros(x.shape[1], dtype=torch.float32)\r\n"
     )
 
