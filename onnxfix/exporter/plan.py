@@ -51,6 +51,9 @@ class Target:
     output: str | None = None
     timeout: float = DEFAULT_TIMEOUT
     decompose: tuple[str, ...] | None = None  # --decompose: None off, () all, else decomposition keys
+    live: str | None = None  # onnxfix.export: the payload file (isolate.ExportRequest.live)
+    modules: dict[str, str] = field(default_factory=dict)  # isolate.ExportRequest.modules
+    sources: tuple[str, ...] = ()  # more files checked statically (the submodules' classes)
 
     @property
     def model_path(self) -> Path:
