@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -69,12 +70,12 @@ def _codes(value: str) -> tuple[str, ...]:
 
 
 def _check(argv: list[str]) -> int:
-    from onnxfix.rewriter.runner import run
+    from onnxfix.api import run_static  # the Python API's entry: onnxfix.check/fix run it too
 
     args = check_parser().parse_args(argv)
     mode = "diff" if args.diff else "write" if args.write else "check"
     exporters = frozenset(a.lower() for a in args.exporters) if args.exporters else None
-    result = run(
+    result = run_static(
         args.paths,
         mode,
         force_exclude=args.force_exclude,
@@ -144,8 +145,9 @@ def _exit_code(result, mode: str, exit_zero: bool) -> int:
 
 
 def _rule(argv: list[str]) -> int:
-    if len(argv) != 1:
-        print("usage: onnxfix rule CODE", file=sys.stderr)
+    fmt, argv = _output_format(argv)
+    if len(argv) != 1 or fmt not in ("text", "json"):
+        print("usage: onnxfix rule CODE [--format text|json]", file=sys.stderr)
         return EXIT_ERROR
     rule = rule_by_code(argv[0])
     if rule is None:
@@ -153,19 +155,47 @@ def _rule(argv: list[str]) -> int:
 
         found = export_code(argv[0])
         if found is not None:
-            print(render_doc(found), end="")
-            return EXIT_CLEAN
+            return _print_rule(found, render_doc(found), fmt)
         print(f"error: unknown rule {argv[0]!r}; `onnxfix rules` lists them", file=sys.stderr)
         return EXIT_ERROR
-    print(rule.doc.render(rule.code, rule.name), end="")
+    return _print_rule(rule, rule.doc.render(rule.code, rule.name), fmt)
+
+
+def _print_rule(rule, text: str, fmt: str) -> int:
+    if fmt == "json":
+        print(json.dumps(output.rule_json(rule, text), indent=2))
+    else:
+        print(text, end="")
     return EXIT_CLEAN
 
 
 def _rules(argv: list[str]) -> int:
     from onnxfix.exporter.codes import CODES
 
-    markdown = "--format=markdown" in argv or argv[-2:] == ["--format", "markdown"]
-    print(output.rules_table(all_rules(), markdown=markdown))
-    if "--export-codes" in argv:  # the ONX9xx export-time findings, which are not static rules
-        print(output.rules_table(CODES, markdown=markdown))
+    fmt, rest = _output_format(argv)
+    if fmt not in ("text", "markdown", "json") or set(rest) - {"--export-codes"}:
+        print("usage: onnxfix rules [--format text|markdown|json] [--export-codes]", file=sys.stderr)
+        return EXIT_ERROR
+    rules = all_rules() + (CODES if "--export-codes" in rest else ())  # ONX9xx: export-time, not static
+    if fmt == "json":
+        print(output.rules_json(rules))
+        return EXIT_CLEAN
+    print(output.rules_table(all_rules(), markdown=fmt == "markdown"))
+    if "--export-codes" in rest:
+        print(output.rules_table(CODES, markdown=fmt == "markdown"))
     return EXIT_CLEAN
+
+
+def _output_format(argv: list[str]) -> tuple[str, list[str]]:
+    """`--format X` or `--format=X` (default text), and the other arguments."""
+    rest, fmt, i = [], "text", 0
+    while i < len(argv):
+        if argv[i] == "--format" and i + 1 < len(argv):
+            fmt, i = argv[i + 1], i + 2
+            continue
+        if argv[i].startswith("--format="):
+            fmt = argv[i].partition("=")[2]
+        else:
+            rest.append(argv[i])
+        i += 1
+    return fmt, rest

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from onnxfix.cli import main
+from onnxfix.patterns import all_rules
 
 HAZARD = textwrap.dedent(
     """\
@@ -306,6 +307,31 @@ def test_rule_and_rules_commands(capsys):
     code, out, _ = run(["rules"], capsys)
     assert out.splitlines()[0].split() == ["Code", "Name", "Fix", "Safety", "Breaks", "Summary"]
     assert "ONX401  inplace-shape-math" in out
+
+
+def test_rule_and_rules_print_json(capsys):
+    from onnxfix.exporter.codes import CODES
+    from onnxfix.patterns import rule_by_code
+
+    code, out, _ = run(["rules", "--format", "json"], capsys)
+    rules = json.loads(out)
+    assert code == 0 and [r["code"] for r in rules] == [r.code for r in all_rules()]
+    item = next(r for r in rules if r["code"] == "ONX401")
+    rule = rule_by_code("ONX401")
+    assert item == {
+        "code": "ONX401", "name": "inplace-shape-math", "kind": "static", "summary": rule.summary,
+        "fix": rule.fix_availability, "safety": rule.default_safety, "exporters": list(rule.exporters),
+        "fixed_by": [], "explanation": rule.doc.render("ONX401", "inplace-shape-math"),
+    }
+    code, out, _ = run(["rules", "--format=json", "--export-codes"], capsys)
+    assert [r["code"] for r in json.loads(out)] == [r.code for r in all_rules()] + [c.code for c in CODES]
+    code, out, _ = run(["rule", "ONX201", "--format", "json"], capsys)
+    assert code == 0 and json.loads(out)["explanation"] == run(["rule", "ONX201"], capsys)[1]
+    code, out, _ = run(["rule", "--format", "json", "ONX940"], capsys)
+    document = json.loads(out)
+    assert (document["kind"], document["fixed_by"]) == ("export", list(next(c for c in CODES if c.code == "ONX940").fixed_by))
+    assert run(["rules", "--format", "xml"], capsys)[:2] == (2, "")
+    assert run(["rule", "ONX201", "--format", "yaml"], capsys)[2] == "usage: onnxfix rule CODE [--format text|json]\n"
 
 
 def test_static_path_imports_no_torch_and_runs_no_user_code(tmp_path):
