@@ -425,9 +425,23 @@ def _target(model, payload: Path, dynamic: dict, fix: bool, options: dict):
         modules["__main__"] = os.path.realpath(main.__file__)
     elif fix and source != "<unknown>":
         modules[cls.__module__] = source  # so that the fixed copy can stand in for it
-    sources = tuple(p for p in (class_file(c) for c in class_tree(model)) if p)
     return Target(name=cls.__qualname__, model=f"{source}:{cls.__name__}", inputs="", dynamic=dynamic,
-                  live=str(payload), modules=modules, sources=sources, **options)
+                  live=str(payload), modules=modules, spans=class_spans(model),
+                  sys_path=tuple(os.path.abspath(p) for p in sys.path if p), **options)
+
+
+def class_spans(model) -> tuple[tuple[str, int, int], ...]:
+    """(file, first line, last line) of each of the user's classes the model is made of."""
+    spans = []
+    for cls in class_tree(model):
+        path = class_file(cls)
+        try:
+            lines, first = inspect.getsourcelines(cls)
+        except (TypeError, OSError):
+            continue
+        if path:
+            spans.append((path, first, first + len(lines) - 1))
+    return tuple(spans)
 
 
 def _has_file(cls: type) -> bool:
