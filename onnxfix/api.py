@@ -217,6 +217,15 @@ class ExportResult:
 
         return render.target_json(self.target)
 
+    def write_report(self, path: PathLike) -> Path:
+        """What `onnxfix export --report PATH` writes: HTML when PATH ends in .html, else Markdown."""
+        from onnxfix.exporter import render
+
+        path = Path(path)
+        html = path.suffix.lower() in (".html", ".htm")
+        path.write_text(render.html_report([self.target]) if html else render.markdown_report([self.target]), encoding="utf-8")
+        return path
+
     def __repr__(self) -> str:
         from onnxfix.exporter import render
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
+from html_tables import Tables as _Tables
 from onnxfix.cli import main as cli_main
 from onnxfix.config import ConfigError, settings_from_table
 from onnxfix.exporter import plan, render
@@ -228,47 +228,6 @@ def test_export_errors_are_classified(error, code):
     (finding,) = findings_for(verdict, Location(BAKES, 1), [])
     assert finding.code == code
     assert finding.message == error.split("\n  <- ")[-1].strip()
-
-
-class _Tables(HTMLParser):
-    """Every <table class=...> as rows of cell texts (tables[class]: the tables of that class,
-    in order); also the tags and attributes seen, and the text of each <pre>."""
-
-    def __init__(self):
-        super().__init__()
-        self.tables: dict[str, list[list[list[str]]]] = {}
-        self.tags: list[tuple[str, dict]] = []
-        self.pres: list[str] = []
-        self._table = self._cell = self._pre = None
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        self.tags.append((tag, attrs))
-        if tag == "table":
-            self._table = []
-            self.tables.setdefault(attrs.get("class", ""), []).append(self._table)
-        elif tag == "tr" and self._table is not None:
-            self._table.append([])
-        elif tag in ("td", "th"):
-            self._cell = ""
-        elif tag == "pre":
-            self._pre = ""
-
-    def handle_endtag(self, tag):
-        if tag in ("td", "th"):
-            self._table[-1].append(self._cell)
-            self._cell = None
-        elif tag == "table":
-            self._table = None
-        elif tag == "pre":
-            self.pres.append(self._pre)
-            self._pre = None
-
-    def handle_data(self, data):
-        if self._cell is not None:
-            self._cell += data
-        if self._pre is not None:
-            self._pre += data
 
 
 def _report_results():

@@ -20,6 +20,7 @@ import torch
 from torch import nn
 
 import onnxfix
+from html_tables import Tables as _Tables
 from onnxfix.cli import main as cli_main
 
 REPO = Path(__file__).resolve().parent.parent
@@ -118,9 +119,10 @@ def wrong_model():
 
 
 @pytest.fixture(scope="module")
-def capture_fails():
+def capture_fails(tmp_path_factory):
     api = onnxfix.export(Gate(), (torch.ones(2, 3),), exporters=["dynamo"])
-    return api, _cli(["tests/export_models/data_branch.py:Gate", "--exporter", "dynamo"])
+    report = tmp_path_factory.mktemp("report") / "gate.html"
+    return api, _cli(["tests/export_models/data_branch.py:Gate", "--exporter", "dynamo", "--report", str(report)]), report
 
 
 def test_ok_model_matches_the_cli(ok_model):
@@ -148,7 +150,7 @@ def test_silently_wrong_model_matches_the_cli_before_and_after_fix(wrong_model):
 
 
 def test_capture_failure_matches_the_cli(capture_fails):
-    api, cli = capture_fails
+    api, cli, _ = capture_fails
     assert api.verdicts == {"dynamo": "EXPORT-FAILS"}
     assert _comparable(api.to_json()["results"]) == _comparable(cli["results"])
     (finding,) = api.findings
@@ -160,13 +162,24 @@ def test_capture_failure_matches_the_cli(capture_fails):
     assert api.stages == {"dynamo": {"load": "ok", "export": "failed", "checker": "skipped", "runtime": "skipped", "numerics": "skipped"}}
 
 
-def test_repr_and_html(capture_fails):
-    api, _ = capture_fails
+def test_repr_and_html(capture_fails, tmp_path):
+    api, _, cli_report = capture_fails
     text = repr(api)
-    assert text.splitlines()[:2] == ["Gate", text.splitlines()[1]] and "EXPORT-FAILS" in text.splitlines()[1]
-    assert text.endswith("0 of 1 export(s) OK.")
-    page = api._repr_html_()
-    assert page.startswith('<div class="onnxfix">') and "ONX910" in page and "if x.sum().item() &gt; 0:" in page
+    assert text.splitlines()[1].startswith("  dynamo  EXPORT-FAILS    load ok  export FAILED  checker -")
+    assert text.splitlines()[0] == "Gate" and text.endswith("0 of 1 export(s) OK.")
+    line = Path(__file__).read_text().splitlines().index("        if x.sum().item() > 0:") + 1
+    notebook, page, cli_page = _Tables(), _Tables(), _Tables()
+    notebook.feed(api._repr_html_())
+    page.feed(api.write_report(tmp_path / "gate.html").read_text())
+    cli_page.feed(cli_report.read_text())
+    message = api.findings[0].message
+    for parsed, path, row in ((notebook, "tests/test_python_api.py", line), (page, "tests/test_python_api.py", line),
+                              (cli_page, "tests/export_models/data_branch.py", 9)):
+        assert parsed.tables["findings"] == [[
+            ["code", "exporter", "location", "message", "fixed by"],
+            ["ONX910", "dynamo", f"{path}:{row}:12", message, f"ONX201 at {path}:{row}, ONX601 at {path}:{row}"],
+        ]]
+        assert f"{row:>5}          if x.sum().item() > 0:\n" in parsed.pres[0]
 
 
 # ---- how the model reaches the child process -------------------------------------------------
