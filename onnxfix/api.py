@@ -346,14 +346,14 @@ def _dims(dims, rank: int, name: str, key) -> dict[int, str]:
 
 
 def _dim_name(value, default: str, key) -> str | None:
-    if value is None or "STATIC" in repr(value):
-        return None
     if isinstance(value, str):
         if not value.isidentifier():
             raise ValueError(f"dynamic_shapes[{key!r}]: dim name {value!r} must be an identifier")
         return value
-    if type(value).__name__ == "_DimHint":  # Dim.AUTO, Dim.DYNAMIC
-        return default
+    if value is None:
+        return None
+    if type(value).__name__ == "_DimHint":  # Dim.STATIC keeps the size; Dim.AUTO, Dim.DYNAMIC do not
+        return None if "STATIC" in repr(value) else default
     name = getattr(value, "__name__", None)  # torch.export.Dim("batch")
     if not isinstance(name, str):
         raise TypeError(f"dynamic_shapes[{key!r}]: expected torch.export.Dim, a name or None, got {value!r}")

@@ -319,3 +319,20 @@ def test_import_onnxfix_does_not_import_torch():
     run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
                          env={**__import__("os").environ, "PYTHONPATH": str(REPO)})
     assert run.stdout.strip() == "onnxfix.api False"
+
+
+def test_torch_export_dynamic_shapes_become_named_dims():
+    from torch.export import Dim
+
+    from onnxfix.api import dynamic_dims, positional_args
+
+    class Two(nn.Module):
+        def forward(self, x, y=None, z=None):
+            return x
+
+    x, y = torch.ones(2, 3), torch.ones(4)
+    assert dynamic_dims(Two(), (x, y), {"x": (Dim("batch"), Dim.AUTO), "y": {0: Dim.STATIC}}) == {
+        "x": {0: "batch", 1: "x_dim1"}}
+    assert dynamic_dims(Two(), (x, y), [{-2: "n"}, ("n",)]) == {"x": {0: "n"}, "y": {0: "n"}}
+    # kwargs become positional inputs; a skipped parameter before them gets its default
+    assert positional_args(Two(), x, {"z": y}) == (x, None, y)
