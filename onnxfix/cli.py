@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
@@ -93,7 +94,7 @@ def _codes(value: str) -> tuple[str, ...]:
 
 
 def _check(argv: list[str], prog: str = "onnxfix") -> int:
-    from onnxfix.rewriter.runner import run
+    from onnxfix.api import run_static  # the Python API's entry: onnxfix.check/fix run it too
 
     args = check_parser(prog).parse_args(argv)
     if args.diff and args.format == "sarif":  # SARIF must stay one valid document
@@ -101,7 +102,7 @@ def _check(argv: list[str], prog: str = "onnxfix") -> int:
         return EXIT_ERROR
     mode = "diff" if args.diff else "write" if args.write else "check"
     exporters = frozenset(a.lower() for a in args.exporters) if args.exporters else None
-    result = run(
+    result = run_static(
         args.paths,
         mode,
         force_exclude=args.force_exclude,
@@ -180,6 +181,8 @@ def rule_parser() -> argparse.ArgumentParser:
                     "and its fix. Also the ONX9xx findings of `onnxfix export`.",
     )
     parser.add_argument("code", metavar="CODE", help="a rule code, e.g. ONX201 (`onnxfix rules` lists them)")
+    parser.add_argument("--format", choices=("text", "json"), default="text",
+                        help="json: the rule's fields and its rendered documentation")
     return parser
 
 
@@ -188,25 +191,33 @@ def rules_parser() -> argparse.ArgumentParser:
         prog="onnxfix rules",
         description="List the static rules: code, name, fix availability, fix safety, exporters broken, summary.",
     )
-    parser.add_argument("--format", choices=("text", "markdown"), default="text")
+    parser.add_argument("--format", choices=("text", "markdown", "json"), default="text",
+                        help="json: every rule with its fields and documentation")
     parser.add_argument("--export-codes", action="store_true",
                         help="then list the ONX9xx findings of `onnxfix export` (export-time, not static rules)")
     return parser
 
 
 def _rule(argv: list[str]) -> int:
-    code = rule_parser().parse_args(argv).code
+    args = rule_parser().parse_args(argv)
+    code, fmt = args.code, args.format
     rule = rule_by_code(code)
     if rule is None:
         from onnxfix.exporter.codes import export_code, render_doc  # ONX9xx: no torch needed
 
         found = export_code(code)
         if found is not None:
-            print(render_doc(found), end="")
-            return EXIT_CLEAN
+            return _print_rule(found, render_doc(found), fmt)
         print(f"error: unknown rule {code!r}; `onnxfix rules` lists them", file=sys.stderr)
         return EXIT_ERROR
-    print(rule.doc.render(rule.code, rule.name), end="")
+    return _print_rule(rule, rule.doc.render(rule.code, rule.name), fmt)
+
+
+def _print_rule(rule, text: str, fmt: str) -> int:
+    if fmt == "json":
+        print(json.dumps(output.rule_json(rule, text), indent=2))
+    else:
+        print(text, end="")
     return EXIT_CLEAN
 
 
@@ -214,8 +225,12 @@ def _rules(argv: list[str]) -> int:
     from onnxfix.exporter.codes import CODES
 
     args = rules_parser().parse_args(argv)
+    if args.format == "json":  # the ONX9xx export-time findings are not static rules: listed after
+        print(output.rules_json(all_rules() + (CODES if args.export_codes else ())))
+        return EXIT_CLEAN
     markdown = args.format == "markdown"
     print(output.rules_table(all_rules(), markdown=markdown))
-    if args.export_codes:  # the ONX9xx export-time findings, which are not static rules
+    if args.export_codes:
         print(output.rules_table(CODES, markdown=markdown))
     return EXIT_CLEAN
+

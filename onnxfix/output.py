@@ -164,3 +164,27 @@ def rules_table(rules: tuple[Rule, ...], markdown: bool = False) -> str:
         "  ".join(str(cell).ljust(width) for cell, width in zip(row, widths)).rstrip()
         for row in [header, *rows]
     )
+
+
+def rule_json(rule, explanation: str | None = None) -> dict:
+    """One rule (static, or an ONX9xx export-time code) as `onnxfix rule(s) --format json` prints it.
+
+    Keys: code, name, kind ("static" | "export"), summary, fix, safety, exporters, fixed_by,
+    explanation (the Markdown `onnxfix rule CODE` prints).
+    """
+    fixed_by = getattr(rule, "fixed_by", None)
+    return {
+        "code": rule.code,
+        "name": rule.name,
+        "kind": "static" if fixed_by is None else "export",
+        "summary": rule.summary,
+        "fix": rule.fix_availability,
+        "safety": rule.default_safety,
+        "exporters": list(rule.exporters),
+        "fixed_by": list(fixed_by or ()),
+        "explanation": explanation if explanation is not None else rule.doc.render(rule.code, rule.name),
+    }
+
+
+def rules_json(rules) -> str:
+    return json.dumps([rule_json(r) for r in rules], indent=2)

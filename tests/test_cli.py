@@ -385,21 +385,23 @@ def help_of(args, capsys, monkeypatch) -> str:
 
 def test_each_subcommand_has_its_own_help(capsys, monkeypatch):
     assert help_of(["rule"], capsys, monkeypatch) == (
-        "usage: onnxfix rule [-h] CODE\n\n"
+        "usage: onnxfix rule [-h] [--format {text,json}] CODE\n\n"
         "Print a rule's documentation: what it finds, why it breaks export, an example\n"
         "and its fix. Also the ONX9xx findings of `onnxfix export`.\n\n"
         "positional arguments:\n"
-        "  CODE        a rule code, e.g. ONX201 (`onnxfix rules` lists them)\n\n"
+        "  CODE                  a rule code, e.g. ONX201 (`onnxfix rules` lists them)\n\n"
         "options:\n"
-        "  -h, --help  show this help message and exit\n"
+        "  -h, --help            show this help message and exit\n"
+        "  --format {text,json}  json: the rule's fields and its rendered documentation\n"
     )
     assert help_of(["rules"], capsys, monkeypatch) == (
-        "usage: onnxfix rules [-h] [--format {text,markdown}] [--export-codes]\n\n"
+        "usage: onnxfix rules [-h] [--format {text,markdown,json}] [--export-codes]\n\n"
         "List the static rules: code, name, fix availability, fix safety, exporters\n"
         "broken, summary.\n\n"
         "options:\n"
         "  -h, --help            show this help message and exit\n"
-        "  --format {text,markdown}\n"
+        "  --format {text,markdown,json}\n"
+        "                        json: every rule with its fields and documentation\n"
         "  --export-codes        then list the ONX9xx findings of `onnxfix export`\n"
         "                        (export-time, not static rules)\n"
     )
@@ -421,6 +423,33 @@ def test_rules_export_codes_and_markdown(capsys):
     assert lines[-1].split()[:2] == ["ONX942", "invalid-onnx"]
     code, out, _ = run(["rules", "--format", "markdown"], capsys)
     assert out.splitlines()[:2] == ["| Code | Name | Fix | Safety | Breaks | Summary |", "|---|---|---|---|---|---|"]
+
+
+def test_rule_and_rules_print_json(capsys):
+    from onnxfix.exporter.codes import CODES
+    from onnxfix.patterns import rule_by_code
+
+    code, out, _ = run(["rules", "--format", "json"], capsys)
+    rules = json.loads(out)
+    assert code == 0 and [r["code"] for r in rules] == [r.code for r in all_rules()]
+    item = next(r for r in rules if r["code"] == "ONX401")
+    rule = rule_by_code("ONX401")
+    assert item == {
+        "code": "ONX401", "name": "inplace-shape-math", "kind": "static", "summary": rule.summary,
+        "fix": rule.fix_availability, "safety": rule.default_safety, "exporters": list(rule.exporters),
+        "fixed_by": [], "explanation": rule.doc.render("ONX401", "inplace-shape-math"),
+    }
+    code, out, _ = run(["rules", "--format=json", "--export-codes"], capsys)
+    assert [r["code"] for r in json.loads(out)] == [r.code for r in all_rules()] + [c.code for c in CODES]
+    code, out, _ = run(["rule", "ONX201", "--format", "json"], capsys)
+    assert code == 0 and json.loads(out)["explanation"] == run(["rule", "ONX201"], capsys)[1]
+    code, out, _ = run(["rule", "--format", "json", "ONX940"], capsys)
+    document = json.loads(out)
+    assert (document["kind"], document["fixed_by"]) == ("export", list(next(c for c in CODES if c.code == "ONX940").fixed_by))
+    for args in (["rules", "--format", "xml"], ["rule", "ONX201", "--format", "yaml"]):
+        with pytest.raises(SystemExit) as exit_:
+            main(args)
+        assert exit_.value.code == 2 and "invalid choice" in capsys.readouterr().err
 
 
 def test_static_path_imports_no_torch_and_runs_no_user_code(tmp_path):

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from html_tables import Tables as _Tables
 from onnxfix.cli import main as cli_main
 from onnxfix.config import ConfigError, settings_from_table
 from onnxfix.exporter import plan, render
@@ -229,10 +230,65 @@ def test_export_errors_are_classified(error, code):
     assert finding.message == error.split("\n  <- ")[-1].strip()
 
 
-def test_html_report_is_the_markdown_report_escaped():
+def _report_results():
+    from onnxfix.exporter.session import FixResult
+    from onnxfix.exporter.sourcemap import ExportFinding, StaticLink
+
+    target = plan.make_target("tests/export_models/bakes_size.py:ChunkMean", exporters=("legacy",))
+    probes = [ProbeResult("export inputs", 0.0, 0.0, True, "", [OutputError(0, 0.0, 0.0, True)]),
+              ProbeResult("probe 1 (user)", 2.5, 1.0, False, "", [OutputError(0, 2.5, 1.0, False, "<b>&")])]
+    verdict = Verdict("legacy", "SILENTLY-WRONG", failing_probe="probe 1 (user)", failed_stage="numerics",
+                      probes=probes, op_histogram={"Reshape": 1, "ReduceMean": 1, "Shape": 2}, seconds=1.5)
+    path = str((MODELS / "bakes_size.py").resolve())
+    finding = ExportFinding("ONX901", "TracerWarning: <converted>", Location(path, 12, 40), "legacy",
+                            [StaticLink("ONX301", path, 12)])
+    after = Verdict("legacy", "OK", probes=probes[:1], seconds=1.0)
+    diff = "--- a/m.py\n+++ b/m.py\n@@ -1 +1 @@\n-old <x>\n+new & y\n"
+    fix = FixResult("temporary", diff, 1, [ExporterResult(after)])
+    return [TargetResult(target, [ExporterResult(verdict, [finding])], fix=fix)]
+
+
+def test_html_report_tables_excerpt_and_fix():
+    page = render.html_report(_report_results())
+    parsed = _Tables()
+    parsed.feed(page)
+    assert page.startswith("<!doctype html>")
+    assert parsed.tables["verdicts"] == [[
+        ["exporter", "verdict", "load", "export", "checker", "runtime", "numerics", "seconds", "detail"],
+        ["legacy", "SILENTLY-WRONG", "ok", "ok", "ok", "ok", "FAILED", "1.5", "first wrong on probe 1 (user): output 0: max abs error 2.5"],
+    ]]
+    assert parsed.tables["findings"] == [[
+        ["code", "exporter", "location", "message", "fixed by"],
+        ["ONX901", "legacy", "tests/export_models/bakes_size.py:12:40", "TracerWarning: <converted>", "ONX301 at tests/export_models/bakes_size.py:12"],
+    ]]
+    header = ["input", "output", "max abs error", "max rel error", "ok", "note"]
+    assert parsed.tables["inputs"] == [
+        [header, ["export inputs", "0", "0", "0", "yes", ""], ["probe 1 (user)", "0", "2.5", "1", "NO", "<b>&"]],
+        [header, ["export inputs", "0", "0", "0", "yes", ""]],  # after the fix
+    ]
+    assert parsed.tables["ops"] == [[["ONNX operator", "count"], ["Shape", "2"], ["ReduceMean", "1"], ["Reshape", "1"]]]
+    assert parsed.tables["fix"] == [[["exporter", "before", "after"], ["legacy", "SILENTLY-WRONG", "OK"]]]
+    source = (MODELS / "bakes_size.py").read_text().splitlines()
+    # lines 9 to 15: 3 on each side of the root line 12
+    assert "".join(f"{n:>5}  {source[n - 1]}\n" for n in range(9, 16)) == parsed.pres[0]
+    assert '<span class="root">   12          pieces = x.reshape(x.shape[0], chunks.item(), -1)</span>' in page
+    assert "--- a/m.py\n+++ b/m.py\n@@ -1 +1 @@\n-old <x>\n+new & y" in parsed.pres
+    # self-contained and escaped: no script, nothing fetched, user text never becomes markup
+    assert {tag for tag, _ in parsed.tags} <= {"html", "head", "meta", "title", "style", "body", "div", "h1", "h2", "h3",
+                                                 "p", "b", "code", "table", "thead", "tbody", "tr", "th", "td", "span", "pre"}
+    assert not any(key in ("src", "href") for _, attrs in parsed.tags for key in attrs)
+    assert "<converted>" not in page and "&lt;converted&gt;" in page
+
+
+def test_html_fragment_is_the_report_body_for_notebooks():
+    fragment = render.html_fragment(_report_results())
+    assert fragment.startswith('<div class="onnxfix">\n<style>') and fragment.endswith("<p><b>1 of 1 export(s) OK.</b></p></div>")
+    assert "<html" not in fragment and "SILENTLY-WRONG" in fragment
+
+
+def test_markdown_report_escapes_nothing_and_keeps_its_tables():
     target = plan.make_target("tests/export_models/correct.py:make_model")
     verdict = Verdict("dynamo", "EXPORT-FAILS", failed_stage="export", error="RuntimeError: a <b> & c")
     results = [TargetResult(target, [ExporterResult(verdict)])]
-    page = render.html_report(results)
-    assert page.startswith("<!doctype html>") and "RuntimeError: a &lt;b&gt; &amp; c" in page
     assert "| dynamo | **EXPORT-FAILS** | ok | FAILED | - | - | - |" in render.markdown_report(results)
+    assert "RuntimeError: a &lt;b&gt; &amp; c" in render.html_report(results)

@@ -58,7 +58,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--unsafe-fixes", action="store_true", default=None, help="also apply unsafe fixes")
     p.add_argument("--no-unsafe-fixes", dest="unsafe_fixes", action="store_false")
     p.add_argument("--format", choices=("text", "json"), default="text")
-    p.add_argument("--report", metavar="PATH", type=Path, help="write a Markdown report (HTML when PATH ends in .html)")
+    p.add_argument("--report", metavar="PATH", type=Path, help="write a report: HTML (tables, source excerpts, fix diff, ONNX op counts) when PATH ends in .html, else Markdown")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (it is shown only on a terminal)")
     return p
 

@@ -39,6 +39,12 @@ class ExportRequest:
     generate_probes: bool = True
     sys_path: list[str] = field(default_factory=list)  # extra import folders (for fixed copies)
     decompose: list[str] | None = None  # onnxfix decompositions applied while exporting ([] = all)
+    # onnxfix.export on a live model: a torch.save file holding the model (or its class and
+    # state dict) and the inputs, written by onnxfix.api; model/inputs then only name the source
+    live: str | None = None
+    # module name -> file to load it from before unpickling ("__main__": the user's script, run
+    # as "__mp_main__" like multiprocessing's spawn does; a fixed copy under --fix)
+    modules: dict[str, str] = field(default_factory=dict)
 
 
 def run_isolated(
@@ -55,7 +61,7 @@ def run_isolated(
 
 def _run(request, timeout, on_stage, on_tick) -> Verdict:
     payload = json.dumps(asdict(request))
-    env = dict(os.environ, PYTHONFAULTHANDLER="1", PYTHONUNBUFFERED="1")
+    env = dict(os.environ, PYTHONFAULTHANDLER="1", PYTHONUNBUFFERED="1", ONNXFIX_WORKER="1")
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as stderr:
         proc = subprocess.Popen(
             [sys.executable, "-m", "onnxfix.exporter.worker"], stdin=subprocess.PIPE,

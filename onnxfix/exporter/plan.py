@@ -51,6 +51,11 @@ class Target:
     output: str | None = None
     timeout: float = DEFAULT_TIMEOUT
     decompose: tuple[str, ...] | None = None  # --decompose: None off, () all, else decomposition keys
+    live: str | None = None  # onnxfix.export: the payload file (isolate.ExportRequest.live)
+    modules: dict[str, str] = field(default_factory=dict)  # isolate.ExportRequest.modules
+    # a live model's classes as (file, first line, last line): its static findings are those in them
+    spans: tuple[tuple[str, int, int], ...] = ()
+    sys_path: tuple[str, ...] = ()  # a live model's import folders (the calling process's sys.path)
 
     @property
     def model_path(self) -> Path:

@@ -78,7 +78,7 @@ class TargetResult:
 
 
 def run_target(target: Target, progress: Progress, fix: str | None = None, unsafe_fixes: bool | None = None) -> TargetResult:
-    result = TargetResult(target, static_findings=static_findings(target, target.model_path, unsafe_fixes))
+    result = TargetResult(target, static_findings=static_findings(target, target.model_path, unsafe_fixes, target.spans))
     result.results = export_all(target, result.static_findings, progress)
     result.decompose_hint = decompositions_that_help(target, result.results, result.static_findings)
     if fix:
@@ -86,11 +86,18 @@ def run_target(target: Target, progress: Progress, fix: str | None = None, unsaf
     return result
 
 
-def static_findings(target: Target, path: Path, unsafe_fixes: bool | None) -> list[Finding]:
-    """The static checker on the model's file, for the exporters being run."""
+def static_findings(target: Target, path: Path, unsafe_fixes: bool | None,
+                    spans: tuple[tuple[str, int, int], ...] = ()) -> list[Finding]:
+    """The static checker on the model's file, for the exporters being run. A live model
+    (onnxfix.export) is made of classes that may share their files with other code (a script,
+    a notebook's module): only the findings inside those classes count."""
     from onnxfix.rewriter.runner import run
 
-    return run([path], "check", unsafe_fixes=unsafe_fixes, exporters=frozenset(target.exporters)).findings
+    paths = list(dict.fromkeys([path, *(Path(p) for p, _, _ in spans)]))
+    found = run(paths, "check", unsafe_fixes=unsafe_fixes, exporters=frozenset(target.exporters)).findings
+    if not spans:
+        return found
+    return [f for f in found if any(os.path.realpath(f.path) == p and a <= f.line <= b for p, a, b in spans)]
 
 
 def decompositions_that_help(target: Target, results: list[ExporterResult], static: list[Finding]) -> tuple[str, ...]:
@@ -119,8 +126,10 @@ def export_all(target: Target, static: list[Finding], progress: Progress, rename
         progress.start(f"{target.name} [{exporter}]")
         request = ExportRequest(
             model=target.model, inputs=target.inputs, exporter=exporter, probes=target.probes,
-            dynamic=target.dynamic, opset=target.opset, out=target.output_for(exporter), sys_path=sys_path or [],
+            dynamic=target.dynamic, opset=target.opset, out=target.output_for(exporter),
+            sys_path=[*(sys_path or []), *target.sys_path],
             decompose=None if target.decompose is None else list(target.decompose),
+            live=target.live, modules=target.modules,
         )
         verdict = run_isolated(request, target.timeout, on_stage=progress.stage, on_tick=progress.tick)
         progress.done()
@@ -176,4 +185,8 @@ def _retarget(target: Target, source: Path, copy: Path) -> Target:
         path, _, name = spec.rpartition(":")
         return f"{copy}:{name}" if Path(path).resolve() == source.resolve() else spec
 
-    return replace(target, model=moved(target.model), inputs=moved(target.inputs), probes=moved(target.probes))
+    # a live model's classes are found by module name: load the fixed copy under that name
+    modules = {name: str(copy) if Path(path).resolve() == source.resolve() else path
+               for name, path in target.modules.items()}
+    return replace(target, model=moved(target.model), inputs=moved(target.inputs), probes=moved(target.probes),
+                   modules=modules)

@@ -39,6 +39,8 @@ def load(request: ExportRequest):
     from onnxfix.exporter.targets import load_spec
 
     torch.manual_seed(0)
+    if request.live:
+        return load_live(request)
     factory = load_spec(request.model)
     model = factory()
     if not isinstance(model, torch.nn.Module):
@@ -49,6 +51,48 @@ def load(request: ExportRequest):
     if request.generate_probes:
         probes += generated_probes(args, dynamic)
     return model, args, probes, dynamic
+
+
+def load_live(request: ExportRequest):
+    """onnxfix.export's payload: the pickled model, or its class re-created and its state dict loaded."""
+    import importlib
+
+    import torch
+
+    from onnxfix.exporter.probes import generated_probes, user_probes
+
+    for name, path in request.modules.items():
+        load_module_as(name, Path(path))
+    payload = torch.load(request.live, weights_only=False)
+    if payload["model"] is not None:
+        model = payload["model"]
+    else:
+        owner: object = importlib.import_module(payload["module"])
+        for part in payload["qualname"].split("."):
+            owner = getattr(owner, part)
+        model = owner()
+        model.load_state_dict(payload["state_dict"])
+    args = tuple(payload["args"])
+    probes = user_probes([tuple(p) for p in payload["probes"]])
+    dynamic = resolve_dynamic(model, args, request.dynamic)
+    if request.generate_probes:
+        probes += generated_probes(args, dynamic)
+    return model, args, probes, dynamic
+
+
+def load_module_as(name: str, path: Path) -> None:
+    """The user's script is run as "__mp_main__" and stands for "__main__", as multiprocessing's
+    spawn does: its `if __name__ == "__main__":` block does not run again."""
+    import importlib.util
+
+    run_name = "__mp_main__" if name == "__main__" else name
+    spec = importlib.util.spec_from_file_location(run_name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[run_name] = module
+    if name == "__main__":
+        sys.modules["__main__"] = module
+    sys.path.insert(0, str(path.parent))  # its sibling imports resolve as they did in the parent
+    spec.loader.exec_module(module)
 
 
 def as_tuple(value) -> tuple:
