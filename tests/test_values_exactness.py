@@ -41,6 +41,15 @@ def test_int_of_nonnegative_division_is_floor_division():
         assert int(a / b) == a // b, (a, b)
 
 
+def test_int_of_product_by_a_power_of_one_half_is_floor_division():
+    for m in range(1, 12):
+        for a in range(0, 4096):
+            assert int(a * 0.5**m) == a // 2**m == int(0.5**m * a), (a, m)
+    for a, _ in _random_pairs(4):
+        for m in (1, 2, 5):
+            assert int(abs(a) * 0.5**m) == abs(a) // 2**m, (a, m)
+
+
 def test_int_of_negative_division_is_not_floor_division():
     # why ONX203 wants a provably non-negative numerator: truncation differs from flooring
     assert int(-3 / 2) == -1 and -3 // 2 == -2

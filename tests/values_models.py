@@ -33,6 +33,11 @@ class IntOfSizeDivision(nn.Module):  # ONX203, safe fix; dynamo is silently wron
         return x[:, : int(x.size(1) / 2)]
 
 
+class IntOfSizeHalf(nn.Module):  # ONX203, safe fix (`// 2`)
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        return x[:, : int(x.size(1) * 0.5)]
+
+
 class IntOfSizeRoot(nn.Module):  # ONX203, no fix; dynamo is silently wrong
     def forward(self, x: torch.Tensor, s: torch.Tensor):
         side = int(x.size(1) ** 0.5)

@@ -50,7 +50,7 @@ def parser() -> argparse.ArgumentParser:
                         "(torch.linalg.inv, cumprod, searchsorted, ...: `onnxfix rules` ONX5xx), "
                         "without changing the source; eager PyTorch still checks the original ops")
     p.add_argument("--decompose-ops", metavar="OPS",
-                   help="with --decompose: only these, comma-separated (cumprod,linalg_inv,...)")
+                   help="only these decompositions, comma-separated (cumprod,linalg_inv,...); implies --decompose")
     p.add_argument("--timeout", type=float, default=None, help="seconds per export (default 600)")
     p.add_argument("--fix", action="store_true",
                    help="apply the static fixes to a temporary copy, export again, show verdicts before/after and the diff")

@@ -322,6 +322,10 @@ class ScalarCast(Rule):
               integer, more than the division's rounding error; checked exhaustively for
               `0 <= a < 4096`, `1 <= b < 512` and on random pairs up to 2**40 in
               tests/test_values_exactness.py). With `b == 0` both raise ZeroDivisionError.
+            - `int(a * c)` with `a` a provably non-negative integer and `c` a literal power of
+              one half (0.5, 0.25, ...) becomes `a // 2**m`: safe. For `0 <= a < 2**53` the
+              product is exact (a power-of-two scaling) and truncation equals flooring
+              (tests/test_values_exactness.py).
             - `int(t)` / `float(t)` of a tensor used as a size or in arithmetic with a tensor:
               dropping the cast is unsafe. A 0-d tensor takes part in type promotion
               differently from a Python number, a float tensor is no valid size, and
@@ -409,11 +413,38 @@ class ScalarCast(Rule):
                 "specializes it to the export-time value (silently wrong for other sizes); use `a // b`",
                 fix=fix, exporters=(LEGACY, DYNAMO),
             )
+        halved = _halved_size(argument, ints)
+        if halved is not None:
+            size, divisor = halved
+            text = in_place_of(ctx.parent(node), node, f"{operand(ctx.segment(size), size, TERM)} // {divisor}", TERM)
+            fix = Fix(f"Use floor division `// {divisor}`", (ctx.replace(node, text),), safe=True)
+            return ctx.report(
+                self, node,
+                f"`int()` of a size times 1/{divisor}: the legacy exporter records the export-time value and "
+                f"the dynamo exporter can specialize it; use `// {divisor}`",
+                fix=fix, exporters=(LEGACY, DYNAMO),
+            )
         return ctx.report(
             self, node,
-            "`int()` of a float computed from sizes: both exporters record the export-time value",
+            "`int()` of a float computed from sizes: the legacy exporter records the export-time value and "
+            "the dynamo exporter can specialize it (`onnxfix export` shows which)",
             exporters=(LEGACY, DYNAMO),
         )
+
+
+def _halved_size(argument: ast.expr, ints) -> tuple[ast.expr, int] | None:
+    """(size, 2**m) for `size * c` or `c * size` with c a literal 2**-m (0.5, 0.25, ...): for a
+    non-negative int below 2**53 the product is exact and int() truncates it, which is floor
+    division by 2**m."""
+    if not (isinstance(argument, ast.BinOp) and isinstance(argument.op, ast.Mult)):
+        return None
+    for size, factor in ((argument.left, argument.right), (argument.right, argument.left)):
+        value = factor.value if isinstance(factor, ast.Constant) else None
+        if type(value) is float and 0 < value < 1 and (1 / value).is_integer() and ints.is_nonnegative_int(size):
+            divisor = int(1 / value)
+            if divisor & (divisor - 1) == 0:  # a power of two: 1/value is exact
+                return size, divisor
+    return None
 
 
 class LenOfTensor(Rule):
