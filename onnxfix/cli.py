@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from onnxfix import __version__, output
-from onnxfix.config import ConfigError
+from onnxfix.config import ConfigError, InvalidValue, exporter_names, rule_selectors
 from onnxfix.patterns import all_rules, rule_by_code
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -29,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
 
             return export_main(argv)
         return _check(argv)
-    except ConfigError as exc:
+    except (ConfigError, InvalidValue) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
@@ -50,9 +50,15 @@ def check_parser() -> argparse.ArgumentParser:
     mode.add_argument("--write", "--fix", dest="write", action="store_true", help="apply fixes in place")
     parser.add_argument("--unsafe-fixes", action="store_true", default=None, help="also apply/show unsafe fixes")
     parser.add_argument("--no-unsafe-fixes", dest="unsafe_fixes", action="store_false", help="override config")
-    parser.add_argument("--select", type=_codes, help="comma-separated codes or prefixes (e.g. ONX2,ONX301)")
+    parser.add_argument(
+        "--select", type=_codes, help="comma-separated codes or prefixes (e.g. ONX2,ONX301; any case); one "
+        "that matches no rule is an error"
+    )
     parser.add_argument("--ignore", type=_codes, help="comma-separated codes or prefixes to skip")
-    parser.add_argument("--exporters", type=_codes, help="exporters targeted: dynamo,legacy (config: exporters)")
+    parser.add_argument(
+        "--exporters", type=_codes, help="exporters targeted: dynamo, legacy, or both (= dynamo,legacy); "
+        "default: config's exporters, else dynamo"
+    )
     parser.add_argument("--format", choices=("text", "json", "github", "sarif"), default="text")
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     parser.add_argument("--quiet", "-q", action="store_true", help="print findings only, no summary")
@@ -73,7 +79,9 @@ def _check(argv: list[str]) -> int:
 
     args = check_parser().parse_args(argv)
     mode = "diff" if args.diff else "write" if args.write else "check"
-    exporters = frozenset(a.lower() for a in args.exporters) if args.exporters else None
+    select = None if args.select is None else rule_selectors(args.select, "--select")
+    ignore = None if args.ignore is None else rule_selectors(args.ignore, "--ignore")
+    exporters = None if args.exporters is None else exporter_names(args.exporters, "--exporters")
     result = run(
         args.paths,
         mode,
@@ -82,8 +90,8 @@ def _check(argv: list[str]) -> int:
         cache_dir=args.cache_dir,
         jobs=args.jobs,
         progress=not args.quiet,
-        select=args.select,
-        ignore=args.ignore,
+        select=select,
+        ignore=ignore,
         unsafe_fixes=args.unsafe_fixes,
         exporters=exporters,
     )
