@@ -126,17 +126,16 @@ def _print_errors(result) -> None:
 
 
 def _print_summary(result, mode: str, unsafe: bool) -> None:
-    changed = result.changed
-    if mode == "diff":
-        fixes = sum(r.fixes_applied for r in changed)
-        print(f"Would fix {fixes} finding(s) in {len(changed)} file(s).", file=sys.stderr)
-        return
-    if mode == "write" and changed:
-        fixes = sum(r.fixes_applied for r in changed)
-        print(f"Fixed {fixes} finding(s) in {len(changed)} file(s).")
     if not result.files and not result.missing:
         print("warning: no Python files found", file=sys.stderr)
-    print(output.summary(result.findings, unsafe, errors=len(result.errors) + len(result.missing)))
+    exporters = result.settings.exporters if result.settings else ()
+    counts = dict(errors=len(result.errors) + len(result.missing), files=len(result.files))
+    if mode == "check":
+        print(output.summary(result.findings, unsafe, exporters, **counts))
+        return
+    fixed = sum(r.fixes_applied for r in result.files)
+    text = output.fix_summary(result.findings, fixed, len(result.changed), unsafe, exporters, mode == "diff", **counts)
+    print(text, file=sys.stderr if mode == "diff" else sys.stdout)  # stdout is the diff
 
 
 def _exit_code(result, mode: str, exit_zero: bool) -> int:

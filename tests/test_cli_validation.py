@@ -160,3 +160,91 @@ def test_a_broken_pyproject_does_not_fall_back_to_the_parent_config(folder, caps
 def test_a_pyproject_without_onnxfix_table_is_still_skipped(folder, capsys):
     (folder / "pyproject.toml").write_text('[project]\nname = "m"\n')
     assert run(["model.py", "-q"], capsys) == (1, LINE_301, "")
+
+
+# The summary names the exporters checked for and, after fixes, what is left by kind.
+MIXED = textwrap.dedent(
+    """\
+    import torch
+    from torch import nn
+
+
+    class M(nn.Module):
+        def forward(self, x: torch.Tensor, y):
+            a = x.data
+            b = y.data
+            return a + b, x.tolist()
+    """
+)
+SAFE_301 = (
+    "mixed.py:7:13: ONX301 [*] `.data` in export-time code: the legacy exporter bakes it in as a constant and "
+    "the dynamo exporter can crash; use `.detach()`\n"
+)
+UNSAFE_301 = SAFE_301.replace("mixed.py:7:", "mixed.py:8:").replace(" [*]", "")
+NO_FIX_202 = (
+    "mixed.py:9:23: ONX202 `.tolist()` turns a tensor into Python numbers: the legacy exporter records them "
+    "as constants\n"
+)
+LEFT = "Remaining: 1 with an unsafe fix (use `--unsafe-fixes`), 1 with no fix.\n"
+
+
+@pytest.fixture
+def mixed(folder):
+    """One finding with a safe fix, one with an unsafe fix, one (legacy only) with none."""
+    path = folder / "mixed.py"
+    path.write_text(MIXED)
+    return path
+
+
+def test_check_summary_names_the_exporters(mixed, capsys):
+    assert run(["mixed.py"], capsys) == (
+        1,
+        SAFE_301 + UNSAFE_301 + "Found 2 findings (exporters: dynamo).\n[*] 1 fixable with `--write` (1 more with `--unsafe-fixes`).\n",
+        "",
+    )
+    assert run(["mixed.py", "--exporters", "both"], capsys) == (
+        1,
+        SAFE_301 + UNSAFE_301 + NO_FIX_202
+        + "Found 3 findings (exporters: dynamo, legacy).\n[*] 1 fixable with `--write` (1 more with `--unsafe-fixes`).\n",
+        "",
+    )
+    assert run(["model.py", "--select", "ONX202"], capsys) == (0, "All checks passed! (exporters: dynamo)\n", "")
+
+
+def test_diff_summary_says_what_is_left(mixed, capsys):
+    code, out, err = run(["mixed.py", "--diff", "--exporters", "both"], capsys)
+    assert (code, err) == (1, "Would fix 1 finding in 1 file, 2 remaining (exporters: dynamo, legacy).\n" + LEFT)
+    assert out.count("\n-") == 1 and "\n+        a = x.detach()\n" in out
+
+
+def test_diff_without_a_safe_fix_does_not_just_say_would_fix_0(mixed, capsys):
+    """Exit 0 as documented (--diff: 1 means changes), but the findings left are named."""
+    args = ["mixed.py", "--diff", "--exporters", "both", "--ignore", "ONX301"]
+    assert run(args, capsys) == (0, "", "Would fix 0 findings, 1 remaining (exporters: dynamo, legacy).\nRemaining: 1 with no fix.\n")
+    args = ["mixed.py", "--diff", "--select", "ONX301", "--unsafe-fixes"]
+    code, out, err = run(args, capsys)
+    assert (code, err) == (1, "Would fix 2 findings in 1 file, 0 remaining (exporters: dynamo).\n")
+
+
+def test_write_summary_counts_fixed_and_remaining_by_kind(mixed, capsys):
+    code, out, err = run(["mixed.py", "--write", "--exporters", "both"], capsys)
+    assert (code, err) == (1, "")
+    assert out.splitlines(keepends=True)[-2:] == ["Fixed 1 finding in 1 file, 2 remaining (exporters: dynamo, legacy).\n", LEFT]
+    assert mixed.read_text() == MIXED.replace("x.data", "x.detach()")
+    code, out, err = run(["mixed.py", "--write", "--exporters", "both", "--unsafe-fixes"], capsys)
+    assert out.splitlines(keepends=True)[-2:] == [
+        "Fixed 1 finding in 1 file, 1 remaining (exporters: dynamo, legacy).\n",
+        "Remaining: 1 with no fix.\n",
+    ]
+    code, out, err = run(["mixed.py", "--write", "--exporters", "dynamo"], capsys)
+    assert (code, out, err) == (0, "All checks passed! (exporters: dynamo)\n", "")
+
+
+def test_never_all_checks_passed_when_nothing_was_checked(folder, capsys):
+    (folder / "data").mkdir()
+    assert run(["data"], capsys) == (0, "No Python files checked (exporters: dynamo).\n", "warning: no Python files found\n")
+    assert run(["model.py", "nope.py", "--select", "ONX202"], capsys) == (
+        2,
+        "No findings in the files checked (exporters: dynamo).\n1 path(s) could not be checked: see the errors above.\n",
+        "nope.py:1:1: error: no such file or directory\n",
+    )
