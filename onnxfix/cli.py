@@ -90,6 +90,7 @@ def _check(argv: list[str]) -> int:
         cache_dir=args.cache_dir,
         jobs=args.jobs,
         progress=not args.quiet,
+        require_rules=True,
         select=select,
         ignore=ignore,
         unsafe_fixes=args.unsafe_fixes,

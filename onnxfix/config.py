@@ -129,6 +129,23 @@ class Settings:
         return repr((self.select, self.ignore, self.per_file_ignores, sorted(self.exporters)))
 
 
+def require_a_rule(settings: Settings, rules) -> None:
+    """A selection that leaves no rule able to report for the exporters targeted would check
+    nothing and print "All checks passed!" (e.g. --select ONX202, a legacy-only rule, with the
+    default dynamo target)."""
+    if any(settings.is_selected(r.code) and set(r.exporters) & settings.exporters for r in rules):
+        return
+    raise InvalidValue(
+        f"nothing to check: no selected rule reports for {_exporter_list(settings.exporters)} "
+        f"(select: {', '.join(settings.select)}; ignore: {', '.join(settings.ignore) or 'none'})"
+    )
+
+
+def _exporter_list(exporters) -> str:
+    names = [e for e in EXPORTERS if e in exporters]
+    return f"exporter{'s' if len(names) > 1 else ''} {', '.join(names)}"
+
+
 def _matches(code: str, selectors: tuple[str, ...]) -> bool:
     return any(s == "ALL" or code.startswith(s) for s in selectors)
 

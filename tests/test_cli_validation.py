@@ -208,7 +208,7 @@ def test_check_summary_names_the_exporters(mixed, capsys):
         + "Found 3 findings (exporters: dynamo, legacy).\n[*] 1 fixable with `--write` (1 more with `--unsafe-fixes`).\n",
         "",
     )
-    assert run(["model.py", "--select", "ONX202"], capsys) == (0, "All checks passed! (exporters: dynamo)\n", "")
+    assert run(["model.py", "--select", "ONX5"], capsys) == (0, "All checks passed! (exporters: dynamo)\n", "")
 
 
 def test_diff_summary_says_what_is_left(mixed, capsys):
@@ -243,8 +243,33 @@ def test_write_summary_counts_fixed_and_remaining_by_kind(mixed, capsys):
 def test_never_all_checks_passed_when_nothing_was_checked(folder, capsys):
     (folder / "data").mkdir()
     assert run(["data"], capsys) == (0, "No Python files checked (exporters: dynamo).\n", "warning: no Python files found\n")
-    assert run(["model.py", "nope.py", "--select", "ONX202"], capsys) == (
+    assert run(["model.py", "nope.py", "--select", "ONX5"], capsys) == (
         2,
         "No findings in the files checked (exporters: dynamo).\n1 path(s) could not be checked: see the errors above.\n",
         "nope.py:1:1: error: no such file or directory\n",
     )
+
+
+@pytest.mark.parametrize(
+    "args, config, message",
+    [
+        (["--select", "ONX202"], "", "exporter dynamo (select: ONX202; ignore: none)"),
+        (["--select", "onx7"], "", "exporter dynamo (select: ONX7; ignore: none)"),
+        (["--select", "ONX2", "--ignore", "onx2"], "", "exporter dynamo (select: ONX2; ignore: ONX2)"),
+        (["--ignore", "ONX"], 'exporters = "both"', "exporters dynamo, legacy (select: ONX; ignore: ONX)"),
+        ([], 'select = ["ONX401", "ONX303"]', "exporter dynamo (select: ONX401, ONX303; ignore: none)"),
+        (["--exporters", "dynamo"], 'exporters = "legacy"\nselect = ["ONX401"]', "exporter dynamo (select: ONX401; ignore: none)"),
+    ],
+)
+def test_a_selection_that_leaves_no_rule_for_the_exporters_is_an_error(folder, capsys, args, config, message):
+    """ONX202, ONX303, ONX401 and ONX7xx break only the legacy exporter: selected for dynamo
+    alone, nothing would be checked."""
+    if config:
+        (folder / "pyproject.toml").write_text(f"[tool.onnxfix]\n{config}\n")
+    expected = (2, "", f"error: nothing to check: no selected rule reports for {message}\n")
+    assert run(["model.py", *args], capsys) == expected
+    assert run(["model.py", "--diff", *args], capsys) == expected
+
+
+def test_a_legacy_only_selection_is_fine_when_legacy_is_targeted(folder, capsys):
+    assert run(["model.py", "--select", "ONX2", "--exporters", "legacy", "-q"], capsys) == (1, LINE_201, "")
