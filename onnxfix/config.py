@@ -8,9 +8,10 @@ Keys (kebab-case, like ruff):
   per-file-ignores = {"tests/*" = ["ONX2"]}
   unsafe-fixes = false        apply unsafe fixes with --write
   exporters = ["dynamo"]      exporters the project targets: "dynamo", "legacy" ("both": the two)
-Codes are case-insensitive; a code, prefix, exporter or key that matches nothing is an error,
-never silently ignored (a typo in `select` would otherwise check nothing and pass).
   [tool.onnxfix.export]       export targets for `onnxfix export` (see exporter/)
+Codes and exporter names are case-insensitive. A code, prefix, exporter or key that matches
+nothing is an error, here and on the command line, never silently ignored: a typo in `select`
+would otherwise check nothing and print "All checks passed!".
 """
 
 from __future__ import annotations
@@ -37,9 +38,7 @@ KNOWN_KEYS = {
     "select", "ignore", "exclude", "per-file-ignores", "unsafe-fixes", "exporters", "export",
     "cache-dir",
 }
-
-
-EXPORTER_ALIASES = {"both": EXPORTERS}
+EXPORTER_ALIASES = {"both": EXPORTERS}  # as `onnxfix export --exporter both` spells it
 SELECTOR = re.compile(r"ONX[0-9]{0,3}|ALL")
 
 
