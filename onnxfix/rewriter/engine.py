@@ -70,16 +70,19 @@ def check_text(
     package: str | None = None,
     reach: dict[str, Entry] | None = None,
     tree: ast.Module | None = None,
+    file: str = "",
 ) -> list[Finding]:
     """All selected, unsuppressed findings in ``text`` (the current content of ``source``).
 
     ``reach`` (function key -> the forward reaching it, computed across the project by
     rewriter/project.py) replaces the single-file reachability when given; ``tree`` is the
-    parse of ``text`` when the caller has it already (a 10 MB file parses in seconds)."""
+    parse of ``text`` when the caller has it already (a 10 MB file parses in seconds). ``file``
+    is the absolute path ``reach`` names files by: without it a forward is not recognised as
+    its own entry and its findings say "reached from" itself."""
     if text != source.text:  # a later fix round: positions and segments refer to ``text``
         source = replace(source, text=text, _line_starts=[])
     tree = tree or parse_python(text)
-    module = ModuleIndex.build(tree, display_path, package)
+    module = ModuleIndex.build(tree, display_path, package, file)
     if reach is not None:
         scope = functions_from_reach(module, reach)
     else:

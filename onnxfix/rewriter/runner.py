@@ -459,7 +459,7 @@ def _reach_task(args) -> tuple[str, dict[str, dict[str, Entry]], tuple[int, int,
 
 def _check_task(args) -> tuple[FileResult, str]:
     path, file, display, settings, package, keys, raw_hash, key = args
-    result = process_file(path, display, settings, _STATE.ruleset, _STATE.mode, reach=keys, package=package)
+    result = process_file(path, display, settings, _STATE.ruleset, _STATE.mode, reach=keys, package=package, file=file)
     if _STATE.mode == "check" and result.error is None and _unchanged(path, raw_hash):
         _STATE.cache.put(key, [cache_mod.finding_to_json(f) for f in result.findings])
     return result, file
