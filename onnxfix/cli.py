@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from onnxfix import __version__, output
-from onnxfix.config import ConfigError
+from onnxfix.config import ConfigError, InvalidValue, exporter_names, rule_selectors
 from onnxfix.patterns import all_rules, rule_by_code
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -28,7 +28,7 @@ def main(argv: list[str] | None = None) -> int:
         if command != "export":
             sys.stdout.flush()  # here, not at exit: a reader gone (`| head -1`) is handled below
         return code
-    except ConfigError as exc:
+    except (ConfigError, InvalidValue) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
@@ -75,9 +75,15 @@ def check_parser(prog: str = "onnxfix") -> argparse.ArgumentParser:
     mode.add_argument("--write", "--fix", dest="write", action="store_true", help="apply fixes in place")
     parser.add_argument("--unsafe-fixes", action="store_true", default=None, help="also apply/show unsafe fixes")
     parser.add_argument("--no-unsafe-fixes", dest="unsafe_fixes", action="store_false", help="override config")
-    parser.add_argument("--select", type=_codes, help="comma-separated codes or prefixes (e.g. ONX2,ONX301)")
+    parser.add_argument(
+        "--select", type=_codes, help="comma-separated codes or prefixes (e.g. ONX2,ONX301; any case); one "
+        "that matches no rule is an error"
+    )
     parser.add_argument("--ignore", type=_codes, help="comma-separated codes or prefixes to skip")
-    parser.add_argument("--exporters", type=_codes, help="exporters targeted: dynamo,legacy (config: exporters)")
+    parser.add_argument(
+        "--exporters", type=_codes, help="exporters targeted: dynamo, legacy, or both (= dynamo,legacy); "
+        "default: config's exporters, else dynamo"
+    )
     parser.add_argument("--format", choices=("text", "json", "github", "sarif"), default="text")
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     parser.add_argument("--quiet", "-q", action="store_true", help="print findings only, no summary")
@@ -101,7 +107,9 @@ def _check(argv: list[str], prog: str = "onnxfix") -> int:
         print("error: --diff cannot be combined with --format sarif", file=sys.stderr)
         return EXIT_ERROR
     mode = "diff" if args.diff else "write" if args.write else "check"
-    exporters = frozenset(a.lower() for a in args.exporters) if args.exporters else None
+    select = None if args.select is None else rule_selectors(args.select, "--select")
+    ignore = None if args.ignore is None else rule_selectors(args.ignore, "--ignore")
+    exporters = None if args.exporters is None else exporter_names(args.exporters, "--exporters")
     result = run_static(
         args.paths,
         mode,
@@ -110,8 +118,9 @@ def _check(argv: list[str], prog: str = "onnxfix") -> int:
         cache_dir=args.cache_dir,
         jobs=args.jobs,
         progress=not args.quiet,
-        select=args.select,
-        ignore=args.ignore,
+        require_rules=True,
+        select=select,
+        ignore=ignore,
         unsafe_fixes=args.unsafe_fixes,
         exporters=exporters,
     )
@@ -149,17 +158,16 @@ def _print_errors(result) -> None:
 
 
 def _print_summary(result, mode: str, unsafe: bool) -> None:
-    changed = result.changed
-    if mode == "diff":
-        fixes = sum(r.fixes_applied for r in changed)
-        print(f"Would fix {fixes} finding(s) in {len(changed)} file(s).", file=sys.stderr)
-        return
-    if mode == "write" and changed:
-        fixes = sum(r.fixes_applied for r in changed)
-        print(f"Fixed {fixes} finding(s) in {len(changed)} file(s).")
     if not result.files and not result.missing:
         print("warning: no Python files found", file=sys.stderr)
-    print(output.summary(result.findings, unsafe, errors=len(result.errors) + len(result.missing)))
+    exporters = result.settings.exporters if result.settings else ()
+    counts = dict(errors=len(result.errors) + len(result.missing), files=len(result.files))
+    if mode == "check":
+        print(output.summary(result.findings, unsafe, exporters, **counts))
+        return
+    fixed = sum(r.fixes_applied for r in result.files)
+    text = output.fix_summary(result.findings, fixed, len(result.changed), unsafe, exporters, mode == "diff", **counts)
+    print(text, file=sys.stderr if mode == "diff" else sys.stdout)  # stdout is the diff
 
 
 def _exit_code(result, mode: str, exit_zero: bool) -> int:

@@ -7,13 +7,17 @@ Keys (kebab-case, like ruff):
                               scanning folders, added to the default excludes
   per-file-ignores = {"tests/*" = ["ONX2"]}
   unsafe-fixes = false        apply unsafe fixes with --write
-  exporters = ["dynamo"]      exporters the project targets: "dynamo", "legacy"
+  exporters = ["dynamo"]      exporters the project targets: "dynamo", "legacy" ("both": the two)
   [tool.onnxfix.export]       export targets for `onnxfix export` (see exporter/)
+Codes and exporter names are case-insensitive. A code, prefix, exporter or key that matches
+nothing is an error, here and on the command line, never silently ignored: a typo in `select`
+would otherwise check nothing and print "All checks passed!".
 """
 
 from __future__ import annotations
 
 import fnmatch
+import re
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
@@ -34,12 +38,54 @@ KNOWN_KEYS = {
     "select", "ignore", "exclude", "per-file-ignores", "unsafe-fixes", "exporters", "export",
     "cache-dir",
 }
+EXPORTER_ALIASES = {"both": EXPORTERS}  # as `onnxfix export --exporter both` spells it
+SELECTOR = re.compile(r"ONX[0-9]{0,3}|ALL")
 
 
 class ConfigError(Exception):
-    def __init__(self, path: Path, message: str):
-        super().__init__(f"{path}: {message}")
+    def __init__(self, path: Path, message: str, line: int | None = None, col: int | None = None):
+        where = f"{path}:{line}:{col}" if line is not None else str(path)
+        super().__init__(f"{where}: {message}")
         self.path = path
+
+
+class InvalidValue(ValueError):
+    """A value that names no rule or exporter; the message names the value and where it was."""
+
+
+def rule_selectors(values, where: str) -> tuple[str, ...]:
+    """Rule codes or prefixes (or ALL), upper-cased; each must match at least one rule."""
+    if not values:
+        raise InvalidValue(f"invalid value '' for {where}: expected rule codes or prefixes")
+    for value in values:
+        problem = _selector_problem(value.strip().upper())
+        if problem:
+            raise InvalidValue(f"invalid value {value!r} for {where}: {problem}")
+    return tuple(v.strip().upper() for v in values)
+
+
+def _selector_problem(selector: str) -> str | None:
+    from onnxfix.exporter.codes import export_code  # static data, no torch
+    from onnxfix.patterns import all_rules
+
+    if SELECTOR.fullmatch(selector) and any(_matches(r.code, (selector,)) for r in all_rules()):
+        return None
+    if export_code(selector) is not None:
+        return "an export-time code (reported by `onnxfix export`), not a static rule"
+    return "no rule or family matches (`onnxfix rules` lists them)"
+
+
+def exporter_names(values, where: str) -> frozenset[str]:
+    """Exporter names, lower-cased; "both" means every exporter, as in `onnxfix export`."""
+    if not values:
+        raise InvalidValue(f"invalid value '' for {where}: expected dynamo, legacy or both")
+    names: set[str] = set()
+    for value in values:
+        name = value.strip().lower()
+        if name not in EXPORTERS and name not in EXPORTER_ALIASES:
+            raise InvalidValue(f"invalid value {value!r} for {where}: expected dynamo, legacy or both")
+        names.update(EXPORTER_ALIASES.get(name, (name,)))
+    return frozenset(names)
 
 
 @dataclass(frozen=True)
@@ -82,6 +128,23 @@ class Settings:
         return repr((self.select, self.ignore, self.per_file_ignores, sorted(self.exporters)))
 
 
+def require_a_rule(settings: Settings, rules) -> None:
+    """A selection that leaves no rule able to report for the exporters targeted would check
+    nothing and print "All checks passed!" (e.g. --select ONX202, a legacy-only rule, with the
+    default dynamo target)."""
+    if any(settings.is_selected(r.code) and set(r.exporters) & settings.exporters for r in rules):
+        return
+    raise InvalidValue(
+        f"nothing to check: no selected rule reports for {_exporter_list(settings.exporters)} "
+        f"(select: {', '.join(settings.select)}; ignore: {', '.join(settings.ignore) or 'none'})"
+    )
+
+
+def _exporter_list(exporters) -> str:
+    names = [e for e in EXPORTERS if e in exporters]
+    return f"exporter{'s' if len(names) > 1 else ''} {', '.join(names)}"
+
+
 def _matches(code: str, selectors: tuple[str, ...]) -> bool:
     return any(s == "ALL" or code.startswith(s) for s in selectors)
 
@@ -102,34 +165,65 @@ def find_config(start: Path) -> Path | None:
     for candidate in [folder, *folder.parents]:
         pyproject = candidate / "pyproject.toml"
         if pyproject.is_file():
-            try:
-                data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-                data = {}
-            if "onnxfix" in data.get("tool", {}):
+            tool = read_toml(pyproject).get("tool")
+            if isinstance(tool, dict) and "onnxfix" in tool:
                 return pyproject
     return None
+
+
+def read_toml(path: Path) -> dict:
+    """A pyproject.toml that cannot be read is an error, not skipped: skipping it would fall
+    back to a parent folder's config (or none) and check with settings the user never wrote."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(path, f"cannot decode as utf-8: {exc.reason}") from None
+    except OSError as exc:
+        raise ConfigError(path, f"cannot read: {exc.strerror or exc}") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        message, line, col = _toml_position(str(exc), text)
+        raise ConfigError(path, f"invalid TOML: {message}", line, col) from None
+
+
+def _toml_position(message: str, text: str) -> tuple[str, int | None, int | None]:
+    """tomllib puts the position at the end of its message: "(at line 2, column 9)" or
+    "(at end of document)"; Python 3.14 also has attributes, older ones only the text."""
+    at = re.search(r" \(at line (\d+), column (\d+)\)$", message)
+    if at:
+        return message[: at.start()], int(at[1]), int(at[2])
+    if message.endswith(" (at end of document)"):
+        lines = text.splitlines() or [""]
+        return message[: -len(" (at end of document)")], len(lines), len(lines[-1]) + 1
+    return message, None, None
 
 
 def load_settings(start: Path) -> Settings:
     path = find_config(start)
     if path is None:
         return Settings()
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(path, f"invalid TOML: {exc}") from None
-    return settings_from_table(data["tool"]["onnxfix"], path)
+    table = read_toml(path)["tool"]["onnxfix"]
+    if not isinstance(table, dict):
+        raise ConfigError(path, "tool.onnxfix must be a table ([tool.onnxfix])")
+    return settings_from_table(table, path)
 
 
 def settings_from_table(table: dict, path: Path) -> Settings:
+    try:
+        return _settings(table, path)
+    except InvalidValue as exc:
+        raise ConfigError(path, str(exc)) from None
+
+
+def _settings(table: dict, path: Path) -> Settings:
     unknown = set(table) - KNOWN_KEYS
     if unknown:
-        raise ConfigError(path, f"unknown key(s) in [tool.onnxfix]: {', '.join(sorted(unknown))}")
-    exporters = frozenset(_string_list(table, "exporters", path) or ["dynamo"])
-    bad = exporters - set(EXPORTERS)
-    if bad:
-        raise ConfigError(path, f"exporters: unknown exporter(s) {sorted(bad)}; use {list(EXPORTERS)}")
+        raise ConfigError(
+            path, f"unknown key(s) in [tool.onnxfix]: {', '.join(sorted(unknown))} (allowed: {', '.join(sorted(KNOWN_KEYS))})"
+        )
+    exporters = _string_list(table, "exporters", path)
+    exporters = exporter_names(exporters, "exporters") if exporters else frozenset({"dynamo"})
     per_file = table.get("per-file-ignores", {})
     if not isinstance(per_file, dict):
         raise ConfigError(path, "per-file-ignores must be a table of pattern = [codes]")
@@ -142,11 +236,12 @@ def settings_from_table(table: dict, path: Path) -> Settings:
     export = table.get("export", {})
     if not isinstance(export, dict):
         raise ConfigError(path, "[tool.onnxfix.export] must be a table")
+    select, ignore = _string_list(table, "select", path), _string_list(table, "ignore", path)
     return Settings(
-        select=tuple(_string_list(table, "select", path) or ["ONX"]),
-        ignore=tuple(_string_list(table, "ignore", path)),
+        select=rule_selectors(select, "select") if select else ("ONX",),
+        ignore=rule_selectors(ignore, "ignore") if ignore else (),
         exclude=tuple(_string_list(table, "exclude", path)),
-        per_file_ignores=tuple((k, tuple(_as_list(v, path, k))) for k, v in per_file.items()),
+        per_file_ignores=tuple((k, _selectors_or_none(_as_list(v, path, k), k)) for k, v in per_file.items()),
         unsafe_fixes=unsafe,
         exporters=exporters,
         root=path.parent,
@@ -154,6 +249,10 @@ def settings_from_table(table: dict, path: Path) -> Settings:
         cache_dir=cache_dir,
         export=export,
     )
+
+
+def _selectors_or_none(codes: list[str], pattern: str) -> tuple[str, ...]:
+    return rule_selectors(codes, f"per-file-ignores {pattern!r}") if codes else ()
 
 
 def _string_list(table: dict, key: str, path: Path) -> list[str]:

@@ -15,7 +15,7 @@ import difflib
 import json
 
 from onnxfix import __version__
-from onnxfix.rewriter.rule import Finding, Rule
+from onnxfix.rewriter.rule import EXPORTERS, Finding, Rule
 
 
 def text_line(finding: Finding, unsafe_fixes: bool) -> str:
@@ -27,16 +27,14 @@ def error_line(path: str, line: int, col: int, message: str) -> str:
     return f"{path}:{line}:{col}: error: {message}"
 
 
-def summary(findings: list[Finding], unsafe_fixes: bool, errors: int = 0) -> str:
-    if errors:  # never "All checks passed!" next to an error
-        head = summary(findings, unsafe_fixes).replace("All checks passed!", "No findings in the files checked.")
-        return f"{head}\n{errors} path(s) could not be checked: see the errors above."
+def summary(findings: list[Finding], unsafe_fixes: bool, exporters, errors: int = 0, files: int = 1) -> str:
+    """The check summary; it names the exporters checked for, so a run that targeted the wrong
+    ones (or none) does not read as a clean bill of health."""
     if not findings:
-        return "All checks passed!"
+        return _clean(exporters, errors, files)
+    text = f"Found {_count(len(findings), 'finding')} ({_exporters(exporters)})."
     fixable = sum(1 for f in findings if f.fix and (f.fix.safe or unsafe_fixes))
     hidden = sum(1 for f in findings if f.fix and not f.fix.safe and not unsafe_fixes)
-    noun = "finding" if len(findings) == 1 else "findings"
-    text = f"Found {len(findings)} {noun}."
     if fixable:
         text += f"\n[*] {fixable} fixable with `--write`"
         if hidden:
@@ -44,7 +42,55 @@ def summary(findings: list[Finding], unsafe_fixes: bool, errors: int = 0) -> str
         text += "."
     elif hidden:
         text += f"\n{hidden} fixable with `--write --unsafe-fixes`."
-    return text
+    return text + _errors(errors)
+
+
+def fix_summary(remaining: list[Finding], fixed: int, changed_files: int, unsafe_fixes: bool, exporters,
+                would: bool = False, errors: int = 0, files: int = 1) -> str:
+    """The --write / --diff summary: what was (or would be) fixed and what is left, by kind,
+    so a diff with no safe fix still says that findings remain."""
+    if not fixed and not remaining:
+        return _clean(exporters, errors, files)
+    # Not "Found N": fixed + remaining can be fewer than a check reports, since a fix that
+    # rewrites an enclosing expression also removes the findings inside it.
+    verb = "Would fix" if would else "Fixed"
+    where = f" in {_count(changed_files, 'file')}" if fixed else ""
+    text = f"{verb} {_count(fixed, 'finding')}{where}, {len(remaining)} remaining ({_exporters(exporters)})."
+    if remaining:
+        text += f"\nRemaining: {_remaining_kinds(remaining, unsafe_fixes)}."
+    return text + _errors(errors)
+
+
+def _remaining_kinds(remaining: list[Finding], unsafe_fixes: bool) -> str:
+    unsafe = sum(1 for f in remaining if f.fix and not f.fix.safe and not unsafe_fixes)
+    no_fix = sum(1 for f in remaining if not f.fix)
+    again = len(remaining) - unsafe - no_fix  # a fix that overlapped another one this run
+    kinds = [
+        (again, "with a fix left for another run"),
+        (unsafe, "with an unsafe fix (use `--unsafe-fixes`)"),
+        (no_fix, "with no fix"),
+    ]
+    return ", ".join(f"{n} {what}" for n, what in kinds if n)
+
+
+def _clean(exporters, errors: int, files: int) -> str:
+    if errors:  # never "All checks passed!" next to an error
+        return f"No findings in the files checked ({_exporters(exporters)}).{_errors(errors)}"
+    if not files:  # nor when nothing was checked
+        return f"No Python files checked ({_exporters(exporters)})."
+    return f"All checks passed! ({_exporters(exporters)})"
+
+
+def _errors(errors: int) -> str:
+    return f"\n{errors} path(s) could not be checked: see the errors above." if errors else ""
+
+
+def _exporters(exporters) -> str:
+    return "exporters: " + ", ".join(e for e in EXPORTERS if e in exporters)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def finding_json(finding: Finding) -> dict:

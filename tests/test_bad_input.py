@@ -191,12 +191,12 @@ def test_missing_path_others_still_processed(project, capsys):
 def test_folder_without_python_files(project, capsys):
     (project / "data").mkdir()
     (project / "data" / "notes.txt").write_text("x.data\n")
-    assert run(["data"], capsys) == (0, "All checks passed!\n", "warning: no Python files found\n")
+    assert run(["data"], capsys) == (0, "No Python files checked (exporters: dynamo, legacy).\n", "warning: no Python files found\n")
 
 
 def test_empty_file(project, capsys):
     (project / "empty.py").write_bytes(b"")
-    assert run(["empty.py", "--write"], capsys) == (0, "All checks passed!\n", "")
+    assert run(["empty.py", "--write"], capsys) == (0, "All checks passed! (exporters: dynamo, legacy)\n", "")
     assert (project / "empty.py").read_bytes() == b""
 
 
@@ -211,7 +211,7 @@ def test_symlink_loops_in_a_scanned_folder(project, capsys):
     model.write_text(HAZARD)
     code, out, err = run(["pkg", "--write"], capsys)
     assert (code, err) == (1, "")  # loops are not followed, not files: skipped
-    assert out == "Fixed 2 finding(s) in 1 file(s).\nAll checks passed!\n"
+    assert out == "Fixed 2 findings in 1 file, 0 remaining (exporters: dynamo, legacy).\n"
     assert model.read_text() == FIXED
     code, _, err = run(["pkg/a.py", "pkg/dangling.py"], capsys)
     assert code == 2
@@ -379,7 +379,7 @@ def test_ten_megabyte_file(project, capsys):
     path.write_text(text)
     code, out, err = run(["big.py", "--write"], capsys)
     assert (code, err) == (1, "")
-    assert out == "Fixed 2 finding(s) in 1 file(s).\nAll checks passed!\n"
+    assert out == "Fixed 2 findings in 1 file, 0 remaining (exporters: dynamo, legacy).\n"
     assert path.read_text() == filler + FIXED
 
 

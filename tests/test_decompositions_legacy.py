@@ -458,19 +458,25 @@ FIXTURES = __import__("pathlib").Path(__file__).parent / "fixtures"
                                                   ("ONX517/legacy_math.py", "ONX517", 29)])
 def test_reported_only_when_the_project_targets_legacy(fixture, code, count, tmp_path, monkeypatch, capsys):
     """The catalog measures these ops failing in legacy only: a project configured for dynamo
-    alone (`[tool.onnxfix] exporters`, the default) gets no finding; one targeting legacy does."""
+    alone (`[tool.onnxfix] exporters`, the default) gets no finding; one targeting legacy does.
+    Selecting only these rules for dynamo alone checks nothing: an error, not "All checks passed!"."""
     from onnxfix.cli import main
 
     (tmp_path / "model.py").write_text((FIXTURES / fixture).read_text())
     monkeypatch.chdir(tmp_path)
-    for exporters, expected in (('["dynamo"]', 0), ('["dynamo", "legacy"]', count), ('["legacy"]', count)):
+    for exporters, expected in (('["dynamo", "legacy"]', count), ('["legacy"]', count)):
         (tmp_path / "pyproject.toml").write_text(f"[tool.onnxfix]\nexporters = {exporters}\n")
         main(["model.py", "--select", "ONX517,ONX518", "-q"])
         lines = capsys.readouterr().out.splitlines()
         assert [line.split()[1] for line in lines if ": ONX5" in line] == [code] * expected, (exporters, lines)
-    (tmp_path / "pyproject.toml").unlink()  # no config: dynamo only
-    assert main(["model.py", "--select", "ONX517,ONX518", "-q"]) == 0
+    (tmp_path / "pyproject.toml").write_text('[tool.onnxfix]\nexporters = ["dynamo"]\n')
+    assert main(["model.py", "--select", "ONX5", "-q"]) == 0
     assert "ONX51" not in capsys.readouterr().out
+    (tmp_path / "pyproject.toml").unlink()  # no config: dynamo only
+    assert main(["model.py", "--select", "ONX517,ONX518", "-q"]) == 2
+    assert capsys.readouterr() == (
+        "", "error: nothing to check: no selected rule reports for exporter dynamo (select: ONX517, ONX518; ignore: none)\n"
+    )
 
 
 class _Operators(torch.nn.Module):

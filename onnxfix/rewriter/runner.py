@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
-from onnxfix.config import Settings, load_settings, with_overrides
+from onnxfix.config import Settings, load_settings, require_a_rule, with_overrides
 from onnxfix.patterns import all_rules
 from onnxfix.rewriter import cache as cache_mod
 from onnxfix.rewriter.discover import discover
@@ -96,13 +96,18 @@ def run(
     cache_dir: Path | None = None,
     jobs: int | None = None,
     progress: bool = False,
+    require_rules: bool = False,
     **overrides,
 ) -> RunResult:
-    """mode: check | diff | write. ``overrides`` are command-line settings (None = config)."""
+    """mode: check | diff | write. ``overrides`` are command-line settings (None = config).
+    require_rules: a selection that leaves no rule for the exporters is an error (the command
+    line; `onnxfix export` only borrows the static findings and must not fail on it)."""
     result = RunResult()
     scanned: dict[str, tuple[Path, Settings]] = {}
     for path in paths or [Path(".")]:
         settings = with_overrides(load_settings(path if path.exists() else Path.cwd()), **overrides)
+        if require_rules:
+            require_a_rule(settings, all_rules())
         result.settings = result.settings or settings
         found = discover([path], settings, force_exclude)
         result.missing.extend(found.missing)
