@@ -459,6 +459,7 @@ ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
 
 class SizeLoop(Rule):
     code = "ONX603"
+    python_hazard = True  # scripted code keeps it dynamic (tests/test_export_guards.py)
     name = "dynamic-size-loop"
     summary = "Python loop whose trip count is a tensor size"
     fix_availability = "sometimes"
