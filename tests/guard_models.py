@@ -43,6 +43,16 @@ class FirstN(nn.Module):
 
 
 @torch.jit._script_if_tracing
+def first_int_n(x, n):
+    return x[: int(n)]  # ONX203's pattern on a tensor (roi_heads' `int(h)`)
+
+
+class FirstIntN(nn.Module):
+    def forward(self, x, n):
+        return first_int_n(x, n)
+
+
+@torch.jit._script_if_tracing
 def floor_halves(a, b):
     return a // b  # ONX518's pattern
 

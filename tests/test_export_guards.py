@@ -63,8 +63,9 @@ def test_script_if_tracing_is_plain_python_under_dynamo():
     assert [d.dim_value for d in graph_input.type.tensor_type.shape.dim] == [3, 2]  # unrolled: rows fixed
 
 
-def test_script_if_tracing_keeps_item_dynamic_under_legacy():
-    blob = legacy(gm.FirstN(), (torch.arange(6.0), torch.tensor(3)))
+@pytest.mark.parametrize("model", [gm.FirstN, gm.FirstIntN])
+def test_script_if_tracing_keeps_item_and_int_dynamic_under_legacy(model):
+    blob = legacy(model(), (torch.arange(6.0), torch.tensor(3)))
     assert run(blob, torch.arange(6.0), torch.tensor(4)).tolist() == [0.0, 1.0, 2.0, 3.0]
 
 
