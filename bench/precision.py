@@ -110,21 +110,38 @@ NARROWED = """\
   says so and points to `torch._check` (`tests/fixtures/ONX601/guards.py`). The same guard
   note covers the RNN-T all-blank fast path `if cache.is_initialized and blank_mask.all():`
   (Parakeet, Nemotron ASR), which fails in dynamo when a cache is exported.
+- **torchvision's export guards, per exporter** (`onnxfix/rewriter/scope.py`:
+  `TRUE_UNDER_LEGACY_EXPORT`, `_skipped_by_early_exits`, `_CallSites`; rules with
+  `python_hazard`). `torchvision._is_tracing()` is `torch._C._get_tracing_state()`, on under the
+  legacy exporter and off under dynamo (measured, `tests/test_export_guards.py`). Code after
+  `if torchvision._is_tracing(): return ...` runs under dynamo only, and a function called only
+  under the guard runs under legacy only. A `@torch.jit._script_if_tracing` function (and what
+  it calls) is compiled by TorchScript under legacy: its size loop stays a Loop and `int()` /
+  `.item()` stay dynamic (measured), so ONX201/ONX203/ONX603 no longer report roi_heads'
+  `_onnx_paste_masks_in_image_loop` (479, labelled TP before: dynamo never calls it), its
+  `int(h)` (453, same), the keypoint loop (226) nor the `.item()` after the early return
+  (285-286); its `//` (184, ONX518) is still reported for legacy: the scripted floor division
+  exports as wrongly as the traced one (measured). Fixture `tests/fixtures/ONX603/tracing_guards.py`.
+- **`zip(*t)` iterates over a tensor** (`onnxfix/patterns/control_flow.py`:
+  `SizeLoop.visit_Call`): udop's `rows, cols = zip(*ind)` is now an ONX603 finding, report only
+  (measured: dynamo fails, legacy keeps the export-time row count; `tests/flow_models/zip_rows.py`).
 
 False positives that remain in samples are listed with their reason. They are model constants
-that do not come from the model's own tensors, such as a head dimension read from an
-activation's shape, a weight passed to a helper as an argument, or a ratio of sizes
-(ONX203, ONX402: static analysis cannot tell a static dimension of an activation from a dynamic
-one), or code that needs bitsandbytes (ONX301). None of them is rewritten by `--write`:
-the ONX203 ones carry no fix and the ONX402 and ONX301 ones only an unsafe fix
-(`--unsafe-fixes`), as issue #3 allows ("narrowed until its sample is clean, or its fix is
-marked unsafe"). ONX203's safe fix (`int(x.shape[1])` -> `x.shape[1]`, dropping `int()` of a
-size that is already an int) is the identity on ints, so it is exact whether the dimension is
-static or not (applied to a model constant such as Janus `int(channels)` it changes nothing);
-its remaining sampled false positives (a head dimension read from an activation, a position
-table passed to a helper as an argument) carry no fix. Known outside the samples: Mask2Former `get_auxiliary_logits` iterates over
-per-layer outputs that are a tuple annotated `torch.Tensor` (ONX603; the oracle trusts
-annotations).
+that do not come from the model's own tensors, such as a head dimension, a channel count, a
+number of decoder stages or codebooks read from an activation's shape, a weight passed to a
+helper as an argument, or a ratio of sizes (ONX203, ONX402, ONX603: static analysis cannot tell
+a static dimension of an activation from a dynamic one); a Python list's length taken from a
+tensor built from it (ONX603, torchvision's `batch_images`); a number taken out only for an
+input check or its error message (ONX201); or code that needs bitsandbytes (ONX301). None of
+them is rewritten by `--write` except by an exact fix: the ONX201 and ONX603 ones carry no
+fix, the ONX402 and ONX301 ones only an unsafe fix (`--unsafe-fixes`), as issue #3 allows
+("narrowed until its sample is clean, or its fix is marked unsafe"). ONX203's safe fix
+(`int(x.shape[1])` -> `x.shape[1]`, dropping `int()` of a size that is already an int) is the
+identity on ints, so it is exact whether the dimension is static or not (applied to a model
+constant such as Chameleon's `int(channels)`, a sampled false positive, it changes nothing);
+its other sampled false positives (a position table, a kernel size) carry no fix. Known outside
+the samples: Mask2Former `get_auxiliary_logits` iterates over per-layer outputs that are a
+tuple annotated `torch.Tensor` (ONX603; the oracle trusts annotations).
 """
 
 

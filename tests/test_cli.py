@@ -521,3 +521,17 @@ def test_a_reader_that_leaves_early_is_not_an_error(project, args, code):
     finally:
         os.close(write_end)
     assert (result.returncode, result.stderr) == (code, "")
+
+
+def test_tracing_guards_and_script_if_tracing_per_exporter(capsys):
+    """torchvision's guards (tests/test_export_guards.py measures them): code after `if
+    torchvision._is_tracing(): return ...` and in the else of `if torch._C._get_tracing_state():`
+    runs under dynamo only; a `@torch.jit._script_if_tracing` function called only under the
+    guard runs under legacy only, compiled by TorchScript: its loop and int() are not
+    reported, its `//` is (for legacy); one called unguarded keeps its loop for dynamo."""
+    fixture = str(Path(__file__).parent / "fixtures" / "ONX603" / "tracing_guards.py")
+    code, out, _ = run([fixture, "--exporters", "dynamo,legacy", "--format", "json"], capsys)
+    assert code == 1
+    assert [(f["code"], f["location"]["row"], f["exporters"]) for f in json.loads(out)] == [
+        ("ONX518", 8, ["legacy"]), ("ONX603", 23, ["dynamo"]), ("ONX603", 32, ["dynamo"]),
+    ]

@@ -60,12 +60,17 @@ LEGACY_ERRORS = {"non_consecutive": "Only consecutive 1-d tensor indices are sup
 UNFIXED = {
     "while_halve": ("ONX602", (FAILS, WRONG)),  # report only
     "raise_check": ("ONX601", (FAILS, OK)),  # `if <tensor>: raise`: no fix; legacy drops the check
+    "zip_rows": ("ONX603", (FAILS, ORT)),  # `zip(*ind)`: no exact fix; legacy keeps the export-time rows
     "inplace_slice_mul": (None, (OK, OK)),  # `boxes[:, 2].mul_(2)` on an input
     "inplace_slice_add": (None, (OK, OK)),  # `x[:, 1:] += 1` on an input
     "requires_grad": (None, (OK, OK)),  # `x.requires_grad_()` in forward
     "assert_positive": (None, (OK, OK)),  # `assert (x > 0).all(), "..."` in forward
 }
-UNFIXED_DYNAMO_ERRORS = {"while_halve": "GuardOnDataDependentSymNode", "raise_check": "GuardOnDataDependentSymNode"}
+UNFIXED_DYNAMO_ERRORS = {
+    "while_halve": "GuardOnDataDependentSymNode",
+    "raise_check": "GuardOnDataDependentSymNode",
+    "zip_rows": "inferred a static shape",
+}
 
 
 def codes(path: Path) -> list[str]:

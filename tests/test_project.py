@@ -85,6 +85,24 @@ def test_a_helper_reached_only_from_training_code_yields_nothing(project, capsys
     assert check(capsys, "--no-cache", ".") == (1, [BASE, LAYERS])
 
 
+def test_a_helper_called_under_an_export_guard_keeps_the_guards_exporters(project, capsys):
+    """`if torch.jit.is_tracing():` around the call in ops/shapes.py decides which exporters
+    run utils.to_int (whose `.item()` matters to legacy only), warm cache or cold."""
+    shapes = project / "mfpkg" / "ops" / "shapes.py"
+    guarded = (
+        "import torch\n\nfrom ..utils import to_int\n\n\n"
+        "def flatten_tokens(x: torch.Tensor, n: torch.Tensor) -> torch.Tensor:\n"
+        "    if {test}torch.jit.is_tracing():\n        return x.reshape(to_int(n), -1)\n"
+        "    return x.flatten(1)\n"
+    )
+    shapes.write_text(guarded.format(test="not "))  # dynamo only: no legacy, no finding
+    assert check(capsys, ".") == (1, [BASE, LAYERS])
+    assert check(capsys, ".") == (1, [BASE, LAYERS])
+    shapes.write_text(guarded.format(test=""))  # legacy only
+    assert check(capsys, ".") == (1, [BASE, LAYERS, UTILS])
+    assert check(capsys, "--no-cache", ".") == (1, [BASE, LAYERS, UTILS])
+
+
 def test_a_warm_run_parses_nothing_and_reports_the_same(project, capsys, parses):
     assert check(capsys, ".") == (1, [BASE, LAYERS, UTILS])
     assert parses  # cold: something was parsed

@@ -459,6 +459,7 @@ ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
 
 class SizeLoop(Rule):
     code = "ONX603"
+    python_hazard = True  # scripted code keeps it dynamic (tests/test_export_guards.py)
     name = "dynamic-size-loop"
     summary = "Python loop whose trip count is a tensor size"
     fix_availability = "sometimes"
@@ -468,7 +469,8 @@ class SizeLoop(Rule):
             Finds `for` loops and comprehensions over `range(<size>)` where the size comes from
             a tensor's shape (`range(x.shape[0])`, `range(x.size(1))`, `range(len(t))`, or a
             name holding one), and loops iterating over a tensor itself (`for row in t:`,
-            `enumerate(t)`).
+            `enumerate(t)`), also inside a call: `rows, cols = zip(*ind)` (udop) iterates over
+            the rows of `ind`.
         """,
         why="""
             A traced loop is unrolled: the exported graph repeats the body as many times as it
@@ -476,7 +478,10 @@ class SizeLoop(Rule):
             exporter with `dynamic_axes` silently keeps 3 iterations (no warning at all) and is
             wrong for every other size; the dynamo exporter with `Dim.DYNAMIC` fails ("tracing
             inferred a static shape of 3 for dimension inputs['x'].shape[0]"). Both are right
-            only when that dimension is static.
+            only when that dimension is static. `zip(*ind)` over an `(N, 2)` index tensor,
+            measured the same way (tests/flow_models/zip_rows.py): dynamo fails the same way,
+            and the legacy graph splits `ind` into the export-time N rows, so onnxruntime fails
+            on any other N.
         """,
         example="""
             def forward(self, x):
@@ -511,7 +516,9 @@ class SizeLoop(Rule):
             of length `x.shape[0]` and `x` to be 2-D, which static analysis cannot check (the
             loop also accepted a float `n` through `int()`, or a longer `n`).
 
-            Other loops are only reported: vectorise them by hand (`torch.arange` for the index,
+            `zip(*t)` is only reported: `t.unbind(1)` gives the columns as tensors, where zip
+            gave tuples of 0-d tensors (not the same value for every use). Other loops are only
+            reported: vectorise them by hand (`torch.arange` for the index,
             a `cumsum`, or `torch.cat` of masked parts).
         """,
         references=(
@@ -541,6 +548,21 @@ class SizeLoop(Rule):
             f"export-time size; dynamo: fails when that dimension is dynamic)"
         )
         yield ctx.report(self, node.iter, message, fix=_repeated_rows_comprehension(node, ctx))
+
+    def visit_Call(self, node: ast.Call, ctx: FunctionContext):
+        """`zip(*t)`: the star iterates over the rows of ``t`` while the call is made."""
+        if not (isinstance(node.func, ast.Name) and node.func.id == "zip" and ctx.scope.lookup("zip") is None):
+            return
+        for argument in node.args:
+            described = _tensor_iterable(argument.value, ctx) if isinstance(argument, ast.Starred) else None
+            if described is not None and not in_training_branch(node, ctx):
+                message = (
+                    f"`{ctx.segment(node)}` iterates over {described}: unrolled at export (legacy: for the "
+                    f"export-time row count; dynamo: fails when that dimension is dynamic, 'tracing inferred "
+                    f"a static shape')"
+                )
+                yield ctx.report(self, node, message)
+                return
 
 
 FIXED_COUNT_SPLITS = frozenset({"split", "chunk", "tensor_split", "split_with_sizes"})

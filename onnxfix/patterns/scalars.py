@@ -105,6 +105,7 @@ def _mentions_tensor(node: ast.expr, ctx: FunctionContext) -> bool:
 
 class ItemCall(Rule):
     code = "ONX201"
+    python_hazard = True  # scripted code keeps it dynamic (tests/test_export_guards.py)
     triggers = ("item",)
     name = "tensor-item"
     summary = "`.item()` turns a tensor into a Python number"
@@ -272,6 +273,7 @@ CASTS = frozenset({"int", "float", "bool"})
 
 class ScalarCast(Rule):
     code = "ONX203"
+    python_hazard = True  # scripted code keeps it dynamic (tests/test_export_guards.py)
     name = "scalar-cast"
     summary = "`int()`, `float()` or `bool()` of a tensor or of a size expression"
     fix_availability = "sometimes"

@@ -195,14 +195,17 @@ def finding_from_json(data: list) -> Finding:
 
 
 def reach_to_json(reach: dict[str, dict[str, Entry]]) -> dict:
-    return {file: {k: [e.qualname, e.path, e.line] for k, e in keys.items()} for file, keys in reach.items()}
+    return {
+        file: {k: [e.qualname, e.path, e.line, sorted(e.modes)] for k, e in keys.items()}
+        for file, keys in reach.items()
+    }
 
 
 def reach_from_json(data: dict) -> dict[str, dict[str, Entry]]:
-    return {file: {k: Entry(*e) for k, e in keys.items()} for file, keys in data.items()}
+    return {file: {k: Entry(*e[:3], frozenset(e[3])) for k, e in keys.items()} for file, keys in data.items()}
 
 
 def reach_digest(keys: dict[str, Entry]) -> str:
     """The reach as the findings show it ("reached from Model.forward, model.py:12"): the
     forward's file as shown from the working directory, which the cached message embeds."""
-    return json.dumps(sorted((k, e.qualname, shown(e.path), e.line) for k, e in keys.items()))
+    return json.dumps(sorted((k, e.qualname, shown(e.path), e.line, sorted(e.modes)) for k, e in keys.items()))

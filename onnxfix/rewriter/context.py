@@ -8,7 +8,14 @@ from typing import TYPE_CHECKING, Iterable
 
 from onnxfix.rewriter.paths import shown
 from onnxfix.rewriter.rule import Edit, Finding, Fix
-from onnxfix.rewriter.scope import ExportFunction, ExportScope, ModuleIndex, exporters_skipping, is_torch_module_qualname
+from onnxfix.rewriter.scope import (
+    ExportFunction,
+    ExportScope,
+    ModuleIndex,
+    exporters_not_running,
+    exporters_skipping,
+    is_torch_module_qualname,
+)
 from onnxfix.rewriter.source import SourceFile
 from onnxfix.rewriter.tensors import IntegerOracle, SizeOracle, TensorOracle
 
@@ -165,8 +172,10 @@ class FunctionContext(_FileView):
             where = shown(entry.path) if entry.path else self.file.display_path
             reached = f"{entry.qualname}, {where}:{entry.line}"
         # An export guard (`if not torch.compiler.is_exporting():` ...) keeps some exporters away
-        # from the node; a finding left with none is not reported.
+        # from the node, or from every call reaching the function; a finding left with none is
+        # not reported.
         skipped = exporters_skipping(node, self.ancestors(node))
+        skipped |= exporters_not_running(self.fn.entry.modes, rule.python_hazard)
         exporters = tuple(e for e in exporters or rule.exporters if e not in skipped)
         return self._finding(rule, node, message, fix, exporters, reached)
 

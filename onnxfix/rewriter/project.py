@@ -187,13 +187,16 @@ def own_functions(module: ModuleIndex, functions: list, own: dict[str, Entry]) -
 def merge_reach(into: dict[str, dict[str, Entry]], found: dict[str, dict[str, Entry]]) -> None:
     """Union of reach maps (keyed by file identity, as Entry.path is); when several forwards
     reach a function, the one in the function's own file wins, then the first by (path, line):
-    the report does not depend on order."""
+    the report does not depend on order. The modes (how the exporters run it) are the union."""
     for file, keys in found.items():
         target = into.setdefault(file, {})
         for key, entry in keys.items():
             current = target.get(key)
-            if current is None or _preference(entry, file) < _preference(current, file):
+            if current is None:
                 target[key] = entry
+                continue
+            best = entry if _preference(entry, file) < _preference(current, file) else current
+            target[key] = replace(best, modes=entry.modes | current.modes)
 
 
 def _preference(entry: Entry, own_path: str) -> tuple:

@@ -125,6 +125,10 @@ class Rule:
     # never parsed. Empty: always parse (the safe default for a new rule).
     triggers: ClassVar[tuple[str, ...]] = ()
     scope: ClassVar[str] = "function"  # "module": check_module runs once per file
+    # True when the hazard is Python running at trace time (a loop unrolled, a tensor read as a
+    # number): code the legacy exporter runs compiled by TorchScript (a
+    # `@torch.jit._script_if_tracing` function) does not have it, an operator's export does.
+    python_hazard: ClassVar[bool] = False
 
     def check_function(self, ctx: "FunctionContext") -> Iterable[Finding]:
         return ()

@@ -9,7 +9,7 @@ answers none, the project resolver follows imports across the scanned tree).
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterable, Iterator, Protocol
 
 from onnxfix.rewriter.names import (
@@ -160,6 +160,13 @@ class NoResolver:
         return None
 
 
+# How the exporters run a reached function: "dynamo" and "legacy" trace it as Python; SCRIPTED
+# is the legacy exporter running it compiled by TorchScript (a `@torch.jit._script_if_tracing`
+# function and what it calls), where no Python runs at trace time.
+SCRIPTED = "scripted"
+ALL_MODES = frozenset({"dynamo", "legacy"})
+
+
 @dataclass(frozen=True)
 class Entry:
     """The forward through which a function runs at export time."""
@@ -167,6 +174,9 @@ class Entry:
     qualname: str  # "Model.forward"
     path: str  # the forward's file: ModuleIndex.identity (shown through paths.shown)
     line: int
+    # Union over the call sites reaching the function: a call under `if torch.jit.is_tracing():`
+    # brings it the legacy exporter only.
+    modes: frozenset[str] = ALL_MODES
 
 
 @dataclass
@@ -249,7 +259,7 @@ class ScopeBuilder:
     # -- reachability --------------------------------------------------------------------------
     def build(self, modules: list[ModuleIndex]) -> ExportScope:
         result = ExportScope()
-        seen: set[int] = set()
+        found: dict[int, ExportFunction] = {}
         worklist: list[ExportFunction] = []
         for module in modules:
             for info in module.classes.values():
@@ -261,12 +271,18 @@ class ScopeBuilder:
                     )
         while worklist:
             current = worklist.pop(0)
-            if id(current.node) in seen:
-                continue
-            seen.add(id(current.node))
-            if current.scope is None:  # computed once per function, not once per call site
-                current.scope = function_scope(current.node, current.parent_scope)
-            result.functions.append(current)
+            known = found.get(id(current.node))
+            if known is not None:
+                # The first caller names the entry; a call site adding modes walks on with them.
+                if current.entry.modes <= known.entry.modes:
+                    continue
+                known.entry = replace(known.entry, modes=known.entry.modes | current.entry.modes)
+                current = known
+            else:
+                found[id(current.node)] = current
+                if current.scope is None:  # computed once per function, not once per call site
+                    current.scope = function_scope(current.node, current.parent_scope)
+                result.functions.append(current)
             worklist.extend(self._callees(current))
         return result
 
@@ -275,15 +291,22 @@ class ScopeBuilder:
         nested = {
             n.name: n for n, _ in walk_scope(fn.node) if isinstance(n, FUNCTION_NODES)
         }
+        sites = _CallSites(fn)
         for node, _ in walk_function_body(fn.node):
             if isinstance(node, FUNCTION_NODES) and node is not fn.node:
-                yield self._reached(fn, fn.module, node, fn.cls, fn.scope, f"{fn.key}.{node.name}")
+                callees = [self._reached(fn, fn.module, node, fn.cls, fn.scope, f"{fn.key}.{node.name}")]
             elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                 if node.id in nested:
                     continue  # yielded above as a nested def
-                yield from self._name_target(fn, node.id)
+                callees = self._name_target(fn, node.id)
             elif isinstance(node, ast.Attribute) and fn.cls is not None:
-                yield from self._attribute_target(fn, node, self_name)
+                callees = self._attribute_target(fn, node, self_name)
+            else:
+                continue
+            for callee in callees:
+                modes = sites.callee_modes(node, callee.node)
+                if modes:  # no exporter runs the call: the callee is not reached from here
+                    yield replace(callee, entry=replace(callee.entry, modes=modes))
 
     def _name_target(self, fn: ExportFunction, name: str) -> Iterator[ExportFunction]:
         scope = fn.scope
@@ -347,6 +370,61 @@ class ScopeBuilder:
     @staticmethod
     def _reached(caller: ExportFunction, module: ModuleIndex, node, cls, parent_scope, key: str) -> ExportFunction:
         return ExportFunction(node, module, cls, None, caller.entry, False, key, parent_scope)
+
+
+class _CallSites:
+    """How the exporters run what a function calls: as they run the function, less the
+    exporters its export guards keep away from the call site; a `@torch.jit._script_if_tracing`
+    callee is compiled by TorchScript under the legacy exporter (and traced as Python by dynamo,
+    which is not tracing in TorchScript's sense: measured in tests/test_export_guards.py)."""
+
+    def __init__(self, fn: ExportFunction):
+        self.modes = fn.entry.modes
+        body = walk_function_body(fn.node)
+        # Most functions have no guard: their call sites need no parent map.
+        self.parents = {id(n): p for n, p in body} if any(_is_guard_call(n) for n, _ in body) else None
+
+    def callee_modes(self, site: ast.AST, callee: ast.AST) -> frozenset[str]:
+        modes = set(self.modes)
+        if self.parents is not None:
+            skipped = exporters_skipping(site, self._ancestors(site))
+            modes = {m for m in modes if exporter_of_mode(m) not in skipped}
+        if "legacy" in modes and _scripted_if_tracing(callee):
+            modes = (modes - {"legacy"}) | {SCRIPTED}
+        return frozenset(modes)
+
+    def _ancestors(self, node: ast.AST) -> Iterator[ast.AST]:
+        current = self.parents.get(id(node))
+        while current is not None:
+            yield current
+            current = self.parents.get(id(current))
+
+
+def exporter_of_mode(mode: str) -> str:
+    return "legacy" if mode == SCRIPTED else mode
+
+
+def exporters_not_running(modes: frozenset[str], python_hazard: bool) -> frozenset[str]:
+    """Exporters that never run a function reached in ``modes`` so that a rule's hazard occurs:
+    a ``python_hazard`` (Python running at trace time: a loop unrolled, a number baked in) does
+    not occur where the legacy exporter runs the function compiled by TorchScript."""
+    running = {m for m in modes if m != SCRIPTED}
+    if SCRIPTED in modes and not python_hazard:
+        running.add("legacy")
+    return frozenset({"dynamo", "legacy"} - running)
+
+
+def _scripted_if_tracing(node: ast.AST) -> bool:
+    decorators = getattr(node, "decorator_list", ())
+    return any(_decorator_name(d) == "_script_if_tracing" for d in decorators)
+
+
+def _is_guard_call(node: ast.AST) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+    return name in TRUE_UNDER_DYNAMO_EXPORT or name in TRUE_UNDER_LEGACY_EXPORT
 
 
 CONTAINERS = frozenset({"torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.ModuleDict"})
@@ -451,16 +529,19 @@ def _children_run_in_eval(node: ast.AST) -> list[ast.AST]:
 
 # Calls that tell the exporters apart while a model is exported (measured on torch 2.13): True
 # under the dynamo exporter (torch.export) and False under the legacy one, or the reverse.
+# torchvision's `_is_tracing()` is `torch._C._get_tracing_state()`, the TorchScript tracer's
+# state, like torch.jit.is_tracing() (tests/test_export_guards.py measures all three).
 TRUE_UNDER_DYNAMO_EXPORT = frozenset({
     "is_exporting", "is_compiling", "is_dynamo_compiling", "is_torchdynamo_exporting", "is_torchdynamo_compiling",
 })
-TRUE_UNDER_LEGACY_EXPORT = frozenset({"is_tracing"})  # torch.jit.is_tracing()
+TRUE_UNDER_LEGACY_EXPORT = frozenset({"is_tracing", "_is_tracing", "_get_tracing_state"})
 
 
 def exporters_skipping(node: ast.AST, ancestors: Iterable[ast.AST]) -> frozenset[str]:
     """Exporters under which ``node`` never runs, from the export guards around it: the body of
     `if not torch.compiler.is_exporting():` (or of `if torch.jit.is_tracing():`) is skipped by
-    the dynamo exporter, the other branch by the legacy one. ``ancestors``: innermost first."""
+    the dynamo exporter, the other branch by the legacy one, and so is the code after `if
+    torchvision._is_tracing(): return ...`. ``ancestors``: innermost first."""
     skipped: set[str] = set()
     child = node
     for ancestor in ancestors:
@@ -473,8 +554,27 @@ def exporters_skipping(node: ast.AST, ancestors: Iterable[ast.AST]) -> frozenset
                 runs_under = _export_guard(conjunct)  # the exporter under which the test holds
                 if runs_under is not None:
                     skipped.add(_other(runs_under) if in_body else runs_under)
+        skipped.update(_skipped_by_early_exits(child, ancestor))
         child = ancestor
     return frozenset(skipped)
+
+
+def _skipped_by_early_exits(statement: ast.AST, block_owner: ast.AST) -> Iterator[str]:
+    """`if <guard>: ...; return ...` before ``statement`` in the same block: the statement runs
+    only where the guard is false (as in an `else:`)."""
+    for name in ("body", "orelse", "finalbody"):
+        block = getattr(block_owner, name, None)
+        if isinstance(block, list) and statement in block:
+            for earlier in block[: block.index(statement)]:
+                if isinstance(earlier, ast.If) and not earlier.orelse and _always_exits(earlier.body):
+                    runs_under = _export_guard(earlier.test)
+                    if runs_under is not None:
+                        yield runs_under
+            return
+
+
+def _always_exits(body: list[ast.stmt]) -> bool:
+    return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise))
 
 
 def _export_guard(test: ast.expr) -> str | None:
