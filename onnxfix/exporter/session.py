@@ -111,6 +111,10 @@ def decompositions_that_help(target: Target, results: list[ExporterResult], stat
         key = helpers[-1].name.removeprefix("_onnx_") if helpers else ""  # the chain ends with the finding's own
         if key in BY_KEY and key not in keys:
             keys.append(key)
+    # and those of every operator the dynamo exporter could not translate, found or not statically
+    for op in (op for r in results for op in r.verdict.unsupported):
+        if op.decomposition in BY_KEY and op.decomposition not in keys:
+            keys.append(op.decomposition)
     return tuple(keys)
 
 
