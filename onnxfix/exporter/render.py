@@ -236,6 +236,8 @@ def _markdown_target(result: TargetResult) -> list[str]:
         lines += _markdown_verdict(r)
     if result.fix:
         lines += ["### After `--fix`", ""]
+        lines += [f"- dropped {d.code} at {display_path_str(d.path)}:{d.line}: {', '.join(d.why)}" for d in result.fix.dropped]
+        lines += [""] if result.fix.dropped else []
         if result.fix.diff:
             lines += ["```diff", result.fix.diff.rstrip("\n"), "```", ""]
         for r in result.fix.results:
