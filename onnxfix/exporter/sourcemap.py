@@ -139,7 +139,7 @@ def verdict_findings(verdict: Verdict, fallback: Location) -> list[ExportFinding
     kind = verdict.verdict
     if kind == EXPORT_FAILS and verdict.failed_stage == "checker":
         return [ExportFinding("ONX942", headline(verdict.error), fallback, verdict.exporter)]
-    if kind == EXPORT_FAILS and verdict.unsupported:
+    if kind == EXPORT_FAILS and verdict.unsupported and "No ONNX function found" in verdict.error:
         return unsupported_findings(verdict, fallback)
     if kind == EXPORT_FAILS:
         code = next((c for text, c in _ERROR_CODES if text in verdict.error), "ONX922")
