@@ -145,3 +145,25 @@ def test_every_untranslatable_operator_is_reported_from_one_export(capsys):
     ]
     assert [f["filename"] for f in result["findings"]] == ["tests/export_models/three_untranslatable.py"] * 3
     assert target["decompose_hint"] == ["linalg_inv"]
+
+
+def test_custom_operators_and_repeated_calls_each_get_their_line():
+    """Verdict -> findings (no torch): a custom op counts like an ATen one; the same op called
+    at two lines is two findings; a node without a stack trace goes to the factory."""
+    from onnxfix.exporter.result import UnsupportedOp
+    from onnxfix.exporter.sourcemap import Location, findings_for
+
+    user = str(MODELS / "three_untranslatable.py")
+    stack = lambda line: f'File "{user}", line {line}, in forward\n    ...'
+    grouped = "<OpOverload(op='transformers.grouped_mm_fallback', overload='default')>"
+    verdict = Verdict("dynamo", "EXPORT-FAILS", failed_stage="export",
+                      error=f"ConversionError: Failed\n  <- DispatchError: No ONNX function found for {grouped}",
+                      unsupported=[UnsupportedOp(grouped, stack(12)), UnsupportedOp(grouped, stack(13)),
+                                   UnsupportedOp("<OpOverload(op='aten.cumprod', overload='default')>", "", "cumprod")])
+    findings = findings_for(verdict, Location(user, 9), [])
+    assert [render.finding_line(f) for f in findings] == [
+        f"tests/export_models/three_untranslatable.py:12:1: ONX920 [dynamo] DispatchError: No ONNX function found for {grouped}",
+        f"tests/export_models/three_untranslatable.py:13:1: ONX920 [dynamo] DispatchError: No ONNX function found for {grouped}",
+        "tests/export_models/three_untranslatable.py:9:1: ONX920 [dynamo] DispatchError: No ONNX function found for "
+        "<OpOverload(op='aten.cumprod', overload='default')>; onnxfix decomposes it: `--decompose-ops cumprod`",
+    ]
