@@ -20,20 +20,19 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Callable
 
-from onnxfix.exporter.result import CRASH, EXPORT_FAILS, OK, ORT_FAILS, SILENTLY_WRONG, TIMEOUT
+from onnxfix.exporter.result import OK, SILENTLY_WRONG, TIMEOUT
 from onnxfix.rewriter.engine import applicable, fix_key
 from onnxfix.rewriter.rule import Finding
 
-LOUD = (EXPORT_FAILS, ORT_FAILS, CRASH)
 LOAD_FAILS = "LOAD-FAILS"
 MAX_ROUNDS = 20
 
 
 def worse(before: str, after: str) -> bool:
-    """Whether one exporter's verdict got worse (the rule of the module docstring)."""
+    """Whether one exporter's verdict got worse (the rule of the module docstring). Any
+    verdict but OK turning SILENTLY-WRONG is worse; loud failures may trade places."""
     if before == after:
         return False
     if before == OK or after == SILENTLY_WRONG:
