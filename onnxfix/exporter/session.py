@@ -162,7 +162,7 @@ def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progr
             fixloop.State(frozenset(), start, before),
             lambda keys: _static_fix(target, source, unsafe_fixes, keys),
             lambda fixed: _export_text(target, source, fixed.text, unsafe_fixes, progress),
-            bool(unsafe_fixes),
+            _unsafe(source, unsafe_fixes),
         )
     except FixError as exc:
         outcome.error = str(exc)
@@ -176,6 +176,13 @@ def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progr
     if mode == FIX_WRITE:
         outcome.written = _write_if_no_worse(source, start.text, final, before, outcome)
     return outcome
+
+
+def _unsafe(source: Path, unsafe_fixes: bool | None) -> bool:
+    """--unsafe-fixes, else the config's `unsafe-fixes` (as the static fixer resolves it)."""
+    from onnxfix.config import load_settings, with_overrides
+
+    return with_overrides(load_settings(source), unsafe_fixes=unsafe_fixes).unsafe_fixes
 
 
 class FixError(Exception):
