@@ -100,6 +100,9 @@ class Settings:
     config_path: Path | None = None
     cache_dir: str | None = None  # relative to root; default .onnxfix_cache
     export: dict = field(default_factory=dict, hash=False, compare=False)
+    # `onnxfix export --fix` tries fixes one set at a time: only findings with these
+    # engine.fix_key keys are fixed (None: all). Not part of the cache key: checks ignore it.
+    fix_only: frozenset[str] | None = None
 
     def is_selected(self, code: str, path: Path | None = None) -> bool:
         if not _matches(code, self.select) or _matches(code, self.ignore):

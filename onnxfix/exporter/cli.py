@@ -53,8 +53,11 @@ def parser() -> argparse.ArgumentParser:
                    help="only these decompositions, comma-separated (cumprod,linalg_inv,...); implies --decompose")
     p.add_argument("--timeout", type=float, default=None, help="seconds per export (default 600)")
     p.add_argument("--fix", action="store_true",
-                   help="apply the static fixes to a temporary copy, export again, show verdicts before/after and the diff")
-    p.add_argument("--write", action="store_true", help="like --fix, but fix the model file in place")
+                   help="apply the static fixes to a temporary copy and export again, keeping a fix only if no "
+                        "exporter's verdict gets worse (OK stays OK, a loud failure never turns SILENTLY-WRONG); "
+                        "show verdicts before/after, the fixes dropped and the diff")
+    p.add_argument("--write", action="store_true",
+                   help="like --fix, then write the fixes kept into the model file (only if no verdict is worse)")
     p.add_argument("--unsafe-fixes", action="store_true", default=None, help="also apply unsafe fixes")
     p.add_argument("--no-unsafe-fixes", dest="unsafe_fixes", action="store_false")
     p.add_argument("--format", choices=("text", "json"), default="text")

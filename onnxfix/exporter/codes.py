@@ -112,7 +112,7 @@ CODES: tuple[ExportCode, ...] = (
     ExportCode(
         "ONX920", "unsupported-operator", "an operator has no ONNX translation in this exporter",
         _doc(
-            "Reports the user line of the graph node the exporter could not translate (dynamo: the FX node's stack trace; legacy: the TorchScript node's source range).",
+            "Reports the user line of the graph node the exporter could not translate (legacy: the TorchScript node's source range). Dynamo: every operator of the captured graph its translation table cannot translate, each at its own line (the FX node's stack trace), custom operators included, with the onnxfix decomposition that covers it when there is one.",
             "The exporter has no ONNX function for this operator at the requested opset.",
             "inv = torch.linalg.inv(m)",
             "Use an equivalent built from supported operators, or a newer opset.",

@@ -90,14 +90,21 @@ def text_report(results: list[TargetResult], unsafe_fixes: bool) -> str:
 
 def _fix_lines(result: TargetResult) -> list[str]:
     fix = result.fix
-    if fix.error:
-        return [f"  --fix: {fix.error}"]
+    flag = "--write" if fix.mode == "write" else "--fix"
+    dropped = [f"  {flag}: dropped {d.code} at {display_path_str(d.path)}:{d.line} (`{d.covers}`): "
+               + ", ".join(d.why) for d in fix.dropped]
+    if fix.error and not fix.results:
+        return [f"  {flag}: {fix.error}"] + dropped
     if not fix.diff:
-        return ["  --fix: no static fix applies; verdicts unchanged"]
-    where = "in place" if fix.mode == "write" else "to a temporary copy"
-    lines = [f"  --fix: applied {fix.fixes_applied} fix(es) {where}; verdicts before -> after:"]
+        what = "no fix kept" if fix.dropped else "no static fix applies"
+        return [f"  {flag}: {what}; verdicts unchanged"] + dropped
+    where = "in place" if fix.written else "to a temporary copy"
+    lines = [f"  {flag}: kept {fix.fixes_applied} fix(es), applied {where}; verdicts before -> after:"]
     for before, after in zip(result.results, fix.results):
         lines.append(f"    {before.verdict.exporter:<7} {before.verdict.verdict} -> {after.verdict.verdict}")
+    lines += dropped
+    if fix.error:
+        lines.append(f"  {flag}: {fix.error}")
     lines += verdict_lines(fix.results, indent="    ")
     lines += ["    " + finding_line(f) for r in fix.results for f in r.findings]
     lines += ["    " + line for line in fix.diff.rstrip("\n").splitlines()]
@@ -164,6 +171,12 @@ def target_json(result: TargetResult) -> dict:
             "fixes_applied": result.fix.fixes_applied,
             "diff": result.fix.diff,
             "error": result.fix.error or None,
+            "written": result.fix.written,
+            "exports": result.fix.exports,
+            "dropped": [
+                {"code": d.code, "filename": display_path_str(d.path), "row": d.line, "covers": d.covers, "worse": d.why}
+                for d in result.fix.dropped
+            ],
             "results": [verdict_json(r) for r in result.fix.results],
         }
     return {
@@ -223,6 +236,8 @@ def _markdown_target(result: TargetResult) -> list[str]:
         lines += _markdown_verdict(r)
     if result.fix:
         lines += ["### After `--fix`", ""]
+        lines += [f"- dropped {d.code} at {display_path_str(d.path)}:{d.line}: {', '.join(d.why)}" for d in result.fix.dropped]
+        lines += [""] if result.fix.dropped else []
         if result.fix.diff:
             lines += ["```diff", result.fix.diff.rstrip("\n"), "```", ""]
         for r in result.fix.results:

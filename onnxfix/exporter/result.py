@@ -50,6 +50,15 @@ class NodeTrace:
 
 
 @dataclass
+class UnsupportedOp:
+    """An operator of the captured graph the dynamo exporter has no ONNX translation for."""
+
+    op: str  # repr of the FX target: "<OpOverload(op='aten.cholesky_solve', overload='default')>"
+    stack: str  # node.meta["stack_trace"]: where the user's code called it
+    decomposition: str = ""  # the onnxfix decomposition key covering it (`--decompose-ops KEY`)
+
+
+@dataclass
 class Verdict:
     exporter: str
     verdict: str
@@ -62,6 +71,8 @@ class Verdict:
     # frames of the export error's traceback chain, outermost first: [filename, lineno, function]
     error_frames: list[list] = field(default_factory=list)
     op_histogram: dict[str, int] = field(default_factory=dict)
+    # every untranslatable operator of the graph, not only the first one the exporter met
+    unsupported: list[UnsupportedOp] = field(default_factory=list)
     onnx_path: str = ""
     seconds: float = 0.0
 
@@ -93,4 +104,5 @@ class Verdict:
             for p in data.pop("probes", [])
         ]
         traces = [NodeTrace(**t) for t in data.pop("node_traces", [])]
-        return cls(probes=probes, node_traces=traces, **data)
+        unsupported = [UnsupportedOp(**u) for u in data.pop("unsupported", [])]
+        return cls(probes=probes, node_traces=traces, unsupported=unsupported, **data)

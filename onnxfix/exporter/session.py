@@ -52,6 +52,9 @@ class FixResult:
     fixes_applied: int = 0
     results: list[ExporterResult] = field(default_factory=list)  # verdicts after the fixes
     error: str = ""
+    dropped: list = field(default_factory=list)  # fixloop.Dropped: fixes that made a verdict worse
+    exports: int = 0  # re-exports the fix loop made
+    written: bool = False  # --write: the kept fixes are in the user's file
 
 
 @dataclass
@@ -82,7 +85,7 @@ def run_target(target: Target, progress: Progress, fix: str | None = None, unsaf
     result.results = export_all(target, result.static_findings, progress)
     result.decompose_hint = decompositions_that_help(target, result.results, result.static_findings)
     if fix:
-        result.fix = fix_and_reexport(target, fix, unsafe_fixes, progress)
+        result.fix = fix_and_reexport(target, fix, unsafe_fixes, progress, result.results)
     return result
 
 
@@ -115,6 +118,10 @@ def decompositions_that_help(target: Target, results: list[ExporterResult], stat
         key = helpers[-1].name.removeprefix("_onnx_") if helpers else ""  # the chain ends with the finding's own
         if key in BY_KEY and key not in keys:
             keys.append(key)
+    # and those of every operator the dynamo exporter could not translate, found or not statically
+    for op in (op for r in results for op in r.verdict.unsupported):
+        if op.decomposition in BY_KEY and op.decomposition not in keys:
+            keys.append(op.decomposition)
     return tuple(keys)
 
 
@@ -148,33 +155,93 @@ def _renamed(finding: ExportFinding, rename: dict[str, str]) -> ExportFinding:
     return finding
 
 
-def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progress: Progress) -> FixResult:
+def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progress: Progress,
+                     before: list[ExporterResult]) -> FixResult:
+    """The fix loop (fixloop.py) on temporary copies; with --write, its result is written in
+    place only when no exporter's verdict is worse than before."""
     from onnxfix import output
-    from onnxfix.rewriter.runner import run
+    from onnxfix.exporter import fixloop
+    from onnxfix.rewriter.paths import display_path
 
     source = target.model_path
-    fixed = run([source], "write" if mode == FIX_WRITE else "diff", unsafe_fixes=unsafe_fixes,
-                exporters=frozenset(target.exporters))
     outcome = FixResult(mode)
-    if fixed.errors:
-        outcome.error = "; ".join(f"{e.path}:{e.error[0]}:{e.error[1]}: {e.error[2]}" for e in fixed.errors)
+    try:
+        start = _static_fix(target, source, unsafe_fixes, frozenset())
+        loop = fixloop.run_loop(
+            fixloop.State(frozenset(), start, before),
+            lambda keys: _static_fix(target, source, unsafe_fixes, keys),
+            lambda fixed: _export_text(target, source, fixed.text, unsafe_fixes, progress),
+            _unsafe(source, unsafe_fixes),
+        )
+    except FixError as exc:
+        outcome.error = str(exc)
         return outcome
-    changed = fixed.changed
-    if not changed:
-        return outcome  # nothing to fix statically: the verdicts stand
-    outcome.diff = "".join(output.unified_diff(c.path, c.original_text, c.fixed_text) for c in changed)
-    outcome.fixes_applied = sum(c.fixes_applied for c in changed)
+    outcome.dropped, outcome.exports = loop.dropped, loop.exports
+    final = loop.final
+    if final.fixed.text == start.text:
+        return outcome  # no fix kept: the verdicts stand
+    outcome.diff = output.unified_diff(display_path(source), start.text, final.fixed.text)
+    outcome.fixes_applied, outcome.results = final.fixed.fixes_applied, final.results
     if mode == FIX_WRITE:
-        outcome.results = export_all(target, static_findings(target, source, unsafe_fixes), progress)
-        return outcome
+        outcome.written = _write_if_no_worse(source, start.text, final, before, outcome)
+    return outcome
+
+
+def _unsafe(source: Path, unsafe_fixes: bool | None) -> bool:
+    """--unsafe-fixes, else the config's `unsafe-fixes` (as the static fixer resolves it)."""
+    from onnxfix.config import load_settings, with_overrides
+
+    return with_overrides(load_settings(source), unsafe_fixes=unsafe_fixes).unsafe_fixes
+
+
+class FixError(Exception):
+    """The static fixer could not process the model's file."""
+
+
+def _static_fix(target: Target, source: Path, unsafe_fixes: bool | None, keys: frozenset[str]):
+    """The model's file with the fixes named by ``keys`` applied, in memory."""
+    from onnxfix.exporter.fixloop import Fixed
+    from onnxfix.rewriter.runner import run
+
+    ran = run([source], "diff", unsafe_fixes=unsafe_fixes, exporters=frozenset(target.exporters), fix_only=keys)
+    if ran.errors:
+        raise FixError("; ".join(f"{e.path}:{e.error[0]}:{e.error[1]}: {e.error[2]}" for e in ran.errors))
+    (file,) = ran.files
+    if file.fixed_text is None:
+        from onnxfix.rewriter.source import SourceFile
+
+        return Fixed(SourceFile.read(source).text, 0, file.findings)
+    return Fixed(file.fixed_text, file.fixes_applied, file.findings)
+
+
+def _write_if_no_worse(source: Path, original: str, final, before: list[ExporterResult], outcome: FixResult) -> bool:
+    """Every kept fix was checked against the verdicts before it; check the whole once more,
+    and that nobody edited the file meanwhile, before writing it in place."""
+    from onnxfix.exporter.fixloop import worsened
+    from onnxfix.rewriter.source import SourceFile
+
+    why = worsened(before, final.results)
+    if why:
+        outcome.error = f"not written: {', '.join(why)}"
+        return False
+    current = SourceFile.read(source)
+    if current.text != original:
+        outcome.error = f"not written: {source} changed while it was being exported"
+        return False
+    current.write(final.fixed.text)
+    return True
+
+
+def _export_text(target: Target, source: Path, text: str, unsafe_fixes: bool | None, progress: Progress) -> list[ExporterResult]:
+    """Export ``text`` as the model's file: a copy in a temporary folder (imports of the
+    model's siblings still resolve), findings shown at the original path."""
     with tempfile.TemporaryDirectory(prefix="onnxfix-fixed-") as folder:
         copy = Path(folder) / source.name
-        copy.write_text(changed[0].fixed_text, encoding="utf-8", newline="")
+        copy.write_text(text, encoding="utf-8", newline="")
         moved = _retarget(target, source, copy)
         rename = {os.path.realpath(copy): os.path.realpath(source)}
-        outcome.results = export_all(moved, static_findings(target, copy, unsafe_fixes), progress, rename,
-                                     sys_path=[str(source.resolve().parent)])
-    return outcome
+        return export_all(moved, static_findings(target, copy, unsafe_fixes), progress, rename,
+                          sys_path=[str(source.resolve().parent)])
 
 
 def _retarget(target: Target, source: Path, copy: Path) -> Target:

@@ -139,6 +139,8 @@ def verdict_findings(verdict: Verdict, fallback: Location) -> list[ExportFinding
     kind = verdict.verdict
     if kind == EXPORT_FAILS and verdict.failed_stage == "checker":
         return [ExportFinding("ONX942", headline(verdict.error), fallback, verdict.exporter)]
+    if kind == EXPORT_FAILS and verdict.unsupported and "No ONNX function found" in verdict.error:
+        return unsupported_findings(verdict, fallback)
     if kind == EXPORT_FAILS:
         code = next((c for text, c in _ERROR_CODES if text in verdict.error), "ONX922")
         where = error_location(verdict) or fallback
@@ -157,6 +159,20 @@ def verdict_findings(verdict: Verdict, fallback: Location) -> list[ExportFinding
     if kind == SILENTLY_WRONG:
         return [ExportFinding("ONX940", numerics_message(verdict), fallback, verdict.exporter)]
     return []
+
+
+def unsupported_findings(verdict: Verdict, fallback: Location) -> list[ExportFinding]:
+    """One ONX920 per operator the exporter cannot translate, each at the line calling it."""
+    findings = []
+    for op in verdict.unsupported:
+        where = innermost_user([(f, int(n)) for f, n in PY_FRAME.findall(op.stack)]) or fallback
+        message = f"DispatchError: No ONNX function found for {op.op}"
+        if op.decomposition:
+            message += f"; onnxfix decomposes it: `--decompose-ops {op.decomposition}`"
+        finding = ExportFinding("ONX920", message, where, verdict.exporter)
+        if all((f.message, f.location) != (message, where) for f in findings):
+            findings.append(finding)
+    return findings
 
 
 def numerics_message(verdict: Verdict) -> str:

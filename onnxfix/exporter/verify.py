@@ -26,7 +26,7 @@ import torch
 
 from onnxfix.exporter.result import (  # noqa: F401  (re-exported: one place defines verdicts)
     CRASH, EXPORT_FAILS, OK, ORT_FAILS, SILENTLY_WRONG, TIMEOUT,
-    NodeTrace, OutputError, ProbeResult, Verdict,
+    NodeTrace, OutputError, ProbeResult, UnsupportedOp, Verdict,
 )
 
 LOAD_FAILS = "LOAD-FAILS"
@@ -212,6 +212,7 @@ def _export(verdict: Verdict, model, args, probes, dynamic, opset, path: Path) -
             verdict.verdict, verdict.failed_stage, verdict.error = EXPORT_FAILS, "export", describe(exc)
             verdict.node_traces = failing_node_traces(exc)
             verdict.error_frames = error_frames(exc)
+            verdict.unsupported = untranslatable_ops(exc)
     verdict.warnings = [
         {"category": w.category.__name__, "message": str(w.message)[:500], "filename": w.filename, "lineno": w.lineno}
         for w in caught
@@ -297,6 +298,68 @@ def failing_node_traces(exc: BaseException) -> list[NodeTrace]:
                 found.append(trace)
             tb = tb.tb_next
     return found[-1:]  # the innermost frame holding a node is the one that failed
+
+
+def untranslatable_ops(exc: BaseException) -> list[UnsupportedOp]:
+    """Every operator of the captured graph the dynamo exporter cannot translate, in graph order.
+
+    The exporter stops at the first node it has no ONNX function for. The frame that was
+    translating holds the graph after ``run_decompositions`` (``exported_program``) and the
+    translation table (``registry``): ask the table about every node, as the exporter's own
+    report does (torch/onnx/_internal/exporter/_analysis.py), without exporting again.
+    """
+    from torch.onnx._internal.exporter import _registration
+
+    for current in _exception_chain(exc):
+        tb = current.__traceback__
+        while tb is not None:
+            frame = tb.tb_frame.f_locals
+            program, registry = frame.get("exported_program"), frame.get("registry")
+            if isinstance(program, torch.export.ExportedProgram) and isinstance(registry, _registration.ONNXRegistry):
+                return _untranslatable(program, registry)
+            tb = tb.tb_next
+    return []
+
+
+def _untranslatable(program, registry) -> list[UnsupportedOp]:
+    from torch.onnx._internal.exporter import _dispatching
+
+    found: list[UnsupportedOp] = []
+    for module in program.graph_module.modules():  # control-flow subgraphs included
+        if not isinstance(module, torch.fx.GraphModule):
+            continue
+        for node in module.graph.nodes:
+            # other targets (getitem, with_effects, onnx ops) are handled by the exporter itself
+            if node.op != "call_function" or not isinstance(node.target, torch._ops.OpOverload):
+                continue
+            if node.target.namespace == "onnx":
+                continue
+            try:
+                function, _ = _dispatching.dispatch(node, registry)
+            except Exception:  # the dispatcher's own failure: no translation either
+                function = None
+            if function is None:
+                op = UnsupportedOp(repr(node.target), node.meta.get("stack_trace") or "", _decomposition_of(node))
+                if op not in found:
+                    found.append(op)
+    return found
+
+
+def _decomposition_of(node) -> str:
+    """The onnxfix decomposition of the torch call the node came from (meta "torch_fn":
+    ('linalg_inv_1', 'builtin_function_or_method.linalg_inv'), method calls by their name)."""
+    from onnxfix.decompositions import DECOMPOSITIONS
+
+    called = (node.meta.get("torch_fn") or ("", ""))[1].partition(".")[2]
+    if not called:
+        return ""
+    for whole in (True, False):  # torch.linalg.inv is "linalg_inv"; a method call names only "inverse"
+        for decomposition in DECOMPOSITIONS:
+            for target in decomposition.targets:
+                parts = target.split(".")
+                if called == ("_".join(parts[1:]) if whole else parts[-1]):
+                    return decomposition.key
+    return ""
 
 
 def error_frames(exc: BaseException) -> list[list]:

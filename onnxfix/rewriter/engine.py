@@ -175,6 +175,21 @@ def applicable(finding: Finding, unsafe: bool) -> bool:
     return finding.fix is not None and (finding.fix.safe or unsafe)
 
 
+def fix_key(finding: Finding, text: str) -> str:
+    """A name for one finding's fix that survives other fixes: its code and the code it covers
+    (line numbers and columns shift when fixes elsewhere insert helpers or shorten a line)."""
+    lines = text.splitlines(keepends=True)
+    start = sum(len(line) for line in lines[:finding.line - 1]) + finding.col - 1
+    end = sum(len(line) for line in lines[:finding.end_line - 1]) + finding.end_col - 1
+    return f"{finding.code}:{' '.join(text[start:max(start, end)].split())}"
+
+
+def _allowed(finding: Finding, text: str, settings: Settings) -> bool:
+    if not applicable(finding, settings.unsafe_fixes):
+        return False
+    return settings.fix_only is None or fix_key(finding, text) in settings.fix_only
+
+
 def fix_text(source: SourceFile, display_path: str, settings: Settings, ruleset: RuleSet, **kw) -> tuple[str, int, list[Finding]]:
     """(fixed text, number of findings fixed, findings left)."""
     text = source.text
@@ -182,7 +197,7 @@ def fix_text(source: SourceFile, display_path: str, settings: Settings, ruleset:
     fixed = 0
     for _ in range(MAX_FIX_ROUNDS):
         findings = check_text(text, source, display_path, settings, ruleset, tree=tree, **kw)
-        candidates = [f for f in findings if applicable(f, settings.unsafe_fixes)]
+        candidates = [f for f in findings if _allowed(f, text, settings)]
         if not candidates:
             return text, fixed, findings
         chosen = choose_fixes(f.fix for f in candidates)

@@ -1,0 +1,146 @@
+"""`onnxfix export --fix`: static fixes kept only where the exporters say they do not hurt.
+
+A static fix never changes eager results, but it can change what an exporter makes of the code:
+dropping `int()` around a size fixes the legacy trace and may break the dynamo export. So fixes
+are tried in sets, re-exported, and a set is kept only if no exporter's verdict gets worse:
+
+- an exporter that was OK stays OK;
+- one that failed loudly (EXPORT-FAILS, ORT-FAILS, CRASH) must not become SILENTLY-WRONG: a
+  wrong model that loads is worse than an error;
+- the model must still load (a fix cannot break eager PyTorch, but check it) and finish in time.
+
+Each round tries the fixes at the lines the failed exports named first (else all the others)
+as one set; when the set is rejected, each of its fixes alone. A fix is named by
+``engine.fix_key`` (its code and the code it covers), so the static fixer reproduces any kept
+set from the user's unchanged file. Rounds go on until every exporter is OK or no fix is left
+to try. Torch-free: exports run in worker processes.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Callable
+
+from onnxfix.exporter.result import OK, SILENTLY_WRONG, TIMEOUT
+from onnxfix.rewriter.engine import applicable, fix_key
+from onnxfix.rewriter.rule import Finding
+
+LOAD_FAILS = "LOAD-FAILS"
+MAX_ROUNDS = 20
+
+
+def worse(before: str, after: str) -> bool:
+    """Whether one exporter's verdict got worse (the rule of the module docstring). Any
+    verdict but OK turning SILENTLY-WRONG is worse; loud failures may trade places."""
+    if before == after:
+        return False
+    if before == OK or after == SILENTLY_WRONG:
+        return True
+    return after in (LOAD_FAILS, TIMEOUT)
+
+
+def worsened(before: list, after: list) -> list[str]:
+    """'dynamo OK -> ORT-FAILS' for each exporter whose verdict got worse."""
+    return [f"{b.verdict.exporter} {b.verdict.verdict} -> {a.verdict.verdict}"
+            for b, a in zip(before, after) if worse(b.verdict.verdict, a.verdict.verdict)]
+
+
+@dataclass
+class Fixed:
+    """The model's file with a set of fixes applied (the static fixer's answer)."""
+
+    text: str
+    fixes_applied: int
+    findings: list[Finding]  # what is left, at positions in ``text``
+
+
+@dataclass
+class State:
+    keys: frozenset[str]
+    fixed: Fixed
+    results: list  # ExporterResult per exporter, for ``fixed.text``
+
+
+@dataclass
+class Dropped:
+    code: str
+    path: str
+    line: int  # in the file as fixed by the fixes kept before it was tried
+    covers: str  # the code the fix would have rewritten
+    why: list[str]  # 'dynamo OK -> ORT-FAILS', ...
+
+
+@dataclass
+class LoopResult:
+    final: State
+    dropped: list[Dropped] = field(default_factory=list)
+    exports: int = 0  # re-exports made (each runs every requested exporter)
+
+
+def run_loop(start: State, fix: Callable[[frozenset[str]], Fixed], export: Callable[[Fixed], list],
+             unsafe: bool) -> LoopResult:
+    """``fix(keys)``: the file with those fixes applied; ``export(fixed)``: verdicts for it."""
+    loop = LoopResult(start)
+    settled: set[str] = set()  # kept or dropped: never tried again
+    for _ in range(MAX_ROUNDS):
+        if all(r.verdict.verdict == OK for r in loop.final.results):
+            break
+        batch = _next_batch(loop.final, unsafe, settled)
+        if not batch:
+            break
+        if len(batch) > 1 and _try(loop, batch, fix, export, settled):
+            continue
+        for one in batch:  # the set made some exporter worse: find which fixes did
+            _try(loop, [one], fix, export, settled)
+    return loop
+
+
+def _next_batch(state: State, unsafe: bool, settled: set[str]) -> list[tuple[str, Finding]]:
+    """(key, finding) of the fixes not tried yet; those at lines the failed exports named
+    come first, alone. Keys are computed here, in the text the findings' positions refer to."""
+    text = state.fixed.text
+    fresh: dict[str, Finding] = {}
+    for finding in state.fixed.findings:
+        key = fix_key(finding, text)
+        if applicable(finding, unsafe) and key not in settled:
+            fresh.setdefault(key, finding)
+    named = _named_lines(state.results)
+    first = [(k, f) for k, f in fresh.items() if (os.path.realpath(f.path), f.line) in named]
+    return first or list(fresh.items())
+
+
+def _named_lines(results: list) -> set[tuple[str, int]]:
+    named = set()
+    for result in results:
+        if result.verdict.verdict == OK:
+            continue
+        for finding in result.findings:
+            named.add((finding.location.path, finding.location.line))
+            named.update((link.path, link.line) for link in finding.fixed_by if link.relation == "same-line")
+    return named
+
+
+def _try(loop: LoopResult, chosen: list[tuple[str, Finding]], fix, export, settled: set[str]) -> bool:
+    """Keep the fixes ``chosen`` if no verdict gets worse; a single fix is settled either way."""
+    state = loop.final
+    keys = {key for key, _ in chosen} - settled
+    if not keys:
+        return False
+    fixed = fix(state.keys | keys)
+    alone = len(chosen) == 1
+    if fixed.text == state.fixed.text:  # nothing applied (it overlapped another fix)
+        settled.update(keys if alone else ())
+        return False
+    results = export(fixed)
+    loop.exports += 1
+    why = worsened(state.results, results)
+    if not why:
+        loop.final = State(state.keys | keys, fixed, results)
+        settled.update(keys)
+        return True
+    if alone:
+        ((key, finding),) = chosen
+        loop.dropped.append(Dropped(finding.code, finding.path, finding.line, key.partition(":")[2], why))
+        settled.update(keys)
+    return False
