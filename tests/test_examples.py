@@ -69,6 +69,10 @@ def test_original_fails_and_rewrite_exports_correctly(name, tmp_path):
     original = EXAMPLES / f"{name}.py"
     before = export_verdicts(original)
     assert {e: v.verdict for e, v in before.items()} == expected_original, describe(before)
+    for verdict in before.values():  # an ORT-FAILS verdict carries onnxruntime's error, shapes included
+        if verdict.verdict == "ORT-FAILS":
+            assert verdict.error.startswith("onnxruntime: ") and "onnxruntime_src" not in verdict.error, verdict.error
+            assert verdict.error.endswith(f"(on {verdict.failing_probe})"), verdict.error
     after = export_verdicts(rewrite_copy(original, tmp_path, unsafe))
     assert {e: v.verdict for e, v in after.items()} == {"dynamo": "OK", "legacy": "OK"}, describe(after)
     for verdict in after.values():

@@ -252,3 +252,22 @@ def test_export_parent_process_never_imports_torch():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=REPO)
     assert "STATUS 0 HEAVY []" in proc.stderr, proc.stderr[-3000:]
     assert json.loads(proc.stdout)["targets"][0]["results"][0]["verdict"] == "OK"
+
+
+def test_runtime_errors_keep_the_shapes_and_drop_the_cpp_location():
+    from onnxfix.exporter.verify import runtime_error
+
+    message = (
+        "[ONNXRuntimeError] : 2 : INVALID_ARGUMENT : Non-zero status code returned while running Reshape node. "
+        "Name:'/Reshape' Status Message: /onnxruntime_src/onnxruntime/core/providers/cpu/tensor/reshape_helper.h:47 "
+        "onnxruntime::ReshapeHelper::ReshapeHelper(const onnxruntime::TensorShape&, onnxruntime::TensorShapeVector&, "
+        "bool) input_shape_size == size was false. The input tensor cannot be reshaped to the requested shape. "
+        "Input shape:{2,3,8}, requested shape:{2,12,-1}"
+    )
+    assert runtime_error(RuntimeError(message)) == (
+        "RuntimeError: [ONNXRuntimeError] : 2 : INVALID_ARGUMENT : Non-zero status code returned while running "
+        "Reshape node. Name:'/Reshape' Status Message: input_shape_size == size was false. The input tensor cannot "
+        "be reshaped to the requested shape. Input shape:{2,3,8}, requested shape:{2,12,-1}"
+    )
+    long = runtime_error(RuntimeError("x" * 1000 + " Input shape:{9}"), limit=60)
+    assert long == "RuntimeError: xxxxxx ... " + "x" * 24 + " Input shape:{9}"

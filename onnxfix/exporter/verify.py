@@ -236,7 +236,7 @@ def _numerics(verdict: Verdict, model, args, probes, dynamic, opset, path: Path)
     try:
         runtime = Runtime(path)
     except Exception as exc:
-        verdict.verdict, verdict.failed_stage, verdict.error = ORT_FAILS, "runtime", f"onnxruntime: {describe(exc)[:600]}"
+        verdict.verdict, verdict.failed_stage, verdict.error = ORT_FAILS, "runtime", f"onnxruntime: {runtime_error(exc)}"
         return
     for probe in [Probe("export inputs", args), *probes]:
         result = _check_probe(model, runtime, probe, names)
@@ -246,6 +246,7 @@ def _numerics(verdict: Verdict, model, args, probes, dynamic, opset, path: Path)
         verdict.failing_probe = probe.name
         if result.note.startswith("onnxruntime"):
             verdict.verdict, verdict.failed_stage = ORT_FAILS, "runtime"
+            verdict.error = f"{result.note} (on {probe.name})"  # the runtime error, as the JSON schema says
             verdict.node_traces = onnx_node_traces(path, result.note)
         else:
             verdict.verdict, verdict.failed_stage = SILENTLY_WRONG, "numerics"
@@ -259,7 +260,7 @@ def _check_probe(model, runtime: Runtime, probe: Probe, names: list[str]) -> Pro
     try:
         actual = runtime.run(probe.args, names)
     except Exception as exc:
-        return ProbeResult(probe.name, ok=False, note=f"onnxruntime: {describe(exc)[:400]}")
+        return ProbeResult(probe.name, ok=False, note=f"onnxruntime: {runtime_error(exc)}")
     outputs = compare(expected, actual)
     known = [o for o in outputs if o.max_abs is not None]
     ok = all(o.ok for o in outputs)
@@ -270,6 +271,22 @@ def _check_probe(model, runtime: Runtime, probe: Probe, names: list[str]) -> Pro
         max_rel=max((o.max_rel for o in known), default=None) if len(known) == len(outputs) else None,
         ok=ok, note=note, outputs=outputs,
     )
+
+
+# onnxruntime's messages name the C++ source line and the function's full signature before what
+# went wrong ("...reshape_helper.h:47 onnxruntime::ReshapeHelper::ReshapeHelper(const
+# onnxruntime::TensorShape&, ...) input_shape_size == size was false. ... Input shape:{2,3,8},
+# requested shape:{2,12,-1}"): the shapes at the end are what the user needs.
+_ORT_SOURCE = re.compile(r"\S*onnxruntime_src/\S+:\d+ (?:[\w:~<>]+\((?:[^()]|\([^()]*\))*\)(?: const)? )?")
+
+
+def runtime_error(exc: BaseException, limit: int = 600) -> str:
+    """onnxruntime's error without its C++ location and signature; a longer one keeps its start
+    and its end (where the shapes are)."""
+    text = _ORT_SOURCE.sub("", describe(exc))
+    if len(text) <= limit:
+        return text
+    return f"{text[: limit // 3]} ... {text[-(2 * limit) // 3:]}"
 
 
 def op_histogram(path: Path) -> dict[str, int]:
