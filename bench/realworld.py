@@ -15,6 +15,9 @@ Usage:
   python bench/realworld.py                       # every case, writes docs/realworld.md
   python bench/realworld.py CASE_NAME [...]       # a subset (by file stem), writes nothing unless --out
   python bench/realworld.py --json out.json ...   # also keep the raw results
+  python bench/realworld.py --update CASE [...]   # re-run some cases, merge into bench/out/realworld.json,
+                                                  # rewrite docs/realworld.md
+The raw results of a full run are kept in bench/out/realworld.json.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "realworld"
 EXPORTERS = ("dynamo", "legacy")
 VARIANTS = ("before", "safe", "unsafe")
+RAW = ROOT / "bench" / "out" / "realworld.json"
 CASE_TIMEOUT = 900.0
 EXPORT_TIMEOUT = 240.0
 
@@ -287,6 +291,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--one", help=argparse.SUPPRESS)
     parser.add_argument("--out", help="markdown output (default docs/realworld.md when running every case)")
     parser.add_argument("--json", help="also write the raw results here")
+    parser.add_argument("--update", action="store_true", help="merge the named cases into bench/out/realworld.json")
     parser.add_argument("--jobs", type=int, default=2, help="cases run at once (default 2)")
     args = parser.parse_args(argv)
     if args.one:
@@ -298,9 +303,15 @@ def main(argv: list[str] | None = None) -> int:
         for result in pool.map(run_in_child, case_paths(args.cases)):
             results.append(result)
             print(verdict_row(result), flush=True)
+    if args.update:
+        fresh = {r["name"]: r for r in results}
+        results = [fresh.pop(r["name"], r) for r in json.loads(RAW.read_text())] + list(fresh.values())
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
-    out = args.out or (None if args.cases else str(ROOT / "docs" / "realworld.md"))
+    if args.update or not args.cases:
+        RAW.parent.mkdir(parents=True, exist_ok=True)
+        RAW.write_text(json.dumps(results, indent=1))
+    out = args.out or (None if args.cases and not args.update else str(ROOT / "docs" / "realworld.md"))
     if out:
         import importlib.metadata
         Path(out).write_text(render(results, importlib.metadata.version("torch")))
