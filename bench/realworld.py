@@ -131,11 +131,19 @@ def eager_unchanged(original: Path, fixed: Path) -> str:
     return ""
 
 
-def export_verdict(path: Path, exporter: str, dynamic: dict) -> dict:
+def export_verdict(path: Path, exporter: str, dynamic: dict, isolated: bool) -> dict:
+    """One export + onnxruntime check through onnxfix's export checker.
+
+    In the case's own process by default (importing torch once per case instead of once per export
+    is what makes the corpus run in minutes on a loaded machine); ``isolated`` runs each export in
+    its own child (onnxfix.exporter.isolate), the fallback when a case's process dies."""
     from onnxfix.exporter.isolate import ExportRequest, run_isolated
     request = ExportRequest(model=f"{path}:make_model", inputs=f"{path}:example_inputs", exporter=exporter,
                             probes=f"{path}:other_inputs", dynamic=dynamic, sys_path=[str(path.parent)])
-    verdict = run_isolated(request, timeout=EXPORT_TIMEOUT)
+    if isolated:
+        verdict = run_isolated(request, timeout=EXPORT_TIMEOUT)
+    else:
+        verdict = _in_process(request)
     bad = next((p for p in verdict.probes if not p.ok), None)
     detail = (verdict.error or "").strip().splitlines()[0][:200] if verdict.error else ""
     if not detail and bad:
@@ -143,7 +151,21 @@ def export_verdict(path: Path, exporter: str, dynamic: dict) -> dict:
     return {"verdict": verdict.verdict, "error": detail, "probe": verdict.failing_probe}
 
 
-def run_case(case: Path) -> dict:
+def _in_process(request):
+    import warnings
+
+    from onnxfix.exporter.verify import LOAD_FAILS, Verdict, describe, verify
+    from onnxfix.exporter.worker import load
+    try:
+        model, args, probes, dynamic = load(request)
+    except Exception as exc:
+        return Verdict(request.exporter, LOAD_FAILS, failed_stage="load", error=f"could not load target: {describe(exc)}")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return verify(lambda: model, args, probes, request.exporter, dynamic, None, None)
+
+
+def run_case(case: Path, isolated: bool = False) -> dict:
     meta = case_meta(case)
     result = {"name": case.stem, "class": meta["CLASS"], "family": meta["FAMILY"], "control": meta["CONTROL"],
               "url": meta["url"], "exports": {}, "changed": {}, "eager": {}, "write_status": {}}
@@ -165,20 +187,24 @@ def run_case(case: Path) -> dict:
             for variant in VARIANTS:
                 same_as = next((v for v in VARIANTS[:VARIANTS.index(variant)]
                                 if paths[v].read_text() == paths[variant].read_text()), None)
-                row[variant] = dict(row[same_as]) if same_as else export_verdict(paths[variant], exporter, meta["DYNAMIC"])
+                row[variant] = dict(row[same_as]) if same_as else export_verdict(paths[variant], exporter, meta["DYNAMIC"], isolated)
     return result
 
 
 # ---------------------------------------------------------------- the whole corpus (parent)
 
-def run_in_child(case: Path) -> dict:
+def run_in_child(case: Path, isolated: bool = False) -> dict:
+    """The case in its own process; if that process dies (an exporter segfault), again with every
+    export in its own child."""
     meta = case_meta(case)
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--one", str(case)]
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--one", str(case)] + (["--isolated"] if isolated else [])
     try:
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=CASE_TIMEOUT, env=_env(), cwd=ROOT)
     except subprocess.TimeoutExpired:
         return _broken(meta, f"case timed out after {CASE_TIMEOUT:g} s")
     lines = [l for l in done.stdout.splitlines() if l.startswith("REALWORLD-RESULT ")]
+    if (done.returncode != 0 or not lines) and not isolated:
+        return run_in_child(case, isolated=True)
     if done.returncode != 0 or not lines:
         return _broken(meta, f"runner exited {done.returncode}: {done.stderr.strip()[-300:]}")
     return json.loads(lines[-1][len("REALWORLD-RESULT "):])
@@ -237,6 +263,23 @@ def codes(r: dict) -> str:
     return " ".join(found) or "none"
 
 
+def coverage(results: list[dict]) -> list[str]:
+    """Cases per failure class and per onnxfix rule family (patterns/ module)."""
+    lines = ["| class | cases | failing under dynamo before | failing under an exporter before | controls |",
+             "|---|---|---|---|---|"]
+    for cls in sorted({r["class"] for r in results}):
+        rs = [r for r in results if r["class"] == cls]
+        cases = [r for r in rs if not r["control"]]
+        lines.append(f"| {cls} | {len(cases)} | {sum(not ok(r, 'dynamo', 'before') for r in cases)} | "
+                     f"{sum(not both_ok(r, 'before') for r in cases)} | {len(rs) - len(cases)} |")
+    families = {}
+    for r in results:
+        families.setdefault(r["family"], []).append(r["name"])
+    lines += ["", "| rule family (onnxfix/patterns) | cases |", "|---|---|"]
+    lines += [f"| {fam} | {len(names)} |" for fam, names in sorted(families.items())]
+    return lines
+
+
 def misses(results: list[dict]) -> list[str]:
     """Failing cases the catalog does not end OK under both exporters, grouped by class."""
     groups: dict[str, list[str]] = {}
@@ -265,6 +308,7 @@ def render(results: list[dict], torch_version: str) -> str:
            f"torch {torch_version}.", "",
            "Verdicts: before -> after `--write` -> after `--write --unsafe-fixes`. Findings: `*` safe fix, `+` unsafe fix.", "",
            "## Totals", ""] + totals(results) + [
+           "", "## Coverage", ""] + coverage(results) + [
            "", "## Per case", "",
            "| case | class | family | dynamo | legacy | findings | eager | source |",
            "|---|---|---|---|---|---|---|---|"]
@@ -289,13 +333,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("cases", nargs="*", help="case names (file stems); default all")
     parser.add_argument("--one", help=argparse.SUPPRESS)
+    parser.add_argument("--isolated", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--out", help="markdown output (default docs/realworld.md when running every case)")
     parser.add_argument("--json", help="also write the raw results here")
+    parser.add_argument("--render", action="store_true", help="rewrite docs/realworld.md from bench/out/realworld.json")
     parser.add_argument("--update", action="store_true", help="merge the named cases into bench/out/realworld.json")
     parser.add_argument("--jobs", type=int, default=2, help="cases run at once (default 2)")
     args = parser.parse_args(argv)
+    if args.render:
+        import importlib.metadata
+        (ROOT / "docs" / "realworld.md").write_text(render(json.loads(RAW.read_text()), importlib.metadata.version("torch")))
+        return 0
     if args.one:
-        print("REALWORLD-RESULT " + json.dumps(run_case(Path(args.one))), flush=True)
+        print("REALWORLD-RESULT " + json.dumps(run_case(Path(args.one), args.isolated)), flush=True)
         return 0
     from concurrent.futures import ThreadPoolExecutor
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:  # each case is its own process
