@@ -245,8 +245,8 @@ def totals(results: list[dict]) -> list[str]:
         b = sum(both_ok(r, variant) for r in failing_any)
         lines.append(f"- {variant}: {d}/{len(failing_d)} dynamo-failing cases OK under dynamo; "
                      f"{b}/{len(failing_any)} failing cases OK under both exporters")
-    changed = [r["name"] for r in results for v in ("safe", "unsafe") if r["eager"].get(v)]
-    lines.append(f"- eager outputs changed by a fix: {len(changed)}" + (f" ({', '.join(sorted(set(changed)))})" if changed else ""))
+    changed = sorted({r["name"] for r in results for v in ("safe", "unsafe") if r["eager"].get(v)})
+    lines.append(f"- eager outputs changed by a fix: {len(changed)}" + (f" ({', '.join(changed)})" if changed else ""))
     touched = sorted({r["name"] for r in controls if any(r["changed"].values())})
     lines.append(f"- controls modified by `--write --unsafe-fixes`: {len(touched)}" + (f" ({', '.join(touched)})" if touched else ""))
     worse = sorted({r["name"] for r in results for e in EXPORTERS for v in ("safe", "unsafe")
