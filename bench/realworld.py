@@ -306,7 +306,17 @@ def render(results: list[dict], torch_version: str) -> str:
            "`other_inputs()`, then each exporter run through onnxfix's export checker (onnxruntime on the example,",
            "`other_inputs()` (new values and new sizes of the dynamic dims), re-drawn values and grown dynamic dims).",
            f"torch {torch_version}.", "",
-           "Verdicts: before -> after `--write` -> after `--write --unsafe-fixes`. Findings: `*` safe fix, `+` unsafe fix.", "",
+           "Verdicts: before -> after `--write` -> after `--write --unsafe-fixes`. Findings: `*` safe fix, `+` unsafe fix.",
+           "", "Classes (issue #13): `cross-call` values that cross a call; `size-branch` Python branches / builtins on",
+           "sizes under dynamic shapes; `data-dependent-size` sizes taken from tensor values (with or without an exact",
+           "static bound); `numpy-from-shape` / `numpy` NumPy arrays built from shapes or data; `data-dependent-exit`",
+           "early exits and empty checks on values; `dynamic-loop` loops over dynamic sizes; `item-assigned` `.item()`",
+           "assigned to a name and used later; `operator` operators that do not export on torch 2.13;",
+           "`autograd-function` code reached through `torch.autograd.Function.apply`; `exporter-defaults` pitfalls that",
+           "only the legacy exporter hits; `constant-tensor` tensors built from Python values in forward; `indexing`,",
+           "`views` index and view writes. A case fails when some exporter's verdict is not OK before any fix.",
+           "Run: `python bench/realworld.py` (all cases, about 35 minutes on 2 loaded cores), `--update CASE ...` to",
+           "re-run some and merge, `--render` to rewrite this file from bench/out/realworld.json.", "",
            "## Totals", ""] + totals(results) + [
            "", "## Coverage", ""] + coverage(results) + [
            "", "## Per case", "",
