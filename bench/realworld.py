@@ -210,6 +210,32 @@ def run_in_child(case: Path, isolated: bool = False) -> dict:
     return json.loads(lines[-1][len("REALWORLD-RESULT "):])
 
 
+def run_chunk(cases: list[Path]) -> list[dict]:
+    """Several cases in one long-lived child (torch is imported once: on a loaded machine the import
+    alone takes most of a minute). Cases whose result did not come back (the child died or timed
+    out) run again one by one, each export isolated."""
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--many", *map(str, cases)]
+    lines = []
+    try:
+        with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=_env(), cwd=ROOT) as proc:
+            import threading
+            timer = threading.Timer(CASE_TIMEOUT * len(cases), proc.kill)
+            timer.start()
+            for line in proc.stdout:
+                if line.startswith("REALWORLD-RESULT "):
+                    lines.append(json.loads(line[len("REALWORLD-RESULT "):]))
+                    print(verdict_row(lines[-1]), flush=True)
+            timer.cancel()
+    except OSError as exc:
+        print(f"chunk failed to start: {exc}", flush=True)
+    done = {r["name"]: r for r in lines}
+    for case in cases:
+        if case.stem not in done:
+            done[case.stem] = run_in_child(case, isolated=True)
+            print(verdict_row(done[case.stem]) + "  (re-run isolated)", flush=True)
+    return [done[c.stem] for c in cases]
+
+
 def _broken(meta: dict, error: str) -> dict:
     bad = {"verdict": "RUNNER-ERROR", "error": error, "probe": ""}
     return {"name": meta["name"], "class": meta["CLASS"], "family": meta["FAMILY"], "control": meta["CONTROL"],
@@ -343,6 +369,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("cases", nargs="*", help="case names (file stems); default all")
     parser.add_argument("--one", help=argparse.SUPPRESS)
+    parser.add_argument("--many", nargs="+", help=argparse.SUPPRESS)
     parser.add_argument("--isolated", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--out", help="markdown output (default docs/realworld.md when running every case)")
     parser.add_argument("--json", help="also write the raw results here")
@@ -357,12 +384,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.one:
         print("REALWORLD-RESULT " + json.dumps(run_case(Path(args.one), args.isolated)), flush=True)
         return 0
+    if args.many:
+        for case in args.many:
+            print("REALWORLD-RESULT " + json.dumps(run_case(Path(case))), flush=True)
+        return 0
     from concurrent.futures import ThreadPoolExecutor
-    with ThreadPoolExecutor(max_workers=args.jobs) as pool:  # each case is its own process
-        results = []
-        for result in pool.map(run_in_child, case_paths(args.cases)):
-            results.append(result)
-            print(verdict_row(result), flush=True)
+    paths = case_paths(args.cases)
+    chunks = [paths[i::args.jobs] for i in range(args.jobs)]
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:  # one long-lived child per job
+        by_name = {r["name"]: r for rs in pool.map(run_chunk, chunks) for r in rs}
+    results = [by_name[p.stem] for p in paths]
     if args.update:
         fresh = {r["name"]: r for r in results}
         results = [fresh.pop(r["name"], r) for r in json.loads(RAW.read_text())] + list(fresh.values())
