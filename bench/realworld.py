@@ -333,6 +333,8 @@ def render(results: list[dict], torch_version: str) -> str:
            "`other_inputs()` (new values and new sizes of the dynamic dims), re-drawn values and grown dynamic dims).",
            f"torch {torch_version}.", "",
            "Verdicts: before -> after `--write` -> after `--write --unsafe-fixes`. Findings: `*` safe fix, `+` unsafe fix.",
+           "\"Eager outputs changed\" is `torch.equal` (bit-identical) on every input set: a decomposition that agrees",
+           "to float rounding counts as a change. \"Worse\" counts an exporter that was OK before and is not after.",
            "", "Classes (issue #13): `cross-call` values that cross a call; `size-branch` Python branches / builtins on",
            "sizes under dynamic shapes; `data-dependent-size` sizes taken from tensor values (with or without an exact",
            "static bound); `numpy-from-shape` / `numpy` NumPy arrays built from shapes or data; `data-dependent-exit`",
