@@ -343,7 +343,7 @@ def render(results: list[dict], torch_version: str) -> str:
            "`autograd-function` code reached through `torch.autograd.Function.apply`; `exporter-defaults` pitfalls that",
            "only the legacy exporter hits; `constant-tensor` tensors built from Python values in forward; `indexing`,",
            "`views` index and view writes. A case fails when some exporter's verdict is not OK before any fix.",
-           "Run: `python bench/realworld.py` (all cases, about 35 minutes on 2 loaded cores), `--update CASE ...` to",
+           "Run: `python bench/realworld.py` (all cases: 18 minutes with `--jobs 3` on 2 cores at load 12), `--update CASE ...` to",
            "re-run some and merge, `--render` to rewrite this file from bench/out/realworld.json.", "",
            "## Totals", ""] + totals(results) + [
            "", "## Coverage", ""] + coverage(results) + [
