@@ -1,0 +1,415 @@
+"""Run the real-world corpus (tests/realworld/) through the whole onnxfix loop and write docs/realworld.md.
+
+Per case, in its own subprocess with a timeout:
+  1. `onnxfix` report on a copy of the case (--exporters dynamo,legacy, JSON);
+  2. `onnxfix --write` on a second copy (safe fixes), `--write --unsafe-fixes` on a third;
+  3. eager outputs of each fixed copy vs the original: torch.equal on example_inputs() and
+     every other_inputs() set (same seed before make_model, so the weights are the same);
+  4. export with dynamo (torch.onnx.export(dynamo=True), the default) and legacy (dynamo=False),
+     before and after each fix, through onnxfix's own export checker (onnxfix.exporter.isolate:
+     one child process per export; onnxruntime on example_inputs(), other_inputs(), re-drawn
+     values and grown dynamic dims, vs eager). A fixed copy identical to the original reuses the
+     original's verdict.
+
+Usage:
+  python bench/realworld.py                       # every case, writes docs/realworld.md
+  python bench/realworld.py CASE_NAME [...]       # a subset (by file stem), writes nothing unless --out
+  python bench/realworld.py --json out.json ...   # also keep the raw results
+  python bench/realworld.py --update CASE [...]   # re-run some cases, merge into bench/out/realworld.json,
+                                                  # rewrite docs/realworld.md
+The raw results of a full run are kept in bench/out/realworld.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import importlib.util
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "tests" / "realworld"
+EXPORTERS = ("dynamo", "legacy")
+VARIANTS = ("before", "safe", "unsafe")
+RAW = ROOT / "bench" / "out" / "realworld.json"
+CASE_TIMEOUT = 900.0
+EXPORT_TIMEOUT = 240.0
+
+
+# ---------------------------------------------------------------- reading a case (no import)
+
+def case_meta(path: Path) -> dict:
+    """CLASS, FAMILY, CONTROL, DYNAMIC and the docstring's first line, read from the syntax tree."""
+    tree = ast.parse(path.read_text())
+    meta = {"name": path.stem, "doc": (ast.get_docstring(tree) or "").strip(), "DYNAMIC": {}, "CONTROL": False,
+            "CLASS": "", "FAMILY": ""}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            if node.targets[0].id in ("DYNAMIC", "CONTROL", "CLASS", "FAMILY"):
+                meta[node.targets[0].id] = ast.literal_eval(node.value)
+    meta["url"] = next((w for w in meta["doc"].split() if w.startswith("https://")), "")
+    return meta
+
+
+def case_paths(names: list[str]) -> list[Path]:
+    every = sorted(p for p in CORPUS.glob("*.py") if not p.name.startswith("_"))
+    if not names:
+        return every
+    by_name = {p.stem: p for p in every}
+    missing = [n for n in names if n not in by_name]
+    if missing:
+        raise SystemExit(f"no such case(s) in {CORPUS}: {', '.join(missing)}")
+    return [by_name[n] for n in names]
+
+
+# ---------------------------------------------------------------- one case (child process)
+
+def onnxfix_cli(path: Path, *flags: str) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "onnxfix", str(path), "--exporters", "dynamo,legacy", "--no-cache", *flags]
+    return subprocess.run(cmd, capture_output=True, text=True, cwd=path.parent, env=_env(), timeout=300)
+
+
+def _env() -> dict:
+    import os
+    return dict(os.environ, PYTHONPATH=str(ROOT) + (":" + os.environ["PYTHONPATH"] if os.environ.get("PYTHONPATH") else ""))
+
+
+def static_report(path: Path) -> list[dict]:
+    done = onnxfix_cli(path, "--format", "json", "--exit-zero")
+    if done.returncode != 0:
+        raise RuntimeError(f"onnxfix report failed ({done.returncode}): {done.stderr.strip()[-500:]}")
+    return [{"code": f["code"], "line": f["location"]["row"], "fix": (f["fix"] or {}).get("applicability")}
+            for f in json.loads(done.stdout)]
+
+
+def fixed_copy(case: Path, folder: Path, unsafe: bool) -> tuple[Path, str]:
+    folder.mkdir(parents=True)
+    copy = folder / case.name
+    shutil.copy(case, copy)
+    flags = ["--write", "--quiet", "--exit-zero"] + (["--unsafe-fixes"] if unsafe else [])
+    done = onnxfix_cli(copy, *flags)
+    status = "" if done.returncode == 0 else f"onnxfix --write exited {done.returncode}: {done.stderr.strip()[-300:]}"
+    return copy, status
+
+
+def load_case(path: Path, tag: str):
+    spec = importlib.util.spec_from_file_location(f"realworld_{tag}_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def eager_outputs(path: Path, tag: str) -> list:
+    import torch
+    module = load_case(path, tag)
+    torch.manual_seed(0)
+    model = module.make_model().eval()
+    sets = [module.example_inputs()] + list(module.other_inputs())
+    outs = []
+    with torch.no_grad():
+        for args in sets:
+            out = model(*(args if isinstance(args, tuple) else (args,)))
+            outs.append(out if isinstance(out, (tuple, list)) else (out,))
+    return outs
+
+
+def eager_unchanged(original: Path, fixed: Path) -> str:
+    """"" when every output is torch.equal on every input set, else what differs."""
+    import torch
+    try:
+        ref, got = eager_outputs(original, "orig"), eager_outputs(fixed, "fixed")
+    except Exception as exc:  # the fixed file no longer runs: that is a changed result
+        return f"fixed copy does not run: {type(exc).__name__}: {exc}"[:300]
+    for i, (a, b) in enumerate(zip(ref, got)):
+        if len(a) != len(b) or not all(torch.equal(x, y) for x, y in zip(a, b)):
+            return f"input set {i}: outputs differ"
+    return ""
+
+
+def export_verdict(path: Path, exporter: str, dynamic: dict, isolated: bool) -> dict:
+    """One export + onnxruntime check through onnxfix's export checker.
+
+    In the case's own process by default (importing torch once per case instead of once per export
+    is what makes the corpus run in minutes on a loaded machine); ``isolated`` runs each export in
+    its own child (onnxfix.exporter.isolate), the fallback when a case's process dies."""
+    from onnxfix.exporter.isolate import ExportRequest, run_isolated
+    request = ExportRequest(model=f"{path}:make_model", inputs=f"{path}:example_inputs", exporter=exporter,
+                            probes=f"{path}:other_inputs", dynamic=dynamic, sys_path=[str(path.parent)])
+    if isolated:
+        verdict = run_isolated(request, timeout=EXPORT_TIMEOUT)
+    else:
+        verdict = _in_process(request)
+    bad = next((p for p in verdict.probes if not p.ok), None)
+    detail = (verdict.error or "").strip().splitlines()[0][:200] if verdict.error else ""
+    if not detail and bad:
+        detail = f"{bad.probe}: {bad.note or f'max abs error {bad.max_abs}'}"[:200]
+    return {"verdict": verdict.verdict, "error": detail, "probe": verdict.failing_probe}
+
+
+def _in_process(request):
+    import warnings
+
+    from onnxfix.exporter.verify import LOAD_FAILS, Verdict, describe, verify
+    from onnxfix.exporter.worker import load
+    try:
+        model, args, probes, dynamic = load(request)
+    except Exception as exc:
+        return Verdict(request.exporter, LOAD_FAILS, failed_stage="load", error=f"could not load target: {describe(exc)}")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return verify(lambda: model, args, probes, request.exporter, dynamic, None, None)
+
+
+def run_case(case: Path, isolated: bool = False) -> dict:
+    meta = case_meta(case)
+    result = {"name": case.stem, "class": meta["CLASS"], "family": meta["FAMILY"], "control": meta["CONTROL"],
+              "url": meta["url"], "exports": {}, "changed": {}, "eager": {}, "write_status": {}}
+    with tempfile.TemporaryDirectory(prefix="realworld_") as tmp:
+        base = Path(tmp) / "before"
+        base.mkdir()
+        original = base / case.name
+        shutil.copy(case, original)
+        result["findings"] = static_report(original)
+        paths = {"before": original}
+        for variant in ("safe", "unsafe"):
+            copy, status = fixed_copy(case, Path(tmp) / variant, variant == "unsafe")
+            paths[variant] = copy
+            result["write_status"][variant] = status
+            result["changed"][variant] = copy.read_text() != case.read_text()
+            result["eager"][variant] = eager_unchanged(original, copy) if result["changed"][variant] else ""
+        for exporter in EXPORTERS:
+            row = result["exports"][exporter] = {}
+            for variant in VARIANTS:
+                same_as = next((v for v in VARIANTS[:VARIANTS.index(variant)]
+                                if paths[v].read_text() == paths[variant].read_text()), None)
+                row[variant] = dict(row[same_as]) if same_as else export_verdict(paths[variant], exporter, meta["DYNAMIC"], isolated)
+    return result
+
+
+# ---------------------------------------------------------------- the whole corpus (parent)
+
+def run_in_child(case: Path, isolated: bool = False) -> dict:
+    """The case in its own process; if that process dies (an exporter segfault), again with every
+    export in its own child."""
+    meta = case_meta(case)
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--one", str(case)] + (["--isolated"] if isolated else [])
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=CASE_TIMEOUT, env=_env(), cwd=ROOT)
+    except subprocess.TimeoutExpired:
+        return _broken(meta, f"case timed out after {CASE_TIMEOUT:g} s")
+    lines = [l for l in done.stdout.splitlines() if l.startswith("REALWORLD-RESULT ")]
+    if (done.returncode != 0 or not lines) and not isolated:
+        return run_in_child(case, isolated=True)
+    if done.returncode != 0 or not lines:
+        return _broken(meta, f"runner exited {done.returncode}: {done.stderr.strip()[-300:]}")
+    return json.loads(lines[-1][len("REALWORLD-RESULT "):])
+
+
+def run_chunk(cases: list[Path]) -> list[dict]:
+    """Several cases in one long-lived child (torch is imported once: on a loaded machine the import
+    alone takes most of a minute). Cases whose result did not come back (the child died or timed
+    out) run again one by one, each export isolated."""
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--many", *map(str, cases)]
+    lines = []
+    try:
+        with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=_env(), cwd=ROOT) as proc:
+            import threading
+            timer = threading.Timer(CASE_TIMEOUT * len(cases), proc.kill)
+            timer.start()
+            for line in proc.stdout:
+                if line.startswith("REALWORLD-RESULT "):
+                    lines.append(json.loads(line[len("REALWORLD-RESULT "):]))
+                    print(verdict_row(lines[-1]), flush=True)
+            timer.cancel()
+    except OSError as exc:
+        print(f"chunk failed to start: {exc}", flush=True)
+    done = {r["name"]: r for r in lines}
+    for case in cases:
+        if case.stem not in done:
+            done[case.stem] = run_in_child(case, isolated=True)
+            print(verdict_row(done[case.stem]) + "  (re-run isolated)", flush=True)
+    return [done[c.stem] for c in cases]
+
+
+def _broken(meta: dict, error: str) -> dict:
+    bad = {"verdict": "RUNNER-ERROR", "error": error, "probe": ""}
+    return {"name": meta["name"], "class": meta["CLASS"], "family": meta["FAMILY"], "control": meta["CONTROL"],
+            "url": meta["url"], "findings": [], "changed": {}, "eager": {}, "write_status": {},
+            "exports": {e: {v: dict(bad) for v in VARIANTS} for e in EXPORTERS}}
+
+
+def verdict_row(r: dict) -> str:
+    """One line per case, the format the fast test asserts on."""
+    cells = [f"{e}: " + " -> ".join(r["exports"][e][v]["verdict"] for v in VARIANTS) for e in EXPORTERS]
+    return f"{r['name']}: " + " | ".join(cells)
+
+
+# ---------------------------------------------------------------- docs/realworld.md
+
+def ok(r: dict, exporter: str, variant: str) -> bool:
+    return r["exports"][exporter][variant]["verdict"] == "OK"
+
+
+def both_ok(r: dict, variant: str) -> bool:
+    return all(ok(r, e, variant) for e in EXPORTERS)
+
+
+def totals(results: list[dict]) -> list[str]:
+    cases = [r for r in results if not r["control"]]
+    controls = [r for r in results if r["control"]]
+    failing_d = [r for r in cases if not ok(r, "dynamo", "before")]
+    failing_any = [r for r in cases if not both_ok(r, "before")]
+    lines = [f"- cases: {len(cases)} (+ {len(controls)} clean controls)",
+             f"- failing under dynamo before: {len(failing_d)}; under at least one exporter: {len(failing_any)}"]
+    for variant in ("before", "safe", "unsafe"):
+        d = sum(ok(r, "dynamo", variant) for r in failing_d)
+        b = sum(both_ok(r, variant) for r in failing_any)
+        lines.append(f"- {variant}: {d}/{len(failing_d)} dynamo-failing cases OK under dynamo; "
+                     f"{b}/{len(failing_any)} failing cases OK under both exporters")
+    changed = sorted({r["name"] for r in results for v in ("safe", "unsafe") if r["eager"].get(v)})
+    lines.append(f"- eager outputs changed by a fix: {len(changed)}" + (f" ({', '.join(changed)})" if changed else ""))
+    touched = sorted({r["name"] for r in controls if any(r["changed"].values())})
+    lines.append(f"- controls modified by `--write --unsafe-fixes`: {len(touched)}" + (f" ({', '.join(touched)})" if touched else ""))
+    worse = sorted({r["name"] for r in results for e in EXPORTERS for v in ("safe", "unsafe")
+                    if ok(r, e, "before") and not ok(r, e, v)})
+    lines.append(f"- cases worse after a fix under some exporter: {len(worse)}" + (f" ({', '.join(worse)})" if worse else ""))
+    wrong = [r["name"] for r in results if r["write_status"].get("unsafe")]
+    if wrong:
+        lines.append(f"- `onnxfix --write` errors: {', '.join(wrong)}")
+    return lines
+
+
+def codes(r: dict) -> str:
+    found = sorted({f["code"] + ("*" if f["fix"] == "safe" else "+" if f["fix"] == "unsafe" else "") for f in r["findings"]})
+    return " ".join(found) or "none"
+
+
+def coverage(results: list[dict]) -> list[str]:
+    """Cases per failure class and per onnxfix rule family (patterns/ module)."""
+    lines = ["| class | cases | failing under dynamo before | failing under an exporter before | controls |",
+             "|---|---|---|---|---|"]
+    for cls in sorted({r["class"] for r in results}):
+        rs = [r for r in results if r["class"] == cls]
+        cases = [r for r in rs if not r["control"]]
+        lines.append(f"| {cls} | {len(cases)} | {sum(not ok(r, 'dynamo', 'before') for r in cases)} | "
+                     f"{sum(not both_ok(r, 'before') for r in cases)} | {len(rs) - len(cases)} |")
+    families = {}
+    for r in results:
+        families.setdefault(r["family"], []).append(r["name"])
+    lines += ["", "| rule family (onnxfix/patterns) | cases |", "|---|---|"]
+    lines += [f"| {fam} | {len(names)} |" for fam, names in sorted(families.items())]
+    return lines
+
+
+def misses(results: list[dict]) -> list[str]:
+    """Failing cases the catalog does not end OK under both exporters, grouped by class."""
+    groups: dict[str, list[str]] = {}
+    for r in results:
+        if r["control"] or both_ok(r, "before") or both_ok(r, "unsafe"):
+            continue
+        why = "no finding" if not r["findings"] else ("reported, no fix" if not r["changed"].get("unsafe")
+                                                      else "fixed, still failing")
+        still = ", ".join(f"{e} {r['exports'][e]['unsafe']['verdict']}" for e in EXPORTERS if not ok(r, e, "unsafe"))
+        groups.setdefault(r["class"], []).append(f"  - `{r['name']}`: {why} ({codes(r)}); after unsafe fixes: {still}")
+    lines = []
+    for cls in sorted(groups):
+        lines.append(f"- **{cls}** ({len(groups[cls])})")
+        lines.extend(groups[cls])
+    return lines
+
+
+def render(results: list[dict], torch_version: str) -> str:
+    out = ["# Real-world corpus: public export failures, before and after onnxfix", "",
+           "Generated by `python bench/realworld.py` (do not edit by hand). Each case in `tests/realworld/` re-creates",
+           "one export failure from a public issue (URL in its docstring); controls (`CONTROL = True`) are the",
+           "upstream-fixed twins. Per case: `onnxfix --exporters dynamo,legacy` report, `--write` (safe) and",
+           "`--write --unsafe-fixes` on copies, eager outputs compared with `torch.equal` on `example_inputs()` and",
+           "`other_inputs()`, then each exporter run through onnxfix's export checker (onnxruntime on the example,",
+           "`other_inputs()` (new values and new sizes of the dynamic dims), re-drawn values and grown dynamic dims).",
+           f"torch {torch_version}.", "",
+           "Verdicts: before -> after `--write` -> after `--write --unsafe-fixes`. Findings: `*` safe fix, `+` unsafe fix.",
+           "\"Eager outputs changed\" is `torch.equal` (bit-identical) on every input set: a decomposition that agrees",
+           "to float rounding counts as a change. \"Worse\" counts an exporter that was OK before and is not after.",
+           "", "Classes (issue #13): `cross-call` values that cross a call; `size-branch` Python branches / builtins on",
+           "sizes under dynamic shapes; `data-dependent-size` sizes taken from tensor values (with or without an exact",
+           "static bound); `numpy-from-shape` / `numpy` NumPy arrays built from shapes or data; `data-dependent-exit`",
+           "early exits and empty checks on values; `dynamic-loop` loops over dynamic sizes; `item-assigned` `.item()`",
+           "assigned to a name and used later; `operator` operators that do not export on torch 2.13;",
+           "`autograd-function` code reached through `torch.autograd.Function.apply`; `exporter-defaults` pitfalls that",
+           "only the legacy exporter hits; `constant-tensor` tensors built from Python values in forward; `indexing`,",
+           "`views` index and view writes. A case fails when some exporter's verdict is not OK before any fix.",
+           "Run: `python bench/realworld.py` (all cases: 18 minutes with `--jobs 3` on 2 cores at load 12), `--update CASE ...` to",
+           "re-run some and merge, `--render` to rewrite this file from bench/out/realworld.json.", "",
+           "## Totals", ""] + totals(results) + [
+           "", "## Coverage", ""] + coverage(results) + [
+           "", "## Per case", "",
+           "| case | class | family | dynamo | legacy | findings | eager | source |",
+           "|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        cells = [" -> ".join(r["exports"][e][v]["verdict"] for v in VARIANTS) for e in EXPORTERS]
+        eager = "; ".join(f"{v}: {r['eager'][v]}" for v in ("safe", "unsafe") if r["eager"].get(v)) or "unchanged"
+        name = r["name"] + (" (control)" if r["control"] else "")
+        out.append(f"| {name} | {r['class']} | {r['family']} | {cells[0]} | {cells[1]} | {codes(r)} | {eager} | {r['url']} |")
+    out += ["", "## What the catalog misses (input for the next rules)", "",
+            "Failing cases not OK under both exporters after `--write --unsafe-fixes`, grouped by class.", ""]
+    out += misses(results) or ["- none"]
+    out += ["", "## First error per failing export (before)", ""]
+    for r in results:
+        for e in EXPORTERS:
+            v = r["exports"][e]["before"]
+            if v["verdict"] != "OK":
+                out.append(f"- `{r['name']}` {e} {v['verdict']}: {v['error'] or v['probe']}".replace("|", "\\|"))
+    return "\n".join(out) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("cases", nargs="*", help="case names (file stems); default all")
+    parser.add_argument("--one", help=argparse.SUPPRESS)
+    parser.add_argument("--many", nargs="+", help=argparse.SUPPRESS)
+    parser.add_argument("--isolated", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--out", help="markdown output (default docs/realworld.md when running every case)")
+    parser.add_argument("--json", help="also write the raw results here")
+    parser.add_argument("--render", action="store_true", help="rewrite docs/realworld.md from bench/out/realworld.json")
+    parser.add_argument("--update", action="store_true", help="merge the named cases into bench/out/realworld.json")
+    parser.add_argument("--jobs", type=int, default=2, help="cases run at once (default 2)")
+    args = parser.parse_args(argv)
+    if args.render:
+        import importlib.metadata
+        (ROOT / "docs" / "realworld.md").write_text(render(json.loads(RAW.read_text()), importlib.metadata.version("torch")))
+        return 0
+    if args.one:
+        print("REALWORLD-RESULT " + json.dumps(run_case(Path(args.one), args.isolated)), flush=True)
+        return 0
+    if args.many:
+        for case in args.many:
+            print("REALWORLD-RESULT " + json.dumps(run_case(Path(case))), flush=True)
+        return 0
+    from concurrent.futures import ThreadPoolExecutor
+    paths = case_paths(args.cases)
+    chunks = [paths[i::args.jobs] for i in range(args.jobs)]
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:  # one long-lived child per job
+        by_name = {r["name"]: r for rs in pool.map(run_chunk, chunks) for r in rs}
+    results = [by_name[p.stem] for p in paths]
+    if args.update:
+        fresh = {r["name"]: r for r in results}
+        results = [fresh.pop(r["name"], r) for r in json.loads(RAW.read_text())] + list(fresh.values())
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1))
+    if args.update or not args.cases:
+        RAW.parent.mkdir(parents=True, exist_ok=True)
+        RAW.write_text(json.dumps(results, indent=1))
+    out = args.out or (None if args.cases and not args.update else str(ROOT / "docs" / "realworld.md"))
+    if out:
+        import importlib.metadata
+        Path(out).write_text(render(results, importlib.metadata.version("torch")))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
