@@ -122,10 +122,11 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "input's H, W must be static. Indices (return_indices=True) match torch's (first maximum).",
     ),
     Decomposition(
-        "cdist", ("torch.cdist",), True, ("cdist p=1", "cdist p=2", "cdist p=inf"),
+        "cdist", ("torch.cdist",), False, ("cdist p=1", "cdist p=2", "cdist p=inf"),
         ("https://github.com/onnx/onnx/issues/3327",),
-        "Broadcast differences, O(P*R*M) memory; `p` must be a number. Eager cdist(p=2) may use "
-        "a matrix-multiply formula on large inputs: the two agree to float rounding.",
+        "Broadcast differences, O(P*R*M) memory; `p` must be a number. Bit-identical for p=0 "
+        "and p=inf; for other p eager cdist sums in another order (and for p=2 on large inputs "
+        "uses a matrix-multiply formula): the two agree to float rounding.",
     ),
 )
 SUPPORT: tuple[str, ...] = ("sort_rank",)  # helpers that decompose nothing on their own

@@ -1,5 +1,6 @@
 """Issue 17's partial fix: four export problems, three with a fix (NumPy, an `if` on a tensor,
-linalg.inv) and one without (`int(s * 0.5)` in a reshape, ONX203). Both exporters fail loudly
+linalg.inv) and one without (`int(s * 0.75)` in a reshape, ONX203; issue 17's `int(s * 0.5)`
+now has one, `s // 2`). Both exporters fail loudly
 on the original; with every fix applied the export succeeds and the reshape's size is a
 constant: SILENTLY-WRONG on other sizes. `export --fix` must keep the loud failure.
 """
@@ -23,7 +24,7 @@ class Mixer(nn.Module):
             h = h / 100
         gram = h.transpose(1, 2) @ h + 4 * torch.eye(4)
         h = h @ torch.linalg.inv(gram)
-        return h.reshape(h.shape[0], int(s * 0.5), -1)
+        return h.reshape(h.shape[0], int(s * 0.75), -1)
 
 
 def example_inputs():
