@@ -170,7 +170,7 @@ def test_correct_model_is_ok_under_both_exporters(configured, capsys, monkeypatc
         assert Path(result["onnx_path"]) == configured / "build" / f"scaled.{result['exporter']}.onnx"
         assert Path(result["onnx_path"]).is_file()
     report = (configured / "report.md").read_text()
-    assert report.startswith("# onnxfix export report\n\n## scaled\n")
+    assert report.startswith("# onnxfix export report\n\n| target | dynamo | legacy |\n|---|---|---|\n| scaled | OK | OK |\n\n## scaled\n")
     assert "| dynamo | **OK** | ok | ok | ok | ok | ok |" in report
     assert "| generated (dynamic dims +3) | 0 |" in report
     assert "| Relu | 1 |" in report

@@ -3,6 +3,7 @@ ONX9xx docs, JSON shape. Fast: nothing here imports torch or runs a model."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -292,3 +293,41 @@ def test_markdown_report_escapes_nothing_and_keeps_its_tables():
     results = [TargetResult(target, [ExporterResult(verdict)])]
     assert "| dynamo | **EXPORT-FAILS** | ok | FAILED | - | - | - |" in render.markdown_report(results)
     assert "RuntimeError: a &lt;b&gt; &amp; c" in render.html_report(results)
+
+def test_markdown_report_starts_with_a_summary_and_survives_backticks():
+    target = plan.make_target("tests/export_models/correct.py:make_model")
+    target = dataclasses.replace(target, dynamic={"x": {0: "batch", 2: "seq"}})
+    failed = Verdict("legacy", "ORT-FAILS", failed_stage="runtime", error="onnxruntime: shape")
+    results = [TargetResult(target, [ExporterResult(Verdict("dynamo", "OK")), ExporterResult(failed)])]
+    report = render.markdown_report(results)
+    assert report.splitlines()[2:5] == [
+        "| target | dynamo | legacy |", "|---|---|---|", f"| {target.name} | OK | ORT-FAILS |",
+    ]
+    assert "- dynamic: x: dim 0 (batch), dim 2 (seq)" in report
+    assert render.code_span("uses `x.data` here") == "``uses `x.data` here``"
+    assert render.code_span("`x`") == "`` `x` ``"
+    assert render.code_span("plain") == "`plain`"
+
+
+def test_errors_name_the_model_file_not_onnxfix_private_module(tmp_path):
+    from onnxfix.exporter.targets import load_module
+    from onnxfix.exporter.verify import describe
+
+    (tmp_path / "my_model.py").write_text("class M:\n    pass\n")
+    module = load_module(tmp_path / "my_model.py")
+    text = describe(TypeError(f"cannot use {module.M!r}"))
+    assert text == "TypeError: cannot use <class 'my_model.M'>"
+
+
+def test_tracer_warnings_are_cut_at_a_sentence_end():
+    from onnxfix.exporter.sourcemap import first_sentence
+
+    assert first_sentence(
+        "torch.tensor results are registered as constants in the trace. You can safely ignore this warning if you "
+        "use this function to create tensors out of constant variables that would be the same every time you call "
+        "this function. In any other case, this might cause the trace to be incorrect."
+    ) == "torch.tensor results are registered as constants in the trace"
+    assert first_sentence(
+        "Converting a tensor to a Python integer might cause the trace to be incorrect. We can't record the data "
+        "flow of Python values, so this value will be treated as a constant in the future."
+    ) == "Converting a tensor to a Python integer (now a constant in the trace)"

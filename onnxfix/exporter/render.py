@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 import json
 import math
+import re
 
 from onnxfix import output
 from onnxfix.exporter.result import STAGE_FAILED, STAGE_OK, STAGES, Verdict
@@ -208,19 +209,50 @@ def json_report(results: list[TargetResult], exit_code: int) -> str:
 # ---- Markdown / HTML reports -------------------------------------------------------------------
 
 def markdown_report(results: list[TargetResult]) -> str:
-    parts = ["# onnxfix export report", ""]
+    parts = ["# onnxfix export report", ""] + _markdown_summary(results)
     for result in results:
         parts += _markdown_target(result)
     return "\n".join(parts) + "\n"
 
 
+def _markdown_summary(results: list[TargetResult]) -> list[str]:
+    """One row per target first: the verdicts (and after `--fix`) before the details."""
+    exporters = list(dict.fromkeys(r.verdict.exporter for t in results for r in t.results))
+    fixed = any(t.fix for t in results)
+    header = ["target", *exporters] + ([f"{e} after fix" for e in exporters] if fixed else [])
+    lines = ["| " + " | ".join(header) + " |", "|---" * len(header) + "|"]
+    for t in results:
+        before = {r.verdict.exporter: r.verdict.verdict for r in t.results}
+        after = {r.verdict.exporter: r.verdict.verdict for r in t.fix.results} if t.fix else {}
+        cells = [_cell(t.target.name)] + [before.get(e, "-") for e in exporters]
+        cells += [after.get(e, "-") for e in exporters] if fixed else []
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines + [""]
+
+
+def code_span(text: str) -> str:
+    """``text`` as Markdown inline code, whatever backticks it holds (CommonMark: a fence one
+    backtick longer than the longest run inside, padded when the text starts or ends with one)."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def dynamic_text(dynamic: dict) -> str:
+    """{"x": {0: "batch", 2: "seq"}} -> 'x: dim 0 (batch), dim 2 (seq)'."""
+    return "; ".join(
+        f"{name}: " + ", ".join(f"dim {d} ({n})" for d, n in dims.items()) for name, dims in dynamic.items()
+    )
+
+
 def _markdown_target(result: TargetResult) -> list[str]:
     t = result.target
-    lines = [f"## {t.name}", "", f"- model: `{t.model}`", f"- inputs: `{t.inputs}`"]
+    lines = [f"## {t.name}", "", f"- model: {code_span(str(t.model))}", f"- inputs: {code_span(str(t.inputs))}"]
     if t.probes:
-        lines.append(f"- probe inputs: `{t.probes}`")
+        lines.append(f"- probe inputs: {code_span(str(t.probes))}")
     if t.dynamic:
-        lines.append(f"- dynamic: `{t.dynamic}`")
+        lines.append(f"- dynamic: {dynamic_text(t.dynamic)}")
     lines += ["", "| exporter | verdict | " + " | ".join(STAGES) + " | seconds |", "|---" * (len(STAGES) + 3) + "|"]
     for r in result.results:
         stages = r.verdict.stages()
@@ -229,8 +261,8 @@ def _markdown_target(result: TargetResult) -> list[str]:
     findings = [f for r in result.results for f in r.findings]
     if findings or result.static_findings:
         lines += ["### Findings", ""]
-        lines += [f"- `{finding_line(f)}`" for f in findings]
-        lines += [f"- `{output.text_line(f, False)}` (static)" for f in result.static_findings]
+        lines += [f"- {code_span(finding_line(f))}" for f in findings]
+        lines += [f"- {code_span(output.text_line(f, False))} (static)" for f in result.static_findings]
         lines.append("")
     for r in result.results:
         lines += _markdown_verdict(r)

@@ -112,12 +112,15 @@ def warning_findings(verdict: Verdict) -> list[ExportFinding]:
 
 
 def first_sentence(text: str) -> str:
+    """A TracerWarning's first sentence; "... might cause the trace to be incorrect" (which
+    ends the first sentence of some and a later one of others) becomes "(now a constant ...)"."""
     line = text.strip().splitlines()[0] if text.strip() else ""
-    cut = line.find(" might cause the trace to be incorrect")
-    if cut > 0:
-        return line[:cut] + " (now a constant in the trace)"
     cut = line.find(". ")
-    return (line[:cut] if cut > 0 else line)[:200]
+    sentence = line[:cut] if cut > 0 else line.rstrip(".")
+    cut = sentence.find(" might cause the trace to be incorrect")
+    if cut > 0:
+        return sentence[:cut] + " (now a constant in the trace)"
+    return sentence if len(sentence) <= 240 else sentence[:237] + "..."
 
 
 # ---- verdicts -------------------------------------------------------------------------------

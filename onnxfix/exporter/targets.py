@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,11 +20,23 @@ def split_spec(spec: str) -> tuple[Path, str]:
     return Path(path), name
 
 
+INTERNAL_PREFIX = "onnxfix_target_"  # a private module name: a target file never shadows a real module
+LOADED: dict[str, str] = {}  # private module name -> the file's stem, the name users know it by
+_INTERNAL_NAME = re.compile(INTERNAL_PREFIX + r"\d+")
+
+
+def public_names(text: str) -> str:
+    """``text`` (an error message) with the private module names of loaded targets replaced by
+    their file's stem: `<class 'bakes_size.ChunkMean'>`, not `onnxfix_target_8123...`."""
+    return _INTERNAL_NAME.sub(lambda m: LOADED.get(m.group(0), "<model file>"), text)
+
+
 def load_module(path: Path):
     path = path.resolve()
     if not path.is_file():
         raise TargetError(f"{path}: no such file")
-    name = f"onnxfix_target_{abs(hash(str(path)))}"
+    name = f"{INTERNAL_PREFIX}{abs(hash(str(path)))}"
+    LOADED[name] = path.stem
     if name in sys.modules:
         return sys.modules[name]
     folder = str(path.parent)

@@ -433,4 +433,7 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 def describe(exc: BaseException) -> str:
     """The error chain, outermost first, causes joined by '<-' (colour codes removed)."""
-    return "\n  <- ".join(f"{type(e).__name__}: {ANSI.sub('', str(e)).strip()[:4000]}" for e in _exception_chain(exc)[:4])
+    from onnxfix.exporter.targets import public_names
+
+    chain = (f"{type(e).__name__}: {ANSI.sub('', str(e)).strip()[:4000]}" for e in _exception_chain(exc)[:4])
+    return public_names("\n  <- ".join(chain))
