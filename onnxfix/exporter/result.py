@@ -62,6 +62,8 @@ class Verdict:
     # frames of the export error's traceback chain, outermost first: [filename, lineno, function]
     error_frames: list[list] = field(default_factory=list)
     op_histogram: dict[str, int] = field(default_factory=dict)
+    # shape guards that restrict a declared dynamic dim (guards.guard_reports): {"code", "message", "frames"}
+    guards: list[dict] = field(default_factory=list)
     onnx_path: str = ""
     seconds: float = 0.0
 

@@ -123,6 +123,10 @@ def first_sentence(text: str) -> str:
 # ---- verdicts -------------------------------------------------------------------------------
 
 _ERROR_CODES = (
+    ("GuardOnDataDependentSymNode", "ONX913"),
+    ("Could not guard on data-dependent expression", "ONX913"),
+    ("Could not extract specialized integer from data-dependent expression", "ONX913"),
+    ("DataDependentOutputException", "ONX913"),
     ("No ONNX function found", "ONX920"),
     ("UnsupportedOperatorError", "ONX920"),
     ("fake tensor in the exported program constant", "ONX912"),
@@ -225,7 +229,9 @@ def link(finding: ExportFinding, static: list[Finding]) -> None:
 
 
 def findings_for(verdict: Verdict, fallback: Location, static: list[Finding]) -> list[ExportFinding]:
-    findings = warning_findings(verdict) + verdict_findings(verdict, fallback)
+    from onnxfix.exporter.guard_findings import guard_findings
+
+    findings = warning_findings(verdict) + guard_findings(verdict, fallback) + verdict_findings(verdict, fallback)
     for finding in findings:
         link(finding, static)
     return findings

@@ -206,17 +206,31 @@ def _failed(verdict: Verdict, kind: str, stage: str, error: str, started: float)
 def _export(verdict: Verdict, model, args, probes, dynamic, opset, path: Path) -> None:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        try:
-            export_model(model, args, verdict.exporter, path, dynamic, opset)
-        except Exception as exc:  # the exporter's own error is the result
-            verdict.verdict, verdict.failed_stage, verdict.error = EXPORT_FAILS, "export", describe(exc)
-            verdict.node_traces = failing_node_traces(exc)
-            verdict.error_frames = error_frames(exc)
+        with _guards_recorded(verdict, model, args, dynamic):
+            try:
+                export_model(model, args, verdict.exporter, path, dynamic, opset)
+            except Exception as exc:  # the exporter's own error is the result
+                verdict.verdict, verdict.failed_stage, verdict.error = EXPORT_FAILS, "export", describe(exc)
+                verdict.node_traces = failing_node_traces(exc)
+                verdict.error_frames = error_frames(exc)
     verdict.warnings = [
         {"category": w.category.__name__, "message": str(w.message)[:500], "filename": w.filename, "lineno": w.lineno}
         for w in caught
         if not issubclass(w.category, DeprecationWarning)
     ]
+
+
+@contextlib.contextmanager
+def _guards_recorded(verdict: Verdict, model, args, dynamic) -> Iterator[None]:
+    """dynamo with dynamic dims: keep the shape guards that restrict them (guards.py)."""
+    if verdict.exporter != "dynamo" or not dynamic:
+        yield
+        return
+    from onnxfix.exporter.guards import guard_reports, recording
+
+    with recording() as guards:
+        yield
+    verdict.guards = guard_reports(guards, input_names(model, len(args)), dynamic)
 
 
 def _check_onnx(verdict: Verdict, model, args, probes, dynamic, opset, path: Path) -> None:

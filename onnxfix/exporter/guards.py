@@ -1,0 +1,196 @@
+"""Shape guards the dynamo exporter adds while capturing, traced back to the user's line.
+
+torch.export traces ``forward`` with symbolic sizes (``s25`` for ``img.shape[3]``). Python code
+that needs a concrete answer about a size (``float(cols + 0.1)``, ``if h % 2 == 1:``) makes the
+symbolic shape environment record a guard (``Eq(ToFloat((s25//4)) + 0.1, 8.1)``) and continue
+with the example's answer: the exported graph is only right for the sizes where every guard
+holds. With ``Dim.DYNAMIC`` torch.export says nothing about it; ONNX Runtime fails (or is
+wrong) later, at a node far from the cause.
+
+``recording()`` wraps ``ShapeEnv._log_guard`` (the one place every added guard passes through,
+the source of ``TORCH_LOGS=+dynamic``'s "[guard added]" lines) and keeps each guard with the
+Python stack at that moment; ``guard_reports`` keeps the guards that exclude sizes of a declared
+dynamic dimension (tried on the example's size up to 4x larger) and says which sizes remain.
+Imports torch: the export worker only. The parent turns the reports into findings (sourcemap).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import traceback
+from dataclasses import dataclass
+from typing import Iterator
+
+SOURCE = re.compile(r"^L\['(\w+)'\](?:\[(\d+)\])?\.size\(\)\[(\d+)\]$")
+MAX_TRIES = 256  # sizes tried per dynamic dimension
+
+
+@dataclass
+class Guard:
+    expr: object  # sympy boolean
+    text: str
+    frames: list[list]  # [filename, lineno, function], outermost first
+    sources: dict  # symbol -> source names ("L['img'].size()[3]")
+    hints: dict  # symbol -> the example's value
+
+
+@contextlib.contextmanager
+def recording() -> Iterator[list[Guard]]:
+    from torch.fx.experimental.symbolic_shapes import ShapeEnv
+
+    guards: list[Guard] = []
+    original = ShapeEnv._log_guard
+
+    def log_guard(self, prefix, g, forcing_spec):
+        if "suppressed" not in prefix:  # a suppressed guard constrains nothing
+            guards.append(_guard(self, g))
+        return original(self, prefix, g, forcing_spec)
+
+    ShapeEnv._log_guard = log_guard
+    try:
+        yield guards
+    finally:
+        ShapeEnv._log_guard = original
+
+
+def _guard(env, g) -> Guard:
+    frames = [[f.filename, f.lineno or 0, f.name] for f in traceback.extract_stack()[:-2]]
+    symbols = sorted(g.free_symbols, key=str)
+    return Guard(
+        g, str(g), frames,
+        {s: [src.name for src in env.var_to_sources.get(s, [])] for s in symbols},
+        {s: env.var_to_val.get(s) for s in symbols},
+    )
+
+
+@dataclass(frozen=True)
+class Dim:
+    index: int  # input index
+    input: str  # forward's parameter name
+    dim: int
+    name: str  # the user's name for the dynamic dim
+
+    @property
+    def label(self) -> str:
+        return f"{self.input}.shape[{self.dim}]"
+
+
+def guard_reports(guards: list[Guard], names: list[str], dynamic: dict[int, dict[int, str]]) -> list[dict]:
+    """The guards that exclude sizes of a declared dynamic dimension, first cause first: a later
+    guard that excludes nothing new (a consequence of an earlier one) is not reported."""
+    allowed: dict[str, set[int]] = {}
+    reports, seen = [], set()
+    for guard in guards:
+        dims = _dims(guard, names, dynamic)
+        if dims is None or guard.text in seen:
+            continue
+        seen.add(guard.text)
+        for group in sorted({d.name for d in dims.values()}):
+            report = _restriction(guard, dims, group, allowed)
+            if report:
+                reports.append(report)
+    return reports
+
+
+def _dims(guard: Guard, names: list[str], dynamic: dict[int, dict[int, str]]) -> dict | None:
+    """symbol -> Dim for a guard over declared dynamic dims only (None: any other symbol)."""
+    found = {}
+    for symbol, sources in guard.sources.items():
+        dim = next((d for d in (_dim(s, names, dynamic) for s in sources) if d), None)
+        if dim is None or guard.hints.get(symbol) is None:
+            return None
+        found[symbol] = dim
+    return found or None
+
+
+def _dim(source: str, names: list[str], dynamic: dict[int, dict[int, str]]) -> Dim | None:
+    match = SOURCE.match(source)
+    if not match:
+        return None
+    name, position, dim = match.group(1), match.group(2), int(match.group(3))
+    index = int(position) if name == "args" and position is not None else (names.index(name) if name in names else -1)
+    if index < 0 or dim not in dynamic.get(index, {}):
+        return None
+    return Dim(index, names[index], dim, dynamic[index][dim])
+
+
+def _restriction(guard: Guard, dims: dict, group: str, allowed: dict[str, set[int]]) -> dict | None:
+    """Vary the dims named ``group`` together (as the generated probes do), the rest at the example."""
+    import sympy
+
+    mine = [s for s, d in dims.items() if d.name == group]
+    start = int(guard.hints[mine[0]])
+    tries = range(start, min(4 * start + 16, start + MAX_TRIES))
+    others = {s: sympy.Integer(int(guard.hints[s])) for s in dims if s not in mine}
+    holds = {v for v in tries if _holds(guard.expr, {**others, **{s: sympy.Integer(v) for s in mine}})}
+    before = allowed.setdefault(group, set(tries))
+    if before <= holds:
+        return None  # excludes no size still allowed: benign or a consequence
+    allowed[group] = before & holds
+    return _report(guard, dims[mine[0]], mine[0], allowed[group], tries)
+
+
+def _holds(expr, values: dict) -> bool:
+    try:
+        return bool(expr.xreplace(values))
+    except TypeError:  # did not reduce to True/False: cannot tell, assume it holds
+        return True
+
+
+def _report(guard: Guard, dim: Dim, symbol, holds: set[int], tries: range) -> dict:
+    fails = next(v for v in tries if v not in holds)
+    runs = _runs(sorted(holds))
+    specialized = _pins_to_constant(guard.expr) or (runs and runs[-1][1] < tries[-1] and len(runs) == 1)
+    where = f"dynamic {dim.label} (\"{dim.name}\", {symbol} in the guard)"
+    sizes = _describe(guard.expr, symbol, dim, runs, tries)
+    if specialized:
+        message = f"{where} specialized by guard {guard.text}: the exported model works only for {sizes}; it fails e.g. for {fails}"
+    else:
+        message = f"{where} restricted by guard {guard.text}: the exported model works only {sizes}; it fails e.g. for {fails}"
+    return {"code": "ONX914" if specialized else "ONX915", "message": message, "frames": guard.frames}
+
+
+def _pins_to_constant(expr) -> bool:
+    import sympy
+
+    if not isinstance(expr, sympy.Eq):
+        return False
+    left, right = expr.args
+    return right.is_number and getattr(left.func, "__name__", "") not in ("Mod", "PythonMod")
+
+
+def _runs(values: list[int]) -> list[tuple[int, int]]:
+    runs: list[tuple[int, int]] = []
+    for v in values:
+        if runs and runs[-1][1] == v - 1:
+            runs[-1] = (runs[-1][0], v)
+        else:
+            runs.append((v, v))
+    return runs
+
+
+def _describe(expr, symbol, dim: Dim, runs: list[tuple[int, int]], tries: range) -> str:
+    """"when img.shape[2] // 4 is even (...)" for a parity guard, else the sizes that remain."""
+    shown = ", ".join(f"{a}" if a == b else f"{a}..{b}" for a, b in runs[:3]) + (", ..." if len(runs) > 3 else "")
+    if runs and runs[-1][1] == tries[-1]:
+        shown += "+" if runs[-1][0] != runs[-1][1] else ""
+    parity = _parity(expr, symbol, dim)
+    if parity:
+        return f"when {parity} ({dim.label} in {shown})"
+    return f"{dim.label} in {shown}"
+
+
+def _parity(expr, symbol, dim: Dim) -> str | None:
+    """Eq/Ne(Mod(E, 2), r): the guard states the parity of E."""
+    import sympy
+
+    if not isinstance(expr, (sympy.Eq, sympy.Ne)):
+        return None
+    left, right = expr.args
+    if not (getattr(left.func, "__name__", "") in ("Mod", "PythonMod") and right.is_number and left.args[1] == 2):
+        return None
+    even = (int(right) == 0) == isinstance(expr, sympy.Eq)
+    inner = str(left.args[0]).replace(str(symbol), dim.label)
+    inner = re.sub(r"^\((.*)\)$", r"\1", inner).replace("//", " // ")
+    return f"{inner} is {'even' if even else 'odd'}"
