@@ -218,7 +218,9 @@ def test_pre_commit_hook_runs_the_configured_targets():
     ("ConversionError: Failed to convert\n  <- DispatchError: No ONNX function found for <OpOverload(op='aten.x')>", "ONX920"),
     ("TorchExportError: Failed to export the model with torch.export.\n  <- RuntimeError: We found a fake tensor in the exported program constant's list.", "ONX912"),
     ("TorchExportError: Failed to export the model with torch.export.\n  <- RuntimeError: .numpy() is not supported for tensor subclasses.", "ONX911"),
-    ("TorchExportError: Failed to export the model with torch.export.\n  <- GuardOnDataDependentSymNode: Could not guard", "ONX910"),
+    ("TorchExportError: Failed to export the model with torch.export.\n  <- GuardOnDataDependentSymNode: Could not guard", "ONX913"),
+    ("TorchExportError: Failed to export the model with torch.export.\n  <- RuntimeError: Could not extract specialized integer from data-dependent expression u0", "ONX913"),
+    ("TorchExportError: Failed to export the model with torch.export.\n  <- RuntimeError: Dynamic control flow is not supported", "ONX910"),
     ("ConversionError: Failed to decompose the FX graph\n  <- RuntimeError: boom", "ONX921"),
     ("ValueError: something else", "ONX922"),
 ])
