@@ -35,27 +35,52 @@ class Guard:
     hints: dict  # symbol -> the example's value
 
 
+@dataclass
+class Recording:
+    guards: list[Guard]
+    unbacked: dict[str, list[list]]  # data-dependent symbol ("u0", "zuf0") -> frames where it was made
+
+
 @contextlib.contextmanager
-def recording() -> Iterator[list[Guard]]:
+def recording() -> Iterator[Recording]:
+    """Every guard added, and where each data-dependent symbol (a value read out of a tensor,
+    ``.item()``) was created, while the block runs."""
     from torch.fx.experimental.symbolic_shapes import ShapeEnv
 
-    guards: list[Guard] = []
-    original = ShapeEnv._log_guard
+    record = Recording([], {})
+    patched = {name: getattr(ShapeEnv, name) for name in ("_log_guard", *UNBACKED)}
 
     def log_guard(self, prefix, g, forcing_spec):
         if "suppressed" not in prefix:  # a suppressed guard constrains nothing
-            guards.append(_guard(self, g))
-        return original(self, prefix, g, forcing_spec)
+            record.guards.append(_guard(self, g))
+        return patched["_log_guard"](self, prefix, g, forcing_spec)
+
+    def unbacked(name):
+        def create(self, *args, **kwargs):
+            value = patched[name](self, *args, **kwargs)
+            record.unbacked.setdefault(str(value.node.expr), _frames())
+            return value
+        return create
 
     ShapeEnv._log_guard = log_guard
+    for name in UNBACKED:
+        setattr(ShapeEnv, name, unbacked(name))
     try:
-        yield guards
+        yield record
     finally:
-        ShapeEnv._log_guard = original
+        for name, original in patched.items():
+            setattr(ShapeEnv, name, original)
+
+
+UNBACKED = ("create_unbacked_symfloat", "create_unbacked_symint", "create_unbacked_symbool")
+
+
+def _frames() -> list[list]:
+    return [[f.filename, f.lineno or 0, f.name] for f in traceback.extract_stack()[:-2]]
 
 
 def _guard(env, g) -> Guard:
-    frames = [[f.filename, f.lineno or 0, f.name] for f in traceback.extract_stack()[:-2]]
+    frames = _frames()
     symbols = sorted(g.free_symbols, key=str)
     return Guard(
         g, str(g), frames,

@@ -39,6 +39,7 @@ class StaticLink:
     path: str
     line: int
     relation: str = "same-line"  # "same-line": the static finding is at the reported line;
+    # "value-source": at the line where the data-dependent value the finding is about was read;
     # "same-file": the reported problem has no line of its own (crash, wrong numbers) or none
     # was found at it, and this static finding in the model's file is a likely cause
 
@@ -229,9 +230,10 @@ def link(finding: ExportFinding, static: list[Finding]) -> None:
 
 
 def findings_for(verdict: Verdict, fallback: Location, static: list[Finding]) -> list[ExportFinding]:
-    from onnxfix.exporter.guard_findings import guard_findings
+    from onnxfix.exporter.guard_findings import guard_findings, with_origins
 
     findings = warning_findings(verdict) + guard_findings(verdict, fallback) + verdict_findings(verdict, fallback)
     for finding in findings:
         link(finding, static)
+    with_origins(findings, verdict, static)
     return findings

@@ -222,15 +222,17 @@ def _export(verdict: Verdict, model, args, probes, dynamic, opset, path: Path) -
 
 @contextlib.contextmanager
 def _guards_recorded(verdict: Verdict, model, args, dynamic) -> Iterator[None]:
-    """dynamo with dynamic dims: keep the shape guards that restrict them (guards.py)."""
-    if verdict.exporter != "dynamo" or not dynamic:
+    """dynamo: keep the shape guards that restrict declared dynamic dims, and where each
+    data-dependent symbol was made (guards.py)."""
+    if verdict.exporter != "dynamo":
         yield
         return
     from onnxfix.exporter.guards import guard_reports, recording
 
-    with recording() as guards:
+    with recording() as record:
         yield
-    verdict.guards = guard_reports(guards, input_names(model, len(args)), dynamic)
+    verdict.guards = guard_reports(record.guards, input_names(model, len(args)), dynamic)
+    verdict.unbacked = {s: frames for s, frames in record.unbacked.items() if re.search(rf"\b{s}\b", verdict.error)}
 
 
 def _check_onnx(verdict: Verdict, model, args, probes, dynamic, opset, path: Path) -> None:

@@ -1,0 +1,89 @@
+"""Root causes of dynamo shape problems (issue #12 item 1), on live exports of
+tests/export_models/: the guards torch.export adds on declared dynamic dims, and data-dependent
+guards, are reported at the user's line before the symptom (the onnxruntime node's line).
+
+Each model is exported once per module (slow: seconds per export)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from onnxfix.exporter import plan, render
+from onnxfix.exporter.session import NoProgress, run_target
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _in_repo():
+    before = os.getcwd()
+    os.chdir(REPO)
+    yield
+    os.chdir(before)
+
+
+def _export(spec: str):
+    (result,) = run_target(plan.make_target(spec), NoProgress()).results
+    return result.verdict, [render.finding_line(f) for f in result.findings]
+
+
+@pytest.fixture(scope="module")
+def vit():
+    return _export("tests/export_models/vit_pos_embed.py:make_model")
+
+
+@pytest.fixture(scope="module")
+def swin():
+    return _export("tests/export_models/swin_merge.py:make_model")
+
+
+def test_vit_scale_through_float_is_reported_at_the_float_line_before_the_ort_symptom(vit):
+    verdict, lines = vit
+    assert (verdict.verdict, verdict.failing_probe) == ("ORT-FAILS", "probe 1 (user)")
+    assert lines[0] == (
+        "tests/export_models/vit_pos_embed.py:23:1: ONX914 [dynamo] dynamic img.shape[3] (\"width\", s25 in the guard) "
+        "specialized by guard Eq(ToFloat((s25//4)) + 0.1, 8.1): the exported model works only for img.shape[3] in "
+        "32..35; it fails e.g. for 36; a size made a Python number with float(): keep it a SymInt or a tensor "
+        "(the ONX203 pattern)"
+    )
+    # the symptom: onnxruntime's Add at `tokens + pos`, seven lines later
+    assert [line.split(" [")[0] for line in lines] == [
+        "tests/export_models/vit_pos_embed.py:23:1: ONX914", "tests/export_models/vit_pos_embed.py:30:1: ONX941",
+    ]
+    assert "while running Add node" in lines[1]
+
+
+def test_swin_parity_branch_is_reported_at_both_lines_with_the_sizes_that_work(swin):
+    verdict, lines = swin
+    assert (verdict.verdict, verdict.failing_probe) == ("ORT-FAILS", "probe 1 (user)")
+    assert lines[:2] == [
+        "tests/export_models/swin_merge.py:18:1: ONX915 [dynamo] dynamic img.shape[2] (\"height\", s23 in the guard) "
+        "restricted by guard Ne(Mod((s23//4), 2), 1): the exported model works only when img.shape[2] // 4 is even "
+        "(img.shape[2] in 32..35, 40..43, 48..51, ...); it fails e.g. for 36; a size condition turned into a Python "
+        "bool by `or`: combine with tensor ops, or pad/branch without it",
+        "tests/export_models/swin_merge.py:19:1: ONX915 [dynamo] dynamic img.shape[3] (\"width\", s25 in the guard) "
+        "restricted by guard Ne(Mod((s25//4), 2), 1): the exported model works only when img.shape[3] // 4 is even "
+        "(img.shape[3] in 32..35, 40..43, 48..51, ...); it fails e.g. for 36; Python `if` on a size: only the branch "
+        "taken at export is in the graph; compute both without branching (e.g. pad by `size % 2`, which is 0 when even)",
+    ]
+    assert lines[2].startswith("tests/export_models/swin_merge.py:25:1: ONX941 [dynamo] on probe 1 (user): onnxruntime: ")
+    assert "running Concat node" in lines[2] and len(lines) == 3
+
+
+def test_data_dependent_guard_names_the_branch_and_where_the_value_was_read():
+    verdict, lines = _export("tests/export_models/data_gate.py:LevelGate")
+    assert verdict.verdict == "EXPORT-FAILS"
+    assert lines == [
+        "tests/export_models/data_gate.py:10:1: ONX913 [dynamo] GuardOnDataDependentSymNode: Could not guard on "
+        "data-dependent expression zuf0 > 0.5 (unhinted: zuf0 > 0.5).  (Size-like symbols: none) (zuf0 is a value "
+        "read out of a tensor at line 15: `level = x.mean().item()`); Python branch on a value read out of a tensor: "
+        "compute both sides and select with torch.where (or torch.cond)",
+    ]
+
+
+def test_a_correct_dynamic_model_has_no_guard_findings():
+    verdict, lines = _export("tests/export_models/correct.py:make_model")
+    assert (verdict.verdict, lines, verdict.guards) == ("OK", [], [])
