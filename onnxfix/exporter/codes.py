@@ -140,6 +140,16 @@ CODES: tuple[ExportCode, ...] = (
         (DYNAMO,),
     ),
     ExportCode(
+        "ONX916", "unflattenable-value", "forward returns (or takes) a value torch.export cannot flatten, e.g. a KV cache",
+        _doc(
+            "Reports torch.export's `Found <class '...'> in output, which is not a known type` (legacy: `Only tuples, lists and Variables are supported as JIT inputs/outputs ... unsupported type: DynamicCache`). For a transformers cache (`DynamicCache`, returned because `config.use_cache` is on, the default) the finding is at the factory's line that builds the config or the model (`GPT2Config(...)`, `from_pretrained(...)`, `config.use_cache = ...`), and `onnxfix export --fix` / `--write` sets `use_cache=False` there.",
+            "torch.export flattens outputs into tensors with pytree; a class it has no pytree registration for stops the capture. With `use_cache=False` the model returns only its logits (computed the same way) and exports.",
+            "config = GPT2Config(n_layer=1, n_embd=32, n_head=2, vocab_size=100)\nreturn GPT2LMHeadModel(config)",
+            "config = GPT2Config(n_layer=1, n_embd=32, n_head=2, vocab_size=100, use_cache=False)\nreturn GPT2LMHeadModel(config)  # or register the type with torch.utils._pytree.register_pytree_node",
+        ),
+        (DYNAMO, LEGACY),
+    ),
+    ExportCode(
         "ONX920", "unsupported-operator", "an operator has no ONNX translation in this exporter",
         _doc(
             "Reports the user line of the graph node the exporter could not translate (dynamo: the FX node's stack trace; legacy: the TorchScript node's source range).",

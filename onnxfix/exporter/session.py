@@ -14,6 +14,8 @@ from typing import Protocol
 
 from onnxfix.decompositions import BY_KEY
 from onnxfix.exporter.isolate import ExportRequest, run_isolated
+from onnxfix.exporter.outputs import needs_cache_off, turn_cache_off
+from onnxfix.exporter.outputs import refine as refine_unflattenable
 from onnxfix.exporter.plan import Target
 from onnxfix.exporter.result import OK, Verdict
 from onnxfix.exporter.sourcemap import ExportFinding, anchor, findings_for
@@ -82,7 +84,7 @@ def run_target(target: Target, progress: Progress, fix: str | None = None, unsaf
     result.results = export_all(target, result.static_findings, progress)
     result.decompose_hint = decompositions_that_help(target, result.results, result.static_findings)
     if fix:
-        result.fix = fix_and_reexport(target, fix, unsafe_fixes, progress)
+        result.fix = fix_and_reexport(target, fix, unsafe_fixes, progress, cache_off=needs_cache_off(result.results))
     return result
 
 
@@ -125,6 +127,7 @@ def export_all(target: Target, static: list[Finding], progress: Progress, rename
         verdict = run_isolated(request, target.timeout, on_stage=progress.stage, on_tick=progress.tick)
         progress.done()
         findings = findings_for(verdict, fallback, static)
+        refine_unflattenable(findings, verdict, target.model_path, target.factory)
         results.append(ExporterResult(verdict, [_renamed(f, rename or {}) for f in findings]))
     return results
 
@@ -139,7 +142,9 @@ def _renamed(finding: ExportFinding, rename: dict[str, str]) -> ExportFinding:
     return finding
 
 
-def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progress: Progress) -> FixResult:
+def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progress: Progress,
+                     cache_off: bool = False) -> FixResult:
+    """cache_off: an export failed on a returned KV cache; also set use_cache=False in the factory."""
     from onnxfix import output
     from onnxfix.rewriter.runner import run
 
@@ -151,21 +156,34 @@ def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progr
         outcome.error = "; ".join(f"{e.path}:{e.error[0]}:{e.error[1]}: {e.error[2]}" for e in fixed.errors)
         return outcome
     changed = fixed.changed
-    if not changed:
-        return outcome  # nothing to fix statically: the verdicts stand
-    outcome.diff = "".join(output.unified_diff(c.path, c.original_text, c.fixed_text) for c in changed)
+    before = changed[0].original_text if changed else _read_exact(source)
+    text = changed[0].fixed_text if changed else before
     outcome.fixes_applied = sum(c.fixes_applied for c in changed)
+    turned_off = turn_cache_off(text, target.factory) if cache_off else None
+    if turned_off:
+        text = turned_off[0]
+        outcome.fixes_applied += 1
+        if mode == FIX_WRITE:
+            source.write_text(text, encoding="utf-8", newline="")
+    if text == before:
+        return outcome  # nothing to fix: the verdicts stand
+    outcome.diff = output.unified_diff(changed[0].path if changed else str(source), before, text)
     if mode == FIX_WRITE:
         outcome.results = export_all(target, static_findings(target, source, unsafe_fixes), progress)
         return outcome
     with tempfile.TemporaryDirectory(prefix="onnxfix-fixed-") as folder:
         copy = Path(folder) / source.name
-        copy.write_text(changed[0].fixed_text, encoding="utf-8", newline="")
+        copy.write_text(text, encoding="utf-8", newline="")
         moved = _retarget(target, source, copy)
         rename = {os.path.realpath(copy): os.path.realpath(source)}
         outcome.results = export_all(moved, static_findings(target, copy, unsafe_fixes), progress, rename,
                                      sys_path=[str(source.resolve().parent)])
     return outcome
+
+
+def _read_exact(path: Path) -> str:
+    with open(path, encoding="utf-8", newline="") as handle:  # keep CRLF: the diff shows real changes only
+        return handle.read()
 
 
 def _retarget(target: Target, source: Path, copy: Path) -> Target:
