@@ -87,3 +87,73 @@ def test_data_dependent_guard_names_the_branch_and_where_the_value_was_read():
 def test_a_correct_dynamic_model_has_no_guard_findings():
     verdict, lines = _export("tests/export_models/correct.py:make_model")
     assert (verdict.verdict, lines, verdict.guards) == ("OK", [], [])
+
+
+# ---- which guards are reported, on guards as torch records them (no export) ------------------
+
+def _guards(*exprs):
+    import sympy
+
+    from onnxfix.exporter.guards import Guard
+
+    s0, s1, u0 = (sympy.Symbol(n, integer=True, positive=True) for n in ("s0", "s1", "u0"))
+    sources = {s0: ["L['x'].size()[1]"], s1: ["L['y'].size()[0]"], u0: []}
+    hints = {s0: 32, s1: 32, u0: None}
+    made = []
+    for build in exprs:
+        expr = build(s0, s1, u0)
+        symbols = sorted(expr.free_symbols, key=str)
+        made.append(Guard(expr, str(expr), [["m.py", 7, "forward"]], {s: sources[s] for s in symbols}, {s: hints[s] for s in symbols}))
+    return made
+
+
+def _reports(*exprs, dynamic=None):
+    from onnxfix.exporter.guards import guard_reports
+
+    dynamic = dynamic or {0: {1: "seq"}, 1: {0: "rows"}}
+    return [(r["code"], r["message"]) for r in guard_reports(_guards(*exprs), ["x", "y"], dynamic)]
+
+
+def test_guards_every_size_from_the_example_up_satisfies_are_not_reported():
+    import sympy
+    from torch.utils._sympy.functions import FloorDiv
+
+    assert _reports(lambda s0, s1, u0: s0 >= 4, lambda s0, s1, u0: sympy.Ne(FloorDiv(s0, 4), 1),
+                    lambda s0, s1, u0: u0 >= 0) == []
+
+
+def test_divisibility_then_its_consequence_reports_only_the_cause():
+    import sympy
+    from torch.utils._sympy.functions import FloorDiv, Mod
+
+    assert _reports(lambda s0, s1, u0: sympy.Eq(Mod(s0, 8), 0),
+                    lambda s0, s1, u0: sympy.Eq(8 * FloorDiv(s0, 8), s0)) == [(
+        "ONX915", 'dynamic x.shape[1] ("seq", s0 in the guard) restricted by guard Eq(Mod(s0, 8), 0): the exported '
+                  "model works only for x.shape[1] in 32, 40, 48, ...; it fails e.g. for 33",
+    )]
+
+
+def test_equality_with_another_dynamic_dim_says_the_other_was_held():
+    import sympy
+
+    assert _reports(lambda s0, s1, u0: sympy.Eq(s0, s1)) == [
+        ("ONX915", 'dynamic y.shape[0] ("rows", s1 in the guard) restricted by guard Eq(s0, s1): the exported model '
+                   "works only for y.shape[0] in 32 while x.shape[1] keeps the example's size; it fails e.g. for 33"),
+        ("ONX915", 'dynamic x.shape[1] ("seq", s0 in the guard) restricted by guard Eq(s0, s1): the exported model '
+                   "works only for x.shape[1] in 32 while y.shape[0] keeps the example's size; it fails e.g. for 33"),
+    ]
+
+
+def test_dims_the_user_named_alike_vary_together_so_their_equality_is_no_restriction():
+    import sympy
+
+    assert _reports(lambda s0, s1, u0: sympy.Eq(s0, s1), dynamic={0: {1: "n"}, 1: {0: "n"}}) == []
+
+
+def test_a_pinned_dim_is_specialized():
+    import sympy
+
+    assert _reports(lambda s0, s1, u0: sympy.Eq(s0, 32)) == [(
+        "ONX914", 'dynamic x.shape[1] ("seq", s0 in the guard) specialized by guard Eq(s0, 32): the exported model '
+                  "works only for x.shape[1] in 32; it fails e.g. for 33",
+    )]

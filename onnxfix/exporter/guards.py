@@ -142,37 +142,57 @@ def _dim(source: str, names: list[str], dynamic: dict[int, dict[int, str]]) -> D
 
 def _restriction(guard: Guard, dims: dict, group: str, allowed: dict[str, set[int]]) -> dict | None:
     """Vary the dims named ``group`` together (as the generated probes do), the rest at the example."""
-    import sympy
 
     mine = [s for s, d in dims.items() if d.name == group]
     start = int(guard.hints[mine[0]])
     tries = range(start, min(4 * start + 16, start + MAX_TRIES))
-    others = {s: sympy.Integer(int(guard.hints[s])) for s in dims if s not in mine}
-    holds = {v for v in tries if _holds(guard.expr, {**others, **{s: sympy.Integer(v) for s in mine}})}
+    others = {str(s): int(guard.hints[s]) for s in dims if s not in mine}
+    holds_at = _evaluator(guard.expr)
+    holds = {v for v in tries if holds_at({**others, **{str(s): v for s in mine}})}
     before = allowed.setdefault(group, set(tries))
     if before <= holds:
         return None  # excludes no size still allowed: benign or a consequence
     allowed[group] = before & holds
-    return _report(guard, dims[mine[0]], mine[0], allowed[group], tries)
+    fixed = sorted({dims[s].label for s in dims if s not in mine})
+    return _report(guard, dims[mine[0]], mine[0], allowed[group], tries, fixed)
 
 
-def _holds(expr, values: dict) -> bool:
+def _evaluator(expr):
+    """expr as compiled Python (torch's guard printer: ~1000x faster than sympy substitution,
+    which matters with hundreds of guards x hundreds of sizes); sympy when it does not print."""
+    import math
+
+    import sympy
+    import torch
+    from torch.utils._sympy.printers import PythonPrinter
+
     try:
-        return bool(expr.xreplace(values))
-    except TypeError:  # did not reduce to True/False: cannot tell, assume it holds
-        return True
+        code = compile(PythonPrinter().doprint(expr), "<guard>", "eval")
+    except Exception:  # a sympy function without a Python spelling
+        code = None
+    namespace = {"math": math, "torch": torch}
+
+    def holds(values: dict) -> bool:
+        try:
+            if code is not None:
+                return bool(eval(code, namespace, values))  # noqa: S307  (torch's own printout of a guard)
+            return bool(expr.xreplace({sympy.Symbol(k, integer=True, positive=True): sympy.Integer(v) for k, v in values.items()}))
+        except (TypeError, ZeroDivisionError, ValueError, NameError):  # cannot tell: assume it holds
+            return True
+
+    return holds
 
 
-def _report(guard: Guard, dim: Dim, symbol, holds: set[int], tries: range) -> dict:
+def _report(guard: Guard, dim: Dim, symbol, holds: set[int], tries: range, fixed: list[str]) -> dict:
     fails = next(v for v in tries if v not in holds)
     runs = _runs(sorted(holds))
-    specialized = _pins_to_constant(guard.expr) or (runs and runs[-1][1] < tries[-1] and len(runs) == 1)
+    specialized = _pins_to_constant(guard.expr) or (not fixed and len(runs) == 1 and runs[0][1] < tries[-1])
     where = f"dynamic {dim.label} (\"{dim.name}\", {symbol} in the guard)"
     sizes = _describe(guard.expr, symbol, dim, runs, tries)
-    if specialized:
-        message = f"{where} specialized by guard {guard.text}: the exported model works only for {sizes}; it fails e.g. for {fails}"
-    else:
-        message = f"{where} restricted by guard {guard.text}: the exported model works only {sizes}; it fails e.g. for {fails}"
+    if fixed:  # a relation with other dims: they were held at the example's sizes
+        sizes += f" while {', '.join(fixed)} {'keeps' if len(fixed) == 1 else 'keep'} the example's size"
+    verb = "specialized" if specialized else "restricted"
+    message = f"{where} {verb} by guard {guard.text}: the exported model works only {sizes}; it fails e.g. for {fails}"
     return {"code": "ONX914" if specialized else "ONX915", "message": message, "frames": guard.frames}
 
 
@@ -203,7 +223,7 @@ def _describe(expr, symbol, dim: Dim, runs: list[tuple[int, int]], tries: range)
     parity = _parity(expr, symbol, dim)
     if parity:
         return f"when {parity} ({dim.label} in {shown})"
-    return f"{dim.label} in {shown}"
+    return f"for {dim.label} in {shown}"
 
 
 def _parity(expr, symbol, dim: Dim) -> str | None:
