@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-import traceback
+import sys
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -76,7 +76,13 @@ UNBACKED = ("create_unbacked_symfloat", "create_unbacked_symint", "create_unback
 
 
 def _frames() -> list[list]:
-    return [[f.filename, f.lineno or 0, f.name] for f in traceback.extract_stack()[:-2]]
+    """The caller's caller's stack, outermost first. Walked by hand: traceback.extract_stack
+    reads every source line, and a large model adds thousands of guards."""
+    frames, frame = [], sys._getframe(2)
+    while frame is not None:
+        frames.append([frame.f_code.co_filename, frame.f_lineno or 0, frame.f_code.co_name])
+        frame = frame.f_back
+    return frames[::-1]
 
 
 def _guard(env, g) -> Guard:
