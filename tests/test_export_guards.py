@@ -67,7 +67,8 @@ def test_swin_parity_branch_is_reported_at_both_lines_with_the_sizes_that_work(s
         "tests/export_models/swin_merge.py:19:1: ONX915 [dynamo] dynamic img.shape[3] (\"width\", s25 in the guard) "
         "restricted by guard Ne(Mod((s25//4), 2), 1): the exported model works only when img.shape[3] // 4 is even "
         "(img.shape[3] in 32..35, 40..43, 48..51, ...); it fails e.g. for 36; Python `if` on a size: only the branch "
-        "taken at export is in the graph; compute both without branching (e.g. pad by `size % 2`, which is 0 when even)",
+        "taken at export is in the graph; compute both sides without a Python branch (torch.where, or arithmetic "
+        "such as padding by `size % 2`)",
     ]
     assert lines[2].startswith("tests/export_models/swin_merge.py:25:1: ONX941 [dynamo] on probe 1 (user): onnxruntime: ")
     assert "running Concat node" in lines[2] and len(lines) == 3
@@ -82,6 +83,28 @@ def test_data_dependent_guard_names_the_branch_and_where_the_value_was_read():
         "read out of a tensor at line 15: `level = x.mean().item()`); Python branch on a value read out of a tensor: "
         "compute both sides and select with torch.where (or torch.cond)",
     ]
+
+
+def test_int_of_sizes_that_the_strict_capture_keeps_symbolic_is_no_finding():
+    """torch.onnx's non-strict attempt specializes `int(x.size(2))` and fails; the strict attempt
+    that produced the graph does not: only the last attempt's guards count."""
+    verdict, lines = _export("tests/export_models/int_sizes.py:Head")
+    assert (verdict.verdict, lines) == ("OK", [])
+    assert [p.probe for p in verdict.probes] == [
+        "export inputs", "generated (other values)", "generated (dynamic dims +1)", "generated (dynamic dims +3)"]
+
+
+def test_a_size_pinned_by_a_branch_is_reported_at_the_branch_from_the_strict_capture():
+    verdict, lines = _export("tests/export_models/pinned_size.py:Pinned")
+    assert verdict.verdict == "EXPORT-FAILS"
+    assert lines[0] == (
+        "tests/export_models/pinned_size.py:10:1: ONX914 [dynamo] dynamic x.shape[1] (\"x_dim1\", s11 in the guard) "
+        "specialized by guard Eq(s11, 16): the exported model works only for x.shape[1] in 16; it fails e.g. for 17; "
+        "Python `if` on a size: only the branch taken at export is in the graph; compute both sides without a Python "
+        "branch (torch.where, or arithmetic such as padding by `size % 2`)"
+    )
+    assert lines[1].startswith("tests/export_models/pinned_size.py:7:1: ONX910 [dynamo] ValueError: Found the following "
+                               "conflicts between user-specified ranges and inferred ranges")
 
 
 def test_a_correct_dynamic_model_has_no_guard_findings():

@@ -17,7 +17,7 @@ from onnxfix.exporter.sourcemap import ExportFinding, Location, StaticLink, inne
 PATTERNS = (
     (re.compile(r"\b(float|int|round)\("), "a size made a Python number with {0}(): keep it a SymInt or a tensor (the ONX203 pattern)"),
     (re.compile(r"\b(math\.\w+)\("), "a size passed to {0}(): use torch ops on it (the ONX402 pattern)"),
-    (re.compile(r"^\s*(if|elif|while)\b"), "Python `{0}` on a size: only the branch taken at export is in the graph; compute both without branching (e.g. pad by `size % 2`, which is 0 when even)"),
+    (re.compile(r"^\s*(if|elif|while)\b"), "Python `{0}` on a size: only the branch taken at export is in the graph; compute both sides without a Python branch (torch.where, or arithmetic such as padding by `size % 2`)"),
     (re.compile(r"\b(or|and|not)\b"), "a size condition turned into a Python bool by `{0}`: combine with tensor ops, or pad/branch without it"),
 )
 

@@ -33,6 +33,7 @@ class Guard:
     frames: list[list]  # [filename, lineno, function], outermost first
     sources: dict  # symbol -> source names ("L['img'].size()[3]")
     hints: dict  # symbol -> the example's value
+    env: int = 0  # which ShapeEnv (one per capture attempt) added it
 
 
 @dataclass
@@ -75,6 +76,18 @@ def recording() -> Iterator[Recording]:
 UNBACKED = ("create_unbacked_symfloat", "create_unbacked_symint", "create_unbacked_symbool")
 
 
+def _traced_frames() -> list[list]:
+    """Under the strict (dynamo) capture the user's code is interpreted, not on the Python
+    stack: the tracing context keeps its frames (innermost last, so they come last)."""
+    from torch._guards import TracingContext
+
+    try:
+        stack = TracingContext.extract_stack()
+    except Exception:  # no tracing context
+        return []
+    return [[f.filename, f.lineno or 0, f.name] for f in stack or []]
+
+
 def _frames() -> list[list]:
     """The caller's caller's stack, outermost first. Walked by hand: traceback.extract_stack
     reads every source line, and a large model adds thousands of guards."""
@@ -85,13 +98,18 @@ def _frames() -> list[list]:
     return frames[::-1]
 
 
+def _values(env) -> dict:
+    values = getattr(env, "backed_var_to_val", None)  # torch 2.13; var_to_val before (now deprecated)
+    return values if values is not None else env.var_to_val
+
+
 def _guard(env, g) -> Guard:
-    frames = _frames()
+    frames = _frames() + _traced_frames()
     symbols = sorted(g.free_symbols, key=str)
     return Guard(
         g, str(g), frames,
         {s: [src.name for src in env.var_to_sources.get(s, [])] for s in symbols},
-        {s: env.var_to_val.get(s) for s in symbols},
+        {s: _values(env).get(s) for s in symbols}, id(env),
     )
 
 
@@ -109,10 +127,15 @@ class Dim:
 
 def guard_reports(guards: list[Guard], names: list[str], dynamic: dict[int, dict[int, str]]) -> list[dict]:
     """The guards that exclude sizes of a declared dynamic dimension, first cause first: a later
-    guard that excludes nothing new (a consequence of an earlier one) is not reported."""
+    guard that excludes nothing new (a consequence of an earlier one) is not reported.
+
+    torch.onnx tries torch.export non-strict, then strict, each with its own ShapeEnv; only the
+    last attempt's guards hold for the exported graph (a failed non-strict attempt's `int(size)`
+    specialization is gone when the strict one traced it symbolically)."""
     allowed: dict[str, set[int]] = {}
     reports, seen = [], set()
-    for guard in guards:
+    final = guards[-1].env if guards else 0  # the capture attempt the export ended with
+    for guard in (g for g in guards if g.env == final):
         dims = _dims(guard, names, dynamic)
         if dims is None or guard.text in seen:
             continue
@@ -140,7 +163,10 @@ def _dim(source: str, names: list[str], dynamic: dict[int, dict[int, str]]) -> D
     if not match:
         return None
     name, position, dim = match.group(1), match.group(2), int(match.group(3))
-    index = int(position) if name == "args" and position is not None else (names.index(name) if name in names else -1)
+    if name in ("args", "flat_args") and position is not None:  # strict capture: positional inputs, flattened
+        index = int(position)
+    else:
+        index = names.index(name) if name in names else -1
     if index < 0 or dim not in dynamic.get(index, {}):
         return None
     return Dim(index, names[index], dim, dynamic[index][dim])
@@ -199,7 +225,14 @@ def _report(guard: Guard, dim: Dim, symbol, holds: set[int], tries: range, fixed
         sizes += f" while {', '.join(fixed)} {'keeps' if len(fixed) == 1 else 'keep'} the example's size"
     verb = "specialized" if specialized else "restricted"
     message = f"{where} {verb} by guard {guard.text}: the exported model works only {sizes}; it fails e.g. for {fails}"
-    return {"code": "ONX914" if specialized else "ONX915", "message": message, "frames": guard.frames}
+    return {"code": "ONX914" if specialized else "ONX915", "message": message, "frames": user_frames(guard.frames)}
+
+
+def user_frames(frames: list[list]) -> list[list]:
+    """Only the user's frames travel to the parent (a guard's stack is ~60 torch frames deep)."""
+    from onnxfix.exporter.sourcemap import is_user_file
+
+    return [f for f in frames if is_user_file(f[0])]
 
 
 def _pins_to_constant(expr) -> bool:

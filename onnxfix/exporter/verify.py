@@ -227,12 +227,17 @@ def _guards_recorded(verdict: Verdict, model, args, dynamic) -> Iterator[None]:
     if verdict.exporter != "dynamo":
         yield
         return
-    from onnxfix.exporter.guards import guard_reports, recording
+    from onnxfix.exporter.guards import guard_reports, recording, user_frames
 
     with recording() as record:
         yield
-    verdict.guards = guard_reports(record.guards, input_names(model, len(args)), dynamic)
-    verdict.unbacked = {s: frames for s, frames in record.unbacked.items() if re.search(rf"\b{s}\b", verdict.error)}
+    try:
+        verdict.guards = guard_reports(record.guards, input_names(model, len(args)), dynamic or {})
+        verdict.unbacked = {s: user_frames(frames) for s, frames in record.unbacked.items()
+                            if re.search(rf"\b{re.escape(s)}\b", verdict.error)}
+    except Exception as exc:  # the diagnosis must never change the verdict; say it failed
+        verdict.warnings.append({"category": "onnxfix", "message": f"shape-guard analysis failed: {describe(exc)}",
+                                 "filename": "", "lineno": 0})
 
 
 def _check_onnx(verdict: Verdict, model, args, probes, dynamic, opset, path: Path) -> None:
