@@ -180,3 +180,19 @@ def test_a_pinned_dim_is_specialized():
         "ONX914", 'dynamic x.shape[1] ("seq", s0 in the guard) specialized by guard Eq(s0, 32): the exported model '
                   "works only for x.shape[1] in 32; it fails e.g. for 33",
     )]
+
+
+def test_an_example_size_of_one_says_to_export_with_a_larger_one():
+    """Measured on a tiny GPT-2 with input_ids (1, 8) and dims 0, 1 dynamic: Eq(s72, 1), added in
+    transformers' code (so at the factory line), and onnxruntime fails on batch 2."""
+    import sympy
+
+    from onnxfix.exporter.guards import Guard, guard_reports
+
+    s0 = sympy.Symbol("s72", integer=True, positive=True)
+    guard = Guard(sympy.Eq(s0, 1), "Eq(s72, 1)", [], {s0: ["L['input_ids'].size()[0]"]}, {s0: 1})
+    assert [r["message"] for r in guard_reports([guard], ["input_ids"], {0: {0: "batch"}})] == [
+        'dynamic input_ids.shape[0] ("batch", s72 in the guard) specialized by guard Eq(s72, 1): the exported model '
+        "works only for input_ids.shape[0] in 1; it fails e.g. for 2; the example's size is 1, which torch.export "
+        "specializes: export with a size of 2 or more"
+    ]

@@ -225,6 +225,8 @@ def _report(guard: Guard, dim: Dim, symbol, holds: set[int], tries: range, fixed
         sizes += f" while {', '.join(fixed)} {'keeps' if len(fixed) == 1 else 'keep'} the example's size"
     verb = "specialized" if specialized else "restricted"
     message = f"{where} {verb} by guard {guard.text}: the exported model works only {sizes}; it fails e.g. for {fails}"
+    if tries[0] in (0, 1):  # torch treats example sizes 0 and 1 as constants (its "0/1 specialization")
+        message += f"; the example's size is {tries[0]}, which torch.export specializes: export with a size of 2 or more"
     return {"code": "ONX914" if specialized else "ONX915", "message": message, "frames": user_frames(guard.frames)}
 
 
