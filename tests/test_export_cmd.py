@@ -89,9 +89,10 @@ def test_capture_failure_names_the_user_line_and_rule(capsys):
     (result,) = document["targets"][0]["results"]
     assert (result["verdict"], result["stages"]["export"], result["stages"]["checker"]) == ("EXPORT-FAILS", "failed", "skipped")
     assert result["findings"] == [{
-        "code": "ONX910", "name": "capture-failed",
+        "code": "ONX913", "name": "data-dependent-guard",
         "message": "GuardOnDataDependentSymNode: Could not guard on data-dependent expression zuf0 > 0.0 "
-                   "(unhinted: zuf0 > 0.0).  (Size-like symbols: none)",
+                   "(unhinted: zuf0 > 0.0).  (Size-like symbols: none) (zuf0 is a value read out of a tensor "
+                   "at line 9: `if x.sum().item() > 0:`)",
         "exporter": "dynamo", "filename": "tests/export_models/data_branch.py", "location": {"row": 9, "column": 12},
         "fixed_by": [
             {"code": "ONX201", "filename": "tests/export_models/data_branch.py", "row": 9, "relation": "same-line"},

@@ -110,6 +110,46 @@ CODES: tuple[ExportCode, ...] = (
         (DYNAMO,), ("ONX301", "ONX302"),
     ),
     ExportCode(
+        "ONX913", "data-dependent-guard", "torch.export needed a Python answer about a value computed from tensor data",
+        _doc(
+            "Reports `GuardOnDataDependentSymNode` (\"Could not guard on data-dependent expression\") and the related data-dependent errors of torch.export, at the user line that asked for the answer: an `if`, `bool()`, `int()` or a size built from a value read out of a tensor (`.item()`, `.tolist()`, `nonzero()`).",
+            "torch.export traces with fake tensors: a value read out of a tensor is an unknown symbol (`u0`, `zuf0`), and Python control flow or a conversion on it has no answer at export time, so the capture stops.",
+            "if x.sum().item() > 0:\n    return x * 2\nreturn -x",
+            "return torch.where(x.sum() > 0, x * 2, -x)",
+        ),
+        (DYNAMO,), ("ONX201", "ONX601"),
+    ),
+    ExportCode(
+        "ONX914", "dynamic-dim-specialized", "a dimension declared dynamic was fixed to the example's size by a guard at this line",
+        _doc(
+            "Reports a shape guard that torch.export added at your line while exporting with dynamic dims, when it pins an expression of a declared dynamic dimension to a constant (`Eq(ToFloat((s25//4)) + 0.1, 8.1)`: `img.shape[3] // 4 == 8`). The message names the input dimension, the guard as `TORCH_LOGS=+dynamic` prints it, the sizes for which the exported model works and one for which it does not. onnxfix exports with `Dim.DYNAMIC`, which lets torch.export specialize silently; the guards are collected from the symbolic shape environment (`ShapeEnv`) during the export, each at the innermost frame in your files.",
+            "Python code that needs a concrete number from a symbolic size (`float(size)`, `int(size)`, `math.floor(size / 2)`) makes torch.export record the example's answer: the graph computes with that constant. The export succeeds; onnxruntime fails or gives wrong numbers on another size, at a node far from this line.",
+            "scale_x = float(cols + self.interpolate_offset) / side  # cols = img.shape[3] // patch\ngrid = F.interpolate(grid, scale_factor=(1.0, scale_x))",
+            "grid = F.interpolate(grid, size=(side, cols))  # a symbolic size, no Python float (samples at cols / side, not the offset scale)",
+        ),
+        (DYNAMO,), ("ONX203", "ONX402"),
+    ),
+    ExportCode(
+        "ONX915", "dynamic-dim-restricted", "a guard at this line restricts which sizes of a dynamic dimension the exported model handles",
+        _doc(
+            "Reports a shape guard that torch.export added at your line and that excludes sizes of a declared dynamic dimension without pinning it: parity (`Ne(Mod((s23//4), 2), 1)`: `img.shape[2] // 4` must be even), divisibility, a range, or equality with another dimension. The sizes the exported model works for are found by evaluating the guard on sizes from the example's to four times larger; the message says which hold and one that fails. Guards implied by an earlier reported one are not reported again.",
+            "A Python `if` or boolean on a size takes the branch of the example: the other branch (e.g. the padding for odd sizes) is not in the graph, so the ONNX model fails or is wrong on sizes that would take it.",
+            "pad_input = (H % 2 == 1) or (W % 2 == 1)\nif pad_input:\n    x = F.pad(x, (0, 0, 0, W % 2, 0, H % 2))",
+            "x = F.pad(x, (0, 0, 0, W % 2, 0, H % 2))  # pads by 0 when even: no branch",
+        ),
+        (DYNAMO,),
+    ),
+    ExportCode(
+        "ONX916", "unflattenable-value", "forward returns (or takes) a value torch.export cannot flatten, e.g. a KV cache",
+        _doc(
+            "Reports torch.export's `Found <class '...'> in output, which is not a known type` (legacy: `Only tuples, lists and Variables are supported as JIT inputs/outputs ... unsupported type: DynamicCache`). For a transformers cache (`DynamicCache`, returned because `config.use_cache` is on, the default) the finding is at the factory's line that builds the config or the model (`GPT2Config(...)`, `from_pretrained(...)`, `config.use_cache = ...`), and `onnxfix export --fix` / `--write` sets `use_cache=False` there.",
+            "torch.export flattens outputs into tensors with pytree; a class it has no pytree registration for stops the capture. With `use_cache=False` the model returns only its logits (computed the same way) and exports.",
+            "config = GPT2Config(n_layer=1, n_embd=32, n_head=2, vocab_size=100)\nreturn GPT2LMHeadModel(config)",
+            "config = GPT2Config(n_layer=1, n_embd=32, n_head=2, vocab_size=100, use_cache=False)\nreturn GPT2LMHeadModel(config)  # or register the type with torch.utils._pytree.register_pytree_node",
+        ),
+        (DYNAMO, LEGACY),
+    ),
+    ExportCode(
         "ONX920", "unsupported-operator", "an operator has no ONNX translation in this exporter",
         _doc(
             "Reports the user line of the graph node the exporter could not translate (legacy: the TorchScript node's source range). Dynamo: every operator of the captured graph its translation table cannot translate, each at its own line (the FX node's stack trace), custom operators included, with the onnxfix decomposition that covers it when there is one.",

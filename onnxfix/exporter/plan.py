@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from onnxfix.config import ConfigError, Settings
-from onnxfix.exporter import targets
+from onnxfix.exporter import dynamic_spec, targets
 from onnxfix.rewriter.rule import EXPORTERS
 
 DEFAULT_TIMEOUT = 600.0
@@ -120,13 +120,24 @@ def module_defaults(path: Path) -> dict:
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in ("example_inputs", "probe_inputs"):
             found[node.name] = f"{path}:{node.name}"
-        elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "DYNAMIC" for t in node.targets):
-            try:
-                value = ast.literal_eval(node.value)
-                found["DYNAMIC"] = {str(k): {int(d): str(n) for d, n in v.items()} for k, v in value.items()}
-            except (ValueError, TypeError, AttributeError, SyntaxError):
-                pass
+        elif _assigns_dynamic(node):
+            found["DYNAMIC"] = node  # read (and checked) only when no --dynamic/config spec replaces it
     return found
+
+
+def _assigns_dynamic(node: ast.stmt) -> bool:
+    if isinstance(node, ast.AnnAssign):
+        return isinstance(node.target, ast.Name) and node.target.id == "DYNAMIC" and node.value is not None
+    return isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "DYNAMIC" for t in node.targets)
+
+
+def _module_dynamic(path: Path, defaults: dict) -> dict[str, dict[int, str]]:
+    if "DYNAMIC" not in defaults:
+        return {}
+    try:
+        return dynamic_spec.read(path, defaults["DYNAMIC"])
+    except dynamic_spec.DynamicSpecError as exc:
+        raise PlanError(str(exc)) from None
 
 
 def make_target(
@@ -148,7 +159,7 @@ def make_target(
         raise PlanError(f"{what}: unknown exporter(s) {sorted(bad)}; use dynamo, legacy or both")
     return Target(
         name=name or model, model=model, inputs=inputs, probes=probes,
-        dynamic=dynamic if dynamic else defaults.get("DYNAMIC", {}),
+        dynamic=dynamic if dynamic else _module_dynamic(model_path, defaults),
         exporters=tuple(e for e in EXPORTERS if e in exporters), opset=opset, output=output, timeout=timeout,
     )
 

@@ -24,7 +24,8 @@ MARKS = {STAGE_OK: "ok", STAGE_FAILED: "FAILED", "skipped": "-"}
 def finding_line(finding: ExportFinding) -> str:
     loc = finding.location
     text = f"{display_path_str(loc.path)}:{loc.line}:{loc.col}: {finding.code} [{finding.exporter}] {finding.message}"
-    for relation, words in (("same-line", "fixed by"), ("same-file", "likely fixed by")):
+    for relation, words in (("same-line", "fixed by"), ("value-source", "fixed at the value's source by"),
+                            ("same-file", "likely fixed by")):
         links = [l for l in finding.fixed_by if l.relation == relation]
         if links:
             text += f" ({words} " + ", ".join(f"{l.code} at {display_path_str(l.path)}:{l.line}" for l in links) + ")"

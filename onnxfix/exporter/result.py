@@ -73,6 +73,10 @@ class Verdict:
     op_histogram: dict[str, int] = field(default_factory=dict)
     # every untranslatable operator of the graph, not only the first one the exporter met
     unsupported: list[UnsupportedOp] = field(default_factory=list)
+    # shape guards that restrict a declared dynamic dim (guards.guard_reports): {"code", "message", "frames"}
+    guards: list[dict] = field(default_factory=list)
+    # data-dependent symbols ("u0", "zuf0") -> the frames where torch.export created them
+    unbacked: dict[str, list] = field(default_factory=dict)
     onnx_path: str = ""
     seconds: float = 0.0
 

@@ -14,6 +14,8 @@ from typing import Protocol
 
 from onnxfix.decompositions import BY_KEY
 from onnxfix.exporter.isolate import ExportRequest, run_isolated
+from onnxfix.exporter.outputs import needs_cache_off, turn_cache_off
+from onnxfix.exporter.outputs import refine as refine_unflattenable
 from onnxfix.exporter.plan import Target
 from onnxfix.exporter.result import OK, Verdict
 from onnxfix.exporter.sourcemap import ExportFinding, anchor, findings_for
@@ -85,7 +87,8 @@ def run_target(target: Target, progress: Progress, fix: str | None = None, unsaf
     result.results = export_all(target, result.static_findings, progress)
     result.decompose_hint = decompositions_that_help(target, result.results, result.static_findings)
     if fix:
-        result.fix = fix_and_reexport(target, fix, unsafe_fixes, progress, result.results)
+        result.fix = fix_and_reexport(target, fix, unsafe_fixes, progress, result.results,
+                                      cache_off=needs_cache_off(result.results))
     return result
 
 
@@ -141,6 +144,7 @@ def export_all(target: Target, static: list[Finding], progress: Progress, rename
         verdict = run_isolated(request, target.timeout, on_stage=progress.stage, on_tick=progress.tick)
         progress.done()
         findings = findings_for(verdict, fallback, static)
+        refine_unflattenable(findings, verdict, target.model_path, target.factory)
         results.append(ExporterResult(verdict, [_renamed(f, rename or {}) for f in findings]))
     return results
 
@@ -156,21 +160,29 @@ def _renamed(finding: ExportFinding, rename: dict[str, str]) -> ExportFinding:
 
 
 def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progress: Progress,
-                     before: list[ExporterResult]) -> FixResult:
+                     before: list[ExporterResult], cache_off: bool = False) -> FixResult:
     """The fix loop (fixloop.py) on temporary copies; with --write, its result is written in
-    place only when no exporter's verdict is worse than before."""
+    place only when no exporter's verdict is worse than before. cache_off: an export failed on
+    a returned KV cache: every attempt also sets use_cache=False at the factory's config."""
     from onnxfix import output
     from onnxfix.exporter import fixloop
     from onnxfix.rewriter.paths import display_path
 
     source = target.model_path
     outcome = FixResult(mode)
+    original = _read_exact(source)
+    cache = (lambda text: (turn_cache_off(text, target.factory) or (text,))[0]) if cache_off else (lambda text: text)
+    export = lambda fixed: _export_text(target, source, cache(fixed.text), unsafe_fixes, progress)
     try:
         start = _static_fix(target, source, unsafe_fixes, frozenset())
+        baseline = before
+        if cache(start.text) != start.text:  # the cache switch alone is the first attempt
+            turned = export(start)
+            baseline = before if fixloop.worsened(before, turned) else turned
         loop = fixloop.run_loop(
-            fixloop.State(frozenset(), start, before),
+            fixloop.State(frozenset(), start, baseline),
             lambda keys: _static_fix(target, source, unsafe_fixes, keys),
-            lambda fixed: _export_text(target, source, fixed.text, unsafe_fixes, progress),
+            export,
             _unsafe(source, unsafe_fixes),
         )
     except FixError as exc:
@@ -178,10 +190,12 @@ def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progr
         return outcome
     outcome.dropped, outcome.exports = loop.dropped, loop.exports
     final = loop.final
-    if final.fixed.text == start.text:
-        return outcome  # no fix kept: the verdicts stand
-    outcome.diff = output.unified_diff(display_path(source), start.text, final.fixed.text)
-    outcome.fixes_applied, outcome.results = final.fixed.fixes_applied, final.results
+    if baseline is before and final.fixed.text == start.text:
+        return outcome  # nothing kept: the verdicts stand
+    final = replace(final, fixed=replace(final.fixed, text=cache(final.fixed.text)))
+    outcome.diff = output.unified_diff(display_path(source), original, final.fixed.text)
+    outcome.fixes_applied = final.fixed.fixes_applied + (final.fixed.text != original and cache_off)
+    outcome.results = final.results
     if mode == FIX_WRITE:
         outcome.written = _write_if_no_worse(source, start.text, final, before, outcome)
     return outcome
@@ -242,6 +256,11 @@ def _export_text(target: Target, source: Path, text: str, unsafe_fixes: bool | N
         rename = {os.path.realpath(copy): os.path.realpath(source)}
         return export_all(moved, static_findings(target, copy, unsafe_fixes), progress, rename,
                           sys_path=[str(source.resolve().parent)])
+
+
+def _read_exact(path: Path) -> str:
+    with open(path, encoding="utf-8", newline="") as handle:  # keep CRLF: the diff shows real changes only
+        return handle.read()
 
 
 def _retarget(target: Target, source: Path, copy: Path) -> Target:

@@ -39,6 +39,7 @@ class StaticLink:
     path: str
     line: int
     relation: str = "same-line"  # "same-line": the static finding is at the reported line;
+    # "value-source": at the line where the data-dependent value the finding is about was read;
     # "same-file": the reported problem has no line of its own (crash, wrong numbers) or none
     # was found at it, and this static finding in the model's file is a likely cause
 
@@ -126,6 +127,10 @@ def first_sentence(text: str) -> str:
 # ---- verdicts -------------------------------------------------------------------------------
 
 _ERROR_CODES = (
+    ("GuardOnDataDependentSymNode", "ONX913"),
+    ("Could not guard on data-dependent expression", "ONX913"),
+    ("Could not extract specialized integer from data-dependent expression", "ONX913"),
+    ("DataDependentOutputException", "ONX913"),
     ("No ONNX function found", "ONX920"),
     ("UnsupportedOperatorError", "ONX920"),
     ("fake tensor in the exported program constant", "ONX912"),
@@ -244,7 +249,10 @@ def link(finding: ExportFinding, static: list[Finding]) -> None:
 
 
 def findings_for(verdict: Verdict, fallback: Location, static: list[Finding]) -> list[ExportFinding]:
-    findings = warning_findings(verdict) + verdict_findings(verdict, fallback)
+    from onnxfix.exporter.guard_findings import guard_findings, with_origins
+
+    findings = warning_findings(verdict) + guard_findings(verdict, fallback) + verdict_findings(verdict, fallback)
     for finding in findings:
         link(finding, static)
+    with_origins(findings, verdict, static)
     return findings

@@ -206,18 +206,39 @@ def _failed(verdict: Verdict, kind: str, stage: str, error: str, started: float)
 def _export(verdict: Verdict, model, args, probes, dynamic, opset, path: Path) -> None:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        try:
-            export_model(model, args, verdict.exporter, path, dynamic, opset)
-        except Exception as exc:  # the exporter's own error is the result
-            verdict.verdict, verdict.failed_stage, verdict.error = EXPORT_FAILS, "export", describe(exc)
-            verdict.node_traces = failing_node_traces(exc)
-            verdict.error_frames = error_frames(exc)
-            verdict.unsupported = untranslatable_ops(exc)
+        with _guards_recorded(verdict, model, args, dynamic):
+            try:
+                export_model(model, args, verdict.exporter, path, dynamic, opset)
+            except Exception as exc:  # the exporter's own error is the result
+                verdict.verdict, verdict.failed_stage, verdict.error = EXPORT_FAILS, "export", describe(exc)
+                verdict.node_traces = failing_node_traces(exc)
+                verdict.error_frames = error_frames(exc)
+                verdict.unsupported = untranslatable_ops(exc)
     verdict.warnings = [
         {"category": w.category.__name__, "message": str(w.message)[:500], "filename": w.filename, "lineno": w.lineno}
         for w in caught
         if not issubclass(w.category, DeprecationWarning)
     ]
+
+
+@contextlib.contextmanager
+def _guards_recorded(verdict: Verdict, model, args, dynamic) -> Iterator[None]:
+    """dynamo: keep the shape guards that restrict declared dynamic dims, and where each
+    data-dependent symbol was made (guards.py)."""
+    if verdict.exporter != "dynamo":
+        yield
+        return
+    from onnxfix.exporter.guards import guard_reports, recording, user_frames
+
+    with recording() as record:
+        yield
+    try:
+        verdict.guards = guard_reports(record.guards, input_names(model, len(args)), dynamic or {})
+        verdict.unbacked = {s: user_frames(frames) for s, frames in record.unbacked.items()
+                            if re.search(rf"\b{re.escape(s)}\b", verdict.error)}
+    except Exception as exc:  # the diagnosis must never change the verdict; say it failed
+        verdict.warnings.append({"category": "onnxfix", "message": f"shape-guard analysis failed: {describe(exc)}",
+                                 "filename": "", "lineno": 0})
 
 
 def _check_onnx(verdict: Verdict, model, args, probes, dynamic, opset, path: Path) -> None:

@@ -1,0 +1,282 @@
+"""Shape guards the dynamo exporter adds while capturing, traced back to the user's line.
+
+torch.export traces ``forward`` with symbolic sizes (``s25`` for ``img.shape[3]``). Python code
+that needs a concrete answer about a size (``float(cols + 0.1)``, ``if h % 2 == 1:``) makes the
+symbolic shape environment record a guard (``Eq(ToFloat((s25//4)) + 0.1, 8.1)``) and continue
+with the example's answer: the exported graph is only right for the sizes where every guard
+holds. With ``Dim.DYNAMIC`` torch.export says nothing about it; ONNX Runtime fails (or is
+wrong) later, at a node far from the cause.
+
+``recording()`` wraps ``ShapeEnv._log_guard`` (the one place every added guard passes through,
+the source of ``TORCH_LOGS=+dynamic``'s "[guard added]" lines) and keeps each guard with the
+Python stack at that moment; ``guard_reports`` keeps the guards that exclude sizes of a declared
+dynamic dimension (tried on the example's size up to 4x larger) and says which sizes remain.
+Imports torch: the export worker only. The parent turns the reports into findings (sourcemap).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import sys
+from dataclasses import dataclass
+from typing import Iterator
+
+SOURCE = re.compile(r"^L\['(\w+)'\](?:\[(\d+)\])?\.size\(\)\[(\d+)\]$")
+MAX_TRIES = 256  # sizes tried per dynamic dimension
+
+
+@dataclass
+class Guard:
+    expr: object  # sympy boolean
+    text: str
+    frames: list[list]  # [filename, lineno, function], outermost first
+    sources: dict  # symbol -> source names ("L['img'].size()[3]")
+    hints: dict  # symbol -> the example's value
+    env: int = 0  # which ShapeEnv (one per capture attempt) added it
+
+
+@dataclass
+class Recording:
+    guards: list[Guard]
+    unbacked: dict[str, list[list]]  # data-dependent symbol ("u0", "zuf0") -> frames where it was made
+
+
+@contextlib.contextmanager
+def recording() -> Iterator[Recording]:
+    """Every guard added, and where each data-dependent symbol (a value read out of a tensor,
+    ``.item()``) was created, while the block runs."""
+    from torch.fx.experimental.symbolic_shapes import ShapeEnv
+
+    record = Recording([], {})
+    patched = {name: getattr(ShapeEnv, name) for name in ("_log_guard", *UNBACKED)}
+
+    def log_guard(self, prefix, g, forcing_spec):
+        if "suppressed" not in prefix:  # a suppressed guard constrains nothing
+            record.guards.append(_guard(self, g))
+        return patched["_log_guard"](self, prefix, g, forcing_spec)
+
+    def unbacked(name):
+        def create(self, *args, **kwargs):
+            value = patched[name](self, *args, **kwargs)
+            record.unbacked.setdefault(str(value.node.expr), _frames())
+            return value
+        return create
+
+    ShapeEnv._log_guard = log_guard
+    for name in UNBACKED:
+        setattr(ShapeEnv, name, unbacked(name))
+    try:
+        yield record
+    finally:
+        for name, original in patched.items():
+            setattr(ShapeEnv, name, original)
+
+
+UNBACKED = ("create_unbacked_symfloat", "create_unbacked_symint", "create_unbacked_symbool")
+
+
+def _traced_frames() -> list[list]:
+    """Under the strict (dynamo) capture the user's code is interpreted, not on the Python
+    stack: the tracing context keeps its frames (innermost last, so they come last)."""
+    from torch._guards import TracingContext
+
+    try:
+        stack = TracingContext.extract_stack()
+    except Exception:  # no tracing context
+        return []
+    return [[f.filename, f.lineno or 0, f.name] for f in stack or []]
+
+
+def _frames() -> list[list]:
+    """The caller's caller's stack, outermost first. Walked by hand: traceback.extract_stack
+    reads every source line, and a large model adds thousands of guards."""
+    frames, frame = [], sys._getframe(2)
+    while frame is not None:
+        frames.append([frame.f_code.co_filename, frame.f_lineno or 0, frame.f_code.co_name])
+        frame = frame.f_back
+    return frames[::-1]
+
+
+def _values(env) -> dict:
+    values = getattr(env, "backed_var_to_val", None)  # torch 2.13; var_to_val before (now deprecated)
+    return values if values is not None else env.var_to_val
+
+
+def _guard(env, g) -> Guard:
+    frames = _frames() + _traced_frames()
+    symbols = sorted(g.free_symbols, key=str)
+    return Guard(
+        g, str(g), frames,
+        {s: [src.name for src in env.var_to_sources.get(s, [])] for s in symbols},
+        {s: _values(env).get(s) for s in symbols}, id(env),
+    )
+
+
+@dataclass(frozen=True)
+class Dim:
+    index: int  # input index
+    input: str  # forward's parameter name
+    dim: int
+    name: str  # the user's name for the dynamic dim
+
+    @property
+    def label(self) -> str:
+        return f"{self.input}.shape[{self.dim}]"
+
+
+def guard_reports(guards: list[Guard], names: list[str], dynamic: dict[int, dict[int, str]]) -> list[dict]:
+    """The guards that exclude sizes of a declared dynamic dimension, first cause first: a later
+    guard that excludes nothing new (a consequence of an earlier one) is not reported.
+
+    torch.onnx tries torch.export non-strict, then strict, each with its own ShapeEnv; only the
+    last attempt's guards hold for the exported graph (a failed non-strict attempt's `int(size)`
+    specialization is gone when the strict one traced it symbolically)."""
+    allowed: dict[str, set[int]] = {}
+    reports, seen = [], set()
+    final = guards[-1].env if guards else 0  # the capture attempt the export ended with
+    for guard in (g for g in guards if g.env == final):
+        dims = _dims(guard, names, dynamic)
+        if dims is None or guard.text in seen:
+            continue
+        seen.add(guard.text)
+        for group in sorted({d.name for d in dims.values()}):
+            report = _restriction(guard, dims, group, allowed)
+            if report:
+                reports.append(report)
+    return reports
+
+
+def _dims(guard: Guard, names: list[str], dynamic: dict[int, dict[int, str]]) -> dict | None:
+    """symbol -> Dim for a guard over declared dynamic dims only (None: any other symbol)."""
+    found = {}
+    for symbol, sources in guard.sources.items():
+        dim = next((d for d in (_dim(s, names, dynamic) for s in sources) if d), None)
+        if dim is None or guard.hints.get(symbol) is None:
+            return None
+        found[symbol] = dim
+    return found or None
+
+
+def _dim(source: str, names: list[str], dynamic: dict[int, dict[int, str]]) -> Dim | None:
+    match = SOURCE.match(source)
+    if not match:
+        return None
+    name, position, dim = match.group(1), match.group(2), int(match.group(3))
+    if name in ("args", "flat_args") and position is not None:  # strict capture: positional inputs, flattened
+        index = int(position)
+    else:
+        index = names.index(name) if name in names else -1
+    if index < 0 or dim not in dynamic.get(index, {}):
+        return None
+    return Dim(index, names[index], dim, dynamic[index][dim])
+
+
+def _restriction(guard: Guard, dims: dict, group: str, allowed: dict[str, set[int]]) -> dict | None:
+    """Vary the dims named ``group`` together (as the generated probes do), the rest at the example."""
+
+    mine = [s for s, d in dims.items() if d.name == group]
+    start = int(guard.hints[mine[0]])
+    tries = range(start, min(4 * start + 16, start + MAX_TRIES))
+    others = {str(s): int(guard.hints[s]) for s in dims if s not in mine}
+    holds_at = _evaluator(guard.expr)
+    holds = {v for v in tries if holds_at({**others, **{str(s): v for s in mine}})}
+    before = allowed.setdefault(group, set(tries))
+    if before <= holds:
+        return None  # excludes no size still allowed: benign or a consequence
+    allowed[group] = before & holds
+    fixed = sorted({dims[s].label for s in dims if s not in mine})
+    return _report(guard, dims[mine[0]], mine[0], allowed[group], tries, fixed)
+
+
+def _evaluator(expr):
+    """expr as compiled Python (torch's guard printer: ~1000x faster than sympy substitution,
+    which matters with hundreds of guards x hundreds of sizes); sympy when it does not print."""
+    import math
+
+    import sympy
+    import torch
+    from torch.utils._sympy.printers import PythonPrinter
+
+    try:
+        code = compile(PythonPrinter().doprint(expr), "<guard>", "eval")
+    except Exception:  # a sympy function without a Python spelling
+        code = None
+    namespace = {"math": math, "torch": torch}
+
+    def holds(values: dict) -> bool:
+        try:
+            if code is not None:
+                return bool(eval(code, namespace, values))  # noqa: S307  (torch's own printout of a guard)
+            return bool(expr.xreplace({sympy.Symbol(k, integer=True, positive=True): sympy.Integer(v) for k, v in values.items()}))
+        except (TypeError, ZeroDivisionError, ValueError, NameError):  # cannot tell: assume it holds
+            return True
+
+    return holds
+
+
+def _report(guard: Guard, dim: Dim, symbol, holds: set[int], tries: range, fixed: list[str]) -> dict:
+    fails = next(v for v in tries if v not in holds)
+    runs = _runs(sorted(holds))
+    specialized = _pins_to_constant(guard.expr) or (not fixed and len(runs) == 1 and runs[0][1] < tries[-1])
+    where = f"dynamic {dim.label} (\"{dim.name}\", {symbol} in the guard)"
+    sizes = _describe(guard.expr, symbol, dim, runs, tries)
+    if fixed:  # a relation with other dims: they were held at the example's sizes
+        sizes += f" while {', '.join(fixed)} {'keeps' if len(fixed) == 1 else 'keep'} the example's size"
+    verb = "specialized" if specialized else "restricted"
+    message = f"{where} {verb} by guard {guard.text}: the exported model works only {sizes}; it fails e.g. for {fails}"
+    if tries[0] in (0, 1):  # torch treats example sizes 0 and 1 as constants (its "0/1 specialization")
+        message += f"; the example's size is {tries[0]}, which torch.export specializes: export with a size of 2 or more"
+    return {"code": "ONX914" if specialized else "ONX915", "message": message, "frames": user_frames(guard.frames)}
+
+
+def user_frames(frames: list[list]) -> list[list]:
+    """Only the user's frames travel to the parent (a guard's stack is ~60 torch frames deep)."""
+    from onnxfix.exporter.sourcemap import is_user_file
+
+    return [f for f in frames if is_user_file(f[0])]
+
+
+def _pins_to_constant(expr) -> bool:
+    import sympy
+
+    if not isinstance(expr, sympy.Eq):
+        return False
+    left, right = expr.args
+    return right.is_number and getattr(left.func, "__name__", "") not in ("Mod", "PythonMod")
+
+
+def _runs(values: list[int]) -> list[tuple[int, int]]:
+    runs: list[tuple[int, int]] = []
+    for v in values:
+        if runs and runs[-1][1] == v - 1:
+            runs[-1] = (runs[-1][0], v)
+        else:
+            runs.append((v, v))
+    return runs
+
+
+def _describe(expr, symbol, dim: Dim, runs: list[tuple[int, int]], tries: range) -> str:
+    """"when img.shape[2] // 4 is even (...)" for a parity guard, else the sizes that remain."""
+    shown = ", ".join(f"{a}" if a == b else f"{a}..{b}" for a, b in runs[:3]) + (", ..." if len(runs) > 3 else "")
+    if runs and runs[-1][1] == tries[-1]:
+        shown += "+" if runs[-1][0] != runs[-1][1] else ""
+    parity = _parity(expr, symbol, dim)
+    if parity:
+        return f"when {parity} ({dim.label} in {shown})"
+    return f"for {dim.label} in {shown}"
+
+
+def _parity(expr, symbol, dim: Dim) -> str | None:
+    """Eq/Ne(Mod(E, 2), r): the guard states the parity of E."""
+    import sympy
+
+    if not isinstance(expr, (sympy.Eq, sympy.Ne)):
+        return None
+    left, right = expr.args
+    if not (getattr(left.func, "__name__", "") in ("Mod", "PythonMod") and right.is_number and left.args[1] == 2):
+        return None
+    even = (int(right) == 0) == isinstance(expr, sympy.Eq)
+    inner = str(left.args[0]).replace(str(symbol), dim.label)
+    inner = re.sub(r"^\((.*)\)$", r"\1", inner).replace("//", " // ")
+    return f"{inner} is {'even' if even else 'odd'}"

@@ -1,0 +1,198 @@
+"""Root causes of dynamo shape problems (issue #12 item 1), on live exports of
+tests/export_models/: the guards torch.export adds on declared dynamic dims, and data-dependent
+guards, are reported at the user's line before the symptom (the onnxruntime node's line).
+
+Each model is exported once per module (slow: seconds per export)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from onnxfix.exporter import plan, render
+from onnxfix.exporter.session import NoProgress, run_target
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _in_repo():
+    before = os.getcwd()
+    os.chdir(REPO)
+    yield
+    os.chdir(before)
+
+
+def _export(spec: str):
+    (result,) = run_target(plan.make_target(spec), NoProgress()).results
+    return result.verdict, [render.finding_line(f) for f in result.findings]
+
+
+@pytest.fixture(scope="module")
+def vit():
+    return _export("tests/export_models/vit_pos_embed.py:make_model")
+
+
+@pytest.fixture(scope="module")
+def swin():
+    return _export("tests/export_models/swin_merge.py:make_model")
+
+
+def test_vit_scale_through_float_is_reported_at_the_float_line_before_the_ort_symptom(vit):
+    verdict, lines = vit
+    assert (verdict.verdict, verdict.failing_probe) == ("ORT-FAILS", "probe 1 (user)")
+    assert lines[0] == (
+        "tests/export_models/vit_pos_embed.py:23:1: ONX914 [dynamo] dynamic img.shape[3] (\"width\", s25 in the guard) "
+        "specialized by guard Eq(ToFloat((s25//4)) + 0.1, 8.1): the exported model works only for img.shape[3] in "
+        "32..35; it fails e.g. for 36; a size made a Python number with float(): keep it a SymInt or a tensor "
+        "(the ONX203 pattern)"
+    )
+    # the symptom: onnxruntime's Add at `tokens + pos`, seven lines later
+    assert [line.split(" [")[0] for line in lines] == [
+        "tests/export_models/vit_pos_embed.py:23:1: ONX914", "tests/export_models/vit_pos_embed.py:30:1: ONX941",
+    ]
+    assert "while running Add node" in lines[1]
+
+
+def test_swin_parity_branch_is_reported_at_both_lines_with_the_sizes_that_work(swin):
+    verdict, lines = swin
+    assert (verdict.verdict, verdict.failing_probe) == ("ORT-FAILS", "probe 1 (user)")
+    assert lines[:2] == [
+        "tests/export_models/swin_merge.py:18:1: ONX915 [dynamo] dynamic img.shape[2] (\"height\", s23 in the guard) "
+        "restricted by guard Ne(Mod((s23//4), 2), 1): the exported model works only when img.shape[2] // 4 is even "
+        "(img.shape[2] in 32..35, 40..43, 48..51, ...); it fails e.g. for 36; a size condition turned into a Python "
+        "bool by `or`: combine with tensor ops, or pad/branch without it",
+        "tests/export_models/swin_merge.py:19:1: ONX915 [dynamo] dynamic img.shape[3] (\"width\", s25 in the guard) "
+        "restricted by guard Ne(Mod((s25//4), 2), 1): the exported model works only when img.shape[3] // 4 is even "
+        "(img.shape[3] in 32..35, 40..43, 48..51, ...); it fails e.g. for 36; Python `if` on a size: only the branch "
+        "taken at export is in the graph; compute both sides without a Python branch (torch.where, or arithmetic "
+        "such as padding by `size % 2`)",
+    ]
+    assert lines[2].startswith("tests/export_models/swin_merge.py:25:1: ONX941 [dynamo] on probe 1 (user): onnxruntime: ")
+    assert "running Concat node" in lines[2] and len(lines) == 3
+
+
+def test_data_dependent_guard_names_the_branch_and_where_the_value_was_read():
+    verdict, lines = _export("tests/export_models/data_gate.py:LevelGate")
+    assert verdict.verdict == "EXPORT-FAILS"
+    assert lines == [
+        "tests/export_models/data_gate.py:10:1: ONX913 [dynamo] GuardOnDataDependentSymNode: Could not guard on "
+        "data-dependent expression zuf0 > 0.5 (unhinted: zuf0 > 0.5).  (Size-like symbols: none) (zuf0 is a value "
+        "read out of a tensor at line 15: `level = x.mean().item()`); Python branch on a value read out of a tensor: "
+        "compute both sides and select with torch.where (or torch.cond)",
+    ]
+
+
+def test_int_of_sizes_that_the_strict_capture_keeps_symbolic_is_no_finding():
+    """torch.onnx's non-strict attempt specializes `int(x.size(2))` and fails; the strict attempt
+    that produced the graph does not: only the last attempt's guards count."""
+    verdict, lines = _export("tests/export_models/int_sizes.py:Head")
+    assert (verdict.verdict, lines) == ("OK", [])
+    assert [p.probe for p in verdict.probes] == [
+        "export inputs", "generated (other values)", "generated (dynamic dims +1)", "generated (dynamic dims +3)"]
+
+
+def test_a_size_pinned_by_a_branch_is_reported_at_the_branch_from_the_strict_capture():
+    verdict, lines = _export("tests/export_models/pinned_size.py:Pinned")
+    assert verdict.verdict == "EXPORT-FAILS"
+    assert lines[0] == (
+        "tests/export_models/pinned_size.py:10:1: ONX914 [dynamo] dynamic x.shape[1] (\"x_dim1\", s11 in the guard) "
+        "specialized by guard Eq(s11, 16): the exported model works only for x.shape[1] in 16; it fails e.g. for 17; "
+        "Python `if` on a size: only the branch taken at export is in the graph; compute both sides without a Python "
+        "branch (torch.where, or arithmetic such as padding by `size % 2`)"
+    )
+    assert lines[1].startswith("tests/export_models/pinned_size.py:7:1: ONX910 [dynamo] ValueError: Found the following "
+                               "conflicts between user-specified ranges and inferred ranges")
+
+
+def test_a_correct_dynamic_model_has_no_guard_findings():
+    verdict, lines = _export("tests/export_models/correct.py:make_model")
+    assert (verdict.verdict, lines, verdict.guards) == ("OK", [], [])
+
+
+# ---- which guards are reported, on guards as torch records them (no export) ------------------
+
+def _guards(*exprs):
+    import sympy
+
+    from onnxfix.exporter.guards import Guard
+
+    s0, s1, u0 = (sympy.Symbol(n, integer=True, positive=True) for n in ("s0", "s1", "u0"))
+    sources = {s0: ["L['x'].size()[1]"], s1: ["L['y'].size()[0]"], u0: []}
+    hints = {s0: 32, s1: 32, u0: None}
+    made = []
+    for build in exprs:
+        expr = build(s0, s1, u0)
+        symbols = sorted(expr.free_symbols, key=str)
+        made.append(Guard(expr, str(expr), [["m.py", 7, "forward"]], {s: sources[s] for s in symbols}, {s: hints[s] for s in symbols}))
+    return made
+
+
+def _reports(*exprs, dynamic=None):
+    from onnxfix.exporter.guards import guard_reports
+
+    dynamic = dynamic or {0: {1: "seq"}, 1: {0: "rows"}}
+    return [(r["code"], r["message"]) for r in guard_reports(_guards(*exprs), ["x", "y"], dynamic)]
+
+
+def test_guards_every_size_from_the_example_up_satisfies_are_not_reported():
+    import sympy
+    from torch.utils._sympy.functions import FloorDiv
+
+    assert _reports(lambda s0, s1, u0: s0 >= 4, lambda s0, s1, u0: sympy.Ne(FloorDiv(s0, 4), 1),
+                    lambda s0, s1, u0: u0 >= 0) == []
+
+
+def test_divisibility_then_its_consequence_reports_only_the_cause():
+    import sympy
+    from torch.utils._sympy.functions import FloorDiv, Mod
+
+    assert _reports(lambda s0, s1, u0: sympy.Eq(Mod(s0, 8), 0),
+                    lambda s0, s1, u0: sympy.Eq(8 * FloorDiv(s0, 8), s0)) == [(
+        "ONX915", 'dynamic x.shape[1] ("seq", s0 in the guard) restricted by guard Eq(Mod(s0, 8), 0): the exported '
+                  "model works only for x.shape[1] in 32, 40, 48, ...; it fails e.g. for 33",
+    )]
+
+
+def test_equality_with_another_dynamic_dim_says_the_other_was_held():
+    import sympy
+
+    assert _reports(lambda s0, s1, u0: sympy.Eq(s0, s1)) == [
+        ("ONX915", 'dynamic y.shape[0] ("rows", s1 in the guard) restricted by guard Eq(s0, s1): the exported model '
+                   "works only for y.shape[0] in 32 while x.shape[1] keeps the example's size; it fails e.g. for 33"),
+        ("ONX915", 'dynamic x.shape[1] ("seq", s0 in the guard) restricted by guard Eq(s0, s1): the exported model '
+                   "works only for x.shape[1] in 32 while y.shape[0] keeps the example's size; it fails e.g. for 33"),
+    ]
+
+
+def test_dims_the_user_named_alike_vary_together_so_their_equality_is_no_restriction():
+    import sympy
+
+    assert _reports(lambda s0, s1, u0: sympy.Eq(s0, s1), dynamic={0: {1: "n"}, 1: {0: "n"}}) == []
+
+
+def test_a_pinned_dim_is_specialized():
+    import sympy
+
+    assert _reports(lambda s0, s1, u0: sympy.Eq(s0, 32)) == [(
+        "ONX914", 'dynamic x.shape[1] ("seq", s0 in the guard) specialized by guard Eq(s0, 32): the exported model '
+                  "works only for x.shape[1] in 32; it fails e.g. for 33",
+    )]
+
+
+def test_an_example_size_of_one_says_to_export_with_a_larger_one():
+    """Measured on a tiny GPT-2 with input_ids (1, 8) and dims 0, 1 dynamic: Eq(s72, 1), added in
+    transformers' code (so at the factory line), and onnxruntime fails on batch 2."""
+    import sympy
+
+    from onnxfix.exporter.guards import Guard, guard_reports
+
+    s0 = sympy.Symbol("s72", integer=True, positive=True)
+    guard = Guard(sympy.Eq(s0, 1), "Eq(s72, 1)", [], {s0: ["L['input_ids'].size()[0]"]}, {s0: 1})
+    assert [r["message"] for r in guard_reports([guard], ["input_ids"], {0: {0: "batch"}})] == [
+        'dynamic input_ids.shape[0] ("batch", s72 in the guard) specialized by guard Eq(s72, 1): the exported model '
+        "works only for input_ids.shape[0] in 1; it fails e.g. for 2; the example's size is 1, which torch.export "
+        "specializes: export with a size of 2 or more"
+    ]
