@@ -106,10 +106,12 @@ def test_turning_the_cache_off_edits_the_factory_call(source, fixed):
 def test_write_turns_the_cache_off_in_place(tmp_path, monkeypatch):
     shutil.copy(MODEL, tmp_path / "gpt2_cache.py")
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(session, "export_all", lambda *args, **kwargs: [])  # the export itself is tested above
+    # the export itself is tested above: here the cache switch makes it OK
+    monkeypatch.setattr(session, "export_all", lambda *args, **kwargs: [ExporterResult(Verdict("dynamo", "OK"), [])])
     target = plan.make_target("gpt2_cache.py:make_model", exporters=("dynamo",))
-    outcome = session.fix_and_reexport(target, FIX_WRITE, False, NoProgress(), cache_off=True)
-    assert outcome.fixes_applied == 1
+    before = [ExporterResult(Verdict("dynamo", "EXPORT-FAILS"), [])]
+    outcome = session.fix_and_reexport(target, FIX_WRITE, False, NoProgress(), before, cache_off=True)
+    assert (outcome.fixes_applied, outcome.written, [r.verdict.verdict for r in outcome.results]) == (1, True, ["OK"])
     text = (tmp_path / "gpt2_cache.py").read_text()
     assert CONFIG_LINE.replace(")\n", ", use_cache=False)\n") in text and CONFIG_LINE not in text
 
