@@ -53,6 +53,8 @@ class Settings:
     root: Path = field(default_factory=Path.cwd)  # folder of the config file
     config_path: Path | None = None
     cache_dir: str | None = None  # relative to root; default .onnxfix_cache
+    # run-time evidence folder (rewriter/evidence.py); set by `onnxfix export --fix` only
+    evidence_dir: str | None = None
     export: dict = field(default_factory=dict, hash=False, compare=False)
 
     def is_selected(self, code: str, path: Path | None = None) -> bool:
@@ -79,7 +81,7 @@ class Settings:
 
     def fingerprint(self) -> str:
         """What the cache key needs to know about settings."""
-        return repr((self.select, self.ignore, self.per_file_ignores, sorted(self.exporters)))
+        return repr((self.select, self.ignore, self.per_file_ignores, sorted(self.exporters), self.evidence_dir))
 
 
 def _matches(code: str, selectors: tuple[str, ...]) -> bool:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Protocol
 
 from onnxfix.decompositions import BY_KEY
-from onnxfix.exporter.isolate import ExportRequest, run_isolated
+from onnxfix.exporter.isolate import ExportRequest, run_isolated, run_json_worker
 from onnxfix.exporter.plan import Target
 from onnxfix.exporter.result import OK, Verdict
 from onnxfix.exporter.sourcemap import ExportFinding, anchor, findings_for
@@ -52,6 +52,8 @@ class FixResult:
     fixes_applied: int = 0
     results: list[ExporterResult] = field(default_factory=list)  # verdicts after the fixes
     error: str = ""
+    # the eager run under the recorder: {"files": n, "functions": n} or {"error": "..."}
+    evidence: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -144,9 +146,11 @@ def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progr
     from onnxfix.rewriter.runner import run
 
     source = target.model_path
-    fixed = run([source], "write" if mode == FIX_WRITE else "diff", unsafe_fixes=unsafe_fixes,
-                exporters=frozenset(target.exporters))
     outcome = FixResult(mode)
+    folder, outcome.evidence = record_evidence(target)
+    # Evidence changes findings without changing the file: the findings cache is bypassed.
+    fixed = run([source], "write" if mode == FIX_WRITE else "diff", unsafe_fixes=unsafe_fixes,
+                exporters=frozenset(target.exporters), evidence_dir=folder, use_cache=folder is None)
     if fixed.errors:
         outcome.error = "; ".join(f"{e.path}:{e.error[0]}:{e.error[1]}: {e.error[2]}" for e in fixed.errors)
         return outcome
@@ -166,6 +170,21 @@ def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progr
         outcome.results = export_all(moved, static_findings(target, copy, unsafe_fixes), progress, rename,
                                      sys_path=[str(source.resolve().parent)])
     return outcome
+
+
+def record_evidence(target: Target) -> tuple[str | None, dict]:
+    """Run the target once eagerly under the recorder (a child process: it runs user code) and
+    return the evidence folder for the static rules, with what was recorded. No evidence (the
+    model does not run, the recorder timed out) leaves the fixes static."""
+    from onnxfix import __version__
+    from onnxfix.config import load_settings
+    from onnxfix.rewriter.runner import cache_folder
+
+    # inside the version folder: pruned with the cache entries when unused for a month
+    folder = cache_folder(None, load_settings(target.model_path)) / __version__ / "evidence"
+    request = {"model": target.model, "inputs": target.inputs, "folder": str(folder)}
+    result = run_json_worker("onnxfix.exporter.evidence_worker", request, target.timeout)
+    return (None if "error" in result else str(folder)), result
 
 
 def _retarget(target: Target, source: Path, copy: Path) -> Target:

@@ -110,7 +110,7 @@ def run(
             scanned.setdefault(str(absolute(file)), (file, settings))
     if not scanned:
         return result
-    folder = _cache_folder(cache_dir, result.settings) if use_cache else None
+    folder = cache_folder(cache_dir, result.settings) if use_cache else None
     cache = cache_mod.Cache(folder)
     project = Project(list(scanned.values()), RuleSet(list(all_rules())), mode, cache)
     project.add_context(_sibling_files(scanned))
@@ -144,7 +144,7 @@ def _sibling_files(scanned: dict[str, tuple[Path, Settings]]) -> list[tuple[Path
     return siblings
 
 
-def _cache_folder(cache_dir: Path | None, settings: Settings) -> Path:
+def cache_folder(cache_dir: Path | None, settings: Settings) -> Path:
     if cache_dir is not None:
         return cache_dir
     if os.environ.get("ONNXFIX_CACHE_DIR"):
