@@ -90,18 +90,26 @@ def text_report(results: list[TargetResult], unsafe_fixes: bool) -> str:
 
 def _fix_lines(result: TargetResult) -> list[str]:
     fix = result.fix
+    lines = [evidence_line(fix.evidence)] if fix.evidence else []
     if fix.error:
-        return [f"  --fix: {fix.error}"]
+        return lines + [f"  --fix: {fix.error}"]
     if not fix.diff:
-        return ["  --fix: no static fix applies; verdicts unchanged"]
+        return lines + ["  --fix: no static fix applies; verdicts unchanged"]
     where = "in place" if fix.mode == "write" else "to a temporary copy"
-    lines = [f"  --fix: applied {fix.fixes_applied} fix(es) {where}; verdicts before -> after:"]
+    lines += [f"  --fix: applied {fix.fixes_applied} fix(es) {where}; verdicts before -> after:"]
     for before, after in zip(result.results, fix.results):
         lines.append(f"    {before.verdict.exporter:<7} {before.verdict.verdict} -> {after.verdict.verdict}")
     lines += verdict_lines(fix.results, indent="    ")
     lines += ["    " + finding_line(f) for r in fix.results for f in r.findings]
     lines += ["    " + line for line in fix.diff.rstrip("\n").splitlines()]
     return lines
+
+
+def evidence_line(evidence: dict) -> str:
+    if "error" in evidence:
+        return f"  --fix: no run-time evidence (the eager run failed: {headline(evidence['error'])[:200]})"
+    return (f"  --fix: run-time evidence from one eager run: {evidence['functions']} function(s) "
+            f"in {evidence['files']} file(s)")
 
 
 # ---- JSON -----------------------------------------------------------------------------------
@@ -165,6 +173,7 @@ def target_json(result: TargetResult) -> dict:
             "diff": result.fix.diff,
             "error": result.fix.error or None,
             "results": [verdict_json(r) for r in result.fix.results],
+            "evidence": result.fix.evidence,
         }
     return {
         "name": t.name,
