@@ -62,6 +62,9 @@ class Verdict:
     # frames of the export error's traceback chain, outermost first: [filename, lineno, function]
     error_frames: list[list] = field(default_factory=list)
     op_histogram: dict[str, int] = field(default_factory=dict)
+    # the first user line whose ONNX value differs from eager on the failing probe
+    # (exporter/divergence.py): {"node", "stack", "style", "detail"}, or {} when not found
+    divergence: dict = field(default_factory=dict)
     onnx_path: str = ""
     seconds: float = 0.0
 
