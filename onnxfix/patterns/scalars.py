@@ -178,6 +178,12 @@ class ItemCall(Rule):
             times a 0-d float64 tensor is float64, times a Python float is float32), and a
             one-element tensor of higher rank would broadcast. In conditions and other Python
             uses there is no fix here (see the control-flow rules).
+            With run-time evidence (`onnxfix export --fix`), keeping the tensor is safe where the
+            recorded run proves it exact: the receiver was always a 0-d float32/float64/int64
+            tensor of dtype D, the number is an operand of `+`, `-`, `*` or `/` (not the
+            dividend: `n / t` runs as `t.reciprocal() * n`) with a tensor, and that tensor or
+            the result was always of dtype D. `s = t.item()` whose every use is such arithmetic
+            becomes `s = t`.
         """,
         references=(
             "https://pytorch.org/docs/stable/onnx_torchscript.html#avoid-numpy-and-built-in-python-types",
@@ -363,7 +369,10 @@ class ScalarCast(Rule):
             - `int(t)` / `float(t)` of a tensor used as a size or in arithmetic with a tensor:
               dropping the cast is unsafe. A 0-d tensor takes part in type promotion
               differently from a Python number, a float tensor is no valid size, and
-              `int()` truncates.
+              `int()` truncates. With run-time evidence (`onnxfix export --fix`) it is safe
+              where the run proves it exact: `int(n)` as a size of an `n` that was always a
+              0-d int64 tensor; `float(t)` of a 0-d float32/float64 (`int(t)` of an int64)
+              tensor in arithmetic that ONX201's evidence rule proves.
             - Anything else (`float(size)`, `bool(t)`, `int()` of a float size expression that
               is not a plain division, such as `int(n ** 0.5)`): no fix. `int(n ** 0.5)` of a
               dynamic size is silently wrong in the dynamo exporter too (measured), and

@@ -2,7 +2,8 @@
 
 Fix safety depends on it: ``x.data`` -> ``x.detach()`` is exact for a tensor but breaks a
 PackedSequence. The oracle answers True only on evidence (a torch call, a tensor method on a
-tensor, a parameter annotated ``Tensor``, a module's weight), None when it cannot tell.
+tensor, a parameter annotated ``Tensor``, a module's weight, or a recorded run in which every
+value of the expression was a tensor: rewriter/evidence.py), None when it cannot tell.
 """
 
 from __future__ import annotations
