@@ -148,8 +148,9 @@ def test_export_fix_applies_the_evidence_fix_and_both_exporters_are_ok(name):
 
 def _fixed_text(name: str, before: str, after: str) -> str:
     text = (REPO / MODELS / f"{name}.py").read_text()
-    assert text.count(before) == 1
-    return text.replace(before, after)
+    line = f"        {before}\n"  # the code line, not the docstring quoting it
+    assert text.count(line) == 1
+    return text.replace(line, f"        {after}\n")
 
 
 def test_issue_model_exits_0_after_export_fix(capsys):

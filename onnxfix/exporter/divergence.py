@@ -127,8 +127,7 @@ def first_divergence(model_path: Path, model: torch.nn.Module, args: tuple, name
             return Divergence(trace, f"onnxruntime cannot compute it: {describe(exc).splitlines()[0][:200]}")
         (error,) = compare([expected[-1]], [actual])
         if not error.ok:
-            detail = error.note or f"max abs error {error.max_abs:.3g}"
-            return Divergence(trace, f"{node.op_type} {detail} (line {where[1]})")
+            return Divergence(trace, error.note or f"max abs error {error.max_abs:.3g}")
     return None
 
 
