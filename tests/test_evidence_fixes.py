@@ -166,3 +166,16 @@ def test_issue_model_exits_0_after_export_fix(capsys):
     assert _changed_lines(target["fix"]["diff"]) == (["s = scale.item()"], ["s = scale"])
     cls, _, (before, after) = CASES["item_name"]
     assert _eager_identical("item_name", cls, _fixed_text("item_name", before, after)) == 10
+
+
+def test_evidence_that_proves_nothing_changes_nothing(tmp_path):
+    """`n / t` runs as `t.reciprocal() * n` (other rounding); a float16 result is not the 0-d
+    float32's dtype; a PackedSequence has a `.data` and no `.detach()`: still unsafe."""
+    path = f"{MODELS}/not_proven.py"
+    static = [("ONX201", 14, "unsafe"), ("ONX201", 15, "unsafe"), ("ONX301", 16, "unsafe")]
+    assert _findings(path, None) == static
+    assert record(f"{path}:NotProven", f"{path}:example_inputs", tmp_path) == {"files": 1, "functions": 1}
+    forward = evidence.load(str(tmp_path), Path(path).read_text()).functions[("forward", 13)]
+    assert forward.names["packed"] == {evidence.Value("other", type="torch.nn.utils.rnn.PackedSequence")}
+    assert forward.names["b"] == {evidence.Value("tensor", "float16", 2, "cpu")}
+    assert _findings(path, str(tmp_path)) == static
