@@ -179,3 +179,17 @@ def test_evidence_that_proves_nothing_changes_nothing(tmp_path):
     assert forward.names["packed"] == {evidence.Value("other", type="torch.nn.utils.rnn.PackedSequence")}
     assert forward.names["b"] == {evidence.Value("tensor", "float16", 2, "cpu")}
     assert _findings(path, str(tmp_path)) == static
+
+
+def test_text_report_says_what_the_recorded_run_gave():
+    from onnxfix.exporter import render
+    from onnxfix.exporter.session import FixResult, TargetResult
+
+    target = plan.make_target(f"{MODELS}/data_param.py:DataParam", exporters=("legacy",))
+    recorded = TargetResult(target, fix=FixResult("temporary", evidence={"files": 1, "functions": 2}))
+    failed = TargetResult(target, fix=FixResult("temporary", evidence={"error": "RuntimeError: boom\n  <- ValueError: bad"}))
+    assert render._fix_lines(recorded) == [
+        "  --fix: run-time evidence from one eager run: 2 function(s) in 1 file(s)",
+        "  --fix: no static fix applies; verdicts unchanged",
+    ]
+    assert render._fix_lines(failed)[0] == "  --fix: no run-time evidence (the eager run failed: ValueError: bad)"
