@@ -4,26 +4,36 @@
 (a dict hit afterwards) and traces only frames whose file is the user's (sourcemap.is_user_file:
 not torch, not site-packages, not the standard library, not onnxfix). In those frames it notes
 which lines ran and the type of every local at each line boundary and at return, and the type
-of each returned value. Library frames get no local tracer, so a transformers forward pays only
-the per-call lookup.
+of each returned value. While a library module runs (a forward outside the user's files), the
+trace function is off altogether: user code that a library module calls back into is not
+recorded (its fixes stay static).
 
 Runs in a child process (evidence_worker.py): it imports torch and runs user code.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
-import threading
 from types import CodeType, FrameType
 
 import torch
 
-from onnxfix.exporter.sourcemap import is_user_file
+from onnxfix.exporter.sourcemap import _STDLIB, is_user_file
 from onnxfix.rewriter.evidence import FunctionEvidence, Value
 
 _NONE = Value("none")
 _SCALARS = {bool: Value("bool"), int: Value("int"), float: Value("float")}
+
+
+@functools.lru_cache(maxsize=4096)
+def _user_file(filename: str) -> bool:
+    """is_user_file resolves symlinks and stats: once per file name per process, and not at
+    all for the names that say they are a library's (no syscall for torch or transformers)."""
+    if filename.startswith(("<", _STDLIB)) or "site-packages" in filename or "dist-packages" in filename:
+        return False
+    return is_user_file(filename)
 
 
 def describe(value) -> Value:
@@ -75,7 +85,7 @@ class Recorder:
         code = frame.f_code
         record = self._records.get(code, False)
         if record is False:
-            record = self._records[code] = _Record(code) if is_user_file(code.co_filename) else None
+            record = self._records[code] = _Record(code) if _user_file(code.co_filename) else None
         if record is None:
             return None
         record.calls += 1
@@ -92,15 +102,40 @@ class Recorder:
 
         return local
 
+    # Tracing switched on slows every Python frame (CPython 3.11 de-specializes the eval loop
+    # while a trace function is set), library frames too: a tiny GPT-2 ran 4x slower. So while
+    # a library module (its forward outside the user's files: transformers, torch.nn) runs, the
+    # trace function is off; the user frames keep their f_trace and get events again after.
+    def _pre_hook(self, module, args):
+        if not self._is_user(type(module).forward):
+            self._library_depth += 1
+            if self._library_depth == 1:
+                sys.settrace(None)
+
+    def _post_hook(self, module, args, output):
+        if not self._is_user(type(module).forward):
+            self._library_depth -= 1
+            if self._library_depth == 0:
+                sys.settrace(self._global)
+
+    @staticmethod
+    def _is_user(function) -> bool:
+        code = getattr(function, "__code__", None)
+        return code is not None and _user_file(code.co_filename)
+
     def __enter__(self) -> "Recorder":
+        from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
+
+        self._library_depth = 0
+        self._hooks = [register_module_forward_pre_hook(self._pre_hook), register_module_forward_hook(self._post_hook)]
         self._previous = sys.gettrace()
-        threading.settrace(self._global)
         sys.settrace(self._global)
         return self
 
     def __exit__(self, *exc) -> None:
         sys.settrace(self._previous)
-        threading.settrace(None)
+        for hook in self._hooks:
+            hook.remove()
 
     def by_file(self) -> dict[str, list[FunctionEvidence]]:
         found: dict[str, list[FunctionEvidence]] = {}
