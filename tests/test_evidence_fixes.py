@@ -147,10 +147,11 @@ def test_export_fix_applies_the_evidence_fix_and_both_exporters_are_ok(name):
 
 
 def _fixed_text(name: str, before: str, after: str) -> str:
-    text = (REPO / MODELS / f"{name}.py").read_text()
-    line = f"        {before}\n"  # the code line, not the docstring quoting it
-    assert text.count(line) == 1
-    return text.replace(line, f"        {after}\n")
+    lines = (REPO / MODELS / f"{name}.py").read_text().splitlines(keepends=True)
+    code = [i for i, line in enumerate(lines) if line.strip() == before]  # not the docstring quoting it
+    assert len(code) == 1
+    lines[code[0]] = lines[code[0]].replace(before, after)
+    return "".join(lines)
 
 
 def test_issue_model_exits_0_after_export_fix(capsys):
