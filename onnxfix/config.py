@@ -99,6 +99,8 @@ class Settings:
     root: Path = field(default_factory=Path.cwd)  # folder of the config file
     config_path: Path | None = None
     cache_dir: str | None = None  # relative to root; default .onnxfix_cache
+    # run-time evidence folder (rewriter/evidence.py); set by `onnxfix export --fix` only
+    evidence_dir: str | None = None
     export: dict = field(default_factory=dict, hash=False, compare=False)
     # `onnxfix export --fix` tries fixes one set at a time: only findings with these
     # engine.fix_key keys are fixed (None: all). Not part of the cache key: checks ignore it.
@@ -128,7 +130,7 @@ class Settings:
 
     def fingerprint(self) -> str:
         """What the cache key needs to know about settings."""
-        return repr((self.select, self.ignore, self.per_file_ignores, sorted(self.exporters)))
+        return repr((self.select, self.ignore, self.per_file_ignores, sorted(self.exporters), self.evidence_dir))
 
 
 def require_a_rule(settings: Settings, rules) -> None:

@@ -59,6 +59,8 @@ def test_baked_value_is_silently_wrong_at_the_offending_line(baked):
     assert _lines(baked.results) == [
         "tests/export_models/bakes_size.py:12:40: ONX901 [legacy] TracerWarning: Converting a tensor to a Python number "
         "(now a constant in the trace) (fixed by ONX201 at tests/export_models/bakes_size.py:12)",
+        "tests/export_models/bakes_size.py:12:40: ONX945 [legacy] first value that differs from PyTorch on probe 1 (user): "
+        "Reshape /Reshape: shape (2, 3, 4), expected (2, 4, 3) (fixed by ONX201 at tests/export_models/bakes_size.py:12)",
         "tests/export_models/bakes_size.py:10:1: ONX940 [legacy] ONNX output differs from PyTorch on probe 1 (user): "
         "output 0: shape (2, 3), expected (2, 4) (likely fixed by ONX201 at tests/export_models/bakes_size.py:12)",
     ]

@@ -216,6 +216,16 @@ CODES: tuple[ExportCode, ...] = (
         (DYNAMO, LEGACY),
     ),
     ExportCode(
+        "ONX945", "first-divergence", "the first line whose ONNX value differs from eager PyTorch",
+        _doc(
+            "Shown before ONX940/ONX941: on the input where the export went wrong, the first user line (in graph order) whose value in onnxruntime differs from the value eager PyTorch computed at that line, or that onnxruntime cannot compute. The line comes from the node's recorded source (dynamo: `pkg.torch.onnx.stack_trace` metadata; legacy: the node's doc_string of a verbose re-export).",
+            "The output-level symptom (a wrong output, a failing node) is often lines after the cause: a constant baked in at one line is only noticed where it meets the output.",
+            "s = scale.item()\nreturn self.fc(x) * s  # ONX945 here: Mul differs",
+            "return self.fc(x) * scale  # or the linked rule's fix",
+        ),
+        (DYNAMO, LEGACY), ("ONX201", "ONX203", "ONX301", "ONX302"),
+    ),
+    ExportCode(
         "ONX942", "invalid-onnx", "onnx.checker rejects the exported model",
         _doc(
             "Reports an `onnx.checker` failure on the exported file.",

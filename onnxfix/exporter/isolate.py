@@ -119,3 +119,18 @@ def _result(request: ExportRequest, returncode: int, lines: list[str], stderr: s
                        error=f"the exporter process died ({name}) during {stage}\n" + "\n".join(detail))
     return Verdict(request.exporter, EXPORT_FAILS, failed_stage=stage,
                    error=f"worker failed (exit {returncode}) during {stage}:\n{stderr[-3000:]}")
+
+
+def run_json_worker(module: str, request: dict, timeout: float) -> dict:
+    """Run ``python -m module`` with ``request`` as JSON on stdin; its RESULT_MARKER line, or
+    {"error": ...} when it died or timed out (never raises: its caller carries on without)."""
+    env = dict(os.environ, PYTHONFAULTHANDLER="1", PYTHONUNBUFFERED="1")
+    try:
+        proc = subprocess.run([sys.executable, "-m", module], input=json.dumps(request), capture_output=True,
+                              text=True, encoding="utf-8", errors="replace", env=env, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"error": f"did not finish in {timeout:g} s"}
+    for line in reversed(proc.stdout.splitlines()):
+        if line.startswith(RESULT_MARKER):
+            return json.loads(line[len(RESULT_MARKER):])
+    return {"error": f"exit {proc.returncode}: {proc.stderr.strip()[-500:]}"}

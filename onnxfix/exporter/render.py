@@ -95,13 +95,14 @@ def _fix_lines(result: TargetResult) -> list[str]:
     flag = "--write" if fix.mode == "write" else "--fix"
     dropped = [f"  {flag}: dropped {d.code} at {display_path_str(d.path)}:{d.line} (`{d.covers}`): "
                + ", ".join(d.why) for d in fix.dropped]
+    lines = [evidence_line(fix.evidence)] if fix.evidence else []
     if fix.error and not fix.results:
-        return [f"  {flag}: {fix.error}"] + dropped
+        return lines + [f"  {flag}: {fix.error}"] + dropped
     if not fix.diff:
         what = "no fix kept" if fix.dropped else "no static fix applies"
-        return [f"  {flag}: {what}; verdicts unchanged"] + dropped
+        return lines + [f"  {flag}: {what}; verdicts unchanged"] + dropped
     where = "in place" if fix.written else "to a temporary copy"
-    lines = [f"  {flag}: kept {fix.fixes_applied} fix(es), applied {where}; verdicts before -> after:"]
+    lines += [f"  {flag}: kept {fix.fixes_applied} fix(es), applied {where}; verdicts before -> after:"]
     for before, after in zip(result.results, fix.results):
         lines.append(f"    {before.verdict.exporter:<7} {before.verdict.verdict} -> {after.verdict.verdict}")
     lines += dropped
@@ -111,6 +112,13 @@ def _fix_lines(result: TargetResult) -> list[str]:
     lines += ["    " + finding_line(f) for r in fix.results for f in r.findings]
     lines += ["    " + line for line in fix.diff.rstrip("\n").splitlines()]
     return lines
+
+
+def evidence_line(evidence: dict) -> str:
+    if "error" in evidence:
+        return f"  --fix: no run-time evidence (the eager run failed: {headline(evidence['error'])[:200]})"
+    return (f"  --fix: run-time evidence from one eager run: {evidence['functions']} function(s) "
+            f"in {evidence['files']} file(s)")
 
 
 # ---- JSON -----------------------------------------------------------------------------------
@@ -180,6 +188,7 @@ def target_json(result: TargetResult) -> dict:
                 for d in result.fix.dropped
             ],
             "results": [verdict_json(r) for r in result.fix.results],
+            "evidence": result.fix.evidence,
         }
     return {
         "name": t.name,

@@ -77,6 +77,9 @@ class Verdict:
     guards: list[dict] = field(default_factory=list)
     # data-dependent symbols ("u0", "zuf0") -> the frames where torch.export created them
     unbacked: dict[str, list] = field(default_factory=dict)
+    # the first user line whose ONNX value differs from eager on the failing probe
+    # (exporter/divergence.py): {"node", "stack", "style", "detail"}, or {} when not found
+    divergence: dict = field(default_factory=dict)
     onnx_path: str = ""
     seconds: float = 0.0
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Protocol
 
 from onnxfix.decompositions import BY_KEY
-from onnxfix.exporter.isolate import ExportRequest, run_isolated
+from onnxfix.exporter.isolate import ExportRequest, run_isolated, run_json_worker
 from onnxfix.exporter.outputs import needs_cache_off, turn_cache_off
 from onnxfix.exporter.outputs import refine as refine_unflattenable
 from onnxfix.exporter.plan import Target
@@ -57,6 +57,8 @@ class FixResult:
     dropped: list = field(default_factory=list)  # fixloop.Dropped: fixes that made a verdict worse
     exports: int = 0  # re-exports the fix loop made
     written: bool = False  # --write: the kept fixes are in the user's file
+    # the eager run under the recorder: {"files": n, "functions": n} or {"error": "..."}
+    evidence: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -171,17 +173,19 @@ def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progr
     source = target.model_path
     outcome = FixResult(mode)
     original = _read_exact(source)
+    evidence, outcome.evidence = record_evidence(target)
+    static_fix = lambda keys: _static_fix(target, source, unsafe_fixes, keys, evidence)
     cache = (lambda text: (turn_cache_off(text, target.factory) or (text,))[0]) if cache_off else (lambda text: text)
     export = lambda fixed: _export_text(target, source, cache(fixed.text), unsafe_fixes, progress)
     try:
-        start = _static_fix(target, source, unsafe_fixes, frozenset())
+        start = static_fix(frozenset())
         baseline = before
         if cache(start.text) != start.text:  # the cache switch alone is the first attempt
             turned = export(start)
             baseline = before if fixloop.worsened(before, turned) else turned
         loop = fixloop.run_loop(
             fixloop.State(frozenset(), start, baseline),
-            lambda keys: _static_fix(target, source, unsafe_fixes, keys),
+            static_fix,
             export,
             _unsafe(source, unsafe_fixes),
         )
@@ -212,12 +216,16 @@ class FixError(Exception):
     """The static fixer could not process the model's file."""
 
 
-def _static_fix(target: Target, source: Path, unsafe_fixes: bool | None, keys: frozenset[str]):
-    """The model's file with the fixes named by ``keys`` applied, in memory."""
+def _static_fix(target: Target, source: Path, unsafe_fixes: bool | None, keys: frozenset[str],
+                evidence: str | None = None):
+    """The model's file with the fixes named by ``keys`` applied, in memory; ``evidence``: the
+    folder of a recorded eager run (evidence changes findings without changing the file, so the
+    findings cache is bypassed)."""
     from onnxfix.exporter.fixloop import Fixed
     from onnxfix.rewriter.runner import run
 
-    ran = run([source], "diff", unsafe_fixes=unsafe_fixes, exporters=frozenset(target.exporters), fix_only=keys)
+    ran = run([source], "diff", unsafe_fixes=unsafe_fixes, exporters=frozenset(target.exporters), fix_only=keys,
+              evidence_dir=evidence, use_cache=evidence is None)
     if ran.errors:
         raise FixError("; ".join(f"{e.path}:{e.error[0]}:{e.error[1]}: {e.error[2]}" for e in ran.errors))
     (file,) = ran.files
@@ -261,6 +269,21 @@ def _export_text(target: Target, source: Path, text: str, unsafe_fixes: bool | N
 def _read_exact(path: Path) -> str:
     with open(path, encoding="utf-8", newline="") as handle:  # keep CRLF: the diff shows real changes only
         return handle.read()
+
+
+def record_evidence(target: Target) -> tuple[str | None, dict]:
+    """Run the target once eagerly under the recorder (a child process: it runs user code) and
+    return the evidence folder for the static rules, with what was recorded. No evidence (the
+    model does not run, the recorder timed out) leaves the fixes static."""
+    from onnxfix import __version__
+    from onnxfix.config import load_settings
+    from onnxfix.rewriter.runner import cache_folder
+
+    # inside the version folder: pruned with the cache entries when unused for a month
+    folder = cache_folder(None, load_settings(target.model_path)) / __version__ / "evidence"
+    request = {"model": target.model, "inputs": target.inputs, "folder": str(folder)}
+    result = run_json_worker("onnxfix.exporter.evidence_worker", request, target.timeout)
+    return (None if "error" in result else str(folder)), result
 
 
 def _retarget(target: Target, source: Path, copy: Path) -> Target:

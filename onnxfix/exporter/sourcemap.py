@@ -16,7 +16,7 @@ from pathlib import Path
 
 import onnxfix
 from onnxfix.exporter.codes import BY_CODE
-from onnxfix.exporter.result import CRASH, EXPORT_FAILS, ORT_FAILS, SILENTLY_WRONG, TIMEOUT, Verdict
+from onnxfix.exporter.result import CRASH, EXPORT_FAILS, ORT_FAILS, SILENTLY_WRONG, TIMEOUT, NodeTrace, Verdict
 from onnxfix.rewriter.rule import Finding
 
 PY_FRAME = re.compile(r'File "([^"]+)", line (\d+)')  # tracebacks, stack_trace, faulthandler
@@ -159,13 +159,14 @@ def verdict_findings(verdict: Verdict, fallback: Location) -> list[ExportFinding
         return [ExportFinding("ONX930", verdict.error.splitlines()[0], where, verdict.exporter)]
     if kind == TIMEOUT:
         return [ExportFinding("ONX931", verdict.error, fallback, verdict.exporter)]
+    first = divergence_findings(verdict)  # the place to look, before the symptom
     if kind == ORT_FAILS:
         where = _trace_location(verdict) or fallback
         probe = next((p for p in verdict.probes if p.probe == verdict.failing_probe), None)
         note = probe.note if probe else verdict.error
-        return [ExportFinding("ONX941", f"on {verdict.failing_probe or 'load'}: {headline(note)}", where, verdict.exporter)]
+        return first + [ExportFinding("ONX941", f"on {verdict.failing_probe or 'load'}: {headline(note)}", where, verdict.exporter)]
     if kind == SILENTLY_WRONG:
-        return [ExportFinding("ONX940", numerics_message(verdict), fallback, verdict.exporter)]
+        return first + [ExportFinding("ONX940", numerics_message(verdict), fallback, verdict.exporter)]
     return []
 
 
@@ -181,6 +182,18 @@ def unsupported_findings(verdict: Verdict, fallback: Location) -> list[ExportFin
         if all((f.message, f.location) != (message, where) for f in findings):
             findings.append(finding)
     return findings
+
+
+def divergence_findings(verdict: Verdict) -> list[ExportFinding]:
+    """ONX945 at the first user line whose ONNX value differs from eager (divergence.py)."""
+    found = verdict.divergence
+    if not found.get("node"):
+        return []
+    where = _location_of(NodeTrace(found["node"], found["stack"], found["style"]))
+    if where is None:
+        return []
+    message = f"first value that differs from PyTorch on {verdict.failing_probe}: {found['node']}: {found['detail']}"
+    return [ExportFinding("ONX945", message, where, verdict.exporter)]
 
 
 def numerics_message(verdict: Verdict) -> str:
@@ -203,13 +216,16 @@ def error_location(verdict: Verdict) -> Location | None:
 
 def _trace_location(verdict: Verdict) -> Location | None:
     for trace in verdict.node_traces:
-        if trace.style == "ts":
-            found = innermost_user([(f, int(n)) for f, n in TS_FRAME.findall(trace.stack)], innermost_first=True)
-        else:
-            found = innermost_user([(f, int(n)) for f, n in PY_FRAME.findall(trace.stack)])
+        found = _location_of(trace)
         if found:
             return found
     return None
+
+
+def _location_of(trace: NodeTrace) -> Location | None:
+    if trace.style == "ts":
+        return innermost_user([(f, int(n)) for f, n in TS_FRAME.findall(trace.stack)], innermost_first=True)
+    return innermost_user([(f, int(n)) for f, n in PY_FRAME.findall(trace.stack)])
 
 
 def headline(error: str) -> str:
@@ -227,7 +243,7 @@ def headline(error: str) -> str:
 # ---- links to static rules ----------------------------------------------------------------
 
 WHOLE_MODEL = {"ONX930", "ONX940", "ONX911", "ONX912"}
-ANY_CAUSE = {"ONX940", "ONX921", "ONX922", "ONX941"}  # any static finding may be the cause
+ANY_CAUSE = {"ONX940", "ONX921", "ONX922", "ONX941", "ONX945"}  # any static finding may be the cause
 
 
 def link(finding: ExportFinding, static: list[Finding]) -> None:

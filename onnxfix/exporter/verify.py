@@ -271,6 +271,9 @@ def _numerics(verdict: Verdict, model, args, probes, dynamic, opset, path: Path)
             verdict.node_traces = onnx_node_traces(path, result.note)
         else:
             verdict.verdict, verdict.failed_stage = SILENTLY_WRONG, "numerics"
+        from onnxfix.exporter import divergence
+
+        verdict.divergence = divergence.find(verdict.exporter, path, model, args, probe.args, names, dynamic, opset)
 
 
 def _check_probe(model, runtime: Runtime, probe: Probe, names: list[str]) -> ProbeResult:

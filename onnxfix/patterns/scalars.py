@@ -103,6 +103,42 @@ def _mentions_tensor(node: ast.expr, ctx: FunctionContext) -> bool:
     return False
 
 
+# Run-time evidence (rewriter/evidence.py) can prove that a 0-d tensor in place of the Python
+# number it holds computes the same. Only these dtypes: the number round-trips exactly, and
+# the operators below compute with it the same way whether it is a wrapped Python scalar or a
+# 0-d tensor (both are CPU scalars of the kernel).
+EXACT_SCALAR_DTYPES = frozenset({"float32", "float64", "int64"})
+EXACT_OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.Div)
+
+
+def tensor_operand_is_exact(receiver: ast.expr, use: ast.expr, ctx: FunctionContext) -> bool:
+    """``use`` (a Python number taken out of the tensor ``receiver``) is an operand of tensor
+    arithmetic, and the recorded run proves that the tensor in its place gives the same result:
+    ``receiver`` was always a 0-d tensor of dtype D, the other operand a tensor, and the other
+    operand or the result always of dtype D (so type promotion picks D either way)."""
+    dtype = ctx.tensors.scalar_dtype(receiver)
+    parent = ctx.parent(use)
+    if dtype not in EXACT_SCALAR_DTYPES or not isinstance(parent, ast.BinOp) or not isinstance(parent.op, EXACT_OPERATORS):
+        return False
+    if isinstance(parent.op, ast.Div) and parent.left is use:
+        return False  # `number / t` runs as `t.reciprocal() * number`: other rounding
+    other = parent.right if parent.left is use else parent.left
+    return bool(ctx.tensors.is_tensor(other)) and dtype in (ctx.tensors.dtype(other), ctx.tensors.dtype(parent))
+
+
+def number_name_is_exact(call: ast.Call, receiver: ast.expr, ctx: FunctionContext) -> bool:
+    """``s = t.item()`` (or ``float(t)``) where ``s`` is assigned only here and every use of
+    ``s`` is tensor arithmetic that `tensor_operand_is_exact` proves: ``s = t`` is exact."""
+    assign = ctx.parent(call)
+    if not (isinstance(assign, ast.Assign) and assign.value is call and len(assign.targets) == 1):
+        return False
+    target = assign.targets[0]
+    if not isinstance(target, ast.Name) or ctx.is_parameter(target.id) or len(ctx.assignments(target.id)) != 1:
+        return False
+    uses = [n for n in ast.walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == target.id and isinstance(n.ctx, ast.Load)]
+    return bool(uses) and all(ctx.parent(u) is not None and tensor_operand_is_exact(receiver, u, ctx) for u in uses)
+
+
 class ItemCall(Rule):
     code = "ONX201"
     python_hazard = True  # scripted code keeps it dynamic (tests/test_export_guards.py)
@@ -143,6 +179,12 @@ class ItemCall(Rule):
             times a 0-d float64 tensor is float64, times a Python float is float32), and a
             one-element tensor of higher rank would broadcast. In conditions and other Python
             uses there is no fix here (see the control-flow rules).
+            With run-time evidence (`onnxfix export --fix`), keeping the tensor is safe where the
+            recorded run proves it exact: the receiver was always a 0-d float32/float64/int64
+            tensor of dtype D, the number is an operand of `+`, `-`, `*` or `/` (not the
+            dividend: `n / t` runs as `t.reciprocal() * n`) with a tensor, and that tensor or
+            the result was always of dtype D. `s = t.item()` whose every use is such arithmetic
+            becomes `s = t`.
         """,
         references=(
             "https://pytorch.org/docs/stable/onnx_torchscript.html#avoid-numpy-and-built-in-python-types",
@@ -163,7 +205,7 @@ class ItemCall(Rule):
             message = "`.item()` used as a size: the legacy exporter bakes the value in as a constant; pass the tensor"
             exporters = (LEGACY,)
         elif use == "arithmetic":
-            fix = Fix("Keep the value as a 0-d tensor", (drop,), safe=False)
+            fix = Fix("Keep the value as a 0-d tensor", (drop,), safe=tensor_operand_is_exact(func.value, node, ctx))
             message = "`.item()` as a tensor operand: the legacy exporter bakes the value in as a constant; keep it a tensor"
             exporters = (LEGACY,)
         elif use == "condition":
@@ -175,6 +217,8 @@ class ItemCall(Rule):
             exporters = (LEGACY, DYNAMO)
         else:
             fix = None
+            if number_name_is_exact(node, func.value, ctx):  # `s = t.item()`, s only in exact arithmetic
+                fix = Fix("Keep the value as a 0-d tensor", (drop,), safe=True)
             message = "`.item()` turns a tensor into a Python number: the legacy exporter bakes it in as a constant"
             exporters = (LEGACY,)
         yield ctx.report(self, node, message, fix=fix, exporters=exporters)
@@ -331,7 +375,10 @@ class ScalarCast(Rule):
             - `int(t)` / `float(t)` of a tensor used as a size or in arithmetic with a tensor:
               dropping the cast is unsafe. A 0-d tensor takes part in type promotion
               differently from a Python number, a float tensor is no valid size, and
-              `int()` truncates.
+              `int()` truncates. With run-time evidence (`onnxfix export --fix`) it is safe
+              where the run proves it exact: `int(n)` as a size of an `n` that was always a
+              0-d int64 tensor; `float(t)` of a 0-d float32/float64 (`int(t)` of an int64)
+              tensor in arithmetic that ONX201's evidence rule proves.
             - Anything else (`float(size)`, `bool(t)`, `int()` of a float size expression that
               is not a plain division, such as `int(n ** 0.5)`): no fix. `int(n ** 0.5)` of a
               dynamic size is silently wrong in the dynamo exporter too (measured), and
@@ -376,8 +423,9 @@ class ScalarCast(Rule):
             return
         use = item_use(node, ctx)
         fix = None
-        if use in ("size", "arithmetic"):
-            fix = Fix(f"Drop `{cast}()` and keep the tensor", (replace_call_by_argument(node, ctx),), safe=False)
+        if use in ("size", "arithmetic") or number_name_is_exact(node, node.args[0], ctx):
+            fix = Fix(f"Drop `{cast}()` and keep the tensor", (replace_call_by_argument(node, ctx),),
+                      safe=self._exact_without_cast(node, cast, use, ctx))
         if use == "condition":  # `range(int(n))`: a loop bound
             yield ctx.report(
                 self, node,
@@ -391,6 +439,19 @@ class ScalarCast(Rule):
             f"`{cast}()` turns a tensor into a Python number: the legacy exporter records it as a constant",
             fix=fix, exporters=(LEGACY,),
         )
+
+    @staticmethod
+    def _exact_without_cast(node: ast.Call, cast: str, use: str, ctx: FunctionContext) -> bool:
+        """Only run-time evidence makes dropping the cast safe: `int(n)` as a size of an n that
+        was always a 0-d int64 tensor; `float(t)`/`int(t)` in arithmetic `tensor_operand_is_exact`
+        proves (`int()` of an int64 and `float()` of a float tensor only: no truncation)."""
+        argument = node.args[0]
+        dtype = ctx.tensors.scalar_dtype(argument)
+        if dtype is None or (cast == "int") != (dtype == "int64"):
+            return False
+        if use == "size":
+            return True
+        return tensor_operand_is_exact(argument, node, ctx) or number_name_is_exact(node, argument, ctx)
 
     def _size_cast(self, node: ast.Call, argument: ast.expr, ctx: FunctionContext):
         ints = ctx.ints

@@ -66,7 +66,8 @@ class DataRead(Rule):
             exactly like `.data` for reading. The fix is safe when the receiver is known to be a
             tensor (a torch call, a module's weight, a parameter annotated `Tensor`, ...) and
             unsafe otherwise: other objects have a `.data` too (a PackedSequence does) and no
-            `.detach()`.
+            `.detach()`. Under `onnxfix export --fix`, run-time evidence that the receiver was
+            always a tensor makes it safe.
         """,
         references=REFERENCES,
     )

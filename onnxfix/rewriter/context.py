@@ -6,6 +6,7 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable
 
+from onnxfix.rewriter.evidence import FileEvidence, FunctionEvidence, Value
 from onnxfix.rewriter.paths import shown
 from onnxfix.rewriter.rule import Edit, Finding, Fix
 from onnxfix.rewriter.scope import (
@@ -29,6 +30,7 @@ class FileContext:
     module: ModuleIndex
     display_path: str
     targets: frozenset[str]  # exporters the project targets
+    evidence: FileEvidence | None = None  # what an eager run saw in this exact text, if one ran
 
 
 LINE_LIMIT = 99  # a fix's replacement line longer than this is laid out one element per line
@@ -84,6 +86,8 @@ class FunctionContext(_FileView):
         self.sizes = SizeOracle(self)
         self.ints = IntegerOracle(self)  # int-valued / non-negative size expressions
         self.cache: dict = {}  # per-function analyses shared by the rules of one family
+        # run-time evidence for this function (None: no run recorded it; rules stay static)
+        self.evidence: FunctionEvidence | None = file.evidence.for_function(fn.node) if file.evidence else None
 
     # -- names -----------------------------------------------------------------------------
     def qualname(self, node: ast.AST) -> str | None:
@@ -123,6 +127,24 @@ class FunctionContext(_FileView):
         if qualname and is_torch_module_qualname(qualname):
             return True
         return isinstance(value.func, ast.Name) and value.func.id in self.file.module.classes
+
+    def observed(self, node: ast.AST) -> frozenset[Value] | None:
+        """The values a recorded run saw for ``node``: a local name (every value it held), a
+        returned expression (values returned at that line), or the value assigned to a name
+        assigned only there. None without evidence or for any other expression."""
+        evidence = self.evidence
+        if evidence is None:
+            return None
+        if isinstance(node, ast.Name):
+            return evidence.values(node.id)
+        parent = self.parent(node)
+        if isinstance(parent, ast.Return) and parent.value is node:
+            return evidence.returns.get(parent.lineno) or None
+        if isinstance(parent, ast.Assign) and parent.value is node and len(parent.targets) == 1:
+            target = parent.targets[0]
+            if isinstance(target, ast.Name) and len(self.assignments(target.id)) == 1:
+                return evidence.values(target.id)
+        return None
 
     # -- tree ------------------------------------------------------------------------------
     def parent(self, node: ast.AST) -> ast.AST | None:

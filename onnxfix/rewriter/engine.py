@@ -15,6 +15,7 @@ from pathlib import Path
 from onnxfix.config import Settings
 from onnxfix.rewriter.context import FileContext, FunctionContext, ModuleContext
 from onnxfix.rewriter.edits import add_prelude, apply_edits, choose_fixes, drop_imports_fixes_emptied
+from onnxfix.rewriter.evidence import load as load_evidence
 from onnxfix.rewriter.noqa import NoqaMap
 from onnxfix.rewriter.rule import FileResult, Finding, Fix, Rule
 from onnxfix.rewriter.scope import (
@@ -92,7 +93,8 @@ def check_text(
 
 
 def findings_in_module(source, tree, module, scope: ExportScope, display_path, settings, ruleset) -> list[Finding]:
-    file_ctx = FileContext(source, module, display_path, settings.exporters)
+    evidence = load_evidence(settings.evidence_dir, source.text)
+    file_ctx = FileContext(source, module, display_path, settings.exporters, evidence)
     noqa = NoqaMap(source.text)
     path = Path(display_path)
     found = [f for fn in scope.in_module(module) for f in _run_rules(FunctionContext(file_ctx, fn), ruleset)]

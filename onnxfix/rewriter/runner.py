@@ -115,7 +115,7 @@ def run(
             scanned.setdefault(str(absolute(file)), (file, settings))
     if not scanned:
         return result
-    folder = _cache_folder(cache_dir, result.settings) if use_cache else None
+    folder = cache_folder(cache_dir, result.settings) if use_cache else None
     cache = cache_mod.Cache(folder)
     result.files = _project(scanned, mode, cache).run(jobs or _cpu_count(), progress)
     if mode == "write" and result.changed:
@@ -165,7 +165,7 @@ def _sibling_files(scanned: dict[str, tuple[Path, Settings]]) -> list[tuple[Path
     return siblings
 
 
-def _cache_folder(cache_dir: Path | None, settings: Settings) -> Path:
+def cache_folder(cache_dir: Path | None, settings: Settings) -> Path:
     if cache_dir is not None:
         return cache_dir
     if os.environ.get("ONNXFIX_CACHE_DIR"):

@@ -2,13 +2,16 @@
 
 Fix safety depends on it: ``x.data`` -> ``x.detach()`` is exact for a tensor but breaks a
 PackedSequence. The oracle answers True only on evidence (a torch call, a tensor method on a
-tensor, a parameter annotated ``Tensor``, a module's weight), None when it cannot tell.
+tensor, a parameter annotated ``Tensor``, a module's weight, or a recorded run in which every
+value of the expression was a tensor: rewriter/evidence.py), None when it cannot tell.
 """
 
 from __future__ import annotations
 
 import ast
 from typing import TYPE_CHECKING
+
+from onnxfix.rewriter.evidence import all_tensors, one_dtype, scalar_tensor_dtype
 
 if TYPE_CHECKING:
     from onnxfix.rewriter.context import FunctionContext
@@ -62,6 +65,20 @@ class TensorOracle:
         self._names: dict[str, bool | None] = {}
 
     def is_tensor(self, node: ast.AST) -> bool | None:
+        answer = self._static(node)
+        if answer is None and all_tensors(self.ctx.observed(node)):
+            return True  # run-time evidence: every value seen here was a tensor
+        return answer
+
+    def dtype(self, node: ast.AST) -> str | None:
+        """The one dtype a recorded run saw for ``node`` (evidence only; None without)."""
+        return one_dtype(self.ctx.observed(node))
+
+    def scalar_dtype(self, node: ast.AST) -> str | None:
+        """The dtype of ``node`` when a recorded run saw only 0-d tensors of that dtype."""
+        return scalar_tensor_dtype(self.ctx.observed(node))
+
+    def _static(self, node: ast.AST) -> bool | None:
         if isinstance(node, ast.Call):
             return self._call(node)
         if isinstance(node, ast.Name):

@@ -1,0 +1,174 @@
+"""First divergence: the first user line whose ONNX value differs from eager PyTorch.
+
+When an export is SILENTLY-WRONG or ORT-FAILS on some input, the output-level symptom is far
+from the cause. This runs the model eagerly on that input under a TorchFunctionMode that files
+every tensor a torch call returns under the user line that made it (the innermost frame in the
+user's files), then walks the ONNX graph in order, line by line (a node's line: the dynamo
+exporter's ``pkg.torch.onnx.stack_trace`` metadata, the legacy exporter's doc_string, written
+when exporting with ``verbose=True``): for each line, the last node's output is computed in
+onnxruntime (the graph sliced to what that value needs) and compared with the last tensor eager
+PyTorch made at that line. The first line that differs, or that onnxruntime cannot compute,
+is the place to look.
+
+Worker side (imports torch); verify.py calls it on the failing probe.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+from torch.overrides import TorchFunctionMode
+
+from onnxfix.exporter.result import NodeTrace
+from onnxfix.exporter.sourcemap import PY_FRAME, TS_FRAME, is_user_file
+
+MAX_LINES = 200  # lines checked at most: one onnxruntime session each
+
+
+@dataclass
+class Divergence:
+    trace: NodeTrace
+    detail: str
+
+
+class _LineValues(TorchFunctionMode):
+    """Every tensor a torch call returns, filed under the innermost user line on the stack."""
+
+    def __init__(self):
+        super().__init__()
+        self.by_line: dict[tuple[str, int], list[torch.Tensor]] = {}
+        self._user: dict[object, bool] = {}
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        result = func(*args, **(kwargs or {}))
+        if isinstance(result, torch.Tensor):
+            where = self._user_line()
+            if where is not None:
+                self.by_line.setdefault(where, []).append(result.detach().clone())
+        return result
+
+    def _user_line(self) -> tuple[str, int] | None:
+        frame = sys._getframe(2)
+        while frame is not None:
+            code = frame.f_code
+            user = self._user.get(code)
+            if user is None:
+                user = self._user[code] = is_user_file(code.co_filename)
+            if user:
+                return os.path.realpath(code.co_filename), frame.f_lineno
+            frame = frame.f_back
+        return None
+
+
+def eager_by_line(model: torch.nn.Module, args: tuple) -> dict[tuple[str, int], list[torch.Tensor]]:
+    cloned = tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in args)
+    recorder = _LineValues()
+    with torch.no_grad(), recorder:
+        model(*cloned)
+    return recorder.by_line
+
+
+def node_line(node) -> tuple[tuple[str, int] | None, NodeTrace | None]:
+    """The user line of an ONNX node, from either exporter's record of its source."""
+    props = {p.key: p.value for p in node.metadata_props}
+    stack = props.get("pkg.torch.onnx.stack_trace", "")
+    if stack:
+        frames = [(f, int(n)) for f, n in PY_FRAME.findall(stack) if is_user_file(f)]
+        if frames:
+            return (os.path.realpath(frames[-1][0]), frames[-1][1]), NodeTrace(f"{node.op_type} {node.name}", stack, "py")
+    if node.doc_string:
+        frames = [(f, int(n)) for f, n in TS_FRAME.findall(node.doc_string) if is_user_file(f)]
+        if frames:
+            trace = NodeTrace(f"{node.op_type} {node.name}", node.doc_string, "ts")
+            return (os.path.realpath(frames[0][0]), frames[0][1]), trace
+    return None, None
+
+
+def legacy_with_sources(model: torch.nn.Module, args: tuple, names: list[str], dynamic, opset, path: Path) -> None:
+    """The legacy exporter writes each node's source into doc_string only with verbose=True
+    (it then prints the graph: swallowed)."""
+    axes = {names[i]: dims for i, dims in (dynamic or {}).items()}
+    with contextlib.redirect_stdout(io.StringIO()):
+        torch.onnx.export(model, args, str(path), dynamo=False, input_names=names, dynamic_axes=axes or None,
+                          opset_version=opset, verbose=True)
+
+
+def first_divergence(model_path: Path, model: torch.nn.Module, args: tuple, names: list[str]) -> Divergence | None:
+    import onnx
+
+    from onnxfix.exporter.verify import Runtime, compare, describe
+
+    eager = eager_by_line(model, args)
+    proto = onnx.load(str(model_path), load_external_data=False)
+    last: dict[tuple[str, int], tuple[object, NodeTrace]] = {}
+    order: list[tuple[str, int]] = []
+    for node in proto.graph.node:
+        where, trace = node_line(node)
+        if where is None or not node.output or not node.output[0]:
+            continue
+        if where not in last:
+            order.append(where)
+        last[where] = (node, trace)
+    for where in order[:MAX_LINES]:
+        expected = eager.get(where)
+        if not expected:
+            continue  # no torch call of the eager run made a tensor here (a view, a Python value)
+        node, trace = last[where]
+        try:
+            (actual,) = _compute(proto, node.output[0], args, names, Runtime)
+        except Exception as exc:  # onnxruntime cannot compute the value on this input
+            return Divergence(trace, f"onnxruntime cannot compute it: {describe(exc).splitlines()[0][:200]}")
+        (error,) = compare([expected[-1]], [actual])
+        if not error.ok:
+            return Divergence(trace, error.note or f"max abs error {error.max_abs:.3g}")
+    return None
+
+
+def _compute(proto, value: str, args: tuple, names: list[str], runtime_class):
+    """One value of the graph, computed in onnxruntime by the nodes it needs."""
+    import onnx
+
+    needed, wanted = [], {value}
+    for node in reversed(proto.graph.node):
+        if wanted & set(node.output):
+            needed.append(node)
+            wanted |= {i for i in node.input if i}
+    sliced = onnx.ModelProto()
+    sliced.CopyFrom(proto)
+    del sliced.graph.node[:]
+    sliced.graph.node.extend(reversed(needed))
+    del sliced.graph.output[:]
+    sliced.graph.output.append(onnx.ValueInfoProto(name=value))
+    with tempfile.TemporaryDirectory(prefix="onnxfix-divergence-") as folder:
+        path = Path(folder) / "slice.onnx"
+        onnx.save(sliced, str(path))
+        return runtime_class(path).run(args, names)
+
+
+
+def find(verdict_exporter: str, path: Path, model, export_args: tuple, args: tuple, names: list[str], dynamic,
+         opset) -> dict:
+    """The first divergence on ``args`` (exported with ``export_args``) as Verdict.divergence ({} when none is found or the
+    search itself fails: the output-level finding stands alone)."""
+    from onnxfix.exporter.verify import describe
+
+    try:
+        with tempfile.TemporaryDirectory(prefix="onnxfix-sources-") as folder:
+            if verdict_exporter == "legacy":
+                source_path = Path(folder) / "legacy.onnx"
+                legacy_with_sources(model, export_args, names, dynamic, opset, source_path)
+            else:
+                source_path = path
+            found = first_divergence(source_path, model, args, names)
+    except Exception as exc:  # a diagnosis must never change the verdict
+        return {"error": describe(exc)[:300]}
+    if found is None:
+        return {}
+    return {"node": found.trace.node, "stack": found.trace.stack, "style": found.trace.style, "detail": found.detail}

@@ -1,0 +1,149 @@
+"""Run-time evidence: what one eager run of the model saw in the user's functions.
+
+`onnxfix export --fix/--write` runs the target once with a recorder (exporter/recorder.py) and
+stores, per user file, one JSON file named by the hash of the file's text. The static rules
+read it through ``FunctionContext.evidence`` only where a run left some: the static path never
+imports torch nor runs user code. Evidence is keyed by content, so an edited file (or a later
+fix round, whose text differs) simply has none, and line numbers always match the text.
+
+What a run proves is limited to what it saw: a name is "a tensor" only when every value it
+held at a line boundary of every recorded call was one. One run is one set of inputs, so the
+rules use evidence for *types* (tensor vs PackedSequence, dtype, rank), never for values.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+FORMAT = 1
+
+
+@dataclass(frozen=True)
+class Value:
+    """One observed value: kind "tensor", "int", "float", "bool", "none" or "other"."""
+
+    kind: str
+    dtype: str = ""  # tensors: "float32", "int64", ...
+    rank: int = -1  # tensors: dim()
+    device: str = ""  # tensors: "cpu", "cuda", ...
+    type: str = ""  # "other": the qualified class name (torch.nn.utils.rnn.PackedSequence)
+
+    def to_json(self) -> list:
+        return [self.kind, self.dtype, self.rank, self.device, self.type]
+
+    @classmethod
+    def from_json(cls, data: list) -> "Value":
+        kind, dtype, rank, device, type_ = data
+        return cls(str(kind), str(dtype), int(rank), str(device), str(type_))
+
+
+@dataclass
+class FunctionEvidence:
+    name: str
+    line: int  # code object's first line: the def line, or the first decorator's
+    calls: int = 0
+    lines: frozenset[int] = frozenset()  # lines that ran
+    names: dict[str, frozenset[Value]] = field(default_factory=dict)  # every value each local held
+    returns: dict[int, frozenset[Value]] = field(default_factory=dict)  # return line -> values
+
+    def values(self, name: str) -> frozenset[Value] | None:
+        return self.names.get(name) or None
+
+
+@dataclass
+class FileEvidence:
+    functions: dict[tuple[str, int], FunctionEvidence] = field(default_factory=dict)
+
+    def for_function(self, node: ast.AST) -> FunctionEvidence | None:
+        """The record of ``node`` (a def): matched by name and first line."""
+        name = getattr(node, "name", None)
+        lines = [node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))]
+        for line in lines:
+            found = self.functions.get((name, line))
+            if found is not None:
+                return found
+        return None
+
+
+def text_key(text: str) -> str:
+    """Evidence is keyed by the decoded text the rules see (what SourceFile.text holds)."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=20).hexdigest()
+
+
+def evidence_path(folder: Path, text: str) -> Path:
+    return Path(folder) / f"{text_key(text)}.json"
+
+
+def to_json(records: list[FunctionEvidence]) -> dict:
+    return {
+        "format": FORMAT,
+        "functions": [
+            {
+                "name": r.name, "line": r.line, "calls": r.calls, "lines": sorted(r.lines),
+                "names": {n: sorted(v.to_json() for v in vs) for n, vs in sorted(r.names.items())},
+                "returns": {str(line): sorted(v.to_json() for v in vs) for line, vs in sorted(r.returns.items())},
+            }
+            for r in records
+        ],
+    }
+
+
+def from_json(data: dict) -> FileEvidence:
+    if data.get("format") != FORMAT:
+        raise ValueError(f"evidence format {data.get('format')!r}, expected {FORMAT}")
+    evidence = FileEvidence()
+    for entry in data["functions"]:
+        record = FunctionEvidence(
+            name=str(entry["name"]), line=int(entry["line"]), calls=int(entry["calls"]),
+            lines=frozenset(int(n) for n in entry["lines"]),
+            names={str(n): frozenset(Value.from_json(v) for v in vs) for n, vs in entry["names"].items()},
+            returns={int(k): frozenset(Value.from_json(v) for v in vs) for k, vs in entry["returns"].items()},
+        )
+        evidence.functions[(record.name, record.line)] = record
+    return evidence
+
+
+def load(folder: str | None, text: str) -> FileEvidence | None:
+    """The evidence a run left for exactly this text, if any (a corrupt file counts as none)."""
+    if not folder:
+        return None
+    try:
+        return from_json(json.loads(evidence_path(Path(folder), text).read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def store(folder: Path, text: str, data: dict) -> Path:
+    path = evidence_path(folder, text)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_suffix(".tmp")
+    temporary.write_text(json.dumps(data, sort_keys=True), encoding="utf-8")
+    temporary.replace(path)  # never a half-written evidence file
+    return path
+
+
+# ---- questions the rules ask ---------------------------------------------------------------
+
+FLOAT_DTYPES = frozenset({"float32", "float64"})
+
+
+def all_tensors(values: frozenset[Value] | None) -> bool:
+    return bool(values) and all(v.kind == "tensor" for v in values)
+
+
+def one_dtype(values: frozenset[Value] | None) -> str | None:
+    """The dtype every observed value had, when all were tensors of one dtype."""
+    if not all_tensors(values):
+        return None
+    dtypes = {v.dtype for v in values}
+    return dtypes.pop() if len(dtypes) == 1 else None
+
+
+def scalar_tensor_dtype(values: frozenset[Value] | None) -> str | None:
+    """The dtype of a value that was always a 0-d tensor of one dtype."""
+    dtype = one_dtype(values)
+    return dtype if dtype and all(v.rank == 0 for v in values) else None

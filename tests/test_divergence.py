@@ -1,0 +1,56 @@
+"""First divergence (issue 12, item 2): when an export is SILENTLY-WRONG, the first user line
+whose ONNX value differs from eager PyTorch is reported (ONX945) before the output-level
+symptom (ONX940), for both exporters, on live exports. Models: tests/divergence_models/ and
+tests/evidence_models/item_name.py."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from onnxfix.exporter import plan, render
+from onnxfix.exporter.session import NoProgress, run_target
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def _in_repo(monkeypatch):
+    monkeypatch.chdir(REPO)
+
+
+def _lines(result) -> list[str]:
+    return [render.finding_line(f) for r in result.results for f in r.findings]
+
+
+def test_dynamo_specialized_slice_is_found_at_its_line_not_at_the_output():
+    """`int(x.size(1) / 2)` specializes the slice end: the output is wrong two lines later;
+    the first value that differs is the slice, at line 11."""
+    target = plan.make_target("tests/divergence_models/half_width.py:HalfWidth", exporters=("dynamo",))
+    result = run_target(target, NoProgress())
+    (exported,) = result.results
+    assert (exported.verdict.verdict, exported.verdict.failing_probe) == ("SILENTLY-WRONG", "probe 1 (user)")
+    assert _lines(result) == [
+        "tests/divergence_models/half_width.py:11:23: ONX945 [dynamo] first value that differs from PyTorch on "
+        "probe 1 (user): Slice node_slice_2: shape (3, 3), expected (3, 4) "
+        "(fixed by ONX203 at tests/divergence_models/half_width.py:11)",
+        "tests/divergence_models/half_width.py:8:1: ONX940 [dynamo] ONNX output differs from PyTorch on probe 1 (user): "
+        "output 0: max abs error 2.61 (rel 0.279) (likely fixed by ONX203 at tests/divergence_models/half_width.py:11)",
+    ]
+
+
+def test_legacy_baked_item_is_found_where_the_constant_is_used():
+    """`s = scale.item()` is baked in; the first ONNX value that differs is the Mul at line 15
+    (node doc_string of a verbose legacy re-export), shown before the output-level ONX940."""
+    target = plan.make_target("tests/evidence_models/item_name.py:ScaledLinear", exporters=("legacy",))
+    result = run_target(target, NoProgress())
+    (exported,) = result.results
+    assert exported.verdict.divergence["node"] == "Mul /Mul"
+    assert _lines(result)[1:] == [
+        "tests/evidence_models/item_name.py:15:1: ONX945 [legacy] first value that differs from PyTorch on "
+        "probe 1 (user): Mul /Mul: max abs error 1.86 (likely fixed by ONX201 at tests/evidence_models/item_name.py:14)",
+        "tests/evidence_models/item_name.py:8:1: ONX940 [legacy] ONNX output differs from PyTorch on probe 1 (user): "
+        "output 0: max abs error 1.86 (rel 7) (likely fixed by ONX201 at tests/evidence_models/item_name.py:14)",
+    ]

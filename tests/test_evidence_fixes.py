@@ -1,0 +1,196 @@
+"""Run-time evidence makes fixes safe (or possible) that static analysis must leave unsafe or
+absent (issue 12, item 3). Models: tests/evidence_models/.
+
+For every case: without evidence the static rules give the recorded (code, line, fix safety);
+with the evidence one eager run left, the fix is safe; `export --fix` (both exporters) applies
+it, both exporters are OK on the export inputs, the user's probes (other sizes) and generated
+inputs (re-drawn values, other sizes of dynamic dims); and the fixed model computes exactly
+(torch.equal) what the original computes on those inputs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+import torch
+
+from onnxfix.cli import main as cli_main
+from onnxfix.exporter import plan
+from onnxfix.exporter.evidence_worker import record
+from onnxfix.exporter.session import FIX_TEMPORARY, NoProgress, fix_and_reexport
+from onnxfix.exporter.targets import load_module
+from onnxfix.rewriter import evidence
+from onnxfix.rewriter.runner import run
+
+REPO = Path(__file__).resolve().parent.parent
+MODELS = "tests/evidence_models"
+
+# file: (class, static findings (code, line, fix safety or None), the fixed line: before, after)
+CASES = {
+    "data_param": ("DataParam", [("ONX301", 14, "unsafe")],
+                   ("return self.fc(x.data) + 1", "return self.fc(x.detach()) + 1")),
+    "data_local": ("DataLocal", [("ONX301", 23, "unsafe")],
+                   ("return h.data * 2 + x", "return h.detach() * 2 + x")),
+    "data_helper": ("DataHelper", [("ONX301", 8, "unsafe")],
+                    ("return t.data - t.mean()", "return t.detach() - t.mean()")),
+    "len_param": ("LenParam", [],
+                  ("return x[: len(x) - 1] * len(x)", "return x[: x.shape[0] - 1] * x.shape[0]")),
+    "item_name": ("ScaledLinear", [("ONX201", 14, None)], ("s = scale.item()", "s = scale")),
+    "item_direct": ("ItemDirect", [("ONX201", 13, "unsafe")],
+                    ("return self.fc(x) * scale.item()", "return self.fc(x) * scale")),
+    "item_operand": ("ItemOperand", [("ONX201", 9, None)], ("y = x - s.item()", "y = x - s")),
+    "float_cast": ("FloatCast", [],
+                   ("return torch.tanh(x) / float(scale)", "return torch.tanh(x) / scale")),
+    "float_name": ("FloatName", [("ONX203", 14, None)], ("k = float(gain)", "k = gain")),
+    "int_size": ("IntSize", [("ONX203", 10, "unsafe")],
+                 ("return x.reshape(x.shape[0], int(n), -1).sum(-1)", "return x.reshape(x.shape[0], n, -1).sum(-1)")),
+}
+EVIDENCE_FINDINGS = {  # with evidence: every finding above, its fix safe (ONX204 twice on one line)
+    "len_param": [("ONX204", 10, "safe"), ("ONX204", 10, "safe")],
+    "float_cast": [("ONX203", 9, "safe")],
+}
+
+
+@pytest.fixture(autouse=True)
+def _in_repo(monkeypatch):
+    monkeypatch.chdir(REPO)
+
+
+def _findings(path: str, folder: str | None) -> list[tuple]:
+    result = run([Path(path)], "check", use_cache=False, exporters=frozenset({"dynamo", "legacy"}), evidence_dir=folder)
+    return [(f.code, f.line, f.fix.applicability if f.fix else None) for r in result.files for f in r.findings]
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_evidence_turns_the_static_fix_safe(name, tmp_path):
+    cls, static, _ = CASES[name]
+    path = f"{MODELS}/{name}.py"
+    assert _findings(path, None) == static
+    assert record(f"{path}:{cls}", f"{path}:example_inputs", tmp_path) == {"files": 1, "functions": 2 if name in (
+        "data_local", "data_helper") else 1}
+    expected = EVIDENCE_FINDINGS.get(name, [(code, line, "safe") for code, line, _ in static])
+    assert _findings(path, str(tmp_path)) == expected
+
+
+def test_evidence_of_other_text_is_not_read(tmp_path):
+    """Keyed by content: one changed character and the rules are static again."""
+    path = f"{MODELS}/data_param.py"
+    record(f"{path}:DataParam", f"{path}:example_inputs", tmp_path)
+    copy = tmp_path / "data_param.py"
+    copy.write_text(Path(path).read_text().replace("+ 1", "+ 2"))
+    assert _findings(str(copy), str(tmp_path)) == [("ONX301", 14, "unsafe")]
+
+
+def test_evidence_file_records_types_and_lines(tmp_path):
+    path = f"{MODELS}/item_name.py"
+    record(f"{path}:ScaledLinear", f"{path}:example_inputs", tmp_path)
+    loaded = evidence.load(str(tmp_path), Path(path).read_text())
+    forward = loaded.functions[("forward", 13)]
+    tensor = evidence.Value("tensor", "float32", 0, "cpu")
+    assert (forward.calls, sorted(forward.lines)) == (1, [14, 15])
+    assert forward.names["scale"] == {tensor}
+    assert forward.names["s"] == {evidence.Value("float")}
+    assert forward.names["x"] == {evidence.Value("tensor", "float32", 2, "cpu")}
+    assert forward.returns == {15: frozenset({evidence.Value("tensor", "float32", 2, "cpu")})}
+
+
+def _eager_identical(name: str, cls: str, fixed_text: str) -> int:
+    """Original and fixed model: the same outputs, bit for bit, on the example, the probes and
+    re-drawn values at other sizes (every float input redrawn with several seeds)."""
+    original = load_module(REPO / MODELS / f"{name}.py")
+    with tempfile.TemporaryDirectory() as folder:
+        copy = Path(folder) / f"fixed_{name}.py"
+        copy.write_text(fixed_text)
+        fixed = load_module(copy)
+    inputs = [original.example_inputs(), *original.probe_inputs()]
+    for seed in range(4):
+        torch.manual_seed(seed)
+        inputs += [tuple(torch.randn_like(a) * (seed + 1) if a.is_floating_point() else a for a in args)
+                   for args in list(inputs[: 1 + len(original.probe_inputs())])]
+    for args in inputs:
+        torch.manual_seed(0)
+        before = getattr(original, cls)().eval()
+        torch.manual_seed(0)
+        after = getattr(fixed, cls)().eval()
+        with torch.no_grad():
+            expected, actual = before(*args), after(*args)
+        assert expected.dtype == actual.dtype and torch.equal(expected, actual), (name, args)
+    return len(inputs)
+
+
+def _changed_lines(diff: str) -> tuple[str, str]:
+    removed = [l[1:].strip() for l in diff.splitlines() if l.startswith("-") and not l.startswith("---")]
+    added = [l[1:].strip() for l in diff.splitlines() if l.startswith("+") and not l.startswith("+++")]
+    return removed, added
+
+
+SLOW = [n for n in CASES if n != "item_name"]
+
+
+@pytest.mark.parametrize("name", SLOW)
+def test_export_fix_applies_the_evidence_fix_and_both_exporters_are_ok(name):
+    cls, _, (before, after) = CASES[name]
+    target = plan.make_target(f"{MODELS}/{name}.py:{cls}", exporters=("dynamo", "legacy"))
+    outcome = fix_and_reexport(target, FIX_TEMPORARY, False, NoProgress())
+    assert outcome.evidence["files"] == 1 and outcome.error == ""
+    assert _changed_lines(outcome.diff) == ([before], [after])
+    for result in outcome.results:
+        verdict = result.verdict
+        probes = [p.probe for p in verdict.probes]
+        assert (verdict.exporter, verdict.verdict) == (verdict.exporter, "OK"), verdict.error
+        assert probes[:2] == ["export inputs", "probe 1 (user)"] and "generated (other values)" in probes
+    assert _eager_identical(name, cls, _fixed_text(name, before, after)) == 10
+
+
+def _fixed_text(name: str, before: str, after: str) -> str:
+    lines = (REPO / MODELS / f"{name}.py").read_text().splitlines(keepends=True)
+    code = [i for i, line in enumerate(lines) if line.strip() == before]  # not the docstring quoting it
+    assert len(code) == 1
+    lines[code[0]] = lines[code[0]].replace(before, after)
+    return "".join(lines)
+
+
+def test_issue_model_exits_0_after_export_fix(capsys):
+    """The issue's `s = scale.item(); return self.fc(x) * s`: SILENTLY-WRONG under legacy,
+    "no static fix applies" before; with evidence the fix applies and the command exits 0."""
+    code = cli_main(["export", f"{MODELS}/item_name.py:ScaledLinear", "--exporter", "both", "--fix",
+                     "--format", "json", "--no-progress"])
+    (target,) = json.loads(capsys.readouterr().out)["targets"]
+    assert code == 0
+    assert [(r["exporter"], r["verdict"]) for r in target["results"]] == [("dynamo", "OK"), ("legacy", "SILENTLY-WRONG")]
+    assert [(r["exporter"], r["verdict"]) for r in target["fix"]["results"]] == [("dynamo", "OK"), ("legacy", "OK")]
+    assert target["fix"]["evidence"] == {"files": 1, "functions": 1}
+    assert _changed_lines(target["fix"]["diff"]) == (["s = scale.item()"], ["s = scale"])
+    cls, _, (before, after) = CASES["item_name"]
+    assert _eager_identical("item_name", cls, _fixed_text("item_name", before, after)) == 10
+
+
+def test_evidence_that_proves_nothing_changes_nothing(tmp_path):
+    """`n / t` runs as `t.reciprocal() * n` (other rounding); a float16 result is not the 0-d
+    float32's dtype; a PackedSequence has a `.data` and no `.detach()`: still unsafe."""
+    path = f"{MODELS}/not_proven.py"
+    static = [("ONX201", 14, "unsafe"), ("ONX201", 15, "unsafe"), ("ONX301", 16, "unsafe")]
+    assert _findings(path, None) == static
+    assert record(f"{path}:NotProven", f"{path}:example_inputs", tmp_path) == {"files": 1, "functions": 1}
+    forward = evidence.load(str(tmp_path), Path(path).read_text()).functions[("forward", 13)]
+    assert forward.names["packed"] == {evidence.Value("other", type="torch.nn.utils.rnn.PackedSequence")}
+    assert forward.names["b"] == {evidence.Value("tensor", "float16", 2, "cpu")}
+    assert _findings(path, str(tmp_path)) == static
+
+
+def test_text_report_says_what_the_recorded_run_gave():
+    from onnxfix.exporter import render
+    from onnxfix.exporter.session import FixResult, TargetResult
+
+    target = plan.make_target(f"{MODELS}/data_param.py:DataParam", exporters=("legacy",))
+    recorded = TargetResult(target, fix=FixResult("temporary", evidence={"files": 1, "functions": 2}))
+    failed = TargetResult(target, fix=FixResult("temporary", evidence={"error": "RuntimeError: boom\n  <- ValueError: bad"}))
+    assert render._fix_lines(recorded) == [
+        "  --fix: run-time evidence from one eager run: 2 function(s) in 1 file(s)",
+        "  --fix: no static fix applies; verdicts unchanged",
+    ]
+    assert render._fix_lines(failed)[0] == "  --fix: no run-time evidence (the eager run failed: ValueError: bad)"
