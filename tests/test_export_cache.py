@@ -3,7 +3,6 @@ ONX916 at the factory's config call, and `export --fix` / `--write` set use_cach
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
@@ -32,12 +31,7 @@ FINDING = (
 )
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _in_repo():
-    before = os.getcwd()
-    os.chdir(REPO)
-    yield
-    os.chdir(before)
+pytestmark = pytest.mark.usefixtures("in_repo")  # tests/conftest.py
 
 
 @pytest.fixture(scope="module")

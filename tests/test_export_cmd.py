@@ -7,7 +7,6 @@ scope="module") and every assertion about it reads that one result.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -24,12 +23,7 @@ MODELS = REPO / "tests" / "export_models"
 TOLERANCE = 1e-4
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _in_repo():
-    before = os.getcwd()
-    os.chdir(REPO)
-    yield
-    os.chdir(before)
+pytestmark = pytest.mark.usefixtures("in_repo")  # tests/conftest.py
 
 
 def _cli_json(argv: list[str], capsys) -> tuple[int, dict]:

@@ -62,14 +62,7 @@ class WithLambda(nn.Module):
         return self.act(self.lin(x))
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _in_repo():
-    import os
-
-    before = os.getcwd()
-    os.chdir(REPO)
-    yield
-    os.chdir(before)
+pytestmark = pytest.mark.usefixtures("in_repo")  # tests/conftest.py
 
 
 def _cli(argv: list[str]) -> dict:

@@ -6,7 +6,6 @@ Each model is exported once per module (slow: seconds per export)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -14,15 +13,9 @@ import pytest
 from onnxfix.exporter import plan, render
 from onnxfix.exporter.session import NoProgress, run_target
 
-REPO = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _in_repo():
-    before = os.getcwd()
-    os.chdir(REPO)
-    yield
-    os.chdir(before)
+pytestmark = pytest.mark.usefixtures("in_repo")  # tests/conftest.py
 
 
 def _export(spec: str):
