@@ -6,7 +6,6 @@ Each model is exported once per module (slow: seconds per export)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
