@@ -6,13 +6,10 @@ Each model is exported once per module (slow: seconds per export)."""
 
 from __future__ import annotations
 
-
 import pytest
 
 from onnxfix.exporter import plan, render
 from onnxfix.exporter.session import NoProgress, run_target
-
-
 
 pytestmark = pytest.mark.usefixtures("in_repo")  # tests/conftest.py
 
