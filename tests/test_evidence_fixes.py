@@ -21,7 +21,7 @@ import torch
 from onnxfix.cli import main as cli_main
 from onnxfix.exporter import plan
 from onnxfix.exporter.evidence_worker import record
-from onnxfix.exporter.session import FIX_TEMPORARY, NoProgress, fix_and_reexport
+from onnxfix.exporter.session import FIX_TEMPORARY, NoProgress, run_target
 from onnxfix.exporter.targets import load_module
 from onnxfix.rewriter import evidence
 from onnxfix.rewriter.runner import run
@@ -135,7 +135,7 @@ SLOW = [n for n in CASES if n != "item_name"]
 def test_export_fix_applies_the_evidence_fix_and_both_exporters_are_ok(name):
     cls, _, (before, after) = CASES[name]
     target = plan.make_target(f"{MODELS}/{name}.py:{cls}", exporters=("dynamo", "legacy"))
-    outcome = fix_and_reexport(target, FIX_TEMPORARY, False, NoProgress())
+    outcome = run_target(target, NoProgress(), FIX_TEMPORARY, False).fix  # the fix loop, after the first exports
     assert outcome.evidence["files"] == 1 and outcome.error == ""
     assert _changed_lines(outcome.diff) == ([before], [after])
     for result in outcome.results:

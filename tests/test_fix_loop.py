@@ -74,6 +74,7 @@ def test_a_fix_that_breaks_an_ok_exporter_is_dropped(mode, tmp_path, monkeypatch
     result = TargetResult(target, results=before, fix=fix)
     flag = "--write" if mode == FIX_WRITE else "--fix"
     assert render._fix_lines(result) == [
+        f"  {flag}: run-time evidence from one eager run: 1 function(s) in 1 file(s)",
         f"  {flag}: no fix kept; verdicts unchanged",
         f"  {flag}: dropped ONX203 at bisenet_head.py:21 (`int(x.size(2))`): dynamo OK -> ORT-FAILS",
         f"  {flag}: dropped ONX203 at bisenet_head.py:21 (`int(x.size(3))`): dynamo OK -> ORT-FAILS",

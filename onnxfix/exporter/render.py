@@ -95,7 +95,7 @@ def _fix_lines(result: TargetResult) -> list[str]:
     flag = "--write" if fix.mode == "write" else "--fix"
     dropped = [f"  {flag}: dropped {d.code} at {display_path_str(d.path)}:{d.line} (`{d.covers}`): "
                + ", ".join(d.why) for d in fix.dropped]
-    lines = [evidence_line(fix.evidence)] if fix.evidence else []
+    lines = [evidence_line(fix.evidence, flag)] if fix.evidence else []
     if fix.error and not fix.results:
         return lines + [f"  {flag}: {fix.error}"] + dropped
     if not fix.diff:
@@ -114,10 +114,10 @@ def _fix_lines(result: TargetResult) -> list[str]:
     return lines
 
 
-def evidence_line(evidence: dict) -> str:
+def evidence_line(evidence: dict, flag: str = "--fix") -> str:
     if "error" in evidence:
-        return f"  --fix: no run-time evidence (the eager run failed: {headline(evidence['error'])[:200]})"
-    return (f"  --fix: run-time evidence from one eager run: {evidence['functions']} function(s) "
+        return f"  {flag}: no run-time evidence (the eager run failed: {headline(evidence['error'])[:200]})"
+    return (f"  {flag}: run-time evidence from one eager run: {evidence['functions']} function(s) "
             f"in {evidence['files']} file(s)")
 
 

@@ -49,7 +49,12 @@ class BoxDecoder(nn.Module):
 
     def normalize(self, boxes: torch.Tensor, images: torch.Tensor) -> torch.Tensor:
         height, width = images.shape[-2:]
-        extent = torch.stack([torch.tensor(width, dtype=boxes.dtype), torch.tensor(height, dtype=boxes.dtype), torch.tensor(width, dtype=boxes.dtype), torch.tensor(height, dtype=boxes.dtype)])
+        extent = torch.stack([
+            torch.tensor(width, dtype=boxes.dtype),
+            torch.tensor(height, dtype=boxes.dtype),
+            torch.tensor(width, dtype=boxes.dtype),
+            torch.tensor(height, dtype=boxes.dtype),
+        ])
         return (boxes / extent).clamp(0.0, 1.0)
 
     def forward(self, features: torch.Tensor, images: torch.Tensor):

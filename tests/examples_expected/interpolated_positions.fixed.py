@@ -7,8 +7,6 @@ the legacy exporter records all three as constants, so images of another size ar
 wrongly and another batch size fails.
 """
 
-import math
-
 import torch
 import torch.nn.functional as F
 from torch import nn

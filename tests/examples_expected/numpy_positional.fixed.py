@@ -5,7 +5,6 @@ processed with NumPy, and converted back. Eager PyTorch is happy; the legacy exp
 every NumPy result into the graph as a constant.
 """
 
-import numpy as np
 import torch
 from torch import nn
 

@@ -6,8 +6,6 @@ view averages groups of four frames, and both are normalized by the larger of th
 exporter records sqrt(T), floor(T / 4), the batch size and the winner of `max()` as constants.
 """
 
-import math
-
 import torch
 from torch import nn
 
