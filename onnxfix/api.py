@@ -45,6 +45,7 @@ class CheckResult:
     findings: list[Finding]
     paths: list[Path]
     errors: list[str] = field(default_factory=list)  # "path:line:col: message" for unreadable files
+    exporters: frozenset[str] = frozenset(EXPORTER_NAMES)  # the exporters checked for
 
     @property
     def ok(self) -> bool:
@@ -54,7 +55,7 @@ class CheckResult:
         from onnxfix import output
 
         lines = [output.text_line(f, False) for f in self.findings] + [f"error: {e}" for e in self.errors]
-        return "\n".join([*lines, output.summary(self.findings, False, errors=len(self.errors))])
+        return "\n".join([*lines, output.summary(self.findings, False, self.exporters, errors=len(self.errors))])
 
 
 def run_static(paths: list[Path], mode: str = "check", **options: Any) -> RunResult:
@@ -73,7 +74,8 @@ def check(
     ``inspect``), a file, a folder, or a list of them. Reads source only."""
     paths = source_paths(obj_or_path)
     result = run_static(paths, "check", use_cache=False, **_static_options(exporters, select, ignore, None))
-    return CheckResult(result.findings, paths, _errors(result))
+    checked = result.settings.exporters if result.settings else frozenset(EXPORTER_NAMES)
+    return CheckResult(result.findings, paths, _errors(result), frozenset(checked))
 
 
 def fix(
