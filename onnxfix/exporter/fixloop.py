@@ -22,11 +22,10 @@ import os
 from dataclasses import dataclass, field
 from typing import Callable
 
-from onnxfix.exporter.result import OK, SILENTLY_WRONG, TIMEOUT
+from onnxfix.exporter.result import LOAD_FAILS, OK, SILENTLY_WRONG, TIMEOUT
 from onnxfix.rewriter.engine import applicable, fix_key
 from onnxfix.rewriter.rule import Finding
 
-LOAD_FAILS = "LOAD-FAILS"
 MAX_ROUNDS = 20
 
 

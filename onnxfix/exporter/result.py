@@ -11,6 +11,7 @@ OK, SILENTLY_WRONG, ORT_FAILS, EXPORT_FAILS, CRASH, TIMEOUT = (
     "OK", "SILENTLY-WRONG", "ORT-FAILS", "EXPORT-FAILS", "CRASH", "TIMEOUT",
 )
 VERDICTS = (OK, SILENTLY_WRONG, ORT_FAILS, EXPORT_FAILS, CRASH, TIMEOUT)
+LOAD_FAILS = "LOAD-FAILS"  # the model did not load or run eagerly: nothing was exported
 
 # The checklist shown per exporter, in order. A stage is "ok", "failed" or "skipped".
 STAGES = ("load", "export", "checker", "runtime", "numerics")

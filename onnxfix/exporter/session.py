@@ -17,11 +17,11 @@ from onnxfix.exporter.isolate import ExportRequest, run_isolated, run_json_worke
 from onnxfix.exporter.outputs import needs_cache_off, turn_cache_off
 from onnxfix.exporter.outputs import refine as refine_unflattenable
 from onnxfix.exporter.plan import Target
-from onnxfix.exporter.result import OK, Verdict
+from onnxfix.exporter.result import LOAD_FAILS, OK, Verdict
 from onnxfix.exporter.sourcemap import ExportFinding, anchor, findings_for
 from onnxfix.rewriter.rule import Finding
+from onnxfix.rewriter.source import SourceFile
 
-LOAD_FAILS = "LOAD-FAILS"
 FIX_TEMPORARY, FIX_WRITE = "temporary", "write"
 
 
@@ -172,7 +172,7 @@ def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progr
 
     source = target.model_path
     outcome = FixResult(mode)
-    original = _read_exact(source)
+    original = SourceFile.read(source).text  # decoded as the fixer reads it (BOM, encoding, line endings)
     evidence, outcome.evidence = record_evidence(target)
     static_fix = lambda keys: _static_fix(target, source, unsafe_fixes, keys, evidence)
     cache = (lambda text: (turn_cache_off(text, target.factory) or (text,))[0]) if cache_off else (lambda text: text)
@@ -196,9 +196,10 @@ def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progr
     final = loop.final
     if baseline is before and final.fixed.text == start.text:
         return outcome  # nothing kept: the verdicts stand
+    turned_off = cache(final.fixed.text) != final.fixed.text  # the cache switch counts as one fix
     final = replace(final, fixed=replace(final.fixed, text=cache(final.fixed.text)))
     outcome.diff = output.unified_diff(display_path(source), original, final.fixed.text)
-    outcome.fixes_applied = final.fixed.fixes_applied + (final.fixed.text != original and cache_off)
+    outcome.fixes_applied = final.fixed.fixes_applied + int(turned_off)
     outcome.results = final.results
     if mode == FIX_WRITE:
         outcome.written = _write_if_no_worse(source, start.text, final, before, outcome)
@@ -230,8 +231,6 @@ def _static_fix(target: Target, source: Path, unsafe_fixes: bool | None, keys: f
         raise FixError("; ".join(f"{e.path}:{e.error[0]}:{e.error[1]}: {e.error[2]}" for e in ran.errors))
     (file,) = ran.files
     if file.fixed_text is None:
-        from onnxfix.rewriter.source import SourceFile
-
         return Fixed(SourceFile.read(source).text, 0, file.findings)
     return Fixed(file.fixed_text, file.fixes_applied, file.findings)
 
@@ -240,7 +239,6 @@ def _write_if_no_worse(source: Path, original: str, final, before: list[Exporter
     """Every kept fix was checked against the verdicts before it; check the whole once more,
     and that nobody edited the file meanwhile, before writing it in place."""
     from onnxfix.exporter.fixloop import worsened
-    from onnxfix.rewriter.source import SourceFile
 
     why = worsened(before, final.results)
     if why:
@@ -264,11 +262,6 @@ def _export_text(target: Target, source: Path, text: str, unsafe_fixes: bool | N
         rename = {os.path.realpath(copy): os.path.realpath(source)}
         return export_all(moved, static_findings(target, copy, unsafe_fixes), progress, rename,
                           sys_path=[str(source.resolve().parent)])
-
-
-def _read_exact(path: Path) -> str:
-    with open(path, encoding="utf-8", newline="") as handle:  # keep CRLF: the diff shows real changes only
-        return handle.read()
 
 
 def record_evidence(target: Target) -> tuple[str | None, dict]:

@@ -25,11 +25,10 @@ import numpy as np
 import torch
 
 from onnxfix.exporter.result import (  # noqa: F401  (re-exported: one place defines verdicts)
-    CRASH, EXPORT_FAILS, OK, ORT_FAILS, SILENTLY_WRONG, TIMEOUT,
+    CRASH, EXPORT_FAILS, LOAD_FAILS, OK, ORT_FAILS, SILENTLY_WRONG, TIMEOUT,
     NodeTrace, OutputError, ProbeResult, UnsupportedOp, Verdict,
 )
 
-LOAD_FAILS = "LOAD-FAILS"
 RTOL = 1e-4  # allowed error relative to the output's largest magnitude (at least 1.0)
 ATOL = 1e-5
 
