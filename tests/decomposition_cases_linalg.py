@@ -35,6 +35,11 @@ CASES = {
         "_onnx_triangular_solve(c, a, upper=False, transpose=True)[0] + _onnx_triangular_solve(c, a)[0]",
         lambda g, b: (triangular(g, b, 4), randn(g, b, 4, 2)), True,
     ),
+    "cholesky_solve": (
+        "torch.cholesky_solve(c, a) + c.cholesky_solve(a.transpose(-2, -1), upper=True)",
+        "_onnx_cholesky_solve(c, a) + _onnx_cholesky_solve(c, a.transpose(-2, -1), upper=True)",
+        lambda g, b: (triangular(g, b, 4), randn(g, b, 4, 2)), True,
+    ),
     "linalg_slogdet": (
         "*torch.linalg.slogdet(a)", "*_onnx_linalg_slogdet(a)",
         lambda g, b: (randn(g, b, 4, 4) + 2 * torch.eye(4),), True,
@@ -52,5 +57,5 @@ CASES = {
         lambda g, b: (randn(g, b, 5, 3), randn(g, b, 5, 2)), True,
     ),
 }
-PARAMS = {"linalg_solve_triangular": "a, c", "triangular_solve": "a, c", "linalg_lstsq": "a, c"}
+PARAMS = {"cholesky_solve": "a, c", "linalg_solve_triangular": "a, c", "triangular_solve": "a, c", "linalg_lstsq": "a, c"}
 MULTI_OUTPUT = ("linalg_slogdet",)

@@ -87,6 +87,26 @@ CASES = {
         lambda g, b: (randn(g, b, 10, 5), ints(g, 1, 5, b, 4), ints(g, 5, 11, b), ints(g, 0, 5, b)),
         True,
     ),
+    "masked_select": (
+        "torch.masked_select(a, a > 0) * 2 + a.masked_select(a > 0)",
+        "_onnx_masked_select(a, a > 0) * 2 + _onnx_masked_select(a, a > 0)",
+        lambda g, b: (randn(g, b, 5),),
+        True,
+    ),
+    "unique_consecutive": (
+        "torch.cat([torch.unique_consecutive(a.round()), torch.unique_consecutive(a.round(), return_counts=True)[1], "
+        "a.round().unique_consecutive(return_inverse=True)[1].flatten(), torch.unique_consecutive(a.round(), dim=0).flatten()])",
+        "torch.cat([_onnx_unique_consecutive(a.round()), _onnx_unique_consecutive(a.round(), return_counts=True)[1], "
+        "_onnx_unique_consecutive(a.round(), return_inverse=True)[1].flatten(), _onnx_unique_consecutive(a.round(), dim=0).flatten()])",
+        lambda g, b: (randn(g, b, 2) * 0.6,),
+        True,
+    ),
+    "rfftfreq": (
+        "a * torch.fft.rfftfreq(2 * a.shape[-1] - 1, 0.5)",
+        "a * _onnx_rfftfreq(2 * a.shape[-1] - 1, 0.5)",
+        lambda g, b: (randn(g, b, 5),),
+        True,
+    ),
 }
 PARAMS = {
     "scatter_reduce": "a, i, c, j, k",

@@ -299,3 +299,19 @@ def test_triangular_solve_matches_torch(n, dtype):
     # broadcasting: one A for a batch of right-hand sides, and the method spelling
     got, want = solve(b, a[0], upper=False), b.triangular_solve(a[0], upper=False)
     assert relative_error(got[0], want[0]) < bound and torch.equal(got[1], want[1])
+
+
+# ---- cholesky_solve -------------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", SIZES)
+def test_cholesky_solve_within_documented_bound(n, dtype):
+    factor, b = triangular_system(n, dtype, 11 + n)
+    solve = helper("cholesky_solve")
+    bound = {torch.float32: 1e-5, torch.float64: 1e-13}[dtype]
+    for upper in (False, True):
+        want = torch.cholesky_solve(b, factor, upper=upper)
+        assert relative_error(solve(b, factor, upper=upper), want) < bound
+        assert relative_error(solve(b, factor, upper), want) < bound
+    # only the named triangle is read, as LAPACK's potrs; a factor for every batch broadcasts
+    assert torch.equal(solve(b, factor.tril()), solve(b, factor))
+    torch.testing.assert_close(solve(b[0], factor), torch.cholesky_solve(b[0].expand_as(b), factor), rtol=bound * 10, atol=0)

@@ -320,3 +320,47 @@ def test_ctc_loss_impossible_empty_and_unbatched():
     for reduction in ("none", "mean"):
         want = torch.nn.functional.ctc_loss(single, target, torch.tensor(3), torch.tensor(2), reduction=reduction)
         assert_same(f(single, target, torch.tensor(3), torch.tensor(2), reduction=reduction), want)
+
+
+# ---- masked_select, unique_consecutive, fft.rfftfreq ------------------------------------------------
+@pytest.mark.parametrize("input_shape, mask_shape", [((3, 4), (3, 4)), ((3, 4), (4,)), ((4,), (3, 4)), ((), ()), ((2, 0), (2, 0))])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64, torch.bool])
+def test_masked_select_bit_identical_with_broadcasting(input_shape, mask_shape, dtype):
+    x = torch.randn(input_shape, generator=gen(1)).to(dtype)
+    for mask in (torch.randn(mask_shape, generator=gen(2)) > 0, torch.ones(mask_shape, dtype=torch.bool), torch.zeros(mask_shape, dtype=torch.bool)):
+        assert_same(helper("masked_select")(x, mask), torch.masked_select(x, mask))
+
+
+UNIQUE_INPUTS = [
+    torch.tensor([1.0, NAN, NAN, 2.0, 2.0, NAN, -0.0, 0.0]),  # each NaN its own group; -0.0 == 0.0
+    torch.randint(0, 3, (4, 5, 6), generator=gen(3)).float(),
+    torch.randint(0, 2, (7,), generator=gen(4)),
+    torch.tensor([True, True, False, False, True]),
+    torch.tensor([]),
+    torch.tensor(3.0),
+    torch.zeros(2, 0),
+]
+
+
+@pytest.mark.parametrize("x", UNIQUE_INPUTS, ids=lambda x: f"{x.dtype}{list(x.shape)}")
+def test_unique_consecutive_bit_identical_every_dim_and_flag(x):
+    for dim in [None, *range(-x.dim(), x.dim())]:
+        for inverse, counts in itertools.product((False, True), repeat=2):
+            try:
+                want = torch.unique_consecutive(x, return_inverse=inverse, return_counts=counts, dim=dim)
+            except RuntimeError:  # torch rejects a 0-sized dimension other than `dim`
+                continue
+            got = helper("unique_consecutive")(x, return_inverse=inverse, return_counts=counts, dim=dim)
+            if not isinstance(want, tuple):
+                got, want = (got,), (want,)
+            assert len(got) == len(want)
+            for g, w in zip(got, want):
+                assert_same(g, w)
+
+
+@pytest.mark.parametrize("n", range(1, 40))
+@pytest.mark.parametrize("d", [1.0, 0.5, 0.1, 1 / 3, 7.3, 1e-3])
+def test_rfftfreq_bit_identical(n, d):
+    assert_same(helper("rfftfreq")(n, d), torch.fft.rfftfreq(n, d))
+    assert_same(helper("rfftfreq")(n, d, dtype=torch.float64), torch.fft.rfftfreq(n, d, dtype=torch.float64))
+    assert helper("rfftfreq")(n, requires_grad=True).requires_grad

@@ -3,10 +3,9 @@
 import re
 from pathlib import Path
 
-from onnxfix.output import rules_table
-from onnxfix.patterns import all_rules
+from readme_sections import README, RULES_BLOCK, operator_coverage, readme_numbers, rules_markdown
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+from onnxfix.patterns import all_rules
 
 
 def test_codes_and_names_are_unique_and_well_formed():
@@ -33,12 +32,9 @@ def test_every_rule_is_documented():
 
 
 def test_readme_rule_table_is_in_sync():
-    text = README.read_text(encoding="utf-8")
-    block = re.search(r"<!-- rules-table:start[^>]*-->\n(.*?)<!-- rules-table:end -->", text, re.S)
+    block = RULES_BLOCK.search(README.read_text(encoding="utf-8"))
     assert block, "README lost its rules-table markers"
-    assert block.group(1).strip() == rules_table(all_rules(), markdown=True).strip(), (
-        "README rule table is stale: run `onnxfix rules --format markdown` and paste it"
-    )
+    assert block.group(2) == rules_markdown(), "README rule table is stale: run `python tests/update_docs.py`"
 
 
 def test_readme_console_example_is_what_onnxfix_prints(monkeypatch, capsys):
@@ -54,24 +50,4 @@ def test_readme_console_example_is_what_onnxfix_prints(monkeypatch, capsys):
 def test_readme_operator_coverage_numbers_are_the_catalogs():
     """README's operator paragraph is recomputed from the measured catalog and the registry of
     decompositions, so a re-probe or a new decomposition cannot leave it stale."""
-    from onnxfix import operator_catalog as catalog
-    from onnxfix.decompositions import DECOMPOSITIONS
-
-    failing = {"dynamo": set(), "legacy": set()}
-    for case in catalog.load()["ops"]:
-        for m in catalog.measurements(case):
-            if m.verdict not in (catalog.OK, catalog.CASE_ERROR):
-                failing[m.exporter].add(case)
-    covered = {case for d in DECOMPOSITIONS for case in d.cases}
-    either = failing["dynamo"] | failing["legacy"]
-    text = " ".join(README.read_text(encoding="utf-8").split())
-    expected = (
-        f"over {len(catalog.load()['ops'])} operator variants: {len(failing['dynamo'])} fail or are silently wrong "
-        f"with the default dynamo exporter, {len(failing['legacy'])} with the legacy one",
-        f"{len(DECOMPOSITIONS)} decompositions into exportable torch code cover "
-        f"{len(failing['dynamo'] & covered)} of the {len(failing['dynamo'])} dynamo failures and "
-        f"{len(either & covered)} of the {len(either)} variants that fail in either; the other "
-        f"{len(failing['dynamo'] - covered)} have no faithful rewrite",
-    )
-    for sentence in expected:
-        assert sentence in text, sentence
+    assert readme_numbers(README.read_text(encoding="utf-8")) == operator_coverage(), "run `python tests/update_docs.py`"

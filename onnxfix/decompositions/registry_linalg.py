@@ -41,6 +41,15 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "1e-13 (float64)",
     ),
     Decomposition(
+        "cholesky_solve", ("torch.cholesky_solve", "Tensor.cholesky_solve"), False, ("cholesky_solve",), (),
+        "Solves A X = B from A's Cholesky factor as LAPACK's potrs does: a forward then a back "
+        "substitution with _onnx_linalg_solve_triangular (n static, batch dynamic and broadcast); "
+        "only the factor's named triangle is read. The summation order differs from LAPACK's.",
+        requires=("linalg_solve_triangular",),
+        error_bound="max relative error 1e-5 (float32) and 1e-13 (float64) against torch on "
+        "factors with |diagonal| >= 2, n <= 8 (tests/test_decompositions_linalg.py)",
+    ),
+    Decomposition(
         "linalg_slogdet", ("torch.linalg.slogdet", "torch.slogdet", "Tensor.slogdet"), False,
         ("linalg.slogdet", "slogdet", "Tensor.slogdet"),
         ("https://github.com/onnx/onnx/issues/3174",),

@@ -74,6 +74,25 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "torch.narrow unchanged. An out-of-range start is not diagnosed (torch raises).",
     ),
     Decomposition(
+        "masked_select", ("torch.masked_select", "Tensor.masked_select"), True, ("masked_select",),
+        (PYTORCH + "26034", PYTORCH + "27959"),
+        "Boolean indexing of the broadcast pair (`input[mask]`): the same elements in the same "
+        "order, a data-dependent output size that both exporters express (NonZero). Bit-identical.",
+    ),
+    Decomposition(
+        "unique_consecutive", ("torch.unique_consecutive", "Tensor.unique_consecutive"), True,
+        ("unique_consecutive", "unique_consecutive dim"), (PYTORCH + "112718", "https://github.com/microsoft/onnxscript/pull/1547"),
+        "A slice is kept where it differs (`!=`) from its predecessor along `dim` (the flattened "
+        "input without `dim`), selected by boolean indexing; return_inverse is the running count "
+        "of kept slices, return_counts the distance between kept positions. NaN starts a new group, "
+        "as torch. Bit-identical.",
+    ),
+    Decomposition(
+        "rfftfreq", ("torch.fft.rfftfreq",), True, ("fft.rfftfreq",), (),
+        "ATen's formula, arange(n // 2 + 1) * (1 / (n * d)) with the reciprocal in double: "
+        "bit-identical. `n` may be a size read from the input (it stays symbolic under dynamo).",
+    ),
+    Decomposition(
         "ctc_loss", ("torch.nn.functional.ctc_loss",), True, ("ctc_loss",), (),
         "ATen's alpha recursion in log space over all T steps and 2S+1 extended labels for every "
         "sample (T and the padded target length S static; batch dynamic); the per-sample "

@@ -390,7 +390,7 @@ class CdistBroadcast(DecompositionRule):
 # by why. Only these are reported by ONX511, and only where the catalog measures them failing
 # (an op like torch.narrow fails for one argument form only, so it is not listed).
 NO_DECOMPOSITION_REASONS = (
-    (("torch.unique", "torch.nonzero", "torch.masked_select", "torch.bincount", "torch.repeat_interleave"),
+    (("torch.unique", "torch.nonzero", "torch.bincount", "torch.repeat_interleave"),
      "its output size depends on the input values, which a fixed-shape ONNX graph cannot express"),
     (("torch.linalg.eigvals", "torch.linalg.eig", "torch.fft.fft", "torch.fft.fft2", "torch.fft.ifft",
       "torch.fft.rfft", "torch.fft.irfft", "torch.fft.rfftn", "torch.stft", "torch.istft", "torch.view_as_complex",
@@ -418,7 +418,7 @@ class UnsupportedOperator(Rule):
     doc = RuleDoc(
         what="Finds calls to torch functions whose export fails whatever their arguments and "
         "that have no faithful decomposition: ops whose output size depends on the data "
-        "(`unique`, `nonzero`, `masked_select`, `bincount`, `repeat_interleave`), ops with complex "
+        "(`unique`, `nonzero`, `bincount`, `repeat_interleave`), ops with complex "
         "results (`linalg.eigvals`/`eig`, `fft.*`, `stft`/`istft`, `view_as_complex`, `polar`) "
         "and random draws (`randperm`, `multinomial`, `gumbel_softmax`), where the catalog "
         "measured the failure for an exporter the project targets. Every other failing operator "
@@ -525,14 +525,15 @@ RULES = [
 class LinalgFactorisation(DecompositionRule):
     code = "ONX512"
     name = "linalg-factorisation"
-    summary = ("`cholesky` / `solve_triangular` / `slogdet` / `qr` / `matrix_exp` / `lstsq` do not "
+    summary = ("`cholesky` / `solve_triangular` / `cholesky_solve` / `slogdet` / `qr` / `matrix_exp` / `lstsq` do not "
                "export: rewrite to unrolled factorisations")
-    keys = ("linalg_cholesky", "linalg_solve_triangular", "triangular_solve", "linalg_slogdet", "linalg_qr",
-            "linalg_matrix_exp", "linalg_lstsq")
+    keys = ("linalg_cholesky", "linalg_solve_triangular", "triangular_solve", "cholesky_solve", "linalg_slogdet",
+            "linalg_qr", "linalg_matrix_exp", "linalg_lstsq")
     default_safety = "unsafe"
     doc = _doc(
         "Finds `torch.linalg.cholesky`, `torch.cholesky`, `Tensor.cholesky`, "
         "`torch.linalg.solve_triangular`, `torch.triangular_solve`, `Tensor.triangular_solve`, "
+        "`torch.cholesky_solve`, `Tensor.cholesky_solve`, "
         "`torch.linalg.slogdet`, `torch.slogdet`, "
         "`Tensor.slogdet`, `torch.linalg.qr`, `torch.linalg.matrix_exp`, `torch.matrix_exp`, "
         "`Tensor.matrix_exp` and `torch.linalg.lstsq` (fix only where `.solution` / `[0]` is used).",
@@ -673,25 +674,31 @@ RULES.append(SpecialFunction)
 class StructuralOperator(DecompositionRule):
     code = "ONX515"
     name = "structural-operator"
-    summary = "`cov` / `corrcoef` / `index_reduce` / `vander` / `combinations` / `pdist` / `narrow` / `ctc_loss` fail to export: rewrite"
-    keys = ("cov", "corrcoef", "index_reduce", "index_reduce_", "vander", "combinations", "pdist", "narrow", "ctc_loss")
+    summary = ("`cov` / `corrcoef` / `index_reduce` / `vander` / `combinations` / `pdist` / `narrow` / `ctc_loss` / "
+               "`masked_select` / `unique_consecutive` / `fft.rfftfreq` fail to export: rewrite")
+    keys = ("cov", "corrcoef", "index_reduce", "index_reduce_", "vander", "combinations", "pdist", "narrow", "ctc_loss",
+            "masked_select", "unique_consecutive", "rfftfreq")
     default_safety = "safe"
     doc = _doc(
         "Finds `torch.cov`, `torch.corrcoef` (and their methods), `Tensor.index_reduce` / `index_reduce_`, "
         "`torch.vander`, `torch.combinations`, `F.pdist` / `torch.pdist`, and `torch.narrow` / "
-        "`Tensor.narrow` whose `start` is a tensor, and `F.ctc_loss`. Also reports, without a fix, "
+        "`Tensor.narrow` whose `start` is a tensor, `F.ctc_loss`, `torch.masked_select` / "
+        "`torch.unique_consecutive` (and their methods) and `torch.fft.rfftfreq`. Also reports, without a fix, "
         "`F.one_hot` without `num_classes` (the size comes from the data) and `torch.normal` with "
         "a tensor mean and a number std (random: no rewrite can be checked against eager).",
         "cov and corrcoef check tensor values (`aten.equal`: DataDependentOutputException in "
         "torch.export); index_reduce and pdist have no ONNX translation; vander runs cumprod "
         "(`prims.prod`); combinations selects with masked_select (a data-dependent size, although "
         "the size depends only on n); narrow with a tensor start reads the start's value "
-        "(unbacked symbol); ctc_loss has a data-dependent output shape in capture. Legacy has no "
-        "symbolic for cov, corrcoef, index_reduce, vander, combinations, pdist, ctc_loss.",
+        "(unbacked symbol); ctc_loss has a data-dependent output shape in capture; masked_select and "
+        "unique_consecutive have no dynamo translation, although boolean indexing, which computes "
+        "the same data-dependent size, has one. Legacy has no symbolic for cov, corrcoef, "
+        "index_reduce, vander, combinations, pdist, ctc_loss, unique_consecutive; neither exporter "
+        "translates fft.rfftfreq.",
         "def forward(self, x):\n    return torch.cov(x)",
         "def forward(self, x):\n    return _onnx_cov(x)",
         "Safe: ATen's own arithmetic (bit-identical in eager for cov, corrcoef, index_reduce, vander, "
-        "combinations, narrow, ctc_loss; pdist to float rounding of the column sum). Inputs torch "
+        "combinations, narrow, ctc_loss, masked_select, unique_consecutive, rfftfreq; pdist to float rounding of the column sum). Inputs torch "
         "rejects (negative weights, an out-of-range start) are not diagnosed. vander, "
         "combinations, pdist and ctc_loss (time steps, padded target length) need those sizes "
         "to be static at export time.",
