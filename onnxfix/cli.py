@@ -160,7 +160,7 @@ def _print_errors(result) -> None:
 def _print_summary(result, mode: str, unsafe: bool) -> None:
     if not result.files and not result.missing:
         print("warning: no Python files found", file=sys.stderr)
-    exporters = result.settings.exporters if result.settings else ()
+    exporters = result.settings or ()  # the Settings: the summary says why, when inferred
     counts = dict(errors=len(result.errors) + len(result.missing), files=len(result.files))
     if mode == "check":
         print(output.summary(result.findings, unsafe, exporters, **counts))

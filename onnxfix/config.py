@@ -96,6 +96,9 @@ class Settings:
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     unsafe_fixes: bool = False
     exporters: frozenset[str] = frozenset({"dynamo"})
+    # Where `exporters` came from: "config", "--exporters", None (not said: the run infers it,
+    # rewriter/exporter_inference.py), or the inference's own words for the summary line.
+    exporters_reason: str | None = None
     root: Path = field(default_factory=Path.cwd)  # folder of the config file
     config_path: Path | None = None
     cache_dir: str | None = None  # relative to root; default .onnxfix_cache
@@ -249,6 +252,7 @@ def _settings(table: dict, path: Path) -> Settings:
         per_file_ignores=tuple((k, _selectors_or_none(_as_list(v, path, k), k)) for k, v in per_file.items()),
         unsafe_fixes=unsafe,
         exporters=exporters,
+        exporters_reason="config" if "exporters" in table else None,
         root=path.parent,
         config_path=path,
         cache_dir=cache_dir,
@@ -274,4 +278,7 @@ def _as_list(value, path: Path, key: str) -> list[str]:
 
 def with_overrides(settings: Settings, **overrides) -> Settings:
     """Command-line flags win over config; a None override keeps the config's value."""
-    return replace(settings, **{k: v for k, v in overrides.items() if v is not None})
+    given = {k: v for k, v in overrides.items() if v is not None}
+    if "exporters" in given:
+        given.setdefault("exporters_reason", "--exporters")
+    return replace(settings, **given)

@@ -86,7 +86,12 @@ def _errors(errors: int) -> str:
 
 
 def _exporters(exporters) -> str:
-    return "exporters: " + ", ".join(e for e in EXPORTERS if e in exporters)
+    """The exporters checked for, and why when they were inferred (rewriter/exporter_inference.py)
+    rather than configured; ``exporters`` is a Settings or a collection of names."""
+    reason = getattr(exporters, "exporters_reason", None) or ""
+    names = getattr(exporters, "exporters", exporters)
+    text = "exporters: " + ", ".join(e for e in EXPORTERS if e in names)
+    return text + (f"; {reason}" if reason not in ("", "config", "--exporters") else "")
 
 
 def _count(n: int, noun: str) -> str:

@@ -82,6 +82,37 @@ def test_default_target_is_dynamo_only(tmp_path, monkeypatch, capsys):
     assert [line.split()[1] for line in out.splitlines()] == ["ONX401", "ONX201", "ONX301"]
 
 
+EXPORT_SCRIPT = "import torch\nfrom model import M\n\ntorch.onnx.export(M(), (torch.ones(2, 3),), 'm.onnx'{flag})\n"
+
+
+@pytest.mark.parametrize("flag, summary", [
+    (", dynamo=False", "Found 3 findings (exporters: legacy; as the export call at export.py:4 uses)."),
+    (", dynamo=use_dynamo", "Found 3 findings (exporters: dynamo, legacy; as the export call at export.py:4 uses)."),
+    ("", "Found 1 finding (exporters: dynamo)."),  # torch 2.13's default: the plain default
+])
+def test_exporters_inferred_from_the_export_call_beside_the_model(tmp_path, monkeypatch, capsys, flag, summary):
+    monkeypatch.chdir(tmp_path)  # no config, no --exporters: the export script decides
+    write(tmp_path, "model.py", HAZARD)
+    write(tmp_path, "export.py", EXPORT_SCRIPT.format(flag=flag))
+    code, out, _ = run(["model.py", "--no-cache"], capsys)
+    assert code == 1 and out.splitlines()[-2 if "[*]" in out else -1] == summary
+
+
+def test_exporters_inferred_from_an_old_torch_default(tmp_path, monkeypatch, capsys):
+    from onnxfix.rewriter import exporter_inference
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(exporter_inference, "installed_torch_version", lambda: (2, 5))
+    write(tmp_path, "model.py", HAZARD)
+    code, out, _ = run(["model.py", "--no-cache"], capsys)
+    assert "Found 3 findings (exporters: legacy; the default of torch.onnx.export in torch 2.5)." in out
+    write(tmp_path, "export.py", EXPORT_SCRIPT.format(flag=""))  # no dynamo=: torch 2.5's default again
+    code, out, _ = run(["model.py", "--no-cache"], capsys)
+    assert "Found 3 findings (exporters: legacy; as the export call at export.py:4 uses)." in out
+    code, out, _ = run(["model.py", "--no-cache", "--exporters", "dynamo"], capsys)  # said: not inferred
+    assert "Found 1 finding (exporters: dynamo)." in out
+
+
 def test_diff_writes_nothing_and_exits_one(project, capsys):
     path = write(project, "model.py", HAZARD)
     code, out, err = run(["model.py", "--diff"], capsys)

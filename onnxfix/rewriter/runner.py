@@ -17,13 +17,14 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterator
 
 from onnxfix.config import Settings, load_settings, require_a_rule, with_overrides
 from onnxfix.patterns import all_rules
 from onnxfix.rewriter import cache as cache_mod
+from onnxfix.rewriter import exporter_inference
 from onnxfix.rewriter.discover import discover
 from onnxfix.rewriter.engine import RuleSet, applicable, error_location, findings_in_module, process_file
 from onnxfix.rewriter.project import (
@@ -115,6 +116,7 @@ def run(
             scanned.setdefault(str(absolute(file)), (file, settings))
     if not scanned:
         return result
+    result.settings = _infer_exporters(scanned, result.settings)
     folder = cache_folder(cache_dir, result.settings) if use_cache else None
     cache = cache_mod.Cache(folder)
     result.files = _project(scanned, mode, cache).run(jobs or _cpu_count(), progress)
@@ -122,6 +124,20 @@ def run(
         _recheck_written(result, _project(scanned, "check", cache).run(jobs or _cpu_count(), False))
     cache.prune()
     return result
+
+
+def _infer_exporters(scanned: dict[str, tuple[Path, Settings]], first: Settings) -> Settings:
+    """Settings that name no exporters get the ones the scanned files' export calls (and the
+    installed torch's default) use; returns the first path's settings, as updated."""
+    if all(settings.exporters_reason is not None for _, settings in scanned.values()):
+        return first
+    # the export script is often a sibling of the model file the user names (export.py)
+    files = [(path, display_path(path)) for path, _ in [*scanned.values(), *_sibling_files(scanned)]]
+    exporters, why = exporter_inference.infer(files, exporter_inference.installed_torch_version())
+    for key, (path, settings) in scanned.items():
+        if settings.exporters_reason is None:
+            scanned[key] = (path, replace(settings, exporters=exporters, exporters_reason=why))
+    return replace(first, exporters=exporters, exporters_reason=why) if first.exporters_reason is None else first
 
 
 def _project(scanned: dict[str, tuple[Path, Settings]], mode: str, cache: cache_mod.Cache) -> "Project":
