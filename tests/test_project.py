@@ -325,3 +325,27 @@ def test_findings_left_after_write_name_the_written_lines(tmp_path, monkeypatch,
     ))
     assert report(capsys, *BOTH, "--no-cache", ".") == (1, written)
     assert report(capsys, *BOTH, ".") == (1, written)
+
+
+def test_a_static_forward_reached_through_autograd_function_apply(tmp_path, monkeypatch, capsys):
+    # transformers' I-BERT: QuantAct.forward calls FixedPointMul.apply(...), whose static forward
+    # (in another file) calls a helper doing NumPy; an unused Function and a class that is not a
+    # Function but has an `apply` are not followed.
+    (tmp_path / "quant.py").write_text(
+        "import numpy as np\nimport torch\n\n\n"
+        "def frexp(x):\n    return np.frexp(x.numpy())\n\n\n"
+        "class FixedPointMul(torch.autograd.Function):\n"
+        "    @staticmethod\n    def forward(ctx, x):\n        return frexp(x)\n\n\n"
+        "class Unused(torch.autograd.Function):\n"
+        "    @staticmethod\n    def forward(ctx, x):\n        return x.numpy()\n\n\n"
+        "class Table:\n    def apply(self, x):\n        return x.numpy()\n"
+    )
+    (tmp_path / "model.py").write_text(
+        "from torch import nn\n\nfrom quant import FixedPointMul, Table\n\n\n"
+        "class QuantAct(nn.Module):\n    def forward(self, x):\n"
+        "        Table().apply(x)\n        return FixedPointMul.apply(x)\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    code, lines = check(capsys, "--no-cache", ".")
+    assert [" ".join(line.split()[:2]) for line in lines] == ["quant.py:6:12: ONX101", "quant.py:6:21: ONX102"]
+    assert all(line.endswith("(reached from QuantAct.forward, model.py:7)") for line in lines)

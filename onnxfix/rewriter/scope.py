@@ -299,6 +299,8 @@ class ScopeBuilder:
                 if node.id in nested:
                     continue  # yielded above as a nested def
                 callees = self._name_target(fn, node.id)
+            elif isinstance(node, ast.Attribute) and node.attr == "apply":
+                callees = self._autograd_forward(fn, node.value)
             elif isinstance(node, ast.Attribute) and fn.cls is not None:
                 callees = self._attribute_target(fn, node, self_name)
             else:
@@ -343,6 +345,13 @@ class ScopeBuilder:
                 found = self._class_named(fn.module, assigned.func)
                 if found:
                     yield from self._methods_named(fn, found[0], found[1], node.attr, skip_self=False)
+
+    def _autograd_forward(self, fn: ExportFunction, value: ast.expr) -> Iterator[ExportFunction]:
+        """``MyFunction.apply(...)`` runs the static ``MyFunction.forward`` of a
+        ``torch.autograd.Function`` subclass while the model is exported."""
+        found = self._class_named(fn.module, value)
+        if found and any(_is_autograd_function(mod, info) for mod, info in self.bases_of(*found)):
+            yield from self._methods_named(fn, found[0], found[1], "forward", skip_self=False)
 
     def _submodule_forwards(self, fn: ExportFunction, attr: str) -> Iterator[ExportFunction]:
         """``self.block`` where ``__init__`` assigned ``Block(...)``, or a container
@@ -475,6 +484,18 @@ def functions_from_reach(module: ModuleIndex, reach: dict[str, Entry]) -> Export
                 if isinstance(method, FUNCTION_NODES):
                     visit_function(method, f"{node.name}.{method.name}", info, module.scope)
     return result
+
+
+def _is_autograd_function(module: ModuleIndex, info: ClassInfo) -> bool:
+    for base in info.node.bases:
+        qualname = module.scope.qualname(base) or ".".join(dotted_parts(base) or ())
+        if qualname in AUTOGRAD_FUNCTION_BASES or qualname.rsplit(".", 1)[-1] == "Function" and "autograd" in qualname:
+            return True
+    return False
+
+
+AUTOGRAD_FUNCTION_BASES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function",
+                                     "torch.autograd.function.InplaceFunction", "Function"})
 
 
 def _is_loss_class(info: ClassInfo) -> bool:
