@@ -3,7 +3,7 @@
 Each decomposition is a small module in this package holding one function ``_onnx_<name>`` that
 uses only torch. Two channels read the same text:
 
-* the static source fix (ONX5xx, ``onnxfix/patterns/operators.py``) reads the function's SOURCE
+* the static source fix (ONX5xx, ``onnxfix/patterns/operators/``) reads the function's SOURCE
   (``helper_source``) and writes it into the user's file, so the fixed model needs no onnxfix;
 * ``onnxfix export --decompose`` (``onnxfix/exporter/decompose.py``) executes the same text
   (``load_function``) and substitutes it for the torch call while the model is exported.

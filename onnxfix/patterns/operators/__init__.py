@@ -1,0 +1,9 @@
+"""ONX5xx: operators the exporters cannot translate, and the opset an export call needs.
+
+One module per group of rules, beside the decomposition registry they deliver
+(onnxfix/decompositions/registry_*.py); the shared matching and fixing is in ``base``.
+"""
+
+from onnxfix.patterns.operators import core, legacy, linalg, special, structural, unsupported
+
+RULES = [*core.RULES, *unsupported.RULES, *linalg.RULES, *special.RULES, *structural.RULES, *legacy.RULES]

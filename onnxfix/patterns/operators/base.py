@@ -1,0 +1,179 @@
+"""The decomposition framework of the ONX5xx rules: match a call to an op with a decomposition
+(onnxfix/decompositions/), decide which argument forms fail (the measured catalog), and write
+the fix that calls the helper, adding the helper to the file once.
+
+Which calls break which exporter comes from the measured catalog
+(``onnxfix/data/operator_catalog.json``, written by ``python -m onnxfix.exporter.catalog_probe``),
+not from a hand-typed list: after a torch upgrade that fixes an operator, re-running the probe
+silences its rule. ``onnxfix export --decompose`` applies the same helpers at export time.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import ClassVar
+
+from onnxfix import operator_catalog as catalog
+from onnxfix.decompositions import BY_KEY, Decomposition, by_target, helper_chain, helper_source, signature
+from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.rule import Edit, Fix, Helper, Rule, RuleDoc
+
+TARGETS = by_target()
+PROBE = "python -m onnxfix.exporter.catalog_probe"
+
+
+def match_call(node: ast.Call, ctx: FunctionContext) -> tuple[str, Decomposition, bool] | None:
+    """(torch name, decomposition, is a Tensor method call) for a call with a decomposition."""
+    qualname = ctx.qualname(node.func)
+    if qualname in TARGETS:
+        return qualname, TARGETS[qualname], False
+    func = node.func
+    if qualname is None and isinstance(func, ast.Attribute):
+        name = f"Tensor.{func.attr}"
+        if name in TARGETS and ctx.tensors.is_tensor(func.value) is not False:
+            return name, TARGETS[name], True
+    return None
+
+
+def selected_variant(decomposition: Decomposition, node: ast.Call) -> bool:
+    """Calls whose arguments make the op fail (sort only with stable=True, scatter with reduce)."""
+    keywords = {k.arg: k.value for k in node.keywords if k.arg}
+    if decomposition.when_keyword:
+        name, value = decomposition.when_keyword
+        given = keywords.get(name)
+        if not (isinstance(given, ast.Constant) and given.value is value):
+            return False
+    if decomposition.when_present and decomposition.when_present[0] not in keywords:
+        return False
+    return True
+
+
+def helper_accepts(decomposition: Decomposition, node: ast.Call, method: bool) -> bool:
+    """The call's arguments bind to the helper's parameters (no out=, **kwargs; *args only for
+    a helper taking *tensors, as torch.block_diag does)."""
+    positional, keywords, varargs = signature(decomposition.key)
+    if any(k.arg is None for k in node.keywords):
+        return False
+    if any(isinstance(a, ast.Starred) for a in node.args) and not varargs:
+        return False
+    count = len(node.args) + (1 if method else 0)
+    named = {k.arg for k in node.keywords}
+    return (varargs or count <= len(positional)) and named <= keywords and not named & set(positional[:count])
+
+
+def helper_fix(decomposition: Decomposition, node: ast.Call, ctx: FunctionContext, method: bool, safe: bool) -> Fix:
+    helpers = tuple(Helper(f"_onnx_{key}", helper_source(key)) for key in helper_chain(decomposition.key))
+    name = decomposition.helper
+    source = ctx.file.source
+    if method:
+        func = node.func
+        call_start = source.span(node)[0]
+        func_end = source.span(func)[1]
+        paren = source.text.index("(", func_end)
+        receiver = ctx.segment(func.value)
+        separator = ", " if node.args or node.keywords else ""
+        edits = (Edit(call_start, func_end, name), Edit(paren + 1, paren + 1, receiver + separator))
+    else:
+        edits = (ctx.replace(node.func, name),)
+    return Fix(f"Rewrite to `{name}(...)` (exportable ops, helper added to the file)", edits, safe,
+               imports=("torch",), helpers=helpers)
+
+
+def argument(node: ast.Call, name: str, position: int, method: bool = False) -> ast.AST | None:
+    """The argument bound to parameter ``name`` (keyword, or ``position`` in the function
+    form; a method call's receiver is the first), None if not given."""
+    for keyword in node.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    position -= 1 if method else 0
+    return node.args[position] if 0 <= position < len(node.args) else None
+
+
+NOT_LITERAL = object()
+
+
+def literal(node: ast.AST | None, default=None):
+    """The value of a literal argument (numbers, strings, tuples of them, `-2`), ``default`` for
+    an argument not given (None), NOT_LITERAL for any other expression."""
+    if node is None:
+        return default
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError):
+        return NOT_LITERAL
+
+
+def is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+class DecompositionRule(Rule):
+    """A call to an op the exporters reject, rewritten to its decomposition helper."""
+
+    keys: ClassVar[tuple[str, ...]] = ()
+    fix_availability = "sometimes"
+
+    def visit_Call(self, node: ast.Call, ctx: FunctionContext):
+        found = match_call(node, ctx)
+        if found is None or found[1].key not in self.keys:
+            return
+        name, decomposition, method = found
+        if not selected_variant(decomposition, node):
+            return
+        failed = catalog.failures(self.cases(decomposition, node))
+        if not failed:
+            return  # the installed torch exports this variant (per the catalog)
+        fix = None
+        if helper_accepts(decomposition, node, method):
+            fix = helper_fix(decomposition, node, ctx, method, self.is_safe(decomposition, node, ctx, method))
+        message = (
+            f"`{name}` breaks ONNX export ({catalog.describe(failed)}; measured on torch "
+            f"{catalog.torch_version()}); `{decomposition.helper}` computes it with exportable ops"
+        )
+        yield ctx.report(self, node, message, fix=fix, exporters=tuple(sorted(failed)))
+
+    def cases(self, decomposition: Decomposition, node: ast.Call) -> tuple[str, ...]:
+        return decomposition.cases
+
+    def is_safe(self, decomposition: Decomposition, node: ast.Call, ctx: FunctionContext, method: bool) -> bool:
+        if method and ctx.tensors.is_tensor(node.func.value) is not True:
+            return False  # `.cumprod()` on something that may be a NumPy array
+        return decomposition.exact
+
+
+def rule_doc(what, why, example, use_instead, safety, keys, legacy_only: bool = False) -> RuleDoc:
+    """A rule's documentation from its decompositions' records. ``legacy_only``: the catalog
+    measures the ops failing in the legacy exporter only (ONX517-ONX519)."""
+    references = tuple(ref for key in keys for ref in BY_KEY[key].evidence)
+    notes = " ".join(f"`_onnx_{key}`: {BY_KEY[key].notes}" for key in keys)
+    bounds = " ".join(f"`_onnx_{key}`: {BY_KEY[key].error_bound}." for key in keys if BY_KEY[key].error_bound)
+    unreported = [f"`{BY_KEY[key].targets[0]}`" for key in keys if not BY_KEY[key].evidence]
+    failing_in = "the legacy exporter" if legacy_only else "both exporters"
+    evidence = (
+        ("Reported only when the project targets the legacy exporter (`[tool.onnxfix] exporters` "
+         "includes \"legacy\"): the dynamo exporter handles these calls (measured). " if legacy_only else "")
+        + "Priority evidence: the public issue reports listed under References (searched on the "
+        "pytorch/pytorch and onnx/onnx trackers)."
+        + (f" No public report was found for {', '.join(unreported)}: included because the catalog "
+           f"measures it failing in {failing_in}." if unreported else "")
+    )
+    return RuleDoc(
+        what=what + "\n\nDecompositions (onnxfix/decompositions/): " + notes,
+        why=why + f"\n\nWhich exporters fail is read from the measured catalog ({PROBE}). " + evidence,
+        example=example, use_instead=use_instead,
+        fix_safety=safety + (("\n\nMeasured error bounds: " + bounds) if bounds else ""),
+        references=references,
+    )
+
+
+def reads_only_first_field(node: ast.Call, ctx: FunctionContext, field: str) -> bool:
+    """The call's named-tuple result is used only through its first field (`.values`,
+    `.solution`) or `[0]`: fields a helper does not reproduce exactly are never read."""
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.Attribute) and parent.attr == field:
+        return True
+    return isinstance(parent, ast.Subscript) and isinstance(parent.slice, ast.Constant) and parent.slice.value == 0
+
+
+def _reduces_all(node: ast.Call, method: bool) -> bool:
+    return len(node.args) == (0 if method else 1) and not any(k.arg in ("dim", "keepdim") for k in node.keywords)

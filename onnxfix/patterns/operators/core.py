@@ -1,0 +1,230 @@
+"""ONX501-ONX510: linear solves, cumulative ops, order statistics, stable sort, searchsorted,
+elementwise math, erfinv, scatter with reduce=, uneven adaptive max pooling, cdist."""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix.patterns.operators.base import (
+    DecompositionRule,
+    argument,
+    literal,
+    reads_only_first_field,
+    rule_doc,
+)
+
+
+class LinalgInverse(DecompositionRule):
+    code = "ONX501"
+    name = "linalg-inverse-solve"
+    summary = "`torch.linalg.inv` / `solve` do not export: rewrite to Gauss-Jordan elimination"
+    keys = ("linalg_inv", "linalg_solve")
+    default_safety = "unsafe"
+    doc = rule_doc(
+        "Finds `torch.linalg.inv`, `torch.inverse`, `Tensor.inverse` and `torch.linalg.solve`.",
+        "ONNX has no matrix inverse or solver (onnx/onnx#3300). Both exporters fail: legacy with "
+        "`UnsupportedOperatorError: aten::linalg_inv`, dynamo with `No ONNX function found for "
+        "aten.linalg_inv_ex`. Users hit this most of all operators (references).",
+        "def forward(self, a, b):\n    return torch.linalg.inv(a) @ b",
+        "def forward(self, a, b):\n    return _onnx_linalg_inv(a) @ b",
+        "Unsafe: the elimination order and rounding differ from LAPACK (differences grow with "
+        "the condition number), and a singular matrix gives inf/NaN where torch raises.",
+        keys,
+    )
+
+
+class CumulativeOp(DecompositionRule):
+    code = "ONX502"
+    name = "cumulative-product-extrema"
+    summary = "`cumprod` / `cummax` / `cummin` do not export: rewrite to a masked reduction"
+    keys = ("cumprod", "cummax", "cummin")
+    default_safety = "safe"
+    doc = rule_doc(
+        "Finds `torch.cumprod`, `torch.cummax`, `torch.cummin` and their Tensor methods.",
+        "ONNX has CumSum only. Legacy fails with `aten::cumprod` / `aten::cummax`; dynamo with "
+        "`prims.prod` / `aten.cummax`. The common workaround exp(cumsum(log x)) is wrong for "
+        "zeros and negative values.",
+        "def forward(self, x):\n    return torch.cumprod(x, dim=1)",
+        "def forward(self, x):\n    return _onnx_cumprod(x, dim=1)",
+        "Safe: the same values (and for cummax/cummin the same indices, last occurrence, NaN "
+        "propagation) as eager, measured on ties, NaN, integers and batched inputs. Costs "
+        "O(n^2) memory along `dim`.",
+        keys,
+    )
+
+
+class OrderStatistic(DecompositionRule):
+    code = "ONX503"
+    name = "order-statistic"
+    summary = "`median` / `nanmedian` / `kthvalue` / `mode` do not export: rewrite to pairwise ranks"
+    keys = ("kthvalue", "median", "nanmedian", "mode")
+    default_safety = "per-finding"
+    doc = rule_doc(
+        "Finds `torch.median`, `torch.nanmedian`, `torch.kthvalue`, `torch.mode` (functions "
+        "and Tensor methods).",
+        "Neither exporter has a translation (`aten::median`, `aten.kthvalue.default`, ...), "
+        "although `topk` and `sort` export.",
+        "def forward(self, x):\n    return torch.median(x, dim=1).values",
+        "def forward(self, x):\n    return _onnx_median(x, dim=1).values",
+        "Values are exact (NaN handling as torch). Indices of tied values may name another of "
+        "the tied positions (torch documents them as unspecified for median): the fix is safe "
+        "when only `.values` / `[0]` is used, or for `mode`, and unsafe otherwise.",
+        keys,
+    )
+
+    def is_safe(self, decomposition, node, ctx, method):
+        if not super().is_safe(decomposition, node, ctx, method):
+            return False
+        if decomposition.key == "mode":
+            return True
+        if decomposition.key in ("median", "nanmedian") and _reduces_all(node, method):
+            return True  # no dim: a plain tensor, no indices
+        return reads_only_first_field(node, ctx, "values")
+
+
+def _reduces_all(node: ast.Call, method: bool) -> bool:
+    return len(node.args) == (0 if method else 1) and not any(k.arg in ("dim", "keepdim") for k in node.keywords)
+
+
+class StableSort(DecompositionRule):
+    code = "ONX504"
+    name = "stable-sort"
+    summary = "`sort` / `argsort` with `stable=True` do not export: rewrite to stable ranks"
+    keys = ("sort", "argsort")
+    default_safety = "safe"
+    doc = rule_doc(
+        "Finds `torch.sort(..., stable=True)` and `torch.argsort(..., stable=True)`.",
+        "ONNX TopK is not stable. Legacy fails with \"Unsupported: ONNX export of operator "
+        "Sort, Out parameter is not supported\"; dynamo with `aten.sort.stable`.",
+        "def forward(self, x):\n    return torch.argsort(x, dim=-1, stable=True)",
+        "def forward(self, x):\n    return _onnx_argsort(x, dim=-1, stable=True)",
+        "Safe: a stable sort has one answer, and the helper gives it (NaN last, first when "
+        "descending). O(n^2) memory along `dim`.",
+        keys,
+    )
+
+
+class SearchSorted(DecompositionRule):
+    code = "ONX505"
+    name = "searchsorted"
+    summary = "`torch.searchsorted` does not export: rewrite to comparison counts"
+    keys = ("searchsorted",)
+    default_safety = "safe"
+    doc = rule_doc(
+        "Finds `torch.searchsorted` (all its keyword forms: right, side, sorter, out_int32).",
+        "Neither exporter translates `aten::searchsorted`. It is common in normalizing flows "
+        "and spline code (references).",
+        "def forward(self, edges, x):\n    return torch.searchsorted(edges, x)",
+        "def forward(self, edges, x):\n    return _onnx_searchsorted(edges, x)",
+        "Safe for sorted sequences without NaN (torch's own result is undefined otherwise).",
+        keys,
+    )
+
+
+class ElementwiseMath(DecompositionRule):
+    code = "ONX506"
+    name = "elementwise-math"
+    summary = "`hypot` / `copysign` / `gcd` / `lcm` do not export: rewrite to exportable arithmetic"
+    keys = ("hypot", "copysign", "gcd", "lcm")
+    default_safety = "per-finding"
+    doc = rule_doc(
+        "Finds `torch.hypot`, `torch.copysign`, `torch.gcd`, `torch.lcm` (functions and methods).",
+        "Their ATen kernels decompose into prims the ONNX registry lacks (`prims.hypot`, "
+        "`prims.signbit`, `prims.gcd`); legacy has no symbolic at all.",
+        "def forward(self, a, b):\n    return torch.hypot(a, b)",
+        "def forward(self, a, b):\n    return _onnx_hypot(a, b)",
+        "hypot, gcd and lcm are safe (exact for integers; hypot within 2 ulp, overflow-free). "
+        "copysign is unsafe: a NaN with its sign bit set in `other` counts as positive.",
+        keys,
+    )
+
+
+class ErfinvApproximation(DecompositionRule):
+    code = "ONX507"
+    name = "erfinv-approximation"
+    summary = "`torch.erfinv` does not export: rewrite to a polynomial approximation"
+    keys = ("erfinv",)
+    default_safety = "unsafe"
+    doc = rule_doc(
+        "Finds `torch.erfinv`, `torch.special.erfinv` and `Tensor.erfinv`.",
+        "ONNX has Erf but no inverse: legacy fails on `aten::erfinv`, dynamo on "
+        "`prims.erf_inv`.",
+        "def forward(self, u):\n    return torch.erfinv(2 * u - 1)",
+        "def forward(self, u):\n    return _onnx_erfinv(2 * u - 1)",
+        "Unsafe: an approximation (not bit-identical to torch).",
+        keys,
+    )
+
+
+class ScatterReduceArgument(DecompositionRule):
+    code = "ONX508"
+    name = "scatter-reduce-argument"
+    summary = "`scatter(..., reduce=...)` does not export: rewrite to `scatter_reduce`"
+    keys = ("scatter",)
+    default_safety = "safe"
+    doc = rule_doc(
+        "Finds `torch.scatter` / `Tensor.scatter` with the deprecated `reduce=` argument.",
+        "Legacy fails (\"A mismatch between the number of arguments (5) and their descriptors "
+        "(4)\"), dynamo fails on `aten.scatter.reduce`; `scatter_reduce` exports in both.",
+        "def forward(self, x, i, v):\n    return x.scatter(0, i, v, reduce=\"multiply\")",
+        "def forward(self, x, i, v):\n    return _onnx_scatter(x, 0, i, v, reduce=\"multiply\")",
+        "Safe: the same operation under its non-deprecated name.",
+        keys,
+    )
+
+
+class AdaptiveMaxPoolUneven(DecompositionRule):
+    code = "ONX509"
+    name = "adaptive-max-pool-uneven"
+    summary = "`adaptive_max_pool2d` does not export: rewrite to one max per output cell"
+    keys = ("adaptive_max_pool2d",)
+    default_safety = "safe"
+    doc = rule_doc(
+        "Finds `F.adaptive_max_pool2d`. (`nn.AdaptiveMaxPool2d` modules are decomposed by "
+        "`onnxfix export --decompose`.)",
+        "Legacy refuses output sizes that do not divide the input size (\"output size that are "
+        "not factor of input size\"); dynamo has no translation at all "
+        "(`aten.adaptive_max_pool2d`).",
+        "def forward(self, x):\n    return F.adaptive_max_pool2d(x, (3, 3))",
+        "def forward(self, x):\n    return _onnx_adaptive_max_pool2d(x, (3, 3))",
+        "Safe: the same bins, values and indices (return_indices=True) as torch. The input's H "
+        "and W must be static at export time (the loop over output cells is unrolled).",
+        keys,
+    )
+
+
+class CdistBroadcast(DecompositionRule):
+    code = "ONX510"
+    name = "cdist-broadcast"
+    summary = "`torch.cdist` fails in dynamo and is silently wrong for p=1 in legacy: rewrite"
+    keys = ("cdist",)
+    default_safety = "per-finding"
+    doc = rule_doc(
+        "Finds `torch.cdist`.",
+        "Dynamo fails on `aten._cdist_forward` for every p; legacy exports p=1 but onnxruntime "
+        "returns NaN and wrong values (silently wrong, measured).",
+        "def forward(self, a, b):\n    return torch.cdist(a, b, p=1)",
+        "def forward(self, a, b):\n    return _onnx_cdist(a, b, p=1)",
+        "Safe for a literal p=0 (a count) or p=inf (a max): bit-identical. Unsafe otherwise: "
+        "ATen's vectorized kernel sums |a - b|^p in another order (and uses a matrix-multiply "
+        "formula for p=2 on large inputs), so p=1 and p=2 agree only to float rounding "
+        "(measured up to 2.4e-7 on anomalib's PatchCore, tests/realworld/cdist_patchcore.py).",
+        keys,
+    )
+
+    def is_safe(self, decomposition, node, ctx, method) -> bool:
+        return literal(argument(node, "p", 2), 2) in (0, float("inf"))
+
+    def cases(self, decomposition, node):
+        p = literal(argument(node, "p", 2), 2)
+        if p in (1, 1.0):
+            return ("cdist p=1",)
+        if p in (2, 2.0):
+            return ("cdist p=2",)
+        return decomposition.cases
+
+
+RULES = [
+    LinalgInverse, CumulativeOp, OrderStatistic, StableSort, SearchSorted, ElementwiseMath,
+    ErfinvApproximation, ScatterReduceArgument, AdaptiveMaxPoolUneven, CdistBroadcast,
+]

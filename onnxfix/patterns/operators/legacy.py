@@ -1,0 +1,206 @@
+"""ONX517-ONX519: what only the legacy exporter fails on or gets silently wrong
+(decompositions/registry_legacy.py, registry_legacy_structural.py)."""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix import operator_catalog as catalog
+from onnxfix.decompositions import BY_KEY, helper_chain, helper_source
+from onnxfix.patterns.operators.base import (
+    DecompositionRule,
+    argument,
+    is_number,
+    literal,
+    rule_doc,
+)
+from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.rule import LEGACY, Fix, Helper
+
+
+class LegacyUnsupportedMath(DecompositionRule):
+    code = "ONX517"
+    name = "legacy-unsupported-math"
+    summary = "Elementwise math and reductions the legacy exporter cannot translate: rewrite to exportable ops"
+    keys = (
+        "logaddexp", "logaddexp2", "logcumsumexp", "nansum", "nanmean", "count_nonzero", "trace", "diff",
+        "frac", "heaviside", "signbit", "isneginf", "sgn", "float_power", "ldexp", "sinc", "xlogy",
+        "xlog1py", "entr", "ndtr", "erfcx", "log_ndtr", "kron", "vecdot", "dist", "matrix_power", "multi_dot", "quantile", "nanquantile", "trapezoid",
+        "cumulative_trapezoid", "renorm", "rms_norm",
+    )
+    default_safety = "per-finding"
+    exporters = (LEGACY,)
+    doc = rule_doc(
+        "Finds calls the legacy (TorchScript) exporter has no symbolic for: `logaddexp`, "
+        "`logaddexp2`, `logcumsumexp`, `nansum`, `nanmean`, `count_nonzero`, `trace`, `diff`, "
+        "`frac`, `heaviside`, `signbit`, `isneginf`, `sgn`, `float_power`, `ldexp`, "
+        "`special.sinc`, `special.xlogy`, `special.xlog1py`, `special.entr`, `special.ndtr`, "
+        "`special.erfcx`, `special.log_ndtr`, "
+        "`kron`, `linalg.vecdot`, `dist`, `linalg.matrix_power`, `linalg.multi_dot`, `quantile`, "
+        "`nanquantile`, `trapezoid`, "
+        "`cumulative_trapezoid`, `renorm` and `F.rms_norm` (functions and Tensor methods).",
+        "The legacy exporter fails with `UnsupportedOperatorError: Exporting the operator "
+        "'aten::logaddexp' to ONNX opset version 20 is not supported` (and likewise for each). "
+        "Most are one-line compositions in ATen; the helpers repeat ATen's formula with ops "
+        "both exporters translate.",
+        "def forward(self, a, b):\n    return torch.logaddexp(a, b)",
+        "def forward(self, a, b):\n    return _onnx_logaddexp(a, b)",
+        "Safe for all but four: the helpers repeat ATen's arithmetic (bit-identical, or within an "
+        "ulp where ATen uses vectorised exp/log1p/sin). Unsafe: `signbit` (a NaN with its sign "
+        "bit set gives False), `logcumsumexp` (a masked logsumexp instead of ATen's "
+        "sequential accumulation: other rounding), `special.erfcx` and `special.log_ndtr` "
+        "(a continued-fraction approximation of erfcx; bounds below).",
+        keys, legacy_only=True,
+    )
+
+
+# Binary operators that are the same ATen op as a decomposed call: `a // b` is floor_divide and
+# `a >> b` is bitwise_right_shift when `a` is a tensor.
+_OPERATOR_KEYS = {ast.FloorDiv: "floor_divide", ast.RShift: "bitwise_right_shift"}
+
+
+class LegacySilentlyWrong(DecompositionRule):
+    code = "ONX518"
+    name = "legacy-silently-wrong"
+    summary = "Ops the legacy exporter gets silently wrong (`//`, `>>`, softplus threshold, duplicate indices): rewrite"
+    keys = ("floor_divide", "bitwise_right_shift", "softplus", "index_add", "index_put")
+    default_safety = "safe"
+    exporters = (LEGACY,)
+    doc = rule_doc(
+        "Finds `torch.floor_divide` and `a // b`, `torch.bitwise_right_shift` and `a >> b` (the "
+        "operators where `a` is known to be a tensor), `F.softplus` with a `threshold` below 20, "
+        "`index_put(..., accumulate=True)` and `index_add` (out-of-place forms); reports "
+        "`F.embedding(..., max_norm=...)` without a fix (it renormalises the weight in place).",
+        "The legacy exporter writes graphs that compute something else, without an error: "
+        "floor division and signed right shift become a Div that truncates toward zero (off by "
+        "one for negative quotients), softplus loses its threshold, index_put with "
+        "accumulate=True keeps one of the duplicate indices instead of summing; index_add with "
+        "duplicate indices fails outright. Measured on the legacy exporter: onnxruntime differs "
+        "from eager.",
+        "def forward(self, x, k):\n    return torch.floor_divide(x, k)",
+        "def forward(self, x, k):\n    return _onnx_floor_divide(x, k)",
+        "Safe: the helpers compute what eager computes (`div(rounding_mode=\"floor\")` is the same "
+        "kernel as floor_divide; the shift and the scatter_add forms are exact for integers; "
+        "softplus repeats ATen's formula to an ulp; duplicate-index sums add in index order "
+        "like eager). A method call on a value not known to be a tensor is unsafe.",
+        keys, legacy_only=True,
+    )
+
+    def cases(self, decomposition, node):
+        if decomposition.key != "softplus":
+            return decomposition.cases
+        threshold = literal(argument(node, "threshold", 2), 20)
+        if is_number(threshold) and threshold >= 20:
+            return ("softplus beta default threshold",)  # measured OK in both exporters
+        return decomposition.cases
+
+    def visit_Call(self, node: ast.Call, ctx: FunctionContext):
+        yield from super().visit_Call(node, ctx)
+        if ctx.qualname(node.func) != "torch.nn.functional.embedding":
+            return
+        if literal(argument(node, "max_norm", 3)) is None:
+            return
+        failed = catalog.failures(("embedding max_norm",))
+        if failed:
+            message = (
+                f"`F.embedding(..., max_norm=...)` breaks ONNX export ({catalog.describe(failed)}; measured "
+                f"on torch {catalog.torch_version()}); no fix: eager renormalises the weight rows in place, "
+                "which an exportable rewrite cannot repeat. Renormalise the weight once before export "
+                "and drop max_norm"
+            )
+            yield ctx.report(self, node, message, exporters=tuple(sorted(failed)))
+
+    def visit_BinOp(self, node: ast.BinOp, ctx: FunctionContext):
+        key = _OPERATOR_KEYS.get(type(node.op))
+        if key is None or ctx.tensors.is_tensor(node.left) is not True:
+            return
+        decomposition = BY_KEY[key]
+        failed = catalog.failures(decomposition.cases)
+        if not failed:
+            return
+        helpers = tuple(Helper(f"_onnx_{k}", helper_source(k)) for k in helper_chain(key))
+        call = f"{decomposition.helper}({ctx.segment(node.left)}, {ctx.segment(node.right)})"
+        fix = Fix(f"Rewrite to `{call}`", (ctx.replace(node, call),), True, imports=("torch",), helpers=helpers)
+        symbol = "//" if key == "floor_divide" else ">>"
+        message = (
+            f"`{symbol}` on a tensor is `{decomposition.targets[0]}`, which breaks ONNX export "
+            f"({catalog.describe(failed)}; measured on torch {catalog.torch_version()}); "
+            f"`{decomposition.helper}` computes it with exportable ops"
+        )
+        yield ctx.report(self, node, message, fix=fix, exporters=tuple(sorted(failed)))
+
+
+class LegacyStructural(DecompositionRule):
+    code = "ONX519"
+    name = "legacy-unsupported-structural"
+    summary = "Pooling, resampling, indexing and layout ops the legacy exporter refuses: rewrite"
+    keys = ("adaptive_avg_pool2d", "adaptive_avg_pool1d", "interpolate", "conv1d", "take_along_dim",
+            "diag_embed", "diag", "block_diag", "cartesian_prod", "rot90", "msort", "isin", "fftshift",
+            "histc", "bitwise_or", "bitwise_xor", "bitwise_not")
+    exporters = (LEGACY,)  # dynamo exports every one of them
+    default_safety = "safe"
+    doc = rule_doc(
+        "Finds, when the project targets the legacy exporter: `F.adaptive_avg_pool2d` / "
+        "`F.adaptive_avg_pool1d` with an output size other than 1 (the legacy exporter fails "
+        "when the output size does not divide the input size, which static analysis cannot "
+        "see); `F.interpolate(mode=\"area\")`, `F.interpolate(mode=\"nearest-exact\")` and "
+        "`F.interpolate(mode=\"bilinear\"/\"bicubic\", antialias=True)`; "
+        "`F.conv1d(padding=\"same\")` with a dilation other than 1; `torch.take_along_dim`, "
+        "`torch.diag`, `torch.diag_embed`, `torch.block_diag`, `torch.cartesian_prod`, "
+        "`torch.rot90`, `torch.msort`, `torch.isin`, `torch.fft.fftshift`, `torch.histc` and "
+        "`torch.bitwise_or` / `bitwise_xor` / `bitwise_not` (function and method calls; the "
+        "operators `|`, `^`, `~` are not reported: their operands may be bool masks, which export). "
+        "(`nn.AdaptiveAvgPool2d`, `nn.Upsample`, `nn.Conv1d` modules are decomposed by "
+        "`onnxfix export --decompose`.)",
+        "The dynamo exporter exports these; the legacy (TorchScript) exporter fails: adaptive "
+        "average pooling and area interpolation with \"output size that are not factor of input "
+        "size\", nearest-exact and the structural ops with no symbolic (`aten::take_along_dim`, "
+        "`aten::diag`, `aten::rot90`, `aten::isin`, `aten::fft_fftshift`, ...), and "
+        "conv1d(padding='same', dilation=2) exports a Conv with auto_pad=SAME_UPPER that "
+        "onnxruntime refuses (\"Dilation not supported for AutoPadType::SAME_UPPER\"). Reported "
+        "only when `[tool.onnxfix] exporters` includes \"legacy\".",
+        "def forward(self, x):\n    return F.adaptive_avg_pool2d(x, (3, 3))",
+        "def forward(self, x):\n    return _onnx_adaptive_avg_pool2d(x, (3, 3))",
+        "Safe: the same bins and means (to float rounding) for adaptive pooling and area "
+        "interpolation, the same source indices as torch's kernel for nearest-exact (2-D inputs; "
+        "1-D inputs run torch's interpolate unchanged), the same zero padding for conv1d, and "
+        "the same values (bit-identical) for the indexing and layout ops. Unsafe for "
+        "antialias=True: the same filter weights computed in float64 where torch's kernel uses "
+        "float32, so results differ in the last digits (bound below). Sizes the helpers unroll "
+        "over (pooling and resampling sizes, the diagonal length) must be static at export time.",
+        keys, legacy_only=True,
+    )
+
+    def cases(self, decomposition, node):
+        key = decomposition.key
+        if key in ("adaptive_avg_pool2d", "adaptive_avg_pool1d"):
+            size = literal(argument(node, "output_size", 1))
+            sizes = size if isinstance(size, (tuple, list)) else (size,)
+            if all(s in (1, None) for s in sizes):
+                return ()  # 1 (global pooling) or None (keep) divides every input size
+            return decomposition.cases
+        if key == "interpolate":
+            mode = literal(argument(node, "mode", 3), "nearest")
+            if _antialiased(node):
+                if literal(argument(node, "align_corners", 4)) is True:
+                    return ()  # not decomposed
+                return {"bilinear": ("interpolate bilinear antialias",),
+                        "bicubic": ("interpolate bicubic antialias",)}.get(mode, ())
+            return {"area": ("interpolate area down",), "nearest-exact": ("interpolate nearest-exact",)}.get(mode, ())
+        if key == "conv1d":
+            padding, dilation = literal(argument(node, "padding", 4)), literal(argument(node, "dilation", 5), 1)
+            return decomposition.cases if padding == "same" and dilation not in (1, (1,), [1]) else ()
+        return decomposition.cases
+
+
+    def is_safe(self, decomposition, node, ctx, method):
+        if decomposition.key == "interpolate" and _antialiased(node):
+            return False  # float64 weights where torch uses float32: see the documented bound
+        return super().is_safe(decomposition, node, ctx, method)
+
+
+def _antialiased(node: ast.Call) -> bool:
+    return literal(argument(node, "antialias", 6)) is True
+
+
+RULES = [LegacyUnsupportedMath, LegacySilentlyWrong, LegacyStructural]

@@ -1,0 +1,140 @@
+"""ONX511 (operators with no faithful decomposition: reported, never rewritten) and ONX520 (an
+export call whose opset is lower than an operator of the model needs)."""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix import operator_catalog as catalog
+from onnxfix.patterns.operators.base import PROBE, TARGETS
+from onnxfix.rewriter.context import FunctionContext, ModuleContext
+from onnxfix.rewriter.rule import DYNAMO, LEGACY, Fix, Rule, RuleDoc
+
+
+# Ops whose failure does not depend on their arguments and that have no decomposition, grouped
+# by why. Only these are reported by ONX511, and only where the catalog measures them failing
+# (an op like torch.narrow fails for one argument form only, so it is not listed).
+NO_DECOMPOSITION_REASONS = (
+    (("torch.unique", "torch.nonzero", "torch.bincount", "torch.repeat_interleave"),
+     "its output size depends on the input values, which a fixed-shape ONNX graph cannot express"),
+    (("torch.linalg.eigvals", "torch.linalg.eig", "torch.fft.fft", "torch.fft.fft2", "torch.fft.ifft",
+      "torch.fft.rfft", "torch.fft.irfft", "torch.fft.rfftn", "torch.stft", "torch.istft", "torch.view_as_complex",
+      "torch.polar", "torch.complex"),
+     "its result is a complex tensor, which the exporter cannot carry (a real rewrite would change "
+     "the output type)"),
+    (("torch.randperm", "torch.multinomial", "torch.nn.functional.gumbel_softmax"),
+     "it draws random numbers: no rewrite can be checked against eager PyTorch"),
+)
+NO_DECOMPOSITION_OPS = frozenset(op for ops, _ in NO_DECOMPOSITION_REASONS for op in ops)
+
+
+def _no_decomposition_reason(op: str) -> str:
+    for ops, reason in NO_DECOMPOSITION_REASONS:
+        if op in ops:
+            return reason
+    return "onnxfix has no decomposition for it yet"  # pragma: no cover - every listed op has a reason
+
+
+class UnsupportedOperator(Rule):
+    code = "ONX511"
+    name = "unsupported-operator"
+    summary = "An operator that fails to export in every measured variant, with no decomposition"
+    fix_availability = "never"
+    doc = RuleDoc(
+        what="Finds calls to torch functions whose export fails whatever their arguments and "
+        "that have no faithful decomposition: ops whose output size depends on the data "
+        "(`unique`, `nonzero`, `bincount`, `repeat_interleave`), ops with complex "
+        "results (`linalg.eigvals`/`eig`, `fft.*`, `stft`/`istft`, `view_as_complex`, `polar`) "
+        "and random draws (`randperm`, `multinomial`, `gumbel_softmax`), where the catalog "
+        "measured the failure for an exporter the project targets. Every other failing operator "
+        "has a decomposition and an ONX5xx rule that rewrites it.",
+        why="The export fails (or, for data-dependent sizes, cannot be expressed with fixed "
+        f"shapes). The verdict and error come from the measured catalog ({PROBE}).",
+        example="def forward(self, a):\n    return torch.view_as_real(torch.linalg.eigvals(a))",
+        use_instead="# compute it outside the exported model, or with an iterative method\n"
+        "# written in exportable ops (e.g. a fixed number of power iterations)",
+        fix_safety="No fix: there is no faithful decomposition.",
+        references=("https://github.com/pytorch/pytorch/issues/133052",),
+    )
+
+    def visit_Call(self, node: ast.Call, ctx: FunctionContext):
+        qualname = ctx.qualname(node.func)
+        if qualname not in NO_DECOMPOSITION_OPS or qualname in TARGETS:
+            return  # a decomposition rule reports ops that have a decomposition
+        failed = catalog.fails_always(qualname)
+        if not failed:
+            return
+        message = (
+            f"`{qualname}` breaks ONNX export ({catalog.describe(failed)}; measured on torch "
+            f"{catalog.torch_version()}) and has no decomposition: {_no_decomposition_reason(qualname)}"
+        )
+        yield ctx.report(self, node, message, exporters=tuple(sorted(failed)))
+
+
+class OpsetTooLow(Rule):
+    code = "ONX520"
+    name = "opset-too-low"
+    summary = "`torch.onnx.export(opset_version=N)` is lower than an operator of the model needs"
+    fix_availability = "always"
+    default_safety = "safe"
+    scope = "module"
+    doc = RuleDoc(
+        what="At a `torch.onnx.export(...)` call with a literal `opset_version`, checks the "
+        "operators the model code in the same file calls against the catalog's lowest working "
+        "opset for that exporter (`dynamo=False` selects legacy, otherwise dynamo). Unlike most "
+        "rules it looks at script code, where export calls live, not at `forward`.",
+        why="Some ONNX ops only exist from a given opset: `F.fold` needs Col2Im (opset 18) and "
+        "`F.affine_grid` AffineGrid (opset 20) with the legacy exporter, which then fails with "
+        "\"Exporting the operator 'aten::col2im' to ONNX opset version 17 is not supported\".",
+        example="torch.onnx.export(model, args, \"m.onnx\", dynamo=False, opset_version=17)",
+        use_instead="torch.onnx.export(model, args, \"m.onnx\", dynamo=False, opset_version=18)",
+        fix_safety="Safe: the opset changes the exported file, never what the model computes "
+        "in PyTorch. Runtimes must support the suggested opset.",
+        references=("https://onnx.ai/onnx/operators/onnx__Col2Im.html",),
+    )
+
+    def check_module(self, ctx: ModuleContext):
+        used = self._ops_used(ctx)
+        if not used:
+            return
+        for node in ast.walk(ctx.tree):
+            if isinstance(node, ast.Call) and ctx.qualname(node.func) == "torch.onnx.export":
+                finding = self._check_export(node, used, ctx)
+                if finding is not None:
+                    yield finding
+
+    def _ops_used(self, ctx: ModuleContext) -> dict[str, ast.Call]:
+        used: dict[str, ast.Call] = {}
+        ops = catalog.cases_by_op()
+        for fn in ctx.export_functions:
+            for node in ast.walk(fn.node):
+                if isinstance(node, ast.Call):
+                    qualname = fn.scope.qualname(node.func)
+                    if qualname in ops:
+                        used.setdefault(qualname, node)
+        return used
+
+    def _check_export(self, node: ast.Call, used: dict[str, ast.Call], ctx: ModuleContext):
+        keywords = {k.arg: k.value for k in node.keywords if k.arg}
+        opset = keywords.get("opset_version")
+        if not (isinstance(opset, ast.Constant) and type(opset.value) is int):
+            return None
+        dynamo = keywords.get("dynamo")
+        exporter = LEGACY if isinstance(dynamo, ast.Constant) and dynamo.value is False else DYNAMO
+        needs = []
+        for op, call in used.items():
+            required = catalog.required_opset(op, exporter)
+            if required and required[0] > opset.value:
+                needs.append((required[0], op, call.lineno))
+        if not needs:
+            return None
+        lowest, op, line = max(needs)
+        fix = Fix(f"Use opset_version={lowest}", (ctx.replace(opset, str(lowest)),), safe=True)
+        message = (
+            f"opset_version={opset.value} is too low for `{op}` (line {line}) with the {exporter} "
+            f"exporter: the lowest opset that works is {lowest} (measured on torch {catalog.torch_version()})"
+        )
+        return ctx.report(self, opset, message, fix=fix, exporters=(exporter,))
+
+
+RULES = [UnsupportedOperator, OpsetTooLow]
