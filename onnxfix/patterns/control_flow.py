@@ -244,14 +244,14 @@ class TensorIf(Rule):
             dynamo-optimized function").
         """,
         example="""
-            def forward(self, x):
+            def forward(self, x: torch.Tensor):
                 if x.sum() > 0:
                     return x * 2
                 else:
                     return x - 1
         """,
         use_instead="""
-            def forward(self, x):
+            def forward(self, x: torch.Tensor):
                 return torch.where(x.sum() > 0, x * 2, x - 1)
         """,
         fix_safety="""
@@ -421,13 +421,13 @@ class TensorWhile(Rule):
             (tests/flow_models/while_halve.py, `while x.abs().max() > 1: x = x / 2`).
         """,
         example="""
-            def forward(self, x):
+            def forward(self, x: torch.Tensor):
                 while x.abs().max() > 1:
                     x = x / 2
                 return x
         """,
         use_instead="""
-            def forward(self, x):
+            def forward(self, x: torch.Tensor):
                 # the number of halvings, computed with tensor ops
                 steps = torch.ceil(torch.log2(x.abs().max())).clamp(min=0)
                 return x / 2 ** steps

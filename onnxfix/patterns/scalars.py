@@ -281,12 +281,12 @@ class TolistCall(Rule):
             correctly, so the finding is shown when the project targets the legacy exporter.
         """,
         example="""
-            def forward(self, x, s):
+            def forward(self, x: torch.Tensor, s: torch.Tensor):
                 k = s.tolist()
                 return x * k[0] + k[1]
         """,
         use_instead="""
-            def forward(self, x, s):
+            def forward(self, x: torch.Tensor, s: torch.Tensor):
                 return x * s[0] + s[1]
         """,
         fix_safety="""

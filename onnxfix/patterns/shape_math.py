@@ -260,11 +260,11 @@ class BuiltinMaxMin(Rule):
             comparison as `aten.maximum` and is correct, so the finding is legacy-only.
         """,
         example="""
-            def forward(self, x, y):
+            def forward(self, x: torch.Tensor, y: torch.Tensor):
                 return x * max(x.sum(), y.sum()) + min(x.mean(), 0.5)
         """,
         use_instead="""
-            def forward(self, x, y):
+            def forward(self, x: torch.Tensor, y: torch.Tensor):
                 return x * torch.maximum(x.sum(), y.sum()) + torch.clamp(x.mean(), max=0.5)
         """,
         fix_safety="""

@@ -241,7 +241,7 @@ class ViewMutation(Rule):
             (pytorch#26073, pytorch#159295).
         """,
         example="""
-            def forward(self, x):
+            def forward(self, x: torch.Tensor):
                 y = x.clone()
                 v = y[:, 1:]
                 v.add_(1)
@@ -250,7 +250,7 @@ class ViewMutation(Rule):
                 return y
         """,
         use_instead="""
-            def forward(self, x):
+            def forward(self, x: torch.Tensor):
                 y = x.clone()
                 v = y[:, 1:]
                 y[:, 1:].add_(1)
@@ -493,13 +493,13 @@ class DeepcopyInForward(Rule):
             468 models).
         """,
         example="""
-            def forward(self, x):
+            def forward(self, x: torch.Tensor):
                 y = copy.deepcopy(x)
                 y[:, 0] = 0
                 return y
         """,
         use_instead="""
-            def forward(self, x):
+            def forward(self, x: torch.Tensor):
                 y = x.detach().clone()
                 y[:, 0] = 0
                 return y

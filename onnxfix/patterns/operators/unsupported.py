@@ -71,6 +71,9 @@ class UnsupportedOperator(Rule):
         yield ctx.report(self, node, message, exporters=tuple(sorted(failed)))
 
 
+FOLD_MODEL = "class Unfolded(nn.Module):\n    def forward(self, x):\n        return F.fold(x, (4, 4), 2)\n\n\n"
+
+
 class OpsetTooLow(Rule):
     code = "ONX520"
     name = "opset-too-low"
@@ -86,8 +89,8 @@ class OpsetTooLow(Rule):
         why="Some ONNX ops only exist from a given opset: `F.fold` needs Col2Im (opset 18) and "
         "`F.affine_grid` AffineGrid (opset 20) with the legacy exporter, which then fails with "
         "\"Exporting the operator 'aten::col2im' to ONNX opset version 17 is not supported\".",
-        example="torch.onnx.export(model, args, \"m.onnx\", dynamo=False, opset_version=17)",
-        use_instead="torch.onnx.export(model, args, \"m.onnx\", dynamo=False, opset_version=18)",
+        example=FOLD_MODEL + "torch.onnx.export(Unfolded(), (torch.randn(1, 8, 9),), \"m.onnx\", dynamo=False, opset_version=17)",
+        use_instead=FOLD_MODEL + "torch.onnx.export(Unfolded(), (torch.randn(1, 8, 9),), \"m.onnx\", dynamo=False, opset_version=18)",
         fix_safety="Safe: the opset changes the exported file, never what the model computes "
         "in PyTorch. Runtimes must support the suggested opset.",
         references=("https://onnx.ai/onnx/operators/onnx__Col2Im.html",),
