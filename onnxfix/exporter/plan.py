@@ -276,7 +276,3 @@ def _requested_targets(request: Request, settings: Settings) -> list[Target]:
         request.exporters or tuple(sorted(settings.exporters)), request.opset, request.output,
         request.timeout or DEFAULT_TIMEOUT,
     )]
-
-
-def with_exporters(target: Target, exporters: tuple[str, ...] | None) -> Target:
-    return replace(target, exporters=exporters) if exporters else target

@@ -10,7 +10,6 @@ from dataclasses import asdict, dataclass, field
 OK, SILENTLY_WRONG, ORT_FAILS, EXPORT_FAILS, CRASH, TIMEOUT = (
     "OK", "SILENTLY-WRONG", "ORT-FAILS", "EXPORT-FAILS", "CRASH", "TIMEOUT",
 )
-VERDICTS = (OK, SILENTLY_WRONG, ORT_FAILS, EXPORT_FAILS, CRASH, TIMEOUT)
 LOAD_FAILS = "LOAD-FAILS"  # the model did not load or run eagerly: nothing was exported
 
 # The checklist shown per exporter, in order. A stage is "ok", "failed" or "skipped".

@@ -29,7 +29,6 @@ class FileContext:
     source: SourceFile
     module: ModuleIndex
     display_path: str
-    targets: frozenset[str]  # exporters the project targets
     evidence: FileEvidence | None = None  # what an eager run saw in this exact text, if one ran
 
 

@@ -94,7 +94,7 @@ def check_text(
 
 def findings_in_module(source, tree, module, scope: ExportScope, display_path, settings, ruleset) -> list[Finding]:
     evidence = load_evidence(settings.evidence_dir, source.text)
-    file_ctx = FileContext(source, module, display_path, settings.exporters, evidence)
+    file_ctx = FileContext(source, module, display_path, evidence)
     noqa = NoqaMap(source.text)
     path = Path(display_path)
     found = [f for fn in scope.in_module(module) for f in _run_rules(FunctionContext(file_ctx, fn), ruleset)]

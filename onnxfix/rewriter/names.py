@@ -119,10 +119,6 @@ def _scan_scope(scope: ast.AST) -> tuple[set[str], list[ast.stmt]]:
     return names - declared_global, imports
 
 
-def local_imports(scope: ast.AST) -> dict[str, str]:
-    return import_bindings(_scan_scope(scope)[1])
-
-
 def dotted_parts(node: ast.AST) -> list[str] | None:
     """``a.b.c`` -> ['a', 'b', 'c']; None for anything but a Name/Attribute chain."""
     parts: list[str] = []

@@ -16,7 +16,7 @@ import ast
 import inspect
 import textwrap
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar, Iterable, Iterator
+from typing import TYPE_CHECKING, ClassVar, Iterable
 
 if TYPE_CHECKING:
     from onnxfix.rewriter.context import FunctionContext, ModuleContext
@@ -159,6 +159,3 @@ class FileResult:
     fixed_text: str | None = None  # set when fixing changed the file
     original_text: str | None = None
     fixes_applied: int = 0
-
-    def iter_sorted(self) -> Iterator[Finding]:
-        return iter(sorted(self.findings, key=lambda f: f.sort_key))

@@ -85,9 +85,6 @@ class SourceFile:
         match = _NEWLINE.search(self.text)
         return match.group(0) if match else "\n"
 
-    def parse(self) -> ast.Module:
-        return parse_python(self.text)
-
     # -- positions -------------------------------------------------------------------------
     @property
     def line_starts(self) -> list[int]:

@@ -360,7 +360,6 @@ def is_number(node: ast.AST) -> bool:
 
 # Calls on a tensor that return a Python int, and builtins that return one from ints.
 INT_METHODS = frozenset({"dim", "numel", "ndimension", "nelement"})
-INT_BUILTINS = frozenset({"len", "int"})
 INT_MATH = frozenset({"math.ceil", "math.floor", "math.prod", "math.isqrt"})
 INT_OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)
 NONNEGATIVE_OPERATORS = (ast.Add, ast.Mult, ast.FloorDiv, ast.Mod)
