@@ -10,15 +10,16 @@ values and another batch size. Prints one JSON line per fixture.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 import tempfile
+import types
 import warnings
 from pathlib import Path
 
 import torch
 
+from helper_bodies import expand
 from onnxfix.exporter import verify
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -32,9 +33,12 @@ def tolerance(name: str, module, default: float) -> float:
 
 
 def load(path: Path):
-    spec = importlib.util.spec_from_file_location(f"fixture_{path.parent.name}_{path.stem.replace('.', '_')}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    """The fixture as a module; golden files get their helper bodies back (tests/helper_bodies.py)."""
+    name = f"fixture_{path.parent.name}_{path.stem.replace('.', '_')}"
+    module = types.ModuleType(name)
+    module.__file__ = str(path)
+    sys.modules[name] = module  # dataclasses and pickling look the module up by name
+    exec(compile(expand(path.read_text(encoding="utf-8")), str(path), "exec"), module.__dict__)
     return module
 
 

@@ -4,12 +4,16 @@ A fixture is tests/fixtures/<CODE>/<case>.py with beside it:
   <case>.report      the exact report lines (`onnxfix <case>.py`, both exporters targeted)
   <case>.fixed.py    the exact source after `--write` (absent: the file must stay unchanged)
   <case>.unsafe.py   the exact source after `--write --unsafe-fixes` (absent: same as .fixed.py)
+Decomposition helpers appear in the .fixed.py/.unsafe.py files as one marker line each
+(tests/helper_bodies.py): a changed helper re-snapshots no fixture.
 `python tests/update_fixtures.py [CODE...]` rewrites these from the current output, for review.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+
+from helper_bodies import collapse
 
 from onnxfix.config import Settings
 from onnxfix.output import text_line
@@ -40,7 +44,7 @@ def report(path: Path) -> str:
 def fixed(path: Path, unsafe: bool) -> str:
     source = SourceFile.read(path)
     text, _, _ = fix_text(source, path.name, settings(unsafe), RuleSet(list(all_rules())))
-    return text
+    return collapse(text)
 
 
 def expected_paths(path: Path) -> tuple[Path, Path, Path]:
