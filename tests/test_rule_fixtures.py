@@ -40,3 +40,16 @@ def test_every_rule_has_a_fixture_that_reports_it(rule):
     assert folder.is_dir(), f"no fixtures for {rule.code} in {folder}"
     reports = "".join(p.read_text(encoding="utf-8") for p in folder.glob("*.report"))
     assert f": {rule.code}" in reports, f"no fixture of {rule.code} reports {rule.code}"
+
+
+@pytest.mark.parametrize("rule", [r for r in all_rules() if r.triggers], ids=lambda r: r.code)
+def test_every_file_a_rule_reports_in_holds_one_of_its_triggers(rule):
+    """The pre-filter (runner.Triggers) skips files holding none of the selected rules'
+    triggers: a fixture reporting the rule in a file its triggers miss would be a lost finding."""
+    from onnxfix.rewriter.runner import Triggers
+
+    triggers = Triggers(list(rule.triggers))
+    for report_path in FIXTURES.rglob("*.report"):
+        if f": {rule.code}" in report_path.read_text(encoding="utf-8"):
+            source = report_path.with_suffix(".py")
+            assert triggers.found_in(source.read_bytes()), f"{rule.code} reports in {source} but no trigger is there"

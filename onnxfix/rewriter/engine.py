@@ -60,6 +60,16 @@ class RuleSet:
         for rule in self.function_rules:
             for node_type, method in rule.visited_node_types().items():
                 self.visitors.setdefault(node_type, []).append(getattr(rule, method))
+        self._selections: dict[tuple, RuleSet] = {}
+
+    def selected(self, settings: Settings) -> "RuleSet":
+        """The rules `select`/`ignore` leave (per-file-ignores and exporters still filter the
+        findings): rules nobody asked for are not run at all."""
+        key = (settings.select, settings.ignore)
+        if key not in self._selections:
+            rules = [r for r in self.rules if settings.is_selected(r.code)]
+            self._selections[key] = self if len(rules) == len(self.rules) else RuleSet(rules)
+        return self._selections[key]
 
 
 def check_text(
@@ -93,6 +103,7 @@ def check_text(
 
 
 def findings_in_module(source, tree, module, scope: ExportScope, display_path, settings, ruleset) -> list[Finding]:
+    ruleset = ruleset.selected(settings)
     evidence = load_evidence(settings.evidence_dir, source.text)
     file_ctx = FileContext(source, module, display_path, evidence)
     noqa = NoqaMap(source.text)

@@ -107,11 +107,25 @@ def is_number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def target_triggers(keys: tuple[str, ...]) -> tuple[str, ...]:
+    """The file pre-filter's words for calls to these decompositions' targets: a call that
+    resolves to `torch.linalg.inv` or `Tensor.inverse` has `inv` / `inverse` in the file's text,
+    at the call or at its import, whatever the aliases."""
+    return tuple(sorted({target.rsplit(".", 1)[-1] for key in keys for target in BY_KEY[key].targets}))
+
+
 class DecompositionRule(Rule):
     """A call to an op the exporters reject, rewritten to its decomposition helper."""
 
     keys: ClassVar[tuple[str, ...]] = ()
     fix_availability = "sometimes"
+    # What a rule matches besides its decompositions' targets (report-only ops, operators).
+    extra_triggers: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls.triggers = target_triggers(cls.keys) + cls.extra_triggers
+
 
     def visit_Call(self, node: ast.Call, ctx: FunctionContext):
         found = match_call(node, ctx)

@@ -64,6 +64,7 @@ class LegacySilentlyWrong(DecompositionRule):
     name = "legacy-silently-wrong"
     summary = "Ops the legacy exporter gets silently wrong (`//`, `>>`, softplus threshold, duplicate indices): rewrite"
     keys = ("floor_divide", "bitwise_right_shift", "softplus", "index_add", "index_put")
+    extra_triggers = ("//", ">>", "embedding")  # the operators, and embedding(max_norm=) reported only
     default_safety = "safe"
     exporters = (LEGACY,)
     doc = rule_doc(

@@ -24,6 +24,7 @@ class StructuralOperator(DecompositionRule):
     keys = ("cov", "corrcoef", "index_reduce", "index_reduce_", "vander", "combinations", "pdist", "narrow", "ctc_loss",
             "masked_select", "unique_consecutive", "rfftfreq")
     default_safety = "safe"
+    extra_triggers = ("one_hot", "normal")  # reported without a fix
     doc = rule_doc(
         "Finds `torch.cov`, `torch.corrcoef` (and their methods), `Tensor.index_reduce` / `index_reduce_`, "
         "`torch.vander`, `torch.combinations`, `F.pdist` / `torch.pdist`, and `torch.narrow` / "

@@ -40,6 +40,7 @@ class UnsupportedOperator(Rule):
     name = "unsupported-operator"
     summary = "An operator that fails to export in every measured variant, with no decomposition"
     fix_availability = "never"
+    triggers = tuple(sorted({op.rsplit(".", 1)[-1] for op in NO_DECOMPOSITION_OPS}))
     doc = RuleDoc(
         what="Finds calls to torch functions whose export fails whatever their arguments and "
         "that have no faithful decomposition: ops whose output size depends on the data "
@@ -81,6 +82,7 @@ class OpsetTooLow(Rule):
     fix_availability = "always"
     default_safety = "safe"
     scope = "module"
+    triggers = ("opset_version",)
     doc = RuleDoc(
         what="At a `torch.onnx.export(...)` call with a literal `opset_version`, checks the "
         "operators the model code in the same file calls against the catalog's lowest working "
