@@ -25,8 +25,38 @@ TENSOR_SCALAR_METHODS = frozenset({"masked_fill", "clamp", "clip", "fill_", "pow
 CONDITION_PARENTS = (ast.If, ast.While, ast.IfExp, ast.Assert)
 
 
-def item_use(node: ast.Call, ctx: FunctionContext) -> str:
-    """How the Python number is used: 'condition', 'size', 'arithmetic' or 'other'."""
+# Calls with one size argument at a fixed place: (positional index, keyword name). The int
+# arguments accept a 0-d (or one-element) integer tensor and mean the same (measured on torch
+# 2.13: topk's k, F.pad's amounts).
+SIZE_ARGUMENT_METHODS = {"topk": (0, "k")}
+SIZE_ARGUMENT_FUNCTIONS = {"torch.topk": (1, "k"), "torch.nn.functional.pad": (1, "pad")}
+# Size functions whose arguments are Scalars, not ints: they take a 0-d tensor but not a
+# one-element tensor of higher rank (`torch.arange(torch.tensor([3]))` raises, measured).
+SCALAR_SIZE_FUNCTIONS = frozenset({"torch.arange"})
+
+
+def _size_argument(holder: ast.Call, container: ast.AST, ctx: FunctionContext) -> bool:
+    """``container`` (the value or the tuple/list holding it) is a size argument of ``holder``."""
+    func = holder.func
+    qualname = ctx.qualname(func)
+    if container in holder.args:
+        if isinstance(func, ast.Attribute) and func.attr in SIZE_METHODS:
+            return True
+        if qualname in SIZE_FUNCTIONS:
+            return True
+    place = SIZE_ARGUMENT_FUNCTIONS.get(qualname or "")
+    if place is None and isinstance(func, ast.Attribute) and qualname is None and ctx.tensors.is_tensor(func.value) is not False:
+        place = SIZE_ARGUMENT_METHODS.get(func.attr)
+    if place is None:
+        return False
+    index, keyword = place
+    if index < len(holder.args) and holder.args[index] is container:
+        return True
+    return any(k.arg == keyword and k.value is container for k in holder.keywords)
+
+
+def item_use(node: ast.expr, ctx: FunctionContext) -> str:
+    """How the Python number ``node`` is used: 'condition', 'size', 'arithmetic' or 'other'."""
     child: ast.AST = node
     for ancestor in ctx.ancestors(node):
         if isinstance(ancestor, CONDITION_PARENTS) and getattr(ancestor, "test", None) is child:
@@ -39,14 +69,12 @@ def item_use(node: ast.Call, ctx: FunctionContext) -> str:
         return "condition"  # a loop bound is control flow too
     if isinstance(parent, ast.Slice):
         return "size"
-    holder = ctx.parent(parent) if isinstance(parent, (ast.Tuple, ast.List)) else parent
-    container = parent if holder is not parent else node
-    if isinstance(holder, ast.Call) and container in holder.args:
-        func = holder.func
-        if isinstance(func, ast.Attribute) and func.attr in SIZE_METHODS:
-            return "size"
-        if ctx.qualname(func) in SIZE_FUNCTIONS:
-            return "size"
+    container = parent if isinstance(parent, (ast.Tuple, ast.List)) else node
+    holder = ctx.parent(container)
+    if isinstance(holder, ast.keyword):
+        holder = ctx.parent(holder)
+    if isinstance(holder, ast.Call) and _size_argument(holder, container, ctx):
+        return "size"
     if isinstance(parent, ast.BinOp):
         other = parent.right if parent.left is node else parent.left
         if ctx.tensors.is_tensor(other):
@@ -126,17 +154,112 @@ def tensor_operand_is_exact(receiver: ast.expr, use: ast.expr, ctx: FunctionCont
     return bool(ctx.tensors.is_tensor(other)) and dtype in (ctx.tensors.dtype(other), ctx.tensors.dtype(parent))
 
 
-def number_name_is_exact(call: ast.Call, receiver: ast.expr, ctx: FunctionContext) -> bool:
-    """``s = t.item()`` (or ``float(t)``) where ``s`` is assigned only here and every use of
-    ``s`` is tensor arithmetic that `tensor_operand_is_exact` proves: ``s = t`` is exact."""
-    assign = ctx.parent(call)
-    if not (isinstance(assign, ast.Assign) and assign.value is call and len(assign.targets) == 1):
+EXACT, UNSAFE = "exact", "unsafe"
+# Reductions that return a 0-d tensor when called with no argument (`lengths.max()`).
+FULL_REDUCTIONS = frozenset({
+    "max", "min", "sum", "mean", "prod", "amax", "amin", "argmax", "argmin", "all", "any", "norm",
+    "count_nonzero", "median", "nansum", "nanmean", "logsumexp",
+})
+# Integer arithmetic that keeps a size a size: `target - x.shape[-1]`, `n // 2`.
+SIZE_ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv)
+UNSAFE_BECAUSE = {
+    "scalar size": "`torch.arange` takes a 0-d tensor but not a one-element tensor of higher rank",
+    "tensor operand": "a 0-d tensor takes part in type promotion differently from a Python number",
+    "size arithmetic": "arithmetic on the tensor keeps its dtype, and a narrow integer such as uint8 wraps where a Python int does not",
+}
+NO_FIX_BECAUSE = {
+    "condition": "in a condition or loop bound",
+    "other": "where a tensor may not act as the number does",
+}
+
+
+def is_zero_dim(node: ast.expr, ctx: FunctionContext) -> bool:
+    """``node`` is a 0-d tensor (or a NumPy scalar) whatever the input: a full reduction with no
+    argument (`lengths.max()`), or a recorded run saw only 0-d tensors there."""
+    if ctx.tensors.scalar_dtype(node) is not None:
+        return True
+    if not isinstance(node, ast.Call) or node.args or node.keywords:
         return False
-    target = assign.targets[0]
-    if not isinstance(target, ast.Name) or ctx.is_parameter(target.id) or len(ctx.assignments(target.id)) != 1:
-        return False
-    uses = [n for n in ast.walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == target.id and isinstance(n.ctx, ast.Load)]
-    return bool(uses) and all(ctx.parent(u) is not None and tensor_operand_is_exact(receiver, u, ctx) for u in uses)
+    func = node.func
+    return (
+        isinstance(func, ast.Attribute) and func.attr in FULL_REDUCTIONS and ctx.qualname(func) is None
+        and ctx.tensors.is_tensor(func.value) is not False
+    )
+
+
+def _scalar_size(node: ast.expr, ctx: FunctionContext) -> bool:
+    """``node`` (or the tuple/list holding it) is an argument of `torch.arange` (a Scalar)."""
+    parent = ctx.parent(node)
+    container = parent if isinstance(parent, (ast.Tuple, ast.List)) else node
+    holder = ctx.parent(container)
+    if isinstance(holder, ast.keyword):
+        holder = ctx.parent(holder)
+    return isinstance(holder, ast.Call) and ctx.qualname(holder.func) in SCALAR_SIZE_FUNCTIONS
+
+
+def tensor_in_place(use: ast.expr, receiver: ast.expr, ctx: FunctionContext, depth: int = 0) -> tuple[str | None, str]:
+    """Whether the tensor ``receiver`` in place of ``use`` (the Python number taken out of it)
+    computes the same there: (EXACT, UNSAFE or None, the kind of use)."""
+    kind = item_use(use, ctx)
+    if kind == "size":
+        if _scalar_size(use, ctx) and not is_zero_dim(receiver, ctx):
+            return UNSAFE, "scalar size"
+        return EXACT, "size"  # an int argument takes a 0-d or one-element integer tensor
+    if kind == "arithmetic":
+        return (EXACT if tensor_operand_is_exact(receiver, use, ctx) else UNSAFE), "tensor operand"
+    parent = ctx.parent(use)
+    if kind == "other" and isinstance(parent, ast.BinOp) and isinstance(parent.op, SIZE_ARITHMETIC) and depth < 4:
+        other = parent.right if parent.left is use else parent.left
+        if ctx.ints.is_int(other) and tensor_in_place(parent, receiver, ctx, depth + 1)[1] in (
+            "size", "scalar size", "size arithmetic"
+        ):
+            # a Python int stays a Python int; the tensor keeps its dtype (and can wrap)
+            return (EXACT if ctx.tensors.scalar_dtype(receiver) == "int64" else UNSAFE), "size arithmetic"
+    return None, kind
+
+
+def assigned_name(value: ast.expr, ctx: FunctionContext) -> str | None:
+    """The name ``value`` is assigned to: `n = value`, or `n = a if c else value` (WeNet's
+    `max_len = max_len if max_len > 0 else lengths.max().item()`)."""
+    node, parent = value, ctx.parent(value)
+    while isinstance(parent, ast.IfExp) and node is not parent.test:
+        node, parent = parent, ctx.parent(parent)
+    if isinstance(parent, ast.Assign) and parent.value is node and len(parent.targets) == 1:
+        target = parent.targets[0]
+        if isinstance(target, ast.Name):
+            return target.id
+    return None
+
+
+def name_as_tensor(call: ast.expr, receiver: ast.expr, ctx: FunctionContext) -> tuple[str | None, str]:
+    """``name = t.item()`` (or ``float(t)``, ``int(t)``): whether ``name = t`` computes the
+    same at every use of ``name`` in the function: (EXACT or UNSAFE, why unsafe) or (None, why
+    no fix). Uses inside the assigned expression see the name's previous value and are skipped;
+    every other use is checked, including those that may see another assignment's value (each
+    must accept the tensor in place of the number anyway)."""
+    name = assigned_name(call, ctx)
+    if name is None:
+        return None, ""
+    statement = next(a for a in ctx.ancestors(call) if isinstance(a, ast.stmt))
+    inside = {id(n) for n in ast.walk(statement)}
+    uses = []
+    for node in ast.walk(ctx.fn.node):
+        if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+            return None, f"`{name}` is declared {type(node).__name__.lower()}"
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
+            return None, f"`{name}` is updated in place at line {node.lineno}"
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load) and id(node) not in inside:
+            uses.append(node)
+    if not uses:
+        return None, ""
+    unsafe = ""
+    for use in sorted(uses, key=lambda u: (u.lineno, u.col_offset)):
+        verdict, kind = tensor_in_place(use, receiver, ctx)
+        if verdict is None:
+            return None, f"`{name}` at line {use.lineno} is used {NO_FIX_BECAUSE.get(kind, NO_FIX_BECAUSE['other'])}"
+        if verdict == UNSAFE and not unsafe:
+            unsafe = f"at line {use.lineno}, {UNSAFE_BECAUSE[kind]}"
+    return (UNSAFE, unsafe) if unsafe else (EXACT, "")
 
 
 class ItemCall(Rule):
@@ -201,8 +324,11 @@ class ItemCall(Rule):
             return
         drop = ctx.delete_suffix(func, node)
         if use == "size":
-            fix = Fix("Pass the tensor itself as the size", (drop,), safe=True)
+            verdict, kind = tensor_in_place(node, func.value, ctx)
+            fix = Fix("Pass the tensor itself as the size", (drop,), safe=verdict == EXACT)
             message = "`.item()` used as a size: the legacy exporter bakes the value in as a constant; pass the tensor"
+            if verdict == UNSAFE:
+                message += f" (unsafe: {UNSAFE_BECAUSE[kind]})"
             exporters = (LEGACY,)
         elif use == "arithmetic":
             fix = Fix("Keep the value as a 0-d tensor", (drop,), safe=tensor_operand_is_exact(func.value, node, ctx))
@@ -217,9 +343,17 @@ class ItemCall(Rule):
             exporters = (LEGACY, DYNAMO)
         else:
             fix = None
-            if number_name_is_exact(node, func.value, ctx):  # `s = t.item()`, s only in exact arithmetic
-                fix = Fix("Keep the value as a 0-d tensor", (drop,), safe=True)
             message = "`.item()` turns a tensor into a Python number: the legacy exporter bakes it in as a constant"
+            verdict, why = name_as_tensor(node, func.value, ctx)  # `s = t.item()`, then uses of s
+            if verdict is not None:
+                name = assigned_name(node, ctx)
+                fix = Fix(f"Keep `{name}` a 0-d tensor", (drop,), safe=verdict == EXACT)
+                message = (
+                    f"`.item()` assigned to `{name}`: the legacy exporter bakes the value in as a constant; "
+                    f"keep `{name}` a tensor" + (f" (unsafe: {why})" if why else "")
+                )
+            elif why:
+                message += f" (no fix: {why})"
             exporters = (LEGACY,)
         yield ctx.report(self, node, message, fix=fix, exporters=exporters)
 
@@ -423,9 +557,10 @@ class ScalarCast(Rule):
             return
         use = item_use(node, ctx)
         fix = None
-        if use in ("size", "arithmetic") or number_name_is_exact(node, node.args[0], ctx):
+        named, why = name_as_tensor(node, node.args[0], ctx) if use == "other" else (None, "")
+        if use in ("size", "arithmetic") or named is not None:
             fix = Fix(f"Drop `{cast}()` and keep the tensor", (replace_call_by_argument(node, ctx),),
-                      safe=self._exact_without_cast(node, cast, use, ctx))
+                      safe=self._exact_without_cast(node, cast, use, named, ctx))
         if use == "condition":  # `range(int(n))`: a loop bound
             yield ctx.report(
                 self, node,
@@ -434,24 +569,36 @@ class ScalarCast(Rule):
                 exporters=(LEGACY, DYNAMO),
             )
             return
-        yield ctx.report(
-            self, node,
-            f"`{cast}()` turns a tensor into a Python number: the legacy exporter records it as a constant",
-            fix=fix, exporters=(LEGACY,),
-        )
+        message = f"`{cast}()` turns a tensor into a Python number: the legacy exporter records it as a constant"
+        if named is not None:
+            name = assigned_name(node, ctx)
+            message = (
+                f"`{cast}()` of a tensor assigned to `{name}`: the legacy exporter records it as a constant; "
+                f"keep `{name}` a tensor"
+            )
+            if not fix.safe:
+                because = why or (
+                    "`int()` truncates a float tensor, which is no valid size" if cast == "int"
+                    else "the tensor's dtype is unknown"
+                )
+                message += f" (unsafe: {because})"
+        elif why:
+            message += f" (no fix: {why})"
+        yield ctx.report(self, node, message, fix=fix, exporters=(LEGACY,))
 
     @staticmethod
-    def _exact_without_cast(node: ast.Call, cast: str, use: str, ctx: FunctionContext) -> bool:
+    def _exact_without_cast(node: ast.Call, cast: str, use: str, named: str | None, ctx: FunctionContext) -> bool:
         """Only run-time evidence makes dropping the cast safe: `int(n)` as a size of an n that
         was always a 0-d int64 tensor; `float(t)`/`int(t)` in arithmetic `tensor_operand_is_exact`
-        proves (`int()` of an int64 and `float()` of a float tensor only: no truncation)."""
+        proves (`int()` of an int64 and `float()` of a float tensor only: no truncation), also
+        through a name whose every use is exact (``named``, from `name_as_tensor`)."""
         argument = node.args[0]
         dtype = ctx.tensors.scalar_dtype(argument)
         if dtype is None or (cast == "int") != (dtype == "int64"):
             return False
         if use == "size":
             return True
-        return tensor_operand_is_exact(argument, node, ctx) or number_name_is_exact(node, argument, ctx)
+        return tensor_operand_is_exact(argument, node, ctx) or named == EXACT
 
     def _size_cast(self, node: ast.Call, argument: ast.expr, ctx: FunctionContext):
         ints = ctx.ints
