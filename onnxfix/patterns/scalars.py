@@ -167,10 +167,32 @@ UNSAFE_BECAUSE = {
     "tensor operand": "a 0-d tensor takes part in type promotion differently from a Python number",
     "size arithmetic": "arithmetic on the tensor keeps its dtype, and a narrow integer such as uint8 wraps where a Python int does not",
 }
-NO_FIX_BECAUSE = {
-    "condition": "in a condition or loop bound",
-    "other": "where a tensor may not act as the number does",
-}
+
+
+def python_use(node: ast.expr, kind: str, ctx: FunctionContext) -> str:
+    """What a use of a Python number that no tensor can take the place of does, for the
+    message: "returned", "passed to `print`", ..."""
+    if kind == "condition":
+        return "used in a condition or loop bound"
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.Tuple) and isinstance(ctx.parent(parent), ast.Return):
+        parent = ctx.parent(parent)
+    if isinstance(parent, ast.Return):
+        return "returned"
+    if isinstance(parent, ast.Compare):
+        return "compared"
+    if isinstance(parent, (ast.BinOp, ast.UnaryOp, ast.AugAssign)):
+        return "used in arithmetic with a value not known to be a tensor"
+    if isinstance(parent, ast.keyword):
+        parent = ctx.parent(parent)
+    if isinstance(parent, ast.Call) and node is not parent.func:
+        return f"passed to `{ctx.segment(parent.func)}`"
+    if isinstance(parent, (ast.List, ast.Tuple, ast.Set, ast.Dict)):
+        return "put in a container"
+    if isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is node:
+        targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+        return f"stored in `{', '.join(ctx.segment(t) for t in targets)}`"
+    return "used where a tensor may not act as the number does"
 
 
 def is_zero_dim(node: ast.expr, ctx: FunctionContext) -> bool:
@@ -251,12 +273,12 @@ def name_as_tensor(call: ast.expr, receiver: ast.expr, ctx: FunctionContext) -> 
         if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load) and id(node) not in inside:
             uses.append(node)
     if not uses:
-        return None, ""
+        return None, f"`{name}` is not used"
     unsafe = ""
     for use in sorted(uses, key=lambda u: (u.lineno, u.col_offset)):
         verdict, kind = tensor_in_place(use, receiver, ctx)
         if verdict is None:
-            return None, f"`{name}` at line {use.lineno} is used {NO_FIX_BECAUSE.get(kind, NO_FIX_BECAUSE['other'])}"
+            return None, f"`{name}` at line {use.lineno} is {python_use(use, kind, ctx)}"
         if verdict == UNSAFE and not unsafe:
             unsafe = f"at line {use.lineno}, {UNSAFE_BECAUSE[kind]}"
     return (UNSAFE, unsafe) if unsafe else (EXACT, "")
@@ -273,8 +295,11 @@ class ItemCall(Rule):
     doc = RuleDoc(
         what="""
             Finds `tensor.item()` in code that runs under export and classifies the use: as a
-            size (`x.reshape(n.item(), -1)`, `torch.zeros(n.item())`, a slice bound), in tensor
-            arithmetic (`x * s.item()`), in a condition (`if t.item() > 0:`), or elsewhere.
+            size (`x.reshape(n.item(), -1)`, `torch.zeros(n.item())`, a slice bound, topk's `k`,
+            `F.pad`'s amounts), in tensor arithmetic (`x * s.item()`), in a condition
+            (`if t.item() > 0:`), or elsewhere. A number assigned to a name (`k = t.item()`,
+            also as a branch of `n = n if n > 0 else t.item()`) is classified at every use of
+            the name in the function.
             A tensor built in the same expression from Python values and only put through
             elementwise math (`-torch.log2(torch.tensor(scale)).item()`, torchvision's
             poolers) is not reported: the number taken out was computed from Python values.
@@ -296,18 +321,33 @@ class ItemCall(Rule):
                 return x.reshape(n, -1) * s
         """,
         fix_safety="""
-            As a size, dropping `.item()` is safe: size arguments and slice bounds accept a 0-d
-            integer tensor and mean the same. In arithmetic with a tensor it is unsafe: a 0-d
+            As a size, dropping `.item()` is safe: int size arguments (reshape/view/expand/zeros
+            and the like, topk's `k`, `F.pad`'s amounts) and slice bounds accept a 0-d or
+            one-element integer tensor and mean the same (a float raises either way; measured
+            on torch 2.13; not checked: a bool tensor, whose `.item()` is a valid size and which
+            raises as one). `torch.arange` takes Scalars: a 0-d tensor but not a one-element
+            tensor of higher rank, so there it is safe only for a receiver that is 0-d whatever
+            the input (a full reduction such as `lengths.max()`), unsafe otherwise. In
+            arithmetic with a tensor it is unsafe: a 0-d
             tensor takes part in type promotion differently from a Python number (int32 tensor
             times a 0-d float64 tensor is float64, times a Python float is float32), and a
             one-element tensor of higher rank would broadcast. In conditions and other Python
             uses there is no fix here (see the control-flow rules).
+            `name = t.item()` becomes `name = t` when every use of `name` in the function (uses
+            inside the assigned expression itself see the previous value and are skipped) takes
+            the tensor: the fix is safe when every use is exact as above, unsafe when some use
+            is only unsafe as above or is integer arithmetic feeding a size
+            (`F.pad(x, (0, target - x.shape[-1]))`: the tensor keeps its dtype, and a uint8
+            value wraps where a Python int does not), and absent when `name` is used in a
+            condition, updated in place (`name += 1`), declared global, or used anywhere else
+            (returned, passed on, compared); the message names the line and the reason.
             With run-time evidence (`onnxfix export --fix`), keeping the tensor is safe where the
             recorded run proves it exact: the receiver was always a 0-d float32/float64/int64
             tensor of dtype D, the number is an operand of `+`, `-`, `*` or `/` (not the
             dividend: `n / t` runs as `t.reciprocal() * n`) with a tensor, and that tensor or
             the result was always of dtype D. `s = t.item()` whose every use is such arithmetic
-            becomes `s = t`.
+            (or an exact size) becomes `s = t` safely; integer arithmetic feeding a size is
+            exact when the receiver was always a 0-d int64 tensor.
         """,
         references=(
             "https://pytorch.org/docs/stable/onnx_torchscript.html#avoid-numpy-and-built-in-python-types",
@@ -352,8 +392,8 @@ class ItemCall(Rule):
                     f"`.item()` assigned to `{name}`: the legacy exporter bakes the value in as a constant; "
                     f"keep `{name}` a tensor" + (f" (unsafe: {why})" if why else "")
                 )
-            elif why:
-                message += f" (no fix: {why})"
+            else:
+                message += f" (no fix: {why or 'the number is ' + python_use(node, use, ctx)})"
             exporters = (LEGACY,)
         yield ctx.report(self, node, message, fix=fix, exporters=exporters)
 
@@ -506,8 +546,11 @@ class ScalarCast(Rule):
               one half (0.5, 0.25, ...) becomes `a // 2**m`: safe. For `0 <= a < 2**53` the
               product is exact (a power-of-two scaling) and truncation equals flooring
               (tests/test_values_exactness.py).
-            - `int(t)` / `float(t)` of a tensor used as a size or in arithmetic with a tensor:
-              dropping the cast is unsafe. A 0-d tensor takes part in type promotion
+            - `int(t)` / `float(t)` of a tensor used as a size or in arithmetic with a tensor,
+              directly or through a name whose every use takes the tensor (`maxlen =
+              int(lengths.max())` then `torch.arange(0, maxlen)`; the uses are classified as in
+              ONX201, and a name used anywhere else gets no fix, with the reason in the
+              message): dropping the cast is unsafe. A 0-d tensor takes part in type promotion
               differently from a Python number, a float tensor is no valid size, and
               `int()` truncates. With run-time evidence (`onnxfix export --fix`) it is safe
               where the run proves it exact: `int(n)` as a size of an `n` that was always a
@@ -582,8 +625,8 @@ class ScalarCast(Rule):
                     else "the tensor's dtype is unknown"
                 )
                 message += f" (unsafe: {because})"
-        elif why:
-            message += f" (no fix: {why})"
+        elif fix is None:
+            message += f" (no fix: {why or 'the number is ' + python_use(node, use, ctx)})"
         yield ctx.report(self, node, message, fix=fix, exporters=(LEGACY,))
 
     @staticmethod
