@@ -187,6 +187,8 @@ def python_use(node: ast.expr, kind: str, ctx: FunctionContext) -> str:
         parent = ctx.parent(parent)
     if isinstance(parent, ast.Call) and node is not parent.func:
         return f"passed to `{ctx.segment(parent.func)}`"
+    if isinstance(parent, ast.Tuple) and isinstance(ctx.parent(parent), ast.Assign) and ctx.parent(parent).value is parent:
+        return "unpacked into names"
     if isinstance(parent, (ast.List, ast.Tuple, ast.Set, ast.Dict)):
         return "put in a container"
     if isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is node:
@@ -373,6 +375,14 @@ class ItemCall(Rule):
         elif use == "arithmetic":
             fix = Fix("Keep the value as a 0-d tensor", (drop,), safe=tensor_operand_is_exact(func.value, node, ctx))
             message = "`.item()` as a tensor operand: the legacy exporter bakes the value in as a constant; keep it a tensor"
+            exporters = (LEGACY,)
+        elif tensor_in_place(node, func.value, ctx)[1] == "size arithmetic":  # `F.pad(x, (0, n.item() - w))`
+            verdict, kind = tensor_in_place(node, func.value, ctx)
+            fix = Fix("Pass the tensor itself into the size", (drop,), safe=verdict == EXACT)
+            message = (
+                "`.item()` in arithmetic giving a size: the legacy exporter bakes the value in as a constant; "
+                "keep it a tensor" + ("" if verdict == EXACT else f" (unsafe: {UNSAFE_BECAUSE[kind]})")
+            )
             exporters = (LEGACY,)
         elif use == "condition":
             fix = None
