@@ -509,7 +509,9 @@ class ScalarCast(Rule):
     doc = RuleDoc(
         what="""
             Finds `int(...)`, `float(...)` and `bool(...)` applied to a tensor (`int(n)`,
-            `float(scale)`, `bool((x > 0).all())`) or to a value computed from tensor sizes
+            `float(scale)`, `bool((x > 0).all())`, also a full reduction such as
+            `int(lengths.max())` of a value not known to be something else, as in ESPnet's
+            `make_pad_mask`) or to a value computed from tensor sizes
             (`int(x.size(0))`, `int(x.shape[1] / 2)`). Conditions (`if bool(t):`) are left to the
             control-flow rules; casts inside f-strings and `raise` statements (error messages)
             are not reported, nor casts of a tensor built in the same expression from Python
@@ -584,7 +586,8 @@ class ScalarCast(Rule):
         if cast is None or len(node.args) != 1 or in_error_message(node, ctx):
             return
         argument = node.args[0]
-        if ctx.tensors.is_tensor(argument):
+        # `int(lengths.max())`: a full reduction is a tensor unless the receiver is not one
+        if ctx.tensors.is_tensor(argument) or is_zero_dim(argument, ctx):
             yield from self._tensor_cast(node, cast, ctx)
         elif ctx.sizes.is_size(argument) and cast == "int":
             yield self._size_cast(node, argument, ctx)
