@@ -365,8 +365,8 @@ class ItemCall(Rule):
         if ctx.tensors.is_tensor(func.value) is False or python_values_tensor(func.value, ctx):
             return
         drop = ctx.delete_suffix(func, node)
+        verdict, kind = tensor_in_place(node, func.value, ctx)
         if use == "size":
-            verdict, kind = tensor_in_place(node, func.value, ctx)
             fix = Fix("Pass the tensor itself as the size", (drop,), safe=verdict == EXACT)
             message = "`.item()` used as a size: the legacy exporter bakes the value in as a constant; pass the tensor"
             if verdict == UNSAFE:
@@ -376,8 +376,7 @@ class ItemCall(Rule):
             fix = Fix("Keep the value as a 0-d tensor", (drop,), safe=tensor_operand_is_exact(func.value, node, ctx))
             message = "`.item()` as a tensor operand: the legacy exporter bakes the value in as a constant; keep it a tensor"
             exporters = (LEGACY,)
-        elif tensor_in_place(node, func.value, ctx)[1] == "size arithmetic":  # `F.pad(x, (0, n.item() - w))`
-            verdict, kind = tensor_in_place(node, func.value, ctx)
+        elif kind == "size arithmetic":  # `F.pad(x, (0, n.item() - w))`
             fix = Fix("Pass the tensor itself into the size", (drop,), safe=verdict == EXACT)
             message = (
                 "`.item()` in arithmetic giving a size: the legacy exporter bakes the value in as a constant; "
