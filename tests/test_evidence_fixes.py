@@ -39,13 +39,13 @@ CASES = {
                     ("return t.data - t.mean()", "return t.detach() - t.mean()")),
     "len_param": ("LenParam", [],
                   ("return x[: len(x) - 1] * len(x)", "return x[: x.shape[0] - 1] * x.shape[0]")),
-    "item_name": ("ScaledLinear", [("ONX201", 14, None)], ("s = scale.item()", "s = scale")),
+    "item_name": ("ScaledLinear", [("ONX201", 14, "unsafe")], ("s = scale.item()", "s = scale")),
     "item_direct": ("ItemDirect", [("ONX201", 13, "unsafe")],
                     ("return self.fc(x) * scale.item()", "return self.fc(x) * scale")),
     "item_operand": ("ItemOperand", [("ONX201", 9, None)], ("y = x - s.item()", "y = x - s")),
     "float_cast": ("FloatCast", [],
                    ("return torch.tanh(x) / float(scale)", "return torch.tanh(x) / scale")),
-    "float_name": ("FloatName", [("ONX203", 14, None)], ("k = float(gain)", "k = gain")),
+    "float_name": ("FloatName", [("ONX203", 14, "unsafe")], ("k = float(gain)", "k = gain")),
     "int_size": ("IntSize", [("ONX203", 10, "unsafe")],
                  ("return x.reshape(x.shape[0], int(n), -1).sum(-1)", "return x.reshape(x.shape[0], n, -1).sum(-1)")),
 }
@@ -156,7 +156,7 @@ def _fixed_text(name: str, before: str, after: str) -> str:
 
 def test_issue_model_exits_0_after_export_fix(capsys):
     """The issue's `s = scale.item(); return self.fc(x) * s`: SILENTLY-WRONG under legacy,
-    "no static fix applies" before; with evidence the fix applies and the command exits 0."""
+    "no safe static fix applies" before; with evidence the fix applies and the command exits 0."""
     code = cli_main(["export", f"{MODELS}/item_name.py:ScaledLinear", "--exporter", "both", "--fix",
                      "--format", "json", "--no-progress"])
     (target,) = json.loads(capsys.readouterr().out)["targets"]

@@ -25,7 +25,7 @@ LAYERS = (
 )
 UTILS = (
     "mfpkg/utils.py:5:12: ONX201 `.item()` turns a tensor into a Python number: the legacy exporter "
-    "bakes it in as a constant (reached from Model.forward, mfpkg/model.py:16)"
+    "bakes it in as a constant (no fix: the number is returned) (reached from Model.forward, mfpkg/model.py:16)"
 )
 
 

@@ -19,11 +19,12 @@ sys.path.insert(0, str(ROOT / "bench"))
 import realworld  # noqa: E402
 
 # case -> "name: dynamo: before -> safe -> unsafe | legacy: before -> safe -> unsafe" (torch 2.13)
-# One reported but unfixed (`.item()` as a size), one fixed for legacy by a safe fix (ONX203), one fixed
-# for dynamo by an unsafe decomposition (ONX510, not bit-identical), one missed by the catalog, one
-# clean control.
+# One reported but unfixed (`.item()` in Python arithmetic), one fixed for legacy by a safe fix through a
+# name (ONX201: `k = t.item()` then topk's k), one by a safe fix (ONX203), one fixed for dynamo by an
+# unsafe decomposition (ONX510, not bit-identical), one missed by the catalog, one clean control.
 FAST_SUBSET = {
-    "beam_size_item": "beam_size_item: dynamo: OK -> OK -> OK | legacy: SILENTLY-WRONG -> SILENTLY-WRONG -> SILENTLY-WRONG",
+    "builtin_ops_item": "builtin_ops_item: dynamo: OK -> OK -> OK | legacy: SILENTLY-WRONG -> SILENTLY-WRONG -> SILENTLY-WRONG",
+    "beam_size_item": "beam_size_item: dynamo: OK -> OK -> OK | legacy: SILENTLY-WRONG -> OK -> OK",
     "coqui_int_max_len": "coqui_int_max_len: dynamo: OK -> OK -> OK | legacy: ORT-FAILS -> OK -> OK",
     "cdist_patchcore": "cdist_patchcore: dynamo: EXPORT-FAILS -> EXPORT-FAILS -> OK | legacy: OK -> OK -> OK",
     "inplace_index_put_view": "inplace_index_put_view: dynamo: OK -> OK -> OK | legacy: SILENTLY-WRONG -> SILENTLY-WRONG -> SILENTLY-WRONG",

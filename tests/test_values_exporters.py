@@ -50,6 +50,11 @@ ORIGINAL = {
     "NumpySplit": (SW, OK),
     "NumpyExp": (SW, OK),
     "AsTensorOfSize": (OK, FAILS),
+    "ItemNameTopk": (SW, OK),
+    "ItemNamePadMask": (SW, OK),
+    "ItemNamePad": (SW, OK),
+    "ItemNameScale": (SW, OK),
+    "IntName": (SW, OK),
 }
 NO_FIX = {"Tolist", "IntOfSizeRoot", "FloatOfSize", "BoolOfTensor", "Log2", "ShapeSplat"}
 FIXED = sorted(set(ORIGINAL) - NO_FIX)

@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 
@@ -162,6 +163,39 @@ class NumpyExp(nn.Module):  # ONX101/102/103, unsafe fix (exp may differ in the 
 class AsTensorOfSize(nn.Module):  # ONX205 (dynamo only), safe fix
     def forward(self, x: torch.Tensor, s: torch.Tensor):
         return s / torch.as_tensor(x.shape[0])
+
+
+class ItemNameTopk(nn.Module):  # ONX201 through a name, safe fix (topk's k takes the tensor)
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        k = s[1].long().clamp(min=1).item()
+        return x.topk(k, dim=-1)[0]
+
+
+class ItemNamePadMask(nn.Module):  # ONX201 through a name, safe fix (WeNet's make_pad_mask)
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        lengths = (x > x.mean()).sum(-1)
+        max_len = lengths.max().item()
+        seq_range = torch.arange(0, max_len, dtype=torch.int64)
+        mask = seq_range.unsqueeze(0).expand(x.shape[0], max_len) < lengths.unsqueeze(-1)
+        return mask.to(x.dtype)
+
+
+class ItemNamePad(nn.Module):  # ONX201 through a name, unsafe fix (size arithmetic keeps the dtype)
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        target = (x > 0).sum().item()
+        return F.pad(x, (0, target - x.shape[-1]))
+
+
+class ItemNameScale(nn.Module):  # ONX201 through a name, unsafe fix (type promotion)
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        scale = s[0].item()
+        return x * scale + 1
+
+
+class IntName(nn.Module):  # ONX203 through a name, unsafe fix (int() truncates a float tensor)
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        n = int((x > 0).sum())
+        return x.flatten()[:n]
 
 
 def _randn(*shape):

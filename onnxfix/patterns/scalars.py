@@ -25,8 +25,38 @@ TENSOR_SCALAR_METHODS = frozenset({"masked_fill", "clamp", "clip", "fill_", "pow
 CONDITION_PARENTS = (ast.If, ast.While, ast.IfExp, ast.Assert)
 
 
-def item_use(node: ast.Call, ctx: FunctionContext) -> str:
-    """How the Python number is used: 'condition', 'size', 'arithmetic' or 'other'."""
+# Calls with one size argument at a fixed place: (positional index, keyword name). The int
+# arguments accept a 0-d (or one-element) integer tensor and mean the same (measured on torch
+# 2.13: topk's k, F.pad's amounts).
+SIZE_ARGUMENT_METHODS = {"topk": (0, "k")}
+SIZE_ARGUMENT_FUNCTIONS = {"torch.topk": (1, "k"), "torch.nn.functional.pad": (1, "pad")}
+# Size functions whose arguments are Scalars, not ints: they take a 0-d tensor but not a
+# one-element tensor of higher rank (`torch.arange(torch.tensor([3]))` raises, measured).
+SCALAR_SIZE_FUNCTIONS = frozenset({"torch.arange"})
+
+
+def _size_argument(holder: ast.Call, container: ast.AST, ctx: FunctionContext) -> bool:
+    """``container`` (the value or the tuple/list holding it) is a size argument of ``holder``."""
+    func = holder.func
+    qualname = ctx.qualname(func)
+    if container in holder.args:
+        if isinstance(func, ast.Attribute) and func.attr in SIZE_METHODS:
+            return True
+        if qualname in SIZE_FUNCTIONS:
+            return True
+    place = SIZE_ARGUMENT_FUNCTIONS.get(qualname or "")
+    if place is None and isinstance(func, ast.Attribute) and qualname is None and ctx.tensors.is_tensor(func.value) is not False:
+        place = SIZE_ARGUMENT_METHODS.get(func.attr)
+    if place is None:
+        return False
+    index, keyword = place
+    if index < len(holder.args) and holder.args[index] is container:
+        return True
+    return any(k.arg == keyword and k.value is container for k in holder.keywords)
+
+
+def item_use(node: ast.expr, ctx: FunctionContext) -> str:
+    """How the Python number ``node`` is used: 'condition', 'size', 'arithmetic' or 'other'."""
     child: ast.AST = node
     for ancestor in ctx.ancestors(node):
         if isinstance(ancestor, CONDITION_PARENTS) and getattr(ancestor, "test", None) is child:
@@ -39,14 +69,12 @@ def item_use(node: ast.Call, ctx: FunctionContext) -> str:
         return "condition"  # a loop bound is control flow too
     if isinstance(parent, ast.Slice):
         return "size"
-    holder = ctx.parent(parent) if isinstance(parent, (ast.Tuple, ast.List)) else parent
-    container = parent if holder is not parent else node
-    if isinstance(holder, ast.Call) and container in holder.args:
-        func = holder.func
-        if isinstance(func, ast.Attribute) and func.attr in SIZE_METHODS:
-            return "size"
-        if ctx.qualname(func) in SIZE_FUNCTIONS:
-            return "size"
+    container = parent if isinstance(parent, (ast.Tuple, ast.List)) else node
+    holder = ctx.parent(container)
+    if isinstance(holder, ast.keyword):
+        holder = ctx.parent(holder)
+    if isinstance(holder, ast.Call) and _size_argument(holder, container, ctx):
+        return "size"
     if isinstance(parent, ast.BinOp):
         other = parent.right if parent.left is node else parent.left
         if ctx.tensors.is_tensor(other):
@@ -126,17 +154,136 @@ def tensor_operand_is_exact(receiver: ast.expr, use: ast.expr, ctx: FunctionCont
     return bool(ctx.tensors.is_tensor(other)) and dtype in (ctx.tensors.dtype(other), ctx.tensors.dtype(parent))
 
 
-def number_name_is_exact(call: ast.Call, receiver: ast.expr, ctx: FunctionContext) -> bool:
-    """``s = t.item()`` (or ``float(t)``) where ``s`` is assigned only here and every use of
-    ``s`` is tensor arithmetic that `tensor_operand_is_exact` proves: ``s = t`` is exact."""
-    assign = ctx.parent(call)
-    if not (isinstance(assign, ast.Assign) and assign.value is call and len(assign.targets) == 1):
+EXACT, UNSAFE = "exact", "unsafe"
+# Reductions that return a 0-d tensor when called with no argument (`lengths.max()`).
+FULL_REDUCTIONS = frozenset({
+    "max", "min", "sum", "mean", "prod", "amax", "amin", "argmax", "argmin", "all", "any", "norm",
+    "count_nonzero", "median", "nansum", "nanmean", "logsumexp",
+})
+# Integer arithmetic that keeps a size a size: `target - x.shape[-1]`, `n // 2`.
+SIZE_ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv)
+UNSAFE_BECAUSE = {
+    "scalar size": "`torch.arange` takes a 0-d tensor but not a one-element tensor of higher rank",
+    "tensor operand": "a 0-d tensor takes part in type promotion differently from a Python number",
+    "size arithmetic": "arithmetic on the tensor keeps its dtype, and a narrow integer such as uint8 wraps where a Python int does not",
+}
+
+
+def python_use(node: ast.expr, kind: str, ctx: FunctionContext) -> str:
+    """What a use of a Python number that no tensor can take the place of does, for the
+    message: "returned", "passed to `print`", ..."""
+    if kind == "condition":
+        return "used in a condition or loop bound"
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.Tuple) and isinstance(ctx.parent(parent), ast.Return):
+        parent = ctx.parent(parent)
+    if isinstance(parent, ast.Return):
+        return "returned"
+    if isinstance(parent, ast.Compare):
+        return "compared"
+    if isinstance(parent, (ast.BinOp, ast.UnaryOp, ast.AugAssign)):
+        return "used in arithmetic with a value not known to be a tensor"
+    if isinstance(parent, ast.keyword):
+        parent = ctx.parent(parent)
+    if isinstance(parent, ast.Call) and node is not parent.func:
+        return f"passed to `{ctx.segment(parent.func)}`"
+    if isinstance(parent, ast.Tuple) and isinstance(ctx.parent(parent), ast.Assign) and ctx.parent(parent).value is parent:
+        return "unpacked into names"
+    if isinstance(parent, (ast.List, ast.Tuple, ast.Set, ast.Dict)):
+        return "put in a container"
+    if isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is node:
+        targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+        return f"stored in `{', '.join(ctx.segment(t) for t in targets)}`"
+    return "used where a tensor may not act as the number does"
+
+
+def is_zero_dim(node: ast.expr, ctx: FunctionContext) -> bool:
+    """``node`` is a 0-d tensor (or a NumPy scalar) whatever the input: a full reduction with no
+    argument (`lengths.max()`), or a recorded run saw only 0-d tensors there."""
+    if ctx.tensors.scalar_dtype(node) is not None:
+        return True
+    if not isinstance(node, ast.Call) or node.args or node.keywords:
         return False
-    target = assign.targets[0]
-    if not isinstance(target, ast.Name) or ctx.is_parameter(target.id) or len(ctx.assignments(target.id)) != 1:
-        return False
-    uses = [n for n in ast.walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == target.id and isinstance(n.ctx, ast.Load)]
-    return bool(uses) and all(ctx.parent(u) is not None and tensor_operand_is_exact(receiver, u, ctx) for u in uses)
+    func = node.func
+    return (
+        isinstance(func, ast.Attribute) and func.attr in FULL_REDUCTIONS and ctx.qualname(func) is None
+        and ctx.tensors.is_tensor(func.value) is not False
+    )
+
+
+def _scalar_size(node: ast.expr, ctx: FunctionContext) -> bool:
+    """``node`` (or the tuple/list holding it) is an argument of `torch.arange` (a Scalar)."""
+    parent = ctx.parent(node)
+    container = parent if isinstance(parent, (ast.Tuple, ast.List)) else node
+    holder = ctx.parent(container)
+    if isinstance(holder, ast.keyword):
+        holder = ctx.parent(holder)
+    return isinstance(holder, ast.Call) and ctx.qualname(holder.func) in SCALAR_SIZE_FUNCTIONS
+
+
+def tensor_in_place(use: ast.expr, receiver: ast.expr, ctx: FunctionContext, depth: int = 0) -> tuple[str | None, str]:
+    """Whether the tensor ``receiver`` in place of ``use`` (the Python number taken out of it)
+    computes the same there: (EXACT, UNSAFE or None, the kind of use)."""
+    kind = item_use(use, ctx)
+    if kind == "size":
+        if _scalar_size(use, ctx) and not is_zero_dim(receiver, ctx):
+            return UNSAFE, "scalar size"
+        return EXACT, "size"  # an int argument takes a 0-d or one-element integer tensor
+    if kind == "arithmetic":
+        return (EXACT if tensor_operand_is_exact(receiver, use, ctx) else UNSAFE), "tensor operand"
+    parent = ctx.parent(use)
+    if kind == "other" and isinstance(parent, ast.BinOp) and isinstance(parent.op, SIZE_ARITHMETIC) and depth < 4:
+        other = parent.right if parent.left is use else parent.left
+        if ctx.ints.is_int(other) and tensor_in_place(parent, receiver, ctx, depth + 1)[1] in (
+            "size", "scalar size", "size arithmetic"
+        ):
+            # a Python int stays a Python int; the tensor keeps its dtype (and can wrap)
+            return (EXACT if ctx.tensors.scalar_dtype(receiver) == "int64" else UNSAFE), "size arithmetic"
+    return None, kind
+
+
+def assigned_name(value: ast.expr, ctx: FunctionContext) -> str | None:
+    """The name ``value`` is assigned to: `n = value`, or `n = a if c else value` (WeNet's
+    `max_len = max_len if max_len > 0 else lengths.max().item()`)."""
+    node, parent = value, ctx.parent(value)
+    while isinstance(parent, ast.IfExp) and node is not parent.test:
+        node, parent = parent, ctx.parent(parent)
+    if isinstance(parent, ast.Assign) and parent.value is node and len(parent.targets) == 1:
+        target = parent.targets[0]
+        if isinstance(target, ast.Name):
+            return target.id
+    return None
+
+
+def name_as_tensor(call: ast.expr, receiver: ast.expr, ctx: FunctionContext) -> tuple[str | None, str]:
+    """``name = t.item()`` (or ``float(t)``, ``int(t)``): whether ``name = t`` computes the
+    same at every use of ``name`` in the function: (EXACT or UNSAFE, why unsafe) or (None, why
+    no fix). Uses inside the assigned expression see the name's previous value and are skipped;
+    every other use is checked, including those that may see another assignment's value (each
+    must accept the tensor in place of the number anyway)."""
+    name = assigned_name(call, ctx)
+    if name is None:
+        return None, ""
+    statement = next(a for a in ctx.ancestors(call) if isinstance(a, ast.stmt))
+    inside = {id(n) for n in ast.walk(statement)}
+    uses = []
+    for node in ast.walk(ctx.fn.node):
+        if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+            return None, f"`{name}` is declared {type(node).__name__.lower()}"
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
+            return None, f"`{name}` is updated in place at line {node.lineno}"
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load) and id(node) not in inside:
+            uses.append(node)
+    if not uses:
+        return None, f"`{name}` is not used"
+    unsafe = ""
+    for use in sorted(uses, key=lambda u: (u.lineno, u.col_offset)):
+        verdict, kind = tensor_in_place(use, receiver, ctx)
+        if verdict is None:
+            return None, f"`{name}` at line {use.lineno} is {python_use(use, kind, ctx)}"
+        if verdict == UNSAFE and not unsafe:
+            unsafe = f"at line {use.lineno}, {UNSAFE_BECAUSE[kind]}"
+    return (UNSAFE, unsafe) if unsafe else (EXACT, "")
 
 
 class ItemCall(Rule):
@@ -150,8 +297,11 @@ class ItemCall(Rule):
     doc = RuleDoc(
         what="""
             Finds `tensor.item()` in code that runs under export and classifies the use: as a
-            size (`x.reshape(n.item(), -1)`, `torch.zeros(n.item())`, a slice bound), in tensor
-            arithmetic (`x * s.item()`), in a condition (`if t.item() > 0:`), or elsewhere.
+            size (`x.reshape(n.item(), -1)`, `torch.zeros(n.item())`, a slice bound, topk's `k`,
+            `F.pad`'s amounts), in tensor arithmetic (`x * s.item()`), in a condition
+            (`if t.item() > 0:`), or elsewhere. A number assigned to a name (`k = t.item()`,
+            also as a branch of `n = n if n > 0 else t.item()`) is classified at every use of
+            the name in the function.
             A tensor built in the same expression from Python values and only put through
             elementwise math (`-torch.log2(torch.tensor(scale)).item()`, torchvision's
             poolers) is not reported: the number taken out was computed from Python values.
@@ -173,18 +323,33 @@ class ItemCall(Rule):
                 return x.reshape(n, -1) * s
         """,
         fix_safety="""
-            As a size, dropping `.item()` is safe: size arguments and slice bounds accept a 0-d
-            integer tensor and mean the same. In arithmetic with a tensor it is unsafe: a 0-d
+            As a size, dropping `.item()` is safe: int size arguments (reshape/view/expand/zeros
+            and the like, topk's `k`, `F.pad`'s amounts) and slice bounds accept a 0-d or
+            one-element integer tensor and mean the same (a float raises either way; measured
+            on torch 2.13; not checked: a bool tensor, whose `.item()` is a valid size and which
+            raises as one). `torch.arange` takes Scalars: a 0-d tensor but not a one-element
+            tensor of higher rank, so there it is safe only for a receiver that is 0-d whatever
+            the input (a full reduction such as `lengths.max()`), unsafe otherwise. In
+            arithmetic with a tensor it is unsafe: a 0-d
             tensor takes part in type promotion differently from a Python number (int32 tensor
             times a 0-d float64 tensor is float64, times a Python float is float32), and a
             one-element tensor of higher rank would broadcast. In conditions and other Python
             uses there is no fix here (see the control-flow rules).
+            `name = t.item()` becomes `name = t` when every use of `name` in the function (uses
+            inside the assigned expression itself see the previous value and are skipped) takes
+            the tensor: the fix is safe when every use is exact as above, unsafe when some use
+            is only unsafe as above or is integer arithmetic feeding a size
+            (`F.pad(x, (0, target - x.shape[-1]))`: the tensor keeps its dtype, and a uint8
+            value wraps where a Python int does not), and absent when `name` is used in a
+            condition, updated in place (`name += 1`), declared global, or used anywhere else
+            (returned, passed on, compared); the message names the line and the reason.
             With run-time evidence (`onnxfix export --fix`), keeping the tensor is safe where the
             recorded run proves it exact: the receiver was always a 0-d float32/float64/int64
             tensor of dtype D, the number is an operand of `+`, `-`, `*` or `/` (not the
             dividend: `n / t` runs as `t.reciprocal() * n`) with a tensor, and that tensor or
             the result was always of dtype D. `s = t.item()` whose every use is such arithmetic
-            becomes `s = t`.
+            (or an exact size) becomes `s = t` safely; integer arithmetic feeding a size is
+            exact when the receiver was always a 0-d int64 tensor.
         """,
         references=(
             "https://pytorch.org/docs/stable/onnx_torchscript.html#avoid-numpy-and-built-in-python-types",
@@ -200,13 +365,23 @@ class ItemCall(Rule):
         if ctx.tensors.is_tensor(func.value) is False or python_values_tensor(func.value, ctx):
             return
         drop = ctx.delete_suffix(func, node)
+        verdict, kind = tensor_in_place(node, func.value, ctx)
         if use == "size":
-            fix = Fix("Pass the tensor itself as the size", (drop,), safe=True)
+            fix = Fix("Pass the tensor itself as the size", (drop,), safe=verdict == EXACT)
             message = "`.item()` used as a size: the legacy exporter bakes the value in as a constant; pass the tensor"
+            if verdict == UNSAFE:
+                message += f" (unsafe: {UNSAFE_BECAUSE[kind]})"
             exporters = (LEGACY,)
         elif use == "arithmetic":
             fix = Fix("Keep the value as a 0-d tensor", (drop,), safe=tensor_operand_is_exact(func.value, node, ctx))
             message = "`.item()` as a tensor operand: the legacy exporter bakes the value in as a constant; keep it a tensor"
+            exporters = (LEGACY,)
+        elif kind == "size arithmetic":  # `F.pad(x, (0, n.item() - w))`
+            fix = Fix("Pass the tensor itself into the size", (drop,), safe=verdict == EXACT)
+            message = (
+                "`.item()` in arithmetic giving a size: the legacy exporter bakes the value in as a constant; "
+                "keep it a tensor" + ("" if verdict == EXACT else f" (unsafe: {UNSAFE_BECAUSE[kind]})")
+            )
             exporters = (LEGACY,)
         elif use == "condition":
             fix = None
@@ -217,9 +392,17 @@ class ItemCall(Rule):
             exporters = (LEGACY, DYNAMO)
         else:
             fix = None
-            if number_name_is_exact(node, func.value, ctx):  # `s = t.item()`, s only in exact arithmetic
-                fix = Fix("Keep the value as a 0-d tensor", (drop,), safe=True)
             message = "`.item()` turns a tensor into a Python number: the legacy exporter bakes it in as a constant"
+            verdict, why = name_as_tensor(node, func.value, ctx)  # `s = t.item()`, then uses of s
+            if verdict is not None:
+                name = assigned_name(node, ctx)
+                fix = Fix(f"Keep `{name}` a 0-d tensor", (drop,), safe=verdict == EXACT)
+                message = (
+                    f"`.item()` assigned to `{name}`: the legacy exporter bakes the value in as a constant; "
+                    f"keep `{name}` a tensor" + (f" (unsafe: {why})" if why else "")
+                )
+            else:
+                message += f" (no fix: {why or 'the number is ' + python_use(node, use, ctx)})"
             exporters = (LEGACY,)
         yield ctx.report(self, node, message, fix=fix, exporters=exporters)
 
@@ -325,7 +508,9 @@ class ScalarCast(Rule):
     doc = RuleDoc(
         what="""
             Finds `int(...)`, `float(...)` and `bool(...)` applied to a tensor (`int(n)`,
-            `float(scale)`, `bool((x > 0).all())`) or to a value computed from tensor sizes
+            `float(scale)`, `bool((x > 0).all())`, also a full reduction such as
+            `int(lengths.max())` of a value not known to be something else, as in ESPnet's
+            `make_pad_mask`) or to a value computed from tensor sizes
             (`int(x.size(0))`, `int(x.shape[1] / 2)`). Conditions (`if bool(t):`) are left to the
             control-flow rules; casts inside f-strings and `raise` statements (error messages)
             are not reported, nor casts of a tensor built in the same expression from Python
@@ -372,8 +557,11 @@ class ScalarCast(Rule):
               one half (0.5, 0.25, ...) becomes `a // 2**m`: safe. For `0 <= a < 2**53` the
               product is exact (a power-of-two scaling) and truncation equals flooring
               (tests/test_values_exactness.py).
-            - `int(t)` / `float(t)` of a tensor used as a size or in arithmetic with a tensor:
-              dropping the cast is unsafe. A 0-d tensor takes part in type promotion
+            - `int(t)` / `float(t)` of a tensor used as a size or in arithmetic with a tensor,
+              directly or through a name whose every use takes the tensor (`maxlen =
+              int(lengths.max())` then `torch.arange(0, maxlen)`; the uses are classified as in
+              ONX201, and a name used anywhere else gets no fix, with the reason in the
+              message): dropping the cast is unsafe. A 0-d tensor takes part in type promotion
               differently from a Python number, a float tensor is no valid size, and
               `int()` truncates. With run-time evidence (`onnxfix export --fix`) it is safe
               where the run proves it exact: `int(n)` as a size of an `n` that was always a
@@ -397,7 +585,8 @@ class ScalarCast(Rule):
         if cast is None or len(node.args) != 1 or in_error_message(node, ctx):
             return
         argument = node.args[0]
-        if ctx.tensors.is_tensor(argument):
+        # `int(lengths.max())`: a full reduction is a tensor unless the receiver is not one
+        if ctx.tensors.is_tensor(argument) or is_zero_dim(argument, ctx):
             yield from self._tensor_cast(node, cast, ctx)
         elif ctx.sizes.is_size(argument) and cast == "int":
             yield self._size_cast(node, argument, ctx)
@@ -423,9 +612,10 @@ class ScalarCast(Rule):
             return
         use = item_use(node, ctx)
         fix = None
-        if use in ("size", "arithmetic") or number_name_is_exact(node, node.args[0], ctx):
+        named, why = name_as_tensor(node, node.args[0], ctx) if use == "other" else (None, "")
+        if use in ("size", "arithmetic") or named is not None:
             fix = Fix(f"Drop `{cast}()` and keep the tensor", (replace_call_by_argument(node, ctx),),
-                      safe=self._exact_without_cast(node, cast, use, ctx))
+                      safe=self._exact_without_cast(node, cast, use, named, ctx))
         if use == "condition":  # `range(int(n))`: a loop bound
             yield ctx.report(
                 self, node,
@@ -434,24 +624,36 @@ class ScalarCast(Rule):
                 exporters=(LEGACY, DYNAMO),
             )
             return
-        yield ctx.report(
-            self, node,
-            f"`{cast}()` turns a tensor into a Python number: the legacy exporter records it as a constant",
-            fix=fix, exporters=(LEGACY,),
-        )
+        message = f"`{cast}()` turns a tensor into a Python number: the legacy exporter records it as a constant"
+        if named is not None:
+            name = assigned_name(node, ctx)
+            message = (
+                f"`{cast}()` of a tensor assigned to `{name}`: the legacy exporter records it as a constant; "
+                f"keep `{name}` a tensor"
+            )
+            if not fix.safe:
+                because = why or (
+                    "`int()` truncates a float tensor, which is no valid size" if cast == "int"
+                    else "the tensor's dtype is unknown"
+                )
+                message += f" (unsafe: {because})"
+        elif fix is None:
+            message += f" (no fix: {why or 'the number is ' + python_use(node, use, ctx)})"
+        yield ctx.report(self, node, message, fix=fix, exporters=(LEGACY,))
 
     @staticmethod
-    def _exact_without_cast(node: ast.Call, cast: str, use: str, ctx: FunctionContext) -> bool:
+    def _exact_without_cast(node: ast.Call, cast: str, use: str, named: str | None, ctx: FunctionContext) -> bool:
         """Only run-time evidence makes dropping the cast safe: `int(n)` as a size of an n that
         was always a 0-d int64 tensor; `float(t)`/`int(t)` in arithmetic `tensor_operand_is_exact`
-        proves (`int()` of an int64 and `float()` of a float tensor only: no truncation)."""
+        proves (`int()` of an int64 and `float()` of a float tensor only: no truncation), also
+        through a name whose every use is exact (``named``, from `name_as_tensor`)."""
         argument = node.args[0]
         dtype = ctx.tensors.scalar_dtype(argument)
         if dtype is None or (cast == "int") != (dtype == "int64"):
             return False
         if use == "size":
             return True
-        return tensor_operand_is_exact(argument, node, ctx) or number_name_is_exact(node, argument, ctx)
+        return tensor_operand_is_exact(argument, node, ctx) or named == EXACT
 
     def _size_cast(self, node: ast.Call, argument: ast.expr, ctx: FunctionContext):
         ints = ctx.ints

@@ -1,5 +1,5 @@
-"""`k = float(gain)` then `x * k + bias`: the cast's value flows through a name (no fix
-statically, even with gain annotated: dropping float() changes promotion in general)."""
+"""`k = float(gain)` then `x * k + bias`: the cast's value flows through a name (only an unsafe
+fix statically, even with gain annotated: dropping float() changes promotion in general)."""
 
 import torch
 from torch import nn
