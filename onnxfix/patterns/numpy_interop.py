@@ -128,6 +128,7 @@ class Region:
     sources: list[ast.Call] = field(default_factory=list)  # x.numpy()
     calls: list[tuple[ast.Call, str]] = field(default_factory=list)  # np.f(...)
     sinks: list[ast.Call] = field(default_factory=list)  # torch.from_numpy(a)
+    shape_arrays: set[str] = field(default_factory=set)  # hw = np.array(x.numpy().shape[-2:])
     blockers: list[str] = field(default_factory=list)  # why no fix
     inexact: list[str] = field(default_factory=list)  # why the fix is unsafe
 
@@ -144,14 +145,22 @@ class Region:
         if isinstance(node, ast.UnaryOp):
             return self.is_ndarray(node.operand)
         if isinstance(node, ast.Subscript):
-            return self.is_ndarray(node.value)
+            return not self.is_shape_item(node) and self.is_ndarray(node.value)
         return False
+
+    def is_shape_item(self, node: ast.AST) -> bool:
+        """`hw[0]` of a shape array: a size, the int the shape tuple holds there."""
+        return (
+            isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in self.shape_arrays
+            and isinstance(node.slice, ast.Constant) and type(node.slice.value) is int
+        )
 
 
 def build_region(ctx: FunctionContext) -> Region:
     region = Region(ctx)
     nodes = [n for n, _ in _body(ctx)]
     _find_ndarray_names(region, nodes)
+    _find_shape_arrays(region, nodes)
     _find_data_names(region, nodes)
     for node in nodes:
         if is_to_numpy(node):
@@ -188,6 +197,30 @@ def _find_ndarray_names(region: Region, nodes: list[ast.AST]) -> None:
             if len(region.ctx.assignments(name)) == len(values) and any(region.is_ndarray(v) for v in values):
                 region.ndarray_names.add(name)
                 changed = True
+
+
+def shape_array_argument(call: ast.AST, ctx: FunctionContext) -> ast.expr | None:
+    """The shape in `np.array(x.shape[-2:])` / `np.asarray(t.numpy().shape)`: an array of sizes."""
+    if is_numpy_call(call, ctx) not in ("array", "asarray") or len(call.args) != 1 or call.keywords:
+        return None
+    shape = call.args[0]
+    while isinstance(shape, ast.Subscript) and isinstance(shape.slice, ast.Slice):
+        shape = shape.value
+    is_shape = isinstance(shape, ast.Attribute) and shape.attr == "shape"
+    is_size = isinstance(shape, ast.Call) and isinstance(shape.func, ast.Attribute) and shape.func.attr == "size" and not shape.args
+    return call.args[0] if is_shape or is_size else None
+
+
+def _find_shape_arrays(region: Region, nodes: list[ast.AST]) -> None:
+    """Names bound once to an array of sizes, every use of which reads one size (`hw[0]`)."""
+    for name in list(region.ndarray_names):
+        values = region.ctx.assignments(name)
+        if len(values) != 1 or shape_array_argument(values[0], region.ctx) is None:
+            continue
+        uses = [n for n in nodes if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+        region.shape_arrays.add(name)
+        if not all(region.is_shape_item(region.ctx.parent(use)) for use in uses):
+            region.shape_arrays.discard(name)
 
 
 def _involves_data(call: ast.Call, region: Region) -> bool:
@@ -242,6 +275,8 @@ def _is_data_parameter(name: str, ctx: FunctionContext) -> bool:
 def _check_fixable(region: Region, nodes: list[ast.AST]) -> None:
     ctx = region.ctx
     for call, name in region.calls:
+        if shape_array_argument(call, ctx) is not None and _binds_shape_array(call, region):
+            continue  # `np.array(<shape>)` is the shape itself: its items are the same ints
         twin = TWINS.get(name)
         if twin is None:
             region.blockers.append(f"`numpy.{name}` has no torch twin in onnxfix's table")
@@ -285,9 +320,17 @@ def _check_escapes(region: Region, nodes: list[ast.AST]) -> None:
             continue
         if isinstance(parent, ast.Attribute) and parent.attr in ("shape", "ndim"):
             continue
+        if region.is_shape_item(parent):
+            continue  # hw[0] of a shape array: an int
         if isinstance(parent, (ast.List, ast.Tuple)) and _is_argument_of_region_call(ctx.parent(parent), region, parent):
             continue
         region.blockers.append(f"the array `{ctx.segment(node)[:40]}` is used outside torch")
+
+
+def _binds_shape_array(call: ast.Call, region: Region) -> bool:
+    parent = region.ctx.parent(call)
+    return isinstance(parent, ast.Assign) and any(
+        isinstance(t, ast.Name) and t.id in region.shape_arrays for t in parent.targets)
 
 
 def _is_argument_of_region_call(parent: ast.AST | None, region: Region, node: ast.AST) -> bool:
@@ -315,7 +358,10 @@ def region_fix(region: Region) -> Fix | None:
     for source in region.sources:
         edits.append(ctx.delete_suffix(source.func, source))
     for call, name in region.calls:
-        edits.extend(_translate_call(call, TWINS[name], torch_name, ctx))
+        if shape_array_argument(call, ctx) is not None and _binds_shape_array(call, region):
+            edits.extend(_unwrap_call(call, ctx))
+        else:
+            edits.extend(_translate_call(call, TWINS[name], torch_name, ctx))
     for sink in region.sinks:
         edits.extend(_unwrap_sink(sink, ctx))
     fn = ctx.fn.node
@@ -350,6 +396,15 @@ def _translate_call(call: ast.Call, twin: Twin, torch_name: str, ctx: FunctionCo
             end = source.span(call)[1] - 1
             edits.append(Edit(end, end, f"dtype={torch_name}.float64"))
     return edits
+
+
+def _unwrap_call(call: ast.Call, ctx: FunctionContext) -> list[Edit]:
+    """`np.array(x.shape[-2:])` -> `x.shape[-2:]`: a torch.Size, whose items are the ints the
+    array held as NumPy integers (the same values in every int or float context)."""
+    source = ctx.file.source
+    call_start, call_end = source.span(call)
+    arg_start, arg_end = source.span(call.args[0])
+    return [Edit(call_start, arg_start, ""), Edit(arg_end, call_end, "")]
 
 
 def _unwrap_sink(sink: ast.Call, ctx: FunctionContext) -> list[Edit]:
