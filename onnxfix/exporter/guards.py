@@ -17,6 +17,7 @@ Imports torch: the export worker only. The parent turns the reports into finding
 from __future__ import annotations
 
 import contextlib
+import itertools
 import re
 import sys
 from dataclasses import dataclass
@@ -50,7 +51,7 @@ def recording() -> Iterator[Recording]:
 
     record = Recording([], {})
     patched = {name: getattr(ShapeEnv, name) for name in ("__init__", "_log_guard", *UNBACKED)}
-    attempts = iter(range(1, 1 << 30))
+    attempts = itertools.count(1)
 
     def init(self, *args, **kwargs):
         patched["__init__"](self, *args, **kwargs)
