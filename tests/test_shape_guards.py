@@ -88,12 +88,13 @@ def test_int_of_sizes_that_the_strict_capture_keeps_symbolic_is_no_finding():
         "export inputs", "generated (other values)", "generated (dynamic dims +1)", "generated (dynamic dims +3)"]
 
 
-def test_a_size_pinned_by_a_branch_is_reported_at_the_branch_from_the_strict_capture():
+def test_a_size_pinned_by_a_branch_is_reported_at_the_branch_from_the_capture_whose_error_torch_raises():
+    """Both captures fail; torch.onnx raises the first (non-strict) one's error, so its guards count."""
     verdict, lines = _export("tests/export_models/pinned_size.py:Pinned")
     assert verdict.verdict == "EXPORT-FAILS"
     assert lines[0] == (
-        "tests/export_models/pinned_size.py:10:1: ONX914 [dynamo] dynamic x.shape[1] (\"x_dim1\", s11 in the guard) "
-        "specialized by guard Eq(s11, 16): the exported model works only for x.shape[1] in 16; it fails e.g. for 17; "
+        "tests/export_models/pinned_size.py:10:1: ONX914 [dynamo] dynamic x.shape[1] (\"x_dim1\", s27 in the guard) "
+        "specialized by guard Eq(s27, 16): the exported model works only for x.shape[1] in 16; it fails e.g. for 17; "
         "Python `if` on a size: only the branch taken at export is in the graph; compute both sides without a Python "
         "branch (torch.where, or arithmetic such as padding by `size % 2`)"
     )
@@ -124,11 +125,22 @@ def _guards(*exprs):
     return made
 
 
-def _reports(*exprs, dynamic=None):
+def _reports(*exprs, dynamic=None, guards=None, capture_failed=False):
     from onnxfix.exporter.guards import guard_reports
 
     dynamic = dynamic or {0: {1: "seq"}, 1: {0: "rows"}}
-    return [(r["code"], r["message"]) for r in guard_reports(_guards(*exprs), ["x", "y"], dynamic)]
+    made = guards or _guards(*exprs)
+    return [(r["code"], r["message"]) for r in guard_reports(made, ["x", "y"], dynamic, capture_failed)]
+
+
+def test_the_attempt_whose_guards_count_is_the_last_after_a_capture_and_the_first_when_all_failed():
+    """torch.onnx captures non-strict, then strict; when both fail it raises the first one's error."""
+    import sympy
+
+    first, second = _guards(lambda s0, s1, u0: sympy.Eq(s0, 32), lambda s0, s1, u0: sympy.Eq(s1, 32))
+    first.env, second.env = 1, 2
+    assert [m.split(" (")[0] for _, m in _reports(guards=[first, second])] == ["dynamic y.shape[0]"]
+    assert [m.split(" (")[0] for _, m in _reports(guards=[first, second], capture_failed=True)] == ["dynamic x.shape[1]"]
 
 
 def test_guards_every_size_from_the_example_up_satisfies_are_not_reported():
@@ -190,3 +202,14 @@ def test_an_example_size_of_one_says_to_export_with_a_larger_one():
         "works only for input_ids.shape[0] in 1; it fails e.g. for 2; the example's size is 1, which torch.export "
         "specializes: export with a size of 2 or more"
     ]
+
+
+def test_a_value_read_out_of_a_tensor_as_a_bool_is_keyed_by_its_symbol():
+    """`if x.sum() > 0:` makes a SymBool whose expression is Eq(u0, 1); torch's error names u0."""
+    from torch.fx.experimental.symbolic_shapes import ShapeEnv
+
+    from onnxfix.exporter.guards import recording
+
+    with recording() as record:
+        ShapeEnv().create_unbacked_symbool()
+    assert list(record.unbacked) == ["u0"]

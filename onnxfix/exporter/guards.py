@@ -17,6 +17,7 @@ Imports torch: the export worker only. The parent turns the reports into finding
 from __future__ import annotations
 
 import contextlib
+import itertools
 import re
 import sys
 from dataclasses import dataclass
@@ -33,7 +34,7 @@ class Guard:
     frames: list[list]  # [filename, lineno, function], outermost first
     sources: dict  # symbol -> source names ("L['img'].size()[3]")
     hints: dict  # symbol -> the example's value
-    env: int = 0  # which ShapeEnv (one per capture attempt) added it
+    env: int = 0  # which ShapeEnv (one per capture attempt, numbered in creation order) added it
 
 
 @dataclass
@@ -49,7 +50,12 @@ def recording() -> Iterator[Recording]:
     from torch.fx.experimental.symbolic_shapes import ShapeEnv
 
     record = Recording([], {})
-    patched = {name: getattr(ShapeEnv, name) for name in ("_log_guard", *UNBACKED)}
+    patched = {name: getattr(ShapeEnv, name) for name in ("__init__", "_log_guard", *UNBACKED)}
+    attempts = itertools.count(1)
+
+    def init(self, *args, **kwargs):
+        patched["__init__"](self, *args, **kwargs)
+        self._onnxfix_attempt = next(attempts)  # creation order: ids of freed envs are reused
 
     def log_guard(self, prefix, g, forcing_spec):
         if "suppressed" not in prefix:  # a suppressed guard constrains nothing
@@ -59,11 +65,13 @@ def recording() -> Iterator[Recording]:
     def unbacked(name):
         def create(self, *args, **kwargs):
             value = patched[name](self, *args, **kwargs)
-            record.unbacked.setdefault(str(value.node.expr), _frames())
+            frames = _frames() + _traced_frames()
+            for symbol in value.node.expr.free_symbols:  # a SymBool's expr is Eq(u0, 1): key by u0
+                record.unbacked.setdefault(str(symbol), frames)
             return value
         return create
 
-    ShapeEnv._log_guard = log_guard
+    ShapeEnv.__init__, ShapeEnv._log_guard = init, log_guard
     for name in UNBACKED:
         setattr(ShapeEnv, name, unbacked(name))
     try:
@@ -109,7 +117,7 @@ def _guard(env, g) -> Guard:
     return Guard(
         g, str(g), frames,
         {s: [src.name for src in env.var_to_sources.get(s, [])] for s in symbols},
-        {s: _values(env).get(s) for s in symbols}, id(env),
+        {s: _values(env).get(s) for s in symbols}, getattr(env, "_onnxfix_attempt", 0),
     )
 
 
@@ -125,17 +133,19 @@ class Dim:
         return f"{self.input}.shape[{self.dim}]"
 
 
-def guard_reports(guards: list[Guard], names: list[str], dynamic: dict[int, dict[int, str]]) -> list[dict]:
+def guard_reports(guards: list[Guard], names: list[str], dynamic: dict[int, dict[int, str]],
+                  capture_failed: bool = False) -> list[dict]:
     """The guards that exclude sizes of a declared dynamic dimension, first cause first: a later
     guard that excludes nothing new (a consequence of an earlier one) is not reported.
 
-    torch.onnx tries torch.export non-strict, then strict, each with its own ShapeEnv; only the
-    last attempt's guards hold for the exported graph (a failed non-strict attempt's `int(size)`
-    specialization is gone when the strict one traced it symbolically)."""
+    torch.onnx tries torch.export non-strict, then strict, each with its own ShapeEnv. When one
+    succeeds, only its guards hold for the exported graph (a failed non-strict attempt's
+    `int(size)` specialization is gone when the strict one traced it symbolically). When every
+    attempt fails, torch.onnx raises the first attempt's error: its guards explain that error."""
     allowed: dict[str, set[int]] = {}
     reports, seen = [], set()
-    final = guards[-1].env if guards else 0  # the capture attempt the export ended with
-    for guard in (g for g in guards if g.env == final):
+    attempt = _attempt(guards, capture_failed)
+    for guard in (g for g in guards if g.env == attempt):
         dims = _dims(guard, names, dynamic)
         if dims is None or guard.text in seen:
             continue
@@ -145,6 +155,14 @@ def guard_reports(guards: list[Guard], names: list[str], dynamic: dict[int, dict
             if report:
                 reports.append(report)
     return reports
+
+
+def _attempt(guards: list[Guard], capture_failed: bool) -> int:
+    """The capture attempt whose guards count: the first when all failed (torch.onnx raises the
+    first attempt's error), else the last (the one that produced the graph)."""
+    if not guards:
+        return 0
+    return min(g.env for g in guards) if capture_failed else guards[-1].env
 
 
 def _dims(guard: Guard, names: list[str], dynamic: dict[int, dict[int, str]]) -> dict | None:

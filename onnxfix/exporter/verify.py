@@ -232,7 +232,8 @@ def _guards_recorded(verdict: Verdict, model, args, dynamic) -> Iterator[None]:
     with recording() as record:
         yield
     try:
-        verdict.guards = guard_reports(record.guards, input_names(model, len(args)), dynamic or {})
+        capture_failed = verdict.error.startswith("TorchExportError")  # torch.onnx step 1: every attempt failed
+        verdict.guards = guard_reports(record.guards, input_names(model, len(args)), dynamic or {}, capture_failed)
         verdict.unbacked = {s: user_frames(frames) for s, frames in record.unbacked.items()
                             if re.search(rf"\b{re.escape(s)}\b", verdict.error)}
     except Exception as exc:  # the diagnosis must never change the verdict; say it failed
