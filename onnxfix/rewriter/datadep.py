@@ -1,0 +1,90 @@
+"""Sizes that depend on tensor values: `x[mask].numel()`, `len(t.nonzero())`, `torch.unique(t).shape[0]`.
+
+A size read from a tensor whose own size comes from its values is an unbacked symbol under
+torch.export: a Python branch on it stops the capture (GuardOnDataDependentSymNode), while the
+legacy exporter records the export-time answer. Static and torch-free, like every oracle here.
+"""
+
+from __future__ import annotations
+
+import ast
+
+# Calls whose result has a size read from the data.
+DATA_SIZED_FUNCTIONS = frozenset({
+    "torch.nonzero", "torch.argwhere", "torch.masked_select", "torch.unique", "torch.unique_consecutive",
+    "torch.repeat_interleave",
+})
+DATA_SIZED_METHODS = frozenset({"nonzero", "argwhere", "masked_select", "unique", "unique_consecutive"})
+# Methods that keep a boolean mask a mask (shape and layout changes, logical ops).
+MASK_PRESERVING = frozenset({
+    "unsqueeze", "squeeze", "expand", "expand_as", "view", "reshape", "flatten", "bool", "logical_and",
+    "logical_or", "logical_not", "logical_xor", "contiguous", "to", "permute", "transpose", "t",
+})
+MASK_FUNCTIONS = frozenset({"torch.isnan", "torch.isinf", "torch.isfinite", "torch.logical_and",
+                            "torch.logical_or", "torch.logical_not", "torch.eq", "torch.ne", "torch.gt",
+                            "torch.ge", "torch.lt", "torch.le", "torch.isin"})
+SIZE_METHODS = frozenset({"numel", "size", "nelement"})
+
+
+def is_data_dependent_size(node: ast.AST, ctx) -> bool:
+    """`t.numel()`, `t.size(0)`, `t.shape[0]`, `len(t)` of a tensor whose size depends on its values."""
+    receiver = _size_receiver(node, ctx)
+    return receiver is not None and is_data_sized(receiver, ctx)
+
+
+def _size_receiver(node: ast.AST, ctx) -> ast.expr | None:
+    if isinstance(node, ast.Subscript):
+        node = node.value  # t.shape[0]
+    if isinstance(node, ast.Attribute) and node.attr == "shape":
+        return node.value
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in SIZE_METHODS:
+        return node.func.value
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1:
+        if ctx.scope.lookup("len") is None and not ctx.scope.is_local("len"):
+            return node.args[0]
+    return None
+
+
+def is_data_sized(node: ast.AST, ctx, _seen: frozenset[str] = frozenset()) -> bool:
+    """A tensor whose size is read from the data: a boolean-mask selection, nonzero, unique, ..."""
+    if isinstance(node, ast.Name):
+        return _all_assignments(node.id, ctx, _seen, is_data_sized)
+    if isinstance(node, ast.Subscript):
+        return is_mask(node.slice, ctx, _seen) or is_data_sized(node.value, ctx, _seen)
+    if isinstance(node, ast.Call):
+        if ctx.qualname(node.func) in DATA_SIZED_FUNCTIONS:
+            return True
+        if ctx.qualname(node.func) == "torch.where" and len(node.args) == 1:
+            return True
+        func = node.func
+        return isinstance(func, ast.Attribute) and func.attr in DATA_SIZED_METHODS and ctx.qualname(func) is None
+    return False
+
+
+def is_mask(node: ast.AST, ctx, _seen: frozenset[str] = frozenset()) -> bool:
+    """A boolean tensor made by comparing values (the index of a selection of data-dependent size)."""
+    if isinstance(node, ast.Compare):
+        return any(ctx.tensors.is_tensor(operand) for operand in [node.left, *node.comparators])
+    if isinstance(node, ast.Name):
+        return _all_assignments(node.id, ctx, _seen, is_mask)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
+        return is_mask(node.left, ctx, _seen) and is_mask(node.right, ctx, _seen)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
+        return is_mask(node.operand, ctx, _seen)
+    if isinstance(node, ast.Call):
+        if ctx.qualname(node.func) in MASK_FUNCTIONS:
+            return True
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and func.attr in MASK_PRESERVING):
+            return False
+        # `(ids == k).unsqueeze(-1)`: a Python bool has no such method, so the comparison was a tensor
+        return isinstance(func.value, ast.Compare) or is_mask(func.value, ctx, _seen)
+    return False
+
+
+def _all_assignments(name: str, ctx, seen: frozenset[str], predicate) -> bool:
+    if name in seen or ctx.is_parameter(name):
+        return False
+    values = ctx.assignments(name)
+    seen = seen | {name}
+    return bool(values) and all(isinstance(v, ast.expr) and predicate(v, ctx, seen) for v in values)
