@@ -45,6 +45,7 @@ CASES = {
     "negative_index": ("ONX701", False, (OK, WRONG)),
     "non_consecutive": ("ONX702", False, (OK, FAILS)),
     "broadcast_write": ("ONX703", True, (OK, ORT)),
+    "raise_check": ("ONX601", False, (FAILS, OK)),  # `if <tensor>: raise` skipped while exporting
 }
 # What the dynamo exporter's error says for the originals that fail (re-measured here).
 DYNAMO_ERRORS = {
@@ -53,13 +54,13 @@ DYNAMO_ERRORS = {
     "accumulate": "inferred a static shape",
     "repeat_rows": "GuardOnDataDependentSymNode",
     "deepcopy_model": "Cannot access data pointer of Tensor",
+    "raise_check": "GuardOnDataDependentSymNode",
 }
 LEGACY_ERRORS = {"non_consecutive": "Only consecutive 1-d tensor indices are supported"}
 
 # model -> (rule that reports it, or None, verdicts as written: dynamo, legacy); no rewrite
 UNFIXED = {
     "while_halve": ("ONX602", (FAILS, WRONG)),  # report only
-    "raise_check": ("ONX601", (FAILS, OK)),  # `if <tensor>: raise`: no fix; legacy drops the check
     "zip_rows": ("ONX603", (FAILS, ORT)),  # `zip(*ind)`: no exact fix; legacy keeps the export-time rows
     "inplace_slice_mul": (None, (OK, OK)),  # `boxes[:, 2].mul_(2)` on an input
     "inplace_slice_add": (None, (OK, OK)),  # `x[:, 1:] += 1` on an input
@@ -68,7 +69,6 @@ UNFIXED = {
 }
 UNFIXED_DYNAMO_ERRORS = {
     "while_halve": "GuardOnDataDependentSymNode",
-    "raise_check": "GuardOnDataDependentSymNode",
     "zip_rows": "inferred a static shape",
 }
 

@@ -20,6 +20,7 @@ import io
 import tokenize
 
 from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.datadep import is_data_dependent_size
 from onnxfix.rewriter.rule import Edit, Fix, Rule, RuleDoc
 from onnxfix.rewriter.scope import in_training_only_code
 
@@ -77,7 +78,7 @@ def _comparison(test: ast.Compare, ctx: FunctionContext) -> Condition | None:
     kinds = [_operand_kind(operand, ctx) for operand in operands]
     if not any(kinds):
         return None
-    if len(test.ops) > 1:
+    if len(test.ops) > 1 or "data-size" in kinds:
         return Condition(None)
     if "item" in kinds:
         return Condition(_text_without_item(test, ctx))
@@ -87,6 +88,8 @@ def _comparison(test: ast.Compare, ctx: FunctionContext) -> Condition | None:
 def _operand_kind(node: ast.expr, ctx: FunctionContext) -> str | None:
     if _is_item_call(node, ctx):
         return "item"
+    if is_data_dependent_size(node, ctx):
+        return "data-size"  # x[mask].numel(): an unbacked size, no tensor to select with
     return "tensor" if ctx.tensors.is_tensor(node) else None
 
 
@@ -265,6 +268,18 @@ class TensorIf(Rule):
             used `.item()` (a double) is now made in the tensor's dtype. Exact when both
             branches are tensors of the same shape and dtype as the result and have no side
             effects, which static analysis cannot check.
+            An `if` whose only statement is `raise` (an input check: `if n_tokens !=
+            n_features: raise ValueError(...)`) is fixed differently: `if not
+            torch.compiler.is_exporting() and <condition>: raise ...`. Safe: in eager (and under
+            torch.compile and the legacy tracer) `is_exporting()` is False, so the same
+            condition is evaluated in the same order and raises the same error; torch.export
+            skips the check it could not capture (the legacy trace dropped it anyway). Unsafe
+            only when the installed torch is older than 2.6 (no `torch.compiler.is_exporting`)
+            or unknown (read from package metadata; torch is never imported). Measured:
+            tests/flow_models/raise_check.py and tests/realworld/paligemma_token_count_check.py
+            export OK under both exporters after the fix. Conditions on a size read from tensor
+            values (`x[mask].numel()`, `len(t.nonzero())`) are reported too: such a size is an
+            unbacked symbol, on which dynamo cannot branch.
         """,
         references=CONTROL_FLOW_REFERENCES,
     )
@@ -274,14 +289,22 @@ class TensorIf(Rule):
         if condition is None or in_training_branch(node, ctx):
             return
         fix = self._fix(node, condition, ctx) if condition.where_text else None
+        value = "a size read from tensor values" if _reads_data_size(node.test, ctx) else "a tensor value"
         if _raises_only(node):
+            if _skipped_when_exporting(node.test):
+                return  # `if not torch.compiler.is_exporting() and bad: raise`: already right
+            fix = _skip_check_when_exporting(node, ctx)
             message = (
-                "`if` on a tensor value guarding a `raise`: the dynamo exporter fails "
+                f"`if` on {value} guarding a `raise`: the dynamo exporter fails "
                 "(GuardOnDataDependentSymNode; 'Data-dependent branching' in its strict fallback) and "
-                "the legacy exporter drops the check; `torch._check(...)` keeps it in dynamo"
+                "the legacy exporter drops the check; skip the check while exporting"
+                + ("" if fix.safe else f" (unsafe: {_IS_EXPORTING} needs torch >= 2.6, and the installed one "
+                   "could not be read or is older)")
             )
         else:
-            message = f"`if` on a tensor value: {BRANCH_FAILURE}"
+            message = f"`if` on {value}: {BRANCH_FAILURE}"
+            if fix is None:
+                message += "; no automatic fix: " + _no_where_reason(node, condition, value)
         message += _static_guard_note(node.test, ctx)
         yield ctx.report(self, node.test, message, fix=fix)
 
@@ -313,6 +336,60 @@ class TensorIf(Rule):
         new = f"return {selected}" if kind == "return" else f"{target} = {selected}"
         edit = replace_statements(ctx, node, last, new, comments)
         return Fix("Select with `torch.where` (evaluates both branches)", (edit,), safe=False, imports=imports)
+
+
+_IS_EXPORTING = "torch.compiler.is_exporting()"
+IS_EXPORTING_SINCE = (2, 6)
+
+
+def _skip_check_when_exporting(node: ast.If, ctx: FunctionContext) -> Fix:
+    """`if bad: raise ...` -> `if not torch.compiler.is_exporting() and (bad): raise ...`. Eager
+    (is_exporting() is False there, and under torch.compile and the legacy tracer) evaluates the
+    same condition in the same order and raises the same error: safe, given a torch that has the
+    function (2.6+; read from the installed package's metadata, never imported). torch.export
+    skips the check, which it could not capture; the legacy trace dropped it already.
+    Measured: tests/realworld/paligemma_token_count_check.py exports OK under both exporters."""
+    from onnxfix.rewriter.exporter_inference import installed_torch_version
+
+    torch, imports = ctx.torch_name()
+    test = node.test
+    text = ctx.segment(test)
+    if isinstance(test, (ast.BoolOp, ast.IfExp, ast.NamedExpr, ast.Lambda)) and not (
+        isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)
+    ):
+        text = f"({text})"
+    guard = _IS_EXPORTING.replace("torch", torch, 1)
+    version = installed_torch_version()
+    safe = version is not None and version >= IS_EXPORTING_SINCE
+    return Fix(f"Skip the check while exporting (`not {guard} and ...`)",
+               (ctx.replace(test, f"not {guard} and {text}"),), safe=safe, imports=imports)
+
+
+EXPORT_CHECKS = ("is_exporting", "is_compiling", "is_in_onnx_export", "is_tracing", "is_scripting")
+
+
+def _skipped_when_exporting(test: ast.expr) -> bool:
+    """`not torch.compiler.is_exporting() and ...`: the operands after it never run under export."""
+    if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)):
+        return False
+    first = test.values[0]
+    return (
+        isinstance(first, ast.UnaryOp) and isinstance(first.op, ast.Not) and isinstance(first.operand, ast.Call)
+        and isinstance(first.operand.func, (ast.Attribute, ast.Name))
+        and getattr(first.operand.func, "attr", getattr(first.operand.func, "id", "")) in EXPORT_CHECKS
+    )
+
+
+def _no_where_reason(node: ast.If, condition: Condition, value: str) -> str:
+    if value != "a tensor value":
+        return "a size read from the data has no tensor form to select with (`torch.cond` works in dynamo only)"
+    if condition.where_text is None:
+        return "the condition is not one comparison, `any()`/`all()` or `bool()` of a tensor"
+    return "`torch.where` replaces only branches that are one `return` or one assignment to the same name each"
+
+
+def _reads_data_size(test: ast.expr, ctx: FunctionContext) -> bool:
+    return any(is_data_dependent_size(node, ctx) for node in ast.walk(test))
 
 
 def _raises_only(node: ast.If) -> bool:

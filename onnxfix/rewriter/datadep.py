@@ -64,7 +64,8 @@ def is_data_sized(node: ast.AST, ctx, _seen: frozenset[str] = frozenset()) -> bo
 def is_mask(node: ast.AST, ctx, _seen: frozenset[str] = frozenset()) -> bool:
     """A boolean tensor made by comparing values (the index of a selection of data-dependent size)."""
     if isinstance(node, ast.Compare):
-        return any(ctx.tensors.is_tensor(operand) for operand in [node.left, *node.comparators])
+        return any(ctx.tensors.is_tensor(operand) or _is_forward_input(operand, ctx)
+                   for operand in [node.left, *node.comparators])
     if isinstance(node, ast.Name):
         return _all_assignments(node.id, ctx, _seen, is_mask)
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
@@ -80,6 +81,11 @@ def is_mask(node: ast.AST, ctx, _seen: frozenset[str] = frozenset()) -> bool:
         # `(ids == k).unsqueeze(-1)`: a Python bool has no such method, so the comparison was a tensor
         return isinstance(func.value, ast.Compare) or is_mask(func.value, ctx, _seen)
     return False
+
+
+def _is_forward_input(node: ast.AST, ctx) -> bool:
+    """An argument of forward itself: a tensor in every export (export's inputs are tensors)."""
+    return isinstance(node, ast.Name) and ctx.fn.is_entry and ctx.is_parameter(node.id) and node.id != ctx.self_name
 
 
 def _all_assignments(name: str, ctx, seen: frozenset[str], predicate) -> bool:

@@ -1,6 +1,6 @@
-"""ONX601 (report only): an `if` on a tensor value whose only statement is `raise`, the input
-check of GLM-Image's placeholder count. Dynamo fails on it; legacy drops it (harmless for
-valid inputs)."""
+"""ONX601: an `if` on a tensor value whose only statement is `raise`, the input check of
+GLM-Image's placeholder count. Dynamo fails on it; legacy drops it (harmless for valid inputs).
+Fixed by skipping the check while exporting (`not torch.compiler.is_exporting() and ...`)."""
 import torch
 from torch import nn
 
