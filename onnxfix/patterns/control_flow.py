@@ -614,7 +614,7 @@ class SizeLoop(Rule):
             f"size; dynamo: fails when that dimension is dynamic, 'tracing inferred a static shape')"
         )
         fix = _vectorised_accumulation(node, ctx) or _repeated_rows_loop(node, ctx)
-        yield ctx.report(self, node, message, fix=fix)
+        yield ctx.report(self, node, message + ("" if fix else NO_LOOP_FIX), fix=fix)
 
     def visit_comprehension(self, node: ast.comprehension, ctx: FunctionContext):
         described = _dynamic_iteration(node.iter, ctx)
@@ -624,7 +624,8 @@ class SizeLoop(Rule):
             f"comprehension over {described}: unrolled at export (legacy: silently, for the "
             f"export-time size; dynamo: fails when that dimension is dynamic)"
         )
-        yield ctx.report(self, node.iter, message, fix=_repeated_rows_comprehension(node, ctx))
+        fix = _repeated_rows_comprehension(node, ctx)
+        yield ctx.report(self, node.iter, message + ("" if fix else NO_LOOP_FIX), fix=fix)
 
     def visit_Call(self, node: ast.Call, ctx: FunctionContext):
         """`zip(*t)`: the star iterates over the rows of ``t`` while the call is made."""
@@ -638,10 +639,16 @@ class SizeLoop(Rule):
                     f"export-time row count; dynamo: fails when that dimension is dynamic, 'tracing inferred "
                     f"a static shape')"
                 )
-                yield ctx.report(self, node, message)
+                yield ctx.report(self, node, message + NO_LOOP_FIX)
                 return
 
 
+# Why a loop over a dynamic size keeps no fix: the two forms the rule rewrites are exact; any
+# other body would need its semantics proven elementwise, which text analysis cannot do.
+NO_LOOP_FIX = (
+    "; no automatic fix: only an elementwise accumulation (`acc = acc + f(x[i])`) or a repeat of "
+    "rows is rewritten exactly; vectorise the body over the dimension by hand"
+)
 FIXED_COUNT_SPLITS = frozenset({"split", "chunk", "tensor_split", "split_with_sizes"})
 
 
