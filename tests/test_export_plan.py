@@ -73,8 +73,10 @@ def test_config_targets_are_relative_to_the_config(tmp_path):
     settings = _config({"opset": 18, "targets": [
         {"model": "m.py:make", "dynamic": ["0:0=batch"], "name": "m"},
         {"model": "m.py:make", "exporters": ["legacy"], "output": "m.onnx"},
+        {"model": "m.py:make", "exporters": "Both"},  # as [tool.onnxfix] exporters and --exporter take it
     ]}, tmp_path)
-    first, second = plan.targets_from_config(settings)
+    first, second, third = plan.targets_from_config(settings)
+    assert third.exporters == ("dynamo", "legacy")
     assert (first.name, first.model, first.inputs, first.exporters, first.opset, first.dynamic) == (
         "m", f"{tmp_path}/m.py:make", f"{tmp_path}/m.py:example_inputs", ("dynamo", "legacy"), 18, {"0": {0: "batch"}},
     )
@@ -86,7 +88,8 @@ def test_config_targets_are_relative_to_the_config(tmp_path):
     ({"targets": {"model": "m.py:make"}}, "targets must be an array of tables"),
     ({"targets": [{"inputs": "m.py:example_inputs"}]}, "#1: model = \"path/to/file.py:factory\" is required"),
     ({"targets": [{"model": "m.py:make", "exporter": "dynamo"}]}, "unknown key(s) in [[tool.onnxfix.export.targets]] #1: exporter"),
-    ({"targets": [{"model": "m.py:make", "exporters": ["onnx"]}]}, "exporters: expected a list of ['dynamo', 'legacy']"),
+    ({"targets": [{"model": "m.py:make", "exporters": ["onnx"]}]}, "invalid value 'onnx' for [[tool.onnxfix.export.targets]] #1 exporters: expected dynamo, legacy or both"),
+    ({"targets": [{"model": "m.py:make", "exporters": [1]}]}, "exporters: expected a list of ['dynamo', 'legacy'] (or \"both\")"),
     ({"targets": [{"model": "gone.py:make"}]}, "gone.py: no such file"),
     ({"opset": "18", "targets": []}, "opset must be a positive integer"),
 ])

@@ -26,7 +26,7 @@ import ast
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from onnxfix.config import ConfigError, Settings
+from onnxfix.config import ConfigError, InvalidValue, Settings, exporter_names
 from onnxfix.exporter import dynamic_spec, targets
 from onnxfix.rewriter.rule import EXPORTERS
 
@@ -221,10 +221,15 @@ def _check_keys(table: dict, allowed: set[str], where: str, path: Path) -> None:
 
 
 def _exporters(value, path: Path, where: str) -> tuple[str, ...]:
+    """Exporter names as [tool.onnxfix] takes them: case-insensitive, "both" for the two."""
     values = [value] if isinstance(value, str) else value
-    if not isinstance(values, list) or not values or set(values) - set(EXPORTERS):
-        raise ConfigError(path, f"{where}: expected a list of {list(EXPORTERS)}, got {value!r}")
-    return tuple(values)
+    if not isinstance(values, list) or not values or not all(isinstance(v, str) for v in values):
+        raise ConfigError(path, f"{where}: expected a list of {list(EXPORTERS)} (or \"both\"), got {value!r}")
+    try:
+        names = exporter_names(values, where)
+    except InvalidValue as exc:
+        raise ConfigError(path, str(exc)) from None
+    return tuple(e for e in EXPORTERS if e in names)
 
 
 def _int(value, path: Path, key: str) -> int | None:
