@@ -6,6 +6,7 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable
 
+from onnxfix.rewriter.callsites import CallSites
 from onnxfix.rewriter.evidence import FileEvidence, FunctionEvidence, Value
 from onnxfix.rewriter.paths import shown
 from onnxfix.rewriter.rule import Edit, Finding, Fix
@@ -31,6 +32,7 @@ class FileContext:
     display_path: str
     targets: frozenset[str]  # exporters the project targets
     evidence: FileEvidence | None = None  # what an eager run saw in this exact text, if one ran
+    calls: CallSites | None = None  # what parameters receive at the file's call sites (callsites.py)
 
 
 LINE_LIMIT = 99  # a fix's replacement line longer than this is laid out one element per line
@@ -88,6 +90,8 @@ class FunctionContext(_FileView):
         self.cache: dict = {}  # per-function analyses shared by the rules of one family
         # run-time evidence for this function (None: no run recorded it; rules stay static)
         self.evidence: FunctionEvidence | None = file.evidence.for_function(fn.node) if file.evidence else None
+        if file.calls is not None:
+            file.calls.register(self)
 
     # -- names -----------------------------------------------------------------------------
     def qualname(self, node: ast.AST) -> str | None:
@@ -166,6 +170,30 @@ class FunctionContext(_FileView):
     def is_parameter(self, name: str) -> bool:
         args = self.fn.node.args
         return any(a.arg == name for a in [*args.posonlyargs, *args.args, *args.kwonlyargs])
+
+    def parameter_bindings(self, name: str) -> list[tuple["FunctionContext", ast.expr]] | None:
+        """The arguments bound to parameter ``name`` at every call of this function in the file,
+        each with its caller's context; None when some call is not known (rewriter/callsites.py)."""
+        if self.file.calls is None or not self.is_parameter(name) or name == self.self_name:
+            return None
+        return self.file.calls.bindings(self.fn, name)
+
+    def across_calls(self, kind: str, name: str, test) -> bool:
+        """``test(caller_ctx, argument)`` holds for the argument at every call site binding
+        parameter ``name`` (False when not known, and while the same question is being answered
+        higher up: a recursive call proves nothing)."""
+        bindings = self.parameter_bindings(name)
+        if not bindings:
+            return False
+        key = (kind, id(self.fn.node), name)
+        progress = self.file.calls.in_progress
+        if key in progress:
+            return False
+        progress.add(key)
+        try:
+            return all(test(caller, argument) for caller, argument in bindings)
+        finally:
+            progress.discard(key)
 
     def dot_span(self, node: ast.Attribute, end_node: ast.AST | None = None) -> tuple[int, int]:
         """Span from the dot of ``value.attr`` to the end of ``end_node`` (default: the
