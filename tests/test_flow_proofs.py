@@ -45,6 +45,7 @@ CASES = {
     "negative_index": ("ONX701", False, (OK, WRONG)),
     "non_consecutive": ("ONX702", False, (OK, FAILS)),
     "broadcast_write": ("ONX703", True, (OK, ORT)),
+    "size_parity_pad": ("ONX601", False, (ORT, ORT)),  # branch on a size's parity around a zero pad
 }
 # What the dynamo exporter's error says for the originals that fail (re-measured here).
 DYNAMO_ERRORS = {
