@@ -662,7 +662,7 @@ class TensorFromValues(Rule):
                 self, node, "`torch.as_tensor` of a size: the dynamo exporter specializes the size to its "
                 "export-time value; `torch.tensor` keeps it dynamic", fix=fix, exporters=(DYNAMO,),
             )
-        elif self._taken_out_of_tensor(data, ctx):
+        elif not ctx.tensors.is_tensor(data) and self._taken_out_of_tensor(data, ctx):
             yield ctx.report(
                 self, node,
                 "tensor built from Python numbers taken out of a tensor: the legacy exporter records them "

@@ -20,7 +20,6 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from onnxfix.rewriter.names import walk_scope
 from onnxfix.rewriter.scope import FUNCTION_NODES, ExportFunction, walk_function_body
 
 if TYPE_CHECKING:
@@ -47,14 +46,17 @@ class CallSites:
         other_names: set[str] = set()
         other_attrs: set[str] = set()
         definitions: dict[str, int] = {}
+        stored: dict[int, str] = {}  # id(call) -> attr, for `self.<attr> = <call>`
 
         def visit(scope: ast.AST, owner: ast.AST | None) -> None:
             called: set[int] = set()
-            nodes = walk_function_body(scope) if owner is not None else list(walk_scope(scope))
+            nodes = list(_walk_all(scope))
             for node, _ in nodes:
                 if isinstance(node, FUNCTION_NODES) and node is not scope:
                     definitions[node.name] = definitions.get(node.name, 0) + 1
                     visit(node, node)
+                elif isinstance(node, ast.Lambda):
+                    visit(node, None)  # its parameters are not the function's names
                 elif isinstance(node, ast.ClassDef):
                     for statement in node.body:
                         if isinstance(statement, FUNCTION_NODES):
@@ -62,7 +64,11 @@ class CallSites:
                             visit(statement, statement)
                         else:
                             visit_statement(statement, owner=None)
-                elif isinstance(node, ast.Call):
+                elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and len(node.targets) == 1:
+                    target = node.targets[0]
+                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+                        stored[id(node.value)] = target.attr
+                if isinstance(node, ast.Call):
                     called.add(id(node.func))
                     if isinstance(node.func, ast.Name):
                         name_calls.setdefault(node.func.id, []).append((node, owner))
@@ -83,7 +89,7 @@ class CallSites:
         visit(self.tree, None)
         return {
             "name_calls": name_calls, "attr_calls": attr_calls, "other_names": other_names,
-            "other_attrs": other_attrs, "definitions": definitions,
+            "other_attrs": other_attrs, "definitions": definitions, "stored": stored,
         }
 
     @property
@@ -152,7 +158,7 @@ class CallSites:
         constructions = index["name_calls"].get(class_name, [])
         attributes: set[str] = set()
         for call, _ in constructions:
-            attribute = self._assigned_to_self_attr(call)
+            attribute = index["stored"].get(id(call))
             if attribute is None:
                 return []
             attributes.add(attribute)
@@ -171,13 +177,18 @@ class CallSites:
                 return []
         return calls
 
-    def _assigned_to_self_attr(self, call: ast.Call) -> str | None:
-        for node in ast.walk(self.tree):
-            if isinstance(node, ast.Assign) and node.value is call and len(node.targets) == 1:
-                target = node.targets[0]
-                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
-                    return target.attr
-        return None
+
+def _walk_all(scope: ast.AST):
+    """(node, parent) in one scope, training-only branches included (a call there still binds
+    the parameter, and a fix changes that call too); nested functions, classes and lambdas are
+    yielded, not entered."""
+    stack = [(child, scope) for child in reversed(list(ast.iter_child_nodes(scope)))]
+    while stack:
+        node, parent = stack.pop()
+        yield node, parent
+        if isinstance(node, (*FUNCTION_NODES, ast.ClassDef, ast.Lambda)):
+            continue
+        stack.extend((child, node) for child in reversed(list(ast.iter_child_nodes(node))))
 
 
 TYPE_TESTS = frozenset({"isinstance", "type", "is_tensor", "_is_tracing", "is_scripting"})
