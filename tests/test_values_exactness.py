@@ -67,3 +67,15 @@ def test_pow_is_power_operator_on_floats():
     for d in range(0, 4096):
         for c in (0.0, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0):
             assert math.pow(d, c) == d**c, (d, c)
+
+
+def test_true_division_of_ints_needs_no_float_cast():
+    """ONX203 `float(a) / float(b)` -> `a / b` (and one cast dropped: `a / float(b)`, or a
+    literal on one side) for int sizes: the same float, bit for bit."""
+    for b in [*B_RANGE, *(-b for b in B_RANGE)]:
+        for a in A_RANGE:
+            expected = float(a) / float(b)
+            assert a / b == expected and a / float(b) == expected and float(a) / b == expected, (a, b)
+            assert a / 2.5 == float(a) / 2.5 and 3 / b == 3.0 / float(b), (a, b)
+    for a, b in _random_pairs(7):
+        assert a / b == float(a) / float(b), (a, b)

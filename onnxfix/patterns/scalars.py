@@ -402,10 +402,18 @@ class ScalarCast(Rule):
         elif ctx.sizes.is_size(argument) and cast == "int":
             yield self._size_cast(node, argument, ctx)
         elif ctx.sizes.is_size(argument) and cast == "float":
+            fix = None
+            if _true_division_operand(node, ctx):
+                fix = Fix("Drop `float()`: `/` of ints already gives the float",
+                          (replace_call_by_argument(node, ctx),), safe=True)
+            why = "" if fix else (
+                "; no automatic fix: outside a true division by an int or a number, dropping `float()` "
+                "can change the result (an int, or an int tensor's dtype)"
+            )
             yield ctx.report(
                 self, node,
-                "`float()` of a size: the legacy exporter records the export-time size as a constant",
-                exporters=(LEGACY,),
+                "`float()` of a size: the legacy exporter records the export-time size as a constant" + why,
+                fix=fix, exporters=(LEGACY,),
             )
 
     def _tensor_cast(self, node: ast.Call, cast: str, ctx: FunctionContext):
@@ -493,6 +501,20 @@ class ScalarCast(Rule):
             "the dynamo exporter can specialize it (`onnxfix export` shows which)",
             exporters=(LEGACY, DYNAMO),
         )
+
+
+def _true_division_operand(node: ast.Call, ctx: FunctionContext) -> bool:
+    """`float(a) / float(b)` (either side) with `a` an int size and the other operand an int size,
+    `float()` of one, or a number literal: Python's `/` converts an int operand to float exactly
+    below 2**53, and int / int is the correctly rounded quotient, as float / float is, so dropping
+    the cast gives the same float (tests/test_values_exactness.py)."""
+    parent = ctx.parent(node)
+    if not (isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Div)) or not ctx.ints.is_int(node.args[0]):
+        return False
+    other = parent.right if parent.left is node else parent.left
+    if isinstance(other, ast.Call) and builtin_call(other, ctx, CASTS) == "float" and len(other.args) == 1:
+        other = other.args[0]
+    return ctx.ints.is_int(other) or (isinstance(other, ast.Constant) and type(other.value) in (int, float))
 
 
 def _halved_size(argument: ast.expr, ints) -> tuple[ast.expr, int] | None:

@@ -178,6 +178,55 @@ class FunctionContext(_FileView):
             return None
         return self.file.calls.bindings(self.fn, name)
 
+    def shape_element(self, name: str) -> bool:
+        """``name`` is bound only as a comprehension (or ``for``) target running over the items
+        of shapes: ``[int(t) for t in x.size()[2:]]``, ``for s, s0 in zip(new_size, old_size)``
+        with both torch.Size values (a parameter: at every call site). Those items are ints >= 0."""
+        key = ("shape_element", name)
+        if key in self.cache:
+            return self.cache[key]
+        self.cache[key] = False
+        sources = [
+            node for node in ast.walk(self.fn.node)
+            if isinstance(node, (ast.comprehension, ast.For))
+            and any(isinstance(t, ast.Name) and t.id == name for t in ast.walk(node.target))
+        ]
+        answer = bool(sources) and not self.is_parameter(name) and all(
+            isinstance(v, (ast.For, ast.AsyncFor)) for v in self.assignments(name)
+        ) and all(self._over_shape_items(node.target, node.iter, name) for node in sources)
+        self.cache[key] = answer
+        return answer
+
+    def _over_shape_items(self, target: ast.expr, iterable: ast.expr, name: str) -> bool:
+        if isinstance(target, ast.Name):
+            return target.id == name and self.is_shape_sequence(iterable)
+        if (
+            isinstance(target, ast.Tuple) and isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name)
+            and iterable.func.id == "zip" and self.scope.lookup("zip") is None and not iterable.keywords
+            and len(iterable.args) == len(target.elts)
+        ):
+            return any(
+                isinstance(t, ast.Name) and t.id == name and self.is_shape_sequence(arg)
+                for t, arg in zip(target.elts, iterable.args)
+            )
+        return False
+
+    def is_shape_sequence(self, node: ast.expr) -> bool:
+        """A torch.Size: ``x.shape``, ``x.size()``, a slice of one, or a name only ever bound to
+        one (a parameter: at every call site in the file)."""
+        from onnxfix.rewriter.tensors import is_whole_shape
+
+        if is_whole_shape(node):
+            return True
+        if not isinstance(node, ast.Name):
+            return False
+        values = self.assignments(node.id)
+        if self.is_parameter(node.id):
+            return not values and self.across_calls(
+                "shape", node.id, lambda caller, arg: caller.is_shape_sequence(arg)
+            )
+        return bool(values) and all(isinstance(v, ast.expr) and is_whole_shape(v) for v in values)
+
     def across_calls(self, kind: str, name: str, test) -> bool:
         """``test(caller_ctx, argument)`` holds for the argument at every call site binding
         parameter ``name`` (False when not known, and while the same question is being answered

@@ -317,6 +317,8 @@ class SizeOracle:
             # a parameter is a size when every call site passes one (and every rebinding is one)
             answer = self.ctx.across_calls("size", name, lambda caller, arg: caller.sizes.is_size(arg))
             answer = answer and all(self._assigned_size(name, v) for v in values)
+        elif self.ctx.shape_element(name):  # [int(t) for t in x.size()[2:]]
+            answer = True
         else:
             answer = bool(values) and all(self._assigned_size(name, v) for v in values)
         self._names[name] = answer
@@ -461,6 +463,8 @@ class IntegerOracle:
             # every call site passes an int (a non-negative one for "nonneg"), every rebinding too
             answer = self.ctx.across_calls(kind, name, lambda caller, arg: caller.ints._check(arg, kind))
             answer = answer and all(self._assigned(name, v, kind) for v in values)
+        elif self.ctx.shape_element(name):  # an item of a torch.Size: an int >= 0
+            answer = True
         else:
             answer = bool(values) and all(self._assigned(name, v, kind) for v in values)
         self._names[key] = answer
