@@ -215,7 +215,7 @@ class TensorIf(Rule):
     name = "tensor-condition-branch"
     summary = "`if` (or `a if c else b`) on a tensor value"
     fix_availability = "sometimes"
-    default_safety = "unsafe"
+    default_safety = "per-finding"  # torch.where: unsafe; a size-parity zero pad dropped: safe
     doc = RuleDoc(
         what="""
             Finds `if` statements and conditional expressions whose condition is a tensor
@@ -230,7 +230,11 @@ class TensorIf(Rule):
             torch.isfinite(h).all()`, the BART-family fp16 clamp): those are decided once at
             export, so the tensor test runs, and breaks, only in an export where they hold (a
             float16 export here; a float32 export passes both exporters, measured by hand on
-            torch 2.13, not kept as a test).
+            torch 2.13, not kept as a test). Also one `if` on sizes: a branch on a size's parity
+            (`if H % 2 == 1 or W % 2 == 1:`, directly or through a flag assigned just before)
+            whose only statement pads by amounts that are zero when the condition is false
+            (`x = F.pad(x, (0, 0, 0, W % 2, 0, H % 2))`, Swin's patch merging); other branches on
+            sizes are not reported (most are on static dimensions).
         """,
         why="""
             Export traces one run. The legacy exporter evaluates the condition on the export
@@ -265,6 +269,15 @@ class TensorIf(Rule):
             used `.item()` (a double) is now made in the tensor's dtype. Exact when both
             branches are tensors of the same shape and dtype as the result and have no side
             effects, which static analysis cannot check.
+            The size-parity pad is different: the `if` (and its flag) is removed and the pad
+            always runs, an amount `k - S % k` becoming `(k - S % k) % k`. When the condition is
+            false every amount is zero, and a zero constant pad returns a copy with the same
+            values, dtype, shape and strides (a non-dense input comes back contiguous); so the
+            fix is safe unless the unpadded tensor could still be observed after the `if` (an
+            in-place write, the tensor returned, stored or passed to a call that is not
+            torch's before the name is rebound), then unsafe. Measured: the original
+            ORT-FAILS under both exporters on the other parity, the rewrite is OK under both
+            (tests/flow_models/size_parity_pad.py, tests/realworld/swin_patch_merging_parity.py).
         """,
         references=CONTROL_FLOW_REFERENCES,
     )

@@ -379,6 +379,10 @@ class ScalarCast(Rule):
               where the run proves it exact: `int(n)` as a size of an `n` that was always a
               0-d int64 tensor; `float(t)` of a 0-d float32/float64 (`int(t)` of an int64)
               tensor in arithmetic that ONX201's evidence rule proves.
+            - `float(a) / float(b)` (either cast) with `a` an int size and the other operand an
+              int size, `float()` of one or a number literal -> the cast dropped: safe; Python's
+              `/` converts an int exactly below 2**53 and int / int is correctly rounded, so the
+              float is the same (tests/test_values_exactness.py).
             - Anything else (`float(size)`, `bool(t)`, `int()` of a float size expression that
               is not a plain division, such as `int(n ** 0.5)`): no fix. `int(n ** 0.5)` of a
               dynamic size is silently wrong in the dynamo exporter too (measured), and
