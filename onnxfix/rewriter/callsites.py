@@ -5,103 +5,82 @@
 rewriter/tensors.py ask this index for the expressions a parameter is bound to, and evaluate
 each in its caller's context (so a caller's own parameters resolve the same way, transitively).
 
-Soundness over reach: the answer is None (nothing known) unless *every* call of the function in
-the file is a plain call from an export-time function of this file that binds the parameter to
-an explicit argument. A function also referenced other than by a call (passed as a value, a
-``functools.partial``, a module attribute held elsewhere), called with ``*args``/``**kwargs``, a
-decorated function, or a module class constructed other than into ``self.<attr> = Class(...)``
-and called other than ``self.<attr>(...)``, gets None. Calls from other files are not seen: a
-helper imported and called elsewhere with other values is the known limit (docs/rules-values.md).
-Static and torch-free; one walk of the file, built on first use.
+Soundness over reach: the answer is None (nothing known) unless *every* mention of the function
+in the file is accounted for by a plain call, from an export-time function of this file, that
+binds the parameter to an explicit argument. The calls are collected from the bodies the engine
+walks anyway (rewriter/scope.py's walk_function_body of the file's export functions); that walk
+skips training-only branches and other functions, so the check is a count: the function's name
+must occur in the source text (comments and strings included) exactly as often as its
+definition(s) plus the calls found. Any other mention (a call from training code or another
+function, the function passed as a value, a ``functools.partial``) makes the counts differ, and
+nothing is known. Calls with ``*args``/``**kwargs``, a default used, a decorated (static/class)
+method, a submodule reached other than by ``self.<attr>(...)``, a parameter whose type the
+function tests (``isinstance``), and recursion prove nothing either. Calls from other files are
+not seen: a helper imported and called elsewhere with other values is the known limit
+(docs/rules-values.md). Static and torch-free.
 """
 
 from __future__ import annotations
 
 import ast
+import re
+from collections import Counter
 from typing import TYPE_CHECKING
 
-from onnxfix.rewriter.scope import FUNCTION_NODES, ExportFunction, walk_function_body
+from onnxfix.rewriter.scope import ExportFunction, walk_function_body
 
 if TYPE_CHECKING:
     from onnxfix.rewriter.context import FunctionContext
 
 Binding = tuple["FunctionContext", ast.expr]
+Calls = list[tuple[ast.Call, "FunctionContext"]]
 
 
 class CallSites:
-    def __init__(self, tree: ast.Module):
-        self.tree = tree
+    def __init__(self, text: str, module):
+        self.text = text
+        self.module = module  # ModuleIndex: classes and their `self.<attr> = ...` values
         self.contexts: dict[int, "FunctionContext"] = {}  # id(function node) -> its context
-        self._index: dict | None = None
+        self._calls: tuple[dict[str, Calls], dict[str, Calls]] | None = None
         self._bindings: dict[tuple[int, str], list[Binding] | None] = {}
+        self._words: Counter | None = None
+        self._module_attrs: dict[str, Calls] = {}
         self.in_progress: set[tuple] = set()  # (oracle kind, function, parameter): cycles prove nothing
 
     def register(self, ctx: "FunctionContext") -> None:
         self.contexts[id(ctx.fn.node)] = ctx
 
-    # -- the index: every call and every other reference, by name, with the function holding it ----
-    def _build(self) -> dict:
-        name_calls: dict[str, list[tuple[ast.Call, ast.AST | None]]] = {}
-        attr_calls: dict[str, list[tuple[ast.Call, ast.AST | None]]] = {}
-        other_names: set[str] = set()
-        other_attrs: set[str] = set()
-        definitions: dict[str, int] = {}
-        stored: dict[int, str] = {}  # id(call) -> attr, for `self.<attr> = <call>`
+    def _index(self) -> tuple[dict[str, Calls], dict[str, Calls]]:
+        """Calls by called name (``f(...)``) and by attribute (``obj.f(...)``), in the export
+        functions' bodies, with the calling function's context."""
+        if self._calls is None:
+            by_name: dict[str, Calls] = {}
+            by_attr: dict[str, Calls] = {}
+            for ctx in self.contexts.values():
+                for node, _ in walk_function_body(ctx.fn.node):
+                    if isinstance(node, ast.Call):
+                        func = node.func
+                        if isinstance(func, ast.Name):
+                            by_name.setdefault(func.id, []).append((node, ctx))
+                        elif isinstance(func, ast.Attribute):
+                            by_attr.setdefault(func.attr, []).append((node, ctx))
+            self._calls = (by_name, by_attr)
+        return self._calls
 
-        def visit(scope: ast.AST, owner: ast.AST | None) -> None:
-            called: set[int] = set()
-            nodes = list(_walk_all(scope))
-            for node, _ in nodes:
-                if isinstance(node, FUNCTION_NODES) and node is not scope:
-                    definitions[node.name] = definitions.get(node.name, 0) + 1
-                    visit(node, node)
-                elif isinstance(node, ast.Lambda):
-                    visit(node, None)  # its parameters are not the function's names
-                elif isinstance(node, ast.ClassDef):
-                    for statement in node.body:
-                        if isinstance(statement, FUNCTION_NODES):
-                            definitions[statement.name] = definitions.get(statement.name, 0) + 1
-                            visit(statement, statement)
-                        else:
-                            visit_statement(statement, owner=None)
-                elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and len(node.targets) == 1:
-                    target = node.targets[0]
-                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
-                        stored[id(node.value)] = target.attr
-                if isinstance(node, ast.Call):
-                    called.add(id(node.func))
-                    if isinstance(node.func, ast.Name):
-                        name_calls.setdefault(node.func.id, []).append((node, owner))
-                    elif isinstance(node.func, ast.Attribute):
-                        attr_calls.setdefault(node.func.attr, []).append((node, owner))
-            for node, _ in nodes:
-                if id(node) in called:
-                    continue
-                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-                    other_names.add(node.id)
-                elif isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Store):
-                    other_attrs.add(node.attr)
-
-        def visit_statement(statement: ast.stmt, owner) -> None:
-            wrapper = ast.Module(body=[statement], type_ignores=[])
-            visit(wrapper, owner)
-
-        visit(self.tree, None)
-        return {
-            "name_calls": name_calls, "attr_calls": attr_calls, "other_names": other_names,
-            "other_attrs": other_attrs, "definitions": definitions, "stored": stored,
-        }
-
-    @property
-    def index(self) -> dict:
-        if self._index is None:
-            self._index = self._build()
-        return self._index
+    def mentions(self, name: str, expected: int) -> bool:
+        """``name`` is mentioned exactly ``expected`` times in the file's text outside docstrings
+        (module, classes, functions and methods): the word count, an upper bound on the code's
+        mentions. A comment or another string naming it makes the count higher, and the answer
+        False (conservative)."""
+        if self._words is None:
+            self._words = Counter(re.findall(r"\w+", self.text))
+            self._words.subtract(re.findall(r"\w+", " ".join(_docstrings(self.module.tree))))
+        return self._words[name] == expected
 
     # -- bindings of one parameter --------------------------------------------------------------
     def bindings(self, fn: ExportFunction, name: str) -> list[Binding] | None:
         """(caller context, argument) for every call of ``fn`` in the file, or None when some
-        call is not known (see the module docstring)."""
+        mention of it is not such a call (see the module docstring)."""
         key = (id(fn.node), name)
         if key not in self._bindings:
             self._bindings[key] = self._compute(fn, name)
@@ -111,87 +90,81 @@ class CallSites:
         node = fn.node
         if any(_simple_name(d) in ("staticmethod", "classmethod", "property") for d in node.decorator_list):
             return None
-        index = self.index
+        if node.name.startswith("__"):
+            return None
+        by_name, by_attr = self._index()
         is_method = fn.cls is not None and fn.cls.methods.get(node.name) is node
-        if not is_method and index["definitions"].get(node.name, 0) != 1:
-            return None  # two functions of that name: calls cannot be told apart by name
-        # (methods: every `.name(...)` call in the file counts, a superset of the true callers)
         if is_method and node.name == "forward":
-            calls = self._module_calls(fn)
-            skip = 1
+            if fn.cls.name not in self._module_attrs:
+                self._module_attrs[fn.cls.name] = self._module_calls(fn)
+            calls = self._module_attrs[fn.cls.name]
         elif is_method:
-            if node.name in index["other_attrs"] or node.name.startswith("__"):
+            # every `.name(...)` in the file counts (a superset of the true callers), and the
+            # name must be mentioned by those calls and the methods' own definitions only
+            calls = by_attr.get(node.name, [])
+            defined = sum(1 for info in self.module.classes.values() if node.name in info.methods)
+            if not calls or by_name.get(node.name) or not self.mentions(node.name, defined + len(calls)):
                 return None
-            calls = index["attr_calls"].get(node.name, [])
-            skip = 1
         elif fn.cls is None:
-            if node.name in index["other_names"] or node.name in index["other_attrs"]:
-                return None
-            calls = index["name_calls"].get(node.name, [])
-            skip = 0
+            calls = by_name.get(node.name, [])
+            if not calls or not self.mentions(node.name, 1 + len(calls)):
+                return None  # also defined, mentioned or called elsewhere
         else:
             return None
         if not calls:
             return None  # an entry point or called from elsewhere: its inputs are unknown
         if _type_tested(node, name):
             return None  # `if not isinstance(start, torch.Tensor):` the parameter's type varies by branch
-        positional = _positional(node)[skip:]
+        positional = _positional(node)[1 if is_method else 0:]
         found: list[Binding] = []
-        for call, owner in calls:
-            ctx = self.contexts.get(id(owner)) if owner is not None else None
-            if ctx is None:
-                return None  # a call from code that does not run at export (or at module level)
-            argument = _argument(call, positional, name, node)
+        for call, ctx in calls:
+            argument = _argument(call, positional, name)
             if argument is None:
                 return None
             found.append((ctx, argument))
         return found
 
-    def _module_calls(self, fn: ExportFunction) -> list[tuple[ast.Call, ast.AST | None]] | None:
+    def _module_calls(self, fn: ExportFunction) -> Calls:
         """Calls ``self.<attr>(...)`` of the attributes that hold an instance of ``fn``'s class,
-        when the class is only ever constructed into such attributes and those attributes are
-        only ever called."""
+        when the class is mentioned only by its definition and by constructions stored into
+        ``self.<attr>`` (in ``__init__`` or another method), and each such attribute only by
+        that store and by those calls."""
         class_name = fn.cls.name
-        index = self.index
-        if class_name in index["other_names"]:
-            return []  # referenced as a value (a factory, a type check): calls not known
-        constructions = index["name_calls"].get(class_name, [])
-        attributes: set[str] = set()
-        for call, _ in constructions:
-            attribute = index["stored"].get(id(call))
-            if attribute is None:
+        attributes = [
+            attr for info in self.module.classes.values() for attr, value in info.self_attrs.items()
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == class_name
+        ]
+        if not attributes:
+            return []
+        _, by_attr = self._index()
+        calls: Calls = []
+        for attr in set(attributes):
+            found = by_attr.get(attr, [])
+            if not found or any(not (isinstance(c.func.value, ast.Name) and c.func.value.id == "self") for c, _ in found):
                 return []
-            attributes.add(attribute)
-        calls = []
-        for attribute in attributes:
-            if attribute in index["other_attrs"]:
-                return []  # `self.<attr>` used other than by a call (iterated, passed on)
-            calls.extend(
-                (call, owner) for call, owner in index["attr_calls"].get(attribute, [])
-                if isinstance(call.func.value, ast.Name) and call.func.value.id == "self"
-            )
-            if any(
-                not (isinstance(call.func.value, ast.Name) and call.func.value.id == "self")
-                for call, _ in index["attr_calls"].get(attribute, [])
-            ):
-                return []
+            if not self.mentions(attr, attributes.count(attr) + len(found)):
+                return []  # `self.<attr>` iterated, passed on, called from training code, ...
+            calls.extend(found)
+        if not self.mentions(class_name, 1 + len(attributes)):
+            return []  # also constructed or referenced elsewhere (a factory, a type check)
         return calls
 
 
-def _walk_all(scope: ast.AST):
-    """(node, parent) in one scope, training-only branches included (a call there still binds
-    the parameter, and a fix changes that call too); nested functions, classes and lambdas are
-    yielded, not entered."""
-    stack = [(child, scope) for child in reversed(list(ast.iter_child_nodes(scope)))]
-    while stack:
-        node, parent = stack.pop()
-        yield node, parent
-        if isinstance(node, (*FUNCTION_NODES, ast.ClassDef, ast.Lambda)):
-            continue
-        stack.extend((child, node) for child in reversed(list(ast.iter_child_nodes(node))))
+def _docstrings(tree: ast.Module):
+    bodies = [tree.body]
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            bodies.append(node.body)
+            bodies.extend(m.body for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)))
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            bodies.append(node.body)
+    for body in bodies:
+        first = body[0] if body else None
+        if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+            yield first.value.value
 
 
-TYPE_TESTS = frozenset({"isinstance", "type", "is_tensor", "_is_tracing", "is_scripting"})
+TYPE_TESTS = frozenset({"isinstance", "type", "is_tensor"})
 
 
 def _type_tested(fn: ast.AST, name: str) -> bool:
@@ -215,7 +188,7 @@ def _positional(node: ast.AST) -> list[str]:
     return [a.arg for a in [*node.args.posonlyargs, *node.args.args]]
 
 
-def _argument(call: ast.Call, positional: list[str], name: str, node: ast.AST) -> ast.expr | None:
+def _argument(call: ast.Call, positional: list[str], name: str) -> ast.expr | None:
     if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
         return None
     if name in positional:

@@ -186,11 +186,17 @@ class FunctionContext(_FileView):
         if key in self.cache:
             return self.cache[key]
         self.cache[key] = False
-        sources = [
-            node for node in ast.walk(self.fn.node)
-            if isinstance(node, (ast.comprehension, ast.For))
-            and any(isinstance(t, ast.Name) and t.id == name for t in ast.walk(node.target))
-        ]
+        loops = self.cache.get("loop_targets")
+        if loops is None:  # name -> the comprehensions and `for` loops binding it, one walk per function
+            loops = self.cache["loop_targets"] = {}
+            for node in ast.walk(self.fn.node):
+                if isinstance(node, (ast.comprehension, ast.For)):
+                    for target in ast.walk(node.target):
+                        if isinstance(target, ast.Name):
+                            loops.setdefault(target.id, []).append(node)
+        sources = loops.get(name, [])
+        if not sources:
+            return False
         answer = bool(sources) and not self.is_parameter(name) and all(
             isinstance(v, (ast.For, ast.AsyncFor)) for v in self.assignments(name)
         ) and all(self._over_shape_items(node.target, node.iter, name) for node in sources)

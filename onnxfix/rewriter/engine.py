@@ -95,7 +95,7 @@ def check_text(
 
 def findings_in_module(source, tree, module, scope: ExportScope, display_path, settings, ruleset) -> list[Finding]:
     evidence = load_evidence(settings.evidence_dir, source.text)
-    file_ctx = FileContext(source, module, display_path, settings.exporters, evidence, CallSites(tree))
+    file_ctx = FileContext(source, module, display_path, settings.exporters, evidence, CallSites(source.text, module))
     noqa = NoqaMap(source.text)
     path = Path(display_path)
     # Every context exists before any rule runs: a parameter's size-ness is read in its callers'.
