@@ -67,3 +67,28 @@ def test_pow_is_power_operator_on_floats():
     for d in range(0, 4096):
         for c in (0.0, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0):
             assert math.pow(d, c) == d**c, (d, c)
+
+
+def test_true_division_of_ints_needs_no_float_cast():
+    """ONX203 `float(a) / float(b)` -> `a / b` (and one cast dropped: `a / float(b)`, or a
+    literal on one side) for int sizes: the same float, bit for bit."""
+    for b in [*B_RANGE, *(-b for b in B_RANGE)]:
+        for a in A_RANGE:
+            expected = float(a) / float(b)
+            assert a / b == expected and a / float(b) == expected and float(a) / b == expected, (a, b)
+            assert a / 2.5 == float(a) / 2.5 and 3 / b == 3.0 / float(b), (a, b)
+    for a, b in _random_pairs(7):
+        assert a / b == float(a) / float(b), (a, b)
+
+
+def test_nearest_interpolate_by_an_int_factor_is_interpolate_to_the_scaled_size():
+    """ONX404 `F.interpolate(x, scale_factor=s)` -> `size=[d * s for d in x.shape[2:]]` (nearest,
+    int s): bit-identical, float32 and uint8, 1-d and 2-d, every factor and length below 40."""
+    torch = __import__("pytest").importorskip("torch")
+    interpolate = torch.nn.functional.interpolate
+    for s in range(1, 40):
+        for n in range(1, 40):
+            for x in (torch.arange(n, dtype=torch.float32).reshape(1, 1, n) * 1.5,
+                      torch.arange(n * 3, dtype=torch.uint8).reshape(1, 1, n, 3)):
+                expected = interpolate(x, scale_factor=s, mode="nearest")
+                assert torch.equal(interpolate(x, size=[d * s for d in x.shape[2:]], mode="nearest"), expected), (s, n)

@@ -567,6 +567,10 @@ class ScalarCast(Rule):
               where the run proves it exact: `int(n)` as a size of an `n` that was always a
               0-d int64 tensor; `float(t)` of a 0-d float32/float64 (`int(t)` of an int64)
               tensor in arithmetic that ONX201's evidence rule proves.
+            - `float(a) / float(b)` (either cast) with `a` an int size and the other operand an
+              int size, `float()` of one or a number literal -> the cast dropped: safe; Python's
+              `/` converts an int exactly below 2**53 and int / int is correctly rounded, so the
+              float is the same (tests/test_values_exactness.py).
             - Anything else (`float(size)`, `bool(t)`, `int()` of a float size expression that
               is not a plain division, such as `int(n ** 0.5)`): no fix. `int(n ** 0.5)` of a
               dynamic size is silently wrong in the dynamo exporter too (measured), and
@@ -591,10 +595,18 @@ class ScalarCast(Rule):
         elif ctx.sizes.is_size(argument) and cast == "int":
             yield self._size_cast(node, argument, ctx)
         elif ctx.sizes.is_size(argument) and cast == "float":
+            fix = None
+            if _true_division_operand(node, ctx):
+                fix = Fix("Drop `float()`: `/` of ints already gives the float",
+                          (replace_call_by_argument(node, ctx),), safe=True)
+            why = "" if fix else (
+                "; no automatic fix: outside a true division by an int or a number, dropping `float()` "
+                "can change the result (an int, or an int tensor's dtype)"
+            )
             yield ctx.report(
                 self, node,
-                "`float()` of a size: the legacy exporter records the export-time size as a constant",
-                exporters=(LEGACY,),
+                "`float()` of a size: the legacy exporter records the export-time size as a constant" + why,
+                fix=fix, exporters=(LEGACY,),
             )
 
     def _tensor_cast(self, node: ast.Call, cast: str, ctx: FunctionContext):
@@ -695,6 +707,20 @@ class ScalarCast(Rule):
             "the dynamo exporter can specialize it (`onnxfix export` shows which)",
             exporters=(LEGACY, DYNAMO),
         )
+
+
+def _true_division_operand(node: ast.Call, ctx: FunctionContext) -> bool:
+    """`float(a) / float(b)` (either side) with `a` an int size and the other operand an int size,
+    `float()` of one, or a number literal: Python's `/` converts an int operand to float exactly
+    below 2**53, and int / int is the correctly rounded quotient, as float / float is, so dropping
+    the cast gives the same float (tests/test_values_exactness.py)."""
+    parent = ctx.parent(node)
+    if not (isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Div)) or not ctx.ints.is_int(node.args[0]):
+        return False
+    other = parent.right if parent.left is node else parent.left
+    if isinstance(other, ast.Call) and builtin_call(other, ctx, CASTS) == "float" and len(other.args) == 1:
+        other = other.args[0]
+    return ctx.ints.is_int(other) or (isinstance(other, ast.Constant) and type(other.value) in (int, float))
 
 
 def _halved_size(argument: ast.expr, ints) -> tuple[ast.expr, int] | None:
@@ -864,7 +890,7 @@ class TensorFromValues(Rule):
                 self, node, "`torch.as_tensor` of a size: the dynamo exporter specializes the size to its "
                 "export-time value; `torch.tensor` keeps it dynamic", fix=fix, exporters=(DYNAMO,),
             )
-        elif self._taken_out_of_tensor(data, ctx):
+        elif not ctx.tensors.is_tensor(data) and self._taken_out_of_tensor(data, ctx):
             yield ctx.report(
                 self, node,
                 "tensor built from Python numbers taken out of a tensor: the legacy exporter records them "

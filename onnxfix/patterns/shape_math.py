@@ -320,4 +320,83 @@ def _is_number_literal(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) and type(node.value) in (int, float)
 
 
-RULES = [InplaceShapeMath, MathOnSize, BuiltinMaxMin]
+INTERPOLATE = frozenset({"torch.nn.functional.interpolate"})
+
+
+class SizeScaleFactor(Rule):
+    code = "ONX404"
+    triggers = ("scale_factor",)
+    name = "size-scale-factor"
+    summary = "`F.interpolate(scale_factor=...)` with a factor computed from sizes"
+    fix_availability = "sometimes"
+    default_safety = "safe"
+    doc = RuleDoc(
+        what="""
+            Finds `F.interpolate(x, scale_factor=s)` where `s` is computed from tensor sizes
+            (`s = ref.shape[-1] // x.shape[-1]`): the scale that makes one feature map match
+            another, as in FPN-style decoders (pytorch/pytorch#82811).
+        """,
+        why="""
+            Both exporters take `scale_factor` as a constant. Measured on torch 2.13 with the
+            sizes dynamic (tests/realworld/interpolate_scale_from_sizes.py, bench/realworld.py):
+            the dynamo exporter fails at step 1 (the factor is a SymInt where a number is
+            expected) and the legacy exporter fails with "upsample_nearest2d() received an
+            invalid combination of arguments".
+        """,
+        example="""
+            def forward(self, x, ref):
+                scale = ref.shape[-1] // x.shape[-1]
+                return F.interpolate(x, scale_factor=scale, mode="nearest")
+        """,
+        use_instead="""
+            def forward(self, x, ref):
+                scale = ref.shape[-1] // x.shape[-1]
+                return F.interpolate(x, size=[d * scale for d in x.shape[2:]], mode="nearest")
+        """,
+        fix_safety="""
+            Offered for `mode="nearest"` (the default), no other option, an input that is a
+            name and a factor that is a non-negative int size; safe. The output size is
+            `floor(n * s) == n * s` either way, and the nearest kernel's source index uses the
+            scale `1/s` (given a factor) or `n / (n * s)` (given a size): the same real number,
+            rounded once to float32 from double or directly, which gives the same float (double
+            rounding is harmless for a quotient when 53 >= 2 * 24 + 2). Checked with torch.equal
+            for every factor and length below 40, float32 and uint8
+            (tests/test_values_exactness.py). A float factor, other modes (their
+            `align_corners`/antialias paths use the factor differently) and
+            `recompute_scale_factor` get no fix.
+        """,
+        references=("https://github.com/pytorch/pytorch/issues/82811",),
+    )
+
+    def visit_Call(self, node: ast.Call, ctx: FunctionContext):
+        if ctx.qualname(node.func) not in INTERPOLATE:
+            return
+        factor = next((k for k in node.keywords if k.arg == "scale_factor"), None)
+        if factor is None or not ctx.sizes.is_size(factor.value):
+            return
+        fix, why = None, ""
+        keywords = {k.arg for k in node.keywords}
+        mode = next((k.value for k in node.keywords if k.arg == "mode"), None)
+        nearest = mode is None or (isinstance(mode, ast.Constant) and mode.value == "nearest")
+        if not nearest:
+            why = "; no automatic fix: only mode=\"nearest\" is proven to match with `size=`"
+        elif not ctx.ints.is_nonnegative_int(factor.value):
+            why = "; no automatic fix: the factor is not proven an int (a float factor's output size is floored)"
+        elif keywords - {"scale_factor", "mode"} or len(node.args) != 1 or not isinstance(node.args[0], ast.Name):
+            why = "; no automatic fix: other options, or an input that is not a plain name"
+        else:
+            value = ctx.segment(factor.value)
+            used = {n.id for n in ast.walk(factor.value) if isinstance(n, ast.Name)}
+            var = next(v for v in ("d", "dim", "size_", "_d") if v not in used)
+            scale = operand(value, factor.value, UNARY)  # the right operand of `*`
+            text = f"size=[{var} * {scale} for {var} in {node.args[0].id}.shape[2:]]"
+            fix = Fix("Pass the output size instead", (ctx.replace(factor, text),), safe=True)
+        yield ctx.report(
+            self, node,
+            "`scale_factor` computed from sizes: both exporters need it as a constant (dynamo fails, "
+            "legacy fails in upsample); pass `size=` computed from the sizes instead" + why,
+            fix=fix,
+        )
+
+
+RULES = [InplaceShapeMath, MathOnSize, BuiltinMaxMin, SizeScaleFactor]

@@ -6,6 +6,7 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable
 
+from onnxfix.rewriter.callsites import CallSites
 from onnxfix.rewriter.evidence import FileEvidence, FunctionEvidence, Value
 from onnxfix.rewriter.paths import shown
 from onnxfix.rewriter.rule import Edit, Finding, Fix
@@ -30,6 +31,7 @@ class FileContext:
     module: ModuleIndex
     display_path: str
     evidence: FileEvidence | None = None  # what an eager run saw in this exact text, if one ran
+    calls: CallSites | None = None  # what parameters receive at the file's call sites (callsites.py)
 
 
 LINE_LIMIT = 99  # a fix's replacement line longer than this is laid out one element per line
@@ -87,6 +89,8 @@ class FunctionContext(_FileView):
         self.cache: dict = {}  # per-function analyses shared by the rules of one family
         # run-time evidence for this function (None: no run recorded it; rules stay static)
         self.evidence: FunctionEvidence | None = file.evidence.for_function(fn.node) if file.evidence else None
+        if file.calls is not None:
+            file.calls.register(self)
 
     # -- names -----------------------------------------------------------------------------
     def qualname(self, node: ast.AST) -> str | None:
@@ -165,6 +169,85 @@ class FunctionContext(_FileView):
     def is_parameter(self, name: str) -> bool:
         args = self.fn.node.args
         return any(a.arg == name for a in [*args.posonlyargs, *args.args, *args.kwonlyargs])
+
+    def parameter_bindings(self, name: str) -> list[tuple["FunctionContext", ast.expr]] | None:
+        """The arguments bound to parameter ``name`` at every call of this function in the file,
+        each with its caller's context; None when some call is not known (rewriter/callsites.py)."""
+        if self.file.calls is None or not self.is_parameter(name) or name == self.self_name:
+            return None
+        return self.file.calls.bindings(self.fn, name)
+
+    def shape_element(self, name: str) -> bool:
+        """``name`` is bound only as a comprehension (or ``for``) target running over the items
+        of shapes: ``[int(t) for t in x.size()[2:]]``, ``for s, s0 in zip(new_size, old_size)``
+        with both torch.Size values (a parameter: at every call site). Those items are ints >= 0."""
+        key = ("shape_element", name)
+        if key in self.cache:
+            return self.cache[key]
+        self.cache[key] = False
+        loops = self.cache.get("loop_targets")
+        if loops is None:  # name -> the comprehensions and `for` loops binding it, one walk per function
+            loops = self.cache["loop_targets"] = {}
+            for node in ast.walk(self.fn.node):
+                if isinstance(node, (ast.comprehension, ast.For)):
+                    for target in ast.walk(node.target):
+                        if isinstance(target, ast.Name):
+                            loops.setdefault(target.id, []).append(node)
+        sources = loops.get(name, [])
+        if not sources:
+            return False
+        answer = bool(sources) and not self.is_parameter(name) and all(
+            isinstance(v, (ast.For, ast.AsyncFor)) for v in self.assignments(name)
+        ) and all(self._over_shape_items(node.target, node.iter, name) for node in sources)
+        self.cache[key] = answer
+        return answer
+
+    def _over_shape_items(self, target: ast.expr, iterable: ast.expr, name: str) -> bool:
+        if isinstance(target, ast.Name):
+            return target.id == name and self.is_shape_sequence(iterable)
+        if (
+            isinstance(target, ast.Tuple) and isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name)
+            and iterable.func.id == "zip" and self.scope.lookup("zip") is None and not iterable.keywords
+            and len(iterable.args) == len(target.elts)
+        ):
+            return any(
+                isinstance(t, ast.Name) and t.id == name and self.is_shape_sequence(arg)
+                for t, arg in zip(target.elts, iterable.args)
+            )
+        return False
+
+    def is_shape_sequence(self, node: ast.expr) -> bool:
+        """A torch.Size: ``x.shape``, ``x.size()``, a slice of one, or a name only ever bound to
+        one (a parameter: at every call site in the file)."""
+        from onnxfix.rewriter.tensors import is_whole_shape
+
+        if is_whole_shape(node):
+            return True
+        if not isinstance(node, ast.Name):
+            return False
+        values = self.assignments(node.id)
+        if self.is_parameter(node.id):
+            return not values and self.across_calls(
+                "shape", node.id, lambda caller, arg: caller.is_shape_sequence(arg)
+            )
+        return bool(values) and all(isinstance(v, ast.expr) and is_whole_shape(v) for v in values)
+
+    def across_calls(self, kind: str, name: str, test) -> bool:
+        """``test(caller_ctx, argument)`` holds for the argument at every call site binding
+        parameter ``name`` (False when not known, and while the same question is being answered
+        higher up: a recursive call proves nothing)."""
+        bindings = self.parameter_bindings(name)
+        if not bindings:
+            return False
+        key = (kind, id(self.fn.node), name)
+        progress = self.file.calls.in_progress
+        if key in progress:
+            return False
+        progress.add(key)
+        try:
+            return all(test(caller, argument) for caller, argument in bindings)
+        finally:
+            progress.discard(key)
 
     def dot_span(self, node: ast.Attribute, end_node: ast.AST | None = None) -> tuple[int, int]:
         """Span from the dot of ``value.attr`` to the end of ``end_node`` (default: the

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from onnxfix.config import Settings
+from onnxfix.rewriter.callsites import CallSites
 from onnxfix.rewriter.context import FileContext, FunctionContext, ModuleContext
 from onnxfix.rewriter.edits import add_prelude, apply_edits, choose_fixes, drop_imports_fixes_emptied
 from onnxfix.rewriter.evidence import load as load_evidence
@@ -105,10 +106,12 @@ def check_text(
 def findings_in_module(source, tree, module, scope: ExportScope, display_path, settings, ruleset) -> list[Finding]:
     ruleset = ruleset.selected(settings)
     evidence = load_evidence(settings.evidence_dir, source.text)
-    file_ctx = FileContext(source, module, display_path, evidence)
+    file_ctx = FileContext(source, module, display_path, evidence, CallSites(source.text, module))
     noqa = NoqaMap(source.text)
     path = Path(display_path)
-    found = [f for fn in scope.in_module(module) for f in _run_rules(FunctionContext(file_ctx, fn), ruleset)]
+    # Every context exists before any rule runs: a parameter's size-ness is read in its callers'.
+    contexts = [FunctionContext(file_ctx, fn) for fn in scope.in_module(module)]
+    found = [f for ctx in contexts for f in _run_rules(ctx, ruleset)]
     if ruleset.module_rules:
         found.extend(_run_module_rules(ModuleContext(file_ctx, scope), ruleset))
     findings = []

@@ -189,7 +189,13 @@ class TensorOracle:
         if annotation is not None:
             return ctx.qualname(annotation) in TENSOR_ANNOTATIONS or None
         if ctx.is_parameter(name):
-            return None
+            # a tensor when every call site in the file passes one (and every rebinding is one)
+            if not ctx.across_calls("tensor", name, lambda caller, arg: bool(caller.tensors.is_tensor(arg))):
+                return None
+            values = ctx.assignments(name)
+            if any(isinstance(v, ast.stmt) for v in values):
+                return None
+            return True if all(self.is_tensor(v) for v in values) else None
         values = ctx.assignments(name)
         if not values or any(isinstance(v, ast.stmt) for v in values):
             return None
@@ -307,7 +313,14 @@ class SizeOracle:
             return self._names[name]
         self._names[name] = False
         values = [v for v in self.ctx.assignments(name) if not isinstance(v, ast.AugAssign)]
-        answer = bool(values) and all(self._assigned_size(name, v) for v in values)
+        if self.ctx.is_parameter(name):
+            # a parameter is a size when every call site passes one (and every rebinding is one)
+            answer = self.ctx.across_calls("size", name, lambda caller, arg: caller.sizes.is_size(arg))
+            answer = answer and all(self._assigned_size(name, v) for v in values)
+        elif self.ctx.shape_element(name):  # [int(t) for t in x.size()[2:]]
+            answer = True
+        else:
+            answer = bool(values) and all(self._assigned_size(name, v) for v in values)
         self._names[name] = answer
         return answer
 
@@ -445,7 +458,14 @@ class IntegerOracle:
             return self._names[key]
         self._names[key] = False  # a name defined through itself is not proven
         values = self.ctx.assignments(name)
-        answer = bool(values) and all(self._assigned(name, v, kind) for v in values)
+        if self.ctx.is_parameter(name):
+            # every call site passes an int (a non-negative one for "nonneg"), every rebinding too
+            answer = self.ctx.across_calls(kind, name, lambda caller, arg: caller.ints._check(arg, kind))
+            answer = answer and all(self._assigned(name, v, kind) for v in values)
+        elif self.ctx.shape_element(name):  # an item of a torch.Size: an int >= 0
+            answer = True
+        else:
+            answer = bool(values) and all(self._assigned(name, v, kind) for v in values)
         self._names[key] = answer
         return answer
 

@@ -1,0 +1,201 @@
+"""What a parameter receives: the arguments passed to it at the call sites of its function.
+
+``self.merge(tokens, H, W)`` with ``H, W`` taken from ``x.shape``, and inside the callee
+``if H % 2 == 1:``: analysis of the callee alone cannot tell that ``H`` is a size. The oracles of
+rewriter/tensors.py ask this index for the expressions a parameter is bound to, and evaluate
+each in its caller's context (so a caller's own parameters resolve the same way, transitively).
+
+Soundness over reach: the answer is None (nothing known) unless *every* mention of the function
+in the file is accounted for by a plain call, from an export-time function of this file, that
+binds the parameter to an explicit argument. The calls are collected from the bodies the engine
+walks anyway (rewriter/scope.py's walk_function_body of the file's export functions); that walk
+skips training-only branches and other functions, so the check is a count: the function's name
+must occur in the source text (comments and strings included) exactly as often as its
+definition(s) plus the calls found. Any other mention (a call from training code or another
+function, the function passed as a value, a ``functools.partial``) makes the counts differ, and
+nothing is known. Calls with ``*args``/``**kwargs``, a default used, a decorated (static/class)
+method, a submodule reached other than by ``self.<attr>(...)``, a parameter whose type the
+function tests (``isinstance``), and recursion prove nothing either. Calls from other files are
+not seen: a helper imported and called elsewhere with other values is the known limit
+(docs/rules-values.md). Static and torch-free.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from onnxfix.rewriter.scope import ExportFunction, walk_function_body
+
+if TYPE_CHECKING:
+    from onnxfix.rewriter.context import FunctionContext
+
+Binding = tuple["FunctionContext", ast.expr]
+Calls = list[tuple[ast.Call, "FunctionContext"]]
+
+
+class CallSites:
+    def __init__(self, text: str, module):
+        self.text = text
+        self.module = module  # ModuleIndex: classes and their `self.<attr> = ...` values
+        self.contexts: dict[int, "FunctionContext"] = {}  # id(function node) -> its context
+        self._calls: tuple[dict[str, Calls], dict[str, Calls]] | None = None
+        self._bindings: dict[tuple[int, str], list[Binding] | None] = {}
+        self._words: Counter | None = None
+        self._module_attrs: dict[str, Calls] = {}
+        self.in_progress: set[tuple] = set()  # (oracle kind, function, parameter): cycles prove nothing
+
+    def register(self, ctx: "FunctionContext") -> None:
+        self.contexts[id(ctx.fn.node)] = ctx
+
+    def _index(self) -> tuple[dict[str, Calls], dict[str, Calls]]:
+        """Calls by called name (``f(...)``) and by attribute (``obj.f(...)``), in the export
+        functions' bodies, with the calling function's context."""
+        if self._calls is None:
+            by_name: dict[str, Calls] = {}
+            by_attr: dict[str, Calls] = {}
+            for ctx in self.contexts.values():
+                for node, _ in walk_function_body(ctx.fn.node):
+                    if isinstance(node, ast.Call):
+                        func = node.func
+                        if isinstance(func, ast.Name):
+                            by_name.setdefault(func.id, []).append((node, ctx))
+                        elif isinstance(func, ast.Attribute):
+                            by_attr.setdefault(func.attr, []).append((node, ctx))
+            self._calls = (by_name, by_attr)
+        return self._calls
+
+    def mentions(self, name: str, expected: int) -> bool:
+        """``name`` is mentioned exactly ``expected`` times in the file's text outside docstrings
+        (module, classes, functions and methods): the word count, an upper bound on the code's
+        mentions. A comment or another string naming it makes the count higher, and the answer
+        False (conservative)."""
+        if self._words is None:
+            self._words = Counter(re.findall(r"\w+", self.text))
+            self._words.subtract(re.findall(r"\w+", " ".join(_docstrings(self.module.tree))))
+        return self._words[name] == expected
+
+    # -- bindings of one parameter --------------------------------------------------------------
+    def bindings(self, fn: ExportFunction, name: str) -> list[Binding] | None:
+        """(caller context, argument) for every call of ``fn`` in the file, or None when some
+        mention of it is not such a call (see the module docstring)."""
+        key = (id(fn.node), name)
+        if key not in self._bindings:
+            self._bindings[key] = self._compute(fn, name)
+        return self._bindings[key]
+
+    def _compute(self, fn: ExportFunction, name: str) -> list[Binding] | None:
+        node = fn.node
+        if any(_simple_name(d) in ("staticmethod", "classmethod", "property") for d in node.decorator_list):
+            return None
+        if node.name.startswith("__"):
+            return None
+        by_name, by_attr = self._index()
+        is_method = fn.cls is not None and fn.cls.methods.get(node.name) is node
+        if is_method and node.name == "forward":
+            if fn.cls.name not in self._module_attrs:
+                self._module_attrs[fn.cls.name] = self._module_calls(fn)
+            calls = self._module_attrs[fn.cls.name]
+        elif is_method:
+            # every `.name(...)` in the file counts (a superset of the true callers), and the
+            # name must be mentioned by those calls and the methods' own definitions only
+            calls = by_attr.get(node.name, [])
+            defined = sum(1 for info in self.module.classes.values() if node.name in info.methods)
+            if not calls or by_name.get(node.name) or not self.mentions(node.name, defined + len(calls)):
+                return None
+        elif fn.cls is None:
+            calls = by_name.get(node.name, [])
+            if not calls or not self.mentions(node.name, 1 + len(calls)):
+                return None  # also defined, mentioned or called elsewhere
+        else:
+            return None
+        if not calls:
+            return None  # an entry point or called from elsewhere: its inputs are unknown
+        if _type_tested(node, name):
+            return None  # `if not isinstance(start, torch.Tensor):` the parameter's type varies by branch
+        positional = _positional(node)[1 if is_method else 0:]
+        found: list[Binding] = []
+        for call, ctx in calls:
+            argument = _argument(call, positional, name)
+            if argument is None:
+                return None
+            found.append((ctx, argument))
+        return found
+
+    def _module_calls(self, fn: ExportFunction) -> Calls:
+        """Calls ``self.<attr>(...)`` of the attributes that hold an instance of ``fn``'s class,
+        when the class is mentioned only by its definition and by constructions stored into
+        ``self.<attr>`` (in ``__init__`` or another method), and each such attribute only by
+        that store and by those calls."""
+        class_name = fn.cls.name
+        attributes = [
+            attr for info in self.module.classes.values() for attr, value in info.self_attrs.items()
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == class_name
+        ]
+        if not attributes:
+            return []
+        _, by_attr = self._index()
+        calls: Calls = []
+        for attr in set(attributes):
+            found = by_attr.get(attr, [])
+            if not found or any(not (isinstance(c.func.value, ast.Name) and c.func.value.id == "self") for c, _ in found):
+                return []
+            if not self.mentions(attr, attributes.count(attr) + len(found)):
+                return []  # `self.<attr>` iterated, passed on, called from training code, ...
+            calls.extend(found)
+        if not self.mentions(class_name, 1 + len(attributes)):
+            return []  # also constructed or referenced elsewhere (a factory, a type check)
+        return calls
+
+
+def _docstrings(tree: ast.Module):
+    bodies = [tree.body]
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            bodies.append(node.body)
+            bodies.extend(m.body for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)))
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            bodies.append(node.body)
+    for body in bodies:
+        first = body[0] if body else None
+        if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+            yield first.value.value
+
+
+TYPE_TESTS = frozenset({"isinstance", "type", "is_tensor"})
+
+
+def _type_tested(fn: ast.AST, name: str) -> bool:
+    """``isinstance(name, ...)``, ``type(name)``, ``torch.is_tensor(name)`` in ``fn``: code
+    written for several types of the parameter, where one type for the whole body is wrong."""
+    for node, _ in walk_function_body(fn):
+        if isinstance(node, ast.Call) and _simple_name(node) in TYPE_TESTS and node.args:
+            first = node.args[0]
+            if isinstance(first, ast.Name) and first.id == name:
+                return True
+    return False
+
+
+def _simple_name(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Call):
+        node = node.func
+    return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
+
+
+def _positional(node: ast.AST) -> list[str]:
+    return [a.arg for a in [*node.args.posonlyargs, *node.args.args]]
+
+
+def _argument(call: ast.Call, positional: list[str], name: str) -> ast.expr | None:
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return None
+    if name in positional:
+        position = positional.index(name)
+        if position < len(call.args):
+            return call.args[position]
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    return None  # the default: not an argument of the caller's

@@ -1,0 +1,124 @@
+"""Sizes and tensors resolved across calls (onnxfix/rewriter/callsites.py): a parameter is a size
+(an int, a tensor) when every call of its function in the file passes one, and nothing is known
+when some call is not seen."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from onnxfix.config import Settings
+from onnxfix.patterns import all_rules
+from onnxfix.rewriter.engine import RuleSet, check_text
+from onnxfix.rewriter.source import SourceFile
+
+HEADER = "import math\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\n"
+
+
+def findings(body: str) -> list[tuple[str, int, bool]]:
+    text = HEADER + textwrap.dedent(body)
+    source = SourceFile.from_bytes(Path("m.py"), text.encode("utf-8"))
+    settings = Settings(exporters=frozenset({"dynamo", "legacy"}))
+    found = check_text(text, source, "m.py", settings, RuleSet(list(all_rules())))
+    return [(f.code, f.line - HEADER.count("\n"), f.fix is not None and f.fix.safe) for f in found]
+
+
+HELPER = """
+def helper(t, n):
+    return t[:, : int(n / 2)]
+
+
+class M(nn.Module):
+    def forward(self, x):
+        return helper(x, {arg})
+"""
+
+
+def test_module_function_parameter_is_a_size_when_every_call_passes_one():
+    assert findings(HELPER.format(arg="x.shape[1]")) == [("ONX203", 3, True)]
+    assert findings(HELPER.format(arg="7")) == []
+
+
+SUBMODULE = """
+class Inner(nn.Module):
+    def forward(self, x, W):
+        return x * math.sqrt(W)
+
+
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inner = Inner()
+
+    def forward(self, x):
+        {body}
+"""
+
+
+@pytest.mark.parametrize("body, expected", [
+    ("return self.inner(x, x.size(-1))", [("ONX402", 4)]),  # the submodule's forward, through self.inner(...)
+    ("return self.inner(x, x.size(-1)) + self.inner(x, 3.0)", []),  # one call passes a number
+    ("return self.inner(x, *x.shape[1:])", []),  # *args: binding unknown
+    ("return [m(x, x.size(-1)) for m in [self.inner]][0]", []),  # the module used other than by a call
+])
+def test_submodule_forward_parameters(body, expected):
+    assert [(code, line) for code, line, _ in findings(SUBMODULE.format(body=body))] == expected
+
+
+def test_unknown_callers_prove_nothing():
+    # also called from a function no forward reaches, and passed as a value
+    assert findings(HELPER.format(arg="x.shape[1]") + "\n\ndef train(x):\n    return helper(x, 0.5)\n") == []
+    assert findings(HELPER.format(arg="x.shape[1]") + "\n\nHOOKS = [helper]\n") == []
+
+
+def test_training_branch_calls_count_too():
+    body = HELPER.format(arg="x.shape[1]").replace(
+        "        return helper(x, x.shape[1])",
+        "        if self.training:\n            return helper(x, 0.5)\n        return helper(x, x.shape[1])",
+    )
+    assert findings(body) == []
+
+
+def test_type_tested_parameter_is_not_typed_by_its_callers():
+    text = """
+def take(x, start):
+    if not isinstance(start, torch.Tensor):
+        return x.narrow(0, start, 2)
+    return x[start.long()]
+
+
+class M(nn.Module):
+    def forward(self, x, s):
+        return take(x, s.sum())
+"""
+    assert [c for c, _, _ in findings(text)] == []
+
+
+def test_tensor_parameter_across_calls_makes_a_fix_safe():
+    text = """
+def head(x):
+    return x.data * 2
+
+
+class M(nn.Module):
+    def forward(self, x):
+        return head(torch.relu(x))
+"""
+    assert findings(text) == [("ONX301", 3, True)]
+
+
+def test_recursion_proves_nothing():
+    text = """
+def down(t, n):
+    if n > 1:
+        return down(t, n // 2)
+    return t * float(n)
+
+
+class M(nn.Module):
+    def forward(self, x):
+        return down(x, x.shape[0])  # a recursive call: not proven (no fixpoint is computed)
+"""
+    assert findings(text) == []
