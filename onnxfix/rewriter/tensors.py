@@ -403,7 +403,8 @@ class IntegerOracle:
         if isinstance(node, ast.Attribute):
             return node.attr == "ndim"
         if isinstance(node, ast.Subscript):
-            return _is_shape(node.value) and not isinstance(node.slice, ast.Slice)
+            return not isinstance(node.slice, ast.Slice) and (
+                _is_shape(node.value) or is_whole_shape(node.value) or self._shape_name(node.value))
         if isinstance(node, ast.Call):
             return self._call(node, kind)
         if isinstance(node, ast.BinOp):
@@ -413,6 +414,13 @@ class IntegerOracle:
         if isinstance(node, ast.Name):
             return self._name(node.id, kind)
         return False
+
+    def _shape_name(self, node: ast.AST) -> bool:
+        """`hw[0]` with `hw = x.shape[-2:]` bound once: an item of a torch.Size."""
+        if not isinstance(node, ast.Name) or self.ctx.is_parameter(node.id):
+            return False
+        values = self.ctx.assignments(node.id)
+        return len(values) == 1 and is_whole_shape(values[0])
 
     def _binop(self, node: ast.BinOp, kind: str) -> bool:
         operators = NONNEGATIVE_OPERATORS if kind == "nonneg" else INT_OPERATORS
