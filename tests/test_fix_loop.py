@@ -139,13 +139,14 @@ def test_every_untranslatable_operator_is_reported_from_one_export(capsys):
     (result,) = target["results"]
     assert (code, result["verdict"]) == (1, "EXPORT-FAILS")
     assert [(f["code"], f["location"]["row"], f["message"]) for f in result["findings"]] == [
-        ("ONX920", 12, "DispatchError: No ONNX function found for <OpOverload(op='aten.cholesky_solve', overload='default')>"),
-        ("ONX920", 13, "DispatchError: No ONNX function found for <OpOverload(op='aten.fft_rfftfreq', overload='default')>"),
+        ("ONX920", 12, "DispatchError: No ONNX function found for <OpOverload(op='aten.cholesky_solve', overload='default')>; onnxfix decomposes it: `--decompose-ops cholesky_solve`"),
+        ("ONX920", 13, "DispatchError: No ONNX function found for <OpOverload(op='aten.fft_rfftfreq', overload='default')>; "
+                       "onnxfix decomposes it: `--decompose-ops rfftfreq`"),
         ("ONX920", 14, "DispatchError: No ONNX function found for <OpOverload(op='aten.linalg_inv_ex', overload='default')>; "
                        "onnxfix decomposes it: `--decompose-ops linalg_inv`"),
     ]
     assert [f["filename"] for f in result["findings"]] == ["tests/export_models/three_untranslatable.py"] * 3
-    assert target["decompose_hint"] == ["linalg_inv"]
+    assert target["decompose_hint"] == ["cholesky_solve", "rfftfreq", "linalg_inv"]
 
 
 def test_custom_operators_and_repeated_calls_each_get_their_line():

@@ -55,15 +55,16 @@ def test_swin_parity_branch_is_reported_at_both_lines_with_the_sizes_that_work(s
         "restricted by guard Ne(Mod((s23//4), 2), 1): the exported model works only when img.shape[2] // 4 is even "
         "(img.shape[2] in 32..35, 40..43, 48..51, ...); it fails e.g. for 36; a size condition turned into a Python "
         "bool by `or`: combine with tensor ops, or pad/branch without it",
-        "tests/export_models/swin_merge.py:19:1: ONX915 [dynamo] dynamic img.shape[3] (\"width\", s25 in the guard) "
+        "tests/export_models/swin_merge.py:19:12: ONX915 [dynamo] dynamic img.shape[3] (\"width\", s25 in the guard) "
         "restricted by guard Ne(Mod((s25//4), 2), 1): the exported model works only when img.shape[3] // 4 is even "
         "(img.shape[3] in 32..35, 40..43, 48..51, ...); it fails e.g. for 36; Python `if` on a size: only the branch "
         "taken at export is in the graph; compute both sides without a Python branch (torch.where, or arithmetic "
-        "such as padding by `size % 2`)",
+        "such as padding by `size % 2`) (fixed by ONX601 at tests/export_models/swin_merge.py:19)",
     ]
     # the first value that differs (the padding the branch skipped), then the runtime symptom
     assert lines[2] == ("tests/export_models/swin_merge.py:22:1: ONX945 [dynamo] first value that differs from PyTorch "
-                        "on probe 1 (user): Slice node_slice_4: shape (1, 4, 5, 8), expected (1, 5, 5, 8)")
+                        "on probe 1 (user): Slice node_slice_4: shape (1, 4, 5, 8), expected (1, 5, 5, 8) "
+                        "(likely fixed by ONX601 at tests/export_models/swin_merge.py:19)")
     assert lines[3].startswith("tests/export_models/swin_merge.py:25:1: ONX941 [dynamo] on probe 1 (user): onnxruntime: ")
     assert "running Concat node" in lines[3] and len(lines) == 4
 
