@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 
-from onnxfix.patterns.control_flow import in_training_branch
+from onnxfix.rewriter.scope import in_training_branch
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import LEGACY, Fix, Rule, RuleDoc
 from onnxfix.rewriter.scope import walk_function_body
