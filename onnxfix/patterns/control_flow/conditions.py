@@ -114,7 +114,7 @@ def _condition_call(test: ast.Call, ctx: FunctionContext) -> Condition | None:
     qualname = ctx.qualname(func)
     if qualname in PYTHON_BOOL_FUNCTIONS:
         return Condition(None)
-    if isinstance(func, ast.Name) and func.id == "bool" and ctx.scope.lookup("bool") is None and len(test.args) == 1:
+    if isinstance(func, ast.Name) and func.id == "bool" and ctx.is_builtin("bool") and len(test.args) == 1:
         inner = tensor_condition(test.args[0], ctx)
         if inner is None:
             return None

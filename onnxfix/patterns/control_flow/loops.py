@@ -162,7 +162,7 @@ class SizeLoop(Rule):
 
     def visit_Call(self, node: ast.Call, ctx: FunctionContext):
         """`zip(*t)`: the star iterates over the rows of ``t`` while the call is made."""
-        if not (isinstance(node.func, ast.Name) and node.func.id == "zip" and ctx.scope.lookup("zip") is None):
+        if not (isinstance(node.func, ast.Name) and node.func.id == "zip" and ctx.is_builtin("zip")):
             return
         for argument in node.args:
             described = _tensor_iterable(argument.value, ctx) if isinstance(argument, ast.Starred) else None
@@ -186,7 +186,7 @@ FIXED_COUNT_SPLITS = frozenset({"split", "chunk", "tensor_split", "split_with_si
 
 
 def _dynamic_iteration(iterable: ast.expr, ctx: FunctionContext) -> str | None:
-    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and ctx.scope.lookup(iterable.func.id) is None:
+    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and ctx.is_builtin(iterable.func.id):
         name = iterable.func.id
         if name == "range" and iterable.args and not iterable.keywords:
             if any(_is_size_bound(arg, ctx) for arg in iterable.args):
