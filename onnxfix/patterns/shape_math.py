@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from onnxfix.patterns.scalars import builtin_call
-from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.context import FunctionContext, builtin_call
 from onnxfix.rewriter.precedence import ATOM, POWER, TERM, UNARY, in_place_of, operand
 from onnxfix.rewriter.rule import DYNAMO, LEGACY, Fix, Rule, RuleDoc
 

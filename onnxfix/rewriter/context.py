@@ -109,6 +109,11 @@ class FunctionContext(_FileView):
         alias = self.module_alias("torch")
         return (alias, ()) if alias else ("torch", ("torch",))
 
+    def is_builtin(self, name: str) -> bool:
+        """``name`` here is Python's builtin: not imported, assigned or defined in any enclosing
+        scope (the one answer every rule asking "is this `len`/`int`/`zip`?" uses)."""
+        return self.scope.lookup(name) is None and not self.scope.is_local(name)
+
     @property
     def self_name(self) -> str | None:
         args = self.fn.node.args.posonlyargs + self.fn.node.args.args
@@ -207,7 +212,7 @@ class FunctionContext(_FileView):
             return target.id == name and self.is_shape_sequence(iterable)
         if (
             isinstance(target, ast.Tuple) and isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name)
-            and iterable.func.id == "zip" and self.scope.lookup("zip") is None and not iterable.keywords
+            and iterable.func.id == "zip" and self.is_builtin("zip") and not iterable.keywords
             and len(iterable.args) == len(target.elts)
         ):
             return any(
@@ -338,3 +343,15 @@ def _collect_assignments(fn: ast.AST) -> dict[str, list[ast.AST]]:
                     if isinstance(element, ast.Name) and isinstance(element.ctx, ast.Store):
                         found.setdefault(element.id, []).append(node)
     return found
+
+
+def builtin_call(node: ast.AST, ctx: "FunctionContext", names: frozenset[str]) -> str | None:
+    """The name of a builtin from ``names`` called with plain positional arguments."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in names):
+        return None
+    if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+        return None
+    if not ctx.is_builtin(node.func.id):
+        return None  # shadowed by an import or a local name
+    return node.func.id
+

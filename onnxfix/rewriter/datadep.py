@@ -40,7 +40,7 @@ def _size_receiver(node: ast.AST, ctx) -> ast.expr | None:
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in SIZE_METHODS:
         return node.func.value
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1:
-        if ctx.scope.lookup("len") is None and not ctx.scope.is_local("len"):
+        if ctx.is_builtin("len"):
             return node.args[0]
     return None
 

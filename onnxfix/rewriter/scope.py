@@ -698,3 +698,9 @@ def walk_function_body(fn: ast.AST) -> list[tuple[ast.AST, ast.AST | None]]:
         walked = list(_walk_with_lambdas(fn))
         fn._onnxfix_body = walked
     return walked
+
+
+def in_training_branch(node: ast.AST, ctx) -> bool:
+    """Inside `if self.training:` (or another training/loss-only branch, as reachability
+    decides them): models are exported in eval mode, so that code is not traced."""
+    return in_training_only_code(node, ctx.ancestors(node))

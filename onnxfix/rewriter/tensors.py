@@ -253,7 +253,7 @@ class SizeOracle:
         if isinstance(node.func, ast.Attribute) and node.func.attr in SIZE_METHODS:
             return not self.is_model_tensor(node.func.value)
         if isinstance(node.func, ast.Name) and node.func.id in SIZE_FUNCTIONS:
-            if self.ctx.scope.lookup(node.func.id) is None and not self.ctx.scope.is_local(node.func.id):
+            if self.ctx.is_builtin(node.func.id):
                 return bool(node.args) and all(self.is_size(a) or is_number(a) for a in node.args) and any(
                     self.is_size(a) for a in node.args
                 )
@@ -458,7 +458,7 @@ class IntegerOracle:
         return False
 
     def _is_builtin(self, name: str) -> bool:
-        return self.ctx.scope.lookup(name) is None and not self.ctx.scope.is_local(name)
+        return self.ctx.is_builtin(name)
 
     def _name(self, name: str, kind: str) -> bool:
         key = (name, kind)

@@ -1,10 +1,5 @@
-"""ONX1xx: NumPy in export-time code, and tensor <-> ndarray round trips.
-
-A function's NumPy region (``.numpy()`` sources, numpy calls, names holding ndarrays, and the
-``torch.from_numpy``/``torch.tensor`` sinks) is fixed as one group: the fix is offered only if
-every value that leaves the region goes back into torch, and is safe only if every step is
-exact in torch (data movement, comparisons, creation with the dtype NumPy would have used).
-"""
+"""A function's NumPy region: sources, numpy calls, ndarray names, sinks; whether and how it is
+rewritten into torch as one group."""
 
 from __future__ import annotations
 
@@ -12,7 +7,7 @@ import ast
 from dataclasses import dataclass, field
 
 from onnxfix.rewriter.context import FunctionContext
-from onnxfix.rewriter.rule import Edit, Fix, Rule, RuleDoc
+from onnxfix.rewriter.rule import Edit, Fix
 
 REFERENCES = (
     "https://pytorch.org/docs/stable/onnx_torchscript.html#avoid-numpy-and-built-in-python-types",
@@ -427,148 +422,3 @@ def region_message_suffix(region: Region) -> str:
     if region.inexact:
         return f"; fix is unsafe: {region.inexact[0]}"
     return ""
-
-
-class _NumpyRule(Rule):
-    """Shared driver: build the region once per function, report this rule's part of it."""
-
-    fix_availability = "sometimes"
-    default_safety = "per-finding"
-    triggers = ("numpy", "from_numpy")  # a NumPy value needs `import numpy` or `.numpy()`
-
-    def check_function(self, ctx: FunctionContext):
-        if "numpy" not in ctx.cache:
-            region = build_region(ctx)
-            ctx.cache["numpy"] = (region, region_fix(region))
-        region, fix = ctx.cache["numpy"]
-        for node in self.nodes(region):
-            yield ctx.report(self, node, self.message(node, region) + region_message_suffix(region), fix=fix)
-
-    def nodes(self, region: Region):
-        raise NotImplementedError
-
-    def message(self, node, region: Region) -> str:
-        raise NotImplementedError
-
-
-FIX_SAFETY = """
-    The fix rewrites the function's whole NumPy round trip at once (`.numpy()` dropped,
-    numpy functions replaced by their torch twins with `axis`->`dim`, `keepdims`->`keepdim`,
-    `concatenate`->`cat`, `expand_dims`->`unsqueeze`, `clip`->`clamp`, NumPy dtypes by torch
-    dtypes, `torch.from_numpy(a)` unwrapped, `torch.tensor(a)` turned into `a.clone()`). It is
-    offered only when every array goes back into torch. `.cpu()` and `.detach()` are kept, so
-    device and autograd behave as before. It is safe when every step is exact in torch: data
-    movement, comparisons, `where`/`clip`/`maximum`, creation with the dtype NumPy would have
-    used (`np.zeros(n)` becomes `torch.zeros(n, dtype=torch.float64)`). It is unsafe when a
-    step may differ in the last bits (transcendental functions, reductions, matmul) or in type
-    promotion (true division, arithmetic with float constants).
-"""
-
-
-class NumpyCall(_NumpyRule):
-    code = "ONX101"
-    name = "numpy-call"
-    summary = "NumPy call on tensor data in export-time code"
-    doc = RuleDoc(
-        what="Finds calls to NumPy functions on tensors, arrays or sizes in code that runs under export.",
-        why="""
-            NumPy runs outside the graph. The legacy exporter records the result as a constant
-            (TracerWarning "Converting a tensor to a NumPy array"); measured on torch 2.13,
-            `torch.from_numpy(np.concatenate([a, a * 2], axis=1))` exported a graph with no
-            inputs at all. The dynamo exporter's default capture fails (".numpy() is not
-            supported for tensor subclasses"; `np.arange(x.shape[1])` specialises a dynamic
-            dimension) and only its strict fallback gets through.
-        """,
-        example="""
-            def forward(self, x):
-                a = x.numpy()
-                return torch.from_numpy(np.concatenate([a, a * 2], axis=1))
-        """,
-        use_instead="""
-            def forward(self, x):
-                a = x
-                return torch.cat([a, a * 2], dim=1)
-        """,
-        fix_safety=FIX_SAFETY,
-        references=REFERENCES,
-    )
-
-    def nodes(self, region):
-        return [call for call, _ in region.calls]
-
-    def message(self, node, region):
-        name = is_numpy_call(node, region.ctx)
-        twin = TWINS.get(name)
-        instead = f"; use `torch.{twin.torch}`" if twin else ""
-        return f"`numpy.{name}` in export-time code: the legacy exporter bakes the result in as a constant{instead}"
-
-
-class TensorToNumpy(_NumpyRule):
-    code = "ONX102"
-    name = "tensor-numpy"
-    summary = "`.numpy()` in export-time code"
-    doc = RuleDoc(
-        what="Finds `tensor.numpy()` (also after `.cpu()` or `.detach()`) in code that runs under export.",
-        why="""
-            Converting to NumPy leaves the graph: the legacy exporter turns everything computed
-            from the array into a constant, silently wrong for other inputs (torch 2.13), and the
-            dynamo exporter's default capture fails with ".numpy() is not supported for tensor
-            subclasses".
-        """,
-        example="""
-            def forward(self, x):
-                y = x.cpu().numpy()
-                y = y * 2 + 1
-                return torch.tensor(y) * x
-        """,
-        use_instead="""
-            def forward(self, x):
-                y = x.cpu()
-                y = y * 2 + 1
-                return y.clone() * x
-        """,
-        fix_safety=FIX_SAFETY,
-        references=REFERENCES,
-    )
-
-    def nodes(self, region):
-        return region.sources
-
-    def message(self, node, region):
-        return "`.numpy()` in export-time code: the value leaves the graph and is baked in as a constant"
-
-
-class NumpyToTensor(_NumpyRule):
-    code = "ONX103"
-    name = "numpy-to-tensor"
-    summary = "tensor built from a NumPy array in export-time code"
-    doc = RuleDoc(
-        what="""
-            Finds `torch.from_numpy(a)`, `torch.tensor(a)`, `torch.as_tensor(a)` on NumPy
-            results in code that runs under export.
-        """,
-        why="""
-            The legacy exporter registers the result as a constant (TracerWarning
-            "torch.from_numpy results are registered as constants in the trace"), so the model
-            ignores the inputs the array was computed from.
-        """,
-        example="""
-            def forward(self, x):
-                return x + torch.from_numpy(np.arange(x.shape[1], dtype=np.float32))
-        """,
-        use_instead="""
-            def forward(self, x):
-                return x + torch.arange(x.shape[1], dtype=torch.float32)
-        """,
-        fix_safety=FIX_SAFETY,
-        references=REFERENCES,
-    )
-
-    def nodes(self, region):
-        return region.sinks
-
-    def message(self, node, region):
-        return f"`{region.ctx.qualname(node.func)}` of a NumPy array: the legacy exporter registers it as a constant"
-
-
-RULES = [NumpyCall, TensorToNumpy, NumpyToTensor]

@@ -1,0 +1,275 @@
+"""ONX601: `if` and conditional expressions on tensor values (torch.where for one-statement
+branches; input checks skipped while exporting)."""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix.patterns.control_flow.conditions import (
+    BRANCH_FAILURE,
+    CONTROL_FLOW_REFERENCES,
+    Condition,
+    tensor_condition,
+)
+from onnxfix.patterns.control_flow.size_parity import size_parity_pad
+from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.datadep import is_data_dependent_size
+from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
+from onnxfix.rewriter.scope import in_training_branch
+from onnxfix.rewriter.statements import (
+    bound_before,
+    comments_outside,
+    next_statement,
+    parenthesize,
+    replace_statements,
+    single_name_assignment,
+)
+
+
+# -- ONX601 -------------------------------------------------------------------------------------
+class TensorIf(Rule):
+    code = "ONX601"
+    name = "tensor-condition-branch"
+    summary = "`if` (or `a if c else b`) on a tensor value"
+    fix_availability = "sometimes"
+    default_safety = "per-finding"  # torch.where: unsafe; a size-parity zero pad dropped: safe
+    doc = RuleDoc(
+        what="""
+            Finds `if` statements and conditional expressions whose condition is a tensor
+            value: a comparison with a tensor (`if x.sum() > 0:`), `t.any()` / `t.all()`,
+            `bool(t)`, `t.item()` in a comparison, `torch.equal(a, b)`, or a bare tensor.
+            Conditions on shapes, flags and `None` checks are not reported. Two kinds are
+            reported with a narrower message: an `if` whose only statement is `raise` (an input
+            check: the dynamo exporter fails on it while the legacy exporter drops it, which is
+            harmless for valid inputs, measured by tests/test_flow_proofs.py
+            (tests/flow_models/raise_check.py); `torch._check` keeps it), and
+            an `and` whose first operands are Python values (`h.dtype == torch.float16 and not
+            torch.isfinite(h).all()`, the BART-family fp16 clamp): those are decided once at
+            export, so the tensor test runs, and breaks, only in an export where they hold (a
+            float16 export here; a float32 export passes both exporters, measured by hand on
+            torch 2.13, not kept as a test). Also one `if` on sizes: a branch on a size's parity
+            (`if H % 2 == 1 or W % 2 == 1:`, directly or through a flag assigned just before)
+            whose only statement pads by amounts that are zero when the condition is false
+            (`x = F.pad(x, (0, 0, 0, W % 2, 0, H % 2))`, Swin's patch merging); other branches on
+            sizes are not reported (most are on static dimensions).
+        """,
+        why="""
+            Export traces one run. The legacy exporter evaluates the condition on the export
+            inputs and records only the branch taken (TracerWarning "Converting a tensor to a
+            Python boolean"): measured on torch 2.13, `if x.sum() > 0: return x * 2 else:
+            return x - 1` exports a model that is silently wrong whenever the sign flips. The
+            dynamo exporter fails: `GuardOnDataDependentSymNode: Could not guard on
+            data-dependent expression` (non-strict capture) and `Unsupported: Data-dependent
+            branching` (its strict fallback). `torch.cond` works in dynamo only; the legacy
+            exporter fails on it ("Detected that you are using FX to torch.jit.trace a
+            dynamo-optimized function").
+        """,
+        example="""
+            def forward(self, x: torch.Tensor):
+                if x.sum() > 0:
+                    return x * 2
+                else:
+                    return x - 1
+        """,
+        use_instead="""
+            def forward(self, x: torch.Tensor):
+                return torch.where(x.sum() > 0, x * 2, x - 1)
+        """,
+        fix_safety="""
+            Offered when both branches are one `return <expr>` (an `if` that returns, followed
+            by a `return`, counts), or one assignment to the same name (a missing `else` keeps
+            the name's previous value), or for `a if c else b`; with a comparison, `any()`,
+            `all()` or `bool()` of one as the condition (`.item()` is dropped). Always unsafe:
+            `torch.where` evaluates both branches (an error or a side effect in the branch not
+            taken now happens), broadcasts them to a common shape and promotes them to a common
+            dtype, returns a tensor where a branch gave a Python number, and a comparison that
+            used `.item()` (a double) is now made in the tensor's dtype. Exact when both
+            branches are tensors of the same shape and dtype as the result and have no side
+            effects, which static analysis cannot check.
+            The size-parity pad is different: the `if` (and its flag) is removed and the pad
+            always runs, an amount `k - S % k` becoming `(k - S % k) % k`. When the condition is
+            false every amount is zero, and a zero constant pad returns a copy with the same
+            values, dtype, shape and strides (a non-dense input comes back contiguous); so the
+            fix is safe unless the unpadded tensor could still be observed after the `if` (an
+            in-place write, the tensor returned, stored or passed to a call that is not
+            torch's before the name is rebound), then unsafe. Measured: the original
+            ORT-FAILS under both exporters on the other parity, the rewrite is OK under both
+            (tests/flow_models/size_parity_pad.py, tests/realworld/swin_patch_merging_parity.py).
+            An `if` whose only statement is `raise` (an input check: `if n_tokens !=
+            n_features: raise ValueError(...)`) is fixed differently: `if not
+            torch.compiler.is_exporting() and <condition>: raise ...`. Safe: in eager (and under
+            torch.compile and the legacy tracer) `is_exporting()` is False, so the same
+            condition is evaluated in the same order and raises the same error; torch.export
+            skips the check it could not capture (the legacy trace dropped it anyway). Unsafe
+            only when the installed torch is older than 2.6 (no `torch.compiler.is_exporting`)
+            or unknown (read from package metadata; torch is never imported). Measured:
+            tests/flow_models/raise_check.py and tests/realworld/paligemma_token_count_check.py
+            export OK under both exporters after the fix. Conditions on a size read from tensor
+            values (`x[mask].numel()`, `len(t.nonzero())`) are reported too: such a size is an
+            unbacked symbol, on which dynamo cannot branch.
+        """,
+        references=CONTROL_FLOW_REFERENCES,
+    )
+
+    def visit_If(self, node: ast.If, ctx: FunctionContext):
+        condition = tensor_condition(node.test, ctx)
+        if condition is None and not in_training_branch(node, ctx):
+            yield from size_parity_pad(self, node, ctx)
+        if condition is None or in_training_branch(node, ctx):
+            return
+        fix = self._fix(node, condition, ctx) if condition.where_text else None
+        value = "a size read from tensor values" if _reads_data_size(node.test, ctx) else "a tensor value"
+        if _raises_only(node):
+            if _skipped_when_exporting(node.test):
+                return  # `if not torch.compiler.is_exporting() and bad: raise`: already right
+            fix = _skip_check_when_exporting(node, ctx)
+            message = (
+                f"`if` on {value} guarding a `raise`: the dynamo exporter fails "
+                "(GuardOnDataDependentSymNode; 'Data-dependent branching' in its strict fallback) and "
+                "the legacy exporter drops the check; skip the check while exporting"
+                + ("" if fix.safe else f" (unsafe: {_IS_EXPORTING} needs torch >= 2.6, and the installed one "
+                   "could not be read or is older)")
+            )
+        else:
+            message = f"`if` on {value}: {BRANCH_FAILURE}"
+            if fix is None:
+                message += "; no automatic fix: " + _no_where_reason(node, condition, value)
+        message += _static_guard_note(node.test, ctx)
+        yield ctx.report(self, node.test, message, fix=fix)
+
+    def visit_IfExp(self, node: ast.IfExp, ctx: FunctionContext):
+        condition = tensor_condition(node.test, ctx)
+        if condition is None or in_training_branch(node, ctx):
+            return
+        fix = None
+        if condition.where_text:
+            torch, imports = ctx.torch_name()
+            body, orelse = ctx.segment(node.body), ctx.segment(node.orelse)
+            text = f"{torch}.where({condition.where_text}, {parenthesize(body, node.body)}, {parenthesize(orelse, node.orelse)})"
+            fix = Fix("Select with `torch.where` (evaluates both sides)", (ctx.replace(node, text),), safe=False, imports=imports)
+        yield ctx.report(self, node.test, f"conditional expression on a tensor value: {BRANCH_FAILURE}", fix=fix)
+
+    def _fix(self, node: ast.If, condition: Condition, ctx: FunctionContext) -> Fix | None:
+        shape = _branch_shape(node, ctx)
+        if shape is None:
+            return None
+        kind, target, when_true, when_false, last = shape
+        kept = [node.test, when_true] + ([when_false] if isinstance(when_false, ast.AST) else [])
+        comments = comments_outside(ctx, node, kept, last)
+        if comments is None:
+            return None
+        torch, imports = ctx.torch_name()
+        true_text = parenthesize(ctx.segment(when_true), when_true)
+        false_text = parenthesize(ctx.segment(when_false), when_false) if isinstance(when_false, ast.AST) else when_false
+        selected = f"{torch}.where({condition.where_text}, {true_text}, {false_text})"
+        new = f"return {selected}" if kind == "return" else f"{target} = {selected}"
+        edit = replace_statements(ctx, node, last, new, comments)
+        return Fix("Select with `torch.where` (evaluates both branches)", (edit,), safe=False, imports=imports)
+
+
+_IS_EXPORTING = "torch.compiler.is_exporting()"
+IS_EXPORTING_SINCE = (2, 6)
+
+
+def _skip_check_when_exporting(node: ast.If, ctx: FunctionContext) -> Fix:
+    """`if bad: raise ...` -> `if not torch.compiler.is_exporting() and (bad): raise ...`. Eager
+    (is_exporting() is False there, and under torch.compile and the legacy tracer) evaluates the
+    same condition in the same order and raises the same error: safe, given a torch that has the
+    function (2.6+; read from the installed package's metadata, never imported). torch.export
+    skips the check, which it could not capture; the legacy trace dropped it already.
+    Measured: tests/realworld/paligemma_token_count_check.py exports OK under both exporters."""
+    from onnxfix.rewriter.exporter_inference import installed_torch_version
+
+    torch, imports = ctx.torch_name()
+    test = node.test
+    text = ctx.segment(test)
+    if isinstance(test, (ast.BoolOp, ast.IfExp, ast.NamedExpr, ast.Lambda)) and not (
+        isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)
+    ):
+        text = f"({text})"
+    guard = _IS_EXPORTING.replace("torch", torch, 1)
+    version = installed_torch_version()
+    safe = version is not None and version >= IS_EXPORTING_SINCE
+    return Fix(f"Skip the check while exporting (`not {guard} and ...`)",
+               (ctx.replace(test, f"not {guard} and {text}"),), safe=safe, imports=imports)
+
+
+EXPORT_CHECKS = ("is_exporting", "is_compiling", "is_in_onnx_export", "is_tracing", "is_scripting")
+
+
+def _skipped_when_exporting(test: ast.expr) -> bool:
+    """`not torch.compiler.is_exporting() and ...`: the operands after it never run under export."""
+    if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)):
+        return False
+    first = test.values[0]
+    return (
+        isinstance(first, ast.UnaryOp) and isinstance(first.op, ast.Not) and isinstance(first.operand, ast.Call)
+        and isinstance(first.operand.func, (ast.Attribute, ast.Name))
+        and getattr(first.operand.func, "attr", getattr(first.operand.func, "id", "")) in EXPORT_CHECKS
+    )
+
+
+def _no_where_reason(node: ast.If, condition: Condition, value: str) -> str:
+    if value != "a tensor value":
+        return "a size read from the data has no tensor form to select with (`torch.cond` works in dynamo only)"
+    if condition.where_text is None:
+        return "the condition is not one comparison, `any()`/`all()` or `bool()` of a tensor"
+    return "`torch.where` replaces only branches that are one `return` or one assignment to the same name each"
+
+
+def _reads_data_size(test: ast.expr, ctx: FunctionContext) -> bool:
+    return any(is_data_dependent_size(node, ctx) for node in ast.walk(test))
+
+
+def _raises_only(node: ast.If) -> bool:
+    """`if n_tokens != n_features: raise ValueError(...)`: an input check, not a choice
+    between computations. Measured on torch 2.13: dynamo still fails on it; legacy drops it."""
+    return not node.orelse and len(node.body) == 1 and isinstance(node.body[0], ast.Raise)
+
+
+def _static_guard_note(test: ast.expr, ctx: FunctionContext) -> str:
+    """`if h.dtype == torch.float16 and not torch.isfinite(h).all():` (BART-family fp16
+    clamps): the operands of an `and` before the first tensor test are Python values, decided
+    once at export. When they are false (a float32 export) the tensor test never runs and
+    nothing breaks; when they hold, it does. Still reported, naming the guard."""
+    if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)):
+        return ""
+    guards = []
+    for value in test.values:
+        if tensor_condition(value, ctx):
+            break
+        guards.append(value)
+    if not guards:
+        return ""
+    text = " and ".join(ctx.segment(g) for g in guards)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return f" (only when `{text}` holds at export: otherwise the tensor test never runs)"
+
+
+def _branch_shape(node: ast.If, ctx: FunctionContext):
+    """('return'|'assign', target, true expr, false expr, last statement replaced) or None."""
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.If) and node in parent.orelse:
+        return None  # an `elif`: replacing it would detach it from the `if` it belongs to
+    body, orelse = node.body, node.orelse
+    if len(body) != 1:
+        return None
+    only = body[0]
+    if isinstance(only, ast.Return) and only.value is not None:
+        if len(orelse) == 1 and isinstance(orelse[0], ast.Return) and orelse[0].value is not None:
+            return "return", None, only.value, orelse[0].value, node
+        following = next_statement(node, ctx)
+        if not orelse and isinstance(following, ast.Return) and following.value is not None:
+            return "return", None, only.value, following.value, following
+        return None
+    target = single_name_assignment(only)
+    if target is None:
+        return None
+    if len(orelse) == 1 and single_name_assignment(orelse[0]) == target:
+        return "assign", target, only.value, orelse[0].value, node
+    if not orelse and bound_before(target, node, ctx):
+        return "assign", target, only.value, target, node  # no else: keep the previous value
+    return None
+
+

@@ -1,0 +1,138 @@
+"""When an `if`/`while` condition is a tensor value (or a size read from tensor values), and the
+`torch.where` text that selects with it."""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.datadep import is_data_dependent_size
+
+
+COMPARISONS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+REDUCTIONS_TO_BOOL = frozenset({"any", "all"})
+TORCH_BOOL_REDUCTIONS = frozenset({"torch.any", "torch.all"})
+PYTHON_BOOL_FUNCTIONS = frozenset({"torch.equal", "torch.is_nonzero", "torch.allclose"})
+BRANCH_FAILURE = (
+    "the legacy exporter freezes the branch taken at export time and the dynamo exporter fails "
+    "(GuardOnDataDependentSymNode; 'Data-dependent branching' in its strict fallback)"
+)
+CONTROL_FLOW_REFERENCES = (
+    "https://pytorch.org/docs/stable/onnx_torchscript.html#avoid-python-control-flow",
+    "https://github.com/pytorch/pytorch/issues/150891",
+    "https://github.com/penguinwu/oss-model-graph-break-corpus/blob/0dbe2f775c9ed9eea1cff121a2eec0c03bc2fffb/analysis/graph-break-analysis.md",
+)
+
+
+# -- conditions -------------------------------------------------------------------------------
+class Condition:
+    """What a test expression is: data-dependent on tensor values or not, and the boolean
+    tensor that stands for it in `torch.where` (None when there is no exact spelling)."""
+
+    def __init__(self, where_text: str | None):
+        self.where_text = where_text
+
+
+def tensor_condition(test: ast.expr, ctx: FunctionContext) -> Condition | None:
+    if isinstance(test, ast.Compare):
+        return _comparison(test, ctx)
+    if isinstance(test, ast.Call):
+        return _condition_call(test, ctx)
+    if isinstance(test, ast.BoolOp):
+        if any(tensor_condition(value, ctx) for value in test.values):
+            return Condition(None)
+        return None
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return Condition(None) if tensor_condition(test.operand, ctx) else None
+    if isinstance(test, (ast.Name, ast.Attribute, ast.Subscript)) and ctx.tensors.is_tensor(test):
+        return Condition(None)
+    return None
+
+
+def _comparison(test: ast.Compare, ctx: FunctionContext) -> Condition | None:
+    if not all(isinstance(op, COMPARISONS) for op in test.ops):
+        return None
+    operands = [test.left, *test.comparators]
+    kinds = [_operand_kind(operand, ctx) for operand in operands]
+    if not any(kinds):
+        return None
+    if len(test.ops) > 1 or "data-size" in kinds:
+        return Condition(None)
+    if "item" in kinds:
+        return Condition(_text_without_item(test, ctx))
+    return Condition(ctx.segment(test))
+
+
+def _operand_kind(node: ast.expr, ctx: FunctionContext) -> str | None:
+    if _is_item_call(node, ctx):
+        return "item"
+    if is_data_dependent_size(node, ctx):
+        return "data-size"  # x[mask].numel(): an unbacked size, no tensor to select with
+    return "tensor" if ctx.tensors.is_tensor(node) else None
+
+
+def _is_item_call(node: ast.AST, ctx: FunctionContext) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "item"
+        and not node.args
+        and ctx.tensors.is_tensor(node.func.value) is not False
+        and _tensor_evidence(node.func.value, ctx)
+    )
+
+
+def _tensor_evidence(node: ast.expr, ctx: FunctionContext) -> bool:
+    """`.item()` is a tensor method, but a receiver we know nothing about may be a NumPy
+    scalar: require evidence (a tensor by the oracle, or a tensor method/reduction call)."""
+    if ctx.tensors.is_tensor(node):
+        return True
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
+        "sum", "max", "min", "mean", "any", "all", "argmax", "argmin", "norm", "abs", "prod", "numel",
+    )
+
+
+def _text_without_item(test: ast.Compare, ctx: FunctionContext) -> str:
+    source = ctx.file.source
+    start, end = source.span(test)
+    text = source.text
+    cuts = []
+    for node in ast.walk(test):
+        if _is_item_call(node, ctx):
+            cut_start, cut_end = ctx.dot_span(node.func, node)
+            cuts.append((cut_start, cut_end))
+    pieces, position = [], start
+    for cut_start, cut_end in sorted(cuts):
+        pieces.append(text[position:cut_start])
+        position = cut_end
+    pieces.append(text[position:end])
+    return "".join(pieces)
+
+
+def _condition_call(test: ast.Call, ctx: FunctionContext) -> Condition | None:
+    func = test.func
+    qualname = ctx.qualname(func)
+    if qualname in PYTHON_BOOL_FUNCTIONS:
+        return Condition(None)
+    if isinstance(func, ast.Name) and func.id == "bool" and ctx.is_builtin("bool") and len(test.args) == 1:
+        inner = tensor_condition(test.args[0], ctx)
+        if inner is None:
+            return None
+        return Condition(inner.where_text if _is_boolean_tensor(test.args[0], ctx) else None)
+    if _is_item_call(test, ctx):
+        return Condition(None)
+    if _is_boolean_tensor(test, ctx):
+        return Condition(ctx.segment(test))
+    return None
+
+
+def _is_boolean_tensor(node: ast.expr, ctx: FunctionContext) -> bool:
+    """A comparison or any()/all() of a tensor: a bool tensor whatever the input dtype."""
+    if isinstance(node, ast.Compare):
+        return _comparison(node, ctx) is not None
+    if isinstance(node, ast.Call):
+        if isinstance(node.func, ast.Attribute) and node.func.attr in REDUCTIONS_TO_BOOL:
+            receiver = node.func.value
+            return bool(ctx.tensors.is_tensor(receiver)) or _is_boolean_tensor(receiver, ctx)
+        return ctx.qualname(node.func) in TORCH_BOOL_REDUCTIONS
+    return False

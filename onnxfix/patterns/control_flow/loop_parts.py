@@ -1,0 +1,65 @@
+"""What the ONX603 loop fixes share: the loop's length source, the row it reads, the index's uses."""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix.rewriter.context import FunctionContext
+
+
+def loop_length_source(iterable: ast.expr) -> str | None:
+    """The tensor name X of `range(X.shape[0])`, `range(X.size(0))`, `range(len(X))`."""
+    if not (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "range"):
+        return None
+    if len(iterable.args) != 1:
+        return None
+    bound = iterable.args[0]
+    if isinstance(bound, ast.Call) and isinstance(bound.func, ast.Name) and bound.func.id == "len" and len(bound.args) == 1:
+        return bound.args[0].id if isinstance(bound.args[0], ast.Name) else None
+    if isinstance(bound, ast.Subscript) and isinstance(bound.value, ast.Attribute) and bound.value.attr == "shape":
+        if is_zero(bound.slice) and isinstance(bound.value.value, ast.Name):
+            return bound.value.value.id
+    if isinstance(bound, ast.Call) and isinstance(bound.func, ast.Attribute) and bound.func.attr == "size":
+        if len(bound.args) == 1 and is_zero(bound.args[0]) and isinstance(bound.func.value, ast.Name):
+            return bound.func.value.id
+    return None
+
+
+def is_zero(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value == 0 and type(node.value) is int
+
+
+def is_row(node: ast.AST, source: str, index: str) -> bool:
+    return (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == source
+        and isinstance(node.slice, ast.Name)
+        and node.slice.id == index
+    )
+
+
+def uses_name_elsewhere(index: str, loop: ast.For, ctx: FunctionContext) -> bool:
+    """The loop variable is read outside `X[i]` in the body, or after the loop (Python keeps
+    it bound); reads inside other loops or comprehensions that rebind it do not count."""
+    allowed = {id(n.slice) for n in ast.walk(loop.body[0]) if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Name)}
+    inside = {id(n) for n in ast.walk(loop)}
+    rebinding = set()
+    for node in ast.walk(ctx.fn.node):
+        if node is loop:
+            continue
+        targets = []
+        if isinstance(node, (ast.For, ast.AsyncFor)):
+            targets = [node.target]
+        elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            targets = [g.target for g in node.generators]
+        if any(isinstance(t, ast.Name) and t.id == index for t in targets):
+            rebinding.update(id(n) for n in ast.walk(node))
+    for node in ast.walk(ctx.fn.node):
+        if isinstance(node, ast.Name) and node.id == index and isinstance(node.ctx, ast.Load):
+            if id(node) in inside:
+                if id(node) not in allowed:
+                    return True
+            elif id(node) not in rebinding:
+                return True
+    return False

@@ -1,0 +1,312 @@
+"""ONX602 (`while` on a tensor value) and ONX603 (Python loops over dynamic sizes), with the
+vectorised accumulation fix."""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix.patterns.control_flow.conditions import CONTROL_FLOW_REFERENCES, tensor_condition
+from onnxfix.patterns.control_flow.loop_parts import is_row, loop_length_source, uses_name_elsewhere
+from onnxfix.patterns.control_flow.repeated_rows import repeated_rows_comprehension, repeated_rows_loop
+from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
+from onnxfix.rewriter.scope import in_training_branch
+from onnxfix.rewriter.statements import comments_outside, replace_statements
+
+
+# -- ONX602 -------------------------------------------------------------------------------------
+class TensorWhile(Rule):
+    code = "ONX602"
+    name = "tensor-condition-loop"
+    summary = "`while` loop on a tensor value"
+    doc = RuleDoc(
+        what="Finds `while` loops whose condition is a tensor value (`while x.max() > 1:`).",
+        why="""
+            The number of iterations is decided by the values at export time. The legacy
+            exporter unrolls the iterations it ran and records no loop (TracerWarning
+            "Converting a tensor to a Python boolean"): measured on torch 2.13, `while x.max() >
+            1 and n < 10: x = x / 2` is silently wrong on other values. The dynamo exporter
+            fails with `GuardOnDataDependentSymNode` ("Data-dependent branching" in strict mode).
+            Both are re-measured on the installed torch by tests/test_flow_proofs.py
+            (tests/flow_models/while_halve.py, `while x.abs().max() > 1: x = x / 2`).
+        """,
+        example="""
+            def forward(self, x: torch.Tensor):
+                while x.abs().max() > 1:
+                    x = x / 2
+                return x
+        """,
+        use_instead="""
+            def forward(self, x: torch.Tensor):
+                # the number of halvings, computed with tensor ops
+                steps = torch.ceil(torch.log2(x.abs().max())).clamp(min=0)
+                return x / 2 ** steps
+        """,
+        fix_safety="""
+            No fix: a loop whose trip count depends on data has no general tensor form. Compute
+            the trip count with tensor ops, bound the loop by a constant and select with
+            `torch.where` inside it, or (dynamo only) use `torch.while_loop`.
+        """,
+        references=CONTROL_FLOW_REFERENCES,
+    )
+
+    def visit_While(self, node: ast.While, ctx: FunctionContext):
+        if tensor_condition(node.test, ctx) is None or in_training_branch(node, ctx):
+            return
+        yield ctx.report(self, node.test, "`while` on a tensor value: the legacy exporter unrolls the iterations run at export time and the dynamo exporter fails (GuardOnDataDependentSymNode)")
+
+
+# -- ONX603 -------------------------------------------------------------------------------------
+SUM_OPERATORS = {ast.Add: "+", ast.Sub: "-"}
+ELEMENTWISE_FUNCTIONS = frozenset(
+    {
+        "abs", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid",
+        "relu", "square", "neg", "negative", "floor", "ceil", "round", "sign", "reciprocal",
+    }
+)
+ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
+
+
+class SizeLoop(Rule):
+    code = "ONX603"
+    python_hazard = True  # scripted code keeps it dynamic (tests/test_export_guards.py)
+    name = "dynamic-size-loop"
+    summary = "Python loop whose trip count is a tensor size"
+    fix_availability = "sometimes"
+    default_safety = "unsafe"
+    doc = RuleDoc(
+        what="""
+            Finds `for` loops and comprehensions over `range(<size>)` where the size comes from
+            a tensor's shape (`range(x.shape[0])`, `range(x.size(1))`, `range(len(t))`, or a
+            name holding one), and loops iterating over a tensor itself (`for row in t:`,
+            `enumerate(t)`), also inside a call: `rows, cols = zip(*ind)` (udop) iterates over
+            the rows of `ind`.
+        """,
+        why="""
+            A traced loop is unrolled: the exported graph repeats the body as many times as it
+            ran at export. Measured on torch 2.13 with `acc = acc + x[i] * (i + 1)`: the legacy
+            exporter with `dynamic_axes` silently keeps 3 iterations (no warning at all) and is
+            wrong for every other size; the dynamo exporter with `Dim.DYNAMIC` fails ("tracing
+            inferred a static shape of 3 for dimension inputs['x'].shape[0]"). Both are right
+            only when that dimension is static. `zip(*ind)` over an `(N, 2)` index tensor,
+            measured the same way (tests/flow_models/zip_rows.py): dynamo fails the same way,
+            and the legacy graph splits `ind` into the export-time N rows, so onnxruntime fails
+            on any other N.
+        """,
+        example="""
+            def forward(self, x):
+                acc = torch.zeros_like(x[0])
+                for i in range(x.shape[0]):
+                    acc = acc + x[i] * 2
+                return acc
+        """,
+        use_instead="""
+            def forward(self, x):
+                acc = torch.zeros_like(x[0])
+                acc = acc + (x * 2).sum(0)
+                return acc
+        """,
+        fix_safety="""
+            An accumulation loop is vectorised when its body is one statement `acc = acc + E`,
+            `acc += E`, `acc = acc - E` or `acc -= E` and `E` is elementwise in `x[i]` (the
+            tensor the range is taken from, indexed by the loop variable and nothing else:
+            arithmetic with numbers, `torch.exp`, `.sigmoid()`, ...): `E` is applied to all of
+            `x` and summed over dim 0. Always unsafe: a sum reduction adds in a different order
+            than the loop, so float results can differ in the last bits; `sum` of int8/int16/
+            int32 values accumulates in int64 where the loop wrapped around in the narrow type;
+            and `-0.0 + sum([])` is `0.0`.
+
+            A loop that repeats each row a data-dependent number of times (the length
+            regulator of FastSpeech-style TTS models) becomes `torch.repeat_interleave`:
+            `out = []` / `for i in range(x.shape[0]): out.append(x[i].expand(n[i], -1))` /
+            `torch.cat(out, dim=0)` (also `.repeat(n[i], 1)`, `int(n[i])`, `n[i].item()`, and
+            the same as a comprehension inside `torch.cat`) becomes
+            `torch.repeat_interleave(x, n, dim=0)`, which both exporters translate with the
+            output length computed in the graph. Unsafe: it needs `n` to be an integer tensor
+            of length `x.shape[0]` and `x` to be 2-D, which static analysis cannot check (the
+            loop also accepted a float `n` through `int()`, or a longer `n`).
+
+            `zip(*t)` is only reported: `t.unbind(1)` gives the columns as tensors, where zip
+            gave tuples of 0-d tensors (not the same value for every use). Other loops are only
+            reported: vectorise them by hand (`torch.arange` for the index,
+            a `cumsum`, or `torch.cat` of masked parts).
+        """,
+        references=(
+            "https://pytorch.org/docs/stable/onnx_torchscript.html#avoid-python-control-flow",
+            "https://github.com/pytorch/pytorch/issues/99701",
+            "https://github.com/ming024/FastSpeech2/blob/master/model/modules.py",
+        ),
+    )
+
+    def visit_For(self, node: ast.For, ctx: FunctionContext):
+        described = _dynamic_iteration(node.iter, ctx)
+        if described is None or in_training_branch(node, ctx):
+            return
+        message = (
+            f"loop over {described}: unrolled at export (legacy: silently, for the export-time "
+            f"size; dynamo: fails when that dimension is dynamic, 'tracing inferred a static shape')"
+        )
+        fix = _vectorised_accumulation(node, ctx) or repeated_rows_loop(node, ctx)
+        yield ctx.report(self, node, message + ("" if fix else NO_LOOP_FIX), fix=fix)
+
+    def visit_comprehension(self, node: ast.comprehension, ctx: FunctionContext):
+        described = _dynamic_iteration(node.iter, ctx)
+        if described is None or in_training_branch(node.iter, ctx):
+            return
+        message = (
+            f"comprehension over {described}: unrolled at export (legacy: silently, for the "
+            f"export-time size; dynamo: fails when that dimension is dynamic)"
+        )
+        fix = repeated_rows_comprehension(node, ctx)
+        yield ctx.report(self, node.iter, message + ("" if fix else NO_LOOP_FIX), fix=fix)
+
+    def visit_Call(self, node: ast.Call, ctx: FunctionContext):
+        """`zip(*t)`: the star iterates over the rows of ``t`` while the call is made."""
+        if not (isinstance(node.func, ast.Name) and node.func.id == "zip" and ctx.is_builtin("zip")):
+            return
+        for argument in node.args:
+            described = _tensor_iterable(argument.value, ctx) if isinstance(argument, ast.Starred) else None
+            if described is not None and not in_training_branch(node, ctx):
+                message = (
+                    f"`{ctx.segment(node)}` iterates over {described}: unrolled at export (legacy: for the "
+                    f"export-time row count; dynamo: fails when that dimension is dynamic, 'tracing inferred "
+                    f"a static shape')"
+                )
+                yield ctx.report(self, node, message + NO_LOOP_FIX)
+                return
+
+
+# Why a loop over a dynamic size keeps no fix: the two forms the rule rewrites are exact; any
+# other body would need its semantics proven elementwise, which text analysis cannot do.
+NO_LOOP_FIX = (
+    "; no automatic fix: only an elementwise accumulation (`acc = acc + f(x[i])`) or a repeat of "
+    "rows is rewritten exactly; vectorise the body over the dimension by hand"
+)
+FIXED_COUNT_SPLITS = frozenset({"split", "chunk", "tensor_split", "split_with_sizes"})
+
+
+def _dynamic_iteration(iterable: ast.expr, ctx: FunctionContext) -> str | None:
+    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and ctx.is_builtin(iterable.func.id):
+        name = iterable.func.id
+        if name == "range" and iterable.args and not iterable.keywords:
+            if any(_is_size_bound(arg, ctx) for arg in iterable.args):
+                return f"`{ctx.segment(iterable)}`, a tensor size"
+            return None
+        if name in ("enumerate", "reversed") and iterable.args:
+            return _tensor_iterable(iterable.args[0], ctx)
+        if name == "zip" and iterable.args:
+            # zip stops at its shortest argument: one list or module list of fixed length
+            # bounds the loop, so report only when every argument is a tensor
+            described = [_tensor_iterable(arg, ctx) for arg in iterable.args]
+            return described[0] if all(described) else None
+        return None
+    return _tensor_iterable(iterable, ctx)
+
+
+def _tensor_iterable(node: ast.expr, ctx: FunctionContext) -> str | None:
+    """Iterating over a tensor runs once per row. The parts of split/chunk are a tuple whose
+    length is fixed by the arguments, not a tensor."""
+    if isinstance(node, ast.Call):
+        last = node.func.attr if isinstance(node.func, ast.Attribute) else None
+        if last in FIXED_COUNT_SPLITS or (ctx.qualname(node.func) or "").rpartition(".")[2] in FIXED_COUNT_SPLITS:
+            return None
+    if ctx.tensors.is_tensor(node):
+        return f"the tensor `{ctx.segment(node)}`"
+    return None
+
+
+def _is_size_bound(node: ast.expr, ctx: FunctionContext) -> bool:
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1:
+        return bool(ctx.tensors.is_tensor(node.args[0]))
+    if isinstance(node, ast.Attribute) and node.attr == "ndim":
+        return False  # the rank is static under both exporters
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("dim", "ndimension"):
+        return False
+    return ctx.sizes.is_size(node)
+
+
+def _vectorised_accumulation(node: ast.For, ctx: FunctionContext) -> Fix | None:
+    source_name = loop_length_source(node.iter)
+    if source_name is None or node.orelse or len(node.body) != 1 or not isinstance(node.target, ast.Name):
+        return None
+    if not ctx.tensors.is_tensor(ast.Name(id=source_name, ctx=ast.Load())):
+        return None
+    index = node.target.id
+    accumulator, operator, term = _accumulation(node.body[0])
+    if accumulator is None or accumulator in (index, source_name):
+        return None
+    if not _elementwise_in(term, source_name, index, ctx) or uses_name_elsewhere(index, node, ctx):
+        return None
+    comments = comments_outside(ctx, node, [term])
+    if comments is None:
+        return None
+    vectorised = _substitute_rows(ctx, term, source_name)
+    if not isinstance(term, (ast.Name, ast.Subscript, ast.Call, ast.Attribute)):
+        vectorised = f"({vectorised})"
+    total = f"{vectorised}.sum(0)"
+    if isinstance(node.body[0], ast.AugAssign):
+        new = f"{accumulator} {operator}= {total}"
+    else:
+        new = f"{accumulator} = {accumulator} {operator} {total}"
+    edit = replace_statements(ctx, node, node, new, comments)
+    return Fix("Vectorise the accumulation (`.sum(0)` over the rows)", (edit,), safe=False)
+
+
+def _accumulation(statement: ast.stmt) -> tuple[str | None, str | None, ast.expr | None]:
+    if isinstance(statement, ast.AugAssign) and isinstance(statement.target, ast.Name):
+        operator = SUM_OPERATORS.get(type(statement.op))
+        if operator:
+            return statement.target.id, operator, statement.value
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+        name = statement.targets[0].id
+        value = statement.value
+        if isinstance(value, ast.BinOp) and type(value.op) in SUM_OPERATORS:
+            if isinstance(value.left, ast.Name) and value.left.id == name:
+                return name, SUM_OPERATORS[type(value.op)], value.right
+    return None, None, None
+
+
+def _elementwise_in(term: ast.expr, source: str, index: str, ctx: FunctionContext) -> bool:
+    """``term`` uses ``source[index]`` at least once, the index nowhere else, and only
+    elementwise operations with numbers."""
+    rows = 0
+    for node in ast.walk(term):
+        if is_row(node, source, index):
+            rows += 1
+    if rows == 0:
+        return False
+    return _elementwise(term, source, index, ctx)
+
+
+def _elementwise(node: ast.expr, source: str, index: str, ctx: FunctionContext) -> bool:
+    if is_row(node, source, index):
+        return True
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ARITHMETIC):
+        return _elementwise(node.left, source, index, ctx) and _elementwise(node.right, source, index, ctx)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        return _elementwise(node.operand, source, index, ctx)
+    if isinstance(node, ast.Call) and not node.keywords:
+        qualname = ctx.qualname(node.func) or ""
+        module, _, last = qualname.rpartition(".")
+        if module in ("torch", "torch.nn.functional") and last in ELEMENTWISE_FUNCTIONS and len(node.args) == 1:
+            return _elementwise(node.args[0], source, index, ctx)
+        if isinstance(node.func, ast.Attribute) and node.func.attr in ELEMENTWISE_FUNCTIONS and not node.args:
+            return _elementwise(node.func.value, source, index, ctx)
+    return False
+
+
+def _substitute_rows(ctx: FunctionContext, term: ast.expr, source: str) -> str:
+    text = ctx.file.source.text
+    start, end = ctx.file.source.span(term)
+    rows = sorted(
+        ctx.file.source.span(n) for n in ast.walk(term) if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id == source
+    )
+    pieces, position = [], start
+    for row_start, row_end in rows:
+        pieces.append(text[position:row_start])
+        pieces.append(source)
+        position = row_end
+    pieces.append(text[position:end])
+    return "".join(pieces)

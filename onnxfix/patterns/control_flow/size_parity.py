@@ -1,0 +1,244 @@
+"""ONX601 on sizes: a branch on a size's parity that only decides whether a zero pad runs."""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.rule import Edit, Fix, Rule
+from onnxfix.rewriter.statements import (
+    comments_outside,
+    name_loads,
+    replace_statements,
+    sibling_statement,
+    single_name_assignment,
+    statement_indent,
+)
+
+
+# -- ONX601 on sizes: a branch that only decides whether a zero pad is applied --------------------
+PAD_FUNCTIONS = frozenset({"torch.nn.functional.pad"})
+SIZE_BRANCH_FAILURE = (
+    "the legacy exporter records the branch taken at export time and the dynamo exporter "
+    "specializes the size's parity (the exported model fails in onnxruntime for sizes of the "
+    "other parity)"
+)
+
+
+def size_parity_pad(rule: Rule, node: ast.If, ctx: FunctionContext):
+    """`if H % 2 == 1 or W % 2 == 1: x = F.pad(x, (0, 0, 0, W % 2, 0, H % 2))` (Swin's patch
+    merging), also through a flag assigned once (`pad_input = ...; if pad_input:`). When the
+    condition is false every pad amount is zero, and a zero pad is a copy of `x` with the same
+    values, dtype, shape and strides (torch.equal; measured in tests/test_flow_proofs.py), so the
+    branch can go: the pad runs always. An amount `k - S % k` guarded by `S % k != 0` becomes
+    `(k - S % k) % k`, zero when the guard is false and unchanged when it holds."""
+    if node.orelse or len(node.body) != 1:
+        return
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.If) and node in parent.orelse:
+        return  # an `elif`
+    statement = node.body[0]
+    target = single_name_assignment(statement)
+    call = statement.value if target else None
+    if not (
+        isinstance(call, ast.Call) and ctx.qualname(call.func) in PAD_FUNCTIONS and len(call.args) >= 2
+        and isinstance(call.args[0], ast.Name) and call.args[0].id == target
+    ):
+        return
+    if any(k.arg not in ("mode", "value") for k in call.keywords) or len(call.args) > 4:
+        return
+    mode = [k.value for k in call.keywords if k.arg == "mode"] + call.args[2:3]
+    if mode and not (isinstance(mode[0], ast.Constant) and mode[0].value == "constant"):
+        return  # reflect/replicate/circular pads of zero are no-ops too, but not measured here
+    flag, test = None, node.test
+    if isinstance(test, ast.Name):
+        flag = _flag_assignment(test.id, node, ctx)
+        if flag is None:
+            return
+        test = flag.value
+    moduli = _parity_terms(test, ctx)
+    amounts = call.args[1]
+    if not moduli or not isinstance(amounts, (ast.Tuple, ast.List)):
+        return
+    rewrites = []
+    for amount in amounts.elts:
+        kind = _zero_when_divisible(amount, moduli, ctx)
+        if kind is None:
+            return
+        if kind == "complement":
+            rewrites.append((amount, f"({ctx.segment(amount)}) % {ctx.segment(amount.left)}"))
+    comments = comments_outside(ctx, node, [statement])
+    if comments is None:
+        return
+    body = ctx.segment(statement)
+    start = ctx.file.source.span(statement)[0]
+    for amount, text in sorted(rewrites, key=lambda r: -ctx.file.source.span(r[0])[0]):
+        a, b = ctx.file.source.span(amount)
+        body = body[: a - start] + text + body[b - start:]
+    shift = len(statement_indent(ctx, statement)) - len(statement_indent(ctx, node))
+    body = "\n".join(line[shift:] if line[:shift].isspace() else line for line in body.split("\n"))
+    edits = [replace_statements(ctx, node, node, body, comments)]
+    if flag is not None:
+        removal = _statement_removal(flag, ctx)
+        if removal is None:
+            return
+        edits.append(removal)
+    escapes = _escapes_after(target, node, ctx)
+    fix = Fix(
+        "Pad always: the amounts are zero whenever the condition is false",
+        tuple(edits), safe=not escapes,
+    )
+    message = f"`if` on the parity of a size guarding a pad: {SIZE_BRANCH_FAILURE}; the pad amounts are zero when the condition is false, so the branch can go"
+    if escapes:
+        message += (
+            f" (unsafe: `{target}` is {escapes} after the `if`; a zero pad returns a copy, so that "
+            "no longer reaches the unpadded tensor)"
+        )
+    yield ctx.report(rule, node.test, message, fix=fix)
+
+
+def _flag_assignment(name: str, node: ast.If, ctx: FunctionContext) -> ast.Assign | None:
+    """`pad_input = <condition>` right before the `if` in its block, the name's only
+    assignment, read only by this `if`: the flag goes with the branch (`or` on SymInt parities
+    would still guard in dynamo)."""
+    previous = sibling_statement(node, ctx, -1)
+    values = ctx.assignments(name)
+    if not (isinstance(previous, ast.Assign) and single_name_assignment(previous) == name):
+        return None
+    if len(values) != 1 or values[0] is not previous.value or name_loads(name, ctx) != 1 or ctx.is_parameter(name):
+        return None
+    return previous
+
+
+def _statement_removal(statement: ast.stmt, ctx: FunctionContext) -> Edit | None:
+    """Delete a statement that fills its lines alone (no comment, no `;`)."""
+    source = ctx.file.source
+    start, end = source.span(statement)
+    line_start = source.line_starts[statement.lineno - 1]
+    text = source.text
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end + 1
+    if text[line_start:start].strip() or text[end:line_end].strip():
+        return None
+    return Edit(line_start, line_end, "")
+
+
+def _parity_terms(test: ast.expr, ctx: FunctionContext) -> set[tuple[str, int]] | None:
+    """(size text, k) for a condition that is false only when every `S % k` is 0: an `or` of
+    `S % k != 0`, `S % k > 0`, `S % k` and, for k == 2, `S % 2 == 1`, with S a size."""
+    values = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or) else [test]
+    terms = set()
+    for value in values:
+        modulo = value
+        if isinstance(value, ast.Compare) and len(value.ops) == 1:
+            op, right = value.ops[0], value.comparators[0]
+            if not isinstance(right, ast.Constant) or type(right.value) is not int:
+                return None
+            modulo = value.left
+            k = _modulus(modulo, ctx)
+            if k is None:
+                return None
+            if not (
+                (isinstance(op, (ast.NotEq, ast.Gt)) and right.value == 0)
+                or (isinstance(op, ast.Eq) and right.value == 1 and k == 2)
+            ):
+                return None
+        elif _modulus(modulo, ctx) is None:
+            return None
+        terms.add((ctx.segment(modulo.left), _modulus(modulo, ctx)))
+    return terms
+
+
+def _modulus(node: ast.expr, ctx: FunctionContext) -> int | None:
+    """k for `S % k` with S an integer size and k a positive int literal."""
+    if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod)):
+        return None
+    k = node.right
+    if not (isinstance(k, ast.Constant) and type(k.value) is int and k.value > 0):
+        return None
+    return k.value if ctx.sizes.is_size(node.left) and ctx.ints.is_int(node.left) else None
+
+
+def _zero_when_divisible(amount: ast.expr, terms: set[tuple[str, int]], ctx: FunctionContext) -> str | None:
+    """'zero': a literal 0; 'same': `S % k` of a term (0 when the condition is false);
+    'complement': `k - S % k` of a term (k then: rewritten `(k - S % k) % k`)."""
+    if isinstance(amount, ast.Constant) and type(amount.value) is int and amount.value == 0:
+        return "zero"
+    k = _modulus(amount, ctx)
+    if k is not None:
+        if (ctx.segment(amount.left), k) in terms:
+            return "same"
+        inner = amount.left  # (k - S % k) % k and (-S) % k are zero when S % k is
+        if isinstance(inner, ast.UnaryOp) and isinstance(inner.op, ast.USub) and (ctx.segment(inner.operand), k) in terms:
+            return "same"
+        if (
+            isinstance(inner, ast.BinOp) and isinstance(inner.op, ast.Sub) and _modulus(inner.right, ctx) == k
+            and (ctx.segment(inner.right.left), k) in terms
+        ):
+            return "same"
+        return None
+    if isinstance(amount, ast.BinOp) and isinstance(amount.op, ast.Sub):
+        left, right = amount.left, amount.right
+        k = _modulus(right, ctx)
+        if (
+            k is not None and isinstance(left, ast.Constant) and left.value == k and type(left.value) is int
+            and (ctx.segment(right.left), k) in terms
+        ):
+            return "complement"
+    return None
+
+
+def _escapes_after(name: str, node: ast.If, ctx: FunctionContext) -> str | None:
+    """How the unpadded tensor could still be seen after the `if` (then the copy a zero pad
+    makes is observable): something written in place (`.add_()`, `[...] =`, `+=`, `out=`,
+    `inplace=`), or the tensor handed on as itself (returned, stored, aliased, passed to a call
+    that is not torch's). Scanned from the `if` to the statement of its block that rebinds the
+    name (`x = torch.cat(...)`), or to the end of the function when none does. None when
+    nothing of the kind happens."""
+    statements = []
+    parent = ctx.parent(node)
+    block = next(
+        (b for b in (getattr(parent, f, None) for f in ("body", "orelse", "finalbody")) if isinstance(b, list) and node in b),
+        [],
+    )
+    rebound = False
+    for statement in block[block.index(node) + 1:] if node in block else []:
+        statements.append(statement)
+        if single_name_assignment(statement) == name:
+            rebound = True
+            break
+    if not rebound:
+        statements = [s for s in ast.walk(ctx.fn.node) if isinstance(s, ast.stmt) and s.lineno > node.end_lineno]
+    for statement in statements:
+        for current in ast.walk(statement):
+            reason = _escape(current, name, ctx)
+            if reason:
+                return reason
+    return None
+
+
+def _escape(current: ast.AST, name: str, ctx: FunctionContext) -> str | None:
+    def bare(value):
+        return isinstance(value, ast.Name) and value.id == name
+
+    if isinstance(current, ast.AugAssign) and not ctx.ints.is_int(current.target):
+        return "written in place"
+    if isinstance(current, ast.Subscript) and isinstance(current.ctx, ast.Store):
+        return "written in place"
+    if isinstance(current, ast.Call):
+        func = current.func
+        if isinstance(func, ast.Attribute) and func.attr.endswith("_") and not func.attr.endswith("__"):
+            return "written in place"
+        if any(k.arg in ("out", "inplace") for k in current.keywords):
+            return "written in place"
+        qualname = ctx.qualname(func) or ""
+        if not qualname.startswith("torch.") and any(bare(a) for a in [*current.args, *(k.value for k in current.keywords)]):
+            return f"passed to `{ctx.segment(func)}`"
+    if isinstance(current, (ast.Return, ast.Assign, ast.AnnAssign, ast.Yield)) and bare(current.value):
+        return "handed on as itself"
+    if isinstance(current, (ast.List, ast.Tuple, ast.Set)) and not isinstance(current.ctx, ast.Store) if hasattr(current, "ctx") else isinstance(current, ast.Set):
+        if any(bare(e) for e in current.elts):
+            return "handed on as itself"
+    if isinstance(current, ast.Dict) and any(bare(v) for v in current.values):
+        return "handed on as itself"
+    return None

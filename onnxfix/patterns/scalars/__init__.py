@@ -1,0 +1,5 @@
+"""ONX2xx: tensors turned into Python values (`.item()`, `.tolist()`, `int()`, `len()`, `torch.tensor([...])`)."""
+
+from onnxfix.patterns.scalars import builders, casts, items
+
+RULES = [items.ItemCall, items.TolistCall, casts.ScalarCast, builders.LenOfTensor, builders.TensorFromValues]

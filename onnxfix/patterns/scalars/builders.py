@@ -1,0 +1,214 @@
+"""ONX204 (`len()` of a tensor) and ONX205 (tensors built from Python values taken out of tensors)."""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix.rewriter.context import FunctionContext, builtin_call
+from onnxfix.rewriter.precedence import ATOM, operand
+from onnxfix.rewriter.rule import DYNAMO, LEGACY, Fix, Rule, RuleDoc
+from onnxfix.rewriter.tensors import is_whole_shape
+
+
+class LenOfTensor(Rule):
+    code = "ONX204"
+    name = "len-of-tensor"
+    summary = "`len(tensor)` instead of `tensor.shape[0]`"
+    fix_availability = "always"
+    default_safety = "safe"
+    exporters = (LEGACY,)
+    doc = RuleDoc(
+        what="""
+            Finds `len(t)` where `t` is known to be a tensor (a torch call, a tensor method, a
+            parameter annotated `Tensor`, a module's weight, ...). Seen in UDOP
+            (`range(len(patch_inds))`), LLaVA-OneVision (`len(image_sizes)`), SuperPoint.
+        """,
+        why="""
+            The legacy exporter records `len(t)` as a constant (TracerWarning "Using len to get
+            tensor shape might cause the trace to be incorrect"): with a dynamic first
+            dimension, `x * len(x)` and `x[: len(x) - 1]` are silently wrong for every other
+            size (measured on torch 2.13, tests/test_values_exporters.py). `t.shape[0]` stays
+            symbolic. The dynamo exporter handles both. Hugging Face optimum patches
+            `Tensor.__len__` to `x.shape[0]` for this reason.
+        """,
+        example="""
+            def forward(self, x: torch.Tensor):
+                return x[: len(x) - 1] * len(x)
+        """,
+        use_instead="""
+            def forward(self, x: torch.Tensor):
+                return x[: x.shape[0] - 1] * x.shape[0]
+        """,
+        fix_safety="""
+            Safe: for a tensor, `len(t)` is defined as `t.shape[0]` (both raise for a 0-d
+            tensor). The rule only reports values known to be tensors; `len()` of a list, tuple
+            or of something the analysis cannot type is left alone.
+        """,
+        references=(
+            "https://github.com/huggingface/optimum-onnx/blob/1939f27a1d04bd9fdf4c3b17eaa70a99dcd380c6/optimum/exporters/onnx/model_patcher.py",
+            "https://github.com/huggingface/transformers/pull/31311",
+        ),
+    )
+
+    def visit_Call(self, node: ast.Call, ctx: FunctionContext):
+        if builtin_call(node, ctx, frozenset({"len"})) is None or len(node.args) != 1:
+            return
+        argument = node.args[0]
+        if not ctx.tensors.is_tensor(argument):
+            return
+        text = operand(ctx.segment(argument), argument, ATOM) + ".shape[0]"
+        fix = Fix("Use `.shape[0]`", (ctx.replace(node, text),), safe=True)
+        yield ctx.report(
+            self, node,
+            "`len()` of a tensor: the legacy exporter records the length as a constant; use `.shape[0]`",
+            fix=fix,
+        )
+
+
+TENSOR_BUILDERS = frozenset({"torch.tensor", "torch.as_tensor"})
+TAKEN_OUT = frozenset({"item", "tolist"})
+
+
+AS_TENSOR_DYNAMO = ", and the dynamo exporter specializes the sizes (`torch.as_tensor`)"
+
+
+class TensorFromValues(Rule):
+    code = "ONX205"
+    name = "tensor-from-python-values"
+    summary = "`torch.tensor(...)` built from a shape or from values taken out of tensors"
+    fix_availability = "sometimes"
+    default_safety = "per-finding"
+    exporters = (LEGACY, DYNAMO)  # dynamo: `torch.as_tensor` forms only
+    doc = RuleDoc(
+        what="""
+            Finds `torch.tensor(...)`, `torch.as_tensor(...)` and `t.new_tensor(...)` whose data
+            is a shape (`x.shape`, `x.size()`, `x.shape[1:]`), a list or tuple holding sizes
+            (`[x.shape[0], x.shape[1]]`), or Python numbers taken out of tensors (`.item()`,
+            `.tolist()`, `int(t)`, directly or through a name). Seen in SAM3 and
+            PP-DocLayout box scaling (`torch.tensor([width, height, width, height])`) and
+            torchvision's anchor generator.
+        """,
+        why="""
+            The legacy exporter registers the result as a constant (TracerWarning "torch.tensor
+            results are registered as constants in the trace"): `torch.tensor(x.shape)` and
+            `torch.tensor([x.shape[0], x.shape[1]])` give the export-time shape for every input
+            (measured on torch 2.13, tests/test_values_exporters.py: silently wrong for other
+            sizes). A single size, `torch.tensor(x.shape[0])`, stays dynamic, and so does
+            `torch.stack([torch.tensor(d) ...])`. The dynamo exporter handles the `torch.tensor`
+            and `new_tensor` forms, but not `torch.as_tensor(x.shape, ...)`: it specializes the
+            dynamic dimensions ("Constraints violated ... your code specialized it to be a
+            constant"), measured on torch 2.13 by the same test, even for a single size
+            (`torch.as_tensor(x.shape[0])`, which is reported for the dynamo exporter only); the
+            fixes build the elements with `torch.tensor` for that reason.
+        """,
+        example="""
+            def forward(self, x):
+                hw = torch.tensor([x.shape[2], x.shape[3]])
+                return x.flatten(2) / hw.prod()
+        """,
+        use_instead="""
+            def forward(self, x):
+                hw = torch.stack([torch.tensor(x.shape[2]), torch.tensor(x.shape[3])])
+                return x.flatten(2) / hw.prod()
+        """,
+        fix_safety="""
+            - A list or tuple literal of integer sizes and integer constants becomes
+              `torch.stack([torch.tensor(a), torch.tensor(b), ...])` (same builder, same
+              `dtype=`/`device=` keywords in each call): safe. Each element is an int64 (or the
+              requested dtype) 0-d tensor and stacking gives the 1-d tensor `torch.tensor`
+              built. For `t.new_tensor([...])` the inner calls are `t.new_tensor(a)`, which
+              keep `t`'s dtype and device. For `torch.as_tensor` they are `torch.tensor(a)`
+              (for a Python int both build the same new tensor; `as_tensor` of a size
+              specializes it in the dynamo exporter).
+            - A whole shape (`torch.tensor(x.shape)`, `torch.as_tensor(x.shape)`) becomes
+              `torch.stack([torch.tensor(d) for d in x.shape])`: unsafe, because for a 0-d `x`
+              the original gives an empty float tensor and `torch.stack([])` raises.
+            - `torch.as_tensor(size)` of one size becomes `torch.tensor(size)`: safe (for a
+              Python int both build the same new 0-d tensor).
+            - Values taken out of tensors: no fix here (keep the tensor; see ONX201/ONX202).
+        """,
+        references=(
+            "https://github.com/pytorch/pytorch/issues/26127",
+            "https://github.com/pytorch/pytorch/issues/99701",
+            "https://pytorch.org/docs/stable/onnx_torchscript.html#avoid-numpy-and-built-in-python-types",
+        ),
+    )
+
+    def visit_Call(self, node: ast.Call, ctx: FunctionContext):
+        builder = self._builder(node, ctx)
+        if builder is None or not node.args:
+            return
+        data = node.args[0]
+        as_tensor = ctx.qualname(node.func) == "torch.as_tensor"
+        # as_tensor of sizes also breaks the dynamo exporter (tests/test_values_exporters.py)
+        exporters, also = ((LEGACY, DYNAMO), AS_TENSOR_DYNAMO) if as_tensor else ((LEGACY,), "")
+        if is_whole_shape(data):
+            yield ctx.report(
+                self, node,
+                "tensor built from a shape: the legacy exporter records the export-time shape as a constant" + also,
+                fix=self._stack_fix(node, builder, data, ctx, whole=True), exporters=exporters,
+            )
+        elif isinstance(data, (ast.List, ast.Tuple)) and any(ctx.sizes.is_size(e) for e in data.elts):
+            yield ctx.report(
+                self, node,
+                "tensor built from a list of sizes: the legacy exporter records the export-time sizes as constants"
+                + also,
+                fix=self._stack_fix(node, builder, data, ctx, whole=False), exporters=exporters,
+            )
+        elif as_tensor and ctx.sizes.is_size(data):
+            torch, imports = ctx.torch_name()
+            fix = Fix("Use `torch.tensor`", (ctx.replace(node.func, f"{torch}.tensor"),), safe=True, imports=imports)
+            yield ctx.report(
+                self, node, "`torch.as_tensor` of a size: the dynamo exporter specializes the size to its "
+                "export-time value; `torch.tensor` keeps it dynamic", fix=fix, exporters=(DYNAMO,),
+            )
+        elif not ctx.tensors.is_tensor(data) and self._taken_out_of_tensor(data, ctx):
+            yield ctx.report(
+                self, node,
+                "tensor built from Python numbers taken out of a tensor: the legacy exporter records them "
+                "as constants; keep the tensor",
+            )
+
+    def _builder(self, node: ast.Call, ctx: FunctionContext) -> str | None:
+        if ctx.qualname(node.func) in TENSOR_BUILDERS:
+            return ctx.segment(node.func)
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr == "new_tensor" and ctx.tensors.is_tensor(func.value):
+            return ctx.segment(func)
+        return None
+
+    def _stack_fix(self, node: ast.Call, builder: str, data: ast.expr, ctx: FunctionContext, whole: bool):
+        if len(node.args) != 1 or any(k.arg not in ("dtype", "device") for k in node.keywords):
+            return None
+        if not all(isinstance(k.value, (ast.Name, ast.Attribute, ast.Constant)) for k in node.keywords):
+            return None  # repeated per element, so only plain names
+        extra = "".join(f", {k.arg}={ctx.segment(k.value)}" for k in node.keywords)
+        torch, imports = ctx.torch_name()
+        if ctx.qualname(node.func) == "torch.as_tensor":
+            # as_tensor of a size specializes it in the dynamo exporter, tensor does not (measured,
+            # tests/test_values_exporters.py); for a Python int both build the same new 0-d tensor
+            builder = f"{torch}.tensor"
+        if whole:
+            text = f"{torch}.stack([{builder}(d{extra}) for d in {ctx.segment(data)}])"
+            return Fix("Stack 0-d tensors built from each size", (ctx.replace(node, text),), safe=False, imports=imports)
+        if not data.elts or not all(ctx.ints.is_int(e) for e in data.elts):
+            return None
+        elements = [f"{builder}({ctx.segment(e)}{extra})" for e in data.elts]
+        text = ctx.bracketed(node, f"{torch}.stack([", elements, "])")
+        return Fix("Stack 0-d tensors built from each size", (ctx.replace(node, text),), safe=True, imports=imports)
+
+    def _taken_out_of_tensor(self, data: ast.expr, ctx: FunctionContext, depth: int = 0) -> bool:
+        for sub in ast.walk(data):
+            if isinstance(sub, ast.Call):
+                func = sub.func
+                if isinstance(func, ast.Attribute) and func.attr in TAKEN_OUT and not sub.args:
+                    if ctx.tensors.is_tensor(func.value):
+                        return True
+                cast = builtin_call(sub, ctx, frozenset({"int", "float"}))
+                if cast and len(sub.args) == 1 and ctx.tensors.is_tensor(sub.args[0]):
+                    return True
+            if isinstance(sub, ast.Name) and depth < 3:
+                for value in ctx.assignments(sub.id):
+                    if isinstance(value, ast.expr) and self._taken_out_of_tensor(value, ctx, depth + 1):
+                        return True
+        return False

@@ -1,0 +1,265 @@
+"""ONX203: `int()` / `float()` / `bool()` of tensors and sizes."""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix.patterns.scalars.values import (
+    EXACT,
+    assigned_name,
+    in_error_message,
+    is_condition_test,
+    is_zero_dim,
+    item_use,
+    name_as_tensor,
+    python_use,
+    python_values_tensor,
+    replace_call_by_argument,
+    tensor_operand_is_exact,
+)
+from onnxfix.rewriter.context import FunctionContext, builtin_call
+from onnxfix.rewriter.precedence import TERM, UNARY, in_place_of, operand
+from onnxfix.rewriter.rule import DYNAMO, LEGACY, Fix, Rule, RuleDoc
+
+
+CASTS = frozenset({"int", "float", "bool"})
+
+
+class ScalarCast(Rule):
+    code = "ONX203"
+    python_hazard = True  # scripted code keeps it dynamic (tests/test_export_guards.py)
+    name = "scalar-cast"
+    summary = "`int()`, `float()` or `bool()` of a tensor or of a size expression"
+    fix_availability = "sometimes"
+    default_safety = "per-finding"
+    doc = RuleDoc(
+        what="""
+            Finds `int(...)`, `float(...)` and `bool(...)` applied to a tensor (`int(n)`,
+            `float(scale)`, `bool((x > 0).all())`, also a full reduction such as
+            `int(lengths.max())` of a value not known to be something else, as in ESPnet's
+            `make_pad_mask`) or to a value computed from tensor sizes
+            (`int(x.size(0))`, `int(x.shape[1] / 2)`). Conditions (`if bool(t):`) are left to the
+            control-flow rules; casts inside f-strings and `raise` statements (error messages)
+            are not reported, nor casts of a tensor built in the same expression from Python
+            values (`float(torch.tensor(r).log2().round())`, torchvision's poolers), nor
+            sizes of the model's own tensors (a position table's side). Seen in ViT-family position interpolation
+            (`height = width = int(seq_length ** 0.5)` in DeiT, Aya Vision, SmolVLM),
+            Moonshine's `int((input_lengths - 127) / 64 + 1)` (patched by optimum), and
+            `range(int(rois.size(0)))` in torchvision's RoI heads.
+        """,
+        why="""
+            Measured on torch 2.13 (tests/test_values_exporters.py):
+            - Legacy exporter: the cast is recorded as a constant (TracerWarning "Converting a
+              tensor to a Python integer/float/boolean"). `x.view(int(x.size(0)), -1)` with a
+              dynamic batch is silently wrong for every other batch size; `x * float(s)` is
+              wrong for every other `s`; `x * bool(t)` fails with an internal assert.
+            - Dynamo exporter: `int(t)`, `float(t)`, `bool(t)` and `int(size)` export correctly
+              (through its strict fallback), but `int(x.size(1) / 2)` is **silently wrong**:
+              the float division specializes the slice end to the export-time value while the
+              input dimension stays dynamic (other widths give the wrong output shape).
+        """,
+        example="""
+            def forward(self, x):
+                half = x[:, : int(x.size(1) / 2)]
+                return half.view(int(x.size(0)), -1)
+        """,
+        use_instead="""
+            def forward(self, x):
+                half = x[:, : x.size(1) // 2]
+                return half.view(x.size(0), -1)
+        """,
+        fix_safety="""
+            - `int(size)` where the size is provably an integer (`x.size(0)`, `x.shape[1] * 2`,
+              `len(t)`, integer arithmetic of those): dropping `int()` is safe, it is the
+              identity on ints.
+            - `int(a / b)` with `a` and `b` provably non-negative integers (sizes, non-negative
+              integer constants, sums/products/floor divisions of those) becomes `a // b`:
+              safe. Truncation equals flooring for non-negative quotients, and the float
+              division is exact enough: for `0 <= a < 2**53` and `b > 0`,
+              `int(a / b) == a // b` (a non-integer quotient is at least `1/b` from the next
+              integer, more than the division's rounding error; checked exhaustively for
+              `0 <= a < 4096`, `1 <= b < 512` and on random pairs up to 2**40 in
+              tests/test_values_exactness.py). With `b == 0` both raise ZeroDivisionError.
+            - `int(a * c)` with `a` a provably non-negative integer and `c` a literal power of
+              one half (0.5, 0.25, ...) becomes `a // 2**m`: safe. For `0 <= a < 2**53` the
+              product is exact (a power-of-two scaling) and truncation equals flooring
+              (tests/test_values_exactness.py).
+            - `int(t)` / `float(t)` of a tensor used as a size or in arithmetic with a tensor,
+              directly or through a name whose every use takes the tensor (`maxlen =
+              int(lengths.max())` then `torch.arange(0, maxlen)`; the uses are classified as in
+              ONX201, and a name used anywhere else gets no fix, with the reason in the
+              message): dropping the cast is unsafe. A 0-d tensor takes part in type promotion
+              differently from a Python number, a float tensor is no valid size, and
+              `int()` truncates. With run-time evidence (`onnxfix export --fix`) it is safe
+              where the run proves it exact: `int(n)` as a size of an `n` that was always a
+              0-d int64 tensor; `float(t)` of a 0-d float32/float64 (`int(t)` of an int64)
+              tensor in arithmetic that ONX201's evidence rule proves.
+            - `float(a) / float(b)` (either cast) with `a` an int size and the other operand an
+              int size, `float()` of one or a number literal -> the cast dropped: safe; Python's
+              `/` converts an int exactly below 2**53 and int / int is correctly rounded, so the
+              float is the same (tests/test_values_exactness.py).
+            - Anything else (`float(size)`, `bool(t)`, `int()` of a float size expression that
+              is not a plain division, such as `int(n ** 0.5)`): no fix. `int(n ** 0.5)` of a
+              dynamic size is silently wrong in the dynamo exporter too (measured), and
+              `int(math.sqrt(n))` fails there.
+        """,
+        references=(
+            "https://github.com/idiap/coqui-ai-TTS/pull/390",
+            "https://github.com/huggingface/transformers/issues/33181",
+            "https://github.com/huggingface/transformers/pull/31311",
+            "https://github.com/huggingface/optimum-onnx/blob/1939f27a1d04bd9fdf4c3b17eaa70a99dcd380c6/optimum/exporters/onnx/model_patcher.py",
+        ),
+    )
+
+    def visit_Call(self, node: ast.Call, ctx: FunctionContext):
+        cast = builtin_call(node, ctx, CASTS)
+        if cast is None or len(node.args) != 1 or in_error_message(node, ctx):
+            return
+        argument = node.args[0]
+        # `int(lengths.max())`: a full reduction is a tensor unless the receiver is not one
+        if ctx.tensors.is_tensor(argument) or is_zero_dim(argument, ctx):
+            yield from self._tensor_cast(node, cast, ctx)
+        elif ctx.sizes.is_size(argument) and cast == "int":
+            yield self._size_cast(node, argument, ctx)
+        elif ctx.sizes.is_size(argument) and cast == "float":
+            fix = None
+            if _true_division_operand(node, ctx):
+                fix = Fix("Drop `float()`: `/` of ints already gives the float",
+                          (replace_call_by_argument(node, ctx),), safe=True)
+            why = "" if fix else (
+                "; no automatic fix: outside a true division by an int or a number, dropping `float()` "
+                "can change the result (an int, or an int tensor's dtype)"
+            )
+            yield ctx.report(
+                self, node,
+                "`float()` of a size: the legacy exporter records the export-time size as a constant" + why,
+                fix=fix, exporters=(LEGACY,),
+            )
+
+    def _tensor_cast(self, node: ast.Call, cast: str, ctx: FunctionContext):
+        if is_condition_test(node, ctx):
+            return  # a branch on a tensor value: the control-flow rules report it
+        if python_values_tensor(node.args[0], ctx):
+            return
+        if cast == "bool":
+            yield ctx.report(
+                self, node,
+                "`bool()` of a tensor: the legacy exporter records the value as a constant "
+                "(or fails when the result meets a tensor)",
+                exporters=(LEGACY,),
+            )
+            return
+        use = item_use(node, ctx)
+        fix = None
+        named, why = name_as_tensor(node, node.args[0], ctx) if use == "other" else (None, "")
+        if use in ("size", "arithmetic") or named is not None:
+            fix = Fix(f"Drop `{cast}()` and keep the tensor", (replace_call_by_argument(node, ctx),),
+                      safe=self._exact_without_cast(node, cast, use, named, ctx))
+        if use == "condition":  # `range(int(n))`: a loop bound
+            yield ctx.report(
+                self, node,
+                f"`{cast}()` of a tensor in a condition or loop bound: the legacy exporter freezes the "
+                f"export-time value and the dynamo exporter fails (GuardOnDataDependentSymNode)",
+                exporters=(LEGACY, DYNAMO),
+            )
+            return
+        message = f"`{cast}()` turns a tensor into a Python number: the legacy exporter records it as a constant"
+        if named is not None:
+            name = assigned_name(node, ctx)
+            message = (
+                f"`{cast}()` of a tensor assigned to `{name}`: the legacy exporter records it as a constant; "
+                f"keep `{name}` a tensor"
+            )
+            if not fix.safe:
+                because = why or (
+                    "`int()` truncates a float tensor, which is no valid size" if cast == "int"
+                    else "the tensor's dtype is unknown"
+                )
+                message += f" (unsafe: {because})"
+        elif fix is None:
+            message += f" (no fix: {why or 'the number is ' + python_use(node, use, ctx)})"
+        yield ctx.report(self, node, message, fix=fix, exporters=(LEGACY,))
+
+    @staticmethod
+    def _exact_without_cast(node: ast.Call, cast: str, use: str, named: str | None, ctx: FunctionContext) -> bool:
+        """Only run-time evidence makes dropping the cast safe: `int(n)` as a size of an n that
+        was always a 0-d int64 tensor; `float(t)`/`int(t)` in arithmetic `tensor_operand_is_exact`
+        proves (`int()` of an int64 and `float()` of a float tensor only: no truncation), also
+        through a name whose every use is exact (``named``, from `name_as_tensor`)."""
+        argument = node.args[0]
+        dtype = ctx.tensors.scalar_dtype(argument)
+        if dtype is None or (cast == "int") != (dtype == "int64"):
+            return False
+        if use == "size":
+            return True
+        return tensor_operand_is_exact(argument, node, ctx) or named == EXACT
+
+    def _size_cast(self, node: ast.Call, argument: ast.expr, ctx: FunctionContext):
+        ints = ctx.ints
+        if ints.is_int(argument):
+            fix = Fix("Drop `int()`: the size is already an int", (replace_call_by_argument(node, ctx),), safe=True)
+            return ctx.report(
+                self, node,
+                "`int()` of a size: the legacy exporter records the size as a constant; the size is already an int",
+                fix=fix, exporters=(LEGACY,),
+            )
+        if (
+            isinstance(argument, ast.BinOp) and isinstance(argument.op, ast.Div)
+            and ints.is_nonnegative_int(argument.left) and ints.is_nonnegative_int(argument.right)
+        ):
+            left = operand(ctx.segment(argument.left), argument.left, TERM)
+            right = operand(ctx.segment(argument.right), argument.right, UNARY)
+            text = in_place_of(ctx.parent(node), node, f"{left} // {right}", TERM)
+            fix = Fix("Use floor division `a // b`", (ctx.replace(node, text),), safe=True)
+            return ctx.report(
+                self, node,
+                "`int(a / b)` on sizes: the legacy exporter records a constant and the dynamo exporter "
+                "specializes it to the export-time value (silently wrong for other sizes); use `a // b`",
+                fix=fix, exporters=(LEGACY, DYNAMO),
+            )
+        halved = _halved_size(argument, ints)
+        if halved is not None:
+            size, divisor = halved
+            text = in_place_of(ctx.parent(node), node, f"{operand(ctx.segment(size), size, TERM)} // {divisor}", TERM)
+            fix = Fix(f"Use floor division `// {divisor}`", (ctx.replace(node, text),), safe=True)
+            return ctx.report(
+                self, node,
+                f"`int()` of a size times 1/{divisor}: the legacy exporter records the export-time value and "
+                f"the dynamo exporter can specialize it; use `// {divisor}`",
+                fix=fix, exporters=(LEGACY, DYNAMO),
+            )
+        return ctx.report(
+            self, node,
+            "`int()` of a float computed from sizes: the legacy exporter records the export-time value and "
+            "the dynamo exporter can specialize it (`onnxfix export` shows which)",
+            exporters=(LEGACY, DYNAMO),
+        )
+
+
+def _true_division_operand(node: ast.Call, ctx: FunctionContext) -> bool:
+    """`float(a) / float(b)` (either side) with `a` an int size and the other operand an int size,
+    `float()` of one, or a number literal: Python's `/` converts an int operand to float exactly
+    below 2**53, and int / int is the correctly rounded quotient, as float / float is, so dropping
+    the cast gives the same float (tests/test_values_exactness.py)."""
+    parent = ctx.parent(node)
+    if not (isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Div)) or not ctx.ints.is_int(node.args[0]):
+        return False
+    other = parent.right if parent.left is node else parent.left
+    if isinstance(other, ast.Call) and builtin_call(other, ctx, CASTS) == "float" and len(other.args) == 1:
+        other = other.args[0]
+    return ctx.ints.is_int(other) or (isinstance(other, ast.Constant) and type(other.value) in (int, float))
+
+
+def _halved_size(argument: ast.expr, ints) -> tuple[ast.expr, int] | None:
+    """(size, 2**m) for `size * c` or `c * size` with c a literal 2**-m (0.5, 0.25, ...): for a
+    non-negative int below 2**53 the product is exact and int() truncates it, which is floor
+    division by 2**m."""
+    if not (isinstance(argument, ast.BinOp) and isinstance(argument.op, ast.Mult)):
+        return None
+    for size, factor in ((argument.left, argument.right), (argument.right, argument.left)):
+        value = factor.value if isinstance(factor, ast.Constant) else None
+        if type(value) is float and 0 < value < 1 and (1 / value).is_integer() and ints.is_nonnegative_int(size):
+            divisor = int(1 / value)
+            if divisor & (divisor - 1) == 0:  # a power of two: 1/value is exact
+                return size, divisor
+    return None

@@ -1,0 +1,193 @@
+"""ONX201 (`.item()`) and ONX202 (`.tolist()`)."""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix.patterns.scalars.values import (
+    EXACT,
+    UNSAFE,
+    UNSAFE_BECAUSE,
+    assigned_name,
+    item_use,
+    name_as_tensor,
+    python_use,
+    python_values_tensor,
+    tensor_in_place,
+    tensor_operand_is_exact,
+)
+from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.rule import DYNAMO, LEGACY, Fix, Rule, RuleDoc
+
+
+class ItemCall(Rule):
+    code = "ONX201"
+    python_hazard = True  # scripted code keeps it dynamic (tests/test_export_guards.py)
+    triggers = ("item",)
+    name = "tensor-item"
+    summary = "`.item()` turns a tensor into a Python number"
+    fix_availability = "sometimes"
+    default_safety = "per-finding"
+    doc = RuleDoc(
+        what="""
+            Finds `tensor.item()` in code that runs under export and classifies the use: as a
+            size (`x.reshape(n.item(), -1)`, `torch.zeros(n.item())`, a slice bound, topk's `k`,
+            `F.pad`'s amounts), in tensor arithmetic (`x * s.item()`), in a condition
+            (`if t.item() > 0:`), or elsewhere. A number assigned to a name (`k = t.item()`,
+            also as a branch of `n = n if n > 0 else t.item()`) is classified at every use of
+            the name in the function.
+            A tensor built in the same expression from Python values and only put through
+            elementwise math (`-torch.log2(torch.tensor(scale)).item()`, torchvision's
+            poolers) is not reported: the number taken out was computed from Python values.
+        """,
+        why="""
+            The legacy exporter records the Python number as a constant (TracerWarning
+            "Converting a tensor to a Python number"): `reshape(n.item(), -1)` exported with
+            n=2 always reshapes to 2 rows. Measured on torch 2.13 it is silently wrong on every
+            other input. The dynamo exporter handles sizes and arithmetic through unbacked
+            SymInts but cannot branch on the value: `if x.sum().item() > 0:` fails with
+            `GuardOnDataDependentSymNode`.
+        """,
+        example="""
+            def forward(self, x, n, s):
+                return x.reshape(n.item(), -1) * s.item()
+        """,
+        use_instead="""
+            def forward(self, x, n, s):
+                return x.reshape(n, -1) * s
+        """,
+        fix_safety="""
+            As a size, dropping `.item()` is safe: int size arguments (reshape/view/expand/zeros
+            and the like, topk's `k`, `F.pad`'s amounts) and slice bounds accept a 0-d or
+            one-element integer tensor and mean the same (a float raises either way; measured
+            on torch 2.13; not checked: a bool tensor, whose `.item()` is a valid size and which
+            raises as one). `torch.arange` takes Scalars: a 0-d tensor but not a one-element
+            tensor of higher rank, so there it is safe only for a receiver that is 0-d whatever
+            the input (a full reduction such as `lengths.max()`), unsafe otherwise. In
+            arithmetic with a tensor it is unsafe: a 0-d
+            tensor takes part in type promotion differently from a Python number (int32 tensor
+            times a 0-d float64 tensor is float64, times a Python float is float32), and a
+            one-element tensor of higher rank would broadcast. In conditions and other Python
+            uses there is no fix here (see the control-flow rules).
+            `name = t.item()` becomes `name = t` when every use of `name` in the function (uses
+            inside the assigned expression itself see the previous value and are skipped) takes
+            the tensor: the fix is safe when every use is exact as above, unsafe when some use
+            is only unsafe as above or is integer arithmetic feeding a size
+            (`F.pad(x, (0, target - x.shape[-1]))`: the tensor keeps its dtype, and a uint8
+            value wraps where a Python int does not), and absent when `name` is used in a
+            condition, updated in place (`name += 1`), declared global, or used anywhere else
+            (returned, passed on, compared); the message names the line and the reason.
+            With run-time evidence (`onnxfix export --fix`), keeping the tensor is safe where the
+            recorded run proves it exact: the receiver was always a 0-d float32/float64/int64
+            tensor of dtype D, the number is an operand of `+`, `-`, `*` or `/` (not the
+            dividend: `n / t` runs as `t.reciprocal() * n`) with a tensor, and that tensor or
+            the result was always of dtype D. `s = t.item()` whose every use is such arithmetic
+            (or an exact size) becomes `s = t` safely; integer arithmetic feeding a size is
+            exact when the receiver was always a 0-d int64 tensor.
+        """,
+        references=(
+            "https://pytorch.org/docs/stable/onnx_torchscript.html#avoid-numpy-and-built-in-python-types",
+            "https://github.com/pytorch/pytorch/issues/42966",
+        ),
+    )
+
+    def visit_Call(self, node: ast.Call, ctx: FunctionContext):
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and func.attr == "item" and not node.args and not node.keywords):
+            return
+        use = item_use(node, ctx)
+        if ctx.tensors.is_tensor(func.value) is False or python_values_tensor(func.value, ctx):
+            return
+        drop = ctx.delete_suffix(func, node)
+        verdict, kind = tensor_in_place(node, func.value, ctx)
+        if use == "size":
+            fix = Fix("Pass the tensor itself as the size", (drop,), safe=verdict == EXACT)
+            message = "`.item()` used as a size: the legacy exporter bakes the value in as a constant; pass the tensor"
+            if verdict == UNSAFE:
+                message += f" (unsafe: {UNSAFE_BECAUSE[kind]})"
+            exporters = (LEGACY,)
+        elif use == "arithmetic":
+            fix = Fix("Keep the value as a 0-d tensor", (drop,), safe=tensor_operand_is_exact(func.value, node, ctx))
+            message = "`.item()` as a tensor operand: the legacy exporter bakes the value in as a constant; keep it a tensor"
+            exporters = (LEGACY,)
+        elif kind == "size arithmetic":  # `F.pad(x, (0, n.item() - w))`
+            fix = Fix("Pass the tensor itself into the size", (drop,), safe=verdict == EXACT)
+            message = (
+                "`.item()` in arithmetic giving a size: the legacy exporter bakes the value in as a constant; "
+                "keep it a tensor" + ("" if verdict == EXACT else f" (unsafe: {UNSAFE_BECAUSE[kind]})")
+            )
+            exporters = (LEGACY,)
+        elif use == "condition":
+            fix = None
+            message = (
+                "`.item()` in a condition: the legacy exporter freezes the branch taken at export time "
+                "and the dynamo exporter fails (GuardOnDataDependentSymNode)"
+            )
+            exporters = (LEGACY, DYNAMO)
+        else:
+            fix = None
+            message = "`.item()` turns a tensor into a Python number: the legacy exporter bakes it in as a constant"
+            verdict, why = name_as_tensor(node, func.value, ctx)  # `s = t.item()`, then uses of s
+            if verdict is not None:
+                name = assigned_name(node, ctx)
+                fix = Fix(f"Keep `{name}` a 0-d tensor", (drop,), safe=verdict == EXACT)
+                message = (
+                    f"`.item()` assigned to `{name}`: the legacy exporter bakes the value in as a constant; "
+                    f"keep `{name}` a tensor" + (f" (unsafe: {why})" if why else "")
+                )
+            else:
+                message += f" (no fix: {why or 'the number is ' + python_use(node, use, ctx)})"
+            exporters = (LEGACY,)
+        yield ctx.report(self, node, message, fix=fix, exporters=exporters)
+
+
+class TolistCall(Rule):
+    code = "ONX202"
+    name = "tensor-tolist"
+    summary = "`.tolist()` turns a tensor into Python numbers"
+    fix_availability = "never"
+    exporters = (LEGACY,)
+    doc = RuleDoc(
+        what="""
+            Finds `tensor.tolist()` in code that runs under export. Seen in the vision towers
+            of Qwen2/2.5/3-VL, GLM-4V and others (`torch.split(t, lengths.tolist(), dim=2)`
+            over `cu_seqlens`), and in per-image grid loops (`for t, h, w in grid_thw.tolist()`).
+        """,
+        why="""
+            The legacy exporter records the list as constants (TracerWarning "Converting a
+            tensor to a Python list might cause the trace to be incorrect"): `k = s.tolist();
+            x * k[0] + k[1]` exported with s=[2, 3] always scales by 2 and adds 3. Measured on
+            torch 2.13 (tests/test_values_exporters.py): silently wrong on other values. The
+            dynamo exporter captures the values as unbacked SymInts/SymFloats and exports
+            correctly, so the finding is shown when the project targets the legacy exporter.
+        """,
+        example="""
+            def forward(self, x: torch.Tensor, s: torch.Tensor):
+                k = s.tolist()
+                return x * k[0] + k[1]
+        """,
+        use_instead="""
+            def forward(self, x: torch.Tensor, s: torch.Tensor):
+                return x * s[0] + s[1]
+        """,
+        fix_safety="""
+            No automatic fix: the list can be indexed, iterated, compared or passed on, and
+            keeping the tensor changes each of those uses differently (a 0-d tensor promotes
+            types differently from a Python float; iterating a tensor yields tensors).
+        """,
+        references=(
+            "https://pytorch.org/docs/stable/onnx_torchscript.html#avoid-numpy-and-built-in-python-types",
+            "https://github.com/pytorch/pytorch/issues/42966",
+        ),
+    )
+
+    def visit_Call(self, node: ast.Call, ctx: FunctionContext):
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and func.attr == "tolist" and not node.args and not node.keywords):
+            return
+        if not ctx.tensors.is_tensor(func.value):
+            return  # NumPy arrays and lists also have .tolist(); only a known tensor is reported
+        yield ctx.report(
+            self, node,
+            "`.tolist()` turns a tensor into Python numbers: the legacy exporter records them as constants",
+        )

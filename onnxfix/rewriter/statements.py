@@ -1,0 +1,108 @@
+"""Statement-level text edits: one statement replacing others at the same position and
+indentation, keeping the comments that sat between their parts on their own lines above it."""
+
+from __future__ import annotations
+
+import ast
+import io
+import tokenize
+from typing import TYPE_CHECKING
+
+from onnxfix.rewriter.rule import Edit
+
+if TYPE_CHECKING:
+    from onnxfix.rewriter.context import FunctionContext
+
+
+def comments_outside(ctx: FunctionContext, first: ast.stmt, kept: list[ast.AST], last: ast.stmt | None = None) -> list[str] | None:
+    """Comments from ``first`` to the end of ``last`` (default: ``first``) but outside the
+    ``kept`` expressions, whose text is reused verbatim. None if the text cannot be tokenized."""
+    source = ctx.file.source
+    start = source.line_starts[first.lineno - 1]  # whole lines, so that indentation tokenizes
+    end = source.span(last or first)[1]
+    kept_spans = [source.span(node) for node in kept]
+    text = source.text[start:end]
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    line_offsets = _line_offsets(text)
+    comments = []
+    for token in tokens:
+        if token.type != tokenize.COMMENT:
+            continue
+        offset = start + line_offsets[token.start[0] - 1] + token.start[1]
+        if offset >= source.span(first)[0] and not any(a <= offset < b for a, b in kept_spans):
+            comments.append(token.string)
+    return comments
+
+
+def _line_offsets(text: str) -> list[int]:
+    offsets = [0]
+    for index, char in enumerate(text):
+        if char == "\n":
+            offsets.append(index + 1)
+    return offsets
+
+
+def statement_indent(ctx: FunctionContext, statement: ast.stmt) -> str:
+    line = ctx.file.source.line_text(statement.lineno)
+    return line[: len(line) - len(line.lstrip())]
+
+
+def replace_statements(ctx: FunctionContext, first: ast.stmt, last: ast.stmt, new: str, comments: list[str]) -> Edit:
+    source = ctx.file.source
+    start = source.span(first)[0]
+    end = source.span(last)[1]
+    indent = statement_indent(ctx, first)
+    return Edit(start, end, f"\n{indent}".join([*comments, new]))
+
+
+def parenthesize(text: str, node: ast.AST) -> str:
+    """``text`` (the source of ``node``) safe to use as a call argument."""
+    if isinstance(node, (ast.Tuple, ast.NamedExpr, ast.Starred)) or (isinstance(node, ast.IfExp)):
+        return f"({text})"
+    return text
+
+
+def single_name_assignment(statement: ast.stmt) -> str | None:
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+        return statement.targets[0].id
+    return None
+
+
+def next_statement(node: ast.stmt, ctx: FunctionContext) -> ast.stmt | None:
+    return sibling_statement(node, ctx, 1)
+
+
+def previous_statement(node: ast.stmt, ctx: FunctionContext) -> ast.stmt | None:
+    return sibling_statement(node, ctx, -1)
+
+
+def sibling_statement(node: ast.stmt, ctx: FunctionContext, offset: int) -> ast.stmt | None:
+    """The statement ``offset`` places after ``node`` in its block, if any."""
+    parent = ctx.parent(node)
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(parent, field, None)
+        if isinstance(block, list) and node in block:
+            index = block.index(node) + offset
+            return block[index] if 0 <= index < len(block) else None
+    return None
+
+
+def bound_before(name: str, node: ast.stmt, ctx: FunctionContext) -> bool:
+    """``name`` is a parameter or assigned by a statement in the same block before ``node``."""
+    if ctx.is_parameter(name):
+        return True
+    parent = ctx.parent(node)
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(parent, field, None)
+        if isinstance(block, list) and node in block:
+            return any(single_name_assignment(s) == name for s in block[: block.index(node)])
+    return False
+
+
+def name_loads(name: str, ctx: FunctionContext) -> int:
+    return sum(
+        1 for n in ast.walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+    )
