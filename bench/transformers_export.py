@@ -90,6 +90,50 @@ DYNAMIC_OVERRIDES = {
     "whisper": ({"0": {0: "batch"}}, "frames static: the encoder requires 2 x max_source_positions"),
 }
 TEXT_ARCHS_WITH_LAMBDA = {"mra"}  # text recipes written as lambdas (other lengths)
+INPUT_NOTES = {arch: "input_ids only: vision side not run" for arch in ("llava_onevision", "mllama", "qwen3_vl",
+                                                                      "qwen3_vl_moe", "llama4")}
+INPUT_NOTES.update(ibert="quant_mode=True", janus="VQ-VAE encode", chameleon="VQ-VAE encode", udop="input_ids, bbox, decoder_input_ids",
+                   t5="T5EncoderModel", whisper="WhisperEncoder", efficientloftr="2 image pairs")
+
+# Read by hand from the root lines of the last run (transformers 5.23, torch 2.13): why each failure
+# happens, at which line, and whether a faithful rewrite exists. Re-check after a new run.
+ANALYSIS = {
+    "ibert": "`np.frexp(inputs.cpu().numpy())` and a per-element `decimal` ROUND_HALF_UP loop in `batch_frexp` "
+             "(models/ibert/quant_modules.py:721-728). ONX101/ONX102 report it without a fix. A faithful torch rewrite "
+             "looks possible (`torch.frexp`, then `sign(x) * floor(abs(x) + 0.5)` for half-up rounding) but no rule "
+             "writes it, and whether `frexp` exports was not measured.",
+    "llama4": "complex-valued RoPE: `apply_rotary_emb` (models/llama4/modeling_llama4.py:350, the call; the op is "
+              "`torch.view_as_complex`/complex multiply inside it) has no ONNX translation for complex tensors "
+              "(ONX920). Rewritable with real arithmetic on the (even, odd) pairs, as llama's `rotate_half` does; "
+              "the complex product may round differently, so such a rule's fix would be unsafe. No rule today.",
+    "phimoe": "`transformers.grouped_mm_fallback`, the custom op of the default experts implementation "
+              "(integrations/moe.py:634, chosen by `config._experts_implementation`) has no ONNX function "
+              "(ONX920). Not a source pattern of the model: configuring the eager experts loop may avoid it "
+              "(not measured); no static rewrite of transformers' dispatch is faithful to the option.",
+    "qwen3_vl_moe": "same as phimoe: `transformers.grouped_mm_fallback` at integrations/moe.py:634 (ONX920).",
+    "reformer": "`torch.cat([torch.index_select(position_encodings[i], 0, position_ids[i]).unsqueeze(0) for i in "
+                "range(batch_size)])` (models/reformer/modeling_reformer.py:289) unrolls over the batch: guard "
+                "Eq(batch, 2) (ONX914, linked to ONX603, which has no fix for this form). Faithful rewrite exists: "
+                "`torch.gather(position_encodings, 1, position_ids[..., None].expand(-1, -1, D))` selects the same "
+                "elements. Candidate for a rule (per-row index_select in a comprehension -> gather).",
+    "rwkv": "`for current_index in range(seq_length):` recurrence over time (models/rwkv/modeling_rwkv.py:180, "
+            "the CPU path of rwkv_linear_attention): torch.export unrolls it, seq pinned to 7 (ONX914, linked to "
+            "ONX603). Each step depends on the previous state; no fixed-graph rewrite without a scan/Loop, which "
+            "the dynamo exporter does not produce here. Reported, no faithful rewrite.",
+    "superpoint": "`[self.keypoint_decoder(h[None, ...]) for h in last_hidden_state]` iterates over the batch "
+                  "(models/superpoint/modeling_superpoint.py:423; batch pinned to 2, ONX914, no static finding: "
+                  "iterating a tensor in a comprehension is not caught), and each image keeps a data-dependent "
+                  "number of keypoints (thresholding). Output sizes depend on values: no faithful fixed-shape rewrite.",
+    "t5": "fails in torch.onnx's decomposition step (2/3): `attn_output.reshape(*input_shape, -1)` "
+          "(models/t5/modeling_t5.py:366) becomes a `view` of a tensor with transposed strides although "
+          "eager_attention_forward made it contiguous (line 171). Looks like an exporter bug, not a source pattern; "
+          "the ONX515 link (unique_consecutive at line 1233) is in T5ForSequenceClassification, not run here.",
+    "udop": "symptom at models/udop/modeling_udop.py:969 (`attention_mask.size(1)` on None); root at line 1184: "
+            "`if attention_mask is None and not is_torchdynamo_compiling():` skips building the default mask "
+            "under export only, so the export path differs from eager. Passing `attention_mask` should avoid it (not run); a "
+            "faithful rewrite drops the guard (`torch.ones(batch, seq)` exports). Candidate for a rule "
+            "(an export guard that leaves a value None that later code uses); not reported today.",
+}
 
 
 def all_recipes() -> dict:
@@ -279,7 +323,9 @@ def summarize(exporter_result, work: Path) -> dict:
                          "fixed_by": [f"{l.code} at {where(l.path, work)}:{l.line}" for l in f.fixed_by]})
     return {"verdict": verdict.verdict, "error": first[:300], "cause": innermost[:300] if innermost != first else "",
             "probe": verdict.failing_probe, "seconds": verdict.seconds, "findings": findings,
-            "ops": len(verdict.op_histogram)}
+            "ops": len(verdict.op_histogram),
+            "probes": [f"{p.probe}: {'ok' if p.ok else 'FAILED'}" + ("" if p.max_abs is None else f" (max abs {p.max_abs:.2g})")
+                       for p in verdict.probes]}
 
 
 def root_finding(summary: dict) -> dict | None:
@@ -391,6 +437,8 @@ def section() -> list[str]:
         if r.get("use_cache_off"):
             notes.append("use_cache=False" + ("" if r["use_cache_off"] == ["config"] else f" ({', '.join(r['use_cache_off'])})"))
         dims = "; ".join(f"in{i}:" + ",".join(f"{d}={n}" for d, n in dd.items()) for i, dd in r["dynamic"].items())
+        if r["arch"] in INPUT_NOTES:
+            notes.append(INPUT_NOTES[r["arch"]])
         notes.append(f"dynamic {dims}")
         if r["dynamic_note"]:
             notes.append(r["dynamic_note"])
@@ -403,13 +451,18 @@ def section() -> list[str]:
             root_text += f" (fixed by {', '.join(root['fixed_by'])})"
         lines.append(f"| {r['arch']} | {_cell('; '.join(notes), 120)} | {b['verdict']} | {_cell(error)} | "
                      f"{r['fixes']} | {after} | {_cell(r['eager'], 80)} | {_cell(root_text, 240)} |")
-    lines += ["", "### After the rewrite, still failing", ""]
-    still = [r for r in rows if verdict_after(r) != "OK" and r["after"]]
+    lines += ["", "### After the rewrite, still failing: root line and whether a faithful rewrite exists", "",
+              "The verdict and finding after `--write --unsafe-fixes` (\"unchanged\": onnxfix changed none of the",
+              "architecture's files), then the reading of the root line (written by hand from the findings above;",
+              "`ANALYSIS` in bench/transformers_export.py).", ""]
+    still = [r for r in rows if verdict_after(r) != "OK"]
     for r in still:
-        a = r["after"]
+        a = r["after"] or r["before"]
         root = root_finding(a)
-        lines.append(f"- `{r['arch']}` {a['verdict']}: {_cell(a['cause'] or a['error'], 240)}"
-                     + (f"; {root['code']} at {root['where']}" if root else ""))
+        lines.append(f"- `{r['arch']}` {a['verdict']}{'' if r['after'] else ' (unchanged)'}: "
+                     f"{_cell(a['cause'] or a['error'], 200)}" + (f"; {root['code']} at {root['where']}" if root else ""))
+        if r["arch"] in ANALYSIS:
+            lines.append(f"  - {ANALYSIS[r['arch']]}")
     if not still:
         lines.append("- none")
     return lines
