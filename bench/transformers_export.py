@@ -416,7 +416,8 @@ def section() -> list[str]:
         "batch + 1 and sequence - 3, and onnxfix's generated probes (new values; dynamic dims + 1 and + 3).",
         "\"Before\" imports an unmodified copy of transformers, \"after\" a copy whose model folders",
         "`onnxfix --write --unsafe-fixes` (dynamo) rewrote; both are copies so that findings land on transformers'",
-        "lines. The after model loads the before model's weights; \"eager\" compares their outputs (`torch.equal`).",
+        "lines (imported from site-packages, reformer and udop give the same verdicts, with every finding at the",
+        "harness's forward instead). The after model loads the before model's weights; \"eager\" compares their outputs (`torch.equal`).",
         f"transformers {meta.get('transformers', '?')}, torch {meta.get('torch', '?')}; "
         f"a full run took {meta.get('full_run_minutes', '?')} minutes on 2 shared cores.", "",
         "### Totals", "",
