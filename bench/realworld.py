@@ -364,7 +364,16 @@ def render(results: list[dict], torch_version: str) -> str:
             v = r["exports"][e]["before"]
             if v["verdict"] != "OK":
                 out.append(f"- `{r['name']}` {e} {v['verdict']}: {v['error'] or v['probe']}".replace("|", "\\|"))
+    out += transformers_section()
     return "\n".join(out) + "\n"
+
+
+def transformers_section() -> list[str]:
+    """The transformers architectures' table of bench/transformers_export.py, from its raw json
+    (bench/out/transformers_export.json; nothing when it is missing)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from transformers_export import section
+    return section()
 
 
 def main(argv: list[str] | None = None) -> int:

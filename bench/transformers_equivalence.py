@@ -62,15 +62,22 @@ def transformers_dir() -> Path:
     return Path(spec.origin).parent
 
 
-def rewrite_copy(dest: Path, archs: list[str]) -> dict[str, ArchResult]:
-    """Copy transformers to dest/transformers, rewrite models/<arch>/ for each arch."""
-    from onnxfix.rewriter.runner import run
-
+def copy_package(dest: Path) -> Path:
+    """The installed transformers package copied to dest/transformers (no __pycache__)."""
     package = dest / "transformers"
     shutil.copytree(transformers_dir(), package, ignore=shutil.ignore_patterns("__pycache__"))
+    return package
+
+
+def rewrite_copy(dest: Path, archs: list[str], exporters: frozenset[str] = BOTH) -> dict[str, ArchResult]:
+    """Copy transformers to dest/transformers, rewrite models/<arch>/ for each arch
+    (``onnxfix --write --unsafe-fixes``, for ``exporters``)."""
+    from onnxfix.rewriter.runner import run
+
+    package = copy_package(dest)
     results = {arch: ArchResult(arch) for arch in archs}
     folders = [package / "models" / arch for arch in archs if (package / "models" / arch).is_dir()]
-    outcome = run(folders, "write", unsafe_fixes=True, exporters=BOTH)
+    outcome = run(folders, "write", unsafe_fixes=True, exporters=exporters)
     for failed in outcome.errors:
         print(f"onnxfix error: {failed.path}:{failed.error}", file=sys.stderr)
     for changed in outcome.changed:

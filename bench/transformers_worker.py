@@ -82,7 +82,9 @@ RECIPES = {
 }
 
 
-def build(arch: str, recipe: dict):
+def build(arch: str, recipe: dict, configure=None):
+    """The model from a small config, and its inputs; ``configure(config)`` runs after the
+    recipe's overrides (transformers_export.py turns the KV cache off there)."""
     import torch
     import transformers
     from transformers import AutoConfig, PretrainedConfig
@@ -94,6 +96,8 @@ def build(arch: str, recipe: dict):
         shrink(config, PretrainedConfig)
     for key, value in recipe.get("config", {}).items():
         setattr(config, key, value)
+    if configure is not None:
+        configure(config)
     torch.manual_seed(0)
     cls = resolve(transformers, recipe.get("cls", "AutoModel"))
     model = cls.from_config(config) if cls is transformers.AutoModel else cls(config)
