@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import ast
 
+from onnxfix.rewriter.tensors import SIZE_METHODS
+
 # Calls whose result has a size read from the data.
 DATA_SIZED_FUNCTIONS = frozenset({
     "torch.nonzero", "torch.argwhere", "torch.masked_select", "torch.unique", "torch.unique_consecutive",
@@ -23,7 +25,8 @@ MASK_PRESERVING = frozenset({
 MASK_FUNCTIONS = frozenset({"torch.isnan", "torch.isinf", "torch.isfinite", "torch.logical_and",
                             "torch.logical_or", "torch.logical_not", "torch.eq", "torch.ne", "torch.gt",
                             "torch.ge", "torch.lt", "torch.le", "torch.isin"})
-SIZE_METHODS = frozenset({"numel", "size", "nelement"})
+# The size methods whose answer a data-dependent size changes (the rank is static either way).
+VALUE_SIZE_METHODS = SIZE_METHODS - {"dim", "ndimension"}
 
 
 def is_data_dependent_size(node: ast.AST, ctx) -> bool:
@@ -37,7 +40,7 @@ def _size_receiver(node: ast.AST, ctx) -> ast.expr | None:
         node = node.value  # t.shape[0]
     if isinstance(node, ast.Attribute) and node.attr == "shape":
         return node.value
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in SIZE_METHODS:
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in VALUE_SIZE_METHODS:
         return node.func.value
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1:
         if ctx.is_builtin("len"):

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
+from onnxfix.rewriter.names import dotted_parts
 from onnxfix.rewriter.source import read_regular_bytes
 
 DYNAMO_DEFAULT_SINCE = (2, 9)
@@ -56,7 +57,7 @@ def export_calls(path: Path, display: str, default: str) -> list[ExportCall]:
 
 
 def _exporters_of(call: ast.Call, default: str) -> frozenset[str]:
-    name = _dotted(call.func)
+    name = ".".join(dotted_parts(call.func) or ())
     if name in ("torch.onnx.dynamo_export", "onnx.dynamo_export"):
         return frozenset({"dynamo"})
     if name not in ("torch.onnx.export", "onnx.export"):
@@ -67,16 +68,6 @@ def _exporters_of(call: ast.Call, default: str) -> frozenset[str]:
     if isinstance(flag, ast.Constant) and isinstance(flag.value, bool):
         return frozenset({"dynamo" if flag.value else "legacy"})
     return frozenset({"dynamo", "legacy"})  # decided at run time: either may run
-
-
-def _dotted(node: ast.AST) -> str:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-    return ".".join(reversed(parts))
 
 
 def infer(files: list[tuple[Path, str]], version: tuple[int, int] | None) -> tuple[frozenset[str], str]:
