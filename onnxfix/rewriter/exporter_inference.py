@@ -12,6 +12,7 @@ Without either (no torch in the hook's environment, no export call), dynamo is a
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from dataclasses import dataclass
 from importlib import metadata
@@ -31,6 +32,7 @@ class ExportCall:
     exporters: frozenset[str]
 
 
+@functools.lru_cache(maxsize=1)  # a metadata scan of sys.path: once per process
 def installed_torch_version() -> tuple[int, int] | None:
     try:
         version = metadata.version("torch")
@@ -53,11 +55,13 @@ def export_calls(path: Path, display: str, default: str) -> list[ExportCall]:
     except (OSError, SyntaxError, ValueError, RecursionError):  # the check itself reports these files
         return []
     return [ExportCall(display, node.lineno, used) for node in ast.walk(tree)
-            if isinstance(node, ast.Call) and (used := _exporters_of(node, default))]
+            if isinstance(node, ast.Call) and (used := exporters_of_call(node, default))]
 
 
-def _exporters_of(call: ast.Call, default: str) -> frozenset[str]:
-    name = ".".join(dotted_parts(call.func) or ())
+def exporters_of_call(call: ast.Call, default: str, name: str | None = None) -> frozenset[str]:
+    """The exporters a `torch.onnx.export` / `dynamo_export` call runs; empty for any other call.
+    ``name``: the call's resolved qualified name, when the caller knows it (aliases)."""
+    name = name or ".".join(dotted_parts(call.func) or ())
     if name in ("torch.onnx.dynamo_export", "onnx.dynamo_export"):
         return frozenset({"dynamo"})
     if name not in ("torch.onnx.export", "onnx.export"):

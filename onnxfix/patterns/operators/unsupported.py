@@ -8,7 +8,8 @@ import ast
 from onnxfix import operator_catalog as catalog
 from onnxfix.patterns.operators.base import PROBE, TARGETS
 from onnxfix.rewriter.context import FunctionContext, ModuleContext
-from onnxfix.rewriter.rule import DYNAMO, LEGACY, Fix, Rule, RuleDoc
+from onnxfix.rewriter.exporter_inference import exporters_of_call, installed_torch_version, torch_default
+from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 
 
 # Ops whose failure does not depend on their arguments and that have no decomposition, grouped
@@ -124,16 +125,17 @@ class OpsetTooLow(Rule):
         opset = keywords.get("opset_version")
         if not (isinstance(opset, ast.Constant) and type(opset.value) is int):
             return None
-        dynamo = keywords.get("dynamo")
-        exporter = LEGACY if isinstance(dynamo, ast.Constant) and dynamo.value is False else DYNAMO
+        default = torch_default(installed_torch_version())
+        exporters = exporters_of_call(node, default, "torch.onnx.export")  # dynamo=<variable>: both
         needs = []
-        for op, call in used.items():
-            required = catalog.required_opset(op, exporter)
-            if required and required[0] > opset.value:
-                needs.append((required[0], op, call.lineno))
+        for exporter in sorted(exporters):
+            for op, call in used.items():
+                required = catalog.required_opset(op, exporter)
+                if required and required[0] > opset.value:
+                    needs.append((required[0], op, call.lineno, exporter))
         if not needs:
             return None
-        lowest, op, line = max(needs)
+        lowest, op, line, exporter = max(needs)
         fix = Fix(f"Use opset_version={lowest}", (ctx.replace(opset, str(lowest)),), safe=True)
         message = (
             f"opset_version={opset.value} is too low for `{op}` (line {line}) with the {exporter} "
