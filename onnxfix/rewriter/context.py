@@ -119,16 +119,39 @@ class FunctionContext(_FileView):
         args = self.fn.node.args.posonlyargs + self.fn.node.args.args
         return args[0].arg if self.fn.cls is not None and args else None
 
-    def is_nn_module_attr(self, node: ast.AST) -> bool:
-        """``self.lin`` where __init__ assigned an nn.* module (or a module class of this file)."""
-        if not (
+    def is_self_attr(self, node: ast.AST) -> bool:
+        """``self.<attr>`` in a method (``self`` being this method's first parameter)."""
+        return (
             isinstance(node, ast.Attribute)
             and isinstance(node.value, ast.Name)
             and node.value.id == self.self_name
             and self.fn.cls is not None
-        ):
+        )
+
+    def self_attr_value(self, node: ast.AST) -> ast.expr | None:
+        """What __init__ assigned to ``self.<attr>`` (None for anything else)."""
+        return self.fn.cls.self_attrs.get(node.attr) if self.is_self_attr(node) else None
+
+    def is_own_parameter(self, node: ast.AST) -> bool:
+        """The module's own weights: a registered buffer or an ``nn.Parameter`` / ``nn.Buffer`` of
+        ``self``, or ``.weight`` / ``.bias`` of one of its nn layers. Their shapes are model
+        constants, whatever the inputs."""
+        if not isinstance(node, ast.Attribute):
             return False
-        value = self.fn.cls.self_attrs.get(node.attr)
+        if node.attr in ("weight", "bias") and self.is_nn_module_attr(node.value):
+            return True
+        if not self.is_self_attr(node):
+            return False
+        if node.attr in self.fn.cls.buffers:
+            return True
+        value = self.self_attr_value(node)
+        return isinstance(value, ast.Call) and self.file.module.scope.qualname(value.func) in (
+            "torch.nn.Parameter", "torch.nn.Buffer",
+        )
+
+    def is_nn_module_attr(self, node: ast.AST) -> bool:
+        """``self.lin`` where __init__ assigned an nn.* module (or a module class of this file)."""
+        value = self.self_attr_value(node)
         if not isinstance(value, ast.Call):
             return False
         qualname = self.file.module.scope.qualname(value.func)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 
-from onnxfix.rewriter.tensors import SIZE_METHODS
+from onnxfix.rewriter.tensors import SIZE_QUERY_METHODS
 
 # Calls whose result has a size read from the data.
 DATA_SIZED_FUNCTIONS = frozenset({
@@ -26,7 +26,7 @@ MASK_FUNCTIONS = frozenset({"torch.isnan", "torch.isinf", "torch.isfinite", "tor
                             "torch.logical_or", "torch.logical_not", "torch.eq", "torch.ne", "torch.gt",
                             "torch.ge", "torch.lt", "torch.le", "torch.isin"})
 # The size methods whose answer a data-dependent size changes (the rank is static either way).
-VALUE_SIZE_METHODS = SIZE_METHODS - {"dim", "ndimension"}
+VALUE_SIZE_METHODS = SIZE_QUERY_METHODS - {"dim", "ndimension"}
 
 
 def is_data_dependent_size(node: ast.AST, ctx) -> bool:

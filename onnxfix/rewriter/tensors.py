@@ -136,7 +136,7 @@ class TensorOracle:
         module class of this file whose ``forward`` is annotated ``-> torch.Tensor``."""
         if not self.ctx.is_nn_module_attr(func):
             return False
-        value = self.ctx.fn.cls.self_attrs.get(func.attr)
+        value = self.ctx.self_attr_value(func)
         module = self.ctx.file.module
         if isinstance(value.func, ast.Name) and value.func.id in module.classes:
             forward = module.classes[value.func.id].methods.get("forward")  # a module of this file
@@ -154,24 +154,19 @@ class TensorOracle:
         return method.returns if method is not None else None
 
     def _attribute(self, node: ast.Attribute) -> bool | None:
-        if node.attr in ("weight", "bias") and self.ctx.is_nn_module_attr(node.value):
+        if self.ctx.is_own_parameter(node):
             return True
         if node.attr in TENSOR_ATTRIBUTES and self.is_tensor(node.value):
             return True
         if node.attr == "shape":
             return False
-        cls = self.ctx.fn.cls
-        if cls is not None and isinstance(node.value, ast.Name) and node.value.id == self.ctx.self_name:
-            if node.attr in cls.buffers:
+        value = self.ctx.self_attr_value(node)
+        if isinstance(value, ast.Call):  # self.mask = torch.ones(...) in __init__
+            qualname = self.ctx.file.module.scope.qualname(value.func) or ""
+            if qualname.startswith("torch.") and not qualname.startswith("torch.nn.") and (
+                qualname.rsplit(".", 1)[-1] not in NON_TENSOR_TORCH
+            ):
                 return True
-            value = cls.self_attrs.get(node.attr)
-            if isinstance(value, ast.Call):
-                qualname = self.ctx.file.module.scope.qualname(value.func)
-                if qualname == "torch.nn.Parameter" or (
-                    qualname and qualname.startswith("torch.") and qualname.rsplit(".", 1)[-1] not in NON_TENSOR_TORCH
-                    and not qualname.startswith("torch.nn.")
-                ):
-                    return True
         return None
 
     def _name(self, name: str) -> bool | None:
@@ -216,8 +211,10 @@ def _parameter_annotation(fn: ast.AST, name: str) -> ast.expr | None:
     return None
 
 
-SIZE_METHODS = frozenset({"size", "dim", "numel", "ndimension", "nelement"})
-SIZE_FUNCTIONS = frozenset({"len", "int", "min", "max", "abs", "round"})
+# Tensor methods that read a size (the answer is a Python int in eager).
+SIZE_QUERY_METHODS = frozenset({"size", "dim", "numel", "ndimension", "nelement"})
+# Builtins whose result is a size when their arguments are (len(x), max(h, w), round(s)).
+SIZE_BUILTINS = frozenset({"len", "int", "min", "max", "abs", "round"})
 SIZE_MATH = frozenset({"math.sqrt", "math.ceil", "math.floor", "math.log2", "math.pow", "math.prod"})
 
 
@@ -250,9 +247,9 @@ class SizeOracle:
         return False
 
     def _call(self, node: ast.Call) -> bool:
-        if isinstance(node.func, ast.Attribute) and node.func.attr in SIZE_METHODS:
+        if isinstance(node.func, ast.Attribute) and node.func.attr in SIZE_QUERY_METHODS:
             return not self.is_model_tensor(node.func.value)
-        if isinstance(node.func, ast.Name) and node.func.id in SIZE_FUNCTIONS:
+        if isinstance(node.func, ast.Name) and node.func.id in SIZE_BUILTINS:
             if self.ctx.is_builtin(node.func.id):
                 return bool(node.args) and all(self.is_size(a) or is_number(a) for a in node.args) and any(
                     self.is_size(a) for a in node.args
@@ -273,17 +270,7 @@ class SizeOracle:
             return False
         ctx = self.ctx
         if isinstance(node, ast.Attribute):
-            if node.attr in ("weight", "bias") and ctx.is_nn_module_attr(node.value):
-                return True
-            cls = ctx.fn.cls
-            if cls is None or not (isinstance(node.value, ast.Name) and node.value.id == ctx.self_name):
-                return False
-            if node.attr in cls.buffers:
-                return True
-            value = cls.self_attrs.get(node.attr)
-            return isinstance(value, ast.Call) and ctx.file.module.scope.qualname(value.func) in (
-                "torch.nn.Parameter", "torch.nn.Buffer",
-            )
+            return ctx.is_own_parameter(node)
         if isinstance(node, ast.Subscript):
             return _constant_index(node.slice) and self.is_model_tensor(node.value, depth + 1)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):

@@ -10,11 +10,11 @@ from onnxfix.rewriter.precedence import in_place_of, precedence
 
 
 # Methods whose positional arguments are sizes (accept 0-d integer tensors in eager).
-SIZE_METHODS = frozenset(
+SHAPE_ARGUMENT_METHODS = frozenset(
     {"reshape", "view", "expand", "repeat", "new_zeros", "new_ones", "new_empty", "narrow", "tile", "unflatten"}
 )
 # torch functions whose positional arguments are sizes.
-SIZE_FUNCTIONS = frozenset(
+SHAPE_ARGUMENT_FUNCTIONS = frozenset(
     {"torch.zeros", "torch.ones", "torch.empty", "torch.rand", "torch.randn", "torch.arange", "torch.eye"}
 )
 # Calls whose scalar arguments also accept a 0-d tensor (with tensor type promotion).
@@ -40,9 +40,9 @@ def _size_argument(holder: ast.Call, container: ast.AST, ctx: FunctionContext) -
     func = holder.func
     qualname = ctx.qualname(func)
     if container in holder.args:
-        if isinstance(func, ast.Attribute) and func.attr in SIZE_METHODS:
+        if isinstance(func, ast.Attribute) and func.attr in SHAPE_ARGUMENT_METHODS:
             return True
-        if qualname in SIZE_FUNCTIONS:
+        if qualname in SHAPE_ARGUMENT_FUNCTIONS:
             return True
     place = SIZE_ARGUMENT_FUNCTIONS.get(qualname or "")
     if place is None and isinstance(func, ast.Attribute) and qualname is None and ctx.tensors.is_tensor(func.value) is not False:

@@ -106,7 +106,7 @@ def is_tensor_name(node: ast.Name, ctx: FunctionContext) -> bool:
 def _layer_output(value: ast.AST, ctx: FunctionContext) -> bool:
     if not (isinstance(value, ast.Call) and ctx.is_nn_module_attr(value.func)):
         return False
-    layer = ctx.fn.cls.self_attrs.get(value.func.attr)
+    layer = ctx.self_attr_value(value.func)
     qualname = ctx.file.module.scope.qualname(layer.func) or ""
     return qualname.startswith("torch.nn.") and qualname.rsplit(".", 1)[-1] not in TUPLE_MODULES
 
