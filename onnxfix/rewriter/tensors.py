@@ -59,6 +59,11 @@ TENSOR_ATTRIBUTES = frozenset({"data", "T", "mT", "H", "mH", "real", "imag", "gr
 TENSOR_ANNOTATIONS = frozenset({"torch.Tensor", "torch.FloatTensor", "torch.LongTensor", "torch.nn.Parameter"})
 
 
+REDUCTION_METHODS = frozenset(
+    {"sum", "max", "min", "mean", "any", "all", "argmax", "argmin", "norm", "abs", "prod", "numel"}
+)
+
+
 class TensorOracle:
     def __init__(self, ctx: "FunctionContext"):
         self.ctx = ctx
@@ -69,6 +74,23 @@ class TensorOracle:
         if answer is None and all_tensors(self.ctx.observed(node)):
             return True  # run-time evidence: every value seen here was a tensor
         return answer
+
+    def item_receiver(self, node: ast.AST) -> ast.expr | None:
+        """``t`` of a ``t.item()`` call (no arguments), unless ``t`` is known not to be a tensor
+        (NumPy scalars have ``.item()`` too)."""
+        if not (
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "item"
+            and not node.args and not node.keywords
+        ):
+            return None
+        return None if self.is_tensor(node.func.value) is False else node.func.value
+
+    def has_tensor_evidence(self, node: ast.AST) -> bool:
+        """A tensor by the oracle, or the result of a tensor reduction method (``x.sum()``,
+        ``logits.max()``): enough to rewrite as a tensor where an unknown value may not be one."""
+        if self.is_tensor(node):
+            return True
+        return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in REDUCTION_METHODS
 
     def dtype(self, node: ast.AST) -> str | None:
         """The one dtype a recorded run saw for ``node`` (evidence only; None without)."""

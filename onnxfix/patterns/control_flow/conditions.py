@@ -72,24 +72,9 @@ def _operand_kind(node: ast.expr, ctx: FunctionContext) -> str | None:
 
 
 def _is_item_call(node: ast.AST, ctx: FunctionContext) -> bool:
-    return (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr == "item"
-        and not node.args
-        and ctx.tensors.is_tensor(node.func.value) is not False
-        and _tensor_evidence(node.func.value, ctx)
-    )
-
-
-def _tensor_evidence(node: ast.expr, ctx: FunctionContext) -> bool:
-    """`.item()` is a tensor method, but a receiver we know nothing about may be a NumPy
-    scalar: require evidence (a tensor by the oracle, or a tensor method/reduction call)."""
-    if ctx.tensors.is_tensor(node):
-        return True
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
-        "sum", "max", "min", "mean", "any", "all", "argmax", "argmin", "norm", "abs", "prod", "numel",
-    )
+    """`.item()` of a value with tensor evidence (an unknown receiver may be a NumPy scalar)."""
+    receiver = ctx.tensors.item_receiver(node)
+    return receiver is not None and ctx.tensors.has_tensor_evidence(receiver)
 
 
 def _text_without_item(test: ast.Compare, ctx: FunctionContext) -> str:

@@ -93,11 +93,9 @@ class ItemCall(Rule):
 
     def visit_Call(self, node: ast.Call, ctx: FunctionContext):
         func = node.func
-        if not (isinstance(func, ast.Attribute) and func.attr == "item" and not node.args and not node.keywords):
+        if ctx.tensors.item_receiver(node) is None or python_values_tensor(func.value, ctx):
             return
         use = item_use(node, ctx)
-        if ctx.tensors.is_tensor(func.value) is False or python_values_tensor(func.value, ctx):
-            return
         drop = ctx.delete_suffix(func, node)
         verdict, kind = tensor_in_place(node, func.value, ctx)
         if use == "size":
