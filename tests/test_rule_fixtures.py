@@ -44,9 +44,9 @@ def test_every_rule_has_a_fixture_that_reports_it(rule):
 
 @pytest.mark.parametrize("rule", [r for r in all_rules() if r.triggers], ids=lambda r: r.code)
 def test_every_file_a_rule_reports_in_holds_one_of_its_triggers(rule):
-    """The pre-filter (runner.Triggers) skips files holding none of the selected rules'
+    """The pre-filter (rewriter.triggers.Triggers) skips files holding none of the selected rules'
     triggers: a fixture reporting the rule in a file its triggers miss would be a lost finding."""
-    from onnxfix.rewriter.runner import Triggers
+    from onnxfix.rewriter.triggers import Triggers
 
     triggers = Triggers(list(rule.triggers))
     for report_path in FIXTURES.rglob("*.report"):

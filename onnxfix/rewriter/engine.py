@@ -29,6 +29,7 @@ from onnxfix.rewriter.scope import (
     walk_function_body,
 )
 from onnxfix.rewriter.source import SourceError, SourceFile, parse_python
+from onnxfix.rewriter.triggers import Triggers
 
 MAX_FIX_ROUNDS = 10
 
@@ -62,6 +63,8 @@ class RuleSet:
             for node_type, method in rule.visited_node_types().items():
                 self.visitors.setdefault(node_type, []).append(getattr(rule, method))
         self._selections: dict[tuple, RuleSet] = {}
+        self._triggers = [(rule, Triggers(list(rule.triggers)) if rule.triggers else None) for rule in self.rules]
+        self._narrowed: dict[tuple[bool, ...], RuleSet] = {}
 
     def selected(self, settings: Settings) -> "RuleSet":
         """The rules `select`/`ignore` leave (per-file-ignores and exporters still filter the
@@ -71,6 +74,17 @@ class RuleSet:
             rules = [r for r in self.rules if settings.is_selected(r.code)]
             self._selections[key] = self if len(rules) == len(self.rules) else RuleSet(rules)
         return self._selections[key]
+
+    def triggered_in(self, text: str) -> "RuleSet":
+        """The rules that can report in ``text``: those without triggers and those whose
+        trigger it holds (a rule only reports where its trigger occurs)."""
+        raw = text.encode("utf-8", "surrogatepass")
+        present = tuple(triggers is None or triggers.found_in(raw) for _, triggers in self._triggers)
+        if all(present):
+            return self
+        if present not in self._narrowed:
+            self._narrowed[present] = RuleSet([rule for rule, keep in zip(self.rules, present) if keep])
+        return self._narrowed[present]
 
 
 def check_text(
@@ -104,7 +118,7 @@ def check_text(
 
 
 def findings_in_module(source, tree, module, scope: ExportScope, display_path, settings, ruleset) -> list[Finding]:
-    ruleset = ruleset.selected(settings)
+    ruleset = ruleset.selected(settings).triggered_in(source.text)
     evidence = load_evidence(settings.evidence_dir, source.text)
     file_ctx = FileContext(source, module, display_path, evidence, CallSites(source.text, module))
     noqa = NoqaMap(source.text)

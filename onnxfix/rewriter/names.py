@@ -93,11 +93,13 @@ def bound_names(scope: ast.AST) -> set[str]:
     return _scan_scope(scope)[0]
 
 
-def _scan_scope(scope: ast.AST) -> tuple[set[str], list[ast.stmt]]:
-    """(names bound other than by import, import statements): one walk for both."""
+def _scan_scope(scope: ast.AST) -> tuple[set[str], list[ast.stmt], dict[str, ast.AST]]:
+    """(names bound other than by import, import statements, functions defined here by name):
+    one walk for all three."""
     names: set[str] = set()
     declared_global: set[str] = set()
     imports: list[ast.stmt] = []
+    functions: dict[str, ast.AST] = {}
     if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
         args = scope.args
         for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
@@ -112,11 +114,13 @@ def _scan_scope(scope: ast.AST) -> tuple[set[str], list[ast.stmt]]:
             imports.append(node)
         elif kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
             names.add(node.name)
+            if kind is not ast.ClassDef:
+                functions[node.name] = node
         elif kind in (ast.Global, ast.Nonlocal):
             declared_global.update(node.names)
         elif kind in (ast.ExceptHandler, ast.MatchAs) and node.name:
             names.add(node.name)
-    return names - declared_global, imports
+    return names - declared_global, imports, functions
 
 
 def dotted_parts(node: ast.AST) -> list[str] | None:
@@ -138,7 +142,7 @@ class Scope:
     imports: dict[str, str]
     others: set[str]
     parent: "Scope | None" = None
-    children: dict[int, "Scope"] = field(default_factory=dict)
+    functions: dict[str, ast.AST] = field(default_factory=dict)  # defined in this scope, by name
 
     def lookup(self, name: str) -> str | None:
         """The imported qualified name ``name`` stands for here, or None if it is something
@@ -188,6 +192,13 @@ def _assigned_names(node: ast.stmt) -> Iterator[str]:
 
 
 def function_scope(fn: ast.AST, parent: Scope) -> Scope:
-    names, import_statements = _scan_scope(fn)
+    """The function's own scope, built once per (function node, enclosing scope): a helper
+    module's functions are reached from many files' forwards in one process."""
+    cached = getattr(fn, "_onnxfix_scope", None)
+    if cached is not None and cached[0] is parent:
+        return cached[1]
+    names, import_statements, functions = _scan_scope(fn)
     imports = import_bindings(import_statements)
-    return Scope(imports=imports, others=names - set(imports), parent=parent)
+    scope = Scope(imports=imports, others=names - set(imports), parent=parent, functions=functions)
+    fn._onnxfix_scope = (parent, scope)
+    return scope

@@ -27,6 +27,7 @@ from onnxfix.rewriter import cache as cache_mod
 from onnxfix.rewriter import exporter_inference
 from onnxfix.rewriter.discover import discover
 from onnxfix.rewriter.engine import RuleSet, applicable, error_location, findings_in_module, process_file
+from onnxfix.rewriter.triggers import Triggers
 from onnxfix.rewriter.project import (
     ProjectResolver,
     absolute,
@@ -196,32 +197,6 @@ def _cpu_count() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux
         return os.cpu_count() or 1
-
-
-class Triggers:
-    """Does a file contain a trigger? Substring search (bytes.find is ~50x faster than a
-    regex alternation with word boundaries on this corpus), names checked as whole words."""
-
-    def __init__(self, triggers: list[str]):
-        unique = list(dict.fromkeys(triggers))  # in rule order: the commonest first pays off
-        self.words = [t.encode() for t in unique if t.isidentifier()]
-        self.literals = [t.encode() for t in unique if not t.isidentifier()]
-
-    def found_in(self, raw: bytes) -> bool:
-        return any(_has_word(raw, w) for w in self.words) or any(t in raw for t in self.literals)
-
-
-def _has_word(raw: bytes, word: bytes) -> bool:
-    start = raw.find(word)
-    while start != -1:
-        end = start + len(word)
-        if (start == 0 or raw[start - 1] not in _WORD_BYTES) and (end == len(raw) or raw[end] not in _WORD_BYTES):
-            return True
-        start = raw.find(word, end)
-    return False
-
-
-_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") | frozenset(range(128, 256))
 
 
 # -- the project --------------------------------------------------------------------------------

@@ -288,9 +288,7 @@ class ScopeBuilder:
 
     def _callees(self, fn: ExportFunction) -> Iterator[ExportFunction]:
         self_name = _self_name(fn)
-        nested = {
-            n.name: n for n, _ in walk_scope(fn.node) if isinstance(n, FUNCTION_NODES)
-        }
+        nested = fn.scope.functions
         sites = _CallSites(fn)
         for node, _ in walk_function_body(fn.node):
             if isinstance(node, FUNCTION_NODES) and node is not fn.node:

@@ -154,6 +154,8 @@ class Region:
 def build_region(ctx: FunctionContext) -> Region:
     region = Region(ctx)
     nodes = [n for n, _ in _body(ctx)]
+    if not any(_touches_numpy(node, ctx) for node in nodes):
+        return region  # no array can exist here: skip the costly data-flow (most functions)
     _find_ndarray_names(region, nodes)
     _find_shape_arrays(region, nodes)
     _find_data_names(region, nodes)
@@ -169,6 +171,13 @@ def build_region(ctx: FunctionContext) -> Region:
             region.blockers.append("`torch.from_numpy` of a value onnxfix cannot trace to torch")
     _check_fixable(region, nodes)
     return region
+
+
+def _touches_numpy(node: ast.AST, ctx: FunctionContext) -> bool:
+    """Where an array is born (`.numpy()`, `np.f(...)`) or handed back (`torch.from_numpy`)."""
+    if not isinstance(node, ast.Call):
+        return False
+    return is_to_numpy(node) or is_numpy_call(node, ctx) is not None or ctx.qualname(node.func) == "torch.from_numpy"
 
 
 def _body(ctx: FunctionContext):
