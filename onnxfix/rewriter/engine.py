@@ -29,7 +29,7 @@ from onnxfix.rewriter.scope import (
     walk_function_body,
 )
 from onnxfix.rewriter.source import SourceError, SourceFile, parse_python
-from onnxfix.rewriter.triggers import Triggers
+from onnxfix.rewriter.triggers import Triggers, words_of
 
 MAX_FIX_ROUNDS = 10
 
@@ -79,7 +79,8 @@ class RuleSet:
         """The rules that can report in ``text``: those without triggers and those whose
         trigger it holds (a rule only reports where its trigger occurs)."""
         raw = text.encode("utf-8", "surrogatepass")
-        present = tuple(triggers is None or triggers.found_in(raw) for _, triggers in self._triggers)
+        words = words_of(raw)
+        present = tuple(triggers is None or triggers.found_among(words, raw) for _, triggers in self._triggers)
         if all(present):
             return self
         if present not in self._narrowed:

@@ -14,7 +14,9 @@ Nothing heavy is imported: no torch, no progress bar unless a long scan runs at 
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import os
 import sys
 from dataclasses import dataclass, field, replace
@@ -120,11 +122,29 @@ def run(
     result.settings = _infer_exporters(scanned, result.settings)
     folder = cache_folder(cache_dir, result.settings) if use_cache else None
     cache = cache_mod.Cache(folder)
-    result.files = _project(scanned, mode, cache).run(jobs or _cpu_count(), progress)
-    if mode == "write" and result.changed:
-        _recheck_written(result, _project(scanned, "check", cache).run(jobs or _cpu_count(), False))
+    with fewer_collections():
+        result.files = _project(scanned, mode, cache).run(jobs or _cpu_count(), progress)
+        if mode == "write" and result.changed:
+            _recheck_written(result, _project(scanned, "check", cache).run(jobs or _cpu_count(), False))
     cache.prune()
     return result
+
+
+# A scan allocates millions of small AST and analysis objects; at CPython's default threshold
+# (700 allocations) the cyclic collector re-walks the live ones over and over: measured on 40
+# transformers model folders, 1.77 s of a 5.9 s scan in the collector, 0.24 s with this setting
+# (peak memory: bench/RESULTS.md). Collections still run, just far less often.
+SCAN_GC_THRESHOLD = (50_000, 20, 100)
+
+
+@contextlib.contextmanager
+def fewer_collections():
+    previous = gc.get_threshold()
+    gc.set_threshold(*SCAN_GC_THRESHOLD)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*previous)
 
 
 def _infer_exporters(scanned: dict[str, tuple[Path, Settings]], first: Settings) -> Settings:
@@ -434,6 +454,7 @@ _STATE: _WorkerState | None = None
 def _init_worker(state: _WorkerState) -> None:
     global _STATE
     _STATE = state
+    gc.set_threshold(*SCAN_GC_THRESHOLD)  # a worker process only scans
 
 
 def _reach_task(args) -> tuple[str, dict[str, dict[str, Entry]], tuple[int, int, str] | None, list | None]:

@@ -5,6 +5,8 @@ its trigger occurs: tests/test_rule_fixtures.py holds every rule to that contrac
 
 from __future__ import annotations
 
+import re
+
 
 class Triggers:
     """Does a file contain a trigger? Substring search (bytes.find is ~50x faster than a
@@ -17,6 +19,19 @@ class Triggers:
 
     def found_in(self, raw: bytes) -> bool:
         return any(_has_word(raw, w) for w in self.words) or any(t in raw for t in self.literals)
+
+    def found_among(self, words: frozenset[bytes], raw: bytes) -> bool:
+        """found_in, given the file's words (``words_of``): for asking many rules of one file."""
+        return any(w in words for w in self.words) or any(t in raw for t in self.literals)
+
+
+_WORD = re.compile(rb"[A-Za-z0-9_\x80-\xff]+")
+
+
+def words_of(raw: bytes) -> frozenset[bytes]:
+    """Every maximal run of word bytes in ``raw``: a trigger name is in it exactly when
+    ``_has_word`` finds it (one regex pass instead of one search per trigger)."""
+    return frozenset(_WORD.findall(raw))
 
 
 def _has_word(raw: bytes, word: bytes) -> bool:
