@@ -139,6 +139,8 @@ class NegativeIndexRead(Rule):
         if not isinstance(node.ctx, ast.Load):
             return
         elements = index_elements(node)
+        if sum(not isinstance(e, (ast.Slice, ast.Constant)) for e in elements) < 2:
+            return  # fewer than two tensor indices: nothing combined (and no name to resolve)
         literals = [integer_literal(e, ctx) for e in elements]
         tensor_indices = [e for e, lit in zip(elements, literals) if lit is not None or (not isinstance(e, ast.Slice) and ctx.tensors.is_tensor(e))]
         if len(tensor_indices) < 2 or not any(lit and min(lit) < 0 for lit in literals):

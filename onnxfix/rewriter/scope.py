@@ -205,6 +205,9 @@ class ScopeBuilder:
     def __init__(self, resolver: Resolver | None = None):
         self.resolver = resolver or NoResolver()
         self._module_class_memo: dict[int, bool] = {}
+        # id(function node) -> (call site, callee) pairs: a function reached again (by another
+        # forward, or with more exporter modes) resolves the same names to the same callees.
+        self._targets_memo: dict[int, list[tuple[ast.AST, ExportFunction]]] = {}
 
     # -- which classes are nn.Module subclasses -----------------------------------------------
     def is_module_class(self, module: ModuleIndex, info: ClassInfo) -> bool:
@@ -287,9 +290,19 @@ class ScopeBuilder:
         return result
 
     def _callees(self, fn: ExportFunction) -> Iterator[ExportFunction]:
+        key = id(fn.node)
+        if key not in self._targets_memo:
+            self._targets_memo[key] = list(self._targets(fn))
+        sites = _CallSites(fn)
+        for node, callee in self._targets_memo[key]:
+            modes = sites.callee_modes(node, callee.node)
+            if modes:  # no exporter runs the call: the callee is not reached from here
+                yield replace(callee, entry=replace(fn.entry, modes=modes))
+
+    def _targets(self, fn: ExportFunction) -> Iterator[tuple[ast.AST, ExportFunction]]:
+        """(call site, callee) for every function ``fn`` may call, whatever the modes."""
         self_name = _self_name(fn)
         nested = fn.scope.functions
-        sites = _CallSites(fn)
         for node, _ in walk_function_body(fn.node):
             if isinstance(node, FUNCTION_NODES) and node is not fn.node:
                 callees = [self._reached(fn, fn.module, node, fn.cls, fn.scope, f"{fn.key}.{node.name}")]
@@ -304,9 +317,7 @@ class ScopeBuilder:
             else:
                 continue
             for callee in callees:
-                modes = sites.callee_modes(node, callee.node)
-                if modes:  # no exporter runs the call: the callee is not reached from here
-                    yield replace(callee, entry=replace(callee.entry, modes=modes))
+                yield node, callee
 
     def _name_target(self, fn: ExportFunction, name: str) -> Iterator[ExportFunction]:
         scope = fn.scope
