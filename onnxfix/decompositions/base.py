@@ -2,9 +2,26 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 PYTORCH = "https://github.com/pytorch/pytorch/issues/"
+
+
+@dataclass(frozen=True)
+class Proof:
+    """The case a decomposition is proven on, as text (evaluated by the tests, never here):
+    eager, the helper against the original (tests/test_decompositions_records.py); exported,
+    the helper by both exporters against eager in onnxruntime, on other values and another
+    batch size (tests/decomposition_exports.py)."""
+
+    original: str  # expression over `params` calling the torch op (`*x` unpacks a tuple result)
+    helper: str  # the same expression calling _onnx_<key>, as the source fix writes it
+    # Expression over g (a torch.Generator), b (the batch size), torch and the generators of
+    # onnxfix/exporter/proof_inputs.py: the inputs, one per parameter.
+    inputs: str
+    params: str = "a"  # forward's parameters, comma-separated
+    static: tuple[int, ...] = ()  # inputs whose first dimension is not the dynamic batch
+    rtol: float = 1e-4  # onnxruntime against eager
 
 
 @dataclass(frozen=True)
@@ -21,6 +38,7 @@ class Decomposition:
     # Only calls passing this keyword (or enough positionals) are decomposed (scatter: reduce).
     when_present: tuple[str, int] | None = None
     error_bound: str = ""  # for approximate decompositions: the measured bound
+    proof: Proof = field(kw_only=True)
 
     @property
     def helper(self) -> str:
