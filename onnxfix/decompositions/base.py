@@ -38,6 +38,8 @@ class Decomposition:
     # Only calls passing this keyword (or enough positionals) are decomposed (scatter: reduce).
     when_present: tuple[str, int] | None = None
     error_bound: str = ""  # for approximate decompositions: the measured bound
+    # The ONX5xx rule that reports the op and writes the fix: its `keys` are the records naming it.
+    rule: str = field(kw_only=True)
     proof: Proof = field(kw_only=True)
 
     @property

@@ -17,6 +17,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "differ from LAPACK, and a singular matrix gives inf/NaN where torch raises.",
         error_bound="max relative error 1e-5 (float32) on well-conditioned matrices up to 8x8 "
         "(tests/test_decompositions.py); grows with the condition number",
+        rule="ONX501",
         proof=Proof("torch.linalg.inv(a)", "_onnx_linalg_inv(a)", "(well_conditioned(g, b, 4),)"),
     ),
     Decomposition(
@@ -25,6 +26,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "Gauss-Jordan elimination with partial pivoting on [A | B], unrolled over n (static). "
         "Singular A gives inf/NaN where torch raises.",
         error_bound="max relative error 1e-5 (float32) on well-conditioned systems up to 8x8",
+        rule="ONX501",
         proof=Proof(
             "torch.linalg.solve(a, c) + torch.linalg.solve(a, c.transpose(-2, -1), left=False).transpose(-2, -1)",
             "_onnx_linalg_solve(a, c) + _onnx_linalg_solve(a, c.transpose(-2, -1), left=False).transpose(-2, -1)",
@@ -37,6 +39,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         (PYTORCH + "102948", "https://github.com/onnx/onnx/issues/6590"),
         "Masked product over an (n, n) lower-triangular mask: O(n^2) memory along `dim`; "
         "dynamic sizes work. Exact for integers and zeros/negatives (unlike exp(cumsum(log))).",
+        rule="ONX502",
         proof=Proof("torch.cumprod(a, 1)", "_onnx_cumprod(a, 1)", "(ties(g, b, 6),)"),
     ),
     Decomposition(
@@ -44,11 +47,13 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         (PYTORCH + "84496",),
         "Values and indices (last occurrence of the maximum; NaN propagates with its index), "
         "O(n^2) memory along `dim`.",
+        rule="ONX502",
         proof=Proof("*torch.cummax(a, 1)", "*_onnx_cummax(a, 1)", "(ties_with_nan(g, b, 6),)"),
     ),
     Decomposition(
         "cummin", ("torch.cummin", "Tensor.cummin"), True, ("cummin",), (PYTORCH + "84496",),
         "Values and indices (last occurrence of the minimum; NaN propagates), O(n^2) memory.",
+        rule="ONX502",
         proof=Proof("a.cummin(1).indices", "_onnx_cummin(a, 1).indices", "(ties(g, b, 6),)"),
     ),
     Decomposition(
@@ -57,6 +62,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "Stable ranks by pairwise comparison (O(n^2) memory along `dim`); NaN is the largest "
         "value, as in torch. With ties the index is one of the tied positions (torch does not "
         "specify which).", requires=("sort_rank",),
+        rule="ONX503",
         proof=Proof("torch.kthvalue(a, 2, 1).values", "_onnx_kthvalue(a, 2, 1).values", "(ties_with_nan(g, b, 5),)"),
     ),
     Decomposition(
@@ -64,6 +70,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         ("https://github.com/onnx/onnx/issues/3586",),
         "Lower median by stable ranks (O(n^2) memory along `dim`); NaN if the values contain "
         "NaN, with the index of the first NaN, as in torch.", requires=("sort_rank",),
+        rule="ONX503",
         proof=Proof(
             "torch.median(a, 1).values + torch.median(a)",
             "_onnx_median(a, 1).values + _onnx_median(a)",
@@ -74,12 +81,14 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "nanmedian", ("torch.nanmedian", "Tensor.nanmedian"), True, ("nanmedian dim",), (),
         "Lower median of the non-NaN values by stable ranks; NaN if all are NaN.",
         requires=("sort_rank",),
+        rule="ONX503",
         proof=Proof("torch.nanmedian(a, 1).values", "_onnx_nanmedian(a, 1).values", "(ties_with_nan(g, b, 5),)"),
     ),
     Decomposition(
         "mode", ("torch.mode", "Tensor.mode"), True, ("mode dim",), (PYTORCH + "79601",),
         "Pairwise equality counts (O(n^2) memory along `dim`): the smallest of the most frequent "
         "values and its last index, as torch. Inputs containing NaN may differ (NaN != NaN).",
+        rule="ONX503",
         proof=Proof("*torch.mode(a, 1)", "*_onnx_mode(a, 1)", "(ties(g, b, 6),)"),
     ),
     Decomposition(
@@ -87,6 +96,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "Stable ranks by pairwise comparison, O(n^2) memory along `dim`; NaN sorts last "
         "(first when descending), ties keep input order.", requires=("sort_rank",),
         when_keyword=("stable", True),
+        rule="ONX504",
         proof=Proof(
             "torch.sort(a, dim=1, stable=True).indices",
             "_onnx_sort(a, dim=1, stable=True).indices",
@@ -97,6 +107,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "argsort", ("torch.argsort", "Tensor.argsort"), True, ("argsort stable ties",),
         (PYTORCH + "95613",), "As _onnx_sort, indices only.", requires=("sort_rank",),
         when_keyword=("stable", True),
+        rule="ONX504",
         proof=Proof(
             "torch.argsort(a, dim=1, descending=True, stable=True)",
             "_onnx_argsort(a, dim=1, descending=True, stable=True)",
@@ -109,6 +120,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         (PYTORCH + "151648", PYTORCH + "126549"),
         "Counts comparisons against every sorted element (O(n) work per value instead of "
         "log n). Same result as torch for sequences without NaN; NaN values land at the end.",
+        rule="ONX505",
         proof=Proof(
             "torch.searchsorted(s, a, right=True)",
             "_onnx_searchsorted(s, a, right=True)",
@@ -120,12 +132,14 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "hypot", ("torch.hypot", "Tensor.hypot"), True, ("hypot",), (),
         "big * sqrt(1 + (small/big)^2): no overflow; inf wins over NaN as in torch. Agrees with "
         "torch.hypot to 2 ulp.",
+        rule="ONX506",
         proof=Proof("torch.hypot(a, c)", "_onnx_hypot(a, c)", "(randn(g, b, 5) * 1e3, randn(g, b, 5))", params="a, c"),
     ),
     Decomposition(
         "copysign", ("torch.copysign", "Tensor.copysign"), False, ("copysign",), (),
         "-0.0 in `other` counts as negative (via 1/-0.0 = -inf), but a NaN with its sign bit "
         "set counts as positive: exportable ops cannot read a NaN's sign bit.",
+        rule="ONX506",
         proof=Proof("torch.copysign(a, c)", "_onnx_copysign(a, c)", "(randn(g, b, 5), ties(g, b, 5))", params="a, c"),
     ),
     Decomposition(
@@ -134,12 +148,14 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "Giles' single-precision polynomial plus one Newton step on erf.",
         error_bound="max abs error 2e-6 on [-0.999, 0.999] in float32 (measured by "
         "tests/test_decompositions.py); exact at 0 and +-1 (+-inf), NaN outside [-1, 1]",
+        rule="ONX507",
         proof=Proof("torch.erfinv(a)", "_onnx_erfinv(a)", "(torch.rand(b, 50, generator=g) * 1.98 - 0.99,)", rtol=5e-6),
     ),
     Decomposition(
         "gcd", ("torch.gcd", "Tensor.gcd"), True, ("gcd",), (),
         "Euclid unrolled for the integer type's worst case (94 steps for int64): a larger graph, "
         "exact results.",
+        rule="ONX506",
         proof=Proof(
             "torch.gcd(i, j)",
             "_onnx_gcd(i, j)",
@@ -150,6 +166,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
     Decomposition(
         "lcm", ("torch.lcm", "Tensor.lcm"), True, ("lcm",), (), "|a| / gcd * |b| (0 if either is 0).",
         requires=("gcd",),
+        rule="ONX506",
         proof=Proof(
             "torch.lcm(i, j)",
             "_onnx_lcm(i, j)",
@@ -162,6 +179,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         ("scatter reduce=multiply", "scatter reduce=add"), (),
         "reduce='multiply'/'add' become scatter_reduce('prod'/'sum', include_self=True).",
         when_present=("reduce", 99),
+        rule="ONX508",
         proof=Proof(
             "torch.scatter(a, 1, i, c, reduce='multiply')",
             "_onnx_scatter(a, 1, i, c, reduce='multiply')",
@@ -175,6 +193,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         (PYTORCH + "75383", PYTORCH + "61172", PYTORCH + "60452"),
         "One amax per output cell over torch's bins; unrolled over the output cells, so the "
         "input's H, W must be static. Indices (return_indices=True) match torch's (first maximum).",
+        rule="ONX509",
         proof=Proof(
             "torch.nn.functional.adaptive_max_pool2d(a, (3, 3))",
             "_onnx_adaptive_max_pool2d(a, (3, 3))",
@@ -187,6 +206,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "Broadcast differences, O(P*R*M) memory; `p` must be a number. Bit-identical for p=0 "
         "and p=inf; for other p eager cdist sums in another order (and for p=2 on large inputs "
         "uses a matrix-multiply formula): the two agree to float rounding.",
+        rule="ONX510",
         proof=Proof(
             "torch.cdist(a, c, p=1)",
             "_onnx_cdist(a, c, p=1)",

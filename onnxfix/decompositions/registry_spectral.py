@@ -28,6 +28,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "component is made positive (LAPACK fixes no sign, so a column may be the negative of "
         "torch's). Real inputs only.",
         requires=("jacobi_rotation",), error_bound=EIGH_BOUND,
+        rule="ONX513",
         proof=Proof(
             "(lambda r: torch.cat([r[0], (r[1][..., :, -1:] @ r[1][..., :, -1:].transpose(-2, -1)).flatten(-2)], "
             "-1))(torch.linalg.eigh(a, UPLO='U'))",
@@ -42,16 +43,8 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         STATIC + "The eigenvalues of _onnx_linalg_eigh (Jacobi; another algorithm than LAPACK's, "
         "so the rounding differs).",
         requires=("linalg_eigh",), error_bound=EIGH_BOUND.split("; eigenvectors")[0],
+        rule="ONX513",
         proof=Proof("torch.linalg.eigvalsh(a)", "_onnx_linalg_eigvalsh(a)", "(randn(g, b, 3, 3),)"),
-    ),
-    Decomposition(
-        "linalg_svdvals", ("torch.linalg.svdvals",), False, ("linalg.svdvals",),
-        (PYTORCH + "81084", "https://github.com/onnx/onnx/issues/3839"),
-        STATIC + "One-sided (Hestenes) Jacobi on the columns of A (of A^T when A is wide), 8 "
-        "sweeps (float32) / 10 (float64), enough for sizes up to 16 (rank-deficient 16 x 16 "
-        "matrices need 7 / 8); singular values descending.",
-        requires=("jacobi_rotation", "svd_jacobi"), error_bound=SVD_BOUND,
-        proof=Proof("torch.linalg.svdvals(a)", "_onnx_linalg_svdvals(a)", "(randn(g, b, 2, 4),)"),
     ),
     Decomposition(
         "linalg_svd", ("torch.linalg.svd",), False, ("linalg.svd S",),
@@ -64,6 +57,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         requires=("jacobi_rotation", "svd_jacobi", "linalg_eigh"), error_bound=SVD_BOUND + "; U diag(S) Vh "
         "reconstructs A, and U^T U, Vh Vh^T give I, to 1e-4 (x the largest singular value) in "
         "float32 (asserted; measured <= 1e-5 up to 16 x 16)",
+        rule="ONX513",
         proof=Proof(
             "(lambda r: torch.cat([r[1], (r[0][..., :, :1] @ r[2][..., :1, :]).flatten(-2), (r[0][..., :, "
             ":2] * r[1].unsqueeze(-2) @ r[2][..., :2, :]).flatten(-2)], -1))(torch.linalg.svd(a))",
@@ -71,6 +65,16 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
             ":2] * r[1].unsqueeze(-2) @ r[2][..., :2, :]).flatten(-2)], -1))(_onnx_linalg_svd(a))",
             "(randn(g, b, 2, 3),)",
         ),
+    ),
+    Decomposition(
+        "linalg_svdvals", ("torch.linalg.svdvals",), False, ("linalg.svdvals",),
+        (PYTORCH + "81084", "https://github.com/onnx/onnx/issues/3839"),
+        STATIC + "One-sided (Hestenes) Jacobi on the columns of A (of A^T when A is wide), 8 "
+        "sweeps (float32) / 10 (float64), enough for sizes up to 16 (rank-deficient 16 x 16 "
+        "matrices need 7 / 8); singular values descending.",
+        requires=("jacobi_rotation", "svd_jacobi"), error_bound=SVD_BOUND,
+        rule="ONX513",
+        proof=Proof("torch.linalg.svdvals(a)", "_onnx_linalg_svdvals(a)", "(randn(g, b, 2, 4),)"),
     ),
     Decomposition(
         "linalg_matrix_norm", ("torch.linalg.matrix_norm",), False,
@@ -81,6 +85,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         requires=("linalg_svdvals",),
         error_bound="ord=2/-2/'nuc': max error 2e-5 x the norm in float32 and 8e-14 x in float64 "
         "(batched 4 x 5 matrices, every dim/keepdim form; tests/test_decompositions_spectral.py)",
+        rule="ONX513",
         proof=Proof(
             "torch.stack([torch.linalg.matrix_norm(a, ord=2), torch.linalg.matrix_norm(a, -2), "
             "torch.linalg.matrix_norm(a, 'nuc'), torch.linalg.matrix_norm(a)], -1)",
@@ -99,6 +104,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         requires=("jacobi_rotation", "svd_jacobi", "linalg_eigh"),
         error_bound="max error 1e-5 x |pinv(A)| in float32 on matrices up to 8x8 with condition "
         "number <= 100 (grows with the condition number, like any pseudo-inverse)",
+        rule="ONX513",
         proof=Proof("torch.linalg.pinv(a)", "_onnx_linalg_pinv(a)", "(zeroed_columns(g, b, 4, 2),)"),
     ),
     Decomposition(
@@ -109,6 +115,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         requires=("linalg_svdvals", "linalg_eigvalsh"),
         error_bound="the same rank as torch unless a singular value lies within 5e-6 x S_max "
         "(float32) of the threshold",
+        rule="ONX513",
         proof=Proof("torch.linalg.matrix_rank(a)", "_onnx_linalg_matrix_rank(a)", "(zeroed_columns(g, b, 3, 2),)"),
     ),
 )
