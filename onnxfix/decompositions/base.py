@@ -33,7 +33,9 @@ class Decomposition:
     key: str  # module name in this package, and the helper is _onnx_<key>
     targets: tuple[str, ...]  # "torch.linalg.inv", "Tensor.inverse" (a method)
     exact: bool  # same value as eager up to float rounding, for every input it documents
-    cases: tuple[str, ...]  # catalog case ids measuring the original op
+    # Catalog case ids measuring the original op (onnxfix/exporter/catalog_cases.py); () to
+    # measure the proof's original expression instead.
+    cases: tuple[str, ...]
     evidence: tuple[str, ...]  # public reports of users hitting the op
     notes: str  # what differs from eager / limits (static sizes, memory)
     requires: tuple[str, ...] = ()  # other decompositions whose helpers this one calls
@@ -49,3 +51,9 @@ class Decomposition:
     @property
     def helper(self) -> str:
         return f"_onnx_{self.key}"
+
+    @property
+    def catalog_cases(self) -> tuple[str, ...]:
+        """The catalog cases the rule reads: those declared, else the one the catalog derives
+        from the proof (its original expression, onnxfix/exporter/catalog_cases.py)."""
+        return self.cases or (f"{self.key} (proof)",)

@@ -148,7 +148,7 @@ class DecompositionRule(Rule):
         yield ctx.report(self, node, message, fix=fix, exporters=tuple(sorted(failed)))
 
     def cases(self, decomposition: Decomposition, node: ast.Call) -> tuple[str, ...]:
-        return decomposition.cases
+        return decomposition.catalog_cases
 
     def is_safe(self, decomposition: Decomposition, node: ast.Call, ctx: FunctionContext, method: bool) -> bool:
         if method and ctx.tensors.is_tensor(node.func.value) is not True:

@@ -211,7 +211,7 @@ class CdistBroadcast(DecompositionRule):
             return ("cdist p=1",)
         if p in (2, 2.0):
             return ("cdist p=2",)
-        return decomposition.cases
+        return decomposition.catalog_cases
 
 
 RULES = [

@@ -82,11 +82,11 @@ class LegacySilentlyWrong(DecompositionRule):
 
     def cases(self, decomposition, node):
         if decomposition.key != "softplus":
-            return decomposition.cases
+            return decomposition.catalog_cases
         threshold = literal(argument(node, "threshold", 2), 20)
         if is_number(threshold) and threshold >= 20:
             return ("softplus beta default threshold",)  # measured OK in both exporters
-        return decomposition.cases
+        return decomposition.catalog_cases
 
     def visit_Call(self, node: ast.Call, ctx: FunctionContext):
         yield from super().visit_Call(node, ctx)
@@ -109,7 +109,7 @@ class LegacySilentlyWrong(DecompositionRule):
         if key is None or ctx.tensors.is_tensor(node.left) is not True:
             return
         decomposition = BY_KEY[key]
-        failed = catalog.failures(decomposition.cases)
+        failed = catalog.failures(decomposition.catalog_cases)
         if not failed:
             return
         helpers = tuple(Helper(f"_onnx_{k}", helper_source(k)) for k in helper_chain(key))
@@ -169,7 +169,7 @@ class LegacyStructural(DecompositionRule):
             sizes = size if isinstance(size, (tuple, list)) else (size,)
             if all(s in (1, None) for s in sizes):
                 return ()  # 1 (global pooling) or None (keep) divides every input size
-            return decomposition.cases
+            return decomposition.catalog_cases
         if key == "interpolate":
             mode = literal(argument(node, "mode", 3), "nearest")
             if _antialiased(node):
@@ -180,8 +180,8 @@ class LegacyStructural(DecompositionRule):
             return {"area": ("interpolate area down",), "nearest-exact": ("interpolate nearest-exact",)}.get(mode, ())
         if key == "conv1d":
             padding, dilation = literal(argument(node, "padding", 4)), literal(argument(node, "dilation", 5), 1)
-            return decomposition.cases if padding == "same" and dilation not in (1, (1,), [1]) else ()
-        return decomposition.cases
+            return decomposition.catalog_cases if padding == "same" and dilation not in (1, (1,), [1]) else ()
+        return decomposition.catalog_cases
 
 
     def is_safe(self, decomposition, node, ctx, method):

@@ -92,7 +92,7 @@ class SpectralLinalg(DecompositionRule):
 
     def cases(self, decomposition, node):
         if decomposition.key != "linalg_matrix_norm":
-            return decomposition.cases
+            return decomposition.catalog_cases
         value = literal(argument(node, "ord", 1), "fro")  # the default 'fro' exports
         if value in (2, 2.0):
             return ("linalg.matrix_norm ord=2",)
@@ -102,7 +102,7 @@ class SpectralLinalg(DecompositionRule):
             return ("linalg.matrix_norm nuc",)
         if value is not NOT_LITERAL:
             return ("linalg.matrix_norm fro",)  # 'fro', +-1, +-inf: sums and maxima, exported
-        return decomposition.cases  # not a literal: it may be a failing order
+        return decomposition.catalog_cases  # not a literal: it may be a failing order
 
 
 RULES = [LinalgFactorisation, SpectralLinalg]
