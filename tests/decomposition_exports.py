@@ -58,13 +58,13 @@ def build(keys: list[str], channel: str) -> torch.nn.Module:
     return type("AllDecompositions", (torch.nn.Module,), {"forward": namespace["forward"]})().eval()
 
 
-def proof_inputs(key: str, seed: int, batch: int) -> tuple:
+def inputs_of(key: str, seed: int, batch: int) -> tuple:
     """One case's inputs: the same whichever cases are exported with it."""
     return evaluate(CASES[key].inputs, torch.Generator().manual_seed(seed * 100), batch)
 
 
 def inputs(keys: list[str], seed: int, batch: int) -> tuple:
-    return tuple(value for key in keys for value in proof_inputs(key, seed, batch))
+    return tuple(value for key in keys for value in inputs_of(key, seed, batch))
 
 
 def dynamic_spec(keys: list[str], args: tuple) -> dict:

@@ -16,7 +16,7 @@ import warnings
 import pytest
 import torch
 
-from decomposition_exports import build, proof_inputs
+from decomposition_exports import build, inputs_of
 from onnxfix import operator_catalog
 from onnxfix.decompositions import BY_KEY, DECOMPOSITIONS, SUPPORT, module_source
 from onnxfix.exporter import verify
@@ -48,7 +48,7 @@ def test_helper_matches_original_in_eager(key):
     proof = BY_KEY[key].proof
     original, helper = build([key], "original"), build([key], "helper")
     for seed, batch in SEEDS_AND_BATCHES:
-        args = proof_inputs(key, seed, batch)
+        args = inputs_of(key, seed, batch)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # deprecated forms (scatter reduce=) are the point
             want, got = verify.eager(original, args), verify.eager(helper, args)
