@@ -9,10 +9,11 @@ PYTORCH = "https://github.com/pytorch/pytorch/issues/"
 
 @dataclass(frozen=True)
 class Proof:
-    """The case a decomposition is proven on, as text (evaluated by the tests, never here):
-    eager, the helper against the original (tests/test_decompositions_records.py); exported,
-    the helper by both exporters against eager in onnxruntime, on other values and another
-    batch size (tests/decomposition_exports.py)."""
+    """The case a decomposition is proven on, as text (evaluated by the tests, never here): in
+    eager, the helper against the original (tests/test_decompositions_records.py); exported with
+    a dynamic batch, onnxruntime against eager on other values and another batch size
+    (tests/decomposition_exports.py). The catalog probe measures the original expression when
+    the record names no catalog case."""
 
     original: str  # expression over `params` calling the torch op (`*x` unpacks a tuple result)
     helper: str  # the same expression calling _onnx_<key>, as the source fix writes it
@@ -24,7 +25,7 @@ class Proof:
     rtol: float = 1e-4  # onnxruntime against eager
     # The helper against the original in eager on these inputs: 0 is bit-identical (NaN where
     # NaN); otherwise |helper - original| <= eager_tol * (1 + |original|), the float rounding
-    # measured on every CPU kernel (ATEN_CPU_CAPABILITY=default and the machine's own).
+    # measured on ATen's kernels with ATEN_CPU_CAPABILITY=default and without (AVX2).
     eager_tol: float = 0.0
 
 
