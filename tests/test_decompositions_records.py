@@ -1,8 +1,8 @@
 """Every decomposition record (onnxfix/decompositions/registry_<family>.py) is complete and proven
 by what it declares: its helper module, its rule, a catalog case measuring the original op, and
 its `proof`, run here in eager (the helper against the original op, bit-identical or within the
-proof's `eager_tol`) and exported with both exporters by tests/test_decompositions.py
-(tests/decomposition_exports.py). So a new record is never untested. The family files
+proof's `eager_tol`) and exported by tests/test_decompositions.py (legacy; `python
+tests/decomposition_exports.py dynamo` by hand). So a new record is never untested. The family files
 (tests/test_decompositions_<family>.py) go deeper: edge cases, dtypes, bounds against the true
 value."""
 
