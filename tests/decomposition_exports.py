@@ -11,7 +11,6 @@ inside ``decomposition_context()``. Prints one JSON line per case.
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
 import sys
@@ -21,39 +20,27 @@ from pathlib import Path
 
 import torch
 
-from onnxfix.decompositions import load_function
+from onnxfix.decompositions import DECOMPOSITIONS, REGISTRIES, load_function
 from onnxfix.exporter import verify
+from onnxfix.exporter.proof_inputs import evaluate
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
 
-
-def _load_cases() -> tuple[dict, dict, dict, set, dict, dict]:
-    """Merge every tests/decomposition_cases_<family>.py; also key -> family."""
-    cases, params, tolerance, multi, static, family = {}, {}, {}, set(), {}, {}
-    for path in sorted(HERE.glob("decomposition_cases_*.py")):
-        module = importlib.import_module(path.stem)
-        cases.update(module.CASES)
-        params.update(getattr(module, "PARAMS", {}))
-        tolerance.update(getattr(module, "TOLERANCE", {}))
-        multi.update(getattr(module, "MULTI_OUTPUT", ()))
-        static.update(getattr(module, "STATIC_INPUTS", {}))
-        family.update({key: path.stem.removeprefix("decomposition_cases_") for key in module.CASES})
-    return cases, params, tolerance, multi, static, family
-
-
-CASES, PARAMS, TOLERANCE, MULTI_OUTPUT, STATIC_INPUTS, FAMILY = _load_cases()
 from fixture_exports import compare  # noqa: E402 - after the sys.path entry for tests/
+
+# key -> the record's proof, and key -> family (registry_<family>.py)
+CASES = {d.key: d.proof for d in DECOMPOSITIONS}
+FAMILY = {d.key: r.__name__.rsplit(".", 1)[-1].removeprefix("registry_") for r in REGISTRIES for d in r.DECOMPOSITIONS}
 
 
 def case_params(key: str) -> list[str]:
-    return [f"{key}_{name.strip()}" for name in PARAMS.get(key, "a").split(",")]
+    return [f"{key}_{name.strip()}" for name in CASES[key].params.split(",")]
 
 
 def case_expression(key: str, channel: str) -> str:
-    original, helper, _, _ = CASES[key]
-    text = helper if channel == "helper" else original
-    for name in PARAMS.get(key, "a").split(","):
+    text = CASES[key].helper if channel == "helper" else CASES[key].original
+    for name in CASES[key].params.split(","):
         text = re.sub(rf"\b{name.strip()}\b", f"{key}_{name.strip()}", text)
     return text
 
@@ -71,11 +58,13 @@ def build(keys: list[str], channel: str) -> torch.nn.Module:
     return type("AllDecompositions", (torch.nn.Module,), {"forward": namespace["forward"]})().eval()
 
 
+def inputs_of(key: str, seed: int, batch: int) -> tuple:
+    """One case's inputs: the same whichever cases are exported with it."""
+    return evaluate(CASES[key].inputs, torch.Generator().manual_seed(seed * 100), batch)
+
+
 def inputs(keys: list[str], seed: int, batch: int) -> tuple:
-    values = []
-    for key in keys:
-        values.extend(CASES[key][2](torch.Generator().manual_seed(seed * 100 + len(values)), batch))
-    return tuple(values)
+    return tuple(value for key in keys for value in inputs_of(key, seed, batch))
 
 
 def dynamic_spec(keys: list[str], args: tuple) -> dict:
@@ -83,7 +72,7 @@ def dynamic_spec(keys: list[str], args: tuple) -> dict:
     for key in keys:
         count = len(case_params(key))
         for offset in range(count):
-            if offset in STATIC_INPUTS.get(key, ()):
+            if offset in CASES[key].static:
                 continue
             spec[position + offset] = {0: "batch"}
         position += count
@@ -111,6 +100,7 @@ def run(keys: list[str], exporter: str, channel: str) -> list[dict]:
             note = f"export failed: {type(exc).__name__}: {str(exc)[:400]}"
             return [{"case": key, "ok": False, "note": note} for key in keys]
     names = verify.input_names(model, len(args))
+    counts = output_counts(model, args)
     results = {key: {"case": key, "ok": True, "max_abs": 0.0, "probes": 0, "used": used.get(key, 0)} for key in keys}
     for seed, batch in ((1, 2), (2, 2), (3, 3)):  # other values, then another batch size
         probe = inputs(keys, seed, batch)
@@ -120,11 +110,10 @@ def run(keys: list[str], exporter: str, channel: str) -> list[dict]:
         except Exception as exc:
             return [{"case": key, "ok": False, "note": f"onnxruntime: {str(exc)[:300]}"} for key in keys]
         position = 0
-        for key in keys:
-            count = _output_count(key)
+        for key, count in zip(keys, counts):
             got, want = actual[position : position + count], expected[position : position + count]
             position += count
-            ok, max_abs, note = compare(want, got, rtol=TOLERANCE.get(key, 1e-4))
+            ok, max_abs, note = compare(want, got, rtol=CASES[key].rtol)
             result = results[key]
             result["max_abs"] = max(result["max_abs"], max_abs)
             result["probes"] += 1
@@ -133,8 +122,11 @@ def run(keys: list[str], exporter: str, channel: str) -> list[dict]:
     return list(results.values())
 
 
-def _output_count(key: str) -> int:
-    return 2 if key in MULTI_OUTPUT else 1
+def output_counts(model: torch.nn.Module, args: tuple) -> list[int]:
+    """Per case, how many tensors its expression yields (forward returns one tuple per case)."""
+    with torch.no_grad():
+        per_case = model(*(a.clone() for a in args))
+    return [len(verify.flatten(outputs)) for outputs in per_case]
 
 
 def main() -> None:

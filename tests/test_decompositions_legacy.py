@@ -1,8 +1,8 @@
 """(a) Eager equivalence of the legacy-only decompositions (onnxfix/decompositions/registry_legacy.py):
 each helper equals the original op in eager PyTorch on random inputs and edge cases (negatives,
 ties, NaN/inf, empty and size-1 dims, dtypes, batches). Exact keys are compared bit for bit where
-the helper repeats ATen's arithmetic, to float rounding otherwise. (b) lives in
-tests/decomposition_cases_legacy.py (run by tests/test_decompositions.py)."""
+the helper repeats ATen's arithmetic, to float rounding otherwise. (b) is each
+record's `proof` (run by tests/test_decompositions.py)."""
 
 from __future__ import annotations
 

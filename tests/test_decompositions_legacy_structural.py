@@ -1,6 +1,6 @@
 """(a) The legacy-only structural decompositions (registry_legacy_structural.py, rule ONX519)
 equal the original ops in eager PyTorch; the rule reports them only when the project targets the
-legacy exporter. Exports: tests/decomposition_cases_legacy_structural.py."""
+legacy exporter. Exports: the records' `proof`s."""
 
 from __future__ import annotations
 

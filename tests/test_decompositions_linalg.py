@@ -1,7 +1,7 @@
 """(a) The linear-algebra factorisation helpers (registry_linalg.py, rule ONX512) against torch in
 eager: random, batched, tall/wide, float32/float64, size-0 and size-1 matrices, singular and
 non-positive-definite inputs where torch defines a result, and the measured error bounds the
-registry documents. (b) lives in tests/decomposition_cases_linalg.py."""
+registry documents. (b) is each record's `proof`."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 torch: eigenvalues and singular values within the documented bounds, eigen- and singular vectors
 up to sign (via reconstructions, orthonormality and projectors), torch's tolerance rules for
 pinv / matrix_rank, matrix_norm's orders, dim and keepdim, empty and 1x1 matrices, batches,
-float32 and float64. The exports are in tests/decomposition_cases_spectral.py."""
+float32 and float64. The exports are the records' `proof`s (run by tests/test_decompositions.py)."""
 
 from __future__ import annotations
 

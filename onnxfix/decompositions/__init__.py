@@ -45,6 +45,11 @@ def by_target() -> dict[str, Decomposition]:
     return {target: d for d in DECOMPOSITIONS for target in d.targets}
 
 
+def rule_keys(code: str) -> tuple[str, ...]:
+    """The keys of the decompositions rule ``code`` delivers, in registry order."""
+    return tuple(d.key for d in DECOMPOSITIONS if d.rule == code)
+
+
 @lru_cache(maxsize=None)
 def module_source(key: str) -> str:
     return resources.files(__package__).joinpath(f"{key}.py").read_text(encoding="utf-8")

@@ -2,9 +2,31 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 PYTORCH = "https://github.com/pytorch/pytorch/issues/"
+
+
+@dataclass(frozen=True)
+class Proof:
+    """The case a decomposition is proven on, as text (evaluated by the tests, never here): in
+    eager, the helper against the original (tests/test_decompositions_records.py); exported with
+    a dynamic batch, onnxruntime against eager on other values and another batch size
+    (tests/decomposition_exports.py). The catalog probe measures the original expression when
+    the record names no catalog case."""
+
+    original: str  # expression over `params` calling the torch op (`*x` unpacks a tuple result)
+    helper: str  # the same expression calling _onnx_<key>, as the source fix writes it
+    # Expression over g (a torch.Generator), b (the batch size), torch and the generators of
+    # onnxfix/exporter/proof_inputs.py: the inputs, one per parameter.
+    inputs: str
+    params: str = "a"  # forward's parameters, comma-separated
+    static: tuple[int, ...] = ()  # inputs whose first dimension is not the dynamic batch
+    rtol: float = 1e-4  # onnxruntime against eager
+    # The helper against the original in eager on these inputs: 0 is bit-identical (NaN where
+    # NaN); otherwise |helper - original| <= eager_tol * (1 + |original|), the float rounding
+    # measured on ATen's kernels with ATEN_CPU_CAPABILITY=default and without (AVX2).
+    eager_tol: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -12,7 +34,9 @@ class Decomposition:
     key: str  # module name in this package, and the helper is _onnx_<key>
     targets: tuple[str, ...]  # "torch.linalg.inv", "Tensor.inverse" (a method)
     exact: bool  # same value as eager up to float rounding, for every input it documents
-    cases: tuple[str, ...]  # catalog case ids measuring the original op
+    # Catalog case ids measuring the original op (onnxfix/exporter/catalog_cases.py); () to
+    # measure the proof's original expression instead.
+    cases: tuple[str, ...]
     evidence: tuple[str, ...]  # public reports of users hitting the op
     notes: str  # what differs from eager / limits (static sizes, memory)
     requires: tuple[str, ...] = ()  # other decompositions whose helpers this one calls
@@ -21,7 +45,16 @@ class Decomposition:
     # Only calls passing this keyword (or enough positionals) are decomposed (scatter: reduce).
     when_present: tuple[str, int] | None = None
     error_bound: str = ""  # for approximate decompositions: the measured bound
+    # The ONX5xx rule that reports the op and writes the fix: its `keys` are the records naming it.
+    rule: str = field(kw_only=True)
+    proof: Proof = field(kw_only=True)
 
     @property
     def helper(self) -> str:
         return f"_onnx_{self.key}"
+
+    @property
+    def catalog_cases(self) -> tuple[str, ...]:
+        """The catalog cases the rule reads: those declared, else the one the catalog derives
+        from the proof (its original expression, onnxfix/exporter/catalog_cases.py)."""
+        return self.cases or (f"{self.key} (proof)",)

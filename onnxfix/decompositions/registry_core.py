@@ -4,7 +4,7 @@ adaptive max pooling, cdist."""
 
 from __future__ import annotations
 
-from onnxfix.decompositions.base import PYTORCH, Decomposition
+from onnxfix.decompositions.base import PYTORCH, Decomposition, Proof
 
 DECOMPOSITIONS: tuple[Decomposition, ...] = (
     Decomposition(
@@ -17,6 +17,8 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "differ from LAPACK, and a singular matrix gives inf/NaN where torch raises.",
         error_bound="max relative error 1e-5 (float32) on well-conditioned matrices up to 8x8 "
         "(tests/test_decompositions.py); grows with the condition number",
+        rule="ONX501",
+        proof=Proof("torch.linalg.inv(a)", "_onnx_linalg_inv(a)", "(well_conditioned(g, b, 4),)", eager_tol=2e-5),
     ),
     Decomposition(
         "linalg_solve", ("torch.linalg.solve",), False, ("linalg.solve", "linalg.solve vector"),
@@ -24,22 +26,35 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "Gauss-Jordan elimination with partial pivoting on [A | B], unrolled over n (static). "
         "Singular A gives inf/NaN where torch raises.",
         error_bound="max relative error 1e-5 (float32) on well-conditioned systems up to 8x8",
+        rule="ONX501",
+        proof=Proof(
+            "torch.linalg.solve(a, c) + torch.linalg.solve(a, c.transpose(-2, -1), left=False).transpose(-2, -1)",
+            "_onnx_linalg_solve(a, c) + _onnx_linalg_solve(a, c.transpose(-2, -1), left=False).transpose(-2, -1)",
+            "(well_conditioned(g, b, 3), randn(g, b, 3, 2))",
+            params="a, c", eager_tol=1e-6,
+        ),
     ),
     Decomposition(
         "cumprod", ("torch.cumprod", "Tensor.cumprod"), True, ("cumprod", "Tensor.cumprod"),
         (PYTORCH + "102948", "https://github.com/onnx/onnx/issues/6590"),
         "Masked product over an (n, n) lower-triangular mask: O(n^2) memory along `dim`; "
-        "dynamic sizes work. Exact for integers and zeros/negatives (unlike exp(cumsum(log)))."
+        "dynamic sizes work. Exact for integers and zeros/negatives (unlike exp(cumsum(log))).",
+        rule="ONX502",
+        proof=Proof("torch.cumprod(a, 1)", "_onnx_cumprod(a, 1)", "(ties(g, b, 6),)"),
     ),
     Decomposition(
         "cummax", ("torch.cummax", "Tensor.cummax"), True, ("cummax", "cummax indices"),
         (PYTORCH + "84496",),
         "Values and indices (last occurrence of the maximum; NaN propagates with its index), "
         "O(n^2) memory along `dim`.",
+        rule="ONX502",
+        proof=Proof("*torch.cummax(a, 1)", "*_onnx_cummax(a, 1)", "(ties_with_nan(g, b, 6),)"),
     ),
     Decomposition(
         "cummin", ("torch.cummin", "Tensor.cummin"), True, ("cummin",), (PYTORCH + "84496",),
         "Values and indices (last occurrence of the minimum; NaN propagates), O(n^2) memory.",
+        rule="ONX502",
+        proof=Proof("a.cummin(1).indices", "_onnx_cummin(a, 1).indices", "(ties(g, b, 6),)"),
     ),
     Decomposition(
         "kthvalue", ("torch.kthvalue", "Tensor.kthvalue"), True, ("kthvalue",),
@@ -47,33 +62,57 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "Stable ranks by pairwise comparison (O(n^2) memory along `dim`); NaN is the largest "
         "value, as in torch. With ties the index is one of the tied positions (torch does not "
         "specify which).", requires=("sort_rank",),
+        rule="ONX503",
+        proof=Proof("torch.kthvalue(a, 2, 1).values", "_onnx_kthvalue(a, 2, 1).values", "(ties_with_nan(g, b, 5),)"),
     ),
     Decomposition(
         "median", ("torch.median", "Tensor.median"), True, ("median dim", "median global"),
         ("https://github.com/onnx/onnx/issues/3586",),
         "Lower median by stable ranks (O(n^2) memory along `dim`); NaN if the values contain "
         "NaN, with the index of the first NaN, as in torch.", requires=("sort_rank",),
+        rule="ONX503",
+        proof=Proof(
+            "torch.median(a, 1).values + torch.median(a)",
+            "_onnx_median(a, 1).values + _onnx_median(a)",
+            "(ties(g, b, 5),)",
+        ),
     ),
     Decomposition(
         "nanmedian", ("torch.nanmedian", "Tensor.nanmedian"), True, ("nanmedian dim",), (),
         "Lower median of the non-NaN values by stable ranks; NaN if all are NaN.",
         requires=("sort_rank",),
+        rule="ONX503",
+        proof=Proof("torch.nanmedian(a, 1).values", "_onnx_nanmedian(a, 1).values", "(ties_with_nan(g, b, 5),)"),
     ),
     Decomposition(
         "mode", ("torch.mode", "Tensor.mode"), True, ("mode dim",), (PYTORCH + "79601",),
         "Pairwise equality counts (O(n^2) memory along `dim`): the smallest of the most frequent "
         "values and its last index, as torch. Inputs containing NaN may differ (NaN != NaN).",
+        rule="ONX503",
+        proof=Proof("*torch.mode(a, 1)", "*_onnx_mode(a, 1)", "(ties(g, b, 6),)"),
     ),
     Decomposition(
         "sort", ("torch.sort", "Tensor.sort"), True, ("sort stable",), (PYTORCH + "95613",),
         "Stable ranks by pairwise comparison, O(n^2) memory along `dim`; NaN sorts last "
         "(first when descending), ties keep input order.", requires=("sort_rank",),
         when_keyword=("stable", True),
+        rule="ONX504",
+        proof=Proof(
+            "torch.sort(a, dim=1, stable=True).indices",
+            "_onnx_sort(a, dim=1, stable=True).indices",
+            "(ties_with_nan(g, b, 6),)",
+        ),
     ),
     Decomposition(
         "argsort", ("torch.argsort", "Tensor.argsort"), True, ("argsort stable ties",),
         (PYTORCH + "95613",), "As _onnx_sort, indices only.", requires=("sort_rank",),
         when_keyword=("stable", True),
+        rule="ONX504",
+        proof=Proof(
+            "torch.argsort(a, dim=1, descending=True, stable=True)",
+            "_onnx_argsort(a, dim=1, descending=True, stable=True)",
+            "(ties(g, b, 6),)",
+        ),
     ),
     Decomposition(
         "searchsorted", ("torch.searchsorted",), True,
@@ -81,16 +120,32 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         (PYTORCH + "151648", PYTORCH + "126549"),
         "Counts comparisons against every sorted element (O(n) work per value instead of "
         "log n). Same result as torch for sequences without NaN; NaN values land at the end.",
+        rule="ONX505",
+        proof=Proof(
+            "torch.searchsorted(s, a, right=True)",
+            "_onnx_searchsorted(s, a, right=True)",
+            "(ties(g, b, 5), ties(g, 6).sort().values)",
+            params="a, s", static=(1,),
+        ),
     ),
     Decomposition(
         "hypot", ("torch.hypot", "Tensor.hypot"), True, ("hypot",), (),
         "big * sqrt(1 + (small/big)^2): no overflow; inf wins over NaN as in torch. Agrees with "
         "torch.hypot to 2 ulp.",
+        rule="ONX506",
+        proof=Proof(
+            "torch.hypot(a, c)",
+            "_onnx_hypot(a, c)",
+            "(randn(g, b, 5) * 1e3, randn(g, b, 5))",
+            params="a, c", eager_tol=1e-6,
+        ),
     ),
     Decomposition(
         "copysign", ("torch.copysign", "Tensor.copysign"), False, ("copysign",), (),
         "-0.0 in `other` counts as negative (via 1/-0.0 = -inf), but a NaN with its sign bit "
         "set counts as positive: exportable ops cannot read a NaN's sign bit.",
+        rule="ONX506",
+        proof=Proof("torch.copysign(a, c)", "_onnx_copysign(a, c)", "(randn(g, b, 5), ties(g, b, 5))", params="a, c"),
     ),
     Decomposition(
         "erfinv", ("torch.erfinv", "torch.special.erfinv", "Tensor.erfinv"), False,
@@ -98,21 +153,49 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "Giles' single-precision polynomial plus one Newton step on erf.",
         error_bound="max abs error 2e-6 on [-0.999, 0.999] in float32 (measured by "
         "tests/test_decompositions.py); exact at 0 and +-1 (+-inf), NaN outside [-1, 1]",
+        rule="ONX507",
+        proof=Proof(
+            "torch.erfinv(a)",
+            "_onnx_erfinv(a)",
+            "(torch.rand(b, 50, generator=g) * 1.98 - 0.99,)",
+            rtol=5e-6, eager_tol=1e-6,
+        ),
     ),
     Decomposition(
         "gcd", ("torch.gcd", "Tensor.gcd"), True, ("gcd",), (),
         "Euclid unrolled for the integer type's worst case (94 steps for int64): a larger graph, "
         "exact results.",
+        rule="ONX506",
+        proof=Proof(
+            "torch.gcd(i, j)",
+            "_onnx_gcd(i, j)",
+            "(torch.randint(-60, 60, (b, 8), generator=g), torch.randint(-60, 60, (b, 8), generator=g))",
+            params="i, j",
+        ),
     ),
     Decomposition(
         "lcm", ("torch.lcm", "Tensor.lcm"), True, ("lcm",), (), "|a| / gcd * |b| (0 if either is 0).",
         requires=("gcd",),
+        rule="ONX506",
+        proof=Proof(
+            "torch.lcm(i, j)",
+            "_onnx_lcm(i, j)",
+            "(torch.randint(-30, 30, (b, 8), generator=g), torch.randint(-30, 30, (b, 8), generator=g))",
+            params="i, j",
+        ),
     ),
     Decomposition(
         "scatter", ("torch.scatter", "Tensor.scatter"), True,
         ("scatter reduce=multiply", "scatter reduce=add"), (),
         "reduce='multiply'/'add' become scatter_reduce('prod'/'sum', include_self=True).",
         when_present=("reduce", 99),
+        rule="ONX508",
+        proof=Proof(
+            "torch.scatter(a, 1, i, c, reduce='multiply')",
+            "_onnx_scatter(a, 1, i, c, reduce='multiply')",
+            "(randn(g, b, 5), torch.randint(0, 5, (b, 8), generator=g), randn(g, b, 8))",
+            params="a, i, c",
+        ),
     ),
     Decomposition(
         "adaptive_max_pool2d", ("torch.nn.functional.adaptive_max_pool2d",), True,
@@ -120,6 +203,12 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         (PYTORCH + "75383", PYTORCH + "61172", PYTORCH + "60452"),
         "One amax per output cell over torch's bins; unrolled over the output cells, so the "
         "input's H, W must be static. Indices (return_indices=True) match torch's (first maximum).",
+        rule="ONX509",
+        proof=Proof(
+            "torch.nn.functional.adaptive_max_pool2d(a, (3, 3))",
+            "_onnx_adaptive_max_pool2d(a, (3, 3))",
+            "(randn(g, b, 2, 8, 7),)",
+        ),
     ),
     Decomposition(
         "cdist", ("torch.cdist",), False, ("cdist p=1", "cdist p=2", "cdist p=inf"),
@@ -127,6 +216,13 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "Broadcast differences, O(P*R*M) memory; `p` must be a number. Bit-identical for p=0 "
         "and p=inf; for other p eager cdist sums in another order (and for p=2 on large inputs "
         "uses a matrix-multiply formula): the two agree to float rounding.",
+        rule="ONX510",
+        proof=Proof(
+            "torch.cdist(a, c, p=1)",
+            "_onnx_cdist(a, c, p=1)",
+            "(randn(g, b, 5, 3), randn(g, b, 4, 3))",
+            params="a, c",
+        ),
     ),
 )
 SUPPORT: tuple[str, ...] = ("sort_rank",)  # helpers that decompose nothing on their own

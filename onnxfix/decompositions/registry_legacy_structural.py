@@ -3,7 +3,7 @@ fails on (ONX519); fixed when a project targets legacy. Dynamo exports them."""
 
 from __future__ import annotations
 
-from onnxfix.decompositions.base import PYTORCH, Decomposition
+from onnxfix.decompositions.base import PYTORCH, Decomposition, Proof
 
 DECOMPOSITIONS: tuple[Decomposition, ...] = (
     Decomposition(
@@ -16,12 +16,26 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "the output size and the input's H, W must be static. Equal to torch up to float rounding "
         "(a mean of means: 2.4e-7 max abs on randn inputs, measured). Output size 1 is a plain "
         "mean over H, W (`onnxfix export --decompose` also routes global pooling here).",
+        rule="ONX519",
+        proof=Proof(
+            "torch.nn.functional.adaptive_avg_pool2d(a, (3, 4)) + "
+            "torch.nn.functional.adaptive_avg_pool2d(a, (3, None))[..., :4]",
+            "_onnx_adaptive_avg_pool2d(a, (3, 4)) + _onnx_adaptive_avg_pool2d(a, (3, None))[..., :4]",
+            "(randn(g, b, 2, 8, 7),)",
+            eager_tol=1e-6,
+        ),
     ),
     Decomposition(
         "adaptive_avg_pool1d", ("torch.nn.functional.adaptive_avg_pool1d",), True,
         ("adaptive_avg_pool1d non-divisible",), (),
         "The 2-D helper over a height of 1: the same bins along the last dimension (static length).",
         requires=("adaptive_avg_pool2d",),
+        rule="ONX519",
+        proof=Proof(
+            "torch.nn.functional.adaptive_avg_pool1d(a, 5)",
+            "_onnx_adaptive_avg_pool1d(a, 5)",
+            "(randn(g, b, 3, 13),)",
+        ),
     ),
     Decomposition(
         "interpolate", ("torch.nn.functional.interpolate",), True,
@@ -39,54 +53,128 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "max abs error 8.2e-6 on inputs in [0, 1] and 1.4e-5 on standard-normal inputs (float64 "
         "weights where torch computes them in float32; measured by "
         "tests/test_decompositions_legacy_structural.py)",
+        rule="ONX519",
+        proof=Proof(
+            "(torch.nn.functional.interpolate(a, size=(3, 5), mode='area') "
+            "+ torch.nn.functional.interpolate(a, size=(3, 5), mode='bicubic', antialias=True), "
+            "torch.nn.functional.interpolate(a, scale_factor=1.7, mode='nearest-exact') "
+            "+ torch.nn.functional.interpolate(a, scale_factor=1.7, mode='bilinear', antialias=True))",
+            "(_onnx_interpolate(a, size=(3, 5), mode='area') "
+            "+ _onnx_interpolate(a, size=(3, 5), mode='bicubic', antialias=True), "
+            "_onnx_interpolate(a, scale_factor=1.7, mode='nearest-exact') "
+            "+ _onnx_interpolate(a, scale_factor=1.7, mode='bilinear', antialias=True))",
+            "(randn(g, b, 2, 8, 7),)",
+            eager_tol=5e-6,
+        ),
     ),
     Decomposition(
         "conv1d", ("torch.nn.functional.conv1d",), True, ("conv1d dilation padding same",),
         ("https://github.com/microsoft/onnxruntime/issues/20582",),
         "padding='same' becomes an explicit F.pad of dilation * (kernel - 1) zeros (the smaller "
         "half on the left, as torch) and padding=0; other calls are torch's conv1d unchanged.",
+        rule="ONX519",
+        proof=Proof(
+            "torch.nn.functional.conv1d(a, w, c, padding='same', dilation=3)",
+            "_onnx_conv1d(a, w, c, padding='same', dilation=3)",
+            "(randn(g, b, 2, 11), randn(g, 4, 2, 4), randn(g, 4))",
+            params="a, w, c", static=(1, 2), eager_tol=2e-6,
+        ),
     ),
     Decomposition(
         "take_along_dim", ("torch.take_along_dim", "Tensor.take_along_dim"), True, ("take_along_dim",), (),
         "gather after broadcasting input and indices in every dimension but `dim` (flattened "
         "input when dim is None).",
+        rule="ONX519",
+        proof=Proof(
+            "torch.take_along_dim(a, i, dim=1) + torch.take_along_dim(a, i[:1], 1)",
+            "_onnx_take_along_dim(a, i, dim=1) + _onnx_take_along_dim(a, i[:1], 1)",
+            "(randn(g, b, 5), torch.randint(0, 5, (b, 3), generator=g))",
+            params="a, i",
+        ),
     ),
     Decomposition(
         "diag_embed", ("torch.diag_embed", "Tensor.diag_embed"), True, ("diag_embed",), (),
         "torch.where over an identity mask, zero-padded by |offset|, then moved to (dim1, dim2); "
         "the last dimension's size must be static.",
+        rule="ONX519",
+        proof=Proof(
+            "torch.diag_embed(a, 1) + torch.diag_embed(a, -1, 0, 2).transpose(0, 1)",
+            "_onnx_diag_embed(a, 1) + _onnx_diag_embed(a, -1, 0, 2).transpose(0, 1)",
+            "(randn(g, b, 4),)",
+        ),
     ),
     Decomposition(
         "diag", ("torch.diag", "Tensor.diag"), True, ("diag",),
         (PYTORCH + "98205", "https://github.com/onnx/onnx/issues/5115"),
         "A vector: _onnx_diag_embed; a matrix: torch.diagonal (which the legacy exporter translates).",
         requires=("diag_embed",),
+        rule="ONX519",
+        proof=Proof(
+            "(torch.diag(a[0], 2), torch.diag(a, -1))",
+            "(_onnx_diag(a[0], 2), _onnx_diag(a, -1))",
+            "(randn(g, b, 5),)",
+        ),
     ),
     Decomposition(
         "block_diag", ("torch.block_diag",), True, ("block_diag",), (),
         "Each block zero-padded to the full width, rows concatenated; dtypes promoted as torch.",
+        rule="ONX519",
+        proof=Proof(
+            "torch.block_diag(a, c, c[0])",
+            "_onnx_block_diag(a, c, c[0])",
+            "(randn(g, b, 3), randn(g, 2, 2))",
+            params="a, c", static=(1,),
+        ),
     ),
     Decomposition(
         "cartesian_prod", ("torch.cartesian_prod",), True, ("cartesian_prod",), (),
         "Each 1-D tensor broadcast over the product grid and flattened, columns stacked.",
+        rule="ONX519",
+        proof=Proof(
+            "torch.cartesian_prod(a[0], c, c)",
+            "_onnx_cartesian_prod(a[0], c, c)",
+            "(randn(g, b, 3), randn(g, 2))",
+            params="a, c", static=(1,),
+        ),
     ),
     Decomposition(
         "rot90", ("torch.rot90", "Tensor.rot90"), True, ("rot90",), (),
         "torch's definition: flip and transpose (k mod 4); k and dims must be Python values.",
+        rule="ONX519",
+        proof=Proof(
+            "torch.rot90(a, 1, (1, 2)) + torch.rot90(a, -1, (1, 2)) + torch.rot90(a.transpose(1, 2), 2, (1, 2))",
+            "_onnx_rot90(a, 1, (1, 2)) + _onnx_rot90(a, -1, (1, 2)) + _onnx_rot90(a.transpose(1, 2), 2, (1, 2))",
+            "(randn(g, b, 4, 4),)",
+        ),
     ),
     Decomposition(
         "msort", ("torch.msort", "Tensor.msort"), True, ("msort",), (),
         "torch.sort(input, dim=0).values (NaN last, as torch).",
+        rule="ONX519",
+        proof=Proof("torch.msort(a.T)", "_onnx_msort(a.T)", "(randn(g, b, 6),)"),
     ),
     Decomposition(
         "isin", ("torch.isin",), True, ("isin",), (),
         "Pairwise equality against the flattened test elements, any(); O(N * M) memory.",
+        rule="ONX519",
+        proof=Proof(
+            "torch.isin(i, j)",
+            "_onnx_isin(i, j)",
+            "(torch.randint(0, 6, (b, 8), generator=g), torch.randint(0, 6, (3,), generator=g))",
+            params="i, j", static=(1,),
+        ),
     ),
     Decomposition(
         "fftshift", ("torch.fft.fftshift",), True, ("fft.fftshift",), (),
         "A roll by half of each size (rounded down) as two slices and a concatenation per "
         "dimension (torch.roll by sizes read from the input does not export with legacy); real "
         "or integer inputs (ONNX has no complex tensors).",
+        rule="ONX519",
+        proof=Proof(
+            "torch.fft.fftshift(a, dim=(1, 2)) + torch.fft.fftshift(a)[:1]",
+            "_onnx_fftshift(a, dim=(1, 2)) + _onnx_fftshift(a)[:1]",
+            "(randn(g, b, 5, 4),)",
+        ),
     ),
     Decomposition(
         "histc", ("torch.histc", "Tensor.histc"), True, ("histc",), (),
@@ -94,19 +182,46 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "outside [low, high] and NaN skipped, then one comparison per bin (O(numel * bins) "
         "memory); min == max uses the data's range in the graph, as torch. Where torch raises (NaN "
         "in the data with min == max: the range is not finite) the helper counts nothing.",
+        rule="ONX519",
+        proof=Proof(
+            "(torch.histc(a, bins=7, min=-2, max=2), torch.histc(a, 5))",
+            "(_onnx_histc(a, bins=7, min=-2, max=2), _onnx_histc(a, 5))",
+            "(torch.randint(-12, 13, (b, 9), generator=g).float() / 4,)",
+        ),
     ),
     Decomposition(
         "bitwise_or", ("torch.bitwise_or", "Tensor.bitwise_or"), True, ("bitwise_or int64",), (),
         "x + y - (x & y) on integers (exact with wrapping arithmetic); booleans keep |. The "
         "operator form `a | b` is not rewritten (its dtype is unknown statically; bool masks export).",
+        rule="ONX519",
+        proof=Proof(
+            "torch.bitwise_or(i, j) + torch.bitwise_or(i, 6)",
+            "_onnx_bitwise_or(i, j) + _onnx_bitwise_or(i, 6)",
+            "(torch.randint(-2**40, 2**40, (b, 9), generator=g), torch.randint(-50, 50, (b, 9), generator=g))",
+            params="i, j",
+        ),
     ),
     Decomposition(
         "bitwise_xor", ("torch.bitwise_xor", "Tensor.bitwise_xor"), True, ("bitwise_xor int64",), (),
         "x + y - 2 * (x & y) on integers (exact with wrapping arithmetic); booleans keep ^.",
+        rule="ONX519",
+        proof=Proof(
+            "torch.bitwise_xor(i, j)",
+            "_onnx_bitwise_xor(i, j)",
+            "(torch.randint(-2**40, 2**40, (b, 9), generator=g), torch.randint(-50, 50, (b, 9), generator=g).int())",
+            params="i, j",
+        ),
     ),
     Decomposition(
         "bitwise_not", ("torch.bitwise_not", "Tensor.bitwise_not"), True, ("bitwise_not int64",), (),
         "-x - 1 on integers (exact with wrapping arithmetic, uint8 included); booleans keep ~.",
+        rule="ONX519",
+        proof=Proof(
+            "(torch.bitwise_not(i), torch.bitwise_not(i > 0))",
+            "(_onnx_bitwise_not(i), _onnx_bitwise_not(i > 0))",
+            "(torch.randint(-2**40, 2**40, (b, 9), generator=g),)",
+            params="i",
+        ),
     ),
 )
 SUPPORT: tuple[str, ...] = ("resample_antialias",)  # helpers that decompose nothing on their own

@@ -3,7 +3,7 @@ determinants, least squares, matrix exponential)."""
 
 from __future__ import annotations
 
-from onnxfix.decompositions.base import PYTORCH, Decomposition
+from onnxfix.decompositions.base import PYTORCH, Decomposition, Proof
 
 ONNX_LINALG = "https://github.com/onnx/onnx/issues/7144"  # GP models needing cholesky + triangular solves
 
@@ -19,6 +19,13 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         error_bound="max abs error 5e-7 (float32) and 1e-15 (float64) against torch on SPD "
         "matrices with eigenvalues in [1, 10], n <= 8 (tests/test_decompositions_linalg.py); grows "
         "with the condition number",
+        rule="ONX512",
+        proof=Proof(
+            "torch.linalg.cholesky(a) + a.cholesky(upper=True)",
+            "_onnx_linalg_cholesky(a) + _onnx_linalg_cholesky(a, upper=True)",
+            "(spd(g, b, 4),)",
+            eager_tol=1e-6,
+        ),
     ),
     Decomposition(
         "linalg_solve_triangular", ("torch.linalg.solve_triangular",), False,
@@ -29,6 +36,15 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         error_bound="max relative error 1e-5 (float32) and 1e-13 (float64) against torch on "
         "triangular systems with |diagonal| >= 2 (0.3 scale when unitriangular), n <= 8; grows with the "
         "condition number",
+        rule="ONX512",
+        proof=Proof(
+            "torch.linalg.solve_triangular(a, c, upper=True) + "
+            "torch.linalg.solve_triangular(a, c.transpose(-2, -1), upper=False, left=False).transpose(-2, -1)",
+            "_onnx_linalg_solve_triangular(a, c, upper=True) + "
+            "_onnx_linalg_solve_triangular(a, c.transpose(-2, -1), upper=False, left=False).transpose(-2, -1)",
+            "(triangular(g, b, 4), randn(g, b, 4, 2))",
+            params="a, c", eager_tol=1e-6,
+        ),
     ),
     Decomposition(
         "triangular_solve", ("torch.triangular_solve", "Tensor.triangular_solve"), False,
@@ -39,6 +55,13 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         requires=("linalg_solve_triangular",),
         error_bound="as _onnx_linalg_solve_triangular: max relative error 1e-5 (float32) and "
         "1e-13 (float64)",
+        rule="ONX512",
+        proof=Proof(
+            "torch.triangular_solve(c, a, upper=False, transpose=True)[0] + c.triangular_solve(a)[0]",
+            "_onnx_triangular_solve(c, a, upper=False, transpose=True)[0] + _onnx_triangular_solve(c, a)[0]",
+            "(triangular(g, b, 4), randn(g, b, 4, 2))",
+            params="a, c", eager_tol=1e-6,
+        ),
     ),
     Decomposition(
         "cholesky_solve", ("torch.cholesky_solve", "Tensor.cholesky_solve"), False, ("cholesky_solve",), (),
@@ -48,6 +71,13 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         requires=("linalg_solve_triangular",),
         error_bound="max relative error 1e-5 (float32) and 1e-13 (float64) against torch on "
         "factors with |diagonal| >= 2, n <= 8 (tests/test_decompositions_linalg.py)",
+        rule="ONX512",
+        proof=Proof(
+            "torch.cholesky_solve(c, a) + c.cholesky_solve(a.transpose(-2, -1), upper=True)",
+            "_onnx_cholesky_solve(c, a) + _onnx_cholesky_solve(c, a.transpose(-2, -1), upper=True)",
+            "(triangular(g, b, 4), randn(g, b, 4, 2))",
+            params="a, c", eager_tol=1e-6,
+        ),
     ),
     Decomposition(
         "linalg_slogdet", ("torch.linalg.slogdet", "torch.slogdet", "Tensor.slogdet"), False,
@@ -62,6 +92,13 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "the true value (float64 LAPACK for float32, mpmath for float64) on random Gaussian "
         "matrices (condition numbers up to ~1e3), n <= 8: the error is the relative error of "
         "det and grows with the condition number",
+        rule="ONX512",
+        proof=Proof(
+            "*torch.linalg.slogdet(a)",
+            "*_onnx_linalg_slogdet(a)",
+            "(randn(g, b, 4, 4) + 2 * torch.eye(4),)",
+            eager_tol=2e-6,
+        ),
     ),
     Decomposition(
         "linalg_qr", ("torch.linalg.qr",), False, ("linalg.qr",), (),
@@ -73,6 +110,13 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         error_bound="max abs error 5e-6 in Q and 1e-5 in R (float32), 1e-14 and 2e-14 (float64) "
         "against torch on random Gaussian square, tall and wide matrices up to 6x6 (150 per "
         "shape); grows with the condition number",
+        rule="ONX512",
+        proof=Proof(
+            "torch.cat(torch.linalg.qr(a, mode='complete'), -1)",
+            "torch.cat(_onnx_linalg_qr(a, mode='complete'), -1)",
+            "(randn(g, b, 5, 3),)",
+            eager_tol=2e-6,
+        ),
     ),
     Decomposition(
         "linalg_matrix_exp", ("torch.linalg.matrix_exp", "torch.matrix_exp", "Tensor.matrix_exp"), False,
@@ -85,6 +129,13 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         error_bound="relative (Frobenius) error against torch below 3e-5 (float32) and 1e-12 "
         "(float64) on random matrices with ||A||_1 up to about 100, n <= 8; comparable to "
         "torch's own error against a float64 reference",
+        rule="ONX512",
+        proof=Proof(
+            "torch.linalg.matrix_exp(a)",
+            "_onnx_linalg_matrix_exp(a)",
+            "(randn(g, b, 3, 3) * 2,)",
+            eager_tol=2e-5,
+        ),
     ),
     Decomposition(
         "linalg_lstsq", ("torch.linalg.lstsq",), False, ("linalg.lstsq",), (),
@@ -96,5 +147,12 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         requires=("linalg_qr", "linalg_solve_triangular"),
         error_bound="max relative error 1e-5 (float32) and 1e-12 (float64) in the solution "
         "against torch on random full-rank tall and wide systems up to 6x4",
+        rule="ONX512",
+        proof=Proof(
+            "torch.linalg.lstsq(a, c).solution",
+            "_onnx_linalg_lstsq(a, c).solution",
+            "(randn(g, b, 5, 3), randn(g, b, 5, 2))",
+            params="a, c", eager_tol=2e-6,
+        ),
     ),
 )

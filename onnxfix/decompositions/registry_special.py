@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from onnxfix.decompositions.base import PYTORCH, Decomposition
+from onnxfix.decompositions.base import PYTORCH, Decomposition, Proof
 
 DECOMPOSITIONS: tuple[Decomposition, ...] = (
     Decomposition(
@@ -22,6 +22,8 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "rounded (within 0.5 ulp, relative, also near the negative zeros, where torch's AVX2 "
         "lgammaf is 5e4 ulp off); float64 within 4 ulp relative for x > -1/2 and within 8 ulp of "
         "max(|lgamma x|, 1) below",
+        rule="ONX514",
+        proof=Proof("torch.lgamma(a)", "_onnx_lgamma(a)", "(spread(g, b),)", rtol=1e-6, eager_tol=1e-6),
     ),
     Decomposition(
         "digamma", ("torch.digamma", "torch.special.digamma", "torch.special.psi", "Tensor.digamma"),
@@ -35,22 +37,11 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "[-50, 1e38]: for x > 0 within 8 ulp of max(|digamma x|, 1) (float32 and float64); "
         "below 0, where the reflection term makes the formula itself ill-conditioned, at most "
         "4 (float32) / 8 (float64) ulp further from the true value than torch's own kernel",
+        rule="ONX514",
+        proof=Proof("torch.digamma(a)", "_onnx_digamma(a)", "(spread(g, b),)", rtol=1e-6, eager_tol=1e-6),
     ),
 )
 DECOMPOSITIONS += (
-    Decomposition(
-        "zeta", ("torch.special.zeta",), False, ("special.zeta",), (),
-        "ATen's zeta (Cephes Hurwitz zeta) in float64 as ATen's CPU kernel (its accumulation type "
-        "for float32), then rounded: the direct sum and the 12 Euler-Maclaurin terms with ATen's "
-        "A[] coefficients, its data-dependent loop run 40 times with torch.where freezing each "
-        "element where ATen returns. Domain as torch (x == 1: inf, x < 1: NaN, q a non-positive "
-        "integer: inf, q < 0 with non-integer x: NaN). Unsafe: for non-integer q <= -31 (integer "
-        "x) ATen sums more than 40 terms; the helper gives NaN there.",
-        error_bound="q > 0: float32 correctly rounded, float64 within 4 ulp of the true value "
-        "(an Euler-Maclaurin sum in mpmath) on a grid of x in [0.5, 100], q in (0, 1e10]; "
-        "-31 < q < 0: within 2 ulp of torch relative to the largest term |q - round(q)|^-x (the "
-        "same cancellation as in torch); q <= -31: NaN",
-    ),
     Decomposition(
         "polygamma", ("torch.polygamma", "torch.special.polygamma"), False, ("polygamma 1", "polygamma 3"), (),
         "ATen's kernel by order (n a Python int): n = 0 is _onnx_digamma, n = 1 ATen's trigamma "
@@ -64,6 +55,33 @@ DECOMPOSITIONS += (
         "everywhere (float32 and float64); n >= 2: within 3 ulp relative for x > 0 (normal "
         "results), within 2 ulp of the largest term n! |x - round(x)|^-(n+1) for -31 < x < 0; "
         "n = 0 as digamma",
+        rule="ONX514",
+        proof=Proof(
+            "*(torch.polygamma(1, a), torch.special.polygamma(3, a))",
+            "*(_onnx_polygamma(1, a), _onnx_polygamma(3, a))",
+            "negatives(g, b)",
+            rtol=1e-6, eager_tol=1e-6,
+        ),
+    ),
+    Decomposition(
+        "zeta", ("torch.special.zeta",), False, ("special.zeta",), (),
+        "ATen's zeta (Cephes Hurwitz zeta) in float64 as ATen's CPU kernel (its accumulation type "
+        "for float32), then rounded: the direct sum and the 12 Euler-Maclaurin terms with ATen's "
+        "A[] coefficients, its data-dependent loop run 40 times with torch.where freezing each "
+        "element where ATen returns. Domain as torch (x == 1: inf, x < 1: NaN, q a non-positive "
+        "integer: inf, q < 0 with non-integer x: NaN). Unsafe: for non-integer q <= -31 (integer "
+        "x) ATen sums more than 40 terms; the helper gives NaN there.",
+        error_bound="q > 0: float32 correctly rounded, float64 within 4 ulp of the true value "
+        "(an Euler-Maclaurin sum in mpmath) on a grid of x in [0.5, 100], q in (0, 1e10]; "
+        "-31 < q < 0: within 2 ulp of torch relative to the largest term |q - round(q)|^-x (the "
+        "same cancellation as in torch); q <= -31: NaN",
+        rule="ONX514",
+        proof=Proof(
+            "torch.special.zeta(a, c)",
+            "_onnx_zeta(a, c)",
+            "orders(g, b)",
+            params="a, c", rtol=1e-6, eager_tol=1e-6,
+        ),
     ),
     Decomposition(
         "mvlgamma", ("torch.mvlgamma", "torch.special.multigammaln", "Tensor.mvlgamma"), False,
@@ -74,6 +92,13 @@ DECOMPOSITIONS += (
         requires=("lgamma",),
         error_bound="within 2 ulp (float32) / 2.5 ulp (float64) of the true value, in units of "
         "max(|mvlgamma x|, the largest |lgamma| term, 1), on x in ((p-1)/2 + 1e-6, 1e4], p <= 6",
+        rule="ONX514",
+        proof=Proof(
+            "torch.mvlgamma(a, 3) + torch.special.multigammaln(a, 1)",
+            "_onnx_mvlgamma(a, 3) + _onnx_mvlgamma(a, 1)",
+            "(1.001 + torch.rand(b, 20, generator=g) * 30,)",
+            rtol=1e-6, eager_tol=1e-6,
+        ),
     ),
 )
 _BESSEL_NOTES = (
@@ -91,6 +116,13 @@ DECOMPOSITIONS += (
         "[-100, 100] and |x| up to 1e38 (where torch does not overflow), and at most 4 ulp "
         "further from it than torch's own kernel",
         requires=("bessel_i_series",),
+        rule="ONX514",
+        proof=Proof(
+            "torch.special.i0(a) + torch.i0(a * 3)",
+            "_onnx_i0(a) + _onnx_i0(a * 3)",
+            "(bessel(g, b),)",
+            rtol=1e-6, eager_tol=1e-6,
+        ),
     ),
     Decomposition(
         "i0e", ("torch.special.i0e",), True, ("special.i0e",), (),
@@ -98,6 +130,8 @@ DECOMPOSITIONS += (
         error_bound="the same formula: within 4 ulp relative of the true value, and at most 4 "
         "ulp further from it than torch's own kernel",
         requires=("bessel_i_series",),
+        rule="ONX514",
+        proof=Proof("torch.special.i0e(a)", "_onnx_i0e(a)", "(bessel(g, b),)", rtol=1e-6, eager_tol=1e-6),
     ),
     Decomposition(
         "i1", ("torch.special.i1",), True, ("special.i1",), (),
@@ -106,6 +140,8 @@ DECOMPOSITIONS += (
         "true value (the Clenshaw recurrence near y = 2, 7 < |x| <= 8, amplifies rounding, in "
         "torch's kernel as in the helper), and at most 8 ulp further from it than torch's own",
         requires=("bessel_i_series",),
+        rule="ONX514",
+        proof=Proof("torch.special.i1(a)", "_onnx_i1(a)", "(bessel(g, b),)", rtol=1e-6, eager_tol=2e-6),
     ),
     Decomposition(
         "i1e", ("torch.special.i1e",), True, ("special.i1e",), (),
@@ -114,6 +150,8 @@ DECOMPOSITIONS += (
         "true value (7 < |x| <= 8, as torch's own kernel), and at most 8 ulp further from it "
         "than torch's",
         requires=("bessel_i_series",),
+        rule="ONX514",
+        proof=Proof("torch.special.i1e(a)", "_onnx_i1e(a)", "(bessel(g, b),)", rtol=1e-6, eager_tol=1e-6),
     ),
 )
 DECOMPOSITIONS += (
@@ -126,6 +164,13 @@ DECOMPOSITIONS += (
         error_bound="the same formula: within 5 (float32) / 4 (float64) ulp relative of the "
         "true value on a dense grid of [0, 1] with both tails down to 1e-300, and at most 4 "
         "(float32) / 3 (float64) ulp further from it than torch's own kernel",
+        rule="ONX514",
+        proof=Proof(
+            "torch.special.ndtri(a)",
+            "_onnx_ndtri(a)",
+            "(tail_probabilities(g, b),)",
+            rtol=1e-6, eager_tol=1e-6,
+        ),
     ),
 )
 DECOMPOSITIONS += (
@@ -139,6 +184,13 @@ DECOMPOSITIONS += (
         "the true value; float64 within 4e-7 absolute, the error of ATen's own tables (1e-8 up "
         "to |x| = 5); up to |x| = 1e38 never more than 1 ulp further from the true value than "
         "torch's kernel (whose argument reduction loses digits beyond 60)",
+        rule="ONX514",
+        proof=Proof(
+            "torch.special.bessel_j0(a)",
+            "_onnx_bessel_j0(a)",
+            "(bessel(g, b) * 2,)",
+            rtol=1e-6, eager_tol=1e-6,
+        ),
     ),
 )
 DECOMPOSITIONS += (
@@ -151,6 +203,8 @@ DECOMPOSITIONS += (
         error_bound="exact: bit-identical mantissa and equal exponent on 400k random bit patterns "
         "per dtype (float32, float64, float16, bfloat16, including subnormals, NaN payloads, "
         "+-0, +-inf, the extremes) and on the powers of two from 2^-60 to 2^59 with both neighbours",
+        rule="ONX514",
+        proof=Proof("*torch.frexp(a)", "*_onnx_frexp(a)", "(frexp_values(g, b),)"),
     ),
 )
 SUPPORT: tuple[str, ...] = ("bessel_i_series",)  # the Chebyshev series of i0, i0e, i1 and i1e

@@ -6,7 +6,7 @@ Both run a fixed number of sweeps unrolled over the static matrix size."""
 
 from __future__ import annotations
 
-from onnxfix.decompositions.base import PYTORCH, Decomposition
+from onnxfix.decompositions.base import PYTORCH, Decomposition, Proof
 
 STATIC = ("The matrix size must be static at export time (the rounds are unrolled over it: a "
           "sweep is n - 1 rounds of n/2 simultaneous rotations); batch sizes may be dynamic. ")
@@ -28,6 +28,15 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "component is made positive (LAPACK fixes no sign, so a column may be the negative of "
         "torch's). Real inputs only.",
         requires=("jacobi_rotation",), error_bound=EIGH_BOUND,
+        rule="ONX513",
+        proof=Proof(
+            "(lambda r: torch.cat([r[0], (r[1][..., :, -1:] @ r[1][..., :, -1:].transpose(-2, -1)).flatten(-2)], "
+            "-1))(torch.linalg.eigh(a, UPLO='U'))",
+            "(lambda r: torch.cat([r[0], (r[1][..., :, -1:] @ r[1][..., :, -1:].transpose(-2, -1)).flatten(-2)], "
+            "-1))(_onnx_linalg_eigh(a, UPLO='U'))",
+            "(symmetric(g, b, 3),)",
+            eager_tol=2e-6,
+        ),
     ),
     Decomposition(
         "linalg_eigvalsh", ("torch.linalg.eigvalsh",), False, ("linalg.eigvalsh",),
@@ -35,14 +44,8 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         STATIC + "The eigenvalues of _onnx_linalg_eigh (Jacobi; another algorithm than LAPACK's, "
         "so the rounding differs).",
         requires=("linalg_eigh",), error_bound=EIGH_BOUND.split("; eigenvectors")[0],
-    ),
-    Decomposition(
-        "linalg_svdvals", ("torch.linalg.svdvals",), False, ("linalg.svdvals",),
-        (PYTORCH + "81084", "https://github.com/onnx/onnx/issues/3839"),
-        STATIC + "One-sided (Hestenes) Jacobi on the columns of A (of A^T when A is wide), 8 "
-        "sweeps (float32) / 10 (float64), enough for sizes up to 16 (rank-deficient 16 x 16 "
-        "matrices need 7 / 8); singular values descending.",
-        requires=("jacobi_rotation", "svd_jacobi"), error_bound=SVD_BOUND,
+        rule="ONX513",
+        proof=Proof("torch.linalg.eigvalsh(a)", "_onnx_linalg_eigvalsh(a)", "(randn(g, b, 3, 3),)", eager_tol=2e-6),
     ),
     Decomposition(
         "linalg_svd", ("torch.linalg.svd",), False, ("linalg.svd S",),
@@ -55,6 +58,25 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         requires=("jacobi_rotation", "svd_jacobi", "linalg_eigh"), error_bound=SVD_BOUND + "; U diag(S) Vh "
         "reconstructs A, and U^T U, Vh Vh^T give I, to 1e-4 (x the largest singular value) in "
         "float32 (asserted; measured <= 1e-5 up to 16 x 16)",
+        rule="ONX513",
+        proof=Proof(
+            "(lambda r: torch.cat([r[1], (r[0][..., :, :1] @ r[2][..., :1, :]).flatten(-2), (r[0][..., :, "
+            ":2] * r[1].unsqueeze(-2) @ r[2][..., :2, :]).flatten(-2)], -1))(torch.linalg.svd(a))",
+            "(lambda r: torch.cat([r[1], (r[0][..., :, :1] @ r[2][..., :1, :]).flatten(-2), (r[0][..., :, "
+            ":2] * r[1].unsqueeze(-2) @ r[2][..., :2, :]).flatten(-2)], -1))(_onnx_linalg_svd(a))",
+            "(randn(g, b, 2, 3),)",
+            eager_tol=2e-6,
+        ),
+    ),
+    Decomposition(
+        "linalg_svdvals", ("torch.linalg.svdvals",), False, ("linalg.svdvals",),
+        (PYTORCH + "81084", "https://github.com/onnx/onnx/issues/3839"),
+        STATIC + "One-sided (Hestenes) Jacobi on the columns of A (of A^T when A is wide), 8 "
+        "sweeps (float32) / 10 (float64), enough for sizes up to 16 (rank-deficient 16 x 16 "
+        "matrices need 7 / 8); singular values descending.",
+        requires=("jacobi_rotation", "svd_jacobi"), error_bound=SVD_BOUND,
+        rule="ONX513",
+        proof=Proof("torch.linalg.svdvals(a)", "_onnx_linalg_svdvals(a)", "(randn(g, b, 2, 4),)", eager_tol=1e-6),
     ),
     Decomposition(
         "linalg_matrix_norm", ("torch.linalg.matrix_norm",), False,
@@ -65,6 +87,15 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         requires=("linalg_svdvals",),
         error_bound="ord=2/-2/'nuc': max error 2e-5 x the norm in float32 and 8e-14 x in float64 "
         "(batched 4 x 5 matrices, every dim/keepdim form; tests/test_decompositions_spectral.py)",
+        rule="ONX513",
+        proof=Proof(
+            "torch.stack([torch.linalg.matrix_norm(a, ord=2), torch.linalg.matrix_norm(a, -2), "
+            "torch.linalg.matrix_norm(a, 'nuc'), torch.linalg.matrix_norm(a)], -1)",
+            "torch.stack([_onnx_linalg_matrix_norm(a, ord=2), _onnx_linalg_matrix_norm(a, -2), "
+            "_onnx_linalg_matrix_norm(a, 'nuc'), _onnx_linalg_matrix_norm(a)], -1)",
+            "(randn(g, b, 3, 2),)",
+            eager_tol=1e-6,
+        ),
     ),
     Decomposition(
         "linalg_pinv", ("torch.linalg.pinv",), False, ("linalg.pinv",), (PYTORCH + "85371",),
@@ -76,6 +107,8 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         requires=("jacobi_rotation", "svd_jacobi", "linalg_eigh"),
         error_bound="max error 1e-5 x |pinv(A)| in float32 on matrices up to 8x8 with condition "
         "number <= 100 (grows with the condition number, like any pseudo-inverse)",
+        rule="ONX513",
+        proof=Proof("torch.linalg.pinv(a)", "_onnx_linalg_pinv(a)", "(zeroed_columns(g, b, 4, 2),)", eager_tol=1e-6),
     ),
     Decomposition(
         "linalg_matrix_rank", ("torch.linalg.matrix_rank",), False, ("linalg.matrix_rank",), (),
@@ -85,6 +118,8 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         requires=("linalg_svdvals", "linalg_eigvalsh"),
         error_bound="the same rank as torch unless a singular value lies within 5e-6 x S_max "
         "(float32) of the threshold",
+        rule="ONX513",
+        proof=Proof("torch.linalg.matrix_rank(a)", "_onnx_linalg_matrix_rank(a)", "(zeroed_columns(g, b, 3, 2),)"),
     ),
 )
 # Helpers that decompose nothing alone (not in BY_KEY: whoever calls svd_jacobi also lists

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from onnxfix.decompositions.base import PYTORCH, Decomposition  # noqa: F401 - used by entries
+from onnxfix.decompositions.base import PYTORCH, Decomposition, Proof  # noqa: F401 - used by entries
 
 DECOMPOSITIONS: tuple[Decomposition, ...] = (
     # ---- ONX516: the dynamo exporter exports these silently wrong ----
@@ -13,11 +13,29 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "reduce=\"mean\" only (other reductions run unchanged): a sum scatter divided by a count "
         "scatter, as ATen (count starts at 1 with include_self, 0 -> 1, floor division for "
         "integer dtypes). Bit-identical in eager for float and integer dtypes.",
+        rule="ONX516",
+        proof=Proof(
+            "torch.scatter_reduce(a, 1, i, c, 'mean', include_self=False) + a.scatter_reduce(1, i, c, 'mean') + "
+            "torch.scatter_reduce(j, 1, i, k, 'mean')",
+            "_onnx_scatter_reduce(a, 1, i, c, 'mean', include_self=False) + "
+            "_onnx_scatter_reduce(a, 1, i, c, 'mean') + _onnx_scatter_reduce(j, 1, i, k, 'mean')",
+            "(randn(g, b, 5), ints(g, 0, 5, b, 4), randn(g, b, 6), ints(g, -20, 20, b, 5), ints(g, -20, 20, b, 4))",
+            params="a, i, c, j, k",
+        ),
     ),
     Decomposition(
         "scatter_reduce_", ("Tensor.scatter_reduce_",), True, ("Tensor.scatter_reduce_ mean",), (),
         "The in-place form: _onnx_scatter_reduce's result copied into `input` (returned, as torch).",
         requires=("scatter_reduce",),
+        rule="ONX516",
+        proof=Proof(
+            "torch.zeros_like(a).scatter_reduce_(1, i, c, 'mean', include_self=False) + "
+            "a.clone().scatter_reduce_(1, i, c, reduce='mean')",
+            "_onnx_scatter_reduce_(torch.zeros_like(a), 1, i, c, 'mean', include_self=False) + "
+            "_onnx_scatter_reduce_(a.clone(), 1, i, c, reduce='mean')",
+            "(randn(g, b, 5), ints(g, 0, 5, b, 4), randn(g, b, 6))",
+            params="a, i, c",
+        ),
     ),
     Decomposition(
         "cross_entropy", ("torch.nn.functional.cross_entropy",), True,
@@ -28,6 +46,17 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "weight= and reduction=\"mean\" the weight total is summed with the ignored targets "
         "zeroed instead of dropped (1 ulp differences); otherwise bit-identical.",
         when_present=("label_smoothing", 7),
+        rule="ONX516",
+        proof=Proof(
+            "torch.nn.functional.cross_entropy(a, t, w, ignore_index=1, label_smoothing=0.1) + "
+            "torch.nn.functional.cross_entropy(a, t, reduction='none', label_smoothing=0.2) + "
+            "torch.nn.functional.cross_entropy(a, p, label_smoothing=0.3)",
+            "_onnx_cross_entropy(a, t, w, ignore_index=1, label_smoothing=0.1) + "
+            "_onnx_cross_entropy(a, t, reduction='none', label_smoothing=0.2) + "
+            "_onnx_cross_entropy(a, p, label_smoothing=0.3)",
+            "(randn(g, b, 5), ints(g, 0, 5, b), torch.rand(5, generator=g), class_probabilities(g, b, 5))",
+            params="a, t, w, p", static=(2,),
+        ),
     ),
     # ---- ONX515: structural ops that fail to export ----
     Decomposition(
@@ -35,62 +64,97 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "ATen's formula (weighted mean, correction, fweights/aweights, <= 0 degrees of freedom "
         "give inf/NaN) without the value checks that make torch.export fail; invalid weights "
         "(negative, zero total) are not diagnosed. Same matmul as eager.",
+        rule="ONX515",
+        proof=Proof(
+            "torch.cov(a) + torch.cov(a, correction=0, aweights=w) + a.cov(fweights=f, aweights=w)",
+            "_onnx_cov(a) + _onnx_cov(a, correction=0, aweights=w) + _onnx_cov(a, fweights=f, aweights=w)",
+            "(randn(g, b, 6), torch.rand(6, generator=g), ints(g, 1, 4, 6))",
+            params="a, w, f", static=(1, 2),
+        ),
     ),
     Decomposition(
         "corrcoef", ("torch.corrcoef", "Tensor.corrcoef"), True, ("corrcoef",), (),
         "Covariance normalised by the standard deviations and clipped to [-1, 1], as ATen.",
         requires=("cov",),
+        rule="ONX515",
+        proof=Proof("torch.corrcoef(a)", "_onnx_corrcoef(a)", "(randn(g, b, 6),)"),
     ),
     Decomposition(
         "index_reduce", ("Tensor.index_reduce",), True, ("index_reduce amax", "index_reduce mean"), (),
         "scatter_reduce over the 1-D index expanded to source's shape; mean as _onnx_scatter_reduce; "
         "include_self=False starts the indexed positions from the reduction's identity.",
         requires=("scatter_reduce",),
+        rule="ONX515",
+        proof=Proof(
+            "a.index_reduce(1, i, c, 'amax', include_self=False) + a.index_reduce(1, i, c, 'mean') + "
+            "a.index_reduce(1, i, c, 'prod', include_self=False)",
+            "_onnx_index_reduce(a, 1, i, c, 'amax', include_self=False) + _onnx_index_reduce(a, 1, i, c, 'mean') + "
+            "_onnx_index_reduce(a, 1, i, c, 'prod', include_self=False)",
+            "(randn(g, b, 5), ints(g, 0, 5, 6), randn(g, b, 6))",
+            params="a, i, c", static=(1,),
+        ),
     ),
     Decomposition(
         "index_reduce_", ("Tensor.index_reduce_",), True, ("Tensor.index_reduce_ amin",), (),
         "The in-place form: _onnx_index_reduce's result copied into `input` (returned, as torch).",
         requires=("index_reduce",),
+        rule="ONX515",
+        proof=Proof(
+            "a.clone().index_reduce_(1, i, c, 'amin') + "
+            "torch.zeros_like(a).index_reduce_(1, i, c, 'mean', include_self=False)",
+            "_onnx_index_reduce_(a.clone(), 1, i, c, 'amin') + "
+            "_onnx_index_reduce_(torch.zeros_like(a), 1, i, c, 'mean', include_self=False)",
+            "(randn(g, b, 5), ints(g, 0, 5, 6), randn(g, b, 6))",
+            params="a, i, c", static=(1,),
+        ),
     ),
     Decomposition(
         "vander", ("torch.vander",), True, ("vander",), (),
         "The same sequential products as ATen's cumprod, unrolled over the static column count N "
         "(the graph grows with N); integer and bool inputs give int64, as torch.",
+        rule="ONX515",
+        proof=Proof(
+            "torch.vander(a, 4) + torch.vander(a, N=4, increasing=True)",
+            "_onnx_vander(a, 4) + _onnx_vander(a, N=4, increasing=True)",
+            "(randn(g, b),)",
+        ),
     ),
     Decomposition(
         "combinations", ("torch.combinations",), True, ("combinations",), (),
         "Index tuples built in Python from the static input length n (a constant of C(n, r) rows "
         "in the graph); the input length must be static at export time.",
+        rule="ONX515",
+        proof=Proof(
+            "torch.combinations(a, 3).sum(1) + torch.combinations(a, 3, with_replacement=True)[:10].sum(1)",
+            "_onnx_combinations(a, 3).sum(1) + _onnx_combinations(a, 3, with_replacement=True)[:10].sum(1)",
+            "(randn(g, 5),)",
+            static=(0,),
+        ),
     ),
     Decomposition(
         "pdist", ("torch.nn.functional.pdist", "torch.pdist"), True, ("pdist",), (),
         "Row pairs i < j from triu_indices of the static row count, then ATen's p-norm formulas "
         "(p = 0, 1, 2, inf, general); O(n^2 * m) memory. Agrees with eager to float rounding "
         "(the reduction order over columns may differ).",
+        rule="ONX515",
+        proof=Proof(
+            "torch.nn.functional.pdist(a) + torch.nn.functional.pdist(a, p=1)",
+            "_onnx_pdist(a) + _onnx_pdist(a, p=1)",
+            "(randn(g, 5, 3),)",
+            static=(0,), eager_tol=1e-6,
+        ),
     ),
     Decomposition(
         "narrow", ("torch.narrow", "Tensor.narrow"), True, ("narrow tensor start",), (),
         "A tensor `start` becomes index_select(start + arange(length)); an int start runs "
         "torch.narrow unchanged. An out-of-range start is not diagnosed (torch raises).",
-    ),
-    Decomposition(
-        "masked_select", ("torch.masked_select", "Tensor.masked_select"), True, ("masked_select",),
-        (PYTORCH + "26034", PYTORCH + "27959"),
-        "Boolean indexing of the broadcast pair (`input[mask]`): the same elements in the same "
-        "order, a data-dependent output size that both exporters express (NonZero). Bit-identical.",
-    ),
-    Decomposition(
-        "unique_consecutive", ("torch.unique_consecutive", "Tensor.unique_consecutive"), True,
-        ("unique_consecutive", "unique_consecutive dim"), (PYTORCH + "112718", "https://github.com/microsoft/onnxscript/pull/1547"),
-        "A slice is kept where it differs (`!=`) from its predecessor along `dim` (the flattened "
-        "input without `dim`), selected by boolean indexing; return_inverse is the running count "
-        "of kept slices, return_counts the distance between kept positions. NaN starts a new group, "
-        "as torch. Bit-identical.",
-    ),
-    Decomposition(
-        "rfftfreq", ("torch.fft.rfftfreq",), True, ("fft.rfftfreq",), (),
-        "ATen's formula, arange(n // 2 + 1) * (1 / (n * d)) with the reciprocal in double: "
-        "bit-identical. `n` may be a size read from the input (it stays symbolic under dynamo).",
+        rule="ONX515",
+        proof=Proof(
+            "torch.narrow(a, 1, s, 2) + a.narrow(1, s + 1, 2)",
+            "_onnx_narrow(a, 1, s, 2) + _onnx_narrow(a, 1, s + 1, 2)",
+            "(randn(g, b, 6), ints(g, 0, 4, 1)[0])",
+            params="a, s", static=(1,),
+        ),
     ),
     Decomposition(
         "ctc_loss", ("torch.nn.functional.ctc_loss",), True, ("ctc_loss",), (),
@@ -99,5 +163,57 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "lengths select the result by gathers. Same log-sum-exp steps as ATen; torch's "
         "vectorised exp/log may round differently from the kernel's scalar ones. The graph "
         "grows with T.",
+        rule="ONX515",
+        proof=Proof(
+            "torch.nn.functional.ctc_loss(a.transpose(0, 1).log_softmax(2), t, il, tl) + "
+            "torch.nn.functional.ctc_loss(a.transpose(0, 1).log_softmax(2), t, il, tl, reduction='none', "
+            "zero_infinity=True).sum()",
+            "_onnx_ctc_loss(a.transpose(0, 1).log_softmax(2), t, il, tl) + "
+            "_onnx_ctc_loss(a.transpose(0, 1).log_softmax(2), t, il, tl, reduction='none', "
+            "zero_infinity=True).sum()",
+            "(randn(g, b, 10, 5), ints(g, 1, 5, b, 4), ints(g, 5, 11, b), ints(g, 0, 5, b))",
+            params="a, t, il, tl",
+        ),
+    ),
+    Decomposition(
+        "masked_select", ("torch.masked_select", "Tensor.masked_select"), True, ("masked_select",),
+        (PYTORCH + "26034", PYTORCH + "27959"),
+        "Boolean indexing of the broadcast pair (`input[mask]`): the same elements in the same "
+        "order, a data-dependent output size that both exporters express (NonZero). Bit-identical.",
+        rule="ONX515",
+        proof=Proof(
+            "torch.masked_select(a, a > 0) * 2 + a.masked_select(a > 0)",
+            "_onnx_masked_select(a, a > 0) * 2 + _onnx_masked_select(a, a > 0)",
+            "(randn(g, b, 5),)",
+        ),
+    ),
+    Decomposition(
+        "unique_consecutive", ("torch.unique_consecutive", "Tensor.unique_consecutive"), True,
+        ("unique_consecutive", "unique_consecutive dim"), (PYTORCH + "112718", "https://github.com/microsoft/onnxscript/pull/1547"),
+        "A slice is kept where it differs (`!=`) from its predecessor along `dim` (the flattened "
+        "input without `dim`), selected by boolean indexing; return_inverse is the running count "
+        "of kept slices, return_counts the distance between kept positions. NaN starts a new group, "
+        "as torch. Bit-identical.",
+        rule="ONX515",
+        proof=Proof(
+            "torch.cat([torch.unique_consecutive(a.round()), torch.unique_consecutive(a.round(), "
+            "return_counts=True)[1], a.round().unique_consecutive(return_inverse=True)[1].flatten(), "
+            "torch.unique_consecutive(a.round(), dim=0).flatten()])",
+            "torch.cat([_onnx_unique_consecutive(a.round()), _onnx_unique_consecutive(a.round(), "
+            "return_counts=True)[1], _onnx_unique_consecutive(a.round(), return_inverse=True)[1].flatten(), "
+            "_onnx_unique_consecutive(a.round(), dim=0).flatten()])",
+            "(randn(g, b, 2) * 0.6,)",
+        ),
+    ),
+    Decomposition(
+        "rfftfreq", ("torch.fft.rfftfreq",), True, ("fft.rfftfreq",), (),
+        "ATen's formula, arange(n // 2 + 1) * (1 / (n * d)) with the reciprocal in double: "
+        "bit-identical. `n` may be a size read from the input (it stays symbolic under dynamo).",
+        rule="ONX515",
+        proof=Proof(
+            "a * torch.fft.rfftfreq(2 * a.shape[-1] - 1, 0.5)",
+            "a * _onnx_rfftfreq(2 * a.shape[-1] - 1, 0.5)",
+            "(randn(g, b, 5),)",
+        ),
     ),
 )

@@ -5,7 +5,8 @@ matches (``torch.linalg.inv``; a Tensor method is ``Tensor.cumprod``), ``variant
 arguments matter (several variants of one op can behave differently). ``inputs`` is a Python
 expression over the generators below, evaluated once per seed: seed 0 gives the export inputs,
 seeds 1 and 2 the probes (other values, same shapes). Ops with random results are compared on
-shape only.
+shape only. A decomposition that names no catalog case is measured on its proof (``proof_cases``):
+its original expression over its proof's inputs (onnxfix/exporter/proof_inputs.py, batch 2).
 
 Torch-free at import (the case table is plain data); the generators import torch when called.
 """
@@ -13,6 +14,8 @@ Torch-free at import (the case table is plain data); the generators import torch
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from onnxfix.decompositions import DECOMPOSITIONS
 
 
 @dataclass(frozen=True)
@@ -24,6 +27,7 @@ class Case:
     inputs: str
     params: str = "x"
     random: bool = False
+    proof: bool = False  # `inputs` is a decomposition proof's (its generators, `g` and `b`)
 
 
 def C(id, op, expr, inputs, params="x", variant="", random=False):  # noqa: N802 - table helper
@@ -331,3 +335,16 @@ CASES = [
     C("randperm", "torch.randperm", "x[torch.randperm(3)]", "R(3, 5),", random=True),
     C("dropout training", "torch.nn.functional.dropout", "torch.nn.functional.dropout(x, 0.5, training=True)", "R(3, 5),", random=True),
 ]
+
+
+def proof_cases(decompositions=DECOMPOSITIONS) -> list[Case]:
+    """The case of each decomposition that declares none (``Decomposition.cases == ()``): its
+    proof's original expression, under the id its rule reads (``catalog_cases``)."""
+    return [
+        Case(d.catalog_cases[0], d.targets[0], d.catalog_cases[0], f"({d.proof.original},)", d.proof.inputs,
+             d.proof.params, proof=True)
+        for d in decompositions if not d.cases
+    ]
+
+
+CASES += proof_cases()

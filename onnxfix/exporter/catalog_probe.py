@@ -81,6 +81,12 @@ def make_module(case: Case):
 
 
 def case_inputs(case: Case, seed: int) -> tuple:
+    if case.proof:
+        import torch
+
+        from onnxfix.exporter.proof_inputs import evaluate
+
+        return evaluate(case.inputs, torch.Generator().manual_seed(seed), 2)
     return tuple(eval(case.inputs, _generators(seed)))  # noqa: S307 - our own table
 
 

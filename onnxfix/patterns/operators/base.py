@@ -14,7 +14,7 @@ import ast
 from typing import ClassVar
 
 from onnxfix import operator_catalog as catalog
-from onnxfix.decompositions import BY_KEY, Decomposition, by_target, helper_chain, helper_source, signature
+from onnxfix.decompositions import BY_KEY, Decomposition, by_target, helper_chain, helper_source, rule_keys, signature
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Edit, Fix, Helper, Rule, RuleDoc
 
@@ -115,7 +115,8 @@ def target_triggers(keys: tuple[str, ...]) -> tuple[str, ...]:
 
 
 class DecompositionRule(Rule):
-    """A call to an op the exporters reject, rewritten to its decomposition helper."""
+    """A call to an op the exporters reject, rewritten to its decomposition helper. Its ``keys``
+    are the decompositions whose record names the rule's code (``rule="ONX5xx"``)."""
 
     keys: ClassVar[tuple[str, ...]] = ()
     fix_availability = "sometimes"
@@ -124,8 +125,8 @@ class DecompositionRule(Rule):
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
+        cls.keys = rule_keys(cls.code)
         cls.triggers = target_triggers(cls.keys) + cls.extra_triggers
-
 
     def visit_Call(self, node: ast.Call, ctx: FunctionContext):
         found = match_call(node, ctx)
@@ -147,7 +148,7 @@ class DecompositionRule(Rule):
         yield ctx.report(self, node, message, fix=fix, exporters=tuple(sorted(failed)))
 
     def cases(self, decomposition: Decomposition, node: ast.Call) -> tuple[str, ...]:
-        return decomposition.cases
+        return decomposition.catalog_cases
 
     def is_safe(self, decomposition: Decomposition, node: ast.Call, ctx: FunctionContext, method: bool) -> bool:
         if method and ctx.tensors.is_tensor(node.func.value) is not True:
@@ -155,9 +156,11 @@ class DecompositionRule(Rule):
         return decomposition.exact
 
 
-def rule_doc(what, why, example, use_instead, safety, keys, legacy_only: bool = False) -> RuleDoc:
-    """A rule's documentation from its decompositions' records. ``legacy_only``: the catalog
-    measures the ops failing in the legacy exporter only (ONX517-ONX519)."""
+def rule_doc(what, why, example, use_instead, safety, code, legacy_only: bool = False) -> RuleDoc:
+    """A rule's documentation from the records of its decompositions (those naming rule
+    ``code``). ``legacy_only``: the catalog measures the ops failing in the legacy exporter only
+    (ONX517-ONX519)."""
+    keys = rule_keys(code)
     references = tuple(ref for key in keys for ref in BY_KEY[key].evidence)
     notes = " ".join(f"`_onnx_{key}`: {BY_KEY[key].notes}" for key in keys)
     bounds = " ".join(f"`_onnx_{key}`: {BY_KEY[key].error_bound}." for key in keys if BY_KEY[key].error_bound)

@@ -18,7 +18,6 @@ class LinalgInverse(DecompositionRule):
     code = "ONX501"
     name = "linalg-inverse-solve"
     summary = "`torch.linalg.inv` / `solve` do not export: rewrite to Gauss-Jordan elimination"
-    keys = ("linalg_inv", "linalg_solve")
     default_safety = "unsafe"
     doc = rule_doc(
         "Finds `torch.linalg.inv`, `torch.inverse`, `Tensor.inverse` and `torch.linalg.solve`.",
@@ -29,7 +28,7 @@ class LinalgInverse(DecompositionRule):
         "def forward(self, a, b):\n    return _onnx_linalg_inv(a) @ b",
         "Unsafe: the elimination order and rounding differ from LAPACK (differences grow with "
         "the condition number), and a singular matrix gives inf/NaN where torch raises.",
-        keys,
+        code,
     )
 
 
@@ -37,7 +36,6 @@ class CumulativeOp(DecompositionRule):
     code = "ONX502"
     name = "cumulative-product-extrema"
     summary = "`cumprod` / `cummax` / `cummin` do not export: rewrite to a masked reduction"
-    keys = ("cumprod", "cummax", "cummin")
     default_safety = "safe"
     doc = rule_doc(
         "Finds `torch.cumprod`, `torch.cummax`, `torch.cummin` and their Tensor methods.",
@@ -49,7 +47,7 @@ class CumulativeOp(DecompositionRule):
         "Safe: the same values (and for cummax/cummin the same indices, last occurrence, NaN "
         "propagation) as eager, measured on ties, NaN, integers and batched inputs. Costs "
         "O(n^2) memory along `dim`.",
-        keys,
+        code,
     )
 
 
@@ -57,7 +55,6 @@ class OrderStatistic(DecompositionRule):
     code = "ONX503"
     name = "order-statistic"
     summary = "`median` / `nanmedian` / `kthvalue` / `mode` do not export: rewrite to pairwise ranks"
-    keys = ("kthvalue", "median", "nanmedian", "mode")
     default_safety = "per-finding"
     doc = rule_doc(
         "Finds `torch.median`, `torch.nanmedian`, `torch.kthvalue`, `torch.mode` (functions "
@@ -69,7 +66,7 @@ class OrderStatistic(DecompositionRule):
         "Values are exact (NaN handling as torch). Indices of tied values may name another of "
         "the tied positions (torch documents them as unspecified for median): the fix is safe "
         "when only `.values` / `[0]` is used, or for `mode`, and unsafe otherwise.",
-        keys,
+        code,
     )
 
     def is_safe(self, decomposition, node, ctx, method):
@@ -90,7 +87,6 @@ class StableSort(DecompositionRule):
     code = "ONX504"
     name = "stable-sort"
     summary = "`sort` / `argsort` with `stable=True` do not export: rewrite to stable ranks"
-    keys = ("sort", "argsort")
     default_safety = "safe"
     doc = rule_doc(
         "Finds `torch.sort(..., stable=True)` and `torch.argsort(..., stable=True)`.",
@@ -100,7 +96,7 @@ class StableSort(DecompositionRule):
         "def forward(self, x):\n    return _onnx_argsort(x, dim=-1, stable=True)",
         "Safe: a stable sort has one answer, and the helper gives it (NaN last, first when "
         "descending). O(n^2) memory along `dim`.",
-        keys,
+        code,
     )
 
 
@@ -108,7 +104,6 @@ class SearchSorted(DecompositionRule):
     code = "ONX505"
     name = "searchsorted"
     summary = "`torch.searchsorted` does not export: rewrite to comparison counts"
-    keys = ("searchsorted",)
     default_safety = "safe"
     doc = rule_doc(
         "Finds `torch.searchsorted` (all its keyword forms: right, side, sorter, out_int32).",
@@ -117,7 +112,7 @@ class SearchSorted(DecompositionRule):
         "def forward(self, edges, x):\n    return torch.searchsorted(edges, x)",
         "def forward(self, edges, x):\n    return _onnx_searchsorted(edges, x)",
         "Safe for sorted sequences without NaN (torch's own result is undefined otherwise).",
-        keys,
+        code,
     )
 
 
@@ -125,7 +120,6 @@ class ElementwiseMath(DecompositionRule):
     code = "ONX506"
     name = "elementwise-math"
     summary = "`hypot` / `copysign` / `gcd` / `lcm` do not export: rewrite to exportable arithmetic"
-    keys = ("hypot", "copysign", "gcd", "lcm")
     default_safety = "per-finding"
     doc = rule_doc(
         "Finds `torch.hypot`, `torch.copysign`, `torch.gcd`, `torch.lcm` (functions and methods).",
@@ -135,7 +129,7 @@ class ElementwiseMath(DecompositionRule):
         "def forward(self, a, b):\n    return _onnx_hypot(a, b)",
         "hypot, gcd and lcm are safe (exact for integers; hypot within 2 ulp, overflow-free). "
         "copysign is unsafe: a NaN with its sign bit set in `other` counts as positive.",
-        keys,
+        code,
     )
 
 
@@ -143,7 +137,6 @@ class ErfinvApproximation(DecompositionRule):
     code = "ONX507"
     name = "erfinv-approximation"
     summary = "`torch.erfinv` does not export: rewrite to a polynomial approximation"
-    keys = ("erfinv",)
     default_safety = "unsafe"
     doc = rule_doc(
         "Finds `torch.erfinv`, `torch.special.erfinv` and `Tensor.erfinv`.",
@@ -152,7 +145,7 @@ class ErfinvApproximation(DecompositionRule):
         "def forward(self, u):\n    return torch.erfinv(2 * u - 1)",
         "def forward(self, u):\n    return _onnx_erfinv(2 * u - 1)",
         "Unsafe: an approximation (not bit-identical to torch).",
-        keys,
+        code,
     )
 
 
@@ -160,7 +153,6 @@ class ScatterReduceArgument(DecompositionRule):
     code = "ONX508"
     name = "scatter-reduce-argument"
     summary = "`scatter(..., reduce=...)` does not export: rewrite to `scatter_reduce`"
-    keys = ("scatter",)
     default_safety = "safe"
     doc = rule_doc(
         "Finds `torch.scatter` / `Tensor.scatter` with the deprecated `reduce=` argument.",
@@ -169,7 +161,7 @@ class ScatterReduceArgument(DecompositionRule):
         "def forward(self, x, i, v):\n    return x.scatter(0, i, v, reduce=\"multiply\")",
         "def forward(self, x, i, v):\n    return _onnx_scatter(x, 0, i, v, reduce=\"multiply\")",
         "Safe: the same operation under its non-deprecated name.",
-        keys,
+        code,
     )
 
 
@@ -177,7 +169,6 @@ class AdaptiveMaxPoolUneven(DecompositionRule):
     code = "ONX509"
     name = "adaptive-max-pool-uneven"
     summary = "`adaptive_max_pool2d` does not export: rewrite to one max per output cell"
-    keys = ("adaptive_max_pool2d",)
     default_safety = "safe"
     doc = rule_doc(
         "Finds `F.adaptive_max_pool2d`. (`nn.AdaptiveMaxPool2d` modules are decomposed by "
@@ -189,7 +180,7 @@ class AdaptiveMaxPoolUneven(DecompositionRule):
         "def forward(self, x):\n    return _onnx_adaptive_max_pool2d(x, (3, 3))",
         "Safe: the same bins, values and indices (return_indices=True) as torch. The input's H "
         "and W must be static at export time (the loop over output cells is unrolled).",
-        keys,
+        code,
     )
 
 
@@ -197,7 +188,6 @@ class CdistBroadcast(DecompositionRule):
     code = "ONX510"
     name = "cdist-broadcast"
     summary = "`torch.cdist` fails in dynamo and is silently wrong for p=1 in legacy: rewrite"
-    keys = ("cdist",)
     default_safety = "per-finding"
     doc = rule_doc(
         "Finds `torch.cdist`.",
@@ -209,7 +199,7 @@ class CdistBroadcast(DecompositionRule):
         "ATen's vectorized kernel sums |a - b|^p in another order (and uses a matrix-multiply "
         "formula for p=2 on large inputs), so p=1 and p=2 agree only to float rounding "
         "(measured up to 2.4e-7 on anomalib's PatchCore, tests/realworld/cdist_patchcore.py).",
-        keys,
+        code,
     )
 
     def is_safe(self, decomposition, node, ctx, method) -> bool:
@@ -221,7 +211,7 @@ class CdistBroadcast(DecompositionRule):
             return ("cdist p=1",)
         if p in (2, 2.0):
             return ("cdist p=2",)
-        return decomposition.cases
+        return decomposition.catalog_cases
 
 
 RULES = [

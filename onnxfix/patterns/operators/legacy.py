@@ -22,12 +22,6 @@ class LegacyUnsupportedMath(DecompositionRule):
     code = "ONX517"
     name = "legacy-unsupported-math"
     summary = "Elementwise math and reductions the legacy exporter cannot translate: rewrite to exportable ops"
-    keys = (
-        "logaddexp", "logaddexp2", "logcumsumexp", "nansum", "nanmean", "count_nonzero", "trace", "diff",
-        "frac", "heaviside", "signbit", "isneginf", "sgn", "float_power", "ldexp", "sinc", "xlogy",
-        "xlog1py", "entr", "ndtr", "erfcx", "log_ndtr", "kron", "vecdot", "dist", "matrix_power", "multi_dot", "quantile", "nanquantile", "trapezoid",
-        "cumulative_trapezoid", "renorm", "rms_norm",
-    )
     default_safety = "per-finding"
     exporters = (LEGACY,)
     doc = rule_doc(
@@ -50,7 +44,7 @@ class LegacyUnsupportedMath(DecompositionRule):
         "bit set gives False), `logcumsumexp` (a masked logsumexp instead of ATen's "
         "sequential accumulation: other rounding), `special.erfcx` and `special.log_ndtr` "
         "(a continued-fraction approximation of erfcx; bounds below).",
-        keys, legacy_only=True,
+        code, legacy_only=True,
     )
 
 
@@ -63,7 +57,6 @@ class LegacySilentlyWrong(DecompositionRule):
     code = "ONX518"
     name = "legacy-silently-wrong"
     summary = "Ops the legacy exporter gets silently wrong (`//`, `>>`, softplus threshold, duplicate indices): rewrite"
-    keys = ("floor_divide", "bitwise_right_shift", "softplus", "index_add", "index_put")
     extra_triggers = ("//", ">>", "embedding")  # the operators, and embedding(max_norm=) reported only
     default_safety = "safe"
     exporters = (LEGACY,)
@@ -84,16 +77,16 @@ class LegacySilentlyWrong(DecompositionRule):
         "kernel as floor_divide; the shift and the scatter_add forms are exact for integers; "
         "softplus repeats ATen's formula to an ulp; duplicate-index sums add in index order "
         "like eager). A method call on a value not known to be a tensor is unsafe.",
-        keys, legacy_only=True,
+        code, legacy_only=True,
     )
 
     def cases(self, decomposition, node):
         if decomposition.key != "softplus":
-            return decomposition.cases
+            return decomposition.catalog_cases
         threshold = literal(argument(node, "threshold", 2), 20)
         if is_number(threshold) and threshold >= 20:
             return ("softplus beta default threshold",)  # measured OK in both exporters
-        return decomposition.cases
+        return decomposition.catalog_cases
 
     def visit_Call(self, node: ast.Call, ctx: FunctionContext):
         yield from super().visit_Call(node, ctx)
@@ -116,7 +109,7 @@ class LegacySilentlyWrong(DecompositionRule):
         if key is None or ctx.tensors.is_tensor(node.left) is not True:
             return
         decomposition = BY_KEY[key]
-        failed = catalog.failures(decomposition.cases)
+        failed = catalog.failures(decomposition.catalog_cases)
         if not failed:
             return
         helpers = tuple(Helper(f"_onnx_{k}", helper_source(k)) for k in helper_chain(key))
@@ -135,9 +128,6 @@ class LegacyStructural(DecompositionRule):
     code = "ONX519"
     name = "legacy-unsupported-structural"
     summary = "Pooling, resampling, indexing and layout ops the legacy exporter refuses: rewrite"
-    keys = ("adaptive_avg_pool2d", "adaptive_avg_pool1d", "interpolate", "conv1d", "take_along_dim",
-            "diag_embed", "diag", "block_diag", "cartesian_prod", "rot90", "msort", "isin", "fftshift",
-            "histc", "bitwise_or", "bitwise_xor", "bitwise_not")
     exporters = (LEGACY,)  # dynamo exports every one of them
     default_safety = "safe"
     doc = rule_doc(
@@ -169,7 +159,7 @@ class LegacyStructural(DecompositionRule):
         "antialias=True: the same filter weights computed in float64 where torch's kernel uses "
         "float32, so results differ in the last digits (bound below). Sizes the helpers unroll "
         "over (pooling and resampling sizes, the diagonal length) must be static at export time.",
-        keys, legacy_only=True,
+        code, legacy_only=True,
     )
 
     def cases(self, decomposition, node):
@@ -179,7 +169,7 @@ class LegacyStructural(DecompositionRule):
             sizes = size if isinstance(size, (tuple, list)) else (size,)
             if all(s in (1, None) for s in sizes):
                 return ()  # 1 (global pooling) or None (keep) divides every input size
-            return decomposition.cases
+            return decomposition.catalog_cases
         if key == "interpolate":
             mode = literal(argument(node, "mode", 3), "nearest")
             if _antialiased(node):
@@ -190,8 +180,8 @@ class LegacyStructural(DecompositionRule):
             return {"area": ("interpolate area down",), "nearest-exact": ("interpolate nearest-exact",)}.get(mode, ())
         if key == "conv1d":
             padding, dilation = literal(argument(node, "padding", 4)), literal(argument(node, "dilation", 5), 1)
-            return decomposition.cases if padding == "same" and dilation not in (1, (1,), [1]) else ()
-        return decomposition.cases
+            return decomposition.catalog_cases if padding == "same" and dilation not in (1, (1,), [1]) else ()
+        return decomposition.catalog_cases
 
 
     def is_safe(self, decomposition, node, ctx, method):

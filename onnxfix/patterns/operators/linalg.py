@@ -23,8 +23,6 @@ class LinalgFactorisation(DecompositionRule):
     name = "linalg-factorisation"
     summary = ("`cholesky` / `solve_triangular` / `cholesky_solve` / `slogdet` / `qr` / `matrix_exp` / `lstsq` do not "
                "export: rewrite to unrolled factorisations")
-    keys = ("linalg_cholesky", "linalg_solve_triangular", "triangular_solve", "cholesky_solve", "linalg_slogdet",
-            "linalg_qr", "linalg_matrix_exp", "linalg_lstsq")
     default_safety = "unsafe"
     doc = rule_doc(
         "Finds `torch.linalg.cholesky`, `torch.cholesky`, `Tensor.cholesky`, "
@@ -51,7 +49,7 @@ class LinalgFactorisation(DecompositionRule):
         "rank and is fixed only where `.solution` / `[0]` is read (its other fields depend on "
         "the driver and device); matrix_exp is a Taylor approximant with at most 20 squarings "
         "(||A||_1 <= 2^20). Matrix sizes must be static; batch sizes may be dynamic.",
-        keys,
+        code,
     )
 
     def visit_Call(self, node, ctx):
@@ -72,8 +70,6 @@ class SpectralLinalg(DecompositionRule):
     name = "spectral-linalg"
     summary = ("`eigh` / `eigvalsh` / `svd` / `svdvals` / `pinv` / `matrix_rank` / `matrix_norm(ord=2, -2, "
                "'nuc')` do not export: rewrite to Jacobi rotations")
-    keys = ("linalg_eigh", "linalg_eigvalsh", "linalg_svd", "linalg_svdvals", "linalg_matrix_norm",
-            "linalg_pinv", "linalg_matrix_rank")
     default_safety = "unsafe"
     doc = rule_doc(
         "Finds `torch.linalg.eigh`, `eigvalsh`, `svd`, `svdvals`, `pinv`, `matrix_rank`, and "
@@ -91,12 +87,12 @@ class SpectralLinalg(DecompositionRule):
         "up to sign (and to a rotation within repeated values) and may come out as the negative of "
         "torch's; pinv and matrix_rank may decide differently for a singular value within "
         "rounding of the tolerance.",
-        keys,
+        code,
     )
 
     def cases(self, decomposition, node):
         if decomposition.key != "linalg_matrix_norm":
-            return decomposition.cases
+            return decomposition.catalog_cases
         value = literal(argument(node, "ord", 1), "fro")  # the default 'fro' exports
         if value in (2, 2.0):
             return ("linalg.matrix_norm ord=2",)
@@ -106,7 +102,7 @@ class SpectralLinalg(DecompositionRule):
             return ("linalg.matrix_norm nuc",)
         if value is not NOT_LITERAL:
             return ("linalg.matrix_norm fro",)  # 'fro', +-1, +-inf: sums and maxima, exported
-        return decomposition.cases  # not a literal: it may be a failing order
+        return decomposition.catalog_cases  # not a literal: it may be a failing order
 
 
 RULES = [LinalgFactorisation, SpectralLinalg]

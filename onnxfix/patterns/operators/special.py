@@ -15,7 +15,6 @@ class SpecialFunction(DecompositionRule):
     code = "ONX514"
     name = "special-function"
     summary = "Special functions (`lgamma`, `digamma`, ...) do not export: rewrite to series and recurrences"
-    keys = ("lgamma", "digamma", "polygamma", "zeta", "mvlgamma", "i0", "i0e", "i1", "i1e", "ndtri", "bessel_j0", "frexp")
     default_safety = "per-finding"
     doc = rule_doc(
         "Finds `torch.lgamma` / `torch.special.gammaln`, `torch.digamma` / "
@@ -42,7 +41,7 @@ class SpecialFunction(DecompositionRule):
         "torch raises (x <= (p-1)/2). zeta and polygamma of order >= 2 are unsafe: ATen's "
         "formula, but its direct sum is cut at 40 terms, so q <= -31 gives NaN. Every helper "
         "exports with fixed operations (no data-dependent Python control flow).",
-        keys,
+        code,
     )
 
     def is_safe(self, decomposition, node, ctx, method):

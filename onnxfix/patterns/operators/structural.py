@@ -21,8 +21,6 @@ class StructuralOperator(DecompositionRule):
     name = "structural-operator"
     summary = ("`cov` / `corrcoef` / `index_reduce` / `vander` / `combinations` / `pdist` / `narrow` / `ctc_loss` / "
                "`masked_select` / `unique_consecutive` / `fft.rfftfreq` fail to export: rewrite")
-    keys = ("cov", "corrcoef", "index_reduce", "index_reduce_", "vander", "combinations", "pdist", "narrow", "ctc_loss",
-            "masked_select", "unique_consecutive", "rfftfreq")
     default_safety = "safe"
     extra_triggers = ("one_hot", "normal")  # reported without a fix
     doc = rule_doc(
@@ -48,7 +46,7 @@ class StructuralOperator(DecompositionRule):
         "rejects (negative weights, an out-of-range start) are not diagnosed. vander, "
         "combinations, pdist and ctc_loss (time steps, padded target length) need those sizes "
         "to be static at export time.",
-        keys,
+        code,
     )
 
     def visit_Call(self, node, ctx):
@@ -94,7 +92,6 @@ class DynamoSilentlyWrong(DecompositionRule):
     code = "ONX516"
     name = "dynamo-silently-wrong"
     summary = "`scatter_reduce(reduce=\"mean\")` and `cross_entropy(label_smoothing=)` export silently wrong in dynamo: rewrite"
-    keys = ("scatter_reduce", "scatter_reduce_", "cross_entropy")
     default_safety = "safe"
     doc = rule_doc(
         "Finds `torch.scatter_reduce` / `Tensor.scatter_reduce` / `Tensor.scatter_reduce_` with "
@@ -111,7 +108,7 @@ class DynamoSilentlyWrong(DecompositionRule):
         "Safe: ATen's formulas. scatter_reduce mean is bit-identical in eager (floor division for "
         "integers, include_self both ways); cross_entropy is bit-identical except weight= with "
         "reduction=\"mean\", where the weight total may differ by 1 ulp (summation order).",
-        keys,
+        code,
     )
 
     def visit_Call(self, node, ctx):

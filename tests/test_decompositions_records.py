@@ -1,0 +1,119 @@
+"""Every decomposition record (onnxfix/decompositions/registry_<family>.py) is complete and proven
+by what it declares: its helper module, its rule, a catalog case measuring the original op, and
+its `proof`, run here in eager (the helper against the original op, bit-identical or within the
+proof's `eager_tol`) and exported by tests/test_decompositions.py (legacy; `python
+tests/decomposition_exports.py dynamo` by hand). So a new record is never untested. The family files
+(tests/test_decompositions_<family>.py) go deeper: edge cases, dtypes, bounds against the true
+value."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import re
+import warnings
+
+import pytest
+import torch
+
+from decomposition_exports import build, inputs_of
+from onnxfix import operator_catalog
+from onnxfix.decompositions import BY_KEY, DECOMPOSITIONS, SUPPORT, module_source
+from onnxfix.exporter import verify
+from onnxfix.exporter.catalog_cases import CASES as CATALOG_CASES
+from onnxfix.exporter.proof_inputs import evaluate
+from onnxfix.patterns import all_rules
+from onnxfix.patterns.operators.base import DecompositionRule
+
+KEYS = [d.key for d in DECOMPOSITIONS]
+SEEDS_AND_BATCHES = ((0, 2), (1, 2), (2, 2), (3, 3))  # the export's inputs, then its probes
+
+
+def assert_matches(got: torch.Tensor, want: torch.Tensor, tolerance: float, where: str) -> None:
+    assert (got.shape, got.dtype) == (want.shape, want.dtype), where
+    if tolerance and want.is_floating_point():
+        torch.testing.assert_close(got, want, rtol=tolerance, atol=tolerance, equal_nan=True, msg=lambda m: f"{where}: {m}")
+        return
+    if want.is_floating_point():  # NaN-aware bit identity
+        nan = want.isnan()
+        assert torch.equal(got.isnan(), nan), f"{where}: NaN at other positions"
+        got, want = got.masked_fill(nan, 0), want.masked_fill(nan, 0)
+    assert torch.equal(got, want), f"{where}: not bit-identical (max difference {(got.double() - want.double()).abs().max().item():.3g})"
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_helper_matches_original_in_eager(key):
+    """The proof's helper expression against its original expression, on the proof's inputs at
+    the seeds and batch sizes the export uses."""
+    proof = BY_KEY[key].proof
+    original, helper = build([key], "original"), build([key], "helper")
+    for seed, batch in SEEDS_AND_BATCHES:
+        args = inputs_of(key, seed, batch)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # deprecated forms (scatter reduce=) are the point
+            want, got = verify.eager(original, args), verify.eager(helper, args)
+        assert len(got) == len(want) > 0
+        for index, (g, w) in enumerate(zip(got, want)):
+            assert_matches(g, w, proof.eager_tol, f"{key}, seed {seed}, batch {batch}, output {index}")
+
+
+def _decomposition_rules() -> dict[str, DecompositionRule]:
+    return {rule.code: rule for rule in all_rules() if isinstance(rule, DecompositionRule)}
+
+
+def test_every_record_is_complete():
+    """Helper, rule, proof and catalog case, for every record (the three places a decomposition
+    touches are its helper module, its record and its fixtures: this checks nothing else is
+    missing)."""
+    rules = _decomposition_rules()
+    catalog_ids = {case.id for case in CATALOG_CASES}
+    measured = operator_catalog.load()["ops"]
+    problems = []
+    for d in DECOMPOSITIONS:
+        functions = [n.name for n in ast.parse(module_source(d.key)).body if isinstance(n, ast.FunctionDef)]
+        if functions[:1] != [d.helper]:
+            problems.append(f"{d.key}: onnxfix/decompositions/{d.key}.py must define {d.helper} (first)")
+        if d.rule not in rules or d.key not in rules[d.rule].keys:
+            problems.append(f"{d.key}: rule {d.rule!r} is not a decomposition rule")
+        for required in d.requires:
+            if required not in BY_KEY and required not in SUPPORT:
+                problems.append(f"{d.key}: requires {required!r}, neither a record nor SUPPORT")
+        proof = d.proof
+        count = len(proof.params.split(","))
+        if not re.search(rf"\b{d.helper}\(", proof.helper) or d.helper in proof.original:
+            problems.append(f"{d.key}: the proof's helper expression must call {d.helper}, its original the torch op")
+        if not any(re.search(rf"\b{re.escape(t.rsplit('.', 1)[-1])}\(", proof.original) for t in d.targets):
+            problems.append(f"{d.key}: the proof's original expression calls none of {d.targets}")
+        if any(not 0 <= i < count for i in proof.static) or len(evaluate(proof.inputs, torch.Generator().manual_seed(0), 2)) != count:
+            problems.append(f"{d.key}: the proof's inputs, params and static positions disagree")
+        if d.exact and proof.eager_tol > 1e-5:
+            problems.append(f"{d.key}: exact, but the proof allows {proof.eager_tol} in eager")
+        for case in d.catalog_cases:  # declared, or derived from the proof
+            if case not in catalog_ids:
+                problems.append(f"{d.key}: catalog case {case!r} is not in onnxfix/exporter/catalog_cases.py")
+            elif set(measured.get(case, {}).get("exporters", {})) != {"dynamo", "legacy"}:
+                problems.append(f"{d.key}: catalog case {case!r} not measured: run python -m onnxfix.exporter.catalog_probe --only {case!r}")
+    for code, rule in rules.items():
+        if not rule.keys:
+            problems.append(f"{code}: a decomposition rule no record names")
+    if len(catalog_ids) != len(CATALOG_CASES):
+        problems.append("two catalog cases share an id (a derived `<key> (proof)` one?)")
+    assert not problems, "\n".join(problems)
+
+
+def test_a_record_without_catalog_cases_is_measured_on_its_proof():
+    """A new record may leave `cases` empty: the catalog probe measures its proof's original
+    expression under the id the rule reads. Measured here with the legacy exporter for cov:
+    the same verdict as its hand-written case."""
+    from onnxfix.exporter.catalog_cases import proof_cases
+    from onnxfix.exporter.catalog_probe import case_inputs, make_module, probe_one
+
+    record = dataclasses.replace(BY_KEY["cov"], cases=())
+    assert record.catalog_cases == ("cov (proof)",)
+    (case,) = proof_cases((record,))
+    assert (case.id, case.op, case.params, case.proof) == ("cov (proof)", "torch.cov", "a, w, f", True)
+    args = case_inputs(case, 1)
+    want = torch.cov(args[0]) + torch.cov(args[0], correction=0, aweights=args[1]) + args[0].cov(fweights=args[2], aweights=args[1])
+    assert torch.equal(verify.eager(make_module(case), args)[0], want)
+    measured = {m.exporter: m.verdict for m in operator_catalog.measurements("cov")}
+    assert probe_one(case, "legacy", 20)["verdict"] == measured["legacy"] == "EXPORT-FAILS"
