@@ -82,7 +82,6 @@ class FunctionContext(_FileView):
         self.fn = fn
         self.scope = fn.scope
         self.parents: dict[int, ast.AST] = {}
-        self._assignments: dict[str, list[ast.AST]] | None = None
         self.tensors = TensorOracle(self)
         self.sizes = SizeOracle(self)
         self.ints = IntegerOracle(self)  # int-valued / non-negative size expressions
@@ -190,9 +189,7 @@ class FunctionContext(_FileView):
     def assignments(self, name: str) -> list[ast.AST]:
         """Values assigned to ``name`` in this function; a tuple-unpacking target contributes
         the whole Assign node (the caller decides what the element is)."""
-        if self._assignments is None:
-            self._assignments = _collect_assignments(self.fn.node)
-        return self._assignments.get(name, [])
+        return self.scope.assignments.get(name, [])
 
     def is_parameter(self, name: str) -> bool:
         args = self.fn.node.args
@@ -333,39 +330,6 @@ def _scope_chain(scope):
     while scope is not None:
         yield scope
         scope = scope.parent
-
-
-def _collect_assignments(fn: ast.AST) -> dict[str, list[ast.AST]]:
-    from onnxfix.rewriter.names import walk_scope
-
-    found: dict[str, list[ast.AST]] = {}
-    for node, _ in walk_scope(fn):
-        if isinstance(node, ast.Assign):
-            for target in node.targets:
-                if isinstance(target, ast.Name):
-                    found.setdefault(target.id, []).append(node.value)
-                elif isinstance(target, (ast.Tuple, ast.List)):
-                    for element in ast.walk(target):
-                        if isinstance(element, ast.Name):
-                            found.setdefault(element.id, []).append(node)
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value:
-            found.setdefault(node.target.id, []).append(node.value)
-        elif isinstance(node, (ast.AugAssign, ast.For, ast.AsyncFor, ast.With, ast.NamedExpr)):
-            targets = []
-            if isinstance(node, ast.AugAssign):
-                targets = [node.target]
-            elif isinstance(node, (ast.For, ast.AsyncFor)):
-                targets = [node.target]
-            elif isinstance(node, ast.NamedExpr):
-                targets = [node.target]
-            else:
-                targets = [item.optional_vars for item in node.items if item.optional_vars]
-            for target in targets:
-                for element in ast.walk(target):
-                    # `y[i] += 1` stores into y's elements, it does not rebind y
-                    if isinstance(element, ast.Name) and isinstance(element.ctx, ast.Store):
-                        found.setdefault(element.id, []).append(node)
-    return found
 
 
 def builtin_call(node: ast.AST, ctx: "FunctionContext", names: frozenset[str]) -> str | None:

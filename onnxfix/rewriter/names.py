@@ -93,13 +93,14 @@ def bound_names(scope: ast.AST) -> set[str]:
     return _scan_scope(scope)[0]
 
 
-def _scan_scope(scope: ast.AST) -> tuple[set[str], list[ast.stmt], dict[str, ast.AST]]:
-    """(names bound other than by import, import statements, functions defined here by name):
-    one walk for all three."""
+def _scan_scope(scope: ast.AST) -> tuple[set[str], list[ast.stmt], dict[str, ast.AST], dict[str, list[ast.AST]]]:
+    """(names bound other than by import, import statements, functions defined here by name,
+    values assigned to each name): one walk for all four."""
     names: set[str] = set()
     declared_global: set[str] = set()
     imports: list[ast.stmt] = []
     functions: dict[str, ast.AST] = {}
+    assigned: dict[str, list[ast.AST]] = {}
     if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
         args = scope.args
         for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
@@ -107,6 +108,8 @@ def _scan_scope(scope: ast.AST) -> tuple[set[str], list[ast.stmt], dict[str, ast
                 names.add(arg.arg)
     for node, _ in walk_scope(scope):
         kind = type(node)
+        if kind in ASSIGNING:
+            _record_assignment(node, assigned)
         if kind is ast.Name:
             if type(node.ctx) is not ast.Load:
                 names.add(node.id)
@@ -120,7 +123,38 @@ def _scan_scope(scope: ast.AST) -> tuple[set[str], list[ast.stmt], dict[str, ast
             declared_global.update(node.names)
         elif kind in (ast.ExceptHandler, ast.MatchAs) and node.name:
             names.add(node.name)
-    return names - declared_global, imports, functions
+    return names - declared_global, imports, functions, assigned
+
+
+ASSIGNING = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.With, ast.NamedExpr})
+
+
+def _record_assignment(node: ast.AST, assigned: dict[str, list[ast.AST]]) -> None:
+    """The value a statement binds to each name: the assigned expression for `n = v` and
+    `n: T = v`; the whole statement for unpacking (`a, b = v`), `for`, `with`, `+=`, `:=`
+    (the reader decides what the element is)."""
+    if isinstance(node, ast.Assign):
+        for target in node.targets:
+            if isinstance(target, ast.Name):
+                assigned.setdefault(target.id, []).append(node.value)
+            elif isinstance(target, (ast.Tuple, ast.List)):
+                for element in ast.walk(target):
+                    if isinstance(element, ast.Name):
+                        assigned.setdefault(element.id, []).append(node)
+        return
+    if isinstance(node, ast.AnnAssign):
+        if isinstance(node.target, ast.Name) and node.value:
+            assigned.setdefault(node.target.id, []).append(node.value)
+        return
+    if isinstance(node, ast.With):
+        targets = [item.optional_vars for item in node.items if item.optional_vars]
+    else:  # AugAssign, For, AsyncFor, NamedExpr
+        targets = [node.target]
+    for target in targets:
+        for element in ast.walk(target):
+            # `y[i] += 1` stores into y's elements, it does not rebind y
+            if isinstance(element, ast.Name) and isinstance(element.ctx, ast.Store):
+                assigned.setdefault(element.id, []).append(node)
 
 
 def dotted_parts(node: ast.AST) -> list[str] | None:
@@ -143,6 +177,7 @@ class Scope:
     others: set[str]
     parent: "Scope | None" = None
     functions: dict[str, ast.AST] = field(default_factory=dict)  # defined in this scope, by name
+    assignments: dict[str, list[ast.AST]] = field(default_factory=dict)  # what each name is bound to
 
     def lookup(self, name: str) -> str | None:
         """The imported qualified name ``name`` stands for here, or None if it is something
@@ -197,8 +232,9 @@ def function_scope(fn: ast.AST, parent: Scope) -> Scope:
     cached = getattr(fn, "_onnxfix_scope", None)
     if cached is not None and cached[0] is parent:
         return cached[1]
-    names, import_statements, functions = _scan_scope(fn)
+    names, import_statements, functions, assigned = _scan_scope(fn)
     imports = import_bindings(import_statements)
-    scope = Scope(imports=imports, others=names - set(imports), parent=parent, functions=functions)
+    scope = Scope(imports=imports, others=names - set(imports), parent=parent, functions=functions,
+                  assignments=assigned)
     fn._onnxfix_scope = (parent, scope)
     return scope
