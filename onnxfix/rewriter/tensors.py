@@ -219,6 +219,7 @@ def _parameter_annotation(fn: ast.AST, name: str) -> ast.expr | None:
 SIZE_METHODS = frozenset({"size", "dim", "numel", "ndimension", "nelement"})
 SIZE_FUNCTIONS = frozenset({"len", "int", "min", "max", "abs", "round"})
 SIZE_MATH = frozenset({"math.sqrt", "math.ceil", "math.floor", "math.log2", "math.pow", "math.prod"})
+NUMPY_SIZE_ROUNDING = frozenset({"numpy.ceil", "numpy.floor"})
 
 
 class SizeOracle:
@@ -248,6 +249,21 @@ class SizeOracle:
         if isinstance(node, ast.Name):
             return self._name(node.id)
         return False
+
+    def is_size_quotient(self, node: ast.AST) -> bool:
+        """A size, or a size divided by a value of any type (``H / self.window_size``): Python
+        math on it turns the traced size into a number, whatever the divisor is."""
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+            return self.is_size(node.left) or self.is_size(node)
+        return self.is_size(node)
+
+    def rounds_size(self, node: ast.AST) -> bool:
+        """``numpy.ceil(H / k)``, ``numpy.floor(x.shape[1] / 2)``: NumPy rounding of one size
+        quotient, integer size math (ONX402's) rather than array data (the NumPy region's)."""
+        return (
+            isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords
+            and self.ctx.qualname(node.func) in NUMPY_SIZE_ROUNDING and self.is_size_quotient(node.args[0])
+        )
 
     def _call(self, node: ast.Call) -> bool:
         if isinstance(node.func, ast.Attribute) and node.func.attr in SIZE_METHODS:

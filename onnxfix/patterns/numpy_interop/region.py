@@ -132,7 +132,7 @@ class Region:
             return True
         name = is_numpy_call(node, self.ctx)
         if name is not None:
-            return True
+            return not self.ctx.sizes.rounds_size(node)  # `int(np.ceil(H / k))`: size math (ONX402)
         if isinstance(node, ast.Name):
             return node.id in self.ndarray_names
         if isinstance(node, ast.BinOp):
@@ -160,7 +160,7 @@ def build_region(ctx: FunctionContext) -> Region:
     for node in nodes:
         if is_to_numpy(node):
             region.sources.append(node)
-        elif is_numpy_call(node, ctx) and _involves_data(node, region):
+        elif is_numpy_call(node, ctx) and _involves_data(node, region) and not ctx.sizes.rounds_size(node):
             region.calls.append((node, is_numpy_call(node, ctx)))
         elif sink_kind(node, ctx) and node.args and region.is_ndarray(node.args[0]) and _is_data(node.args[0], region):
             region.sinks.append(node)
