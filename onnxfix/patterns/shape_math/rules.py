@@ -1,0 +1,249 @@
+"""ONX401 (in-place arithmetic on sizes), ONX403 (builtin max/min of tensors), ONX404 (a scale
+factor computed from sizes)."""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix.rewriter.context import FunctionContext, builtin_call
+from onnxfix.rewriter.precedence import UNARY, operand
+from onnxfix.rewriter.rule import LEGACY, Fix, Rule, RuleDoc
+
+OPERATORS = {
+    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
+    ast.Pow: "**", ast.LShift: "<<", ast.RShift: ">>", ast.BitAnd: "&", ast.BitOr: "|",
+    ast.BitXor: "^", ast.MatMult: "@",
+}
+ATOMIC = (ast.Name, ast.Constant, ast.Attribute, ast.Call, ast.Subscript)
+
+
+class InplaceShapeMath(Rule):
+    code = "ONX401"
+    triggers = tuple(f"{op}=" for op in "+ - * / % @ & | ^ << >>".split())  # `**=`, `//=` too
+    name = "inplace-shape-math"
+    summary = "in-place arithmetic on a value taken from a tensor's shape"
+    fix_availability = "always"
+    default_safety = "safe"
+    exporters = (LEGACY,)
+    doc = RuleDoc(
+        what="""
+            Finds augmented assignments (`+=`, `-=`, `*=`, `//=`, ...) to a name whose value
+            came from `tensor.shape` or `tensor.size()`, directly, by unpacking
+            (`b, s = x.shape[:2]`), through arithmetic, or through an alias (`r = s`).
+        """,
+        why="""
+            Under the legacy TorchScript exporter (`dynamo=False`), sizes are traced as tensors
+            and `r += 2` is recorded as an in-place add on the traced size itself, which also
+            changes every other use of that size. The exported model is wrong even on the export
+            inputs (measured on torch 2.13: the docs' example returns 12 instead of 10), and the
+            only signal is a line on stderr ("In-place op on output of tensor.shape"). The
+            dynamo exporter treats sizes as immutable SymInts and is not affected.
+        """,
+        example="""
+            def forward(self, states):
+                b, s = states.shape[:2]
+                r = s
+                r += 2
+                return states * (r + s)
+        """,
+        use_instead="""
+            def forward(self, states):
+                b, s = states.shape[:2]
+                r = s
+                r = r + 2
+                return states * (r + s)
+        """,
+        fix_safety="""
+            Safe. Sizes are Python ints in eager mode, which are immutable, so `r = r + 2`
+            computes exactly what `r += 2` did.
+        """,
+        references=(
+            "https://pytorch.org/docs/stable/onnx_torchscript.html#avoid-inplace-operations-when-using-tensor-shape-in-tracing-mode",
+        ),
+    )
+
+    def visit_AugAssign(self, node: ast.AugAssign, ctx: FunctionContext):
+        target = node.target
+        if not isinstance(target, ast.Name) or type(node.op) not in OPERATORS:
+            return
+        if not ctx.sizes.is_size(target):
+            return
+        value = ctx.segment(node.value)
+        if not isinstance(node.value, ATOMIC):
+            value = f"({value})"
+        operator = OPERATORS[type(node.op)]
+        fix = Fix(
+            title=f"Rewrite as `{target.id} = {target.id} {operator} ...`",
+            edits=(ctx.replace(node, f"{target.id} = {target.id} {operator} {value}"),),
+            safe=True,
+        )
+        yield ctx.report(
+            self,
+            node,
+            f"in-place `{operator}=` on `{target.id}`, a value taken from a tensor shape: the legacy "
+            f"exporter mutates the traced size and exports a wrong model",
+            fix=fix,
+        )
+
+
+
+class BuiltinMaxMin(Rule):
+    code = "ONX403"
+    name = "builtin-max-min-on-tensors"
+    summary = "Python `max()`/`min()` comparing tensors"
+    fix_availability = "sometimes"
+    default_safety = "unsafe"
+    exporters = (LEGACY,)
+    doc = RuleDoc(
+        what="""
+            Finds the builtins `max(a, b)` and `min(a, b)` where an argument is a tensor
+            (`max(x.sum(), y.sum())`, `min(scale, 1.0)` with a tensor `scale`).
+        """,
+        why="""
+            Python's `max` compares with `>`, which turns a tensor comparison into a Python
+            bool. The legacy exporter records the branch taken at export time (TracerWarning
+            "Converting a tensor to a Python boolean"): measured on torch 2.13
+            (tests/test_values_exporters.py) it is silently wrong on other values for both
+            tensor/tensor and tensor/number arguments. The dynamo exporter captures the
+            comparison as `aten.maximum` and is correct, so the finding is legacy-only.
+        """,
+        example="""
+            def forward(self, x: torch.Tensor, y: torch.Tensor):
+                return x * max(x.sum(), y.sum()) + min(x.mean(), 0.5)
+        """,
+        use_instead="""
+            def forward(self, x: torch.Tensor, y: torch.Tensor):
+                return x * torch.maximum(x.sum(), y.sum()) + torch.clamp(x.mean(), max=0.5)
+        """,
+        fix_safety="""
+            Unsafe. `max(a, b)` returns one of its arguments unchanged, while
+            `torch.maximum(a, b)` computes a new tensor: the results differ when an argument
+            is NaN (`max(nan, 1)` is `nan` but `max(1, nan)` is `1`; torch propagates NaN),
+            when the dtypes differ (torch promotes, `max` keeps the winner's dtype), and when
+            the tensors have more than one element (`max` raises, torch broadcasts). With a
+            number, `torch.clamp(t, min=c)` replaces `max(t, c)`; `max(c, t)` returned the
+            Python number `c` when it won and now returns a tensor. The fix covers two
+            arguments; three or more are reported only.
+        """,
+        references=(
+            "https://pytorch.org/docs/stable/onnx_torchscript.html#avoid-numpy-and-built-in-python-types",
+            "https://pytorch.org/docs/stable/generated/torch.maximum.html",
+        ),
+    )
+
+    def visit_Call(self, node: ast.Call, ctx: FunctionContext):
+        function = builtin_call(node, ctx, frozenset({"max", "min"}))
+        if function is None or len(node.args) < 2:
+            return
+        tensors = [ctx.tensors.is_tensor(a) for a in node.args]
+        if not any(tensors):
+            return
+        fix = self._fix(node, function, tensors, ctx) if len(node.args) == 2 else None
+        yield ctx.report(
+            self, node,
+            f"Python `{function}()` on tensors compares them as Python booleans: the legacy exporter "
+            f"freezes the export-time winner",
+            fix=fix,
+        )
+
+    def _fix(self, node: ast.Call, function: str, tensors: list, ctx: FunctionContext) -> Fix | None:
+        torch, imports = ctx.torch_name()
+        a, b = node.args
+        if all(tensors):
+            call = "maximum" if function == "max" else "minimum"
+            text = f"{torch}.{call}({ctx.segment(a)}, {ctx.segment(b)})"
+        else:
+            tensor, number = (a, b) if tensors[0] else (b, a)
+            if not _is_number_literal(number):
+                return None
+            bound = "min" if function == "max" else "max"
+            text = f"{torch}.clamp({ctx.segment(tensor)}, {bound}={ctx.segment(number)})"
+        title = f"Use `{text.split('(')[0]}`"
+        return Fix(title, (ctx.replace(node, text),), safe=False, imports=imports)
+
+
+def _is_number_literal(node: ast.AST) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) in (int, float)
+
+
+INTERPOLATE = frozenset({"torch.nn.functional.interpolate"})
+
+
+class SizeScaleFactor(Rule):
+    code = "ONX404"
+    triggers = ("scale_factor",)
+    name = "size-scale-factor"
+    summary = "`F.interpolate(scale_factor=...)` with a factor computed from sizes"
+    fix_availability = "sometimes"
+    default_safety = "safe"
+    doc = RuleDoc(
+        what="""
+            Finds `F.interpolate(x, scale_factor=s)` where `s` is computed from tensor sizes
+            (`s = ref.shape[-1] // x.shape[-1]`): the scale that makes one feature map match
+            another, as in FPN-style decoders (pytorch/pytorch#82811).
+        """,
+        why="""
+            Both exporters take `scale_factor` as a constant. Measured on torch 2.13 with the
+            sizes dynamic (tests/realworld/interpolate_scale_from_sizes.py, bench/realworld.py):
+            the dynamo exporter fails at step 1 (the factor is a SymInt where a number is
+            expected) and the legacy exporter fails with "upsample_nearest2d() received an
+            invalid combination of arguments".
+        """,
+        example="""
+            def forward(self, x, ref):
+                scale = ref.shape[-1] // x.shape[-1]
+                return F.interpolate(x, scale_factor=scale, mode="nearest")
+        """,
+        use_instead="""
+            def forward(self, x, ref):
+                scale = ref.shape[-1] // x.shape[-1]
+                return F.interpolate(x, size=[d * scale for d in x.shape[2:]], mode="nearest")
+        """,
+        fix_safety="""
+            Offered for `mode="nearest"` (the default), no other option, an input that is a
+            name and a factor that is a non-negative int size; safe. The output size is
+            `floor(n * s) == n * s` either way, and the nearest kernel's source index uses the
+            scale `1/s` (given a factor) or `n / (n * s)` (given a size): the same real number,
+            rounded once to float32 from double or directly, which gives the same float (double
+            rounding is harmless for a quotient when 53 >= 2 * 24 + 2). Checked with torch.equal
+            for every factor and length below 40, float32 and uint8
+            (tests/test_values_exactness.py). A float factor, other modes (their
+            `align_corners`/antialias paths use the factor differently) and
+            `recompute_scale_factor` get no fix.
+        """,
+        references=("https://github.com/pytorch/pytorch/issues/82811",),
+    )
+
+    def visit_Call(self, node: ast.Call, ctx: FunctionContext):
+        if ctx.qualname(node.func) not in INTERPOLATE:
+            return
+        factor = next((k for k in node.keywords if k.arg == "scale_factor"), None)
+        if factor is None or not ctx.sizes.is_size(factor.value):
+            return
+        fix, why = None, ""
+        keywords = {k.arg for k in node.keywords}
+        mode = next((k.value for k in node.keywords if k.arg == "mode"), None)
+        nearest = mode is None or (isinstance(mode, ast.Constant) and mode.value == "nearest")
+        if not nearest:
+            why = "; no automatic fix: only mode=\"nearest\" is proven to match with `size=`"
+        elif not ctx.ints.is_nonnegative_int(factor.value):
+            why = "; no automatic fix: the factor is not proven an int (a float factor's output size is floored)"
+        elif keywords - {"scale_factor", "mode"} or len(node.args) != 1 or not isinstance(node.args[0], ast.Name):
+            why = "; no automatic fix: other options, or an input that is not a plain name"
+        else:
+            value = ctx.segment(factor.value)
+            used = {n.id for n in ast.walk(factor.value) if isinstance(n, ast.Name)}
+            var = next(v for v in ("d", "dim", "size_", "_d") if v not in used)
+            scale = operand(value, factor.value, UNARY)  # the right operand of `*`
+            text = f"size=[{var} * {scale} for {var} in {node.args[0].id}.shape[2:]]"
+            fix = Fix("Pass the output size instead", (ctx.replace(factor, text),), safe=True)
+        yield ctx.report(
+            self, node,
+            "`scale_factor` computed from sizes: both exporters need it as a constant (dynamo fails, "
+            "legacy fails in upsample); pass `size=` computed from the sizes instead" + why,
+            fix=fix,
+        )
+
+
