@@ -9,6 +9,7 @@ from onnxfix.patterns.control_flow.loop_parts import is_row, loop_length_source,
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Edit, Fix
 from onnxfix.rewriter.statements import (
+    block_of,
     comments_outside,
     name_loads,
     next_statement,
@@ -230,7 +231,7 @@ def _bound_list_concatenation(node: ast.BinOp, element: str, count: ast.expr, ct
     call = ctx.parent(load)
     if not _concatenates(call, load, ctx):
         return None, None, ONE_NAME_ONLY + f"; `{target}` is used otherwise"
-    block = _block_of(assign, ctx)
+    block = block_of(assign, ctx)
     later = next((a for a in [call, *ctx.ancestors(call)] if any(a is s for s in block)), None)
     if later is None or block.index(later) < block.index(assign):
         return None, None, f"`torch.cat({target}, ...)` is not in the block that binds `{target}`"
@@ -242,15 +243,6 @@ def _bound_list_concatenation(node: ast.BinOp, element: str, count: ast.expr, ct
     if deletion is None:
         return None, None, f"the assignment of `{target}` shares its lines with other code or a comment"
     return call, deletion, ""
-
-
-def _block_of(statement: ast.stmt, ctx: FunctionContext) -> list[ast.stmt]:
-    parent = ctx.parent(statement)
-    for field in ("body", "orelse", "finalbody"):
-        block = getattr(parent, field, None)
-        if isinstance(block, list) and any(statement is s for s in block):
-            return block
-    return []
 
 
 def _statement_deletion(statement: ast.stmt, ctx: FunctionContext) -> Edit | None:
