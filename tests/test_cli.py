@@ -169,10 +169,11 @@ def test_write_applies_and_second_write_is_a_no_op(project, capsys):
 
 
 def test_unsafe_fixes_only_on_request(project, capsys):
-    text = HAZARD.replace("x: torch.Tensor", "x")  # x.data on an unknown type: unsafe
+    # z.data on an unknown type (an input whose size is never read): unsafe
+    text = HAZARD.replace("n: torch.Tensor)", "n: torch.Tensor, z)").replace("x.data", "z.data")
     path = write(project, "model.py", text)
     code, out, _ = run(["model.py", "--write"], capsys)
-    assert "x.data" in path.read_text()
+    assert "z.data" in path.read_text()
     assert out == (  # the re-check after a fix round does not say "reached from M.forward" in M.forward
         "model.py:10:23: ONX301 `.data` in export-time code: the legacy exporter bakes it in as a constant "
         "and the dynamo exporter can crash; use `.detach()`\n"
@@ -180,7 +181,15 @@ def test_unsafe_fixes_only_on_request(project, capsys):
         "Remaining: 1 with an unsafe fix (use `--unsafe-fixes`).\n"
     )
     run(["model.py", "--write", "--unsafe-fixes"], capsys)
-    assert "x.detach()" in path.read_text()
+    assert "z.detach()" in path.read_text()
+
+
+def test_an_exported_input_whose_size_is_read_is_a_tensor(project, capsys):
+    """`x.size(1)` in forward: of what an exporter passes (tensors, lists, tuples, dicts of them)
+    only a tensor has a size, so `x.data` -> `x.detach()` is safe without an annotation."""
+    path = write(project, "model.py", HAZARD.replace("x: torch.Tensor", "x"))
+    run(["model.py", "--write"], capsys)
+    assert path.read_text() == FIXED.replace("x: torch.Tensor", "x")
 
 
 def test_a_warm_cache_with_another_selection_reports_the_same_lines(project, capsys):

@@ -22,7 +22,8 @@ MODEL = textwrap.dedent(
 )
 SQRT = (
     "model.py:10:25: ONX402 `math.sqrt` of a size: the legacy exporter records the export-time value "
-    "and the dynamo exporter cannot export it for a dynamic dimension"
+    "and the dynamo exporter cannot export it for a dynamic dimension; fix is unsafe: `d ** 0.5` is not correctly "
+    "rounded and can differ from `math.sqrt` in the last bit"
 )
 INT = "model.py:9:23: ONX203 [*] `int()` of a size: the legacy exporter records the size as a constant; the size is already an int"
 LEN = "model.py:11:25: ONX204 [*] `len()` of a tensor: the legacy exporter records the length as a constant; use `.shape[0]`"

@@ -32,7 +32,8 @@ def test_int_of_sizes_and_len_are_reported_where_they_specialize_not_at_the_fact
     verdict, lines = _export("otx_int_shape_len")
     assert verdict == "EXPORT-FAILS"
     assert _where(lines) == ["otx_int_shape_len.py:21:1: ONX914", "otx_int_shape_len.py:21:1: ONX914",
-                             "otx_int_shape_len.py:23:1: ONX914", "otx_int_shape_len.py:28:1: ONX910"]
+                             "otx_int_shape_len.py:23:26: ONX914",  # at the static ONX603 (col 26)
+                             "otx_int_shape_len.py:28:1: ONX910"]
     assert lines[0] == (
         f"{CASES}otx_int_shape_len.py:21:1: ONX914 [dynamo] dynamic inputs.shape[2] (\"h\", s34 in the guard) "
         "specialized by guard Eq(s34, 16): the exported model works only for inputs.shape[2] in 16; it fails e.g. "
@@ -40,6 +41,7 @@ def test_int_of_sizes_and_len_are_reported_where_they_specialize_not_at_the_fact
     )
     assert "inputs.shape[3] (\"w\", s90 in the guard) specialized by guard Eq(s90, 16)" in lines[1]
     assert "inputs.shape[0] (\"batch\", s85 in the guard) specialized by guard Eq(s85, 2)" in lines[2]
+    assert lines[2].endswith(f"(fixed by ONX603 at {CASES}otx_int_shape_len.py:23)")
     assert "conflicts between user-specified ranges and inferred ranges" in lines[3]  # the symptom, at make_model
 
 

@@ -32,6 +32,26 @@ def test_floor_of_division_is_floor_division():
         assert math.floor(a / b) == a // b, (a, b)
 
 
+def test_int_of_numpy_rounding_is_math_rounding():
+    """`int(np.ceil(a / b))` / `int(np.floor(a / b))` round the same float as `math.ceil` /
+    `math.floor`, so the two identities above carry over (ONX402 on NumPy rounding)."""
+    import numpy as np
+
+    for a, b in [*((a, b) for b in range(1, 64) for a in A_RANGE), *_random_pairs(3)]:
+        assert int(np.ceil(a / b)) == math.ceil(a / b) and int(np.floor(a / b)) == math.floor(a / b), (a, b)
+
+
+def test_floor_division_of_the_exact_multiple_is_floor_division():
+    """ONX405: `(a - a % b) // b == a // b` for every int `a` and `b != 0`, negative ones too,
+    and `-(-a // b) == (a + b - 1) // b` for `b > 0` (ceil division by negation)."""
+    for b in [*B_RANGE, *(-b for b in B_RANGE)]:
+        for a in A_RANGE:
+            assert (a - a % b) // b == a // b, (a, b)
+            assert b < 0 or -(-a // b) == (a + b - 1) // b, (a, b)
+    for a, b in _random_pairs(4):
+        assert (a - a % b) // b == a // b and -(-a // b) == (a + b - 1) // b, (a, b)
+
+
 def test_int_of_nonnegative_division_is_floor_division():
     for b in B_RANGE:
         for a in range(0, 4096):

@@ -79,27 +79,31 @@ def previous_statement(node: ast.stmt, ctx: FunctionContext) -> ast.stmt | None:
     return sibling_statement(node, ctx, -1)
 
 
-def sibling_statement(node: ast.stmt, ctx: FunctionContext, offset: int) -> ast.stmt | None:
-    """The statement ``offset`` places after ``node`` in its block, if any."""
+def block_of(node: ast.stmt, ctx: FunctionContext) -> list[ast.stmt]:
+    """The statement list (body, else or finally block) ``node`` stands in; [] if none."""
     parent = ctx.parent(node)
     for field in ("body", "orelse", "finalbody"):
         block = getattr(parent, field, None)
-        if isinstance(block, list) and node in block:
-            index = block.index(node) + offset
-            return block[index] if 0 <= index < len(block) else None
-    return None
+        if isinstance(block, list) and any(node is s for s in block):
+            return block
+    return []
+
+
+def sibling_statement(node: ast.stmt, ctx: FunctionContext, offset: int) -> ast.stmt | None:
+    """The statement ``offset`` places after ``node`` in its block, if any."""
+    block = block_of(node, ctx)
+    if not block:
+        return None
+    index = block.index(node) + offset
+    return block[index] if 0 <= index < len(block) else None
 
 
 def bound_before(name: str, node: ast.stmt, ctx: FunctionContext) -> bool:
     """``name`` is a parameter or assigned by a statement in the same block before ``node``."""
     if ctx.is_parameter(name):
         return True
-    parent = ctx.parent(node)
-    for field in ("body", "orelse", "finalbody"):
-        block = getattr(parent, field, None)
-        if isinstance(block, list) and node in block:
-            return any(single_name_assignment(s) == name for s in block[: block.index(node)])
-    return False
+    block = block_of(node, ctx)
+    return any(single_name_assignment(s) == name for s in block[: block.index(node)]) if block else False
 
 
 def name_loads(name: str, ctx: FunctionContext) -> int:

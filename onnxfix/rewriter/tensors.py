@@ -2,8 +2,9 @@
 
 Fix safety depends on it: ``x.data`` -> ``x.detach()`` is exact for a tensor but breaks a
 PackedSequence. The oracle answers True only on evidence (a torch call, a tensor method on a
-tensor, a parameter annotated ``Tensor``, a module's weight, or a recorded run in which every
-value of the expression was a tensor: rewriter/evidence.py), None when it cannot tell.
+tensor, a parameter annotated ``Tensor``, an input of the exported ``forward`` whose size it
+reads, a module's weight, or a recorded run in which every value of the expression was a tensor:
+rewriter/evidence.py), None when it cannot tell.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from onnxfix.rewriter.evidence import all_tensors, one_dtype, scalar_tensor_dtype
+from onnxfix.rewriter.scope import walk_function_body
 
 if TYPE_CHECKING:
     from onnxfix.rewriter.context import FunctionContext
@@ -55,6 +57,7 @@ TENSOR_LAYERS = frozenset(
         "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "Flatten", "Unflatten", "Upsample", "PixelShuffle",
     }
 )
+INPUT_TYPE_TESTS = frozenset({"isinstance", "type", "is_tensor", "hasattr", "getattr"})
 TENSOR_ATTRIBUTES = frozenset({"data", "T", "mT", "H", "mH", "real", "imag", "grad"})
 TENSOR_ANNOTATIONS = frozenset({"torch.Tensor", "torch.FloatTensor", "torch.LongTensor", "torch.nn.Parameter"})
 
@@ -153,6 +156,33 @@ class TensorOracle:
                 return True
         return None
 
+    def _exported_input(self, name: str) -> bool:
+        """A parameter of an entry ``forward`` (what the exporter passes: a tensor, or a list,
+        tuple or dict of tensors) whose size the function reads (``x.shape``, ``x.ndim``,
+        ``x.size(...)``, ``x.dim()``) and which it never rebinds nor tests the type of
+        (``isinstance``, ``type``, ``torch.is_tensor``, ``hasattr``, ``getattr``): of those
+        inputs only a tensor has a size."""
+        ctx = self.ctx
+        fn = ctx.fn
+        if not fn.is_entry or fn.cls is None or fn.node.name != "forward" or name == ctx.self_name:
+            return False
+        if "sized_inputs" not in ctx.cache:
+            sized, tested = set(), set()
+            for node, _ in walk_function_body(fn.node):
+                if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.attr in ("shape", "ndim"):
+                    sized.add(node.value.id)
+                elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name):
+                    called = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+                    if called in INPUT_TYPE_TESTS:
+                        tested.add(node.args[0].id)
+                if (
+                    isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and isinstance(node.func.value, ast.Name) and node.func.attr in ("size", "dim", "ndimension")
+                ):
+                    sized.add(node.func.value.id)
+            ctx.cache["sized_inputs"] = sized - tested
+        return name in ctx.cache["sized_inputs"] and not ctx.assignments(name)
+
     def _tensor_layer_call(self, func: ast.Attribute) -> bool:
         """``self.proj(x)`` where ``self.proj = nn.Linear(...)`` (layers that return one tensor) or a
         module class of this file whose ``forward`` is annotated ``-> torch.Tensor``."""
@@ -208,7 +238,7 @@ class TensorOracle:
         if ctx.is_parameter(name):
             # a tensor when every call site in the file passes one (and every rebinding is one)
             if not ctx.across_calls("tensor", name, lambda caller, arg: bool(caller.tensors.is_tensor(arg))):
-                return None
+                return True if self._exported_input(name) else None
             values = ctx.assignments(name)
             if any(isinstance(v, ast.stmt) for v in values):
                 return None
@@ -238,6 +268,7 @@ SIZE_QUERY_METHODS = frozenset({"size", "dim", "numel", "ndimension", "nelement"
 # Builtins whose result is a size when their arguments are (len(x), max(h, w), round(s)).
 SIZE_BUILTINS = frozenset({"len", "int", "min", "max", "abs", "round"})
 SIZE_MATH = frozenset({"math.sqrt", "math.ceil", "math.floor", "math.log2", "math.pow", "math.prod"})
+NUMPY_SIZE_ROUNDING = frozenset({"numpy.ceil", "numpy.floor"})
 
 
 class SizeOracle:
@@ -267,6 +298,21 @@ class SizeOracle:
         if isinstance(node, ast.Name):
             return self._name(node.id)
         return False
+
+    def is_size_quotient(self, node: ast.AST) -> bool:
+        """A size, or a size divided by a value of any type (``H / self.window_size``): Python
+        math on it turns the traced size into a number, whatever the divisor is."""
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+            return self.is_size(node.left) or self.is_size(node)
+        return self.is_size(node)
+
+    def rounds_size(self, node: ast.AST) -> bool:
+        """``numpy.ceil(H / k)``, ``numpy.floor(x.shape[1] / 2)``: NumPy rounding of one size
+        quotient, integer size math (ONX402's) rather than array data (the NumPy region's)."""
+        return (
+            isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords
+            and self.ctx.qualname(node.func) in NUMPY_SIZE_ROUNDING and self.is_size_quotient(node.args[0])
+        )
 
     def _call(self, node: ast.Call) -> bool:
         if isinstance(node.func, ast.Attribute) and node.func.attr in SIZE_QUERY_METHODS:

@@ -7,7 +7,7 @@ import ast
 
 from onnxfix.patterns.control_flow.conditions import CONTROL_FLOW_REFERENCES, tensor_condition
 from onnxfix.patterns.control_flow.loop_parts import is_row, loop_length_source, uses_name_elsewhere
-from onnxfix.patterns.control_flow.repeated_rows import repeated_rows_comprehension, repeated_rows_loop
+from onnxfix.patterns.control_flow.repeated_rows import repeated_list, repeated_rows_comprehension, repeated_rows_loop
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 from onnxfix.rewriter.scope import in_training_branch
@@ -71,16 +71,18 @@ class SizeLoop(Rule):
     code = "ONX603"
     python_hazard = True  # scripted code keeps it dynamic (tests/test_export_guards.py)
     name = "dynamic-size-loop"
-    summary = "Python loop whose trip count is a tensor size"
+    summary = "Python loop (or list repetition) whose trip count is a tensor size"
     fix_availability = "sometimes"
-    default_safety = "unsafe"
+    default_safety = "per-finding"
     doc = RuleDoc(
         what="""
             Finds `for` loops and comprehensions over `range(<size>)` where the size comes from
             a tensor's shape (`range(x.shape[0])`, `range(x.size(1))`, `range(len(t))`, or a
             name holding one), and loops iterating over a tensor itself (`for row in t:`,
             `enumerate(t)`), also inside a call: `rows, cols = zip(*ind)` (udop) iterates over
-            the rows of `ind`.
+            the rows of `ind`; and lists repeated a size's number of times (`[meta] * len(inputs)`,
+            `[pos_emb] * x.shape[0]`: a loop in all but name; a rank such as `x.ndim - 2` is
+            static and not reported).
         """,
         why="""
             A traced loop is unrolled: the exported graph repeats the body as many times as it
@@ -91,7 +93,10 @@ class SizeLoop(Rule):
             only when that dimension is static. `zip(*ind)` over an `(N, 2)` index tensor,
             measured the same way (tests/flow_models/zip_rows.py): dynamo fails the same way,
             and the legacy graph splits `ind` into the export-time N rows, so onnxruntime fails
-            on any other N.
+            on any other N. A list repeated by a size is the same unrolling: OTX's
+            `torch.cat([meta] * len(inputs), 0)` (tests/realworld/otx_int_shape_len.py) fails in
+            the dynamo exporter with a dynamic batch and fails in onnxruntime after the legacy
+            export.
         """,
         example="""
             def forward(self, x):
@@ -126,6 +131,19 @@ class SizeLoop(Rule):
             of length `x.shape[0]` and `x` to be 2-D, which static analysis cannot check (the
             loop also accepted a float `n` through `int()`, or a longer `n`).
 
+            `torch.cat([t] * n, d)` (also `n * [t]`, `torch.concat`, and `L = [t] * n` whose only
+            use is a later `torch.cat(L, d)` of the same block, the assignment then deleted)
+            becomes `t.repeat(...)` with `n` at dimension `d` (literal 1s when `t` is bound to
+            `torch.ones(1, 4, 1, 1)`-style literal sizes, else `*[1] * (t.dim() - k)`): safe for a
+            tensor name `t` and a literal `d`. Every input the concatenation accepts gives the
+            same values, dtype and device (`t` must be a tensor, or `torch.cat` raises); where
+            it raised, for a count of 0 (`torch.cat` of an empty list) or a `d` outside the
+            rank, `.repeat` may return a tensor instead, so inside a `try` the fix is unsafe.
+            The name-bound form is fixed only when neither `t` nor a name of `n` is rebound
+            between the assignment and the concatenation: `n` is then evaluated later to the
+            same int and `t` is the same tensor the list held. Lists of other elements, or not
+            concatenated, are only reported.
+
             `zip(*t)` is only reported: `t.unbind(1)` gives the columns as tensors, where zip
             gave tuples of 0-d tensors (not the same value for every use). Other loops are only
             reported: vectorise them by hand (`torch.arange` for the index,
@@ -159,6 +177,26 @@ class SizeLoop(Rule):
         )
         fix = repeated_rows_comprehension(node, ctx)
         yield ctx.report(self, node.iter, message + ("" if fix else NO_LOOP_FIX), fix=fix)
+
+    def visit_BinOp(self, node: ast.BinOp, ctx: FunctionContext):
+        """`[t] * n`: a list as long as a size, built by repetition (a loop in all but name)."""
+        if not isinstance(node.op, ast.Mult):
+            return
+        for listed, count in ((node.left, node.right), (node.right, node.left)):
+            if isinstance(listed, (ast.List, ast.Tuple)) and _is_size_bound(count, ctx) and not _rank_only(count, ctx):
+                break
+        else:
+            return
+        if in_training_branch(node, ctx):
+            return
+        fix, why = repeated_list(node, ctx)
+        message = (
+            f"list repeated `{ctx.segment(count)}` times, a tensor size: its length is fixed at export (legacy: "
+            f"silently, for the export-time size; dynamo: fails when that dimension is dynamic)"
+        )
+        if why:
+            message += f"; fix is unsafe: {why}" if fix else f"; no automatic fix: {why}"
+        yield ctx.report(self, node, message, fix=fix)
 
     def visit_Call(self, node: ast.Call, ctx: FunctionContext):
         """`zip(*t)`: the star iterates over the rows of ``t`` while the call is made."""
@@ -223,6 +261,36 @@ def _is_size_bound(node: ast.expr, ctx: FunctionContext) -> bool:
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("dim", "ndimension"):
         return False
     return ctx.sizes.is_size(node)
+
+
+RANK_METHODS = frozenset({"dim", "ndimension"})
+
+
+def _rank_only(node: ast.expr, ctx: FunctionContext, depth: int = 0) -> bool:
+    """Built from ranks and numbers only (`x.ndim - 1`, `len(x.shape) - 2`): static under both
+    exporters, unlike the sizes themselves."""
+    if depth > 8:
+        return False
+    if isinstance(node, ast.Constant):
+        return type(node.value) is int
+    if isinstance(node, ast.Attribute):
+        return node.attr == "ndim"
+    if isinstance(node, ast.Call):
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            return func.attr in RANK_METHODS and not node.args
+        return (
+            isinstance(func, ast.Name) and func.id == "len" and ctx.is_builtin("len") and len(node.args) == 1
+            and isinstance(node.args[0], ast.Attribute) and node.args[0].attr == "shape"
+        )
+    if isinstance(node, ast.BinOp):
+        return _rank_only(node.left, ctx, depth + 1) and _rank_only(node.right, ctx, depth + 1)
+    if isinstance(node, ast.UnaryOp):
+        return _rank_only(node.operand, ctx, depth + 1)
+    if isinstance(node, ast.Name) and not ctx.is_parameter(node.id):
+        values = ctx.assignments(node.id)
+        return bool(values) and all(isinstance(v, ast.expr) and _rank_only(v, ctx, depth + 1) for v in values)
+    return False
 
 
 def _vectorised_accumulation(node: ast.For, ctx: FunctionContext) -> Fix | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from onnxfix.patterns.numpy_interop.twins import NDARRAY_METHODS, NUMPY_DTYPES, TWINS, Twin
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Edit, Fix
 
@@ -16,76 +17,6 @@ REFERENCES = (
 )
 
 
-@dataclass(frozen=True)
-class Twin:
-    """The torch twin of a numpy function."""
-
-    torch: str
-    renames: tuple[tuple[str, str], ...] = ()
-    exact: bool = True  # bit-identical results for the same dtype
-    float64_default: bool = False  # numpy creates float64 here where torch creates float32
-    no_constant_args: bool = False  # torch version needs tensor arguments
-
-
-AXIS = (("axis", "dim"), ("keepdims", "keepdim"))
-_EXACT_UNARY = ("abs", "negative", "sqrt", "floor", "ceil", "trunc", "sign", "square", "isnan", "isinf", "isfinite", "logical_not")
-_INEXACT_UNARY = ("exp", "log", "log2", "log10", "log1p", "expm1", "sin", "cos", "tan", "tanh", "sinh", "cosh")
-_EXACT_BINARY = ("add", "subtract", "multiply", "logical_and", "logical_or", "logical_xor", "equal", "not_equal", "greater", "greater_equal", "less", "less_equal")
-
-TWINS: dict[str, Twin] = {
-    **{name: Twin(name) for name in _EXACT_UNARY},
-    **{name: Twin(name, exact=False) for name in _INEXACT_UNARY},
-    **{name: Twin(name) for name in _EXACT_BINARY},
-    "arcsin": Twin("asin", exact=False),
-    "arccos": Twin("acos", exact=False),
-    "arctan": Twin("atan", exact=False),
-    "arctan2": Twin("atan2", exact=False),
-    "power": Twin("pow", exact=False),
-    "divide": Twin("div", exact=False),
-    "true_divide": Twin("div", exact=False),
-    "round": Twin("round"),
-    "maximum": Twin("maximum", no_constant_args=True),
-    "minimum": Twin("minimum", no_constant_args=True),
-    "where": Twin("where"),
-    "clip": Twin("clamp", renames=(("a_min", "min"), ("a_max", "max"))),
-    "sum": Twin("sum", AXIS, exact=False),
-    "mean": Twin("mean", AXIS, exact=False),
-    "prod": Twin("prod", AXIS, exact=False),
-    "cumsum": Twin("cumsum", (("axis", "dim"),), exact=False),
-    "max": Twin("amax", AXIS),
-    "min": Twin("amin", AXIS),
-    "amax": Twin("amax", AXIS),
-    "amin": Twin("amin", AXIS),
-    "argmax": Twin("argmax", AXIS),
-    "argmin": Twin("argmin", AXIS),
-    "all": Twin("all", AXIS),
-    "any": Twin("any", AXIS),
-    "zeros": Twin("zeros", float64_default=True),
-    "ones": Twin("ones", float64_default=True),
-    "full": Twin("full"),
-    "eye": Twin("eye", float64_default=True),
-    "zeros_like": Twin("zeros_like"),
-    "ones_like": Twin("ones_like"),
-    "arange": Twin("arange"),
-    "concatenate": Twin("cat", (("axis", "dim"),)),
-    "stack": Twin("stack", (("axis", "dim"),)),
-    "reshape": Twin("reshape", (("newshape", "shape"),)),
-    # np.split raises unless sections divide evenly; when it succeeds, tensor_split agrees.
-    "split": Twin("tensor_split", (("indices_or_sections", "indices_or_sections"), ("axis", "dim"))),
-    "array_split": Twin("tensor_split", (("axis", "dim"),)),
-    "transpose": Twin("permute", (("axes", "dims"),)),
-    "squeeze": Twin("squeeze", (("axis", "dim"),)),
-    "expand_dims": Twin("unsqueeze", (("axis", "dim"),)),
-    "swapaxes": Twin("swapaxes", (("axis1", "axis0"), ("axis2", "axis1"))),
-    "matmul": Twin("matmul", exact=False),
-    "dot": Twin("matmul", exact=False),
-    "einsum": Twin("einsum", exact=False),
-}
-NUMPY_DTYPES = {
-    "float16": "float16", "float32": "float32", "float64": "float64", "double": "float64",
-    "int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64", "uint8": "uint8",
-    "bool_": "bool", "complex64": "complex64", "complex128": "complex128",
-}
 SINKS = {"torch.from_numpy": "share", "torch.as_tensor": "share", "torch.asarray": "share", "torch.tensor": "copy"}
 
 
@@ -123,6 +54,7 @@ class Region:
     sources: list[ast.Call] = field(default_factory=list)  # x.numpy()
     calls: list[tuple[ast.Call, str]] = field(default_factory=list)  # np.f(...)
     sinks: list[ast.Call] = field(default_factory=list)  # torch.from_numpy(a)
+    methods: list[tuple[ast.Call, str]] = field(default_factory=list)  # a.sum(axis=0)
     shape_arrays: set[str] = field(default_factory=set)  # hw = np.array(x.numpy().shape[-2:])
     blockers: list[str] = field(default_factory=list)  # why no fix
     inexact: list[str] = field(default_factory=list)  # why the fix is unsafe
@@ -132,16 +64,40 @@ class Region:
             return True
         name = is_numpy_call(node, self.ctx)
         if name is not None:
-            return True
+            return not self.ctx.sizes.rounds_size(node)  # `int(np.ceil(H / k))`: size math (ONX402)
         if isinstance(node, ast.Name):
             return node.id in self.ndarray_names
+        if self.ndarray_method(node):
+            return True
         if isinstance(node, ast.BinOp):
+            if self.scalar_into_tensor(node.left, node) or self.scalar_into_tensor(node.right, node):
+                return False  # `x + a.sum()`: torch arithmetic, a tensor
             return self.is_ndarray(node.left) or self.is_ndarray(node.right)
         if isinstance(node, ast.UnaryOp):
             return self.is_ndarray(node.operand)
         if isinstance(node, ast.Subscript):
             return not self.is_shape_item(node) and self.is_ndarray(node.value)
         return False
+
+    def ndarray_method(self, node: ast.AST) -> str | None:
+        """``sum`` of ``a.sum(...)`` on an ndarray (a method with a Tensor twin)."""
+        if (
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr in NDARRAY_METHODS and self.is_ndarray(node.func.value)
+        ):
+            return node.func.attr
+        return None
+
+    def scalar_into_tensor(self, node: ast.AST, parent: ast.AST) -> bool:
+        """``a.sum()`` (a full reduction: a NumPy scalar) in arithmetic with a tensor, as in
+        ``x + x.numpy().sum()``: torch takes the scalar, so the result is a tensor. The other
+        operand is a tensor by the oracle or the very name whose ``.numpy()`` was taken."""
+        if not (isinstance(parent, ast.BinOp) and self.ndarray_method(node)) or node.args or node.keywords:
+            return False
+        other = parent.right if parent.left is node else parent.left
+        return bool(self.ctx.tensors.is_tensor(other)) or (
+            isinstance(other, ast.Name) and any(_receiver_name(source) == other.id for source in self.sources)
+        )
 
     def is_shape_item(self, node: ast.AST) -> bool:
         """`hw[0]` of a shape array: a size, the int the shape tuple holds there."""
@@ -156,13 +112,16 @@ def build_region(ctx: FunctionContext) -> Region:
     nodes = [n for n, _ in _body(ctx)]
     if not any(_touches_numpy(node, ctx) for node in nodes):
         return region  # no array can exist here: skip the costly data-flow (most functions)
+    region.sources = [node for node in nodes if is_to_numpy(node)]
     _find_ndarray_names(region, nodes)
     _find_shape_arrays(region, nodes)
     _find_data_names(region, nodes)
     for node in nodes:
         if is_to_numpy(node):
-            region.sources.append(node)
-        elif is_numpy_call(node, ctx) and _involves_data(node, region):
+            continue
+        elif region.ndarray_method(node):
+            region.methods.append((node, node.func.attr))
+        elif is_numpy_call(node, ctx) and _involves_data(node, region) and not ctx.sizes.rounds_size(node):
             region.calls.append((node, is_numpy_call(node, ctx)))
         elif sink_kind(node, ctx) and node.args and region.is_ndarray(node.args[0]) and _is_data(node.args[0], region):
             region.sinks.append(node)
@@ -178,6 +137,17 @@ def _touches_numpy(node: ast.AST, ctx: FunctionContext) -> bool:
     if not isinstance(node, ast.Call):
         return False
     return is_to_numpy(node) or is_numpy_call(node, ctx) is not None or ctx.qualname(node.func) == "torch.from_numpy"
+
+
+def _receiver_name(source: ast.Call) -> str | None:
+    """``x`` of ``x.numpy()``, ``x.cpu().numpy()``, ``x.detach().cpu().numpy()``."""
+    receiver = source.func.value
+    while (
+        isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Attribute)
+        and receiver.func.attr in ("cpu", "detach") and not receiver.args
+    ):
+        receiver = receiver.func.value
+    return receiver.id if isinstance(receiver, ast.Name) else None
 
 
 def _body(ctx: FunctionContext):
@@ -287,6 +257,8 @@ def _check_fixable(region: Region, nodes: list[ast.AST]) -> None:
             continue
         if any(k.arg is None or k.arg == "out" for k in call.keywords):
             region.blockers.append(f"`numpy.{name}` is called with `out=` or `**kwargs`")
+        if name == "cumsum" and len(call.args) < 2 and not _has_keyword(call, "axis"):
+            region.blockers.append("`numpy.cumsum` without an axis flattens (`torch.cumsum` needs a dim)")
         if name == "transpose" and len(call.args) < 2 and not _has_keyword(call, "axes"):
             region.blockers.append("`numpy.transpose` without axes reverses all dimensions (no one-call twin)")
         if twin.no_constant_args and any(isinstance(a, ast.Constant) for a in call.args):
@@ -297,6 +269,18 @@ def _check_fixable(region: Region, nodes: list[ast.AST]) -> None:
             ctx.sizes.is_size(a) or (isinstance(a, ast.Constant) and isinstance(a.value, int)) for a in call.args
         ):
             region.inexact.append("`numpy.arange` of non-integer arguments defaults to float64")
+    for call, name in region.methods:
+        twin = TWINS[name]
+        if any(k.arg is None or k.arg == "out" for k in call.keywords) or len(call.args) > 1:
+            region.blockers.append(f"`ndarray.{name}` is called with `out=`, `**kwargs` or more than an axis")
+        if name == "cumsum" and not call.args and not _has_keyword(call, "axis"):
+            region.blockers.append("`ndarray.cumsum` without an axis flattens (`Tensor.cumsum` needs a dim)")
+        if not twin.exact:
+            region.inexact.append(f"`ndarray.{name}` and `Tensor.{twin.torch}` may differ in the last bits")
+        if region.scalar_into_tensor(call, ctx.parent(call)):
+            region.inexact.append(
+                f"the NumPy scalar of `ndarray.{name}` becomes a 0-d tensor in arithmetic with a tensor "
+                f"(a `numpy.bool_` promotes differently)")
     for sink in region.sinks:
         if len(sink.args) != 1 or sink.keywords:
             region.blockers.append("a conversion back to torch has extra arguments")
@@ -324,6 +308,10 @@ def _check_escapes(region: Region, nodes: list[ast.AST]) -> None:
             continue
         if isinstance(parent, ast.Attribute) and parent.attr in ("shape", "ndim"):
             continue
+        if isinstance(parent, ast.Attribute) and region.ndarray_method(ctx.parent(parent)):
+            continue  # the receiver of `a.sum()`
+        if region.scalar_into_tensor(node, parent):
+            continue  # `x + a.sum()`
         if region.is_shape_item(parent):
             continue  # hw[0] of a shape array: an int
         if isinstance(parent, (ast.List, ast.Tuple)) and _is_argument_of_region_call(ctx.parent(parent), region, parent):
@@ -354,7 +342,7 @@ def _has_float_constant(node: ast.BinOp) -> bool:
 
 
 def region_fix(region: Region) -> Fix | None:
-    if region.blockers or not (region.sources or region.calls or region.sinks):
+    if region.blockers or not (region.sources or region.calls or region.sinks or region.methods):
         return None
     ctx = region.ctx
     torch_name, imports = ctx.torch_name()
@@ -366,6 +354,8 @@ def region_fix(region: Region) -> Fix | None:
             edits.extend(_unwrap_call(call, ctx))
         else:
             edits.extend(_translate_call(call, TWINS[name], torch_name, ctx))
+    for call, name in region.methods:
+        edits.extend(_translate_method(call, TWINS[name], torch_name, ctx))
     for sink in region.sinks:
         edits.extend(_unwrap_sink(sink, ctx))
     fn = ctx.fn.node
@@ -378,19 +368,31 @@ def region_fix(region: Region) -> Fix | None:
     )
 
 
-def _translate_call(call: ast.Call, twin: Twin, torch_name: str, ctx: FunctionContext) -> list[Edit]:
-    edits = [ctx.replace(call.func, f"{torch_name}.{twin.torch}")]
-    source = ctx.file.source
+def _keyword_renames(call: ast.Call, twin: Twin, ctx: FunctionContext) -> list[Edit]:
     renames = dict(twin.renames)
+    edits = []
     for keyword in call.keywords:
         if keyword.arg in renames:
-            start = source.offset(keyword.lineno, keyword.col_offset)
+            start = ctx.file.source.offset(keyword.lineno, keyword.col_offset)
             edits.append(Edit(start, start + len(keyword.arg), renames[keyword.arg]))
+    return edits
+
+
+def _dtype_edits(call: ast.Call, torch_name: str, ctx: FunctionContext) -> list[Edit]:
+    """`np.float32` -> `torch.float32` inside the call (not its function)."""
+    edits = []
     for sub in ast.walk(call):
         if isinstance(sub, ast.Attribute) and sub is not call.func:
             qualname = ctx.qualname(sub)
             if qualname and qualname.startswith("numpy.") and qualname[6:] in NUMPY_DTYPES:
                 edits.append(ctx.replace(sub, f"{torch_name}.{NUMPY_DTYPES[qualname[6:]]}"))
+    return edits
+
+
+def _translate_call(call: ast.Call, twin: Twin, torch_name: str, ctx: FunctionContext) -> list[Edit]:
+    edits = [ctx.replace(call.func, f"{torch_name}.{twin.torch}"), *_keyword_renames(call, twin, ctx)]
+    edits += _dtype_edits(call, torch_name, ctx)
+    source = ctx.file.source
     if twin.float64_default and not _has_keyword(call, "dtype") and len(call.args) < 2:
         last = (call.args + [k.value for k in call.keywords])[-1:] if (call.args or call.keywords) else []
         if last:
@@ -399,6 +401,16 @@ def _translate_call(call: ast.Call, twin: Twin, torch_name: str, ctx: FunctionCo
         else:
             end = source.span(call)[1] - 1
             edits.append(Edit(end, end, f"dtype={torch_name}.float64"))
+    return edits
+
+
+def _translate_method(call: ast.Call, twin: Twin, torch_name: str, ctx: FunctionContext) -> list[Edit]:
+    """`a.max(axis=1)` -> `a.amax(dim=1)`: the method renamed to its Tensor twin, keywords and
+    NumPy dtypes as `_translate_call` renames them."""
+    edits = _keyword_renames(call, twin, ctx) + _dtype_edits(call, torch_name, ctx)
+    if twin.torch != call.func.attr:
+        start = ctx.dot_span(call.func)[0] + 1
+        edits.append(Edit(start, start + len(call.func.attr), twin.torch))
     return edits
 
 

@@ -16,6 +16,7 @@ from onnxfix.patterns.scalars.values import (
     tensor_in_place,
     tensor_operand_is_exact,
 )
+from onnxfix.patterns.scalars.rebuilt import REBUILT_UNSAFE, rebuilt_tensor_fix
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import DYNAMO, LEGACY, Fix, Rule, RuleDoc
 
@@ -77,6 +78,15 @@ class ItemCall(Rule):
             value wraps where a Python int does not), and absent when `name` is used in a
             condition, updated in place (`name += 1`), declared global, or used anywhere else
             (returned, passed on, compared); the message names the line and the reason.
+            A tensor rebuilt from the numbers, `torch.tensor([x.item() + y.item()])` or
+            `torch.tensor(E)` with `E` made of `.item()` of names, number literals, `+ - * /` and
+            unary minus (or `math.ceil`/`math.floor` of such, as a whole), becomes the same
+            arithmetic on the tensors, detached and reshaped to the rebuilt shape
+            (`(x + y).detach().reshape(1)`, `torch.ceil(x).detach().long().reshape(1)`):
+            unsafe. The result keeps the tensors' dtype and device where `torch.tensor` used the
+            default dtype (int64 for ints) and the CPU; one float32 operation on float32 tensors
+            gives the same float as the double Python computed, rounded once (53 >= 2 * 24 + 2),
+            but a chain rounds at every step.
             With run-time evidence (`onnxfix export --fix`), keeping the tensor is safe where the
             recorded run proves it exact: the receiver was always a 0-d float32/float64/int64
             tensor of dtype D, the number is an operand of `+`, `-`, `*` or `/` (not the
@@ -126,7 +136,14 @@ class ItemCall(Rule):
             fix = None
             message = "`.item()` turns a tensor into a Python number: the legacy exporter bakes it in as a constant"
             verdict, why = name_as_tensor(node, func.value, ctx)  # `s = t.item()`, then uses of s
-            if verdict is not None:
+            rebuilt = rebuilt_tensor_fix(node, ctx) if verdict is None else None
+            if rebuilt is not None:  # `torch.tensor([x.item() + y.item()])`
+                fix = rebuilt
+                message = (
+                    "`.item()` in a tensor rebuilt from Python numbers: the legacy exporter bakes it in as a "
+                    f"constant; compute with the tensors (unsafe: {REBUILT_UNSAFE})"
+                )
+            elif verdict is not None:
                 name = assigned_name(node, ctx)
                 fix = Fix(f"Keep `{name}` a 0-d tensor", (drop,), safe=verdict == EXACT)
                 message = (

@@ -1,12 +1,13 @@
-"""ONX4xx: Python arithmetic on values taken from tensor shapes."""
+"""ONX401 (in-place arithmetic on sizes), ONX403 (builtin max/min of tensors), ONX404 (a scale
+factor computed from sizes)."""
 
 from __future__ import annotations
 
 import ast
 
 from onnxfix.rewriter.context import FunctionContext, builtin_call
-from onnxfix.rewriter.precedence import ATOM, POWER, TERM, UNARY, in_place_of, operand
-from onnxfix.rewriter.rule import DYNAMO, LEGACY, Fix, Rule, RuleDoc
+from onnxfix.rewriter.precedence import UNARY, operand
+from onnxfix.rewriter.rule import LEGACY, Fix, Rule, RuleDoc
 
 OPERATORS = {
     ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
@@ -84,158 +85,6 @@ class InplaceShapeMath(Rule):
             fix=fix,
         )
 
-
-
-MATH_FUNCTIONS = frozenset({"math.sqrt", "math.ceil", "math.floor", "math.pow", "math.log2"})
-
-
-class MathOnSize(Rule):
-    code = "ONX402"
-    name = "math-on-size"
-    summary = "`math.sqrt/ceil/floor/pow/log2` of a tensor size"
-    fix_availability = "sometimes"
-    default_safety = "per-finding"
-    doc = RuleDoc(
-        what="""
-            Finds `math.sqrt`, `math.ceil`, `math.floor`, `math.pow` and `math.log2` applied to
-            values computed from tensor sizes (`math.sqrt(x.size(-1))`,
-            `math.ceil(x.shape[1] / patch)`), the pattern behind attention scaling, patch
-            counts and pyramid levels. Seen in Segformer and CLIPSeg
-            (`int(math.sqrt(hidden.shape[-1]))`), Swin/ViT/FocalNet
-            (`math.floor(sequence_length ** 0.5)`), Llama 4 and Phi-4 patch grids.
-        """,
-        why="""
-            Measured on torch 2.13 with dynamic dimensions (tests/test_values_exporters.py):
-            - Legacy exporter: every `math.*` call turns the traced size into a Python float
-              (TracerWarning "Converting a tensor to a Python float") and the result is a
-              constant, silently wrong for other sizes.
-            - Dynamo exporter: `math.ceil`, `math.floor` and `math.pow` are captured
-              symbolically and export correctly; `math.sqrt` of a dynamic size fails at step 3
-              (no ONNX function for `torch._sym_sqrt`) and `math.log2` fails at step 1.
-        """,
-        example="""
-            def forward(self, q, k):
-                scores = q @ k.transpose(-1, -2) / math.sqrt(q.size(-1))
-                pad = math.ceil(q.shape[1] / 4) * 4 - q.shape[1]
-                return F.pad(scores, (0, pad))
-        """,
-        use_instead="""
-            def forward(self, q, k):
-                scores = q @ k.transpose(-1, -2) / q.size(-1) ** 0.5  # unsafe fix: see below
-                pad = (q.shape[1] + 3) // 4 * 4 - q.shape[1]
-                return F.pad(scores, (0, pad))
-        """,
-        fix_safety="""
-            The integer fixes are exact, and safe only when the analysis proves the arguments
-            are integers of the right sign (sizes, `len`, integer constants and integer
-            arithmetic of those):
-            - `math.sqrt(d)` -> `d ** 0.5`: unsafe, always. `math.sqrt` is correctly rounded,
-              `d ** 0.5` calls the C library's `pow`, which is not: for 948 of the integers
-              below 2**20 (the first is 2921) the results differ in the last bit
-              (tests/test_values_exactness.py checks this and the one-ulp bound). It is the
-              only form measured to export in both exporters with a dynamic size, so it is
-              offered for review with `--unsafe-fixes`. Negative arguments differ too:
-              `(-4) ** 0.5` is complex where `math.sqrt` raises.
-            - `math.ceil(a / b)` -> `(a + b - 1) // b` for integer `a` and provably
-              non-negative integer `b`: safe. `ceil(a/b) == floor((a + b - 1) / b)` holds for
-              every integer `a` and `b > 0`, and `a / b` as a float is exact enough for
-              `|a| < 2**53`; checked exhaustively for `-512 <= a < 4096`, `1 <= b < 512`
-              and on random pairs up to 2**40. With `b == 0` both raise ZeroDivisionError.
-            - `math.floor(a / b)` -> `a // b` for integers `a`, `b`: safe, same argument.
-            - `math.pow(d, c)` -> `d ** c` (with `c` written as a float) for a non-negative
-              integer `d` and a non-negative number literal `c`: safe; both call the C
-              library's `pow` on the same floats.
-            - `math.log2`, and every other argument: no fix (report only).
-        """,
-        references=(
-            "https://github.com/huggingface/transformers/issues/33181",
-            "https://github.com/huggingface/transformers/pull/31311",
-            "https://github.com/huggingface/transformers/pull/33226",
-            "https://pytorch.org/docs/stable/onnx_torchscript.html#avoid-numpy-and-built-in-python-types",
-        ),
-    )
-
-    def visit_Call(self, node: ast.Call, ctx: FunctionContext):
-        function = ctx.qualname(node.func)
-        if function not in MATH_FUNCTIONS or node.keywords or not node.args:
-            return
-        if not any(ctx.sizes.is_size(a) for a in node.args):
-            return
-        name = function.split(".")[1]
-        fix = getattr(self, f"_fix_{name}")(node, ctx)
-        if name in ("sqrt", "log2"):
-            message = (
-                f"`math.{name}` of a size: the legacy exporter records the export-time value and the "
-                f"dynamo exporter cannot export it for a dynamic dimension"
-            )
-            exporters = (LEGACY, DYNAMO)
-        else:
-            message = f"`math.{name}` of a size: the legacy exporter records the export-time value as a constant"
-            exporters = (LEGACY,)
-        yield ctx.report(self, node, message, fix=fix, exporters=exporters)
-
-    def _replace(self, node: ast.Call, ctx: FunctionContext, text: str, level: int, title: str, safe: bool) -> Fix:
-        text = in_place_of(ctx.parent(node), node, text, level)
-        return Fix(title, (ctx.replace(node, text),), safe=safe)
-
-    def _fix_sqrt(self, node: ast.Call, ctx: FunctionContext) -> Fix | None:
-        if len(node.args) != 1:
-            return None
-        (argument,) = node.args
-        base = operand(ctx.segment(argument), argument, ATOM)
-        # not bit-identical: pow() is not correctly rounded (tests/test_values_exactness.py)
-        return self._replace(node, ctx, f"{base} ** 0.5", POWER, "Use `d ** 0.5`", safe=False)
-
-    def _fix_ceil(self, node: ast.Call, ctx: FunctionContext) -> Fix | None:
-        division = _integer_division(node, ctx, nonnegative_divisor=True)
-        if division is None:
-            return None
-        a, b = division
-        numerator = ctx.segment(a)
-        if isinstance(b, ast.Constant):
-            numerator = f"{numerator} + {b.value - 1}" if b.value > 1 else numerator
-        else:
-            numerator = f"{numerator} + {ctx.segment(b)} - 1"
-        divisor = operand(ctx.segment(b), b, UNARY)
-        text = f"({numerator}) // {divisor}" if numerator != ctx.segment(a) else f"{operand(numerator, a, TERM)} // {divisor}"
-        return self._replace(node, ctx, text, TERM, "Use `(a + b - 1) // b`", True)
-
-    def _fix_floor(self, node: ast.Call, ctx: FunctionContext) -> Fix | None:
-        division = _integer_division(node, ctx, nonnegative_divisor=False)
-        if division is None:
-            return None
-        a, b = division
-        text = f"{operand(ctx.segment(a), a, TERM)} // {operand(ctx.segment(b), b, UNARY)}"
-        return self._replace(node, ctx, text, TERM, "Use `a // b`", True)
-
-    def _fix_pow(self, node: ast.Call, ctx: FunctionContext) -> Fix | None:
-        if len(node.args) != 2:
-            return None
-        base, exponent = node.args
-        if not (
-            isinstance(exponent, ast.Constant) and type(exponent.value) in (int, float)
-            and exponent.value >= 0 and ctx.ints.is_nonnegative_int(base)
-        ):
-            return None
-        text = f"{operand(ctx.segment(base), base, ATOM)} ** {float(exponent.value)!r}"
-        return self._replace(node, ctx, text, POWER, "Use `d ** c`", True)
-
-    def _fix_log2(self, node: ast.Call, ctx: FunctionContext) -> Fix | None:
-        return None
-
-
-def _integer_division(node: ast.Call, ctx: FunctionContext, nonnegative_divisor: bool):
-    """(a, b) of ``f(a / b)`` when both are provably ints (and b >= 0 when asked)."""
-    if len(node.args) != 1:
-        return None
-    (argument,) = node.args
-    if not (isinstance(argument, ast.BinOp) and isinstance(argument.op, ast.Div)):
-        return None
-    a, b = argument.left, argument.right
-    divisor_ok = ctx.ints.is_nonnegative_int(b) if nonnegative_divisor else ctx.ints.is_int(b)
-    if isinstance(b, ast.Constant) and b.value == 0:
-        return None
-    return (a, b) if ctx.ints.is_int(a) and divisor_ok else None
 
 
 class BuiltinMaxMin(Rule):
@@ -398,4 +247,3 @@ class SizeScaleFactor(Rule):
         )
 
 
-RULES = [InplaceShapeMath, MathOnSize, BuiltinMaxMin, SizeScaleFactor]

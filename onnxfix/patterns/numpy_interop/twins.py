@@ -1,0 +1,80 @@
+"""The NumPy functions and ndarray methods with a torch twin, and NumPy dtypes by torch name."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Twin:
+    """The torch twin of a numpy function."""
+
+    torch: str
+    renames: tuple[tuple[str, str], ...] = ()
+    exact: bool = True  # bit-identical results for the same dtype
+    float64_default: bool = False  # numpy creates float64 here where torch creates float32
+    no_constant_args: bool = False  # torch version needs tensor arguments
+
+
+AXIS = (("axis", "dim"), ("keepdims", "keepdim"))
+_EXACT_UNARY = ("abs", "negative", "sqrt", "floor", "ceil", "trunc", "sign", "square", "isnan", "isinf", "isfinite", "logical_not")
+_INEXACT_UNARY = ("exp", "log", "log2", "log10", "log1p", "expm1", "sin", "cos", "tan", "tanh", "sinh", "cosh")
+_EXACT_BINARY = ("add", "subtract", "multiply", "logical_and", "logical_or", "logical_xor", "equal", "not_equal", "greater", "greater_equal", "less", "less_equal")
+
+TWINS: dict[str, Twin] = {
+    **{name: Twin(name) for name in _EXACT_UNARY},
+    **{name: Twin(name, exact=False) for name in _INEXACT_UNARY},
+    **{name: Twin(name) for name in _EXACT_BINARY},
+    "arcsin": Twin("asin", exact=False),
+    "arccos": Twin("acos", exact=False),
+    "arctan": Twin("atan", exact=False),
+    "arctan2": Twin("atan2", exact=False),
+    "power": Twin("pow", exact=False),
+    "divide": Twin("div", exact=False),
+    "true_divide": Twin("div", exact=False),
+    "round": Twin("round"),
+    "maximum": Twin("maximum", no_constant_args=True),
+    "minimum": Twin("minimum", no_constant_args=True),
+    "where": Twin("where"),
+    "clip": Twin("clamp", renames=(("a_min", "min"), ("a_max", "max"))),
+    "sum": Twin("sum", AXIS, exact=False),
+    "mean": Twin("mean", AXIS, exact=False),
+    "prod": Twin("prod", AXIS, exact=False),
+    "cumsum": Twin("cumsum", (("axis", "dim"),), exact=False),
+    "max": Twin("amax", AXIS),
+    "min": Twin("amin", AXIS),
+    "amax": Twin("amax", AXIS),
+    "amin": Twin("amin", AXIS),
+    "argmax": Twin("argmax", AXIS),
+    "argmin": Twin("argmin", AXIS),
+    "all": Twin("all", AXIS),
+    "any": Twin("any", AXIS),
+    "zeros": Twin("zeros", float64_default=True),
+    "ones": Twin("ones", float64_default=True),
+    "full": Twin("full"),
+    "eye": Twin("eye", float64_default=True),
+    "zeros_like": Twin("zeros_like"),
+    "ones_like": Twin("ones_like"),
+    "arange": Twin("arange"),
+    "concatenate": Twin("cat", (("axis", "dim"),)),
+    "stack": Twin("stack", (("axis", "dim"),)),
+    "reshape": Twin("reshape", (("newshape", "shape"),)),
+    # np.split raises unless sections divide evenly; when it succeeds, tensor_split agrees.
+    "split": Twin("tensor_split", (("indices_or_sections", "indices_or_sections"), ("axis", "dim"))),
+    "array_split": Twin("tensor_split", (("axis", "dim"),)),
+    "transpose": Twin("permute", (("axes", "dims"),)),
+    "squeeze": Twin("squeeze", (("axis", "dim"),)),
+    "expand_dims": Twin("unsqueeze", (("axis", "dim"),)),
+    "swapaxes": Twin("swapaxes", (("axis1", "axis0"), ("axis2", "axis1"))),
+    "matmul": Twin("matmul", exact=False),
+    "dot": Twin("matmul", exact=False),
+    "einsum": Twin("einsum", exact=False),
+}
+NUMPY_DTYPES = {
+    "float16": "float16", "float32": "float32", "float64": "float64", "double": "float64",
+    "int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64", "uint8": "uint8",
+    "bool_": "bool", "complex64": "complex64", "complex128": "complex128",
+}
+# ndarray methods with a Tensor method of the same meaning (the TWINS entry of the same name):
+# `x.numpy().sum()` -> `x.sum()`, `a.max(axis=1)` -> `a.amax(dim=1)`.
+NDARRAY_METHODS = frozenset({"sum", "prod", "cumsum", "max", "min", "argmax", "argmin", "all", "any"})

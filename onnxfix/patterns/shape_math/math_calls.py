@@ -1,0 +1,200 @@
+"""ONX402: `math.*` (and NumPy rounding) of tensor sizes, with the exact integer rewrites."""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix.rewriter.context import FunctionContext, builtin_call
+from onnxfix.rewriter.precedence import ATOM, POWER, TERM, UNARY, in_place_of, operand
+from onnxfix.rewriter.rule import DYNAMO, LEGACY, Fix, Rule, RuleDoc
+
+
+MATH_FUNCTIONS = frozenset({"math.sqrt", "math.ceil", "math.floor", "math.pow", "math.log2", "numpy.ceil", "numpy.floor"})
+
+
+class MathOnSize(Rule):
+    code = "ONX402"
+    name = "math-on-size"
+    summary = "`math.sqrt/ceil/floor/pow/log2` (or `numpy.ceil/floor`) of a tensor size"
+    fix_availability = "sometimes"
+    default_safety = "per-finding"
+    doc = RuleDoc(
+        what="""
+            Finds `math.sqrt`, `math.ceil`, `math.floor`, `math.pow` and `math.log2` applied to
+            values computed from tensor sizes (`math.sqrt(x.size(-1))`,
+            `math.ceil(x.shape[1] / patch)`), the pattern behind attention scaling, patch
+            counts and pyramid levels, and `numpy.ceil` / `numpy.floor` of a size divided by
+            something (`int(np.ceil(H / self.window_size))`, GroundingDINO's Swin layers). Seen
+            in Segformer and CLIPSeg (`int(math.sqrt(hidden.shape[-1]))`), Swin/ViT/FocalNet
+            (`math.floor(sequence_length ** 0.5)`), Llama 4 and Phi-4 patch grids. A size
+            divided by a value of unknown type (`H / self.window_size`) counts: Python math on
+            it reads the size all the same.
+        """,
+        why="""
+            Measured on torch 2.13 with dynamic dimensions (tests/test_values_exporters.py):
+            - Legacy exporter: every `math.*` call turns the traced size into a Python float
+              (TracerWarning "Converting a tensor to a Python float") and the result is a
+              constant, silently wrong for other sizes.
+            - Dynamo exporter: `math.ceil`, `math.floor` and `math.pow` are captured
+              symbolically and export correctly; `math.sqrt` of a dynamic size fails at step 3
+              (no ONNX function for `torch._sym_sqrt`) and `math.log2` fails at step 1.
+              `numpy.ceil` / `numpy.floor` of a size specialize it (a guard on the export-time
+              value: silently wrong or failing for other sizes, tests/realworld/groundingdino_np_ceil.py).
+        """,
+        example="""
+            def forward(self, q, k):
+                scores = q @ k.transpose(-1, -2) / math.sqrt(q.size(-1))
+                pad = math.ceil(q.shape[1] / 4) * 4 - q.shape[1]
+                return F.pad(scores, (0, pad))
+        """,
+        use_instead="""
+            def forward(self, q, k):
+                scores = q @ k.transpose(-1, -2) / q.size(-1) ** 0.5  # unsafe fix: see below
+                pad = (q.shape[1] + 3) // 4 * 4 - q.shape[1]
+                return F.pad(scores, (0, pad))
+        """,
+        fix_safety="""
+            The integer fixes are exact, and safe only when the analysis proves the arguments
+            are integers of the right sign (sizes, `len`, integer constants and integer
+            arithmetic of those):
+            - `math.sqrt(d)` -> `d ** 0.5`: unsafe, always. `math.sqrt` is correctly rounded,
+              `d ** 0.5` calls the C library's `pow`, which is not: for 948 of the integers
+              below 2**20 (the first is 2921) the results differ in the last bit
+              (tests/test_values_exactness.py checks this and the one-ulp bound). It is the
+              only form measured to export in both exporters with a dynamic size, so it is
+              offered for review with `--unsafe-fixes`. Negative arguments differ too:
+              `(-4) ** 0.5` is complex where `math.sqrt` raises.
+            - `math.ceil(a / b)` -> `(a + b - 1) // b` for integer `a` and provably
+              non-negative integer `b`: safe. `ceil(a/b) == floor((a + b - 1) / b)` holds for
+              every integer `a` and `b > 0`, and `a / b` as a float is exact enough for
+              `|a| < 2**53`; checked exhaustively for `-512 <= a < 4096`, `1 <= b < 512`
+              and on random pairs up to 2**40. With `b == 0` both raise ZeroDivisionError.
+            - `math.floor(a / b)` -> `a // b` for integers `a`, `b`: safe, same argument.
+            - `int(numpy.ceil(a / b))` and `int(numpy.floor(a / b))`: the same rewrites, in place
+              of the `int(...)` (NumPy rounds the same float `a / b` to the same integral value;
+              without the `int()` the result is a NumPy float and gets no fix).
+            - A divisor of unknown type (`H / self.window_size`, an attribute or a parameter
+              nothing proves an int): the same rewrites, unsafe. A float or (for `ceil`)
+              negative divisor gives another value. `-(-a // b)` is not offered: both exporters
+              translate `//` of ints to ONNX `Div`, which truncates, so a negative numerator
+              exports wrong (measured on torch 2.13).
+            - `math.pow(d, c)` -> `d ** c` (with `c` written as a float) for a non-negative
+              integer `d` and a non-negative number literal `c`: safe; both call the C
+              library's `pow` on the same floats.
+            - `math.log2`, and every other argument: no fix (report only).
+        """,
+        references=(
+            "https://github.com/huggingface/transformers/issues/33181",
+            "https://github.com/huggingface/transformers/pull/31311",
+            "https://github.com/huggingface/transformers/pull/33226",
+            "https://pytorch.org/docs/stable/onnx_torchscript.html#avoid-numpy-and-built-in-python-types",
+        ),
+    )
+
+    def visit_Call(self, node: ast.Call, ctx: FunctionContext):
+        function = ctx.qualname(node.func)
+        if function not in MATH_FUNCTIONS or node.keywords or not node.args:
+            return
+        if not any(ctx.sizes.is_size_quotient(a) for a in node.args):
+            return
+        module, name = function.split(".")
+        target = node
+        if module == "numpy":  # a NumPy float64: only `int(numpy.ceil(a / b))` is an int
+            wrapper = ctx.parent(node)
+            target = wrapper if builtin_call(wrapper, ctx, frozenset({"int"})) and len(wrapper.args) == 1 else None
+        if target is None:
+            fix, why = None, f"`{function}` returns a NumPy float; only `int({function}(a / b))` has an integer twin"
+        else:
+            fix, why = getattr(self, f"_fix_{name}")(node, target, ctx)
+        if name in ("sqrt", "log2"):
+            message = (
+                f"`math.{name}` of a size: the legacy exporter records the export-time value and the "
+                f"dynamo exporter cannot export it for a dynamic dimension"
+            )
+            exporters = (LEGACY, DYNAMO)
+        elif module == "numpy":
+            message = (
+                f"`{function}` of a size: the legacy exporter records the export-time value as a constant "
+                f"and the dynamo exporter specializes it to the export-time value"
+            )
+            exporters = (LEGACY, DYNAMO)
+        else:
+            message = f"`math.{name}` of a size: the legacy exporter records the export-time value as a constant"
+            exporters = (LEGACY,)
+        if why:
+            message += f"; fix is unsafe: {why}" if fix else f"; no automatic fix: {why}"
+        yield ctx.report(self, node, message, fix=fix, exporters=exporters)
+
+    def _replace(self, node: ast.Call, ctx: FunctionContext, text: str, level: int, title: str, safe: bool) -> Fix:
+        text = in_place_of(ctx.parent(node), node, text, level)
+        return Fix(title, (ctx.replace(node, text),), safe=safe)
+
+    def _fix_sqrt(self, node: ast.Call, target: ast.Call, ctx: FunctionContext):
+        if len(node.args) != 1:
+            return None, "`math.sqrt` takes one argument"
+        (argument,) = node.args
+        base = operand(ctx.segment(argument), argument, ATOM)
+        # not bit-identical: pow() is not correctly rounded (tests/test_values_exactness.py)
+        fix = self._replace(target, ctx, f"{base} ** 0.5", POWER, "Use `d ** 0.5`", safe=False)
+        return fix, "`d ** 0.5` is not correctly rounded and can differ from `math.sqrt` in the last bit"
+
+    def _fix_ceil(self, node: ast.Call, target: ast.Call, ctx: FunctionContext):
+        (a, b), why = _integer_division(node, ctx, positive_divisor=True)
+        if a is None:
+            return None, why
+        numerator = ctx.segment(a)
+        if isinstance(b, ast.Constant):
+            numerator = f"{numerator} + {b.value - 1}" if b.value > 1 else numerator
+        else:
+            numerator = f"{numerator} + {ctx.segment(b)} - 1"
+        divisor = operand(ctx.segment(b), b, UNARY)
+        text = f"({numerator}) // {divisor}" if numerator != ctx.segment(a) else f"{operand(numerator, a, TERM)} // {divisor}"
+        return self._replace(target, ctx, text, TERM, "Use `(a + b - 1) // b`", not why), why
+
+    def _fix_floor(self, node: ast.Call, target: ast.Call, ctx: FunctionContext):
+        (a, b), why = _integer_division(node, ctx, positive_divisor=False)
+        if a is None:
+            return None, why
+        text = f"{operand(ctx.segment(a), a, TERM)} // {operand(ctx.segment(b), b, UNARY)}"
+        return self._replace(target, ctx, text, TERM, "Use `a // b`", not why), why
+
+    def _fix_pow(self, node: ast.Call, target: ast.Call, ctx: FunctionContext):
+        if len(node.args) != 2:
+            return None, "`math.pow` takes two arguments"
+        base, exponent = node.args
+        if not (
+            isinstance(exponent, ast.Constant) and type(exponent.value) in (int, float)
+            and exponent.value >= 0 and ctx.ints.is_nonnegative_int(base)
+        ):
+            return None, "only a non-negative int base and a non-negative number literal exponent are proven exact"
+        text = f"{operand(ctx.segment(base), base, ATOM)} ** {float(exponent.value)!r}"
+        return self._replace(target, ctx, text, POWER, "Use `d ** c`", True), ""
+
+    def _fix_log2(self, node: ast.Call, target: ast.Call, ctx: FunctionContext):
+        return None, "no Python form the exporters capture is proven to give `math.log2`'s float"
+
+
+def _integer_division(node: ast.Call, ctx: FunctionContext, positive_divisor: bool):
+    """((a, b), why) for ``f(a / b)`` with ``a`` a proven int: ``why`` empty when ``b`` is a
+    proven int too (non-negative when ``positive_divisor``; 0 raises either way), the reason the
+    integer form is unsafe when ``b`` may be anything else (``self.window_size``: a float or a
+    negative int gives another value); ((None, None), reason) when no integer form is right."""
+    none = (None, None)
+    if len(node.args) != 1:
+        return none, "one argument expected"
+    (argument,) = node.args
+    if not (isinstance(argument, ast.BinOp) and isinstance(argument.op, ast.Div)):
+        return none, "the argument is not a division `a / b` of ints"
+    a, b = argument.left, argument.right
+    if not ctx.ints.is_int(a):
+        return none, f"`{ctx.segment(a)}` is not proven an int"
+    if isinstance(b, ast.Constant) or ctx.sizes.is_size(b) or ctx.tensors.is_tensor(b):
+        ok = ctx.ints.is_nonnegative_int(b) if positive_divisor else ctx.ints.is_int(b)
+        if not ok or (isinstance(b, ast.Constant) and b.value == 0):
+            kind = "a positive int" if positive_divisor else "an int"
+            return none, f"the divisor `{ctx.segment(b)}` is not proven {kind}"
+        return (a, b), ""
+    if ctx.ints.is_nonnegative_int(b) or (not positive_divisor and ctx.ints.is_int(b)):
+        return (a, b), ""
+    kind = "a positive int" if positive_divisor else "an int"
+    return (a, b), f"`{ctx.segment(b)}` is not proven {kind} (a float or negative divisor rounds differently)"
