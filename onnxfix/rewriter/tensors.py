@@ -2,8 +2,9 @@
 
 Fix safety depends on it: ``x.data`` -> ``x.detach()`` is exact for a tensor but breaks a
 PackedSequence. The oracle answers True only on evidence (a torch call, a tensor method on a
-tensor, a parameter annotated ``Tensor``, a module's weight, or a recorded run in which every
-value of the expression was a tensor: rewriter/evidence.py), None when it cannot tell.
+tensor, a parameter annotated ``Tensor``, an input of forward that forward calls a tensor-only
+method on, a module's weight, or a recorded run in which every value of the expression was a
+tensor: rewriter/evidence.py), None when it cannot tell.
 """
 
 from __future__ import annotations
@@ -189,8 +190,12 @@ class TensorOracle:
         if annotation is not None:
             return ctx.qualname(annotation) in TENSOR_ANNOTATIONS or None
         if ctx.is_parameter(name):
-            # a tensor when every call site in the file passes one (and every rebinding is one)
-            if not ctx.across_calls("tensor", name, lambda caller, arg: bool(caller.tensors.is_tensor(arg))):
+            # a tensor when every call site in the file passes one (and every rebinding is one),
+            # or an input of forward that forward uses as a tensor
+            if not (
+                ctx.across_calls("tensor", name, lambda caller, arg: bool(caller.tensors.is_tensor(arg)))
+                or forward_input_used_as_tensor(ctx, name)
+            ):
                 return None
             values = ctx.assignments(name)
             if any(isinstance(v, ast.stmt) for v in values):
@@ -201,6 +206,56 @@ class TensorOracle:
             return None
         answers = [self.is_tensor(v) for v in values]
         return True if all(answers) else None
+
+
+# Tensor methods that are evidence of a tensor receiver when called on an input of forward: none
+# is a method of Python's numbers, strings or containers, of PackedSequence, of transformers'
+# caches and model outputs, or of detectron2/torchvision box and image-list structures (those
+# share `to`, `cpu`, `float`, `clone`, `clip`, `split`, `sort`, `get`, ... with tensors: left out).
+# Some are NumPy methods too (`sum`, `mean`, `reshape`): an exported forward never receives a
+# NumPy array (torch.export and the legacy exporter take tensors).
+TENSOR_EVIDENCE_METHODS = frozenset({
+    "sum", "mean", "amax", "amin", "argmax", "argmin", "any", "all", "prod", "std", "var", "norm", "cumsum",
+    "softmax", "log_softmax", "sigmoid", "relu", "tanh", "exp", "log", "abs", "sqrt", "rsqrt", "pow",
+    "unsqueeze", "squeeze", "permute", "transpose", "view", "view_as", "reshape", "reshape_as", "flatten",
+    "unflatten", "contiguous", "expand", "expand_as", "repeat_interleave", "masked_fill", "masked_fill_",
+    "new_zeros", "new_ones", "new_full", "new_empty", "new_tensor", "size", "dim", "numel", "matmul", "bmm",
+    "type_as", "narrow", "index_select", "gather", "flip", "roll", "detach",
+})
+
+
+def forward_input_used_as_tensor(ctx: "FunctionContext", name: str) -> bool:
+    """``x`` is a parameter of a module's ``forward`` (the function export calls, whose inputs are
+    tensors), without a default, never rebound, never tested against None or by type, and
+    forward calls a tensor method on it (``x.sum()``, ``x.permute(...)``): ``def forward(self,
+    x): if x.sum() > 0: return self.mlp(x)``. A parameter with a default (``mask=None``) or a
+    None or ``isinstance`` test may hold something else, and proves nothing."""
+    fn = ctx.fn
+    if not fn.is_entry or fn.cls is None or name == ctx.self_name or ctx.assignments(name):
+        return False
+    uses = ctx.cache.get("forward_tensor_inputs")
+    if uses is None:
+        uses = ctx.cache["forward_tensor_inputs"] = _inputs_used_as_tensors(fn.node)
+    return name in uses
+
+
+def _inputs_used_as_tensors(fn: ast.AST) -> frozenset[str]:
+    from onnxfix.rewriter.names import walk_scope
+
+    args = fn.args
+    positional = [*args.posonlyargs, *args.args]
+    without_default = {a.arg for a in positional[: len(positional) - len(args.defaults)]}
+    without_default |= {a.arg for a, default in zip(args.kwonlyargs, args.kw_defaults) if default is None}
+    used, doubtful = set(), set()
+    for node, _ in walk_scope(fn):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
+            if node.func.attr in TENSOR_EVIDENCE_METHODS:
+                used.add(node.func.value.id)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("isinstance", "type"):
+            doubtful.update(a.id for a in node.args[:1] if isinstance(a, ast.Name))
+        elif isinstance(node, ast.Compare) and any(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
+            doubtful.update(o.id for o in [node.left, *node.comparators] if isinstance(o, ast.Name))
+    return frozenset((used & without_default) - doubtful)
 
 
 def _has_dim_argument(node: ast.Call, first: int) -> bool:
