@@ -7,6 +7,7 @@ import ast
 from onnxfix.rewriter.context import FunctionContext, builtin_call
 from onnxfix.rewriter.precedence import ATOM, operand
 from onnxfix.rewriter.rule import DYNAMO, LEGACY, Fix, Rule, RuleDoc
+from onnxfix.rewriter.statements import name_loads, next_statement
 from onnxfix.rewriter.tensors import is_whole_shape
 
 
@@ -125,7 +126,19 @@ class TensorFromValues(Rule):
               the original gives an empty float tensor and `torch.stack([])` raises.
             - `torch.as_tensor(size)` of one size becomes `torch.tensor(size)`: safe (for a
               Python int both build the same new 0-d tensor).
-            - Values taken out of tensors: no fix here (keep the tensor; see ONX201/ONX202).
+            - Values taken out of tensors: `torch.tensor(t.tolist(), dtype=D)` (also through a
+              name assigned once and read only there, `v = t.tolist()`, in the next statement
+              or with `t` from arithmetic, so that no write to `t` comes between) becomes `t.to(D)`
+              (`device=` kept): unsafe. The values are the same (each element goes to a Python
+              number and back to D; a float widens exactly), but `torch.tensor` builds a new
+              leaf on the default device that does not require grad while `.to` keeps `t`'s
+              device and autograd history; a value out of an integer D's range raises in
+              `torch.tensor` and wraps in `.to`; an int64 beyond 2**53 is rounded twice on the
+              way to float32 there, once here; a `t` of shape (0, k) gives shape (0,) there.
+              Without `dtype=` the dtype is inferred from the Python numbers (float32 for a
+              float64 `t`): no fix. Measured: tests/realworld/unique_tolist.py exports OK
+              under both exporters after the fix. Other values taken out (`.item()`, `int(t)`):
+              no fix here (see ONX201).
         """,
         references=(
             "https://github.com/pytorch/pytorch/issues/26127",
@@ -163,10 +176,11 @@ class TensorFromValues(Rule):
                 "export-time value; `torch.tensor` keeps it dynamic", fix=fix, exporters=(DYNAMO,),
             )
         elif not ctx.tensors.is_tensor(data) and self._taken_out_of_tensor(data, ctx):
+            fix = _tolist_round_trip(node, data, ctx)
             yield ctx.report(
                 self, node,
                 "tensor built from Python numbers taken out of a tensor: the legacy exporter records them "
-                "as constants; keep the tensor",
+                "as constants; keep the tensor" + (TOLIST_UNSAFE if fix else ""), fix=fix,
             )
 
     def _builder(self, node: ast.Call, ctx: FunctionContext) -> str | None:
@@ -212,3 +226,61 @@ class TensorFromValues(Rule):
                     if isinstance(value, ast.expr) and self._taken_out_of_tensor(value, ctx, depth + 1):
                         return True
         return False
+
+
+TOLIST_UNSAFE = (
+    " (unsafe: `.to` keeps the tensor's device and autograd history where `torch.tensor` builds a new "
+    "leaf on the default device; a value out of an integer dtype's range raises there and wraps here)"
+)
+
+
+def _tolist_round_trip(node: ast.Call, data: ast.expr, ctx: FunctionContext) -> Fix | None:
+    """`torch.tensor(t.tolist(), dtype=D)` -> `t.to(D)`, also through a name assigned once
+    (`v = t.tolist()`) and read only there, in the next statement (or `t` is a new tensor from
+    arithmetic): `v = t` shares `t`'s memory, so nothing may write to `t` in between. The values are the same: each element goes to a
+    Python number and back to D (a float widens exactly to a Python float; ints stay ints). What
+    static analysis cannot check makes it unsafe: `torch.tensor` builds a new tensor on the
+    default device that does not require grad, `.to` keeps `t`'s device and autograd history
+    (and returns `t` itself when nothing changes: unseen here, `t` has no other name); a value
+    out of an integer D's range raises in `torch.tensor` and wraps in `.to`; an int64 beyond 2**53
+    is rounded twice on the way to a float D; a `t` of shape (0, k) gives shape (0,). Without
+    `dtype=` `torch.tensor` infers the dtype from the Python numbers (float32 for a float64 `t`):
+    no fix."""
+    if ctx.qualname(node.func) not in TENSOR_BUILDERS or len(node.args) != 1:
+        return None
+    keywords = {k.arg: k.value for k in node.keywords}
+    if "dtype" not in keywords or set(keywords) - {"dtype", "device"}:
+        return None
+    edits, tolist = [], data
+    if isinstance(data, ast.Name):
+        tolist = _only_value(data.id, ctx)
+        if tolist is None:
+            return None
+    if not (isinstance(tolist, ast.Call) and isinstance(tolist.func, ast.Attribute) and tolist.func.attr == "tolist"
+            and not tolist.args and not tolist.keywords and ctx.tensors.is_tensor(tolist.func.value)):
+        return None
+    if tolist is data:
+        receiver = operand(ctx.segment(tolist.func.value), tolist.func.value, ATOM)
+    else:
+        receiver, kept = data.id, tolist.func.value  # `v = (a * 2).tolist()` -> `v = a * 2`
+        if not isinstance(kept, (ast.BinOp, ast.UnaryOp)) and next_statement(ctx.parent(tolist), ctx) is not next(
+            a for a in ctx.ancestors(node) if isinstance(a, ast.stmt)
+        ):
+            return None  # `v` would share `t`'s memory: no statement may write to `t` in between
+        text = ctx.segment(kept)
+        edits.append(ctx.replace(tolist, f"({text})" if isinstance(kept, ast.NamedExpr) else text))
+    dtype = ctx.segment(keywords["dtype"])
+    arguments = f"device={ctx.segment(keywords['device'])}, dtype={dtype}" if "device" in keywords else dtype
+    edits.append(ctx.replace(node, f"{receiver}.to({arguments})"))
+    return Fix("Keep the tensor: `.to(dtype)` instead of the round trip through a list", tuple(edits), safe=False)
+
+
+def _only_value(name: str, ctx: FunctionContext) -> ast.expr | None:
+    """The value of ``name`` when one `name = value` binds it and the use at hand is its only read."""
+    values = ctx.assignments(name)
+    if len(values) != 1 or not isinstance(values[0], ast.expr) or ctx.is_parameter(name) or name_loads(name, ctx) != 1:
+        return None
+    parent = ctx.parent(values[0])
+    if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)):
+        return None
+    return values[0]
