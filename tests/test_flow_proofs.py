@@ -47,6 +47,7 @@ CASES = {
     "broadcast_write": ("ONX703", True, (OK, ORT)),
     "raise_check": ("ONX601", False, (FAILS, OK)),  # `if <tensor>: raise` skipped while exporting
     "size_parity_pad": ("ONX601", False, (ORT, ORT)),  # branch on a size's parity around a zero pad
+    "empty_exit": ("ONX601", True, (FAILS, OK)),  # empty-selection exit whose value the sum gives anyway
 }
 # What the dynamo exporter's error says for the originals that fail (re-measured here).
 DYNAMO_ERRORS = {
@@ -56,6 +57,7 @@ DYNAMO_ERRORS = {
     "repeat_rows": "GuardOnDataDependentSymNode",
     "deepcopy_model": "Cannot access data pointer of Tensor",
     "raise_check": "GuardOnDataDependentSymNode",
+    "empty_exit": "GuardOnDataDependentSymNode",
 }
 LEGACY_ERRORS = {"non_consecutive": "Only consecutive 1-d tensor indices are supported"}
 

@@ -71,6 +71,13 @@ def single_name_assignment(statement: ast.stmt) -> str | None:
     return None
 
 
+def enclosing_statement(node: ast.AST, ctx: FunctionContext) -> ast.stmt | None:
+    """The innermost statement holding ``node`` (``node`` itself if it is one)."""
+    if isinstance(node, ast.stmt):
+        return node
+    return next((a for a in ctx.ancestors(node) if isinstance(a, ast.stmt)), None)
+
+
 def next_statement(node: ast.stmt, ctx: FunctionContext) -> ast.stmt | None:
     return sibling_statement(node, ctx, 1)
 
@@ -110,3 +117,30 @@ def name_loads(name: str, ctx: FunctionContext) -> int:
     return sum(
         1 for n in ast.walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
     )
+
+
+def assigned_just_before(name: str, statement: ast.stmt, ctx: FunctionContext) -> ast.Assign | None:
+    """`name = ...` as the statement right before ``statement`` in its block, the name's only
+    assignment (not a parameter) and read once, by ``statement``: Swin's `pad_input = <condition>`
+    before `if pad_input:`, TAPAS's `out_shape = torch.cat(...)` before `...(out_shape.tolist())`.
+    Nothing runs in between, so the assigned expression can move into ``statement`` or go."""
+    previous = sibling_statement(statement, ctx, -1)
+    if not (isinstance(previous, ast.Assign) and single_name_assignment(previous) == name):
+        return None
+    values = ctx.assignments(name)
+    if len(values) != 1 or values[0] is not previous.value or name_loads(name, ctx) != 1 or ctx.is_parameter(name):
+        return None
+    return previous
+
+
+def statement_removal(statement: ast.stmt, ctx: FunctionContext) -> Edit | None:
+    """Delete a statement that fills its lines alone (no comment, no `;`)."""
+    source = ctx.file.source
+    start, end = source.span(statement)
+    line_start = source.line_starts[statement.lineno - 1]
+    text = source.text
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end + 1
+    if text[line_start:start].strip() or text[end:line_end].strip():
+        return None
+    return Edit(line_start, line_end, "")

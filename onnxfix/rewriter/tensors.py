@@ -3,8 +3,8 @@
 Fix safety depends on it: ``x.data`` -> ``x.detach()`` is exact for a tensor but breaks a
 PackedSequence. The oracle answers True only on evidence (a torch call, a tensor method on a
 tensor, a parameter annotated ``Tensor``, an input of the exported ``forward`` whose size it
-reads, a module's weight, or a recorded run in which every value of the expression was a tensor:
-rewriter/evidence.py), None when it cannot tell.
+reads or on which it calls a tensor-only method, a module's weight, or a recorded run in which
+every value of the expression was a tensor: rewriter/evidence.py), None when it cannot tell.
 """
 
 from __future__ import annotations
@@ -156,33 +156,6 @@ class TensorOracle:
                 return True
         return None
 
-    def _exported_input(self, name: str) -> bool:
-        """A parameter of an entry ``forward`` (what the exporter passes: a tensor, or a list,
-        tuple or dict of tensors) whose size the function reads (``x.shape``, ``x.ndim``,
-        ``x.size(...)``, ``x.dim()``) and which it never rebinds nor tests the type of
-        (``isinstance``, ``type``, ``torch.is_tensor``, ``hasattr``, ``getattr``): of those
-        inputs only a tensor has a size."""
-        ctx = self.ctx
-        fn = ctx.fn
-        if not fn.is_entry or fn.cls is None or fn.node.name != "forward" or name == ctx.self_name:
-            return False
-        if "sized_inputs" not in ctx.cache:
-            sized, tested = set(), set()
-            for node, _ in walk_function_body(fn.node):
-                if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.attr in ("shape", "ndim"):
-                    sized.add(node.value.id)
-                elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name):
-                    called = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
-                    if called in INPUT_TYPE_TESTS:
-                        tested.add(node.args[0].id)
-                if (
-                    isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                    and isinstance(node.func.value, ast.Name) and node.func.attr in ("size", "dim", "ndimension")
-                ):
-                    sized.add(node.func.value.id)
-            ctx.cache["sized_inputs"] = sized - tested
-        return name in ctx.cache["sized_inputs"] and not ctx.assignments(name)
-
     def _tensor_layer_call(self, func: ast.Attribute) -> bool:
         """``self.proj(x)`` where ``self.proj = nn.Linear(...)`` (layers that return one tensor) or a
         module class of this file whose ``forward`` is annotated ``-> torch.Tensor``."""
@@ -236,9 +209,13 @@ class TensorOracle:
         if annotation is not None:
             return ctx.qualname(annotation) in TENSOR_ANNOTATIONS or None
         if ctx.is_parameter(name):
-            # a tensor when every call site in the file passes one (and every rebinding is one)
-            if not ctx.across_calls("tensor", name, lambda caller, arg: bool(caller.tensors.is_tensor(arg))):
-                return True if self._exported_input(name) else None
+            # a tensor when every call site in the file passes one (and every rebinding is one),
+            # or an input of the exported forward that forward uses as a tensor
+            if not (
+                ctx.across_calls("tensor", name, lambda caller, arg: bool(caller.tensors.is_tensor(arg)))
+                or forward_input_used_as_tensor(ctx, name)
+            ):
+                return None
             values = ctx.assignments(name)
             if any(isinstance(v, ast.stmt) for v in values):
                 return None
@@ -248,6 +225,63 @@ class TensorOracle:
             return None
         answers = [self.is_tensor(v) for v in values]
         return True if all(answers) else None
+
+
+# Tensor methods that are evidence of a tensor receiver when called on an input of forward: none
+# is a method of Python's numbers, strings or containers, of PackedSequence, of transformers'
+# caches and model outputs, or of detectron2/torchvision box and image-list structures (those
+# share `to`, `cpu`, `float`, `clone`, `clip`, `split`, `sort`, `get`, ... with tensors: left out).
+# Some are NumPy methods too (`sum`, `mean`, `reshape`): an exported forward never receives a
+# NumPy array (torch.export and the legacy exporter take tensors).
+TENSOR_EVIDENCE_METHODS = frozenset({
+    "sum", "mean", "amax", "amin", "argmax", "argmin", "any", "all", "prod", "std", "var", "norm", "cumsum",
+    "softmax", "log_softmax", "sigmoid", "relu", "tanh", "exp", "log", "abs", "sqrt", "rsqrt", "pow",
+    "unsqueeze", "squeeze", "permute", "transpose", "view", "view_as", "reshape", "reshape_as", "flatten",
+    "unflatten", "contiguous", "expand", "expand_as", "repeat_interleave", "masked_fill", "masked_fill_",
+    "new_zeros", "new_ones", "new_full", "new_empty", "new_tensor", "size", "dim", "numel", "matmul", "bmm",
+    "type_as", "narrow", "index_select", "gather", "flip", "roll", "detach",
+})
+
+
+def forward_input_used_as_tensor(ctx: "FunctionContext", name: str) -> bool:
+    """``x`` is a parameter of the exported ``forward`` (whose inputs are tensors, or lists,
+    tuples or dicts of tensors), never rebound, never tested by type (``isinstance``, ``type``,
+    ``torch.is_tensor``, ``hasattr``, ``getattr``) or against None, and forward reads its size
+    (``x.shape``, ``x.ndim``, ``x.size()``, ``x.dim()``: of those inputs only a tensor has one) or,
+    for a parameter without a default, calls a tensor-only method on it (``x.sum()``,
+    ``x.permute(...)``): ``def forward(self, x): if x.sum() > 0: return self.mlp(x)``."""
+    fn = ctx.fn
+    if not fn.is_entry or fn.cls is None or fn.node.name != "forward" or name == ctx.self_name:
+        return False
+    if ctx.assignments(name):
+        return False
+    inputs = ctx.cache.get("forward_tensor_inputs")
+    if inputs is None:
+        inputs = ctx.cache["forward_tensor_inputs"] = _inputs_used_as_tensors(fn.node)
+    return name in inputs
+
+
+def _inputs_used_as_tensors(fn: ast.AST) -> frozenset[str]:
+    args = fn.args
+    positional = [*args.posonlyargs, *args.args]
+    without_default = {a.arg for a in positional[: len(positional) - len(args.defaults)]}
+    without_default |= {a.arg for a, default in zip(args.kwonlyargs, args.kw_defaults) if default is None}
+    sized, used, doubtful = set(), set(), set()
+    for node, _ in walk_function_body(fn):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.attr in ("shape", "ndim"):
+            sized.add(node.value.id)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
+            if node.func.attr in ("size", "dim", "ndimension"):
+                sized.add(node.func.value.id)
+            elif node.func.attr in TENSOR_EVIDENCE_METHODS:
+                used.add(node.func.value.id)
+        if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name):
+            called = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+            if called in INPUT_TYPE_TESTS:
+                doubtful.add(node.args[0].id)
+        elif isinstance(node, ast.Compare) and any(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
+            doubtful.update(o.id for o in [node.left, *node.comparators] if isinstance(o, ast.Name))
+    return frozenset((sized | (used & without_default)) - doubtful)
 
 
 def _has_dim_argument(node: ast.Call, first: int) -> bool:

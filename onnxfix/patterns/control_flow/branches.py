@@ -11,6 +11,7 @@ from onnxfix.patterns.control_flow.conditions import (
     Condition,
     tensor_condition,
 )
+from onnxfix.patterns.control_flow.empty_exit import empty_exit_fix
 from onnxfix.patterns.control_flow.size_parity import size_parity_pad
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.datadep import is_data_dependent_size
@@ -106,7 +107,16 @@ class TensorIf(Rule):
             tests/flow_models/raise_check.py and tests/realworld/paligemma_token_count_check.py
             export OK under both exporters after the fix. Conditions on a size read from tensor
             values (`x[mask].numel()`, `len(t.nonzero())`) are reported too: such a size is an
-            unbacked symbol, on which dynamo cannot branch.
+            unbacked symbol, on which dynamo cannot branch. One of those has a fix: an early exit
+            on an empty selection whose value is what the main path gives for it anyway (`if
+            y.numel() == 0: return x.new_zeros(())` before `return y.sum()`; `len(y)`,
+            `y.shape[k]`, `y.size(k)` alike; `prod` and a one alike; or one assignment to the
+            same name in each branch) loses the check: the sum of an empty tensor is a zero.
+            Unsafe: that zero has `y.sum()`'s dtype (int64 for an integer or bool `y`) and device,
+            and comes with autograd history when `y` requires grad, while the early value has
+            its own dtype and device. Measured: the original fails under dynamo, the rewrite is
+            OK under both exporters, empty selections included (tests/flow_models/empty_exit.py,
+            tests/realworld/numel_empty_exit.py).
         """,
         references=CONTROL_FLOW_REFERENCES,
     )
@@ -132,7 +142,11 @@ class TensorIf(Rule):
             )
         else:
             message = f"`if` on {value}: {BRANCH_FAILURE}"
-            if fix is None:
+            dropped = empty_exit_fix(node, _branch_shape(node, ctx), ctx) if fix is None else None
+            if dropped is not None:
+                fix, why = dropped
+                message += why
+            elif fix is None:
                 message += "; no automatic fix: " + _no_where_reason(node, condition, value)
         message += _static_guard_note(node.test, ctx)
         yield ctx.report(self, node.test, message, fix=fix)

@@ -5,14 +5,14 @@ from __future__ import annotations
 import ast
 
 from onnxfix.rewriter.context import FunctionContext
-from onnxfix.rewriter.rule import Edit, Fix, Rule
+from onnxfix.rewriter.rule import Fix, Rule
 from onnxfix.rewriter.statements import (
+    assigned_just_before,
     comments_outside,
-    name_loads,
     replace_statements,
-    sibling_statement,
     single_name_assignment,
     statement_indent,
+    statement_removal,
 )
 
 
@@ -52,7 +52,7 @@ def size_parity_pad(rule: Rule, node: ast.If, ctx: FunctionContext):
         return  # reflect/replicate/circular pads of zero are no-ops too, but not measured here
     flag, test = None, node.test
     if isinstance(test, ast.Name):
-        flag = _flag_assignment(test.id, node, ctx)
+        flag = assigned_just_before(test.id, node, ctx)
         if flag is None:
             return
         test = flag.value
@@ -79,7 +79,7 @@ def size_parity_pad(rule: Rule, node: ast.If, ctx: FunctionContext):
     body = "\n".join(line[shift:] if line[:shift].isspace() else line for line in body.split("\n"))
     edits = [replace_statements(ctx, node, node, body, comments)]
     if flag is not None:
-        removal = _statement_removal(flag, ctx)
+        removal = statement_removal(flag, ctx)
         if removal is None:
             return
         edits.append(removal)
@@ -95,32 +95,6 @@ def size_parity_pad(rule: Rule, node: ast.If, ctx: FunctionContext):
             "no longer reaches the unpadded tensor)"
         )
     yield ctx.report(rule, node.test, message, fix=fix)
-
-
-def _flag_assignment(name: str, node: ast.If, ctx: FunctionContext) -> ast.Assign | None:
-    """`pad_input = <condition>` right before the `if` in its block, the name's only
-    assignment, read only by this `if`: the flag goes with the branch (`or` on SymInt parities
-    would still guard in dynamo)."""
-    previous = sibling_statement(node, ctx, -1)
-    values = ctx.assignments(name)
-    if not (isinstance(previous, ast.Assign) and single_name_assignment(previous) == name):
-        return None
-    if len(values) != 1 or values[0] is not previous.value or name_loads(name, ctx) != 1 or ctx.is_parameter(name):
-        return None
-    return previous
-
-
-def _statement_removal(statement: ast.stmt, ctx: FunctionContext) -> Edit | None:
-    """Delete a statement that fills its lines alone (no comment, no `;`)."""
-    source = ctx.file.source
-    start, end = source.span(statement)
-    line_start = source.line_starts[statement.lineno - 1]
-    text = source.text
-    line_end = text.find("\n", end)
-    line_end = len(text) if line_end < 0 else line_end + 1
-    if text[line_start:start].strip() or text[end:line_end].strip():
-        return None
-    return Edit(line_start, line_end, "")
 
 
 def _parity_terms(test: ast.expr, ctx: FunctionContext) -> set[tuple[str, int]] | None:

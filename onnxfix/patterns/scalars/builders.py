@@ -5,8 +5,9 @@ from __future__ import annotations
 import ast
 
 from onnxfix.rewriter.context import FunctionContext, builtin_call
-from onnxfix.rewriter.precedence import ATOM, operand
+from onnxfix.rewriter.precedence import ATOM, BITOR, operand
 from onnxfix.rewriter.rule import DYNAMO, LEGACY, Fix, Rule, RuleDoc
+from onnxfix.rewriter.statements import assigned_just_before, enclosing_statement, statement_removal
 from onnxfix.rewriter.tensors import is_whole_shape
 
 
@@ -125,7 +126,19 @@ class TensorFromValues(Rule):
               the original gives an empty float tensor and `torch.stack([])` raises.
             - `torch.as_tensor(size)` of one size becomes `torch.tensor(size)`: safe (for a
               Python int both build the same new 0-d tensor).
-            - Values taken out of tensors: no fix here (keep the tensor; see ONX201/ONX202).
+            - Values taken out of tensors: `torch.tensor(t.tolist(), dtype=D)` (also through a
+              name assigned once, in the statement before, and read only there: `v = t.tolist()`)
+              becomes `t.to(D)`
+              (`device=` kept): unsafe. The values are the same (each element goes to a Python
+              number and back to D; a float widens exactly), but `torch.tensor` builds a new
+              leaf on the default device that does not require grad while `.to` keeps `t`'s
+              device and autograd history; a value out of an integer D's range raises in
+              `torch.tensor` and wraps in `.to`; an int64 beyond 2**53 is rounded twice on the
+              way to float32 there, once here; a `t` of shape (0, k) gives shape (0,) there.
+              Without `dtype=` the dtype is inferred from the Python numbers (float32 for a
+              float64 `t`): no fix. Measured: tests/realworld/unique_tolist.py exports OK
+              under both exporters after the fix. Other values taken out (`.item()`, `int(t)`):
+              no fix here (see ONX201).
         """,
         references=(
             "https://github.com/pytorch/pytorch/issues/26127",
@@ -163,10 +176,11 @@ class TensorFromValues(Rule):
                 "export-time value; `torch.tensor` keeps it dynamic", fix=fix, exporters=(DYNAMO,),
             )
         elif not ctx.tensors.is_tensor(data) and self._taken_out_of_tensor(data, ctx):
+            fix = _tolist_round_trip(node, data, ctx)
             yield ctx.report(
                 self, node,
                 "tensor built from Python numbers taken out of a tensor: the legacy exporter records them "
-                "as constants; keep the tensor",
+                "as constants; keep the tensor" + (TOLIST_UNSAFE if fix else ""), fix=fix,
             )
 
     def _builder(self, node: ast.Call, ctx: FunctionContext) -> str | None:
@@ -212,3 +226,145 @@ class TensorFromValues(Rule):
                     if isinstance(value, ast.expr) and self._taken_out_of_tensor(value, ctx, depth + 1):
                         return True
         return False
+
+
+TOLIST_UNSAFE = (
+    " (unsafe: `.to` keeps the tensor's device and autograd history where `torch.tensor` builds a new "
+    "leaf on the default device; a value out of an integer dtype's range raises there and wraps here)"
+)
+
+
+def _tolist_round_trip(node: ast.Call, data: ast.expr, ctx: FunctionContext) -> Fix | None:
+    """`torch.tensor(t.tolist(), dtype=D)` -> `t.to(D)`, also through a name assigned once
+    (`v = t.tolist()`) in the statement before and read only there: `v = t` shares `t`'s
+    memory, so nothing may write to `t` in between. The values are the same: each element goes to a
+    Python number and back to D (a float widens exactly to a Python float; ints stay ints). What
+    static analysis cannot check makes it unsafe: `torch.tensor` builds a new tensor on the
+    default device that does not require grad, `.to` keeps `t`'s device and autograd history
+    (and returns `t` itself when nothing changes: unseen here, `t` has no other name); a value
+    out of an integer D's range raises in `torch.tensor` and wraps in `.to`; an int64 beyond 2**53
+    is rounded twice on the way to a float D; a `t` of shape (0, k) gives shape (0,). Without
+    `dtype=` `torch.tensor` infers the dtype from the Python numbers (float32 for a float64 `t`):
+    no fix."""
+    if ctx.qualname(node.func) not in TENSOR_BUILDERS or len(node.args) != 1:
+        return None
+    keywords = {k.arg: k.value for k in node.keywords}
+    if "dtype" not in keywords or set(keywords) - {"dtype", "device"}:
+        return None
+    edits, tolist = [], data
+    if isinstance(data, ast.Name):  # `v = t.tolist()` in the statement before: `v = t` shares t's memory,
+        assign = assigned_just_before(data.id, enclosing_statement(node, ctx), ctx)  # so nothing may come between
+        if assign is None:
+            return None
+        tolist = assign.value
+    if not (isinstance(tolist, ast.Call) and isinstance(tolist.func, ast.Attribute) and tolist.func.attr == "tolist"
+            and not tolist.args and not tolist.keywords and ctx.tensors.is_tensor(tolist.func.value)):
+        return None
+    if tolist is data:
+        receiver = operand(ctx.segment(tolist.func.value), tolist.func.value, ATOM)
+    else:
+        receiver, kept = data.id, tolist.func.value  # `v = (a * 2).tolist()` -> `v = a * 2`
+        text = ctx.segment(kept)
+        edits.append(ctx.replace(tolist, f"({text})" if isinstance(kept, ast.NamedExpr) else text))
+    dtype = ctx.segment(keywords["dtype"])
+    arguments = f"device={ctx.segment(keywords['device'])}, dtype={dtype}" if "device" in keywords else dtype
+    edits.append(ctx.replace(node, f"{receiver}.to({arguments})"))
+    return Fix("Keep the tensor: `.to(dtype)` instead of the round trip through a list", tuple(edits), safe=False)
+
+
+# -- `.tolist()` of a tensor built from sizes (ONX202's fix) ---------------------------------------
+INTEGER_DTYPES = frozenset({"torch.long", "torch.int64"})
+CONCATENATIONS = frozenset({"torch.cat", "torch.concat", "torch.concatenate"})
+
+
+def sizes_round_trip(node: ast.Call, ctx: FunctionContext) -> tuple[Fix, str] | None:
+    """`t.tolist()` of a 1-D tensor built from sizes, directly or through a name assigned in the
+    statement before and read only there (TAPAS: `out_shape = torch.cat([torch.as_tensor([b *
+    k]), torch.as_tensor(vector_shape, dtype=torch.long)])` then `torch.zeros(out_shape.tolist())`):
+    the list of those sizes, `[b * k, *vector_shape]`, and the name's statement goes. The tensor
+    holds each size as an int64 and `.tolist()` gives it back, so the list is the same when every
+    element is an int (a torch.Size item, `len`, integer arithmetic of those: safe; a shape in a
+    `torch.cat` needs an int64 `dtype=`, as an empty shape builds a float tensor and the
+    concatenation is promoted to float). An element not known to be an int is unsafe: a float goes through float32 (or is truncated by an integer `dtype=`) on
+    the way. Returns the fix and the message's unsafe note."""
+    receiver = node.func.value
+    built, assign = receiver, None
+    if isinstance(receiver, ast.Name):
+        assign = assigned_just_before(receiver.id, enclosing_statement(node, ctx), ctx)
+        if assign is None:
+            return None
+        built = assign.value
+    items = _size_items(built, ctx)
+    if not items:
+        return None
+    edits = [ctx.replace(node, "[" + ", ".join(text for text, _ in items) + "]")]
+    if assign is not None:
+        removal = statement_removal(assign, ctx)
+        if removal is None:
+            return None
+        edits.append(removal)
+    unproven = next((text for text, is_int in items if not is_int), None)
+    note = ""
+    if unproven and unproven.startswith("*"):
+        note = f" (unsafe: without `dtype=torch.long` an empty `{unproven[1:]}` makes the concatenation float)"
+    elif unproven:
+        note = f" (unsafe: `{unproven}` is not known to be an int; a float comes back from the tensor rounded)"
+    return Fix("Use the sizes: the list they were put in", tuple(edits), safe=unproven is None), note
+
+
+def _size_items(node: ast.expr, ctx: FunctionContext) -> list[tuple[str, bool]] | None:
+    """(text, known int) for each element of a 1-D integer tensor built from sizes: `torch.cat`
+    (dim 0) of builders of lists and shapes, `torch.stack` of builders of single sizes (ONX205's
+    fix), or one builder."""
+    if not isinstance(node, ast.Call) or not node.args:
+        return None
+    qualname = ctx.qualname(node.func)
+    if qualname in CONCATENATIONS or qualname == "torch.stack":
+        dims = [*node.args[1:], *(k.value for k in node.keywords if k.arg == "dim")]
+        if len(node.args) + len(node.keywords) - 1 != len(dims) or not all(
+            isinstance(d, ast.Constant) and d.value == 0 for d in dims
+        ):
+            return None
+        parts = node.args[0]
+        if not isinstance(parts, (ast.List, ast.Tuple)) or not parts.elts:
+            return None
+        items = []
+        for part in parts.elts:
+            found = _built_items(part, ctx, scalar=qualname == "torch.stack", alone=False)
+            if found is None:
+                return None
+            items.extend(found)
+        return items
+    return _built_items(node, ctx, scalar=False, alone=True)
+
+
+def _built_items(node: ast.expr, ctx: FunctionContext, scalar: bool, alone: bool) -> list[tuple[str, bool]] | None:
+    """`torch.tensor([a, b])` / `torch.as_tensor(x.shape[2:], dtype=torch.long)` (one element for
+    `torch.tensor(a)` when ``scalar``), no dtype but an int64 one, no other keyword but device.
+    An empty shape builds a float tensor without `dtype=`: harmless ``alone``, but `torch.cat`
+    then promotes the other parts to float."""
+    if not (isinstance(node, ast.Call) and ctx.qualname(node.func) in TENSOR_BUILDERS and len(node.args) == 1):
+        return None
+    keywords = {k.arg: k.value for k in node.keywords}
+    if set(keywords) - {"dtype", "device"}:
+        return None
+    typed = "dtype" in keywords
+    if typed and ctx.qualname(keywords["dtype"]) not in INTEGER_DTYPES:
+        return None
+    data = node.args[0]
+    if scalar:
+        if isinstance(data, (ast.List, ast.Tuple, ast.Starred)) or ctx.is_shape_sequence(data):
+            return None
+        return [(_element(data, ctx), ctx.ints.is_int(data))]
+    if isinstance(data, (ast.List, ast.Tuple)):
+        if not data.elts or any(isinstance(e, ast.Starred) for e in data.elts):
+            return None
+        return [(_element(e, ctx), ctx.ints.is_int(e)) for e in data.elts]
+    if ctx.is_shape_sequence(data):
+        return [("*" + operand(ctx.segment(data), data, BITOR), typed or alone)]
+    return None
+
+
+def _element(node: ast.expr, ctx: FunctionContext) -> str:
+    text = ctx.segment(node)
+    return f"({text})" if isinstance(node, ast.NamedExpr) else text

@@ -17,6 +17,7 @@ from onnxfix.patterns.scalars.values import (
     tensor_operand_is_exact,
 )
 from onnxfix.patterns.scalars.rebuilt import REBUILT_UNSAFE, rebuilt_tensor_fix
+from onnxfix.patterns.scalars.builders import sizes_round_trip
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import DYNAMO, LEGACY, Fix, Rule, RuleDoc
 
@@ -160,7 +161,8 @@ class TolistCall(Rule):
     code = "ONX202"
     name = "tensor-tolist"
     summary = "`.tolist()` turns a tensor into Python numbers"
-    fix_availability = "never"
+    fix_availability = "sometimes"
+    default_safety = "per-finding"
     exporters = (LEGACY,)
     doc = RuleDoc(
         what="""
@@ -186,9 +188,25 @@ class TolistCall(Rule):
                 return x * s[0] + s[1]
         """,
         fix_safety="""
-            No automatic fix: the list can be indexed, iterated, compared or passed on, and
-            keeping the tensor changes each of those uses differently (a 0-d tensor promotes
-            types differently from a Python float; iterating a tensor yields tensors).
+            In general no automatic fix: the list can be indexed, iterated, compared or passed
+            on, and keeping the tensor changes each of those uses differently (a 0-d tensor
+            promotes types differently from a Python float; iterating a tensor yields tensors).
+            One round trip is fixed: `.tolist()` of a 1-D tensor built from sizes, directly or
+            through a name assigned in the statement before and read only there (TAPAS's
+            `out_shape = torch.cat([torch.as_tensor([b * k]), torch.as_tensor(vector_shape,
+            dtype=torch.long)])` then `torch.zeros(out_shape.tolist())`), becomes the list of
+            those sizes (`torch.zeros([b * k, *vector_shape])`) and the name's statement goes.
+            Recognized: `torch.tensor`/`torch.as_tensor` of a list of sizes or of a shape,
+            `torch.cat` (dim 0) of those, `torch.stack` of `torch.tensor(size)` (ONX205's fix),
+            with no `dtype=` but int64. Safe when every element is known to be an int (a shape
+            item, `len`, integer arithmetic of those; a shape in a `torch.cat` with
+            `dtype=torch.long`, as an empty shape builds a float tensor and the concatenation is
+            promoted to float): the tensor holds each as an int64 and
+            `.tolist()` gives the same int back. Unsafe when an element is not known to be an
+            int (`b * self.k`): a float would come back rounded to float32 or truncated.
+            Measured: tests/realworld/tapas_as_tensor.py exports OK under both exporters after
+            the fixes (the dynamo exporter handles the round trip; its failure there was
+            `torch.as_tensor` of a size, ONX205).
         """,
         references=(
             "https://pytorch.org/docs/stable/onnx_torchscript.html#avoid-numpy-and-built-in-python-types",
@@ -202,6 +220,15 @@ class TolistCall(Rule):
             return
         if not ctx.tensors.is_tensor(func.value):
             return  # NumPy arrays and lists also have .tolist(); only a known tensor is reported
+        sizes = sizes_round_trip(node, ctx)
+        if sizes is not None:
+            fix, note = sizes
+            yield ctx.report(
+                self, node,
+                "`.tolist()` of a tensor built from sizes: the legacy exporter records them as constants; "
+                "use the sizes" + note, fix=fix,
+            )
+            return
         yield ctx.report(
             self, node,
             "`.tolist()` turns a tensor into Python numbers: the legacy exporter records them as constants",

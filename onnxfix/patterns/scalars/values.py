@@ -7,6 +7,7 @@ import ast
 
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.precedence import in_place_of, precedence
+from onnxfix.rewriter.statements import enclosing_statement
 
 
 # Methods whose positional arguments are sizes (accept 0-d integer tensors in eager).
@@ -264,7 +265,7 @@ def name_as_tensor(call: ast.expr, receiver: ast.expr, ctx: FunctionContext) -> 
     name = assigned_name(call, ctx)
     if name is None:
         return None, ""
-    statement = next(a for a in ctx.ancestors(call) if isinstance(a, ast.stmt))
+    statement = enclosing_statement(call, ctx)
     inside = {id(n) for n in ast.walk(statement)}
     uses = []
     for node in ast.walk(ctx.fn.node):

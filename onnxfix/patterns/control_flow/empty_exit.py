@@ -1,0 +1,113 @@
+"""ONX601 on a size read from tensor values: an early exit on an empty selection whose value is
+what the main path computes for the empty selection anyway (`if y.numel() == 0: return
+x.new_zeros(())` before `return y.sum()`)."""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix.rewriter.context import FunctionContext, builtin_call
+from onnxfix.rewriter.rule import Fix
+from onnxfix.rewriter.statements import comments_outside, replace_statements
+
+# A reduction and its value on an empty tensor, with the builders of a 0-d tensor holding it.
+EMPTY_VALUE = {"sum": ("zeros", 0), "prod": ("ones", 1)}
+EMPTY_SIZES = frozenset({"numel", "nelement"})
+
+
+def empty_exit_fix(node: ast.If, shape, ctx: FunctionContext) -> tuple[Fix, str] | None:
+    """Drop `if <y empty>: return <0-d zero>` before `return y.sum()` (`prod` and a one alike;
+    one assignment to the same name in each branch alike). On an empty `y` the sum is a zero (of
+    `y`'s dtype, int64 for integers and bools, on `y`'s device): the early value equals it when
+    its dtype and device agree, which static analysis cannot check, so the fix is unsafe. Both
+    exporters export the selection and its sum (measured: tests/realworld/numel_empty_exit.py)."""
+    tested = _tested_empty(node.test, ctx)
+    if tested is None or shape is None:
+        return None
+    kind, target, when_true, when_false, last = shape
+    if not isinstance(when_false, ast.AST):
+        return None
+    reduction = _reduction_of(when_false, tested, ctx)
+    if reduction is None or not _constant_0d(when_true, EMPTY_VALUE[reduction], ctx):
+        return None
+    comments = comments_outside(ctx, node, [when_false], last)
+    if comments is None:
+        return None
+    kept = ctx.segment(when_false)
+    new = f"return {kept}" if kind == "return" else f"{target} = {kept}"
+    fix = Fix(f"Drop the empty check (`{kept}` of an empty `{tested}` is the same value)",
+              (replace_statements(ctx, node, last, new, comments),), safe=False)
+    why = (
+        f"; the early value is what `{kept}` gives for an empty `{tested}`: drop the check (unsafe: equal "
+        f"only if the early value has the device and dtype of `{kept}`, int64 for an integer or bool `{tested}`)"
+    )
+    return fix, why
+
+
+def _tested_empty(test: ast.expr, ctx: FunctionContext) -> str | None:
+    """`y.numel() == 0`, `len(y) == 0`, `y.shape[0] == 0`, `y.size(0) == 0` (any dimension of size
+    zero empties `y`): the name `y`."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return None
+    left, right = test.left, test.comparators[0]
+    if _is_zero(left):
+        left, right = right, left
+    if not _is_zero(right):
+        return None
+    receiver = None
+    if isinstance(left, ast.Call) and isinstance(left.func, ast.Attribute) and not left.keywords:
+        method = left.func.attr
+        if (method in EMPTY_SIZES and not left.args) or (method == "size" and len(left.args) == 1 and _is_int(left.args[0])):
+            receiver = left.func.value
+    elif isinstance(left, ast.Subscript) and _is_int(left.slice):
+        if isinstance(left.value, ast.Attribute) and left.value.attr == "shape":
+            receiver = left.value.value
+    elif builtin_call(left, ctx, frozenset({"len"})) and len(left.args) == 1:
+        receiver = left.args[0]
+    return receiver.id if isinstance(receiver, ast.Name) else None
+
+
+def _reduction_of(node: ast.expr, name: str, ctx: FunctionContext) -> str | None:
+    """`y.sum()` / `torch.sum(y)` (and prod), with no other argument: the reduction's name."""
+    if not (isinstance(node, ast.Call) and not node.keywords):
+        return None
+    func = node.func
+    qualname = ctx.qualname(func)
+    if qualname is not None:
+        module, _, last = qualname.rpartition(".")
+        operand = node.args[0] if module == "torch" and len(node.args) == 1 else None
+    elif isinstance(func, ast.Attribute) and not node.args:
+        last, operand = func.attr, func.value
+    else:
+        return None
+    if last in EMPTY_VALUE and isinstance(operand, ast.Name) and operand.id == name:
+        return last
+    return None
+
+
+def _constant_0d(node: ast.expr, value: tuple[str, int], ctx: FunctionContext) -> bool:
+    """`x.new_zeros(())`, `torch.zeros([])`, `torch.tensor(0.0)` (`ones` and 1 for `prod`), with
+    at most `dtype=` and `device=` besides: a 0-d tensor holding the reduction's empty value."""
+    if not isinstance(node, ast.Call) or any(k.arg not in ("dtype", "device", "size") for k in node.keywords):
+        return False
+    builder, number = value
+    sizes = [*node.args, *(k.value for k in node.keywords if k.arg == "size")]
+    qualname = ctx.qualname(node.func)
+    if qualname == "torch.tensor":
+        data = node.args[0] if len(node.args) == 1 and not any(k.arg == "size" for k in node.keywords) else None
+        return isinstance(data, ast.Constant) and type(data.value) in (int, float) and data.value == number
+    if qualname == f"torch.{builder}" or (
+        qualname is None and isinstance(node.func, ast.Attribute) and node.func.attr == f"new_{builder}"
+    ):
+        return len(sizes) == 1 and isinstance(sizes[0], (ast.Tuple, ast.List)) and not sizes[0].elts
+    return False
+
+
+def _is_zero(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) is int and node.value == 0
+
+
+def _is_int(node: ast.expr) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) is int
