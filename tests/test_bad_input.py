@@ -113,10 +113,13 @@ def test_bad_file_is_reported_untouched_and_others_fixed(case, project, capsys):
 
 def test_code_too_deep_for_the_rules_is_reported_on_its_function(project, capsys):
     # parses (ast's C parser goes deeper than Python's recursion limit) but a rule recursing
-    # over it would not: reported as too deep, never a crash.
+    # over it would not (the NumPy region's data flow, run because of `x.numpy()`): reported as
+    # too deep, never a crash.
     terms = "+".join(["x.data"] * 1500)
     bad = project / "bad.py"
-    bad.write_text(f"from torch import nn\n\n\nclass M(nn.Module):\n    def forward(self, x):\n        return {terms}\n")
+    bad.write_text(
+        f"from torch import nn\n\n\nclass M(nn.Module):\n    def forward(self, x):\n        a = x.numpy()\n        return {terms}\n"
+    )
     before = bad.read_bytes()
     model = good_neighbour(project)
     code, _, err = run([".", "--write"], capsys)
