@@ -62,6 +62,8 @@ TENSOR_ATTRIBUTES = frozenset({"data", "T", "mT", "H", "mH", "real", "imag", "gr
 TENSOR_ANNOTATIONS = frozenset({"torch.Tensor", "torch.FloatTensor", "torch.LongTensor", "torch.nn.Parameter"})
 
 
+# Reductions: called on a value, evidence enough that it is a tensor wherever onnxfix would
+# rewrite it as one (`.item()` of `x.sum()`); also part of TENSOR_EVIDENCE_METHODS below.
 REDUCTION_METHODS = frozenset(
     {"sum", "max", "min", "mean", "any", "all", "argmax", "argmin", "norm", "abs", "prod", "numel"}
 )
@@ -233,8 +235,8 @@ class TensorOracle:
 # share `to`, `cpu`, `float`, `clone`, `clip`, `split`, `sort`, `get`, ... with tensors: left out).
 # Some are NumPy methods too (`sum`, `mean`, `reshape`): an exported forward never receives a
 # NumPy array (torch.export and the legacy exporter take tensors).
-TENSOR_EVIDENCE_METHODS = frozenset({
-    "sum", "mean", "amax", "amin", "argmax", "argmin", "any", "all", "prod", "std", "var", "norm", "cumsum",
+TENSOR_EVIDENCE_METHODS = (REDUCTION_METHODS - {"max", "min"}) | frozenset({
+    "amax", "amin", "std", "var", "cumsum",
     "softmax", "log_softmax", "sigmoid", "relu", "tanh", "exp", "log", "abs", "sqrt", "rsqrt", "pow",
     "unsqueeze", "squeeze", "permute", "transpose", "view", "view_as", "reshape", "reshape_as", "flatten",
     "unflatten", "contiguous", "expand", "expand_as", "repeat_interleave", "masked_fill", "masked_fill_",
@@ -451,6 +453,14 @@ def _unpacked_element(assign: ast.Assign, name: str) -> ast.AST | None:
                 if isinstance(element, ast.Name) and element.id == name:
                     return value
     return None
+
+
+def int_constant(node: ast.AST) -> int | None:
+    """The value of an integer literal, signed or not (`3`, `-1`; not a bool); None otherwise."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = int_constant(node.operand)
+        return None if inner is None else -inner
+    return node.value if isinstance(node, ast.Constant) and type(node.value) is int else None
 
 
 def is_number(node: ast.AST) -> bool:

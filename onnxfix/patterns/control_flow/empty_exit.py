@@ -9,6 +9,7 @@ import ast
 from onnxfix.rewriter.context import FunctionContext, builtin_call
 from onnxfix.rewriter.rule import Fix
 from onnxfix.rewriter.statements import comments_outside, replace_statements
+from onnxfix.rewriter.tensors import int_constant
 
 # A reduction and its value on an empty tensor, with the builders of a 0-d tensor holding it.
 EMPTY_VALUE = {"sum": ("zeros", 0), "prod": ("ones", 1)}
@@ -104,10 +105,8 @@ def _constant_0d(node: ast.expr, value: tuple[str, int], ctx: FunctionContext) -
 
 
 def _is_zero(node: ast.expr) -> bool:
-    return isinstance(node, ast.Constant) and type(node.value) is int and node.value == 0
+    return int_constant(node) == 0
 
 
 def _is_int(node: ast.expr) -> bool:
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        node = node.operand
-    return isinstance(node, ast.Constant) and type(node.value) is int
+    return int_constant(node) is not None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.tensors import int_constant
 
 
 def loop_length_source(iterable: ast.expr) -> str | None:
@@ -26,7 +27,7 @@ def loop_length_source(iterable: ast.expr) -> str | None:
 
 
 def is_zero(node: ast.AST) -> bool:
-    return isinstance(node, ast.Constant) and node.value == 0 and type(node.value) is int
+    return isinstance(node, ast.Constant) and int_constant(node) == 0  # unsigned `0` only
 
 
 def is_row(node: ast.AST, source: str, index: str) -> bool:

@@ -7,6 +7,7 @@ import ast
 
 from onnxfix.patterns.control_flow.loop_parts import is_row, loop_length_source, uses_name_elsewhere
 from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.tensors import int_constant
 from onnxfix.rewriter.rule import Edit, Fix
 from onnxfix.rewriter.statements import (
     block_of,
@@ -94,9 +95,7 @@ def _repeated_row(value: ast.expr, source: str, index: str) -> str | None:
 
 
 def _is_int_constant(node: ast.expr, number: int) -> bool:
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        return _is_int_constant(node.operand, -number)
-    return isinstance(node, ast.Constant) and type(node.value) is int and node.value == number
+    return int_constant(node) == number
 
 
 def _count_source(node: ast.expr, index: str) -> str | None:
