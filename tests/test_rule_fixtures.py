@@ -53,3 +53,26 @@ def test_every_file_a_rule_reports_in_holds_one_of_its_triggers(rule):
         if f": {rule.code}" in report_path.read_text(encoding="utf-8"):
             source = report_path.with_suffix(".py")
             assert triggers.found_in(source.read_bytes()), f"{rule.code} reports in {source} but no trigger is there"
+
+
+def test_per_file_rule_filter_asks_the_same_question_as_the_file_pre_filter():
+    """RuleSet.triggered_in reads a file's words once (triggers.words_of) and asks each rule;
+    the pre-filter searches each trigger: on every fixture and example they must agree, rule by
+    rule, and a file keeps exactly the rules whose triggers it holds (plus those without any)."""
+    from onnxfix.rewriter.engine import RuleSet
+    from onnxfix.rewriter.triggers import Triggers, words_of
+
+    rules = list(all_rules())
+    ruleset = RuleSet(rules)
+    sources = [*FIXTURES.rglob("*.py"), *(FIXTURES.parent.parent / "examples").rglob("*.py")]
+    narrowed_somewhere = False
+    for path in sources:
+        raw = path.read_bytes()
+        words = words_of(raw)
+        kept = {r.code for r in ruleset.triggered_in(raw.decode("utf-8")).rules}
+        for rule in rules:
+            present = not rule.triggers or Triggers(list(rule.triggers)).found_in(raw)
+            assert (not rule.triggers or Triggers(list(rule.triggers)).found_among(words, raw)) == present, (path, rule.code)
+            assert (rule.code in kept) == present, (path, rule.code)
+        narrowed_somewhere |= len(kept) < len(rules)
+    assert narrowed_somewhere
