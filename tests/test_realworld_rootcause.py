@@ -60,14 +60,15 @@ def test_swin_parity_is_reported_at_the_or_and_the_if_before_the_concat_that_fai
 
 
 def test_a_branch_on_a_tensor_sum_names_the_line_and_where_the_value_was_read():
-    """`if x.sum() > 0:` makes a SymBool (Eq(u0, 1)); its symbol u0 is traced to the same line."""
+    """`if x.sum() > 0:` makes a SymBool (Eq(u0, 1)); its symbol u0 is traced to the same line, where the
+    static ONX601 finding (the forward input is used as a tensor) carries the fix."""
     verdict, lines = _export("control_flow_sum_branch")
     assert verdict == "EXPORT-FAILS"
     assert lines == [
-        f"{CASES}control_flow_sum_branch.py:20:1: ONX913 [dynamo] GuardOnDataDependentSymNode: Could not guard on "
+        f"{CASES}control_flow_sum_branch.py:20:12: ONX913 [dynamo] GuardOnDataDependentSymNode: Could not guard on "
         "data-dependent expression Eq(u0, 1) (unhinted: Eq(u0, 1)).  (Size-like symbols: none) (u0 is a value read "
-        "out of a tensor at line 20: `if x.sum() > 0:`); Python branch on a value read out of a tensor: compute both "
-        "sides and select with torch.where (or torch.cond)",
+        "out of a tensor at line 20: `if x.sum() > 0:`) "
+        f"(fixed by ONX601 at {CASES}control_flow_sum_branch.py:20)",
     ]
 
 
