@@ -39,6 +39,7 @@ CASES = {
     "if_item_assign": ("ONX601", True, (FAILS, WRONG)),
     "accumulate": ("ONX603", True, (FAILS, WRONG)),
     "repeat_rows": ("ONX603", True, (FAILS, WRONG)),
+    "inverse_permutation": ("ONX603", False, (FAILS, WRONG)),  # `a[idx[i]] = i`, idx sorts a 1-D tensor
     "views": ("ONX303", False, (OK, WRONG)),
     "views_flat": ("ONX303", False, (OK, WRONG)),
     "deepcopy_model": ("ONX304", True, (FAILS, ORT)),
@@ -56,6 +57,7 @@ DYNAMO_ERRORS = {
     "if_item_assign": "GuardOnDataDependentSymNode",
     "accumulate": "inferred a static shape",
     "repeat_rows": "GuardOnDataDependentSymNode",
+    "inverse_permutation": "GuardOnDataDependentSymNode",
     "deepcopy_model": "Cannot access data pointer of Tensor",
     "raise_check": "GuardOnDataDependentSymNode",
     "empty_exit": "GuardOnDataDependentSymNode",
