@@ -23,6 +23,10 @@ from onnxfix.rewriter.source import read_regular_bytes
 
 DYNAMO_DEFAULT_SINCE = (2, 9)
 EXPORT_MARK = b"onnx"  # files without it have no export call: not parsed
+# exporters_of_call matches the dotted names `[torch.]onnx.export` / `onnx.dynamo_export` only:
+# a file without that text has no export call (the many files that only mention ONNX or export
+# something else are not parsed)
+EXPORT_CALL_TEXT = re.compile(rb"onnx\s*\.\s*(?:dynamo_)?export\b")
 
 
 @dataclass(frozen=True)
@@ -49,7 +53,7 @@ def torch_default(version: tuple[int, int] | None) -> str:
 def export_calls(path: Path, display: str, default: str) -> list[ExportCall]:
     try:
         raw = read_regular_bytes(path)
-        if EXPORT_MARK not in raw or b"export" not in raw:
+        if EXPORT_MARK not in raw or not EXPORT_CALL_TEXT.search(raw):
             return []
         tree = ast.parse(raw)
     except (OSError, SyntaxError, ValueError, RecursionError):  # the check itself reports these files

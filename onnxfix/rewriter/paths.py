@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 
 
 def display_path(path: Path) -> str:
+    return _display(os.fspath(path), os.getcwd())
+
+
+@functools.lru_cache(maxsize=1 << 16)  # asked several times per file per scan; resolve() is syscalls
+def _display(path: str, cwd: str) -> str:
     try:
-        relative = os.path.relpath(path)
+        relative = os.path.relpath(path, cwd)
     except ValueError:  # another drive on Windows
-        return str(path)
-    return str(path.resolve()) if relative.startswith("..") else relative
+        return path
+    return str(Path(path).resolve()) if relative.startswith("..") else relative
 
 
 def shown(identity: str) -> str:
