@@ -119,7 +119,10 @@ def _scan_scope(scope: ast.AST) -> tuple[set[str], list[ast.stmt], dict[str, ast
         for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
             if arg is not None:
                 names.add(arg.arg)
-    for node, _ in walk_scope(scope):
+    walked = getattr(scope, "_onnxfix_scope_nodes", None)  # left by the body walk (scope.py)
+    if walked is not None:
+        del scope._onnxfix_scope_nodes  # used once: the Scope built from it is cached
+    for node, _ in walked if walked is not None else walk_scope(scope):
         kind = type(node)
         if kind in ASSIGNING:
             _record_assignment(node, assigned)

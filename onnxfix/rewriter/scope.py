@@ -284,7 +284,7 @@ class ScopeBuilder:
             else:
                 found[id(current.node)] = current
                 if current.scope is None:  # computed once per function, not once per call site
-                    current.scope = function_scope(current.node, current.parent_scope)
+                    current.scope = scope_of_function(current.node, current.parent_scope)
                 result.functions.append(current)
             worklist.extend(self._callees(current))
         return result
@@ -472,7 +472,7 @@ def functions_from_reach(module: ModuleIndex, reach: dict[str, Entry]) -> Export
     def visit_function(node, key: str, cls: ClassInfo | None, parent: Scope) -> None:
         if key not in wanted:
             return
-        scope = function_scope(node, parent)
+        scope = scope_of_function(node, parent)
         entry = reach.get(key)
         if entry is not None:
             is_entry = entry.qualname == key and entry.path == module.identity
@@ -704,9 +704,47 @@ def walk_function_body(fn: ast.AST) -> list[tuple[ast.AST, ast.AST | None]]:
     visitors) and rules all walk the same bodies, and walking is the bulk of a scan."""
     walked = getattr(fn, "_onnxfix_body", None)
     if walked is None:
-        walked = list(_walk_with_lambdas(fn))
+        walked, fn._onnxfix_scope_nodes = _walk_function(fn)
         fn._onnxfix_body = walked
     return walked
+
+
+def scope_of_function(fn: ast.AST, parent: Scope) -> Scope:
+    """names.function_scope, its scope scan taken from the body walk's traversal."""
+    walk_function_body(fn)
+    return function_scope(fn, parent)
+
+
+def _walk_function(fn: ast.AST) -> tuple[list, list]:
+    """One traversal, two views of a function (both (node, parent) in walk order): its body
+    as exported (_walk_with_lambdas: lambdas entered, training-only branches skipped) and its
+    own scope (names.walk_scope: lambdas not entered, every branch), which
+    names.function_scope scans for bindings."""
+    body: list[tuple[ast.AST, ast.AST | None]] = []
+    own: list[tuple[ast.AST, ast.AST | None]] = []
+    stack = [(child, fn, False, False) for child in reversed(child_nodes(fn))]
+    while stack:
+        node, parent, in_lambda, in_training = stack.pop()
+        if not in_lambda:
+            own.append((node, parent))
+        if not in_training:
+            body.append((node, parent))
+        kind = type(node)
+        if kind in _NOT_ENTERED or (kind is ast.Lambda and in_training):
+            continue
+        children = child_nodes(node)
+        if kind is ast.Lambda:
+            in_lambda = True
+        elif kind is ast.If and not in_training:
+            run = {id(child) for child in _children_run_in_eval(node)}
+            if len(run) != len(children):
+                stack.extend((c, node, in_lambda, id(c) not in run) for c in reversed(children))
+                continue
+        stack.extend((c, node, in_lambda, in_training) for c in reversed(children))
+    return body, own
+
+
+_NOT_ENTERED = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
 
 
 def in_training_branch(node: ast.AST, ctx) -> bool:
