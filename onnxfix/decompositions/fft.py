@@ -1,0 +1,6 @@
+import torch
+
+
+def _onnx_fft(input, n=None, dim=-1, norm=None):
+    # torch.fft.fft through _onnx_fftn (same layout: a complex tensor as two real ones stacked last).
+    return _onnx_fftn(input, None if n is None else (n,), (dim,), norm)

@@ -1,0 +1,6 @@
+import torch
+
+
+def _onnx_fft2(input, s=None, dim=(-2, -1), norm=None):
+    # torch.fft.fft2 through _onnx_fftn (same layout: a complex tensor as two real ones stacked last).
+    return _onnx_fftn(input, s, dim, norm)

@@ -1,0 +1,6 @@
+import torch
+
+
+def _onnx_irfft(input, n=None, dim=-1, norm=None):
+    # torch.fft.irfft through _onnx_irfftn (same layout: a complex tensor as two real ones stacked last).
+    return _onnx_irfftn(input, None if n is None else (n,), (dim,), norm)
