@@ -63,13 +63,21 @@ class UnsupportedOperator(Rule):
         if qualname not in NO_DECOMPOSITION_OPS or qualname in TARGETS:
             return  # a decomposition rule reports ops that have a decomposition
         failed = catalog.fails_always(qualname)
-        if not failed:
+        if not failed or _inverse_transform_input(node, ctx):
             return
         message = (
             f"`{qualname}` breaks ONNX export ({catalog.describe(failed)}; measured on torch "
             f"{catalog.torch_version()}) and has no decomposition: {_no_decomposition_reason(qualname)}"
         )
         yield ctx.report(self, node, message, exporters=tuple(sorted(failed)))
+
+
+def _inverse_transform_input(node: ast.Call, ctx: FunctionContext) -> bool:
+    """`torch.complex(re, im)` / `view_as_complex` / `polar` as the spectrum of an inverse FFT:
+    ONX521 reports the transform and its fix replaces the spectrum by real pairs."""
+    parent = ctx.parent(node)
+    return (isinstance(parent, ast.Call) and bool(parent.args) and parent.args[0] is node
+            and ctx.qualname(parent.func) in ("torch.fft.irfft", "torch.fft.irfftn"))
 
 
 FOLD_MODEL = "class Unfolded(nn.Module):\n    def forward(self, x):\n        return F.fold(x, (4, 4), 2)\n\n\n"
