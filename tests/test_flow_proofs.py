@@ -39,6 +39,7 @@ CASES = {
     "if_item_assign": ("ONX601", True, (FAILS, WRONG)),
     "accumulate": ("ONX603", True, (FAILS, WRONG)),
     "repeat_rows": ("ONX603", True, (FAILS, WRONG)),
+    "inverse_permutation": ("ONX603", False, (FAILS, WRONG)),  # `a[idx[i]] = i`, idx sorts a 1-D tensor
     "views": ("ONX303", False, (OK, WRONG)),
     "views_flat": ("ONX303", False, (OK, WRONG)),
     "deepcopy_model": ("ONX304", True, (FAILS, ORT)),
@@ -48,6 +49,7 @@ CASES = {
     "raise_check": ("ONX601", False, (FAILS, OK)),  # `if <tensor>: raise` skipped while exporting
     "size_parity_pad": ("ONX601", False, (ORT, ORT)),  # branch on a size's parity around a zero pad
     "empty_exit": ("ONX601", True, (FAILS, OK)),  # empty-selection exit whose value the sum gives anyway
+    "numpy_frexp": ("ONX101", False, (FAILS, ORT)),  # I-BERT's batch_frexp: np.frexp -> _onnx_frexp (legacy bakes the sizes in)
 }
 # What the dynamo exporter's error says for the originals that fail (re-measured here).
 DYNAMO_ERRORS = {
@@ -55,6 +57,7 @@ DYNAMO_ERRORS = {
     "if_item_assign": "GuardOnDataDependentSymNode",
     "accumulate": "inferred a static shape",
     "repeat_rows": "GuardOnDataDependentSymNode",
+    "inverse_permutation": "GuardOnDataDependentSymNode",
     "deepcopy_model": "Cannot access data pointer of Tensor",
     "raise_check": "GuardOnDataDependentSymNode",
     "empty_exit": "GuardOnDataDependentSymNode",

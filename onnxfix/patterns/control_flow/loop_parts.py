@@ -40,10 +40,12 @@ def is_row(node: ast.AST, source: str, index: str) -> bool:
     )
 
 
-def uses_name_elsewhere(index: str, loop: ast.For, ctx: FunctionContext) -> bool:
-    """The loop variable is read outside `X[i]` in the body, or after the loop (Python keeps
-    it bound); reads inside other loops or comprehensions that rebind it do not count."""
+def uses_name_elsewhere(index: str, loop: ast.For, ctx: FunctionContext, allowed_reads: tuple[ast.AST, ...] = ()) -> bool:
+    """The loop variable is read outside `X[i]` (and the ``allowed_reads``) in the body, or after
+    the loop (Python keeps it bound); reads inside other loops or comprehensions that rebind it
+    do not count."""
     allowed = {id(n.slice) for n in ast.walk(loop.body[0]) if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Name)}
+    allowed.update(id(n) for n in allowed_reads)
     inside = {id(n) for n in ast.walk(loop)}
     rebinding = set()
     for node in ast.walk(ctx.fn.node):

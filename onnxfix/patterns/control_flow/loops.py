@@ -8,6 +8,7 @@ import ast
 from onnxfix.patterns.control_flow.conditions import CONTROL_FLOW_REFERENCES, tensor_condition
 from onnxfix.patterns.control_flow.loop_parts import is_row, loop_length_source, uses_name_elsewhere
 from onnxfix.patterns.control_flow.repeated_rows import repeated_list, repeated_rows_comprehension, repeated_rows_loop
+from onnxfix.patterns.control_flow.scatter_loop import scatter_loop
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 from onnxfix.rewriter.scope import in_training_branch
@@ -164,8 +165,14 @@ class SizeLoop(Rule):
             f"loop over {described}: unrolled at export (legacy: silently, for the export-time "
             f"size; dynamo: fails when that dimension is dynamic, 'tracing inferred a static shape')"
         )
-        fix = _vectorised_accumulation(node, ctx) or repeated_rows_loop(node, ctx)
-        yield ctx.report(self, node, message + ("" if fix else NO_LOOP_FIX), fix=fix)
+        fix, why = _vectorised_accumulation(node, ctx) or repeated_rows_loop(node, ctx), ""
+        if fix is None:
+            fix, why = scatter_loop(node, ctx)
+        if fix is None:
+            message += NO_LOOP_FIX
+        elif why:
+            message += f"; fix is unsafe: {why}"
+        yield ctx.report(self, node, message, fix=fix)
 
     def visit_comprehension(self, node: ast.comprehension, ctx: FunctionContext):
         described = _dynamic_iteration(node.iter, ctx)
@@ -217,8 +224,9 @@ class SizeLoop(Rule):
 # Why a loop over a dynamic size keeps no fix: the two forms the rule rewrites are exact; any
 # other body would need its semantics proven elementwise, which text analysis cannot do.
 NO_LOOP_FIX = (
-    "; no automatic fix: only an elementwise accumulation (`acc = acc + f(x[i])`) or a repeat of "
-    "rows is rewritten exactly; vectorise the body over the dimension by hand"
+    "; no automatic fix: only an elementwise accumulation (`acc = acc + f(x[i])`), a repeat of "
+    "rows or a scatter by an index (`a[idx[i]] = i`) is rewritten exactly; vectorise the body over "
+    "the dimension by hand"
 )
 FIXED_COUNT_SPLITS = frozenset({"split", "chunk", "tensor_split", "split_with_sizes"})
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from onnxfix.patterns.numpy_interop.twins import NDARRAY_METHODS, NUMPY_DTYPES, TWINS, Twin
+from onnxfix.patterns.numpy_interop.twins import NDARRAY_METHODS, NUMPY_DTYPES, TUPLE_RESULTS, TWINS, Twin
 from onnxfix.rewriter.context import FunctionContext
-from onnxfix.rewriter.rule import Edit, Fix
+from onnxfix.rewriter.rule import Edit, Fix, Helper
 
 REFERENCES = (
     "https://pytorch.org/docs/stable/onnx_torchscript.html#avoid-numpy-and-built-in-python-types",
@@ -162,6 +162,9 @@ def _find_ndarray_names(region: Region, nodes: list[ast.AST]) -> None:
     for node in nodes:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             assigned.setdefault(node.targets[0].id, []).append(node.value)
+        elif _unpacks_tuple_result(node, region.ctx):
+            for element in node.targets[0].elts:  # `m, e = np.frexp(a)`: both arrays
+                assigned.setdefault(element.id, []).append(node.value)
     changed = True
     while changed:
         changed = False
@@ -171,6 +174,15 @@ def _find_ndarray_names(region: Region, nodes: list[ast.AST]) -> None:
             if len(region.ctx.assignments(name)) == len(values) and any(region.is_ndarray(v) for v in values):
                 region.ndarray_names.add(name)
                 changed = True
+
+
+def _unpacks_tuple_result(node: ast.AST, ctx: FunctionContext) -> bool:
+    """``m, e = np.frexp(a)``: names unpacked from a NumPy function that returns arrays."""
+    return (
+        isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Tuple)
+        and all(isinstance(element, ast.Name) for element in node.targets[0].elts)
+        and is_numpy_call(node.value, ctx) in TUPLE_RESULTS
+    )
 
 
 def shape_array_argument(call: ast.AST, ctx: FunctionContext) -> ast.expr | None:
@@ -304,6 +316,10 @@ def _check_escapes(region: Region, nodes: list[ast.AST]) -> None:
             isinstance(t, ast.Name) and t.id in region.ndarray_names for t in parent.targets
         ):
             continue
+        if _unpacks_tuple_result(parent, ctx) and all(e.id in region.ndarray_names for e in parent.targets[0].elts):
+            continue  # the value of `m, e = np.frexp(a)`
+        if isinstance(parent, ast.Tuple) and _unpacks_tuple_result(ctx.parent(parent), ctx) and node.id in region.ndarray_names:
+            continue  # `m` of `m, e = np.frexp(a)`
         if region.is_ndarray(parent) or _is_argument_of_region_call(parent, region, node):
             continue
         if isinstance(parent, ast.Attribute) and parent.attr in ("shape", "ndim"):
@@ -347,6 +363,7 @@ def region_fix(region: Region) -> Fix | None:
     ctx = region.ctx
     torch_name, imports = ctx.torch_name()
     edits: list[Edit] = []
+    helpers: list[Helper] = []
     for source in region.sources:
         edits.append(ctx.delete_suffix(source.func, source))
     for call, name in region.calls:
@@ -354,6 +371,7 @@ def region_fix(region: Region) -> Fix | None:
             edits.extend(_unwrap_call(call, ctx))
         else:
             edits.extend(_translate_call(call, TWINS[name], torch_name, ctx))
+            helpers.extend(_helpers(TWINS[name], helpers))
     for call, name in region.methods:
         edits.extend(_translate_method(call, TWINS[name], torch_name, ctx))
     for sink in region.sinks:
@@ -363,7 +381,8 @@ def region_fix(region: Region) -> Fix | None:
         title="Compute in torch instead of NumPy",
         edits=tuple(edits),
         safe=not region.inexact,
-        imports=imports,
+        imports=(*imports, "torch") if helpers and "torch" not in imports else imports,
+        helpers=tuple(helpers),
         group=f"numpy:{ctx.file.display_path}:{fn.lineno}:{fn.col_offset}",
     )
 
@@ -389,8 +408,19 @@ def _dtype_edits(call: ast.Call, torch_name: str, ctx: FunctionContext) -> list[
     return edits
 
 
+def _helpers(twin: Twin, present: list[Helper]) -> list[Helper]:
+    """The helper functions (dependencies first) a twin computed by an onnxfix helper needs."""
+    if twin.helper is None:
+        return []
+    from onnxfix.decompositions import helper_chain, helper_source
+
+    names = {helper.name for helper in present}
+    return [Helper(f"_onnx_{key}", helper_source(key)) for key in helper_chain(twin.helper) if f"_onnx_{key}" not in names]
+
+
 def _translate_call(call: ast.Call, twin: Twin, torch_name: str, ctx: FunctionContext) -> list[Edit]:
-    edits = [ctx.replace(call.func, f"{torch_name}.{twin.torch}"), *_keyword_renames(call, twin, ctx)]
+    function = f"_onnx_{twin.helper}" if twin.helper else f"{torch_name}.{twin.torch}"
+    edits = [ctx.replace(call.func, function), *_keyword_renames(call, twin, ctx)]
     edits += _dtype_edits(call, torch_name, ctx)
     source = ctx.file.source
     if twin.float64_default and not _has_keyword(call, "dtype") and len(call.args) < 2:

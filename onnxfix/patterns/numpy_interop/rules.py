@@ -86,6 +86,8 @@ class NumpyCall(_NumpyRule):
         name = is_numpy_call(node, region.ctx)
         twin = TWINS.get(name)
         instead = f"; use `torch.{twin.torch}`" if twin else ""
+        if twin and twin.helper:
+            instead = f"; use `_onnx_{twin.helper}` (exportable ops, `torch.{twin.torch}` does not export)"
         return f"`numpy.{name}` in export-time code: the legacy exporter bakes the result in as a constant{instead}"
 
 

@@ -14,6 +14,9 @@ class Twin:
     exact: bool = True  # bit-identical results for the same dtype
     float64_default: bool = False  # numpy creates float64 here where torch creates float32
     no_constant_args: bool = False  # torch version needs tensor arguments
+    # The decomposition whose helper `_onnx_<key>` (onnxfix/decompositions, written into the
+    # user's file) replaces the call, for a torch twin that does not export itself.
+    helper: str | None = None
 
 
 AXIS = (("axis", "dim"), ("keepdims", "keepdim"))
@@ -69,7 +72,12 @@ TWINS: dict[str, Twin] = {
     "matmul": Twin("matmul", exact=False),
     "dot": Twin("matmul", exact=False),
     "einsum": Twin("einsum", exact=False),
+    # torch.frexp does not export (ONX514); its helper is exact: the same mantissa bits (in the
+    # input's dtype) and int32 exponent as NumPy's, zeros, inf and NaN included.
+    "frexp": Twin("frexp", helper="frexp"),
 }
+# NumPy functions returning a tuple of arrays: `m, e = np.frexp(a)` binds two arrays.
+TUPLE_RESULTS = frozenset({"frexp"})
 NUMPY_DTYPES = {
     "float16": "float16", "float32": "float32", "float64": "float64", "double": "float64",
     "int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64", "uint8": "uint8",
