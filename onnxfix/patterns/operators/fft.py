@@ -1,4 +1,4 @@
-"""ONX521: torch.fft transforms (decompositions/registry_fft.py). Their helpers return the spectrum
+"""ONX522: torch.fft transforms (decompositions/registry_fft.py). Their helpers return the spectrum
 as real pairs (torch.view_as_real's layout), so the fix rewrites the call together with the uses
 of its complex result, and is offered only where every use has a real-layout form."""
 
@@ -19,7 +19,7 @@ PART = {"real": "[..., 0]", "imag": "[..., 1]"}
 
 
 class FourierTransform(DecompositionRule):
-    code = "ONX521"
+    code = "ONX522"
     name = "fft-transform"
     summary = "`torch.fft` transforms fail to export (complex results): rewrite to a real DFT"
     default_safety = "unsafe"

@@ -74,7 +74,7 @@ class UnsupportedOperator(Rule):
 
 def _inverse_transform_input(node: ast.Call, ctx: FunctionContext) -> bool:
     """`torch.complex(re, im)` / `view_as_complex` / `polar` as the spectrum of an inverse FFT:
-    ONX521 reports the transform and its fix replaces the spectrum by real pairs."""
+    ONX522 reports the transform and its fix replaces the spectrum by real pairs."""
     parent = ctx.parent(node)
     return (isinstance(parent, ast.Call) and bool(parent.args) and parent.args[0] is node
             and ctx.qualname(parent.func) in ("torch.fft.irfft", "torch.fft.irfftn"))
