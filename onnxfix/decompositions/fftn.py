@@ -5,6 +5,10 @@ def _onnx_fftn(input, s=None, dim=None, norm=None):
     # torch.fft.fftn as two real tensors stacked last, the layout of torch.view_as_real(
     # torch.fft.fftn(...)): one _onnx_dft per transformed dimension, the norm's scale per
     # dimension (1 / n "forward", 1 / sqrt(n) "ortho"). `s` entries of -1 are not supported.
+    # Outside export (torch.fft.fftn itself, bit for bit) the DFT below never runs: it is what the
+    # exporters trace (torch.onnx.is_in_onnx_export() is True under both while tracing).
+    if not torch.onnx.is_in_onnx_export():
+        return torch.view_as_real(torch.fft.fftn(input, s, dim, norm))
     if input.is_complex():
         re, im = input.real, input.imag
     else:

@@ -8,6 +8,10 @@ def _onnx_irfftn(input, s=None, dim=None, norm=None):
     # the last (_onnx_dft hermitian=True, output length s[-1], default 2 * (m - 1)); the norm's
     # scale per dimension (1 / n "backward", the default, 1 / sqrt(n) "ortho"). `s` entries of
     # -1 are not supported.
+    # Outside export (torch.fft.irfftn itself, bit for bit) the DFT below never runs: it is what the
+    # exporters trace (torch.onnx.is_in_onnx_export() is True under both while tracing).
+    if not torch.onnx.is_in_onnx_export():
+        return torch.fft.irfftn(torch.view_as_complex(input), s, dim, norm)
     re, im = input[..., 0], input[..., 1]
     rank = input.dim() - 1
     if dim is None:

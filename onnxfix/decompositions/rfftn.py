@@ -6,6 +6,10 @@ def _onnx_rfftn(input, s=None, dim=None, norm=None):
     # torch.view_as_real(torch.fft.rfftn(...)): the last transformed dimension one-sided
     # (n // 2 + 1 frequencies), then full transforms of the others (_onnx_dft), the norm's scale
     # per dimension. `s` entries of -1 are not supported.
+    # Outside export (torch.fft.rfftn itself, bit for bit) the DFT below never runs: it is what the
+    # exporters trace (torch.onnx.is_in_onnx_export() is True under both while tracing).
+    if not torch.onnx.is_in_onnx_export():
+        return torch.view_as_real(torch.fft.rfftn(input, s, dim, norm))
     re = input if input.is_floating_point() else input.to(torch.get_default_dtype())
     if dim is None:
         dim = tuple(range(input.dim()))[-len(s):] if s is not None else tuple(range(input.dim()))
