@@ -539,6 +539,31 @@ def test_export_guards_keep_an_exporter_away_from_a_finding(capsys):
     assert [(f["location"]["row"], f["exporters"]) for f in json.loads(out)] == [(11, ["legacy"]), (15, ["legacy"])]
 
 
+IN_ONNX_EXPORT = """import torch
+from torch import nn
+
+
+class Model(nn.Module):
+    def forward(self, system, values):
+        if not torch.onnx.is_in_onnx_export():
+            return torch.linalg.solve_triangular(system, values, upper=False)
+        cheap = values if torch.onnx.is_in_onnx_export() else torch.linalg.cholesky(system)
+        return cheap + torch.linalg.cholesky(system)
+"""
+
+
+def test_is_in_onnx_export_keeps_both_exporters_away(tmp_path, capsys):
+    """`torch.onnx.is_in_onnx_export()` is True under both exporters while they trace (the ONX522
+    helpers and ONX521's fix rely on it): the body of `if not torch.onnx.is_in_onnx_export():` and
+    the else of `... if torch.onnx.is_in_onnx_export() else ...` are not reported; the code after
+    the early return is."""
+    model = tmp_path / "model.py"
+    model.write_text(IN_ONNX_EXPORT, encoding="utf-8")
+    code, out, _ = run([model, "--exporters", "dynamo,legacy", "--format", "json", "--no-cache"], capsys)
+    assert code == 1
+    assert [(f["location"]["row"], f["exporters"]) for f in json.loads(out)] == [(10, ["dynamo", "legacy"])]
+
+
 REPO = Path(__file__).resolve().parent.parent
 
 

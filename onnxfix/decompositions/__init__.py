@@ -19,6 +19,7 @@ from importlib import resources
 
 from onnxfix.decompositions import (
     registry_core,
+    registry_fft,
     registry_legacy,
     registry_legacy_structural,
     registry_linalg,
@@ -34,6 +35,7 @@ __all__ = ["DECOMPOSITIONS", "PYTORCH", "Decomposition"]
 # its helper module) only.
 REGISTRIES = (
     registry_core, registry_linalg, registry_spectral, registry_special, registry_structural, registry_legacy, registry_legacy_structural,
+    registry_fft,
 )
 DECOMPOSITIONS: tuple[Decomposition, ...] = tuple(d for r in REGISTRIES for d in r.DECOMPOSITIONS)
 SUPPORT: tuple[str, ...] = tuple(key for r in REGISTRIES for key in getattr(r, "SUPPORT", ()))

@@ -45,6 +45,10 @@ class Decomposition:
     # Only calls passing this keyword (or enough positionals) are decomposed (scatter: reduce).
     when_present: tuple[str, int] | None = None
     error_bound: str = ""  # for approximate decompositions: the measured bound
+    # The helper returns what the op returns. False: it returns another type (torch.fft's complex
+    # spectra as real pairs), the source fix rewrites the call's consumers too, and
+    # `onnxfix export --decompose` does not substitute it.
+    drop_in: bool = True
     # The ONX5xx rule that reports the op and writes the fix: its `keys` are the records naming it.
     rule: str = field(kw_only=True)
     proof: Proof = field(kw_only=True)

@@ -68,7 +68,7 @@ def resolve_target(target: str):
 
 def available() -> list[str]:
     """Keys ``decomposition_context`` accepts, e.g. 'linalg_inv', 'cumprod'."""
-    return [d.key for d in DECOMPOSITIONS]
+    return [d.key for d in DECOMPOSITIONS if d.drop_in]
 
 
 def decomposition_table(ops: Iterable[str] | None = None) -> dict[Callable, Entry]:
@@ -87,12 +87,15 @@ def decomposition_table(ops: Iterable[str] | None = None) -> dict[Callable, Entr
 
 def _choose(ops: Iterable[str] | None) -> list[Decomposition]:
     if ops is None:
-        return list(DECOMPOSITIONS)
+        return [d for d in DECOMPOSITIONS if d.drop_in]
     chosen = []
     for op in ops:
         decomposition = BY_KEY.get(op) or next((d for d in DECOMPOSITIONS if op in d.targets), None)
         if decomposition is None:
             raise ValueError(f"no decomposition for {op!r}; available: {', '.join(available())}")
+        if not decomposition.drop_in:
+            raise ValueError(f"{decomposition.key!r} changes the result's type (a source fix rewrites its "
+                             f"consumers too): not available at export time")
         chosen.append(decomposition)
     return chosen
 

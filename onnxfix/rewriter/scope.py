@@ -442,7 +442,7 @@ def _is_guard_call(node: ast.AST) -> bool:
         return False
     func = node.func
     name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-    return name in TRUE_UNDER_DYNAMO_EXPORT or name in TRUE_UNDER_LEGACY_EXPORT
+    return name in TRUE_UNDER_DYNAMO_EXPORT or name in TRUE_UNDER_LEGACY_EXPORT or name in TRUE_UNDER_BOTH_EXPORTS
 
 
 CONTAINERS = frozenset({"torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.ModuleDict"})
@@ -565,6 +565,11 @@ TRUE_UNDER_DYNAMO_EXPORT = frozenset({
     "is_exporting", "is_compiling", "is_dynamo_compiling", "is_torchdynamo_exporting", "is_torchdynamo_compiling",
 })
 TRUE_UNDER_LEGACY_EXPORT = frozenset({"is_tracing", "_is_tracing", "_get_tracing_state"})
+# True under both exporters while they trace (torch.onnx.__init__: the legacy exporter's
+# GLOBALS.in_onnx_export or the dynamo exporter's _flags._is_onnx_exporting), False in eager:
+# the body of `if not torch.onnx.is_in_onnx_export():` is never exported (the ONX522 helpers).
+TRUE_UNDER_BOTH_EXPORTS = frozenset({"is_in_onnx_export"})
+EXPORTERS = frozenset({"dynamo", "legacy"})
 
 
 def exporters_skipping(node: ast.AST, ancestors: Iterable[ast.AST]) -> frozenset[str]:
@@ -581,9 +586,9 @@ def exporters_skipping(node: ast.AST, ancestors: Iterable[ast.AST]) -> frozenset
             test = ancestor.test
             conjuncts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
             for conjunct in conjuncts if in_body else [test] if in_else else []:
-                runs_under = _export_guard(conjunct)  # the exporter under which the test holds
+                runs_under = _export_guard(conjunct)  # the exporters under which the test holds
                 if runs_under is not None:
-                    skipped.add(_other(runs_under) if in_body else runs_under)
+                    skipped.update(EXPORTERS - runs_under if in_body else runs_under)
         skipped.update(_skipped_by_early_exits(child, ancestor))
         child = ancestor
     return frozenset(skipped)
@@ -599,7 +604,7 @@ def _skipped_by_early_exits(statement: ast.AST, block_owner: ast.AST) -> Iterato
                 if isinstance(earlier, ast.If) and not earlier.orelse and _always_exits(earlier.body):
                     runs_under = _export_guard(earlier.test)
                     if runs_under is not None:
-                        yield runs_under
+                        yield from runs_under
             return
 
 
@@ -607,23 +612,21 @@ def _always_exits(body: list[ast.stmt]) -> bool:
     return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise))
 
 
-def _export_guard(test: ast.expr) -> str | None:
-    """The exporter under which ``test`` is true, for an export guard; None for other tests."""
+def _export_guard(test: ast.expr) -> frozenset[str] | None:
+    """The exporters under which ``test`` is true, for an export guard; None for other tests."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         inner = _export_guard(test.operand)
-        return None if inner is None else _other(inner)
+        return None if inner is None else EXPORTERS - inner
     if isinstance(test, ast.Call) and not test.args and not test.keywords:
         func = test.func
         name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
         if name in TRUE_UNDER_DYNAMO_EXPORT:
-            return "dynamo"
+            return frozenset({"dynamo"})
         if name in TRUE_UNDER_LEGACY_EXPORT:
-            return "legacy"
+            return frozenset({"legacy"})
+        if name in TRUE_UNDER_BOTH_EXPORTS:
+            return EXPORTERS
     return None
-
-
-def _other(exporter: str) -> str:
-    return "legacy" if exporter == "dynamo" else "dynamo"
 
 
 def in_training_only_code(node: ast.AST, ancestors: Iterable[ast.AST]) -> bool:

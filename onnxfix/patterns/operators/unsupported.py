@@ -18,9 +18,8 @@ from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 NO_DECOMPOSITION_REASONS = (
     (("torch.unique", "torch.nonzero", "torch.bincount", "torch.repeat_interleave"),
      "its output size depends on the input values, which a fixed-shape ONNX graph cannot express"),
-    (("torch.linalg.eigvals", "torch.linalg.eig", "torch.fft.fft", "torch.fft.fft2", "torch.fft.ifft",
-      "torch.fft.rfft", "torch.fft.irfft", "torch.fft.rfftn", "torch.stft", "torch.istft", "torch.view_as_complex",
-      "torch.polar", "torch.complex"),
+    (("torch.linalg.eigvals", "torch.linalg.eig", "torch.fft.ifft", "torch.stft", "torch.istft",
+      "torch.view_as_complex", "torch.polar", "torch.complex"),
      "its result is a complex tensor, which the exporter cannot carry (a real rewrite would change "
      "the output type)"),
     (("torch.randperm", "torch.multinomial", "torch.nn.functional.gumbel_softmax"),
@@ -46,7 +45,7 @@ class UnsupportedOperator(Rule):
         what="Finds calls to torch functions whose export fails whatever their arguments and "
         "that have no faithful decomposition: ops whose output size depends on the data "
         "(`unique`, `nonzero`, `bincount`, `repeat_interleave`), ops with complex "
-        "results (`linalg.eigvals`/`eig`, `fft.*`, `stft`/`istft`, `view_as_complex`, `polar`) "
+        "results (`linalg.eigvals`/`eig`, `fft.ifft`, `stft`/`istft`, `view_as_complex`, `polar`) "
         "and random draws (`randperm`, `multinomial`, `gumbel_softmax`), where the catalog "
         "measured the failure for an exporter the project targets. Every other failing operator "
         "has a decomposition and an ONX5xx rule that rewrites it.",
@@ -64,13 +63,21 @@ class UnsupportedOperator(Rule):
         if qualname not in NO_DECOMPOSITION_OPS or qualname in TARGETS:
             return  # a decomposition rule reports ops that have a decomposition
         failed = catalog.fails_always(qualname)
-        if not failed:
+        if not failed or _inverse_transform_input(node, ctx):
             return
         message = (
             f"`{qualname}` breaks ONNX export ({catalog.describe(failed)}; measured on torch "
             f"{catalog.torch_version()}) and has no decomposition: {_no_decomposition_reason(qualname)}"
         )
         yield ctx.report(self, node, message, exporters=tuple(sorted(failed)))
+
+
+def _inverse_transform_input(node: ast.Call, ctx: FunctionContext) -> bool:
+    """`torch.complex(re, im)` / `view_as_complex` / `polar` as the spectrum of an inverse FFT:
+    ONX522 reports the transform and its fix replaces the spectrum by real pairs."""
+    parent = ctx.parent(node)
+    return (isinstance(parent, ast.Call) and bool(parent.args) and parent.args[0] is node
+            and ctx.qualname(parent.func) in ("torch.fft.irfft", "torch.fft.irfftn"))
 
 
 FOLD_MODEL = "class Unfolded(nn.Module):\n    def forward(self, x):\n        return F.fold(x, (4, 4), 2)\n\n\n"

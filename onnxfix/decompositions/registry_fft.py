@@ -1,0 +1,81 @@
+"""Discrete Fourier transforms (ONX522): torch.fft's transforms of real inputs and the inverse of
+one-sided spectra, as real matmuls against cos/sin matrices built from torch.arange of the
+(possibly dynamic) transform sizes (``dft``).
+
+ONNX runtimes carry no complex tensors and the legacy exporter has no symbolic for aten::fft_*:
+the helpers return (and the inverses take) the spectrum as two real tensors stacked last, the
+layout of ``torch.view_as_real``. So they are not drop-in replacements (``drop_in=False``): the
+ONX522 source fix rewrites the call together with its consumers (``.abs()``, ``.real``, ``.imag``,
+``torch.view_as_real``; ``torch.complex`` / ``torch.view_as_complex`` / ``torch.polar`` feeding an
+inverse; support helpers ``complex_abs``, ``complex``, ``polar``), and ``onnxfix export
+--decompose`` leaves these ops alone. Every helper branches on ``torch.onnx.is_in_onnx_export()``:
+the torch op outside export (bit-identical in eager), the DFT only while exporting."""
+
+from __future__ import annotations
+
+from onnxfix.decompositions.base import PYTORCH, Decomposition, Proof
+
+NOTES = ("Outside export the torch op itself (torch.view_as_real of its result: eager outputs "
+         "bit-identical); while exporting (torch.onnx.is_in_onnx_export()) an O(n^2) DFT per "
+         "transformed dimension (two real matmuls against cos/sin matrices of the transform size, "
+         "built in the graph from torch.arange, so sizes may be dynamic); "
+         "the phase j * k is reduced mod n in integers before its float rounding. The result is "
+         "the spectrum in torch.view_as_real's layout (real and imaginary parts stacked last). "
+         "`s` entries of -1 are not supported. ")
+BOUND = ("export path: max error 3e-7 x (1 + max|result|) in float32 and 6e-16 in float64 "
+         "against torch.fft, "
+         "every norm, cropped and zero-padded `n`/`s`, sizes up to 16 "
+         "(tests/test_decompositions_fft.py); onnxruntime within 1e-6 on new sizes")
+
+DECOMPOSITIONS: tuple[Decomposition, ...] = (
+    Decomposition(
+        "fftn", ("torch.fft.fftn",), False, (), ("https://github.com/pytorch/pytorch/issues/128324",),
+        NOTES + "Complex inputs are split into real and imaginary parts in eager (they cannot be exported).",
+        requires=("dft",), drop_in=False, error_bound=BOUND, rule="ONX522",
+        proof=Proof("torch.view_as_real(torch.fft.fftn(a, dim=(1, -1), norm='ortho'))",
+                    "_onnx_fftn(a, dim=(1, -1), norm='ortho')", "(randn(g, b, 5, 3, 6),)"),
+    ),
+    Decomposition(
+        "fft", ("torch.fft.fft",), False, ("fft.fft",), (),
+        NOTES + "Through _onnx_fftn.",
+        requires=("fftn",), drop_in=False, error_bound=BOUND, rule="ONX522",
+        proof=Proof("torch.view_as_real(torch.fft.fft(a, 9, 1))", "_onnx_fft(a, 9, 1)", "(randn(g, b, 7, 3),)"),
+    ),
+    Decomposition(
+        "fft2", ("torch.fft.fft2",), False, ("fft.fft2",), (PYTORCH + "149332",),
+        NOTES + "Through _onnx_fftn.",
+        requires=("fftn",), drop_in=False, error_bound=BOUND, rule="ONX522",
+        proof=Proof("torch.view_as_real(torch.fft.fft2(a))", "_onnx_fft2(a)", "(randn(g, b, 3, 6, 5),)"),
+    ),
+    Decomposition(
+        "rfftn", ("torch.fft.rfftn",), False, ("fft.rfftn ortho",),
+        (PYTORCH + "125296", "https://github.com/onnx/onnx/issues/4843"),
+        NOTES + "The last transformed dimension one-sided (n // 2 + 1 frequencies).",
+        requires=("dft",), drop_in=False, error_bound=BOUND, rule="ONX522",
+        proof=Proof("torch.view_as_real(torch.fft.rfftn(a, dim=(-2, -1), norm='forward'))",
+                    "_onnx_rfftn(a, dim=(-2, -1), norm='forward')", "(randn(g, b, 6, 8),)"),
+    ),
+    Decomposition(
+        "rfft", ("torch.fft.rfft",), False, ("fft.rfft",), (),
+        NOTES + "Through _onnx_rfftn.",
+        requires=("rfftn",), drop_in=False, error_bound=BOUND, rule="ONX522",
+        proof=Proof("torch.view_as_real(torch.fft.rfft(a, 6))", "_onnx_rfft(a, 6)", "(randn(g, b, 3, 7),)"),
+    ),
+    Decomposition(
+        "irfftn", ("torch.fft.irfftn",), False, (), ("https://github.com/onnx/onnx/issues/4843",),
+        NOTES + "The input is a one-sided spectrum in torch.view_as_real's layout (`dim` counts the "
+        "complex tensor's dimensions); as pocketfft's c2r, the imaginary parts of the zero and "
+        "Nyquist frequencies are ignored.",
+        requires=("dft",), drop_in=False, error_bound=BOUND, rule="ONX522",
+        proof=Proof("torch.fft.irfftn(torch.view_as_complex(a), s=(4, 6), dim=(-2, -1), norm='ortho')",
+                    "_onnx_irfftn(a, s=(4, 6), dim=(-2, -1), norm='ortho')", "(randn(g, b, 3, 4, 4, 2),)"),
+    ),
+    Decomposition(
+        "irfft", ("torch.fft.irfft",), False, ("fft.irfft",), (),
+        NOTES + "Through _onnx_irfftn.",
+        requires=("irfftn",), drop_in=False, error_bound=BOUND, rule="ONX522",
+        proof=Proof("torch.fft.irfft(torch.view_as_complex(a), 9)", "_onnx_irfft(a, 9)", "(randn(g, b, 3, 5, 2),)"),
+    ),
+)
+# Helpers that decompose nothing alone.
+SUPPORT: tuple[str, ...] = ("dft", "complex_abs", "complex", "polar")
