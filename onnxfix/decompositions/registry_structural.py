@@ -224,7 +224,8 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "one gather and one where with sizes the graph computes. Bit-identical (every dtype, "
         "lengths 0, all lengths 0); a 0-d `n` (equal chunks) runs the original. Inputs torch "
         "rejects (lengths not summing to the size, a padding value out of the dtype's range) are "
-        "not diagnosed.",
+        "not diagnosed. Source fix only: `onnxfix export --decompose` intercepts one call, and "
+        "here the failing split is a second one.",
         rule="ONX515",
         proof=Proof(
             "torch.nn.utils.rnn.pad_sequence(a.split(n.tolist()), batch_first=True), "

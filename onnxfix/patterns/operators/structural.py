@@ -24,14 +24,16 @@ class StructuralOperator(DecompositionRule):
     code = "ONX515"
     name = "structural-operator"
     summary = ("`cov` / `corrcoef` / `index_reduce` / `vander` / `combinations` / `pdist` / `narrow` / `ctc_loss` / "
-               "`masked_select` / `unique_consecutive` / `fft.rfftfreq` fail to export: rewrite")
+               "`masked_select` / `unique_consecutive` / `fft.rfftfreq` / `pad_sequence(x.split(n.tolist()))` fail to export: rewrite")
     default_safety = "safe"
     extra_triggers = ("one_hot", "normal")  # reported without a fix
     doc = rule_doc(
         "Finds `torch.cov`, `torch.corrcoef` (and their methods), `Tensor.index_reduce` / `index_reduce_`, "
         "`torch.vander`, `torch.combinations`, `F.pdist` / `torch.pdist`, and `torch.narrow` / "
         "`Tensor.narrow` whose `start` is a tensor, `F.ctc_loss`, `torch.masked_select` / "
-        "`torch.unique_consecutive` (and their methods) and `torch.fft.rfftfreq`. Also reports, without a fix, "
+        "`torch.unique_consecutive` (and their methods), `torch.fft.rfftfreq` and `pad_sequence` of "
+        "`x.split(n.tolist())` (inline, or a variable only the call reads, whose assignment the fix "
+        "removes). Also reports, without a fix, "
         "`F.one_hot` without `num_classes` (the size comes from the data) and `torch.normal` with "
         "a tensor mean and a number std (random: no rewrite can be checked against eager).",
         "cov and corrcoef check tensor values (`aten.equal`: DataDependentOutputException in "
@@ -42,12 +44,15 @@ class StructuralOperator(DecompositionRule):
         "unique_consecutive have no dynamo translation, although boolean indexing, which computes "
         "the same data-dependent size, has one. Legacy has no symbolic for cov, corrcoef, "
         "index_reduce, vander, combinations, pdist, ctc_loss, unique_consecutive; neither exporter "
-        "translates fft.rfftfreq.",
+        "translates fft.rfftfreq. Splitting by `n.tolist()` makes the sizes data (dynamo: a guard on "
+        "unbacked symbols; legacy bakes them in) and legacy has no symbolic for pad_sequence.",
         "def forward(self, x):\n    return torch.cov(x)",
         "def forward(self, x):\n    return _onnx_cov(x)",
         "Safe: ATen's own arithmetic (bit-identical in eager for cov, corrcoef, index_reduce, vander, "
-        "combinations, narrow, ctc_loss, masked_select, unique_consecutive, rfftfreq; pdist to float rounding of the column sum). Inputs torch "
-        "rejects (negative weights, an out-of-range start) are not diagnosed. vander, "
+        "combinations, narrow, ctc_loss, masked_select, unique_consecutive, rfftfreq, pad_sequence of a split; pdist to float rounding of the column sum). Inputs torch "
+        "rejects (negative weights, an out-of-range start) are not diagnosed. The receiver of "
+        "`x.split(n.tolist())` counts as a tensor unless known otherwise: pad_sequence takes tensors "
+        "only, and no other type's split returns them. vander, "
         "combinations, pdist and ctc_loss (time steps, padded target length) need those sizes "
         "to be static at export time.",
         code,
