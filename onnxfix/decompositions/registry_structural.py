@@ -216,4 +216,23 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
             "(randn(g, b, 5),)",
         ),
     ),
+    Decomposition(
+        "pad_split", ("torch.nn.utils.rnn.pad_sequence",), True, (), (PYTORCH + "127153",),
+        "Only `pad_sequence(x.split(n.tolist()), ...)` (split along dim 0, `padding_side` "
+        "\"right\"), inline or through a variable used only there: the padded result gathers "
+        "x[start_i + t] (start = cumsum(n) - n) where t < n[i] and holds padding_value after, "
+        "one gather and one where with sizes the graph computes. Bit-identical (every dtype, "
+        "lengths 0, all lengths 0); a 0-d `n` (equal chunks) runs the original. Inputs torch "
+        "rejects (lengths not summing to the size, a padding value out of the dtype's range) are "
+        "not diagnosed. Source fix only: `onnxfix export --decompose` intercepts one call, and "
+        "here the failing split is a second one.",
+        rule="ONX515",
+        proof=Proof(
+            "torch.nn.utils.rnn.pad_sequence(a.split(n.tolist()), batch_first=True), "
+            "torch.nn.utils.rnn.pad_sequence(torch.split(a, n.tolist()), False, -1.0)",
+            "_onnx_pad_split(a, n, batch_first=True), _onnx_pad_split(a, n, False, -1.0)",
+            "(randn(g, b, 3), split_lengths(g, b, b))",
+            params="a, n",
+        ),
+    ),
 )

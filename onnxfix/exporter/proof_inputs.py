@@ -133,6 +133,12 @@ def zeroed_columns(g, batch, m, n):
     return torch.randn(batch, m, n, generator=g) * keep
 
 
+def split_lengths(g, n, total):
+    """n sizes >= 0 summing to total (zeros included): the sections of a split along dim 0."""
+    cuts = torch.randint(0, total + 1, (n - 1,), generator=g).sort().values
+    return torch.cat([cuts, torch.tensor([total])]) - torch.cat([torch.tensor([0]), cuts])
+
+
 def class_probabilities(g, *shape):
     return torch.softmax(torch.randn(*shape, generator=g), -1)
 

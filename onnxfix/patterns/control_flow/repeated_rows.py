@@ -238,13 +238,13 @@ def _bound_list_concatenation(node: ast.BinOp, element: str, count: ast.expr, ct
     between = block[block.index(assign) + 1 : block.index(later) + 1]
     if any(isinstance(n, ast.Name) and n.id in names and not isinstance(n.ctx, ast.Load) for s in between for n in ast.walk(s)):
         return None, None, f"a name of `{ctx.segment(node)}` is rebound before the concatenation"
-    deletion = _statement_deletion(assign, ctx)
+    deletion = statement_deletion(assign, ctx)
     if deletion is None:
         return None, None, f"the assignment of `{target}` shares its lines with other code or a comment"
     return call, deletion, ""
 
 
-def _statement_deletion(statement: ast.stmt, ctx: FunctionContext) -> Edit | None:
+def statement_deletion(statement: ast.stmt, ctx: FunctionContext) -> Edit | None:
     """The edit removing the whole lines of a statement alone on them, without a comment."""
     source = ctx.file.source
     start, end = source.span(statement)

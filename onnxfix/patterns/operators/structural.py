@@ -6,6 +6,8 @@ from __future__ import annotations
 import ast
 
 from onnxfix import operator_catalog as catalog
+from onnxfix.decompositions import BY_KEY, helper_chain, helper_source
+from onnxfix.patterns.control_flow.repeated_rows import statement_deletion
 from onnxfix.patterns.operators.base import (
     DecompositionRule,
     argument,
@@ -14,20 +16,24 @@ from onnxfix.patterns.operators.base import (
     match_call,
     rule_doc,
 )
+from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.rule import Edit, Fix, Helper
 
 
 class StructuralOperator(DecompositionRule):
     code = "ONX515"
     name = "structural-operator"
     summary = ("`cov` / `corrcoef` / `index_reduce` / `vander` / `combinations` / `pdist` / `narrow` / `ctc_loss` / "
-               "`masked_select` / `unique_consecutive` / `fft.rfftfreq` fail to export: rewrite")
+               "`masked_select` / `unique_consecutive` / `fft.rfftfreq` / `pad_sequence(x.split(n.tolist()))` fail to export: rewrite")
     default_safety = "safe"
     extra_triggers = ("one_hot", "normal")  # reported without a fix
     doc = rule_doc(
         "Finds `torch.cov`, `torch.corrcoef` (and their methods), `Tensor.index_reduce` / `index_reduce_`, "
         "`torch.vander`, `torch.combinations`, `F.pdist` / `torch.pdist`, and `torch.narrow` / "
         "`Tensor.narrow` whose `start` is a tensor, `F.ctc_loss`, `torch.masked_select` / "
-        "`torch.unique_consecutive` (and their methods) and `torch.fft.rfftfreq`. Also reports, without a fix, "
+        "`torch.unique_consecutive` (and their methods), `torch.fft.rfftfreq` and `pad_sequence` of "
+        "`x.split(n.tolist())` (inline, or a variable only the call reads, whose assignment the fix "
+        "removes). Also reports, without a fix, "
         "`F.one_hot` without `num_classes` (the size comes from the data) and `torch.normal` with "
         "a tensor mean and a number std (random: no rewrite can be checked against eager).",
         "cov and corrcoef check tensor values (`aten.equal`: DataDependentOutputException in "
@@ -38,12 +44,15 @@ class StructuralOperator(DecompositionRule):
         "unique_consecutive have no dynamo translation, although boolean indexing, which computes "
         "the same data-dependent size, has one. Legacy has no symbolic for cov, corrcoef, "
         "index_reduce, vander, combinations, pdist, ctc_loss, unique_consecutive; neither exporter "
-        "translates fft.rfftfreq.",
+        "translates fft.rfftfreq. Splitting by `n.tolist()` makes the sizes data (dynamo: a guard on "
+        "unbacked symbols; legacy bakes them in) and legacy has no symbolic for pad_sequence.",
         "def forward(self, x):\n    return torch.cov(x)",
         "def forward(self, x):\n    return _onnx_cov(x)",
         "Safe: ATen's own arithmetic (bit-identical in eager for cov, corrcoef, index_reduce, vander, "
-        "combinations, narrow, ctc_loss, masked_select, unique_consecutive, rfftfreq; pdist to float rounding of the column sum). Inputs torch "
-        "rejects (negative weights, an out-of-range start) are not diagnosed. vander, "
+        "combinations, narrow, ctc_loss, masked_select, unique_consecutive, rfftfreq, pad_sequence of a split; pdist to float rounding of the column sum). Inputs torch "
+        "rejects (negative weights, an out-of-range start) are not diagnosed. The receiver of "
+        "`x.split(n.tolist())` counts as a tensor unless known otherwise: pad_sequence takes tensors "
+        "only, and no other type's split returns them. vander, "
         "combinations, pdist and ctc_loss (time steps, padded target length) need those sizes "
         "to be static at export time.",
         code,
@@ -54,11 +63,63 @@ class StructuralOperator(DecompositionRule):
         if found is None:
             yield from self._report_only(node, ctx)
             return
+        if found[1].key == "pad_split":
+            yield from self._pad_split(node, ctx)
+            return
         if found[1].key == "narrow":
             start = argument(node, "start", 2, found[2])
             if start is None or ctx.tensors.is_tensor(start) is not True:
                 return  # an int start exports; only a tensor start is the failing variant
         yield from super().visit_Call(node, ctx)
+
+    def _pad_split(self, node: ast.Call, ctx: FunctionContext):
+        """`pad_sequence(x.split(n.tolist()), ...)`, inline or through `pieces = x.split(...)`
+        used only by the call: `_onnx_pad_split(x, n, ...)` (and the assignment removed)."""
+        sequences = argument(node, "sequences", 0)
+        split, assign = sequences, None
+        if isinstance(sequences, ast.Name):
+            assign = _single_assignment(sequences, ctx)
+            split = assign.value if assign is not None else None
+        parts = _split_of_tolist(split, ctx)
+        if parts is None:
+            return  # pad_sequence of other sequences is not this rule's
+        tokens, lengths, method = parts
+        decomposition = BY_KEY["pad_split"]
+        failed = catalog.failures(decomposition.catalog_cases)
+        if not failed:
+            return
+        side = argument(node, "padding_side", 3)
+        reason = ""
+        if side is not None and literal(side) != "right":
+            reason = "only `padding_side=\"right\"` (the default) is rewritten"
+        elif any(k.arg is None for k in node.keywords) or any(isinstance(a, ast.Starred) for a in node.args):
+            reason = "the call passes `*args` / `**kwargs`"
+        deletion = None
+        if not reason and assign is not None:
+            deletion, reason = _removable_split(assign, node, sequences.id, (tokens, lengths), ctx)
+        fix = None
+        if not reason:
+            edits = [ctx.replace(node.func, decomposition.helper)]
+            pair = f"{_argument_text(tokens, ctx)}, {_argument_text(lengths, ctx)}"
+            keyword = next((k for k in node.keywords if k.arg == "sequences"), None)
+            edits.append(ctx.replace(keyword, f"tokens={_argument_text(tokens, ctx)}, lengths={_argument_text(lengths, ctx)}")
+                         if keyword is not None else ctx.replace(sequences, pair))
+            if side is not None:
+                edits.append(_argument_deletion(node, side, ctx))
+            if deletion is not None:
+                edits.append(deletion)
+            # pad_sequence takes tensors only, so wherever the original returns, `x.split(...)`
+            # gave tensors: x is a tensor unless known otherwise (no other type's split does).
+            safe = not method or ctx.tensors.is_tensor(tokens) is not False
+            helpers = tuple(Helper(f"_onnx_{key}", helper_source(key)) for key in helper_chain("pad_split"))
+            fix = Fix(f"Rewrite to `{decomposition.helper}(...)` (exportable ops, helper added to the file)",
+                      tuple(edits), safe, imports=("torch",), helpers=helpers)
+        message = (
+            f"`pad_sequence` of `{ctx.segment(split)}` breaks ONNX export ({catalog.describe(failed)}; measured on "
+            f"torch {catalog.torch_version()}); `{decomposition.helper}` computes it with exportable ops"
+            + (f" (not rewritten: {reason})" if reason else "")
+        )
+        yield ctx.report(self, node, message, fix=fix, exporters=tuple(sorted(failed)))
 
     def _report_only(self, node, ctx):
         """Failing variants with no faithful decomposition: reported, never rewritten."""
@@ -86,6 +147,120 @@ class StructuralOperator(DecompositionRule):
                 f"{catalog.torch_version()}) and has no faithful decomposition: {reason}"
             )
             yield ctx.report(self, node, message, exporters=tuple(sorted(failed)))
+
+
+def _split_of_tolist(node: ast.AST | None, ctx: FunctionContext) -> tuple[ast.expr, ast.expr, bool] | None:
+    """(x, n, is the method form) of `x.split(n.tolist())` / `torch.split(x, n.tolist())`
+    along dim 0."""
+    if not isinstance(node, ast.Call) or any(k.arg is None for k in node.keywords):
+        return None
+    qualname = ctx.qualname(node.func)
+    if qualname == "torch.split":
+        method, tokens, sizes_name = False, argument(node, "tensor", 0), "split_size_or_sections"
+    elif qualname is None and isinstance(node.func, ast.Attribute) and node.func.attr == "split":
+        method, tokens, sizes_name = True, node.func.value, "split_size"
+        if ctx.tensors.is_tensor(tokens) is False:
+            return None
+    else:
+        return None
+    if len(node.args) + (1 if method else 0) > 3 or any(isinstance(a, ast.Starred) for a in node.args):
+        return None
+    sizes, dim = argument(node, sizes_name, 1, method), argument(node, "dim", 2, method)
+    if tokens is None or dim is not None and literal(dim) != 0:
+        return None  # another dim (or one static analysis cannot read) is left alone
+    if not (isinstance(sizes, ast.Call) and isinstance(sizes.func, ast.Attribute) and sizes.func.attr == "tolist"
+            and not sizes.args and not sizes.keywords):
+        return None
+    return tokens, sizes.func.value, method
+
+
+def _single_assignment(name: ast.Name, ctx: FunctionContext) -> ast.Assign | None:
+    """`name = <value>`, the only binding of a local name that is not a parameter."""
+    values = ctx.assignments(name.id)
+    if len(values) != 1 or ctx.is_parameter(name.id):
+        return None
+    statement = ctx.parent(values[0])
+    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name) and statement.targets[0].id == name.id):
+        return None
+    return statement
+
+
+def _removable_split(assign: ast.Assign, call: ast.Call, name: str, moved: tuple[ast.expr, ...],
+                     ctx: FunctionContext) -> tuple[Edit | None, str]:
+    """The edit deleting `pieces = x.split(n.tolist())` once the call takes x and n, or why it
+    cannot go: the split would still run (and fail) if kept."""
+    loads = [n for n in ast.walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+    if len(loads) != 1:
+        return None, f"`{name}` has other uses, where the split still fails"
+    statement = next((a for a in ctx.ancestors(call) if isinstance(a, ast.stmt)), None)
+    block = _block(assign, ctx)
+    if statement is None or block is None or statement not in block or block.index(statement) < block.index(assign):
+        return None, f"`{name} = ...` is not in the block of the `pad_sequence` call"
+    if any(isinstance(a, (ast.Lambda, ast.comprehension, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp))
+           for a in _between(call, statement, ctx)):
+        return None, "the call runs inside a lambda or comprehension"
+    if any(isinstance(n, (ast.Call, ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom)) for m in moved for n in ast.walk(m)):
+        return None, f"`{name} = ...` makes a call the rewrite would move; write the split inside `pad_sequence(...)`"
+    roots = {r for m in moved for r in _root_names(m)}
+    between = block[block.index(assign) + 1 : block.index(statement) + 1]
+    if any(_changes(n, roots) for s in between for n in ast.walk(s)):
+        return None, f"a name the split reads is rebound or mutated before `{name}` is used"
+    deletion = statement_deletion(assign, ctx)
+    if deletion is None:
+        return None, f"`{name} = ...` shares its lines with other code or a comment"
+    return deletion, ""
+
+
+def _block(statement: ast.stmt, ctx: FunctionContext) -> list[ast.stmt] | None:
+    parent = ctx.parent(statement) or ctx.fn.node
+    for field in ("body", "orelse", "finalbody"):
+        body = getattr(parent, field, None)
+        if isinstance(body, list) and statement in body:
+            return body
+    return None
+
+
+def _between(node: ast.AST, top: ast.AST, ctx: FunctionContext):
+    for ancestor in ctx.ancestors(node):
+        if ancestor is top:
+            return
+        yield ancestor
+
+
+def _root_names(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _root(node: ast.AST) -> str | None:
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _changes(node: ast.AST, names: set[str]) -> bool:
+    """``node`` rebinds one of ``names``, stores into it, or calls a method on it."""
+    if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+        return node.id in names
+    if isinstance(node, (ast.Attribute, ast.Subscript)) and not isinstance(node.ctx, ast.Load):
+        return _root(node) in names
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return _root(node.func.value) in names
+    return isinstance(node, (ast.Global, ast.Nonlocal)) and bool(set(node.names) & names)
+
+
+def _argument_text(node: ast.expr, ctx: FunctionContext) -> str:
+    text = ctx.segment(node)
+    return f"({text})" if isinstance(node, (ast.NamedExpr, ast.Lambda, ast.Yield, ast.YieldFrom)) else text
+
+
+def _argument_deletion(call: ast.Call, value: ast.expr, ctx: FunctionContext) -> Edit:
+    """Removes the argument holding ``value`` (positional or keyword) with the comma before it."""
+    source = ctx.file.source
+    elements = sorted([*call.args, *call.keywords], key=lambda n: source.span(n)[0])
+    element = next(e for e in elements if e is value or isinstance(e, ast.keyword) and e.value is value)
+    previous = elements[elements.index(element) - 1]
+    return Edit(source.span(previous)[1], source.span(element)[1], "")
 
 
 class DynamoSilentlyWrong(DecompositionRule):
