@@ -225,4 +225,4 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         ),
     ),
 )
-SUPPORT: tuple[str, ...] = ("sort_rank",)  # helpers that decompose nothing on their own
+SUPPORT: tuple[str, ...] = ("sort_rank", "roll")  # helpers that decompose nothing on their own (roll: ONX406)
