@@ -5,7 +5,6 @@ tests/evidence_models/item_name.py."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest

@@ -11,7 +11,6 @@ inputs (re-drawn values, other sizes of dynamic dims); and the fixed model compu
 from __future__ import annotations
 
 import json
-import os
 import tempfile
 from pathlib import Path
 

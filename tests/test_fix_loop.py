@@ -9,7 +9,6 @@ dropped); the others export for real.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 

@@ -1,7 +1,6 @@
 """The catalog itself: unique codes, complete docs, README in sync."""
 
 import re
-from pathlib import Path
 
 from readme_sections import README, RULES_BLOCK, operator_coverage, readme_numbers, rules_markdown
 

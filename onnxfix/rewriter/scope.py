@@ -359,7 +359,7 @@ class ScopeBuilder:
         """``MyFunction.apply(...)`` runs the static ``MyFunction.forward`` of a
         ``torch.autograd.Function`` subclass while the model is exported."""
         found = self._class_named(fn.module, value)
-        if found and any(_is_autograd_function(mod, info) for mod, info in self.bases_of(*found)):
+        if found and any(is_autograd_function(mod, info) for mod, info in self.bases_of(*found)):
             yield from self._methods_named(fn, found[0], found[1], "forward", skip_self=False)
 
     def _submodule_forwards(self, fn: ExportFunction, attr: str) -> Iterator[ExportFunction]:
@@ -495,7 +495,7 @@ def functions_from_reach(module: ModuleIndex, reach: dict[str, Entry]) -> Export
     return result
 
 
-def _is_autograd_function(module: ModuleIndex, info: ClassInfo) -> bool:
+def is_autograd_function(module: ModuleIndex, info: ClassInfo) -> bool:
     for base in info.node.bases:
         qualname = module.scope.qualname(base) or ".".join(dotted_parts(base) or ())
         if qualname in AUTOGRAD_FUNCTION_BASES or qualname.rsplit(".", 1)[-1] == "Function" and "autograd" in qualname:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import ast
 
 from onnxfix.rewriter.context import FunctionContext
-from onnxfix.rewriter.rule import LEGACY, Edit, Fix, Rule, RuleDoc
-from onnxfix.rewriter.scope import ClassInfo, _is_autograd_function
+from onnxfix.rewriter.rule import LEGACY, Fix, Rule, RuleDoc
+from onnxfix.rewriter.scope import ClassInfo, is_autograd_function
 
 
 class AutogradFunctionCallable(Rule):
@@ -104,7 +104,7 @@ def _same_file_function(name: str, ctx: FunctionContext) -> ClassInfo | None:
     info = module.classes.get(name)
     if info is None or ctx.scope.lookup(name) is not None or ctx.scope.is_local(name):
         return None
-    return info if _is_autograd_function(module, info) else None
+    return info if is_autograd_function(module, info) else None
 
 
 def _parameters(fn: ast.FunctionDef) -> list[str]:
