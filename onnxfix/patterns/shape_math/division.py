@@ -72,6 +72,8 @@ class SizeFloorDivision(Rule):
         a, b = node.left, node.right
         if _exact_multiple(a, b, ctx):
             return  # `(a - a % b) // b`: this rule's own fix
+        if _only_read_when_positive(node, ctx):
+            return
         difference = _signed_size(a, ctx)
         if difference is None or not ctx.ints.is_int(a):
             return
@@ -102,6 +104,43 @@ class SizeFloorDivision(Rule):
         fix = Fix(title, (ctx.replace(target, text),), safe=safe)
         why = "" if safe else f"; fix is unsafe: `{ctx.segment(b)}` is not proven an int"
         yield ctx.report(self, node, message + why, fix=fix)
+
+
+def _only_read_when_positive(node: ast.BinOp, ctx: FunctionContext) -> bool:
+    """``q = d // k`` (``k`` a positive literal) read only as the test ``q > 0`` / ``q >= 1`` of
+    an ``if`` and inside that ``if``'s body. For k > 0, floor and truncation agree on whether
+    the quotient is positive, and where it is they agree on its value: the codecs' residual
+    units (``padding = (a - b) // 2; if padding > 0: x = x[..., padding:-padding]``)."""
+    statement = ctx.parent(node)
+    divisor = node.right
+    if not (
+        isinstance(divisor, ast.Constant) and type(divisor.value) is int and divisor.value > 0
+        and isinstance(statement, ast.Assign) and statement.value is node and len(statement.targets) == 1
+        and isinstance(statement.targets[0], ast.Name) and len(ctx.assignments(statement.targets[0].id)) == 1
+    ):
+        return False
+    name = statement.targets[0].id
+    reads = [n for n in ast.walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+    return bool(reads) and all(_guarded_by_positive_test(read, name, ctx) for read in reads)
+
+
+def _guarded_by_positive_test(read: ast.Name, name: str, ctx: FunctionContext) -> bool:
+    child: ast.AST = read
+    for ancestor in ctx.ancestors(read):
+        if isinstance(ancestor, ast.If) and _is_positive_test(ancestor.test, name):
+            if child is ancestor.test or any(child is statement for statement in ancestor.body):
+                return True
+        child = ancestor
+    return False
+
+
+def _is_positive_test(test: ast.expr, name: str) -> bool:
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name)):
+        return False
+    bound = test.comparators[0]
+    if test.left.id != name or not (isinstance(bound, ast.Constant) and type(bound.value) is int):
+        return False
+    return isinstance(test.ops[0], ast.Gt) and bound.value == 0 or isinstance(test.ops[0], ast.GtE) and bound.value == 1
 
 
 def _negated(node: ast.AST | None) -> bool:
