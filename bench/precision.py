@@ -72,6 +72,14 @@ Narrowed while hand-checking this table (each pinned by a fixture):
 
 # What was narrowed in this round; kept here so the document says it next to the numbers.
 NARROWED = """\
+- **A floor quotient read only where it is positive** (ONX405, `onnxfix/patterns/shape_math/division.py`:
+  `_only_read_when_positive`). The residual units of DAC, NeuCodec, PE-Audio and Xcodec2 do
+  `padding = (a - b) // 2; if padding > 0: x = x[..., padding:-padding]`: flooring and the
+  exporters' truncation agree on whether the quotient is positive and, where it is, on its
+  value (`tests/fixtures/ONX405/positive_guard.py`). Left as FP (no rule can tell without
+  running the model): hidden or head dimensions read from activations (`shape[-1]` of an
+  unreshaped stage, ONX402/ONX203), a ratio fixed by a constant upsampling factor (ONX203),
+  and I-BERT's `from_numpy` of values computed only from eval-mode buffers (ONX103).
 - **Loss branches on any target name** (`onnxfix/rewriter/scope.py`: `_loss_branch`, used by
   `_children_run_in_eval` and `in_training_only_code`). TimesFM 2.5 computes its loss under
   `if future_values is not None:`; the quantile comprehension there was an ONX603 finding. A
