@@ -214,3 +214,22 @@ def test_a_value_read_out_of_a_tensor_as_a_bool_is_keyed_by_its_symbol():
     with recording() as record:
         ShapeEnv().create_unbacked_symbool()
     assert list(record.unbacked) == ["u0"]
+
+
+@pytest.mark.parametrize("side", [
+    lambda n: int(n ** 0.5),
+    lambda n: __import__("math").isqrt(n),
+    lambda n: __import__("torch").sym_int(__import__("torch").sym_sqrt(n)),
+], ids=["int-pow", "isqrt", "sym_sqrt"])
+def test_no_spelling_of_a_square_root_keeps_a_dynamic_size_dynamic(side):
+    """ONX203 offers no fix for `int(n ** 0.5)` of a size and says why: torch.export specializes
+    the square root of a symbolic size whichever way it is written (torch 2.13)."""
+    import torch
+
+    class Grid(torch.nn.Module):
+        def forward(self, x):
+            return x[:, : side(x.shape[1])] * 2
+
+    dims = {"x": {1: torch.export.Dim("tokens", min=2, max=4096)}}
+    with pytest.raises(Exception, match="Constraints violated"):
+        torch.export.export(Grid(), (torch.randn(2, 16, 3),), dynamic_shapes=dims)

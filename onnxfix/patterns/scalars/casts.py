@@ -228,10 +228,20 @@ class ScalarCast(Rule):
                 f"the dynamo exporter can specialize it; use `// {divisor}`",
                 fix=fix, exporters=(LEGACY, DYNAMO),
             )
+        if _square_root(argument, ctx):
+            return ctx.report(
+                self, node,
+                "`int()` of the square root of a size: the legacy exporter records the export-time value and "
+                "the dynamo exporter specializes it; no automatic fix: no expression keeps it dynamic "
+                "(torch.export specializes any square root of a symbolic size, measured on torch 2.13); take the "
+                "side from the model's configuration (e.g. `image_size // patch_size`) or pass it in",
+                exporters=(LEGACY, DYNAMO),
+            )
         return ctx.report(
             self, node,
             "`int()` of a float computed from sizes: the legacy exporter records the export-time value and "
-            "the dynamo exporter can specialize it (`onnxfix export` shows which)",
+            "the dynamo exporter can specialize it (`onnxfix export` shows which); no automatic fix: only "
+            "`int(a / b)` and `int(size * 2**-m)` have an exact integer form here",
             exporters=(LEGACY, DYNAMO),
         )
 
@@ -248,6 +258,13 @@ def _true_division_operand(node: ast.Call, ctx: FunctionContext) -> bool:
     if isinstance(other, ast.Call) and builtin_call(other, ctx, CASTS) == "float" and len(other.args) == 1:
         other = other.args[0]
     return ctx.ints.is_int(other) or (isinstance(other, ast.Constant) and type(other.value) in (int, float))
+
+
+def _square_root(argument: ast.expr, ctx: FunctionContext) -> bool:
+    """`x ** 0.5` or `math.sqrt(x)` (the grid side of a square token count)."""
+    if isinstance(argument, ast.BinOp) and isinstance(argument.op, ast.Pow):
+        return isinstance(argument.right, ast.Constant) and argument.right.value == 0.5
+    return isinstance(argument, ast.Call) and ctx.qualname(argument.func) == "math.sqrt"
 
 
 def _halved_size(argument: ast.expr, ints) -> tuple[ast.expr, int] | None:
