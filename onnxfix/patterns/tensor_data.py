@@ -142,13 +142,16 @@ class DataWrite(Rule):
         if isinstance(node.ctx, ast.Load) and isinstance(receiver, ast.Name) and not ctx.is_parameter(receiver.id):
             if ctx.assignments(receiver.id):  # a tensor made here, not an input or module state
                 fix = Fix(title="Write to the tensor instead of `.data`", edits=(ctx.delete_suffix(node),), safe=False)
-        yield ctx.report(
-            self,
-            node,
+        message = (
             "write through `.data` in export-time code: the legacy exporter drops it and the "
-            "dynamo exporter fails or crashes",
-            fix=fix,
+            "dynamo exporter fails or crashes"
         )
+        if fix is None:
+            message += (
+                "; no automatic fix: the write goes to an input or to module state (a parameter changed "
+                "during forward), which no exportable rewrite reproduces: move it out of `forward`"
+            )
+        yield ctx.report(self, node, message, fix=fix)
 
 
 RULES = [DataRead, DataWrite]
