@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 
 from onnxfix.patterns.control_flow.conditions import CONTROL_FLOW_REFERENCES, tensor_condition
+from onnxfix.patterns.control_flow.expert_loop import expert_loop
 from onnxfix.patterns.control_flow.loop_parts import is_row, loop_length_source, uses_name_elsewhere
 from onnxfix.patterns.control_flow.repeated_rows import repeated_list, repeated_rows_comprehension, repeated_rows_loop
 from onnxfix.patterns.control_flow.scatter_loop import scatter_loop
@@ -168,6 +169,8 @@ class SizeLoop(Rule):
         fix, why = _vectorised_accumulation(node, ctx) or repeated_rows_loop(node, ctx), ""
         if fix is None:
             fix, why = scatter_loop(node, ctx)
+        if fix is None:
+            fix, why = expert_loop(node, ctx)
         if fix is None:
             message += NO_LOOP_FIX
         elif why:
