@@ -84,9 +84,10 @@ def expert_loop(node: ast.For, ctx: FunctionContext) -> tuple[Fix | None, str]:
     if body is None:
         return None, ""
     indexed, unknown_calls = body
-    # the mask is only read: by its permute, by the count and by the loop's `M[J]`
-    allowed = {id(permute_receiver), id(count_call.func.value)} | {id(s.value) for s in _mask_rows(node, mask, index)}
-    if any(id(n) not in allowed for n in _loads(ctx.fn.node, mask)):
+    # the mask is only read (the loop sees the mask the hit list was counted from): by its
+    # permute, by the count and by `torch.where(M[...])`
+    allowed = {id(permute_receiver), id(count_call.func.value)}
+    if any(id(n) not in allowed and not _selected_from(n, ctx) for n in _loads(ctx.fn.node, mask)):
         return None, ""
     if row != index and _read_outside(row, node, ctx, allowed=(first.value.value,)):
         return None, ""
@@ -362,12 +363,15 @@ def _call_kind(call: ast.Call, ctx: FunctionContext) -> str:
     return "unknown"
 
 
-def _mask_rows(loop: ast.For, mask: str, index: str) -> list[ast.Subscript]:
-    return [
-        n for n in ast.walk(loop)
-        if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id == mask
-        and isinstance(n.slice, ast.Name) and n.slice.id == index and isinstance(n.ctx, ast.Load)
-    ]
+def _selected_from(name: ast.Name, ctx: FunctionContext) -> bool:
+    """`torch.where(M[...])`: a read of the mask that writes nothing and keeps no view."""
+    row = ctx.parent(name)
+    call = ctx.parent(row)
+    return (
+        isinstance(row, ast.Subscript) and row.value is name and isinstance(row.ctx, ast.Load)
+        and isinstance(call, ast.Call) and call.args == [row] and not call.keywords
+        and ctx.qualname(call.func) == "torch.where"
+    )
 
 
 def _loads(tree: ast.AST, name: str) -> list[ast.Name]:
