@@ -146,6 +146,26 @@ class SizeLoop(Rule):
             same int and `t` is the same tensor the list held. Lists of other elements, or not
             concatenated, are only reported.
 
+            The Mixture-of-Experts loop over the experts a batch hits (Mixtral and most
+            transformers MoE blocks): `expert_mask = one_hot(top_k_index, num_classes=N)
+            .permute(2, 1, 0)`, `expert_hit = torch.greater(expert_mask.sum(dim=(-1, -2)),
+            0).nonzero()`, `for expert_idx in expert_hit:` / `expert_idx = expert_idx[0]` becomes
+            `for expert_idx in range(N):` (the `expert_idx[0]` line deleted), N a model constant
+            (`self.num_experts + 1`, a positive int or `self.<attr>` sum). The hit experts are
+            visited in the same ascending order; any other expert's mask row is all zeros, so
+            `torch.where` selects no token and `index_add_` of no rows adds nothing. Only a body
+            whose one effect is `Y.index_add_(0, token_idx, <computed from the selection>)` with
+            `_, token_idx = torch.where(expert_mask[expert_idx])` is rewritten: plain name
+            assignments (none carried across experts or read after the loop), `with
+            torch.no_grad():`, `expert_idx` used only as an index (an int now, a 0-d tensor
+            before: the same `select`) and in `if expert_idx == A: continue`, which must skip the
+            padding class when N is `A + 1`. Always unsafe: the body now also runs for experts
+            no token is routed to, which needs every weight indexed by `expert_idx` to have a row
+            per expert and the model's own calls (`self.act_fn`, ...) to accept an empty batch
+            with no other effect. The exporters then see a fixed number of experts, each with a
+            data-dependent selection (NonZero), not the export-time routing (`expert_hit`, now
+            unused, is left: both exporters accept it).
+
             `zip(*t)` is only reported: `t.unbind(1)` gives the columns as tensors, where zip
             gave tuples of 0-d tensors (not the same value for every use). Other loops are only
             reported: vectorise them by hand (`torch.arange` for the index,
@@ -155,6 +175,7 @@ class SizeLoop(Rule):
             "https://pytorch.org/docs/stable/onnx_torchscript.html#avoid-python-control-flow",
             "https://github.com/pytorch/pytorch/issues/99701",
             "https://github.com/ming024/FastSpeech2/blob/master/model/modules.py",
+            "https://github.com/huggingface/transformers/blob/main/src/transformers/models/mixtral/modeling_mixtral.py",
         ),
     )
 
