@@ -40,6 +40,7 @@ CASES = {
     "accumulate": ("ONX603", True, (FAILS, WRONG)),
     "repeat_rows": ("ONX603", True, (FAILS, WRONG)),
     "inverse_permutation": ("ONX603", False, (FAILS, WRONG)),  # `a[idx[i]] = i`, idx sorts a 1-D tensor
+    "moe_experts": ("ONX603", True, (FAILS, ORT)),  # Mixtral's `for expert_idx in expert_hit:` -> every expert
     "views": ("ONX303", False, (OK, WRONG)),
     "views_flat": ("ONX303", False, (OK, WRONG)),
     "deepcopy_model": ("ONX304", True, (FAILS, ORT)),
@@ -58,6 +59,7 @@ DYNAMO_ERRORS = {
     "accumulate": "inferred a static shape",
     "repeat_rows": "GuardOnDataDependentSymNode",
     "inverse_permutation": "GuardOnDataDependentSymNode",
+    "moe_experts": "GuardOnDataDependentSymNode",  # iterating over the nonzero rows (unbind)
     "deepcopy_model": "Cannot access data pointer of Tensor",
     "raise_check": "GuardOnDataDependentSymNode",
     "empty_exit": "GuardOnDataDependentSymNode",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 
 from onnxfix.patterns.control_flow.conditions import CONTROL_FLOW_REFERENCES, tensor_condition
+from onnxfix.patterns.control_flow.expert_loop import expert_loop
 from onnxfix.patterns.control_flow.loop_parts import is_row, loop_length_source, uses_name_elsewhere
 from onnxfix.patterns.control_flow.repeated_rows import repeated_list, repeated_rows_comprehension, repeated_rows_loop
 from onnxfix.patterns.control_flow.scatter_loop import scatter_loop
@@ -145,6 +146,26 @@ class SizeLoop(Rule):
             same int and `t` is the same tensor the list held. Lists of other elements, or not
             concatenated, are only reported.
 
+            The Mixture-of-Experts loop over the experts a batch hits (Mixtral and most
+            transformers MoE blocks): `expert_mask = one_hot(top_k_index, num_classes=N)
+            .permute(2, 1, 0)`, `expert_hit = torch.greater(expert_mask.sum(dim=(-1, -2)),
+            0).nonzero()`, `for expert_idx in expert_hit:` / `expert_idx = expert_idx[0]` becomes
+            `for expert_idx in range(N):` (the `expert_idx[0]` line deleted), N a model constant
+            (`self.num_experts + 1`, a positive int or `self.<attr>` sum). The hit experts are
+            visited in the same ascending order; any other expert's mask row is all zeros, so
+            `torch.where` selects no token and `index_add_` of no rows adds nothing. Only a body
+            whose one effect is `Y.index_add_(0, token_idx, <computed from the selection>)` with
+            `_, token_idx = torch.where(expert_mask[expert_idx])` is rewritten: plain name
+            assignments (none carried across experts or read after the loop), `with
+            torch.no_grad():`, `expert_idx` used only as an index (an int now, a 0-d tensor
+            before: the same `select`) and in `if expert_idx == A: continue`, which must skip the
+            padding class when N is `A + 1`. Always unsafe: the body now also runs for experts
+            no token is routed to, which needs every weight indexed by `expert_idx` to have a row
+            per expert and the model's own calls (`self.act_fn`, ...) to accept an empty batch
+            with no other effect. The exporters then see a fixed number of experts, each with a
+            data-dependent selection (NonZero), not the export-time routing (`expert_hit`, now
+            unused, is left: both exporters accept it).
+
             `zip(*t)` is only reported: `t.unbind(1)` gives the columns as tensors, where zip
             gave tuples of 0-d tensors (not the same value for every use). Other loops are only
             reported: vectorise them by hand (`torch.arange` for the index,
@@ -154,6 +175,7 @@ class SizeLoop(Rule):
             "https://pytorch.org/docs/stable/onnx_torchscript.html#avoid-python-control-flow",
             "https://github.com/pytorch/pytorch/issues/99701",
             "https://github.com/ming024/FastSpeech2/blob/master/model/modules.py",
+            "https://github.com/huggingface/transformers/blob/main/src/transformers/models/mixtral/modeling_mixtral.py",
         ),
     )
 
@@ -168,6 +190,8 @@ class SizeLoop(Rule):
         fix, why = _vectorised_accumulation(node, ctx) or repeated_rows_loop(node, ctx), ""
         if fix is None:
             fix, why = scatter_loop(node, ctx)
+        if fix is None:
+            fix, why = expert_loop(node, ctx)
         if fix is None:
             message += NO_LOOP_FIX
         elif why:
