@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 
+from onnxfix.patterns.control_flow.loop_parts import rebound_by_other_loops
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix
 from onnxfix.rewriter.statements import statement_removal
@@ -384,17 +385,7 @@ def _read_outside(name: str, loop: ast.For, ctx: FunctionContext, allowed: tuple
     loops or comprehensions that rebind it do not count."""
     inside = {id(n) for n in ast.walk(loop)}
     skip = {id(n) for n in allowed}
-    rebinding: set[int] = set()
-    for node in ast.walk(ctx.fn.node):
-        if node is loop:
-            continue
-        targets = []
-        if isinstance(node, (ast.For, ast.AsyncFor)):
-            targets = [node.target]
-        elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
-            targets = [g.target for g in node.generators]
-        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
-            rebinding.update(id(n) for n in ast.walk(node))
+    rebinding = rebound_by_other_loops(name, loop, ctx.fn.node)
     for node in _loads(ctx.fn.node, name):
         if id(node) in skip or id(node) in rebinding:
             continue

@@ -40,15 +40,11 @@ def is_row(node: ast.AST, source: str, index: str) -> bool:
     )
 
 
-def uses_name_elsewhere(index: str, loop: ast.For, ctx: FunctionContext, allowed_reads: tuple[ast.AST, ...] = ()) -> bool:
-    """The loop variable is read outside `X[i]` (and the ``allowed_reads``) in the body, or after
-    the loop (Python keeps it bound); reads inside other loops or comprehensions that rebind it
-    do not count."""
-    allowed = {id(n.slice) for n in ast.walk(loop.body[0]) if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Name)}
-    allowed.update(id(n) for n in allowed_reads)
-    inside = {id(n) for n in ast.walk(loop)}
-    rebinding = set()
-    for node in ast.walk(ctx.fn.node):
+def rebound_by_other_loops(name: str, loop: ast.For, function: ast.AST) -> set[int]:
+    """Ids of the nodes inside the other loops and comprehensions of ``function`` that bind
+    ``name`` as their target: a read there is of their own variable, not ``loop``'s."""
+    rebinding: set[int] = set()
+    for node in ast.walk(function):
         if node is loop:
             continue
         targets = []
@@ -56,8 +52,19 @@ def uses_name_elsewhere(index: str, loop: ast.For, ctx: FunctionContext, allowed
             targets = [node.target]
         elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
             targets = [g.target for g in node.generators]
-        if any(isinstance(t, ast.Name) and t.id == index for t in targets):
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
             rebinding.update(id(n) for n in ast.walk(node))
+    return rebinding
+
+
+def uses_name_elsewhere(index: str, loop: ast.For, ctx: FunctionContext, allowed_reads: tuple[ast.AST, ...] = ()) -> bool:
+    """The loop variable is read outside `X[i]` (and the ``allowed_reads``) in the body, or after
+    the loop (Python keeps it bound); reads inside other loops or comprehensions that rebind it
+    do not count."""
+    allowed = {id(n.slice) for n in ast.walk(loop.body[0]) if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Name)}
+    allowed.update(id(n) for n in allowed_reads)
+    inside = {id(n) for n in ast.walk(loop)}
+    rebinding = rebound_by_other_loops(index, loop, ctx.fn.node)
     for node in ast.walk(ctx.fn.node):
         if isinstance(node, ast.Name) and node.id == index and isinstance(node.ctx, ast.Load):
             if id(node) in inside:
