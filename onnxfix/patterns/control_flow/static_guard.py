@@ -21,7 +21,7 @@ NUMBER_INFO = frozenset({"torch.finfo", "torch.iinfo"})
 def static_guard_where(node: ast.If, ctx: FunctionContext) -> tuple[Fix, str] | None:
     """`if A and D: h1 = e1; ...; x = f(x)` with A decided at export (no tensor test in it) and D
     a tensor test with a `torch.where` form, no `else`, not an `elif`; every statement a
-    single-name assignment, the last to a name bound before the `if`, the others to names set
+    single-name assignment, the last rebinding a name bound before the `if` from itself, the others to names set
     and read only in the body. Becomes `if A: h1 = e1; ...; x = torch.where(D, f(x), x)`: when A
     is false neither runs; when it holds, the helpers run whatever D (read nowhere else) and x
     gets f(x) where D holds and itself otherwise. The fix and the message's note, or None."""
@@ -41,6 +41,8 @@ def static_guard_where(node: ast.If, ctx: FunctionContext) -> tuple[Fix, str] | 
     target = single_name_assignment(last)
     if target is None or not bound_before(target, node, ctx):
         return None
+    if not any(isinstance(n, ast.Name) and n.id == target for n in ast.walk(last.value)):
+        return None  # not rebound from itself (`e = None; if ...: e = embed(...)`: where(c, t, None) raises)
     helper_names = []
     for statement in helpers:
         name = single_name_assignment(statement)
