@@ -589,6 +589,13 @@ def exporters_skipping(node: ast.AST, ancestors: Iterable[ast.AST]) -> frozenset
                 runs_under = _export_guard(conjunct)  # the exporters under which the test holds
                 if runs_under is not None:
                     skipped.update(EXPORTERS - runs_under if in_body else runs_under)
+        if isinstance(ancestor, ast.BoolOp) and child in ancestor.values:
+            # `guard or check` (`assert torch.onnx.is_in_onnx_export() or n.item() <= k`): the
+            # operands after a guard run only where it is false; after it in an `and`, true
+            for earlier in ancestor.values[: ancestor.values.index(child)]:
+                runs_under = _export_guard(earlier)
+                if runs_under is not None:
+                    skipped.update(runs_under if isinstance(ancestor.op, ast.Or) else EXPORTERS - runs_under)
         skipped.update(_skipped_by_early_exits(child, ancestor))
         child = ancestor
     return frozenset(skipped)

@@ -12,6 +12,7 @@ from onnxfix.patterns.control_flow.conditions import (
     tensor_condition,
 )
 from onnxfix.patterns.control_flow.empty_exit import empty_exit_fix
+from onnxfix.patterns.control_flow.static_guard import static_guard_where
 from onnxfix.patterns.control_flow.size_parity import size_parity_pad
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.datadep import is_data_dependent_size
@@ -87,6 +88,24 @@ class TensorIf(Rule):
             used `.item()` (a double) is now made in the tensor's dtype. Exact when both
             branches are tensors of the same shape and dtype as the result and have no side
             effects, which static analysis cannot check.
+            An `and` whose operands before the last are Python values (no tensor test: dtype
+            comparisons, `is None`, flags) and whose last is a tensor test with a `torch.where`
+            form (`not t.all()` as `~t.all()`), around single-name assignments (no `else`, not an
+            `elif`) the last of which rebinds a name bound before and the others set names read
+            only in the body (the BART-family fp16 clamp): the `if` keeps the Python operands and
+            the last assignment selects, `h = torch.where(~torch.isfinite(h).all(),
+            torch.clamp(h, ...), h)`. Safe when the tensor test is 0-d (`any()`/`all()` without
+            a dim, or `not` of one: all elements come from one side, bit for bit), the other
+            assignments are Python numbers (`torch.finfo(h.dtype).max - 1000`), the value is
+            `clamp`/`clip` of the name with Python-number bounds and a Python operand is
+            `h.dtype == torch.<floating dtype>` (so the clamp keeps h's dtype and shape), and `h`
+            is not written in place or handed on as itself after the `if` (where the test is
+            false `h` is now a copy); unsafe otherwise. The clamp is never applied
+            unconditionally: it changes finite values in (max - 1000, max]. Measured:
+            tests/flow_models/fp16_clamp.py exports OK under both exporters (float32, where the
+            dtype test skips the branch; onnxruntime's CPU float16 coverage is thin), and
+            tests/test_static_guard_where.py checks float16 bit-identity with and without
+            inf/NaN.
             The size-parity pad is different: the `if` (and its flag) is removed and the pad
             always runs, an amount `k - S % k` becoming `(k - S % k) % k`. When the condition is
             false every amount is zero, and a zero constant pad returns a copy with the same
@@ -142,8 +161,12 @@ class TensorIf(Rule):
             )
         else:
             message = f"`if` on {value}: {BRANCH_FAILURE}"
-            dropped = empty_exit_fix(node, _branch_shape(node, ctx), ctx) if fix is None else None
-            if dropped is not None:
+            guarded = static_guard_where(node, ctx) if fix is None else None
+            dropped = empty_exit_fix(node, _branch_shape(node, ctx), ctx) if fix is None and guarded is None else None
+            if guarded is not None:
+                fix, why = guarded
+                message += why
+            elif dropped is not None:
                 fix, why = dropped
                 message += why
             elif fix is None:

@@ -43,7 +43,15 @@ def tensor_condition(test: ast.expr, ctx: FunctionContext) -> Condition | None:
             return Condition(None)
         return None
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return Condition(None) if tensor_condition(test.operand, ctx) else None
+        inner = tensor_condition(test.operand, ctx)
+        if inner is None:
+            return None
+        if inner.where_text is None or not _is_boolean_tensor(test.operand, ctx):
+            return Condition(None)
+        # `not t.all()` -> `~t.all()`: on a bool tensor `~` is the logical not
+        operand = test.operand
+        bare = isinstance(operand, (ast.Call, ast.Attribute, ast.Subscript, ast.Name)) and inner.where_text == ctx.segment(operand)
+        return Condition(f"~{inner.where_text}" if bare else f"~({inner.where_text})")
     if isinstance(test, (ast.Name, ast.Attribute, ast.Subscript)) and ctx.tensors.is_tensor(test):
         return Condition(None)
     return None

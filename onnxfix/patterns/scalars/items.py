@@ -20,6 +20,7 @@ from onnxfix.patterns.scalars.rebuilt import REBUILT_UNSAFE, rebuilt_tensor_fix
 from onnxfix.patterns.scalars.builders import sizes_round_trip
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import DYNAMO, LEGACY, Fix, Rule, RuleDoc
+from onnxfix.rewriter.scope import SCRIPTED
 
 
 class ItemCall(Rule):
@@ -70,7 +71,17 @@ class ItemCall(Rule):
             tensor takes part in type promotion differently from a Python number (int32 tensor
             times a 0-d float64 tensor is float64, times a Python float is float32), and a
             one-element tensor of higher rank would broadcast. In conditions and other Python
-            uses there is no fix here (see the control-flow rules).
+            uses there is no fix here (see the control-flow rules), except in an `assert`:
+            `assert lengths.max().item() <= slen` becomes `assert torch.onnx.is_in_onnx_export()
+            or lengths.max().item() <= slen` (the test parenthesised when it binds looser than
+            `or`; the message kept). Safe: in eager `is_in_onnx_export()` is False, so the same
+            test runs and fails with the same message; both exporters set it while tracing, so
+            the check is skipped there (the legacy trace never recorded an assert; measured on
+            torch 2.13, dynamo turns an assert without a message into a runtime assertion and fails
+            with GuardOnDataDependentSymNode on one with a message). Not offered where TorchScript compiles the function (a
+            `@torch.jit._script_if_tracing` callee under the legacy exporter), which cannot
+            compile `is_in_onnx_export` (nor would a model scripted by hand, outside export).
+            Measured: tests/flow_models/item_assert.py exports OK under both exporters.
             `name = t.item()` becomes `name = t` when every use of `name` in the function (uses
             inside the assigned expression itself see the previous value and are skipped) takes
             the tensor: the fix is safe when every use is exact as above, unsafe when some use
@@ -132,6 +143,19 @@ class ItemCall(Rule):
                 "`.item()` in a condition: the legacy exporter freezes the branch taken at export time "
                 "and the dynamo exporter fails (GuardOnDataDependentSymNode)"
             )
+            check = _assert_of(node, ctx)
+            if check is not None:
+                fix = _skip_assert_when_exporting(check, ctx)
+                dynamo = (
+                    "the dynamo exporter fails on its message (GuardOnDataDependentSymNode)" if check.msg is not None
+                    else "the dynamo exporter keeps it as a runtime assertion but fails once it has a message"
+                )
+                message = (
+                    f"`.item()` in an `assert`: {dynamo} and the legacy exporter drops the check; "
+                    "skip the check while exporting"
+                    + ("" if fix else " (no fix: the function is compiled by TorchScript, which cannot compile "
+                       "`torch.onnx.is_in_onnx_export()`)")
+                )
             exporters = (LEGACY, DYNAMO)
         else:
             fix = None
@@ -155,6 +179,34 @@ class ItemCall(Rule):
                 message += f" (no fix: {why or 'the number is ' + python_use(node, use, ctx)})"
             exporters = (LEGACY,)
         yield ctx.report(self, node, message, fix=fix, exporters=exporters)
+
+
+def _assert_of(node: ast.expr, ctx: FunctionContext) -> ast.Assert | None:
+    """The `assert` whose test holds ``node`` (not its message), if any."""
+    child: ast.AST = node
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, ast.stmt):
+            return ancestor if isinstance(ancestor, ast.Assert) and ancestor.test is child else None
+        child = ancestor
+    return None
+
+
+def _skip_assert_when_exporting(check: ast.Assert, ctx: FunctionContext) -> Fix | None:
+    """`assert n.max().item() <= k, msg` -> `assert torch.onnx.is_in_onnx_export() or
+    n.max().item() <= k, msg`. In eager `is_in_onnx_export()` is False, so the same test runs and
+    fails with the same message; both exporters set it while tracing, so the data-dependent check
+    is skipped (the legacy trace never recorded it). None where TorchScript compiles the function
+    (it cannot compile `is_in_onnx_export`)."""
+    if SCRIPTED in ctx.fn.entry.modes:
+        return None
+    torch, imports = ctx.torch_name()
+    test = check.test
+    text = ctx.segment(test)
+    if isinstance(test, (ast.IfExp, ast.Lambda, ast.NamedExpr)):
+        text = f"({text})"  # binds looser than `or`
+    guard = f"{torch}.onnx.is_in_onnx_export()"
+    return Fix(f"Skip the check while exporting (`{guard} or ...`)",
+               (ctx.replace(test, f"{guard} or {text}"),), safe=True, imports=imports)
 
 
 class TolistCall(Rule):
