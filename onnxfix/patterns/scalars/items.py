@@ -141,7 +141,9 @@ class ItemCall(Rule):
             fix = None
             message = (
                 "`.item()` in a condition: the legacy exporter freezes the branch taken at export time "
-                "and the dynamo exporter fails (GuardOnDataDependentSymNode)"
+                "and the dynamo exporter fails (GuardOnDataDependentSymNode); no automatic fix: only a "
+                "branch whose both sides are tensor values can be selected with `torch.where` (ONX601), "
+                "or `torch.cond` when both sides are functions of tensors"
             )
             check = _assert_of(node, ctx)
             if check is not None:
