@@ -23,6 +23,14 @@ NAN, INF = float("nan"), float("inf")
 HERE = Path(__file__).parent
 
 
+@pytest.fixture(autouse=True)
+def exporting(monkeypatch):
+    """Every test here runs the helpers' export branch (what both exporters trace): a guarded
+    helper returns the torch op itself when torch.onnx.is_in_onnx_export() is False, which
+    tests/test_decompositions_records.py checks bit for bit."""
+    monkeypatch.setattr(torch.onnx, "is_in_onnx_export", lambda: True)
+
+
 def helper(key):
     return load_function(key)
 
@@ -336,7 +344,7 @@ def test_export_command_decompose_flag(capsys, monkeypatch):
 def test_decompose_api_choices_and_fallback():
     from onnxfix.exporter.decompose import available, decomposition_context, decomposition_table
 
-    assert set(available()) == {d.key for d in DECOMPOSITIONS}
+    assert set(available()) == {d.key for d in DECOMPOSITIONS if d.drop_in}  # not the FFT spectra (real pairs)
     table = decomposition_table(["torch.cumprod", "linalg_inv"])
     assert {entry.decomposition.key for entry in table.values()} == {"cumprod", "linalg_inv"}
     with pytest.raises(ValueError, match="no decomposition for 'nope'"):
@@ -359,3 +367,43 @@ def test_export_command_rejects_unknown_decomposition(capsys):
     code = cli_main(["export", "tests/export_models/three_ops.py:Ranker", "--decompose-ops", "cumprod,nope"])
     assert code == 2
     assert "--decompose: unknown nope" in capsys.readouterr().err
+
+
+def test_decompose_runs_the_guarded_decomposition_while_exporting(tmp_path, monkeypatch):
+    """A guarded helper (`if not torch.onnx.is_in_onnx_export(): return <the op>`) under
+    `--decompose`: both exporters set the real flag while they trace, so the exported graph holds
+    the decomposition (linalg.inv has no translation in either: the export succeeding proves it)
+    and onnxruntime matches eager on another batch size; in eager under the same mode the helper
+    is the op itself, bit for bit."""
+    import warnings
+
+    from onnxfix.exporter import verify
+    from onnxfix.exporter.decompose import decomposition_context
+
+    monkeypatch.undo()  # the real flag, not this module's forced export branch
+
+    class Model(torch.nn.Module):
+        def forward(self, a, b):
+            return torch.linalg.inv(a) @ b + torch.cdist(b, b, p=1)
+
+    def args(seed, batch):
+        g = gen(seed)
+        return torch.randn(batch, 3, 3, generator=g) + 3 * torch.eye(3), torch.randn(batch, 3, 3, generator=g)
+
+    model = Model().eval()
+    with torch.no_grad():
+        want = model(*args(0, 2))
+        with decomposition_context(["linalg_inv", "cdist"]) as mode:
+            assert torch.equal(model(*args(0, 2)), want)
+    assert mode.used == {"linalg_inv": 1, "cdist": 1}
+    for exporter in ("legacy", "dynamo"):
+        path = tmp_path / f"{exporter}.onnx"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with decomposition_context(["linalg_inv", "cdist"]) as mode:
+                verify.export_model(model, args(0, 2), exporter, path, {0: {0: "batch"}, 1: {0: "batch"}})
+        assert mode.used.get("linalg_inv", 0) >= 1, exporter
+        probe = args(1, 3)
+        (got,) = verify.run_onnx(path, probe, verify.input_names(model, 2))
+        with torch.no_grad():
+            torch.testing.assert_close(torch.as_tensor(got), model(*probe), rtol=1e-5, atol=1e-5)

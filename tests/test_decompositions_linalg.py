@@ -9,13 +9,21 @@ import mpmath
 import pytest
 import torch
 
-from onnxfix.decompositions import BY_KEY, load_function
+from onnxfix.decompositions import BY_KEY, eager_guarded, load_function
 
 NAN, INF = float("nan"), float("inf")
 DTYPES = [torch.float32, torch.float64]
 SIZES = [1, 2, 3, 5, 8]
 # the documented bounds (registry_linalg.py error_bound), per dtype
 TIGHT = {torch.float32: 5e-7, torch.float64: 1e-15}
+
+
+@pytest.fixture(autouse=True)
+def exporting(monkeypatch):
+    """Every test here runs the helpers' export branch (what both exporters trace): a guarded
+    helper returns the torch op itself when torch.onnx.is_in_onnx_export() is False, which
+    tests/test_decompositions_records.py checks bit for bit."""
+    monkeypatch.setattr(torch.onnx, "is_in_onnx_export", lambda: True)
 
 
 def helper(key):
@@ -278,7 +286,8 @@ def test_lstsq_keys_and_requirements():
     assert BY_KEY["linalg_lstsq"].requires == ("linalg_qr", "linalg_solve_triangular")
     for key in ("linalg_cholesky", "linalg_solve_triangular", "triangular_solve", "linalg_slogdet", "linalg_qr",
                 "linalg_matrix_exp", "linalg_lstsq"):
-        assert not BY_KEY[key].exact and BY_KEY[key].error_bound  # all approximate: unsafe, measured
+        assert not BY_KEY[key].exact and BY_KEY[key].error_bound  # approximate when exported, measured
+        assert eager_guarded(key)  # the op itself in eager: the fix is safe
 
 
 # ---- triangular_solve (deprecated spelling) ----------------------------------------------------------

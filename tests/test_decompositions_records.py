@@ -1,7 +1,8 @@
 """Every decomposition record (onnxfix/decompositions/registry_<family>.py) is complete and proven
 by what it declares: its helper module, its rule, a catalog case measuring the original op, and
-its `proof`, run here in eager (the helper against the original op, bit-identical or within the
-proof's `eager_tol`) and exported by tests/test_decompositions.py (legacy; `python
+its `proof`, run here in eager (the helper against the original op, bit-identical; a guarded
+helper's export branch, torch.onnx.is_in_onnx_export() forced True, within the proof's
+`decomposition_tol`) and exported by tests/test_decompositions.py (legacy; `python
 tests/decomposition_exports.py dynamo` by hand). So a new record is never untested. The family files
 (tests/test_decompositions_<family>.py) go deeper: edge cases, dtypes, bounds against the true
 value."""
@@ -18,7 +19,7 @@ import torch
 
 from decomposition_exports import build, inputs_of
 from onnxfix import operator_catalog
-from onnxfix.decompositions import BY_KEY, DECOMPOSITIONS, SUPPORT, module_source
+from onnxfix.decompositions import BY_KEY, DECOMPOSITIONS, SUPPORT, eager_guarded, module_source
 from onnxfix.exporter import verify
 from onnxfix.exporter.catalog_cases import CASES as CATALOG_CASES
 from onnxfix.exporter.proof_inputs import evaluate
@@ -41,11 +42,13 @@ def assert_matches(got: torch.Tensor, want: torch.Tensor, tolerance: float, wher
     assert torch.equal(got, want), f"{where}: not bit-identical (max difference {(got.double() - want.double()).abs().max().item():.3g})"
 
 
-@pytest.mark.parametrize("key", KEYS)
-def test_helper_matches_original_in_eager(key):
-    """The proof's helper expression against its original expression, on the proof's inputs at
-    the seeds and batch sizes the export uses."""
-    proof = BY_KEY[key].proof
+# Ops whose eager result differs from itself between two calls on the same inputs: the helper,
+# which calls the op in eager, can only match within the proof's tolerance. torch.linalg.lstsq's
+# default CPU driver (gelsy): 20 of 50 repeated calls differ, by up to 3.3e-7 (torch 2.13).
+NOT_REPRODUCIBLE = {"linalg_lstsq"}
+
+
+def _compare(key: str, tolerance: float) -> None:
     original, helper = build([key], "original"), build([key], "helper")
     for seed, batch in SEEDS_AND_BATCHES:
         args = inputs_of(key, seed, batch)
@@ -53,8 +56,29 @@ def test_helper_matches_original_in_eager(key):
             warnings.simplefilter("ignore")  # deprecated forms (scatter reduce=) are the point
             want, got = verify.eager(original, args), verify.eager(helper, args)
         assert len(got) == len(want) > 0
+        limit = BY_KEY[key].proof.decomposition_tol if key in NOT_REPRODUCIBLE else tolerance
         for index, (g, w) in enumerate(zip(got, want)):
-            assert_matches(g, w, proof.eager_tol, f"{key}, seed {seed}, batch {batch}, output {index}")
+            assert_matches(g, w, limit, f"{key}, seed {seed}, batch {batch}, output {index}")
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_helper_matches_original_in_eager(key):
+    """The proof's helper expression against its original expression, on the proof's inputs at
+    the seeds and batch sizes the export uses: bit-identical (NaN where NaN), whatever the
+    decomposition's accuracy, since a helper that does not reproduce the op bit for bit returns
+    the op itself outside export."""
+    _compare(key, 0.0)
+
+
+GUARDED = [key for key in KEYS if eager_guarded(key)]
+
+
+@pytest.mark.parametrize("key", GUARDED)
+def test_export_branch_matches_original(key, monkeypatch):
+    """A guarded helper's decomposition (what both exporters trace: the flag forced True) against
+    the original in eager, within the proof's decomposition_tol."""
+    monkeypatch.setattr(torch.onnx, "is_in_onnx_export", lambda: True)
+    _compare(key, BY_KEY[key].proof.decomposition_tol)
 
 
 def _decomposition_rules() -> dict[str, DecompositionRule]:
@@ -86,8 +110,11 @@ def test_every_record_is_complete():
             problems.append(f"{d.key}: the proof's original expression calls none of {d.targets}")
         if any(not 0 <= i < count for i in proof.static) or len(evaluate(proof.inputs, torch.Generator().manual_seed(0), 2)) != count:
             problems.append(f"{d.key}: the proof's inputs, params and static positions disagree")
-        if d.exact and proof.eager_tol > 1e-5:
-            problems.append(f"{d.key}: exact, but the proof allows {proof.eager_tol} in eager")
+        if d.exact and proof.decomposition_tol > 1e-5:
+            problems.append(f"{d.key}: exact, but the proof allows {proof.decomposition_tol}")
+        if (proof.decomposition_tol or not d.exact) and not eager_guarded(d.key):
+            problems.append(f"{d.key}: not bit-identical, but its helper does not open with "
+                            "`if not torch.onnx.is_in_onnx_export(): return <the op>`")
         for case in d.catalog_cases:  # declared, or derived from the proof
             if case not in catalog_ids:
                 problems.append(f"{d.key}: catalog case {case!r} is not in onnxfix/exporter/catalog_cases.py")

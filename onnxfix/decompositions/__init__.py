@@ -91,6 +91,20 @@ def signature(key: str) -> tuple[tuple[str, ...], frozenset[str], bool]:
     return positional, keywords, function.args.vararg is not None
 
 
+@lru_cache(maxsize=None)
+def eager_guarded(key: str) -> bool:
+    """The helper opens with ``if not torch.onnx.is_in_onnx_export(): return <the torch op>``:
+    outside export it returns the original op's result (bit-identical in eager, same errors), and
+    only while exporting (both exporters set the flag) runs its decomposition."""
+    function = next(n for n in ast.parse(module_source(key)).body if isinstance(n, ast.FunctionDef))
+    first = function.body[0]
+    return (
+        isinstance(first, ast.If) and not first.orelse
+        and ast.unparse(first.test) == "not torch.onnx.is_in_onnx_export()"
+        and len(first.body) == 1 and isinstance(first.body[0], ast.Return)
+    )
+
+
 def load_function(key: str, namespace: dict | None = None):
     """Execute the helper text (and what it requires) and return the function. Imports torch."""
     import torch

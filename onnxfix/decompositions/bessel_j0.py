@@ -6,6 +6,8 @@ def _onnx_bessel_j0(input):
     # dtype (half/bfloat16 through float32): a rational function of x^2 up to 5 (1 - x^2/4
     # below 1e-5), the asymptotic form with rational P and Q in 25/x^2 above; all evaluated,
     # torch.where choosing. The coefficient tables are ATen's, including its 7-term QQ.
+    if not torch.onnx.is_in_onnx_export():  # eager: the op itself, bit for bit
+        return torch.special.bessel_j0(input)
     out_dtype = input.dtype if input.is_floating_point() else torch.get_default_dtype()
     x = (input if input.dtype == torch.float64 else input.to(torch.float32)).abs()
 

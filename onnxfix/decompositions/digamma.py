@@ -4,6 +4,8 @@ import torch
 def _onnx_digamma(input):
     # ATen's calc_digamma (Cephes psi), step for step in the input's dtype, with the data-
     # dependent loop unrolled to its worst case and torch.where selecting per element.
+    if not torch.onnx.is_in_onnx_export():  # eager: the op itself, bit for bit
+        return torch.digamma(input)
     x = input if input.is_floating_point() else input.to(torch.get_default_dtype())
     compute = x if x.dtype == torch.float64 else x.float()  # half/bfloat16 go through float32, as in ATen
     pi = 3.141592653589793

@@ -5,6 +5,8 @@ def _onnx_erfinv(input):
     # APPROXIMATE: Giles' single-precision polynomial ("Approximating the erfinv function",
     # GPU Computing Gems, 2010), then one Newton step on erf (which ONNX has). Measured error
     # bound: see the ONX rule docs. erfinv(+-1) = +-inf, |x| > 1 gives NaN, as in torch.
+    if not torch.onnx.is_in_onnx_export():  # eager: the op itself, bit for bit
+        return torch.erfinv(input)
     x = input if input.is_floating_point() else input.to(torch.get_default_dtype())
     w = -torch.log((1.0 - x) * (1.0 + x))
     central = w - 2.5

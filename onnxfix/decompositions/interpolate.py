@@ -7,6 +7,9 @@ def _onnx_interpolate(input, size=None, scale_factor=None, mode="nearest", align
     # mode="nearest-exact" and antialias=True bilinear/bicubic (align_corners=False) on 2-D
     # inputs; every other call is torch's own interpolate. (torch's 1-D nearest-exact kernel
     # rounds source positions differently from its 2-D kernel.)
+    if not torch.onnx.is_in_onnx_export():  # eager: the op itself, bit for bit
+        return torch.nn.functional.interpolate(input, size, scale_factor, mode, align_corners,
+                                               recompute_scale_factor, antialias)
     spatial = input.dim() - 2
     smooth = antialias and mode in ("bilinear", "bicubic") and not align_corners
     if not (mode == "area" and spatial in (1, 2) or spatial == 2 and (mode == "nearest-exact" or smooth)):

@@ -6,6 +6,8 @@ def _onnx_lgamma(input):
     # correctly rounded up to the last bits of libm's lgammaf, which torch calls), rounded to
     # the input's floating dtype (integers promote to the default dtype, as in torch).
     # Fixed operations only (no data-dependent Python branches), so both exporters trace it.
+    if not torch.onnx.is_in_onnx_export():  # eager: the op itself, bit for bit
+        return torch.lgamma(input)
     x = input if input.is_floating_point() else input.to(torch.get_default_dtype())
     z = x.double()
     # x < -0.5: reflection, lgamma(x) = log(pi / |sin(pi x)|) - lgamma(1 - x). sin is taken of

@@ -6,6 +6,8 @@ def _onnx_linalg_cholesky(A, upper=False):
     # unblocked potf2), unrolled over the (static) matrix size n; batch dimensions may be
     # dynamic. Like torch it reads only the lower triangle of A (the upper one when upper=True).
     # A matrix that is not positive definite gives NaN where torch raises.
+    if not torch.onnx.is_in_onnx_export():  # eager: the op itself, bit for bit
+        return torch.linalg.cholesky(A, upper=upper)
     if upper:
         return _onnx_linalg_cholesky(A.transpose(-2, -1)).transpose(-2, -1)
     n = A.shape[-1]

@@ -7,6 +7,8 @@ def _onnx_linalg_matrix_exp(A):
     # float64 rounding (remainder < 1/19! ~ 8e-18). s differs per batch element, so a static
     # number of squarings (at most 20: ||A||_1 <= 2^20) is applied under torch.where masks;
     # beyond that bound the scaled norm exceeds 1 and the error grows. Static matrix size n.
+    if not torch.onnx.is_in_onnx_export():  # eager: the op itself, bit for bit
+        return torch.linalg.matrix_exp(A)
     max_squarings = 20
     n = A.shape[-1]
     if n == 0:

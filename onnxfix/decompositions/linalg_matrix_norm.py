@@ -5,6 +5,8 @@ def _onnx_linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype
     # torch.linalg.matrix_norm. ord=2 / -2 / 'nuc' (the largest / smallest / sum of the singular
     # values) use the one-sided Jacobi SVD (_onnx_linalg_svdvals), unrolled over the static
     # matrix size; 'fro', inf, -inf, 1 and -1 are sums and maxima, as in torch.
+    if not torch.onnx.is_in_onnx_export():  # eager: the op itself, bit for bit
+        return torch.linalg.matrix_norm(A, ord, dim, keepdim, dtype=dtype)
     if dtype is not None:
         A = A.to(dtype)
     rank = A.dim()

@@ -6,6 +6,12 @@ def _onnx_linalg_matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=No
     # above max(atol, rtol * largest), with torch's default rtol = max(m, n) * eps when neither
     # is given (rtol = 0 when only atol is given; the old `tol` is atol with rtol = 0). Singular
     # values by one-sided Jacobi (_onnx_linalg_svdvals), eigenvalues by _onnx_linalg_eigvalsh.
+    if not torch.onnx.is_in_onnx_export():  # eager: the op itself, bit for bit
+        return (
+            torch.linalg.matrix_rank(A, atol=atol, rtol=rtol, hermitian=hermitian)
+            if tol is None
+            else torch.linalg.matrix_rank(A, tol, hermitian)
+        )
     if tol is not None:
         atol, rtol = tol, 0.0
     if hermitian:

@@ -7,6 +7,12 @@ def _onnx_linalg_pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
     # singular values (|eigenvalues|) at or below max(atol, rtol * largest) count as zero, with
     # torch's default rtol = max(m, n) * eps when neither is given (0 when only atol is given;
     # the old `rcond` is rtol).
+    if not torch.onnx.is_in_onnx_export():  # eager: the op itself, bit for bit
+        return (
+            torch.linalg.pinv(A, atol=atol, rtol=rtol, hermitian=hermitian)
+            if rcond is None
+            else torch.linalg.pinv(A, rcond, hermitian)
+        )
     if rcond is not None:
         rtol = rcond
     if rtol is None:

@@ -6,6 +6,8 @@ def _onnx_linalg_qr(A, mode="reduced"):
     # dimensions may be dynamic). It follows dlarfg's sign convention (R[j, j] = -sign(alpha) *
     # norm, and no reflection when the column below the diagonal is already zero), so Q and R
     # have the signs torch gives, up to rounding.
+    if not torch.onnx.is_in_onnx_export():  # eager: the op itself, bit for bit
+        return torch.linalg.qr(A, mode)
     m, n = A.shape[-2], A.shape[-1]
     k = min(m, n)
     rows = torch.arange(m, device=A.device)

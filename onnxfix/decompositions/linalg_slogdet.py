@@ -6,6 +6,8 @@ def _onnx_linalg_slogdet(A):
     # matrix size n; batch dimensions may be dynamic. det = parity(P) * prod(diag U): the sign
     # multiplies the signs of the pivots and -1 per row swap, logabsdet sums log|pivot|. A
     # singular matrix gives sign 0 and logabsdet -inf, as torch.
+    if not torch.onnx.is_in_onnx_export():  # eager: the op itself, bit for bit
+        return torch.linalg.slogdet(A)
     n = A.shape[-1]
     rows = torch.arange(n, device=A.device)
     M = A

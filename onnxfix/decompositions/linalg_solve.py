@@ -5,6 +5,8 @@ def _onnx_linalg_solve(A, B, *, left=True):
     # Gauss-Jordan elimination with partial pivoting on [A | B], unrolled over the (static)
     # matrix size n; batch dimensions may be dynamic. Matches torch.linalg.solve to rounding for
     # non-singular A; a singular A gives inf/nan where torch raises.
+    if not torch.onnx.is_in_onnx_export():  # eager: the op itself, bit for bit
+        return torch.linalg.solve(A, B, left=left)
     if not left:
         # transpose(-2, -1), not .mT: the legacy exporter has no translation for aten::mT
         return _onnx_linalg_solve(A.transpose(-2, -1), B.transpose(-2, -1)).transpose(-2, -1)

@@ -6,6 +6,8 @@ def _onnx_linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False
     # matrix size n; batch dimensions may be dynamic and broadcast as in torch. Like torch it
     # reads only the triangle `upper` names (and not the diagonal when unitriangular=True).
     # A zero on the diagonal gives inf/NaN (as LAPACK's trtrs, torch does not check it).
+    if not torch.onnx.is_in_onnx_export():  # eager: the op itself, bit for bit
+        return torch.linalg.solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular)
     if not left:
         # X A = B  <=>  A^T X^T = B^T, and A^T has the other triangle
         return _onnx_linalg_solve_triangular(A.transpose(-2, -1), B.transpose(-2, -1), upper=not upper, unitriangular=unitriangular).transpose(-2, -1)

@@ -6,6 +6,8 @@ def _onnx_ndtri(input):
     # the input's dtype (half/bfloat16 through float32). Three rational approximations by
     # region, all evaluated, torch.where choosing: |y - 1/2| <= 1/2 - exp(-2), then
     # z = sqrt(-2 log y) below 8 and from 8 on (y reflected to 1 - y above 1 - exp(-2)).
+    if not torch.onnx.is_in_onnx_export():  # eager: the op itself, bit for bit
+        return torch.special.ndtri(input)
     x = input if input.is_floating_point() else input.to(torch.get_default_dtype())
     y0 = x if x.dtype == torch.float64 else x.float()
 

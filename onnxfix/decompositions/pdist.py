@@ -5,6 +5,8 @@ def _onnx_pdist(input, p=2):
     # Distances between rows i < j in torch's order (row-major over the upper triangle). The
     # pairs depend only on the static row count, so they are built in Python as constants
     # (the legacy exporter has no triu_indices). Same p-norm formulas as ATen's kernel.
+    if not torch.onnx.is_in_onnx_export():  # eager: the op itself, bit for bit
+        return torch.pdist(input, p)
     n = input.shape[0]
     first = [i for i in range(n) for _ in range(i + 1, n)]  # noqa: ONX603 - static row count
     second = [j for i in range(n) for j in range(i + 1, n)]  # noqa: ONX603 - static row count

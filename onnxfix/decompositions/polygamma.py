@@ -4,6 +4,8 @@ import torch
 def _onnx_polygamma(n, input):
     # ATen's polygamma kernel: n = 0 is digamma, n = 1 ATen's trigamma (below, step for step in
     # the input's dtype), n >= 2 is (-1)^(n+1) n! zeta(n + 1, x). `n` is a Python int.
+    if not torch.onnx.is_in_onnx_export():  # eager: the op itself, bit for bit
+        return torch.polygamma(n, input)
     x = input if input.is_floating_point() else input.to(torch.get_default_dtype())
     if n == 0:
         return _onnx_digamma(x)

@@ -18,7 +18,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         error_bound="max relative error 1e-5 (float32) on well-conditioned matrices up to 8x8 "
         "(tests/test_decompositions.py); grows with the condition number",
         rule="ONX501",
-        proof=Proof("torch.linalg.inv(a)", "_onnx_linalg_inv(a)", "(well_conditioned(g, b, 4),)", eager_tol=2e-5),
+        proof=Proof("torch.linalg.inv(a)", "_onnx_linalg_inv(a)", "(well_conditioned(g, b, 4),)", decomposition_tol=2e-5),
     ),
     Decomposition(
         "linalg_solve", ("torch.linalg.solve",), False, ("linalg.solve", "linalg.solve vector"),
@@ -31,7 +31,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
             "torch.linalg.solve(a, c) + torch.linalg.solve(a, c.transpose(-2, -1), left=False).transpose(-2, -1)",
             "_onnx_linalg_solve(a, c) + _onnx_linalg_solve(a, c.transpose(-2, -1), left=False).transpose(-2, -1)",
             "(well_conditioned(g, b, 3), randn(g, b, 3, 2))",
-            params="a, c", eager_tol=1e-6,
+            params="a, c", decomposition_tol=1e-6,
         ),
     ),
     Decomposition(
@@ -137,7 +137,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
             "torch.hypot(a, c)",
             "_onnx_hypot(a, c)",
             "(randn(g, b, 5) * 1e3, randn(g, b, 5))",
-            params="a, c", eager_tol=1e-6,
+            params="a, c", decomposition_tol=1e-6,
         ),
     ),
     Decomposition(
@@ -158,7 +158,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
             "torch.erfinv(a)",
             "_onnx_erfinv(a)",
             "(torch.rand(b, 50, generator=g) * 1.98 - 0.99,)",
-            rtol=5e-6, eager_tol=1e-6,
+            rtol=5e-6, decomposition_tol=1e-6,
         ),
     ),
     Decomposition(

@@ -53,7 +53,7 @@ SILENT: tuple[Decomposition, ...] = (
             "torch.nn.functional.softplus(a, beta=2.0, threshold=1.0)",
             "_onnx_softplus(a, beta=2.0, threshold=1.0)",
             "(randn(g, b, 10) * 3,)",
-            eager_tol=1e-6,
+            decomposition_tol=1e-6,
         ),
     ),
     Decomposition(
@@ -109,7 +109,7 @@ UNSUPPORTED: tuple[Decomposition, ...] = (
             "torch.logaddexp2(a, c)",
             "_onnx_logaddexp2(a, c)",
             "(specials(g, b, 8), randn(g, b, 8))",
-            params="a, c", eager_tol=1e-6,
+            params="a, c", decomposition_tol=1e-6,
         ),
     ),
     Decomposition(
@@ -119,7 +119,7 @@ UNSUPPORTED: tuple[Decomposition, ...] = (
         error_bound="max error 1.4e-7 relative to max(1, |value|) in float32 (normal values "
         "scaled by 1, 10, 30; 5 to 200 steps); -inf rows stay -inf",
         rule="ONX517",
-        proof=Proof("torch.logcumsumexp(a, 1)", "_onnx_logcumsumexp(a, 1)", "(randn(g, b, 7) * 5,)", eager_tol=1e-6),
+        proof=Proof("torch.logcumsumexp(a, 1)", "_onnx_logcumsumexp(a, 1)", "(randn(g, b, 7) * 5,)", decomposition_tol=1e-6),
     ),
     Decomposition(
         "nansum", ("torch.nansum", "Tensor.nansum"), True, ("nansum",), (),
@@ -151,7 +151,7 @@ UNSUPPORTED: tuple[Decomposition, ...] = (
         "trace", ("torch.trace", "Tensor.trace"), True, ("trace",), (),
         "torch.diagonal(x).sum() (integers sum to int64, as torch.trace).",
         rule="ONX517",
-        proof=Proof("torch.trace(a)", "_onnx_trace(a)", "(randn(g, 4, 4),)", static=(0,), eager_tol=1e-6),
+        proof=Proof("torch.trace(a)", "_onnx_trace(a)", "(randn(g, 4, 4),)", static=(0,), decomposition_tol=1e-6),
     ),
     Decomposition(
         "diff", ("torch.diff", "Tensor.diff"), True, ("diff", "diff n=2 prepend"),
@@ -224,7 +224,7 @@ UNSUPPORTED: tuple[Decomposition, ...] = (
             "torch.special.sinc(a)",
             "_onnx_sinc(a)",
             "(randn(g, b, 8) * torch.tensor([1.0, 0, 1, 1, 1, 1, 1, 1]),)",
-            eager_tol=1e-6,
+            decomposition_tol=1e-6,
         ),
     ),
     Decomposition(
@@ -235,7 +235,7 @@ UNSUPPORTED: tuple[Decomposition, ...] = (
             "torch.special.xlogy(a, c)",
             "_onnx_xlogy(a, c)",
             "(randn(g, b, 8) * torch.tensor([1.0, 0, 1, 1, 1, 1, 1, 1]), positive(g, b, 8))",
-            params="a, c", eager_tol=1e-6,
+            params="a, c", decomposition_tol=1e-6,
         ),
     ),
     Decomposition(
@@ -246,7 +246,7 @@ UNSUPPORTED: tuple[Decomposition, ...] = (
             "torch.special.xlog1py(a, c)",
             "_onnx_xlog1py(a, c)",
             "(randn(g, b, 8) * torch.tensor([1.0, 0, 1, 1, 1, 1, 1, 1]), positive(g, b, 8))",
-            params="a, c", eager_tol=1e-6,
+            params="a, c", decomposition_tol=1e-6,
         ),
     ),
     Decomposition(
@@ -257,7 +257,7 @@ UNSUPPORTED: tuple[Decomposition, ...] = (
             "torch.special.entr(a)",
             "_onnx_entr(a)",
             "(randn(g, b, 8) * torch.tensor([1.0, 0, 1, 1, 1, 1, 1, 1]),)",
-            eager_tol=1e-6,
+            decomposition_tol=1e-6,
         ),
     ),
     Decomposition(
@@ -274,7 +274,7 @@ UNSUPPORTED: tuple[Decomposition, ...] = (
         error_bound="max relative error 1.2e-6 in float32, 1.2e-9 in float64 on [-9, 60] "
         "(measured on 2e6 points; tests/test_decompositions_legacy.py)",
         rule="ONX517",
-        proof=Proof("torch.special.erfcx(a)", "_onnx_erfcx(a)", "(randn(g, b, 12) * 4,)", rtol=2e-6, eager_tol=1e-6),
+        proof=Proof("torch.special.erfcx(a)", "_onnx_erfcx(a)", "(randn(g, b, 12) * 4,)", rtol=2e-6, decomposition_tol=1e-6),
     ),
     Decomposition(
         "log_ndtr", ("torch.special.log_ndtr",), False, ("special.log_ndtr",), (),
@@ -290,7 +290,7 @@ UNSUPPORTED: tuple[Decomposition, ...] = (
             "torch.special.log_ndtr(a)",
             "_onnx_log_ndtr(a)",
             "(randn(g, b, 12) * 8,)",
-            rtol=6e-6, eager_tol=1e-6,
+            rtol=6e-6, decomposition_tol=1e-6,
         ),
     ),
     Decomposition(

@@ -22,7 +22,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
             "torch.nn.functional.adaptive_avg_pool2d(a, (3, None))[..., :4]",
             "_onnx_adaptive_avg_pool2d(a, (3, 4)) + _onnx_adaptive_avg_pool2d(a, (3, None))[..., :4]",
             "(randn(g, b, 2, 8, 7),)",
-            eager_tol=1e-6,
+            decomposition_tol=1e-6,
         ),
     ),
     Decomposition(
@@ -64,7 +64,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
             "_onnx_interpolate(a, scale_factor=1.7, mode='nearest-exact') "
             "+ _onnx_interpolate(a, scale_factor=1.7, mode='bilinear', antialias=True))",
             "(randn(g, b, 2, 8, 7),)",
-            eager_tol=5e-6,
+            decomposition_tol=5e-6,
         ),
     ),
     Decomposition(
@@ -77,7 +77,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
             "torch.nn.functional.conv1d(a, w, c, padding='same', dilation=3)",
             "_onnx_conv1d(a, w, c, padding='same', dilation=3)",
             "(randn(g, b, 2, 11), randn(g, 4, 2, 4), randn(g, 4))",
-            params="a, w, c", static=(1, 2), eager_tol=2e-6,
+            params="a, w, c", static=(1, 2), decomposition_tol=2e-6,
         ),
     ),
     Decomposition(

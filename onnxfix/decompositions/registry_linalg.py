@@ -24,7 +24,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
             "torch.linalg.cholesky(a) + a.cholesky(upper=True)",
             "_onnx_linalg_cholesky(a) + _onnx_linalg_cholesky(a, upper=True)",
             "(spd(g, b, 4),)",
-            eager_tol=1e-6,
+            decomposition_tol=1e-6,
         ),
     ),
     Decomposition(
@@ -43,7 +43,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
             "_onnx_linalg_solve_triangular(a, c, upper=True) + "
             "_onnx_linalg_solve_triangular(a, c.transpose(-2, -1), upper=False, left=False).transpose(-2, -1)",
             "(triangular(g, b, 4), randn(g, b, 4, 2))",
-            params="a, c", eager_tol=1e-6,
+            params="a, c", decomposition_tol=1e-6,
         ),
     ),
     Decomposition(
@@ -60,7 +60,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
             "torch.triangular_solve(c, a, upper=False, transpose=True)[0] + c.triangular_solve(a)[0]",
             "_onnx_triangular_solve(c, a, upper=False, transpose=True)[0] + _onnx_triangular_solve(c, a)[0]",
             "(triangular(g, b, 4), randn(g, b, 4, 2))",
-            params="a, c", eager_tol=1e-6,
+            params="a, c", decomposition_tol=1e-6,
         ),
     ),
     Decomposition(
@@ -76,7 +76,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
             "torch.cholesky_solve(c, a) + c.cholesky_solve(a.transpose(-2, -1), upper=True)",
             "_onnx_cholesky_solve(c, a) + _onnx_cholesky_solve(c, a.transpose(-2, -1), upper=True)",
             "(triangular(g, b, 4), randn(g, b, 4, 2))",
-            params="a, c", eager_tol=1e-6,
+            params="a, c", decomposition_tol=1e-6,
         ),
     ),
     Decomposition(
@@ -97,7 +97,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
             "*torch.linalg.slogdet(a)",
             "*_onnx_linalg_slogdet(a)",
             "(randn(g, b, 4, 4) + 2 * torch.eye(4),)",
-            eager_tol=2e-6,
+            decomposition_tol=2e-6,
         ),
     ),
     Decomposition(
@@ -115,7 +115,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
             "torch.cat(torch.linalg.qr(a, mode='complete'), -1)",
             "torch.cat(_onnx_linalg_qr(a, mode='complete'), -1)",
             "(randn(g, b, 5, 3),)",
-            eager_tol=2e-6,
+            decomposition_tol=2e-6,
         ),
     ),
     Decomposition(
@@ -134,7 +134,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
             "torch.linalg.matrix_exp(a)",
             "_onnx_linalg_matrix_exp(a)",
             "(randn(g, b, 3, 3) * 2,)",
-            eager_tol=2e-5,
+            decomposition_tol=2e-5,
         ),
     ),
     Decomposition(
@@ -152,7 +152,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
             "torch.linalg.lstsq(a, c).solution",
             "_onnx_linalg_lstsq(a, c).solution",
             "(randn(g, b, 5, 3), randn(g, b, 5, 2))",
-            params="a, c", eager_tol=2e-6,
+            params="a, c", decomposition_tol=2e-6,
         ),
     ),
 )

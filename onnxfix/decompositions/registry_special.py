@@ -23,7 +23,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "lgammaf is 5e4 ulp off); float64 within 4 ulp relative for x > -1/2 and within 8 ulp of "
         "max(|lgamma x|, 1) below",
         rule="ONX514",
-        proof=Proof("torch.lgamma(a)", "_onnx_lgamma(a)", "(spread(g, b),)", rtol=1e-6, eager_tol=1e-6),
+        proof=Proof("torch.lgamma(a)", "_onnx_lgamma(a)", "(spread(g, b),)", rtol=1e-6, decomposition_tol=1e-6),
     ),
     Decomposition(
         "digamma", ("torch.digamma", "torch.special.digamma", "torch.special.psi", "Tensor.digamma"),
@@ -38,7 +38,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "below 0, where the reflection term makes the formula itself ill-conditioned, at most "
         "4 (float32) / 8 (float64) ulp further from the true value than torch's own kernel",
         rule="ONX514",
-        proof=Proof("torch.digamma(a)", "_onnx_digamma(a)", "(spread(g, b),)", rtol=1e-6, eager_tol=1e-6),
+        proof=Proof("torch.digamma(a)", "_onnx_digamma(a)", "(spread(g, b),)", rtol=1e-6, decomposition_tol=1e-6),
     ),
 )
 DECOMPOSITIONS += (
@@ -60,7 +60,7 @@ DECOMPOSITIONS += (
             "*(torch.polygamma(1, a), torch.special.polygamma(3, a))",
             "*(_onnx_polygamma(1, a), _onnx_polygamma(3, a))",
             "negatives(g, b)",
-            rtol=1e-6, eager_tol=1e-6,
+            rtol=1e-6, decomposition_tol=1e-6,
         ),
     ),
     Decomposition(
@@ -80,7 +80,7 @@ DECOMPOSITIONS += (
             "torch.special.zeta(a, c)",
             "_onnx_zeta(a, c)",
             "orders(g, b)",
-            params="a, c", rtol=1e-6, eager_tol=1e-6,
+            params="a, c", rtol=1e-6, decomposition_tol=1e-6,
         ),
     ),
     Decomposition(
@@ -97,7 +97,7 @@ DECOMPOSITIONS += (
             "torch.mvlgamma(a, 3) + torch.special.multigammaln(a, 1)",
             "_onnx_mvlgamma(a, 3) + _onnx_mvlgamma(a, 1)",
             "(1.001 + torch.rand(b, 20, generator=g) * 30,)",
-            rtol=1e-6, eager_tol=1e-6,
+            rtol=1e-6, decomposition_tol=1e-6,
         ),
     ),
 )
@@ -121,7 +121,7 @@ DECOMPOSITIONS += (
             "torch.special.i0(a) + torch.i0(a * 3)",
             "_onnx_i0(a) + _onnx_i0(a * 3)",
             "(bessel(g, b),)",
-            rtol=1e-6, eager_tol=1e-6,
+            rtol=1e-6, decomposition_tol=1e-6,
         ),
     ),
     Decomposition(
@@ -131,7 +131,7 @@ DECOMPOSITIONS += (
         "ulp further from it than torch's own kernel",
         requires=("bessel_i_series",),
         rule="ONX514",
-        proof=Proof("torch.special.i0e(a)", "_onnx_i0e(a)", "(bessel(g, b),)", rtol=1e-6, eager_tol=1e-6),
+        proof=Proof("torch.special.i0e(a)", "_onnx_i0e(a)", "(bessel(g, b),)", rtol=1e-6, decomposition_tol=1e-6),
     ),
     Decomposition(
         "i1", ("torch.special.i1",), True, ("special.i1",), (),
@@ -141,7 +141,7 @@ DECOMPOSITIONS += (
         "torch's kernel as in the helper), and at most 8 ulp further from it than torch's own",
         requires=("bessel_i_series",),
         rule="ONX514",
-        proof=Proof("torch.special.i1(a)", "_onnx_i1(a)", "(bessel(g, b),)", rtol=1e-6, eager_tol=2e-6),
+        proof=Proof("torch.special.i1(a)", "_onnx_i1(a)", "(bessel(g, b),)", rtol=1e-6, decomposition_tol=2e-6),
     ),
     Decomposition(
         "i1e", ("torch.special.i1e",), True, ("special.i1e",), (),
@@ -151,7 +151,7 @@ DECOMPOSITIONS += (
         "than torch's",
         requires=("bessel_i_series",),
         rule="ONX514",
-        proof=Proof("torch.special.i1e(a)", "_onnx_i1e(a)", "(bessel(g, b),)", rtol=1e-6, eager_tol=1e-6),
+        proof=Proof("torch.special.i1e(a)", "_onnx_i1e(a)", "(bessel(g, b),)", rtol=1e-6, decomposition_tol=1e-6),
     ),
 )
 DECOMPOSITIONS += (
@@ -169,7 +169,7 @@ DECOMPOSITIONS += (
             "torch.special.ndtri(a)",
             "_onnx_ndtri(a)",
             "(tail_probabilities(g, b),)",
-            rtol=1e-6, eager_tol=1e-6,
+            rtol=1e-6, decomposition_tol=1e-6,
         ),
     ),
 )
@@ -189,7 +189,7 @@ DECOMPOSITIONS += (
             "torch.special.bessel_j0(a)",
             "_onnx_bessel_j0(a)",
             "(bessel(g, b) * 2,)",
-            rtol=1e-6, eager_tol=1e-6,
+            rtol=1e-6, decomposition_tol=1e-6,
         ),
     ),
 )

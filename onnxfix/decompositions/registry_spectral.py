@@ -35,7 +35,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
             "(lambda r: torch.cat([r[0], (r[1][..., :, -1:] @ r[1][..., :, -1:].transpose(-2, -1)).flatten(-2)], "
             "-1))(_onnx_linalg_eigh(a, UPLO='U'))",
             "(symmetric(g, b, 3),)",
-            eager_tol=2e-6,
+            decomposition_tol=2e-6,
         ),
     ),
     Decomposition(
@@ -45,7 +45,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "so the rounding differs).",
         requires=("linalg_eigh",), error_bound=EIGH_BOUND.split("; eigenvectors")[0],
         rule="ONX513",
-        proof=Proof("torch.linalg.eigvalsh(a)", "_onnx_linalg_eigvalsh(a)", "(randn(g, b, 3, 3),)", eager_tol=2e-6),
+        proof=Proof("torch.linalg.eigvalsh(a)", "_onnx_linalg_eigvalsh(a)", "(randn(g, b, 3, 3),)", decomposition_tol=2e-6),
     ),
     Decomposition(
         "linalg_svd", ("torch.linalg.svd",), False, ("linalg.svd S",),
@@ -65,7 +65,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
             "(lambda r: torch.cat([r[1], (r[0][..., :, :1] @ r[2][..., :1, :]).flatten(-2), (r[0][..., :, "
             ":2] * r[1].unsqueeze(-2) @ r[2][..., :2, :]).flatten(-2)], -1))(_onnx_linalg_svd(a))",
             "(randn(g, b, 2, 3),)",
-            eager_tol=2e-6,
+            decomposition_tol=2e-6,
         ),
     ),
     Decomposition(
@@ -76,7 +76,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "matrices need 7 / 8); singular values descending.",
         requires=("jacobi_rotation", "svd_jacobi"), error_bound=SVD_BOUND,
         rule="ONX513",
-        proof=Proof("torch.linalg.svdvals(a)", "_onnx_linalg_svdvals(a)", "(randn(g, b, 2, 4),)", eager_tol=1e-6),
+        proof=Proof("torch.linalg.svdvals(a)", "_onnx_linalg_svdvals(a)", "(randn(g, b, 2, 4),)", decomposition_tol=1e-6),
     ),
     Decomposition(
         "linalg_matrix_norm", ("torch.linalg.matrix_norm",), False,
@@ -94,7 +94,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
             "torch.stack([_onnx_linalg_matrix_norm(a, ord=2), _onnx_linalg_matrix_norm(a, -2), "
             "_onnx_linalg_matrix_norm(a, 'nuc'), _onnx_linalg_matrix_norm(a)], -1)",
             "(randn(g, b, 3, 2),)",
-            eager_tol=1e-6,
+            decomposition_tol=1e-6,
         ),
     ),
     Decomposition(
@@ -108,7 +108,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         error_bound="max error 1e-5 x |pinv(A)| in float32 on matrices up to 8x8 with condition "
         "number <= 100 (grows with the condition number, like any pseudo-inverse)",
         rule="ONX513",
-        proof=Proof("torch.linalg.pinv(a)", "_onnx_linalg_pinv(a)", "(zeroed_columns(g, b, 4, 2),)", eager_tol=1e-6),
+        proof=Proof("torch.linalg.pinv(a)", "_onnx_linalg_pinv(a)", "(zeroed_columns(g, b, 4, 2),)", decomposition_tol=1e-6),
     ),
     Decomposition(
         "linalg_matrix_rank", ("torch.linalg.matrix_rank",), False, ("linalg.matrix_rank",), (),

@@ -141,7 +141,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
             "torch.nn.functional.pdist(a) + torch.nn.functional.pdist(a, p=1)",
             "_onnx_pdist(a) + _onnx_pdist(a, p=1)",
             "(randn(g, 5, 3),)",
-            static=(0,), eager_tol=1e-6,
+            static=(0,), decomposition_tol=1e-6,
         ),
     ),
     Decomposition(

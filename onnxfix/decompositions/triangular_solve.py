@@ -5,6 +5,8 @@ def _onnx_triangular_solve(input, A, upper=True, transpose=False, unitriangular=
     # The deprecated torch.triangular_solve(B, A) is torch.linalg.solve_triangular(A, B) with
     # the arguments reversed; transpose=True solves A^T X = B (A^T has the other triangle). The
     # second output is A broadcast to the batch shape, as torch's cloned_coefficient.
+    if not torch.onnx.is_in_onnx_export():  # eager: the op itself, bit for bit
+        return torch.triangular_solve(input, A, upper, transpose, unitriangular)
     n = A.shape[-1]
     batch = torch.broadcast_shapes(input.shape[:-2], A.shape[:-2])
     coefficient = A.expand(*batch, n, n).clone()

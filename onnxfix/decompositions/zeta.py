@@ -7,6 +7,8 @@ def _onnx_zeta(input, other):
     # data-dependent loops run a fixed number of times with torch.where freezing each element
     # once ATen would have returned: 40 direct terms (enough for q > -31; below, NaN) and the
     # 12 Euler-Maclaurin terms.
+    if not torch.onnx.is_in_onnx_export():  # eager: the op itself, bit for bit
+        return torch.special.zeta(input, other)
     if not isinstance(input, torch.Tensor):
         input = torch.tensor(input, dtype=other.dtype if other.is_floating_point() else torch.get_default_dtype())
     if not isinstance(other, torch.Tensor):

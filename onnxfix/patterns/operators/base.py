@@ -14,7 +14,16 @@ import ast
 from typing import ClassVar
 
 from onnxfix import operator_catalog as catalog
-from onnxfix.decompositions import BY_KEY, Decomposition, by_target, helper_chain, helper_source, rule_keys, signature
+from onnxfix.decompositions import (
+    BY_KEY,
+    Decomposition,
+    by_target,
+    eager_guarded,
+    helper_chain,
+    helper_source,
+    rule_keys,
+    signature,
+)
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Edit, Fix, Helper, Rule, RuleDoc
 
@@ -153,7 +162,9 @@ class DecompositionRule(Rule):
     def is_safe(self, decomposition: Decomposition, node: ast.Call, ctx: FunctionContext, method: bool) -> bool:
         if method and ctx.tensors.is_tensor(node.func.value) is not True:
             return False  # `.cumprod()` on something that may be a NumPy array
-        return decomposition.exact
+        # A guarded helper returns the op itself outside export: bit-identical in eager whatever
+        # its decomposition's accuracy (which only the exported model sees).
+        return decomposition.exact or eager_guarded(decomposition.key)
 
 
 def rule_doc(what, why, example, use_instead, safety, code, legacy_only: bool = False) -> RuleDoc:

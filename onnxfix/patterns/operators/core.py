@@ -18,7 +18,7 @@ class LinalgInverse(DecompositionRule):
     code = "ONX501"
     name = "linalg-inverse-solve"
     summary = "`torch.linalg.inv` / `solve` do not export: rewrite to Gauss-Jordan elimination"
-    default_safety = "unsafe"
+    default_safety = "safe"
     doc = rule_doc(
         "Finds `torch.linalg.inv`, `torch.inverse`, `Tensor.inverse` and `torch.linalg.solve`.",
         "ONNX has no matrix inverse or solver (onnx/onnx#3300). Both exporters fail: legacy with "
@@ -26,8 +26,11 @@ class LinalgInverse(DecompositionRule):
         "aten.linalg_inv_ex`. Users hit this most of all operators (references).",
         "def forward(self, a, b):\n    return torch.linalg.inv(a) @ b",
         "def forward(self, a, b):\n    return _onnx_linalg_inv(a) @ b",
-        "Unsafe: the elimination order and rounding differ from LAPACK (differences grow with "
-        "the condition number), and a singular matrix gives inf/NaN where torch raises.",
+        "Safe: outside export the helpers return `torch.linalg.inv` / `torch.linalg.solve` "
+        "itself (they branch on `torch.onnx.is_in_onnx_export()`, False in eager), so eager "
+        "outputs and errors (a singular matrix raises) are bit-identical. Only the exported "
+        "model runs the elimination, whose order and rounding differ from LAPACK (differences "
+        "grow with the condition number; a singular matrix gives inf/NaN there).",
         code,
     )
 
@@ -120,15 +123,17 @@ class ElementwiseMath(DecompositionRule):
     code = "ONX506"
     name = "elementwise-math"
     summary = "`hypot` / `copysign` / `gcd` / `lcm` do not export: rewrite to exportable arithmetic"
-    default_safety = "per-finding"
+    default_safety = "safe"
     doc = rule_doc(
         "Finds `torch.hypot`, `torch.copysign`, `torch.gcd`, `torch.lcm` (functions and methods).",
         "Their ATen kernels decompose into prims the ONNX registry lacks (`prims.hypot`, "
         "`prims.signbit`, `prims.gcd`); legacy has no symbolic at all.",
         "def forward(self, a, b):\n    return torch.hypot(a, b)",
         "def forward(self, a, b):\n    return _onnx_hypot(a, b)",
-        "hypot, gcd and lcm are safe (exact for integers; hypot within 2 ulp, overflow-free). "
-        "copysign is unsafe: a NaN with its sign bit set in `other` counts as positive.",
+        "Safe. gcd and lcm are exact. hypot and copysign return the torch op itself outside "
+        "export (`torch.onnx.is_in_onnx_export()`), bit-identical in eager; the exported "
+        "hypot is within 2 ulp (overflow-free) and the exported copysign counts a NaN with its "
+        "sign bit set in `other` as positive.",
         code,
     )
 
@@ -137,14 +142,16 @@ class ErfinvApproximation(DecompositionRule):
     code = "ONX507"
     name = "erfinv-approximation"
     summary = "`torch.erfinv` does not export: rewrite to a polynomial approximation"
-    default_safety = "unsafe"
+    default_safety = "safe"
     doc = rule_doc(
         "Finds `torch.erfinv`, `torch.special.erfinv` and `Tensor.erfinv`.",
         "ONNX has Erf but no inverse: legacy fails on `aten::erfinv`, dynamo on "
         "`prims.erf_inv`.",
         "def forward(self, u):\n    return torch.erfinv(2 * u - 1)",
         "def forward(self, u):\n    return _onnx_erfinv(2 * u - 1)",
-        "Unsafe: an approximation (not bit-identical to torch).",
+        "Safe: outside export the helper returns `torch.erfinv` itself "
+        "(`torch.onnx.is_in_onnx_export()` is False in eager), bit-identical; only the exported "
+        "model computes the approximation (bound below).",
         code,
     )
 
@@ -188,22 +195,21 @@ class CdistBroadcast(DecompositionRule):
     code = "ONX510"
     name = "cdist-broadcast"
     summary = "`torch.cdist` fails in dynamo and is silently wrong for p=1 in legacy: rewrite"
-    default_safety = "per-finding"
+    default_safety = "safe"
     doc = rule_doc(
         "Finds `torch.cdist`.",
         "Dynamo fails on `aten._cdist_forward` for every p; legacy exports p=1 but onnxruntime "
         "returns NaN and wrong values (silently wrong, measured).",
         "def forward(self, a, b):\n    return torch.cdist(a, b, p=1)",
         "def forward(self, a, b):\n    return _onnx_cdist(a, b, p=1)",
-        "Safe for a literal p=0 (a count) or p=inf (a max): bit-identical. Unsafe otherwise: "
-        "ATen's vectorized kernel sums |a - b|^p in another order (and uses a matrix-multiply "
-        "formula for p=2 on large inputs), so p=1 and p=2 agree only to float rounding "
+        "Safe: outside export the helper returns `torch.cdist` itself "
+        "(`torch.onnx.is_in_onnx_export()` is False in eager), bit-identical for every p. The "
+        "exported broadcast differs from ATen's vectorized kernel, which sums |a - b|^p in "
+        "another order (and uses a matrix-multiply formula for p=2 on large inputs), so there "
+        "p=1 and p=2 agree only to float rounding "
         "(measured up to 2.4e-7 on anomalib's PatchCore, tests/realworld/cdist_patchcore.py).",
         code,
     )
-
-    def is_safe(self, decomposition, node, ctx, method) -> bool:
-        return literal(argument(node, "p", 2), 2) in (0, float("inf"))
 
     def cases(self, decomposition, node):
         p = literal(argument(node, "p", 2), 2)

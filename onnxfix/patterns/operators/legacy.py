@@ -22,7 +22,7 @@ class LegacyUnsupportedMath(DecompositionRule):
     code = "ONX517"
     name = "legacy-unsupported-math"
     summary = "Elementwise math and reductions the legacy exporter cannot translate: rewrite to exportable ops"
-    default_safety = "per-finding"
+    default_safety = "safe"
     exporters = (LEGACY,)
     doc = rule_doc(
         "Finds calls the legacy (TorchScript) exporter has no symbolic for: `logaddexp`, "
@@ -39,11 +39,15 @@ class LegacyUnsupportedMath(DecompositionRule):
         "both exporters translate.",
         "def forward(self, a, b):\n    return torch.logaddexp(a, b)",
         "def forward(self, a, b):\n    return _onnx_logaddexp(a, b)",
-        "Safe for all but four: the helpers repeat ATen's arithmetic (bit-identical, or within an "
-        "ulp where ATen uses vectorised exp/log1p/sin). Unsafe: `signbit` (a NaN with its sign "
-        "bit set gives False), `logcumsumexp` (a masked logsumexp instead of ATen's "
-        "sequential accumulation: other rounding), `special.erfcx` and `special.log_ndtr` "
-        "(a continued-fraction approximation of erfcx; bounds below).",
+        "Safe: the helpers repeat ATen's arithmetic (bit-identical), and those that would "
+        "round differently (logaddexp2, trace, sinc, xlogy, xlog1py, entr, and `signbit`, "
+        "`logcumsumexp`, `special.erfcx`, `special.log_ndtr`) return the torch op itself outside "
+        "export (`torch.onnx.is_in_onnx_export()`, False in eager), so eager outputs are "
+        "bit-identical. Exported, those are within an ulp where ATen uses vectorised "
+        "exp/log1p/sin, except `signbit` (a NaN with its sign bit set gives False), "
+        "`logcumsumexp` (a masked logsumexp: other rounding), `special.erfcx` and "
+        "`special.log_ndtr` (a continued-fraction approximation of erfcx; bounds below). A "
+        "method call on a value not known to be a tensor is unsafe.",
         code, legacy_only=True,
     )
 
@@ -75,7 +79,8 @@ class LegacySilentlyWrong(DecompositionRule):
         "def forward(self, x, k):\n    return _onnx_floor_divide(x, k)",
         "Safe: the helpers compute what eager computes (`div(rounding_mode=\"floor\")` is the same "
         "kernel as floor_divide; the shift and the scatter_add forms are exact for integers; "
-        "softplus repeats ATen's formula to an ulp; duplicate-index sums add in index order "
+        "softplus returns F.softplus itself outside export (`torch.onnx.is_in_onnx_export()`), "
+        "and exported repeats ATen's formula to an ulp; duplicate-index sums add in index order "
         "like eager). A method call on a value not known to be a tensor is unsafe.",
         code, legacy_only=True,
     )
@@ -152,12 +157,14 @@ class LegacyStructural(DecompositionRule):
         "only when `[tool.onnxfix] exporters` includes \"legacy\".",
         "def forward(self, x):\n    return F.adaptive_avg_pool2d(x, (3, 3))",
         "def forward(self, x):\n    return _onnx_adaptive_avg_pool2d(x, (3, 3))",
-        "Safe: the same bins and means (to float rounding) for adaptive pooling and area "
-        "interpolation, the same source indices as torch's kernel for nearest-exact (2-D inputs; "
-        "1-D inputs run torch's interpolate unchanged), the same zero padding for conv1d, and "
-        "the same values (bit-identical) for the indexing and layout ops. Unsafe for "
-        "antialias=True: the same filter weights computed in float64 where torch's kernel uses "
-        "float32, so results differ in the last digits (bound below). Sizes the helpers unroll "
+        "Safe: the indexing and layout ops are bit-identical; the pooling, interpolate and "
+        "conv1d helpers return the torch op itself outside export "
+        "(`torch.onnx.is_in_onnx_export()`, False in eager), bit-identical. Exported: the same "
+        "bins and means (to float rounding) for adaptive pooling and area interpolation, the "
+        "same source indices as torch's kernel for nearest-exact (2-D inputs; 1-D inputs run "
+        "torch's interpolate unchanged), the same zero padding for conv1d, and for "
+        "antialias=True the same filter weights computed in float64 where torch's kernel uses "
+        "float32 (results differ in the last digits, bound below). Sizes the helpers unroll "
         "over (pooling and resampling sizes, the diagonal length) must be static at export time.",
         code, legacy_only=True,
     )
@@ -182,12 +189,6 @@ class LegacyStructural(DecompositionRule):
             padding, dilation = literal(argument(node, "padding", 4)), literal(argument(node, "dilation", 5), 1)
             return decomposition.catalog_cases if padding == "same" and dilation not in (1, (1,), [1]) else ()
         return decomposition.catalog_cases
-
-
-    def is_safe(self, decomposition, node, ctx, method):
-        if decomposition.key == "interpolate" and _antialiased(node):
-            return False  # float64 weights where torch uses float32: see the documented bound
-        return super().is_safe(decomposition, node, ctx, method)
 
 
 def _antialiased(node: ast.Call) -> bool:

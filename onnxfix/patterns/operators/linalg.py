@@ -23,7 +23,7 @@ class LinalgFactorisation(DecompositionRule):
     name = "linalg-factorisation"
     summary = ("`cholesky` / `solve_triangular` / `cholesky_solve` / `slogdet` / `qr` / `matrix_exp` / `lstsq` do not "
                "export: rewrite to unrolled factorisations")
-    default_safety = "unsafe"
+    default_safety = "safe"
     doc = rule_doc(
         "Finds `torch.linalg.cholesky`, `torch.cholesky`, `Tensor.cholesky`, "
         "`torch.linalg.solve_triangular`, `torch.triangular_solve`, `Tensor.triangular_solve`, "
@@ -41,13 +41,15 @@ class LinalgFactorisation(DecompositionRule):
         "    return torch.linalg.solve_triangular(l, y, upper=False)",
         "def forward(self, k, y):\n    l = _onnx_linalg_cholesky(k)\n"
         "    return _onnx_linalg_solve_triangular(l, y, upper=False)",
-        "Unsafe: the helpers unroll the textbook algorithms over the (static) matrix size, so "
-        "the rounding differs from LAPACK's blocked kernels (differences grow with the condition "
+        "Safe: outside export every helper returns the torch op itself (it branches on "
+        "`torch.onnx.is_in_onnx_export()`, False in eager), so eager outputs and errors are "
+        "bit-identical. The exported model runs the textbook algorithms unrolled over the "
+        "(static) matrix size, so there the rounding differs from LAPACK's blocked kernels (differences grow with the condition "
         "number), and inputs torch rejects give NaN/inf instead of an error (cholesky of a "
         "matrix that is not positive definite). QR follows LAPACK's sign convention but "
         "rank-deficient inputs get other columns of Q past the rank; lstsq assumes A has full "
         "rank and is fixed only where `.solution` / `[0]` is read (its other fields depend on "
-        "the driver and device); matrix_exp is a Taylor approximant with at most 20 squarings "
+        "the driver and device, and are not computed when exported); matrix_exp is a Taylor approximant with at most 20 squarings "
         "(||A||_1 <= 2^20). Matrix sizes must be static; batch sizes may be dynamic.",
         code,
     )
@@ -70,7 +72,7 @@ class SpectralLinalg(DecompositionRule):
     name = "spectral-linalg"
     summary = ("`eigh` / `eigvalsh` / `svd` / `svdvals` / `pinv` / `matrix_rank` / `matrix_norm(ord=2, -2, "
                "'nuc')` do not export: rewrite to Jacobi rotations")
-    default_safety = "unsafe"
+    default_safety = "safe"
     doc = rule_doc(
         "Finds `torch.linalg.eigh`, `eigvalsh`, `svd`, `svdvals`, `pinv`, `matrix_rank`, and "
         "`torch.linalg.matrix_norm` with `ord=2`, `-2` or `'nuc'` (the orders that need singular "
@@ -82,7 +84,9 @@ class SpectralLinalg(DecompositionRule):
         "tensors, which ONNX runtimes do not carry: they have no fix (ONX511).",
         "def forward(self, x):\n    return torch.linalg.svdvals(x)[..., 0]",
         "def forward(self, x):\n    return _onnx_linalg_svdvals(x)[..., 0]",
-        "Unsafe: Jacobi rotations (a fixed number of sweeps, unrolled over the static matrix "
+        "Safe: outside export every helper returns the torch op itself (it branches on "
+        "`torch.onnx.is_in_onnx_export()`, False in eager): bit-identical in eager. The exported "
+        "Jacobi rotations (a fixed number of sweeps, unrolled over the static matrix "
         "size) round differently from LAPACK; eigenvectors and singular vectors are unique only "
         "up to sign (and to a rotation within repeated values) and may come out as the negative of "
         "torch's; pinv and matrix_rank may decide differently for a singular value within "

@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-from onnxfix.decompositions import BY_KEY
-from onnxfix.patterns.operators.base import (
-    DecompositionRule,
-    argument,
-    literal,
-    rule_doc,
-)
+from onnxfix.patterns.operators.base import DecompositionRule, rule_doc
 
 
 class SpecialFunction(DecompositionRule):
     code = "ONX514"
     name = "special-function"
     summary = "Special functions (`lgamma`, `digamma`, ...) do not export: rewrite to series and recurrences"
-    default_safety = "per-finding"
+    default_safety = "safe"
     doc = rule_doc(
         "Finds `torch.lgamma` / `torch.special.gammaln`, `torch.digamma` / "
         "`torch.special.digamma` / `torch.special.psi`, `torch.polygamma` / "
@@ -30,26 +24,18 @@ class SpecialFunction(DecompositionRule):
         "(Beta, Dirichlet, Poisson, negative binomial).",
         "def forward(self, alpha):\n    return torch.lgamma(alpha).sum(-1) - torch.lgamma(alpha.sum(-1))",
         "def forward(self, alpha):\n    return _onnx_lgamma(alpha).sum(-1) - _onnx_lgamma(alpha.sum(-1))",
-        "frexp is safe (bit-identical). digamma, i0, i0e, i1, i1e, bessel_j0, ndtri, and "
-        "polygamma with a literal order 0 or 1 (digamma, "
-        "trigamma), are safe: "
-        "ATen's own formula and coefficients, evaluated with the same arithmetic (unrolled "
-        "loops, torch.where per element), equal up to the rounding of log, sin, tan and exp "
-        "and of the multiply-adds the compiled kernels fuse. lgamma "
-        "and mvlgamma are unsafe: torch calls libm's lgamma and the helper is another algorithm "
-        "(float64 series, within the measured bound below); mvlgamma also returns values where "
-        "torch raises (x <= (p-1)/2). zeta and polygamma of order >= 2 are unsafe: ATen's "
-        "formula, but its direct sum is cut at 40 terms, so q <= -31 gives NaN. Every helper "
-        "exports with fixed operations (no data-dependent Python control flow).",
+        "Safe. frexp is bit-identical. Every other helper returns the torch op itself outside "
+        "export (it branches on `torch.onnx.is_in_onnx_export()`, False in eager): "
+        "bit-identical in eager, the same errors. Exported: digamma, i0, i0e, i1, i1e, "
+        "bessel_j0, ndtri and polygamma of order 0 or 1 are ATen's own formula and "
+        "coefficients, equal up to the rounding of log, sin, tan and exp and of the "
+        "multiply-adds the compiled kernels fuse; lgamma and mvlgamma another algorithm "
+        "(float64 series, within the measured bound below; mvlgamma gives values where torch "
+        "raises, x <= (p-1)/2); zeta and polygamma of order >= 2 ATen's formula with its "
+        "direct sum cut at 40 terms (q <= -31 gives NaN). Every helper exports with fixed "
+        "operations (no data-dependent Python control flow).",
         code,
     )
-
-    def is_safe(self, decomposition, node, ctx, method):
-        if decomposition.key == "polygamma":
-            order = literal(argument(node, "n", 0))
-            exact_order = type(order) is int and order in (0, 1)
-            return exact_order and super().is_safe(BY_KEY["digamma"], node, ctx, method)
-        return super().is_safe(decomposition, node, ctx, method)
 
 
 RULES = [SpecialFunction]

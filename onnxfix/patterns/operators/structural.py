@@ -49,7 +49,9 @@ class StructuralOperator(DecompositionRule):
         "def forward(self, x):\n    return torch.cov(x)",
         "def forward(self, x):\n    return _onnx_cov(x)",
         "Safe: ATen's own arithmetic (bit-identical in eager for cov, corrcoef, index_reduce, vander, "
-        "combinations, narrow, ctc_loss, masked_select, unique_consecutive, rfftfreq, pad_sequence of a split; pdist to float rounding of the column sum). Inputs torch "
+        "combinations, narrow, ctc_loss, masked_select, unique_consecutive, rfftfreq, pad_sequence of a split; "
+        "pdist returns torch.pdist itself outside export (`torch.onnx.is_in_onnx_export()`), "
+        "and its exported form agrees to float rounding of the column sum). Inputs torch "
         "rejects (negative weights, an out-of-range start) are not diagnosed. The receiver of "
         "`x.split(n.tolist())` counts as a tensor unless known otherwise: pad_sequence takes tensors "
         "only, and no other type's split returns them. vander, "
