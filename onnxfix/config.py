@@ -120,8 +120,10 @@ class Settings:
         return True
 
     def is_excluded(self, path: Path) -> bool:
-        if any(part in DEFAULT_EXCLUDE for part in path.parts[-1:]):
+        if path.name in DEFAULT_EXCLUDE:
             return True
+        if not self.exclude:  # the default: no pattern, no path to resolve (seconds on a big tree)
+            return False
         relative = self.relative(path)
         return any(_path_matches(relative, pattern) for pattern in self.exclude)
 

@@ -98,6 +98,26 @@ def test_exporters_inferred_from_the_export_call_beside_the_model(tmp_path, monk
     assert code == 1 and out.splitlines()[-2 if "[*]" in out else -1] == summary
 
 
+@pytest.mark.parametrize(("folders", "version"), [
+    (["torch-2.5.1.dist-info"], (2, 5)),
+    (["torch-2.13.0+cpu.dist-info"], (2, 13)),
+    (["torch-1.13.1-py3.11.egg-info"], (1, 13)),
+    (["torchvision-0.20.0.dist-info", "torch_tensorrt-2.5.0.dist-info"], None),
+])
+def test_installed_torch_version_is_read_from_the_metadata_folder_name(tmp_path, monkeypatch, folders, version):
+    """The version the exporter default depends on, without importing torch or importlib.metadata."""
+    from onnxfix.rewriter import exporter_inference
+
+    for folder in folders:
+        (tmp_path / folder).mkdir()
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "missing"), str(tmp_path)])
+    exporter_inference.installed_torch_version.cache_clear()
+    try:
+        assert exporter_inference.installed_torch_version() == version
+    finally:
+        exporter_inference.installed_torch_version.cache_clear()
+
+
 def test_exporters_inferred_from_an_old_torch_default(tmp_path, monkeypatch, capsys):
     from onnxfix.rewriter import exporter_inference
 

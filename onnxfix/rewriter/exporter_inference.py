@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import ast
 import functools
+import hashlib
+import os
 import re
+import sys
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 
+from onnxfix.rewriter.cache import Cache, key_of
 from onnxfix.rewriter.names import dotted_parts
 from onnxfix.rewriter.source import read_regular_bytes
 
@@ -36,29 +39,52 @@ class ExportCall:
     exporters: frozenset[str]
 
 
-@functools.lru_cache(maxsize=1)  # a metadata scan of sys.path: once per process
+@functools.lru_cache(maxsize=1)
 def installed_torch_version() -> tuple[int, int] | None:
-    try:
-        version = metadata.version("torch")
-    except metadata.PackageNotFoundError:
-        return None
-    match = re.match(r"(\d+)\.(\d+)", version)
-    return (int(match[1]), int(match[2])) if match else None
+    """torch's version from its metadata folder name (`torch-2.13.0.dist-info`) on sys.path.
+    Read from directory listings, not importlib.metadata: importing that and scanning every
+    distribution cost a one-file check more time than the check itself (a pre-commit hook)."""
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            continue
+        for name in names:
+            match = _TORCH_METADATA.match(name)
+            if match:
+                return int(match[1]), int(match[2])
+    return None
+
+
+_TORCH_METADATA = re.compile(r"torch-(\d+)\.(\d+)\S*\.(?:dist|egg)-info$", re.IGNORECASE)
 
 
 def torch_default(version: tuple[int, int] | None) -> str:
     return "legacy" if version is not None and version < DYNAMO_DEFAULT_SINCE else "dynamo"
 
 
-def export_calls(path: Path, display: str, default: str) -> list[ExportCall]:
+def export_calls(path: Path, display: str, default: str, cache: Cache | None = None) -> list[ExportCall]:
     try:
         raw = read_regular_bytes(path)
-        if EXPORT_MARK not in raw or not EXPORT_CALL_TEXT.search(raw):
-            return []
-        tree = ast.parse(raw)
-    except (OSError, SyntaxError, ValueError, RecursionError):  # the check itself reports these files
+    except OSError:  # the check itself reports these files
         return []
-    return [ExportCall(display, node.lineno, used) for node in ast.walk(tree)
+    if EXPORT_MARK not in raw or not EXPORT_CALL_TEXT.search(raw):
+        return []
+    key = key_of("export-calls", hashlib.blake2b(raw, digest_size=16).hexdigest(), default)
+    found = cache.get(key) if cache is not None else None
+    if found is None:  # a warm run re-reads the calls from the cache: parsing was most of its time
+        found = _calls_in(raw, default)
+        if cache is not None:
+            cache.put(key, found)
+    return [ExportCall(display, line, frozenset(used)) for line, used in found]
+
+
+def _calls_in(raw: bytes, default: str) -> list[tuple[int, list[str]]]:
+    try:
+        tree = ast.parse(raw)
+    except (SyntaxError, ValueError, RecursionError):  # the check itself reports these files
+        return []
+    return [(node.lineno, sorted(used)) for node in ast.walk(tree)
             if isinstance(node, ast.Call) and (used := exporters_of_call(node, default))]
 
 
@@ -78,11 +104,12 @@ def exporters_of_call(call: ast.Call, default: str, name: str | None = None) -> 
     return frozenset({"dynamo", "legacy"})  # decided at run time: either may run
 
 
-def infer(files: list[tuple[Path, str]], version: tuple[int, int] | None) -> tuple[frozenset[str], str]:
+def infer(files: list[tuple[Path, str]], version: tuple[int, int] | None,
+          cache: Cache | None = None) -> tuple[frozenset[str], str]:
     """(exporters, why) from the export calls in ``files`` ((path, display name)) and torch's
     default; ``why`` is empty when nothing points away from the plain default (dynamo)."""
     default = torch_default(version)
-    calls = [call for path, display in files for call in export_calls(path, display, default)]
+    calls = [call for path, display in files for call in export_calls(path, display, default, cache)]
     torch_text = f"torch {version[0]}.{version[1]}" if version else "torch"  # None only with dynamo
     if not calls:
         if default == "dynamo":

@@ -22,4 +22,4 @@ def _display(path: str, cwd: str) -> str:
 
 def shown(identity: str) -> str:
     """A file identity (absolute for files on disk, the given name for text checks) as shown."""
-    return display_path(Path(identity)) if os.path.isabs(identity) else identity
+    return _display(identity, os.getcwd()) if os.path.isabs(identity) else identity

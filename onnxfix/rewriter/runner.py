@@ -119,9 +119,9 @@ def run(
             scanned.setdefault(str(absolute(file)), (file, settings))
     if not scanned:
         return result
-    result.settings = _infer_exporters(scanned, result.settings)
-    folder = cache_folder(cache_dir, result.settings) if use_cache else None
+    folder = cache_folder(cache_dir, result.settings) if use_cache else None  # exporters play no part
     cache = cache_mod.Cache(folder)
+    result.settings = _infer_exporters(scanned, result.settings, cache)
     with fewer_collections():
         result.files = _project(scanned, mode, cache).run(jobs or _cpu_count(), progress)
         if mode == "write" and result.changed:
@@ -147,14 +147,14 @@ def fewer_collections():
         gc.set_threshold(*previous)
 
 
-def _infer_exporters(scanned: dict[str, tuple[Path, Settings]], first: Settings) -> Settings:
+def _infer_exporters(scanned: dict[str, tuple[Path, Settings]], first: Settings, cache: cache_mod.Cache) -> Settings:
     """Settings that name no exporters get the ones the scanned files' export calls (and the
     installed torch's default) use; returns the first path's settings, as updated."""
     if all(settings.exporters_reason is not None for _, settings in scanned.values()):
         return first
     # the export script is often a sibling of the model file the user names (export.py)
     files = [(path, display_path(path)) for path, _ in [*scanned.values(), *_sibling_files(scanned)]]
-    exporters, why = exporter_inference.infer(files, exporter_inference.installed_torch_version())
+    exporters, why = exporter_inference.infer(files, exporter_inference.installed_torch_version(), cache)
     for key, (path, settings) in scanned.items():
         if settings.exporters_reason is None:
             scanned[key] = (path, replace(settings, exporters=exporters, exporters_reason=why))
