@@ -15,12 +15,12 @@ Two kinds of entries (see runner.py):
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
 import os
 import shutil
-import tempfile
 import time
 from pathlib import Path
 
@@ -66,6 +66,10 @@ class Cache:
     def __init__(self, folder: Path | None):
         self.folder = folder  # None: disabled
         self._ready = False
+        # Entries are addressed with plain strings: a cold scan writes thousands of them, and
+        # pathlib objects, mkstemp and a mkdir per entry cost more CPU than writing the JSON.
+        self._entries = os.path.join(folder, __version__) if folder is not None else ""
+        self._made: set[str] = set()
 
     def get(self, key: str):
         if self.folder is None:
@@ -83,15 +87,20 @@ class Cache:
         if self.folder is None:
             return
         path = self._path(key)
+        tmp = f"{path}.{os.getpid()}.tmp"  # one writer per process and key at a time
         try:
             self._prepare()
-            path.parent.mkdir(exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(value, handle, separators=(",", ":"))
-            os.replace(tmp, path)
+            directory = os.path.dirname(path)
+            if directory not in self._made:
+                os.makedirs(directory, exist_ok=True)
+                self._made.add(directory)
+            with open(tmp, "w", encoding="utf-8") as handle:
+                handle.write(json.dumps(value, separators=(",", ":")))
+            os.replace(tmp, path)  # readers see the old entry or the new one, never half of one
         except OSError:
-            pass  # a read-only tree still gets checked, just not cached
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            # a read-only tree still gets checked, just not cached
 
     def prune(self, now: float | None = None) -> int:
         """Delete entries unused for MAX_UNUSED_DAYS and other onnxfix versions' folders, at
@@ -114,8 +123,8 @@ class Cache:
         _remove_other_versions(self.folder)
         return _remove_unused(self.folder / __version__, now - MAX_UNUSED_DAYS * DAY)
 
-    def _path(self, key: str) -> Path:
-        return self.folder / __version__ / key[:2] / key[2:]
+    def _path(self, key: str) -> str:
+        return os.path.join(self._entries, key[:2], key[2:])
 
     def _prepare(self) -> None:
         if self._ready:
