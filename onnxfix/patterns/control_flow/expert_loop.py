@@ -14,6 +14,7 @@ import ast
 
 from onnxfix.patterns.control_flow.loop_parts import rebound_by_other_loops
 from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.tensors import int_constant
 from onnxfix.rewriter.rule import Fix
 from onnxfix.rewriter.statements import statement_removal
 
@@ -137,9 +138,9 @@ def _hit_rows(value: ast.expr, ctx: FunctionContext) -> tuple[str, ast.Call] | N
     if len(summed.args) + len(summed.keywords) != 1 or len(summed.args) + len(dims) != 1:
         return None  # `keepdim=` or `dtype=` would change what the rows are
     dim = (summed.args or dims)[0]
-    if not (isinstance(dim, ast.Tuple) and all(_int_value(d) is not None for d in dim.elts)):
+    if not (isinstance(dim, ast.Tuple) and all(int_constant(d) is not None for d in dim.elts)):
         return None
-    if len(dim.elts) != 2 or {_int_value(d) for d in dim.elts} not in COUNT_DIMS:
+    if len(dim.elts) != 2 or {int_constant(d) for d in dim.elts} not in COUNT_DIMS:
         return None
     return summed.func.value.id, summed
 
@@ -156,7 +157,7 @@ def _mask_bindings(mask: str, loop: ast.For, ctx: FunctionContext) -> tuple[ast.
     permuted = values[-1]
     if not (
         isinstance(permuted, ast.Call) and isinstance(permuted.func, ast.Attribute) and permuted.func.attr == "permute"
-        and not permuted.keywords and [_int_value(a) for a in permuted.args] == [2, 1, 0]
+        and not permuted.keywords and [int_constant(a) for a in permuted.args] == [2, 1, 0]
     ):
         return None
     receiver = permuted.func.value
@@ -179,7 +180,7 @@ def _mask_bindings(mask: str, loop: ast.For, ctx: FunctionContext) -> tuple[ast.
 def _static(node: ast.expr, ctx: FunctionContext) -> bool:
     """A model constant: a positive int, `self.<attr>` (any depth), or a sum or difference of them."""
     if isinstance(node, ast.Constant):
-        value = _int_value(node)
+        value = int_constant(node)
         return value is not None and value > 0
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
         return _static(node.left, ctx) and _static(node.right, ctx)
@@ -408,17 +409,8 @@ def _in_order(nodes: list[ast.expr], ctx: FunctionContext) -> list[str]:
     return texts
 
 
-def _int_value(node: ast.AST) -> int | None:
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        inner = _int_value(node.operand)
-        return None if inner is None else -inner
-    if isinstance(node, ast.Constant) and type(node.value) is int:
-        return node.value
-    return None
-
-
 def _is_int(node: ast.AST, value: int) -> bool:
-    return _int_value(node) == value
+    return int_constant(node) == value
 
 
 def _is_constant(node: ast.AST, value: object) -> bool:

@@ -7,6 +7,7 @@ import ast
 
 from onnxfix.patterns.control_flow.loop_parts import is_row, loop_length_source, uses_name_elsewhere
 from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.tensors import int_constant
 from onnxfix.rewriter.rule import Fix
 from onnxfix.rewriter.statements import comments_outside, replace_statements
 
@@ -177,15 +178,8 @@ def _one_dimensional(node: ast.expr, ctx: FunctionContext) -> bool:
         if call.func.attr in FLATTENING_METHODS:
             return not call.args
         if call.func.attr in RESHAPES:
-            return len(call.args) == 1 and _is_minus_one(call.args[0])
+            return len(call.args) == 1 and int_constant(call.args[0]) == -1
     return False
-
-
-def _is_minus_one(node: ast.expr) -> bool:
-    return (
-        isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
-        and isinstance(node.operand, ast.Constant) and type(node.operand.value) is int and node.operand.value == 1
-    )
 
 
 def _only_read(name: str, ctx: FunctionContext) -> bool:
