@@ -1,25 +1,47 @@
 """ONX601's fix of the BART-family fp16 clamp (`if h.dtype == torch.float16 and not
 torch.isfinite(h).all(): h = torch.clamp(...)` -> the dtype test as the `if`, `torch.where` on the
-tensor test): eager bit-identity on float16 inputs with and without inf/NaN, where the branch is
+tensor test): eager bit-identity of onnxfix's own rewrite on float16 inputs with and without inf/NaN, where the branch is
 and is not taken (tests/flow_models/fp16_clamp.py proves the export on float32)."""
 
-import torch
+from pathlib import Path
+
 import pytest
+import torch
+
+from onnxfix.config import Settings
+from onnxfix.patterns import all_rules
+from onnxfix.rewriter.engine import RuleSet, fix_text
+from onnxfix.rewriter.source import SourceFile
+
+MODEL = """import torch
+from torch import nn
 
 
-def original(h, finite_all):
-    if h.dtype == torch.float16 and (not torch.isfinite(h).all() if finite_all else torch.isinf(h).any()):
-        clamp_value = torch.finfo(h.dtype).max - 1000
-        h = torch.clamp(h, min=-clamp_value, max=clamp_value)
-    return h
+class Layer(nn.Module):
+    def forward(self, h):
+        if h.dtype == torch.float16 and {test}:
+            clamp_value = torch.finfo(h.dtype).max - 1000
+            h = torch.clamp(h, min=-clamp_value, max=clamp_value)
+        return h * 1
+"""
+TESTS = {True: "not torch.isfinite(h).all()", False: "torch.isinf(h).any()"}
 
 
-def rewritten(h, finite_all):
-    if h.dtype == torch.float16:
-        clamp_value = torch.finfo(h.dtype).max - 1000
-        test = ~torch.isfinite(h).all() if finite_all else torch.isinf(h).any()
-        h = torch.where(test, torch.clamp(h, min=-clamp_value, max=clamp_value), h)
-    return h
+def _layer(text: str):
+    namespace: dict = {}
+    exec(compile(text, "layer.py", "exec"), namespace)
+    return namespace["Layer"]()
+
+
+def _models(finite_all: bool):
+    """The model as written and as onnxfix rewrites it (--unsafe-fixes: the fix is unsafe here
+    because `h` is returned after the `if`)."""
+    text = MODEL.format(test=TESTS[finite_all])
+    source = SourceFile.from_bytes(Path("layer.py"), text.encode("utf-8"))
+    settings = Settings(exporters=frozenset({"dynamo", "legacy"}), unsafe_fixes=True)
+    fixed, _, _ = fix_text(source, "layer.py", settings, RuleSet(list(all_rules())))
+    assert "torch.where(" in fixed and "if h.dtype == torch.float16:" in fixed, fixed
+    return _layer(text), _layer(fixed)
 
 
 def cases():
@@ -37,7 +59,8 @@ def cases():
 @pytest.mark.parametrize("name", sorted(cases()))
 def test_bit_identical(name, finite_all):
     h = cases()[name]
-    before, after = original(h.clone(), finite_all), rewritten(h.clone(), finite_all)
+    original, rewritten = _models(finite_all)
+    before, after = original(h.clone()), rewritten(h.clone())
     assert before.dtype == after.dtype and before.shape == after.shape
     assert torch.equal(before.view(torch.int16) if h.dtype == torch.float16 else before.view(torch.int32),
                        after.view(torch.int16) if h.dtype == torch.float16 else after.view(torch.int32))
