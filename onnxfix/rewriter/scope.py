@@ -208,6 +208,10 @@ class ScopeBuilder:
         # id(function node) -> (call site, callee) pairs: a function reached again (by another
         # forward, or with more exporter modes) resolves the same names to the same callees.
         self._targets_memo: dict[int, list[tuple[ast.AST, ExportFunction]]] = {}
+        # A class's bases and what `self.<attr>` calls in it do not depend on the caller: a
+        # forward reads `self.config`, `self.dropout`... many times, its siblings the same names.
+        self._bases_memo: dict[int, list[tuple[ModuleIndex, ClassInfo]]] = {}
+        self._self_attr_memo: dict[tuple[int, str], list[_Callee]] = {}
 
     # -- which classes are nn.Module subclasses -----------------------------------------------
     def is_module_class(self, module: ModuleIndex, info: ClassInfo) -> bool:
@@ -235,8 +239,14 @@ class ScopeBuilder:
             return self.is_module_class(module, module.classes[parts[0]])
         return False
 
-    def bases_of(self, module: ModuleIndex, info: ClassInfo) -> Iterator[tuple[ModuleIndex, ClassInfo]]:
+    def bases_of(self, module: ModuleIndex, info: ClassInfo) -> list[tuple[ModuleIndex, ClassInfo]]:
         """Linearised bases (depth-first, good enough for method lookup)."""
+        key = id(info.node)
+        if key not in self._bases_memo:
+            self._bases_memo[key] = list(self._linearised_bases(module, info))
+        return self._bases_memo[key]
+
+    def _linearised_bases(self, module: ModuleIndex, info: ClassInfo) -> Iterator[tuple[ModuleIndex, ClassInfo]]:
         seen: set[int] = set()
         stack = [(module, info)]
         while stack:
@@ -339,8 +349,15 @@ class ScopeBuilder:
     def _attribute_target(self, fn: ExportFunction, node: ast.Attribute, self_name: str | None) -> Iterator[ExportFunction]:
         value = node.value
         if isinstance(value, ast.Name) and value.id == self_name:
-            yield from self._methods_named(fn, fn.module, fn.cls, node.attr, skip_self=False)
-            yield from self._submodule_forwards(fn, node.attr)
+            key = (id(fn.cls.node), node.attr)
+            if key not in self._self_attr_memo:
+                self._self_attr_memo[key] = [
+                    _Callee(c.module, c.node, c.cls, c.key)
+                    for c in (*self._methods_named(fn, fn.module, fn.cls, node.attr, skip_self=False),
+                              *self._submodule_forwards(fn, node.attr))
+                ]
+            for callee in self._self_attr_memo[key]:
+                yield self._reached(fn, callee.module, callee.node, callee.cls, callee.module.scope, callee.key)
         elif _is_super_call(value):
             yield from self._methods_named(fn, fn.module, fn.cls, node.attr, skip_self=True)
         elif (
@@ -388,6 +405,16 @@ class ScopeBuilder:
     @staticmethod
     def _reached(caller: ExportFunction, module: ModuleIndex, node, cls, parent_scope, key: str) -> ExportFunction:
         return ExportFunction(node, module, cls, None, caller.entry, False, key, parent_scope)
+
+
+@dataclass(frozen=True)
+class _Callee:
+    """What a call resolves to, whoever the caller: a memo entry of ScopeBuilder."""
+
+    module: ModuleIndex
+    node: ast.AST
+    cls: ClassInfo | None
+    key: str
 
 
 class _CallSites:
