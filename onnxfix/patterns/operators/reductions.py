@@ -51,9 +51,10 @@ class ReduceAllDefaultDim(Rule):
             empty `dim` as every dimension, so this is the same reduction, bit for bit (values,
             signed zeros and NaN, gradients; `max()` instead would pick another of +0/-0 and
             another NaN, and route gradients differently around NaN). Its text names the reduced
-            tensor twice: safe when that is a plain read (names, attributes, subscripts); when it
-            is any other expression (a call, arithmetic) it is evaluated a second time, just for
-            its number of dimensions: unsafe, as random draws or side effects would repeat.
+            tensor twice: safe when that is a plain read (names, attributes, subscripts) and, for
+            the method form, known to be a tensor; when it is any other expression (a call,
+            arithmetic) it is evaluated a second time, just for its number of dimensions: unsafe,
+            as random draws or side effects would repeat.
         """,
         references=("https://github.com/microsoft/onnxscript/pull/3035",),
     )
@@ -121,9 +122,13 @@ def _fix(node: ast.Call, reduced: ast.AST, method: bool, ctx: FunctionContext) -
     else:  # x.amax()
         paren = source.text.index("(", source.span(node.func)[1])
         edit = Edit(paren + 1, paren + 1, "dim=" + dims)
-    plain = _plain_read(reduced)
-    note = "" if plain else f" (`{ctx.segment(reduced)}` is evaluated a second time, for its number of dimensions)"
-    return Fix(f"Pass every dimension as `dim`, the same reduction{note}", (edit,), plain)
+    return Fix("Pass every dimension as `dim`, the same reduction", (edit,), _safe(reduced, method, ctx))
+
+
+def _safe(reduced: ast.AST, method: bool, ctx: FunctionContext) -> bool:
+    if method and ctx.tensors.is_tensor(reduced) is not True:
+        return False  # a method of something not known to be a tensor: it may have no `dim()`
+    return _plain_read(reduced)  # anything else is evaluated a second time for its `dim()`
 
 
 def _plain_read(node: ast.AST) -> bool:
