@@ -145,6 +145,11 @@ CASES = [
     C("argmax ties", "torch.argmax", "torch.argmax(x, 1)", "T(3, 6),"),
     C("max dim ties", "torch.max", "torch.max(x, 1).indices", "T(3, 6),"),
     C("amax", "torch.amax", "torch.amax(x, (0, 1))", "R(3, 5),"),
+    # No `dim`: the default (every dimension) reaches onnxscript's aten_amax as a missing argument.
+    C("amax all", "torch.amax", "torch.amax(x)", "R(3, 5),"),
+    C("Tensor.amax all", "Tensor.amax", "x.amax()", "R(3, 5),"),
+    C("amin all", "torch.amin", "torch.amin(x)", "R(3, 5),"),
+    C("Tensor.amin all", "Tensor.amin", "x.amin()", "R(3, 5),"),
     C("quantile", "torch.quantile", "torch.quantile(x, 0.3, dim=1)", "R(3, 5),"),
     C("quantile tensor q", "torch.quantile", "torch.quantile(x, torch.tensor([0.25, 0.75]), dim=1)", "R(3, 5),"),
     C("nanquantile", "torch.nanquantile", "torch.nanquantile(x, 0.5, dim=1)", "R(3, 5),"),
