@@ -231,9 +231,9 @@ class NonConsecutiveIndexWrite(Rule):
     )
 
     def visit_Assign(self, node: ast.Assign, ctx: FunctionContext):
-        if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Subscript):
+        target = _subscript_target(node)
+        if target is None:
             return
-        target = node.targets[0]
         elements = index_elements(target)
         kinds = [_element_kind(e, ctx) for e in elements]
         if None in kinds or "tensor" not in kinds:
@@ -333,9 +333,9 @@ class BroadcastIndexWrite(Rule):
     )
 
     def visit_Assign(self, node: ast.Assign, ctx: FunctionContext):
-        if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Subscript):
+        target = _subscript_target(node)
+        if target is None:
             return
-        target = node.targets[0]
         elements = index_elements(target)
         if not any(integer_literal(e, ctx) is not None for e in elements):
             return  # computed indices (masks, aranges) usually come with values of the indexed shape
@@ -372,3 +372,10 @@ class BroadcastIndexWrite(Rule):
 
 
 RULES = [NegativeIndexRead, NonConsecutiveIndexWrite, BroadcastIndexWrite]
+
+
+def _subscript_target(node: ast.Assign) -> ast.Subscript | None:
+    """The subscript written by `t[...] = value` (one target), else None."""
+    if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Subscript):
+        return None
+    return node.targets[0]
