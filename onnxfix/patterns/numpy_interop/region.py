@@ -291,9 +291,7 @@ def _check_fixable(region: Region, nodes: list[ast.AST]) -> None:
             region.blockers.append("`numpy.transpose` without axes reverses all dimensions (no one-call twin)")
         if twin.no_constant_args and any(isinstance(a, ast.Constant) for a in call.args):
             region.blockers.append(f"`torch.{twin.torch}` needs tensor arguments")
-        if not twin.exact:
-            differs = region.rounding if twin.rounding else region.inexact
-            differs.append(f"`numpy.{name}` and `torch.{twin.torch}` may differ in the last bits")
+        _note_difference(region, twin, f"`numpy.{name}` and `torch.{twin.torch}`")
         if name == "arange" and not _has_keyword(call, "dtype") and not all(
             ctx.sizes.is_size(a) or (isinstance(a, ast.Constant) and isinstance(a.value, int)) for a in call.args
         ):
@@ -304,9 +302,7 @@ def _check_fixable(region: Region, nodes: list[ast.AST]) -> None:
             region.blockers.append(f"`ndarray.{name}` is called with `out=`, `**kwargs` or more than an axis")
         if name == "cumsum" and not call.args and not _has_keyword(call, "axis"):
             region.blockers.append("`ndarray.cumsum` without an axis flattens (`Tensor.cumsum` needs a dim)")
-        if not twin.exact:
-            differs = region.rounding if twin.rounding else region.inexact
-            differs.append(f"`ndarray.{name}` and `Tensor.{twin.torch}` may differ in the last bits")
+        _note_difference(region, twin, f"`ndarray.{name}` and `Tensor.{twin.torch}`")
         if region.scalar_into_tensor(call, ctx.parent(call)):
             region.inexact.append(
                 f"the NumPy scalar of `ndarray.{name}` becomes a 0-d tensor in arithmetic with a tensor "
@@ -319,6 +315,13 @@ def _check_fixable(region: Region, nodes: list[ast.AST]) -> None:
             if isinstance(node.op, (ast.Div, ast.Pow)) or _has_float_constant(node):
                 region.inexact.append("NumPy and torch promote int/float arithmetic differently")
     _check_escapes(region, nodes)
+
+
+def _note_difference(region: Region, twin: Twin, pair: str) -> None:
+    if twin.differs:
+        region.inexact.append(f"{pair} may differ: {twin.differs}")
+    elif not twin.exact:
+        region.rounding.append(f"{pair} may differ in the last bits")
 
 
 def _check_escapes(region: Region, nodes: list[ast.AST]) -> None:
