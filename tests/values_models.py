@@ -155,9 +155,21 @@ class NumpySplit(nn.Module):  # ONX101/102/103, safe fix
         return torch.from_numpy(parts[0]) * torch.from_numpy(parts[1])
 
 
-class NumpyExp(nn.Module):  # ONX101/102/103, unsafe fix (exp may differ in the last bit)
+class NumpyExp(nn.Module):  # ONX101/102/103, safe fix: exp may differ in the last bit, so eager keeps NumPy
     def forward(self, x: torch.Tensor, s: torch.Tensor):
         return torch.from_numpy(np.exp(x.detach().numpy())) + x
+
+
+class NumpyMeanSteps(nn.Module):  # ONX101/102/103, safe fix guarded statement by statement
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        a = x.numpy()
+        m = np.mean(a, axis=0)
+        return torch.from_numpy(np.tanh(a - m))
+
+
+class NumpySumShift(nn.Module):  # ONX102, unsafe fix (Kokoro: a NumPy scalar into torch arithmetic), guarded
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        return x + x.numpy().sum()
 
 
 class AsTensorOfSize(nn.Module):  # ONX205 (dynamo only), safe fix

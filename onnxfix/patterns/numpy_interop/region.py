@@ -8,7 +8,9 @@ from dataclasses import dataclass, field
 
 from onnxfix.patterns.numpy_interop.twins import NDARRAY_METHODS, NUMPY_DTYPES, TUPLE_RESULTS, TWINS, Twin
 from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.precedence import IFEXP, precedence
 from onnxfix.rewriter.rule import Edit, Fix, Helper
+from onnxfix.rewriter.scope import EXPORTERS, exporters_skipping
 
 REFERENCES = (
     "https://pytorch.org/docs/stable/onnx_torchscript.html#avoid-numpy-and-built-in-python-types",
@@ -58,6 +60,16 @@ class Region:
     shape_arrays: set[str] = field(default_factory=set)  # hw = np.array(x.numpy().shape[-2:])
     blockers: list[str] = field(default_factory=list)  # why no fix
     inexact: list[str] = field(default_factory=list)  # why the fix is unsafe
+    rounding: list[str] = field(default_factory=list)  # steps that differ only in the last bits
+    # The expressions the fix guards (`(<torch> if torch.onnx.is_in_onnx_export() else <NumPy>)`)
+    # so that eager keeps the NumPy original; None when the fix is exact and needs no guard, or
+    # when an edit sits where no expression can be swapped (then rounding makes it unsafe).
+    guarded: list[ast.expr] | None = None
+
+    @property
+    def unsafe(self) -> list[str]:
+        """Why the fix is unsafe: a dtype or meaning that may differ, or rounding left unguarded."""
+        return self.inexact + (self.rounding if self.guarded is None else [])
 
     def is_ndarray(self, node: ast.AST) -> bool:
         if is_to_numpy(node):
@@ -112,6 +124,8 @@ def build_region(ctx: FunctionContext) -> Region:
     nodes = [n for n, _ in _body(ctx)]
     if not any(_touches_numpy(node, ctx) for node in nodes):
         return region  # no array can exist here: skip the costly data-flow (most functions)
+    # NumPy no exporter runs (the eager branch of this fix's own guard) is not export-time code
+    nodes = [n for n in nodes if exporters_skipping(n, ctx.ancestors(n)) != EXPORTERS]
     region.sources = [node for node in nodes if is_to_numpy(node)]
     _find_ndarray_names(region, nodes)
     _find_shape_arrays(region, nodes)
@@ -129,6 +143,8 @@ def build_region(ctx: FunctionContext) -> Region:
             region.sinks.append(node)
             region.blockers.append("`torch.from_numpy` of a value onnxfix cannot trace to torch")
     _check_fixable(region, nodes)
+    if (region.inexact or region.rounding) and not region.blockers:
+        region.guarded = _guard_roots(region)
     return region
 
 
@@ -275,8 +291,7 @@ def _check_fixable(region: Region, nodes: list[ast.AST]) -> None:
             region.blockers.append("`numpy.transpose` without axes reverses all dimensions (no one-call twin)")
         if twin.no_constant_args and any(isinstance(a, ast.Constant) for a in call.args):
             region.blockers.append(f"`torch.{twin.torch}` needs tensor arguments")
-        if not twin.exact:
-            region.inexact.append(f"`numpy.{name}` and `torch.{twin.torch}` may differ in the last bits")
+        _note_difference(region, twin, f"`numpy.{name}` and `torch.{twin.torch}`")
         if name == "arange" and not _has_keyword(call, "dtype") and not all(
             ctx.sizes.is_size(a) or (isinstance(a, ast.Constant) and isinstance(a.value, int)) for a in call.args
         ):
@@ -287,8 +302,7 @@ def _check_fixable(region: Region, nodes: list[ast.AST]) -> None:
             region.blockers.append(f"`ndarray.{name}` is called with `out=`, `**kwargs` or more than an axis")
         if name == "cumsum" and not call.args and not _has_keyword(call, "axis"):
             region.blockers.append("`ndarray.cumsum` without an axis flattens (`Tensor.cumsum` needs a dim)")
-        if not twin.exact:
-            region.inexact.append(f"`ndarray.{name}` and `Tensor.{twin.torch}` may differ in the last bits")
+        _note_difference(region, twin, f"`ndarray.{name}` and `Tensor.{twin.torch}`")
         if region.scalar_into_tensor(call, ctx.parent(call)):
             region.inexact.append(
                 f"the NumPy scalar of `ndarray.{name}` becomes a 0-d tensor in arithmetic with a tensor "
@@ -301,6 +315,13 @@ def _check_fixable(region: Region, nodes: list[ast.AST]) -> None:
             if isinstance(node.op, (ast.Div, ast.Pow)) or _has_float_constant(node):
                 region.inexact.append("NumPy and torch promote int/float arithmetic differently")
     _check_escapes(region, nodes)
+
+
+def _note_difference(region: Region, twin: Twin, pair: str) -> None:
+    if twin.differs:
+        region.inexact.append(f"{pair} may differ: {twin.differs}")
+    elif not twin.exact:
+        region.rounding.append(f"{pair} may differ in the last bits")
 
 
 def _check_escapes(region: Region, nodes: list[ast.AST]) -> None:
@@ -376,11 +397,15 @@ def region_fix(region: Region) -> Fix | None:
         edits.extend(_translate_method(call, TWINS[name], torch_name, ctx))
     for sink in region.sinks:
         edits.extend(_unwrap_sink(sink, ctx))
+    title = "Compute in torch instead of NumPy"
+    if region.guarded is not None:
+        edits = _guard_edits(edits, region, torch_name)  # eager keeps the NumPy original
+        title += " while exporting (NumPy in eager)"
     fn = ctx.fn.node
     return Fix(
-        title="Compute in torch instead of NumPy",
+        title=title,
         edits=tuple(edits),
-        safe=not region.inexact,
+        safe=not region.unsafe,
         imports=(*imports, "torch") if helpers and "torch" not in imports else imports,
         helpers=tuple(helpers),
         group=f"numpy:{ctx.file.display_path}:{fn.lineno}:{fn.col_offset}",
@@ -470,6 +495,67 @@ def _unwrap_sink(sink: ast.Call, ctx: FunctionContext) -> list[Edit]:
 def region_message_suffix(region: Region) -> str:
     if region.blockers:
         return f"; no automatic fix: {region.blockers[0]}"
-    if region.inexact:
-        return f"; fix is unsafe: {region.inexact[0]}"
+    if region.unsafe:
+        return f"; fix is unsafe: {region.unsafe[0]}"
     return ""
+
+
+# Expressions that cannot be a branch of `a if c else b` on their own.
+_PARTS = (ast.Starred, ast.Slice, ast.FormattedValue)
+
+
+def _guard_roots(region: Region) -> list[ast.expr] | None:
+    """The outermost expressions holding the fix's edits, each grown from an edited node
+    (`.numpy()`, a NumPy call or method, a conversion back) through the NumPy values it is part
+    of, up to the first value torch holds (`torch.from_numpy(...)`, `x + a.sum()`) or to its
+    statement. Guarding each keeps eager on the original text: outside the guarded expressions
+    the text is the same in both branches. None if an edit is not in a guardable expression."""
+    anchors = [*region.sources, *(c for c, _ in region.calls), *(c for c, _ in region.methods), *region.sinks]
+    roots = []
+    for anchor in anchors:
+        root = _guard_root(anchor, region)
+        if root is None:
+            return None
+        roots.append(root)
+    inner = {id(sub) for root in roots for sub in ast.walk(root) if sub is not root}
+    outermost = {id(root): root for root in roots if id(root) not in inner}
+    return sorted(outermost.values(), key=lambda root: region.ctx.file.source.span(root)[0])
+
+
+def _guard_root(node: ast.AST, region: Region) -> ast.expr | None:
+    ctx = region.ctx
+    while True:
+        parent = ctx.parent(node)
+        if parent is None or isinstance(parent, (ast.stmt, ast.Lambda)):
+            break
+        callee = isinstance(parent, ast.Call) and parent.func is node  # `a.sum` of `a.sum()`
+        if isinstance(node, ast.expr) and not isinstance(node, _PARTS) and not callee and not region.is_ndarray(node):
+            break
+        node = parent
+    guardable = isinstance(node, ast.expr) and not isinstance(node, _PARTS)
+    return node if guardable and isinstance(getattr(node, "ctx", ast.Load()), ast.Load) else None
+
+
+def _guard_edits(edits: list[Edit], region: Region, torch_name: str) -> list[Edit]:
+    """Each guarded expression replaced by `(<edited> if torch.onnx.is_in_onnx_export() else
+    <original>)`: both exporters set the flag while tracing, eager never does. Every edit lies
+    in the node it was made for, so in a guarded expression."""
+    source = region.ctx.file.source
+    guarded = []
+    for root in region.guarded:
+        start, end = source.span(root)
+        inside = sorted((e for e in edits if start <= e.start and e.end <= end), key=lambda e: (e.start, e.end))
+        new, position = [], start
+        for edit in inside:
+            new += [source.text[position:edit.start], edit.text]
+            position = edit.end
+        new.append(source.text[position:end])
+        loose = precedence(root) <= IFEXP or isinstance(root, (ast.Yield, ast.YieldFrom)) or (
+            isinstance(root, ast.Tuple) and root.elts and source.span(root.elts[0])[0] == start)  # `a, b`
+        edited, original = "".join(new), source.text[start:end]
+        if edited == original:
+            continue  # `x * a.argmax()`: the same text computes either way
+        if loose:
+            edited, original = f"({edited})", f"({original})"
+        guarded.append(Edit(start, end, f"({edited} if {torch_name}.onnx.is_in_onnx_export() else {original})"))
+    return guarded

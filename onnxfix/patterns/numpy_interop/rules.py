@@ -45,9 +45,14 @@ FIX_SAFETY = """
     offered only when every array goes back into torch. `.cpu()` and `.detach()` are kept, so
     device and autograd behave as before. It is safe when every step is exact in torch: data
     movement, comparisons, `where`/`clip`/`maximum`, creation with the dtype NumPy would have
-    used (`np.zeros(n)` becomes `torch.zeros(n, dtype=torch.float64)`). It is unsafe when a
-    step may differ in the last bits (transcendental functions, reductions, matmul) or in type
-    promotion (true division, arithmetic with float constants).
+    used (`np.zeros(n)` becomes `torch.zeros(n, dtype=torch.float64)`). Where a step may differ
+    in the last bits (transcendental functions, reductions, matmul), each rewritten expression
+    keeps its NumPy original for eager: `(torch.tanh(x) if torch.onnx.is_in_onnx_export() else
+    torch.from_numpy(np.tanh(x.numpy())))`. Both exporters set that flag while tracing and eager
+    never does, so eager outputs are bit-identical and only the exported model computes in
+    torch (equal up to rounding): safe. It stays unsafe, still guarded, where the exported
+    model may differ beyond rounding: type promotion (true division, arithmetic with float
+    constants, a NumPy scalar in arithmetic with a tensor), `numpy.dot` of N-d arrays.
 """
 
 

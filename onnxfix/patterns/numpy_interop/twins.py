@@ -12,6 +12,10 @@ class Twin:
     torch: str
     renames: tuple[tuple[str, str], ...] = ()
     exact: bool = True  # bit-identical results for the same dtype
+    # When not exact, how the twin may differ beyond rounding ("" if only the last bits may
+    # differ: the fix keeps NumPy in eager behind `torch.onnx.is_in_onnx_export()` and exports
+    # the same function up to rounding, safely).
+    differs: str = ""
     float64_default: bool = False  # numpy creates float64 here where torch creates float32
     no_constant_args: bool = False  # torch version needs tensor arguments
     # The decomposition whose helper `_onnx_<key>` (onnxfix/decompositions, written into the
@@ -32,9 +36,9 @@ TWINS: dict[str, Twin] = {
     "arccos": Twin("acos", exact=False),
     "arctan": Twin("atan", exact=False),
     "arctan2": Twin("atan2", exact=False),
-    "power": Twin("pow", exact=False),
-    "divide": Twin("div", exact=False),
-    "true_divide": Twin("div", exact=False),
+    "power": Twin("pow", exact=False, differs="on int arrays NumPy may compute in float64, torch in float32"),
+    "divide": Twin("div", exact=False, differs="on int arrays NumPy computes in float64, torch in float32"),
+    "true_divide": Twin("div", exact=False, differs="on int arrays NumPy computes in float64, torch in float32"),
     "round": Twin("round"),
     "maximum": Twin("maximum", no_constant_args=True),
     "minimum": Twin("minimum", no_constant_args=True),
@@ -70,7 +74,7 @@ TWINS: dict[str, Twin] = {
     "expand_dims": Twin("unsqueeze", (("axis", "dim"),)),
     "swapaxes": Twin("swapaxes", (("axis1", "axis0"), ("axis2", "axis1"))),
     "matmul": Twin("matmul", exact=False),
-    "dot": Twin("matmul", exact=False),
+    "dot": Twin("matmul", exact=False, differs="`numpy.dot` of arrays with more than 2 dimensions is no matmul"),
     "einsum": Twin("einsum", exact=False),
     # torch.frexp does not export (ONX514); its helper is exact: the same mantissa bits (in the
     # input's dtype) and int32 exponent as NumPy's, zeros, inf and NaN included.
