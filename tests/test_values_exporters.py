@@ -55,6 +55,8 @@ ORIGINAL = {
     "ItemNamePad": (SW, OK),
     "ItemNameScale": (SW, OK),
     "IntName": (SW, OK),
+    "NumpyProdShape": (ORT, OK),
+    "NumpyProdShapeTail": (SW, OK),
 }
 NO_FIX = {"Tolist", "IntOfSizeRoot", "FloatOfSize", "BoolOfTensor", "Log2", "ShapeSplat"}
 FIXED = sorted(set(ORIGINAL) - NO_FIX)

@@ -198,6 +198,17 @@ class IntName(nn.Module):  # ONX203 through a name, unsafe fix (int() truncates 
         return x.flatten()[:n]
 
 
+
+class NumpyProdShape(nn.Module):  # ONX101 on a shape, unsafe fix (`math.prod`: an empty shape gives 1, not 1.0)
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        return x.reshape(np.prod(x.shape)) * s[0]
+
+
+class NumpyProdShapeTail(nn.Module):  # ONX101 on a shape slice (Perceiver's Fourier features), unsafe fix
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        y = torch.stack([x, x * 2], dim=1)
+        return torch.reshape(y, [-1, np.prod(y.shape[1:])]) * s[0]
+
 def _randn(*shape):
     return torch.randn(*shape, generator=torch.Generator().manual_seed(sum(shape)))
 
