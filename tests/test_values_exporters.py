@@ -25,6 +25,7 @@ ORIGINAL = {
     "FloatOfTensor": (SW, OK),
     "IntOfSize": (SW, OK),
     "IntOfSizeDivision": (SW, SW),
+    "IntOfSizeShifted": (SW, SW),
     "IntOfSizeHalf": (SW, SW),
     "IntOfSizeRoot": (SW, SW),
     "FloatOfSize": (SW, OK),

@@ -34,6 +34,11 @@ class IntOfSizeDivision(nn.Module):  # ONX203, safe fix; dynamo is silently wron
         return x[:, : int(x.size(1) / 2)]
 
 
+class IntOfSizeShifted(nn.Module):  # ONX203, unsafe fix (`a // b + 1`: the numerator may be negative)
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        return x[:, : int((x.size(1) - 3) / 2 + 1)]
+
+
 class IntOfSizeHalf(nn.Module):  # ONX203, safe fix (`// 2`)
     def forward(self, x: torch.Tensor, s: torch.Tensor):
         return x[:, : int(x.size(1) * 0.5)]
