@@ -53,6 +53,7 @@ CASES = {
     "numpy_frexp": ("ONX101", False, (FAILS, ORT)),  # I-BERT's batch_frexp: np.frexp -> _onnx_frexp (legacy bakes the sizes in)
     "item_assert": ("ONX201", False, (FAILS, OK)),  # XLM's `assert lengths.max().item() <= slen`, with a message (without one dynamo keeps a runtime assert)
     "fp16_clamp": ("ONX601", True, (OK, OK)),  # BART's fp16 clamp: float32 skips it on the dtype test
+    "fp16_clamp_twice": ("ONX601", True, (OK, OK)),  # LongT5: two clamps sharing the helper name, h = outputs[0]
 }
 # What the dynamo exporter's error says for the originals that fail (re-measured here).
 DYNAMO_ERRORS = {

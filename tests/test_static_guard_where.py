@@ -24,6 +24,23 @@ class Layer(nn.Module):
             h = torch.clamp(h, min=-clamp_value, max=clamp_value)
         return h * 1
 """
+# LongT5/Pix2Struct: the helper name is set again in each clamp of one function (the `if` on
+# line 7 is fixed though `clamp_value` is read outside it: only after the next assignment).
+REPEATED = """import torch
+from torch import nn
+
+
+class Layer(nn.Module):
+    def forward(self, h):
+        if h.dtype == torch.float16 and {test}:
+            clamp_value = torch.finfo(h.dtype).max - 1000
+            h = torch.clamp(h, min=-clamp_value, max=clamp_value)
+        h = h * 2
+        if h.dtype == torch.float16 and {test}:
+            clamp_value = torch.finfo(h.dtype).max - 1000
+            h = torch.clamp(h, min=-clamp_value, max=clamp_value)
+        return h * 1
+"""
 TESTS = {True: "not torch.isfinite(h).all()", False: "torch.isinf(h).any()"}
 
 
@@ -33,14 +50,14 @@ def _layer(text: str):
     return namespace["Layer"]()
 
 
-def _models(finite_all: bool):
+def _models(finite_all: bool, template: str = MODEL):
     """The model as written and as onnxfix rewrites it (--unsafe-fixes: the fix is unsafe here
     because `h` is returned after the `if`)."""
-    text = MODEL.format(test=TESTS[finite_all])
+    text = template.format(test=TESTS[finite_all])
     source = SourceFile.from_bytes(Path("layer.py"), text.encode("utf-8"))
     settings = Settings(exporters=frozenset({"dynamo", "legacy"}), unsafe_fixes=True)
     fixed, _, _ = fix_text(source, "layer.py", settings, RuleSet(list(all_rules())))
-    assert "torch.where(" in fixed and "if h.dtype == torch.float16:" in fixed, fixed
+    assert fixed.count("torch.where(") == fixed.count("if h.dtype == torch.float16:") == text.count("if "), fixed
     return _layer(text), _layer(fixed)
 
 
@@ -55,11 +72,12 @@ def cases():
     return {"finite": finite, "inf": inf, "nan": nan, "float32": finite.float(), "float32 inf": inf.float()}
 
 
+@pytest.mark.parametrize("template", [MODEL, REPEATED], ids=["once", "repeated"])
 @pytest.mark.parametrize("finite_all", [True, False])
 @pytest.mark.parametrize("name", sorted(cases()))
-def test_bit_identical(name, finite_all):
+def test_bit_identical(name, finite_all, template):
     h = cases()[name]
-    original, rewritten = _models(finite_all)
+    original, rewritten = _models(finite_all, template)
     before, after = original(h.clone()), rewritten(h.clone())
     assert before.dtype == after.dtype and before.shape == after.shape
     assert torch.equal(before.view(torch.int16) if h.dtype == torch.float16 else before.view(torch.int32),

@@ -61,6 +61,21 @@ def test_int_of_nonnegative_division_is_floor_division():
         assert int(a / b) == a // b, (a, b)
 
 
+
+def test_int_of_shifted_division_is_shifted_floor_division():
+    """ONX203 `int(a / b + c)` -> `a // b + c` (c a non-negative int literal, Moonshine's conv
+    lengths): exact wherever `a / b + c >= 0`, negative `a` down to `-c * b` included (the unsafe
+    case: the rule cannot prove it), and not below."""
+    for c in range(0, 9):
+        for b in B_RANGE:
+            for a in range(-c * b, 4096):
+                assert int(a / b + c) == a // b + c == int(c + a / b), (a, b, c)
+    for a, b in _random_pairs(8):
+        for c in (1, 2, 1000):
+            a = max(a, -c * b)
+            assert int(a / b + c) == a // b + c, (a, b, c)
+    assert int(-4 / 3 + 1) == 0 and -4 // 3 + 1 == -1  # a / b + c < 0: truncation is not flooring
+
 def test_int_of_product_by_a_power_of_one_half_is_floor_division():
     for m in range(1, 12):
         for a in range(0, 4096):

@@ -26,6 +26,7 @@ ORIGINAL = {
     "FloatOfTensor": (SW, OK),
     "IntOfSize": (SW, OK),
     "IntOfSizeDivision": (SW, SW),
+    "IntOfSizeShifted": (SW, SW),
     "IntOfSizeHalf": (SW, SW),
     "IntOfSizeRoot": (SW, SW),
     "FloatOfSize": (SW, OK),
@@ -58,6 +59,8 @@ ORIGINAL = {
     "ItemNamePad": (SW, OK),
     "ItemNameScale": (SW, OK),
     "IntName": (SW, OK),
+    "NumpyProdShape": (ORT, OK),
+    "NumpyProdShapeTail": (SW, OK),
 }
 NO_FIX = {"Tolist", "IntOfSizeRoot", "FloatOfSize", "BoolOfTensor", "Log2", "ShapeSplat"}
 FIXED = sorted(set(ORIGINAL) - NO_FIX)

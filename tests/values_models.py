@@ -34,6 +34,11 @@ class IntOfSizeDivision(nn.Module):  # ONX203, safe fix; dynamo is silently wron
         return x[:, : int(x.size(1) / 2)]
 
 
+class IntOfSizeShifted(nn.Module):  # ONX203, unsafe fix (`a // b + 1`: the numerator may be negative)
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        return x[:, : int((x.size(1) - 3) / 2 + 1)]
+
+
 class IntOfSizeHalf(nn.Module):  # ONX203, safe fix (`// 2`)
     def forward(self, x: torch.Tensor, s: torch.Tensor):
         return x[:, : int(x.size(1) * 0.5)]
@@ -209,6 +214,17 @@ class IntName(nn.Module):  # ONX203 through a name, unsafe fix (int() truncates 
         n = int((x > 0).sum())
         return x.flatten()[:n]
 
+
+
+class NumpyProdShape(nn.Module):  # ONX101 on a shape, unsafe fix (`math.prod`: an empty shape gives 1, not 1.0)
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        return x.reshape(np.prod(x.shape)) * s[0]
+
+
+class NumpyProdShapeTail(nn.Module):  # ONX101 on a shape slice (Perceiver's Fourier features), unsafe fix
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        y = torch.stack([x, x * 2], dim=1)
+        return torch.reshape(y, [-1, np.prod(y.shape[1:])]) * s[0]
 
 def _randn(*shape):
     return torch.randn(*shape, generator=torch.Generator().manual_seed(sum(shape)))

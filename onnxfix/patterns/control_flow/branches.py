@@ -92,7 +92,8 @@ class TensorIf(Rule):
             comparisons, `is None`, flags) and whose last is a tensor test with a `torch.where`
             form (`not t.all()` as `~t.all()`), around single-name assignments (no `else`, not an
             `elif`) the last of which rebinds a name bound before and the others set names read
-            only in the body (the BART-family fp16 clamp): the `if` keeps the Python operands and
+            only in the body, or outside it only after being set again earlier in the same block
+            (the BART-family fp16 clamp; LongT5's three clamps sharing `clamp_value`): the `if` keeps the Python operands and
             the last assignment selects, `h = torch.where(~torch.isfinite(h).all(),
             torch.clamp(h, ...), h)`. Safe when the tensor test is 0-d (`any()`/`all()` without
             a dim, or `not` of one: all elements come from one side, bit for bit), the other

@@ -9,7 +9,7 @@ from onnxfix.patterns.control_flow.conditions import tensor_condition
 from onnxfix.patterns.control_flow.size_parity import _escapes_after
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix
-from onnxfix.rewriter.statements import bound_before, parenthesize, single_name_assignment
+from onnxfix.rewriter.statements import block_of, bound_before, parenthesize, single_name_assignment
 
 FLOAT_DTYPES = frozenset({
     "torch.float16", "torch.half", "torch.bfloat16", "torch.float32", "torch.float", "torch.float64", "torch.double",
@@ -69,17 +69,43 @@ def static_guard_where(node: ast.If, ctx: FunctionContext) -> tuple[Fix, str] | 
 
 
 def _local_to(name: str, node: ast.If, ctx: FunctionContext) -> bool:
-    """``name`` is set and read only inside the body of ``node`` (so running its assignment
-    when the tensor test is false changes nothing outside)."""
+    """``name`` is read only inside the body of ``node``, or outside it only after an assignment
+    to it earlier in the same block (LongT5's `clamp_value = ...` in three fp16 clamps of one
+    function): running the body's assignment when the tensor test is false changes no value
+    read anywhere else."""
     if ctx.is_parameter(name):
         return False
     inside = {id(n) for statement in node.body for n in ast.walk(statement)}
     for current in ast.walk(ctx.fn.node):
         if isinstance(current, ast.Name) and current.id == name and id(current) not in inside:
-            return False
+            if not isinstance(current.ctx, ast.Store) and not _rebound_before(current, name, node, ctx):
+                return False
+            if isinstance(ctx.parent(current), ast.AugAssign):
+                return False  # `name += 1` reads it
         if isinstance(current, (ast.Global, ast.Nonlocal)) and name in current.names:
             return False
     return True
+
+
+def _rebound_before(load: ast.Name, name: str, guard: ast.If, ctx: FunctionContext) -> bool:
+    """An ancestor statement of ``load`` comes after `name = ...` in its block, and ``guard``
+    is not between the two (nor in the statement holding ``load``), with no function or class
+    around ``load`` (a closure reads the name when called, not where it stands)."""
+    child: ast.AST = load
+    for ancestor in ctx.ancestors(load):
+        if isinstance(ancestor, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            return False
+        if isinstance(child, ast.stmt):
+            block = block_of(child, ctx)
+            position = block.index(child)
+            earlier = [i for i, s in enumerate(block[:position]) if single_name_assignment(s) == name]
+            if earlier:
+                between = block[earlier[-1] + 1 : position + 1]
+                return not any(guard is n for s in between for n in ast.walk(s))
+        if ancestor is ctx.fn.node:
+            return False
+        child = ancestor
+    return False
 
 
 def _unsafe_reasons(node, static, data, helpers, value, target, ctx) -> list[str]:

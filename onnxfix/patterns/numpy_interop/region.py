@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from onnxfix.patterns.numpy_interop.numbers import NumberCall, number_call
 from onnxfix.patterns.numpy_interop.twins import NDARRAY_METHODS, NUMPY_DTYPES, TUPLE_RESULTS, TWINS, Twin
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.precedence import IFEXP, precedence
@@ -57,6 +58,7 @@ class Region:
     calls: list[tuple[ast.Call, str]] = field(default_factory=list)  # np.f(...)
     sinks: list[ast.Call] = field(default_factory=list)  # torch.from_numpy(a)
     methods: list[tuple[ast.Call, str]] = field(default_factory=list)  # a.sum(axis=0)
+    numbers: list[NumberCall] = field(default_factory=list)  # np.prod(x.shape): a number, not an array
     shape_arrays: set[str] = field(default_factory=set)  # hw = np.array(x.numpy().shape[-2:])
     blockers: list[str] = field(default_factory=list)  # why no fix
     inexact: list[str] = field(default_factory=list)  # why the fix is unsafe
@@ -75,8 +77,8 @@ class Region:
         if is_to_numpy(node):
             return True
         name = is_numpy_call(node, self.ctx)
-        if name is not None:
-            return not self.ctx.sizes.rounds_size(node)  # `int(np.ceil(H / k))`: size math (ONX402)
+        if name is not None:  # `int(np.ceil(H / k))`: size math (ONX402); `np.prod(x.shape)`: a number
+            return not self.ctx.sizes.rounds_size(node) and number_call(node, self.ctx) is None
         if isinstance(node, ast.Name):
             return node.id in self.ndarray_names
         if self.ndarray_method(node):
@@ -135,6 +137,8 @@ def build_region(ctx: FunctionContext) -> Region:
             continue
         elif region.ndarray_method(node):
             region.methods.append((node, node.func.attr))
+        elif number_call(node, ctx) is not None:
+            region.numbers.append(number_call(node, ctx))
         elif is_numpy_call(node, ctx) and _involves_data(node, region) and not ctx.sizes.rounds_size(node):
             region.calls.append((node, is_numpy_call(node, ctx)))
         elif sink_kind(node, ctx) and node.args and region.is_ndarray(node.args[0]) and _is_data(node.args[0], region):

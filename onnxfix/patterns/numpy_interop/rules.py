@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from onnxfix.patterns.numpy_interop.numbers import number_fix
 from onnxfix.patterns.numpy_interop.region import (
     REFERENCES,
     Region,
@@ -53,6 +54,12 @@ FIX_SAFETY = """
     torch (equal up to rounding): safe. It stays unsafe, still guarded, where the exported
     model may differ beyond rounding: type promotion (true division, arithmetic with float
     constants, a NumPy scalar in arithmetic with a tensor), `numpy.dot` of N-d arrays.
+    `numpy.prod` of a shape (`np.prod(x.shape)`, `np.prod(x.shape[1:])`, a name bound to one) is
+    a number, not an array: it is rewritten on its own to `math.prod`, the same product as a
+    Python int instead of a NumPy int64. Unsafe: for an empty shape NumPy gives the float 1.0
+    and `math.prod` the int 1. Measured (tests/test_values_exporters.py, NumpyProdShape*): the
+    legacy exporter bakes `np.prod` of traced sizes in (ORT-FAILS or silently wrong on other
+    sizes), `math.prod` exports dynamic under both exporters.
 """
 
 
@@ -83,6 +90,17 @@ class NumpyCall(_NumpyRule):
         fix_safety=FIX_SAFETY,
         references=REFERENCES,
     )
+
+    def check_function(self, ctx: FunctionContext):
+        yield from super().check_function(ctx)
+        region, _ = ctx.cache["numpy"]
+        for found in region.numbers:  # each on its own: a number, not part of the round trip
+            fix = number_fix(found, ctx)
+            message = (
+                f"`numpy.{found.name}` of {'a shape' if found.name == 'prod' else 'a size'} in export-time code: the legacy exporter bakes the result in "
+                f"as a constant; use `{found.twin}`" + (f" (fix is unsafe: {found.unsafe})" if found.unsafe else "")
+            )
+            yield ctx.report(self, found.call, message, fix=fix)
 
     def nodes(self, region):
         return [call for call, _ in region.calls]

@@ -18,7 +18,7 @@ from onnxfix.patterns.scalars.values import (
     tensor_operand_is_exact,
 )
 from onnxfix.rewriter.context import FunctionContext, builtin_call
-from onnxfix.rewriter.precedence import TERM, UNARY, in_place_of, operand
+from onnxfix.rewriter.precedence import ARITH, TERM, UNARY, in_place_of, operand
 from onnxfix.rewriter.rule import DYNAMO, LEGACY, Fix, Rule, RuleDoc
 
 
@@ -80,6 +80,13 @@ class ScalarCast(Rule):
               integer, more than the division's rounding error; checked exhaustively for
               `0 <= a < 4096`, `1 <= b < 512` and on random pairs up to 2**40 in
               tests/test_values_exactness.py). With `b == 0` both raise ZeroDivisionError.
+              With `a` an int not proven non-negative (`(x.shape[1] - 4) / 2`): the same
+              rewrite, unsafe; truncation is flooring only where the quotient is not negative.
+            - `int(a / b + c)` (or `int(c + a / b)`), `c` a non-negative int literal (Moonshine's
+              `int((n - 7) / 3 + 1)`), becomes `a // b + c`: exact wherever `a / b + c >= 0`
+              (truncation is flooring there, and an integer shift moves the floor by itself),
+              so safe for a provably non-negative `a` and unsafe otherwise; checked for `-c * b
+              <= a < 4096` and on random pairs up to 2**40 (tests/test_values_exactness.py).
             - `int(a * c)` with `a` a provably non-negative integer and `c` a literal power of
               one half (0.5, 0.25, ...) becomes `a // 2**m`: safe. For `0 <= a < 2**53` the
               product is exact (a power-of-two scaling) and truncation equals flooring
@@ -203,18 +210,25 @@ class ScalarCast(Rule):
                 "`int()` of a size: the legacy exporter records the size as a constant; the size is already an int",
                 fix=fix, exporters=(LEGACY,),
             )
-        if (
-            isinstance(argument, ast.BinOp) and isinstance(argument.op, ast.Div)
-            and ints.is_nonnegative_int(argument.left) and ints.is_nonnegative_int(argument.right)
-        ):
-            left = operand(ctx.segment(argument.left), argument.left, TERM)
-            right = operand(ctx.segment(argument.right), argument.right, UNARY)
-            text = in_place_of(ctx.parent(node), node, f"{left} // {right}", TERM)
-            fix = Fix("Use floor division `a // b`", (ctx.replace(node, text),), safe=True)
+        division = _shifted_division(argument, ints)
+        if division is not None:
+            (a, b, c), plus = division, ""
+            text = f"{operand(ctx.segment(a), a, TERM)} // {operand(ctx.segment(b), b, UNARY)}"
+            if c is not None:
+                plus = f" + {ctx.segment(c)}"
+                text = f"{text}{plus}"
+            text = in_place_of(ctx.parent(node), node, text, TERM if c is None else ARITH)
+            safe = ints.is_nonnegative_int(a)
+            fix = Fix(f"Use floor division `a // b{plus}`", (ctx.replace(node, text),), safe=safe)
+            shape = "`int(a / b)`" if c is None else f"`int(a / b{plus})`"
+            unsafe = "" if safe else (
+                f" (unsafe: truncation is flooring only where `a / b{plus}` is not negative, and "
+                f"`{ctx.segment(a)}` is not proven non-negative)"
+            )
             return ctx.report(
                 self, node,
-                "`int(a / b)` on sizes: the legacy exporter records a constant and the dynamo exporter "
-                "specializes it to the export-time value (silently wrong for other sizes); use `a // b`",
+                f"{shape} on sizes: the legacy exporter records a constant and the dynamo exporter "
+                f"specializes it to the export-time value (silently wrong for other sizes); use `a // b{plus}`" + unsafe,
                 fix=fix, exporters=(LEGACY, DYNAMO),
             )
         halved = _halved_size(argument, ints)
@@ -244,6 +258,32 @@ class ScalarCast(Rule):
             "`int(a / b)` and `int(size * 2**-m)` have an exact integer form here",
             exporters=(LEGACY, DYNAMO),
         )
+
+
+def _shifted_division(argument: ast.expr, ints) -> tuple[ast.expr, ast.expr, ast.expr | None] | None:
+    """(a, b, c) for `a / b` (c None) or `a / b + c` / `c + a / b` (Moonshine's conv lengths,
+    `int((n - 7) / 3 + 1)`), with `a` a proven int, `b` a proven non-negative int (0 raises either
+    way) and `c` a non-negative int literal: `int()` of it is `a // b + c` wherever `a / b + c`
+    is not negative (there truncation is flooring, and the integer `c` moves the floor by itself),
+    for `|a| < 2**53` (tests/test_values_exactness.py)."""
+    c = None
+    if isinstance(argument, ast.BinOp) and isinstance(argument.op, ast.Add):
+        for quotient, shift in ((argument.left, argument.right), (argument.right, argument.left)):
+            if isinstance(quotient, ast.BinOp) and isinstance(quotient.op, ast.Div) and _small_int(shift):
+                argument, c = quotient, shift
+                break
+        else:
+            return None
+    if not (isinstance(argument, ast.BinOp) and isinstance(argument.op, ast.Div)):
+        return None
+    a, b = argument.left, argument.right
+    if not (ints.is_int(a) and ints.is_nonnegative_int(b)):
+        return None
+    return a, b, c
+
+
+def _small_int(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) is int and 0 <= node.value < 2**20
 
 
 def _true_division_operand(node: ast.Call, ctx: FunctionContext) -> bool:
