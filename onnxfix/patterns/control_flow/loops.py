@@ -245,12 +245,13 @@ class SizeLoop(Rule):
                 return
 
 
-# Why a loop over a dynamic size keeps no fix: the two forms the rule rewrites are exact; any
+# Why a loop over a dynamic size keeps no fix: the forms the rule rewrites are exact; any
 # other body would need its semantics proven elementwise, which text analysis cannot do.
 NO_LOOP_FIX = (
     "; no automatic fix: only an elementwise accumulation (`acc = acc + f(x[i])`), a repeat of "
-    "rows or a scatter by an index (`a[idx[i]] = i`) is rewritten exactly; vectorise the body over "
-    "the dimension by hand"
+    "rows, a scatter by an index (`a[idx[i]] = i`) or a mixture-of-experts loop over the experts "
+    "hit (`for e in expert_hit:` with a one-hot routing mask) is rewritten exactly; vectorise the "
+    "body over the dimension by hand"
 )
 FIXED_COUNT_SPLITS = frozenset({"split", "chunk", "tensor_split", "split_with_sizes"})
 
