@@ -18,7 +18,7 @@ from onnxfix.rewriter.scope import in_training_branch
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import LEGACY, Fix, Rule, RuleDoc
 from onnxfix.rewriter.scope import walk_function_body
-from onnxfix.rewriter.tensors import is_number
+from onnxfix.rewriter.tensors import int_constant, is_number
 
 
 class ViewMutation(Rule):
@@ -200,13 +200,13 @@ def _flat_stride_fix(statement: ast.stmt, target: ast.expr, ctx: FunctionContext
     no stop, a positive literal step and a number value."""
     if not (isinstance(statement, ast.Assign) and isinstance(statement.targets[0], ast.Subscript)):
         return None
-    if not (_is_whole_view(target) and len(target.args) == 1 and not target.keywords and _is_minus_one(target.args[0])):
+    if not (_is_whole_view(target) and len(target.args) == 1 and not target.keywords and int_constant(target.args[0]) == -1):
         return None
     index, value = statement.targets[0].slice, statement.value
     if not (isinstance(index, ast.Slice) and index.upper is None and is_number(value)):
         return None
-    start = _literal_int(index.lower, default=0)
-    step = _literal_int(index.step, default=1)
+    start = 0 if index.lower is None else int_constant(index.lower)
+    step = 1 if index.step is None else int_constant(index.step)
     if start is None or step is None or start < 0 or step < 1 or abs(ast.literal_eval(value)) > _FLAT_FILL_LIMIT:
         return None
     base, number = target.func.value.id, ctx.segment(value)
@@ -222,18 +222,6 @@ def _flat_stride_fix(statement: ast.stmt, target: ast.expr, ctx: FunctionContext
         mask = f"({flat} >= {start}) & ({flat} % {step} == {start % step})"
     text = f"{base}.masked_fill_({mask}, {number})"
     return Fix("Fill the flat positions of the tensor itself", (ctx.replace(statement, text),), safe=True, imports=imports)
-
-
-def _is_minus_one(node: ast.AST) -> bool:
-    return isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and _literal_int(node.operand, None) == 1
-
-
-def _literal_int(node: ast.AST | None, default: int | None) -> int | None:
-    if node is None:
-        return default
-    if isinstance(node, ast.Constant) and type(node.value) is int:
-        return node.value
-    return None
 
 
 def _is_whole_view(node: ast.AST) -> bool:
