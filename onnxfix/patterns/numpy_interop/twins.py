@@ -24,12 +24,20 @@ class Twin:
 
 
 AXIS = (("axis", "dim"), ("keepdims", "keepdim"))
-_EXACT_UNARY = ("abs", "negative", "sqrt", "floor", "ceil", "trunc", "sign", "square", "isnan", "isinf", "isfinite", "logical_not")
+_EXACT_UNARY = ("abs", "negative", "sign", "square", "isnan", "isinf", "isfinite", "logical_not")
+# Exact on float arrays, but on int arrays NumPy computes sqrt in float64 where torch gives
+# float32, and NumPy before 2.x's integer loops returns floor/ceil/trunc as float64 where torch
+# keeps the int dtype (NumPy 2.4 keeps it too): the dtype is not known statically.
+_INT_PROMOTING = {
+    "sqrt": "on int arrays NumPy computes in float64, torch in float32",
+    **dict.fromkeys(("floor", "ceil", "trunc"), "on int arrays older NumPy returns float64, torch keeps the int dtype"),
+}
 _INEXACT_UNARY = ("exp", "log", "log2", "log10", "log1p", "expm1", "sin", "cos", "tan", "tanh", "sinh", "cosh")
 _EXACT_BINARY = ("add", "subtract", "multiply", "logical_and", "logical_or", "logical_xor", "equal", "not_equal", "greater", "greater_equal", "less", "less_equal")
 
 TWINS: dict[str, Twin] = {
     **{name: Twin(name) for name in _EXACT_UNARY},
+    **{name: Twin(name, exact=False, differs=why) for name, why in _INT_PROMOTING.items()},
     **{name: Twin(name, exact=False) for name in _INEXACT_UNARY},
     **{name: Twin(name) for name in _EXACT_BINARY},
     "arcsin": Twin("asin", exact=False),
