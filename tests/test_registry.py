@@ -1,6 +1,7 @@
 """The catalog itself: unique codes, complete docs, README in sync."""
 
 import re
+from pathlib import Path
 
 from readme_sections import README, RULES_BLOCK, operator_coverage, readme_numbers, rules_markdown
 
@@ -16,6 +17,13 @@ def test_codes_and_names_are_unique_and_well_formed():
     for rule in rules:
         assert re.fullmatch(r"ONX[1-9]\d\d", rule.code), rule.code
         assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", rule.name), rule.name
+
+
+def test_no_catalog_module_grows_past_500_lines():
+    """A module in patterns/ holds one rule or one small family: past 500 lines it is two."""
+    patterns = Path(__file__).resolve().parent.parent / "onnxfix" / "patterns"
+    sizes = {str(f.relative_to(patterns)): len(f.read_text(encoding="utf-8").splitlines()) for f in patterns.rglob("*.py")}
+    assert {name: n for name, n in sizes.items() if n > 500} == {}
 
 
 def test_every_rule_is_documented():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from onnxfix.patterns.numpy_interop.fix import region_fix
 from onnxfix.patterns.numpy_interop.numbers import number_fix
 from onnxfix.patterns.numpy_interop.region import (
     REFERENCES,
@@ -9,7 +10,6 @@ from onnxfix.patterns.numpy_interop.region import (
     TWINS,
     build_region,
     is_numpy_call,
-    region_fix,
     region_message_suffix,
 )
 from onnxfix.rewriter.context import FunctionContext

@@ -1,0 +1,152 @@
+"""The fix of a NumPy region: each NumPy call, ndarray method, `.numpy()` source and conversion
+back translated into torch as one group of edits, behind an eager guard where the torch twin
+may differ from NumPy (onnxfix/patterns/numpy_interop/region.py decides which)."""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix.patterns.numpy_interop.region import SINKS, Region, binds_shape_array, has_keyword, shape_array_argument
+from onnxfix.patterns.numpy_interop.twins import NUMPY_DTYPES, TWINS, Twin
+from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.precedence import IFEXP, precedence
+from onnxfix.rewriter.rule import Edit, Fix, Helper
+
+
+def region_fix(region: Region) -> Fix | None:
+    if region.blockers or not (region.sources or region.calls or region.sinks or region.methods):
+        return None
+    ctx = region.ctx
+    torch_name, imports = ctx.torch_name()
+    edits: list[Edit] = []
+    helpers: list[Helper] = []
+    for source in region.sources:
+        edits.append(ctx.delete_suffix(source.func, source))
+    for call, name in region.calls:
+        if shape_array_argument(call, ctx) is not None and binds_shape_array(call, region):
+            edits.extend(_unwrap_call(call, ctx))
+        else:
+            edits.extend(_translate_call(call, TWINS[name], torch_name, ctx))
+            helpers.extend(_helpers(TWINS[name], helpers))
+    for call, name in region.methods:
+        edits.extend(_translate_method(call, TWINS[name], torch_name, ctx))
+    for sink in region.sinks:
+        edits.extend(_unwrap_sink(sink, ctx))
+    title = "Compute in torch instead of NumPy"
+    if region.guarded is not None:
+        edits = _guard_edits(edits, region, torch_name)  # eager keeps the NumPy original
+        title += " while exporting (NumPy in eager)"
+    fn = ctx.fn.node
+    return Fix(
+        title=title,
+        edits=tuple(edits),
+        safe=not region.unsafe,
+        imports=(*imports, "torch") if helpers and "torch" not in imports else imports,
+        helpers=tuple(helpers),
+        group=f"numpy:{ctx.file.display_path}:{fn.lineno}:{fn.col_offset}",
+    )
+
+
+def _keyword_renames(call: ast.Call, twin: Twin, ctx: FunctionContext) -> list[Edit]:
+    renames = dict(twin.renames)
+    edits = []
+    for keyword in call.keywords:
+        if keyword.arg in renames:
+            start = ctx.file.source.offset(keyword.lineno, keyword.col_offset)
+            edits.append(Edit(start, start + len(keyword.arg), renames[keyword.arg]))
+    return edits
+
+
+def _dtype_edits(call: ast.Call, torch_name: str, ctx: FunctionContext) -> list[Edit]:
+    """`np.float32` -> `torch.float32` inside the call (not its function)."""
+    edits = []
+    for sub in ast.walk(call):
+        if isinstance(sub, ast.Attribute) and sub is not call.func:
+            qualname = ctx.qualname(sub)
+            if qualname and qualname.startswith("numpy.") and qualname[6:] in NUMPY_DTYPES:
+                edits.append(ctx.replace(sub, f"{torch_name}.{NUMPY_DTYPES[qualname[6:]]}"))
+    return edits
+
+
+def _helpers(twin: Twin, present: list[Helper]) -> list[Helper]:
+    """The helper functions (dependencies first) a twin computed by an onnxfix helper needs."""
+    if twin.helper is None:
+        return []
+    from onnxfix.decompositions import helper_chain, helper_source
+
+    names = {helper.name for helper in present}
+    return [Helper(f"_onnx_{key}", helper_source(key)) for key in helper_chain(twin.helper) if f"_onnx_{key}" not in names]
+
+
+def _translate_call(call: ast.Call, twin: Twin, torch_name: str, ctx: FunctionContext) -> list[Edit]:
+    function = f"_onnx_{twin.helper}" if twin.helper else f"{torch_name}.{twin.torch}"
+    edits = [ctx.replace(call.func, function), *_keyword_renames(call, twin, ctx)]
+    edits += _dtype_edits(call, torch_name, ctx)
+    source = ctx.file.source
+    if twin.float64_default and not has_keyword(call, "dtype") and len(call.args) < 2:
+        last = (call.args + [k.value for k in call.keywords])[-1:] if (call.args or call.keywords) else []
+        if last:
+            end = source.span(last[0])[1]
+            edits.append(Edit(end, end, f", dtype={torch_name}.float64"))
+        else:
+            end = source.span(call)[1] - 1
+            edits.append(Edit(end, end, f"dtype={torch_name}.float64"))
+    return edits
+
+
+def _translate_method(call: ast.Call, twin: Twin, torch_name: str, ctx: FunctionContext) -> list[Edit]:
+    """`a.max(axis=1)` -> `a.amax(dim=1)`: the method renamed to its Tensor twin, keywords and
+    NumPy dtypes as `_translate_call` renames them."""
+    edits = _keyword_renames(call, twin, ctx) + _dtype_edits(call, torch_name, ctx)
+    if twin.torch != call.func.attr:
+        start = ctx.dot_span(call.func)[0] + 1
+        edits.append(Edit(start, start + len(call.func.attr), twin.torch))
+    return edits
+
+
+def _unwrap_call(call: ast.Call, ctx: FunctionContext) -> list[Edit]:
+    """`np.array(x.shape[-2:])` -> `x.shape[-2:]`: a torch.Size, whose items are the ints the
+    array held as NumPy integers (the same values in every int or float context)."""
+    source = ctx.file.source
+    call_start, call_end = source.span(call)
+    arg_start, arg_end = source.span(call.args[0])
+    return [Edit(call_start, arg_start, ""), Edit(arg_end, call_end, "")]
+
+
+def _unwrap_sink(sink: ast.Call, ctx: FunctionContext) -> list[Edit]:
+    """torch.from_numpy(A) -> A; torch.tensor(name) -> name.clone() (it copied)."""
+    source = ctx.file.source
+    call_start, call_end = source.span(sink)
+    arg_start, arg_end = source.span(sink.args[0])
+    arg = sink.args[0]
+    copies = SINKS[ctx.qualname(sink.func)] == "copy" and isinstance(arg, (ast.Name, ast.Attribute, ast.Subscript))
+    atomic = isinstance(arg, (ast.Name, ast.Call, ast.Attribute, ast.Subscript))
+    opening, closing = ("", "") if atomic else ("(", ")")
+    if copies:
+        closing += ".clone()"
+    return [Edit(call_start, arg_start, opening), Edit(arg_end, call_end, closing)]
+
+
+def _guard_edits(edits: list[Edit], region: Region, torch_name: str) -> list[Edit]:
+    """Each guarded expression replaced by `(<edited> if torch.onnx.is_in_onnx_export() else
+    <original>)`: both exporters set the flag while tracing, eager never does. Every edit lies
+    in the node it was made for, so in a guarded expression."""
+    source = region.ctx.file.source
+    guarded = []
+    for root in region.guarded:
+        start, end = source.span(root)
+        inside = sorted((e for e in edits if start <= e.start and e.end <= end), key=lambda e: (e.start, e.end))
+        new, position = [], start
+        for edit in inside:
+            new += [source.text[position:edit.start], edit.text]
+            position = edit.end
+        new.append(source.text[position:end])
+        loose = precedence(root) <= IFEXP or isinstance(root, (ast.Yield, ast.YieldFrom)) or (
+            isinstance(root, ast.Tuple) and root.elts and source.span(root.elts[0])[0] == start)  # `a, b`
+        edited, original = "".join(new), source.text[start:end]
+        if edited == original:
+            continue  # `x * a.argmax()`: the same text computes either way
+        if loose:
+            edited, original = f"({edited})", f"({original})"
+        guarded.append(Edit(start, end, f"({edited} if {torch_name}.onnx.is_in_onnx_export() else {original})"))
+    return guarded
