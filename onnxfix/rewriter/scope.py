@@ -211,7 +211,7 @@ class ScopeBuilder:
         # A class's bases and what `self.<attr>` calls in it do not depend on the caller: a
         # forward reads `self.config`, `self.dropout`... many times, its siblings the same names.
         self._bases_memo: dict[int, list[tuple[ModuleIndex, ClassInfo]]] = {}
-        self._self_attr_memo: dict[tuple[int, str], list[_Callee]] = {}
+        self._self_attr_memo: dict[tuple[int, str], list[ExportFunction]] = {}
 
     # -- which classes are nn.Module subclasses -----------------------------------------------
     def is_module_class(self, module: ModuleIndex, info: ClassInfo) -> bool:
@@ -349,15 +349,14 @@ class ScopeBuilder:
     def _attribute_target(self, fn: ExportFunction, node: ast.Attribute, self_name: str | None) -> Iterator[ExportFunction]:
         value = node.value
         if isinstance(value, ast.Name) and value.id == self_name:
+            # Memoised as found for the first caller: _callees gives each caller its own entry.
             key = (id(fn.cls.node), node.attr)
             if key not in self._self_attr_memo:
                 self._self_attr_memo[key] = [
-                    _Callee(c.module, c.node, c.cls, c.key)
-                    for c in (*self._methods_named(fn, fn.module, fn.cls, node.attr, skip_self=False),
-                              *self._submodule_forwards(fn, node.attr))
+                    *self._methods_named(fn, fn.module, fn.cls, node.attr, skip_self=False),
+                    *self._submodule_forwards(fn, node.attr),
                 ]
-            for callee in self._self_attr_memo[key]:
-                yield self._reached(fn, callee.module, callee.node, callee.cls, callee.module.scope, callee.key)
+            yield from self._self_attr_memo[key]
         elif _is_super_call(value):
             yield from self._methods_named(fn, fn.module, fn.cls, node.attr, skip_self=True)
         elif (
@@ -405,16 +404,6 @@ class ScopeBuilder:
     @staticmethod
     def _reached(caller: ExportFunction, module: ModuleIndex, node, cls, parent_scope, key: str) -> ExportFunction:
         return ExportFunction(node, module, cls, None, caller.entry, False, key, parent_scope)
-
-
-@dataclass(frozen=True)
-class _Callee:
-    """What a call resolves to, whoever the caller: a memo entry of ScopeBuilder."""
-
-    module: ModuleIndex
-    node: ast.AST
-    cls: ClassInfo | None
-    key: str
 
 
 class _CallSites:
