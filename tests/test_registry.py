@@ -19,10 +19,11 @@ def test_codes_and_names_are_unique_and_well_formed():
         assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", rule.name), rule.name
 
 
-def test_no_catalog_module_grows_past_500_lines():
-    """A module in patterns/ holds one rule or one small family: past 500 lines it is two."""
-    patterns = Path(__file__).resolve().parent.parent / "onnxfix" / "patterns"
-    sizes = {str(f.relative_to(patterns)): len(f.read_text(encoding="utf-8").splitlines()) for f in patterns.rglob("*.py")}
+def test_no_module_grows_past_500_lines():
+    """A module holds one responsibility, in patterns/ one rule or one small family: past 500
+    lines it is two. Held for every module of onnxfix/ (patterns/ kept it first)."""
+    package = Path(__file__).resolve().parent.parent / "onnxfix"
+    sizes = {str(f.relative_to(package)): len(f.read_text(encoding="utf-8").splitlines()) for f in package.rglob("*.py")}
     assert {name: n for name, n in sizes.items() if n > 500} == {}
 
 
