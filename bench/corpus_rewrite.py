@@ -34,7 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from onnxfix import __version__  # noqa: E402
+from onnxfix._version import __version__  # noqa: E402
 from onnxfix.patterns import all_rules  # noqa: E402
 from onnxfix.rewriter.runner import run  # noqa: E402
 

@@ -5,8 +5,7 @@ verdict per exporter; ``check`` and ``fix`` a module object, a file or a folder 
 Importing onnxfix does not import torch.
 """
 
-__version__ = "0.1.0"
-
-from onnxfix.api import CheckResult, ExportResult, check, export, fix  # noqa: E402  (after __version__: cli reads it)
+from onnxfix._version import __version__
+from onnxfix.api import CheckResult, ExportResult, check, export, fix
 
 __all__ = ["CheckResult", "ExportResult", "__version__", "check", "export", "fix"]

@@ -8,7 +8,8 @@ import os
 import sys
 from pathlib import Path
 
-from onnxfix import __version__, output
+from onnxfix import output
+from onnxfix._version import __version__
 from onnxfix.config import ConfigError, InvalidValue, exporter_names, rule_selectors
 from onnxfix.patterns import all_rules, rule_by_code
 

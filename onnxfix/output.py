@@ -14,7 +14,7 @@ from __future__ import annotations
 import difflib
 import json
 
-from onnxfix import __version__
+from onnxfix._version import __version__
 from onnxfix.rewriter.rule import EXPORTERS, Finding, Rule
 
 

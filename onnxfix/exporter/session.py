@@ -268,7 +268,7 @@ def record_evidence(target: Target) -> tuple[str | None, dict]:
     """Run the target once eagerly under the recorder (a child process: it runs user code) and
     return the evidence folder for the static rules, with what was recorded. No evidence (the
     model does not run, the recorder timed out) leaves the fixes static."""
-    from onnxfix import __version__
+    from onnxfix._version import __version__
     from onnxfix.config import load_settings
     from onnxfix.rewriter.runner import cache_folder
 

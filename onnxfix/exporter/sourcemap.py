@@ -14,7 +14,6 @@ import sysconfig
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-import onnxfix
 from onnxfix.exporter.codes import BY_CODE
 from onnxfix.exporter.result import CRASH, EXPORT_FAILS, ORT_FAILS, SILENTLY_WRONG, TIMEOUT, NodeTrace, Verdict
 from onnxfix.rewriter.rule import Finding
@@ -23,7 +22,7 @@ PY_FRAME = re.compile(r'File "([^"]+)", line (\d+)')  # tracebacks, stack_trace,
 TS_FRAME = re.compile(r"^\s*(.*?)\((\d+)\): \S+\s*$", re.M)  # TorchScript sourceRange()
 NOT_USER = ("site-packages", "dist-packages")
 _STDLIB = os.path.realpath(sysconfig.get_paths()["stdlib"])
-_ONNXFIX = os.path.realpath(os.path.dirname(onnxfix.__file__))
+_ONNXFIX = os.path.realpath(os.path.dirname(os.path.dirname(__file__)))  # onnxfix/, this file's grandparent
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ import shutil
 import time
 from pathlib import Path
 
-from onnxfix import __version__
+from onnxfix._version import __version__
 from onnxfix.rewriter.paths import shown
 from onnxfix.rewriter.rule import Edit, Finding, Fix, Helper
 from onnxfix.rewriter.scope import Entry
