@@ -118,7 +118,7 @@ def class_tree(obj: Any) -> list[type]:
 
 
 def class_file(cls: type) -> str | None:
-    from onnxfix.exporter.sourcemap import is_user_file
+    from onnxfix.exporter.locations import is_user_file
 
     try:
         path = inspect.getsourcefile(cls)

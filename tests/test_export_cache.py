@@ -11,7 +11,8 @@ import pytest
 from onnxfix.exporter import outputs, plan, render, session
 from onnxfix.exporter.result import Verdict
 from onnxfix.exporter.session import FIX_TEMPORARY, FIX_WRITE, ExporterResult, NoProgress, run_target
-from onnxfix.exporter.sourcemap import Location, findings_for
+from onnxfix.exporter.locations import Location
+from onnxfix.exporter.sourcemap import findings_for
 
 REPO = Path(__file__).resolve().parent.parent
 MODEL = REPO / "tests" / "export_models" / "gpt2_cache.py"

@@ -211,7 +211,8 @@ def test_onnxruntime_failure_maps_through_the_dynamo_node_metadata(tmp_path):
     from onnx import TensorProto, helper
 
     from onnxfix.exporter.result import ProbeResult, Verdict
-    from onnxfix.exporter.sourcemap import Location, findings_for
+    from onnxfix.exporter.locations import Location
+    from onnxfix.exporter.sourcemap import findings_for
     from onnxfix.exporter.verify import onnx_node_traces
 
     user = MODELS / "bakes_size.py"

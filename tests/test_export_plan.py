@@ -16,9 +16,10 @@ from onnxfix.cli import main as cli_main
 from onnxfix.config import ConfigError, settings_from_table
 from onnxfix.exporter import plan, render
 from onnxfix.exporter.codes import CODES
+from onnxfix.exporter.locations import Location
 from onnxfix.exporter.result import NodeTrace, OutputError, ProbeResult, Verdict
 from onnxfix.exporter.session import ExporterResult, TargetResult
-from onnxfix.exporter.sourcemap import Location, anchor, findings_for
+from onnxfix.exporter.sourcemap import anchor, findings_for
 from onnxfix.patterns import all_rules
 
 REPO = Path(__file__).resolve().parent.parent
@@ -240,7 +241,7 @@ def test_export_errors_are_classified(error, code):
 
 def _report_results():
     from onnxfix.exporter.session import FixResult
-    from onnxfix.exporter.sourcemap import ExportFinding, StaticLink
+    from onnxfix.exporter.locations import ExportFinding, StaticLink
 
     target = plan.make_target("tests/export_models/bakes_size.py:ChunkMean", exporters=("legacy",))
     probes = [ProbeResult("export inputs", 0.0, 0.0, True, "", [OutputError(0, 0.0, 0.0, True)]),

@@ -26,8 +26,8 @@ from pathlib import Path
 import torch
 from torch.overrides import TorchFunctionMode
 
+from onnxfix.exporter.locations import PY_FRAME, TS_FRAME, is_user_file
 from onnxfix.exporter.result import NodeTrace
-from onnxfix.exporter.sourcemap import PY_FRAME, TS_FRAME, is_user_file
 
 MAX_LINES = 200  # lines checked at most: one onnxruntime session each
 

@@ -11,7 +11,7 @@ import os
 import re
 
 from onnxfix.exporter.result import Verdict
-from onnxfix.exporter.sourcemap import ExportFinding, Location, StaticLink, innermost_user
+from onnxfix.exporter.locations import ExportFinding, Location, StaticLink, innermost_user
 
 # What the code at the guard's line does, and the way out (checked in order).
 PATTERNS = (

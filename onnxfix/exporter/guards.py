@@ -250,7 +250,7 @@ def _report(guard: Guard, dim: Dim, symbol, holds: set[int], tries: range, fixed
 
 def user_frames(frames: list[list]) -> list[list]:
     """Only the user's frames travel to the parent (a guard's stack is ~60 torch frames deep)."""
-    from onnxfix.exporter.sourcemap import is_user_file
+    from onnxfix.exporter.locations import is_user_file
 
     return [f for f in frames if is_user_file(f[0])]
 

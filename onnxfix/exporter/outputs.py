@@ -18,8 +18,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from onnxfix.exporter.locations import ExportFinding, Location
 from onnxfix.exporter.result import Verdict
-from onnxfix.exporter.sourcemap import ExportFinding, Location
 
 NOT_FLATTENABLE = (
     re.compile(r"Found <class '(?P<kind>[\w.]+)'> in (?P<where>output|input), which is not a known type"),  # dynamo

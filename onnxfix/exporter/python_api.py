@@ -27,7 +27,7 @@ from onnxfix.api import (
 if TYPE_CHECKING:
     from onnxfix.exporter.result import ProbeResult
     from onnxfix.exporter.session import ExporterResult, FixResult, TargetResult
-    from onnxfix.exporter.sourcemap import ExportFinding
+    from onnxfix.exporter.locations import ExportFinding
     from onnxfix.rewriter.rule import Finding
 
 

@@ -20,7 +20,7 @@ from types import CodeType, FrameType
 
 import torch
 
-from onnxfix.exporter.sourcemap import _STDLIB, is_user_file
+from onnxfix.exporter.locations import _STDLIB, is_user_file
 from onnxfix.rewriter.evidence import FunctionEvidence, Value
 
 _NONE = Value("none")

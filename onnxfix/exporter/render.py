@@ -10,9 +10,10 @@ import math
 import re
 
 from onnxfix import output
+from onnxfix.exporter.locations import ExportFinding
 from onnxfix.exporter.result import STAGE_FAILED, STAGE_OK, STAGES, Verdict
 from onnxfix.exporter.session import ExporterResult, TargetResult
-from onnxfix.exporter.sourcemap import ExportFinding, headline
+from onnxfix.exporter.sourcemap import headline
 from onnxfix.rewriter.runner import display_path
 
 SCHEMA_VERSION = 1

@@ -14,11 +14,12 @@ from typing import Protocol
 
 from onnxfix.decompositions import BY_KEY
 from onnxfix.exporter.isolate import ExportRequest, run_isolated, run_json_worker
+from onnxfix.exporter.locations import ExportFinding
 from onnxfix.exporter.outputs import needs_cache_off, turn_cache_off
 from onnxfix.exporter.outputs import refine as refine_unflattenable
 from onnxfix.exporter.plan import Target
 from onnxfix.exporter.result import LOAD_FAILS, OK, Verdict
-from onnxfix.exporter.sourcemap import ExportFinding, anchor, findings_for
+from onnxfix.exporter.sourcemap import anchor, findings_for
 from onnxfix.rewriter.rule import Finding
 from onnxfix.rewriter.source import SourceFile
 

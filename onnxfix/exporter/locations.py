@@ -1,0 +1,70 @@
+"""Where an export finding points in the user's code: the finding and location types, and
+which frames are the user's (not torch, site-packages, the standard library or onnxfix itself).
+
+Below sourcemap.py (verdicts to findings) and guard_findings.py (shape guards to findings), which
+both build these. Plain data, no torch.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sysconfig
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from onnxfix.exporter.codes import BY_CODE
+
+PY_FRAME = re.compile(r'File "([^"]+)", line (\d+)')  # tracebacks, stack_trace, faulthandler
+TS_FRAME = re.compile(r"^\s*(.*?)\((\d+)\): \S+\s*$", re.M)  # TorchScript sourceRange()
+NOT_USER = ("site-packages", "dist-packages")
+_STDLIB = os.path.realpath(sysconfig.get_paths()["stdlib"])
+_ONNXFIX = os.path.realpath(os.path.dirname(os.path.dirname(__file__)))  # onnxfix/, this file's grandparent
+
+
+@dataclass(frozen=True)
+class Location:
+    path: str  # as found (absolute); displayed relative by the renderer
+    line: int
+    col: int = 1
+
+
+@dataclass(frozen=True)
+class StaticLink:
+    code: str
+    path: str
+    line: int
+    relation: str = "same-line"  # "same-line": the static finding is at the reported line;
+    # "value-source": at the line where the data-dependent value the finding is about was read;
+    # "same-file": the reported problem has no line of its own (crash, wrong numbers) or none
+    # was found at it, and this static finding in the model's file is a likely cause
+
+
+@dataclass
+class ExportFinding:
+    code: str
+    message: str
+    location: Location
+    exporter: str
+    fixed_by: list[StaticLink] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return BY_CODE[self.code].name
+
+
+def is_user_file(filename: str) -> bool:
+    if not filename or filename.startswith("<"):
+        return False
+    real = os.path.realpath(filename)
+    if any(part in NOT_USER for part in Path(real).parts):
+        return False
+    return not real.startswith((_STDLIB + os.sep, _ONNXFIX + os.sep)) and os.path.isfile(real)
+
+
+def innermost_user(frames: list[tuple[str, int]], innermost_first: bool = False) -> Location | None:
+    users = [(f, n) for f, n in frames if is_user_file(f)]
+    if not users:
+        return None
+    path, line = users[0] if innermost_first else users[-1]
+    return Location(os.path.realpath(path), int(line))
