@@ -154,7 +154,8 @@ def export_verdict(path: Path, exporter: str, dynamic: dict, isolated: bool) -> 
 def _in_process(request):
     import warnings
 
-    from onnxfix.exporter.verify import LOAD_FAILS, Verdict, describe, verify
+    from onnxfix.exporter.errors import describe
+    from onnxfix.exporter.verify import LOAD_FAILS, Verdict, verify
     from onnxfix.exporter.worker import load
     try:
         model, args, probes, dynamic = load(request)

@@ -21,7 +21,7 @@ from pathlib import Path
 import torch
 
 from onnxfix.decompositions import DECOMPOSITIONS, REGISTRIES, load_function
-from onnxfix.exporter import verify
+from onnxfix.exporter import comparison, verify
 from onnxfix.exporter.proof_inputs import evaluate
 
 HERE = Path(__file__).parent
@@ -106,7 +106,7 @@ def run(keys: list[str], exporter: str, channel: str) -> list[dict]:
         probe = inputs(keys, seed, batch)
         expected = verify.eager(model, probe)
         try:
-            actual = verify.run_onnx(path, probe, names)
+            actual = comparison.run_onnx(path, probe, names)
         except Exception as exc:
             return [{"case": key, "ok": False, "note": f"onnxruntime: {str(exc)[:300]}"} for key in keys]
         position = 0

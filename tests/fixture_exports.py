@@ -20,7 +20,7 @@ from pathlib import Path
 import torch
 
 from helper_bodies import expand
-from onnxfix.exporter import verify
+from onnxfix.exporter import comparison, verify
 
 FIXTURES = Path(__file__).parent / "fixtures"
 # Documented error bounds of the unsafe (approximate) fixes, absolute. A fixture may set its own
@@ -80,7 +80,7 @@ def wrapper(models, counts) -> torch.nn.Module:
 
 def compare(expected, actual, rtol):
     """(ok, max abs error, note) over all outputs."""
-    errors = verify.compare(expected, actual, rtol=rtol)
+    errors = comparison.compare(expected, actual, rtol=rtol)
     worst = max((float("inf") if e.max_abs is None else e.max_abs for e in errors), default=0.0)
     return all(e.ok for e in errors), worst, "; ".join(e.note for e in errors if e.note)
 
@@ -114,7 +114,7 @@ def main() -> None:
         probe = all_inputs(batch, seed)
         with torch.no_grad():
             expected = [verify.flatten(out) for out in reference(*probe)]
-        actual = verify.run_onnx(path, probe, names)
+        actual = comparison.run_onnx(path, probe, names)
         position = 0
         for (name, _, _), module, want in zip(fixtures, originals, expected):
             got = actual[position : position + len(want)]

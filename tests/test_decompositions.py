@@ -377,7 +377,7 @@ def test_decompose_runs_the_guarded_decomposition_while_exporting(tmp_path, monk
     is the op itself, bit for bit."""
     import warnings
 
-    from onnxfix.exporter import verify
+    from onnxfix.exporter import comparison, verify
     from onnxfix.exporter.decompose import decomposition_context
 
     monkeypatch.undo()  # the real flag, not this module's forced export branch
@@ -404,6 +404,6 @@ def test_decompose_runs_the_guarded_decomposition_while_exporting(tmp_path, monk
                 verify.export_model(model, args(0, 2), exporter, path, {0: {0: "batch"}, 1: {0: "batch"}})
         assert mode.used.get("linalg_inv", 0) >= 1, exporter
         probe = args(1, 3)
-        (got,) = verify.run_onnx(path, probe, verify.input_names(model, 2))
+        (got,) = comparison.run_onnx(path, probe, verify.input_names(model, 2))
         with torch.no_grad():
             torch.testing.assert_close(torch.as_tensor(got), model(*probe), rtol=1e-5, atol=1e-5)

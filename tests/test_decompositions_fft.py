@@ -18,7 +18,7 @@ import torch
 from fixture_exports import load
 
 from onnxfix.decompositions import load_function
-from onnxfix.exporter import verify
+from onnxfix.exporter import comparison, verify
 from onnxfix.patterns.shape_math.roll import ROLL
 
 BOUND = {torch.float32: 3e-7, torch.float64: 6e-16}  # x (1 + max|result|), registry_fft.py
@@ -162,5 +162,5 @@ def test_roll_by_sizes_exports_with_dynamic_sizes(exporter, tmp_path):
         verify.export_model(model, (torch.randn(1, 6, 8),), exporter, tmp_path / "roll.onnx", {0: {1: "h", 2: "w"}})
     for shape in [(1, 6, 8), (1, 9, 11), (1, 4, 5)]:  # dims 1 and 2 dynamic
         x = torch.randn(*shape)
-        got = verify.run_onnx(tmp_path / "roll.onnx", (x,), verify.input_names(model, 1))[0]
+        got = comparison.run_onnx(tmp_path / "roll.onnx", (x,), verify.input_names(model, 1))[0]
         assert torch.equal(torch.as_tensor(got), torch.roll(x, (shape[1] // 2, -(shape[2] // 3)), (-2, -1)))

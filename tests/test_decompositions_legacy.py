@@ -498,7 +498,7 @@ def test_decompose_covers_the_operators_in_a_legacy_export(tmp_path):
     values and another batch size (without it, legacy is off by one on negative values)."""
     import warnings
 
-    from onnxfix.exporter import verify
+    from onnxfix.exporter import comparison, verify
     from onnxfix.exporter.decompose import decomposition_context
 
     model = _Operators().eval()
@@ -514,7 +514,7 @@ def test_decompose_covers_the_operators_in_a_legacy_export(tmp_path):
     assert mode.used == {"floor_divide": 1, "bitwise_right_shift": 1, "softplus": 1}
     for seed, batch in ((1, 2), (2, 3)):
         probe = args(seed, batch)
-        for want, got in zip(verify.eager(model, probe), verify.run_onnx(path, probe, names), strict=True):
+        for want, got in zip(verify.eager(model, probe), comparison.run_onnx(path, probe, names), strict=True):
             assert torch.equal(torch.from_numpy(got), want) if not want.is_floating_point() else \
                 torch.allclose(torch.from_numpy(got), want, rtol=1e-6, atol=1e-6)
 

@@ -475,7 +475,7 @@ def test_decompose_channel_covers_nn_modules_under_legacy(tmp_path):
     in onnxruntime with it, on another batch size."""
     from torch import nn
 
-    from onnxfix.exporter import verify
+    from onnxfix.exporter import comparison, verify
     from onnxfix.exporter.decompose import decomposition_context
 
     class Model(nn.Module):
@@ -501,7 +501,7 @@ def test_decompose_channel_covers_nn_modules_under_legacy(tmp_path):
             verify.export_model(model, args, "legacy", path, dynamic)
     assert mode.used == {"conv1d": 1, "adaptive_avg_pool2d": 1, "interpolate": 1}
     probe = (torch.randn(3, 3, 11, generator=gen(2)), torch.randn(3, 2, 8, 7, generator=gen(3)))
-    got = verify.run_onnx(path, probe, verify.input_names(model, 2))
+    got = comparison.run_onnx(path, probe, verify.input_names(model, 2))
     with torch.no_grad():
         want = model(*probe)
     for g, w in zip(got, want):

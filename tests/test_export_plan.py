@@ -319,7 +319,7 @@ def test_markdown_report_starts_with_a_summary_and_survives_backticks():
 
 def test_errors_name_the_model_file_not_onnxfix_private_module(tmp_path):
     from onnxfix.exporter.targets import load_module
-    from onnxfix.exporter.verify import describe
+    from onnxfix.exporter.errors import describe
 
     (tmp_path / "my_model.py").write_text("class M:\n    pass\n")
     module = load_module(tmp_path / "my_model.py")

@@ -101,7 +101,7 @@ def _probe_into(case: Case, exporter: str, opset: int, path: Path) -> dict:
 
     import torch
 
-    from onnxfix.exporter import verify
+    from onnxfix.exporter import comparison, verify
 
     model = make_module(case).eval()
     args = case_inputs(case, 0)
@@ -118,14 +118,14 @@ def _probe_into(case: Case, exporter: str, opset: int, path: Path) -> dict:
         probe = case_inputs(case, seed)
         expected = verify.eager(model, probe)
         try:
-            actual = verify.run_onnx(path, probe, names)
+            actual = comparison.run_onnx(path, probe, names)
         except Exception as exc:
             return {"verdict": verify.ORT_FAILS, "error": _short_error(exc)}
         if case.random:
             ok = [tuple(e.shape) for e in expected] == [tuple(a.shape) for a in actual]
             max_abs = 0.0
         else:
-            errors = verify.compare(expected, actual)
+            errors = comparison.compare(expected, actual)
             ok = all(e.ok for e in errors)
             max_abs = max((float("inf") if e.max_abs is None else e.max_abs for e in errors), default=0.0)
         if not ok:

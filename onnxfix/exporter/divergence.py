@@ -26,6 +26,8 @@ from pathlib import Path
 import torch
 from torch.overrides import TorchFunctionMode
 
+from onnxfix.exporter.comparison import Runtime, compare
+from onnxfix.exporter.errors import describe
 from onnxfix.exporter.locations import PY_FRAME, TS_FRAME, is_user_file
 from onnxfix.exporter.result import NodeTrace
 
@@ -103,8 +105,6 @@ def legacy_with_sources(model: torch.nn.Module, args: tuple, names: list[str], d
 def first_divergence(model_path: Path, model: torch.nn.Module, args: tuple, names: list[str]) -> Divergence | None:
     import onnx
 
-    from onnxfix.exporter.verify import Runtime, compare, describe
-
     eager = eager_by_line(model, args)
     proto = onnx.load(str(model_path), load_external_data=False)
     last: dict[tuple[str, int], tuple[object, NodeTrace]] = {}
@@ -152,13 +152,10 @@ def _compute(proto, value: str, args: tuple, names: list[str], runtime_class):
         return runtime_class(path).run(args, names)
 
 
-
 def find(verdict_exporter: str, path: Path, model, export_args: tuple, args: tuple, names: list[str], dynamic,
          opset) -> dict:
     """The first divergence on ``args`` (exported with ``export_args``) as Verdict.divergence ({} when none is found or the
     search itself fails: the output-level finding stands alone)."""
-    from onnxfix.exporter.verify import describe
-
     try:
         with tempfile.TemporaryDirectory(prefix="onnxfix-sources-") as folder:
             if verdict_exporter == "legacy":

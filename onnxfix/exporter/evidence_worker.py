@@ -20,7 +20,7 @@ def main() -> None:
     try:
         result = record(request["model"], request["inputs"], Path(request["folder"]))
     except Exception as exc:  # the user's model does not load or run: no evidence, fixes stay static
-        from onnxfix.exporter.verify import describe
+        from onnxfix.exporter.errors import describe
 
         result = {"error": describe(exc)[:2000]}
     print(RESULT_MARKER + json.dumps(result), flush=True)

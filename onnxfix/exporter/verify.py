@@ -21,16 +21,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-import numpy as np
 import torch
 
+from onnxfix.exporter.comparison import Runtime, compare
+from onnxfix.exporter.errors import describe, exception_chain
 from onnxfix.exporter.result import (  # noqa: F401  (re-exported: one place defines verdicts)
     CRASH, EXPORT_FAILS, LOAD_FAILS, OK, ORT_FAILS, SILENTLY_WRONG, TIMEOUT,
     NodeTrace, OutputError, ProbeResult, UnsupportedOp, Verdict,
 )
 
-RTOL = 1e-4  # allowed error relative to the output's largest magnitude (at least 1.0)
-ATOL = 1e-5
 
 
 @dataclass
@@ -88,52 +87,6 @@ def _dynamo_shapes(names: list[str], args: tuple, dynamic: dict[int, dict[int, s
         name: ({d: torch.export.Dim.DYNAMIC for d in dynamic[i]} if i in dynamic else None)
         for i, name in enumerate(names)
     }
-
-
-class Runtime:
-    """One onnxruntime session, fed by input name (or by position when names do not line up)."""
-
-    def __init__(self, path: Path):
-        import onnxruntime as ort
-
-        options = ort.SessionOptions()
-        options.log_severity_level = 3
-        self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-        self.declared = [i.name for i in self.session.get_inputs()]
-
-    def run(self, args: tuple, names: list[str]) -> list[np.ndarray]:
-        feeds = {n: v.detach().cpu().numpy() for n, v in zip(names, args) if n in self.declared and isinstance(v, torch.Tensor)}
-        if len(feeds) < len(self.declared):
-            tensors = [a for a in args if isinstance(a, torch.Tensor)]
-            feeds = {n: t.detach().cpu().numpy() for n, t in zip(self.declared, tensors)}
-        return self.session.run(None, feeds)
-
-
-def run_onnx(path: Path, args: tuple, names: list[str]) -> list[np.ndarray]:
-    return Runtime(path).run(args, names)
-
-
-def compare(expected: list[torch.Tensor], actual: list[np.ndarray], rtol: float = RTOL) -> list[OutputError]:
-    """Per output: max abs and rel error; ok when abs <= rtol * max(1, |largest expected|) + ATOL."""
-    if len(expected) != len(actual):
-        return [OutputError(-1, None, None, False, f"{len(actual)} outputs, expected {len(expected)}")]
-    return [_compare_one(i, ref, got, rtol) for i, (ref, got) in enumerate(zip(expected, actual))]
-
-
-def _compare_one(index: int, ref: torch.Tensor, got: np.ndarray, rtol: float) -> OutputError:
-    ref = ref.detach().cpu().numpy()
-    if ref.shape != got.shape:
-        return OutputError(index, None, None, False, f"shape {tuple(got.shape)}, expected {tuple(ref.shape)}")
-    if ref.size == 0:
-        return OutputError(index, 0.0, 0.0, True)
-    ref64, got64 = ref.astype(np.float64), got.astype(np.float64)
-    both_nan = np.isnan(ref64) & np.isnan(got64)
-    same_inf = np.isinf(ref64) & (ref64 == got64)
-    diff = np.nan_to_num(np.where(both_nan | same_inf, 0.0, np.abs(ref64 - got64)), nan=np.inf)
-    scale = float(np.max(np.abs(np.nan_to_num(ref64, nan=0.0, posinf=0.0, neginf=0.0))))
-    max_abs = float(diff.max())
-    max_rel = max_abs / (scale or 1.0)
-    return OutputError(index, max_abs, max_rel, max_abs <= rtol * max(1.0, scale) + ATOL)
 
 
 def eager(model: torch.nn.Module, args: tuple) -> list[torch.Tensor]:
@@ -331,7 +284,7 @@ def failing_node_traces(exc: BaseException) -> list[NodeTrace]:
     its source: ``node.meta["stack_trace"]`` (FX), ``node.sourceRange()`` (TorchScript).
     """
     found: list[NodeTrace] = []
-    for current in _exception_chain(exc):
+    for current in exception_chain(exc):
         tb = current.__traceback__
         while tb is not None:
             trace = _node_trace(tb.tb_frame.f_locals.get("node"))
@@ -351,7 +304,7 @@ def untranslatable_ops(exc: BaseException) -> list[UnsupportedOp]:
     """
     from torch.onnx._internal.exporter import _registration
 
-    for current in _exception_chain(exc):
+    for current in exception_chain(exc):
         tb = current.__traceback__
         while tb is not None:
             frame = tb.tb_frame.f_locals
@@ -406,20 +359,12 @@ def _decomposition_of(node) -> str:
 def error_frames(exc: BaseException) -> list[list]:
     """Frames of the error chain, the root cause's last: its last user frame is where it broke."""
     frames: list[list] = []
-    for current in _exception_chain(exc):
+    for current in exception_chain(exc):
         for frame in traceback.extract_tb(current.__traceback__):
             entry = [frame.filename, frame.lineno or 0, frame.name]
             if entry not in frames:
                 frames.append(entry)
     return frames
-
-
-def _exception_chain(exc: BaseException) -> list[BaseException]:
-    chain, current = [], exc
-    while current is not None and current not in chain and len(chain) < 8:
-        chain.append(current)
-        current = current.__cause__ or current.__context__
-    return chain
 
 
 def _node_trace(node) -> NodeTrace | None:
@@ -450,14 +395,3 @@ def onnx_node_traces(path: Path, message: str) -> list[NodeTrace]:
             stack = props.get("pkg.torch.onnx.stack_trace", "")
             return [NodeTrace(f"{node.op_type} {node.name}", stack, "py")] if stack else []
     return []
-
-
-ANSI = re.compile(r"\x1b\[[0-9;]*m")
-
-
-def describe(exc: BaseException) -> str:
-    """The error chain, outermost first, causes joined by '<-' (colour codes removed)."""
-    from onnxfix.exporter.targets import public_names
-
-    chain = (f"{type(e).__name__}: {ANSI.sub('', str(e)).strip()[:4000]}" for e in _exception_chain(exc)[:4])
-    return public_names("\n  <- ".join(chain))

@@ -18,7 +18,8 @@ def main() -> None:
     request = ExportRequest(**json.loads(sys.stdin.read()))
     report_stage("load")
     sys.path[:0] = request.sys_path
-    from onnxfix.exporter.verify import LOAD_FAILS, Verdict, describe, verify
+    from onnxfix.exporter.errors import describe
+    from onnxfix.exporter.verify import LOAD_FAILS, Verdict, verify
 
     try:
         model, args, probes, dynamic = load(request)

@@ -1,0 +1,62 @@
+"""onnxruntime's outputs against eager PyTorch's: one session, and the per-output error within
+the tolerance. Shared by verify.py (the verdict) and divergence.py (the first diverging line),
+below both.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from onnxfix.exporter.result import OutputError
+
+RTOL = 1e-4  # allowed error relative to the output's largest magnitude (at least 1.0)
+ATOL = 1e-5
+
+
+class Runtime:
+    """One onnxruntime session, fed by input name (or by position when names do not line up)."""
+
+    def __init__(self, path: Path):
+        import onnxruntime as ort
+
+        options = ort.SessionOptions()
+        options.log_severity_level = 3
+        self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        self.declared = [i.name for i in self.session.get_inputs()]
+
+    def run(self, args: tuple, names: list[str]) -> list[np.ndarray]:
+        feeds = {n: v.detach().cpu().numpy() for n, v in zip(names, args) if n in self.declared and isinstance(v, torch.Tensor)}
+        if len(feeds) < len(self.declared):
+            tensors = [a for a in args if isinstance(a, torch.Tensor)]
+            feeds = {n: t.detach().cpu().numpy() for n, t in zip(self.declared, tensors)}
+        return self.session.run(None, feeds)
+
+
+def run_onnx(path: Path, args: tuple, names: list[str]) -> list[np.ndarray]:
+    return Runtime(path).run(args, names)
+
+
+def compare(expected: list[torch.Tensor], actual: list[np.ndarray], rtol: float = RTOL) -> list[OutputError]:
+    """Per output: max abs and rel error; ok when abs <= rtol * max(1, |largest expected|) + ATOL."""
+    if len(expected) != len(actual):
+        return [OutputError(-1, None, None, False, f"{len(actual)} outputs, expected {len(expected)}")]
+    return [_compare_one(i, ref, got, rtol) for i, (ref, got) in enumerate(zip(expected, actual))]
+
+
+def _compare_one(index: int, ref: torch.Tensor, got: np.ndarray, rtol: float) -> OutputError:
+    ref = ref.detach().cpu().numpy()
+    if ref.shape != got.shape:
+        return OutputError(index, None, None, False, f"shape {tuple(got.shape)}, expected {tuple(ref.shape)}")
+    if ref.size == 0:
+        return OutputError(index, 0.0, 0.0, True)
+    ref64, got64 = ref.astype(np.float64), got.astype(np.float64)
+    both_nan = np.isnan(ref64) & np.isnan(got64)
+    same_inf = np.isinf(ref64) & (ref64 == got64)
+    diff = np.nan_to_num(np.where(both_nan | same_inf, 0.0, np.abs(ref64 - got64)), nan=np.inf)
+    scale = float(np.max(np.abs(np.nan_to_num(ref64, nan=0.0, posinf=0.0, neginf=0.0))))
+    max_abs = float(diff.max())
+    max_rel = max_abs / (scale or 1.0)
+    return OutputError(index, max_abs, max_rel, max_abs <= rtol * max(1.0, scale) + ATOL)
