@@ -140,7 +140,7 @@ def _codes(value, name: str) -> tuple[str, ...] | None:
     values = (value,) if isinstance(value, str) else tuple(value)
     if not all(isinstance(v, str) and v.strip() for v in values):
         raise TypeError(f"{name}: expected rule codes or prefixes (strings), got {value!r}")
-    from onnxfix.config import rule_selectors  # raises ValueError naming a code no rule matches
+    from onnxfix.patterns.selectors import rule_selectors  # raises ValueError naming a code no rule matches
 
     return rule_selectors([v.strip() for v in values], name)
 

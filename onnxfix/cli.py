@@ -10,8 +10,9 @@ from pathlib import Path
 
 from onnxfix import output
 from onnxfix._version import __version__
-from onnxfix.config import ConfigError, InvalidValue, exporter_names, rule_selectors
+from onnxfix.config import ConfigError, InvalidValue, exporter_names
 from onnxfix.patterns import all_rules, rule_by_code
+from onnxfix.patterns.selectors import rule_selectors
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 SUBCOMMANDS = ("check", "rule", "rules", "export")
@@ -212,7 +213,7 @@ def _rule(argv: list[str]) -> int:
     code, fmt = args.code, args.format
     rule = rule_by_code(code)
     if rule is None:
-        from onnxfix.exporter.codes import export_code, render_doc  # ONX9xx: no torch needed
+        from onnxfix.patterns.export_codes import export_code, render_doc  # ONX9xx: no torch needed
 
         found = export_code(code)
         if found is not None:
@@ -231,7 +232,7 @@ def _print_rule(rule, text: str, fmt: str) -> int:
 
 
 def _rules(argv: list[str]) -> int:
-    from onnxfix.exporter.codes import CODES
+    from onnxfix.patterns.export_codes import CODES
 
     args = rules_parser().parse_args(argv)
     if args.format == "json":  # the ONX9xx export-time findings are not static rules: listed after

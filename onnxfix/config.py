@@ -21,13 +21,16 @@ import re
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
+from typing import Callable
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
 
-from onnxfix.rewriter.rule import EXPORTERS
+DYNAMO = "dynamo"
+LEGACY = "legacy"
+EXPORTERS = (DYNAMO, LEGACY)  # every exporter a project can target, in display order
 
 DEFAULT_EXCLUDE = (
     ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", ".eggs", "__pycache__",
@@ -40,6 +43,9 @@ KNOWN_KEYS = {
 }
 EXPORTER_ALIASES = {"both": EXPORTERS}  # as `onnxfix export --exporter both` spells it
 SELECTOR = re.compile(r"ONX[0-9]{0,3}|ALL")
+# Checks rule selectors (codes or prefixes) against the rule catalog: patterns/selectors.py's
+# rule_selectors. The catalog sits above config, so whoever loads settings passes it in.
+SelectorCheck = Callable[[list[str], str], tuple[str, ...]]
 
 
 class ConfigError(Exception):
@@ -51,28 +57,6 @@ class ConfigError(Exception):
 
 class InvalidValue(ValueError):
     """A value that names no rule or exporter; the message names the value and where it was."""
-
-
-def rule_selectors(values, where: str) -> tuple[str, ...]:
-    """Rule codes or prefixes (or ALL), upper-cased; each must match at least one rule."""
-    if not values:
-        raise InvalidValue(f"invalid value '' for {where}: expected rule codes or prefixes")
-    for value in values:
-        problem = _selector_problem(value.strip().upper())
-        if problem:
-            raise InvalidValue(f"invalid value {value!r} for {where}: {problem}")
-    return tuple(v.strip().upper() for v in values)
-
-
-def _selector_problem(selector: str) -> str | None:
-    from onnxfix.exporter.codes import export_code  # static data, no torch
-    from onnxfix.patterns import all_rules
-
-    if SELECTOR.fullmatch(selector) and any(_matches(r.code, (selector,)) for r in all_rules()):
-        return None
-    if export_code(selector) is not None:
-        return "an export-time code (reported by `onnxfix export`), not a static rule"
-    return "no rule or family matches (`onnxfix rules` lists them)"
 
 
 def exporter_names(values, where: str) -> frozenset[str]:
@@ -110,12 +94,12 @@ class Settings:
     fix_only: frozenset[str] | None = None
 
     def is_selected(self, code: str, path: Path | None = None) -> bool:
-        if not _matches(code, self.select) or _matches(code, self.ignore):
+        if not selector_matches(code, self.select) or selector_matches(code, self.ignore):
             return False
         if path is not None and self.per_file_ignores:
             relative = self.relative(path)
             for pattern, codes in self.per_file_ignores:
-                if _path_matches(relative, pattern) and _matches(code, codes):
+                if _path_matches(relative, pattern) and selector_matches(code, codes):
                     return False
         return True
 
@@ -155,7 +139,7 @@ def _exporter_list(exporters) -> str:
     return f"exporter{'s' if len(names) > 1 else ''} {', '.join(names)}"
 
 
-def _matches(code: str, selectors: tuple[str, ...]) -> bool:
+def selector_matches(code: str, selectors: tuple[str, ...]) -> bool:
     return any(s == "ALL" or code.startswith(s) for s in selectors)
 
 
@@ -209,24 +193,24 @@ def _toml_position(message: str, text: str) -> tuple[str, int | None, int | None
     return message, None, None
 
 
-def load_settings(start: Path) -> Settings:
+def load_settings(start: Path, selectors: SelectorCheck) -> Settings:
     path = find_config(start)
     if path is None:
         return Settings()
     table = read_toml(path)["tool"]["onnxfix"]
     if not isinstance(table, dict):
         raise ConfigError(path, "tool.onnxfix must be a table ([tool.onnxfix])")
-    return settings_from_table(table, path)
+    return settings_from_table(table, path, selectors)
 
 
-def settings_from_table(table: dict, path: Path) -> Settings:
+def settings_from_table(table: dict, path: Path, selectors: SelectorCheck) -> Settings:
     try:
-        return _settings(table, path)
+        return _settings(table, path, selectors)
     except InvalidValue as exc:
         raise ConfigError(path, str(exc)) from None
 
 
-def _settings(table: dict, path: Path) -> Settings:
+def _settings(table: dict, path: Path, selectors: SelectorCheck) -> Settings:
     unknown = set(table) - KNOWN_KEYS
     if unknown:
         raise ConfigError(
@@ -248,10 +232,10 @@ def _settings(table: dict, path: Path) -> Settings:
         raise ConfigError(path, "[tool.onnxfix.export] must be a table")
     select, ignore = _string_list(table, "select", path), _string_list(table, "ignore", path)
     return Settings(
-        select=rule_selectors(select, "select") if select else ("ONX",),
-        ignore=rule_selectors(ignore, "ignore") if ignore else (),
+        select=selectors(select, "select") if select else ("ONX",),
+        ignore=selectors(ignore, "ignore") if ignore else (),
         exclude=tuple(_string_list(table, "exclude", path)),
-        per_file_ignores=tuple((k, _selectors_or_none(_as_list(v, path, k), k)) for k, v in per_file.items()),
+        per_file_ignores=tuple((k, _selectors_or_none(_as_list(v, path, k), k, selectors)) for k, v in per_file.items()),
         unsafe_fixes=unsafe,
         exporters=exporters,
         exporters_reason="config" if "exporters" in table else None,
@@ -262,8 +246,8 @@ def _settings(table: dict, path: Path) -> Settings:
     )
 
 
-def _selectors_or_none(codes: list[str], pattern: str) -> tuple[str, ...]:
-    return rule_selectors(codes, f"per-file-ignores {pattern!r}") if codes else ()
+def _selectors_or_none(codes: list[str], pattern: str, selectors: SelectorCheck) -> tuple[str, ...]:
+    return selectors(codes, f"per-file-ignores {pattern!r}") if codes else ()
 
 
 def _string_list(table: dict, key: str, path: Path) -> list[str]:

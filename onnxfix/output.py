@@ -14,8 +14,9 @@ from __future__ import annotations
 import difflib
 import json
 
+from onnxfix.config import EXPORTERS
 from onnxfix._version import __version__
-from onnxfix.rewriter.rule import EXPORTERS, Finding, Rule
+from onnxfix.rewriter.rule import Finding, Rule
 
 
 def text_line(finding: Finding, unsafe_fixes: bool) -> str:

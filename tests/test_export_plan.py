@@ -15,12 +15,13 @@ from html_tables import Tables as _Tables
 from onnxfix.cli import main as cli_main
 from onnxfix.config import ConfigError, settings_from_table
 from onnxfix.exporter import plan, render
-from onnxfix.exporter.codes import CODES
 from onnxfix.exporter.locations import Location
 from onnxfix.exporter.result import NodeTrace, OutputError, ProbeResult, Verdict
 from onnxfix.exporter.session import ExporterResult, TargetResult
 from onnxfix.exporter.sourcemap import anchor, findings_for
 from onnxfix.patterns import all_rules
+from onnxfix.patterns.export_codes import CODES
+from onnxfix.patterns.selectors import rule_selectors
 
 REPO = Path(__file__).resolve().parent.parent
 MODELS = REPO / "tests" / "export_models"
@@ -66,7 +67,7 @@ def test_two_exporters_write_two_files():
 
 
 def _config(export: dict, tmp_path: Path):
-    return settings_from_table({"exporters": ["dynamo", "legacy"], "export": export}, tmp_path / "pyproject.toml")
+    return settings_from_table({"exporters": ["dynamo", "legacy"], "export": export}, tmp_path / "pyproject.toml", rule_selectors)
 
 
 def test_config_targets_are_relative_to_the_config(tmp_path):

@@ -9,6 +9,7 @@ from pathlib import Path
 from onnxfix.config import load_settings
 from onnxfix.exporter import plan, render
 from onnxfix.exporter.session import FIX_TEMPORARY, FIX_WRITE, run_target
+from onnxfix.patterns.selectors import rule_selectors
 
 EXIT_OK, EXIT_NOT_OK, EXIT_ERROR = 0, 1, 2
 
@@ -69,7 +70,7 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
     try:
-        targets = plan.plan_targets(_request(args), load_settings(Path.cwd()))
+        targets = plan.plan_targets(_request(args), load_settings(Path.cwd(), rule_selectors))
     except plan.PlanError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_ERROR

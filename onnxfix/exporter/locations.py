@@ -13,7 +13,7 @@ import sysconfig
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from onnxfix.exporter.codes import BY_CODE
+from onnxfix.patterns.export_codes import BY_CODE
 
 PY_FRAME = re.compile(r'File "([^"]+)", line (\d+)')  # tracebacks, stack_trace, faulthandler
 TS_FRAME = re.compile(r"^\s*(.*?)\((\d+)\): \S+\s*$", re.M)  # TorchScript sourceRange()

@@ -26,9 +26,8 @@ import ast
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from onnxfix.config import ConfigError, InvalidValue, Settings, exporter_names
+from onnxfix.config import EXPORTERS, ConfigError, InvalidValue, Settings, exporter_names
 from onnxfix.exporter import dynamic_spec, targets
-from onnxfix.rewriter.rule import EXPORTERS
 
 DEFAULT_TIMEOUT = 600.0
 TABLE_KEYS = {"exporters", "opset", "timeout", "targets"}

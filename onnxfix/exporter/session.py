@@ -210,8 +210,9 @@ def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progr
 def _unsafe(source: Path, unsafe_fixes: bool | None) -> bool:
     """--unsafe-fixes, else the config's `unsafe-fixes` (as the static fixer resolves it)."""
     from onnxfix.config import load_settings, with_overrides
+    from onnxfix.patterns.selectors import rule_selectors
 
-    return with_overrides(load_settings(source), unsafe_fixes=unsafe_fixes).unsafe_fixes
+    return with_overrides(load_settings(source, rule_selectors), unsafe_fixes=unsafe_fixes).unsafe_fixes
 
 
 class FixError(Exception):
@@ -271,10 +272,11 @@ def record_evidence(target: Target) -> tuple[str | None, dict]:
     model does not run, the recorder timed out) leaves the fixes static."""
     from onnxfix._version import __version__
     from onnxfix.config import load_settings
+    from onnxfix.patterns.selectors import rule_selectors
     from onnxfix.rewriter.runner import cache_folder
 
     # inside the version folder: pruned with the cache entries when unused for a month
-    folder = cache_folder(None, load_settings(target.model_path)) / __version__ / "evidence"
+    folder = cache_folder(None, load_settings(target.model_path, rule_selectors)) / __version__ / "evidence"
     request = {"model": target.model, "inputs": target.inputs, "folder": str(folder)}
     result = run_json_worker("onnxfix.exporter.evidence_worker", request, target.timeout)
     return (None if "error" in result else str(folder)), result

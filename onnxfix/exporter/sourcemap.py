@@ -12,7 +12,6 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
-from onnxfix.exporter.codes import BY_CODE
 from onnxfix.exporter.guard_findings import guard_findings, with_origins
 from onnxfix.exporter.locations import (
     PY_FRAME,
@@ -24,6 +23,7 @@ from onnxfix.exporter.locations import (
     is_user_file,
 )
 from onnxfix.exporter.result import CRASH, EXPORT_FAILS, ORT_FAILS, SILENTLY_WRONG, TIMEOUT, NodeTrace, Verdict
+from onnxfix.patterns.export_codes import BY_CODE
 from onnxfix.rewriter.rule import Finding
 
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import ast
 
+from onnxfix.config import LEGACY
 from onnxfix.rewriter.context import FunctionContext
-from onnxfix.rewriter.rule import LEGACY, Fix, Helper, Rule, RuleDoc
+from onnxfix.rewriter.rule import Fix, Helper, Rule, RuleDoc
 
 INDEX_REFERENCES = (
     "https://pytorch.org/docs/stable/onnx_torchscript.html#indexing",

@@ -18,12 +18,11 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, Iterable
 
+from onnxfix.config import EXPORTERS
+
 if TYPE_CHECKING:
     from onnxfix.rewriter.context import FunctionContext, ModuleContext
 
-DYNAMO = "dynamo"
-LEGACY = "legacy"
-EXPORTERS = (DYNAMO, LEGACY)
 
 
 @dataclass(frozen=True)

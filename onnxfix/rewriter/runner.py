@@ -25,6 +25,7 @@ from typing import Callable, Iterator
 
 from onnxfix.config import Settings, load_settings, require_a_rule, with_overrides
 from onnxfix.patterns import all_rules
+from onnxfix.patterns.selectors import rule_selectors
 from onnxfix.rewriter import cache as cache_mod
 from onnxfix.rewriter import exporter_inference
 from onnxfix.rewriter.discover import discover
@@ -109,7 +110,7 @@ def run(
     result = RunResult()
     scanned: dict[str, tuple[Path, Settings]] = {}
     for path in paths or [Path(".")]:
-        settings = with_overrides(load_settings(path if path.exists() else Path.cwd()), **overrides)
+        settings = with_overrides(load_settings(path if path.exists() else Path.cwd(), rule_selectors), **overrides)
         if require_rules:
             require_a_rule(settings, all_rules())
         result.settings = result.settings or settings

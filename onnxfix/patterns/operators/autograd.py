@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import ast
 
+from onnxfix.config import LEGACY
 from onnxfix.rewriter.context import FunctionContext
-from onnxfix.rewriter.rule import LEGACY, Fix, Rule, RuleDoc
+from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 from onnxfix.rewriter.scope import ClassInfo, is_autograd_function
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 
+from onnxfix.config import LEGACY
 from onnxfix import operator_catalog as catalog
 from onnxfix.decompositions import BY_KEY, helper_chain, helper_source
 from onnxfix.patterns.operators.base import (
@@ -15,7 +16,7 @@ from onnxfix.patterns.operators.base import (
     rule_doc,
 )
 from onnxfix.rewriter.context import FunctionContext
-from onnxfix.rewriter.rule import LEGACY, Fix, Helper
+from onnxfix.rewriter.rule import Fix, Helper
 
 
 class LegacyUnsupportedMath(DecompositionRule):

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import ast
 
+from onnxfix.config import DYNAMO
 from onnxfix import operator_catalog as catalog
 from onnxfix.patterns.operators.base import PROBE, argument
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.precedence import ATOM, operand
-from onnxfix.rewriter.rule import DYNAMO, Edit, Fix, Rule, RuleDoc
+from onnxfix.rewriter.rule import Edit, Fix, Rule, RuleDoc
 
 REDUCTIONS = ("amax", "amin")
 # The catalog cases measuring each spelling without `dim` (onnxfix/exporter/catalog_cases.py).

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import ast
 
+from onnxfix.config import DYNAMO, LEGACY
 from onnxfix.rewriter.context import FunctionContext, builtin_call
 from onnxfix.rewriter.precedence import ATOM, BITOR, operand
-from onnxfix.rewriter.rule import DYNAMO, LEGACY, Fix, Rule, RuleDoc
+from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 from onnxfix.rewriter.statements import assigned_just_before, enclosing_statement, statement_removal
 from onnxfix.rewriter.tensors import is_whole_shape
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from onnxfix.config import DYNAMO, LEGACY
 from onnxfix.patterns.scalars.values import (
     EXACT,
     assigned_name,
@@ -19,7 +20,7 @@ from onnxfix.patterns.scalars.values import (
 )
 from onnxfix.rewriter.context import FunctionContext, builtin_call
 from onnxfix.rewriter.precedence import ARITH, TERM, UNARY, in_place_of, operand
-from onnxfix.rewriter.rule import DYNAMO, LEGACY, Fix, Rule, RuleDoc
+from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 
 
 CASTS = frozenset({"int", "float", "bool"})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from onnxfix.config import DYNAMO, LEGACY
 from onnxfix.patterns.scalars.values import (
     EXACT,
     UNSAFE,
@@ -19,7 +20,7 @@ from onnxfix.patterns.scalars.values import (
 from onnxfix.patterns.scalars.rebuilt import REBUILT_UNSAFE, rebuilt_tensor_fix
 from onnxfix.patterns.scalars.builders import sizes_round_trip
 from onnxfix.rewriter.context import FunctionContext
-from onnxfix.rewriter.rule import DYNAMO, LEGACY, Fix, Rule, RuleDoc
+from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 from onnxfix.rewriter.scope import SCRIPTED
 
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import ast
 
+from onnxfix.config import DYNAMO, LEGACY
 from onnxfix.rewriter.context import FunctionContext, builtin_call
 from onnxfix.rewriter.precedence import ATOM, POWER, TERM, UNARY, in_place_of, operand
-from onnxfix.rewriter.rule import DYNAMO, LEGACY, Fix, Rule, RuleDoc
+from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 
 
 MATH_FUNCTIONS = frozenset({"math.sqrt", "math.ceil", "math.floor", "math.pow", "math.log2", "numpy.ceil", "numpy.floor"})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from onnxfix.config import LEGACY
 from onnxfix.patterns.views.chains import (
     SCALAR_ELEMENTWISE,
     VIEW_REFERENCES,
@@ -16,7 +17,7 @@ from onnxfix.patterns.views.chains import (
 )
 from onnxfix.rewriter.scope import in_training_branch
 from onnxfix.rewriter.context import FunctionContext
-from onnxfix.rewriter.rule import LEGACY, Fix, Rule, RuleDoc
+from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 from onnxfix.rewriter.scope import walk_function_body
 from onnxfix.rewriter.tensors import int_constant, is_number
 

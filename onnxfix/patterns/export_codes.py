@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from onnxfix.rewriter.rule import DYNAMO, LEGACY, RuleDoc
+from onnxfix.config import DYNAMO, LEGACY
+from onnxfix.rewriter.rule import RuleDoc
 
 
 @dataclass(frozen=True)
