@@ -2,7 +2,14 @@
 
 It lives with the rest of the export machinery; ``onnxfix.api`` re-exports it. Torch-free at
 import (``export`` receives a live module, so torch is loaded when it runs; the exports themselves
-run in child processes). How a live model reaches the export process: see ``onnxfix.api``.
+run in child processes).
+
+How a live model reaches the export process: it is pickled (``torch.save``) with its inputs.
+When pickling fails (a lambda or a lock in an attribute, ...), the child re-creates it as
+``type(model)()`` and loads its ``state_dict()``: the class must then be importable by module
+name and take no arguments. A class defined in the running script (``__main__``) is found by
+running that script in the child as ``__mp_main__``, as multiprocessing's spawn does: keep the
+script's work under ``if __name__ == "__main__":``.
 """
 
 from __future__ import annotations
@@ -14,21 +21,15 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
-from onnxfix.api import (
-    TRANSPORT_PICKLE,
-    TRANSPORT_STATE_DICT,
-    PathLike,
-    _codes,
-    _exporters,
-    class_file,
-    class_tree,
-)
+from onnxfix.exporter.api_arguments import PathLike, checked_codes, checked_exporters, class_file, class_tree
 
 if TYPE_CHECKING:
+    from onnxfix.exporter.locations import ExportFinding
     from onnxfix.exporter.result import ProbeResult
     from onnxfix.exporter.session import ExporterResult, FixResult, TargetResult
-    from onnxfix.exporter.locations import ExportFinding
     from onnxfix.rewriter.rule import Finding
+
+TRANSPORT_PICKLE, TRANSPORT_STATE_DICT = "pickle", "state_dict"  # how the model reached the child
 
 
 class ExportResult:
@@ -255,12 +256,12 @@ def _export_options(f, exporters, fix, unsafe_fixes, opset, decompose, timeout) 
     if decompose is not None:
         from onnxfix.decompositions import BY_KEY
 
-        keys = tuple(_codes(decompose, "decompose") or ())
+        keys = tuple(checked_codes(decompose, "decompose") or ())
         unknown = [k for k in keys if k not in BY_KEY]
         if unknown:
             raise ValueError(f"decompose: unknown {', '.join(unknown)}; available: {', '.join(BY_KEY)}")
     output = str(f) if f is not None else str(Path(tempfile.mkdtemp(prefix="onnxfix-export-")) / "model.onnx")
-    return {"output": output, "exporters": _exporters(exporters), "opset": opset, "decompose": keys,
+    return {"output": output, "exporters": checked_exporters(exporters), "opset": opset, "decompose": keys,
             "timeout": float(timeout)}
 
 
