@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
 import realworld  # noqa: E402
+import realworld_doc  # noqa: E402
 
 # case -> "name: dynamo: before -> safe -> unsafe | legacy: before -> safe -> unsafe" (torch 2.13)
 # One fixed for legacy only by an unsafe fix (ONX201: a tensor rebuilt from `.item()` numbers, outputs
@@ -69,7 +70,7 @@ def test_totals_count_failing_cases_and_fixes():
         _result("c", ("ORT-FAILS",) * 3, ("ORT-FAILS",) * 3),
         _result("d", ("OK",) * 3, ("OK",) * 3, control=True),
     ]
-    assert realworld.totals(results) == [
+    assert realworld_doc.totals(results) == [
         "- cases: 3 (+ 1 clean controls)",
         "- failing under dynamo before: 2; under at least one exporter: 3",
         "- before: 0/2 dynamo-failing cases OK under dynamo; 0/3 failing cases OK under both exporters",
@@ -79,7 +80,7 @@ def test_totals_count_failing_cases_and_fixes():
         "- controls modified by `--write --unsafe-fixes`: 0",
         "- cases worse after a fix under some exporter: 0",
     ]
-    assert realworld.misses(results) == [
+    assert realworld_doc.misses(results) == [
         "- **size-branch** (1)",
         "  - `c`: no finding (none); after unsafe fixes: dynamo ORT-FAILS, legacy ORT-FAILS",
     ]
@@ -88,7 +89,7 @@ def test_totals_count_failing_cases_and_fixes():
 def test_verdict_row_and_worse_cases():
     worse = _result("w", ("OK", "EXPORT-FAILS", "EXPORT-FAILS"), ("OK",) * 3, changed=True, eager="input set 1: outputs differ")
     assert realworld.verdict_row(worse) == "w: dynamo: OK -> EXPORT-FAILS -> EXPORT-FAILS | legacy: OK -> OK -> OK"
-    lines = realworld.totals([worse])
+    lines = realworld_doc.totals([worse])
     assert lines[-3:] == [
         "- eager outputs changed by a fix: 1 (w)",
         "- controls modified by `--write --unsafe-fixes`: 0",

@@ -1,0 +1,294 @@
+"""docs/realworld.md, rendered from the raw results of the two benchmarks that fill it: the
+real-world corpus (bench/realworld.py -> bench/out/realworld.json) and the transformers
+architectures (bench/transformers_export.py -> bench/out/transformers_export.json, its last
+section). Both scripts import this module; neither imports the other.
+
+usage: python bench/realworld_doc.py    # rewrite docs/realworld.md from the two raw json files
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+DOC = ROOT / "docs" / "realworld.md"
+RAW = BENCH / "out" / "realworld.json"
+TRANSFORMERS_RAW = BENCH / "out" / "transformers_export.json"
+EXPORTERS = ("dynamo", "legacy")
+VARIANTS = ("before", "safe", "unsafe")
+
+
+def ok(r: dict, exporter: str, variant: str) -> bool:
+    return r["exports"][exporter][variant]["verdict"] == "OK"
+
+
+def both_ok(r: dict, variant: str) -> bool:
+    return all(ok(r, e, variant) for e in EXPORTERS)
+
+
+def totals(results: list[dict]) -> list[str]:
+    cases = [r for r in results if not r["control"]]
+    controls = [r for r in results if r["control"]]
+    failing_d = [r for r in cases if not ok(r, "dynamo", "before")]
+    failing_any = [r for r in cases if not both_ok(r, "before")]
+    lines = [f"- cases: {len(cases)} (+ {len(controls)} clean controls)",
+             f"- failing under dynamo before: {len(failing_d)}; under at least one exporter: {len(failing_any)}"]
+    for variant in ("before", "safe", "unsafe"):
+        d = sum(ok(r, "dynamo", variant) for r in failing_d)
+        b = sum(both_ok(r, variant) for r in failing_any)
+        lines.append(f"- {variant}: {d}/{len(failing_d)} dynamo-failing cases OK under dynamo; "
+                     f"{b}/{len(failing_any)} failing cases OK under both exporters")
+    changed = sorted({r["name"] for r in results for v in ("safe", "unsafe") if r["eager"].get(v)})
+    lines.append(f"- eager outputs changed by a fix: {len(changed)}" + (f" ({', '.join(changed)})" if changed else ""))
+    touched = sorted({r["name"] for r in controls if any(r["changed"].values())})
+    lines.append(f"- controls modified by `--write --unsafe-fixes`: {len(touched)}" + (f" ({', '.join(touched)})" if touched else ""))
+    worse = sorted({r["name"] for r in results for e in EXPORTERS for v in ("safe", "unsafe")
+                    if ok(r, e, "before") and not ok(r, e, v)})
+    lines.append(f"- cases worse after a fix under some exporter: {len(worse)}" + (f" ({', '.join(worse)})" if worse else ""))
+    wrong = [r["name"] for r in results if r["write_status"].get("unsafe")]
+    if wrong:
+        lines.append(f"- `onnxfix --write` errors: {', '.join(wrong)}")
+    return lines
+
+
+def codes(r: dict) -> str:
+    found = sorted({f["code"] + ("*" if f["fix"] == "safe" else "+" if f["fix"] == "unsafe" else "") for f in r["findings"]})
+    return " ".join(found) or "none"
+
+
+def coverage(results: list[dict]) -> list[str]:
+    """Cases per failure class and per onnxfix rule family (patterns/ module)."""
+    lines = ["| class | cases | failing under dynamo before | failing under an exporter before | controls |",
+             "|---|---|---|---|---|"]
+    for cls in sorted({r["class"] for r in results}):
+        rs = [r for r in results if r["class"] == cls]
+        cases = [r for r in rs if not r["control"]]
+        lines.append(f"| {cls} | {len(cases)} | {sum(not ok(r, 'dynamo', 'before') for r in cases)} | "
+                     f"{sum(not both_ok(r, 'before') for r in cases)} | {len(rs) - len(cases)} |")
+    families = {}
+    for r in results:
+        families.setdefault(r["family"], []).append(r["name"])
+    lines += ["", "| rule family (onnxfix/patterns) | cases |", "|---|---|"]
+    lines += [f"| {fam} | {len(names)} |" for fam, names in sorted(families.items())]
+    return lines
+
+
+def misses(results: list[dict]) -> list[str]:
+    """Failing cases the catalog does not end OK under both exporters, grouped by class."""
+    groups: dict[str, list[str]] = {}
+    for r in results:
+        if r["control"] or both_ok(r, "before") or both_ok(r, "unsafe"):
+            continue
+        why = "no finding" if not r["findings"] else ("reported, no fix" if not r["changed"].get("unsafe")
+                                                      else "fixed, still failing")
+        still = ", ".join(f"{e} {r['exports'][e]['unsafe']['verdict']}" for e in EXPORTERS if not ok(r, e, "unsafe"))
+        groups.setdefault(r["class"], []).append(f"  - `{r['name']}`: {why} ({codes(r)}); after unsafe fixes: {still}")
+    lines = []
+    for cls in sorted(groups):
+        lines.append(f"- **{cls}** ({len(groups[cls])})")
+        lines.extend(groups[cls])
+    return lines
+
+
+def render(results: list[dict], torch_version: str) -> str:
+    out = ["# Real-world corpus: public export failures, before and after onnxfix", "",
+           "Generated by `python bench/realworld.py` (do not edit by hand). Each case in `tests/realworld/` re-creates",
+           "one export failure from a public issue (URL in its docstring); controls (`CONTROL = True`) are the",
+           "upstream-fixed twins. Per case: `onnxfix --exporters dynamo,legacy` report, `--write` (safe) and",
+           "`--write --unsafe-fixes` on copies, eager outputs compared with `torch.equal` on `example_inputs()` and",
+           "`other_inputs()`, then each exporter run through onnxfix's export checker (onnxruntime on the example,",
+           "`other_inputs()` (new values and new sizes of the dynamic dims), re-drawn values and grown dynamic dims).",
+           f"torch {torch_version}.", "",
+           "Verdicts: before -> after `--write` -> after `--write --unsafe-fixes`. Findings: `*` safe fix, `+` unsafe fix.",
+           "\"Eager outputs changed\" is `torch.equal` (bit-identical) on every input set: a decomposition that agrees",
+           "to float rounding counts as a change. \"Worse\" counts an exporter that was OK before and is not after.",
+           "", "Classes (issue #13): `cross-call` values that cross a call; `size-branch` Python branches / builtins on",
+           "sizes under dynamic shapes; `data-dependent-size` sizes taken from tensor values (with or without an exact",
+           "static bound); `numpy-from-shape` / `numpy` NumPy arrays built from shapes or data; `data-dependent-exit`",
+           "early exits and empty checks on values; `dynamic-loop` loops over dynamic sizes; `item-assigned` `.item()`",
+           "assigned to a name and used later; `operator` operators that do not export on torch 2.13;",
+           "`autograd-function` code reached through `torch.autograd.Function.apply`; `exporter-defaults` pitfalls that",
+           "only the legacy exporter hits; `constant-tensor` tensors built from Python values in forward; `indexing`,",
+           "`views` index and view writes. A case fails when some exporter's verdict is not OK before any fix.",
+           "Run: `python bench/realworld.py` (all cases: 18 minutes with `--jobs 3` on 2 cores at load 12), `--update CASE ...` to",
+           "re-run some and merge, `--render` to rewrite this file from bench/out/realworld.json.", "",
+           "## Totals", ""] + totals(results) + [
+           "", "## Coverage", ""] + coverage(results) + [
+           "", "## Per case", "",
+           "| case | class | family | dynamo | legacy | findings | eager | source |",
+           "|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        cells = [" -> ".join(r["exports"][e][v]["verdict"] for v in VARIANTS) for e in EXPORTERS]
+        eager = "; ".join(f"{v}: {r['eager'][v]}" for v in ("safe", "unsafe") if r["eager"].get(v)) or "unchanged"
+        name = r["name"] + (" (control)" if r["control"] else "")
+        out.append(f"| {name} | {r['class']} | {r['family']} | {cells[0]} | {cells[1]} | {codes(r)} | {eager} | {r['url']} |")
+    out += ["", "## What the catalog misses (input for the next rules)", "",
+            "Failing cases not OK under both exporters after `--write --unsafe-fixes`, grouped by class.", ""]
+    out += misses(results) or ["- none"]
+    out += ["", "## First error per failing export (before)", ""]
+    for r in results:
+        for e in EXPORTERS:
+            v = r["exports"][e]["before"]
+            if v["verdict"] != "OK":
+                out.append(f"- `{r['name']}` {e} {v['verdict']}: {v['error'] or v['probe']}".replace("|", "\\|"))
+    out += transformers_section()
+    return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------- transformers architectures
+
+INPUT_NOTES = {arch: "input_ids only: vision side not run" for arch in ("llava_onevision", "mllama", "qwen3_vl",
+                                                                      "qwen3_vl_moe", "llama4")}
+INPUT_NOTES.update(ibert="quant_mode=True", janus="VQ-VAE encode", chameleon="VQ-VAE encode", udop="input_ids, bbox, decoder_input_ids",
+                   t5="T5EncoderModel", whisper="WhisperEncoder", efficientloftr="2 image pairs")
+
+# Read by hand from the root lines of the last run (transformers 5.23, torch 2.13): why each failure
+# happens, at which line, and whether a faithful rewrite exists. Re-check after a new run.
+ANALYSIS = {
+    "ibert": "`np.frexp(inputs.cpu().numpy())` and a per-element `decimal` ROUND_HALF_UP loop in `batch_frexp` "
+             "(models/ibert/quant_modules.py:721-728). ONX101/ONX102 report it without a fix. A faithful torch rewrite "
+             "looks possible (`torch.frexp`, then `sign(x) * floor(abs(x) + 0.5)` for half-up rounding) but no rule "
+             "writes it, and whether `frexp` exports was not measured.",
+    "llama4": "complex-valued RoPE: `apply_rotary_emb` (models/llama4/modeling_llama4.py:350, the call; the op is "
+              "`torch.view_as_complex`/complex multiply inside it) has no ONNX translation for complex tensors "
+              "(ONX920). Rewritable with real arithmetic on the (even, odd) pairs, as llama's `rotate_half` does; "
+              "the complex product may round differently, so such a rule's fix would be unsafe. No rule today.",
+    "phimoe": "`transformers.grouped_mm_fallback`, the custom op of the default experts implementation "
+              "(integrations/moe.py:634, chosen by `config._experts_implementation`) has no ONNX function "
+              "(ONX920). Not a source pattern of the model: configuring the eager experts loop may avoid it "
+              "(not measured); no static rewrite of transformers' dispatch is faithful to the option.",
+    "qwen3_vl_moe": "same as phimoe: `transformers.grouped_mm_fallback` at integrations/moe.py:634 (ONX920).",
+    "reformer": "`torch.cat([torch.index_select(position_encodings[i], 0, position_ids[i]).unsqueeze(0) for i in "
+                "range(batch_size)])` (models/reformer/modeling_reformer.py:289) unrolls over the batch: guard "
+                "Eq(batch, 2) (ONX914, linked to ONX603, which has no fix for this form). Faithful rewrite exists: "
+                "`torch.gather(position_encodings, 1, position_ids[..., None].expand(-1, -1, D))` selects the same "
+                "elements. Candidate for a rule (per-row index_select in a comprehension -> gather).",
+    "rwkv": "`for current_index in range(seq_length):` recurrence over time (models/rwkv/modeling_rwkv.py:180, "
+            "the CPU path of rwkv_linear_attention): torch.export unrolls it, seq pinned to 7 (ONX914, linked to "
+            "ONX603). Each step depends on the previous state; no fixed-graph rewrite without a scan/Loop, which "
+            "the dynamo exporter does not produce here. Reported, no faithful rewrite.",
+    "superpoint": "`[self.keypoint_decoder(h[None, ...]) for h in last_hidden_state]` iterates over the batch "
+                  "(models/superpoint/modeling_superpoint.py:423; batch pinned to 2, ONX914, no static finding: "
+                  "iterating a tensor in a comprehension is not caught), and each image keeps a data-dependent "
+                  "number of keypoints (thresholding). Output sizes depend on values: no faithful fixed-shape rewrite.",
+    "t5": "fails in torch.onnx's decomposition step (2/3): `attn_output.reshape(*input_shape, -1)` "
+          "(models/t5/modeling_t5.py:366) becomes a `view` of a tensor with transposed strides although "
+          "eager_attention_forward made it contiguous (line 171). Looks like an exporter bug, not a source pattern; "
+          "the ONX515 link (unique_consecutive at line 1233) is in T5ForSequenceClassification, not run here.",
+    "udop": "symptom at models/udop/modeling_udop.py:969 (`attention_mask.size(1)` on None); root at line 1184: "
+            "`if attention_mask is None and not is_torchdynamo_compiling():` skips building the default mask "
+            "under export only, so the export path differs from eager. Passing `attention_mask` should avoid it (not run); a "
+            "faithful rewrite drops the guard (`torch.ones(batch, seq)` exports). Candidate for a rule "
+            "(an export guard that leaves a value None that later code uses); not reported today.",
+}
+
+ROOT_CODES = ("ONX913", "ONX914", "ONX915", "ONX916", "ONX920", "ONX912", "ONX911", "ONX945", "ONX941", "ONX940")
+
+
+def verdict_after(row: dict) -> str:
+    return (row["after"] or row["before"])["verdict"]
+
+
+def root_finding(summary: dict) -> dict | None:
+    """The finding that names the cause: by code priority, at a transformers line first."""
+    ranked = sorted(summary["findings"], key=lambda f: (f["where"].startswith("<wrapper>"),
+                                                        ROOT_CODES.index(f["code"]) if f["code"] in ROOT_CODES else 99))
+    return ranked[0] if ranked else None
+
+
+def _cell(text: str, width: int = 160) -> str:
+    text = " ".join((text or "").split()).replace("|", "/")
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def transformers_section() -> list[str]:
+    """The transformers architectures' section (empty without bench/transformers_export.py's raw json)."""
+    if not TRANSFORMERS_RAW.exists():
+        return []
+    data = json.loads(TRANSFORMERS_RAW.read_text())
+    rows = list(data["archs"].values())
+    meta = data["meta"]
+    from transformers_worker import RECIPES
+
+    recipes = [r for r in rows if r["arch"] in RECIPES]
+    ok_before = [r for r in rows if r["before"]["verdict"] == "OK"]
+    ok_after = [r for r in rows if verdict_after(r) == "OK"]
+    fixed = [r["arch"] for r in rows if r["before"]["verdict"] != "OK" and verdict_after(r) == "OK"]
+    worse = [r["arch"] for r in rows if r["before"]["verdict"] == "OK" and verdict_after(r) != "OK"]
+    different = [r["arch"] for r in rows if r["eager"] not in ("identical", "unchanged")]
+    lines = [
+        "", "## Transformers architectures: export before and after `--write --unsafe-fixes`", "",
+        "Generated by `python bench/transformers_export.py` (raw results: bench/out/transformers_export.json;",
+        "`--archs a,b` re-runs some and merges). Each architecture is built from a small config (random weights,",
+        "nothing downloaded; the recipes of bench/transformers_worker.py plus a few common ones), with",
+        "`use_cache=False` wherever its config or a sub-config has the key, wrapped so that forward takes the",
+        "recipe's tensors positionally and returns every output tensor flat, and run through onnxfix's export",
+        "session (`onnxfix export`'s machinery): the default dynamo exporter, batch (and for token inputs sequence)",
+        "dims dynamic, onnx.checker, onnxruntime against eager on the example (batch 2), a probe of new values with",
+        "batch + 1 and sequence - 3, and onnxfix's generated probes (new values; dynamic dims + 1 and + 3).",
+        "\"Before\" imports an unmodified copy of transformers, \"after\" a copy whose model folders",
+        "`onnxfix --write --unsafe-fixes` (dynamo) rewrote; both are copies so that findings land on transformers'",
+        "lines (imported from site-packages, reformer and udop give the same verdicts, with every finding at the",
+        "harness's forward instead). The after model loads the before model's weights; \"eager\" compares their outputs (`torch.equal`).",
+        f"transformers {meta.get('transformers', '?')}, torch {meta.get('torch', '?')}; "
+        f"a full run took {meta.get('full_run_minutes', '?')} minutes on 2 shared cores.", "",
+        "### Totals", "",
+        f"- architectures: {len(rows)} ({len(recipes)} of the equivalence recipes)",
+        f"- OK before: {len(ok_before)} ({sum(r in ok_before for r in recipes)} of {len(recipes)} recipes); "
+        f"OK after: {len(ok_after)} ({sum(r in ok_after for r in recipes)} of {len(recipes)} recipes)",
+        f"- turned OK by the rewrite: {len(fixed)}" + (f" ({', '.join(fixed)})" if fixed else ""),
+        f"- OK before, not after: {len(worse)}" + (f" ({', '.join(worse)})" if worse else ""),
+        f"- eager outputs changed by the rewrite: {len(different)}" + (f" ({', '.join(different)})" if different else ""),
+        f"- goal (issue #13) at least 20 of the {len(recipes)} recipes OK: "
+        f"{'met' if sum(r in ok_after for r in recipes) >= 20 else 'not met'}", "",
+        "### Per architecture", "",
+        "| architecture | config notes | before | error (before) | fixes | after | eager | root finding (before) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        notes = []
+        if r.get("use_cache_off"):
+            notes.append("use_cache=False" + ("" if r["use_cache_off"] == ["config"] else f" ({', '.join(r['use_cache_off'])})"))
+        dims = "; ".join(f"in{i}:" + ",".join(f"{d}={n}" for d, n in dd.items()) for i, dd in r["dynamic"].items())
+        if r["arch"] in INPUT_NOTES:
+            notes.append(INPUT_NOTES[r["arch"]])
+        notes.append(f"dynamic {dims}")
+        if r["dynamic_note"]:
+            notes.append(r["dynamic_note"])
+        b = r["before"]
+        error = "" if b["verdict"] == "OK" else (b["cause"] or b["error"])
+        after = "(unchanged)" if r["after"] is None else r["after"]["verdict"]
+        root = root_finding(b) if b["verdict"] != "OK" else None
+        root_text = f"{root['code']} {root['where']}: {root['message']}" if root else ""
+        if root and root["fixed_by"]:
+            root_text += f" (fixed by {', '.join(root['fixed_by'])})"
+        lines.append(f"| {r['arch']} | {_cell('; '.join(notes), 120)} | {b['verdict']} | {_cell(error)} | "
+                     f"{r['fixes']} | {after} | {_cell(r['eager'], 80)} | {_cell(root_text, 240)} |")
+    lines += ["", "### After the rewrite, still failing: root line and whether a faithful rewrite exists", "",
+              "The verdict and finding after `--write --unsafe-fixes` (\"unchanged\": onnxfix changed none of the",
+              "architecture's files), then the reading of the root line (written by hand from the findings above;",
+              "`ANALYSIS` in bench/realworld_doc.py).", ""]
+    still = [r for r in rows if verdict_after(r) != "OK"]
+    for r in still:
+        a = r["after"] or r["before"]
+        root = root_finding(a)
+        lines.append(f"- `{r['arch']}` {a['verdict']}{'' if r['after'] else ' (unchanged)'}: "
+                     f"{_cell(a['cause'] or a['error'], 200)}" + (f"; {root['code']} at {root['where']}" if root else ""))
+        if r["arch"] in ANALYSIS:
+            lines.append(f"  - {ANALYSIS[r['arch']]}")
+    if not still:
+        lines.append("- none")
+    return lines
+
+
+def write(results: list[dict] | None = None, out: Path = DOC) -> None:
+    """Render ``results`` (default: the corpus's raw json) with the transformers section to ``out``."""
+    results = json.loads(RAW.read_text()) if results is None else results
+    Path(out).write_text(render(results, importlib.metadata.version("torch")))
+
+
+if __name__ == "__main__":
+    write()
