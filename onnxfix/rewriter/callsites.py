@@ -27,7 +27,8 @@ import re
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from onnxfix.rewriter.scope import ExportFunction, walk_function_body
+from onnxfix.rewriter.function_body import walk_function_body
+from onnxfix.rewriter.scope import ExportFunction
 
 if TYPE_CHECKING:
     from onnxfix.rewriter.context import FunctionContext

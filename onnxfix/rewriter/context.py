@@ -10,14 +10,9 @@ from onnxfix.rewriter.callsites import CallSites
 from onnxfix.rewriter.evidence import FileEvidence, FunctionEvidence, Value
 from onnxfix.rewriter.paths import shown
 from onnxfix.rewriter.rule import Edit, Finding, Fix
-from onnxfix.rewriter.scope import (
-    ExportFunction,
-    ExportScope,
-    ModuleIndex,
-    exporters_not_running,
-    exporters_skipping,
-    is_torch_module_qualname,
-)
+from onnxfix.rewriter.export_guards import exporters_skipping
+from onnxfix.rewriter.module_index import ModuleIndex, is_torch_module_qualname
+from onnxfix.rewriter.scope import ExportFunction, ExportScope, exporters_not_running
 from onnxfix.rewriter.source import SourceFile
 from onnxfix.rewriter.tensors import IntegerOracle, SizeOracle, TensorOracle
 

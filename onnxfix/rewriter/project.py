@@ -16,7 +16,8 @@ from pathlib import Path
 
 from dataclasses import replace
 
-from onnxfix.rewriter.scope import ClassInfo, Entry, ExportScope, ModuleIndex, ScopeBuilder
+from onnxfix.rewriter.module_index import ClassInfo, ModuleIndex
+from onnxfix.rewriter.scope import Entry, ExportScope, ScopeBuilder
 from onnxfix.rewriter.source import SourceError, SourceFile, parse_python
 
 MAX_REEXPORT_HOPS = 5  # pkg/__init__.py re-exporting from .block, which re-exports ...

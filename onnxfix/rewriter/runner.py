@@ -45,7 +45,8 @@ from onnxfix.rewriter.project import (
 )
 from onnxfix.rewriter.paths import display_path
 from onnxfix.rewriter.rule import FileResult, Finding
-from onnxfix.rewriter.scope import Entry, ModuleIndex
+from onnxfix.rewriter.module_index import ModuleIndex
+from onnxfix.rewriter.scope import Entry
 from onnxfix.rewriter.source import SourceError, SourceFile, parse_python, read_regular_bytes
 
 ENTRY_MARK = b"forward"  # a file without it defines no forward: no entry point

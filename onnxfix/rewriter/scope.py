@@ -1,164 +1,29 @@
 """Export-time scope: ``forward`` of ``nn.Module`` subclasses and everything it calls.
 
 Only this code runs under ``torch.onnx.export``; findings elsewhere (training loops, data
-loading, ``__main__`` blocks) would be noise. A ``ModuleIndex`` describes one file; a
-``Resolver`` answers questions about names imported from other files (the single-file resolver
-answers none, the project resolver follows imports across the scanned tree).
+loading, ``__main__`` blocks) would be noise. ``ScopeBuilder`` follows the calls from each entry
+over the files' ``ModuleIndex`` (module_index.py), keeping away from the code an exporter never
+runs (export_guards.py) and walking each function's body as exported (function_body.py).
 """
 
 from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Iterator, Protocol
+from typing import Iterator
 
-from onnxfix.rewriter.names import (
-    FUNCTION_NODES,
-    child_nodes,
-    Scope,
-    dotted_parts,
-    function_scope,
-    module_scope,
-    walk_scope,
+from onnxfix.rewriter.export_guards import exporters_skipping, is_guard_call
+from onnxfix.rewriter.function_body import scope_of_function, walk_function_body
+from onnxfix.rewriter.module_index import (
+    KNOWN_MODULE_BASES,
+    ClassInfo,
+    ModuleIndex,
+    NoResolver,
+    Resolver,
+    class_info,
+    is_torch_module_qualname,
 )
-
-# Bases from outside torch.nn that are nn.Module subclasses, matched on the last name part so
-# that relative imports (``from ...modeling_utils import PreTrainedModel``) match too.
-KNOWN_MODULE_BASES = frozenset({"PreTrainedModel", "LightningModule", "ModelMixin"})
-
-
-def is_torch_module_qualname(qualname: str) -> bool:
-    """torch.nn.Module and the torch.nn classes deriving from it (Linear, Sequential, ...)."""
-    if not qualname.startswith("torch.nn.") or ".functional" in qualname:
-        return False
-    last = qualname.rsplit(".", 1)[-1]
-    return last[:1].isupper() and last not in {"Parameter", "ParameterList", "ParameterDict"}
-
-
-class ClassInfo:
-    """A class's methods, and (computed on first use: most classes of a resolved file are never
-    asked) the ``self.<attr> = <value>`` assignments of its methods and its buffers."""
-
-    def __init__(self, node: ast.ClassDef, methods: dict[str, ast.FunctionDef]):
-        self.node = node
-        self.methods = methods
-        self._attrs: tuple[dict[str, ast.expr], set[str]] | None = None
-
-    @property
-    def name(self) -> str:
-        return self.node.name
-
-    @property
-    def self_attrs(self) -> dict[str, ast.expr]:
-        """self.<attr> = <value> assignments found in any method (first one wins)."""
-        return self._scan()[0]
-
-    @property
-    def buffers(self) -> set[str]:
-        return self._scan()[1]
-
-    def _scan(self) -> tuple[dict[str, ast.expr], set[str]]:
-        if self._attrs is None:
-            self._attrs = _self_assignments(self.methods)
-        return self._attrs
-
-
-def _class_info(node: ast.ClassDef) -> ClassInfo:
-    return ClassInfo(node, {m.name: m for m in node.body if isinstance(m, FUNCTION_NODES)})
-
-
-def _self_assignments(methods: dict[str, ast.FunctionDef]) -> tuple[dict[str, ast.expr], set[str]]:
-    self_attrs: dict[str, ast.expr] = {}
-    buffers: set[str] = set()
-    for method in methods.values():
-        if not method.args.args:
-            continue
-        self_name = method.args.args[0].arg
-        for statement in _statements(method.body):
-            if isinstance(statement, ast.Assign):
-                for target in statement.targets:
-                    if _is_self_attr(target, self_name):
-                        self_attrs.setdefault(target.attr, statement.value)
-            elif isinstance(statement, ast.Expr) and _is_register_buffer(statement.value):
-                first = statement.value.args[0]
-                if isinstance(first, ast.Constant) and isinstance(first.value, str):
-                    buffers.add(first.value)
-    return self_attrs, buffers
-
-
-def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
-    """Statements of a method, in nested blocks too (not in nested defs); assignments and
-    register_buffer calls are statements, so expressions need not be walked (10x cheaper)."""
-    for statement in body:
-        yield statement
-        if isinstance(statement, (*FUNCTION_NODES, ast.ClassDef)):
-            continue
-        for block in ("body", "orelse", "finalbody"):
-            inner = getattr(statement, block, None)
-            if inner:
-                yield from _statements(inner)
-        for handler in getattr(statement, "handlers", None) or ():
-            yield from _statements(handler.body)
-        for case in getattr(statement, "cases", None) or ():
-            yield from _statements(case.body)
-
-
-def _is_register_buffer(node: ast.expr) -> bool:
-    return (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr == "register_buffer"
-        and bool(node.args)
-    )
-
-
-def _is_self_attr(node: ast.AST, self_name: str) -> bool:
-    return (
-        isinstance(node, ast.Attribute)
-        and isinstance(node.value, ast.Name)
-        and node.value.id == self_name
-    )
-
-
-@dataclass
-class ModuleIndex:
-    """The top-level definitions of one file."""
-
-    tree: ast.Module
-    scope: Scope
-    classes: dict[str, ClassInfo]
-    functions: dict[str, ast.FunctionDef]
-    path: str = ""  # as displayed in reports
-    file: str = ""  # absolute path, the identity used across files (empty for text checks)
-
-    @property
-    def identity(self) -> str:
-        """What Entry.path holds: independent of the working directory, so a reach map cached
-        by a run from another folder still names the same files."""
-        return self.file or self.path
-
-    @classmethod
-    def build(cls, tree: ast.Module, path: str = "", package: str | None = None, file: str = "") -> "ModuleIndex":
-        classes = {n.name: _class_info(n) for n in tree.body if isinstance(n, ast.ClassDef)}
-        functions = {n.name: n for n in tree.body if isinstance(n, FUNCTION_NODES)}
-        return cls(tree, module_scope(tree, package), classes, functions, path, file)
-
-
-class Resolver(Protocol):
-    """Answers for names bound by imports from other files (issue: cross-file analysis)."""
-
-    def external_class(self, qualname: str) -> tuple["ModuleIndex", ClassInfo] | None: ...
-
-    def external_function(self, qualname: str) -> tuple["ModuleIndex", ast.FunctionDef] | None: ...
-
-
-class NoResolver:
-    def external_class(self, qualname: str):
-        return None
-
-    def external_function(self, qualname: str):
-        return None
-
+from onnxfix.rewriter.names import FUNCTION_NODES, Scope, dotted_parts, walk_scope
 
 # How the exporters run a reached function: "dynamo" and "legacy" trace it as Python; SCRIPTED
 # is the legacy exporter running it compiled by TorchScript (a `@torch.jit._script_if_tracing`
@@ -416,7 +281,7 @@ class _CallSites:
         self.modes = fn.entry.modes
         body = walk_function_body(fn.node)
         # Most functions have no guard: their call sites need no parent map.
-        self.parents = {id(n): p for n, p in body} if any(_is_guard_call(n) for n, _ in body) else None
+        self.parents = {id(n): p for n, p in body} if any(is_guard_call(n) for n, _ in body) else None
 
     def callee_modes(self, site: ast.AST, callee: ast.AST) -> frozenset[str]:
         modes = set(self.modes)
@@ -451,14 +316,6 @@ def exporters_not_running(modes: frozenset[str], python_hazard: bool) -> frozens
 def _scripted_if_tracing(node: ast.AST) -> bool:
     decorators = getattr(node, "decorator_list", ())
     return any(_decorator_name(d) == "_script_if_tracing" for d in decorators)
-
-
-def _is_guard_call(node: ast.AST) -> bool:
-    if not isinstance(node, ast.Call):
-        return False
-    func = node.func
-    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-    return name in TRUE_UNDER_DYNAMO_EXPORT or name in TRUE_UNDER_LEGACY_EXPORT or name in TRUE_UNDER_BOTH_EXPORTS
 
 
 CONTAINERS = frozenset({"torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.ModuleDict"})
@@ -504,7 +361,7 @@ def functions_from_reach(module: ModuleIndex, reach: dict[str, Entry]) -> Export
         elif isinstance(node, ast.ClassDef) and node.name in wanted:
             info = module.classes.get(node.name)
             if info is None or info.node is not node:
-                info = _class_info(node)
+                info = class_info(node)
             for method in node.body:
                 if isinstance(method, FUNCTION_NODES):
                     visit_function(method, f"{node.name}.{method.name}", info, module.scope)
@@ -551,229 +408,3 @@ def _is_super_call(node: ast.expr) -> bool:
     )
 
 
-def _walk_with_lambdas(fn: ast.AST) -> Iterator[tuple[ast.AST, ast.AST | None]]:
-    """walk_scope, but entering lambdas (their bodies run as part of the function) and
-    skipping training-only branches (models are exported in eval mode)."""
-    stack = [(child, fn) for child in reversed(child_nodes(fn))]
-    while stack:
-        node, parent = stack.pop()
-        yield node, parent
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            continue
-        stack.extend((child, node) for child in reversed(_children_run_in_eval(node)))
-
-
-def _children_run_in_eval(node: ast.AST) -> list[ast.AST]:
-    if isinstance(node, ast.If):
-        training = True if _loss_branch(node) else _training_test(node.test)
-        if training is True:  # `if self.training:` / `if cond and self.training:`
-            return [node.test, *node.orelse]
-        if training is False:  # `if not self.training:` ... else: <training only>
-            return [node.test, *node.body]
-    return child_nodes(node)
-
-
-# Calls that tell the exporters apart while a model is exported (measured on torch 2.13): True
-# under the dynamo exporter (torch.export) and False under the legacy one, or the reverse.
-# torchvision's `_is_tracing()` is `torch._C._get_tracing_state()`, the TorchScript tracer's
-# state, like torch.jit.is_tracing() (tests/test_export_guards.py measures all three).
-TRUE_UNDER_DYNAMO_EXPORT = frozenset({
-    "is_exporting", "is_compiling", "is_dynamo_compiling", "is_torchdynamo_exporting", "is_torchdynamo_compiling",
-})
-TRUE_UNDER_LEGACY_EXPORT = frozenset({"is_tracing", "_is_tracing", "_get_tracing_state"})
-# True under both exporters while they trace (torch.onnx.__init__: the legacy exporter's
-# GLOBALS.in_onnx_export or the dynamo exporter's _flags._is_onnx_exporting), False in eager:
-# the body of `if not torch.onnx.is_in_onnx_export():` is never exported (the ONX522 helpers).
-TRUE_UNDER_BOTH_EXPORTS = frozenset({"is_in_onnx_export"})
-EXPORTERS = frozenset({"dynamo", "legacy"})
-
-
-def exporters_skipping(node: ast.AST, ancestors: Iterable[ast.AST]) -> frozenset[str]:
-    """Exporters under which ``node`` never runs, from the export guards around it: the body of
-    `if not torch.compiler.is_exporting():` (or of `if torch.jit.is_tracing():`) is skipped by
-    the dynamo exporter, the other branch by the legacy one, and so is the code after `if
-    torchvision._is_tracing(): return ...`. ``ancestors``: innermost first."""
-    skipped: set[str] = set()
-    child = node
-    for ancestor in ancestors:
-        if isinstance(ancestor, (ast.If, ast.IfExp)):
-            in_body = child in ancestor.body if isinstance(ancestor, ast.If) else child is ancestor.body
-            in_else = child in ancestor.orelse if isinstance(ancestor, ast.If) else child is ancestor.orelse
-            test = ancestor.test
-            conjuncts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
-            for conjunct in conjuncts if in_body else [test] if in_else else []:
-                runs_under = _export_guard(conjunct)  # the exporters under which the test holds
-                if runs_under is not None:
-                    skipped.update(EXPORTERS - runs_under if in_body else runs_under)
-        if isinstance(ancestor, ast.BoolOp) and child in ancestor.values:
-            # `guard or check` (`assert torch.onnx.is_in_onnx_export() or n.item() <= k`): the
-            # operands after a guard run only where it is false; after it in an `and`, true
-            for earlier in ancestor.values[: ancestor.values.index(child)]:
-                runs_under = _export_guard(earlier)
-                if runs_under is not None:
-                    skipped.update(runs_under if isinstance(ancestor.op, ast.Or) else EXPORTERS - runs_under)
-        skipped.update(_skipped_by_early_exits(child, ancestor))
-        child = ancestor
-    return frozenset(skipped)
-
-
-def _skipped_by_early_exits(statement: ast.AST, block_owner: ast.AST) -> Iterator[str]:
-    """`if <guard>: ...; return ...` before ``statement`` in the same block: the statement runs
-    only where the guard is false (as in an `else:`)."""
-    for name in ("body", "orelse", "finalbody"):
-        block = getattr(block_owner, name, None)
-        if isinstance(block, list) and statement in block:
-            for earlier in block[: block.index(statement)]:
-                if isinstance(earlier, ast.If) and not earlier.orelse and _always_exits(earlier.body):
-                    runs_under = _export_guard(earlier.test)
-                    if runs_under is not None:
-                        yield from runs_under
-            return
-
-
-def _always_exits(body: list[ast.stmt]) -> bool:
-    return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise))
-
-
-def _export_guard(test: ast.expr) -> frozenset[str] | None:
-    """The exporters under which ``test`` is true, for an export guard; None for other tests."""
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        inner = _export_guard(test.operand)
-        return None if inner is None else EXPORTERS - inner
-    if isinstance(test, ast.Call) and not test.args and not test.keywords:
-        func = test.func
-        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-        if name in TRUE_UNDER_DYNAMO_EXPORT:
-            return frozenset({"dynamo"})
-        if name in TRUE_UNDER_LEGACY_EXPORT:
-            return frozenset({"legacy"})
-        if name in TRUE_UNDER_BOTH_EXPORTS:
-            return EXPORTERS
-    return None
-
-
-def in_training_only_code(node: ast.AST, ancestors: Iterable[ast.AST]) -> bool:
-    """``node`` sits where only training (or loss, or scripting) code runs: the body of `if
-    self.training:` or the `else` of `if not self.training:`. Models are exported in eval mode,
-    so that code is never traced. ``ancestors``: innermost first."""
-    child = node
-    for ancestor in ancestors:
-        if isinstance(ancestor, ast.If):
-            training = True if _loss_branch(ancestor) else _training_test(ancestor.test)
-            if (training is True and child in ancestor.body) or (training is False and child in ancestor.orelse):
-                return True
-        child = ancestor
-    return False
-
-
-def _training_test(test: ast.expr) -> bool | None:
-    """True if the test can only hold in training mode (or while computing a loss, or under
-    TorchScript scripting), False if only in eval mode."""
-    if isinstance(test, ast.Attribute) and test.attr in ("training", "is_training"):
-        return True
-    if _loss_only_test(test):  # losses are not exported: `if return_loss:`, `if labels is not None:`
-        return True
-    if _scripting_only_test(test):  # `elif torch.jit.is_scripting():` never runs under export
-        return True
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        inner = _training_test(test.operand)
-        return None if inner is None else not inner
-    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
-        return True if any(_training_test(v) is True for v in test.values) else None
-    return None
-
-
-def _scripting_only_test(test: ast.expr) -> bool:
-    parts = dotted_parts(test.func) if isinstance(test, ast.Call) else None
-    return bool(parts) and parts[-1] == "is_scripting"
-
-
-def _loss_branch(node: ast.If) -> bool:
-    """`if future_values is not None: ... loss = ...` (TimesFM): a branch on an optional input
-    that computes `loss` is the loss computation for targets, which an exported model is not
-    given (like `if labels is not None:`, whatever the targets are called)."""
-    test = node.test
-    if not (
-        isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.IsNot)
-        and isinstance(test.left, ast.Name)
-        and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None
-    ):
-        return False
-    stack = list(node.body)
-    while stack:
-        statement = stack.pop()
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        targets = ()
-        if isinstance(statement, ast.Assign):
-            targets = statement.targets
-        elif isinstance(statement, (ast.AnnAssign, ast.AugAssign)):
-            targets = (statement.target,)
-        if any(isinstance(t, ast.Name) and t.id == "loss" for t in targets):
-            return True
-        stack.extend(child for child in ast.iter_child_nodes(statement) if isinstance(child, ast.stmt))
-    return False
-
-
-def _loss_only_test(test: ast.expr) -> bool:
-    if isinstance(test, ast.Name) and test.id == "return_loss":
-        return True
-    return (
-        isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.IsNot)
-        and isinstance(test.left, ast.Name) and test.left.id == "labels"
-        and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None
-    )
-
-
-def walk_function_body(fn: ast.AST) -> list[tuple[ast.AST, ast.AST | None]]:
-    """_walk_with_lambdas, computed once per function node: reachability, the engine (parents,
-    visitors) and rules all walk the same bodies, and walking is the bulk of a scan."""
-    walked = getattr(fn, "_onnxfix_body", None)
-    if walked is None:
-        walked, fn._onnxfix_scope_nodes = _walk_function(fn)
-        fn._onnxfix_body = walked
-    return walked
-
-
-def scope_of_function(fn: ast.AST, parent: Scope) -> Scope:
-    """names.function_scope, its scope scan taken from the body walk's traversal."""
-    walk_function_body(fn)
-    return function_scope(fn, parent)
-
-
-def _walk_function(fn: ast.AST) -> tuple[list, list]:
-    """One traversal, two views of a function (both (node, parent) in walk order): its body
-    as exported (_walk_with_lambdas: lambdas entered, training-only branches skipped) and its
-    own scope (names.walk_scope: lambdas not entered, every branch), which
-    names.function_scope scans for bindings."""
-    body: list[tuple[ast.AST, ast.AST | None]] = []
-    own: list[tuple[ast.AST, ast.AST | None]] = []
-    stack = [(child, fn, False, False) for child in reversed(child_nodes(fn))]
-    while stack:
-        node, parent, in_lambda, in_training = stack.pop()
-        if not in_lambda:
-            own.append((node, parent))
-        if not in_training:
-            body.append((node, parent))
-        kind = type(node)
-        if kind in _NOT_ENTERED or (kind is ast.Lambda and in_training):
-            continue
-        children = child_nodes(node)
-        if kind is ast.Lambda:
-            in_lambda = True
-        elif kind is ast.If and not in_training:
-            run = {id(child) for child in _children_run_in_eval(node)}
-            if len(run) != len(children):
-                stack.extend((c, node, in_lambda, id(c) not in run) for c in reversed(children))
-                continue
-        stack.extend((c, node, in_lambda, in_training) for c in reversed(children))
-    return body, own
-
-
-_NOT_ENTERED = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
-
-
-def in_training_branch(node: ast.AST, ctx) -> bool:
-    """Inside `if self.training:` (or another training/loss-only branch, as reachability
-    decides them): models are exported in eval mode, so that code is not traced."""
-    return in_training_only_code(node, ctx.ancestors(node))

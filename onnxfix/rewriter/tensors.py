@@ -13,7 +13,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from onnxfix.rewriter.evidence import all_tensors, one_dtype, scalar_tensor_dtype
-from onnxfix.rewriter.scope import walk_function_body
+from onnxfix.rewriter.function_body import walk_function_body
 
 if TYPE_CHECKING:
     from onnxfix.rewriter.context import FunctionContext

@@ -17,7 +17,7 @@ from onnxfix.patterns.control_flow.size_parity import size_parity_pad
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.datadep import is_data_dependent_size
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
-from onnxfix.rewriter.scope import in_training_branch
+from onnxfix.rewriter.export_guards import in_training_branch
 from onnxfix.rewriter.statements import (
     bound_before,
     comments_outside,

@@ -12,7 +12,7 @@ from onnxfix.patterns.control_flow.repeated_rows import repeated_list, repeated_
 from onnxfix.patterns.control_flow.scatter_loop import scatter_loop
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
-from onnxfix.rewriter.scope import in_training_branch
+from onnxfix.rewriter.export_guards import in_training_branch
 from onnxfix.rewriter.statements import comments_outside, replace_statements
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from onnxfix.patterns.numpy_interop.numbers import NumberCall, number_call
 from onnxfix.patterns.numpy_interop.twins import NDARRAY_METHODS, TUPLE_RESULTS, TWINS, Twin
 from onnxfix.rewriter.context import FunctionContext
-from onnxfix.rewriter.scope import EXPORTERS, exporters_skipping
+from onnxfix.rewriter.export_guards import EXPORTERS, exporters_skipping
 
 REFERENCES = (
     "https://pytorch.org/docs/stable/onnx_torchscript.html#avoid-numpy-and-built-in-python-types",
@@ -169,7 +169,7 @@ def _receiver_name(source: ast.Call) -> str | None:
 
 
 def _body(ctx: FunctionContext):
-    from onnxfix.rewriter.scope import walk_function_body
+    from onnxfix.rewriter.function_body import walk_function_body
 
     return walk_function_body(ctx.fn.node)
 

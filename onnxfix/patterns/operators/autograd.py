@@ -8,7 +8,8 @@ import ast
 from onnxfix.config import LEGACY
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
-from onnxfix.rewriter.scope import ClassInfo, is_autograd_function
+from onnxfix.rewriter.module_index import ClassInfo
+from onnxfix.rewriter.scope import is_autograd_function
 
 
 class AutogradFunctionCallable(Rule):

@@ -1,0 +1,150 @@
+"""One file as reachability sees it: its classes (methods, ``self.<attr>`` assignments, buffers)
+and functions (``ModuleIndex``), and the ``Resolver`` that answers for names imported from other
+files (the single-file resolver answers none, the project resolver follows imports across the
+scanned tree). scope.py builds the export-time scope from these.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Iterator, Protocol
+
+from onnxfix.rewriter.names import FUNCTION_NODES, Scope, module_scope
+
+# Bases from outside torch.nn that are nn.Module subclasses, matched on the last name part so
+# that relative imports (``from ...modeling_utils import PreTrainedModel``) match too.
+KNOWN_MODULE_BASES = frozenset({"PreTrainedModel", "LightningModule", "ModelMixin"})
+
+
+def is_torch_module_qualname(qualname: str) -> bool:
+    """torch.nn.Module and the torch.nn classes deriving from it (Linear, Sequential, ...)."""
+    if not qualname.startswith("torch.nn.") or ".functional" in qualname:
+        return False
+    last = qualname.rsplit(".", 1)[-1]
+    return last[:1].isupper() and last not in {"Parameter", "ParameterList", "ParameterDict"}
+
+
+class ClassInfo:
+    """A class's methods, and (computed on first use: most classes of a resolved file are never
+    asked) the ``self.<attr> = <value>`` assignments of its methods and its buffers."""
+
+    def __init__(self, node: ast.ClassDef, methods: dict[str, ast.FunctionDef]):
+        self.node = node
+        self.methods = methods
+        self._attrs: tuple[dict[str, ast.expr], set[str]] | None = None
+
+    @property
+    def name(self) -> str:
+        return self.node.name
+
+    @property
+    def self_attrs(self) -> dict[str, ast.expr]:
+        """self.<attr> = <value> assignments found in any method (first one wins)."""
+        return self._scan()[0]
+
+    @property
+    def buffers(self) -> set[str]:
+        return self._scan()[1]
+
+    def _scan(self) -> tuple[dict[str, ast.expr], set[str]]:
+        if self._attrs is None:
+            self._attrs = _self_assignments(self.methods)
+        return self._attrs
+
+
+def class_info(node: ast.ClassDef) -> ClassInfo:
+    return ClassInfo(node, {m.name: m for m in node.body if isinstance(m, FUNCTION_NODES)})
+
+
+def _self_assignments(methods: dict[str, ast.FunctionDef]) -> tuple[dict[str, ast.expr], set[str]]:
+    self_attrs: dict[str, ast.expr] = {}
+    buffers: set[str] = set()
+    for method in methods.values():
+        if not method.args.args:
+            continue
+        self_name = method.args.args[0].arg
+        for statement in _statements(method.body):
+            if isinstance(statement, ast.Assign):
+                for target in statement.targets:
+                    if _is_self_attr(target, self_name):
+                        self_attrs.setdefault(target.attr, statement.value)
+            elif isinstance(statement, ast.Expr) and _is_register_buffer(statement.value):
+                first = statement.value.args[0]
+                if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                    buffers.add(first.value)
+    return self_attrs, buffers
+
+
+def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Statements of a method, in nested blocks too (not in nested defs); assignments and
+    register_buffer calls are statements, so expressions need not be walked (10x cheaper)."""
+    for statement in body:
+        yield statement
+        if isinstance(statement, (*FUNCTION_NODES, ast.ClassDef)):
+            continue
+        for block in ("body", "orelse", "finalbody"):
+            inner = getattr(statement, block, None)
+            if inner:
+                yield from _statements(inner)
+        for handler in getattr(statement, "handlers", None) or ():
+            yield from _statements(handler.body)
+        for case in getattr(statement, "cases", None) or ():
+            yield from _statements(case.body)
+
+
+def _is_register_buffer(node: ast.expr) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "register_buffer"
+        and bool(node.args)
+    )
+
+
+def _is_self_attr(node: ast.AST, self_name: str) -> bool:
+    return (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == self_name
+    )
+
+
+@dataclass
+class ModuleIndex:
+    """The top-level definitions of one file."""
+
+    tree: ast.Module
+    scope: Scope
+    classes: dict[str, ClassInfo]
+    functions: dict[str, ast.FunctionDef]
+    path: str = ""  # as displayed in reports
+    file: str = ""  # absolute path, the identity used across files (empty for text checks)
+
+    @property
+    def identity(self) -> str:
+        """What Entry.path holds: independent of the working directory, so a reach map cached
+        by a run from another folder still names the same files."""
+        return self.file or self.path
+
+    @classmethod
+    def build(cls, tree: ast.Module, path: str = "", package: str | None = None, file: str = "") -> "ModuleIndex":
+        classes = {n.name: class_info(n) for n in tree.body if isinstance(n, ast.ClassDef)}
+        functions = {n.name: n for n in tree.body if isinstance(n, FUNCTION_NODES)}
+        return cls(tree, module_scope(tree, package), classes, functions, path, file)
+
+
+class Resolver(Protocol):
+    """Answers for names bound by imports from other files (issue: cross-file analysis)."""
+
+    def external_class(self, qualname: str) -> tuple["ModuleIndex", ClassInfo] | None: ...
+
+    def external_function(self, qualname: str) -> tuple["ModuleIndex", ast.FunctionDef] | None: ...
+
+
+class NoResolver:
+    def external_class(self, qualname: str):
+        return None
+
+    def external_function(self, qualname: str):
+        return None
