@@ -14,7 +14,9 @@ from onnxfix.rewriter.export_guards import exporters_skipping
 from onnxfix.rewriter.module_index import ModuleIndex, is_torch_module_qualname
 from onnxfix.rewriter.scope import ExportFunction, ExportScope, exporters_not_running
 from onnxfix.rewriter.source import SourceFile
-from onnxfix.rewriter.tensors import IntegerOracle, SizeOracle, TensorOracle
+from onnxfix.rewriter.integers import IntegerOracle
+from onnxfix.rewriter.sizes import SizeOracle
+from onnxfix.rewriter.tensors import TensorOracle
 
 if TYPE_CHECKING:
     from onnxfix.rewriter.rule import Rule
@@ -239,7 +241,7 @@ class FunctionContext(_FileView):
     def is_shape_sequence(self, node: ast.expr) -> bool:
         """A torch.Size: ``x.shape``, ``x.size()``, a slice of one, or a name only ever bound to
         one (a parameter: at every call site in the file)."""
-        from onnxfix.rewriter.tensors import is_whole_shape
+        from onnxfix.rewriter.integers import is_whole_shape
 
         if is_whole_shape(node):
             return True

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 
-from onnxfix.rewriter.tensors import SIZE_QUERY_METHODS
+from onnxfix.rewriter.sizes import SIZE_QUERY_METHODS
 
 # Calls whose result has a size read from the data.
 DATA_SIZED_FUNCTIONS = frozenset({

@@ -14,7 +14,7 @@ import ast
 
 from onnxfix.patterns.control_flow.loop_parts import rebound_by_other_loops
 from onnxfix.rewriter.context import FunctionContext
-from onnxfix.rewriter.tensors import int_constant
+from onnxfix.rewriter.integers import int_constant
 from onnxfix.rewriter.rule import Fix
 from onnxfix.rewriter.statements import statement_removal
 

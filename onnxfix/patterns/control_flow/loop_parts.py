@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from onnxfix.rewriter.context import FunctionContext
-from onnxfix.rewriter.tensors import int_constant
+from onnxfix.rewriter.integers import int_constant
 
 
 def loop_length_source(iterable: ast.expr) -> str | None:

@@ -7,7 +7,7 @@ import ast
 
 from onnxfix.patterns.control_flow.loop_parts import is_row, loop_length_source, uses_name_elsewhere
 from onnxfix.rewriter.context import FunctionContext
-from onnxfix.rewriter.tensors import int_constant
+from onnxfix.rewriter.integers import int_constant
 from onnxfix.rewriter.rule import Edit, Fix
 from onnxfix.rewriter.statements import (
     block_of,

@@ -9,7 +9,7 @@ from onnxfix.rewriter.context import FunctionContext, builtin_call
 from onnxfix.rewriter.precedence import ATOM, BITOR, operand
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 from onnxfix.rewriter.statements import assigned_just_before, enclosing_statement, statement_removal
-from onnxfix.rewriter.tensors import is_whole_shape
+from onnxfix.rewriter.integers import is_whole_shape
 
 
 class LenOfTensor(Rule):

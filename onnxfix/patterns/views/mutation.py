@@ -19,7 +19,7 @@ from onnxfix.rewriter.export_guards import in_training_branch
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 from onnxfix.rewriter.function_body import walk_function_body
-from onnxfix.rewriter.tensors import int_constant, is_number
+from onnxfix.rewriter.integers import int_constant, is_number
 
 
 class ViewMutation(Rule):

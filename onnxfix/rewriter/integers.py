@@ -1,0 +1,181 @@
+"""Is this expression a Python int (or a non-negative one)? ``IntegerOracle`` answers for the
+fixes whose exactness depends on it (floor division, modulo, ``math`` calls on sizes), with the
+small constant and assignment helpers sizes.py shares.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from onnxfix.rewriter.context import FunctionContext
+
+def int_constant(node: ast.AST) -> int | None:
+    """The value of an integer literal, signed or not (`3`, `-1`; not a bool); None otherwise."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = int_constant(node.operand)
+        return None if inner is None else -inner
+    return node.value if isinstance(node, ast.Constant) and type(node.value) is int else None
+
+
+def is_number(node: ast.AST) -> bool:
+    """A numeric literal, signed or not (not a bool)."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    return isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
+
+
+# Calls on a tensor that return a Python int, and builtins that return one from ints.
+INT_METHODS = frozenset({"dim", "numel", "ndimension", "nelement"})
+INT_MATH = frozenset({"math.ceil", "math.floor", "math.prod", "math.isqrt"})
+INT_OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)
+NONNEGATIVE_OPERATORS = (ast.Add, ast.Mult, ast.FloorDiv, ast.Mod)
+
+
+class IntegerOracle:
+    """Is a size expression a Python *int* (not a float), and is it known to be >= 0?
+
+    Exact rewrites of Python math depend on both: ``math.ceil(a / b) == (a + b - 1) // b``
+    needs integer ``a`` and ``b > 0``; ``math.sqrt(d) == d ** 0.5`` needs ``d >= 0`` (a
+    negative base gives a complex number). Answers True only on evidence: tensor sizes, ``len``,
+    integer constants and integer arithmetic of those, and names only ever assigned such."""
+
+    def __init__(self, ctx: "FunctionContext"):
+        self.ctx = ctx
+        self._names: dict[tuple[str, str], bool] = {}
+
+    def is_int(self, node: ast.AST) -> bool:
+        return self._check(node, "int")
+
+    def is_nonnegative_int(self, node: ast.AST) -> bool:
+        return self._check(node, "nonneg")
+
+    def _check(self, node: ast.AST, kind: str) -> bool:
+        nonneg = kind == "nonneg"
+        if isinstance(node, ast.Constant):
+            return type(node.value) is int and (node.value >= 0 or not nonneg)
+        if isinstance(node, ast.Attribute):
+            return node.attr == "ndim"
+        if isinstance(node, ast.Subscript):
+            return not isinstance(node.slice, ast.Slice) and (
+                _is_shape(node.value) or is_whole_shape(node.value) or self._shape_name(node.value))
+        if isinstance(node, ast.Call):
+            return self._call(node, kind)
+        if isinstance(node, ast.BinOp):
+            return self._binop(node, kind)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            return not nonneg and self._check(node.operand, kind)
+        if isinstance(node, ast.Name):
+            return self._name(node.id, kind)
+        return False
+
+    def _shape_name(self, node: ast.AST) -> bool:
+        """`hw[0]` with `hw = x.shape[-2:]` bound once: an item of a torch.Size."""
+        if not isinstance(node, ast.Name) or self.ctx.is_parameter(node.id):
+            return False
+        values = self.ctx.assignments(node.id)
+        return len(values) == 1 and is_whole_shape(values[0])
+
+    def _binop(self, node: ast.BinOp, kind: str) -> bool:
+        operators = NONNEGATIVE_OPERATORS if kind == "nonneg" else INT_OPERATORS
+        if isinstance(node.op, operators):
+            return self._check(node.left, kind) and self._check(node.right, kind)
+        if isinstance(node.op, ast.Pow):  # int ** non-negative int constant
+            exponent = node.right
+            return (
+                isinstance(exponent, ast.Constant) and type(exponent.value) is int and exponent.value >= 0
+                and self._check(node.left, kind)
+            )
+        return False
+
+    def _call(self, node: ast.Call, kind: str) -> bool:
+        func = node.func
+        if kind == "int" and self.ctx.qualname(func) in INT_MATH:  # math.ceil/floor return ints
+            return True
+        if isinstance(func, ast.Attribute):
+            if func.attr == "size" and len(node.args) == 1 and not node.keywords:
+                return True
+            return func.attr in INT_METHODS and not node.args
+        if isinstance(func, ast.Name) and self._is_builtin(func.id):
+            if func.id == "len":
+                return True
+            if func.id == "int":  # int() of a size expression: sign kept, truncated
+                return len(node.args) == 1 and (kind == "int" or self._check(node.args[0], kind))
+            if func.id in ("max", "min") and len(node.args) >= 2:
+                checks = [self.is_int(a) for a in node.args]
+                if kind == "nonneg":
+                    signs = [self.is_nonnegative_int(a) for a in node.args]
+                    return all(checks) and (any(signs) if func.id == "max" else all(signs))
+                return all(checks)
+            if func.id == "abs" and len(node.args) == 1:
+                return self.is_int(node.args[0])
+        return False
+
+    def _is_builtin(self, name: str) -> bool:
+        return self.ctx.is_builtin(name)
+
+    def _name(self, name: str, kind: str) -> bool:
+        key = (name, kind)
+        if key in self._names:
+            return self._names[key]
+        self._names[key] = False  # a name defined through itself is not proven
+        values = self.ctx.assignments(name)
+        if self.ctx.is_parameter(name):
+            # every call site passes an int (a non-negative one for "nonneg"), every rebinding too
+            answer = self.ctx.across_calls(kind, name, lambda caller, arg: caller.ints._check(arg, kind))
+            answer = answer and all(self._assigned(name, v, kind) for v in values)
+        elif self.ctx.shape_element(name):  # an item of a torch.Size: an int >= 0
+            answer = True
+        else:
+            answer = bool(values) and all(self._assigned(name, v, kind) for v in values)
+        self._names[key] = answer
+        return answer
+
+    def _assigned(self, name: str, value: ast.AST, kind: str) -> bool:
+        if isinstance(value, ast.Assign):  # b, s = x.shape[:2] / h, w = a, b
+            element = unpacked_element(value, name)
+            if element is not None:
+                return self._check(element, kind)
+            return is_whole_shape(value.value) and not _is_starred_target(value, name)
+        if isinstance(value, ast.stmt):
+            return False
+        return self._check(value, kind)
+
+
+def _is_shape(node: ast.AST) -> bool:
+    """``x.shape`` or ``x.size()``: a torch.Size, whose items are non-negative ints."""
+    if isinstance(node, ast.Attribute):
+        return node.attr == "shape"
+    return (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size"
+        and not node.args and not node.keywords
+    )
+
+
+def is_whole_shape(value: ast.AST) -> bool:
+    """``x.shape``, ``x.size()``, ``x.shape[:2]``: a torch.Size (``b, c, h, w = x.shape``)."""
+    if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Slice):
+        value = value.value
+    return _is_shape(value)
+
+
+def _is_starred_target(assign: ast.Assign, name: str) -> bool:
+    """``b, *rest = x.shape``: ``rest`` is a list, not an int."""
+    return any(
+        isinstance(node, ast.Starred) and isinstance(node.value, ast.Name) and node.value.id == name
+        for target in assign.targets
+        for node in ast.walk(target)
+    )
+
+
+def unpacked_element(assign: ast.Assign, name: str) -> ast.AST | None:
+    """For ``h, w = a, b`` the expression assigned to ``name``; None if not element-wise."""
+    if not isinstance(assign.value, (ast.Tuple, ast.List)):
+        return None
+    for target in assign.targets:
+        if isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == len(assign.value.elts):
+            for element, value in zip(target.elts, assign.value.elts):
+                if isinstance(element, ast.Name) and element.id == name:
+                    return value
+    return None

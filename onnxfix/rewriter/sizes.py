@@ -1,0 +1,157 @@
+"""Is this expression a size? ``SizeOracle`` answers for the shape arithmetic rules: Python
+values derived from tensor sizes (``x.shape[1] * 2``, ``x.size(0)``, ``len(x)``). Part of the
+analysis ``ctx`` offers rules, with tensors.py (is it a tensor?) and integers.py (is it an int?).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from onnxfix.rewriter.integers import is_number, unpacked_element
+
+if TYPE_CHECKING:
+    from onnxfix.rewriter.context import FunctionContext
+
+# Tensor methods that read a size (the answer is a Python int in eager).
+SIZE_QUERY_METHODS = frozenset({"size", "dim", "numel", "ndimension", "nelement"})
+# Builtins whose result is a size when their arguments are (len(x), max(h, w), round(s)).
+SIZE_BUILTINS = frozenset({"len", "int", "min", "max", "abs", "round"})
+SIZE_MATH = frozenset({"math.sqrt", "math.ceil", "math.floor", "math.log2", "math.pow", "math.prod"})
+NUMPY_SIZE_ROUNDING = frozenset({"numpy.ceil", "numpy.floor"})
+
+
+class SizeOracle:
+    """Is an expression a Python value derived from tensor sizes (``x.shape[1] * 2``)?
+
+    Those are traced tensors under the legacy exporter and SymInts under dynamo, so in-place
+    arithmetic and Python math on them behave differently from eager."""
+
+    def __init__(self, ctx: "FunctionContext"):
+        self.ctx = ctx
+        self._names: dict[str, bool] = {}
+
+    def is_size(self, node: ast.AST) -> bool:
+        if isinstance(node, ast.Attribute):
+            return node.attr in ("shape", "ndim") and not self.is_model_tensor(node.value)
+        if isinstance(node, ast.Call):
+            return self._call(node)
+        if isinstance(node, ast.Subscript):
+            return self.is_size(node.value)
+        if isinstance(node, ast.BinOp):
+            left, right = self.is_size(node.left), self.is_size(node.right)
+            return (left or right) and all(
+                s or is_number(side) for s, side in ((left, node.left), (right, node.right))
+            )
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            return self.is_size(node.operand)
+        if isinstance(node, ast.Name):
+            return self._name(node.id)
+        return False
+
+    def is_size_quotient(self, node: ast.AST) -> bool:
+        """A size, or a size divided by a value of any type (``H / self.window_size``): Python
+        math on it turns the traced size into a number, whatever the divisor is."""
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+            return self.is_size(node.left) or self.is_size(node)
+        return self.is_size(node)
+
+    def rounds_size(self, node: ast.AST) -> bool:
+        """``numpy.ceil(H / k)``, ``numpy.floor(x.shape[1] / 2)``: NumPy rounding of one size
+        quotient, integer size math (ONX402's) rather than array data (the NumPy region's)."""
+        return (
+            isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords
+            and self.ctx.qualname(node.func) in NUMPY_SIZE_ROUNDING and self.is_size_quotient(node.args[0])
+        )
+
+    def _call(self, node: ast.Call) -> bool:
+        if isinstance(node.func, ast.Attribute) and node.func.attr in SIZE_QUERY_METHODS:
+            return not self.is_model_tensor(node.func.value)
+        if isinstance(node.func, ast.Name) and node.func.id in SIZE_BUILTINS:
+            if self.ctx.is_builtin(node.func.id):
+                return bool(node.args) and all(self.is_size(a) or is_number(a) for a in node.args) and any(
+                    self.is_size(a) for a in node.args
+                )
+        qualname = self.ctx.qualname(node.func)
+        if qualname in SIZE_MATH:
+            return any(self.is_size(a) for a in node.args)
+        return False
+
+    def is_model_tensor(self, node: ast.AST, depth: int = 0) -> bool:
+        """A tensor of the model itself, whose shape the inputs cannot change: an
+        ``nn.Parameter`` or buffer of ``self``, ``.weight``/``.bias`` of an nn layer of ``self``,
+        an nn layer of ``self`` applied to those (``self.position_embedding(self.position_ids)``),
+        and constant-index views of them (``pos[0, 1:].unsqueeze(0).transpose(1, 2)``). Sizes of
+        such tensors are model constants (position-embedding tables, widths): recording them is
+        right in both exporters, so they are no sizes for the size rules."""
+        if depth > 12:
+            return False
+        ctx = self.ctx
+        if isinstance(node, ast.Attribute):
+            return ctx.is_own_parameter(node)
+        if isinstance(node, ast.Subscript):
+            return _constant_index(node.slice) and self.is_model_tensor(node.value, depth + 1)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if ctx.is_nn_module_attr(node.func):
+                return bool(node.args) and not node.keywords and all(
+                    self.is_model_tensor(a, depth + 1) for a in node.args
+                )
+            method = node.func.attr
+            if method in SHAPE_KEEPING_METHODS:
+                return self.is_model_tensor(node.func.value, depth + 1)
+            if method in CONSTANT_SHAPE_METHODS:
+                return not node.keywords and all(is_number(a) for a in node.args) and self.is_model_tensor(
+                    node.func.value, depth + 1
+                )
+            return False
+        if isinstance(node, ast.Name):
+            if ctx.is_parameter(node.id):
+                return False
+            values = ctx.assignments(node.id)
+            return bool(values) and all(
+                not isinstance(v, ast.stmt) and self.is_model_tensor(v, depth + 1) for v in values
+            )
+        return False
+
+    def _name(self, name: str) -> bool:
+        if name in self._names:
+            return self._names[name]
+        self._names[name] = False
+        values = [v for v in self.ctx.assignments(name) if not isinstance(v, ast.AugAssign)]
+        if self.ctx.is_parameter(name):
+            # a parameter is a size when every call site passes one (and every rebinding is one)
+            answer = self.ctx.across_calls("size", name, lambda caller, arg: caller.sizes.is_size(arg))
+            answer = answer and all(self._assigned_size(name, v) for v in values)
+        elif self.ctx.shape_element(name):  # [int(t) for t in x.size()[2:]]
+            answer = True
+        else:
+            answer = bool(values) and all(self._assigned_size(name, v) for v in values)
+        self._names[name] = answer
+        return answer
+
+    def _assigned_size(self, name: str, value: ast.AST) -> bool:
+        if isinstance(value, ast.Assign):  # tuple unpacking: b, s = x.shape[:2]
+            element = unpacked_element(value, name)
+            return self.is_size(element if element is not None else value.value)
+        if isinstance(value, ast.stmt):
+            return False
+        return self.is_size(value)
+
+
+# Methods that keep a tensor's shape whatever their arguments, and methods whose result shape is
+# fixed by the receiver's shape when their arguments are number literals.
+SHAPE_KEEPING_METHODS = frozenset({"to", "float", "half", "double", "detach", "clone", "contiguous", "type_as"})
+CONSTANT_SHAPE_METHODS = frozenset({
+    "transpose", "permute", "unsqueeze", "squeeze", "flatten", "t", "reshape", "view", "expand", "repeat",
+})
+
+
+def _constant_index(index: ast.AST) -> bool:
+    """``[0, 1:, :]``, ``[..., 0]``, ``[:, None]``: an index made of literals only."""
+    if isinstance(index, ast.Tuple):
+        return all(_constant_index(element) for element in index.elts)
+    if isinstance(index, ast.Slice):
+        return all(part is None or is_number(part) for part in (index.lower, index.upper, index.step))
+    if isinstance(index, ast.Constant):
+        return index.value is None or index.value is Ellipsis or (isinstance(index.value, int) and not isinstance(index.value, bool))
+    return is_number(index)
