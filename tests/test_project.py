@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from onnxfix import cli
-from onnxfix.rewriter import engine, runner
+from onnxfix.rewriter import engine, run_tasks, runner
 
 PROJECT = Path(__file__).parent / "projects" / "multifile"
 BOTH = ["--exporters", "dynamo,legacy"]
@@ -54,7 +54,7 @@ def parses(monkeypatch):
         counted.append(text)
         return real(text)
 
-    monkeypatch.setattr(runner, "parse_python", counting)
+    monkeypatch.setattr(run_tasks, "parse_python", counting)
     monkeypatch.setattr(engine, "parse_python", counting)
     return counted
 

@@ -14,7 +14,7 @@ from onnxfix.exporter.locations import ExportFinding
 from onnxfix.exporter.result import STAGE_FAILED, STAGE_OK, STAGES, Verdict
 from onnxfix.exporter.session import ExporterResult, TargetResult
 from onnxfix.exporter.sourcemap import headline
-from onnxfix.rewriter.runner import display_path
+from onnxfix.rewriter.paths import display_path
 
 SCHEMA_VERSION = 1
 MARKS = {STAGE_OK: "ok", STAGE_FAILED: "FAILED", "skipped": "-"}

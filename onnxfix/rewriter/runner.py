@@ -27,27 +27,24 @@ from onnxfix.config import Settings, load_settings, require_a_rule, with_overrid
 from onnxfix.patterns import all_rules
 from onnxfix.patterns.selectors import rule_selectors
 from onnxfix.rewriter import cache as cache_mod
-from onnxfix.rewriter import exporter_inference
+from onnxfix.rewriter import exporter_inference, run_tasks
 from onnxfix.rewriter.discover import discover
-from onnxfix.rewriter.engine import RuleSet, applicable, error_location, findings_in_module, process_file
-from onnxfix.rewriter.triggers import Triggers
+from onnxfix.rewriter.engine import RuleSet, applicable
+from onnxfix.rewriter.paths import display_path
 from onnxfix.rewriter.project import (
     ProjectResolver,
     absolute,
     content_hash,
     merge_reach,
-    own_functions,
     module_name,
     package_of,
     package_root,
-    reach_of_file,
     roots_for,
 )
-from onnxfix.rewriter.paths import display_path
 from onnxfix.rewriter.rule import FileResult, Finding
-from onnxfix.rewriter.module_index import ModuleIndex
 from onnxfix.rewriter.scope import Entry
-from onnxfix.rewriter.source import SourceError, SourceFile, parse_python, read_regular_bytes
+from onnxfix.rewriter.source import read_regular_bytes
+from onnxfix.rewriter.triggers import Triggers
 
 ENTRY_MARK = b"forward"  # a file without it defines no forward: no entry point
 PARALLEL_MIN_FILES = 24  # below this, process start-up costs more than it saves
@@ -132,18 +129,12 @@ def run(
     return result
 
 
-# A scan allocates millions of small AST and analysis objects; at CPython's default threshold
-# (700 allocations) the cyclic collector re-walks the live ones over and over: measured on 40
-# transformers model folders, 1.77 s of a 5.9 s scan in the collector, 0.24 s with this setting
-# (peak memory: bench/RESULTS.md). Collections still run, just far less often. The files'
-# own tasks pause the collector altogether (_one_task); this is for everything around them.
-SCAN_GC_THRESHOLD = (50_000, 20, 100)
 
 
 @contextlib.contextmanager
 def fewer_collections():
     previous = gc.get_threshold()
-    gc.set_threshold(*SCAN_GC_THRESHOLD)
+    gc.set_threshold(*run_tasks.SCAN_GC_THRESHOLD)
     try:
         yield
     finally:
@@ -293,7 +284,7 @@ class Project:
                 merge_reach(reach, cached)
         early: dict[str, tuple[dict[str, Entry], list[Finding]]] = {}
         for file, found, error, findings in self._map(
-            _reach_task, [self._reach_args(f) for f in pending], jobs, progress, "resolving"
+            run_tasks.reach_task, [self._reach_args(f) for f in pending], jobs, progress, "resolving"
         ):
             merge_reach(reach, found)
             if error:
@@ -323,7 +314,7 @@ class Project:
                 else:
                     to_check.append((scanned, keys, key))
         tasks = [self._check_args(s, keys, key) for s, keys, key in to_check]
-        for file_result, file in self._map(_check_task, tasks, jobs, progress, "checking"):
+        for file_result, file in self._map(run_tasks.check_task, tasks, jobs, progress, "checking"):
             results[file] = file_result
         for file, error in self._syntax_errors(syntax, jobs):
             results[file].error = error
@@ -337,7 +328,7 @@ class Project:
             key = cache_mod.key_of("syntax", scanned.raw_hash)
             if self.cache.get(key) is None:
                 pending.append((scanned.path, scanned.file, scanned.raw_hash, key))
-        for file, error in self._map(_syntax_task, pending, jobs, False, "parsing"):
+        for file, error in self._map(run_tasks.syntax_task, pending, jobs, False, "parsing"):
             if error is not None:
                 yield file, error
 
@@ -375,7 +366,7 @@ class Project:
         return self._hashes[dotted]
 
     def _findings_key(self, scanned: ScannedFile, keys: dict[str, Entry]) -> str:
-        return findings_key(self.rules_fingerprint, scanned.settings, scanned.file, scanned.display,
+        return run_tasks.findings_key(self.rules_fingerprint, scanned.settings, scanned.file, scanned.display,
                             scanned.raw_hash, keys)
 
     # -- tasks -----------------------------------------------------------------------------------
@@ -389,13 +380,13 @@ class Project:
                 keys, scanned.raw_hash, key)
 
     def _map(self, function: Callable, tasks: list, jobs: int, progress: bool, label: str) -> Iterator:
-        global _STATE
-        _STATE = _WorkerState(self.roots, self.ruleset, self.mode, self.cache, self.rules_fingerprint)
+        state = run_tasks.WorkerState(self.roots, self.ruleset, self.mode, self.cache, self.rules_fingerprint)
+        run_tasks.use_state(state)
         bar = _progress_bar(len(tasks), label) if progress else None
         try:
             if jobs <= 1 or len(tasks) < PARALLEL_MIN_FILES:
                 for task in tasks:
-                    yield _one_task(function, task)
+                    yield run_tasks.one_task(function, task)
                     if bar is not None:
                         bar.update()
                 return
@@ -403,21 +394,14 @@ class Project:
 
             method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
             context = multiprocessing.get_context(method)
-            with context.Pool(jobs, initializer=_init_worker, initargs=(_STATE,)) as pool:
-                for item in pool.imap_unordered(functools.partial(_one_task, function), tasks, chunksize=CHUNK):
+            with context.Pool(jobs, initializer=run_tasks.init_worker, initargs=(state,)) as pool:
+                for item in pool.imap_unordered(functools.partial(run_tasks.one_task, function), tasks, chunksize=CHUNK):
                     yield item
                     if bar is not None:
                         bar.update()
         finally:
             if bar is not None:
                 bar.close()
-
-
-def findings_key(rules_fingerprint: str, settings: Settings, file: str, display: str, raw_hash: str, keys) -> str:
-    return cache_mod.key_of(
-        "findings", rules_fingerprint, settings.fingerprint(), file, display, raw_hash,
-        cache_mod.reach_digest(keys),
-    )
 
 
 def _progress_bar(total: int, label: str):
@@ -430,104 +414,3 @@ def _progress_bar(total: int, label: str):
     except ImportError:  # pragma: no cover - tqdm is a dependency; degrade quietly
         return None
     return tqdm(total=total, desc=label, unit="file", leave=False, file=sys.stderr)
-
-
-# -- worker side (module-level functions: they run in child processes) ---------------------------
-@dataclass
-class _WorkerState:
-    roots: list[Path]
-    ruleset: RuleSet
-    mode: str
-    cache: cache_mod.Cache
-    rules_fingerprint: str
-    resolver: ProjectResolver | None = None
-
-    def findings_key(self, settings, file, display, raw_hash, keys) -> str:
-        return findings_key(self.rules_fingerprint, settings, file, display, raw_hash, keys)
-
-    def project_resolver(self) -> ProjectResolver:
-        if self.resolver is None:
-            self.resolver = ProjectResolver(self.roots, display=display_path)
-        return self.resolver
-
-
-_STATE: _WorkerState | None = None
-
-
-def _one_task(function: Callable, task):
-    """One file's task with the cyclic collector paused, then one collection of the young
-    generations. The analysis caches walks on the AST nodes (lists of (node, parent) pairs),
-    so a file's trees end as cyclic garbage; collecting once when the task ends visits each
-    object once, where automatic collections re-walk the live tree many times during the
-    task (a quarter of a cold scan's CPU on the whole corpus, same findings). What outlives
-    the task (the resolver's module cache) moves to the old generation."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return function(task)
-    finally:
-        gc.collect(1)
-        if enabled:
-            gc.enable()
-
-
-def _init_worker(state: _WorkerState) -> None:
-    global _STATE
-    _STATE = state
-    gc.set_threshold(*SCAN_GC_THRESHOLD)  # a worker process only scans
-
-
-def _reach_task(args) -> tuple[str, dict[str, dict[str, Entry]], tuple[int, int, str] | None, list | None]:
-    """Pass 1 for one file; when the file is also a check candidate, its findings under its
-    own forwards' reach come along (in most files that is the final reach: no second parse)."""
-    path, file, display, dotted, package, raw_hash, key, settings, check = args
-    resolver = _STATE.project_resolver()
-    resolver.begin()
-    findings = None
-    try:
-        source = SourceFile.read(path)
-        tree = parse_python(source.text)
-        module = ModuleIndex.build(tree, display, package, file)
-        resolver.add(dotted, module, source.raw)
-        reach, functions = reach_of_file(module, resolver)
-        unchanged = content_hash(source.raw) == raw_hash  # else it changed since the key was made
-        if unchanged:
-            _STATE.cache.put(key, {"reach": cache_mod.reach_to_json(reach), "deps": resolver.touched})
-        own = reach.get(file)
-        if check and own:
-            scope = own_functions(module, functions, own)
-            findings = findings_in_module(source, tree, module, scope, display, settings, _STATE.ruleset)
-            if unchanged:
-                _STATE.cache.put(_STATE.findings_key(settings, file, display, raw_hash, own),
-                                 [cache_mod.finding_to_json(f) for f in findings])
-    except Exception as exc:  # noqa: BLE001 - a resolver bug must not take the other files down
-        return file, {}, error_location(exc, "resolving"), None
-    return file, reach, None, findings
-
-
-def _check_task(args) -> tuple[FileResult, str]:
-    path, file, display, settings, package, keys, raw_hash, key = args
-    result = process_file(path, display, settings, _STATE.ruleset, _STATE.mode, reach=keys, package=package,
-                          file=file)
-    if _STATE.mode == "check" and result.error is None and _unchanged(path, raw_hash):
-        _STATE.cache.put(key, [cache_mod.finding_to_json(f) for f in result.findings])
-    return result, file
-
-
-def _syntax_task(args) -> tuple[str, tuple[int, int, str] | None]:
-    path, file, raw_hash, key = args
-    try:
-        source = SourceFile.read(path)
-        parse_python(source.text)
-    except SourceError as exc:
-        return file, error_location(exc)
-    if content_hash(source.raw) == raw_hash:
-        _STATE.cache.put(key, "ok")
-    return file, None
-
-
-def _unchanged(path: Path, raw_hash: str) -> bool:
-    try:
-        return content_hash(read_regular_bytes(path)) == raw_hash
-    except OSError:
-        return False
