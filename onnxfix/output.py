@@ -14,8 +14,8 @@ from __future__ import annotations
 import difflib
 import json
 
-from onnxfix.config import EXPORTERS
 from onnxfix._version import __version__
+from onnxfix.config import EXPORTERS
 from onnxfix.rewriter.rule import Finding, Rule
 
 

@@ -504,8 +504,8 @@ def test_rules_export_codes_and_markdown(capsys):
 
 
 def test_rule_and_rules_print_json(capsys):
-    from onnxfix.patterns.export_codes import CODES
     from onnxfix.patterns import rule_by_code
+    from onnxfix.patterns.export_codes import CODES
 
     code, out, _ = run(["rules", "--format", "json"], capsys)
     rules = json.loads(out)

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from onnxfix.exporter import outputs, plan, render, session
+from onnxfix.exporter.locations import Location
 from onnxfix.exporter.result import Verdict
 from onnxfix.exporter.session import FIX_TEMPORARY, FIX_WRITE, ExporterResult, NoProgress, run_target
-from onnxfix.exporter.locations import Location
 from onnxfix.exporter.sourcemap import findings_for
 
 REPO = Path(__file__).resolve().parent.parent

@@ -210,8 +210,8 @@ def test_onnxruntime_failure_maps_through_the_dynamo_node_metadata(tmp_path):
     import onnx
     from onnx import TensorProto, helper
 
-    from onnxfix.exporter.result import ProbeResult, Verdict
     from onnxfix.exporter.locations import Location
+    from onnxfix.exporter.result import ProbeResult, Verdict
     from onnxfix.exporter.sourcemap import findings_for
     from onnxfix.exporter.verify import onnx_node_traces
 

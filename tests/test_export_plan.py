@@ -241,8 +241,8 @@ def test_export_errors_are_classified(error, code):
 
 
 def _report_results():
-    from onnxfix.exporter.session import FixResult
     from onnxfix.exporter.locations import ExportFinding, StaticLink
+    from onnxfix.exporter.session import FixResult
 
     target = plan.make_target("tests/export_models/bakes_size.py:ChunkMean", exporters=("legacy",))
     probes = [ProbeResult("export inputs", 0.0, 0.0, True, "", [OutputError(0, 0.0, 0.0, True)]),
@@ -319,8 +319,8 @@ def test_markdown_report_starts_with_a_summary_and_survives_backticks():
 
 
 def test_errors_name_the_model_file_not_onnxfix_private_module(tmp_path):
-    from onnxfix.exporter.targets import load_module
     from onnxfix.exporter.errors import describe
+    from onnxfix.exporter.targets import load_module
 
     (tmp_path / "my_model.py").write_text("class M:\n    pass\n")
     module = load_module(tmp_path / "my_model.py")

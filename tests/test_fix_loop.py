@@ -151,8 +151,8 @@ def test_every_untranslatable_operator_is_reported_from_one_export(capsys):
 def test_custom_operators_and_repeated_calls_each_get_their_line():
     """Verdict -> findings (no torch): a custom op counts like an ATen one; the same op called
     at two lines is two findings; a node without a stack trace goes to the factory."""
-    from onnxfix.exporter.result import UnsupportedOp
     from onnxfix.exporter.locations import Location
+    from onnxfix.exporter.result import UnsupportedOp
     from onnxfix.exporter.sourcemap import findings_for
 
     user = str(MODELS / "three_untranslatable.py")

@@ -10,8 +10,8 @@ import linecache
 import os
 import re
 
-from onnxfix.exporter.result import Verdict
 from onnxfix.exporter.locations import ExportFinding, Location, StaticLink, innermost_user
+from onnxfix.exporter.result import Verdict
 
 # What the code at the guard's line does, and the way out (checked in order).
 PATTERNS = (

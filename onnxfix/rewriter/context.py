@@ -8,14 +8,14 @@ from typing import TYPE_CHECKING, Iterable
 
 from onnxfix.rewriter.callsites import CallSites
 from onnxfix.rewriter.evidence import FileEvidence, FunctionEvidence, Value
+from onnxfix.rewriter.export_guards import exporters_skipping
+from onnxfix.rewriter.integers import IntegerOracle
+from onnxfix.rewriter.module_index import ModuleIndex, is_torch_module_qualname
 from onnxfix.rewriter.paths import shown
 from onnxfix.rewriter.rule import Edit, Finding, Fix
-from onnxfix.rewriter.export_guards import exporters_skipping
-from onnxfix.rewriter.module_index import ModuleIndex, is_torch_module_qualname
 from onnxfix.rewriter.scope import ExportFunction, ExportScope, exporters_not_running
-from onnxfix.rewriter.source import SourceFile
-from onnxfix.rewriter.integers import IntegerOracle
 from onnxfix.rewriter.sizes import SizeOracle
+from onnxfix.rewriter.source import SourceFile
 from onnxfix.rewriter.tensors import TensorOracle
 
 if TYPE_CHECKING:

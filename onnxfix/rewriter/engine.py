@@ -17,10 +17,10 @@ from onnxfix.rewriter.callsites import CallSites
 from onnxfix.rewriter.context import FileContext, FunctionContext, ModuleContext
 from onnxfix.rewriter.edits import add_prelude, apply_edits, choose_fixes, drop_imports_fixes_emptied
 from onnxfix.rewriter.evidence import load as load_evidence
-from onnxfix.rewriter.noqa import NoqaMap
-from onnxfix.rewriter.rule import FileResult, Finding, Fix, Rule
 from onnxfix.rewriter.function_body import walk_function_body
 from onnxfix.rewriter.module_index import ModuleIndex, Resolver
+from onnxfix.rewriter.noqa import NoqaMap
+from onnxfix.rewriter.rule import FileResult, Finding, Fix, Rule
 from onnxfix.rewriter.scope import Entry, ExportScope, ScopeBuilder, functions_from_reach
 from onnxfix.rewriter.source import SourceError, SourceFile, parse_python
 from onnxfix.rewriter.triggers import Triggers, words_of

@@ -12,12 +12,12 @@ from onnxfix.patterns.control_flow.conditions import (
     tensor_condition,
 )
 from onnxfix.patterns.control_flow.empty_exit import empty_exit_fix
-from onnxfix.patterns.control_flow.static_guard import static_guard_where
 from onnxfix.patterns.control_flow.size_parity import size_parity_pad
+from onnxfix.patterns.control_flow.static_guard import static_guard_where
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.datadep import is_data_dependent_size
-from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 from onnxfix.rewriter.export_guards import in_training_branch
+from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 from onnxfix.rewriter.statements import (
     bound_before,
     comments_outside,

@@ -7,9 +7,9 @@ from __future__ import annotations
 import ast
 
 from onnxfix.rewriter.context import FunctionContext, builtin_call
+from onnxfix.rewriter.integers import int_constant
 from onnxfix.rewriter.rule import Fix
 from onnxfix.rewriter.statements import comments_outside, replace_statements
-from onnxfix.rewriter.integers import int_constant
 
 # A reduction and its value on an empty tensor, with the builders of a 0-d tensor holding it.
 EMPTY_VALUE = {"sum": ("zeros", 0), "prod": ("ones", 1)}

@@ -11,8 +11,8 @@ from onnxfix.patterns.control_flow.loop_parts import is_row, loop_length_source,
 from onnxfix.patterns.control_flow.repeated_rows import repeated_list, repeated_rows_comprehension, repeated_rows_loop
 from onnxfix.patterns.control_flow.scatter_loop import scatter_loop
 from onnxfix.rewriter.context import FunctionContext
-from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 from onnxfix.rewriter.export_guards import in_training_branch
+from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 from onnxfix.rewriter.statements import comments_outside, replace_statements
 
 

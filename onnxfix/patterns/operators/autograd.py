@@ -7,8 +7,8 @@ import ast
 
 from onnxfix.config import LEGACY
 from onnxfix.rewriter.context import FunctionContext
-from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 from onnxfix.rewriter.module_index import ClassInfo
+from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 from onnxfix.rewriter.scope import is_autograd_function
 
 

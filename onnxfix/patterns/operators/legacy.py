@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import ast
 
-from onnxfix.config import LEGACY
 from onnxfix import operator_catalog as catalog
+from onnxfix.config import LEGACY
 from onnxfix.decompositions import BY_KEY, helper_chain, helper_source
 from onnxfix.patterns.operators.base import (
     DecompositionRule,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import ast
 
-from onnxfix.config import DYNAMO
 from onnxfix import operator_catalog as catalog
+from onnxfix.config import DYNAMO
 from onnxfix.patterns.operators.base import PROBE, argument
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.precedence import ATOM, operand

@@ -6,10 +6,10 @@ import ast
 
 from onnxfix.config import DYNAMO, LEGACY
 from onnxfix.rewriter.context import FunctionContext, builtin_call
+from onnxfix.rewriter.integers import is_whole_shape
 from onnxfix.rewriter.precedence import ATOM, BITOR, operand
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 from onnxfix.rewriter.statements import assigned_just_before, enclosing_statement, statement_removal
-from onnxfix.rewriter.integers import is_whole_shape
 
 
 class LenOfTensor(Rule):

@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 
 from onnxfix.config import DYNAMO, LEGACY
+from onnxfix.patterns.scalars.builders import sizes_round_trip
+from onnxfix.patterns.scalars.rebuilt import REBUILT_UNSAFE, rebuilt_tensor_fix
 from onnxfix.patterns.scalars.values import (
     EXACT,
     UNSAFE,
@@ -17,8 +19,6 @@ from onnxfix.patterns.scalars.values import (
     tensor_in_place,
     tensor_operand_is_exact,
 )
-from onnxfix.patterns.scalars.rebuilt import REBUILT_UNSAFE, rebuilt_tensor_fix
-from onnxfix.patterns.scalars.builders import sizes_round_trip
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 from onnxfix.rewriter.scope import SCRIPTED

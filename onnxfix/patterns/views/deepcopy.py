@@ -5,8 +5,8 @@ from __future__ import annotations
 import ast
 
 from onnxfix.patterns.views.mutation import ViewMutation
-from onnxfix.rewriter.export_guards import in_training_branch
 from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.export_guards import in_training_branch
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 
 

@@ -15,11 +15,11 @@ from onnxfix.patterns.views.chains import (
     named_view,
     view_chain,
 )
-from onnxfix.rewriter.export_guards import in_training_branch
 from onnxfix.rewriter.context import FunctionContext
-from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
+from onnxfix.rewriter.export_guards import in_training_branch
 from onnxfix.rewriter.function_body import walk_function_body
 from onnxfix.rewriter.integers import int_constant, is_number
+from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 
 
 class ViewMutation(Rule):
