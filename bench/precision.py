@@ -80,7 +80,7 @@ NARROWED = """\
   running the model): hidden or head dimensions read from activations (`shape[-1]` of an
   unreshaped stage, ONX402/ONX203), a ratio fixed by a constant upsampling factor (ONX203),
   and I-BERT's `from_numpy` of values computed only from eval-mode buffers (ONX103).
-- **Loss branches on any target name** (`onnxfix/rewriter/scope.py`: `_loss_branch`, used by
+- **Loss branches on any target name** (`onnxfix/rewriter/export_guards.py`: `loss_branch`, used by
   `_children_run_in_eval` and `in_training_only_code`). TimesFM 2.5 computes its loss under
   `if future_values is not None:`; the quantile comprehension there was an ONX603 finding. A
   branch `if <name> is not None:` whose body assigns `loss` is now loss code, like
@@ -88,7 +88,7 @@ NARROWED = """\
 - **Matchers are criteria** (`scope.py`: `_is_loss_class`). `*HungarianMatcher` / `SSDMatcher`
   modules pair predictions with targets for the loss; their forward is no entry point, like
   `*Loss` / `*Criterion` (Mask2Former's matcher loop over the batch; same fixture).
-- **Sizes of the model's own tensors are no sizes** (`onnxfix/rewriter/tensors.py`:
+- **Sizes of the model's own tensors are no sizes** (`onnxfix/rewriter/sizes.py`:
   `SizeOracle.is_model_tensor`, used by `is_size`, so every size rule benefits). GLM-4V
   `int(pos_embed_weight.shape[0] ** 0.5)` with `pos_embed_weight = self.position_embedding.weight`
   and IDEFICS `math.sqrt(num_positions)` with `pos_embed = self.position_embedding(self.position_ids)`
@@ -118,8 +118,8 @@ NARROWED = """\
   says so and points to `torch._check` (`tests/fixtures/ONX601/guards.py`). The same guard
   note covers the RNN-T all-blank fast path `if cache.is_initialized and blank_mask.all():`
   (Parakeet, Nemotron ASR), which fails in dynamo when a cache is exported.
-- **torchvision's export guards, per exporter** (`onnxfix/rewriter/scope.py`:
-  `TRUE_UNDER_LEGACY_EXPORT`, `_skipped_by_early_exits`, `_CallSites`; rules with
+- **torchvision's export guards, per exporter** (`onnxfix/rewriter/export_guards.py`:
+  `TRUE_UNDER_LEGACY_EXPORT`, `_skipped_by_early_exits`; `scope.py`: `_CallSites`; rules with
   `python_hazard`). `torchvision._is_tracing()` is `torch._C._get_tracing_state()`, on under the
   legacy exporter and off under dynamo (measured, `tests/test_export_guards.py`). Code after
   `if torchvision._is_tracing(): return ...` runs under dynamo only, and a function called only

@@ -1,5 +1,5 @@
 """What the export guards of torchvision mean to the two exporters, measured on the installed
-torch (rewriter/scope.py relies on it): the TorchScript tracing state (`torchvision._is_tracing()`,
+torch (rewriter/export_guards.py relies on it): the TorchScript tracing state (`torchvision._is_tracing()`,
 `torch._C._get_tracing_state()`, `torch.jit.is_tracing()`) is on under the legacy exporter and
 off under the dynamo one; a `@torch.jit._script_if_tracing` function is compiled by TorchScript
 under the legacy exporter, so a loop over a size stays a loop and `int()` / `.item()` stay

@@ -1,14 +1,15 @@
 """What a parameter receives: the arguments passed to it at the call sites of its function.
 
 ``self.merge(tokens, H, W)`` with ``H, W`` taken from ``x.shape``, and inside the callee
-``if H % 2 == 1:``: analysis of the callee alone cannot tell that ``H`` is a size. The oracles of
-rewriter/tensors.py ask this index for the expressions a parameter is bound to, and evaluate
-each in its caller's context (so a caller's own parameters resolve the same way, transitively).
+``if H % 2 == 1:``: analysis of the callee alone cannot tell that ``H`` is a size. The oracles
+(rewriter/tensors.py, sizes.py, integers.py) ask this index for the expressions a parameter is
+bound to, and evaluate each in its caller's context (so a caller's own parameters resolve the
+same way, transitively).
 
 Soundness over reach: the answer is None (nothing known) unless *every* mention of the function
 in the file is accounted for by a plain call, from an export-time function of this file, that
 binds the parameter to an explicit argument. The calls are collected from the bodies the engine
-walks anyway (rewriter/scope.py's walk_function_body of the file's export functions); that walk
+walks anyway (function_body.py's walk_function_body of the file's export functions); that walk
 skips training-only branches and other functions, so the check is a count: the function's name
 must occur in the source text (comments and strings included) exactly as often as its
 definition(s) plus the calls found. Any other mention (a call from training code or another

@@ -119,7 +119,7 @@ def _scan_scope(scope: ast.AST) -> tuple[set[str], list[ast.stmt], dict[str, ast
         for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
             if arg is not None:
                 names.add(arg.arg)
-    walked = getattr(scope, "_onnxfix_scope_nodes", None)  # left by the body walk (scope.py)
+    walked = getattr(scope, "_onnxfix_scope_nodes", None)  # left by the body walk (function_body.py)
     if walked is not None:
         del scope._onnxfix_scope_nodes  # used once: the Scope built from it is cached
     for node, _ in walked if walked is not None else walk_scope(scope):
