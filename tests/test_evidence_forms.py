@@ -8,6 +8,7 @@ without its evidence. Models: tests/evidence_models/.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -65,3 +66,12 @@ def test_data_gate_first_statement_is_proven_and_stays_proven_after_a_fix(tmp_pa
         "        gate = torch.sigmoid(x.detach())", "        return x * gate + self.scale.detach()"]
     # without evidence the kept fix leaves line 16 unsafe, as static analysis must
     assert _findings(_run(path, None, "diff", frozenset({second}))) == [("ONX301", 16, 30, "unsafe")]
+
+
+
+def test_a_lambda_parameter_or_comprehension_variable_is_not_the_functions_name():
+    """Statically too: `t = torch.zeros(3)` says nothing of the `t` of `[t.data for t in ps]` or
+    of `lambda t: t.data`."""
+    path = f"{MODELS}/shadow_static.py"
+    assert _findings(_run(path, None)) == [("ONX301", 10, 14, "unsafe"), ("ONX301", 11, 23, "unsafe"),
+                                           ("ONX301", 12, 16, "safe")]

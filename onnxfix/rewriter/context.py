@@ -17,6 +17,7 @@ from onnxfix.rewriter.scope import (
     exporters_not_running,
     exporters_skipping,
     is_torch_module_qualname,
+    walk_function_body,
 )
 from onnxfix.rewriter.source import SourceFile
 from onnxfix.rewriter.tensors import IntegerOracle, SizeOracle, TensorOracle
@@ -74,6 +75,28 @@ class _FileView:
             end_line=node.end_lineno, end_col=source.column(node.end_lineno, node.end_col_offset),
             exporters=rule.exporters if exporters is None else exporters, fix=fix, reached_from=reached_from,
         )
+
+
+_OWN_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _bound_in(scope: ast.AST) -> set[str]:
+    """Names local to a lambda (its parameters) or a comprehension (its targets; not a `:=`,
+    which binds in the enclosing function)."""
+    if isinstance(scope, ast.Lambda):
+        args = scope.args
+        every = [*args.posonlyargs, *args.args, *args.kwonlyargs, *filter(None, (args.vararg, args.kwarg))]
+        return {a.arg for a in every}
+    return {n.id for g in scope.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+
+
+def _evaluated_outside(scope: ast.AST, child: ast.AST, node: ast.AST) -> bool:
+    """``node`` (reached through ``child``, a direct child of ``scope``) is evaluated in the
+    scope around ``scope``: a lambda's default value, a comprehension's first iterable."""
+    if isinstance(scope, ast.Lambda):
+        return child is scope.args
+    first = scope.generators[0]
+    return child is first and any(n is node for n in ast.walk(first.iter))
 
 
 class FunctionContext(_FileView):
@@ -175,6 +198,30 @@ class FunctionContext(_FileView):
             if isinstance(target, ast.Name) and len(self.assignments(target.id)) == 1:
                 return evidence.values(target.id)
         return None
+
+    def inner_scope(self, node: ast.Name) -> ast.AST | None:
+        """The innermost lambda, comprehension or generator expression of this function that
+        binds ``node``'s name (a parameter, a loop target), None for the function's own names:
+        `[t.data for t in packed]` is not about the `t = x` of the function. A comprehension's
+        first iterable and a lambda's defaults are evaluated in the enclosing scope."""
+        if not self._has_inner_scopes():
+            return None
+        child: ast.AST = node
+        for scope in self.ancestors(node):
+            if scope is self.fn.node:
+                break
+            if isinstance(scope, _OWN_SCOPES) and not _evaluated_outside(scope, child, node) \
+                    and node.id in _bound_in(scope):
+                return scope
+            child = scope
+        return None
+
+    def _has_inner_scopes(self) -> bool:
+        found = self.cache.get("inner scopes")
+        if found is None:
+            found = self.cache["inner scopes"] = any(
+                isinstance(n, _OWN_SCOPES) for n, _ in walk_function_body(self.fn.node))
+        return found
 
     # -- tree ------------------------------------------------------------------------------
     def parent(self, node: ast.AST) -> ast.AST | None:
