@@ -189,7 +189,8 @@ class FunctionContext(_FileView):
         if evidence is None:
             return None
         if isinstance(node, ast.Name):
-            return evidence.values(node.id)
+            evidence = self._evidence_of_name(node)
+            return evidence.values(node.id) if evidence is not None else None
         parent = self.parent(node)
         if isinstance(parent, ast.Return) and parent.value is node:
             return evidence.returns.get(parent.lineno) or None
@@ -198,6 +199,13 @@ class FunctionContext(_FileView):
             if isinstance(target, ast.Name) and len(self.assignments(target.id)) == 1:
                 return evidence.values(target.id)
         return None
+
+    def _evidence_of_name(self, node: ast.Name) -> FunctionEvidence | None:
+        """The record of the code object ``node`` is a local of: its inner scope's (a lambda,
+        comprehension or generator expression runs as a code object of its own), else this
+        function's."""
+        scope = self.inner_scope(node)
+        return self.evidence if scope is None else self.file.evidence.for_scope(scope)
 
     def inner_scope(self, node: ast.Name) -> ast.AST | None:
         """The innermost lambda, comprehension or generator expression of this function that
