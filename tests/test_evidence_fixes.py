@@ -193,3 +193,27 @@ def test_text_report_says_what_the_recorded_run_gave():
         "  --fix: no static fix applies; verdicts unchanged",
     ]
     assert render._fix_lines(failed)[0] == "  --fix: no run-time evidence (the eager run failed: ValueError: bad)"
+
+
+def test_docs_data_pitfall_on_two_lines_exits_0_after_export_fix(tmp_path, monkeypatch, capsys):
+    """Issue 26: `gate = torch.sigmoid(x.data); return x * gate + self.scale.data`. The fix loop
+    keeps `self.scale.data`'s fix first (statically safe); `x.data`'s fix, safe only by the
+    evidence of the unedited file, must stay safe after it. Run as a user would, on a copy."""
+    copy = tmp_path / "data_gate.py"
+    copy.write_text((REPO / MODELS / "data_gate.py").read_text())
+    monkeypatch.setenv("ONNXFIX_CACHE_DIR", str(tmp_path / "cache"))
+    code = cli_main(["export", f"{copy}:make_model", "--exporter", "both", "--fix", "--format", "json",
+                     "--no-progress"])
+    (target,) = json.loads(capsys.readouterr().out)["targets"]
+    assert code == 0
+    assert [r["verdict"] for r in target["results"]] != ["OK", "OK"]
+    assert [(r["exporter"], r["verdict"]) for r in target["fix"]["results"]] == [("dynamo", "OK"), ("legacy", "OK")]
+    assert target["fix"]["evidence"] == {"files": 1, "functions": 1}
+    assert _changed_lines(target["fix"]["diff"]) == (
+        ["gate = torch.sigmoid(x.data)", "return x * gate + self.scale.data"],
+        ["gate = torch.sigmoid(x.detach())", "return x * gate + self.scale.detach()"],
+    )
+    assert copy.read_text() == (REPO / MODELS / "data_gate.py").read_text()  # --fix writes nothing
+    fixed = _fixed_text("data_gate", "gate = torch.sigmoid(x.data)", "gate = torch.sigmoid(x.detach())")
+    fixed = fixed.replace("return x * gate + self.scale.data", "return x * gate + self.scale.detach()")
+    assert _eager_identical("data_gate", "DataGate", fixed) == 10

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Iterable
 from onnxfix.rewriter.callsites import CallSites
 from onnxfix.rewriter.evidence import FileEvidence, FunctionEvidence, Value
 from onnxfix.rewriter.export_guards import exporters_skipping
+from onnxfix.rewriter.function_body import walk_function_body
 from onnxfix.rewriter.integers import IntegerOracle
 from onnxfix.rewriter.module_index import ModuleIndex, is_torch_module_qualname
 from onnxfix.rewriter.paths import shown
@@ -71,6 +72,28 @@ class _FileView:
             end_line=node.end_lineno, end_col=source.column(node.end_lineno, node.end_col_offset),
             exporters=rule.exporters if exporters is None else exporters, fix=fix, reached_from=reached_from,
         )
+
+
+_OWN_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _bound_in(scope: ast.AST) -> set[str]:
+    """Names local to a lambda (its parameters) or a comprehension (its targets; not a `:=`,
+    which binds in the enclosing function)."""
+    if isinstance(scope, ast.Lambda):
+        args = scope.args
+        every = [*args.posonlyargs, *args.args, *args.kwonlyargs, *filter(None, (args.vararg, args.kwarg))]
+        return {a.arg for a in every}
+    return {n.id for g in scope.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+
+
+def _evaluated_outside(scope: ast.AST, child: ast.AST, node: ast.AST) -> bool:
+    """``node`` (reached through ``child``, a direct child of ``scope``) is evaluated in the
+    scope around ``scope``: a lambda's default value, a comprehension's first iterable."""
+    if isinstance(scope, ast.Lambda):
+        return child is scope.args
+    first = scope.generators[0]
+    return child is first and any(n is node for n in ast.walk(first.iter))
 
 
 class FunctionContext(_FileView):
@@ -163,7 +186,8 @@ class FunctionContext(_FileView):
         if evidence is None:
             return None
         if isinstance(node, ast.Name):
-            return evidence.values(node.id)
+            evidence = self._evidence_of_name(node)
+            return evidence.values(node.id) if evidence is not None else None
         parent = self.parent(node)
         if isinstance(parent, ast.Return) and parent.value is node:
             return evidence.returns.get(parent.lineno) or None
@@ -172,6 +196,37 @@ class FunctionContext(_FileView):
             if isinstance(target, ast.Name) and len(self.assignments(target.id)) == 1:
                 return evidence.values(target.id)
         return None
+
+    def _evidence_of_name(self, node: ast.Name) -> FunctionEvidence | None:
+        """The record of the code object ``node`` is a local of: its inner scope's (a lambda,
+        comprehension or generator expression runs as a code object of its own), else this
+        function's."""
+        scope = self.inner_scope(node)
+        return self.evidence if scope is None else self.file.evidence.for_scope(scope)
+
+    def inner_scope(self, node: ast.Name) -> ast.AST | None:
+        """The innermost lambda, comprehension or generator expression of this function that
+        binds ``node``'s name (a parameter, a loop target), None for the function's own names:
+        `[t.data for t in packed]` is not about the `t = x` of the function. A comprehension's
+        first iterable and a lambda's defaults are evaluated in the enclosing scope."""
+        if not self._has_inner_scopes():
+            return None
+        child: ast.AST = node
+        for scope in self.ancestors(node):
+            if scope is self.fn.node:
+                break
+            if isinstance(scope, _OWN_SCOPES) and not _evaluated_outside(scope, child, node) \
+                    and node.id in _bound_in(scope):
+                return scope
+            child = scope
+        return None
+
+    def _has_inner_scopes(self) -> bool:
+        found = self.cache.get("inner scopes")
+        if found is None:
+            found = self.cache["inner scopes"] = any(
+                isinstance(n, _OWN_SCOPES) for n, _ in walk_function_body(self.fn.node))
+        return found
 
     # -- tree ------------------------------------------------------------------------------
     def parent(self, node: ast.AST) -> ast.AST | None:

@@ -220,8 +220,13 @@ def fix_text(source: SourceFile, display_path: str, settings: Settings, ruleset:
     text = source.text
     tree = None
     fixed = 0
+    proven: frozenset[str] | None = None  # fix keys run-time evidence proved safe in round one
     for _ in range(MAX_FIX_ROUNDS):
         findings = check_text(text, source, display_path, settings, ruleset, tree=tree, **kw)
+        if proven is None:
+            proven = _evidence_proven(findings, text, settings)
+        else:
+            findings = [_proven_safe(f, text, proven) for f in findings]
         candidates = [f for f in findings if _allowed(f, text, settings)]
         if not candidates:
             return text, fixed, findings
@@ -231,7 +236,32 @@ def fix_text(source: SourceFile, display_path: str, settings: Settings, ruleset:
             return text, fixed, findings
         fixed += sum(1 for f in candidates if f.fix in chosen or _in_groups(f.fix, chosen))
         text = new_text
-    return text, fixed, check_text(text, source, display_path, settings, ruleset, tree=tree, **kw)
+    findings = check_text(text, source, display_path, settings, ruleset, tree=tree, **kw)
+    return text, fixed, [_proven_safe(f, text, proven or frozenset()) for f in findings]
+
+
+def _evidence_proven(findings: list[Finding], text: str, settings: Settings) -> frozenset[str]:
+    """The keys of the safe fixes in the recorded text, when a run recorded it: evidence is
+    keyed by the exact text (rewriter/evidence.py), so the next round, on the text the first
+    fixes made, is checked statically, and a fix that only the evidence made safe would turn
+    unsafe as soon as a fix on another line applied first. A key counts only when every
+    finding it names was safe (two `x.data` of different functions share one key)."""
+    if not settings.evidence_dir or load_evidence(settings.evidence_dir, text) is None:
+        return frozenset()
+    safe: dict[str, bool] = {}
+    for finding in findings:
+        if finding.fix is not None:
+            key = fix_key(finding, text)
+            safe[key] = safe.get(key, True) and finding.fix.safe
+    return frozenset(key for key, ok in safe.items() if ok)
+
+
+def _proven_safe(finding: Finding, text: str, proven: frozenset[str]) -> Finding:
+    """``finding`` of a later round, its fix safe when evidence proved it in the recorded text
+    (the fix loop of `onnxfix export --fix` applies every kept key from the recorded text)."""
+    if not proven or finding.fix is None or finding.fix.safe or fix_key(finding, text) not in proven:
+        return finding
+    return replace(finding, fix=replace(finding.fix, safe=True))
 
 
 def _in_groups(fix: Fix, chosen: list[Fix]) -> bool:

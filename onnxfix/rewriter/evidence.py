@@ -68,6 +68,35 @@ class FileEvidence:
                 return found
         return None
 
+    def for_scope(self, node: ast.AST) -> FunctionEvidence | None:
+        """The record of a lambda, comprehension or generator expression: each runs as a code
+        object of its own, named ``<lambda>``, ``<listcomp>``, ... and starting at the node's
+        line. Two of one kind starting on one line share a record (merged: a name keeps the
+        union of its values, and only when both recorded it: one whose loop never ran does not
+        borrow the other's). None when it never ran, and on Pythons that inline comprehensions
+        (3.12+, PEP 709): their variables are not told apart from the function's."""
+        return self.functions.get((SCOPE_CODE_NAMES.get(type(node)), node.lineno))
+
+    def add(self, record: FunctionEvidence) -> None:
+        """Records sharing a name and first line (two lambdas on one line) are merged."""
+        key = (record.name, record.line)
+        seen = self.functions.get(key)
+        self.functions[key] = record if seen is None else _merged(seen, record)
+
+
+SCOPE_CODE_NAMES = {
+    ast.Lambda: "<lambda>", ast.ListComp: "<listcomp>", ast.SetComp: "<setcomp>",
+    ast.DictComp: "<dictcomp>", ast.GeneratorExp: "<genexpr>",
+}
+
+
+def _merged(a: FunctionEvidence, b: FunctionEvidence) -> FunctionEvidence:
+    return FunctionEvidence(
+        a.name, a.line, a.calls + b.calls, a.lines | b.lines,
+        {n: a.names[n] | b.names[n] for n in a.names.keys() & b.names.keys()},
+        {k: a.returns.get(k, frozenset()) | b.returns.get(k, frozenset()) for k in a.returns.keys() | b.returns.keys()},
+    )
+
 
 def text_key(text: str) -> str:
     """Evidence is keyed by the decoded text the rules see (what SourceFile.text holds)."""
@@ -103,7 +132,7 @@ def from_json(data: dict) -> FileEvidence:
             names={str(n): frozenset(Value.from_json(v) for v in vs) for n, vs in entry["names"].items()},
             returns={int(k): frozenset(Value.from_json(v) for v in vs) for k, vs in entry["returns"].items()},
         )
-        evidence.functions[(record.name, record.line)] = record
+        evidence.add(record)
     return evidence
 
 

@@ -109,7 +109,8 @@ class TensorOracle:
         if isinstance(node, ast.Call):
             return self._call(node)
         if isinstance(node, ast.Name):
-            return self._name(node.id)
+            # a lambda's parameter or a comprehension's variable is not the function's name
+            return None if self.ctx.inner_scope(node) is not None else self._name(node.id)
         if isinstance(node, ast.Attribute):
             return self._attribute(node)
         if isinstance(node, ast.Subscript):
