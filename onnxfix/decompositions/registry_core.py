@@ -38,9 +38,10 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "cumprod", ("torch.cumprod", "Tensor.cumprod"), True, ("cumprod", "Tensor.cumprod"),
         (PYTORCH + "102948", "https://github.com/onnx/onnx/issues/6590"),
         "Masked product over an (n, n) lower-triangular mask: O(n^2) memory along `dim`; "
-        "dynamic sizes work. Exact for integers and zeros/negatives (unlike exp(cumsum(log))).",
+        "dynamic sizes work. Exact for integers and zeros/negatives (unlike exp(cumsum(log)))."
+        " Eager keeps the op (guarded helper): running products as a masked prod reduction, not ATen's sequential cumprod (float32 accumulated in double): differs in eager on float32 inputs.",
         rule="ONX502",
-        proof=Proof("torch.cumprod(a, 1)", "_onnx_cumprod(a, 1)", "(ties(g, b, 6),)"),
+        proof=Proof("torch.cumprod(a, 1)", "_onnx_cumprod(a, 1)", "(ties(g, b, 6),)", decomposition_tol=1e-6),
     ),
     Decomposition(
         "cummax", ("torch.cummax", "Tensor.cummax"), True, ("cummax", "cummax indices"),
@@ -187,7 +188,8 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
     Decomposition(
         "scatter", ("torch.scatter", "Tensor.scatter"), True,
         ("scatter reduce=multiply", "scatter reduce=add"), (),
-        "reduce='multiply'/'add' become scatter_reduce('prod'/'sum', include_self=True).",
+        "reduce='multiply'/'add' become scatter_reduce('prod'/'sum', include_self=True)."
+        " Eager keeps the op (guarded helper): scatter_reduce's sum/prod accumulation is another ATen kernel path than scatter(reduce=).",
         when_present=("reduce", 99),
         rule="ONX508",
         proof=Proof(
