@@ -11,8 +11,13 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import json
+import os
 import re
+import subprocess
+import sys
 import warnings
+from pathlib import Path
 
 import pytest
 import torch
@@ -79,6 +84,41 @@ def test_export_branch_matches_original(key, monkeypatch):
     the original in eager, within the proof's decomposition_tol."""
     monkeypatch.setattr(torch.onnx, "is_in_onnx_export", lambda: True)
     _compare(key, BY_KEY[key].proof.decomposition_tol)
+
+
+def _cpu_flags() -> set[str]:
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return set()
+    return {flag for line in text.splitlines() if line.startswith("flags") for flag in line.split(":", 1)[1].split()}
+
+
+# ATEN_CPU_CAPABILITY -> the CPU flag it needs and what torch.backends.cpu.get_cpu_capability()
+# then reports (x86-64; ATen's other capabilities are for other architectures).
+CAPABILITIES = {"default": (None, "DEFAULT"), "avx2": ("avx2", "AVX2"), "avx512": ("avx512f", "AVX512")}
+
+
+@pytest.mark.parametrize("capability", list(CAPABILITIES))
+def test_unguarded_helpers_on_every_kernel_path(capability):
+    """Safe means safe on every machine: a helper that runs its decomposition in eager (not
+    guarded) must reproduce the op bit for bit BY CONSTRUCTION (exact ops only, or the very ops
+    ATen runs, in its order), never by a bit-identity measured on one kernel path: ATen's default,
+    AVX2 and AVX-512 kernels round transcendental functions and reductions differently (#23,
+    #26: logaddexp). So every unguarded helper's eager check runs again under each CPU
+    capability this machine has, in one child process per capability (ATen reads
+    ATEN_CPU_CAPABILITY at start-up), which must report those kernels in use."""
+    flag, reported = CAPABILITIES[capability]
+    if flag and flag not in _cpu_flags():
+        pytest.skip(f"this CPU has no {flag}: ATen cannot run its {capability} kernels here")
+    env = {**os.environ, "ATEN_CPU_CAPABILITY": capability}
+    proc = subprocess.run([sys.executable, str(Path(__file__).parent / "eager_capability_worker.py")],
+                          capture_output=True, text=True, timeout=300, env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert result["capability"] == reported, f"ATEN_CPU_CAPABILITY={capability} did not take effect: {result['capability']}"
+    assert result["checked"] == [key for key in KEYS if not eager_guarded(key)]
+    assert not result["failures"], "\n".join(result["failures"])
 
 
 def _decomposition_rules() -> dict[str, DecompositionRule]:
