@@ -71,7 +71,9 @@ class OrderStatistic(DecompositionRule):
         "def forward(self, x):\n    return _onnx_median(x, dim=1).values",
         "Values are exact (NaN handling as torch). Indices of tied values may name another of "
         "the tied positions (torch documents them as unspecified for median): the fix is safe "
-        "when only `.values` / `[0]` is used, or for `mode`, and unsafe otherwise.",
+        "when only `.values` / `[0]` is used, and unsafe otherwise. `mode` returns torch.mode "
+        "itself outside export (`torch.onnx.is_in_onnx_export()`, False in eager; its pairwise "
+        "counts treat NaN otherwise than torch), so its fix is safe.",
         code,
     )
 
