@@ -94,9 +94,14 @@ def _cpu_flags() -> set[str]:
     return {flag for line in text.splitlines() if line.startswith("flags") for flag in line.split(":", 1)[1].split()}
 
 
-# ATEN_CPU_CAPABILITY -> the CPU flag it needs and what torch.backends.cpu.get_cpu_capability()
-# then reports (x86-64; ATen's other capabilities are for other architectures).
-CAPABILITIES = {"default": (None, "DEFAULT"), "avx2": ("avx2", "AVX2"), "avx512": ("avx512f", "AVX512")}
+# ATEN_CPU_CAPABILITY -> the CPU flags ATen requires for it (aten/src/ATen/native/DispatchStub.cpp)
+# and what torch.backends.cpu.get_cpu_capability() then reports (x86-64; ATen's other
+# capabilities are for other architectures).
+CAPABILITIES = {
+    "default": ((), "DEFAULT"),
+    "avx2": (("avx2", "fma"), "AVX2"),
+    "avx512": (("avx512f", "avx512bw", "avx512vl", "avx512dq", "fma"), "AVX512"),
+}
 
 
 @pytest.mark.parametrize("capability", list(CAPABILITIES))
@@ -108,9 +113,10 @@ def test_unguarded_helpers_on_every_kernel_path(capability):
     #26: logaddexp). So every unguarded helper's eager check runs again under each CPU
     capability this machine has, in one child process per capability (ATen reads
     ATEN_CPU_CAPABILITY at start-up), which must report those kernels in use."""
-    flag, reported = CAPABILITIES[capability]
-    if flag and flag not in _cpu_flags():
-        pytest.skip(f"this CPU has no {flag}: ATen cannot run its {capability} kernels here")
+    needed, reported = CAPABILITIES[capability]
+    missing = [flag for flag in needed if flag not in _cpu_flags()]
+    if missing:
+        pytest.skip(f"this CPU has no {', '.join(missing)}: ATen cannot run its {capability} kernels here")
     env = {**os.environ, "ATEN_CPU_CAPABILITY": capability}
     proc = subprocess.run([sys.executable, str(Path(__file__).parent / "eager_capability_worker.py")],
                           capture_output=True, text=True, timeout=300, env=env)
