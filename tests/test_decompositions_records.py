@@ -82,6 +82,18 @@ GUARDED = [key for key in KEYS if eager_guarded(key)]
 def test_export_branch_matches_original(key, monkeypatch):
     """A guarded helper's decomposition (what both exporters trace: the flag forced True) against
     the original in eager, within the proof's decomposition_tol."""
+    # decomposition_tol=0 (bit-identical) only where the export branch is exact BY CONSTRUCTION
+    # on the proof's inputs, whatever the CPU kernel path: mode, copysign, signbit (comparisons,
+    # selection, negation), sgn (real inputs: torch.sign, the kernel torch.sgn runs), float_power
+    # (ATen's own ops: the cast to float64, then pow), frexp (an exact result: the log2 estimate
+    # is corrected by exact power-of-two scaling), vander (ATen's cumprod accumulates float32 in
+    # double on CPU, as the helper does, then one rounding to float32), histc (ATen's histc
+    # kernel computes (x - min) * bins / (max - min) with the same three IEEE operations, none
+    # fusable into an FMA; counts are integers) and linalg_matrix_rank (an integer: on the
+    # proof's zeroed columns the singular values are exactly 0 or > 1e5 times the threshold).
+    # The others (another kernel's summation or product order, or a transcendental function)
+    # have a tolerance.
+
     monkeypatch.setattr(torch.onnx, "is_in_onnx_export", lambda: True)
     _compare(key, BY_KEY[key].proof.decomposition_tol)
 
