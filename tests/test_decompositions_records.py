@@ -11,8 +11,13 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import json
+import os
 import re
+import subprocess
+import sys
 import warnings
+from pathlib import Path
 
 import pytest
 import torch
@@ -77,8 +82,61 @@ GUARDED = [key for key in KEYS if eager_guarded(key)]
 def test_export_branch_matches_original(key, monkeypatch):
     """A guarded helper's decomposition (what both exporters trace: the flag forced True) against
     the original in eager, within the proof's decomposition_tol."""
+    # decomposition_tol=0 (bit-identical) only where the export branch is exact BY CONSTRUCTION
+    # on the proof's inputs, whatever the CPU kernel path: mode, copysign, signbit (comparisons,
+    # selection, negation), sgn (real inputs: torch.sign, the kernel torch.sgn runs), float_power
+    # (ATen's own ops: the cast to float64, then pow), frexp (an exact result: the log2 estimate
+    # is corrected by exact power-of-two scaling), vander (ATen's cumprod accumulates float32 in
+    # double on CPU, as the helper does, then one rounding to float32), histc (ATen's histc
+    # kernel computes (x - min) * bins / (max - min) with the same three IEEE operations, none
+    # fusable into an FMA; counts are integers) and linalg_matrix_rank (an integer: on the
+    # proof's zeroed columns the singular values are exactly 0 or > 1e5 times the threshold).
+    # The others (another kernel's summation or product order, or a transcendental function)
+    # have a tolerance.
+
     monkeypatch.setattr(torch.onnx, "is_in_onnx_export", lambda: True)
     _compare(key, BY_KEY[key].proof.decomposition_tol)
+
+
+def _cpu_flags() -> set[str]:
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return set()
+    return {flag for line in text.splitlines() if line.startswith("flags") for flag in line.split(":", 1)[1].split()}
+
+
+# ATEN_CPU_CAPABILITY -> the CPU flags ATen requires for it (aten/src/ATen/native/DispatchStub.cpp)
+# and what torch.backends.cpu.get_cpu_capability() then reports (x86-64; ATen's other
+# capabilities are for other architectures).
+CAPABILITIES = {
+    "default": ((), "DEFAULT"),
+    "avx2": (("avx2", "fma"), "AVX2"),
+    "avx512": (("avx512f", "avx512bw", "avx512vl", "avx512dq", "fma"), "AVX512"),
+}
+
+
+@pytest.mark.parametrize("capability", list(CAPABILITIES))
+def test_unguarded_helpers_on_every_kernel_path(capability):
+    """Safe means safe on every machine: a helper that runs its decomposition in eager (not
+    guarded) must reproduce the op bit for bit BY CONSTRUCTION (exact ops only, or the very ops
+    ATen runs, in its order), never by a bit-identity measured on one kernel path: ATen's default,
+    AVX2 and AVX-512 kernels round transcendental functions and reductions differently (#23,
+    #26: logaddexp). So every unguarded helper's eager check runs again under each CPU
+    capability this machine has, in one child process per capability (ATen reads
+    ATEN_CPU_CAPABILITY at start-up), which must report those kernels in use."""
+    needed, reported = CAPABILITIES[capability]
+    missing = [flag for flag in needed if flag not in _cpu_flags()]
+    if missing:
+        pytest.skip(f"this CPU has no {', '.join(missing)}: ATen cannot run its {capability} kernels here")
+    env = {**os.environ, "ATEN_CPU_CAPABILITY": capability}
+    proc = subprocess.run([sys.executable, str(Path(__file__).parent / "eager_capability_worker.py")],
+                          capture_output=True, text=True, timeout=300, env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert result["capability"] == reported, f"ATEN_CPU_CAPABILITY={capability} did not take effect: {result['capability']}"
+    assert result["checked"] == [key for key in KEYS if not eager_guarded(key)]
+    assert not result["failures"], "\n".join(result["failures"])
 
 
 def _decomposition_rules() -> dict[str, DecompositionRule]:

@@ -26,7 +26,8 @@ class Proof:
     # The decomposition against the original, run in eager on these inputs: 0 is bit-identical
     # (NaN where NaN); otherwise |decomposition - original| <= decomposition_tol * (1 + |original|),
     # the float rounding measured on ATen's kernels with ATEN_CPU_CAPABILITY=default and without
-    # (AVX2). A helper whose decomposition is not bit-identical is guarded
+    # (AVX2). A helper whose decomposition is not bit-identical BY CONSTRUCTION (exact ops, or
+    # ATen's own ops in its order: never a bit-identity measured on one CPU kernel path) is guarded
     # (``if not torch.onnx.is_in_onnx_export(): return <the op>``): in eager it is the op itself,
     # bit for bit, and the tolerance applies to its export branch (the flag forced True).
     decomposition_tol: float = 0.0

@@ -6,6 +6,9 @@ def _onnx_cross_entropy(input, target, weight=None, size_average=None, ignore_in
     # The dynamo exporter drops label_smoothing (it exports plain cross entropy: silently
     # wrong) and legacy refuses it. This is ATen's cross_entropy_loss_label_smoothing /
     # cross_entropy_loss_prob_target written with log_softmax, nll_loss, sums and a gather.
+    if not torch.onnx.is_in_onnx_export():  # eager: the op itself, bit for bit
+        return torch.nn.functional.cross_entropy(
+            input, target, weight, size_average, ignore_index, reduce, reduction, label_smoothing)
     if size_average is not None or reduce is not None:  # the deprecated arguments, as torch reads them
         reduction = "none" if reduce is False else ("sum" if size_average is False else "mean")
     class_dim = 0 if input.dim() == 1 else 1

@@ -2,7 +2,8 @@ import torch
 
 
 def _onnx_cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
-    # As ATen: the running sum of (dx / 2) * (y[i] + y[i+1]) (dx from x when given).
+    # As ATen, op for op: the running sum of (dx / 2) * (y[i] + y[i+1]) for a number dx; with
+    # sample points x, the running sum of (y[i] + y[i+1]) * (x[i+1] - x[i]), then halved.
     n = y.shape[dim]
     pairs = y.narrow(dim, 1, n - 1) + y.narrow(dim, 0, n - 1)
     if x is None:
@@ -13,4 +14,4 @@ def _onnx_cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
         shape[dim] = -1
         x = x.reshape(shape)
     step = x.narrow(dim, 1, n - 1) - x.narrow(dim, 0, n - 1)
-    return (step / 2.0 * pairs).cumsum(dim)
+    return (pairs * step).cumsum(dim) / 2.0  # ATen's order: halving first differs for subnormals

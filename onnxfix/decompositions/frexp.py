@@ -8,6 +8,8 @@ def _onnx_frexp(input):
     # dtype; float32 subnormals become normal) and scaled in two halves, so float64 subnormals
     # (exponent down to -1073) never need an unrepresentable 2**1073. Zeros (with their sign),
     # inf and NaN give (x, 0), as torch. Returns torch.return_types.frexp like torch.
+    if not torch.onnx.is_in_onnx_export():  # eager: the op itself, bit for bit
+        return torch.frexp(input)
     ax = input.abs()
     regular = (ax > 0) & (ax < float("inf"))
     safe = torch.where(regular, ax, torch.ones_like(ax)).double()

@@ -4,6 +4,8 @@ import torch
 def _onnx_index_reduce(input, dim, index, source, reduce, *, include_self=True):
     # index_reduce(dim, index, source) is scatter_reduce with the 1-D index repeated over
     # source's other dimensions (ScatterElements exists in ONNX, index_reduce does not).
+    if not torch.onnx.is_in_onnx_export():  # eager: the op itself, bit for bit
+        return input.index_reduce(dim, index, source, reduce, include_self=include_self)
     dim = dim % max(input.dim(), 1)
     shape = [1] * source.dim()
     if source.dim() > 0:

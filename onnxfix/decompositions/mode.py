@@ -5,6 +5,8 @@ def _onnx_mode(input, dim=-1, keepdim=False):
     # torch.mode: the most frequent value (the smallest one among equally frequent values) and
     # the index of its last occurrence. O(n^2) memory along `dim`. NaN counts as never equal,
     # so inputs with NaN may differ from eager (torch does not document NaN for mode).
+    if not torch.onnx.is_in_onnx_export():  # eager: the op itself, bit for bit
+        return torch.mode(input, dim, keepdim)
     if input.dim() == 0:
         return torch.return_types.mode((input.clone(), torch.zeros((), dtype=torch.int64, device=input.device)))
     dim = dim % input.dim()

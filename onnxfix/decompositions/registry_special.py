@@ -199,7 +199,8 @@ DECOMPOSITIONS += (
         "Exponent estimated from log(|x|) and corrected by one step either way; mantissa scaled by "
         "exact powers of two built from the constants 2**(2**i), in float64 and in two halves "
         "(float64 subnormals need 2**1073). Returns torch.return_types.frexp (mantissa in the "
-        "input's dtype, exponent int32); zeros keep their sign, inf/NaN give (x, 0), as torch.",
+        "input's dtype, exponent int32); zeros keep their sign, inf/NaN give (x, 0), as torch."
+        " Eager keeps the op (guarded helper): the exponent is estimated with log (whose last bit varies with the CPU kernel) and then corrected: exact by intent, not by the same ops.",
         error_bound="exact: bit-identical mantissa and equal exponent on 400k random bit patterns "
         "per dtype (float32, float64, float16, bfloat16, including subnormals, NaN payloads, "
         "+-0, +-inf, the extremes) and on the powers of two from 2^-60 to 2^59 with both neighbours",

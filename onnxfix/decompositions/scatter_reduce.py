@@ -7,6 +7,8 @@ def _onnx_scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     # scatter divided by a count scatter (count starts at 1 with include_self, else at 0, and
     # 0 becomes 1), with floor division for integer dtypes; this does the same with
     # scatter_add, which both exporters translate. Other reductions run unchanged.
+    if not torch.onnx.is_in_onnx_export():  # eager: the op itself, bit for bit
+        return torch.scatter_reduce(input, dim, index, src, reduce, include_self=include_self)
     if reduce != "mean":
         return input.scatter_reduce(dim, index, src, reduce, include_self=include_self)
     # ScatterElements needs updates of the index's shape; torch uses that corner of `src`.

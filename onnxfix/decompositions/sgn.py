@@ -3,6 +3,8 @@ import torch
 
 def _onnx_sgn(input):
     # For real tensors sgn is sign (-1, 0, 1; torch.sign's kernel). Complex: x / |x|, 0 at 0.
+    if not torch.onnx.is_in_onnx_export():  # eager: the op itself, bit for bit
+        return torch.sgn(input)
     if input.is_complex():
         magnitude = input.abs()
         return torch.where(magnitude == 0, torch.zeros_like(input), input / magnitude)

@@ -6,6 +6,8 @@ def _onnx_vander(x, N=None, increasing=False):
     # products are unrolled here over the static column count N (ONNX has no CumProd). The CPU
     # cumprod kernel accumulates float32 in float64 (and half types in float32), rounding each
     # column back, so the running product is kept in that wider type too: bit-identical.
+    if not torch.onnx.is_in_onnx_export():  # eager: the op itself, bit for bit
+        return torch.vander(x, N, increasing)
     n = x.shape[0] if N is None else N
     dtype = torch.promote_types(x.dtype, torch.int64)  # integers and bool give int64, as torch
     if n == 0:

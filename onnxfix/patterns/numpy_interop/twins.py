@@ -24,7 +24,7 @@ class Twin:
 
 
 AXIS = (("axis", "dim"), ("keepdims", "keepdim"))
-_EXACT_UNARY = ("abs", "negative", "sign", "square", "isnan", "isinf", "isfinite", "logical_not")
+_EXACT_UNARY = ("abs", "negative", "square", "isnan", "isinf", "isfinite", "logical_not")
 # Exact on float arrays, but on int arrays NumPy computes sqrt in float64 where torch gives
 # float32, and NumPy before 2.x's integer loops returns floor/ceil/trunc as float64 where torch
 # keeps the int dtype (NumPy 2.4 keeps it too): the dtype is not known statically.
@@ -38,6 +38,8 @@ _EXACT_BINARY = ("add", "subtract", "multiply", "logical_and", "logical_or", "lo
 TWINS: dict[str, Twin] = {
     **{name: Twin(name) for name in _EXACT_UNARY},
     **{name: Twin(name, exact=False, differs=why) for name, why in _INT_PROMOTING.items()},
+    # torch.sign's kernel is (0 < x) - (x < 0): 0 for NaN, where numpy.sign gives NaN.
+    "sign": Twin("sign", exact=False, differs="NumPy gives NaN for NaN, torch.sign 0"),
     **{name: Twin(name, exact=False) for name in _INEXACT_UNARY},
     **{name: Twin(name) for name in _EXACT_BINARY},
     "arcsin": Twin("asin", exact=False),

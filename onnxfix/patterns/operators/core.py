@@ -47,9 +47,12 @@ class CumulativeOp(DecompositionRule):
         "zeros and negative values.",
         "def forward(self, x):\n    return torch.cumprod(x, dim=1)",
         "def forward(self, x):\n    return _onnx_cumprod(x, dim=1)",
-        "Safe: the same values (and for cummax/cummin the same indices, last occurrence, NaN "
-        "propagation) as eager, measured on ties, NaN, integers and batched inputs. Costs "
-        "O(n^2) memory along `dim`.",
+        "Safe. cummax and cummin are exact by construction (comparisons, max/min and gathers): "
+        "the same values and indices as eager (last occurrence, NaN propagation) on every CPU. "
+        "cumprod returns torch.cumprod itself outside export (`torch.onnx.is_in_onnx_export()`, "
+        "False in eager): its masked product reduction multiplies floats in another order than "
+        "ATen's sequential cumprod (which accumulates float32 in float64), so only the exported "
+        "model runs it (exact for integers). Costs O(n^2) memory along `dim`.",
         code,
     )
 
@@ -68,7 +71,9 @@ class OrderStatistic(DecompositionRule):
         "def forward(self, x):\n    return _onnx_median(x, dim=1).values",
         "Values are exact (NaN handling as torch). Indices of tied values may name another of "
         "the tied positions (torch documents them as unspecified for median): the fix is safe "
-        "when only `.values` / `[0]` is used, or for `mode`, and unsafe otherwise.",
+        "when only `.values` / `[0]` is used, and unsafe otherwise. `mode` returns torch.mode "
+        "itself outside export (`torch.onnx.is_in_onnx_export()`, False in eager; its pairwise "
+        "counts treat NaN otherwise than torch), so its fix is safe.",
         code,
     )
 
@@ -167,7 +172,10 @@ class ScatterReduceArgument(DecompositionRule):
         "(4)\"), dynamo fails on `aten.scatter.reduce`; `scatter_reduce` exports in both.",
         "def forward(self, x, i, v):\n    return x.scatter(0, i, v, reduce=\"multiply\")",
         "def forward(self, x, i, v):\n    return _onnx_scatter(x, 0, i, v, reduce=\"multiply\")",
-        "Safe: the same operation under its non-deprecated name.",
+        "Safe: the helper returns torch.scatter itself outside export "
+        "(`torch.onnx.is_in_onnx_export()`, False in eager), since scatter_reduce accumulates "
+        "through another ATen kernel path than scatter(reduce=); exported, it is the same "
+        "operation under its non-deprecated name.",
         code,
     )
 

@@ -40,11 +40,16 @@ class LegacyUnsupportedMath(DecompositionRule):
         "both exporters translate.",
         "def forward(self, a, b):\n    return torch.logaddexp(a, b)",
         "def forward(self, a, b):\n    return _onnx_logaddexp(a, b)",
-        "Safe: the helpers repeat ATen's arithmetic (bit-identical), and those that would "
-        "round differently (logaddexp2, trace, sinc, xlogy, xlog1py, entr, and `signbit`, "
-        "`logcumsumexp`, `special.erfcx`, `special.log_ndtr`) return the torch op itself outside "
-        "export (`torch.onnx.is_in_onnx_export()`, False in eager), so eager outputs are "
-        "bit-identical. Exported, those are within an ulp where ATen uses vectorised "
+        "Safe: the helpers that run in eager are bit-identical by construction on every CPU "
+        "kernel path: exact ops (count_nonzero, frac, heaviside, isneginf) or the "
+        "very ATen ops the torch op runs, in its order (diff, ldexp, kron, vecdot, matrix_power, "
+        "multi_dot, quantile, nanquantile, trapezoid, cumulative_trapezoid). The others "
+        "(logaddexp, logaddexp2, nansum, nanmean, sgn, float_power, trace, sinc, xlogy, xlog1py, "
+        "entr, special.ndtr, dist, renorm, rms_norm, and `signbit`, `logcumsumexp`, "
+        "`special.erfcx`, `special.log_ndtr`) compose other floating ops than ATen's kernels, "
+        "which round differently on the default, AVX2 and AVX-512 paths, so they return the "
+        "torch op itself outside export (`torch.onnx.is_in_onnx_export()`, False in eager): eager "
+        "outputs are bit-identical. Exported, those are within an ulp where ATen uses vectorised "
         "exp/log1p/sin, except `signbit` (a NaN with its sign bit set gives False), "
         "`logcumsumexp` (a masked logsumexp: other rounding), `special.erfcx` and "
         "`special.log_ndtr` (a continued-fraction approximation of erfcx; bounds below). A "
@@ -78,11 +83,12 @@ class LegacySilentlyWrong(DecompositionRule):
         "from eager.",
         "def forward(self, x, k):\n    return torch.floor_divide(x, k)",
         "def forward(self, x, k):\n    return _onnx_floor_divide(x, k)",
-        "Safe: the helpers compute what eager computes (`div(rounding_mode=\"floor\")` is the same "
-        "kernel as floor_divide; the shift and the scatter_add forms are exact for integers; "
-        "softplus returns F.softplus itself outside export (`torch.onnx.is_in_onnx_export()`), "
-        "and exported repeats ATen's formula to an ulp; duplicate-index sums add in index order "
-        "like eager). A method call on a value not known to be a tensor is unsafe.",
+        "Safe: floor_divide's helper is `div(rounding_mode=\"floor\")`, the same ATen kernel, and "
+        "the shift is exact integer arithmetic; softplus, index_add and index_put return the "
+        "torch op itself outside export (`torch.onnx.is_in_onnx_export()`, False in eager: "
+        "scatter_add is another accumulation kernel than index_add / index_put), and exported "
+        "softplus repeats ATen's formula to an ulp and the scatter_add forms add duplicates in "
+        "index order. A method call on a value not known to be a tensor is unsafe.",
         code, legacy_only=True,
     )
 
@@ -158,8 +164,8 @@ class LegacyStructural(DecompositionRule):
         "only when `[tool.onnxfix] exporters` includes \"legacy\".",
         "def forward(self, x):\n    return F.adaptive_avg_pool2d(x, (3, 3))",
         "def forward(self, x):\n    return _onnx_adaptive_avg_pool2d(x, (3, 3))",
-        "Safe: the indexing and layout ops are bit-identical; the pooling, interpolate and "
-        "conv1d helpers return the torch op itself outside export "
+        "Safe: the indexing and layout ops are exact (bit-identical by construction); the "
+        "pooling, interpolate, conv1d and histc helpers return the torch op itself outside export "
         "(`torch.onnx.is_in_onnx_export()`, False in eager), bit-identical. Exported: the same "
         "bins and means (to float rounding) for adaptive pooling and area interpolation, the "
         "same source indices as torch's kernel for nearest-exact (2-D inputs; 1-D inputs run "

@@ -24,9 +24,9 @@ class SpecialFunction(DecompositionRule):
         "(Beta, Dirichlet, Poisson, negative binomial).",
         "def forward(self, alpha):\n    return torch.lgamma(alpha).sum(-1) - torch.lgamma(alpha.sum(-1))",
         "def forward(self, alpha):\n    return _onnx_lgamma(alpha).sum(-1) - _onnx_lgamma(alpha.sum(-1))",
-        "Safe. frexp is bit-identical. Every other helper returns the torch op itself outside "
-        "export (it branches on `torch.onnx.is_in_onnx_export()`, False in eager): "
-        "bit-identical in eager, the same errors. Exported: digamma, i0, i0e, i1, i1e, "
+        "Safe. Every helper returns the torch op itself outside export (it branches on "
+        "`torch.onnx.is_in_onnx_export()`, False in eager): bit-identical in eager, the same "
+        "errors. Exported: frexp is exact (its log only estimates the exponent, then corrected); digamma, i0, i0e, i1, i1e, "
         "bessel_j0, ndtri and polygamma of order 0 or 1 are ATen's own formula and "
         "coefficients, equal up to the rounding of log, sin, tan and exp and of the "
         "multiply-adds the compiled kernels fuse; lgamma and mvlgamma another algorithm "

@@ -48,10 +48,12 @@ class StructuralOperator(DecompositionRule):
         "unbacked symbols; legacy bakes them in) and legacy has no symbolic for pad_sequence.",
         "def forward(self, x):\n    return torch.cov(x)",
         "def forward(self, x):\n    return _onnx_cov(x)",
-        "Safe: ATen's own arithmetic (bit-identical in eager for cov, corrcoef, index_reduce, vander, "
-        "combinations, narrow, ctc_loss, masked_select, unique_consecutive, rfftfreq, pad_sequence of a split; "
-        "pdist returns torch.pdist itself outside export (`torch.onnx.is_in_onnx_export()`), "
-        "and its exported form agrees to float rounding of the column sum). Inputs torch "
+        "Safe: bit-identical in eager by construction for cov and corrcoef (ATen's own ops, in "
+        "its order), rfftfreq (ATen's arange and multiply), combinations, narrow, masked_select, "
+        "unique_consecutive and pad_sequence of a split (exact indexing); index_reduce, vander, "
+        "ctc_loss and pdist compose other floating ops than ATen's kernels and return the torch "
+        "op itself outside export (`torch.onnx.is_in_onnx_export()`, False in eager), their "
+        "exported forms agreeing to float rounding. Inputs torch "
         "rejects (negative weights, an out-of-range start) are not diagnosed. The receiver of "
         "`x.split(n.tolist())` counts as a tensor unless known otherwise: pad_sequence takes tensors "
         "only, and no other type's split returns them. vander, "
@@ -282,9 +284,11 @@ class DynamoSilentlyWrong(DecompositionRule):
         "legacy exporter refuses both.",
         "def forward(self, x, index, v):\n    return x.scatter_reduce(1, index, v, \"mean\")",
         "def forward(self, x, index, v):\n    return _onnx_scatter_reduce(x, 1, index, v, \"mean\")",
-        "Safe: ATen's formulas. scatter_reduce mean is bit-identical in eager (floor division for "
-        "integers, include_self both ways); cross_entropy is bit-identical except weight= with "
-        "reduction=\"mean\", where the weight total may differ by 1 ulp (summation order).",
+        "Safe: both helpers return the torch op itself outside export "
+        "(`torch.onnx.is_in_onnx_export()`, False in eager), since their sums and divisions run "
+        "through other ATen kernels than the op's. Exported, ATen's formulas: scatter_reduce mean "
+        "(floor division for integers, include_self both ways) and cross_entropy agree to float "
+        "rounding (with weight= and reduction=\"mean\" the weight total may differ by 1 ulp).",
         code,
     )
 
