@@ -81,7 +81,7 @@ def test_cholesky_edge_cases():
     for shape in [(0, 0), (2, 0, 0)]:
         empty = torch.zeros(shape)
         assert cholesky(empty).shape == torch.linalg.cholesky(empty).shape
-    one = torch.tensor([[4.0]])
+    one = torch.tensor([[4.0]])  # sqrt(4) = 2: exact on any path
     assert torch.equal(cholesky(one), torch.linalg.cholesky(one))
     # not positive definite: torch raises, the helper gives NaN (why the fix is unsafe)
     bad = torch.tensor([[1.0, 2.0], [2.0, 1.0]])
@@ -125,7 +125,7 @@ def test_solve_triangular_broadcast_dtype_and_other_triangle():
     # empty right-hand side and a 1x1 system
     empty = torch.zeros(2, 4, 0, dtype=torch.float64)
     assert solve(a, empty, upper=True).shape == torch.linalg.solve_triangular(a, empty, upper=True).shape
-    one, rhs = torch.tensor([[2.0]]), torch.tensor([[3.0, -1.0]])
+    one, rhs = torch.tensor([[2.0]]), torch.tensor([[3.0, -1.0]])  # 1.5, -0.5: exact, as b / a or b * (1 / a)
     assert torch.equal(solve(one, rhs, upper=False), torch.linalg.solve_triangular(one, rhs, upper=False))
 
 

@@ -84,7 +84,7 @@ def test_eigh_reads_one_triangle_batched_and_edges():
         want = torch.linalg.eigvalsh(a, UPLO=uplo.upper())
         assert relative(helper("linalg_eigvalsh")(a, UPLO=uplo), want) < 1e-14
         assert relative(helper("linalg_eigh")(a, uplo).eigenvalues, want) < 1e-14
-    one = torch.tensor([[[-2.5]]])
+    one = torch.tensor([[[-2.5]]])  # 1x1 and diagonal inputs below: nothing rotates, exact
     assert torch.equal(helper("linalg_eigvalsh")(one), torch.linalg.eigvalsh(one))
     assert torch.equal(helper("linalg_eigh")(one).eigenvectors, torch.ones(1, 1, 1))
     empty = torch.zeros(2, 0, 0)
@@ -195,6 +195,7 @@ def test_pinv_and_matrix_rank_default_tolerance(m, n, dtype):
         assert got.shape == want.shape and got.dtype == dtype
         bound = {torch.float32: 1e-5 if full_rank else 1e-4, torch.float64: 1e-12}[dtype]
         assert (got.double() - want).abs().max().item() < bound * want.abs().max().item()
+        # an integer: the computed singular values lie >= 10x away from the default threshold
         assert torch.equal(helper("linalg_matrix_rank")(a), torch.linalg.matrix_rank(a))
 
 

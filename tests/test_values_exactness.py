@@ -92,13 +92,16 @@ def test_int_of_negative_division_is_not_floor_division():
 
 def test_sqrt_and_power_one_half_differ_by_at_most_one_ulp():
     # why ONX402 marks `math.sqrt(d) -> d ** 0.5` unsafe: the C library's pow() is not
-    # correctly rounded, sqrt() is. 948 of the sizes below 2**20 differ (2921 is the first).
+    # correctly rounded, sqrt() is. Which sizes differ depends on the C library and on the CPU
+    # (glibc picks an FMA pow() where the CPU has FMA): 948 of the sizes below 2**20 here
+    # (glibc, AVX2 + FMA; 2921 is the first), so only "some, each by at most an ulp" is asserted.
     mismatches = [d for d in range(0, 2**20) if math.sqrt(d) != d**0.5]
-    assert len(mismatches) == 948 and mismatches[0] == 2921
+    assert mismatches
     assert all(abs(math.sqrt(d) - d**0.5) <= math.ulp(math.sqrt(d)) for d in mismatches)
 
 
 def test_pow_is_power_operator_on_floats():
+    # bit for bit by construction: math.pow and float ** both call the C library's pow()
     for d in range(0, 4096):
         for c in (0.0, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0):
             assert math.pow(d, c) == d**c, (d, c)
