@@ -18,6 +18,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Callable
 
+from onnxfix.exporter import forkserver
 from onnxfix.exporter.result import CRASH, EXPORT_FAILS, TIMEOUT, Verdict
 
 DEFAULT_TIMEOUT = 600.0
@@ -60,11 +61,37 @@ def run_isolated(
 
 
 def _run(request, timeout, on_stage, on_tick) -> Verdict:
-    payload = json.dumps(asdict(request))
     env = dict(os.environ, PYTHONFAULTHANDLER="1", PYTHONUNBUFFERED="1", ONNXFIX_WORKER="1")
+    ran = run_worker("onnxfix.exporter.worker", json.dumps(asdict(request)), env, timeout, on_stage, on_tick)
+    if ran.returncode is None:
+        return Verdict(request.exporter, TIMEOUT, error=f"export did not finish in {timeout:g} s", failed_stage=_last_stage(ran.lines))
+    return _result(request, ran.returncode, ran.lines, ran.stderr)
+
+
+@dataclass
+class WorkerRun:
+    returncode: int | None  # None: killed at the timeout
+    lines: list[str]  # its standard output
+    stderr: str
+
+
+def run_worker(module: str, payload: str, env: dict[str, str], timeout: float,
+               on_stage: Callable[[str], None] = lambda stage: None,
+               on_tick: Callable[[], None] = lambda: None) -> WorkerRun:
+    """``python -m module`` with ``payload`` on its standard input: forked from the warm server
+    when there is one (forkserver.py), else a fresh interpreter; the same run either way."""
+    server = forkserver.server_for(env)
+    if server is not None:
+        ran = _run_forked(server, module, payload, env, timeout, on_stage, on_tick)
+        if ran is not None:
+            return ran
+    return _run_subprocess(module, payload, env, timeout, on_stage, on_tick)
+
+
+def _run_subprocess(module, payload, env, timeout, on_stage, on_tick) -> WorkerRun:
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as stderr:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "onnxfix.exporter.worker"], stdin=subprocess.PIPE,
+            [sys.executable, "-m", module], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=stderr, text=True, encoding="utf-8", errors="replace", env=env,
         )
         lines: list[str] = []
@@ -72,11 +99,60 @@ def _run(request, timeout, on_stage, on_tick) -> Verdict:
         reader.start()
         proc.stdin.write(payload)
         proc.stdin.close()
-        if not _wait(proc, timeout, on_tick):
-            return Verdict(request.exporter, TIMEOUT, error=f"export did not finish in {timeout:g} s", failed_stage=_last_stage(lines))
+        finished = _wait(proc, timeout, on_tick)
         reader.join()
         stderr.seek(0)
-        return _result(request, proc.returncode, lines, stderr.read())
+        return WorkerRun(proc.returncode if finished else None, lines, stderr.read())
+
+
+def _run_forked(server, module, payload, env, timeout, on_stage, on_tick) -> WorkerRun | None:
+    with tempfile.TemporaryDirectory(prefix="onnxfix-worker-") as folder:
+        paths = {name: os.path.join(folder, name) for name in ("stdin", "stdout", "stderr")}
+        with open(paths["stdin"], "w", encoding="utf-8") as stdin:
+            stdin.write(payload)
+        pid = server.start(module, os.getcwd(), env, **paths)
+        if pid is None:
+            return None
+        output = _Tail(paths["stdout"], on_stage)
+        started = time.monotonic()
+        returncode = None
+        while returncode is None:
+            returncode = server.wait(pid, forkserver.poll_interval(started))
+            output.read()
+            if returncode is None and time.monotonic() - started >= timeout:
+                forkserver.kill(pid)
+                server.wait(pid, 10)
+                break
+            if returncode is None:
+                on_tick()
+        output.read(final=True)
+        with open(paths["stderr"], encoding="utf-8", errors="replace") as stderr:
+            return WorkerRun(returncode, output.lines, stderr.read())
+
+
+class _Tail:
+    """The lines a forked worker has written to its stdout file so far, stage lines reported
+    as they arrive (a subprocess's pipe is read by a thread instead)."""
+
+    def __init__(self, path: str, on_stage: Callable[[str], None]):
+        self.path, self.on_stage = path, on_stage
+        self.offset, self.partial, self.lines = 0, "", []
+
+    def read(self, final: bool = False) -> None:
+        try:
+            with open(self.path, "rb") as stream:
+                stream.seek(self.offset)
+                chunk = stream.read()
+        except FileNotFoundError:
+            return
+        self.offset += len(chunk)
+        *complete, self.partial = (self.partial + chunk.decode("utf-8", "replace")).split("\n")
+        if final and self.partial:
+            complete, self.partial = [*complete, self.partial], ""
+        for line in complete:
+            self.lines.append(line)
+            if line.startswith(STAGE_MARKER):
+                self.on_stage(line[len(STAGE_MARKER):].strip())
 
 
 def _read_lines(stream, lines: list[str], on_stage: Callable[[str], None]) -> None:
@@ -125,12 +201,10 @@ def run_json_worker(module: str, request: dict, timeout: float) -> dict:
     """Run ``python -m module`` with ``request`` as JSON on stdin; its RESULT_MARKER line, or
     {"error": ...} when it died or timed out (never raises: its caller carries on without)."""
     env = dict(os.environ, PYTHONFAULTHANDLER="1", PYTHONUNBUFFERED="1")
-    try:
-        proc = subprocess.run([sys.executable, "-m", module], input=json.dumps(request), capture_output=True,
-                              text=True, encoding="utf-8", errors="replace", env=env, timeout=timeout)
-    except subprocess.TimeoutExpired:
+    ran = run_worker(module, json.dumps(request), env, timeout)
+    if ran.returncode is None:
         return {"error": f"did not finish in {timeout:g} s"}
-    for line in reversed(proc.stdout.splitlines()):
+    for line in reversed(ran.lines):
         if line.startswith(RESULT_MARKER):
             return json.loads(line[len(RESULT_MARKER):])
-    return {"error": f"exit {proc.returncode}: {proc.stderr.strip()[-500:]}"}
+    return {"error": f"exit {ran.returncode}: {ran.stderr.strip()[-500:]}"}
