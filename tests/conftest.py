@@ -26,3 +26,30 @@ def in_repo():
     os.chdir(REPO)
     yield
     os.chdir(before)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist (`--dist loadgroup`, pyproject's addopts), the tests that share a
+    module-scoped fixture (one export, one batch of exports) run on one worker, so the fixture
+    runs once; every other test is spread on its own."""
+    for item in items:
+        group = _shared_fixture_group(item)
+        if group:
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
+def _shared_fixture_group(item) -> str | None:
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return None
+    callspec = getattr(item, "callspec", None)
+    shared = []
+    for name in info.names_closure:
+        definitions = info.name2fixturedefs.get(name)
+        if not definitions or definitions[-1].scope not in ("module", "class", "package"):
+            continue
+        if name == "in_repo":  # a chdir, nothing to share
+            continue
+        index = callspec.indices.get(name) if callspec is not None else None
+        shared.append(name if index is None else f"{name}[{index}]")
+    return f"{item.module.__name__}:{','.join(sorted(shared))}" if shared else None

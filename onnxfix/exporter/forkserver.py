@@ -19,7 +19,10 @@ import sys
 import threading
 import time
 
-STARTUP_TIMEOUT = 300.0  # import torch and one tiny export of each exporter, on a loaded machine
+STARTUP_TIMEOUT = 300.0
+# Set anew for every call and read by nothing at import: not a reason for a server of its own
+# (pytest names the running test here).
+VOLATILE = frozenset({"PYTEST_CURRENT_TEST", "ONNXFIX_FORKSERVER"})  # import torch and one tiny export of each exporter, on a loaded machine
 
 
 class _Server:
@@ -61,9 +64,10 @@ class _Server:
         self.ready.wait(STARTUP_TIMEOUT)
         return self.ready.is_set() and not self.refused and self.process.poll() is None
 
-    def start(self, module: str, cwd: str, env: dict[str, str], stdin: str, stdout: str, stderr: str) -> int | None:
+    def start(self, module: str, argv: list[str], cwd: str, env: dict[str, str], stdin: str, stdout: str,
+              stderr: str) -> int | None:
         job = str(next(self.ids))
-        line = json.dumps({"id": job, "module": module, "cwd": cwd, "env": env,
+        line = json.dumps({"id": job, "module": module, "argv": argv, "cwd": cwd, "env": env,
                            "stdin": stdin, "stdout": stdout, "stderr": stderr}) + "\n"
         try:
             with self.write_lock:
@@ -100,7 +104,7 @@ _lock = threading.Lock()
 def server_for(env: dict[str, str]) -> _Server | None:
     if os.environ.get("ONNXFIX_FORKSERVER", "1") == "0" or not hasattr(os, "fork"):
         return None
-    key = tuple(sorted(env.items()))
+    key = tuple(sorted(item for item in env.items() if item[0] not in VOLATILE))
     with _lock:
         server = _servers.get(key)
         if server is None or server.process.poll() is not None:

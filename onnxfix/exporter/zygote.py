@@ -14,7 +14,7 @@ Python thread behind (checked at start-up: with one alive this process refuses t
 parent falls back to plain subprocesses), so a forked child does not inherit a half-held lock
 or an OpenMP pool.
 
-Protocol, one line each way: the parent writes {"id", "module", "cwd", "env", "stdin",
+Protocol, one line each way: the parent writes {"id", "module", "argv", "cwd", "env", "stdin",
 "stdout", "stderr"} as JSON (the last three are file paths); this process answers `READY`
 once, `STARTED <id> <pid>` per job and `EXITED <pid> <exit code>` (negative: killed by that
 signal) when a child ends. End of input ends it.
@@ -81,8 +81,9 @@ def run_child(job: dict) -> None:
         import faulthandler
         import runpy
 
-        faulthandler.enable()  # a segfault leaves the Python stack in stderr, as PYTHONFAULTHANDLER does
-        sys.argv = [job["module"]]
+        if os.environ.get("PYTHONFAULTHANDLER"):  # read at start-up by a fresh interpreter
+            faulthandler.enable()
+        sys.argv = [job["module"], *job.get("argv", ())]
         sys.path[0] = job["cwd"]  # what `python -m` puts first
         runpy.run_module(job["module"], run_name="__main__", alter_sys=True)
         code = 0
