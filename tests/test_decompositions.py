@@ -8,8 +8,6 @@ export every helper, matching eager in onnxruntime on other values and another b
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import warnings
 from pathlib import Path
 
@@ -18,6 +16,7 @@ import torch
 
 from decomposition_exports import FAMILY
 from onnxfix.decompositions import DECOMPOSITIONS, load_function
+from warm_workers import run_script
 
 NAN, INF = float("nan"), float("inf")
 HERE = Path(__file__).parent
@@ -293,10 +292,7 @@ def test_linalg_inv_needs_pivoting():
 
 # ---- (b) and (d): exports in onnxruntime --------------------------------------------------------
 def _run_exports(exporter: str, channel: str, keys: list[str] = ()) -> dict:
-    proc = subprocess.run(
-        [sys.executable, str(HERE / "decomposition_exports.py"), exporter, channel, *keys],
-        capture_output=True, text=True, timeout=900,
-    )
+    proc = run_script("decomposition_exports", [exporter, channel, *keys])
     results = {}
     for line in proc.stdout.splitlines():
         if line.startswith("RESULT "):

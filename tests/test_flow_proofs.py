@@ -16,9 +16,6 @@ in both exporters on other values and other sizes).
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -29,6 +26,7 @@ from onnxfix.config import Settings
 from onnxfix.patterns import all_rules
 from onnxfix.rewriter.engine import RuleSet, check_text
 from onnxfix.rewriter.source import SourceFile
+from warm_workers import run_script
 
 MODELS = Path(__file__).parent / "flow_models"
 FAILS, WRONG, ORT, OK = "EXPORT-FAILS", "SILENTLY-WRONG", "ORT-FAILS", "OK"
@@ -105,11 +103,7 @@ def verdicts(rewritten) -> dict[tuple[str, str, str], dict]:
     labels = {str(MODELS / f"{n}.py"): (n, "original") for n in originals} | {str(p): (n, "rewritten") for n, p in rewritten.items()}
 
     def run(exporter: str) -> list[dict]:
-        proc = subprocess.run(
-            [sys.executable, str(Path(__file__).parent / "flow_batch_worker.py")],
-            input=json.dumps({"exporter": exporter, "files": files}),
-            capture_output=True, text=True, timeout=900, env=dict(os.environ, PYTHONFAULTHANDLER="1"),
-        )
+        proc = run_script("flow_batch_worker", input=json.dumps({"exporter": exporter, "files": files}))
         found = [json.loads(line.split(" ", 1)[1]) for line in proc.stdout.splitlines() if line.startswith("FLOW-VERDICT ")]
         assert len(found) == len(files), proc.stderr[-3000:]
         return found

@@ -12,6 +12,7 @@ import pytest
 import torch
 
 from fixture_exports import load, proof_fixtures, tolerance
+from warm_workers import run_script
 
 HERE = Path(__file__).parent
 FIXTURES = proof_fixtures()
@@ -54,8 +55,7 @@ GROUPS = sorted({name.split("/")[0] for name, _, _ in FIXTURES})
                 ids=[f"{e}-{g}" for e in ("dynamo", "legacy") for g in GROUPS])
 def fixture_exports(request):
     exporter, group = request.param
-    proc = subprocess.run([sys.executable, str(HERE / "fixture_exports.py"), exporter, group],
-                          capture_output=True, text=True, timeout=900)
+    proc = run_script("fixture_exports", [exporter, group])
     results = [json.loads(line[7:]) for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
     assert results, proc.stderr[-3000:]
     return exporter, group, results

@@ -4,8 +4,6 @@ the exact rewrite, identical eager outputs, and a correct export under both expo
 other values and other sizes. Runs four child processes, two at a time."""
 
 import json
-import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -15,6 +13,7 @@ import torch
 
 from example_proofs import rewrite_copy
 from onnxfix.exporter.targets import load_module
+from warm_workers import run_script
 
 MODELS = Path(__file__).parent / "values_models.py"
 WORKER = Path(__file__).parent / "values_worker.py"
@@ -75,10 +74,7 @@ GUARDED_NUMPY = {"NumpyExp": (lambda x: torch.exp(x), lambda x: torch.from_numpy
 
 
 def _run(path: Path, exporter: str, names: list[str]) -> dict[str, list]:
-    proc = subprocess.run(
-        [sys.executable, str(WORKER), str(path), exporter, *names],
-        capture_output=True, text=True, timeout=900,
-    )
+    proc = run_script(WORKER.stem, [str(path), exporter, *names])
     rows = [json.loads(line[len("VALUES "):]) for line in proc.stdout.splitlines() if line.startswith("VALUES ")]
     assert len(rows) == len(names), proc.stderr[-3000:]
     return {row[0]: row[1:] for row in rows}

@@ -77,21 +77,24 @@ class WorkerRun:
 
 def run_worker(module: str, payload: str, env: dict[str, str], timeout: float,
                on_stage: Callable[[str], None] = lambda stage: None,
-               on_tick: Callable[[], None] = lambda: None, argv: tuple[str, ...] = ()) -> WorkerRun:
-    """``python -m module *argv`` with ``payload`` on its standard input: forked from the warm
-    server when there is one (forkserver.py), else a fresh interpreter; the same run either way."""
+               on_tick: Callable[[], None] = lambda: None, argv: tuple[str, ...] = (),
+               cwd: str | None = None) -> WorkerRun:
+    """``python -m module *argv`` in ``cwd`` (default: this process's) with ``payload`` on its
+    standard input: forked from the warm server when there is one (forkserver.py), else a fresh
+    interpreter; the same run either way."""
+    cwd = cwd or os.getcwd()
     server = forkserver.server_for(env)
     if server is not None:
-        ran = _run_forked(server, module, list(argv), payload, env, timeout, on_stage, on_tick)
+        ran = _run_forked(server, module, list(argv), cwd, payload, env, timeout, on_stage, on_tick)
         if ran is not None:
             return ran
-    return _run_subprocess(module, list(argv), payload, env, timeout, on_stage, on_tick)
+    return _run_subprocess(module, list(argv), cwd, payload, env, timeout, on_stage, on_tick)
 
 
-def _run_subprocess(module, argv, payload, env, timeout, on_stage, on_tick) -> WorkerRun:
+def _run_subprocess(module, argv, cwd, payload, env, timeout, on_stage, on_tick) -> WorkerRun:
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as stderr:
         proc = subprocess.Popen(
-            [sys.executable, "-m", module, *argv], stdin=subprocess.PIPE,
+            [sys.executable, "-m", module, *argv], stdin=subprocess.PIPE, cwd=cwd,
             stdout=subprocess.PIPE, stderr=stderr, text=True, encoding="utf-8", errors="replace", env=env,
         )
         lines: list[str] = []
@@ -105,12 +108,12 @@ def _run_subprocess(module, argv, payload, env, timeout, on_stage, on_tick) -> W
         return WorkerRun(proc.returncode if finished else None, lines, stderr.read())
 
 
-def _run_forked(server, module, argv, payload, env, timeout, on_stage, on_tick) -> WorkerRun | None:
+def _run_forked(server, module, argv, cwd, payload, env, timeout, on_stage, on_tick) -> WorkerRun | None:
     with tempfile.TemporaryDirectory(prefix="onnxfix-worker-") as folder:
         paths = {name: os.path.join(folder, name) for name in ("stdin", "stdout", "stderr")}
         with open(paths["stdin"], "w", encoding="utf-8") as stdin:
             stdin.write(payload)
-        pid = server.start(module, argv, os.getcwd(), env, **paths)
+        pid = server.start(module, argv, cwd, env, **paths)
         if pid is None:
             return None
         output = _Tail(paths["stdout"], on_stage)
