@@ -2,10 +2,17 @@
 
     python tests/fixture_exports.py dynamo|legacy [CODE-PREFIX ...]
 
-Loads every ONX5xx fixture's rewritten source (<case>.unsafe.py, else <case>.fixed.py), wraps all
-of them in one module (one export per exporter keeps the suite fast), exports it with a dynamic
-batch dimension, and compares onnxruntime with eager PyTorch running the ORIGINAL fixture on other
-values and another batch size. Prints one JSON line per fixture.
+Loads every ONX5xx fixture's rewritten source (<case>.unsafe.py, else <case>.fixed.py), exports
+each fixture's model with a dynamic batch dimension, one export per fixture in this one process (the
+import and the exporter's start-up are paid once), and compares onnxruntime with eager PyTorch
+running the ORIGINAL fixture on other values and another batch size. Prints one JSON line per
+fixture.
+
+One export per fixture, not one for the whole code: the dynamo exporter's tracing and translation
+take time linear in the graph's size, but the onnxscript optimizer it runs (optimize=True, the
+default users get) does not: measured on ONX514's five fixtures (6,714 nodes together), the
+optimizer took 75 s on the wrapped module and 18 s on the five models exported one by one, while
+tracing took 92 s either way.
 """
 
 from __future__ import annotations
@@ -85,11 +92,9 @@ def compare(expected, actual, rtol):
     return all(e.ok for e in errors), worst, "; ".join(e.note for e in errors if e.note)
 
 
-def main() -> None:
-    exporter = sys.argv[1]
-    fixtures = proof_fixtures(tuple(sys.argv[2:]) or ("ONX5",))
-    originals = [load(o) for _, o, _ in fixtures]
-    rewritten = [load(r) for _, _, r in fixtures]
+def prove(exporter: str, fixtures, originals, rewritten) -> list[dict]:
+    """Exports the rewritten models of ``fixtures`` wrapped in one module and compares onnxruntime
+    with the original models in eager; one result per fixture."""
 
     def all_inputs(batch, seed):
         return tuple(t for module in originals for t in module.inputs(batch, seed))
@@ -105,9 +110,7 @@ def main() -> None:
         try:
             verify.export_model(fixed, args, exporter, path, dynamic)
         except Exception as exc:
-            for name, _, _ in fixtures:
-                print("RESULT " + json.dumps({"case": name, "ok": False, "note": f"export failed: {str(exc)[:400]}"}))
-            return
+            return [{"case": name, "ok": False, "note": f"export failed: {str(exc)[:400]}"} for name, _, _ in fixtures]
     names = verify.input_names(fixed, len(args))
     results = {name: {"case": name, "ok": True, "max_abs": 0.0, "probes": 0} for name, _, _ in fixtures}
     for seed, batch in ((1, 2), (2, 2), (3, 3)):
@@ -125,8 +128,16 @@ def main() -> None:
             result["probes"] += 1
             if not ok and result["ok"]:
                 result.update(ok=False, note=f"batch {batch} seed {seed}: max abs {max_abs:.3g} {note}")
-    for result in results.values():
-        print("RESULT " + json.dumps(result), flush=True)
+    return list(results.values())
+
+
+def main() -> None:
+    exporter = sys.argv[1]
+    fixtures = proof_fixtures(tuple(sys.argv[2:]) or ("ONX5",))
+    for fixture in fixtures:  # one export per fixture (module docstring)
+        _, original, rewritten = fixture
+        for result in prove(exporter, [fixture], [load(original)], [load(rewritten)]):
+            print("RESULT " + json.dumps(result), flush=True)
 
 
 if __name__ == "__main__":
