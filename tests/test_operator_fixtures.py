@@ -45,9 +45,10 @@ def test_rewrite_keeps_eager_outputs(name, original, rewritten):
             torch.testing.assert_close(g, w, rtol=atol, atol=atol, equal_nan=True)
 
 
-# One export per exporter and rule code: a code's models are wrapped in one module (fast), one
+# One child process per exporter and rule code, exporting each of the code's fixtures on its own
+# (tests/fixture_exports.py: the onnxscript optimizer's time grows faster than the graph): one
 # code's failure does not hide the others' results, and no child nears its timeout (the ONX51x
-# group of ten codes took 15 of its 15 minutes in the onnxscript optimizer).
+# group of ten codes, wrapped in one module, took 15 of its 15 minutes in the optimizer).
 GROUPS = sorted({name.split("/")[0] for name, _, _ in FIXTURES})
 
 

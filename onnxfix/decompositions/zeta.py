@@ -17,17 +17,22 @@ def _onnx_zeta(input, other):
     dtype = dtype if dtype.is_floating_point else torch.get_default_dtype()
     x, q = torch.broadcast_tensors(input.double(), other.double())
     machep = 1.11022302462515654042e-16
-    s = torch.pow(q, -x)
+    negative_x = -x  # once, not per step (the exported graph is 40 steps long)
+    s = torch.pow(q, negative_x)
     a = q
     b = torch.zeros_like(s)
     done = torch.zeros_like(s, dtype=torch.bool)
     # "while ((i < 9) || (a <= 9)) { a += 1; b = a^-x; s += b; if (|b| < MACHEP s) return s; }"
+    # (ATen's -MACHEP s < b < MACHEP s is |b| < MACHEP s, also for NaN, infinities and s <= 0.)
     for i in range(40):  # noqa: ONX603 - fixed count: 9 steps for q > 0, up to 40 for q > -31
-        active = ~done if i < 9 else ~done & (a <= 9.0)  # i is a Python int
+        running = None if i < 9 else a <= 9.0  # i is a Python int
+        active = ~done if running is None else ~done & running
         a = torch.where(active, a + 1.0, a)
-        b = torch.where(active, torch.pow(a, -x), b)
+        b = torch.where(active, torch.pow(a, negative_x), b)
         s = torch.where(active, s + b, s)
-        done = done | (active & (-machep * s < b) & (b < machep * s))
+        # done | (active & small) is done | (running & small): where done is True both are.
+        small = torch.abs(b) < machep * s
+        done = done | (small if running is None else running & small)
     out_of_range = ~done & (a <= 9.0)  # ATen would still be summing: q <= -31
     # Euler-Maclaurin tail with ATen's A[] = (2k)! / B_2k.
     w = a
