@@ -28,6 +28,7 @@ def in_repo():
     os.chdir(before)
 
 
+@pytest.hookimpl(wrapper=True)  # marks first: xdist's own hook turns them into node-id suffixes
 def pytest_collection_modifyitems(config, items):
     """Under pytest-xdist (`--dist loadgroup`, pyproject's addopts), the tests that share a
     module-scoped fixture (one export, one batch of exports) run on one worker, so the fixture
@@ -36,6 +37,7 @@ def pytest_collection_modifyitems(config, items):
         group = _shared_fixture_group(item)
         if group:
             item.add_marker(pytest.mark.xdist_group(group))
+    return (yield)
 
 
 def _shared_fixture_group(item) -> str | None:
@@ -51,5 +53,5 @@ def _shared_fixture_group(item) -> str | None:
         if name == "in_repo":  # a chdir, nothing to share
             continue
         index = callspec.indices.get(name) if callspec is not None else None
-        shared.append(name if index is None else f"{name}[{index}]")
+        shared.append(name if index is None else f"{name}-{index}")  # no "]": xdist reads "x]@g" as no group
     return f"{item.module.__name__}:{','.join(sorted(shared))}" if shared else None

@@ -20,9 +20,11 @@ import threading
 import time
 
 STARTUP_TIMEOUT = 300.0
-# Set anew for every call and read by nothing at import: not a reason for a server of its own
-# (pytest names the running test here).
-VOLATILE = frozenset({"PYTEST_CURRENT_TEST", "ONNXFIX_FORKSERVER"})  # import torch and one tiny export of each exporter, on a loaded machine
+# Not a reason for a server of its own: set anew for every call and read by nothing at import
+# (pytest names the running test here), or read at run time (ONNXFIX_WORKER), or what the forked
+# child does itself (zygote.run_child: faulthandler as asked, line-buffered output).
+VOLATILE = frozenset({"PYTEST_CURRENT_TEST", "ONNXFIX_FORKSERVER", "ONNXFIX_WORKER", "PYTHONFAULTHANDLER",
+                      "PYTHONUNBUFFERED"})  # import torch and one tiny export of each exporter, on a loaded machine
 
 
 class _Server:
