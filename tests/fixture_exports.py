@@ -50,11 +50,11 @@ def load(path: Path):
 
 
 def proof_fixtures(prefixes: tuple[str, ...] = ("ONX5",)) -> list[tuple[str, Path, Path]]:
-    """(name, original, rewritten) for each ONX5xx fixture (codes starting with one of
-    ``prefixes``) that has a fix and a model."""
+    """(name, original, rewritten) for each ONX5xx fixture (names `CODE/stem` starting with one
+    of ``prefixes``: a code, a family like ONX51, or one fixture) that has a fix and a model."""
     found = []
     for original in sorted(FIXTURES.glob("ONX5*/*.py")):
-        if not original.parent.name.startswith(prefixes):
+        if not f"{original.parent.name}/{original.stem}".startswith(prefixes):
             continue
         if original.name.endswith((".fixed.py", ".unsafe.py")):
             continue
