@@ -153,16 +153,19 @@ class _Tail:
         if final and self.partial:
             complete, self.partial = [*complete, self.partial], ""
         for line in complete:
-            self.lines.append(line)
-            if line.startswith(STAGE_MARKER):
-                self.on_stage(line[len(STAGE_MARKER):].strip())
+            _take_line(line, self.lines, self.on_stage)
 
 
 def _read_lines(stream, lines: list[str], on_stage: Callable[[str], None]) -> None:
     for line in stream:
-        lines.append(line.rstrip("\n"))
-        if line.startswith(STAGE_MARKER):
-            on_stage(line[len(STAGE_MARKER):].strip())
+        _take_line(line.rstrip("\n"), lines, on_stage)
+
+
+def _take_line(line: str, lines: list[str], on_stage: Callable[[str], None]) -> None:
+    """One line of a worker's output, whichever way it came (a pipe, or a forked worker's file)."""
+    lines.append(line)
+    if line.startswith(STAGE_MARKER):
+        on_stage(line[len(STAGE_MARKER):].strip())
 
 
 def _wait(proc: subprocess.Popen, timeout: float, on_tick: Callable[[], None]) -> bool:
