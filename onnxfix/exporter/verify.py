@@ -25,6 +25,7 @@ import torch
 
 from onnxfix.exporter.comparison import Runtime, compare
 from onnxfix.exporter.errors import describe, exception_chain
+from onnxfix.exporter.onnx_registry import reuse_onnx_registry
 from onnxfix.exporter.result import (  # noqa: F401  (re-exported: one place defines verdicts)
     CRASH, EXPORT_FAILS, LOAD_FAILS, OK, ORT_FAILS, SILENTLY_WRONG, TIMEOUT,
     NodeTrace, OutputError, ProbeResult, UnsupportedOp, Verdict,
@@ -71,6 +72,7 @@ def export_model(
             dynamic_axes=axes or None, opset_version=opset,
         )
         return
+    reuse_onnx_registry()
     program = torch.onnx.export(
         model, args, dynamo=True, verbose=False, dynamic_shapes=_dynamo_shapes(names, args, dynamic),
         opset_version=opset,

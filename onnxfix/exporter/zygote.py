@@ -45,6 +45,9 @@ def warm() -> None:
     import onnxfix.exporter.verify  # noqa: F401
     import onnxfix.exporter.worker  # noqa: F401
 
+    from onnxfix.exporter.onnx_registry import reuse_onnx_registry
+    reuse_onnx_registry()  # built by the warm-up export below, inherited by every forked export
+
     class Tiny(torch.nn.Module):
         def forward(self, x):
             return x + 1
