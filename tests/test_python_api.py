@@ -330,3 +330,15 @@ def test_torch_export_dynamic_shapes_become_named_dims():
     assert dynamic_dims(Two(), (x, y), [{-2: "n"}, ("n",)]) == {"x": {0: "n"}, "y": {0: "n"}}
     # kwargs become positional inputs; a skipped parameter before them gets its default
     assert positional_args(Two(), x, {"z": y}) == (x, None, y)
+
+
+def test_decompose_takes_decomposition_names_not_rule_codes():
+    from onnxfix.exporter.python_api import _export_options
+    options = _export_options(None, "dynamo", False, False, None, ["rfftfreq", " linalg_inv "], 60)
+    assert options["decompose"] == ("rfftfreq", "linalg_inv")
+    with pytest.raises(ValueError) as raised:
+        onnxfix.export(Gate(), (torch.ones(2),), decompose=["ONX513"])
+    assert str(raised.value).startswith("decompose: unknown ONX513; available: ")
+    with pytest.raises(TypeError) as raised:
+        onnxfix.export(Gate(), (torch.ones(2),), decompose=[3])
+    assert str(raised.value) == "decompose: expected decomposition names (strings), got [3]"

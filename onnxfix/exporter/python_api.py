@@ -21,7 +21,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
-from onnxfix.exporter.api_arguments import PathLike, checked_codes, checked_exporters, class_file, class_tree
+from onnxfix.exporter.api_arguments import PathLike, checked_exporters, class_file, class_tree
 
 if TYPE_CHECKING:
     from onnxfix.exporter.locations import ExportFinding
@@ -242,6 +242,14 @@ def _probe_inputs(probes, count: int) -> list[tuple]:
     return result
 
 
+def checked_decompositions(value) -> tuple[str, ...]:
+    """decompose=: decomposition keys (`rfftfreq`, `linalg_inv`), not rule selectors."""
+    values = (value,) if isinstance(value, str) else tuple(value)
+    if not all(isinstance(v, str) and v.strip() for v in values):
+        raise TypeError(f"decompose: expected decomposition names (strings), got {value!r}")
+    return tuple(v.strip() for v in values)
+
+
 def _export_options(f, exporters, fix, unsafe_fixes, opset, decompose, timeout) -> dict:
     if f is not None and not isinstance(f, (str, os.PathLike)):
         raise TypeError(f"f: expected a file path or None, got {type(f).__name__}")
@@ -256,7 +264,7 @@ def _export_options(f, exporters, fix, unsafe_fixes, opset, decompose, timeout) 
     if decompose is not None:
         from onnxfix.decompositions import BY_KEY
 
-        keys = tuple(checked_codes(decompose, "decompose") or ())
+        keys = checked_decompositions(decompose)
         unknown = [k for k in keys if k not in BY_KEY]
         if unknown:
             raise ValueError(f"decompose: unknown {', '.join(unknown)}; available: {', '.join(BY_KEY)}")
