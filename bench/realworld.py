@@ -17,6 +17,8 @@ Usage:
   python bench/realworld.py --json out.json ...   # also keep the raw results
   python bench/realworld.py --update CASE [...]   # re-run some cases, merge into bench/out/realworld.json,
                                                   # rewrite docs/realworld.md
+  python bench/realworld.py --blind --export-fix --update   # the blind cases, also through
+                                                  # `onnxfix export --write --unsafe-fixes`, merged
 The raw results of a full run are kept in bench/out/realworld.json.
 """
 
@@ -40,6 +42,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "realworld"
 CASE_TIMEOUT = 900.0
 EXPORT_TIMEOUT = 240.0
+EXPORT_FIX_TIMEOUT = 900.0
 
 
 # ---------------------------------------------------------------- reading a case (no import)
@@ -48,10 +51,10 @@ def case_meta(path: Path) -> dict:
     """CLASS, FAMILY, CONTROL, DYNAMIC and the docstring's first line, read from the syntax tree."""
     tree = ast.parse(path.read_text())
     meta = {"name": path.stem, "doc": (ast.get_docstring(tree) or "").strip(), "DYNAMIC": {}, "CONTROL": False,
-            "CLASS": "", "FAMILY": ""}
+            "CLASS": "", "FAMILY": "", "BLIND": ""}
     for node in tree.body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            if node.targets[0].id in ("DYNAMIC", "CONTROL", "CLASS", "FAMILY"):
+            if node.targets[0].id in ("DYNAMIC", "CONTROL", "CLASS", "FAMILY", "BLIND"):
                 meta[node.targets[0].id] = ast.literal_eval(node.value)
     meta["url"] = next((w for w in meta["doc"].split() if w.startswith("https://")), "")
     return meta
@@ -96,6 +99,21 @@ def fixed_copy(case: Path, folder: Path, unsafe: bool) -> tuple[Path, str]:
     done = onnxfix_cli(copy, *flags)
     status = "" if done.returncode == 0 else f"onnxfix --write exited {done.returncode}: {done.stderr.strip()[-300:]}"
     return copy, status
+
+
+def export_fixed_copy(case: Path, folder: Path) -> tuple[Path, str]:
+    """`onnxfix export CASE:make_model --exporter both --write --unsafe-fixes` on a copy: the fix loop
+    that runs the model, repairs by the run's failures and keeps a fix only if no verdict gets worse."""
+    folder.mkdir(parents=True)
+    copy = folder / case.name
+    shutil.copy(case, copy)
+    cmd = [sys.executable, "-m", "onnxfix", "export", f"{copy}:make_model", "--exporter", "both", "--write",
+           "--unsafe-fixes", "--no-progress"]
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, cwd=folder, env=_env(), timeout=EXPORT_FIX_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return copy, f"onnxfix export --write timed out after {EXPORT_FIX_TIMEOUT:g} s"
+    return copy, "" if done.returncode in (0, 1) else f"onnxfix export --write exited {done.returncode}: {done.stderr.strip()[-300:]}"
 
 
 def load_case(path: Path, tag: str):
@@ -167,10 +185,10 @@ def _in_process(request):
         return verify(lambda: model, args, probes, request.exporter, dynamic, None, None)
 
 
-def run_case(case: Path, isolated: bool = False) -> dict:
+def run_case(case: Path, isolated: bool = False, export_fix: bool = False) -> dict:
     meta = case_meta(case)
     result = {"name": case.stem, "class": meta["CLASS"], "family": meta["FAMILY"], "control": meta["CONTROL"],
-              "url": meta["url"], "exports": {}, "changed": {}, "eager": {}, "write_status": {}}
+              "blind": meta["BLIND"], "url": meta["url"], "exports": {}, "changed": {}, "eager": {}, "write_status": {}}
     with tempfile.TemporaryDirectory(prefix="realworld_") as tmp:
         base = Path(tmp) / "before"
         base.mkdir()
@@ -190,16 +208,34 @@ def run_case(case: Path, isolated: bool = False) -> dict:
                 same_as = next((v for v in VARIANTS[:VARIANTS.index(variant)]
                                 if paths[v].read_text() == paths[variant].read_text()), None)
                 row[variant] = dict(row[same_as]) if same_as else export_verdict(paths[variant], exporter, meta["DYNAMIC"], isolated)
+        if export_fix:
+            result["export_fix"] = run_export_fix(case, Path(tmp), paths, result, meta, isolated)
     return result
 
 
+def run_export_fix(case: Path, tmp: Path, paths: dict, result: dict, meta: dict, isolated: bool) -> dict:
+    """The `onnxfix export --write --unsafe-fixes` variant: its edits, eager check and verdicts."""
+    copy, status = export_fixed_copy(case, tmp / "export")
+    changed = copy.read_text() != case.read_text()
+    fixed = {"status": status, "changed": changed, "eager": eager_unchanged(paths["before"], copy) if changed else "",
+             "exports": {}}
+    for exporter in EXPORTERS:
+        same_as = next((v for v in VARIANTS if paths[v].read_text() == copy.read_text()), None)
+        fixed["exports"][exporter] = (dict(result["exports"][exporter][same_as]) if same_as
+                                      else export_verdict(copy, exporter, meta["DYNAMIC"], isolated))
+    return fixed
+
+
 # ---------------------------------------------------------------- the whole corpus (parent)
+
+EXPORT_FIX = []  # ["--export-fix"] when the parent runs with it: passed on to the children
+
 
 def run_in_child(case: Path, isolated: bool = False) -> dict:
     """The case in its own process; if that process dies (an exporter segfault), again with every
     export in its own child."""
     meta = case_meta(case)
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--one", str(case)] + (["--isolated"] if isolated else [])
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--one", str(case)] + (["--isolated"] if isolated else []) + EXPORT_FIX
     try:
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=CASE_TIMEOUT, env=_env(), cwd=ROOT)
     except subprocess.TimeoutExpired:
@@ -216,7 +252,7 @@ def run_chunk(cases: list[Path]) -> list[dict]:
     """Several cases in one long-lived child (torch is imported once: on a loaded machine the import
     alone takes most of a minute). Cases whose result did not come back (the child died or timed
     out) run again one by one, each export isolated."""
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--many", *map(str, cases)]
+    cmd = [sys.executable, str(Path(__file__).resolve()), *EXPORT_FIX, "--many", *map(str, cases)]
     lines = []
     try:
         with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=_env(), cwd=ROOT) as proc:
@@ -262,19 +298,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--render", action="store_true", help="rewrite docs/realworld.md from bench/out/realworld.json")
     parser.add_argument("--update", action="store_true", help="merge the named cases into bench/out/realworld.json")
     parser.add_argument("--jobs", type=int, default=2, help="cases run at once (default 2)")
+    parser.add_argument("--export-fix", action="store_true",
+                        help="also run `onnxfix export --exporter both --write --unsafe-fixes` on a copy of each case")
+    parser.add_argument("--blind", action="store_true", help="only the blind cases (BLIND = \"batch\")")
     args = parser.parse_args(argv)
+    if args.export_fix:
+        EXPORT_FIX.append("--export-fix")
     if args.render:
         realworld_doc.write()
         return 0
     if args.one:
-        print("REALWORLD-RESULT " + json.dumps(run_case(Path(args.one), args.isolated)), flush=True)
+        print("REALWORLD-RESULT " + json.dumps(run_case(Path(args.one), args.isolated, args.export_fix)), flush=True)
         return 0
     if args.many:
         for case in args.many:
-            print("REALWORLD-RESULT " + json.dumps(run_case(Path(case))), flush=True)
+            print("REALWORLD-RESULT " + json.dumps(run_case(Path(case), export_fix=args.export_fix)), flush=True)
         return 0
     from concurrent.futures import ThreadPoolExecutor
     paths = case_paths(args.cases)
+    if args.blind:
+        paths = [p for p in paths if case_meta(p)["BLIND"]]
     chunks = [paths[i::args.jobs] for i in range(args.jobs)]
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:  # one long-lived child per job
         by_name = {r["name"]: r for rs in pool.map(run_chunk, chunks) for r in rs}
@@ -284,10 +327,11 @@ def main(argv: list[str] | None = None) -> int:
         results = [fresh.pop(r["name"], r) for r in json.loads(RAW.read_text())] + list(fresh.values())
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
-    if args.update or not args.cases:
+    subset = bool(args.cases) or args.blind
+    if args.update or not subset:
         RAW.parent.mkdir(parents=True, exist_ok=True)
         RAW.write_text(json.dumps(results, indent=1))
-    out = args.out or (None if args.cases and not args.update else str(realworld_doc.DOC))
+    out = args.out or (None if subset and not args.update else str(realworld_doc.DOC))
     if out:
         realworld_doc.write(results, Path(out))
     return 0
