@@ -10,8 +10,9 @@ From the top (each layer may import the layers under it, never one above):
   exporter/               everything that runs the user's code and imports torch
   rewriter/, patterns/,   the static checker: the engine, the rule catalog (and the export codes'
   output, decompositions/,  catalog), the report formats (output: the checker's text, JSON,
-  operator_catalog        SARIF), and the data both the rules and the exporter read (the
-                          decomposition helpers, the measured operator catalog)
+  operator_catalog,       SARIF), and the data both the rules and the exporter read (the
+  opdb_catalog            decomposition helpers, the measured operator catalog, the op_db
+                          probe's verdicts)
   config, _version        settings and the version: import no other onnxfix module
 
 Within a layer, modules import each other freely but never in a circle. Every import counts,
@@ -37,6 +38,7 @@ LAYERS = (
     ("onnxfix.output", 1),
     ("onnxfix.decompositions", 1),
     ("onnxfix.operator_catalog", 1),
+    ("onnxfix.opdb_catalog", 1),
     ("onnxfix.exporter", 2),
     ("onnxfix.api", 3),
     ("onnxfix.cli", 4),

@@ -1,0 +1,98 @@
+"""The op_db probe's verdicts, read without torch.
+
+``python bench/opdb_probe.py`` exports every entry of torch's OpInfo database, per argument pattern
+of its sample inputs, with both exporters, and stores per pattern the verdict, the failure class
+and the ATen overloads torch.export traced: ``onnxfix/data/opdb_verdicts.json`` (docs/opdb.md shows
+it). From it the probe also writes ``onnxfix/data/opdb_failing.json``, the small index the rules
+load (the static path stays fast): the spellings (`torch.x`, `torch.linalg.x`,
+`torch.nn.functional.x`, `Tensor.x`, `Tensor.x_`, aliases) whose every probed float32 pattern fails
+under an exporter, with their siblings (the other spellings of the same entries).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+EXPORTERS = ("dynamo", "legacy")
+PASSING = ("OK", "EXPORTS")  # EXPORTS: a random op that exports and runs (values not comparable)
+UNKNOWN = ("CRASH", "TIMEOUT")  # the probe's child died or hung: no verdict on the op
+
+
+@dataclass(frozen=True)
+class Failure:
+    exporter: str
+    failing: int  # patterns that fail
+    probed: int  # patterns probed
+    error: str  # the first failing pattern's verdict and error, in a few words
+    pattern: str  # that pattern (`T2, 0, T2:int64, T2, 'mean'`)
+
+
+def _read(name: str) -> dict:
+    try:
+        return json.loads(resources.files("onnxfix").joinpath(f"data/{name}").read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+
+
+@lru_cache(maxsize=1)
+def verdicts() -> dict:
+    """The whole probe: {"torch", "onnxruntime", "opset", "entries", "ops": {key: entry}}."""
+    return _read("opdb_verdicts.json") or {"ops": {}}
+
+
+@lru_cache(maxsize=1)
+def failing_index() -> dict:
+    return _read("opdb_failing.json") or {"spellings": {}}
+
+
+def torch_version() -> str:
+    return failing_index().get("torch", "unknown")
+
+
+def failing_spellings() -> tuple[str, ...]:
+    return tuple(sorted(failing_index()["spellings"]))
+
+
+def fails_always(spelling: str) -> dict[str, Failure]:
+    """{exporter: Failure} for the exporters under which every probed float32 pattern of every
+    entry the spelling reaches fails: the call fails whatever its arguments (as probed)."""
+    entry = failing_index()["spellings"].get(spelling, {})
+    return {e: Failure(e, **f) for e, f in entry.get("exporters", {}).items()}
+
+
+def siblings(spelling: str) -> tuple[str, ...]:
+    """The other spellings of the entries ``spelling`` reaches (`Tensor.cumprod_` -> `torch.cumprod`)."""
+    return tuple(failing_index()["spellings"].get(spelling, {}).get("siblings", ()))
+
+
+def describe(failed: dict[str, Failure]) -> str:
+    """'dynamo: 4/4 probed patterns fail (EXPORT-FAILS, no ONNX function for aten.x.default); legacy: ...'"""
+    return "; ".join(f"{e}: {f.failing}/{f.probed} probed patterns fail ({f.error})" for e, f in sorted(failed.items()))
+
+
+# ---- building the index from the whole probe (bench/opdb_doc.py, the tests) ----------------------
+
+def index_of(data: dict, dtype: str = "float32") -> dict:
+    """{"torch", "spellings": {spelling: {"exporters": {e: Failure fields}, "siblings": [...]}}}."""
+    by_spelling: dict[str, list[str]] = {}
+    for key, entry in data["ops"].items():
+        for spelling in entry.get("spellings", ()):
+            by_spelling.setdefault(spelling, []).append(key)
+    spellings = {}
+    for spelling, keys in sorted(by_spelling.items()):
+        failed = {}
+        for exporter in EXPORTERS:
+            patterns = [p for k in keys for p in data["ops"][k]["patterns"]
+                        if p["dtype"] == dtype and p[exporter]["verdict"] not in UNKNOWN]
+            failing = [p for p in patterns if p[exporter]["verdict"] not in PASSING]
+            if patterns and len(failing) == len(patterns):
+                first = failing[0]
+                failed[exporter] = {"failing": len(failing), "probed": len(patterns), "pattern": first["pattern"],
+                                    "error": f"{first[exporter]['verdict']}, {first[exporter]['error']}"}
+        if failed:
+            others = sorted({s for k in keys for s in data["ops"][k].get("spellings", ())} - {spelling})
+            spellings[spelling] = {"exporters": failed, "siblings": others}
+    return {"torch": data.get("torch", "unknown"), "dtype": dtype, "spellings": spellings}

@@ -1,0 +1,76 @@
+"""ONX524: an operator that torch's own OpInfo database, probed under both exporters, shows failing
+for every argument pattern, where no other operator rule knows it."""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix import opdb_catalog
+from onnxfix import operator_catalog as catalog
+from onnxfix.patterns.operators.base import TARGETS
+from onnxfix.patterns.operators.unsupported import NO_DECOMPOSITION_OPS
+from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.rule import Rule, RuleDoc
+
+PROBE = "python bench/opdb_probe.py"
+
+
+def _left_to_other_rules(spelling: str) -> bool:
+    """Ops the hand-probed catalog measures are the decomposition and report rules' (ONX501-523):
+    they know the argument forms that fail and the rewrite. Whatever the spelling: `Tensor.cumprod_`
+    is cumprod's too."""
+    known = catalog.cases_by_op()
+    return any(s in TARGETS or s in NO_DECOMPOSITION_OPS or s in known
+               for s in (spelling, *opdb_catalog.siblings(spelling)))
+
+
+def spelling_of(node: ast.Call, ctx: FunctionContext) -> tuple[str | None, bool]:
+    """(`torch.x` / `torch.nn.functional.x` / `Tensor.x`, is a method call) whatever the import alias."""
+    qualname = ctx.qualname(node.func)
+    if qualname is not None:
+        return qualname, False
+    func = node.func
+    if isinstance(func, ast.Attribute) and ctx.tensors.is_tensor(func.value) is not False:
+        return f"Tensor.{func.attr}", True
+    return None, False
+
+
+class MeasuredFailingOperator(Rule):
+    code = "ONX524"
+    name = "op-db-failing-operator"
+    summary = "An operator torch's OpInfo database shows failing to export for every argument pattern"
+    fix_availability = "never"
+    triggers = tuple(sorted({s.rsplit(".", 1)[-1] for s in opdb_catalog.failing_spellings()}))
+    doc = RuleDoc(
+        what="Finds calls, in any spelling (`torch.x`, `torch.linalg.x`, `torch.special.x`, "
+        "`F.x`, `Tensor.x`, in-place `Tensor.x_`, aliases), to operators that the op_db probe "
+        "measured failing under an exporter for every float32 argument pattern of torch's own "
+        "OpInfo samples, and that no other ONX5xx rule covers (those know the failing argument "
+        "forms and the rewrite). docs/opdb.md lists every op with its verdicts.",
+        why="torch.onnx's consistency tests are built on the same OpInfo database: each entry's "
+        "sample inputs cover the op's argument forms. When every one of them fails (no ONNX "
+        "function for the ATen overload, no symbolic, an invalid graph, wrong values), the "
+        f"call fails whatever its arguments. The verdicts come from `{PROBE}` on the installed "
+        "torch; after an upgrade that fixes an op, re-running the probe silences the rule.",
+        example="def forward(self, a, b):\n    return torch.fmax(a, b)",
+        use_instead="def forward(self, a, b):  # fmax: the maximum, ignoring a NaN on either side\n"
+        "    return torch.where(a.isnan(), b, torch.where(b.isnan(), a, torch.maximum(a, b)))",
+        fix_safety="No fix: onnxfix has no decomposition for these ops. `onnxfix export` "
+        "reports the failing ATen overload at this line.",
+        references=("https://github.com/pytorch/pytorch/blob/main/torch/testing/_internal/common_methods_invocations.py",),
+    )
+
+    def visit_Call(self, node: ast.Call, ctx: FunctionContext):
+        spelling, _ = spelling_of(node, ctx)
+        failed = opdb_catalog.fails_always(spelling) if spelling else {}
+        if not failed or _left_to_other_rules(spelling):
+            return
+        message = (
+            f"`{spelling}` breaks ONNX export for every argument pattern torch's OpInfo samples give "
+            f"({opdb_catalog.describe(failed)}; op_db probe on torch {opdb_catalog.torch_version()}); "
+            "onnxfix has no rewrite for it"
+        )
+        yield ctx.report(self, node, message, exporters=tuple(sorted(failed)))
+
+
+RULES = [MeasuredFailingOperator]
