@@ -327,6 +327,9 @@ def main(argv: list[str] | None = None) -> int:
         results = [fresh.pop(r["name"], r) for r in json.loads(RAW.read_text())] + list(fresh.values())
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
+    if any(r.get("blind") for r in results):
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
+        realworld_doc.record_first_blind_results(results, commit)
     subset = bool(args.cases) or args.blind
     if args.update or not subset:
         RAW.parent.mkdir(parents=True, exist_ok=True)

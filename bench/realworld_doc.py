@@ -17,6 +17,9 @@ ROOT = BENCH.parent
 DOC = ROOT / "docs" / "realworld.md"
 RAW = BENCH / "out" / "realworld.json"
 TRANSFORMERS_RAW = BENCH / "out" / "transformers_export.json"
+# The blind batches as first measured, before any rule or repair was changed for them: kept apart
+# from realworld.json (which later runs overwrite) so that the blind column never moves.
+BLIND_FIRST = BENCH / "out" / "realworld_blind_first.json"
 EXPORTERS = ("dynamo", "legacy")
 VARIANTS = ("before", "safe", "unsafe")
 
@@ -113,19 +116,32 @@ def misses(results: list[dict]) -> list[str]:
     return lines
 
 
+def record_first_blind_results(results: list[dict], commit: str) -> None:
+    """Keep the blind results of batches measured for the first time (bench/realworld.py calls it)."""
+    first = json.loads(BLIND_FIRST.read_text()) if BLIND_FIRST.exists() else {}
+    for r in results:
+        if r.get("blind") and (r["blind"] not in first or first[r["blind"]]["commit"] == commit):
+            batch = first.setdefault(r["blind"], {"commit": commit, "results": {}})
+            batch["results"][r["name"]] = r
+    BLIND_FIRST.parent.mkdir(parents=True, exist_ok=True)
+    BLIND_FIRST.write_text(json.dumps(first, indent=1, sort_keys=True))
+
+
 def blind_section(results: list[dict]) -> list[str]:
-    """The cases written from their public report alone, measured before any rule was changed for
-    them: per batch, the same totals, apart from the cases the rules were built against."""
-    batches = sorted({r["blind"] for r in results if r.get("blind")})
-    if not batches:
+    """The cases written from their public report alone, as first measured (before any rule was
+    changed for them), per batch, apart from the cases the rules were built against."""
+    first = json.loads(BLIND_FIRST.read_text()) if BLIND_FIRST.exists() else {}
+    if not first:
         return []
     lines = ["", "## Blind column: cases written from the report alone", "",
              "Each case below was written by someone told only the public report: without reading onnxfix's rules,",
              "fixtures or docs, and without running onnxfix on it (`bench/case_before.py` shows only the before",
-             "verdicts). Their results are recorded before any rule or repair is changed for them, and reported here",
-             "apart from the cases the catalog was built against (the totals above exclude them).", ""]
-    for batch in batches:
-        lines += [f"### Batch `{batch}`", ""] + totals([r for r in results if r.get("blind") == batch]) + [""]
+             "verdicts; the writers' prompt and manifests are in tests/realworld/blind_manifests/). The totals are",
+             "those of the first measurement, at the commit named, before any rule or repair was changed for them",
+             "(bench/out/realworld_blind_first.json); the per-case table below shows the latest run.", ""]
+    for batch in sorted(first):
+        measured = list(first[batch]["results"].values())
+        lines += [f"### Batch `{batch}` (first measured at commit {first[batch]['commit']})", ""] + totals(measured) + [""]
     return lines
 
 
