@@ -73,3 +73,20 @@ def test_script_if_tracing_floor_division_is_still_wrong_under_legacy():
     a, b = torch.tensor([-7, 7, -3]), torch.tensor([2, 2, 2])
     assert gm.FloorHalves()(a, b).tolist() == [-4, 3, -2]
     assert run(legacy(gm.FloorHalves(), (a, b)), a, b).tolist() == [-3, 3, -1]
+
+
+def test_a_boolean_of_guards_is_a_guard():
+    """The legacy-only helpers' guard, `not torch.onnx.is_in_onnx_export() or
+    torch.compiler.is_exporting()`, holds in eager and under dynamo: its body is kept from the
+    legacy exporter only. A test mixing a guard with anything else decides nothing."""
+    import ast
+
+    from onnxfix.rewriter.export_guards import exporters_skipping
+
+    def skipped(test: str) -> set[str]:
+        branch = ast.parse(f"if {test}:\n    y = op(x)\n").body[0]
+        return set(exporters_skipping(branch.body[0], [branch]))
+
+    assert skipped("not torch.onnx.is_in_onnx_export() or torch.compiler.is_exporting()") == {"legacy"}
+    assert skipped("torch.onnx.is_in_onnx_export() and torch.jit.is_tracing()") == {"dynamo"}
+    assert skipped("not torch.onnx.is_in_onnx_export() or n > 1") == set()

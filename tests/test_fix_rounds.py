@@ -36,3 +36,21 @@ def test_one_fix_per_round_gives_the_same_result(path, monkeypatch):
 
 def same_statements(a: str, b: str) -> bool:
     return sorted(ast.dump(s) for s in ast.parse(a).body) == sorted(ast.dump(s) for s in ast.parse(b).body)
+
+
+def test_a_written_helper_is_never_linted_again(tmp_path):
+    """The helpers' eager branch calls the op they replace: a later round that linted them
+    rewrote `return torch.linalg.matrix_power(A, n)` in `_onnx_matrix_power` into a call to
+    itself (a RecursionError for n < 0 in the user's fixed model)."""
+    from onnxfix import api
+    from onnxfix.decompositions import helper_source
+
+    path = tmp_path / "model.py"
+    path.write_text("import torch\nfrom torch import nn\n\n\nclass Model(nn.Module):\n"
+                    "    def forward(self, m):\n        return torch.linalg.matrix_power(m, -2) + torch.quantile(m, 0.5)\n")
+    api.fix(path, exporters=["dynamo", "legacy"], unsafe_fixes=True, write=True)
+    text = path.read_text()
+    assert helper_source("matrix_power") in text and helper_source("quantile") in text
+    assert api.check(path, exporters=["dynamo", "legacy"]).findings == []
+    api.fix(path, exporters=["dynamo", "legacy"], unsafe_fixes=True, write=True)
+    assert path.read_text() == text  # idempotent

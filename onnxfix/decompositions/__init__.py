@@ -91,18 +91,35 @@ def signature(key: str) -> tuple[tuple[str, ...], frozenset[str], bool]:
     return positional, keywords, function.args.vararg is not None
 
 
+EXPORT_GUARD = "not torch.onnx.is_in_onnx_export()"
+# The legacy-only helpers (registry_legacy: ops the dynamo exporter translates itself): eager and
+# dynamo's torch.export (torch.compiler.is_exporting() True) keep the op, only the legacy exporter
+# runs the decomposition. A decomposition under dynamo can only lose: bitwise_right_shift's integer
+# division became a float division there and lost the low bits of int32 values.
+LEGACY_GUARD = "not torch.onnx.is_in_onnx_export() or torch.compiler.is_exporting()"
+
+
 @lru_cache(maxsize=None)
-def eager_guarded(key: str) -> bool:
-    """The helper opens with ``if not torch.onnx.is_in_onnx_export(): return <the torch op>``:
-    outside export it returns the original op's result (bit-identical in eager, same errors), and
-    only while exporting (both exporters set the flag) runs its decomposition."""
+def _guard(key: str) -> str | None:
     function = next(n for n in ast.parse(module_source(key)).body if isinstance(n, ast.FunctionDef))
     first = function.body[0]
-    return (
-        isinstance(first, ast.If) and not first.orelse
-        and ast.unparse(first.test) == "not torch.onnx.is_in_onnx_export()"
-        and len(first.body) == 1 and isinstance(first.body[0], ast.Return)
-    )
+    if (isinstance(first, ast.If) and not first.orelse
+            and len(first.body) == 1 and isinstance(first.body[0], ast.Return)):
+        return ast.unparse(first.test)
+    return None
+
+
+def eager_guarded(key: str) -> bool:
+    """The helper opens with ``if not torch.onnx.is_in_onnx_export(): return <the torch op>`` (or
+    the legacy-only guard): outside export it returns the original op's result (bit-identical in
+    eager, same errors), and only while exporting (both exporters set the flag) runs its
+    decomposition."""
+    return _guard(key) in (EXPORT_GUARD, LEGACY_GUARD)
+
+
+def legacy_guarded(key: str) -> bool:
+    """The helper runs its decomposition under the legacy exporter only."""
+    return _guard(key) == LEGACY_GUARD
 
 
 def load_function(key: str, namespace: dict | None = None):

@@ -7,6 +7,8 @@ def _onnx_bitwise_right_shift(input, other):
     # or at least the type's width gives 0 or -1 for signed types (a shift by width - 1) and 0
     # for uint8. The shift is done in two halves so that 2**half fits the integer type (2**63
     # does not fit int64).
+    if not torch.onnx.is_in_onnx_export() or torch.compiler.is_exporting():  # eager and dynamo: the op itself
+        return torch.bitwise_right_shift(input, other)
     x = torch.as_tensor(input)
     s = torch.as_tensor(other, device=x.device)
     dtype = torch.result_type(input, other)

@@ -7,7 +7,7 @@ def _onnx_index_put(input, indices, values, accumulate=False):
     # scatter_add (accumulate=True: duplicates summed) or scatter (last write wins in torch only
     # for unique indices, as index_put). The legacy exporter writes a ScatterND that keeps one
     # of the duplicates instead of summing them.
-    if not torch.onnx.is_in_onnx_export():  # eager: the op itself, bit for bit
+    if not torch.onnx.is_in_onnx_export() or torch.compiler.is_exporting():  # eager and dynamo: the op itself
         return torch.index_put(input, indices, values, accumulate)
     if any(i is None or i.dtype in (torch.bool, torch.uint8) for i in indices):
         return input.index_put(indices, values, accumulate)  # masks: no duplicates possible

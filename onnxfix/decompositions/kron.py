@@ -4,6 +4,10 @@ import torch
 def _onnx_kron(input, other):
     # Each output element is one product a[i] * b[j]: interleave the axes of the two operands
     # (padded to the same rank) and merge each pair. Exact.
+    # Both exporters run the decomposition: under torch.export, torch.kron's own decomposition
+    # turns a dynamic batch into a constant.
+    if not torch.onnx.is_in_onnx_export():  # eager: the op itself
+        return torch.kron(input, other)
     rank = max(input.dim(), other.dim())
     a = input.reshape((1,) * (rank - input.dim()) + tuple(input.shape))
     b = other.reshape((1,) * (rank - other.dim()) + tuple(other.shape))

@@ -6,7 +6,8 @@ def _onnx_log_ndtr(input):
     # (t = x / sqrt 2: no underflow deep in the tail); above, log1p(-erfc(t) / 2), with
     # erfc(t) = erfcx(t) exp(-t^2) for t >= 0 (keeps its relative precision) and 1 - erf(t)
     # below. erfcx is _onnx_erfcx's approximation.
-    if not torch.onnx.is_in_onnx_export():  # eager: the op itself, bit for bit
+    # Both exporters run the decomposition: dynamo's own translation of log_ndtr gives inf where the result is finite (measured, torch 2.13).
+    if not torch.onnx.is_in_onnx_export():  # eager: the op itself
         return torch.special.log_ndtr(input)
     x = input if input.is_floating_point() else input.to(torch.get_default_dtype())
     t = x * 0.7071067811865476

@@ -5,7 +5,7 @@ def _onnx_logcumsumexp(input, dim):
     # Row i of an (n, n) lower-triangular mask keeps x[0..i] (-inf elsewhere); logsumexp over
     # the last axis gives the running log-sum-exp. O(n^2) memory along `dim`; sizes may be
     # dynamic. ATen accumulates sequentially, so the rounding differs slightly.
-    if not torch.onnx.is_in_onnx_export():  # eager: the op itself, bit for bit
+    if not torch.onnx.is_in_onnx_export() or torch.compiler.is_exporting():  # eager and dynamo: the op itself
         return torch.logcumsumexp(input, dim)
     if input.dim() == 0:
         return input.clone()

@@ -6,6 +6,8 @@ def _onnx_matrix_power(A, n):
     # direct products, larger n binary exponentiation from the least significant bit, with the
     # running product multiplied on the right. n is a Python int: the products unroll at trace
     # time. A negative n needs an inverse, which neither exporter translates: the original op.
+    if not torch.onnx.is_in_onnx_export() or torch.compiler.is_exporting():  # eager and dynamo: the op itself
+        return torch.linalg.matrix_power(A, n)
     if n < 0:
         return torch.linalg.matrix_power(A, n)
     if n == 0:

@@ -6,6 +6,10 @@ def _onnx_multi_dot(tensors):
     # column vector; three matrices compare the two orders' costs; more use the matrix-chain
     # dynamic programme (first cheapest split). Shapes are static at export: the order is fixed
     # at trace time.
+    # Both exporters run the decomposition: under torch.export, torch.linalg.multi_dot's own decomposition
+    # turns a dynamic batch into a constant.
+    if not torch.onnx.is_in_onnx_export():  # eager: the op itself
+        return torch.linalg.multi_dot(tensors)
     mats = list(tensors)
     first_vector, last_vector = mats[0].dim() == 1, mats[-1].dim() == 1
     if first_vector:

@@ -3,7 +3,7 @@ import torch
 
 def _onnx_nanmean(input, dim=None, keepdim=False, *, dtype=None):
     # As ATen: nansum / the number of non-NaN values (NaN where all are NaN: 0 / 0).
-    if not torch.onnx.is_in_onnx_export():  # eager: the op itself, bit for bit
+    if not torch.onnx.is_in_onnx_export() or torch.compiler.is_exporting():  # eager and dynamo: the op itself
         return torch.nanmean(input, dim, keepdim, dtype=dtype)
     if dim is None:
         dim = list(range(input.dim()))

@@ -3,7 +3,7 @@ import torch
 
 def _onnx_sgn(input):
     # For real tensors sgn is sign (-1, 0, 1; torch.sign's kernel). Complex: x / |x|, 0 at 0.
-    if not torch.onnx.is_in_onnx_export():  # eager: the op itself, bit for bit
+    if not torch.onnx.is_in_onnx_export() or torch.compiler.is_exporting():  # eager and dynamo: the op itself
         return torch.sgn(input)
     if input.is_complex():
         magnitude = input.abs()

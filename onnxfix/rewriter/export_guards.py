@@ -78,6 +78,14 @@ def _export_guard(test: ast.expr) -> frozenset[str] | None:
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         inner = _export_guard(test.operand)
         return None if inner is None else EXPORTERS - inner
+    if isinstance(test, ast.BoolOp):
+        # `not torch.onnx.is_in_onnx_export() or torch.compiler.is_exporting()` (the legacy-only
+        # helpers' guard): true under dynamo only. Every operand must be a guard.
+        operands = [_export_guard(value) for value in test.values]
+        if any(o is None for o in operands):
+            return None
+        combine = frozenset.union if isinstance(test.op, ast.Or) else frozenset.intersection
+        return combine(*operands)
     if isinstance(test, ast.Call) and not test.args and not test.keywords:
         func = test.func
         name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None

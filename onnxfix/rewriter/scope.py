@@ -64,6 +64,13 @@ class ExportScope:
         return (f for f in self.functions if f.module is module)
 
 
+# The decomposition helpers onnxfix writes into a file (`_onnx_cumprod`, onnxfix/decompositions/)
+# export by construction, and their eager branch calls the very op they replace: a later round
+# that linted them rewrote `return torch.linalg.matrix_power(A, n)` inside `_onnx_matrix_power`
+# into a call to itself.
+HELPER_PREFIX = "_onnx_"
+
+
 class ScopeBuilder:
     """Finds module classes and walks calls from each forward."""
 
@@ -170,6 +177,8 @@ class ScopeBuilder:
             self._targets_memo[key] = list(self._targets(fn))
         sites = _CallSites(fn)
         for node, callee in self._targets_memo[key]:
+            if getattr(callee.node, "name", "").startswith(HELPER_PREFIX):
+                continue  # a helper onnxfix wrote: not user code (its guard calls the op it replaces)
             modes = sites.callee_modes(node, callee.node)
             if modes:  # no exporter runs the call: the callee is not reached from here
                 yield replace(callee, entry=replace(fn.entry, modes=modes))

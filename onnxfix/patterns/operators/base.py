@@ -179,7 +179,11 @@ def rule_doc(what, why, example, use_instead, safety, code, legacy_only: bool = 
     failing_in = "the legacy exporter" if legacy_only else "both exporters"
     evidence = (
         ("Reported only when the project targets the legacy exporter (`[tool.onnxfix] exporters` "
-         "includes \"legacy\"): the dynamo exporter handles these calls (measured). " if legacy_only else "")
+         "includes \"legacy\"): the dynamo exporter handles these calls (measured). Most helpers "
+         "decompose under the legacy exporter only: in eager and under dynamo's torch.export "
+         "(`torch.compiler.is_exporting()`) they return the op itself. kron, multi_dot, log_ndtr, "
+         "erfcx and signbit decompose under both: dynamo's own translation fixes a dynamic size "
+         "or is silently wrong there (measured). " if legacy_only else "")
         + "Priority evidence: the public issue reports listed under References (searched on the "
         "pytorch/pytorch and onnx/onnx trackers)."
         + (f" No public report was found for {', '.join(unreported)}: included because the catalog "
