@@ -44,6 +44,20 @@ def match_call(node: ast.Call, ctx: FunctionContext) -> tuple[str, Decomposition
     return None
 
 
+def match_inplace_call(node: ast.Call, ctx: FunctionContext) -> tuple[str, Decomposition] | None:
+    """`t.index_add_(0, i, s)`: the in-place method of an op with a decomposition (and none of its
+    own), on a name or attribute (evaluated twice by the fix, so it must have no side effect)."""
+    func = node.func
+    if not (isinstance(func, ast.Attribute) and func.attr.endswith("_") and not func.attr.endswith("__")):
+        return None
+    name = f"Tensor.{func.attr[:-1]}"
+    if f"Tensor.{func.attr}" in TARGETS or name not in TARGETS or ctx.qualname(func) is not None:
+        return None
+    if not isinstance(func.value, (ast.Name, ast.Attribute)) or ctx.tensors.is_tensor(func.value) is False:
+        return None
+    return f"Tensor.{func.attr}", TARGETS[name]
+
+
 def selected_variant(decomposition: Decomposition, node: ast.Call) -> bool:
     """Calls whose arguments make the op fail (sort only with stable=True, scatter with reduce)."""
     keywords = {k.arg: k.value for k in node.keywords if k.arg}
@@ -88,6 +102,22 @@ def helper_fix(decomposition: Decomposition, node: ast.Call, ctx: FunctionContex
                imports=("torch",), helpers=helpers)
 
 
+def inplace_helper_fix(decomposition: Decomposition, node: ast.Call, ctx: FunctionContext, safe: bool) -> Fix:
+    """`t.x_(args)` -> `t.copy_(_onnx_x(t, args))`: the helper's result written back into ``t``,
+    which the expression still returns."""
+    helpers = tuple(Helper(f"_onnx_{key}", helper_source(key)) for key in helper_chain(decomposition.key))
+    source = ctx.file.source
+    call_start, call_end = source.span(node)
+    func_end = source.span(node.func)[1]
+    paren = source.text.index("(", func_end)
+    receiver = ctx.segment(node.func.value)
+    separator = ", " if node.args or node.keywords else ""
+    edits = (Edit(call_start, func_end, f"{receiver}.copy_({decomposition.helper}"),
+             Edit(paren + 1, paren + 1, receiver + separator), Edit(call_end, call_end, ")"))
+    return Fix(f"Rewrite to `{receiver}.copy_({decomposition.helper}(...))` (exportable ops, helper added to the file)",
+               edits, safe, imports=("torch",), helpers=helpers)
+
+
 def argument(node: ast.Call, name: str, position: int, method: bool = False) -> ast.AST | None:
     """The argument bound to parameter ``name`` (keyword, or ``position`` in the function
     form; a method call's receiver is the first), None if not given."""
@@ -120,7 +150,10 @@ def target_triggers(keys: tuple[str, ...]) -> tuple[str, ...]:
     """The file pre-filter's words for calls to these decompositions' targets: a call that
     resolves to `torch.linalg.inv` or `Tensor.inverse` has `inv` / `inverse` in the file's text,
     at the call or at its import, whatever the aliases."""
-    return tuple(sorted({target.rsplit(".", 1)[-1] for key in keys for target in BY_KEY[key].targets}))
+    names = {target.rsplit(".", 1)[-1] for key in keys for target in BY_KEY[key].targets}
+    inplace = {target.rsplit(".", 1)[-1] + "_" for key in keys for target in BY_KEY[key].targets
+               if target.startswith("Tensor.") and not target.endswith("_")}  # `t.index_add_(...)`
+    return tuple(sorted(names | inplace))
 
 
 class DecompositionRule(Rule):
@@ -139,7 +172,10 @@ class DecompositionRule(Rule):
 
     def visit_Call(self, node: ast.Call, ctx: FunctionContext):
         found = match_call(node, ctx)
-        if found is None or found[1].key not in self.keys:
+        if found is None:
+            yield from self._inplace(node, ctx)
+            return
+        if found[1].key not in self.keys:
             return
         name, decomposition, method = found
         if not selected_variant(decomposition, node):
@@ -153,6 +189,28 @@ class DecompositionRule(Rule):
         message = (
             f"`{name}` breaks ONNX export ({catalog.describe(failed)}; measured on torch "
             f"{catalog.torch_version()}); `{decomposition.helper}` computes it with exportable ops"
+        )
+        yield ctx.report(self, node, message, fix=fix, exporters=tuple(sorted(failed)))
+
+    def _inplace(self, node: ast.Call, ctx: FunctionContext):
+        """The in-place spelling of a decomposed op (`out.index_add_(0, index, h)`): the same
+        verdicts, and the helper's result copied back into the tensor."""
+        found = match_inplace_call(node, ctx)
+        if found is None or found[1].key not in self.keys:
+            return
+        name, decomposition = found
+        if not selected_variant(decomposition, node):
+            return
+        failed = catalog.failures(self.cases(decomposition, node))
+        if not failed:
+            return
+        fix = None
+        if helper_accepts(decomposition, node, True):
+            fix = inplace_helper_fix(decomposition, node, ctx, self.is_safe(decomposition, node, ctx, True))
+        message = (
+            f"`{name}` (in place) breaks ONNX export ({catalog.describe(failed)}; measured on torch "
+            f"{catalog.torch_version()}); `{decomposition.helper}` computes it with exportable ops, "
+            "copied back with `copy_`"
         )
         yield ctx.report(self, node, message, fix=fix, exporters=tuple(sorted(failed)))
 
