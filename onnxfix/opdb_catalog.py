@@ -5,8 +5,8 @@ of its sample inputs, with both exporters, and stores per pattern the verdict, t
 and the ATen overloads torch.export traced: ``onnxfix/data/opdb_verdicts.json`` (docs/opdb.md shows
 it). From it the probe also writes ``onnxfix/data/opdb_failing.json``, the small index the rules
 load (the static path stays fast): the spellings (`torch.x`, `torch.linalg.x`,
-`torch.nn.functional.x`, `Tensor.x`, `Tensor.x_`, aliases) whose every probed float32 pattern fails
-under an exporter, with their siblings (the other spellings of the same entries).
+`torch.nn.functional.x`, `Tensor.x`, aliases) whose every probed pattern fails
+(of every dtype) under an exporter, with their siblings (the other spellings of the same entries).
 """
 
 from __future__ import annotations
@@ -57,8 +57,8 @@ def failing_spellings() -> tuple[str, ...]:
 
 
 def fails_always(spelling: str) -> dict[str, Failure]:
-    """{exporter: Failure} for the exporters under which every probed float32 pattern of every
-    entry the spelling reaches fails: the call fails whatever its arguments (as probed)."""
+    """{exporter: Failure} for the exporters under which every probed pattern (every dtype) of
+    every entry the spelling reaches fails: the call fails whatever its arguments (as probed)."""
     entry = failing_index()["spellings"].get(spelling, {})
     return {e: Failure(e, **f) for e, f in entry.get("exporters", {}).items()}
 
@@ -75,18 +75,20 @@ def describe(failed: dict[str, Failure]) -> str:
 
 # ---- building the index from the whole probe (bench/opdb_doc.py, the tests) ----------------------
 
-def index_of(data: dict, dtype: str = "float32") -> dict:
-    """{"torch", "spellings": {spelling: {"exporters": {e: Failure fields}, "siblings": [...]}}}."""
+def index_of(data: dict) -> dict:
+    """{"torch", "spellings": {spelling: {"exporters": {e: Failure fields}, "siblings": [...]}}}:
+    the spellings whose every probed pattern, of every dtype, fails under an exporter (a static
+    call's dtype is rarely known: `Tensor.all` fails on float32 inputs under legacy, not on the
+    bool masks it is mostly called on)."""
     by_spelling: dict[str, list[str]] = {}
-    for key, entry in data["ops"].items():
+    for key, entry in sorted(data["ops"].items()):  # sorted: the same index from the stored file
         for spelling in entry.get("spellings", ()):
             by_spelling.setdefault(spelling, []).append(key)
     spellings = {}
     for spelling, keys in sorted(by_spelling.items()):
         failed = {}
         for exporter in EXPORTERS:
-            patterns = [p for k in keys for p in data["ops"][k]["patterns"]
-                        if p["dtype"] == dtype and p[exporter]["verdict"] not in UNKNOWN]
+            patterns = [p for k in keys for p in data["ops"][k]["patterns"] if p[exporter]["verdict"] not in UNKNOWN]
             failing = [p for p in patterns if p[exporter]["verdict"] not in PASSING]
             if patterns and len(failing) == len(patterns):
                 first = failing[0]
@@ -95,4 +97,4 @@ def index_of(data: dict, dtype: str = "float32") -> dict:
         if failed:
             others = sorted({s for k in keys for s in data["ops"][k].get("spellings", ())} - {spelling})
             spellings[spelling] = {"exporters": failed, "siblings": others}
-    return {"torch": data.get("torch", "unknown"), "dtype": dtype, "spellings": spellings}
+    return {"torch": data.get("torch", "unknown"), "spellings": spellings}

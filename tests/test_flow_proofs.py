@@ -52,6 +52,7 @@ CASES = {
     "item_assert": ("ONX201", False, (FAILS, OK)),  # XLM's `assert lengths.max().item() <= slen`, with a message (without one dynamo keeps a runtime assert)
     "fp16_clamp": ("ONX601", True, (OK, OK)),  # BART's fp16 clamp: float32 skips it on the dtype test
     "fp16_clamp_twice": ("ONX601", True, (OK, OK)),  # LongT5: two clamps sharing the helper name, h = outputs[0]
+    "distribution_policy": ("ONX604", True, (FAILS, OK)),  # SB3's Normal(...) policy head: validate_args=False
 }
 # What the dynamo exporter's error says for the originals that fail (re-measured here).
 DYNAMO_ERRORS = {
@@ -65,6 +66,7 @@ DYNAMO_ERRORS = {
     "raise_check": "GuardOnDataDependentSymNode",
     "empty_exit": "GuardOnDataDependentSymNode",
     "item_assert": "GuardOnDataDependentSymNode",
+    "distribution_policy": "GuardOnDataDependentSymNode",
 }
 LEGACY_ERRORS = {"non_consecutive": "Only consecutive 1-d tensor indices are supported"}
 

@@ -43,8 +43,8 @@ class MeasuredFailingOperator(Rule):
     triggers = tuple(sorted({s.rsplit(".", 1)[-1] for s in opdb_catalog.failing_spellings()}))
     doc = RuleDoc(
         what="Finds calls, in any spelling (`torch.x`, `torch.linalg.x`, `torch.special.x`, "
-        "`F.x`, `Tensor.x`, in-place `Tensor.x_`, aliases), to operators that the op_db probe "
-        "measured failing under an exporter for every float32 argument pattern of torch's own "
+        "`F.x`, `Tensor.x`, aliases), to operators that the op_db probe "
+        "measured failing under an exporter for every argument pattern and dtype of torch's own "
         "OpInfo samples, and that no other ONX5xx rule covers (those know the failing argument "
         "forms and the rewrite). docs/opdb.md lists every op with its verdicts.",
         why="torch.onnx's consistency tests are built on the same OpInfo database: each entry's "
