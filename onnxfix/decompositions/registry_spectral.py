@@ -69,6 +69,23 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         ),
     ),
     Decomposition(
+        "svd", ("torch.svd", "Tensor.svd"), False, ("svd S",),
+        (PYTORCH + "81084",),
+        STATIC + "The old API on _onnx_linalg_svd: V (not Vh), some=True as full_matrices=False, "
+        "zero-filled U and V for compute_uv=False (as torch.svd). U and V are unique only up to "
+        "sign per singular value: U diag(S) V^T is the same matrix.",
+        requires=("linalg_svd",), error_bound=SVD_BOUND,
+        rule="ONX513",
+        proof=Proof(
+            "(lambda r: torch.cat([r[1], (r[0][..., :, :1] @ r[2][..., :, :1].mT).flatten(-2), (r[0][..., :, "
+            ":2] * r[1].unsqueeze(-2) @ r[2][..., :, :2].mT).flatten(-2)], -1))(torch.svd(a))",
+            "(lambda r: torch.cat([r[1], (r[0][..., :, :1] @ r[2][..., :, :1].mT).flatten(-2), (r[0][..., :, "
+            ":2] * r[1].unsqueeze(-2) @ r[2][..., :, :2].mT).flatten(-2)], -1))(_onnx_svd(a))",
+            "(randn(g, b, 3, 2),)",
+            decomposition_tol=2e-6,
+        ),
+    ),
+    Decomposition(
         "linalg_svdvals", ("torch.linalg.svdvals",), False, ("linalg.svdvals",),
         (PYTORCH + "81084", "https://github.com/onnx/onnx/issues/3839"),
         STATIC + "One-sided (Hestenes) Jacobi on the columns of A (of A^T when A is wide), 8 "

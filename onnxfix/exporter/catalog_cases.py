@@ -57,6 +57,7 @@ CASES = [
     C("linalg.eigvalsh", L + "eigvalsh", "torch.linalg.eigvalsh(x)", "SPD(4),"),
     C("linalg.eigvals", L + "eigvals", "torch.view_as_real(torch.linalg.eigvals(x))", "SPD(4),"),
     C("linalg.svd S", L + "svd", "torch.linalg.svd(x)[1]", "R(4, 3),"),
+    C("svd S", "torch.svd", "torch.svd(x)[1]", "R(4, 3),"),
     C("linalg.svdvals", L + "svdvals", "torch.linalg.svdvals(x)", "R(4, 3),"),
     C("linalg.qr", L + "qr", "torch.linalg.qr(x)[1].abs()", "R(4, 3),"),
     C("linalg.cholesky", L + "cholesky", "torch.linalg.cholesky(x)", "SPD(4),"),
