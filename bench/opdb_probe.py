@@ -106,7 +106,7 @@ def _module_for(op, sample):
             out, _ = tree_flatten(fn(inp, *args, **kwargs))
             # A complex result leaves the graph as (real, imag) pairs: ONNX has no complex outputs,
             # and this is how a model returns one (the op inside is what the probe measures).
-            return tuple(torch.view_as_real(o) if o.is_complex() else o for o in out if isinstance(o, torch.Tensor))
+            return tuple(torch.view_as_real(o.resolve_conj()) if o.is_complex() else o for o in out if isinstance(o, torch.Tensor))
 
     return OpCase().eval(), tuple(leaves[i].detach().clone() for i in where)
 
