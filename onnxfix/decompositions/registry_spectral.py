@@ -77,10 +77,10 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         requires=("linalg_svd",), error_bound=SVD_BOUND,
         rule="ONX513",
         proof=Proof(
-            "(lambda r: torch.cat([r[1], (r[0][..., :, :1] @ r[2][..., :, :1].mT).flatten(-2), (r[0][..., :, "
-            ":2] * r[1].unsqueeze(-2) @ r[2][..., :, :2].mT).flatten(-2)], -1))(torch.svd(a))",
-            "(lambda r: torch.cat([r[1], (r[0][..., :, :1] @ r[2][..., :, :1].mT).flatten(-2), (r[0][..., :, "
-            ":2] * r[1].unsqueeze(-2) @ r[2][..., :, :2].mT).flatten(-2)], -1))(_onnx_svd(a))",
+            "(lambda r: torch.cat([r[1], (r[0][..., :, :1] @ r[2][..., :, :1].transpose(-2, -1)).flatten(-2), (r[0][..., :, "
+            ":2] * r[1].unsqueeze(-2) @ r[2][..., :, :2].transpose(-2, -1)).flatten(-2)], -1))(torch.svd(a))",
+            "(lambda r: torch.cat([r[1], (r[0][..., :, :1] @ r[2][..., :, :1].transpose(-2, -1)).flatten(-2), (r[0][..., :, "
+            ":2] * r[1].unsqueeze(-2) @ r[2][..., :, :2].transpose(-2, -1)).flatten(-2)], -1))(_onnx_svd(a))",
             "(randn(g, b, 3, 2),)",
             decomposition_tol=2e-6,
         ),

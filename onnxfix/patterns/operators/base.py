@@ -55,6 +55,8 @@ def match_inplace_call(node: ast.Call, ctx: FunctionContext) -> tuple[str, Decom
         return None
     if not isinstance(func.value, (ast.Name, ast.Attribute)) or ctx.tensors.is_tensor(func.value) is False:
         return None
+    if isinstance(func.value, ast.Name) and func.value.id == "self":
+        return None  # a method of the module itself
     return f"Tensor.{func.attr}", TARGETS[name]
 
 

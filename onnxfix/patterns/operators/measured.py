@@ -24,13 +24,18 @@ def _left_to_other_rules(spelling: str) -> bool:
                for s in (spelling, *opdb_catalog.siblings(spelling)))
 
 
+def _is_self(node: ast.AST) -> bool:
+    """`self.inner(x)` calls a submodule, not `Tensor.inner`."""
+    return isinstance(node, ast.Name) and node.id in ("self", "cls")
+
+
 def spelling_of(node: ast.Call, ctx: FunctionContext) -> tuple[str | None, bool]:
     """(`torch.x` / `torch.nn.functional.x` / `Tensor.x`, is a method call) whatever the import alias."""
     qualname = ctx.qualname(node.func)
     if qualname is not None:
         return qualname, False
     func = node.func
-    if isinstance(func, ast.Attribute) and ctx.tensors.is_tensor(func.value) is not False:
+    if isinstance(func, ast.Attribute) and not _is_self(func.value) and ctx.tensors.is_tensor(func.value) is not False:
         return f"Tensor.{func.attr}", True
     return None, False
 
