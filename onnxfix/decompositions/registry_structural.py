@@ -8,18 +8,23 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
     # ---- ONX516: the dynamo exporter exports these silently wrong ----
     Decomposition(
         "scatter_reduce", ("torch.scatter_reduce", "Tensor.scatter_reduce"), True,
-        ("scatter_reduce mean", "scatter_reduce mean include_self=False"),
+        ("scatter_reduce mean", "scatter_reduce mean include_self=False", "scatter_reduce amax"),
         (PYTORCH + "147617", PYTORCH + "101535", PYTORCH + "86684", "https://github.com/onnx/onnx/issues/5100"),
-        "reduce=\"mean\" only (other reductions run unchanged): a sum scatter divided by a count "
+        "reduce=\"mean\": a sum scatter divided by a count "
         "scatter, as ATen (count starts at 1 with include_self, 0 -> 1, floor division for "
-        "integer dtypes)."
+        "integer dtypes). include_self=False with the other reductions (the legacy exporter "
+        "refuses it for all): the scattered positions start from the reduction's identity, as in "
+        "ATen, then scatter_reduce with include_self=True."
         " Eager keeps the op (guarded helper): the mean as scatter_add / count is another accumulation path than ATen's scatter_reduce mean.",
         rule="ONX516",
         proof=Proof(
             "torch.scatter_reduce(a, 1, i, c, 'mean', include_self=False) + a.scatter_reduce(1, i, c, 'mean') + "
-            "torch.scatter_reduce(j, 1, i, k, 'mean')",
+            "torch.scatter_reduce(j, 1, i, k, 'mean') + torch.scatter_reduce(a, 1, i, c, 'amax', include_self=False) + "
+            "torch.scatter_reduce(a, 1, i, c, 'sum', include_self=False) + torch.scatter_reduce(j, 1, i, k, 'amin', include_self=False)",
             "_onnx_scatter_reduce(a, 1, i, c, 'mean', include_self=False) + "
-            "_onnx_scatter_reduce(a, 1, i, c, 'mean') + _onnx_scatter_reduce(j, 1, i, k, 'mean')",
+            "_onnx_scatter_reduce(a, 1, i, c, 'mean') + _onnx_scatter_reduce(j, 1, i, k, 'mean') + "
+            "_onnx_scatter_reduce(a, 1, i, c, 'amax', include_self=False) + "
+            "_onnx_scatter_reduce(a, 1, i, c, 'sum', include_self=False) + _onnx_scatter_reduce(j, 1, i, k, 'amin', include_self=False)",
             "(randn(g, b, 5), ints(g, 0, 5, b, 4), randn(g, b, 6), ints(g, -20, 20, b, 5), ints(g, -20, 20, b, 4))",
             params="a, i, c, j, k", decomposition_tol=1e-6,  # float sums in another kernel's order
         ),

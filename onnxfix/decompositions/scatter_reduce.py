@@ -6,11 +6,22 @@ def _onnx_scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     # reduce="mean" as a plain scatter (the last value wins). ATen computes the mean as a sum
     # scatter divided by a count scatter (count starts at 1 with include_self, else at 0, and
     # 0 becomes 1), with floor division for integer dtypes; this does the same with
-    # scatter_add, which both exporters translate. Other reductions run unchanged.
+    # scatter_add, which both exporters translate. Other reductions run unchanged, except
+    # include_self=False (below).
     if not torch.onnx.is_in_onnx_export():  # eager: the op itself, bit for bit
         return torch.scatter_reduce(input, dim, index, src, reduce, include_self=include_self)
+    if reduce != "mean" and include_self:
+        return input.scatter_reduce(dim, index, src, reduce, include_self=True)
     if reduce != "mean":
-        return input.scatter_reduce(dim, index, src, reduce, include_self=include_self)
+        # The legacy exporter refuses include_self=False for every reduction. As ATen does, the
+        # positions that receive a value start from the reduction's identity (0, 1, the lowest or
+        # the highest value), then include the values: the others keep self.
+        hit = torch.zeros_like(input, dtype=torch.bool).scatter(dim, index, torch.ones(index.shape, dtype=torch.bool, device=input.device))
+        info = torch.finfo(input.dtype) if input.is_floating_point() else torch.iinfo(input.dtype)
+        identity = {"sum": 0, "prod": 1, "amax": -float("inf") if input.is_floating_point() else info.min,
+                    "amin": float("inf") if input.is_floating_point() else info.max}[reduce]
+        start = torch.where(hit, torch.full((), identity, dtype=input.dtype, device=input.device), input)
+        return start.scatter_reduce(dim, index, src, reduce, include_self=True)
     # ScatterElements needs updates of the index's shape; torch uses that corner of `src`.
     src = src[tuple(slice(0, size) for size in index.shape)]
     ones = torch.ones(index.shape, dtype=input.dtype, device=input.device)

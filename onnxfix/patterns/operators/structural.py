@@ -274,7 +274,8 @@ class DynamoSilentlyWrong(DecompositionRule):
     default_safety = "safe"
     doc = rule_doc(
         "Finds `torch.scatter_reduce` / `Tensor.scatter_reduce` / `Tensor.scatter_reduce_` with "
-        "`reduce=\"mean\"` and "
+        "`reduce=\"mean\"` or `include_self=False` (any reduction, even one held in a variable: "
+        "the legacy exporter refuses include_self=False for all of them), and "
         "`F.cross_entropy` with a `label_smoothing=` other than 0. (`nn.CrossEntropyLoss("
         "label_smoothing=...)` modules are decomposed by `onnxfix export --decompose`.)",
         "The dynamo exporter exports both WITHOUT an error but computes something else: "
@@ -298,13 +299,35 @@ class DynamoSilentlyWrong(DecompositionRule):
             return
         if found[1].key in ("scatter_reduce", "scatter_reduce_"):
             reduce = argument(node, "reduce", 4, found[2])
-            if not (isinstance(reduce, ast.Constant) and reduce.value == "mean"):
-                return  # other reductions export correctly in dynamo
+            mean = isinstance(reduce, ast.Constant) and reduce.value == "mean"
+            if not mean and not _leaves_self_out(node):
+                return  # other reductions, self included, export correctly in both exporters
         else:
             smoothing = argument(node, "label_smoothing", 7, False)
             if isinstance(smoothing, ast.Constant) and smoothing.value in (0, 0.0):
                 return
         yield from super().visit_Call(node, ctx)
+
+    def cases(self, decomposition, node):
+        """A reduction other than a literal "mean" is reported for include_self=False only: what
+        the catalog measures for it is legacy's refusal ("scatter_reduce amax" leaves self out)."""
+        if decomposition.key in ("scatter_reduce", "scatter_reduce_"):
+            reduce = argument(node, "reduce", 4, decomposition.key == "scatter_reduce_" or _is_method(node))
+            if not (isinstance(reduce, ast.Constant) and reduce.value == "mean"):
+                return ("scatter_reduce amax",)
+        return decomposition.catalog_cases
+
+
+def _is_method(node: ast.Call) -> bool:
+    return isinstance(node.func, ast.Attribute) and not (
+        isinstance(node.func.value, ast.Name) and node.func.value.id == "torch")
+
+
+def _leaves_self_out(node: ast.Call) -> bool:
+    """`include_self=False`, which the legacy exporter refuses for every reduction (the reduction
+    itself may be anything, a variable or an f-string: PyG's `reduce=f"a{reduce}"`)."""
+    return any(k.arg == "include_self" and isinstance(k.value, ast.Constant) and k.value.value is False
+               for k in node.keywords)
 
 
 RULES = [StructuralOperator, DynamoSilentlyWrong]
