@@ -12,6 +12,8 @@ def _onnx_scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
         return torch.scatter_reduce(input, dim, index, src, reduce, include_self=include_self)
     if reduce != "mean" and include_self:
         return input.scatter_reduce(dim, index, src, reduce, include_self=True)
+    # ScatterElements needs updates of the index's shape; torch uses that corner of `src`.
+    src = src[tuple(slice(0, size) for size in index.shape)]
     if reduce != "mean":
         # The legacy exporter refuses include_self=False for every reduction. As ATen does, the
         # positions that receive a value start from the reduction's identity (0, 1, the lowest or
@@ -22,8 +24,6 @@ def _onnx_scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
                     "amin": float("inf") if input.is_floating_point() else info.max}[reduce]
         start = torch.where(hit, torch.full((), identity, dtype=input.dtype, device=input.device), input)
         return start.scatter_reduce(dim, index, src, reduce, include_self=True)
-    # ScatterElements needs updates of the index's shape; torch uses that corner of `src`.
-    src = src[tuple(slice(0, size) for size in index.shape)]
     ones = torch.ones(index.shape, dtype=input.dtype, device=input.device)
     if include_self:
         total = input.scatter_add(dim, index, src)
