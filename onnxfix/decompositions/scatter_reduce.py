@@ -10,8 +10,9 @@ def _onnx_scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     # include_self=False (below).
     if not torch.onnx.is_in_onnx_export():  # eager: the op itself, bit for bit
         return torch.scatter_reduce(input, dim, index, src, reduce, include_self=include_self)
-    if reduce != "mean" and include_self:
-        return input.scatter_reduce(dim, index, src, reduce, include_self=True)
+    if reduce != "mean" and (include_self or torch.compiler.is_exporting()):
+        # dynamo (torch.export) translates include_self=False itself: only legacy needs the rewrite
+        return input.scatter_reduce(dim, index, src, reduce, include_self=include_self)
     # ScatterElements needs updates of the index's shape; torch uses that corner of `src`.
     src = src[tuple(slice(0, size) for size in index.shape)]
     if reduce != "mean":
