@@ -20,9 +20,13 @@ def _onnx_scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
         # positions that receive a value start from the reduction's identity (0, 1, the lowest or
         # the highest value), then include the values: the others keep self.
         hit = torch.zeros_like(input, dtype=torch.bool).scatter(dim, index, torch.ones(index.shape, dtype=torch.bool, device=input.device))
-        info = torch.finfo(input.dtype) if input.is_floating_point() else torch.iinfo(input.dtype)
-        identity = {"sum": 0, "prod": 1, "amax": -float("inf") if input.is_floating_point() else info.min,
-                    "amin": float("inf") if input.is_floating_point() else info.max}[reduce]
+        if input.is_floating_point():
+            lowest, highest = -float("inf"), float("inf")
+        elif input.dtype == torch.bool:
+            lowest, highest = False, True
+        else:
+            lowest, highest = torch.iinfo(input.dtype).min, torch.iinfo(input.dtype).max
+        identity = {"sum": 0, "prod": 1, "amax": lowest, "amin": highest}[reduce]
         start = torch.where(hit, torch.full((), identity, dtype=input.dtype, device=input.device), input)
         return start.scatter_reduce(dim, index, src, reduce, include_self=True)
     ones = torch.ones(index.shape, dtype=input.dtype, device=input.device)

@@ -59,8 +59,9 @@ class MixedDtypeEinsum(Rule):
         operands = einsum_operands(node, ctx)
         if not operands:
             return
-        ranges = [o for o in operands if integer_arange(o, ctx)]
-        others = [o for o in operands if not integer_arange(o, ctx)]
+        ranges, others = [], []
+        for operand in operands:
+            (ranges if integer_arange(operand, ctx) else others).append(operand)
         if not ranges or not others:
             return
         target = others[0]
