@@ -45,3 +45,11 @@ def test_every_spelling_reaches_the_entry():
     assert opdb_catalog.fails_always("Tensor.fmax").keys() == fmax.keys()
     assert "Tensor.fmax" in opdb_catalog.siblings("torch.fmax")
     assert opdb_catalog.fails_always("torch.relu") == {}  # exports: not in the index
+
+
+def test_the_readme_quotes_the_stored_totals():
+    data = opdb_catalog.verdicts()
+    totals = opdb_doc.totals(data)
+    quoted = (f"{totals['probed']:,} of its {data['entries']:,} entries, {totals['patterns']:,} argument patterns, "
+              f"{totals['verdicts']:,} verdicts")
+    assert quoted in " ".join((ROOT / "README.md").read_text().split()), quoted
