@@ -13,7 +13,7 @@ from onnxfix.decompositions import BY_KEY, eager_guarded, load_function
 
 # Documented bounds (registry_spectral.py): error / largest |value|.
 BOUND = {torch.float32: 5e-6, torch.float64: 2e-14}
-SIZES = [1, 2, 3, 5, 8, 16]
+SIZES = [1, 2, 3, 5, 8, 12, 16]
 
 
 @pytest.fixture(autouse=True)
@@ -45,10 +45,12 @@ def with_spectrum(values, seed, dtype):
 
 
 def spectra(n):
-    """Random, clustered (three within 1e-6) and repeated eigenvalues, with negatives."""
+    """Random, clustered (three within 1e-6), repeated and graded (1e-6 .. 1) eigenvalues, with
+    negatives: the clustered and graded ones converge slowest (bench/jacobi_sweeps.py)."""
     yield torch.randn(n, generator=gen(n)).tolist()
     yield ([1.0, 1.0 + 1e-6, 1.0 - 1e-6] + torch.linspace(-4, 7, max(n - 3, 0)).tolist())[:n]
     yield ([2.0] * (n // 2) + [-3.0] * (n - n // 2))
+    yield (torch.logspace(-6, 0, n, dtype=torch.float64) * torch.tensor([1.0, -1.0]).repeat(n)[:n]).tolist()
 
 
 # ---- eigh / eigvalsh --------------------------------------------------------------------------
@@ -97,7 +99,7 @@ def test_eigh_reads_one_triangle_batched_and_edges():
 
 
 # ---- svd / svdvals ---------------------------------------------------------------------------
-SHAPES = [(1, 1), (1, 5), (5, 1), (4, 3), (3, 4), (10, 4), (4, 10), (16, 16)]
+SHAPES = [(1, 1), (1, 5), (5, 1), (4, 3), (3, 4), (10, 4), (4, 10), (14, 14), (16, 16)]
 
 
 def matrices(m, n, dtype):
@@ -109,6 +111,8 @@ def matrices(m, n, dtype):
     v, _ = torch.linalg.qr(torch.randn(n, n, generator=gen(4), dtype=torch.float64))
     s = torch.tensor([3.0, 3.0, 3.0 + 1e-6, 1.0, 1.0] + [0.5] * 16, dtype=torch.float64)[:k]  # clustered
     yield (u[:, :k] * s @ v[:, :k].T).to(dtype)
+    graded = torch.logspace(0, -6, k, dtype=torch.float64)
+    yield (u[:, :k] * graded @ v[:, :k].T).to(dtype)
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])

@@ -11,19 +11,20 @@ from onnxfix.decompositions.base import PYTORCH, Decomposition, Proof
 STATIC = ("The matrix size must be static at export time (the rounds are unrolled over it: a "
           "sweep is n - 1 rounds of n/2 simultaneous rotations); batch sizes may be dynamic. ")
 EIGH_BOUND = ("eigenvalues: max error 5e-6 x max|eigenvalue| in float32 and 2e-14 x max|eigenvalue| "
-              "in float64 for n <= 16 (random symmetric, clustered and repeated eigenvalues; "
+              "in float64 for n <= 16 (random symmetric, clustered, repeated and graded eigenvalues; "
               "tests/test_decompositions_spectral.py); eigenvectors agree with torch's up to sign "
               "per column (and to a rotation within repeated eigenvalues); the graph does not "
-              "check convergence: 6 sweeps (float32) / 10 (float64) converge for n <= 24 (measured)")
+              "check convergence: the sweeps per size are those measured to converge, plus one "
+              "(bench/jacobi_sweeps.py: n <= 24 in float32, n <= 20 in float64)")
 SVD_BOUND = ("singular values: max error 5e-6 x the largest in float32 and 2e-14 x the largest "
-             "in float64 for sizes up to 16 (random, rank-deficient and clustered; "
+             "in float64 for sizes up to 16 (random, rank-deficient, clustered and graded; "
              "tests/test_decompositions_spectral.py)")
 
 DECOMPOSITIONS: tuple[Decomposition, ...] = (
     Decomposition(
         "linalg_eigh", ("torch.linalg.eigh",), False, ("linalg.eigh",),
         ("https://github.com/onnx/onnx/issues/5570",),
-        STATIC + "Cyclic Jacobi with 6 sweeps (float32) / 10 (float64), enough for n <= 24. Only "
+        STATIC + "Cyclic Jacobi with the sweeps measured to converge for each n, plus one (2 for n = 2, 4 for n = 3, 9 for n >= 15 in float32; up to 17 in float64). Only "
         "the UPLO triangle is read, as torch. Eigenvalues ascending; each eigenvector's largest "
         "component is made positive (LAPACK fixes no sign, so a column may be the negative of "
         "torch's). Real inputs only.",
@@ -88,9 +89,9 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
     Decomposition(
         "linalg_svdvals", ("torch.linalg.svdvals",), False, ("linalg.svdvals",),
         (PYTORCH + "81084", "https://github.com/onnx/onnx/issues/3839"),
-        STATIC + "One-sided (Hestenes) Jacobi on the columns of A (of A^T when A is wide), 8 "
-        "sweeps (float32) / 10 (float64), enough for sizes up to 16 (rank-deficient 16 x 16 "
-        "matrices need 7 / 8); singular values descending.",
+        STATIC + "One-sided (Hestenes) Jacobi on the columns of A (of A^T when A is wide), with the "
+        "sweeps measured to converge for k = min(m, n), plus one (2 for k = 2, 4 for k = 3, 9 "
+        "for k = 16 in float32; up to 15 in float64); singular values descending.",
         requires=("jacobi_rotation", "svd_jacobi"), error_bound=SVD_BOUND,
         rule="ONX513",
         proof=Proof("torch.linalg.svdvals(a)", "_onnx_linalg_svdvals(a)", "(randn(g, b, 2, 4),)", decomposition_tol=1e-6),
