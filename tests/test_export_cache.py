@@ -1,5 +1,7 @@
-"""A transformers model that returns its KV cache (issue #12 item 7): the capture error becomes
-ONX916 at the factory's config call, and `export --fix` / `--write` set use_cache=False there."""
+"""A transformers model that returns its KV cache. A decoder's DynamicCache is exported with the
+model (kv_cache.py, issue #25); other cache types and other types torch.export cannot flatten
+(issue #12 item 7) become ONX916 at the factory's config call, where `export --fix` / `--write`
+can set use_cache=False."""
 
 from __future__ import annotations
 
@@ -17,15 +19,8 @@ from onnxfix.exporter.sourcemap import findings_for
 REPO = Path(__file__).resolve().parent.parent
 MODEL = REPO / "tests" / "export_models" / "gpt2_cache.py"
 CONFIG_LINE = "    config = GPT2Config(n_layer=1, n_embd=32, n_head=2, vocab_size=100, n_positions=64)\n"
-DIFF = (
-    "--- a/tests/export_models/gpt2_cache.py\n+++ b/tests/export_models/gpt2_cache.py\n@@ -7,7 +7,7 @@\n \n"
-    " def make_model():\n     torch.manual_seed(0)\n"
-    "-    config = GPT2Config(n_layer=1, n_embd=32, n_head=2, vocab_size=100, n_positions=64)\n"
-    "+    config = GPT2Config(n_layer=1, n_embd=32, n_head=2, vocab_size=100, n_positions=64, use_cache=False)\n"
-    "     return GPT2LMHeadModel(config)\n \n \n"
-)
 FINDING = (
-    "tests/export_models/gpt2_cache.py:10:14: ONX916 [{exporter}] forward returns a {kind}, which {who} cannot "
+    "tests/export_models/gpt2_cache.py:11:14: ONX916 [{exporter}] forward returns a {kind}, which {who} cannot "
     "flatten: the model returns its KV cache because config.use_cache is on; export with use_cache=False "
     "(`onnxfix export --fix` sets it here), or register the type as a pytree node "
     "(torch.utils._pytree.register_pytree_node)"
@@ -35,28 +30,17 @@ FINDING = (
 pytestmark = pytest.mark.usefixtures("in_repo")  # tests/conftest.py
 
 
-@pytest.fixture(scope="module")
-def gpt2():
+def test_returned_dynamic_cache_is_exported_with_the_model_and_not_turned_off():
+    """A decoder's DynamicCache is exported as a decoder with past (tests/test_export_kv_cache.py):
+    no ONX916, no use_cache=False, the factory untouched."""
     original = MODEL.read_text()
     target = plan.make_target("tests/export_models/gpt2_cache.py:make_model", exporters=("dynamo",))
     result = run_target(target, NoProgress(), fix=FIX_TEMPORARY, unsafe_fixes=False)
-    assert MODEL.read_text() == original, "--fix must not touch the file"
-    return result
-
-
-def test_returned_cache_is_reported_at_the_config_call(gpt2):
-    (before,) = gpt2.results
-    assert (before.verdict.verdict, before.verdict.failed_stage) == ("EXPORT-FAILS", "export")
-    assert [render.finding_line(f) for f in before.findings] == [FINDING.format(
-        exporter="dynamo", kind="DynamicCache (transformers.cache_utils.DynamicCache)", who="torch.export")]
-
-
-def test_fix_turns_the_cache_off_and_the_export_matches_pytorch(gpt2):
-    assert (gpt2.fix.fixes_applied, gpt2.fix.diff) == (1, DIFF)
-    (after,) = gpt2.fix.results
-    assert (after.verdict.verdict, after.findings) == ("OK", [])
-    assert [p.probe for p in after.verdict.probes] == ["export inputs", "generated (other values)"]
-    assert all(p.ok and p.max_abs <= 1e-4 for p in after.verdict.probes)
+    assert MODEL.read_text() == original
+    (before,) = result.results
+    assert (before.verdict.verdict, before.findings) == ("OK", [])
+    assert before.verdict.layout.startswith("decoder with past (1 layer)")
+    assert result.fix is None or (result.fix.fixes_applied, result.fix.diff) == (0, "")
 
 
 def test_legacy_error_text_maps_to_the_same_finding():

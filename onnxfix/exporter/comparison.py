@@ -5,11 +5,13 @@ below both.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
 import torch
 
+from onnxfix.exporter.errors import describe
 from onnxfix.exporter.result import OutputError
 
 RTOL = 1e-4  # allowed error relative to the output's largest magnitude (at least 1.0)
@@ -60,3 +62,19 @@ def _compare_one(index: int, ref: torch.Tensor, got: np.ndarray, rtol: float) ->
     max_abs = float(diff.max())
     max_rel = max_abs / (scale or 1.0)
     return OutputError(index, max_abs, max_rel, max_abs <= rtol * max(1.0, scale) + ATOL)
+
+
+# onnxruntime's messages name the C++ source line and the function's full signature before what
+# went wrong ("...reshape_helper.h:47 onnxruntime::ReshapeHelper::ReshapeHelper(const
+# onnxruntime::TensorShape&, ...) input_shape_size == size was false. ... Input shape:{2,3,8},
+# requested shape:{2,12,-1}"): the shapes at the end are what the user needs.
+_ORT_SOURCE = re.compile(r"\S*onnxruntime_src/\S+:\d+ (?:[\w:~<>]+\((?:[^()]|\([^()]*\))*\)(?: const)? )?")
+
+
+def runtime_error(exc: BaseException, limit: int = 600) -> str:
+    """onnxruntime's error without its C++ location and signature; a longer one keeps its start
+    and its end (where the shapes are)."""
+    text = _ORT_SOURCE.sub("", describe(exc))
+    if len(text) <= limit:
+        return text
+    return f"{text[: limit // 3]} ... {text[-(2 * limit) // 3:]}"

@@ -57,6 +57,8 @@ def verdict_lines(results: list[ExporterResult], indent: str = "  ") -> list[str
         detail = _detail(v)
         if detail:
             lines.append(f"{indent}        {detail}")
+        if v.layout:
+            lines.append(f"{indent}        exported as a {v.layout}")
     return lines
 
 
@@ -157,6 +159,7 @@ def verdict_json(result: ExporterResult) -> dict:
         "error": v.error or None,
         "seconds": v.seconds,
         "onnx_path": v.onnx_path or None,
+        "layout": v.layout or None,
         "probes": [
             {
                 "probe": p.probe, "ok": p.ok, "max_abs": _number(p.max_abs), "max_rel": _number(p.max_rel),
@@ -435,6 +438,8 @@ def _html_verdict(r: ExporterResult, when: str = "") -> list[str]:
     parts = [f"<h3>{_e(v.exporter)}: {_e(v.verdict)}{_e(f' ({when})' if when else '')}</h3>"]
     if v.onnx_path and v.ok:
         parts.append(f"<p>ONNX file: <code>{_e(v.onnx_path)}</code></p>")
+    if v.layout:
+        parts.append(f"<p>Exported as a {_e(v.layout)}</p>")
     if v.error:
         parts.append(f'<pre class="error">{_e(v.error.strip()[:4000])}</pre>')
     if v.probes:

@@ -82,6 +82,8 @@ class Verdict:
     divergence: dict = field(default_factory=dict)
     onnx_path: str = ""
     seconds: float = 0.0
+    # how the model was laid out for export when not as written (kv_cache.DecoderWithPast.layout)
+    layout: str = ""
 
     @property
     def ok(self) -> bool:

@@ -23,7 +23,8 @@ from typing import Any, Callable, Iterator
 
 import torch
 
-from onnxfix.exporter.comparison import Runtime, compare
+from onnxfix.exporter.comparison import Runtime, compare, runtime_error  # noqa: F401  (re-exported)
+from onnxfix.exporter import kv_cache
 from onnxfix.exporter.errors import describe, exception_chain
 from onnxfix.exporter.onnx_registry import reuse_onnx_registry
 from onnxfix.exporter.result import (  # noqa: F401  (re-exported: one place defines verdicts)
@@ -50,6 +51,9 @@ def flatten(value: Any) -> list[torch.Tensor]:
 
 
 def input_names(model: torch.nn.Module, count: int) -> list[str]:
+    declared = getattr(model, "onnx_input_names", None)  # kv_cache.DecoderWithPast's
+    if declared and len(declared) == count:
+        return list(declared)
     params = list(inspect.signature(model.forward).parameters)
     return params[:count] if len(params) >= count else [f"input_{i}" for i in range(count)]
 
@@ -64,31 +68,39 @@ def export_model(
 ) -> None:
     """dynamic: {input index: {dim: name}}, used for both exporters' dynamic-shape specs."""
     names = input_names(model, len(args))
+    outputs = getattr(model, "onnx_output_names", None)  # kv_cache.DecoderWithPast's
     dynamic = dynamic or {}
     if exporter == "legacy":
         axes = {names[i]: dims for i, dims in dynamic.items()}
         torch.onnx.export(
-            model, args, str(path), dynamo=False, input_names=names,
+            model, args, str(path), dynamo=False, input_names=names, output_names=outputs,
             dynamic_axes=axes or None, opset_version=opset,
         )
         return
     reuse_onnx_registry()
     program = torch.onnx.export(
-        model, args, dynamo=True, verbose=False, dynamic_shapes=_dynamo_shapes(names, args, dynamic),
-        opset_version=opset,
+        model, args, dynamo=True, verbose=False, dynamic_shapes=_dynamo_shapes(model, names, args, dynamic, bool(outputs)),
+        opset_version=opset, input_names=names if outputs else None, output_names=outputs,
     )
     program.save(str(path), external_data=False)
 
 
-def _dynamo_shapes(names: list[str], args: tuple, dynamic: dict[int, dict[int, str]]):
+def _dynamo_shapes(model, names: list[str], args: tuple, dynamic: dict[int, dict[int, str]], named: bool = False):
     """Dim.DYNAMIC lets torch.export infer which dynamic dims are equal (named Dims would fail
-    the export on an example size of 1, which Dim.DYNAMIC tolerates)."""
+    the export on an example size of 1, which Dim.DYNAMIC tolerates). ``named``: the dims' names
+    as strings, which torch.onnx turns into Dim.DYNAMIC and writes as the ONNX model's dim names
+    (a decoder with past: batch, sequence, past_sequence, total_sequence)."""
     if not dynamic:
         return None
-    return {
-        name: ({d: torch.export.Dim.DYNAMIC for d in dynamic[i]} if i in dynamic else None)
-        for i, name in enumerate(names)
-    }
+    specs = [{d: (dims[d] if named else torch.export.Dim.DYNAMIC) for d in dims} if (dims := dynamic.get(i)) else None
+             for i in range(len(args))]
+    params = inspect.signature(model.forward).parameters.values()
+    varargs = next((p.name for p in params if p.kind is inspect.Parameter.VAR_POSITIONAL), None)
+    if varargs is None:
+        return dict(zip(names, specs))
+    # forward(a, b, *rest): torch.export binds the trailing inputs to one tuple named `rest`
+    fixed = [p.name for p in params if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    return {**dict(zip(fixed, specs)), varargs: tuple(specs[len(fixed):])}
 
 
 def eager(model: torch.nn.Module, args: tuple) -> list[torch.Tensor]:
@@ -117,6 +129,7 @@ def verify(
     try:
         torch.manual_seed(0)
         model = make_model().eval()
+        verdict.layout = getattr(model, "layout", "")
         eager(model, args)
     except Exception as exc:  # the user's model does not build or run: nothing to export
         return _failed(verdict, LOAD_FAILS, "load", f"the model does not run eagerly: {describe(exc)}", started)
@@ -216,19 +229,28 @@ def _numerics(verdict: Verdict, model, args, probes, dynamic, opset, path: Path)
         return
     for probe in [Probe("export inputs", args), *probes]:
         result = _check_probe(model, runtime, probe, names)
-        verdict.probes.append(result)
-        if result.ok or verdict.verdict != OK:
-            continue
-        verdict.failing_probe = probe.name
-        if result.note.startswith("onnxruntime"):
-            verdict.verdict, verdict.failed_stage = ORT_FAILS, "runtime"
-            verdict.error = f"{result.note} (on {probe.name})"  # the runtime error, as the JSON schema says
-            verdict.node_traces = onnx_node_traces(path, result.note)
-        else:
-            verdict.verdict, verdict.failed_stage = SILENTLY_WRONG, "numerics"
-        from onnxfix.exporter import divergence
+        if _record(verdict, result, path):
+            from onnxfix.exporter import divergence
 
-        verdict.divergence = divergence.find(verdict.exporter, path, model, args, probe.args, names, dynamic, opset)
+            verdict.divergence = divergence.find(verdict.exporter, path, model, args, probe.args, names, dynamic, opset)
+    if isinstance(model, kv_cache.DecoderWithPast) and verdict.verdict == OK:
+        for result in kv_cache.generation_probes(model, runtime):
+            _record(verdict, result, path)
+
+
+def _record(verdict: Verdict, result: ProbeResult, path: Path) -> bool:
+    """Adds a probe's result; True when it is the first failure (the verdict now says why)."""
+    verdict.probes.append(result)
+    if result.ok or verdict.verdict != OK:
+        return False
+    verdict.failing_probe = result.probe
+    if result.note.startswith("onnxruntime"):
+        verdict.verdict, verdict.failed_stage = ORT_FAILS, "runtime"
+        verdict.error = f"{result.note} (on {result.probe})"  # the runtime error, as the JSON schema says
+        verdict.node_traces = onnx_node_traces(path, result.note)
+    else:
+        verdict.verdict, verdict.failed_stage = SILENTLY_WRONG, "numerics"
+    return True
 
 
 def _check_probe(model, runtime: Runtime, probe: Probe, names: list[str]) -> ProbeResult:
@@ -250,22 +272,6 @@ def _check_probe(model, runtime: Runtime, probe: Probe, names: list[str]) -> Pro
         max_rel=max((o.max_rel for o in known), default=None) if len(known) == len(outputs) else None,
         ok=ok, note=note, outputs=outputs,
     )
-
-
-# onnxruntime's messages name the C++ source line and the function's full signature before what
-# went wrong ("...reshape_helper.h:47 onnxruntime::ReshapeHelper::ReshapeHelper(const
-# onnxruntime::TensorShape&, ...) input_shape_size == size was false. ... Input shape:{2,3,8},
-# requested shape:{2,12,-1}"): the shapes at the end are what the user needs.
-_ORT_SOURCE = re.compile(r"\S*onnxruntime_src/\S+:\d+ (?:[\w:~<>]+\((?:[^()]|\([^()]*\))*\)(?: const)? )?")
-
-
-def runtime_error(exc: BaseException, limit: int = 600) -> str:
-    """onnxruntime's error without its C++ location and signature; a longer one keeps its start
-    and its end (where the shapes are)."""
-    text = _ORT_SOURCE.sub("", describe(exc))
-    if len(text) <= limit:
-        return text
-    return f"{text[: limit // 3]} ... {text[-(2 * limit) // 3:]}"
 
 
 def op_histogram(path: Path) -> dict[str, int]:

@@ -36,7 +36,7 @@ def load(request: ExportRequest):
     """Build the model and its inputs from the user's code; resolve dynamic dims by name."""
     import torch
 
-    from onnxfix.exporter.probes import generated_probes, user_probes
+    from onnxfix.exporter.probes import user_probes
     from onnxfix.exporter.targets import load_spec
 
     torch.manual_seed(0)
@@ -48,10 +48,19 @@ def load(request: ExportRequest):
         raise TypeError(f"{request.model} returned {type(model).__name__}, not a torch.nn.Module")
     args = as_tuple(load_spec(request.inputs)())
     probes = user_probes([as_tuple(p) for p in load_spec(request.probes)()]) if request.probes else []
-    dynamic = resolve_dynamic(model, args, request.dynamic)
-    if request.generate_probes:
+    return with_probes(request, model, args, probes, resolve_dynamic(model, args, request.dynamic))
+
+
+def with_probes(request: ExportRequest, model, args: tuple, probes: list, dynamic: dict):
+    """A language model with its KV cache becomes a decoder with past (kv_cache.py), whose
+    generation is its proof; any other model gets the generated probes asked for."""
+    from onnxfix.exporter import kv_cache
+    from onnxfix.exporter.probes import generated_probes
+
+    wrapped = kv_cache.prepare(model, args, probes, dynamic)
+    if wrapped[0] is model and request.generate_probes:
         probes += generated_probes(args, dynamic)
-    return model, args, probes, dynamic
+    return wrapped
 
 
 def load_live(request: ExportRequest):
@@ -60,7 +69,7 @@ def load_live(request: ExportRequest):
 
     import torch
 
-    from onnxfix.exporter.probes import generated_probes, user_probes
+    from onnxfix.exporter.probes import user_probes
 
     for name, path in request.modules.items():
         load_module_as(name, Path(path))
@@ -75,10 +84,7 @@ def load_live(request: ExportRequest):
         model.load_state_dict(payload["state_dict"])
     args = tuple(payload["args"])
     probes = user_probes([tuple(p) for p in payload["probes"]])
-    dynamic = resolve_dynamic(model, args, request.dynamic)
-    if request.generate_probes:
-        probes += generated_probes(args, dynamic)
-    return model, args, probes, dynamic
+    return with_probes(request, model, args, probes, resolve_dynamic(model, args, request.dynamic))
 
 
 def load_module_as(name: str, path: Path) -> None:

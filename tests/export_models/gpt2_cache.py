@@ -1,5 +1,6 @@
 """A tiny GPT-2 built offline. `use_cache` is on (transformers' default), so forward returns the
-KV cache (a DynamicCache) next to the logits: torch.export cannot flatten it."""
+KV cache (a DynamicCache) next to the logits: torch.export cannot flatten it as it is, and
+`onnxfix export` exports the model as a decoder with past instead."""
 
 import torch
 from transformers import GPT2Config, GPT2LMHeadModel

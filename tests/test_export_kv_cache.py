@@ -1,0 +1,85 @@
+"""Decoder-with-past (issue #25 item 1): a transformers language model that returns its KV cache
+is exported with it, through `onnxfix export` and through `onnxfix.export(...)`, and onnxruntime
+matches eager transformers over a generation: prefill, then two decode steps fed with the ONNX
+model's own present cache, at two batch sizes and two prompt lengths."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import onnx
+import pytest
+import torch
+
+import onnxfix
+from onnxfix.exporter import plan, render
+from onnxfix.exporter.session import NoProgress, run_target
+
+ARCHS = ("gpt2", "llama", "mistral", "qwen2", "gemma", "phi")
+GENERATION = [f"generation batch {b}, prompt {p}: {step}" for b, p in ((1, 5), (3, 2))
+              for step in ("prefill", "decode step 1", "decode step 2")]
+INPUTS = ["input_ids", "attention_mask", "past_key_values.0.key", "past_key_values.0.value"]
+OUTPUTS = ["logits", "present.0.key", "present.0.value"]
+LAYOUT = ("decoder with past (1 layer): input_ids, attention_mask, past_key_values.{i}.key/.value -> logits, "
+          "present.{i}.key/.value (dynamic batch, sequence, past_sequence, total_sequence)")
+
+pytestmark = pytest.mark.usefixtures("in_repo")  # tests/conftest.py
+
+
+def dims(values) -> dict[str, list]:
+    return {v.name: [d.dim_param or d.dim_value for d in v.type.tensor_type.shape.dim] for v in values}
+
+
+def assert_generation_matches(verdict):
+    assert (verdict.verdict, verdict.layout) == ("OK", LAYOUT)
+    assert [p.probe for p in verdict.probes] == ["export inputs", *GENERATION]
+    assert all(p.ok and p.max_abs <= 1e-4 for p in verdict.probes), [(p.probe, p.max_abs, p.note) for p in verdict.probes]
+
+
+def assert_named_cache(path):
+    graph = onnx.load(path).graph
+    inputs, outputs = dims(graph.input), dims(graph.output)
+    assert (list(inputs), list(outputs)) == (INPUTS, OUTPUTS)
+    assert inputs["input_ids"] == ["batch", "sequence"] and inputs["attention_mask"] == ["batch", "total_sequence"]
+    key = inputs["past_key_values.0.key"]
+    assert key[0] == "batch" and key[2] == "past_sequence" and all(isinstance(d, int) for d in key[1::2])
+    assert outputs["logits"][:2] == ["batch", "sequence"]
+    # past + new tokens (a sliding-window layer, Mistral's, caps it: "... Max(0, past_sequence - 4095) ...")
+    assert "past_sequence" in outputs["present.0.key"][2] and "sequence" in outputs["present.0.key"][2].replace("past_sequence", "")
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_export_command_exports_the_cache_and_generates_like_transformers(arch, tmp_path):
+    target = plan.make_target(f"tests/export_models/kv_decoders.py:make_{arch}", output=str(tmp_path / "m.onnx"))
+    result = run_target(target, NoProgress())
+    (exported,) = result.results
+    assert exported.findings == []
+    assert_generation_matches(exported.verdict)
+    assert_named_cache(tmp_path / "m.onnx")
+    assert f"exported as a {LAYOUT}" in render.verdict_lines(result.results)[2]
+
+
+def model(arch):
+    spec = importlib.util.spec_from_file_location("kv_decoders", Path(__file__).parent / "export_models" / "kv_decoders.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.build(arch).eval()
+
+
+def test_python_api_with_a_cache_in_the_inputs():
+    """The notebook's way: the past from a prefill, passed as past_key_values."""
+    llama = model("llama")
+    ids = torch.randint(0, 100, (2, 6), generator=torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        cache = llama(input_ids=ids[:, :4], use_cache=True).past_key_values
+    report = onnxfix.export(llama, (ids[:, 4:],), kwargs={"past_key_values": cache})
+    (result,) = report.results
+    assert_generation_matches(result.verdict)
+
+
+def test_python_api_with_tokens_only():
+    report = onnxfix.export(model("gpt2"), (torch.randint(0, 100, (1, 6)),))
+    (result,) = report.results
+    assert_generation_matches(result.verdict)
+    assert report.to_json()["results"][0]["layout"] == LAYOUT
