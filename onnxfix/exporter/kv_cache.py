@@ -57,7 +57,7 @@ def returns_cache(model: torch.nn.Module, args: tuple) -> bool:
 class DecoderWithPast(torch.nn.Module):
     """The model with its cache as flat tensors: forward(input_ids, attention_mask, *past)."""
 
-    def __init__(self, model: torch.nn.Module, layers: int):
+    def __init__(self, model: torch.nn.Module, layers: int, windows: tuple[int, ...] = ()):
         super().__init__()
         self.model = model
         self.layers = layers
@@ -66,6 +66,9 @@ class DecoderWithPast(torch.nn.Module):
         self.onnx_output_names = ["logits"] + [f"present.{n}" for p in pairs for n in p]
         self.layout = (f"decoder with past ({layers} layer{'' if layers == 1 else 's'}): input_ids, attention_mask, past_key_values.{{i}}.key/.value "
                        f"-> logits, present.{{i}}.key/.value (dynamic {BATCH}, {SEQUENCE}, {PAST}, {TOTAL})")
+        if windows:  # a sliding-window layer rebuilt from tensors no longer knows how many tokens it saw
+            self.layout += (f"; sliding window of {', '.join(map(str, windows))} tokens: proven only within the "
+                            "window (past it, the exported cache is wrong or refused: see docs/kv_cache.md)")
 
     def forward(self, input_ids, attention_mask, *past):
         from transformers import DynamicCache
@@ -90,17 +93,18 @@ def decoder_with_past(model: torch.nn.Module, args: tuple):
     input_ids = given.get("input_ids")
     if not isinstance(input_ids, torch.Tensor):
         raise ValueError("a decoder with past needs `input_ids` among the inputs")
-    cache = next((a for a in args if is_cache(a)), None)
-    if cache is not None and cache.get_seq_length() > 0:
-        past, new = cache_tensors(cache), input_ids
-    else:
+    cache = next((a for a in args if is_cache(a) and a.get_seq_length() > 0), None)
+    new = input_ids
+    if cache is None:  # the past of a prefill of the user's tokens, then two of them again
         ids = input_ids if input_ids.shape[0] > 1 else input_ids.repeat(2, 1)
         with torch.no_grad():
-            prefill = model(input_ids=ids, use_cache=True)
-        past, new = cache_tensors(prefill.past_key_values), ids[:, -2:]
-    batch = new.shape[0]
-    mask = torch.ones(batch, past[0].shape[2] + new.shape[1], dtype=torch.long)
-    wrapper = DecoderWithPast(model, len(past) // 2).eval()
+            cache = model(input_ids=ids, use_cache=True).past_key_values
+        new = ids[:, -2:]
+    past = cache_tensors(cache)
+    # the mask covers every token seen (a sliding-window layer keeps fewer)
+    mask = torch.ones(new.shape[0], cache.get_seq_length() + new.shape[1], dtype=torch.long)
+    windows = tuple(sorted({w for layer in cache.layers if (w := getattr(layer, "sliding_window", None))}))
+    wrapper = DecoderWithPast(model, len(past) // 2, windows).eval()
     dynamic = {0: {0: BATCH, 1: SEQUENCE}, 1: {0: BATCH, 1: TOTAL}}
     dynamic.update({2 + i: {0: BATCH, 2: PAST} for i in range(len(past))})
     return wrapper, (new, mask, *past), dynamic
