@@ -74,15 +74,13 @@ every present tensor).
 """
 
 FOOTER = """
-Limit: a sliding-window layer keeps only the last `sliding_window - 1` tokens, so once a
-generation passes the window its past is shorter than the full-attention layers' (and the cache
-rebuilt from tensors no longer knows how many tokens it has seen). The exported model names one
-`past_sequence` for every layer, and onnxruntime refuses the unequal lengths (Gemma 2 with a
-window of 4 above); where every layer slides (Mistral with a window of 4 below), the lengths
-agree but the positions and masks past the window do not, and the generation shows it
-(SILENTLY-WRONG at the first decode step). Mistral's default window (4096) is never reached by
-the generation checked here: the verdict's layout says "proven only within the window". Not yet
-handled: per-layer past lengths and the seen-token count as an input.
+Sliding windows: a sliding-window layer keeps only the last `sliding_window - 1` tokens, so once
+a generation passes the window its past is shorter than a full-attention layer's (its dim is
+named `past_window_sequence` beside them), and the cache rebuilt from tensors would no longer
+know how many tokens it has seen. `DecoderWithPast` gives each such layer the count from the
+mask's length and computes transformers' mask sizes with min/max instead of a branch
+torch.export would specialize. The two windows of 4 above are filled by the generation (prompt 5
+plus two steps); Mistral's default window (4096) is not, and the verdict's layout says so.
 """
 
 if __name__ == "__main__":

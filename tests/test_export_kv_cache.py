@@ -16,7 +16,7 @@ import onnxfix
 from onnxfix.exporter import plan, render
 from onnxfix.exporter.session import NoProgress, run_target
 
-ARCHS = ("gpt2", "llama", "mistral", "qwen2", "gemma", "phi")
+ARCHS = ("gpt2", "llama", "mistral", "qwen2", "gemma", "phi", "gemma2_window")
 GENERATION = [f"generation batch {b}, prompt {p}: {step}" for b, p in ((1, 5), (3, 2))
               for step in ("prefill", "decode step 1", "decode step 2")]
 INPUTS = ["input_ids", "attention_mask", "past_key_values.0.key", "past_key_values.0.value"]
@@ -31,37 +31,45 @@ def dims(values) -> dict[str, list]:
     return {v.name: [d.dim_param or d.dim_value for d in v.type.tensor_type.shape.dim] for v in values}
 
 
-# Mistral's layers slide over 4096 tokens: the generation checked here stays within the window
-WINDOW = ("; sliding window of 4096 tokens: proven only within the window (past it, the exported cache is wrong "
-          "or refused: see docs/kv_cache.md)")
+# Mistral's layers slide over 4096 tokens: the generation checked here does not fill the window
+WINDOW = "; sliding window of 4096 tokens: the generation checked (7 tokens) does not fill it"
 
 
 def assert_generation_matches(verdict, arch="llama"):
-    assert (verdict.verdict, verdict.layout) == ("OK", LAYOUT + (WINDOW if arch == "mistral" else ""))
+    layout = LAYOUT.replace("(1 layer)", "(2 layers)") if arch == "gemma2_window" else LAYOUT
+    assert (verdict.verdict, verdict.layout) == ("OK", layout + (WINDOW if arch == "mistral" else ""))
     assert [p.probe for p in verdict.probes] == ["export inputs", *GENERATION]
     assert all(p.ok and p.max_abs <= 1e-4 for p in verdict.probes), [(p.probe, p.max_abs, p.note) for p in verdict.probes]
 
 
-def assert_named_cache(path):
+def assert_named_cache(path, arch):
     graph = onnx.load(path).graph
     inputs, outputs = dims(graph.input), dims(graph.output)
-    assert (list(inputs), list(outputs)) == (INPUTS, OUTPUTS)
+    layers = 2 if arch == "gemma2_window" else 1
+    names = [f"{i}.{kind}" for i in range(layers) for kind in ("key", "value")]
+    assert list(inputs) == INPUTS[:2] + [f"past_key_values.{n}" for n in names]
+    assert list(outputs) == ["logits"] + [f"present.{n}" for n in names]
     assert inputs["input_ids"] == ["batch", "sequence"] and inputs["attention_mask"] == ["batch", "total_sequence"]
     key = inputs["past_key_values.0.key"]
-    assert key[0] == "batch" and key[2] == "past_sequence" and all(isinstance(d, int) for d in key[1::2])
+    past = "past_window_sequence" if arch == "gemma2_window" else "past_sequence"
+    assert key[0] == "batch" and key[2] == past and all(isinstance(d, int) for d in key[1::2])
+    if layers == 2:
+        assert inputs["past_key_values.1.key"][2] == "past_sequence"
     assert outputs["logits"][:2] == ["batch", "sequence"]
-    # past + new tokens (a sliding-window layer, Mistral's, caps it: "... Max(0, past_sequence - 4095) ...")
-    assert "past_sequence" in outputs["present.0.key"][2] and "sequence" in outputs["present.0.key"][2].replace("past_sequence", "")
+    # past + new tokens (a sliding-window layer caps it: "... Max(0, past_sequence - 4095) ...")
+    assert past in outputs["present.0.key"][2] and "sequence" in outputs["present.0.key"][2].replace(past, "")
 
 
 @pytest.mark.parametrize("arch", ARCHS)
 def test_export_command_exports_the_cache_and_generates_like_transformers(arch, tmp_path):
+    """gemma2_window: two layers, the first sliding over 4 tokens, which the prompt of 5 fills: its
+    past is named past_window_sequence and the generation goes past the window."""
     target = plan.make_target(f"tests/export_models/kv_decoders.py:make_{arch}", output=str(tmp_path / "m.onnx"))
     result = run_target(target, NoProgress())
     (exported,) = result.results
     assert exported.findings == []
     assert_generation_matches(exported.verdict, arch)
-    assert_named_cache(tmp_path / "m.onnx")
+    assert_named_cache(tmp_path / "m.onnx", arch)
     assert render.verdict_lines(result.results)[2] == f"          exported as a {exported.verdict.layout}"
 
 

@@ -17,6 +17,7 @@ eager transformers on the same tokens, at two batch sizes and two prompt lengths
 from __future__ import annotations
 
 import inspect
+import types
 
 import torch
 
@@ -24,9 +25,11 @@ from onnxfix.exporter.comparison import Runtime, compare, runtime_error
 from onnxfix.exporter.result import ProbeResult
 
 BATCH, SEQUENCE, PAST, TOTAL = "batch", "sequence", "past_sequence", "total_sequence"
+WINDOW_PAST = "past_window_sequence"  # the past of a sliding-window layer beside full-attention ones
 # (batch, prompt length) of each checked generation, and the decode steps after each prefill
 GENERATIONS = ((1, 5), (3, 2))
 DECODE_STEPS = 2
+REACH = max(prompt for _, prompt in GENERATIONS) + DECODE_STEPS - 1  # most tokens a step sees as past
 
 
 def is_cache(value) -> bool:
@@ -66,17 +69,33 @@ class DecoderWithPast(torch.nn.Module):
         self.onnx_output_names = ["logits"] + [f"present.{n}" for p in pairs for n in p]
         self.layout = (f"decoder with past ({layers} layer{'' if layers == 1 else 's'}): input_ids, attention_mask, past_key_values.{{i}}.key/.value "
                        f"-> logits, present.{{i}}.key/.value (dynamic {BATCH}, {SEQUENCE}, {PAST}, {TOTAL})")
-        if windows:  # a sliding-window layer rebuilt from tensors no longer knows how many tokens it saw
-            self.layout += (f"; sliding window of {', '.join(map(str, windows))} tokens: proven only within the "
-                            "window (past it, the exported cache is wrong or refused: see docs/kv_cache.md)")
+        unreached = [w for w in windows if w > REACH]
+        if unreached:  # the window's own code path (the window full) did not run in the proof
+            self.layout += (f"; sliding window of {', '.join(map(str, unreached))} tokens: the generation checked "
+                            f"({REACH + 1} tokens) does not fill it")
 
     def forward(self, input_ids, attention_mask, *past):
         from transformers import DynamicCache
 
         pairs = [(past[i], past[i + 1]) for i in range(0, len(past), 2)]
         cache = DynamicCache(ddp_cache_data=pairs, config=self.model.config)
+        seen = attention_mask.shape[1] - input_ids.shape[1]  # the mask covers every token seen
+        for layer in cache.layers:
+            if getattr(layer, "is_sliding", False):  # it keeps only the window, not the count
+                layer.cumulative_length = seen
+                layer.get_mask_sizes = types.MethodType(_window_mask_sizes, layer)
         out = self.model(input_ids=input_ids, attention_mask=attention_mask, past_key_values=cache, use_cache=True)
         return (out.logits, *cache_tensors(out.past_key_values))
+
+
+def _window_mask_sizes(layer, query_length: int):
+    """transformers' DynamicSlidingWindowLayer.get_mask_sizes (kv length and offset), with min and
+    max for its branch on whether the window is full: the same sizes, and no branch on the tokens
+    seen for torch.export to specialize (seen >= window gives window - 1 either way)."""
+    seen, window = layer.cumulative_length, layer.sliding_window
+    if isinstance(seen, torch.Tensor):  # the legacy tracer's sizes are 0-d tensors
+        return seen.clamp(max=window - 1) + query_length, (seen - window + 1).clamp(min=0)
+    return torch.sym_min(seen, window - 1) + query_length, torch.sym_max(seen - window + 1, 0)
 
 
 def cache_tensors(cache) -> list[torch.Tensor]:
@@ -106,7 +125,9 @@ def decoder_with_past(model: torch.nn.Module, args: tuple):
     windows = tuple(sorted({w for layer in cache.layers if (w := getattr(layer, "sliding_window", None))}))
     wrapper = DecoderWithPast(model, len(past) // 2, windows).eval()
     dynamic = {0: {0: BATCH, 1: SEQUENCE}, 1: {0: BATCH, 1: TOTAL}}
-    dynamic.update({2 + i: {0: BATCH, 2: PAST} for i in range(len(past))})
+    sliding = [bool(getattr(layer, "is_sliding", False)) for layer in cache.layers]
+    lengths = [WINDOW_PAST if s and not all(sliding) else PAST for s in sliding]  # a window caps its own
+    dynamic.update({2 + i: {0: BATCH, 2: lengths[i // 2]} for i in range(len(past))})
     return wrapper, (new, mask, *past), dynamic
 
 

@@ -13,6 +13,8 @@ CONFIGS = {
     "qwen2": lambda: (hf.Qwen2ForCausalLM, hf.Qwen2Config(**LAYER)),
     "gemma": lambda: (hf.GemmaForCausalLM, hf.GemmaConfig(head_dim=8, **LAYER)),
     "phi": lambda: (hf.PhiForCausalLM, hf.PhiConfig(**LAYER)),
+    # a sliding layer (window 4) then a full-attention one
+    "gemma2_window": lambda: (hf.Gemma2ForCausalLM, hf.Gemma2Config(head_dim=8, sliding_window=4, **{**LAYER, "num_hidden_layers": 2})),
 }
 
 
@@ -44,6 +46,10 @@ def make_gemma():
 
 def make_phi():
     return build("phi")
+
+
+def make_gemma2_window():
+    return build("gemma2_window")
 
 
 def example_inputs():
