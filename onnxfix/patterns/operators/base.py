@@ -24,6 +24,7 @@ from onnxfix.decompositions import (
     rule_keys,
     signature,
 )
+from onnxfix.patterns.operators.module_calls import ModuleCall, arguments_text, layers, match_module_call
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Edit, Fix, Helper, Rule, RuleDoc
 
@@ -120,6 +121,16 @@ def inplace_helper_fix(decomposition: Decomposition, node: ast.Call, ctx: Functi
                edits, safe, imports=("torch",), helpers=helpers)
 
 
+def module_helper_fix(decomposition: Decomposition, node: ast.Call, ctx: FunctionContext, call: ModuleCall,
+                      safe: bool) -> Fix:
+    """`self.pool(x)` -> `_onnx_adaptive_avg_pool2d(x, self.pool.output_size)`."""
+    helpers = tuple(Helper(f"_onnx_{key}", helper_source(key)) for key in helper_chain(decomposition.key))
+    entry = layers()[call.layer]
+    text = f"{decomposition.helper}({arguments_text(entry['args'], entry['keywords'], call, ctx.segment(node.args[0]))})"
+    return Fix(f"Rewrite to `{decomposition.helper}(...)` with the layer's attributes (helper added to the file)",
+               (ctx.replace(node, text),), safe, imports=("torch",), helpers=helpers)
+
+
 def argument(node: ast.Call, name: str, position: int, method: bool = False) -> ast.AST | None:
     """The argument bound to parameter ``name`` (keyword, or ``position`` in the function
     form; a method call's receiver is the first), None if not given."""
@@ -155,7 +166,9 @@ def target_triggers(keys: tuple[str, ...]) -> tuple[str, ...]:
     names = {target.rsplit(".", 1)[-1] for key in keys for target in BY_KEY[key].targets}
     inplace = {target.rsplit(".", 1)[-1] + "_" for key in keys for target in BY_KEY[key].targets
                if target.startswith("Tensor.") and not target.endswith("_")}  # `t.index_add_(...)`
-    return tuple(sorted(names | inplace))
+    targets = {target for key in keys for target in BY_KEY[key].targets}
+    modules = {layer for layer, entry in layers().items() if entry["function"] in targets}  # `nn.Upsample`
+    return tuple(sorted(names | inplace | modules))
 
 
 class DecompositionRule(Rule):
@@ -176,6 +189,7 @@ class DecompositionRule(Rule):
         found = match_call(node, ctx)
         if found is None:
             yield from self._inplace(node, ctx)
+            yield from self._module_call(node, ctx)
             return
         if found[1].key not in self.keys:
             return
@@ -213,6 +227,30 @@ class DecompositionRule(Rule):
             f"`{name}` (in place) breaks ONNX export ({catalog.describe(failed)}; measured on torch "
             f"{catalog.torch_version()}); `{decomposition.helper}` computes it with exportable ops, "
             "copied back with `copy_`"
+        )
+        yield ctx.report(self, node, message, fix=fix, exporters=tuple(sorted(failed)))
+
+    def _module_call(self, node: ast.Call, ctx: FunctionContext):
+        """`self.pool(x)` with `self.pool = nn.AdaptiveAvgPool2d(s)`: the layer's functional
+        call, judged on its constructor's arguments, rewritten to the helper with the module's
+        attributes (module_calls.py)."""
+        found = match_module_call(node, ctx, TARGETS)
+        if found is None or found[1].key not in self.keys:
+            return
+        call, decomposition = found
+        equivalent = call.equivalent
+        if not selected_variant(decomposition, equivalent):
+            return
+        failed = catalog.failures(self.cases(decomposition, equivalent))
+        if not failed:
+            return
+        fix = None
+        if helper_accepts(decomposition, equivalent, False):
+            fix = module_helper_fix(decomposition, node, ctx, call, self.is_safe(decomposition, equivalent, ctx, False))
+        message = (
+            f"`{call.receiver}` is a `nn.{call.layer}`, whose forward is `F.{call.function.rsplit('.', 1)[1]}`: it "
+            f"breaks ONNX export ({catalog.describe(failed)}; measured on torch {catalog.torch_version()}); "
+            f"`{decomposition.helper}` computes it with exportable ops"
         )
         yield ctx.report(self, node, message, fix=fix, exporters=tuple(sorted(failed)))
 

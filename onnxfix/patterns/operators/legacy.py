@@ -153,8 +153,13 @@ class LegacyStructural(DecompositionRule):
         "`torch.rot90`, `torch.msort`, `torch.isin`, `torch.fft.fftshift`, `torch.histc` and "
         "`torch.bitwise_or` / `bitwise_xor` / `bitwise_not` (function and method calls; the "
         "operators `|`, `^`, `~` are not reported: their operands may be bool masks, which export). "
-        "(`nn.AdaptiveAvgPool2d`, `nn.Upsample`, `nn.Conv1d` modules are decomposed by "
-        "`onnxfix export --decompose`.)",
+        "The torch.nn layers whose forward is one of these calls are matched too "
+        "(`nn.AdaptiveAvgPool2d`, `nn.AdaptiveAvgPool1d`, `nn.Upsample`; the table is read from "
+        "torch's own source): `self.pool(x)` where `__init__` assigned the layer, judged on its "
+        "constructor's arguments, and under `onnxfix export --fix` a module the recorded run saw "
+        "in a local (`for pool in self.pools: pool(x)`); the fix reads the layer's attributes "
+        "(`_onnx_adaptive_avg_pool2d(x, pool.output_size)`). `nn.Conv1d` layers are decomposed by "
+        "`onnxfix export --decompose`.",
         "The dynamo exporter exports these; the legacy (TorchScript) exporter fails: adaptive "
         "average pooling and area interpolation with \"output size that are not factor of input "
         "size\", nearest-exact and the structural ops with no symbolic (`aten::take_along_dim`, "

@@ -1,0 +1,113 @@
+"""`nn.AdaptiveAvgPool2d(3)(x)` is another spelling of `F.adaptive_avg_pool2d(x, 3)`: the torch.nn
+layers whose forward is one torch.nn.functional call, matched by the decomposition rules.
+
+Which layer calls which function, with which of its attributes, is read from the installed
+torch's own source by ``bench/nn_module_forwards.py`` (``onnxfix/data/nn_module_forwards.json``),
+not typed by hand. A called module's class is known statically for ``self.<attr>(x)`` where
+``__init__`` assigned ``nn.<Layer>(...)`` (its constructor arguments then stand for the
+attributes), and from a recorded run's evidence for a local name (``for pool in self.pools:
+pool(x)``), whose constructor arguments are unknown.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from onnxfix.decompositions import Decomposition
+from onnxfix.rewriter.context import FunctionContext
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "nn_module_forwards.json"
+UNKNOWN = "_onnxfix_unknown_argument"  # an argument the rule cannot read: never a literal
+
+
+@lru_cache(maxsize=1)
+def layers() -> dict[str, dict]:
+    return json.loads(DATA.read_text())["layers"]
+
+
+@dataclass(frozen=True)
+class ModuleCall:
+    layer: str  # "AdaptiveAvgPool2d"
+    receiver: str  # the called module's source text: "self.pool", "pool"
+    function: str  # "torch.nn.functional.adaptive_avg_pool2d"
+    equivalent: ast.Call  # the functional call it makes, the layer's constructor arguments filled in
+
+
+def match_module_call(node: ast.Call, ctx: FunctionContext, targets: dict[str, Decomposition]):
+    """(ModuleCall, decomposition) for a call of a torch.nn layer whose functional form has a
+    decomposition, else None."""
+    if len(node.args) != 1 or node.keywords or isinstance(node.args[0], ast.Starred):
+        return None
+    found = _layer_of(node.func, ctx)
+    if found is None:
+        return None
+    layer, constructor = found
+    entry = layers().get(layer)
+    if entry is None or entry["function"] not in targets:
+        return None
+    equivalent = _equivalent(entry, node.args[0], constructor)
+    call = ModuleCall(layer, ctx.segment(node.func), entry["function"], equivalent)
+    return call, targets[entry["function"]]
+
+
+def _layer_of(func: ast.expr, ctx: FunctionContext) -> tuple[str, ast.Call | None] | None:
+    """The torch.nn class of the called module, and its constructor call when known."""
+    if ctx.is_self_attr(func):
+        value = ctx.self_attr_value(func)
+        if isinstance(value, ast.Call):
+            qualname = ctx.file.module.scope.qualname(value.func) or ""
+            if qualname.startswith("torch.nn.") and qualname.count(".") in (2, 4):  # nn.X, nn.modules.m.X
+                return qualname.rsplit(".", 1)[1], value
+        return None
+    if isinstance(func, ast.Name):
+        values = ctx.observed(func)
+        types = {v.type for v in values or ()}
+        if values and all(v.kind == "other" for v in values) and len(types) == 1:
+            (qualname,) = types
+            if qualname.startswith("torch.nn.modules."):
+                return qualname.rsplit(".", 1)[1], None
+    return None
+
+
+def _equivalent(entry: dict, tensor: ast.expr, constructor: ast.Call | None) -> ast.Call:
+    """F.<function>(tensor, <attributes>) with each attribute replaced by the constructor's
+    argument for it (a parameter of the same name), an unknown name where it is not known."""
+
+    def value(spelled: str) -> ast.expr:
+        if spelled == "input":
+            return tensor
+        if not spelled.startswith("self."):
+            return ast.Constant(ast.literal_eval(spelled))
+        given = _constructor_argument(constructor, entry["init"], spelled[5:]) if constructor is not None else None
+        return given if given is not None else ast.Name(UNKNOWN, ast.Load())
+
+    func = ast.Attribute(ast.Name("F", ast.Load()), entry["function"].rsplit(".", 1)[1], ast.Load())
+    keywords = [ast.keyword(name, value(v)) for name, v in entry["keywords"].items()]
+    return ast.Call(func, [value(a) for a in entry["args"]], keywords)
+
+
+def _constructor_argument(call: ast.Call, parameters: list[str], name: str) -> ast.expr | None:
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    if name in parameters and parameters.index(name) < len(call.args):
+        argument = call.args[parameters.index(name)]
+        return None if isinstance(argument, ast.Starred) else argument
+    return None  # the layer's default: not necessarily the function's
+
+
+def arguments_text(entry_args: list[str], entry_keywords: dict[str, str], call: ModuleCall, tensor: str) -> str:
+    """The helper call's arguments: the tensor, then the layer's attributes read off the module
+    itself (``self.pool.output_size``), so the rewrite holds whatever the constructor got."""
+
+    def text(spelled: str) -> str:
+        if spelled == "input":
+            return tensor
+        return f"{call.receiver}.{spelled[5:]}" if spelled.startswith("self.") else spelled
+
+    parts = [text(a) for a in entry_args] + [f"{k}={text(v)}" for k, v in entry_keywords.items()]
+    return ", ".join(parts)
