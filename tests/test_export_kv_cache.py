@@ -96,3 +96,13 @@ def test_python_api_with_tokens_only():
     (result,) = report.results
     assert_generation_matches(result.verdict)
     assert report.to_json()["results"][0]["layout"] == LAYOUT
+
+
+def test_given_dynamic_dims_and_probes_are_said_to_be_replaced():
+    from onnxfix.exporter import kv_cache
+
+    ids = torch.randint(0, 100, (1, 6))
+    wrapper, args, probes, dynamic = kv_cache.prepare(model("gpt2"), (ids,), [("probe",)], {0: {0: "batch"}})
+    assert wrapper.layout == LAYOUT + "; the dynamic dims and probe inputs given are replaced by these dims and the generation"
+    assert (probes, [a.shape[0] for a in args]) == ([], [2, 2, 2, 2])  # batch 1 -> 2: torch.export specializes 1
+    assert dynamic[2] == {0: "batch", 2: "past_sequence"}

@@ -189,4 +189,6 @@ def prepare(model: torch.nn.Module, args: tuple, probes: list, dynamic: dict):
     if not returns_cache(model, args):
         return model, args, probes, dynamic
     wrapper, example, dims = decoder_with_past(model, args)
+    if probes or dynamic:  # say so: the user asked for them
+        wrapper.layout += "; the dynamic dims and probe inputs given are replaced by these dims and the generation"
     return wrapper, example, [], dims
