@@ -199,7 +199,7 @@ def test_json_report_shape_is_stable():
     assert result == {
         "exporter": "dynamo", "verdict": "OK",
         "stages": {"load": "ok", "export": "ok", "checker": "ok", "runtime": "ok", "numerics": "ok"},
-        "failing_probe": None, "error": None, "seconds": 1.25, "onnx_path": "/tmp/m.onnx",
+        "failing_probe": None, "error": None, "seconds": 1.25, "onnx_path": "/tmp/m.onnx", "layout": None,
         "probes": [{"probe": "export inputs", "ok": True, "max_abs": 0.0, "max_rel": 0.0, "note": None,
                     "outputs": [{"index": 0, "ok": True, "max_abs": 0.0, "max_rel": 0.0, "note": None}]}],
         "op_histogram": {"Gemm": 1}, "findings": [],
