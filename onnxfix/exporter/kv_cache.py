@@ -115,11 +115,12 @@ def decoder_with_past(model: torch.nn.Module, args: tuple):
     cache = next((a for a in args if is_cache(a) and a.get_seq_length() > 0), None)
     new = input_ids
     if cache is None:  # the past of a prefill of the user's tokens, then two of them again
-        ids = input_ids if input_ids.shape[0] > 1 else input_ids.repeat(2, 1)
         with torch.no_grad():
-            cache = model(input_ids=ids, use_cache=True).past_key_values
-        new = ids[:, -2:]
+            cache = model(input_ids=input_ids, use_cache=True).past_key_values
+        new = input_ids[:, -2:]
     past = cache_tensors(cache)
+    if new.shape[0] == 1:  # the batch of the example: torch.export specializes a size of 1
+        new, past = new.repeat(2, 1), [t.repeat(2, *[1] * (t.dim() - 1)) for t in past]
     # the mask covers every token seen (a sliding-window layer keeps fewer)
     mask = torch.ones(new.shape[0], cache.get_seq_length() + new.shape[1], dtype=torch.long)
     windows = tuple(sorted({w for layer in cache.layers if (w := getattr(layer, "sliding_window", None))}))
