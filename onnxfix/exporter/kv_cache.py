@@ -26,6 +26,7 @@ from onnxfix.exporter.result import ProbeResult
 
 BATCH, SEQUENCE, PAST, TOTAL = "batch", "sequence", "past_sequence", "total_sequence"
 WINDOW_PAST = "past_window_sequence"  # the past of a sliding-window layer beside full-attention ones
+WINDOW_PRESENT = "present_window_sequence"  # its present (legacy names output dims only when told)
 # (batch, prompt length) of each checked generation, and the decode steps after each prefill
 GENERATIONS = ((1, 5), (3, 2))
 DECODE_STEPS = 2
@@ -60,18 +61,23 @@ def returns_cache(model: torch.nn.Module, args: tuple) -> bool:
 class DecoderWithPast(torch.nn.Module):
     """The model with its cache as flat tensors: forward(input_ids, attention_mask, *past)."""
 
-    def __init__(self, model: torch.nn.Module, layers: int, windows: tuple[int, ...] = ()):
+    def __init__(self, model: torch.nn.Module, pasts: list[str], windows: tuple[int, ...] = ()):
+        """``pasts``: each layer's past-length dim name (PAST, or WINDOW_PAST for a window layer)."""
         super().__init__()
         self.model = model
-        self.layers = layers
+        layers = len(pasts)
         pairs = [(f"{i}.key", f"{i}.value") for i in range(layers)]
-        self.onnx_input_names = ["input_ids", "attention_mask"] + [f"past_key_values.{n}" for p in pairs for n in p]
-        self.onnx_output_names = ["logits"] + [f"present.{n}" for p in pairs for n in p]
-        self.layout = (f"decoder with past ({layers} layer{'' if layers == 1 else 's'}): input_ids, attention_mask, past_key_values.{{i}}.key/.value "
+        self.onnxfix_input_names = ["input_ids", "attention_mask"] + [f"past_key_values.{n}" for p in pairs for n in p]
+        self.onnxfix_output_names = ["logits"] + [f"present.{n}" for p in pairs for n in p]
+        # the legacy exporter names only the output dims it is told (dynamo derives them from the inputs')
+        self.onnxfix_output_axes = {"logits": {0: BATCH, 1: SEQUENCE}, **{
+            name: {0: BATCH, 2: f"{PAST} + {SEQUENCE}" if pasts[i // 2] == PAST else WINDOW_PRESENT}
+            for i, name in enumerate(self.onnxfix_output_names[1:])}}  # a window caps its present too
+        self.onnxfix_layout = (f"decoder with past ({layers} layer{'' if layers == 1 else 's'}): input_ids, attention_mask, past_key_values.{{i}}.key/.value "
                        f"-> logits, present.{{i}}.key/.value (dynamic {BATCH}, {SEQUENCE}, {PAST}, {TOTAL})")
         unreached = [w for w in windows if w > REACH]
         if unreached:  # the window's own code path (the window full) did not run in the proof
-            self.layout += (f"; sliding window of {', '.join(map(str, unreached))} tokens: the generation checked "
+            self.onnxfix_layout += (f"; sliding window of {', '.join(map(str, unreached))} tokens: the generation checked "
                             f"({REACH + 1} tokens) does not fill it")
 
     def forward(self, input_ids, attention_mask, *past):
@@ -124,11 +130,11 @@ def decoder_with_past(model: torch.nn.Module, args: tuple):
     # the mask covers every token seen (a sliding-window layer keeps fewer)
     mask = torch.ones(new.shape[0], cache.get_seq_length() + new.shape[1], dtype=torch.long)
     windows = tuple(sorted({w for layer in cache.layers if (w := getattr(layer, "sliding_window", None))}))
-    wrapper = DecoderWithPast(model, len(past) // 2, windows).eval()
-    dynamic = {0: {0: BATCH, 1: SEQUENCE}, 1: {0: BATCH, 1: TOTAL}}
     sliding = [bool(getattr(layer, "is_sliding", False)) for layer in cache.layers]
-    lengths = [WINDOW_PAST if s and not all(sliding) else PAST for s in sliding]  # a window caps its own
-    dynamic.update({2 + i: {0: BATCH, 2: lengths[i // 2]} for i in range(len(past))})
+    pasts = [WINDOW_PAST if s and not all(sliding) else PAST for s in sliding]  # a window caps its own
+    wrapper = DecoderWithPast(model, pasts, windows).eval()
+    dynamic = {0: {0: BATCH, 1: SEQUENCE}, 1: {0: BATCH, 1: TOTAL}}
+    dynamic.update({2 + i: {0: BATCH, 2: pasts[i // 2]} for i in range(len(past))})
     return wrapper, (new, mask, *past), dynamic
 
 
@@ -144,7 +150,7 @@ def generation_probes(wrapper: DecoderWithPast, runtime: Runtime, vocab: int | N
     """Prefill + DECODE_STEPS greedy steps per GENERATIONS entry: onnxruntime's present cache is
     the next step's past; eager transformers runs the same tokens with its own cache. Every
     step compares the logits and each present tensor (values and lengths)."""
-    model, names = wrapper.model, wrapper.onnx_input_names
+    model, names = wrapper.model, wrapper.onnxfix_input_names
     vocab = vocab or model.config.get_text_config(decoder=True).vocab_size
     generator = torch.Generator().manual_seed(0)
     results = []
@@ -191,5 +197,5 @@ def prepare(model: torch.nn.Module, args: tuple, probes: list, dynamic: dict):
         return model, args, probes, dynamic
     wrapper, example, dims = decoder_with_past(model, args)
     if probes or dynamic:  # say so: the user asked for them
-        wrapper.layout += "; the dynamic dims and probe inputs given are replaced by these dims and the generation"
+        wrapper.onnxfix_layout += "; the dynamic dims and probe inputs given are replaced by these dims and the generation"
     return wrapper, example, [], dims

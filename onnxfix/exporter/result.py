@@ -82,7 +82,7 @@ class Verdict:
     divergence: dict = field(default_factory=dict)
     onnx_path: str = ""
     seconds: float = 0.0
-    # how the model was laid out for export when not as written (kv_cache.DecoderWithPast.layout)
+    # how the model was laid out for export when not as written (kv_cache.DecoderWithPast.onnxfix_layout)
     layout: str = ""
 
     @property

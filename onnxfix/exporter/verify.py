@@ -51,7 +51,7 @@ def flatten(value: Any) -> list[torch.Tensor]:
 
 
 def input_names(model: torch.nn.Module, count: int) -> list[str]:
-    declared = getattr(model, "onnx_input_names", None)  # kv_cache.DecoderWithPast's
+    declared = getattr(model, "onnxfix_input_names", None)  # kv_cache.DecoderWithPast's
     if declared and len(declared) == count:
         return list(declared)
     params = list(inspect.signature(model.forward).parameters)
@@ -68,10 +68,10 @@ def export_model(
 ) -> None:
     """dynamic: {input index: {dim: name}}, used for both exporters' dynamic-shape specs."""
     names = input_names(model, len(args))
-    outputs = getattr(model, "onnx_output_names", None)  # kv_cache.DecoderWithPast's
+    outputs = getattr(model, "onnxfix_output_names", None)  # kv_cache.DecoderWithPast's
     dynamic = dynamic or {}
     if exporter == "legacy":
-        axes = {names[i]: dims for i, dims in dynamic.items()}
+        axes = {names[i]: dims for i, dims in dynamic.items()} | getattr(model, "onnxfix_output_axes", {})
         torch.onnx.export(
             model, args, str(path), dynamo=False, input_names=names, output_names=outputs,
             dynamic_axes=axes or None, opset_version=opset,
@@ -129,7 +129,7 @@ def verify(
     try:
         torch.manual_seed(0)
         model = make_model().eval()
-        verdict.layout = getattr(model, "layout", "")
+        verdict.layout = getattr(model, "onnxfix_layout", "")
         eager(model, args)
     except Exception as exc:  # the user's model does not build or run: nothing to export
         return _failed(verdict, LOAD_FAILS, "load", f"the model does not run eagerly: {describe(exc)}", started)

@@ -125,8 +125,7 @@ def module_helper_fix(decomposition: Decomposition, node: ast.Call, ctx: Functio
                       safe: bool) -> Fix:
     """`self.pool(x)` -> `_onnx_adaptive_avg_pool2d(x, self.pool.output_size)`."""
     helpers = tuple(Helper(f"_onnx_{key}", helper_source(key)) for key in helper_chain(decomposition.key))
-    entry = layers()[call.layer]
-    text = f"{decomposition.helper}({arguments_text(entry['args'], entry['keywords'], call, ctx.segment(node.args[0]))})"
+    text = f"{decomposition.helper}({arguments_text(call, ctx.segment(node.args[0]))})"
     return Fix(f"Rewrite to `{decomposition.helper}(...)` with the layer's attributes (helper added to the file)",
                (ctx.replace(node, text),), safe, imports=("torch",), helpers=helpers)
 
@@ -187,70 +186,52 @@ class DecompositionRule(Rule):
 
     def visit_Call(self, node: ast.Call, ctx: FunctionContext):
         found = match_call(node, ctx)
-        if found is None:
-            yield from self._inplace(node, ctx)
-            yield from self._module_call(node, ctx)
+        if found is not None:
+            name, decomposition, method = found
+            yield from self._finding(node, ctx, decomposition, node, method, f"`{name}`", "",
+                                     lambda safe: helper_fix(decomposition, node, ctx, method, safe))
             return
-        if found[1].key not in self.keys:
-            return
-        name, decomposition, method = found
-        if not selected_variant(decomposition, node):
-            return
-        failed = catalog.failures(self.cases(decomposition, node))
-        if not failed:
-            return  # the installed torch exports this variant (per the catalog)
-        fix = None
-        if helper_accepts(decomposition, node, method):
-            fix = helper_fix(decomposition, node, ctx, method, self.is_safe(decomposition, node, ctx, method))
-        message = (
-            f"`{name}` breaks ONNX export ({catalog.describe(failed)}; measured on torch "
-            f"{catalog.torch_version()}); `{decomposition.helper}` computes it with exportable ops"
-        )
-        yield ctx.report(self, node, message, fix=fix, exporters=tuple(sorted(failed)))
+        yield from self._inplace(node, ctx)
+        yield from self._module_call(node, ctx)
 
     def _inplace(self, node: ast.Call, ctx: FunctionContext):
         """The in-place spelling of a decomposed op (`out.index_add_(0, index, h)`): the same
         verdicts, and the helper's result copied back into the tensor."""
         found = match_inplace_call(node, ctx)
-        if found is None or found[1].key not in self.keys:
-            return
-        name, decomposition = found
-        if not selected_variant(decomposition, node):
-            return
-        failed = catalog.failures(self.cases(decomposition, node))
-        if not failed:
-            return
-        fix = None
-        if helper_accepts(decomposition, node, True):
-            fix = inplace_helper_fix(decomposition, node, ctx, self.is_safe(decomposition, node, ctx, True))
-        message = (
-            f"`{name}` (in place) breaks ONNX export ({catalog.describe(failed)}; measured on torch "
-            f"{catalog.torch_version()}); `{decomposition.helper}` computes it with exportable ops, "
-            "copied back with `copy_`"
-        )
-        yield ctx.report(self, node, message, fix=fix, exporters=tuple(sorted(failed)))
+        if found is not None:
+            name, decomposition = found
+            yield from self._finding(node, ctx, decomposition, node, True, f"`{name}` (in place)",
+                                     ", copied back with `copy_`",
+                                     lambda safe: inplace_helper_fix(decomposition, node, ctx, safe))
 
     def _module_call(self, node: ast.Call, ctx: FunctionContext):
         """`self.pool(x)` with `self.pool = nn.AdaptiveAvgPool2d(s)`: the layer's functional
         call, judged on its constructor's arguments, rewritten to the helper with the module's
         attributes (module_calls.py)."""
         found = match_module_call(node, ctx, TARGETS)
-        if found is None or found[1].key not in self.keys:
+        if found is not None:
+            call, decomposition = found
+            function = call.function.rsplit(".", 1)[1]
+            yield from self._finding(node, ctx, decomposition, call.equivalent, False,
+                                     f"`{call.receiver}` is a `nn.{call.layer}`, whose forward is `F.{function}`: it", "",
+                                     lambda safe: module_helper_fix(decomposition, node, ctx, call, safe))
+
+    def _finding(self, node: ast.Call, ctx: FunctionContext, decomposition: Decomposition, judged: ast.Call,
+                 method: bool, spelled: str, how: str, make_fix):
+        """The finding for a call of one of this rule's ops, whatever its spelling: ``judged`` is
+        the call whose arguments decide whether it fails (the call itself, or the functional call
+        a layer makes); ``make_fix(safe)`` writes the fix when the helper takes those arguments."""
+        if decomposition.key not in self.keys or not selected_variant(decomposition, judged):
             return
-        call, decomposition = found
-        equivalent = call.equivalent
-        if not selected_variant(decomposition, equivalent):
-            return
-        failed = catalog.failures(self.cases(decomposition, equivalent))
+        failed = catalog.failures(self.cases(decomposition, judged))
         if not failed:
-            return
+            return  # the installed torch exports this variant (per the catalog)
         fix = None
-        if helper_accepts(decomposition, equivalent, False):
-            fix = module_helper_fix(decomposition, node, ctx, call, self.is_safe(decomposition, equivalent, ctx, False))
+        if helper_accepts(decomposition, judged, method):
+            fix = make_fix(self.is_safe(decomposition, judged, ctx, method))
         message = (
-            f"`{call.receiver}` is a `nn.{call.layer}`, whose forward is `F.{call.function.rsplit('.', 1)[1]}`: it "
-            f"breaks ONNX export ({catalog.describe(failed)}; measured on torch {catalog.torch_version()}); "
-            f"`{decomposition.helper}` computes it with exportable ops"
+            f"{spelled} breaks ONNX export ({catalog.describe(failed)}; measured on torch "
+            f"{catalog.torch_version()}); `{decomposition.helper}` computes it with exportable ops{how}"
         )
         yield ctx.report(self, node, message, fix=fix, exporters=tuple(sorted(failed)))
 

@@ -60,7 +60,7 @@ def _layer_of(func: ast.expr, ctx: FunctionContext) -> tuple[str, ast.Call | Non
         value = ctx.self_attr_value(func)
         if isinstance(value, ast.Call):
             qualname = ctx.file.module.scope.qualname(value.func) or ""
-            if qualname.startswith("torch.nn.") and qualname.count(".") in (2, 4):  # nn.X, nn.modules.m.X
+            if qualname.startswith("torch.nn."):  # nn.X or nn.modules.<file>.X: the table says which
                 return qualname.rsplit(".", 1)[1], value
         return None
     if isinstance(func, ast.Name):
@@ -100,7 +100,7 @@ def _constructor_argument(call: ast.Call, parameters: list[str], name: str) -> a
     return None  # the layer's default: not necessarily the function's
 
 
-def arguments_text(entry_args: list[str], entry_keywords: dict[str, str], call: ModuleCall, tensor: str) -> str:
+def arguments_text(call: ModuleCall, tensor: str) -> str:
     """The helper call's arguments: the tensor, then the layer's attributes read off the module
     itself (``self.pool.output_size``), so the rewrite holds whatever the constructor got."""
 
@@ -109,5 +109,6 @@ def arguments_text(entry_args: list[str], entry_keywords: dict[str, str], call: 
             return tensor
         return f"{call.receiver}.{spelled[5:]}" if spelled.startswith("self.") else spelled
 
-    parts = [text(a) for a in entry_args] + [f"{k}={text(v)}" for k, v in entry_keywords.items()]
+    entry = layers()[call.layer]
+    parts = [text(a) for a in entry["args"]] + [f"{k}={text(v)}" for k, v in entry["keywords"].items()]
     return ", ".join(parts)
