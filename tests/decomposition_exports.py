@@ -22,6 +22,7 @@ import torch
 
 from onnxfix.decompositions import DECOMPOSITIONS, REGISTRIES, load_function
 from onnxfix.exporter import comparison, verify
+from onnxfix.exporter.decompose import register_libraries
 from onnxfix.exporter.proof_inputs import evaluate
 
 HERE = Path(__file__).parent
@@ -48,6 +49,7 @@ def case_expression(key: str, channel: str) -> str:
 def build(keys: list[str], channel: str) -> torch.nn.Module:
     """One module computing every case: one export per exporter keeps the tests fast; outputs
     are compared per case, so a failure still names its decomposition."""
+    register_libraries()  # the custom ops the originals call
     namespace = {"torch": torch}
     if channel == "helper":
         for key in keys:

@@ -112,6 +112,19 @@ def test_untranslatable_operator_maps_graph_nodes_to_the_user_line(capsys):
     assert document["targets"][0]["decompose_hint"] == ["linalg_inv"]
 
 
+
+def test_a_custom_op_is_decomposed_at_export_time(capsys):
+    """transformers' grouped_mm_fallback (a torch.library op no exporter translates): the run
+    names onnxfix's decomposition, and with it both exporters match PyTorch."""
+    target = ["tests/export_models/moe_experts.py:Experts", "--inputs", "tests/export_models/moe_experts.py:example_inputs",
+              "--exporter", "both"]
+    code, document = _cli_json(target, capsys)
+    assert code == 1
+    assert [r["verdict"] for r in document["targets"][0]["results"]] == ["EXPORT-FAILS", "EXPORT-FAILS"]
+    assert document["targets"][0]["decompose_hint"] == ["grouped_mm_fallback"]
+    code, document = _cli_json([*target, "--decompose-ops", "grouped_mm_fallback"], capsys)
+    assert [r["verdict"] for r in document["targets"][0]["results"]] == ["OK", "OK"]
+
 # ---- a crashing exporter is a result: CRASH, exit 1 --------------------------------------------
 
 def test_exporter_segfault_is_crash_and_onnxfix_exits_1(capsys):

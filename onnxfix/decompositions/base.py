@@ -55,6 +55,9 @@ class Decomposition:
     # spectra as real pairs), the source fix rewrites the call's consumers too, and
     # `onnxfix export --decompose` does not substitute it.
     drop_in: bool = True
+    # A custom operator's library: the module whose import registers ``torch.ops.<ns>.<op>``
+    # (torch itself knows nothing of it). Imported before a target or a proof is resolved.
+    registered_by: str = ""
     # The ONX5xx rule that reports the op and writes the fix: its `keys` are the records naming it.
     rule: str = field(kw_only=True)
     proof: Proof = field(kw_only=True)

@@ -245,4 +245,21 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
             params="a, n",
         ),
     ),
+    # ---- custom operators of the ecosystem (torch.library), with no ONNX translation ----
+    Decomposition(
+        "grouped_mm_fallback", ("torch.ops.transformers.grouped_mm_fallback",), True, (),
+        ("https://github.com/huggingface/transformers/blob/main/src/transformers/integrations/moe.py",),
+        "transformers' mixture-of-experts matmul (PhiMoE, Qwen3-MoE, ...: rows grouped by expert, "
+        "`offs` the cumulative row counts), a custom op whose kernel loops over offs.tolist(). "
+        "Every row times every expert's weight, then each row's own expert gathered (rows past "
+        "offs[-1] zero): experts x rows x out in memory, and experts times the kernel's flops."
+        " Eager keeps the op (guarded helper): one broadcast matmul instead of one mm per expert.",
+        rule="ONX515", registered_by="transformers.integrations.moe",
+        proof=Proof(
+            "torch.ops.transformers.grouped_mm_fallback(a, w, o)",
+            "_onnx_grouped_mm_fallback(a, w, o)",
+            "(randn(g, b, 5), randn(g, 4, 5, 3), torch.tensor([1, 1, b - 1, b - 1]))",
+            params="a, w, o", static=(1, 2), decomposition_tol=1e-6,
+        ),
+    ),
 )

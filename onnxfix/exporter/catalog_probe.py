@@ -75,6 +75,9 @@ def _generators(seed: int):
 def make_module(case: Case):
     import torch
 
+    from onnxfix.exporter.decompose import register_libraries
+
+    register_libraries(case.op)  # a custom op's library registers it
     namespace = {"torch": torch}
     exec(f"def forward(self, {case.params}):\n    return {case.expr}\n", namespace)  # noqa: S102 - our own table
     return type("OpCase", (torch.nn.Module,), {"forward": namespace["forward"]})()

@@ -25,6 +25,7 @@ runs the original op unchanged.
 
 from __future__ import annotations
 
+import importlib
 import inspect
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -57,13 +58,30 @@ class Entry:
 
 
 def resolve_target(target: str):
-    """'torch.linalg.inv' -> the function; 'Tensor.cumprod' -> torch.Tensor.cumprod."""
+    """'torch.linalg.inv' -> the function; 'Tensor.cumprod' -> torch.Tensor.cumprod;
+    'torch.ops.ns.op' -> the custom op's packet, None when its library is not installed."""
     if target.startswith("Tensor."):
         return getattr(torch.Tensor, target[len("Tensor."):])
+    if target.startswith("torch.ops."):
+        _, _, namespace, name = target.split(".")
+        return getattr(getattr(torch.ops, namespace), name, None) if register_libraries(target) else None
     obj = torch
     for part in target.split(".")[1:]:
         obj = getattr(obj, part)
     return obj
+
+
+def register_libraries(target: str | None = None) -> bool:
+    """Import the libraries whose import registers the custom ops the decompositions target
+    (those of ``target`` alone when given); False when one is not installed."""
+    registered = True
+    for decomposition in DECOMPOSITIONS:
+        if decomposition.registered_by and (target is None or target in decomposition.targets):
+            try:
+                importlib.import_module(decomposition.registered_by)
+            except ImportError:
+                registered = False
+    return registered
 
 
 def available() -> list[str]:
@@ -81,7 +99,9 @@ def decomposition_table(ops: Iterable[str] | None = None) -> dict[Callable, Entr
         function = load_function(decomposition.key, namespace)
         entry = Entry(decomposition, function, inspect.signature(function))
         for target in decomposition.targets:
-            table[resolve_target(target)] = entry
+            function = resolve_target(target)
+            if function is not None:  # a custom op whose library is absent is never called
+                table[function] = entry
     return table
 
 

@@ -353,6 +353,9 @@ def _decomposition_of(node) -> str:
     from onnxfix.decompositions import DECOMPOSITIONS
 
     called = (node.meta.get("torch_fn") or ("", ""))[1].partition(".")[2]
+    custom = _custom_op_target(node)
+    if custom:
+        return next((d.key for d in DECOMPOSITIONS if custom in d.targets), "")
     if not called:
         return ""
     for whole in (True, False):  # torch.linalg.inv is "linalg_inv"; a method call names only "inverse"
@@ -362,6 +365,14 @@ def _decomposition_of(node) -> str:
                 if called == ("_".join(parts[1:]) if whole else parts[-1]):
                     return decomposition.key
     return ""
+
+
+def _custom_op_target(node) -> str:
+    """'torch.ops.transformers.grouped_mm_fallback' for a node of a custom (non-ATen) op."""
+    namespace = getattr(node.target, "namespace", "")
+    if not namespace or namespace in ("aten", "prims"):
+        return ""
+    return f"torch.ops.{namespace}.{node.target.name().partition('::')[2].split('.')[0]}"
 
 
 def error_frames(exc: BaseException) -> list[list]:

@@ -24,7 +24,8 @@ class StructuralOperator(DecompositionRule):
     code = "ONX515"
     name = "structural-operator"
     summary = ("`cov` / `corrcoef` / `index_reduce` / `vander` / `combinations` / `pdist` / `narrow` / `ctc_loss` / "
-               "`masked_select` / `unique_consecutive` / `fft.rfftfreq` / `pad_sequence(x.split(n.tolist()))` fail to export: rewrite")
+               "`masked_select` / `unique_consecutive` / `fft.rfftfreq` / `pad_sequence(x.split(n.tolist()))` / transformers' "
+               "`grouped_mm_fallback` fail to export: rewrite")
     default_safety = "safe"
     extra_triggers = ("one_hot", "normal")  # reported without a fix
     doc = rule_doc(
@@ -33,7 +34,9 @@ class StructuralOperator(DecompositionRule):
         "`Tensor.narrow` whose `start` is a tensor, `F.ctc_loss`, `torch.masked_select` / "
         "`torch.unique_consecutive` (and their methods), `torch.fft.rfftfreq` and `pad_sequence` of "
         "`x.split(n.tolist())` (inline, or a variable only the call reads, whose assignment the fix "
-        "removes). Also reports, without a fix, "
+        "removes), and transformers' mixture-of-experts custom op "
+        "`torch.ops.transformers.grouped_mm_fallback` (`onnxfix export --decompose` substitutes it "
+        "inside transformers too). Also reports, without a fix, "
         "`F.one_hot` without `num_classes` (the size comes from the data) and `torch.normal` with "
         "a tensor mean and a number std (random: no rewrite can be checked against eager).",
         "cov and corrcoef check tensor values (`aten.equal`: DataDependentOutputException in "
@@ -44,14 +47,15 @@ class StructuralOperator(DecompositionRule):
         "unique_consecutive have no dynamo translation, although boolean indexing, which computes "
         "the same data-dependent size, has one. Legacy has no symbolic for cov, corrcoef, "
         "index_reduce, vander, combinations, pdist, ctc_loss, unique_consecutive; neither exporter "
-        "translates fft.rfftfreq. Splitting by `n.tolist()` makes the sizes data (dynamo: a guard on "
+        "translates fft.rfftfreq, nor a custom op (grouped_mm_fallback's kernel loops over "
+        "`offs.tolist()`, which no capture can read). Splitting by `n.tolist()` makes the sizes data (dynamo: a guard on "
         "unbacked symbols; legacy bakes them in) and legacy has no symbolic for pad_sequence.",
         "def forward(self, x):\n    return torch.cov(x)",
         "def forward(self, x):\n    return _onnx_cov(x)",
         "Safe: bit-identical in eager by construction for cov and corrcoef (ATen's own ops, in "
         "its order), rfftfreq (ATen's arange and multiply), combinations, narrow, masked_select, "
         "unique_consecutive and pad_sequence of a split (exact indexing); index_reduce, vander, "
-        "ctc_loss and pdist compose other floating ops than ATen's kernels and return the torch "
+        "ctc_loss, pdist and grouped_mm_fallback compose other floating ops than ATen's kernels and return the torch "
         "op itself outside export (`torch.onnx.is_in_onnx_export()`, False in eager), their "
         "exported forms agreeing to float rounding. Inputs torch "
         "rejects (negative weights, an out-of-range start) are not diagnosed. The receiver of "
