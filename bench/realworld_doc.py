@@ -255,8 +255,21 @@ ANALYSIS = {
 ROOT_CODES = ("ONX913", "ONX914", "ONX915", "ONX916", "ONX920", "ONX912", "ONX911", "ONX945", "ONX941", "ONX940")
 
 
+def final_summary(row: dict) -> dict:
+    """The last stage run: the export with the run's decompositions, else after, else before."""
+    return row.get("decomposed") or row["after"] or row["before"]
+
+
 def verdict_after(row: dict) -> str:
-    return (row["after"] or row["before"])["verdict"]
+    return final_summary(row)["verdict"]
+
+
+def after_cell(row: dict) -> str:
+    static = "(unchanged)" if row["after"] is None else row["after"]["verdict"]
+    decomposed = row.get("decomposed")
+    if not decomposed:
+        return static
+    return f"{static}; with `--decompose-ops {','.join(decomposed['ops'])}`: {decomposed['verdict']}"
 
 
 def root_finding(summary: dict) -> dict | None:
@@ -300,6 +313,9 @@ def transformers_section() -> list[str]:
         "`onnxfix --write --unsafe-fixes` (dynamo) rewrote; both are copies so that findings land on transformers'",
         "lines (imported from site-packages, reformer and udop give the same verdicts, with every finding at the",
         "harness's forward instead). The after model loads the before model's weights; \"eager\" compares their outputs (`torch.equal`).",
+        "Where the after export still fails and the run names onnxfix decompositions of the failing operators (the",
+        "`--decompose-ops` hint `onnxfix export` prints), it is exported once more with them, as a user would: the",
+        "decompositions replace the ops only while exporting, so eager is untouched (the fix for code in site-packages).",
         f"transformers {meta.get('transformers', '?')}, torch {meta.get('torch', '?')}; "
         f"a full run took {meta.get('full_run_minutes', '?')} minutes on 2 shared cores.", "",
         "### Totals", "",
@@ -327,7 +343,7 @@ def transformers_section() -> list[str]:
             notes.append(r["dynamic_note"])
         b = r["before"]
         error = "" if b["verdict"] == "OK" else (b["cause"] or b["error"])
-        after = "(unchanged)" if r["after"] is None else r["after"]["verdict"]
+        after = after_cell(r)
         root = root_finding(b) if b["verdict"] != "OK" else None
         root_text = f"{root['code']} {root['where']}: {root['message']}" if root else ""
         if root and root["fixed_by"]:
@@ -340,7 +356,7 @@ def transformers_section() -> list[str]:
               "`ANALYSIS` in bench/realworld_doc.py).", ""]
     still = [r for r in rows if verdict_after(r) != "OK"]
     for r in still:
-        a = r["after"] or r["before"]
+        a = final_summary(r)
         root = root_finding(a)
         lines.append(f"- `{r['arch']}` {a['verdict']}{'' if r['after'] else ' (unchanged)'}: "
                      f"{_cell(a['cause'] or a['error'], 200)}" + (f"; {root['code']} at {root['where']}" if root else ""))

@@ -19,6 +19,9 @@ usage: python bench/transformers_export.py [--archs bert,gpt2,...] [--timeout 42
    changed the architecture's files, ``fixed/`` ("after"; otherwise the before verdict stands).
 3. The after model loads the before model's weights; its eager outputs on the example and the
    probe must be torch.equal to the before model's.
+4. When the last export still fails and the run names onnxfix decompositions of the failing
+   operators (the ``--decompose-ops`` hint of ``onnxfix export``), it is exported once more with
+   them ("decomposed"): the fix for code that lives in site-packages, eager untouched.
 
 Results are merged into bench/out/transformers_export.json one architecture at a time (a run
 can be split with --archs), and the table is written into docs/realworld.md by
@@ -33,6 +36,7 @@ import os
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
@@ -301,8 +305,16 @@ def run_arch(arch: str, work: Path, rewrite, timeout: float) -> dict:
         eager = work / "data" / f"{arch}.eager.json"
         row["eager"] = json.loads(eager.read_text())["eager"] if eager.exists() else "not compared (after model did not load)"
     else:
+        after = None
         row["after"] = None  # the rewrite changed nothing: the before verdict stands
         row["eager"] = "unchanged"
+    row["decomposed"] = None
+    last, variant = (after, "after") if after is not None else (before, "before")
+    if not last.ok and last.decompose_hint:  # what `onnxfix export` tells the user to run next
+        target = replace(target_for(arch, variant, work, work / ("fixed" if after else "orig"), timeout),
+                         decompose=last.decompose_hint)
+        decomposed = run_target(target, NoProgress())
+        row["decomposed"] = {"ops": list(last.decompose_hint), **summarize(decomposed.results[0], work)}
     row["seconds"] = round(time.perf_counter() - started, 1)
     return row
 
