@@ -269,7 +269,7 @@ def after_cell(row: dict) -> str:
     decomposed = row.get("decomposed")
     if not decomposed:
         return static
-    return f"{static}; with `--decompose-ops {','.join(decomposed['ops'])}`: {decomposed['verdict']}"
+    return f"{static}; with `--decompose-ops {','.join(decomposed['decompose'])}`: {decomposed['verdict']}"
 
 
 def root_finding(summary: dict) -> dict | None:

@@ -314,7 +314,7 @@ def run_arch(arch: str, work: Path, rewrite, timeout: float) -> dict:
         target = replace(target_for(arch, variant, work, work / ("fixed" if after else "orig"), timeout),
                          decompose=last.decompose_hint)
         decomposed = run_target(target, NoProgress())
-        row["decomposed"] = {"ops": list(last.decompose_hint), **summarize(decomposed.results[0], work)}
+        row["decomposed"] = {**summarize(decomposed.results[0], work), "decompose": list(last.decompose_hint)}
     row["seconds"] = round(time.perf_counter() - started, 1)
     return row
 
