@@ -125,6 +125,21 @@ def test_a_custom_op_is_decomposed_at_export_time(capsys):
     code, document = _cli_json([*target, "--decompose-ops", "grouped_mm_fallback"], capsys)
     assert [r["verdict"] for r in document["targets"][0]["results"]] == ["OK", "OK"]
 
+
+def test_an_exporter_failure_names_the_decomposition_that_repairs_it():
+    """T5's invalid view (torch.onnx's decomposition step drops a contiguous()): the hint is keyed
+    on the failure, not on an operator the exporter lacks."""
+    from onnxfix.exporter.plan import Target
+    from onnxfix.exporter.result import Verdict
+    from onnxfix.exporter.session import ExporterResult, decompositions_that_help
+
+    error = ("ConversionError: Failed to decompose the FX graph for ONNX compatibility.\n  <- ValueError: Cannot view a "
+             "tensor with shape torch.Size([s72, s70, 4, 8]) and strides (32*s70, 8, 8*s70, 1) as a tensor with shape (s72, s70, 32)!")
+    target = Target(name="t5", model="m.py:make_model", inputs="m.py:inputs")
+    failed = [ExporterResult(Verdict("dynamo", "EXPORT-FAILS", error=error))]
+    assert decompositions_that_help(target, failed, []) == ("contiguous",)
+    assert decompositions_that_help(target, [ExporterResult(Verdict("dynamo", "OK"))], []) == ()
+
 # ---- a crashing exporter is a result: CRASH, exit 1 --------------------------------------------
 
 def test_exporter_segfault_is_crash_and_onnxfix_exits_1(capsys):

@@ -58,6 +58,9 @@ class Decomposition:
     # A custom operator's library: the module whose import registers ``torch.ops.<ns>.<op>``
     # (torch itself knows nothing of it). Imported before a target or a proof is resolved.
     registered_by: str = ""
+    # An exporter error (a regex on the verdict's error) this decomposition repairs at export time
+    # wherever the failing op came from: `onnxfix export` names it in its --decompose-ops hint.
+    repairs_error: str = ""
     # The ONX5xx rule that reports the op and writes the fix: its `keys` are the records naming it.
     rule: str = field(kw_only=True)
     proof: Proof = field(kw_only=True)

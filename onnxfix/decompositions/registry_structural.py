@@ -262,4 +262,20 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
             params="a, w, o", static=(1, 2), decomposition_tol=1e-6,
         ),
     ),
+    # ---- exporter bugs with a faithful workaround, named by the failure ----
+    Decomposition(
+        "contiguous", ("Tensor.contiguous",), True, (), (),
+        "A clone in the requested memory format while exporting: torch.onnx's decomposition step "
+        "drops `.contiguous()` on a view whose contiguity depends on dynamic sizes (T5's "
+        "attention output, transposed from (batch, heads, seq, dim)) and the next reshape fails "
+        "as an invalid view. Never reported statically (the op exports); `onnxfix export` names it "
+        "when the run fails that way. Eager keeps the op (guarded helper): contiguous() returns "
+        "the tensor itself when it already is contiguous.",
+        rule="ONX515", repairs_error=r"Cannot view a tensor with shape .* and strides",
+        proof=Proof(
+            "a.transpose(1, 2).contiguous().reshape(a.shape[0], a.shape[2], -1)",
+            "_onnx_contiguous(a.transpose(1, 2)).reshape(a.shape[0], a.shape[2], -1)",
+            "(randn(g, b, 4, 7, 8),)",
+        ),
+    ),
 )

@@ -7,6 +7,7 @@ Torch-free: every export runs in a worker process (isolate.run_isolated).
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -128,6 +129,12 @@ def decompositions_that_help(target: Target, results: list[ExporterResult], stat
     for op in (op for r in results for op in r.verdict.unsupported):
         if op.decomposition in BY_KEY and op.decomposition not in keys:
             keys.append(op.decomposition)
+    # and those that repair the failure itself (an exporter bug with a faithful workaround)
+    for decomposition in BY_KEY.values():
+        pattern = decomposition.repairs_error
+        if pattern and decomposition.key not in keys and any(
+                r.verdict.verdict != OK and re.search(pattern, r.verdict.error or "") for r in results):
+            keys.append(decomposition.key)
     return tuple(keys)
 
 
