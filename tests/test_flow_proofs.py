@@ -54,6 +54,7 @@ CASES = {
     "fp16_clamp_twice": ("ONX601", True, (OK, OK)),  # LongT5: two clamps sharing the helper name, h = outputs[0]
     "distribution_policy": ("ONX604", True, (FAILS, OK)),  # SB3's Normal(...) policy head: validate_args=False
     "eager_only_mask": ("ONX605", True, (FAILS, OK)),  # UDOP: the mask built only when not compiling
+    "gathered_rows": ("ONX603", True, (FAILS, WRONG)),  # Reformer: per-row index_select -> one gather
 }
 # What the dynamo exporter's error says for the originals that fail (re-measured here).
 DYNAMO_ERRORS = {
@@ -69,6 +70,7 @@ DYNAMO_ERRORS = {
     "item_assert": "GuardOnDataDependentSymNode",
     "distribution_policy": "GuardOnDataDependentSymNode",
     "eager_only_mask": "'NoneType' object has no attribute 'size'",
+    "gathered_rows": "conflicts between user-specified ranges and inferred ranges",
 }
 LEGACY_ERRORS = {"non_consecutive": "Only consecutive 1-d tensor indices are supported"}
 

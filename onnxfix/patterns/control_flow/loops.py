@@ -7,6 +7,7 @@ import ast
 
 from onnxfix.patterns.control_flow.conditions import CONTROL_FLOW_REFERENCES, tensor_condition
 from onnxfix.patterns.control_flow.expert_loop import expert_loop
+from onnxfix.patterns.control_flow.gathered_rows import gathered_rows_comprehension
 from onnxfix.patterns.control_flow.loop_parts import is_row, loop_length_source, uses_name_elsewhere
 from onnxfix.patterns.control_flow.repeated_rows import repeated_list, repeated_rows_comprehension, repeated_rows_loop
 from onnxfix.patterns.control_flow.scatter_loop import scatter_loop
@@ -166,6 +167,14 @@ class SizeLoop(Rule):
             data-dependent selection (NonZero), not the export-time routing (`expert_hit`, now
             unused, is left: both exporters accept it).
 
+            Each row's own selection concatenated, `torch.cat([torch.index_select(A[i], 0,
+            B[i]).unsqueeze(0) for i in range(n)], dim=0)` (Reformer's axial position
+            encodings; also `A[i].index_select(0, B[i])` and `torch.stack([...])`), becomes one
+            `A[:n].gather(1, B[:n].long().reshape(n, -1, ...).expand(...))`: the same elements
+            copied, so the same values, dtype and device. Unsafe: it needs `A` at least 2-D (a
+            1-D `A` has 0-d rows, which index_select takes and gather does not), which the
+            source does not show.
+
             `zip(*t)` is only reported: `t.unbind(1)` gives the columns as tensors, where zip
             gave tuples of 0-d tensors (not the same value for every use). Other loops are only
             reported: vectorise them by hand (`torch.arange` for the index,
@@ -206,8 +215,14 @@ class SizeLoop(Rule):
             f"comprehension over {described}: unrolled at export (legacy: silently, for the "
             f"export-time size; dynamo: fails when that dimension is dynamic)"
         )
-        fix = repeated_rows_comprehension(node, ctx)
-        yield ctx.report(self, node.iter, message + ("" if fix else NO_LOOP_FIX), fix=fix)
+        fix, why = repeated_rows_comprehension(node, ctx), ""
+        if fix is None:
+            fix, why = gathered_rows_comprehension(node, ctx)
+        if fix is None:
+            message += NO_LOOP_FIX
+        elif why:
+            message += f"; fix is unsafe: {why}"
+        yield ctx.report(self, node.iter, message, fix=fix)
 
     def visit_BinOp(self, node: ast.BinOp, ctx: FunctionContext):
         """`[t] * n`: a list as long as a size, built by repetition (a loop in all but name)."""
@@ -249,7 +264,7 @@ class SizeLoop(Rule):
 # other body would need its semantics proven elementwise, which text analysis cannot do.
 NO_LOOP_FIX = (
     "; no automatic fix: only an elementwise accumulation (`acc = acc + f(x[i])`), a repeat of "
-    "rows, a scatter by an index (`a[idx[i]] = i`) or a mixture-of-experts loop over the experts "
+    "rows, a per-row `index_select` concatenated, a scatter by an index (`a[idx[i]] = i`) or a mixture-of-experts loop over the experts "
     "hit (`for e in expert_hit:` with a one-hot routing mask) is rewritten exactly; vectorise the "
     "body over the dimension by hand"
 )
