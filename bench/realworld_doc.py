@@ -364,6 +364,28 @@ def transformers_section() -> list[str]:
             lines.append(f"  - {ANALYSIS[r['arch']]}")
     if not still:
         lines.append("- none")
+    return lines + hw_section(rows)
+
+
+def hw_section(rows: list[dict]) -> list[str]:
+    """Image models exported with dynamic height and width (`--hw`), when measured."""
+    measured = [r for r in rows if r.get("dynamic_hw")]
+    if not measured:
+        return []
+    ok = [r["arch"] for r in measured if r["dynamic_hw"]["verdict"] == "OK"]
+    lines = ["", "### Image models with dynamic height and width (`--hw`)", "",
+             "The last variant of each image architecture (rewritten where onnxfix changed it, with the run's",
+             "decompositions where they were needed) exported again with the image's height and width dynamic",
+             "besides the batch (ViT with `interpolate_pos_encoding=True`), and probed with height x 1.5 and width",
+             "x 1.25 (multiples of the tiny configs' patch size) besides onnxfix's generated probes.", "",
+             f"- OK: {len(ok)} of {len(measured)}" + (f" ({', '.join(ok)})" if ok else ""), "",
+             "| architecture | verdict | error / failing probe | root finding |", "|---|---|---|---|"]
+    for r in measured:
+        summary = r["dynamic_hw"]
+        root = root_finding(summary) if summary["verdict"] != "OK" else None
+        root_text = f"{root['code']} {root['where']}: {root['message']}" if root else ""
+        error = "" if summary["verdict"] == "OK" else (summary["cause"] or summary["error"])
+        lines.append(f"| {r['arch']} | {summary['verdict']} | {_cell(error)} | {_cell(root_text, 240)} |")
     return lines
 
 

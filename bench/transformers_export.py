@@ -95,6 +95,25 @@ DYNAMIC_OVERRIDES = {
     "whisper": ({"0": {0: "batch"}}, "frames static: the encoder requires 2 x max_source_positions"),
 }
 TEXT_ARCHS_WITH_LAMBDA = {"mra"}  # text recipes written as lambdas (other lengths)
+
+# --hw: the image input's height and width dynamic too (issue #25 item 3), per architecture that
+# takes an image: (input index, the image's height and width dims). The probe grows height by a
+# half and width by a quarter (32 -> 48 x 40: still multiples of the tiny configs' patch size 8).
+HW_INPUTS = {
+    "flava": (1, 2, 3), "clipseg": (1, 2, 3), "janus": (0, 2, 3), "chameleon": (0, 2, 3), "ovis2": (0, 2, 3),
+    "mobilenet_v2": (0, 2, 3), "segformer": (0, 2, 3), "vitdet": (0, 2, 3), "hiera": (0, 2, 3),
+    "superpoint": (0, 2, 3), "efficientloftr": (0, 3, 4), "vit": (0, 2, 3),
+}
+# Keyword arguments the architecture needs to accept other image sizes.
+HW_CALL_KWARGS = {"vit": {"interpolate_pos_encoding": True}}
+
+
+def dynamic_hw_for(arch: str) -> dict:
+    """dynamic_for(arch) with the image's height and width added."""
+    dynamic = {index: dict(dims) for index, dims in dynamic_for(arch)[0].items()}
+    index, height, width = HW_INPUTS[arch]
+    dynamic.setdefault(str(index), {0: "batch"}).update({height: "height", width: "width"})
+    return dynamic
 def all_recipes() -> dict:
     from transformers_worker import RECIPES
 
@@ -164,12 +183,12 @@ def wrapper_class(names: list[str]):
     exec(f"def forward(self, {args}):\n    return self.run({', '.join(f'{n}={n}' for n in names)})\n", namespace)
 
     class Positional(torch.nn.Module):
-        def __init__(self, model, call):
+        def __init__(self, model, call, extra=None):
             super().__init__()
-            self.model, self.call = model, call
+            self.model, self.call, self.extra = model, call, dict(extra or {})
 
         def run(self, **inputs):
-            return flat_tensors(getattr(self.model, self.call)(**inputs))
+            return flat_tensors(getattr(self.model, self.call)(**inputs, **self.extra))
 
     Positional.forward = namespace["forward"]
     return Positional
@@ -193,7 +212,8 @@ def make_model(arch: str, variant: str, work: str, package: str, dynamic: dict):
     else:
         model.load_state_dict(torch.load(weights, weights_only=True), strict=True)
     Path(work, f"{arch}.notes.json").write_text(json.dumps({"use_cache_off": notes}))
-    wrapped = wrapper_class(list(inputs))(model, all_recipes()[arch].get("call", "__call__")).eval()
+    extra = HW_CALL_KWARGS.get(arch, {}) if any(n in ("height", "width") for d in dynamic.values() for n in d.values()) else {}
+    wrapped = wrapper_class(list(inputs))(model, all_recipes()[arch].get("call", "__call__"), extra).eval()
     outputs = []
     with torch.no_grad():
         for args in (example_inputs(arch), *probe_inputs(arch, dynamic)):
@@ -226,19 +246,20 @@ def probe_inputs(arch: str, dynamic: dict) -> list[tuple]:
         dims = {}
         for dim, name in dynamic.get(str(index), {}).items():
             old = value.shape[int(dim)]
-            dims[int(dim)] = sizes.setdefault(name, old + 1 if name == "batch" else max(2, old - 3))
+            grown = {"batch": old + 1, "height": old + old // 2, "width": old + old // 4}
+            dims[int(dim)] = sizes.setdefault(name, grown.get(name, max(2, old - 3)))
         probe.append(redraw(value, generator, dims))
     return [tuple(probe)]
 
 
 # ---------------------------------------------------------------- the parent
 
-def target_for(arch: str, variant: str, work: Path, root: Path, timeout: float):
+def target_for(arch: str, variant: str, work: Path, root: Path, timeout: float, dynamic: dict | None = None):
     """The generated target module work/targets/<variant>/tfx_<arch>.py, importing transformers
     from root; weights and eager outputs go to work/data (shared by the variants)."""
     from onnxfix.exporter.plan import Target
 
-    dynamic, _ = dynamic_for(arch)
+    dynamic = dynamic if dynamic is not None else dynamic_for(arch)[0]
     folder = work / "targets" / variant
     folder.mkdir(parents=True, exist_ok=True)
     module = folder / f"tfx_{arch}.py"
@@ -284,7 +305,7 @@ def summarize(exporter_result, work: Path) -> dict:
                        for p in verdict.probes]}
 
 
-def run_arch(arch: str, work: Path, rewrite, timeout: float) -> dict:
+def run_arch(arch: str, work: Path, rewrite, timeout: float, hw: bool = False) -> dict:
     from onnxfix.exporter.session import NoProgress, run_target
 
     started = time.perf_counter()
@@ -315,8 +336,22 @@ def run_arch(arch: str, work: Path, rewrite, timeout: float) -> dict:
                          decompose=last.decompose_hint)
         decomposed = run_target(target, NoProgress())
         row["decomposed"] = {**summarize(decomposed.results[0], work), "decompose": list(last.decompose_hint)}
+    if hw and arch in HW_INPUTS:
+        row["dynamic_hw"] = run_hw(arch, work, timeout, after is not None, (row["decomposed"] or {}).get("decompose"))
     row["seconds"] = round(time.perf_counter() - started, 1)
     return row
+
+
+def run_hw(arch: str, work: Path, timeout: float, rewritten: bool, decompose: list | None) -> dict:
+    """The last variant again, with the image's height and width dynamic too (variant "hw": its
+    own target folder; the weights are the before variant's, loaded as the after variant does)."""
+    from onnxfix.exporter.session import NoProgress, run_target
+
+    dynamic = dynamic_hw_for(arch)
+    target = target_for(arch, "hw", work, work / ("fixed" if rewritten else "orig"), timeout, dynamic)
+    target = replace(target, decompose=tuple(decompose) if decompose else None)
+    result = run_target(target, NoProgress())
+    return {**summarize(result.results[0], work), "dynamic": dynamic, "decompose": decompose or []}
 
 
 def merge(rows: list[dict], meta: dict) -> dict:
@@ -341,6 +376,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=420.0, help="seconds per export (default 420)")
     parser.add_argument("--render", action="store_true", help="only rewrite docs/realworld.md from the raw json")
     parser.add_argument("--list", action="store_true", help="print the architectures and exit")
+    parser.add_argument("--hw", action="store_true", help="also export image models with dynamic height and width")
     args = parser.parse_args(argv)
     if args.list:
         print(" ".join(sorted(all_recipes())))
@@ -364,7 +400,7 @@ def main(argv: list[str] | None = None) -> int:
         rewrites = rewrite_copy(work / "fixed", archs, exporters=DYNAMO)
         for arch in archs:
             try:
-                row = run_arch(arch, work, rewrites[arch], args.timeout)
+                row = run_arch(arch, work, rewrites[arch], args.timeout, args.hw)
             except Exception as exc:  # a harness error: recorded, the other architectures go on
                 row = {"arch": arch, "dynamic": dynamic_for(arch)[0], "dynamic_note": "", "changed_files": [],
                        "fixes": 0, "static": [], "static_count": 0, "use_cache_off": None, "eager": "harness error",

@@ -140,6 +140,18 @@ def test_an_exporter_failure_names_the_decomposition_that_repairs_it():
     assert decompositions_that_help(target, failed, []) == ("contiguous",)
     assert decompositions_that_help(target, [ExporterResult(Verdict("dynamo", "OK"))], []) == ()
 
+
+def test_complex_values_are_carried_as_pairs_when_the_run_fails_on_them(capsys):
+    """Llama 4's complex RoPE: both exporters fail on the complex ops, the run names
+    complex_pairs, and with it both match PyTorch (eager keeps its complex kernels)."""
+    target = ["tests/export_models/complex_rope.py:ComplexRope", "--inputs", "tests/export_models/complex_rope.py:example_inputs",
+              "--exporter", "both"]
+    code, document = _cli_json(target, capsys)
+    assert [r["verdict"] for r in document["targets"][0]["results"]] == ["EXPORT-FAILS", "EXPORT-FAILS"]
+    assert document["targets"][0]["decompose_hint"] == ["complex_pairs"]
+    code, document = _cli_json([*target, "--decompose-ops", "complex_pairs"], capsys)
+    assert [r["verdict"] for r in document["targets"][0]["results"]] == ["OK", "OK"]
+
 # ---- a crashing exporter is a result: CRASH, exit 1 --------------------------------------------
 
 def test_exporter_segfault_is_crash_and_onnxfix_exits_1(capsys):

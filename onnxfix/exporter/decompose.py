@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator
 
@@ -35,6 +35,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from onnxfix.decompositions import BY_KEY, DECOMPOSITIONS, Decomposition, load_function
+from onnxfix.exporter.export_repairs import EXPORT_REPAIRS
 
 
 @dataclass(frozen=True)
@@ -142,6 +143,14 @@ class DecompositionMode(TorchFunctionMode):
 def decomposition_context(ops: Iterable[str] | None = None) -> Iterator[DecompositionMode]:
     """Within the block, the chosen ops (all by default) run as their decompositions. The
     yielded mode's ``used`` counts the calls decomposed (to report what was applied)."""
-    mode = DecompositionMode(decomposition_table(ops))
-    with mode:
+    ops = None if ops is None else list(ops)
+    repairs = [op for op in ops or () if op in EXPORT_REPAIRS]  # named only: never in "all"
+    mode = DecompositionMode(decomposition_table(None if ops is None else [op for op in ops if op not in repairs]))
+    with ExitStack() as stack:
+        stack.enter_context(mode)
+        if "complex_pairs" in repairs:
+            from onnxfix.exporter.complex_pairs import ComplexPairMode
+
+            stack.enter_context(ComplexPairMode())
+            mode.used["complex_pairs"] = 1
         yield mode

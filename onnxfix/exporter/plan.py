@@ -258,10 +258,11 @@ def plan_targets(request: Request, settings: Settings) -> list[Target]:
     if request.decompose is None:
         return planned
     from onnxfix.decompositions import BY_KEY
+    from onnxfix.exporter.export_repairs import EXPORT_REPAIRS
 
-    unknown = [op for op in request.decompose if op not in BY_KEY]
+    unknown = [op for op in request.decompose if op not in BY_KEY and op not in EXPORT_REPAIRS]
     if unknown:
-        raise PlanError(f"--decompose: unknown {', '.join(unknown)}; available: {', '.join(BY_KEY)}")
+        raise PlanError(f"--decompose: unknown {', '.join(unknown)}; available: {', '.join([*BY_KEY, *EXPORT_REPAIRS])}")
     return [replace(t, decompose=request.decompose) for t in planned]
 
 

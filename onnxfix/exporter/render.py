@@ -34,8 +34,14 @@ def finding_line(finding: ExportFinding) -> str:
 
 
 def decompose_hint_line(keys: tuple[str, ...]) -> str:
-    return (f"hint: `--decompose-ops {','.join(keys)}` exports with onnxfix's decompositions of these ops "
-            "without editing the source (`--fix` writes them into the source instead)")
+    from onnxfix.exporter.export_repairs import EXPORT_REPAIRS
+
+    text = (f"hint: `--decompose-ops {','.join(keys)}` exports with onnxfix's decompositions of these ops "
+            "without editing the source")
+    if any(key not in EXPORT_REPAIRS for key in keys):
+        text += " (`--fix` writes them into the source instead)"
+    repairs = [EXPORT_REPAIRS[key][1] for key in keys if key in EXPORT_REPAIRS]
+    return text + "".join(f"; {repair} (export time only)" for repair in repairs)
 
 
 def display_path_str(path: str) -> str:

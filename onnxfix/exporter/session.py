@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Protocol
 
 from onnxfix.decompositions import BY_KEY
+from onnxfix.exporter.export_repairs import EXPORT_REPAIRS
 from onnxfix.exporter.isolate import ExportRequest, run_isolated, run_json_worker
 from onnxfix.exporter.locations import ExportFinding
 from onnxfix.exporter.outputs import needs_cache_off, turn_cache_off
@@ -129,12 +130,13 @@ def decompositions_that_help(target: Target, results: list[ExporterResult], stat
     for op in (op for r in results for op in r.verdict.unsupported):
         if op.decomposition in BY_KEY and op.decomposition not in keys:
             keys.append(op.decomposition)
-    # and those that repair the failure itself (an exporter bug with a faithful workaround)
-    for decomposition in BY_KEY.values():
-        pattern = decomposition.repairs_error
-        if pattern and decomposition.key not in keys and any(
-                r.verdict.verdict != OK and re.search(pattern, r.verdict.error or "") for r in results):
-            keys.append(decomposition.key)
+    # and those that repair the failure itself (an exporter bug with a faithful workaround, a
+    # complex value): keyed by the error, not by an operator
+    patterns = [(d.key, d.repairs_error) for d in BY_KEY.values() if d.repairs_error]
+    patterns += [(key, pattern) for key, (pattern, _) in EXPORT_REPAIRS.items()]
+    for key, pattern in patterns:
+        if key not in keys and any(r.verdict.verdict != OK and re.search(pattern, r.verdict.error or "") for r in results):
+            keys.append(key)
     return tuple(keys)
 
 

@@ -1,0 +1,19 @@
+"""Export-time repairs that are not one operator's decomposition, named by the failure they
+repair (torch-free: the session reads the patterns, exporter/decompose.py applies the repairs).
+
+`--decompose-ops KEY` takes these keys beside the decompositions'; `--decompose` alone (every
+decomposition) leaves them out: they change how whole values are carried, so they run only
+when named, or when a run failed the way they repair.
+"""
+
+from __future__ import annotations
+
+# key -> (regex on an exporter's error, what the repair does)
+EXPORT_REPAIRS = {
+    "complex_pairs": (
+        r"complex-valued input|[Cc]omplex(?:Float|Double|64|128)? (?:tensor|dtype|type)s? (?:is|are) not supported"
+        r"|ComplexFloat|ComplexDouble|operator 'aten::(?:polar|view_as_complex|view_as_real|complex)'",
+        "complex tensors carried as (real, imaginary) pairs while exporting (torch.polar, view_as_complex, "
+        "complex products, view_as_real: a complex RoPE)",
+    ),
+}
