@@ -59,12 +59,13 @@ def module_source(key: str) -> str:
 
 @lru_cache(maxsize=None)
 def helper_source(key: str) -> str:
-    """The function definition alone (the module minus its ``import torch``)."""
+    """The helper's definitions: the module minus its ``import torch`` (the function, and a class
+    it needs, as complex_pair's)."""
     text = module_source(key)
     tree = ast.parse(text)
-    function = next(node for node in tree.body if isinstance(node, ast.FunctionDef))
+    definitions = [node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))]
     lines = text.splitlines(keepends=True)
-    return "".join(lines[function.lineno - 1 : function.end_lineno])
+    return "".join(lines[definitions[0].lineno - 1 : definitions[-1].end_lineno])
 
 
 def helper_chain(key: str) -> list[str]:

@@ -27,6 +27,14 @@ BOUND = ("export path: max error 3e-7 x (1 + max|result|) in float32 and 6e-16 i
          "every norm, cropped and zero-padded `n`/`s`, sizes up to 16 "
          "(tests/test_decompositions_fft.py); onnxruntime within 1e-6 on new sizes")
 
+PAIR_NOTES = (
+    "While exporting, complex values are _onnx_complex_pair objects holding the real and imaginary "
+    "parts (ONNX has no complex tensors): products, sums, conj, abs, indexing, reshapes and `.to()` "
+    "work on the parts, `torch.view_as_real` stacks them. A complex RoPE (Llama's polar frequencies times "
+    "view_as_complex pairs) exports under both exporters. An op the pair lacks raises, naming it."
+    " Eager keeps the op (guarded helper): complex products written out may round otherwise than ATen's kernel."
+)
+
 DECOMPOSITIONS: tuple[Decomposition, ...] = (
     Decomposition(
         "fftn", ("torch.fft.fftn",), False, (), ("https://github.com/pytorch/pytorch/issues/128324",),
@@ -83,6 +91,29 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         proof=Proof("torch.fft.irfft(torch.view_as_complex(a), 9)", "_onnx_irfft(a, 9)", "(randn(g, b, 3, 5, 2),)",
                     decomposition_tol=1e-6),
     ),
+    # ---- complex values carried as (real, imaginary) pairs while exporting: ONX526 ----
+    Decomposition(
+        "pair_view_as_complex", ("torch.view_as_complex",), False, ("complex rope", "view_as_complex mul"),
+        ("https://github.com/pytorch/pytorch/issues/59246", "https://github.com/meta-llama/llama/issues/1041"),
+        PAIR_NOTES, requires=("complex_pair",), drop_in=False, rule="ONX526",
+        proof=Proof("torch.view_as_real(torch.view_as_complex(a) * torch.view_as_complex(c)[:, None])",
+                    "torch.view_as_real(_onnx_pair_view_as_complex(a) * _onnx_pair_view_as_complex(c)[:, None])",
+                    "(randn(g, b, 3, 2), randn(g, b, 2))", params="a, c", decomposition_tol=1e-6),
+    ),
+    Decomposition(
+        "pair_polar", ("torch.polar",), False, ("complex rope", "polar"), (),
+        PAIR_NOTES, requires=("complex_pair",), drop_in=False, rule="ONX526",
+        proof=Proof("torch.view_as_real(torch.polar(a.abs(), c) * 0.5 + 1.0)",
+                    "torch.view_as_real(_onnx_pair_polar(a.abs(), c) * 0.5 + 1.0)",
+                    "(randn(g, b, 4), randn(g, b, 4))", params="a, c", decomposition_tol=1e-6),
+    ),
+    Decomposition(
+        "pair_complex", ("torch.complex",), False, ("complex abs",), (),
+        PAIR_NOTES, requires=("complex_pair",), drop_in=False, rule="ONX526",
+        proof=Proof("torch.view_as_real(torch.complex(a, c) - torch.complex(c, a).conj()) + torch.complex(a, c).abs()[..., None]",
+                    "torch.view_as_real(_onnx_pair_complex(a, c) - _onnx_pair_complex(c, a).conj()) + _onnx_pair_complex(a, c).abs()[..., None]",
+                    "(randn(g, b, 4), randn(g, b, 4))", params="a, c", decomposition_tol=1e-6),
+    ),
 )
 # Helpers that decompose nothing alone.
-SUPPORT: tuple[str, ...] = ("dft", "complex_abs", "complex", "polar")
+SUPPORT: tuple[str, ...] = ("dft", "complex_abs", "complex", "polar", "complex_pair")

@@ -112,6 +112,9 @@ CASES = [
     C("complex abs", "torch.complex", "torch.complex(x, y).abs()", "R(4), R(4)", "x, y"),
     C("complex angle", "torch.complex", "torch.complex(x, y).angle()", "R(4), R(4)", "x, y"),
     C("polar", "torch.polar", "torch.view_as_real(torch.polar(x.abs(), y))", "R(4), R(4)", "x, y"),
+    C("complex rope", "torch.view_as_complex",  # Llama's rotary embedding: frequencies broadcast by a None index
+      "torch.view_as_real(torch.view_as_complex(x.reshape(2, 3, 2, 2)) * torch.polar(torch.ones_like(y), y)[:, None, :]).flatten(2)",
+      "R(2, 3, 4), R(2, 2)", "x, y"),
     # ---- searching, sorting, counting ---------------------------------------------------------
     C("bucketize", "torch.bucketize", "torch.bucketize(x, y)", "R(3, 5), S(6)", "x, y"),
     C("searchsorted", "torch.searchsorted", "torch.searchsorted(y, x)", "R(3, 5), S(6)", "x, y"),

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator
 
@@ -90,10 +90,11 @@ def available() -> list[str]:
     return [d.key for d in DECOMPOSITIONS if d.drop_in]
 
 
-def decomposition_table(ops: Iterable[str] | None = None) -> dict[Callable, Entry]:
+def decomposition_table(ops: Iterable[str] | None = None, typed: bool = False) -> dict[Callable, Entry]:
     """{torch callable: Entry} for the chosen decompositions (all when ``ops`` is None). ``ops``
-    holds keys ('cumprod') or torch names ('torch.cumprod', 'Tensor.cumprod')."""
-    chosen = _choose(ops)
+    holds keys ('cumprod') or torch names ('torch.cumprod', 'Tensor.cumprod'). ``typed``: helpers
+    that return another type are allowed (an export repair's, whose values carry that type)."""
+    chosen = _choose(ops, typed)
     namespace: dict = {"torch": torch}
     table = {}
     for decomposition in chosen:
@@ -106,7 +107,7 @@ def decomposition_table(ops: Iterable[str] | None = None) -> dict[Callable, Entr
     return table
 
 
-def _choose(ops: Iterable[str] | None) -> list[Decomposition]:
+def _choose(ops: Iterable[str] | None, typed: bool = False) -> list[Decomposition]:
     if ops is None:
         return [d for d in DECOMPOSITIONS if d.drop_in]
     chosen = []
@@ -114,7 +115,7 @@ def _choose(ops: Iterable[str] | None) -> list[Decomposition]:
         decomposition = BY_KEY.get(op) or next((d for d in DECOMPOSITIONS if op in d.targets), None)
         if decomposition is None:
             raise ValueError(f"no decomposition for {op!r}; available: {', '.join(available())}")
-        if not decomposition.drop_in:
+        if not decomposition.drop_in and not typed:
             raise ValueError(f"{decomposition.key!r} changes the result's type (a source fix rewrites its "
                              f"consumers too): not available at export time")
         chosen.append(decomposition)
@@ -145,12 +146,9 @@ def decomposition_context(ops: Iterable[str] | None = None) -> Iterator[Decompos
     yielded mode's ``used`` counts the calls decomposed (to report what was applied)."""
     ops = None if ops is None else list(ops)
     repairs = [op for op in ops or () if op in EXPORT_REPAIRS]  # named only: never in "all"
-    mode = DecompositionMode(decomposition_table(None if ops is None else [op for op in ops if op not in repairs]))
-    with ExitStack() as stack:
-        stack.enter_context(mode)
-        if "complex_pairs" in repairs:
-            from onnxfix.exporter.complex_pairs import ComplexPairMode
-
-            stack.enter_context(ComplexPairMode())
-            mode.used["complex_pairs"] = 1
+    table = decomposition_table(None if ops is None else [op for op in ops if op not in repairs])
+    for repair in repairs:
+        table.update(decomposition_table(EXPORT_REPAIRS[repair].keys, typed=True))
+    mode = DecompositionMode(table)
+    with mode:
         yield mode

@@ -8,12 +8,22 @@ when named, or when a run failed the way they repair.
 
 from __future__ import annotations
 
-# key -> (regex on an exporter's error, what the repair does)
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ExportRepair:
+    error: str  # regex on an exporter's error
+    description: str
+    keys: tuple[str, ...]  # the decompositions substituted while exporting
+
+
 EXPORT_REPAIRS = {
-    "complex_pairs": (
+    "complex_pairs": ExportRepair(
         r"complex-valued input|[Cc]omplex(?:Float|Double|64|128)? (?:tensor|dtype|type)s? (?:is|are) not supported"
         r"|ComplexFloat|ComplexDouble|operator 'aten::(?:polar|view_as_complex|view_as_real|complex)'",
         "complex tensors carried as (real, imaginary) pairs while exporting (torch.polar, view_as_complex, "
         "complex products, view_as_real: a complex RoPE)",
+        ("pair_polar", "pair_view_as_complex", "pair_complex"),  # ONX526's helpers
     ),
 }

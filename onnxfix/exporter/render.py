@@ -40,7 +40,7 @@ def decompose_hint_line(keys: tuple[str, ...]) -> str:
             "without editing the source")
     if any(key not in EXPORT_REPAIRS for key in keys):
         text += " (`--fix` writes them into the source instead)"
-    repairs = [EXPORT_REPAIRS[key][1] for key in keys if key in EXPORT_REPAIRS]
+    repairs = [EXPORT_REPAIRS[key].description for key in keys if key in EXPORT_REPAIRS]
     return text + "".join(f"; {repair} (export time only)" for repair in repairs)
 
 

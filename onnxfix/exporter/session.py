@@ -124,16 +124,16 @@ def decompositions_that_help(target: Target, results: list[ExporterResult], stat
             continue
         helpers = finding.fix.helpers if finding.fix else ()
         key = helpers[-1].name.removeprefix("_onnx_") if helpers else ""  # the chain ends with the finding's own
-        if key in BY_KEY and key not in keys:
+        if key in BY_KEY and BY_KEY[key].drop_in and key not in keys:  # another return type: source fix only
             keys.append(key)
     # and those of every operator the dynamo exporter could not translate, found or not statically
     for op in (op for r in results for op in r.verdict.unsupported):
-        if op.decomposition in BY_KEY and op.decomposition not in keys:
+        if op.decomposition in BY_KEY and BY_KEY[op.decomposition].drop_in and op.decomposition not in keys:
             keys.append(op.decomposition)
     # and those that repair the failure itself (an exporter bug with a faithful workaround, a
     # complex value): keyed by the error, not by an operator
     patterns = [(d.key, d.repairs_error) for d in BY_KEY.values() if d.repairs_error]
-    patterns += [(key, pattern) for key, (pattern, _) in EXPORT_REPAIRS.items()]
+    patterns += [(key, repair.error) for key, repair in EXPORT_REPAIRS.items()]
     for key, pattern in patterns:
         if key not in keys and any(r.verdict.verdict != OK and re.search(pattern, r.verdict.error or "") for r in results):
             keys.append(key)

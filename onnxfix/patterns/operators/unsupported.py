@@ -21,10 +21,6 @@ NO_DECOMPOSITION_REASONS = (
     (("torch.linalg.eigvals", "torch.linalg.eig", "torch.fft.ifft", "torch.stft", "torch.istft"),
      "its result is a complex tensor, which the exporter cannot carry (a real rewrite would change "
      "the output type)"),
-    (("torch.view_as_complex", "torch.polar", "torch.complex"),
-     "its result is a complex tensor, which the exporter cannot carry (a real rewrite would change "
-     "the output type); `onnxfix export --decompose-ops complex_pairs` carries it as (real, imaginary) "
-     "pairs while exporting (products, indexing, view_as_real)"),
     (("torch.randperm", "torch.multinomial", "torch.nn.functional.gumbel_softmax"),
      "it draws random numbers: no rewrite can be checked against eager PyTorch"),
 )

@@ -1,0 +1,83 @@
+import torch
+
+
+def _onnx_complex_pair(real, imag):
+    # A complex tensor while exporting (ONNX has none): its real and imaginary parts, made by the
+    # _onnx_pair_* helpers. Products, sums, indexing, reshapes and `.to()` work on both parts,
+    # torch.view_as_real stacks them; an op the pair lacks raises, naming it.
+    return _OnnxComplexPair(real, imag)
+
+
+class _OnnxComplexPair:
+    def __init__(self, real, imag):
+        self.real, self.imag = real, imag
+
+    shape = property(lambda self: self.real.shape)
+    device = property(lambda self: self.real.device)
+    ndim = property(lambda self: self.real.ndim)
+
+    def dim(self):
+        return self.real.dim()
+
+    def size(self, *args):
+        return self.real.size(*args)
+
+    def __getattr__(self, name):
+        # indexing, layout, device and copies apply to both parts alike
+        if name in ("to", "reshape", "view", "unsqueeze", "squeeze", "transpose", "permute", "expand", "expand_as",
+                    "contiguous", "clone", "flatten", "unflatten", "repeat", "narrow", "detach", "float", "double"):
+            return lambda *args, **kwargs: _OnnxComplexPair(getattr(self.real, name)(*args, **kwargs),
+                                                            getattr(self.imag, name)(*args, **kwargs))
+        raise AttributeError(f"{name} of a complex tensor carried as (real, imaginary) parts while exporting")
+
+    def __getitem__(self, index):
+        return _OnnxComplexPair(self.real[index], self.imag[index])
+
+    def __mul__(self, other):
+        if not isinstance(other, _OnnxComplexPair):
+            return _OnnxComplexPair(self.real * other, self.imag * other)
+        return _OnnxComplexPair(self.real * other.real - self.imag * other.imag,
+                                self.real * other.imag + self.imag * other.real)
+
+    __rmul__ = __mul__
+
+    def __add__(self, other):
+        if not isinstance(other, _OnnxComplexPair):
+            return _OnnxComplexPair(self.real + other, self.imag)
+        return _OnnxComplexPair(self.real + other.real, self.imag + other.imag)
+
+    __radd__ = __add__
+
+    def __neg__(self):
+        return _OnnxComplexPair(-self.real, -self.imag)
+
+    def __sub__(self, other):
+        return self + (-other)
+
+    def __rsub__(self, other):
+        return (-self) + other
+
+    def conj(self):
+        return _OnnxComplexPair(self.real, -self.imag)
+
+    def abs(self):
+        return torch.sqrt(self.real * self.real + self.imag * self.imag)
+
+    def angle(self):
+        return torch.atan2(self.imag, self.real)
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        # torch's argument parser hands a call with a pair argument to the pair
+        if func is torch.view_as_real:
+            (pair,) = args
+            return torch.stack((pair.real, pair.imag), -1)
+        name = getattr(func, "__name__", "")
+        if name in ("mul", "__mul__", "__rmul__", "add", "__add__", "__radd__") and len(args) == 2 and not kwargs:
+            pair, other = (args[0], args[1]) if isinstance(args[0], cls) else (args[1], args[0])
+            return pair * other if "mul" in name else pair + other
+        if name in ("sub", "__sub__") and len(args) == 2 and not kwargs:
+            return args[0] + (-args[1])
+        if name == "__rsub__" and len(args) == 2 and not kwargs:
+            return args[1] + (-args[0])
+        raise TypeError(f"{name or func} of a complex tensor carried as (real, imaginary) parts while exporting")

@@ -1,0 +1,59 @@
+"""ONX526: complex values made in the model (`torch.polar`, `torch.view_as_complex`,
+`torch.complex`) carried as (real, imaginary) pairs while exporting (decompositions/registry_fft.py,
+the pair_* records)."""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix.patterns.operators.base import DecompositionRule, match_call, rule_doc
+from onnxfix.rewriter.context import FunctionContext
+
+
+
+class ComplexValues(DecompositionRule):
+    code = "ONX526"
+    name = "complex-values"
+    summary = "Complex tensors (`torch.polar`, `view_as_complex`, `torch.complex`: a complex RoPE) fail to export: carry them as real pairs"
+    default_safety = "safe"
+    doc = rule_doc(
+        "Finds `torch.polar`, `torch.view_as_complex` and `torch.complex` in export-time code: Llama's rotary "
+        "embedding (`freqs_cis = torch.polar(ones, freqs)`, `torch.view_as_complex(xq.reshape(..., -1, 2)) "
+        "* freqs_cis`, `torch.view_as_real(...)`), complex gains and filters. Calls that feed or "
+        "take a `torch.fft` transform are ONX522's.",
+        "ONNX has no complex tensors. The legacy exporter has no symbolic for `aten::polar` / "
+        "`aten::view_as_complex`; the dynamo exporter translates a few complex ops and stops at the "
+        "first it lacks (`No decompositions registered for the complex-valued input` for the "
+        "`unsqueeze` of `freqs_cis[:, None, :]`).",
+        "def forward(self, x, freqs):\n"
+        "    cis = torch.polar(torch.ones_like(freqs), freqs)\n"
+        "    return torch.view_as_real(torch.view_as_complex(x) * cis)",
+        "def forward(self, x, freqs):\n"
+        "    cis = _onnx_pair_polar(torch.ones_like(freqs), freqs)\n"
+        "    return torch.view_as_real(_onnx_pair_view_as_complex(x) * cis)",
+        "Safe: outside export every helper returns the torch op itself (bit-identical in eager, "
+        "complex tensors and all). Only while exporting (`torch.onnx.is_in_onnx_export()`) do they "
+        "make `_onnx_complex_pair` objects (which `torch.view_as_real` stacks back), whose products are written out on the parts (they may "
+        "round otherwise than ATen's complex kernel; onnxruntime matches eager to float rounding). "
+        "A complex value reaching an op the pair lacks (`torch.exp`, a complex matmul) makes the "
+        "export fail naming that op, where it failed before on the complex value.",
+        code,
+    )
+
+    def visit_Call(self, node: ast.Call, ctx: FunctionContext):
+        found = match_call(node, ctx)
+        if found is None or found[1].key not in self.keys or _beside_fft(node, ctx):
+            return
+        yield from super().visit_Call(node, ctx)
+
+
+def _is_fft(node: ast.AST, ctx: FunctionContext) -> bool:
+    return isinstance(node, ast.Call) and (ctx.qualname(node.func) or "").startswith("torch.fft.")
+
+
+def _beside_fft(node: ast.Call, ctx: FunctionContext) -> bool:
+    """`irfft(view_as_complex(t))` or `view_as_real(fft(x))`: ONX522 rewrites those together."""
+    return _is_fft(ctx.parent(node), ctx) or any(_is_fft(argument, ctx) for argument in node.args)
+
+
+RULES = [ComplexValues]
