@@ -55,6 +55,7 @@ CASES = {
     "distribution_policy": ("ONX604", True, (FAILS, OK)),  # SB3's Normal(...) policy head: validate_args=False
     "eager_only_mask": ("ONX605", True, (FAILS, OK)),  # UDOP: the mask built only when not compiling
     "gathered_rows": ("ONX603", True, (FAILS, WRONG)),  # Reformer: per-row index_select -> one gather
+    "tf_same_padding": ("ONX606", True, (WRONG, WRONG)),  # MobileNetV2's TF "SAME" pad: (h - 1) % s + 1
 }
 # What the dynamo exporter's error says for the originals that fail (re-measured here).
 DYNAMO_ERRORS = {
