@@ -1,0 +1,102 @@
+"""ONX607: a fast path skipped under the TorchScript tracer only, decided on sizes.
+
+ViT-family position embeddings (transformers' ViT, DeiT, DINOv2, CLIP, SigLIP, CLIPSeg; DINO's
+own code) return the stored table when the image has the pretraining size, and interpolate it
+otherwise:
+
+    # always interpolate when tracing to ensure the exported model works for dynamic input shapes
+    if not torch.jit.is_tracing() and num_patches == num_positions and height == width:
+        return self.position_embeddings
+
+The guard was written for the legacy exporter (`torch.jit.is_tracing()` is True only under the
+TorchScript tracer). torch.export does not trace with it: it evaluates the size comparison, keeps
+the fast path for the example's size and drops the interpolation, so the exported model fails
+(or is wrong) for every other image size. The same guard extended to torch.export keeps the
+author's intent for both exporters.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.export_guards import TRUE_UNDER_LEGACY_EXPORT
+from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
+
+COMPARISONS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+
+
+def tracing_guard(node: ast.expr) -> ast.Call | None:
+    """The call of `not torch.jit.is_tracing()` (any spelling of the tracer's state)."""
+    if not (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and isinstance(node.operand, ast.Call)):
+        return None
+    func = node.operand.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+    return node.operand if name in TRUE_UNDER_LEGACY_EXPORT and not node.operand.args else None
+
+
+def compares_sizes(node: ast.expr, ctx: FunctionContext) -> bool:
+    """A comparison with a size on either side (`height == width`, `n == self.num_positions`)."""
+    return (isinstance(node, ast.Compare) and all(isinstance(op, COMPARISONS) for op in node.ops)
+            and any(ctx.sizes.is_size(side) for side in (node.left, *node.comparators)))
+
+
+class TracingOnlyGuard(Rule):
+    code = "ONX607"
+    name = "tracing-only-guard"
+    summary = "A size-decided fast path skipped for the TorchScript tracer only: skip it under torch.export too"
+    fix_availability = "always"
+    default_safety = "safe"
+    triggers = tuple(sorted(TRUE_UNDER_LEGACY_EXPORT))
+    exporters = ("dynamo",)
+    doc = RuleDoc(
+        what="Finds `if not torch.jit.is_tracing() and <sizes compared> ...: return ...` in "
+        "export-time code: a shortcut taken for one input size (the stored position table of "
+        "ViT, DeiT, DINOv2, CLIP, SigLIP, CLIPSeg for the pretraining image size), skipped while "
+        "the legacy exporter traces so that the exported model keeps the general computation.",
+        why="`torch.jit.is_tracing()` is False under torch.export (the dynamo exporter), which "
+        "evaluates the size comparison instead: with the image size dynamic it specializes the "
+        "model to the example's size (ONX914 `Eq(...)` guards) and drops the general path, so "
+        "onnxruntime fails (a Reshape of the wrong size) or computes another thing for every "
+        "other size. Measured on transformers' ViT (interpolate_pos_encoding=True) and CLIPSeg "
+        "with a dynamic height and width.",
+        example="def forward(self, x):\n    n = x.shape[1]\n"
+        "    if not torch.jit.is_tracing() and n == self.table.shape[0]:\n        return x + self.table\n"
+        "    return x + F.interpolate(self.table[None, None], size=(n, self.table.shape[1]))[0, 0]",
+        use_instead="def forward(self, x):\n    n = x.shape[1]\n"
+        "    if not (torch.jit.is_tracing() or torch.compiler.is_exporting()) and n == self.table.shape[0]:\n"
+        "        return x + self.table\n"
+        "    return x + F.interpolate(self.table[None, None], size=(n, self.table.shape[1]))[0, 0]",
+        fix_safety="Safe: `torch.compiler.is_exporting()` is False outside torch.export, so eager "
+        "PyTorch (and torch.compile) take the same path as before, bit for bit. Under torch.export "
+        "the general path runs for every size, as the author arranged for the tracer; for the "
+        "shortcut's own size it computes what the shortcut returns up to the general path's "
+        "rounding (an interpolation to the same size), which the export's comparison with eager "
+        "measures.",
+        references=("https://github.com/huggingface/transformers/blob/main/src/transformers/models/vit/modeling_vit.py",
+                    "https://github.com/facebookresearch/dinov2/blob/main/dinov2/models/vision_transformer.py"),
+    )
+
+    def visit_If(self, node: ast.If, ctx: FunctionContext):
+        test = node.test
+        if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)):
+            return
+        guards = [tracing_guard(value) for value in test.values]
+        call = next((g for g in guards if g is not None), None)
+        if call is None or not any(compares_sizes(v, ctx) for v in test.values if tracing_guard(v) is None):
+            return
+        if not (node.body and isinstance(node.body[-1], ast.Return)):
+            return  # a shortcut that returns: the general path is the code after it
+        torch_name, imports = ctx.torch_name()
+        guard = test.values[guards.index(call)]
+        fix = Fix("Skip the shortcut under torch.export too",
+                  (ctx.replace(guard, f"not ({ctx.segment(call)} or {torch_name}.compiler.is_exporting())"),),
+                  safe=True, imports=imports)
+        message = (f"`{ctx.segment(guard)}` skips this size-decided shortcut for the TorchScript tracer only: "
+                   "torch.export evaluates the sizes instead, keeps the shortcut for the example's size and "
+                   "drops the general path (other sizes fail or come out wrong); skip it under "
+                   "`torch.compiler.is_exporting()` too")
+        yield ctx.report(self, node.test, message, fix=fix)
+
+
+RULES = [TracingOnlyGuard]
