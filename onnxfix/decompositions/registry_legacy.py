@@ -11,6 +11,15 @@ ONNX = "https://github.com/onnx/onnx/issues/"
 # ---- ONX518: the legacy exporter writes a graph that computes something else -----------------
 SILENT: tuple[Decomposition, ...] = (
     Decomposition(
+        "outer", ("torch.outer", "Tensor.outer", "torch.ger", "Tensor.ger"), True, ("outer int float",), (),
+        "ATen's composite (`self.reshape({n, 1}) * vec2`), which promotes the two dtypes as eager "
+        "does. Legacy casts the product to the first vector's dtype: RoPE's "
+        "`torch.outer(torch.arange(n), freqs)` exports as all zeros and integers (measured).",
+        rule="ONX518",
+        proof=Proof("torch.outer(i, a) * 2.0", "_onnx_outer(i, a) * 2.0", "(ints(g, -5, 5, b), randn(g, 3))",
+                    params="i, a", static=(1,)),
+    ),
+    Decomposition(
         "floor_divide", ("torch.floor_divide", "Tensor.floor_divide", "Tensor.__floordiv__"), True,
         ("floor_divide int", "floor_divide float"),
         (PYTORCH + "78442", PYTORCH + "44692", ONNX + "4016"),

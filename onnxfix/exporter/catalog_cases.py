@@ -87,6 +87,7 @@ CASES = [
     C("einsum bmm", "torch.einsum", "torch.einsum('bij,bjk->bik', x, y)", "R(2, 3, 4), R(2, 4, 5)", "x, y"),
     C("einsum diag", "torch.einsum", "torch.einsum('ii->i', x)", "R(4, 4),"),
     C("outer", "torch.outer", "torch.outer(x, y)", "R(4), R(3)", "x, y"),
+    C("outer int float", "torch.outer", "torch.outer(torch.arange(x.shape[0]), x[0])", "R(4, 3),"),  # RoPE's positions
     C("tensordot", "torch.tensordot", "torch.tensordot(x, y, dims=2)", "R(2, 3, 4), R(3, 4, 5)", "x, y"),
     C("cdist p=2", "torch.cdist", "torch.cdist(x, y)", "R(2, 5, 3), R(2, 4, 3)", "x, y"),
     C("cdist p=1", "torch.cdist", "torch.cdist(x, y, p=1)", "R(2, 5, 3), R(2, 4, 3)", "x, y"),
