@@ -337,6 +337,27 @@ def test_export_command_decompose_flag(capsys, monkeypatch):
     assert code == 0
 
 
+def test_custom_ops_and_export_repairs_in_the_table(monkeypatch):
+    """A custom op resolves once its library registers it (and is skipped when the library is
+    missing); `complex_pairs` is substituted only when named, never in "every decomposition"."""
+    import dataclasses
+
+    from onnxfix import decompositions
+    from onnxfix.exporter import decompose
+
+    table = decompose.decomposition_table(["grouped_mm_fallback"])
+    assert [entry.decomposition.key for entry in table.values()] == ["grouped_mm_fallback"]
+    everything = {entry.decomposition.key for entry in decompose.decomposition_table().values()}
+    assert "pair_polar" not in everything and "grouped_mm_fallback" in everything
+    missing = dataclasses.replace(decompositions.BY_KEY["grouped_mm_fallback"], key="absent",
+                                  targets=("torch.ops.no_such_library.op",), registered_by="no_such_library")
+    monkeypatch.setattr(decompose, "DECOMPOSITIONS", (*decompose.DECOMPOSITIONS, missing))
+    assert decompose.resolve_target("torch.ops.no_such_library.op") is None
+    monkeypatch.undo()
+    with decompose.decomposition_context(["complex_pairs"]) as mode:
+        assert {entry.decomposition.key for entry in mode.table.values()} == {"pair_polar", "pair_view_as_complex", "pair_complex"}
+
+
 def test_decompose_api_choices_and_fallback():
     from onnxfix.exporter.decompose import available, decomposition_context, decomposition_table
 
