@@ -9,8 +9,10 @@ are tried in sets, re-exported, and a set is kept only if no exporter's verdict 
   wrong model that loads is worse than an error;
 - the model must still load (a fix cannot break eager PyTorch, but check it) and finish in time.
 
-Each round tries the fixes at the lines the failed exports named first (else all the others)
-as one set; when the set is rejected, each of its fixes alone. A fix is named by
+Each round tries the fixes at the lines the failed exports named first, with the fixes that
+share a helper with them (else all the others), as one set; when the set is rejected, every fix
+left as one set (fixes that only work together, causes at lines no export named), then each
+fix of the first set alone. A fix is named by
 ``engine.fix_key`` (its code and the code it covers), so the static fixer reproduces any kept
 set from the user's unchanged file. Rounds go on until every exporter is OK or no fix is left
 to try. Torch-free: exports run in worker processes.
@@ -85,19 +87,25 @@ def run_loop(start: State, fix: Callable[[frozenset[str]], Fixed], export: Calla
     for _ in range(MAX_ROUNDS):
         if all(r.verdict.verdict == OK for r in loop.final.results):
             break
-        batch = _next_batch(loop.final, unsafe, settled)
+        batch, everything = _next_batch(loop.final, unsafe, settled)
         if not batch:
             break
         if len(batch) > 1 and _try(loop, batch, fix, export, settled):
+            continue
+        # fixes that only work together (a value one helper makes and another takes apart)
+        # and fixes of the failures' causes at other lines: every fix left, as the static fixer
+        if len(everything) > len(batch) and _try(loop, everything, fix, export, settled):
             continue
         for one in batch:  # the set made some exporter worse: find which fixes did
             _try(loop, [one], fix, export, settled)
     return loop
 
 
-def _next_batch(state: State, unsafe: bool, settled: set[str]) -> list[tuple[str, Finding]]:
-    """(key, finding) of the fixes not tried yet; those at lines the failed exports named
-    come first, alone. Keys are computed here, in the text the findings' positions refer to."""
+def _next_batch(state: State, unsafe: bool, settled: set[str]) -> tuple[list, list]:
+    """(the batch, every fix not tried yet), as (key, finding) pairs: the batch holds the fixes
+    at lines the failed exports named and those sharing a helper with them (ONX526's complex
+    pairs travel from one helper to another), else every fix. Keys are computed here, in the
+    text the findings' positions refer to."""
     text = state.fixed.text
     fresh: dict[str, Finding] = {}
     for finding in state.fixed.findings:
@@ -106,7 +114,13 @@ def _next_batch(state: State, unsafe: bool, settled: set[str]) -> list[tuple[str
             fresh.setdefault(key, finding)
     named = _named_lines(state.results)
     first = [(k, f) for k, f in fresh.items() if (os.path.realpath(f.path), f.line) in named]
-    return first or list(fresh.items())
+    helpers = {name for _, f in first for name in _helper_names(f)}
+    first += [(k, f) for k, f in fresh.items() if (k, f) not in first and helpers & _helper_names(f)]
+    return first or list(fresh.items()), list(fresh.items())
+
+
+def _helper_names(finding: Finding) -> set[str]:
+    return {helper.name for helper in finding.fix.helpers} if finding.fix else set()
 
 
 def _named_lines(results: list) -> set[tuple[str, int]]:
