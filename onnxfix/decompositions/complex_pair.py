@@ -33,7 +33,15 @@ class _OnnxComplexPair:
     def __getitem__(self, index):
         return _OnnxComplexPair(self.real[index], self.imag[index])
 
+    @staticmethod
+    def _of(value):
+        # a complex tensor made elsewhere (a buffer computed in __init__): its parts
+        if isinstance(value, torch.Tensor) and value.is_complex():
+            return _OnnxComplexPair(value.real, value.imag)
+        return value
+
     def __mul__(self, other):
+        other = self._of(other)
         if not isinstance(other, _OnnxComplexPair):
             return _OnnxComplexPair(self.real * other, self.imag * other)
         return _OnnxComplexPair(self.real * other.real - self.imag * other.imag,
@@ -42,6 +50,7 @@ class _OnnxComplexPair:
     __rmul__ = __mul__
 
     def __add__(self, other):
+        other = self._of(other)
         if not isinstance(other, _OnnxComplexPair):
             return _OnnxComplexPair(self.real + other, self.imag)
         return _OnnxComplexPair(self.real + other.real, self.imag + other.imag)
