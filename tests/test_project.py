@@ -349,3 +349,25 @@ def test_a_static_forward_reached_through_autograd_function_apply(tmp_path, monk
     code, lines = check(capsys, "--no-cache", ".")
     assert [" ".join(line.split()[:2]) for line in lines] == ["quant.py:6:12: ONX101", "quant.py:6:21: ONX102"]
     assert all(line.endswith("(reached from QuantAct.forward, model.py:7)") for line in lines)
+
+
+def test_building_an_instance_in_forward_reaches_its_init(tmp_path, monkeypatch, capsys):
+    # SAC's SquashedNormal (tests/realworld/sac_actor_normal_validate.py): forward builds a
+    # distribution subclass whose __init__ (in another file, up the bases) builds a Normal that
+    # validates its arguments; a class only named (isinstance) is not followed.
+    (tmp_path / "dists.py").write_text(
+        "import numpy as np\nfrom torch import distributions as pyd\n\n\n"
+        "class Base:\n    def __init__(self, loc, scale):\n        self.base = pyd.Normal(loc, scale)\n\n\n"
+        "class SquashedNormal(Base):\n    pass\n\n\n"
+        "class Marker:\n    def __init__(self, x):\n        self.x = np.asarray(x.numpy())\n"
+    )
+    (tmp_path / "model.py").write_text(
+        "from torch import nn\n\nfrom dists import Marker, SquashedNormal\n\n\n"
+        "class Actor(nn.Module):\n    def forward(self, mu, std):\n"
+        "        if isinstance(mu, Marker):\n            return mu\n"
+        "        return SquashedNormal(mu, std).base.mean\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    code, lines = check(capsys, "--no-cache", ".")
+    assert [" ".join(line.split()[:2]) for line in lines] == ["dists.py:7:21: ONX604"]
+    assert lines[0].endswith("(reached from Actor.forward, model.py:7)")

@@ -187,13 +187,15 @@ class ScopeBuilder:
         """(call site, callee) for every function ``fn`` may call, whatever the modes."""
         self_name = _self_name(fn)
         nested = fn.scope.functions
-        for node, _ in walk_function_body(fn.node):
+        for node, parent in walk_function_body(fn.node):
             if isinstance(node, FUNCTION_NODES) and node is not fn.node:
                 callees = [self._reached(fn, fn.module, node, fn.cls, fn.scope, f"{fn.key}.{node.name}")]
             elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                 if node.id in nested:
                     continue  # yielded above as a nested def
                 callees = self._name_target(fn, node.id)
+                if isinstance(parent, ast.Call) and parent.func is node:
+                    callees = [*callees, *self._constructor(fn, node)]
             elif isinstance(node, ast.Attribute) and node.attr == "apply":
                 callees = self._autograd_forward(fn, node.value)
             elif isinstance(node, ast.Attribute) and fn.cls is not None:
@@ -219,6 +221,15 @@ class ScopeBuilder:
             if external:
                 ext_module, node = external
                 yield self._reached(fn, ext_module, node, None, ext_module.scope, node.name)
+
+    def _constructor(self, fn: ExportFunction, node: ast.Name) -> Iterator[ExportFunction]:
+        """``SquashedNormal(mu, std)``: building an instance of a user class runs its
+        ``__init__`` (the first one up its bases) while the model is exported."""
+        if fn.scope.is_local(node.id) and fn.scope.lookup(node.id) is None:
+            return
+        found = self._class_named(fn.module, node)
+        if found is not None:
+            yield from self._methods_named(fn, found[0], found[1], "__init__", skip_self=False)
 
     def _attribute_target(self, fn: ExportFunction, node: ast.Attribute, self_name: str | None) -> Iterator[ExportFunction]:
         value = node.value
