@@ -171,12 +171,29 @@ def _loss_only_test(test: ast.expr) -> bool:
     )
 
 
-def is_guard_call(node: ast.AST) -> bool:
+ANY_EXPORT_GUARD = TRUE_UNDER_DYNAMO_EXPORT | TRUE_UNDER_LEGACY_EXPORT | TRUE_UNDER_BOTH_EXPORTS
+
+
+def guard_call_name(node: ast.AST) -> str | None:
+    """'is_tracing' for a call of an export guard, whatever its spelling (`torch.jit.is_tracing()`,
+    an imported `is_torchdynamo_compiling()`)."""
     if not isinstance(node, ast.Call):
-        return False
+        return None
     func = node.func
     name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-    return name in TRUE_UNDER_DYNAMO_EXPORT or name in TRUE_UNDER_LEGACY_EXPORT or name in TRUE_UNDER_BOTH_EXPORTS
+    return name if name in ANY_EXPORT_GUARD else None
+
+
+def is_guard_call(node: ast.AST) -> bool:
+    return guard_call_name(node) is not None
+
+
+def negated_guard_call(node: ast.AST, names: frozenset[str] = ANY_EXPORT_GUARD) -> ast.Call | None:
+    """The guard call of `not <export guard>()` (one of ``names``, no arguments)."""
+    if not (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)):
+        return None
+    call = node.operand
+    return call if guard_call_name(call) in names and not call.args else None
 
 
 def in_training_branch(node: ast.AST, ctx) -> bool:

@@ -12,19 +12,19 @@ from __future__ import annotations
 import ast
 
 from onnxfix.rewriter.context import FunctionContext
-from onnxfix.rewriter.export_guards import TRUE_UNDER_BOTH_EXPORTS, TRUE_UNDER_DYNAMO_EXPORT, TRUE_UNDER_LEGACY_EXPORT
+from onnxfix.rewriter.export_guards import (
+    ANY_EXPORT_GUARD,
+    TRUE_UNDER_BOTH_EXPORTS,
+    TRUE_UNDER_LEGACY_EXPORT,
+    guard_call_name,
+    negated_guard_call,
+)
 from onnxfix.rewriter.rule import Edit, Fix, Rule, RuleDoc
-
-GUARDS = TRUE_UNDER_DYNAMO_EXPORT | TRUE_UNDER_LEGACY_EXPORT | TRUE_UNDER_BOTH_EXPORTS
-
 
 def guard_name(node: ast.AST) -> str | None:
     """'is_torchdynamo_compiling' for `not is_torchdynamo_compiling()` / `not torch.compiler.is_compiling()`."""
-    if not (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and isinstance(node.operand, ast.Call)):
-        return None
-    func = node.operand.func
-    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-    return name if name in GUARDS and not node.operand.args else None
+    call = negated_guard_call(node)
+    return guard_call_name(call) if call is not None else None
 
 
 def none_test(node: ast.AST) -> str | None:
@@ -58,7 +58,7 @@ class EagerOnlyDefault(Rule):
     summary = "A None default filled in only outside export: the exported model runs with None where eager has a value"
     fix_availability = "always"
     default_safety = "unsafe"
-    triggers = tuple(sorted(GUARDS))
+    triggers = tuple(sorted(ANY_EXPORT_GUARD))
     doc = RuleDoc(
         what="Finds `if x is None and not <export guard>(): x = ...` in export-time code: a value "
         "filled in only when the model is not being captured (`is_torchdynamo_compiling()`, "

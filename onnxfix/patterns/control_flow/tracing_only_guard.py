@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 
 from onnxfix.rewriter.context import FunctionContext
-from onnxfix.rewriter.export_guards import TRUE_UNDER_LEGACY_EXPORT
+from onnxfix.rewriter.export_guards import TRUE_UNDER_LEGACY_EXPORT, negated_guard_call
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 
 COMPARISONS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
@@ -28,11 +28,7 @@ COMPARISONS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 
 def tracing_guard(node: ast.expr) -> ast.Call | None:
     """The call of `not torch.jit.is_tracing()` (any spelling of the tracer's state)."""
-    if not (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and isinstance(node.operand, ast.Call)):
-        return None
-    func = node.operand.func
-    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-    return node.operand if name in TRUE_UNDER_LEGACY_EXPORT and not node.operand.args else None
+    return negated_guard_call(node, TRUE_UNDER_LEGACY_EXPORT)
 
 
 def compares_sizes(node: ast.expr, ctx: FunctionContext) -> bool:
