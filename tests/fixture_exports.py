@@ -49,12 +49,18 @@ def load(path: Path):
     return module
 
 
+def selected(name: str, prefixes: tuple[str, ...]) -> bool:
+    """`ONX513/spectral` names that fixture alone, not `ONX513/spectral_features` too."""
+    return any(name == prefix if "/" in prefix else name.startswith(prefix) for prefix in prefixes)
+
+
 def proof_fixtures(prefixes: tuple[str, ...] = ("ONX5",)) -> list[tuple[str, Path, Path]]:
     """(name, original, rewritten) for each ONX5xx fixture (names `CODE/stem` starting with one
-    of ``prefixes``: a code, a family like ONX51, or one fixture) that has a fix and a model."""
+    of ``prefixes``: a code, a family like ONX51, or, with a slash, one fixture by its whole
+    name) that has a fix and a model."""
     found = []
     for original in sorted(FIXTURES.glob("ONX5*/*.py")):
-        if not f"{original.parent.name}/{original.stem}".startswith(prefixes):
+        if not selected(f"{original.parent.name}/{original.stem}", prefixes):
             continue
         if original.name.endswith((".fixed.py", ".unsafe.py")):
             continue

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from fixture_exports import load, proof_fixtures, tolerance
+from fixture_exports import load, proof_fixtures, selected, tolerance
 from warm_workers import run_script
 
 HERE = Path(__file__).parent
@@ -74,7 +74,7 @@ def test_rewritten_fixtures_export_and_match_original_in_onnxruntime(fixture_exp
     exporter, group, results = fixture_exports
     failures = {r["case"]: r["note"] for r in results if not r["ok"]}
     assert not failures, f"{exporter}: {failures}"
-    assert {r["case"] for r in results} == {name for name, _, _ in FIXTURES if name.startswith(group)}
+    assert {r["case"] for r in results} == {name for name, _, _ in FIXTURES if selected(name, (group,))}
     assert all(r["probes"] == 3 for r in results)
 
 

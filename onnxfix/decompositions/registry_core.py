@@ -229,4 +229,4 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         ),
     ),
 )
-SUPPORT: tuple[str, ...] = ("sort_rank", "roll")  # helpers that decompose nothing on their own (roll: ONX406)
+SUPPORT: tuple[str, ...] = ("sort_rank", "roll", "round_half_away")  # helpers that decompose nothing on their own (roll: ONX406; round_half_away: ONX101's element loops)

@@ -103,12 +103,12 @@ def _after_imports_line(tree: ast.Module) -> int:
 
 # Modules whose import has no effect the model depends on: when a fix removes the last use of
 # the name such an import binds (a NumPy round trip replaced by torch), the import goes too.
-IMPORTS_WITHOUT_EFFECTS = frozenset({"numpy", "math"})
+IMPORTS_WITHOUT_EFFECTS = frozenset({"numpy", "math", "decimal"})
 
 
 def drop_imports_fixes_emptied(before: ast.Module, after: ast.Module, text: str) -> str:
     """``text`` (whose parse is ``after``) without the top-level ``import numpy [as np]`` /
-    ``import math`` statements whose name was used in ``before`` and is no longer used. Only a
+    ``import math`` / ``import decimal`` statements whose name was used in ``before`` and is no longer used. Only a
     statement alone on its line(s) and without a comment is removed; an import that was already
     unused is the user's business."""
     used_before, used_after = _loaded_names(before), _loaded_names(after)

@@ -6,15 +6,18 @@ from __future__ import annotations
 
 import ast
 
+from onnxfix.decompositions import helper_source
+from onnxfix.patterns.numpy_interop.element_loops import ElementLoop, bare
 from onnxfix.patterns.numpy_interop.region import SINKS, Region, binds_shape_array, has_keyword, shape_array_argument
 from onnxfix.patterns.numpy_interop.twins import NUMPY_DTYPES, TWINS, Twin
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.precedence import IFEXP, precedence
 from onnxfix.rewriter.rule import Edit, Fix, Helper
+from onnxfix.rewriter.statements import comments_outside, replace_statements, statement_removal
 
 
 def region_fix(region: Region) -> Fix | None:
-    if region.blockers or not (region.sources or region.calls or region.sinks or region.methods):
+    if region.blockers or not (region.sources or region.calls or region.sinks or region.methods or region.element_loops):
         return None
     ctx = region.ctx
     torch_name, imports = ctx.torch_name()
@@ -32,6 +35,12 @@ def region_fix(region: Region) -> Fix | None:
         edits.extend(_translate_method(call, TWINS[name], torch_name, ctx))
     for sink in region.sinks:
         edits.extend(_unwrap_sink(sink, ctx))
+    for scalar in region.float_scalars:  # promotes as NumPy's Python float does
+        edits.append(ctx.replace(scalar, f"{torch_name}.tensor({ctx.segment(scalar)}, dtype={torch_name}.float64)"))
+    for found in region.element_loops:
+        edits.extend(_vectorize_loop(found, ctx))
+        helpers.extend(Helper(f"_onnx_{key}", helper_source(key)) for key in found.helpers
+                       if f"_onnx_{key}" not in {helper.name for helper in helpers})
     title = "Compute in torch instead of NumPy"
     if region.guarded is not None:
         edits = _guard_edits(edits, region, torch_name)  # eager keeps the NumPy original
@@ -72,7 +81,7 @@ def _helpers(twin: Twin, present: list[Helper]) -> list[Helper]:
     """The helper functions (dependencies first) a twin computed by an onnxfix helper needs."""
     if twin.helper is None:
         return []
-    from onnxfix.decompositions import helper_chain, helper_source
+    from onnxfix.decompositions import helper_chain
 
     names = {helper.name for helper in present}
     return [Helper(f"_onnx_{key}", helper_source(key)) for key in helper_chain(twin.helper) if f"_onnx_{key}" not in names]
@@ -102,6 +111,22 @@ def _translate_method(call: ast.Call, twin: Twin, torch_name: str, ctx: Function
         start = ctx.dot_span(call.func)[0] + 1
         edits.append(Edit(start, start + len(call.func.attr), twin.torch))
     return edits
+
+
+def _vectorize_loop(found: ElementLoop, ctx: FunctionContext) -> list[Edit]:
+    """The list, its loop and `np.array(tmp)` -> the loop's tensor expression at the conversion."""
+    edits = [statement_removal(found.init, ctx), _loop_removal(found.loop, ctx)]
+    parent = ctx.parent(found.collect)
+    whole_value = isinstance(parent, (ast.Assign, ast.Return)) and parent.value is found.collect
+    return [*edits, ctx.replace(found.collect, bare(found.expression) if whole_value else found.expression)]
+
+
+def _loop_removal(loop: ast.For, ctx: FunctionContext) -> Edit | None:
+    """The loop deleted, or replaced by its comments (each on its own line, at its indentation)."""
+    comments = comments_outside(ctx, loop, [])
+    if not comments:
+        return statement_removal(loop, ctx)
+    return replace_statements(ctx, loop, loop, comments[-1], comments[:-1])
 
 
 def _unwrap_call(call: ast.Call, ctx: FunctionContext) -> list[Edit]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from onnxfix.patterns.numpy_interop.element_loops import ElementLoop, find_element_loops
 from onnxfix.patterns.numpy_interop.numbers import NumberCall, number_call
 from onnxfix.patterns.numpy_interop.twins import NDARRAY_METHODS, TUPLE_RESULTS, TWINS, Twin
 from onnxfix.rewriter.context import FunctionContext
@@ -58,6 +59,11 @@ class Region:
     methods: list[tuple[ast.Call, str]] = field(default_factory=list)  # a.sum(axis=0)
     numbers: list[NumberCall] = field(default_factory=list)  # np.prod(x.shape): a number, not an array
     shape_arrays: set[str] = field(default_factory=set)  # hw = np.array(x.numpy().shape[-2:])
+    element_loops: list[ElementLoop] = field(default_factory=list)  # for m in a: tmp.append(f(m))
+    # `31.0 - e`, `float(k) * a`: a Python float in +, -, * with an array, which the fix makes a
+    # 0-d float64 tensor so that torch promotes as NumPy does (float64 with an int array, the
+    # array's dtype with a float one), where a Python float gives torch's default float32.
+    float_scalars: list[ast.expr] = field(default_factory=list)
     blockers: list[str] = field(default_factory=list)  # why no fix
     inexact: list[str] = field(default_factory=list)  # why the fix is unsafe
     rounding: list[str] = field(default_factory=list)  # steps that differ only in the last bits
@@ -129,7 +135,15 @@ def build_region(ctx: FunctionContext) -> Region:
     region.sources = [node for node in nodes if is_to_numpy(node)]
     _find_ndarray_names(region, nodes)
     _find_shape_arrays(region, nodes)
+    region.element_loops = find_element_loops(ctx, region.ndarray_names, nodes)
+    if region.element_loops:
+        region.inexact.append("a loop over an array's elements becomes one tensor expression "
+                              "(the Python ints it collected become int64, as NumPy's array of them)")
+        inside = {id(sub) for found in region.element_loops for part in (found.init, found.loop, found.collect)
+                  for sub in ast.walk(part)}
+        nodes = [node for node in nodes if id(node) not in inside]
     _find_data_names(region, nodes)
+    region.data_names |= {found.init.targets[0].id for found in region.element_loops}
     for node in nodes:
         if is_to_numpy(node):
             continue
@@ -145,8 +159,8 @@ def build_region(ctx: FunctionContext) -> Region:
             region.sinks.append(node)
             region.blockers.append("`torch.from_numpy` of a value onnxfix cannot trace to torch")
     _check_fixable(region, nodes)
-    if (region.inexact or region.rounding) and not region.blockers:
-        region.guarded = _guard_roots(region)
+    if (region.inexact or region.rounding) and not region.blockers and not region.element_loops:
+        region.guarded = _guard_roots(region)  # a deleted loop cannot be guarded
     return region
 
 
@@ -320,7 +334,10 @@ def _check_fixable(region: Region, nodes: list[ast.AST]) -> None:
             region.blockers.append("a conversion back to torch has extra arguments")
     for node in nodes:
         if isinstance(node, ast.BinOp) and region.is_ndarray(node):
-            if isinstance(node.op, (ast.Div, ast.Pow)) or _has_float_constant(node):
+            scalar = _python_float_side(node, region)
+            if isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)) and scalar is not None:
+                region.float_scalars.append(scalar)
+            elif isinstance(node.op, (ast.Div, ast.Pow)) or scalar is not None:
                 region.inexact.append("NumPy and torch promote int/float arithmetic differently")
     _check_escapes(region, nodes)
 
@@ -382,8 +399,17 @@ def has_keyword(call: ast.Call, name: str) -> bool:
     return any(k.arg == name for k in call.keywords)
 
 
-def _has_float_constant(node: ast.BinOp) -> bool:
-    return any(isinstance(side, ast.Constant) and isinstance(side.value, float) for side in (node.left, node.right))
+def _python_float_side(node: ast.BinOp, region: Region) -> ast.expr | None:
+    """The side of array arithmetic that is a Python float: `2.0`, `float(k)`."""
+    for side in (node.left, node.right):
+        if isinstance(side, ast.Constant) and isinstance(side.value, float):
+            return side
+        if (
+            isinstance(side, ast.Call) and isinstance(side.func, ast.Name) and side.func.id == "float"
+            and region.ctx.is_builtin("float") and len(side.args) == 1 and not side.keywords
+        ):
+            return side
+    return None
 
 
 def region_message_suffix(region: Region) -> str:
@@ -404,7 +430,8 @@ def _guard_roots(region: Region) -> list[ast.expr] | None:
     of, up to the first value torch holds (`torch.from_numpy(...)`, `x + a.sum()`) or to its
     statement. Guarding each keeps eager on the original text: outside the guarded expressions
     the text is the same in both branches. None if an edit is not in a guardable expression."""
-    anchors = [*region.sources, *(c for c, _ in region.calls), *(c for c, _ in region.methods), *region.sinks]
+    anchors = [*region.sources, *(c for c, _ in region.calls), *(c for c, _ in region.methods), *region.sinks,
+               *region.float_scalars]
     roots = []
     for anchor in anchors:
         root = _guard_root(anchor, region)

@@ -53,7 +53,19 @@ FIX_SAFETY = """
     never does, so eager outputs are bit-identical and only the exported model computes in
     torch (equal up to rounding): safe. It stays unsafe, still guarded, where the exported
     model may differ beyond rounding: type promotion (true division, arithmetic with float
-    constants, a NumPy scalar in arithmetic with a tensor), `numpy.dot` of N-d arrays.
+    constants, a NumPy scalar in arithmetic with a tensor), `numpy.dot` of N-d arrays. A Python
+    float added to, subtracted from or multiplied with an array becomes a 0-d float64 tensor
+    (`float(k) - e` -> `torch.tensor(float(k), dtype=torch.float64) - e`): torch then promotes
+    as NumPy does (float64 with an int array, the array's own dtype with a float one), where a
+    bare Python float would give torch's default float32.
+    A loop that appends one number per element of an array to a list converted by `np.array`
+    (I-BERT's `for m in mantissa: tmp.append(int(decimal.Decimal(m * 2**31).quantize(
+    decimal.Decimal(1), rounding=decimal.ROUND_HALF_UP)))`) becomes one tensor expression at the
+    conversion: arithmetic as written, `int(...)` as `.to(torch.int64)`, `math.floor`/`ceil`,
+    and a unit `Decimal.quantize` by its rounding mode (HALF_EVEN `torch.round`, HALF_UP the
+    exact `_onnx_round_half_away`, FLOOR, CEILING); the list and the loop go (their comments
+    stay). Unsafe: the Python ints the loop collected become int64 (as NumPy's array of them,
+    unless one overflows it), and nothing can keep the loop for eager.
     `numpy.prod` of a shape (`np.prod(x.shape)`, `np.prod(x.shape[1:])`, a name bound to one) is
     a number, not an array: it is rewritten on its own to `math.prod`, the same product as a
     Python int instead of a NumPy int64. Unsafe: for an empty shape NumPy gives the float 1.0
