@@ -84,6 +84,37 @@ EXTRA_RECIPES = {
                 "inputs": lambda cfg, torch: {"input_features": torch.randn(2, cfg.num_mel_bins, 32)}},
 }
 
+# Image architectures beyond the recipes, for --hw (issue #25 item 3): common backbones in tiny
+# configs (the CNN ones set their own stage widths: SMALL's hidden_size does not reach them).
+def _image(cfg, torch, size=32):
+    from transformers_worker import image
+
+    return image(cfg, torch, size)
+
+
+_STAGES = {"hidden_sizes": [16, 32, 48, 64], "depths": [1, 1, 1, 1]}
+IMAGE_RECIPES = {
+    "resnet": {"config": {"embedding_size": 16, **_STAGES}},
+    "regnet": {"config": {"embedding_size": 16, **_STAGES, "groups_width": 8}},
+    "bit": {"shrink": False, "config": {"embedding_size": 32, "hidden_sizes": [128, 128, 128, 128], "depths": [1, 1, 1, 1]}},
+    "convnext": {"shrink": False, "config": _STAGES},
+    "convnextv2": {"shrink": False, "config": _STAGES},
+    "mobilenet_v1": {"config": {"depth_multiplier": 0.25}},
+    "mobilevit": {"config": {"hidden_sizes": [32, 48, 64], "neck_hidden_sizes": [8, 8, 16, 16, 24, 32, 64]}},
+    "glpn": {"shrink": False, "config": {**_STAGES, "decoder_hidden_size": 16, "num_attention_heads": [1, 1, 2, 2]}},
+    "pvt_v2": {"shrink": False, "config": {**_STAGES, "num_attention_heads": [1, 1, 2, 2]}},
+    "focalnet": {"shrink": False, "config": {"embed_dim": 16, "depths": [1, 1, 1, 1]}},
+    "poolformer": {"shrink": False, "config": _STAGES},
+    "swin": {"shrink": False, "config": {"embed_dim": 16, "depths": [1, 1], "num_heads": [2, 2], "window_size": 4,
+                                         "image_size": 32, "patch_size": 4}},
+    "dinov2": {}, "dinov2_with_registers": {}, "beit": {}, "yolos": {},
+    "data2vec": {"model_type": "data2vec-vision"},
+    "deit": {}, "vit_msn": {}, "ijepa": {},
+    "clip": {"model_type": "clip_vision_model", "cls": "CLIPVisionModel"},
+    "siglip": {"model_type": "siglip_vision_model", "cls": "SiglipVisionModel"},
+}
+EXTRA_RECIPES.update({arch: {"inputs": _image, **recipe} for arch, recipe in IMAGE_RECIPES.items()})
+
 # Which dims are dynamic, per input index: text inputs default to batch and sequence, the
 # others to batch only; these override (and say why when a dim stays static).
 DYNAMIC_OVERRIDES = {
@@ -103,9 +134,10 @@ HW_INPUTS = {
     "flava": (1, 2, 3), "clipseg": (1, 2, 3), "janus": (0, 2, 3), "chameleon": (0, 2, 3), "ovis2": (0, 2, 3),
     "mobilenet_v2": (0, 2, 3), "segformer": (0, 2, 3), "vitdet": (0, 2, 3), "hiera": (0, 2, 3),
     "superpoint": (0, 2, 3), "efficientloftr": (0, 3, 4), "vit": (0, 2, 3),
+    **{arch: (0, 2, 3) for arch in IMAGE_RECIPES},
 }
 # Keyword arguments the architecture needs to accept other image sizes.
-HW_CALL_KWARGS = {"vit": {"interpolate_pos_encoding": True}}
+HW_CALL_KWARGS = {arch: {"interpolate_pos_encoding": True} for arch in ("vit", "deit", "vit_msn", "ijepa", "clip", "siglip")}
 
 
 def dynamic_hw_for(arch: str) -> dict:
