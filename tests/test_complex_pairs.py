@@ -42,3 +42,38 @@ def test_an_unsupported_op_of_a_pair_names_the_op(monkeypatch):
     monkeypatch.setattr(torch.onnx, "is_in_onnx_export", lambda: True)
     with decomposition_context(["complex_pairs"]), pytest.raises(TypeError, match="exp of a complex tensor carried"):
         torch.exp(torch.view_as_complex(torch.randn(3, 2)))
+
+
+def _global_filter(x, weight):
+    # GFNet: rfft2, a complex filter (a complex parameter, as a complex tensor), irfft2
+    spectrum = torch.fft.rfft2(x, dim=(1, 2), norm="ortho") * torch.view_as_complex(weight)
+    return torch.fft.irfft2(spectrum, s=(x.shape[1], x.shape[2]), dim=(1, 2), norm="ortho")
+
+
+def _complex_linear(x, weight):
+    # a complex linear layer: a real input made complex, matmul and einsum with complex weights,
+    # divided by a real scale
+    w = torch.view_as_complex(weight)
+    h = torch.matmul(torch.complex(x, torch.zeros_like(x)), w.T) / 2.0
+    return torch.einsum("bi,oi->bo", h, w.conj()).abs(), (h @ w).real
+
+
+def _spectrogram(x, _):
+    return torch.stft(x, 16, window=torch.hann_window(16), return_complex=True).abs()
+
+
+@pytest.mark.parametrize("case, shapes", [
+    (_global_filter, ((2, 4, 6, 3), (4, 4, 3, 2))),
+    (_complex_linear, ((3, 5), (5, 5, 2))),
+    (_spectrogram, ((2, 64), (1,))),
+])
+def test_products_ffts_and_stft_of_pairs(case, shapes, monkeypatch):
+    g = torch.Generator().manual_seed(0)
+    args = tuple(torch.randn(*shape, generator=g) for shape in shapes)
+    want = case(*args)
+    monkeypatch.setattr(torch.onnx, "is_in_onnx_export", lambda: True)
+    with decomposition_context(["complex_pairs"]):
+        got = case(*args)
+    for g_, w_ in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+        assert g_.dtype == w_.dtype and g_.shape == w_.shape
+        torch.testing.assert_close(g_, w_, rtol=1e-5, atol=1e-5)

@@ -13,6 +13,8 @@ class _OnnxComplexPair:
         self.real, self.imag = real, imag
 
     shape = property(lambda self: self.real.shape)
+    T = property(lambda self: _OnnxComplexPair(self.real.T, self.imag.T))
+    mT = property(lambda self: _OnnxComplexPair(self.real.mT, self.imag.mT))
     device = property(lambda self: self.real.device)
     ndim = property(lambda self: self.real.ndim)
 
@@ -66,6 +68,18 @@ class _OnnxComplexPair:
     def __rsub__(self, other):
         return (-self) + other
 
+    def __truediv__(self, other):
+        other = self._of(other)
+        if not isinstance(other, _OnnxComplexPair):
+            return _OnnxComplexPair(self.real / other, self.imag / other)
+        return self * other.conj() * (1 / (other.real * other.real + other.imag * other.imag))
+
+    def __matmul__(self, other):
+        return _bilinear(torch.matmul, self, other)
+
+    def __rmatmul__(self, other):
+        return _bilinear(torch.matmul, other, self)
+
     def conj(self):
         return _OnnxComplexPair(self.real, -self.imag)
 
@@ -85,8 +99,43 @@ class _OnnxComplexPair:
         if name in ("mul", "__mul__", "__rmul__", "add", "__add__", "__radd__") and len(args) == 2 and not kwargs:
             pair, other = (args[0], args[1]) if isinstance(args[0], cls) else (args[1], args[0])
             return pair * other if "mul" in name else pair + other
+        if name in ("matmul", "__matmul__") and len(args) == 2 and not kwargs:
+            return _bilinear(torch.matmul, *args)
+        if name == "einsum" and len(args) == 3 and not kwargs:  # two operands
+            return _bilinear(lambda a, b: torch.einsum(args[0], a, b), args[1], args[2])
+        if name in ("fft_irfft", "fft_irfft2", "fft_irfftn"):
+            return _inverse_real_fft(name, *args, **(kwargs or {}))
         if name in ("sub", "__sub__") and len(args) == 2 and not kwargs:
             return args[0] + (-args[1])
         if name == "__rsub__" and len(args) == 2 and not kwargs:
             return args[1] + (-args[0])
         raise TypeError(f"{name or func} of a complex tensor carried as (real, imaginary) parts while exporting")
+
+
+def _parts(value):
+    """(real, imaginary) of a pair or a complex tensor, (value, None) of a real one."""
+    value = _OnnxComplexPair._of(value)
+    return (value.real, value.imag) if isinstance(value, _OnnxComplexPair) else (value, None)
+
+
+def _bilinear(product, left, right):
+    # a product linear in each operand (matmul, a two-operand einsum) expanded over the parts
+    (a, b), (c, d) = _parts(left), _parts(right)
+    if b is None:
+        return _OnnxComplexPair(product(a, c), product(a, d))
+    if d is None:
+        return _OnnxComplexPair(product(a, c), product(b, c))
+    return _OnnxComplexPair(product(a, c) - product(b, d), product(a, d) + product(b, c))
+
+
+def _inverse_real_fft(name, pair, s=None, dim=None, norm=None):
+    # irfft / irfft2 / irfftn of a pair: _onnx_irfftn on the parts stacked last (the layout of
+    # torch.view_as_real), when the file has that helper (the pair_rfft* fixes bring it)
+    helper = globals().get("_onnx_irfftn")
+    if helper is None:
+        raise TypeError(f"{name} of a complex tensor carried as (real, imaginary) parts while exporting")
+    if name == "fft_irfft":  # (input, n, dim=-1, norm)
+        s, dim = (None if s is None else (s,)), ((-1 if dim is None else dim),)
+    elif name == "fft_irfft2" and dim is None:
+        dim = (-2, -1)
+    return helper(torch.stack((pair.real, pair.imag), -1), s, dim, norm)

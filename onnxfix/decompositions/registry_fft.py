@@ -114,6 +114,17 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
                     "torch.view_as_real(_onnx_pair_complex(a, c) - _onnx_pair_complex(c, a).conj()) + _onnx_pair_complex(a, c).abs()[..., None]",
                     "(randn(g, b, 4), randn(g, b, 4))", params="a, c", decomposition_tol=1e-6),
     ),
+    Decomposition(
+        "pair_rfft2", ("torch.fft.rfft2",), False, ("rfft2 filter",),
+        ("https://github.com/onnx/onnx/issues/3573", PYTORCH + "81075"),
+        PAIR_NOTES + " The spectrum is _onnx_rfftn's DFT (sizes from the input); torch.fft.irfft, irfft2 and "
+        "irfftn of a pair run _onnx_irfftn on its parts, so a global filter (rfft2, a complex product, irfft2) "
+        "exports whole.", requires=("complex_pair", "rfftn", "irfftn"), drop_in=False, rule="ONX526",
+        error_bound=BOUND,
+        proof=Proof("torch.fft.irfft2(torch.fft.rfft2(a, norm='ortho') * c, s=(3, 6), norm='ortho')",
+                    "torch.fft.irfft2(_onnx_pair_rfft2(a, norm='ortho') * c, s=(3, 6), norm='ortho')",
+                    "(randn(g, b, 3, 6), randn(g, 3, 4))", params="a, c", static=(1,), decomposition_tol=1e-6),
+    ),
 )
 # Helpers that decompose nothing alone.
 SUPPORT: tuple[str, ...] = ("dft", "complex_abs", "complex", "polar", "complex_pair")

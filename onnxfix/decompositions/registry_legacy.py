@@ -5,6 +5,7 @@ with both exporters. ONX518: silently wrong in legacy; ONX517: legacy export fai
 from __future__ import annotations
 
 from onnxfix.decompositions.base import PYTORCH, Decomposition, Proof
+from onnxfix.decompositions.registry_fft import PAIR_NOTES
 
 ONNX = "https://github.com/onnx/onnx/issues/"
 
@@ -434,5 +435,20 @@ UNSUPPORTED: tuple[Decomposition, ...] = (
     ),
 )
 
-DECOMPOSITIONS: tuple[Decomposition, ...] = SILENT + UNSUPPORTED
+# ---- ONX526 under legacy only: complex values its symbolics refuse -----------------------------
+COMPLEX: tuple[Decomposition, ...] = (
+    Decomposition(
+        "pair_stft", ("torch.stft", "Tensor.stft"), False, ("stft", "stft magnitude"),
+        (PYTORCH + "107677", PYTORCH + "138313", "https://github.com/NVIDIA-NeMo/Speech/issues/11684"),
+        PAIR_NOTES + " Only under the legacy exporter, whose STFT symbolic takes real output only: "
+        "torch.stft(..., return_complex=False) there, its (..., 2) output as a pair; the dynamo exporter "
+        "takes the complex op and keeps it.", requires=("complex_pair",), drop_in=False, rule="ONX526",
+        when_keyword=("return_complex", True),
+        proof=Proof("torch.stft(a, 8, window=torch.hann_window(8), return_complex=True).abs()",
+                    "_onnx_pair_stft(a, 8, window=torch.hann_window(8), return_complex=True).abs()",
+                    "(randn(g, b, 64),)", decomposition_tol=1e-6),
+    ),
+)
+
+DECOMPOSITIONS: tuple[Decomposition, ...] = SILENT + UNSUPPORTED + COMPLEX
 SUPPORT: tuple[str, ...] = ("quantile_impl",)  # shared by quantile and nanquantile

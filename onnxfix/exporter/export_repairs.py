@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from onnxfix.decompositions import rule_keys
+
 
 @dataclass(frozen=True)
 class ExportRepair:
@@ -21,9 +23,11 @@ class ExportRepair:
 EXPORT_REPAIRS = {
     "complex_pairs": ExportRepair(
         r"complex-valued input|[Cc]omplex(?:Float|Double|64|128)? (?:tensor|dtype|type)s? (?:is|are) not supported"
-        r"|ComplexFloat|ComplexDouble|operator 'aten::(?:polar|view_as_complex|view_as_real|complex)'",
+        r"|ComplexFloat|ComplexDouble|operator 'aten::(?:polar|view_as_complex|view_as_real|complex|fft_rfft2)'"
+        r"|STFT does not currently support complex types",
         "complex tensors carried as (real, imaginary) pairs while exporting (torch.polar, view_as_complex, "
-        "complex products, view_as_real: a complex RoPE)",
-        ("pair_polar", "pair_view_as_complex", "pair_complex"),  # ONX526's helpers
+        "complex products and matmuls, view_as_real, rfft2 and the irfft of a pair, a complex stft under "
+        "legacy: a complex RoPE, a global filter, a spectrogram)",
+        rule_keys("ONX526"),  # ONX526's helpers
     ),
 }

@@ -97,12 +97,20 @@ def helper_fix(decomposition: Decomposition, node: ast.Call, ctx: FunctionContex
         func_end = source.span(func)[1]
         paren = source.text.index("(", func_end)
         receiver = ctx.segment(func.value)
-        separator = ", " if node.args or node.keywords else ""
+        separator = _separator(node, source.text, paren)
         edits = (Edit(call_start, func_end, name), Edit(paren + 1, paren + 1, receiver + separator))
     else:
         edits = (ctx.replace(node.func, name),)
     return Fix(f"Rewrite to `{name}(...)` (exportable ops, helper added to the file)", edits, safe,
                imports=("torch",), helpers=helpers)
+
+
+def _separator(node: ast.Call, text: str, paren: int) -> str:
+    """What follows the receiver moved into the call's parentheses: `, ` before arguments on the
+    same line, `,` before arguments that start on the next one (no trailing space)."""
+    if not (node.args or node.keywords):
+        return ""
+    return "," if text[paren + 1 : paren + 2] in ("\n", "\r") else ", "
 
 
 def inplace_helper_fix(decomposition: Decomposition, node: ast.Call, ctx: FunctionContext, safe: bool) -> Fix:
@@ -114,7 +122,7 @@ def inplace_helper_fix(decomposition: Decomposition, node: ast.Call, ctx: Functi
     func_end = source.span(node.func)[1]
     paren = source.text.index("(", func_end)
     receiver = ctx.segment(node.func.value)
-    separator = ", " if node.args or node.keywords else ""
+    separator = _separator(node, source.text, paren)
     edits = (Edit(call_start, func_end, f"{receiver}.copy_({decomposition.helper}"),
              Edit(paren + 1, paren + 1, receiver + separator), Edit(call_end, call_end, ")"))
     return Fix(f"Rewrite to `{receiver}.copy_({decomposition.helper}(...))` (exportable ops, helper added to the file)",
