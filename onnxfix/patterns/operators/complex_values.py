@@ -56,4 +56,24 @@ def _beside_fft(node: ast.Call, ctx: FunctionContext) -> bool:
     return _is_fft(ctx.parent(node), ctx) or any(_is_fft(argument, ctx) for argument in node.args)
 
 
+def carries_complex_pair(node: ast.AST, ctx: FunctionContext, seen: frozenset[str] = frozenset()) -> bool:
+    """``node`` holds a value this rule's fix makes a `_onnx_complex_pair` while exporting: it
+    calls one of the rule's ops (or its `_onnx_pair_*` helper), directly or through the name's
+    last assignment above (`x = torch.fft.rfft2(x) * w` then `irfft2(x)`; straight-line code:
+    it only silences ONX524 for an inverse FFT, at worst a finding missed)."""
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Call):
+            found = match_call(sub, ctx)
+            if found is not None and found[1].rule == ComplexValues.code:
+                return True
+            if isinstance(sub.func, ast.Name) and sub.func.id.startswith("_onnx_pair_"):
+                return True
+        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load) and sub.id not in seen:
+            above = [v for v in ctx.assignments(sub.id) if v.lineno < sub.lineno]
+            last = max(above, key=lambda v: (v.lineno, v.col_offset), default=None)
+            if last is not None and carries_complex_pair(last, ctx, seen | {sub.id}):
+                return True
+    return False
+
+
 RULES = [ComplexValues]
