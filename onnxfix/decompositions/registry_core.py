@@ -228,5 +228,16 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
             params="a, c", decomposition_tol=1e-6,  # sum(-1) against _cdist_forward's loop
         ),
     ),
+    Decomposition(
+        "rfloordiv", ("Tensor.__rfloordiv__",), True, ("rfloordiv float", "rfloordiv int"),
+        (PYTORCH + "147606",),  # the same translation failure for a number as pow's base
+        "A Python number floor-divided by a tensor (`1.0 // s`, I-BERT's IntGELU): while exporting, the "
+        "number as a tensor of the promoted dtype (torch.result_type) and torch.div(..., rounding_mode='floor'), "
+        "the kernel floor_divide runs. Eager keeps the operator.",
+        rule="ONX527",
+        proof=Proof("a.__rfloordiv__(1.0) + i.__rfloordiv__(7)", "_onnx_rfloordiv(a, 1.0) + _onnx_rfloordiv(i, 7)",
+                    "(randn(g, b, 4), ints(g, 1, 6, b, 4) * (1 - 2 * ints(g, 0, 2, b, 4)))",
+                    params="a, i"),
+    ),
 )
 SUPPORT: tuple[str, ...] = ("sort_rank", "roll", "round_half_away")  # helpers that decompose nothing on their own (roll: ONX406; round_half_away: ONX101's element loops)

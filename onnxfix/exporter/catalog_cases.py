@@ -108,6 +108,8 @@ CASES = [
     C("fft.ifft real/imag", "torch.fft.ifft", "torch.fft.ifft(x).real + torch.fft.ifft(x).imag", "R(2, 8),"),
     C("fft.ifft resolve_conj", "torch.fft.ifft", "torch.view_as_real(torch.fft.ifft(x).resolve_conj())", "R(2, 8),"),
     C("stft", "torch.stft", "torch.view_as_real(torch.stft(x, 8, window=torch.hann_window(8), return_complex=True))", "R(1, 64),"),
+    C("rfloordiv float", "Tensor.__rfloordiv__", "1.0 // x", "R(4),"),
+    C("rfloordiv int", "Tensor.__rfloordiv__", "7 // x.long().abs().clamp(min=1)", "R(4),"),
     C("stft magnitude", "torch.stft", "torch.stft(x, 8, window=torch.hann_window(8), return_complex=True).abs()", "R(1, 64),"),
     C("rfft2 filter", "torch.fft.rfft2",  # GFNet's global filter: a complex product between rfft2 and irfft2
       "torch.fft.irfft2(torch.fft.rfft2(x, norm='ortho') * torch.view_as_complex(y), s=(4, 6), norm='ortho')",
