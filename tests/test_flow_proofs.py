@@ -57,7 +57,8 @@ CASES = {
     "eager_only_mask": ("ONX605", True, (FAILS, OK)),  # UDOP: the mask built only when not compiling
     "gathered_rows": ("ONX603", True, (FAILS, WRONG)),  # Reformer: per-row index_select -> one gather
     "tf_same_padding": ("ONX606", True, (WRONG, WRONG)),  # MobileNetV2's TF "SAME" pad: (h - 1) % s + 1
-    "vit_position_table": ("ONX607", False, (ORT, OK)),  # ViT: the table shortcut skipped under export too
+    "vit_position_table": ("ONX607", False, (ORT, OK)),
+    "window_pad_crop": ("ONX608", True, (ORT, ORT)),  # Swin: pad to the patch and window multiples, crop back  # ViT: the table shortcut skipped under export too
 }
 # What the dynamo exporter's error says for the originals that fail (re-measured here).
 DYNAMO_ERRORS = {

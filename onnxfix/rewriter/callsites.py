@@ -107,6 +107,7 @@ class CallSites:
             defined = sum(1 for info in self.module.classes.values() if node.name in info.methods)
             if not calls or by_name.get(node.name) or not self.mentions(node.name, defined + len(calls)):
                 return None
+            calls = [(call, ctx) for call, ctx in calls if not _dispatched_elsewhere(call, ctx, fn)]
         elif fn.cls is None:
             calls = by_name.get(node.name, [])
             if not calls or not self.mentions(node.name, 1 + len(calls)):
@@ -150,6 +151,16 @@ class CallSites:
         if not self.mentions(class_name, 1 + len(attributes)):
             return []  # also constructed or referenced elsewhere (a factory, a type check)
         return calls
+
+
+def _dispatched_elsewhere(call: ast.Call, ctx, fn: ExportFunction) -> bool:
+    """`self.name(...)` in a method of another class that defines `name` itself (Swin's three
+    `maybe_pad` methods): that class's method runs there, not ``fn``."""
+    receiver, cls = call.func.value, ctx.fn.cls
+    return (
+        isinstance(receiver, ast.Name) and receiver.id == ctx.self_name and cls is not None
+        and cls.name != fn.cls.name and call.func.attr in cls.methods
+    )
 
 
 def _docstrings(tree: ast.Module):

@@ -1,0 +1,189 @@
+"""ONX608: padding a tensor to a multiple of a window or patch size, and cropping it back, under
+`if` statements on the size (Swin, FocalNet and most windowed vision models)::
+
+    if width % self.patch_size != 0:
+        pad_values = (0, self.patch_size - width % self.patch_size)
+        pixel_values = nn.functional.pad(pixel_values, pad_values)
+    ...
+    if pad_right > 0 or pad_bottom > 0:
+        windows = windows[:, :height, :width, :].contiguous()
+
+With the size dynamic, torch.export guards on the branch (ONX915, "works only for sizes in 32, 36,
+...") and the exported model pads or crops only as the export-time size needed. Both branches are
+one computation: the pad `B - A % B` taken modulo B is 0 where B divides A, and F.pad by 0 and
+a crop to the size the tensor already has leave the values as they are.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix.patterns.control_flow.size_remainder import remainder_test
+from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.rule import Edit, Fix, Rule, RuleDoc
+from onnxfix.rewriter.statements import block_of, comments_outside, enclosing_statement, single_name_assignment, statement_indent
+
+_PAD = ("torch.nn.functional.pad",)
+
+
+def _dump(node: ast.AST) -> str:
+    return ast.dump(node, annotate_fields=False, include_attributes=False)
+
+
+def _pad_amounts(body: list[ast.stmt], a: ast.expr, b: ast.expr) -> list[ast.BinOp] | None:
+    """The `B - A % B` expressions of the body, if every `A % B` in it is one."""
+    remainder = _dump(ast.BinOp(a, ast.Mod(), b))
+    amounts, remainders = [], 0
+    for statement in body:
+        for sub in ast.walk(statement):
+            if isinstance(sub, ast.BinOp) and _dump(sub) == remainder:
+                remainders += 1
+            if (isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Sub) and _dump(sub.left) == _dump(b)
+                    and _dump(sub.right) == remainder):
+                amounts.append(sub)
+    return amounts if amounts and len(amounts) == remainders else None
+
+
+def _is_padding_body(body: list[ast.stmt], ctx: FunctionContext) -> str | None:
+    """The tensor name the body pads (`x = F.pad(x, ...)` last, local assignments before)."""
+    if not body or not all(single_name_assignment(s) for s in body):
+        return None
+    last = body[-1].value
+    name = single_name_assignment(body[-1])
+    if not (isinstance(last, ast.Call) and ctx.qualname(last.func) in _PAD and last.args
+            and isinstance(last.args[0], ast.Name) and last.args[0].id == name):
+        return None
+    return name
+
+
+def _read_outside(names: set[str], node: ast.If, ctx: FunctionContext) -> bool:
+    """A name the body assigns is read elsewhere, other than after its own assignment in the
+    reading statement's block (Swin's second `if` assigns `pad_values` again before its pad)."""
+    inside = {id(sub) for sub in ast.walk(node)}
+    for sub in ast.walk(ctx.fn.node):
+        if isinstance(sub, ast.Name) and sub.id in names and isinstance(sub.ctx, ast.Load) and id(sub) not in inside:
+            statement = enclosing_statement(sub, ctx)
+            block = block_of(statement, ctx) if statement is not None else []
+            earlier = block[: block.index(statement)] if block else []
+            if not any(single_name_assignment(s) == sub.id for s in earlier):
+                return True
+    return False
+
+
+def _crop_body(node: ast.If, ctx: FunctionContext) -> bool:
+    """`x = x[:, :h, :w, :]` (optionally `.contiguous()`): slices with upper bounds only."""
+    if len(node.body) != 1 or node.orelse:
+        return False
+    name = single_name_assignment(node.body[0])
+    value = node.body[0].value if name else None
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "contiguous" and not value.args:
+        value = value.func.value
+    if not (isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name) and value.value.id == name):
+        return False
+    items = value.slice.elts if isinstance(value.slice, ast.Tuple) else [value.slice]
+    slices = [i for i in items if isinstance(i, ast.Slice)]
+    if not (len(slices) == len(items) and all(s.lower is None and s.step is None for s in slices) and any(s.upper for s in slices)):
+        return False
+    # the crop is to other sizes than the amounts tested (`if a > 0: x = x[:a]` crops by the amount)
+    tested = {n.id for n in ast.walk(node.test) if isinstance(n, ast.Name)}
+    bounds = {n.id for s in slices if s.upper for n in ast.walk(s.upper) if isinstance(n, ast.Name)}
+    return not tested & bounds
+
+
+def _positive_pad_test(test: ast.expr, ctx: FunctionContext) -> bool:
+    """`p > 0`, `p[3] > 0 or p[5] > 0`: some pad amount (a number, not tensor data) is positive."""
+    parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or) else [test]
+    return all(
+        isinstance(p, ast.Compare) and len(p.ops) == 1 and isinstance(p.ops[0], (ast.Gt, ast.NotEq))
+        and isinstance(p.comparators[0], ast.Constant) and p.comparators[0].value == 0
+        and _is_amount(p.left, ctx)
+        for p in parts
+    )
+
+
+def _is_amount(node: ast.expr, ctx: FunctionContext) -> bool:
+    """A size, or an item of a name that is neither a tensor nor an input of the exported forward."""
+    if ctx.sizes.is_size(node):
+        return True
+    base = node.value if isinstance(node, ast.Subscript) else node
+    if not isinstance(base, ast.Name) or ctx.tensors.is_tensor(base) is True:
+        return False
+    return not (ctx.is_parameter(base.id) and ctx.fn.is_entry)
+
+
+class PadToMultipleBranch(Rule):
+    code = "ONX608"
+    name = "pad-to-multiple-branch"
+    summary = "Padding to a multiple of a size (and cropping back) under an `if` on the size: pad and crop always"
+    fix_availability = "sometimes"
+    default_safety = "per-finding"
+    triggers = ("pad",)
+    doc = RuleDoc(
+        what="Finds, in export-time code: `if A % B != 0:` whose body computes a pad of `B - A % B` into "
+        "names and applies it with `F.pad` to a tensor (a body of the pad call alone is ONX601's), where `A` is a size (Swin's and FocalNet's `maybe_pad`, "
+        "window attention in detectors and restoration models); and `if <pad> > 0 [or ...]:` whose body "
+        "crops a tensor back with slices (`x = x[:, :height, :width, :]`).",
+        why="With the size dynamic, torch.export guards on the branch (onnxfix reports ONX915: \"works "
+        "only for sizes in 32, 36, 40, ...\") and the exported model pads or crops only as the export-time "
+        "size needed: other sizes fail in onnxruntime (a Reshape of the unpadded windows) or come out the "
+        "wrong shape (transformers' Swin and FocalNet with a dynamic image size, measured on torch 2.13). "
+        "The legacy exporter records the branch taken.",
+        example="def forward(self, x):\n    w = x.shape[-1]\n    if w % 4 != 0:\n"
+        "        x = F.pad(x, (0, 4 - w % 4))\n    return x",
+        use_instead="def forward(self, x):\n    w = x.shape[-1]\n    x = F.pad(x, (0, (4 - w % 4) % 4))\n    return x",
+        fix_safety="The pad: safe. Where B divides A the pad becomes 0 and F.pad by 0 returns the same "
+        "values; elsewhere `(B - A % B) % B` is `B - A % B` (0 < B - A % B < B for B > 0): the same op on "
+        "the same amounts. Offered only when every name the body assigns, but the padded tensor, is read "
+        "nowhere else. The crop: unsafe. Slicing a tensor to the sizes it has is a no-op, but that the "
+        "tensor has those sizes whenever no pad was applied is not in the source.",
+        references=("https://github.com/huggingface/transformers/blob/main/src/transformers/models/swin/modeling_swin.py",),
+    )
+
+    def visit_If(self, node: ast.If, ctx: FunctionContext):
+        if node.orelse:
+            return
+        parts = remainder_test(node.test)
+        if parts is not None and not parts[2] and ctx.sizes.is_size(parts[0]):
+            yield from self._pad(node, parts[0], parts[1], ctx)
+        elif _positive_pad_test(node.test, ctx) and _crop_body(node, ctx):
+            fix = self._unconditional(node, ctx, [], safe=False)
+            name = single_name_assignment(node.body[0])
+            yield ctx.report(self, node, f"`{name}` is cropped only when a pad was applied: with the size dynamic, "
+                             "torch.export keeps the export-time branch and the legacy exporter records it; "
+                             "cropping to the unpadded size always leaves an unpadded tensor as it is", fix=fix)
+
+    def _pad(self, node: ast.If, a: ast.expr, b: ast.expr, ctx: FunctionContext):
+        if len(node.body) == 1:
+            return  # the pad alone: ONX601's (control_flow/size_parity.py)
+        name = _is_padding_body(node.body, ctx)
+        amounts = _pad_amounts(node.body, a, b) if name else None
+        if amounts is None:
+            return
+        assigned = {single_name_assignment(s) for s in node.body} - {name}
+        fix = None if _read_outside(assigned, node, ctx) else self._unconditional(node, ctx, amounts, safe=True)
+        yield ctx.report(self, node, f"`{name}` is padded to a multiple of `{ctx.segment(b)}` only when "
+                         f"`{ctx.segment(a)}`, a size, does not divide: with the size dynamic, torch.export keeps the "
+                         "export-time branch and the legacy exporter records it; the pad taken modulo "
+                         f"`{ctx.segment(b)}` is 0 where it divides", fix=fix)
+
+    def _unconditional(self, node: ast.If, ctx: FunctionContext, amounts: list[ast.BinOp], safe: bool) -> Fix | None:
+        """The body at the `if`'s place and indentation, each pad amount taken modulo its divisor."""
+        comments = comments_outside(ctx, node, node.body)
+        if comments is None:
+            return None
+        source = ctx.file.source
+        start = source.line_starts[node.body[0].lineno - 1]
+        end = source.span(node.body[-1])[1]
+        text = source.text[start:end]
+        for amount in sorted(amounts, key=lambda n: source.span(n)[0], reverse=True):
+            a_start, a_end = source.span(amount)
+            text = text[: a_start - start] + f"({source.text[a_start:a_end]}) % {ctx.segment(amount.left)}" + text[a_end - start:]
+        indent, inner = statement_indent(ctx, node), statement_indent(ctx, node.body[0])
+        lines = [line[len(inner) - len(indent):] if line.startswith(inner) else line for line in text.split("\n")]
+        new = "\n".join([*(f"{indent}{c}" for c in comments), *lines])
+        if_start = source.line_starts[node.lineno - 1]
+        title = "Pad always, by the amount modulo the divisor" if amounts else "Crop always"
+        return Fix(title, (Edit(if_start, end, new),), safe=safe)
+
+
+RULES = [PadToMultipleBranch]
