@@ -129,8 +129,8 @@ class PadToMultipleBranch(Rule):
         "wrong shape (transformers' Swin and FocalNet with a dynamic image size, measured on torch 2.13). "
         "The legacy exporter records the branch taken.",
         example="def forward(self, x):\n    w = x.shape[-1]\n    if w % 4 != 0:\n"
-        "        x = F.pad(x, (0, 4 - w % 4))\n    return x",
-        use_instead="def forward(self, x):\n    w = x.shape[-1]\n    x = F.pad(x, (0, (4 - w % 4) % 4))\n    return x",
+        "        pad = (0, 4 - w % 4)\n        x = F.pad(x, pad)\n    return x",
+        use_instead="def forward(self, x):\n    w = x.shape[-1]\n    pad = (0, (4 - w % 4) % 4)\n    x = F.pad(x, pad)\n    return x",
         fix_safety="The pad: safe. Where B divides A the pad becomes 0 and F.pad by 0 returns the same "
         "values; elsewhere `(B - A % B) % B` is `B - A % B` (0 < B - A % B < B for B > 0): the same op on "
         "the same amounts. Offered only when every name the body assigns, but the padded tensor, is read "
