@@ -22,8 +22,12 @@ def number_literal(node: ast.AST) -> int | float | None:
 
 
 def _may_be_tensor(node: ast.AST, ctx: FunctionContext) -> bool:
-    """Not known to be a Python number: a size, or a parameter annotated `int` / `float`."""
-    if ctx.tensors.is_tensor(node) is False or ctx.sizes.is_size(node):
+    """Not known to be a Python number (a size, a parameter annotated `int` / `float`); a module
+    attribute only when known to be a tensor (`32 // self.bits`: a configuration number)."""
+    answer = ctx.tensors.is_tensor(node)
+    if answer is False or ctx.sizes.is_size(node):
+        return False
+    if isinstance(node, ast.Attribute) and answer is not True:
         return False
     if isinstance(node, ast.Name) and ctx.is_parameter(node.id):
         arguments = ctx.fn.node.args
