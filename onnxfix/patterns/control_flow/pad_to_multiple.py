@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import ast
 
+from onnxfix.patterns.control_flow.size_parity import escapes_after, unconditional_body
 from onnxfix.patterns.control_flow.size_remainder import remainder_test
 from onnxfix.rewriter.context import FunctionContext
-from onnxfix.rewriter.rule import Edit, Fix, Rule, RuleDoc
-from onnxfix.rewriter.statements import block_of, comments_outside, enclosing_statement, single_name_assignment, statement_indent
+from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
+from onnxfix.rewriter.statements import block_of, enclosing_statement, single_name_assignment
 
 _PAD = ("torch.nn.functional.pad",)
 
@@ -131,7 +132,8 @@ class PadToMultipleBranch(Rule):
         example="def forward(self, x):\n    w = x.shape[-1]\n    if w % 4 != 0:\n"
         "        pad = (0, 4 - w % 4)\n        x = F.pad(x, pad)\n    return x",
         use_instead="def forward(self, x):\n    w = x.shape[-1]\n    pad = (0, (4 - w % 4) % 4)\n    x = F.pad(x, pad)\n    return x",
-        fix_safety="The pad: safe. Where B divides A the pad becomes 0 and F.pad by 0 returns the same "
+        fix_safety="The pad: safe, unless the unpadded tensor itself is seen after the `if` (written in "
+        "place, returned or stored as itself: a zero pad returns a copy; ONX601's check). Where B divides A the pad becomes 0 and F.pad by 0 returns the same "
         "values; elsewhere `(B - A % B) % B` is `B - A % B` (0 < B - A % B < B for B > 0): the same op on "
         "the same amounts. Offered only when every name the body assigns, but the padded tensor, is read "
         "nowhere else. The crop: unsafe. Slicing a tensor to the sizes it has is a no-op, but that the "
@@ -160,30 +162,21 @@ class PadToMultipleBranch(Rule):
         if amounts is None:
             return
         assigned = {single_name_assignment(s) for s in node.body} - {name}
-        fix = None if _read_outside(assigned, node, ctx) else self._unconditional(node, ctx, amounts, safe=True)
+        # a zero pad returns a copy: unsafe where the unpadded tensor itself is seen afterwards (ONX601's check)
+        escapes = escapes_after(name, node, ctx)
+        fix = None if _read_outside(assigned, node, ctx) else self._unconditional(node, ctx, amounts, safe=not escapes)
         yield ctx.report(self, node, f"`{name}` is padded to a multiple of `{ctx.segment(b)}` only when "
                          f"`{ctx.segment(a)}`, a size, does not divide: with the size dynamic, torch.export keeps the "
                          "export-time branch and the legacy exporter records it; the pad taken modulo "
-                         f"`{ctx.segment(b)}` is 0 where it divides", fix=fix)
+                         f"`{ctx.segment(b)}` is 0 where it divides"
+                         + (f" (unsafe: `{name}` is {escapes} after the `if`, and a zero pad returns a copy)" if escapes else ""),
+                         fix=fix)
 
     def _unconditional(self, node: ast.If, ctx: FunctionContext, amounts: list[ast.BinOp], safe: bool) -> Fix | None:
         """The body at the `if`'s place and indentation, each pad amount taken modulo its divisor."""
-        comments = comments_outside(ctx, node, node.body)
-        if comments is None:
-            return None
-        source = ctx.file.source
-        start = source.line_starts[node.body[0].lineno - 1]
-        end = source.span(node.body[-1])[1]
-        text = source.text[start:end]
-        for amount in sorted(amounts, key=lambda n: source.span(n)[0], reverse=True):
-            a_start, a_end = source.span(amount)
-            text = text[: a_start - start] + f"({source.text[a_start:a_end]}) % {ctx.segment(amount.left)}" + text[a_end - start:]
-        indent, inner = statement_indent(ctx, node), statement_indent(ctx, node.body[0])
-        lines = [line[len(inner) - len(indent):] if line.startswith(inner) else line for line in text.split("\n")]
-        new = "\n".join([*(f"{indent}{c}" for c in comments), *lines])
-        if_start = source.line_starts[node.lineno - 1]
+        edit = unconditional_body(ctx, node, [(a, f"({ctx.segment(a)}) % {ctx.segment(a.left)}") for a in amounts])
         title = "Pad always, by the amount modulo the divisor" if amounts else "Crop always"
-        return Fix(title, (Edit(if_start, end, new),), safe=safe)
+        return None if edit is None else Fix(title, (edit,), safe=safe)
 
 
 RULES = [PadToMultipleBranch]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from onnxfix.rewriter.context import FunctionContext
-from onnxfix.rewriter.rule import Fix, Rule
+from onnxfix.rewriter.rule import Edit, Fix, Rule
 from onnxfix.rewriter.statements import (
     assigned_just_before,
     comments_outside,
@@ -67,23 +67,16 @@ def size_parity_pad(rule: Rule, node: ast.If, ctx: FunctionContext):
             return
         if kind == "complement":
             rewrites.append((amount, f"({ctx.segment(amount)}) % {ctx.segment(amount.left)}"))
-    comments = comments_outside(ctx, node, [statement])
-    if comments is None:
+    body_edit = unconditional_body(ctx, node, rewrites)
+    if body_edit is None:
         return
-    body = ctx.segment(statement)
-    start = ctx.file.source.span(statement)[0]
-    for amount, text in sorted(rewrites, key=lambda r: -ctx.file.source.span(r[0])[0]):
-        a, b = ctx.file.source.span(amount)
-        body = body[: a - start] + text + body[b - start:]
-    shift = len(statement_indent(ctx, statement)) - len(statement_indent(ctx, node))
-    body = "\n".join(line[shift:] if line[:shift].isspace() else line for line in body.split("\n"))
-    edits = [replace_statements(ctx, node, node, body, comments)]
+    edits = [body_edit]
     if flag is not None:
         removal = statement_removal(flag, ctx)
         if removal is None:
             return
         edits.append(removal)
-    escapes = _escapes_after(target, node, ctx)
+    escapes = escapes_after(target, node, ctx)
     fix = Fix(
         "Pad always: the amounts are zero whenever the condition is false",
         tuple(edits), safe=not escapes,
@@ -95,6 +88,24 @@ def size_parity_pad(rule: Rule, node: ast.If, ctx: FunctionContext):
             "no longer reaches the unpadded tensor)"
         )
     yield ctx.report(rule, node.test, message, fix=fix)
+
+
+def unconditional_body(ctx: FunctionContext, node: ast.If, rewrites: list[tuple[ast.expr, str]]) -> Edit | None:
+    """The `if` replaced by its body, dedented to the `if`'s place, each (expression, text) of
+    ``rewrites`` spliced in and the comments outside the body kept above it; None if the source
+    cannot be tokenized."""
+    comments = comments_outside(ctx, node, node.body)
+    if comments is None:
+        return None
+    source = ctx.file.source
+    start = source.span(node.body[0])[0]
+    body = source.text[start : source.span(node.body[-1])[1]]
+    for expression, text in sorted(rewrites, key=lambda r: -source.span(r[0])[0]):
+        a, b = source.span(expression)
+        body = body[: a - start] + text + body[b - start:]
+    shift = len(statement_indent(ctx, node.body[0])) - len(statement_indent(ctx, node))
+    body = "\n".join(line[shift:] if line[:shift].isspace() else line for line in body.split("\n"))
+    return replace_statements(ctx, node, node, body, comments)
 
 
 def _parity_terms(test: ast.expr, ctx: FunctionContext) -> set[tuple[str, int]] | None:
@@ -162,7 +173,7 @@ def _zero_when_divisible(amount: ast.expr, terms: set[tuple[str, int]], ctx: Fun
     return None
 
 
-def _escapes_after(name: str, node: ast.If, ctx: FunctionContext) -> str | None:
+def escapes_after(name: str, node: ast.If, ctx: FunctionContext) -> str | None:
     """How the unpadded tensor could still be seen after the `if` (then the copy a zero pad
     makes is observable): something written in place (`.add_()`, `[...] =`, `+=`, `out=`,
     `inplace=`), or the tensor handed on as itself (returned, stored, aliased, passed to a call

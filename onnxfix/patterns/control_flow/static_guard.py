@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 
 from onnxfix.patterns.control_flow.conditions import tensor_condition
-from onnxfix.patterns.control_flow.size_parity import _escapes_after
+from onnxfix.patterns.control_flow.size_parity import escapes_after
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix
 from onnxfix.rewriter.statements import block_of, bound_before, parenthesize, single_name_assignment
@@ -123,7 +123,7 @@ def _unsafe_reasons(node, static, data, helpers, value, target, ctx) -> list[str
             f"`{ctx.segment(value)}` is not known to keep `{target}`'s dtype and shape (both sides of "
             "`torch.where` are promoted and broadcast together)"
         )
-    escapes = _escapes_after(target, node, ctx)
+    escapes = escapes_after(target, node, ctx)
     if escapes:
         reasons.append(f"`{target}` is {escapes} after the `if`; where the test is false it is now a copy")
     return reasons
