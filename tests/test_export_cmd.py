@@ -239,10 +239,11 @@ def test_a_factory_that_is_not_a_model_is_a_load_error_exit_2(capsys):
 
 
 def test_timeout_is_a_result(capsys):
-    code, document = _cli_json(["tests/export_models/correct.py:make_model", "--timeout", "0.5"], capsys)
+    code, document = _cli_json(["tests/export_models/slow.py:make_model", "--inputs",
+                                "tests/export_models/slow.py:example_inputs", "--timeout", "0.5"], capsys)
     (result,) = document["targets"][0]["results"]
     assert (code, result["verdict"], result["error"]) == (1, "TIMEOUT", "export did not finish in 0.5 s")
-    assert [(f["code"], f["location"]["row"]) for f in result["findings"]] == [("ONX931", 16)]
+    assert [(f["code"], f["location"]["row"]) for f in result["findings"]] == [("ONX931", 19)]
 
 
 def test_onnxruntime_failure_maps_through_the_dynamo_node_metadata(tmp_path):
