@@ -47,6 +47,7 @@ CASES = {
     "float_name": ("FloatName", [("ONX203", 14, "unsafe")], ("k = float(gain)", "k = gain")),
     "int_size": ("IntSize", [("ONX203", 10, "unsafe")],
                  ("return x.reshape(x.shape[0], int(n), -1).sum(-1)", "return x.reshape(x.shape[0], n, -1).sum(-1)")),
+    "int_size_name": ("GridSize", [("ONX203", 12, "unsafe")], ("feat_h = int(feat_h)", "feat_h = feat_h")),
 }
 EVIDENCE_FINDINGS = {  # with evidence: every finding above, its fix safe (ONX204 twice on one line)
     "len_param": [("ONX204", 10, "safe"), ("ONX204", 10, "safe")],
@@ -70,7 +71,7 @@ def test_evidence_turns_the_static_fix_safe(name, tmp_path):
     path = f"{MODELS}/{name}.py"
     assert _findings(path, None) == static
     assert record(f"{path}:{cls}", f"{path}:example_inputs", tmp_path) == {"files": 1, "functions": 2 if name in (
-        "data_local", "data_helper") else 1}
+        "data_local", "data_helper", "int_size_name") else 1}
     expected = EVIDENCE_FINDINGS.get(name, [(code, line, "safe") for code, line, _ in static])
     assert _findings(path, str(tmp_path)) == expected
 

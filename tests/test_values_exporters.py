@@ -27,6 +27,7 @@ ORIGINAL = {
     "IntOfSizeDivision": (SW, SW),
     "IntOfSizeShifted": (SW, SW),
     "IntOfSizeHalf": (SW, SW),
+    "IntOfSizeByAttribute": (ORT, OK),
     "IntOfSizeRoot": (SW, SW),
     "FloatOfSize": (SW, OK),
     "BoolOfTensor": (FAILS, OK),
@@ -85,17 +86,37 @@ def rewritten(tmp_path_factory) -> Path:
     return rewrite_copy(MODELS, tmp_path_factory.mktemp("values"), unsafe=True)
 
 
+class HalfVerdicts:
+    """The exports in two halves, each run on first use, so that no test's setup nears the 60 s
+    bound on the 2-core machine (all of them at once took 54 s): ``verdicts[name]`` is the
+    half holding ``name``, keyed (original/fixed, exporter) -> name -> row."""
+
+    HALVES = (sorted(ORIGINAL)[::2], sorted(ORIGINAL)[1::2])
+
+    def __init__(self, rewritten: Path):
+        self.rewritten, self.halves = rewritten, {}
+
+    def __getitem__(self, name: str) -> dict:
+        half = 0 if name in self.HALVES[0] else 1
+        if half not in self.halves:
+            self.halves[half] = self._export(self.HALVES[half])
+        return self.halves[half]
+
+    def _export(self, names: list[str]) -> dict:
+        jobs = [
+            ("original", "legacy", MODELS, names),
+            ("original", "dynamo", MODELS, names),
+            ("fixed", "legacy", self.rewritten, [n for n in names if n in FIXED]),
+            ("fixed", "dynamo", self.rewritten, [n for n in names if n in FIXED]),
+        ]
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            results = pool.map(lambda job: _run(job[2], job[1], job[3]), jobs)
+        return {(which, exporter): result for (which, exporter, _, _), result in zip(jobs, results)}
+
+
 @pytest.fixture(scope="module")
-def verdicts(rewritten):
-    jobs = [
-        ("original", "legacy", MODELS, sorted(ORIGINAL)),
-        ("original", "dynamo", MODELS, sorted(ORIGINAL)),
-        ("fixed", "legacy", rewritten, FIXED),
-        ("fixed", "dynamo", rewritten, FIXED),
-    ]
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        results = pool.map(lambda job: _run(job[2], job[1], job[3]), jobs)
-    return {(which, exporter): result for (which, exporter, _, _), result in zip(jobs, results)}
+def verdicts(rewritten) -> HalfVerdicts:
+    return HalfVerdicts(rewritten)
 
 
 def test_every_fixable_pattern_was_rewritten(rewritten):
@@ -108,7 +129,7 @@ def test_every_fixable_pattern_was_rewritten(rewritten):
 def _forward_source(module, name):
     import inspect
 
-    return inspect.getsource(getattr(module, name).forward)
+    return inspect.getsource(getattr(module, name))  # the class: forward and the methods it calls
 
 
 @pytest.mark.parametrize("name", FIXED)
@@ -139,13 +160,14 @@ def test_numpy_twin_differs_so_the_rewrite_keeps_numpy_in_eager(name, rewritten)
 @pytest.mark.parametrize("name", sorted(ORIGINAL))
 def test_original_fails_as_measured(name, verdicts):
     legacy, dynamo = ORIGINAL[name]
-    assert verdicts["original", "legacy"][name][0] == legacy, verdicts["original", "legacy"][name]
-    assert verdicts["original", "dynamo"][name][0] == dynamo, verdicts["original", "dynamo"][name]
+    half = verdicts[name]
+    assert half["original", "legacy"][name][0] == legacy, half["original", "legacy"][name]
+    assert half["original", "dynamo"][name][0] == dynamo, half["original", "dynamo"][name]
 
 
 @pytest.mark.parametrize("name", FIXED)
 @pytest.mark.parametrize("exporter", ["legacy", "dynamo"])
 def test_rewrite_exports_correctly_on_other_values_and_sizes(name, exporter, verdicts):
-    verdict, failing, error, probes = verdicts["fixed", exporter][name]
+    verdict, failing, error, probes = verdicts[name]["fixed", exporter][name]
     assert verdict == OK, (failing, error)
     assert probes == ["export inputs", "probe 1 (user)", "probe 2 (user)"]

@@ -39,6 +39,20 @@ class IntOfSizeShifted(nn.Module):  # ONX203, unsafe fix (`a // b + 1`: the nume
         return x[:, : int((x.size(1) - 3) / 2 + 1)]
 
 
+class IntOfSizeByAttribute(nn.Module):  # ONX203, unsafe fix (`scale` not proven a non-negative int)
+    def __init__(self):
+        super().__init__()
+        self.scale = 2
+
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        return self.unshuffle_columns(x, self.scale)
+
+    def unshuffle_columns(self, x: torch.Tensor, scale):
+        rows, cols = x.shape
+        cols = int(cols / scale)  # mmedit's pixel_unshuffle: `cols` rebound through itself
+        return x.view(rows, cols, scale).sum(-1)
+
+
 class IntOfSizeHalf(nn.Module):  # ONX203, safe fix (`// 2`)
     def forward(self, x: torch.Tensor, s: torch.Tensor):
         return x[:, : int(x.size(1) * 0.5)]

@@ -164,6 +164,11 @@ def all_tensors(values: frozenset[Value] | None) -> bool:
     return bool(values) and all(v.kind == "tensor" for v in values)
 
 
+def all_ints(values: frozenset[Value] | None) -> bool:
+    """Every observed value a Python int (a type, not a value: one run proves no sign)."""
+    return bool(values) and all(v.kind == "int" for v in values)
+
+
 def one_dtype(values: frozenset[Value] | None) -> str | None:
     """The dtype every observed value had, when all were tensors of one dtype."""
     if not all_tensors(values):

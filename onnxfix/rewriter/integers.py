@@ -8,6 +8,8 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from onnxfix.rewriter.evidence import all_ints
+
 if TYPE_CHECKING:
     from onnxfix.rewriter.context import FunctionContext
 
@@ -67,7 +69,8 @@ class IntegerOracle:
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
             return not nonneg and self._check(node.operand, kind)
         if isinstance(node, ast.Name):
-            return self._name(node.id, kind)
+            # run-time evidence proves the type only: an int, never its sign
+            return self._name(node.id, kind) or (kind == "int" and all_ints(self.ctx.observed(node)))
         return False
 
     def _shape_name(self, node: ast.AST) -> bool:
@@ -101,7 +104,7 @@ class IntegerOracle:
             if func.id == "len":
                 return True
             if func.id == "int":  # int() of a size expression: sign kept, truncated
-                return len(node.args) == 1 and (kind == "int" or self._check(node.args[0], kind))
+                return len(node.args) == 1 and (kind == "int" or self._nonnegative_number(node.args[0]))
             if func.id in ("max", "min") and len(node.args) >= 2:
                 checks = [self.is_int(a) for a in node.args]
                 if kind == "nonneg":
@@ -111,6 +114,12 @@ class IntegerOracle:
             if func.id == "abs" and len(node.args) == 1:
                 return self.is_int(node.args[0])
         return False
+
+    def _nonnegative_number(self, node: ast.AST) -> bool:
+        """A non-negative int, or a true quotient of two (`h / scale`): what `int()` keeps >= 0."""
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+            return self.is_nonnegative_int(node.left) and self.is_nonnegative_int(node.right)
+        return self.is_nonnegative_int(node)
 
     def _is_builtin(self, name: str) -> bool:
         return self.ctx.is_builtin(name)
@@ -128,9 +137,20 @@ class IntegerOracle:
         elif self.ctx.shape_element(name):  # an item of a torch.Size: an int >= 0
             answer = True
         else:
-            answer = bool(values) and all(self._assigned(name, v, kind) for v in values)
+            answer = self._all_bindings(name, values, kind)
         self._names[key] = answer
         return answer
+
+    def _all_bindings(self, name: str, values: list, kind: str) -> bool:
+        """Every binding proven. A rebinding through the name itself (`h = int(h / scale)` after
+        `b, c, h, w = x.shape`) reads an earlier binding: judged assuming the name proven, once
+        the bindings that do not mention it are."""
+        rebinds = [v for v in values if mentions(v, name)]
+        base = [v for v in values if not mentions(v, name)]
+        if not base or not all(self._assigned(name, v, kind) for v in base):
+            return False
+        self._names[(name, kind)] = True
+        return all(self._assigned(name, v, kind) for v in rebinds)
 
     def _assigned(self, name: str, value: ast.AST, kind: str) -> bool:
         if isinstance(value, ast.Assign):  # b, s = x.shape[:2] / h, w = a, b
@@ -141,6 +161,12 @@ class IntegerOracle:
         if isinstance(value, ast.stmt):
             return False
         return self._check(value, kind)
+
+
+def mentions(binding: ast.AST, name: str) -> bool:
+    """The binding's value reads ``name`` (``h = int(h / scale)``)."""
+    value = binding.value if isinstance(binding, (ast.Assign, ast.AugAssign)) else binding
+    return isinstance(value, ast.AST) and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(value))
 
 
 def _is_shape(node: ast.AST) -> bool:

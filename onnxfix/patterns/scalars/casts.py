@@ -127,7 +127,7 @@ class ScalarCast(Rule):
         # `int(lengths.max())`: a full reduction is a tensor unless the receiver is not one
         if ctx.tensors.is_tensor(argument) or is_zero_dim(argument, ctx):
             yield from self._tensor_cast(node, cast, ctx)
-        elif ctx.sizes.is_size(argument) and cast == "int":
+        elif cast == "int" and ctx.sizes.is_size_quotient(argument):  # `int(h / scale)`, any divisor
             yield self._size_cast(node, argument, ctx)
         elif ctx.sizes.is_size(argument) and cast == "float":
             fix = None
@@ -211,18 +211,30 @@ class ScalarCast(Rule):
                 "`int()` of a size: the legacy exporter records the size as a constant; the size is already an int",
                 fix=fix, exporters=(LEGACY,),
             )
+        if isinstance(argument, (ast.Name, ast.Subscript)) and ctx.sizes.is_size(argument):
+            fix = Fix("Drop `int()`", (replace_call_by_argument(node, ctx),), safe=False)
+            return ctx.report(
+                self, node,
+                f"`int()` of a size: the legacy exporter records the size as a constant (unsafe: "
+                f"`{ctx.segment(argument)}` is not proven an int, where dropping `int()` is the identity; "
+                f"`onnxfix export` proves it from a run)",
+                fix=fix, exporters=(LEGACY,),
+            )
         division = _shifted_division(argument, ints)
         if division is not None:
             (a, b, c), plus = division, ""
+            divisor_proven = ints.is_nonnegative_int(b)
             text = f"{operand(ctx.segment(a), a, TERM)} // {operand(ctx.segment(b), b, UNARY)}"
             if c is not None:
                 plus = f" + {ctx.segment(c)}"
                 text = f"{text}{plus}"
             text = in_place_of(ctx.parent(node), node, text, TERM if c is None else ARITH)
-            safe = ints.is_nonnegative_int(a)
+            safe = divisor_proven and ints.is_nonnegative_int(a)
             fix = Fix(f"Use floor division `a // b{plus}`", (ctx.replace(node, text),), safe=safe)
             shape = "`int(a / b)`" if c is None else f"`int(a / b{plus})`"
             unsafe = "" if safe else (
+                f" (unsafe: `{ctx.segment(b)}` is not proven a non-negative int: a float divisor makes "
+                f"`a // b` a float, a negative one floors where `int()` truncates)" if not divisor_proven else
                 f" (unsafe: truncation is flooring only where `a / b{plus}` is not negative, and "
                 f"`{ctx.segment(a)}` is not proven non-negative)"
             )
@@ -263,10 +275,12 @@ class ScalarCast(Rule):
 
 def _shifted_division(argument: ast.expr, ints) -> tuple[ast.expr, ast.expr, ast.expr | None] | None:
     """(a, b, c) for `a / b` (c None) or `a / b + c` / `c + a / b` (Moonshine's conv lengths,
-    `int((n - 7) / 3 + 1)`), with `a` a proven int, `b` a proven non-negative int (0 raises either
-    way) and `c` a non-negative int literal: `int()` of it is `a // b + c` wherever `a / b + c`
-    is not negative (there truncation is flooring, and the integer `c` moves the floor by itself),
-    for `|a| < 2**53` (tests/test_values_exactness.py)."""
+    `int((n - 7) / 3 + 1)`), with `a` a proven int and `c` a non-negative int literal: with `b` a
+    proven non-negative int (0 raises either way), `int()` of it is `a // b + c` wherever
+    `a / b + c` is not negative (there truncation is flooring, and the integer `c` moves the floor
+    by itself), for `|a| < 2**53` (tests/test_values_exactness.py). A divisor of unknown type
+    (mmedit's `int(h / scale)`, `scale` a parameter) gets the same form, which the caller marks
+    unsafe."""
     c = None
     if isinstance(argument, ast.BinOp) and isinstance(argument.op, ast.Add):
         for quotient, shift in ((argument.left, argument.right), (argument.right, argument.left)):
@@ -278,8 +292,10 @@ def _shifted_division(argument: ast.expr, ints) -> tuple[ast.expr, ast.expr, ast
     if not (isinstance(argument, ast.BinOp) and isinstance(argument.op, ast.Div)):
         return None
     a, b = argument.left, argument.right
-    if not (ints.is_int(a) and ints.is_nonnegative_int(b)):
-        return None
+    if not ints.is_int(a) or (isinstance(b, ast.Constant) and not ints.is_nonnegative_int(b)) or any(
+        isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div) for n in ast.walk(b)
+    ):
+        return None  # a divisor that is a float for sure: `int(h / 2.5)`, `int(n / (h * w / k))`
     return a, b, c
 
 
