@@ -28,6 +28,7 @@ ORIGINAL = {
     "IntOfSizeShifted": (SW, SW),
     "IntOfSizeHalf": (SW, SW),
     "IntOfSizeByAttribute": (ORT, OK),
+    "IntOfSizeRatio": (SW, SW),
     "IntOfSizeRoot": (SW, SW),
     "FloatOfSize": (SW, OK),
     "BoolOfTensor": (FAILS, OK),

@@ -53,6 +53,13 @@ class IntOfSizeByAttribute(nn.Module):  # ONX203, unsafe fix (`scale` not proven
         return x.view(rows, cols, scale).sum(-1)
 
 
+class IntOfSizeRatio(nn.Module):  # ONX203, unsafe fix (Swin's window count: one floor division of products)
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        windows = x.reshape(-1, 2)
+        n = int(windows.shape[0] / (x.shape[1] / 2))
+        return windows.view(n, -1) * 2
+
+
 class IntOfSizeHalf(nn.Module):  # ONX203, safe fix (`// 2`)
     def forward(self, x: torch.Tensor, s: torch.Tensor):
         return x[:, : int(x.size(1) * 0.5)]

@@ -221,6 +221,8 @@ class ScalarCast(Rule):
                 fix=fix, exporters=(LEGACY,),
             )
         division = _shifted_division(argument, ints)
+        if division is not None and not ints.is_nonnegative_int(division[1]) and _scale_factor(division[1], ctx):
+            division = None  # `int(channels / scale_factor)` beside `int(h * scale_factor)`: maybe 0.5
         if division is not None:
             (a, b, c), plus = division, ""
             divisor_proven = ints.is_nonnegative_int(b)
@@ -242,6 +244,21 @@ class ScalarCast(Rule):
                 self, node,
                 f"{shape} on sizes: the legacy exporter records a constant and the dynamo exporter "
                 f"specializes it to the export-time value (silently wrong for other sizes); use `a // b{plus}`" + unsafe,
+                fix=fix, exporters=(LEGACY, DYNAMO),
+            )
+        ratio = _product_ratio(argument, ints)
+        if ratio is not None and any(not ints.is_int(f) and _scale_factor(f, ctx) for f in ratio[0] + ratio[1]):
+            ratio = None
+        if ratio is not None:
+            numerator, denominator = ratio
+            text = in_place_of(ctx.parent(node), node, f"{_product(numerator, ctx)} // {_product(denominator, ctx, UNARY)}", TERM)
+            fix = Fix("Divide the integer products once with `//`", (ctx.replace(node, text),), safe=False)
+            return ctx.report(
+                self, node,
+                "`int()` of a ratio of size products (Swin's `int(windows.shape[0] / (H * W / ws / ws))`): the legacy "
+                "exporter records a constant and the dynamo exporter specializes the float math; use one floor "
+                "division of the integer products (unsafe: exact in rational arithmetic, while the float "
+                "expression rounds at each step; equal wherever the quotient is not within rounding of an integer)",
                 fix=fix, exporters=(LEGACY, DYNAMO),
             )
         halved = _halved_size(argument, ints)
@@ -297,6 +314,49 @@ def _shifted_division(argument: ast.expr, ints) -> tuple[ast.expr, ast.expr, ast
     ):
         return None  # a divisor that is a float for sure: `int(h / 2.5)`, `int(n / (h * w / k))`
     return a, b, c
+
+
+def _product_ratio(argument: ast.expr, ints) -> tuple[list[ast.expr], list[ast.expr]] | None:
+    """The factors above and below the line of a `*`/`/` tree whose leaves are ints, proven or
+    of unknown type (no number literal but an int; no call): `n / (h * w / p / q)` -> ([n, p, q],
+    [h, w]). None without a true division or with a proven-float leaf."""
+    factors = _factors(argument, ints)
+    if factors is None or not factors[1]:
+        return None
+    return factors
+
+
+def _factors(node: ast.expr, ints) -> tuple[list[ast.expr], list[ast.expr]] | None:
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div)):
+        left, right = _factors(node.left, ints), _factors(node.right, ints)
+        if left is None or right is None:
+            return None
+        if isinstance(node.op, ast.Mult):
+            return left[0] + right[0], left[1] + right[1]
+        return left[0] + right[1], left[1] + right[0]
+    if ints.is_int(node) or isinstance(node, (ast.Name, ast.Attribute)):
+        return [node], []
+    return None
+
+
+def _product(factors: list[ast.expr], ctx: FunctionContext, level: int = TERM) -> str:
+    text = " * ".join(operand(ctx.segment(f), f, UNARY) for f in factors)
+    return text if len(factors) == 1 or level <= TERM else f"({text})"
+
+
+def _scale_factor(divisor: ast.expr, ctx: FunctionContext) -> bool:
+    """A divisor of unknown type that the function also multiplies with or inverts (CAIN's
+    pixel_shuffle: `int(in_height * scale_factor)`, `int(1 / scale_factor)`): a scale that can
+    be fractional, where `a // b` would be a float."""
+    if not isinstance(divisor, (ast.Name, ast.Attribute)):
+        return False
+    text = ast.unparse(divisor)
+    for n in ast.walk(ctx.fn.node):
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult) and text in (ast.unparse(n.left), ast.unparse(n.right)):
+            return True
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div) and isinstance(n.left, ast.Constant) and ast.unparse(n.right) == text:
+            return True
+    return False
 
 
 def _small_int(node: ast.expr) -> bool:

@@ -1,0 +1,202 @@
+"""ONX609: a tensor cached for one input size, taken when the sizes match, recomputed otherwise.
+
+Shifted-window models (SwinIR, HAT, DAT, Swin2SR, Uformer) build their attention masks for the
+training resolution once, in `__init__`, and recompute them in forward for any other size:
+
+    self.register_buffer("attn_mask", self.calculate_mask(input_resolution))    # __init__
+    ...
+    if self.input_resolution == x_size:                                          # forward
+        attn_windows = self.attn(x_windows, mask=self.attn_mask)
+    else:
+        attn_windows = self.attn(x_windows, mask=self.calculate_mask(x_size).to(x.device))
+
+Both exporters evaluate the comparison on the example's sizes and keep one branch. When the
+example has the cached size, the exported model holds the cached mask and fails (or computes
+another thing) for every other size; torch.export also pins the sizes to the example's (ONX914).
+The general branch computes what the cache holds when the sizes match, so taking it under
+export keeps the model general, and eager keeps its fast path.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix.patterns.control_flow.tracing_only_guard import compares_sizes
+from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.export_guards import TRUE_UNDER_DYNAMO_EXPORT, TRUE_UNDER_LEGACY_EXPORT
+from onnxfix.rewriter.precedence import NOT, operand
+from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
+
+EXPORT_GUARDS = TRUE_UNDER_DYNAMO_EXPORT | TRUE_UNDER_LEGACY_EXPORT
+
+
+class CachedSizePath(Rule):
+    code = "ONX609"
+    name = "cached-size-path"
+    summary = "A tensor cached for one input size, taken when the sizes match: take the recomputing branch under export"
+    fix_availability = "always"
+    default_safety = "safe"
+    exporters = ("dynamo", "legacy")
+    doc = RuleDoc(
+        what="Finds an `if` on sizes whose one branch uses a module attribute that `__init__` "
+        "computes with some function (`self.register_buffer(\"attn_mask\", self.calculate_mask("
+        "input_resolution))`) and whose other branch calls that function on the input's sizes "
+        "(`self.calculate_mask(x_size)`): a cache for one resolution, as in SwinIR, HAT, DAT and "
+        "Swin2SR's shifted-window attention.",
+        why="Both exporters decide the `if` on the example's sizes and keep one branch. With an "
+        "example of the cached size the exported model holds the cached tensor: onnxruntime fails "
+        "(a Reshape of the wrong size) or computes another thing for every other size, and "
+        "torch.export pins the sizes to the example's (ONX914). Measured on torch 2.13 "
+        "(tests/realworld/swinir_attn_mask_resolution.py).",
+        example="def __init__(self, input_resolution=(8, 8)):\n    super().__init__()\n"
+        "    self.input_resolution = input_resolution\n"
+        "    self.register_buffer(\"attn_mask\", self.calculate_mask(input_resolution))\n\n"
+        "def forward(self, x):\n    x_size = (x.shape[2], x.shape[3])\n"
+        "    if self.input_resolution == x_size:\n        mask = self.attn_mask\n    else:\n"
+        "        mask = self.calculate_mask(x_size)\n    return self.attn(x, mask)",
+        use_instead="def __init__(self, input_resolution=(8, 8)):\n    super().__init__()\n"
+        "    self.input_resolution = input_resolution\n"
+        "    self.register_buffer(\"attn_mask\", self.calculate_mask(input_resolution))\n\n"
+        "def forward(self, x):\n    x_size = (x.shape[2], x.shape[3])\n"
+        "    if not (torch.jit.is_tracing() or torch.compiler.is_exporting()) and self.input_resolution == x_size:\n"
+        "        mask = self.attn_mask\n    else:\n        mask = self.calculate_mask(x_size)\n"
+        "    return self.attn(x, mask)",
+        fix_safety="Safe: `torch.jit.is_tracing()` and `torch.compiler.is_exporting()` are False "
+        "outside the exporters, so eager PyTorch takes the same branch as before, bit for bit. "
+        "Under export the recomputing branch runs for every size; for the cached size it computes "
+        "what `__init__` cached with the same function, unless the attribute was changed since "
+        "(a checkpoint holding another mask), which the export's comparison with eager on the "
+        "export inputs shows.",
+        references=("https://github.com/JingyunLiang/SwinIR/blob/main/models/network_swinir.py",
+                    "https://github.com/zhengchen1999/DAT/blob/main/basicsr/archs/dat_arch.py"),
+    )
+
+    def visit_If(self, node: ast.If, ctx: FunctionContext):
+        if ctx.fn.cls is None or not node.orelse or _guarded(node.test):
+            return
+        makers = _cached_attributes(ctx)
+        if not makers:
+            return
+        for cached, general, general_is_body in ((node.body, node.orelse, False), (node.orelse, node.body, True)):
+            for attribute in _cached_uses(cached, makers, ctx):
+                calls = _calls(general, makers[attribute])
+                if not calls or _calls(cached, makers[attribute]):
+                    continue
+                if _compares_sizes(node.test, ctx) or _compares_arguments(node.test, calls):
+                    yield ctx.report(self, node.test, _message(attribute, makers[attribute]),
+                                     fix=_fix(node.test, general_is_body, ctx))
+                    return
+
+
+def _message(attribute: str, maker: str) -> str:
+    return (f"`self.{attribute}` is computed once by `{maker}` for one size and taken when the sizes match: "
+            f"both exporters decide this `if` on the example's sizes and keep one branch (other sizes fail "
+            f"or come out wrong); take the branch that calls `{maker}` under export (eager keeps its fast path)")
+
+
+def _fix(test: ast.expr, general_is_body: bool, ctx: FunctionContext) -> Fix:
+    torch_name, imports = ctx.torch_name()
+    exporting = f"{torch_name}.jit.is_tracing() or {torch_name}.compiler.is_exporting()"
+    if general_is_body:  # the test selects the general branch: make it true under export
+        text = f"{exporting} or {operand(ctx.segment(test), test, NOT)}"
+    else:
+        text = f"not ({exporting}) and {operand(ctx.segment(test), test, NOT)}"
+    return Fix("Take the recomputing branch under export", (ctx.replace(test, text),), safe=True, imports=imports)
+
+
+def _compares_sizes(test: ast.expr, ctx: FunctionContext) -> bool:
+    """A comparison one side of which is computed from the input's sizes, through names and
+    tuples too (`x_size = (x.shape[2], x.shape[3])`, `_H = pad_b + H`)."""
+    return any(isinstance(n, ast.Compare) and (compares_sizes(n, ctx) or any(
+        _from_sizes(side, ctx, set()) for side in (n.left, *n.comparators))) for n in ast.walk(test))
+
+
+def _from_sizes(node: ast.AST, ctx: FunctionContext, seen: set[str]) -> bool:
+    for n in ast.walk(node):
+        if ctx.sizes.is_size(n):
+            return True
+        if isinstance(n, ast.Name) and n.id not in seen:
+            seen.add(n.id)
+            for binding in ctx.assignments(n.id):
+                value = binding.value if isinstance(binding, (ast.Assign, ast.AugAssign)) else binding
+                if isinstance(value, ast.expr) and _from_sizes(value, ctx, seen):
+                    return True
+    return False
+
+
+def _guarded(test: ast.expr) -> bool:
+    """Already decided by an export guard (this rule's own fix, or the author's)."""
+    return any(isinstance(n, ast.Call) and isinstance(n.func, (ast.Attribute, ast.Name))
+               and (n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id) in EXPORT_GUARDS
+               for n in ast.walk(test))
+
+
+def _cached_attributes(ctx: FunctionContext) -> dict[str, str]:
+    """`self.<attr>` (attribute or buffer) -> the source of the function `__init__` computes it
+    with (`self.calculate_mask`), directly or through one local name."""
+    init = ctx.fn.cls.methods.get("__init__")
+    if init is None or not init.args.args:
+        return {}
+    self_name = init.args.args[0].arg
+    locals_: dict[str, ast.expr] = {}
+    makers: dict[str, str] = {}
+    for statement in ast.walk(init):
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+            target = statement.targets[0]
+            if isinstance(target, ast.Name):
+                locals_[target.id] = statement.value
+            elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == self_name:
+                _add_maker(makers, target.attr, statement.value, locals_, ctx)
+        elif (isinstance(statement, ast.Call) and isinstance(statement.func, ast.Attribute)
+              and statement.func.attr == "register_buffer" and len(statement.args) >= 2
+              and isinstance(statement.args[0], ast.Constant) and isinstance(statement.args[0].value, str)):
+            _add_maker(makers, statement.args[0].value, statement.args[1], locals_, ctx)
+    return makers
+
+
+def _add_maker(makers: dict[str, str], attribute: str, value: ast.expr, locals_: dict[str, ast.expr],
+               ctx: FunctionContext) -> None:
+    root = value
+    while isinstance(root, (ast.Subscript, ast.Attribute)) and not isinstance(root, ast.Call):
+        root = root.value  # `attn_mask[0]`, `mask.T`
+    if isinstance(root, ast.Name) and root.id in locals_:
+        root = locals_[root.id]
+    calls = [n for n in ast.walk(root) if isinstance(n, ast.Call) and isinstance(n.func, (ast.Name, ast.Attribute))]
+    makers_ = [ast.unparse(c.func) for c in calls if _user_function(c.func, ctx)]
+    if makers_:
+        makers[attribute] = makers_[0]
+
+
+def _user_function(func: ast.expr, ctx: FunctionContext) -> bool:
+    """`self.calculate_mask` or a bare `calculate_mask`: the model's own code, not torch's, and
+    no class (`Spatial_Attention(...)` builds a submodule, it computes no tensor)."""
+    if isinstance(func, ast.Name):
+        return func.id not in ctx.file.module.classes and not func.id[:1].isupper()
+    return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"
+
+
+def _cached_uses(block: list[ast.stmt], makers: dict[str, str], ctx: FunctionContext) -> list[str]:
+    """The cached attributes a branch reads, in order."""
+    return list(dict.fromkeys(
+        n.attr for statement in block for n in ast.walk(statement)
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == ctx.self_name
+        and n.attr in makers))
+
+
+def _calls(block: list[ast.stmt], maker: str) -> list[ast.Call]:
+    return [n for statement in block for n in ast.walk(statement)
+            if isinstance(n, ast.Call) and ast.unparse(n.func) == maker]
+
+
+def _compares_arguments(test: ast.expr, calls: list[ast.Call]) -> bool:
+    """The test compares a name the recomputation takes (DAT: `if self.patches_resolution != _H
+    or ...: mask = self.calculate_mask(_H, _W)`), sizes or not: what decides the branch is
+    what the cache was computed for."""
+    arguments = {n.id for call in calls for a in [*call.args, *(k.value for k in call.keywords)]
+                 for n in ast.walk(a) if isinstance(n, ast.Name)}
+    return any(isinstance(n, ast.Compare) and any(
+        isinstance(m, ast.Name) and m.id in arguments for side in (n.left, *n.comparators) for m in ast.walk(side))
+        for n in ast.walk(test))
+
+
+RULES = [CachedSizePath]
