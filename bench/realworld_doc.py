@@ -174,7 +174,8 @@ def render(results: list[dict], torch_version: str) -> str:
            "`autograd-function` code reached through `torch.autograd.Function.apply`; `exporter-defaults` pitfalls that",
            "only the legacy exporter hits; `constant-tensor` tensors built from Python values in forward; `indexing`,",
            "`views` index and view writes. A case fails when some exporter's verdict is not OK before any fix.",
-           "Run: `python bench/realworld.py` (all 121 cases: 6 minutes with `--jobs 2` on 2 cores; `--blind --export-fix --update`, the 46 blind\ncases also through `onnxfix export --write --unsafe-fixes`: 12 minutes), `--update CASE ...` to",
+           f"Run: `python bench/realworld.py` (all {len(results)} cases, two at a time by default; `--blind --export-fix --update`, the "
+           f"{sum(1 for r in results if r.get('blind'))} blind\ncases also through `onnxfix export --write --unsafe-fixes`), `--update CASE ...` to",
            "re-run some and merge, `--render` to rewrite this file from bench/out/realworld.json.", "",
            "## Totals", "", "Cases the rules were written against (the blind cases have their own section).", ""]
     out += totals([r for r in results if not r.get("blind")]) + blind_section(results) + [

@@ -345,18 +345,26 @@ def _product(factors: list[ast.expr], ctx: FunctionContext, level: int = TERM) -
 
 
 def _scale_factor(divisor: ast.expr, ctx: FunctionContext) -> bool:
-    """A divisor of unknown type that the function also multiplies with or inverts (CAIN's
-    pixel_shuffle: `int(in_height * scale_factor)`, `int(1 / scale_factor)`): a scale that can
-    be fractional, where `a // b` would be a float."""
+    """A divisor of unknown type that the function elsewhere multiplies a size by under `int()`
+    or inverts (CAIN's pixel_shuffle: `int(in_height * scale_factor)`, `int(1 / scale_factor)`):
+    a scale that can be fractional, where `a // b` would be a float. Products inside the ratio
+    itself (`h * w / h_sp / w_sp`) say nothing."""
     if not isinstance(divisor, (ast.Name, ast.Attribute)):
         return False
     text = ast.unparse(divisor)
     for n in ast.walk(ctx.fn.node):
-        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult) and text in (ast.unparse(n.left), ast.unparse(n.right)):
-            return True
         if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div) and isinstance(n.left, ast.Constant) and ast.unparse(n.right) == text:
             return True
+        if isinstance(n, ast.Call) and builtin_call(n, ctx, CASTS) == "int" and len(n.args) == 1 and any(
+            isinstance(m, ast.BinOp) and isinstance(m.op, ast.Mult) and text in (ast.unparse(m.left), ast.unparse(m.right))
+            and not _has_division(n.args[0]) for m in ast.walk(n.args[0])
+        ):
+            return True
     return False
+
+
+def _has_division(node: ast.expr) -> bool:
+    return any(isinstance(m, ast.BinOp) and isinstance(m.op, ast.Div) for m in ast.walk(node))
 
 
 def _small_int(node: ast.expr) -> bool:
