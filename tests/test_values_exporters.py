@@ -29,6 +29,7 @@ ORIGINAL = {
     "IntOfSizeHalf": (SW, SW),
     "IntOfSizeByAttribute": (ORT, OK),
     "IntOfSizeRatio": (SW, SW),
+    "ItemIntPadMask": (SW, OK),
     "IntOfSizeRoot": (SW, SW),
     "FloatOfSize": (SW, OK),
     "BoolOfTensor": (FAILS, OK),

@@ -60,6 +60,13 @@ class IntOfSizeRatio(nn.Module):  # ONX203, unsafe fix (Swin's window count: one
         return windows.view(n, -1) * 2
 
 
+class ItemIntPadMask(nn.Module):  # ONX201 under int(), unsafe fix (`.long()`: torchaudio's padding mask)
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        lengths = (x > 0).sum(1)
+        n = int(lengths.max().item())
+        return torch.arange(n).expand(x.shape[0], n) < lengths[:, None]
+
+
 class IntOfSizeHalf(nn.Module):  # ONX203, safe fix (`// 2`)
     def forward(self, x: torch.Tensor, s: torch.Tensor):
         return x[:, : int(x.size(1) * 0.5)]

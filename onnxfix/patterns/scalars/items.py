@@ -19,7 +19,8 @@ from onnxfix.patterns.scalars.values import (
     tensor_in_place,
     tensor_operand_is_exact,
 )
-from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.context import FunctionContext, builtin_call
+from onnxfix.rewriter.precedence import ATOM, operand
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 from onnxfix.rewriter.scope import SCRIPTED
 
@@ -83,6 +84,11 @@ class ItemCall(Rule):
             `@torch.jit._script_if_tracing` callee under the legacy exporter), which cannot
             compile `is_in_onnx_export` (nor would a model scripted by hand, outside export).
             Measured: tests/flow_models/item_assert.py exports OK under both exporters.
+            `n = int(t.item())` (torchaudio's `_lengths_to_padding_mask`), every use of `n`
+            taking a tensor in its place: `n = t.long()`, a 0-d int64 tensor. `.long()`
+            truncates toward zero as `int()` does; it differs only on NaN, infinities and values
+            out of int64's range (where `int()` raises), so the fix is unsafe unless a recorded
+            run saw `t` as an int64 tensor, for which `.long()` returns `t` itself (safe).
             `name = t.item()` becomes `name = t` when every use of `name` in the function (uses
             inside the assigned expression itself see the previous value and are skipped) takes
             the tensor: the fix is safe when every use is exact as above, unsafe when some use
@@ -160,6 +166,9 @@ class ItemCall(Rule):
                        "`torch.onnx.is_in_onnx_export()`)")
                 )
             exporters = (LEGACY, DYNAMO)
+        elif (wrapped := _cast_of_item(self, node, func.value, ctx)) is not None:
+            yield wrapped  # `n = int(t.item())`, then uses of n
+            return
         else:
             fix = None
             message = "`.item()` turns a tensor into a Python number: the legacy exporter bakes it in as a constant"
@@ -182,6 +191,32 @@ class ItemCall(Rule):
                 message += f" (no fix: {why or 'the number is ' + python_use(node, use, ctx)})"
             exporters = (LEGACY,)
         yield ctx.report(self, node, message, fix=fix, exporters=exporters)
+
+
+def _cast_of_item(rule: Rule, node: ast.Call, receiver: ast.expr, ctx: FunctionContext):
+    """`n = int(t.item())` (torchaudio's `_lengths_to_padding_mask`): the finding that keeps `n`
+    the 0-d tensor `t.long()`, when every use of `n` takes a tensor in its place; None otherwise.
+    `.long()` truncates toward zero as `int()` does (it differs on NaN, infinities and values out
+    of int64's range, where `int()` raises); exact by construction only where a recorded run saw
+    `t` as an int64 tensor, for which `.long()` returns `t` itself."""
+    wrapper = ctx.parent(node)
+    if not (isinstance(wrapper, ast.Call) and wrapper.args == [node] and not wrapper.keywords):
+        return None
+    if builtin_call(wrapper, ctx, frozenset({"int"})) is None:
+        return None
+    verdict, why = name_as_tensor(wrapper, receiver, ctx)
+    if verdict is None:
+        return None
+    exact = verdict == EXACT and ctx.tensors.scalar_dtype(receiver) == "int64"
+    name = assigned_name(wrapper, ctx)
+    text = f"{operand(ctx.segment(receiver), receiver, ATOM)}.long()"
+    because = why or "`.long()` and `int()` differ on NaN, infinities and values out of int64's range"
+    return ctx.report(
+        rule, wrapper,
+        f"`int(....item())` assigned to `{name}`: the legacy exporter bakes the value in as a constant; "
+        f"keep `{name}` a 0-d int64 tensor" + ("" if exact else f" (unsafe: {because})"),
+        fix=Fix(f"Keep `{name}` a 0-d tensor", (ctx.replace(wrapper, text),), safe=exact), exporters=(LEGACY,),
+    )
 
 
 def _assert_of(node: ast.expr, ctx: FunctionContext) -> ast.Assert | None:
