@@ -349,9 +349,11 @@ def _scale_factor(divisor: ast.expr, ctx: FunctionContext) -> bool:
     or inverts (CAIN's pixel_shuffle: `int(in_height * scale_factor)`, `int(1 / scale_factor)`):
     a scale that can be fractional, where `a // b` would be a float. Products inside the ratio
     itself (`h * w / h_sp / w_sp`) say nothing."""
-    if not isinstance(divisor, (ast.Name, ast.Attribute)):
-        return False
-    text = ast.unparse(divisor)
+    leaves = [n for n in ast.walk(divisor) if isinstance(n, (ast.Name, ast.Attribute))]
+    return any(_scaled_by(ast.unparse(leaf), ctx) for leaf in leaves)  # `shuffle_ratio**2` too (Llama 4)
+
+
+def _scaled_by(text: str, ctx: FunctionContext) -> bool:
     for n in ast.walk(ctx.fn.node):
         if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div) and isinstance(n.left, ast.Constant) and ast.unparse(n.right) == text:
             return True
