@@ -6,7 +6,7 @@ small constant and assignment helpers sizes.py shares.
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from onnxfix.rewriter.evidence import all_ints
 
@@ -137,20 +137,10 @@ class IntegerOracle:
         elif self.ctx.shape_element(name):  # an item of a torch.Size: an int >= 0
             answer = True
         else:
-            answer = self._all_bindings(name, values, kind)
+            answer = bindings_hold(name, values, lambda v: self._assigned(name, v, kind),
+                                   lambda: self._names.__setitem__(key, True))
         self._names[key] = answer
         return answer
-
-    def _all_bindings(self, name: str, values: list, kind: str) -> bool:
-        """Every binding proven. A rebinding through the name itself (`h = int(h / scale)` after
-        `b, c, h, w = x.shape`) reads an earlier binding: judged assuming the name proven, once
-        the bindings that do not mention it are."""
-        rebinds = [v for v in values if mentions(v, name)]
-        base = [v for v in values if not mentions(v, name)]
-        if not base or not all(self._assigned(name, v, kind) for v in base):
-            return False
-        self._names[(name, kind)] = True
-        return all(self._assigned(name, v, kind) for v in rebinds)
 
     def _assigned(self, name: str, value: ast.AST, kind: str) -> bool:
         if isinstance(value, ast.Assign):  # b, s = x.shape[:2] / h, w = a, b
@@ -163,8 +153,20 @@ class IntegerOracle:
         return self._check(value, kind)
 
 
-def mentions(binding: ast.AST, name: str) -> bool:
-    """The binding's value reads ``name`` (``h = int(h / scale)``)."""
+def bindings_hold(name: str, values: list, holds: Callable[[ast.AST], bool], assume: Callable[[], None]) -> bool:
+    """Every binding of ``name`` satisfies ``holds`` (an oracle's check). A rebinding through the
+    name itself (mmedit's `b, c, h, w = x.shape` then `h = int(h / scale)`) reads an earlier
+    binding: it is judged after ``assume`` records the name as holding, once the bindings that
+    do not mention it hold."""
+    rebinds = [v for v in values if _mentions(v, name)]
+    base = [v for v in values if not _mentions(v, name)]
+    if not base or not all(holds(v) for v in base):
+        return False
+    assume()
+    return all(holds(v) for v in rebinds)
+
+
+def _mentions(binding: ast.AST, name: str) -> bool:
     value = binding.value if isinstance(binding, (ast.Assign, ast.AugAssign)) else binding
     return isinstance(value, ast.AST) and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(value))
 

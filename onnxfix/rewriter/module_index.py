@@ -32,7 +32,7 @@ class ClassInfo:
     def __init__(self, node: ast.ClassDef, methods: dict[str, ast.FunctionDef]):
         self.node = node
         self.methods = methods
-        self._attrs: tuple[dict[str, ast.expr], set[str]] | None = None
+        self._attrs: tuple[dict[str, ast.expr], dict[str, ast.expr]] | None = None
 
     @property
     def name(self) -> str:
@@ -45,9 +45,14 @@ class ClassInfo:
 
     @property
     def buffers(self) -> set[str]:
+        return set(self._scan()[1])
+
+    @property
+    def buffer_values(self) -> dict[str, ast.expr]:
+        """register_buffer("<name>", <value>) calls found in any method (first one wins)."""
         return self._scan()[1]
 
-    def _scan(self) -> tuple[dict[str, ast.expr], set[str]]:
+    def _scan(self) -> tuple[dict[str, ast.expr], dict[str, ast.expr]]:
         if self._attrs is None:
             self._attrs = _self_assignments(self.methods)
         return self._attrs
@@ -57,9 +62,9 @@ def class_info(node: ast.ClassDef) -> ClassInfo:
     return ClassInfo(node, {m.name: m for m in node.body if isinstance(m, FUNCTION_NODES)})
 
 
-def _self_assignments(methods: dict[str, ast.FunctionDef]) -> tuple[dict[str, ast.expr], set[str]]:
+def _self_assignments(methods: dict[str, ast.FunctionDef]) -> tuple[dict[str, ast.expr], dict[str, ast.expr]]:
     self_attrs: dict[str, ast.expr] = {}
-    buffers: set[str] = set()
+    buffers: dict[str, ast.expr] = {}
     for method in methods.values():
         if not method.args.args:
             continue
@@ -70,9 +75,9 @@ def _self_assignments(methods: dict[str, ast.FunctionDef]) -> tuple[dict[str, as
                     if _is_self_attr(target, self_name):
                         self_attrs.setdefault(target.attr, statement.value)
             elif isinstance(statement, ast.Expr) and _is_register_buffer(statement.value):
-                first = statement.value.args[0]
-                if isinstance(first, ast.Constant) and isinstance(first.value, str):
-                    buffers.add(first.value)
+                args = statement.value.args
+                if isinstance(args[0], ast.Constant) and isinstance(args[0].value, str):
+                    buffers.setdefault(args[0].value, args[1] if len(args) > 1 else args[0])
     return self_attrs, buffers
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from onnxfix.rewriter.integers import is_number, mentions, unpacked_element
+from onnxfix.rewriter.integers import bindings_hold, is_number, unpacked_element
 
 if TYPE_CHECKING:
     from onnxfix.rewriter.context import FunctionContext
@@ -127,20 +127,10 @@ class SizeOracle:
         elif self.ctx.shape_element(name):  # [int(t) for t in x.size()[2:]]
             answer = True
         else:
-            answer = self._all_bindings_sizes(name, values)
+            answer = bindings_hold(name, values, lambda v: self._assigned_size(name, v),
+                                   lambda: self._names.__setitem__(name, True))
         self._names[name] = answer
         return answer
-
-    def _all_bindings_sizes(self, name: str, values: list) -> bool:
-        """Every binding a size. A rebinding through the name itself (mmedit's `b, c, h, w =
-        x.shape` then `h = int(h / scale)`) reads the earlier binding: it is judged assuming
-        the name a size, once the bindings that do not mention it proved so."""
-        rebinds = [v for v in values if mentions(v, name)]
-        base = [v for v in values if not mentions(v, name)]
-        if not base or not all(self._assigned_size(name, v) for v in base):
-            return False
-        self._names[name] = True
-        return all(self._assigned_size(name, v) for v in rebinds)
 
     def _assigned_size(self, name: str, value: ast.AST) -> bool:
         if isinstance(value, ast.Assign):  # tuple unpacking: b, s = x.shape[:2]

@@ -23,11 +23,9 @@ import ast
 
 from onnxfix.patterns.control_flow.tracing_only_guard import compares_sizes
 from onnxfix.rewriter.context import FunctionContext
-from onnxfix.rewriter.export_guards import TRUE_UNDER_DYNAMO_EXPORT, TRUE_UNDER_LEGACY_EXPORT
+from onnxfix.rewriter.export_guards import is_guard_call
 from onnxfix.rewriter.precedence import NOT, operand
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
-
-EXPORT_GUARDS = TRUE_UNDER_DYNAMO_EXPORT | TRUE_UNDER_LEGACY_EXPORT
 
 
 class CachedSizePath(Rule):
@@ -126,45 +124,33 @@ def _from_sizes(node: ast.AST, ctx: FunctionContext, seen: set[str]) -> bool:
 
 def _guarded(test: ast.expr) -> bool:
     """Already decided by an export guard (this rule's own fix, or the author's)."""
-    return any(isinstance(n, ast.Call) and isinstance(n.func, (ast.Attribute, ast.Name))
-               and (n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id) in EXPORT_GUARDS
-               for n in ast.walk(test))
+    return any(is_guard_call(n) for n in ast.walk(test))
 
 
 def _cached_attributes(ctx: FunctionContext) -> dict[str, str]:
-    """`self.<attr>` (attribute or buffer) -> the source of the function `__init__` computes it
-    with (`self.calculate_mask`), directly or through one local name."""
-    init = ctx.fn.cls.methods.get("__init__")
-    if init is None or not init.args.args:
-        return {}
-    self_name = init.args.args[0].arg
-    locals_: dict[str, ast.expr] = {}
-    makers: dict[str, str] = {}
-    for statement in ast.walk(init):
-        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
-            target = statement.targets[0]
-            if isinstance(target, ast.Name):
-                locals_[target.id] = statement.value
-            elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == self_name:
-                _add_maker(makers, target.attr, statement.value, locals_, ctx)
-        elif (isinstance(statement, ast.Call) and isinstance(statement.func, ast.Attribute)
-              and statement.func.attr == "register_buffer" and len(statement.args) >= 2
-              and isinstance(statement.args[0], ast.Constant) and isinstance(statement.args[0].value, str)):
-            _add_maker(makers, statement.args[0].value, statement.args[1], locals_, ctx)
+    """`self.<attr>` (attribute or buffer, rewriter/module_index.py) -> the source of the model's
+    own function that computes it (`self.calculate_mask`), directly or through one local name of
+    `__init__` (`attn_mask = self.calculate_mask(...)`, `register_buffer("m0", attn_mask[0])`)."""
+    cls = ctx.fn.cls
+    init = cls.methods.get("__init__")
+    init_locals = {t.id: s.value for s in ast.walk(init) if isinstance(s, ast.Assign)
+                   for t in s.targets if isinstance(t, ast.Name)} if init is not None else {}
+    makers = {}
+    for attribute, value in {**cls.self_attrs, **cls.buffer_values}.items():
+        maker = _maker(value, init_locals, ctx)
+        if maker is not None:
+            makers[attribute] = maker
     return makers
 
 
-def _add_maker(makers: dict[str, str], attribute: str, value: ast.expr, locals_: dict[str, ast.expr],
-               ctx: FunctionContext) -> None:
+def _maker(value: ast.expr, init_locals: dict[str, ast.expr], ctx: FunctionContext) -> str | None:
     root = value
-    while isinstance(root, (ast.Subscript, ast.Attribute)) and not isinstance(root, ast.Call):
+    while isinstance(root, (ast.Subscript, ast.Attribute)):
         root = root.value  # `attn_mask[0]`, `mask.T`
-    if isinstance(root, ast.Name) and root.id in locals_:
-        root = locals_[root.id]
-    calls = [n for n in ast.walk(root) if isinstance(n, ast.Call) and isinstance(n.func, (ast.Name, ast.Attribute))]
-    makers_ = [ast.unparse(c.func) for c in calls if _user_function(c.func, ctx)]
-    if makers_:
-        makers[attribute] = makers_[0]
+    if isinstance(root, ast.Name) and root.id in init_locals:
+        root = init_locals[root.id]
+    calls = [n for n in ast.walk(root) if isinstance(n, ast.Call) and _user_function(n.func, ctx)]
+    return ast.unparse(calls[0].func) if calls else None
 
 
 def _user_function(func: ast.expr, ctx: FunctionContext) -> bool:
@@ -172,7 +158,7 @@ def _user_function(func: ast.expr, ctx: FunctionContext) -> bool:
     no class (`Spatial_Attention(...)` builds a submodule, it computes no tensor)."""
     if isinstance(func, ast.Name):
         return func.id not in ctx.file.module.classes and not func.id[:1].isupper()
-    return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"
+    return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == ctx.self_name
 
 
 def _cached_uses(block: list[ast.stmt], makers: dict[str, str], ctx: FunctionContext) -> list[str]:

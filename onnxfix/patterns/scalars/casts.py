@@ -309,9 +309,7 @@ def _shifted_division(argument: ast.expr, ints) -> tuple[ast.expr, ast.expr, ast
     if not (isinstance(argument, ast.BinOp) and isinstance(argument.op, ast.Div)):
         return None
     a, b = argument.left, argument.right
-    if not ints.is_int(a) or (isinstance(b, ast.Constant) and not ints.is_nonnegative_int(b)) or any(
-        isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div) for n in ast.walk(b)
-    ):
+    if not ints.is_int(a) or (isinstance(b, ast.Constant) and not ints.is_nonnegative_int(b)) or _has_division(b):
         return None  # a divisor that is a float for sure: `int(h / 2.5)`, `int(n / (h * w / k))`
     return a, b, c
 
@@ -321,9 +319,7 @@ def _product_ratio(argument: ast.expr, ints) -> tuple[list[ast.expr], list[ast.e
     of unknown type (no number literal but an int; no call): `n / (h * w / p / q)` -> ([n, p, q],
     [h, w]). None without a true division or with a proven-float leaf."""
     factors = _factors(argument, ints)
-    if factors is None or not factors[1]:
-        return None
-    return factors
+    return factors if factors is not None and factors[1] else None
 
 
 def _factors(node: ast.expr, ints) -> tuple[list[ast.expr], list[ast.expr]] | None:

@@ -213,7 +213,7 @@ def _cast_of_item(rule: Rule, node: ast.Call, receiver: ast.expr, ctx: FunctionC
     because = why or "`.long()` and `int()` differ on NaN, infinities and values out of int64's range"
     return ctx.report(
         rule, wrapper,
-        f"`int(....item())` assigned to `{name}`: the legacy exporter bakes the value in as a constant; "
+        f"`{ctx.segment(wrapper)}` assigned to `{name}`: the legacy exporter bakes the value in as a constant; "
         f"keep `{name}` a 0-d int64 tensor" + ("" if exact else f" (unsafe: {because})"),
         fix=Fix(f"Keep `{name}` a 0-d tensor", (ctx.replace(wrapper, text),), safe=exact), exporters=(LEGACY,),
     )
