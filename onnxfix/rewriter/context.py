@@ -351,7 +351,7 @@ class FunctionContext(_FileView):
         reached = None
         if not self.fn.is_entry:
             where = shown(entry.path) if entry.path else self.file.display_path
-            reached = f"{entry.qualname}, {where}:{entry.line}"
+            reached = f"{entry.qualname}, {where}:{entry.line}" if entry.line else entry.qualname
         # An export guard (`if not torch.compiler.is_exporting():` ...) keeps some exporters away
         # from the node, or from every call reaching the function; a finding left with none is
         # not reported.

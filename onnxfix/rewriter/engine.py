@@ -20,6 +20,7 @@ from onnxfix.rewriter.evidence import load as load_evidence
 from onnxfix.rewriter.function_body import walk_function_body
 from onnxfix.rewriter.module_index import ModuleIndex, Resolver
 from onnxfix.rewriter.noqa import NoqaMap
+from onnxfix.rewriter.recorded_reach import widened_by_evidence
 from onnxfix.rewriter.rule import FileResult, Finding, Fix, Rule
 from onnxfix.rewriter.scope import Entry, ExportScope, ScopeBuilder, functions_from_reach
 from onnxfix.rewriter.source import SourceError, SourceFile, parse_python
@@ -115,6 +116,7 @@ def check_text(
 def findings_in_module(source, tree, module, scope: ExportScope, display_path, settings, ruleset) -> list[Finding]:
     ruleset = ruleset.selected(settings).triggered_in(source.text)
     evidence = load_evidence(settings.evidence_dir, source.text)
+    scope = widened_by_evidence(scope, module, evidence)
     file_ctx = FileContext(source, module, display_path, evidence, CallSites(source.text, module))
     noqa = NoqaMap(source.text)
     path = Path(display_path)

@@ -53,7 +53,20 @@ def tensor_condition(test: ast.expr, ctx: FunctionContext) -> Condition | None:
         bare = isinstance(operand, (ast.Call, ast.Attribute, ast.Subscript, ast.Name)) and inner.where_text == ctx.segment(operand)
         return Condition(f"~{inner.where_text}" if bare else f"~({inner.where_text})")
     if isinstance(test, (ast.Name, ast.Attribute, ast.Subscript)) and ctx.tensors.is_tensor(test):
-        return Condition(None)
+        return Condition(_bare_where_text(test, ctx))
+    return None
+
+
+def _bare_where_text(test: ast.expr, ctx: FunctionContext) -> str | None:
+    """`if deterministic:` on a tensor a recorded run saw 0-d only (a flag passed as an input):
+    the flag itself when bool, `t != 0` otherwise (`bool(t)` of a number: NaN is true both
+    ways). Without that evidence the tensor may have more dims, and `torch.where` would
+    broadcast the branches to them."""
+    dtype = ctx.tensors.scalar_dtype(test)
+    if dtype == "bool":
+        return ctx.segment(test)
+    if dtype is not None and not dtype.startswith("complex"):
+        return f"{ctx.segment(test)} != 0"
     return None
 
 

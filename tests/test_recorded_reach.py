@@ -1,0 +1,81 @@
+"""Reach by evidence (rewriter/recorded_reach.py) and sampled outputs (exporter/verify.py).
+
+A function that the static reach cannot follow (a method of an object another method returned)
+but a recorded eager forward run executed is export-time code for the rules under
+`onnxfix export --fix`; and an output that eager and onnxruntime each sample anew on every call
+is not compared value for value, while one that only eager samples (a frozen branch) still fails.
+Model: tests/evidence_models/recorded_reach.py (Stable-Baselines3's deterministic flag).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from onnxfix.exporter import plan
+from onnxfix.exporter.evidence_worker import record
+from onnxfix.exporter.session import FIX_TEMPORARY, NoProgress, run_target
+from onnxfix.exporter.targets import load_module
+from onnxfix.exporter.verify import RANDOM_NOTE
+from onnxfix.rewriter.runner import run
+
+REPO = Path(__file__).resolve().parent.parent
+MODEL = "tests/evidence_models/recorded_reach.py"
+BEFORE = """        if deterministic:
+            return self.mean
+        return self.sample()
+"""
+AFTER = """        return torch.where(deterministic, self.mean, self.sample())
+"""
+
+pytestmark = pytest.mark.usefixtures("in_repo")  # tests/conftest.py
+
+
+def _findings(folder: str | None) -> list[tuple]:
+    result = run([Path(MODEL)], "check", use_cache=False, exporters=frozenset({"dynamo", "legacy"}), evidence_dir=folder)
+    return [(f.code, f.line, f.fix.applicability if f.fix else None, f.full_message()) for r in result.files for f in r.findings]
+
+
+def test_a_function_only_the_recorded_run_reaches_is_linted(tmp_path):
+    assert _findings(None) == []
+    assert record(f"{MODEL}:Policy", f"{MODEL}:example_inputs", tmp_path) == {"files": 1, "functions": 3}
+    ((code, line, safety, message),) = _findings(str(tmp_path))
+    assert (code, line, safety) == ("ONX601", 18, "unsafe")
+    assert message.endswith("(reached from the recorded forward run)")
+
+
+def test_export_fix_selects_with_where_and_sampled_outputs_are_not_compared():
+    target = plan.make_target(f"{MODEL}:Policy", exporters=("dynamo", "legacy"))
+    result = run_target(target, NoProgress(), FIX_TEMPORARY, True)
+    before = {r.verdict.exporter: r.verdict for r in result.results}
+    # the legacy trace freezes `return self.mean`: onnxruntime gives the mean where eager samples
+    assert (before["dynamo"].verdict, before["legacy"].verdict) == ("EXPORT-FAILS", "SILENTLY-WRONG")
+    outcome = result.fix
+    assert outcome.error == "" and outcome.evidence["files"] == 1
+    assert BEFORE.replace("        ", "-        ") in outcome.diff and "+" + AFTER.strip("\n") in outcome.diff
+    for fixed in outcome.results:
+        verdict = fixed.verdict
+        assert verdict.verdict == "OK", (verdict.exporter, verdict.error)
+        sampled = [p for p in verdict.probes if any(o.note == RANDOM_NOTE for o in p.outputs)]
+        assert sampled and all(p.probe.startswith("generated") for p in sampled)
+
+
+def test_the_where_form_computes_what_the_branch_did(tmp_path):
+    original = load_module(REPO / MODEL)
+    copy = tmp_path / "fixed.py"
+    copy.write_text((REPO / MODEL).read_text().replace(BEFORE, AFTER))
+    fixed = load_module(copy)
+    for flag in (True, False):
+        for seed in range(3):
+            torch.manual_seed(seed)
+            obs = torch.randn(3, 6)
+            torch.manual_seed(seed)
+            before = original.Policy().eval()
+            torch.manual_seed(seed)
+            after = fixed.Policy().eval()
+            torch.manual_seed(seed + 10)
+            expected = before(obs, torch.tensor(flag))
+            torch.manual_seed(seed + 10)
+            assert torch.equal(after(obs, torch.tensor(flag)), expected)
