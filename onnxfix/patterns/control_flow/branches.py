@@ -81,7 +81,9 @@ class TensorIf(Rule):
             Offered when both branches are one `return <expr>` (an `if` that returns, followed
             by a `return`, counts), or one assignment to the same name (a missing `else` keeps
             the name's previous value), or for `a if c else b`; with a comparison, `any()`,
-            `all()` or `bool()` of one as the condition (`.item()` is dropped). Always unsafe:
+            `all()` or `bool()` of one as the condition (`.item()` is dropped), or a bare tensor
+            that a recorded run (`onnxfix export --fix`) saw 0-d only, a flag passed as an
+            input (`if deterministic:`; as is when bool, `t != 0` otherwise). Always unsafe:
             `torch.where` evaluates both branches (an error or a side effect in the branch not
             taken now happens), broadcasts them to a common shape and promotes them to a common
             dtype, returns a tensor where a branch gave a Python number, and a comparison that
