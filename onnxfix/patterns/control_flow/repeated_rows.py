@@ -138,7 +138,8 @@ def _is_concatenation_of(call: ast.AST, first: ast.expr, ctx: FunctionContext) -
 # -- ONX603: a list repeated by a size and concatenated -> Tensor.repeat -------------------------
 CONCATENATIONS = frozenset({"torch.cat", "torch.concat", "torch.concatenate"})
 LITERAL_SHAPE_BUILDERS = frozenset({"torch.ones", "torch.zeros", "torch.empty", "torch.rand", "torch.randn"})
-ONE_NAME_ONLY = "only a list of one tensor name concatenated by `torch.cat` is rewritten (to `.repeat`)"
+ONE_NAME_ONLY = ("only a list of one tensor name (or attribute, `self.t`) concatenated by `torch.cat` is rewritten "
+                 "(to `.repeat`)")
 
 
 def repeated_list(node: ast.BinOp, ctx: FunctionContext) -> tuple[Fix | None, str]:
@@ -146,9 +147,9 @@ def repeated_list(node: ast.BinOp, ctx: FunctionContext) -> tuple[Fix | None, st
     `torch.cat(L, d)` in the same block or a later statement of it: `t.repeat(...)` with `n` at
     dimension `d`, the assignment of `L` deleted."""
     listed, count = (node.left, node.right) if isinstance(node.left, (ast.List, ast.Tuple)) else (node.right, node.left)
-    if len(listed.elts) != 1 or not isinstance(listed.elts[0], ast.Name):
+    if len(listed.elts) != 1 or _base_name(listed.elts[0]) is None:
         return None, ONE_NAME_ONLY
-    element = listed.elts[0].id
+    element = ctx.segment(listed.elts[0])
     edits = []
     call = ctx.parent(node)
     if not _concatenates(call, node, ctx):
@@ -167,6 +168,14 @@ def repeated_list(node: ast.BinOp, ctx: FunctionContext) -> tuple[Fix | None, st
         why = "inside `try`: `torch.cat` raised for an empty list (a count of 0) where `.repeat` returns an empty tensor"
         return Fix("Repeat the tensor with `.repeat`", tuple(edits), safe=False), why
     return Fix("Repeat the tensor with `.repeat`", tuple(edits), safe=True), ""
+
+
+def _base_name(node: ast.expr) -> str | None:
+    """The name under a name or an attribute chain on one (`t`, `self.log_sigma`): written
+    twice in `.repeat`'s arguments, it must read the same tensor each time, as such reads do."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
 
 
 def _concatenates(call: ast.AST | None, first: ast.AST, ctx: FunctionContext) -> bool:
@@ -234,9 +243,12 @@ def _bound_list_concatenation(node: ast.BinOp, element: str, count: ast.expr, ct
     later = next((a for a in [call, *ctx.ancestors(call)] if any(a is s for s in block)), None)
     if later is None or block.index(later) < block.index(assign):
         return None, None, f"`torch.cat({target}, ...)` is not in the block that binds `{target}`"
-    names = {element} | {n.id for n in ast.walk(count) if isinstance(n, ast.Name)}
+    names = {_base_name(ast.parse(element, mode="eval").body)} | {n.id for n in ast.walk(count) if isinstance(n, ast.Name)}
     between = block[block.index(assign) + 1 : block.index(later) + 1]
-    if any(isinstance(n, ast.Name) and n.id in names and not isinstance(n.ctx, ast.Load) for s in between for n in ast.walk(s)):
+    stored = [n for s in between for n in ast.walk(s)
+              if isinstance(n, (ast.Name, ast.Attribute)) and not isinstance(getattr(n, "ctx", None), ast.Load)]
+    if any(isinstance(n, ast.Name) and n.id in names or isinstance(n, ast.Attribute) and ctx.segment(n) == element
+           for n in stored):
         return None, None, f"a name of `{ctx.segment(node)}` is rebound before the concatenation"
     deletion = statement_deletion(assign, ctx)
     if deletion is None:
