@@ -59,6 +59,7 @@ CASES = {
     "tf_same_padding": ("ONX606", True, (WRONG, WRONG)),  # MobileNetV2's TF "SAME" pad: (h - 1) % s + 1
     "vit_position_table": ("ONX607", False, (ORT, OK)),
     "window_pad_crop": ("ONX608", True, (ORT, ORT)),
+    "bool_masks": ("ONX528", False, (ORT, ORT)),  # PARSeq's bool cumsum, masks added and selected: .long(), |, & |
     "cached_window_mask": ("ONX609", False, (ORT, ORT)),  # SwinIR: the mask cached for one resolution  # Swin: pad to the patch and window multiples, crop back  # ViT: the table shortcut skipped under export too
 }
 # What the dynamo exporter's error says for the originals that fail (re-measured here).

@@ -1,0 +1,178 @@
+"""ONX528: bool tensors through ONNX ops that have no bool form (a dtype gap of ONNX / onnxruntime).
+
+Eager PyTorch computes `mask_a + mask_b` on bool tensors (a logical or), `torch.where(c, a, b)`
+on bool branches, and `mask.cumsum(-1)` (promoted to int64). Their ONNX translations keep the
+bool dtype: Add has no bool type in ONNX (both exporters: "Type 'tensor(bool)' of input
+parameter ... is invalid", the model does not load), onnxruntime has no Where kernel for bool
+branches (both exporters: NOT_IMPLEMENTED), and the legacy exporter's CumSum takes the bool input
+as it is (invalid model; the dynamo exporter casts first). Measured on torch 2.13 and onnxruntime
+1.23; PARSeq's `((tgt_in == eos).cumsum(-1) > 0)` padding mask is the public report.
+
+Each has a form with ops that do take bools, computing the same values in the same dtype.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.rule import Edit, Fix, Rule, RuleDoc
+
+BOOL_METHODS = frozenset({
+    "eq", "ne", "lt", "le", "gt", "ge", "bool", "logical_not", "logical_and", "logical_or", "logical_xor",
+    "isnan", "isinf", "isfinite", "isneginf", "isposinf", "signbit", "isclose", "any", "all",
+})
+BOOL_FUNCTIONS = frozenset(f"torch.{name}" for name in BOOL_METHODS | {"isin", "eq", "ne", "gt", "ge", "lt", "le"})
+FACTORIES = frozenset({"torch.zeros", "torch.ones", "torch.empty", "torch.full", "torch.zeros_like", "torch.ones_like",
+                       "torch.empty_like", "torch.full_like", "torch.tensor", "torch.as_tensor"})
+BOOL_DTYPES = frozenset({"torch.bool"})
+KEEPING_METHODS = frozenset({"clone", "detach", "contiguous", "flatten", "reshape", "view", "unsqueeze", "squeeze",
+                             "transpose", "permute", "expand", "expand_as", "repeat", "flip", "t"})
+
+
+def is_bool_tensor(node: ast.AST, ctx: FunctionContext, depth: int = 0) -> bool:
+    """A tensor of dtype bool: a comparison with a tensor, a bool method or function of one,
+    `~`/`&`/`|`/`^` of bool tensors, a factory or cast with `torch.bool`, a view or index of
+    one, a name bound only to those; or whatever a recorded run saw as bool tensors only."""
+    if depth > 8:
+        return False
+    if ctx.tensors.dtype(node) == "bool":
+        return True
+    if isinstance(node, ast.Compare):
+        return any(ctx.tensors.is_tensor(o) for o in [node.left, *node.comparators])
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
+        return is_bool_tensor(node.operand, ctx, depth + 1)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor, ast.Add)):
+        return is_bool_tensor(node.left, ctx, depth + 1) and is_bool_tensor(node.right, ctx, depth + 1)
+    if isinstance(node, ast.Subscript):
+        return is_bool_tensor(node.value, ctx, depth + 1)
+    if isinstance(node, ast.Call):
+        return _bool_call(node, ctx, depth)
+    if isinstance(node, ast.Attribute) and ctx.is_self_attr(node):
+        value = ctx.self_attr_value(node)  # `self.keep = torch.ones(4, dtype=torch.bool)` in __init__
+        return value is not None and is_bool_tensor(value, ctx, depth + 1)
+    if isinstance(node, ast.Name) and not ctx.is_parameter(node.id):
+        values = ctx.assignments(node.id)
+        return bool(values) and all(isinstance(v, ast.expr) and is_bool_tensor(v, ctx, depth + 1) for v in values)
+    return False
+
+
+def _bool_call(node: ast.Call, ctx: FunctionContext, depth: int) -> bool:
+    func = node.func
+    qualname = ctx.qualname(func)
+    if qualname in BOOL_FUNCTIONS:
+        return True
+    if qualname in FACTORIES:
+        return any(k.arg == "dtype" and ctx.qualname(k.value) in BOOL_DTYPES for k in node.keywords)
+    if not isinstance(func, ast.Attribute) or qualname is not None and qualname.startswith(("torch.", "numpy.")):
+        return False
+    receiver = func.value
+    if func.attr in BOOL_METHODS:
+        return bool(ctx.tensors.is_tensor(receiver)) or is_bool_tensor(receiver, ctx, depth + 1)
+    if func.attr in ("to", "type") and len(node.args) == 1 and ctx.qualname(node.args[0]) in BOOL_DTYPES:
+        return True
+    if func.attr in KEEPING_METHODS:
+        return is_bool_tensor(receiver, ctx, depth + 1)
+    return False
+
+
+class BoolKernelGap(Rule):
+    code = "ONX528"
+    name = "bool-kernel-gap"
+    summary = "A bool tensor through an op ONNX has no bool form for (`+`, `torch.where` branches, legacy `cumsum`)"
+    fix_availability = "always"
+    default_safety = "safe"
+    triggers = ("+", "where", "cumsum")
+    doc = RuleDoc(
+        what="Finds, on tensors statically known to be bool (comparisons, `~`/`&`/`|`, bool "
+        "methods, `dtype=torch.bool`, names bound to those; or bool in a recorded run): "
+        "`a + b` of two bool tensors, `torch.where(c, a, b)` with bool branches, and `cumsum` of "
+        "a bool tensor without `dtype=`.",
+        why="Eager PyTorch computes them (a logical or, a select, an int64 running count); the "
+        "exported ops keep the bool dtype, which they do not take: ONNX's Add has no bool type "
+        "(both exporters: the model does not load, \"Type 'tensor(bool)' ... is invalid\"), "
+        "onnxruntime has no Where kernel for bool branches (both: NOT_IMPLEMENTED), and the legacy "
+        "exporter feeds the bool to CumSum (invalid model; dynamo casts first). Measured on torch "
+        "2.13, onnxruntime 1.23 (PARSeq's `(tgt_in == eos).cumsum(-1) > 0`).",
+        example="def forward(self, tokens, extra):\n    mask = (tokens == 0) + (extra > 0)\n"
+        "    seen = (tokens == 2).cumsum(-1) > 0\n    return torch.where(seen, mask, tokens > 5)",
+        use_instead="def forward(self, tokens, extra):\n    mask = (tokens == 0) | (extra > 0)\n"
+        "    seen = (tokens == 2).long().cumsum(-1) > 0\n"
+        "    return (seen & mask) | (~seen & (tokens > 5))",
+        fix_safety="Safe: the same values in the same dtype by construction. `+` of two bool "
+        "tensors is True where either is (bool addition saturates), which is `|`; `cumsum` of a "
+        "bool tensor promotes it to int64 first, as `.long()` does (exact integer counts); "
+        "`torch.where(c, a, b)` on bools is `(c & a) | (~c & b)` elementwise, broadcast alike "
+        "(offered when `c` is a name or attribute, read twice).",
+        references=("https://github.com/baudm/parseq/issues/66",
+                    "https://onnx.ai/onnx/operators/onnx__Add.html"),
+    )
+
+    def visit_BinOp(self, node: ast.BinOp, ctx: FunctionContext):
+        if not isinstance(node.op, ast.Add) or not (is_bool_tensor(node.left, ctx) and is_bool_tensor(node.right, ctx)):
+            return
+        source = ctx.file.source
+        left_end = source.span(node.left)[1]
+        right_start = source.span(node.right)[0]
+        between = source.text[left_end:right_start]
+        fix = None
+        if between.count("+") == 1 and "#" not in between:
+            plus = left_end + between.index("+")
+            fix = Fix("Combine the masks with `|` (what bool `+` computes)", (Edit(plus, plus + 1, "|"),), safe=True)
+        yield ctx.report(self, node, "`+` of two bool tensors: ONNX's Add takes no bool (the exported model does not "
+                         "load); `|` is what bool addition computes", fix=fix)
+
+    def visit_Call(self, node: ast.Call, ctx: FunctionContext):
+        qualname = ctx.qualname(node.func)
+        if qualname == "torch.where" and len(node.args) == 3 and not node.keywords:
+            yield from self._where(node, ctx)
+        elif _is_cumsum(node, qualname):
+            yield from self._cumsum(node, qualname, ctx)
+
+    def _where(self, node: ast.Call, ctx: FunctionContext):
+        condition, a, b = node.args
+        if not (is_bool_tensor(a, ctx) and is_bool_tensor(b, ctx)):
+            return
+        fix = None
+        if _read_twice_alike(condition):
+            c = ctx.segment(condition)
+            text = f"({c} & {_atom(a, ctx)}) | (~{c} & {_atom(b, ctx)})"
+            fix = Fix("Select bools with `&` and `|`", (ctx.replace(node, text),), safe=True)
+        yield ctx.report(self, node, "`torch.where` with bool branches: onnxruntime has no Where kernel for bool "
+                         "(NOT_IMPLEMENTED); `(c & a) | (~c & b)` selects the same bools", fix=fix)
+
+    def _cumsum(self, node: ast.Call, qualname: str | None, ctx: FunctionContext):
+        tensor = node.func.value if qualname is None else node.args[0]
+        if not is_bool_tensor(tensor, ctx):
+            return
+        if qualname is None:  # `mask.cumsum(-1)`, `(a == b).cumsum(-1)`: before the method's dot
+            dot = ctx.dot_span(node.func)[0]
+            edits = (Edit(dot, dot, ".long()"),)
+        else:
+            edits = (ctx.replace(tensor, f"{_atom(tensor, ctx)}.long()"),)
+        yield ctx.report(self, node, "`cumsum` of a bool tensor: the legacy exporter feeds the bool to CumSum, "
+                         "which takes no bool (invalid model); eager counts in int64, as `.long()` first does",
+                         fix=Fix("Cast to int64 before the running sum", edits, safe=True), exporters=("legacy",))
+
+
+def _is_cumsum(node: ast.Call, qualname: str | None) -> bool:
+    if any(k.arg == "dtype" or k.arg is None for k in node.keywords):
+        return False
+    if qualname == "torch.cumsum":
+        return bool(node.args) and not isinstance(node.args[0], ast.Starred)
+    return qualname is None and isinstance(node.func, ast.Attribute) and node.func.attr == "cumsum" and len(node.args) <= 1
+
+
+def _atom(node: ast.expr, ctx: FunctionContext) -> str:
+    """The source of ``node``, bracketed unless it binds tighter than any operator."""
+    text = ctx.segment(node)
+    return text if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)) else f"({text})"
+
+
+def _read_twice_alike(node: ast.expr) -> bool:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)
+
+
+RULES = [BoolKernelGap]
