@@ -391,10 +391,11 @@ HW_ANALYSIS = {
             "tracer: under torch.export it specializes the interpolated position grid (ONX914) and other "
             "sizes fail in onnxruntime. DINOv2 without registers interpolates with a scale factor and is OK. "
             "The root is in transformers' utilities, which the bench does not rewrite.",
-    "focalnet": "After ONX608 (the patch embedding's pads, now always), the export specializes the feature "
-                "map's size inside the focal modulation (ONX914 at models/focalnet/modeling_focalnet.py, the "
-                "rewritten file's line 286, on a guard over the nested pad-and-halve sizes) and fails in "
-                "onnxruntime on the other size; not analysed further.",
+    "focalnet": "At the old 32 x 32 example the last stage's map is 1 x 1 (`Eq((s0//32), 1)`): torch.export "
+                "specializes that size of 1 (in stride and contiguity checks, first at the stage-3 downsample's "
+                "projection, models/focalnet/modeling_focalnet.py:234; the modulation's lines 288-306 are its "
+                "symptoms), and onnxruntime then fails at 48 x 40. No source rewrite removes a size-1 "
+                "specialization; the bench now feeds 64 x 64, and ONX914 tells users the same.",
     "superpoint": "Per-image keypoint counts depend on the data (see above); with dynamic height and width the "
                   "export fails on the batch dimension first.",
 }

@@ -205,6 +205,21 @@ def test_an_example_size_of_one_says_to_export_with_a_larger_one():
     ]
 
 
+def test_a_computed_size_of_one_at_the_example_says_to_export_with_a_larger_one():
+    """Measured on transformers' FocalNet at a 32 x 32 example with height and width dynamic: the
+    last stage's map is 1 x 1, `Eq((s0//32), 1)`, and onnxruntime fails at 48 x 40. A size of one
+    that is the dim itself says so as above; a dim compared with another value says nothing more."""
+    import sympy
+    from torch.utils._sympy.functions import FloorDiv
+
+    (code, message), = _reports(lambda s0, s1, u0: sympy.Eq(FloorDiv(s0, 32), 1))
+    assert code == "ONX914" and message.endswith(
+        "it fails e.g. for 64; a size computed from it is 1 at the example's size, and torch.export specializes "
+        "sizes of 1 (a feature map shrunk to 1 x 1, say): unless a line of yours compares it with 1, export with "
+        "a larger example, where that size is 2 or more")
+    assert "computed from it" not in _reports(lambda s0, s1, u0: sympy.Eq(FloorDiv(s0, 16), 2))[0][1]
+
+
 def test_a_value_read_out_of_a_tensor_as_a_bool_is_keyed_by_its_symbol():
     """`if x.sum() > 0:` makes a SymBool whose expression is Eq(u0, 1); torch's error names u0."""
     from torch.fx.experimental.symbolic_shapes import ShapeEnv

@@ -245,6 +245,10 @@ def _report(guard: Guard, dim: Dim, symbol, holds: set[int], tries: range, fixed
     message = f"{where} {verb} by guard {guard.text}: the exported model works only {sizes}; it fails e.g. for {fails}"
     if tries[0] in (0, 1):  # torch treats example sizes 0 and 1 as constants (its "0/1 specialization")
         message += f"; the example's size is {tries[0]}, which torch.export specializes: export with a size of 2 or more"
+    elif _intermediate_one(guard.expr, guard.hints):
+        message += ("; a size computed from it is 1 at the example's size, and torch.export specializes sizes of 1 "
+                    "(a feature map shrunk to 1 x 1, say): unless a line of yours compares it with 1, export with a "
+                    "larger example, where that size is 2 or more")
     return {"code": "ONX914" if specialized else "ONX915", "message": message, "frames": user_frames(guard.frames)}
 
 
@@ -253,6 +257,28 @@ def user_frames(frames: list[list]) -> list[list]:
     from onnxfix.exporter.locations import is_user_file
 
     return [f for f in frames if is_user_file(f[0])]
+
+
+def _intermediate_one(expr, hints: dict) -> bool:
+    """`Eq(E, 1)`, `E <= 1`, `E < 2` over an expression E of the dims (not a dim itself) that is 1
+    at the example: torch's size-1 specialization of a computed size (FocalNet's last stage at a
+    32 x 32 example: `Eq(Max(1, ((s4 + 31)//32)), 1)`), which no source rewrite removes."""
+    import sympy
+
+    if isinstance(expr, sympy.Eq):
+        left, right = expr.args
+        side = left if right == 1 else right if left == 1 else None
+    elif isinstance(expr, (sympy.Le, sympy.Lt)):
+        side = expr.args[0] if expr.args[1] == (1 if isinstance(expr, sympy.Le) else 2) else None
+    else:
+        side = None
+    if side is None or side.is_Symbol or side.is_number:
+        return False
+    try:
+        value = side.xreplace({symbol: sympy.Integer(int(v)) for symbol, v in hints.items() if v is not None})
+        return bool(value == 1)
+    except (TypeError, ValueError):
+        return False
 
 
 def _pins_to_constant(expr) -> bool:
