@@ -40,9 +40,10 @@ def _findings(folder: str | None) -> list[tuple]:
 
 def test_a_function_only_the_recorded_run_reaches_is_linted(tmp_path):
     assert _findings(None) == []
-    assert record(f"{MODEL}:Policy", f"{MODEL}:example_inputs", tmp_path) == {"files": 1, "functions": 3}
+    assert record(f"{MODEL}:Policy", f"{MODEL}:example_inputs", tmp_path) == {"files": 1, "functions": 4}
+    # `spread` ran too, but only under `if not torch.onnx.is_in_onnx_export():`: no exporter runs it
     ((code, line, safety, message),) = _findings(str(tmp_path))
-    assert (code, line, safety) == ("ONX601", 18, "unsafe")
+    assert (code, line, safety) == ("ONX601", 21, "unsafe")
     assert message.endswith("(reached from the recorded forward run)")
 
 
@@ -79,3 +80,36 @@ def test_the_where_form_computes_what_the_branch_did(tmp_path):
             expected = before(obs, torch.tensor(flag))
             torch.manual_seed(seed + 10)
             assert torch.equal(after(obs, torch.tensor(flag)), expected)
+
+
+class _Runtime:
+    """onnxruntime's stand-in: ``run`` computes ``outputs(x)`` anew on every call."""
+
+    def __init__(self, outputs):
+        self.outputs = outputs
+
+    def run(self, args, names):
+        return [self.outputs(args[0]).numpy()]
+
+
+class _Sampling(torch.nn.Module):
+    def forward(self, x):
+        return x * 2 + torch.randn(x.shape[0], 3)
+
+
+@pytest.mark.parametrize("onnx, compared", [
+    (lambda x: x * 2 + torch.randn(x.shape[0], 3), False),  # samples as eager does: not compared
+    (lambda x: x[:2] * 2 + torch.randn(2, 3), True),  # the batch frozen at the export size
+    (lambda x: x * 2 + 10 + torch.randn(x.shape[0], 3), True),  # a wrong deterministic part beside the noise
+    (lambda x: x * 2, True),  # only eager samples (the legacy trace froze a branch)
+])
+def test_only_outputs_both_sides_sample_alike_are_left_uncompared(onnx, compared):
+    from onnxfix.exporter.result import OutputError
+    from onnxfix.exporter.verify import Probe, _random_not_compared, eager
+
+    model, x = _Sampling(), torch.randn(4, 3)
+    runtime = _Runtime(onnx)
+    expected, actual = eager(model, (x,)), runtime.run((x,), [])
+    (output,) = _random_not_compared(model, runtime, Probe("p", (x,)), [], expected, actual,
+                                     [OutputError(0, 1.0, 1.0, False, "differs")])
+    assert (output.ok, output.note) == ((False, "differs") if compared else (True, RANDOM_NOTE))

@@ -280,7 +280,8 @@ RANDOM_NOTE = "random: eager and onnxruntime each give other values on a second 
 def _random_not_compared(model, runtime: Runtime, probe: Probe, names: list[str], expected: list[torch.Tensor],
                          actual: list, outputs: list[OutputError]) -> list[OutputError]:
     """Outputs that differ from onnxruntime's, where a second eager call and a second
-    onnxruntime run on the same input both give other values, are sampled
+    onnxruntime run on the same input both give other values (and onnxruntime's is within eager's
+    own spread, with its shape and dtype), are sampled
     (`Normal(...).rsample()` on a policy's stochastic path): no export can match them value for
     value, so they are not compared, and say so; the other outputs still are. An output only
     eager samples (the legacy trace froze the branch that samples) still fails."""
@@ -296,8 +297,20 @@ def _random_not_compared(model, runtime: Runtime, probe: Probe, names: list[str]
     random = {
         i for i in failed
         if not _same(expected[i], again[i]) and not _same(torch.from_numpy(actual[i]), torch.from_numpy(rerun[i]))
+        and _within_eager_spread(expected[i], again[i], torch.from_numpy(actual[i]))
     }
     return [replace(o, max_abs=None, max_rel=None, ok=True, note=RANDOM_NOTE) if o.index in random else o for o in outputs]
+
+
+def _within_eager_spread(first: torch.Tensor, second: torch.Tensor, onnx: torch.Tensor) -> bool:
+    """onnxruntime's output has eager's shape and dtype, and differs from eager's first call by
+    no more than a few times eager's two calls differ from each other: a batch frozen at the
+    export size, or a wrong deterministic part beside the noise, still fails."""
+    if onnx.shape != first.shape or onnx.dtype != first.dtype or not first.is_floating_point():
+        return False
+    spread = float((first.double() - second.double()).abs().nan_to_num(posinf=0.0, neginf=0.0).max())
+    gap = float((first.double() - onnx.double()).abs().nan_to_num(nan=float("inf")).max())
+    return gap <= 4.0 * spread
 
 
 def _same(a: torch.Tensor, b: torch.Tensor) -> bool:

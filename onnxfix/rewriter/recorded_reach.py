@@ -16,9 +16,9 @@ from dataclasses import replace
 from typing import Iterator
 
 from onnxfix.rewriter.evidence import FileEvidence
-from onnxfix.rewriter.function_body import scope_of_function
+from onnxfix.rewriter.function_body import scope_of_function, walk_function_body
 from onnxfix.rewriter.module_index import ClassInfo, ModuleIndex
-from onnxfix.rewriter.scope import HELPER_PREFIX, Entry, ExportFunction, ExportScope
+from onnxfix.rewriter.scope import ALL_MODES, HELPER_PREFIX, CallSiteModes, Entry, ExportFunction, ExportScope
 
 FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef)
 # How a finding in such a function says where it runs from (the run does not record its caller).
@@ -31,13 +31,34 @@ def widened_by_evidence(scope: ExportScope, module: ModuleIndex, evidence: FileE
     if evidence is None:
         return scope
     known = {id(fn.node) for fn in scope.functions}
-    added = [
-        ExportFunction(node, module, cls, scope_of_function(node, module.scope),
-                       Entry(RECORDED_ENTRY, module.identity, 0), False, key)
-        for node, cls, key in _module_functions(module)
-        if id(node) not in known and not node.name.startswith(HELPER_PREFIX) and _ran(evidence, node)
-    ]
+    added = []
+    for node, cls, key in _module_functions(module):
+        if id(node) in known or node.name.startswith(HELPER_PREFIX) or not _ran(evidence, node):
+            continue
+        modes = _modes_by_name(scope, node)
+        if modes:
+            entry = Entry(RECORDED_ENTRY, module.identity, 0, modes)
+            added.append(ExportFunction(node, module, cls, scope_of_function(node, module.scope), entry, False, key))
     return replace(scope, functions=[*scope.functions, *added]) if added else scope
+
+
+def _modes_by_name(scope: ExportScope, callee: ast.AST) -> frozenset[str]:
+    """The exporters that run ``callee``, judged by the calls of its name (`dist.get_actions(...)`)
+    in the export-time functions: the union of what each call site's export guards leave (an
+    eager run does not export, so it also ran calls that `if not torch.onnx.is_in_onnx_export():`
+    keeps from every exporter). Every exporter when no call names it (a `getattr`, another file)."""
+    sites = [(fn, node) for fn in scope.functions for node, _ in walk_function_body(fn.node)
+             if isinstance(node, ast.Call) and _called_name(node.func) == callee.name]
+    if not sites:
+        return ALL_MODES
+    modes: frozenset[str] = frozenset()
+    for fn, node in sites:
+        modes |= CallSiteModes(fn).callee_modes(node, callee)
+    return modes
+
+
+def _called_name(func: ast.expr) -> str | None:
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
 
 
 def _ran(evidence: FileEvidence, node: ast.AST) -> bool:

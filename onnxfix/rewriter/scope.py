@@ -175,7 +175,7 @@ class ScopeBuilder:
         key = id(fn.node)
         if key not in self._targets_memo:
             self._targets_memo[key] = list(self._targets(fn))
-        sites = _CallSites(fn)
+        sites = CallSiteModes(fn)
         for node, callee in self._targets_memo[key]:
             if getattr(callee.node, "name", "").startswith(HELPER_PREFIX):
                 continue  # a helper onnxfix wrote: not user code (its guard calls the op it replaces)
@@ -291,7 +291,7 @@ class ScopeBuilder:
         return ExportFunction(node, module, cls, None, caller.entry, False, key, parent_scope)
 
 
-class _CallSites:
+class CallSiteModes:
     """How the exporters run what a function calls: as they run the function, less the
     exporters its export guards keep away from the call site; a `@torch.jit._script_if_tracing`
     callee is compiled by TorchScript under the legacy exporter (and traced as Python by dynamo,

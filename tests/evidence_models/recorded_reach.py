@@ -14,6 +14,9 @@ class Gaussian:
     def sample(self):
         return self.mean + self.std * torch.randn_like(self.mean)
 
+    def spread(self):
+        return float(self.std.mean())  # a number for logging: eager only
+
     def get_actions(self, deterministic):
         if deterministic:
             return self.mean
@@ -29,6 +32,8 @@ class Policy(nn.Module):
 
     def forward(self, obs, deterministic):
         dist = self.dist.setup(self.net(obs), self.log_std)
+        if not torch.onnx.is_in_onnx_export():
+            self.logged = dist.spread()  # ran by the recorded eager run, by no exporter
         return dist.get_actions(deterministic)
 
 

@@ -247,8 +247,11 @@ def _bound_list_concatenation(node: ast.BinOp, element: str, count: ast.expr, ct
     between = block[block.index(assign) + 1 : block.index(later) + 1]
     stored = [n for s in between for n in ast.walk(s)
               if isinstance(n, (ast.Name, ast.Attribute)) and not isinstance(getattr(n, "ctx", None), ast.Load)]
-    if any(isinstance(n, ast.Name) and n.id in names or isinstance(n, ast.Attribute) and ctx.segment(n) == element
-           for n in stored):
+    attribute = "." in element  # `self.cur.weight`: a store to it or to a prefix, or a call that may make one
+    if any(isinstance(n, ast.Name) and n.id in names
+           or isinstance(n, ast.Attribute) and (element + ".").startswith(ctx.segment(n) + ".") for n in stored) or (
+        attribute and any(isinstance(n, ast.Call) for s in between[:-1] for n in ast.walk(s))
+    ):
         return None, None, f"a name of `{ctx.segment(node)}` is rebound before the concatenation"
     deletion = statement_deletion(assign, ctx)
     if deletion is None:

@@ -20,13 +20,16 @@ from onnxfix.rewriter.rule import Edit, Fix, Rule, RuleDoc
 
 BOOL_METHODS = frozenset({
     "eq", "ne", "lt", "le", "gt", "ge", "bool", "logical_not", "logical_and", "logical_or", "logical_xor",
-    "isnan", "isinf", "isfinite", "isneginf", "isposinf", "signbit", "isclose", "any", "all",
+    "isnan", "isinf", "isfinite", "isneginf", "isposinf", "signbit", "isclose",
 })
+# bool for a bool receiver only: on uint8 they return uint8
+RECEIVER_DTYPE_METHODS = frozenset({"any", "all"})
 BOOL_FUNCTIONS = frozenset(f"torch.{name}" for name in BOOL_METHODS | {"isin", "eq", "ne", "gt", "ge", "lt", "le"})
 FACTORIES = frozenset({"torch.zeros", "torch.ones", "torch.empty", "torch.full", "torch.zeros_like", "torch.ones_like",
                        "torch.empty_like", "torch.full_like", "torch.tensor", "torch.as_tensor"})
 BOOL_DTYPES = frozenset({"torch.bool"})
-KEEPING_METHODS = frozenset({"clone", "detach", "contiguous", "flatten", "reshape", "view", "unsqueeze", "squeeze",
+# `view` is not here: `t.view(torch.uint8)` reinterprets the dtype
+KEEPING_METHODS = frozenset({"clone", "detach", "contiguous", "flatten", "reshape", "unsqueeze", "squeeze",
                              "transpose", "permute", "expand", "expand_as", "repeat", "flip", "t"})
 
 
@@ -38,8 +41,9 @@ def is_bool_tensor(node: ast.AST, ctx: FunctionContext, depth: int = 0) -> bool:
         return False
     if ctx.tensors.dtype(node) == "bool":
         return True
-    if isinstance(node, ast.Compare):
-        return any(ctx.tensors.is_tensor(o) for o in [node.left, *node.comparators])
+    if isinstance(node, ast.Compare):  # `is` and `in` give Python bools
+        return not any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops) and any(
+            ctx.tensors.is_tensor(o) for o in [node.left, *node.comparators])
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
         return is_bool_tensor(node.operand, ctx, depth + 1)
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor, ast.Add)):
@@ -48,13 +52,20 @@ def is_bool_tensor(node: ast.AST, ctx: FunctionContext, depth: int = 0) -> bool:
         return is_bool_tensor(node.value, ctx, depth + 1)
     if isinstance(node, ast.Call):
         return _bool_call(node, ctx, depth)
-    if isinstance(node, ast.Attribute) and ctx.is_self_attr(node):
+    if isinstance(node, ast.Attribute) and ctx.is_self_attr(node) and _stored_once(node.attr, ctx):
         value = ctx.self_attr_value(node)  # `self.keep = torch.ones(4, dtype=torch.bool)` in __init__
         return value is not None and is_bool_tensor(value, ctx, depth + 1)
     if isinstance(node, ast.Name) and not ctx.is_parameter(node.id):
         values = ctx.assignments(node.id)
         return bool(values) and all(isinstance(v, ast.expr) and is_bool_tensor(v, ctx, depth + 1) for v in values)
     return False
+
+
+def _stored_once(attr: str, ctx: FunctionContext) -> bool:
+    """`self.<attr>` is assigned by one statement of the class: no other method rebinds it."""
+    stores = [n for n in ast.walk(ctx.fn.cls.node) if isinstance(n, ast.Attribute) and n.attr == attr
+              and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name)]
+    return len(stores) == 1
 
 
 def _bool_call(node: ast.Call, ctx: FunctionContext, depth: int) -> bool:
@@ -69,6 +80,8 @@ def _bool_call(node: ast.Call, ctx: FunctionContext, depth: int) -> bool:
     receiver = func.value
     if func.attr in BOOL_METHODS:
         return bool(ctx.tensors.is_tensor(receiver)) or is_bool_tensor(receiver, ctx, depth + 1)
+    if func.attr in RECEIVER_DTYPE_METHODS:
+        return is_bool_tensor(receiver, ctx, depth + 1)
     if func.attr in ("to", "type") and len(node.args) == 1 and ctx.qualname(node.args[0]) in BOOL_DTYPES:
         return True
     if func.attr in KEEPING_METHODS:
@@ -94,16 +107,20 @@ class BoolKernelGap(Rule):
         "onnxruntime has no Where kernel for bool branches (both: NOT_IMPLEMENTED), and the legacy "
         "exporter feeds the bool to CumSum (invalid model; dynamo casts first). Measured on torch "
         "2.13, onnxruntime 1.23 (PARSeq's `(tgt_in == eos).cumsum(-1) > 0`).",
-        example="def forward(self, tokens, extra):\n    mask = (tokens == 0) + (extra > 0)\n"
+        example="def forward(self, tokens: torch.Tensor, extra: torch.Tensor):\n    mask = (tokens == 0) + (extra > 0)\n"
         "    seen = (tokens == 2).cumsum(-1) > 0\n    return torch.where(seen, mask, tokens > 5)",
-        use_instead="def forward(self, tokens, extra):\n    mask = (tokens == 0) | (extra > 0)\n"
+        use_instead="def forward(self, tokens: torch.Tensor, extra: torch.Tensor):\n    mask = (tokens == 0) | (extra > 0)\n"
         "    seen = (tokens == 2).long().cumsum(-1) > 0\n"
-        "    return (seen & mask) | (~seen & (tokens > 5))",
+        "    return ((seen & mask) | (~seen & (tokens > 5)))",
         fix_safety="Safe: the same values in the same dtype by construction. `+` of two bool "
         "tensors is True where either is (bool addition saturates), which is `|`; `cumsum` of a "
         "bool tensor promotes it to int64 first, as `.long()` does (exact integer counts); "
         "`torch.where(c, a, b)` on bools is `(c & a) | (~c & b)` elementwise, broadcast alike "
-        "(offered when `c` is a name or attribute, read twice).",
+        "(offered when `c` is a name or attribute, read twice), bracketed as a whole; `a | b` is "
+        "bracketed where an operator binding tighter than `|` holds it (`m & a + b`). A tensor "
+        "counts as bool only where its dtype cannot be another: `any()`/`all()` of a bool (on "
+        "uint8 they give uint8), no `view(dtype)`, no `is`/`in` comparison, a `self.` attribute "
+        "assigned once in the class.",
         references=("https://github.com/baudm/parseq/issues/66",
                     "https://onnx.ai/onnx/operators/onnx__Add.html"),
     )
@@ -118,7 +135,11 @@ class BoolKernelGap(Rule):
         fix = None
         if between.count("+") == 1 and "#" not in between:
             plus = left_end + between.index("+")
-            fix = Fix("Combine the masks with `|` (what bool `+` computes)", (Edit(plus, plus + 1, "|"),), safe=True)
+            edits = [Edit(plus, plus + 1, "|")]
+            if _binds_tighter_than_or(ctx.parent(node), node):  # `m & a + b`: `|` would split it
+                start, end = source.span(node)
+                edits = [Edit(start, start, "("), *edits, Edit(end, end, ")")]
+            fix = Fix("Combine the masks with `|` (what bool `+` computes)", tuple(edits), safe=True)
         yield ctx.report(self, node, "`+` of two bool tensors: ONNX's Add takes no bool (the exported model does not "
                          "load); `|` is what bool addition computes", fix=fix)
 
@@ -136,7 +157,7 @@ class BoolKernelGap(Rule):
         fix = None
         if _read_twice_alike(condition):
             c = ctx.segment(condition)
-            text = f"({c} & {_atom(a, ctx)}) | (~{c} & {_atom(b, ctx)})"
+            text = f"(({c} & {_atom(a, ctx)}) | (~{c} & {_atom(b, ctx)}))"
             fix = Fix("Select bools with `&` and `|`", (ctx.replace(node, text),), safe=True)
         yield ctx.report(self, node, "`torch.where` with bool branches: onnxruntime has no Where kernel for bool "
                          "(NOT_IMPLEMENTED); `(c & a) | (~c & b)` selects the same bools", fix=fix)
@@ -161,6 +182,14 @@ def _is_cumsum(node: ast.Call, qualname: str | None) -> bool:
     if qualname == "torch.cumsum":
         return bool(node.args) and not isinstance(node.args[0], ast.Starred)
     return qualname is None and isinstance(node.func, ast.Attribute) and node.func.attr == "cumsum" and len(node.args) <= 1
+
+
+def _binds_tighter_than_or(parent: ast.AST | None, node: ast.expr) -> bool:
+    """The `+` expression sits where an operator binding tighter than `|` holds it (another
+    operator but `|`, a unary operator, `.attr`, `[...]`, `**`, `await`)."""
+    if isinstance(parent, ast.BinOp):
+        return not isinstance(parent.op, ast.BitOr)
+    return isinstance(parent, (ast.UnaryOp, ast.Attribute, ast.Subscript, ast.Await)) and getattr(parent, "value", getattr(parent, "operand", None)) is node
 
 
 def _atom(node: ast.expr, ctx: FunctionContext) -> str:
