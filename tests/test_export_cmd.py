@@ -126,6 +126,19 @@ def test_a_custom_op_is_decomposed_at_export_time(capsys):
     assert [r["verdict"] for r in document["targets"][0]["results"]] == ["OK", "OK"]
 
 
+def test_fix_exports_with_the_named_decompositions_when_the_op_is_in_code_it_does_not_edit(capsys):
+    """The failing op is in another file (as in a library): no source fix of the target's file
+    reaches it, so `--fix` exports once more with the decomposition the run named, and says so."""
+    code, document = _cli_json(["tests/export_models/imported_inverse.py:Head", "--inputs",
+                                "tests/export_models/imported_inverse.py:example_inputs", "--exporter", "both", "--fix"], capsys)
+    (target,) = document["targets"]
+    assert code == 0
+    assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS", "EXPORT-FAILS"]
+    fix = target["fix"]
+    assert (fix["decompositions"], fix["diff"], fix["fixes_applied"]) == (["linalg_inv"], "", 0)
+    assert [r["verdict"] for r in fix["results"]] == ["OK", "OK"]
+
+
 def test_an_exporter_failure_names_the_decomposition_that_repairs_it():
     """T5's invalid view (torch.onnx's decomposition step drops a contiguous()): the hint is keyed
     on the failure, not on an operator the exporter lacks."""

@@ -107,10 +107,14 @@ def _fix_lines(result: TargetResult) -> list[str]:
     lines = [evidence_line(fix.evidence, flag)] if fix.evidence else []
     if fix.error and not fix.results:
         return lines + [f"  {flag}: {fix.error}"] + dropped
-    if not fix.diff:
+    if not fix.diff and not fix.decompositions:
         what = "no fix kept" if fix.dropped else "no static fix applies"
         return lines + [f"  {flag}: {what}; verdicts unchanged"] + dropped
     where = "in place" if fix.written else "to a temporary copy"
+    if fix.decompositions:
+        keys = ",".join(fix.decompositions)
+        lines += [f"  {flag}: exported with onnxfix's decompositions of {keys} (only while exporting: eager "
+                  f"PyTorch and the source untouched; `--decompose-ops {keys}` exports this way)"]
     lines += [f"  {flag}: kept {fix.fixes_applied} fix(es), applied {where}; verdicts before -> after:"]
     for before, after in zip(result.results, fix.results):
         lines.append(f"    {before.verdict.exporter:<7} {before.verdict.verdict} -> {after.verdict.verdict}")
@@ -193,6 +197,7 @@ def target_json(result: TargetResult) -> dict:
             "error": result.fix.error or None,
             "written": result.fix.written,
             "exports": result.fix.exports,
+            "decompositions": list(result.fix.decompositions),
             "dropped": [
                 {"code": d.code, "filename": display_path_str(d.path), "row": d.line, "covers": d.covers, "worse": d.why}
                 for d in result.fix.dropped
@@ -467,8 +472,10 @@ def _html_verdict(r: ExporterResult, when: str = "") -> list[str]:
 def _html_fix(result: TargetResult) -> list[str]:
     fix = result.fix
     parts = ["<h3>After fix</h3>"]
-    if fix.error or not fix.diff:
+    if fix.error or not (fix.diff or fix.decompositions):
         return parts + [f"<p>{_e(fix.error or 'no static fix applies; verdicts unchanged')}</p>"]
+    if fix.decompositions:
+        parts.append(f"<p>{_e('exported with decompositions of ' + ', '.join(fix.decompositions))}</p>")
     rows = [[_e(b.verdict.exporter), _e(b.verdict.verdict), _e(a.verdict.verdict)]
             for b, a in zip(result.results, fix.results)]
     parts.append(_table("fix", ("exporter", "before", "after"), rows))

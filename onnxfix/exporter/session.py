@@ -62,6 +62,9 @@ class FixResult:
     written: bool = False  # --write: the kept fixes are in the user's file
     # the eager run under the recorder: {"files": n, "functions": n} or {"error": "..."}
     evidence: dict = field(default_factory=dict)
+    # decompositions the last export ran with (`--decompose-ops`): the failure was in code the
+    # static fixes do not edit (site-packages), and they made some verdict better, none worse
+    decompositions: tuple[str, ...] = ()
 
 
 @dataclass
@@ -93,7 +96,7 @@ def run_target(target: Target, progress: Progress, fix: str | None = None, unsaf
     result.decompose_hint = decompositions_that_help(target, result.results, result.static_findings)
     if fix:
         result.fix = fix_and_reexport(target, fix, unsafe_fixes, progress, result.results,
-                                      cache_off=needs_cache_off(result.results))
+                                      cache_off=needs_cache_off(result.results), decompose=result.decompose_hint)
     return result
 
 
@@ -172,10 +175,13 @@ def _renamed(finding: ExportFinding, rename: dict[str, str]) -> ExportFinding:
 
 
 def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progress: Progress,
-                     before: list[ExporterResult], cache_off: bool = False) -> FixResult:
+                     before: list[ExporterResult], cache_off: bool = False,
+                     decompose: tuple[str, ...] = ()) -> FixResult:
     """The fix loop (fixloop.py) on temporary copies; with --write, its result is written in
     place only when no exporter's verdict is worse than before. cache_off: an export failed on
-    a returned KV cache: every attempt also sets use_cache=False at the factory's config."""
+    a returned KV cache: every attempt also sets use_cache=False at the factory's config.
+    decompose: the decompositions the first run named (`--decompose-ops`), tried once more
+    after the loop when some export still fails."""
     from onnxfix import output
     from onnxfix.exporter import fixloop
     from onnxfix.rewriter.paths import display_path
@@ -186,7 +192,8 @@ def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progr
     evidence, outcome.evidence = record_evidence(target)
     static_fix = lambda keys: _static_fix(target, source, unsafe_fixes, keys, evidence)
     cache = (lambda text: (turn_cache_off(text, target.factory) or (text,))[0]) if cache_off else (lambda text: text)
-    export = lambda fixed: _export_text(target, source, cache(fixed.text), unsafe_fixes, progress)
+    export = lambda fixed, keys=None: _export_text(replace(target, decompose=keys) if keys else target, source,
+                                                   cache(fixed.text), unsafe_fixes, progress)
     try:
         start = static_fix(frozenset())
         baseline = before
@@ -203,8 +210,8 @@ def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progr
         outcome.error = str(exc)
         return outcome
     outcome.dropped, outcome.exports = loop.dropped, loop.exports
-    final = loop.final
-    if baseline is before and final.fixed.text == start.text:
+    final = _with_decompositions(loop.final, decompose, outcome, lambda fixed: export(fixed, decompose))
+    if baseline is before and final.fixed.text == start.text and not outcome.decompositions:
         return outcome  # nothing kept: the verdicts stand
     turned_off = cache(final.fixed.text) != final.fixed.text  # the cache switch counts as one fix
     final = replace(final, fixed=replace(final.fixed, text=cache(final.fixed.text)))
@@ -214,6 +221,24 @@ def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progr
     if mode == FIX_WRITE:
         outcome.written = _write_if_no_worse(source, start.text, final, before, outcome)
     return outcome
+
+
+def _with_decompositions(final, keys: tuple[str, ...], outcome: FixResult, export):
+    """The loop's last state, exported once more with onnxfix's decompositions of the ops the
+    first run named, when some export still fails: the repair for code the static fixes do not
+    edit (an op inside site-packages). Kept when it makes some verdict OK and none worse; eager
+    PyTorch is untouched (they replace the ops only while exporting)."""
+    from onnxfix.exporter import fixloop
+
+    if not keys or all(r.verdict.verdict == OK for r in final.results):
+        return final
+    results = export(final.fixed)
+    outcome.exports += 1
+    gained = any(a.verdict.verdict == OK != b.verdict.verdict for b, a in zip(final.results, results))
+    if not gained or fixloop.worsened(final.results, results):
+        return final
+    outcome.decompositions = keys
+    return replace(final, results=results)
 
 
 def _unsafe(source: Path, unsafe_fixes: bool | None) -> bool:
