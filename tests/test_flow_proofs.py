@@ -60,6 +60,7 @@ CASES = {
     "vit_position_table": ("ONX607", False, (ORT, OK)),
     "window_pad_crop": ("ONX608", True, (ORT, ORT)),
     "bool_masks": ("ONX528", False, (ORT, ORT)),  # PARSeq's bool cumsum, masks added and selected: .long(), |, & |
+    "grown_cache": ("ONX609", False, (ORT, ORT)),  # fairseq's sinusoidal table, rebuilt in forward when outgrown
     "cached_window_mask": ("ONX609", False, (ORT, ORT)),  # SwinIR: the mask cached for one resolution  # Swin: pad to the patch and window multiples, crop back  # ViT: the table shortcut skipped under export too
 }
 # What the dynamo exporter's error says for the originals that fail (re-measured here).

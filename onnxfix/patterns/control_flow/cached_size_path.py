@@ -24,7 +24,7 @@ import ast
 from onnxfix.patterns.control_flow.tracing_only_guard import compares_sizes
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.export_guards import is_guard_call
-from onnxfix.rewriter.precedence import NOT, operand
+from onnxfix.rewriter.precedence import NOT, OR, operand
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 
 
@@ -40,7 +40,11 @@ class CachedSizePath(Rule):
         "computes with some function (`self.register_buffer(\"attn_mask\", self.calculate_mask("
         "input_resolution))`) and whose other branch calls that function on the input's sizes "
         "(`self.calculate_mask(x_size)`): a cache for one resolution, as in SwinIR, HAT, DAT and "
-        "Swin2SR's shifted-window attention.",
+        "Swin2SR's shifted-window attention. Also the cache grown in forward: an `if` (no `else`) "
+        "whose test reads a module attribute and compares sizes (or the arguments its one statement "
+        "passes), and whose one statement rebuilds that attribute with a call, read after the `if` "
+        "(fairseq's `if self._future_mask.size(0) < dim: self._future_mask = torch.triu(...)` and "
+        "sinusoidal position tables).",
         why="Both exporters decide the `if` on the example's sizes and keep one branch. With an "
         "example of the cached size the exported model holds the cached tensor: onnxruntime fails "
         "(a Reshape of the wrong size) or computes another thing for every other size, and "
@@ -64,13 +68,18 @@ class CachedSizePath(Rule):
         "Under export the recomputing branch runs for every size; for the cached size it computes "
         "what `__init__` cached with the same function, unless the attribute was changed since "
         "(a checkpoint holding another mask), which the export's comparison with eager on the "
-        "export inputs shows.",
+        "export inputs shows. For a grown cache the test becomes true under export: the cache is "
+        "rebuilt for the export input's size, which is what forward does for any size it has not "
+        "seen.",
         references=("https://github.com/JingyunLiang/SwinIR/blob/main/models/network_swinir.py",
                     "https://github.com/zhengchen1999/DAT/blob/main/basicsr/archs/dat_arch.py"),
     )
 
     def visit_If(self, node: ast.If, ctx: FunctionContext):
-        if ctx.fn.cls is None or not node.orelse or _guarded(node.test):
+        if ctx.fn.cls is None or _guarded(node.test):
+            return
+        if not node.orelse:
+            yield from self._grown_cache(node, ctx)
             return
         makers = _cached_attributes(ctx)
         if not makers:
@@ -86,6 +95,39 @@ class CachedSizePath(Rule):
                     return
 
 
+    def _grown_cache(self, node: ast.If, ctx: FunctionContext):
+        """`if self._future_mask.size(0) < dim: self._future_mask = torch.triu(...)`, then
+        `self._future_mask[:dim, :dim]` (fairseq's masks and sinusoidal tables): a cache kept on
+        the module and rebuilt in forward when the input outgrows it."""
+        attribute = _rebuilt_attribute(node, ctx)
+        if attribute is None or not _read_after(node, attribute, ctx):
+            return
+        rebuilt = [n for n in ast.walk(node.body[0].value) if isinstance(n, ast.Call)]
+        if _compares_sizes(node.test, ctx) or _compares_arguments(node.test, rebuilt):
+            message = (f"`self.{attribute}` is a cache kept on the module and rebuilt here only when the input "
+                       "outgrows it: both exporters decide this `if` on the example (and on what earlier calls "
+                       "left cached) and keep the cached tensor, wrong or failing for other sizes; rebuild it "
+                       "under export (eager keeps its cache)")
+            yield ctx.report(self, node.test, message, fix=_fix(node.test, True, ctx))
+
+
+def _rebuilt_attribute(node: ast.If, ctx: FunctionContext) -> str | None:
+    """`self.X` when the `if`'s only statement assigns it a call's value and its test reads it."""
+    if len(node.body) != 1 or not isinstance(node.body[0], ast.Assign) or len(node.body[0].targets) != 1:
+        return None
+    target, value = node.body[0].targets[0], node.body[0].value
+    if not (ctx.is_self_attr(target) and isinstance(value, ast.Call)):
+        return None
+    reads = any(isinstance(n, ast.Attribute) and n.attr == target.attr and ctx.is_self_attr(n) for n in ast.walk(node.test))
+    return target.attr if reads else None
+
+
+def _read_after(node: ast.If, attribute: str, ctx: FunctionContext) -> bool:
+    end = node.end_lineno or node.lineno
+    return any(isinstance(n, ast.Attribute) and n.attr == attribute and isinstance(n.ctx, ast.Load)
+               and ctx.is_self_attr(n) and n.lineno > end for n in ast.walk(ctx.fn.node))
+
+
 def _message(attribute: str, maker: str) -> str:
     return (f"`self.{attribute}` is computed once by `{maker}` for one size and taken when the sizes match: "
             f"both exporters decide this `if` on the example's sizes and keep one branch (other sizes fail "
@@ -96,7 +138,7 @@ def _fix(test: ast.expr, general_is_body: bool, ctx: FunctionContext) -> Fix:
     torch_name, imports = ctx.torch_name()
     exporting = f"{torch_name}.jit.is_tracing() or {torch_name}.compiler.is_exporting()"
     if general_is_body:  # the test selects the general branch: make it true under export
-        text = f"{exporting} or {operand(ctx.segment(test), test, NOT)}"
+        text = f"{exporting} or {operand(ctx.segment(test), test, OR)}"  # `a or (b or c)` needs none
     else:
         text = f"not ({exporting}) and {operand(ctx.segment(test), test, NOT)}"
     return Fix("Take the recomputing branch under export", (ctx.replace(test, text),), safe=True, imports=imports)
