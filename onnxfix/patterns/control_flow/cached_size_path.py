@@ -103,7 +103,10 @@ class CachedSizePath(Rule):
         if attribute is None or not _read_after(node, attribute, ctx):
             return
         rebuilt = [n for n in ast.walk(node.body[0].value) if isinstance(n, ast.Call)]
-        if _compares_sizes(node.test, ctx) or _compares_arguments(node.test, rebuilt):
+        # `self.wf.device != x.device: self.wf = self.wf.to(x.device)` moves a cache, whatever the size
+        compared = [n for n in ast.walk(node.test) if isinstance(n, ast.Compare) and not any(
+            isinstance(side, ast.Attribute) and side.attr in ("device", "dtype") for side in (n.left, *n.comparators))]
+        if any(_compares_sizes(n, ctx) or _compares_arguments(n, rebuilt) for n in compared):
             message = (f"`self.{attribute}` is a cache kept on the module and rebuilt here only when the input "
                        "outgrows it: both exporters decide this `if` on the example (and on what earlier calls "
                        "left cached) and keep the cached tensor, wrong or failing for other sizes; rebuild it "
@@ -221,7 +224,7 @@ def _compares_arguments(test: ast.expr, calls: list[ast.Call]) -> bool:
     or ...: mask = self.calculate_mask(_H, _W)`), sizes or not: what decides the branch is
     what the cache was computed for."""
     arguments = {n.id for call in calls for a in [*call.args, *(k.value for k in call.keywords)]
-                 for n in ast.walk(a) if isinstance(n, ast.Name)}
+                 for n in ast.walk(a) if isinstance(n, ast.Name)} - {"self"}  # `.to(self.x.device)`: no size
     return any(isinstance(n, ast.Compare) and any(
         isinstance(m, ast.Name) and m.id in arguments for side in (n.left, *n.comparators) for m in ast.walk(side))
         for n in ast.walk(test))
