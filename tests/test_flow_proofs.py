@@ -61,6 +61,7 @@ CASES = {
     "window_pad_crop": ("ONX608", True, (ORT, ORT)),
     "bool_masks": ("ONX528", False, (ORT, ORT)),  # PARSeq's bool cumsum, masks added and selected: .long(), |, & |
     "grown_cache": ("ONX609", False, (ORT, ORT)),  # fairseq's sinusoidal table, rebuilt in forward when outgrown
+    "linspace_positions": ("ONX407", True, (FAILS, OK)),  # Flux's position ids: linspace(0, n - 1, n) -> arange(n)
     "cached_window_mask": ("ONX609", False, (ORT, ORT)),  # SwinIR: the mask cached for one resolution  # Swin: pad to the patch and window multiples, crop back  # ViT: the table shortcut skipped under export too
 }
 # What the dynamo exporter's error says for the originals that fail (re-measured here).
@@ -78,6 +79,7 @@ DYNAMO_ERRORS = {
     "distribution_policy": "GuardOnDataDependentSymNode",
     "eager_only_mask": "'NoneType' object has no attribute 'size'",
     "gathered_rows": "conflicts between user-specified ranges and inferred ranges",
+    "linspace_positions": "conflicts between user-specified ranges and inferred ranges",
 }
 LEGACY_ERRORS = {"non_consecutive": "Only consecutive 1-d tensor indices are supported"}
 
