@@ -41,7 +41,7 @@ class SizeOracle:
         if isinstance(node, ast.BinOp):
             left, right = self.is_size(node.left), self.is_size(node.right)
             return (left or right) and all(
-                s or is_number(side) for s, side in ((left, node.left), (right, node.right))
+                s or is_number(side) or self._constant(side) for s, side in ((left, node.left), (right, node.right))
             )
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
             return self.is_size(node.operand)
@@ -131,6 +131,18 @@ class SizeOracle:
                                    lambda: self._names.__setitem__(name, True))
         self._names[name] = answer
         return answer
+
+    def _constant(self, node: ast.AST) -> bool:
+        """Number literals, local names bound only to them (`patch_size = 2`) and arithmetic on
+        those (`patch_size // 2`): a number, like a literal."""
+        if is_number(node):
+            return True
+        if isinstance(node, ast.BinOp):
+            return self._constant(node.left) and self._constant(node.right)
+        if not isinstance(node, ast.Name) or self.ctx.is_parameter(node.id):
+            return False
+        values = self.ctx.assignments(node.id)
+        return bool(values) and all(isinstance(v, ast.expr) and is_number(v) for v in values)
 
     def _assigned_size(self, name: str, value: ast.AST) -> bool:
         if isinstance(value, ast.Assign):  # tuple unpacking: b, s = x.shape[:2]
