@@ -121,7 +121,8 @@ def test_write_refuses_a_loud_failure_turned_silent(tmp_path, capsys, monkeypatc
     assert [r["verdict"] for r in fix["results"]] == ["EXPORT-FAILS"]
     assert fix["dropped"] == [{"code": "ONX501", "filename": "partial_fix.py", "row": 26,
                                "covers": "torch.linalg.inv(gram)", "worse": ["legacy EXPORT-FAILS -> SILENTLY-WRONG"]}]
-    assert (fix["written"], fix["exports"], fix["error"]) == (True, 4, None)
+    # the fifth export: the kept fixes with linalg_inv's decomposition (the hint), silent too: not kept
+    assert (fix["written"], fix["exports"], fix["error"], fix["decompositions"]) == (True, 5, None, [])
     text = (tmp_path / "partial_fix.py").read_text()
     assert text == (MODELS / "partial_fix.py").read_text().replace(
         "        ramp = np.arange(x.shape[-1], dtype=np.float32)\n        h = h * torch.from_numpy(ramp)\n"

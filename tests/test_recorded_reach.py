@@ -100,7 +100,8 @@ class _Sampling(torch.nn.Module):
 @pytest.mark.parametrize("onnx, compared", [
     (lambda x: x * 2 + torch.randn(x.shape[0], 3), False),  # samples as eager does: not compared
     (lambda x: x[:2] * 2 + torch.randn(2, 3), True),  # the batch frozen at the export size
-    (lambda x: x * 2 + 10 + torch.randn(x.shape[0], 3), True),  # a wrong deterministic part beside the noise
+    # a wrong deterministic part beside the noise (one within a few times the noise's spread passes)
+    (lambda x: x * 2 + 100 + torch.randn(x.shape[0], 3), True),
     (lambda x: x * 2, True),  # only eager samples (the legacy trace froze a branch)
 ])
 def test_only_outputs_both_sides_sample_alike_are_left_uncompared(onnx, compared):

@@ -305,7 +305,8 @@ def _random_not_compared(model, runtime: Runtime, probe: Probe, names: list[str]
 def _within_eager_spread(first: torch.Tensor, second: torch.Tensor, onnx: torch.Tensor) -> bool:
     """onnxruntime's output has eager's shape and dtype, and differs from eager's first call by
     no more than a few times eager's two calls differ from each other: a batch frozen at the
-    export size, or a wrong deterministic part beside the noise, still fails."""
+    export size, or a wrong deterministic part beside the noise, still fails (a wrong part
+    within four times the noise's spread does not: sampled values prove no more)."""
     if onnx.shape != first.shape or onnx.dtype != first.dtype or not first.is_floating_point():
         return False
     spread = float((first.double() - second.double()).abs().nan_to_num(posinf=0.0, neginf=0.0).max())
