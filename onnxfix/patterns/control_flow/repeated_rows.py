@@ -7,6 +7,7 @@ import ast
 
 from onnxfix.patterns.control_flow.loop_parts import is_row, loop_length_source, uses_name_elsewhere
 from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.names import dotted_parts
 from onnxfix.rewriter.integers import int_constant
 from onnxfix.rewriter.rule import Edit, Fix
 from onnxfix.rewriter.statements import (
@@ -173,9 +174,8 @@ def repeated_list(node: ast.BinOp, ctx: FunctionContext) -> tuple[Fix | None, st
 def _base_name(node: ast.expr) -> str | None:
     """The name under a name or an attribute chain on one (`t`, `self.log_sigma`): written
     twice in `.repeat`'s arguments, it must read the same tensor each time, as such reads do."""
-    while isinstance(node, ast.Attribute):
-        node = node.value
-    return node.id if isinstance(node, ast.Name) else None
+    parts = dotted_parts(node)
+    return parts[0] if parts else None
 
 
 def _concatenates(call: ast.AST | None, first: ast.AST, ctx: FunctionContext) -> bool:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 
 from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.names import dotted_parts
 from onnxfix.rewriter.rule import Edit, Fix, Rule, RuleDoc
 
 BOOL_METHODS = frozenset({
@@ -155,7 +156,7 @@ class BoolKernelGap(Rule):
         if not (is_bool_tensor(a, ctx) and is_bool_tensor(b, ctx)):
             return
         fix = None
-        if _read_twice_alike(condition):
+        if dotted_parts(condition) is not None:  # a name or attribute chain: read twice alike
             c = ctx.segment(condition)
             text = f"(({c} & {_atom(a, ctx)}) | (~{c} & {_atom(b, ctx)}))"
             fix = Fix("Select bools with `&` and `|`", (ctx.replace(node, text),), safe=True)
@@ -196,12 +197,6 @@ def _atom(node: ast.expr, ctx: FunctionContext) -> str:
     """The source of ``node``, bracketed unless it binds tighter than any operator."""
     text = ctx.segment(node)
     return text if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)) else f"({text})"
-
-
-def _read_twice_alike(node: ast.expr) -> bool:
-    while isinstance(node, ast.Attribute):
-        node = node.value
-    return isinstance(node, ast.Name)
 
 
 RULES = [BoolKernelGap]
