@@ -7,7 +7,9 @@ match_module_call). Writes onnxfix/data/nn_module_forwards.json:
                             "args": ["input", "self.output_size"], "keywords": {},
                             "init": ["output_size"]}, ...}
 
-`args`/`keywords`: forward's call, `input` for forward's tensor, `self.x` for an attribute;
+`args`/`keywords`: forward's call, `input` for forward's tensor, `self.x` for an attribute,
+`arg:name` for forward's other arguments (listed in order under `forward`, literal defaults under
+`defaults`: `nn.MaxUnpool2d()(x, indices)`);
 `init`: __init__'s parameters in order (an attribute named like one holds that argument, as every
 layer listed here does; the script checks __init__ assigns `self.x = x` for each attribute used).
 
@@ -61,7 +63,10 @@ def _entry(forward, init, class_attrs) -> dict | None:
         return None
     body = [s for s in forward.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
     params = [a.arg for a in forward.args.args]
-    if len(body) != 1 or not isinstance(body[0], ast.Return) or len(params) != 2:
+    if len(body) != 1 or not isinstance(body[0], ast.Return) or len(params) < 2 or forward.args.vararg:
+        return None
+    defaults = _literal_defaults(forward.args)
+    if defaults is None:
         return None
     call = body[0].value
     func = call.func if isinstance(call, ast.Call) else None
@@ -73,6 +78,8 @@ def _entry(forward, init, class_attrs) -> dict | None:
     def spelled(node):
         if isinstance(node, ast.Name) and node.id == params[1]:
             return "input"
+        if isinstance(node, ast.Name) and node.id in params[2:]:
+            return f"arg:{node.id}"  # another forward argument (MaxUnpool2d's indices)
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
             if node.attr in assigned or node.attr in class_attrs:
                 return f"self.{node.attr}"
@@ -84,7 +91,23 @@ def _entry(forward, init, class_attrs) -> dict | None:
     keywords = {k.arg: spelled(k.value) for k in call.keywords}
     if None in args or None in keywords.values() or any(k is None for k in keywords) or "input" not in args[:1]:
         return None
-    return {"function": f"torch.nn.functional.{func.attr}", "args": args, "keywords": keywords, "init": init_params}
+    entry = {"function": f"torch.nn.functional.{func.attr}", "args": args, "keywords": keywords, "init": init_params}
+    if params[2:]:
+        entry["forward"] = params[2:]  # forward's arguments after the tensor, in order
+        entry["defaults"] = {name: value for name, value in defaults.items() if name in params[2:]}
+    return entry
+
+
+def _literal_defaults(arguments: ast.arguments) -> dict[str, str] | None:
+    """{parameter: repr of its default} for forward's defaults, None when one is not a literal."""
+    positional = arguments.args[len(arguments.args) - len(arguments.defaults):]
+    found = {}
+    for parameter, default in zip(positional, arguments.defaults):
+        try:
+            found[parameter.arg] = repr(ast.literal_eval(default))
+        except ValueError:
+            return None
+    return found
 
 
 def _assigned_from_params(init: ast.FunctionDef) -> set[str]:

@@ -224,5 +224,79 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
             params="i",
         ),
     ),
+    Decomposition(
+        "unfold", ("Tensor.unfold",), True, ("Tensor.unfold dynamic length",),
+        (PYTORCH + "69889", "https://github.com/ailia-ai/ailia-models/pull/1894"),
+        "Sliding windows as an index_select of window starts plus offsets (arange), reshaped with "
+        "the window axis last: the same values (exact), with the length a graph value. The "
+        "legacy exporter translates `Tensor.unfold` only when the unfolded dimension has a static "
+        "size (\"Unsupported: ONNX export of operator Unfold, input size not accessible\"); "
+        "dynamo exports it. Eager keeps the op (guarded helper): unfold returns a view, the "
+        "gather a copy.",
+        rule="ONX519", repairs_error=r"ONNX export of operator Unfold, input size not accessible",
+        proof=Proof("a.unfold(2, 4, 3).sum(-1)", "_onnx_unfold(a, 2, 4, 3).sum(-1)", "(randn(g, b, 3, 14),)"),
+    ),
+    Decomposition(
+        "fold", ("torch.nn.functional.fold",), True, ("fold dynamic blocks",),
+        ("https://github.com/gemelo-ai/vocos/issues/38",),
+        "Overlap-add as one scatter_add into the zero-padded output (kernel entries and blocks "
+        "mapped to their pixels with arange), then the padding cropped. The legacy exporter's "
+        "col2im fails when the output size or block count is read from the input (\"'NoneType' "
+        "object is not subscriptable\"); dynamo exports it. Eager keeps the op (guarded helper): "
+        "scatter_add adds overlapping entries in another order than ATen's col2im.",
+        rule="ONX519",
+        proof=Proof(
+            "torch.nn.functional.fold(a, (5, 9), (2, 3), dilation=(1, 2), padding=1, stride=(2, 1))",
+            "_onnx_fold(a, (5, 9), (2, 3), dilation=(1, 2), padding=1, stride=(2, 1))",
+            "(randn(g, b, 12, 21),)",
+            decomposition_tol=1e-6,
+        ),
+    ),
+    Decomposition(
+        "max_unpool2d", ("torch.nn.functional.max_unpool2d",), True, ("max_unpool2d",),
+        (PYTORCH + "25088", PYTORCH + "43367", PYTORCH + "85388"),
+        "One scatter of the pooled values into zeros of the output size, at the flat positions "
+        "max_pool2d(return_indices=True) recorded (SegNet's decoder). The legacy exporter has no "
+        "symbolic for aten::max_unpool2d; dynamo exports it. Eager keeps the op (guarded helper): "
+        "for repeated indices either write may win.",
+        rule="ONX519",
+        proof=Proof(
+            "torch.nn.functional.max_unpool2d(*torch.nn.functional.max_pool2d(a, 3, 2, 1, return_indices=True), 3, 2, 1, "
+            "a.shape[-2:])",
+            "_onnx_max_unpool2d(*torch.nn.functional.max_pool2d(a, 3, 2, 1, return_indices=True), 3, 2, 1, a.shape[-2:])",
+            "(randn(g, b, 3, 8, 9),)",
+        ),
+    ),
+    Decomposition(
+        "max_unpool1d", ("torch.nn.functional.max_unpool1d",), True, ("max_unpool1d",), (),
+        "The 2-D helper's scatter along one dimension.",
+        rule="ONX519",
+        proof=Proof(
+            "torch.nn.functional.max_unpool1d(*torch.nn.functional.max_pool1d(a, 2, return_indices=True), 2)",
+            "_onnx_max_unpool1d(*torch.nn.functional.max_pool1d(a, 2, return_indices=True), 2)",
+            "(randn(g, b, 3, 10),)",
+        ),
+    ),
+    Decomposition(
+        "embedding_bag", ("torch.nn.functional.embedding_bag",), True,
+        ("embedding_bag padding_idx", "embedding_bag padding_idx offsets"),
+        (PYTORCH + "128930",),
+        "With a padding_idx: the bag of each looked-up row (a 2-D input's row, or the offsets run "
+        "of a 1-D one), then scatter_add of the rows with the padding entries masked out; mean "
+        "divides by the count of the others and max is a scatter amax, empty bags give zeros. The "
+        "legacy exporter refuses a 2-D input (\"embedding_bag with padding_idx\") and exports "
+        "offsets silently wrong (the padding rows counted); dynamo exports it. Reported only when "
+        "padding_idx is passed (nn.EmbeddingBag: to its constructor); max_norm runs the op. Eager "
+        "keeps the op (guarded helper): the bags are summed in another order.",
+        when_present=("padding_idx", 10),
+        rule="ONX519", repairs_error=r"embedding_bag with padding_idx",
+        proof=Proof(
+            "torch.nn.functional.embedding_bag(i, w, mode='mean', padding_idx=0) + "
+            "torch.nn.functional.embedding_bag(i, w, mode='max', padding_idx=0)",
+            "_onnx_embedding_bag(i, w, mode='mean', padding_idx=0) + _onnx_embedding_bag(i, w, mode='max', padding_idx=0)",
+            "(ints(g, 0, 6, b, 4), randn(g, 6, 3))",
+            params="i, w", static=(1,), decomposition_tol=1e-6,
+        ),
+    ),
 )
 SUPPORT: tuple[str, ...] = ("resample_antialias",)  # helpers that decompose nothing on their own

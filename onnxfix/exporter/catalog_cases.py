@@ -28,10 +28,20 @@ class Case:
     params: str = "x"
     random: bool = False
     proof: bool = False  # `inputs` is a decomposition proof's (its generators, `g` and `b`)
+    # Dims exported as dynamic, ((input index, dim), ...): an op some exporter translates only
+    # for static sizes ("input size not accessible") fails only when a size comes from the input.
+    dynamic: tuple[tuple[int, int], ...] = ()
+
+    def dynamic_spec(self) -> dict[int, dict[int, str]] | None:
+        """The exporters' {input index: {dim: name}} for ``dynamic``."""
+        spec: dict[int, dict[int, str]] = {}
+        for index, dim in self.dynamic:
+            spec.setdefault(index, {})[dim] = f"d{index}_{dim}"
+        return spec or None
 
 
-def C(id, op, expr, inputs, params="x", variant="", random=False):  # noqa: N802 - table helper
-    return Case(id, op, variant or id, expr, inputs, params, random)
+def C(id, op, expr, inputs, params="x", variant="", random=False, dynamic=()):  # noqa: N802 - table helper
+    return Case(id, op, variant or id, expr, inputs, params, random, dynamic=dynamic)
 
 
 L = "torch.linalg."
@@ -299,6 +309,14 @@ CASES = [
     C("interpolate area down", "torch.nn.functional.interpolate", "torch.nn.functional.interpolate(x, size=(3, 3), mode='area')", "R(1, 2, 8, 8),"),
     C("interpolate trilinear", "torch.nn.functional.interpolate", "torch.nn.functional.interpolate(x, scale_factor=2, mode='trilinear')", "R(1, 1, 2, 3, 3),"),
     C("adaptive_avg_pool2d divisible", "torch.nn.functional.adaptive_avg_pool2d", "torch.nn.functional.adaptive_avg_pool2d(x, (2, 3))", "R(1, 2, 8, 9),"),
+    C("Tensor.unfold dynamic length", "Tensor.unfold", "x.unfold(2, 4, 2).mean(-1)", "R(1, 3, 16),", dynamic=((0, 2),)),
+    C("fold dynamic blocks", "torch.nn.functional.fold",
+      "torch.nn.functional.fold(x, (1, (x.shape[-1] - 1) * 2 + 8), (1, 8), stride=(1, 2))", "R(1, 16, 9),",
+      dynamic=((0, 2),)),
+    C("max_unpool2d", "torch.nn.functional.max_unpool2d",
+      "torch.nn.functional.max_unpool2d(*torch.nn.functional.max_pool2d(x, 2, return_indices=True), 2)", "R(1, 2, 6, 6),"),
+    C("max_unpool1d", "torch.nn.functional.max_unpool1d",
+      "torch.nn.functional.max_unpool1d(*torch.nn.functional.max_pool1d(x, 2, return_indices=True), 2)", "R(1, 2, 6),"),
     C("adaptive_avg_pool2d non-divisible", "torch.nn.functional.adaptive_avg_pool2d", "torch.nn.functional.adaptive_avg_pool2d(x, (3, 3))", "R(1, 2, 8, 7),"),
     C("adaptive_max_pool2d divisible", "torch.nn.functional.adaptive_max_pool2d", "torch.nn.functional.adaptive_max_pool2d(x, (2, 3))", "R(1, 2, 8, 9),"),
     C("adaptive_max_pool2d non-divisible", "torch.nn.functional.adaptive_max_pool2d", "torch.nn.functional.adaptive_max_pool2d(x, (3, 3))", "R(1, 2, 8, 7),"),
@@ -314,6 +332,8 @@ CASES = [
     C("pad reflect", "torch.nn.functional.pad", "torch.nn.functional.pad(x, (1, 2), mode='reflect')", "R(1, 2, 5),"),
     C("pad replicate", "torch.nn.functional.pad", "torch.nn.functional.pad(x, (1, 2, 1, 1), mode='replicate')", "R(1, 2, 5, 5),"),
     C("pad circular", "torch.nn.functional.pad", "torch.nn.functional.pad(x, (1, 2), mode='circular')", "R(1, 2, 5),"),
+    C("embedding_bag padding_idx", "torch.nn.functional.embedding_bag", "torch.nn.functional.embedding_bag(x, y, mode='sum', padding_idx=0)", "I(0, 6, 4, 3), R(6, 3)", "x, y"),
+    C("embedding_bag padding_idx offsets", "torch.nn.functional.embedding_bag", "torch.nn.functional.embedding_bag(x, y, torch.tensor([0, 4]), mode='sum', padding_idx=0)", "I(0, 6, 8), R(6, 3)", "x, y"),
     C("embedding_bag mean", "torch.nn.functional.embedding_bag", "torch.nn.functional.embedding_bag(y, x, torch.tensor([0, 3]), mode='mean')", "R(6, 3), I(0, 6, 5)", "x, y"),
     C("embedding_bag max", "torch.nn.functional.embedding_bag", "torch.nn.functional.embedding_bag(y, x, torch.tensor([0, 3]), mode='max')", "R(6, 3), I(0, 6, 5)", "x, y"),
     C("embedding max_norm", "torch.nn.functional.embedding", "torch.nn.functional.embedding(y, x * 3, max_norm=1.0)", "R(6, 3), I(0, 6, 5)", "x, y"),

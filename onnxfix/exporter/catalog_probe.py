@@ -114,7 +114,7 @@ def _probe_into(case: Case, exporter: str, opset: int, path: Path) -> dict:
         warnings.simplefilter("ignore")
         try:
             with open(os.devnull, "w") as devnull, _redirect_stdout(devnull):
-                verify.export_model(model, args, exporter, path, None, opset)
+                verify.export_model(model, args, exporter, path, case.dynamic_spec(), opset)
         except Exception as exc:  # the exporter's error is the measurement
             return {"verdict": verify.EXPORT_FAILS, "error": _short_error(exc)}
     for seed in (0, 1, 2):

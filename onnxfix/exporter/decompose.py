@@ -49,8 +49,11 @@ class Entry:
         if keyword is not None and kwargs.get(keyword[0]) is not keyword[1]:
             return False
         present = self.decomposition.when_present
-        if present is not None and present[0] not in kwargs:
-            return False
+        if present is not None:  # by keyword or at its position (nn.EmbeddingBag passes padding_idx so)
+            name, position = present
+            given = kwargs.get(name, args[position] if position < len(args) else None)
+            if given is None:
+                return False
         try:
             self.signature.bind(*args, **kwargs)
         except TypeError:

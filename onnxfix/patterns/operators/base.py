@@ -24,7 +24,7 @@ from onnxfix.decompositions import (
     rule_keys,
     signature,
 )
-from onnxfix.patterns.operators.module_calls import ModuleCall, arguments_text, layers, match_module_call
+from onnxfix.patterns.operators.module_calls import UNKNOWN, ModuleCall, arguments_text, layers, match_module_call
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Edit, Fix, Helper, Rule, RuleDoc
 
@@ -69,9 +69,20 @@ def selected_variant(decomposition: Decomposition, node: ast.Call) -> bool:
         given = keywords.get(name)
         if not (isinstance(given, ast.Constant) and given.value is value):
             return False
-    if decomposition.when_present and decomposition.when_present[0] not in keywords:
+    if decomposition.when_present and not _passed(node, keywords, *decomposition.when_present):
         return False
     return True
+
+
+def _passed(node: ast.Call, keywords: dict[str, ast.expr], name: str, position: int) -> bool:
+    """The argument is given, by keyword or at its position, as something other than None (a
+    layer's constructor argument not known, `UNKNOWN`, counts as not given: its default)."""
+    given = keywords.get(name)
+    if given is None and position < len(node.args):
+        given = node.args[position]
+    if given is None or (isinstance(given, ast.Constant) and given.value is None):
+        return False
+    return not (isinstance(given, ast.Name) and given.id == UNKNOWN)
 
 
 def helper_accepts(decomposition: Decomposition, node: ast.Call, method: bool) -> bool:
@@ -133,7 +144,7 @@ def module_helper_fix(decomposition: Decomposition, node: ast.Call, ctx: Functio
                       safe: bool) -> Fix:
     """`self.pool(x)` -> `_onnx_adaptive_avg_pool2d(x, self.pool.output_size)`."""
     helpers = tuple(Helper(f"_onnx_{key}", helper_source(key)) for key in helper_chain(decomposition.key))
-    text = f"{decomposition.helper}({arguments_text(call, ctx.segment(node.args[0]))})"
+    text = f"{decomposition.helper}({arguments_text(call, ctx.segment(node.args[0]), ctx.segment)})"
     return Fix(f"Rewrite to `{decomposition.helper}(...)` with the layer's attributes (helper added to the file)",
                (ctx.replace(node, text),), safe, imports=("torch",), helpers=helpers)
 

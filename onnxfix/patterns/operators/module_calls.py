@@ -35,12 +35,13 @@ class ModuleCall:
     receiver: str  # the called module's source text: "self.pool", "pool"
     function: str  # "torch.nn.functional.adaptive_avg_pool2d"
     equivalent: ast.Call  # the functional call it makes, the layer's constructor arguments filled in
+    passed: dict[str, ast.expr]  # forward's arguments after the tensor, as passed or defaulted
 
 
 def match_module_call(node: ast.Call, ctx: FunctionContext, targets: dict[str, Decomposition]):
     """(ModuleCall, decomposition) for a call of a torch.nn layer whose functional form has a
     decomposition, else None."""
-    if len(node.args) != 1 or node.keywords or isinstance(node.args[0], ast.Starred):
+    if not node.args or any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
         return None
     found = _layer_of(node.func, ctx)
     if found is None:
@@ -49,9 +50,32 @@ def match_module_call(node: ast.Call, ctx: FunctionContext, targets: dict[str, D
     entry = layers().get(layer)
     if entry is None or entry["function"] not in targets:
         return None
-    equivalent = _equivalent(entry, node.args[0], constructor)
-    call = ModuleCall(layer, ctx.segment(node.func), entry["function"], equivalent)
+    passed = forward_arguments(entry, node)
+    if passed is None:
+        return None
+    equivalent = _equivalent(entry, node.args[0], constructor, passed)
+    call = ModuleCall(layer, ctx.segment(node.func), entry["function"], equivalent, passed)
     return call, targets[entry["function"]]
+
+
+def forward_arguments(entry: dict, node: ast.Call) -> dict[str, ast.expr] | None:
+    """The layer's forward arguments after the tensor (`indices` of `self.unpool(x, indices)`),
+    each as passed or as its literal default; None when the call does not bind to forward."""
+    names = entry.get("forward", [])
+    extra = node.args[1:]
+    if len(extra) > len(names) or any(k.arg not in names for k in node.keywords):
+        return None
+    passed = dict(zip(names, extra))
+    for keyword in node.keywords:
+        if keyword.arg in passed:
+            return None
+        passed[keyword.arg] = keyword.value
+    for name in names:
+        if name not in passed:
+            if name not in entry.get("defaults", {}):
+                return None
+            passed[name] = ast.Constant(ast.literal_eval(entry["defaults"][name]))
+    return passed
 
 
 def _layer_of(func: ast.expr, ctx: FunctionContext) -> tuple[str, ast.Call | None] | None:
@@ -73,13 +97,15 @@ def _layer_of(func: ast.expr, ctx: FunctionContext) -> tuple[str, ast.Call | Non
     return None
 
 
-def _equivalent(entry: dict, tensor: ast.expr, constructor: ast.Call | None) -> ast.Call:
+def _equivalent(entry: dict, tensor: ast.expr, constructor: ast.Call | None, passed: dict[str, ast.expr]) -> ast.Call:
     """F.<function>(tensor, <attributes>) with each attribute replaced by the constructor's
     argument for it (a parameter of the same name), an unknown name where it is not known."""
 
     def value(spelled: str) -> ast.expr:
         if spelled == "input":
             return tensor
+        if spelled.startswith("arg:"):
+            return passed[spelled[4:]]
         if not spelled.startswith("self."):
             return ast.Constant(ast.literal_eval(spelled))
         given = _constructor_argument(constructor, entry["init"], spelled[5:]) if constructor is not None else None
@@ -100,13 +126,18 @@ def _constructor_argument(call: ast.Call, parameters: list[str], name: str) -> a
     return None  # the layer's default: not necessarily the function's
 
 
-def arguments_text(call: ModuleCall, tensor: str) -> str:
+def arguments_text(call: ModuleCall, tensor: str, segment) -> str:
     """The helper call's arguments: the tensor, then the layer's attributes read off the module
-    itself (``self.pool.output_size``), so the rewrite holds whatever the constructor got."""
+    itself (``self.pool.output_size``), so the rewrite holds whatever the constructor got, and
+    forward's other arguments as the call passed them (``segment``: an expression's source)."""
 
     def text(spelled: str) -> str:
         if spelled == "input":
             return tensor
+        if spelled.startswith("arg:"):
+            argument = call.passed[spelled[4:]]
+            defaulted = not hasattr(argument, "lineno")  # forward's default, not in the source
+            return repr(argument.value) if defaulted else segment(argument)
         return f"{call.receiver}.{spelled[5:]}" if spelled.startswith("self.") else spelled
 
     entry = layers()[call.layer]
