@@ -40,8 +40,8 @@ def test_pairs_compute_what_complex_tensors_compute(case, monkeypatch):
 
 def test_an_unsupported_op_of_a_pair_names_the_op(monkeypatch):
     monkeypatch.setattr(torch.onnx, "is_in_onnx_export", lambda: True)
-    with decomposition_context(["complex_pairs"]), pytest.raises(TypeError, match="exp of a complex tensor carried"):
-        torch.exp(torch.view_as_complex(torch.randn(3, 2)))
+    with decomposition_context(["complex_pairs"]), pytest.raises(TypeError, match="sin of a complex tensor carried"):
+        torch.sin(torch.view_as_complex(torch.randn(3, 2)))
 
 
 def _global_filter(x, weight):
@@ -62,7 +62,21 @@ def _spectrogram(x, _):
     return torch.stft(x, 16, window=torch.hann_window(16), return_complex=True).abs()
 
 
+def _istft_vocoder(magnitude, phase):
+    # iSTFTNet's head: a spectrum made complex by `phase * 1j`, exp, then torch.istft
+    spectrum = magnitude.exp() * torch.exp(phase * 1j)
+    return torch.istft(spectrum, 16, 4, window=torch.hann_window(16), length=30)
+
+
+def _irfft_head(x, p):
+    # Vocos: `mag * (cos + 1j * sin)`, then torch.fft.irfft of the frames
+    spectrum = x.exp() * (torch.cos(p) + 1j * torch.sin(p))
+    return torch.fft.irfft(spectrum, 16, dim=1, norm="backward")
+
+
 @pytest.mark.parametrize("case, shapes", [
+    (_istft_vocoder, ((2, 9, 7), (2, 9, 7))),
+    (_irfft_head, ((2, 9, 7), (2, 9, 7))),
     (_global_filter, ((2, 4, 6, 3), (4, 4, 3, 2))),
     (_complex_linear, ((3, 5), (5, 5, 2))),
     (_spectrogram, ((2, 64), (1,))),

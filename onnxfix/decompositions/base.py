@@ -61,6 +61,9 @@ class Decomposition:
     # An exporter error (a regex on the verdict's error) this decomposition repairs at export time
     # wherever the failing op came from: `onnxfix export` names it in its --decompose-ops hint.
     repairs_error: str = ""
+    # False: no source rule reports the targets (`Tensor.__mul__` with a Python complex: every
+    # product would be a finding); only the export-time repair naming the key substitutes it.
+    static: bool = True
     # The ONX5xx rule that reports the op and writes the fix: its `keys` are the records naming it.
     rule: str = field(kw_only=True)
     proof: Proof = field(kw_only=True)

@@ -92,6 +92,10 @@ class _OnnxComplexPair:
     def angle(self):
         return torch.atan2(self.imag, self.real)
 
+    def exp(self):
+        scale = torch.exp(self.real)
+        return _OnnxComplexPair(scale * torch.cos(self.imag), scale * torch.sin(self.imag))
+
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):
         # torch's argument parser hands a call with a pair argument to the pair
@@ -106,6 +110,10 @@ class _OnnxComplexPair:
             return _bilinear(torch.matmul, *args)
         if name == "einsum" and len(args) == 3 and not kwargs:  # two operands
             return _bilinear(lambda a, b: torch.einsum(args[0], a, b), args[1], args[2])
+        if name == "exp" and len(args) == 1 and not kwargs:
+            return args[0].exp()
+        if name == "istft":
+            return _inverse_stft(*args, **(kwargs or {}))
         if name in ("fft_irfft", "fft_irfft2", "fft_irfftn"):
             return _inverse_real_fft(name, *args, **(kwargs or {}))
         if name in ("sub", "__sub__") and len(args) == 2 and not kwargs:
@@ -142,3 +150,34 @@ def _inverse_real_fft(name, pair, s=None, dim=None, norm=None):
     elif name == "fft_irfft2" and dim is None:
         dim = (-2, -1)
     return helper(torch.stack((pair.real, pair.imag), -1), s, dim, norm)
+
+
+def _inverse_stft(pair, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False,
+                  onesided=None, length=None, return_complex=False):
+    # torch.istft of a one-sided pair spectrum (..., n_fft // 2 + 1, frames): each frame's irfft
+    # (_onnx_irfftn on the parts), windowed, overlap-added by one scatter_add, divided by the
+    # overlap-added squared window, the center padding cut, as torch.istft computes it
+    helper = globals().get("_onnx_irfftn")
+    if helper is None or return_complex or onesided is False:
+        raise TypeError("istft of a complex tensor carried as (real, imaginary) parts while exporting")
+    hop = n_fft // 4 if hop_length is None else hop_length
+    win_length = n_fft if win_length is None else win_length
+    if window is None:
+        window = torch.ones(win_length, dtype=pair.real.dtype, device=pair.real.device)
+    if win_length < n_fft:
+        left = (n_fft - win_length) // 2
+        window = torch.nn.functional.pad(window, (left, n_fft - win_length - left))
+    frames = helper(torch.stack((pair.real, pair.imag), -1), (n_fft,), (-2,), "ortho" if normalized else "backward")
+    frames = frames * window.reshape(-1, 1)  # (..., n_fft, frames)
+    count = frames.shape[-1]
+    total = n_fft + hop * (count - 1)
+    device = frames.device
+    index = (torch.arange(n_fft, device=device).reshape(-1, 1) + torch.arange(count, device=device) * hop).reshape(1, -1)
+    rows = frames.reshape(-1, n_fft * count)
+    signal = rows.new_zeros(rows.shape[0], total).scatter_add(1, index.expand(rows.shape[0], -1), rows)
+    squares = (window * window).reshape(-1, 1).expand(n_fft, count).reshape(1, -1)
+    envelope = squares.new_zeros(1, total).scatter_add(1, index, squares)
+    start = n_fft // 2 if center else 0
+    end = start + length if length is not None else (total - n_fft // 2 if center else total)
+    signal = signal[:, start:end] / envelope[:, start:end]
+    return signal.reshape(tuple(frames.shape[:-2]) + (signal.shape[-1],))

@@ -10,8 +10,10 @@ def _onnx_embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2.
     # masked out; "mean" divides by the count of the others, "max" is a scatter amax over them,
     # and a bag with none gives zeros, as torch. Bags are the rows of a 2-D input, or the runs
     # between offsets of a 1-D one. Eager and dynamo keep the op (another summation order).
-    if (not torch.onnx.is_in_onnx_export() or torch.compiler.is_exporting() or padding_idx is None
-            or max_norm is not None):
+    if not torch.onnx.is_in_onnx_export() or torch.compiler.is_exporting():  # eager and dynamo: the op itself
+        return torch.nn.functional.embedding_bag(input, weight, offsets, max_norm, norm_type, scale_grad_by_freq, mode,
+                                                 sparse, per_sample_weights, include_last_offset, padding_idx)
+    if padding_idx is None or max_norm is not None:  # legacy exports these (max_norm renormalises in place)
         return torch.nn.functional.embedding_bag(input, weight, offsets, max_norm, norm_type, scale_grad_by_freq, mode,
                                                  sparse, per_sample_weights, include_last_offset, padding_idx)
     padding = padding_idx % weight.shape[0]

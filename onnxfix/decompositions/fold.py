@@ -7,7 +7,7 @@ def _onnx_fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1)
     # of the zero-padded output, which is then cropped. The legacy exporter's col2im needs static
     # sizes; here the block count stays a graph value. Eager and dynamo keep the op (the sums
     # are added in another order than ATen's col2im).
-    if not torch.onnx.is_in_onnx_export() or torch.compiler.is_exporting():
+    if not torch.onnx.is_in_onnx_export() or torch.compiler.is_exporting():  # eager and dynamo: the op itself
         return torch.nn.functional.fold(input, output_size, kernel_size, dilation, padding, stride)
 
     def pair(value):

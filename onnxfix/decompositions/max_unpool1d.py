@@ -7,7 +7,7 @@ def _onnx_max_unpool1d(input, indices, kernel_size, stride=None, padding=0, outp
     # (torch's default (in - 1) * stride - 2 * padding + kernel, or the last 1 of output_size).
     # The legacy exporter has no symbolic for aten::max_unpool1d. Eager and dynamo keep the op
     # (repeated indices: either write may win, in ATen as in a scatter).
-    if not torch.onnx.is_in_onnx_export() or torch.compiler.is_exporting():
+    if not torch.onnx.is_in_onnx_export() or torch.compiler.is_exporting():  # eager and dynamo: the op itself
         return torch.nn.functional.max_unpool1d(input, indices, kernel_size, stride, padding, output_size)
 
     def spatial(value):

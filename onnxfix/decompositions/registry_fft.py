@@ -125,6 +125,19 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
                     "torch.fft.irfft2(_onnx_pair_rfft2(a, norm='ortho') * c, s=(3, 6), norm='ortho')",
                     "(randn(g, b, 3, 6), randn(g, 3, 4))", params="a, c", static=(1,), decomposition_tol=1e-6),
     ),
+    Decomposition(
+        "pair_scalar", ("Tensor.__mul__", "Tensor.__rmul__", "Tensor.mul", "torch.mul"), False, (),
+        ("https://github.com/MasayaKawamura/MB-iSTFT-VITS/issues/8", "https://github.com/gemelo-ai/vocos/issues/38"),
+        PAIR_NOTES + " A real tensor times a Python complex number (`phase * 1j`) starts a pair, so "
+        "`torch.istft(mag * torch.exp(phase * 1j), ...)` (iSTFTNet) and `torch.fft.irfft(mag * (x + 1j * y))` "
+        "(Vocos) export: exp, istft and irfft take pairs. Export time only (`static=False`): a source "
+        "rule would report every product.",
+        requires=("complex_pair", "irfftn"), drop_in=False, static=False, rule="ONX526",
+        proof=Proof("torch.istft(a.exp() * torch.exp(torch.mul(c, 1j)), 8, 2, window=torch.hann_window(8))",
+                    "torch.istft(_onnx_pair_scalar(a.exp(), 1) * torch.exp(_onnx_pair_scalar(c, 1j)), 8, 2, "
+                    "window=torch.hann_window(8))",
+                    "(randn(g, b, 5, 6), randn(g, b, 5, 6))", params="a, c", decomposition_tol=1e-5),
+    ),
 )
 # Helpers that decompose nothing alone.
 SUPPORT: tuple[str, ...] = ("dft", "complex_abs", "complex", "polar", "complex_pair")

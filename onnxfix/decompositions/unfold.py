@@ -7,7 +7,9 @@ def _onnx_unfold(input, dimension, size, step):
     # legacy exporter translates unfold only for a static length ("input size not accessible");
     # here the length stays a graph value. Eager and dynamo keep the op (a view: the gather is a
     # copy, and a write into the windows must still reach `input`).
-    if not torch.onnx.is_in_onnx_export() or torch.compiler.is_exporting() or input.dim() == 0:
+    if not torch.onnx.is_in_onnx_export() or torch.compiler.is_exporting():  # eager and dynamo: the op itself
+        return input.unfold(dimension, size, step)
+    if input.dim() == 0:
         return input.unfold(dimension, size, step)
     dim = dimension % input.dim()
     count = (input.shape[dim] - size) // step + 1

@@ -24,10 +24,11 @@ EXPORT_REPAIRS = {
     "complex_pairs": ExportRepair(
         r"complex-valued input|[Cc]omplex(?:Float|Double|64|128)? (?:tensor|dtype|type)s? (?:is|are) not supported"
         r"|ComplexFloat|ComplexDouble|operator 'aten::(?:polar|view_as_complex|view_as_real|complex|fft_rfft2)'"
-        r"|STFT does not currently support complex types",
+        r"|STFT does not currently support complex types|Unknown number type: complex",
         "complex tensors carried as (real, imaginary) pairs while exporting (torch.polar, view_as_complex, "
         "complex products and matmuls, view_as_real, rfft2 and the irfft of a pair, a complex stft under "
-        "legacy: a complex RoPE, a global filter, a spectrogram)",
+        "legacy, a real tensor times a Python complex number, exp and istft of a pair: a complex RoPE, a global "
+        "filter, a spectrogram, an iSTFT vocoder head)",
         rule_keys("ONX526"),  # ONX526's helpers
     ),
 }

@@ -181,6 +181,7 @@ def target_triggers(keys: tuple[str, ...]) -> tuple[str, ...]:
     """The file pre-filter's words for calls to these decompositions' targets: a call that
     resolves to `torch.linalg.inv` or `Tensor.inverse` has `inv` / `inverse` in the file's text,
     at the call or at its import, whatever the aliases."""
+    keys = tuple(key for key in keys if BY_KEY[key].static)
     names = {target.rsplit(".", 1)[-1] for key in keys for target in BY_KEY[key].targets}
     inplace = {target.rsplit(".", 1)[-1] + "_" for key in keys for target in BY_KEY[key].targets
                if target.startswith("Tensor.") and not target.endswith("_")}  # `t.index_add_(...)`
@@ -240,7 +241,7 @@ class DecompositionRule(Rule):
         """The finding for a call of one of this rule's ops, whatever its spelling: ``judged`` is
         the call whose arguments decide whether it fails (the call itself, or the functional call
         a layer makes); ``make_fix(safe)`` writes the fix when the helper takes those arguments."""
-        if decomposition.key not in self.keys or not selected_variant(decomposition, judged):
+        if decomposition.key not in self.keys or not decomposition.static or not selected_variant(decomposition, judged):
             return
         failed = catalog.failures(self.cases(decomposition, judged))
         if not failed:
