@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 
+from onnxfix.rewriter.bool_dtype import is_bool_tensor
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.datadep import is_data_dependent_size
 
@@ -46,9 +47,9 @@ def tensor_condition(test: ast.expr, ctx: FunctionContext) -> Condition | None:
         inner = tensor_condition(test.operand, ctx)
         if inner is None:
             return None
-        if inner.where_text is None or not _is_boolean_tensor(test.operand, ctx):
+        if inner.where_text is None:
             return Condition(None)
-        # `not t.all()` -> `~t.all()`: on a bool tensor `~` is the logical not
+        # `not t.all()` -> `~t.all()`: a where text is a bool tensor, on which `~` is the logical not
         operand = test.operand
         bare = isinstance(operand, (ast.Call, ast.Attribute, ast.Subscript, ast.Name)) and inner.where_text == ctx.segment(operand)
         return Condition(f"~{inner.where_text}" if bare else f"~({inner.where_text})")
@@ -124,21 +125,21 @@ def _condition_call(test: ast.Call, ctx: FunctionContext) -> Condition | None:
         inner = tensor_condition(test.args[0], ctx)
         if inner is None:
             return None
-        return Condition(inner.where_text if _is_boolean_tensor(test.args[0], ctx) else None)
+        return Condition(inner.where_text)
     if _is_item_call(test, ctx):
         return Condition(None)
-    if _is_boolean_tensor(test, ctx):
-        return Condition(ctx.segment(test))
+    if _is_any_or_all(test, ctx):
+        # bool for a bool or float tensor, uint8 for a uint8 one (torch.where would raise):
+        # `!= 0` gives the same truth value as a bool tensor whatever the dtype
+        text = ctx.segment(test)
+        return Condition(text if is_bool_tensor(test, ctx) else f"{text} != 0")
     return None
 
 
-def _is_boolean_tensor(node: ast.expr, ctx: FunctionContext) -> bool:
-    """A comparison or any()/all() of a tensor: a bool tensor whatever the input dtype."""
-    if isinstance(node, ast.Compare):
-        return _comparison(node, ctx) is not None
-    if isinstance(node, ast.Call):
-        if isinstance(node.func, ast.Attribute) and node.func.attr in REDUCTIONS_TO_BOOL:
-            receiver = node.func.value
-            return bool(ctx.tensors.is_tensor(receiver)) or _is_boolean_tensor(receiver, ctx)
-        return ctx.qualname(node.func) in TORCH_BOOL_REDUCTIONS
-    return False
+def _is_any_or_all(node: ast.Call, ctx: FunctionContext) -> bool:
+    """`t.any()` / `t.all()` of a tensor (or of a comparison), `torch.any(t)` / `torch.all(t)`."""
+    if isinstance(node.func, ast.Attribute) and node.func.attr in REDUCTIONS_TO_BOOL:
+        receiver = node.func.value
+        return bool(ctx.tensors.is_tensor(receiver)) or isinstance(receiver, ast.Compare) and _comparison(receiver, ctx) is not None \
+            or isinstance(receiver, ast.Call) and _is_any_or_all(receiver, ctx)
+    return ctx.qualname(node.func) in TORCH_BOOL_REDUCTIONS

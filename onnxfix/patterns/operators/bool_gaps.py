@@ -15,80 +15,10 @@ from __future__ import annotations
 
 import ast
 
+from onnxfix.rewriter.bool_dtype import is_bool_tensor
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.names import dotted_parts
 from onnxfix.rewriter.rule import Edit, Fix, Rule, RuleDoc
-
-BOOL_METHODS = frozenset({
-    "eq", "ne", "lt", "le", "gt", "ge", "bool", "logical_not", "logical_and", "logical_or", "logical_xor",
-    "isnan", "isinf", "isfinite", "isneginf", "isposinf", "signbit", "isclose",
-})
-# bool for a bool receiver only: on uint8 they return uint8
-RECEIVER_DTYPE_METHODS = frozenset({"any", "all"})
-BOOL_FUNCTIONS = frozenset(f"torch.{name}" for name in BOOL_METHODS | {"isin", "eq", "ne", "gt", "ge", "lt", "le"})
-FACTORIES = frozenset({"torch.zeros", "torch.ones", "torch.empty", "torch.full", "torch.zeros_like", "torch.ones_like",
-                       "torch.empty_like", "torch.full_like", "torch.tensor", "torch.as_tensor"})
-BOOL_DTYPES = frozenset({"torch.bool"})
-# `view` is not here: `t.view(torch.uint8)` reinterprets the dtype
-KEEPING_METHODS = frozenset({"clone", "detach", "contiguous", "flatten", "reshape", "unsqueeze", "squeeze",
-                             "transpose", "permute", "expand", "expand_as", "repeat", "flip", "t"})
-
-
-def is_bool_tensor(node: ast.AST, ctx: FunctionContext, depth: int = 0) -> bool:
-    """A tensor of dtype bool: a comparison with a tensor, a bool method or function of one,
-    `~`/`&`/`|`/`^` of bool tensors, a factory or cast with `torch.bool`, a view or index of
-    one, a name bound only to those; or whatever a recorded run saw as bool tensors only."""
-    if depth > 8:
-        return False
-    if ctx.tensors.dtype(node) == "bool":
-        return True
-    if isinstance(node, ast.Compare):  # `is` and `in` give Python bools
-        return not any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops) and any(
-            ctx.tensors.is_tensor(o) for o in [node.left, *node.comparators])
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
-        return is_bool_tensor(node.operand, ctx, depth + 1)
-    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor, ast.Add)):
-        return is_bool_tensor(node.left, ctx, depth + 1) and is_bool_tensor(node.right, ctx, depth + 1)
-    if isinstance(node, ast.Subscript):
-        return is_bool_tensor(node.value, ctx, depth + 1)
-    if isinstance(node, ast.Call):
-        return _bool_call(node, ctx, depth)
-    if isinstance(node, ast.Attribute) and ctx.is_self_attr(node) and _stored_once(node.attr, ctx):
-        value = ctx.self_attr_value(node)  # `self.keep = torch.ones(4, dtype=torch.bool)` in __init__
-        return value is not None and is_bool_tensor(value, ctx, depth + 1)
-    if isinstance(node, ast.Name) and not ctx.is_parameter(node.id):
-        values = ctx.assignments(node.id)
-        return bool(values) and all(isinstance(v, ast.expr) and is_bool_tensor(v, ctx, depth + 1) for v in values)
-    return False
-
-
-def _stored_once(attr: str, ctx: FunctionContext) -> bool:
-    """`self.<attr>` is assigned by one statement of the class: no other method rebinds it."""
-    stores = [n for n in ast.walk(ctx.fn.cls.node) if isinstance(n, ast.Attribute) and n.attr == attr
-              and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name)]
-    return len(stores) == 1
-
-
-def _bool_call(node: ast.Call, ctx: FunctionContext, depth: int) -> bool:
-    func = node.func
-    qualname = ctx.qualname(func)
-    if qualname in BOOL_FUNCTIONS:
-        return True
-    if qualname in FACTORIES:
-        return any(k.arg == "dtype" and ctx.qualname(k.value) in BOOL_DTYPES for k in node.keywords)
-    if not isinstance(func, ast.Attribute) or qualname is not None and qualname.startswith(("torch.", "numpy.")):
-        return False
-    receiver = func.value
-    if func.attr in BOOL_METHODS:
-        return bool(ctx.tensors.is_tensor(receiver)) or is_bool_tensor(receiver, ctx, depth + 1)
-    if func.attr in RECEIVER_DTYPE_METHODS:
-        return is_bool_tensor(receiver, ctx, depth + 1)
-    if func.attr in ("to", "type") and len(node.args) == 1 and ctx.qualname(node.args[0]) in BOOL_DTYPES:
-        return True
-    if func.attr in KEEPING_METHODS:
-        return is_bool_tensor(receiver, ctx, depth + 1)
-    return False
-
 
 class BoolKernelGap(Rule):
     code = "ONX528"

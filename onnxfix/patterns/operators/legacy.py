@@ -9,6 +9,7 @@ from onnxfix import operator_catalog as catalog
 from onnxfix.config import LEGACY
 from onnxfix.decompositions import BY_KEY, helper_chain, helper_source
 from onnxfix.patterns.operators.base import (
+    NOT_LITERAL,
     DecompositionRule,
     argument,
     is_number,
@@ -203,6 +204,8 @@ class LegacyStructural(DecompositionRule):
                 return {"bilinear": ("interpolate bilinear antialias",),
                         "bicubic": ("interpolate bicubic antialias",)}.get(mode, ())
             return {"area": ("interpolate area down",), "nearest-exact": ("interpolate nearest-exact",)}.get(mode, ())
+        if key == "fold" and literal(argument(node, "output_size", 1)) is not NOT_LITERAL:
+            return ()  # a literal output size fixes the block count: the legacy exporter takes it
         if key == "conv1d":
             padding, dilation = literal(argument(node, "padding", 4)), literal(argument(node, "dilation", 5), 1)
             return decomposition.catalog_cases if padding == "same" and dilation not in (1, (1,), [1]) else ()
