@@ -126,6 +126,8 @@ CASES = [
       "R(2, 4, 6), R(4, 4, 2)", "x, y"),
     C("istft", "torch.istft", "torch.istft(torch.stft(x, 8, window=torch.hann_window(8), return_complex=True), 8, window=torch.hann_window(8))", "R(1, 64),"),
     C("view_as_complex mul", "torch.view_as_complex", "torch.view_as_real(torch.view_as_complex(x) * torch.view_as_complex(y))", "R(4, 2), R(4, 2)", "x, y"),
+    C("complex scalar product", "Tensor.__mul__",  # iSTFTNet: mag * torch.exp(phase * 1j) into an istft
+      "torch.istft(x.exp() * torch.exp(y * 1j), 8, 2, window=torch.hann_window(8))", "R(1, 5, 6), R(1, 5, 6)", "x, y"),
     C("complex abs", "torch.complex", "torch.complex(x, y).abs()", "R(4), R(4)", "x, y"),
     C("complex angle", "torch.complex", "torch.complex(x, y).angle()", "R(4), R(4)", "x, y"),
     C("polar", "torch.polar", "torch.view_as_real(torch.polar(x.abs(), y))", "R(4), R(4)", "x, y"),

@@ -6,21 +6,29 @@ from __future__ import annotations
 
 import ast
 
+from onnxfix import operator_catalog as catalog
+from onnxfix.decompositions import helper_chain, helper_source
 from onnxfix.patterns.operators.base import DecompositionRule, match_call, rule_doc
 from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.rule import Fix, Helper
 
 
 
 class ComplexValues(DecompositionRule):
     code = "ONX526"
     name = "complex-values"
-    summary = "Complex tensors (`torch.polar`, `view_as_complex`, `torch.complex`: a complex RoPE) fail to export: carry them as real pairs"
+    summary = "Complex tensors (`torch.polar`, `view_as_complex`, `torch.complex`, `x * 1j`: a complex RoPE, an iSTFT) fail to export: carry them as real pairs"
     default_safety = "safe"
+    # complex literals (`1j`, `0.5j`, `2J`): a digit then j (non-identifier text: matched as is)
+    extra_triggers = tuple(f"{digit}{j}" for digit in "0123456789" for j in "jJ")
     doc = rule_doc(
-        "Finds `torch.polar`, `torch.view_as_complex` and `torch.complex` in export-time code: Llama's rotary "
+        "Finds `torch.polar`, `torch.view_as_complex`, `torch.complex` and products with a complex literal "
+        "(`phase * 1j`, `1j * y`) in export-time code: Llama's rotary "
         "embedding (`freqs_cis = torch.polar(ones, freqs)`, `torch.view_as_complex(xq.reshape(..., -1, 2)) "
         "* freqs_cis`, `torch.view_as_real(...)`), complex gains and filters. Calls that feed or "
-        "take a `torch.fft` transform are ONX522's.",
+        "take a `torch.fft` transform are ONX522's. A pair takes `torch.exp`, `torch.istft` and "
+        "`torch.fft.irfft`: iSTFTNet's `torch.istft(mag * torch.exp(phase * 1j), ...)` and Vocos's "
+        "`torch.fft.irfft(mag * (x + 1j * y), ...)` export.",
         "ONNX has no complex tensors. The legacy exporter has no symbolic for `aten::polar` / "
         "`aten::view_as_complex`; the dynamo exporter translates a few complex ops and stops at the "
         "first it lacks (`No decompositions registered for the complex-valued input` for the "
@@ -46,6 +54,36 @@ class ComplexValues(DecompositionRule):
             return
         yield from super().visit_Call(node, ctx)
 
+    def visit_BinOp(self, node: ast.BinOp, ctx: FunctionContext):
+        """`phase * 1j` / `1j * y`: a product with a Python complex number makes a complex
+        tensor; `_onnx_pair_scalar` is that product in eager (for any operand type) and a pair
+        while exporting, which torch.exp, torch.istft and torch.fft.irfft take."""
+        operands = _complex_scalar_product(node)
+        if operands is None or ctx.tensors.is_tensor(operands[1]) is False:
+            return
+        failed = catalog.failures(("complex scalar product",))
+        if not failed:
+            return
+        scalar, other = operands
+        helpers = tuple(Helper(f"_onnx_{key}", helper_source(key)) for key in helper_chain("pair_scalar"))
+        text = f"_onnx_pair_scalar({ctx.segment(other)}, {ctx.segment(scalar)})"
+        fix = Fix("Rewrite to `_onnx_pair_scalar(...)`: the product in eager, a (real, imaginary) pair while exporting",
+                  (ctx.replace(node, text),), True, imports=("torch",), helpers=helpers)
+        message = (f"`{ctx.segment(node)}` makes a complex tensor, which breaks ONNX export "
+                   f"({catalog.describe(failed)}; measured on torch {catalog.torch_version()}); "
+                   "`_onnx_pair_scalar` carries it as (real, imaginary) parts while exporting")
+        yield ctx.report(self, node, message, fix=fix, exporters=tuple(sorted(failed)))
+
+
+def _complex_scalar_product(node: ast.BinOp) -> tuple[ast.Constant, ast.expr] | None:
+    """(the complex literal, the other operand) of `x * 1j` or `1j * x`."""
+    if not isinstance(node.op, ast.Mult):
+        return None
+    for scalar, other in ((node.right, node.left), (node.left, node.right)):
+        if isinstance(scalar, ast.Constant) and isinstance(scalar.value, complex):
+            return scalar, other
+    return None
+
 
 def _is_fft(node: ast.AST, ctx: FunctionContext) -> bool:
     return isinstance(node, ast.Call) and (ctx.qualname(node.func) or "").startswith("torch.fft.")
@@ -58,10 +96,13 @@ def _beside_fft(node: ast.Call, ctx: FunctionContext) -> bool:
 
 def carries_complex_pair(node: ast.AST, ctx: FunctionContext, seen: frozenset[str] = frozenset()) -> bool:
     """``node`` holds a value this rule's fix makes a `_onnx_complex_pair` while exporting: it
-    calls one of the rule's ops (or its `_onnx_pair_*` helper), directly or through the name's
+    calls one of the rule's ops (or its `_onnx_pair_*` helper) or multiplies by a complex
+    literal, directly or through the name's
     last assignment above (`x = torch.fft.rfft2(x) * w` then `irfft2(x)`; straight-line code:
-    it only silences ONX524 for an inverse FFT, at worst a finding missed)."""
+    it only silences ONX511/ONX522/ONX524 for an op a pair computes, at worst a finding missed)."""
     for sub in ast.walk(node):
+        if isinstance(sub, ast.BinOp) and _complex_scalar_product(sub) is not None:
+            return True  # `phase * 1j`: _onnx_pair_scalar
         if isinstance(sub, ast.Call):
             found = match_call(sub, ctx)
             if found is not None and found[1].rule == ComplexValues.code:
