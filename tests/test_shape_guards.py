@@ -75,9 +75,22 @@ def test_data_dependent_guard_names_the_branch_and_where_the_value_was_read():
     assert lines == [
         "tests/export_models/data_gate.py:10:1: ONX913 [dynamo] GuardOnDataDependentSymNode: Could not guard on "
         "data-dependent expression zuf0 > 0.5 (unhinted: zuf0 > 0.5).  (Size-like symbols: none) (zuf0 is a value "
-        "read out of a tensor at line 15: `level = x.mean().item()`); Python branch on a value read out of a tensor: "
-        "compute both sides and select with torch.where (or torch.cond)",
+        "read out of a tensor at line 15: `level = x.mean().item()`); an early return on a value read out of a "
+        "tensor: compute both results and select with torch.where when they have the same shape and dtype; "
+        "otherwise there is no faithful rewrite (the output's shape would depend on the data)",
     ]
+
+
+def test_a_data_dependent_loop_exit_says_why_no_graph_computes_it():
+    """The root line (the `if` that breaks) and the reason: the iteration count depends on the data."""
+    verdict, lines = _export("tests/export_models/early_exit.py:Refiner")
+    assert verdict.verdict == "EXPORT-FAILS"
+    assert len(lines) == 1 and lines[0].startswith("tests/export_models/early_exit.py:13:1: ONX913 [dynamo] ")
+    assert lines[0].endswith(
+        "; an early exit from a loop on a value read out of a tensor: how many iterations run depends on the "
+        "data; no faithful rewrite to one exported graph: run a fixed bound of iterations with the finished "
+        "ones masked (exact only when the extra iterations leave the result unchanged), or export the loop's "
+        "body and run the loop outside the model")
 
 
 def test_int_of_sizes_that_the_strict_capture_keeps_symbolic_is_no_finding():

@@ -6,9 +6,11 @@ the guard was added; when no static rule fixes that line, the message names the 
 
 from __future__ import annotations
 
+import ast
 import linecache
 import os
 import re
+from functools import lru_cache
 
 from onnxfix.exporter.locations import ExportFinding, Location, StaticLink, innermost_user
 from onnxfix.exporter.result import Verdict
@@ -65,12 +67,78 @@ def with_origins(findings: list[ExportFinding], verdict: Verdict, static: list) 
             finding.message += _data_pattern(finding.location)
 
 
+# Control flow on a value read out of a tensor that no fixed graph can express, and why: the
+# way out when there is one, else the reason no faithful rewrite exists.
+NO_FIXED_GRAPH = (
+    "no faithful rewrite to one exported graph: run a fixed bound of iterations with the finished "
+    "ones masked (exact only when the extra iterations leave the result unchanged), or export the "
+    "loop's body and run the loop outside the model"
+)
+DATA_CONTROL_FLOW = {
+    "while": "a loop run until a value read out of a tensor says stop: the number of iterations depends "
+             "on the data, and an exported graph has a fixed number; " + NO_FIXED_GRAPH,
+    "for": "a loop whose count is a value read out of a tensor: the graph would unroll the count seen at "
+           "export; compute over a static bound with a mask (torch.arange(bound) < n) when one exists, "
+           "else " + NO_FIXED_GRAPH,
+    "break": "an early exit from a loop on a value read out of a tensor: how many iterations run depends "
+             "on the data; " + NO_FIXED_GRAPH,
+    "return": "an early return on a value read out of a tensor: compute both results and select with "
+              "torch.where when they have the same shape and dtype; otherwise there is no faithful "
+              "rewrite (the output's shape would depend on the data)",
+    "raise": "a check on tensor values: torch._check(<the condition>) keeps it as an assertion under "
+             "torch.export, or check outside forward",
+    "if": "Python branch on a value read out of a tensor: compute both sides and select with "
+          "torch.where (or torch.cond)",
+}
+
+
 def _data_pattern(where: Location) -> str:
-    """No static rule fixes it: name the pattern and the way out."""
-    if re.match(r"\s*(if|elif|while)\b", linecache.getline(where.path, where.line)):
-        return ("; Python branch on a value read out of a tensor: compute both sides and select with "
-                "torch.where (or torch.cond)")
+    """No static rule fixes it: name the pattern and the way out, or why there is none."""
+    kind = _control_flow_at(where)
+    if kind is not None:
+        return "; " + DATA_CONTROL_FLOW[kind]
     return "; keep the value a tensor (no .item(), .tolist(), int() or float() of it) so the graph computes with it"
+
+
+def _control_flow_at(where: Location) -> str | None:
+    """What the statement starting at the line does with its test: "while", "for", "if", or for
+    an `if` whose body leaves ("break"/"continue" -> "break", "return", "raise")."""
+    try:
+        tree = _parsed(where.path, os.path.getmtime(where.path))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    found = [n for n in ast.walk(tree) if isinstance(n, (ast.If, ast.While, ast.For)) and n.lineno == where.line]
+    if not found:
+        return None
+    statement = found[-1]
+    if isinstance(statement, ast.While):
+        return "while"
+    if isinstance(statement, ast.For):
+        return "for"
+    return _exit_of(statement.body) or "if"
+
+
+def _exit_of(body: list[ast.stmt]) -> str | None:
+    """How a branch leaves, looking through nested branches but not into inner loops/functions."""
+    for statement in body:
+        if isinstance(statement, (ast.Break, ast.Continue)):
+            return "break"
+        if isinstance(statement, ast.Return):
+            return "return"
+        if isinstance(statement, ast.Raise):
+            return "raise"
+        if isinstance(statement, (ast.If, ast.With, ast.Try)):
+            inner = [s for block in (getattr(statement, "body", []), getattr(statement, "orelse", [])) for s in block]
+            found = _exit_of(inner)
+            if found:
+                return found
+    return None
+
+
+@lru_cache(maxsize=64)
+def _parsed(path: str, mtime: float) -> ast.Module:
+    with open(path, "rb") as handle:
+        return ast.parse(handle.read(), path)
 
 
 def _shown(where: Location) -> str:
