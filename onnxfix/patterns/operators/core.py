@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import ast
 
+from onnxfix import operator_catalog as catalog
 from onnxfix.patterns.operators.base import (
     DecompositionRule,
     argument,
     literal,
+    match_call,
     reads_only_first_field,
     rule_doc,
 )
+from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.rule import Edit, Fix
 
 
 class LinalgInverse(DecompositionRule):
@@ -103,9 +107,42 @@ class StableSort(DecompositionRule):
         "def forward(self, x):\n    return torch.argsort(x, dim=-1, stable=True)",
         "def forward(self, x):\n    return _onnx_argsort(x, dim=-1, stable=True)",
         "Safe: a stable sort has one answer, and the helper gives it (NaN last, first when "
-        "descending). O(n^2) memory along `dim`.",
+        "descending). O(n^2) memory along `dim`. An explicit `stable=False` (which both exporters "
+        "also refuse: it selects the `sort.stable` overload) is dropped: the default call is that "
+        "very overload with stable=false in ATen, bit-identical.",
         code,
     )
+
+    def visit_Call(self, node: ast.Call, ctx: FunctionContext):
+        yield from super().visit_Call(node, ctx)
+        found = match_call(node, ctx)
+        if found is None or found[1].key not in ("sort", "argsort"):
+            return
+        keyword = next((k for k in node.keywords if k.arg == "stable"), None)
+        if keyword is None or literal(keyword.value) not in (False, None):
+            return
+        failed = catalog.failures(("sort stable=False",))
+        if not failed:
+            return
+        message = (f"`{found[0]}(..., stable={ctx.segment(keyword.value)})` breaks ONNX export "
+                   f"({catalog.describe(failed)}; measured on torch {catalog.torch_version()}): the "
+                   "keyword selects the `sort.stable` overload; without it the call is the same sort")
+        fix = Fix("Drop the `stable=` keyword (the default is the same unstable sort)",
+                  (_without_argument(node, keyword, ctx),), True)
+        yield ctx.report(self, node, message, fix=fix, exporters=tuple(sorted(failed)))
+
+
+def _without_argument(node: ast.Call, argument: ast.AST, ctx: FunctionContext) -> Edit:
+    """The edit deleting one argument of a call with its comma."""
+    source = ctx.file.source
+    siblings = sorted([*node.args, *node.keywords], key=lambda n: (n.lineno, n.col_offset))
+    index = siblings.index(argument)
+    start, end = source.span(argument)
+    if index > 0:
+        start = source.span(siblings[index - 1])[1]
+    elif index + 1 < len(siblings):
+        end = source.span(siblings[index + 1])[0]
+    return Edit(start, end, "")
 
 
 class SearchSorted(DecompositionRule):
