@@ -81,7 +81,7 @@ def _entry(forward, init, class_attrs) -> dict | None:
         if isinstance(node, ast.Name) and node.id in params[2:]:
             return f"arg:{node.id}"  # another forward argument (MaxUnpool2d's indices)
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
-            if node.attr in assigned or node.attr in class_attrs:
+            if node.attr in assigned or node.attr in class_attrs or node.attr == "training":  # nn.Module's flag
                 return f"self.{node.attr}"
         if isinstance(node, ast.Constant):
             return repr(node.value)

@@ -132,6 +132,15 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         ),
     ),
     Decomposition(
+        "rrelu", ("torch.nn.functional.rrelu",), True, ("rrelu eval",), (PYTORCH + "82031",),
+        "Not training: leaky_relu with the slope (lower + upper) / 2, which is what ATen's rrelu "
+        "computes in eval (rrelu_with_noise calls leaky_relu with that slope). Training (random "
+        "slopes) runs the op. Eager keeps the op (guarded helper).",
+        rule="ONX506",
+        proof=Proof("torch.nn.functional.rrelu(a) + torch.nn.functional.rrelu(a, 0.1, 0.4)",
+                    "_onnx_rrelu(a) + _onnx_rrelu(a, 0.1, 0.4)", "(randn(g, b, 6),)"),
+    ),
+    Decomposition(
         "hypot", ("torch.hypot", "Tensor.hypot"), True, ("hypot",), (),
         "big * sqrt(1 + (small/big)^2): no overflow; inf wins over NaN as in torch. Agrees with "
         "torch.hypot to 2 ulp.",

@@ -161,6 +161,7 @@ CASES = [
     C("mode dim", "torch.mode", "torch.mode(x, 1).values", "T(3, 6),"),
     C("sort", "torch.sort", "torch.sort(x, 1).values", "R(3, 5),"),
     C("sort stable", "torch.sort", "torch.sort(x, dim=1, stable=True).indices", "T(3, 6),"),
+    C("rrelu eval", "torch.nn.functional.rrelu", "torch.nn.functional.rrelu(x)", "R(3, 5),"),
     C("sort stable=False", "torch.sort", "torch.sort(x, stable=False).indices", "R(3, 5),"),
     C("argsort", "torch.argsort", "torch.argsort(x, 1)", "R(3, 5),"),
     C("argsort stable ties", "torch.argsort", "torch.argsort(x, dim=1, stable=True)", "T(3, 6),"),
