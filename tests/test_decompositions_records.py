@@ -218,8 +218,8 @@ def test_a_record_without_catalog_cases_is_measured_on_its_proof():
 # into a constant; dynamo's translations of log_ndtr (inf), erfcx (off by 0.14) and signbit (-0.0)
 # are silently wrong.
 DYNAMO_SPECIALIZES = {"kron", "multi_dot", "log_ndtr", "erfcx", "signbit"}
-# ONX519's sized ops (unfold, fold, max_unpool, embedding_bag(padding_idx)): dynamo translates them
-STRUCTURAL_LEGACY_ONLY = {"unfold", "fold", "max_unpool1d", "max_unpool2d", "embedding_bag"}
+# ONX519's legacy-only ops (unfold, fold, max_unpool, embedding_bag(padding_idx), sdpa(enable_gqa)): dynamo translates them
+STRUCTURAL_LEGACY_ONLY = {"unfold", "fold", "max_unpool1d", "max_unpool2d", "embedding_bag", "scaled_dot_product_attention"}
 LEGACY_ONLY = [key for key in KEYS
                if key in ({d.key for d in registry_legacy.DECOMPOSITIONS} - DYNAMO_SPECIALIZES) | STRUCTURAL_LEGACY_ONLY]
 

@@ -298,5 +298,21 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
             params="i, w", static=(1,), decomposition_tol=1e-6,
         ),
     ),
+    Decomposition(
+        "scaled_dot_product_attention", ("torch.nn.functional.scaled_dot_product_attention",), True,
+        ("sdpa enable_gqa",), (PYTORCH + "162258",),
+        "enable_gqa=True (fewer key/value heads than query heads): each key/value head expanded "
+        "to its group of query heads (expand + reshape, no copy in the graph's semantics), then "
+        "the attention without enable_gqa, which the legacy exporter translates; dynamo exports "
+        "it. Eager keeps the op (guarded helper).",
+        when_keyword=("enable_gqa", True),
+        rule="ONX519", repairs_error=r"scaled_dot_product_attention not implemented if enable_gqa is True",
+        proof=Proof(
+            "torch.nn.functional.scaled_dot_product_attention(a, c, d, is_causal=True, enable_gqa=True)",
+            "_onnx_scaled_dot_product_attention(a, c, d, is_causal=True, enable_gqa=True)",
+            "(randn(g, b, 4, 5, 8), randn(g, b, 2, 5, 8), randn(g, b, 2, 5, 8))",
+            params="a, c, d", decomposition_tol=1e-6,
+        ),
+    ),
 )
 SUPPORT: tuple[str, ...] = ("resample_antialias",)  # helpers that decompose nothing on their own

@@ -161,6 +161,8 @@ CASES = [
     C("mode dim", "torch.mode", "torch.mode(x, 1).values", "T(3, 6),"),
     C("sort", "torch.sort", "torch.sort(x, 1).values", "R(3, 5),"),
     C("sort stable", "torch.sort", "torch.sort(x, dim=1, stable=True).indices", "T(3, 6),"),
+    C("sdpa enable_gqa", "torch.nn.functional.scaled_dot_product_attention",
+      "torch.nn.functional.scaled_dot_product_attention(x, y, z, enable_gqa=True)", "R(1, 4, 3, 8), R(1, 2, 3, 8), R(1, 2, 3, 8)", "x, y, z"),
     C("rrelu eval", "torch.nn.functional.rrelu", "torch.nn.functional.rrelu(x)", "R(3, 5),"),
     C("sort stable=False", "torch.sort", "torch.sort(x, stable=False).indices", "R(3, 5),"),
     C("argsort", "torch.argsort", "torch.argsort(x, 1)", "R(3, 5),"),

@@ -155,7 +155,7 @@ class LegacyStructural(DecompositionRule):
         "`Tensor.unfold` and `F.fold` (the legacy exporter translates these two only for static "
         "sizes: reported whenever the project targets legacy, since a size read from the input "
         "is invisible statically), `F.max_unpool2d` / `F.max_unpool1d`, `F.embedding_bag` with "
-        "a padding_idx, and "
+        "a padding_idx, `F.scaled_dot_product_attention(..., enable_gqa=True)`, and "
         "`torch.bitwise_or` / `bitwise_xor` / `bitwise_not` (function and method calls; the "
         "operators `|`, `^`, `~` are not reported: their operands may be bool masks, which export). "
         "The torch.nn layers whose forward is one of these calls are matched too "
