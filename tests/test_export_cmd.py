@@ -139,6 +139,38 @@ def test_fix_exports_with_the_named_decompositions_when_the_op_is_in_code_it_doe
     assert [r["verdict"] for r in fix["results"]] == ["OK", "OK"]
 
 
+def test_a_decomposition_the_run_proved_is_written_at_the_users_call(capsys, tmp_path):
+    """`enable_gqa=True` arrives through **kwargs: the static rules cannot see it, the legacy
+    export fails, the run's decomposition repairs it, and --fix writes the helper at the call
+    (no export-time help left); eager outputs stay identical."""
+    import shutil
+
+    import torch
+
+    model = tmp_path / "gqa_kwargs.py"
+    shutil.copy(MODELS / "gqa_kwargs.py", model)
+    code, document = _cli_json([f"{model}:make_model", "--inputs", f"{model}:example_inputs", "--dynamic", "0:0=batch",
+                                "--exporter", "both", "--write"], capsys)
+    (target,) = document["targets"]
+    assert [r["verdict"] for r in target["results"]] == ["OK", "EXPORT-FAILS"]
+    fix = target["fix"]
+    assert (fix["decompositions"], fix["decompositions_written"], fix["written"]) == ([], ["scaled_dot_product_attention"], True)
+    assert [r["verdict"] for r in fix["results"]] == ["OK", "OK"]
+    assert "return _onnx_scaled_dot_product_attention(q, k, v, **kwargs)" in model.read_text()
+    before, after = _load(MODELS / "gqa_kwargs.py"), _load(model)
+    args = before.example_inputs()
+    assert torch.equal(before.make_model()(*args), after.make_model()(*args))
+
+
+def _load(path):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"loaded_{abs(hash(str(path)))}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def test_an_exporter_failure_names_the_decomposition_that_repairs_it():
     """T5's invalid view (torch.onnx's decomposition step drops a contiguous()): the hint is keyed
     on the failure, not on an operator the exporter lacks."""

@@ -27,12 +27,16 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import os
+import sys
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator
 
 import torch
 from torch.overrides import TorchFunctionMode
+
+import onnxfix
 
 from onnxfix.decompositions import BY_KEY, DECOMPOSITIONS, Decomposition, load_function
 from onnxfix.exporter.export_repairs import EXPORT_REPAIRS
@@ -133,14 +137,35 @@ class DecompositionMode(TorchFunctionMode):
         super().__init__()
         self.table = table
         self.used: dict[str, int] = {}
+        # (key, file, line) of each call decomposed: the innermost frame outside torch and
+        # onnxfix, where a source fix would rewrite the call
+        self.sites: set[tuple[str, str, int]] = set()
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         entry = self.table.get(func)
         if entry is not None and entry.applies(args, kwargs):
-            self.used[entry.decomposition.key] = self.used.get(entry.decomposition.key, 0) + 1
+            key = entry.decomposition.key
+            self.used[key] = self.used.get(key, 0) + 1
+            site = _caller()
+            if site is not None:
+                self.sites.add((key, *site))
             return entry.function(*args, **kwargs)
         return func(*args, **kwargs)
+
+
+_LIBRARY_DIRS = tuple(os.path.dirname(os.path.abspath(module.__file__)) + os.sep for module in (torch, onnxfix))
+
+
+def _caller() -> tuple[str, int] | None:
+    """The innermost frame outside torch, onnxfix and the decompositions' own text."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        path = frame.f_code.co_filename
+        if not path.startswith("<") and not os.path.abspath(path).startswith(_LIBRARY_DIRS):
+            return os.path.realpath(path), frame.f_lineno
+        frame = frame.f_back
+    return None
 
 
 @contextmanager

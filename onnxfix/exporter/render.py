@@ -115,6 +115,10 @@ def _fix_lines(result: TargetResult) -> list[str]:
         keys = ",".join(fix.decompositions)
         lines += [f"  {flag}: exported with onnxfix's decompositions of {keys} (only while exporting: eager "
                   f"PyTorch and the source untouched; `--decompose-ops {keys}` exports this way)"]
+    if fix.decompositions_written:
+        keys = ", ".join(f"_onnx_{key}" for key in fix.decompositions_written)
+        lines += [f"  {flag}: the calls in the model's file that the export's decompositions replaced now call "
+                  f"{keys} (the run proved they fail and that the helper exports)"]
     lines += [f"  {flag}: kept {fix.fixes_applied} fix(es), applied {where}; verdicts before -> after:"]
     for before, after in zip(result.results, fix.results):
         lines.append(f"    {before.verdict.exporter:<7} {before.verdict.verdict} -> {after.verdict.verdict}")
@@ -198,6 +202,7 @@ def target_json(result: TargetResult) -> dict:
             "written": result.fix.written,
             "exports": result.fix.exports,
             "decompositions": list(result.fix.decompositions),
+            "decompositions_written": list(result.fix.decompositions_written),
             "dropped": [
                 {"code": d.code, "filename": display_path_str(d.path), "row": d.line, "covers": d.covers, "worse": d.why}
                 for d in result.fix.dropped

@@ -75,6 +75,8 @@ class Verdict:
     unsupported: list[UnsupportedOp] = field(default_factory=list)
     # shape guards that restrict a declared dynamic dim (guards.guard_reports): {"code", "message", "frames"}
     guards: list[dict] = field(default_factory=list)
+    # calls the export's decompositions replaced: [key, file, line] (exporter/decompose.py)
+    decomposed_at: list[list] = field(default_factory=list)
     # data-dependent symbols ("u0", "zuf0") -> the frames where torch.export created them
     unbacked: dict[str, list] = field(default_factory=dict)
     # the first user line whose ONNX value differs from eager on the failing probe

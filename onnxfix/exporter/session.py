@@ -65,6 +65,8 @@ class FixResult:
     # decompositions the last export ran with (`--decompose-ops`): the failure was in code the
     # static fixes do not edit (site-packages), and they made some verdict better, none worse
     decompositions: tuple[str, ...] = ()
+    # export-time decompositions written into the model's file where they replaced its calls
+    decompositions_written: tuple[str, ...] = ()
 
 
 @dataclass
@@ -158,6 +160,7 @@ def export_all(target: Target, static: list[Finding], progress: Progress, rename
         )
         verdict = run_isolated(request, target.timeout, on_stage=progress.stage, on_tick=progress.tick)
         progress.done()
+        verdict.decomposed_at = [[key, (rename or {}).get(path, path), line] for key, path, line in verdict.decomposed_at]
         findings = findings_for(verdict, fallback, static)
         refine_unflattenable(findings, verdict, target.model_path, target.factory)
         results.append(ExporterResult(verdict, [_renamed(f, rename or {}) for f in findings]))
@@ -211,6 +214,8 @@ def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progr
         return outcome
     outcome.dropped, outcome.exports = loop.dropped, loop.exports
     final = _with_decompositions(loop.final, decompose, outcome, lambda fixed: export(fixed, decompose))
+    if outcome.decompositions:
+        final = _decompositions_in_source(target, source, final, outcome, unsafe_fixes, export)
     if baseline is before and final.fixed.text == start.text and not outcome.decompositions:
         return outcome  # nothing kept: the verdicts stand
     turned_off = cache(final.fixed.text) != final.fixed.text  # the cache switch counts as one fix
@@ -239,6 +244,49 @@ def _with_decompositions(final, keys: tuple[str, ...], outcome: FixResult, expor
         return final
     outcome.decompositions = keys
     return replace(final, results=results)
+
+
+def _decompositions_in_source(target: Target, source: Path, final, outcome: FixResult, unsafe_fixes, export):
+    """The kept export-time decompositions written where they replaced a call in the model's
+    own file: the static rules run on the fixed text with the run's evidence of those calls
+    (rewriter/evidence.py `decomposed`), which makes them report and rewrite the calls whatever
+    the source showed (`**kwargs`, a rank). Kept when the fixed file exports, without any
+    export-time help, no worse than the decomposed export did; code elsewhere (site-packages)
+    keeps the export-time decompositions."""
+    from onnxfix.exporter.fixloop import Fixed, worsened
+    from onnxfix.patterns.operators.base import DECOMPOSED_IN_RUN
+    from onnxfix.rewriter import evidence as run_evidence
+    from onnxfix.rewriter.engine import fix_key
+    from onnxfix.rewriter.runner import run
+
+    own = os.path.realpath(source)
+    every = {(key, os.path.realpath(path), int(line)) for r in final.results for key, path, line in r.verdict.decomposed_at}
+    sites = sorted({(key, line) for key, path, line in every if path == own})
+    if not sites:
+        return final
+    with tempfile.TemporaryDirectory(prefix="onnxfix-decomposed-") as folder:
+        copy = Path(folder) / source.name
+        copy.write_text(final.fixed.text, encoding="utf-8", newline="")
+        text = SourceFile.read(copy).text
+        run_evidence.store(Path(folder) / "evidence", text, {
+            "format": run_evidence.FORMAT, "functions": [], "decomposed": [list(site) for site in sites]})
+        options = dict(unsafe_fixes=unsafe_fixes, exporters=frozenset(target.exporters),
+                       evidence_dir=str(Path(folder) / "evidence"), use_cache=False)
+        found = run([copy], "check", **options).files[0].findings
+        keys = frozenset(fix_key(f, text) for f in found if f.fix is not None and DECOMPOSED_IN_RUN in f.message)
+        ran = run([copy], "diff", fix_only=keys, **options) if keys else None
+    if ran is None or ran.errors or ran.files[0].fixed_text in (None, final.fixed.text):
+        return final
+    (file,) = ran.files
+    rewritten = Fixed(file.fixed_text, final.fixed.fixes_applied + file.fixes_applied, file.findings)
+    results = export(rewritten)
+    outcome.exports += 1
+    if worsened(final.results, results):
+        return final
+    outcome.decompositions_written = tuple(sorted({key for key, _ in sites}))
+    if all(path == own for _, path, _ in every):
+        outcome.decompositions = ()  # the file carries them now: no export-time help is left
+    return replace(final, fixed=rewritten, results=results)
 
 
 def _unsafe(source: Path, unsafe_fixes: bool | None) -> bool:

@@ -136,8 +136,10 @@ def verify(
     with _model_file(out) as path:
         for stage, step in (("export", _export), ("checker", _check_onnx), ("runtime", _numerics)):
             on_stage(stage)
-            with _decompositions(decompose) if stage == "export" else contextlib.nullcontext():
+            with _decompositions(decompose) if stage == "export" else contextlib.nullcontext() as mode:
                 step(verdict, model, args, probes, dynamic, opset, path)
+            if mode is not None:
+                verdict.decomposed_at = sorted([key, path_, line] for key, path_, line in mode.sites)
             if verdict.verdict != OK:
                 break
     verdict.seconds = round(time.monotonic() - started, 2)

@@ -57,6 +57,10 @@ class FunctionEvidence:
 @dataclass
 class FileEvidence:
     functions: dict[tuple[str, int], FunctionEvidence] = field(default_factory=dict)
+    # line -> keys of onnxfix decompositions an export substituted for a call on that line, in
+    # an export the fix loop kept (it turned a verdict OK): the run's proof that the call fails
+    # there and that the helper repairs it, whatever the static rules could see of its arguments
+    decomposed: dict[int, frozenset[str]] = field(default_factory=dict)
 
     def for_function(self, node: ast.AST) -> FunctionEvidence | None:
         """The record of ``node`` (a def): matched by name and first line."""
@@ -133,6 +137,8 @@ def from_json(data: dict) -> FileEvidence:
             returns={int(k): frozenset(Value.from_json(v) for v in vs) for k, vs in entry["returns"].items()},
         )
         evidence.add(record)
+    for key, line in data.get("decomposed", []):
+        evidence.decomposed[int(line)] = evidence.decomposed.get(int(line), frozenset()) | {str(key)}
     return evidence
 
 

@@ -62,8 +62,11 @@ def _called_name(func: ast.expr) -> str | None:
 
 
 def _ran(evidence: FileEvidence, node: ast.AST) -> bool:
+    """The recorded run called it, or an export decomposed a call inside it."""
     record = evidence.for_function(node)
-    return record is not None and record.calls > 0
+    if record is not None and record.calls > 0:
+        return True
+    return any(node.lineno <= line <= node.end_lineno for line in evidence.decomposed)
 
 
 def _module_functions(module: ModuleIndex) -> Iterator[tuple[ast.AST, ClassInfo | None, str]]:

@@ -85,16 +85,27 @@ def _passed(node: ast.Call, keywords: dict[str, ast.expr], name: str, position: 
     return not (isinstance(given, ast.Name) and given.id == UNKNOWN)
 
 
-def helper_accepts(decomposition: Decomposition, node: ast.Call, method: bool) -> bool:
+DECOMPOSED_IN_RUN = "failed in the export run"
+
+
+def decomposed_in_run(decomposition: Decomposition, node: ast.Call, ctx: FunctionContext) -> bool:
+    """An export the fix loop kept substituted this decomposition for a call on the node's line
+    (the run's evidence, rewriter/evidence.py)."""
+    evidence = ctx.file.evidence
+    return evidence is not None and decomposition.key in evidence.decomposed.get(node.lineno, ())
+
+
+def helper_accepts(decomposition: Decomposition, node: ast.Call, method: bool, splat: bool = False) -> bool:
     """The call's arguments bind to the helper's parameters (no out=, **kwargs; *args only for
-    a helper taking *tensors, as torch.block_diag does)."""
+    a helper taking *tensors, as torch.block_diag does). ``splat``: `**kwargs` are accepted (the
+    run bound them to the helper's signature)."""
     positional, keywords, varargs = signature(decomposition.key)
-    if any(k.arg is None for k in node.keywords):
+    if any(k.arg is None for k in node.keywords) and not splat:
         return False
     if any(isinstance(a, ast.Starred) for a in node.args) and not varargs:
         return False
     count = len(node.args) + (1 if method else 0)
-    named = {k.arg for k in node.keywords}
+    named = {k.arg for k in node.keywords if k.arg is not None}
     return (varargs or count <= len(positional)) and named <= keywords and not named & set(positional[:count])
 
 
@@ -241,7 +252,12 @@ class DecompositionRule(Rule):
         """The finding for a call of one of this rule's ops, whatever its spelling: ``judged`` is
         the call whose arguments decide whether it fails (the call itself, or the functional call
         a layer makes); ``make_fix(safe)`` writes the fix when the helper takes those arguments."""
-        if decomposition.key not in self.keys or not decomposition.static or not selected_variant(decomposition, judged):
+        if decomposition.key not in self.keys:
+            return
+        if decomposed_in_run(decomposition, node, ctx):
+            yield from self._decomposed_finding(node, ctx, decomposition, method, spelled, how, make_fix)
+            return
+        if not decomposition.static or not selected_variant(decomposition, judged):
             return
         failed = catalog.failures(self.cases(decomposition, judged))
         if not failed:
@@ -254,6 +270,16 @@ class DecompositionRule(Rule):
             f"{catalog.torch_version()}); `{decomposition.helper}` computes it with exportable ops{how}"
         )
         yield ctx.report(self, node, message, fix=fix, exporters=tuple(sorted(failed)))
+
+    def _decomposed_finding(self, node, ctx, decomposition, method, spelled, how, make_fix):
+        """A call `onnxfix export` decomposed in an export it kept: the run proved that it fails
+        and that the helper, called with these very arguments, exports (`**kwargs` included,
+        and an argument form the catalog or the source could not show)."""
+        fix = make_fix(self.is_safe(decomposition, node, ctx, method)) if helper_accepts(
+            decomposition, node, method, splat=True) else None
+        message = (f"{spelled} {DECOMPOSED_IN_RUN}, and `{decomposition.helper}`, substituted for it while "
+                   f"exporting, made the export work: it computes it with exportable ops{how}")
+        yield ctx.report(self, node, message, fix=fix, exporters=self.exporters)
 
     def cases(self, decomposition: Decomposition, node: ast.Call) -> tuple[str, ...]:
         return decomposition.catalog_cases
