@@ -54,11 +54,28 @@ def match_inplace_call(node: ast.Call, ctx: FunctionContext) -> tuple[str, Decom
     name = f"Tensor.{func.attr[:-1]}"
     if f"Tensor.{func.attr}" in TARGETS or name not in TARGETS or ctx.qualname(func) is not None:
         return None
-    if not isinstance(func.value, (ast.Name, ast.Attribute)) or ctx.tensors.is_tensor(func.value) is False:
+    if not isinstance(func.value, (ast.Name, ast.Attribute)) and not fresh_tensor(func.value, ctx):
+        return None
+    if ctx.tensors.is_tensor(func.value) is False:
         return None
     if isinstance(func.value, ast.Name) and func.value.id == "self":
         return None  # a method of the module itself
     return f"Tensor.{func.attr}", TARGETS[name]
+
+
+# Calls that return a new tensor no other name holds: an in-place op on one is its out-of-place op
+ALLOCATING = frozenset({"clone", "zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like",
+                        "empty_like", "new_zeros", "new_ones", "new_full", "new_empty", "new_tensor"})
+
+
+def fresh_tensor(node: ast.AST, ctx: FunctionContext) -> bool:
+    """`x.clone()`, `torch.zeros_like(x)`, ...: a tensor just allocated (never a view)."""
+    if not isinstance(node, ast.Call):
+        return False
+    qualname = ctx.qualname(node.func)
+    if qualname is not None:
+        return qualname.startswith("torch.") and qualname.rsplit(".", 1)[1] in ALLOCATING
+    return isinstance(node.func, ast.Attribute) and node.func.attr in ALLOCATING
 
 
 def selected_variant(decomposition: Decomposition, node: ast.Call) -> bool:
@@ -229,7 +246,13 @@ class DecompositionRule(Rule):
         """The in-place spelling of a decomposed op (`out.index_add_(0, index, h)`): the same
         verdicts, and the helper's result copied back into the tensor."""
         found = match_inplace_call(node, ctx)
-        if found is not None:
+        if found is not None and fresh_tensor(node.func.value, ctx):
+            # `x.clone().index_put_(...)`: nothing else holds the tensor written into, so the
+            # out-of-place helper on it computes the same value
+            name, decomposition = found
+            yield from self._finding(node, ctx, decomposition, node, True, f"`{name}` (in place, on a new tensor)", "",
+                                     lambda safe: helper_fix(decomposition, node, ctx, True, safe))
+        elif found is not None:
             name, decomposition = found
             yield from self._finding(node, ctx, decomposition, node, True, f"`{name}` (in place)",
                                      ", copied back with `copy_`",
