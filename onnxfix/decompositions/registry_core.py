@@ -224,6 +224,18 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         ),
     ),
     Decomposition(
+        "adaptive_max_pool1d", ("torch.nn.functional.adaptive_max_pool1d",), True,
+        ("adaptive_max_pool1d non-divisible",), (PYTORCH + "61172",),
+        "The 2-D helper over a height of 1: the same bins along the last dimension (fastai's "
+        "AdaptiveConcatPool1d in time-series classifiers).", requires=("adaptive_max_pool2d",),
+        rule="ONX509",
+        proof=Proof(
+            "torch.nn.functional.adaptive_max_pool1d(a, 3) + torch.nn.functional.adaptive_max_pool1d(a, 3, True)[1]",
+            "_onnx_adaptive_max_pool1d(a, 3) + _onnx_adaptive_max_pool1d(a, 3, True)[1]",
+            "(randn(g, b, 2, 7),)",
+        ),
+    ),
+    Decomposition(
         "cdist", ("torch.cdist",), False, ("cdist p=1", "cdist p=2", "cdist p=inf"),
         ("https://github.com/onnx/onnx/issues/3327",),
         "Broadcast differences, O(P*R*M) memory; `p` must be a number. Bit-identical for p=0 "

@@ -325,6 +325,7 @@ CASES = [
       "torch.nn.functional.max_unpool1d(*torch.nn.functional.max_pool1d(x, 2, return_indices=True), 2)", "R(1, 2, 6),"),
     C("adaptive_avg_pool2d non-divisible", "torch.nn.functional.adaptive_avg_pool2d", "torch.nn.functional.adaptive_avg_pool2d(x, (3, 3))", "R(1, 2, 8, 7),"),
     C("adaptive_max_pool2d divisible", "torch.nn.functional.adaptive_max_pool2d", "torch.nn.functional.adaptive_max_pool2d(x, (2, 3))", "R(1, 2, 8, 9),"),
+    C("adaptive_max_pool1d non-divisible", "torch.nn.functional.adaptive_max_pool1d", "torch.nn.functional.adaptive_max_pool1d(x, 3)", "R(1, 2, 7),"),
     C("adaptive_max_pool2d non-divisible", "torch.nn.functional.adaptive_max_pool2d", "torch.nn.functional.adaptive_max_pool2d(x, (3, 3))", "R(1, 2, 8, 7),"),
     C("adaptive_avg_pool1d non-divisible", "torch.nn.functional.adaptive_avg_pool1d", "torch.nn.functional.adaptive_avg_pool1d(x, 3)", "R(1, 2, 8),"),
     C("max_pool2d return_indices", "torch.nn.functional.max_pool2d", "torch.nn.functional.max_pool2d(x, 2, return_indices=True)[1]", "R(1, 2, 6, 6),"),

@@ -222,11 +222,11 @@ class ScatterReduceArgument(DecompositionRule):
 class AdaptiveMaxPoolUneven(DecompositionRule):
     code = "ONX509"
     name = "adaptive-max-pool-uneven"
-    summary = "`adaptive_max_pool2d` does not export: rewrite to one max per output cell"
+    summary = "`adaptive_max_pool2d` / `adaptive_max_pool1d` do not export: rewrite to one max per output cell"
     default_safety = "safe"
     doc = rule_doc(
-        "Finds `F.adaptive_max_pool2d`. (`nn.AdaptiveMaxPool2d` modules are decomposed by "
-        "`onnxfix export --decompose`.)",
+        "Finds `F.adaptive_max_pool2d` and `F.adaptive_max_pool1d`, and the layers whose forward "
+        "they are (`nn.AdaptiveMaxPool2d`, `nn.AdaptiveMaxPool1d`: fastai's AdaptiveConcatPool1d).",
         "Legacy refuses output sizes that do not divide the input size (\"output size that are "
         "not factor of input size\"); dynamo has no translation at all "
         "(`aten.adaptive_max_pool2d`).",
