@@ -162,6 +162,19 @@ def test_a_decomposition_the_run_proved_is_written_at_the_users_call(capsys, tmp
     assert torch.equal(before.make_model()(*args), after.make_model()(*args))
 
 
+def test_a_dtype_onnxruntime_has_no_kernel_for_is_computed_in_float32_at_export_time(capsys):
+    """A float64 Conv: both exports load-fail in onnxruntime (NOT_IMPLEMENTED); the run names
+    float32_compute, and the export with it matches PyTorch; the source is not edited."""
+    code, document = _cli_json([f"{MODELS / 'double_conv.py'}:make_model", "--inputs", f"{MODELS / 'double_conv.py'}:example_inputs",
+                                "--dynamic", "0:0=batch", "--exporter", "both", "--fix"], capsys)
+    (target,) = document["targets"]
+    assert [r["verdict"] for r in target["results"]] == ["ORT-FAILS", "ORT-FAILS"]
+    assert "float32_compute" in target["decompose_hint"]
+    fix = target["fix"]
+    assert (fix["decompositions"], fix["decompositions_written"], fix["diff"]) == (["float32_compute"], [], "")
+    assert [r["verdict"] for r in fix["results"]] == ["OK", "OK"]
+
+
 def _load(path):
     import importlib.util
 

@@ -44,7 +44,9 @@ BY_KEY = {d.key: d for d in DECOMPOSITIONS}
 
 
 def by_target() -> dict[str, Decomposition]:
-    return {target: d for d in DECOMPOSITIONS for target in d.targets}
+    """The decomposition of each torch callable a source rule matches (an op-wrapping export
+    repair, which takes any of several ops, names none of them)."""
+    return {target: d for d in DECOMPOSITIONS if not d.wraps_op for target in d.targets}
 
 
 def rule_keys(code: str) -> tuple[str, ...]:

@@ -64,6 +64,9 @@ class Decomposition:
     # False: no source rule reports the targets (`Tensor.__mul__` with a Python complex: every
     # product would be a finding); only the export-time repair naming the key substitutes it.
     static: bool = True
+    # The helper takes the torch function it replaces first (`_onnx_x(op, *args, **kwargs)`): one
+    # helper for several ops, applied at export time only (a source fix could not name `op`).
+    wraps_op: bool = False
     # The ONX5xx rule that reports the op and writes the fix: its `keys` are the records naming it.
     rule: str = field(kw_only=True)
     proof: Proof = field(kw_only=True)

@@ -5,6 +5,24 @@ from __future__ import annotations
 from onnxfix.decompositions.base import PYTORCH, Decomposition, Proof  # noqa: F401 - used by entries
 
 DECOMPOSITIONS: tuple[Decomposition, ...] = (
+    Decomposition(
+        "float32_compute",
+        ("torch.nn.functional.conv1d", "torch.nn.functional.conv2d", "torch.nn.functional.conv3d",
+         "torch.nn.functional.conv_transpose1d", "torch.nn.functional.conv_transpose2d",
+         "torch.nn.functional.conv_transpose3d", "torch.nn.functional.linear", "torch.matmul", "torch.bmm",
+         "torch.mm", "Tensor.__matmul__", "Tensor.matmul", "Tensor.bmm", "Tensor.mm"),
+        False, (), ("https://github.com/microsoft/onnxruntime/issues/11476",
+                    "https://github.com/microsoft/onnxruntime/issues/26311"),
+        "Convolutions and matmuls on float64 or bfloat16 tensors, which onnxruntime's CPU provider "
+        "has no kernel for (Conv in double, MatMul in bfloat16: NOT_IMPLEMENTED), computed in "
+        "float32 between two Casts while exporting. Export time only, when a run failed that "
+        "way: the exported model rounds as float32 there (kept only if it matches PyTorch on "
+        "the probes); eager PyTorch runs the op itself.",
+        drop_in=False, static=False, wraps_op=True, rule="ONX515",
+        proof=Proof("torch.nn.functional.conv1d(a.double(), c.double()).float()",
+                    "_onnx_float32_compute(torch.nn.functional.conv1d, a.double(), c.double()).float()",
+                    "(randn(g, b, 2, 9), randn(g, 3, 2, 3))", params="a, c", static=(1,), decomposition_tol=1e-6),
+    ),
     # ---- ONX516: the dynamo exporter exports these silently wrong ----
     Decomposition(
         "scatter_reduce", ("torch.scatter_reduce", "Tensor.scatter_reduce"), True,

@@ -49,6 +49,8 @@ class Entry:
     signature: inspect.Signature
 
     def applies(self, args: tuple, kwargs: dict) -> bool:
+        if self.decomposition.wraps_op:
+            return True  # the helper takes any call of the op (and runs the op itself where it can)
         keyword = self.decomposition.when_keyword
         if keyword is not None and kwargs.get(keyword[0]) is not keyword[1]:
             return False
@@ -150,6 +152,8 @@ class DecompositionMode(TorchFunctionMode):
             site = _caller()
             if site is not None:
                 self.sites.add((key, *site))
+            if entry.decomposition.wraps_op:
+                return entry.function(func, *args, **kwargs)
             return entry.function(*args, **kwargs)
         return func(*args, **kwargs)
 

@@ -31,4 +31,10 @@ EXPORT_REPAIRS = {
         "filter, a spectrogram, an iSTFT vocoder head)",
         rule_keys("ONX526"),  # ONX526's helpers
     ),
+    "float32_compute": ExportRepair(
+        r"NOT_IMPLEMENTED : Could not find an implementation for (?:Conv|ConvTranspose|MatMul|Gemm)\(",
+        "convolutions and matmuls on float64 / bfloat16 tensors computed in float32 while exporting "
+        "(onnxruntime's CPU provider has no kernel for them; the exported model rounds as float32 there)",
+        ("float32_compute",),
+    ),
 }

@@ -277,7 +277,7 @@ class DecompositionRule(Rule):
         a layer makes); ``make_fix(safe)`` writes the fix when the helper takes those arguments."""
         if decomposition.key not in self.keys:
             return
-        if decomposed_in_run(decomposition, node, ctx):
+        if decomposed_in_run(decomposition, node, ctx) and not decomposition.wraps_op:
             yield from self._decomposed_finding(node, ctx, decomposition, method, spelled, how, make_fix)
             return
         if not decomposition.static or not selected_variant(decomposition, judged):
