@@ -101,19 +101,27 @@ def fixed_copy(case: Path, folder: Path, unsafe: bool) -> tuple[Path, str]:
     return copy, status
 
 
-def export_fixed_copy(case: Path, folder: Path) -> tuple[Path, str]:
+def export_fixed_copy(case: Path, folder: Path) -> tuple[Path, str, list[str]]:
     """`onnxfix export CASE:make_model --exporter both --write --unsafe-fixes` on a copy: the fix loop
-    that runs the model, repairs by the run's failures and keeps a fix only if no verdict gets worse."""
+    that runs the model, repairs by the run's failures and keeps a fix only if no verdict gets worse.
+    Also the export-time decompositions its last export ran with (code it does not edit: the
+    ONNX file the command writes carries them)."""
     folder.mkdir(parents=True)
     copy = folder / case.name
     shutil.copy(case, copy)
     cmd = [sys.executable, "-m", "onnxfix", "export", f"{copy}:make_model", "--exporter", "both", "--write",
-           "--unsafe-fixes", "--no-progress"]
+           "--unsafe-fixes", "--no-progress", "--format", "json"]
     try:
         done = subprocess.run(cmd, capture_output=True, text=True, cwd=folder, env=_env(), timeout=EXPORT_FIX_TIMEOUT)
     except subprocess.TimeoutExpired:
-        return copy, f"onnxfix export --write timed out after {EXPORT_FIX_TIMEOUT:g} s"
-    return copy, "" if done.returncode in (0, 1) else f"onnxfix export --write exited {done.returncode}: {done.stderr.strip()[-300:]}"
+        return copy, f"onnxfix export --write timed out after {EXPORT_FIX_TIMEOUT:g} s", []
+    if done.returncode not in (0, 1):
+        return copy, f"onnxfix export --write exited {done.returncode}: {done.stderr.strip()[-300:]}", []
+    try:
+        fix = json.loads(done.stdout)["targets"][0].get("fix") or {}
+    except (ValueError, KeyError, IndexError):
+        fix = {}
+    return copy, "", list(fix.get("decompositions") or [])
 
 
 def load_case(path: Path, tag: str):
@@ -150,7 +158,7 @@ def eager_unchanged(original: Path, fixed: Path) -> str:
     return ""
 
 
-def export_verdict(path: Path, exporter: str, dynamic: dict, isolated: bool) -> dict:
+def export_verdict(path: Path, exporter: str, dynamic: dict, isolated: bool, decompose: list[str] | None = None) -> dict:
     """One export + onnxruntime check through onnxfix's export checker.
 
     In the case's own process by default (importing torch once per case instead of once per export
@@ -158,7 +166,8 @@ def export_verdict(path: Path, exporter: str, dynamic: dict, isolated: bool) -> 
     its own child (onnxfix.exporter.isolate), the fallback when a case's process dies."""
     from onnxfix.exporter.isolate import ExportRequest, run_isolated
     request = ExportRequest(model=f"{path}:make_model", inputs=f"{path}:example_inputs", exporter=exporter,
-                            probes=f"{path}:other_inputs", dynamic=dynamic, sys_path=[str(path.parent)])
+                            probes=f"{path}:other_inputs", dynamic=dynamic, sys_path=[str(path.parent)],
+                            decompose=decompose or None)
     if isolated:
         verdict = run_isolated(request, timeout=EXPORT_TIMEOUT)
     else:
@@ -182,7 +191,7 @@ def _in_process(request):
         return Verdict(request.exporter, LOAD_FAILS, failed_stage="load", error=f"could not load target: {describe(exc)}")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return verify(lambda: model, args, probes, request.exporter, dynamic, None, None)
+        return verify(lambda: model, args, probes, request.exporter, dynamic, None, None, decompose=request.decompose)
 
 
 def run_case(case: Path, isolated: bool = False, export_fix: bool = False) -> dict:
@@ -215,14 +224,14 @@ def run_case(case: Path, isolated: bool = False, export_fix: bool = False) -> di
 
 def run_export_fix(case: Path, tmp: Path, paths: dict, result: dict, meta: dict, isolated: bool) -> dict:
     """The `onnxfix export --write --unsafe-fixes` variant: its edits, eager check and verdicts."""
-    copy, status = export_fixed_copy(case, tmp / "export")
+    copy, status, decompositions = export_fixed_copy(case, tmp / "export")
     changed = copy.read_text() != case.read_text()
     fixed = {"status": status, "changed": changed, "eager": eager_unchanged(paths["before"], copy) if changed else "",
-             "exports": {}}
+             "exports": {}, "decompositions": decompositions}
     for exporter in EXPORTERS:
         same_as = next((v for v in VARIANTS if paths[v].read_text() == copy.read_text()), None)
-        fixed["exports"][exporter] = (dict(result["exports"][exporter][same_as]) if same_as
-                                      else export_verdict(copy, exporter, meta["DYNAMIC"], isolated))
+        fixed["exports"][exporter] = (dict(result["exports"][exporter][same_as]) if same_as and not decompositions
+                                      else export_verdict(copy, exporter, meta["DYNAMIC"], isolated, decompositions))
     return fixed
 
 

@@ -154,7 +154,9 @@ def blind_section(results: list[dict]) -> list[str]:
 def export_cell(r: dict) -> str:
     if "export_fix" not in r:
         return "-"
-    return ", ".join(r["export_fix"]["exports"][e]["verdict"] for e in EXPORTERS)
+    cell = ", ".join(r["export_fix"]["exports"][e]["verdict"] for e in EXPORTERS)
+    keys = r["export_fix"].get("decompositions")
+    return cell + (f" (export-time: {', '.join(keys)})" if keys else "")
 
 
 def render(results: list[dict], torch_version: str) -> str:
@@ -185,7 +187,9 @@ def render(results: list[dict], torch_version: str) -> str:
            "", "## Coverage", ""] + coverage(results) + [
            "", "## Per case", "",
            "`export --write`: dynamo, legacy verdicts after `onnxfix export --exporter both --write --unsafe-fixes`",
-           "(- where not run). Blind cases are marked with their batch.", "",
+           "(- where not run), verified on the case's own inputs: the written file, exported with the",
+           "decompositions the command's last export ran with, named after the verdicts (\"export-time\": code",
+           "it does not edit, the ONNX file the command writes carries them). Blind cases are marked with their batch.", "",
            "| case | class | family | dynamo | legacy | export --write | findings | eager | source |",
            "|---|---|---|---|---|---|---|---|---|"]
     for r in results:
