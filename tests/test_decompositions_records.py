@@ -164,6 +164,9 @@ def test_every_record_is_complete():
         functions = [n.name for n in ast.parse(module_source(d.key)).body if isinstance(n, ast.FunctionDef)]
         if functions[:1] != [d.helper]:
             problems.append(f"{d.key}: onnxfix/decompositions/{d.key}.py must define {d.helper} (first)")
+        imports = [ast.unparse(n) for n in ast.parse(module_source(d.key)).body if isinstance(n, (ast.Import, ast.ImportFrom))]
+        if imports != ["import torch"]:  # the fix writes the helper under the file's `import torch` only
+            problems.append(f"{d.key}: its module may import torch only, not {imports}")
         if d.rule not in rules or d.key not in rules[d.rule].keys:
             problems.append(f"{d.key}: rule {d.rule!r} is not a decomposition rule")
         for required in d.requires:

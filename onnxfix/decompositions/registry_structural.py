@@ -48,6 +48,17 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         ),
     ),
     Decomposition(
+        "hamming_window", ("torch.hamming_window",), True, ("hamming_window",), (PYTORCH + "120316",),
+        "torch's formula alpha - beta * cos(2 pi n / (N - 1)), N + 1 points cut to N when periodic. "
+        "The dynamo exporter writes ONNX's HammingWindow, whose coefficients are 25/46 and 21/46 "
+        "instead of torch's 0.54 and 0.46 (measured: 0.087 instead of 0.08 at the ends). Eager "
+        "keeps the op (guarded helper).",
+        rule="ONX516",
+        proof=Proof("a * torch.hamming_window(8) + torch.hamming_window(8, periodic=False)",
+                    "a * _onnx_hamming_window(8) + _onnx_hamming_window(8, periodic=False)",
+                    "(randn(g, b, 8),)", decomposition_tol=1e-6),
+    ),
+    Decomposition(
         "scatter_reduce_", ("Tensor.scatter_reduce_",), True, ("Tensor.scatter_reduce_ mean",), (),
         "The in-place form: _onnx_scatter_reduce's result copied into `input` (returned, as torch).",
         requires=("scatter_reduce",),

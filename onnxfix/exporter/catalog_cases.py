@@ -163,6 +163,7 @@ CASES = [
     C("sort stable", "torch.sort", "torch.sort(x, dim=1, stable=True).indices", "T(3, 6),"),
     C("sdpa enable_gqa", "torch.nn.functional.scaled_dot_product_attention",
       "torch.nn.functional.scaled_dot_product_attention(x, y, z, enable_gqa=True)", "R(1, 4, 3, 8), R(1, 2, 3, 8), R(1, 2, 3, 8)", "x, y, z"),
+    C("hamming_window", "torch.hamming_window", "x * torch.hamming_window(8)", "R(2, 8),"),
     C("rrelu eval", "torch.nn.functional.rrelu", "torch.nn.functional.rrelu(x)", "R(3, 5),"),
     C("sort stable=False", "torch.sort", "torch.sort(x, stable=False).indices", "R(3, 5),"),
     C("argsort", "torch.argsort", "torch.argsort(x, 1)", "R(3, 5),"),

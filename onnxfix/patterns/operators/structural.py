@@ -274,14 +274,15 @@ def _argument_deletion(call: ast.Call, value: ast.expr, ctx: FunctionContext) ->
 class DynamoSilentlyWrong(DecompositionRule):
     code = "ONX516"
     name = "dynamo-silently-wrong"
-    summary = "`scatter_reduce(reduce=\"mean\")` and `cross_entropy(label_smoothing=)` export silently wrong in dynamo: rewrite"
+    summary = "`scatter_reduce(reduce=\"mean\")`, `cross_entropy(label_smoothing=)` and `hamming_window` export silently wrong in dynamo: rewrite"
     default_safety = "safe"
     doc = rule_doc(
         "Finds `torch.scatter_reduce` / `Tensor.scatter_reduce` / `Tensor.scatter_reduce_` with "
         "`reduce=\"mean\"` or `include_self=False` (any reduction, even one held in a variable: "
         "the legacy exporter refuses include_self=False for all of them), and "
         "`F.cross_entropy` with a `label_smoothing=` other than 0. (`nn.CrossEntropyLoss("
-        "label_smoothing=...)` modules are decomposed by `onnxfix export --decompose`.)",
+        "label_smoothing=...)` modules are decomposed by `onnxfix export --decompose`.) And "
+        "`torch.hamming_window`, which dynamo writes as ONNX's HammingWindow (other coefficients).",
         "The dynamo exporter exports both WITHOUT an error but computes something else: "
         "scatter_reduce \"mean\" becomes a plain scatter (the last value wins; ONNX "
         "ScatterElements has no mean), and cross_entropy drops label_smoothing (measured: the "
