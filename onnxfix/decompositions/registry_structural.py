@@ -10,11 +10,16 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         ("torch.nn.functional.conv1d", "torch.nn.functional.conv2d", "torch.nn.functional.conv3d",
          "torch.nn.functional.conv_transpose1d", "torch.nn.functional.conv_transpose2d",
          "torch.nn.functional.conv_transpose3d", "torch.nn.functional.linear", "torch.matmul", "torch.bmm",
-         "torch.mm", "Tensor.__matmul__", "Tensor.matmul", "Tensor.bmm", "Tensor.mm"),
+         "torch.mm", "Tensor.__matmul__", "Tensor.matmul", "Tensor.bmm", "Tensor.mm",
+         "torch.nn.functional.adaptive_avg_pool1d", "torch.nn.functional.adaptive_avg_pool2d",
+         "torch.nn.functional.adaptive_avg_pool3d", "torch.nn.functional.avg_pool1d", "torch.nn.functional.avg_pool2d",
+         "torch.nn.functional.avg_pool3d", "torch.nn.functional.max_pool1d", "torch.nn.functional.max_pool2d",
+         "torch.nn.functional.max_pool3d"),
         False, (), ("https://github.com/microsoft/onnxruntime/issues/11476",
                     "https://github.com/microsoft/onnxruntime/issues/26311"),
-        "Convolutions and matmuls on float64 or bfloat16 tensors, which onnxruntime's CPU provider "
-        "has no kernel for (Conv in double, MatMul in bfloat16: NOT_IMPLEMENTED), computed in "
+        "Convolutions, matmuls and poolings on float64 or bfloat16 tensors, which onnxruntime's CPU "
+        "provider has no kernel for (Conv and GlobalAveragePool in double, MatMul in bfloat16: "
+        "NOT_IMPLEMENTED), computed in "
         "float32 between two Casts while exporting. Export time only, when a run failed that "
         "way: the exported model rounds as float32 there (kept only if it matches PyTorch on "
         "the probes); eager PyTorch runs the op itself.",

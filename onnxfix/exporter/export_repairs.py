@@ -32,8 +32,9 @@ EXPORT_REPAIRS = {
         rule_keys("ONX526"),  # ONX526's helpers
     ),
     "float32_compute": ExportRepair(
-        r"NOT_IMPLEMENTED : Could not find an implementation for (?:Conv|ConvTranspose|MatMul|Gemm)\(",
-        "convolutions and matmuls on float64 / bfloat16 tensors computed in float32 while exporting "
+        r"NOT_IMPLEMENTED : Could not find an implementation for "
+        r"(?:Conv|ConvTranspose|MatMul|Gemm|GlobalAveragePool|AveragePool|GlobalMaxPool|MaxPool)\(",
+        "convolutions, matmuls and poolings on float64 / bfloat16 tensors computed in float32 while exporting "
         "(onnxruntime's CPU provider has no kernel for them; the exported model rounds as float32 there)",
         ("float32_compute",),
     ),
