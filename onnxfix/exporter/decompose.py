@@ -36,8 +36,6 @@ from typing import Callable, Iterable, Iterator
 import torch
 from torch.overrides import TorchFunctionMode
 
-import onnxfix
-
 from onnxfix.decompositions import BY_KEY, DECOMPOSITIONS, Decomposition, load_function
 from onnxfix.exporter.export_repairs import EXPORT_REPAIRS
 
@@ -158,7 +156,9 @@ class DecompositionMode(TorchFunctionMode):
         return func(*args, **kwargs)
 
 
-_LIBRARY_DIRS = tuple(os.path.dirname(os.path.abspath(module.__file__)) + os.sep for module in (torch, onnxfix))
+# torch's package and onnxfix's (two folders up from this file) are not where a call is written
+_LIBRARY_DIRS = tuple(os.path.abspath(folder) + os.sep for folder in (os.path.dirname(torch.__file__),
+                                                                     os.path.dirname(os.path.dirname(__file__))))
 
 
 def _caller() -> tuple[str, int] | None:

@@ -48,10 +48,32 @@ def is_bool_tensor(node: ast.AST, ctx: FunctionContext, depth: int = 0) -> bool:
     if isinstance(node, ast.Attribute) and ctx.is_self_attr(node) and _stored_once(node.attr, ctx):
         value = ctx.self_attr_value(node)  # `self.keep = torch.ones(4, dtype=torch.bool)` in __init__
         return value is not None and is_bool_tensor(value, ctx, depth + 1)
-    if isinstance(node, ast.Name) and not ctx.is_parameter(node.id):
+    if isinstance(node, ast.Name) and ctx.is_parameter(node.id):
+        return _used_as_mask(node.id, ctx)
+    if isinstance(node, ast.Name):
         values = ctx.assignments(node.id)
         return bool(values) and all(isinstance(v, ast.expr) and is_bool_tensor(v, ctx, depth + 1) for v in values)
     return False
+
+
+# Tensor methods whose first argument must be a bool tensor (eager raises otherwise)
+MASK_METHODS = frozenset({"masked_fill", "masked_fill_", "masked_scatter", "masked_scatter_", "masked_select"})
+
+
+def _used_as_mask(name: str, ctx: FunctionContext) -> bool:
+    """A parameter the function passes as the mask of `masked_fill` (possibly inverted or
+    indexed, `x.masked_fill(~mask[:, None], v)`): where the function runs, it is bool."""
+    for node in ast.walk(ctx.fn.node):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MASK_METHODS \
+                and node.args and _mask_name(node.args[0]) == name:
+            return True
+    return False
+
+
+def _mask_name(node: ast.AST) -> str | None:
+    while isinstance(node, (ast.UnaryOp, ast.Subscript)) and (isinstance(node, ast.Subscript) or isinstance(node.op, ast.Invert)):
+        node = node.value if isinstance(node, ast.Subscript) else node.operand
+    return node.id if isinstance(node, ast.Name) else None
 
 
 def _stored_once(attr: str, ctx: FunctionContext) -> bool:

@@ -51,7 +51,7 @@ class MaskedAttention(nn.Module):
         attended = (weights @ v).transpose(1, 2).reshape(x.shape)
         out = self.out(attended) + self.ffn(x)
         # zero the padded positions
-        return torch.where(mask.all(), out, out * mask[..., None])
+        return torch.where(mask.all() != 0, out, out * mask[..., None])
 
 
 def make_model() -> nn.Module:

@@ -25,7 +25,7 @@ class StructuralOperator(DecompositionRule):
     name = "structural-operator"
     summary = ("`cov` / `corrcoef` / `index_reduce` / `vander` / `combinations` / `pdist` / `narrow` / `ctc_loss` / "
                "`masked_select` / `unique_consecutive` / `fft.rfftfreq` / `pad_sequence(x.split(n.tolist()))` / transformers' "
-               "`grouped_mm_fallback` fail to export: rewrite")
+               "`grouped_mm_fallback` / learnable fake quantization fail to export: rewrite")
     default_safety = "safe"
     extra_triggers = ("one_hot", "normal")  # reported without a fix
     doc = rule_doc(
@@ -36,7 +36,9 @@ class StructuralOperator(DecompositionRule):
         "`x.split(n.tolist())` (inline, or a variable only the call reads, whose assignment the fix "
         "removes), and transformers' mixture-of-experts custom op "
         "`torch.ops.transformers.grouped_mm_fallback` (`onnxfix export --decompose` substitutes it "
-        "inside transformers too). Also reports, without a fix, "
+        "inside transformers too), and LSQ's `torch._fake_quantize_learnable_per_tensor_affine` "
+        "(MQBench; no exporter translates it: its forward is ATen's fake-quantize arithmetic). "
+        "Also reports, without a fix, "
         "`F.one_hot` without `num_classes` (the size comes from the data) and `torch.normal` with "
         "a tensor mean and a number std (random: no rewrite can be checked against eager).",
         "cov and corrcoef check tensor values (`aten.equal`: DataDependentOutputException in "
