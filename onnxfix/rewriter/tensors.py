@@ -219,11 +219,11 @@ class TensorOracle:
                 or forward_input_used_as_tensor(ctx, name)
             ):
                 return None
-            values = ctx.assignments(name)
+            values = _bindings(ctx, name)
             if any(isinstance(v, ast.stmt) for v in values):
                 return None
             return True if all(self.is_tensor(v) for v in values) else None
-        values = ctx.assignments(name)
+        values = _bindings(ctx, name)
         if not values or any(isinstance(v, ast.stmt) for v in values):
             return None
         answers = [self.is_tensor(v) for v in values]
@@ -298,3 +298,9 @@ def _parameter_annotation(fn: ast.AST, name: str) -> ast.expr | None:
         if arg.arg == name:
             return arg.annotation
     return None
+
+
+def _bindings(ctx, name: str) -> list:
+    """The name's assignments but its augmented ones (`t ^= m`): an in-place operator on a
+    tensor leaves a tensor, so they decide nothing the others do not."""
+    return [v for v in ctx.assignments(name) if not isinstance(v, ast.AugAssign)]

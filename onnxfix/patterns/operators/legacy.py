@@ -17,7 +17,7 @@ from onnxfix.patterns.operators.base import (
     rule_doc,
 )
 from onnxfix.rewriter.context import FunctionContext
-from onnxfix.rewriter.rule import Fix, Helper
+from onnxfix.rewriter.rule import Edit, Fix, Helper
 
 
 class LegacyUnsupportedMath(DecompositionRule):
@@ -62,18 +62,51 @@ class LegacyUnsupportedMath(DecompositionRule):
 # Binary operators that are the same ATen op as a decomposed call: `a // b` is floor_divide and
 # `a >> b` is bitwise_right_shift when `a` is a tensor.
 _OPERATOR_KEYS = {ast.FloorDiv: "floor_divide", ast.RShift: "bitwise_right_shift"}
+# Augmented assignments on a tensor, the in-place operator methods (legacy has no symbolic for
+# any of them, measured): `x ^= y` -> `x.copy_(_onnx_bitwise_xor(x, y))`, the same tensor updated.
+_AUGMENTED = {ast.FloorDiv: ("floor_divide", "//=", "__ifloordiv__ int64"),
+              ast.RShift: ("bitwise_right_shift", ">>=", "__irshift__ int64"),
+              ast.BitXor: ("bitwise_xor", "^=", "__ixor__ int64"),
+              ast.BitOr: ("bitwise_or", "|=", "__ior__ int64")}
+
+
+def augmented_finding(rule: DecompositionRule, node: ast.AugAssign, ctx: FunctionContext):
+    """`x ^= y` on a tensor `x` (a name or attribute: the fix reads it twice): written back with
+    `copy_`, so the tensor is updated in place as the operator did."""
+    entry = _AUGMENTED.get(type(node.op))
+    if entry is None or entry[0] not in rule.keys or not isinstance(node.target, (ast.Name, ast.Attribute)):
+        return
+    if ctx.tensors.is_tensor(node.target) is not True:
+        return
+    key, symbol, case = entry
+    failed = catalog.failures((case,))
+    if not failed:
+        return
+    target = ctx.segment(node.target)
+    helper = BY_KEY[key].helper
+    source = ctx.file.source
+    start, value_start, end = source.span(node)[0], source.span(node.value)[0], source.span(node)[1]
+    value_end = source.span(node.value)[1]
+    edits = (Edit(start, value_start, f"{target}.copy_({helper}({target}, "), Edit(value_end, end, "))"))
+    helpers = tuple(Helper(f"_onnx_{k}", helper_source(k)) for k in helper_chain(key))
+    fix = Fix(f"Rewrite to `{target}.copy_({helper}({target}, ...))`", edits, True, imports=("torch",), helpers=helpers)
+    message = (f"`{symbol}` on a tensor is `{case.split()[0]}`, which breaks ONNX export ({catalog.describe(failed)}; "
+               f"measured on torch {catalog.torch_version()}); `{helper}` computes it with exportable ops, "
+               "written back with `copy_`")
+    yield ctx.report(rule, node, message, fix=fix, exporters=tuple(sorted(failed)))
 
 
 class LegacySilentlyWrong(DecompositionRule):
     code = "ONX518"
     name = "legacy-silently-wrong"
     summary = "Ops the legacy exporter gets silently wrong (`//`, `>>`, softplus threshold, duplicate indices): rewrite"
-    extra_triggers = ("//", ">>", "embedding")  # the operators, and embedding(max_norm=) reported only
+    extra_triggers = ("//", ">>", "embedding")  # the operators (and `//=`, `>>=`), and embedding(max_norm=) reported only
     default_safety = "safe"
     exporters = (LEGACY,)
     doc = rule_doc(
         "Finds `torch.floor_divide` and `a // b`, `torch.bitwise_right_shift` and `a >> b` (the "
-        "operators where `a` is known to be a tensor), `F.softplus` with a `threshold` below 20, "
+        "operators where `a` is known to be a tensor; also `a //= b` and `a >>= b`, written back "
+        "with `copy_`), `F.softplus` with a `threshold` below 20, "
         "`index_put(..., accumulate=True)` and `index_add` (out-of-place forms); reports "
         "`F.embedding(..., max_norm=...)` without a fix (it renormalises the weight in place).",
         "The legacy exporter writes graphs that compute something else, without an error: "
@@ -117,6 +150,9 @@ class LegacySilentlyWrong(DecompositionRule):
             )
             yield ctx.report(self, node, message, exporters=tuple(sorted(failed)))
 
+    def visit_AugAssign(self, node: ast.AugAssign, ctx: FunctionContext):
+        yield from augmented_finding(self, node, ctx)
+
     def visit_BinOp(self, node: ast.BinOp, ctx: FunctionContext):
         key = _OPERATOR_KEYS.get(type(node.op))
         if key is None or ctx.tensors.is_tensor(node.left) is not True:
@@ -141,6 +177,7 @@ class LegacyStructural(DecompositionRule):
     code = "ONX519"
     name = "legacy-unsupported-structural"
     summary = "Pooling, resampling, indexing and layout ops the legacy exporter refuses: rewrite"
+    extra_triggers = ("^=", "|=")  # in-place xor / or on a tensor
     exporters = (LEGACY,)  # dynamo exports every one of them
     default_safety = "safe"
     doc = rule_doc(
@@ -157,7 +194,10 @@ class LegacyStructural(DecompositionRule):
         "is invisible statically), `F.max_unpool2d` / `F.max_unpool1d`, `F.embedding_bag` with "
         "a padding_idx, `F.scaled_dot_product_attention(..., enable_gqa=True)`, and "
         "`torch.bitwise_or` / `bitwise_xor` / `bitwise_not` (function and method calls; the "
-        "operators `|`, `^`, `~` are not reported: their operands may be bool masks, which export). "
+        "operators `|`, `^`, `~` are not reported: their operands may be bool masks, which export; "
+        "the in-place `x ^= y` / `x |= y` on a tensor are, for every dtype: legacy has no "
+        "symbolic for `__ixor_` / `__ior_`, and the fix writes the helper's result back with "
+        "`copy_`). "
         "The torch.nn layers whose forward is one of these calls are matched too "
         "(`nn.AdaptiveAvgPool2d`, `nn.AdaptiveAvgPool1d`, `nn.Upsample`, `nn.Fold`, and layers whose "
         "forward takes more arguments: `nn.MaxUnpool2d()(x, indices)`, `nn.EmbeddingBag(..., "
@@ -187,6 +227,9 @@ class LegacyStructural(DecompositionRule):
         "over (pooling and resampling sizes, the diagonal length) must be static at export time.",
         code, legacy_only=True,
     )
+
+    def visit_AugAssign(self, node: ast.AugAssign, ctx: FunctionContext):
+        yield from augmented_finding(self, node, ctx)
 
     def cases(self, decomposition, node):
         key = decomposition.key
