@@ -91,3 +91,13 @@ def test_products_ffts_and_stft_of_pairs(case, shapes, monkeypatch):
     for g_, w_ in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
         assert g_.dtype == w_.dtype and g_.shape == w_.shape
         torch.testing.assert_close(g_, w_, rtol=1e-5, atol=1e-5)
+
+
+def test_export_time_only_repairs_record_no_call_site(monkeypatch):
+    """pair_scalar substitutes every product while exporting (most are plain products): no
+    site is recorded, so `onnxfix export --fix` never writes it at a user's line."""
+    monkeypatch.setattr(torch.onnx, "is_in_onnx_export", lambda: True)
+    a, b = torch.randn(3), torch.randn(3)
+    with decomposition_context(["complex_pairs"]) as mode:
+        torch.mul(a, b), a.mul(2.0), torch.view_as_real(a * 1j)
+    assert mode.used.get("pair_scalar") and mode.sites == set()

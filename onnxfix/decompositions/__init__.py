@@ -94,6 +94,14 @@ def signature(key: str) -> tuple[tuple[str, ...], frozenset[str], bool]:
     return positional, keywords, function.args.vararg is not None
 
 
+@lru_cache(maxsize=None)
+def required_parameters(key: str) -> tuple[str, ...]:
+    """The helper's positional parameters without a default (a call must bind each)."""
+    function = next(n for n in ast.parse(module_source(key)).body if isinstance(n, ast.FunctionDef))
+    positional = function.args.posonlyargs + function.args.args
+    return tuple(a.arg for a in positional[: len(positional) - len(function.args.defaults)])
+
+
 EXPORT_GUARD = "not torch.onnx.is_in_onnx_export()"
 # The legacy-only helpers (registry_legacy: ops the dynamo exporter translates itself): eager and
 # dynamo's torch.export (torch.compiler.is_exporting() True) keep the op, only the legacy exporter

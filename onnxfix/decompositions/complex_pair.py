@@ -180,4 +180,6 @@ def _inverse_stft(pair, n_fft, hop_length=None, win_length=None, window=None, ce
     start = n_fft // 2 if center else 0
     end = start + length if length is not None else (total - n_fft // 2 if center else total)
     signal = signal[:, start:end] / envelope[:, start:end]
+    if length is not None and signal.shape[-1] < length:  # torch pads a requested length with zeros
+        signal = torch.nn.functional.pad(signal, (0, length - signal.shape[-1]))
     return signal.reshape(tuple(frames.shape[:-2]) + (signal.shape[-1],))

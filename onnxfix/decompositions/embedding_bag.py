@@ -13,7 +13,7 @@ def _onnx_embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2.
     if not torch.onnx.is_in_onnx_export() or torch.compiler.is_exporting():  # eager and dynamo: the op itself
         return torch.nn.functional.embedding_bag(input, weight, offsets, max_norm, norm_type, scale_grad_by_freq, mode,
                                                  sparse, per_sample_weights, include_last_offset, padding_idx)
-    if padding_idx is None or max_norm is not None:  # legacy exports these (max_norm renormalises in place)
+    if padding_idx is None or max_norm is not None or input.numel() == 0:  # legacy exports these (max_norm renormalises in place)
         return torch.nn.functional.embedding_bag(input, weight, offsets, max_norm, norm_type, scale_grad_by_freq, mode,
                                                  sparse, per_sample_weights, include_last_offset, padding_idx)
     padding = padding_idx % weight.shape[0]
@@ -25,6 +25,7 @@ def _onnx_embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2.
         bags = offsets.shape[0] - (1 if include_last_offset else 0)
         bag = (positions.unsqueeze(1) >= offsets.unsqueeze(0)).sum(1) - 1  # the last offset at or before
     keep = (flat != padding).unsqueeze(1)
+    bag = bag.clamp(max=bags - 1)  # include_last_offset: entries past the last offset join the last bag, as in torch
     rows = weight.index_select(0, flat)
     if per_sample_weights is not None:
         rows = rows * per_sample_weights.reshape(-1, 1)
@@ -34,5 +35,5 @@ def _onnx_embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2.
         filled = rows.masked_fill(~keep, float("-inf"))
         most = rows.new_full((bags, weight.shape[1]), float("-inf")).scatter_reduce(0, spread, filled, "amax")
         return torch.where(count > 0, most, torch.zeros_like(most))
-    total = rows.new_zeros(bags, weight.shape[1]).scatter_add(0, spread, rows * keep.to(rows.dtype))
+    total = rows.new_zeros(bags, weight.shape[1]).scatter_add(0, spread, rows.masked_fill(~keep, 0))
     return total if mode == "sum" else total / count.clamp(min=1)

@@ -10,8 +10,8 @@ def _onnx_hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *,
     if not torch.onnx.is_in_onnx_export():
         return torch.hamming_window(window_length, periodic, alpha, beta, dtype=dtype, layout=layout, device=device,
                                     pin_memory=pin_memory, requires_grad=requires_grad)
-    if window_length == 1:
-        return torch.ones(1, dtype=dtype, device=device)
+    if window_length <= 1:
+        return torch.ones(window_length, dtype=dtype, device=device)
     points = window_length + 1 if periodic else window_length
     steps = torch.arange(points, dtype=dtype or torch.get_default_dtype(), device=device)
     window = alpha - beta * torch.cos(steps * (2 * torch.pi / (points - 1)))

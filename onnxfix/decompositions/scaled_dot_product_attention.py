@@ -12,11 +12,16 @@ def _onnx_scaled_dot_product_attention(query, key, value, attn_mask=None, dropou
     if not torch.onnx.is_in_onnx_export() or torch.compiler.is_exporting():  # eager and dynamo: the op itself
         return torch.nn.functional.scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal,
                                                                 scale=scale, enable_gqa=enable_gqa)
-    if enable_gqa and key.shape[-3] != query.shape[-3]:
-        group = query.shape[-3] // key.shape[-3]
-        shape = key.shape[:-3] + (key.shape[-3] * group,) + key.shape[-2:]
-        key = key.unsqueeze(-3).expand(key.shape[:-2] + (group,) + key.shape[-2:]).reshape(shape)
-        shape = value.shape[:-3] + (value.shape[-3] * group,) + value.shape[-2:]
-        value = value.unsqueeze(-3).expand(value.shape[:-2] + (group,) + value.shape[-2:]).reshape(shape)
+    if enable_gqa:
+        key, value = _onnx_repeat_heads(key, query.shape[-3]), _onnx_repeat_heads(value, query.shape[-3])
     return torch.nn.functional.scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal,
                                                             scale=scale)
+
+
+def _onnx_repeat_heads(tensor, heads):
+    # each head of `tensor` (dim -3) repeated for its group of `heads` query heads
+    if tensor.shape[-3] == heads:
+        return tensor
+    group = heads // tensor.shape[-3]
+    shape = tensor.shape[:-3] + (tensor.shape[-3] * group,) + tensor.shape[-2:]
+    return tensor.unsqueeze(-3).expand(tensor.shape[:-2] + (group,) + tensor.shape[-2:]).reshape(shape)

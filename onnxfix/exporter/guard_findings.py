@@ -85,8 +85,8 @@ DATA_CONTROL_FLOW = {
     "return": "an early return on a value read out of a tensor: compute both results and select with "
               "torch.where when they have the same shape and dtype; otherwise there is no faithful "
               "rewrite (the output's shape would depend on the data)",
-    "raise": "a check on tensor values: torch._check(<the condition>) keeps it as an assertion under "
-             "torch.export, or check outside forward",
+    "raise": "a check on tensor values: torch._check(not <the condition>) (what must hold) keeps it "
+             "as an assertion under torch.export, or check outside forward",
     "if": "Python branch on a value read out of a tensor: compute both sides and select with "
           "torch.where (or torch.cond)",
 }

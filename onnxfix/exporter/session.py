@@ -272,8 +272,9 @@ def _decompositions_in_source(target: Target, source: Path, final, outcome: FixR
             "format": run_evidence.FORMAT, "functions": [], "decomposed": [list(site) for site in sites]})
         options = dict(unsafe_fixes=unsafe_fixes, exporters=frozenset(target.exporters),
                        evidence_dir=str(Path(folder) / "evidence"), use_cache=False)
-        found = run([copy], "check", **options).files[0].findings
-        keys = frozenset(fix_key(f, text) for f in found if f.fix is not None and DECOMPOSED_IN_RUN in f.message)
+        found = [f for f in run([copy], "check", **options).files[0].findings
+                 if f.fix is not None and DECOMPOSED_IN_RUN in f.message]
+        keys = frozenset(fix_key(f, text) for f in found)
         ran = run([copy], "diff", fix_only=keys, **options) if keys else None
     if ran is None or ran.errors or ran.files[0].fixed_text in (None, final.fixed.text):
         return final
@@ -283,7 +284,7 @@ def _decompositions_in_source(target: Target, source: Path, final, outcome: FixR
     outcome.exports += 1
     if worsened(final.results, results):
         return final
-    outcome.decompositions_written = tuple(sorted({key for key, _ in sites}))
+    outcome.decompositions_written = tuple(sorted({f.fix.helpers[-1].name.removeprefix("_onnx_") for f in found}))
     if all(path == own for _, path, _ in every):
         outcome.decompositions = ()  # the file carries them now: no export-time help is left
     return replace(final, fixed=rewritten, results=results)

@@ -49,7 +49,7 @@ def is_bool_tensor(node: ast.AST, ctx: FunctionContext, depth: int = 0) -> bool:
         value = ctx.self_attr_value(node)  # `self.keep = torch.ones(4, dtype=torch.bool)` in __init__
         return value is not None and is_bool_tensor(value, ctx, depth + 1)
     if isinstance(node, ast.Name) and ctx.is_parameter(node.id):
-        return _used_as_mask(node.id, ctx)
+        return not ctx.assignments(node.id) and _used_as_mask(node.id, ctx)
     if isinstance(node, ast.Name):
         values = ctx.assignments(node.id)
         return bool(values) and all(isinstance(v, ast.expr) and is_bool_tensor(v, ctx, depth + 1) for v in values)
@@ -63,7 +63,7 @@ MASK_METHODS = frozenset({"masked_fill", "masked_fill_", "masked_scatter", "mask
 def _used_as_mask(name: str, ctx: FunctionContext) -> bool:
     """A parameter the function passes as the mask of `masked_fill` (possibly inverted or
     indexed, `x.masked_fill(~mask[:, None], v)`): where the function runs, it is bool."""
-    for node in ast.walk(ctx.fn.node):
+    for node in _own_nodes(ctx.fn.node):  # not into nested functions and lambdas
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MASK_METHODS \
                 and node.args and _mask_name(node.args[0]) == name:
             return True
@@ -102,3 +102,14 @@ def _bool_call(node: ast.Call, ctx: FunctionContext, depth: int) -> bool:
     if func.attr in KEEPING_METHODS:
         return is_bool_tensor(receiver, ctx, depth + 1)
     return False
+
+
+def _own_nodes(fn: ast.AST):
+    """The function's nodes, not those of functions, lambdas or classes nested in it (their
+    names are other variables)."""
+    stack = list(ast.iter_child_nodes(fn))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(node))

@@ -21,6 +21,7 @@ from onnxfix.decompositions import (
     eager_guarded,
     helper_chain,
     helper_source,
+    required_parameters,
     rule_keys,
     signature,
 )
@@ -40,9 +41,25 @@ def match_call(node: ast.Call, ctx: FunctionContext) -> tuple[str, Decomposition
     func = node.func
     if qualname is None and isinstance(func, ast.Attribute):
         name = f"Tensor.{func.attr}"
-        if name in TARGETS and ctx.tensors.is_tensor(func.value) is not False:
+        if name in TARGETS and ctx.tensors.is_tensor(func.value) is not False and not _an_object(func.value, ctx):
             return name, TARGETS[name], True
     return None
+
+
+def _an_object(node: ast.expr, ctx: FunctionContext) -> bool:
+    """`self.unfold(x)` (the module's own attribute: an `nn.Unfold` layer) or `self.patches.unfold(...)`
+    where `__init__` built `self.patches` from a class (a layer, a class of this file): never a
+    Tensor method."""
+    if isinstance(node, ast.Name) and node.id == "self":
+        return True
+    if not ctx.is_self_attr(node):
+        return False
+    value = ctx.self_attr_value(node)
+    if not isinstance(value, ast.Call):
+        return False
+    qualname = ctx.qualname(value.func) or ""
+    local = isinstance(value.func, ast.Name) and value.func.id in ctx.file.module.classes
+    return local or qualname.startswith("torch.nn.")
 
 
 def match_inplace_call(node: ast.Call, ctx: FunctionContext) -> tuple[str, Decomposition] | None:
@@ -54,7 +71,8 @@ def match_inplace_call(node: ast.Call, ctx: FunctionContext) -> tuple[str, Decom
     name = f"Tensor.{func.attr[:-1]}"
     if f"Tensor.{func.attr}" in TARGETS or name not in TARGETS or ctx.qualname(func) is not None:
         return None
-    if not isinstance(func.value, (ast.Name, ast.Attribute)) and not fresh_tensor(func.value, ctx):
+    if not isinstance(func.value, (ast.Name, ast.Attribute)) and not (
+            fresh_tensor(func.value, ctx) and TARGETS[name].key in WRITES_INTO_SELF):
         return None
     if ctx.tensors.is_tensor(func.value) is False:
         return None
@@ -63,6 +81,11 @@ def match_inplace_call(node: ast.Call, ctx: FunctionContext) -> tuple[str, Decom
     return f"Tensor.{func.attr}", TARGETS[name]
 
 
+# Ops whose out-of-place form returns a tensor of `self`'s shape and dtype (values written into a
+# copy of it): on a tensor just allocated, the in-place call is the out-of-place helper. Not so for
+# elementwise ops (`zeros(4, dtype=int32).bitwise_xor_(int64)` keeps int32; the out-of-place op
+# promotes, and broadcasts what in place would refuse).
+WRITES_INTO_SELF = frozenset({"index_put", "index_add", "scatter", "scatter_reduce", "index_reduce"})
 # Calls that return a new tensor no other name holds: an in-place op on one is its out-of-place op
 ALLOCATING = frozenset({"clone", "zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like",
                         "empty_like", "new_zeros", "new_ones", "new_full", "new_empty", "new_tensor"})
@@ -123,7 +146,11 @@ def helper_accepts(decomposition: Decomposition, node: ast.Call, method: bool, s
         return False
     count = len(node.args) + (1 if method else 0)
     named = {k.arg for k in node.keywords if k.arg is not None}
-    return (varargs or count <= len(positional)) and named <= keywords and not named & set(positional[:count])
+    splatted = any(k.arg is None for k in node.keywords)
+    bound = set(positional[:count]) | named
+    missing = [p for p in required_parameters(decomposition.key) if p not in bound]
+    return ((varargs or count <= len(positional)) and named <= keywords and not named & set(positional[:count])
+            and (not missing or splatted))  # a call missing a required argument is not this op's
 
 
 def helper_fix(decomposition: Decomposition, node: ast.Call, ctx: FunctionContext, method: bool, safe: bool) -> Fix:
@@ -246,7 +273,7 @@ class DecompositionRule(Rule):
         """The in-place spelling of a decomposed op (`out.index_add_(0, index, h)`): the same
         verdicts, and the helper's result copied back into the tensor."""
         found = match_inplace_call(node, ctx)
-        if found is not None and fresh_tensor(node.func.value, ctx):
+        if found is not None and fresh_tensor(node.func.value, ctx) and found[1].key in WRITES_INTO_SELF:
             # `x.clone().index_put_(...)`: nothing else holds the tensor written into, so the
             # out-of-place helper on it computes the same value
             name, decomposition = found
@@ -277,7 +304,7 @@ class DecompositionRule(Rule):
         a layer makes); ``make_fix(safe)`` writes the fix when the helper takes those arguments."""
         if decomposition.key not in self.keys:
             return
-        if decomposed_in_run(decomposition, node, ctx) and not decomposition.wraps_op:
+        if decomposition.static and decomposed_in_run(decomposition, node, ctx):
             yield from self._decomposed_finding(node, ctx, decomposition, method, spelled, how, make_fix)
             return
         if not decomposition.static or not selected_variant(decomposition, judged):

@@ -59,7 +59,7 @@ class ComplexValues(DecompositionRule):
         tensor; `_onnx_pair_scalar` is that product in eager (for any operand type) and a pair
         while exporting, which torch.exp, torch.istft and torch.fft.irfft take."""
         operands = _complex_scalar_product(node)
-        if operands is None or ctx.tensors.is_tensor(operands[1]) is False:
+        if operands is None or ctx.tensors.is_tensor(operands[1]) is False or _a_number(operands[1], ctx):
             return
         failed = catalog.failures(("complex scalar product",))
         if not failed:
@@ -73,6 +73,47 @@ class ComplexValues(DecompositionRule):
                    f"({catalog.describe(failed)}; measured on torch {catalog.torch_version()}); "
                    "`_onnx_pair_scalar` carries it as (real, imaginary) parts while exporting")
         yield ctx.report(self, node, message, fix=fix, exporters=tuple(sorted(failed)))
+
+
+NUMBER_ANNOTATIONS = frozenset({"int", "float", "complex"})
+
+
+def _a_number(node: ast.AST, ctx: FunctionContext) -> bool:
+    """A Python number, not a tensor: a literal, `math.pi`, arithmetic of those, a parameter
+    annotated int/float/complex, or an attribute `__init__` set to a number literal."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, (int, float, complex)) and not isinstance(node.value, bool)
+    if isinstance(node, ast.BinOp):
+        return _a_number(node.left, ctx) and _a_number(node.right, ctx)
+    if isinstance(node, ast.UnaryOp):
+        return _a_number(node.operand, ctx)
+    if (ctx.qualname(node) or "").startswith("math."):
+        return True
+    if isinstance(node, ast.Name) and ctx.is_parameter(node.id) and not ctx.assignments(node.id):
+        arguments = ctx.fn.node.args
+        for argument in arguments.posonlyargs + arguments.args + arguments.kwonlyargs:
+            if argument.arg == node.id and isinstance(argument.annotation, ast.Name):
+                return argument.annotation.id in NUMBER_ANNOTATIONS
+        return False
+    if ctx.is_self_attr(node):
+        value = ctx.self_attr_value(node)
+        return value is not None and isinstance(value, (ast.Constant, ast.BinOp, ast.UnaryOp)) and _a_number(value, ctx)
+    return False
+
+
+def carries_scalar_pair(node: ast.AST, ctx: FunctionContext, seen: frozenset[str] = frozenset()) -> bool:
+    """``node`` holds a pair made by a product with a complex literal (`_onnx_pair_scalar`, whose
+    helper chain brings `_onnx_irfftn`, which a pair's istft and irfft need), directly or through
+    the name's last assignment above."""
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.BinOp) and _complex_scalar_product(sub) is not None:
+            return True
+        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load) and sub.id not in seen:
+            above = [v for v in ctx.assignments(sub.id) if v.lineno < sub.lineno]
+            last = max(above, key=lambda v: (v.lineno, v.col_offset), default=None)
+            if last is not None and carries_scalar_pair(last, ctx, seen | {sub.id}):
+                return True
+    return False
 
 
 def _complex_scalar_product(node: ast.BinOp) -> tuple[ast.Constant, ast.expr] | None:

@@ -7,6 +7,7 @@ import ast
 
 from onnxfix import operator_catalog as catalog
 from onnxfix.patterns.operators.base import (
+    UNKNOWN,
     DecompositionRule,
     argument,
     literal,
@@ -236,6 +237,14 @@ class AdaptiveMaxPoolUneven(DecompositionRule):
         "and W must be static at export time (the loop over output cells is unrolled).",
         code,
     )
+
+    def is_safe(self, decomposition, node, ctx, method):
+        # the values are exact; the indices of a window holding several NaN are not (ATen takes
+        # the last NaN, argmax the first)
+        given = argument(node, "return_indices", 2)
+        if isinstance(given, ast.Name) and given.id == UNKNOWN:
+            given = None  # a layer built without it: the default, False
+        return literal(given, False) is False and super().is_safe(decomposition, node, ctx, method)
 
 
 class CdistBroadcast(DecompositionRule):

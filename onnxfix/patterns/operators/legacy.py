@@ -89,7 +89,11 @@ def augmented_finding(rule: DecompositionRule, node: ast.AugAssign, ctx: Functio
     value_end = source.span(node.value)[1]
     edits = (Edit(start, value_start, f"{target}.copy_({helper}({target}, "), Edit(value_end, end, "))"))
     helpers = tuple(Helper(f"_onnx_{k}", helper_source(k)) for k in helper_chain(key))
-    fix = Fix(f"Rewrite to `{target}.copy_({helper}({target}, ...))`", edits, True, imports=("torch",), helpers=helpers)
+    # `t //= y` with a float `y` on an integer `t` raises in eager (the result cannot be cast back);
+    # `t.copy_(...)` would cast it: exact only where the divisor / shift is an int literal
+    literal_int = isinstance(node.value, ast.Constant) and type(node.value.value) is int
+    safe = key in ("bitwise_xor", "bitwise_or") or literal_int
+    fix = Fix(f"Rewrite to `{target}.copy_({helper}({target}, ...))`", edits, safe, imports=("torch",), helpers=helpers)
     message = (f"`{symbol}` on a tensor is `{case.split()[0]}`, which breaks ONNX export ({catalog.describe(failed)}; "
                f"measured on torch {catalog.torch_version()}); `{helper}` computes it with exportable ops, "
                "written back with `copy_`")
