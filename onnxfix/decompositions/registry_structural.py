@@ -53,6 +53,19 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
                     "_onnx_fake_quantize_learnable_per_tensor_affine(a, c.abs() + 0.01, c.abs() * 5, 0, 255, 1.0)",
                     "(randn(g, b, 8) * 4, randn(g, 1))", params="a, c", static=(1,), decomposition_tol=1e-6),
     ),
+    Decomposition(
+        "bincount", ("torch.bincount", "Tensor.bincount"), False, ("bincount minlength",),
+        ("https://github.com/AILab-CVC/YOLO-World/issues/536",),
+        "With a minlength: each value compared with arange(minlength) and the hits summed "
+        "(weighted with weights), a length of minlength. Exact when every value is below "
+        "minlength (batch indices counted per image); torch's length is max(minlength, max + 1), "
+        "decided by the data, so the fix is unsafe. Without minlength the call is ONX511's (no "
+        "faithful rewrite). Eager keeps the op (guarded helper).",
+        when_present=("minlength", 2), rule="ONX515",
+        proof=Proof("torch.bincount(i, minlength=6) + torch.bincount(i, c, minlength=6)",
+                    "_onnx_bincount(i, minlength=6) + _onnx_bincount(i, c, minlength=6)",
+                    "(ints(g, 0, 6, 10), randn(g, 10))", params="i, c", static=(0, 1), decomposition_tol=1e-6),
+    ),
     # ---- ONX516: the dynamo exporter exports these silently wrong ----
     Decomposition(
         "scatter_reduce", ("torch.scatter_reduce", "Tensor.scatter_reduce"), True,

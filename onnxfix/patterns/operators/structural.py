@@ -68,6 +68,10 @@ class StructuralOperator(DecompositionRule):
         code,
     )
 
+    def is_safe(self, decomposition, node, ctx, method):
+        # bincount's exported length is minlength, exact only while every value stays below it
+        return decomposition.key != "bincount" and super().is_safe(decomposition, node, ctx, method)
+
     def visit_Call(self, node, ctx):
         found = match_call(node, ctx)
         if found is None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 
 from onnxfix import operator_catalog as catalog
-from onnxfix.patterns.operators.base import PROBE, TARGETS
+from onnxfix.patterns.operators.base import PROBE, TARGETS, selected_variant
 from onnxfix.patterns.operators.complex_values import carries_scalar_pair
 from onnxfix.rewriter.context import FunctionContext, ModuleContext
 from onnxfix.rewriter.exporter_inference import exporters_of_call, installed_torch_version, torch_default
@@ -60,8 +60,10 @@ class UnsupportedOperator(Rule):
 
     def visit_Call(self, node: ast.Call, ctx: FunctionContext):
         qualname = ctx.qualname(node.func)
-        if qualname not in NO_DECOMPOSITION_OPS or qualname in TARGETS:
-            return  # a decomposition rule reports ops that have a decomposition
+        if qualname not in NO_DECOMPOSITION_OPS:
+            return
+        if qualname in TARGETS and selected_variant(TARGETS[qualname], node):
+            return  # a decomposition rule reports the variants that have a decomposition
         failed = catalog.fails_always(qualname)
         if not failed or _inverse_transform_input(node, ctx):
             return
