@@ -37,7 +37,9 @@ class StructuralOperator(DecompositionRule):
         "removes), and transformers' mixture-of-experts custom op "
         "`torch.ops.transformers.grouped_mm_fallback` (`onnxfix export --decompose` substitutes it "
         "inside transformers too), and LSQ's `torch._fake_quantize_learnable_per_tensor_affine` "
-        "(MQBench; no exporter translates it: its forward is ATen's fake-quantize arithmetic). "
+        "(MQBench; no exporter translates it: its forward is ATen's fake-quantize arithmetic), and "
+        "`torch.bincount(..., minlength=n)` (unsafe: exact while every value is below n, as batch "
+        "indices counted per image). "
         "Also reports, without a fix, "
         "`F.one_hot` without `num_classes` (the size comes from the data) and `torch.normal` with "
         "a tensor mean and a number std (random: no rewrite can be checked against eager).",
