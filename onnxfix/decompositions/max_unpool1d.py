@@ -2,27 +2,17 @@ import torch
 
 
 def _onnx_max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
-    # F.max_unpool1d (SegNet-style decoders) as one scatter: each pooled value is written at the
-    # flat position max_pool1d(..., return_indices=True) recorded, into zeros of the output size
-    # (torch's default (in - 1) * stride - 2 * padding + kernel, or the last 1 of output_size).
-    # The legacy exporter has no symbolic for aten::max_unpool1d. Eager and dynamo keep the op
-    # (repeated indices: either write may win, in ATen as in a scatter).
+    # The 2-D helper over a height of 1 (requires _onnx_max_unpool2d): a 1-D index along the
+    # length is the flat index of a row of height 1. The legacy exporter has no symbolic for
+    # aten::max_unpool1d. Eager and dynamo keep the op.
     if not torch.onnx.is_in_onnx_export() or torch.compiler.is_exporting():  # eager and dynamo: the op itself
         return torch.nn.functional.max_unpool1d(input, indices, kernel_size, stride, padding, output_size)
 
-    def spatial(value):
-        return tuple(value) if isinstance(value, (tuple, list)) else (value,) * 1
+    def single(value):
+        return value[0] if isinstance(value, (tuple, list)) else value
 
-    kernel = spatial(kernel_size)
-    step = kernel if stride is None else spatial(stride)
-    pad = spatial(padding)
-    if output_size is None:
-        size = tuple((input.shape[i - 1] - 1) * step[i] - 2 * pad[i] + kernel[i] for i in range(1))
-    else:
-        size = tuple(output_size)[-1:]
-    rows = input.reshape((-1,) + tuple(input.shape[-1:])).flatten(1)
-    total = 1
-    for extent in size:
-        total = total * extent
-    out = rows.new_zeros(rows.shape[0], total).scatter(1, indices.reshape(rows.shape), rows)
-    return out.reshape(tuple(input.shape[:-1]) + size)
+    stride = kernel_size if stride is None else stride
+    size = None if output_size is None else (1, tuple(output_size)[-1])
+    out = _onnx_max_unpool2d(input.unsqueeze(-2), indices.unsqueeze(-2), (1, single(kernel_size)), (1, single(stride)),
+                             (0, single(padding)), size)
+    return out.squeeze(-2)

@@ -269,7 +269,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
     ),
     Decomposition(
         "max_unpool1d", ("torch.nn.functional.max_unpool1d",), True, ("max_unpool1d",), (),
-        "The 2-D helper's scatter along one dimension.",
+        "The 2-D helper over a height of 1.", requires=("max_unpool2d",),
         rule="ONX519",
         proof=Proof(
             "torch.nn.functional.max_unpool1d(*torch.nn.functional.max_pool1d(a, 2, return_indices=True), 2)",

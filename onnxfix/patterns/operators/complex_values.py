@@ -101,21 +101,6 @@ def _a_number(node: ast.AST, ctx: FunctionContext) -> bool:
     return False
 
 
-def carries_scalar_pair(node: ast.AST, ctx: FunctionContext, seen: frozenset[str] = frozenset()) -> bool:
-    """``node`` holds a pair made by a product with a complex literal (`_onnx_pair_scalar`, whose
-    helper chain brings `_onnx_irfftn`, which a pair's istft and irfft need), directly or through
-    the name's last assignment above."""
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.BinOp) and _complex_scalar_product(sub) is not None:
-            return True
-        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load) and sub.id not in seen:
-            above = [v for v in ctx.assignments(sub.id) if v.lineno < sub.lineno]
-            last = max(above, key=lambda v: (v.lineno, v.col_offset), default=None)
-            if last is not None and carries_scalar_pair(last, ctx, seen | {sub.id}):
-                return True
-    return False
-
-
 def _complex_scalar_product(node: ast.BinOp) -> tuple[ast.Constant, ast.expr] | None:
     """(the complex literal, the other operand) of `x * 1j` or `1j * x`."""
     if not isinstance(node.op, ast.Mult):
@@ -135,16 +120,18 @@ def _beside_fft(node: ast.Call, ctx: FunctionContext) -> bool:
     return _is_fft(ctx.parent(node), ctx) or any(_is_fft(argument, ctx) for argument in node.args)
 
 
-def carries_complex_pair(node: ast.AST, ctx: FunctionContext, seen: frozenset[str] = frozenset()) -> bool:
+def carries_complex_pair(node: ast.AST, ctx: FunctionContext, scalar_only: bool = False,
+                         seen: frozenset[str] = frozenset()) -> bool:
     """``node`` holds a value this rule's fix makes a `_onnx_complex_pair` while exporting: it
     calls one of the rule's ops (or its `_onnx_pair_*` helper) or multiplies by a complex
-    literal, directly or through the name's
-    last assignment above (`x = torch.fft.rfft2(x) * w` then `irfft2(x)`; straight-line code:
-    it only silences ONX511/ONX522/ONX524 for an op a pair computes, at worst a finding missed)."""
+    literal, directly or through the name's last assignment above (`x = torch.fft.rfft2(x) * w`
+    then `irfft2(x)`; straight-line code: it only silences ONX511/ONX522/ONX524 for an op a pair
+    computes, at worst a finding missed). ``scalar_only``: only a pair a complex literal made
+    (`_onnx_pair_scalar`, whose helper chain brings the `_onnx_irfftn` a pair's istft and irfft need)."""
     for sub in ast.walk(node):
         if isinstance(sub, ast.BinOp) and _complex_scalar_product(sub) is not None:
             return True  # `phase * 1j`: _onnx_pair_scalar
-        if isinstance(sub, ast.Call):
+        if isinstance(sub, ast.Call) and not scalar_only:
             found = match_call(sub, ctx)
             if found is not None and found[1].rule == ComplexValues.code:
                 return True
@@ -153,7 +140,7 @@ def carries_complex_pair(node: ast.AST, ctx: FunctionContext, seen: frozenset[st
         if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load) and sub.id not in seen:
             above = [v for v in ctx.assignments(sub.id) if v.lineno < sub.lineno]
             last = max(above, key=lambda v: (v.lineno, v.col_offset), default=None)
-            if last is not None and carries_complex_pair(last, ctx, seen | {sub.id}):
+            if last is not None and carries_complex_pair(last, ctx, scalar_only, seen | {sub.id}):
                 return True
     return False
 

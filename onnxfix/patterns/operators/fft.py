@@ -13,7 +13,7 @@ import re
 
 from onnxfix import operator_catalog as catalog
 from onnxfix.patterns.operators.base import DecompositionRule, argument, helper_accepts, helper_fix, match_call, rule_doc
-from onnxfix.patterns.operators.complex_values import carries_scalar_pair
+from onnxfix.patterns.operators.complex_values import carries_complex_pair
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.decompositions import helper_source
 from onnxfix.rewriter.rule import Edit, Helper
@@ -65,7 +65,7 @@ class FourierTransform(DecompositionRule):
             return
         if decomposition.key in INVERSE:
             edits, use = _spectrum_input(node, ctx)
-            if edits is None and node.args and carries_scalar_pair(node.args[0], ctx):
+            if edits is None and node.args and carries_complex_pair(node.args[0], ctx, scalar_only=True):
                 return  # ONX526's pair takes the inverse transform (complex_pair.py)
         else:
             edits, use = _spectrum_uses(node, ctx)
