@@ -32,6 +32,7 @@ from onnxfix.decompositions import (
     legacy_guarded,
     module_source,
     registry_legacy,
+    registry_legacy_elementwise,
     registry_legacy_structural,
 )
 from onnxfix.exporter import verify
@@ -223,8 +224,9 @@ def test_a_record_without_catalog_cases_is_measured_on_its_proof():
 DYNAMO_SPECIALIZES = {"kron", "multi_dot", "log_ndtr", "erfcx", "signbit"}
 # ONX519's legacy-only ops (unfold, fold, max_unpool, embedding_bag(padding_idx), sdpa(enable_gqa)): dynamo translates them
 STRUCTURAL_LEGACY_ONLY = {"unfold", "fold", "max_unpool1d", "max_unpool2d", "embedding_bag", "scaled_dot_product_attention"}
-LEGACY_ONLY = [key for key in KEYS
-               if key in ({d.key for d in registry_legacy.DECOMPOSITIONS} - DYNAMO_SPECIALIZES) | STRUCTURAL_LEGACY_ONLY]
+# registry_legacy and registry_legacy_elementwise: ops only the legacy exporter lacks.
+LEGACY_KEYS = {d.key for r in (registry_legacy, registry_legacy_elementwise) for d in r.DECOMPOSITIONS}
+LEGACY_ONLY = [key for key in KEYS if key in (LEGACY_KEYS - DYNAMO_SPECIALIZES) | STRUCTURAL_LEGACY_ONLY]
 
 
 def test_legacy_only_helpers_decompose_under_the_legacy_exporter_only():
@@ -232,9 +234,9 @@ def test_legacy_only_helpers_decompose_under_the_legacy_exporter_only():
     eager and under dynamo's torch.export (a decomposition there can only lose: GPTQ's unpacking
     through bitwise_right_shift went from OK to SILENTLY-WRONG under dynamo, the helper's integer
     division turned into a float one)."""
-    assert sorted(d.key for d in registry_legacy.DECOMPOSITIONS if not legacy_guarded(d.key)) == sorted(DYNAMO_SPECIALIZES)
+    assert sorted(key for key in LEGACY_KEYS if not legacy_guarded(key)) == sorted(DYNAMO_SPECIALIZES)
     assert all(eager_guarded(key) for key in DYNAMO_SPECIALIZES)
-    assert [key for key in BY_KEY if legacy_guarded(key) and key not in {d.key for d in registry_legacy.DECOMPOSITIONS}] == \
+    assert [key for key in BY_KEY if legacy_guarded(key) and key not in LEGACY_KEYS] == \
         [d.key for d in registry_legacy_structural.DECOMPOSITIONS if d.key in STRUCTURAL_LEGACY_ONLY]
 
 

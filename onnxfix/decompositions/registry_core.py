@@ -160,6 +160,22 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         proof=Proof("torch.copysign(a, c)", "_onnx_copysign(a, c)", "(randn(g, b, 5), ties(g, b, 5))", params="a, c"),
     ),
     Decomposition(
+        "fmax", ("torch.fmax", "Tensor.fmax"), True, (), (),
+        "maximum, with the other side where one side is NaN (NaN only where both are), in the "
+        "promoted dtype. Exact (a selection). Eager keeps the op (guarded helper).",
+        rule="ONX506",
+        proof=Proof("torch.fmax(a, c)", "_onnx_fmax(a, c)", "(randn_with_nan(g, b, 8), randn_with_nan(g, b, 8).roll(1, -1))",
+                    params="a, c"),
+    ),
+    Decomposition(
+        "fmin", ("torch.fmin", "Tensor.fmin"), True, (), (),
+        "minimum, with the other side where one side is NaN (NaN only where both are), in the "
+        "promoted dtype. Exact (a selection). Eager keeps the op (guarded helper).",
+        rule="ONX506",
+        proof=Proof("torch.fmin(a, c)", "_onnx_fmin(a, c)", "(randn_with_nan(g, b, 8), randn_with_nan(g, b, 8).roll(1, -1))",
+                    params="a, c"),
+    ),
+    Decomposition(
         "erfinv", ("torch.erfinv", "torch.special.erfinv", "Tensor.erfinv"), False,
         ("erfinv", "special.erfinv"), (),
         "Giles' single-precision polynomial plus one Newton step on erf.",

@@ -165,17 +165,18 @@ class SearchSorted(DecompositionRule):
 class ElementwiseMath(DecompositionRule):
     code = "ONX506"
     name = "elementwise-math"
-    summary = "`hypot` / `copysign` / `gcd` / `lcm` / eval `rrelu` do not export: rewrite to exportable arithmetic"
+    summary = "`hypot` / `copysign` / `gcd` / `lcm` / `fmax` / `fmin` / eval `rrelu` do not export: rewrite to exportable arithmetic"
     default_safety = "safe"
     doc = rule_doc(
-        "Finds `torch.hypot`, `torch.copysign`, `torch.gcd`, `torch.lcm` (functions and methods), "
+        "Finds `torch.hypot`, `torch.copysign`, `torch.gcd`, `torch.lcm`, `torch.fmax`, `torch.fmin` "
+        "(functions and methods), "
         "and `F.rrelu` / `nn.RReLU` (evaluated: random slopes only in training).",
         "Their ATen kernels decompose into prims the ONNX registry lacks (`prims.hypot`, "
-        "`prims.signbit`, `prims.gcd`); legacy has no symbolic at all. The dynamo exporter has no "
+        "`prims.signbit`, `prims.gcd`, `prims.fmax`); legacy has no symbolic at all. The dynamo exporter has no "
         "translation of `aten.rrelu_with_noise`, which eval-mode RReLU calls.",
         "def forward(self, a, b):\n    return torch.hypot(a, b)",
         "def forward(self, a, b):\n    return _onnx_hypot(a, b)",
-        "Safe. gcd and lcm are exact. hypot, copysign and rrelu return the torch op itself outside "
+        "Safe. gcd and lcm are exact. hypot, copysign, fmax, fmin and rrelu return the torch op itself outside "
         "export (`torch.onnx.is_in_onnx_export()`), bit-identical in eager; the exported "
         "hypot is within 2 ulp (overflow-free) and the exported copysign counts a NaN with its "
         "sign bit set in `other` as positive.",

@@ -34,7 +34,10 @@ class LegacyUnsupportedMath(DecompositionRule):
         "`special.erfcx`, `special.log_ndtr`, "
         "`kron`, `linalg.vecdot`, `dist`, `linalg.matrix_power`, `linalg.multi_dot`, `quantile`, "
         "`nanquantile`, `trapezoid`, "
-        "`cumulative_trapezoid`, `renorm` and `F.rms_norm` (functions and Tensor methods).",
+        "`cumulative_trapezoid`, `renorm`, `F.rms_norm`, and the elementwise `trunc`/`fix`, "
+        "`expm1`, `exp2`, `sinh`, `cosh`, `asinh`, `acosh`, `atanh` (and their `arc` aliases), "
+        "`erfc`, `deg2rad`, `rad2deg`, `addcdiv` and `F.threshold` with a non-zero threshold "
+        "(functions and Tensor methods).",
         "The legacy exporter fails with `UnsupportedOperatorError: Exporting the operator "
         "'aten::logaddexp' to ONNX opset version 20 is not supported` (and likewise for each). "
         "Most are one-line compositions in ATen; the helpers repeat ATen's formula with ops "
@@ -46,7 +49,8 @@ class LegacyUnsupportedMath(DecompositionRule):
         "very ATen ops the torch op runs, in its order (diff, ldexp, kron, vecdot, matrix_power, "
         "multi_dot, quantile, nanquantile, trapezoid, cumulative_trapezoid). The others "
         "(logaddexp, logaddexp2, nansum, nanmean, sgn, float_power, trace, sinc, xlogy, xlog1py, "
-        "entr, special.ndtr, dist, renorm, rms_norm, and `signbit`, `logcumsumexp`, "
+        "entr, special.ndtr, dist, renorm, rms_norm, the hyperbolic functions, expm1, exp2, erfc, "
+        "deg2rad, rad2deg, addcdiv, threshold, trunc, and `signbit`, `logcumsumexp`, "
         "`special.erfcx`, `special.log_ndtr`) compose other floating ops than ATen's kernels, "
         "which round differently on the default, AVX2 and AVX-512 paths, so they return the "
         "torch op itself outside export (`torch.onnx.is_in_onnx_export()`, False in eager): eager "

@@ -62,9 +62,9 @@ class MeasuredFailingOperator(Rule):
         "function for the ATen overload, no symbolic, an invalid graph, wrong values), the "
         f"call fails whatever its arguments. The verdicts come from `{PROBE}` on the installed "
         "torch; after an upgrade that fixes an op, re-running the probe silences the rule.",
-        example="def forward(self, a, b):\n    return torch.fmax(a, b)",
-        use_instead="def forward(self, a, b):  # fmax: the maximum, ignoring a NaN on either side\n"
-        "    return torch.where(a.isnan(), b, torch.where(b.isnan(), a, torch.maximum(a, b)))",
+        example="def forward(self, upper):\n    return torch.cholesky_inverse(upper, upper=True)",
+        use_instead="def forward(self, upper):  # the inverse as a solve against the identity (ONX5xx fixes that)\n"
+        "    return torch.cholesky_solve(torch.eye(upper.shape[-1]), upper, upper=True)",
         fix_safety="No fix: onnxfix has no decomposition for these ops. `onnxfix export` "
         "reports the failing ATen overload at this line.",
         references=("https://github.com/pytorch/pytorch/blob/main/torch/testing/_internal/common_methods_invocations.py",),
