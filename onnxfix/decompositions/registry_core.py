@@ -240,6 +240,21 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         ),
     ),
     Decomposition(
+        "adaptive_avg_pool3d", ("torch.nn.functional.adaptive_avg_pool3d",), True, (),
+        (PYTORCH + "125813",),
+        "One mean per depth bin, then per row bin, then per column bin of those means, over "
+        "torch's bins (floor(i*D/od) .. ceil((i+1)*D/od)); unrolled over the output size, so it and "
+        "the input's D, H, W must be static. Output size 1 is a plain mean. Equal to torch up to "
+        "float rounding (a mean of means); eager keeps the op (guarded helper).",
+        rule="ONX509",
+        proof=Proof(
+            "torch.nn.functional.adaptive_avg_pool3d(a, (2, 3, 3))",
+            "_onnx_adaptive_avg_pool3d(a, (2, 3, 3))",
+            "(randn(g, b, 2, 5, 7, 7),)",
+            decomposition_tol=1e-6,
+        ),
+    ),
+    Decomposition(
         "adaptive_max_pool1d", ("torch.nn.functional.adaptive_max_pool1d",), True,
         ("adaptive_max_pool1d non-divisible",), (PYTORCH + "61172",),
         "The 2-D helper over a height of 1: the same bins along the last dimension (fastai's "

@@ -38,6 +38,16 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         ),
     ),
     Decomposition(
+        "bilinear", ("torch.nn.functional.bilinear",), True, (), (),
+        "einsum('...i,oij,...j->...o') plus the bias: ATen's composite contraction (the legacy "
+        "exporter has no symbolic for aten::bilinear; `nn.Bilinear`'s forward). Eager and dynamo "
+        "keep the op (guarded helper).",
+        rule="ONX519",
+        proof=Proof("torch.nn.functional.bilinear(a, c, w, d)", "_onnx_bilinear(a, c, w, d)",
+                    "(randn(g, b, 3), randn(g, b, 4), randn(g, 5, 3, 4), randn(g, 5))",
+                    params="a, c, w, d", static=(2, 3), decomposition_tol=1e-5),
+    ),
+    Decomposition(
         "interpolate", ("torch.nn.functional.interpolate",), True,
         ("interpolate area down", "interpolate nearest-exact"), (PYTORCH + "41009",),
         "mode='area' (1-D and 2-D inputs) is adaptive average pooling to the output size, torch's "

@@ -102,6 +102,46 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
                     "(randn(g, b, 8),)", decomposition_tol=1e-6),
     ),
     Decomposition(
+        "avg_pool2d", ("torch.nn.functional.avg_pool2d",), True, (), (),
+        "With divisor_override (the only calls decomposed): the window sums (the "
+        "count_include_pad mean times the kernel's size) divided by the divisor. Both exporters "
+        "write an AveragePool that ignores the divisor: silently wrong. With ceil_mode the op is "
+        "kept (clipped windows). Eager keeps the op (guarded helper).",
+        requires=("avg_pool_divisor",), when_present=("divisor_override", 6), rule="ONX516",
+        proof=Proof("torch.nn.functional.avg_pool2d(a, 2, divisor_override=1)",
+                    "_onnx_avg_pool2d(a, 2, divisor_override=1)", "(randn(g, b, 2, 8, 6),)", decomposition_tol=1e-6),
+    ),
+    Decomposition(
+        "avg_pool3d", ("torch.nn.functional.avg_pool3d",), True, (), (),
+        "With divisor_override, as avg_pool2d's helper (the window sums divided by the divisor). "
+        "Eager keeps the op (guarded helper).",
+        requires=("avg_pool_divisor",), when_present=("divisor_override", 6), rule="ONX516",
+        proof=Proof("torch.nn.functional.avg_pool3d(a, (2, 2, 2), stride=1, padding=1, divisor_override=3)",
+                    "_onnx_avg_pool3d(a, (2, 2, 2), stride=1, padding=1, divisor_override=3)",
+                    "(randn(g, b, 2, 4, 5, 4),)", decomposition_tol=1e-6),
+    ),
+    Decomposition(
+        "kaiser_window", ("torch.kaiser_window",), True, (), (),
+        "ATen's formula i0(beta sqrt(1 - ((n - a) / a)^2)) / i0(beta), a = (N - 1) / 2, N + 1 "
+        "points cut to N when periodic, with _onnx_i0 (Cephes, as ATen). The dynamo exporter "
+        "has no translation of aten.kaiser_window (torchaudio's sinc resampling builds one). "
+        "Eager keeps the op (guarded helper).",
+        requires=("i0",), rule="ONX515",
+        proof=Proof("a * torch.kaiser_window(8) + torch.kaiser_window(8, periodic=False, beta=5.0)",
+                    "a * _onnx_kaiser_window(8) + _onnx_kaiser_window(8, periodic=False, beta=5.0)",
+                    "(randn(g, b, 8),)", decomposition_tol=1e-5),
+    ),
+    Decomposition(
+        "bartlett_window", ("torch.bartlett_window",), True, (), (),
+        "ATen's steps: x = 2 n / (N - 1) over the first half, 2 - x over the second, N + 1 points "
+        "cut to N when periodic. The dynamo exporter has no translation of aten.bartlett_window. "
+        "Eager keeps the op (guarded helper).",
+        rule="ONX515",
+        proof=Proof("a * torch.bartlett_window(8) + torch.bartlett_window(7, periodic=False)[:1]",
+                    "a * _onnx_bartlett_window(8) + _onnx_bartlett_window(7, periodic=False)[:1]",
+                    "(randn(g, b, 8),)", decomposition_tol=1e-6),
+    ),
+    Decomposition(
         "scatter_reduce_", ("Tensor.scatter_reduce_",), True, ("Tensor.scatter_reduce_ mean",), (),
         "The in-place form: _onnx_scatter_reduce's result copied into `input` (returned, as torch).",
         requires=("scatter_reduce",),
@@ -351,3 +391,4 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         ),
     ),
 )
+SUPPORT: tuple[str, ...] = ("avg_pool_divisor",)  # helpers that decompose nothing on their own

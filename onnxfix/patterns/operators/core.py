@@ -224,14 +224,16 @@ class ScatterReduceArgument(DecompositionRule):
 class AdaptiveMaxPoolUneven(DecompositionRule):
     code = "ONX509"
     name = "adaptive-max-pool-uneven"
-    summary = "`adaptive_max_pool2d` / `adaptive_max_pool1d` do not export: rewrite to one max per output cell"
+    summary = ("`adaptive_max_pool2d` / `adaptive_max_pool1d` / `adaptive_avg_pool3d` do not export: rewrite to one "
+               "max or mean per output cell")
     default_safety = "safe"
     doc = rule_doc(
-        "Finds `F.adaptive_max_pool2d` and `F.adaptive_max_pool1d`, and the layers whose forward "
-        "they are (`nn.AdaptiveMaxPool2d`, `nn.AdaptiveMaxPool1d`: fastai's AdaptiveConcatPool1d).",
+        "Finds `F.adaptive_max_pool2d`, `F.adaptive_max_pool1d` and `F.adaptive_avg_pool3d`, and "
+        "the layers whose forward they are (`nn.AdaptiveMaxPool2d`, `nn.AdaptiveMaxPool1d`: "
+        "fastai's AdaptiveConcatPool1d; `nn.AdaptiveAvgPool3d`: video and volume heads).",
         "Legacy refuses output sizes that do not divide the input size (\"output size that are "
         "not factor of input size\"); dynamo has no translation at all "
-        "(`aten.adaptive_max_pool2d`).",
+        "(`aten.adaptive_max_pool2d`, `aten._adaptive_avg_pool3d` for any output size but 1).",
         "def forward(self, x):\n    return F.adaptive_max_pool2d(x, (3, 3))",
         "def forward(self, x):\n    return _onnx_adaptive_max_pool2d(x, (3, 3))",
         "Safe: the same bins, values and indices (return_indices=True) as torch. The input's H "

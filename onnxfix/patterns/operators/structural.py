@@ -25,11 +25,13 @@ class StructuralOperator(DecompositionRule):
     name = "structural-operator"
     summary = ("`cov` / `corrcoef` / `index_reduce` / `vander` / `combinations` / `pdist` / `narrow` / `ctc_loss` / "
                "`masked_select` / `unique_consecutive` / `fft.rfftfreq` / `pad_sequence(x.split(n.tolist()))` / transformers' "
-               "`grouped_mm_fallback` / learnable fake quantization fail to export: rewrite")
+               "`grouped_mm_fallback` / learnable fake quantization / `kaiser_window` / `bartlett_window` fail to export: "
+               "rewrite")
     default_safety = "safe"
     extra_triggers = ("one_hot", "normal")  # reported without a fix
     doc = rule_doc(
         "Finds `torch.cov`, `torch.corrcoef` (and their methods), `Tensor.index_reduce` / `index_reduce_`, "
+        "`torch.kaiser_window`, `torch.bartlett_window` (dynamo has no translation), "
         "`torch.vander`, `torch.combinations`, `F.pdist` / `torch.pdist`, and `torch.narrow` / "
         "`Tensor.narrow` whose `start` is a tensor, `F.ctc_loss`, `torch.masked_select` / "
         "`torch.unique_consecutive` (and their methods), `torch.fft.rfftfreq` and `pad_sequence` of "
@@ -282,7 +284,8 @@ def _argument_deletion(call: ast.Call, value: ast.expr, ctx: FunctionContext) ->
 class DynamoSilentlyWrong(DecompositionRule):
     code = "ONX516"
     name = "dynamo-silently-wrong"
-    summary = "`scatter_reduce(reduce=\"mean\")`, `cross_entropy(label_smoothing=)` and `hamming_window` export silently wrong in dynamo: rewrite"
+    summary = ("`scatter_reduce(reduce=\"mean\")`, `cross_entropy(label_smoothing=)` and `hamming_window` export silently "
+               "wrong in dynamo, avg_pool's `divisor_override` in both: rewrite")
     default_safety = "safe"
     doc = rule_doc(
         "Finds `torch.scatter_reduce` / `Tensor.scatter_reduce` / `Tensor.scatter_reduce_` with "
@@ -290,7 +293,11 @@ class DynamoSilentlyWrong(DecompositionRule):
         "the legacy exporter refuses include_self=False for all of them), and "
         "`F.cross_entropy` with a `label_smoothing=` other than 0. (`nn.CrossEntropyLoss("
         "label_smoothing=...)` modules are decomposed by `onnxfix export --decompose`.) And "
-        "`torch.hamming_window`, which dynamo writes as ONNX's HammingWindow (other coefficients).",
+        "`torch.hamming_window`, which dynamo writes as ONNX's HammingWindow (other coefficients). "
+        "And `F.avg_pool2d` / `F.avg_pool3d` / `nn.AvgPool2d` / `nn.AvgPool3d` with "
+        "`divisor_override`, which BOTH exporters write as an AveragePool dividing by the window "
+        "size (the helper: the window sums, a mean times the kernel size, over the divisor; with "
+        "ceil_mode the op is kept).",
         "The dynamo exporter exports both WITHOUT an error but computes something else: "
         "scatter_reduce \"mean\" becomes a plain scatter (the last value wins; ONNX "
         "ScatterElements has no mean), and cross_entropy drops label_smoothing (measured: the "
@@ -308,14 +315,17 @@ class DynamoSilentlyWrong(DecompositionRule):
 
     def visit_Call(self, node, ctx):
         found = match_call(node, ctx)
-        if found is None or found[1].key not in self.keys:
+        if found is None:
+            yield from super().visit_Call(node, ctx)  # layers (nn.AvgPool2d(divisor_override=...))
+            return
+        if found[1].key not in self.keys:
             return
         if found[1].key in ("scatter_reduce", "scatter_reduce_"):
             reduce = argument(node, "reduce", 4, found[2])
             mean = isinstance(reduce, ast.Constant) and reduce.value == "mean"
             if not mean and not _leaves_self_out(node):
                 return  # other reductions, self included, export correctly in both exporters
-        else:
+        elif found[1].key == "cross_entropy":
             smoothing = argument(node, "label_smoothing", 7, False)
             if isinstance(smoothing, ast.Constant) and smoothing.value in (0, 0.0):
                 return

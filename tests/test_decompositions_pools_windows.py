@@ -1,0 +1,60 @@
+"""Eager equivalence of the pooling, window and bilinear decompositions (adaptive_avg_pool3d,
+avg_pool2d/3d with divisor_override, kaiser_window, bartlett_window, bilinear): each helper's
+export branch against the torch op over argument forms."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from onnxfix.decompositions import load_function
+
+
+@pytest.fixture(autouse=True)
+def exporting(monkeypatch):
+    monkeypatch.setattr(torch.onnx, "is_in_onnx_export", lambda: True)
+    monkeypatch.setattr(torch.compiler, "is_exporting", lambda: False)
+
+
+def randn(*shape, seed=0):
+    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed))
+
+
+@pytest.mark.parametrize("size", [(2, 3, 3), 1, (None, 2, 5), 4, (5, 7, 7)])
+def test_adaptive_avg_pool3d(size):
+    x = randn(2, 3, 5, 7, 7)
+    torch.testing.assert_close(load_function("adaptive_avg_pool3d")(x, size), F.adaptive_avg_pool3d(x, size),
+                               rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize(("kwargs", "dims"), [
+    ({"kernel_size": 2, "divisor_override": 1}, 2),
+    ({"kernel_size": (3, 2), "stride": 1, "padding": 1, "divisor_override": 5}, 2),
+    ({"kernel_size": 3, "stride": 2, "padding": 1, "count_include_pad": False, "divisor_override": 2}, 2),
+    ({"kernel_size": 3, "stride": 2, "ceil_mode": True, "divisor_override": 2}, 2),  # the op kept
+    ({"kernel_size": (2, 1, 3), "stride": (1, 2, 1), "divisor_override": 4}, 3),
+    ({"kernel_size": 2}, 2),  # no divisor: the op itself
+])
+def test_avg_pool_divisor_override(kwargs, dims):
+    x = randn(2, 3, 7, 8) if dims == 2 else randn(2, 2, 4, 5, 6)
+    op = F.avg_pool2d if dims == 2 else F.avg_pool3d
+    helper = load_function(f"avg_pool{dims}d")
+    torch.testing.assert_close(helper(x, **kwargs), op(x, **kwargs), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("length", [0, 1, 2, 7, 16])
+@pytest.mark.parametrize("periodic", [True, False])
+def test_windows(length, periodic):
+    for key, op, extra in (("kaiser_window", torch.kaiser_window, {"beta": 6.5}), ("bartlett_window", torch.bartlett_window, {})):
+        got = load_function(key)(length, periodic, **extra)
+        torch.testing.assert_close(got, op(length, periodic, **extra), rtol=2e-6, atol=1e-6)
+    got64 = load_function("kaiser_window")(9, periodic, dtype=torch.float64)
+    torch.testing.assert_close(got64, torch.kaiser_window(9, periodic, dtype=torch.float64), rtol=1e-12, atol=1e-12)
+
+
+def test_bilinear_with_and_without_bias_and_extra_dims():
+    a, b, w, bias = randn(2, 5, 3), randn(2, 5, 4, seed=1), randn(6, 3, 4, seed=2), randn(6, seed=3)
+    helper = load_function("bilinear")
+    torch.testing.assert_close(helper(a, b, w, bias), F.bilinear(a, b, w, bias), rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(helper(a, b, w), F.bilinear(a, b, w), rtol=1e-5, atol=1e-5)
