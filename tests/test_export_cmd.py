@@ -197,6 +197,12 @@ def test_an_exporter_failure_names_the_decomposition_that_repairs_it():
     failed = [ExporterResult(Verdict("dynamo", "EXPORT-FAILS", error=error))]
     assert decompositions_that_help(target, failed, []) == ("contiguous",)
     assert decompositions_that_help(target, [ExporterResult(Verdict("dynamo", "OK"))], []) == ()
+    # onnxruntime refusing the legacy exporter's Conv(auto_pad=SAME_UPPER) with dilations (a
+    # Conv1d(padding="same", dilation=2) inside an nn.Sequential: no source call to rewrite)
+    refused = ("InvalidArgument: [ONNXRuntimeError] : 2 : INVALID_ARGUMENT : Non-zero status code returned while "
+               "running FusedConv node. Name:'/t1/f1/f1.0/Conv' Status Message: Dilation not supported for "
+               "AutoPadType::SAME_UPPER or AutoPadType::SAME_LOWER.")
+    assert decompositions_that_help(target, [ExporterResult(Verdict("legacy", "ORT-FAILS", error=refused))], []) == ("conv1d",)
 
 
 def test_complex_values_are_carried_as_pairs_when_the_run_fails_on_them(capsys):

@@ -81,8 +81,10 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "conv1d", ("torch.nn.functional.conv1d",), True, ("conv1d dilation padding same",),
         ("https://github.com/microsoft/onnxruntime/issues/20582",),
         "padding='same' becomes an explicit F.pad of dilation * (kernel - 1) zeros (the smaller "
-        "half on the left, as torch) and padding=0; other calls are torch's conv1d unchanged.",
-        rule="ONX519",
+        "half on the left, as torch) and padding=0; other calls are torch's conv1d unchanged. "
+        "`onnxfix export` substitutes it where onnxruntime refuses the model (a Conv1d layer in "
+        "an nn.Sequential, which no source call shows).",
+        rule="ONX519", repairs_error=r"Dilation not supported for AutoPadType",
         proof=Proof(
             "torch.nn.functional.conv1d(a, w, c, padding='same', dilation=3)",
             "_onnx_conv1d(a, w, c, padding='same', dilation=3)",

@@ -249,12 +249,35 @@ class ScopeBuilder:
             and isinstance(value.value, ast.Name)
             and value.value.id == self_name
         ):
-            # self.sub.method(): follow the class assigned to self.sub in __init__
+            # self.sub.method(): follow the class assigned to self.sub in __init__, or passed to
+            # the constructor parameter __init__ stored there (a wrapper around a backbone)
             assigned = fn.cls.self_attrs.get(value.attr)
-            if isinstance(assigned, ast.Call):
-                found = self._class_named(fn.module, assigned.func)
-                if found:
-                    yield from self._methods_named(fn, found[0], found[1], node.attr, skip_self=False)
+            for module, info in self._attribute_classes(fn, assigned):
+                yield from self._methods_named(fn, module, info, node.attr, skip_self=False)
+
+    def _attribute_classes(self, fn: ExportFunction, assigned: ast.expr | None) -> Iterator[tuple[ModuleIndex, ClassInfo]]:
+        """The classes an attribute's value is built from: `Block(...)`, or for `self.model = model`
+        (an __init__ parameter) the classes this file passes to that parameter when it builds the
+        class (`Wrapper(Backbone(...))`, or a name assigned `Backbone(...)`)."""
+        if isinstance(assigned, ast.Call):
+            found = self._class_named(fn.module, assigned.func)
+            if found:
+                yield found
+            return
+        init = fn.cls.methods.get("__init__")
+        if not isinstance(assigned, ast.Name) or init is None:
+            return
+        names = [a.arg for a in init.args.posonlyargs + init.args.args][1:]
+        if assigned.id not in names and assigned.id not in [a.arg for a in init.args.kwonlyargs]:
+            return
+        position = names.index(assigned.id) if assigned.id in names else None
+        seen = set()
+        for argument in _constructor_arguments(fn.module, fn.cls, position, assigned.id, self._class_named):
+            for call in _calls_behind(fn.module, argument):
+                found = self._class_named(fn.module, call.func)
+                if found and id(found[1].node) not in seen:
+                    seen.add(id(found[1].node))
+                    yield found
 
     def _autograd_forward(self, fn: ExportFunction, value: ast.expr) -> Iterator[ExportFunction]:
         """``MyFunction.apply(...)`` runs the static ``MyFunction.forward`` of a
@@ -274,6 +297,9 @@ class ScopeBuilder:
             for call in _constructed_classes(module, value):
                 found = self._class_named(module, call.func)
                 if found and not _is_loss_class(found[1]):
+                    yield from self._methods_named(fn, found[0], found[1], "forward", skip_self=False)
+            if isinstance(value, ast.Name) and info is fn.cls:  # `self.model = model`: what is passed in
+                for found in self._attribute_classes(fn, value):
                     yield from self._methods_named(fn, found[0], found[1], "forward", skip_self=False)
             return
 
@@ -339,6 +365,31 @@ def _scripted_if_tracing(node: ast.AST) -> bool:
 
 
 CONTAINERS = frozenset({"torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.ModuleDict"})
+
+
+def _constructor_arguments(module: ModuleIndex, cls: ClassInfo, position: int | None, name: str, class_named):
+    """The arguments this file passes to parameter ``name`` (at ``position`` after self) of
+    ``cls``'s constructor, wherever it builds the class."""
+    for call in (n for n in ast.walk(module.tree) if isinstance(n, ast.Call)):
+        found = class_named(module, call.func)
+        if not found or found[1].node is not cls.node:
+            continue
+        for keyword in call.keywords:
+            if keyword.arg == name:
+                yield keyword.value
+        if position is not None and position < len(call.args) and not isinstance(call.args[position], ast.Starred):
+            yield call.args[position]
+
+
+def _calls_behind(module: ModuleIndex, argument: ast.expr) -> Iterator[ast.Call]:
+    """`Backbone(...)` itself, or the calls a name is assigned from anywhere in the file."""
+    if isinstance(argument, ast.Call):
+        yield argument
+    elif isinstance(argument, ast.Name):
+        for node in ast.walk(module.tree):
+            if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+                    and any(isinstance(t, ast.Name) and t.id == argument.id for t in node.targets)):
+                yield node.value
 
 
 def _constructed_classes(module: ModuleIndex, value: ast.expr) -> Iterator[ast.Call]:

@@ -25,6 +25,7 @@ from onnxfix.decompositions import (
     rule_keys,
     signature,
 )
+from onnxfix.patterns.operators.arguments import with_resolved_arguments
 from onnxfix.patterns.operators.module_calls import UNKNOWN, ModuleCall, arguments_text, layers, match_module_call
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Edit, Fix, Helper, Rule, RuleDoc
@@ -307,14 +308,19 @@ class DecompositionRule(Rule):
         if decomposition.static and decomposed_in_run(decomposition, node, ctx):
             yield from self._decomposed_finding(node, ctx, decomposition, method, spelled, how, make_fix)
             return
-        if not decomposition.static or not selected_variant(decomposition, judged):
+        resolved = with_resolved_arguments(judged, ctx)  # `antialias=self.antialias` judged as its literal
+        if not decomposition.static or not selected_variant(decomposition, resolved):
             return
-        failed = catalog.failures(self.cases(decomposition, judged))
+        failed = catalog.failures(self.cases(decomposition, resolved))
         if not failed:
             return  # the installed torch exports this variant (per the catalog)
         fix = None
         if helper_accepts(decomposition, judged, method):
             fix = make_fix(self.is_safe(decomposition, judged, ctx, method))
+        elif any(k.arg is None for k in judged.keywords) and helper_accepts(decomposition, judged, method, splat=True):
+            # `**kwargs` the source does not show: the helper takes the op's parameters, but only
+            # a run binds them (`onnxfix export` proves it), so the fix is unsafe
+            fix = make_fix(False)
         message = (
             f"{spelled} breaks ONNX export ({catalog.describe(failed)}; measured on torch "
             f"{catalog.torch_version()}); `{decomposition.helper}` computes it with exportable ops{how}"

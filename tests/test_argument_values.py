@@ -1,0 +1,87 @@
+"""Operator variants decided by arguments held in variables (`antialias=self.antialias` set in
+__init__ from a parameter's default, a local name bound to a literal), `**kwargs` calls (an unsafe
+fix), and methods of a model passed to a wrapper's constructor (DINOv2's `TempModel(model)`)."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from onnxfix.config import Settings
+from onnxfix.patterns import all_rules
+from onnxfix.rewriter.engine import RuleSet, check_text
+from onnxfix.rewriter.source import SourceFile
+
+
+def _findings(tmp_path: Path, code: str):
+    path = tmp_path / "model.py"
+    path.write_text(textwrap.dedent(code))
+    source = SourceFile.read(path)
+    settings = Settings(exporters=frozenset({"dynamo", "legacy"}))
+    return [(f.code, f.line, None if f.fix is None else f.fix.safe)
+            for f in check_text(source.text, source, path.name, settings, RuleSet(list(all_rules())))]
+
+
+def test_arguments_held_in_attributes_and_locals_decide_the_variant(tmp_path):
+    found = _findings(tmp_path, """
+    import torch
+    from torch import nn
+    import torch.nn.functional as F
+
+
+    class Resize(nn.Module):
+        def __init__(self, antialias=True, mode="bicubic", off=False):
+            super().__init__()
+            self.antialias = antialias
+            self.mode = mode
+            self.off = off
+
+        def forward(self, x):
+            sum_pool = 1
+            a = F.interpolate(x, size=(5, 7), mode=self.mode, antialias=self.antialias)
+            b = F.interpolate(x, size=(5, 7), mode="bilinear", antialias=self.off)
+            c = F.avg_pool2d(x, 2, divisor_override=sum_pool)
+            return a, b, c
+    """)
+    assert found == [("ONX519", 16, True), ("ONX516", 18, True)]
+
+
+def test_a_kwargs_call_gets_an_unsafe_fix(tmp_path):
+    found = _findings(tmp_path, """
+    import torch
+    from torch import nn
+
+
+    class Resize(nn.Module):
+        def forward(self, x):
+            kwargs = {"size": (5, 7)}
+            return nn.functional.interpolate(x, mode="bicubic", antialias=True, **kwargs)
+    """)
+    assert found == [("ONX519", 9, False)]
+
+
+def test_methods_of_a_model_passed_to_the_constructor_are_reached(tmp_path):
+    found = _findings(tmp_path, """
+    import torch
+    from torch import nn
+
+
+    class Backbone(nn.Module):
+        def features(self, x):
+            return torch.atanh(x)
+
+
+    class Wrapper(nn.Module):
+        def __init__(self, model):
+            super().__init__()
+            self.model = model
+
+        def forward(self, x):
+            return self.model.features(x)
+
+
+    def make_model():
+        backbone = Backbone()
+        return Wrapper(model=backbone)
+    """)
+    assert found == [("ONX517", 8, True)]
