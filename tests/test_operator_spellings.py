@@ -107,3 +107,21 @@ def test_floor_division_in_place_is_safe_only_by_an_int_literal(tmp_path):
             return z
     """)
     assert [f for f in found if f[0] == "ONX518"] == [("ONX518", 16, True), ("ONX518", 17, False)]
+
+
+def test_in_place_and_is_written_back_unless_the_tensor_may_be_a_view(tmp_path):
+    """`mask &= x` on a fresh tensor becomes `mask.copy_(mask & x)`; on a slice of another tensor
+    the legacy exporter drops the `copy_` through the view (measured: silently wrong), so no fix;
+    on a name that may be a Python bool, an unsafe fix."""
+    found = _findings(tmp_path, HEADER + """
+    class M(nn.Module):
+        def forward(self, x: torch.Tensor, flag: bool):
+            mask = (x > 0).all(1)
+            mask &= (x < 3).all(1)
+            row = mask[0]
+            row &= x[0, 0] > 1
+            ok = flag > 0
+            ok &= flag < 5
+            return x * mask[:, None], ok
+    """)
+    assert [f for f in found if f[0] == "ONX519"] == [("ONX519", 16, True), ("ONX519", 18, None), ("ONX519", 20, False)]

@@ -170,6 +170,8 @@ CASES = [
     C("__ixor__ int64", "Tensor.__ixor__", "x.clone().__ixor__(y)", "I(0, 1000, 3, 5), I(0, 1000, 3, 5)", "x, y"),
     C("__ixor__ bool", "Tensor.__ixor__", "(x > 0).__ixor__(y > 0)", "R(3, 5), R(3, 5)", "x, y"),
     C("__ior__ int64", "Tensor.__ior__", "x.clone().__ior__(y)", "I(0, 1000, 3, 5), I(0, 1000, 3, 5)", "x, y"),
+    C("__iand__ bool", "Tensor.__iand__", "(x > 0).__iand__(y > 0)", "R(3, 5), R(3, 5)", "x, y"),
+    C("__iand__ int64", "Tensor.__iand__", "x.clone().__iand__(y)", "I(0, 1000, 3, 5), I(0, 1000, 3, 5)", "x, y"),
     C("__ifloordiv__ int64", "Tensor.__ifloordiv__", "x.clone().__ifloordiv__(y)", "I(-50, 50, 3, 5), I(1, 6, 3, 5)", "x, y"),
     C("__irshift__ int64", "Tensor.__irshift__", "x.clone().__irshift__(y)", "I(-1000, 1000, 3, 5), I(0, 8, 3, 5)", "x, y"),
     C("hamming_window", "torch.hamming_window", "x * torch.hamming_window(8)", "R(2, 8),"),

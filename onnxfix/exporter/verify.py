@@ -25,6 +25,7 @@ import torch
 
 from onnxfix.exporter.comparison import Runtime, compare, runtime_error  # noqa: F401  (re-exported)
 from onnxfix.exporter import kv_cache
+from onnxfix.exporter.model_state import attributes_kept
 from onnxfix.exporter.errors import describe, exception_chain
 from onnxfix.exporter.onnx_registry import reuse_onnx_registry
 from onnxfix.exporter.result import (  # noqa: F401  (re-exported: one place defines verdicts)
@@ -136,7 +137,8 @@ def verify(
     with _model_file(out) as path:
         for stage, step in (("export", _export), ("checker", _check_onnx), ("runtime", _numerics)):
             on_stage(stage)
-            with _decompositions(decompose) if stage == "export" else contextlib.nullcontext() as mode:
+            with _decompositions(decompose) if stage == "export" else contextlib.nullcontext() as mode, \
+                    attributes_kept(model) if stage == "export" else contextlib.nullcontext():
                 step(verdict, model, args, probes, dynamic, opset, path)
             if mode is not None:
                 verdict.decomposed_at = sorted([key, path_, line] for key, path_, line in mode.sites)

@@ -16,7 +16,9 @@ from onnxfix.patterns.operators.base import (
     literal,
     rule_doc,
 )
+from onnxfix.patterns.views.chains import SPLIT_METHODS, VIEW_ATTRIBUTES, VIEW_METHODS
 from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.precedence import BINARY, precedence
 from onnxfix.rewriter.rule import Edit, Fix, Helper
 
 
@@ -71,26 +73,41 @@ _OPERATOR_KEYS = {ast.FloorDiv: "floor_divide", ast.RShift: "bitwise_right_shift
 _AUGMENTED = {ast.FloorDiv: ("floor_divide", "//=", "__ifloordiv__ int64"),
               ast.RShift: ("bitwise_right_shift", ">>=", "__irshift__ int64"),
               ast.BitXor: ("bitwise_xor", "^=", "__ixor__ int64"),
-              ast.BitOr: ("bitwise_or", "|=", "__ior__ int64")}
+              ast.BitOr: ("bitwise_or", "|=", "__ior__ int64"),
+              # the legacy exporter translates `&` (bool and integer), not the in-place `__iand_`
+              ast.BitAnd: (None, "&=", "__iand__ bool")}
 
 
 def augmented_finding(rule: DecompositionRule, node: ast.AugAssign, ctx: FunctionContext):
     """`x ^= y` on a tensor `x` (a name or attribute: the fix reads it twice): written back with
     `copy_`, so the tensor is updated in place as the operator did."""
     entry = _AUGMENTED.get(type(node.op))
-    if entry is None or entry[0] not in rule.keys or not isinstance(node.target, (ast.Name, ast.Attribute)):
+    if entry is None or not isinstance(node.target, (ast.Name, ast.Attribute)):
         return
-    if ctx.tensors.is_tensor(node.target) is not True:
+    if not (entry[0] in rule.keys if entry[0] is not None else rule.code == LegacyStructural.code):
+        return  # another rule's operator (ONX518 takes `//=` and `>>=`; helper-less ones are ONX519's)
+    known = ctx.tensors.is_tensor(node.target)
+    if known is False or (known is None and entry[0] is not None):
         return
     key, symbol, case = entry
     failed = catalog.failures((case,))
     if not failed:
         return
+    if _may_be_view(node.target, ctx):
+        message = (f"`{symbol}` on a tensor is `{case.split()[0]}`, which breaks ONNX export ({catalog.describe(failed)}; "
+                   f"measured on torch {catalog.torch_version()}); no fix: `{ctx.segment(node.target)}` may be a view "
+                   "of another tensor, and the legacy exporter drops a `copy_` written through a view (silently wrong)")
+        yield ctx.report(rule, node, message, exporters=tuple(sorted(failed)))
+        return
     target = ctx.segment(node.target)
-    helper = BY_KEY[key].helper
     source = ctx.file.source
     start, value_start, end = source.span(node)[0], source.span(node.value)[0], source.span(node)[1]
     value_end = source.span(node.value)[1]
+    if key is None:  # the out-of-place operator exports: `x.copy_(x & (y))`
+        yield from _operator_written_back(rule, node, ctx, symbol, case, failed, target,
+                                          (start, value_start, value_end, end), safe=known is True)
+        return
+    helper = BY_KEY[key].helper
     edits = (Edit(start, value_start, f"{target}.copy_({helper}({target}, "), Edit(value_end, end, "))"))
     helpers = tuple(Helper(f"_onnx_{k}", helper_source(k)) for k in helper_chain(key))
     # `t //= y` with a float `y` on an integer `t` raises in eager (the result cannot be cast back);
@@ -101,6 +118,42 @@ def augmented_finding(rule: DecompositionRule, node: ast.AugAssign, ctx: Functio
     message = (f"`{symbol}` on a tensor is `{case.split()[0]}`, which breaks ONNX export ({catalog.describe(failed)}; "
                f"measured on torch {catalog.torch_version()}); `{helper}` computes it with exportable ops, "
                "written back with `copy_`")
+    yield ctx.report(rule, node, message, fix=fix, exporters=tuple(sorted(failed)))
+
+
+def _may_be_view(target: ast.expr, ctx: FunctionContext) -> bool:
+    """A name bound to a slice, a view method's result, another name or a parameter (the
+    caller's tensor): writing into it in place writes into a tensor the fix cannot see."""
+    if not isinstance(target, ast.Name):
+        return False  # `self.state`: the module's own tensor
+    values = [v for v in ctx.assignments(target.id) if not isinstance(v, ast.AugAssign)]
+    if ctx.is_parameter(target.id) and not values:
+        return True  # the caller's tensor (`flags = flags.clone()` first makes it the function's own)
+    for value in values:
+        if not isinstance(value, ast.expr) or isinstance(value, (ast.Subscript, ast.Name, ast.Starred)):
+            return True  # unpacking, a loop target, a slice, an alias
+        if isinstance(value, ast.Attribute) and value.attr in VIEW_ATTRIBUTES:
+            return True
+        if (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+                and value.func.attr in VIEW_METHODS | SPLIT_METHODS):
+            return True
+    return False
+
+
+def _operator_written_back(rule, node, ctx, symbol, case, failed, target, spans, safe):
+    """`mask &= other` -> `mask.copy_(mask & (other))`: the same values written into the same
+    tensor (a view's base sees them, as with the in-place operator). Safe where `mask` is known
+    to be a tensor (`&` is the kernel `&=` runs, out of place); unsafe where it may be a Python
+    bool (no `copy_`)."""
+    start, value_start, value_end, end = spans
+    operator = symbol[:-1]
+    bracket = precedence(node.value) <= BINARY[type(node.op)]  # `m &= a | b` is `m & (a | b)`
+    opener, closer = ("(", "))") if bracket else ("", ")")
+    edits = (Edit(start, value_start, f"{target}.copy_({target} {operator} {opener}"), Edit(value_end, end, closer))
+    fix = Fix(f"Rewrite to `{target}.copy_({target} {operator} (...))`", edits, safe)
+    message = (f"`{symbol}` on a tensor is `{case.split()[0]}`, which breaks ONNX export ({catalog.describe(failed)}; "
+               f"measured on torch {catalog.torch_version()}); the operator `{operator}` exports, written back "
+               "with `copy_`")
     yield ctx.report(rule, node, message, fix=fix, exporters=tuple(sorted(failed)))
 
 
@@ -185,7 +238,7 @@ class LegacyStructural(DecompositionRule):
     code = "ONX519"
     name = "legacy-unsupported-structural"
     summary = "Pooling, resampling, indexing and layout ops the legacy exporter refuses: rewrite"
-    extra_triggers = ("^=", "|=")  # in-place xor / or on a tensor
+    extra_triggers = ("^=", "|=", "&=")  # in-place xor / or / and on a tensor
     exporters = (LEGACY,)  # dynamo exports every one of them
     default_safety = "safe"
     doc = rule_doc(
@@ -204,9 +257,11 @@ class LegacyStructural(DecompositionRule):
         "a padding_idx, `F.scaled_dot_product_attention(..., enable_gqa=True)`, and "
         "`torch.bitwise_or` / `bitwise_xor` / `bitwise_not` (function and method calls; the "
         "operators `|`, `^`, `~` are not reported: their operands may be bool masks, which export; "
-        "the in-place `x ^= y` / `x |= y` on a tensor are, for every dtype: legacy has no "
-        "symbolic for `__ixor_` / `__ior_`, and the fix writes the helper's result back with "
-        "`copy_`). "
+        "the in-place `x ^= y` / `x |= y` / `x &= y` on a tensor are, for every dtype: legacy has "
+        "no symbolic for `__ixor_` / `__ior_` / `__iand_`, and the fix writes the helper's (for "
+        "`&=`, the operator's) result back with `copy_`; no fix where `x` may be a view of "
+        "another tensor, a slice or a parameter: the legacy exporter drops a `copy_` through a "
+        "view). "
         "The torch.nn layers whose forward is one of these calls are matched too "
         "(`nn.AdaptiveAvgPool2d`, `nn.AdaptiveAvgPool1d`, `nn.Upsample`, `nn.Fold`, and layers whose "
         "forward takes more arguments: `nn.MaxUnpool2d()(x, indices)`, `nn.EmbeddingBag(..., "

@@ -1,0 +1,39 @@
+"""The model's Python state around an export: torch.export runs forward on fake tensors, and what
+a forward stores on the module (or on a plain object it holds) stays fake afterwards."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+import torch
+
+
+@contextlib.contextmanager
+def attributes_kept(model: torch.nn.Module) -> Iterator[None]:
+    """Each module's plain attributes as they were before the export: a forward that stores a
+    value on the module (`self.range = torch.tensor(self.range)`) stores torch.export's fake
+    tensor there, and every later eager call (the reference onnxruntime is compared with) would
+    compute on it."""
+    saved = [(o, dict(vars(o))) for o in _stateful_objects(model)]
+    try:
+        yield
+    finally:
+        for module, attributes in saved:
+            current = vars(module)
+            for name in [n for n in current if n not in attributes]:
+                del current[name]
+            current.update(attributes)
+
+
+def _stateful_objects(model: torch.nn.Module) -> list[object]:
+    """The modules, and the plain objects they hold (mmdet's bbox coders are not modules), two
+    levels deep."""
+    found = {id(m): m for m in model.modules()}
+    frontier = list(found.values())
+    for _ in range(2):
+        frontier = [value for owner in frontier for value in vars(owner).values()
+                    if hasattr(value, "__dict__") and not isinstance(value, (torch.Tensor, type))
+                    and type(value).__module__ not in ("builtins", "torch") and id(value) not in found]
+        found.update((id(v), v) for v in frontier)
+    return list(found.values())
