@@ -85,3 +85,27 @@ def test_methods_of_a_model_passed_to_the_constructor_are_reached(tmp_path):
         return Wrapper(model=backbone)
     """)
     assert found == [("ONX517", 8, True)]
+
+
+def test_a_callable_helper_object_held_by_the_module_is_reached(tmp_path):
+    """DA3's PositionGetter: a plain object (not a module) built in __init__ behind a flag and
+    called in forward runs its __call__."""
+    found = _findings(tmp_path, """
+    import torch
+    from torch import nn
+
+
+    class PositionGetter:
+        def __call__(self, h, w):
+            return torch.cartesian_prod(torch.arange(h), torch.arange(w))
+
+
+    class Backbone(nn.Module):
+        def __init__(self, rope=True):
+            super().__init__()
+            self.getter = PositionGetter() if rope else None
+
+        def forward(self, x):
+            return x + self.getter(x.shape[-2], x.shape[-1]).sum()
+    """)
+    assert [f[:2] for f in found if f[0] == "ONX519"] == [("ONX519", 8)]

@@ -12,6 +12,7 @@ import ast
 from dataclasses import dataclass, field, replace
 from typing import Iterator
 
+from onnxfix.rewriter.constructed import calls_behind, constructed_classes, constructor_arguments
 from onnxfix.rewriter.export_guards import exporters_skipping, is_guard_call
 from onnxfix.rewriter.function_body import scope_of_function, walk_function_body
 from onnxfix.rewriter.module_index import (
@@ -272,8 +273,8 @@ class ScopeBuilder:
             return
         position = names.index(assigned.id) if assigned.id in names else None
         seen = set()
-        for argument in _constructor_arguments(fn.module, fn.cls, position, assigned.id, self._class_named):
-            for call in _calls_behind(fn.module, argument):
+        for argument in constructor_arguments(fn.module, fn.cls, position, assigned.id, self._class_named):
+            for call in calls_behind(fn.module, argument):
                 found = self._class_named(fn.module, call.func)
                 if found and id(found[1].node) not in seen:
                     seen.add(id(found[1].node))
@@ -294,14 +295,20 @@ class ScopeBuilder:
             value = info.self_attrs.get(attr)
             if value is None:
                 continue
-            for call in _constructed_classes(module, value):
+            for call in constructed_classes(module, value):
                 found = self._class_named(module, call.func)
                 if found and not _is_loss_class(found[1]):
-                    yield from self._methods_named(fn, found[0], found[1], "forward", skip_self=False)
+                    yield from self._called_method(fn, found)
             if isinstance(value, ast.Name) and info is fn.cls:  # `self.model = model`: what is passed in
                 for found in self._attribute_classes(fn, value):
-                    yield from self._methods_named(fn, found[0], found[1], "forward", skip_self=False)
+                    yield from self._called_method(fn, found)
             return
+
+    def _called_method(self, fn: ExportFunction, found: tuple[ModuleIndex, ClassInfo]) -> Iterator[ExportFunction]:
+        """What calling an instance runs: a module's forward, or a plain object's __call__ (DA3's
+        PositionGetter, a callable helper object held by the module)."""
+        forwards = list(self._methods_named(fn, found[0], found[1], "forward", skip_self=False))
+        yield from forwards or self._methods_named(fn, found[0], found[1], "__call__", skip_self=False)
 
     def _methods_named(self, fn: ExportFunction, module: ModuleIndex, cls: ClassInfo, name: str, skip_self: bool):
         for mod, info in self.bases_of(module, cls):
@@ -364,43 +371,6 @@ def _scripted_if_tracing(node: ast.AST) -> bool:
     return any(_decorator_name(d) == "_script_if_tracing" for d in decorators)
 
 
-CONTAINERS = frozenset({"torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.ModuleDict"})
-
-
-def _constructor_arguments(module: ModuleIndex, cls: ClassInfo, position: int | None, name: str, class_named):
-    """The arguments this file passes to parameter ``name`` (at ``position`` after self) of
-    ``cls``'s constructor, wherever it builds the class."""
-    for call in (n for n in ast.walk(module.tree) if isinstance(n, ast.Call)):
-        found = class_named(module, call.func)
-        if not found or found[1].node is not cls.node:
-            continue
-        for keyword in call.keywords:
-            if keyword.arg == name:
-                yield keyword.value
-        if position is not None and position < len(call.args) and not isinstance(call.args[position], ast.Starred):
-            yield call.args[position]
-
-
-def _calls_behind(module: ModuleIndex, argument: ast.expr) -> Iterator[ast.Call]:
-    """`Backbone(...)` itself, or the calls a name is assigned from anywhere in the file."""
-    if isinstance(argument, ast.Call):
-        yield argument
-    elif isinstance(argument, ast.Name):
-        for node in ast.walk(module.tree):
-            if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
-                    and any(isinstance(t, ast.Name) and t.id == argument.id for t in node.targets)):
-                yield node.value
-
-
-def _constructed_classes(module: ModuleIndex, value: ast.expr) -> Iterator[ast.Call]:
-    """The calls that may construct the submodule(s) held by an attribute."""
-    if not isinstance(value, ast.Call):
-        return
-    if module.scope.qualname(value.func) in CONTAINERS:
-        for argument in [*value.args, *(k.value for k in value.keywords)]:
-            yield from (n for n in ast.walk(argument) if isinstance(n, ast.Call))
-    else:
-        yield value
 
 
 def functions_from_reach(module: ModuleIndex, reach: dict[str, Entry]) -> ExportScope:

@@ -122,14 +122,14 @@ def augmented_finding(rule: DecompositionRule, node: ast.AugAssign, ctx: Functio
 
 
 def _may_be_view(target: ast.expr, ctx: FunctionContext) -> bool:
-    """A name bound to a slice, a view method's result, another name or a parameter (the
-    caller's tensor): writing into it in place writes into a tensor the fix cannot see."""
+    """A name bound to a slice, a view method's result or another name: writing into it in place
+    writes into a tensor the fix cannot see. (A parameter is written into as the graph's own
+    value: measured, Gray-code decoding `gray ^= gray >> s` on the input exports right.)"""
     if not isinstance(target, ast.Name):
         return False  # `self.state`: the module's own tensor
-    values = [v for v in ctx.assignments(target.id) if not isinstance(v, ast.AugAssign)]
-    if ctx.is_parameter(target.id) and not values:
-        return True  # the caller's tensor (`flags = flags.clone()` first makes it the function's own)
-    for value in values:
+    for value in ctx.assignments(target.id):
+        if isinstance(value, ast.AugAssign):
+            continue  # `x ^= y` itself: in place, x stays the tensor it was
         if not isinstance(value, ast.expr) or isinstance(value, (ast.Subscript, ast.Name, ast.Starred)):
             return True  # unpacking, a loop target, a slice, an alias
         if isinstance(value, ast.Attribute) and value.attr in VIEW_ATTRIBUTES:

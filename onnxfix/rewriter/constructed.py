@@ -1,0 +1,52 @@
+"""Which classes a module attribute is built from: `Block(...)`, the calls inside an
+`nn.Sequential(...)` / `nn.ModuleList([...])`, either branch of `A() if flag else None`, and the
+classes a file passes to the constructor parameter __init__ stores (`Wrapper(Backbone())`)."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from onnxfix.rewriter.module_index import ClassInfo, ModuleIndex
+
+CONTAINERS = frozenset({"torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.ModuleDict"})
+
+
+def constructor_arguments(module: ModuleIndex, cls: ClassInfo, position: int | None, name: str, class_named):
+    """The arguments this file passes to parameter ``name`` (at ``position`` after self) of
+    ``cls``'s constructor, wherever it builds the class."""
+    for call in (n for n in ast.walk(module.tree) if isinstance(n, ast.Call)):
+        found = class_named(module, call.func)
+        if not found or found[1].node is not cls.node:
+            continue
+        for keyword in call.keywords:
+            if keyword.arg == name:
+                yield keyword.value
+        if position is not None and position < len(call.args) and not isinstance(call.args[position], ast.Starred):
+            yield call.args[position]
+
+
+def calls_behind(module: ModuleIndex, argument: ast.expr) -> Iterator[ast.Call]:
+    """`Backbone(...)` itself, or the calls a name is assigned from anywhere in the file."""
+    if isinstance(argument, ast.Call):
+        yield argument
+    elif isinstance(argument, ast.Name):
+        for node in ast.walk(module.tree):
+            if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+                    and any(isinstance(t, ast.Name) and t.id == argument.id for t in node.targets)):
+                yield node.value
+
+
+def constructed_classes(module: ModuleIndex, value: ast.expr) -> Iterator[ast.Call]:
+    """The calls that may construct the submodule(s) held by an attribute."""
+    if isinstance(value, ast.IfExp):  # `Getter() if self.rope else None`
+        yield from constructed_classes(module, value.body)
+        yield from constructed_classes(module, value.orelse)
+        return
+    if not isinstance(value, ast.Call):
+        return
+    if module.scope.qualname(value.func) in CONTAINERS:
+        for argument in [*value.args, *(k.value for k in value.keywords)]:
+            yield from (n for n in ast.walk(argument) if isinstance(n, ast.Call))
+    else:
+        yield value
