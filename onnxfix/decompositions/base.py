@@ -67,6 +67,10 @@ class Decomposition:
     # The helper takes the torch function it replaces first (`_onnx_x(op, *args, **kwargs)`): one
     # helper for several ops, applied at export time only (a source fix could not name `op`).
     wraps_op: bool = False
+    # With wraps_op: the export-time repair takes every torch call, not only ``targets`` (which
+    # then document what it was first written for): float32_compute, for any op onnxruntime has
+    # no float64 / bfloat16 kernel of.
+    every_op: bool = False
     # The ONX5xx rule that reports the op and writes the fix: its `keys` are the records naming it.
     rule: str = field(kw_only=True)
     proof: Proof = field(kw_only=True)

@@ -17,13 +17,15 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
          "torch.nn.functional.max_pool3d"),
         False, (), ("https://github.com/microsoft/onnxruntime/issues/11476",
                     "https://github.com/microsoft/onnxruntime/issues/26311"),
-        "Convolutions, matmuls and poolings on float64 or bfloat16 tensors, which onnxruntime's CPU "
-        "provider has no kernel for (Conv and GlobalAveragePool in double, MatMul in bfloat16: "
+        "Every op on float64 or bfloat16 tensors (first written for convolutions, matmuls and "
+        "poolings; LSTMs, adds and layer norms too), which onnxruntime's CPU provider has no "
+        "kernel for (Conv, GlobalAveragePool and LSTM in double, MatMul and Add in bfloat16: "
         "NOT_IMPLEMENTED), computed in "
-        "float32 between two Casts while exporting. Export time only, when a run failed that "
+        "float32 between Casts while exporting (metadata calls such as `.dtype`, `.size()`, `.to()` "
+        "are left alone). Export time only, when a run failed that "
         "way: the exported model rounds as float32 there (kept only if it matches PyTorch on "
         "the probes); eager PyTorch runs the op itself.",
-        drop_in=False, static=False, wraps_op=True, rule="ONX515",
+        drop_in=False, static=False, wraps_op=True, every_op=True, rule="ONX515",
         proof=Proof("torch.nn.functional.conv1d(a.double(), c.double()).float()",
                     "_onnx_float32_compute(torch.nn.functional.conv1d, a.double(), c.double()).float()",
                     "(randn(g, b, 2, 9), randn(g, 3, 2, 3))", params="a, c", static=(1,), decomposition_tol=1e-6),

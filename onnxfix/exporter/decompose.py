@@ -107,6 +107,8 @@ def decomposition_table(ops: Iterable[str] | None = None, typed: bool = False) -
     for decomposition in chosen:
         function = load_function(decomposition.key, namespace)
         entry = Entry(decomposition, function, inspect.signature(function))
+        if decomposition.every_op:
+            table[EVERY_OP] = entry
         for target in decomposition.targets:
             function = resolve_target(target)
             if function is not None:  # a custom op whose library is absent is never called
@@ -129,6 +131,31 @@ def _choose(ops: Iterable[str] | None, typed: bool = False) -> list[Decompositio
     return chosen
 
 
+EVERY_OP = "every op"  # the table key of a repair that takes every computing call
+
+# Calls that read or convert, not compute: an every-op repair leaves them alone (`x.dtype` of a
+# bfloat16 tensor must stay bfloat16; `.to(...)`, `.float()` choose the dtype themselves).
+_METADATA = frozenset({
+    "size", "dim", "numel", "shape", "dtype", "device", "is_floating_point", "is_complex", "element_size",
+    "to", "type", "float", "double", "half", "bfloat16", "int", "long", "bool", "type_as", "item", "tolist",
+    "stride", "storage_offset", "is_contiguous", "contiguous", "data_ptr", "requires_grad_", "detach",
+    "clone", "copy_", "numpy", "cpu", "cuda", "__len__", "__repr__", "__format__", "__bool__", "__int__",
+    "__float__", "__index__", "__iter__", "__getitem__", "__setitem__", "get_device", "new_empty",
+    "new_zeros", "new_ones", "new_full", "new_tensor", "view", "reshape", "permute", "transpose",
+    "unsqueeze", "squeeze", "expand", "flatten", "unflatten", "split", "chunk", "unbind", "narrow",
+})
+
+
+def _computes(func) -> bool:
+    """A user-level computing call: not metadata, and not an ATen overload (torch.onnx's own
+    decomposition pass runs those inside the export, on the graph already traced)."""
+    if isinstance(func, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)):
+        return False
+    name = getattr(func, "__name__", "")
+    return (name not in _METADATA and name not in ("__get__", "__set__")
+            and not name.startswith(("is_", "_is_")) and "storage" not in name)
+
+
 class DecompositionMode(TorchFunctionMode):
     """Runs the decomposition instead of the op for every call the table covers. Calls made by
     a decomposition itself are not intercepted (torch disables a mode inside its own handler)."""
@@ -144,6 +171,8 @@ class DecompositionMode(TorchFunctionMode):
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         entry = self.table.get(func)
+        if entry is None and EVERY_OP in self.table and _computes(func):
+            entry = self.table[EVERY_OP]
         if entry is not None and entry.applies(args, kwargs):
             key = entry.decomposition.key
             self.used[key] = self.used.get(key, 0) + 1

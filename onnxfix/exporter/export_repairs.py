@@ -32,10 +32,10 @@ EXPORT_REPAIRS = {
         rule_keys("ONX526"),  # ONX526's helpers
     ),
     "float32_compute": ExportRepair(
-        r"NOT_IMPLEMENTED : Could not find an implementation for "
-        r"(?:Conv|ConvTranspose|MatMul|Gemm|GlobalAveragePool|AveragePool|GlobalMaxPool|MaxPool)\(",
-        "convolutions, matmuls and poolings on float64 / bfloat16 tensors computed in float32 while exporting "
-        "(onnxruntime's CPU provider has no kernel for them; the exported model rounds as float32 there)",
+        r"NOT_IMPLEMENTED : Could not find an implementation for \w+\("
+        r"|operator does not support (?:double|bfloat16)",
+        "ops on float64 / bfloat16 tensors computed in float32 while exporting (onnxruntime's CPU provider "
+        "has no kernel for many of them; the exported model rounds as float32 there)",
         ("float32_compute",),
     ),
 }
