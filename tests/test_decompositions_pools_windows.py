@@ -58,3 +58,13 @@ def test_bilinear_with_and_without_bias_and_extra_dims():
     helper = load_function("bilinear")
     torch.testing.assert_close(helper(a, b, w, bias), F.bilinear(a, b, w, bias), rtol=1e-5, atol=1e-5)
     torch.testing.assert_close(helper(a, b, w), F.bilinear(a, b, w), rtol=1e-5, atol=1e-5)
+
+
+def test_instance_norm_with_running_statistics_is_batch_norm_in_eval():
+    x, mean, var = randn(2, 3, 4, 5), randn(3, seed=1), randn(3, seed=2).abs() + 0.5
+    weight, bias = randn(3, seed=3), randn(3, seed=4)
+    helper = load_function("instance_norm")
+    for use_input_stats in (False, True):
+        torch.testing.assert_close(helper(x, mean.clone(), var.clone(), weight, bias, use_input_stats),
+                                   F.instance_norm(x, mean.clone(), var.clone(), weight, bias, use_input_stats),
+                                   rtol=1e-5, atol=1e-5)

@@ -224,7 +224,7 @@ def test_a_record_without_catalog_cases_is_measured_on_its_proof():
 DYNAMO_SPECIALIZES = {"kron", "multi_dot", "log_ndtr", "erfcx", "signbit"}
 # ONX519's legacy-only ops (unfold, fold, max_unpool, embedding_bag(padding_idx), sdpa(enable_gqa)): dynamo translates them
 STRUCTURAL_LEGACY_ONLY = {"unfold", "fold", "max_unpool1d", "max_unpool2d", "embedding_bag", "scaled_dot_product_attention",
-                          "bilinear"}
+                          "bilinear", "instance_norm"}
 # registry_legacy and registry_legacy_elementwise: ops only the legacy exporter lacks.
 LEGACY_KEYS = {d.key for r in (registry_legacy, registry_legacy_elementwise) for d in r.DECOMPOSITIONS}
 LEGACY_ONLY = [key for key in KEYS if key in (LEGACY_KEYS - DYNAMO_SPECIALIZES) | STRUCTURAL_LEGACY_ONLY]

@@ -203,6 +203,10 @@ def test_an_exporter_failure_names_the_decomposition_that_repairs_it():
                "running FusedConv node. Name:'/t1/f1/f1.0/Conv' Status Message: Dilation not supported for "
                "AutoPadType::SAME_UPPER or AutoPadType::SAME_LOWER.")
     assert decompositions_that_help(target, [ExporterResult(Verdict("legacy", "ORT-FAILS", error=refused))], []) == ("conv1d",)
+    # an InstanceNorm2d(track_running_stats=True) layer in eval (StarGAN): batch_norm in eval
+    refused = "SymbolicValueError: Unsupported: ONNX export of instance_norm training for unknown batch size."
+    assert decompositions_that_help(target, [ExporterResult(Verdict("legacy", "EXPORT-FAILS", error=refused))], []) == \
+        ("instance_norm",)
 
 
 def test_complex_values_are_carried_as_pairs_when_the_run_fails_on_them(capsys):

@@ -38,6 +38,20 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         ),
     ),
     Decomposition(
+        "instance_norm", ("torch.nn.functional.instance_norm",), True, ("instance_norm running stats",),
+        ("https://github.com/pytorch/pytorch/issues/72057",),
+        "With running statistics in eval (use_input_stats=False: an InstanceNorm layer built with "
+        "track_running_stats=True, as StarGAN's): batch_norm in eval, the same per-channel "
+        "formula; other calls run torch's instance_norm. `onnxfix export` substitutes it where "
+        "the legacy exporter refuses the layer (no source call to rewrite). Eager and dynamo keep "
+        "the op (guarded helper).",
+        rule="ONX519", repairs_error=r"instance_norm training for unknown batch size",
+        proof=Proof("torch.nn.functional.instance_norm(a, m, v, use_input_stats=False)",
+                    "_onnx_instance_norm(a, m, v, use_input_stats=False)",
+                    "(randn(g, b, 3, 4, 5), randn(g, 3), positive(g, 3))",
+                    params="a, m, v", static=(1, 2), decomposition_tol=1e-6),
+    ),
+    Decomposition(
         "bilinear", ("torch.nn.functional.bilinear",), True, (), (),
         "einsum('...i,oij,...j->...o') plus the bias: ATen's composite contraction (the legacy "
         "exporter has no symbolic for aten::bilinear; `nn.Bilinear`'s forward). Eager and dynamo "

@@ -248,6 +248,8 @@ class LegacyStructural(DecompositionRule):
         "see); `F.interpolate(mode=\"area\")`, `F.interpolate(mode=\"nearest-exact\")` and "
         "`F.interpolate(mode=\"bilinear\"/\"bicubic\", antialias=True)`; "
         "`F.conv1d(padding=\"same\")` with a dilation other than 1; `F.bilinear` / `nn.Bilinear`; "
+        "`F.instance_norm` with running statistics (use_input_stats=False; `nn.InstanceNorm2d(..., "
+        "track_running_stats=True)` layers in eval are repaired by `onnxfix export`); "
         "`torch.take_along_dim`, "
         "`torch.diag`, `torch.diag_embed`, `torch.block_diag`, `torch.cartesian_prod`, "
         "`torch.rot90`, `torch.msort`, `torch.isin`, `torch.fft.fftshift`, `torch.histc`, "
@@ -313,6 +315,8 @@ class LegacyStructural(DecompositionRule):
             return {"area": ("interpolate area down",), "nearest-exact": ("interpolate nearest-exact",)}.get(mode, ())
         if key == "fold" and literal(argument(node, "output_size", 1)) is not NOT_LITERAL:
             return ()  # a literal output size fixes the block count: the legacy exporter takes it
+        if key == "instance_norm" and literal(argument(node, "use_input_stats", 5), True) is True:
+            return ()  # the input's own statistics: legacy's InstanceNormalization
         if key == "conv1d":
             padding, dilation = literal(argument(node, "padding", 4)), literal(argument(node, "dilation", 5), 1)
             return decomposition.catalog_cases if padding == "same" and dilation not in (1, (1,), [1]) else ()
