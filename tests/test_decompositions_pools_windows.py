@@ -68,3 +68,11 @@ def test_instance_norm_with_running_statistics_is_batch_norm_in_eval():
         torch.testing.assert_close(helper(x, mean.clone(), var.clone(), weight, bias, use_input_stats),
                                    F.instance_norm(x, mean.clone(), var.clone(), weight, bias, use_input_stats),
                                    rtol=1e-5, atol=1e-5)
+
+
+def test_squeeze_leaves_axes_of_other_sizes_alone():
+    helper = load_function("squeeze_dim")
+    for shape, dim in (((2, 3), -1), ((2, 1, 3, 1), (1, 3)), ((2, 1, 3, 1), (0, -1)), ((1, 1), None), ((4, 1), 1)):
+        x = randn(*shape)
+        want = torch.squeeze(x) if dim is None else torch.squeeze(x, dim)
+        assert torch.equal(helper(x, dim), want)

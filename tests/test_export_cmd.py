@@ -207,6 +207,11 @@ def test_an_exporter_failure_names_the_decomposition_that_repairs_it():
     refused = "SymbolicValueError: Unsupported: ONNX export of instance_norm training for unknown batch size."
     assert decompositions_that_help(target, [ExporterResult(Verdict("legacy", "EXPORT-FAILS", error=refused))], []) == \
         ("instance_norm",)
+    # dynamo's Squeeze of an axis whose size is not 1 (torch's squeeze leaves it alone): kornia
+    refused = ("Fail: [ONNXRuntimeError] : 1 : FAIL : Load model from m.onnx failed:Node (node_squeeze) Op (Squeeze) "
+               "[ShapeInferenceError] Dimension of input 2 must be 1 instead of 3")
+    assert decompositions_that_help(target, [ExporterResult(Verdict("dynamo", "ORT-FAILS", error=refused))], []) == \
+        ("squeeze_dim",)
 
 
 def test_complex_values_are_carried_as_pairs_when_the_run_fails_on_them(capsys):

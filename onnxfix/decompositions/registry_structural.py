@@ -144,6 +144,18 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
                     "(randn(g, b, 8),)", decomposition_tol=1e-6),
     ),
     Decomposition(
+        "squeeze_dim", ("torch.squeeze", "Tensor.squeeze"), True, (), (),
+        "squeeze of the given axes whose size is 1 (or not known while exporting), the tensor "
+        "itself where none is: torch's squeeze leaves a dimension of another size alone, the "
+        "dynamo exporter writes a Squeeze onnxruntime refuses to load. Export time only, keyed "
+        "on that error (sizes are not visible to the source). Eager keeps the op.",
+        static=False, rule="ONX515",
+        repairs_error=r"\(Squeeze\) \[ShapeInferenceError\] Dimension of input \d+ must be 1",
+        proof=Proof("torch.squeeze(a, -1) + torch.squeeze(c, (1, -1))[:, None, None]",
+                    "_onnx_squeeze_dim(a, -1) + _onnx_squeeze_dim(c, (1, -1))[:, None, None]",
+                    "(randn(g, b, 4, 3), randn(g, b, 1, 1))", params="a, c"),
+    ),
+    Decomposition(
         "scatter_reduce_", ("Tensor.scatter_reduce_",), True, ("Tensor.scatter_reduce_ mean",), (),
         "The in-place form: _onnx_scatter_reduce's result copied into `input` (returned, as torch).",
         requires=("scatter_reduce",),
