@@ -76,3 +76,17 @@ def test_squeeze_leaves_axes_of_other_sizes_alone():
         x = randn(*shape)
         want = torch.squeeze(x) if dim is None else torch.squeeze(x, dim)
         assert torch.equal(helper(x, dim), want)
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+def test_antialias_resize_to_a_size_known_only_while_exporting(mode):
+    """DINOv2's position grid resized to the input's patch grid: the output size is a traced
+    value (a tensor under legacy, a SymInt under dynamo), and the weights are computed as tensors;
+    they equal the constant ones."""
+    x = randn(2, 3, 37, 29)
+    helper = load_function("interpolate")
+    for size in ((7, 12), (37, 29), (50, 64), (5, 40)):
+        want = F.interpolate(x, size=size, mode=mode, antialias=True, align_corners=False)
+        got = helper(x, size=tuple(torch.tensor(s) for s in size), mode=mode, antialias=True)
+        torch.testing.assert_close(got, want, rtol=2e-5, atol=2e-5)
+        assert torch.equal(got, helper(x, size=size, mode=mode, antialias=True))

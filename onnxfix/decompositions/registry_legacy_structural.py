@@ -70,7 +70,9 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "for static input sizes). Other modes, 1-D nearest-exact (torch's 1-D kernel rounds "
         "differently) and 3-D inputs run torch's interpolate unchanged. antialias=True "
         "(bilinear/bicubic, align_corners=False, 2-D) is torch's separable filter as two "
-        "products with constant (out, in) weight matrices; with an output width of 1 and a "
+        "products with (out, in) weight matrices, constants for static sizes and computed with "
+        "tensor ops for a size the export keeps symbolic (DINOv2's position grid resized to the "
+        "input's patch grid, dynamic height and width); with an output width of 1 and a "
         "resized height torch's kernel repeats its first row (measured), so that case runs torch.",
         requires=("adaptive_avg_pool2d", "resample_antialias"),
         error_bound="area and nearest-exact: none (float rounding / bit-identical); antialias=True: "

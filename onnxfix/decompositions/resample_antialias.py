@@ -18,6 +18,10 @@ def _onnx_resample_antialias(input, out_sizes, scales, mode):
 
     for axis in range(2):  # noqa: ONX603 - height, then width
         length, count = input.shape[2 + axis], out_sizes[axis]
+        if not (isinstance(length, int) and isinstance(count, int)):  # a size only the export knows
+            matrix = _onnx_resample_antialias_weights(length, count, scales[axis], taps).to(input.dtype)
+            input = matrix @ input if axis == 0 else input @ matrix.T
+            continue
         scale = length / count if scales[axis] is None else 1.0 / scales[axis]
         support = taps / 2 * scale if scale >= 1.0 else taps / 2
         stretch = 1.0 / scale if scale >= 1.0 else 1.0
@@ -36,3 +40,32 @@ def _onnx_resample_antialias(input, out_sizes, scales, mode):
         matrix = torch.tensor(rows, dtype=input.dtype, device=input.device)
         input = matrix @ input if axis == 0 else input @ matrix.T
     return input
+
+
+def _onnx_resample_antialias_weights(length, count, factor, taps):
+    # The same (count, length) weights as tensors, for sizes the exporter keeps symbolic (a ViT's
+    # position grid resized to the input's patch grid): every row and column at once, in float64,
+    # the window [first, first + width) as a mask.
+    def scalar(value):
+        return value.to(torch.float64) if isinstance(value, torch.Tensor) else torch.full((), value, dtype=torch.float64)
+
+    size_in, size_out = scalar(length), scalar(count)
+    scale = size_in / size_out if factor is None else torch.full((), 1.0 / factor, dtype=torch.float64)
+    down = scale >= 1.0
+    support = torch.where(down, taps / 2 * scale, torch.full_like(scale, taps / 2))
+    stretch = torch.where(down, 1.0 / scale, torch.ones_like(scale))
+    widest = torch.ceil(support) * 2 + 1
+    centre = scale * (torch.arange(count, dtype=torch.float64) + 0.5).unsqueeze(1)
+    first = torch.clamp(torch.floor(centre - support + 0.5), min=0)
+    last = torch.minimum(torch.floor(centre + support + 0.5), size_in)
+    width = torch.clamp(torch.minimum(last - first, widest), min=0)
+    column = torch.arange(length, dtype=torch.float64).unsqueeze(0)
+    x = ((column - centre + 0.5) * stretch).abs()
+    if taps == 2:
+        weight = torch.clamp(1.0 - x, min=0.0)
+    else:  # Keys cubic with a = -0.5 (torch's antialias filter)
+        weight = torch.where(x < 1.0, (1.5 * x - 2.5) * x * x + 1.0,
+                             torch.where(x < 2.0, ((-0.5 * x + 2.5) * x - 4.0) * x + 2.0, torch.zeros_like(x)))
+    weight = torch.where((column >= first) & (column < first + width), weight, torch.zeros_like(weight))
+    total = weight.sum(1, keepdim=True)
+    return torch.where(total != 0.0, weight / torch.where(total != 0.0, total, torch.ones_like(total)), weight)
