@@ -212,6 +212,10 @@ def test_an_exporter_failure_names_the_decomposition_that_repairs_it():
                "[ShapeInferenceError] Dimension of input 2 must be 1 instead of 3")
     assert decompositions_that_help(target, [ExporterResult(Verdict("dynamo", "ORT-FAILS", error=refused))], []) == \
         ("squeeze_dim",)
+    # a Gaussian kernel built in forward and reshaped with traced sizes (kornia's filter2d)
+    refused = "SymbolicValueError: Unsupported: ONNX export of convolution for kernel of unknown shape."
+    assert decompositions_that_help(target, [ExporterResult(Verdict("legacy", "EXPORT-FAILS", error=refused))], []) == \
+        ("conv_weight_shape",)
 
 
 def test_complex_values_are_carried_as_pairs_when_the_run_fails_on_them(capsys):

@@ -144,6 +144,19 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
                     "(randn(g, b, 8),)", decomposition_tol=1e-6),
     ),
     Decomposition(
+        "conv_weight_shape", ("torch.nn.functional.conv1d", "torch.nn.functional.conv2d", "torch.nn.functional.conv3d"),
+        True, (), ("https://github.com/openvinotoolkit/anomalib/issues/1513",),
+        "A kernel built in forward reshaped to its sizes as numbers while the legacy exporter "
+        "traces (it needs the kernel's shape: \"convolution for kernel of unknown shape\"), so "
+        "those sizes are constants in the graph. Export time only, keyed on that error, kept only "
+        "when the export matches PyTorch on the probes. Eager and dynamo run the op.",
+        static=False, wraps_op=True, rule="ONX515",
+        repairs_error=r"convolution for kernel of unknown shape",
+        proof=Proof("torch.nn.functional.conv2d(a, c.expand(3, 1, 3, 3).reshape(-1, 1, 3, 3), groups=3)",
+                    "_onnx_conv_weight_shape(torch.nn.functional.conv2d, a, c.expand(3, 1, 3, 3).reshape(-1, 1, 3, 3), groups=3)",
+                    "(randn(g, b, 3, 8, 8), randn(g, 1, 1, 3, 3))", params="a, c", static=(1,)),
+    ),
+    Decomposition(
         "squeeze_dim", ("torch.squeeze", "Tensor.squeeze"), True, (), (),
         "squeeze of the given axes whose size is 1 (or not known while exporting), the tensor "
         "itself where none is: torch's squeeze leaves a dimension of another size alone, the "
