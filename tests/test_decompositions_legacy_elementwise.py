@@ -84,3 +84,36 @@ def test_addcdiv_and_threshold():
     y = x.clone()
     load_function("threshold")(y, 0.1, 20.0, True)
     close(y, torch.nn.functional.threshold(x, 0.1, 20.0), 0.0)
+
+
+def test_composites_on_edge_arguments():
+    a = torch.tensor([1.0, NAN, INF, -INF, 0.0, 1e-9, 3.0])
+    b = torch.tensor([1.0 + 1e-6, NAN, INF, INF, -0.0, 0.0, 3.5])
+    for kwargs in ({}, {"equal_nan": True}, {"rtol": 0.2, "atol": 0.0}):
+        close(load_function("isclose")(a, b, **kwargs).float(), torch.isclose(a, b, **kwargs).float(), 0.0)
+    ints = torch.tensor([3, 5, -2])
+    close(load_function("isclose")(ints, torch.tensor([3, 6, -2]), 0.1, 0.5).float(),
+          torch.isclose(ints, torch.tensor([3, 6, -2]), 0.1, 0.5).float(), 0.0)
+    close(load_function("isposinf")(a).float(), torch.isposinf(a).float(), 0.0)
+    m, v = torch.randn(3, 4, generator=torch.Generator().manual_seed(2)), torch.randn(4, generator=torch.Generator().manual_seed(3))
+    nan_input = torch.full((3,), NAN)
+    close(load_function("addmv")(nan_input, m, v, beta=0), torch.addmv(nan_input, m, v, beta=0), 1e-6)
+    close(load_function("addr")(torch.full((3, 4), NAN), m[:, 0], v, beta=0), torch.addr(torch.full((3, 4), NAN), m[:, 0], v, beta=0), 1e-6)
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_losses_reduce_as_torch(reduction):
+    g = torch.Generator().manual_seed(4)
+    x, y = torch.randn(4, 5, generator=g), torch.randn(4, 5, generator=g)
+    F = torch.nn.functional
+    sign = torch.sign(y[:, 0])
+    cases = [("l1_loss", (x, y), {}), ("smooth_l1_loss", (x, y), {"beta": 0.0}), ("huber_loss", (x, y), {"delta": 2.0}),
+             ("binary_cross_entropy", (torch.sigmoid(x), torch.sigmoid(y)), {"weight": y.abs()}),
+             ("margin_ranking_loss", (x[:, 0], y[:, 0], sign), {"margin": 0.3}),
+             ("cosine_embedding_loss", (x, y, sign), {"margin": -0.2}),
+             ("triplet_margin_loss", (x, y, x.flip(0)), {"p": 1, "swap": True}),
+             ("soft_margin_loss", (x, torch.sign(y)), {}), ("hinge_embedding_loss", (x, torch.sign(y)), {}),
+             ("poisson_nll_loss", (x.abs(), y.abs() * 3), {"log_input": False, "full": True})]
+    for key, args, kwargs in cases:
+        want = getattr(F, key)(*args, reduction=reduction, **kwargs)
+        close(load_function(key)(*args, reduction=reduction, **kwargs), want, 2e-6)

@@ -32,6 +32,7 @@ from onnxfix.decompositions import (
     legacy_guarded,
     module_source,
     registry_legacy,
+    registry_legacy_composite,
     registry_legacy_elementwise,
     registry_legacy_structural,
 )
@@ -225,8 +226,9 @@ DYNAMO_SPECIALIZES = {"kron", "multi_dot", "log_ndtr", "erfcx", "signbit"}
 # ONX519's legacy-only ops (unfold, fold, max_unpool, embedding_bag(padding_idx), sdpa(enable_gqa)): dynamo translates them
 STRUCTURAL_LEGACY_ONLY = {"unfold", "fold", "max_unpool1d", "max_unpool2d", "embedding_bag", "scaled_dot_product_attention",
                           "bilinear", "instance_norm", "conv_weight_shape"}
-# registry_legacy and registry_legacy_elementwise: ops only the legacy exporter lacks.
-LEGACY_KEYS = {d.key for r in (registry_legacy, registry_legacy_elementwise) for d in r.DECOMPOSITIONS}
+# registry_legacy, registry_legacy_elementwise and registry_legacy_composite: ops only the legacy exporter lacks.
+LEGACY_KEYS = {d.key for r in (registry_legacy, registry_legacy_elementwise, registry_legacy_composite)
+               for d in r.DECOMPOSITIONS}
 LEGACY_ONLY = [key for key in KEYS if key in (LEGACY_KEYS - DYNAMO_SPECIALIZES) | STRUCTURAL_LEGACY_ONLY]
 
 

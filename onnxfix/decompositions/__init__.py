@@ -21,6 +21,7 @@ from onnxfix.decompositions import (
     registry_core,
     registry_fft,
     registry_legacy,
+    registry_legacy_composite,
     registry_legacy_elementwise,
     registry_legacy_structural,
     registry_linalg,
@@ -35,9 +36,8 @@ __all__ = ["DECOMPOSITIONS", "PYTORCH", "Decomposition"]
 # One registry module per family, so that adding a decomposition touches its family's file (and
 # its helper module) only.
 REGISTRIES = (
-    registry_core, registry_linalg, registry_spectral, registry_special, registry_structural, registry_legacy, registry_legacy_elementwise,
-    registry_legacy_structural,
-    registry_fft,
+    registry_core, registry_linalg, registry_spectral, registry_special, registry_structural, registry_legacy,
+    registry_legacy_elementwise, registry_legacy_composite, registry_legacy_structural, registry_fft,
 )
 DECOMPOSITIONS: tuple[Decomposition, ...] = tuple(d for r in REGISTRIES for d in r.DECOMPOSITIONS)
 SUPPORT: tuple[str, ...] = tuple(key for r in REGISTRIES for key in getattr(r, "SUPPORT", ()))
