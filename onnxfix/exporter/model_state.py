@@ -16,6 +16,9 @@ def attributes_kept(model: torch.nn.Module) -> Iterator[None]:
     tensor there, and every later eager call (the reference onnxruntime is compared with) would
     compute on it."""
     saved = [(o, dict(vars(o))) for o in _stateful_objects(model)]
+    # containers held in attributes are filled in place (`self.cache[key] = value`): their contents too
+    contents = [(value, dict(value) if isinstance(value, dict) else list(value))
+                for _, attributes in saved for value in attributes.values() if type(value) in (dict, list)]
     try:
         yield
     finally:
@@ -24,6 +27,9 @@ def attributes_kept(model: torch.nn.Module) -> Iterator[None]:
             for name in [n for n in current if n not in attributes]:
                 del current[name]
             current.update(attributes)
+        for container, before in contents:
+            container.clear()
+            container.update(before) if isinstance(container, dict) else container.extend(before)
 
 
 def _stateful_objects(model: torch.nn.Module) -> list[object]:

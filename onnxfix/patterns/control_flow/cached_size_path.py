@@ -44,7 +44,8 @@ class CachedSizePath(Rule):
         "whose test reads a module attribute and compares sizes (or the arguments its one statement "
         "passes), and whose one statement rebuilds that attribute with a call, read after the `if` "
         "(fairseq's `if self._future_mask.size(0) < dim: self._future_mask = torch.triu(...)` and "
-        "sinusoidal position tables).",
+        "sinusoidal position tables). And a dict memoising a value per key: `if key not in "
+        "self.cache:` whose body stores `self.cache[key] = ...` (DA3's RoPE position getter).",
         why="Both exporters decide the `if` on the example's sizes and keep one branch. With an "
         "example of the cached size the exported model holds the cached tensor: onnxruntime fails "
         "(a Reshape of the wrong size) or computes another thing for every other size, and "
@@ -80,6 +81,7 @@ class CachedSizePath(Rule):
             return
         if not node.orelse:
             yield from self._grown_cache(node, ctx)
+            yield from self._memo_cache(node, ctx)
             return
         makers = _cached_attributes(ctx)
         if not makers:
@@ -112,6 +114,27 @@ class CachedSizePath(Rule):
                        "left cached) and keep the cached tensor, wrong or failing for other sizes; rebuild it "
                        "under export (eager keeps its cache)")
             yield ctx.report(self, node.test, message, fix=_fix(node.test, True, ctx))
+
+
+    def _memo_cache(self, node: ast.If, ctx: FunctionContext):
+        """`if (h, w) not in self.position_cache: ...; self.position_cache[h, w] = positions`: a
+        dict on the module (or on an object it holds) memoising a value per key (DA3's
+        PositionGetter, keyed by the patch grid). Both exporters see the entry the example left
+        (torch.export specializes the key's sizes; the legacy trace keeps the cached constant)."""
+        test = node.test
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.NotIn)):
+            return
+        cache = test.comparators[0]
+        if not ctx.is_self_attr(cache):
+            return
+        stores = [t for statement in node.body if isinstance(statement, ast.Assign) for t in statement.targets
+                  if isinstance(t, ast.Subscript) and ctx.is_self_attr(t.value) and t.value.attr == cache.attr]
+        if not stores:
+            return
+        message = (f"`self.{cache.attr}` memoises a value per key, filled here on a miss: both exporters see the "
+                   "entry the example left (torch.export pins the key's sizes, the legacy trace keeps the cached "
+                   "constant); recompute it under export (eager keeps its cache)")
+        yield ctx.report(self, node.test, message, fix=_fix(node.test, True, ctx))
 
 
 def _rebuilt_attribute(node: ast.If, ctx: FunctionContext) -> str | None:
