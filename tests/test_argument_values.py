@@ -109,3 +109,29 @@ def test_a_callable_helper_object_held_by_the_module_is_reached(tmp_path):
             return x + self.getter(x.shape[-2], x.shape[-1]).sum()
     """)
     assert [f[:2] for f in found if f[0] == "ONX519"] == [("ONX519", 8)]
+
+
+def test_int_of_a_parameter_callers_pass_as_a_size_becomes_sym_int(tmp_path):
+    """transformers' torch_int: `int(x)` where some caller passes a size (through a rebinding
+    `height = height // patch`) specializes it under torch.export; torch.sym_int is int() in eager."""
+    code = """
+    import torch
+    from torch import nn
+
+
+    def torch_int(x):
+        return x.to(torch.int64) if torch.jit.is_tracing() and isinstance(x, torch.Tensor) else int(x)
+
+
+    class Embeddings(nn.Module):
+        def interpolate(self, grid, height, width):
+            height = height // 16
+            side = torch_int(grid.shape[1] ** 0.5)
+            return nn.functional.interpolate(grid.reshape(1, 1, side, side), size=(torch_int(height), torch_int(width)))
+
+        def forward(self, pixels, grid):
+            b, _, height, width = pixels.shape
+            return self.interpolate(grid, height, width)
+    """
+    found = _findings(tmp_path, code)
+    assert [f for f in found if f[0] == "ONX203"] == [("ONX203", 7, True)]

@@ -88,6 +88,17 @@ class CallSites:
             self._bindings[key] = self._compute(fn, name)
         return self._bindings[key]
 
+    def some_bindings(self, fn: ExportFunction, name: str) -> list[Binding]:
+        """The arguments the file's export-time calls of a module-level function bind to ``name``,
+        without the proof that they are all of them (`bindings`): for a question answered by any
+        one call (does some caller pass a size?), where the answer only selects a fix that is
+        right whatever the value."""
+        if fn.cls is not None:
+            return []
+        positional = _positional(fn.node)
+        found = [(ctx, _argument(call, positional, name)) for call, ctx in self._index()[0].get(fn.node.name, [])]
+        return [(ctx, argument) for ctx, argument in found if argument is not None]
+
     def _compute(self, fn: ExportFunction, name: str) -> list[Binding] | None:
         node = fn.node
         if any(_simple_name(d) in ("staticmethod", "classmethod", "property") for d in node.decorator_list):

@@ -121,8 +121,10 @@ class SizeOracle:
         self._names[name] = False
         values = [v for v in self.ctx.assignments(name) if not isinstance(v, ast.AugAssign)]
         if self.ctx.is_parameter(name):
-            # a parameter is a size when every call site passes one (and every rebinding is one)
+            # a parameter is a size when every call site passes one (and every rebinding is one:
+            # `height = height // patch` reads the parameter as the size it is, so provisionally yes)
             answer = self.ctx.across_calls("size", name, lambda caller, arg: caller.sizes.is_size(arg))
+            self._names[name] = answer
             answer = answer and all(self._assigned_size(name, v) for v in values)
         elif self.ctx.shape_element(name):  # [int(t) for t in x.size()[2:]]
             answer = True

@@ -46,7 +46,10 @@ class ScalarCast(Rule):
             sizes of the model's own tensors (a position table's side). Seen in ViT-family position interpolation
             (`height = width = int(seq_length ** 0.5)` in DeiT, Aya Vision, SmolVLM),
             Moonshine's `int((input_lengths - 127) / 64 + 1)` (patched by optimum), and
-            `range(int(rois.size(0)))` in torchvision's RoI heads.
+            `range(int(rois.size(0)))` in torchvision's RoI heads. Also `int(x)` of a parameter
+            that some caller binds to a size, through the callers' own parameters (transformers'
+            `torch_int(height)` in ViT position interpolation): rewritten to `torch.sym_int(x)`,
+            which is `int()` in eager and keeps a SymInt symbolic under torch.export.
         """,
         why="""
             Measured on torch 2.13 (tests/test_values_exporters.py):
@@ -129,6 +132,8 @@ class ScalarCast(Rule):
             yield from self._tensor_cast(node, cast, ctx)
         elif cast == "int" and ctx.sizes.is_size_quotient(argument):  # `int(h / scale)`, any divisor
             yield self._size_cast(node, argument, ctx)
+        elif cast == "int" and _passed_a_size(argument, ctx):
+            yield self._symbolic_int(node, argument, ctx)
         elif ctx.sizes.is_size(argument) and cast == "float":
             fix = None
             if _true_division_operand(node, ctx):
@@ -201,6 +206,21 @@ class ScalarCast(Rule):
         if use == "size":
             return True
         return tensor_operand_is_exact(argument, node, ctx) or named == EXACT
+
+    def _symbolic_int(self, node: ast.Call, argument: ast.Name, ctx: FunctionContext):
+        """transformers' `torch_int(x)`: `int(x)` of a parameter some caller binds to a size. Under
+        torch.export the size is a SymInt and `int()` specializes it (ONX914); `torch.sym_int`
+        returns a SymInt as it is and is `int()` for everything else."""
+        torch_name, imports = ctx.torch_name()
+        fix = Fix("Use `torch.sym_int`", (ctx.replace(node, f"{torch_name}.sym_int({ctx.segment(argument)})"),),
+                  safe=True, imports=imports)
+        return ctx.report(
+            self, node,
+            f"`int({argument.id})` of a value a caller passes as a size: torch.export specializes the size to the "
+            "export-time value (the exported model fails for other sizes); `torch.sym_int` keeps it symbolic and "
+            "is `int()` in eager",
+            fix=fix, exporters=(DYNAMO,),
+        )
 
     def _size_cast(self, node: ast.Call, argument: ast.expr, ctx: FunctionContext):
         ints = ctx.ints
@@ -288,6 +308,18 @@ class ScalarCast(Rule):
             "`int(a / b)` and `int(size * 2**-m)` have an exact integer form here",
             exporters=(LEGACY, DYNAMO),
         )
+
+
+def _passed_a_size(argument: ast.expr, ctx: FunctionContext, depth: int = 3) -> bool:
+    """A parameter that some call in the file binds to a size, directly or
+    through the callers' own parameters (`torch_int(height)` in `interpolate_pos_encoding(...,
+    height, width)`, called with `pixel_values.shape`'s)."""
+    if depth == 0 or not isinstance(argument, ast.Name) or not ctx.is_parameter(argument.id):
+        return False
+    bindings = ctx.parameter_bindings(argument.id)
+    if bindings is None and ctx.file.calls is not None:  # any one caller decides: the fix is right for any value
+        bindings = ctx.file.calls.some_bindings(ctx.fn, argument.id)
+    return any(caller.sizes.is_size(value) or _passed_a_size(value, caller, depth - 1) for caller, value in bindings or ())
 
 
 def _shifted_division(argument: ast.expr, ints) -> tuple[ast.expr, ast.expr, ast.expr | None] | None:
