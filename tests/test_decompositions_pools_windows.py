@@ -90,3 +90,11 @@ def test_antialias_resize_to_a_size_known_only_while_exporting(mode):
         got = helper(x, size=tuple(torch.tensor(s) for s in size), mode=mode, antialias=True)
         torch.testing.assert_close(got, want, rtol=2e-5, atol=2e-5)
         assert torch.equal(got, helper(x, size=size, mode=mode, antialias=True))
+
+
+def test_layer_norm_over_the_last_dimensions_of_any_count():
+    x, w = randn(2, 3, 4, 5) * 3 + 1, randn(4, 5, seed=1)
+    helper = load_function("layer_norm")
+    for shape, weight, bias in (((5,), None, None), ((4, 5), w, w), (x.shape[-3:], None, None)):
+        torch.testing.assert_close(helper(x, shape, weight, bias, 1e-6), F.layer_norm(x, shape, weight, bias, 1e-6),
+                                   rtol=1e-5, atol=1e-5)

@@ -52,6 +52,16 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
                     params="a, m, v", static=(1, 2), decomposition_tol=1e-6),
     ),
     Decomposition(
+        "layer_norm", ("torch.nn.functional.layer_norm", "torch.layer_norm"), True, ("layer_norm input shape",), (),
+        "Mean and biased variance over the last len(normalized_shape) dimensions, as ATen, so that "
+        "only the shape's length is read: the legacy exporter fails when normalized_shape comes "
+        "from the input's sizes (`F.layer_norm(x, x.shape[-1:])`, a list of traced sizes). Reported "
+        "only for such a shape. Eager and dynamo keep the op (guarded helper).",
+        rule="ONX519",
+        proof=Proof("torch.nn.functional.layer_norm(a, a.shape[-1:], c, c)", "_onnx_layer_norm(a, a.shape[-1:], c, c)",
+                    "(randn(g, b, 3, 6), randn(g, 6))", params="a, c", static=(1,), decomposition_tol=1e-5),
+    ),
+    Decomposition(
         "bilinear", ("torch.nn.functional.bilinear",), True, (), (),
         "einsum('...i,oij,...j->...o') plus the bias: ATen's composite contraction (the legacy "
         "exporter has no symbolic for aten::bilinear; `nn.Bilinear`'s forward). Eager and dynamo "

@@ -173,6 +173,8 @@ CASES = [
     C("instance_norm running stats", "torch.nn.functional.instance_norm",
       "torch.nn.functional.instance_norm(x, m, v, use_input_stats=False)", "R(2, 3, 4, 5), R(3), P(3)", "x, m, v",
       dynamic=((0, 0),)),
+    C("layer_norm input shape", "torch.nn.functional.layer_norm", "torch.nn.functional.layer_norm(x, x.shape[-1:])",
+      "R(2, 5, 8),", dynamic=((0, 0), (0, 1))),
     C("__iand__ bool", "Tensor.__iand__", "(x > 0).__iand__(y > 0)", "R(3, 5), R(3, 5)", "x, y"),
     C("__iand__ int64", "Tensor.__iand__", "x.clone().__iand__(y)", "I(0, 1000, 3, 5), I(0, 1000, 3, 5)", "x, y"),
     C("__ifloordiv__ int64", "Tensor.__ifloordiv__", "x.clone().__ifloordiv__(y)", "I(-50, 50, 3, 5), I(1, 6, 3, 5)", "x, y"),

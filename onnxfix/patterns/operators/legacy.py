@@ -252,6 +252,7 @@ class LegacyStructural(DecompositionRule):
         "see); `F.interpolate(mode=\"area\")`, `F.interpolate(mode=\"nearest-exact\")` and "
         "`F.interpolate(mode=\"bilinear\"/\"bicubic\", antialias=True)`; "
         "`F.conv1d(padding=\"same\")` with a dilation other than 1; `F.bilinear` / `nn.Bilinear`; "
+        "`F.layer_norm` whose normalized_shape is read from a tensor (`x.shape[-1:]`); "
         "`F.instance_norm` with running statistics (use_input_stats=False; `nn.InstanceNorm2d(..., "
         "track_running_stats=True)` layers in eval are repaired by `onnxfix export`); "
         "`torch.fliplr`, `flipud`, `ravel`, `positive`, `column_stack`, `dstack`, `hsplit`, "
@@ -320,12 +321,22 @@ class LegacyStructural(DecompositionRule):
             return {"area": ("interpolate area down",), "nearest-exact": ("interpolate nearest-exact",)}.get(mode, ())
         if key == "fold" and literal(argument(node, "output_size", 1)) is not NOT_LITERAL:
             return ()  # a literal output size fixes the block count: the legacy exporter takes it
+        if key == "layer_norm" and not _from_sizes(argument(node, "normalized_shape", 1)):
+            return ()  # literal or the module's own shape: constants the legacy exporter takes
         if key == "instance_norm" and literal(argument(node, "use_input_stats", 5), True) is True:
             return ()  # the input's own statistics: legacy's InstanceNormalization
         if key == "conv1d":
             padding, dilation = literal(argument(node, "padding", 4)), literal(argument(node, "dilation", 5), 1)
             return decomposition.catalog_cases if padding == "same" and dilation not in (1, (1,), [1]) else ()
         return decomposition.catalog_cases
+
+
+def _from_sizes(shape: ast.expr | None) -> bool:
+    """`x.shape[-1:]`, `(x.size(-1),)`: a shape read from a tensor while tracing."""
+    return shape is not None and any(
+        isinstance(n, ast.Attribute) and n.attr == "shape"
+        or isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "size"
+        for n in ast.walk(shape))
 
 
 def _antialiased(node: ast.Call) -> bool:
