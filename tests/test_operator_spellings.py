@@ -4,22 +4,7 @@ computes another dtype."""
 
 from __future__ import annotations
 
-import textwrap
-from pathlib import Path
-
-from onnxfix.config import Settings
-from onnxfix.patterns import all_rules
-from onnxfix.rewriter.engine import RuleSet, check_text
-from onnxfix.rewriter.source import SourceFile
-
-
-def _findings(tmp_path: Path, code: str):
-    path = tmp_path / "model.py"
-    path.write_text(textwrap.dedent(code))
-    source = SourceFile.read(path)
-    settings = Settings(exporters=frozenset({"dynamo", "legacy"}))
-    return [(f.code, f.line, None if f.fix is None else f.fix.safe)
-            for f in check_text(source.text, source, path.name, settings, RuleSet(list(all_rules())))]
+from static_findings import findings as _findings
 
 
 HEADER = """

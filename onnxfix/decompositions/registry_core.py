@@ -163,7 +163,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "fmax", ("torch.fmax", "Tensor.fmax"), True, (), (),
         "maximum, with the other side where one side is NaN (NaN only where both are), in the "
         "promoted dtype. Exact (a selection). Eager keeps the op (guarded helper).",
-        rule="ONX506",
+        requires=("nan_ignoring_extreme",), rule="ONX506",
         proof=Proof("torch.fmax(a, c)", "_onnx_fmax(a, c)", "(randn_with_nan(g, b, 8), randn_with_nan(g, b, 8).roll(1, -1))",
                     params="a, c"),
     ),
@@ -171,7 +171,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "fmin", ("torch.fmin", "Tensor.fmin"), True, (), (),
         "minimum, with the other side where one side is NaN (NaN only where both are), in the "
         "promoted dtype. Exact (a selection). Eager keeps the op (guarded helper).",
-        rule="ONX506",
+        requires=("nan_ignoring_extreme",), rule="ONX506",
         proof=Proof("torch.fmin(a, c)", "_onnx_fmin(a, c)", "(randn_with_nan(g, b, 8), randn_with_nan(g, b, 8).roll(1, -1))",
                     params="a, c"),
     ),
@@ -292,4 +292,4 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
                     params="a, i"),
     ),
 )
-SUPPORT: tuple[str, ...] = ("sort_rank", "roll", "round_half_away")  # helpers that decompose nothing on their own (roll: ONX406; round_half_away: ONX101's element loops)
+SUPPORT: tuple[str, ...] = ("sort_rank", "roll", "round_half_away", "nan_ignoring_extreme")  # helpers that decompose nothing on their own (roll: ONX406; round_half_away: ONX101's element loops)
