@@ -175,6 +175,20 @@ def test_a_dtype_onnxruntime_has_no_kernel_for_is_computed_in_float32_at_export_
     assert [r["verdict"] for r in fix["results"]] == ["OK", "OK"]
 
 
+def test_a_failure_the_static_fixes_uncover_is_repaired_after_the_loop(tmp_path, capsys):
+    """The inverse fails both exporters; ONX501's fix makes dynamo's model reach a Squeeze
+    onnxruntime refuses, which the first run could not name: squeeze_dim is tried after the loop."""
+    model = tmp_path / "revealed_squeeze.py"
+    model.write_text((MODELS / "revealed_squeeze.py").read_text())
+    code, document = _cli_json([f"{model}:make_model", "--inputs", f"{model}:example_inputs",
+                                "--dynamic", "0:0=batch", "--dynamic", "1:0=batch", "--exporter", "dynamo", "--fix"], capsys)
+    (target,) = document["targets"]
+    assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS"]
+    fix = target["fix"]
+    assert "squeeze_dim" in fix["decompositions"]
+    assert [r["verdict"] for r in fix["results"]] == ["OK"]
+
+
 def _load(path):
     import importlib.util
 

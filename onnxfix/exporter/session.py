@@ -184,7 +184,7 @@ def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progr
     place only when no exporter's verdict is worse than before. cache_off: an export failed on
     a returned KV cache: every attempt also sets use_cache=False at the factory's config.
     decompose: the decompositions the first run named (`--decompose-ops`), tried once more
-    after the loop when some export still fails."""
+    after the loop when some export still fails, with those the loop's last exports name."""
     from onnxfix import output
     from onnxfix.exporter import fixloop
     from onnxfix.rewriter.paths import display_path
@@ -213,6 +213,9 @@ def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progr
         outcome.error = str(exc)
         return outcome
     outcome.dropped, outcome.exports = loop.dropped, loop.exports
+    # the first run's names, and what the loop's last exports fail on (a failure the static fixes
+    # uncovered: kornia's squeeze, reached once the inverse exports)
+    decompose = tuple(dict.fromkeys((*decompose, *decompositions_that_help(target, loop.final.results, []))))
     final = _with_decompositions(loop.final, decompose, outcome, lambda fixed: export(fixed, decompose))
     if outcome.decompositions:
         final = _decompositions_in_source(target, source, final, outcome, unsafe_fixes, export)
