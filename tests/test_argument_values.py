@@ -120,3 +120,34 @@ def test_int_of_a_parameter_callers_pass_as_a_size_becomes_sym_int(tmp_path):
     """
     found = _findings(tmp_path, code)
     assert [f for f in found if f[0] == "ONX203"] == [("ONX203", 7, True)]
+
+
+def test_values_passed_by_callers_and_constructors_decide_the_variant(tmp_path):
+    """torchvision-style `resize(img, size, antialias=True)` called without antialias, and a
+    model built as `MyModel(scale, mode)` after `mode = 'area'` (issue 41009's repro)."""
+    found = _findings(tmp_path, """
+    import torch
+    from torch import nn
+    import torch.nn.functional as F
+
+
+    def resize(img, size, antialias=True):
+        return F.interpolate(img, size=size, mode="bilinear", align_corners=False, antialias=antialias)
+
+
+    class MyModel(nn.Module):
+        def __init__(self, scale_factor, mode):
+            super().__init__()
+            self.interp_mode = mode
+            self.sf = scale_factor
+
+        def forward(self, x):
+            return F.interpolate(x, scale_factor=self.sf, mode=self.interp_mode) + resize(x, (4, 4)).mean()
+
+
+    def make_model():
+        scale_factor = 1 / 2
+        mode = 'area'
+        return MyModel(scale_factor, mode)
+    """)
+    assert [f[:2] for f in found if f[0] == "ONX519"] == [("ONX519", 8), ("ONX519", 18)]

@@ -99,6 +99,10 @@ class CallSites:
         found = [(ctx, _argument(call, positional, name)) for call, ctx in self._index()[0].get(fn.node.name, [])]
         return [(ctx, argument) for ctx, argument in found if argument is not None]
 
+    def call_count(self, fn: ExportFunction) -> int:
+        """How many export-time calls of a module-level function the file makes."""
+        return len(self._index()[0].get(fn.node.name, [])) if fn.cls is None else 0
+
     def _compute(self, fn: ExportFunction, name: str) -> list[Binding] | None:
         node = fn.node
         if any(_simple_name(d) in ("staticmethod", "classmethod", "property") for d in node.decorator_list):

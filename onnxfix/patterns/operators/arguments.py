@@ -35,6 +35,8 @@ def held_literal(node: ast.expr, ctx: FunctionContext):
     """The literal a local name or a ``self.<attr>`` holds, or _UNRESOLVED."""
     if isinstance(node, ast.Name) and not ctx.is_parameter(node.id):
         return _single([_literal(v) for v in _assigned_values(node.id, ctx)])
+    if isinstance(node, ast.Name) and not ctx.assignments(node.id):  # a parameter never rebound
+        return _parameter_value(ctx, node.id)
     if ctx.is_self_attr(node):
         value = ctx.self_attr_value(node)
         if value is None:
@@ -52,18 +54,64 @@ def _assigned_values(name: str, ctx: FunctionContext) -> list[ast.expr | None]:
     return [assigned if isinstance(assigned, ast.expr) else None for assigned in ctx.assignments(name)]
 
 
-def _init_default(ctx: FunctionContext, name: str):
-    """The literal default of __init__'s parameter ``name`` (the value the attribute has unless
-    the model is built with another one)."""
-    init = ctx.fn.cls.methods.get("__init__") if ctx.fn.cls is not None else None
-    if init is None:
-        return _UNRESOLVED
-    args = init.args
+def _parameter_value(ctx: FunctionContext, name: str):
+    """A parameter's literal: what every call in the file passes (`resize(x, size)` leaving
+    `antialias=True` to its default), the default where no call is known."""
+    bindings = ctx.parameter_bindings(name)
+    default = _defaults(ctx.fn.node).get(name)
+    if bindings is None and ctx.file.calls is not None and ctx.fn.cls is None:
+        found = ctx.file.calls.some_bindings(ctx.fn, name)
+        if len(found) < ctx.file.calls.call_count(ctx.fn):  # some calls leave it to the default
+            found = [*found, (ctx, default)]
+        bindings = found or None
+    if not bindings:
+        return _UNRESOLVED if default is None else _literal(default)
+    return _single([_literal(value) if caller is ctx else held_literal(value, caller) if value is not None
+                    else _UNRESOLVED for caller, value in bindings])
+
+
+def _defaults(function: ast.FunctionDef) -> dict[str, ast.expr]:
+    args = function.args
     positional = args.posonlyargs + args.args
     defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
     defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
-    default = defaults.get(name)
+    return defaults
+
+
+def _init_default(ctx: FunctionContext, name: str):
+    """What __init__'s parameter ``name`` is built with: the literals the file's constructions of
+    the class pass (`MyModel(scale, mode)` after `mode = 'area'`), else its literal default."""
+    init = ctx.fn.cls.methods.get("__init__") if ctx.fn.cls is not None else None
+    if init is None:
+        return _UNRESOLVED
+    passed = _constructed_with(ctx, init, name)
+    if passed:
+        return _single(passed)
+    default = _defaults(init).get(name)
     return _UNRESOLVED if default is None else _literal(default)
+
+
+def _constructed_with(ctx: FunctionContext, init: ast.FunctionDef, name: str) -> list:
+    """The literal each construction of the class in this file passes to ``name`` (a literal, or a
+    name the file assigns one literal); [] when no construction passes it."""
+    positional = [a.arg for a in init.args.posonlyargs + init.args.args][1:]
+    cls_name = ctx.fn.cls.name
+    values = []
+    for call in (n for n in ast.walk(ctx.file.module.tree) if isinstance(n, ast.Call)):
+        func = call.func
+        if not (isinstance(func, ast.Name) and func.id == cls_name or isinstance(func, ast.Attribute) and func.attr == cls_name):
+            continue
+        argument = next((k.value for k in call.keywords if k.arg == name), None)
+        if argument is None and name in positional and positional.index(name) < len(call.args):
+            argument = call.args[positional.index(name)]
+        if argument is None:
+            continue
+        value = _literal(argument)
+        if value is _UNRESOLVED and isinstance(argument, ast.Name):
+            value = _single([_literal(n.value) for n in ast.walk(ctx.file.module.tree) if isinstance(n, ast.Assign)
+                             and any(isinstance(t, ast.Name) and t.id == argument.id for t in n.targets)])
+        values.append(value)
+    return values
 
 
 def _literal(node: ast.expr | None):

@@ -256,6 +256,7 @@ class LegacyStructural(DecompositionRule):
         "`F.instance_norm` with running statistics (use_input_stats=False; `nn.InstanceNorm2d(..., "
         "track_running_stats=True)` layers in eval are repaired by `onnxfix export`); "
         "`torch.fliplr`, `flipud`, `ravel`, `positive`, `column_stack`, `dstack`, `hsplit`, "
+        "`F.channel_shuffle` / `nn.ChannelShuffle`, "
         "`vsplit`, `diagflat`, `torch.take_along_dim`, "
         "`torch.diag`, `torch.diag_embed`, `torch.block_diag`, `torch.cartesian_prod`, "
         "`torch.rot90`, `torch.msort`, `torch.isin`, `torch.fft.fftshift`, `torch.histc`, "
