@@ -98,3 +98,11 @@ def test_layer_norm_over_the_last_dimensions_of_any_count():
     for shape, weight, bias in (((5,), None, None), ((4, 5), w, w), (x.shape[-3:], None, None)):
         torch.testing.assert_close(helper(x, shape, weight, bias, 1e-6), F.layer_norm(x, shape, weight, bias, 1e-6),
                                    rtol=1e-5, atol=1e-5)
+
+
+def test_attention_on_three_dimensional_tensors():
+    q, k, mask = randn(2, 4, 8), randn(2, 6, 8, seed=1), randn(2, 4, 6, seed=2) > 0
+    helper = load_function("sdpa_batched_heads")
+    for kwargs in ({}, {"attn_mask": mask}, {"is_causal": True, "scale": 0.5}):
+        torch.testing.assert_close(helper(q, k, k, **kwargs), F.scaled_dot_product_attention(q, k, k, **kwargs),
+                                   rtol=1e-5, atol=1e-6)

@@ -230,6 +230,10 @@ def test_an_exporter_failure_names_the_decomposition_that_repairs_it():
     refused = "SymbolicValueError: Unsupported: ONNX export of convolution for kernel of unknown shape."
     assert decompositions_that_help(target, [ExporterResult(Verdict("legacy", "EXPORT-FAILS", error=refused))], []) == \
         ("conv_weight_shape",)
+    # attention on 3-D (batch, length, features) tensors: dynamo takes only 4-D ones
+    refused = "AssertionError: only 4D query, key, and value are supported"
+    assert decompositions_that_help(target, [ExporterResult(Verdict("dynamo", "EXPORT-FAILS", error=refused))], []) == \
+        ("sdpa_batched_heads",)
 
 
 def test_complex_values_are_carried_as_pairs_when_the_run_fails_on_them(capsys):

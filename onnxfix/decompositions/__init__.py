@@ -47,8 +47,9 @@ BY_KEY = {d.key: d for d in DECOMPOSITIONS}
 
 def by_target() -> dict[str, Decomposition]:
     """The decomposition of each torch callable a source rule matches (an op-wrapping export
-    repair, which takes any of several ops, names none of them)."""
-    return {target: d for d in DECOMPOSITIONS if not d.wraps_op for target in d.targets}
+    repair, which takes any of several ops, and an export-time-only one, which no source rule
+    reports, name none: F.scaled_dot_product_attention is enable_gqa's, not the 3-D repair's)."""
+    return {target: d for d in DECOMPOSITIONS if not d.wraps_op and d.static for target in d.targets}
 
 
 def rule_keys(code: str) -> tuple[str, ...]:

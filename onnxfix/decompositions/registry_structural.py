@@ -157,6 +157,17 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
                     "(randn(g, b, 3, 8, 8), randn(g, 1, 1, 3, 3))", params="a, c", static=(1,)),
     ),
     Decomposition(
+        "sdpa_batched_heads", ("torch.nn.functional.scaled_dot_product_attention",), True, (),
+        ("https://github.com/pytorch/pytorch/issues/135615", "https://github.com/pytorch/pytorch/issues/152018"),
+        "Attention on 3-D (batch, length, features) tensors with a heads axis of 1 added and "
+        "dropped (a 3-D mask gets one too): the dynamo exporter takes only 4-D ones. Export time "
+        "only (ranks are not visible to the source), keyed on that error. Eager keeps the op.",
+        static=False, rule="ONX515", repairs_error=r"only 4D query, key, and value are supported",
+        proof=Proof("torch.nn.functional.scaled_dot_product_attention(a, c, c, scale=0.3)",
+                    "_onnx_sdpa_batched_heads(a, c, c, scale=0.3)",
+                    "(randn(g, b, 4, 8), randn(g, b, 6, 8))", params="a, c", decomposition_tol=1e-6),
+    ),
+    Decomposition(
         "squeeze_dim", ("torch.squeeze", "Tensor.squeeze"), True, (), (),
         "squeeze of the given axes whose size is 1 (or not known while exporting), the tensor "
         "itself where none is: torch's squeeze leaves a dimension of another size alone, the "
