@@ -15,8 +15,10 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "(floor(i*H/oh) .. ceil((i+1)*H/oh)); unrolled over the output size (oh + ow slices), so "
         "the output size and the input's H, W must be static. Equal to torch up to float rounding "
         "(a mean of means: 2.4e-7 max abs on randn inputs, measured). Output size 1 is a plain "
-        "mean over H, W (`onnxfix export --decompose` also routes global pooling here).",
-        rule="ONX519",
+        "mean over H, W (`onnxfix export --decompose` also routes global pooling here). "
+        "`onnxfix export` substitutes it where the legacy exporter refuses a layer's output size "
+        "(an nn.AdaptiveAvgPool2d inside a ModuleList: no source call to rewrite).",
+        rule="ONX519", repairs_error=r"adaptive_avg_pool2d, output size that are not factor of input size",
         proof=Proof(
             "torch.nn.functional.adaptive_avg_pool2d(a, (3, 4)) + "
             "torch.nn.functional.adaptive_avg_pool2d(a, (3, None))[..., :4]",
