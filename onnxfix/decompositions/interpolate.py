@@ -11,7 +11,10 @@ def _onnx_interpolate(input, size=None, scale_factor=None, mode="nearest", align
         return torch.nn.functional.interpolate(input, size, scale_factor, mode, align_corners,
                                                recompute_scale_factor, antialias)
     spatial = input.dim() - 2
-    smooth = antialias and mode in ("bilinear", "bicubic") and not align_corners
+    # the dynamo exporter translates the antialiased resize itself (its own Resize); the weights
+    # here are for the legacy exporter, which has no symbolic (TEED: dynamo OK -> ORT-FAILS
+    # with the decomposition, measured)
+    smooth = antialias and mode in ("bilinear", "bicubic") and not align_corners and not torch.compiler.is_exporting()
     if not (mode == "area" and spatial in (1, 2) or spatial == 2 and (mode == "nearest-exact" or smooth)):
         return torch.nn.functional.interpolate(input, size, scale_factor, mode, align_corners,
                                                recompute_scale_factor, antialias)
