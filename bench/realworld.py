@@ -56,7 +56,7 @@ def case_meta(path: Path) -> dict:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             if node.targets[0].id in ("DYNAMIC", "CONTROL", "CLASS", "FAMILY", "BLIND"):
                 meta[node.targets[0].id] = ast.literal_eval(node.value)
-    meta["url"] = next((w for w in meta["doc"].split() if w.startswith("https://")), "")
+    meta["url"] = next((w for w in meta["doc"].split() if w.startswith(("https://", "http://"))), "")
     return meta
 
 
