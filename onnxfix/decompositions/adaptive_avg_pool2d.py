@@ -4,24 +4,30 @@ import torch
 def _onnx_adaptive_avg_pool2d(input, output_size):
     # torch averages rows floor(i*H/oh) .. ceil((i+1)*H/oh) for output row i and the same
     # columns; bins may overlap or differ in size. A rectangle's mean is the mean of its row
-    # means: average each row bin, then each column bin of those (unrolled over the output
-    # size, so the output size must be static and H, W static at export time).
+    # means: for each row bin, the rows inside it (a mask from bin edges computed with the
+    # input's size as a tensor, so a size that is dynamic in the export stays so) are selected
+    # and summed (a NaN or inf stays in its own bins), over the bin's count; then the same over
+    # columns. The output size is a number (or a size the export knows, as interpolate's).
     if not torch.onnx.is_in_onnx_export():  # eager: the op itself, bit for bit
         return torch.nn.functional.adaptive_avg_pool2d(input, output_size)
-    height, width = input.shape[-2], input.shape[-1]
-    if isinstance(output_size, int):
+    if not isinstance(output_size, (list, tuple)):
         output_size = (output_size, output_size)
-    out_h = height if output_size[0] is None else output_size[0]
-    out_w = width if output_size[1] is None else output_size[1]
-    if out_h == 1 and out_w == 1:  # global pooling (`onnxfix export --decompose` sees it too)
+    if all(isinstance(s, int) and s == 1 for s in output_size):  # global pooling (`--decompose` sees it too)
         return input.mean((-2, -1), keepdim=True)
-    rows = []
-    for i in range(out_h):  # noqa: ONX603 - unrolled on purpose: one slice per output row
-        top, bottom = (i * height) // out_h, ((i + 1) * height + out_h - 1) // out_h
-        rows.append(input[..., top:bottom, :].mean(-2, keepdim=True))
-    input = torch.cat(rows, -2)
-    columns = []
-    for j in range(out_w):  # noqa: ONX603 - unrolled on purpose: one slice per output column
-        left, right = (j * width) // out_w, ((j + 1) * width + out_w - 1) // out_w
-        columns.append(input[..., left:right].mean(-1, keepdim=True))
-    return torch.cat(columns, -1)
+    sizes = input.shape if torch.compiler.is_exporting() else torch._shape_as_tensor(input)
+    for axis, out in ((-2, output_size[0]), (-1, output_size[1])):  # noqa: ONX603 - the two spatial axes
+        if out is None:
+            continue  # that size kept
+        length = sizes[axis]
+        bins = torch.arange(out, device=input.device).unsqueeze(1)
+        start = bins * length // out
+        end = ((bins + 1) * length + out - 1) // out
+        positions = torch.arange(input.shape[axis], device=input.device).unsqueeze(0)
+        inside = (positions >= start) & (positions < end)  # (out, length)
+        if axis == -2:
+            picked = torch.where(inside.unsqueeze(-1), input.unsqueeze(-3), torch.zeros_like(input).unsqueeze(-3))
+            input = picked.sum(-2) / (end - start).to(input.dtype)
+        else:
+            picked = torch.where(inside, input.unsqueeze(-2), torch.zeros_like(input).unsqueeze(-2))
+            input = picked.sum(-1) / (end - start).squeeze(1).to(input.dtype)
+    return input

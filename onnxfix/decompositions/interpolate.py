@@ -27,6 +27,12 @@ def _onnx_interpolate(input, size=None, scale_factor=None, mode="nearest", align
         out_sizes = [int(n * f) for n, f in zip(sizes, factors)]  # torch floors n * factor
         if not recompute_scale_factor:
             scales = factors  # torch then maps output to input positions with 1 / factor
+    if mode == "area" and size is None:
+        # the output size follows the input's, which may be dynamic in the export: floor(n * f)
+        # from the size as a tensor (legacy) or kept symbolic (dynamo), not a number of this trace
+        shape = input.shape[2:] if torch.compiler.is_exporting() else torch._shape_as_tensor(input)[2:]
+        out_sizes = [torch.sym_int(n * f) if torch.compiler.is_exporting() else torch.floor(n * f).long()
+                     for n, f in zip(shape, factors)]
     if mode == "area":  # torch computes area as adaptive average pooling to the output size
         if spatial == 1:
             return _onnx_adaptive_avg_pool2d(input.unsqueeze(-2), (1, out_sizes[0])).squeeze(-2)

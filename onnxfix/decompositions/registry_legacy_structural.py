@@ -12,8 +12,9 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         (PYTORCH + "42653", PYTORCH + "64806", PYTORCH + "109370",
          "https://github.com/CSAILVision/semantic-segmentation-pytorch/issues/240"),
         "One mean per row bin, then per column bin of those means, over torch's bins "
-        "(floor(i*H/oh) .. ceil((i+1)*H/oh)); unrolled over the output size (oh + ow slices), so "
-        "the output size and the input's H, W must be static. Equal to torch up to float rounding "
+        "(floor(i*H/oh) .. ceil((i+1)*H/oh)): each bin's rows selected by a mask whose edges are "
+        "computed from the input's size as a tensor (a dynamic H, W stays dynamic; a NaN or inf "
+        "stays in its bins) and summed over the bin's count. Equal to torch up to float rounding "
         "(a mean of means: 2.4e-7 max abs on randn inputs, measured). Output size 1 is a plain "
         "mean over H, W (`onnxfix export --decompose` also routes global pooling here). "
         "`onnxfix export` substitutes it where the legacy exporter refuses a layer's output size "
