@@ -5,15 +5,13 @@ exporter decomposes each, so every helper keeps the op under dynamo (and in eage
 
 from __future__ import annotations
 
-from onnxfix.decompositions.base import Decomposition, Proof
+from onnxfix.decompositions.base import Decomposition, proven
 
 GUARDED = " Eager and dynamo keep the op (guarded helper)."
 
 
-def _record(key, targets, notes, rule, original, inputs, params="a", static=(), requires=(), tol=1e-6):
-    helper = original.replace(targets[0] + "(", f"_onnx_{key}(", 1)
-    return Decomposition(key, targets, True, (), (), notes + GUARDED, requires=requires, rule=rule,
-                         proof=Proof(original, helper, inputs, params=params, static=static, decomposition_tol=tol))
+def _record(key, targets, notes, rule, original, inputs, **kwargs):
+    return proven(key, targets, notes + GUARDED, rule, original, inputs, **kwargs)
 
 
 F = "torch.nn.functional."

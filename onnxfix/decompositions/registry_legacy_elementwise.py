@@ -5,26 +5,21 @@ exporter translates each, so every helper keeps the op under dynamo (and in eage
 
 from __future__ import annotations
 
-from onnxfix.decompositions.base import PYTORCH, Decomposition, Proof
+from onnxfix.decompositions.base import PYTORCH, Decomposition, Proof, proven
 
 ONNX = "https://github.com/onnx/onnx/issues/"
 GUARDED = " Eager and dynamo keep the op (guarded helper): composed from other kernels than ATen's."
 
 
-def _unary(key: str, targets: tuple[str, ...], notes: str, inputs: str, *, evidence: tuple[str, ...] = (),
-           exact: bool = True, decomposition_tol: float = 1e-6, rtol: float = 1e-4) -> Decomposition:
+def _unary(key: str, targets: tuple[str, ...], notes: str, inputs: str, **kwargs) -> Decomposition:
     """A one-argument op, proven on ``inputs`` (an expression over `g` and `b`)."""
-    op = targets[0]
-    return Decomposition(
-        key, targets, exact, (), evidence, notes + GUARDED, rule="ONX517",
-        proof=Proof(f"{op}(a)", f"_onnx_{key}(a)", inputs, rtol=rtol, decomposition_tol=decomposition_tol),
-    )
+    return proven(key, targets, notes + GUARDED, "ONX517", f"{targets[0]}(a)", inputs, **kwargs)
 
 
 DECOMPOSITIONS: tuple[Decomposition, ...] = (
     _unary("trunc", ("torch.trunc", "Tensor.trunc", "torch.fix", "Tensor.fix"),
            "ceil below 0, floor above (exact); integer tensors are their own truncation.",
-           "(randn(g, b, 9) * 4,)", decomposition_tol=0.0, evidence=(PYTORCH + "40504",)),
+           "(randn(g, b, 9) * 4,)", tol=0.0, evidence=(PYTORCH + "40504",)),
     _unary("expm1", ("torch.expm1", "Tensor.expm1", "torch.special.expm1"),
            "Kahan's (exp(x) - 1) * x / log(exp(x)), which keeps the precision of small x; inf, "
            "-1 and NaN as torch.", "(randn(g, b, 9) * 3,)"),

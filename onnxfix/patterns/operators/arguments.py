@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import ast
 
+from onnxfix.rewriter.constructed import constructor_arguments
 from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.names import dotted_parts
 
 _UNRESOLVED = object()
 
@@ -93,25 +95,26 @@ def _init_default(ctx: FunctionContext, name: str):
 
 def _constructed_with(ctx: FunctionContext, init: ast.FunctionDef, name: str) -> list:
     """The literal each construction of the class in this file passes to ``name`` (a literal, or a
-    name the file assigns one literal); [] when no construction passes it."""
+    name the file assigns one literal); [] when no construction passes it. The constructions are
+    rewriter/constructed.py's, the class matched by its name."""
     positional = [a.arg for a in init.args.posonlyargs + init.args.args][1:]
-    cls_name = ctx.fn.cls.name
+    cls = ctx.fn.cls
+    module = ctx.file.module
+
+    def class_named(_, expr):
+        parts = dotted_parts(expr)
+        return (module, cls) if parts and parts[-1] == cls.name else None
+
+    position = positional.index(name) if name in positional else None
     values = []
-    for call in (n for n in ast.walk(ctx.file.module.tree) if isinstance(n, ast.Call)):
-        func = call.func
-        if not (isinstance(func, ast.Name) and func.id == cls_name or isinstance(func, ast.Attribute) and func.attr == cls_name):
-            continue
-        argument = next((k.value for k in call.keywords if k.arg == name), None)
-        if argument is None and name in positional and positional.index(name) < len(call.args):
-            argument = call.args[positional.index(name)]
-        if argument is None:
-            continue
+    for argument in constructor_arguments(module, cls, position, name, class_named):
         value = _literal(argument)
         if value is _UNRESOLVED and isinstance(argument, ast.Name):
-            value = _single([_literal(n.value) for n in ast.walk(ctx.file.module.tree) if isinstance(n, ast.Assign)
+            value = _single([_literal(n.value) for n in ast.walk(module.tree) if isinstance(n, ast.Assign)
                              and any(isinstance(t, ast.Name) and t.id == argument.id for t in n.targets)])
         values.append(value)
     return values
+
 
 
 def _literal(node: ast.expr | None):

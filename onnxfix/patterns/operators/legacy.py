@@ -16,7 +16,7 @@ from onnxfix.patterns.operators.base import (
     literal,
     rule_doc,
 )
-from onnxfix.patterns.views.chains import SPLIT_METHODS, VIEW_ATTRIBUTES, VIEW_METHODS
+from onnxfix.patterns.views.chains import SPLIT_METHODS, view_chain
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.precedence import BINARY, precedence
 from onnxfix.rewriter.rule import Edit, Fix, Helper
@@ -126,20 +126,21 @@ def augmented_finding(rule: DecompositionRule, node: ast.AugAssign, ctx: Functio
 
 
 def _may_be_view(target: ast.expr, ctx: FunctionContext) -> bool:
-    """A name bound to a slice, a view method's result or another name: writing into it in place
-    writes into a tensor the fix cannot see. (A parameter is written into as the graph's own
-    value: measured, Gray-code decoding `gray ^= gray >> s` on the input exports right.)"""
+    """A name that may share storage with another tensor: bound to a view (views/chains.py's
+    view_chain: a basic index, a view method or attribute), to another name, or by a binding
+    the rule cannot read (unpacking, a loop target). Writing into it in place writes into a
+    tensor the fix cannot see. (A parameter is written into as the graph's own value: measured,
+    Gray-code decoding `gray ^= gray >> s` on the input exports right.) Conservative where
+    named_view, which proves a view, would answer "unknown"."""
     if not isinstance(target, ast.Name):
         return False  # `self.state`: the module's own tensor
     for value in ctx.assignments(target.id):
         if isinstance(value, ast.AugAssign):
             continue  # `x ^= y` itself: in place, x stays the tensor it was
-        if not isinstance(value, ast.expr) or isinstance(value, (ast.Subscript, ast.Name, ast.Starred)):
-            return True  # unpacking, a loop target, a slice, an alias
-        if isinstance(value, ast.Attribute) and value.attr in VIEW_ATTRIBUTES:
+        if not isinstance(value, ast.expr) or isinstance(value, (ast.Name, ast.Starred)):
             return True
-        if (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
-                and value.func.attr in VIEW_METHODS | SPLIT_METHODS):
+        if view_chain(value, ctx) is not None or (
+                isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in SPLIT_METHODS):
             return True
     return False
 
@@ -322,7 +323,7 @@ class LegacyStructural(DecompositionRule):
             return {"area": ("interpolate area down",), "nearest-exact": ("interpolate nearest-exact",)}.get(mode, ())
         if key == "fold" and literal(argument(node, "output_size", 1)) is not NOT_LITERAL:
             return ()  # a literal output size fixes the block count: the legacy exporter takes it
-        if key == "layer_norm" and not _from_sizes(argument(node, "normalized_shape", 1)):
+        if key == "layer_norm" and not _shape_read_from_a_tensor(argument(node, "normalized_shape", 1)):
             return ()  # literal or the module's own shape: constants the legacy exporter takes
         if key == "instance_norm" and literal(argument(node, "use_input_stats", 5), True) is True:
             return ()  # the input's own statistics: legacy's InstanceNormalization
@@ -332,7 +333,7 @@ class LegacyStructural(DecompositionRule):
         return decomposition.catalog_cases
 
 
-def _from_sizes(shape: ast.expr | None) -> bool:
+def _shape_read_from_a_tensor(shape: ast.expr | None) -> bool:
     """`x.shape[-1:]`, `(x.size(-1),)`: a shape read from a tensor while tracing."""
     return shape is not None and any(
         isinstance(n, ast.Attribute) and n.attr == "shape"
