@@ -234,6 +234,13 @@ def test_an_exporter_failure_names_the_decomposition_that_repairs_it():
     refused = "AssertionError: only 4D query, key, and value are supported"
     assert decompositions_that_help(target, [ExporterResult(Verdict("dynamo", "EXPORT-FAILS", error=refused))], []) == \
         ("sdpa_batched_heads",)
+    # nn.MultiheadAttention under legacy: the packed in-projection's length folded to the example's
+    refused = ("Fail: [ONNXRuntimeError] : 1 : FAIL : Non-zero status code returned while running Reshape node. "
+               "Name:'/self_attn/Reshape_4' Status Message: reshape_helper.h:91 input_shape_size == "
+               "requested_shape_size was false. The input tensor cannot be reshaped to the requested shape. "
+               "Input shape:{7,3,16}, requested shape:{5,12,4}")
+    assert decompositions_that_help(target, [ExporterResult(Verdict("legacy", "ORT-FAILS", error=refused))], []) == \
+        ("multi_head_attention_forward",)
 
 
 def test_complex_values_are_carried_as_pairs_when_the_run_fails_on_them(capsys):

@@ -355,5 +355,26 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
             params="a, c, d", decomposition_tol=1e-6,
         ),
     ),
+    Decomposition(
+        "multi_head_attention_forward", ("torch.nn.functional.multi_head_attention_forward",), True, (),
+        (PYTORCH + "120075", PYTORCH + "122321", PYTORCH + "117209", PYTORCH + "143107"),
+        "nn.MultiheadAttention's packed in-projection as three projections with the packed weight's "
+        "thirds (torch's own use_separate_proj_weight path): the legacy exporter folds the length "
+        "read after the packed projection to the example's, and onnxruntime then refuses another "
+        "sequence length (\"The input tensor cannot be reshaped to the requested shape\"). Export "
+        "time only, keyed on that error (the call is inside the layer, no source shows it). Eager "
+        "and dynamo keep the call.",
+        static=False, rule="ONX519", repairs_error=r"input_shape_size == requested_shape_size",
+        proof=Proof(
+            "torch.nn.functional.multi_head_attention_forward(a, a, a, 8, 2, w, c, None, None, False, 0.0, o, p, "
+            "training=False)[0] + torch.nn.functional.multi_head_attention_forward(a, a, a, 8, 2, w, c, None, "
+            "None, False, 0.0, o, p, training=False, need_weights=False)[0]",
+            "_onnx_multi_head_attention_forward(a, a, a, 8, 2, w, c, None, None, False, 0.0, o, p, "
+            "training=False)[0] + _onnx_multi_head_attention_forward(a, a, a, 8, 2, w, c, None, "
+            "None, False, 0.0, o, p, training=False, need_weights=False)[0]",
+            "(randn(g, b, 2, 8), randn(g, 24, 8), randn(g, 24), randn(g, 8, 8), randn(g, 8))",
+            params="a, w, c, o, p", static=(1, 2, 3, 4), decomposition_tol=1e-6,
+        ),
+    ),
 )
 SUPPORT: tuple[str, ...] = ("resample_antialias",)  # helpers that decompose nothing on their own
