@@ -72,10 +72,23 @@ class IntOfSizeHalf(nn.Module):  # ONX203, safe fix (`// 2`)
         return x[:, : int(x.size(1) * 0.5)]
 
 
-class IntOfSizeRoot(nn.Module):  # ONX203, no fix; dynamo is silently wrong
+class IntOfSizeRoot(nn.Module):  # ONX203 `torch.sym_int` (safe, dynamo only); legacy stays silently wrong
     def forward(self, x: torch.Tensor, s: torch.Tensor):
         side = int(x.size(1) ** 0.5)
         return x[:, : side * side]
+
+
+class IntOfFloatName(nn.Module):  # ONX203 `torch.sym_int` (safe, dynamo only): julius's resampled length
+    def __init__(self, old_sr: int = 3, new_sr: int = 2):
+        super().__init__()
+        gcd = math.gcd(old_sr, new_sr)
+        self.old_sr = old_sr // gcd
+        self.new_sr = new_sr // gcd
+
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        length = x.shape[-1]
+        float_length = self.new_sr * length / self.old_sr
+        return x[:, : int(float_length)] * 2
 
 
 class FloatOfSize(nn.Module):  # ONX203, no fix

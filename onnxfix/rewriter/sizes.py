@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from onnxfix.rewriter.config_numbers import is_config_number
 from onnxfix.rewriter.integers import bindings_hold, is_number, unpacked_element
 
 if TYPE_CHECKING:
@@ -135,9 +136,10 @@ class SizeOracle:
         return answer
 
     def _constant(self, node: ast.AST) -> bool:
-        """Number literals, local names bound only to them (`patch_size = 2`) and arithmetic on
-        those (`patch_size // 2`): a number, like a literal."""
-        if is_number(node):
+        """Number literals, local names bound only to them (`patch_size = 2`), the configuration
+        numbers __init__ sets (`self.new_sr`) and arithmetic on those (`patch_size // 2`): a
+        number, like a literal."""
+        if is_number(node) or is_config_number(node, self.ctx):  # `self.old_sr`: a configuration number
             return True
         if isinstance(node, ast.BinOp):
             return self._constant(node.left) and self._constant(node.right)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 
+from onnxfix.rewriter.config_numbers import parameter_defaults
 from onnxfix.rewriter.constructed import constructor_arguments
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.names import dotted_parts
@@ -60,7 +61,7 @@ def _parameter_value(ctx: FunctionContext, name: str):
     """A parameter's literal: what every call in the file passes (`resize(x, size)` leaving
     `antialias=True` to its default), the default where no call is known."""
     bindings = ctx.parameter_bindings(name)
-    default = _defaults(ctx.fn.node).get(name)
+    default = parameter_defaults(ctx.fn.node).get(name)
     if bindings is None and ctx.file.calls is not None and ctx.fn.cls is None:
         found = ctx.file.calls.some_bindings(ctx.fn, name)
         if len(found) < ctx.file.calls.call_count(ctx.fn):  # some calls leave it to the default
@@ -72,14 +73,6 @@ def _parameter_value(ctx: FunctionContext, name: str):
                     else _UNRESOLVED for caller, value in bindings])
 
 
-def _defaults(function: ast.FunctionDef) -> dict[str, ast.expr]:
-    args = function.args
-    positional = args.posonlyargs + args.args
-    defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
-    defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
-    return defaults
-
-
 def _init_default(ctx: FunctionContext, name: str):
     """What __init__'s parameter ``name`` is built with: the literals the file's constructions of
     the class pass (`MyModel(scale, mode)` after `mode = 'area'`), else its literal default."""
@@ -89,7 +82,7 @@ def _init_default(ctx: FunctionContext, name: str):
     passed = _constructed_with(ctx, init, name)
     if passed:
         return _single(passed)
-    default = _defaults(init).get(name)
+    default = parameter_defaults(init).get(name)
     return _UNRESOLVED if default is None else _literal(default)
 
 

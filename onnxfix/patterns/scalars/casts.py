@@ -109,10 +109,16 @@ class ScalarCast(Rule):
               int size, `float()` of one or a number literal -> the cast dropped: safe; Python's
               `/` converts an int exactly below 2**53 and int / int is correctly rounded, so the
               float is the same (tests/test_values_exactness.py).
-            - Anything else (`float(size)`, `bool(t)`, `int()` of a float size expression that
-              is not a plain division, such as `int(n ** 0.5)`): no fix. `int(n ** 0.5)` of a
-              dynamic size is silently wrong in the dynamo exporter too (measured), and
-              `int(math.sqrt(n))` fails there.
+            - `int()` of any other float computed from sizes (`int(n ** 0.5)`, julius's
+              `int(float_output_length)` after `float_output_length = self.new_sr * length /
+              self.old_sr`, the numbers __init__ computes counting as constants) becomes
+              `torch.sym_int(...)`: safe, it is `int()` for every Python number and tensor, and
+              under torch.export it truncates the SymFloat symbolically where `int()` guards on
+              it and silently specializes the size (measured on torch 2.13, tests/
+              test_values_exporters.py). The legacy exporter still records a constant there.
+              `int(math.sqrt(n))` gets no fix: torch.onnx cannot convert `math.sqrt` of a
+              symbolic size.
+            - Anything else (`float(size)`, `bool(t)`): no fix.
         """,
         references=(
             "https://github.com/idiap/coqui-ai-TTS/pull/390",
@@ -231,6 +237,8 @@ class ScalarCast(Rule):
                 "`int()` of a size: the legacy exporter records the size as a constant; the size is already an int",
                 fix=fix, exporters=(LEGACY,),
             )
+        if isinstance(argument, ast.Name) and _float_valued(argument, ctx):  # `f = n * a / b` then `int(f)`
+            return self._sym_int_of_float(node, argument, ctx)
         if isinstance(argument, (ast.Name, ast.Subscript)) and ctx.sizes.is_size(argument):
             fix = Fix("Drop `int()`", (replace_call_by_argument(node, ctx),), safe=False)
             return ctx.report(
@@ -292,21 +300,33 @@ class ScalarCast(Rule):
                 f"the dynamo exporter can specialize it; use `// {divisor}`",
                 fix=fix, exporters=(LEGACY, DYNAMO),
             )
-        if _square_root(argument, ctx):
+        if _square_root(argument, ctx) and not isinstance(argument, ast.BinOp):
             return ctx.report(
                 self, node,
-                "`int()` of the square root of a size: the legacy exporter records the export-time value and "
-                "the dynamo exporter specializes it; no automatic fix: no expression keeps it dynamic "
-                "(torch.export specializes any square root of a symbolic size, measured on torch 2.13); take the "
-                "side from the model's configuration (e.g. `image_size // patch_size`) or pass it in",
+                "`int(math.sqrt(...))` of a size: the legacy exporter records the export-time value and "
+                "the dynamo exporter specializes it; no automatic fix: torch.onnx cannot convert `math.sqrt` of a "
+                "symbolic size (`torch.sym_int(n ** 0.5)` converts, measured on torch 2.13, but `** 0.5` may "
+                "round differently from `math.sqrt`); take the side from the model's configuration (e.g. "
+                "`image_size // patch_size`) or pass it in",
                 exporters=(LEGACY, DYNAMO),
             )
+        return self._sym_int_of_float(node, argument, ctx)
+
+    def _sym_int_of_float(self, node: ast.Call, argument: ast.expr, ctx: FunctionContext):
+        """`int()` of a float computed from sizes (julius's `int(math.ceil(new_sr * length / old_sr))`,
+        `int(n ** 0.5)`): under torch.export the float is a SymFloat and `int()` guards on its value,
+        specializing the size silently (measured on torch 2.13: a slice end kept the export-time
+        length); `torch.sym_int` truncates it symbolically and is `int()` in eager: safe."""
+        torch_name, imports = ctx.torch_name()
+        fix = Fix("Use `torch.sym_int`", (ctx.replace(node, f"{torch_name}.sym_int({ctx.segment(argument)})"),),
+                  safe=True, imports=imports)
         return ctx.report(
             self, node,
-            "`int()` of a float computed from sizes: the legacy exporter records the export-time value and "
-            "the dynamo exporter can specialize it (`onnxfix export` shows which); no automatic fix: only "
-            "`int(a / b)` and `int(size * 2**-m)` have an exact integer form here",
-            exporters=(LEGACY, DYNAMO),
+            "`int()` of a float computed from sizes: torch.export specializes it to the export-time value "
+            "(silently wrong for other sizes); `torch.sym_int` keeps it symbolic and is `int()` in eager (the "
+            "legacy exporter still records a constant: only `int(a / b)` and `int(size * 2**-m)` have an exact "
+            "integer form)",
+            fix=fix, exporters=(LEGACY, DYNAMO),
         )
 
 
@@ -413,6 +433,16 @@ def _true_division_operand(node: ast.Call, ctx: FunctionContext) -> bool:
     if isinstance(other, ast.Call) and builtin_call(other, ctx, CASTS) == "float" and len(other.args) == 1:
         other = other.args[0]
     return ctx.ints.is_int(other) or (isinstance(other, ast.Constant) and type(other.value) in (int, float))
+
+
+def _float_valued(name: ast.Name, ctx: FunctionContext) -> bool:
+    """A local name bound to float math on sizes (`f = self.new_sr * length / self.old_sr`): a
+    true division, a float literal or a power in some binding that the size oracle reads as a size."""
+    if ctx.is_parameter(name.id) or not ctx.sizes.is_size(name):
+        return False
+    values = [v for v in ctx.assignments(name.id) if isinstance(v, ast.expr)]
+    return any(isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Div, ast.Pow)) or (
+        isinstance(n, ast.Constant) and type(n.value) is float) for v in values for n in ast.walk(v))
 
 
 def _square_root(argument: ast.expr, ctx: FunctionContext) -> bool:

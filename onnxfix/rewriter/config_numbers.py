@@ -1,0 +1,143 @@
+"""Is ``self.<attr>`` a number of the model's configuration? (``self.new_sr`` in julius's
+``self.new_sr * length / self.old_sr``, ``self.patch_size`` in ``h // self.patch_size``.)
+
+Size math mixes a traced size with such numbers: ``__init__`` computes them from its parameters
+and literals, and nothing else writes them, so they are Python numbers while the model exports,
+as a literal is. The answer is True only on that evidence: every assignment of the attribute is
+in ``__init__`` and is a number expression there (literals, parameters annotated or defaulting
+to a number, arithmetic and ``math.gcd``/``int``/``min``... of those, other such attributes).
+A tensor, a module or a value ``forward`` rebinds is never one.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from onnxfix.rewriter.integers import is_number
+
+if TYPE_CHECKING:
+    from onnxfix.rewriter.context import FunctionContext
+    from onnxfix.rewriter.module_index import ClassInfo
+
+NUMBER_BUILTINS = frozenset({"int", "float", "round", "min", "max", "abs"})
+NUMBER_MATH = frozenset({"math.gcd", "math.ceil", "math.floor", "math.prod", "math.isqrt", "math.sqrt"})
+NUMBER_ANNOTATIONS = frozenset({"int", "float"})
+INT_ANNOTATIONS = frozenset({"int"})
+
+
+def is_config_number(node: ast.AST, ctx: "FunctionContext") -> bool:
+    """``self.<attr>`` that only ``__init__`` assigns, each time a number expression."""
+    if not ctx.is_self_attr(node):
+        return False
+    return _attribute_number(ctx.fn.cls, node.attr, ctx, depth=0)
+
+
+def _attribute_number(cls: "ClassInfo", attr: str, ctx: "FunctionContext", depth: int) -> bool:
+    init = cls.methods.get("__init__")
+    if init is None or depth > 4 or not init.args.args:
+        return False
+    values = _init_values(init, attr)
+    if not values or _written_outside_init(cls, attr):
+        return False
+    checker = _InitNumbers(init, cls, ctx, depth)
+    return all(checker.number(v) for v in values)
+
+
+def _init_values(init: ast.FunctionDef, attr: str) -> list[ast.expr]:
+    """The values ``__init__`` assigns to ``self.<attr>`` (None for an augmented assignment or an
+    unpacking, which are not judged)."""
+    self_name = init.args.args[0].arg
+    values = []
+    for node in ast.walk(init):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, (ast.AnnAssign, ast.AugAssign)) else []
+        for target in targets:
+            if _is_attr(target, self_name, attr):
+                values.append(node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None)
+            elif isinstance(target, (ast.Tuple, ast.List)) and any(_is_attr(t, self_name, attr) for t in target.elts):
+                values.append(None)
+    return values
+
+
+def _written_outside_init(cls: "ClassInfo", attr: str) -> bool:
+    for name, method in cls.methods.items():
+        if name == "__init__" or not method.args.args:
+            continue
+        self_name = method.args.args[0].arg
+        for node in ast.walk(method):
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and _is_attr(node, self_name, attr):
+                return True
+    return False
+
+
+def _is_attr(node: ast.AST, self_name: str, attr: str) -> bool:
+    return (isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.value, ast.Name)
+            and node.value.id == self_name)
+
+
+class _InitNumbers:
+    """Number expressions of one ``__init__``."""
+
+    def __init__(self, init: ast.FunctionDef, cls: "ClassInfo", ctx: "FunctionContext", depth: int):
+        self.init = init
+        self.cls = cls
+        self.ctx = ctx
+        self.depth = depth
+        self.self_name = init.args.args[0].arg
+        self.parameters = {a.arg: a for a in init.args.posonlyargs + init.args.args + init.args.kwonlyargs}
+        self.defaults = parameter_defaults(init)
+        self._locals: dict[str, bool] = {}
+
+    def number(self, node: ast.AST | None) -> bool:
+        if node is None:
+            return False
+        if is_number(node):
+            return True
+        if isinstance(node, ast.BinOp):
+            return self.number(node.left) and self.number(node.right)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            return self.number(node.operand)
+        if isinstance(node, ast.Name):
+            return self._name(node.id)
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == self.self_name:
+            return _attribute_number(self.cls, node.attr, self.ctx, self.depth + 1)
+        if isinstance(node, ast.Call) and not node.keywords and node.args:
+            func = node.func
+            known = (isinstance(func, ast.Name) and func.id in NUMBER_BUILTINS
+                     and self.ctx.file.module.scope.lookup(func.id) is None) or (
+                self.ctx.file.module.scope.qualname(func) in NUMBER_MATH)
+            return known and all(self.number(a) for a in node.args)
+        return False
+
+    def _name(self, name: str) -> bool:
+        if name in self.parameters:
+            if _rebound(self.init, name):
+                return False
+            annotation = self.parameters[name].annotation
+            if annotation is not None:
+                return isinstance(annotation, ast.Name) and annotation.id in NUMBER_ANNOTATIONS
+            return is_number(self.defaults.get(name))
+        if name in self._locals:
+            return self._locals[name]
+        self._locals[name] = False  # a name defined through itself is not proven
+        values = [n.value for n in ast.walk(self.init) if isinstance(n, ast.Assign)
+                  and any(isinstance(t, ast.Name) and t.id == name for t in n.targets)]
+        stores = sum(1 for n in ast.walk(self.init) if isinstance(n, ast.Name) and n.id == name
+                     and isinstance(n.ctx, ast.Store))
+        answer = bool(values) and len(values) == stores and all(self.number(v) for v in values)
+        self._locals[name] = answer
+        return answer
+
+
+def _rebound(function: ast.FunctionDef, name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in ast.walk(function))
+
+
+def parameter_defaults(function: ast.FunctionDef) -> dict[str, ast.expr]:
+    """{parameter: its default expression} of a function's signature."""
+    args = function.args
+    positional = args.posonlyargs + args.args
+    defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
+    defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+    return defaults
