@@ -19,7 +19,7 @@ from onnxfix.patterns.scalars.values import (
     tensor_operand_is_exact,
 )
 from onnxfix.rewriter.context import FunctionContext, builtin_call
-from onnxfix.rewriter.precedence import ARITH, TERM, UNARY, in_place_of, operand
+from onnxfix.rewriter.precedence import ARITH, ATOM, TERM, UNARY, in_place_of, operand
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 
 
@@ -171,7 +171,13 @@ class ScalarCast(Rule):
         use = item_use(node, ctx)
         fix = None
         named, why = name_as_tensor(node, node.args[0], ctx) if use == "other" else (None, "")
-        if use in ("size", "arithmetic") or named is not None:
+        if use == "size" and cast == "int" and ctx.tensors.scalar_dtype(node.args[0]) != "int64":
+            # a float tensor is no valid size (ArtSpeech's `torch.zeros(n, int(durations.sum()))`):
+            # `.long()` truncates as `int()` does and keeps the tensor
+            argument = node.args[0]
+            fix = Fix("Keep the tensor as an int64 one (`.long()`)",
+                      (ctx.replace(node, f"{operand(ctx.segment(argument), argument, ATOM)}.long()"),), safe=False)
+        elif use in ("size", "arithmetic") or named is not None:
             fix = Fix(f"Drop `{cast}()` and keep the tensor", (replace_call_by_argument(node, ctx),),
                       safe=self._exact_without_cast(node, cast, use, named, ctx))
         if use == "condition":  # `range(int(n))`: a loop bound
