@@ -59,6 +59,7 @@ CASES = {
     "tf_same_padding": ("ONX606", True, (WRONG, WRONG)),  # MobileNetV2's TF "SAME" pad: (h - 1) % s + 1
     "vit_position_table": ("ONX607", False, (ORT, OK)),
     "window_pad_crop": ("ONX608", True, (ORT, ORT)),
+    "pad_amount_test": ("ONX608", False, (WRONG, WRONG)),  # `if pad_H > 0 or pad_W > 0:` around the pad (torch#136216)
     "bool_masks": ("ONX528", False, (ORT, ORT)),  # PARSeq's bool cumsum, masks added and selected: .long(), |, & |
     "grown_cache": ("ONX609", False, (ORT, ORT)),  # fairseq's sinusoidal table, rebuilt in forward when outgrown
     "memo_cache": ("ONX609", False, (ORT, OK)),  # DA3's position grids memoised per patch grid in a dict

@@ -14,13 +14,18 @@ if TYPE_CHECKING:
     from onnxfix.rewriter.context import FunctionContext
 
 
-def comments_outside(ctx: FunctionContext, first: ast.stmt, kept: list[ast.AST], last: ast.stmt | None = None) -> list[str] | None:
+def comments_outside(ctx: FunctionContext, first: ast.stmt, kept: list[ast.AST], last: ast.stmt | None = None,
+                     kept_block: bool = False) -> list[str] | None:
     """Comments from ``first`` to the end of ``last`` (default: ``first``) but outside the
-    ``kept`` expressions, whose text is reused verbatim. None if the text cannot be tokenized."""
+    ``kept`` expressions, whose text is reused verbatim (``kept_block``: the statements of
+    ``kept`` are one block, reused from the first's start to the last's end, comments between
+    them included). None if the text cannot be tokenized."""
     source = ctx.file.source
     start = source.line_starts[first.lineno - 1]  # whole lines, so that indentation tokenizes
     end = source.span(last or first)[1]
     kept_spans = [source.span(node) for node in kept]
+    if kept_block and kept_spans:
+        kept_spans = [(kept_spans[0][0], kept_spans[-1][1])]
     text = source.text[start:end]
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))

@@ -112,6 +112,59 @@ def _is_amount(node: ast.expr, ctx: FunctionContext) -> bool:
     return not (ctx.is_parameter(base.id) and ctx.fn.is_entry)
 
 
+def _zero_pads_untested(node: ast.If, ctx: FunctionContext) -> bool:
+    """Where the test `a > 0 or b != 0 ...` fails, the amounts tested are 0 (`!= 0`; `> 0` of an
+    amount proven non-negative), and every pad of the body's closing `F.pad(x, (...))` evaluates
+    to 0 from them through the body's assignments (`top = pad_h // 2`, `bottom = pad_h - top`)."""
+    parts = node.test.values if isinstance(node.test, ast.BoolOp) else [node.test]
+    zero: dict[str, int | None] = {}
+    for part in parts:
+        if not isinstance(part.left, ast.Name):
+            return False
+        if isinstance(part.ops[0], ast.Gt) and not _nonnegative_amount(part.left, ctx):
+            return False
+        zero[part.left.id] = 0
+    for statement in node.body[:-1]:
+        zero[single_name_assignment(statement)] = _value(statement.value, zero)
+    pad = node.body[-1].value
+    amounts = pad.args[1] if len(pad.args) > 1 else next((k.value for k in pad.keywords if k.arg == "pad"), None)
+    if isinstance(amounts, ast.Name) and amounts.id in zero:
+        amounts = next((s.value for s in node.body if single_name_assignment(s) == amounts.id), None)
+    return isinstance(amounts, (ast.Tuple, ast.List)) and bool(amounts.elts) and all(
+        _value(e, zero) == 0 for e in amounts.elts)
+
+
+def _nonnegative_amount(name: ast.Name, ctx: FunctionContext) -> bool:
+    """Proven >= 0: by the integer oracle, or bound only to `... % c` with c a positive literal
+    (Python's modulo by a positive number is never negative: `(32 - h % 32) % 32`)."""
+    if ctx.ints.is_nonnegative_int(name):
+        return True
+    values = ctx.assignments(name.id)
+    return bool(values) and all(
+        isinstance(v, ast.BinOp) and isinstance(v.op, ast.Mod) and isinstance(v.right, ast.Constant)
+        and type(v.right.value) is int and v.right.value > 0 for v in values)
+
+
+_ARITHMETIC = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+               ast.FloorDiv: lambda a, b: a // b if b else None, ast.Mod: lambda a, b: a % b if b else None}
+
+
+def _value(node: ast.expr, known: dict[str, int | None]) -> int | None:
+    """The int an expression of int literals and the names ``known`` holds evaluates to; None
+    when it reads anything else."""
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.Name):
+        return known.get(node.id)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _value(node.operand, known)
+        return None if inner is None else -inner
+    if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:
+        left, right = _value(node.left, known), _value(node.right, known)
+        return None if left is None or right is None else _ARITHMETIC[type(node.op)](left, right)
+    return None
+
+
 class PadToMultipleBranch(Rule):
     code = "ONX608"
     name = "pad-to-multiple-branch"
@@ -122,8 +175,11 @@ class PadToMultipleBranch(Rule):
     doc = RuleDoc(
         what="Finds, in export-time code: `if A % B != 0:` whose body computes a pad of `B - A % B` into "
         "names and applies it with `F.pad` to a tensor (a body of the pad call alone is ONX601's), where `A` is a size (Swin's and FocalNet's `maybe_pad`, "
-        "window attention in detectors and restoration models); and `if <pad> > 0 [or ...]:` whose body "
-        "crops a tensor back with slices (`x = x[:, :height, :width, :]`).",
+        "window attention in detectors and restoration models); `if pad_h > 0 or pad_w > 0:` (`!= 0`) whose "
+        "body splits those amounts (`top = pad_h // 2`, `bottom = pad_h - top`) and pads with them, "
+        "where every pad evaluates to 0 when the test fails (torch#136216's pad to a multiple of 32; `> 0` "
+        "needs the amount proven non-negative, as `(32 - h % 32) % 32` is); and `if <pad> > 0 [or ...]:` "
+        "whose body crops a tensor back with slices (`x = x[:, :height, :width, :]`).",
         why="With the size dynamic, torch.export guards on the branch (onnxfix reports ONX915: \"works "
         "only for sizes in 32, 36, 40, ...\") and the exported model pads or crops only as the export-time "
         "size needed: other sizes fail in onnxruntime (a Reshape of the unpadded windows) or come out the "
@@ -147,6 +203,8 @@ class PadToMultipleBranch(Rule):
         parts = remainder_test(node.test)
         if parts is not None and not parts[2] and ctx.sizes.is_size(parts[0]):
             yield from self._pad(node, parts[0], parts[1], ctx)
+        elif _positive_pad_test(node.test, ctx) and _is_padding_body(node.body, ctx) and _zero_pads_untested(node, ctx):
+            yield from self._amount_pad(node, ctx)
         elif _positive_pad_test(node.test, ctx) and _crop_body(node, ctx):
             fix = self._unconditional(node, ctx, [], safe=False)
             name = single_name_assignment(node.body[0])
@@ -169,6 +227,19 @@ class PadToMultipleBranch(Rule):
                          f"`{ctx.segment(a)}`, a size, does not divide: with the size dynamic, torch.export keeps the "
                          "export-time branch and the legacy exporter records it; the pad taken modulo "
                          f"`{ctx.segment(b)}` is 0 where it divides"
+                         + (f" (unsafe: `{name}` is {escapes} after the `if`, and a zero pad returns a copy)" if escapes else ""),
+                         fix=fix)
+
+    def _amount_pad(self, node: ast.If, ctx: FunctionContext):
+        """`if pad_h > 0 or pad_w > 0:` around pads derived from those amounts (halves, the
+        rest): where the test fails, every pad the body computes is 0."""
+        name = _is_padding_body(node.body, ctx)
+        assigned = {single_name_assignment(s) for s in node.body} - {name}
+        escapes = escapes_after(name, node, ctx)
+        fix = None if _read_outside(assigned, node, ctx) else self._unconditional(node, ctx, [], safe=not escapes)
+        yield ctx.report(self, node, f"`{name}` is padded only when a pad amount, a size, is positive: with the size "
+                         "dynamic, torch.export keeps the export-time branch and the legacy exporter records it; "
+                         "where the test fails every pad the body computes is 0"
                          + (f" (unsafe: `{name}` is {escapes} after the `if`, and a zero pad returns a copy)" if escapes else ""),
                          fix=fix)
 

@@ -94,7 +94,7 @@ def unconditional_body(ctx: FunctionContext, node: ast.If, rewrites: list[tuple[
     """The `if` replaced by its body, dedented to the `if`'s place, each (expression, text) of
     ``rewrites`` spliced in and the comments outside the body kept above it; None if the source
     cannot be tokenized."""
-    comments = comments_outside(ctx, node, node.body)
+    comments = comments_outside(ctx, node, node.body, kept_block=True)  # those between its statements stay in it
     if comments is None:
         return None
     source = ctx.file.source
@@ -202,6 +202,16 @@ def escapes_after(name: str, node: ast.If, ctx: FunctionContext) -> str | None:
     return None
 
 
+def _torch_layer(func: ast.expr, ctx: FunctionContext) -> bool:
+    """`self.conv` built from a torch.nn layer class without `inplace=True`: it reads its input
+    and returns a new tensor (an in-place activation, `nn.ReLU(inplace=True)`, writes it)."""
+    built = ctx.self_attr_value(func)
+    if not isinstance(built, ast.Call) or not (ctx.file.module.scope.qualname(built.func) or "").startswith("torch.nn."):
+        return False
+    return not any(k.arg == "inplace" and not (isinstance(k.value, ast.Constant) and k.value.value is False)
+                   for k in built.keywords) and not any(isinstance(a, ast.Constant) and a.value is True for a in built.args)
+
+
 def _escape(current: ast.AST, name: str, ctx: FunctionContext) -> str | None:
     def bare(value):
         return isinstance(value, ast.Name) and value.id == name
@@ -217,7 +227,8 @@ def _escape(current: ast.AST, name: str, ctx: FunctionContext) -> str | None:
         if any(k.arg in ("out", "inplace") for k in current.keywords):
             return "written in place"
         qualname = ctx.qualname(func) or ""
-        if not qualname.startswith("torch.") and any(bare(a) for a in [*current.args, *(k.value for k in current.keywords)]):
+        if (not qualname.startswith("torch.") and not _torch_layer(func, ctx)
+                and any(bare(a) for a in [*current.args, *(k.value for k in current.keywords)])):
             return f"passed to `{ctx.segment(func)}`"
     if isinstance(current, (ast.Return, ast.Assign, ast.AnnAssign, ast.Yield)) and bare(current.value):
         return "handed on as itself"
