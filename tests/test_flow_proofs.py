@@ -62,7 +62,8 @@ CASES = {
     "pad_amount_test": ("ONX608", False, (WRONG, WRONG)),  # `if pad_H > 0 or pad_W > 0:` around the pad (torch#136216)
     "bool_masks": ("ONX528", False, (ORT, ORT)),  # PARSeq's bool cumsum, masks added and selected: .long(), |, & |
     "grown_cache": ("ONX609", False, (ORT, ORT)),  # fairseq's sinusoidal table, rebuilt in forward when outgrown
-    "memo_cache": ("ONX609", False, (ORT, OK)),  # DA3's position grids memoised per patch grid in a dict
+    "memo_cache": ("ONX609", False, (ORT, OK)),
+    "cache_hit_return": ("ONX609", False, (WRONG, WRONG)),  # ESPnet's extend_pe: kept when large enough, else rebuilt  # DA3's position grids memoised per patch grid in a dict
     "linspace_positions": ("ONX407", True, (FAILS, OK)),  # Flux's position ids: linspace(0, n - 1, n) -> arange(n)
     "cached_window_mask": ("ONX609", False, (ORT, ORT)),  # SwinIR: the mask cached for one resolution  # Swin: pad to the patch and window multiples, crop back  # ViT: the table shortcut skipped under export too
 }

@@ -44,7 +44,9 @@ class CachedSizePath(Rule):
         "whose test reads a module attribute and compares sizes (or the arguments its one statement "
         "passes), and whose one statement rebuilds that attribute with a call, read after the `if` "
         "(fairseq's `if self._future_mask.size(0) < dim: self._future_mask = torch.triu(...)` and "
-        "sinusoidal position tables). And a dict memoising a value per key: `if key not in "
+        "sinusoidal position tables); the same cache kept when large enough, by an `if` on sizes that "
+        "reads the attribute and ends in a bare `return`, the method rebuilding the attribute below "
+        "(ESPnet's `extend_pe`: `if self.pe.size(1) >= x.size(1) * 2 - 1: return`). And a dict memoising a value per key: `if key not in "
         "self.cache:` whose body stores `self.cache[key] = ...` (DA3's RoPE position getter).",
         why="Both exporters decide the `if` on the example's sizes and keep one branch. With an "
         "example of the cached size the exported model holds the cached tensor: onnxruntime fails "
@@ -82,6 +84,7 @@ class CachedSizePath(Rule):
         if not node.orelse:
             yield from self._grown_cache(node, ctx)
             yield from self._memo_cache(node, ctx)
+            yield from self._cache_hit_return(node, ctx)
             return
         makers = _cached_attributes(ctx)
         if not makers:
@@ -116,6 +119,22 @@ class CachedSizePath(Rule):
             yield ctx.report(self, node.test, message, fix=_fix(node.test, True, ctx))
 
 
+    def _cache_hit_return(self, node: ast.If, ctx: FunctionContext):
+        """`if self.pe.size(1) >= x.size(1) * 2 - 1: ...; return`, the method rebuilding
+        `self.pe` below (ESPnet's `extend_pe`): the cache kept when it is large enough, rebuilt
+        otherwise. Both exporters keep the table the example (or an earlier call) left."""
+        if not node.body or not isinstance(node.body[-1], ast.Return) or node.body[-1].value is not None:
+            return
+        read = {n.attr for n in ast.walk(node.test) if isinstance(n, ast.Attribute) and ctx.is_self_attr(n)}
+        attribute = next((a for a in sorted(read) if _rebuilt_after(node, a, ctx)), None)
+        if attribute is None or not _compares_sizes(node.test, ctx):
+            return
+        message = (f"`self.{attribute}` is a cache kept on the module, kept here when it is large enough and rebuilt "
+                   "below otherwise: both exporters decide this `if` on the example (and on what earlier calls left "
+                   "cached) and keep the cached tensor, wrong or failing for other sizes; rebuild it under export "
+                   "(eager keeps its cache)")
+        yield ctx.report(self, node.test, message, fix=_fix(node.test, False, ctx))
+
     def _memo_cache(self, node: ast.If, ctx: FunctionContext):
         """`if (h, w) not in self.position_cache: ...; self.position_cache[h, w] = positions`: a
         dict on the module (or on an object it holds) memoising a value per key (DA3's
@@ -135,6 +154,13 @@ class CachedSizePath(Rule):
                    "entry the example left (torch.export pins the key's sizes, the legacy trace keeps the cached "
                    "constant); recompute it under export (eager keeps its cache)")
         yield ctx.report(self, node.test, message, fix=_fix(node.test, True, ctx))
+
+
+def _rebuilt_after(node: ast.If, attribute: str, ctx: FunctionContext) -> bool:
+    """`self.<attribute> = ...` in the method, after the `if`."""
+    end = node.end_lineno or node.lineno
+    return any(isinstance(n, ast.Attribute) and n.attr == attribute and isinstance(n.ctx, ast.Store)
+               and ctx.is_self_attr(n) and n.lineno > end for n in ast.walk(ctx.fn.node))
 
 
 def _rebuilt_attribute(node: ast.If, ctx: FunctionContext) -> str | None:
