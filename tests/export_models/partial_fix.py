@@ -1,6 +1,6 @@
 """Issue 17's partial fix: four export problems, three with a fix (NumPy, an `if` on a tensor,
-linalg.inv) and one without (`int(s * 0.75)` in a reshape, ONX203; issue 17's `int(s * 0.5)`
-now has one, `s // 2`). Both exporters fail loudly
+linalg.inv) and one whose fix helps torch.export only (`int(s * 0.75)` in a reshape, ONX203's
+`torch.sym_int`; issue 17's `int(s * 0.5)` has an exact one, `s // 2`). Both exporters fail loudly
 on the original; with every fix applied the export succeeds and the reshape's size is a
 constant: SILENTLY-WRONG on other sizes. `export --fix` must keep the loud failure.
 """
