@@ -17,6 +17,13 @@ def _onnx_float32_compute(op, *args, **kwargs):
     if len(gap) != 1:
         return op(*args, **kwargs)
     (dtype,) = gap
+    # the dtype torch's own call returns: the promotion of the floating inputs (bfloat16 with
+    # float32 gives float32, float64 with float32 float64); an explicit dtype argument decides itself
+    floats = [v.dtype for v in values if isinstance(v, torch.Tensor) and v.is_floating_point()]
+    result = floats[0]
+    for other in floats[1:]:
+        result = torch.promote_types(result, other)
+    explicit = any(isinstance(v, torch.dtype) for v in values)
 
     def cast(value):
         if isinstance(value, (list, tuple)):
@@ -26,6 +33,8 @@ def _onnx_float32_compute(op, *args, **kwargs):
     def back(value):
         if isinstance(value, (list, tuple)):
             return type(value)(back(v) for v in value)
-        return value.to(dtype) if isinstance(value, torch.Tensor) and value.dtype == torch.float32 else value
+        return value.to(result) if isinstance(value, torch.Tensor) and value.dtype == torch.float32 else value
 
+    if explicit or result == torch.float32:
+        return op(*(cast(a) for a in args), **{k: cast(v) for k, v in kwargs.items()})
     return back(op(*(cast(a) for a in args), **{k: cast(v) for k, v in kwargs.items()}))

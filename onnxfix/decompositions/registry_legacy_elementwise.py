@@ -52,7 +52,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
            "x * (180 / pi), in the default float dtype for integer tensors.", "(randn(g, b, 9) * 4,)"),
     Decomposition(
         "addcdiv", ("torch.addcdiv", "Tensor.addcdiv"), True, (), (),
-        "input + value * (tensor1 / tensor2), ATen's formula." + GUARDED, rule="ONX517",
+        "input + (value * tensor1) / tensor2, ATen's order." + GUARDED, rule="ONX517",
         proof=Proof("torch.addcdiv(a, c, d, value=0.5)", "_onnx_addcdiv(a, c, d, value=0.5)",
                     "(randn(g, b, 6), randn(g, b, 6), positive(g, b, 6))", params="a, c, d", decomposition_tol=1e-6),
     ),

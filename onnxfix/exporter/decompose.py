@@ -107,8 +107,9 @@ def decomposition_table(ops: Iterable[str] | None = None, typed: bool = False) -
     for decomposition in chosen:
         function = load_function(decomposition.key, namespace)
         entry = Entry(decomposition, function, inspect.signature(function))
-        if decomposition.every_op:
+        if decomposition.every_op:  # its targets only document it: the op's own decomposition keeps its key
             table[EVERY_OP] = entry
+            continue
         for target in decomposition.targets:
             function = resolve_target(target)
             if function is not None:  # a custom op whose library is absent is never called

@@ -23,14 +23,16 @@ if TYPE_CHECKING:
 NUMBER_BUILTINS = frozenset({"int", "float", "round", "min", "max", "abs"})
 NUMBER_MATH = frozenset({"math.gcd", "math.ceil", "math.floor", "math.prod", "math.isqrt", "math.sqrt"})
 NUMBER_ANNOTATIONS = frozenset({"int", "float"})
-INT_ANNOTATIONS = frozenset({"int"})
 
 
 def is_config_number(node: ast.AST, ctx: "FunctionContext") -> bool:
     """``self.<attr>`` that only ``__init__`` assigns, each time a number expression."""
     if not ctx.is_self_attr(node):
         return False
-    return _attribute_number(ctx.fn.cls, node.attr, ctx, depth=0)
+    key = ("config number", node.attr)  # one walk of the class per attribute and function
+    if key not in ctx.cache:
+        ctx.cache[key] = _attribute_number(ctx.fn.cls, node.attr, ctx, depth=0)
+    return ctx.cache[key]
 
 
 def _attribute_number(cls: "ClassInfo", attr: str, ctx: "FunctionContext", depth: int) -> bool:

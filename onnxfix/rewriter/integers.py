@@ -81,6 +81,8 @@ class IntegerOracle:
         return len(values) == 1 and is_whole_shape(values[0])
 
     def _binop(self, node: ast.BinOp, kind: str) -> bool:
+        if kind == "nonneg" and isinstance(node.op, ast.Mod) and (int_constant(node.right) or 0) > 0:
+            return self._check(node.left, "int")  # Python's int % c is in [0, c) for c > 0: `(32 - h % 32) % 32`
         operators = NONNEGATIVE_OPERATORS if kind == "nonneg" else INT_OPERATORS
         if isinstance(node.op, operators):
             return self._check(node.left, kind) and self._check(node.right, kind)

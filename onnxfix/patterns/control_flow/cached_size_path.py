@@ -73,7 +73,8 @@ class CachedSizePath(Rule):
         "(a checkpoint holding another mask), which the export's comparison with eager on the "
         "export inputs shows. For a grown cache the test becomes true under export: the cache is "
         "rebuilt for the export input's size, which is what forward does for any size it has not "
-        "seen.",
+        "seen; the same for a cache kept when large enough (the test that keeps it is false under "
+        "export) and for a memo dict (the entry recomputed under export).",
         references=("https://github.com/JingyunLiang/SwinIR/blob/main/models/network_swinir.py",
                     "https://github.com/zhengchen1999/DAT/blob/main/basicsr/archs/dat_arch.py"),
     )
@@ -105,7 +106,7 @@ class CachedSizePath(Rule):
         `self._future_mask[:dim, :dim]` (fairseq's masks and sinusoidal tables): a cache kept on
         the module and rebuilt in forward when the input outgrows it."""
         attribute = _rebuilt_attribute(node, ctx)
-        if attribute is None or not _read_after(node, attribute, ctx):
+        if attribute is None or not _used_after(node, attribute, ctx):
             return
         rebuilt = [n for n in ast.walk(node.body[0].value) if isinstance(n, ast.Call)]
         # `self.wf.device != x.device: self.wf = self.wf.to(x.device)` moves a cache, whatever the size
@@ -126,7 +127,7 @@ class CachedSizePath(Rule):
         if not node.body or not isinstance(node.body[-1], ast.Return) or node.body[-1].value is not None:
             return
         read = {n.attr for n in ast.walk(node.test) if isinstance(n, ast.Attribute) and ctx.is_self_attr(n)}
-        attribute = next((a for a in sorted(read) if _rebuilt_after(node, a, ctx)), None)
+        attribute = next((a for a in sorted(read) if _used_after(node, a, ctx, store=True)), None)
         if attribute is None or not _compares_sizes(node.test, ctx):
             return
         message = (f"`self.{attribute}` is a cache kept on the module, kept here when it is large enough and rebuilt "
@@ -156,13 +157,6 @@ class CachedSizePath(Rule):
         yield ctx.report(self, node.test, message, fix=_fix(node.test, True, ctx))
 
 
-def _rebuilt_after(node: ast.If, attribute: str, ctx: FunctionContext) -> bool:
-    """`self.<attribute> = ...` in the method, after the `if`."""
-    end = node.end_lineno or node.lineno
-    return any(isinstance(n, ast.Attribute) and n.attr == attribute and isinstance(n.ctx, ast.Store)
-               and ctx.is_self_attr(n) and n.lineno > end for n in ast.walk(ctx.fn.node))
-
-
 def _rebuilt_attribute(node: ast.If, ctx: FunctionContext) -> str | None:
     """`self.X` when the `if`'s only statement assigns it a call's value and its test reads it."""
     if len(node.body) != 1 or not isinstance(node.body[0], ast.Assign) or len(node.body[0].targets) != 1:
@@ -174,9 +168,11 @@ def _rebuilt_attribute(node: ast.If, ctx: FunctionContext) -> str | None:
     return target.attr if reads else None
 
 
-def _read_after(node: ast.If, attribute: str, ctx: FunctionContext) -> bool:
+def _used_after(node: ast.If, attribute: str, ctx: FunctionContext, store: bool = False) -> bool:
+    """`self.<attribute>` read (``store``: assigned) in the method after the `if`."""
     end = node.end_lineno or node.lineno
-    return any(isinstance(n, ast.Attribute) and n.attr == attribute and isinstance(n.ctx, ast.Load)
+    kind = ast.Store if store else ast.Load
+    return any(isinstance(n, ast.Attribute) and n.attr == attribute and isinstance(n.ctx, kind)
                and ctx.is_self_attr(n) and n.lineno > end for n in ast.walk(ctx.fn.node))
 
 

@@ -121,7 +121,7 @@ def _zero_pads_untested(node: ast.If, ctx: FunctionContext) -> bool:
     for part in parts:
         if not isinstance(part.left, ast.Name):
             return False
-        if isinstance(part.ops[0], ast.Gt) and not _nonnegative_amount(part.left, ctx):
+        if isinstance(part.ops[0], ast.Gt) and not ctx.ints.is_nonnegative_int(part.left):
             return False
         zero[part.left.id] = 0
     for statement in node.body[:-1]:
@@ -132,17 +132,6 @@ def _zero_pads_untested(node: ast.If, ctx: FunctionContext) -> bool:
         amounts = next((s.value for s in node.body if single_name_assignment(s) == amounts.id), None)
     return isinstance(amounts, (ast.Tuple, ast.List)) and bool(amounts.elts) and all(
         _value(e, zero) == 0 for e in amounts.elts)
-
-
-def _nonnegative_amount(name: ast.Name, ctx: FunctionContext) -> bool:
-    """Proven >= 0: by the integer oracle, or bound only to `... % c` with c a positive literal
-    (Python's modulo by a positive number is never negative: `(32 - h % 32) % 32`)."""
-    if ctx.ints.is_nonnegative_int(name):
-        return True
-    values = ctx.assignments(name.id)
-    return bool(values) and all(
-        isinstance(v, ast.BinOp) and isinstance(v.op, ast.Mod) and isinstance(v.right, ast.Constant)
-        and type(v.right.value) is int and v.right.value > 0 for v in values)
 
 
 _ARITHMETIC = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
@@ -191,7 +180,9 @@ class PadToMultipleBranch(Rule):
         fix_safety="The pad: safe, unless the unpadded tensor itself is seen after the `if` (written in "
         "place, returned or stored as itself: a zero pad returns a copy; ONX601's check). Where B divides A the pad becomes 0 and F.pad by 0 returns the same "
         "values; elsewhere `(B - A % B) % B` is `B - A % B` (0 < B - A % B < B for B > 0): the same op on "
-        "the same amounts. Offered only when every name the body assigns, but the padded tensor, is read "
+        "the same amounts. Under a test of the amounts (`if pad_h > 0 or pad_w > 0:`), where the test "
+        "fails every pad evaluates to 0 (checked on the body's own arithmetic), so the pad is the "
+        "values as they are. Offered only when every name the body assigns, but the padded tensor, is read "
         "nowhere else. The crop: unsafe. Slicing a tensor to the sizes it has is a no-op, but that the "
         "tensor has those sizes whenever no pad was applied is not in the source.",
         references=("https://github.com/huggingface/transformers/blob/main/src/transformers/models/swin/modeling_swin.py",),
@@ -236,17 +227,19 @@ class PadToMultipleBranch(Rule):
         name = _is_padding_body(node.body, ctx)
         assigned = {single_name_assignment(s) for s in node.body} - {name}
         escapes = escapes_after(name, node, ctx)
-        fix = None if _read_outside(assigned, node, ctx) else self._unconditional(node, ctx, [], safe=not escapes)
+        fix = None if _read_outside(assigned, node, ctx) else self._unconditional(node, ctx, [], safe=not escapes,
+                                                                                  title="Pad always")
         yield ctx.report(self, node, f"`{name}` is padded only when a pad amount, a size, is positive: with the size "
                          "dynamic, torch.export keeps the export-time branch and the legacy exporter records it; "
                          "where the test fails every pad the body computes is 0"
                          + (f" (unsafe: `{name}` is {escapes} after the `if`, and a zero pad returns a copy)" if escapes else ""),
                          fix=fix)
 
-    def _unconditional(self, node: ast.If, ctx: FunctionContext, amounts: list[ast.BinOp], safe: bool) -> Fix | None:
+    def _unconditional(self, node: ast.If, ctx: FunctionContext, amounts: list[ast.BinOp], safe: bool,
+                       title: str = "") -> Fix | None:
         """The body at the `if`'s place and indentation, each pad amount taken modulo its divisor."""
         edit = unconditional_body(ctx, node, [(a, f"({ctx.segment(a)}) % {ctx.segment(a.left)}") for a in amounts])
-        title = "Pad always, by the amount modulo the divisor" if amounts else "Crop always"
+        title = title or ("Pad always, by the amount modulo the divisor" if amounts else "Crop always")
         return None if edit is None else Fix(title, (edit,), safe=safe)
 
 

@@ -202,14 +202,29 @@ def escapes_after(name: str, node: ast.If, ctx: FunctionContext) -> str | None:
     return None
 
 
+# torch.nn layers whose output is a new tensor, never their input or a view of it (nn.Identity,
+# nn.Dropout in eval, nn.Flatten return the input or a view; an in-place activation writes it)
+_FRESH_OUTPUT_LAYERS = frozenset(f"torch.nn.{name}" for name in (
+    "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "Linear",
+    "LayerNorm", "GroupNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d",
+    "InstanceNorm3d", "ReLU", "GELU", "SiLU", "Sigmoid", "Tanh", "LeakyReLU", "Softmax", "MaxPool1d",
+    "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "Sequential",
+))
+
+
 def _torch_layer(func: ast.expr, ctx: FunctionContext) -> bool:
-    """`self.conv` built from a torch.nn layer class without `inplace=True`: it reads its input
-    and returns a new tensor (an in-place activation, `nn.ReLU(inplace=True)`, writes it)."""
+    """`self.conv` built from torch.nn layers that return a new tensor (an `nn.Sequential` of
+    them too), none given `inplace` or a positional True (`nn.ReLU(True)` writes its input)."""
     built = ctx.self_attr_value(func)
-    if not isinstance(built, ast.Call) or not (ctx.file.module.scope.qualname(built.func) or "").startswith("torch.nn."):
+    if not isinstance(built, ast.Call):
         return False
-    return not any(k.arg == "inplace" and not (isinstance(k.value, ast.Constant) and k.value.value is False)
-                   for k in built.keywords) and not any(isinstance(a, ast.Constant) and a.value is True for a in built.args)
+    for call in (n for n in ast.walk(built) if isinstance(n, ast.Call)):
+        if ctx.file.module.scope.qualname(call.func) not in _FRESH_OUTPUT_LAYERS:
+            return False
+        if any(k.arg == "inplace" and not (isinstance(k.value, ast.Constant) and k.value.value is False)
+               for k in call.keywords) or any(isinstance(a, ast.Constant) and a.value is True for a in call.args):
+            return False
+    return True
 
 
 def _escape(current: ast.AST, name: str, ctx: FunctionContext) -> str | None:

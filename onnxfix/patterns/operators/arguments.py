@@ -59,18 +59,27 @@ def _assigned_values(name: str, ctx: FunctionContext) -> list[ast.expr | None]:
 
 def _parameter_value(ctx: FunctionContext, name: str):
     """A parameter's literal: what every call in the file passes (`resize(x, size)` leaving
-    `antialias=True` to its default), the default where no call is known."""
-    bindings = ctx.parameter_bindings(name)
+    `antialias=True` to its default), the default where no call is known. Unresolved while the
+    same question is being answered higher up (functions calling each other)."""
     default = parameter_defaults(ctx.fn.node).get(name)
+    bindings = ctx.parameter_bindings(name)
     if bindings is None and ctx.file.calls is not None and ctx.fn.cls is None:
         found = ctx.file.calls.some_bindings(ctx.fn, name)
         if len(found) < ctx.file.calls.call_count(ctx.fn):  # some calls leave it to the default
-            found = [*found, (ctx, default)]
+            found = [*found, (None, default)]
         bindings = found or None
     if not bindings:
         return _UNRESOLVED if default is None else _literal(default)
-    return _single([_literal(value) if caller is ctx else held_literal(value, caller) if value is not None
-                    else _UNRESOLVED for caller, value in bindings])
+    progress = ctx.file.calls.in_progress if ctx.file.calls is not None else set()
+    key = ("literal", id(ctx.fn.node), name)
+    if key in progress:
+        return _UNRESOLVED
+    progress.add(key)
+    try:
+        return _single([_literal(value) if caller is None else held_literal(value, caller) if value is not None
+                        else _UNRESOLVED for caller, value in bindings])
+    finally:
+        progress.discard(key)
 
 
 def _init_default(ctx: FunctionContext, name: str):

@@ -348,6 +348,16 @@ class DecompositionRule(Rule):
         return decomposition.exact or eager_guarded(decomposition.key)
 
 
+def global_pooling(node: ast.Call) -> bool:
+    """An adaptive average pooling to an output size of 1 on every axis: a mean over the whole
+    axis, which both exporters take for any input size. A None (the axis kept) is no such thing:
+    the legacy exporter refuses it with a dynamic size ("output_size is not constant"), and so
+    does dynamo's conversion for 3-D pooling (measured on torch 2.13)."""
+    size = literal(argument(node, "output_size", 1))
+    sizes = size if isinstance(size, (tuple, list)) else (size,)
+    return all(s == 1 for s in sizes)
+
+
 def rule_doc(what, why, example, use_instead, safety, code, legacy_only: bool = False) -> RuleDoc:
     """A rule's documentation from the records of its decompositions (those naming rule
     ``code``). ``legacy_only``: the catalog measures the ops failing in the legacy exporter only

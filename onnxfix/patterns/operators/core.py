@@ -9,6 +9,7 @@ from onnxfix import operator_catalog as catalog
 from onnxfix.patterns.operators.base import (
     UNKNOWN,
     DecompositionRule,
+    global_pooling,
     argument,
     literal,
     match_call,
@@ -230,7 +231,8 @@ class AdaptiveMaxPoolUneven(DecompositionRule):
     doc = rule_doc(
         "Finds `F.adaptive_max_pool2d`, `F.adaptive_max_pool1d` and `F.adaptive_avg_pool3d`, and "
         "the layers whose forward they are (`nn.AdaptiveMaxPool2d`, `nn.AdaptiveMaxPool1d`: "
-        "fastai's AdaptiveConcatPool1d; `nn.AdaptiveAvgPool3d`: video and volume heads).",
+        "fastai's AdaptiveConcatPool1d; `nn.AdaptiveAvgPool3d`: video and volume heads), but an average "
+        "pooling to 1 on every axis, a mean both exporters take.",
         "Legacy refuses output sizes that do not divide the input size (\"output size that are "
         "not factor of input size\"); dynamo has no translation at all "
         "(`aten.adaptive_max_pool2d`, `aten._adaptive_avg_pool3d` for any output size but 1).",
@@ -240,6 +242,11 @@ class AdaptiveMaxPoolUneven(DecompositionRule):
         "and W must be static at export time (the loop over output cells is unrolled).",
         code,
     )
+
+    def cases(self, decomposition, node):
+        if decomposition.key == "adaptive_avg_pool3d" and global_pooling(node):
+            return ()  # a mean over each axis: both exporters take it
+        return decomposition.catalog_cases
 
     def is_safe(self, decomposition, node, ctx, method):
         # the values are exact; the indices of a window holding several NaN are not (ATen takes

@@ -11,6 +11,7 @@ from onnxfix.decompositions import BY_KEY, helper_chain, helper_source
 from onnxfix.patterns.operators.base import (
     NOT_LITERAL,
     DecompositionRule,
+    global_pooling,
     argument,
     is_number,
     literal,
@@ -308,11 +309,7 @@ class LegacyStructural(DecompositionRule):
     def cases(self, decomposition, node):
         key = decomposition.key
         if key in ("adaptive_avg_pool2d", "adaptive_avg_pool1d"):
-            size = literal(argument(node, "output_size", 1))
-            sizes = size if isinstance(size, (tuple, list)) else (size,)
-            if all(s in (1, None) for s in sizes):
-                return ()  # 1 (global pooling) or None (keep) divides every input size
-            return decomposition.catalog_cases
+            return () if global_pooling(node) else decomposition.catalog_cases
         if key == "interpolate":
             mode = literal(argument(node, "mode", 3), "nearest")
             if _antialiased(node):

@@ -63,7 +63,7 @@ class MeasuredFailingOperator(Rule):
         f"call fails whatever its arguments. The verdicts come from `{PROBE}` on the installed "
         "torch; after an upgrade that fixes an op, re-running the probe silences the rule.",
         example="def forward(self, upper):\n    return torch.cholesky_inverse(upper, upper=True)",
-        use_instead="def forward(self, upper):  # the inverse as a solve against the identity (ONX5xx fixes that)\n"
+        use_instead="def forward(self, upper):  # the inverse as a solve against the identity (ONX512 fixes that)\n"
         "    return torch.cholesky_solve(torch.eye(upper.shape[-1]), upper, upper=True)",
         fix_safety="No fix: onnxfix has no decomposition for these ops. `onnxfix export` "
         "reports the failing ATen overload at this line.",

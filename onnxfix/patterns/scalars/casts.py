@@ -223,9 +223,7 @@ class ScalarCast(Rule):
         """transformers' `torch_int(x)`: `int(x)` of a parameter some caller binds to a size. Under
         torch.export the size is a SymInt and `int()` specializes it (ONX914); `torch.sym_int`
         returns a SymInt as it is and is `int()` for everything else."""
-        torch_name, imports = ctx.torch_name()
-        fix = Fix("Use `torch.sym_int`", (ctx.replace(node, f"{torch_name}.sym_int({ctx.segment(argument)})"),),
-                  safe=True, imports=imports)
+        fix = _sym_int_fix(node, argument, ctx)
         return ctx.report(
             self, node,
             f"`int({argument.id})` of a value a caller passes as a size: torch.export specializes the size to the "
@@ -306,7 +304,15 @@ class ScalarCast(Rule):
                 f"the dynamo exporter can specialize it; use `// {divisor}`",
                 fix=fix, exporters=(LEGACY, DYNAMO),
             )
-        if _square_root(argument, ctx) and not isinstance(argument, ast.BinOp):
+        return self._sym_int_of_float(node, argument, ctx)
+
+    def _sym_int_of_float(self, node: ast.Call, argument: ast.expr, ctx: FunctionContext):
+        """`int()` of a float computed from sizes (julius's `int(math.ceil(new_sr * length / old_sr))`,
+        `int(n ** 0.5)`): under torch.export the float is a SymFloat and `int()` guards on its value,
+        specializing the size silently (measured on torch 2.13: a slice end kept the export-time
+        length); `torch.sym_int` truncates it symbolically and is `int()` in eager: safe. Not
+        through `math.sqrt`, which torch.onnx cannot convert on a symbolic size."""
+        if _takes_math_sqrt(argument, ctx):
             return ctx.report(
                 self, node,
                 "`int(math.sqrt(...))` of a size: the legacy exporter records the export-time value and "
@@ -316,16 +322,7 @@ class ScalarCast(Rule):
                 "`image_size // patch_size`) or pass it in",
                 exporters=(LEGACY, DYNAMO),
             )
-        return self._sym_int_of_float(node, argument, ctx)
-
-    def _sym_int_of_float(self, node: ast.Call, argument: ast.expr, ctx: FunctionContext):
-        """`int()` of a float computed from sizes (julius's `int(math.ceil(new_sr * length / old_sr))`,
-        `int(n ** 0.5)`): under torch.export the float is a SymFloat and `int()` guards on its value,
-        specializing the size silently (measured on torch 2.13: a slice end kept the export-time
-        length); `torch.sym_int` truncates it symbolically and is `int()` in eager: safe."""
-        torch_name, imports = ctx.torch_name()
-        fix = Fix("Use `torch.sym_int`", (ctx.replace(node, f"{torch_name}.sym_int({ctx.segment(argument)})"),),
-                  safe=True, imports=imports)
+        fix = _sym_int_fix(node, argument, ctx)
         return ctx.report(
             self, node,
             "`int()` of a float computed from sizes: torch.export specializes it to the export-time value "
@@ -441,6 +438,22 @@ def _true_division_operand(node: ast.Call, ctx: FunctionContext) -> bool:
     return ctx.ints.is_int(other) or (isinstance(other, ast.Constant) and type(other.value) in (int, float))
 
 
+def _sym_int_fix(node: ast.Call, argument: ast.expr, ctx: FunctionContext) -> Fix:
+    """`int(x)` -> `torch.sym_int(x)`: `int()` for every Python number and tensor, a SymInt kept
+    symbolic under torch.export."""
+    torch_name, imports = ctx.torch_name()
+    return Fix("Use `torch.sym_int`", (ctx.replace(node, f"{torch_name}.sym_int({ctx.segment(argument)})"),),
+               safe=True, imports=imports)
+
+
+def _takes_math_sqrt(argument: ast.expr, ctx: FunctionContext) -> bool:
+    """`math.sqrt` in the expression or in a binding of a name it reads: torch.onnx cannot convert
+    it on a symbolic size, with or without `torch.sym_int`."""
+    values = [argument, *(v for n in ast.walk(argument) if isinstance(n, ast.Name)
+                          for v in ctx.assignments(n.id) if isinstance(v, ast.expr))]
+    return any(isinstance(n, ast.Call) and ctx.qualname(n.func) == "math.sqrt" for v in values for n in ast.walk(v))
+
+
 def _float_valued(name: ast.Name, ctx: FunctionContext) -> bool:
     """A local name bound to float math on sizes (`f = self.new_sr * length / self.old_sr`): a
     true division, a float literal or a power in some binding that the size oracle reads as a size."""
@@ -448,14 +461,9 @@ def _float_valued(name: ast.Name, ctx: FunctionContext) -> bool:
         return False
     values = [v for v in ctx.assignments(name.id) if isinstance(v, ast.expr)]
     return any(isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Div, ast.Pow)) or (
-        isinstance(n, ast.Constant) and type(n.value) is float) for v in values for n in ast.walk(v))
-
-
-def _square_root(argument: ast.expr, ctx: FunctionContext) -> bool:
-    """`x ** 0.5` or `math.sqrt(x)` (the grid side of a square token count)."""
-    if isinstance(argument, ast.BinOp) and isinstance(argument.op, ast.Pow):
-        return isinstance(argument.right, ast.Constant) and argument.right.value == 0.5
-    return isinstance(argument, ast.Call) and ctx.qualname(argument.func) == "math.sqrt"
+        isinstance(n, ast.Constant) and type(n.value) is float) or (
+        isinstance(n, ast.Call) and ctx.qualname(n.func) in ("math.sqrt", "math.log", "math.log2", "math.exp"))
+        for v in values for n in ast.walk(v))
 
 
 def _halved_size(argument: ast.expr, ints) -> tuple[ast.expr, int] | None:
