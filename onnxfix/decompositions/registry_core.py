@@ -243,9 +243,11 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "adaptive_avg_pool3d", ("torch.nn.functional.adaptive_avg_pool3d",), True, (),
         (PYTORCH + "125813",),
         "One mean per depth bin, then per row bin, then per column bin of those means, over "
-        "torch's bins (floor(i*D/od) .. ceil((i+1)*D/od)); unrolled over the output size, so it and "
-        "the input's D, H, W must be static. Output size 1 is a plain mean. Equal to torch up to "
-        "float rounding (a mean of means); eager keeps the op (guarded helper).",
+        "torch's bins (floor(i*D/od) .. ceil((i+1)*D/od)): adaptive_avg_pool2d's per-axis bin "
+        "sums (a matmul with a 0/1 matrix from the input's size as a tensor, so D, H, W may be "
+        "dynamic). Output size 1 is a plain mean. Equal to torch up to float rounding (a mean of "
+        "means); eager keeps the op (guarded helper).",
+        requires=("adaptive_bin_means",),
         rule="ONX509",
         proof=Proof(
             "torch.nn.functional.adaptive_avg_pool3d(a, (2, 3, 3))",

@@ -12,13 +12,15 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         (PYTORCH + "42653", PYTORCH + "64806", PYTORCH + "109370",
          "https://github.com/CSAILVision/semantic-segmentation-pytorch/issues/240"),
         "One mean per row bin, then per column bin of those means, over torch's bins "
-        "(floor(i*H/oh) .. ceil((i+1)*H/oh)): each bin's rows selected by a mask whose edges are "
-        "computed from the input's size as a tensor (a dynamic H, W stays dynamic; a NaN or inf "
-        "stays in its bins) and summed over the bin's count. Equal to torch up to float rounding "
-        "(a mean of means: 2.4e-7 max abs on randn inputs, measured). Output size 1 is a plain "
+        "(floor(i*H/oh) .. ceil((i+1)*H/oh)): each axis's bin sums one matmul with a (size, bins) "
+        "0/1 matrix whose edges are computed from the input's size as a tensor (a dynamic H, W "
+        "stays dynamic; memory O(H * oh + W * ow) beside the input; a NaN or inf stays in its "
+        "bins), over the bin's count. Equal to torch up to float rounding (a mean of means; the "
+        "proof's tolerance, 1e-6 relative). Output size 1 is a plain "
         "mean over H, W (`onnxfix export --decompose` also routes global pooling here). "
         "`onnxfix export` substitutes it where the legacy exporter refuses a layer's output size "
         "(an nn.AdaptiveAvgPool2d inside a ModuleList: no source call to rewrite).",
+        requires=("adaptive_bin_means",),
         rule="ONX519", repairs_error=r"adaptive_avg_pool2d, output size that are not factor of input size",
         proof=Proof(
             "torch.nn.functional.adaptive_avg_pool2d(a, (3, 4)) + "
@@ -377,4 +379,4 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         ),
     ),
 )
-SUPPORT: tuple[str, ...] = ("resample_antialias",)  # helpers that decompose nothing on their own
+SUPPORT: tuple[str, ...] = ("resample_antialias", "adaptive_bin_means")  # helpers that decompose nothing on their own
