@@ -24,7 +24,8 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
            "Kahan's (exp(x) - 1) * x / log(exp(x)), which keeps the precision of small x; inf, "
            "-1 and NaN as torch.", "(randn(g, b, 9) * 3,)"),
     _unary("sinh", ("torch.sinh", "Tensor.sinh"),
-           "expm1-based (e - 1/e) / 2 for |x| <= 20, exp(|x| - ln 2) above; odd.", "(randn(g, b, 9) * 4,)"),
+           "expm1-based (e - 1/e) / 2 for |x| <= 20, exp(|x| - ln 2) above; odd.", "(randn(g, b, 9) * 4,)",
+           requires=("expm1",)),
     _unary("cosh", ("torch.cosh", "Tensor.cosh"),
            "E + 1 / (4 E), E = exp(|x| - ln 2): overflows only where cosh does.", "(randn(g, b, 9) * 4,)"),
     _unary("asinh", ("torch.asinh", "Tensor.asinh", "torch.arcsinh", "Tensor.arcsinh"),
