@@ -162,6 +162,21 @@ def test_a_decomposition_the_run_proved_is_written_at_the_users_call(capsys, tmp
     assert torch.equal(before.make_model()(*args), after.make_model()(*args))
 
 
+def test_a_bfloat16_model_is_computed_in_float32_at_export_time_and_its_bfloat16_output_is_read(capsys):
+    """A bfloat16 block: onnxruntime has no bfloat16 kernel for its ops, and numpy no bfloat16
+    type for its output (read through OrtValues); with float32_compute both exports match PyTorch
+    within bfloat16's own rounding."""
+    spec = MODELS / "bf16_encoder.py"
+    code, document = _cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
+                                "--dynamic", "0:0=batch,1=seq", "--exporter", "both", "--fix"], capsys)
+    (target,) = document["targets"]
+    assert [r["verdict"] for r in target["results"]] == ["ORT-FAILS", "ORT-FAILS"]
+    assert all("NOT_IMPLEMENTED" in r["error"] for r in target["results"])
+    fix = target["fix"]
+    assert (fix["decompositions"], fix["diff"]) == (["float32_compute"], "")
+    assert [r["verdict"] for r in fix["results"]] == ["OK", "OK"]
+
+
 def test_a_dtype_onnxruntime_has_no_kernel_for_is_computed_in_float32_at_export_time(capsys):
     """A float64 Conv: both exports load-fail in onnxruntime (NOT_IMPLEMENTED); the run names
     float32_compute, and the export with it matches PyTorch; the source is not edited."""

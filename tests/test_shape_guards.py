@@ -121,6 +121,15 @@ def test_a_correct_dynamic_model_has_no_guard_findings():
     assert (verdict.verdict, lines, verdict.guards) == ("OK", [], [])
 
 
+def test_a_guard_from_torch_onnx_decomposition_pass_is_not_a_restriction():
+    """nn.LSTM over a dynamic length: the decomposition pass tries LSTM's fake decomposition (a loop
+    over time, guarding the length to the example's) and keeps the LSTM node; the model exports
+    for any length, and no guard is reported."""
+    verdict, lines = _export("tests/export_models/lstm_any_length.py:make_model")
+    assert (verdict.verdict, lines, verdict.guards) == ("OK", [], [])
+    assert [p.probe for p in verdict.probes][-1] == "generated (dynamic dims +3)"
+
+
 # ---- which guards are reported, on guards as torch records them (no export) ------------------
 
 def _guards(*exprs):

@@ -5,6 +5,7 @@ below both.
 
 from __future__ import annotations
 
+import ctypes
 import re
 from pathlib import Path
 
@@ -16,6 +17,11 @@ from onnxfix.exporter.result import OutputError
 
 RTOL = 1e-4  # allowed error relative to the output's largest magnitude (at least 1.0)
 ATOL = 1e-5
+# A bfloat16 / float16 output is itself rounded to 8 / 11 significant bits, and eager rounds every
+# op on the way (onnxruntime's CPU provider computes most of them in float32): such an output
+# matches within a few of its own units in the last place of its largest magnitude.
+_LOW_PRECISION = (torch.bfloat16, torch.float16)
+_LOW_PRECISION_ULPS = 4
 
 
 class Runtime:
@@ -29,12 +35,37 @@ class Runtime:
         self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         self.declared = [i.name for i in self.session.get_inputs()]
 
+        # numpy has no bfloat16: such a model is fed and read through OrtValues (raw bits)
+        self.bfloat16 = any(v.type == "tensor(bfloat16)" for v in (*self.session.get_inputs(), *self.session.get_outputs()))
+
     def run(self, args: tuple, names: list[str]) -> list[np.ndarray]:
-        feeds = {n: v.detach().cpu().numpy() for n, v in zip(names, args) if n in self.declared and isinstance(v, torch.Tensor)}
-        if len(feeds) < len(self.declared):
-            tensors = [a for a in args if isinstance(a, torch.Tensor)]
-            feeds = {n: t.detach().cpu().numpy() for n, t in zip(self.declared, tensors)}
-        return self.session.run(None, feeds)
+        tensors = {n: v for n, v in zip(names, args) if n in self.declared and isinstance(v, torch.Tensor)}
+        if len(tensors) < len(self.declared):
+            tensors = dict(zip(self.declared, [a for a in args if isinstance(a, torch.Tensor)]))
+        if not self.bfloat16:
+            return self.session.run(None, {n: t.detach().cpu().numpy() for n, t in tensors.items()})
+        feeds = {n: _ort_value(t.detach().cpu()) for n, t in tensors.items()}
+        return [_from_ort_value(value) for value in self.session.run_with_ort_values(None, feeds)]
+
+
+_ONNX_BFLOAT16 = 16  # TensorProto.BFLOAT16
+
+
+def _ort_value(tensor: torch.Tensor):
+    from onnxruntime import OrtValue
+
+    if tensor.dtype == torch.bfloat16:
+        return OrtValue.ortvalue_from_numpy_with_onnx_type(tensor.contiguous().view(torch.int16).numpy(), _ONNX_BFLOAT16)
+    return OrtValue.ortvalue_from_numpy(tensor.numpy())
+
+
+def _from_ort_value(value) -> np.ndarray:
+    """A bfloat16 output as float32 (exact: bfloat16 is float32's upper half)."""
+    if value.data_type() != "tensor(bfloat16)":
+        return value.numpy()
+    raw = ctypes.string_at(value.data_ptr(), value.tensor_size_in_bytes())
+    bits = np.frombuffer(raw, dtype=np.uint16).astype(np.uint32) << 16
+    return bits.view(np.float32).reshape(value.shape())
 
 
 def run_onnx(path: Path, args: tuple, names: list[str]) -> list[np.ndarray]:
@@ -49,7 +80,9 @@ def compare(expected: list[torch.Tensor], actual: list[np.ndarray], rtol: float 
 
 
 def _compare_one(index: int, ref: torch.Tensor, got: np.ndarray, rtol: float) -> OutputError:
-    ref = ref.detach().cpu().numpy()
+    ref = ref.detach().cpu()
+    rtol = max(rtol, _LOW_PRECISION_ULPS * torch.finfo(ref.dtype).eps) if ref.dtype in _LOW_PRECISION else rtol
+    ref = (ref.float() if ref.dtype == torch.bfloat16 else ref).numpy()
     if ref.shape != got.shape:
         return OutputError(index, None, None, False, f"shape {tuple(got.shape)}, expected {tuple(ref.shape)}")
     if ref.size == 0:

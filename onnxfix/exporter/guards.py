@@ -59,7 +59,9 @@ def recording() -> Iterator[Recording]:
 
     def log_guard(self, prefix, g, forcing_spec):
         if "suppressed" not in prefix:  # a suppressed guard constrains nothing
-            record.guards.append(_guard(self, g))
+            guard = _guard(self, g)
+            if not _after_capture(guard.frames):
+                record.guards.append(guard)
         return patched["_log_guard"](self, prefix, g, forcing_spec)
 
     def unbacked(name):
@@ -109,6 +111,16 @@ def _frames() -> list[list]:
 def _values(env) -> dict:
     values = getattr(env, "backed_var_to_val", None)  # torch 2.13; var_to_val before (now deprecated)
     return values if values is not None else env.var_to_val
+
+
+def _after_capture(frames: list[list]) -> bool:
+    """A guard torch.onnx's decomposition pass adds (`ExportedProgram.run_decompositions`, on the
+    shape environment of the capture): the exported program's sizes were settled by the capture;
+    the pass re-traces ops, and one whose decomposition it then discards can guard a dim (the
+    fake nn.LSTM iterates over time, while the graph keeps one LSTM node for any length). A
+    decomposition that does specialize the graph fails the probes at other sizes."""
+    return any(function == "run_decompositions" and path.endswith("exported_program.py")
+               for path, _, function in frames)
 
 
 def _guard(env, g) -> Guard:
