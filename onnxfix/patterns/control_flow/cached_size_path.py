@@ -44,7 +44,10 @@ class CachedSizePath(Rule):
         "whose test reads a module attribute and compares sizes (or the arguments its one statement "
         "passes), and whose one statement rebuilds that attribute with a call, read after the `if` "
         "(fairseq's `if self._future_mask.size(0) < dim: self._future_mask = torch.triu(...)` and "
-        "sinusoidal position tables); the same cache kept when large enough, by an `if` on sizes that "
+        "sinusoidal position tables), or when it no longer matches the input, stored into a list on the module "
+        "or by a method or a function given the module (YOLOv7's `if self.grid[i].shape[2:4] != "
+        "x[i].shape[2:4]: self.grid[i] = self._make_grid(nx, ny)`, YOLOv3's `if (self.nx, self.ny) != (nx, ny): "
+        "create_grids(self, ...)`, cached by export scripts' dry run); the same cache kept when large enough, by an `if` on sizes that "
         "reads the attribute and ends in a bare `return`, the method rebuilding the attribute below "
         "(ESPnet's `extend_pe`: `if self.pe.size(1) >= x.size(1) * 2 - 1: return`). And a dict memoising a value per key: `if key not in "
         "self.cache:` whose body stores `self.cache[key] = ...` (DA3's RoPE position getter).",
@@ -104,19 +107,21 @@ class CachedSizePath(Rule):
     def _grown_cache(self, node: ast.If, ctx: FunctionContext):
         """`if self._future_mask.size(0) < dim: self._future_mask = torch.triu(...)`, then
         `self._future_mask[:dim, :dim]` (fairseq's masks and sinusoidal tables): a cache kept on
-        the module and rebuilt in forward when the input outgrows it."""
+        the module and rebuilt in forward when the input outgrows it (or no longer matches it:
+        YOLOv7's `if self.grid[i].shape[2:4] != x[i].shape[2:4]: self.grid[i] = self._make_grid(nx, ny)`,
+        YOLOv3's `if (self.nx, self.ny) != (nx, ny): create_grids(self, ...)`)."""
         attribute = _rebuilt_attribute(node, ctx)
-        if attribute is None or not _used_after(node, attribute, ctx):
+        if attribute is None:
             return
-        rebuilt = [n for n in ast.walk(node.body[0].value) if isinstance(n, ast.Call)]
+        rebuilt = [n for statement in node.body for n in ast.walk(statement) if isinstance(n, ast.Call)]
         # `self.wf.device != x.device: self.wf = self.wf.to(x.device)` moves a cache, whatever the size
         compared = [n for n in ast.walk(node.test) if isinstance(n, ast.Compare) and not any(
             isinstance(side, ast.Attribute) and side.attr in ("device", "dtype") for side in (n.left, *n.comparators))]
         if any(_compares_sizes(n, ctx) or _compares_arguments(n, rebuilt) for n in compared):
             message = (f"`self.{attribute}` is a cache kept on the module and rebuilt here only when the input "
-                       "outgrows it: both exporters decide this `if` on the example (and on what earlier calls "
-                       "left cached) and keep the cached tensor, wrong or failing for other sizes; rebuild it "
-                       "under export (eager keeps its cache)")
+                       "no longer fits it: both exporters decide this `if` on the example (and on what earlier calls "
+                       "left cached, a dry run's) and keep the cached tensor, wrong or failing for other sizes; "
+                       "rebuild it under export (eager keeps its cache)")
             yield ctx.report(self, node.test, message, fix=_fix(node.test, True, ctx))
 
 
@@ -158,14 +163,51 @@ class CachedSizePath(Rule):
 
 
 def _rebuilt_attribute(node: ast.If, ctx: FunctionContext) -> str | None:
-    """`self.X` when the `if`'s only statement assigns it a call's value and its test reads it."""
-    if len(node.body) != 1 or not isinstance(node.body[0], ast.Assign) or len(node.body[0].targets) != 1:
+    """The cached `self.X` an `if` rebuilds: its body only stores module attributes (`self.X = f(...)`,
+    `self.grid[i] = ...`) or calls the model's code that does (`self.create_grids(...)`,
+    `create_grids(self, ...)`), the test reads something it stores, and something it stores is read
+    after the `if` (YOLOv3 tests `self.nx` and reads `self.grid_xy`)."""
+    stored: set[str] = set()
+    for statement in node.body:
+        found = _stored_attributes(statement, ctx)
+        if found is None:
+            return None
+        stored |= found
+    read = {n.attr for n in ast.walk(node.test) if isinstance(n, ast.Attribute) and ctx.is_self_attr(n)}
+    if not stored & read:
         return None
-    target, value = node.body[0].targets[0], node.body[0].value
-    if not (ctx.is_self_attr(target) and isinstance(value, ast.Call)):
-        return None
-    reads = any(isinstance(n, ast.Attribute) and n.attr == target.attr and ctx.is_self_attr(n) for n in ast.walk(node.test))
-    return target.attr if reads else None
+    return next((a for a in sorted(stored) if _used_after(node, a, ctx)), None)
+
+
+def _stored_attributes(statement: ast.stmt, ctx: FunctionContext) -> set[str] | None:
+    """What one statement of a rebuild stores on the module; None for any other statement."""
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.value, ast.Call):
+        target = statement.targets[0]
+        root = target.value if isinstance(target, ast.Subscript) else target
+        return {root.attr} if ctx.is_self_attr(root) else None
+    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+        builder = _builder(statement.value, ctx)
+        if builder is None:
+            return None
+        function, owner = builder
+        found = {n.attr for n in ast.walk(function) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
+                 and isinstance(n.value, ast.Name) and n.value.id == owner}
+        return found or None
+    return None
+
+
+def _builder(call: ast.Call, ctx: FunctionContext) -> tuple[ast.FunctionDef, str] | None:
+    """(function, the name it calls the module by) for `self.method(...)` of the class or a function
+    of the file called with the module first (`create_grids(self, ...)`)."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and ctx.is_self_attr(func) and func.attr in ctx.fn.cls.methods:
+        method = ctx.fn.cls.methods[func.attr]
+        return (method, method.args.args[0].arg) if method.args.args else None
+    if (isinstance(func, ast.Name) and func.id in ctx.file.module.functions and call.args
+            and isinstance(call.args[0], ast.Name) and call.args[0].id == ctx.self_name):
+        function = ctx.file.module.functions[func.id]
+        return (function, function.args.args[0].arg) if function.args.args else None
+    return None
 
 
 def _used_after(node: ast.If, attribute: str, ctx: FunctionContext, store: bool = False) -> bool:
