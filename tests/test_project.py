@@ -371,3 +371,24 @@ def test_building_an_instance_in_forward_reaches_its_init(tmp_path, monkeypatch,
     code, lines = check(capsys, "--no-cache", ".")
     assert [" ".join(line.split()[:2]) for line in lines] == ["dists.py:7:21: ONX604"]
     assert lines[0].endswith("(reached from Actor.forward, model.py:7)")
+
+
+def test_a_method_of_a_layer_taken_out_of_a_module_list_is_reached(tmp_path, monkeypatch, capsys):
+    # A normalizing flow's sampling direction (tests/realworld/cjd_flows_lu_transform_inverse.py):
+    # `for i, layer in enumerate(reversed(self.layers)): y = layer.backward(y)` runs each layer's
+    # `backward`; a layer taken by index too; a method of a list nobody built from classes is not followed.
+    (tmp_path / "model.py").write_text(
+        "import torch\nfrom torch import nn\n\n\n"
+        "class LU(nn.Module):\n    def backward(self, y):\n        return y @ torch.inverse(self.w)\n\n"
+        "    def scale(self, y):\n        return y.numpy()\n\n\n"
+        "class Flow(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.layers = nn.ModuleList([LU() for _ in range(2)])\n        self.names = ['a']\n\n"
+        "    def forward(self, y):\n"
+        "        for i, layer in enumerate(reversed(self.layers)):\n            y = layer.backward(y)\n"
+        "        last = self.layers[-1]\n        for name in self.names:\n            name.scale(y)\n"
+        "        return last.scale(y)\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    code, lines = check(capsys, "--no-cache", ".")
+    assert [" ".join(line.split()[:2]) for line in lines] == [
+        "model.py:7:20: ONX501", "model.py:10:16: ONX102"]

@@ -50,3 +50,44 @@ def constructed_classes(module: ModuleIndex, value: ast.expr) -> Iterator[ast.Ca
             yield from (n for n in ast.walk(argument) if isinstance(n, ast.Call))
     else:
         yield value
+
+
+# Wrappers that hand out a container's elements one by one: `for i, layer in enumerate(reversed(self.layers))`
+_ELEMENT_WRAPPERS = frozenset({"enumerate", "reversed", "list", "tuple", "iter"})
+
+
+def container_element(function: ast.AST, name: str, self_name: str | None) -> str | None:
+    """`attr` when the local ``name`` holds an element of `self.attr` in ``function``: bound by
+    `for name in self.attr` (through enumerate / reversed / list), or `name = self.attr[i]`
+    (a flow's `layer.backward(y)` over `reversed(self.layers)` runs the layers' `backward`)."""
+    for node in ast.walk(function):
+        if isinstance(node, (ast.For, ast.comprehension)):
+            attribute = _iterated_attribute(node.iter, node.target, name, self_name)
+        elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            value = node.value
+            attribute = _self_attribute(value.value, self_name) if isinstance(value, ast.Subscript) else None
+        else:
+            continue
+        if attribute is not None:
+            return attribute
+    return None
+
+
+def _iterated_attribute(iterated: ast.expr, target: ast.expr, name: str, self_name: str | None) -> str | None:
+    while isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and len(iterated.args) == 1:
+        if iterated.func.id not in _ELEMENT_WRAPPERS:
+            return None
+        if iterated.func.id == "enumerate":  # (index, element)
+            if not (isinstance(target, ast.Tuple) and len(target.elts) == 2):
+                return None
+            target = target.elts[1]
+        iterated = iterated.args[0]
+    if not (isinstance(target, ast.Name) and target.id == name):
+        return None
+    return _self_attribute(iterated, self_name)
+
+
+def _self_attribute(node: ast.expr, self_name: str | None) -> str | None:
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == self_name:
+        return node.attr
+    return None

@@ -12,7 +12,7 @@ import ast
 from dataclasses import dataclass, field, replace
 from typing import Iterator
 
-from onnxfix.rewriter.constructed import calls_behind, constructed_classes, constructor_arguments
+from onnxfix.rewriter.constructed import calls_behind, constructed_classes, constructor_arguments, container_element
 from onnxfix.rewriter.export_guards import exporters_skipping, is_guard_call
 from onnxfix.rewriter.function_body import scope_of_function, walk_function_body
 from onnxfix.rewriter.module_index import (
@@ -255,6 +255,11 @@ class ScopeBuilder:
             assigned = fn.cls.self_attrs.get(value.attr)
             for module, info in self._attribute_classes(fn, assigned):
                 yield from self._methods_named(fn, module, info, node.attr, skip_self=False)
+        elif isinstance(value, ast.Name) and value.id != self_name:
+            # `layer.backward(y)` for a layer taken out of `self.layers` (a loop, an index)
+            container = container_element(fn.node, value.id, self_name)
+            if container is not None:
+                yield from self._element_methods(fn, container, node.attr)
 
     def _attribute_classes(self, fn: ExportFunction, assigned: ast.expr | None) -> Iterator[tuple[ModuleIndex, ClassInfo]]:
         """The classes an attribute's value is built from: `Block(...)`, or for `self.model = model`
@@ -302,6 +307,18 @@ class ScopeBuilder:
             if isinstance(value, ast.Name) and info is fn.cls:  # `self.model = model`: what is passed in
                 for found in self._attribute_classes(fn, value):
                     yield from self._called_method(fn, found)
+            return
+
+    def _element_methods(self, fn: ExportFunction, container: str, name: str) -> Iterator[ExportFunction]:
+        """Method ``name`` of the classes built into container attribute ``container``."""
+        for module, info in self.bases_of(fn.module, fn.cls):
+            value = info.self_attrs.get(container)
+            if value is None:
+                continue
+            for call in constructed_classes(module, value):
+                found = self._class_named(module, call.func)
+                if found:
+                    yield from self._methods_named(fn, found[0], found[1], name, skip_self=False)
             return
 
     def _called_method(self, fn: ExportFunction, found: tuple[ModuleIndex, ClassInfo]) -> Iterator[ExportFunction]:
