@@ -162,6 +162,21 @@ def test_a_decomposition_the_run_proved_is_written_at_the_users_call(capsys, tmp
     assert torch.equal(before.make_model()(*args), after.make_model()(*args))
 
 
+def test_fused_attention_kernels_are_turned_off_while_exporting_then_the_length_reshape_repaired(capsys):
+    """The legacy exporter has no symbolic for the encoder layer's fused kernel; with the fast path
+    off, the failure the export shows next names the packed in-projection's repair: both applied
+    while exporting only, and the export matches PyTorch (which keeps the fused kernel) for other lengths."""
+    spec = MODELS / "fastpath_encoder.py"
+    code, document = _cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
+                                "--dynamic", "0:0=batch,1=seq", "--exporter", "legacy", "--fix"], capsys)
+    (target,) = document["targets"]
+    assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS"]
+    assert "aten::_transformer_encoder_layer_fwd" in target["results"][0]["error"]
+    fix = target["fix"]
+    assert (fix["decompositions"], fix["diff"]) == (["mha_fastpath_off", "multi_head_attention_forward"], "")
+    assert [r["verdict"] for r in fix["results"]] == ["OK"]
+
+
 def test_a_bfloat16_model_is_computed_in_float32_at_export_time_and_its_bfloat16_output_is_read(capsys):
     """A bfloat16 block: onnxruntime has no bfloat16 kernel for its ops, and numpy no bfloat16
     type for its output (read through OrtValues); with float32_compute both exports match PyTorch

@@ -29,7 +29,7 @@ import importlib
 import inspect
 import os
 import sys
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator
 
@@ -212,5 +212,25 @@ def decomposition_context(ops: Iterable[str] | None = None) -> Iterator[Decompos
     for repair in repairs:
         table.update(decomposition_table(EXPORT_REPAIRS[repair].keys, typed=True))
     mode = DecompositionMode(table)
-    with mode:
-        yield mode
+    with ExitStack() as settings:
+        for context in dict.fromkeys(c for repair in repairs for c in EXPORT_REPAIRS[repair].contexts):
+            settings.enter_context(REPAIR_CONTEXTS[context]())
+        with mode:
+            yield mode
+
+
+@contextmanager
+def _mha_fastpath_off() -> Iterator[None]:
+    """nn.MultiheadAttention and nn.TransformerEncoderLayer call fused kernels
+    (`torch._native_multi_head_attention`, `torch._transformer_encoder_layer_fwd`) in eval mode
+    without gradients; with the fast path off they run their composite path, the same math
+    (the layers' training path), which both exporters translate."""
+    enabled = torch.backends.mha.get_fastpath_enabled()
+    torch.backends.mha.set_fastpath_enabled(False)
+    try:
+        yield
+    finally:
+        torch.backends.mha.set_fastpath_enabled(enabled)
+
+
+REPAIR_CONTEXTS = {"mha_fastpath_off": _mha_fastpath_off}

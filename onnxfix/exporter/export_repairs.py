@@ -18,6 +18,8 @@ class ExportRepair:
     error: str  # regex on an exporter's error
     description: str
     keys: tuple[str, ...]  # the decompositions substituted while exporting
+    # torch settings changed while exporting (exporter/decompose.py REPAIR_CONTEXTS)
+    contexts: tuple[str, ...] = ()
 
 
 EXPORT_REPAIRS = {
@@ -37,5 +39,13 @@ EXPORT_REPAIRS = {
         "ops on float64 / bfloat16 tensors computed in float32 while exporting (onnxruntime's CPU provider "
         "has no kernel for many of them; the exported model rounds as float32 there)",
         ("float32_compute",),
+    ),
+    "mha_fastpath_off": ExportRepair(
+        r"aten::(?:_native_multi_head_attention|_transformer_encoder_layer_fwd)\b",
+        "nn.MultiheadAttention's and nn.TransformerEncoderLayer's fused inference kernels (their 'fast path', "
+        "taken in eval mode without gradients) turned off while exporting: the layers' own composite path is "
+        "traced instead (the legacy exporter has no symbolic for the fused ops; eager keeps them)",
+        (),
+        contexts=("mha_fastpath_off",),
     ),
 }

@@ -216,7 +216,8 @@ def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progr
     # the first run's names, and what the loop's last exports fail on (a failure the static fixes
     # uncovered: kornia's squeeze, reached once the inverse exports)
     decompose = tuple(dict.fromkeys((*decompose, *decompositions_that_help(target, loop.final.results, []))))
-    final = _with_decompositions(loop.final, decompose, outcome, lambda fixed: export(fixed, decompose))
+    final = _with_decompositions(loop.final, decompose, outcome, export,
+                                 lambda results: decompositions_that_help(target, results, []))
     if outcome.decompositions:
         final = _decompositions_in_source(target, source, final, outcome, unsafe_fixes, export)
     if baseline is before and final.fixed.text == start.text and not outcome.decompositions:
@@ -231,17 +232,24 @@ def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progr
     return outcome
 
 
-def _with_decompositions(final, keys: tuple[str, ...], outcome: FixResult, export):
+def _with_decompositions(final, keys: tuple[str, ...], outcome: FixResult, export, named_by, rounds: int = 3):
     """The loop's last state, exported once more with onnxfix's decompositions of the ops the
     first run named, when some export still fails: the repair for code the static fixes do not
-    edit (an op inside site-packages). Kept when it makes some verdict OK and none worse; eager
+    edit (an op inside site-packages). What that export fails on next names more (the fused
+    attention kernel turned off, the composite path's packed projection then needs its own
+    repair): up to ``rounds`` exports. Kept when it makes some verdict OK and none worse; eager
     PyTorch is untouched (they replace the ops only while exporting)."""
     from onnxfix.exporter import fixloop
 
     if not keys or all(r.verdict.verdict == OK for r in final.results):
         return final
-    results = export(final.fixed)
-    outcome.exports += 1
+    for _ in range(rounds):
+        results = export(final.fixed, keys)
+        outcome.exports += 1
+        more = tuple(k for k in named_by(results) if k not in keys)
+        if all(r.verdict.verdict == OK for r in results) or not more:
+            break
+        keys = (*keys, *more)
     gained = any(a.verdict.verdict == OK != b.verdict.verdict for b, a in zip(final.results, results))
     if not gained or fixloop.worsened(final.results, results):
         return final
