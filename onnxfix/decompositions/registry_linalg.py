@@ -119,6 +119,20 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         ),
     ),
     Decomposition(
+        "qr", ("torch.qr", "Tensor.qr"), False, ("qr", "Tensor.qr"), ("https://github.com/iperov/DeepFaceLive/issues/142",),
+        "The old API on _onnx_linalg_qr: some=True is mode 'reduced', some=False 'complete' "
+        "(torch.qr's documented equivalence).",
+        requires=("linalg_qr",),
+        error_bound="as linalg_qr's",
+        rule="ONX512",
+        proof=Proof(
+            "torch.cat(torch.qr(a, some=False), -1)",
+            "torch.cat(_onnx_qr(a, some=False), -1)",
+            "(randn(g, b, 5, 3),)",
+            decomposition_tol=2e-6,
+        ),
+    ),
+    Decomposition(
         "linalg_matrix_exp", ("torch.linalg.matrix_exp", "torch.matrix_exp", "Tensor.matrix_exp"), False,
         ("linalg.matrix_exp", "matrix_exp", "Tensor.matrix_exp"), (),
         "Scaling and squaring: s = ceil(log2 ||A||_1) squarings (at most 20, applied under "

@@ -70,6 +70,8 @@ CASES = [
     C("svd S", "torch.svd", "torch.svd(x)[1]", "R(4, 3),"),
     C("linalg.svdvals", L + "svdvals", "torch.linalg.svdvals(x)", "R(4, 3),"),
     C("linalg.qr", L + "qr", "torch.linalg.qr(x)[1].abs()", "R(4, 3),"),
+    C("qr", "torch.qr", "torch.qr(x)[1].abs()", "R(4, 3),"),
+    C("Tensor.qr", "Tensor.qr", "x.qr(some=False)[1].abs()", "R(4, 3),"),
     C("linalg.cholesky", L + "cholesky", "torch.linalg.cholesky(x)", "SPD(4),"),
     C("cholesky", "torch.cholesky", "torch.cholesky(x)", "SPD(4),"),
     C("Tensor.cholesky", "Tensor.cholesky", "x.cholesky(upper=True)", "SPD(4),"),

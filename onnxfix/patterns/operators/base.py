@@ -60,7 +60,12 @@ def _an_object(node: ast.expr, ctx: FunctionContext) -> bool:
         return False
     qualname = ctx.qualname(value.func) or ""
     local = isinstance(value.func, ast.Name) and value.func.id in ctx.file.module.classes
-    return local or qualname.startswith("torch.nn.")
+    return local or (qualname.startswith("torch.nn.") and qualname not in _TENSOR_ATTRIBUTES)
+
+
+# torch.nn's tensor-valued attributes: `self.weight = nn.Parameter(...)` holds a tensor, not a layer
+_TENSOR_ATTRIBUTES = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer",
+                                "torch.nn.parameter.Buffer", "torch.nn.parameter.UninitializedParameter"})
 
 
 def match_inplace_call(node: ast.Call, ctx: FunctionContext) -> tuple[str, Decomposition] | None:
