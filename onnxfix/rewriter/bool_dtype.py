@@ -48,12 +48,35 @@ def is_bool_tensor(node: ast.AST, ctx: FunctionContext, depth: int = 0) -> bool:
     if isinstance(node, ast.Attribute) and ctx.is_self_attr(node) and _stored_once(node.attr, ctx):
         value = ctx.self_attr_value(node)  # `self.keep = torch.ones(4, dtype=torch.bool)` in __init__
         return value is not None and is_bool_tensor(value, ctx, depth + 1)
+    if isinstance(node, ast.Name) and (id(ctx.fn.node), node.id) in _ASSUMED:
+        return True  # `mask = mask + keep`: bool if its other values are
     if isinstance(node, ast.Name) and ctx.is_parameter(node.id):
         return not ctx.assignments(node.id) and _used_as_mask(node.id, ctx)
     if isinstance(node, ast.Name):
-        values = ctx.assignments(node.id)
-        return bool(values) and all(isinstance(v, ast.expr) and is_bool_tensor(v, ctx, depth + 1) for v in values)
+        return _bool_name(node.id, ctx, depth)
     return False
+
+
+# (function, name) pairs being decided: a name's value computed from itself
+_ASSUMED: set[tuple[int, str]] = set()
+
+
+def _bool_name(name: str, ctx: FunctionContext, depth: int) -> bool:
+    """Every value bound to the name is a bool tensor; a value computed from the name itself
+    (`mask = mask + self.keep_matrix`) is, when the rest of it is, given one value that is not."""
+    values = ctx.assignments(name)
+    if not values or all(_mentions(v, name) for v in values):
+        return False
+    key = (id(ctx.fn.node), name)
+    _ASSUMED.add(key)
+    try:
+        return all(isinstance(v, ast.expr) and is_bool_tensor(v, ctx, depth + 1) for v in values)
+    finally:
+        _ASSUMED.discard(key)
+
+
+def _mentions(value: object, name: str) -> bool:
+    return isinstance(value, ast.AST) and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(value))
 
 
 # Tensor methods whose first argument must be a bool tensor (eager raises otherwise)

@@ -46,6 +46,12 @@ NON_TENSOR_METHODS = frozenset(
 )
 # max/min/median(dim) return a (values, indices) pair; without a dim, a tensor.
 PAIR_WITH_DIM = frozenset({"max", "min", "median", "nanmedian"})
+# ops (torch.x, torch.linalg.x, Tensor.x) returning a tuple of tensors: what a tuple target unpacks
+TENSOR_TUPLES = PAIR_WITH_DIM | frozenset({
+    "topk", "sort", "kthvalue", "mode", "aminmax", "cummax", "cummin", "frexp", "var_mean", "std_mean",
+    "split", "chunk", "unbind", "tensor_split", "meshgrid", "broadcast_tensors", "qr", "eigh", "svd", "slogdet",
+    "lu_factor", "histogram",
+})
 # torch.nn layers whose call returns a single tensor (RNNs, attention, containers excluded).
 TENSOR_LAYERS = frozenset(
     {
@@ -223,11 +229,24 @@ class TensorOracle:
             if any(isinstance(v, ast.stmt) for v in values):
                 return None
             return True if all(self.is_tensor(v) for v in values) else None
-        values = _bindings(ctx, name)
-        if not values or any(isinstance(v, ast.stmt) for v in values):
+        values = [v for v in _bindings(ctx, name) if not (isinstance(v, ast.Assign) and self._unpacks_tensors(v))]
+        if not _bindings(ctx, name) or any(isinstance(v, ast.stmt) for v in values):
             return None
         answers = [self.is_tensor(v) for v in values]
         return True if all(answers) else None
+
+    def _unpacks_tensors(self, assign: ast.Assign) -> bool:
+        """`values, indices = torch.topk(x, k)` (or `x.sort(...)`, `x.max(dim)`): a flat tuple
+        target unpacking an op that returns a tuple of tensors."""
+        if not all(isinstance(t, ast.Tuple) and not any(isinstance(e, ast.Starred) for e in t.elts)
+                   for t in assign.targets) or not isinstance(assign.value, ast.Call):
+            return False
+        func = assign.value.func
+        qualname = self.ctx.qualname(func)
+        if qualname is not None:
+            return qualname.rpartition(".")[0] in ("torch", "torch.linalg") and qualname.rpartition(".")[2] in TENSOR_TUPLES
+        return (isinstance(func, ast.Attribute) and func.attr in TENSOR_TUPLES
+                and bool(self.is_tensor(func.value)))
 
 
 # Tensor methods that are evidence of a tensor receiver when called on an input of forward: none
