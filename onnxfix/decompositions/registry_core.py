@@ -257,6 +257,20 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         ),
     ),
     Decomposition(
+        "adaptive_max_pool3d", ("torch.nn.functional.adaptive_max_pool3d",), True,
+        ("adaptive_max_pool3d keep axes", "adaptive_max_pool3d non-divisible"),
+        ("https://github.com/pytorch/pytorch/issues/36425",),
+        "Separable: amax over torch's bins per axis, depth then rows then columns (a box's max is "
+        "the max of its axis maxima). An axis kept (None) or pooled to 1 may be dynamic; other "
+        "output sizes unroll their bins and need that axis static. return_indices keeps the op.",
+        rule="ONX509",
+        proof=Proof(
+            "torch.nn.functional.adaptive_max_pool3d(a, (1, None, 3))",
+            "_onnx_adaptive_max_pool3d(a, (1, None, 3))",
+            "(randn(g, b, 2, 5, 4, 7),)",
+        ),
+    ),
+    Decomposition(
         "adaptive_max_pool1d", ("torch.nn.functional.adaptive_max_pool1d",), True,
         ("adaptive_max_pool1d non-divisible",), (PYTORCH + "61172",),
         "The 2-D helper over a height of 1: the same bins along the last dimension (fastai's "
