@@ -2,12 +2,14 @@ import torch
 
 
 def _onnx_adaptive_max_pool2d(input, output_size, return_indices=False):
-    # One amax per output cell over rows floor(i*H/oh) .. ceil((i+1)*H/oh) (the same bins as
-    # torch); unrolled over the output cells, so H, W and the output size must be static.
-    # Indices (return_indices=True) are flat h * W + w positions of the first maximum.
+    # Values: separable (_onnx_adaptive_bin_maxima), row bins then column bins, the same bins as
+    # torch; an axis kept (None) or pooled to 1 may have any size. Indices (return_indices=True)
+    # are flat h * W + w positions of the first maximum, one amax per output cell (H, W static).
     height, width = input.shape[-2], input.shape[-1]
     if isinstance(output_size, int):
         output_size = (output_size, output_size)
+    if not return_indices:
+        return _onnx_adaptive_bin_maxima(_onnx_adaptive_bin_maxima(input, -2, output_size[0]), -1, output_size[1])
     out_h = height if output_size[0] is None else output_size[0]
     out_w = width if output_size[1] is None else output_size[1]
     values, indices = [], []

@@ -230,8 +230,10 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "adaptive_max_pool2d", ("torch.nn.functional.adaptive_max_pool2d",), True,
         ("adaptive_max_pool2d non-divisible",),
         (PYTORCH + "75383", PYTORCH + "61172", PYTORCH + "60452"),
-        "One amax per output cell over torch's bins; unrolled over the output cells, so the "
-        "input's H, W must be static. Indices (return_indices=True) match torch's (first maximum).",
+        "amax over torch's bins, rows then columns (separable); an axis kept (None) or pooled to 1 "
+        "may be dynamic, other output sizes unroll their bins and need that axis static. Indices "
+        "(return_indices=True): one amax per output cell (H, W static), torch's (first maximum).",
+        requires=("adaptive_bin_maxima",),
         rule="ONX509",
         proof=Proof(
             "torch.nn.functional.adaptive_max_pool2d(a, (3, 3))",
@@ -263,6 +265,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "Separable: amax over torch's bins per axis, depth then rows then columns (a box's max is "
         "the max of its axis maxima). An axis kept (None) or pooled to 1 may be dynamic; other "
         "output sizes unroll their bins and need that axis static. return_indices keeps the op.",
+        requires=("adaptive_bin_maxima",),
         rule="ONX509",
         proof=Proof(
             "torch.nn.functional.adaptive_max_pool3d(a, (1, None, 3))",
@@ -308,4 +311,5 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
                     params="a, i"),
     ),
 )
-SUPPORT: tuple[str, ...] = ("sort_rank", "roll", "round_half_away", "nan_ignoring_extreme")  # helpers that decompose nothing on their own (roll: ONX406; round_half_away: ONX101's element loops)
+# helpers that decompose nothing on their own (roll: ONX406; round_half_away: ONX101's element loops)
+SUPPORT: tuple[str, ...] = ("sort_rank", "roll", "round_half_away", "nan_ignoring_extreme", "adaptive_bin_maxima")
