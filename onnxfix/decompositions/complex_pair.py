@@ -28,11 +28,13 @@ class _OnnxComplexPair:
         return self.real.size(*args)
 
     def __getattr__(self, name):
-        # indexing, layout, device and copies apply to both parts alike
-        if name in ("to", "reshape", "view", "unsqueeze", "squeeze", "transpose", "permute", "expand", "expand_as",
-                    "contiguous", "clone", "flatten", "unflatten", "repeat", "narrow", "detach", "float", "double"):
+        # indexing, layout, device, copies and real-linear reductions apply to both parts alike
+        if name in _PART_WISE:
             return lambda *args, **kwargs: _OnnxComplexPair(getattr(self.real, name)(*args, **kwargs),
                                                             getattr(self.imag, name)(*args, **kwargs))
+        if name in _PIECE_WISE:  # split, chunk, unbind: a pair per piece
+            return lambda *args, **kwargs: tuple(_OnnxComplexPair(r, i) for r, i in zip(
+                getattr(self.real, name)(*args, **kwargs), getattr(self.imag, name)(*args, **kwargs)))
         raise AttributeError(f"{name} of a complex tensor carried as (real, imaginary) parts while exporting")
 
     def __getitem__(self, index):
@@ -114,6 +116,16 @@ class _OnnxComplexPair:
             return args[0].exp()
         if name == "istft":
             return _inverse_stft(*args, **(kwargs or {}))
+        if name == "pad":
+            return _pad(*args, **(kwargs or {}))
+        if name in _PART_WISE and isinstance(args[0], cls) and not _pairs_in((*args[1:], *(kwargs or {}).values())):
+            return _OnnxComplexPair(func(args[0].real, *args[1:], **(kwargs or {})),
+                                    func(args[0].imag, *args[1:], **(kwargs or {})))
+        if name in ("cat", "concat", "concatenate", "stack") and isinstance(args[0], (list, tuple)):
+            parts = [_parts(t) for t in args[0]]
+            imags = [torch.zeros_like(r) if i is None else i for r, i in parts]
+            return _OnnxComplexPair(func([r for r, _ in parts], *args[1:], **(kwargs or {})),
+                                    func(imags, *args[1:], **(kwargs or {})))
         if name in ("fft_irfft", "fft_irfft2", "fft_irfftn"):
             return _inverse_real_fft(name, *args, **(kwargs or {}))
         if name in ("sub", "__sub__") and len(args) == 2 and not kwargs:
@@ -121,6 +133,20 @@ class _OnnxComplexPair:
         if name == "__rsub__" and len(args) == 2 and not kwargs:
             return args[1] + (-args[0])
         raise TypeError(f"{name or func} of a complex tensor carried as (real, imaginary) parts while exporting")
+
+
+# ops applied to each part alike: layout, indexing, copies, and sums (linear with real coefficients)
+_PART_WISE = frozenset({
+    "to", "reshape", "view", "unsqueeze", "squeeze", "transpose", "permute", "expand", "expand_as", "contiguous",
+    "clone", "flatten", "unflatten", "repeat", "narrow", "detach", "float", "double", "unfold", "index_select",
+    "movedim", "moveaxis", "swapaxes", "roll", "flip", "select", "sum", "mean", "cumsum", "repeat_interleave", "tile",
+    "diagonal", "tril", "triu",
+})
+_PIECE_WISE = frozenset({"split", "chunk", "unbind", "tensor_split"})
+
+
+def _pairs_in(values) -> bool:
+    return any(isinstance(v, _OnnxComplexPair) or isinstance(v, torch.Tensor) and v.is_complex() for v in values)
 
 
 def _parts(value):
@@ -152,7 +178,16 @@ def _inverse_real_fft(name, pair, s=None, dim=None, norm=None):
     return helper(torch.stack((pair.real, pair.imag), -1), s, dim, norm)
 
 
-def _inverse_stft(pair, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False,
+def _pad(input, pad, mode="constant", value=None):
+    # F.pad of a pair: each part padded alike; a constant's real part pads the real part, its
+    # imaginary part (0 for a real constant) the imaginary one
+    imag_value = None if value is None else complex(value).imag
+    real_value = None if value is None else complex(value).real
+    return _OnnxComplexPair(torch.nn.functional.pad(input.real, pad, mode, real_value),
+                            torch.nn.functional.pad(input.imag, pad, mode, imag_value))
+
+
+def _inverse_stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False,
                   onesided=None, length=None, return_complex=False):
     # torch.istft of a one-sided pair spectrum (..., n_fft // 2 + 1, frames): each frame's irfft
     # (_onnx_irfftn on the parts), windowed, overlap-added by one scatter_add, divided by the
@@ -160,6 +195,7 @@ def _inverse_stft(pair, n_fft, hop_length=None, win_length=None, window=None, ce
     helper = globals().get("_onnx_irfftn")
     if helper is None or return_complex or onesided is False:
         raise TypeError("istft of a complex tensor carried as (real, imaginary) parts while exporting")
+    pair = input  # torch.istft's first parameter is `input` (callers pass it by keyword too)
     hop = n_fft // 4 if hop_length is None else hop_length
     win_length = n_fft if win_length is None else win_length
     if window is None:

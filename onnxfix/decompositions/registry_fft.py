@@ -126,6 +126,18 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
                     "(randn(g, b, 3, 6), randn(g, 3, 4))", params="a, c", static=(1,), decomposition_tol=1e-6),
     ),
     Decomposition(
+        "pair_istft", ("torch.istft",), False, (), ("https://github.com/speechbrain/speechbrain/issues/1455",),
+        PAIR_NOTES + " torch.istft of a spectrum carried as a pair (view_as_complex, torch.complex, a stft "
+        "under legacy): the pair computes it as each frame's _onnx_irfftn, windowed and overlap-added, which "
+        "this helper brings into the file (MetricGAN's resynthesis, iSTFT vocoder heads). Reported only where "
+        "the spectrum carries a pair.",
+        # pair_view_as_complex: the proof's spectrum (files whose istft takes a pair have a producer anyway)
+        requires=("complex_pair", "irfftn", "pair_view_as_complex"), drop_in=False, rule="ONX526",
+        proof=Proof("torch.istft(torch.view_as_complex(a), 8, 2, window=torch.hann_window(8))",
+                    "_onnx_pair_istft(_onnx_pair_view_as_complex(a), 8, 2, window=torch.hann_window(8))",
+                    "(randn(g, b, 5, 6, 2),)", decomposition_tol=1e-5),
+    ),
+    Decomposition(
         "pair_scalar", ("Tensor.__mul__", "Tensor.__rmul__", "Tensor.mul", "torch.mul"), False, (),
         ("https://github.com/MasayaKawamura/MB-iSTFT-VITS/issues/8", "https://github.com/gemelo-ai/vocos/issues/38"),
         PAIR_NOTES + " A real tensor times a Python complex number (`phase * 1j`) starts a pair, so "

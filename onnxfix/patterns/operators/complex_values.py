@@ -52,6 +52,8 @@ class ComplexValues(DecompositionRule):
         found = match_call(node, ctx)
         if found is None or found[1].key not in self.keys or _beside_fft(node, ctx):
             return
+        if found[1].key == "pair_istft" and not carries_complex_pair(istft_spectrum(node), ctx):
+            return  # a complex spectrum no fix makes a pair: ONX511's
         yield from super().visit_Call(node, ctx)
 
     def visit_BinOp(self, node: ast.BinOp, ctx: FunctionContext):
@@ -111,6 +113,13 @@ def _complex_scalar_product(node: ast.BinOp) -> tuple[ast.Constant, ast.expr] | 
     return None
 
 
+def istft_spectrum(node: ast.Call) -> ast.AST:
+    """torch.istft's input, by position or keyword (`input=`)."""
+    if node.args:
+        return node.args[0]
+    return next((k.value for k in node.keywords if k.arg == "input"), ast.Constant(None))
+
+
 def _is_fft(node: ast.AST, ctx: FunctionContext) -> bool:
     return isinstance(node, ast.Call) and (ctx.qualname(node.func) or "").startswith("torch.fft.")
 
@@ -121,13 +130,14 @@ def _beside_fft(node: ast.Call, ctx: FunctionContext) -> bool:
 
 
 def carries_complex_pair(node: ast.AST, ctx: FunctionContext, scalar_only: bool = False,
-                         seen: frozenset[str] = frozenset()) -> bool:
+                         seen: frozenset[str] = frozenset(), calls: int = 0) -> bool:
     """``node`` holds a value this rule's fix makes a `_onnx_complex_pair` while exporting: it
     calls one of the rule's ops (or its `_onnx_pair_*` helper) or multiplies by a complex
     literal, directly or through the name's last assignment above (`x = torch.fft.rfft2(x) * w`
     then `irfft2(x)`; straight-line code: it only silences ONX511/ONX522/ONX524 for an op a pair
-    computes, at worst a finding missed). ``scalar_only``: only a pair a complex literal made
-    (`_onnx_pair_scalar`, whose helper chain brings the `_onnx_irfftn` a pair's istft and irfft need)."""
+    computes, at worst a finding missed), or through a parameter every call of the function in
+    the file passes such a value (HTDemucs's `ispectro(z)`, up to 3 calls deep). ``scalar_only``:
+    only a pair a complex literal made (`_onnx_pair_scalar`)."""
     for sub in ast.walk(node):
         if isinstance(sub, ast.BinOp) and _complex_scalar_product(sub) is not None:
             return True  # `phase * 1j`: _onnx_pair_scalar
@@ -137,12 +147,37 @@ def carries_complex_pair(node: ast.AST, ctx: FunctionContext, scalar_only: bool 
                 return True
             if isinstance(sub.func, ast.Name) and sub.func.id.startswith("_onnx_pair_"):
                 return True
-        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load) and sub.id not in seen:
+            if calls < 3 and _returns_a_pair(sub, ctx, scalar_only, calls):
+                return True
+        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load) and f"{sub.id}@{sub.lineno}" not in seen:
             above = [v for v in ctx.assignments(sub.id) if v.lineno < sub.lineno]
             last = max(above, key=lambda v: (v.lineno, v.col_offset), default=None)
-            if last is not None and carries_complex_pair(last, ctx, scalar_only, seen | {sub.id}):
+            if last is not None and carries_complex_pair(last, ctx, scalar_only, seen | {f"{sub.id}@{sub.lineno}"}, calls):
+                return True
+            if last is None and calls < 3 and _passed_a_pair(sub.id, ctx, scalar_only, calls):
                 return True
     return False
+
+
+def _returns_a_pair(call: ast.Call, ctx: FunctionContext, scalar_only: bool, calls: int) -> bool:
+    """A call of the model's own method (`self._mask(z, m)`) or of a function of the file whose
+    returns carry a pair (HTDemucs's mask returns `view_as_complex(out)`)."""
+    func, node = call.func, None
+    if ctx.is_self_attr(func) and ctx.fn.cls is not None:
+        node = ctx.fn.cls.methods.get(func.attr)
+    elif isinstance(func, ast.Name):
+        node = ctx.file.module.functions.get(func.id)
+    callee = ctx.file.calls.contexts.get(id(node)) if node is not None and ctx.file.calls is not None else None
+    if callee is None:
+        return False
+    values = [n.value for n in ast.walk(node) if isinstance(n, ast.Return) and n.value is not None]
+    return bool(values) and any(carries_complex_pair(v, callee, scalar_only, frozenset(), calls + 1) for v in values)
+
+
+def _passed_a_pair(name: str, ctx: FunctionContext, scalar_only: bool, calls: int) -> bool:
+    bindings = ctx.parameter_bindings(name) if ctx.is_parameter(name) else None
+    return bool(bindings) and all(
+        carries_complex_pair(argument, caller, scalar_only, frozenset(), calls + 1) for caller, argument in bindings)
 
 
 RULES = [ComplexValues]

@@ -7,7 +7,7 @@ import ast
 
 from onnxfix import operator_catalog as catalog
 from onnxfix.patterns.operators.base import PROBE, TARGETS, selected_variant
-from onnxfix.patterns.operators.complex_values import carries_complex_pair
+from onnxfix.patterns.operators.complex_values import carries_complex_pair, istft_spectrum
 from onnxfix.rewriter.context import FunctionContext, ModuleContext
 from onnxfix.rewriter.exporter_inference import exporters_of_call, installed_torch_version, torch_default
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
@@ -67,8 +67,8 @@ class UnsupportedOperator(Rule):
         failed = catalog.fails_always(qualname)
         if not failed or _inverse_transform_input(node, ctx):
             return
-        if qualname == "torch.istft" and node.args and carries_complex_pair(node.args[0], ctx, scalar_only=True):
-            return  # ONX526's pair takes istft (complex_pair.py)
+        if qualname == "torch.istft" and carries_complex_pair(istft_spectrum(node), ctx):
+            return  # ONX526 rewrites it: the pair takes istft (complex_pair.py)
         message = (
             f"`{qualname}` breaks ONNX export ({catalog.describe(failed)}; measured on torch "
             f"{catalog.torch_version()}) and has no decomposition: {_no_decomposition_reason(qualname)}"
