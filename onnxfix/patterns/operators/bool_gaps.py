@@ -26,12 +26,13 @@ class BoolKernelGap(Rule):
     summary = "A bool tensor through an op ONNX has no bool form for (`+`, `torch.where` branches, legacy `cumsum`)"
     fix_availability = "always"
     default_safety = "safe"
-    triggers = ("+", "where", "cumsum")
+    triggers = ("+", "where", "cumsum", "eye")
     doc = RuleDoc(
         what="Finds, on tensors statically known to be bool (comparisons, `~`/`&`/`|`, bool "
         "methods, `dtype=torch.bool`, names bound to those; or bool in a recorded run): "
         "`a + b` of two bool tensors, `torch.where(c, a, b)` with bool branches, and `cumsum` of "
-        "a bool tensor without `dtype=`.",
+        "a bool tensor without `dtype=`; and `torch.eye(n, dtype=torch.bool)` (legacy: a bool EyeLike, "
+        "MossFormer's diagonal mask).",
         why="Eager PyTorch computes them (a logical or, a select, an int64 running count); the "
         "exported ops keep the bool dtype, which they do not take: ONNX's Add has no bool type "
         "(both exporters: the model does not load, \"Type 'tensor(bool)' ... is invalid\"), "
@@ -46,6 +47,7 @@ class BoolKernelGap(Rule):
         fix_safety="Safe: the same values in the same dtype by construction. `+` of two bool "
         "tensors is True where either is (bool addition saturates), which is `|`; `cumsum` of a "
         "bool tensor promotes it to int64 first, as `.long()` does (exact integer counts); "
+        "`torch.eye(n, dtype=torch.bool)` is `torch.eye(n).bool()` (ones on the diagonal, zeros elsewhere); "
         "`torch.where(c, a, b)` on bools is `(c & a) | (~c & b)` elementwise, broadcast alike "
         "(offered when `c` is a name or attribute, read twice), bracketed as a whole; `a | b` is "
         "bracketed where an operator binding tighter than `|` holds it (`m & a + b`). A tensor "
@@ -80,6 +82,17 @@ class BoolKernelGap(Rule):
             yield from self._where(node, ctx)
         elif _is_cumsum(node, qualname):
             yield from self._cumsum(node, qualname, ctx)
+        elif qualname == "torch.eye" and _bool_dtype(node, ctx) is not None:
+            yield from self._eye(node, ctx)
+
+    def _eye(self, node: ast.Call, ctx: FunctionContext):
+        keyword = _bool_dtype(node, ctx)
+        others = [ctx.segment(a) for a in node.args] + [ctx.segment(k) for k in node.keywords if k is not keyword]
+        text = f"{ctx.segment(node.func)}({', '.join(others)}).bool()"
+        yield ctx.report(self, node, "`torch.eye(..., dtype=torch.bool)`: the legacy exporter writes a bool EyeLike, "
+                         "which onnxruntime has no kernel for (NOT_IMPLEMENTED); the float identity cast to bool is "
+                         "the same mask", fix=Fix("Cast the float identity to bool", (ctx.replace(node, text),), safe=True),
+                         exporters=("legacy",))
 
     def _where(self, node: ast.Call, ctx: FunctionContext):
         condition, a, b = node.args
@@ -105,6 +118,13 @@ class BoolKernelGap(Rule):
         yield ctx.report(self, node, "`cumsum` of a bool tensor: the legacy exporter feeds the bool to CumSum, "
                          "which takes no bool (invalid model); eager counts in int64, as `.long()` first does",
                          fix=Fix("Cast to int64 before the running sum", edits, safe=True), exporters=("legacy",))
+
+
+def _bool_dtype(node: ast.Call, ctx: FunctionContext) -> ast.keyword | None:
+    """The call's `dtype=torch.bool` keyword (no `**kwargs` beside it)."""
+    if any(k.arg is None for k in node.keywords) or any(isinstance(a, ast.Starred) for a in node.args):
+        return None
+    return next((k for k in node.keywords if k.arg == "dtype" and ctx.qualname(k.value) == "torch.bool"), None)
 
 
 def _is_cumsum(node: ast.Call, qualname: str | None) -> bool:
