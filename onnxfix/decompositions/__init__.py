@@ -26,6 +26,7 @@ from onnxfix.decompositions import (
     registry_legacy_structural,
     registry_linalg,
     registry_spectral,
+    registry_sparse,
     registry_special,
     registry_structural,
 )
@@ -36,7 +37,8 @@ __all__ = ["DECOMPOSITIONS", "PYTORCH", "Decomposition"]
 # One registry module per family, so that adding a decomposition touches its family's file (and
 # its helper module) only.
 REGISTRIES = (
-    registry_core, registry_linalg, registry_spectral, registry_special, registry_structural, registry_legacy,
+    registry_core, registry_linalg, registry_spectral, registry_special, registry_structural, registry_sparse,
+    registry_legacy,
     registry_legacy_elementwise, registry_legacy_composite, registry_legacy_structural, registry_fft,
 )
 DECOMPOSITIONS: tuple[Decomposition, ...] = tuple(d for r in REGISTRIES for d in r.DECOMPOSITIONS)
