@@ -10,11 +10,12 @@ def _onnx_scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     # include_self=False (below).
     if not torch.onnx.is_in_onnx_export():  # eager: the op itself, bit for bit
         return torch.scatter_reduce(input, dim, index, src, reduce, include_self=include_self)
+    # ScatterElements needs updates of the index's shape; torch uses that corner of `src` (the
+    # exporters pass a larger src as it is: onnxruntime refuses it).
+    src = src[tuple(slice(0, size) for size in index.shape)]
     if reduce != "mean" and (include_self or torch.compiler.is_exporting()):
         # dynamo (torch.export) translates include_self=False itself: only legacy needs the rewrite
         return input.scatter_reduce(dim, index, src, reduce, include_self=include_self)
-    # ScatterElements needs updates of the index's shape; torch uses that corner of `src`.
-    src = src[tuple(slice(0, size) for size in index.shape)]
     if reduce != "mean":
         # The legacy exporter refuses include_self=False for every reduction. As ATen does, the
         # positions that receive a value start from the reduction's identity (0, 1, the lowest or
