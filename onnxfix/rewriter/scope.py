@@ -296,29 +296,30 @@ class ScopeBuilder:
         """``self.block`` where ``__init__`` assigned ``Block(...)``, or a container
         (``nn.ModuleList([...])``, ``nn.Sequential(...)``) of such calls: their forwards run
         when the parent's forward uses the attribute."""
+        for found in self._built_into(fn, attr):
+            if not _is_loss_class(found[1]):
+                yield from self._called_method(fn, found)
+        value = fn.cls.self_attrs.get(attr)
+        if isinstance(value, ast.Name):  # `self.model = model`: what is passed in
+            for found in self._attribute_classes(fn, value):
+                yield from self._called_method(fn, found)
+
+    def _element_methods(self, fn: ExportFunction, container: str, name: str) -> Iterator[ExportFunction]:
+        """Method ``name`` of the classes built into container attribute ``container``."""
+        for module, info in self._built_into(fn, container):
+            yield from self._methods_named(fn, module, info, name, skip_self=False)
+
+    def _built_into(self, fn: ExportFunction, attr: str) -> Iterator[tuple[ModuleIndex, ClassInfo]]:
+        """The classes whose construction the first class up ``fn``'s bases assigning ``attr``
+        assigns to it (directly or inside a container)."""
         for module, info in self.bases_of(fn.module, fn.cls):
             value = info.self_attrs.get(attr)
             if value is None:
                 continue
             for call in constructed_classes(module, value):
                 found = self._class_named(module, call.func)
-                if found and not _is_loss_class(found[1]):
-                    yield from self._called_method(fn, found)
-            if isinstance(value, ast.Name) and info is fn.cls:  # `self.model = model`: what is passed in
-                for found in self._attribute_classes(fn, value):
-                    yield from self._called_method(fn, found)
-            return
-
-    def _element_methods(self, fn: ExportFunction, container: str, name: str) -> Iterator[ExportFunction]:
-        """Method ``name`` of the classes built into container attribute ``container``."""
-        for module, info in self.bases_of(fn.module, fn.cls):
-            value = info.self_attrs.get(container)
-            if value is None:
-                continue
-            for call in constructed_classes(module, value):
-                found = self._class_named(module, call.func)
                 if found:
-                    yield from self._methods_named(fn, found[0], found[1], name, skip_self=False)
+                    yield found
             return
 
     def _called_method(self, fn: ExportFunction, found: tuple[ModuleIndex, ClassInfo]) -> Iterator[ExportFunction]:
