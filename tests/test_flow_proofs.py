@@ -63,7 +63,8 @@ CASES = {
     "bool_masks": ("ONX528", False, (ORT, ORT)),  # PARSeq's bool cumsum, masks added and selected: .long(), |, & |
     "grown_cache": ("ONX609", False, (ORT, ORT)),  # fairseq's sinusoidal table, rebuilt in forward when outgrown
     "memo_cache": ("ONX609", False, (ORT, OK)),
-    "grid_cache": ("ONX609", False, (ORT, ORT)),  # YOLOv7's per-level grids in a list, rebuilt when the size differs; a dry run fills them
+    "grid_cache": ("ONX609", False, (ORT, ORT)),
+    "square_pad": ("ONX403", False, (OK, WRONG)),  # max(h, w) of sizes: legacy keeps the export-time winner  # YOLOv7's per-level grids in a list, rebuilt when the size differs; a dry run fills them
     "cache_hit_return": ("ONX609", False, (WRONG, WRONG)),  # ESPnet's extend_pe: kept when large enough, else rebuilt  # DA3's position grids memoised per patch grid in a dict
     "linspace_positions": ("ONX407", True, (FAILS, OK)),  # Flux's position ids: linspace(0, n - 1, n) -> arange(n)
     "cached_window_mask": ("ONX609", False, (ORT, ORT)),  # SwinIR: the mask cached for one resolution  # Swin: pad to the patch and window multiples, crop back  # ViT: the table shortcut skipped under export too

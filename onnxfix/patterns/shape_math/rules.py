@@ -8,7 +8,8 @@ import ast
 from onnxfix.config import LEGACY
 from onnxfix.rewriter.context import FunctionContext, builtin_call
 from onnxfix.rewriter.precedence import UNARY, operand
-from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
+from onnxfix.decompositions import helper_source
+from onnxfix.rewriter.rule import Fix, Helper, Rule, RuleDoc
 
 OPERATORS = {
     ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
@@ -91,14 +92,15 @@ class InplaceShapeMath(Rule):
 class BuiltinMaxMin(Rule):
     code = "ONX403"
     name = "builtin-max-min-on-tensors"
-    summary = "Python `max()`/`min()` comparing tensors"
+    summary = "Python `max()`/`min()` comparing tensors (or tensor sizes, which the legacy exporter traces as tensors)"
     fix_availability = "sometimes"
     default_safety = "unsafe"
     exporters = (LEGACY,)
     doc = RuleDoc(
         what="""
             Finds the builtins `max(a, b)` and `min(a, b)` where an argument is a tensor
-            (`max(x.sum(), y.sum())`, `min(scale, 1.0)` with a tensor `scale`).
+            (`max(x.sum(), y.sum())`, `min(scale, 1.0)` with a tensor `scale`), and `max`/`min`
+            of tensor sizes (`max(h, w)`, `max(x.shape[-2:])`, YOLOv3's `max(img_size)`).
         """,
         why="""
             Python's `max` compares with `>`, which turns a tensor comparison into a Python
@@ -106,7 +108,9 @@ class BuiltinMaxMin(Rule):
             "Converting a tensor to a Python boolean"): measured on torch 2.13
             (tests/test_values_exporters.py) it is silently wrong on other values for both
             tensor/tensor and tensor/number arguments. The dynamo exporter captures the
-            comparison as `aten.maximum` and is correct, so the finding is legacy-only.
+            comparison as `aten.maximum` and is correct, so the finding is legacy-only. Sizes
+            too: while the legacy exporter traces, `x.shape[i]` is a 0-d tensor, and `max(h, w)`
+            keeps the export-time winner (measured: silently wrong when the other size wins).
         """,
         example="""
             def forward(self, x: torch.Tensor, y: torch.Tensor):
@@ -124,7 +128,10 @@ class BuiltinMaxMin(Rule):
             the tensors have more than one element (`max` raises, torch broadcasts). With a
             number, `torch.clamp(t, min=c)` replaces `max(t, c)`; `max(c, t)` returned the
             Python number `c` when it won and now returns a tensor. The fix covers two
-            arguments; three or more are reported only.
+            arguments; three or more are reported only. Of sizes: safe. `_onnx_size_extreme`
+            is the builtin itself unless the legacy exporter is tracing (in eager the same int,
+            and dynamo's symbolic sizes keep the builtin, which it captures); while tracing, the
+            max/min of the stacked size tensors, a graph value.
         """,
         references=(
             "https://pytorch.org/docs/stable/onnx_torchscript.html#avoid-numpy-and-built-in-python-types",
@@ -134,7 +141,17 @@ class BuiltinMaxMin(Rule):
 
     def visit_Call(self, node: ast.Call, ctx: FunctionContext):
         function = builtin_call(node, ctx, frozenset({"max", "min"}))
-        if function is None or len(node.args) < 2:
+        if function is None or node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+            return
+        if _all_sizes(node, ctx):
+            text = f"_onnx_size_extreme({function == 'max'}, {', '.join(ctx.segment(a) for a in node.args)})"
+            fix = Fix("Take the max/min of the sizes as a graph value while tracing", (ctx.replace(node, text),),
+                      safe=True, imports=("torch",), helpers=(SIZE_EXTREME,))
+            yield ctx.report(self, node, f"Python `{function}()` of tensor sizes: while the legacy exporter traces, sizes "
+                             "are tensors and it freezes the export-time winner (silently wrong when another size "
+                             "wins)", fix=fix)
+            return
+        if len(node.args) < 2:
             return
         tensors = [ctx.tensors.is_tensor(a) for a in node.args]
         if not any(tensors):
@@ -161,6 +178,21 @@ class BuiltinMaxMin(Rule):
             text = f"{torch}.clamp({ctx.segment(tensor)}, {bound}={ctx.segment(number)})"
         title = f"Use `{text.split('(')[0]}`"
         return Fix(title, (ctx.replace(node, text),), safe=False, imports=imports)
+
+
+SIZE_EXTREME = Helper("_onnx_size_extreme", helper_source("size_extreme"))
+
+
+def _all_sizes(node: ast.Call, ctx: FunctionContext) -> bool:
+    """`max(h, w)` of sizes, or `max(x.shape[-2:])` / `max(size)` of a tuple of sizes."""
+    if len(node.args) >= 2:
+        return all(ctx.sizes.is_size(a) for a in node.args)
+    if len(node.args) != 1:
+        return False
+    (only,) = node.args
+    if isinstance(only, (ast.Tuple, ast.List)):
+        return len(only.elts) >= 2 and all(ctx.sizes.is_size(e) for e in only.elts)
+    return ctx.sizes.is_size(only)  # `x.shape[-2:]`, a name holding sizes
 
 
 def _is_number_literal(node: ast.AST) -> bool:
