@@ -190,9 +190,17 @@ def _all_sizes(node: ast.Call, ctx: FunctionContext) -> bool:
     if len(node.args) != 1:
         return False
     (only,) = node.args
-    if isinstance(only, (ast.Tuple, ast.List)):
-        return len(only.elts) >= 2 and all(ctx.sizes.is_size(e) for e in only.elts)
-    return ctx.sizes.is_size(only)  # `x.shape[-2:]`, a name holding sizes
+    if ctx.sizes.is_size(only):  # `x.shape[-2:]`, a name holding sizes
+        return True
+    if isinstance(only, ast.Name) and ctx.is_parameter(only.id) and not ctx.assignments(only.id):
+        # `max(ng)` where every call passes a tuple of sizes (YOLOv3's `create_grids(self, img_size, (nx, ny))`)
+        return ctx.across_calls("size tuple", only.id, lambda caller, argument: _sizes_tuple(argument, caller))
+    return _sizes_tuple(only, ctx)
+
+
+def _sizes_tuple(node: ast.AST, ctx: FunctionContext) -> bool:
+    return (isinstance(node, (ast.Tuple, ast.List)) and len(node.elts) >= 2
+            and all(ctx.sizes.is_size(e) for e in node.elts))
 
 
 def _is_number_literal(node: ast.AST) -> bool:
