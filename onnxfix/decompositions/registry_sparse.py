@@ -25,10 +25,10 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "sparse_float_tensor", ("torch.sparse.FloatTensor",), False, (),
         ("https://github.com/pytorch/pytorch/issues/71786",),
         "The legacy constructor as _onnx_sparse_coo_tensor of float32 values while exporting. Eager keeps it.",
-        requires=("sparse_coo_tensor", "sparse_mm"), rule="ONX515",  # sparse_mm: the proof's product
+        requires=("sparse_coo_tensor",), rule="ONX515",
         proof=Proof(
-            "torch.sparse.mm(torch.sparse.FloatTensor(i, c, torch.Size([5, 6])), a)",
-            "_onnx_sparse_mm(_onnx_sparse_float_tensor(i, c, torch.Size([5, 6])), a)",
+            "torch.mm(torch.sparse.FloatTensor(i, c, torch.Size([5, 6])), a)",
+            "torch.mm(_onnx_sparse_float_tensor(i, c, torch.Size([5, 6])), a)",
             "(randn(g, 6, 3), ints(g, 0, 5, 2, 7), randn(g, 7))",
             params="a, i, c", static=(0, 1, 2), decomposition_tol=1e-6,
         ),
@@ -37,7 +37,8 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "sparse_sum", ("torch.sparse.sum",), False, (), ("https://github.com/pytorch/pytorch/issues/71786",),
         "Of what _onnx_sparse_coo_tensor made dense while exporting: the dense sum (the sparse result's "
         "`.to_dense()` is the same values). Eager, and a sparse input, keep the op.",
-        requires=("sparse_coo_tensor", "to_dense"), rule="ONX515",  # to_dense: the proof's
+        # to_dense: a sparse sum is read with .to_dense(), which the legacy exporter refuses even dense
+        requires=("sparse_coo_tensor", "to_dense"), rule="ONX515",
         proof=Proof(
             "torch.sparse.sum(torch.sparse_coo_tensor(i, c, (5, 6)), dim=1).to_dense() + a",
             "_onnx_to_dense(_onnx_sparse_sum(_onnx_sparse_coo_tensor(i, c, (5, 6)), dim=1)) + a",
