@@ -57,17 +57,18 @@ CASES = {
     "eager_only_mask": ("ONX605", True, (FAILS, OK)),  # UDOP: the mask built only when not compiling
     "gathered_rows": ("ONX603", True, (FAILS, WRONG)),  # Reformer: per-row index_select -> one gather
     "tf_same_padding": ("ONX606", True, (WRONG, WRONG)),  # MobileNetV2's TF "SAME" pad: (h - 1) % s + 1
-    "vit_position_table": ("ONX607", False, (ORT, OK)),
-    "window_pad_crop": ("ONX608", True, (ORT, ORT)),
+    "vit_position_table": ("ONX607", False, (ORT, OK)),  # ViT: the table shortcut skipped under export too
+    "window_pad_crop": ("ONX608", True, (ORT, ORT)),  # Swin: pad to the patch and window multiples, crop back
     "pad_amount_test": ("ONX608", False, (WRONG, WRONG)),  # `if pad_H > 0 or pad_W > 0:` around the pad (torch#136216)
     "bool_masks": ("ONX528", False, (ORT, ORT)),  # PARSeq's bool cumsum, masks added and selected: .long(), |, & |
     "grown_cache": ("ONX609", False, (ORT, ORT)),  # fairseq's sinusoidal table, rebuilt in forward when outgrown
-    "memo_cache": ("ONX609", False, (ORT, OK)),
-    "grid_cache": ("ONX609", False, (ORT, ORT)),
-    "square_pad": ("ONX403", False, (OK, WRONG)),  # max(h, w) of sizes: legacy keeps the export-time winner  # YOLOv7's per-level grids in a list, rebuilt when the size differs; a dry run fills them
-    "cache_hit_return": ("ONX609", False, (WRONG, WRONG)),  # ESPnet's extend_pe: kept when large enough, else rebuilt  # DA3's position grids memoised per patch grid in a dict
+    "memo_cache": ("ONX609", False, (ORT, OK)),  # DA3's position grids memoised per patch grid in a dict
+    "grid_cache": ("ONX609", False, (ORT, ORT)),  # YOLOv7's per-level grids in a list, rebuilt when the size differs; a dry run fills them
+    "square_pad": ("ONX403", False, (OK, WRONG)),  # max(h, w) of sizes: legacy keeps the export-time winner
+    "cache_hit_return": ("ONX609", False, (WRONG, WRONG)),  # ESPnet's extend_pe: kept when large enough, else rebuilt
     "linspace_positions": ("ONX407", True, (FAILS, OK)),  # Flux's position ids: linspace(0, n - 1, n) -> arange(n)
-    "cached_window_mask": ("ONX609", False, (ORT, ORT)),  # SwinIR: the mask cached for one resolution  # Swin: pad to the patch and window multiples, crop back  # ViT: the table shortcut skipped under export too
+    "cached_window_mask": ("ONX609", False, (ORT, ORT)),  # SwinIR: the mask cached for one resolution
+    "frame_padding": ("ONX402", True, (OK, WRONG)),  # EnCodec: math.ceil of a frame count bound to a name
 }
 # What the dynamo exporter's error says for the originals that fail (re-measured here).
 DYNAMO_ERRORS = {

@@ -247,6 +247,17 @@ class FunctionContext(_FileView):
         args = self.fn.node.args
         return any(a.arg == name for a in [*args.posonlyargs, *args.args, *args.kwonlyargs])
 
+    def annotated_int(self, name: str) -> bool:
+        """A parameter annotated ``int`` (``kernel_size: int``): the author's contract, the
+        evidence the integer rewrites take when no call site in the file proves it."""
+        args = self.fn.node.args
+        for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
+            if a.arg == name:
+                note = a.annotation
+                return (isinstance(note, ast.Name) and note.id == "int") or (
+                    isinstance(note, ast.Constant) and note.value == "int")
+        return False
+
     def parameter_bindings(self, name: str) -> list[tuple["FunctionContext", ast.expr]] | None:
         """The arguments bound to parameter ``name`` at every call of this function in the file,
         each with its caller's context; None when some call is not known (rewriter/callsites.py)."""

@@ -134,7 +134,8 @@ class IntegerOracle:
         values = self.ctx.assignments(name)
         if self.ctx.is_parameter(name):
             # every call site passes an int (a non-negative one for "nonneg"), every rebinding too
-            answer = self.ctx.across_calls(kind, name, lambda caller, arg: caller.ints._check(arg, kind))
+            answer = self.ctx.across_calls(kind, name, lambda caller, arg: caller.ints._check(arg, kind)) or (
+                kind == "int" and self.ctx.annotated_int(name))
             answer = answer and all(self._assigned(name, v, kind) for v in values)
         elif self.ctx.shape_element(name):  # an item of a torch.Size: an int >= 0
             answer = True

@@ -16,6 +16,8 @@ if TYPE_CHECKING:
 
 # Tensor methods that read a size (the answer is a Python int in eager).
 SIZE_QUERY_METHODS = frozenset({"size", "dim", "numel", "ndimension", "nelement"})
+# A tensor's rank: static in both exporters (a Python int while tracing, never a SymInt).
+RANK_QUERIES = frozenset({"dim", "ndimension", "ndim"})
 # Builtins whose result is a size when their arguments are (len(x), max(h, w), round(s)).
 SIZE_BUILTINS = frozenset({"len", "int", "min", "max", "abs", "round"})
 SIZE_MATH = frozenset({"math.sqrt", "math.ceil", "math.floor", "math.log2", "math.pow", "math.prod"})
@@ -34,15 +36,18 @@ class SizeOracle:
 
     def is_size(self, node: ast.AST) -> bool:
         if isinstance(node, ast.Attribute):
-            return node.attr in ("shape", "ndim") and not self.is_model_tensor(node.value)
+            return node.attr == "shape" and not self.is_model_tensor(node.value)
         if isinstance(node, ast.Call):
             return self._call(node)
         if isinstance(node, ast.Subscript):
             return self.is_size(node.value)
         if isinstance(node, ast.BinOp):
             left, right = self.is_size(node.left), self.is_size(node.right)
+            # a size with numbers, constants or proven ints (`length - kernel_size` with
+            # `kernel_size: int`): still an int read from the traced size
             return (left or right) and all(
-                s or is_number(side) or self._constant(side) for s, side in ((left, node.left), (right, node.right))
+                s or is_number(side) or self._constant(side) or self.ctx.ints.is_int(side)
+                for s, side in ((left, node.left), (right, node.right))
             )
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
             return self.is_size(node.operand)
@@ -67,7 +72,7 @@ class SizeOracle:
 
     def _call(self, node: ast.Call) -> bool:
         if isinstance(node.func, ast.Attribute) and node.func.attr in SIZE_QUERY_METHODS:
-            return not self.is_model_tensor(node.func.value)
+            return node.func.attr not in RANK_QUERIES and not self.is_model_tensor(node.func.value)
         if isinstance(node.func, ast.Name) and node.func.id in SIZE_BUILTINS:
             if self.ctx.is_builtin(node.func.id):
                 if node.func.id == "int" and len(node.args) == 1 and self.is_size_quotient(node.args[0]):

@@ -6,7 +6,7 @@ import ast
 
 from onnxfix.config import DYNAMO, LEGACY
 from onnxfix.rewriter.context import FunctionContext, builtin_call
-from onnxfix.rewriter.precedence import ATOM, POWER, TERM, UNARY, in_place_of, operand
+from onnxfix.rewriter.precedence import ARITH, ATOM, POWER, TERM, UNARY, in_place_of, operand
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 
 
@@ -71,6 +71,12 @@ class MathOnSize(Rule):
               `|a| < 2**53`; checked exhaustively for `-512 <= a < 4096`, `1 <= b < 512`
               and on random pairs up to 2**40. With `b == 0` both raise ZeroDivisionError.
             - `math.floor(a / b)` -> `a // b` for integers `a`, `b`: safe, same argument.
+            - `a / b + c` or `a / b - c` with an int `c` (EnCodec's frame count
+              `(length - kernel_size) / stride + 1`): the offset stays outside,
+              `(a + b - 1) // b + c`; `ceil(q + c) == ceil(q) + c` for an int `c`. A local name
+              bound once to such a quotient (`math.ceil(n_frames)`) is read through when the
+              names its value reads are never rebound. A parameter annotated `int` counts as an
+              int (the annotation is the author's contract), never as a positive one.
             - `int(numpy.ceil(a / b))` and `int(numpy.floor(a / b))`: the same rewrites, in place
               of the `int(...)` (NumPy rounds the same float `a / b` to the same integral value;
               without the `int()` the result is a NumPy float and gets no fix).
@@ -140,7 +146,7 @@ class MathOnSize(Rule):
         return fix, "`d ** 0.5` is not correctly rounded and can differ from `math.sqrt` in the last bit"
 
     def _fix_ceil(self, node: ast.Call, target: ast.Call, ctx: FunctionContext):
-        (a, b), why = _integer_division(node, ctx, positive_divisor=True)
+        (a, b, offset), why = _integer_division(node, ctx, positive_divisor=True)
         if a is None:
             return None, why
         numerator = ctx.segment(a)
@@ -150,14 +156,21 @@ class MathOnSize(Rule):
             numerator = f"{numerator} + {ctx.segment(b)} - 1"
         divisor = operand(ctx.segment(b), b, UNARY)
         text = f"({numerator}) // {divisor}" if numerator != ctx.segment(a) else f"{operand(numerator, a, TERM)} // {divisor}"
-        return self._replace(target, ctx, text, TERM, "Use `(a + b - 1) // b`", not why), why
+        return self._with_offset(target, ctx, text, offset, "Use `(a + b - 1) // b`", not why), why
 
     def _fix_floor(self, node: ast.Call, target: ast.Call, ctx: FunctionContext):
-        (a, b), why = _integer_division(node, ctx, positive_divisor=False)
+        (a, b, offset), why = _integer_division(node, ctx, positive_divisor=False)
         if a is None:
             return None, why
         text = f"{operand(ctx.segment(a), a, TERM)} // {operand(ctx.segment(b), b, UNARY)}"
-        return self._replace(target, ctx, text, TERM, "Use `a // b`", not why), why
+        return self._with_offset(target, ctx, text, offset, "Use `a // b`", not why), why
+
+    def _with_offset(self, target: ast.Call, ctx: FunctionContext, text: str, offset: str, title: str, safe: bool) -> Fix:
+        """``ceil(a / b + c) == ceil(a / b) + c`` for an int ``c`` (likewise floor): the offset
+        stays outside the integer quotient."""
+        if offset:
+            return self._replace(target, ctx, f"{text}{offset}", ARITH, f"{title[:-1]} + c`", safe)
+        return self._replace(target, ctx, text, TERM, title, safe)
 
     def _fix_pow(self, node: ast.Call, target: ast.Call, ctx: FunctionContext):
         if len(node.args) != 2:
@@ -176,14 +189,18 @@ class MathOnSize(Rule):
 
 
 def _integer_division(node: ast.Call, ctx: FunctionContext, positive_divisor: bool):
-    """((a, b), why) for ``f(a / b)`` with ``a`` a proven int: ``why`` empty when ``b`` is a
-    proven int too (non-negative when ``positive_divisor``; 0 raises either way), the reason the
-    integer form is unsafe when ``b`` may be anything else (``self.window_size``: a float or a
-    negative int gives another value); ((None, None), reason) when no integer form is right."""
-    none = (None, None)
+    """((a, b, offset), why) for ``f(a / b)`` with ``a`` a proven int, also ``f(a / b + c)`` and
+    ``f(a / b - c)`` with a proven int ``c`` (``offset`` is then the text `` + c``), directly or
+    through a local name bound once to it (EnCodec's ``n_frames = (length - k) / stride + 1``
+    then ``math.ceil(n_frames)``). ``why`` is empty when ``b`` is a proven int too (non-negative
+    when ``positive_divisor``; 0 raises either way), the reason the integer form is unsafe when
+    ``b`` may be anything else (``self.window_size``: a float or a negative int gives another
+    value); ((None, None, ""), reason) when no integer form is right."""
+    none = (None, None, "")
     if len(node.args) != 1:
         return none, "one argument expected"
-    (argument,) = node.args
+    argument = _bound_once(node.args[0], ctx)
+    argument, offset = _split_offset(argument, ctx)
     if not (isinstance(argument, ast.BinOp) and isinstance(argument.op, ast.Div)):
         return none, "the argument is not a division `a / b` of ints"
     a, b = argument.left, argument.right
@@ -194,8 +211,50 @@ def _integer_division(node: ast.Call, ctx: FunctionContext, positive_divisor: bo
         if not ok or (isinstance(b, ast.Constant) and b.value == 0):
             kind = "a positive int" if positive_divisor else "an int"
             return none, f"the divisor `{ctx.segment(b)}` is not proven {kind}"
-        return (a, b), ""
+        return (a, b, offset), ""
     if ctx.ints.is_nonnegative_int(b) or (not positive_divisor and ctx.ints.is_int(b)):
-        return (a, b), ""
+        return (a, b, offset), ""
     kind = "a positive int" if positive_divisor else "an int"
-    return (a, b), f"`{ctx.segment(b)}` is not proven {kind} (a float or negative divisor rounds differently)"
+    return (a, b, offset), f"`{ctx.segment(b)}` is not proven {kind} (a float or negative divisor rounds differently)"
+
+
+def _split_offset(argument: ast.AST, ctx: FunctionContext) -> tuple[ast.AST, str]:
+    """``a / b + c`` -> (``a / b``, `` + c``) for a proven int ``c``; else (argument, "")."""
+    if (
+        isinstance(argument, ast.BinOp) and isinstance(argument.op, (ast.Add, ast.Sub))
+        and isinstance(argument.left, ast.BinOp) and isinstance(argument.left.op, ast.Div)
+        and ctx.ints.is_int(argument.right)
+    ):
+        sign = "+" if isinstance(argument.op, ast.Add) else "-"
+        return argument.left, f" {sign} {operand(ctx.segment(argument.right), argument.right, TERM)}"
+    return argument, ""
+
+
+def _bound_once(argument: ast.AST, ctx: FunctionContext) -> ast.AST:
+    """The expression a local name is bound to, when it is bound once and every name that
+    expression reads is never rebound (so the expression means the same where the name is
+    read); else the argument itself."""
+    if not isinstance(argument, ast.Name) or ctx.is_parameter(argument.id):
+        return argument
+    values = ctx.assignments(argument.id)
+    if len(values) != 1 or isinstance(values[0], ast.stmt):
+        return argument
+    (value,) = values
+    for read in ast.walk(value):
+        if isinstance(read, ast.Name) and not _never_rebound(read.id, ctx):
+            return argument
+        if isinstance(read, (ast.NamedExpr, ast.Lambda)) or (isinstance(read, ast.Call) and not _size_call(read)):
+            return argument
+    return value
+
+
+def _never_rebound(name: str, ctx: FunctionContext) -> bool:
+    """A parameter never assigned, or a local assigned once by a plain ``name = expression``."""
+    values = ctx.assignments(name)
+    if ctx.is_parameter(name):
+        return not values
+    return len(values) == 1 and isinstance(values[0], ast.expr)
+
+
+def _size_call(node: ast.Call) -> bool:
+    return isinstance(node.func, ast.Attribute) and node.func.attr == "size"
