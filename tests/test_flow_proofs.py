@@ -69,6 +69,7 @@ CASES = {
     "linspace_positions": ("ONX407", True, (FAILS, OK)),  # Flux's position ids: linspace(0, n - 1, n) -> arange(n)
     "cached_window_mask": ("ONX609", False, (ORT, ORT)),  # SwinIR: the mask cached for one resolution
     "frame_padding": ("ONX402", True, (OK, WRONG)),  # EnCodec: math.ceil of a frame count bound to a name
+    "level_anchors": ("ONX205", False, (OK, WRONG)),  # RT-DETR: torch.tensor([w, h]) of a per-level size list
 }
 # What the dynamo exporter's error says for the originals that fail (re-measured here).
 DYNAMO_ERRORS = {

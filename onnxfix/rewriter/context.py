@@ -11,6 +11,7 @@ from onnxfix.rewriter.evidence import FileEvidence, FunctionEvidence, Value
 from onnxfix.rewriter.export_guards import exporters_skipping
 from onnxfix.rewriter.function_body import walk_function_body
 from onnxfix.rewriter.integers import IntegerOracle
+from onnxfix.rewriter.size_lists import unpacks_size_list
 from onnxfix.rewriter.module_index import ModuleIndex, is_torch_module_qualname
 from onnxfix.rewriter.paths import shown
 from onnxfix.rewriter.rule import Edit, Finding, Fix
@@ -302,7 +303,7 @@ class FunctionContext(_FileView):
                 isinstance(t, ast.Name) and t.id == name and self.is_shape_sequence(arg)
                 for t, arg in zip(target.elts, iterable.args)
             )
-        return False
+        return unpacks_size_list(self, target, iterable, name)  # for lvl, (h, w) in enumerate(spatial_shapes)
 
     def is_shape_sequence(self, node: ast.expr) -> bool:
         """A torch.Size: ``x.shape``, ``x.size()``, a slice of one, or a name only ever bound to
