@@ -70,6 +70,7 @@ CASES = {
     "cached_window_mask": ("ONX609", False, (ORT, ORT)),  # SwinIR: the mask cached for one resolution
     "frame_padding": ("ONX402", True, (OK, WRONG)),  # EnCodec: math.ceil of a frame count bound to a name
     "level_anchors": ("ONX205", False, (OK, WRONG)),  # RT-DETR: torch.tensor([w, h]) of a per-level size list
+    "relative_positions": ("ONX101", False, (OK, ORT)),  # DeBERTa: np.arange/np.tile, then the same name converted
 }
 # What the dynamo exporter's error says for the originals that fail (re-measured here).
 DYNAMO_ERRORS = {

@@ -52,6 +52,8 @@ class Region:
 
     ctx: FunctionContext
     ndarray_names: set[str] = field(default_factory=set)
+    # `rel = torch.from_numpy(rel).to(device)`: the statement after which the name holds a tensor
+    converted: dict[str, ast.stmt] = field(default_factory=dict)
     data_names: set[str] = field(default_factory=set)
     sources: list[ast.Call] = field(default_factory=list)  # x.numpy()
     calls: list[tuple[ast.Call, str]] = field(default_factory=list)  # np.f(...)
@@ -84,7 +86,9 @@ class Region:
         if name is not None:  # `int(np.ceil(H / k))`: size math (ONX402); `np.prod(x.shape)`: a number
             return not self.ctx.sizes.rounds_size(node) and number_call(node, self.ctx) is None
         if isinstance(node, ast.Name):
-            return node.id in self.ndarray_names
+            after = self.converted.get(node.id)
+            return node.id in self.ndarray_names and (
+                after is None or (node.lineno, node.col_offset) < (after.end_lineno, after.end_col_offset))
         if self.ndarray_method(node):
             return True
         if isinstance(node, ast.BinOp):
@@ -197,6 +201,15 @@ def _find_ndarray_names(region: Region, nodes: list[ast.AST]) -> None:
         elif _unpacks_tuple_result(node, region.ctx):
             for element in node.targets[0].elts:  # `m, e = np.frexp(a)`: both arrays
                 assigned.setdefault(element.id, []).append(node.value)
+    _grow_ndarray_names(region, assigned)
+    for name in region.ndarray_names:
+        _find_conversion(region, name, assigned[name])
+    if region.converted:  # names read after a conversion hold tensors: grow the set again
+        region.ndarray_names.clear()
+        _grow_ndarray_names(region, assigned)
+
+
+def _grow_ndarray_names(region: Region, assigned: dict[str, list[ast.AST]]) -> None:
     changed = True
     while changed:
         changed = False
@@ -206,6 +219,33 @@ def _find_ndarray_names(region: Region, nodes: list[ast.AST]) -> None:
             if len(region.ctx.assignments(name)) == len(values) and any(region.is_ndarray(v) for v in values):
                 region.ndarray_names.add(name)
                 changed = True
+
+
+def _find_conversion(region: Region, name: str, values: list[ast.AST]) -> None:
+    """DeBERTa's `rel_pos_ids = torch.from_numpy(rel_pos_ids).to(device)`: a binding of the name,
+    a statement of the function's own body, converts the array to a tensor; the name holds a
+    tensor from there on when no later binding is an array again."""
+    ctx = region.ctx
+    ordered = sorted(values, key=lambda v: (v.lineno, v.col_offset))
+    index = next((i for i, v in enumerate(ordered) if _converts(v, name, ctx)), None)
+    if index is None:
+        return
+    statement = ctx.parent(ordered[index])
+    if statement not in ctx.fn.node.body:
+        return
+    region.converted[name] = statement
+    if any(region.is_ndarray(v) for v in ordered[index:]):
+        del region.converted[name]
+
+
+def _converts(value: ast.AST, name: str, ctx: FunctionContext) -> bool:
+    """`torch.from_numpy(name)`, also followed by tensor methods (`.to(device)`, `.long()`)."""
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and sink_kind(value, ctx) is None:
+        value = value.func.value
+    return (
+        sink_kind(value, ctx) is not None and len(value.args) == 1
+        and isinstance(value.args[0], ast.Name) and value.args[0].id == name
+    )
 
 
 def _unpacks_tuple_result(node: ast.AST, ctx: FunctionContext) -> bool:

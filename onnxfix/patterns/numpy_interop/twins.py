@@ -75,6 +75,7 @@ TWINS: dict[str, Twin] = {
     "arange": Twin("arange"),
     "concatenate": Twin("cat", (("axis", "dim"),)),
     "stack": Twin("stack", (("axis", "dim"),)),
+    "tile": Twin("tile", (("reps", "dims"),)),  # torch.tile pads `dims` and the input as np.tile does
     "reshape": Twin("reshape", (("newshape", "shape"),)),
     # np.split raises unless sections divide evenly; when it succeeds, tensor_split agrees.
     "split": Twin("tensor_split", (("indices_or_sections", "indices_or_sections"), ("axis", "dim"))),
