@@ -71,6 +71,7 @@ CASES = {
     "frame_padding": ("ONX402", True, (OK, WRONG)),  # EnCodec: math.ceil of a frame count bound to a name
     "level_anchors": ("ONX205", False, (OK, WRONG)),  # RT-DETR: torch.tensor([w, h]) of a per-level size list
     "relative_positions": ("ONX101", False, (OK, ORT)),  # DeBERTa: np.arange/np.tile, then the same name converted
+    "multiple_pad": ("ONX402", True, (OK, FAILS)),  # fairseq's pad_to_multiple: (tsz / multiple).is_integer()
 }
 # What the dynamo exporter's error says for the originals that fail (re-measured here).
 DYNAMO_ERRORS = {
@@ -89,7 +90,10 @@ DYNAMO_ERRORS = {
     "gathered_rows": "conflicts between user-specified ranges and inferred ranges",
     "linspace_positions": "conflicts between user-specified ranges and inferred ranges",
 }
-LEGACY_ERRORS = {"non_consecutive": "Only consecutive 1-d tensor indices are supported"}
+LEGACY_ERRORS = {
+    "non_consecutive": "Only consecutive 1-d tensor indices are supported",
+    "multiple_pad": "has no attribute 'is_integer'",
+}
 
 # model -> (rule that reports it, or None, verdicts as written: dynamo, legacy); no rewrite
 UNFIXED = {

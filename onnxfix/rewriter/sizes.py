@@ -60,6 +60,10 @@ class SizeOracle:
         math on it turns the traced size into a number, whatever the divisor is."""
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
             return self.is_size(node.left) or self.is_size(node)
+        if isinstance(node, ast.Name) and not self.ctx.is_parameter(node.id):
+            values = self.ctx.assignments(node.id)  # `m = tsz / multiple` then `m.is_integer()`
+            if len(values) == 1 and isinstance(values[0], ast.BinOp) and isinstance(values[0].op, ast.Div):
+                return self.is_size_quotient(values[0])
         return self.is_size(node)
 
     def rounds_size(self, node: ast.AST) -> bool:

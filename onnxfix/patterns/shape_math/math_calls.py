@@ -6,7 +6,7 @@ import ast
 
 from onnxfix.config import DYNAMO, LEGACY
 from onnxfix.rewriter.context import FunctionContext, builtin_call
-from onnxfix.rewriter.precedence import ARITH, ATOM, POWER, TERM, UNARY, in_place_of, operand
+from onnxfix.rewriter.precedence import ARITH, ATOM, COMPARE, POWER, TERM, UNARY, in_place_of, operand
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 
 
@@ -16,7 +16,7 @@ MATH_FUNCTIONS = frozenset({"math.sqrt", "math.ceil", "math.floor", "math.pow", 
 class MathOnSize(Rule):
     code = "ONX402"
     name = "math-on-size"
-    summary = "`math.sqrt/ceil/floor/pow/log2` (or `numpy.ceil/floor`) of a tensor size"
+    summary = "`math.sqrt/ceil/floor/pow/log2` (or `numpy.ceil/floor`, `.is_integer()`) of a tensor size"
     fix_availability = "sometimes"
     default_safety = "per-finding"
     doc = RuleDoc(
@@ -29,7 +29,8 @@ class MathOnSize(Rule):
             in Segformer and CLIPSeg (`int(math.sqrt(hidden.shape[-1]))`), Swin/ViT/FocalNet
             (`math.floor(sequence_length ** 0.5)`), Llama 4 and Phi-4 patch grids. A size
             divided by a value of unknown type (`H / self.window_size`) counts: Python math on
-            it reads the size all the same.
+            it reads the size all the same. Also `(n / multiple).is_integer()` (fairseq's
+            and lucidrains' pad_to_multiple), directly or through a name bound to the quotient.
         """,
         why="""
             Measured on torch 2.13 with dynamic dimensions (tests/test_values_exporters.py):
@@ -88,6 +89,10 @@ class MathOnSize(Rule):
             - `math.pow(d, c)` -> `d ** c` (with `c` written as a float) for a non-negative
               integer `d` and a non-negative number literal `c`: safe; both call the C
               library's `pow` on the same floats.
+            - `(a / b).is_integer()` -> `a % b == 0` for ints `a`, `b`: safe. For `|a| < 2**53`
+              the float `a / b` is within `|a / b| * 2**-53 < 1 / |b|` of the true quotient, so it
+              is integral exactly when `b` divides `a` (0 raises either way). A divisor of unknown
+              type: unsafe, as above.
             - `math.log2`, and every other argument: no fix (report only).
         """,
         references=(
@@ -99,6 +104,9 @@ class MathOnSize(Rule):
     )
 
     def visit_Call(self, node: ast.Call, ctx: FunctionContext):
+        if _is_integer_test(node) and ctx.sizes.is_size_quotient(node.func.value):
+            yield self._is_integer(node, ctx)
+            return
         function = ctx.qualname(node.func)
         if function not in MATH_FUNCTIONS or node.keywords or not node.args:
             return
@@ -131,6 +139,21 @@ class MathOnSize(Rule):
         if why:
             message += f"; fix is unsafe: {why}" if fix else f"; no automatic fix: {why}"
         yield ctx.report(self, node, message, fix=fix, exporters=exporters)
+
+    def _is_integer(self, node: ast.Call, ctx: FunctionContext):
+        """fairseq's `m = n / multiple; if m.is_integer():` before padding to a multiple."""
+        (a, b, _), why = _quotient_parts(node.func.value, ctx, positive_divisor=False)
+        fix = None
+        if a is not None:
+            text = f"{operand(ctx.segment(a), a, TERM)} % {operand(ctx.segment(b), b, UNARY)} == 0"
+            fix = self._replace(node, ctx, text, COMPARE, "Use `a % b == 0`", not why)
+        message = (
+            "`.is_integer()` of a size quotient: the legacy exporter fails (a traced size is a tensor, "
+            "which has no `is_integer`) and the dynamo exporter specializes it to the export-time value"
+        )
+        if why:
+            message += f"; fix is unsafe: {why}" if fix else f"; no automatic fix: {why}"
+        return ctx.report(self, node, message, fix=fix, exporters=(LEGACY, DYNAMO))
 
     def _replace(self, node: ast.Call, ctx: FunctionContext, text: str, level: int, title: str, safe: bool) -> Fix:
         text = in_place_of(ctx.parent(node), node, text, level)
@@ -196,10 +219,15 @@ def _integer_division(node: ast.Call, ctx: FunctionContext, positive_divisor: bo
     when ``positive_divisor``; 0 raises either way), the reason the integer form is unsafe when
     ``b`` may be anything else (``self.window_size``: a float or a negative int gives another
     value); ((None, None, ""), reason) when no integer form is right."""
-    none = (None, None, "")
     if len(node.args) != 1:
-        return none, "one argument expected"
-    argument = _bound_once(node.args[0], ctx)
+        return (None, None, ""), "one argument expected"
+    return _quotient_parts(node.args[0], ctx, positive_divisor)
+
+
+def _quotient_parts(argument: ast.AST, ctx: FunctionContext, positive_divisor: bool):
+    """_integer_division's answer for the argument itself."""
+    none = (None, None, "")
+    argument = _bound_once(argument, ctx)
     argument, offset = _split_offset(argument, ctx)
     if not (isinstance(argument, ast.BinOp) and isinstance(argument.op, ast.Div)):
         return none, "the argument is not a division `a / b` of ints"
@@ -216,6 +244,13 @@ def _integer_division(node: ast.Call, ctx: FunctionContext, positive_divisor: bo
         return (a, b, offset), ""
     kind = "a positive int" if positive_divisor else "an int"
     return (a, b, offset), f"`{ctx.segment(b)}` is not proven {kind} (a float or negative divisor rounds differently)"
+
+
+def _is_integer_test(node: ast.Call) -> bool:
+    return (
+        isinstance(node.func, ast.Attribute) and node.func.attr == "is_integer"
+        and not node.args and not node.keywords
+    )
 
 
 def _split_offset(argument: ast.AST, ctx: FunctionContext) -> tuple[ast.AST, str]:
@@ -249,11 +284,12 @@ def _bound_once(argument: ast.AST, ctx: FunctionContext) -> ast.AST:
 
 
 def _never_rebound(name: str, ctx: FunctionContext) -> bool:
-    """A parameter never assigned, or a local assigned once by a plain ``name = expression``."""
+    """A parameter never assigned, or a local assigned once by ``name = expression`` or by
+    unpacking (``b, t, c = x.shape``), not by a loop or a ``with``."""
     values = ctx.assignments(name)
     if ctx.is_parameter(name):
         return not values
-    return len(values) == 1 and isinstance(values[0], ast.expr)
+    return len(values) == 1 and isinstance(values[0], (ast.expr, ast.Assign))
 
 
 def _size_call(node: ast.Call) -> bool:
