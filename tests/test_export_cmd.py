@@ -442,3 +442,21 @@ def test_runtime_errors_keep_the_shapes_and_drop_the_cpp_location():
     )
     long = runtime_error(RuntimeError("x" * 1000 + " Input shape:{9}"), limit=60)
     assert long == "RuntimeError: xxxxxx ... " + "x" * 24 + " Input shape:{9}"
+
+
+def test_an_example_of_one_sample_is_grown_to_two_for_the_export_only(capsys):
+    """Batch 1 in the example of a dynamic batch: torch.export specializes it (ONX914) and the
+    export fails in onnxruntime for other batches; the run names unit_examples_grown, the export
+    with the example repeated to batch 2 matches PyTorch on the batch-1 example and on other
+    batches and lengths; the source is not edited."""
+    spec = MODELS / "unit_batch_gru.py"
+    code, document = _cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
+                                "--dynamic", "0:0=batch,2=frames", "--exporter", "dynamo", "--fix"], capsys)
+    (target,) = document["targets"]
+    assert [r["verdict"] for r in target["results"]] == ["ORT-FAILS"]
+    assert any(f["code"] == "ONX914" and "the example's size is 1" in f["message"] for f in target["results"][0]["findings"])
+    fix = target["fix"]
+    # the Reshape error also names multi_head_attention_forward's repair (pytorch#143107): tried too
+    assert (fix["decompositions"], fix["diff"]) == (["multi_head_attention_forward", "unit_examples_grown"], "")
+    assert [r["verdict"] for r in fix["results"]] == ["OK"]
+    assert [p["probe"] for p in fix["results"][0]["probes"]][0] == "export inputs"

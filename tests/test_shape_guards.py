@@ -270,3 +270,19 @@ def test_no_spelling_of_a_square_root_keeps_a_dynamic_size_dynamic(side):
     dims = {"x": {1: torch.export.Dim("tokens", min=2, max=4096)}}
     with pytest.raises(Exception, match="Constraints violated"):
         torch.export.export(Grid(), (torch.randn(2, 16, 3),), dynamic_shapes=dims)
+
+
+def test_unit_dims_are_grown_to_two_in_every_input_that_declares_them():
+    """Only dims declared dynamic and 1 in the example grow; an input sharing the dim's name grows
+    with it, a dim of another name or a non-tensor input stays."""
+    import torch
+
+    from onnxfix.exporter.unit_dims import grown_examples, unit_dim_names
+
+    x, mask, table = torch.randn(1, 5, 1), torch.ones(1, 5), torch.randn(1, 3)
+    dynamic = {0: {0: "batch", 1: "length", 2: "channels"}, 1: {0: "batch"}, 3: {0: "n"}}
+    args = (x, mask, table, 7)
+    assert unit_dim_names(args, dynamic) == ["batch", "channels"]
+    grown = grown_examples(args, dynamic)
+    assert [tuple(a.shape) for a in grown[:3]] == [(2, 5, 2), (2, 5), (1, 3)]
+    assert grown[3] == 7 and torch.equal(grown[0][1:, :, :1], x) and torch.equal(grown[0][:1, :, 1:], x)

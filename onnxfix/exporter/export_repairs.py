@@ -40,6 +40,16 @@ EXPORT_REPAIRS = {
         "has no kernel for many of them; the exported model rounds as float32 there)",
         ("float32_compute",),
     ),
+    # tried on facts, not on an error: an export failed and a declared dynamic dim is 1 in the
+    # example (session.decompositions_that_help; exporter/unit_dims.py applies it)
+    "unit_examples_grown": ExportRepair(
+        r"(?!)",
+        "the example grown from 1 to 2 along each declared dynamic dim it has at size 1 (repeated), "
+        "for the export only: torch.export treats a size of 1 as a constant (its 0/1 specialization), "
+        "so a model exported with one sample keeps batch 1; onnxruntime is still compared with eager "
+        "on the user's own example and probes",
+        (),
+    ),
     "mha_fastpath_off": ExportRepair(
         r"aten::(?:_native_multi_head_attention|_transformer_encoder_layer_fwd)\b",
         "nn.MultiheadAttention's and nn.TransformerEncoderLayer's fused inference kernels (their 'fast path', "

@@ -86,6 +86,8 @@ class Verdict:
     seconds: float = 0.0
     # how the model was laid out for export when not as written (kv_cache.DecoderWithPast.onnxfix_layout)
     layout: str = ""
+    # declared dynamic dims whose example size is 1 (unit_dims.py: torch.export specializes them)
+    unit_dims: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:

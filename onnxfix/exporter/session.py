@@ -142,6 +142,9 @@ def decompositions_that_help(target: Target, results: list[ExporterResult], stat
     for key, pattern in patterns:
         if key not in keys and any(r.verdict.verdict != OK and re.search(pattern, r.verdict.error or "") for r in results):
             keys.append(key)
+    # and, by a fact of the example rather than an error, an example of 1 along a dynamic dim
+    if "unit_examples_grown" not in keys and any(r.verdict.verdict != OK and r.verdict.unit_dims for r in results):
+        keys.append("unit_examples_grown")
     return tuple(keys)
 
 

@@ -28,6 +28,7 @@ from onnxfix.exporter import kv_cache
 from onnxfix.exporter.model_state import attributes_kept
 from onnxfix.exporter.errors import describe, exception_chain
 from onnxfix.exporter.onnx_registry import reuse_onnx_registry
+from onnxfix.exporter.unit_dims import GROW_KEY, grown_examples, unit_dim_names
 from onnxfix.exporter.result import (  # noqa: F401  (re-exported: one place defines verdicts)
     CRASH, EXPORT_FAILS, LOAD_FAILS, OK, ORT_FAILS, SILENTLY_WRONG, TIMEOUT,
     NodeTrace, OutputError, ProbeResult, UnsupportedOp, Verdict,
@@ -134,12 +135,15 @@ def verify(
         eager(model, args)
     except Exception as exc:  # the user's model does not build or run: nothing to export
         return _failed(verdict, LOAD_FAILS, "load", f"the model does not run eagerly: {describe(exc)}", started)
+    verdict.unit_dims = unit_dim_names(args, dynamic)
+    # the unit-dims repair exports with those dims grown to 2; the comparison keeps the user's example
+    export_args = grown_examples(args, dynamic) if GROW_KEY in (decompose or ()) else args
     with _model_file(out) as path:
         for stage, step in (("export", _export), ("checker", _check_onnx), ("runtime", _numerics)):
             on_stage(stage)
             with _decompositions(decompose) if stage == "export" else contextlib.nullcontext() as mode, \
                     attributes_kept(model) if stage == "export" else contextlib.nullcontext():
-                step(verdict, model, args, probes, dynamic, opset, path)
+                step(verdict, model, export_args if stage == "export" else args, probes, dynamic, opset, path)
             if mode is not None:
                 verdict.decomposed_at = sorted([key, path_, line] for key, path_, line in mode.sites)
             if verdict.verdict != OK:
