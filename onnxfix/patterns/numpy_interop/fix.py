@@ -139,15 +139,20 @@ def _unwrap_call(call: ast.Call, ctx: FunctionContext) -> list[Edit]:
 
 
 def _unwrap_sink(sink: ast.Call, ctx: FunctionContext) -> list[Edit]:
-    """torch.from_numpy(A) -> A; torch.tensor(name) -> name.clone() (it copied)."""
+    """torch.from_numpy(A) -> A; torch.tensor(name) -> name.clone() (it copied);
+    torch.tensor(A, dtype=D) -> A.to(dtype=D, copy=True), torch.as_tensor(A, dtype=D) -> A.to(dtype=D)."""
     source = ctx.file.source
     call_start, call_end = source.span(sink)
     arg_start, arg_end = source.span(sink.args[0])
     arg = sink.args[0]
-    copies = SINKS[ctx.qualname(sink.func)] == "copy" and isinstance(arg, (ast.Name, ast.Attribute, ast.Subscript))
+    copying = SINKS[ctx.qualname(sink.func)] == "copy"
+    copies = copying and isinstance(arg, (ast.Name, ast.Attribute, ast.Subscript))
     atomic = isinstance(arg, (ast.Name, ast.Call, ast.Attribute, ast.Subscript))
     opening, closing = ("", "") if atomic else ("(", ")")
-    if copies:
+    if sink.keywords:  # dtype= / device=: Tensor.to takes them as they are
+        keywords = [ctx.segment(k) for k in sink.keywords] + (["copy=True"] if copying else [])
+        closing += f".to({', '.join(keywords)})"
+    elif copies:
         closing += ".clone()"
     return [Edit(call_start, arg_start, opening), Edit(arg_end, call_end, closing)]
 

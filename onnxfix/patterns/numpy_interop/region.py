@@ -20,6 +20,8 @@ REFERENCES = (
 
 
 SINKS = {"torch.from_numpy": "share", "torch.as_tensor": "share", "torch.asarray": "share", "torch.tensor": "copy"}
+# what a conversion may say besides the array: `Tensor.to` takes both
+SINK_KEYWORDS = frozenset({"dtype", "device"})
 
 
 def is_numpy_call(node: ast.AST, ctx: FunctionContext) -> str | None:
@@ -370,8 +372,8 @@ def _check_fixable(region: Region, nodes: list[ast.AST]) -> None:
                 f"the NumPy scalar of `ndarray.{name}` becomes a 0-d tensor in arithmetic with a tensor "
                 f"(a `numpy.bool_` promotes differently)")
     for sink in region.sinks:
-        if len(sink.args) != 1 or sink.keywords:
-            region.blockers.append("a conversion back to torch has extra arguments")
+        if len(sink.args) != 1 or any(k.arg not in SINK_KEYWORDS for k in sink.keywords):
+            region.blockers.append("a conversion back to torch has arguments other than `dtype=` and `device=`")
     for node in nodes:
         if isinstance(node, ast.BinOp) and region.is_ndarray(node):
             scalar = _python_float_side(node, region)
