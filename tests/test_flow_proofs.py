@@ -72,6 +72,7 @@ CASES = {
     "level_anchors": ("ONX205", False, (OK, WRONG)),  # RT-DETR: torch.tensor([w, h]) of a per-level size list
     "relative_positions": ("ONX101", False, (OK, ORT)),  # DeBERTa: np.arange/np.tile, then the same name converted
     "multiple_pad": ("ONX402", True, (OK, FAILS)),  # fairseq's pad_to_multiple: (tsz / multiple).is_integer()
+    "center_crop": ("ONX402", False, (WRONG, FAILS)),  # torchvision's center_crop: int(round((h - ch) / 2.0))
 }
 # What the dynamo exporter's error says for the originals that fail (re-measured here).
 DYNAMO_ERRORS = {
@@ -93,6 +94,7 @@ DYNAMO_ERRORS = {
 LEGACY_ERRORS = {
     "non_consecutive": "Only consecutive 1-d tensor indices are supported",
     "multiple_pad": "has no attribute 'is_integer'",
+    "center_crop": "doesn't define __round__",
 }
 
 # model -> (rule that reports it, or None, verdicts as written: dynamo, legacy); no rewrite

@@ -130,3 +130,26 @@ def test_nearest_interpolate_by_an_int_factor_is_interpolate_to_the_scaled_size(
                       torch.arange(n * 3, dtype=torch.uint8).reshape(1, 1, n, 3)):
                 expected = interpolate(x, scale_factor=s, mode="nearest")
                 assert torch.equal(interpolate(x, size=[d * s for d in x.shape[2:]], mode="nearest"), expected), (s, n)
+
+
+def test_round_of_division_is_integer_round_half_even():
+    """ONX402's `round(a / b)` -> `a // b + (2 * (a % b) + a // b % 2) // (b + 1)` for int `a`
+    and whole-number `b > 0` (`b` written `2.0` too): q + 1 exactly when 2r + (q odd) > b, and
+    2r + 1 < 2(b + 1) keeps that floor division 0 or 1."""
+    def rewritten(a, b):
+        return a // b + (2 * (a % b) + a // b % 2) // (b + 1)
+
+    for b in range(1, 64):
+        for a in A_RANGE:
+            assert round(a / b) == rewritten(a, b) == int(round(a / float(b))), (a, b)
+    for a, b in _random_pairs(7):
+        assert round(a / b) == rewritten(a, b), (a, b)
+
+
+def test_is_integer_of_division_is_divisibility():
+    """ONX402's `(a / b).is_integer()` -> `a % b == 0` for ints `a` and `b != 0`."""
+    for b in [*range(1, 64), *range(-63, 0)]:
+        for a in A_RANGE:
+            assert (a / b).is_integer() == (a % b == 0), (a, b)
+    for a, b in _random_pairs(8):
+        assert (a / b).is_integer() == (a % b == 0), (a, b)

@@ -150,7 +150,8 @@ class IntegerOracle:
             element = unpacked_element(value, name)
             if element is not None:
                 return self._check(element, kind)
-            return is_whole_shape(value.value) and not _is_starred_target(value, name)
+            shape = is_whole_shape(value.value) or self.ctx.is_shape_sequence(value.value)  # h, w = size (a shape)
+            return shape and not _is_starred_target(value, name)
         if isinstance(value, ast.stmt):
             return False
         return self._check(value, kind)

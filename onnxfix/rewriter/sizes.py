@@ -59,12 +59,31 @@ class SizeOracle:
         """A size, or a size divided by a value of any type (``H / self.window_size``): Python
         math on it turns the traced size into a number, whatever the divisor is."""
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
-            return self.is_size(node.left) or self.is_size(node)
+            return self.is_size(node.left) or self.is_size(node) or self._offset_size(node.left)
         if isinstance(node, ast.Name) and not self.ctx.is_parameter(node.id):
             values = self.ctx.assignments(node.id)  # `m = tsz / multiple` then `m.is_integer()`
             if len(values) == 1 and isinstance(values[0], ast.BinOp) and isinstance(values[0].op, ast.Div):
                 return self.is_size_quotient(values[0])
         return self.is_size(node)
+
+    def _offset_size(self, node: ast.AST) -> bool:
+        """``image_height - crop_height``: a size plus or minus a name or attribute of unknown
+        type (not a tensor): a number read from the traced size, whatever the other side is."""
+        if not (isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub))):
+            return False
+        sides = (node.left, node.right)
+        return any(self.is_size(side) for side in sides) and all(
+            self.is_size(side) or (isinstance(side, (ast.Name, ast.Attribute)) and not self.ctx.tensors.is_tensor(side))
+            for side in sides
+        )
+
+    def rounds_quotient(self, node: ast.AST) -> bool:
+        """``round((h - crop) / 2.0)``: the builtin ``round`` of a size quotient (ONX402's)."""
+        return (
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "round"
+            and self.ctx.is_builtin("round") and len(node.args) == 1 and not node.keywords
+            and _quotient(node.args[0], self.ctx) and self.is_size_quotient(node.args[0])
+        )
 
     def rounds_size(self, node: ast.AST) -> bool:
         """``numpy.ceil(H / k)``, ``numpy.floor(x.shape[1] / 2)``: NumPy rounding of one size
@@ -172,6 +191,14 @@ SHAPE_KEEPING_METHODS = frozenset({"to", "float", "half", "double", "detach", "c
 CONSTANT_SHAPE_METHODS = frozenset({
     "transpose", "permute", "unsqueeze", "squeeze", "flatten", "t", "reshape", "view", "expand", "repeat",
 })
+
+
+def _quotient(node: ast.AST, ctx: "FunctionContext") -> bool:
+    """A true division, or a local name bound once to one."""
+    if isinstance(node, ast.Name) and not ctx.is_parameter(node.id):
+        values = ctx.assignments(node.id)
+        node = values[0] if len(values) == 1 else node
+    return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div)
 
 
 def _constant_index(index: ast.AST) -> bool:

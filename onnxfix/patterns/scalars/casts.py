@@ -136,6 +136,8 @@ class ScalarCast(Rule):
         # `int(lengths.max())`: a full reduction is a tensor unless the receiver is not one
         if ctx.tensors.is_tensor(argument) or is_zero_dim(argument, ctx):
             yield from self._tensor_cast(node, cast, ctx)
+        elif cast == "int" and ctx.sizes.rounds_quotient(argument):
+            return  # `int(round(h / 2))`: ONX402's integer round-half-even replaces the whole cast
         elif cast == "int" and ctx.sizes.is_size_quotient(argument):  # `int(h / scale)`, any divisor
             yield self._size_cast(node, argument, ctx)
         elif cast == "int" and _passed_a_size(argument, ctx):

@@ -16,7 +16,7 @@ MATH_FUNCTIONS = frozenset({"math.sqrt", "math.ceil", "math.floor", "math.pow", 
 class MathOnSize(Rule):
     code = "ONX402"
     name = "math-on-size"
-    summary = "`math.sqrt/ceil/floor/pow/log2` (or `numpy.ceil/floor`, `.is_integer()`) of a tensor size"
+    summary = "`math.sqrt/ceil/floor/pow/log2` (or `numpy.ceil/floor`, `round()`, `.is_integer()`) of a tensor size"
     fix_availability = "sometimes"
     default_safety = "per-finding"
     doc = RuleDoc(
@@ -30,7 +30,9 @@ class MathOnSize(Rule):
             (`math.floor(sequence_length ** 0.5)`), Llama 4 and Phi-4 patch grids. A size
             divided by a value of unknown type (`H / self.window_size`) counts: Python math on
             it reads the size all the same. Also `(n / multiple).is_integer()` (fairseq's
-            and lucidrains' pad_to_multiple), directly or through a name bound to the quotient.
+            and lucidrains' pad_to_multiple), directly or through a name bound to the quotient,
+            and the builtin `round()` of a size quotient (torchvision's center_crop:
+            `int(round((image_height - crop_height) / 2.0))`).
         """,
         why="""
             Measured on torch 2.13 with dynamic dimensions (tests/test_values_exporters.py):
@@ -93,6 +95,12 @@ class MathOnSize(Rule):
               the float `a / b` is within `|a / b| * 2**-53 < 1 / |b|` of the true quotient, so it
               is integral exactly when `b` divides `a` (0 raises either way). A divisor of unknown
               type: unsafe, as above.
+            - `round(a / b)` (also inside `int()`) for an int `a` and a positive whole-number
+              literal `b` (`2` or `2.0`) -> `a // b + (2 * (a % b) + a // b % 2) // (b + 1)`:
+              safe. Python rounds half to even; with `q, r = divmod(a, b)` the result is `q + 1`
+              exactly when `2r + (q odd) > b`, and `2r + 1 < 2(b + 1)` keeps the last floor
+              division 0 or 1 (tests/test_values_exactness.py, exhaustively and on random
+              pairs). A numerator not proven an int: unsafe; another divisor: no fix.
             - `math.log2`, and every other argument: no fix (report only).
         """,
         references=(
@@ -106,6 +114,9 @@ class MathOnSize(Rule):
     def visit_Call(self, node: ast.Call, ctx: FunctionContext):
         if _is_integer_test(node) and ctx.sizes.is_size_quotient(node.func.value):
             yield self._is_integer(node, ctx)
+            return
+        if ctx.sizes.rounds_quotient(node):
+            yield self._round(node, ctx)
             return
         function = ctx.qualname(node.func)
         if function not in MATH_FUNCTIONS or node.keywords or not node.args:
@@ -150,6 +161,32 @@ class MathOnSize(Rule):
         message = (
             "`.is_integer()` of a size quotient: the legacy exporter fails (a traced size is a tensor, "
             "which has no `is_integer`) and the dynamo exporter specializes it to the export-time value"
+        )
+        if why:
+            message += f"; fix is unsafe: {why}" if fix else f"; no automatic fix: {why}"
+        return ctx.report(self, node, message, fix=fix, exporters=(LEGACY, DYNAMO))
+
+    def _round(self, node: ast.Call, ctx: FunctionContext):
+        """torchvision's center_crop: `int(round((image_height - crop_height) / 2.0))`."""
+        quotient = _bound_once(node.args[0], ctx)
+        fix, why = None, "only `round(a / b)` with a positive whole-number literal `b` has an integer form here"
+        if isinstance(quotient, ast.BinOp) and isinstance(quotient.op, ast.Div) and _whole_number(quotient.right):
+            a, divisor = quotient.left, _whole_number(quotient.right)
+            why = "" if ctx.ints.is_int(a) else f"`{ctx.segment(a)}` is not proven an int (a float rounds otherwise)"
+            if _pure(a):
+                n = operand(ctx.segment(a), a, TERM)
+                # round half to even: q + 1 exactly when 2 * r + (q odd) exceeds b (q, r = divmod(a, b))
+                text = f"{n} // {divisor} + (2 * ({n} % {divisor}) + {n} // {divisor} % 2) // {divisor + 1}"
+                target = node
+                wrapper = ctx.parent(node)  # int(round(...)): the rewrite is an int already
+                if builtin_call(wrapper, ctx, frozenset({"int"})) and len(wrapper.args) == 1:
+                    target = wrapper
+                fix = self._replace(target, ctx, text, ARITH, "Use integer round-half-even", not why)
+            else:
+                why = "the numerator is read three times and has calls in it: bind it to a name first"
+        message = (
+            "`round()` of a size quotient: the legacy exporter fails (a traced size is a tensor, which has no "
+            "`__round__`) and the dynamo exporter specializes it to the export-time value"
         )
         if why:
             message += f"; fix is unsafe: {why}" if fix else f"; no automatic fix: {why}"
@@ -244,6 +281,22 @@ def _quotient_parts(argument: ast.AST, ctx: FunctionContext, positive_divisor: b
         return (a, b, offset), ""
     kind = "a positive int" if positive_divisor else "an int"
     return (a, b, offset), f"`{ctx.segment(b)}` is not proven {kind} (a float or negative divisor rounds differently)"
+
+
+def _pure(node: ast.AST) -> bool:
+    """Arithmetic on names, attributes, numbers and shape reads: the same value however often read."""
+    return all(
+        isinstance(n, (ast.Name, ast.Attribute, ast.Constant, ast.BinOp, ast.UnaryOp, ast.Subscript, ast.Load,
+                       ast.operator, ast.unaryop, ast.Slice, ast.Tuple))
+        for n in ast.walk(node)
+    )
+
+
+def _whole_number(node: ast.AST) -> int | None:
+    """2 of `2` or `2.0`: a positive whole-number literal divisor."""
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float) and node.value > 0 and node.value == int(node.value):
+        return int(node.value)
+    return None
 
 
 def _is_integer_test(node: ast.Call) -> bool:
