@@ -71,7 +71,7 @@ CASES = {
     "frame_padding": ("ONX402", True, (OK, WRONG)),  # EnCodec: math.ceil of a frame count bound to a name
     "level_anchors": ("ONX205", False, (OK, WRONG)),  # RT-DETR: torch.tensor([w, h]) of a per-level size list
     "relative_positions": ("ONX101", False, (OK, ORT)),  # DeBERTa: np.arange/np.tile, then the same name converted
-    "multiple_pad": ("ONX402", True, (OK, FAILS)),  # fairseq's pad_to_multiple: (tsz / multiple).is_integer()
+    "multiple_pad": ("ONX402", True, (WRONG, FAILS)),  # fairseq's pad_to_multiple: (tsz / multiple).is_integer(), then x[:, :-pad_length] (ONX608)
     "center_crop": ("ONX402", False, (WRONG, FAILS)),  # torchvision's center_crop: int(round((h - ch) / 2.0))
 }
 # What the dynamo exporter's error says for the originals that fail (re-measured here).

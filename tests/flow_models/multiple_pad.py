@@ -2,7 +2,8 @@
 early when `m.is_integer()`. While the legacy exporter traces, `tsz` is a tensor and has no
 `is_integer` (the export fails); torch.export specializes the float test to the export-time
 length. Fixed (unsafe: `multiple` is a parameter nothing proves an int) by `tsz % multiple == 0`
-and the integer ceiling."""
+and the integer ceiling. The crop back, `if pad_length > 0: x = x[:, :-pad_length]`, is ONX608's:
+a slice to `-0` is empty, so it becomes `x[:, :x.shape[1] - pad_length]`, always."""
 import math
 
 import torch
@@ -29,11 +30,13 @@ class ChunkedEncoder(nn.Module):
         self.proj = nn.Linear(dim, dim)
 
     def forward(self, x):
-        tsz = x.size(1)
-        x, _ = pad_to_multiple(x, self.required_seq_len_multiple, dim=-2)
+        x, pad_length = pad_to_multiple(x, self.required_seq_len_multiple, dim=-2)
         chunks = x.view(x.size(0), -1, self.required_seq_len_multiple, x.size(2))
         pooled = chunks.mean(2, keepdim=True).expand_as(chunks).reshape(x.shape)
-        return self.proj(x + pooled)[:, :tsz]
+        x = self.proj(x + pooled)
+        if pad_length > 0:
+            x = x[:, :-pad_length]
+        return x
 
 
 def make_model():

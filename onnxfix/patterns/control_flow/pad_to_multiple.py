@@ -91,6 +91,28 @@ def _crop_body(node: ast.If, ctx: FunctionContext) -> bool:
     return not tested & bounds
 
 
+def _negative_crop_ends(node: ast.If) -> list[tuple[int, ast.UnaryOp]]:
+    """fairseq's `if pad_length > 0: x = x[:, :-pad_length]`: (dim, `-amount`) of each slice
+    ending at minus a tested amount, in a subscript of plain slices (no `...`, `None` or index)."""
+    if len(node.body) != 1 or node.orelse:
+        return []
+    name = single_name_assignment(node.body[0])
+    value = node.body[0].value if name else None
+    if not (isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name) and value.value.id == name):
+        return []
+    items = value.slice.elts if isinstance(value.slice, ast.Tuple) else [value.slice]
+    if not all(isinstance(i, ast.Slice) and i.lower is None and i.step is None for i in items):
+        return []
+    tested = {n.id for n in ast.walk(node.test) if isinstance(n, ast.Name)}
+    ends = [(dim, i.upper) for dim, i in enumerate(items) if i.upper is not None]
+    negative = all(
+        isinstance(end, ast.UnaryOp) and isinstance(end.op, ast.USub) and isinstance(end.operand, ast.Name)
+        and end.operand.id in tested
+        for _, end in ends
+    )
+    return ends if ends and negative else []
+
+
 def _positive_pad_test(test: ast.expr, ctx: FunctionContext) -> bool:
     """`p > 0`, `p[3] > 0 or p[5] > 0`: some pad amount (a number, not tensor data) is positive."""
     parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or) else [test]
@@ -168,7 +190,8 @@ class PadToMultipleBranch(Rule):
         "body splits those amounts (`top = pad_h // 2`, `bottom = pad_h - top`) and pads with them, "
         "where every pad evaluates to 0 when the test fails (torch#136216's pad to a multiple of 32; `> 0` "
         "needs the amount proven non-negative, as `(32 - h % 32) % 32` is); and `if <pad> > 0 [or ...]:` "
-        "whose body crops a tensor back with slices (`x = x[:, :height, :width, :]`).",
+        "whose body crops a tensor back with slices (`x = x[:, :height, :width, :]`), or by minus the amount "
+        "tested (fairseq's `if pad_length > 0: x = x[:, :-pad_length]`).",
         why="With the size dynamic, torch.export guards on the branch (onnxfix reports ONX915: \"works "
         "only for sizes in 32, 36, 40, ...\") and the exported model pads or crops only as the export-time "
         "size needed: other sizes fail in onnxruntime (a Reshape of the unpadded windows) or come out the "
@@ -184,7 +207,10 @@ class PadToMultipleBranch(Rule):
         "fails every pad evaluates to 0 (checked on the body's own arithmetic), so the pad is the "
         "values as they are. Offered only when every name the body assigns, but the padded tensor, is read "
         "nowhere else. The crop: unsafe. Slicing a tensor to the sizes it has is a no-op, but that the "
-        "tensor has those sizes whenever no pad was applied is not in the source.",
+        "tensor has those sizes whenever no pad was applied is not in the source. The crop by `-amount`: "
+        "unsafe, as `x[:, :x.shape[1] - amount]`, always: for an amount of 0 it keeps everything (where a "
+        "slice to `-0` is empty), for 0 < amount <= the size it is the same slice; an amount larger than the "
+        "size would wrap around instead of giving an empty tensor.",
         references=("https://github.com/huggingface/transformers/blob/main/src/transformers/models/swin/modeling_swin.py",),
     )
 
@@ -196,6 +222,15 @@ class PadToMultipleBranch(Rule):
             yield from self._pad(node, parts[0], parts[1], ctx)
         elif _positive_pad_test(node.test, ctx) and _is_padding_body(node.body, ctx) and _zero_pads_untested(node, ctx):
             yield from self._amount_pad(node, ctx)
+        elif _positive_pad_test(node.test, ctx) and (ends := _negative_crop_ends(node)):
+            name = single_name_assignment(node.body[0])
+            rewrites = [(end, f"{name}.shape[{dim}] - {ctx.segment(end.operand)}") for dim, end in ends]
+            fix = self._unconditional(node, ctx, [], safe=False, title="Crop always, to the size minus the amount",
+                                      rewrites=rewrites)
+            yield ctx.report(self, node, f"`{name}` is cropped by `-amount` only when the amount is positive: with the "
+                             "size dynamic, torch.export keeps the export-time branch and the legacy exporter records it, "
+                             "and a slice to `-0` is empty; cropping to the size minus the amount is a no-op for 0 "
+                             "(unsafe: the same slice only while the amount is at most the size)", fix=fix)
         elif _positive_pad_test(node.test, ctx) and _crop_body(node, ctx):
             fix = self._unconditional(node, ctx, [], safe=False)
             name = single_name_assignment(node.body[0])
@@ -236,9 +271,10 @@ class PadToMultipleBranch(Rule):
                          fix=fix)
 
     def _unconditional(self, node: ast.If, ctx: FunctionContext, amounts: list[ast.BinOp], safe: bool,
-                       title: str = "") -> Fix | None:
+                       title: str = "", rewrites: list | None = None) -> Fix | None:
         """The body at the `if`'s place and indentation, each pad amount taken modulo its divisor."""
-        edit = unconditional_body(ctx, node, [(a, f"({ctx.segment(a)}) % {ctx.segment(a.left)}") for a in amounts])
+        rewrites = [*(rewrites or []), *((a, f"({ctx.segment(a)}) % {ctx.segment(a.left)}") for a in amounts)]
+        edit = unconditional_body(ctx, node, rewrites)
         title = title or ("Pad always, by the amount modulo the divisor" if amounts else "Crop always")
         return None if edit is None else Fix(title, (edit,), safe=safe)
 
