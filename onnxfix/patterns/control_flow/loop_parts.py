@@ -52,7 +52,8 @@ def rebound_by_other_loops(name: str, loop: ast.For, function: ast.AST) -> set[i
             targets = [node.target]
         elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
             targets = [g.target for g in node.generators]
-        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+        # `for i, n in enumerate(...)` binds `i` too: look inside tuple targets
+        if any(isinstance(t, ast.Name) and t.id == name for target in targets for t in ast.walk(target)):
             rebinding.update(id(n) for n in ast.walk(node))
     return rebinding
 

@@ -8,6 +8,7 @@ import ast
 from onnxfix.patterns.control_flow.conditions import CONTROL_FLOW_REFERENCES, tensor_condition
 from onnxfix.patterns.control_flow.expert_loop import expert_loop
 from onnxfix.patterns.control_flow.gathered_rows import gathered_rows_comprehension
+from onnxfix.patterns.control_flow.length_fill_loop import length_fill_loop
 from onnxfix.patterns.control_flow.loop_parts import is_row, loop_length_source, uses_name_elsewhere
 from onnxfix.patterns.control_flow.repeated_rows import repeated_list, repeated_rows_comprehension, repeated_rows_loop
 from onnxfix.patterns.control_flow.scatter_loop import scatter_loop
@@ -175,6 +176,15 @@ class SizeLoop(Rule):
             1-D `A` has 0-d rows, which index_select takes and gather does not), which the
             source does not show.
 
+            A fill of each row up to (or from) its own length, `for i in range(m.shape[0]):
+            m[i, :lengths[i]] = v` (also `m[i][:lengths[i]]`, `m[i, lengths[i]:]`, `for i, n in
+            enumerate(lengths)`), with `v` a constant, becomes one in-place
+            `m.masked_fill_(arange(m.shape[1]) < lengths[:, None], v)` (`>=` for a suffix; the
+            mask broadcast over `m`'s trailing dims; `lengths` through `torch.as_tensor` unless it
+            is known to be a tensor). Unsafe: it needs one length per row and no negative length
+            (a slice to a negative length counts from the end, the mask compares below every
+            position).
+
             `zip(*t)` is only reported: `t.unbind(1)` gives the columns as tensors, where zip
             gave tuples of 0-d tensors (not the same value for every use). Other loops are only
             reported: vectorise them by hand (`torch.arange` for the index,
@@ -201,6 +211,8 @@ class SizeLoop(Rule):
             fix, why = scatter_loop(node, ctx)
         if fix is None:
             fix, why = expert_loop(node, ctx)
+        if fix is None:
+            fix, why = length_fill_loop(node, ctx)
         if fix is None:
             message += NO_LOOP_FIX
         elif why:
@@ -264,7 +276,8 @@ class SizeLoop(Rule):
 # other body would need its semantics proven elementwise, which text analysis cannot do.
 NO_LOOP_FIX = (
     "; no automatic fix: only an elementwise accumulation (`acc = acc + f(x[i])`), a repeat of "
-    "rows, a per-row `index_select` concatenated, a scatter by an index (`a[idx[i]] = i`) or a mixture-of-experts loop over the experts "
+    "rows, a per-row `index_select` concatenated, a scatter by an index (`a[idx[i]] = i`), a fill of each row up to its "
+    "length (`mask[i, :lengths[i]] = 0`) or a mixture-of-experts loop over the experts "
     "hit (`for e in expert_hit:` with a one-hot routing mask) is rewritten exactly; vectorise the "
     "body over the dimension by hand"
 )
