@@ -460,3 +460,19 @@ def test_an_example_of_one_sample_is_grown_to_two_for_the_export_only(capsys):
     assert (fix["decompositions"], fix["diff"]) == (["multi_head_attention_forward", "unit_examples_grown"], "")
     assert [r["verdict"] for r in fix["results"]] == ["OK"]
     assert [p["probe"] for p in fix["results"][0]["probes"]][0] == "export inputs"
+
+
+def test_outputs_the_legacy_tracer_cannot_take_are_flattened_for_the_export_only(capsys):
+    """A dict keyed by tuples: the legacy tracer turns the keys' ints into outputs and fails; the
+    run names flat_outputs, and the export of the output's tensors matches PyTorch (compared in
+    the order eager's dict is read); the source is not edited."""
+    spec = MODELS / "dict_tuple_keys.py"
+    code, document = _cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
+                                "--dynamic", "0:0=batch,2=height,3=width", "--exporter", "legacy", "--fix"], capsys)
+    (target,) = document["targets"]
+    assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS"]
+    assert target["results"][0]["error"].startswith("RuntimeError: output 1 (0) of traced region did not have observable")
+    fix = target["fix"]
+    assert (fix["decompositions"], fix["diff"]) == (["flat_outputs"], "")
+    assert [r["verdict"] for r in fix["results"]] == ["OK"]
+    assert len(fix["results"][0]["probes"][0]["outputs"]) == 2

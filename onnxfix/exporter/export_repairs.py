@@ -50,6 +50,15 @@ EXPORT_REPAIRS = {
         "on the user's own example and probes",
         (),
     ),
+    "flat_outputs": ExportRepair(
+        r"did not have observable data dependence with trace inputs"
+        r"|Only tuples, lists and Variables are supported as JIT inputs/outputs"
+        r"|in output, which is not a known type",
+        "the model's outputs flattened to a tuple of its tensors at the export boundary (exporter/model_io.py): "
+        "a dict with tuple keys, a dataclass, a ModelOutput or Python numbers beside the tensors; the ONNX "
+        "model has one output per tensor, in the order eager is compared in",
+        (),
+    ),
     "mha_fastpath_off": ExportRepair(
         r"aten::(?:_native_multi_head_attention|_transformer_encoder_layer_fwd)\b",
         "nn.MultiheadAttention's and nn.TransformerEncoderLayer's fused inference kernels (their 'fast path', "

@@ -19,12 +19,13 @@ import traceback
 import warnings
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Callable, Iterator
 
 import torch
 
 from onnxfix.exporter.comparison import Runtime, compare, runtime_error  # noqa: F401  (re-exported)
 from onnxfix.exporter import kv_cache
+from onnxfix.exporter.model_io import FLAT_KEY, FlatOutputs, flatten, input_names  # noqa: F401  (re-exported)
 from onnxfix.exporter.model_state import attributes_kept
 from onnxfix.exporter.errors import describe, exception_chain
 from onnxfix.exporter.onnx_registry import reuse_onnx_registry
@@ -40,24 +41,6 @@ from onnxfix.exporter.result import (  # noqa: F401  (re-exported: one place def
 class Probe:
     name: str
     args: tuple
-
-
-def flatten(value: Any) -> list[torch.Tensor]:
-    if isinstance(value, torch.Tensor):
-        return [value]
-    if isinstance(value, (list, tuple)):
-        return [t for item in value for t in flatten(item)]
-    if isinstance(value, dict):
-        return [t for item in value.values() for t in flatten(item)]
-    return []
-
-
-def input_names(model: torch.nn.Module, count: int) -> list[str]:
-    declared = getattr(model, "onnxfix_input_names", None)  # kv_cache.DecoderWithPast's
-    if declared and len(declared) == count:
-        return list(declared)
-    params = list(inspect.signature(model.forward).parameters)
-    return params[:count] if len(params) >= count else [f"input_{i}" for i in range(count)]
 
 
 def export_model(
@@ -138,12 +121,17 @@ def verify(
     verdict.unit_dims = unit_dim_names(args, dynamic)
     # the unit-dims repair exports with those dims grown to 2; the comparison keeps the user's example
     export_args = grown_examples(args, dynamic) if GROW_KEY in (decompose or ()) else args
+    # the flat-outputs repair exports the output's tensors only, in the order eager is compared in
+    exported = FlatOutputs(model, len(args)) if FLAT_KEY in (decompose or ()) else model
     with _model_file(out) as path:
         for stage, step in (("export", _export), ("checker", _check_onnx), ("runtime", _numerics)):
             on_stage(stage)
             with _decompositions(decompose) if stage == "export" else contextlib.nullcontext() as mode, \
                     attributes_kept(model) if stage == "export" else contextlib.nullcontext():
-                step(verdict, model, export_args if stage == "export" else args, probes, dynamic, opset, path)
+                if stage == "export":
+                    step(verdict, exported, export_args, probes, dynamic, opset, path)
+                else:
+                    step(verdict, model, args, probes, dynamic, opset, path)
             if mode is not None:
                 verdict.decomposed_at = sorted([key, path_, line] for key, path_, line in mode.sites)
             if verdict.verdict != OK:

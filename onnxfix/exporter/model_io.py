@@ -1,0 +1,52 @@
+"""What the exporters see of a model's inputs and outputs: the tensors of an output, in the order
+eager is compared with onnxruntime, and the names of the inputs.
+
+`FlatOutputs` is the repair for outputs the exporters cannot take (export_repairs.py
+"flat_outputs"): a dict with non-string keys (Monodepth2's `outputs[("disp", i)]`), a dataclass,
+a ModelOutput or Python numbers beside the tensors. The legacy tracer fails on them ("output 1
+(3 ...) of traced region did not have observable data dependence": the int in a key became an
+output; "Only tuples, lists and Variables are supported as JIT inputs/outputs"), torch.export on
+a type pytree does not know. The wrapper returns the output's tensors in `flatten`'s order, the
+order eager is read in, so onnxruntime is still compared output by output; the ONNX model has
+one output per tensor, not the dict or dataclass.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from typing import Any
+
+import torch
+
+FLAT_KEY = "flat_outputs"
+
+
+def flatten(value: Any) -> list[torch.Tensor]:
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):  # a model's output class
+        return [t for field in dataclasses.fields(value) for t in flatten(getattr(value, field.name))]
+    if isinstance(value, (list, tuple)):
+        return [t for item in value for t in flatten(item)]
+    if isinstance(value, dict):
+        return [t for item in value.values() for t in flatten(item)]
+    return []
+
+
+def input_names(model: torch.nn.Module, count: int) -> list[str]:
+    declared = getattr(model, "onnxfix_input_names", None)  # kv_cache.DecoderWithPast's
+    if declared and len(declared) == count:
+        return list(declared)
+    params = list(inspect.signature(model.forward).parameters)
+    return params[:count] if len(params) >= count else [f"input_{i}" for i in range(count)]
+
+
+class FlatOutputs(torch.nn.Module):
+    def __init__(self, model: torch.nn.Module, count: int):
+        super().__init__()
+        self.model = model
+        self.onnxfix_input_names = input_names(model, count)  # the wrapped forward's own names
+
+    def forward(self, *args):
+        return tuple(flatten(self.model(*args)))
