@@ -476,3 +476,18 @@ def test_outputs_the_legacy_tracer_cannot_take_are_flattened_for_the_export_only
     assert (fix["decompositions"], fix["diff"]) == (["flat_outputs"], "")
     assert [r["verdict"] for r in fix["results"]] == ["OK"]
     assert len(fix["results"][0]["probes"][0]["outputs"]) == 2
+
+
+def test_a_remainder_by_a_dynamic_size_is_computed_from_a_floor_division_while_exporting(capsys):
+    """`t % n` with n a dynamic size fails torch.onnx's translation of remainder.Scalar; the
+    run's error names remainder_symbolic, and the export with it matches PyTorch on other sizes."""
+    spec = MODELS / "symbolic_remainder.py"
+    code, document = _cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
+                                "--dynamic", "0:0=batch,1=seq", "--dynamic", "1:0=batch", "--exporter", "dynamo",
+                                "--fix"], capsys)
+    (target,) = document["targets"]
+    assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS"]
+    assert "SymbolicTensor" in target["results"][0]["error"]
+    fix = target["fix"]
+    assert (fix["decompositions"], fix["diff"]) == (["remainder_symbolic"], "")
+    assert [r["verdict"] for r in fix["results"]] == ["OK"]

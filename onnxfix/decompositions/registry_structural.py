@@ -180,6 +180,18 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
                     "(randn(g, b, 4, 3), randn(g, b, 1, 1))", params="a, c"),
     ),
     Decomposition(
+        "remainder_symbolic", ("torch.remainder", "Tensor.remainder"), True, (), (),
+        "`t % n` with n a dynamic size: torch.onnx's function for aten.remainder.Scalar needs a constant "
+        "divisor and fails on a symbolic one; while exporting, an integer tensor's remainder is "
+        "`t - floor(t / n) * n` (Python's definition: exact in integers, the divisor's sign kept; float "
+        "tensors keep the op). Export time only, keyed on that error. Eager keeps the op.",
+        static=False, rule="ONX515",
+        repairs_error=r"aten_remainder_scalar|not 'SymbolicTensor'",
+        proof=Proof("(a - a.shape[0] * 7) % a.shape[0] + torch.remainder(a, a.shape[0] + 1)",
+                    "_onnx_remainder_symbolic(a - a.shape[0] * 7, a.shape[0]) + _onnx_remainder_symbolic(a, a.shape[0] + 1)",
+                    "(ints(g, -50, 50, b, 4),)"),
+    ),
+    Decomposition(
         "scatter_reduce_", ("Tensor.scatter_reduce_",), True, ("Tensor.scatter_reduce_ mean",), (),
         "The in-place form: _onnx_scatter_reduce's result copied into `input` (returned, as torch).",
         requires=("scatter_reduce",),
