@@ -28,6 +28,7 @@ import re
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from onnxfix.rewriter.constructed import container_element
 from onnxfix.rewriter.function_body import walk_function_body
 from onnxfix.rewriter.scope import ExportFunction
 
@@ -152,10 +153,22 @@ class CallSites:
             attr for info in self.module.classes.values() for attr, value in info.self_attrs.items()
             if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == class_name
         ]
-        if not attributes:
+        containers = [
+            attr for info in self.module.classes.values() for attr, value in info.self_attrs.items()
+            if _module_list_of(value, class_name)
+        ]
+        if not attributes and not containers:
             return []
-        _, by_attr = self._index()
+        by_name, by_attr = self._index()
         calls: Calls = []
+        for attr in set(containers):  # `for layer in self.layers: layer(...)`, self.layers a ModuleList of them
+            found = [(call, ctx) for name, named in by_name.items() for call, ctx in named
+                     if container_element(ctx.fn.node, name, ctx.self_name) == attr]
+            loops = sum(1 for ctx in self.contexts.values() for node in ast.walk(ctx.fn.node)
+                        if isinstance(node, (ast.For, ast.comprehension)) and attr in _attributes_read(node.iter))
+            if not found or not self.mentions(attr, containers.count(attr) + loops):
+                return []  # `self.layers[0](x)`, `len(self.layers)`, passed on: not every call is known
+            calls.extend(found)
         for attr in set(attributes):
             found = by_attr.get(attr, [])
             if not found or any(not (isinstance(c.func.value, ast.Name) and c.func.value.id == "self") for c, _ in found):
@@ -163,9 +176,36 @@ class CallSites:
             if not self.mentions(attr, attributes.count(attr) + len(found)):
                 return []  # `self.<attr>` iterated, passed on, called from training code, ...
             calls.extend(found)
-        if not self.mentions(class_name, 1 + len(attributes)):
+        if not self.mentions(class_name, 1 + len(attributes) + len(containers)):
             return []  # also constructed or referenced elsewhere (a factory, a type check)
         return calls
+
+
+_MODULE_LISTS = frozenset({"ModuleList", "Sequential"})
+
+
+def _module_list_of(value: ast.AST, class_name: str) -> bool:
+    """`nn.ModuleList([Block(...) for _ in range(n)])` / `nn.ModuleList([Block(a), Block(b)])`:
+    a container holding instances of ``class_name`` only."""
+    if not (isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords):
+        return False
+    func = value.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+    if name not in _MODULE_LISTS:
+        return False
+    items = value.args[0]
+    if isinstance(items, (ast.ListComp, ast.GeneratorExp)):
+        elements = [items.elt]
+    elif isinstance(items, (ast.List, ast.Tuple)):
+        elements = list(items.elts)
+    else:
+        return False
+    return bool(elements) and all(
+        isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == class_name for e in elements)
+
+
+def _attributes_read(node: ast.AST) -> set[str]:
+    return {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)}
 
 
 def _dispatched_elsewhere(call: ast.Call, ctx, fn: ExportFunction) -> bool:

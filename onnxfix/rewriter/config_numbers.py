@@ -35,15 +35,31 @@ def is_config_number(node: ast.AST, ctx: "FunctionContext") -> bool:
     return ctx.cache[key]
 
 
-def _attribute_number(cls: "ClassInfo", attr: str, ctx: "FunctionContext", depth: int) -> bool:
+def is_config_int(node: ast.AST, ctx: "FunctionContext") -> bool:
+    """A configuration number that is an int: ``__init__`` computes it with int literals, parameters
+    annotated ``int`` or defaulting to an int, and integer arithmetic (``self.attn_num_splits``)."""
+    if not ctx.is_self_attr(node):
+        return False
+    key = ("config int", node.attr)
+    if key not in ctx.cache:
+        ctx.cache[key] = _attribute_number(ctx.fn.cls, node.attr, ctx, depth=0, ints=True)
+    return ctx.cache[key]
+
+
+def _attribute_number(cls: "ClassInfo", attr: str, ctx: "FunctionContext", depth: int, ints: bool = False) -> bool:
     init = cls.methods.get("__init__")
     if init is None or depth > 4 or not init.args.args:
         return False
     values = _init_values(init, attr)
     if not values or _written_outside_init(cls, attr):
         return False
-    checker = _InitNumbers(init, cls, ctx, depth)
+    checker = _InitNumbers(init, cls, ctx, depth, ints)
     return all(checker.number(v) for v in values)
+
+
+INT_OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)
+INT_BUILTINS = frozenset({"int", "min", "max", "abs"})
+INT_MATH = frozenset({"math.gcd", "math.ceil", "math.floor", "math.prod", "math.isqrt"})
 
 
 def _init_values(init: ast.FunctionDef, attr: str) -> list[ast.expr]:
@@ -81,7 +97,8 @@ def _is_attr(node: ast.AST, self_name: str, attr: str) -> bool:
 class _InitNumbers:
     """Number expressions of one ``__init__``."""
 
-    def __init__(self, init: ast.FunctionDef, cls: "ClassInfo", ctx: "FunctionContext", depth: int):
+    def __init__(self, init: ast.FunctionDef, cls: "ClassInfo", ctx: "FunctionContext", depth: int, ints: bool = False):
+        self.ints = ints  # int expressions only (is_config_int)
         self.init = init
         self.cls = cls
         self.ctx = ctx
@@ -95,20 +112,26 @@ class _InitNumbers:
         if node is None:
             return False
         if is_number(node):
-            return True
+            return not self.ints or _int_literal(node)
         if isinstance(node, ast.BinOp):
+            if self.ints and not isinstance(node.op, INT_OPERATORS):
+                return False
             return self.number(node.left) and self.number(node.right)
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
             return self.number(node.operand)
         if isinstance(node, ast.Name):
             return self._name(node.id)
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == self.self_name:
-            return _attribute_number(self.cls, node.attr, self.ctx, self.depth + 1)
+            return _attribute_number(self.cls, node.attr, self.ctx, self.depth + 1, self.ints)
         if isinstance(node, ast.Call) and not node.keywords and node.args:
             func = node.func
-            known = (isinstance(func, ast.Name) and func.id in NUMBER_BUILTINS
+            builtins, math = (INT_BUILTINS, INT_MATH) if self.ints else (NUMBER_BUILTINS, NUMBER_MATH)
+            known = (isinstance(func, ast.Name) and func.id in builtins
                      and self.ctx.file.module.scope.lookup(func.id) is None) or (
-                self.ctx.file.module.scope.qualname(func) in NUMBER_MATH)
+                self.ctx.file.module.scope.qualname(func) in math)
+            # int(x) is an int whatever x is: a number is enough
+            if self.ints and isinstance(func, ast.Name) and func.id == "int" and known:
+                return all(_InitNumbers(self.init, self.cls, self.ctx, self.depth).number(a) for a in node.args)
             return known and all(self.number(a) for a in node.args)
         return False
 
@@ -118,8 +141,9 @@ class _InitNumbers:
                 return False
             annotation = self.parameters[name].annotation
             if annotation is not None:
-                return isinstance(annotation, ast.Name) and annotation.id in NUMBER_ANNOTATIONS
-            return is_number(self.defaults.get(name))
+                return isinstance(annotation, ast.Name) and annotation.id in (("int",) if self.ints else NUMBER_ANNOTATIONS)
+            default = self.defaults.get(name)
+            return is_number(default) and (not self.ints or _int_literal(default))
         if name in self._locals:
             return self._locals[name]
         self._locals[name] = False  # a name defined through itself is not proven
@@ -130,6 +154,11 @@ class _InitNumbers:
         answer = bool(values) and len(values) == stores and all(self.number(v) for v in values)
         self._locals[name] = answer
         return answer
+
+
+def _int_literal(node: ast.AST) -> bool:
+    value = node.operand if isinstance(node, ast.UnaryOp) else node
+    return isinstance(value, ast.Constant) and type(value.value) is int
 
 
 def _rebound(function: ast.FunctionDef, name: str) -> bool:

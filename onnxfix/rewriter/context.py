@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable
 
 from onnxfix.rewriter.callsites import CallSites
+from onnxfix.rewriter.config_numbers import is_config_int
 from onnxfix.rewriter.evidence import FileEvidence, FunctionEvidence, Value
 from onnxfix.rewriter.export_guards import exporters_skipping
 from onnxfix.rewriter.function_body import walk_function_body
@@ -247,6 +248,10 @@ class FunctionContext(_FileView):
     def is_parameter(self, name: str) -> bool:
         args = self.fn.node.args
         return any(a.arg == name for a in [*args.posonlyargs, *args.args, *args.kwonlyargs])
+
+    def is_config_int(self, node: ast.AST) -> bool:
+        """``self.<attr>`` an int of the model's configuration (config_numbers.is_config_int)."""
+        return is_config_int(node, self)
 
     def annotated_int(self, name: str) -> bool:
         """A parameter annotated ``int`` (``kernel_size: int``): the author's contract, the

@@ -57,8 +57,8 @@ class IntegerOracle:
         nonneg = kind == "nonneg"
         if isinstance(node, ast.Constant):
             return type(node.value) is int and (node.value >= 0 or not nonneg)
-        if isinstance(node, ast.Attribute):
-            return node.attr == "ndim"
+        if isinstance(node, ast.Attribute):  # a rank, or an int of the model's configuration
+            return node.attr == "ndim" or (kind == "int" and self.ctx.is_config_int(node))
         if isinstance(node, ast.Subscript):
             return not isinstance(node.slice, ast.Slice) and (
                 _is_shape(node.value) or is_whole_shape(node.value) or self._shape_name(node.value))
