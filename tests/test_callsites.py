@@ -122,3 +122,31 @@ class M(nn.Module):
         return down(x, x.shape[0])  # a recursive call: not proven (no fixpoint is computed)
 """
     assert findings(text) == []
+
+
+BLOCKS = """
+class Block(nn.Module):
+    def forward(self, x, w):
+        return torch.roll(x, shifts=w // 2, dims=1)
+
+
+class Stack(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.ModuleList([Block() for _ in range(2)])
+
+    def forward(self, x):
+        for i, block in enumerate(self.blocks):
+            x = block(x, {arg})
+        {extra}
+        return x
+"""
+
+
+@pytest.mark.parametrize(("arg", "extra", "expected"), [
+    ("x.shape[1]", "", [("ONX406", 4, True)]),  # every call of a block: the loop over the ModuleList
+    ("x.shape[1]", "x = self.blocks[0](x, 3)", []),  # another call through the container: unknown
+    ("4", "", []),
+])
+def test_forward_of_blocks_in_a_module_list_is_bound_by_the_loop_calling_them(arg, extra, expected):
+    assert findings(BLOCKS.format(arg=arg, extra=extra)) == expected
