@@ -158,13 +158,7 @@ class MathOnSize(Rule):
         if a is not None:
             text = f"{operand(ctx.segment(a), a, TERM)} % {operand(ctx.segment(b), b, UNARY)} == 0"
             fix = self._replace(node, ctx, text, COMPARE, "Use `a % b == 0`", not why)
-        message = (
-            "`.is_integer()` of a size quotient: the legacy exporter fails (a traced size is a tensor, "
-            "which has no `is_integer`) and the dynamo exporter specializes it to the export-time value"
-        )
-        if why:
-            message += f"; fix is unsafe: {why}" if fix else f"; no automatic fix: {why}"
-        return ctx.report(self, node, message, fix=fix, exporters=(LEGACY, DYNAMO))
+        return self._traced_python_number(node, ctx, "`.is_integer()`", "`is_integer`", fix, why)
 
     def _round(self, node: ast.Call, ctx: FunctionContext):
         """torchvision's center_crop: `int(round((image_height - crop_height) / 2.0))`."""
@@ -184,9 +178,14 @@ class MathOnSize(Rule):
                 fix = self._replace(target, ctx, text, ARITH, "Use integer round-half-even", not why)
             else:
                 why = "the numerator is read three times and has calls in it: bind it to a name first"
+        return self._traced_python_number(node, ctx, "`round()`", "`__round__`", fix, why)
+
+    def _traced_python_number(self, node: ast.Call, ctx: FunctionContext, call: str, method: str,
+                              fix: Fix | None, why: str):
+        """A Python-number method of a size quotient: a tensor under legacy, a SymFloat under dynamo."""
         message = (
-            "`round()` of a size quotient: the legacy exporter fails (a traced size is a tensor, which has no "
-            "`__round__`) and the dynamo exporter specializes it to the export-time value"
+            f"{call} of a size quotient: the legacy exporter fails (a traced size is a tensor, which has no "
+            f"{method}) and the dynamo exporter specializes it to the export-time value"
         )
         if why:
             message += f"; fix is unsafe: {why}" if fix else f"; no automatic fix: {why}"
