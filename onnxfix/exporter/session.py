@@ -20,7 +20,7 @@ from onnxfix.exporter.locations import ExportFinding
 from onnxfix.exporter.outputs import needs_cache_off, turn_cache_off
 from onnxfix.exporter.outputs import refine as refine_unflattenable
 from onnxfix.exporter.plan import Target
-from onnxfix.exporter.result import LOAD_FAILS, OK, Verdict
+from onnxfix.exporter.result import EXPORT_FAILS, LOAD_FAILS, OK, Verdict
 from onnxfix.exporter.sourcemap import anchor, findings_for
 from onnxfix.rewriter.rule import Finding
 from onnxfix.rewriter.source import SourceFile
@@ -142,8 +142,12 @@ def decompositions_that_help(target: Target, results: list[ExporterResult], stat
     for key, pattern in patterns:
         if key not in keys and any(r.verdict.verdict != OK and re.search(pattern, r.verdict.error or "") for r in results):
             keys.append(key)
-    # and, by a fact of the example rather than an error, an example of 1 along a dynamic dim
-    if "unit_examples_grown" not in keys and any(r.verdict.verdict != OK and r.verdict.unit_dims for r in results):
+    # and, by a fact of the example rather than an error, an example of 1 along a dynamic dim (a
+    # legacy export that fails outright is the tracer's, not a specialized size's)
+    if "unit_examples_grown" not in keys and any(
+        r.verdict.verdict != OK and r.verdict.unit_dims
+        and not (r.verdict.exporter == "legacy" and r.verdict.verdict == EXPORT_FAILS) for r in results
+    ):
         keys.append("unit_examples_grown")
     return tuple(keys)
 
