@@ -331,7 +331,10 @@ def _size_items(node: ast.expr, ctx: FunctionContext) -> list[tuple[str, bool]] 
             return None
         items = []
         for part in parts.elts:
-            found = _built_items(part, ctx, scalar=qualname == "torch.stack", alone=False)
+            if qualname in CONCATENATIONS and isinstance(part, ast.Call) and ctx.qualname(part.func) == "torch.stack":
+                found = _size_items(part, ctx)  # ONX205's fix of one list inside the concatenation
+            else:
+                found = _built_items(part, ctx, scalar=qualname == "torch.stack", alone=False)
             if found is None:
                 return None
             items.extend(found)
