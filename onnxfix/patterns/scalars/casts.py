@@ -18,6 +18,7 @@ from onnxfix.patterns.scalars.values import (
     replace_call_by_argument,
     tensor_operand_is_exact,
 )
+from onnxfix.rewriter.bindings import bound_once
 from onnxfix.rewriter.context import FunctionContext, builtin_call
 from onnxfix.rewriter.precedence import ARITH, ATOM, TERM, UNARY, in_place_of, operand
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
@@ -243,6 +244,12 @@ class ScalarCast(Rule):
                 "`int()` of a size: the legacy exporter records the size as a constant; the size is already an int",
                 fix=fix, exporters=(LEGACY,),
             )
+        if isinstance(argument, ast.Name):  # `f = (h - k) / stride` then `int(f)`: the quotient itself
+            inlined = bound_once(argument, ctx)
+            division = _shifted_division(inlined, ints) if inlined is not argument else None
+            # only where its integer form is safe: else `torch.sym_int` below stays the safe fix (dynamo)
+            if division is not None and ints.is_nonnegative_int(division[0]) and ints.is_nonnegative_int(division[1]):
+                argument = inlined
         if isinstance(argument, ast.Name) and _float_valued(argument, ctx):  # `f = n * a / b` then `int(f)`
             return self._sym_int_of_float(node, argument, ctx)
         if isinstance(argument, (ast.Name, ast.Subscript)) and ctx.sizes.is_size(argument):

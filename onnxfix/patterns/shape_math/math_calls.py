@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 from onnxfix.config import DYNAMO, LEGACY
+from onnxfix.rewriter.bindings import bound_once
 from onnxfix.rewriter.context import FunctionContext, builtin_call
 from onnxfix.rewriter.precedence import ARITH, ATOM, COMPARE, POWER, TERM, UNARY, in_place_of, operand
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
@@ -162,7 +163,7 @@ class MathOnSize(Rule):
 
     def _round(self, node: ast.Call, ctx: FunctionContext):
         """torchvision's center_crop: `int(round((image_height - crop_height) / 2.0))`."""
-        quotient = _bound_once(node.args[0], ctx)
+        quotient = bound_once(node.args[0], ctx)
         fix, why = None, "only `round(a / b)` with a positive whole-number literal `b` has an integer form here"
         if isinstance(quotient, ast.BinOp) and isinstance(quotient.op, ast.Div) and _whole_number(quotient.right):
             a, divisor = quotient.left, _whole_number(quotient.right)
@@ -263,7 +264,7 @@ def _integer_division(node: ast.Call, ctx: FunctionContext, positive_divisor: bo
 def _quotient_parts(argument: ast.AST, ctx: FunctionContext, positive_divisor: bool):
     """_integer_division's answer for the argument itself."""
     none = (None, None, "")
-    argument = _bound_once(argument, ctx)
+    argument = bound_once(argument, ctx)
     argument, offset = _split_offset(argument, ctx)
     if not (isinstance(argument, ast.BinOp) and isinstance(argument.op, ast.Div)):
         return none, "the argument is not a division `a / b` of ints"
@@ -315,34 +316,3 @@ def _split_offset(argument: ast.AST, ctx: FunctionContext) -> tuple[ast.AST, str
         sign = "+" if isinstance(argument.op, ast.Add) else "-"
         return argument.left, f" {sign} {operand(ctx.segment(argument.right), argument.right, TERM)}"
     return argument, ""
-
-
-def _bound_once(argument: ast.AST, ctx: FunctionContext) -> ast.AST:
-    """The expression a local name is bound to, when it is bound once and every name that
-    expression reads is never rebound (so the expression means the same where the name is
-    read); else the argument itself."""
-    if not isinstance(argument, ast.Name) or ctx.is_parameter(argument.id):
-        return argument
-    values = ctx.assignments(argument.id)
-    if len(values) != 1 or isinstance(values[0], ast.stmt):
-        return argument
-    (value,) = values
-    for read in ast.walk(value):
-        if isinstance(read, ast.Name) and not _never_rebound(read.id, ctx):
-            return argument
-        if isinstance(read, (ast.NamedExpr, ast.Lambda)) or (isinstance(read, ast.Call) and not _size_call(read)):
-            return argument
-    return value
-
-
-def _never_rebound(name: str, ctx: FunctionContext) -> bool:
-    """A parameter never assigned, or a local assigned once by ``name = expression`` or by
-    unpacking (``b, t, c = x.shape``), not by a loop or a ``with``."""
-    values = ctx.assignments(name)
-    if ctx.is_parameter(name):
-        return not values
-    return len(values) == 1 and isinstance(values[0], (ast.expr, ast.Assign))
-
-
-def _size_call(node: ast.Call) -> bool:
-    return isinstance(node.func, ast.Attribute) and node.func.attr == "size"
