@@ -47,7 +47,7 @@ CASES = {
     "float_name": ("FloatName", [("ONX203", 14, "unsafe")], ("k = float(gain)", "k = gain")),
     "int_size": ("IntSize", [("ONX203", 10, "unsafe")],
                  ("return x.reshape(x.shape[0], int(n), -1).sum(-1)", "return x.reshape(x.shape[0], n, -1).sum(-1)")),
-    "int_size_name": ("GridSize", [("ONX203", 12, "unsafe")], ("feat_h = int(feat_h)", "feat_h = feat_h")),
+    "int_size_name": ("GridSize", [("ONX203", 12, "unsafe")], ("feat_h = int(h)", "feat_h = h")),
 }
 EVIDENCE_FINDINGS = {  # with evidence: every finding above, its fix safe (ONX204 twice on one line)
     "len_param": [("ONX204", 10, "safe"), ("ONX204", 10, "safe")],

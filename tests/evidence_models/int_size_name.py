@@ -1,5 +1,5 @@
-"""mmdet's anchor grid: `feat_h = int(feat_h)` of a feature-map size unpacked from a parameter
-("convert Tensor to int, so that we can convert to ONNX correctly"). Statically the size's type
+"""mmdet's anchor grid: `feat_h = int(h)` of a feature-map size read from a parameter
+("convert Tensor to int, so that we can convert to ONNX correctly"). Statically the item's type
 is not proven (a float would make dropping int() a change); the recorded run saw ints. The
 legacy exporter records int() of a traced size as a constant: wrong for other image sizes."""
 
@@ -8,8 +8,8 @@ from torch import nn
 
 
 def grid(featmap_size, stride):
-    feat_h, feat_w = featmap_size
-    feat_h = int(feat_h)
+    h, feat_w = featmap_size[0], featmap_size[1]
+    feat_h = int(h)
     ys = torch.arange(0, feat_h) * stride
     return ys[:, None] + torch.zeros(feat_w)
 
