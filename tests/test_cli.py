@@ -620,3 +620,23 @@ def test_tracing_guards_and_script_if_tracing_per_exporter(capsys):
     assert [(f["code"], f["location"]["row"], f["exporters"]) for f in json.loads(out)] == [
         ("ONX518", 8, ["legacy"]), ("ONX603", 23, ["dynamo"]), ("ONX603", 32, ["dynamo"]),
     ]
+
+
+def test_a_warm_cache_keeps_a_fix_and_its_stronger_alternative(tmp_path, capsys):
+    """julius's `int(f)` of `f = new_sr * length / old_sr`: `torch.sym_int` with `--write`, the floor
+    division with `--unsafe-fixes`, from a cold and a warm cache alike."""
+    model = tmp_path / "m.py"
+    model.write_text(
+        "import torch\nfrom torch import nn\n\n\nclass M(nn.Module):\n"
+        "    def __init__(self, new_sr: int, old_sr: int):\n        super().__init__()\n"
+        "        self.new_sr = new_sr\n        self.old_sr = old_sr\n\n"
+        "    def forward(self, x):\n        length = x.shape[-1]\n"
+        "        f = self.new_sr * length / self.old_sr\n        return x[..., : int(f)]\n"
+    )
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    for _ in range(2):  # cold, then warm
+        main([str(model), "--diff", *cache])
+        assert "+        return x[..., : torch.sym_int(f)]" in capsys.readouterr().out
+        main([str(model), "--diff", "--unsafe-fixes", *cache])
+        assert "+        return x[..., : self.new_sr * length // self.old_sr]" in capsys.readouterr().out
+

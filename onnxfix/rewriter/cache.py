@@ -169,37 +169,45 @@ def _remove_unused(folder: Path, cutoff: float) -> int:
 
 
 # -- (de)serialisation -------------------------------------------------------------------------
+def fix_to_json(fix: Fix | None) -> list | None:
+    if fix is None:
+        return None
+    return [
+        fix.title,
+        [[e.start, e.end, e.text] for e in fix.edits],
+        fix.safe,
+        list(fix.imports),
+        [[h.name, h.source] for h in fix.helpers],
+        fix.group,
+        fix_to_json(fix.stronger),
+    ]
+
+
+def fix_from_json(data: list | None) -> Fix | None:
+    if data is None:
+        return None
+    title, edits, safe, imports, helpers, group, *stronger = data  # entries before `stronger` have 6 fields
+    return Fix(
+        title,
+        tuple(Edit(*e) for e in edits),
+        safe,
+        tuple(imports),
+        tuple(Helper(*h) for h in helpers),
+        group,
+        fix_from_json(stronger[0]) if stronger else None,
+    )
+
+
 def finding_to_json(finding: Finding) -> list:
-    fix = finding.fix
-    fix_json = None
-    if fix is not None:
-        fix_json = [
-            fix.title,
-            [[e.start, e.end, e.text] for e in fix.edits],
-            fix.safe,
-            list(fix.imports),
-            [[h.name, h.source] for h in fix.helpers],
-            fix.group,
-        ]
     return [
         finding.code, finding.name, finding.message, finding.path, finding.line, finding.col,
-        finding.end_line, finding.end_col, list(finding.exporters), fix_json, finding.reached_from,
+        finding.end_line, finding.end_col, list(finding.exporters), fix_to_json(finding.fix), finding.reached_from,
     ]
 
 
 def finding_from_json(data: list) -> Finding:
     code, name, message, path, line, col, end_line, end_col, exporters, fix_json, reached = data
-    fix = None
-    if fix_json is not None:
-        title, edits, safe, imports, helpers, group = fix_json
-        fix = Fix(
-            title,
-            tuple(Edit(*e) for e in edits),
-            safe,
-            tuple(imports),
-            tuple(Helper(*h) for h in helpers),
-            group,
-        )
+    fix = fix_from_json(fix_json)
     return Finding(code, name, message, path, line, col, end_line, end_col, tuple(exporters), fix, reached)
 
 

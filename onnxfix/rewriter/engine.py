@@ -229,6 +229,8 @@ def fix_text(source: SourceFile, display_path: str, settings: Settings, ruleset:
             proven = _evidence_proven(findings, text, settings)
         else:
             findings = [_proven_safe(f, text, proven) for f in findings]
+        if settings.unsafe_fixes:  # the stronger alternative where a fix has one
+            findings = [replace(f, fix=f.fix.stronger) if f.fix and f.fix.stronger else f for f in findings]
         candidates = [f for f in findings if _allowed(f, text, settings)]
         if not candidates:
             return text, fixed, findings

@@ -79,6 +79,9 @@ class Fix:
     imports: tuple[str, ...] = ()  # modules the new code needs bound, e.g. ("torch",)
     helpers: tuple[Helper, ...] = ()
     group: str | None = None  # findings sharing a group share one fix, applied all-or-nothing
+    # An unsafe fix that does more (both exporters where this one fixes one), applied in this one's
+    # place with --unsafe-fixes: `torch.sym_int(f)` safe, `a // b` stronger (engine.fix_text).
+    stronger: "Fix | None" = None
 
     @property
     def applicability(self) -> str:

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 
 from onnxfix.config import DYNAMO, LEGACY
+from onnxfix.patterns.scalars.int_division import (
+    _division_fix, _has_division, _product, _product_ratio, _shifted_division,
+)
 from onnxfix.patterns.scalars.values import (
     EXACT,
     assigned_name,
@@ -20,7 +24,7 @@ from onnxfix.patterns.scalars.values import (
 )
 from onnxfix.rewriter.bindings import bound_once
 from onnxfix.rewriter.context import FunctionContext, builtin_call
-from onnxfix.rewriter.precedence import ARITH, ATOM, TERM, UNARY, in_place_of, operand
+from onnxfix.rewriter.precedence import ATOM, TERM, UNARY, in_place_of, operand
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 
 
@@ -118,7 +122,10 @@ class ScalarCast(Rule):
               it and silently specializes the size (measured on torch 2.13, tests/
               test_values_exporters.py). The legacy exporter still records a constant there.
               `int(math.sqrt(n))` gets no fix: torch.onnx cannot convert `math.sqrt` of a
-              symbolic size.
+              symbolic size. Where that name is bound once to `a / b` whose integer form is
+              unsafe (julius's `self.new_sr * length / self.old_sr`, the divisor's sign not
+              proven), `--unsafe-fixes` writes `a // b` instead (the fix's stronger alternative):
+              both exporters then keep it symbolic.
             - Anything else (`float(size)`, `bool(t)`): no fix.
         """,
         references=(
@@ -244,14 +251,16 @@ class ScalarCast(Rule):
                 "`int()` of a size: the legacy exporter records the size as a constant; the size is already an int",
                 fix=fix, exporters=(LEGACY,),
             )
+        stronger = None
         if isinstance(argument, ast.Name):  # `f = (h - k) / stride` then `int(f)`: the quotient itself
             inlined = bound_once(argument, ctx)
             division = _shifted_division(inlined, ints) if inlined is not argument else None
-            # only where its integer form is safe: else `torch.sym_int` below stays the safe fix (dynamo)
             if division is not None and ints.is_nonnegative_int(division[0]) and ints.is_nonnegative_int(division[1]):
-                argument = inlined
+                argument = inlined  # its integer form is safe: below
+            elif division is not None:  # unsafe: `torch.sym_int` stays the safe fix, this one with --unsafe-fixes
+                stronger = _division_fix(node, division, ints, ctx)[0]
         if isinstance(argument, ast.Name) and _float_valued(argument, ctx):  # `f = n * a / b` then `int(f)`
-            return self._sym_int_of_float(node, argument, ctx)
+            return self._sym_int_of_float(node, argument, ctx, stronger)
         if isinstance(argument, (ast.Name, ast.Subscript)) and ctx.sizes.is_size(argument):
             fix = Fix("Drop `int()`", (replace_call_by_argument(node, ctx),), safe=False)
             return ctx.report(
@@ -265,22 +274,8 @@ class ScalarCast(Rule):
         if division is not None and not ints.is_nonnegative_int(division[1]) and _scale_factor(division[1], ctx):
             division = None  # `int(channels / scale_factor)` beside `int(h * scale_factor)`: maybe 0.5
         if division is not None:
-            (a, b, c), plus = division, ""
-            divisor_proven = ints.is_nonnegative_int(b)
-            text = f"{operand(ctx.segment(a), a, TERM)} // {operand(ctx.segment(b), b, UNARY)}"
-            if c is not None:
-                plus = f" + {ctx.segment(c)}"
-                text = f"{text}{plus}"
-            text = in_place_of(ctx.parent(node), node, text, TERM if c is None else ARITH)
-            safe = divisor_proven and ints.is_nonnegative_int(a)
-            fix = Fix(f"Use floor division `a // b{plus}`", (ctx.replace(node, text),), safe=safe)
-            shape = "`int(a / b)`" if c is None else f"`int(a / b{plus})`"
-            unsafe = "" if safe else (
-                f" (unsafe: `{ctx.segment(b)}` is not proven a non-negative int: a float divisor makes "
-                f"`a // b` a float, a negative one floors where `int()` truncates)" if not divisor_proven else
-                f" (unsafe: truncation is flooring only where `a / b{plus}` is not negative, and "
-                f"`{ctx.segment(a)}` is not proven non-negative)"
-            )
+            fix, plus, unsafe = _division_fix(node, division, ints, ctx)
+            shape = "`int(a / b)`" if not plus else f"`int(a / b{plus})`"
             return ctx.report(
                 self, node,
                 f"{shape} on sizes: the legacy exporter records a constant and the dynamo exporter "
@@ -315,7 +310,7 @@ class ScalarCast(Rule):
             )
         return self._sym_int_of_float(node, argument, ctx)
 
-    def _sym_int_of_float(self, node: ast.Call, argument: ast.expr, ctx: FunctionContext):
+    def _sym_int_of_float(self, node: ast.Call, argument: ast.expr, ctx: FunctionContext, stronger: Fix | None = None):
         """`int()` of a float computed from sizes (julius's `int(math.ceil(new_sr * length / old_sr))`,
         `int(n ** 0.5)`): under torch.export the float is a SymFloat and `int()` guards on its value,
         specializing the size silently (measured on torch 2.13: a slice end kept the export-time
@@ -332,12 +327,15 @@ class ScalarCast(Rule):
                 exporters=(LEGACY, DYNAMO),
             )
         fix = _sym_int_fix(node, argument, ctx)
+        legacy = ("with `--unsafe-fixes`, the quotient's floor division instead, which the legacy exporter keeps "
+                  "symbolic too" if stronger else "the legacy exporter still records a constant: only `int(a / b)` "
+                  "and `int(size * 2**-m)` have an exact integer form")
+        if fix is not None and stronger is not None:
+            fix = replace(fix, stronger=stronger)
         return ctx.report(
             self, node,
             "`int()` of a float computed from sizes: torch.export specializes it to the export-time value "
-            "(silently wrong for other sizes); `torch.sym_int` keeps it symbolic and is `int()` in eager (the "
-            "legacy exporter still records a constant: only `int(a / b)` and `int(size * 2**-m)` have an exact "
-            "integer form)",
+            f"(silently wrong for other sizes); `torch.sym_int` keeps it symbolic and is `int()` in eager ({legacy})",
             fix=fix, exporters=(LEGACY, DYNAMO),
         )
 
@@ -352,56 +350,6 @@ def _passed_a_size(argument: ast.expr, ctx: FunctionContext, depth: int = 3) -> 
     if bindings is None and ctx.file.calls is not None:  # any one caller decides: the fix is right for any value
         bindings = ctx.file.calls.some_bindings(ctx.fn, argument.id)
     return any(caller.sizes.is_size(value) or _passed_a_size(value, caller, depth - 1) for caller, value in bindings or ())
-
-
-def _shifted_division(argument: ast.expr, ints) -> tuple[ast.expr, ast.expr, ast.expr | None] | None:
-    """(a, b, c) for `a / b` (c None) or `a / b + c` / `c + a / b` (Moonshine's conv lengths,
-    `int((n - 7) / 3 + 1)`), with `a` a proven int and `c` a non-negative int literal: with `b` a
-    proven non-negative int (0 raises either way), `int()` of it is `a // b + c` wherever
-    `a / b + c` is not negative (there truncation is flooring, and the integer `c` moves the floor
-    by itself), for `|a| < 2**53` (tests/test_values_exactness.py). A divisor of unknown type
-    (mmedit's `int(h / scale)`, `scale` a parameter) gets the same form, which the caller marks
-    unsafe."""
-    c = None
-    if isinstance(argument, ast.BinOp) and isinstance(argument.op, ast.Add):
-        for quotient, shift in ((argument.left, argument.right), (argument.right, argument.left)):
-            if isinstance(quotient, ast.BinOp) and isinstance(quotient.op, ast.Div) and _small_int(shift):
-                argument, c = quotient, shift
-                break
-        else:
-            return None
-    if not (isinstance(argument, ast.BinOp) and isinstance(argument.op, ast.Div)):
-        return None
-    a, b = argument.left, argument.right
-    if not ints.is_int(a) or (isinstance(b, ast.Constant) and not ints.is_nonnegative_int(b)) or _has_division(b):
-        return None  # a divisor that is a float for sure: `int(h / 2.5)`, `int(n / (h * w / k))`
-    return a, b, c
-
-
-def _product_ratio(argument: ast.expr, ints) -> tuple[list[ast.expr], list[ast.expr]] | None:
-    """The factors above and below the line of a `*`/`/` tree whose leaves are ints, proven or
-    of unknown type (no number literal but an int; no call): `n / (h * w / p / q)` -> ([n, p, q],
-    [h, w]). None without a true division or with a proven-float leaf."""
-    factors = _factors(argument, ints)
-    return factors if factors is not None and factors[1] else None
-
-
-def _factors(node: ast.expr, ints) -> tuple[list[ast.expr], list[ast.expr]] | None:
-    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div)):
-        left, right = _factors(node.left, ints), _factors(node.right, ints)
-        if left is None or right is None:
-            return None
-        if isinstance(node.op, ast.Mult):
-            return left[0] + right[0], left[1] + right[1]
-        return left[0] + right[1], left[1] + right[0]
-    if ints.is_int(node) or isinstance(node, (ast.Name, ast.Attribute)):
-        return [node], []
-    return None
-
-
-def _product(factors: list[ast.expr], ctx: FunctionContext, level: int = TERM) -> str:
-    text = " * ".join(operand(ctx.segment(f), f, UNARY) for f in factors)
-    return text if len(factors) == 1 or level <= TERM else f"({text})"
 
 
 def _scale_factor(divisor: ast.expr, ctx: FunctionContext) -> bool:
@@ -423,14 +371,6 @@ def _scaled_by(text: str, ctx: FunctionContext) -> bool:
         ):
             return True
     return False
-
-
-def _has_division(node: ast.expr) -> bool:
-    return any(isinstance(m, ast.BinOp) and isinstance(m.op, ast.Div) for m in ast.walk(node))
-
-
-def _small_int(node: ast.expr) -> bool:
-    return isinstance(node, ast.Constant) and type(node.value) is int and 0 <= node.value < 2**20
 
 
 def _true_division_operand(node: ast.Call, ctx: FunctionContext) -> bool:

@@ -1,0 +1,88 @@
+"""`int(a / b)` of sizes and its integer forms (ONX203): the quotient's parts, the floor-division
+fix, and a ratio of size products (Swin's `int(windows.shape[0] / (H * W / ws / ws))`)."""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.precedence import ARITH, TERM, UNARY, in_place_of, operand
+from onnxfix.rewriter.rule import Fix
+
+
+def _division_fix(node: ast.Call, division, ints, ctx: FunctionContext) -> tuple[Fix, str, str]:
+    """(fix, the `+ c` text, why unsafe) of `int(a / b [+ c])` -> `a // b [+ c]`."""
+    (a, b, c), plus = division, ""
+    divisor_proven = ints.is_nonnegative_int(b)
+    text = f"{operand(ctx.segment(a), a, TERM)} // {operand(ctx.segment(b), b, UNARY)}"
+    if c is not None:
+        plus = f" + {ctx.segment(c)}"
+        text = f"{text}{plus}"
+    text = in_place_of(ctx.parent(node), node, text, TERM if c is None else ARITH)
+    safe = divisor_proven and ints.is_nonnegative_int(a)
+    fix = Fix(f"Use floor division `a // b{plus}`", (ctx.replace(node, text),), safe=safe)
+    unsafe = "" if safe else (
+        f" (unsafe: `{ctx.segment(b)}` is not proven a non-negative int: a float divisor makes "
+        f"`a // b` a float, a negative one floors where `int()` truncates)" if not divisor_proven else
+        f" (unsafe: truncation is flooring only where `a / b{plus}` is not negative, and "
+        f"`{ctx.segment(a)}` is not proven non-negative)"
+    )
+    return fix, plus, unsafe
+
+
+def _shifted_division(argument: ast.expr, ints) -> tuple[ast.expr, ast.expr, ast.expr | None] | None:
+    """(a, b, c) for `a / b` (c None) or `a / b + c` / `c + a / b` (Moonshine's conv lengths,
+    `int((n - 7) / 3 + 1)`), with `a` a proven int and `c` a non-negative int literal: with `b` a
+    proven non-negative int (0 raises either way), `int()` of it is `a // b + c` wherever
+    `a / b + c` is not negative (there truncation is flooring, and the integer `c` moves the floor
+    by itself), for `|a| < 2**53` (tests/test_values_exactness.py). A divisor of unknown type
+    (mmedit's `int(h / scale)`, `scale` a parameter) gets the same form, which the caller marks
+    unsafe."""
+    c = None
+    if isinstance(argument, ast.BinOp) and isinstance(argument.op, ast.Add):
+        for quotient, shift in ((argument.left, argument.right), (argument.right, argument.left)):
+            if isinstance(quotient, ast.BinOp) and isinstance(quotient.op, ast.Div) and _small_int(shift):
+                argument, c = quotient, shift
+                break
+        else:
+            return None
+    if not (isinstance(argument, ast.BinOp) and isinstance(argument.op, ast.Div)):
+        return None
+    a, b = argument.left, argument.right
+    if not ints.is_int(a) or (isinstance(b, ast.Constant) and not ints.is_nonnegative_int(b)) or _has_division(b):
+        return None  # a divisor that is a float for sure: `int(h / 2.5)`, `int(n / (h * w / k))`
+    return a, b, c
+
+
+def _product_ratio(argument: ast.expr, ints) -> tuple[list[ast.expr], list[ast.expr]] | None:
+    """The factors above and below the line of a `*`/`/` tree whose leaves are ints, proven or
+    of unknown type (no number literal but an int; no call): `n / (h * w / p / q)` -> ([n, p, q],
+    [h, w]). None without a true division or with a proven-float leaf."""
+    factors = _factors(argument, ints)
+    return factors if factors is not None and factors[1] else None
+
+
+def _factors(node: ast.expr, ints) -> tuple[list[ast.expr], list[ast.expr]] | None:
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div)):
+        left, right = _factors(node.left, ints), _factors(node.right, ints)
+        if left is None or right is None:
+            return None
+        if isinstance(node.op, ast.Mult):
+            return left[0] + right[0], left[1] + right[1]
+        return left[0] + right[1], left[1] + right[0]
+    if ints.is_int(node) or isinstance(node, (ast.Name, ast.Attribute)):
+        return [node], []
+    return None
+
+
+def _product(factors: list[ast.expr], ctx: FunctionContext, level: int = TERM) -> str:
+    text = " * ".join(operand(ctx.segment(f), f, UNARY) for f in factors)
+    return text if len(factors) == 1 or level <= TERM else f"({text})"
+
+
+def _has_division(node: ast.expr) -> bool:
+    return any(isinstance(m, ast.BinOp) and isinstance(m.op, ast.Div) for m in ast.walk(node))
+
+
+def _small_int(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) is int and 0 <= node.value < 2**20
