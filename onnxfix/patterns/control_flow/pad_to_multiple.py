@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 
+from onnxfix.patterns.control_flow.cat_pad import concatenated_pad
 from onnxfix.patterns.control_flow.size_parity import escapes_after, unconditional_body
 from onnxfix.patterns.control_flow.size_remainder import remainder_test
 from onnxfix.rewriter.context import FunctionContext
@@ -191,7 +192,10 @@ class PadToMultipleBranch(Rule):
         "where every pad evaluates to 0 when the test fails (torch#136216's pad to a multiple of 32; `> 0` "
         "needs the amount proven non-negative, as `(32 - h % 32) % 32` is); and `if <pad> > 0 [or ...]:` "
         "whose body crops a tensor back with slices (`x = x[:, :height, :width, :]`), or by minus the amount "
-        "tested (fairseq's `if pad_length > 0: x = x[:, :-pad_length]`).",
+        "tested (fairseq's `if pad_length > 0: x = x[:, :-pad_length]`); and `if A != B:` (A a size) around a pad "
+        "by `torch.cat((x, block), dim)` whose block (`t.expand(...)`, `torch.zeros(...)`) has, along `dim`, an "
+        "amount that is 0 where A == B (icefall's Zipformer: `pad = d_seq_len * ds - seq_len`, checked as "
+        "polynomials of the names with A replaced by B).",
         why="With the size dynamic, torch.export guards on the branch (onnxfix reports ONX915: \"works "
         "only for sizes in 32, 36, 40, ...\") and the exported model pads or crops only as the export-time "
         "size needed: other sizes fail in onnxruntime (a Reshape of the unpadded windows) or come out the "
@@ -210,7 +214,9 @@ class PadToMultipleBranch(Rule):
         "tensor has those sizes whenever no pad was applied is not in the source. The crop by `-amount`: "
         "unsafe, as `x[:, :x.shape[1] - amount]`, always: for an amount of 0 it keeps everything (where a "
         "slice to `-0` is empty), for 0 < amount <= the size it is the same slice; an amount larger than the "
-        "size would wrap around instead of giving an empty tensor.",
+        "size would wrap around instead of giving an empty tensor. The pad by concatenation: safe, unless the "
+        "unpadded tensor is seen after the `if` as itself: where the sizes are equal the block is empty and "
+        "`torch.cat` gives the tensor's values (a copy); the body's asserts are kept as they are.",
         references=("https://github.com/huggingface/transformers/blob/main/src/transformers/models/swin/modeling_swin.py",),
     )
 
@@ -222,6 +228,16 @@ class PadToMultipleBranch(Rule):
             yield from self._pad(node, parts[0], parts[1], ctx)
         elif _positive_pad_test(node.test, ctx) and _is_padding_body(node.body, ctx) and _zero_pads_untested(node, ctx):
             yield from self._amount_pad(node, ctx)
+        elif padded := concatenated_pad(node, ctx):
+            assigned = {single_name_assignment(s) for s in node.body if not isinstance(s, ast.Assert)} - {padded}
+            escapes = escapes_after(padded, node, ctx)
+            fix = None if _read_outside(assigned, node, ctx) else self._unconditional(
+                node, ctx, [], safe=not escapes, title="Pad always: by an empty block where the sizes are equal")
+            yield ctx.report(self, node, f"`{padded}` is padded by concatenation only when the sizes differ: with the "
+                             "size dynamic, torch.export keeps the export-time branch and the legacy exporter records it; "
+                             "where they are equal the block concatenated is empty"
+                             + (f" (unsafe: `{padded}` is {escapes} after the `if`, and the concatenation returns a copy)"
+                                if escapes else ""), fix=fix)
         elif _positive_pad_test(node.test, ctx) and (ends := _negative_crop_ends(node)):
             name = single_name_assignment(node.body[0])
             rewrites = [(end, f"{name}.shape[{dim}] - {ctx.segment(end.operand)}") for dim, end in ends]

@@ -1,0 +1,135 @@
+"""ONX608's concatenated pad: a tensor padded by `torch.cat` with a block whose size along the
+concatenation is an amount that is 0 exactly when the branch is not taken (icefall's Zipformer
+downsampling)::
+
+    if seq_len != d_seq_len * ds:
+        pad = d_seq_len * ds - seq_len
+        src_extra = src[src.shape[0] - 1 :].expand(pad, src.shape[1], src.shape[2])
+        src = torch.cat((src, src_extra), dim=0)
+
+Where `seq_len == d_seq_len * ds`, `pad` is 0 (checked by expanding both sides as polynomials of
+the names, the tested one replaced by the other side), the block is empty and `torch.cat` gives
+`src`'s values: the branch can be taken always.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+
+from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.integers import int_constant
+from onnxfix.rewriter.statements import single_name_assignment
+
+_CONCATENATIONS = frozenset({"torch.cat", "torch.concat", "torch.concatenate"})
+_FACTORIES = frozenset({"torch.zeros", "torch.ones", "torch.empty", "torch.full"})
+_NEW_FACTORIES = frozenset({"new_zeros", "new_ones", "new_empty", "new_full"})
+Polynomial = Counter  # (sorted atoms) -> coefficient
+
+
+def concatenated_pad(node: ast.If, ctx: FunctionContext) -> str | None:
+    """The padded tensor's name when ``node`` is `if A != B:` around such a pad, else None."""
+    test = node.test
+    if node.orelse or not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.NotEq)):
+        return None
+    tested, other = test.left, test.comparators[0]
+    if not ctx.sizes.is_size(tested) or isinstance(tested, ast.BinOp):
+        tested, other = other, tested  # the size read as it is (`seq_len`, `x.shape[-1]`) is replaced
+    if isinstance(tested, ast.BinOp) or not (ctx.sizes.is_size(tested) or ctx.ints.is_int(tested)):
+        return None
+    # asserts stay as they are: where the sizes are equal, the pad leaves them so
+    statements = [s for s in node.body if not isinstance(s, ast.Assert)]
+    names: dict[str, ast.expr] = {}
+    for statement in statements[:-1]:
+        name = single_name_assignment(statement)
+        if name is None:
+            return None
+        names[name] = statement.value
+    padded = single_name_assignment(statements[-1]) if statements else None
+    cat = statements[-1].value if padded else None
+    block = _concatenated_block(cat, padded, ctx)
+    if block is None:
+        return None
+    block, dim = block
+    block = names.get(block.id, block) if isinstance(block, ast.Name) else block
+    amount = _size_along(block, dim, ctx)
+    if amount is None:
+        return None
+    substituted = _polynomial(amount, names, {_atom(tested): _polynomial(other, names, {})})
+    return padded if substituted is not None and not any(substituted.values()) else None
+
+
+def _concatenated_block(cat: ast.expr | None, padded: str | None, ctx: FunctionContext) -> tuple[ast.expr, int] | None:
+    """(block, dim) of `torch.cat((X, block), dim=d)` with X the assigned name and a literal d."""
+    if not (isinstance(cat, ast.Call) and ctx.qualname(cat.func) in _CONCATENATIONS and cat.args):
+        return None
+    parts = cat.args[0]
+    dims = [*cat.args[1:], *(k.value for k in cat.keywords if k.arg == "dim")]
+    if not (isinstance(parts, (ast.Tuple, ast.List)) and len(parts.elts) == 2 and len(dims) <= 1):
+        return None
+    first, block = parts.elts
+    dim = int_constant(dims[0]) if dims else 0
+    if not (isinstance(first, ast.Name) and first.id == padded and dim is not None):
+        return None
+    return block, dim
+
+
+def _size_along(block: ast.expr, dim: int, ctx: FunctionContext) -> ast.expr | None:
+    """The size of `T.expand(s0, s1, ...)` or `torch.zeros(s0, s1, ...)` along ``dim``."""
+    if not isinstance(block, ast.Call) or block.keywords and not all(k.arg in ("dtype", "device") for k in block.keywords):
+        return None
+    func = block.func
+    qualname = ctx.qualname(func)
+    if isinstance(func, ast.Attribute) and func.attr == "expand" and qualname is None:
+        sizes = block.args
+    elif qualname in _FACTORIES or (isinstance(func, ast.Attribute) and func.attr in _NEW_FACTORIES):
+        sizes = block.args[:-1] if qualname == "torch.full" or getattr(func, "attr", "") == "new_full" else block.args
+    else:
+        return None
+    if len(sizes) == 1 and isinstance(sizes[0], (ast.Tuple, ast.List)):
+        sizes = sizes[0].elts
+    if any(isinstance(s, ast.Starred) for s in sizes) or not -len(sizes) <= dim < len(sizes):
+        return None
+    return sizes[dim]
+
+
+def _polynomial(node: ast.expr, names: dict[str, ast.expr], replaced: dict[str, Polynomial], depth: int = 0) -> Polynomial | None:
+    """``node`` as a sum of products of atoms (names, and `//`, `%` or calls as opaque text),
+    the body's names expanded; None for anything else."""
+    if depth > 20:
+        return None
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return Counter({(): node.value})
+    if _atom(node) in replaced:
+        return None if replaced[_atom(node)] is None else Counter(replaced[_atom(node)])
+    if isinstance(node, ast.Name):
+        if node.id in names:
+            return _polynomial(names[node.id], names, replaced, depth + 1)
+        return Counter({(node.id,): 1})
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _polynomial(node.operand, names, replaced, depth + 1)
+        return None if inner is None else Counter({k: -v for k, v in inner.items()})
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
+        left = _polynomial(node.left, names, replaced, depth + 1)
+        right = _polynomial(node.right, names, replaced, depth + 1)
+        if left is None or right is None:
+            return None
+        if isinstance(node.op, ast.Mult):
+            product: Polynomial = Counter()
+            for a, x in left.items():
+                for b, y in right.items():
+                    product[tuple(sorted(a + b))] += x * y
+            return product
+        result = Counter(left)
+        for key, value in right.items():
+            result[key] += value if isinstance(node.op, ast.Add) else -value
+        return result
+    if isinstance(node, (ast.BinOp, ast.Subscript, ast.Attribute, ast.Call)) and not any(
+        _atom(n) in replaced for n in ast.walk(node)
+    ):
+        return Counter({(_atom(node),): 1})  # opaque, and not made of the tested size
+    return None
+
+
+def _atom(node: ast.AST) -> str:
+    return node.id if isinstance(node, ast.Name) else ast.dump(node, include_attributes=False)
