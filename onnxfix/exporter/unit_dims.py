@@ -36,7 +36,8 @@ def grown_examples(args: tuple, dynamic: dict[int, dict[int, str]] | None) -> tu
     grown = []
     for index, value in enumerate(args):
         for dim, name in (dynamic or {}).get(index, {}).items():
-            if isinstance(value, torch.Tensor) and name in names and value.shape[dim] == 1:
+            if isinstance(value, torch.Tensor) and name in names and -value.dim() <= dim < value.dim() \
+                    and value.shape[dim] == 1:
                 value = torch.cat([value, value], dim=dim)
         grown.append(value)
     return tuple(grown)

@@ -10,11 +10,16 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from onnxfix.rewriter.context import FunctionContext
 
+_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.FunctionDef, ast.AsyncFunctionDef)
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+
 
 def bound_once(argument: ast.AST, ctx: "FunctionContext") -> ast.AST:
-    """The expression a local name is bound to, when it is bound once and every name that
-    expression reads is never rebound (so the expression means the same where the name is
-    read); else the argument itself."""
+    """The expression a local name is bound to, when reading that expression where the name is
+    read gives the same value: the name and every name the expression reads bound once (the
+    latter by plain assignment or unpacking, or parameters never assigned), both the binding and
+    the read in the function's own straight-line code (no loop, comprehension or lambda around
+    either), and no in-place method call or attribute store between them. Else the argument."""
     if not isinstance(argument, ast.Name) or ctx.is_parameter(argument.id):
         return argument
     values = ctx.assignments(argument.id)
@@ -26,7 +31,36 @@ def bound_once(argument: ast.AST, ctx: "FunctionContext") -> ast.AST:
             return argument
         if isinstance(read, (ast.NamedExpr, ast.Lambda)) or (isinstance(read, ast.Call) and not _size_call(read)):
             return argument
+    if not (_straight_line(value, ctx) and _straight_line(argument, ctx)):
+        return argument
+    if _mutation_between(value, argument, ctx):
+        return argument
     return value
+
+
+def _straight_line(node: ast.AST, ctx: "FunctionContext") -> bool:
+    """No loop, comprehension, lambda or nested function between ``node`` and the function."""
+    for ancestor in ctx.enclosing(node):
+        if ancestor is ctx.fn.node:
+            return True
+        if isinstance(ancestor, (*_SCOPES, *_LOOPS)):
+            return False
+    return False  # not found in the function: nothing is known
+
+
+def _mutation_between(first: ast.AST, last: ast.AST, ctx: "FunctionContext") -> bool:
+    """An in-place method call (`x.t_()`) or an attribute store (`self.k = ...`) in the source
+    between two nodes of the function."""
+    start, end = (first.end_lineno, first.end_col_offset), (last.lineno, last.col_offset)
+    for node in ast.walk(ctx.fn.node):
+        if not hasattr(node, "lineno") or not start <= (node.lineno, node.col_offset) <= end:
+            continue
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr.endswith("_") \
+                and not node.func.attr.endswith("__"):
+            return True
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            return True
+    return False
 
 
 def _never_rebound(name: str, ctx: "FunctionContext") -> bool:

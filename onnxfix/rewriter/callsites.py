@@ -28,7 +28,7 @@ import re
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from onnxfix.rewriter.constructed import container_element
+from onnxfix.rewriter.constructed import iterated_attribute
 from onnxfix.rewriter.function_body import walk_function_body
 from onnxfix.rewriter.scope import ExportFunction
 
@@ -163,7 +163,7 @@ class CallSites:
         calls: Calls = []
         for attr in set(containers):  # `for layer in self.layers: layer(...)`, self.layers a ModuleList of them
             found = [(call, ctx) for name, named in by_name.items() for call, ctx in named
-                     if container_element(ctx.fn.node, name, ctx.self_name) == attr]
+                     if _enclosing_element(call, name, ctx) == attr]
             loops = sum(1 for ctx in self.contexts.values() for node in ast.walk(ctx.fn.node)
                         if isinstance(node, (ast.For, ast.comprehension)) and attr in _attributes_read(node.iter))
             if not found or not self.mentions(attr, containers.count(attr) + loops):
@@ -176,7 +176,9 @@ class CallSites:
             if not self.mentions(attr, attributes.count(attr) + len(found)):
                 return []  # `self.<attr>` iterated, passed on, called from training code, ...
             calls.extend(found)
-        if not self.mentions(class_name, 1 + len(attributes) + len(containers)):
+        constructions = sum(_module_list_size(info.self_attrs[attr], class_name) for info in self.module.classes.values()
+                            for attr in info.self_attrs if attr in containers)
+        if not self.mentions(class_name, 1 + len(attributes) + constructions):
             return []  # also constructed or referenced elsewhere (a factory, a type check)
         return calls
 
@@ -202,6 +204,27 @@ def _module_list_of(value: ast.AST, class_name: str) -> bool:
         return False
     return bool(elements) and all(
         isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == class_name for e in elements)
+
+
+def _enclosing_element(call: ast.Call, name: str, ctx) -> str | None:
+    """`attr` when the call's ``name`` is the target of the innermost loop around the call that binds
+    it, iterating `self.attr` (also through enumerate / reversed), and nothing else binds it."""
+    if any(not isinstance(v, ast.For) for v in ctx.assignments(name)):
+        return None  # also assigned: which value a call sees depends on the order
+    for ancestor in ctx.enclosing(call):
+        loops = [ancestor] if isinstance(ancestor, ast.For) else list(ancestor.generators) if isinstance(
+            ancestor, (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)) else []
+        for loop in loops:
+            if any(isinstance(t, ast.Name) and t.id == name for t in ast.walk(loop.target)):
+                return iterated_attribute(loop.iter, loop.target, name, ctx.self_name)
+    return None
+
+
+def _module_list_size(value: ast.AST, class_name: str) -> int:
+    """How many times the container's construction names the class (`[Block(), Block()]`: 2)."""
+    if not _module_list_of(value, class_name):
+        return 0
+    return sum(1 for n in ast.walk(value) if isinstance(n, ast.Name) and n.id == class_name)
 
 
 def _attributes_read(node: ast.AST) -> set[str]:

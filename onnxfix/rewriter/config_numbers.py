@@ -135,15 +135,33 @@ class _InitNumbers:
             return known and all(self.number(a) for a in node.args)
         return False
 
+    def _constructed_with_ints(self, name: str) -> bool:
+        """Every `Cls(...)` in the file passes an int literal for ``name``, or nothing."""
+        positional = [a.arg for a in self.init.args.posonlyargs + self.init.args.args][1:]
+        position = positional.index(name) if name in positional else None
+        for call in _constructions(self.ctx.file.module.tree, self.cls.name):
+            if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+                return False
+            given = [k.value for k in call.keywords if k.arg == name]
+            if position is not None and position < len(call.args):
+                given.append(call.args[position])
+            if not all(_int_literal(g) for g in given):
+                return False
+        return True
+
     def _name(self, name: str) -> bool:
         if name in self.parameters:
             if _rebound(self.init, name):
                 return False
             annotation = self.parameters[name].annotation
             if annotation is not None:
-                return isinstance(annotation, ast.Name) and annotation.id in (("int",) if self.ints else NUMBER_ANNOTATIONS)
+                if self.ints:  # annotated int, and no construction in the file passing something else
+                    return isinstance(annotation, ast.Name) and annotation.id == "int" and self._constructed_with_ints(name)
+                return isinstance(annotation, ast.Name) and annotation.id in NUMBER_ANNOTATIONS
             default = self.defaults.get(name)
-            return is_number(default) and (not self.ints or _int_literal(default))
+            if self.ints:  # an int default, and no construction in the file passing something else
+                return _int_literal(default) and self._constructed_with_ints(name)
+            return is_number(default)
         if name in self._locals:
             return self._locals[name]
         self._locals[name] = False  # a name defined through itself is not proven
@@ -154,6 +172,15 @@ class _InitNumbers:
         answer = bool(values) and len(values) == stores and all(self.number(v) for v in values)
         self._locals[name] = answer
         return answer
+
+
+def _constructions(tree: ast.AST, class_name: str):
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            called = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+            if called == class_name:
+                yield node
 
 
 def _int_literal(node: ast.AST) -> bool:

@@ -62,7 +62,7 @@ def container_element(function: ast.AST, name: str, self_name: str | None) -> st
     (a flow's `layer.backward(y)` over `reversed(self.layers)` runs the layers' `backward`)."""
     for node in ast.walk(function):
         if isinstance(node, (ast.For, ast.comprehension)):
-            attribute = _iterated_attribute(node.iter, node.target, name, self_name)
+            attribute = iterated_attribute(node.iter, node.target, name, self_name)
         elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
             value = node.value
             attribute = _self_attribute(value.value, self_name) if isinstance(value, ast.Subscript) else None
@@ -73,7 +73,7 @@ def container_element(function: ast.AST, name: str, self_name: str | None) -> st
     return None
 
 
-def _iterated_attribute(iterated: ast.expr, target: ast.expr, name: str, self_name: str | None) -> str | None:
+def iterated_attribute(iterated: ast.expr, target: ast.expr, name: str, self_name: str | None) -> str | None:
     while isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and len(iterated.args) == 1:
         if iterated.func.id not in _ELEMENT_WRAPPERS:
             return None

@@ -240,6 +240,18 @@ class FunctionContext(_FileView):
             yield current
             current = self.parent(current)
 
+    def enclosing(self, node: ast.AST) -> Iterable[ast.AST]:
+        """The nodes around ``node`` in this function, from a parent map of the whole function
+        (``ancestors`` knows only what the rules' walk has visited so far)."""
+        parents = self.cache.get("whole parents")
+        if parents is None:
+            parents = self.cache["whole parents"] = {
+                id(child): parent for parent in ast.walk(self.fn.node) for child in ast.iter_child_nodes(parent)}
+        current = parents.get(id(node))
+        while current is not None:
+            yield current
+            current = parents.get(id(current))
+
     def assignments(self, name: str) -> list[ast.AST]:
         """Values assigned to ``name`` in this function; a tuple-unpacking target contributes
         the whole Assign node (the caller decides what the element is)."""

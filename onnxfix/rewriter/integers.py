@@ -134,8 +134,10 @@ class IntegerOracle:
         values = self.ctx.assignments(name)
         if self.ctx.is_parameter(name):
             # every call site passes an int (a non-negative one for "nonneg"), every rebinding too
+            # the annotation is the evidence only where the file does not show every call (its
+            # call sites, when all known, speak for themselves: `crop(x, 2.5)` despite `c: int`)
             answer = self.ctx.across_calls(kind, name, lambda caller, arg: caller.ints._check(arg, kind)) or (
-                kind == "int" and self.ctx.annotated_int(name))
+                kind == "int" and self.ctx.annotated_int(name) and not _contradicted(self.ctx, name))
             answer = answer and all(self._assigned(name, v, kind) for v in values)
         elif self.ctx.shape_element(name):  # an item of a torch.Size: an int >= 0
             answer = True
@@ -155,6 +157,16 @@ class IntegerOracle:
         if isinstance(value, ast.stmt):
             return False
         return self._check(value, kind)
+
+
+def _contradicted(ctx: "FunctionContext", name: str) -> bool:
+    """Some call in the file passes the parameter a value that is no int: a float or other
+    literal, or a true division (`crop(x, 2.5)` despite `c: int`)."""
+    return any(
+        (isinstance(argument, ast.Constant) and type(argument.value) is not int)
+        or (isinstance(argument, ast.BinOp) and isinstance(argument.op, ast.Div))
+        for _, argument in ctx.parameter_bindings(name) or ()
+    )
 
 
 def bindings_hold(name: str, values: list, holds: Callable[[ast.AST], bool], assume: Callable[[], None]) -> bool:

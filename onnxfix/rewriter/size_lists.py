@@ -40,9 +40,10 @@ def is_size_list(ctx: "FunctionContext", node: ast.AST) -> bool:
 
 
 def is_size_sequence(ctx: "FunctionContext", node: ast.AST) -> bool:
-    """``[h, w]``, ``(h, w)`` of sizes, ``feat.shape[-2:]``, or a name bound once to one."""
+    """``[h, w]``, ``(h, w)`` of sizes that are non-negative ints (not ``h / 2``, ``w - 10``),
+    ``feat.shape[-2:]``, or a name bound once to one."""
     if isinstance(node, (ast.List, ast.Tuple)):
-        return bool(node.elts) and all(ctx.sizes.is_size(e) for e in node.elts)
+        return bool(node.elts) and all(ctx.sizes.is_size(e) and ctx.ints.is_nonnegative_int(e) for e in node.elts)
     if is_whole_shape(node):
         return True
     if isinstance(node, ast.Name) and not ctx.is_parameter(node.id):
@@ -53,13 +54,66 @@ def is_size_sequence(ctx: "FunctionContext", node: ast.AST) -> bool:
 
 def _name_is_size_list(ctx: "FunctionContext", name: str) -> bool:
     values = ctx.assignments(name)
-    if ctx.is_parameter(name):
-        if values:
-            return False
-        return ctx.across_calls("size list", name, lambda caller, argument: is_size_list(caller, argument))
-    if not values or not all(_bound_to_size_list(ctx, name, v) for v in values):
+    if not (_grown_by_size_sequences(ctx, name) and only_read(ctx, name)):
         return False
-    return _grown_by_size_sequences(ctx, name)
+    if ctx.is_parameter(name):
+        return not values and ctx.across_calls("size list", name, lambda caller, argument: is_size_list(caller, argument))
+    return bool(values) and all(_bound_to_size_list(ctx, name, v) for v in values)
+
+
+def only_read(ctx: "FunctionContext", name: str, depth: int = 0) -> bool:
+    """Every read of the list leaves it as it is: `.append` on it (judged by the caller), a loop
+    over it (also through enumerate / reversed), `len()`, an index, a `return`, or an argument of a
+    function of this file whose parameter is only read in the same way (`self._anchors(sizes)`).
+    An alias (`a = sizes`) or a call elsewhere could add other items: no."""
+    for node, parent in _loads(ctx, name):
+        if isinstance(parent, ast.Attribute) and parent.attr == "append":
+            continue
+        if isinstance(parent, (ast.For, ast.comprehension)) and parent.iter is node or isinstance(parent, ast.Subscript):
+            continue
+        if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and node in parent.args:
+            if parent.func.id in ("len", "enumerate", "reversed") and ctx.is_builtin(parent.func.id):
+                continue
+        if isinstance(parent, (ast.Return, ast.Tuple)) and _returned(parent, ctx):
+            continue
+        if isinstance(parent, ast.Call) and node in parent.args and depth < 3 and _read_by_callee(ctx, parent, node, depth):
+            continue
+        return False
+    return True
+
+
+def _loads(ctx: "FunctionContext", name: str):
+    for node, parent in walk_function_body(ctx.fn.node):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
+            yield node, ctx.parent(node) or parent
+
+
+def _returned(node: ast.AST, ctx: "FunctionContext") -> bool:
+    return isinstance(node, ast.Return) or isinstance(ctx.parent(node), ast.Return)
+
+
+def _read_by_callee(ctx: "FunctionContext", call: ast.Call, argument: ast.expr, depth: int) -> bool:
+    """The argument goes to a method of this class (`self.m(...)`) or a module function whose
+    parameter in that position only reads it."""
+    func, calls = call.func, ctx.file.calls
+    if calls is None:
+        return False
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == ctx.self_name \
+            and ctx.fn.cls is not None:
+        node, skip = ctx.fn.cls.methods.get(func.attr), 1
+    elif isinstance(func, ast.Name):
+        node, skip = ctx.file.module.functions.get(func.id) if hasattr(ctx.file.module, "functions") else None, 0
+    else:
+        return False
+    callee = calls.contexts.get(id(node)) if node is not None else None
+    if callee is None:
+        return False
+    positional = [a.arg for a in [*node.args.posonlyargs, *node.args.args]][skip:]
+    index = call.args.index(argument)
+    if index >= len(positional) or any(isinstance(a, ast.Starred) for a in call.args[: index + 1]):
+        return False
+    parameter = positional[index]
+    return _grown_by_size_sequences(callee, parameter) and only_read(callee, parameter, depth + 1)
 
 
 def _bound_to_size_list(ctx: "FunctionContext", name: str, value: ast.AST) -> bool:

@@ -27,8 +27,9 @@ _NEW_FACTORIES = frozenset({"new_zeros", "new_ones", "new_empty", "new_full"})
 Polynomial = Counter  # (sorted atoms) -> coefficient
 
 
-def concatenated_pad(node: ast.If, ctx: FunctionContext) -> str | None:
-    """The padded tensor's name when ``node`` is `if A != B:` around such a pad, else None."""
+def concatenated_pad(node: ast.If, ctx: FunctionContext) -> tuple[str, str] | None:
+    """(the padded tensor's name, why the fix is unsafe or "") when ``node`` is `if A != B:` around
+    such a pad, else None."""
     test = node.test
     if node.orelse or not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.NotEq)):
         return None
@@ -37,15 +38,11 @@ def concatenated_pad(node: ast.If, ctx: FunctionContext) -> str | None:
         tested, other = other, tested  # the size read as it is (`seq_len`, `x.shape[-1]`) is replaced
     if isinstance(tested, ast.BinOp) or not (ctx.sizes.is_size(tested) or ctx.ints.is_int(tested)):
         return None
-    # asserts stay as they are: where the sizes are equal, the pad leaves them so
     statements = [s for s in node.body if not isinstance(s, ast.Assert)]
-    names: dict[str, ast.expr] = {}
-    for statement in statements[:-1]:
-        name = single_name_assignment(statement)
-        if name is None:
-            return None
-        names[name] = statement.value
     padded = single_name_assignment(statements[-1]) if statements else None
+    names = _body_names(statements[:-1], node.test, padded)
+    if names is None:
+        return None
     cat = statements[-1].value if padded else None
     block = _concatenated_block(cat, padded, ctx)
     if block is None:
@@ -56,7 +53,43 @@ def concatenated_pad(node: ast.If, ctx: FunctionContext) -> str | None:
     if amount is None:
         return None
     substituted = _polynomial(amount, names, {_atom(tested): _polynomial(other, names, {})})
-    return padded if substituted is not None and not any(substituted.values()) else None
+    if substituted is None or any(substituted.values()):
+        return None
+    why = []
+    if any(isinstance(s, ast.Assert) for s in node.body):
+        why.append("the body's asserts now run where the sizes are equal too")
+    if not _same_dtype(block, padded, ctx):
+        why.append("the block's dtype is not shown to be the tensor's (torch.cat promotes, even an empty block)")
+    return padded, "; ".join(why)
+
+
+def _body_names(statements: list[ast.stmt], test: ast.expr, padded: str | None) -> dict[str, ast.expr] | None:
+    """{name: value} of the body's assignments before the pad: each name assigned once, none of
+    them the padded tensor or a name the test reads, and each value reading only names assigned
+    before it (so substituting values is reading them where they were computed)."""
+    tested = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
+    names: dict[str, ast.expr] = {}
+    for statement in statements:
+        name = single_name_assignment(statement)
+        if name is None or name in names or name in tested or name == padded:
+            return None
+        later = {single_name_assignment(s) for s in statements[statements.index(statement):]}
+        if any(isinstance(n, ast.Name) and n.id in later for n in ast.walk(statement.value)):
+            return None
+        names[name] = statement.value
+    return names
+
+
+def _same_dtype(block: ast.expr, padded: str | None, ctx: FunctionContext) -> bool:
+    """`x[...].expand(...)` of the padded tensor, `x.new_zeros(...)`, or a factory given
+    `dtype=x.dtype`: the block has the tensor's dtype, so the concatenation promotes nothing."""
+    func = block.func if isinstance(block, ast.Call) else None
+    if isinstance(func, ast.Attribute) and ctx.qualname(func) is None:
+        receiver = func.value.value if isinstance(func.value, ast.Subscript) else func.value
+        return isinstance(receiver, ast.Name) and receiver.id == padded
+    dtype = next((k.value for k in getattr(block, "keywords", []) if k.arg == "dtype"), None)
+    return (isinstance(dtype, ast.Attribute) and dtype.attr == "dtype" and isinstance(dtype.value, ast.Name)
+            and dtype.value.id == padded)
 
 
 def _concatenated_block(cat: ast.expr | None, padded: str | None, ctx: FunctionContext) -> tuple[ast.expr, int] | None:

@@ -228,16 +228,19 @@ class PadToMultipleBranch(Rule):
             yield from self._pad(node, parts[0], parts[1], ctx)
         elif _positive_pad_test(node.test, ctx) and _is_padding_body(node.body, ctx) and _zero_pads_untested(node, ctx):
             yield from self._amount_pad(node, ctx)
-        elif padded := concatenated_pad(node, ctx):
+        elif found := concatenated_pad(node, ctx):
+            padded, why = found
             assigned = {single_name_assignment(s) for s in node.body if not isinstance(s, ast.Assert)} - {padded}
             escapes = escapes_after(padded, node, ctx)
+            if escapes:
+                why = "; ".join(filter(None, (why, f"`{padded}` is {escapes} after the `if`, and the concatenation "
+                                                   "returns a copy")))
             fix = None if _read_outside(assigned, node, ctx) else self._unconditional(
-                node, ctx, [], safe=not escapes, title="Pad always: by an empty block where the sizes are equal")
+                node, ctx, [], safe=not why, title="Pad always: by an empty block where the sizes are equal")
             yield ctx.report(self, node, f"`{padded}` is padded by concatenation only when the sizes differ: with the "
                              "size dynamic, torch.export keeps the export-time branch and the legacy exporter records it; "
-                             "where they are equal the block concatenated is empty"
-                             + (f" (unsafe: `{padded}` is {escapes} after the `if`, and the concatenation returns a copy)"
-                                if escapes else ""), fix=fix)
+                             "where they are equal the block concatenated is empty" + (f" (unsafe: {why})" if why else ""),
+                             fix=fix)
         elif _positive_pad_test(node.test, ctx) and (ends := _negative_crop_ends(node)):
             name = single_name_assignment(node.body[0])
             rewrites = [(end, f"{name}.shape[{dim}] - {ctx.segment(end.operand)}") for dim, end in ends]

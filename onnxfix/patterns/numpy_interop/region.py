@@ -12,12 +12,6 @@ from onnxfix.patterns.numpy_interop.twins import NDARRAY_METHODS, TUPLE_RESULTS,
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.export_guards import EXPORTERS, exporters_skipping
 
-REFERENCES = (
-    "https://pytorch.org/docs/stable/onnx_torchscript.html#avoid-numpy-and-built-in-python-types",
-    "https://github.com/pytorch/pytorch/issues/61109",
-    "https://github.com/huggingface/transformers/issues/18199",
-)
-
 
 SINKS = {"torch.from_numpy": "share", "torch.as_tensor": "share", "torch.asarray": "share", "torch.tensor": "copy"}
 # what a conversion may say besides the array: `Tensor.to` takes both
@@ -345,6 +339,8 @@ def _check_fixable(region: Region, nodes: list[ast.AST]) -> None:
             region.blockers.append(f"`numpy.{name}` is called with `out=` or `**kwargs`")
         if name == "cumsum" and len(call.args) < 2 and not has_keyword(call, "axis"):
             region.blockers.append("`numpy.cumsum` without an axis flattens (`torch.cumsum` needs a dim)")
+        if name == "tile" and not (len(call.args) == 2 and isinstance(call.args[1], (ast.Tuple, ast.List))):
+            region.blockers.append("`numpy.tile` takes an int for its repetitions, `torch.tile` a tuple only")
         if name == "transpose" and len(call.args) < 2 and not has_keyword(call, "axes"):
             region.blockers.append("`numpy.transpose` without axes reverses all dimensions (no one-call twin)")
         if twin.no_constant_args and any(isinstance(a, ast.Constant) for a in call.args):

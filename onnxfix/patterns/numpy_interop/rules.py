@@ -5,7 +5,6 @@ from __future__ import annotations
 from onnxfix.patterns.numpy_interop.fix import region_fix
 from onnxfix.patterns.numpy_interop.numbers import number_fix
 from onnxfix.patterns.numpy_interop.region import (
-    REFERENCES,
     Region,
     TWINS,
     build_region,
@@ -14,6 +13,12 @@ from onnxfix.patterns.numpy_interop.region import (
 )
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Rule, RuleDoc
+
+REFERENCES = (
+    "https://pytorch.org/docs/stable/onnx_torchscript.html#avoid-numpy-and-built-in-python-types",
+    "https://github.com/pytorch/pytorch/issues/61109",
+    "https://github.com/huggingface/transformers/issues/18199",
+)
 
 
 class _NumpyRule(Rule):

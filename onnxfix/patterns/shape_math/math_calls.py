@@ -294,7 +294,8 @@ def _pure(node: ast.AST) -> bool:
 
 def _whole_number(node: ast.AST) -> int | None:
     """2 of `2` or `2.0`: a positive whole-number literal divisor."""
-    if isinstance(node, ast.Constant) and type(node.value) in (int, float) and node.value > 0 and node.value == int(node.value):
+    if (isinstance(node, ast.Constant) and type(node.value) in (int, float) and 0 < node.value < 2**53
+            and node.value == int(node.value)):
         return int(node.value)
     return None
 
