@@ -68,7 +68,7 @@ ORIGINAL = {
 NO_FIX = {"Tolist", "FloatOfSize", "BoolOfTensor", "Log2", "ShapeSplat"}
 # `torch.sym_int` keeps a float of sizes symbolic under torch.export; the legacy exporter still
 # records the export-time value (no exact integer form: a square root, a ratio of config numbers)
-DYNAMO_ONLY_FIX = {"IntOfSizeRoot", "IntOfFloatName"}
+DYNAMO_ONLY_FIX = {"IntOfSizeRoot"}  # IntOfFloatName: with --unsafe-fixes the floor division, both exporters
 FIXED = sorted(set(ORIGINAL) - NO_FIX)
 # Unsafe fixes measured NOT bit-identical on these inputs: name -> the largest difference
 # allowed, in float32 epsilons of the output's largest magnitude. None since the NumPy fixes

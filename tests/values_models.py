@@ -78,7 +78,7 @@ class IntOfSizeRoot(nn.Module):  # ONX203 `torch.sym_int` (safe, dynamo only); l
         return x[:, : side * side]
 
 
-class IntOfFloatName(nn.Module):  # ONX203 `torch.sym_int` (safe, dynamo only): julius's resampled length
+class IntOfFloatName(nn.Module):  # ONX203 `torch.sym_int` (safe, dynamo only), `a // b` with --unsafe-fixes: julius
     def __init__(self, old_sr: int = 3, new_sr: int = 2):
         super().__init__()
         gcd = math.gcd(old_sr, new_sr)
