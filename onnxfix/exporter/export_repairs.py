@@ -22,6 +22,10 @@ class ExportRepair:
     contexts: tuple[str, ...] = ()
 
 
+# repairs that change the export itself rather than substitute ops (verify.py applies them)
+GROW_KEY = "unit_examples_grown"  # exporter/unit_dims.py
+FLAT_KEY = "flat_outputs"  # exporter/model_io.py
+
 EXPORT_REPAIRS = {
     "complex_pairs": ExportRepair(
         r"complex-valued input|[Cc]omplex(?:Float|Double|64|128)? (?:tensor|dtype|type)s? (?:is|are) not supported"
@@ -42,7 +46,7 @@ EXPORT_REPAIRS = {
     ),
     # tried on facts, not on an error: an export failed and a declared dynamic dim is 1 in the
     # example (session.decompositions_that_help; exporter/unit_dims.py applies it)
-    "unit_examples_grown": ExportRepair(
+    GROW_KEY: ExportRepair(
         r"(?!)",
         "the example grown from 1 to 2 along each declared dynamic dim it has at size 1 (repeated), "
         "for the export only: torch.export treats a size of 1 as a constant (its 0/1 specialization), "
@@ -50,7 +54,7 @@ EXPORT_REPAIRS = {
         "on the user's own example and probes",
         (),
     ),
-    "flat_outputs": ExportRepair(
+    FLAT_KEY: ExportRepair(
         r"did not have observable data dependence with trace inputs"
         r"|Only tuples, lists and Variables are supported as JIT inputs/outputs"
         r"|in output, which is not a known type",

@@ -19,7 +19,7 @@ from typing import Any
 
 import torch
 
-FLAT_KEY = "flat_outputs"
+from onnxfix.exporter.export_repairs import FLAT_KEY  # noqa: F401  (re-exported for verify.py)
 
 
 def flatten(value: Any) -> list[torch.Tensor]:

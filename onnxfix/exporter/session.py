@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Protocol
 
 from onnxfix.decompositions import BY_KEY
-from onnxfix.exporter.export_repairs import EXPORT_REPAIRS
+from onnxfix.exporter.export_repairs import EXPORT_REPAIRS, GROW_KEY
 from onnxfix.exporter.isolate import ExportRequest, run_isolated, run_json_worker
 from onnxfix.exporter.locations import ExportFinding
 from onnxfix.exporter.outputs import needs_cache_off, turn_cache_off
@@ -144,11 +144,11 @@ def decompositions_that_help(target: Target, results: list[ExporterResult], stat
             keys.append(key)
     # and, by a fact of the example rather than an error, an example of 1 along a dynamic dim (a
     # legacy export that fails outright is the tracer's, not a specialized size's)
-    if "unit_examples_grown" not in keys and any(
+    if GROW_KEY not in keys and any(
         r.verdict.verdict != OK and r.verdict.unit_dims
         and not (r.verdict.exporter == "legacy" and r.verdict.verdict == EXPORT_FAILS) for r in results
     ):
-        keys.append("unit_examples_grown")
+        keys.append(GROW_KEY)
     return tuple(keys)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import torch
 
-GROW_KEY = "unit_examples_grown"
+from onnxfix.exporter.export_repairs import GROW_KEY  # noqa: F401  (re-exported for verify.py)
 
 
 def unit_dim_names(args: tuple, dynamic: dict[int, dict[int, str]] | None) -> list[str]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from onnxfix.rewriter.integers import is_number
+from onnxfix.rewriter.integers import int_constant, is_number
 
 if TYPE_CHECKING:
     from onnxfix.rewriter.context import FunctionContext
@@ -112,7 +112,7 @@ class _InitNumbers:
         if node is None:
             return False
         if is_number(node):
-            return not self.ints or _int_literal(node)
+            return not self.ints or int_constant(node) is not None
         if isinstance(node, ast.BinOp):
             if self.ints and not isinstance(node.op, INT_OPERATORS):
                 return False
@@ -145,7 +145,7 @@ class _InitNumbers:
             given = [k.value for k in call.keywords if k.arg == name]
             if position is not None and position < len(call.args):
                 given.append(call.args[position])
-            if not all(_int_literal(g) for g in given):
+            if not all(int_constant(g) is not None for g in given):
                 return False
         return True
 
@@ -160,7 +160,7 @@ class _InitNumbers:
                 return isinstance(annotation, ast.Name) and annotation.id in NUMBER_ANNOTATIONS
             default = self.defaults.get(name)
             if self.ints:  # an int default, and no construction in the file passing something else
-                return _int_literal(default) and self._constructed_with_ints(name)
+                return int_constant(default) is not None and self._constructed_with_ints(name)
             return is_number(default)
         if name in self._locals:
             return self._locals[name]
@@ -181,11 +181,6 @@ def _constructions(tree: ast.AST, class_name: str):
             called = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
             if called == class_name:
                 yield node
-
-
-def _int_literal(node: ast.AST) -> bool:
-    value = node.operand if isinstance(node, ast.UnaryOp) else node
-    return isinstance(value, ast.Constant) and type(value.value) is int
 
 
 def _rebound(function: ast.FunctionDef, name: str) -> bool:

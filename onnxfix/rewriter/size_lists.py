@@ -102,7 +102,7 @@ def _read_by_callee(ctx: "FunctionContext", call: ast.Call, argument: ast.expr, 
             and ctx.fn.cls is not None:
         node, skip = ctx.fn.cls.methods.get(func.attr), 1
     elif isinstance(func, ast.Name):
-        node, skip = ctx.file.module.functions.get(func.id) if hasattr(ctx.file.module, "functions") else None, 0
+        node, skip = ctx.file.module.functions.get(func.id), 0
     else:
         return False
     callee = calls.contexts.get(id(node)) if node is not None else None
