@@ -91,8 +91,10 @@ def test_capture_failure_names_the_user_line_and_rule(capsys):
                    "at line 9: `if x.sum().item() > 0:`)",
         "exporter": "dynamo", "filename": "tests/export_models/data_branch.py", "location": {"row": 9, "column": 12},
         "fixed_by": [
-            {"code": "ONX201", "filename": "tests/export_models/data_branch.py", "row": 9, "relation": "same-line"},
-            {"code": "ONX601", "filename": "tests/export_models/data_branch.py", "row": 9, "relation": "same-line"},
+            {"code": "ONX201", "filename": "tests/export_models/data_branch.py", "row": 9, "relation": "same-line",
+             "fixable": False},
+            {"code": "ONX601", "filename": "tests/export_models/data_branch.py", "row": 9, "relation": "same-line",
+             "fixable": True},
         ],
     }]
     assert [f["code"] for f in document["targets"][0]["static_findings"]] == ["ONX201", "ONX601"]
@@ -293,7 +295,8 @@ def test_exporter_segfault_is_crash_and_onnxfix_exits_1(capsys):
     assert (result["exporter"], result["verdict"], result["stages"]["export"]) == ("dynamo", "CRASH", "failed")
     assert result["error"].startswith("the exporter process died (segmentation fault) during export")
     assert [(f["code"], f["location"], f["fixed_by"]) for f in result["findings"]] == [
-        ("ONX930", {"row": 7, "column": 1}, [{"code": "ONX301", "filename": "tests/export_models/data_crash.py", "row": 9, "relation": "same-file"}]),
+        ("ONX930", {"row": 7, "column": 1}, [{"code": "ONX301", "filename": "tests/export_models/data_crash.py", "row": 9, "relation": "same-file",
+                                "fixable": True}]),
     ]
 
 

@@ -14,7 +14,7 @@ import pytest
 from html_tables import Tables as _Tables
 from onnxfix.cli import main as cli_main
 from onnxfix.config import ConfigError, settings_from_table
-from onnxfix.exporter import plan, render
+from onnxfix.exporter import plan, render, render_html
 from onnxfix.exporter.locations import Location
 from onnxfix.exporter.result import NodeTrace, OutputError, ProbeResult, Verdict
 from onnxfix.exporter.session import ExporterResult, TargetResult
@@ -259,7 +259,7 @@ def _report_results():
 
 
 def test_html_report_tables_excerpt_and_fix():
-    page = render.html_report(_report_results())
+    page = render_html.html_report(_report_results())
     parsed = _Tables()
     parsed.feed(page)
     assert page.startswith("<!doctype html>")
@@ -291,7 +291,7 @@ def test_html_report_tables_excerpt_and_fix():
 
 
 def test_html_fragment_is_the_report_body_for_notebooks():
-    fragment = render.html_fragment(_report_results())
+    fragment = render_html.html_fragment(_report_results())
     assert fragment.startswith('<div class="onnxfix">\n<style>') and fragment.endswith("<p><b>1 of 1 export(s) OK.</b></p></div>")
     assert "<html" not in fragment and "SILENTLY-WRONG" in fragment
 
@@ -301,7 +301,7 @@ def test_markdown_report_escapes_nothing_and_keeps_its_tables():
     verdict = Verdict("dynamo", "EXPORT-FAILS", failed_stage="export", error="RuntimeError: a <b> & c")
     results = [TargetResult(target, [ExporterResult(verdict)])]
     assert "| dynamo | **EXPORT-FAILS** | ok | FAILED | - | - | - |" in render.markdown_report(results)
-    assert "RuntimeError: a &lt;b&gt; &amp; c" in render.html_report(results)
+    assert "RuntimeError: a &lt;b&gt; &amp; c" in render_html.html_report(results)
 
 def test_markdown_report_starts_with_a_summary_and_survives_backticks():
     target = plan.make_target("tests/export_models/correct.py:make_model")

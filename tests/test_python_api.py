@@ -171,7 +171,7 @@ def test_repr_and_html(capture_fails, tmp_path):
                               (cli_page, "tests/export_models/data_branch.py", 9)):
         assert parsed.tables["findings"] == [[
             ["code", "exporter", "location", "message", "fixed by"],
-            ["ONX913", "dynamo", f"{path}:{row}:12", re.sub(r"at line \d+:", f"at line {row}:", message), f"ONX201 at {path}:{row}, ONX601 at {path}:{row}"],
+            ["ONX913", "dynamo", f"{path}:{row}:12", re.sub(r"at line \d+:", f"at line {row}:", message), f"ONX201 at {path}:{row} (no automatic fix), ONX601 at {path}:{row}"],
         ]]
         assert f"{row:>5}          if x.sum().item() > 0:\n" in parsed.pres[0]
 

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from onnxfix.config import load_settings
-from onnxfix.exporter import plan, render
+from onnxfix.exporter import plan, render, render_html
 from onnxfix.exporter.session import FIX_TEMPORARY, FIX_WRITE, run_target
 from onnxfix.patterns.selectors import rule_selectors
 
@@ -93,7 +93,7 @@ def main(argv: list[str]) -> int:
     else:
         print(render.text_report(results, bool(args.unsafe_fixes)))
     if args.report:
-        text = render.html_report(results) if args.report.suffix.lower() in (".html", ".htm") else render.markdown_report(results)
+        text = render_html.html_report(results) if args.report.suffix.lower() in (".html", ".htm") else render.markdown_report(results)
         args.report.write_text(text, encoding="utf-8")
         if args.format == "text":
             print(f"Report written to {args.report}")

@@ -58,7 +58,7 @@ def with_origins(findings: list[ExportFinding], verdict: Verdict, static: list) 
                 finding.message += f" ({symbol} is a value read out of a tensor at {_shown(where)})"
         known = {(l.code, l.path, l.line) for l in finding.fixed_by}
         finding.fixed_by += sorted({
-            StaticLink(s.code, os.path.realpath(s.path), s.line, "value-source") for s in static
+            StaticLink(s.code, os.path.realpath(s.path), s.line, "value-source", s.fix is not None) for s in static
             for where in origins
             if (os.path.realpath(s.path), s.line) == (where.path, where.line) and finding.exporter in s.exporters
             and (s.code, os.path.realpath(s.path), s.line) not in known

@@ -38,6 +38,7 @@ class StaticLink:
     # "value-source": at the line where the data-dependent value the finding is about was read;
     # "same-file": the reported problem has no line of its own (crash, wrong numbers) or none
     # was found at it, and this static finding in the model's file is a likely cause
+    fixable: bool = True  # the static finding carries a fix; else it only names the root line
 
 
 @dataclass

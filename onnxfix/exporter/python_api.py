@@ -89,11 +89,11 @@ class ExportResult:
 
     def write_report(self, path: PathLike) -> Path:
         """What `onnxfix export --report PATH` writes: HTML when PATH ends in .html, else Markdown."""
-        from onnxfix.exporter import render
+        from onnxfix.exporter import render, render_html
 
         path = Path(path)
         html = path.suffix.lower() in (".html", ".htm")
-        path.write_text(render.html_report([self.target]) if html else render.markdown_report([self.target]), encoding="utf-8")
+        path.write_text(render_html.html_report([self.target]) if html else render.markdown_report([self.target]), encoding="utf-8")
         return path
 
     def __repr__(self) -> str:
@@ -102,9 +102,9 @@ class ExportResult:
         return render.text_report([self.target], False)
 
     def _repr_html_(self) -> str:
-        from onnxfix.exporter import render
+        from onnxfix.exporter import render_html
 
-        return render.html_fragment([self.target])
+        return render_html.html_fragment([self.target])
 
 
 def export(

@@ -213,7 +213,7 @@ def link(finding: ExportFinding, static: list[Finding]) -> None:
         related = set(BY_CODE[finding.code].fixed_by)
         here = [s for s in static if finding.exporter in s.exporters and (finding.code in ANY_CAUSE or s.code in related)]
         relation = "same-file"
-    links = {StaticLink(s.code, os.path.realpath(s.path), s.line, relation) for s in here}
+    links = {StaticLink(s.code, os.path.realpath(s.path), s.line, relation, s.fix is not None) for s in here}
     finding.fixed_by = sorted(links, key=lambda l: (l.path, l.line, l.code))
 
 
