@@ -75,6 +75,7 @@ CASES = {
     "center_crop": ("ONX402", False, (WRONG, FAILS)),  # torchvision's center_crop: int(round((h - ch) / 2.0))
     "length_fill": ("ONX603", True, (FAILS, ORT)),  # a padding mask filled row by row up to each length
     "concat_pad": ("ONX608", False, (ORT, ORT)),  # icefall: `if seq_len != d * ds:` pad by repeating the last frame
+    "index_range": ("ONX603", True, (FAILS, ORT)),  # entity linking: `[[x] for x in range(batch_size)]` as an index
 }
 # What the dynamo exporter's error says for the originals that fail (re-measured here).
 DYNAMO_ERRORS = {
@@ -92,6 +93,7 @@ DYNAMO_ERRORS = {
     "eager_only_mask": "'NoneType' object has no attribute 'size'",
     "gathered_rows": "conflicts between user-specified ranges and inferred ranges",
     "linspace_positions": "conflicts between user-specified ranges and inferred ranges",
+    "index_range": "conflicts between user-specified ranges and inferred ranges",
 }
 LEGACY_ERRORS = {
     "non_consecutive": "Only consecutive 1-d tensor indices are supported",

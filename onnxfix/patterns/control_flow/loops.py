@@ -8,6 +8,7 @@ import ast
 from onnxfix.patterns.control_flow.conditions import CONTROL_FLOW_REFERENCES, tensor_condition
 from onnxfix.patterns.control_flow.expert_loop import expert_loop
 from onnxfix.patterns.control_flow.gathered_rows import gathered_rows_comprehension
+from onnxfix.patterns.control_flow.index_range import index_range_comprehension
 from onnxfix.patterns.control_flow.length_fill_loop import length_fill_loop
 from onnxfix.patterns.control_flow.loop_parts import is_row, loop_length_source, uses_name_elsewhere
 from onnxfix.patterns.control_flow.repeated_rows import repeated_list, repeated_rows_comprehension, repeated_rows_loop
@@ -185,6 +186,15 @@ class SizeLoop(Rule):
             (a slice to a negative length counts from the end, the mask compares below every
             position).
 
+            The row numbers as a list used as an index (`idx = [[x] for x in range(n)]` then
+            `h[idx, positions, :]`; also the flat `[x for x in range(n)]`, alone as the index
+            too) become `torch.arange(n)` (`.unsqueeze(1)` for the one-element lists): indexing
+            converts the list into that int64 tensor first, so the index op and its values are
+            the same. Safe when every indexed value is known to be a tensor (unsafe otherwise:
+            a NumPy array indexed by a tensor is not the same); a list of lists as the whole
+            index (read as a tuple of indices), a list also used as a list, or an index write
+            is left alone.
+
             `zip(*t)` is only reported: `t.unbind(1)` gives the columns as tensors, where zip
             gave tuples of 0-d tensors (not the same value for every use). Other loops are only
             reported: vectorise them by hand (`torch.arange` for the index,
@@ -230,6 +240,8 @@ class SizeLoop(Rule):
         fix, why = repeated_rows_comprehension(node, ctx), ""
         if fix is None:
             fix, why = gathered_rows_comprehension(node, ctx)
+        if fix is None:
+            fix, why = index_range_comprehension(node, ctx)
         if fix is None:
             message += NO_LOOP_FIX
         elif why:
@@ -277,7 +289,8 @@ class SizeLoop(Rule):
 NO_LOOP_FIX = (
     "; no automatic fix: only an elementwise accumulation (`acc = acc + f(x[i])`), a repeat of "
     "rows, a per-row `index_select` concatenated, a scatter by an index (`a[idx[i]] = i`), a fill of each row up to its "
-    "length (`mask[i, :lengths[i]] = 0`) or a mixture-of-experts loop over the experts "
+    "length (`mask[i, :lengths[i]] = 0`), the row numbers as an index (`h[[[i] for i in range(n)], j]`) "
+    "or a mixture-of-experts loop over the experts "
     "hit (`for e in expert_hit:` with a one-hot routing mask) is rewritten exactly; vectorise the "
     "body over the dimension by hand"
 )
