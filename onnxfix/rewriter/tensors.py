@@ -230,10 +230,20 @@ class TensorOracle:
                 return None
             return True if all(self.is_tensor(v) for v in values) else None
         values = [v for v in _bindings(ctx, name) if not (isinstance(v, ast.Assign) and self._unpacks_tensors(v))]
-        if not _bindings(ctx, name) or any(isinstance(v, ast.stmt) for v in values):
+        if not _bindings(ctx, name):
             return None
-        answers = [self.is_tensor(v) for v in values]
+        answers = [None if isinstance(v, ast.stmt) else self.is_tensor(v) for v in values]
+        if not any(answers) and any(self._numpy_value(v) for v in values):
+            return False  # `a = (np.arange(n) + 0.5) * s`, `gx, gy = np.meshgrid(a, b)`: `a.ravel()` is NumPy's
         return True if all(answers) else None
+
+    def _numpy_value(self, value: ast.AST) -> bool:
+        """A NumPy call (`np.arange(n)`), arithmetic on one, or a tuple unpacking of one."""
+        if isinstance(value, ast.Assign):
+            value = value.value if all(isinstance(t, ast.Tuple) for t in value.targets) else None
+        if isinstance(value, ast.BinOp):
+            return self._numpy_value(value.left) or self._numpy_value(value.right)
+        return isinstance(value, ast.Call) and (self.ctx.qualname(value.func) or "").split(".")[0] == "numpy"
 
     def _unpacks_tensors(self, assign: ast.Assign) -> bool:
         """`values, indices = torch.topk(x, k)` (or `x.sort(...)`, `x.max(dim)`): a flat tuple

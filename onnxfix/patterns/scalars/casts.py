@@ -23,7 +23,9 @@ from onnxfix.patterns.scalars.values import (
     tensor_operand_is_exact,
 )
 from onnxfix.rewriter.bindings import bound_once
+from onnxfix.rewriter.config_numbers import is_config_int, is_config_number
 from onnxfix.rewriter.context import FunctionContext, builtin_call
+from onnxfix.rewriter.integers import unpacked_element
 from onnxfix.rewriter.precedence import ATOM, TERM, UNARY, in_place_of, operand
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 
@@ -408,11 +410,20 @@ def _float_valued(name: ast.Name, ctx: FunctionContext) -> bool:
     true division, a float literal or a power in some binding that the size oracle reads as a size."""
     if ctx.is_parameter(name.id) or not ctx.sizes.is_size(name):
         return False
-    values = [v for v in ctx.assignments(name.id) if isinstance(v, ast.expr)]
+    values = [_bound_value(v, name.id) for v in ctx.assignments(name.id)]
     return any(isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Div, ast.Pow)) or (
         isinstance(n, ast.Constant) and type(n.value) is float) or (
-        isinstance(n, ast.Call) and ctx.qualname(n.func) in ("math.sqrt", "math.log", "math.log2", "math.exp"))
-        for v in values for n in ast.walk(v))
+        isinstance(n, ast.Call) and ctx.qualname(n.func) in ("math.sqrt", "math.log", "math.log2", "math.exp")) or (
+        is_config_number(n, ctx) and not is_config_int(n, ctx))  # `w0 + self.interpolate_offset` (0.1)
+        for v in values if v is not None for n in ast.walk(v))
+
+
+def _bound_value(value: ast.AST, name: str) -> ast.AST | None:
+    """The expression a binding gives ``name``: the element of a tuple unpacking
+    (`w0, h0 = w0 + offset, h0 + offset`), None for other statements."""
+    if isinstance(value, ast.Assign):
+        return unpacked_element(value, name)
+    return value if isinstance(value, ast.expr) else None
 
 
 def _halved_size(argument: ast.expr, ints) -> tuple[ast.expr, int] | None:
