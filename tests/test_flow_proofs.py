@@ -76,6 +76,7 @@ CASES = {
     "length_fill": ("ONX603", True, (FAILS, ORT)),  # a padding mask filled row by row up to each length
     "concat_pad": ("ONX608", False, (ORT, ORT)),  # icefall: `if seq_len != d * ds:` pad by repeating the last frame
     "index_range": ("ONX603", True, (FAILS, ORT)),  # entity linking: `[[x] for x in range(batch_size)]` as an index
+    "whole_pool": ("ONX408", False, (FAILS, FAILS)),  # BiSeNet / text CNN: F.avg_pool2d(x, x.size()[2:])
 }
 # What the dynamo exporter's error says for the originals that fail (re-measured here).
 DYNAMO_ERRORS = {
@@ -94,10 +95,12 @@ DYNAMO_ERRORS = {
     "gathered_rows": "conflicts between user-specified ranges and inferred ranges",
     "linspace_positions": "conflicts between user-specified ranges and inferred ranges",
     "index_range": "conflicts between user-specified ranges and inferred ranges",
+    "whole_pool": "conflicts between user-specified ranges and inferred ranges",
 }
 LEGACY_ERRORS = {
     "non_consecutive": "Only consecutive 1-d tensor indices are supported",
     "multiple_pad": "has no attribute 'is_integer'",
+    "whole_pool": "Failed to export a node",
     "center_crop": "doesn't define __round__",
 }
 

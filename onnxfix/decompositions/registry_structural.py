@@ -440,5 +440,21 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
             "(randn(g, b, 4, 7, 8),)",
         ),
     ),
+    Decomposition(
+        "whole_pool", tuple(f"torch.nn.functional.{kind}_pool{rank}d" for kind in ("avg", "max") for rank in (1, 2, 3))
+        + ("torch.avg_pool1d", "torch.max_pool1d", "torch.max_pool2d", "torch.max_pool3d"),
+        False, (), ("https://github.com/HRNet/HRNet-Image-Classification/pull/13", PYTORCH + "34743",
+                    PYTORCH + "39323"),
+        "A pooling whose window is the input's own trailing sizes (a global pooling: "
+        "`F.avg_pool2d(x, x.size()[2:])`, `F.max_pool1d(x, x.size(2))`) as a mean (a max) over those "
+        "axes while exporting; any other window, padding, dilation, indices or divisor runs the op. "
+        "The mean rounds as ReduceMean, not as AveragePool. Written by ONX408 where the source "
+        "passes the input's sizes; eager keeps the op (guarded helper).",
+        static=False, wraps_op=True, rule="ONX408",
+        proof=Proof("torch.nn.functional.avg_pool2d(a, a.shape[2:]) + torch.nn.functional.max_pool1d(a.flatten(2), a.flatten(2).size(2)).unsqueeze(-1)",
+                    "_onnx_whole_pool(torch.nn.functional.avg_pool2d, a, a.shape[2:]) + "
+                    "_onnx_whole_pool(torch.nn.functional.max_pool1d, a.flatten(2), a.flatten(2).size(2)).unsqueeze(-1)",
+                    "(randn(g, b, 3, 5, 7),)", decomposition_tol=1e-6),
+    ),
 )
 SUPPORT: tuple[str, ...] = ("avg_pool_divisor",)  # helpers that decompose nothing on their own

@@ -1,0 +1,134 @@
+"""ONX408: a pooling whose window is the input's own trailing sizes (a global pooling).
+
+`F.avg_pool2d(y, kernel_size=y.size()[2:])` (HRNet's classification head, BiSeNet's attention
+refinement, re-ID and ST-GCN heads) and `F.max_pool1d(x, x.size(2))` (text CNNs) pool over the
+whole spatial extent with a window read from the input. Measured on torch 2.13
+(tests/realworld/hrnet_cls_head_avg_pool_kernel_size.py, tests/flow_models/whole_pool.py): the
+dynamo export specializes the dynamic sizes to the example's (silently wrong for others), and
+the legacy exporter fails ("Failed to export a node ... Gather": the window must be constants).
+`_onnx_whole_pool(F.avg_pool2d, ...)` runs the op itself in eager and, while exporting, a mean
+(a max) over those axes, which both exporters take for any size.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix.decompositions import BY_KEY, helper_chain, helper_source
+from onnxfix.patterns.operators.base import DecompositionRule
+from onnxfix.rewriter.bindings import bound_once
+from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.integers import int_constant
+from onnxfix.rewriter.rule import Edit, Fix, Helper, RuleDoc
+
+POOLS = {target: (target.rsplit(".", 1)[1].startswith("max"), int(target[-2])) for target in BY_KEY["whole_pool"].targets}
+# (name, position, default) of the options the helper reduces only at their defaults (avg, max)
+OPTIONS = {False: (("padding", 3, 0), ("divisor_override", 6, None)),
+           True: (("padding", 3, 0), ("dilation", 4, 1), ("return_indices", 6, False))}
+
+
+class WholeInputPool(DecompositionRule):
+    code = "ONX408"
+    name = "whole-input-pool"
+    summary = "pooling window taken from the input's own sizes (`F.avg_pool2d(x, x.size()[2:])`)"
+    fix_availability = "always"
+    default_safety = "safe"
+    doc = RuleDoc(
+        what="Finds average and max poolings (`F.avg_pool1d/2d/3d`, `F.max_pool1d/2d/3d`, "
+        "`torch.max_pool2d`, ...) whose window is the input's trailing sizes: `x.size()[2:]`, "
+        "`x.shape[-2:]`, `(x.size(2), x.size(3))`, `x.size(2)` for a 1-d pooling; a global pooling.",
+        why="The exporters need the window as constants. Measured on torch 2.13 "
+        "(tests/flow_models/whole_pool.py): the dynamo export specializes the dynamic sizes the window "
+        "is read from, so the model is silently wrong for other sizes, and the legacy exporter fails "
+        "(\"Failed to export a node ... onnx::Gather\", the window it cannot read).",
+        example="y = F.avg_pool2d(y, kernel_size=y.size()[2:]).view(y.size(0), -1)",
+        use_instead="y = _onnx_whole_pool(F.avg_pool2d, y, kernel_size=y.size()[2:]).view(y.size(0), -1)\n"
+        "# or: y.mean((2, 3), keepdim=True) / F.adaptive_avg_pool2d(y, 1)",
+        fix_safety="Safe: the helper returns the op itself outside export (bit for bit). While "
+        "exporting, a window equal to the input's trailing sizes with no padding, dilation, "
+        "indices or divisor is a mean (a max) over those axes (the exported mean rounds as "
+        "ReduceMean); anything else runs the op. Calls with a padding, dilation, "
+        "`return_indices` or `divisor_override` are reported only.",
+        references=BY_KEY["whole_pool"].evidence,
+    )
+
+    def visit_Call(self, node: ast.Call, ctx: FunctionContext):
+        pool = POOLS.get(ctx.qualname(node.func) or "")
+        if pool is None or any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+            return
+        is_max, rank = pool
+        keywords = {k.arg: k.value for k in node.keywords}
+        source = node.args[0] if node.args else keywords.get("input")
+        window = node.args[1] if len(node.args) > 1 else keywords.get("kernel_size")
+        if source is None or window is None or not _whole_window(bound_once(window, ctx), source, rank):
+            return
+        other = next((name for name, position, default in OPTIONS[is_max]
+                      if not _default(node.args[position] if len(node.args) > position else keywords.get(name), default)), None)
+        message = (f"pooling window `{ctx.segment(window)}`, the input's own sizes (a global pooling): the dynamo "
+                   "exporter specializes them to the example's and the legacy exporter cannot read them")
+        if other is not None:
+            yield ctx.report(self, node, message + f"; no automatic fix: `{other}` is set", fix=None)
+            return
+        yield ctx.report(self, node, message + "; `_onnx_whole_pool` pools over those axes while exporting",
+                         fix=_wrap_fix(node, ctx))
+
+
+def _whole_window(window: ast.expr, source: ast.expr, rank: int) -> bool:
+    """`x.size()[2:]` / `x.shape[-2:]` (x the pooled input), a tuple of `x.size(i)` /
+    `x.shape[i]` over the last ``rank`` axes, or (rank 1) one of them alone."""
+    if isinstance(window, ast.Subscript) and isinstance(window.slice, ast.Slice):
+        lower, bound = window.slice.lower, _size_source(window.value)
+        return (bound is not None and _same(bound, source) and window.slice.upper is None and window.slice.step is None
+                and lower is not None and int_constant(lower) in (2, -rank))
+    items = window.elts if isinstance(window, (ast.Tuple, ast.List)) else [window] if rank == 1 else []
+    axes = [_size_axis(item, source) for item in items]
+    return len(axes) == rank and (axes == list(range(2, 2 + rank)) or axes == list(range(-rank, 0)))
+
+
+def _size_source(node: ast.expr) -> ast.expr | None:
+    """x of `x.shape` or `x.size()`."""
+    if isinstance(node, ast.Attribute) and node.attr == "shape":
+        return node.value
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size"
+            and not node.args and not node.keywords):
+        return node.func.value
+    return None
+
+
+def _size_axis(node: ast.expr, source: ast.expr) -> int | None:
+    """i of `x.shape[i]` / `x.size(i)` with x the pooled input."""
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
+        bound, index = node.value.value, node.slice
+    elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size"
+          and len(node.args) == 1 and not node.keywords):
+        bound, index = node.func.value, node.args[0]
+    else:
+        return None
+    return int_constant(index) if _same(bound, source) else None
+
+
+def _same(a: ast.expr, b: ast.expr) -> bool:
+    return ast.dump(a) == ast.dump(b)
+
+
+def _default(value: ast.expr | None, default) -> bool:
+    """Not given, None, or the literal default (each element of a tuple: `padding=(0, 0)`)."""
+    if value is None or (isinstance(value, ast.Constant) and value.value is None):
+        return True
+    values = value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value]
+    return all(isinstance(v, ast.Constant) and type(v.value) is type(default) and v.value == default for v in values)
+
+
+def _wrap_fix(node: ast.Call, ctx: FunctionContext) -> Fix:
+    """`F.avg_pool2d(y, ...)` -> `_onnx_whole_pool(F.avg_pool2d, y, ...)`."""
+    helper = BY_KEY["whole_pool"].helper
+    source = ctx.file.source
+    func_end = source.span(node.func)[1]
+    paren = source.text.index("(", func_end)
+    edits = (Edit(paren + 1, paren + 1, f"{ctx.segment(node.func)}, "), ctx.replace(node.func, helper))
+    helpers = tuple(Helper(f"_onnx_{key}", helper_source(key)) for key in helper_chain("whole_pool"))
+    return Fix(f"Rewrite to `{helper}({ctx.segment(node.func)}, ...)` (helper added to the file)", edits, True,
+               imports=("torch",), helpers=helpers)
+
+
+RULES = [WholeInputPool]
