@@ -76,7 +76,8 @@ CASES = {
     "length_fill": ("ONX603", True, (FAILS, ORT)),  # a padding mask filled row by row up to each length
     "concat_pad": ("ONX608", False, (ORT, ORT)),  # icefall: `if seq_len != d * ds:` pad by repeating the last frame
     "index_range": ("ONX603", True, (FAILS, ORT)),  # entity linking: `[[x] for x in range(batch_size)]` as an index
-    "whole_pool": ("ONX408", False, (FAILS, FAILS)),  # BiSeNet / text CNN: F.avg_pool2d(x, x.size()[2:])
+    "whole_pool": ("ONX408", False, (FAILS, FAILS)),
+    "legacy_constructor": ("ONX206", False, (OK, ORT)),  # pix2pixHD: torch.FloatTensor(torch.Size(shape)).zero_()  # BiSeNet / text CNN: F.avg_pool2d(x, x.size()[2:])
 }
 # What the dynamo exporter's error says for the originals that fail (re-measured here).
 DYNAMO_ERRORS = {

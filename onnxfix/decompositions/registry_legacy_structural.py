@@ -236,7 +236,8 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
     Decomposition(
         "bitwise_or", ("torch.bitwise_or", "Tensor.bitwise_or"), True, ("bitwise_or int64",), (),
         "x + y - (x & y) on integers (exact with wrapping arithmetic); booleans keep |. The "
-        "operator form `a | b` is not rewritten (its dtype is unknown statically; bool masks export).",
+        "operator form `a | b` is rewritten only where an operand is known to be an integer "
+        "tensor (bool masks export).",
         rule="ONX519",
         proof=Proof(
             "torch.bitwise_or(i, j) + torch.bitwise_or(i, 6)",

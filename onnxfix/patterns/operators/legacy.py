@@ -19,6 +19,7 @@ from onnxfix.patterns.operators.base import (
 )
 from onnxfix.patterns.views.chains import SPLIT_METHODS, view_chain
 from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.int_dtype import is_integer_tensor
 from onnxfix.rewriter.precedence import BINARY, precedence
 from onnxfix.rewriter.rule import Edit, Fix, Helper
 
@@ -73,6 +74,8 @@ class LegacyUnsupportedMath(DecompositionRule):
 # Binary operators that are the same ATen op as a decomposed call: `a // b` is floor_divide and
 # `a >> b` is bitwise_right_shift when `a` is a tensor.
 _OPERATOR_KEYS = {ast.FloorDiv: "floor_divide", ast.RShift: "bitwise_right_shift"}
+# `|` and `^` on integer tensors (ONX519's): the legacy exporter translates them for bool only
+_INTEGER_OPERATORS = {ast.BitOr: "bitwise_or", ast.BitXor: "bitwise_xor"}
 # Augmented assignments on a tensor, the in-place operator methods (legacy has no symbolic for
 # any of them, measured): `x ^= y` -> `x.copy_(_onnx_bitwise_xor(x, y))`, the same tensor updated.
 _AUGMENTED = {ast.FloorDiv: ("floor_divide", "//=", "__ifloordiv__ int64"),
@@ -244,7 +247,7 @@ class LegacyStructural(DecompositionRule):
     code = "ONX519"
     name = "legacy-unsupported-structural"
     summary = "Pooling, resampling, indexing and layout ops the legacy exporter refuses: rewrite"
-    extra_triggers = ("^=", "|=", "&=")  # in-place xor / or / and on a tensor
+    extra_triggers = ("^", "|", "&=")  # xor / or on integer tensors, in place or not; in-place and
     exporters = (LEGACY,)  # dynamo exports every one of them
     default_safety = "safe"
     doc = rule_doc(
@@ -267,7 +270,9 @@ class LegacyStructural(DecompositionRule):
         "is invisible statically), `F.max_unpool2d` / `F.max_unpool1d`, `F.embedding_bag` with "
         "a padding_idx, `F.scaled_dot_product_attention(..., enable_gqa=True)`, and "
         "`torch.bitwise_or` / `bitwise_xor` / `bitwise_not` (function and method calls; the "
-        "operators `|`, `^`, `~` are not reported: their operands may be bool masks, which export; "
+        "operators `|` and `^` where an operand is known to be an integer tensor: a typed "
+        "constructor, an integer dtype or cast, or a recorded run; otherwise they are not "
+        "reported, nor is `~`: their operands may be bool masks, which export; "
         "the in-place `x ^= y` / `x |= y` / `x &= y` on a tensor are, for every dtype: legacy has "
         "no symbolic for `__ixor_` / `__ior_` / `__iand_`, and the fix writes the helper's (for "
         "`&=`, the operator's) result back with `copy_`; no fix where `x` may be a view of "
@@ -305,6 +310,25 @@ class LegacyStructural(DecompositionRule):
 
     def visit_AugAssign(self, node: ast.AugAssign, ctx: FunctionContext):
         yield from augmented_finding(self, node, ctx)
+
+    def visit_BinOp(self, node: ast.BinOp, ctx: FunctionContext):
+        """`a | b`, `a ^ b` with an operand known to be an integer tensor (bool masks export)."""
+        key = _INTEGER_OPERATORS.get(type(node.op))
+        if key is None or not (is_integer_tensor(node.left, ctx) or is_integer_tensor(node.right, ctx)):
+            return
+        if ctx.tensors.is_tensor(node.left) is False and ctx.tensors.is_tensor(node.right) is False:
+            return
+        decomposition = BY_KEY[key]
+        failed = catalog.failures(decomposition.catalog_cases)
+        if not failed:
+            return
+        helpers = tuple(Helper(f"_onnx_{k}", helper_source(k)) for k in helper_chain(key))
+        call = f"{decomposition.helper}({ctx.segment(node.left)}, {ctx.segment(node.right)})"
+        fix = Fix(f"Rewrite to `{call}`", (ctx.replace(node, call),), True, imports=("torch",), helpers=helpers)
+        message = (f"`{'|' if key == 'bitwise_or' else '^'}` on an integer tensor is `{decomposition.targets[0]}`, "
+                   f"which breaks ONNX export ({catalog.describe(failed)}; measured on torch {catalog.torch_version()}); "
+                   f"`{decomposition.helper}` computes it with exportable ops")
+        yield ctx.report(self, node, message, fix=fix, exporters=tuple(sorted(failed)))
 
     def cases(self, decomposition, node):
         key = decomposition.key

@@ -33,6 +33,7 @@ class WholeInputPool(DecompositionRule):
     summary = "pooling window taken from the input's own sizes (`F.avg_pool2d(x, x.size()[2:])`)"
     fix_availability = "always"
     default_safety = "safe"
+    extra_triggers = tuple(f"{kind}_pool{rank}d" for kind in ("avg", "max") for rank in (1, 2, 3))
     doc = RuleDoc(
         what="Finds average and max poolings (`F.avg_pool1d/2d/3d`, `F.max_pool1d/2d/3d`, "
         "`torch.max_pool2d`, ...) whose window is the input's trailing sizes: `x.size()[2:]`, "

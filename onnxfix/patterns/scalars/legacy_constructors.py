@@ -1,0 +1,106 @@
+"""ONX206: the legacy typed constructors given a size (`torch.FloatTensor(t.size()).zero_()`).
+
+Old model code (pix2pixHD's one-hot label maps, CLOVA's attention decoder) allocates with the
+typed constructors: `torch.FloatTensor(torch.Size(shape)).zero_()`, `torch.ByteTensor(t.size())`,
+`torch.LongTensor(b, n).fill_(0)`. A torch.Size or several numbers make them size constructors;
+a list or a tuple makes them data constructors (`torch.FloatTensor((2, 3))` is the 2-vector
+[2., 3.]). The legacy exporter records a size constructor as a constant of the export-time shape
+(silently wrong for other sizes). `torch.zeros` / `torch.full` / `torch.empty` with the size, the
+constructor's dtype and device are the same tensor, and both exporters take their sizes from the
+graph.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix.config import LEGACY
+from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
+
+DTYPES = {"FloatTensor": "float32", "DoubleTensor": "float64", "HalfTensor": "float16", "BFloat16Tensor": "bfloat16",
+          "ByteTensor": "uint8", "CharTensor": "int8", "ShortTensor": "int16", "IntTensor": "int32",
+          "LongTensor": "int64", "BoolTensor": "bool"}
+CONSTRUCTORS = {f"{module}.{name}": (dtype, device) for name, dtype in DTYPES.items()
+                for module, device in (("torch", "cpu"), ("torch.cuda", "cuda"))}
+
+
+class LegacySizeConstructor(Rule):
+    code = "ONX206"
+    name = "legacy-size-constructor"
+    summary = "`torch.FloatTensor(size)` and the other typed constructors given a size"
+    fix_availability = "sometimes"
+    default_safety = "safe"
+    exporters = (LEGACY,)  # torch.export reads the sizes (measured: tests/flow_models/legacy_constructor.py)
+    triggers = tuple(DTYPES)
+    doc = RuleDoc(
+        what="Finds `torch.FloatTensor`, `torch.ByteTensor`, `torch.LongTensor`, ... (and the "
+        "`torch.cuda.` ones) called with a size: a `torch.Size` (`t.size()`, `t.shape`, "
+        "`torch.Size(shape)`) or several numbers, alone, `.zero_()`-ed or `.fill_(v)`-ed.",
+        why="The legacy exporter records the allocation as a constant of the export-time shape: "
+        "measured on torch 2.13 (tests/flow_models/legacy_constructor.py, pix2pixHD's one-hot "
+        "encoder), the exported model is silently wrong for other sizes. The dynamo exporter "
+        "takes the sizes from the graph.",
+        example="input_label = torch.FloatTensor(torch.Size(shape)).zero_()",
+        use_instead="input_label = torch.zeros(torch.Size(shape), dtype=torch.float32, device=\"cpu\")",
+        fix_safety="Safe: `torch.zeros` (`.zero_()`), `torch.full` (`.fill_(v)`) or `torch.empty` "
+        "(a bare constructor: uninitialised either way) with the size as given, the constructor's "
+        "dtype and its device (`cpu`, or `cuda` for `torch.cuda.*`) is the same tensor. A list, "
+        "a tuple or a name the size oracle cannot read is data, not a size: left alone.",
+        references=("https://pytorch.org/docs/stable/tensors.html#torch.Tensor",),
+    )
+
+    def visit_Call(self, node: ast.Call, ctx: FunctionContext):
+        target = CONSTRUCTORS.get(ctx.qualname(node.func) or "")
+        if target is None or node.keywords or not node.args or not _size_arguments(node.args, ctx):
+            return
+        dtype, device = target
+        torch, imports = ctx.torch_name()
+        outer, factory, extra = _allocation(node, ctx)
+        sizes = [ctx.segment(a) for a in node.args]
+        if factory == "full" and len(sizes) > 1:
+            sizes = [f"({', '.join(sizes)})"]  # full takes the size as one sequence
+        arguments = ", ".join(sizes + extra)
+        text = f"{torch}.{factory}({arguments}, dtype={torch}.{dtype}, device=\"{device}\")"
+        fix = Fix(f"Allocate with `torch.{factory}`", (ctx.replace(outer, text),), safe=True, imports=imports)
+        yield ctx.report(self, node, f"`{ctx.segment(node.func)}` of a size: the legacy exporter records a constant of "
+                         f"the export-time shape; `torch.{factory}` with the size takes it from the graph", fix=fix)
+
+
+def _size_arguments(args: list[ast.expr], ctx: FunctionContext) -> bool:
+    """A torch.Size (`t.size()`, `t.shape`, `torch.Size(...)`), or numbers: sizes, never data."""
+    if any(isinstance(a, ast.Starred) for a in args):
+        return False
+    if len(args) == 1 and _torch_size(args[0], ctx):
+        return True
+    return all(ctx.ints.is_int(a) or ctx.sizes.is_size(a) for a in args) and not any(
+        isinstance(a, (ast.List, ast.Tuple)) for a in args)
+
+
+def _torch_size(node: ast.expr, ctx: FunctionContext) -> bool:
+    if isinstance(node, ast.Attribute) and node.attr == "shape":
+        return True
+    if isinstance(node, ast.Call) and ctx.qualname(node.func) == "torch.Size":
+        return True
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size"
+            and not node.args and not node.keywords)
+
+
+def _allocation(node: ast.Call, ctx: FunctionContext) -> tuple[ast.expr, str, list[str]]:
+    """(the expression replaced, the factory, its extra arguments): `.zero_()` -> zeros,
+    `.fill_(v)` -> full with v, else empty."""
+    parent = ctx.parent(node)
+    call = ctx.parent(parent) if isinstance(parent, ast.Attribute) and parent.value is node else None
+    if isinstance(call, ast.Call) and call.func is parent and not call.keywords:
+        if parent.attr == "zero_" and not call.args:
+            return call, "zeros", []
+        if parent.attr == "fill_" and len(call.args) == 1 and _number(call.args[0]):
+            return call, "full", [ctx.segment(call.args[0])]
+    return node, "empty", []
+
+
+def _number(node: ast.expr) -> bool:
+    """A number literal, signed or not (`torch.full` takes a Python number)."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) in (int, float, bool)
