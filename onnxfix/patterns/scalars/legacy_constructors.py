@@ -58,8 +58,8 @@ class LegacySizeConstructor(Rule):
         torch, imports = ctx.torch_name()
         outer, factory, extra = _allocation(node, ctx)
         sizes = [ctx.segment(a) for a in node.args]
-        if factory == "full" and len(sizes) > 1:
-            sizes = [f"({', '.join(sizes)})"]  # full takes the size as one sequence
+        if factory == "full" and not _torch_size(node.args[0], ctx):
+            sizes = [f"({', '.join(sizes)},)" if len(sizes) == 1 else f"({', '.join(sizes)})"]  # full takes one sequence
         arguments = ", ".join(sizes + extra)
         text = f"{torch}.{factory}({arguments}, dtype={torch}.{dtype}, device=\"{device}\")"
         fix = Fix(f"Allocate with `torch.{factory}`", (ctx.replace(outer, text),), safe=True, imports=imports)
