@@ -11,6 +11,7 @@ import ast
 
 from onnxfix.config import LEGACY
 from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.integers import int_constant, is_number
 from onnxfix.rewriter.rule import Fix, Helper, Rule, RuleDoc
 
 INDEX_REFERENCES = (
@@ -372,7 +373,85 @@ class BroadcastIndexWrite(Rule):
         return ctx.tensors.is_tensor(value) is not False
 
 
-RULES = [NegativeIndexRead, NonConsecutiveIndexWrite, BroadcastIndexWrite]
+
+class MaskAndIndexWrite(Rule):
+    code = "ONX704"
+    name = "mask-and-index-write"
+    summary = "index write with a boolean mask beside an integer index (`r[mask, 0] = x[mask]`)"
+    fix_availability = "always"
+    default_safety = "unsafe"
+    exporters = (LEGACY,)
+    doc = RuleDoc(
+        what="""
+            Finds writes `a[mask, i] = x[mask]` where `mask` is a comparison of `x` with a number
+            (`mask = x > 0`, bound once) and the other indices are integers: each selected
+            element of `x` written to column `i` of `a`.
+        """,
+        why="""
+            The legacy exporter turns the mask into indices and reshapes them against the
+            integer index wrongly: measured on torch 2.13 (tests/flow_models/mask_column_write.py),
+            the export succeeds and onnxruntime fails on every input ("The input tensor cannot be
+            reshaped to the requested shape"). A mask alone (`a[mask] = x[mask]`) exports, and
+            the dynamo exporter is correct.
+        """,
+        example="""
+            def forward(self, x):
+                r = torch.zeros((x.shape[0], 2), dtype=x.dtype)
+                mask = x > 0
+                r[mask, 0] = x[mask]
+                return r
+        """,
+        use_instead="""
+            def forward(self, x):
+                r = torch.zeros((x.shape[0], 2), dtype=x.dtype)
+                mask = x > 0
+                r[..., 0] = torch.where(mask, x, r[..., 0])
+                return r
+        """,
+        fix_safety="""
+            Unsafe: `a[..., i] = torch.where(mask, x, a[..., i])` writes the same elements
+            (the others get their own value back) when the mask covers every axis of `a` before
+            the integer indices (then `...` stands for them); a write that broadcasts the
+            selected values over trailing axes of `a` is not the same.
+        """,
+        references=INDEX_REFERENCES,
+    )
+
+    def visit_Assign(self, node: ast.Assign, ctx: FunctionContext):
+        target = _subscript_target(node)
+        if target is None or not isinstance(target.slice, ast.Tuple) or not _simple_receiver(target.value):
+            return
+        mask, *rest = target.slice.elts
+        source = _compared_source(mask, ctx)
+        value = node.value
+        if (source is None or not rest or any(int_constant(r) is None for r in rest)
+                or not (isinstance(value, ast.Subscript) and ast.dump(value.slice) == ast.dump(mask)
+                        and ast.dump(value.value) == ast.dump(source))):
+            return
+        torch, imports = ctx.torch_name()
+        column = f"{ctx.segment(target.value)}[..., {', '.join(ctx.segment(r) for r in rest)}]"
+        text = f"{column} = {torch}.where({ctx.segment(mask)}, {ctx.segment(source)}, {column})"
+        fix = Fix("Write the column with `torch.where`", (ctx.replace(node, text),), safe=False, imports=imports)
+        yield ctx.report(self, node, "index write with a boolean mask beside an integer index: the legacy exporter "
+                         "reshapes the mask's indices wrongly (onnxruntime fails); `torch.where` over the column "
+                         "writes the same elements (unsafe: the mask must cover every axis before the index)", fix=fix)
+
+
+def _compared_source(mask: ast.expr, ctx: FunctionContext) -> ast.expr | None:
+    """x of a name bound once to `x > c` (any comparison of x with a number): a mask of x's shape."""
+    if not isinstance(mask, ast.Name):
+        return None
+    values = ctx.assignments(mask.id)
+    if len(values) != 1 or not isinstance(values[0], ast.Compare):
+        return None
+    compare = values[0]
+    if (len(compare.ops) != 1 or isinstance(compare.ops[0], (ast.Is, ast.IsNot, ast.In, ast.NotIn))
+            or not is_number(compare.comparators[0]) or not _simple_receiver(compare.left)
+            or ctx.tensors.is_tensor(compare.left) is False):
+        return None
+    return compare.left
+
+RULES = [NegativeIndexRead, NonConsecutiveIndexWrite, BroadcastIndexWrite, MaskAndIndexWrite]
 
 
 def _subscript_target(node: ast.Assign) -> ast.Subscript | None:
