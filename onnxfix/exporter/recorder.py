@@ -46,7 +46,9 @@ def describe(value) -> Value:
     if scalar is not None:
         return scalar
     kind = type(value)
-    return Value("other", type=f"{kind.__module__}.{kind.__qualname__}")
+    # a tuple, list or torch.Size of ints (`max_size = list(max_size)`): its items are ints
+    whole = isinstance(value, (tuple, list)) and 0 < len(value) <= 16 and all(type(v) is int for v in value)
+    return Value("other", dtype="int" if whole else "", type=f"{kind.__module__}.{kind.__qualname__}")
 
 
 class _Record:

@@ -200,6 +200,8 @@ def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progr
     outcome = FixResult(mode)
     original = SourceFile.read(source).text  # decoded as the fixer reads it (BOM, encoding, line endings)
     evidence, outcome.evidence = record_evidence(target)
+    if evidence:
+        note_specialized(Path(evidence), before)
     static_fix = lambda keys: _static_fix(target, source, unsafe_fixes, keys, evidence)
     cache = (lambda text: (turn_cache_off(text, target.factory) or (text,))[0]) if cache_off else (lambda text: text)
     export = lambda fixed, keys=None: _export_text(replace(target, decompose=keys) if keys else target, source,
@@ -365,6 +367,24 @@ def _export_text(target: Target, source: Path, text: str, unsafe_fixes: bool | N
         rename = {os.path.realpath(copy): os.path.realpath(source)}
         return export_all(moved, static_findings(target, copy, unsafe_fixes), progress, rename,
                           sys_path=[str(source.resolve().parent)])
+
+
+SPECIALIZED = frozenset({"ONX914", "ONX915"})  # a guard specialized or restricted a dynamic dim
+
+
+def note_specialized(folder: Path, results: list[ExporterResult]) -> None:
+    """The lines the run's guards specialized, in each file's evidence: the static size oracle
+    treats the ints read there as sizes (rewriter/sizes.py), which lets the static fixes at the
+    very line the export named apply (a size reached through lists and helpers it cannot follow)."""
+    from onnxfix.rewriter.evidence import add_specialized
+
+    lines: dict[str, set[int]] = {}
+    for result in results:
+        for finding in result.findings:
+            if finding.code in SPECIALIZED and os.path.isfile(finding.location.path):
+                lines.setdefault(finding.location.path, set()).add(finding.location.line)
+    for path, found in lines.items():
+        add_specialized(folder, SourceFile.read(Path(path)).text, found)
 
 
 def record_evidence(target: Target) -> tuple[str | None, dict]:

@@ -6,6 +6,7 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable
 
+from onnxfix.config import DYNAMO
 from onnxfix.rewriter.callsites import CallSites
 from onnxfix.rewriter.config_numbers import is_config_int
 from onnxfix.rewriter.evidence import FileEvidence, FunctionEvidence, Value
@@ -68,11 +69,17 @@ class _FileView:
     def _finding(self, rule: "Rule", node: ast.AST, message: str | None, fix: Fix | None,
                  exporters: tuple[str, ...] | None, reached_from: str | None = None) -> Finding:
         source = self.file.source
+        exporters = rule.exporters if exporters is None else exporters
+        evidence = self.file.evidence
+        if evidence is not None and node.lineno in evidence.specialized and fix is not None and DYNAMO not in exporters:
+            # the run's guard specialized a dynamic dim on this line: torch.export is affected
+            # too, whatever the rule measured on its own cases (a size cast behind `math.ceil`)
+            exporters = (*exporters, DYNAMO)
         return Finding(
             code=rule.code, name=rule.name, message=message or rule.summary, path=self.file.display_path,
             line=node.lineno, col=source.column(node.lineno, node.col_offset),
             end_line=node.end_lineno, end_col=source.column(node.end_lineno, node.end_col_offset),
-            exporters=rule.exporters if exporters is None else exporters, fix=fix, reached_from=reached_from,
+            exporters=exporters, fix=fix, reached_from=reached_from,
         )
 
 

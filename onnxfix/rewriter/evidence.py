@@ -61,6 +61,9 @@ class FileEvidence:
     # an export the fix loop kept (it turned a verdict OK): the run's proof that the call fails
     # there and that the helper repairs it, whatever the static rules could see of its arguments
     decomposed: dict[int, frozenset[str]] = field(default_factory=dict)
+    # lines where an export's guard specialized a dynamic dim (ONX914/ONX915 of the first run):
+    # the int values read there are sizes, whatever the static size oracle could follow
+    specialized: frozenset[int] = frozenset()
 
     def for_function(self, node: ast.AST) -> FunctionEvidence | None:
         """The record of ``node`` (a def): matched by name and first line."""
@@ -139,6 +142,7 @@ def from_json(data: dict) -> FileEvidence:
         evidence.add(record)
     for key, line in data.get("decomposed", []):
         evidence.decomposed[int(line)] = evidence.decomposed.get(int(line), frozenset()) | {str(key)}
+    evidence.specialized = frozenset(int(line) for line in data.get("specialized", []))
     return evidence
 
 
@@ -164,6 +168,22 @@ def store(folder: Path, text: str, data: dict) -> Path:
 # ---- questions the rules ask ---------------------------------------------------------------
 
 FLOAT_DTYPES = frozenset({"float32", "float64"})
+
+
+def add_specialized(folder: Path, text: str, lines: set[int]) -> None:
+    """Note the lines an export's guards specialized in this text's evidence (kept if none)."""
+    path = evidence_path(folder, text)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        data = {"format": FORMAT, "functions": []}
+    data["specialized"] = sorted(set(data.get("specialized", [])) | lines)
+    store(folder, text, data)
+
+
+def all_int_sequences(values: frozenset[Value] | None) -> bool:
+    """Every observed value was a tuple, list or torch.Size of ints."""
+    return bool(values) and all(v.kind == "other" and v.dtype == "int" for v in values)
 
 
 def all_tensors(values: frozenset[Value] | None) -> bool:

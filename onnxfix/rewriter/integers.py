@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Callable
 
-from onnxfix.rewriter.evidence import all_ints
+from onnxfix.rewriter.evidence import all_int_sequences, all_ints
 
 if TYPE_CHECKING:
     from onnxfix.rewriter.context import FunctionContext
@@ -61,7 +61,8 @@ class IntegerOracle:
             return node.attr == "ndim" or (kind == "int" and self.ctx.is_config_int(node))
         if isinstance(node, ast.Subscript):
             return not isinstance(node.slice, ast.Slice) and (
-                _is_shape(node.value) or is_whole_shape(node.value) or self._shape_name(node.value))
+                _is_shape(node.value) or is_whole_shape(node.value) or self._shape_name(node.value)
+                or (kind == "int" and self._int_sequence_item(node)))
         if isinstance(node, ast.Call):
             return self._call(node, kind)
         if isinstance(node, ast.BinOp):
@@ -69,9 +70,30 @@ class IntegerOracle:
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
             return not nonneg and self._check(node.operand, kind)
         if isinstance(node, ast.Name):
-            # run-time evidence proves the type only: an int, never its sign
-            return self._name(node.id, kind) or (kind == "int" and all_ints(self.ctx.observed(node)))
+            # run-time evidence proves the type only: an int, never its sign (a guard may)
+            if self._name(node.id, kind):
+                return True
+            an_int = self._name(node.id, "int") or all_ints(self.ctx.observed(node))
+            return an_int and (kind == "int" or self._guarded_positive(node))
         return False
+
+    def _guarded_positive(self, node: ast.Name) -> bool:
+        """Read inside `if n > 0:` (or `n >= 1`), n the name itself or the name it is bound to
+        once (`stride = size_divisibility` under `if size_divisibility > 0:`)."""
+        names = {node.id}
+        values = self.ctx.assignments(node.id)
+        if len(values) == 1 and isinstance(values[0], ast.Name):
+            names.add(values[0].id)
+        for parent in self.ctx.enclosing(node):
+            if isinstance(parent, ast.If) and _positive_test(parent.test, names) and _in_body(node, parent):
+                return True
+        return False
+
+    def _int_sequence_item(self, node: ast.Subscript) -> bool:
+        """`max_size[-2]` where a recorded run saw `max_size` hold only tuples or lists of ints
+        (the type only, never the sign)."""
+        return (int_constant(node.slice) is not None and isinstance(node.value, ast.Name)
+                and all_int_sequences(self.ctx.observed(node.value)))
 
     def _shape_name(self, node: ast.AST) -> bool:
         """`hw[0]` with `hw = x.shape[-2:]` bound once: an item of a torch.Size."""
@@ -223,3 +245,20 @@ def unpacked_element(assign: ast.Assign, name: str) -> ast.AST | None:
                 if isinstance(element, ast.Name) and element.id == name:
                     return value
     return None
+
+
+def _positive_test(test: ast.expr, names: set[str]) -> bool:
+    """`n > 0` or `n >= 1` (n one of ``names``), alone or as a term of an `and`."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(_positive_test(value, names) for value in test.values)
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name)
+            and test.left.id in names):
+        return False
+    bound = int_constant(test.comparators[0])
+    return bound is not None and (isinstance(test.ops[0], ast.Gt) and bound >= 0
+                                  or isinstance(test.ops[0], ast.GtE) and bound >= 1)
+
+
+def _in_body(node: ast.AST, branch: ast.If) -> bool:
+    """``node`` is in the `if`'s body, not its test or `else`."""
+    return any(node is n for statement in branch.body for n in ast.walk(statement))

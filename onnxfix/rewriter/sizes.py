@@ -35,6 +35,8 @@ class SizeOracle:
         self._names: dict[str, bool] = {}
 
     def is_size(self, node: ast.AST) -> bool:
+        if self._specialized_int(node):
+            return True
         if isinstance(node, ast.Attribute):
             return node.attr == "shape" and not self.is_model_tensor(node.value)
         if isinstance(node, ast.Call):
@@ -54,6 +56,13 @@ class SizeOracle:
         if isinstance(node, ast.Name):
             return self._name(node.id)
         return False
+
+    def _specialized_int(self, node: ast.AST) -> bool:
+        """An int read (a name or an item) on a line where an export's guard specialized a
+        dynamic dim (`onnxfix export`'s first run): the run traced it to a size there."""
+        evidence = self.ctx.file.evidence
+        return (evidence is not None and isinstance(node, (ast.Name, ast.Subscript))
+                and getattr(node, "lineno", None) in evidence.specialized and self.ctx.ints.is_int(node))
 
     def is_size_quotient(self, node: ast.AST) -> bool:
         """A size, or a size divided by a value of any type (``H / self.window_size``): Python

@@ -238,11 +238,18 @@ class TensorOracle:
         return True if all(answers) else None
 
     def _numpy_value(self, value: ast.AST) -> bool:
-        """A NumPy call (`np.arange(n)`), arithmetic on one, or a tuple unpacking of one."""
+        """A NumPy call (`np.arange(n)`), arithmetic, indexing or a method chain on one, or a
+        tuple unpacking of one."""
         if isinstance(value, ast.Assign):
             value = value.value if all(isinstance(t, ast.Tuple) for t in value.targets) else None
         if isinstance(value, ast.BinOp):
             return self._numpy_value(value.left) or self._numpy_value(value.right)
+        if isinstance(value, ast.UnaryOp):
+            return self._numpy_value(value.operand)
+        if isinstance(value, ast.Subscript):  # `np.arange(n)[:, None]`
+            return self._numpy_value(value.value)
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and self.ctx.qualname(value.func) is None:
+            return self._numpy_value(value.func.value)  # `np.arange(n).reshape(1, -1)`, `.astype(...)`
         return isinstance(value, ast.Call) and (self.ctx.qualname(value.func) or "").split(".")[0] == "numpy"
 
     def _unpacks_tensors(self, assign: ast.Assign) -> bool:

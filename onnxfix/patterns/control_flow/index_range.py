@@ -39,8 +39,11 @@ def index_range_comprehension(node: ast.comprehension, ctx: FunctionContext) -> 
     torch, imports = ctx.torch_name()
     text = f"{torch}.arange({ctx.segment(count)})" + (".unsqueeze(1)" if column else "")
     unknown = [value for value, tensor in zip(indexed, known) if tensor is None]
-    fix = Fix("Index with `torch.arange` of the size", (ctx.replace(listcomp, text),), safe=not unknown, imports=imports)
-    return fix, WHY_UNSAFE.format(name=ctx.segment(unknown[0])) if unknown else ""
+    why = WHY_UNSAFE.format(name=ctx.segment(unknown[0])) if unknown else ""
+    if not ctx.ints.is_nonnegative_int(count):
+        why = f"`{ctx.segment(count)}` is not proven non-negative (range() of a negative count is empty, arange raises)"
+    fix = Fix("Index with `torch.arange` of the size", (ctx.replace(listcomp, text),), safe=not why, imports=imports)
+    return fix, why
 
 
 def _parent(node: ast.AST, ctx: FunctionContext) -> ast.AST | None:

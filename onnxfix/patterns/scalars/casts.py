@@ -420,9 +420,12 @@ def _float_valued(name: ast.Name, ctx: FunctionContext) -> bool:
 
 def _bound_value(value: ast.AST, name: str) -> ast.AST | None:
     """The expression a binding gives ``name``: the element of a tuple unpacking
-    (`w0, h0 = w0 + offset, h0 + offset`), None for other statements."""
+    (`w0, h0 = w0 + offset, h0 + offset`), the operand of an augmented one, None for other
+    statements."""
     if isinstance(value, ast.Assign):
         return unpacked_element(value, name)
+    if isinstance(value, ast.AugAssign):  # `w0 += self.interpolate_offset`: what is added
+        return value.value
     return value if isinstance(value, ast.expr) else None
 
 

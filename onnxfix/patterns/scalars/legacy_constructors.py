@@ -58,7 +58,7 @@ class LegacySizeConstructor(Rule):
         torch, imports = ctx.torch_name()
         outer, factory, extra = _allocation(node, ctx)
         sizes = [ctx.segment(a) for a in node.args]
-        if factory == "full" and not _torch_size(node.args[0], ctx):
+        if factory == "full" and (len(sizes) > 1 or ctx.ints.is_int(node.args[0])):
             sizes = [f"({', '.join(sizes)},)" if len(sizes) == 1 else f"({', '.join(sizes)})"]  # full takes one sequence
         arguments = ", ".join(sizes + extra)
         text = f"{torch}.{factory}({arguments}, dtype={torch}.{dtype}, device=\"{device}\")"
@@ -71,19 +71,27 @@ def _size_arguments(args: list[ast.expr], ctx: FunctionContext) -> bool:
     """A torch.Size (`t.size()`, `t.shape`, `torch.Size(...)`), or numbers: sizes, never data."""
     if any(isinstance(a, ast.Starred) for a in args):
         return False
-    if len(args) == 1 and _torch_size(args[0], ctx):
-        return True
+    if len(args) == 1:  # a torch.Size (all of one, a slice of one, a name bound to one) or one int
+        return _torch_size(args[0], ctx) or ctx.ints.is_int(args[0])
     return all(ctx.ints.is_int(a) or ctx.sizes.is_size(a) for a in args) and not any(
         isinstance(a, (ast.List, ast.Tuple)) for a in args)
 
 
 def _torch_size(node: ast.expr, ctx: FunctionContext) -> bool:
-    if isinstance(node, ast.Attribute) and node.attr == "shape":
-        return True
+    """`t.shape`, `t.size()` (t not known to be NumPy's), `torch.Size(...)`, a slice of one,
+    or a name bound once to one: a torch.Size, never data."""
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+        return _torch_size(node.value, ctx)
+    if isinstance(node, ast.Name) and not ctx.is_parameter(node.id):
+        values = ctx.assignments(node.id)
+        return len(values) == 1 and isinstance(values[0], ast.expr) and _torch_size(values[0], ctx)
     if isinstance(node, ast.Call) and ctx.qualname(node.func) == "torch.Size":
         return True
-    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size"
+    shape = isinstance(node, ast.Attribute) and node.attr == "shape"
+    size = (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size"
             and not node.args and not node.keywords)
+    receiver = node.value if shape else node.func.value if size else None
+    return receiver is not None and ctx.tensors.is_tensor(receiver) is not False
 
 
 def _allocation(node: ast.Call, ctx: FunctionContext) -> tuple[ast.expr, str, list[str]]:

@@ -77,10 +77,15 @@ class WholeInputPool(DecompositionRule):
 def _whole_window(window: ast.expr, source: ast.expr, rank: int) -> bool:
     """`x.size()[2:]` / `x.shape[-2:]` (x the pooled input), a tuple of `x.size(i)` /
     `x.shape[i]` over the last ``rank`` axes, or (rank 1) one of them alone."""
+    if isinstance(window, ast.Call) and isinstance(window.func, ast.Name) and window.func.id in ("tuple", "list") \
+            and len(window.args) == 1 and not window.keywords:
+        window = window.args[0]  # `tuple(x.shape[2:])`
     if isinstance(window, ast.Subscript) and isinstance(window.slice, ast.Slice):
-        lower, bound = window.slice.lower, _size_source(window.value)
-        return (bound is not None and _same(bound, source) and window.slice.upper is None and window.slice.step is None
-                and lower is not None and int_constant(lower) in (2, -rank))
+        lower, upper, bound = window.slice.lower, window.slice.upper, _size_source(window.value)
+        start = int_constant(lower) if lower is not None else None
+        whole = upper is None or (start is not None and start >= 0 and int_constant(upper) == start + rank)
+        return (bound is not None and _same(bound, source) and window.slice.step is None
+                and start in (2, -rank) and whole)
     items = window.elts if isinstance(window, (ast.Tuple, ast.List)) else [window] if rank == 1 else []
     axes = [_size_axis(item, source) for item in items]
     return len(axes) == rank and (axes == list(range(2, 2 + rank)) or axes == list(range(-rank, 0)))
@@ -97,9 +102,9 @@ def _size_source(node: ast.expr) -> ast.expr | None:
 
 
 def _size_axis(node: ast.expr, source: ast.expr) -> int | None:
-    """i of `x.shape[i]` / `x.size(i)` with x the pooled input."""
-    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
-        bound, index = node.value.value, node.slice
+    """i of `x.shape[i]` / `x.size()[i]` / `x.size(i)` with x the pooled input."""
+    if isinstance(node, ast.Subscript) and _size_source(node.value) is not None:  # x.shape[i], x.size()[i]
+        bound, index = _size_source(node.value), node.slice
     elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size"
           and len(node.args) == 1 and not node.keywords):
         bound, index = node.func.value, node.args[0]

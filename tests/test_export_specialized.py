@@ -1,0 +1,28 @@
+"""`onnxfix export --fix` keyed on the run's specialization: the lines whose guards specialized a
+dynamic dim (ONX914) make the ints read there sizes for the static rules (rewriter/sizes.py), so
+the fixes at the line the export named apply where no static rule could follow the size."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from onnxfix.cli import main as cli_main
+
+MODELS = Path(__file__).parent / "export_models"
+
+
+def test_a_size_read_through_a_tuple_of_maxima_is_fixed_at_the_specialized_line(capsys):
+    spec = MODELS / "padded_batch.py"
+    code = cli_main(["export", "--format", "json", f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
+                     "--probe-inputs", f"{spec}:probe_inputs",
+                     "--dynamic", "0:1=height,2=width", "--exporter", "dynamo", "--fix"])
+    (target,) = json.loads(capsys.readouterr().out)["targets"]
+    assert [r["verdict"] for r in target["results"]] == ["SILENTLY-WRONG"]
+    assert [(f["code"], f["location"]["row"]) for f in target["results"][0]["findings"]][:2] == [
+        ("ONX914", 16), ("ONX914", 17)]
+    assert target["static_findings"] == []  # statically, nothing is known to be a size here
+    fix = target["fix"]
+    assert [r["verdict"] for r in fix["results"]] == ["OK"]
+    assert "-        max_size[-2] = int(math.ceil(max_size[-2] / stride) * stride)\n" in fix["diff"]
+    assert "+        max_size[-2] = math.ceil(max_size[-2] / stride) * stride\n" in fix["diff"]
+    assert code == 0  # every export OK once fixed (the temporary copy; the file is unchanged)
