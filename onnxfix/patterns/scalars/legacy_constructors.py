@@ -41,8 +41,11 @@ class LegacySizeConstructor(Rule):
         "measured on torch 2.13 (tests/flow_models/legacy_constructor.py, pix2pixHD's one-hot "
         "encoder), the exported model is silently wrong for other sizes. The dynamo exporter "
         "takes the sizes from the graph.",
-        example="input_label = torch.FloatTensor(torch.Size(shape)).zero_()",
-        use_instead="input_label = torch.zeros(torch.Size(shape), dtype=torch.float32, device=\"cpu\")",
+        example="def forward(self, label_map):\n"
+        "    return torch.FloatTensor(label_map.size()).zero_().scatter_(1, label_map.long(), 1.0)",
+        use_instead="def forward(self, label_map):\n"
+        "    one_hot = torch.zeros(label_map.size(), dtype=torch.float32, device=\"cpu\")\n"
+        "    return one_hot.scatter_(1, label_map.long(), 1.0)",
         fix_safety="Safe: `torch.zeros` (`.zero_()`), `torch.full` (`.fill_(v)`) or `torch.empty` "
         "(a bare constructor: uninitialised either way) with the size as given, the constructor's "
         "dtype and its device (`cpu`, or `cuda` for `torch.cuda.*`) is the same tensor. A list, "

@@ -42,9 +42,10 @@ class WholeInputPool(DecompositionRule):
         "(tests/flow_models/whole_pool.py): the dynamo export specializes the dynamic sizes the window "
         "is read from, so the model is silently wrong for other sizes, and the legacy exporter fails "
         "(\"Failed to export a node ... onnx::Gather\", the window it cannot read).",
-        example="y = F.avg_pool2d(y, kernel_size=y.size()[2:]).view(y.size(0), -1)",
-        use_instead="y = _onnx_whole_pool(F.avg_pool2d, y, kernel_size=y.size()[2:]).view(y.size(0), -1)\n"
-        "# or: y.mean((2, 3), keepdim=True) / F.adaptive_avg_pool2d(y, 1)",
+        example="def forward(self, y):\n"
+        "    return F.avg_pool2d(y, kernel_size=y.size()[2:]).view(y.size(0), -1)",
+        use_instead="def forward(self, y):\n"
+        "    return y.mean((2, 3), keepdim=True).view(y.size(0), -1)  # or F.adaptive_avg_pool2d(y, 1)",
         fix_safety="Safe: the helper returns the op itself outside export (bit for bit). While "
         "exporting, a window equal to the input's trailing sizes with no padding, dilation, "
         "indices or divisor is a mean (a max) over those axes (the exported mean rounds as "
