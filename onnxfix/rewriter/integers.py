@@ -78,16 +78,22 @@ class IntegerOracle:
         return False
 
     def _guarded_positive(self, node: ast.Name) -> bool:
-        """Read inside `if n > 0:` (or `n >= 1`), n the name itself or the name it is bound to
-        once (`stride = size_divisibility` under `if size_divisibility > 0:`)."""
+        """Read inside `if n > 0:` (or `n >= 1`), n the name itself (never rebound) or a name
+        never assigned that it is bound to once (`stride = size_divisibility` under
+        `if size_divisibility > 0:`, size_divisibility a parameter)."""
         names = {node.id}
         values = self.ctx.assignments(node.id)
         if len(values) == 1 and isinstance(values[0], ast.Name):
             names.add(values[0].id)
+        elif values:
+            return False  # rebound: the value read may not be the one tested
         for parent in self.ctx.enclosing(node):
-            if isinstance(parent, ast.If) and _positive_test(parent.test, names) and _in_body(node, parent):
+            if (isinstance(parent, ast.If) and _positive_test(parent.test, names) and _in_body(node, parent)
+                    and not any(self.ctx.assignments(name) for name in names - {node.id})
+                    and not (node.id in _tested_names(parent.test) and self.ctx.assignments(node.id))):
                 return True
         return False
+
 
     def _int_sequence_item(self, node: ast.Subscript) -> bool:
         """`max_size[-2]` where a recorded run saw `max_size` hold only tuples or lists of ints
@@ -257,6 +263,10 @@ def _positive_test(test: ast.expr, names: set[str]) -> bool:
     bound = int_constant(test.comparators[0])
     return bound is not None and (isinstance(test.ops[0], ast.Gt) and bound >= 0
                                   or isinstance(test.ops[0], ast.GtE) and bound >= 1)
+
+
+def _tested_names(test: ast.expr) -> set[str]:
+    return {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
 
 
 def _in_body(node: ast.AST, branch: ast.If) -> bool:
