@@ -26,3 +26,21 @@ def test_a_size_read_through_a_tuple_of_maxima_is_fixed_at_the_specialized_line(
     assert "-        max_size[-2] = int(math.ceil(max_size[-2] / stride) * stride)\n" in fix["diff"]
     assert "+        max_size[-2] = math.ceil(max_size[-2] / stride) * stride\n" in fix["diff"]
     assert code == 0  # every export OK once fixed (the temporary copy; the file is unchanged)
+
+
+def test_an_unreadable_file_named_by_a_guard_is_skipped(tmp_path):
+    """A guard's frame in a file the rules cannot decode notes nothing and stops nothing."""
+    from types import SimpleNamespace
+
+    from onnxfix.exporter.locations import ExportFinding, Location
+    from onnxfix.exporter.session import note_specialized
+    from onnxfix.rewriter import evidence
+
+    broken, model = tmp_path / "broken.py", tmp_path / "model.py"
+    broken.write_bytes(b"x = 1\x00\n")
+    model.write_text("import torch\n\n\ndef f(x):\n    return x\n", encoding="utf-8")
+    findings = [ExportFinding("ONX914", "specialized", Location(str(path), line), "dynamo")
+                for path, line in ((broken, 1), (model, 5))]
+    note_specialized(tmp_path / "evidence", [SimpleNamespace(findings=findings)])
+    recorded = evidence.load(str(tmp_path / "evidence"), model.read_text(encoding="utf-8"))
+    assert recorded is not None and recorded.specialized == frozenset({5})

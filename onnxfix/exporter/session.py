@@ -377,6 +377,7 @@ def note_specialized(folder: Path, results: list[ExporterResult]) -> None:
     treats the ints read there as sizes (rewriter/sizes.py), which lets the static fixes at the
     very line the export named apply (a size reached through lists and helpers it cannot follow)."""
     from onnxfix.rewriter.evidence import add_specialized
+    from onnxfix.rewriter.source import SourceError
 
     lines: dict[str, set[int]] = {}
     for result in results:
@@ -384,7 +385,10 @@ def note_specialized(folder: Path, results: list[ExporterResult]) -> None:
             if finding.code in SPECIALIZED and os.path.isfile(finding.location.path):
                 lines.setdefault(finding.location.path, set()).add(finding.location.line)
     for path, found in lines.items():
-        add_specialized(folder, SourceFile.read(Path(path)).text, found)
+        try:
+            add_specialized(folder, SourceFile.read(Path(path)).text, found)
+        except SourceError:
+            continue  # a file the rules cannot read either: nothing to note
 
 
 def record_evidence(target: Target) -> tuple[str | None, dict]:

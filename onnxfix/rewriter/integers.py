@@ -69,6 +69,10 @@ class IntegerOracle:
             return self._binop(node, kind)
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
             return not nonneg and self._check(node.operand, kind)
+        if isinstance(node, ast.Name) and self.ctx.inner_scope(node) is not None:
+            # a lambda's parameter or a comprehension's variable is not the function's name: an
+            # item of a shape (`[int(t) for t in x.size()[1:]]`) or what the run saw
+            return self.ctx.shape_element(node.id) or (kind == "int" and all_ints(self.ctx.observed(node)))
         if isinstance(node, ast.Name):
             # run-time evidence proves the type only: an int, never its sign (a guard may)
             if self._name(node.id, kind):
@@ -81,6 +85,8 @@ class IntegerOracle:
         """Read inside `if n > 0:` (or `n >= 1`), n the name itself (never rebound) or a name
         never assigned that it is bound to once (`stride = size_divisibility` under
         `if size_divisibility > 0:`, size_divisibility a parameter)."""
+        if self.ctx.inner_scope(node) is not None:
+            return False  # a lambda's parameter or a comprehension's variable: not the name tested
         names = {node.id}
         values = self.ctx.assignments(node.id)
         if len(values) == 1 and isinstance(values[0], ast.Name):
