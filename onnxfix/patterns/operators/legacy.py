@@ -86,6 +86,20 @@ _AUGMENTED = {ast.FloorDiv: ("floor_divide", "//=", "__ifloordiv__ int64"),
               ast.BitAnd: (None, "&=", "__iand__ bool")}
 
 
+def operator_finding(rule: DecompositionRule, node: ast.BinOp, ctx: FunctionContext, key: str, described: str):
+    """`a OP b` -> the helper of decomposition ``key`` (exact), where the catalog measured the op failing."""
+    decomposition = BY_KEY[key]
+    failed = catalog.failures(decomposition.catalog_cases)
+    if not failed:
+        return
+    helpers = tuple(Helper(f"_onnx_{k}", helper_source(k)) for k in helper_chain(key))
+    call = f"{decomposition.helper}({ctx.segment(node.left)}, {ctx.segment(node.right)})"
+    fix = Fix(f"Rewrite to `{call}`", (ctx.replace(node, call),), True, imports=("torch",), helpers=helpers)
+    message = (f"{described} is `{decomposition.targets[0]}`, which breaks ONNX export ({catalog.describe(failed)}; "
+               f"measured on torch {catalog.torch_version()}); `{decomposition.helper}` computes it with exportable ops")
+    yield ctx.report(rule, node, message, fix=fix, exporters=tuple(sorted(failed)))
+
+
 def augmented_finding(rule: DecompositionRule, node: ast.AugAssign, ctx: FunctionContext):
     """`x ^= y` on a tensor `x` (a name or attribute: the fix reads it twice): written back with
     `copy_`, so the tensor is updated in place as the operator did."""
@@ -227,20 +241,7 @@ class LegacySilentlyWrong(DecompositionRule):
         key = _OPERATOR_KEYS.get(type(node.op))
         if key is None or ctx.tensors.is_tensor(node.left) is not True:
             return
-        decomposition = BY_KEY[key]
-        failed = catalog.failures(decomposition.catalog_cases)
-        if not failed:
-            return
-        helpers = tuple(Helper(f"_onnx_{k}", helper_source(k)) for k in helper_chain(key))
-        call = f"{decomposition.helper}({ctx.segment(node.left)}, {ctx.segment(node.right)})"
-        fix = Fix(f"Rewrite to `{call}`", (ctx.replace(node, call),), True, imports=("torch",), helpers=helpers)
-        symbol = "//" if key == "floor_divide" else ">>"
-        message = (
-            f"`{symbol}` on a tensor is `{decomposition.targets[0]}`, which breaks ONNX export "
-            f"({catalog.describe(failed)}; measured on torch {catalog.torch_version()}); "
-            f"`{decomposition.helper}` computes it with exportable ops"
-        )
-        yield ctx.report(self, node, message, fix=fix, exporters=tuple(sorted(failed)))
+        yield from operator_finding(self, node, ctx, key, f"`{'//' if key == 'floor_divide' else '>>'}` on a tensor")
 
 
 class LegacyStructural(DecompositionRule):
@@ -318,17 +319,7 @@ class LegacyStructural(DecompositionRule):
             return
         if ctx.tensors.is_tensor(node.left) is False and ctx.tensors.is_tensor(node.right) is False:
             return
-        decomposition = BY_KEY[key]
-        failed = catalog.failures(decomposition.catalog_cases)
-        if not failed:
-            return
-        helpers = tuple(Helper(f"_onnx_{k}", helper_source(k)) for k in helper_chain(key))
-        call = f"{decomposition.helper}({ctx.segment(node.left)}, {ctx.segment(node.right)})"
-        fix = Fix(f"Rewrite to `{call}`", (ctx.replace(node, call),), True, imports=("torch",), helpers=helpers)
-        message = (f"`{'|' if key == 'bitwise_or' else '^'}` on an integer tensor is `{decomposition.targets[0]}`, "
-                   f"which breaks ONNX export ({catalog.describe(failed)}; measured on torch {catalog.torch_version()}); "
-                   f"`{decomposition.helper}` computes it with exportable ops")
-        yield ctx.report(self, node, message, fix=fix, exporters=tuple(sorted(failed)))
+        yield from operator_finding(self, node, ctx, key, f"`{'|' if key == 'bitwise_or' else '^'}` on an integer tensor")
 
     def cases(self, decomposition, node):
         key = decomposition.key
