@@ -171,13 +171,14 @@ FLOAT_DTYPES = frozenset({"float32", "float64"})
 
 
 def add_specialized(folder: Path, text: str, lines: set[int]) -> None:
-    """Note the lines an export's guards specialized in this text's evidence (kept if none)."""
+    """Note the lines this run's guards specialized in this text's evidence (replacing an earlier
+    run's: the recorder rewrote the files it recorded, and a file it did not is noted afresh)."""
     path = evidence_path(folder, text)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         data = {"format": FORMAT, "functions": []}
-    data["specialized"] = sorted(set(data.get("specialized", [])) | lines)
+    data["specialized"] = sorted(lines)
     store(folder, text, data)
 
 
