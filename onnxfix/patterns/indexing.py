@@ -10,8 +10,9 @@ from __future__ import annotations
 import ast
 
 from onnxfix.config import LEGACY
+from onnxfix.rewriter.bool_dtype import is_bool_tensor
 from onnxfix.rewriter.context import FunctionContext
-from onnxfix.rewriter.integers import int_constant, is_number
+from onnxfix.rewriter.integers import int_constant
 from onnxfix.rewriter.rule import Fix, Helper, Rule, RuleDoc
 
 INDEX_REFERENCES = (
@@ -383,9 +384,9 @@ class MaskAndIndexWrite(Rule):
     exporters = (LEGACY,)
     doc = RuleDoc(
         what="""
-            Finds writes `a[mask, i] = x[mask]` where `mask` is a comparison of `x` with a number
-            (`mask = x > 0`, bound once) and the other indices are integers: each selected
-            element of `x` written to column `i` of `a`.
+            Finds writes `a[mask, i] = x[mask]` where `mask` is a bool tensor (a comparison, a
+            bool method, a name bound to one, or what a run saw) and the other indices are
+            integers: each selected element of `x` written to column `i` of `a`.
         """,
         why="""
             The legacy exporter turns the mask into indices and reshapes them against the
@@ -410,9 +411,9 @@ class MaskAndIndexWrite(Rule):
         """,
         fix_safety="""
             Unsafe: `a[..., i] = torch.where(mask, x, a[..., i])` writes the same elements
-            (the others get their own value back) when the mask covers every axis of `a` before
-            the integer indices (then `...` stands for them); a write that broadcasts the
-            selected values over trailing axes of `a` is not the same.
+            (the others get their own value back) when the mask has `x`'s shape and covers every
+            axis of `a` before the integer indices (then `...` stands for them); a write that
+            broadcasts the selected values over trailing axes of `a` is not the same.
         """,
         references=INDEX_REFERENCES,
     )
@@ -422,34 +423,21 @@ class MaskAndIndexWrite(Rule):
         if target is None or not isinstance(target.slice, ast.Tuple) or not _simple_receiver(target.value):
             return
         mask, *rest = target.slice.elts
-        source = _compared_source(mask, ctx)
         value = node.value
-        if (source is None or not rest or any(int_constant(r) is None for r in rest)
+        if (not rest or any(int_constant(r) is None for r in rest) or not is_bool_tensor(mask, ctx)
                 or not (isinstance(value, ast.Subscript) and ast.dump(value.slice) == ast.dump(mask)
-                        and ast.dump(value.value) == ast.dump(source))):
+                        and _simple_receiver(value.value) and ctx.tensors.is_tensor(value.value) is not False)):
             return
+        source = value.value
         torch, imports = ctx.torch_name()
         column = f"{ctx.segment(target.value)}[..., {', '.join(ctx.segment(r) for r in rest)}]"
         text = f"{column} = {torch}.where({ctx.segment(mask)}, {ctx.segment(source)}, {column})"
         fix = Fix("Write the column with `torch.where`", (ctx.replace(node, text),), safe=False, imports=imports)
         yield ctx.report(self, node, "index write with a boolean mask beside an integer index: the legacy exporter "
                          "reshapes the mask's indices wrongly (onnxruntime fails); `torch.where` over the column "
-                         "writes the same elements (unsafe: the mask must cover every axis before the index)", fix=fix)
+                         "writes the same elements (unsafe: the mask must have the value's shape and cover every axis before the index)", fix=fix)
 
 
-def _compared_source(mask: ast.expr, ctx: FunctionContext) -> ast.expr | None:
-    """x of a name bound once to `x > c` (any comparison of x with a number): a mask of x's shape."""
-    if not isinstance(mask, ast.Name):
-        return None
-    values = ctx.assignments(mask.id)
-    if len(values) != 1 or not isinstance(values[0], ast.Compare):
-        return None
-    compare = values[0]
-    if (len(compare.ops) != 1 or isinstance(compare.ops[0], (ast.Is, ast.IsNot, ast.In, ast.NotIn))
-            or not is_number(compare.comparators[0]) or not _simple_receiver(compare.left)
-            or ctx.tensors.is_tensor(compare.left) is False):
-        return None
-    return compare.left
 
 RULES = [NegativeIndexRead, NonConsecutiveIndexWrite, BroadcastIndexWrite, MaskAndIndexWrite]
 

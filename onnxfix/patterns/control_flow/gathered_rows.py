@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 
-from onnxfix.patterns.control_flow.loop_parts import is_row, is_zero, loop_length_source
+from onnxfix.patterns.control_flow.loop_parts import is_row, is_zero, loop_length_source, range_count
 from onnxfix.patterns.control_flow.repeated_rows import CONCATENATIONS
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix
@@ -26,7 +26,7 @@ def gathered_rows_comprehension(node: ast.comprehension, ctx: FunctionContext) -
     call = ctx.parent(listcomp) if isinstance(listcomp, ast.ListComp) else None
     if call is None or len(listcomp.generators) != 1 or node.ifs or node.is_async or not isinstance(node.target, ast.Name):
         return None, ""
-    count = _range_count(node.iter)
+    count = range_count(node.iter)
     row = _stacked_row(call, listcomp, ctx)
     selected = _row_selection(row, node.target.id, ctx) if row is not None else None
     if count is None or selected is None:
@@ -41,14 +41,6 @@ def gathered_rows_comprehension(node: ast.comprehension, ctx: FunctionContext) -
             f".expand(-1, -1, *{source}.shape[2:]))")
     fix = Fix("Select every row's positions with one `gather`", (ctx.replace(call, text),), safe=False)
     return fix, WHY_UNSAFE.format(a=source, b=index)
-
-
-def _range_count(iterable: ast.expr) -> ast.expr | None:
-    """n of `range(n)`."""
-    if (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "range"
-            and len(iterable.args) == 1 and not iterable.keywords):
-        return iterable.args[0]
-    return None
 
 
 def _stacked_row(call: ast.AST, listcomp: ast.ListComp, ctx: FunctionContext) -> ast.expr | None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 
-from onnxfix.patterns.control_flow.loop_parts import is_zero
+from onnxfix.patterns.control_flow.loop_parts import range_count
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix
 
@@ -27,7 +27,7 @@ def index_range_comprehension(node: ast.comprehension, ctx: FunctionContext) -> 
     listcomp = _parent(node, ctx)
     if not isinstance(listcomp, ast.ListComp) or len(listcomp.generators) != 1 or node.ifs or node.is_async:
         return None, ""
-    count, column = _range_count(node.iter), _element_shape(listcomp.elt, node.target)
+    count, column = range_count(node.iter), _element_shape(listcomp.elt, node.target)
     if count is None or column is None or _reads(count, node.target):
         return None, ""
     indexed = _indexed_values(listcomp, column, ctx)
@@ -49,18 +49,6 @@ def index_range_comprehension(node: ast.comprehension, ctx: FunctionContext) -> 
 def _parent(node: ast.AST, ctx: FunctionContext) -> ast.AST | None:
     """From the whole function's parent map: the uses come after the comprehension."""
     return next(iter(ctx.enclosing(node)), None)
-
-
-def _range_count(iterable: ast.expr) -> ast.expr | None:
-    """n of `range(n)` or `range(0, n)`."""
-    if not (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "range"
-            and not iterable.keywords):
-        return None
-    if len(iterable.args) == 1:
-        return iterable.args[0]
-    if len(iterable.args) == 2 and is_zero(iterable.args[0]):
-        return iterable.args[1]
-    return None
 
 
 def _element_shape(element: ast.expr, target: ast.expr) -> bool | None:

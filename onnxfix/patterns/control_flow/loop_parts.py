@@ -26,6 +26,18 @@ def loop_length_source(iterable: ast.expr) -> str | None:
     return None
 
 
+def range_count(iterable: ast.expr) -> ast.expr | None:
+    """n of `range(n)` or `range(0, n)`."""
+    if not (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "range"
+            and not iterable.keywords):
+        return None
+    if len(iterable.args) == 1:
+        return iterable.args[0]
+    if len(iterable.args) == 2 and is_zero(iterable.args[0]):
+        return iterable.args[1]
+    return None
+
+
 def is_zero(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) and int_constant(node) == 0  # unsigned `0` only
 

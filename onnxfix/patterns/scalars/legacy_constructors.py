@@ -5,7 +5,7 @@ typed constructors: `torch.FloatTensor(torch.Size(shape)).zero_()`, `torch.ByteT
 `torch.LongTensor(b, n).fill_(0)`. A torch.Size or several numbers make them size constructors;
 a list or a tuple makes them data constructors (`torch.FloatTensor((2, 3))` is the 2-vector
 [2., 3.]). The legacy exporter records a size constructor as a constant of the export-time shape
-(silently wrong for other sizes). `torch.zeros` / `torch.full` / `torch.empty` with the size, the
+(the flow model then fails in onnxruntime on other sizes). `torch.zeros` / `torch.full` / `torch.empty` with the size, the
 constructor's dtype and device are the same tensor, and both exporters take their sizes from the
 graph.
 """
@@ -16,6 +16,7 @@ import ast
 
 from onnxfix.config import LEGACY
 from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.integers import is_number
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 
 DTYPES = {"FloatTensor": "float32", "DoubleTensor": "float64", "HalfTensor": "float16", "BFloat16Tensor": "bfloat16",
@@ -39,8 +40,8 @@ class LegacySizeConstructor(Rule):
         "`torch.Size(shape)`) or several numbers, alone, `.zero_()`-ed or `.fill_(v)`-ed.",
         why="The legacy exporter records the allocation as a constant of the export-time shape: "
         "measured on torch 2.13 (tests/flow_models/legacy_constructor.py, pix2pixHD's one-hot "
-        "encoder), the exported model is silently wrong for other sizes. The dynamo exporter "
-        "takes the sizes from the graph.",
+        "encoder), the exported model fails in onnxruntime on other sizes (a constant of the wrong "
+        "shape can also pass silently). The dynamo exporter takes the sizes from the graph.",
         example="def forward(self, label_map):\n"
         "    return torch.FloatTensor(label_map.size()).zero_().scatter_(1, label_map.long(), 1.0)",
         use_instead="def forward(self, label_map):\n"
@@ -105,13 +106,7 @@ def _allocation(node: ast.Call, ctx: FunctionContext) -> tuple[ast.expr, str, li
     if isinstance(call, ast.Call) and call.func is parent and not call.keywords:
         if parent.attr == "zero_" and not call.args:
             return call, "zeros", []
-        if parent.attr == "fill_" and len(call.args) == 1 and _number(call.args[0]):
+        if parent.attr == "fill_" and len(call.args) == 1 and is_number(call.args[0]):
             return call, "full", [ctx.segment(call.args[0])]
     return node, "empty", []
 
-
-def _number(node: ast.expr) -> bool:
-    """A number literal, signed or not (`torch.full` takes a Python number)."""
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        node = node.operand
-    return isinstance(node, ast.Constant) and type(node.value) in (int, float, bool)

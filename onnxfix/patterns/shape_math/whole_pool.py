@@ -4,8 +4,10 @@
 refinement, re-ID and ST-GCN heads) and `F.max_pool1d(x, x.size(2))` (text CNNs) pool over the
 whole spatial extent with a window read from the input. Measured on torch 2.13
 (tests/realworld/hrnet_cls_head_avg_pool_kernel_size.py, tests/flow_models/whole_pool.py): the
-dynamo export specializes the dynamic sizes to the example's (silently wrong for others), and
-the legacy exporter fails ("Failed to export a node ... Gather": the window must be constants).
+dynamo export specializes the dynamic sizes to the example's, and
+the legacy exporter fails ("Failed to export a node ... Gather": the window must be constants);
+HRNet's head is silently wrong under dynamo for other sizes, the flow model's dynamo export fails
+on its declared dynamic sizes.
 `_onnx_whole_pool(F.avg_pool2d, ...)` runs the op itself in eager and, while exporting, a mean
 (a max) over those axes, which both exporters take for any size.
 """
@@ -15,7 +17,7 @@ from __future__ import annotations
 import ast
 
 from onnxfix.decompositions import BY_KEY, helper_chain, helper_source
-from onnxfix.patterns.operators.base import DecompositionRule
+from onnxfix.patterns.operators.base import NOT_LITERAL, DecompositionRule, argument, literal
 from onnxfix.rewriter.bindings import bound_once
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.integers import int_constant
@@ -38,10 +40,11 @@ class WholeInputPool(DecompositionRule):
         what="Finds average and max poolings (`F.avg_pool1d/2d/3d`, `F.max_pool1d/2d/3d`, "
         "`torch.max_pool2d`, ...) whose window is the input's trailing sizes: `x.size()[2:]`, "
         "`x.shape[-2:]`, `(x.size(2), x.size(3))`, `x.size(2)` for a 1-d pooling; a global pooling.",
-        why="The exporters need the window as constants. Measured on torch 2.13 "
-        "(tests/flow_models/whole_pool.py): the dynamo export specializes the dynamic sizes the window "
-        "is read from, so the model is silently wrong for other sizes, and the legacy exporter fails "
-        "(\"Failed to export a node ... onnx::Gather\", the window it cannot read).",
+        why="The exporters need the window as constants. Measured on torch 2.13: the dynamo export "
+        "specializes the dynamic sizes the window is read from (tests/flow_models/whole_pool.py: the "
+        "export fails on its declared dynamic sizes; HRNet's head, "
+        "tests/realworld/hrnet_cls_head_avg_pool_kernel_size.py: silently wrong for other sizes), and "
+        "the legacy exporter fails (\"Failed to export a node ... onnx::Gather\", the window it cannot read).",
         example="def forward(self, y):\n"
         "    return F.avg_pool2d(y, kernel_size=y.size()[2:]).view(y.size(0), -1)",
         use_instead="def forward(self, y):\n"
@@ -59,13 +62,11 @@ class WholeInputPool(DecompositionRule):
         if pool is None or any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
             return
         is_max, rank = pool
-        keywords = {k.arg: k.value for k in node.keywords}
-        source = node.args[0] if node.args else keywords.get("input")
-        window = node.args[1] if len(node.args) > 1 else keywords.get("kernel_size")
+        source, window = argument(node, "input", 0), argument(node, "kernel_size", 1)
         if source is None or window is None or not _whole_window(bound_once(window, ctx), source, rank):
             return
         other = next((name for name, position, default in OPTIONS[is_max]
-                      if not _default(node.args[position] if len(node.args) > position else keywords.get(name), default)), None)
+                      if not _default(literal(argument(node, name, position), default), default)), None)
         message = (f"pooling window `{ctx.segment(window)}`, the input's own sizes (a global pooling): the dynamo "
                    "exporter specializes them to the example's and the legacy exporter cannot read them")
         if other is not None:
@@ -118,12 +119,12 @@ def _same(a: ast.expr, b: ast.expr) -> bool:
     return ast.dump(a) == ast.dump(b)
 
 
-def _default(value: ast.expr | None, default) -> bool:
-    """Not given, None, or the literal default (each element of a tuple: `padding=(0, 0)`)."""
-    if value is None or (isinstance(value, ast.Constant) and value.value is None):
+def _default(value, default) -> bool:
+    """The literal default (or None), also for each element of a tuple (`padding=(0, 0)`)."""
+    if value is None:
         return True
-    values = value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value]
-    return all(isinstance(v, ast.Constant) and type(v.value) is type(default) and v.value == default for v in values)
+    values = value if isinstance(value, (tuple, list)) else (value,)
+    return value is not NOT_LITERAL and all(type(v) is type(default) and v == default for v in values)
 
 
 def _wrap_fix(node: ast.Call, ctx: FunctionContext) -> Fix:
