@@ -73,6 +73,8 @@ class IntegerOracle:
             # a lambda's parameter or a comprehension's variable is not the function's name: an
             # item of a shape (`[int(t) for t in x.size()[1:]]`) or what the run saw
             return self.ctx.shape_element(node.id) or (kind == "int" and all_ints(self.ctx.observed(node)))
+        if isinstance(node, ast.Name) and (constant := self.module_constant(node)) is not None:
+            return constant >= 0 or not nonneg
         if isinstance(node, ast.Name):
             # run-time evidence proves the type only: an int, never its sign (a guard may)
             if self._name(node.id, kind):
@@ -80,6 +82,14 @@ class IntegerOracle:
             an_int = self._name(node.id, "int") or all_ints(self.ctx.observed(node))
             return an_int and (kind == "int" or self._guarded_positive(node))
         return False
+
+    def module_constant(self, node: ast.AST) -> int | None:
+        """The int of a module-level constant (`SEQ_MULTI_OF = 32`) that the function reads:
+        a name it neither binds nor takes as a parameter."""
+        if not isinstance(node, ast.Name) or self.ctx.assignments(node.id) or self.ctx.is_parameter(node.id) \
+                or self.ctx.inner_scope(node) is not None:
+            return None
+        return self.ctx.file.module.constant_int(node.id)
 
     def _guarded_positive(self, node: ast.Name) -> bool:
         """Read inside `if n > 0:` (or `n >= 1`), n the name itself (never rebound) or a name
@@ -115,7 +125,8 @@ class IntegerOracle:
         return len(values) == 1 and is_whole_shape(values[0])
 
     def _binop(self, node: ast.BinOp, kind: str) -> bool:
-        if kind == "nonneg" and isinstance(node.op, ast.Mod) and (int_constant(node.right) or 0) > 0:
+        divisor = int_constant(node.right) if int_constant(node.right) is not None else self.module_constant(node.right)
+        if kind == "nonneg" and isinstance(node.op, ast.Mod) and (divisor or 0) > 0:
             return self._check(node.left, "int")  # Python's int % c is in [0, c) for c > 0: `(32 - h % 32) % 32`
         operators = NONNEGATIVE_OPERATORS if kind == "nonneg" else INT_OPERATORS
         if isinstance(node.op, operators):

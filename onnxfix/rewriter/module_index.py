@@ -7,7 +7,7 @@ scanned tree). scope.py builds the export-time scope from these.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterator, Protocol
 
 from onnxfix.rewriter.names import FUNCTION_NODES, Scope, module_scope
@@ -125,12 +125,34 @@ class ModuleIndex:
     functions: dict[str, ast.FunctionDef]
     path: str = ""  # as displayed in reports
     file: str = ""  # absolute path, the identity used across files (empty for text checks)
+    _constants: dict[str, int] | None = field(default=None, repr=False, compare=False)
 
     @property
     def identity(self) -> str:
         """What Entry.path holds: independent of the working directory, so a reach map cached
         by a run from another folder still names the same files."""
         return self.file or self.path
+
+    def constant_int(self, name: str) -> int | None:
+        """The value of a module-level `NAME = 32`: bound once, at the top level, to an int
+        literal, and never declared `global` in a function (which could rebind it)."""
+        if self._constants is None:
+            bound: dict[str, list[ast.AST]] = {}
+            for statement in self.tree.body:
+                targets = statement.targets if isinstance(statement, ast.Assign) else (
+                    [statement.target] if isinstance(statement, (ast.AugAssign, ast.AnnAssign)) else [])
+                for target in targets:
+                    for sub in ast.walk(target):
+                        if isinstance(sub, ast.Name):
+                            bound.setdefault(sub.id, []).append(statement)
+            rebound = {n for node in ast.walk(self.tree) if isinstance(node, ast.Global) for n in node.names}
+            self._constants = {
+                n: s[0].value.value for n, s in bound.items()
+                if len(s) == 1 and n not in rebound and isinstance(s[0], ast.Assign) and len(s[0].targets) == 1
+                and isinstance(s[0].targets[0], ast.Name) and isinstance(s[0].value, ast.Constant)
+                and type(s[0].value.value) is int
+            }
+        return self._constants.get(name)
 
     @classmethod
     def build(cls, tree: ast.Module, path: str = "", package: str | None = None, file: str = "") -> "ModuleIndex":

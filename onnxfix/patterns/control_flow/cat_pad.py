@@ -49,7 +49,7 @@ def concatenated_pad(node: ast.If, ctx: FunctionContext) -> tuple[str, str] | No
         return None
     block, dim = block
     block = names.get(block.id, block) if isinstance(block, ast.Name) else block
-    amount = _size_along(block, dim, ctx)
+    amount = size_along(block, dim, ctx)
     if amount is None:
         return None
     substituted = _polynomial(amount, names, {_atom(tested): _polynomial(other, names, {})})
@@ -58,7 +58,7 @@ def concatenated_pad(node: ast.If, ctx: FunctionContext) -> tuple[str, str] | No
     why = []
     if any(isinstance(s, ast.Assert) for s in node.body):
         why.append("the body's asserts now run where the sizes are equal too")
-    if not _same_dtype(block, padded, ctx):
+    if not same_dtype(block, padded, ctx):
         why.append("the block's dtype is not shown to be the tensor's (torch.cat promotes, even an empty block)")
     return padded, "; ".join(why)
 
@@ -80,7 +80,7 @@ def _body_names(statements: list[ast.stmt], test: ast.expr, padded: str | None) 
     return names
 
 
-def _same_dtype(block: ast.expr, padded: str | None, ctx: FunctionContext) -> bool:
+def same_dtype(block: ast.expr, padded: str | None, ctx: FunctionContext) -> bool:
     """`x[...].expand(...)` of the padded tensor, `x.new_zeros(...)`, or a factory given
     `dtype=x.dtype`: the block has the tensor's dtype, so the concatenation promotes nothing."""
     func = block.func if isinstance(block, ast.Call) else None
@@ -107,7 +107,7 @@ def _concatenated_block(cat: ast.expr | None, padded: str | None, ctx: FunctionC
     return block, dim
 
 
-def _size_along(block: ast.expr, dim: int, ctx: FunctionContext) -> ast.expr | None:
+def size_along(block: ast.expr, dim: int, ctx: FunctionContext) -> ast.expr | None:
     """The size of `T.expand(s0, s1, ...)` or `torch.zeros(s0, s1, ...)` along ``dim``."""
     if not isinstance(block, ast.Call) or block.keywords and not all(k.arg in ("dtype", "device") for k in block.keywords):
         return None

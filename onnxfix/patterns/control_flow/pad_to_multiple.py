@@ -21,6 +21,7 @@ import ast
 from onnxfix.patterns.control_flow.cat_pad import concatenated_pad
 from onnxfix.patterns.control_flow.size_parity import escapes_after, unconditional_body
 from onnxfix.patterns.control_flow.size_remainder import remainder_test
+from onnxfix.patterns.control_flow.vanishing import int_value, vanishing_body, without_empty_blocks, zero_amounts
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 from onnxfix.rewriter.statements import block_of, enclosing_statement, single_name_assignment
@@ -148,33 +149,48 @@ def _zero_pads_untested(node: ast.If, ctx: FunctionContext) -> bool:
             return False
         zero[part.left.id] = 0
     for statement in node.body[:-1]:
-        zero[single_name_assignment(statement)] = _value(statement.value, zero)
+        zero[single_name_assignment(statement)] = int_value(statement.value, zero)
     pad = node.body[-1].value
     amounts = pad.args[1] if len(pad.args) > 1 else next((k.value for k in pad.keywords if k.arg == "pad"), None)
     if isinstance(amounts, ast.Name) and amounts.id in zero:
         amounts = next((s.value for s in node.body if single_name_assignment(s) == amounts.id), None)
     return isinstance(amounts, (ast.Tuple, ast.List)) and bool(amounts.elts) and all(
-        _value(e, zero) == 0 for e in amounts.elts)
+        int_value(e, zero) == 0 for e in amounts.elts)
 
 
-_ARITHMETIC = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
-               ast.FloorDiv: lambda a, b: a // b if b else None, ast.Mod: lambda a, b: a % b if b else None}
+def _pads_several(node: ast.If, ctx: FunctionContext) -> bool:
+    """Longformer's `if padding_len > 0:` pads the mask and the tokens: the empty-blocks check
+    follows every target (the amount-pad one, only the last)."""
+    found = vanishing_body(node, ctx)
+    return found is not None and len(found[0]) > 1
 
 
-def _value(node: ast.expr, known: dict[str, int | None]) -> int | None:
-    """The int an expression of int literals and the names ``known`` holds evaluates to; None
-    when it reads anything else."""
-    if isinstance(node, ast.Constant) and type(node.value) is int:
-        return node.value
-    if isinstance(node, ast.Name):
-        return known.get(node.id)
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        inner = _value(node.operand, known)
-        return None if inner is None else -inner
-    if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:
-        left, right = _value(node.left, known), _value(node.right, known)
-        return None if left is None or right is None else _ARITHMETIC[type(node.op)](left, right)
-    return None
+def _an_elif(node: ast.If, ctx: FunctionContext) -> bool:
+    parent = ctx.parent(node)
+    return isinstance(parent, ast.If) and node in parent.orelse
+
+
+def _amounts(names: set[str]) -> str:
+    return " or ".join(f"`{n}`" for n in sorted(names))
+
+
+def _unsafe(why: list[str]) -> str:
+    return f" (unsafe: {'; '.join(why)})" if why else ""
+
+
+def _aliased(node: ast.IfExp, other: ast.expr, ctx: FunctionContext) -> list[str]:
+    """Why the copy the taken side makes could be seen where the original gave `other` itself:
+    the result or `other` written in place or handed on after the statement."""
+    if not isinstance(other, ast.Name):
+        return []  # a new tensor either way
+    statement = enclosing_statement(node, ctx)
+    result = single_name_assignment(statement) if statement is not None and statement.value is node else None
+    if result is None:
+        return [f"the result is `{other.id}` itself where the amount is 0, and it is handed on"]
+    for name in (result, other.id):
+        if escapes := escapes_after(name, statement, ctx):
+            return [f"`{name}` is {escapes} afterwards, and the taken side returns a copy of `{other.id}`"]
+    return []
 
 
 class PadToMultipleBranch(Rule):
@@ -183,7 +199,7 @@ class PadToMultipleBranch(Rule):
     summary = "Padding to a multiple of a size (and cropping back) under an `if` on the size: pad and crop always"
     fix_availability = "sometimes"
     default_safety = "per-finding"
-    triggers = ("pad",)
+    triggers = ("pad", "cat", "concat")
     doc = RuleDoc(
         what="Finds, in export-time code: `if A % B != 0:` whose body computes a pad of `B - A % B` into "
         "names and applies it with `F.pad` to a tensor (a body of the pad call alone is ONX601's), where `A` is a size (Swin's and FocalNet's `maybe_pad`, "
@@ -195,7 +211,11 @@ class PadToMultipleBranch(Rule):
         "tested (fairseq's `if pad_length > 0: x = x[:, :-pad_length]`); and `if A != B:` (A a size) around a pad "
         "by `torch.cat((x, block), dim)` whose block (`t.expand(...)`, `torch.zeros(...)`) has, along `dim`, an "
         "amount that is 0 where A == B (icefall's Zipformer: `pad = d_seq_len * ds - seq_len`, checked as "
-        "polynomials of the names with A replaced by B).",
+        "polynomials of the names with A replaced by B); and, in general, `if amount > 0:` (`!= 0`, `amount`, "
+        "`or` of such) whose body reassigns tensors (`x`, `x[k]`) to themselves concatenated with blocks, or "
+        "padded by amounts, that are empty where the amount is 0 (TabPFN's feature groups, Longformer's "
+        "window pad), and the conditional expression `torch.cat([x, x[-1:].repeat(n, 1)]) if n > 0 else x` "
+        "(or `x if n == 0 else ...`) whose other side is what remains (Z-Image's patch sequence).",
         why="With the size dynamic, torch.export guards on the branch (onnxfix reports ONX915: \"works "
         "only for sizes in 32, 36, 40, ...\") and the exported model pads or crops only as the export-time "
         "size needed: other sizes fail in onnxruntime (a Reshape of the unpadded windows) or come out the "
@@ -216,7 +236,13 @@ class PadToMultipleBranch(Rule):
         "slice to `-0` is empty), for 0 < amount <= the size it is the same slice; an amount larger than the "
         "size would wrap around instead of giving an empty tensor. The pad by concatenation: safe, unless the "
         "unpadded tensor is seen after the `if` as itself: where the sizes are equal the block is empty and "
-        "`torch.cat` gives the tensor's values (a copy); the body's asserts are kept as they are.",
+        "`torch.cat` gives the tensor's values (a copy); the body's asserts are kept as they are. The empty "
+        "blocks: safe where the amount is shown to be 0 when the test fails (`!= 0`, or `> 0` of an amount "
+        "proven non-negative, as `(-n) % 32` is), each dropped block has the kept tensor's dtype, and the kept "
+        "tensor is not seen as itself afterwards (the concatenation returns a copy); an amount `... % d` with "
+        "`d` from the configuration is non-negative only for a positive `d` (unsafe), and a dict or list item "
+        "replaced by its copy is not followed (unsafe); an amount that may be negative gets no fix (F.pad "
+        "would crop by it).",
         references=("https://github.com/huggingface/transformers/blob/main/src/transformers/models/swin/modeling_swin.py",),
     )
 
@@ -226,7 +252,8 @@ class PadToMultipleBranch(Rule):
         parts = remainder_test(node.test)
         if parts is not None and not parts[2] and ctx.sizes.is_size(parts[0]):
             yield from self._pad(node, parts[0], parts[1], ctx)
-        elif _positive_pad_test(node.test, ctx) and _is_padding_body(node.body, ctx) and _zero_pads_untested(node, ctx):
+        elif (_positive_pad_test(node.test, ctx) and _is_padding_body(node.body, ctx) and _zero_pads_untested(node, ctx)
+              and not _pads_several(node, ctx)):
             yield from self._amount_pad(node, ctx)
         elif found := concatenated_pad(node, ctx):
             padded, why = found
@@ -256,6 +283,42 @@ class PadToMultipleBranch(Rule):
             yield ctx.report(self, node, f"`{name}` is cropped only when a pad was applied: with the size dynamic, "
                              "torch.export keeps the export-time branch and the legacy exporter records it; "
                              "cropping to the unpadded size always leaves an unpadded tensor as it is", fix=fix)
+
+        elif not _an_elif(node, ctx) and (found := vanishing_body(node, ctx)):
+            yield from self._empty_blocks(node, *found, ctx)
+
+    def visit_IfExp(self, node: ast.IfExp, ctx: FunctionContext):
+        """`cat([x, block]) if amount > 0 else x` (or `x if amount == 0 else ...`): the side with
+        the blocks, where the amount is 0, is the other side."""
+        for taken, other, negated in ((node.body, node.orelse, False), (node.orelse, node.body, True)):
+            zero = zero_amounts(node.test, ctx, negated)
+            reduced = without_empty_blocks(taken, dict.fromkeys(zero[0], 0), ctx) if zero else None
+            if reduced is None or _dump(reduced[0]) != _dump(other):
+                continue
+            why = [*zero[1], *reduced[1], *_aliased(node, other, ctx)]
+            fix = Fix("Take the side with the blocks always: they are empty where the test fails",
+                      (ctx.replace(node, ctx.segment(taken)),), safe=not why)
+            yield ctx.report(self, node, f"`{ctx.segment(other)}` gets blocks only when {_amounts(zero[0])} is not 0: "
+                             "with the size dynamic, torch.export keeps the export-time side and the legacy exporter "
+                             "records it; where it is 0 the blocks are empty" + _unsafe(why), fix=fix)
+            return
+
+    def _empty_blocks(self, node: ast.If, targets: list[ast.expr], local: dict[str, ast.expr], why: list[str],
+                      ctx: FunctionContext):
+        why = list(why)
+        for target in targets:
+            if not isinstance(target, ast.Name):
+                why.append(f"`{ctx.segment(target)}` becomes a copy where it stayed itself (its container is not followed)")
+            elif escapes := escapes_after(target.id, node, ctx):
+                why.append(f"`{target.id}` is {escapes} after the `if`, and the concatenation or pad returns a copy")
+        fix = None if _read_outside(set(local), node, ctx) else self._unconditional(
+            node, ctx, [], safe=not why, title="Pad always: the blocks are empty where the test fails")
+        names = ", ".join(f"`{ctx.segment(t)}`" for t in targets)
+        zero = zero_amounts(node.test, ctx)[0]
+        verb = "get" if len(targets) > 1 else "gets"
+        yield ctx.report(self, node, f"{names} {verb} blocks only when {_amounts(zero)} is not 0: with the size dynamic, "
+                         "torch.export keeps the export-time branch and the legacy exporter records it; where it is 0 "
+                         "the blocks are empty" + _unsafe(why), fix=fix)
 
     def _pad(self, node: ast.If, a: ast.expr, b: ast.expr, ctx: FunctionContext):
         if len(node.body) == 1:
