@@ -494,3 +494,19 @@ def test_a_remainder_by_a_dynamic_size_is_computed_from_a_floor_division_while_e
     fix = target["fix"]
     assert (fix["decompositions"], fix["diff"]) == (["remainder_symbolic"], "")
     assert [r["verdict"] for r in fix["results"]] == ["OK"]
+
+
+def test_fake_quantizers_with_observers_off_are_exported_as_their_fake_quantization(capsys):
+    """torch.ao's fake-quantize modules of a QAT model with its observers disabled: neither exporter
+    takes them (an untranslatable fused op, a guard on a flag buffer); with the flags and qparams
+    read before tracing, both exports match PyTorch, which keeps the modules, on other sizes."""
+    spec = MODELS / "qat_observers_off.py"
+    code, document = _cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
+                                "--probe-inputs", f"{spec}:probe_inputs", "--dynamic", "0:0=batch,2=h,3=w",
+                                "--exporter", "both", "--fix"], capsys)
+    (target,) = document["targets"]
+    assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS", "EXPORT-FAILS"]
+    assert "fused_moving_avg_obs_f" in target["results"][1]["error"]
+    fix = target["fix"]
+    assert ("fake_quant_constants" in fix["decompositions"], fix["diff"]) == (True, "")
+    assert [r["verdict"] for r in fix["results"]] == ["OK", "OK"]

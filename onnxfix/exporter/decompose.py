@@ -38,6 +38,7 @@ from torch.overrides import TorchFunctionMode
 
 from onnxfix.decompositions import BY_KEY, DECOMPOSITIONS, Decomposition, load_function
 from onnxfix.exporter.export_repairs import EXPORT_REPAIRS
+from onnxfix.exporter.quant_stubs import fake_quant_constants
 
 
 @dataclass(frozen=True)
@@ -203,9 +204,10 @@ def _caller() -> tuple[str, int] | None:
 
 
 @contextmanager
-def decomposition_context(ops: Iterable[str] | None = None) -> Iterator[DecompositionMode]:
-    """Within the block, the chosen ops (all by default) run as their decompositions. The
-    yielded mode's ``used`` counts the calls decomposed (to report what was applied)."""
+def decomposition_context(ops: Iterable[str] | None = None, model=None) -> Iterator[DecompositionMode]:
+    """Within the block, the chosen ops (all by default) run as their decompositions, and the
+    named repairs' contexts are entered for ``model``. The yielded mode's ``used`` counts the
+    calls decomposed (to report what was applied)."""
     ops = None if ops is None else list(ops)
     repairs = [op for op in ops or () if op in EXPORT_REPAIRS]  # named only: never in "all"
     table = decomposition_table(None if ops is None else [op for op in ops if op not in repairs])
@@ -214,13 +216,13 @@ def decomposition_context(ops: Iterable[str] | None = None) -> Iterator[Decompos
     mode = DecompositionMode(table)
     with ExitStack() as settings:
         for context in dict.fromkeys(c for repair in repairs for c in EXPORT_REPAIRS[repair].contexts):
-            settings.enter_context(REPAIR_CONTEXTS[context]())
+            settings.enter_context(REPAIR_CONTEXTS[context](model))
         with mode:
             yield mode
 
 
 @contextmanager
-def _mha_fastpath_off() -> Iterator[None]:
+def _mha_fastpath_off(model=None) -> Iterator[None]:
     """nn.MultiheadAttention and nn.TransformerEncoderLayer call fused kernels
     (`torch._native_multi_head_attention`, `torch._transformer_encoder_layer_fwd`) in eval mode
     without gradients; with the fast path off they run their composite path, the same math
@@ -233,4 +235,5 @@ def _mha_fastpath_off() -> Iterator[None]:
         torch.backends.mha.set_fastpath_enabled(enabled)
 
 
-REPAIR_CONTEXTS = {"mha_fastpath_off": _mha_fastpath_off}
+# each takes the model being exported
+REPAIR_CONTEXTS = {"mha_fastpath_off": _mha_fastpath_off, "fake_quant_constants": fake_quant_constants}

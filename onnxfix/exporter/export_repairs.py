@@ -63,6 +63,15 @@ EXPORT_REPAIRS = {
         "model has one output per tensor, in the order eager is compared in",
         (),
     ),
+    "fake_quant_constants": ExportRepair(
+        r"fused_moving_avg_obs_f|data-dependent expression Eq\(u\d+, 1\)",
+        "torch.ao fake-quantize modules whose observer is off (a QAT model prepared for export) traced as the "
+        "fake quantization they compute, their flags and qparams read before tracing (exporter/quant_stubs.py): "
+        "torch.export cannot guard on the flag buffers, and neither exporter translates "
+        "torch.fused_moving_avg_obs_fake_quant; a module whose observer is on is left as it is",
+        ("fake_quantize_per_tensor_affine",),
+        contexts=("fake_quant_constants",),
+    ),
     "mha_fastpath_off": ExportRepair(
         r"aten::(?:_native_multi_head_attention|_transformer_encoder_layer_fwd)\b",
         "nn.MultiheadAttention's and nn.TransformerEncoderLayer's fused inference kernels (their 'fast path', "

@@ -58,7 +58,7 @@ def export_model(
     if exporter == "legacy":
         axes = {names[i]: dims for i, dims in dynamic.items()} | getattr(model, "onnxfix_output_axes", {})
         torch.onnx.export(
-            model, args, str(path), dynamo=False, input_names=names, output_names=outputs,
+            _without_fx_graph(model) if axes and not outputs else model, args, str(path), dynamo=False, input_names=names, output_names=outputs,
             dynamic_axes=axes or None, opset_version=opset,
         )
         return
@@ -68,6 +68,23 @@ def export_model(
         opset_version=opset, input_names=names if outputs else None, output_names=outputs,
     )
     program.save(str(path), external_data=False)
+
+
+class _FxModuleCall(torch.nn.Module):
+    """A torch.fx GraphModule called from a plain module: with dynamic axes and no output names,
+    the legacy exporter reads any model's `.graph` as a TorchScript graph (`model.graph.outputs()`:
+    "'Graph' object has no attribute 'outputs'" for an fx Graph, e.g. a prepare_qat_fx model)."""
+
+    def __init__(self, module: torch.nn.Module):
+        super().__init__()
+        self.module = module
+
+    def forward(self, *args):
+        return self.module(*args)
+
+
+def _without_fx_graph(model: torch.nn.Module) -> torch.nn.Module:
+    return _FxModuleCall(model) if isinstance(getattr(model, "graph", None), torch.fx.Graph) else model
 
 
 def _dynamo_shapes(model, names: list[str], args: tuple, dynamic: dict[int, dict[int, str]], named: bool = False):
@@ -126,7 +143,7 @@ def verify(
     with _model_file(out) as path:
         for stage, step in (("export", _export), ("checker", _check_onnx), ("runtime", _numerics)):
             on_stage(stage)
-            with _decompositions(decompose) if stage == "export" else contextlib.nullcontext() as mode, \
+            with _decompositions(decompose, model) if stage == "export" else contextlib.nullcontext() as mode, \
                     attributes_kept(model) if stage == "export" else contextlib.nullcontext():
                 if stage == "export":
                     step(verdict, exported, export_args, probes, dynamic, opset, path)
@@ -152,12 +169,12 @@ def _model_file(out: Path | None) -> Iterator[Path]:
         yield Path(folder) / "model.onnx"
 
 
-def _decompositions(ops: list[str] | None):
+def _decompositions(ops: list[str] | None, model):
     if ops is None:
         return contextlib.nullcontext()
     from onnxfix.exporter.decompose import decomposition_context
 
-    return decomposition_context(ops or None)
+    return decomposition_context(ops or None, model)
 
 
 def _failed(verdict: Verdict, kind: str, stage: str, error: str, started: float) -> Verdict:

@@ -98,6 +98,43 @@ def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
             yield from _statements(case.body)
 
 
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+def _module_scope_nodes(tree: ast.Module):
+    """Every node evaluated in the module's own scope: not inside a function, class or lambda
+    body (their definitions themselves are, as bindings of their names)."""
+    stack = list(tree.body)
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, _SCOPES):
+            stack.extend(ast.iter_child_nodes(node))
+
+
+def _names_bound(node: ast.AST) -> list[str]:
+    if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+        return [node.id]
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return [(a.asname or a.name).split(".")[0] for a in node.names]
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
+    if isinstance(node, ast.ExceptHandler) and node.name:
+        return [node.name]
+    return []
+
+
+def names_bound_in(function: ast.AST) -> set[str]:
+    """The names a function binds in its own scope (parameters, assignments, imports, loop and
+    `with` targets, nested definitions, `global`/`nonlocal` declarations)."""
+    names = {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}
+    for node in ast.walk(function):
+        names.update(_names_bound(node))
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            names.update(node.names)
+    return names
+
+
 def _is_register_buffer(node: ast.expr) -> bool:
     return (
         isinstance(node, ast.Call)
@@ -134,24 +171,22 @@ class ModuleIndex:
         return self.file or self.path
 
     def constant_int(self, name: str) -> int | None:
-        """The value of a module-level `NAME = 32`: bound once, at the top level, to an int
-        literal, and never declared `global` in a function (which could rebind it)."""
+        """The value of a module-level `NAME = 32`: its only binding at module scope (imports,
+        `if`/`try` blocks, loops, definitions included) an int literal assigned at the top
+        level, and never declared `global` in a function (which could rebind it)."""
         if self._constants is None:
             bound: dict[str, list[ast.AST]] = {}
-            for statement in self.tree.body:
-                targets = statement.targets if isinstance(statement, ast.Assign) else (
-                    [statement.target] if isinstance(statement, (ast.AugAssign, ast.AnnAssign)) else [])
-                for target in targets:
-                    for sub in ast.walk(target):
-                        if isinstance(sub, ast.Name):
-                            bound.setdefault(sub.id, []).append(statement)
+            for node in _module_scope_nodes(self.tree):
+                for bound_name in _names_bound(node):
+                    bound.setdefault(bound_name, []).append(node)
             rebound = {n for node in ast.walk(self.tree) if isinstance(node, ast.Global) for n in node.names}
-            self._constants = {
-                n: s[0].value.value for n, s in bound.items()
-                if len(s) == 1 and n not in rebound and isinstance(s[0], ast.Assign) and len(s[0].targets) == 1
-                and isinstance(s[0].targets[0], ast.Name) and isinstance(s[0].value, ast.Constant)
-                and type(s[0].value.value) is int
+            literals = {  # the target of a top-level `NAME = <int>` -> the int
+                id(s.targets[0]): s.value.value for s in self.tree.body
+                if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)
+                and isinstance(s.value, ast.Constant) and type(s.value.value) is int
             }
+            self._constants = {n: literals[id(b[0])] for n, b in bound.items()
+                               if len(b) == 1 and n not in rebound and id(b[0]) in literals}
         return self._constants.get(name)
 
     @classmethod

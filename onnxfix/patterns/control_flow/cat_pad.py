@@ -84,12 +84,16 @@ def same_dtype(block: ast.expr, padded: str | None, ctx: FunctionContext) -> boo
     """`x[...].expand(...)` of the padded tensor, `x.new_zeros(...)`, or a factory given
     `dtype=x.dtype`: the block has the tensor's dtype, so the concatenation promotes nothing."""
     func = block.func if isinstance(block, ast.Call) else None
-    if isinstance(func, ast.Attribute) and ctx.qualname(func) is None:
-        receiver = func.value.value if isinstance(func.value, ast.Subscript) else func.value
-        return isinstance(receiver, ast.Name) and receiver.id == padded
     dtype = next((k.value for k in getattr(block, "keywords", []) if k.arg == "dtype"), None)
-    return (isinstance(dtype, ast.Attribute) and dtype.attr == "dtype" and isinstance(dtype.value, ast.Name)
-            and dtype.value.id == padded)
+    if dtype is not None:  # given, it decides (`x.new_zeros(n, dtype=torch.float64)` is float64)
+        return (isinstance(dtype, ast.Attribute) and dtype.attr == "dtype" and isinstance(dtype.value, ast.Name)
+                and dtype.value.id == padded)
+    if isinstance(func, ast.Attribute) and ctx.qualname(func) is None:
+        receiver = func.value
+        while isinstance(receiver, ast.Subscript):
+            receiver = receiver.value
+        return isinstance(receiver, ast.Name) and receiver.id == padded
+    return False
 
 
 def _concatenated_block(cat: ast.expr | None, padded: str | None, ctx: FunctionContext) -> tuple[ast.expr, int] | None:
@@ -97,8 +101,9 @@ def _concatenated_block(cat: ast.expr | None, padded: str | None, ctx: FunctionC
     if not (isinstance(cat, ast.Call) and ctx.qualname(cat.func) in _CONCATENATIONS and cat.args):
         return None
     parts = cat.args[0]
-    dims = [*cat.args[1:], *(k.value for k in cat.keywords if k.arg == "dim")]
-    if not (isinstance(parts, (ast.Tuple, ast.List)) and len(parts.elts) == 2 and len(dims) <= 1):
+    dims = [*cat.args[1:], *(k.value for k in cat.keywords if k.arg in ("dim", "axis"))]
+    if any(k.arg == "out" for k in cat.keywords) or not (
+            isinstance(parts, (ast.Tuple, ast.List)) and len(parts.elts) == 2 and len(dims) <= 1):
         return None
     first, block = parts.elts
     dim = int_constant(dims[0]) if dims else 0

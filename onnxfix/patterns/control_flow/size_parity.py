@@ -94,6 +94,9 @@ def unconditional_body(ctx: FunctionContext, node: ast.If, rewrites: list[tuple[
     """The `if` replaced by its body, dedented to the `if`'s place, each (expression, text) of
     ``rewrites`` spliced in and the comments outside the body kept above it; None if the source
     cannot be tokenized."""
+    if any(isinstance(n, ast.Constant) and isinstance(n.value, (str, bytes)) and n.end_lineno != n.lineno
+           for statement in node.body for n in ast.walk(statement)):
+        return None  # dedenting the body would change a multi-line string's contents
     comments = comments_outside(ctx, node, node.body, kept_block=True)  # those between its statements stay in it
     if comments is None:
         return None
@@ -192,13 +195,31 @@ def escapes_after(name: str, node: ast.If, ctx: FunctionContext) -> str | None:
         if single_name_assignment(statement) == name:
             rebound = True
             break
-    if not rebound:
+    loop = next((a for a in ctx.ancestors(node) if isinstance(a, (ast.For, ast.While, ast.AsyncFor))), None)
+    if not rebound or loop is not None:  # in a loop, the statements before the `if` run after it too
         statements = [s for s in ast.walk(ctx.fn.node) if isinstance(s, ast.stmt) and s.lineno > node.end_lineno]
+        statements += loop.body if loop is not None else []
     for statement in statements:
         for current in ast.walk(statement):
             reason = _escape(current, name, ctx)
             if reason:
                 return reason
+    return _aliased_before(name, node, ctx)
+
+
+def _aliased_before(name: str, node: ast.AST, ctx: FunctionContext) -> str | None:
+    """`y = x` (or `x` stored in a container) before the `if`: the unpadded tensor stays
+    reachable under another name, which a write after the `if` would show."""
+    for statement in ast.walk(ctx.fn.node):
+        if isinstance(statement, ast.stmt) and statement.lineno < node.lineno and not isinstance(
+                statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.For, ast.While, ast.If, ast.With)):
+            for current in ast.walk(statement):
+                if isinstance(current, (ast.Assign, ast.AnnAssign)) and isinstance(current.value, ast.Name) \
+                        and current.value.id == name:
+                    return "aliased before the `if`"
+                if isinstance(current, (ast.List, ast.Tuple, ast.Set)) and not isinstance(getattr(current, "ctx", None), ast.Store) \
+                        and any(isinstance(e, ast.Name) and e.id == name for e in current.elts):
+                    return "stored before the `if`"
     return None
 
 
@@ -241,6 +262,9 @@ def _escape(current: ast.AST, name: str, ctx: FunctionContext) -> str | None:
             return "written in place"
         if any(k.arg in ("out", "inplace") for k in current.keywords):
             return "written in place"
+        if (ctx.qualname(func) or "").startswith("torch.nn.functional.") and any(
+                isinstance(a, ast.Constant) and a.value is True for a in current.args):
+            return "written in place"  # `F.relu(x, True)`: inplace given by position
         qualname = ctx.qualname(func) or ""
         if (not qualname.startswith("torch.") and not _torch_layer(func, ctx)
                 and any(bare(a) for a in [*current.args, *(k.value for k in current.keywords)])):

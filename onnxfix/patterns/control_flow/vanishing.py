@@ -122,18 +122,53 @@ def without_empty_blocks(expr: ast.expr, known: dict[str, int | None], ctx: Func
 
 
 def _kept_block(cat: ast.Call, known: dict[str, int | None], ctx: FunctionContext) -> tuple[ast.expr, list[str]] | None:
-    dims = [*cat.args[1:], *(k.value for k in cat.keywords if k.arg == "dim")]
+    dims = [*cat.args[1:], *(k.value for k in cat.keywords if k.arg in ("dim", "axis"))]
     dim = int_constant(dims[0]) if dims else 0
     parts = cat.args[0] if cat.args else None
-    if dim is None or len(dims) > 1 or not isinstance(parts, (ast.Tuple, ast.List)):
+    if dim is None or len(dims) > 1 or not isinstance(parts, (ast.Tuple, ast.List)) or any(
+            k.arg == "out" for k in cat.keywords):
         return None
     kept = [p for p in parts.elts if not _empty_along(p, dim, known, ctx)]
     if len(kept) != 1 or len(parts.elts) == 1 or isinstance(kept[0], ast.Starred):
         return None
+    dropped = [p for p in parts.elts if p is not kept[0]]
     why = []
-    if not all(_same_dtype_as(p, kept[0], ctx) for p in parts.elts if p is not kept[0]):
+    if not all(_same_dtype_as(p, kept[0], ctx) for p in dropped):
         why.append("an empty block's dtype is not shown to be the kept one's (torch.cat promotes, even an empty block)")
+    if not all(_harmless(p, ctx) for p in dropped):
+        why.append("an empty block's other arguments now run where they did not (an index, a call)")
     return kept[0], why
+
+
+def _harmless(block: ast.expr, ctx: FunctionContext) -> bool:
+    """Every part of the block is a name, a number, an attribute, a slice of a name, a size
+    (`x.shape[i]`, `x.size(i)`) or arithmetic on those, around the factory or method call
+    itself: evaluating it cannot raise or draw random numbers (`x[-1]` of an empty `x` raises)."""
+    def plain(node: ast.AST) -> bool:
+        if isinstance(node, (ast.Name, ast.Constant, ast.Load, ast.operator, ast.unaryop)):
+            return True
+        if isinstance(node, ast.Attribute):
+            return plain(node.value)
+        if isinstance(node, (ast.Tuple, ast.List)):
+            return all(plain(e) for e in node.elts)
+        if isinstance(node, (ast.BinOp, ast.UnaryOp)):
+            return all(plain(c) for c in ast.iter_child_nodes(node))
+        if isinstance(node, ast.Subscript):
+            index = node.slice
+            shape = isinstance(node.value, ast.Attribute) and node.value.attr == "shape"
+            sliced = isinstance(index, ast.Slice) or (
+                isinstance(index, ast.Tuple) and all(isinstance(e, ast.Slice) for e in index.elts))
+            return plain(node.value) and (shape or sliced) and all(plain(c) for c in ast.iter_child_nodes(index))
+        if isinstance(node, ast.Slice):
+            return all(plain(c) for c in ast.iter_child_nodes(node))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size":
+            return plain(node.func.value) and all(plain(a) for a in node.args)
+        return False
+
+    if not isinstance(block, ast.Call):
+        return False
+    receiver_ok = plain(block.func.value) if isinstance(block.func, ast.Attribute) and ctx.qualname(block.func) is None else True
+    return receiver_ok and all(plain(a) for a in block.args) and all(plain(k.value) for k in block.keywords)
 
 
 def _empty_along(block: ast.expr, dim: int, known: dict[str, int | None], ctx: FunctionContext) -> bool:
@@ -150,12 +185,7 @@ def _same_dtype_as(block: ast.expr, kept: ast.expr, ctx: FunctionContext) -> boo
     """The block is built from the kept tensor (`x[-1:].repeat(...)`, `x.new_zeros(...)`, a
     factory given `dtype=x.dtype`), or both are factories given the same dtype."""
     if isinstance(kept, ast.Name):
-        if same_dtype(block, kept.id, ctx):
-            return True
-        receiver = block.func.value if isinstance(block, ast.Call) and isinstance(block.func, ast.Attribute) else None
-        while isinstance(receiver, ast.Subscript):
-            receiver = receiver.value
-        return isinstance(receiver, ast.Name) and receiver.id == kept.id
+        return same_dtype(block, kept.id, ctx)
     dtypes = [next((_dump(k.value) for k in getattr(e, "keywords", []) if k.arg == "dtype"), None) for e in (block, kept)]
     kept_dtype = _dump(ast.Attribute(kept, "dtype", ast.Load()))
     return dtypes[0] is not None and dtypes[0] in (dtypes[1], kept_dtype)
