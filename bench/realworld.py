@@ -153,9 +153,20 @@ def eager_unchanged(original: Path, fixed: Path) -> str:
     except Exception as exc:  # the fixed file no longer runs: that is a changed result
         return f"fixed copy does not run: {type(exc).__name__}: {exc}"[:300]
     for i, (a, b) in enumerate(zip(ref, got)):
-        if len(a) != len(b) or not all(torch.equal(x, y) for x, y in zip(a, b)):
+        if not _same_output(a, b, torch):
             return f"input set {i}: outputs differ"
     return ""
+
+
+def _same_output(a, b, torch) -> bool:
+    """Bit-identical tensors in the same structure (lists of tensors, dicts, numbers)."""
+    if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+        return isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.dtype == b.dtype and torch.equal(a, b)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same_output(x, y, torch) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same_output(a[k], b[k], torch) for k in a)
+    return a == b
 
 
 def export_verdict(path: Path, exporter: str, dynamic: dict, isolated: bool, decompose: list[str] | None = None) -> dict:
