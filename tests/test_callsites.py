@@ -109,7 +109,9 @@ class M(nn.Module):
     assert findings(text) == [("ONX301", 3, True)]
 
 
-def test_recursion_proves_nothing():
+def test_recursion_is_followed_to_a_fixpoint_from_its_first_call():
+    """A recursive call's argument is judged assuming the parameter holds: from forward's size,
+    `n // 2` stays a value of the size at every depth, and `float()` of it is recorded."""
     text = """
 def down(t, n):
     if n > 1:
@@ -119,9 +121,9 @@ def down(t, n):
 
 class M(nn.Module):
     def forward(self, x):
-        return down(x, x.shape[0])  # a recursive call: not proven (no fixpoint is computed)
+        return down(x, x.shape[0])
 """
-    assert findings(text) == []
+    assert findings(text) == [("ONX203", 5, False)]
 
 
 BLOCKS = """

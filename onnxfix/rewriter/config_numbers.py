@@ -38,6 +38,8 @@ def is_config_number(node: ast.AST, ctx: "FunctionContext") -> bool:
 def is_config_int(node: ast.AST, ctx: "FunctionContext") -> bool:
     """A configuration number that is an int: ``__init__`` computes it with int literals, parameters
     annotated ``int`` or defaulting to an int, and integer arithmetic (``self.attn_num_splits``)."""
+    if isinstance(node, ast.Subscript) and ctx.is_self_attr(node.value) and int_constant(node.slice) is not None:
+        return _attribute_item_int(node.value.attr, int_constant(node.slice), ctx)
     if not ctx.is_self_attr(node):
         return False
     key = ("config int", node.attr)
@@ -55,6 +57,19 @@ def _attribute_number(cls: "ClassInfo", attr: str, ctx: "FunctionContext", depth
         return False
     checker = _InitNumbers(init, cls, ctx, depth, ints)
     return all(checker.number(v) for v in values)
+
+
+def _attribute_item_int(attr: str, index: int, ctx: "FunctionContext") -> bool:
+    """`self.patch_size[1]` where ``__init__`` sets `self.patch_size` to a tuple of config ints,
+    directly or through the parameter made a pair (`patch_size = (patch_size, patch_size)`)."""
+    key = ("config int item", attr, index)
+    if key not in ctx.cache:
+        init = ctx.fn.cls.methods.get("__init__") if ctx.fn.cls else None
+        values = _init_values(init, attr) if init is not None and init.args.args else []
+        checker = _InitNumbers(init, ctx.fn.cls, ctx, 0, ints=True) if values else None
+        ctx.cache[key] = bool(values) and not _written_outside_init(ctx.fn.cls, attr) and all(
+            checker.item_number(v, index) for v in values)
+    return ctx.cache[key]
 
 
 INT_OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)
@@ -134,6 +149,27 @@ class _InitNumbers:
                 return all(_InitNumbers(self.init, self.cls, self.ctx, self.depth).number(a) for a in node.args)
             return known and all(self.number(a) for a in node.args)
         return False
+
+    def item_number(self, value: ast.AST | None, index: int) -> bool:
+        """Item ``index`` of a tuple or list literal is a number; a parameter rebound once to
+        such a literal of itself (timm's `patch_size = (patch_size, patch_size)`) is read as
+        that literal, its items as the parameter's given value."""
+        pair_of = None
+        if isinstance(value, ast.Name) and value.id in self.parameters:
+            rebinds = [n for n in ast.walk(self.init) if isinstance(n, ast.Assign) and len(n.targets) == 1
+                       and isinstance(n.targets[0], ast.Name) and n.targets[0].id == value.id]
+            stores = sum(1 for n in ast.walk(self.init) if isinstance(n, ast.Name) and n.id == value.id
+                         and isinstance(n.ctx, ast.Store))
+            if len(rebinds) != 1 or stores != 1:
+                return False
+            pair_of, value = value.id, rebinds[0].value
+        if not (isinstance(value, (ast.Tuple, ast.List)) and -len(value.elts) <= index < len(value.elts)):
+            return False
+        item = value.elts[index]
+        if isinstance(item, ast.Name) and item.id == pair_of:  # the parameter's value before the rebinding
+            default = self.defaults.get(pair_of)
+            return int_constant(default) is not None and self._constructed_with_ints(pair_of)
+        return self.number(item)
 
     def _constructed_with_ints(self, name: str) -> bool:
         """Every `Cls(...)` in the file passes an int literal for ``name``, or nothing."""

@@ -47,6 +47,7 @@ class IntegerOracle:
     def __init__(self, ctx: "FunctionContext"):
         self.ctx = ctx
         self._names: dict[tuple[str, str], bool] = {}
+        self._pending: set[tuple[str, str]] = set()  # names whose bindings are being checked
 
     def is_int(self, node: ast.AST) -> bool:
         return self._check(node, "int")
@@ -186,7 +187,24 @@ class IntegerOracle:
         key = (name, kind)
         if key in self._names:
             return self._names[key]
-        self._names[key] = False  # a name defined through itself is not proven
+        if key in self._pending:
+            # a cycle through other names (Swin's `H, W = Wh, Ww` ... `Wh = (H + 1) // 2`): assumed
+            # to hold while the bindings are checked; every binding holding then proves it (each
+            # value the name takes at run time comes from a base binding through int operations)
+            return True
+        self._pending.add(key)
+        known = set(self._names)
+        try:
+            answer = self._name_bindings_hold(name, kind, key)
+        finally:
+            self._pending.discard(key)
+        if not answer:  # what was concluded meanwhile may rest on the assumption
+            for stale in set(self._names) - known:
+                del self._names[stale]
+        self._names[key] = answer
+        return answer
+
+    def _name_bindings_hold(self, name: str, kind: str, key: tuple[str, str]) -> bool:
         values = self.ctx.assignments(name)
         if self.ctx.is_parameter(name):
             # every call site passes an int (a non-negative one for "nonneg"), every rebinding too
@@ -200,7 +218,6 @@ class IntegerOracle:
         else:
             answer = bindings_hold(name, values, lambda v: self._assigned(name, v, kind),
                                    lambda: self._names.__setitem__(key, True))
-        self._names[key] = answer
         return answer
 
     def _assigned(self, name: str, value: ast.AST, kind: str) -> bool:

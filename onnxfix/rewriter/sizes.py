@@ -33,6 +33,7 @@ class SizeOracle:
     def __init__(self, ctx: "FunctionContext"):
         self.ctx = ctx
         self._names: dict[str, bool] = {}
+        self._pending: set[str] = set()  # names whose bindings are being checked
 
     def is_size(self, node: ast.AST) -> bool:
         if self._specialized_int(node):
@@ -156,7 +157,21 @@ class SizeOracle:
     def _name(self, name: str) -> bool:
         if name in self._names:
             return self._names[name]
-        self._names[name] = False
+        if name in self._pending:
+            return True  # a cycle through other names: assumed while the bindings are checked (integers.py)
+        self._pending.add(name)
+        known = set(self._names)
+        try:
+            answer = self._name_bindings_hold(name)
+        finally:
+            self._pending.discard(name)
+        if not answer:  # what was concluded meanwhile may rest on the assumption
+            for stale in set(self._names) - known:
+                del self._names[stale]
+        self._names[name] = answer
+        return answer
+
+    def _name_bindings_hold(self, name: str) -> bool:
         values = [v for v in self.ctx.assignments(name) if not isinstance(v, ast.AugAssign)]
         if self.ctx.is_parameter(name):
             # a parameter is a size when every call site passes one (and every rebinding is one:
@@ -169,7 +184,6 @@ class SizeOracle:
         else:
             answer = bindings_hold(name, values, lambda v: self._assigned_size(name, v),
                                    lambda: self._names.__setitem__(name, True))
-        self._names[name] = answer
         return answer
 
     def _constant(self, node: ast.AST) -> bool:

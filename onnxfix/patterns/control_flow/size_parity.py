@@ -77,16 +77,21 @@ def size_parity_pad(rule: Rule, node: ast.If, ctx: FunctionContext):
             return
         edits.append(removal)
     escapes = escapes_after(target, node, ctx)
+    configured = _configured_divisors(test)
     fix = Fix(
         "Pad always: the amounts are zero whenever the condition is false",
-        tuple(edits), safe=not escapes,
+        tuple(edits), safe=not escapes and not configured,
     )
     message = f"`if` on the parity of a size guarding a pad: {SIZE_BRANCH_FAILURE}; the pad amounts are zero when the condition is false, so the branch can go"
+    why = []
     if escapes:
-        message += (
-            f" (unsafe: `{target}` is {escapes} after the `if`; a zero pad returns a copy, so that "
-            "no longer reaches the unpadded tensor)"
-        )
+        why.append(f"`{target}` is {escapes} after the `if`; a zero pad returns a copy, so that "
+                   "no longer reaches the unpadded tensor")
+    if configured:
+        why.append(f"`(k - S % k) % k` is the amount only for a positive `{ctx.segment(configured[0])}`, "
+                   "a configuration number")
+    if why:
+        message += f" (unsafe: {'; '.join(why)})"
     yield ctx.report(rule, node.test, message, fix=fix)
 
 
@@ -128,7 +133,7 @@ def _parity_terms(test: ast.expr, ctx: FunctionContext) -> set[tuple[str, int]] 
                 return None
             if not (
                 (isinstance(op, (ast.NotEq, ast.Gt)) and right.value == 0)
-                or (isinstance(op, ast.Eq) and right.value == 1 and k == 2)
+                or (isinstance(op, ast.Eq) and right.value == 1 and k == "2")
             ):
                 return None
         elif _modulus(modulo, ctx) is None:
@@ -137,14 +142,22 @@ def _parity_terms(test: ast.expr, ctx: FunctionContext) -> set[tuple[str, int]] 
     return terms
 
 
-def _modulus(node: ast.expr, ctx: FunctionContext) -> int | None:
-    """k for `S % k` with S an integer size and k a positive int literal."""
+def _modulus(node: ast.expr, ctx: FunctionContext) -> str | None:
+    """k's text for `S % k` with S an integer size and k a positive int literal or an int of the
+    model's configuration (`self.patch_size[1]`, whose sign the source does not show)."""
     if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod)):
         return None
     k = node.right
-    if not (isinstance(k, ast.Constant) and type(k.value) is int and k.value > 0):
+    literal = isinstance(k, ast.Constant) and type(k.value) is int and k.value > 0
+    if not (literal or ctx.is_config_int(k)):
         return None
-    return k.value if ctx.sizes.is_size(node.left) and ctx.ints.is_int(node.left) else None
+    return ctx.segment(k) if ctx.sizes.is_size(node.left) and ctx.ints.is_int(node.left) else None
+
+
+def _configured_divisors(test: ast.expr) -> list[ast.expr]:
+    """The divisors of the test's remainders that are not literals (their sign is not shown)."""
+    return [n.right for n in ast.walk(test) if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod)
+            and not isinstance(n.right, ast.Constant)]
 
 
 def _zero_when_divisible(amount: ast.expr, terms: set[tuple[str, int]], ctx: FunctionContext) -> str | None:
@@ -168,10 +181,7 @@ def _zero_when_divisible(amount: ast.expr, terms: set[tuple[str, int]], ctx: Fun
     if isinstance(amount, ast.BinOp) and isinstance(amount.op, ast.Sub):
         left, right = amount.left, amount.right
         k = _modulus(right, ctx)
-        if (
-            k is not None and isinstance(left, ast.Constant) and left.value == k and type(left.value) is int
-            and (ctx.segment(right.left), k) in terms
-        ):
+        if k is not None and ctx.segment(left) == k and (ctx.segment(right.left), k) in terms:
             return "complement"
     return None
 
