@@ -510,3 +510,17 @@ def test_fake_quantizers_with_observers_off_are_exported_as_their_fake_quantizat
     fix = target["fix"]
     assert ("fake_quant_constants" in fix["decompositions"], fix["diff"]) == (True, "")
     assert [r["verdict"] for r in fix["results"]] == ["OK", "OK"]
+
+
+def test_weights_held_outside_registered_modules_export_with_their_gradients_off(capsys):
+    """RIFE's wrapper: the network lives in a plain Python object, so the legacy tracer meets its
+    weights as constants that require grad; with the flags off while exporting, it exports and
+    matches PyTorch on other sizes (the weights still require grad afterwards)."""
+    spec = MODELS / "unregistered_weights.py"
+    code, document = _cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
+                                "--probe-inputs", f"{spec}:probe_inputs", "--dynamic", "0:0=b,2=h,3=w", "--dynamic", "1:0=b,2=h,3=w",
+                                "--exporter", "legacy", "--fix"], capsys)
+    (target,) = document["targets"]
+    assert "Cannot insert a Tensor that requires grad" in target["results"][0]["error"]
+    fix = target["fix"]
+    assert (fix["decompositions"], [r["verdict"] for r in fix["results"]]) == (["gradients_off"], ["OK"])

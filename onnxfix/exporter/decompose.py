@@ -39,6 +39,7 @@ from torch.overrides import TorchFunctionMode
 from onnxfix.decompositions import BY_KEY, DECOMPOSITIONS, Decomposition, load_function
 from onnxfix.exporter.export_repairs import EXPORT_REPAIRS
 from onnxfix.exporter.quant_stubs import fake_quant_constants
+from onnxfix.exporter.unregistered import gradients_off
 
 
 @dataclass(frozen=True)
@@ -236,4 +237,5 @@ def _mha_fastpath_off(model=None) -> Iterator[None]:
 
 
 # each takes the model being exported
-REPAIR_CONTEXTS = {"mha_fastpath_off": _mha_fastpath_off, "fake_quant_constants": fake_quant_constants}
+REPAIR_CONTEXTS = {"mha_fastpath_off": _mha_fastpath_off, "fake_quant_constants": fake_quant_constants,
+                   "gradients_off": gradients_off}

@@ -72,6 +72,14 @@ EXPORT_REPAIRS = {
         ("fake_quantize_per_tensor_affine",),
         contexts=("fake_quant_constants",),
     ),
+    "gradients_off": ExportRepair(
+        r"Cannot insert a Tensor that requires grad as a constant",
+        "no tensor reachable from the model requires grad while exporting: the weights of modules held in plain "
+        "lists, dicts or Python objects (not registered, so recorded as constants by the legacy tracer, which "
+        "refuses them while they require grad); the same values, the flags restored afterwards",
+        (),
+        contexts=("gradients_off",),
+    ),
     "mha_fastpath_off": ExportRepair(
         r"aten::(?:_native_multi_head_attention|_transformer_encoder_layer_fwd)\b",
         "nn.MultiheadAttention's and nn.TransformerEncoderLayer's fused inference kernels (their 'fast path', "

@@ -56,3 +56,4 @@ def fake_quant_constants(model) -> Iterator[None]:
     finally:
         for module in patched:
             del module.forward
+

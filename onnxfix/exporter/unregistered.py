@@ -1,0 +1,56 @@
+"""Export-time repair: weights held outside registered modules (a network kept in a plain list,
+dict or Python object), which the legacy tracer records as constants and refuses while they
+require grad."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Iterator
+
+import torch
+
+
+@contextmanager
+def gradients_off(model) -> Iterator[None]:
+    """Within the block, no tensor reachable from ``model`` requires grad: its registered
+    parameters, and the weights of modules it holds in plain lists, dicts or Python objects (RIFE's
+    `Model` class holding `self.flownet`), which the legacy tracer records as constants and
+    refuses while they require grad ("Cannot insert a Tensor that requires grad as a constant").
+    The values are the same; the flags are restored afterwards."""
+    changed = [t for t in _reachable_tensors(model) if t.requires_grad and t.is_leaf]
+    for tensor in changed:
+        tensor.requires_grad_(False)
+    try:
+        yield
+    finally:
+        for tensor in changed:
+            tensor.requires_grad_(True)
+
+
+def _reachable_tensors(root, depth_limit: int = 6) -> list[torch.Tensor]:
+    seen: set[int] = set()
+    found: dict[int, torch.Tensor] = {}
+    stack = [(root, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if id(value) in seen or depth > depth_limit:
+            continue
+        seen.add(id(value))
+        if isinstance(value, torch.Tensor):
+            found[id(value)] = value
+        elif isinstance(value, (list, tuple, set, frozenset)):
+            stack.extend((v, depth) for v in value)
+        elif isinstance(value, dict):
+            stack.extend((v, depth) for v in value.values())
+        elif isinstance(value, torch.nn.Module):
+            stack.extend((v, depth) for v in vars(value).values())
+        elif _plain_object(value):  # only chains of the user's own objects are bounded
+            stack.extend((v, depth + 1) for v in vars(value).values())
+    return list(found.values())
+
+
+def _plain_object(value) -> bool:
+    """An instance of a user's class (not a module, function, class or torch internal)."""
+    kind = type(value)
+    return (hasattr(value, "__dict__") and not isinstance(value, type) and not callable(value)
+            and not kind.__module__.startswith(("torch", "builtins", "numpy")))
