@@ -96,6 +96,25 @@ class M(nn.Module):
     assert [c for c, _, _ in findings(text)] == []
 
 
+def test_a_size_test_every_call_passes_keeps_the_callers_shapes():
+    """mmseg's resize: `if isinstance(size, torch.Size): size = tuple(int(x) for x in size)`, every
+    call passing a slice of a shape: the items are sizes (ONX203 drops the `int()`, safe); a call
+    passing a tuple of numbers makes the parameter's type vary again: nothing proven."""
+    text = """
+def resize(input, size=None):
+    if isinstance(size, torch.Size):
+        size = tuple(int(x) for x in size)
+    return F.interpolate(input, size)
+
+
+class M(nn.Module):
+    def forward(self, x, img):
+        return resize(x, size=img.shape[2:])
+"""
+    assert findings(text) == [("ONX203", 4, True)]
+    assert findings(text.replace("size=img.shape[2:]", "size=(4, 4)")) == []
+
+
 def test_tensor_parameter_across_calls_makes_a_fix_safe():
     text = """
 def head(x):

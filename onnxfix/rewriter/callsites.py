@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from onnxfix.rewriter.constructed import iterated_attribute
 from onnxfix.rewriter.function_body import walk_function_body
+from onnxfix.rewriter.integers import is_whole_shape
 from onnxfix.rewriter.scope import ExportFunction
 
 if TYPE_CHECKING:
@@ -132,14 +133,15 @@ class CallSites:
             return None
         if not calls:
             return None  # an entry point or called from elsewhere: its inputs are unknown
-        if _type_tested(node, name):
+        tests = _type_tests(node, name)
+        if tests and not all(_size_test(t) for t in tests):
             return None  # `if not isinstance(start, torch.Tensor):` the parameter's type varies by branch
         positional = _positional(node)[1 if is_method else 0:]
         found: list[Binding] = []
         for call, ctx in calls:
             argument = _argument(call, positional, name)
-            if argument is None:
-                return None
+            if argument is None or (tests and not is_whole_shape(argument)):
+                return None  # mmseg's `if isinstance(size, torch.Size):` holds where every call passes one
             found.append((ctx, argument))
         return found
 
@@ -258,15 +260,18 @@ def _docstrings(tree: ast.Module):
 TYPE_TESTS = frozenset({"isinstance", "type", "is_tensor"})
 
 
-def _type_tested(fn: ast.AST, name: str) -> bool:
+def _type_tests(fn: ast.AST, name: str) -> list[ast.Call]:
     """``isinstance(name, ...)``, ``type(name)``, ``torch.is_tensor(name)`` in ``fn``: code
     written for several types of the parameter, where one type for the whole body is wrong."""
-    for node, _ in walk_function_body(fn):
-        if isinstance(node, ast.Call) and _simple_name(node) in TYPE_TESTS and node.args:
-            first = node.args[0]
-            if isinstance(first, ast.Name) and first.id == name:
-                return True
-    return False
+    return [node for node, _ in walk_function_body(fn)
+            if isinstance(node, ast.Call) and _simple_name(node) in TYPE_TESTS and node.args
+            and isinstance(node.args[0], ast.Name) and node.args[0].id == name]
+
+
+def _size_test(test: ast.Call) -> bool:
+    """`isinstance(size, torch.Size)`: a test every whole shape passes."""
+    return (_simple_name(test) == "isinstance" and len(test.args) == 2
+            and ast.unparse(test.args[1]) in ("torch.Size", "Size"))
 
 
 def _simple_name(node: ast.expr) -> str | None:

@@ -105,6 +105,25 @@ def _evaluated_outside(scope: ast.AST, child: ast.AST, node: ast.AST) -> bool:
     return child is first and any(n is node for n in ast.walk(first.iter))
 
 
+def _rebuilt_from(value: ast.AST, name: str) -> bool:
+    """`tuple(int(x) for x in size)` (mmseg's resize), `list(size)`: the items of ``name`` again,
+    each as it is or through `int()`: a sequence of the same sizes."""
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in ("tuple", "list")
+            and len(value.args) == 1 and not value.keywords):
+        return False
+    inner = value.args[0]
+    if isinstance(inner, ast.Name):
+        return inner.id == name
+    if not (isinstance(inner, (ast.GeneratorExp, ast.ListComp)) and len(inner.generators) == 1):
+        return False
+    loop = inner.generators[0]
+    item = inner.elt
+    if isinstance(item, ast.Call) and isinstance(item.func, ast.Name) and item.func.id == "int" and len(item.args) == 1:
+        item = item.args[0]
+    return (not loop.ifs and isinstance(loop.iter, ast.Name) and loop.iter.id == name and isinstance(loop.target, ast.Name)
+            and isinstance(item, ast.Name) and item.id == loop.target.id)
+
+
 class FunctionContext(_FileView):
     def __init__(self, file: FileContext, fn: ExportFunction):
         self.file = file
@@ -340,7 +359,7 @@ class FunctionContext(_FileView):
             return False
         values = self.assignments(node.id)
         if self.is_parameter(node.id):
-            return not values and self.across_calls(
+            return all(_rebuilt_from(v, node.id) for v in values) and self.across_calls(
                 "shape", node.id, lambda caller, arg: caller.is_shape_sequence(arg)
             )
         return bool(values) and all(isinstance(v, ast.expr) and is_whole_shape(v) for v in values)
