@@ -185,24 +185,7 @@ class IntegerOracle:
 
     def _name(self, name: str, kind: str) -> bool:
         key = (name, kind)
-        if key in self._names:
-            return self._names[key]
-        if key in self._pending:
-            # a cycle through other names (Swin's `H, W = Wh, Ww` ... `Wh = (H + 1) // 2`): assumed
-            # to hold while the bindings are checked; every binding holding then proves it (each
-            # value the name takes at run time comes from a base binding through int operations)
-            return True
-        self._pending.add(key)
-        known = set(self._names)
-        try:
-            answer = self._name_bindings_hold(name, kind, key)
-        finally:
-            self._pending.discard(key)
-        if not answer:  # what was concluded meanwhile may rest on the assumption
-            for stale in set(self._names) - known:
-                del self._names[stale]
-        self._names[key] = answer
-        return answer
+        return held_assuming_cycles(self._names, self._pending, key, lambda: self._name_bindings_hold(name, kind, key))
 
     def _name_bindings_hold(self, name: str, kind: str, key: tuple[str, str]) -> bool:
         values = self.ctx.assignments(name)
@@ -240,6 +223,29 @@ def _contradicted(ctx: "FunctionContext", name: str) -> bool:
         or (isinstance(argument, ast.BinOp) and isinstance(argument.op, ast.Div))
         for _, argument in ctx.parameter_bindings(name) or ()
     )
+
+
+def held_assuming_cycles(answers: dict, pending: set, key, check: Callable[[], bool]) -> bool:
+    """``answers[key]``, computed by ``check`` once. A question met again while it is being
+    answered (a cycle through other names: Swin's `H, W = Wh, Ww` ... `Wh = (H + 1) // 2`) is
+    assumed to hold: every binding holding then proves it, each value the name takes at run time
+    coming from a base binding through the same operations. When it does not hold, what was
+    concluded meanwhile may rest on the assumption and is dropped."""
+    if key in answers:
+        return answers[key]
+    if key in pending:
+        return True
+    pending.add(key)
+    known = set(answers)
+    try:
+        answer = check()
+    finally:
+        pending.discard(key)
+    if not answer:
+        for stale in set(answers) - known:
+            del answers[stale]
+    answers[key] = answer
+    return answer
 
 
 def bindings_hold(name: str, values: list, holds: Callable[[ast.AST], bool], assume: Callable[[], None]) -> bool:

@@ -9,7 +9,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from onnxfix.rewriter.config_numbers import is_config_number
-from onnxfix.rewriter.integers import bindings_hold, is_number, unpacked_element
+from onnxfix.rewriter.integers import bindings_hold, held_assuming_cycles, is_number, unpacked_element
 
 if TYPE_CHECKING:
     from onnxfix.rewriter.context import FunctionContext
@@ -155,21 +155,7 @@ class SizeOracle:
         return False
 
     def _name(self, name: str) -> bool:
-        if name in self._names:
-            return self._names[name]
-        if name in self._pending:
-            return True  # a cycle through other names: assumed while the bindings are checked (integers.py)
-        self._pending.add(name)
-        known = set(self._names)
-        try:
-            answer = self._name_bindings_hold(name)
-        finally:
-            self._pending.discard(name)
-        if not answer:  # what was concluded meanwhile may rest on the assumption
-            for stale in set(self._names) - known:
-                del self._names[stale]
-        self._names[name] = answer
-        return answer
+        return held_assuming_cycles(self._names, self._pending, name, lambda: self._name_bindings_hold(name))
 
     def _name_bindings_hold(self, name: str) -> bool:
         values = [v for v in self.ctx.assignments(name) if not isinstance(v, ast.AugAssign)]
