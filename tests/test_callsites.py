@@ -171,3 +171,44 @@ class Stack(nn.Module):
 ])
 def test_forward_of_blocks_in_a_module_list_is_bound_by_the_loop_calling_them(arg, extra, expected):
     assert findings(BLOCKS.format(arg=arg, extra=extra)) == expected
+
+
+def test_an_assumption_that_fails_drops_what_other_functions_concluded_on_it():
+    """f's `n` is checked through g's `m` (g's callers pass `n - 1`), which comes back to f's `n`,
+    assumed while it is checked; `n = n / 2` then fails it, and g's conclusion that `m` is an int,
+    drawn in g's oracle, must go with it: `int(m)` keeps no safe fix (m is 1.5 for a size of 5)."""
+    text = """
+class M(nn.Module):
+    def forward(self, x):
+        return f(x, x.shape[-1])
+
+
+def f(x, n):
+    k = int(n)
+    n = n / 2
+    if k > 2:
+        return g(x, n - 1)
+    return x * k
+
+
+def g(x, m):
+    return f(x, m) + x * int(m)
+"""
+    assert not any(safe for _, _, safe in findings(text))
+
+
+def test_a_rebuilt_list_is_no_shape_once_written():
+    """`size = list(size)` can be written afterwards (`size[0] = size[0] / 4`): its items are no
+    sizes, and `int()` of them stays."""
+    text = """
+def resize(x, size):
+    size = list(size)
+    size[0] = size[0] / 4
+    return x * sum([int(v) for v in size])
+
+
+class M(nn.Module):
+    def forward(self, x, y):
+        return resize(x, y.shape[2:])
+"""
+    assert not any(safe for _, _, safe in findings(text))

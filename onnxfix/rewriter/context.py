@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable
 
 from onnxfix.config import DYNAMO
@@ -12,7 +12,7 @@ from onnxfix.rewriter.config_numbers import is_config_int
 from onnxfix.rewriter.evidence import FileEvidence, FunctionEvidence, Value
 from onnxfix.rewriter.export_guards import exporters_skipping
 from onnxfix.rewriter.function_body import walk_function_body
-from onnxfix.rewriter.integers import IntegerOracle
+from onnxfix.rewriter.integers import CycleLedger, IntegerOracle
 from onnxfix.rewriter.size_lists import unpacks_size_list
 from onnxfix.rewriter.module_index import ModuleIndex, is_torch_module_qualname
 from onnxfix.rewriter.paths import shown
@@ -33,6 +33,7 @@ class FileContext:
     display_path: str
     evidence: FileEvidence | None = None  # what an eager run saw in this exact text, if one ran
     calls: CallSites | None = None  # what parameters receive at the file's call sites (callsites.py)
+    cycles: CycleLedger = field(default_factory=CycleLedger)  # the oracles' assumed answers (integers.py)
 
 
 LINE_LIMIT = 99  # a fix's replacement line longer than this is laid out one element per line
@@ -106,10 +107,10 @@ def _evaluated_outside(scope: ast.AST, child: ast.AST, node: ast.AST) -> bool:
 
 
 def _rebuilt_from(value: ast.AST, name: str) -> bool:
-    """`tuple(int(x) for x in size)` (mmseg's resize), `list(size)`: the items of ``name`` again,
-    each as it is or through `int()`: a sequence of the same sizes."""
-    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in ("tuple", "list")
-            and len(value.args) == 1 and not value.keywords):
+    """`tuple(int(x) for x in size)` (mmseg's resize), `tuple(size)`: the items of ``name`` again,
+    each as it is or through `int()`, in a sequence nothing can write: the same sizes."""
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "tuple"
+            and len(value.args) == 1 and not value.keywords):  # a list could be written in place afterwards
         return False
     inner = value.args[0]
     if isinstance(inner, ast.Name):

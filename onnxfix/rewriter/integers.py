@@ -47,7 +47,6 @@ class IntegerOracle:
     def __init__(self, ctx: "FunctionContext"):
         self.ctx = ctx
         self._names: dict[tuple[str, str], bool] = {}
-        self._pending: set[tuple[str, str]] = set()  # names whose bindings are being checked
 
     def is_int(self, node: ast.AST) -> bool:
         return self._check(node, "int")
@@ -185,7 +184,8 @@ class IntegerOracle:
 
     def _name(self, name: str, kind: str) -> bool:
         key = (name, kind)
-        return held_assuming_cycles(self._names, self._pending, key, lambda: self._name_bindings_hold(name, kind, key))
+        return held_assuming_cycles(self.ctx.file.cycles, self._names, key,
+                                    lambda: self._name_bindings_hold(name, kind, key))
 
     def _name_bindings_hold(self, name: str, kind: str, key: tuple[str, str]) -> bool:
         values = self.ctx.assignments(name)
@@ -225,26 +225,39 @@ def _contradicted(ctx: "FunctionContext", name: str) -> bool:
     )
 
 
-def held_assuming_cycles(answers: dict, pending: set, key, check: Callable[[], bool]) -> bool:
+class CycleLedger:
+    """The questions being answered across one file's oracles (a parameter's question goes to its
+    callers' oracles), and the answers given, in order: when an assumed answer turns out False,
+    every answer given since it was assumed, in any function's oracle, is dropped."""
+
+    def __init__(self):
+        self.pending: set = set()
+        self.given: list[tuple[dict, object]] = []
+
+
+def held_assuming_cycles(ledger: CycleLedger, answers: dict, key, check: Callable[[], bool]) -> bool:
     """``answers[key]``, computed by ``check`` once. A question met again while it is being
     answered (a cycle through other names: Swin's `H, W = Wh, Ww` ... `Wh = (H + 1) // 2`) is
     assumed to hold: every binding holding then proves it, each value the name takes at run time
     coming from a base binding through the same operations. When it does not hold, what was
-    concluded meanwhile may rest on the assumption and is dropped."""
+    concluded meanwhile may rest on the assumption and is dropped (ledger: across functions)."""
     if key in answers:
         return answers[key]
-    if key in pending:
+    marker = (id(answers), key)
+    if marker in ledger.pending:
         return True
-    pending.add(key)
-    known = set(answers)
+    ledger.pending.add(marker)
+    since = len(ledger.given)
     try:
         answer = check()
     finally:
-        pending.discard(key)
+        ledger.pending.discard(marker)
     if not answer:
-        for stale in set(answers) - known:
-            del answers[stale]
+        for concluded, stale in ledger.given[since:]:
+            concluded.pop(stale, None)
+        del ledger.given[since:]
     answers[key] = answer
+    ledger.given.append((answers, key))
     return answer
 
 

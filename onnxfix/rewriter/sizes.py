@@ -33,7 +33,6 @@ class SizeOracle:
     def __init__(self, ctx: "FunctionContext"):
         self.ctx = ctx
         self._names: dict[str, bool] = {}
-        self._pending: set[str] = set()  # names whose bindings are being checked
 
     def is_size(self, node: ast.AST) -> bool:
         if self._specialized_int(node):
@@ -155,7 +154,7 @@ class SizeOracle:
         return False
 
     def _name(self, name: str) -> bool:
-        return held_assuming_cycles(self._names, self._pending, name, lambda: self._name_bindings_hold(name))
+        return held_assuming_cycles(self.ctx.file.cycles, self._names, name, lambda: self._name_bindings_hold(name))
 
     def _name_bindings_hold(self, name: str) -> bool:
         values = [v for v in self.ctx.assignments(name) if not isinstance(v, ast.AugAssign)]
