@@ -183,8 +183,10 @@ def _stored_attributes(statement: ast.stmt, ctx: FunctionContext) -> set[str] | 
     """What one statement of a rebuild stores on the module; None for any other statement."""
     if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.value, ast.Call):
         target = statement.targets[0]
-        root = target.value if isinstance(target, ast.Subscript) else target
-        return {root.attr} if ctx.is_self_attr(root) else None
+        # YOLOv5's `self.grid[i], self.anchor_grid[i] = self._make_grid(nx, ny, i)`: each item one
+        targets = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
+        roots = [t.value if isinstance(t, ast.Subscript) else t for t in targets]
+        return {root.attr for root in roots} if roots and all(ctx.is_self_attr(r) for r in roots) else None
     if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
         builder = _builder(statement.value, ctx)
         if builder is None:
