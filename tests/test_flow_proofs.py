@@ -44,6 +44,7 @@ CASES = {
     "deepcopy_model": ("ONX304", True, (FAILS, ORT)),
     "negative_index": ("ONX701", False, (OK, WRONG)),
     "non_consecutive": ("ONX702", False, (OK, FAILS)),
+    "padding_mask_fill": ("ONX705", False, (OK, ORT)),  # WavLM: `hidden_states[~padding_mask] = 0.0`, a (batch, frames) mask
     "broadcast_write": ("ONX703", True, (OK, ORT)),
     "raise_check": ("ONX601", False, (FAILS, OK)),  # `if <tensor>: raise` skipped while exporting
     "size_parity_pad": ("ONX601", False, (ORT, ORT)),  # branch on a size's parity around a zero pad

@@ -1,4 +1,4 @@
-"""ONX7xx: advanced indexing the legacy exporter translates wrongly or not at all.
+"""ONX701-ONX704: advanced indexing the legacy exporter translates wrongly or not at all.
 
 The dynamo exporter handles every pattern here (measured on torch 2.13, static and dynamic
 shapes), so these rules target the legacy exporter only: they report when the project's
@@ -84,7 +84,7 @@ def is_tensor_index(node: ast.expr, ctx: FunctionContext) -> bool:
     return integer_literal(node, ctx) is not None or bool(ctx.tensors.is_tensor(node))
 
 
-def _simple_receiver(node: ast.expr) -> bool:
+def simple_receiver(node: ast.expr) -> bool:
     """Cheap and side-effect free to evaluate twice: a name or an attribute chain."""
     while isinstance(node, ast.Attribute):
         node = node.value
@@ -157,7 +157,7 @@ class NegativeIndexRead(Rule):
         )
 
     def _fix(self, node, elements, literals, ctx: FunctionContext) -> Fix | None:
-        if not _simple_receiver(node.value):
+        if not simple_receiver(node.value):
             return None
         edits = []
         receiver = ctx.segment(node.value)
@@ -234,7 +234,7 @@ class NonConsecutiveIndexWrite(Rule):
     )
 
     def visit_Assign(self, node: ast.Assign, ctx: FunctionContext):
-        target = _subscript_target(node)
+        target = subscript_target(node)
         if target is None:
             return
         elements = index_elements(target)
@@ -253,7 +253,7 @@ class NonConsecutiveIndexWrite(Rule):
         )
 
     def _fix(self, node: ast.Assign, target: ast.Subscript, elements, positions, ctx: FunctionContext) -> Fix | None:
-        if not _simple_receiver(target.value):
+        if not simple_receiver(target.value):
             return None
         index = [ctx.segment(elements[i]) for i in positions]
         index += [_slice_text(elements[i], ctx) for i in range(len(elements)) if i not in positions]
@@ -336,7 +336,7 @@ class BroadcastIndexWrite(Rule):
     )
 
     def visit_Assign(self, node: ast.Assign, ctx: FunctionContext):
-        target = _subscript_target(node)
+        target = subscript_target(node)
         if target is None:
             return
         elements = index_elements(target)
@@ -344,7 +344,7 @@ class BroadcastIndexWrite(Rule):
             return  # computed indices (masks, aranges) usually come with values of the indexed shape
         if not self._may_broadcast(node.value, target, ctx):
             return
-        if not _simple_receiver(target.value):
+        if not simple_receiver(target.value):
             fix = None
         else:
             value = ctx.segment(node.value)
@@ -419,14 +419,14 @@ class MaskAndIndexWrite(Rule):
     )
 
     def visit_Assign(self, node: ast.Assign, ctx: FunctionContext):
-        target = _subscript_target(node)
-        if target is None or not isinstance(target.slice, ast.Tuple) or not _simple_receiver(target.value):
+        target = subscript_target(node)
+        if target is None or not isinstance(target.slice, ast.Tuple) or not simple_receiver(target.value):
             return
         mask, *rest = target.slice.elts
         value = node.value
         if (not rest or any(int_constant(r) is None for r in rest) or not is_bool_tensor(mask, ctx)
                 or not (isinstance(value, ast.Subscript) and ast.dump(value.slice) == ast.dump(mask)
-                        and _simple_receiver(value.value) and ctx.tensors.is_tensor(value.value) is not False)):
+                        and simple_receiver(value.value) and ctx.tensors.is_tensor(value.value) is not False)):
             return
         source = value.value
         torch, imports = ctx.torch_name()
@@ -442,7 +442,7 @@ class MaskAndIndexWrite(Rule):
 RULES = [NegativeIndexRead, NonConsecutiveIndexWrite, BroadcastIndexWrite, MaskAndIndexWrite]
 
 
-def _subscript_target(node: ast.Assign) -> ast.Subscript | None:
+def subscript_target(node: ast.Assign) -> ast.Subscript | None:
     """The subscript written by `t[...] = value` (one target), else None."""
     if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Subscript):
         return None

@@ -1,0 +1,90 @@
+"""ONX705: a number written through a boolean mask that may index fewer axes than the tensor has
+(`hidden_states[~padding_mask] = 0.0`, the mask over (batch, frames) of (batch, frames, hidden))."""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix.config import LEGACY
+from onnxfix.patterns.indexing.rules import INDEX_REFERENCES, simple_receiver, subscript_target
+from onnxfix.rewriter.bool_dtype import is_bool_tensor
+from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.integers import is_number
+from onnxfix.rewriter.precedence import ATOM, operand
+from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
+
+FLOAT16_MAX = 65504.0  # masked_fill_ refuses a number a float16 tensor cannot hold; index_put writes inf
+
+
+class MaskFillWrite(Rule):
+    code = "ONX705"
+    name = "mask-fill-write"
+    summary = "a number written through a boolean mask (`x[mask] = 0.0`): `x.masked_fill_(mask, 0.0)` with the mask's axes kept"
+    fix_availability = "sometimes"
+    default_safety = "safe"
+    exporters = (LEGACY,)
+    doc = RuleDoc(
+        what="""
+            Finds `x[mask] = c` where `mask` is a boolean tensor held in a name (or `~name`), `c`
+            a number, and `mask` is not a comparison of `x` itself (which has all of `x`'s axes):
+            wav2vec2/WavLM's `hidden_states[~padding_mask] = 0.0` before mean pooling, the mask
+            over (batch, frames) of (batch, frames, hidden).
+        """,
+        why="""
+            A mask over the leading axes selects whole rows. The legacy exporter writes it as a
+            Where of the mask against the tensor without the trailing axes (measured on torch
+            2.13: onnxruntime fails with "Attempting to broadcast an axis by a dimension other
+            than 1" on every input; transformers#34224). A mask with every axis exports. The
+            dynamo exporter is correct either way.
+        """,
+        example="""
+            def forward(self, hidden_states, lengths):
+                padding_mask = torch.arange(hidden_states.shape[1]) < lengths[:, None]
+                hidden_states = hidden_states * 2
+                hidden_states[~padding_mask] = 0.0
+                return hidden_states.sum(dim=1)
+        """,
+        use_instead="""
+            def forward(self, hidden_states, lengths):
+                padding_mask = torch.arange(hidden_states.shape[1]) < lengths[:, None]
+                hidden_states = hidden_states * 2
+                hidden_states.masked_fill_(~padding_mask.view(padding_mask.shape + (1,) * (hidden_states.dim() - padding_mask.dim())), 0.0)
+                return hidden_states.sum(dim=1)
+        """,
+        fix_safety="""
+            Safe: `masked_fill_` writes the number into the same elements, in place, with the
+            mask given a trailing axis of size 1 for each axis it does not index (where the mask
+            covers every axis, none). They differ only where the original raises (a mask whose
+            sizes are not the indexed axes' broadcasts instead). A number beyond float16's range
+            (65504) gets no fix: `masked_fill_` refuses it on a float16 tensor where the index
+            write stores inf.
+        """,
+        references=INDEX_REFERENCES,
+    )
+
+    def visit_Assign(self, node: ast.Assign, ctx: FunctionContext):
+        target = subscript_target(node)
+        if target is None or not simple_receiver(target.value) or not is_number(node.value):
+            return
+        mask = target.slice
+        name = mask.operand if isinstance(mask, ast.UnaryOp) and isinstance(mask.op, ast.Invert) else mask
+        if not isinstance(name, ast.Name) or not is_bool_tensor(mask, ctx) or ctx.tensors.is_tensor(target.value) is False:
+            return
+        tensor = operand(ctx.segment(target.value), target.value, ATOM)
+        axes = f"{name.id}.view({name.id}.shape + (1,) * ({tensor}.dim() - {name.id}.dim()))"
+        text = f"{tensor}.masked_fill_({'~' if name is not mask else ''}{axes}, {ctx.segment(node.value)})"
+        fits = _fits_float16(node.value)
+        fix = Fix("Fill through the mask with `masked_fill_`", (ctx.replace(node, text),), safe=True) if fits else None
+        yield ctx.report(self, node, "a number written through a boolean mask that may index fewer axes than the tensor "
+                         "has: the legacy exporter broadcasts the mask against the tensor without its trailing axes "
+                         "(onnxruntime fails); `masked_fill_` with the mask's missing axes of size 1 writes the same "
+                         "elements" + ("" if fits else " (no fix: `masked_fill_` refuses a number beyond float16's "
+                                                     "range on a float16 tensor, where the index write stores inf)"), fix=fix)
+
+
+def _fits_float16(node: ast.expr) -> bool:
+    value = ast.literal_eval(node)
+    return abs(value) <= FLOAT16_MAX
+
+
+RULES = [MaskFillWrite]
