@@ -176,7 +176,8 @@ def _rebuilt_attribute(node: ast.If, ctx: FunctionContext) -> str | None:
     read = {n.attr for n in ast.walk(node.test) if isinstance(n, ast.Attribute) and ctx.is_self_attr(n)}
     if not stored & read:
         return None
-    return next((a for a in sorted(stored) if _used_after(node, a, ctx)), None)
+    # the attribute the test reads first (YOLOv5's `self.grid`, not a counter rebuilt beside it)
+    return next((a for a in [*sorted(stored & read), *sorted(stored - read)] if _used_after(node, a, ctx)), None)
 
 
 def _stored_attributes(statement: ast.stmt, ctx: FunctionContext) -> set[str] | None:

@@ -38,14 +38,14 @@ class MaskFillWrite(Rule):
             dynamo exporter is correct either way.
         """,
         example="""
-            def forward(self, hidden_states, lengths):
+            def forward(self, hidden_states: torch.Tensor, lengths: torch.Tensor):
                 padding_mask = torch.arange(hidden_states.shape[1]) < lengths[:, None]
                 hidden_states = hidden_states * 2
                 hidden_states[~padding_mask] = 0.0
                 return hidden_states.sum(dim=1)
         """,
         use_instead="""
-            def forward(self, hidden_states, lengths):
+            def forward(self, hidden_states: torch.Tensor, lengths: torch.Tensor):
                 padding_mask = torch.arange(hidden_states.shape[1]) < lengths[:, None]
                 hidden_states = hidden_states * 2
                 hidden_states.masked_fill_(~padding_mask.view(padding_mask.shape + (1,) * (hidden_states.dim() - padding_mask.dim())), 0.0)
@@ -68,7 +68,9 @@ class MaskFillWrite(Rule):
             return
         mask = target.slice
         name = mask.operand if isinstance(mask, ast.UnaryOp) and isinstance(mask.op, ast.Invert) else mask
-        if not isinstance(name, ast.Name) or not is_bool_tensor(mask, ctx) or ctx.tensors.is_tensor(target.value) is False:
+        if not isinstance(name, ast.Name) or ctx.tensors.is_tensor(target.value) is not True:
+            return
+        if not (ctx.tensors.dtype(name) == "bool" or _bound_once_to_bool(name.id, ctx)):
             return
         tensor = operand(ctx.segment(target.value), target.value, ATOM)
         axes = f"{name.id}.view({name.id}.shape + (1,) * ({tensor}.dim() - {name.id}.dim()))"
@@ -80,6 +82,37 @@ class MaskFillWrite(Rule):
                          "(onnxruntime fails); `masked_fill_` with the mask's missing axes of size 1 writes the same "
                          "elements" + ("" if fits else " (no fix: `masked_fill_` refuses a number beyond float16's "
                                                      "range on a float16 tensor, where the index write stores inf)"), fix=fix)
+
+
+def _bound_once_to_bool(name: str, ctx: FunctionContext) -> bool:
+    """``name`` is a local of the function bound exactly once, by `name = <a bool expression of
+    tensors>` (a comparison with a tensor that is not with None, `~`, `&`, `|` of such, a bool
+    method), and nothing else can rebind it (no global, nonlocal, loop, `match` or nested
+    function binding it): what the write reads is that value."""
+    if ctx.is_parameter(name):
+        return False
+    bindings = [n for n in ast.walk(ctx.fn.node) if (isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store))
+                or (isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name == name)
+                or (isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names)
+                or (isinstance(n, ast.alias) and (n.asname or n.name) == name)]
+    if len(bindings) != 1:
+        return False
+    statement = ctx.parent(bindings[0])
+    return (isinstance(statement, ast.Assign) and len(statement.targets) == 1 and statement.targets[0] is bindings[0]
+            and _plain_bool(statement.value, ctx))
+
+
+def _plain_bool(node: ast.expr, ctx: FunctionContext) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
+        return _plain_bool(node.operand, ctx)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr)):
+        return _plain_bool(node.left, ctx) and _plain_bool(node.right, ctx)
+    if isinstance(node, ast.Compare):
+        sides = [node.left, *node.comparators]
+        return (not any(isinstance(s, ast.Constant) and s.value is None for s in sides)
+                and not any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops)
+                and any(ctx.tensors.is_tensor(s) is True for s in sides) and is_bool_tensor(node, ctx))
+    return isinstance(node, ast.Call) and is_bool_tensor(node, ctx) and ctx.tensors.is_tensor(node) is True
 
 
 def _fits_float16(node: ast.expr) -> bool:
