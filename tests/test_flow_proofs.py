@@ -75,7 +75,7 @@ CASES = {
     "multiple_pad": ("ONX402", True, (WRONG, FAILS)),  # fairseq's pad_to_multiple: (tsz / multiple).is_integer(), then x[:, :-pad_length] (ONX608)
     "center_crop": ("ONX402", False, (WRONG, FAILS)),  # torchvision's center_crop: int(round((h - ch) / 2.0))
     "length_fill": ("ONX603", True, (FAILS, ORT)),  # a padding mask filled row by row up to each length
-    "swin_patch_embed": ("ONX601", True, (ORT, ORT)),  # Swin: `W % self.patch_size[1] != 0` pad; H, W through `H, W = Wh, Ww`
+    "swin_patch_embed": ("ONX601", False, (ORT, ORT)),  # Swin: `W % self.patch_size[1] != 0` pad; H, W through `H, W = Wh, Ww`
     "empty_blocks": ("ONX608", False, (ORT, ORT)),  # Z-Image: `cat([x, x[-1:].repeat(pad, 1)]) if pad > 0 else x`
     "concat_pad": ("ONX608", False, (ORT, ORT)),  # icefall: `if seq_len != d * ds:` pad by repeating the last frame
     "index_range": ("ONX603", True, (FAILS, ORT)),  # entity linking: `[[x] for x in range(batch_size)]` as an index

@@ -9,7 +9,6 @@ import ast
 from typing import TYPE_CHECKING, Callable
 
 from onnxfix.rewriter.evidence import all_int_sequences, all_ints
-from onnxfix.rewriter.module_index import names_bound_in
 
 if TYPE_CHECKING:
     from onnxfix.rewriter.context import FunctionContext
@@ -86,21 +85,15 @@ class IntegerOracle:
 
     def module_constant(self, node: ast.AST) -> int | None:
         """The int of a module-level constant (`SEQ_MULTI_OF = 32`) that the function reads:
-        a name it neither binds nor takes as a parameter."""
-        if not isinstance(node, ast.Name) or self.ctx.inner_scope(node) is not None \
-                or node.id in names_bound_in(self.ctx.fn.node) or self._enclosed(node.id):
+        a name neither it nor an enclosing function binds (parameters, imports, `nonlocal`)."""
+        if not isinstance(node, ast.Name) or self.ctx.inner_scope(node) is not None:
             return None
+        scope = self.ctx.scope
+        while scope.parent is not None:  # the function's scope, then each enclosing function's
+            if scope.is_local(node.id):
+                return None
+            scope = scope.parent
         return self.ctx.file.module.constant_int(node.id)
-
-    def _enclosed(self, name: str) -> bool:
-        """The function is defined inside another function that binds ``name`` (a closure's
-        variable, not the module's)."""
-        fn = self.ctx.fn.node
-        return any(
-            outer is not fn and name in names_bound_in(outer) and any(n is fn for n in ast.walk(outer))
-            for outer in ast.walk(self.ctx.file.module.tree)
-            if isinstance(outer, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
-        )
 
     def _guarded_positive(self, node: ast.Name) -> bool:
         """Read inside `if n > 0:` (or `n >= 1`), n the name itself (never rebound) or a name

@@ -10,7 +10,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Iterator, Protocol
 
-from onnxfix.rewriter.names import FUNCTION_NODES, Scope, module_scope
+from onnxfix.rewriter.names import FUNCTION_NODES, Scope, module_scope, walk_scope
 
 # Bases from outside torch.nn that are nn.Module subclasses, matched on the last name part so
 # that relative imports (``from ...modeling_utils import PreTrainedModel``) match too.
@@ -98,41 +98,17 @@ def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
             yield from _statements(case.body)
 
 
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
-
-
-def _module_scope_nodes(tree: ast.Module):
-    """Every node evaluated in the module's own scope: not inside a function, class or lambda
-    body (their definitions themselves are, as bindings of their names)."""
-    stack = list(tree.body)
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, _SCOPES):
-            stack.extend(ast.iter_child_nodes(node))
-
-
 def _names_bound(node: ast.AST) -> list[str]:
+    """The names one node of a scope binds."""
     if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
         return [node.id]
     if isinstance(node, (ast.Import, ast.ImportFrom)):
         return [(a.asname or a.name).split(".")[0] for a in node.names]
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return [node.name]
-    if isinstance(node, ast.ExceptHandler) and node.name:
+    if isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
         return [node.name]
     return []
-
-
-def names_bound_in(function: ast.AST) -> set[str]:
-    """The names a function binds in its own scope (parameters, assignments, imports, loop and
-    `with` targets, nested definitions, `global`/`nonlocal` declarations)."""
-    names = {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}
-    for node in ast.walk(function):
-        names.update(_names_bound(node))
-        if isinstance(node, (ast.Global, ast.Nonlocal)):
-            names.update(node.names)
-    return names
 
 
 def _is_register_buffer(node: ast.expr) -> bool:
@@ -176,7 +152,7 @@ class ModuleIndex:
         level, and never declared `global` in a function (which could rebind it)."""
         if self._constants is None:
             bound: dict[str, list[ast.AST]] = {}
-            for node in _module_scope_nodes(self.tree):
+            for node, _ in walk_scope(self.tree):  # the module's own scope: not inside functions or classes
                 for bound_name in _names_bound(node):
                     bound.setdefault(bound_name, []).append(node)
             rebound = {n for node in ast.walk(self.tree) if isinstance(node, ast.Global) for n in node.names}

@@ -3,7 +3,8 @@ embedding pads the image to a multiple of `self.patch_size[i]` (a pair made from
 timm does) under `if W % self.patch_size[1] != 0:`, and its patch merging pads odd sizes under
 `if pad_input:`, with H and W handed over as `H, W = Wh, Ww` and rebound after the call. Exported
 with a dynamic image size, each branch taken at export time is kept. The pads run always, by
-`(k - W % k) % k` (unsafe: a positive k is not shown) and by `W % 2` (safe)."""
+`(k - W % k) % k` (safe for any non-zero k: `W % k != 0` then holds exactly where the
+original pads, by the same amount) and by `W % 2` (safe)."""
 import torch
 import torch.nn.functional as F
 from torch import nn

@@ -52,7 +52,9 @@ class TensorIf(Rule):
             torch 2.13, not kept as a test). Also one `if` on sizes: a branch on a size's parity
             (`if H % 2 == 1 or W % 2 == 1:`, directly or through a flag assigned just before)
             whose only statement pads by amounts that are zero when the condition is false
-            (`x = F.pad(x, (0, 0, 0, W % 2, 0, H % 2))`, Swin's patch merging); other branches on
+            (`x = F.pad(x, (0, 0, 0, W % 2, 0, H % 2))`, Swin's patch merging), or to a multiple
+            of a literal or a configuration int (`if W % self.patch_size[1] != 0:`, Swin's patch
+            embedding, its sizes also followed through names bound in a cycle); other branches on
             sizes are not reported (most are on static dimensions).
         """,
         why="""
@@ -115,7 +117,9 @@ class TensorIf(Rule):
             values, dtype, shape and strides (a non-dense input comes back contiguous); so the
             fix is safe unless the unpadded tensor could still be observed after the `if` (an
             in-place write, the tensor returned, stored or passed to a call that is not
-            torch's before the name is rebound), then unsafe. Measured: the original
+            torch's before the name is rebound), then unsafe. With `S % k != 0` this holds for
+            any non-zero k; `S % k > 0` with a configuration k is unsafe (never true for a
+            negative k, where the rewrite would pad by a negative amount). Measured: the original
             ORT-FAILS under both exporters on the other parity, the rewrite is OK under both
             (tests/flow_models/size_parity_pad.py, tests/realworld/swin_patch_merging_parity.py).
             An `if` whose only statement is `raise` (an input check: `if n_tokens !=

@@ -21,7 +21,9 @@ import ast
 from onnxfix.patterns.control_flow.cat_pad import concatenated_pad
 from onnxfix.patterns.control_flow.size_parity import escapes_after, unconditional_body
 from onnxfix.patterns.control_flow.size_remainder import remainder_test
-from onnxfix.patterns.control_flow.vanishing import int_value, vanishing_body, without_empty_blocks, zero_amounts
+from onnxfix.patterns.control_flow.vanishing import (
+    int_value, structure, vanishing_body, without_empty_blocks, zero_amounts,
+)
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 from onnxfix.rewriter.statements import block_of, enclosing_statement, single_name_assignment
@@ -29,20 +31,16 @@ from onnxfix.rewriter.statements import block_of, enclosing_statement, single_na
 _PAD = ("torch.nn.functional.pad",)
 
 
-def _dump(node: ast.AST) -> str:
-    return ast.dump(node, annotate_fields=False, include_attributes=False)
-
-
 def _pad_amounts(body: list[ast.stmt], a: ast.expr, b: ast.expr) -> list[ast.BinOp] | None:
     """The `B - A % B` expressions of the body, if every `A % B` in it is one."""
-    remainder = _dump(ast.BinOp(a, ast.Mod(), b))
+    remainder = structure(ast.BinOp(a, ast.Mod(), b))
     amounts, remainders = [], 0
     for statement in body:
         for sub in ast.walk(statement):
-            if isinstance(sub, ast.BinOp) and _dump(sub) == remainder:
+            if isinstance(sub, ast.BinOp) and structure(sub) == remainder:
                 remainders += 1
-            if (isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Sub) and _dump(sub.left) == _dump(b)
-                    and _dump(sub.right) == remainder):
+            if (isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Sub) and structure(sub.left) == structure(b)
+                    and structure(sub.right) == remainder):
                 amounts.append(sub)
     return amounts if amounts and len(amounts) == remainders else None
 
@@ -293,7 +291,7 @@ class PadToMultipleBranch(Rule):
         for taken, other, negated in ((node.body, node.orelse, False), (node.orelse, node.body, True)):
             zero = zero_amounts(node.test, ctx, negated)
             reduced = without_empty_blocks(taken, dict.fromkeys(zero[0], 0), ctx) if zero else None
-            if reduced is None or _dump(reduced[0]) != _dump(other):
+            if reduced is None or structure(reduced[0]) != structure(other):
                 continue
             why = [*zero[1], *reduced[1], *_aliased(node, other, ctx)]
             fix = Fix("Take the side with the blocks always: they are empty where the test fails",

@@ -88,8 +88,8 @@ def size_parity_pad(rule: Rule, node: ast.If, ctx: FunctionContext):
         why.append(f"`{target}` is {escapes} after the `if`; a zero pad returns a copy, so that "
                    "no longer reaches the unpadded tensor")
     if configured:
-        why.append(f"`(k - S % k) % k` is the amount only for a positive `{ctx.segment(configured[0])}`, "
-                   "a configuration number")
+        why.append(f"`S % k > 0` with `{ctx.segment(configured[0])}`, a configuration number, is never true for "
+                   "a negative one, where the rewrite pads by a negative amount")
     if why:
         message += f" (unsafe: {'; '.join(why)})"
     yield ctx.report(rule, node.test, message, fix=fix)
@@ -155,9 +155,13 @@ def _modulus(node: ast.expr, ctx: FunctionContext) -> str | None:
 
 
 def _configured_divisors(test: ast.expr) -> list[ast.expr]:
-    """The divisors of the test's remainders that are not literals (their sign is not shown)."""
-    return [n.right for n in ast.walk(test) if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod)
-            and not isinstance(n.right, ast.Constant)]
+    """The divisors, not literals, of the test's `S % k > 0` terms: for a negative k the remainder
+    is never positive, so the original never pads where the rewrite pads by a negative amount.
+    (`S % k != 0` needs no sign: `(k - S % k) % k` is `k - S % k` for any k whose remainder
+    is not 0, and 0 where it is.)"""
+    return [n.left.right for n in ast.walk(test) if isinstance(n, ast.Compare) and len(n.ops) == 1
+            and isinstance(n.ops[0], ast.Gt) and isinstance(n.left, ast.BinOp) and isinstance(n.left.op, ast.Mod)
+            and not isinstance(n.left.right, ast.Constant)]
 
 
 def _zero_when_divisible(amount: ast.expr, terms: set[tuple[str, int]], ctx: FunctionContext) -> str | None:

@@ -44,7 +44,8 @@ def int_value(node: ast.expr, known: dict[str, int | None]) -> int | None:
     return None
 
 
-def _dump(node: ast.AST) -> str:
+def structure(node: ast.AST) -> str:
+    """The node's tree without positions: two expressions written alike compare equal."""
     return ast.dump(node, annotate_fields=False, include_attributes=False)
 
 
@@ -186,8 +187,8 @@ def _same_dtype_as(block: ast.expr, kept: ast.expr, ctx: FunctionContext) -> boo
     factory given `dtype=x.dtype`), or both are factories given the same dtype."""
     if isinstance(kept, ast.Name):
         return same_dtype(block, kept.id, ctx)
-    dtypes = [next((_dump(k.value) for k in getattr(e, "keywords", []) if k.arg == "dtype"), None) for e in (block, kept)]
-    kept_dtype = _dump(ast.Attribute(kept, "dtype", ast.Load()))
+    dtypes = [next((structure(k.value) for k in getattr(e, "keywords", []) if k.arg == "dtype"), None) for e in (block, kept)]
+    kept_dtype = structure(ast.Attribute(kept, "dtype", ast.Load()))
     return dtypes[0] is not None and dtypes[0] in (dtypes[1], kept_dtype)
 
 
@@ -213,13 +214,13 @@ def vanishing_body(node: ast.If, ctx: FunctionContext) -> tuple[list[ast.expr], 
             known[name] = int_value(statement.value, known)
             continue
         reduced = without_empty_blocks(statement.value, known, ctx)
-        if not (isinstance(target, (ast.Name, ast.Subscript)) and reduced and _dump(reduced[0]) == _load_dump(target)):
+        if not (isinstance(target, (ast.Name, ast.Subscript)) and reduced and structure(reduced[0]) == _loadstructure(target)):
             return None
         targets.append(target)
         why.extend(reduced[1])
     return (targets, local, why) if targets else None
 
 
-def _load_dump(target: ast.expr) -> str:
+def _loadstructure(target: ast.expr) -> str:
     """The dump of a target read back (`x[k] = ...` stores; `x[k]` in the block loads)."""
-    return _dump(ast.parse(ast.unparse(target), mode="eval").body)
+    return structure(ast.parse(ast.unparse(target), mode="eval").body)
