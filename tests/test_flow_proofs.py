@@ -70,7 +70,8 @@ CASES = {
     "linspace_positions": ("ONX407", True, (FAILS, OK)),  # Flux's position ids: linspace(0, n - 1, n) -> arange(n)
     "cached_window_mask": ("ONX609", False, (ORT, ORT)),  # SwinIR: the mask cached for one resolution
     "frame_padding": ("ONX402", True, (OK, WRONG)),  # EnCodec: math.ceil of a frame count bound to a name
-    "level_anchors": ("ONX205", False, (OK, WRONG)),  # RT-DETR: torch.tensor([w, h]) of a per-level size list
+    "level_anchors": ("ONX205", False, (OK, WRONG)),
+    "scripted_level_shapes": ("ONX205", False, (OK, ORT)),  # Deformable-DETR: torch.tensor([[h, w], ...]) in a scripted helper  # RT-DETR: torch.tensor([w, h]) of a per-level size list
     "relative_positions": ("ONX101", False, (OK, ORT)),  # DeBERTa: np.arange/np.tile, then the same name converted
     "multiple_pad": ("ONX402", True, (WRONG, FAILS)),  # fairseq's pad_to_multiple: (tsz / multiple).is_integer(), then x[:, :-pad_length] (ONX608)
     "center_crop": ("ONX402", False, (WRONG, FAILS)),  # torchvision's center_crop: int(round((h - ch) / 2.0))

@@ -85,7 +85,8 @@ class TensorFromValues(Rule):
         what="""
             Finds `torch.tensor(...)`, `torch.as_tensor(...)` and `t.new_tensor(...)` whose data
             is a shape (`x.shape`, `x.size()`, `x.shape[1:]`), a list or tuple holding sizes
-            (`[x.shape[0], x.shape[1]]`), or Python numbers taken out of tensors (`.item()`,
+            (`[x.shape[0], x.shape[1]]`) or rows of them (Deformable-DETR's per-level
+            `[[h0, w0], [h1, w1]]`, also in a `@torch.jit.script` helper), or Python numbers taken out of tensors (`.item()`,
             `.tolist()`, `int(t)`, directly or through a name). Seen in SAM3 and
             PP-DocLayout box scaling (`torch.tensor([width, height, width, height])`) and
             torchvision's anchor generator.
@@ -119,7 +120,9 @@ class TensorFromValues(Rule):
               `dtype=`/`device=` keywords in each call): safe. Each element is an int64 (or the
               requested dtype) 0-d tensor and stacking gives the 1-d tensor `torch.tensor`
               built. For `t.new_tensor([...])` the inner calls are `t.new_tensor(a)`, which
-              keep `t`'s dtype and device. For `torch.as_tensor` they are `torch.tensor(a)`
+              keep `t`'s dtype and device. Rows of sizes (`[[h0, w0], [h1, w1]]`, all of one
+              length, none empty) become a stack of such stacks: safe, the same 2-d tensor
+              (TorchScript compiles it too). For `torch.as_tensor` they are `torch.tensor(a)`
               (for a Python int both build the same new tensor; `as_tensor` of a size
               specializes it in the dynamo exporter).
             - A whole shape (`torch.tensor(x.shape)`, `torch.as_tensor(x.shape)`) becomes
@@ -162,7 +165,7 @@ class TensorFromValues(Rule):
                 "tensor built from a shape: the legacy exporter records the export-time shape as a constant" + also,
                 fix=self._stack_fix(node, builder, data, ctx, whole=True), exporters=exporters,
             )
-        elif isinstance(data, (ast.List, ast.Tuple)) and any(ctx.sizes.is_size(e) for e in data.elts):
+        elif isinstance(data, (ast.List, ast.Tuple)) and any(ctx.sizes.is_size(e) for e in _items(data)):
             yield ctx.report(
                 self, node,
                 "tensor built from a list of sizes: the legacy exporter records the export-time sizes as constants"
@@ -206,9 +209,15 @@ class TensorFromValues(Rule):
         if whole:
             text = f"{torch}.stack([{builder}(d{extra}) for d in {ctx.segment(data)}])"
             return Fix("Stack 0-d tensors built from each size", (ctx.replace(node, text),), safe=False, imports=imports)
-        if not data.elts or not all(ctx.ints.is_int(e) for e in data.elts):
+        rows = _rows(data)
+        if rows is None or not all(ctx.ints.is_int(e) for row in rows for e in row):
             return None
-        elements = [f"{builder}({ctx.segment(e)}{extra})" for e in data.elts]
+        stacked = [f"{torch}.stack([" + ", ".join(f"{builder}({ctx.segment(e)}{extra})" for e in row) + "])"
+                   for row in rows]
+        if rows == [data.elts]:
+            elements = [f"{builder}({ctx.segment(e)}{extra})" for e in data.elts]
+        else:
+            elements = stacked
         text = ctx.bracketed(node, f"{torch}.stack([", elements, "])")
         return Fix("Stack 0-d tensors built from each size", (ctx.replace(node, text),), safe=True, imports=imports)
 
@@ -227,6 +236,34 @@ class TensorFromValues(Rule):
                     if isinstance(value, ast.expr) and self._taken_out_of_tensor(value, ctx, depth + 1):
                         return True
         return False
+
+
+def _items(data: ast.List | ast.Tuple) -> list[ast.expr]:
+    """The elements of a list literal, or of its rows when it is a list of list literals."""
+    if data.elts and all(isinstance(e, (ast.List, ast.Tuple)) for e in data.elts):
+        return [item for row in data.elts for item in row.elts]
+    return data.elts
+
+
+def _rows(data: ast.List | ast.Tuple) -> list[list[ast.expr]] | None:
+    """The rows of a 1-D list literal (one row) or of a 2-D one (`[[h0, w0], [h1, w1]]`), or
+    None when a row is empty or the rows differ in length: `torch.tensor([[], []])` is a float
+    tensor of shape (2, 0) and `torch.stack([])` raises, and ragged rows raise in
+    `torch.tensor` with another message than in `torch.stack`. A starred element is no item."""
+    if not data.elts:
+        return None
+    nested = [isinstance(e, (ast.List, ast.Tuple)) for e in data.elts]
+    if not any(nested):
+        rows = [data.elts]
+    elif all(nested):
+        rows = [row.elts for row in data.elts]
+    else:
+        return None
+    if not rows[0] or any(len(row) != len(rows[0]) for row in rows):
+        return None
+    if any(isinstance(e, (ast.Starred, ast.List, ast.Tuple)) for row in rows for e in row):
+        return None
+    return rows
 
 
 TOLIST_UNSAFE = (
