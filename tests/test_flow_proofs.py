@@ -43,6 +43,7 @@ CASES = {
     "views_flat": ("ONX303", False, (OK, WRONG)),
     "deepcopy_model": ("ONX304", True, (FAILS, ORT)),
     "negative_index": ("ONX701", False, (OK, WRONG)),
+    "last_token_pool": ("ONX701", False, (OK, WRONG)),  # transformers' seq-cls heads: argmax(-1) - 1 as an index
     "non_consecutive": ("ONX702", False, (OK, FAILS)),
     "padding_mask_fill": ("ONX705", False, (OK, ORT)),  # WavLM: `hidden_states[~padding_mask] = 0.0`, a (batch, frames) mask
     "broadcast_write": ("ONX703", True, (OK, ORT)),

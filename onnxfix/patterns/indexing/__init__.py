@@ -5,6 +5,6 @@ shapes), so these rules target the legacy exporter only: they report when the pr
 `exporters` include "legacy".
 """
 
-from onnxfix.patterns.indexing import masks, rules
+from onnxfix.patterns.indexing import masks, negative, rules
 
-RULES = [*rules.RULES, *masks.RULES]
+RULES = [*negative.RULES, *rules.RULES, *masks.RULES]

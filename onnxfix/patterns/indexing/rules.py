@@ -1,4 +1,4 @@
-"""ONX701-ONX704: advanced indexing the legacy exporter translates wrongly or not at all.
+"""ONX702-ONX704: advanced indexing the legacy exporter translates wrongly or not at all.
 
 The dynamo exporter handles every pattern here (measured on torch 2.13, static and dynamic
 shapes), so these rules target the legacy exporter only: they report when the project's
@@ -22,14 +22,6 @@ INDEX_REFERENCES = (
 )
 TENSOR_FACTORIES = frozenset({"torch.tensor", "torch.LongTensor", "torch.as_tensor"})
 
-WRAP_NEGATIVE_INDEX = Helper(
-    "wrap_negative_index",
-    '''
-def wrap_negative_index(index, size):
-    """Negative positions counted from the end as non-negative ones (exported correctly)."""
-    return torch.where(index < 0, index + size, index)
-''',
-)
 INDEX_PUT_CONSECUTIVE = Helper(
     "index_put_consecutive",
     '''
@@ -89,101 +81,6 @@ def simple_receiver(node: ast.expr) -> bool:
     while isinstance(node, ast.Attribute):
         node = node.value
     return isinstance(node, ast.Name)
-
-
-class NegativeIndexRead(Rule):
-    code = "ONX701"
-    name = "negative-tensor-index"
-    summary = "constant negative values in combined tensor indices"
-    fix_availability = "sometimes"
-    default_safety = "safe"
-    exporters = (LEGACY,)
-    doc = RuleDoc(
-        what="""
-            Finds reads that index one tensor with two or more integer tensors built from
-            literals (`data[torch.tensor([1, -2]), torch.tensor([0, -1])]`, or names assigned
-            from such literals) where a literal holds a negative value.
-        """,
-        why="""
-            The legacy exporter translates combined advanced indices into arithmetic on the
-            flattened tensor (Reshape, Transpose, Concat, Gather) that does not wrap negative
-            values. Measured on torch 2.13: the torch.onnx docs' example
-            `data[torch.tensor([[1, 2], [2, -3]]), torch.tensor([-2, 3])]` is wrong even on
-            the export inputs (the exporter warns: "If indices include negative values, the
-            exported graph will produce incorrect results"). A single tensor index, or negative
-            values fed as a graph input, export correctly. The dynamo exporter is correct.
-        """,
-        example="""
-            def forward(self, data):
-                return data[torch.tensor([1, -2]), torch.tensor([0, -1])]
-        """,
-        use_instead="""
-            def wrap_negative_index(index, size):
-                return torch.where(index < 0, index + size, index)
-
-            def forward(self, data):
-                return data[
-                    wrap_negative_index(torch.tensor([1, -2]), data.size(0)),
-                    wrap_negative_index(torch.tensor([0, -1]), data.size(1)),
-                ]
-        """,
-        fix_safety="""
-            Safe: for every index eager PyTorch accepts (-n <= i < n), `i + n` for negative `i`
-            selects the same element, and the literal stays int64. `i % n` is not used: it
-            fails in the dynamo exporter when `n` is a dynamic size (`aten.remainder.Scalar`
-            with a SymInt). Offered when the indexed tensor is a name or attribute and every
-            index consumes exactly one dimension (a slice, an integer, an integer literal
-            tensor), so that the literal's dimension is known.
-        """,
-        references=INDEX_REFERENCES,
-    )
-
-    def visit_Subscript(self, node: ast.Subscript, ctx: FunctionContext):
-        if not isinstance(node.ctx, ast.Load):
-            return
-        elements = index_elements(node)
-        if sum(not isinstance(e, (ast.Slice, ast.Constant)) for e in elements) < 2:
-            return  # fewer than two tensor indices: nothing combined (and no name to resolve)
-        literals = [integer_literal(e, ctx) for e in elements]
-        tensor_indices = [e for e, lit in zip(elements, literals) if lit is not None or (not isinstance(e, ast.Slice) and ctx.tensors.is_tensor(e))]
-        if len(tensor_indices) < 2 or not any(lit and min(lit) < 0 for lit in literals):
-            return
-        yield ctx.report(
-            self,
-            node,
-            "negative constant values in combined tensor indices: the legacy exporter does not wrap "
-            "them and exports a wrong model (even on the export inputs)",
-            fix=self._fix(node, elements, literals, ctx),
-        )
-
-    def _fix(self, node, elements, literals, ctx: FunctionContext) -> Fix | None:
-        if not simple_receiver(node.value):
-            return None
-        edits = []
-        receiver = ctx.segment(node.value)
-        for dim, (element, literal) in enumerate(zip(elements, literals)):
-            if isinstance(element, ast.Starred) or (isinstance(element, ast.Constant) and element.value in (None, Ellipsis)):
-                return None
-            if literal is not None and min(literal) < 0:
-                text = f"wrap_negative_index({ctx.segment(element)}, {receiver}.size({dim}))"
-                edits.append(ctx.replace(element, text))
-        if not all(_one_dimension(e, lit) for e, lit in zip(elements, literals)):
-            return None
-        return Fix(
-            "Wrap negative indices with `torch.where(i < 0, i + n, i)`",
-            tuple(edits),
-            safe=True,
-            imports=("torch",),
-            helpers=(WRAP_NEGATIVE_INDEX,),
-        )
-
-
-def _one_dimension(element: ast.expr, literal: list[int] | None) -> bool:
-    """Consumes exactly one dimension of the indexed tensor (for integer literal indices, any
-    rank: an integer index tensor of any shape indexes one dimension)."""
-    if isinstance(element, ast.Slice) or literal is not None:
-        return True
-    return isinstance(element, ast.Constant) and type(element.value) is int
 
 
 class NonConsecutiveIndexWrite(Rule):
@@ -439,7 +336,7 @@ class MaskAndIndexWrite(Rule):
 
 
 
-RULES = [NegativeIndexRead, NonConsecutiveIndexWrite, BroadcastIndexWrite, MaskAndIndexWrite]
+RULES = [NonConsecutiveIndexWrite, BroadcastIndexWrite, MaskAndIndexWrite]
 
 
 def subscript_target(node: ast.Assign) -> ast.Subscript | None:
