@@ -77,8 +77,12 @@ def _size_arguments(args: list[ast.expr], ctx: FunctionContext) -> bool:
         return False
     if len(args) == 1:  # a torch.Size (all of one, a slice of one, a name bound to one) or one int
         return _torch_size(args[0], ctx) or ctx.ints.is_int(args[0])
-    return all(ctx.ints.is_int(a) or ctx.sizes.is_size(a) for a in args) and not any(
-        isinstance(a, (ast.List, ast.Tuple)) for a in args)
+    # Two or more arguments are the size form whatever they are (the data form takes one
+    # sequence): one proven size or int is enough to report it, and the factory takes the same
+    # arguments (an argument that is no int raises in both).
+    return any(ctx.ints.is_int(a) or ctx.sizes.is_size(a) for a in args) and not any(
+        isinstance(a, (ast.List, ast.Tuple, ast.Dict, ast.Set)) or (isinstance(a, ast.Constant) and type(a.value) is not int)
+        for a in args)
 
 
 def _torch_size(node: ast.expr, ctx: FunctionContext) -> bool:
