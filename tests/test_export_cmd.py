@@ -524,3 +524,18 @@ def test_weights_held_outside_registered_modules_export_with_their_gradients_off
     assert "Cannot insert a Tensor that requires grad" in target["results"][0]["error"]
     fix = target["fix"]
     assert (fix["decompositions"], [r["verdict"] for r in fix["results"]]) == (["gradients_off"], ["OK"])
+
+
+def test_an_empty_exit_the_run_names_is_taken_in_eager_only(capsys):
+    """The dynamo exporter stops on `Eq(u0, 0)` at a helper's `if boxes.numel() == 0:` (a
+    parameter, a selection only at its call site): the guard's line in the evidence lets ONX610
+    take the exit in eager only, and both exports then match PyTorch on other sizes."""
+    spec = MODELS / "helper_empty_exit.py"
+    code, document = _cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
+                                "--probe-inputs", f"{spec}:probe_inputs", "--dynamic", "0:0=n", "--dynamic", "1:0=n", "--dynamic", "2:0=n",
+                                "--exporter", "both", "--fix", "--unsafe-fixes"], capsys)
+    (target,) = document["targets"]
+    assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS", "OK"]
+    fix = target["fix"]
+    assert "-    if boxes.numel() == 0:\n+    if not torch.compiler.is_exporting() and boxes.numel() == 0:\n" in fix["diff"]
+    assert [r["verdict"] for r in fix["results"]] == ["OK", "OK"]

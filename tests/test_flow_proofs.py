@@ -49,7 +49,8 @@ CASES = {
     "broadcast_write": ("ONX703", True, (OK, ORT)),
     "raise_check": ("ONX601", False, (FAILS, OK)),  # `if <tensor>: raise` skipped while exporting
     "size_parity_pad": ("ONX601", False, (ORT, ORT)),  # branch on a size's parity around a zero pad
-    "empty_exit": ("ONX601", True, (FAILS, OK)),  # empty-selection exit whose value the sum gives anyway
+    "empty_exit": ("ONX601", True, (FAILS, OK)),
+    "nms_empty_exit": ("ONX610", True, (FAILS, OK)),  # torchvision's batched NMS: `if boxes.numel() == 0: return` after a threshold  # empty-selection exit whose value the sum gives anyway
     "numpy_frexp": ("ONX101", False, (FAILS, ORT)),  # I-BERT's batch_frexp: np.frexp -> _onnx_frexp (legacy bakes the sizes in)
     "numpy_decimal_loop": ("ONX101", True, (FAILS, WRONG)),  # the same with transformers' `decimal` half-up loop and float64 exponent
     "item_assert": ("ONX201", False, (FAILS, OK)),  # XLM's `assert lengths.max().item() <= slen`, with a message (without one dynamo keeps a runtime assert)
@@ -96,6 +97,7 @@ DYNAMO_ERRORS = {
     "deepcopy_model": "Cannot access data pointer of Tensor",
     "raise_check": "GuardOnDataDependentSymNode",
     "empty_exit": "GuardOnDataDependentSymNode",
+    "nms_empty_exit": "GuardOnDataDependentSymNode",
     "item_assert": "GuardOnDataDependentSymNode",
     "distribution_policy": "GuardOnDataDependentSymNode",
     "eager_only_mask": "'NoneType' object has no attribute 'size'",

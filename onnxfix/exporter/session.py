@@ -369,24 +369,29 @@ def _export_text(target: Target, source: Path, text: str, unsafe_fixes: bool | N
                           sys_path=[str(source.resolve().parent)])
 
 
-SPECIALIZED = frozenset({"ONX914", "ONX915"})  # a guard specialized or restricted a dynamic dim
+# the evidence's kinds of guard lines: a guard specialized or restricted a dynamic dim; the export
+# stopped on a guard of a size or value read out of a tensor
+GUARD_LINES = {"ONX914": "specialized", "ONX915": "specialized", "ONX913": "data_dependent"}
 
 
 def note_specialized(folder: Path, results: list[ExporterResult]) -> None:
-    """The lines the run's guards specialized, in each file's evidence: the static size oracle
-    treats the ints read there as sizes (rewriter/sizes.py), which lets the static fixes at the
-    very line the export named apply (a size reached through lists and helpers it cannot follow)."""
-    from onnxfix.rewriter.evidence import add_specialized
+    """The lines of the run's guards, in each file's evidence: the static size oracle treats the
+    ints read on a specialized line as sizes (rewriter/sizes.py), which lets the static fixes at
+    the very line the export named apply (a size reached through lists and helpers it cannot
+    follow); ONX610 takes an emptiness test on a data-dependent line as data-dependent."""
+    from onnxfix.rewriter.evidence import add_guard_lines
     from onnxfix.rewriter.source import SourceError
 
-    lines: dict[str, set[int]] = {}
+    lines: dict[str, dict[str, set[int]]] = {}
     for result in results:
         for finding in result.findings:
-            if finding.code in SPECIALIZED and os.path.isfile(finding.location.path):
-                lines.setdefault(finding.location.path, set()).add(finding.location.line)
+            kind = GUARD_LINES.get(finding.code)
+            if kind and os.path.isfile(finding.location.path):
+                found = lines.setdefault(finding.location.path, {"specialized": set(), "data_dependent": set()})
+                found[kind].add(finding.location.line)
     for path, found in lines.items():
         try:
-            add_specialized(folder, SourceFile.read(Path(path)).text, found)
+            add_guard_lines(folder, SourceFile.read(Path(path)).text, found)
         except SourceError:
             continue  # a file the rules cannot read either: nothing to note
 

@@ -53,7 +53,9 @@ def is_data_sized(node: ast.AST, ctx, _seen: frozenset[str] = frozenset()) -> bo
     if isinstance(node, ast.Name):
         return _all_assignments(node.id, ctx, _seen, is_data_sized)
     if isinstance(node, ast.Subscript):
-        return is_mask(node.slice, ctx, _seen) or is_data_sized(node.value, ctx, _seen)
+        # `x[mask]`, `x[keep]` with `keep = torch.where(scores > t)[0]` (an index of data size)
+        return is_mask(node.slice, ctx, _seen) or is_data_sized(node.slice, ctx, _seen) or is_data_sized(
+            node.value, ctx, _seen)
     if isinstance(node, ast.Call):
         if ctx.qualname(node.func) in DATA_SIZED_FUNCTIONS:
             return True

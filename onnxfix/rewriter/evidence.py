@@ -64,6 +64,9 @@ class FileEvidence:
     # lines where an export's guard specialized a dynamic dim (ONX914/ONX915 of the first run):
     # the int values read there are sizes, whatever the static size oracle could follow
     specialized: frozenset[int] = frozenset()
+    # lines where an export stopped on a guard of a data-dependent size or value (ONX913 of the
+    # first run: `if boxes.numel() == 0:` after a boolean-mask selection the rules could not follow)
+    data_dependent: frozenset[int] = frozenset()
 
     def for_function(self, node: ast.AST) -> FunctionEvidence | None:
         """The record of ``node`` (a def): matched by name and first line."""
@@ -143,6 +146,7 @@ def from_json(data: dict) -> FileEvidence:
     for key, line in data.get("decomposed", []):
         evidence.decomposed[int(line)] = evidence.decomposed.get(int(line), frozenset()) | {str(key)}
     evidence.specialized = frozenset(int(line) for line in data.get("specialized", []))
+    evidence.data_dependent = frozenset(int(line) for line in data.get("data_dependent", []))
     return evidence
 
 
@@ -170,15 +174,17 @@ def store(folder: Path, text: str, data: dict) -> Path:
 FLOAT_DTYPES = frozenset({"float32", "float64"})
 
 
-def add_specialized(folder: Path, text: str, lines: set[int]) -> None:
-    """Note the lines this run's guards specialized in this text's evidence (replacing an earlier
-    run's: the recorder rewrote the files it recorded, and a file it did not is noted afresh)."""
+def add_guard_lines(folder: Path, text: str, lines: dict[str, set[int]]) -> None:
+    """Note the lines of this run's guards in this text's evidence, by kind ("specialized",
+    "data_dependent"), replacing an earlier run's: the recorder rewrote the files it recorded,
+    and a file it did not is noted afresh."""
     path = evidence_path(folder, text)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         data = {"format": FORMAT, "functions": []}
-    data["specialized"] = sorted(lines)
+    for kind, found in lines.items():
+        data[kind] = sorted(found)
     store(folder, text, data)
 
 

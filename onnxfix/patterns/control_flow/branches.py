@@ -11,7 +11,8 @@ from onnxfix.patterns.control_flow.conditions import (
     Condition,
     tensor_condition,
 )
-from onnxfix.patterns.control_flow.empty_exit import empty_exit_fix
+from onnxfix.patterns.control_flow.empty_exit import branch_shape, empty_exit_fix
+from onnxfix.patterns.control_flow.empty_guard import skips_empty_exit
 from onnxfix.patterns.control_flow.size_parity import size_parity_pad
 from onnxfix.patterns.control_flow.static_guard import static_guard_where
 from onnxfix.rewriter.context import FunctionContext
@@ -19,12 +20,9 @@ from onnxfix.rewriter.datadep import is_data_dependent_size
 from onnxfix.rewriter.export_guards import in_training_branch
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 from onnxfix.rewriter.statements import (
-    bound_before,
     comments_outside,
-    next_statement,
     parenthesize,
     replace_statements,
-    single_name_assignment,
 )
 
 
@@ -169,13 +167,15 @@ class TensorIf(Rule):
         else:
             message = f"`if` on {value}: {BRANCH_FAILURE}"
             guarded = static_guard_where(node, ctx) if fix is None else None
-            dropped = empty_exit_fix(node, _branch_shape(node, ctx), ctx) if fix is None and guarded is None else None
+            dropped = empty_exit_fix(node, branch_shape(node, ctx), ctx) if fix is None and guarded is None else None
             if guarded is not None:
                 fix, why = guarded
                 message += why
             elif dropped is not None:
                 fix, why = dropped
                 message += why
+            elif fix is None and skips_empty_exit(node, ctx):
+                return  # ONX610 reports it, with its fix
             elif fix is None:
                 message += "; no automatic fix: " + _no_where_reason(node, condition, value)
         message += _static_guard_note(node.test, ctx)
@@ -194,7 +194,7 @@ class TensorIf(Rule):
         yield ctx.report(self, node.test, f"conditional expression on a tensor value: {BRANCH_FAILURE}", fix=fix)
 
     def _fix(self, node: ast.If, condition: Condition, ctx: FunctionContext) -> Fix | None:
-        shape = _branch_shape(node, ctx)
+        shape = branch_shape(node, ctx)
         if shape is None:
             return None
         kind, target, when_true, when_false, last = shape
@@ -289,31 +289,3 @@ def _static_guard_note(test: ast.expr, ctx: FunctionContext) -> str:
     if len(text) > 60:
         text = text[:57] + "..."
     return f" (only when `{text}` holds at export: otherwise the tensor test never runs)"
-
-
-def _branch_shape(node: ast.If, ctx: FunctionContext):
-    """('return'|'assign', target, true expr, false expr, last statement replaced) or None."""
-    parent = ctx.parent(node)
-    if isinstance(parent, ast.If) and node in parent.orelse:
-        return None  # an `elif`: replacing it would detach it from the `if` it belongs to
-    body, orelse = node.body, node.orelse
-    if len(body) != 1:
-        return None
-    only = body[0]
-    if isinstance(only, ast.Return) and only.value is not None:
-        if len(orelse) == 1 and isinstance(orelse[0], ast.Return) and orelse[0].value is not None:
-            return "return", None, only.value, orelse[0].value, node
-        following = next_statement(node, ctx)
-        if not orelse and isinstance(following, ast.Return) and following.value is not None:
-            return "return", None, only.value, following.value, following
-        return None
-    target = single_name_assignment(only)
-    if target is None:
-        return None
-    if len(orelse) == 1 and single_name_assignment(orelse[0]) == target:
-        return "assign", target, only.value, orelse[0].value, node
-    if not orelse and bound_before(target, node, ctx):
-        return "assign", target, only.value, target, node  # no else: keep the previous value
-    return None
-
-

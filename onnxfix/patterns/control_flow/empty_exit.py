@@ -9,7 +9,13 @@ import ast
 from onnxfix.rewriter.context import FunctionContext, builtin_call
 from onnxfix.rewriter.integers import int_constant
 from onnxfix.rewriter.rule import Fix
-from onnxfix.rewriter.statements import comments_outside, replace_statements
+from onnxfix.rewriter.statements import (
+    bound_before,
+    comments_outside,
+    next_statement,
+    replace_statements,
+    single_name_assignment,
+)
 
 # A reduction and its value on an empty tensor, with the builders of a 0-d tensor holding it.
 EMPTY_VALUE = {"sum": ("zeros", 0), "prod": ("ones", 1)}
@@ -43,6 +49,32 @@ def empty_exit_fix(node: ast.If, shape, ctx: FunctionContext) -> tuple[Fix, str]
         f"only if the early value has the device and dtype of `{kept}`, int64 for an integer or bool `{tested}`)"
     )
     return fix, why
+
+
+def branch_shape(node: ast.If, ctx: FunctionContext):
+    """('return'|'assign', target, true expr, false expr, last statement replaced) or None."""
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.If) and node in parent.orelse:
+        return None  # an `elif`: replacing it would detach it from the `if` it belongs to
+    body, orelse = node.body, node.orelse
+    if len(body) != 1:
+        return None
+    only = body[0]
+    if isinstance(only, ast.Return) and only.value is not None:
+        if len(orelse) == 1 and isinstance(orelse[0], ast.Return) and orelse[0].value is not None:
+            return "return", None, only.value, orelse[0].value, node
+        following = next_statement(node, ctx)
+        if not orelse and isinstance(following, ast.Return) and following.value is not None:
+            return "return", None, only.value, following.value, following
+        return None
+    target = single_name_assignment(only)
+    if target is None:
+        return None
+    if len(orelse) == 1 and single_name_assignment(orelse[0]) == target:
+        return "assign", target, only.value, orelse[0].value, node
+    if not orelse and bound_before(target, node, ctx):
+        return "assign", target, only.value, target, node  # no else: keep the previous value
+    return None
 
 
 def _tested_empty(test: ast.expr, ctx: FunctionContext) -> str | None:

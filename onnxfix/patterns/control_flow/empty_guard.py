@@ -1,0 +1,125 @@
+"""ONX610: an early exit on an empty selection, taken in eager and skipped under torch.export.
+
+Detection and segmentation post-processing returns early when a score threshold, a boolean mask
+or `nonzero` leaves nothing (`if boxes.numel() == 0: return boxes.new_zeros((0, 4)), ...`,
+torchvision's batched NMS, MMYOLO's `if scores.shape[0] == 0:`). The size is read out of the
+data: torch.export cannot decide the test (GuardOnDataDependentSymNode, "Eq(u0, 0)"), while the
+legacy exporter records the branch of the export inputs, which are not empty, and so exports
+the general path. The general path is what the exporters can follow; the ONNX model then runs it
+for an empty selection too.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix.patterns.control_flow.empty_exit import branch_shape, empty_exit_fix
+from onnxfix.rewriter.context import FunctionContext, builtin_call
+from onnxfix.rewriter.datadep import is_data_sized
+from onnxfix.rewriter.export_guards import guard_call_name
+from onnxfix.rewriter.integers import int_constant
+from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
+
+EMPTY_SIZES = frozenset({"numel", "nelement"})
+
+
+def emptiness_receiver(test: ast.expr, ctx: FunctionContext) -> ast.expr | None:
+    """The tensor an emptiness test reads: `t.numel() == 0`, `t.shape[0] == 0`, `t.size(0) == 0`,
+    `len(t) == 0` (either side), `not t.numel()`, `not len(t)`; None for other tests."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _size_of(test.operand, ctx)
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return None
+    left, right = test.left, test.comparators[0]
+    if int_constant(left) == 0:
+        left, right = right, left
+    return _size_of(left, ctx) if int_constant(right) == 0 else None
+
+
+def _size_of(node: ast.expr, ctx: FunctionContext) -> ast.expr | None:
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.keywords:
+        method = node.func.attr
+        if (method in EMPTY_SIZES and not node.args) or (
+                method == "size" and len(node.args) == 1 and int_constant(node.args[0]) is not None):
+            return node.func.value
+    if isinstance(node, ast.Subscript) and int_constant(node.slice) is not None:
+        if isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
+            return node.value.value
+    if builtin_call(node, ctx, frozenset({"len"})) and len(node.args) == 1:
+        return node.args[0]
+    return None
+
+
+def _data_sized(receiver: ast.expr, node: ast.If, ctx: FunctionContext) -> bool:
+    """Statically a selection by the data (a boolean mask, nonzero, ...), or on a line where the
+    run's export stopped on a data-dependent guard (`onnxfix export`'s evidence)."""
+    evidence = ctx.file.evidence
+    if evidence is not None and node.lineno in evidence.data_dependent and ctx.tensors.is_tensor(receiver) is not False:
+        return True
+    return is_data_sized(receiver, ctx)
+
+
+class EmptyExitUnderExport(Rule):
+    code = "ONX610"
+    name = "empty-exit-under-export"
+    summary = "An early exit on an empty data-dependent selection: taken in eager, skipped under torch.export"
+    fix_availability = "always"
+    default_safety = "unsafe"
+    exporters = ("dynamo",)
+    doc = RuleDoc(
+        what="Finds `if <t is empty>: ... return ...` (`t.numel() == 0`, `t.shape[0] == 0`, "
+        "`t.size(0) == 0`, `len(t) == 0`, `not t.numel()`) where `t` is a selection whose size "
+        "comes from the data (a boolean mask, `nonzero`, `torch.where(cond)[0]`), or where "
+        "`onnxfix export`'s run stopped on a data-dependent guard at that line: the early exits "
+        "of detection post-processing (torchvision's batched NMS, MMYOLO's YOLOv5 head).",
+        why="The selection's size is an unbacked symbol under torch.export: it cannot decide "
+        "`Eq(u0, 0)` and the dynamo exporter fails (GuardOnDataDependentSymNode). The legacy "
+        "exporter evaluates the test on the export inputs, which select something, and exports "
+        "the general path.",
+        example="def forward(self, boxes, scores):\n    keep = torch.where(scores > 0.5)[0]\n"
+        "    kept = boxes[keep]\n    if kept.numel() == 0:\n        return kept.new_zeros((0, 4))\n"
+        "    return kept * 2",
+        use_instead="def forward(self, boxes, scores):\n    keep = torch.where(scores > 0.5)[0]\n"
+        "    kept = boxes[keep]\n    if not torch.compiler.is_exporting() and kept.numel() == 0:\n"
+        "        return kept.new_zeros((0, 4))\n    return kept * 2",
+        fix_safety="Unsafe. Eager PyTorch (and torch.compile) take the same path as before, bit "
+        "for bit: `torch.compiler.is_exporting()` is False outside torch.export. But the exported "
+        "model runs the general path for an empty selection as well, which gives the early "
+        "value only where the general path computes it for nothing (an empty concatenation, a "
+        "top-k of nothing); where it cannot (a `max()` of nothing raises in eager), the ONNX "
+        "model returns something else for an empty selection. The export's comparison with "
+        "eager checks the inputs it is given, which select something.",
+        references=("https://github.com/pytorch/vision/issues/2251", "https://github.com/open-mmlab/mmdeploy/issues/2170"),
+    )
+
+    def visit_If(self, node: ast.If, ctx: FunctionContext):
+        test = node.test
+        receiver = skips_empty_exit(node, ctx)
+        if receiver is None or empty_exit_fix(node, branch_shape(node, ctx), ctx) is not None:
+            return  # ONX601 drops a check whose value the general path gives anyway: both exporters
+        torch_name, imports = ctx.torch_name()
+        text = ctx.segment(test)  # a comparison or a `not`: binds tighter than `and`
+        fix = Fix("Take the early exit in eager only", (ctx.replace(test, f"not {torch_name}.compiler.is_exporting() and {text}"),),
+                  safe=False, imports=imports)
+        message = (f"early exit when `{ctx.segment(receiver)}` is empty, a size read out of the data: the dynamo "
+                   "exporter cannot decide it (GuardOnDataDependentSymNode) and the legacy one exports the "
+                   "general path; take the exit in eager only (unsafe: the ONNX model then runs the general "
+                   "path for an empty selection too)")
+        yield ctx.report(self, node.test, message, fix=fix)
+
+
+def skips_empty_exit(node: ast.If, ctx: FunctionContext) -> ast.expr | None:
+    """The tested tensor of an early exit (the body returns) on an empty data-dependent
+    selection, not already guarded for export."""
+    if _guarded(node.test) or not any(isinstance(s, ast.Return) for s in node.body):
+        return None
+    receiver = emptiness_receiver(node.test, ctx)
+    return receiver if receiver is not None and _data_sized(receiver, node, ctx) else None
+
+
+def _guarded(test: ast.expr) -> bool:
+    """The test already consults an export guard (`not torch.compiler.is_exporting() and ...`)."""
+    return any(guard_call_name(n) is not None for n in ast.walk(test))
+
+
+RULES = [EmptyExitUnderExport]
