@@ -539,3 +539,18 @@ def test_an_empty_exit_the_run_names_is_taken_in_eager_only(capsys):
     fix = target["fix"]
     assert "-    if boxes.numel() == 0:\n+    if not torch.compiler.is_exporting() and boxes.numel() == 0:\n" in fix["diff"]
     assert [r["verdict"] for r in fix["results"]] == ["OK", "OK"]
+
+
+def test_size_comparisons_left_by_removed_assertions_are_dropped_before_the_translation(capsys):
+    """MMYOLO's `min(topk, n)` of a selection: torch.export asserts `u1 <= 46116860184273879030`,
+    torch.onnx removes the assertion but translates its comparison and fails on the bound; with
+    the unread comparisons erased, the export matches PyTorch on other sizes."""
+    spec = MODELS / "yolov5_head_topk.py"
+    code, document = _cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
+                                "--probe-inputs", f"{spec}:probe_inputs", "--dynamic", "0:0=priors",
+                                "--dynamic", "1:0=priors", "--dynamic", "2:0=priors", "--exporter", "dynamo", "--fix"],
+                               capsys)
+    (target,) = document["targets"]
+    assert "Error calling operator 'LessOrEqual'" in target["results"][0]["error"]
+    fix = target["fix"]
+    assert (fix["decompositions"], [r["verdict"] for r in fix["results"]]) == (["dead_comparisons_dropped"], ["OK"])

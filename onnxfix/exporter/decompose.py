@@ -40,6 +40,7 @@ from onnxfix.decompositions import BY_KEY, DECOMPOSITIONS, Decomposition, load_f
 from onnxfix.exporter.export_repairs import EXPORT_REPAIRS
 from onnxfix.exporter.quant_stubs import fake_quant_constants
 from onnxfix.exporter.unregistered import gradients_off
+from onnxfix.exporter.dead_comparisons import dead_comparisons_dropped
 
 
 @dataclass(frozen=True)
@@ -238,4 +239,4 @@ def _mha_fastpath_off(model=None) -> Iterator[None]:
 
 # each takes the model being exported
 REPAIR_CONTEXTS = {"mha_fastpath_off": _mha_fastpath_off, "fake_quant_constants": fake_quant_constants,
-                   "gradients_off": gradients_off}
+                   "gradients_off": gradients_off, "dead_comparisons_dropped": dead_comparisons_dropped}

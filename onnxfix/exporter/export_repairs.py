@@ -80,6 +80,15 @@ EXPORT_REPAIRS = {
         (),
         contexts=("gradients_off",),
     ),
+    "dead_comparisons_dropped": ExportRepair(
+        r"Error calling operator '(?:LessOrEqual|Less|GreaterOrEqual|Greater|Equal)' with args \(.*-?\d{19,}\)",
+        "the size comparisons of torch.export's runtime assertions, left behind unread when torch.onnx removes "
+        "the assertions, erased before the translation, which cannot hold a bound beyond int64 (`u1 <= "
+        "46116860184273879030` after a `min(k, n)` of a selection's size): nothing reads them, so nothing "
+        "computed changes (exporter/dead_comparisons.py)",
+        (),
+        contexts=("dead_comparisons_dropped",),
+    ),
     "mha_fastpath_off": ExportRepair(
         r"aten::(?:_native_multi_head_attention|_transformer_encoder_layer_fwd)\b",
         "nn.MultiheadAttention's and nn.TransformerEncoderLayer's fused inference kernels (their 'fast path', "
