@@ -554,3 +554,18 @@ def test_size_comparisons_left_by_removed_assertions_are_dropped_before_the_tran
     assert "Error calling operator 'LessOrEqual'" in target["results"][0]["error"]
     fix = target["fix"]
     assert (fix["decompositions"], [r["verdict"] for r in fix["results"]]) == (["dead_comparisons_dropped"], ["OK"])
+
+
+def test_a_cache_a_method_registers_is_rebuilt_under_the_legacy_export(capsys):
+    """ONX609 on LLaMA's rotary cache rebuilt by `_set_cos_sin_cache` (a registered buffer): the
+    legacy export kept the example's table and failed on longer inputs; rebuilt under export it
+    matches PyTorch on other lengths."""
+    spec = MODELS / "rotary_buffer_cache.py"
+    code, document = _cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
+                                "--probe-inputs", f"{spec}:probe_inputs", "--dynamic", "0:2=seq",
+                                "--exporter", "legacy", "--fix"], capsys)
+    (target,) = document["targets"]
+    assert [r["verdict"] for r in target["results"]] == ["ORT-FAILS"]
+    fix = target["fix"]
+    assert "+        if torch.jit.is_tracing() or torch.compiler.is_exporting() or seq_len > self.max_seq_len_cached:\n" in fix["diff"]
+    assert [r["verdict"] for r in fix["results"]] == ["OK"]

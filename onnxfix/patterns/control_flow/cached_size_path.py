@@ -47,7 +47,9 @@ class CachedSizePath(Rule):
         "sinusoidal position tables), or when it no longer matches the input, stored into a list on the module "
         "or by a method or a function given the module (YOLOv7's `if self.grid[i].shape[2:4] != "
         "x[i].shape[2:4]: self.grid[i] = self._make_grid(nx, ny)`, YOLOv3's `if (self.nx, self.ny) != (nx, ny): "
-        "create_grids(self, ...)`, cached by export scripts' dry run); the same cache kept when large enough, by an `if` on sizes that "
+        "create_grids(self, ...)`, cached by export scripts' dry run, or LLaMA's rotary `if seq_len > "
+        "self.max_seq_len_cached: self._set_cos_sin_cache(seq_len)`, the method registering the tables as "
+        "buffers by name); the same cache kept when large enough, by an `if` on sizes that "
         "reads the attribute and ends in a bare `return`, the method rebuilding the attribute below "
         "(ESPnet's `extend_pe`: `if self.pe.size(1) >= x.size(1) * 2 - 1: return`). And a dict memoising a value per key: `if key not in "
         "self.cache:` whose body stores `self.cache[key] = ...` (DA3's RoPE position getter).",
@@ -77,7 +79,10 @@ class CachedSizePath(Rule):
         "export inputs shows. For a grown cache the test becomes true under export: the cache is "
         "rebuilt for the export input's size, which is what forward does for any size it has not "
         "seen; the same for a cache kept when large enough (the test that keeps it is false under "
-        "export) and for a memo dict (the entry recomputed under export).",
+        "export) and for a memo dict (the entry recomputed under export). A buffer re-registered "
+        "with another shape is a buffer mutation torch.export refuses (\"not in VR[4, 4]\" while "
+        "decomposing): that rebuild helps the legacy exporter only "
+        "(tests/export_models/rotary_buffer_cache.py).",
         references=("https://github.com/JingyunLiang/SwinIR/blob/main/models/network_swinir.py",
                     "https://github.com/zhengchen1999/DAT/blob/main/basicsr/archs/dat_arch.py"),
     )
@@ -195,8 +200,29 @@ def _stored_attributes(statement: ast.stmt, ctx: FunctionContext) -> set[str] | 
         function, owner = builder
         found = {n.attr for n in ast.walk(function) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
                  and isinstance(n.value, ast.Name) and n.value.id == owner}
-        return found or None
+        return (found | _registered_names(function, owner)) or None
     return None
+
+
+def _registered_names(function: ast.FunctionDef, owner: str) -> set[str]:
+    """The attributes a method stores by name: `self.register_buffer("cos_cached", ...)` (LLaMA's
+    rotary `_set_cos_sin_cache`), `setattr(self, "x", ...)`, with the name a literal."""
+    names = set()
+    for n in ast.walk(function):
+        if not (isinstance(n, ast.Call) and n.args):
+            continue
+        func = n.func
+        if (isinstance(func, ast.Attribute) and func.attr in ("register_buffer", "register_parameter")
+                and isinstance(func.value, ast.Name) and func.value.id == owner):
+            name = n.args[0]
+        elif (isinstance(func, ast.Name) and func.id == "setattr" and len(n.args) == 3
+              and isinstance(n.args[0], ast.Name) and n.args[0].id == owner):
+            name = n.args[1]
+        else:
+            continue
+        if isinstance(name, ast.Constant) and isinstance(name.value, str):
+            names.add(name.value)
+    return names
 
 
 def _builder(call: ast.Call, ctx: FunctionContext) -> tuple[ast.FunctionDef, str] | None:
