@@ -569,3 +569,14 @@ def test_a_cache_a_method_registers_is_rebuilt_under_the_legacy_export(capsys):
     fix = target["fix"]
     assert "+        if torch.jit.is_tracing() or torch.compiler.is_exporting() or seq_len > self.max_seq_len_cached:\n" in fix["diff"]
     assert [r["verdict"] for r in fix["results"]] == ["OK"]
+
+
+def test_an_int_default_the_legacy_exporter_keeps_as_an_input_is_fed(capsys):
+    """The legacy exporter appends forward's defaults to the arguments and keeps `steps=3` as a
+    graph input (a size is computed from it): onnxruntime is fed the default, as the call had it."""
+    spec = MODELS / "default_int_argument.py"
+    code, document = _cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
+                                "--probe-inputs", f"{spec}:probe_inputs", "--dynamic", "0:0=b",
+                                "--exporter", "legacy"], capsys)
+    (target,) = document["targets"]
+    assert [r["verdict"] for r in target["results"]] == ["OK"]

@@ -34,6 +34,9 @@ class Runtime:
         options.log_severity_level = 3
         self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         self.declared = [i.name for i in self.session.get_inputs()]
+        # forward's int defaults beyond the given arguments, which the legacy exporter appends
+        # to them (its _decide_input_format) and may keep as graph inputs ("onnx::Add_1")
+        self.defaults: tuple[torch.Tensor, ...] = ()
 
         # numpy has no bfloat16: such a model is fed and read through OrtValues (raw bits)
         self.bfloat16 = any(v.type == "tensor(bfloat16)" for v in (*self.session.get_inputs(), *self.session.get_outputs()))
@@ -41,7 +44,7 @@ class Runtime:
     def run(self, args: tuple, names: list[str]) -> list[np.ndarray]:
         tensors = {n: v for n, v in zip(names, args) if n in self.declared and isinstance(v, torch.Tensor)}
         if len(tensors) < len(self.declared):
-            tensors = dict(zip(self.declared, [a for a in args if isinstance(a, torch.Tensor)]))
+            tensors = dict(zip(self.declared, [a for a in (*args, *self.defaults) if isinstance(a, torch.Tensor)]))
         if not self.bfloat16:
             return self.session.run(None, {n: t.detach().cpu().numpy() for n, t in tensors.items()})
         feeds = {n: _ort_value(t.detach().cpu()) for n, t in tensors.items()}

@@ -240,6 +240,8 @@ def _numerics(verdict: Verdict, model, args, probes, dynamic, opset, path: Path)
     except Exception as exc:
         verdict.verdict, verdict.failed_stage, verdict.error = ORT_FAILS, "runtime", f"onnxruntime: {runtime_error(exc)}"
         return
+    if verdict.exporter == "legacy":
+        runtime.defaults = int_defaults(model, len(args))
     for probe in [Probe("export inputs", args), *probes]:
         result = _check_probe(model, runtime, probe, names)
         if _record(verdict, result, path):
@@ -249,6 +251,22 @@ def _numerics(verdict: Verdict, model, args, probes, dynamic, opset, path: Path)
     if isinstance(model, kv_cache.DecoderWithPast) and verdict.verdict == OK:
         for result in kv_cache.generation_probes(model, runtime):
             _record(verdict, result, path)
+
+
+def int_defaults(model, given: int) -> tuple[torch.Tensor, ...]:
+    """forward's int and bool defaults after the ``given`` positional arguments, as the 0-d
+    tensors the legacy exporter feeds them as (it appends every default to the arguments), up to
+    the first default of another kind (a None, a float: their inputs, if any, stay unfed)."""
+    try:
+        params = list(inspect.signature(model.forward).parameters.values())[given:]
+    except (TypeError, ValueError):
+        return ()
+    found = []
+    for param in params:
+        if param.kind not in (param.POSITIONAL_ONLY, param.POSITIONAL_OR_KEYWORD) or type(param.default) not in (int, bool):
+            break
+        found.append(torch.tensor(param.default))
+    return tuple(found)
 
 
 def _record(verdict: Verdict, result: ProbeResult, path: Path) -> bool:
