@@ -28,6 +28,14 @@ def ok(r: dict, exporter: str, variant: str) -> bool:
     return r["exports"][exporter][variant]["verdict"] == "OK"
 
 
+def loud(verdict: dict) -> bool:
+    return verdict["verdict"] in ("EXPORT-FAILS", "ORT-FAILS")
+
+
+def silent(verdict: dict) -> bool:
+    return verdict["verdict"] == "SILENTLY-WRONG"
+
+
 def both_ok(r: dict, variant: str) -> bool:
     return all(ok(r, e, variant) for e in EXPORTERS)
 
@@ -74,6 +82,12 @@ def totals(results: list[dict]) -> list[str]:
                    | {r["name"] for r in results for e in EXPORTERS
                       if "export_fix" in r and ok(r, e, "before") and not export_ok(r, e)})
     lines.append(f"- cases worse after a fix under some exporter: {len(worse)}" + (f" ({', '.join(worse)})" if worse else ""))
+    silenced = sorted({r["name"] for r in results for e in EXPORTERS for v in ("safe", "unsafe")
+                       if loud(r["exports"][e]["before"]) and silent(r["exports"][e][v])}
+                      | {r["name"] for r in results for e in EXPORTERS if "export_fix" in r
+                         and loud(r["exports"][e]["before"]) and silent(r["export_fix"]["exports"][e])})
+    lines.append(f"- loud failures (export or onnxruntime fails) a fix turned SILENTLY-WRONG: {len(silenced)}"
+                 + (f" ({', '.join(silenced)})" if silenced else ""))
     wrong = [r["name"] for r in results if r["write_status"].get("unsafe")]
     if wrong:
         lines.append(f"- `onnxfix --write` errors: {', '.join(wrong)}")
