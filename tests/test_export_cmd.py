@@ -580,3 +580,17 @@ def test_an_int_default_the_legacy_exporter_keeps_as_an_input_is_fed(capsys):
                                 "--exporter", "legacy"], capsys)
     (target,) = document["targets"]
     assert [r["verdict"] for r in target["results"]] == ["OK"]
+
+
+def test_a_bfloat16_graph_onnxruntime_refuses_is_computed_in_float32(capsys):
+    """A bfloat16 model: onnxruntime refuses the graph on load (`Type 'tensor(bfloat16)' of input
+    parameter ... of operator (Conv)`); float32_compute, named by that error, casts around each
+    op (and each expand, which has no bfloat16 kernel) while exporting."""
+    spec = MODELS / "bfloat16_patch_embed.py"
+    code, document = _cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
+                                "--probe-inputs", f"{spec}:probe_inputs", "--dynamic", "0:0=b,2=h,3=w",
+                                "--exporter", "dynamo", "--fix"], capsys)
+    (target,) = document["targets"]
+    assert "Type 'tensor(bfloat16)' of input parameter" in target["results"][0]["error"]
+    fix = target["fix"]
+    assert (fix["decompositions"], [r["verdict"] for r in fix["results"]]) == (["float32_compute"], ["OK"])

@@ -17,6 +17,8 @@ def _onnx_float32_compute(op, *args, **kwargs):
     if len(gap) != 1:
         return op(*args, **kwargs)
     (dtype,) = gap
+    if dtype != torch.bfloat16 and getattr(op, "__name__", "") in ("expand", "expand_as"):
+        return op(*args, **kwargs)  # copies only: float64 has the kernel, and a round trip would round
     # the dtype torch's own call returns: the promotion of the floating inputs (bfloat16 with
     # float32 gives float32, float64 with float32 float64); an explicit dtype argument decides itself
     floats = [v.dtype for v in values if isinstance(v, torch.Tensor) and v.is_floating_point()]

@@ -44,11 +44,27 @@ class Runtime:
     def run(self, args: tuple, names: list[str]) -> list[np.ndarray]:
         tensors = {n: v for n, v in zip(names, args) if n in self.declared and isinstance(v, torch.Tensor)}
         if len(tensors) < len(self.declared):
-            tensors = dict(zip(self.declared, [a for a in (*args, *self.defaults) if isinstance(a, torch.Tensor)]))
+            tensors = self._by_position(args, tensors)
         if not self.bfloat16:
             return self.session.run(None, {n: t.detach().cpu().numpy() for n, t in tensors.items()})
         feeds = {n: _ort_value(t.detach().cpu()) for n, t in tensors.items()}
         return [_from_ort_value(value) for value in self.session.run_with_ort_values(None, feeds)]
+
+
+    def _by_position(self, args: tuple, named: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+        """The inputs not fed by name: the legacy exporter names an input it got no name for after
+        its first consumer and the argument's index (`onnx::Add_2`, forward's third argument,
+        maybe an appended default); without such names the declared inputs take the tensors in order."""
+        values = (*args, *self.defaults)
+        chosen = dict(named)
+        for name in self.declared:
+            index = re.search(r"_(\d+)$", name)
+            if name in chosen:
+                continue
+            if index is None or int(index.group(1)) >= len(values) or not isinstance(values[int(index.group(1))], torch.Tensor):
+                return dict(zip(self.declared, [a for a in args if isinstance(a, torch.Tensor)]))
+            chosen[name] = values[int(index.group(1))]
+        return chosen
 
 
 _ONNX_BFLOAT16 = 16  # TensorProto.BFLOAT16

@@ -39,7 +39,8 @@ EXPORT_REPAIRS = {
     ),
     "float32_compute": ExportRepair(
         r"NOT_IMPLEMENTED : Could not find an implementation for \w+\("
-        r"|operator does not support (?:double|bfloat16)",
+        r"|operator does not support (?:double|bfloat16)"
+        r"|Type Error: Type 'tensor\((?:bfloat16|double)\)' of input parameter",
         "ops on float64 / bfloat16 tensors computed in float32 while exporting (onnxruntime's CPU provider "
         "has no kernel for many of them; the exported model rounds as float32 there)",
         ("float32_compute",),

@@ -17,7 +17,7 @@ from onnxfix.rewriter.size_lists import unpacks_size_list
 from onnxfix.rewriter.module_index import ModuleIndex, is_torch_module_qualname
 from onnxfix.rewriter.paths import shown
 from onnxfix.rewriter.rule import Edit, Finding, Fix
-from onnxfix.rewriter.scope import ExportFunction, ExportScope, exporters_not_running
+from onnxfix.rewriter.scope import ExportFunction, ExportScope, compiled_by_torchscript, exporters_not_running
 from onnxfix.rewriter.sizes import SizeOracle
 from onnxfix.rewriter.source import SourceFile
 from onnxfix.rewriter.tensors import TensorOracle
@@ -283,6 +283,11 @@ class FunctionContext(_FileView):
         """Values assigned to ``name`` in this function; a tuple-unpacking target contributes
         the whole Assign node (the caller decides what the element is)."""
         return self.scope.assignments.get(name, [])
+
+    @property
+    def compiled_by_torchscript(self) -> bool:
+        """This function is compiled by TorchScript (rewriter/scope.py compiled_by_torchscript)."""
+        return compiled_by_torchscript(self.fn.node, self.fn.entry.modes)
 
     def is_parameter(self, name: str) -> bool:
         args = self.fn.node.args

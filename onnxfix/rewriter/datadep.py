@@ -54,7 +54,7 @@ def is_data_sized(node: ast.AST, ctx, _seen: frozenset[str] = frozenset()) -> bo
         return _all_assignments(node.id, ctx, _seen, is_data_sized)
     if isinstance(node, ast.Subscript):
         # `x[mask]`, `x[keep]` with `keep = torch.where(scores > t)[0]` (an index of data size)
-        return is_mask(node.slice, ctx, _seen) or is_data_sized(node.slice, ctx, _seen) or is_data_sized(
+        return is_mask(node.slice, ctx, _seen) or _is_selection_index(node.slice, ctx, _seen) or is_data_sized(
             node.value, ctx, _seen)
     if isinstance(node, ast.Call):
         if ctx.qualname(node.func) in DATA_SIZED_FUNCTIONS:
@@ -64,6 +64,29 @@ def is_data_sized(node: ast.AST, ctx, _seen: frozenset[str] = frozenset()) -> bo
         func = node.func
         return isinstance(func, ast.Attribute) and func.attr in DATA_SIZED_METHODS and ctx.qualname(func) is None
     return False
+
+
+def _is_selection_index(node: ast.AST, ctx, _seen: frozenset[str]) -> bool:
+    """An integer index whose length is read from the data: `torch.where(cond)[0]`, a
+    `nonzero()` column, `unique(...)`, or a name bound only to such (not one element of them)."""
+    if isinstance(node, ast.Name):
+        return _all_assignments(node.id, ctx, _seen, _is_selection_index)
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Call):
+        call = node.value
+        if ctx.qualname(call.func) == "torch.where" and len(call.args) == 1:
+            return isinstance(node.slice, ast.Constant)  # one axis's positions
+        if _data_sized_call(call, ctx):  # `nonzero()[:, 0]`: a column
+            return (isinstance(node.slice, ast.Tuple) and len(node.slice.elts) == 2
+                    and isinstance(node.slice.elts[0], ast.Slice) and isinstance(node.slice.elts[1], ast.Constant))
+        return False
+    return isinstance(node, ast.Call) and _data_sized_call(node, ctx)
+
+
+def _data_sized_call(node: ast.Call, ctx) -> bool:
+    if ctx.qualname(node.func) in DATA_SIZED_FUNCTIONS:
+        return True
+    func = node.func
+    return isinstance(func, ast.Attribute) and func.attr in DATA_SIZED_METHODS and ctx.qualname(func) is None
 
 
 def is_mask(node: ast.AST, ctx, _seen: frozenset[str] = frozenset()) -> bool:

@@ -384,6 +384,14 @@ def exporters_not_running(modes: frozenset[str], python_hazard: bool) -> frozens
     return frozenset({"dynamo", "legacy"} - running)
 
 
+def compiled_by_torchscript(node: ast.AST, modes: frozenset[str]) -> bool:
+    """A function TorchScript compiles: decorated `@torch.jit.script` (or `_script_if_tracing`),
+    or reached from one the legacy exporter scripts. A fix there must be TorchScript
+    (no `torch.compiler.is_exporting()`, no untyped helper taking ints)."""
+    decorators = getattr(node, "decorator_list", ())
+    return SCRIPTED in modes or any(_decorator_name(d) in ("script", "_script_if_tracing") for d in decorators)
+
+
 def _scripted_if_tracing(node: ast.AST) -> bool:
     decorators = getattr(node, "decorator_list", ())
     return any(_decorator_name(d) == "_script_if_tracing" for d in decorators)

@@ -174,12 +174,12 @@ class TensorIf(Rule):
             elif dropped is not None:
                 fix, why = dropped
                 message += why
-            elif fix is None and skips_empty_exit(node, ctx):
-                return  # ONX610 reports it, with its fix
             elif fix is None:
                 message += "; no automatic fix: " + _no_where_reason(node, condition, value)
         message += _static_guard_note(node.test, ctx)
-        yield ctx.report(self, node.test, message, fix=fix)
+        # an empty exit: ONX610 reports it for the dynamo exporter, with its fix
+        exporters = ("legacy",) if fix is None and skips_empty_exit(node, ctx) else None
+        yield ctx.report(self, node.test, message, fix=fix, exporters=exporters)
 
     def visit_IfExp(self, node: ast.IfExp, ctx: FunctionContext):
         condition = tensor_condition(node.test, ctx)

@@ -39,10 +39,12 @@ def emptiness_receiver(test: ast.expr, ctx: FunctionContext) -> ast.expr | None:
 def _size_of(node: ast.expr, ctx: FunctionContext) -> ast.expr | None:
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.keywords:
         method = node.func.attr
+        # a selection's size read from the data is its first dimension's (a mask's dims collapse
+        # into it): `t.size(0)`, `t.shape[0]`, the element count
         if (method in EMPTY_SIZES and not node.args) or (
-                method == "size" and len(node.args) == 1 and int_constant(node.args[0]) is not None):
+                method == "size" and len(node.args) == 1 and int_constant(node.args[0]) == 0):
             return node.func.value
-    if isinstance(node, ast.Subscript) and int_constant(node.slice) is not None:
+    if isinstance(node, ast.Subscript) and int_constant(node.slice) == 0:
         if isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
             return node.value.value
     if builtin_call(node, ctx, frozenset({"len"})) and len(node.args) == 1:
@@ -99,8 +101,9 @@ class EmptyExitUnderExport(Rule):
             return  # ONX601 drops a check whose value the general path gives anyway: both exporters
         torch_name, imports = ctx.torch_name()
         text = ctx.segment(test)  # a comparison or a `not`: binds tighter than `and`
-        fix = Fix("Take the early exit in eager only", (ctx.replace(test, f"not {torch_name}.compiler.is_exporting() and {text}"),),
-                  safe=False, imports=imports)
+        fix = None if ctx.compiled_by_torchscript else Fix(  # TorchScript cannot compile is_exporting()
+            "Take the early exit in eager only", (ctx.replace(test, f"not {torch_name}.compiler.is_exporting() and {text}"),),
+            safe=False, imports=imports)
         message = (f"early exit when `{ctx.segment(receiver)}` is empty, a size read out of the data: the dynamo "
                    "exporter cannot decide it (GuardOnDataDependentSymNode) and the legacy one exports the "
                    "general path; take the exit in eager only (unsafe: the ONNX model then runs the general "

@@ -9,8 +9,10 @@ from onnxfix.rewriter.context import FunctionContext
 from onnxfix.config import LEGACY
 from onnxfix.rewriter.rule import Fix, Helper, Rule, RuleDoc
 
-# Kept dtype or integer casts: an index through them is the same integers.
-INDEX_CASTS = frozenset({"to", "long", "int", "contiguous"})
+# Integer casts and copies: an index through them is the same integers (`.to(...)` only to a
+# device or an integer dtype: `.to(torch.bool)` makes a mask).
+INDEX_CASTS = frozenset({"long", "int", "contiguous"})
+INTEGER_DTYPES = frozenset({"long", "int64", "int", "int32", "int16", "int8", "uint8"})
 INTEGER_METHODS = frozenset({"argmax", "argmin", "argsort", "long", "int"})
 
 WRAP_NEGATIVE_INDEX = Helper(
@@ -103,8 +105,8 @@ class NegativeIndexRead(Rule):
         )
 
     def _fix(self, node, elements, literals, computed, ctx: FunctionContext) -> Fix | None:
-        if not simple_receiver(node.value):
-            return None
+        if not simple_receiver(node.value) or ctx.compiled_by_torchscript:
+            return None  # TorchScript compiles no untyped helper taking an int size
         edits = []
         receiver = ctx.segment(node.value)
         for dim, (element, literal, negative) in enumerate(zip(elements, literals, computed)):
@@ -136,11 +138,26 @@ def _one_dimension(element: ast.expr, literal: list[int] | None, ctx: FunctionCo
 
 
 def _unwrapped(node: ast.expr) -> ast.expr:
-    """The tensor under `.to(...)`, `.long()`, `.int()`, `.contiguous()`: the same integers."""
-    while (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-           and node.func.attr in INDEX_CASTS):
+    """The tensor under `.long()`, `.int()`, `.contiguous()` and `.to(<a device or an integer
+    dtype>)`: the same integers."""
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (
+            node.func.attr in INDEX_CASTS or (node.func.attr == "to" and _keeps_integers(node))):
         node = node.func.value
     return node
+
+
+def _keeps_integers(call: ast.Call) -> bool:
+    """`.to(x.device)`, `.to(device)`, `.to(torch.long)`, `.to(device=...)`: no float or bool
+    dtype (a name that is no device, such as a dtype variable, is not known)."""
+    for value in [*call.args, *(k.value for k in call.keywords if k.arg in ("device", "dtype"))]:
+        if isinstance(value, ast.Attribute) and value.attr == "device":
+            continue
+        if isinstance(value, ast.Name) and "device" in value.id:
+            continue
+        if isinstance(value, ast.Attribute) and value.attr in INTEGER_DTYPES and isinstance(value.value, ast.Name):
+            continue
+        return False
+    return not any(k.arg not in ("device", "dtype", "non_blocking", "copy") for k in call.keywords)
 
 
 def _single_value(node: ast.expr, ctx: FunctionContext) -> ast.expr | None:
