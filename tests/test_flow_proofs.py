@@ -69,7 +69,8 @@ CASES = {
     "grid_cache": ("ONX609", False, (ORT, ORT)),  # YOLOv7's per-level grids in a list, rebuilt when the size differs; a dry run fills them
     "square_pad": ("ONX403", False, (OK, WRONG)),  # max(h, w) of sizes: legacy keeps the export-time winner
     "cache_hit_return": ("ONX609", False, (WRONG, WRONG)),  # ESPnet's extend_pe: kept when large enough, else rebuilt
-    "linspace_positions": ("ONX407", True, (FAILS, OK)),  # Flux's position ids: linspace(0, n - 1, n) -> arange(n)
+    "linspace_positions": ("ONX407", True, (FAILS, OK)),
+    "linspace_grid": ("ONX407", False, (FAILS, OK)),  # dsntnn's (MobilePose) normalised grid over the heatmap sizes  # Flux's position ids: linspace(0, n - 1, n) -> arange(n)
     "cached_window_mask": ("ONX609", False, (ORT, ORT)),  # SwinIR: the mask cached for one resolution
     "frame_padding": ("ONX402", True, (OK, WRONG)),  # EnCodec: math.ceil of a frame count bound to a name
     "level_anchors": ("ONX205", False, (OK, WRONG)),
@@ -103,6 +104,7 @@ DYNAMO_ERRORS = {
     "eager_only_mask": "'NoneType' object has no attribute 'size'",
     "gathered_rows": "conflicts between user-specified ranges and inferred ranges",
     "linspace_positions": "conflicts between user-specified ranges and inferred ranges",
+    "linspace_grid": "conflicts between user-specified ranges and inferred ranges",
     "index_range": "conflicts between user-specified ranges and inferred ranges",
     "whole_pool": "conflicts between user-specified ranges and inferred ranges",
 }

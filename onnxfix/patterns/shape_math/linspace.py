@@ -11,28 +11,34 @@ from __future__ import annotations
 
 import ast
 
+from onnxfix.decompositions import helper_source
 from onnxfix.rewriter.context import FunctionContext
-from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
+from onnxfix.rewriter.rule import Fix, Helper, Rule, RuleDoc
 
 SAME_KEYWORDS = frozenset({"dtype", "device", "layout", "requires_grad"})
+LINSPACE_STEPS = Helper("_onnx_linspace_steps", helper_source("linspace_steps"))
 
 
 class SizeLinspace(Rule):
     code = "ONX407"
     name = "size-linspace"
-    summary = "`torch.linspace(0, n - 1, steps=n)` with `n` a size: `torch.arange(n)` in the same dtype"
-    fix_availability = "always"
-    default_safety = "unsafe"
+    summary = "`torch.linspace(a, b, n)` with `n` a size: an arange while exporting (`torch.arange(n)` for 0 .. n-1)"
+    fix_availability = "sometimes"
+    default_safety = "per-finding"
     exporters = ("dynamo",)  # the legacy exporter traces linspace over a size correctly (measured)
     triggers = ("linspace",)
     doc = RuleDoc(
-        what="Finds `torch.linspace(0, n - 1, n)` (`steps=` or positional, any `dtype=`/`device=`) in "
-        "export-time code where `n` is a tensor size: the integers 0 .. n-1 as floats.",
+        what="Finds `torch.linspace(a, b, n)` (`steps=` or positional, any `dtype=`/`device=`) in "
+        "export-time code where `n` is a tensor size: position ids `torch.linspace(0, n - 1, n)` (the "
+        "integers 0 .. n-1 as floats), and other points over a size (dsntnn's normalised coordinate "
+        "grid, `torch.linspace(-(n - 1) / n, (n - 1) / n, n)`, in MobilePose).",
         why="torch.export specializes the size a linspace's `steps` comes from. Measured on torch 2.13: "
         "position ids over a dynamic height fail the dynamo export (\"conflicts between user-specified "
         "ranges and inferred ranges\", tests/flow_models/linspace_positions.py), and Flux's image ids "
         "export but fail in onnxruntime for other latent sizes (\"invalid expand shape\"); with "
-        "`torch.arange(n, dtype=...)` both are OK. The legacy exporter traces either correctly.",
+        "`torch.arange(n, dtype=...)` both are OK. The legacy exporter traces either correctly. "
+        "ATen's schema takes `steps` as an `int`, not a SymInt, which is why any linspace over a "
+        "dynamic size specializes it (MobilePose's grid: onnxruntime fails on other heatmap sizes).",
         example="def forward(self, x):\n    h = x.shape[2]\n"
         "    ids = torch.linspace(0, h - 1, steps=h, dtype=x.dtype)\n    return x + ids.view(1, 1, -1, 1)",
         use_instead="def forward(self, x):\n    h = x.shape[2]\n"
@@ -41,7 +47,11 @@ class SizeLinspace(Rule):
         "value is the integer itself) wherever the dtype holds those integers exactly (below 2**24 "
         "in float32, 2**11 in float16, 2**8 in bfloat16), but ATen computes them another way "
         "(linspace fills the upper half from the end), so beyond that the roundings may differ; "
-        "without `dtype=` the range gets `torch.get_default_dtype()`, as linspace does.",
+        "without `dtype=` the range gets `torch.get_default_dtype()`, as linspace does. Other "
+        "points over a size: safe, `_onnx_linspace_steps` calls torch.linspace itself outside "
+        "torch.export (eager and the legacy exporter, bit for bit); while torch.export traces, it "
+        "builds the points from an arange as ATen fills them (the lower half from `a`, the upper from "
+        "`b`), which the export's comparison with eager checks. `layout=`/`requires_grad=`: no fix.",
         references=("https://github.com/Comfy-Org/ComfyUI/pull/5490",),
     )
 
@@ -52,7 +62,10 @@ class SizeLinspace(Rule):
         if parts is None:
             return
         start, end, steps, keywords = parts
-        if not (_is_zero(start) and ctx.sizes.is_size(steps) and _is_minus_one(end, steps)):
+        if not ctx.sizes.is_size(steps):
+            return
+        if not (_is_zero(start) and _is_minus_one(end, steps)):
+            yield from self._any_points(node, start, end, steps, keywords, ctx)
             return
         torch_name, imports = ctx.torch_name()
         extras = [ctx.segment(k) for k in keywords]
@@ -63,6 +76,19 @@ class SizeLinspace(Rule):
         yield ctx.report(self, node, f"`torch.linspace(0, {ctx.segment(end)}, ...)` over `{ctx.segment(steps)}`, a size: "
                          "the integers 0 .. n-1; torch.export specializes the size, and other sizes fail; "
                          "`torch.arange` gives the same values", fix=fix)
+
+
+    def _any_points(self, node, start, end, steps, keywords, ctx: FunctionContext):
+        """`torch.linspace(a, b, n)` over a size `n`: the export-only helper (eager runs linspace)."""
+        if any(k.arg in ("layout", "requires_grad") for k in keywords):
+            fix = None
+        else:
+            arguments = ", ".join([ctx.segment(start), ctx.segment(end), ctx.segment(steps), *map(ctx.segment, keywords)])
+            fix = Fix("Build the points from an arange while exporting", (ctx.replace(node, f"_onnx_linspace_steps({arguments})"),),
+                      safe=True, imports=("torch",), helpers=(LINSPACE_STEPS,))
+        yield ctx.report(self, node, f"`torch.linspace` over `{ctx.segment(steps)}`, a size: torch.export reads its "
+                         "`steps` as a plain int and specializes the size (other sizes fail); build the points from "
+                         "an arange while exporting", fix=fix)
 
 
 def _parts(node: ast.Call):
