@@ -42,8 +42,8 @@ class TracingOnlyGuard(Rule):
     name = "tracing-only-guard"
     summary = "A size-decided fast path skipped for the TorchScript tracer only: skip it under torch.export too"
     fix_availability = "always"
-    default_safety = "safe"
-    triggers = tuple(sorted(TRUE_UNDER_LEGACY_EXPORT))
+    default_safety = "per-finding"
+    triggers = tuple(sorted(TRUE_UNDER_LEGACY_EXPORT | {"interpolate", "resize", "upsample"}))  # the unguarded shortcut
     exporters = ("dynamo",)
     doc = RuleDoc(
         what="Finds `if not torch.jit.is_tracing() and <sizes compared> ...: return ...` in "
@@ -68,14 +68,17 @@ class TracingOnlyGuard(Rule):
         "the general path runs for every size, as the author arranged for the tracer; for the "
         "shortcut's own size it computes what the shortcut returns up to the general path's "
         "rounding (an interpolation to the same size), which the export's comparison with eager "
-        "measures.",
+        "measures. The unguarded shortcut's fix is unsafe for that reason: nothing in the source "
+        "says the author meant the general path for the shortcut's size too.",
         references=("https://github.com/huggingface/transformers/blob/main/src/transformers/models/vit/modeling_vit.py",
                     "https://github.com/facebookresearch/dinov2/blob/main/dinov2/models/vision_transformer.py"),
     )
 
     def visit_If(self, node: ast.If, ctx: FunctionContext):
         test = node.test
-        if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)):
+        if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)) or not any(
+                tracing_guard(v) for v in test.values):
+            yield from _unguarded_shortcut(self, node, ctx)
             return
         guards = [tracing_guard(value) for value in test.values]
         call = next((g for g in guards if g is not None), None)
@@ -93,6 +96,60 @@ class TracingOnlyGuard(Rule):
                    "drops the general path (other sizes fail or come out wrong); skip it under "
                    "`torch.compiler.is_exporting()` too")
         yield ctx.report(self, node.test, message, fix=fix)
+
+
+RESIZES = frozenset({"interpolate", "resize", "upsample"})
+
+
+def _unguarded_shortcut(rule: Rule, node: ast.If, ctx: FunctionContext):
+    """mmcls's `resize_pos_embed`: `if src_shape[0] == dst_shape[0] and src_shape[1] == dst_shape[1]:
+    return pos_embed`, then the table interpolated to the new size: the same shortcut with no
+    guard at all. Every conjunct compares sizes, the body returns a stored value as it is, and the
+    code after the `if` resizes (an interpolation to the same size gives the table back, up to
+    rounding): taken under neither exporter, it keeps the general path in the graph (unsafe)."""
+    if node.orelse or _shortcut_value(node) is None or guard_in(node.test):
+        return
+    conjuncts = node.test.values if isinstance(node.test, ast.BoolOp) and isinstance(node.test.op, ast.And) else [node.test]
+    evidence = ctx.file.evidence  # `onnxfix export`'s run: a guard specialized sizes at this line
+    specialized = evidence is not None and node.lineno in evidence.specialized
+    if not all(compares_sizes(c, ctx) or (specialized and isinstance(c, ast.Compare)) for c in conjuncts):
+        return
+    if not _resizes_after(node, ctx):
+        return
+    torch_name, imports = ctx.torch_name()
+    exporting = f"{torch_name}.jit.is_tracing() or {torch_name}.compiler.is_exporting()"
+    test = ctx.segment(node.test)
+    if not (isinstance(node.test, ast.Compare) or (isinstance(node.test, ast.BoolOp) and isinstance(node.test.op, ast.And))):
+        test = f"({test})"  # `and` binds tighter than `or`, looser than a comparison
+    fix = Fix("Skip the shortcut under export", (ctx.replace(node.test, f"not ({exporting}) and {test}"),),
+              safe=False, imports=imports)
+    message = (f"`return {ctx.segment(_shortcut_value(node))}` when the sizes match, a resize otherwise: both exporters "
+               "decide the sizes on the example and keep the shortcut for its size (other sizes fail or come out "
+               "wrong); skip it under export (unsafe: for the shortcut's own size the exported model resizes to the "
+               "same size, equal up to the resize's rounding)")
+    yield ctx.report(rule, node.test, message, fix=fix, exporters=("dynamo", "legacy"))
+
+
+def _shortcut_value(node: ast.If) -> ast.expr | None:
+    if len(node.body) == 1 and isinstance(node.body[0], ast.Return):
+        value = node.body[0].value
+        if isinstance(value, (ast.Name, ast.Attribute)):
+            return value
+    return None
+
+
+def guard_in(test: ast.expr) -> bool:
+    return any(tracing_guard(n) is not None or negated_guard_call(n) is not None for n in ast.walk(test))
+
+
+def _resizes_after(node: ast.If, ctx: FunctionContext) -> bool:
+    end = node.end_lineno or node.lineno
+    for n in ast.walk(ctx.fn.node):
+        if isinstance(n, ast.Call) and getattr(n, "lineno", 0) > end:
+            name = n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id if isinstance(n.func, ast.Name) else ""
+            if name in RESIZES:
+                return True
+    return False
 
 
 RULES = [TracingOnlyGuard]
