@@ -68,7 +68,8 @@ CASES = {
     "grown_cache": ("ONX609", False, (ORT, ORT)),  # fairseq's sinusoidal table, rebuilt in forward when outgrown
     "memo_cache": ("ONX609", False, (ORT, OK)),  # DA3's position grids memoised per patch grid in a dict
     "grid_cache": ("ONX609", False, (ORT, ORT)),  # YOLOv7's per-level grids in a list, rebuilt when the size differs; a dry run fills them
-    "square_pad": ("ONX403", False, (OK, WRONG)),  # max(h, w) of sizes: legacy keeps the export-time winner
+    "square_pad": ("ONX403", False, (OK, WRONG)),
+    "cache_start": ("ONX403", False, (OK, WRONG)),  # WeNet: max(attention_key_size - required_cache_size, 0)  # max(h, w) of sizes: legacy keeps the export-time winner
     "cache_hit_return": ("ONX609", False, (WRONG, WRONG)),  # ESPnet's extend_pe: kept when large enough, else rebuilt
     "linspace_positions": ("ONX407", True, (FAILS, OK)),
     "linspace_grid": ("ONX407", False, (FAILS, OK)),  # dsntnn's (MobilePose) normalised grid over the heatmap sizes  # Flux's position ids: linspace(0, n - 1, n) -> arange(n)

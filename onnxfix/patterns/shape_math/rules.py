@@ -100,7 +100,8 @@ class BuiltinMaxMin(Rule):
         what="""
             Finds the builtins `max(a, b)` and `min(a, b)` where an argument is a tensor
             (`max(x.sum(), y.sum())`, `min(scale, 1.0)` with a tensor `scale`), and `max`/`min`
-            of tensor sizes (`max(h, w)`, `max(x.shape[-2:])`, YOLOv3's `max(img_size)`).
+            of tensor sizes (`max(h, w)`, `max(x.shape[-2:])`, YOLOv3's `max(img_size)`, and
+            sizes beside ints: WeNet's streaming `max(attention_key_size - required_cache_size, 0)`).
         """,
         why="""
             Python's `max` compares with `>`, which turns a tensor comparison into a Python
@@ -184,9 +185,11 @@ SIZE_EXTREME = Helper("_onnx_size_extreme", helper_source("size_extreme"))
 
 
 def _all_sizes(node: ast.Call, ctx: FunctionContext) -> bool:
-    """`max(h, w)` of sizes, or `max(x.shape[-2:])` / `max(size)` of a tuple of sizes."""
+    """`max(h, w)` of sizes (with ints beside them: WeNet's `max(attention_key_size -
+    required_cache_size, 0)`), or `max(x.shape[-2:])` / `max(size)` of a tuple of sizes."""
     if len(node.args) >= 2:
-        return all(ctx.sizes.is_size(a) for a in node.args)
+        sizes = [ctx.sizes.is_size(a) for a in node.args]
+        return any(sizes) and all(size or ctx.ints.is_int(a) for size, a in zip(sizes, node.args))
     if len(node.args) != 1:
         return False
     (only,) = node.args
