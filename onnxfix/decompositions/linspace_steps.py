@@ -10,7 +10,10 @@ def _onnx_linspace_steps(start, end, steps, **kwargs):
     if not torch.compiler.is_exporting():
         return torch.linspace(start, end, steps, **kwargs)
     dtype = kwargs.get("dtype") or torch.get_default_dtype()
-    index = torch.arange(steps, device=kwargs.get("device"), dtype=dtype)
+    # integral points are computed in double and truncated, as ATen does (and an int64 index
+    # never wraps, as a uint8 one would)
+    compute = dtype if dtype.is_floating_point else torch.float64
+    index = torch.arange(steps, device=kwargs.get("device"), dtype=torch.int64).to(compute)
     step = (end - start) / torch.sym_max(steps - 1, 1)
     lower = index * step + start
     upper = end - (steps - 1 - index) * step

@@ -107,14 +107,15 @@ def _unguarded_shortcut(rule: Rule, node: ast.If, ctx: FunctionContext):
     guard at all. Every conjunct compares sizes, the body returns a stored value as it is, and the
     code after the `if` resizes (an interpolation to the same size gives the table back, up to
     rounding): taken under neither exporter, it keeps the general path in the graph (unsafe)."""
-    if node.orelse or _shortcut_value(node) is None or guard_in(node.test):
+    value = _shortcut_value(node)
+    if node.orelse or value is None or guard_in(node.test) or ctx.compiled_by_torchscript:
         return
     conjuncts = node.test.values if isinstance(node.test, ast.BoolOp) and isinstance(node.test.op, ast.And) else [node.test]
     evidence = ctx.file.evidence  # `onnxfix export`'s run: a guard specialized sizes at this line
     specialized = evidence is not None and node.lineno in evidence.specialized
     if not all(compares_sizes(c, ctx) or (specialized and isinstance(c, ast.Compare)) for c in conjuncts):
         return
-    if not _resizes_after(node, ctx):
+    if not _resizes_after(node, value, ctx):
         return
     torch_name, imports = ctx.torch_name()
     exporting = f"{torch_name}.jit.is_tracing() or {torch_name}.compiler.is_exporting()"
@@ -142,13 +143,44 @@ def guard_in(test: ast.expr) -> bool:
     return any(tracing_guard(n) is not None or negated_guard_call(n) is not None for n in ast.walk(test))
 
 
-def _resizes_after(node: ast.If, ctx: FunctionContext) -> bool:
+def _resizes_after(node: ast.If, value: ast.expr, ctx: FunctionContext) -> bool:
+    """After the `if`, the returned value itself, or a view of it (slices, reshapes, permutes),
+    is resized to a given `size` (not by a `scale_factor`): the general path is the shortcut's
+    value resized, which gives it back for its own size."""
     end = node.end_lineno or node.lineno
     for n in ast.walk(ctx.fn.node):
-        if isinstance(n, ast.Call) and getattr(n, "lineno", 0) > end:
-            name = n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id if isinstance(n.func, ast.Name) else ""
-            if name in RESIZES:
-                return True
+        if not (isinstance(n, ast.Call) and getattr(n, "lineno", 0) > end and n.args):
+            continue
+        name = n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id if isinstance(n.func, ast.Name) else ""
+        by_size = (len(n.args) > 1 or any(k.arg == "size" for k in n.keywords)) and not any(
+            k.arg == "scale_factor" for k in n.keywords)
+        if name in RESIZES and by_size and _view_of(n.args[0], value, ctx, 0):
+            return True
+    return False
+
+
+VIEWS = frozenset({"reshape", "view", "permute", "transpose", "flatten", "unflatten", "contiguous", "float", "to",
+                   "unsqueeze", "squeeze", "type_as"})
+
+
+def _view_of(node: ast.expr, value: ast.expr, ctx: FunctionContext, depth: int) -> bool:
+    if ast.dump(node) == ast.dump(value):
+        return True
+    if depth > 4:
+        return False
+    if isinstance(node, ast.Subscript):
+        return _view_of(node.value, value, ctx, depth + 1)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in VIEWS:
+        return _view_of(node.func.value, value, ctx, depth + 1)
+    if isinstance(node, ast.Name):
+        # every binding a view of the value or of the name itself (`w = table[:, 1:]`, then
+        # `w = w.reshape(...).permute(...)`), one of them of the value
+        bound = ctx.assignments(node.id)
+        if not bound or not all(isinstance(b, ast.expr) for b in bound):
+            return False
+        itself = ast.Name(id=node.id, ctx=ast.Load())
+        return all(_view_of(b, itself, ctx, depth + 1) or _view_of(b, value, ctx, depth + 1) for b in bound) and any(
+            _view_of(b, value, ctx, depth + 1) for b in bound)
     return False
 
 

@@ -80,8 +80,8 @@ class SizeLinspace(Rule):
 
     def _any_points(self, node, start, end, steps, keywords, ctx: FunctionContext):
         """`torch.linspace(a, b, n)` over a size `n`: the export-only helper (eager runs linspace)."""
-        if any(k.arg in ("layout", "requires_grad") for k in keywords):
-            fix = None
+        if any(k.arg in ("layout", "requires_grad") for k in keywords) or ctx.compiled_by_torchscript:
+            fix = None  # TorchScript compiles no `**kwargs` helper
         else:
             arguments = ", ".join([ctx.segment(start), ctx.segment(end), ctx.segment(steps), *map(ctx.segment, keywords)])
             fix = Fix("Build the points from an arange while exporting", (ctx.replace(node, f"_onnx_linspace_steps({arguments})"),),

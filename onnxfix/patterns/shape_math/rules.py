@@ -146,8 +146,9 @@ class BuiltinMaxMin(Rule):
             return
         if _all_sizes(node, ctx):
             text = f"_onnx_size_extreme({function == 'max'}, {', '.join(ctx.segment(a) for a in node.args)})"
-            fix = Fix("Take the max/min of the sizes as a graph value while tracing", (ctx.replace(node, text),),
-                      safe=True, imports=("torch",), helpers=(SIZE_EXTREME,))
+            fix = None if ctx.compiled_by_torchscript else Fix(  # TorchScript compiles no `*sizes` helper
+                "Take the max/min of the sizes as a graph value while tracing", (ctx.replace(node, text),),
+                safe=True, imports=("torch",), helpers=(SIZE_EXTREME,))
             yield ctx.report(self, node, f"Python `{function}()` of tensor sizes: while the legacy exporter traces, sizes "
                              "are tensors and it freezes the export-time winner (silently wrong when another size "
                              "wins)", fix=fix)
