@@ -42,6 +42,22 @@ def input_names(model: torch.nn.Module, count: int) -> list[str]:
     return params[:count] if len(params) >= count else [f"input_{i}" for i in range(count)]
 
 
+def int_defaults(model, given: int) -> tuple[torch.Tensor, ...]:
+    """forward's int and bool defaults after the ``given`` positional arguments, as the 0-d
+    tensors the legacy exporter feeds them as (it appends every default to the arguments), up to
+    the first default of another kind (a None, a float: their inputs, if any, stay unfed)."""
+    try:
+        params = list(inspect.signature(model.forward).parameters.values())[given:]
+    except (TypeError, ValueError):
+        return ()
+    found = []
+    for param in params:
+        if param.kind not in (param.POSITIONAL_ONLY, param.POSITIONAL_OR_KEYWORD) or type(param.default) not in (int, bool):
+            break
+        found.append(torch.tensor(param.default))
+    return tuple(found)
+
+
 class FlatOutputs(torch.nn.Module):
     def __init__(self, model: torch.nn.Module, count: int):
         super().__init__()

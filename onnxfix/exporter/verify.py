@@ -25,7 +25,7 @@ import torch
 
 from onnxfix.exporter.comparison import Runtime, compare, runtime_error  # noqa: F401  (re-exported)
 from onnxfix.exporter import kv_cache
-from onnxfix.exporter.model_io import FLAT_KEY, FlatOutputs, flatten, input_names  # noqa: F401  (re-exported)
+from onnxfix.exporter.model_io import FLAT_KEY, FlatOutputs, flatten, input_names, int_defaults  # noqa: F401  (re-exported)
 from onnxfix.exporter.model_state import attributes_kept
 from onnxfix.exporter.errors import describe, exception_chain
 from onnxfix.exporter.onnx_registry import reuse_onnx_registry
@@ -251,22 +251,6 @@ def _numerics(verdict: Verdict, model, args, probes, dynamic, opset, path: Path)
     if isinstance(model, kv_cache.DecoderWithPast) and verdict.verdict == OK:
         for result in kv_cache.generation_probes(model, runtime):
             _record(verdict, result, path)
-
-
-def int_defaults(model, given: int) -> tuple[torch.Tensor, ...]:
-    """forward's int and bool defaults after the ``given`` positional arguments, as the 0-d
-    tensors the legacy exporter feeds them as (it appends every default to the arguments), up to
-    the first default of another kind (a None, a float: their inputs, if any, stay unfed)."""
-    try:
-        params = list(inspect.signature(model.forward).parameters.values())[given:]
-    except (TypeError, ValueError):
-        return ()
-    found = []
-    for param in params:
-        if param.kind not in (param.POSITIONAL_ONLY, param.POSITIONAL_OR_KEYWORD) or type(param.default) not in (int, bool):
-            break
-        found.append(torch.tensor(param.default))
-    return tuple(found)
 
 
 def _record(verdict: Verdict, result: ProbeResult, path: Path) -> bool:
