@@ -144,6 +144,12 @@ def record_first_blind_results(results: list[dict], commit: str) -> None:
     BLIND_FIRST.write_text(json.dumps(first, indent=1, sort_keys=True))
 
 
+def _batch_order(batch: str) -> tuple[str, int]:
+    """`domains-9` before `domains-10`: the family, then the batch's number."""
+    family, _, number = batch.rpartition("-")
+    return (family, int(number)) if number.isdigit() else (batch, 0)
+
+
 def blind_section(results: list[dict]) -> list[str]:
     """The cases written from their public report alone, as first measured (before any rule was
     changed for them), per batch, apart from the cases the rules were built against."""
@@ -156,7 +162,7 @@ def blind_section(results: list[dict]) -> list[str]:
              "verdicts; the writers' prompt and manifests are in tests/realworld/blind_manifests/). The totals are",
              "those of the first measurement, at the commit named, before any rule or repair was changed for them",
              "(bench/out/realworld_blind_first.json); the per-case table below shows the latest run.", ""]
-    for batch in sorted(first):
+    for batch in sorted(first, key=_batch_order):
         measured = list(first[batch]["results"].values())
         lines += [f"### Batch `{batch}` (first measured at commit {first[batch]['commit']})", ""] + totals(measured) + [""]
         latest = [r for r in results if r.get("blind") == batch]

@@ -79,6 +79,7 @@ def test_totals_count_failing_cases_and_fixes():
         "- eager outputs changed by a fix: 0",
         "- controls modified by `--write --unsafe-fixes`: 0",
         "- cases worse after a fix under some exporter: 0",
+        "- loud failures (export or onnxruntime fails) a fix turned SILENTLY-WRONG: 0",
     ]
     assert realworld_doc.misses(results) == [
         "- **size-branch** (1)",
@@ -90,11 +91,18 @@ def test_verdict_row_and_worse_cases():
     worse = _result("w", ("OK", "EXPORT-FAILS", "EXPORT-FAILS"), ("OK",) * 3, changed=True, eager="input set 1: outputs differ")
     assert realworld.verdict_row(worse) == "w: dynamo: OK -> EXPORT-FAILS -> EXPORT-FAILS | legacy: OK -> OK -> OK"
     lines = realworld_doc.totals([worse])
-    assert lines[-3:] == [
+    assert lines[-4:] == [
         "- eager outputs changed by a fix: 1 (w)",
         "- controls modified by `--write --unsafe-fixes`: 0",
         "- cases worse after a fix under some exporter: 1 (w)",
+        "- loud failures (export or onnxruntime fails) a fix turned SILENTLY-WRONG: 0",
     ]
+
+
+def test_a_loud_failure_turned_silent_is_counted():
+    silenced = _result("s", ("EXPORT-FAILS", "EXPORT-FAILS", "SILENTLY-WRONG"), ("OK",) * 3, changed=True)
+    assert realworld_doc.totals([silenced])[-1] == (
+        "- loud failures (export or onnxruntime fails) a fix turned SILENTLY-WRONG: 1 (s)")
 
 
 def test_every_case_follows_the_contract():
