@@ -58,12 +58,13 @@ class Runtime:
         values = (*args, *self.defaults)
         chosen = dict(named)
         for name in self.declared:
-            index = re.search(r"_(\d+)$", name)
             if name in chosen:
                 continue
-            if index is None or int(index.group(1)) >= len(values) or not isinstance(values[int(index.group(1))], torch.Tensor):
+            index = re.search(r"_(\d+)$", name)
+            value = values[int(index.group(1))] if index and int(index.group(1)) < len(values) else None
+            if not isinstance(value, torch.Tensor):
                 return dict(zip(self.declared, [a for a in args if isinstance(a, torch.Tensor)]))
-            chosen[name] = values[int(index.group(1))]
+            chosen[name] = value
         return chosen
 
 

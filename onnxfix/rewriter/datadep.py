@@ -57,12 +57,7 @@ def is_data_sized(node: ast.AST, ctx, _seen: frozenset[str] = frozenset()) -> bo
         return is_mask(node.slice, ctx, _seen) or _is_selection_index(node.slice, ctx, _seen) or is_data_sized(
             node.value, ctx, _seen)
     if isinstance(node, ast.Call):
-        if ctx.qualname(node.func) in DATA_SIZED_FUNCTIONS:
-            return True
-        if ctx.qualname(node.func) == "torch.where" and len(node.args) == 1:
-            return True
-        func = node.func
-        return isinstance(func, ast.Attribute) and func.attr in DATA_SIZED_METHODS and ctx.qualname(func) is None
+        return _data_sized_call(node, ctx) or (ctx.qualname(node.func) == "torch.where" and len(node.args) == 1)
     return False
 
 

@@ -188,6 +188,12 @@ def is_guard_call(node: ast.AST) -> bool:
     return guard_call_name(node) is not None
 
 
+def consults_export_guard(test: ast.expr) -> bool:
+    """The test calls an export guard anywhere (`not torch.compiler.is_exporting() and ...`):
+    already decided for the exporters, by its author or by a fix."""
+    return any(is_guard_call(n) for n in ast.walk(test))
+
+
 def negated_guard_call(node: ast.AST, names: frozenset[str] = ANY_EXPORT_GUARD) -> ast.Call | None:
     """The guard call of `not <export guard>()` (one of ``names``, no arguments)."""
     if not (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)):

@@ -23,7 +23,7 @@ import ast
 
 from onnxfix.patterns.control_flow.tracing_only_guard import compares_sizes
 from onnxfix.rewriter.context import FunctionContext
-from onnxfix.rewriter.export_guards import is_guard_call
+from onnxfix.rewriter.export_guards import consults_export_guard
 from onnxfix.rewriter.precedence import NOT, OR, operand
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 
@@ -88,7 +88,7 @@ class CachedSizePath(Rule):
     )
 
     def visit_If(self, node: ast.If, ctx: FunctionContext):
-        if ctx.fn.cls is None or _guarded(node.test):
+        if ctx.fn.cls is None or consults_export_guard(node.test):
             return
         if not node.orelse:
             yield from self._grown_cache(node, ctx)
@@ -281,11 +281,6 @@ def _from_sizes(node: ast.AST, ctx: FunctionContext, seen: set[str]) -> bool:
                 if isinstance(value, ast.expr) and _from_sizes(value, ctx, seen):
                     return True
     return False
-
-
-def _guarded(test: ast.expr) -> bool:
-    """Already decided by an export guard (this rule's own fix, or the author's)."""
-    return any(is_guard_call(n) for n in ast.walk(test))
 
 
 def _cached_attributes(ctx: FunctionContext) -> dict[str, str]:

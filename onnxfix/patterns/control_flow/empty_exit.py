@@ -78,26 +78,38 @@ def branch_shape(node: ast.If, ctx: FunctionContext):
 
 
 def _tested_empty(test: ast.expr, ctx: FunctionContext) -> str | None:
-    """`y.numel() == 0`, `len(y) == 0`, `y.shape[0] == 0`, `y.size(0) == 0` (any dimension of size
+    """`y.numel() == 0`, `len(y) == 0`, `y.shape[k] == 0`, `y.size(k) == 0` (any dimension of size
     zero empties `y`): the name `y`."""
+    receiver = emptiness_receiver(test, ctx, any_dim=True)
+    return receiver.id if isinstance(receiver, ast.Name) else None
+
+
+def emptiness_receiver(test: ast.expr, ctx: FunctionContext, any_dim: bool = False) -> ast.expr | None:
+    """The tensor an emptiness test reads: `t.numel() == 0`, `t.shape[0] == 0`, `t.size(0) == 0`,
+    `len(t) == 0` (either side), `not t.numel()`, `not len(t)`; with ``any_dim`` any dimension's
+    size (`t.shape[2] == 0`). None for other tests."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _size_of(test.operand, ctx, any_dim)
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
         return None
     left, right = test.left, test.comparators[0]
     if _is_zero(left):
         left, right = right, left
-    if not _is_zero(right):
-        return None
-    receiver = None
-    if isinstance(left, ast.Call) and isinstance(left.func, ast.Attribute) and not left.keywords:
-        method = left.func.attr
-        if (method in EMPTY_SIZES and not left.args) or (method == "size" and len(left.args) == 1 and _is_int(left.args[0])):
-            receiver = left.func.value
-    elif isinstance(left, ast.Subscript) and _is_int(left.slice):
-        if isinstance(left.value, ast.Attribute) and left.value.attr == "shape":
-            receiver = left.value.value
-    elif builtin_call(left, ctx, frozenset({"len"})) and len(left.args) == 1:
-        receiver = left.args[0]
-    return receiver.id if isinstance(receiver, ast.Name) else None
+    return _size_of(left, ctx, any_dim) if _is_zero(right) else None
+
+
+def _size_of(node: ast.expr, ctx: FunctionContext, any_dim: bool) -> ast.expr | None:
+    dimension = _is_int if any_dim else _is_zero
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.keywords:
+        method = node.func.attr
+        if (method in EMPTY_SIZES and not node.args) or (method == "size" and len(node.args) == 1 and dimension(node.args[0])):
+            return node.func.value
+    if isinstance(node, ast.Subscript) and dimension(node.slice):
+        if isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
+            return node.value.value
+    if builtin_call(node, ctx, frozenset({"len"})) and len(node.args) == 1:
+        return node.args[0]
+    return None
 
 
 def _reduction_of(node: ast.expr, name: str, ctx: FunctionContext) -> str | None:

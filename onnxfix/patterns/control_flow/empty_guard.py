@@ -13,44 +13,11 @@ from __future__ import annotations
 
 import ast
 
-from onnxfix.patterns.control_flow.empty_exit import branch_shape, empty_exit_fix
-from onnxfix.rewriter.context import FunctionContext, builtin_call
+from onnxfix.patterns.control_flow.empty_exit import branch_shape, emptiness_receiver, empty_exit_fix
+from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.datadep import is_data_sized
-from onnxfix.rewriter.export_guards import guard_call_name
-from onnxfix.rewriter.integers import int_constant
+from onnxfix.rewriter.export_guards import consults_export_guard
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
-
-EMPTY_SIZES = frozenset({"numel", "nelement"})
-
-
-def emptiness_receiver(test: ast.expr, ctx: FunctionContext) -> ast.expr | None:
-    """The tensor an emptiness test reads: `t.numel() == 0`, `t.shape[0] == 0`, `t.size(0) == 0`,
-    `len(t) == 0` (either side), `not t.numel()`, `not len(t)`; None for other tests."""
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return _size_of(test.operand, ctx)
-    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
-        return None
-    left, right = test.left, test.comparators[0]
-    if int_constant(left) == 0:
-        left, right = right, left
-    return _size_of(left, ctx) if int_constant(right) == 0 else None
-
-
-def _size_of(node: ast.expr, ctx: FunctionContext) -> ast.expr | None:
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.keywords:
-        method = node.func.attr
-        # a selection's size read from the data is its first dimension's (a mask's dims collapse
-        # into it): `t.size(0)`, `t.shape[0]`, the element count
-        if (method in EMPTY_SIZES and not node.args) or (
-                method == "size" and len(node.args) == 1 and int_constant(node.args[0]) == 0):
-            return node.func.value
-    if isinstance(node, ast.Subscript) and int_constant(node.slice) == 0:
-        if isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
-            return node.value.value
-    if builtin_call(node, ctx, frozenset({"len"})) and len(node.args) == 1:
-        return node.args[0]
-    return None
-
 
 def _data_sized(receiver: ast.expr, node: ast.If, ctx: FunctionContext) -> bool:
     """Statically a selection by the data (a boolean mask, nonzero, ...), or on a line where the
@@ -65,7 +32,7 @@ class EmptyExitUnderExport(Rule):
     code = "ONX610"
     name = "empty-exit-under-export"
     summary = "An early exit on an empty data-dependent selection: taken in eager, skipped under torch.export"
-    fix_availability = "always"
+    fix_availability = "sometimes"  # none in TorchScript-compiled code
     default_safety = "unsafe"
     exporters = ("dynamo",)
     doc = RuleDoc(
@@ -114,15 +81,10 @@ class EmptyExitUnderExport(Rule):
 def skips_empty_exit(node: ast.If, ctx: FunctionContext) -> ast.expr | None:
     """The tested tensor of an early exit (the body returns) on an empty data-dependent
     selection, not already guarded for export."""
-    if _guarded(node.test) or not any(isinstance(s, ast.Return) for s in node.body):
+    if consults_export_guard(node.test) or not any(isinstance(s, ast.Return) for s in node.body):
         return None
     receiver = emptiness_receiver(node.test, ctx)
     return receiver if receiver is not None and _data_sized(receiver, node, ctx) else None
-
-
-def _guarded(test: ast.expr) -> bool:
-    """The test already consults an export guard (`not torch.compiler.is_exporting() and ...`)."""
-    return any(guard_call_name(n) is not None for n in ast.walk(test))
 
 
 RULES = [EmptyExitUnderExport]

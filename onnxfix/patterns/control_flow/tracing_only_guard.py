@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 
 from onnxfix.rewriter.context import FunctionContext
-from onnxfix.rewriter.export_guards import TRUE_UNDER_LEGACY_EXPORT, negated_guard_call
+from onnxfix.rewriter.export_guards import TRUE_UNDER_LEGACY_EXPORT, consults_export_guard, negated_guard_call
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 
 COMPARISONS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
@@ -108,7 +108,7 @@ def _unguarded_shortcut(rule: Rule, node: ast.If, ctx: FunctionContext):
     code after the `if` resizes (an interpolation to the same size gives the table back, up to
     rounding): taken under neither exporter, it keeps the general path in the graph (unsafe)."""
     value = _shortcut_value(node)
-    if node.orelse or value is None or guard_in(node.test) or ctx.compiled_by_torchscript:
+    if node.orelse or value is None or consults_export_guard(node.test) or ctx.compiled_by_torchscript:
         return
     conjuncts = node.test.values if isinstance(node.test, ast.BoolOp) and isinstance(node.test.op, ast.And) else [node.test]
     evidence = ctx.file.evidence  # `onnxfix export`'s run: a guard specialized sizes at this line
@@ -124,7 +124,7 @@ def _unguarded_shortcut(rule: Rule, node: ast.If, ctx: FunctionContext):
         test = f"({test})"  # `and` binds tighter than `or`, looser than a comparison
     fix = Fix("Skip the shortcut under export", (ctx.replace(node.test, f"not ({exporting}) and {test}"),),
               safe=False, imports=imports)
-    message = (f"`return {ctx.segment(_shortcut_value(node))}` when the sizes match, a resize otherwise: both exporters "
+    message = (f"`return {ctx.segment(value)}` when the sizes match, a resize otherwise: both exporters "
                "decide the sizes on the example and keep the shortcut for its size (other sizes fail or come out "
                "wrong); skip it under export (unsafe: for the shortcut's own size the exported model resizes to the "
                "same size, equal up to the resize's rounding)")
@@ -137,10 +137,6 @@ def _shortcut_value(node: ast.If) -> ast.expr | None:
         if isinstance(value, (ast.Name, ast.Attribute)):
             return value
     return None
-
-
-def guard_in(test: ast.expr) -> bool:
-    return any(tracing_guard(n) is not None or negated_guard_call(n) is not None for n in ast.walk(test))
 
 
 def _resizes_after(node: ast.If, value: ast.expr, ctx: FunctionContext) -> bool:
