@@ -594,3 +594,18 @@ def test_a_bfloat16_graph_onnxruntime_refuses_is_computed_in_float32(capsys):
     assert "Type 'tensor(bfloat16)' of input parameter" in target["results"][0]["error"]
     fix = target["fix"]
     assert (fix["decompositions"], [r["verdict"] for r in fix["results"]]) == (["float32_compute"], ["OK"])
+
+
+def test_an_unguarded_shortcut_the_run_specialized_is_skipped_under_export(capsys):
+    """mmcls's resize_pos_embed compares parameters the static rules cannot show to be sizes; the
+    run's guard specializes them at the `if`, and ONX607 then skips the shortcut under export:
+    both exports match PyTorch on other image sizes."""
+    spec = MODELS / "pos_embed_helper.py"
+    code, document = _cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
+                                "--probe-inputs", f"{spec}:probe_inputs", "--dynamic", "0:0=b,2=h,3=w",
+                                "--exporter", "both", "--fix", "--unsafe-fixes"], capsys)
+    (target,) = document["targets"]
+    assert [r["verdict"] for r in target["results"]] == ["ORT-FAILS", "ORT-FAILS"]
+    fix = target["fix"]
+    assert "+    if not (torch.jit.is_tracing() or torch.compiler.is_exporting()) and src_shape[0] == dst_shape[0]" in fix["diff"]
+    assert [r["verdict"] for r in fix["results"]] == ["OK", "OK"]
