@@ -74,10 +74,12 @@ EXPORT_REPAIRS = {
         contexts=("fake_quant_constants",),
     ),
     "gradients_off": ExportRepair(
-        r"Cannot insert a Tensor that requires grad as a constant",
+        r"Cannot insert a Tensor that requires grad as a constant|'SymInt' object has no attribute 'unsqueeze'",
         "no tensor reachable from the model requires grad while exporting: the weights of modules held in plain "
         "lists, dicts or Python objects (not registered, so recorded as constants by the legacy tracer, which "
-        "refuses them while they require grad); the same values, the flags restored afterwards",
+        "refuses them while they require grad), and the operands of a torch scan (torch.onnx's decompositions "
+        "trace its autograd forward, which stacks saved symbolic sizes as tensors when a dim is dynamic: "
+        "'SymInt' object has no attribute 'unsqueeze'); the same values, the flags restored afterwards",
         (),
         contexts=("gradients_off",),
     ),

@@ -10,6 +10,7 @@ from onnxfix.patterns.control_flow.expert_loop import expert_loop
 from onnxfix.patterns.control_flow.gathered_rows import gathered_rows_comprehension
 from onnxfix.patterns.control_flow.index_range import index_range_comprehension
 from onnxfix.patterns.control_flow.length_fill_loop import length_fill_loop
+from onnxfix.patterns.control_flow.scan_loop import scan_loop
 from onnxfix.patterns.control_flow.loop_parts import is_row, loop_length_source, uses_name_elsewhere
 from onnxfix.patterns.control_flow.repeated_rows import repeated_list, repeated_rows_comprehension, repeated_rows_loop
 from onnxfix.patterns.control_flow.scatter_loop import scatter_loop
@@ -195,6 +196,20 @@ class SizeLoop(Rule):
             index (read as a tuple of indices), a list also used as a list, or an index write
             is left alone.
 
+            A recurrence over a size (`for t in range(x.shape[1]):` stepping a state, `h =
+            cell(x[:, t], h)`, and appending each step's output to a list that a `torch.stack` or
+            `torch.cat` right after the loop reads: Mamba's selective scan, RNN cells stepped by
+            hand) runs as `torch._higher_order_ops.scan` while torch.export traces (`if
+            torch.compiler.is_exporting():`), the loop and its stack kept unchanged in the `else`
+            branch: eager and the legacy exporter run the original code, and torch.onnx
+            translates the scan to an ONNX Scan whose trip count follows the input. The body
+            must be name assignments and appends, the index used only as the one integer
+            position of `x[:, t]`-style subscripts (the stepped tensors cut to the range's
+            bounds), names carried across steps bound before the loop, and no other name of the
+            body read after it. Unsafe: torch.export's scan needs every carried value to be a
+            tensor keeping its shape and dtype from step to step, which the source does not
+            show; the legacy exporter still unrolls the loop (the finding stays, for it alone).
+
             `zip(*t)` is only reported: `t.unbind(1)` gives the columns as tensors, where zip
             gave tuples of 0-d tensors (not the same value for every use). Other loops are only
             reported: vectorise them by hand (`torch.arange` for the index,
@@ -223,6 +238,8 @@ class SizeLoop(Rule):
             fix, why = expert_loop(node, ctx)
         if fix is None:
             fix, why = length_fill_loop(node, ctx)
+        if fix is None:
+            fix, why = scan_loop(node, ctx)
         if fix is None:
             message += NO_LOOP_FIX
         elif why:
@@ -291,8 +308,9 @@ NO_LOOP_FIX = (
     "rows, a per-row `index_select` concatenated, a scatter by an index (`a[idx[i]] = i`), a fill of each row up to its "
     "length (`mask[i, :lengths[i]] = 0`), the row numbers as an index (`h[[[i] for i in range(n)], j]`) "
     "or a mixture-of-experts loop over the experts "
-    "hit (`for e in expert_hit:` with a one-hot routing mask) is rewritten exactly; vectorise the "
-    "body over the dimension by hand"
+    "hit (`for e in expert_hit:` with a one-hot routing mask) is rewritten exactly, and a recurrence "
+    "appending each step to a list stacked after the loop runs as a torch scan under torch.export; "
+    "vectorise the body over the dimension by hand"
 )
 FIXED_COUNT_SPLITS = frozenset({"split", "chunk", "tensor_split", "split_with_sizes"})
 
