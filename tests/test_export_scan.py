@@ -21,7 +21,7 @@ pytestmark = pytest.mark.usefixtures("in_repo")  # tests/conftest.py
 def test_scan_rewrite_keeps_eager_outputs_identical(tmp_path):
     rewritten = rewrite_copy(MODEL, tmp_path, unsafe=True)
     text = rewritten.read_text()
-    assert text.count("torch._higher_order_ops.scan(") == 2 and text.count("if torch.compiler.is_exporting():") == 2
+    assert text.count("torch._higher_order_ops.scan(") == 3 and text.count("if torch.compiler.is_exporting():") == 3
     assert identical(eager_outputs(MODEL), eager_outputs(rewritten))
 
 
@@ -33,6 +33,7 @@ def test_export_fix_runs_the_recurrences_as_scans(capsys):
     fix = target["fix"]
     assert "+            (ssm_state,), (_ys0,) = torch._higher_order_ops.scan(\n" in fix["diff"]
     assert "+            (h,), (_ys0,) = torch._higher_order_ops.scan(_scan_step, (h,), (y.movedim(1, 0),))\n" in fix["diff"]
+    assert "+            gated[:, :seq_len] = _ys0.movedim(0, 1)\n" in fix["diff"]
     assert [r["verdict"] for r in fix["results"]] == ["OK", "SILENTLY-WRONG"]
     dynamo = fix["results"][0]
     assert any(p["probe"] == "probe 2 (user)" and p["ok"] for p in dynamo["probes"]), dynamo["probes"]

@@ -1,6 +1,6 @@
 """ONX603 on recurrences over the time axis: a state-space scan (Mamba's slow path, the state
 stepped with `A[:, :, i] * state + Bu[:, :, i]` and each step's readout stacked) and a GRU cell
-stepped by hand, its hidden states concatenated. Unrolled at export: torch.export fails on the
+stepped by hand, its hidden states concatenated, and a gate written into one slot per step. Unrolled at export: torch.export fails on the
 dynamic time axis and the legacy exporter keeps the export-time steps. Fixed (unsafe) by running
 each loop as `torch._higher_order_ops.scan` under torch.export, the loop kept for eager and the
 legacy exporter (still wrong there). With gradients on, torch.onnx's decompositions fail on a scan
@@ -36,7 +36,11 @@ class SelectiveScan(nn.Module):
         for t in range(y.shape[1]):
             h = self.cell(y[:, t], h)
             hidden.append(h[:, None])
-        return torch.cat(hidden, dim=1), ssm_state
+        states = torch.cat(hidden, dim=1)
+        gated = torch.zeros(batch, seq_len, d)
+        for t in range(seq_len):
+            gated[:, t] = torch.sigmoid(y[:, t]) * y[:, t]  # a step of its own: no carried value
+        return states, ssm_state, gated
 
 
 def make_model():

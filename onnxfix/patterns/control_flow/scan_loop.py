@@ -63,7 +63,9 @@ class _Scan:
     stop: ast.expr
     sliced: dict[tuple[str, int], str] = field(default_factory=dict)  # (tensor text, dim) -> step name
     replaced: dict[int, str] = field(default_factory=dict)  # id(subscript) -> step name
-    outputs: dict[str, str] = field(default_factory=dict)  # list name -> per-step output name
+    # list name (appended) or id(statement) (`out[:, t] = v`) -> per-step output name, in step order
+    outputs: dict[str | int, str] = field(default_factory=dict)
+    writes: dict[int, tuple[ast.Subscript, int]] = field(default_factory=dict)  # id(statement) -> (target, dim)
     carried: list[str] = field(default_factory=list)
 
 
@@ -88,14 +90,14 @@ def scan_loop(node: ast.For, ctx: FunctionContext) -> tuple[Fix | None, str]:
         return None, ""
     if any(not _bound_before(name, node, ctx) for name in scan.carried):
         return None, ""
-    if any(not _empty_before(name, node, ctx) for name in scan.outputs):
+    if any(isinstance(name, str) and not _empty_before(name, node, ctx) for name in scan.outputs):
         return None, ""
     torch_name, imports = ctx.torch_name()
     text = _rewrite(node, scan, stacks, torch_name, ctx)
     if text is None:
         return None, ""
     start = ctx.file.source.span(node)[0]
-    end = ctx.file.source.span(stacks[-1][0])[1]
+    end = ctx.file.source.span(stacks[-1][0] if stacks else node)[1]
     fix = Fix("Run the loop as a torch scan under torch.export (eager keeps the loop)",
               (Edit(start, end, text),), safe=False, imports=imports)
     return fix, WHY_UNSAFE
@@ -116,7 +118,11 @@ def _body_assignments(node: ast.For, scan: _Scan) -> list[str] | None:
     `L.append(value)` (one per list)."""
     assigned: list[str] = []
     for statement in node.body:
-        if isinstance(statement, ast.Assign):
+        write = _row_write(statement, scan.index)
+        if write is not None:
+            scan.writes[id(statement)] = write
+            scan.outputs[id(statement)] = f"_y{len(scan.outputs)}"
+        elif isinstance(statement, ast.Assign):
             for target in statement.targets:
                 names = target.elts if isinstance(target, ast.Tuple) else [target]
                 if not all(isinstance(n, ast.Name) for n in names):
@@ -129,8 +135,12 @@ def _body_assignments(node: ast.For, scan: _Scan) -> list[str] | None:
             scan.outputs[listed] = f"_y{len(scan.outputs)}"
         else:
             return None
-    if not scan.outputs or scan.index in assigned or set(scan.outputs) & set(assigned):
+    written = {target.value.id for target, _ in scan.writes.values()}
+    if not scan.outputs or scan.index in assigned or (set(scan.outputs) | written) & set(assigned):
         return None
+    if any(isinstance(n, ast.Name) and n.id in written and id(n) not in {id(t.value) for t, _ in scan.writes.values()}
+           for n in ast.walk(node)):
+        return None  # a written tensor read in the body: the steps depend on each other through it
     for sub in ast.walk(node):  # in-place methods, nested scopes, yields: not a pure step
         if isinstance(sub, (ast.Lambda, ast.FunctionDef, ast.Yield, ast.YieldFrom, ast.NamedExpr, ast.Await)):
             return None
@@ -173,6 +183,17 @@ def _step_value_as_size(node: ast.For, scan: _Scan) -> bool:
     return False
 
 
+def _row_write(statement: ast.stmt, index: str) -> tuple[ast.Subscript, int] | None:
+    """(target, dim) of `out[:, t] = value`: one slot of a tensor bound before the loop per step."""
+    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1):
+        return None
+    target = statement.targets[0]
+    if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)):
+        return None
+    dim = _indexed_dim(target.slice, index)
+    return None if dim is None else (target, dim)
+
+
 def _appended_list(statement: ast.stmt) -> str | None:
     if (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)
             and isinstance(statement.value.func, ast.Attribute) and statement.value.func.attr == "append"
@@ -200,6 +221,8 @@ def _index_only_in_subscripts(node: ast.For, scan: _Scan, assigned: list[str], c
         scan.sliced.setdefault(key, f"_x{len(scan.sliced)}")
         scan.replaced[id(sub)] = scan.sliced[key]
         allowed.add(id(sub.slice) if isinstance(sub.slice, ast.Name) else id(_index_element(sub.slice, scan.index)))
+    for target, _ in scan.writes.values():
+        allowed.add(id(target.slice) if isinstance(target.slice, ast.Name) else id(_index_element(target.slice, scan.index)))
     reads = [n for n in ast.walk(node) if isinstance(n, ast.Name) and n.id == scan.index and isinstance(n.ctx, ast.Load)]
     if any(id(n) not in allowed for n in reads):
         return False
@@ -255,7 +278,8 @@ def _carried(node: ast.For, assigned: list[str]) -> list[str]:
                 carried.append(sub.id)
         if isinstance(statement, ast.Assign):
             for target in statement.targets:
-                bound.update(n.id for n in (target.elts if isinstance(target, ast.Tuple) else [target]))
+                bound.update(n.id for n in (target.elts if isinstance(target, ast.Tuple) else [target])
+                             if isinstance(n, ast.Name))
     return carried
 
 
@@ -267,7 +291,7 @@ def _stacks_after(node: ast.For, scan: _Scan, ctx: FunctionContext) -> list[tupl
         return None
     following = block[block.index(node) + 1:]
     stacks: list[tuple[ast.stmt, dict[int, str]]] = []
-    remaining = dict(scan.outputs)
+    remaining = {name: y for name, y in scan.outputs.items() if isinstance(name, str)}
     for statement in following:
         if not remaining:
             break
@@ -283,15 +307,14 @@ def _stacks_after(node: ast.For, scan: _Scan, ctx: FunctionContext) -> list[tupl
         if not calls:
             return None
         stacks.append((statement, calls))
-    if remaining or not stacks:
+    if remaining:
         return None
-    last = stacks[-1][0]
     stacked = {id(sub.args[0]) for statement, calls in stacks for sub in ast.walk(statement) if id(sub) in calls}
     for sub in ast.walk(ctx.fn.node):
         if (isinstance(sub, ast.Name) and sub.id in scan.outputs and isinstance(sub.ctx, ast.Load)
                 and (sub.lineno, sub.col_offset) > (node.end_lineno, node.end_col_offset) and id(sub) not in stacked):
             return None  # the list is read as a list elsewhere
-    return stacks if last is not None else None
+    return stacks
 
 
 def _stacked_list(call: ast.Call, ctx: FunctionContext) -> str | None:
@@ -378,7 +401,7 @@ def _rewrite(node: ast.For, scan: _Scan, stacks: list[tuple[ast.stmt, dict[int, 
     if taken & {"_scan_step", "_carry", "_xs", *scan.sliced.values(), *scan.outputs.values(),
                 *(f"_ys{k}" for k in range(len(scan.outputs)))}:
         return None
-    original = source.text[source.span(node)[0]:source.span(stacks[-1][0])[1]]
+    original = source.text[source.span(node)[0]:source.span(stacks[-1][0] if stacks else node)[1]]
     if _has_multiline_string(node, stacks):
         return None
     step = [f"def _scan_step(_carry, _xs):"]
@@ -396,7 +419,9 @@ def _rewrite(node: ast.For, scan: _Scan, stacks: list[tuple[ast.stmt, dict[int, 
     call = f"{_tuple(carried)}, {results} = {torch}._higher_order_ops.scan(_scan_step, {inits}, {xs})"
     if len(indent + unit + call) > LINE_LIMIT:
         call = f"{_tuple(carried)}, {results} = {torch}._higher_order_ops.scan(\n{unit}_scan_step,\n{unit}{inits},\n{unit}{xs},\n)"
-    export_branch = [*step, call, *(_stack_statement(statement, calls, ctx) for statement, calls in stacks)]
+    writes = [_written_steps(target, dim, f"_ys{list(scan.outputs).index(key)}", scan, ctx)
+              for key, (target, dim) in scan.writes.items()]
+    export_branch = [*step, call, *writes, *(_stack_statement(statement, calls, ctx) for statement, calls in stacks)]
     lines = [f"if {torch}.compiler.is_exporting():  # a torch scan keeps the loop dynamic under torch.export"]
     lines += [f"{unit}{line}" for part in export_branch for line in part.split("\n")]
     lines += ["else:", unit + original]
@@ -418,9 +443,19 @@ def _has_multiline_string(node: ast.For, stacks: list[tuple[ast.stmt, dict[int, 
                for statement in statements for n in ast.walk(statement))
 
 
+def _written_steps(target: ast.Subscript, dim: int, ys: str, scan: _Scan, ctx: FunctionContext) -> str:
+    """`out[:, a:b] = ys.movedim(0, 1)` for the loop's `out[:, t] = value` over `range(a, b)`."""
+    index = target.slice if isinstance(target.slice, ast.Name) else _index_element(target.slice, scan.index)
+    start = ctx.segment(scan.start) if scan.start is not None else ""
+    slot = _substituted(target, {id(index): f"{start}:{ctx.segment(scan.stop)}"}, ctx)
+    return f"{slot} = {ys}" if dim == 0 else f"{slot} = {ys}.movedim(0, {dim})"
+
+
 def _step_statement(statement: ast.stmt, scan: _Scan, ctx: FunctionContext) -> str:
-    """The body statement with its indexed subscripts read from the step inputs; an append binds
-    the step's output instead."""
+    """The body statement with its indexed subscripts read from the step inputs; an append or a
+    slot write binds the step's output instead."""
+    if id(statement) in scan.writes:
+        return f"{scan.outputs[id(statement)]} = {_substituted(statement.value, scan.replaced, ctx)}"
     listed = _appended_list(statement)
     value = statement.value.args[0] if listed is not None else statement
     text = _substituted(value, scan.replaced, ctx)
