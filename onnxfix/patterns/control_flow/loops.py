@@ -340,6 +340,11 @@ def _tensor_iterable(node: ast.expr, ctx: FunctionContext) -> str | None:
         last = node.func.attr if isinstance(node.func, ast.Attribute) else None
         if last in FIXED_COUNT_SPLITS or (ctx.qualname(node.func) or "").rpartition(".")[2] in FIXED_COUNT_SPLITS:
             return None
+        if last == "unbind" or ctx.qualname(node.func) == "torch.unbind":  # one slice per row of a dim
+            tensor = node.args[0] if ctx.qualname(node.func) == "torch.unbind" and node.args else (
+                node.func.value if isinstance(node.func, ast.Attribute) else None)
+            if tensor is not None and ctx.tensors.is_tensor(tensor):
+                return f"`{ctx.segment(node)}`, the slices of a tensor"
     if ctx.tensors.is_tensor(node):
         return f"the tensor `{ctx.segment(node)}`"
     return None

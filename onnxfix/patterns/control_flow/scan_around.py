@@ -1,0 +1,120 @@
+"""What the ONX603 scan rewrite needs around the loop: the lists it appends to, empty before it and
+stacked right after it; the names it carries, bound before it; nothing else it binds read after it."""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix.patterns.control_flow.scan_parts import ScanPlan
+from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.integers import int_constant
+from onnxfix.rewriter.statements import block_of
+
+
+STACKERS = {"torch.stack": "stack", "torch.cat": "cat", "torch.concat": "cat", "torch.concatenate": "cat"}
+
+def stacks_after(node: ast.For, scan: ScanPlan, ctx: FunctionContext) -> list[tuple[ast.stmt, dict[int, str]]] | None:
+    """The statements right after the loop that stack or concatenate each appended list (its
+    only reads after the loop), with the replacement text of each call."""
+    block = block_of(node, ctx)
+    if node not in block:
+        return None
+    following = block[block.index(node) + 1:]
+    stacks: list[tuple[ast.stmt, dict[int, str]]] = []
+    remaining = {name: y for name, y in scan.outputs.items() if isinstance(name, str)}
+    for statement in following:
+        if not remaining:
+            break
+        calls = {}
+        for sub in ast.walk(statement):
+            if isinstance(sub, ast.Call) and _stacked_list(sub, ctx) in remaining:
+                listed = _stacked_list(sub, ctx)
+                text = _stacked_text(sub, f"_ys{list(scan.outputs).index(listed)}", ctx)
+                if text is None:
+                    return None
+                calls[id(sub)] = text
+                del remaining[listed]
+        if not calls:
+            return None
+        stacks.append((statement, calls))
+    if remaining:
+        return None
+    stacked = {id(sub.args[0]) for statement, calls in stacks for sub in ast.walk(statement) if id(sub) in calls}
+    for sub in ast.walk(ctx.fn.node):
+        if (isinstance(sub, ast.Name) and sub.id in scan.outputs and isinstance(sub.ctx, ast.Load)
+                and (sub.lineno, sub.col_offset) > (node.end_lineno, node.end_col_offset) and id(sub) not in stacked):
+            return None  # the list is read as a list elsewhere
+    return stacks
+
+def _stacked_list(call: ast.Call, ctx: FunctionContext) -> str | None:
+    if ctx.qualname(call.func) not in STACKERS or not call.args or not isinstance(call.args[0], ast.Name):
+        return None
+    return call.args[0].id
+
+def _stacked_text(call: ast.Call, ys: str, ctx: FunctionContext) -> str | None:
+    """`torch.stack(L, dim=d)` -> `ys.movedim(0, d)`; `torch.cat(L, dim=k)` -> the steps merged into k."""
+    dims = [*call.args[1:], *(k.value for k in call.keywords if k.arg == "dim")]
+    if len(call.args) > 2 or any(k.arg != "dim" for k in call.keywords) or len(dims) > 1:
+        return None
+    dim = int_constant(dims[0]) if dims else 0
+    if dim is None:
+        return None
+    if STACKERS[ctx.qualname(call.func)] == "stack":
+        return ys if dim == 0 else f"{ys}.movedim(0, {dim})"
+    moved = dim if dim >= 0 else dim - 1
+    return f"{ys}.movedim(0, {moved}).flatten({moved}, {moved + 1})" if moved != 0 else f"{ys}.flatten(0, 1)"
+
+def nothing_else_read_after(node: ast.For, temporaries: set[str], ctx: FunctionContext) -> bool:
+    """Names bound only inside a step are not read after the loop before being bound again (the
+    loop left the last step's values bound; the scan does not)."""
+    block = block_of(node, ctx)
+    unresolved = set(temporaries)
+    for statement in block[block.index(node) + 1:]:
+        if not unresolved:
+            return True
+        if isinstance(statement, ast.For):  # its target is bound before its body reads anything
+            iterated = {n.id for n in ast.walk(statement.iter) if isinstance(n, ast.Name)}
+            if iterated & unresolved:
+                return False
+            unresolved -= {n.id for n in ast.walk(statement.target) if isinstance(n, ast.Name)}
+        loads, stores = _loads_and_stores(statement)
+        if loads & unresolved:
+            return False
+        unresolved -= stores
+    end = (node.end_lineno, node.end_col_offset)
+    return not any(isinstance(n, ast.Name) and n.id in unresolved and isinstance(n.ctx, ast.Load)
+                   and (n.lineno, n.col_offset) > end for n in ast.walk(ctx.fn.node))
+
+def _loads_and_stores(statement: ast.stmt) -> tuple[set[str], set[str]]:
+    """Names a statement reads, and those a plain assignment binds (after its value is read)."""
+    loads = {n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    stores: set[str] = set()
+    if isinstance(statement, ast.Assign):
+        stores = {n.id for t in statement.targets for n in ast.walk(t) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return loads, stores
+
+def empty_before(listed: str, node: ast.For, ctx: FunctionContext) -> bool:
+    """The list is bound to `[]` in the loop's block (`L = []`, `a, b = [], []`) and not touched
+    again before the loop: the stack holds the steps' outputs and nothing else."""
+    block = block_of(node, ctx)
+    for statement in reversed(block[:block.index(node)]):
+        if not any(isinstance(n, ast.Name) and n.id == listed for n in ast.walk(statement)):
+            continue
+        if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1):
+            return False
+        target, value = statement.targets[0], statement.value
+        pairs = zip(target.elts, value.elts) if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) else [(target, value)]
+        for name, bound in pairs:
+            if isinstance(name, ast.Name) and name.id == listed:
+                return isinstance(bound, ast.List) and not bound.elts
+        return False
+    return False
+
+def bound_before(name: str, node: ast.For, ctx: FunctionContext) -> bool:
+    start = (node.lineno, node.col_offset)
+    for sub in ast.walk(ctx.fn.node):
+        if isinstance(sub, ast.Name) and sub.id == name and isinstance(sub.ctx, ast.Store) and (sub.lineno, sub.col_offset) < start:
+            return True
+        if isinstance(sub, ast.arg) and sub.arg == name:
+            return True
+    return False

@@ -1,0 +1,125 @@
+"""The text of ONX603's scan rewrite: `if torch.compiler.is_exporting():` the step function and the
+scan, `else:` the loop and its stacks exactly as written (one indentation level deeper)."""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix.patterns.control_flow.scan_parts import ScanPlan, appended_list, index_element, substituted
+from onnxfix.rewriter.context import LINE_LIMIT, FunctionContext
+from onnxfix.rewriter.integers import int_constant
+from onnxfix.rewriter.statements import statement_indent
+
+
+def scan_rewrite(node: ast.For, scan: ScanPlan, stacks: list[tuple[ast.stmt, dict[int, str]]], torch: str,
+             ctx: FunctionContext) -> str | None:
+    """The `if torch.compiler.is_exporting(): <scan> else: <the loop and its stacks>` text."""
+    source = ctx.file.source
+    indent = statement_indent(ctx, node)
+    unit = statement_indent(ctx, node.body[0])[len(indent):] or "    "
+    if _names_clash(node, scan, ctx):
+        return None
+    original = source.text[source.span(node)[0]:source.span(stacks[-1][0] if stacks else node)[1]]
+    if _has_multiline_string(node, stacks):
+        return None
+    step = [f"def _scan_step(_carry, _xs):"]
+    carried = scan.carried or ["_carry0"]
+    step.append(f"{unit}{_tuple(carried)} = _carry")
+    step.append(f"{unit}{_tuple(list(scan.sliced.values()))} = _xs")
+    for statement in node.body:
+        step.append(unit + _step_statement(statement, scan, ctx))
+    returned_carries = _tuple([f"{name}.clone()" for name in carried])  # a scan output may not alias
+    returned_outputs = _tuple([f"{name}.clone()" for name in scan.outputs.values()])
+    step.append(f"{unit}return {returned_carries}, {returned_outputs}")
+    inits = _tuple(scan.carried or [f"{torch}.zeros(())"])  # scan wants a carry: a dummy one
+    xs = _tuple([_step_input(text, dim, scan, ctx) for (text, dim) in scan.sliced])
+    results = _tuple([f"_ys{k}" for k in range(len(scan.outputs))])
+    call = f"{_tuple(carried)}, {results} = {torch}._higher_order_ops.scan(_scan_step, {inits}, {xs})"
+    if len(indent + unit + call) > LINE_LIMIT:
+        call = f"{_tuple(carried)}, {results} = {torch}._higher_order_ops.scan(\n{unit}_scan_step,\n{unit}{inits},\n{unit}{xs},\n)"
+    writes = [_written_steps(target, dim, f"_ys{list(scan.outputs).index(key)}", scan, ctx)
+              for key, (target, dim) in scan.writes.items()]
+    export_branch = [*step, call, *writes, *(_stack_statement(statement, calls, ctx) for statement, calls in stacks)]
+    lines = [f"if {torch}.compiler.is_exporting():  # a torch scan keeps the loop dynamic under torch.export"]
+    lines += [f"{unit}{line}" for part in export_branch for line in part.split("\n")]
+    lines += ["else:", unit + original]
+    text = f"\n{indent}".join(lines)
+    # the original's own lines after its first already carry their indentation: one level more
+    head, *rest = text.split("\n" + indent + unit + original.split("\n")[0], 1)
+    eager_lines = original.split("\n")
+    shifted = [eager_lines[0], *((unit + line) if line.strip() else line for line in eager_lines[1:])]
+    return head + "\n" + indent + unit + "\n".join(shifted)
+
+def _names_clash(node: ast.For, scan: ScanPlan, ctx: FunctionContext) -> bool:
+    """A name the rewrite binds is the user's: inside the step (`_x0`, `_y0`, ...) one the loop
+    reads, or in the function (`_scan_step`, `_ys0`, `_carry0`) one used outside the scans
+    earlier rewrites made (each binds and reads its own before the next)."""
+    step_names = {"_carry", "_xs", "_carry0", *(n for n in scan.sliced.values() if n.startswith("_x")),
+                  *scan.outputs.values()}
+    if any(isinstance(n, ast.Name) and n.id in step_names for n in ast.walk(node)):
+        return True
+    function_names = {"_scan_step", "_carry0", *(f"_ys{k}" for k in range(len(scan.outputs)))}
+    rewritten = {id(n) for branch in ast.walk(ctx.fn.node) if is_scan_branch(branch) for n in ast.walk(branch)}
+    return any(
+        (isinstance(n, ast.Name) and n.id in function_names or isinstance(n, ast.FunctionDef) and n.name in function_names)
+        and id(n) not in rewritten for n in ast.walk(ctx.fn.node)
+    )
+
+def is_scan_branch(node: ast.AST) -> bool:
+    """`if torch.compiler.is_exporting():` whose body starts with `def _scan_step`: a rewrite's."""
+    return (isinstance(node, ast.If) and isinstance(node.test, ast.Call) and isinstance(node.test.func, ast.Attribute)
+            and node.test.func.attr == "is_exporting" and bool(node.body)
+            and isinstance(node.body[0], ast.FunctionDef) and node.body[0].name == "_scan_step")
+
+def _tuple(items: list[str]) -> str:
+    return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
+
+def _has_multiline_string(node: ast.For, stacks: list[tuple[ast.stmt, dict[int, str]]]) -> bool:
+    statements = [node, *(statement for statement, _ in stacks)]
+    return any(isinstance(n, ast.Constant) and isinstance(n.value, (str, bytes)) and n.lineno != n.end_lineno
+               for statement in statements for n in ast.walk(statement))
+
+def _written_steps(target: ast.Subscript, dim: int, ys: str, scan: ScanPlan, ctx: FunctionContext) -> str:
+    """`out[:, a:b] = ys.movedim(0, 1)` for the loop's `out[:, t] = value` over `range(a, b)`."""
+    index = target.slice if isinstance(target.slice, ast.Name) else index_element(target.slice, scan.index)
+    start = ctx.segment(scan.start) if scan.start is not None else ""
+    if scan.stop is not None:
+        stop = ctx.segment(scan.stop)
+    else:  # enumerate(<slices>): as many steps as the first iterated tensor has slices
+        (tensor, along), *_ = scan.sliced
+        stop = f"{tensor}.shape[{along}]"
+    slot = substituted(target, {id(index): f"{start}:{stop}"}, ctx)
+    return f"{slot} = {ys}" if dim == 0 else f"{slot} = {ys}.movedim(0, {dim})"
+
+def _step_statement(statement: ast.stmt, scan: ScanPlan, ctx: FunctionContext) -> str:
+    """The body statement with its indexed subscripts read from the step inputs; an append or a
+    slot write binds the step's output instead."""
+    if id(statement) in scan.writes:
+        return f"{scan.outputs[id(statement)]} = {substituted(statement.value, scan.replaced, ctx)}"
+    listed = appended_list(statement)
+    value = statement.value.args[0] if listed is not None else statement
+    text = substituted(value, scan.replaced, ctx)
+    return f"{scan.outputs[listed]} = {text}" if listed is not None else text
+
+def _step_input(tensor: str, dim: int, scan: ScanPlan, ctx: FunctionContext) -> str:
+    """The tensor with the stepped dim first, cut to the steps the range takes (no cut for
+    `range(x.shape[d])` over the same `x` and `d`)."""
+    moved = tensor if dim == 0 else f"{tensor}.movedim({dim}, 0)"
+    if scan.stop is None or (scan.start is None and _size_of(scan.stop, ctx) == (tensor, dim)):
+        return moved
+    start = ctx.segment(scan.start) if scan.start is not None else ""
+    return f"{moved}[{start}:{ctx.segment(scan.stop)}]"
+
+def _size_of(node: ast.expr, ctx: FunctionContext) -> tuple[str, int] | None:
+    """(tensor text, dim) of `x.shape[d]` or `x.size(d)` with a literal d."""
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
+        dim = int_constant(node.slice)
+        return None if dim is None else (ctx.segment(node.value.value), dim)
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size"
+            and len(node.args) == 1 and not node.keywords):
+        dim = int_constant(node.args[0])
+        return None if dim is None else (ctx.segment(node.func.value), dim)
+    return None
+
+def _stack_statement(statement: ast.stmt, calls: dict[int, str], ctx: FunctionContext) -> str:
+    return substituted(statement, calls, ctx)
