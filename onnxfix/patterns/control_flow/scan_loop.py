@@ -53,7 +53,8 @@ from onnxfix.rewriter.rule import Edit, Fix
 WHY_UNSAFE = (
     "torch.export's scan needs each carried value to be a tensor keeping its shape and dtype from step to "
     "step and each step's outputs to have one shape, which the source does not show (eager runs the loop "
-    "unchanged)"
+    "unchanged); export under torch.no_grad(): with gradients on, torch 2.13's decompositions fail on the scan "
+    "when a dim is dynamic"
 )
 
 def scan_loop(node: ast.For, ctx: FunctionContext) -> tuple[Fix | None, str]:
