@@ -77,7 +77,8 @@ CASES = {
     "frame_padding": ("ONX402", True, (OK, WRONG)),  # EnCodec: math.ceil of a frame count bound to a name
     "level_anchors": ("ONX205", False, (OK, WRONG)),
     "scripted_level_shapes": ("ONX205", False, (OK, ORT)),  # Deformable-DETR: torch.tensor([[h, w], ...]) in a scripted helper  # RT-DETR: torch.tensor([w, h]) of a per-level size list
-    "relative_positions": ("ONX101", False, (OK, ORT)),  # DeBERTa: np.arange/np.tile, then the same name converted
+    "relative_positions": ("ONX101", False, (OK, ORT)),
+    "numpy_grids": ("ONX101", False, (FAILS, ORT)),  # np.linspace / np.meshgrid grids over the heatmap sizes  # DeBERTa: np.arange/np.tile, then the same name converted
     "multiple_pad": ("ONX402", True, (WRONG, FAILS)),  # fairseq's pad_to_multiple: (tsz / multiple).is_integer(), then x[:, :-pad_length] (ONX608)
     "center_crop": ("ONX402", False, (WRONG, FAILS)),  # torchvision's center_crop: int(round((h - ch) / 2.0))
     "length_fill": ("ONX603", True, (FAILS, ORT)),  # a padding mask filled row by row up to each length
@@ -109,6 +110,7 @@ DYNAMO_ERRORS = {
     "linspace_grid": "conflicts between user-specified ranges and inferred ranges",
     "index_range": "conflicts between user-specified ranges and inferred ranges",
     "whole_pool": "conflicts between user-specified ranges and inferred ranges",
+    "numpy_grids": "can't convert np.ndarray of type numpy.object_",
 }
 LEGACY_ERRORS = {
     "non_consecutive": "Only consecutive 1-d tensor indices are supported",

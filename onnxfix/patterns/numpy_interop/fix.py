@@ -92,7 +92,12 @@ def _translate_call(call: ast.Call, twin: Twin, torch_name: str, ctx: FunctionCo
     edits = [ctx.replace(call.func, function), *_keyword_renames(call, twin, ctx)]
     edits += _dtype_edits(call, torch_name, ctx)
     source = ctx.file.source
-    if twin.float64_default and not has_keyword(call, "dtype") and len(call.args) < 2:
+    arguments = [*call.args, *(k.value for k in call.keywords)]
+    for keyword, value in twin.defaults:
+        if not has_keyword(call, keyword):  # after the last argument: a trailing comma stays last
+            end = source.span(max(arguments, key=lambda a: source.span(a)[1]))[1] if arguments else source.span(call)[1] - 1
+            edits.append(Edit(end, end, f", {keyword}={value}" if arguments else f"{keyword}={value}"))
+    if twin.float64_default and not has_keyword(call, "dtype") and len(call.args) <= twin.dtype_position:
         last = (call.args + [k.value for k in call.keywords])[-1:] if (call.args or call.keywords) else []
         if last:
             end = source.span(last[0])[1]

@@ -339,6 +339,11 @@ def _check_fixable(region: Region, nodes: list[ast.AST]) -> None:
             region.blockers.append(f"`numpy.{name}` is called with `out=` or `**kwargs`")
         if name == "cumsum" and len(call.args) < 2 and not has_keyword(call, "axis"):
             region.blockers.append("`numpy.cumsum` without an axis flattens (`torch.cumsum` needs a dim)")
+        if name == "meshgrid" and any(k.arg in ("sparse", "copy") for k in call.keywords):
+            region.blockers.append("`numpy.meshgrid` with `sparse=` or `copy=` (torch.meshgrid has neither)")
+        if name == "linspace" and (len(call.args) + len(call.keywords) < 3 or len(call.args) > 3
+                                   or any(k.arg not in ("start", "stop", "num", "dtype") for k in call.keywords)):
+            region.blockers.append("`numpy.linspace` with its default 50 points, `endpoint=`, `retstep=` or `axis=`")
         if name == "tile" and not (len(call.args) == 2 and isinstance(call.args[1], (ast.Tuple, ast.List))):
             region.blockers.append("`numpy.tile` takes an int for its repetitions, `torch.tile` a tuple only")
         if name == "transpose" and len(call.args) < 2 and not has_keyword(call, "axes"):

@@ -21,6 +21,9 @@ class Twin:
     # The decomposition whose helper `_onnx_<key>` (onnxfix/decompositions, written into the
     # user's file) replaces the call, for a torch twin that does not export itself.
     helper: str | None = None
+    # keywords torch needs to mean what NumPy's default means (`indexing="xy"` for meshgrid)
+    defaults: tuple[tuple[str, str], ...] = ()
+    dtype_position: int = 1  # NumPy's positional index of `dtype` (float64_default adds it when absent)
 
 
 AXIS = (("axis", "dim"), ("keepdims", "keepdim"))
@@ -73,6 +76,11 @@ TWINS: dict[str, Twin] = {
     "zeros_like": Twin("zeros_like"),
     "ones_like": Twin("ones_like"),
     "arange": Twin("arange"),
+    # NumPy's default indexing is "xy" (torch's "ij"); the grids hold the same elements either way.
+    "meshgrid": Twin("meshgrid", defaults=(("indexing", '"xy"'),)),
+    # NumPy computes start + i * step in float64, torch.linspace from both ends: the last bit may
+    # differ, so eager keeps NumPy; the result is float64 unless a dtype is given.
+    "linspace": Twin("linspace", (("num", "steps"), ("stop", "end")), exact=False, float64_default=True, dtype_position=5),
     "concatenate": Twin("cat", (("axis", "dim"),)),
     "stack": Twin("stack", (("axis", "dim"),)),
     "tile": Twin("tile", (("reps", "dims"),)),  # torch.tile pads `dims` and the input as np.tile does
@@ -92,7 +100,7 @@ TWINS: dict[str, Twin] = {
     "frexp": Twin("frexp", helper="frexp"),
 }
 # NumPy functions returning a tuple of arrays: `m, e = np.frexp(a)` binds two arrays.
-TUPLE_RESULTS = frozenset({"frexp"})
+TUPLE_RESULTS = frozenset({"frexp", "meshgrid"})
 NUMPY_DTYPES = {
     "float16": "float16", "float32": "float32", "float64": "float64", "double": "float64",
     "int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64", "uint8": "uint8",
