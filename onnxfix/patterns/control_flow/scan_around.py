@@ -13,6 +13,7 @@ from onnxfix.rewriter.statements import block_of
 
 STACKERS = {"torch.stack": "stack", "torch.cat": "cat", "torch.concat": "cat", "torch.concatenate": "cat"}
 
+
 def stacks_after(node: ast.For, scan: ScanPlan, ctx: FunctionContext) -> list[tuple[ast.stmt, dict[int, str]]] | None:
     """The statements right after the loop that stack or concatenate each appended list (its
     only reads after the loop), with the replacement text of each call."""
@@ -46,10 +47,12 @@ def stacks_after(node: ast.For, scan: ScanPlan, ctx: FunctionContext) -> list[tu
             return None  # the list is read as a list elsewhere
     return stacks
 
+
 def _stacked_list(call: ast.Call, ctx: FunctionContext) -> str | None:
     if ctx.qualname(call.func) not in STACKERS or not call.args or not isinstance(call.args[0], ast.Name):
         return None
     return call.args[0].id
+
 
 def _stacked_text(call: ast.Call, ys: str, ctx: FunctionContext) -> str | None:
     """`torch.stack(L, dim=d)` -> `ys.movedim(0, d)`; `torch.cat(L, dim=k)` -> the steps merged into k."""
@@ -63,6 +66,7 @@ def _stacked_text(call: ast.Call, ys: str, ctx: FunctionContext) -> str | None:
         return ys if dim == 0 else f"{ys}.movedim(0, {dim})"
     moved = dim if dim >= 0 else dim - 1
     return f"{ys}.movedim(0, {moved}).flatten({moved}, {moved + 1})" if moved != 0 else f"{ys}.flatten(0, 1)"
+
 
 def nothing_else_read_after(node: ast.For, temporaries: set[str], ctx: FunctionContext) -> bool:
     """Names bound only inside a step are not read after the loop before being bound again (the
@@ -85,6 +89,7 @@ def nothing_else_read_after(node: ast.For, temporaries: set[str], ctx: FunctionC
     return not any(isinstance(n, ast.Name) and n.id in unresolved and isinstance(n.ctx, ast.Load)
                    and (n.lineno, n.col_offset) > end for n in ast.walk(ctx.fn.node))
 
+
 def _loads_and_stores(statement: ast.stmt) -> tuple[set[str], set[str]]:
     """Names a statement reads, and those a plain assignment binds (after its value is read)."""
     loads = {n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
@@ -92,6 +97,7 @@ def _loads_and_stores(statement: ast.stmt) -> tuple[set[str], set[str]]:
     if isinstance(statement, ast.Assign):
         stores = {n.id for t in statement.targets for n in ast.walk(t) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     return loads, stores
+
 
 def empty_before(listed: str, node: ast.For, ctx: FunctionContext) -> bool:
     """The list is bound to `[]` in the loop's block (`L = []`, `a, b = [], []`) and not touched
@@ -109,6 +115,7 @@ def empty_before(listed: str, node: ast.For, ctx: FunctionContext) -> bool:
                 return isinstance(bound, ast.List) and not bound.elts
         return False
     return False
+
 
 def bound_before(name: str, node: ast.For, ctx: FunctionContext) -> bool:
     start = (node.lineno, node.col_offset)

@@ -57,6 +57,7 @@ WHY_UNSAFE = (
     "when a dim is dynamic"
 )
 
+
 def scan_loop(node: ast.For, ctx: FunctionContext) -> tuple[Fix | None, str]:
     """(fix, why it is unsafe) for a loop over a size that a torch scan can take under export."""
     if ctx.compiled_by_torchscript or node.orelse:
@@ -93,6 +94,7 @@ def scan_loop(node: ast.For, ctx: FunctionContext) -> tuple[Fix | None, str]:
               (Edit(start, end, text),), safe=False, imports=imports)
     return fix, WHY_UNSAFE
 
+
 def _loop_scan(node: ast.For, ctx: FunctionContext) -> ScanPlan | None:
     """The scan of `for t in range(...)`, or of a loop over slices: `for xt in x.unbind(1)`,
     `torch.unbind(x, dim=1)`, `for row in x`, `zip` of those, `enumerate` of one (the count used
@@ -120,6 +122,7 @@ def _loop_scan(node: ast.For, ctx: FunctionContext) -> ScanPlan | None:
         scan.sliced[taken] = name.id
     return scan
 
+
 def _slices_of(node: ast.expr, ctx: FunctionContext) -> tuple[str, int] | None:
     """(tensor text, dim) of `x.unbind(d)`, `torch.unbind(x, d)`, or a tensor `x` itself (dim 0)."""
     if isinstance(node, ast.Call):
@@ -139,9 +142,11 @@ def _slices_of(node: ast.expr, ctx: FunctionContext) -> tuple[str, int] | None:
         return _operand(node, ctx), 0
     return None
 
+
 def _operand(node: ast.expr, ctx: FunctionContext) -> str:
     text = ctx.segment(node)
     return text if isinstance(node, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)) else f"({text})"
+
 
 def _range_bounds(iterable: ast.expr) -> tuple[ast.expr | None, ast.expr] | None:
     if not (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "range"
@@ -152,11 +157,21 @@ def _range_bounds(iterable: ast.expr) -> tuple[ast.expr | None, ast.expr] | None
     start = iterable.args[0]
     return (None if is_zero(start) else start), iterable.args[1]
 
+
 def _body_assignments(node: ast.For, scan: ScanPlan) -> list[str] | None:
-    """Names the body binds, in order; None unless every statement is a name assignment or a
-    `L.append(value)` (one per list)."""
+    """Names the body binds, in order; None unless every statement is a name assignment, a
+    `L.append(value)` (one per list), a slot write `out[:, t] = value`, or an `if` whose branches
+    only assign names and whose test reads nothing the loop changes (the same branch every step)."""
     assigned: list[str] = []
+    conditions: list[ast.expr] = []
     for statement in node.body:
+        if isinstance(statement, ast.If):
+            branch_names = _branch_assignments(statement)
+            if branch_names is None:
+                return None
+            assigned.extend(n for n in branch_names if n not in assigned)
+            conditions.append(statement.test)
+            continue
         write = _row_write(statement, scan.index)
         if write is not None:
             scan.writes[id(statement)] = write
@@ -177,6 +192,9 @@ def _body_assignments(node: ast.For, scan: ScanPlan) -> list[str] | None:
     written = {target.value.id for target, _ in scan.writes.values()}
     if not scan.outputs or scan.index in assigned or (set(scan.outputs) | written) & set(assigned):
         return None
+    changing = {*assigned, scan.index, *scan.sliced.values(), *(k for k in scan.outputs if isinstance(k, str)), *written}
+    if any(isinstance(n, ast.Name) and n.id in changing for test in conditions for n in ast.walk(test)):
+        return None  # a test on a value the loop changes: the branch may differ from step to step
     if any(isinstance(n, ast.Name) and n.id in written and id(n) not in {id(t.value) for t, _ in scan.writes.values()}
            for n in ast.walk(node)):
         return None  # a written tensor read in the body: the steps depend on each other through it
@@ -188,6 +206,28 @@ def _body_assignments(node: ast.For, scan: ScanPlan) -> list[str] | None:
             return None
     return assigned
 
+
+def _branch_assignments(statement: ast.If) -> list[str] | None:
+    """The names an `if` (and its `elif`/`else`) assigns, when that is all its branches do."""
+    names: list[str] = []
+    for branch in (statement.body, statement.orelse):
+        for inner in branch:
+            if isinstance(inner, ast.If):
+                nested = _branch_assignments(inner)
+                if nested is None:
+                    return None
+                names.extend(nested)
+                continue
+            if not isinstance(inner, ast.Assign):
+                return None
+            for target in inner.targets:
+                elements = target.elts if isinstance(target, ast.Tuple) else [target]
+                if not all(isinstance(n, ast.Name) for n in elements):
+                    return None
+                names.extend(n.id for n in elements)
+    return names
+
+
 SIZE_TAKERS = frozenset({
     "expand", "repeat", "view", "reshape", "new_zeros", "new_ones", "new_full", "new_empty", "zeros", "ones",
     "full", "empty", "arange", "randn", "rand", "narrow", "int", "float", "item", "tolist", "range",
@@ -195,8 +235,8 @@ SIZE_TAKERS = frozenset({
 
 
 # ops whose output size is data-dependent: every step would have its own shape
-
 DATA_SIZED = frozenset({"nonzero", "masked_select", "unique", "unique_consecutive", "argwhere", "repeat_interleave"})
+
 
 def _step_value_as_size(node: ast.For, scan: ScanPlan) -> bool:
     """A stepped value read as a size or a Python number (`x[i].expand(n[i], -1)`, `int(n[i])`):
@@ -220,6 +260,7 @@ def _step_value_as_size(node: ast.For, scan: ScanPlan) -> bool:
             return True
     return False
 
+
 def _row_write(statement: ast.stmt, index: str) -> tuple[ast.Subscript, int] | None:
     """(target, dim) of `out[:, t] = value`: one slot of a tensor bound before the loop per step."""
     if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1):
@@ -229,6 +270,7 @@ def _row_write(statement: ast.stmt, index: str) -> tuple[ast.Subscript, int] | N
         return None
     dim = indexed_dim(target.slice, index)
     return None if dim is None else (target, dim)
+
 
 def _index_only_in_subscripts(node: ast.For, scan: ScanPlan, assigned: list[str], ctx: FunctionContext) -> bool:
     """Every read of the index is the one integer position of `X[:, i]`-style subscripts of a
@@ -259,23 +301,35 @@ def _index_only_in_subscripts(node: ast.For, scan: ScanPlan, assigned: list[str]
                       and (n.lineno, n.col_offset) > (node.end_lineno, node.end_col_offset)]
     return not function_reads  # Python keeps the index bound after the loop
 
+
 def _plain_reference(node: ast.expr) -> bool:
     """`x`, `self.x`: evaluated once before the scan, as often as the loop evaluated it."""
     while isinstance(node, ast.Attribute):
         node = node.value
     return isinstance(node, ast.Name)
 
+
 def _carried(node: ast.For, assigned: list[str]) -> list[str]:
     """Names the body reads before binding them in the same step: the previous step's value."""
-    bound: set[str] = set()
     carried: list[str] = []
-    for statement in node.body:
-        value = statement.value
-        for sub in ast.walk(value):
+    _bound_after(node.body, set(), assigned, carried)
+    return carried
+
+
+def _bound_after(statements: list[ast.stmt], bound: set[str], assigned: list[str], carried: list[str]) -> set[str]:
+    """The names bound after ``statements`` run (an `if` binds what both its branches bind),
+    adding to ``carried`` each one read before it is bound."""
+    bound = set(bound)
+    for statement in statements:
+        read = statement.test if isinstance(statement, ast.If) else statement.value
+        for sub in ast.walk(read):
             if isinstance(sub, ast.Name) and sub.id in assigned and sub.id not in bound and sub.id not in carried:
                 carried.append(sub.id)
-        if isinstance(statement, ast.Assign):
+        if isinstance(statement, ast.If):
+            bound = _bound_after(statement.body, bound, assigned, carried) & _bound_after(
+                statement.orelse, bound, assigned, carried)
+        elif isinstance(statement, ast.Assign):
             for target in statement.targets:
                 bound.update(n.id for n in (target.elts if isinstance(target, ast.Tuple) else [target])
                              if isinstance(n, ast.Name))
-    return carried
+    return bound

@@ -10,7 +10,6 @@ from onnxfix.rewriter.context import FunctionContext
 
 
 @dataclass
-
 class ScanPlan:
     index: str  # "" when the loop iterates over the slices themselves
     start: ast.expr | None
@@ -21,6 +20,7 @@ class ScanPlan:
     outputs: dict[str | int, str] = field(default_factory=dict)
     writes: dict[int, tuple[ast.Subscript, int]] = field(default_factory=dict)  # id(statement) -> (target, dim)
     carried: list[str] = field(default_factory=list)
+
 
 def indexed_dim(index: ast.expr, name: str) -> int | None:
     """The dim `name` selects in `X[name]`, `X[:, name]`, `X[..., name, :]` (negative from the
@@ -44,8 +44,10 @@ def indexed_dim(index: ast.expr, name: str) -> int | None:
         return position - len(index.elts)
     return position
 
+
 def index_element(index: ast.Tuple, name: str) -> ast.expr:
     return next(e for e in index.elts if isinstance(e, ast.Name) and e.id == name)
+
 
 def substituted(node: ast.AST, replacements: dict[int, str], ctx: FunctionContext) -> str:
     source = ctx.file.source
@@ -55,6 +57,7 @@ def substituted(node: ast.AST, replacements: dict[int, str], ctx: FunctionContex
     for (start, end), new in spans:
         text = text[:start - base] + new + text[end - base:]
     return text
+
 
 def appended_list(statement: ast.stmt) -> str | None:
     if (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)

@@ -27,7 +27,7 @@ def scan_rewrite(node: ast.For, scan: ScanPlan, stacks: list[tuple[ast.stmt, dic
     step.append(f"{unit}{_tuple(carried)} = _carry")
     step.append(f"{unit}{_tuple(list(scan.sliced.values()))} = _xs")
     for statement in node.body:
-        step.append(unit + _step_statement(statement, scan, ctx))
+        step.append(unit + _step_statement(statement, scan, ctx).replace("\n", "\n" + unit))
     returned_carries = _tuple([f"{name}.clone()" for name in carried])  # a scan output may not alias
     returned_outputs = _tuple([f"{name}.clone()" for name in scan.outputs.values()])
     step.append(f"{unit}return {returned_carries}, {returned_outputs}")
@@ -50,6 +50,7 @@ def scan_rewrite(node: ast.For, scan: ScanPlan, stacks: list[tuple[ast.stmt, dic
     shifted = [eager_lines[0], *((unit + line) if line.strip() else line for line in eager_lines[1:])]
     return head + "\n" + indent + unit + "\n".join(shifted)
 
+
 def _names_clash(node: ast.For, scan: ScanPlan, ctx: FunctionContext) -> bool:
     """A name the rewrite binds is the user's: inside the step (`_x0`, `_y0`, ...) one the loop
     reads, or in the function (`_scan_step`, `_ys0`, `_carry0`) one used outside the scans
@@ -65,19 +66,23 @@ def _names_clash(node: ast.For, scan: ScanPlan, ctx: FunctionContext) -> bool:
         and id(n) not in rewritten for n in ast.walk(ctx.fn.node)
     )
 
+
 def is_scan_branch(node: ast.AST) -> bool:
     """`if torch.compiler.is_exporting():` whose body starts with `def _scan_step`: a rewrite's."""
     return (isinstance(node, ast.If) and isinstance(node.test, ast.Call) and isinstance(node.test.func, ast.Attribute)
             and node.test.func.attr == "is_exporting" and bool(node.body)
             and isinstance(node.body[0], ast.FunctionDef) and node.body[0].name == "_scan_step")
 
+
 def _tuple(items: list[str]) -> str:
     return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
+
 
 def _has_multiline_string(node: ast.For, stacks: list[tuple[ast.stmt, dict[int, str]]]) -> bool:
     statements = [node, *(statement for statement, _ in stacks)]
     return any(isinstance(n, ast.Constant) and isinstance(n.value, (str, bytes)) and n.lineno != n.end_lineno
                for statement in statements for n in ast.walk(statement))
+
 
 def _written_steps(target: ast.Subscript, dim: int, ys: str, scan: ScanPlan, ctx: FunctionContext) -> str:
     """`out[:, a:b] = ys.movedim(0, 1)` for the loop's `out[:, t] = value` over `range(a, b)`."""
@@ -91,6 +96,7 @@ def _written_steps(target: ast.Subscript, dim: int, ys: str, scan: ScanPlan, ctx
     slot = substituted(target, {id(index): f"{start}:{stop}"}, ctx)
     return f"{slot} = {ys}" if dim == 0 else f"{slot} = {ys}.movedim(0, {dim})"
 
+
 def _step_statement(statement: ast.stmt, scan: ScanPlan, ctx: FunctionContext) -> str:
     """The body statement with its indexed subscripts read from the step inputs; an append or a
     slot write binds the step's output instead."""
@@ -98,8 +104,16 @@ def _step_statement(statement: ast.stmt, scan: ScanPlan, ctx: FunctionContext) -
         return f"{scan.outputs[id(statement)]} = {substituted(statement.value, scan.replaced, ctx)}"
     listed = appended_list(statement)
     value = statement.value.args[0] if listed is not None else statement
-    text = substituted(value, scan.replaced, ctx)
+    text = _relative_lines(substituted(value, scan.replaced, ctx), statement_indent(ctx, statement))
     return f"{scan.outputs[listed]} = {text}" if listed is not None else text
+
+
+def _relative_lines(text: str, base: str) -> str:
+    """A statement's lines after its first without the statement's own indentation: an `if`'s
+    body, or a call's continuation lines, re-indented with the step function."""
+    first, *rest = text.split("\n")
+    return "\n".join([first, *(line[len(base):] if line.startswith(base) else line for line in rest)])
+
 
 def _step_input(tensor: str, dim: int, scan: ScanPlan, ctx: FunctionContext) -> str:
     """The tensor with the stepped dim first, cut to the steps the range takes (no cut for
@@ -109,6 +123,7 @@ def _step_input(tensor: str, dim: int, scan: ScanPlan, ctx: FunctionContext) -> 
         return moved
     start = ctx.segment(scan.start) if scan.start is not None else ""
     return f"{moved}[{start}:{ctx.segment(scan.stop)}]"
+
 
 def _size_of(node: ast.expr, ctx: FunctionContext) -> tuple[str, int] | None:
     """(tensor text, dim) of `x.shape[d]` or `x.size(d)` with a literal d."""
@@ -120,6 +135,7 @@ def _size_of(node: ast.expr, ctx: FunctionContext) -> tuple[str, int] | None:
         dim = int_constant(node.args[0])
         return None if dim is None else (ctx.segment(node.func.value), dim)
     return None
+
 
 def _stack_statement(statement: ast.stmt, calls: dict[int, str], ctx: FunctionContext) -> str:
     return substituted(statement, calls, ctx)

@@ -83,6 +83,9 @@ TWINS: dict[str, Twin] = {
     "linspace": Twin("linspace", (("num", "steps"), ("stop", "end")), exact=False, float64_default=True, dtype_position=5),
     "concatenate": Twin("cat", (("axis", "dim"),)),
     "stack": Twin("stack", (("axis", "dim"),)),
+    "ravel": Twin("ravel"),  # a flat copy or view, C order, in both
+    "vstack": Twin("vstack"),  # both make 1-D arrays rows first, then concatenate
+    "hstack": Twin("hstack"),  # both concatenate 1-D arrays along 0, others along 1
     "tile": Twin("tile", (("reps", "dims"),)),  # torch.tile pads `dims` and the input as np.tile does
     "reshape": Twin("reshape", (("newshape", "shape"),)),
     # np.split raises unless sections divide evenly; when it succeeds, tensor_split agrees.
@@ -108,4 +111,4 @@ NUMPY_DTYPES = {
 }
 # ndarray methods with a Tensor method of the same meaning (the TWINS entry of the same name):
 # `x.numpy().sum()` -> `x.sum()`, `a.max(axis=1)` -> `a.amax(dim=1)`.
-NDARRAY_METHODS = frozenset({"sum", "prod", "cumsum", "max", "min", "argmax", "argmin", "all", "any"})
+NDARRAY_METHODS = frozenset({"sum", "prod", "cumsum", "max", "min", "argmax", "argmin", "all", "any", "ravel"})
