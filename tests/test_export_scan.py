@@ -37,3 +37,28 @@ def test_export_fix_runs_the_recurrences_as_scans(capsys):
     assert [r["verdict"] for r in fix["results"]] == ["OK", "SILENTLY-WRONG"]
     dynamo = fix["results"][0]
     assert any(p["probe"] == "probe 2 (user)" and p["ok"] for p in dynamo["probes"]), dynamo["probes"]
+
+
+RECURRENCE = (
+    "import torch\n\n\n"
+    "class M(torch.nn.Module):\n"
+    "{i}def forward(self, x, h):\n"
+    "{i}{i}outs = []\n"
+    "{i}{i}for t in range(x.shape[1]): h = torch.tanh(x[:, t] + \\\n"
+    "{i}{i}{i}h); outs.append(h)\n"
+    "{i}{i}return torch.stack(outs, 1)\n"
+)
+
+
+@pytest.mark.parametrize("indent, newline", [("    ", "\r\n"), ("\t", "\n")])
+def test_scan_rewrite_keeps_line_endings_and_indentation(tmp_path, indent, newline):
+    """A one-line loop with a backslash continuation, in a CRLF file and in a tab-indented one:
+    the rewrite parses, keeps the file's line endings and indentation, and is idempotent."""
+    path = tmp_path / "m.py"
+    path.write_bytes(RECURRENCE.format(i=indent).replace("\n", newline).encode())
+    rewritten = rewrite_copy(path, tmp_path / "out", unsafe=True).read_bytes().decode()
+    assert "torch._higher_order_ops.scan(" in rewritten
+    assert rewritten.count(newline) == rewritten.count("\n") and "\r\r" not in rewritten
+    assert ("\t" in rewritten) == (indent == "\t") and ("    " in rewritten) == (indent == "    ")
+    again = rewrite_copy(tmp_path / "out" / "m.py", tmp_path / "again", unsafe=True)
+    assert again.read_bytes().decode() == rewritten

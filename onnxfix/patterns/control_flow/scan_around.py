@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 
+from onnxfix.patterns.control_flow.loop_parts import rebound_by_other_loops
 from onnxfix.patterns.control_flow.scan_parts import ScanPlan
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.integers import int_constant
@@ -12,6 +13,7 @@ from onnxfix.rewriter.statements import block_of
 
 
 STACKERS = {"torch.stack": "stack", "torch.cat": "cat", "torch.concat": "cat", "torch.concatenate": "cat"}
+SIMPLE_STATEMENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Return, ast.Expr)
 
 
 def stacks_after(node: ast.For, scan: ScanPlan, ctx: FunctionContext) -> list[tuple[ast.stmt, dict[int, str]]] | None:
@@ -21,6 +23,8 @@ def stacks_after(node: ast.For, scan: ScanPlan, ctx: FunctionContext) -> list[tu
     if node not in block:
         return None
     following = block[block.index(node) + 1:]
+    if following and following[0].lineno == node.end_lineno:
+        return None  # `for ...: body; other` on one line
     stacks: list[tuple[ast.stmt, dict[int, str]]] = []
     remaining = {name: y for name, y in scan.outputs.items() if isinstance(name, str)}
     for statement in following:
@@ -35,8 +39,11 @@ def stacks_after(node: ast.For, scan: ScanPlan, ctx: FunctionContext) -> list[tu
                     return None
                 calls[id(sub)] = text
                 del remaining[listed]
-        if not calls:
-            return None
+        if not calls or not isinstance(statement, SIMPLE_STATEMENTS):
+            return None  # a compound statement (if, with, for) is copied whole into both branches: not taken
+        position = following.index(statement)
+        if position + 1 < len(following) and following[position + 1].lineno == statement.end_lineno:
+            return None  # `y = torch.stack(outs); z = y * 2`: the rest of the line would stay out
         stacks.append((statement, calls))
     if remaining:
         return None
@@ -69,34 +76,41 @@ def _stacked_text(call: ast.Call, ys: str, ctx: FunctionContext) -> str | None:
 
 
 def nothing_else_read_after(node: ast.For, temporaries: set[str], ctx: FunctionContext) -> bool:
-    """Names bound only inside a step are not read after the loop before being bound again (the
-    loop left the last step's values bound; the scan does not)."""
+    """Names bound only inside a step are not used after the loop before being bound again (the
+    loop left the last step's values bound; the scan does not); inside an enclosing loop, not
+    used anywhere outside it unless bound again right after it."""
     block = block_of(node, ctx)
     unresolved = set(temporaries)
     for statement in block[block.index(node) + 1:]:
         if not unresolved:
             return True
-        if isinstance(statement, ast.For):  # its target is bound before its body reads anything
-            iterated = {n.id for n in ast.walk(statement.iter) if isinstance(n, ast.Name)}
-            if iterated & unresolved:
+        if isinstance(statement, (ast.For, ast.AsyncFor)):
+            # the body's reads of the target are of its own binding; with no iteration the target
+            # keeps the step's stale value, so it stays unresolved
+            own = {n.id for n in ast.walk(statement.target) if isinstance(n, ast.Name)}
+            if _uses(statement.iter) & unresolved or (_uses(statement) - own) & unresolved:
                 return False
-            unresolved -= {n.id for n in ast.walk(statement.target) if isinstance(n, ast.Name)}
-        loads, stores = _loads_and_stores(statement)
-        if loads & unresolved:
+            continue
+        if _uses(statement) & unresolved:
             return False
-        unresolved -= stores
+        if isinstance(statement, ast.Assign):
+            unresolved -= {n.id for t in statement.targets for n in ast.walk(t)
+                           if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    inside = {id(n) for n in ast.walk(node)}
+    for name in unresolved:  # reads inside later loops that bind the name themselves
+        inside |= rebound_by_other_loops(name, node, ctx.fn.node)
+    looped = any(isinstance(a, (ast.For, ast.AsyncFor, ast.While)) for a in ctx.ancestors(node))
     end = (node.end_lineno, node.end_col_offset)
-    return not any(isinstance(n, ast.Name) and n.id in unresolved and isinstance(n.ctx, ast.Load)
-                   and (n.lineno, n.col_offset) > end for n in ast.walk(ctx.fn.node))
+    return not any(
+        isinstance(n, ast.Name) and n.id in unresolved and isinstance(n.ctx, (ast.Load, ast.Del))
+        and id(n) not in inside and (looped or (n.lineno, n.col_offset) > end)
+        for n in ast.walk(ctx.fn.node)
+    )
 
 
-def _loads_and_stores(statement: ast.stmt) -> tuple[set[str], set[str]]:
-    """Names a statement reads, and those a plain assignment binds (after its value is read)."""
-    loads = {n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    stores: set[str] = set()
-    if isinstance(statement, ast.Assign):
-        stores = {n.id for t in statement.targets for n in ast.walk(t) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    return loads, stores
+def _uses(node: ast.AST) -> set[str]:
+    """Names read (or deleted) anywhere in ``node``."""
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Load, ast.Del))}
 
 
 def empty_before(listed: str, node: ast.For, ctx: FunctionContext) -> bool:

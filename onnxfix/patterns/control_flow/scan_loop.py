@@ -60,7 +60,7 @@ WHY_UNSAFE = (
 
 def scan_loop(node: ast.For, ctx: FunctionContext) -> tuple[Fix | None, str]:
     """(fix, why it is unsafe) for a loop over a size that a torch scan can take under export."""
-    if ctx.compiled_by_torchscript or node.orelse:
+    if ctx.compiled_by_torchscript or node.orelse or _maybe_scripted(ctx):
         return None, ""
     if DYNAMO in exporters_skipping(node, ctx.ancestors(node)):  # the eager side of a fix already made
         return None, ""
@@ -73,7 +73,7 @@ def scan_loop(node: ast.For, ctx: FunctionContext) -> tuple[Fix | None, str]:
         return None, ""
     if assigned is None or not _index_only_in_subscripts(node, scan, assigned, ctx):
         return None, ""
-    if _step_value_as_size(node, scan):
+    if _step_value_as_size(node, scan) or not _plain_step(node, scan):
         return None, ""
     scan.carried = _carried(node, assigned)
     stacks = stacks_after(node, scan, ctx)
@@ -93,6 +93,22 @@ def scan_loop(node: ast.For, ctx: FunctionContext) -> tuple[Fix | None, str]:
     fix = Fix("Run the loop as a torch scan under torch.export (eager keeps the loop)",
               (Edit(start, end, text),), safe=False, imports=imports)
     return fix, WHY_UNSAFE
+
+
+def _maybe_scripted(ctx: FunctionContext) -> bool:
+    """TorchScript may compile this function (a nested def does not compile): the file scripts
+    something by a call (`torch.jit.script(Inner())`, whose methods the scope does not follow),
+    or a `@torch.jit.script` function of the file calls it by name."""
+    if "jit.script(" in ctx.file.source.text:
+        return True
+    name = getattr(ctx.fn.node, "name", None)
+    for function in ast.walk(ctx.file.module.tree):
+        if isinstance(function, ast.FunctionDef) and any(
+                "script" in ast.unparse(d) for d in function.decorator_list):
+            if any(isinstance(n, ast.Call) and (getattr(n.func, "id", None) == name or getattr(n.func, "attr", None) == name)
+                   for n in ast.walk(function)):
+                return True
+    return False
 
 
 def _loop_scan(node: ast.For, ctx: FunctionContext) -> ScanPlan | None:
@@ -155,6 +171,8 @@ def _range_bounds(iterable: ast.expr) -> tuple[ast.expr | None, ast.expr] | None
     if len(iterable.args) == 1:
         return None, iterable.args[0]
     start = iterable.args[0]
+    if int_constant(start) is None or int_constant(start) < 0:
+        return None  # a negative or computed start would index from the end, or not at all
     return (None if is_zero(start) else start), iterable.args[1]
 
 
@@ -261,6 +279,25 @@ def _step_value_as_size(node: ast.For, scan: ScanPlan) -> bool:
     return False
 
 
+def _plain_step(node: ast.For, scan: ScanPlan) -> bool:
+    """Nothing in the body that a separate step function would see differently: the appended
+    lists read (empty in the step), comprehensions rebinding the index or a slice's name, a
+    zero-argument `super()`, two slot writes into one tensor (written back in another order)."""
+    lists = {key for key in scan.outputs if isinstance(key, str)}
+    receivers = {id(statement.value.func.value) for statement in node.body if appended_list(statement) is not None}
+    stepped = {scan.index, *scan.sliced.values()}
+    for sub in ast.walk(ast.Module(body=node.body, type_ignores=[])):
+        if isinstance(sub, ast.Name) and sub.id in lists and id(sub) not in receivers:
+            return False
+        if isinstance(sub, ast.comprehension) and any(
+                isinstance(n, ast.Name) and n.id in stepped for n in ast.walk(sub.target)):
+            return False
+        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id == "super" and not sub.args:
+            return False
+    bases = [target.value.id for target, _ in scan.writes.values()]
+    return len(bases) == len(set(bases))
+
+
 def _row_write(statement: ast.stmt, index: str) -> tuple[ast.Subscript, int] | None:
     """(target, dim) of `out[:, t] = value`: one slot of a tensor bound before the loop per step."""
     if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1):
@@ -284,7 +321,9 @@ def _index_only_in_subscripts(node: ast.For, scan: ScanPlan, assigned: list[str]
             continue
         if any(isinstance(n, ast.Name) and n.id in assigned + list(scan.outputs) for n in ast.walk(sub.value)):
             return False
-        if not _plain_reference(sub.value):
+        if not _plain_reference(sub.value) or isinstance(ctx.parent(sub), ast.Call) and ctx.parent(sub).func is sub:
+            return False  # `self.heads[i](h)`: a module list, not a tensor
+        if isinstance(sub.value, ast.Attribute) and not ctx.tensors.is_tensor(sub.value):
             return False
         key = (ctx.segment(sub.value), dim)
         scan.sliced.setdefault(key, f"_x{len(scan.sliced)}")

@@ -16,10 +16,12 @@ def scan_rewrite(node: ast.For, scan: ScanPlan, stacks: list[tuple[ast.stmt, dic
     """The `if torch.compiler.is_exporting(): <scan> else: <the loop and its stacks>` text."""
     source = ctx.file.source
     indent = statement_indent(ctx, node)
-    unit = statement_indent(ctx, node.body[0])[len(indent):] or "    "
+    unit = statement_indent(ctx, node.body[0])[len(indent):] if node.body[0].lineno != node.lineno else ""
+    unit = unit or ("\t" if indent.startswith("\t") else "    ")  # a one-line loop: the file's own unit
     if _names_clash(node, scan, ctx):
         return None
-    original = source.text[source.span(node)[0]:source.span(stacks[-1][0] if stacks else node)[1]]
+    # the engine writes the file's own line endings back: work in "\n"
+    original = source.text[source.span(node)[0]:source.span(stacks[-1][0] if stacks else node)[1]].replace("\r\n", "\n")
     if _has_multiline_string(node, stacks):
         return None
     step = [f"def _scan_step(_carry, _xs):"]
@@ -40,15 +42,14 @@ def scan_rewrite(node: ast.For, scan: ScanPlan, stacks: list[tuple[ast.stmt, dic
     writes = [_written_steps(target, dim, f"_ys{list(scan.outputs).index(key)}", scan, ctx)
               for key, (target, dim) in scan.writes.items()]
     export_branch = [*step, call, *writes, *(_stack_statement(statement, calls, ctx) for statement, calls in stacks)]
-    lines = [f"if {torch}.compiler.is_exporting():  # a torch scan keeps the loop dynamic under torch.export"]
-    lines += [f"{unit}{line}" for part in export_branch for line in part.split("\n")]
-    lines += ["else:", unit + original]
-    text = f"\n{indent}".join(lines)
-    # the original's own lines after its first already carry their indentation: one level more
-    head, *rest = text.split("\n" + indent + unit + original.split("\n")[0], 1)
-    eager_lines = original.split("\n")
-    shifted = [eager_lines[0], *((unit + line) if line.strip() else line for line in eager_lines[1:])]
-    return head + "\n" + indent + unit + "\n".join(shifted)
+    header = [f"if {torch}.compiler.is_exporting():  # a torch scan keeps the loop dynamic under torch.export"]
+    header += [f"{unit}{line}" for part in export_branch for line in part.split("\n")]
+    header.append("else:")
+    # the else branch: the original text, each line one level deeper (its lines after the first
+    # already carry their own indentation)
+    first, *rest = original.split("\n")
+    eager = "".join("\n" + (unit + line if line.strip() else line) for line in rest)
+    return (f"\n{indent}".join(header) + f"\n{indent}{unit}{first}" + eager).replace("\r\n", "\n")
 
 
 def _names_clash(node: ast.For, scan: ScanPlan, ctx: FunctionContext) -> bool:
@@ -138,4 +139,4 @@ def _size_of(node: ast.expr, ctx: FunctionContext) -> tuple[str, int] | None:
 
 
 def _stack_statement(statement: ast.stmt, calls: dict[int, str], ctx: FunctionContext) -> str:
-    return substituted(statement, calls, ctx)
+    return _relative_lines(substituted(statement, calls, ctx), statement_indent(ctx, statement))
