@@ -114,21 +114,31 @@ def _uses(node: ast.AST) -> set[str]:
 
 
 def empty_before(listed: str, node: ast.For, ctx: FunctionContext) -> bool:
-    """The list is bound to `[]` in the loop's block (`L = []`, `a, b = [], []`) and not touched
-    again before the loop: the stack holds the steps' outputs and nothing else."""
+    """The list is bound to an empty list in the loop's block (`L = []`, `a, b = [], []`,
+    `L: List[Tensor] = []`, `L = torch.jit.annotate(List[Tensor], [])`) and not touched again
+    before the loop: the stack holds the steps' outputs and nothing else."""
     block = block_of(node, ctx)
     for statement in reversed(block[:block.index(node)]):
         if not any(isinstance(n, ast.Name) and n.id == listed for n in ast.walk(statement)):
             continue
-        if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1):
+        if isinstance(statement, ast.AnnAssign) and statement.value is not None:
+            target, value = statement.target, statement.value
+        elif isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+            target, value = statement.targets[0], statement.value
+        else:
             return False
-        target, value = statement.targets[0], statement.value
         pairs = zip(target.elts, value.elts) if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) else [(target, value)]
         for name, bound in pairs:
             if isinstance(name, ast.Name) and name.id == listed:
-                return isinstance(bound, ast.List) and not bound.elts
+                return _empty_list(bound, ctx)
         return False
     return False
+
+
+def _empty_list(value: ast.expr, ctx: FunctionContext) -> bool:
+    if isinstance(value, ast.Call) and (ctx.qualname(value.func) or "").endswith("jit.annotate") and len(value.args) == 2:
+        value = value.args[1]  # TorchScript's typed empty list: the same list in eager
+    return isinstance(value, ast.List) and not value.elts
 
 
 def bound_before(name: str, node: ast.For, ctx: FunctionContext) -> bool:

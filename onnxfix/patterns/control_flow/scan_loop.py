@@ -78,7 +78,9 @@ def scan_loop(node: ast.For, ctx: FunctionContext) -> tuple[Fix | None, str]:
     scan.carried = _carried(node, assigned)
     stacks = stacks_after(node, scan, ctx)
     temporaries = (set(assigned) - set(scan.carried)) | elements
-    if stacks is None or not scan.sliced or not nothing_else_read_after(node, temporaries, ctx):
+    if not scan.sliced:  # `for _ in range(n)`: a recurrence repeated n times over its carried values
+        scan.counted = scan.stop is not None and bool(scan.carried)
+    if stacks is None or not (scan.sliced or scan.counted) or not nothing_else_read_after(node, temporaries, ctx):
         return None, ""
     if any(not bound_before(name, node, ctx) for name in scan.carried):
         return None, ""

@@ -20,6 +20,7 @@ class ScanPlan:
     outputs: dict[str | int, str] = field(default_factory=dict)
     writes: dict[int, tuple[ast.Subscript, int]] = field(default_factory=dict)  # id(statement) -> (target, dim)
     carried: list[str] = field(default_factory=list)
+    counted: bool = False  # no tensor is stepped: the scan runs over an arange of the range's bounds
 
 
 def indexed_dim(index: ast.expr, name: str) -> int | None:

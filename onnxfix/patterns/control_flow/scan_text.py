@@ -27,14 +27,17 @@ def scan_rewrite(node: ast.For, scan: ScanPlan, stacks: list[tuple[ast.stmt, dic
     step = [f"def _scan_step(_carry, _xs):"]
     carried = scan.carried or ["_carry0"]
     step.append(f"{unit}{_tuple(carried)} = _carry")
-    step.append(f"{unit}{_tuple(list(scan.sliced.values()))} = _xs")
+    step.append(f"{unit}{_tuple(list(scan.sliced.values()) or ['_x0'])} = _xs")
     for statement in node.body:
         step.append(unit + _step_statement(statement, scan, ctx).replace("\n", "\n" + unit))
-    returned_carries = _tuple([f"{name}.clone()" for name in carried])  # a scan output may not alias
+    # a scan output may not alias an input or another output, and each carry must keep the
+    # strides of its initial value: every carry contiguous, every output a fresh copy
+    contiguous = f"memory_format={torch}.contiguous_format"
+    returned_carries = _tuple([f"{name}.clone({contiguous})" for name in carried])
     returned_outputs = _tuple([f"{name}.clone()" for name in scan.outputs.values()])
     step.append(f"{unit}return {returned_carries}, {returned_outputs}")
-    inits = _tuple(scan.carried or [f"{torch}.zeros(())"])  # scan wants a carry: a dummy one
-    xs = _tuple([_step_input(text, dim, scan, ctx) for (text, dim) in scan.sliced])
+    inits = _tuple([f"{name}.contiguous()" for name in scan.carried] or [f"{torch}.zeros(())"])  # a dummy carry
+    xs = _tuple([_step_input(text, dim, scan, ctx) for (text, dim) in scan.sliced] or [_counter(scan, torch, ctx)])
     results = _tuple([f"_ys{k}" for k in range(len(scan.outputs))])
     call = f"{_tuple(carried)}, {results} = {torch}._higher_order_ops.scan(_scan_step, {inits}, {xs})"
     if len(indent + unit + call) > LINE_LIMIT:
@@ -56,7 +59,7 @@ def _names_clash(node: ast.For, scan: ScanPlan, ctx: FunctionContext) -> bool:
     """A name the rewrite binds is the user's: inside the step (`_x0`, `_y0`, ...) one the loop
     reads, or in the function (`_scan_step`, `_ys0`, `_carry0`) one used outside the scans
     earlier rewrites made (each binds and reads its own before the next)."""
-    step_names = {"_carry", "_xs", "_carry0", *(n for n in scan.sliced.values() if n.startswith("_x")),
+    step_names = {"_carry", "_xs", "_carry0", "_x0", *(n for n in scan.sliced.values() if n.startswith("_x")),
                   *scan.outputs.values()}
     if any(isinstance(n, ast.Name) and n.id in step_names for n in ast.walk(node)):
         return True
@@ -114,6 +117,13 @@ def _relative_lines(text: str, base: str) -> str:
     body, or a call's continuation lines, re-indented with the step function."""
     first, *rest = text.split("\n")
     return "\n".join([first, *(line[len(base):] if line.startswith(base) else line for line in rest)])
+
+
+def _counter(scan: ScanPlan, torch: str, ctx: FunctionContext) -> str:
+    """What a scan over no stepped tensor runs over: one element per step, on the device of the
+    first carried value."""
+    start = f"{ctx.segment(scan.start)}, " if scan.start is not None else ""
+    return f"{torch}.arange({start}{ctx.segment(scan.stop)}, device={scan.carried[0]}.device)"
 
 
 def _step_input(tensor: str, dim: int, scan: ScanPlan, ctx: FunctionContext) -> str:
