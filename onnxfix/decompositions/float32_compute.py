@@ -13,6 +13,12 @@ def _onnx_float32_compute(op, *args, **kwargs):
     values = [*args, *kwargs.values()]
     values += [v for value in values if isinstance(value, (list, tuple)) for v in value]
     dtypes = {v.dtype for v in values if isinstance(v, torch.Tensor)}
+    half = [v for v in values if v in (torch.float16, torch.bfloat16)]
+    if half and not any(d.is_floating_point for d in dtypes) and getattr(op, "__name__", "") == "arange":
+        # a half-precision arange becomes an ONNX Range, which onnxruntime has no float16 or
+        # bfloat16 kernel for; ATen computes each point in float32 and rounds it once, as here
+        as_float = [torch.float32 if v is half[0] else v for v in args]
+        return op(*as_float, **{k: torch.float32 if v is half[0] else v for k, v in kwargs.items()}).to(half[0])
     gap = dtypes & {torch.float64, torch.bfloat16}
     if len(gap) != 1:
         return op(*args, **kwargs)

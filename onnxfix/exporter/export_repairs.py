@@ -40,9 +40,10 @@ EXPORT_REPAIRS = {
     "float32_compute": ExportRepair(
         r"NOT_IMPLEMENTED : Could not find an implementation for \w+\("
         r"|operator does not support (?:double|bfloat16)"
-        r"|Type Error: Type 'tensor\((?:bfloat16|double)\)' of input parameter",
-        "ops on float64 / bfloat16 tensors computed in float32 while exporting (onnxruntime's CPU provider "
-        "has no kernel for many of them; the exported model rounds as float32 there)",
+        r"|Type Error: Type 'tensor\((?:bfloat16|double|float16)\)' of input parameter",
+        "ops on float64 / bfloat16 tensors, and half-precision aranges (an ONNX Range, which has no float16 "
+        "kernel), computed in float32 while exporting (onnxruntime's CPU provider has no kernel for many of "
+        "them; the exported model rounds as float32 there)",
         ("float32_compute",),
     ),
     # tried on facts, not on an error: an export failed and a declared dynamic dim is 1 in the
