@@ -258,6 +258,19 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         ),
     ),
     Decomposition(
+        "all_nonzero", ("torch.all", "Tensor.all"), True, (), (),
+        "`all` of a non-bool tensor reduced as `input != 0` (the same truth values, NaN true; uint8 keeps "
+        "uint8): the legacy exporter writes Not on the input itself, which ONNX defines on bool only, "
+        "and onnxruntime refuses the model on load. Export time only, keyed on that error (a padding "
+        "mask in float or int64 reduced with `.all(1)`: every `.all()` of a bool mask exports). Eager "
+        "and dynamo keep the op.",
+        static=False, rule="ONX519",
+        repairs_error=r"Type 'tensor\((?:float|double|float16|int64|int32|int8|uint8)\)' of input parameter \([^)]*\) of operator \(N",
+        proof=Proof("(a > 0).float().all(-1).float() + (a > 0).long().all(1).float()",
+                    "_onnx_all_nonzero((a > 0).float(), -1).float() + _onnx_all_nonzero((a > 0).long(), 1).float()",
+                    "(randn(g, b, 3, 3) + 1,)"),
+    ),
+    Decomposition(
         "bitwise_not", ("torch.bitwise_not", "Tensor.bitwise_not"), True, ("bitwise_not int64",), (),
         "-x - 1 on integers (exact with wrapping arithmetic, uint8 included); booleans keep ~.",
         rule="ONX519",
