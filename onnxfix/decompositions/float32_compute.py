@@ -13,7 +13,7 @@ def _onnx_float32_compute(op, *args, **kwargs):
     values = [*args, *kwargs.values()]
     values += [v for value in values if isinstance(value, (list, tuple)) for v in value]
     dtypes = {v.dtype for v in values if isinstance(v, torch.Tensor)}
-    half = [v for v in values if v in (torch.float16, torch.bfloat16)]
+    half = [v for v in values if isinstance(v, torch.dtype) and v in (torch.float16, torch.bfloat16)]
     if half and not any(d.is_floating_point for d in dtypes) and getattr(op, "__name__", "") == "arange":
         # a half-precision arange becomes an ONNX Range, which onnxruntime has no float16 or
         # bfloat16 kernel for; ATen computes each point in float32 and rounds it once, as here
