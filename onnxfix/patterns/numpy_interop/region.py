@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from onnxfix.patterns.numpy_interop.element_loops import ElementLoop, find_element_loops
 from onnxfix.patterns.numpy_interop.numbers import NumberCall, number_call
-from onnxfix.patterns.numpy_interop.twins import NDARRAY_METHODS, TUPLE_RESULTS, TWINS, Twin
+from onnxfix.patterns.numpy_interop.twins import NDARRAY_METHODS, TUPLE_RESULTS, TWINS, Twin, argument_blockers
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.export_guards import EXPORTERS, exporters_skipping
 
@@ -337,17 +337,7 @@ def _check_fixable(region: Region, nodes: list[ast.AST]) -> None:
             continue
         if any(k.arg is None or k.arg == "out" for k in call.keywords):
             region.blockers.append(f"`numpy.{name}` is called with `out=` or `**kwargs`")
-        if name == "cumsum" and len(call.args) < 2 and not has_keyword(call, "axis"):
-            region.blockers.append("`numpy.cumsum` without an axis flattens (`torch.cumsum` needs a dim)")
-        if name == "meshgrid" and any(k.arg in ("sparse", "copy") for k in call.keywords):
-            region.blockers.append("`numpy.meshgrid` with `sparse=` or `copy=` (torch.meshgrid has neither)")
-        if name == "linspace" and (len(call.args) + len(call.keywords) < 3 or len(call.args) > 3
-                                   or any(k.arg not in ("start", "stop", "num", "dtype") for k in call.keywords)):
-            region.blockers.append("`numpy.linspace` with its default 50 points, `endpoint=`, `retstep=` or `axis=`")
-        if name == "tile" and not (len(call.args) == 2 and isinstance(call.args[1], (ast.Tuple, ast.List))):
-            region.blockers.append("`numpy.tile` takes an int for its repetitions, `torch.tile` a tuple only")
-        if name == "transpose" and len(call.args) < 2 and not has_keyword(call, "axes"):
-            region.blockers.append("`numpy.transpose` without axes reverses all dimensions (no one-call twin)")
+        region.blockers.extend(argument_blockers(name, call))
         if twin.no_constant_args and any(isinstance(a, ast.Constant) for a in call.args):
             region.blockers.append(f"`torch.{twin.torch}` needs tensor arguments")
         _note_difference(region, twin, f"`numpy.{name}` and `torch.{twin.torch}`")

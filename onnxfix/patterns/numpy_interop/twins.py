@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 
 
@@ -112,3 +113,21 @@ NUMPY_DTYPES = {
 # ndarray methods with a Tensor method of the same meaning (the TWINS entry of the same name):
 # `x.numpy().sum()` -> `x.sum()`, `a.max(axis=1)` -> `a.amax(dim=1)`.
 NDARRAY_METHODS = frozenset({"sum", "prod", "cumsum", "max", "min", "argmax", "argmin", "all", "any", "ravel"})
+
+
+def argument_blockers(name: str, call: ast.Call) -> list[str]:
+    """Why a call of ``numpy.<name>`` has no one-call torch twin with these arguments."""
+    keywords = {k.arg for k in call.keywords}
+    blockers = []
+    if name == "cumsum" and len(call.args) < 2 and "axis" not in keywords:
+        blockers.append("`numpy.cumsum` without an axis flattens (`torch.cumsum` needs a dim)")
+    if name == "meshgrid" and keywords & {"sparse", "copy"}:
+        blockers.append("`numpy.meshgrid` with `sparse=` or `copy=` (torch.meshgrid has neither)")
+    if name == "linspace" and (len(call.args) + len(call.keywords) < 3 or len(call.args) > 3
+                               or keywords - {"start", "stop", "num", "dtype"}):
+        blockers.append("`numpy.linspace` with its default 50 points, `endpoint=`, `retstep=` or `axis=`")
+    if name == "tile" and not (len(call.args) == 2 and isinstance(call.args[1], (ast.Tuple, ast.List))):
+        blockers.append("`numpy.tile` takes an int for its repetitions, `torch.tile` a tuple only")
+    if name == "transpose" and len(call.args) < 2 and "axes" not in keywords:
+        blockers.append("`numpy.transpose` without axes reverses all dimensions (no one-call twin)")
+    return blockers
