@@ -66,7 +66,8 @@ CASES = {
     "pad_amount_test": ("ONX608", False, (WRONG, WRONG)),  # `if pad_H > 0 or pad_W > 0:` around the pad (torch#136216)
     "bool_masks": ("ONX528", False, (ORT, ORT)),  # PARSeq's bool cumsum, masks added and selected: .long(), |, & |
     "grown_cache": ("ONX609", False, (ORT, ORT)),  # fairseq's sinusoidal table, rebuilt in forward when outgrown
-    "memo_cache": ("ONX609", False, (ORT, OK)),  # DA3's position grids memoised per patch grid in a dict
+    "memo_cache": ("ONX609", False, (ORT, OK)),
+    "memo_getter": ("ONX609", False, (FAILS, OK)),  # TransformerEngine: a causal mask memoised per length in a module dict  # DA3's position grids memoised per patch grid in a dict
     "grid_cache": ("ONX609", False, (ORT, ORT)),  # YOLOv7's per-level grids in a list, rebuilt when the size differs; a dry run fills them
     "square_pad": ("ONX403", False, (OK, WRONG)),
     "cache_start": ("ONX403", False, (OK, WRONG)),  # WeNet: max(attention_key_size - required_cache_size, 0)  # max(h, w) of sizes: legacy keeps the export-time winner
@@ -111,6 +112,7 @@ DYNAMO_ERRORS = {
     "index_range": "conflicts between user-specified ranges and inferred ranges",
     "whole_pool": "conflicts between user-specified ranges and inferred ranges",
     "numpy_grids": "can't convert np.ndarray of type numpy.object_",
+    "memo_getter": "unhashable type: non-nested SymInt",
 }
 LEGACY_ERRORS = {
     "non_consecutive": "Only consecutive 1-d tensor indices are supported",

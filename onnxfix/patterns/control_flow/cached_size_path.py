@@ -25,7 +25,8 @@ from onnxfix.patterns.control_flow.tracing_only_guard import compares_sizes
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.export_guards import consults_export_guard
 from onnxfix.rewriter.precedence import NOT, OR, operand
-from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
+from onnxfix.rewriter.rule import Edit, Fix, Rule, RuleDoc
+from onnxfix.rewriter.statements import next_statement, statement_indent
 
 
 class CachedSizePath(Rule):
@@ -88,7 +89,10 @@ class CachedSizePath(Rule):
     )
 
     def visit_If(self, node: ast.If, ctx: FunctionContext):
-        if ctx.fn.cls is None or consults_export_guard(node.test):
+        if consults_export_guard(node.test):
+            return
+        if ctx.fn.cls is None:
+            yield from self._memo_cache(node, ctx)  # a module-level dict memoising per key
             return
         if not node.orelse:
             yield from self._grown_cache(node, ctx)
@@ -155,16 +159,50 @@ class CachedSizePath(Rule):
         if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.NotIn)):
             return
         cache = test.comparators[0]
-        if not ctx.is_self_attr(cache):
+        on_module = ctx.is_self_attr(cache)
+        if not (on_module or _module_dict(cache, ctx)):
             return
         stores = [t for statement in node.body if isinstance(statement, ast.Assign) for t in statement.targets
-                  if isinstance(t, ast.Subscript) and ctx.is_self_attr(t.value) and t.value.attr == cache.attr]
+                  if isinstance(t, ast.Subscript) and ctx.segment(t.value) == ctx.segment(cache)]
         if not stores:
             return
-        message = (f"`self.{cache.attr}` memoises a value per key, filled here on a miss: both exporters see the "
-                   "entry the example left (torch.export pins the key's sizes, the legacy trace keeps the cached "
-                   "constant); recompute it under export (eager keeps its cache)")
-        yield ctx.report(self, node.test, message, fix=_fix(node.test, True, ctx))
+        fix = _memo_getter_fix(node, ctx) or (_fix(node.test, True, ctx) if on_module else None)
+        message = (f"`{ctx.segment(cache)}` memoises a value per key, filled here on a miss: both exporters see the "
+                   "entry the example left (torch.export pins the key's sizes or cannot hash them, the legacy trace "
+                   "keeps the cached constant); recompute it under export (eager keeps its cache)")
+        yield ctx.report(self, node.test, message, fix=fix)
+
+
+def _module_dict(cache: ast.expr, ctx: FunctionContext) -> bool:
+    """A name bound at module level to an empty dict (`_default_causal_mask = {}`) and not in the function."""
+    if not isinstance(cache, ast.Name) or ctx.is_parameter(cache.id) or ctx.assignments(cache.id):
+        return False
+    return any(isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)
+               and s.targets[0].id == cache.id and isinstance(s.value, ast.Dict) and not s.value.keys
+               for s in ctx.file.module.tree.body)
+
+
+def _memo_getter_fix(node: ast.If, ctx: FunctionContext) -> Fix | None:
+    """`if key not in D: D[key] = value` then `return D[key]`: under export return the value
+    computed afresh, before the dict is read or written (torch.export cannot hash a SymInt key).
+    Eager keeps its cache: the same value either way."""
+    if len(node.body) != 1 or not isinstance(node.body[0], ast.Assign) or len(node.body[0].targets) != 1:
+        return None
+    store, test = node.body[0], node.test
+    target = store.targets[0]
+    following = next_statement(node, ctx)
+    if not (isinstance(target, ast.Subscript) and isinstance(following, ast.Return)
+            and isinstance(following.value, ast.Subscript)
+            and ctx.segment(following.value) == ctx.segment(target)
+            and ctx.segment(target.slice) == ctx.segment(test.left)):
+        return None
+    torch_name, imports = ctx.torch_name()
+    indent = statement_indent(ctx, node)
+    unit = statement_indent(ctx, store)[len(indent):] or "    "
+    start = ctx.file.source.span(node)[0]
+    guard = (f"if {torch_name}.jit.is_tracing() or {torch_name}.compiler.is_exporting():  # no cached entry under export\n"
+             f"{indent}{unit}return {ctx.segment(store.value)}\n{indent}")
+    return Fix("Return the value computed afresh under export", (Edit(start, start, guard),), safe=True, imports=imports)
 
 
 def _rebuilt_attribute(node: ast.If, ctx: FunctionContext) -> str | None:
