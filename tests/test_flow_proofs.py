@@ -47,7 +47,8 @@ CASES = {
     "non_consecutive": ("ONX702", False, (OK, FAILS)),
     "padding_mask_fill": ("ONX705", False, (OK, ORT)),  # WavLM: `hidden_states[~padding_mask] = 0.0`, a (batch, frames) mask
     "broadcast_write": ("ONX703", True, (OK, ORT)),
-    "raise_check": ("ONX601", False, (FAILS, OK)),  # `if <tensor>: raise` skipped while exporting
+    "raise_check": ("ONX601", False, (FAILS, OK)),
+    "masked_guard": ("ONX601", True, (FAILS, WRONG)),  # tensor_quant's `if min_amax <= eps:` around a masked write  # `if <tensor>: raise` skipped while exporting
     "size_parity_pad": ("ONX601", False, (ORT, ORT)),  # branch on a size's parity around a zero pad
     "empty_exit": ("ONX601", True, (FAILS, OK)),
     "nms_empty_exit": ("ONX610", True, (FAILS, OK)),  # torchvision's batched NMS: `if boxes.numel() == 0: return` after a threshold  # empty-selection exit whose value the sum gives anyway
@@ -113,6 +114,7 @@ DYNAMO_ERRORS = {
     "whole_pool": "conflicts between user-specified ranges and inferred ranges",
     "numpy_grids": "can't convert np.ndarray of type numpy.object_",
     "memo_getter": "unhashable type: non-nested SymInt",
+    "masked_guard": "GuardOnDataDependentSymNode",
 }
 LEGACY_ERRORS = {
     "non_consecutive": "Only consecutive 1-d tensor indices are supported",

@@ -11,6 +11,7 @@ from onnxfix.patterns.control_flow.conditions import (
     Condition,
     tensor_condition,
 )
+from onnxfix.patterns.control_flow.masked_guard import empty_write_guard
 from onnxfix.patterns.control_flow.empty_exit import branch_shape, empty_exit_fix
 from onnxfix.patterns.control_flow.empty_guard import skips_empty_exit
 from onnxfix.patterns.control_flow.size_parity import size_parity_pad
@@ -109,6 +110,14 @@ class TensorIf(Rule):
             dtype test skips the branch; onnxruntime's CPU float16 coverage is thin), and
             tests/test_static_guard_where.py checks float16 bit-identity with and without
             inf/NaN.
+            A guard around writes through a mask that is empty whenever the test is false (`if
+            m.any(): x[m] = 0`; `if t.min() <= eps: zero = t <= eps; scale[zero] = 0`,
+            pytorch-quantization's tensor_quant): the `if` is dropped and the body always runs
+            (masks bound in it or once before it in the same block, views of them, index writes
+            and `masked_fill_`). Safe for `m.any()`, `torch.any(m)` and `m.sum() > 0` with
+            written values that are names or constants (an empty selection writes nothing);
+            unsafe for `min()`/`max()` tests (a NaN makes the test false while other elements may
+            still be selected) or computed values.
             The size-parity pad is different: the `if` (and its flag) is removed and the pad
             always runs, an amount `k - S % k` becoming `(k - S % k) % k`. When the condition is
             false every amount is zero, and a zero constant pad returns a copy with the same
@@ -166,7 +175,7 @@ class TensorIf(Rule):
             )
         else:
             message = f"`if` on {value}: {BRANCH_FAILURE}"
-            guarded = static_guard_where(node, ctx) if fix is None else None
+            guarded = (empty_write_guard(node, ctx) or static_guard_where(node, ctx)) if fix is None else None
             dropped = empty_exit_fix(node, branch_shape(node, ctx), ctx) if fix is None and guarded is None else None
             if guarded is not None:
                 fix, why = guarded

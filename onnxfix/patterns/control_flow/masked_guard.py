@@ -1,0 +1,144 @@
+"""ONX601's guard around writes that a false test leaves empty: the `if` dropped, its body kept.
+
+    if mask.any():                       if min_amax <= eps:
+        x[mask] = 0                          zero = amax <= eps
+                                             scale[zero] = 0
+
+Where the test is false the mask selects nothing, so the masked writes change nothing: the body
+can run always, without the branch on a tensor value that the exporters cannot follow (the
+dynamo exporter fails, the legacy one freezes the branch). pytorch-quantization's tensor_quant
+(CenterPoint's QAT), clamps written as `if (x > m).any(): x[x > m] = m`.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.rule import Edit, Fix
+from onnxfix.rewriter.statements import block_of, comments_outside, statement_indent
+
+# `X.min() <= c` holds exactly when some element of X is <= c (NaN aside: min propagates it)
+_EXTREMES = {("min", ast.LtE): ast.LtE, ("min", ast.Lt): ast.Lt, ("max", ast.GtE): ast.GtE, ("max", ast.Gt): ast.Gt}
+NAN_CAVEAT = ("a NaN in the tensor makes `min()`/`max()` NaN and the test false while other elements may "
+              "still be selected")
+
+
+def empty_write_guard(node: ast.If, ctx: FunctionContext) -> tuple[Fix, str] | None:
+    """(fix, message suffix) for an `if` whose body only writes through a mask that is empty
+    whenever the test is false; None for any other `if`."""
+    if node.orelse or ctx.compiled_by_torchscript:
+        return None
+    test = _selected(node.test, ctx)
+    if test is None:
+        return None
+    mask_node, exact = test
+    mask = _dumped(mask_node, {}, node, ctx)
+    bound: dict[str, str] = {}
+    plain_values = True
+    for statement in node.body:
+        name = _mask_binding(statement)
+        if name is not None:
+            if len(ctx.assignments(name)) != 1:
+                return None  # bound elsewhere too: binding it always could change what is read later
+            bound[name] = ast.dump(statement.value)
+            continue
+        write = _masked_write(statement)
+        if write is None:
+            return None
+        used, value = write
+        if _dumped(used, bound, node, ctx) != mask:
+            return None
+        plain_values &= isinstance(value, (ast.Constant, ast.Name, ast.Attribute, ast.UnaryOp))
+    fix = _drop_if(node, ctx, safe=exact and plain_values)
+    if fix is None:
+        return None
+    why = ("; fix: the writes select nothing where the test is false, so the `if` is dropped and they always run"
+           + ("" if fix.safe else f" (unsafe: {NAN_CAVEAT if not exact else 'a written value is computed on the empty selection too'})"))
+    return fix, why
+
+
+def _selected(test: ast.expr, ctx: FunctionContext) -> tuple[ast.expr, bool] | None:
+    """(the mask the test asks about, whether the equivalence is exact): `m.any()`,
+    `torch.any(m)`, `(m).sum() > 0`, or `X.min() <= c`-style extremes (the mask `X <= c`)."""
+    if isinstance(test, ast.Call) and not test.keywords:
+        if isinstance(test.func, ast.Attribute) and test.func.attr == "any" and not test.args:
+            return test.func.value, True
+        if ctx.qualname(test.func) == "torch.any" and len(test.args) == 1:
+            return test.args[0], True
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return None
+    left, op, right = test.left, test.ops[0], test.comparators[0]
+    if isinstance(left, ast.Name) and len(ctx.assignments(left.id)) == 1:
+        left = ctx.assignments(left.id)[0]  # `min_amax = amax.min()` bound once, then tested
+    if isinstance(left, ast.Call) and isinstance(left.func, ast.Attribute) and not left.args and not left.keywords:
+        if left.func.attr == "sum" and isinstance(op, ast.Gt) and isinstance(right, ast.Constant) and right.value == 0:
+            return left.func.value, True
+        mapped = _EXTREMES.get((left.func.attr, type(op)))
+        if mapped is not None:
+            return ast.Compare(left=left.func.value, ops=[mapped()], comparators=[right]), False
+    return None
+
+
+def _mask_binding(statement: ast.stmt) -> str | None:
+    """`zero = amax <= eps`: a name bound to a comparison (no call: nothing else happens)."""
+    if (isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)
+            and isinstance(statement.value, ast.Compare)
+            and not any(isinstance(n, ast.Call) for n in ast.walk(statement.value))):
+        return statement.targets[0].id
+    return None
+
+
+def _masked_write(statement: ast.stmt) -> tuple[ast.expr, ast.expr] | None:
+    """(mask, value) of `y[mask] = v` or `y.masked_fill_(mask, v)` (in place: nothing changes
+    when the mask is empty)."""
+    if (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Subscript) and not isinstance(statement.targets[0].slice, ast.Tuple)):
+        return statement.targets[0].slice, statement.value
+    call = statement.value if isinstance(statement, ast.Expr) else None
+    if (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "masked_fill_"
+            and len(call.args) == 2 and not call.keywords):
+        return call.args[0], call.args[1]
+    return None
+
+
+def _dumped(mask: ast.expr, bound: dict[str, str], node: ast.If, ctx: FunctionContext) -> str:
+    """The mask's expression: a name bound in the body, or bound once in the function to a
+    comparison (`zero = amax <= eps` before a second `if` reusing it), stands for its value; a
+    view of the mask (`m.view(...)`, ONX705's broadcast form) is empty when the mask is."""
+    while (isinstance(mask, ast.Call) and isinstance(mask.func, ast.Attribute)
+           and mask.func.attr in ("view", "reshape", "unsqueeze", "expand", "expand_as")):
+        mask = mask.func.value
+    if isinstance(mask, ast.Name) and mask.id in bound:
+        return bound[mask.id]
+    if isinstance(mask, ast.Name) and len(ctx.assignments(mask.id)) == 1:
+        value = ctx.assignments(mask.id)[0]
+        binding = ctx.parent(value)
+        block = block_of(node, ctx)
+        # bound unconditionally before the `if`, in its own block (not inside another `if`)
+        if (isinstance(value, ast.Compare) and not any(isinstance(n, ast.Call) for n in ast.walk(value))
+                and binding in block and block.index(binding) < block.index(node)):
+            return ast.dump(value)
+    return ast.dump(mask)
+
+
+def _drop_if(node: ast.If, ctx: FunctionContext, safe: bool) -> Fix | None:
+    """The `if` line removed and its body dedented one level (comments kept)."""
+    source = ctx.file.source
+    header_end = source.line_starts[node.body[0].lineno - 1]
+    if node.body[0].lineno == node.lineno:
+        return None  # a one-line `if`: left alone
+    comments = comments_outside(ctx, node, node.body)  # the `if` line's own comment, kept on a line of its own
+    if comments is None:
+        return None
+    indent = statement_indent(ctx, node)
+    unit = statement_indent(ctx, node.body[0])[len(indent):]
+    body = source.text[header_end:source.span(node.body[-1])[1]].replace("\r\n", "\n")
+    lines = body.split("\n")
+    if not unit or any(line.strip() and not line.startswith(indent + unit) for line in lines):
+        return None  # a continuation line shallower than the body: not re-indented by prefix
+    dedented = "\n".join([*(indent + comment for comment in comments),
+                          *(indent + line[len(indent) + len(unit):] if line.strip() else "" for line in lines)])
+    start = source.span(node)[0]
+    return Fix("Drop the `if`: the masked writes change nothing where it is false",
+               (Edit(start, source.span(node.body[-1])[1], dedented[len(indent):]),), safe=safe)
