@@ -14,9 +14,15 @@ def _onnx_float32_compute(op, *args, **kwargs):
     values += [v for value in values if isinstance(value, (list, tuple)) for v in value]
     dtypes = {v.dtype for v in values if isinstance(v, torch.Tensor)}
     half = [v for v in values if isinstance(v, torch.dtype) and v in (torch.float16, torch.bfloat16)]
-    if half and not any(d.is_floating_point for d in dtypes) and getattr(op, "__name__", "") == "arange":
+    bounds = [v for v in values if not isinstance(v, (torch.dtype, torch.device, str, type(None)))]
+    if (half and not any(d.is_floating_point for d in dtypes) and getattr(op, "__name__", "") == "arange"
+            and all(isinstance(v, (int, torch.SymInt)) or (isinstance(v, torch.Tensor) and not v.is_floating_point())
+                    for v in bounds)):
         # a half-precision arange becomes an ONNX Range, which onnxruntime has no float16 or
-        # bfloat16 kernel for; ATen computes each point in float32 and rounds it once, as here
+        # bfloat16 kernel for. Integer bounds only: the points are integers, computed exactly in
+        # float32 and rounded once to the half type (exact up to 2048; above, where ATen's own
+        # half arithmetic may round otherwise, the export is kept only if it matches eager). A
+        # fractional step is left to the op: ATen rounds the step to half precision first.
         as_float = [torch.float32 if v is half[0] else v for v in args]
         return op(*as_float, **{k: torch.float32 if v is half[0] else v for k, v in kwargs.items()}).to(half[0])
     gap = dtypes & {torch.float64, torch.bfloat16}

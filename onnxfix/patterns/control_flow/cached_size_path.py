@@ -166,7 +166,9 @@ class CachedSizePath(Rule):
                   if isinstance(t, ast.Subscript) and ctx.segment(t.value) == ctx.segment(cache)]
         if not stores:
             return
-        fix = _memo_getter_fix(node, ctx) or (_fix(node.test, True, ctx) if on_module else None)
+        plain = not any(_filled_elsewhere(store, ctx) or _calls_itself(store.value, ctx)
+                        for store in (s for s in node.body if isinstance(s, ast.Assign) and s.targets[0] in stores))
+        fix = _memo_getter_fix(node, ctx) or (_fix(node.test, True, ctx) if on_module and plain else None)
         message = (f"`{ctx.segment(cache)}` memoises a value per key, filled here on a miss: both exporters see the "
                    "entry the example left (torch.export pins the key's sizes or cannot hash them, the legacy trace "
                    "keeps the cached constant); recompute it under export (eager keeps its cache)")
@@ -189,6 +191,8 @@ def _memo_getter_fix(node: ast.If, ctx: FunctionContext) -> Fix | None:
     if len(node.body) != 1 or not isinstance(node.body[0], ast.Assign) or len(node.body[0].targets) != 1:
         return None
     store, test = node.body[0], node.test
+    if _filled_elsewhere(store, ctx) or _calls_itself(store.value, ctx):
+        return None  # the dict holds what others put there, or the value recurses through it
     target = store.targets[0]
     following = next_statement(node, ctx)
     if not (isinstance(target, ast.Subscript) and isinstance(following, ast.Return)
@@ -200,9 +204,38 @@ def _memo_getter_fix(node: ast.If, ctx: FunctionContext) -> Fix | None:
     indent = statement_indent(ctx, node)
     unit = statement_indent(ctx, store)[len(indent):] or "    "
     start = ctx.file.source.span(node)[0]
+    value = ctx.segment(store.value).replace("\r\n", "\n")
+    if "\n" in value:
+        value = f"({value})"  # the segment drops brackets that held its lines together
     guard = (f"if {torch_name}.jit.is_tracing() or {torch_name}.compiler.is_exporting():  # no cached entry under export\n"
-             f"{indent}{unit}return {ctx.segment(store.value)}\n{indent}")
-    return Fix("Return the value computed afresh under export", (Edit(start, start, guard),), safe=True, imports=imports)
+             f"{indent}{unit}return {value}\n{indent}")
+    # unsafe: a value that depends on more than the key (state, randomness) differs from the cached one
+    return Fix("Return the value computed afresh under export", (Edit(start, start, guard),), safe=False, imports=imports)
+
+
+def _filled_elsewhere(store: ast.Assign, ctx: FunctionContext) -> bool:
+    """The dict is written anywhere in the file but this store (`D[k] = ...`, `D.update`,
+    `D.setdefault`, a non-empty literal), so a hit may return what the miss would not compute."""
+    name = ctx.segment(store.targets[0].value)
+    attribute = name.split(".")[-1]
+    for n in ast.walk(ctx.file.module.tree):
+        if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store) and n is not store.targets[0]:
+            if ctx.segment(n.value).split(".")[-1] == attribute:
+                return True
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("update", "setdefault", "__setitem__"):
+            if ctx.segment(n.func.value).split(".")[-1] == attribute:
+                return True
+        if isinstance(n, (ast.Assign, ast.AnnAssign)) and isinstance(n.value, ast.Dict) and n.value.keys:
+            targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+            if any(ctx.segment(t).split(".")[-1] == attribute for t in targets):
+                return True
+    return False
+
+
+def _calls_itself(value: ast.expr, ctx: FunctionContext) -> bool:
+    name = getattr(ctx.fn.node, "name", None)
+    return any(isinstance(n, ast.Call) and (getattr(n.func, "id", None) == name or getattr(n.func, "attr", None) == name)
+               for n in ast.walk(value))
 
 
 def _rebuilt_attribute(node: ast.If, ctx: FunctionContext) -> str | None:

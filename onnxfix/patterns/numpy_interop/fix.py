@@ -41,6 +41,7 @@ def region_fix(region: Region) -> Fix | None:
         edits.extend(_vectorize_loop(found, ctx))
         helpers.extend(Helper(f"_onnx_{key}", helper_source(key)) for key in found.helpers
                        if f"_onnx_{key}" not in {helper.name for helper in helpers})
+    edits = list(dict.fromkeys(edits))  # a dtype inside nested twin calls is found from each call
     title = "Compute in torch instead of NumPy"
     if region.guarded is not None:
         edits = _guard_edits(edits, region, torch_name)  # eager keeps the NumPy original

@@ -353,6 +353,8 @@ def _check_fixable(region: Region, nodes: list[ast.AST]) -> None:
                                   "(and defaults to float64), torch's arange otherwise")
     for call, name in region.methods:
         twin = TWINS[name]
+        if name == "ravel" and (call.args or call.keywords):
+            region.blockers.append("`ndarray.ravel` with an `order` (Tensor.ravel is C order only)")
         if any(k.arg is None or k.arg == "out" for k in call.keywords) or len(call.args) > 1:
             region.blockers.append(f"`ndarray.{name}` is called with `out=`, `**kwargs` or more than an axis")
         if name == "cumsum" and not call.args and not has_keyword(call, "axis"):

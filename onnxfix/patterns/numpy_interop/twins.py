@@ -77,16 +77,20 @@ TWINS: dict[str, Twin] = {
     "zeros_like": Twin("zeros_like"),
     "ones_like": Twin("ones_like"),
     "arange": Twin("arange"),
-    # NumPy's default indexing is "xy" (torch's "ij"); the grids hold the same elements either way.
-    "meshgrid": Twin("meshgrid", defaults=(("indexing", '"xy"'),)),
+    # NumPy's default indexing is "xy" (torch's "ij"). NumPy also flattens N-d inputs and mixes
+    # dtypes, which torch.meshgrid refuses: eager keeps NumPy, the export computes the same grids.
+    "meshgrid": Twin("meshgrid", defaults=(("indexing", '"xy"'),), exact=False,
+                     differs="NumPy flattens N-d inputs and accepts mixed dtypes"),
     # NumPy computes start + i * step in float64, torch.linspace from both ends: the last bit may
     # differ, so eager keeps NumPy; the result is float64 unless a dtype is given.
     "linspace": Twin("linspace", (("num", "steps"), ("stop", "end")), exact=False, float64_default=True, dtype_position=5),
     "concatenate": Twin("cat", (("axis", "dim"),)),
     "stack": Twin("stack", (("axis", "dim"),)),
-    "ravel": Twin("ravel"),  # a flat copy or view, C order, in both
-    "vstack": Twin("vstack"),  # both make 1-D arrays rows first, then concatenate
-    "hstack": Twin("hstack"),  # both concatenate 1-D arrays along 0, others along 1
+    "ravel": Twin("ravel"),  # a flat copy or view, C order, in both (an `order` argument blocks)
+    # both make 1-D arrays rows first (vstack) or concatenate them along 0 (hstack); NumPy also
+    # takes nested lists and mixed dtypes: eager keeps NumPy
+    "vstack": Twin("vstack", exact=False, differs="NumPy also stacks nested lists and mixed dtypes"),
+    "hstack": Twin("hstack", exact=False, differs="NumPy also stacks nested lists and mixed dtypes"),
     "tile": Twin("tile", (("reps", "dims"),)),  # torch.tile pads `dims` and the input as np.tile does
     "reshape": Twin("reshape", (("newshape", "shape"),)),
     # np.split raises unless sections divide evenly; when it succeeds, tensor_split agrees.
@@ -128,6 +132,12 @@ def argument_blockers(name: str, call: ast.Call) -> list[str]:
         blockers.append("`numpy.linspace` with its default 50 points, `endpoint=`, `retstep=` or `axis=`")
     if name == "tile" and not (len(call.args) == 2 and isinstance(call.args[1], (ast.Tuple, ast.List))):
         blockers.append("`numpy.tile` takes an int for its repetitions, `torch.tile` a tuple only")
+    if name == "ravel" and (len(call.args) > 1 or keywords):
+        blockers.append("`numpy.ravel` with an `order` (Tensor.ravel is C order only)")
+    if name in ("vstack", "hstack") and not (
+            len(call.args) == 1 and isinstance(call.args[0], (ast.List, ast.Tuple))
+            and not any(isinstance(e, (ast.List, ast.Tuple, ast.Constant, ast.Starred)) for e in call.args[0].elts)):
+        blockers.append(f"`numpy.{name}` of something other than a list of arrays (torch needs a sequence of tensors)")
     if name == "transpose" and len(call.args) < 2 and "axes" not in keywords:
         blockers.append("`numpy.transpose` without axes reverses all dimensions (no one-call twin)")
     return blockers
