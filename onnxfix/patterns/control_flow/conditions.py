@@ -138,6 +138,8 @@ def _condition_call(test: ast.Call, ctx: FunctionContext) -> Condition | None:
 
 def _is_any_or_all(node: ast.Call, ctx: FunctionContext) -> bool:
     """`t.any()` / `t.all()` of a tensor (or of a comparison), `torch.any(t)` / `torch.all(t)`."""
+    if ctx.qualname(node.func) in TORCH_BOOL_REDUCTIONS:  # before the method form: `torch` is no tensor
+        return True
     if isinstance(node.func, ast.Attribute) and node.func.attr in REDUCTIONS_TO_BOOL:
         receiver = node.func.value
         return bool(ctx.tensors.is_tensor(receiver)) or isinstance(receiver, ast.Compare) and _comparison(receiver, ctx) is not None \
