@@ -17,7 +17,8 @@ from onnxfix.rewriter.size_lists import unpacks_size_list
 from onnxfix.rewriter.module_index import ModuleIndex, is_torch_module_qualname
 from onnxfix.rewriter.paths import shown
 from onnxfix.rewriter.rule import Edit, Finding, Fix
-from onnxfix.rewriter.scope import ExportFunction, ExportScope, compiled_by_torchscript, exporters_not_running
+from onnxfix.rewriter.scope import (ExportFunction, ExportScope, compiled_by_torchscript, exporters_not_running,
+                                    scripted_in_module)
 from onnxfix.rewriter.sizes import SizeOracle
 from onnxfix.rewriter.source import SourceFile
 from onnxfix.rewriter.tensors import TensorOracle
@@ -286,8 +287,10 @@ class FunctionContext(_FileView):
 
     @property
     def compiled_by_torchscript(self) -> bool:
-        """This function is compiled by TorchScript (rewriter/scope.py compiled_by_torchscript)."""
-        return compiled_by_torchscript(self.fn.node, self.fn.entry.modes)
+        """This function is, or may be, compiled by TorchScript (rewriter/scope.py
+        compiled_by_torchscript, scripted_in_module)."""
+        return (compiled_by_torchscript(self.fn.node, self.fn.entry.modes)
+                or scripted_in_module(self.fn.node, self.file.module.tree))
 
     def is_parameter(self, name: str) -> bool:
         args = self.fn.node.args

@@ -392,6 +392,20 @@ def compiled_by_torchscript(node: ast.AST, modes: frozenset[str]) -> bool:
     return SCRIPTED in modes or any(_decorator_name(d) in ("script", "_script_if_tracing") for d in decorators)
 
 
+def scripted_in_module(node: ast.AST, tree: ast.Module) -> bool:
+    """TorchScript may compile ``node`` in ways the reach does not follow: a `@torch.jit.script`
+    function of its module calls it by name, or the module scripts something by a call
+    (`torch.jit.script(Inner())` compiles the module's methods and what they call)."""
+    name = getattr(node, "name", None)
+    for function in ast.walk(tree):
+        if isinstance(function, ast.Call) and (dotted_parts(function.func) or [])[-2:] == ["jit", "script"]:
+            return True
+        if isinstance(function, ast.FunctionDef) and compiled_by_torchscript(function, frozenset()) and any(
+                isinstance(n, ast.Call) and (dotted_parts(n.func) or [None])[-1] == name for n in ast.walk(function)):
+            return True
+    return False
+
+
 def _scripted_if_tracing(node: ast.AST) -> bool:
     decorators = getattr(node, "decorator_list", ())
     return any(_decorator_name(d) == "_script_if_tracing" for d in decorators)

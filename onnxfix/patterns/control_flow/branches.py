@@ -115,9 +115,10 @@ class TensorIf(Rule):
             pytorch-quantization's tensor_quant): the `if` is dropped and the body always runs
             (masks bound in it or once before it in the same block, views of them, index writes
             and `masked_fill_`). Safe for `m.any()`, `torch.any(m)` and `m.sum() > 0` with
-            written values that are names or constants (an empty selection writes nothing);
-            unsafe for `min()`/`max()` tests (a NaN makes the test false while other elements may
-            still be selected) or computed values.
+            written values that are names or constants (an empty selection writes nothing; a
+            write that would raise, a mask of another shape, now raises on every call, not only
+            where the test held); unsafe for `min()`/`max()` tests (a NaN makes the test false
+            while other elements may still be selected) or computed values.
             The size-parity pad is different: the `if` (and its flag) is removed and the pad
             always runs, an amount `k - S % k` becoming `(k - S % k) % k`. When the condition is
             false every amount is zero, and a zero constant pad returns a copy with the same

@@ -60,7 +60,7 @@ WHY_UNSAFE = (
 
 def scan_loop(node: ast.For, ctx: FunctionContext) -> tuple[Fix | None, str]:
     """(fix, why it is unsafe) for a loop over a size that a torch scan can take under export."""
-    if ctx.compiled_by_torchscript or node.orelse or _maybe_scripted(ctx):
+    if ctx.compiled_by_torchscript or node.orelse:
         return None, ""
     if DYNAMO in exporters_skipping(node, ctx.ancestors(node)):  # the eager side of a fix already made
         return None, ""
@@ -95,22 +95,6 @@ def scan_loop(node: ast.For, ctx: FunctionContext) -> tuple[Fix | None, str]:
     fix = Fix("Run the loop as a torch scan under torch.export (eager keeps the loop)",
               (Edit(start, end, text),), safe=False, imports=imports)
     return fix, WHY_UNSAFE
-
-
-def _maybe_scripted(ctx: FunctionContext) -> bool:
-    """TorchScript may compile this function (a nested def does not compile): the file scripts
-    something by a call (`torch.jit.script(Inner())`, whose methods the scope does not follow),
-    or a `@torch.jit.script` function of the file calls it by name."""
-    if "jit.script(" in ctx.file.source.text:
-        return True
-    name = getattr(ctx.fn.node, "name", None)
-    for function in ast.walk(ctx.file.module.tree):
-        if isinstance(function, ast.FunctionDef) and any(
-                "script" in ast.unparse(d) for d in function.decorator_list):
-            if any(isinstance(n, ast.Call) and (getattr(n.func, "id", None) == name or getattr(n.func, "attr", None) == name)
-                   for n in ast.walk(function)):
-                return True
-    return False
 
 
 def _loop_scan(node: ast.For, ctx: FunctionContext) -> ScanPlan | None:

@@ -20,8 +20,7 @@ def scan_rewrite(node: ast.For, scan: ScanPlan, stacks: list[tuple[ast.stmt, dic
     unit = unit or ("\t" if indent.startswith("\t") else "    ")  # a one-line loop: the file's own unit
     if _names_clash(node, scan, ctx):
         return None
-    # the engine writes the file's own line endings back: work in "\n"
-    original = source.text[source.span(node)[0]:source.span(stacks[-1][0] if stacks else node)[1]].replace("\r\n", "\n")
+    original = source.text[source.span(node)[0]:source.span(stacks[-1][0] if stacks else node)[1]]
     if _has_multiline_string(node, stacks):
         return None
     step = [f"def _scan_step(_carry, _xs):"]
@@ -52,6 +51,7 @@ def scan_rewrite(node: ast.For, scan: ScanPlan, stacks: list[tuple[ast.stmt, dic
     # already carry their own indentation)
     first, *rest = original.split("\n")
     eager = "".join("\n" + (unit + line if line.strip() else line) for line in rest)
+    # the engine writes the file's own line endings back: the text is in "\n"
     return (f"\n{indent}".join(header) + f"\n{indent}{unit}{first}" + eager).replace("\r\n", "\n")
 
 
