@@ -48,10 +48,14 @@ CASES = {
     "int_size": ("IntSize", [("ONX203", 10, "unsafe")],
                  ("return x.reshape(x.shape[0], int(n), -1).sum(-1)", "return x.reshape(x.shape[0], n, -1).sum(-1)")),
     "int_size_name": ("GridSize", [("ONX203", 12, "unsafe")], ("feat_h = int(h)", "feat_h = h")),
+    "mask_write_helper": ("MaskWriteHelper", [], (
+        "tensor[indices] = value",
+        "tensor.masked_fill_(indices.view(indices.shape + (1,) * (tensor.dim() - indices.dim())), value)")),
 }
 EVIDENCE_FINDINGS = {  # with evidence: every finding above, its fix safe (ONX204 twice on one line)
     "len_param": [("ONX204", 10, "safe"), ("ONX204", 10, "safe")],
     "float_cast": [("ONX203", 9, "safe")],
+    "mask_write_helper": [("ONX705", 11, "safe")],  # the run saw a bool mask, a float32 tensor, an int
 }
 
 
@@ -71,7 +75,7 @@ def test_evidence_turns_the_static_fix_safe(name, tmp_path):
     path = f"{MODELS}/{name}.py"
     assert _findings(path, None) == static
     assert record(f"{path}:{cls}", f"{path}:example_inputs", tmp_path) == {"files": 1, "functions": 2 if name in (
-        "data_local", "data_helper", "int_size_name") else 1}
+        "data_local", "data_helper", "int_size_name", "mask_write_helper") else 1}
     expected = EVIDENCE_FINDINGS.get(name, [(code, line, "safe") for code, line, _ in static])
     assert _findings(path, str(tmp_path)) == expected
 
@@ -218,3 +222,35 @@ def test_docs_data_pitfall_on_two_lines_exits_0_after_export_fix(tmp_path, monke
     fixed = _fixed_text("data_gate", "gate = torch.sigmoid(x.data)", "gate = torch.sigmoid(x.detach())")
     fixed = fixed.replace("return x * gate + self.scale.data", "return x * gate + self.scale.detach()")
     assert _eager_identical("data_gate", "DataGate", fixed) == 10
+
+
+def test_fixes_uncovered_by_a_kept_fix_are_found_by_a_run_of_the_kept_text(tmp_path, monkeypatch, capsys):
+    """CenterPoint's QAT (tests/realworld): `_tensor_quant` runs only through an autograd
+    Function, so only a run shows it is reached. Dropping `if min_amax <= epsilon:` (ONX601)
+    leaves `scale[zero_amax_mask] = 0` bare, which torch.export then fails on (a 0-d mask); the
+    kept text is a new text, with no evidence of the first run: the loop runs it again, and the
+    write's masked_fill_ (ONX705) and the second guard's drop follow. Eager: bit for bit."""
+    case = REPO / "tests" / "realworld" / "centerpoint_pfe_qat_fake_tensor_quant_function.py"
+    copy = tmp_path / case.name
+    copy.write_text(case.read_text())
+    monkeypatch.setenv("ONNXFIX_CACHE_DIR", str(tmp_path / "cache"))
+    code = cli_main(["export", f"{copy}:make_model", "--exporter", "both", "--write", "--unsafe-fixes",
+                     "--format", "json", "--no-progress"])
+    (target,) = json.loads(capsys.readouterr().out)["targets"]
+    assert code == 0
+    assert [(r["exporter"], r["verdict"]) for r in target["results"]] == [("dynamo", "EXPORT-FAILS"), ("legacy", "OK")]
+    assert [(r["exporter"], r["verdict"]) for r in target["fix"]["results"]] == [("dynamo", "OK"), ("legacy", "OK")]
+    fill = "scale.masked_fill_(zero_amax_mask.view(zero_amax_mask.shape + (1,) * (scale.dim() - zero_amax_mask.dim())), {})"
+    removed, added = _changed_lines(target["fix"]["diff"])
+    assert added[-3:] == ["zero_amax_mask = (amax <= epsilon)", fill.format("0"), fill.format("1.")]
+    assert "if min_amax <= epsilon:" not in "\n".join(added) and removed.count("if min_amax <= epsilon:") == 1
+    fixed = load_module(copy)  # written in place
+    original = load_module(case)
+    for args in [original.example_inputs(), *original.other_inputs()]:
+        torch.manual_seed(0)
+        before = original.make_model()
+        torch.manual_seed(0)
+        after = fixed.make_model()
+        with torch.no_grad():
+            assert torch.equal(before(*args), after(*args))
+

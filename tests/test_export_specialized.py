@@ -33,7 +33,7 @@ def test_an_unreadable_file_named_by_a_guard_is_skipped(tmp_path):
     from types import SimpleNamespace
 
     from onnxfix.exporter.locations import ExportFinding, Location
-    from onnxfix.exporter.session import note_specialized
+    from onnxfix.exporter.run_evidence import note_specialized
     from onnxfix.rewriter import evidence
 
     broken, model = tmp_path / "broken.py", tmp_path / "model.py"

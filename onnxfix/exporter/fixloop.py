@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Protocol
 
 from onnxfix.exporter.result import LOAD_FAILS, OK, SILENTLY_WRONG, TIMEOUT
 from onnxfix.rewriter.engine import applicable, fix_key
@@ -45,6 +45,14 @@ def worsened(before: list, after: list) -> list[str]:
     """'dynamo OK -> ORT-FAILS' for each exporter whose verdict got worse."""
     return [f"{b.verdict.exporter} {b.verdict.verdict} -> {a.verdict.verdict}"
             for b, a in zip(before, after) if worse(b.verdict.verdict, a.verdict.verdict)]
+
+
+class RunEvidence(Protocol):
+    """The run's evidence of a kept text (exporter/run_evidence.py): ``record`` runs the model on
+    it (False when it left none or had some already); ``forget`` drops what ``record`` stored."""
+
+    def record(self, state: "State") -> bool: ...
+    def forget(self, state: "State") -> None: ...
 
 
 @dataclass
@@ -80,8 +88,10 @@ class LoopResult:
 
 
 def run_loop(start: State, fix: Callable[[frozenset[str]], Fixed], export: Callable[[Fixed], list],
-             unsafe: bool) -> LoopResult:
-    """``fix(keys)``: the file with those fixes applied; ``export(fixed)``: verdicts for it."""
+             unsafe: bool, evidence: RunEvidence | None = None) -> LoopResult:
+    """``fix(keys)``: the file with those fixes applied; ``export(fixed)``: verdicts for it;
+    ``evidence``: records the run's evidence of each text kept, whose findings are then those of
+    a run of it (what the kept fixes uncovered: a write left bare by a dropped guard)."""
     loop = LoopResult(start)
     settled: set[str] = set()  # kept or dropped: never tried again
     for _ in range(MAX_ROUNDS):
@@ -90,14 +100,14 @@ def run_loop(start: State, fix: Callable[[frozenset[str]], Fixed], export: Calla
         batch, everything = _next_batch(loop.final, unsafe, settled)
         if not batch:
             break
-        if len(batch) > 1 and _try(loop, batch, fix, export, settled):
+        if len(batch) > 1 and _try(loop, batch, fix, export, settled, evidence):
             continue
         # fixes that only work together (a value one helper makes and another takes apart)
         # and fixes of the failures' causes at other lines: every fix left, as the static fixer
-        if len(everything) > len(batch) and _try(loop, everything, fix, export, settled):
+        if len(everything) > len(batch) and _try(loop, everything, fix, export, settled, evidence):
             continue
         for one in batch:  # the set made some exporter worse: find which fixes did
-            _try(loop, [one], fix, export, settled)
+            _try(loop, [one], fix, export, settled, evidence)
     return loop
 
 
@@ -119,6 +129,28 @@ def _next_batch(state: State, unsafe: bool, settled: set[str]) -> tuple[list, li
     return first or list(fresh.items()), list(fresh.items())
 
 
+def _with_run_evidence(loop: LoopResult, fix, export, evidence: RunEvidence, rounds: int = 3) -> None:
+    """The kept state's findings as its own run shows them. Evidence of the text can make the
+    kept fixes match more of it (the same write, now known to go through a bool mask): that
+    text is exported like any other and kept only if no verdict gets worse, else the evidence
+    is dropped again, so that the kept keys still rebuild the kept text."""
+    for _ in range(rounds):
+        state = loop.final
+        if not evidence.record(state):
+            return
+        again = fix(state.keys)
+        if again.text == state.fixed.text:
+            loop.final = State(state.keys, Fixed(state.fixed.text, state.fixed.fixes_applied, again.findings),
+                               state.results)
+            return
+        results = export(again)
+        loop.exports += 1
+        if worsened(state.results, results):
+            evidence.forget(state)
+            return
+        loop.final = State(state.keys, again, results)
+
+
 def _helper_names(finding: Finding) -> set[str]:
     return {helper.name for helper in finding.fix.helpers} if finding.fix else set()
 
@@ -134,7 +166,7 @@ def _named_lines(results: list) -> set[tuple[str, int]]:
     return named
 
 
-def _try(loop: LoopResult, chosen: list[tuple[str, Finding]], fix, export, settled: set[str]) -> bool:
+def _try(loop: LoopResult, chosen: list[tuple[str, Finding]], fix, export, settled: set[str], evidence=None) -> bool:
     """Keep the fixes ``chosen`` if no verdict gets worse; a single fix is settled either way."""
     state = loop.final
     keys = {key for key, _ in chosen} - settled
@@ -151,6 +183,8 @@ def _try(loop: LoopResult, chosen: list[tuple[str, Finding]], fix, export, settl
     if not why:
         loop.final = State(state.keys | keys, fixed, results)
         settled.update(keys)
+        if evidence is not None:
+            _with_run_evidence(loop, fix, export, evidence)
         return True
     if alone:
         ((key, finding),) = chosen

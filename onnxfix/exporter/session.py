@@ -15,12 +15,13 @@ from typing import Protocol
 
 from onnxfix.decompositions import BY_KEY
 from onnxfix.exporter.export_repairs import EXPORT_REPAIRS, GROW_KEY
-from onnxfix.exporter.isolate import ExportRequest, run_isolated, run_json_worker
+from onnxfix.exporter.isolate import ExportRequest, run_isolated
 from onnxfix.exporter.locations import ExportFinding
 from onnxfix.exporter.outputs import needs_cache_off, turn_cache_off
 from onnxfix.exporter.outputs import refine as refine_unflattenable
 from onnxfix.exporter.plan import Target
 from onnxfix.exporter.result import EXPORT_FAILS, LOAD_FAILS, OK, Verdict
+from onnxfix.exporter.run_evidence import FixedTextEvidence, note_specialized, record_evidence, retarget
 from onnxfix.exporter.sourcemap import anchor, findings_for
 from onnxfix.rewriter.rule import Finding
 from onnxfix.rewriter.source import SourceFile
@@ -212,11 +213,14 @@ def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progr
         if cache(start.text) != start.text:  # the cache switch alone is the first attempt
             turned = export(start)
             baseline = before if fixloop.worsened(before, turned) else turned
+        # each kept text is run again under the recorder: the fixes it uncovers read its evidence
+        kept = FixedTextEvidence(target, source, evidence) if evidence else None
         loop = fixloop.run_loop(
             fixloop.State(frozenset(), start, baseline),
             static_fix,
             export,
             _unsafe(source, unsafe_fixes),
+            kept,
         )
     except FixError as exc:
         outcome.error = str(exc)
@@ -363,65 +367,7 @@ def _export_text(target: Target, source: Path, text: str, unsafe_fixes: bool | N
     with tempfile.TemporaryDirectory(prefix="onnxfix-fixed-") as folder:
         copy = Path(folder) / source.name
         copy.write_text(text, encoding="utf-8", newline="")
-        moved = _retarget(target, source, copy)
+        moved = retarget(target, source, copy)
         rename = {os.path.realpath(copy): os.path.realpath(source)}
         return export_all(moved, static_findings(target, copy, unsafe_fixes), progress, rename,
                           sys_path=[str(source.resolve().parent)])
-
-
-# the evidence's kinds of guard lines: a guard specialized or restricted a dynamic dim; the export
-# stopped on a guard of a size or value read out of a tensor
-GUARD_LINES = {"ONX914": "specialized", "ONX915": "specialized", "ONX913": "data_dependent"}
-
-
-def note_specialized(folder: Path, results: list[ExporterResult]) -> None:
-    """The lines of the run's guards, in each file's evidence: the static size oracle treats the
-    ints read on a specialized line as sizes (rewriter/sizes.py), which lets the static fixes at
-    the very line the export named apply (a size reached through lists and helpers it cannot
-    follow); ONX610 takes an emptiness test on a data-dependent line as data-dependent."""
-    from onnxfix.rewriter.evidence import add_guard_lines
-    from onnxfix.rewriter.source import SourceError
-
-    lines: dict[str, dict[str, set[int]]] = {}
-    for result in results:
-        for finding in result.findings:
-            kind = GUARD_LINES.get(finding.code)
-            if kind and os.path.isfile(finding.location.path):
-                found = lines.setdefault(finding.location.path, {"specialized": set(), "data_dependent": set()})
-                found[kind].add(finding.location.line)
-    for path, found in lines.items():
-        try:
-            add_guard_lines(folder, SourceFile.read(Path(path)).text, found)
-        except SourceError:
-            continue  # a file the rules cannot read either: nothing to note
-
-
-def record_evidence(target: Target) -> tuple[str | None, dict]:
-    """Run the target once eagerly under the recorder (a child process: it runs user code) and
-    return the evidence folder for the static rules, with what was recorded. No evidence (the
-    model does not run, the recorder timed out) leaves the fixes static."""
-    from onnxfix._version import __version__
-    from onnxfix.config import load_settings
-    from onnxfix.patterns.selectors import rule_selectors
-    from onnxfix.rewriter.runner import cache_folder
-
-    # inside the version folder: pruned with the cache entries when unused for a month
-    folder = cache_folder(None, load_settings(target.model_path, rule_selectors)) / __version__ / "evidence"
-    request = {"model": target.model, "inputs": target.inputs, "folder": str(folder)}
-    result = run_json_worker("onnxfix.exporter.evidence_worker", request, target.timeout)
-    return (None if "error" in result else str(folder)), result
-
-
-def _retarget(target: Target, source: Path, copy: Path) -> Target:
-    """Point every spec that names the model's file at the fixed copy."""
-    def moved(spec: str | None) -> str | None:
-        if spec is None:
-            return None
-        path, _, name = spec.rpartition(":")
-        return f"{copy}:{name}" if Path(path).resolve() == source.resolve() else spec
-
-    # a live model's classes are found by module name: load the fixed copy under that name
-    modules = {name: str(copy) if Path(path).resolve() == source.resolve() else path
-               for name, path in target.modules.items()}
-    return replace(target, model=moved(target.model), inputs=moved(target.inputs), probes=moved(target.probes),
-                   modules=modules)

@@ -26,7 +26,8 @@ class MaskFillWrite(Rule):
     doc = RuleDoc(
         what="""
             Finds `x[mask] = c` where `mask` is a boolean tensor held in a name (or `~name`), `c`
-            a number, and `mask` is not a comparison of `x` itself (which has all of `x`'s axes):
+            a number (a literal, or under `onnxfix export` a name the run saw hold only Python
+            numbers), and `mask` is not a comparison of `x` itself (which has all of `x`'s axes):
             wav2vec2/WavLM's `hidden_states[~padding_mask] = 0.0` before mean pooling, the mask
             over (batch, frames) of (batch, frames, hidden).
         """,
@@ -57,14 +58,15 @@ class MaskFillWrite(Rule):
             covers every axis, none). They differ only where the original raises (a mask whose
             sizes are not the indexed axes' broadcasts instead). A number beyond float16's range
             (65504) gets no fix: `masked_fill_` refuses it on a float16 tensor where the index
-            write stores inf.
+            write stores inf; a number held in a name is fixed only where the run saw the tensor
+            with another dtype.
         """,
         references=INDEX_REFERENCES,
     )
 
     def visit_Assign(self, node: ast.Assign, ctx: FunctionContext):
         target = subscript_target(node)
-        if target is None or not simple_receiver(target.value) or not is_number(node.value):
+        if target is None or not simple_receiver(target.value) or not _a_number(node.value, ctx):
             return
         mask = target.slice
         name = mask.operand if isinstance(mask, ast.UnaryOp) and isinstance(mask.op, ast.Invert) else mask
@@ -75,7 +77,7 @@ class MaskFillWrite(Rule):
         tensor = operand(ctx.segment(target.value), target.value, ATOM)
         axes = f"{name.id}.view({name.id}.shape + (1,) * ({tensor}.dim() - {name.id}.dim()))"
         text = f"{tensor}.masked_fill_({'~' if name is not mask else ''}{axes}, {ctx.segment(node.value)})"
-        fits = _fits_float16(node.value)
+        fits = _fits_float16(node.value, ctx.tensors.dtype(target.value))
         fix = Fix("Fill through the mask with `masked_fill_`", (ctx.replace(node, text),), safe=True) if fits else None
         yield ctx.report(self, node, "a number written through a boolean mask that may index fewer axes than the tensor "
                          "has: the legacy exporter broadcasts the mask against the tensor without its trailing axes "
@@ -115,7 +117,20 @@ def _plain_bool(node: ast.expr, ctx: FunctionContext) -> bool:
     return isinstance(node, ast.Call) and is_bool_tensor(node, ctx) and ctx.tensors.is_tensor(node) is True
 
 
-def _fits_float16(node: ast.expr) -> bool:
+def _a_number(node: ast.expr, ctx: FunctionContext) -> bool:
+    """A numeric literal, or a name every recorded value of which was a Python int or float
+    (fairseq's `index_put(tensor, indices, value)` helper, called with 0)."""
+    if is_number(node):
+        return True
+    values = ctx.observed(node) if isinstance(node, ast.Name) else None
+    return bool(values) and all(v.kind in ("int", "float") for v in values)
+
+
+def _fits_float16(node: ast.expr, tensor_dtype: str | None) -> bool:
+    """Whether ``masked_fill_`` takes the number on the tensor: a literal float16 can hold, or
+    a number in a name written into a tensor the run saw with another dtype than float16."""
+    if not is_number(node):
+        return tensor_dtype is not None and tensor_dtype != "float16"
     value = ast.literal_eval(node)
     return abs(value) <= FLOAT16_MAX
 

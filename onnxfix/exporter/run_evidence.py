@@ -1,0 +1,126 @@
+"""The run's evidence for the static rules (rewriter/evidence.py): one eager run of the target
+under the recorder, and the lines where its exports' guards stopped.
+
+Evidence is keyed by a file's text, so the fix loop records it again for each text it keeps:
+the fixes that one fix uncovers (a write left bare by a dropped guard, whose mask's dtype only
+the run knows) are then found in that text as in the user's, not only on a second `--write`.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from onnxfix.exporter.isolate import run_json_worker
+from onnxfix.exporter.plan import Target
+from onnxfix.rewriter.source import SourceError, SourceFile
+
+# the evidence's kinds of guard lines: a guard specialized or restricted a dynamic dim; the export
+# stopped on a guard of a size or value read out of a tensor
+GUARD_LINES = {"ONX914": "specialized", "ONX915": "specialized", "ONX913": "data_dependent"}
+
+
+def record_evidence(target: Target) -> tuple[str | None, dict]:
+    """Run the target once eagerly under the recorder (a child process: it runs user code) and
+    return the evidence folder for the static rules, with what was recorded. No evidence (the
+    model does not run, the recorder timed out) leaves the fixes static."""
+    from onnxfix._version import __version__
+    from onnxfix.config import load_settings
+    from onnxfix.patterns.selectors import rule_selectors
+    from onnxfix.rewriter.runner import cache_folder
+
+    # inside the version folder: pruned with the cache entries when unused for a month
+    folder = cache_folder(None, load_settings(target.model_path, rule_selectors)) / __version__ / "evidence"
+    request = {"model": target.model, "inputs": target.inputs, "folder": str(folder)}
+    result = run_json_worker("onnxfix.exporter.evidence_worker", request, target.timeout)
+    return (None if "error" in result else str(folder)), result
+
+
+@dataclass
+class FixedTextEvidence:
+    """fixloop.RunEvidence for the texts the fix loop keeps of the model's file ``source``."""
+
+    target: Target
+    source: Path
+    folder: str
+
+    def record(self, state) -> bool:
+        return record_fixed_evidence(self.target, self.source, state.fixed.text, state.results, self.folder)
+
+    def forget(self, state) -> None:
+        from onnxfix.rewriter.evidence import evidence_path
+
+        evidence_path(Path(self.folder), state.fixed.text).unlink(missing_ok=True)
+
+
+def record_fixed_evidence(target: Target, source: Path, text: str, results: list, folder: str) -> bool:
+    """Evidence for ``text``, the model's file as the fix loop kept it: the target run once more
+    on a copy holding that text (its siblings still import), and the guard lines of ``results``,
+    the exports of that text. False when the run left none or the text has some already (the
+    user's own text; a live model, whose classes load by module name, is not run again)."""
+    from onnxfix.rewriter.evidence import evidence_path
+
+    if target.live or evidence_path(Path(folder), text).exists():
+        return False
+    with tempfile.TemporaryDirectory(prefix="onnxfix-evidence-") as tmp:
+        copy = Path(tmp) / source.name
+        copy.write_text(text, encoding="utf-8", newline="")
+        moved = retarget(target, source, copy)
+        request = {"model": moved.model, "inputs": moved.inputs, "folder": folder,
+                   "sys_path": [str(source.resolve().parent)]}
+        result = run_json_worker("onnxfix.exporter.evidence_worker", request, target.timeout)
+    if "error" in result:
+        return False
+    from onnxfix.rewriter.evidence import add_guard_lines
+
+    add_guard_lines(Path(folder), text, guard_lines(results).get(os.path.realpath(source), _no_lines()))
+    return True
+
+
+def note_specialized(folder: Path, results: list) -> None:
+    """The lines of the run's guards, in each file's evidence: the static size oracle treats the
+    ints read on a specialized line as sizes (rewriter/sizes.py), which lets the static fixes at
+    the very line the export named apply (a size reached through lists and helpers it cannot
+    follow); ONX610 takes an emptiness test on a data-dependent line as data-dependent."""
+    from onnxfix.rewriter.evidence import add_guard_lines
+
+    for path, found in guard_lines(results).items():
+        if not os.path.isfile(path):
+            continue
+        try:
+            add_guard_lines(folder, SourceFile.read(Path(path)).text, found)
+        except SourceError:
+            continue  # a file the rules cannot read either: nothing to note
+
+
+def guard_lines(results: list) -> dict[str, dict[str, set[int]]]:
+    """File -> kind -> the lines the exports' guard findings name."""
+    lines: dict[str, dict[str, set[int]]] = {}
+    for result in results:
+        for finding in result.findings:
+            kind = GUARD_LINES.get(finding.code)
+            if kind:
+                path = os.path.realpath(finding.location.path)
+                lines.setdefault(path, _no_lines())[kind].add(finding.location.line)
+    return lines
+
+
+def _no_lines() -> dict[str, set[int]]:
+    return {"specialized": set(), "data_dependent": set()}
+
+
+def retarget(target: Target, source: Path, copy: Path) -> Target:
+    """Point every spec that names the model's file at a copy of it."""
+    def moved(spec: str | None) -> str | None:
+        if spec is None:
+            return None
+        path, _, name = spec.rpartition(":")
+        return f"{copy}:{name}" if Path(path).resolve() == source.resolve() else spec
+
+    # a live model's classes are found by module name: load the copy under that name
+    modules = {name: str(copy) if Path(path).resolve() == source.resolve() else path
+               for name, path in target.modules.items()}
+    return replace(target, model=moved(target.model), inputs=moved(target.inputs), probes=moved(target.probes),
+                   modules=modules)
