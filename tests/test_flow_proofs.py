@@ -47,6 +47,7 @@ CASES = {
     "non_consecutive": ("ONX702", False, (OK, FAILS)),
     "padding_mask_fill": ("ONX705", False, (OK, ORT)),  # WavLM: `hidden_states[~padding_mask] = 0.0`, a (batch, frames) mask
     "broadcast_write": ("ONX703", True, (OK, ORT)),
+    "slice_broadcast": ("ONX706", False, (OK, ORT)),  # Uni-Mol: `bias[:, 1:, 0, :] = w.view(1, 1, d)`
     "raise_check": ("ONX601", False, (FAILS, OK)),  # `if <tensor>: raise` skipped while exporting
     "masked_guard": ("ONX601", True, (FAILS, WRONG)),  # tensor_quant's `if min_amax <= eps:` around a masked write
     "size_parity_pad": ("ONX601", False, (ORT, ORT)),  # branch on a size's parity around a zero pad

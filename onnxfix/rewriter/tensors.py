@@ -235,6 +235,8 @@ class TensorOracle:
         answers = [None if isinstance(v, ast.stmt) else self.is_tensor(v) for v in values]
         if not any(answers) and any(self._numpy_value(v) for v in values):
             return False  # `a = (np.arange(n) + 0.5) * s`, `gx, gy = np.meshgrid(a, b)`: `a.ravel()` is NumPy's
+        if answers and all(answer is False for answer in answers):
+            return False  # every binding is known not to be a tensor (`y = x.numpy()`, `n = 3`)
         return True if all(answers) else None
 
     def _numpy_value(self, value: ast.AST) -> bool:

@@ -1,0 +1,130 @@
+"""ONX706: a tensor broadcast into a slice (`bias[:, 1:, 0, :] = t` with `t` of shape (1, 1, C)):
+the legacy exporter expands the value to the slice's shape of the traced input."""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix.config import LEGACY
+from onnxfix.patterns.indexing.rules import INDEX_REFERENCES, simple_receiver, subscript_target
+from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.precedence import ATOM, operand
+from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
+
+SHAPE_METHODS = frozenset({"view", "reshape"})
+
+
+class SliceBroadcastWrite(Rule):
+    code = "ONX706"
+    name = "slice-broadcast-write"
+    summary = "a tensor broadcast into a slice (`bias[:, 1:, 0, :] = t`, `t` of shape (1, 1, C)): `t.expand_as(...)` of the slice"
+    fix_availability = "sometimes"
+    default_safety = "safe"
+    exporters = (LEGACY,)
+    doc = RuleDoc(
+        what="""
+            Finds `x[<slices>] = v` where `v` is a tensor that broadcasts into the slice: shaped
+            with a literal 1 (`w.view(1, 1, dim)`, `reshape(...)`), or with fewer axes than the
+            slice keeps (under `onnxfix export`, by the run's evidence of its rank). Uni-Mol's
+            `graph_attn_bias[:, 1:, 0, :] = t` with `t = weight.view(1, 1, pair_dim)`.
+        """,
+        why="""
+            The legacy exporter writes the broadcast as an Expand to the slice's shape on the
+            traced input, a constant: another graph size fails in onnxruntime ("invalid expand
+            shape"; pytorch/pytorch#107841, measured on torch 2.13). A value already of the
+            slice's shape, expanded by `expand_as` of the slice, exports with the slice's
+            shape computed at run time. The dynamo exporter is correct either way.
+        """,
+        example="""
+            def forward(self, bias: torch.Tensor, virtual: torch.Tensor):
+                t = virtual.view(1, 1, -1)
+                bias[:, 1:, 0, :] = t
+                return bias
+        """,
+        use_instead="""
+            def forward(self, bias: torch.Tensor, virtual: torch.Tensor):
+                t = virtual.view(1, 1, -1)
+                bias[:, 1:, 0, :] = t.expand_as(bias[:, 1:, 0, :])
+                return bias
+        """,
+        fix_safety="""
+            Safe: an index write copies the value broadcast to the slice's shape, and
+            `expand_as` of the slice is that broadcast, as a view of the same elements, so the
+            same numbers are written in the same dtype conversion. Offered only where the value
+            has no more axes than the slice keeps (an index write also drops leading axes of
+            size 1 from a value with more, which `expand_as` refuses) and the subscript is
+            slices, integer literals, `None` and `...` (no tensor index, nothing evaluated twice
+            that could differ). Unsafe where the object written is not known to be a tensor (an
+            unannotated `forward` parameter: a NumPy array takes the value, but has no slice for
+            `expand_as`); under `onnxfix export` the run's evidence makes it safe.
+        """,
+        references=INDEX_REFERENCES,
+    )
+
+    def visit_Assign(self, node: ast.Assign, ctx: FunctionContext):
+        target = subscript_target(node)
+        if target is None or not simple_receiver(target.value) or ctx.tensors.is_tensor(node.value) is not True:
+            return
+        receiver = ctx.tensors.is_tensor(target.value)
+        if receiver is False:
+            return  # a NumPy array takes a tensor's values; `expand_as` of its slice does not exist
+        elements = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
+        if not all(_plain_index(e) for e in elements) or not any(isinstance(e, ast.Slice) for e in elements):
+            return
+        kept = sum(isinstance(e, ast.Slice) or (isinstance(e, ast.Constant) and e.value is None) for e in elements)
+        shape = _value_shape(node.value, ctx)
+        if shape is None:
+            return
+        rank, unit = shape
+        if rank > kept or not (unit or rank < kept):
+            return
+        slice_text = ctx.segment(target)
+        text = f"{operand(ctx.segment(node.value), node.value, ATOM)}.expand_as({slice_text})"
+        fix = Fix("Expand the value to the slice with `expand_as`", (ctx.replace(node.value, text),), safe=bool(receiver))
+        yield ctx.report(self, node, "a tensor broadcast into a slice: the legacy exporter expands it to the slice's "
+                         "shape on the traced input (another size fails in onnxruntime); `expand_as` of the slice "
+                         "writes the same elements with the shape computed at run time"
+                         + ("" if receiver else " (unsafe: the written object is not known to be a tensor)"), fix=fix)
+
+
+def _plain_index(node: ast.expr) -> bool:
+    """A slice of names and numbers, an int literal, None or `...`: no tensor index."""
+    if isinstance(node, ast.Slice):
+        return all(part is None or _bound(part) for part in (node.lower, node.upper, node.step))
+    return isinstance(node, ast.Constant) and (node.value is None or node.value is Ellipsis or (
+        isinstance(node.value, int) and not isinstance(node.value, bool)))
+
+
+def _bound(node: ast.expr) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return isinstance(node, (ast.Constant, ast.Name, ast.Attribute))
+
+
+def _value_shape(node: ast.expr, ctx: FunctionContext) -> tuple[int, bool] | None:
+    """(rank, some axis a literal 1) of a value written: `w.view(1, 1, d)` / `reshape(...)`, a
+    name bound once to one, or a name the run saw hold tensors of one rank (no literal known)."""
+    if isinstance(node, ast.Name):
+        observed = ctx.observed(node)
+        ranks = {v.rank for v in observed or () if v.kind == "tensor"}
+        values = ctx.assignments(node.id)
+        if len(values) == 1 and isinstance(values[0], ast.Call):
+            return _value_shape(values[0], ctx)
+        if observed and len(ranks) == 1 and all(v.kind == "tensor" for v in observed) and min(ranks) >= 0:
+            return ranks.pop(), False
+        return None
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in SHAPE_METHODS
+            and not node.keywords and node.args):
+        return None
+    sizes = node.args[0].elts if len(node.args) == 1 and isinstance(node.args[0], (ast.Tuple, ast.List)) else node.args
+    if any(isinstance(s, ast.Starred) for s in sizes) or (len(node.args) == 1 and sizes is node.args and not _size(sizes[0])):
+        return None  # `view(shape)` of a name: its length is unknown
+    return len(sizes), any(isinstance(s, ast.Constant) and s.value == 1 for s in sizes)
+
+
+def _size(node: ast.expr) -> bool:
+    """One size argument (not a shape held in a name): a literal, an attribute, arithmetic."""
+    return isinstance(node, (ast.Constant, ast.Attribute, ast.BinOp, ast.UnaryOp))
+
+
+RULES = [SliceBroadcastWrite]
