@@ -12,6 +12,8 @@ from onnxfix.rewriter.precedence import ATOM, operand
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 
 SHAPE_METHODS = frozenset({"view", "reshape"})
+VECTOR_FACTORIES = frozenset({"torch.arange", "torch.linspace", "torch.logspace"})  # one axis
+SAME_SHAPE_METHODS = frozenset({"to", "float", "double", "half", "long", "int", "type_as", "clone", "contiguous", "detach"})
 
 
 class SliceBroadcastWrite(Rule):
@@ -24,9 +26,11 @@ class SliceBroadcastWrite(Rule):
     doc = RuleDoc(
         what="""
             Finds `x[<slices>] = v` where `v` is a tensor that broadcasts into the slice: shaped
-            with a literal 1 (`w.view(1, 1, dim)`, `reshape(...)`), or with fewer axes than the
-            slice keeps (under `onnxfix export`, by the run's evidence of its rank). Uni-Mol's
-            `graph_attn_bias[:, 1:, 0, :] = t` with `t = weight.view(1, 1, pair_dim)`.
+            with a literal 1 (`w.view(1, 1, dim)`, `reshape(...)`, `.unsqueeze(d)`, `[:, None]`),
+            or with fewer axes than the slice keeps (`torch.arange(n)` into two axes; under
+            `onnxfix export`, any name by the run's evidence of its rank). Uni-Mol's
+            `graph_attn_bias[:, 1:, 0, :] = t` with `t = weight.view(1, 1, pair_dim)`; Flux's
+            `img_ids[:, :, 1] = torch.linspace(0, h - 1, steps=h).unsqueeze(1)`.
         """,
         why="""
             The legacy exporter writes the broadcast as an Expand to the slice's shape on the
@@ -102,24 +106,52 @@ def _bound(node: ast.expr) -> bool:
 
 
 def _value_shape(node: ast.expr, ctx: FunctionContext) -> tuple[int, bool] | None:
-    """(rank, some axis a literal 1) of a value written: `w.view(1, 1, d)` / `reshape(...)`, a
-    name bound once to one, or a name the run saw hold tensors of one rank (no literal known)."""
+    """(rank, some axis a literal 1) of a value written: `w.view(1, 1, d)` / `reshape(...)`,
+    `torch.arange(n).unsqueeze(1)`, `pos[:, None]`, a cast or copy of one, a name bound once to
+    one, or a name the run saw hold tensors of one rank (no literal 1 known then)."""
     if isinstance(node, ast.Name):
-        observed = ctx.observed(node)
-        ranks = {v.rank for v in observed or () if v.kind == "tensor"}
         values = ctx.assignments(node.id)
-        if len(values) == 1 and isinstance(values[0], ast.Call):
+        if len(values) == 1 and isinstance(values[0], (ast.Call, ast.Subscript)):
             return _value_shape(values[0], ctx)
-        if observed and len(ranks) == 1 and all(v.kind == "tensor" for v in observed) and min(ranks) >= 0:
+        observed = ctx.observed(node)
+        ranks = {v.rank for v in observed or ()}
+        if observed and all(v.kind == "tensor" for v in observed) and len(ranks) == 1 and min(ranks) >= 0:
             return ranks.pop(), False
         return None
-    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in SHAPE_METHODS
-            and not node.keywords and node.args):
+    if isinstance(node, ast.Subscript):
+        return _indexed_shape(node, ctx)
+    if not isinstance(node, ast.Call):
+        return None
+    if ctx.qualname(node.func) in VECTOR_FACTORIES:
+        return 1, False
+    if not isinstance(node.func, ast.Attribute):
+        return None
+    method = node.func.attr
+    if method in SAME_SHAPE_METHODS:
+        return _value_shape(node.func.value, ctx)
+    if method == "unsqueeze" and len(node.args) == 1 and not node.keywords:
+        inner = _value_shape(node.func.value, ctx)
+        return None if inner is None else (inner[0] + 1, True)
+    if method not in SHAPE_METHODS or node.keywords or not node.args:
         return None
     sizes = node.args[0].elts if len(node.args) == 1 and isinstance(node.args[0], (ast.Tuple, ast.List)) else node.args
     if any(isinstance(s, ast.Starred) for s in sizes) or (len(node.args) == 1 and sizes is node.args and not _size(sizes[0])):
         return None  # `view(shape)` of a name: its length is unknown
     return len(sizes), any(isinstance(s, ast.Constant) and s.value == 1 for s in sizes)
+
+
+def _indexed_shape(node: ast.Subscript, ctx: FunctionContext) -> tuple[int, bool] | None:
+    """`pos[:, None]`: the value's rank, less its int indices, plus its `None`s."""
+    elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    if not all(_plain_index(e) for e in elements) or any(
+            isinstance(e, ast.Constant) and e.value is Ellipsis for e in elements):
+        return None
+    inner = _value_shape(node.value, ctx)
+    if inner is None:
+        return None
+    added = sum(isinstance(e, ast.Constant) and e.value is None for e in elements)
+    dropped = sum(isinstance(e, ast.Constant) and isinstance(e.value, int) for e in elements)
+    return inner[0] + added - dropped, inner[1] or added > 0
 
 
 def _size(node: ast.expr) -> bool:
