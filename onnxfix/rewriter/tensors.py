@@ -286,7 +286,7 @@ TENSOR_EVIDENCE_METHODS = (REDUCTION_METHODS - {"max", "min"}) | frozenset({
 
 def forward_input_used_as_tensor(ctx: "FunctionContext", name: str) -> bool:
     """``x`` is a parameter of the exported ``forward`` (whose inputs are tensors, or lists,
-    tuples or dicts of tensors), never rebound, never tested by type (``isinstance``, ``type``,
+    tuples or dicts of tensors), never rebound but to arithmetic on itself, never tested by type (``isinstance``, ``type``,
     ``torch.is_tensor``, ``hasattr``, ``getattr``) or against None, and forward reads its size
     (``x.shape``, ``x.ndim``, ``x.size()``, ``x.dim()``: of those inputs only a tensor has one) or,
     for a parameter without a default, calls a tensor-only method on it (``x.sum()``,
@@ -294,12 +294,21 @@ def forward_input_used_as_tensor(ctx: "FunctionContext", name: str) -> bool:
     fn = ctx.fn
     if not fn.is_entry or fn.cls is None or fn.node.name != "forward" or name == ctx.self_name:
         return False
-    if ctx.assignments(name):
-        return False
+    if not all(_arithmetic_of(value, name) for value in ctx.assignments(name)):
+        return False  # rebound to something else (`x = x.numpy()`): not the input any more
     inputs = ctx.cache.get("forward_tensor_inputs")
     if inputs is None:
         inputs = ctx.cache["forward_tensor_inputs"] = _inputs_used_as_tensors(fn.node)
     return name in inputs
+
+
+def _arithmetic_of(value: ast.AST, name: str) -> bool:
+    """`b = b * -1`, `x = -x`, `x += 1`'s value: arithmetic on the name itself, a tensor
+    again wherever the name held one."""
+    if isinstance(value, ast.UnaryOp) and isinstance(value.op, (ast.USub, ast.UAdd)):
+        return isinstance(value.operand, ast.Name) and value.operand.id == name
+    return isinstance(value, ast.BinOp) and not isinstance(value.op, ast.MatMult) and any(
+        isinstance(side, ast.Name) and side.id == name for side in (value.left, value.right))
 
 
 def _inputs_used_as_tensors(fn: ast.AST) -> frozenset[str]:
