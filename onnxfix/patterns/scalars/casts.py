@@ -150,6 +150,8 @@ class ScalarCast(Rule):
             return  # `int(round(h / 2))`: ONX402's integer round-half-even replaces the whole cast
         elif cast == "int" and ctx.sizes.is_size_quotient(argument):  # `int(h / scale)`, any divisor
             yield self._size_cast(node, argument, ctx)
+        elif cast == "int" and _scaled_size(argument, ctx):  # `int(height * factor)`, factor a float
+            yield self._sym_int_of_float(node, argument, ctx)
         elif cast == "int" and _passed_a_size(argument, ctx):
             yield self._symbolic_int(node, argument, ctx)
         elif ctx.sizes.is_size(argument) and cast == "float":
@@ -340,6 +342,16 @@ class ScalarCast(Rule):
             f"(silently wrong for other sizes); `torch.sym_int` keeps it symbolic and is `int()` in eager ({legacy})",
             fix=fix, exporters=(LEGACY, DYNAMO),
         )
+
+
+def _scaled_size(argument: ast.expr, ctx: FunctionContext) -> bool:
+    """A size scaled or shifted by a number that is no tensor (kornia's `int(height * factor)`):
+    a float under `int()` when the number is one, which torch.export specializes."""
+    if not (isinstance(argument, ast.BinOp) and isinstance(argument.op, (ast.Mult, ast.Div, ast.Add, ast.Sub, ast.Pow))):
+        return False
+    sides = (argument.left, argument.right)
+    sized = [side for side in sides if ctx.sizes.is_size_quotient(side) or _scaled_size(side, ctx)]
+    return bool(sized) and all(side in sized or ctx.tensors.is_tensor(side) is not True for side in sides)
 
 
 def _passed_a_size(argument: ast.expr, ctx: FunctionContext, depth: int = 3) -> bool:
