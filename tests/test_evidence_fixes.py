@@ -254,3 +254,18 @@ def test_fixes_uncovered_by_a_kept_fix_are_found_by_a_run_of_the_kept_text(tmp_p
         with torch.no_grad():
             assert torch.equal(before(*args), after(*args))
 
+
+
+@pytest.mark.parametrize("dtype, fits", [("float32", True), ("float64", True), ("int64", True), ("bool", True),
+                                         ("float16", False), ("bfloat16", False), (None, False)])
+def test_a_number_in_a_name_is_written_by_masked_fill_only_where_no_dtype_refuses_it(dtype, fits):
+    """`x[m] = v` stores inf for a v beyond a float16/bfloat16 tensor's range, `masked_fill_`
+    raises there (float32 stores inf both ways): ONX705 fixes a number held in a name only for a
+    tensor the run saw with another dtype."""
+    import ast
+
+    from onnxfix.patterns.indexing.masks import _fits_float16
+
+    assert _fits_float16(ast.Name("value"), dtype) is fits
+    for literal, expected in (("0.0", True), ("-1e9", False)):
+        assert _fits_float16(ast.parse(literal, mode="eval").body, dtype) is expected

@@ -48,11 +48,12 @@ def worsened(before: list, after: list) -> list[str]:
 
 
 class RunEvidence(Protocol):
-    """The run's evidence of a kept text (exporter/run_evidence.py): ``record`` runs the model on
-    it (False when it left none or had some already); ``forget`` drops what ``record`` stored."""
+    """The run's evidence of the texts the loop makes (exporter/run_evidence.py): ``record``
+    runs the model on a text (False when it left none, or the text had some already). The
+    guard lines of exports (rewriter/evidence.py `specialized`) stay those of the user's text:
+    a text's findings must not change once it is exported."""
 
-    def record(self, state: "State") -> bool: ...
-    def forget(self, state: "State") -> None: ...
+    def record(self, text: str) -> bool: ...
 
 
 @dataclass
@@ -90,8 +91,8 @@ class LoopResult:
 def run_loop(start: State, fix: Callable[[frozenset[str]], Fixed], export: Callable[[Fixed], list],
              unsafe: bool, evidence: RunEvidence | None = None) -> LoopResult:
     """``fix(keys)``: the file with those fixes applied; ``export(fixed)``: verdicts for it;
-    ``evidence``: records the run's evidence of each text kept, whose findings are then those of
-    a run of it (what the kept fixes uncovered: a write left bare by a dropped guard)."""
+    ``evidence``: the run's evidence of each text tried, so that its findings and fixes are
+    those a run of it shows (what the fixes uncovered: a write left bare by a dropped guard)."""
     loop = LoopResult(start)
     settled: set[str] = set()  # kept or dropped: never tried again
     for _ in range(MAX_ROUNDS):
@@ -129,26 +130,20 @@ def _next_batch(state: State, unsafe: bool, settled: set[str]) -> tuple[list, li
     return first or list(fresh.items()), list(fresh.items())
 
 
-def _with_run_evidence(loop: LoopResult, fix, export, evidence: RunEvidence, rounds: int = 3) -> None:
-    """The kept state's findings as its own run shows them. Evidence of the text can make the
-    kept fixes match more of it (the same write, now known to go through a bool mask): that
-    text is exported like any other and kept only if no verdict gets worse, else the evidence
-    is dropped again, so that the kept keys still rebuild the kept text."""
-    for _ in range(rounds):
-        state = loop.final
-        if not evidence.record(state):
-            return
-        again = fix(state.keys)
-        if again.text == state.fixed.text:
-            loop.final = State(state.keys, Fixed(state.fixed.text, state.fixed.fixes_applied, again.findings),
-                               state.results)
-            return
-        results = export(again)
-        loop.exports += 1
-        if worsened(state.results, results):
-            evidence.forget(state)
-            return
-        loop.final = State(state.keys, again, results)
+def _fixed_with_evidence(fix, keys: frozenset[str], evidence: RunEvidence | None, rounds: int = 3) -> Fixed:
+    """The file with ``keys`` applied where a run of each text they make shows them: evidence is
+    keyed by text, and the fixer starts from the user's file, so a text that a set of fixes
+    makes for the first time is run (recorded) and fixed again, until the text holds. The same
+    keys thus always rebuild the same text, whatever set was tried before."""
+    fixed = fix(keys)
+    for _ in range(rounds if evidence is not None else 0):
+        if not evidence.record(fixed.text):
+            break  # evidence of this text was there already (or the run failed): fixed holds
+        again = fix(keys)
+        if again.text == fixed.text:
+            return again  # the same text, its findings now as the run shows them
+        fixed = again
+    return fixed
 
 
 def _helper_names(finding: Finding) -> set[str]:
@@ -172,7 +167,7 @@ def _try(loop: LoopResult, chosen: list[tuple[str, Finding]], fix, export, settl
     keys = {key for key, _ in chosen} - settled
     if not keys:
         return False
-    fixed = fix(state.keys | keys)
+    fixed = _fixed_with_evidence(fix, state.keys | keys, evidence)
     alone = len(chosen) == 1
     if fixed.text == state.fixed.text:  # nothing applied (it overlapped another fix)
         settled.update(keys if alone else ())
@@ -183,8 +178,6 @@ def _try(loop: LoopResult, chosen: list[tuple[str, Finding]], fix, export, settl
     if not why:
         loop.final = State(state.keys | keys, fixed, results)
         settled.update(keys)
-        if evidence is not None:
-            _with_run_evidence(loop, fix, export, evidence)
         return True
     if alone:
         ((key, finding),) = chosen

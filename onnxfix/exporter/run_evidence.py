@@ -1,7 +1,7 @@
 """The run's evidence for the static rules (rewriter/evidence.py): one eager run of the target
 under the recorder, and the lines where its exports' guards stopped.
 
-Evidence is keyed by a file's text, so the fix loop records it again for each text it keeps:
+Evidence is keyed by a file's text, so the fix loop records it again for each text it makes:
 the fixes that one fix uncovers (a write left bare by a dropped guard, whose mask's dtype only
 the run knows) are then found in that text as in the user's, not only on a second `--write`.
 """
@@ -40,26 +40,21 @@ def record_evidence(target: Target) -> tuple[str | None, dict]:
 
 @dataclass
 class FixedTextEvidence:
-    """fixloop.RunEvidence for the texts the fix loop keeps of the model's file ``source``."""
+    """fixloop.RunEvidence for the texts the fix loop makes of the model's file ``source``."""
 
     target: Target
     source: Path
     folder: str
 
-    def record(self, state) -> bool:
-        return record_fixed_evidence(self.target, self.source, state.fixed.text, state.results, self.folder)
-
-    def forget(self, state) -> None:
-        from onnxfix.rewriter.evidence import evidence_path
-
-        evidence_path(Path(self.folder), state.fixed.text).unlink(missing_ok=True)
+    def record(self, text: str) -> bool:
+        return record_fixed_evidence(self.target, self.source, text, self.folder)
 
 
-def record_fixed_evidence(target: Target, source: Path, text: str, results: list, folder: str) -> bool:
-    """Evidence for ``text``, the model's file as the fix loop kept it: the target run once more
-    on a copy holding that text (its siblings still import), and the guard lines of ``results``,
-    the exports of that text. False when the run left none or the text has some already (the
-    user's own text; a live model, whose classes load by module name, is not run again)."""
+def record_fixed_evidence(target: Target, source: Path, text: str, folder: str) -> bool:
+    """Evidence for ``text``, the model's file as the fix loop made it: the target run once more
+    on a copy holding that text (its siblings still import). False when the run left none or the
+    text has some already (the user's own text; a live model, whose classes load by module
+    name, is not run again)."""
     from onnxfix.rewriter.evidence import evidence_path
 
     if target.live or evidence_path(Path(folder), text).exists():
@@ -71,12 +66,7 @@ def record_fixed_evidence(target: Target, source: Path, text: str, results: list
         request = {"model": moved.model, "inputs": moved.inputs, "folder": folder,
                    "sys_path": [str(source.resolve().parent)]}
         result = run_json_worker("onnxfix.exporter.evidence_worker", request, target.timeout)
-    if "error" in result:
-        return False
-    from onnxfix.rewriter.evidence import add_guard_lines
-
-    add_guard_lines(Path(folder), text, guard_lines(results).get(os.path.realpath(source), _no_lines()))
-    return True
+    return "error" not in result
 
 
 def note_specialized(folder: Path, results: list) -> None:

@@ -82,8 +82,8 @@ class TensorOracle:
 
     def is_tensor(self, node: ast.AST) -> bool | None:
         answer = self._static(node)
-        if answer is None and all_tensors(self.ctx.observed(node)):
-            return True  # run-time evidence: every value seen here was a tensor
+        if (answer is None or (answer is False and isinstance(node, ast.Name))) and all_tensors(self.ctx.observed(node)):
+            return True  # run-time evidence: every value seen here was a tensor (a name's bindings can mislead)
         return answer
 
     def item_receiver(self, node: ast.AST) -> ast.expr | None:
@@ -235,8 +235,8 @@ class TensorOracle:
         answers = [None if isinstance(v, ast.stmt) else self.is_tensor(v) for v in values]
         if not any(answers) and any(self._numpy_value(v) for v in values):
             return False  # `a = (np.arange(n) + 0.5) * s`, `gx, gy = np.meshgrid(a, b)`: `a.ravel()` is NumPy's
-        if answers and all(answer is False for answer in answers):
-            return False  # every binding is known not to be a tensor (`y = x.numpy()`, `n = 3`)
+        if answers and all(answer is False for answer in answers) and not _augmented(ctx, name):
+            return False  # every binding is known not to be a tensor (`y = x.numpy()`, `n = 3`; not `h = 0; h += x`)
         return True if all(answers) else None
 
     def _numpy_value(self, value: ast.AST) -> bool:
@@ -300,6 +300,12 @@ def forward_input_used_as_tensor(ctx: "FunctionContext", name: str) -> bool:
     if inputs is None:
         inputs = ctx.cache["forward_tensor_inputs"] = _inputs_used_as_tensors(fn.node)
     return name in inputs
+
+
+def _augmented(ctx: "FunctionContext", name: str) -> bool:
+    """``name`` is the target of an augmented assignment (`h += x`) in the function."""
+    return any(isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.target.id == name
+               for n in ast.walk(ctx.fn.node))
 
 
 def _arithmetic_of(value: ast.AST, name: str) -> bool:

@@ -59,7 +59,8 @@ class MaskFillWrite(Rule):
             sizes are not the indexed axes' broadcasts instead). A number beyond float16's range
             (65504) gets no fix: `masked_fill_` refuses it on a float16 tensor where the index
             write stores inf; a number held in a name is fixed only where the run saw the tensor
-            with another dtype.
+            with a dtype other than float16 and bfloat16 (which refuse it, where float32 stores
+            inf as the index write does).
         """,
         references=INDEX_REFERENCES,
     )
@@ -129,8 +130,8 @@ def _a_number(node: ast.expr, ctx: FunctionContext) -> bool:
 def _fits_float16(node: ast.expr, tensor_dtype: str | None) -> bool:
     """Whether ``masked_fill_`` takes the number on the tensor: a literal float16 can hold, or
     a number in a name written into a tensor the run saw with another dtype than float16."""
-    if not is_number(node):
-        return tensor_dtype is not None and tensor_dtype != "float16"
+    if not is_number(node):  # float16 and bfloat16 refuse a number beyond their range; float32 stores inf
+        return tensor_dtype is not None and tensor_dtype not in ("float16", "bfloat16")
     value = ast.literal_eval(node)
     return abs(value) <= FLOAT16_MAX
 

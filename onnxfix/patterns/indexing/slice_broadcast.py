@@ -111,8 +111,8 @@ def _value_shape(node: ast.expr, ctx: FunctionContext) -> tuple[int, bool] | Non
     one, or a name the run saw hold tensors of one rank (no literal 1 known then)."""
     if isinstance(node, ast.Name):
         values = ctx.assignments(node.id)
-        if len(values) == 1 and isinstance(values[0], (ast.Call, ast.Subscript)):
-            return _value_shape(values[0], ctx)
+        if not ctx.is_parameter(node.id) and len(values) == 1 and isinstance(values[0], (ast.Call, ast.Subscript)):
+            return _value_shape(values[0], ctx)  # a parameter rebound once still holds the argument before
         observed = ctx.observed(node)
         ranks = {v.rank for v in observed or ()}
         if observed and all(v.kind == "tensor" for v in observed) and len(ranks) == 1 and min(ranks) >= 0:
@@ -135,8 +135,8 @@ def _value_shape(node: ast.expr, ctx: FunctionContext) -> tuple[int, bool] | Non
     if method not in SHAPE_METHODS or node.keywords or not node.args:
         return None
     sizes = node.args[0].elts if len(node.args) == 1 and isinstance(node.args[0], (ast.Tuple, ast.List)) else node.args
-    if any(isinstance(s, ast.Starred) for s in sizes) or (len(node.args) == 1 and sizes is node.args and not _size(sizes[0])):
-        return None  # `view(shape)` of a name: its length is unknown
+    if any(isinstance(s, ast.Starred) for s in sizes) or (len(node.args) == 1 and sizes is node.args and not _int_literal(sizes[0])):
+        return None  # `view(z.shape)`, `reshape((1,) + x.shape)`, `view(torch.int32)`: one argument, any rank
     return len(sizes), any(isinstance(s, ast.Constant) and s.value == 1 for s in sizes)
 
 
@@ -154,9 +154,10 @@ def _indexed_shape(node: ast.Subscript, ctx: FunctionContext) -> tuple[int, bool
     return inner[0] + added - dropped, inner[1] or added > 0
 
 
-def _size(node: ast.expr) -> bool:
-    """One size argument (not a shape held in a name): a literal, an attribute, arithmetic."""
-    return isinstance(node, (ast.Constant, ast.Attribute, ast.BinOp, ast.UnaryOp))
+def _int_literal(node: ast.expr) -> bool:
+    """A lone `view` argument that is one size: an int literal (an attribute or an expression may
+    be a shape, a tuple sum, or a dtype)."""
+    return isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool)
 
 
 RULES = [SliceBroadcastWrite]
