@@ -49,6 +49,7 @@ CASES = {
     "broadcast_write": ("ONX703", True, (OK, ORT)),
     "slice_broadcast": ("ONX706", False, (OK, ORT)),  # Uni-Mol: `bias[:, 1:, 0, :] = w.view(1, 1, d)`
     "raise_check": ("ONX601", False, (FAILS, OK)),  # `if <tensor>: raise` skipped while exporting
+    "assert_check": ("ONX601", False, (FAILS, OK)),  # Piper: `assert (discriminant >= 0).all()` skipped while exporting
     "masked_guard": ("ONX601", True, (FAILS, WRONG)),  # tensor_quant's `if min_amax <= eps:` around a masked write
     "size_parity_pad": ("ONX601", False, (ORT, ORT)),  # branch on a size's parity around a zero pad
     "empty_exit": ("ONX601", True, (FAILS, OK)),
@@ -103,6 +104,7 @@ DYNAMO_ERRORS = {
     "moe_experts": "GuardOnDataDependentSymNode",  # iterating over the nonzero rows (unbind)
     "deepcopy_model": "Cannot access data pointer of Tensor",
     "raise_check": "GuardOnDataDependentSymNode",
+    "assert_check": "GuardOnDataDependentSymNode",
     "empty_exit": "GuardOnDataDependentSymNode",
     "nms_empty_exit": "GuardOnDataDependentSymNode",
     "item_assert": "GuardOnDataDependentSymNode",

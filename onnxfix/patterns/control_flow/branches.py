@@ -16,6 +16,7 @@ from onnxfix.patterns.control_flow.empty_exit import branch_shape, empty_exit_fi
 from onnxfix.patterns.control_flow.empty_guard import skips_empty_exit
 from onnxfix.patterns.control_flow.size_parity import size_parity_pad
 from onnxfix.patterns.control_flow.static_guard import static_guard_where
+from onnxfix.patterns.export_checks import EXPORT_CHECKS, skip_assert_when_exporting, skipped_by_or
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.datadep import is_data_dependent_size
 from onnxfix.rewriter.export_guards import in_training_branch
@@ -132,7 +133,12 @@ class TensorIf(Rule):
             (tests/flow_models/size_parity_pad.py, tests/realworld/swin_patch_merging_parity.py).
             An `if` whose only statement is `raise` (an input check: `if n_tokens !=
             n_features: raise ValueError(...)`) is fixed differently: `if not
-            torch.compiler.is_exporting() and <condition>: raise ...`. Safe: in eager (and under
+            torch.compiler.is_exporting() and <condition>: raise ...`; an `assert` on a tensor
+            value with a message computed from it (`assert (discriminant >= 0).all(),
+            discriminant`: torch.export keeps the check as a runtime assertion, but fails on
+            such a message) likewise, as ONX201 fixes an assert on `.item()`: `assert torch.onnx.is_in_onnx_export() or <condition>` (safe: False in
+            eager, set by both exporters while tracing; no fix where TorchScript compiles the
+            function). Safe: in eager (and under
             torch.compile and the legacy tracer) `is_exporting()` is False, so the same
             condition is evaluated in the same order and raises the same error; torch.export
             skips the check it could not capture (the legacy trace dropped it anyway). Unsafe
@@ -191,6 +197,26 @@ class TensorIf(Rule):
         exporters = ("legacy",) if fix is None and skips_empty_exit(node, ctx) else None
         yield ctx.report(self, node.test, message, fix=fix, exporters=exporters)
 
+    def visit_Assert(self, node: ast.Assert, ctx: FunctionContext):
+        """`assert (d >= 0).all(), d` (Piper's spline flow): torch.export keeps an assert on a
+        tensor value as a runtime assertion, but fails on a message computed from the value (a
+        tensor, an f-string of one): skipped while exporting as ONX201 skips one on `.item()`."""
+        if node.msg is None or (isinstance(node.msg, ast.Constant) and isinstance(node.msg.value, str)):
+            return  # torch.export keeps such a check as a runtime assertion (tests/flow_models/assert_positive.py)
+        if tensor_condition(node.test, ctx) is None or in_training_branch(node, ctx) or skipped_by_or(node.test):
+            return
+        if any(ctx.tensors.item_receiver(n) is not None for n in ast.walk(node.test)):
+            return  # `.item()` in the assert: ONX201 reports it, with the same fix
+        value = "a size read from tensor values" if _reads_data_size(node.test, ctx) else "a tensor value"
+        fix = skip_assert_when_exporting(node, ctx)
+        yield ctx.report(
+            self, node.test,
+            f"`assert` on {value} with a message computed from it: the dynamo exporter fails on the message "
+            "(GuardOnDataDependentSymNode) and the legacy exporter drops the check; skip the check while exporting" + ("" if fix else " (no fix: the function is compiled by TorchScript, which cannot compile "
+                           "`torch.onnx.is_in_onnx_export()`)"),
+            fix=fix,
+        )
+
     def visit_IfExp(self, node: ast.IfExp, ctx: FunctionContext):
         condition = tensor_condition(node.test, ctx)
         if condition is None or in_training_branch(node, ctx):
@@ -248,7 +274,6 @@ def _skip_check_when_exporting(node: ast.If, ctx: FunctionContext) -> Fix:
                (ctx.replace(test, f"not {guard} and {text}"),), safe=safe, imports=imports)
 
 
-EXPORT_CHECKS = ("is_exporting", "is_compiling", "is_in_onnx_export", "is_tracing", "is_scripting")
 
 
 def _skipped_when_exporting(test: ast.expr) -> bool:

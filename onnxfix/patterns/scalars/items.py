@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 from onnxfix.config import DYNAMO, LEGACY
+from onnxfix.patterns.export_checks import skip_assert_when_exporting
 from onnxfix.patterns.scalars.builders import sizes_round_trip
 from onnxfix.patterns.scalars.rebuilt import REBUILT_UNSAFE, rebuilt_tensor_fix
 from onnxfix.patterns.scalars.values import (
@@ -22,7 +23,6 @@ from onnxfix.patterns.scalars.values import (
 from onnxfix.rewriter.context import FunctionContext, builtin_call
 from onnxfix.rewriter.precedence import ATOM, operand
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
-from onnxfix.rewriter.scope import SCRIPTED
 
 
 class ItemCall(Rule):
@@ -154,7 +154,7 @@ class ItemCall(Rule):
             )
             check = _assert_of(node, ctx)
             if check is not None:
-                fix = _skip_assert_when_exporting(check, ctx)
+                fix = skip_assert_when_exporting(check, ctx)
                 dynamo = (
                     "the dynamo exporter fails on its message (GuardOnDataDependentSymNode)" if check.msg is not None
                     else "the dynamo exporter keeps it as a runtime assertion but fails once it has a message"
@@ -227,24 +227,6 @@ def _assert_of(node: ast.expr, ctx: FunctionContext) -> ast.Assert | None:
             return ancestor if isinstance(ancestor, ast.Assert) and ancestor.test is child else None
         child = ancestor
     return None
-
-
-def _skip_assert_when_exporting(check: ast.Assert, ctx: FunctionContext) -> Fix | None:
-    """`assert n.max().item() <= k, msg` -> `assert torch.onnx.is_in_onnx_export() or
-    n.max().item() <= k, msg`. In eager `is_in_onnx_export()` is False, so the same test runs and
-    fails with the same message; both exporters set it while tracing, so the data-dependent check
-    is skipped (the legacy trace never recorded it). None where TorchScript compiles the function
-    (it cannot compile `is_in_onnx_export`)."""
-    if SCRIPTED in ctx.fn.entry.modes:
-        return None
-    torch, imports = ctx.torch_name()
-    test = check.test
-    text = ctx.segment(test)
-    if isinstance(test, (ast.IfExp, ast.Lambda, ast.NamedExpr)):
-        text = f"({text})"  # binds looser than `or`
-    guard = f"{torch}.onnx.is_in_onnx_export()"
-    return Fix(f"Skip the check while exporting (`{guard} or ...`)",
-               (ctx.replace(test, f"{guard} or {text}"),), safe=True, imports=imports)
 
 
 class TolistCall(Rule):

@@ -1,0 +1,40 @@
+"""Checks skipped while exporting: an `assert` on a tensor value, shared by the rules that find
+one (ONX201's `.item()` in an assert, ONX601's assert on a tensor condition)."""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.rule import Fix
+from onnxfix.rewriter.scope import SCRIPTED
+
+# calls that tell export from eager, as the first operand of a check that skips the rest
+EXPORT_CHECKS = ("is_exporting", "is_compiling", "is_in_onnx_export", "is_tracing", "is_scripting")
+
+
+def skip_assert_when_exporting(check: ast.Assert, ctx: FunctionContext) -> Fix | None:
+    """`assert n.max().item() <= k, msg` -> `assert torch.onnx.is_in_onnx_export() or
+    n.max().item() <= k, msg`. In eager `is_in_onnx_export()` is False, so the same test runs and
+    fails with the same message; both exporters set it while tracing, so the data-dependent check
+    is skipped (the legacy trace never recorded it). None where TorchScript compiles the function
+    (it cannot compile `is_in_onnx_export`)."""
+    if SCRIPTED in ctx.fn.entry.modes:
+        return None
+    torch, imports = ctx.torch_name()
+    test = check.test
+    text = ctx.segment(test)
+    if isinstance(test, (ast.IfExp, ast.Lambda, ast.NamedExpr)):
+        text = f"({text})"  # binds looser than `or`
+    guard = f"{torch}.onnx.is_in_onnx_export()"
+    return Fix(f"Skip the check while exporting (`{guard} or ...`)",
+               (ctx.replace(test, f"{guard} or {text}"),), safe=True, imports=imports)
+
+
+def skipped_by_or(test: ast.expr) -> bool:
+    """`torch.onnx.is_in_onnx_export() or ...`: the operands after it never run under export."""
+    if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or)):
+        return False
+    first = test.values[0]
+    return (isinstance(first, ast.Call) and isinstance(first.func, (ast.Attribute, ast.Name))
+            and getattr(first.func, "attr", getattr(first.func, "id", "")) in EXPORT_CHECKS)
