@@ -41,6 +41,7 @@ from onnxfix.exporter.export_repairs import EXPORT_REPAIRS
 from onnxfix.exporter.quant_stubs import fake_quant_constants
 from onnxfix.exporter.unregistered import gradients_off
 from onnxfix.exporter.dead_comparisons import dead_comparisons_dropped
+from onnxfix.exporter.nn_layers import causal_mask_check_off, mha_fastpath_off
 
 
 @dataclass(frozen=True)
@@ -226,20 +227,6 @@ def decomposition_context(ops: Iterable[str] | None = None, model=None) -> Itera
             yield mode
 
 
-@contextmanager
-def _mha_fastpath_off(model=None) -> Iterator[None]:
-    """nn.MultiheadAttention and nn.TransformerEncoderLayer call fused kernels
-    (`torch._native_multi_head_attention`, `torch._transformer_encoder_layer_fwd`) in eval mode
-    without gradients; with the fast path off they run their composite path, the same math
-    (the layers' training path), which both exporters translate."""
-    enabled = torch.backends.mha.get_fastpath_enabled()
-    torch.backends.mha.set_fastpath_enabled(False)
-    try:
-        yield
-    finally:
-        torch.backends.mha.set_fastpath_enabled(enabled)
-
-
 # each takes the model being exported
-REPAIR_CONTEXTS = {"mha_fastpath_off": _mha_fastpath_off, "fake_quant_constants": fake_quant_constants,
+REPAIR_CONTEXTS = {"mha_fastpath_off": mha_fastpath_off, "causal_mask_check_off": causal_mask_check_off, "fake_quant_constants": fake_quant_constants,
                    "gradients_off": gradients_off, "dead_comparisons_dropped": dead_comparisons_dropped}

@@ -20,6 +20,9 @@ class ExportRepair:
     keys: tuple[str, ...]  # the decompositions substituted while exporting
     # torch settings changed while exporting (exporter/decompose.py REPAIR_CONTEXTS)
     contexts: tuple[str, ...] = ()
+    # regex on a frame of the error's traceback, as "path:function" (a failure inside a torch
+    # library function, whose message names only the user's line)
+    frame: str = ""
 
 
 # repairs that change the export itself rather than substitute ops (verify.py applies them)
@@ -92,6 +95,16 @@ EXPORT_REPAIRS = {
         "computed changes (exporter/dead_comparisons.py)",
         (),
         contexts=("dead_comparisons_dropped",),
+    ),
+    "causal_mask_check_off": ExportRepair(
+        r"(?!)",
+        "nn.Transformer / TransformerEncoder / TransformerDecoder given a mask and no `is_causal` hint compare "
+        "the mask's values with a causal one (`_detect_is_causal_mask`), a branch on tensor values torch.export "
+        "cannot follow: while exporting the hint is the one passed (none: not causal), so the layers apply "
+        "the given mask (exporter/nn_layers.py; eager keeps the check)",
+        (),
+        contexts=("causal_mask_check_off",),
+        frame=r"torch[\\/]nn[\\/]modules[\\/]transformer\.py:_detect_is_causal_mask$",
     ),
     "mha_fastpath_off": ExportRepair(
         r"aten::(?:_native_multi_head_attention|_transformer_encoder_layer_fwd)\b",

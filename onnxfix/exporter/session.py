@@ -143,6 +143,11 @@ def decompositions_that_help(target: Target, results: list[ExporterResult], stat
     for key, pattern in patterns:
         if key not in keys and any(r.verdict.verdict != OK and re.search(pattern, r.verdict.error or "") for r in results):
             keys.append(key)
+    for key, repair in EXPORT_REPAIRS.items():  # a failure inside a torch function the repair concerns
+        if repair.frame and key not in keys and any(
+                r.verdict.verdict != OK and any(re.search(repair.frame, f"{path}:{function}")
+                                                for path, _, function in r.verdict.error_frames) for r in results):
+            keys.append(key)
     # and, by a fact of the example rather than an error, an example of 1 along a dynamic dim (a
     # legacy export that fails outright is the tracer's, not a specialized size's)
     if GROW_KEY not in keys and any(
