@@ -7,10 +7,11 @@ import ast
 
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix
-from onnxfix.rewriter.scope import SCRIPTED
 
 # calls that tell export from eager, as the first operand of a check that skips the rest
 EXPORT_CHECKS = ("is_exporting", "is_compiling", "is_in_onnx_export", "is_tracing", "is_scripting")
+# of those, the ones true while torch.export traces (`is_tracing() or ...` still runs the test there)
+EXPORT_SKIPS = ("is_exporting", "is_compiling", "is_in_onnx_export")
 
 
 def skip_assert_when_exporting(check: ast.Assert, ctx: FunctionContext) -> Fix | None:
@@ -18,9 +19,10 @@ def skip_assert_when_exporting(check: ast.Assert, ctx: FunctionContext) -> Fix |
     n.max().item() <= k, msg`. In eager `is_in_onnx_export()` is False, so the same test runs and
     fails with the same message; both exporters set it while tracing, so the data-dependent check
     is skipped (the legacy trace never recorded it). None where TorchScript compiles the function
-    (it cannot compile `is_in_onnx_export`)."""
-    if SCRIPTED in ctx.fn.entry.modes:
-        return None
+    (it cannot compile `is_in_onnx_export`: a scripted caller or module counts) and where the test
+    binds a name with `:=` (not bound while exporting)."""
+    if ctx.compiled_by_torchscript or any(isinstance(n, ast.NamedExpr) for n in ast.walk(check.test)):
+        return None  # skipped while exporting, a `:=` in the test would leave its name unbound
     torch, imports = ctx.torch_name()
     test = check.test
     text = ctx.segment(test)
@@ -37,4 +39,11 @@ def skipped_by_or(test: ast.expr) -> bool:
         return False
     first = test.values[0]
     return (isinstance(first, ast.Call) and isinstance(first.func, (ast.Attribute, ast.Name))
-            and getattr(first.func, "attr", getattr(first.func, "id", "")) in EXPORT_CHECKS)
+            and getattr(first.func, "attr", getattr(first.func, "id", "")) in EXPORT_SKIPS)
+
+
+def constant_message(message: ast.expr | None) -> bool:
+    """No message, or one computed from literals only (`"bad"`, `"x" * 3`, an f-string of
+    constants): torch.export keeps such an assert as a runtime assertion."""
+    return message is None or not any(isinstance(n, (ast.Name, ast.Attribute, ast.Call, ast.Subscript))
+                                      for n in ast.walk(message))

@@ -309,10 +309,16 @@ def _augmented(ctx: "FunctionContext", name: str) -> bool:
 
 
 def _arithmetic_of(value: ast.AST, name: str) -> bool:
-    """`b = b * -1`, `x = -x`, `x += 1`'s value: arithmetic on the name itself, a tensor
-    again wherever the name held one."""
+    """`b = b * -1`, `x = -x`, `x += 1`, and ONX601's `b = torch.where(c, b * -1, b)` of those:
+    arithmetic on the name itself, a tensor again wherever the name held one."""
+    if isinstance(value, ast.AugAssign):
+        return not isinstance(value.op, ast.MatMult)
     if isinstance(value, ast.UnaryOp) and isinstance(value.op, (ast.USub, ast.UAdd)):
         return isinstance(value.operand, ast.Name) and value.operand.id == name
+    if (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "where"
+            and isinstance(value.func.value, ast.Name) and value.func.value.id == "torch" and len(value.args) == 3
+            and not value.keywords):
+        return all(_arithmetic_of(side, name) or (isinstance(side, ast.Name) and side.id == name) for side in value.args[1:])
     return isinstance(value, ast.BinOp) and not isinstance(value.op, ast.MatMult) and any(
         isinstance(side, ast.Name) and side.id == name for side in (value.left, value.right))
 

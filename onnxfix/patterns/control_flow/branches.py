@@ -16,7 +16,7 @@ from onnxfix.patterns.control_flow.empty_exit import branch_shape, empty_exit_fi
 from onnxfix.patterns.control_flow.empty_guard import skips_empty_exit
 from onnxfix.patterns.control_flow.size_parity import size_parity_pad
 from onnxfix.patterns.control_flow.static_guard import static_guard_where
-from onnxfix.patterns.export_checks import EXPORT_CHECKS, skip_assert_when_exporting, skipped_by_or
+from onnxfix.patterns.export_checks import EXPORT_CHECKS, constant_message, skip_assert_when_exporting, skipped_by_or
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.datadep import is_data_dependent_size
 from onnxfix.rewriter.export_guards import in_training_branch
@@ -201,7 +201,7 @@ class TensorIf(Rule):
         """`assert (d >= 0).all(), d` (Piper's spline flow): torch.export keeps an assert on a
         tensor value as a runtime assertion, but fails on a message computed from the value (a
         tensor, an f-string of one): skipped while exporting as ONX201 skips one on `.item()`."""
-        if node.msg is None or (isinstance(node.msg, ast.Constant) and isinstance(node.msg.value, str)):
+        if constant_message(node.msg):
             return  # torch.export keeps such a check as a runtime assertion (tests/flow_models/assert_positive.py)
         if tensor_condition(node.test, ctx) is None or in_training_branch(node, ctx) or skipped_by_or(node.test):
             return
@@ -269,7 +269,9 @@ def _skip_check_when_exporting(node: ast.If, ctx: FunctionContext) -> Fix:
         text = f"({text})"
     guard = _IS_EXPORTING.replace("torch", torch, 1)
     version = installed_torch_version()
-    safe = version is not None and version >= IS_EXPORTING_SINCE
+    # a `:=` in the test is not bound while exporting: a later read of its name would fail
+    safe = version is not None and version >= IS_EXPORTING_SINCE and not any(
+        isinstance(n, ast.NamedExpr) for n in ast.walk(test))
     return Fix(f"Skip the check while exporting (`not {guard} and ...`)",
                (ctx.replace(test, f"not {guard} and {text}"),), safe=safe, imports=imports)
 

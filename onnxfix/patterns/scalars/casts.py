@@ -339,7 +339,8 @@ class ScalarCast(Rule):
         return ctx.report(
             self, node,
             "`int()` of a float computed from sizes: torch.export specializes it to the export-time value "
-            f"(silently wrong for other sizes); `torch.sym_int` keeps it symbolic and is `int()` in eager ({legacy})",
+            f"(silently wrong for other sizes); `torch.sym_int` keeps it symbolic and is `int()` in eager ({legacy})"
+            + ("" if fix is not None else " (no fix: TorchScript compiles the function, and has no `torch.sym_int`)"),
             fix=fix, exporters=(LEGACY, DYNAMO),
         )
 
@@ -401,12 +402,14 @@ def _true_division_operand(node: ast.Call, ctx: FunctionContext) -> bool:
     return ctx.ints.is_int(other) or (isinstance(other, ast.Constant) and type(other.value) in (int, float))
 
 
-def _sym_int_fix(node: ast.Call, argument: ast.expr, ctx: FunctionContext) -> Fix:
+def _sym_int_fix(node: ast.Call, argument: ast.expr, ctx: FunctionContext) -> Fix | None:
     """`int(x)` -> `torch.sym_int(x)`: `int()` for every Python number and tensor, a SymInt kept
-    symbolic under torch.export."""
+    symbolic under torch.export. Only the callee is replaced (comments inside the call stay).
+    None where TorchScript compiles the function: it has no `torch.sym_int`."""
+    if ctx.compiled_by_torchscript:
+        return None
     torch_name, imports = ctx.torch_name()
-    return Fix("Use `torch.sym_int`", (ctx.replace(node, f"{torch_name}.sym_int({ctx.segment(argument)})"),),
-               safe=True, imports=imports)
+    return Fix("Use `torch.sym_int`", (ctx.replace(node.func, f"{torch_name}.sym_int"),), safe=True, imports=imports)
 
 
 def _takes_math_sqrt(argument: ast.expr, ctx: FunctionContext) -> bool:
