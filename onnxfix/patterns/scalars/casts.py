@@ -380,7 +380,10 @@ def _scaled_by(text: str, ctx: FunctionContext) -> bool:
     for n in ast.walk(ctx.fn.node):
         if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div) and isinstance(n.left, ast.Constant) and ast.unparse(n.right) == text:
             return True
-        if isinstance(n, ast.Call) and builtin_call(n, ctx, CASTS) == "int" and len(n.args) == 1 and any(
+        if not isinstance(n, ast.Call):
+            continue
+        truncated = builtin_call(n, ctx, CASTS) == "int" or ctx.qualname(n.func) == "torch.sym_int"  # or its fix
+        if truncated and len(n.args) == 1 and any(
             isinstance(m, ast.BinOp) and isinstance(m.op, ast.Mult) and text in (ast.unparse(m.left), ast.unparse(m.right))
             and not _has_division(n.args[0]) for m in ast.walk(n.args[0])
         ):
