@@ -312,6 +312,6 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
     ),
 )
 # helpers that decompose nothing on their own (roll: ONX406; round_half_away: ONX101's element loops)
-# size_extreme: ONX403's max/min of sizes; linspace_steps: ONX407's linspace over a size
+# size_extreme: ONX403's max/min of sizes; linspace_steps: ONX407's linspace over a size; interpolate_scaled: ONX404's resize by a float scale from sizes
 SUPPORT: tuple[str, ...] = ("sort_rank", "roll", "round_half_away", "nan_ignoring_extreme", "adaptive_bin_maxima",
-                            "size_extreme", "linspace_steps")
+                            "size_extreme", "linspace_steps", "interpolate_scaled")

@@ -31,6 +31,7 @@ from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 
 
 CASTS = frozenset({"int", "float", "bool"})
+MATH_FLOATS = frozenset({"math.sqrt", "math.log", "math.log2", "math.exp", "math.pow", "math.cos", "math.sin"})
 
 
 class ScalarCast(Rule):
@@ -152,7 +153,7 @@ class ScalarCast(Rule):
             yield self._size_cast(node, argument, ctx)
         elif cast == "int" and _scaled_size(argument, ctx):  # `int(height * factor)`, factor a float
             yield self._sym_int_of_float(node, argument, ctx)
-        elif cast == "int" and _passed_a_size(argument, ctx):
+        elif cast == "int" and passed_a_size(argument, ctx):
             yield self._symbolic_int(node, argument, ctx)
         elif ctx.sizes.is_size(argument) and cast == "float":
             fix = None
@@ -355,7 +356,7 @@ def _scaled_size(argument: ast.expr, ctx: FunctionContext) -> bool:
     return bool(sized) and all(side in sized or ctx.tensors.is_tensor(side) is not True for side in sides)
 
 
-def _passed_a_size(argument: ast.expr, ctx: FunctionContext, depth: int = 3) -> bool:
+def passed_a_size(argument: ast.expr, ctx: FunctionContext, depth: int = 3) -> bool:
     """A parameter that some call in the file binds to a size, directly or
     through the callers' own parameters (`torch_int(height)` in `interpolate_pos_encoding(...,
     height, width)`, called with `pixel_values.shape`'s)."""
@@ -364,7 +365,7 @@ def _passed_a_size(argument: ast.expr, ctx: FunctionContext, depth: int = 3) -> 
     bindings = ctx.parameter_bindings(argument.id)
     if bindings is None and ctx.file.calls is not None:  # any one caller decides: the fix is right for any value
         bindings = ctx.file.calls.some_bindings(ctx.fn, argument.id)
-    return any(caller.sizes.is_size(value) or _passed_a_size(value, caller, depth - 1) for caller, value in bindings or ())
+    return any(caller.sizes.is_size(value) or passed_a_size(value, caller, depth - 1) for caller, value in bindings or ())
 
 
 def _scale_factor(divisor: ast.expr, ctx: FunctionContext) -> bool:
@@ -397,12 +398,26 @@ def _true_division_operand(node: ast.Call, ctx: FunctionContext) -> bool:
     below 2**53, and int / int is the correctly rounded quotient, as float / float is, so dropping
     the cast gives the same float (tests/test_values_exactness.py)."""
     parent = ctx.parent(node)
-    if not (isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Div)) or not ctx.ints.is_int(node.args[0]):
+    if not (isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Div)):
         return False
     other = parent.right if parent.left is node else parent.left
+    if _math_float(other, ctx):  # `float(w0) / math.sqrt(n)`: `/` by a float converts the size exactly
+        return True
+    if not ctx.ints.is_int(node.args[0]):
+        return False
     if isinstance(other, ast.Call) and builtin_call(other, ctx, CASTS) == "float" and len(other.args) == 1:
         other = other.args[0]
     return ctx.ints.is_int(other) or (isinstance(other, ast.Constant) and type(other.value) in (int, float))
+
+
+def _math_float(node: ast.expr, ctx: FunctionContext) -> bool:
+    """A Python float: `math.sqrt(n)` (a `math` function returning one), or a local bound once to
+    it (`sqrt_N = math.sqrt(N)`). True division of a size (an int or a float) by it is the same
+    with or without `float()` around the size: an int converts exactly below 2**53."""
+    if isinstance(node, ast.Name) and not ctx.is_parameter(node.id):
+        values = ctx.assignments(node.id)
+        node = values[0] if len(values) == 1 else node
+    return isinstance(node, ast.Call) and ctx.qualname(node.func) in MATH_FLOATS
 
 
 def _sym_int_fix(node: ast.Call, argument: ast.expr, ctx: FunctionContext) -> Fix | None:

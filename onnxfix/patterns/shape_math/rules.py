@@ -9,6 +9,7 @@ from onnxfix.config import LEGACY
 from onnxfix.rewriter.context import FunctionContext, builtin_call
 from onnxfix.rewriter.precedence import UNARY, operand
 from onnxfix.decompositions import helper_source
+from onnxfix.patterns.shape_math.scaled_resize import matrix_mode, scaled_resize_fix, size_derived
 from onnxfix.rewriter.rule import Fix, Helper, Rule, RuleDoc
 
 OPERATORS = {
@@ -257,6 +258,15 @@ class SizeScaleFactor(Rule):
             (tests/test_values_exactness.py). A float factor, other modes (their
             `align_corners`/antialias paths use the factor differently) and
             `recompute_scale_factor` get no fix.
+            A bicubic or bilinear resize by a float scale computed from sizes (ViT/DINOv2's
+            position embeddings: `scale_factor=((h + 0.1) / math.sqrt(n), ...)`, which torch.export
+            reads as a constant, silently keeping the example's output size) calls
+            `_onnx_interpolate_scaled` instead: safe, eager (and the legacy exporter) run
+            F.interpolate with the same arguments; under torch.export it builds the resize as two
+            interpolation matrices from the symbolic scale (ATen's source index, coefficients and
+            clamped taps, the output size floor(size * scale)): equal to ATen's within float
+            rounding (tests/test_export_scaled_resize.py, tests/export_models/scaled_pos_embed.py; dynamo only, the legacy exporter is
+            unchanged).
         """,
         references=("https://github.com/pytorch/pytorch/issues/82811",),
     )
@@ -265,13 +275,29 @@ class SizeScaleFactor(Rule):
         if ctx.qualname(node.func) not in INTERPOLATE:
             return
         factor = next((k for k in node.keywords if k.arg == "scale_factor"), None)
-        if factor is None or not ctx.sizes.is_size(factor.value):
+        if factor is None:
+            return
+        if not ctx.sizes.is_size(factor.value):
+            if matrix_mode(node) and size_derived(factor.value, ctx):
+                fix = scaled_resize_fix(node, ctx)
+                yield ctx.report(
+                    self, node,
+                    "`scale_factor` computed from sizes as a float: torch.export reads it as a constant, so the "
+                    "exported model keeps the example's output size (wrong or failing for other sizes); resize by "
+                    "the symbolic scale while exporting" + ("" if fix else
+                                                          "; no automatic fix: other arguments, or TorchScript"),
+                    fix=fix,
+                )
             return
         fix, why = None, ""
         keywords = {k.arg for k in node.keywords}
         mode = next((k.value for k in node.keywords if k.arg == "mode"), None)
         nearest = mode is None or (isinstance(mode, ast.Constant) and mode.value == "nearest")
-        if not nearest:
+        if not nearest and matrix_mode(node):
+            fix = scaled_resize_fix(node, ctx)
+            why = ("; for this mode, resize by the symbolic scale while exporting instead" if fix else
+                   "; no automatic fix: other arguments, or TorchScript")
+        elif not nearest:
             why = "; no automatic fix: only mode=\"nearest\" is proven to match with `size=`"
         elif not ctx.ints.is_nonnegative_int(factor.value):
             why = "; no automatic fix: the factor is not proven an int (a float factor's output size is floored)"

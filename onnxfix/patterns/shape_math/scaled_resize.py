@@ -1,0 +1,58 @@
+"""ONX404's resize by a float scale computed from sizes (ViT/DINOv2's position embeddings:
+`F.interpolate(pos, scale_factor=((h + 0.1) / math.sqrt(n), ...), mode="bicubic")`): torch.export
+reads the scale as a constant and the exported model keeps the example's output size. The fix is
+an export-only helper: eager (and the legacy exporter) call F.interpolate itself."""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix.decompositions import helper_source
+from onnxfix.patterns.scalars.casts import passed_a_size
+from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.rule import Fix, Helper
+
+INTERPOLATE_SCALED = Helper("_onnx_interpolate_scaled", helper_source("interpolate_scaled"))
+MATRIX_MODES = frozenset({"bicubic", "bilinear"})
+HELPER_KEYWORDS = frozenset({"scale_factor", "mode", "align_corners", "antialias"})
+
+
+def matrix_mode(node: ast.Call) -> str | None:
+    """The call's literal `mode` when the helper computes it (bicubic, bilinear)."""
+    mode = next((k.value for k in node.keywords if k.arg == "mode"), None)
+    if isinstance(mode, ast.Constant) and mode.value in MATRIX_MODES:
+        return mode.value
+    return None
+
+
+def scaled_resize_fix(node: ast.Call, ctx: FunctionContext) -> Fix | None:
+    """`F.interpolate(x, scale_factor=s, mode="bicubic", ...)` -> `_onnx_interpolate_scaled(...)`:
+    only the callee changes. Safe: eager runs F.interpolate with the same arguments; under
+    torch.export the helper builds the interpolation from the symbolic scale. None for other
+    arguments (a positional size, `recompute_scale_factor`), `**kwargs`, or TorchScript."""
+    if (len(node.args) != 1 or any(k.arg not in HELPER_KEYWORDS for k in node.keywords)
+            or isinstance(node.args[0], ast.Starred) or ctx.compiled_by_torchscript):
+        return None
+    return Fix("Resize by the symbolic scale while exporting (`_onnx_interpolate_scaled`)",
+               (ctx.replace(node.func, "_onnx_interpolate_scaled"),), safe=True, imports=("torch", "math"),
+               helpers=(INTERPOLATE_SCALED,))
+
+
+def size_derived(node: ast.expr, ctx: FunctionContext, depth: int = 4) -> bool:
+    """A value computed from tensor sizes: a size in it, a parameter some caller binds to a size
+    (`interpolate_pos_encoding(embeddings, height, width)`), or a local bound to such values
+    (through tuple unpacking too: `sx, sy = float(w0) / n, float(h0) / n`)."""
+    if depth == 0:
+        return False
+    for part in ast.walk(node):
+        if ctx.sizes.is_size(part):
+            return True
+        if not isinstance(part, ast.Name):
+            continue
+        if ctx.is_parameter(part.id) and passed_a_size(part, ctx):
+            return True
+        for value in ctx.assignments(part.id):
+            bound = value.value if isinstance(value, ast.Assign) else value
+            if isinstance(bound, ast.AST) and bound is not node and size_derived(bound, ctx, depth - 1):
+                return True
+    return False
