@@ -35,11 +35,13 @@ def skip_assert_when_exporting(check: ast.Assert, ctx: FunctionContext) -> Fix |
 
 def skipped_by_or(test: ast.expr) -> bool:
     """`torch.onnx.is_in_onnx_export() or ...`: the operands after it never run under export."""
-    if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or)):
-        return False
-    first = test.values[0]
-    return (isinstance(first, ast.Call) and isinstance(first.func, (ast.Attribute, ast.Name))
-            and getattr(first.func, "attr", getattr(first.func, "id", "")) in EXPORT_SKIPS)
+    return isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or) and is_export_check(test.values[0], EXPORT_SKIPS)
+
+
+def is_export_check(node: ast.expr, names: tuple[str, ...]) -> bool:
+    """A call of one of ``names`` (`torch.compiler.is_exporting()`, `is_in_onnx_export()`, ...)."""
+    return (isinstance(node, ast.Call) and isinstance(node.func, (ast.Attribute, ast.Name))
+            and getattr(node.func, "attr", getattr(node.func, "id", "")) in names)
 
 
 def constant_message(message: ast.expr | None) -> bool:

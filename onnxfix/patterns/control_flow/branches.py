@@ -16,7 +16,9 @@ from onnxfix.patterns.control_flow.empty_exit import branch_shape, empty_exit_fi
 from onnxfix.patterns.control_flow.empty_guard import skips_empty_exit
 from onnxfix.patterns.control_flow.size_parity import size_parity_pad
 from onnxfix.patterns.control_flow.static_guard import static_guard_where
-from onnxfix.patterns.export_checks import EXPORT_CHECKS, constant_message, skip_assert_when_exporting, skipped_by_or
+from onnxfix.patterns.export_checks import (
+    EXPORT_CHECKS, constant_message, is_export_check, skip_assert_when_exporting, skipped_by_or,
+)
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.datadep import is_data_dependent_size
 from onnxfix.rewriter.export_guards import in_training_branch
@@ -276,18 +278,12 @@ def _skip_check_when_exporting(node: ast.If, ctx: FunctionContext) -> Fix:
                (ctx.replace(test, f"not {guard} and {text}"),), safe=safe, imports=imports)
 
 
-
-
 def _skipped_when_exporting(test: ast.expr) -> bool:
     """`not torch.compiler.is_exporting() and ...`: the operands after it never run under export."""
     if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)):
         return False
     first = test.values[0]
-    return (
-        isinstance(first, ast.UnaryOp) and isinstance(first.op, ast.Not) and isinstance(first.operand, ast.Call)
-        and isinstance(first.operand.func, (ast.Attribute, ast.Name))
-        and getattr(first.operand.func, "attr", getattr(first.operand.func, "id", "")) in EXPORT_CHECKS
-    )
+    return isinstance(first, ast.UnaryOp) and isinstance(first.op, ast.Not) and is_export_check(first.operand, EXPORT_CHECKS)
 
 
 def _no_where_reason(node: ast.If, condition: Condition, value: str) -> str:
