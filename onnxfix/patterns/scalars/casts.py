@@ -31,7 +31,6 @@ from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 
 
 CASTS = frozenset({"int", "float", "bool"})
-MATH_FLOATS = frozenset({"math.sqrt", "math.log", "math.log2", "math.exp", "math.pow", "math.cos", "math.sin"})
 
 
 class ScalarCast(Rule):
@@ -400,24 +399,12 @@ def _true_division_operand(node: ast.Call, ctx: FunctionContext) -> bool:
     parent = ctx.parent(node)
     if not (isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Div)):
         return False
-    other = parent.right if parent.left is node else parent.left
-    if _math_float(other, ctx):  # `float(w0) / math.sqrt(n)`: `/` by a float converts the size exactly
-        return True
     if not ctx.ints.is_int(node.args[0]):
         return False
+    other = parent.right if parent.left is node else parent.left
     if isinstance(other, ast.Call) and builtin_call(other, ctx, CASTS) == "float" and len(other.args) == 1:
         other = other.args[0]
     return ctx.ints.is_int(other) or (isinstance(other, ast.Constant) and type(other.value) in (int, float))
-
-
-def _math_float(node: ast.expr, ctx: FunctionContext) -> bool:
-    """A Python float: `math.sqrt(n)` (a `math` function returning one), or a local bound once to
-    it (`sqrt_N = math.sqrt(N)`). True division of a size (an int or a float) by it is the same
-    with or without `float()` around the size: an int converts exactly below 2**53."""
-    if isinstance(node, ast.Name) and not ctx.is_parameter(node.id):
-        values = ctx.assignments(node.id)
-        node = values[0] if len(values) == 1 else node
-    return isinstance(node, ast.Call) and ctx.qualname(node.func) in MATH_FLOATS
 
 
 def _sym_int_fix(node: ast.Call, argument: ast.expr, ctx: FunctionContext) -> Fix | None:

@@ -258,14 +258,16 @@ class SizeScaleFactor(Rule):
             (tests/test_values_exactness.py). A float factor, other modes (their
             `align_corners`/antialias paths use the factor differently) and
             `recompute_scale_factor` get no fix.
-            A bicubic or bilinear resize by a float scale computed from sizes (ViT/DINOv2's
+            A bicubic resize by a float scale computed from sizes (ViT/DINOv2's
             position embeddings: `scale_factor=((h + 0.1) / math.sqrt(n), ...)`, which torch.export
             reads as a constant, silently keeping the example's output size) calls
             `_onnx_interpolate_scaled` instead: safe, eager (and the legacy exporter) run
-            F.interpolate with the same arguments; under torch.export it builds the resize as two
-            interpolation matrices from the symbolic scale (ATen's source index, coefficients and
-            clamped taps, the output size floor(size * scale)): equal to ATen's within float
-            rounding (tests/test_export_scaled_resize.py, tests/export_models/scaled_pos_embed.py; dynamo only, the legacy exporter is
+            F.interpolate with the same arguments; under torch.export it builds the resize of a
+            floating tensor as two interpolation matrices from the symbolic scale (ATen's source
+            index, coefficients and clamped taps, computed in float32, or float64 for float64 as
+            ATen computes, the output size floor(size * scale)): equal to ATen's within float
+            rounding. Not bilinear (ATen's CPU kernel copies an axis whose size stays, whatever
+            the scale) nor antialiased (tests/test_export_scaled_resize.py, tests/export_models/scaled_pos_embed.py; dynamo only, the legacy exporter is
             unchanged).
         """,
         references=("https://github.com/pytorch/pytorch/issues/82811",),

@@ -13,12 +13,12 @@ from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix, Helper
 
 INTERPOLATE_SCALED = Helper("_onnx_interpolate_scaled", helper_source("interpolate_scaled"))
-MATRIX_MODES = frozenset({"bicubic", "bilinear"})
+MATRIX_MODES = frozenset({"bicubic"})  # ATen's CPU bilinear copies an axis whose size stays: not a scale
 HELPER_KEYWORDS = frozenset({"scale_factor", "mode", "align_corners", "antialias"})
 
 
 def matrix_mode(node: ast.Call) -> str | None:
-    """The call's literal `mode` when the helper computes it (bicubic, bilinear)."""
+    """The call's literal `mode` when the helper computes it (bicubic)."""
     mode = next((k.value for k in node.keywords if k.arg == "mode"), None)
     if isinstance(mode, ast.Constant) and mode.value in MATRIX_MODES:
         return mode.value
@@ -30,11 +30,13 @@ def scaled_resize_fix(node: ast.Call, ctx: FunctionContext) -> Fix | None:
     only the callee changes. Safe: eager runs F.interpolate with the same arguments; under
     torch.export the helper builds the interpolation from the symbolic scale. None for other
     arguments (a positional size, `recompute_scale_factor`), `**kwargs`, or TorchScript."""
+    antialias = next((k.value for k in node.keywords if k.arg == "antialias"), None)
     if (len(node.args) != 1 or any(k.arg not in HELPER_KEYWORDS for k in node.keywords)
-            or isinstance(node.args[0], ast.Starred) or ctx.compiled_by_torchscript):
-        return None
+            or isinstance(node.args[0], ast.Starred) or ctx.compiled_by_torchscript
+            or not (antialias is None or (isinstance(antialias, ast.Constant) and antialias.value is False))):
+        return None  # an antialiased resize (or one that may be) is F.interpolate's own under export too
     return Fix("Resize by the symbolic scale while exporting (`_onnx_interpolate_scaled`)",
-               (ctx.replace(node.func, "_onnx_interpolate_scaled"),), safe=True, imports=("torch", "math"),
+               (ctx.replace(node.func, "_onnx_interpolate_scaled"),), safe=True, imports=("torch",),
                helpers=(INTERPOLATE_SCALED,))
 
 
