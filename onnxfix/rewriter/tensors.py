@@ -281,6 +281,8 @@ TENSOR_EVIDENCE_METHODS = (REDUCTION_METHODS - {"max", "min"}) | frozenset({
     "unflatten", "contiguous", "expand", "expand_as", "repeat_interleave", "masked_fill", "masked_fill_",
     "new_zeros", "new_ones", "new_full", "new_empty", "new_tensor", "size", "dim", "numel", "matmul", "bmm",
     "type_as", "narrow", "index_select", "gather", "flip", "roll", "detach",
+    # tensor-only too (a PackedSequence also has .to()/.float()/.cpu(), a NumPy array .copy())
+    "clone", "chunk", "unbind", "masked_select", "index_fill", "scatter", "scatter_add",
 })
 
 
