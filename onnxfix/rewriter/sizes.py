@@ -64,6 +64,20 @@ class SizeOracle:
         return (evidence is not None and isinstance(node, (ast.Name, ast.Subscript))
                 and getattr(node, "lineno", None) in evidence.specialized and self.ctx.ints.is_int(node))
 
+    def passed_a_size(self, argument: ast.AST, depth: int = 3) -> bool:
+        """A parameter that some call in the file binds to a size, directly or through the
+        callers' own parameters (`torch_int(height)` in `interpolate_pos_encoding(..., height,
+        width)`, called with `pixel_values.shape`'s): any one caller decides, where `is_size`
+        asks every caller (for a fix right whatever the value is, such as `torch.sym_int`)."""
+        ctx = self.ctx
+        if depth == 0 or not isinstance(argument, ast.Name) or not ctx.is_parameter(argument.id):
+            return False
+        bindings = ctx.parameter_bindings(argument.id)
+        if bindings is None and ctx.file.calls is not None:
+            bindings = ctx.file.calls.some_bindings(ctx.fn, argument.id)
+        return any(caller.sizes.is_size(value) or caller.sizes.passed_a_size(value, depth - 1)
+                   for caller, value in bindings or ())
+
     def is_size_quotient(self, node: ast.AST) -> bool:
         """A size, or a size divided by a value of any type (``H / self.window_size``): Python
         math on it turns the traced size into a number, whatever the divisor is."""

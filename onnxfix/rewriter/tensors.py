@@ -296,7 +296,7 @@ def forward_input_used_as_tensor(ctx: "FunctionContext", name: str) -> bool:
     fn = ctx.fn
     if not fn.is_entry or fn.cls is None or fn.node.name != "forward" or name == ctx.self_name:
         return False
-    if not all(_arithmetic_of(value, name) for value in ctx.assignments(name)):
+    if not all(_arithmetic_of(value, name, ctx) for value in ctx.assignments(name)):
         return False  # rebound to something else (`x = x.numpy()`): not the input any more
     inputs = ctx.cache.get("forward_tensor_inputs")
     if inputs is None:
@@ -310,17 +310,16 @@ def _augmented(ctx: "FunctionContext", name: str) -> bool:
                for n in ast.walk(ctx.fn.node))
 
 
-def _arithmetic_of(value: ast.AST, name: str) -> bool:
+def _arithmetic_of(value: ast.AST, name: str, ctx: "FunctionContext") -> bool:
     """`b = b * -1`, `x = -x`, `x += 1`, and ONX601's `b = torch.where(c, b * -1, b)` of those:
     arithmetic on the name itself, a tensor again wherever the name held one."""
     if isinstance(value, ast.AugAssign):
         return not isinstance(value.op, ast.MatMult)
     if isinstance(value, ast.UnaryOp) and isinstance(value.op, (ast.USub, ast.UAdd)):
         return isinstance(value.operand, ast.Name) and value.operand.id == name
-    if (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "where"
-            and isinstance(value.func.value, ast.Name) and value.func.value.id == "torch" and len(value.args) == 3
-            and not value.keywords):
-        return all(_arithmetic_of(side, name) or (isinstance(side, ast.Name) and side.id == name) for side in value.args[1:])
+    if isinstance(value, ast.Call) and ctx.qualname(value.func) == "torch.where" and len(value.args) == 3 and not value.keywords:
+        return all(_arithmetic_of(side, name, ctx) or (isinstance(side, ast.Name) and side.id == name)
+                   for side in value.args[1:])
     return isinstance(value, ast.BinOp) and not isinstance(value.op, ast.MatMult) and any(
         isinstance(side, ast.Name) and side.id == name for side in (value.left, value.right))
 

@@ -152,7 +152,7 @@ class ScalarCast(Rule):
             yield self._size_cast(node, argument, ctx)
         elif cast == "int" and _scaled_size(argument, ctx):  # `int(height * factor)`, factor a float
             yield self._sym_int_of_float(node, argument, ctx)
-        elif cast == "int" and passed_a_size(argument, ctx):
+        elif cast == "int" and ctx.sizes.passed_a_size(argument):
             yield self._symbolic_int(node, argument, ctx)
         elif ctx.sizes.is_size(argument) and cast == "float":
             fix = None
@@ -353,18 +353,6 @@ def _scaled_size(argument: ast.expr, ctx: FunctionContext) -> bool:
     sides = (argument.left, argument.right)
     sized = [side for side in sides if ctx.sizes.is_size_quotient(side) or _scaled_size(side, ctx)]
     return bool(sized) and all(side in sized or ctx.tensors.is_tensor(side) is not True for side in sides)
-
-
-def passed_a_size(argument: ast.expr, ctx: FunctionContext, depth: int = 3) -> bool:
-    """A parameter that some call in the file binds to a size, directly or
-    through the callers' own parameters (`torch_int(height)` in `interpolate_pos_encoding(...,
-    height, width)`, called with `pixel_values.shape`'s)."""
-    if depth == 0 or not isinstance(argument, ast.Name) or not ctx.is_parameter(argument.id):
-        return False
-    bindings = ctx.parameter_bindings(argument.id)
-    if bindings is None and ctx.file.calls is not None:  # any one caller decides: the fix is right for any value
-        bindings = ctx.file.calls.some_bindings(ctx.fn, argument.id)
-    return any(caller.sizes.is_size(value) or passed_a_size(value, caller, depth - 1) for caller, value in bindings or ())
 
 
 def _scale_factor(divisor: ast.expr, ctx: FunctionContext) -> bool:

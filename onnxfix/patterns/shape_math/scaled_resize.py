@@ -8,7 +8,6 @@ from __future__ import annotations
 import ast
 
 from onnxfix.decompositions import helper_source
-from onnxfix.patterns.scalars.casts import passed_a_size
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix, Helper
 
@@ -51,7 +50,7 @@ def size_derived(node: ast.expr, ctx: FunctionContext, depth: int = 4) -> bool:
             return True
         if not isinstance(part, ast.Name):
             continue
-        if ctx.is_parameter(part.id) and passed_a_size(part, ctx):
+        if ctx.sizes.passed_a_size(part):
             return True
         for value in ctx.assignments(part.id):
             bound = value.value if isinstance(value, ast.Assign) else value
