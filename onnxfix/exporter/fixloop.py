@@ -176,6 +176,9 @@ def _try(loop: LoopResult, chosen: list[tuple[str, Finding]], fix, export, settl
     loop.exports += 1
     why = worsened(state.results, results)
     if not why:
+        if evidence is not None:  # the export may have left evidence of this text (checks torch suggested)
+            again = fix(state.keys | keys)
+            fixed = again if again.text == fixed.text else fixed
         loop.final = State(state.keys | keys, fixed, results)
         settled.update(keys)
         return True

@@ -52,7 +52,7 @@ def describe(value) -> Value:
 
 
 class _Record:
-    __slots__ = ("name", "line", "file", "calls", "lines", "names", "returns")
+    __slots__ = ("name", "line", "file", "calls", "lines", "names", "returns", "watched")
 
     def __init__(self, code: CodeType):
         self.name, self.line, self.file = code.co_name, code.co_firstlineno, os.path.realpath(code.co_filename)
@@ -60,6 +60,7 @@ class _Record:
         self.lines: set[int] = set()
         self.names: dict[str, set[Value]] = {}
         self.returns: dict[int, set[Value]] = {}
+        self.watched: dict[int, tuple[str, ...]] | None = None  # line -> conditions to evaluate there
 
     def snapshot(self, frame: FrameType) -> None:
         names = self.names
@@ -78,16 +79,25 @@ class _Record:
 
 
 class Recorder:
-    """``with Recorder() as r: model(*args)``; then ``r.by_file()``."""
+    """``with Recorder() as r: model(*args)``; then ``r.by_file()``.
 
-    def __init__(self):
+    ``watch``: file -> line -> conditions (Python expressions in that line's names, the checks
+    torch.export suggested there: exporter/suggested_checks.py), each evaluated whenever the
+    line is about to run; ``held`` then says, per (file, line, condition), whether it was true
+    every time."""
+
+    def __init__(self, watch: dict[str, dict[int, tuple[str, ...]]] | None = None):
         self._records: dict[CodeType, _Record | None] = {}  # None: not the user's code
+        self._watch = {os.path.realpath(f): lines for f, lines in (watch or {}).items()}
+        self.held: dict[tuple[str, int, str], bool] = {}
 
     def _global(self, frame: FrameType, event: str, arg):
         code = frame.f_code
         record = self._records.get(code, False)
         if record is False:
             record = self._records[code] = _Record(code) if _user_file(code.co_filename) else None
+            if record is not None:
+                record.watched = self._watch.get(record.file)
         if record is None:
             return None
         record.calls += 1
@@ -97,12 +107,25 @@ class Recorder:
             if event == "line":
                 record.lines.add(frame.f_lineno)
                 record.snapshot(frame)
+                if record.watched is not None and frame.f_lineno in record.watched:
+                    self._evaluate(record, frame)
             elif event == "return":
                 record.snapshot(frame)
                 record.returns.setdefault(frame.f_lineno, set()).add(describe(arg))
             return local
 
         return local
+
+    def _evaluate(self, record: _Record, frame: FrameType) -> None:
+        """Each watched condition of the line about to run, in its frame's names (an error
+        counts as not holding: the check would not be true there)."""
+        for condition in record.watched[frame.f_lineno]:
+            try:
+                value = bool(eval(condition, frame.f_globals, dict(frame.f_locals)))  # noqa: S307 (torch's own text)
+            except Exception:
+                value = False
+            key = (record.file, frame.f_lineno, condition)
+            self.held[key] = self.held.get(key, True) and value
 
     # Tracing switched on slows every Python frame (CPython 3.11 de-specializes the eval loop
     # while a trace function is set), library frames too: a tiny GPT-2 ran 4x slower. So while

@@ -69,6 +69,47 @@ def record_fixed_evidence(target: Target, source: Path, text: str, folder: str) 
     return "error" not in result
 
 
+def note_checks(target: Target, source: Path, text: str, results: list, folder: str) -> bool:
+    """Evaluate the checks torch.export suggested for the data-dependent guards of ``results``
+    (the exports of ``text``, the model's file as the fix loop made it) at their lines, on the
+    target's example and probes, into the evidence (ONX611 inserts those that held). True when
+    a run evaluated some not evaluated before."""
+    from onnxfix.exporter.suggested_checks import suggested_in
+    from onnxfix.rewriter.evidence import load
+
+    if target.live:
+        return False
+    with tempfile.TemporaryDirectory(prefix="onnxfix-checks-") as tmp:
+        copy = Path(tmp) / source.name
+        watch = []
+        for suggestion in suggested_in(results):
+            in_model = Path(suggestion.path).name == source.name and not _other_user_file(suggestion.path, source)
+            path = str(copy) if in_model else suggestion.path
+            known = load(folder, text if in_model else _text_of(suggestion.path))
+            if known is None or any((suggestion.line, c) not in known.evaluated for c in suggestion.conditions):
+                watch.append([path, suggestion.line, list(suggestion.conditions)])
+        if not watch:
+            return False
+        copy.write_text(text, encoding="utf-8", newline="")
+        moved = retarget(target, source, copy)
+        request = {"model": moved.model, "inputs": moved.inputs, "probes": moved.probes, "folder": folder,
+                   "sys_path": [str(source.resolve().parent)], "watch": watch}
+        result = run_json_worker("onnxfix.exporter.evidence_worker", request, target.timeout)
+    return "error" not in result
+
+
+def _other_user_file(path: str, source: Path) -> bool:
+    """A file the error names that is not the model's (its copy in a temporary folder is)."""
+    return os.path.isfile(path) and os.path.realpath(path) != os.path.realpath(source)
+
+
+def _text_of(path: str) -> str:
+    try:
+        return SourceFile.read(Path(path)).text
+    except (SourceError, OSError):
+        return ""
+
+
 def note_specialized(folder: Path, results: list) -> None:
     """The lines of the run's guards, in each file's evidence: the static size oracle treats the
     ints read on a specialized line as sizes (rewriter/sizes.py), which lets the static fixes at

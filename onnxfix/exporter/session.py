@@ -21,7 +21,7 @@ from onnxfix.exporter.outputs import needs_cache_off, turn_cache_off
 from onnxfix.exporter.outputs import refine as refine_unflattenable
 from onnxfix.exporter.plan import Target
 from onnxfix.exporter.result import EXPORT_FAILS, LOAD_FAILS, OK, Verdict
-from onnxfix.exporter.run_evidence import FixedTextEvidence, note_specialized, record_evidence, retarget
+from onnxfix.exporter.run_evidence import FixedTextEvidence, note_checks, note_specialized, record_evidence, retarget
 from onnxfix.exporter.sourcemap import anchor, findings_for
 from onnxfix.rewriter.rule import Finding
 from onnxfix.rewriter.source import SourceFile
@@ -208,10 +208,16 @@ def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progr
     evidence, outcome.evidence = record_evidence(target)
     if evidence:
         note_specialized(Path(evidence), before)
+        note_checks(target, source, original, before, evidence)
     static_fix = lambda keys: _static_fix(target, source, unsafe_fixes, keys, evidence)
     cache = (lambda text: (turn_cache_off(text, target.factory) or (text,))[0]) if cache_off else (lambda text: text)
-    export = lambda fixed, keys=None: _export_text(replace(target, decompose=keys) if keys else target, source,
-                                                   cache(fixed.text), unsafe_fixes, progress)
+
+    def export(fixed, keys=None):
+        results = _export_text(replace(target, decompose=keys) if keys else target, source, cache(fixed.text),
+                               unsafe_fixes, progress)
+        if evidence:  # the checks torch.export suggests for this text's guards, evaluated for ONX611
+            note_checks(target, source, fixed.text, results, evidence)
+        return results
     try:
         start = static_fix(frozenset())
         baseline = before

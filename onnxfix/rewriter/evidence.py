@@ -67,6 +67,11 @@ class FileEvidence:
     # lines where an export stopped on a guard of a data-dependent size or value (ONX913 of the
     # first run: `if boxes.numel() == 0:` after a boolean-mask selection the rules could not follow)
     data_dependent: frozenset[int] = frozenset()
+    # line -> the conditions torch.export suggested checking before that line (a data-dependent
+    # guard it could not decide) that held every time a run evaluated them there, and every
+    # (line, condition) a run evaluated (exporter/suggested_checks.py)
+    checks: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    evaluated: frozenset[tuple[int, str]] = frozenset()
 
     def for_function(self, node: ast.AST) -> FunctionEvidence | None:
         """The record of ``node`` (a def): matched by name and first line."""
@@ -147,6 +152,10 @@ def from_json(data: dict) -> FileEvidence:
         evidence.decomposed[int(line)] = evidence.decomposed.get(int(line), frozenset()) | {str(key)}
     evidence.specialized = frozenset(int(line) for line in data.get("specialized", []))
     evidence.data_dependent = frozenset(int(line) for line in data.get("data_dependent", []))
+    for line, condition, held in data.get("checks", []):
+        evidence.evaluated |= {(int(line), str(condition))}
+        if held:
+            evidence.checks[int(line)] = (*evidence.checks.get(int(line), ()), str(condition))
     return evidence
 
 
@@ -185,6 +194,23 @@ def add_guard_lines(folder: Path, text: str, lines: dict[str, set[int]]) -> None
         data = {"format": FORMAT, "functions": []}
     for kind, found in lines.items():
         data[kind] = sorted(found)
+    store(folder, text, data)
+
+
+def add_checks(folder: Path, text: str, records: dict | None, checks: list[tuple[int, str, bool]]) -> None:
+    """Store a run's evaluations of suggested checks in this text's evidence (beside the ones
+    of earlier runs), with the run's ``records`` (to_json) when it recorded this text; the
+    guard lines noted before are kept."""
+    path = evidence_path(folder, text)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        data = {"format": FORMAT, "functions": []}
+    if records is not None:
+        data.update(records)
+    known = {(int(line), str(condition)): bool(held) for line, condition, held in data.get("checks", [])}
+    known.update({(line, condition): held for line, condition, held in checks})
+    data["checks"] = sorted([line, condition, held] for (line, condition), held in known.items())
     store(folder, text, data)
 
 

@@ -131,6 +131,8 @@ class Rule:
     # number): code the legacy exporter runs compiled by TorchScript (a
     # `@torch.jit._script_if_tracing` function) does not have it, an operator's export does.
     python_hazard: ClassVar[bool] = False
+    # True when the rule reports only on a run's evidence (`onnxfix export`): never statically
+    needs_run: ClassVar[bool] = False
 
     def check_function(self, ctx: "FunctionContext") -> Iterable[Finding]:
         return ()

@@ -1,0 +1,100 @@
+"""ONX611: a data-dependent guard torch.export could not decide, decided by the check it
+suggests, where `onnxfix export`'s run saw that check hold.
+
+A value read out of a tensor (`start_pos = t.item()`, a count from `nonzero`) is an unbacked
+symbol under torch.export; a guard on it that the code needs decided (`Eq(1, u0 + 1)`: does a
+broadcast see a size 1?) stops the export, and torch names the call and suggests
+`torch._check(...)` calls in the user's names (exporter/suggested_checks.py). The run
+evaluates each suggestion at that line, on the example and the probes, and this rule inserts
+the ones that held every time, before the statement, under `torch.compiler.is_exporting()`.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.function_body import walk_function_body
+from onnxfix.rewriter.rule import Edit, Fix, Rule, RuleDoc
+
+
+class SuggestedCheck(Rule):
+    code = "ONX611"
+    name = "data-dependent-guard-check"
+    summary = "A data-dependent guard torch.export could not decide, where the run saw its suggested check hold"
+    fix_availability = "sometimes"  # none in TorchScript-compiled code, nor before an `elif` or `while` test
+    default_safety = "safe"
+    exporters = ("dynamo",)
+    needs_run = True
+    doc = RuleDoc(
+        what="Under `onnxfix export`: a statement where torch.export stopped on a guard of a value "
+        "read out of a tensor (\"Could not guard on data-dependent expression\") and suggested "
+        "`torch._check(...)` calls, one of which held every time the run reached the line (the "
+        "export inputs and the probes).",
+        why="`x.item()`, `nonzero()` and friends give torch.export a symbol without a value. When a "
+        "shape computation needs to know something about it (is `start_pos + 1` equal to 1, which "
+        "decides whether a mask broadcasts), the export fails. `torch._check(cond)` tells torch.export "
+        "the answer; the ONNX model then computes with the symbol as before.",
+        example="def forward(self, x, start_pos, cache):\n    sp = start_pos.item()\n"
+        "    keys = cache[:, : sp + 1]\n    return torch.softmax(x @ keys.transpose(1, 2), -1)",
+        use_instead="def forward(self, x, start_pos, cache):\n    sp = start_pos.item()\n"
+        "    keys = cache[:, : sp + 1]\n    if torch.compiler.is_exporting():\n"
+        "        torch._check(1 != (1 + sp))\n    return torch.softmax(x @ keys.transpose(1, 2), -1)",
+        fix_safety="Safe: eager PyTorch (and torch.compile) never run the check, so they compute "
+        "exactly what they did. Under torch.export the check is an assumption the exported model "
+        "keeps: it held on every input the run saw (the export inputs and the probes), and `onnxfix "
+        "export` keeps the fix only if onnxruntime then matches eager on those inputs.",
+        references=("https://docs.pytorch.org/docs/stable/export.html#data-dependent-errors",),
+    )
+
+    def check_function(self, ctx: FunctionContext):
+        evidence = ctx.file.evidence
+        if evidence is None or not evidence.checks or ctx.compiled_by_torchscript:
+            return
+        statements = [node for node, _ in walk_function_body(ctx.fn.node) if isinstance(node, ast.stmt)]
+        for line, conditions in sorted(evidence.checks.items()):
+            statement = _innermost(statements, line)
+            if statement is None or not _insertable(statement, line, ctx):
+                continue
+            torch_name, imports = ctx.torch_name()
+            fix = Fix("Check what held on every recorded call while exporting",
+                      (_insert_before(statement, torch_name, conditions, ctx),), safe=True, imports=imports)
+            checks = ", ".join(f"`{c}`" for c in conditions)
+            message = (f"torch.export could not decide a guard on a value read out of a tensor here; {checks} held "
+                       "every time the run reached this line: check it while exporting (torch._check)")
+            yield ctx.report(self, statement, message, fix=fix)
+
+
+def _innermost(statements: list[ast.stmt], line: int) -> ast.stmt | None:
+    """The innermost statement spanning ``line`` (a call inside a compound statement's header
+    belongs to the compound, one in its body to the body's statement)."""
+    spanning = [s for s in statements if s.lineno <= line <= (s.end_lineno or s.lineno)]
+    return max(spanning, key=lambda s: (s.lineno, -(s.end_lineno or s.lineno)), default=None)
+
+
+def _insertable(statement: ast.stmt, line: int, ctx: FunctionContext) -> bool:
+    """A statement a check can go before: on a line of its own, and not a test evaluated again
+    (`while`) or only after earlier tests (`elif`)."""
+    if isinstance(statement, ast.While) or _is_elif(statement, ctx):
+        return False
+    source = ctx.file.source
+    start = source.line_starts[statement.lineno - 1]
+    return not source.text[start:source.span(statement)[0]].strip()
+
+
+def _is_elif(statement: ast.stmt, ctx: FunctionContext) -> bool:
+    start = ctx.file.source.span(statement)[0]
+    return isinstance(statement, ast.If) and ctx.file.source.text.startswith("elif", start)
+
+
+def _insert_before(statement: ast.stmt, torch_name: str, conditions: tuple[str, ...], ctx: FunctionContext) -> Edit:
+    source = ctx.file.source
+    start = source.line_starts[statement.lineno - 1]
+    indent = source.text[start:source.span(statement)[0]]
+    newline = source.newline
+    checks = "".join(f"{indent}    {torch_name}._check({c}){newline}" for c in conditions)
+    return Edit(start, start, f"{indent}if {torch_name}.compiler.is_exporting():  # decides torch.export's guard "
+                              f"(onnxfix ONX611){newline}{checks}")
+
+
+RULES = [SuggestedCheck]
