@@ -52,9 +52,12 @@ class SuggestedCheck(Rule):
         if evidence is None or not evidence.checks or ctx.compiled_by_torchscript:
             return
         statements = [node for node, _ in walk_function_body(ctx.fn.node) if isinstance(node, ast.stmt)]
-        for line, conditions in sorted(evidence.checks.items()):
+        bound = _bound_names(ctx.fn.node)
+        for line, held in sorted(evidence.checks.items()):
             statement = _innermost(statements, line)
-            if statement is None or not _insertable(statement, line, ctx):
+            # names of the function's own frame only (not of a comprehension or lambda on the line)
+            conditions = tuple(c for c in held if _names(c) <= bound)
+            if statement is None or not conditions or not _insertable(statement, line, ctx):
                 continue
             torch_name, imports = ctx.torch_name()
             fix = Fix("Check what held on every recorded call while exporting",
@@ -63,6 +66,27 @@ class SuggestedCheck(Rule):
             message = (f"torch.export could not decide a guard on a value read out of a tensor here; {checks} held "
                        "every time the run reached this line: check it while exporting (torch._check)")
             yield ctx.report(self, statement, message, fix=fix)
+
+
+_OWN_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.FunctionDef,
+               ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _bound_names(function: ast.AST) -> set[str]:
+    """The parameters and the names the function's own statements bind."""
+    args = function.args
+    bound = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg] if a}
+    pending = list(function.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            bound.add(node.id)
+        pending.extend(c for c in ast.iter_child_nodes(node) if not isinstance(c, _OWN_SCOPES))
+    return bound
+
+
+def _names(condition: str) -> set[str]:
+    return {n.id for n in ast.walk(ast.parse(condition, mode="eval")) if isinstance(n, ast.Name)}
 
 
 def _innermost(statements: list[ast.stmt], line: int) -> ast.stmt | None:
