@@ -42,7 +42,8 @@ def test_the_suggested_checks_are_read_with_the_call_they_belong_to():
     assert suggestions(no_checks + no_checks) == []
 
 
-def test_the_check_that_held_is_inserted_and_the_export_is_ok(tmp_path, capsys):
+def test_the_checks_that_held_are_inserted_and_the_export_is_ok(tmp_path, capsys):
+    """Two guards before one statement, one per export: each check is its own fix (Fix.key)."""
     model = tmp_path / "kv_cache_item_slice.py"
     shutil.copy(MODELS / "kv_cache_item_slice.py", model)
     cli_main(["export", "--format", "json", f"{model}:make_model", "--exporter", "dynamo", "--write"])
@@ -53,12 +54,31 @@ def test_the_check_that_held_is_inserted_and_the_export_is_ok(tmp_path, capsys):
     assert after["verdict"] == "OK", after
     assert any(p["probe"] == "probe 2 (user)" and p["ok"] for p in after["probes"]), after["probes"]
     fixed = model.read_text(encoding="utf-8")
-    assert ("        if torch.compiler.is_exporting():  # decides torch.export's guard (onnxfix ONX611)\n"
+    assert ("        mask = torch.squeeze(self.mask[None, None, :seqlen, :seqlen], [0, 1])\n"
+            "        if torch.compiler.is_exporting():  # decides torch.export's guard (onnxfix ONX611)\n"
             "            torch._check(1 != (1 + sp))\n"
-            "        out = F.scaled_dot_product_attention(query, keys, keys, attn_mask=mask)\n") in fixed
+            "        if torch.compiler.is_exporting():  # decides torch.export's guard (onnxfix ONX611)\n"
+            "            torch._check(1 != (1 + mp))\n"
+            "        out = F.scaled_dot_product_attention(") in fixed
     original, rewritten = load_module(MODELS / "kv_cache_item_slice.py"), load_module(model)
     for args in [original.example_inputs(), *original.probe_inputs()]:
         with torch.no_grad():
             expected = original.make_model()(*(a.clone() for a in args))
             got = rewritten.make_model()(*(a.clone() for a in args))
         assert all(torch.equal(e, g) for e, g in zip(expected, got))
+
+
+def test_the_check_keeps_the_files_line_endings_and_indentation(tmp_path):
+    """A CRLF file indented with tabs gets CRLF lines indented with tabs (the engine sets line
+    endings: the rule writes '\\n')."""
+    from fixture_runner import fixed
+
+    source = ("import torch\r\n\r\n\r\nclass M(torch.nn.Module):\r\n\tdef forward(self, x, n):\r\n"
+              "\t\tk = n.item()\r\n\t\treturn x[:k + 1]\r\n")
+    path = tmp_path / "crlf.py"
+    path.write_bytes(source.encode())
+    path.with_suffix(".evidence.json").write_text(json.dumps(
+        {"format": 1, "functions": [], "checks": [[7, "k + 1 != 1", True]]}), encoding="utf-8")
+    assert fixed(path, unsafe=False) == source.replace(
+        "\t\treturn", "\t\tif torch.compiler.is_exporting():  # decides torch.export's guard (onnxfix ONX611)\r\n"
+        "\t\t\ttorch._check(k + 1 != 1)\r\n\t\treturn")

@@ -52,7 +52,14 @@ def record(model_spec: str, inputs_spec: str, folder: Path, watch: list | None =
         recorder.held.update(_held_on_probes(model, probes_spec, watched, recorder.held))
     functions = 0
     stored = 0
-    for file, records in recorder.by_file().items():
+    recorded = recorder.by_file()
+    for file in watched.keys() - recorded.keys():  # never ran: not held (and not asked again)
+        try:
+            text = SourceFile.read(Path(file)).text
+        except (SourceError, OSError):
+            continue
+        evidence.add_checks(folder, text, None, [(line, c, False) for line, cs in watched[file].items() for c in cs])
+    for file, records in recorded.items():
         try:
             text = SourceFile.read(Path(file)).text  # the text the rules will see
         except SourceError:

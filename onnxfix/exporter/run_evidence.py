@@ -74,6 +74,7 @@ def note_checks(target: Target, source: Path, text: str, results: list, folder: 
     (the exports of ``text``, the model's file as the fix loop made it) at their lines, on the
     target's example and probes, into the evidence (ONX611 inserts those that held). True when
     a run evaluated some not evaluated before."""
+    from onnxfix.exporter.locations import is_user_file
     from onnxfix.exporter.suggested_checks import suggested_in
     from onnxfix.rewriter.evidence import load
 
@@ -84,6 +85,8 @@ def note_checks(target: Target, source: Path, text: str, results: list, folder: 
         watch = []
         for suggestion in suggested_in(results):
             in_model = Path(suggestion.path).name == source.name and not _other_user_file(suggestion.path, source)
+            if not in_model and not is_user_file(suggestion.path):
+                continue  # torch's own code, a library: the recorder does not trace it
             path = str(copy) if in_model else suggestion.path
             known = load(folder, text if in_model else _text_of(suggestion.path))
             if known is None or any((suggestion.line, c) not in known.evaluated for c in suggestion.conditions):

@@ -208,7 +208,8 @@ def fix_key(finding: Finding, text: str) -> str:
     lines = text.splitlines(keepends=True)
     start = sum(len(line) for line in lines[:finding.line - 1]) + finding.col - 1
     end = sum(len(line) for line in lines[:finding.end_line - 1]) + finding.end_col - 1
-    return f"{finding.code}:{' '.join(text[start:max(start, end)].split())}"
+    key = f"{finding.code}:{' '.join(text[start:max(start, end)].split())}"
+    return f"{key}:{finding.fix.key}" if finding.fix is not None and finding.fix.key else key
 
 
 def _allowed(finding: Finding, text: str, settings: Settings) -> bool:

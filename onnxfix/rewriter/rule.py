@@ -82,6 +82,9 @@ class Fix:
     # An unsafe fix that does more (both exporters where this one fixes one), applied in this one's
     # place with --unsafe-fixes: `torch.sym_int(f)` safe, `a // b` stronger (engine.fix_text).
     stronger: "Fix | None" = None
+    # what tells this fix apart from another of the same rule on the same code (engine.fix_key):
+    # ONX611's checks, several of which may go before one statement, one export at a time
+    key: str = ""
 
     @property
     def applicability(self) -> str:

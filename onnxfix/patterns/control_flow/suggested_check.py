@@ -56,12 +56,13 @@ class SuggestedCheck(Rule):
         for line, held in sorted(evidence.checks.items()):
             statement = _innermost(statements, line)
             # names of the function's own frame only (not of a comprehension or lambda on the line)
-            conditions = tuple(c for c in held if _names(c) <= bound)
-            if statement is None or not conditions or not _insertable(statement, line, ctx):
+            conditions = tuple(c for c in held if (_names(c) or {None}) <= bound)
+            if statement is None or not conditions or not _insertable(statement, statements, ctx):
                 continue
             torch_name, imports = ctx.torch_name()
             fix = Fix("Check what held on every recorded call while exporting",
-                      (_insert_before(statement, torch_name, conditions, ctx),), safe=True, imports=imports)
+                      (_insert_before(statement, torch_name, conditions, ctx),), safe=True, imports=imports,
+                      key=" and ".join(conditions))
             checks = ", ".join(f"`{c}`" for c in conditions)
             message = (f"torch.export could not decide a guard on a value read out of a tensor here; {checks} held "
                        "every time the run reached this line: check it while exporting (torch._check)")
@@ -86,20 +87,31 @@ def _bound_names(function: ast.AST) -> set[str]:
 
 
 def _names(condition: str) -> set[str]:
-    return {n.id for n in ast.walk(ast.parse(condition, mode="eval")) if isinstance(n, ast.Name)}
+    """The names a condition reads (empty when it does not parse: evidence written by hand)."""
+    try:
+        tree = ast.parse(condition, mode="eval")
+    except SyntaxError:
+        return set()
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
 
 
 def _innermost(statements: list[ast.stmt], line: int) -> ast.stmt | None:
     """The innermost statement spanning ``line`` (a call inside a compound statement's header
-    belongs to the compound, one in its body to the body's statement)."""
+    belongs to the compound, one in its body to the body's statement); None when the line is in
+    a nested function or class, whose frame is not this function's."""
     spanning = [s for s in statements if s.lineno <= line <= (s.end_lineno or s.lineno)]
-    return max(spanning, key=lambda s: (s.lineno, -(s.end_lineno or s.lineno)), default=None)
+    if any(isinstance(s, _OWN_SCOPES) for s in spanning):
+        return None
+    return max(spanning, key=lambda s: (s.lineno, -(s.end_lineno or s.lineno), s.col_offset), default=None)
 
 
-def _insertable(statement: ast.stmt, line: int, ctx: FunctionContext) -> bool:
-    """A statement a check can go before: on a line of its own, and not a test evaluated again
+def _insertable(statement: ast.stmt, statements: list[ast.stmt], ctx: FunctionContext) -> bool:
+    """A statement a check can go before: alone on its first line (not after `;` or a
+    compound's colon, nor before another statement there), and not a test evaluated again
     (`while`) or only after earlier tests (`elif`)."""
     if isinstance(statement, ast.While) or _is_elif(statement, ctx):
+        return False
+    if any(s is not statement and s.lineno == statement.lineno for s in statements):
         return False
     source = ctx.file.source
     start = source.line_starts[statement.lineno - 1]
@@ -115,10 +127,10 @@ def _insert_before(statement: ast.stmt, torch_name: str, conditions: tuple[str, 
     source = ctx.file.source
     start = source.line_starts[statement.lineno - 1]
     indent = source.text[start:source.span(statement)[0]]
-    newline = source.newline
-    checks = "".join(f"{indent}    {torch_name}._check({c}){newline}" for c in conditions)
+    inner = indent + ("\t" if "\t" in indent else "    ")
+    checks = "".join(f"{inner}{torch_name}._check({c})\n" for c in conditions)  # the engine sets line endings
     return Edit(start, start, f"{indent}if {torch_name}.compiler.is_exporting():  # decides torch.export's guard "
-                              f"(onnxfix ONX611){newline}{checks}")
+                              f"(onnxfix ONX611)\n{checks}")
 
 
 RULES = [SuggestedCheck]
