@@ -278,7 +278,11 @@ class TolistCall(Rule):
             int (`b * self.k`): a float would come back rounded to float32 or truncated.
             Measured: tests/realworld/tapas_as_tensor.py exports OK under both exporters after
             the fixes (the dynamo exporter handles the round trip; its failure there was
-            `torch.as_tensor` of a size, ONX205).
+            `torch.as_tensor` of a size, ONX205). And a list made only to be counted,
+            `len(t.tolist())`, becomes `t.shape[0]` (safe: the same number for a tensor of one
+            or more dims; for a 0-d tensor both raise); this one also matters to the dynamo
+            exporter, which cannot list a tensor whose rows come from the data (Phi-3-vision's
+            `if len(positions.tolist()) > 0:` after `nonzero`).
         """,
         references=(
             "https://pytorch.org/docs/stable/onnx_torchscript.html#avoid-numpy-and-built-in-python-types",
@@ -292,6 +296,10 @@ class TolistCall(Rule):
             return
         if not ctx.tensors.is_tensor(func.value):
             return  # NumPy arrays and lists also have .tolist(); only a known tensor is reported
+        counted = ctx.parent(node)
+        if builtin_call(counted, ctx, frozenset({"len"})) and len(counted.args) == 1:
+            yield self._length(counted, func.value, ctx)
+            return
         sizes = sizes_round_trip(node, ctx)
         if sizes is not None:
             fix, note = sizes
@@ -305,3 +313,15 @@ class TolistCall(Rule):
             self, node,
             "`.tolist()` turns a tensor into Python numbers: the legacy exporter records them as constants",
         )
+
+    def _length(self, counted: ast.Call, tensor: ast.expr, ctx: FunctionContext):
+        """`len(t.tolist())` is `t.shape[0]`: the list of a tensor of one or more dims has one
+        item per row (a 0-d tensor's is a number, whose `len` raises as `shape[0]` does). The
+        dynamo exporter cannot make a list of a tensor with a data-dependent number of rows
+        (Phi-3-vision's `if len(positions.tolist()) > 0:` after `nonzero`)."""
+        text = f"{operand(ctx.segment(tensor), tensor, ATOM)}.shape[0]"
+        fix = Fix("Count the rows without the list", (ctx.replace(counted, text),), safe=True)
+        message = ("`len(t.tolist())` makes a Python list only to count it: the legacy exporter records the "
+                   "count as a constant and the dynamo exporter cannot list a tensor whose size comes from the "
+                   "data; use `t.shape[0]`")
+        return ctx.report(self, counted, message, fix=fix, exporters=(LEGACY, DYNAMO))
