@@ -77,6 +77,17 @@ EXPORT_REPAIRS = {
         ("fake_quantize_per_tensor_affine",),
         contexts=("fake_quant_constants",),
     ),
+    "quantized_as_float": ExportRepair(
+        r"PackedParamsBase|quantized::\w+|QuantizedCPU|operator .?quantize_per_tensor|dequantize\.self|qscheme on",
+        "a model converted by torch.ao quantization (QuantStub/DeQuantStub, quantized Linear/Conv with fused ReLU "
+        "or add, BatchNorm, PReLU, QFunctional, FX's quantize_per_tensor and quantized.add) exported as the float "
+        "arithmetic its kernels compute on each module's quantization grid: float ops on the dequantized weights, "
+        "then ATen's rounding onto the output scale and zero point (exporter/quantized_modules.py); torch.export "
+        "cannot trace the packed weights, and the legacy exporter translates only some quantized ops. Kept only "
+        "where onnxruntime matches the quantized kernels' outputs; dynamic quantization is not simulated",
+        (),
+        contexts=("quantized_as_float",),
+    ),
     "gradients_off": ExportRepair(
         r"Cannot insert a Tensor that requires grad as a constant|'SymInt' object has no attribute 'unsqueeze'",
         "no tensor reachable from the model requires grad while exporting: the weights of modules held in plain "

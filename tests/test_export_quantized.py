@@ -1,0 +1,86 @@
+"""The quantized_as_float export repair (exporter/quantized_modules.py): a model converted by
+torch.ao quantization exported as the float arithmetic of its quantized kernels on their grids
+(tests/export_models/quantized_convnet.py; an FX-converted block with a quantized add and an
+average pool)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+from torch import nn
+
+from onnxfix.cli import main as cli_main
+from onnxfix.exporter.quantized_modules import quantized_as_float
+from onnxfix.exporter.targets import load_module
+
+MODELS = Path(__file__).parent / "export_models"
+
+pytestmark = pytest.mark.usefixtures("in_repo")  # tests/conftest.py
+
+
+def _outputs(model, inputs):
+    with torch.no_grad():
+        return [model(*args) for args in inputs]
+
+
+def test_the_float_forward_computes_what_the_quantized_kernels_do_and_is_restored():
+    module = load_module(MODELS / "quantized_convnet.py")
+    model = module.make_model()
+    inputs = [module.example_inputs(), *module.probe_inputs()]
+    kinds = [type(m) for m in model.modules()]
+    expected = _outputs(model, inputs)
+    with quantized_as_float(model):
+        floated = _outputs(model, inputs)
+        assert not any(isinstance(m, torch.ao.nn.quantized.Conv2d) for m in model.modules())
+    assert [type(m) for m in model.modules()] == kinds and "add" not in vars(model.skip)
+    assert all(torch.equal(e, f) for e, f in zip(expected, floated))
+
+
+class _Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1, self.conv2 = nn.Conv2d(3, 8, 3, padding=1), nn.Conv2d(8, 8, 3, padding=1)
+        self.pool = nn.AdaptiveAvgPool2d(2)
+
+    def forward(self, x):
+        y = torch.relu(self.conv1(x))
+        y = y + self.conv2(y)
+        return torch.flatten(self.pool(y), 1)
+
+
+def test_an_fx_graphs_quantized_functions_and_averages_round_as_the_kernels():
+    """convert_fx's quantize_per_tensor, quantized.add and `.dequantize()` in float; the average
+    pool of a quantized tensor averages its levels and rounds half to even (a float average of
+    the values rounds otherwise at ties: one step off)."""
+    from torch.ao.quantization import get_default_qconfig_mapping
+    from torch.ao.quantization.quantize_fx import convert_fx, prepare_fx
+
+    torch.manual_seed(0)
+    torch.backends.quantized.engine = "fbgemm"
+    prepared = prepare_fx(_Block().eval(), get_default_qconfig_mapping("fbgemm"), (torch.randn(2, 3, 12, 12),))
+    for _ in range(4):
+        prepared(torch.randn(2, 3, 12, 12))
+    graph_module = convert_fx(prepared)
+    inputs = [(torch.randn(2, 3, 12, 12),), (torch.randn(3, 3, 16, 10),)]
+    code = graph_module.code
+    expected = _outputs(graph_module, inputs)
+    with quantized_as_float(graph_module):
+        assert "quantize_per_tensor" not in graph_module.code and "grid_levels" in graph_module.code
+        floated = _outputs(graph_module, inputs)
+    assert graph_module.code == code
+    assert all(torch.equal(e, f) for e, f in zip(expected, floated))
+
+
+def test_the_converted_model_exports_through_the_repair(capsys):
+    cli_main(["export", "--format", "json", f"{MODELS / 'quantized_convnet'}.py:make_model", "--exporter", "both",
+              "--fix"])
+    (target,) = json.loads(capsys.readouterr().out)["targets"]
+    before = {r["exporter"]: r for r in target["results"]}
+    assert before["dynamo"]["verdict"] == "EXPORT-FAILS" and "PackedParamsBase" in before["dynamo"]["error"]
+    assert "quantized_as_float" in target["fix"]["decompositions"]
+    after = {r["exporter"]: r for r in target["fix"]["results"]}
+    assert after["dynamo"]["verdict"] == "OK" and after["legacy"]["verdict"] == "OK", after
+    assert any(p["probe"] == "probe 2 (user)" and p["ok"] for p in after["dynamo"]["probes"])
