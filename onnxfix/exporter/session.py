@@ -117,6 +117,9 @@ def static_findings(target: Target, path: Path, unsafe_fixes: bool | None,
     return [f for f in found if any(os.path.realpath(f.path) == p and a <= f.line <= b for p, a, b in spans)]
 
 
+_LEGACY_UNSUPPORTED = re.compile(r"Exporting the operator 'aten::(\w+)' to ONNX opset version \d+ is not supported")
+
+
 def decompositions_that_help(target: Target, results: list[ExporterResult], static: list[Finding]) -> tuple[str, ...]:
     """Keys of the decompositions behind the static findings that failed exports link to at
     their own line (none when the export already ran with --decompose)."""
@@ -136,6 +139,12 @@ def decompositions_that_help(target: Target, results: list[ExporterResult], stat
     for op in (op for r in results for op in r.verdict.unsupported):
         if op.decomposition in BY_KEY and BY_KEY[op.decomposition].drop_in and op.decomposition not in keys:
             keys.append(op.decomposition)
+    # and those of the ATen operators the legacy exporter names as untranslatable ("Exporting the
+    # operator 'aten::l1_loss' ... is not supported"; a call through a module the rules did not see)
+    for name in (m.group(1) for r in results if r.verdict.verdict != OK
+                 for m in _LEGACY_UNSUPPORTED.finditer(r.verdict.error or "")):
+        if name in BY_KEY and BY_KEY[name].drop_in and name not in keys:
+            keys.append(name)
     # and those that repair the failure itself (an exporter bug with a faithful workaround, a
     # complex value): keyed by the error, not by an operator
     patterns = [(d.key, d.repairs_error) for d in BY_KEY.values() if d.repairs_error]
