@@ -27,3 +27,17 @@ def test_the_operator_legacy_names_is_decomposed_while_exporting(capsys):
     (after,) = target["fix"]["results"]
     assert after["verdict"] == "OK", after
     assert any(p["probe"] == "probe 1 (user)" and p["ok"] for p in after["probes"]), after["probes"]
+
+
+def test_an_operator_legacy_cannot_size_is_decomposed_while_exporting(capsys):
+    """"Unsupported: ONNX export of operator adaptive_avg_pool2d, input size not accessible": the
+    decomposition keyed by the operator, for a pool inside an nn.Sequential."""
+    cli_main(["export", "--format", "json", f"{MODELS / 'pyramid_pool_bins'}.py:make_model", "--exporter", "legacy",
+              "--fix"])
+    (target,) = json.loads(capsys.readouterr().out)["targets"]
+    (before,) = target["results"]
+    assert before["verdict"] == "EXPORT-FAILS" and "operator adaptive_avg_pool2d, input size" in before["error"]
+    assert target["fix"]["decompositions"] == ["adaptive_avg_pool2d"]
+    (after,) = target["fix"]["results"]
+    assert after["verdict"] == "OK", after
+    assert any(p["probe"] == "probe 2 (user)" and p["ok"] for p in after["probes"]), after["probes"]

@@ -117,7 +117,8 @@ def static_findings(target: Target, path: Path, unsafe_fixes: bool | None,
     return [f for f in found if any(os.path.realpath(f.path) == p and a <= f.line <= b for p, a, b in spans)]
 
 
-_LEGACY_UNSUPPORTED = re.compile(r"Exporting the operator 'aten::(\w+)' to ONNX opset version \d+ is not supported")
+_LEGACY_UNSUPPORTED = re.compile(r"Exporting the operator 'aten::(\w+)' to ONNX opset version \d+ is not supported"
+                                 r"|Unsupported: ONNX export of operator (\w+),")
 
 
 def decompositions_that_help(target: Target, results: list[ExporterResult], static: list[Finding]) -> tuple[str, ...]:
@@ -140,8 +141,9 @@ def decompositions_that_help(target: Target, results: list[ExporterResult], stat
         if op.decomposition in BY_KEY and BY_KEY[op.decomposition].drop_in and op.decomposition not in keys:
             keys.append(op.decomposition)
     # and those of the ATen operators the legacy exporter names as untranslatable ("Exporting the
-    # operator 'aten::l1_loss' ... is not supported"; a call through a module the rules did not see)
-    for name in (m.group(1) for r in results if r.verdict.verdict != OK
+    # operator 'aten::l1_loss' ... is not supported", "Unsupported: ONNX export of operator
+    # adaptive_avg_pool2d, input size not accessible"; a call through a module the rules did not see)
+    for name in (m.group(1) or m.group(2) for r in results if r.verdict.verdict != OK
                  for m in _LEGACY_UNSUPPORTED.finditer(r.verdict.error or "")):
         if name in BY_KEY and BY_KEY[name].drop_in and name not in keys:
             keys.append(name)
