@@ -84,3 +84,63 @@ def test_the_converted_model_exports_through_the_repair(capsys):
     after = {r["exporter"]: r for r in target["fix"]["results"]}
     assert after["dynamo"]["verdict"] == "OK" and after["legacy"]["verdict"] == "OK", after
     assert any(p["probe"] == "probe 2 (user)" and p["ok"] for p in after["dynamo"]["probes"])
+
+
+def _converted(model: nn.Module, qconfig, example: torch.Tensor) -> nn.Module:
+    model.eval().qconfig = qconfig
+    prepared = torch.ao.quantization.prepare(model)
+    with torch.no_grad():
+        for _ in range(3):
+            prepared(torch.randn_like(example) * 4)
+    return torch.ao.quantization.convert(prepared)
+
+
+class _Relu6Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.quant, self.dequant = torch.ao.quantization.QuantStub(), torch.ao.quantization.DeQuantStub()
+        self.conv, self.act = nn.Conv2d(3, 4, 1), nn.ReLU6()
+
+    def forward(self, x):
+        return self.dequant(self.act(self.conv(self.quant(x))))
+
+
+def test_what_is_not_simulated_is_left_as_it_is():
+    """Review: ReLU6 clamps at the grid level nearest 6 (not 6.0); qint8 activations have another
+    range; both are left quantized, so the export fails as before instead of shipping a model off
+    by a step on inputs the probes missed."""
+    torch.backends.quantized.engine = "fbgemm"
+    example = torch.randn(2, 3, 6, 6)
+    relu6 = _converted(_Relu6Net(), torch.ao.quantization.get_default_qconfig("fbgemm"), example)
+    with quantized_as_float(relu6):
+        assert type(relu6.act).__name__ == "ReLU6" and type(relu6.conv).__name__ == "_Float"
+    signed = _converted(_Relu6Net(), torch.ao.quantization.QConfig(
+        activation=torch.ao.quantization.MinMaxObserver.with_args(dtype=torch.qint8),
+        weight=torch.ao.quantization.default_weight_observer), example)
+    assert signed.quant.dtype == torch.qint8
+    with quantized_as_float(signed):
+        assert type(signed.conv).__name__ == "Conv2d"  # untouched
+
+
+def test_an_fx_graph_with_an_op_not_simulated_is_left_as_it_is():
+    """A sigmoid of a quantized value lies on a fixed grid of its own: not simulated, the graph
+    stays quantized (its submodules are still swapped: the export fails as before)."""
+    from torch.ao.quantization import get_default_qconfig_mapping
+    from torch.ao.quantization.quantize_fx import convert_fx, prepare_fx
+
+    class Gate(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(3, 4, 1)
+
+        def forward(self, x):
+            return torch.sigmoid(self.conv(x))
+
+    torch.manual_seed(0)
+    torch.backends.quantized.engine = "fbgemm"
+    prepared = prepare_fx(Gate().eval(), get_default_qconfig_mapping("fbgemm"), (torch.randn(1, 3, 4, 4),))
+    prepared(torch.randn(1, 3, 4, 4))
+    graph_module = convert_fx(prepared)
+    code = graph_module.code
+    with quantized_as_float(graph_module):
+        assert graph_module.code == code

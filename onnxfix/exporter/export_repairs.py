@@ -78,13 +78,14 @@ EXPORT_REPAIRS = {
         contexts=("fake_quant_constants",),
     ),
     "quantized_as_float": ExportRepair(
-        r"PackedParamsBase|quantized::\w+|QuantizedCPU|operator .?quantize_per_tensor|dequantize\.self|qscheme on",
+        r"PackedParamsBase|quantized::\w+|QuantizedCPU|operator .?quantize_per_tensor|qscheme on",
         "a model converted by torch.ao quantization (QuantStub/DeQuantStub, quantized Linear/Conv with fused ReLU "
         "or add, BatchNorm, PReLU, QFunctional, FX's quantize_per_tensor and quantized.add) exported as the float "
         "arithmetic its kernels compute on each module's quantization grid: float ops on the dequantized weights, "
         "then ATen's rounding onto the output scale and zero point (exporter/quantized_modules.py); torch.export "
-        "cannot trace the packed weights, and the legacy exporter translates only some quantized ops. Kept only "
-        "where onnxruntime matches the quantized kernels' outputs; dynamic quantization is not simulated",
+        "cannot trace the packed weights, and the legacy exporter translates only some quantized ops. quint8 "
+        "activations only; kept only where onnxruntime matches the quantized kernels on the example and probes "
+        "(a float sum can round one quantization step away from the integer kernel's on other inputs)",
         (),
         contexts=("quantized_as_float",),
     ),
