@@ -1,5 +1,5 @@
 """(a) The torch.fft decompositions (onnxfix/decompositions/registry_fft.py): outside export the
-helpers (and the consumers' _onnx_complex_abs / _onnx_complex / _onnx_polar) are bit-identical to
+helpers (and the consumers' _onnx_complex_abs / _onnx_complex_angle / _onnx_complex / _onnx_polar) are bit-identical to
 torch (every dtype torch.fft takes, strides kept, the same errors), and so is the ONX522 fixture
 rewritten; their export path (torch.onnx.is_in_onnx_export() patched True) against torch.fft:
 every norm, cropped and zero-padded n / s, one-sided spectra whose zero and Nyquist imaginary
@@ -49,6 +49,7 @@ def test_eager_is_bit_identical(dtype):
         same(helper("fft2")(t, norm=norm), V(torch.fft.fft2(t, norm=norm)))
         same(helper("fftn")(x, (5, 9), (1, 3), norm), V(torch.fft.fftn(x, (5, 9), (1, 3), norm)))
         same(helper("complex_abs")(helper("fft2")(t, norm=norm)), torch.fft.fft2(t, norm=norm).abs())
+        same(helper("complex_angle")(helper("fft2")(t, norm=norm)), torch.fft.fft2(t, norm=norm).angle())
         if not dtype.is_complex:
             same(helper("rfft")(t, 5, 1, norm), V(torch.fft.rfft(t, 5, 1, norm)))
             spectrum = helper("rfftn")(t, dim=(-2, -1), norm=norm)
@@ -128,6 +129,7 @@ def test_integer_and_complex_inputs_as_torch():
 def test_consumer_helpers_export_path():
     z = torch.randn(4, 6, dtype=torch.complex64, generator=torch.Generator().manual_seed(4))
     close(helper("complex_abs")(V(z)), z.abs(), torch.float32)
+    close(helper("complex_angle")(V(z)), z.angle(), torch.float32)
     assert torch.equal(helper("complex")(z.real, z.imag), V(z))
     r, theta = z.abs(), z.angle()
     close(helper("polar")(r, theta), V(torch.polar(r, theta)), torch.float32)

@@ -18,7 +18,9 @@ def _onnx_dft(re, im, dim, n, out, inverse=False, hermitian=False):
     phase = j * k
     phase = phase - torch.div(phase, n, rounding_mode="floor") * n  # j * k mod n (`%` of a SymInt fails in dynamo)
     angle = phase.to(re.dtype) * (2 * torch.pi / n)
-    cos, sin = torch.cos(angle), torch.sin(angle)
+    # sin(pi) is not 0 in floating point: the Nyquist frequency's imaginary part is exactly 0 in
+    # an FFT of a real input, and torch.angle of it jumps by 2 pi with the sign of a rounding
+    cos, sin = torch.cos(angle), torch.sin(angle) * (2 * phase != n).to(re.dtype)
     if hermitian:
         edge = ((j == 0) | (2 * j == n)).to(re.dtype)
         inside = (2 * j <= n).to(re.dtype)

@@ -7,7 +7,7 @@ the helpers return (and the inverses take) the spectrum as two real tensors stac
 layout of ``torch.view_as_real``. So they are not drop-in replacements (``drop_in=False``): the
 ONX522 source fix rewrites the call together with its consumers (``.abs()``, ``.real``, ``.imag``,
 ``torch.view_as_real``; ``torch.complex`` / ``torch.view_as_complex`` / ``torch.polar`` feeding an
-inverse; support helpers ``complex_abs``, ``complex``, ``polar``), and ``onnxfix export
+inverse; support helpers ``complex_abs``, ``complex_angle``, ``complex``, ``polar``), and ``onnxfix export
 --decompose`` leaves these ops alone. Every helper branches on ``torch.onnx.is_in_onnx_export()``:
 the torch op outside export (bit-identical in eager), the DFT only while exporting."""
 
@@ -152,4 +152,4 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
     ),
 )
 # Helpers that decompose nothing alone.
-SUPPORT: tuple[str, ...] = ("dft", "complex_abs", "complex", "polar", "complex_pair")
+SUPPORT: tuple[str, ...] = ("dft", "complex_abs", "complex_angle", "complex", "polar", "complex_pair")

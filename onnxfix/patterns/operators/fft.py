@@ -21,8 +21,9 @@ from onnxfix.rewriter.statements import block_of, single_name_assignment
 
 INVERSE = ("irfft", "irfftn")  # take a spectrum, return a real tensor
 MAGNITUDE = "_onnx_complex_abs"  # |z| of the real layout
+ANGLE = "_onnx_complex_angle"  # arg z of the real layout
 PART = {"real": "[..., 0]", "imag": "[..., 1]"}  # views of view_as_real: exact in eager
-CONSUMER_HELPERS = ("complex_abs", "complex", "polar")  # written into the file when an edit calls them
+CONSUMER_HELPERS = ("complex_abs", "complex_angle", "complex", "polar")  # written into the file when an edit calls them
 
 
 class FourierTransform(DecompositionRule):
@@ -32,7 +33,7 @@ class FourierTransform(DecompositionRule):
     default_safety = "safe"
     doc = rule_doc(
         "Finds `torch.fft.fft` / `fft2` / `fftn` / `rfft` / `rfftn` whose complex result is used "
-        "only through `.abs()` / `torch.abs`, `.real`, `.imag` or `torch.view_as_real` (directly, "
+        "only through `.abs()` / `torch.abs`, `.angle()` / `torch.angle`, `.real`, `.imag` or `torch.view_as_real` (directly, "
         "or through a name assigned once in forward's body and read before it is rebound), and "
         "`torch.fft.irfft` / `irfftn` of `torch.complex(re, im)`, `torch.view_as_complex(t)` or "
         "`torch.polar(r, theta)`. Other uses of a spectrum (complex arithmetic, a complex tensor "
@@ -100,15 +101,16 @@ def _use(expr: ast.AST, ctx: FunctionContext) -> list[Edit] | None:
             start, end = ctx.dot_span(parent)
             return [Edit(start, end, PART[parent.attr])]
         call = ctx.parent(parent)
-        if parent.attr == "abs" and isinstance(call, ast.Call) and call.func is parent and not call.args and not call.keywords:
+        helper = {"abs": MAGNITUDE, "angle": ANGLE}.get(parent.attr)
+        if helper and isinstance(call, ast.Call) and call.func is parent and not call.args and not call.keywords:
             start, end = ctx.dot_span(parent, call)  # `expr.abs()` -> `_onnx_complex_abs(expr)`
             expr_start = ctx.file.source.span(expr)[0]
-            return [Edit(expr_start, expr_start, f"{MAGNITUDE}("), Edit(start, end, ")")]
+            return [Edit(expr_start, expr_start, f"{helper}("), Edit(start, end, ")")]
         return None
     if isinstance(parent, ast.Call) and parent.args == [expr] and not parent.keywords:
         qualname = ctx.qualname(parent.func)
-        if qualname == "torch.abs":
-            return [ctx.replace(parent.func, MAGNITUDE)]
+        if qualname in ("torch.abs", "torch.angle"):
+            return [ctx.replace(parent.func, MAGNITUDE if qualname == "torch.abs" else ANGLE)]
         if qualname == "torch.view_as_real":
             return _wrapper(parent, expr, ctx)
     return None
@@ -120,7 +122,7 @@ def _spectrum_uses(node: ast.Call, ctx: FunctionContext) -> tuple[list[Edit] | N
     direct = _use(node, ctx)
     if direct is not None:
         return direct, ""
-    other = "the complex result is used otherwise than through .abs(), .real, .imag or view_as_real"
+    other = "the complex result is used otherwise than through .abs(), .angle(), .real, .imag or view_as_real"
     statement = ctx.parent(node)
     name = single_name_assignment(statement) if isinstance(statement, ast.Assign) and statement.value is node else None
     if name is None or ctx.parent(statement) is not ctx.fn.node:
