@@ -71,7 +71,14 @@ def _chunk_parts(node: ast.Call, ctx: FunctionContext) -> tuple[ast.expr, ast.ex
 
 
 def _size_along(count: ast.expr, tensor: ast.expr, dim: int, ctx: FunctionContext) -> bool:
-    """`t.size(d)`, `t.shape[d]` or `t.size()[d]` of the chunked tensor, spelled alike."""
+    """`t.size(d)`, `t.shape[d]` or `t.size()[d]` of the chunked tensor, spelled alike, directly
+    or through a local bound once to it (`steps = x.size(1)`; the tensor's own name not rebound)."""
+    if isinstance(count, ast.Name):
+        bound = ctx.assignments(count.id)
+        names = {n.id for n in ast.walk(tensor) if isinstance(n, ast.Name)}
+        return (len(bound) == 1 and isinstance(bound[0], ast.expr) and not ctx.is_parameter(count.id)
+                and all(len(ctx.assignments(name)) <= 1 for name in names)
+                and _size_along(bound[0], tensor, dim, ctx))
     receiver, index = None, None
     if isinstance(count, ast.Call) and isinstance(count.func, ast.Attribute) and count.func.attr == "size":
         receiver, index = count.func.value, count.args[0] if len(count.args) == 1 and not count.keywords else None

@@ -280,7 +280,7 @@ class SizeScaleFactor(Rule):
         if factor is None:
             return
         if not ctx.sizes.is_size(factor.value):
-            if matrix_mode(node) and size_derived(factor.value, ctx):
+            if matrix_mode(node, ctx) and size_derived(factor.value, ctx):
                 fix = scaled_resize_fix(node, ctx)
                 yield ctx.report(
                     self, node,
@@ -295,7 +295,7 @@ class SizeScaleFactor(Rule):
         keywords = {k.arg for k in node.keywords}
         mode = next((k.value for k in node.keywords if k.arg == "mode"), None)
         nearest = mode is None or (isinstance(mode, ast.Constant) and mode.value == "nearest")
-        if not nearest and matrix_mode(node):
+        if not nearest and matrix_mode(node, ctx):
             fix = scaled_resize_fix(node, ctx)
             why = ("; for this mode, resize by the symbolic scale while exporting instead" if fix else
                    "; no automatic fix: other arguments, or TorchScript")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 
 from onnxfix.decompositions import helper_source
+from onnxfix.patterns.operators.arguments import held_literal
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix, Helper
 
@@ -16,12 +17,13 @@ MATRIX_MODES = frozenset({"bicubic"})  # ATen's CPU bilinear copies an axis whos
 HELPER_KEYWORDS = frozenset({"scale_factor", "mode", "align_corners", "antialias"})
 
 
-def matrix_mode(node: ast.Call) -> str | None:
-    """The call's literal `mode` when the helper computes it (bicubic)."""
+def matrix_mode(node: ast.Call, ctx: FunctionContext) -> str | None:
+    """The call's `mode` when the helper computes it (bicubic): a literal, or the one literal a
+    local name or `self.<attr>` holds (`mode=self.interpolate_mode`, set in __init__)."""
     mode = next((k.value for k in node.keywords if k.arg == "mode"), None)
-    if isinstance(mode, ast.Constant) and mode.value in MATRIX_MODES:
-        return mode.value
-    return None
+    value = None if mode is None else held_literal(mode, ctx)
+    value = mode.value if isinstance(mode, ast.Constant) else value
+    return value if isinstance(value, str) and value in MATRIX_MODES else None
 
 
 def scaled_resize_fix(node: ast.Call, ctx: FunctionContext) -> Fix | None:
@@ -30,9 +32,11 @@ def scaled_resize_fix(node: ast.Call, ctx: FunctionContext) -> Fix | None:
     torch.export the helper builds the interpolation from the symbolic scale. None for other
     arguments (a positional size, `recompute_scale_factor`), `**kwargs`, or TorchScript."""
     antialias = next((k.value for k in node.keywords if k.arg == "antialias"), None)
+    held = None if antialias is None else (antialias.value if isinstance(antialias, ast.Constant)
+                                           else held_literal(antialias, ctx))
     if (len(node.args) != 1 or any(k.arg not in HELPER_KEYWORDS for k in node.keywords)
             or isinstance(node.args[0], ast.Starred) or ctx.compiled_by_torchscript
-            or not (antialias is None or (isinstance(antialias, ast.Constant) and antialias.value is False))):
+            or not (antialias is None or held is False)):
         return None  # an antialiased resize (or one that may be) is F.interpolate's own under export too
     return Fix("Resize by the symbolic scale while exporting (`_onnx_interpolate_scaled`)",
                (ctx.replace(node.func, "_onnx_interpolate_scaled"),), safe=True, imports=("torch",),
