@@ -59,12 +59,22 @@ def record_fixed_evidence(target: Target, source: Path, text: str, folder: str) 
 
     if target.live or evidence_path(Path(folder), text).exists():
         return False
+    return _record_copy(target, source, text, folder)
+
+
+def _record_copy(target: Target, source: Path, text: str, folder: str, watch: list | None = None) -> bool:
+    """The recorder run on a copy of the model's file holding ``text`` (its siblings still
+    import); ``watch`` entries whose file is None name that copy, and are evaluated on the probes
+    too. False when the run failed."""
     with tempfile.TemporaryDirectory(prefix="onnxfix-evidence-") as tmp:
         copy = Path(tmp) / source.name
         copy.write_text(text, encoding="utf-8", newline="")
         moved = retarget(target, source, copy)
         request = {"model": moved.model, "inputs": moved.inputs, "folder": folder,
                    "sys_path": [str(source.resolve().parent)]}
+        if watch:
+            request["watch"] = [[path or str(copy), line, conditions] for path, line, conditions in watch]
+            request["probes"] = moved.probes
         result = run_json_worker("onnxfix.exporter.evidence_worker", request, target.timeout)
     return "error" not in result
 
@@ -80,25 +90,15 @@ def note_checks(target: Target, source: Path, text: str, results: list, folder: 
 
     if target.live:
         return False
-    with tempfile.TemporaryDirectory(prefix="onnxfix-checks-") as tmp:
-        copy = Path(tmp) / source.name
-        watch = []
-        for suggestion in suggested_in(results):
-            in_model = Path(suggestion.path).name == source.name and not _other_user_file(suggestion.path, source)
-            if not in_model and not is_user_file(suggestion.path):
-                continue  # torch's own code, a library: the recorder does not trace it
-            path = str(copy) if in_model else suggestion.path
-            known = load(folder, text if in_model else _text_of(suggestion.path))
-            if known is None or any((suggestion.line, c) not in known.evaluated for c in suggestion.conditions):
-                watch.append([path, suggestion.line, list(suggestion.conditions)])
-        if not watch:
-            return False
-        copy.write_text(text, encoding="utf-8", newline="")
-        moved = retarget(target, source, copy)
-        request = {"model": moved.model, "inputs": moved.inputs, "probes": moved.probes, "folder": folder,
-                   "sys_path": [str(source.resolve().parent)], "watch": watch}
-        result = run_json_worker("onnxfix.exporter.evidence_worker", request, target.timeout)
-    return "error" not in result
+    watch = []
+    for suggestion in suggested_in(results):
+        in_model = Path(suggestion.path).name == source.name and not _other_user_file(suggestion.path, source)
+        if not in_model and not is_user_file(suggestion.path):
+            continue  # torch's own code, a library: the recorder does not trace it
+        known = load(folder, text if in_model else _text_of(suggestion.path))
+        if known is None or any((suggestion.line, c) not in known.evaluated for c in suggestion.conditions):
+            watch.append([None if in_model else suggestion.path, suggestion.line, list(suggestion.conditions)])
+    return bool(watch) and _record_copy(target, source, text, folder, watch)
 
 
 def _other_user_file(path: str, source: Path) -> bool:
