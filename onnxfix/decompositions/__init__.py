@@ -75,13 +75,27 @@ def helper_source(key: str) -> str:
     return "".join(lines[definitions[0].lineno - 1 : definitions[-1].end_lineno])
 
 
+@lru_cache(maxsize=None)
+def called_helpers(key: str) -> tuple[str, ...]:
+    """The other helpers ``key``'s text calls by name (a support helper such as complex_angle has
+    no record to declare ``requires``: what it calls is what it needs)."""
+    names = {node.id for node in ast.walk(ast.parse(helper_source(key))) if isinstance(node, ast.Name)}
+    return tuple(sorted(name.removeprefix("_onnx_") for name in names
+                        if name.startswith("_onnx_") and name != f"_onnx_{key}"
+                        and resources.files(__package__).joinpath(f"{name.removeprefix('_onnx_')}.py").is_file()))
+
+
 def helper_chain(key: str) -> list[str]:
     """Keys whose helpers must be in the file for ``key``'s helper, dependencies first."""
     ordered: list[str] = []
+    entered: set[str] = set()
 
     def visit(name: str) -> None:
+        if name in entered:
+            return  # helpers calling each other: each is written once
+        entered.add(name)
         decomposition = BY_KEY.get(name)
-        for dependency in decomposition.requires if decomposition else ():
+        for dependency in (*(decomposition.requires if decomposition else ()), *called_helpers(name)):
             visit(dependency)
         if name not in ordered:
             ordered.append(name)

@@ -92,7 +92,7 @@ class _OnnxComplexPair:
         return torch.sqrt(self.real * self.real + self.imag * self.imag)
 
     def angle(self):
-        return torch.atan2(self.imag, self.real)
+        return _onnx_atan2(self.imag, self.real)
 
     def exp(self):
         scale = torch.exp(self.real)

@@ -93,6 +93,18 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         ),
     ),
     Decomposition(
+        "atan2", ("torch.atan2", "Tensor.atan2", "torch.arctan2", "Tensor.arctan2"), True, (), (),
+        "Both exporters write atan2 as an arctangent of the quotient with quadrant corrections, "
+        "wrong where a coordinate is zero or infinite (measured on torch 2.13: atan2(+0, -1) is -pi "
+        "where torch gives pi, atan2(1, -0) -pi/2 for pi/2, the legacy exporter's atan2(0, 0) NaN "
+        "for 0, both exporters' atan2(inf, inf) 0 or NaN, dynamo's atan2 of a NaN 0): the phase of "
+        "a real or zero-padded signal, a keypoint's angle on an axis. The helper sets those points "
+        "to C's atan2 values (a -0 result may come out +0). Eager keeps the op (guarded helper).",
+        rule="ONX516",
+        proof=Proof("torch.atan2(a, c) + a.atan2(c.flip(-1))", "_onnx_atan2(a, c) + _onnx_atan2(a, c.flip(-1))",
+                    "(axis_points(g, b, 40), axis_points(g, b, 40))", params="a, c", decomposition_tol=1e-6),
+    ),
+    Decomposition(
         "hamming_window", ("torch.hamming_window",), True, ("hamming_window",), (PYTORCH + "120316",),
         "torch's formula alpha - beta * cos(2 pi n / (N - 1)), N + 1 points cut to N when periodic. "
         "The dynamo exporter writes ONNX's HammingWindow, whose coefficients are 25/46 and 21/46 "

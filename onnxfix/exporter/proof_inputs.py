@@ -45,6 +45,15 @@ def specials(g, *shape):
     return x
 
 
+def axis_points(g, *shape):
+    """Coordinates on and off the axes: random values, with signed zeros, infinities and NaN mixed in."""
+    x = torch.randn(*shape, generator=g) * 2
+    pick = torch.randint(0, 10, shape, generator=g)
+    for value, chosen in ((0.0, 0), (-0.0, 1), (0.0, 2), (INF, 3), (-INF, 4), (NAN, 5)):
+        x = torch.where(pick == chosen, torch.tensor(value), x)
+    return x
+
+
 def randn_with_nan(g, *shape):
     x = torch.randn(*shape, generator=g)
     x[..., 1] = NAN

@@ -15,7 +15,7 @@ from onnxfix import operator_catalog as catalog
 from onnxfix.patterns.operators.base import DecompositionRule, argument, helper_accepts, helper_fix, match_call, rule_doc
 from onnxfix.patterns.operators.complex_values import carries_complex_pair
 from onnxfix.rewriter.context import FunctionContext
-from onnxfix.decompositions import helper_source
+from onnxfix.decompositions import helper_chain, helper_source
 from onnxfix.rewriter.rule import Edit, Helper
 from onnxfix.rewriter.statements import block_of, single_name_assignment
 
@@ -74,8 +74,8 @@ class FourierTransform(DecompositionRule):
         if edits is not None and helper_accepts(decomposition, node, method):
             fix = helper_fix(decomposition, node, ctx, method, safe=True)
             texts = [edit.text for edit in edits]
-            extra = tuple(Helper(f"_onnx_{key}", helper_source(key)) for key in CONSUMER_HELPERS
-                          if any(re.search(rf"\b_onnx_{key}\b", text) for text in texts))
+            extra = tuple(Helper(f"_onnx_{k}", helper_source(k)) for key in CONSUMER_HELPERS
+                          if any(re.search(rf"\b_onnx_{key}\b", text) for text in texts) for k in helper_chain(key))
             fix = dataclasses.replace(fix, edits=fix.edits + tuple(edits), helpers=fix.helpers + extra)
         message = (
             f"`{name}` breaks ONNX export ({catalog.describe(failed)}; measured on torch "

@@ -285,7 +285,7 @@ class DynamoSilentlyWrong(DecompositionRule):
     code = "ONX516"
     name = "dynamo-silently-wrong"
     summary = ("`scatter_reduce(reduce=\"mean\")`, `cross_entropy(label_smoothing=)` and `hamming_window` export silently "
-               "wrong in dynamo, avg_pool's `divisor_override` in both: rewrite")
+               "wrong in dynamo, avg_pool's `divisor_override` and `atan2` on the axes in both: rewrite")
     default_safety = "safe"
     doc = rule_doc(
         "Finds `torch.scatter_reduce` / `Tensor.scatter_reduce` / `Tensor.scatter_reduce_` with "
@@ -297,7 +297,9 @@ class DynamoSilentlyWrong(DecompositionRule):
         "And `F.avg_pool2d` / `F.avg_pool3d` / `nn.AvgPool2d` / `nn.AvgPool3d` with "
         "`divisor_override`, which BOTH exporters write as an AveragePool dividing by the window "
         "size (the helper: the window sums, a mean times the kernel size, over the divisor; with "
-        "ceil_mode the op is kept).",
+        "ceil_mode the op is kept). And every `torch.atan2` / `Tensor.atan2` / `torch.arctan2`: both "
+        "exporters give other angles where a coordinate is zero or infinite (atan2(+0, -1) is -pi, "
+        "not pi: the phase of a real signal; the legacy exporter's atan2(0, 0) is NaN).",
         "The dynamo exporter exports both WITHOUT an error but computes something else: "
         "scatter_reduce \"mean\" becomes a plain scatter (the last value wins; ONNX "
         "ScatterElements has no mean), and cross_entropy drops label_smoothing (measured: the "
