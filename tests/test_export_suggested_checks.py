@@ -82,3 +82,59 @@ def test_the_check_keeps_the_files_line_endings_and_indentation(tmp_path):
     assert fixed(path, unsafe=False) == source.replace(
         "\t\treturn", "\t\tif torch.compiler.is_exporting():  # decides torch.export's guard (onnxfix ONX611)\r\n"
         "\t\t\ttorch._check(k + 1 != 1)\r\n\t\treturn")
+
+
+def test_an_if_on_a_data_dependent_value_offers_its_test_and_its_negation(tmp_path):
+    """torch suggests nothing for a Python `if` on an unbacked size: the test is the guard. The
+    candidates: the test's comparisons (each of an `and`'s) and their negation (each of an
+    `or`'s); an `elif`, a chained comparison or a bare value offer nothing; an `assert`, its test."""
+    from types import SimpleNamespace
+
+    from onnxfix.exporter.locations import ExportFinding, Location
+    from onnxfix.exporter.suggested_checks import branch_checks, suggested_in
+
+    model = tmp_path / "m.py"
+    model.write_text("def f(p, q, n):\n"
+                     "    if p.shape[0] > 0 and n == 2:\n        pass\n"
+                     "    if not (q.numel() >= 1 or n != 3):\n        pass\n"
+                     "    if n:\n        pass\n"
+                     "    elif n < 1:\n        pass\n"
+                     "    if 0 < n < 3:\n        pass\n", encoding="utf-8")
+    path = str(model.resolve())
+
+    def result(*lines, error=""):
+        findings = [ExportFinding("ONX913", "guard", Location(path, line), "dynamo") for line in lines]
+        return SimpleNamespace(findings=findings, verdict=SimpleNamespace(error=error))
+
+    assert branch_checks([result(2, 4, 6, 8, 10, 3)]) == [
+        Suggestion(path, 2, ("p.shape[0] > 0", "n == 2")),  # its negation is no conjunction
+        Suggestion(path, 4, ("q.numel() < 1", "n == 3")),  # not (a or b): neither holds
+    ]
+    model.write_text("def f(p, q):\n    if p.shape[0] > 0:\n        pass\n    assert len(p) == len(q), len(q)\n",
+                     encoding="utf-8")
+    assert branch_checks([result(2, 4)]) == [Suggestion(path, 2, ("p.shape[0] > 0",)),
+                                             Suggestion(path, 2, ("p.shape[0] <= 0",)),
+                                             Suggestion(path, 4, ("len(p) == len(q)",))]  # it held where it ran
+    assert branch_checks([result(2)], lambda _: "def f(p):\n    p = p\n") == []  # the text the export ran
+    suggested = ERROR.replace("/m/model.py", path).replace("line 24", "line 2")
+    assert suggested_in([result(2, error=suggested)]) == [  # torch's own suggestion for the line wins
+        Suggestion(path, 2, ("1 == (1 + sp)", "1 != (1 + sp)"))]
+
+
+def test_a_branch_taken_every_time_is_checked_and_the_export_is_ok(tmp_path, capsys):
+    """tests/export_models/image_token_branch.py: Phi-3-vision's `if positions.shape[0] > 0:`
+    after a nonzero. Dynamo EXPORT-FAILS -> OK, legacy stays OK; eager outputs identical."""
+    model = tmp_path / "image_token_branch.py"
+    shutil.copy(MODELS / "image_token_branch.py", model)
+    cli_main(["export", "--format", "json", f"{model}:make_model", "--exporter", "both", "--write"])
+    (target,) = json.loads(capsys.readouterr().out)["targets"]
+    assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS", "OK"]
+    assert [r["verdict"] for r in target["fix"]["results"]] == ["OK", "OK"], target["fix"]["results"]
+    assert ("        hidden = self.wte(input_ids.clamp_min(0))\n"
+            "        if torch.compiler.is_exporting():  # decides torch.export's guard (onnxfix ONX611)\n"
+            "            torch._check(positions.shape[0] > 0)\n"
+            "        if positions.shape[0] > 0:\n") in model.read_text(encoding="utf-8")
+    original, rewritten = load_module(MODELS / "image_token_branch.py"), load_module(model)
+    for args in [original.example_inputs(), *original.probe_inputs()]:
+        with torch.no_grad():
+            assert torch.equal(original.make_model()(*args), rewritten.make_model()(*args))

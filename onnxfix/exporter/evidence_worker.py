@@ -45,7 +45,8 @@ def record(model_spec: str, inputs_spec: str, folder: Path, watch: list | None =
     args = as_tuple(load_spec(inputs_spec)())
     watched: dict[str, dict[int, tuple[str, ...]]] = {}
     for file, line, conditions in watch or ():
-        watched.setdefault(os.path.realpath(file), {})[int(line)] = tuple(conditions)
+        at_line = watched.setdefault(os.path.realpath(file), {})  # two entries for one line: both lists
+        at_line[int(line)] = tuple(dict.fromkeys((*at_line.get(int(line), ()), *conditions)))
     with torch.no_grad(), Recorder(watched) as recorder:
         model(*args)
     if watched and probes_spec:  # the conditions on the probes too; their types stay unrecorded

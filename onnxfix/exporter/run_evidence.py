@@ -90,9 +90,13 @@ def note_checks(target: Target, source: Path, text: str, results: list, folder: 
 
     if target.live:
         return False
+
+    def names_model(path: str) -> bool:  # the model's file (the error names the fix loop's copy of it)
+        return Path(path).name == source.name and not _other_user_file(path, source)
+
     watch = []
-    for suggestion in suggested_in(results):
-        in_model = Path(suggestion.path).name == source.name and not _other_user_file(suggestion.path, source)
+    for suggestion in suggested_in(results, lambda path: text if names_model(path) else _text_of(path)):
+        in_model = names_model(suggestion.path)
         if not in_model and not is_user_file(suggestion.path):
             continue  # torch's own code, a library: the recorder does not trace it
         known = load(folder, text if in_model else _text_of(suggestion.path))

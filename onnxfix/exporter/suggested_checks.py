@@ -12,8 +12,14 @@ would decide it, in the user's own names::
       1. torch._check(1 == (1 + start_pos))
       2. torch._check(1 != (1 + start_pos))
 
-The run's recorder evaluates each suggestion at that line (exporter/recorder.py); ONX611 inserts
-the one that held on every recorded call (patterns/control_flow/suggested_check.py). Torch-free.
+A Python `if` on such a value (`if positions.shape[0] > 0:` after a `nonzero`) gets no
+suggestion: the guard is the test itself. For an ONX913 finding at an `if` statement the test
+and its negation are the candidates (`branch_checks`): if the run took one branch every time, its
+check decides the guard the same way. At an `assert` (`assert len(a) == len(b)` on a count read
+from the data), its test: it held whenever eager ran it.
+
+The run's recorder evaluates each candidate at that line (exporter/recorder.py); ONX611 inserts
+the ones that held on every recorded call (patterns/control_flow/suggested_check.py). Torch-free.
 """
 
 from __future__ import annotations
@@ -60,10 +66,97 @@ def _condition(line: str) -> str | None:
     return match.group(1)
 
 
-def suggested_in(results: list) -> list[Suggestion]:
-    """The suggestions of every failed export in ``results`` (ExporterResult), once each."""
+def suggested_in(results: list, text_of=None) -> list[Suggestion]:
+    """The suggestions of every failed export in ``results`` (ExporterResult), once each, and the
+    branch checks of its data-dependent guards at `if` statements torch suggested nothing for
+    (``text_of``: path -> the text the export ran, default the file's)."""
     seen: dict[tuple, Suggestion] = {}
     for result in results:
         for suggestion in suggestions(result.verdict.error or ""):
             seen.setdefault((suggestion.path, suggestion.line, suggestion.conditions), suggestion)
+    suggested_lines = {(s.path, s.line) for s in seen.values()}
+    for suggestion in branch_checks(results, text_of):
+        if (suggestion.path, suggestion.line) not in suggested_lines:
+            seen.setdefault((suggestion.path, suggestion.line, suggestion.conditions), suggestion)
     return list(seen.values())
+
+
+_NEGATED = {ast.Gt: "<=", ast.GtE: "<", ast.Lt: ">=", ast.LtE: ">", ast.Eq: "!=", ast.NotEq: "=="}
+_OPERATOR = {ast.Gt: ">", ast.GtE: ">=", ast.Lt: "<", ast.LtE: "<=", ast.Eq: "==", ast.NotEq: "!="}
+
+
+def branch_checks(results: list, text_of=None) -> list[Suggestion]:
+    """For each data-dependent guard (ONX913) the run located at an `if` statement: the test's
+    conditions when it holds, and when it does not (at an `assert`: when it holds) (each a condition torch._check takes: a
+    comparison, or each comparison of an `and`). ``text_of``: path -> the text the export ran
+    (the fix loop's, whose lines the findings name under the user's path)."""
+    found = []
+    for result in results:
+        for finding in result.findings:
+            if finding.code != "ONX913":
+                continue
+            path = os.path.realpath(finding.location.path)
+            statement = _guard_statement((text_of or _read)(path), finding.location.line)
+            if statement is None:
+                continue
+            # an assert that ran held (else eager raised): only its holding conditions
+            both = isinstance(statement, ast.If)
+            for conditions in (_holding(statement.test), _failing(statement.test) if both else ()):
+                if conditions:
+                    found.append(Suggestion(path, finding.location.line, conditions))
+    return found
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def _guard_statement(text: str, line: int) -> ast.If | ast.Assert | None:
+    """The `if` statement (not an `elif`: its test runs only after the others) or the `assert`
+    that starts at ``line`` of ``text``."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    elifs = {id(node.orelse[0]) for node in ast.walk(tree)
+             if isinstance(node, ast.If) and len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If)}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.If, ast.Assert)) and node.lineno == line and id(node) not in elifs:
+            return node
+    return None
+
+
+def _holding(test: ast.expr) -> tuple[str, ...]:
+    """The conditions that say the test holds: its comparison, each of an `and`'s, or
+    `not x`'s negation."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        parts = [_holding(value) for value in test.values]
+        return () if not all(len(p) == 1 for p in parts) else tuple(p[0] for p in parts)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _failing(test.operand)
+    if _simple_comparison(test):
+        return (ast.unparse(test),)
+    return ()
+
+
+def _failing(test: ast.expr) -> tuple[str, ...]:
+    """The conditions that say the test fails: a comparison's negation (one of an `or`'s each)."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+        parts = [_failing(value) for value in test.values]
+        return () if not all(len(p) == 1 for p in parts) else tuple(p[0] for p in parts)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _holding(test.operand)
+    if _simple_comparison(test):
+        negated = _NEGATED[type(test.ops[0])]
+        return (f"{ast.unparse(test.left)} {negated} {ast.unparse(test.comparators[0])}",)
+    return ()
+
+
+def _simple_comparison(test: ast.expr) -> bool:
+    """`a > b`: one arithmetic comparison (not a chain, `is` or `in`), which torch._check takes as
+    a symbolic bool."""
+    return isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in _OPERATOR

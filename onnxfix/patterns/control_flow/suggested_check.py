@@ -7,6 +7,9 @@ broadcast see a size 1?) stops the export, and torch names the call and suggests
 `torch._check(...)` calls in the user's names (exporter/suggested_checks.py). The run
 evaluates each suggestion at that line, on the example and the probes, and this rule inserts
 the ones that held every time, before the statement, under `torch.compiler.is_exporting()`.
+A Python `if` on such a value gets no suggestion (the test is the guard): its test and its
+negation are the candidates (exporter/suggested_checks.branch_checks), so a branch the run took
+every time is checked the same way.
 """
 
 from __future__ import annotations
@@ -30,11 +33,15 @@ class SuggestedCheck(Rule):
         what="Under `onnxfix export`: a statement where torch.export stopped on a guard of a value "
         "read out of a tensor (\"Could not guard on data-dependent expression\") and suggested "
         "`torch._check(...)` calls, one of which held every time the run reached the line (the "
-        "export inputs and the probes).",
+        "export inputs and the probes). And an `if` whose test is such a guard (`if "
+        "positions.shape[0] > 0:` after a `nonzero`), where torch suggests nothing: its test, or "
+        "its negation, when the run took the same branch every time.",
         why="`x.item()`, `nonzero()` and friends give torch.export a symbol without a value. When a "
         "shape computation needs to know something about it (is `start_pos + 1` equal to 1, which "
         "decides whether a mask broadcasts), the export fails. `torch._check(cond)` tells torch.export "
-        "the answer; the ONNX model then computes with the symbol as before.",
+        "the answer; the ONNX model then computes with the symbol as before. For an `if`, the "
+        "exported model keeps the branch the run always took: like the legacy exporter's trace, "
+        "but only after every recorded input took it.",
         example="def forward(self, x, start_pos, cache):\n    sp = start_pos.item()\n"
         "    keys = cache[:, : sp + 1]\n    return torch.softmax(x @ keys.transpose(1, 2), -1)",
         use_instead="def forward(self, x, start_pos, cache):\n    sp = start_pos.item()\n"
