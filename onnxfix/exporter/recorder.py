@@ -118,10 +118,12 @@ class Recorder:
 
     def _evaluate(self, record: _Record, frame: FrameType) -> None:
         """Each watched condition of the line about to run, in its frame's names (an error
-        counts as not holding: the check would not be true there)."""
+        counts as not holding: the check would not be true there; so does a value other than a
+        Python bool: torch._check refuses a tensor, `if t < 0:` on a 0-d tensor's value)."""
         for condition in record.watched[frame.f_lineno]:
             try:
-                value = bool(eval(condition, frame.f_globals, dict(frame.f_locals)))  # noqa: S307 (torch's own text)
+                value = eval(condition, frame.f_globals, dict(frame.f_locals))  # noqa: S307 (torch's own or the user's text)
+                value = value if isinstance(value, bool) else False
             except Exception:
                 value = False
             key = (record.file, frame.f_lineno, condition)
