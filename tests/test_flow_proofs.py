@@ -39,6 +39,7 @@ CASES = {
     "repeat_rows": ("ONX603", True, (FAILS, WRONG)),
     "inverse_permutation": ("ONX603", False, (FAILS, WRONG)),  # `a[idx[i]] = i`, idx sorts a 1-D tensor
     "moe_experts": ("ONX603", True, (FAILS, ORT)),  # Mixtral's `for expert_idx in expert_hit:` -> every expert
+    "moe_expert_rows": ("ONX603", True, (FAILS, ORT)),  # Qwen3-MoE: the row indexes, `self.experts[expert_idx]`
     "views": ("ONX303", False, (OK, WRONG)),
     "views_flat": ("ONX303", False, (OK, WRONG)),
     "deepcopy_model": ("ONX304", True, (FAILS, ORT)),
@@ -103,6 +104,7 @@ DYNAMO_ERRORS = {
     "repeat_rows": "GuardOnDataDependentSymNode",
     "inverse_permutation": "GuardOnDataDependentSymNode",
     "moe_experts": "GuardOnDataDependentSymNode",  # iterating over the nonzero rows (unbind)
+    "moe_expert_rows": "GuardOnDataDependentSymNode",
     "deepcopy_model": "Cannot access data pointer of Tensor",
     "raise_check": "GuardOnDataDependentSymNode",
     "assert_check": "GuardOnDataDependentSymNode",

@@ -6,7 +6,12 @@ The hit list is data dependent (nonzero), so the exporters unroll the export-tim
 number of experts is a model constant. An expert no token is routed to then runs the body on an
 empty selection (`torch.where` of its all-zero mask row is empty, `index_add_` of no rows is a
 no-op), and the hit experts are visited in the same ascending order, so the sum is built from the
-same additions in the same order."""
+same additions in the same order.
+
+Two spellings: `expert_idx = expert_idx[0]` first in the body (the row's element, dropped), or
+the row [e] itself as the index (Qwen3-MoE, Mixtral in 2025: `self.experts[expert_idx]` of a
+module list, which takes [e] and e alike, and `torch.where(M[expert_idx].squeeze(0))`, whose
+squeeze the int index makes unneeded, and wrong when top_k is 1)."""
 
 from __future__ import annotations
 
@@ -66,16 +71,20 @@ def expert_loop(node: ast.For, ctx: FunctionContext) -> tuple[Fix | None, str]:
     if not _static(count, ctx) or _rebinds_attribute(count, ctx):
         return None, ""
     first = node.body[0]
-    if not (
+    squeezes: list[ast.Call] = []
+    if (
         isinstance(first, ast.Assign) and len(first.targets) == 1 and isinstance(first.targets[0], ast.Name)
         and isinstance(first.value, ast.Subscript) and isinstance(first.value.value, ast.Name)
         and first.value.value.id == row and _is_int(first.value.slice, 0)
     ):
-        return None, ""
-    index = first.targets[0].id
+        index, rest = first.targets[0].id, node.body[1:]
+    else:  # the row itself indexes: `self.experts[expert_idx]`, `torch.where(M[expert_idx].squeeze(0))`
+        squeezes = _row_indexing(node, row, mask, ctx)
+        if squeezes is None:
+            return None, ""
+        index, rest, first = row, node.body, None
     if index in (hit, mask):
         return None, ""
-    rest = node.body[1:]
     guard = _guard(rest[0], index, ctx)
     if guard is not None:
         rest = rest[1:]
@@ -95,10 +104,12 @@ def expert_loop(node: ast.For, ctx: FunctionContext) -> tuple[Fix | None, str]:
         return None, ""
     if any(_read_outside(name, node, ctx) for name in {index, *_body_names(_flatten(rest, ctx) or [])}):
         return None, ""  # Python keeps the last expert's values bound after the loop
-    removal = statement_removal(first, ctx)
-    if removal is None:
+    removal = statement_removal(first, ctx) if first is not None else None
+    if first is not None and removal is None:
         return None, ""
-    edits = [ctx.replace(node.iter, f"range({ctx.segment(count)})"), removal]
+    # the row [e] indexed with a leading 1 that `.squeeze(0)` took away: the int e has none
+    edits = [ctx.replace(node.iter, f"range({ctx.segment(count)})"), *(ctx.delete_suffix(c.func, c) for c in squeezes)]
+    edits += [removal] if removal is not None else []
     if index != row:
         edits.insert(0, ctx.replace(node.target, index))
     experts = f"`{ctx.segment(guard)}`" if guard is not None and padded else f"`{ctx.segment(count)}`"
@@ -111,6 +122,42 @@ def expert_loop(node: ast.For, ctx: FunctionContext) -> tuple[Fix | None, str]:
     )
     fix = Fix(f"Loop over every expert (`range({ctx.segment(count)})`) instead of the experts hit", tuple(edits), safe=False)
     return fix, why
+
+
+def _row_indexing(loop: ast.For, row: str, mask: str, ctx: FunctionContext) -> list[ast.Call] | None:
+    """The `.squeeze(0)` calls of `M[ROW].squeeze(0)` when the loop's row [e] (a 1-element tensor)
+    is read only there and as an index of a module list of ``self`` (`self.experts[ROW]`, the
+    module the int e names too); None for any other read (a tensor indexed by [e] keeps a leading
+    1 that an int index drops)."""
+    squeezes = []
+    for name in _loads(loop, row):
+        subscript = ctx.parent(name)
+        if not (isinstance(subscript, ast.Subscript) and subscript.slice is name and isinstance(subscript.ctx, ast.Load)):
+            return None
+        if isinstance(subscript.value, ast.Name) and subscript.value.id == mask:
+            squeeze = _squeeze_of(subscript, ctx)
+            if squeeze is None:
+                return None
+            squeezes.append(squeeze)
+        elif not _module_list(subscript.value, ctx):
+            return None
+    return squeezes
+
+
+def _squeeze_of(node: ast.expr, ctx: FunctionContext) -> ast.Call | None:
+    """The call of `node.squeeze(0)`."""
+    attribute = ctx.parent(node)
+    call = ctx.parent(attribute)
+    if (isinstance(attribute, ast.Attribute) and attribute.attr == "squeeze" and isinstance(call, ast.Call)
+            and call.func is attribute and len(call.args) == 1 and _is_int(call.args[0], 0) and not call.keywords):
+        return call
+    return None
+
+
+def _module_list(node: ast.expr, ctx: FunctionContext) -> bool:
+    value = ctx.self_attr_value(node)
+    return isinstance(value, ast.Call) and ctx.file.module.scope.qualname(value.func) in (
+        "torch.nn.ModuleList", "torch.nn.Sequential")
 
 
 def _hit_rows(value: ast.expr, ctx: FunctionContext) -> tuple[str, ast.Call] | None:
@@ -324,6 +371,8 @@ def _is_selection(statement: ast.Assign, index: str, mask: str, ctx: FunctionCon
     if not (isinstance(value, ast.Call) and ctx.qualname(value.func) == "torch.where" and len(value.args) == 1 and not value.keywords):
         return False
     row = value.args[0]
+    if isinstance(row, ast.Call) and isinstance(row.func, ast.Attribute) and _squeeze_of(row.func.value, ctx) is row:
+        row = row.func.value  # `M[J].squeeze(0)`: the rows [e] form, whose squeeze the fix drops
     return (
         isinstance(row, ast.Subscript) and isinstance(row.value, ast.Name) and row.value.id == mask
         and isinstance(row.slice, ast.Name) and row.slice.id == index
@@ -368,12 +417,12 @@ def _call_kind(call: ast.Call, ctx: FunctionContext) -> str:
 def _selected_from(name: ast.Name, ctx: FunctionContext) -> bool:
     """`torch.where(M[...])`: a read of the mask that writes nothing and keeps no view."""
     row = ctx.parent(name)
-    call = ctx.parent(row)
-    return (
-        isinstance(row, ast.Subscript) and row.value is name and isinstance(row.ctx, ast.Load)
-        and isinstance(call, ast.Call) and call.args == [row] and not call.keywords
-        and ctx.qualname(call.func) == "torch.where"
-    )
+    if not (isinstance(row, ast.Subscript) and row.value is name and isinstance(row.ctx, ast.Load)):
+        return False
+    argument = _squeeze_of(row, ctx) or row  # `M[J].squeeze(0)`: the rows [e] form
+    call = ctx.parent(argument)
+    return (isinstance(call, ast.Call) and call.args == [argument] and not call.keywords
+            and ctx.qualname(call.func) == "torch.where")
 
 
 def _loads(tree: ast.AST, name: str) -> list[ast.Name]:
