@@ -193,7 +193,7 @@ class TensorIf(Rule):
                 fix, why = dropped
                 message += why
             elif fix is None:
-                message += "; no automatic fix: " + _no_where_reason(node, condition, value)
+                message += "; no automatic fix: " + _no_where_reason(node, condition, value, ctx)
         message += _static_guard_note(node.test, ctx)
         # an empty exit: ONX610 reports it for the dynamo exporter, with its fix
         exporters = ("legacy",) if fix is None and skips_empty_exit(node, ctx) else None
@@ -223,19 +223,23 @@ class TensorIf(Rule):
         condition = tensor_condition(node.test, ctx)
         if condition is None or in_training_branch(node, ctx):
             return
-        fix = None
-        if condition.where_text:
+        fix, reshaped = None, reshaped_branch(node.body, node.orelse, ctx)
+        if condition.where_text and not reshaped:
             torch, imports = ctx.torch_name()
             body, orelse = ctx.segment(node.body), ctx.segment(node.orelse)
             text = f"{torch}.where({condition.where_text}, {parenthesize(body, node.body)}, {parenthesize(orelse, node.orelse)})"
             fix = Fix("Select with `torch.where` (evaluates both sides)", (ctx.replace(node, text),), safe=False, imports=imports)
-        yield ctx.report(self, node.test, f"conditional expression on a tensor value: {BRANCH_FAILURE}", fix=fix)
+        reason = "; no automatic fix: one branch changes the other's shape (`torch.where` would broadcast them or fail)"
+        yield ctx.report(self, node.test, f"conditional expression on a tensor value: {BRANCH_FAILURE}"
+                         + (reason if reshaped else ""), fix=fix)
 
     def _fix(self, node: ast.If, condition: Condition, ctx: FunctionContext) -> Fix | None:
         shape = branch_shape(node, ctx)
         if shape is None:
             return None
         kind, target, when_true, when_false, last = shape
+        if isinstance(when_false, ast.AST) and reshaped_branch(when_true, when_false, ctx):
+            return None
         kept = [node.test, when_true] + ([when_false] if isinstance(when_false, ast.AST) else [])
         comments = comments_outside(ctx, node, kept, last)
         if comments is None:
@@ -286,12 +290,42 @@ def _skipped_when_exporting(test: ast.expr) -> bool:
     return isinstance(first, ast.UnaryOp) and isinstance(first.op, ast.Not) and is_export_check(first.operand, EXPORT_CHECKS)
 
 
-def _no_where_reason(node: ast.If, condition: Condition, value: str) -> str:
+def _no_where_reason(node: ast.If, condition: Condition, value: str, ctx: FunctionContext) -> str:
     if value != "a tensor value":
         return "a size read from the data has no tensor form to select with (`torch.cond` works in dynamo only)"
     if condition.where_text is None:
         return "the condition is not one comparison, `any()`/`all()` or `bool()` of a tensor"
+    shape = branch_shape(node, ctx)
+    if shape is not None and isinstance(shape[3], ast.AST) and reshaped_branch(shape[2], shape[3], ctx):
+        return ("one branch changes the other's shape (`torch.where` would broadcast them or fail); "
+                "`torch.cond` takes branches of different shapes in dynamo only")
     return "`torch.where` replaces only branches that are one `return` or one assignment to the same name each"
+
+
+# calls whose result has another shape than their tensor argument or receiver
+_CONCATENATIONS = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.stack", "torch.hstack",
+                             "torch.vstack", "torch.dstack", "torch.column_stack", "torch.nn.functional.pad"})
+_RESHAPING_METHODS = frozenset({"unsqueeze", "squeeze", "flatten", "view", "reshape", "repeat", "repeat_interleave",
+                                "expand", "sum", "mean", "amax", "amin", "narrow", "unfold"})
+
+
+def reshaped_branch(first: ast.expr, second: ast.expr, ctx: FunctionContext) -> bool:
+    """One branch is visibly the other with another shape: a concatenation or pad with the other
+    among its tensors (`torch.cat((tokens, extra), dim=2)` against `tokens`), or a reshaping method
+    called on it; `torch.where` would broadcast the two or raise."""
+    def of(value: ast.expr, other: str) -> bool:
+        if not isinstance(value, ast.Call):
+            return False
+        if ctx.qualname(value.func) in _CONCATENATIONS and value.args:
+            tensors = value.args[0]
+            elements = tensors.elts if isinstance(tensors, (ast.Tuple, ast.List)) else [tensors]
+            return any(ctx.segment(e) == other for e in elements) and (
+                len(elements) > 1 or ctx.qualname(value.func) == "torch.nn.functional.pad")
+        func = value.func
+        return (isinstance(func, ast.Attribute) and func.attr in _RESHAPING_METHODS
+                and ctx.segment(func.value) == other)
+
+    return of(first, ctx.segment(second)) or of(second, ctx.segment(first))
 
 
 def _reads_data_size(test: ast.expr, ctx: FunctionContext) -> bool:
