@@ -51,6 +51,7 @@ CASES = {
     "slice_broadcast": ("ONX706", False, (OK, ORT)),  # Uni-Mol: `bias[:, 1:, 0, :] = w.view(1, 1, d)`
     "self_sized_chunk": ("ONX529", False, (OK, FAILS)),  # `input.chunk(input.size(1), dim=1)`: unsafe_chunk, unknown size
     "raise_check": ("ONX601", False, (FAILS, OK)),  # `if <tensor>: raise` skipped while exporting
+    "warn_check": ("ONX601", False, (FAILS, OK)),  # torchaudio's filter bank check: `if <tensor>: warnings.warn(...)`
     "assert_check": ("ONX601", False, (FAILS, OK)),  # Piper: `assert (discriminant >= 0).all()` skipped while exporting
     "masked_guard": ("ONX601", True, (FAILS, WRONG)),  # tensor_quant's `if min_amax <= eps:` around a masked write
     "size_parity_pad": ("ONX601", False, (ORT, ORT)),  # branch on a size's parity around a zero pad
@@ -107,6 +108,7 @@ DYNAMO_ERRORS = {
     "moe_expert_rows": "GuardOnDataDependentSymNode",
     "deepcopy_model": "Cannot access data pointer of Tensor",
     "raise_check": "GuardOnDataDependentSymNode",
+    "warn_check": "GuardOnDataDependentSymNode",
     "assert_check": "GuardOnDataDependentSymNode",
     "empty_exit": "GuardOnDataDependentSymNode",
     "nms_empty_exit": "GuardOnDataDependentSymNode",

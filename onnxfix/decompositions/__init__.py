@@ -14,6 +14,7 @@ This module never imports torch: the static path reads only strings.
 from __future__ import annotations
 
 import ast
+import re
 from functools import lru_cache
 from importlib import resources
 
@@ -83,6 +84,16 @@ def called_helpers(key: str) -> tuple[str, ...]:
     return tuple(sorted(name.removeprefix("_onnx_") for name in names
                         if name.startswith("_onnx_") and name != f"_onnx_{key}"
                         and resources.files(__package__).joinpath(f"{name.removeprefix('_onnx_')}.py").is_file()))
+
+
+_OPTIONAL = re.compile(r"""globals\(\)\.get\(["']_onnx_(\w+)["']""")
+
+
+@lru_cache(maxsize=None)
+def optional_helpers(key: str) -> tuple[str, ...]:
+    """The helpers ``key``'s text uses where the file has them (`globals().get("_onnx_irfftn")`):
+    a source fix leaves them out unless another fix brings them; an export loads them."""
+    return tuple(sorted(set(_OPTIONAL.findall(helper_source(key))) - {key}))
 
 
 def helper_chain(key: str) -> list[str]:
@@ -157,7 +168,10 @@ def load_function(key: str, namespace: dict | None = None):
     import torch
 
     namespace = {"torch": torch} if namespace is None else namespace
-    for name in helper_chain(key):
+    chain = helper_chain(key)
+    for optional in (o for name in list(chain) for o in optional_helpers(name)):
+        chain += [name for name in helper_chain(optional) if name not in chain]
+    for name in chain:
         if f"_onnx_{name}" not in namespace:
             exec(compile(helper_source(name), f"<onnxfix decomposition {name}>", "exec"), namespace)  # noqa: S102 - our own package text
     return namespace[f"_onnx_{key}"]

@@ -303,6 +303,11 @@ class ScopeBuilder:
         if isinstance(value, ast.Name):  # `self.model = model`: what is passed in
             for found in self._attribute_classes(fn, value):
                 yield from self._called_method(fn, found)
+            # `self.extractor = get_mel_spectrogram`: a function of the module held as an attribute
+            init = fn.cls.methods.get("__init__")
+            parameters = {a.arg for a in ast.walk(init.args) if isinstance(a, ast.arg)} if init else set()
+            if value.id not in parameters:
+                yield from self._name_target(fn, value.id)
 
     def _element_methods(self, fn: ExportFunction, container: str, name: str) -> Iterator[ExportFunction]:
         """Method ``name`` of the classes built into container attribute ``container``."""

@@ -75,6 +75,10 @@ REDUCTION_METHODS = frozenset(
 )
 
 
+# ops returning a (values, indices) named tuple (with a dim, for max / min / median)
+VALUES_INDICES_OPS = frozenset({"max", "min", "sort", "topk", "kthvalue", "mode", "median", "nanmedian",
+                                "cummax", "cummin"})
+
 class TensorOracle:
     def __init__(self, ctx: "FunctionContext"):
         self.ctx = ctx
@@ -194,6 +198,8 @@ class TensorOracle:
             return True
         if node.attr == "shape":
             return False
+        if node.attr in ("values", "indices") and self._named_tensor_pair(node.value):
+            return True  # `x.max(dim=0).values`
         value = self.ctx.self_attr_value(node)
         if isinstance(value, ast.Call):  # self.mask = torch.ones(...) in __init__
             qualname = self.ctx.file.module.scope.qualname(value.func) or ""
@@ -202,6 +208,19 @@ class TensorOracle:
             ):
                 return True
         return None
+
+    def _named_tensor_pair(self, node: ast.AST) -> bool:
+        """A call returning torch's (values, indices) named tuple: `t.max(dim)`, `torch.topk(t, k)`."""
+        if not isinstance(node, ast.Call):
+            return False
+        func = node.func
+        qualname = self.ctx.qualname(func) or ""
+        if qualname.startswith("torch.") and qualname.rpartition(".")[2] in VALUES_INDICES_OPS:
+            return True
+        # `.values` of `.max(...)` on a value not known to be a tensor: NumPy's reductions return
+        # arrays, Python's lists have no such method, so the named tuple is torch's
+        return (isinstance(func, ast.Attribute) and func.attr in VALUES_INDICES_OPS
+                and self.is_tensor(func.value) is not False)
 
     def _name(self, name: str) -> bool | None:
         if name in self._names:

@@ -134,7 +134,8 @@ class TensorIf(Rule):
             ORT-FAILS under both exporters on the other parity, the rewrite is OK under both
             (tests/flow_models/size_parity_pad.py, tests/realworld/swin_patch_merging_parity.py).
             An `if` whose only statement is `raise` (an input check: `if n_tokens !=
-            n_features: raise ValueError(...)`) is fixed differently: `if not
+            n_features: raise ValueError(...)`), or whose statements only warn, log or print
+            (torchaudio's `if (fb.max(dim=0).values == 0.0).any(): warnings.warn(...)`), is fixed differently: `if not
             torch.compiler.is_exporting() and <condition>: raise ...`; an `assert` on a tensor
             value with a message computed from it (`assert (discriminant >= 0).all(),
             discriminant`: torch.export keeps the check as a runtime assertion, but fails on
@@ -171,12 +172,13 @@ class TensorIf(Rule):
             return
         fix = self._fix(node, condition, ctx) if condition.where_text else None
         value = "a size read from tensor values" if _reads_data_size(node.test, ctx) else "a tensor value"
-        if _raises_only(node):
+        if _raises_only(node, ctx):
             if _skipped_when_exporting(node.test):
                 return  # `if not torch.compiler.is_exporting() and bad: raise`: already right
             fix = _skip_check_when_exporting(node, ctx)
             message = (
-                f"`if` on {value} guarding a `raise`: the dynamo exporter fails "
+                f"`if` on {value} guarding a {'`raise`' if isinstance(node.body[0], ast.Raise) else 'message (a warning, log or print)'}: "
+                "the dynamo exporter fails "
                 "(GuardOnDataDependentSymNode; 'Data-dependent branching' in its strict fallback) and "
                 "the legacy exporter drops the check; skip the check while exporting"
                 + ("" if fix.safe else f" (unsafe: {_IS_EXPORTING} needs torch >= 2.6, and the installed one "
@@ -332,10 +334,46 @@ def _reads_data_size(test: ast.expr, ctx: FunctionContext) -> bool:
     return any(is_data_dependent_size(node, ctx) for node in ast.walk(test))
 
 
-def _raises_only(node: ast.If) -> bool:
+_LOG_LEVELS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical"})
+
+
+def _raises_only(node: ast.If, ctx: FunctionContext) -> bool:
     """`if n_tokens != n_features: raise ValueError(...)`: an input check, not a choice
-    between computations. Measured on torch 2.13: dynamo still fails on it; legacy drops it."""
-    return not node.orelse and len(node.body) == 1 and isinstance(node.body[0], ast.Raise)
+    between computations. Measured on torch 2.13: dynamo still fails on it; legacy drops it.
+    A body that only warns or logs is a check too (torchaudio's `melscale_fbanks`: `if
+    (fb.max(dim=0).values == 0.0).any(): warnings.warn(...)`)."""
+    if node.orelse or not node.body:
+        return False
+    if len(node.body) == 1 and isinstance(node.body[0], ast.Raise):
+        return True
+    return all(isinstance(s, ast.Expr) and _reports_only(s.value, ctx) for s in node.body)
+
+
+def _reports_only(value: ast.expr, ctx: FunctionContext) -> bool:
+    """`warnings.warn(...)`, `print(...)`, `logging.warning(...)` or `<logger>.warning(...)`: a call
+    whose only effect is a message."""
+    if not isinstance(value, ast.Call):
+        return False
+    qualname = ctx.qualname(value.func)
+    if qualname == "warnings.warn" or (qualname or "").startswith("logging."):
+        return True
+    if isinstance(value.func, ast.Name):
+        return value.func.id == "print" and ctx.is_builtin("print")
+    func = value.func
+    return (isinstance(func, ast.Attribute) and func.attr in _LOG_LEVELS
+            and ctx.tensors.is_tensor(func.value) is False or _is_logger(func, ctx))
+
+
+def _is_logger(func: ast.expr, ctx: FunctionContext) -> bool:
+    """`logger.warning` with `logger = logging.getLogger(...)` bound at the module's top level."""
+    if not (isinstance(func, ast.Attribute) and func.attr in _LOG_LEVELS and isinstance(func.value, ast.Name)):
+        return False
+    for statement in ctx.file.module.tree.body:
+        if (isinstance(statement, ast.Assign) and any(isinstance(t, ast.Name) and t.id == func.value.id for t in statement.targets)
+                and isinstance(statement.value, ast.Call)
+                and ctx.file.module.scope.qualname(statement.value.func) == "logging.getLogger"):
+            return True
+    return False
 
 
 def _static_guard_note(test: ast.expr, ctx: FunctionContext) -> str:
