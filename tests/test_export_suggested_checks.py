@@ -106,19 +106,27 @@ def test_an_if_on_a_data_dependent_value_offers_its_test_and_its_negation(tmp_pa
         findings = [ExportFinding("ONX913", "guard", Location(path, line), "dynamo") for line in lines]
         return SimpleNamespace(findings=findings, verdict=SimpleNamespace(error=error))
 
+    def bools(line, test):  # the branch kept as the run took it, for a test on a tensor's value
+        return [Suggestion(path, line, (f"bool({test})",)), Suggestion(path, line, (f"not bool({test})",))]
+
     assert branch_checks([result(2, 4, 6, 8, 10, 3)]) == [
         Suggestion(path, 2, ("p.shape[0] > 0", "n == 2")),  # its negation is no conjunction
+        *bools(2, "p.shape[0] > 0 and n == 2"),
         Suggestion(path, 4, ("q.numel() < 1", "n == 3")),  # not (a or b): neither holds
+        *bools(4, "not (q.numel() >= 1 or n != 3)"),
+        *bools(6, "n"), *bools(10, "0 < n < 3"),
     ]
-    model.write_text("def f(p, q):\n    if p.shape[0] > 0:\n        pass\n    assert len(p) == len(q), len(q)\n",
-                     encoding="utf-8")
-    assert branch_checks([result(2, 4)]) == [Suggestion(path, 2, ("p.shape[0] > 0",)),
-                                             Suggestion(path, 2, ("p.shape[0] <= 0",)),
-                                             Suggestion(path, 4, ("len(p) == len(q)",))]  # it held where it ran
+    model.write_text("def f(p, q):\n    if p.shape[0] > 0:\n        pass\n    assert len(p) == len(q), len(q)\n"
+                     "    if (n := p.sum()) > 0:\n        pass\n", encoding="utf-8")
+    assert branch_checks([result(2, 4, 5)]) == [
+        Suggestion(path, 2, ("p.shape[0] > 0",)), Suggestion(path, 2, ("p.shape[0] <= 0",)), *bools(2, "p.shape[0] > 0"),
+        Suggestion(path, 4, ("len(p) == len(q)",)),  # it held where it ran
+        Suggestion(path, 4, ("bool(len(p) == len(q))",)),
+    ]  # a test with a `:=` is not evaluated a second time: nothing for line 5
     assert branch_checks([result(2)], lambda _: "def f(p):\n    p = p\n") == []  # the text the export ran
     suggested = ERROR.replace("/m/model.py", path).replace("line 24", "line 2")
-    assert suggested_in([result(2, error=suggested)]) == [  # torch's own suggestion for the line wins
-        Suggestion(path, 2, ("1 == (1 + sp)", "1 != (1 + sp)"))]
+    assert suggested_in([result(2, error=suggested)])[0] == (  # torch's own suggestion, then the branch's
+        Suggestion(path, 2, ("1 == (1 + sp)", "1 != (1 + sp)")))
 
 
 def test_a_branch_taken_every_time_is_checked_and_the_export_is_ok(tmp_path, capsys):
@@ -136,5 +144,25 @@ def test_a_branch_taken_every_time_is_checked_and_the_export_is_ok(tmp_path, cap
             "        if positions.shape[0] > 0:\n") in model.read_text(encoding="utf-8")
     original, rewritten = load_module(MODELS / "image_token_branch.py"), load_module(model)
     for args in [original.example_inputs(), *original.probe_inputs()]:
+        with torch.no_grad():
+            assert torch.equal(original.make_model()(*args), rewritten.make_model()(*args))
+
+
+def test_a_test_on_a_tensor_value_keeps_the_branch_the_run_took(tmp_path, capsys):
+    """tests/export_models/time_grid_checks.py: torchdiffeq's `if len(t) > 1 and t[0] > t[1]:`
+    (never taken on the export inputs and probes) and `assert t[0] == 0 and t[-1] == 1` (always held), tests on a tensor's value
+    torch._check cannot take: kept that way while exporting. Dynamo EXPORT-FAILS -> OK, legacy
+    stays OK; eager outputs identical."""
+    model = tmp_path / "time_grid_checks.py"
+    shutil.copy(MODELS / "time_grid_checks.py", model)
+    cli_main(["export", "--format", "json", f"{model}:make_model", "--exporter", "both", "--write"])
+    (target,) = json.loads(capsys.readouterr().out)["targets"]
+    assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS", "OK"]
+    assert [r["verdict"] for r in target["fix"]["results"]] == ["OK", "OK"], target["fix"]["results"]
+    fixed = model.read_text(encoding="utf-8")
+    assert "        if not torch.compiler.is_exporting() and (t.shape[0] > 1 and t[0] > t[1]):\n" in fixed
+    assert "        assert torch.compiler.is_exporting() or (t[0] == 0 and t[-1] == 1)\n" in fixed
+    original, rewritten = load_module(MODELS / "time_grid_checks.py"), load_module(model)
+    for args in [original.example_inputs(), *original.probe_inputs(), (torch.randn(2, 4), torch.linspace(0, -1, 4))]:
         with torch.no_grad():
             assert torch.equal(original.make_model()(*args), rewritten.make_model()(*args))

@@ -68,16 +68,14 @@ def _condition(line: str) -> str | None:
 
 def suggested_in(results: list, text_of=None) -> list[Suggestion]:
     """The suggestions of every failed export in ``results`` (ExporterResult), once each, and the
-    branch checks of its data-dependent guards at `if` statements torch suggested nothing for
-    (``text_of``: path -> the text the export ran, default the file's)."""
+    branch checks of its data-dependent guards at `if` / `assert` statements (``text_of``: path
+    -> the text the export ran, default the file's)."""
     seen: dict[tuple, Suggestion] = {}
     for result in results:
         for suggestion in suggestions(result.verdict.error or ""):
             seen.setdefault((suggestion.path, suggestion.line, suggestion.conditions), suggestion)
-    suggested_lines = {(s.path, s.line) for s in seen.values()}
     for suggestion in branch_checks(results, text_of):
-        if (suggestion.path, suggestion.line) not in suggested_lines:
-            seen.setdefault((suggestion.path, suggestion.line, suggestion.conditions), suggestion)
+        seen.setdefault((suggestion.path, suggestion.line, suggestion.conditions), suggestion)
     return list(seen.values())
 
 
@@ -97,14 +95,24 @@ def branch_checks(results: list, text_of=None) -> list[Suggestion]:
                 continue
             path = os.path.realpath(finding.location.path)
             statement = _guard_statement((text_of or _read)(path), finding.location.line)
-            if statement is None:
+            if statement is None or any(isinstance(n, _NOT_REEVALUATED) for n in ast.walk(statement.test)):
                 continue
             # an assert that ran held (else eager raised): only its holding conditions
             both = isinstance(statement, ast.If)
             for conditions in (_holding(statement.test), _failing(statement.test) if both else ()):
                 if conditions:
                     found.append(Suggestion(path, finding.location.line, conditions))
+            # a test on a tensor's value (`if t.sum() < k:`) is no condition torch._check takes:
+            # the branch the run always took is kept while exporting instead, and an assert that
+            # always held is skipped (ONX611)
+            test = ast.unparse(statement.test)
+            found.append(Suggestion(path, finding.location.line, (f"bool({test})",)))
+            if both:
+                found.append(Suggestion(path, finding.location.line, (f"not bool({test})",)))
     return found
+
+
+_NOT_REEVALUATED = (ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom, ast.Lambda)  # a second evaluation differs
 
 
 def _read(path: str) -> str:

@@ -35,7 +35,12 @@ class SuggestedCheck(Rule):
         "`torch._check(...)` calls, one of which held every time the run reached the line (the "
         "export inputs and the probes). And an `if` whose test is such a guard (`if "
         "positions.shape[0] > 0:` after a `nonzero`), where torch suggests nothing: its test, or "
-        "its negation, when the run took the same branch every time.",
+        "its negation, when the run took the same branch every time. And an `if` or `assert` "
+        "whose test is on a tensor's value (`if t[0] > t[1]:`, `assert t[0] == 0 and t[-1] == 1`), "
+        "which no torch._check takes: when the run took the same branch every time (the assertion "
+        "always held), that branch is kept while exporting (`not torch.compiler.is_exporting() and "
+        "(...)` / `torch.compiler.is_exporting() or (...)`); also when a check that held did not "
+        "decide the guard.",
         why="`x.item()`, `nonzero()` and friends give torch.export a symbol without a value. When a "
         "shape computation needs to know something about it (is `start_pos + 1` equal to 1, which "
         "decides whether a mask broadcasts), the export fails. `torch._check(cond)` tells torch.export "
@@ -63,7 +68,15 @@ class SuggestedCheck(Rule):
         for line, held in sorted(evidence.checks.items()):
             statement = _innermost(statements, line)
             # names of the function's own frame only (not of a comprehension or lambda on the line)
-            conditions = tuple(c for c in held if (_names(c) or {None}) <= bound)
+            conditions = tuple(c for c in held
+                               if ({n for n in _names(c) if not ctx.is_builtin(n)} or {None}) <= bound)
+            taken = _branch_taken(statement, conditions)
+            conditions = tuple(c for c in conditions if not c.startswith(("bool(", "not bool(")))
+            checked = statement is not None and bool(conditions) and _checked_before(statement, conditions, statements, ctx)
+            if taken is not None and (not conditions or checked) and not _is_elif(statement, ctx):
+                # no check torch._check takes held, or those that held did not decide the guard
+                yield self._keep_branch(statement, taken, ctx)
+                continue
             if statement is None or not conditions or not _insertable(statement, statements, ctx):
                 continue
             torch_name, imports = ctx.torch_name()
@@ -74,6 +87,52 @@ class SuggestedCheck(Rule):
             message = (f"torch.export could not decide a guard on a value read out of a tensor here; {checks} held "
                        "every time the run reached this line: check it while exporting (torch._check)")
             yield ctx.report(self, statement, message, fix=fix)
+
+
+    def _keep_branch(self, statement: ast.If | ast.Assert, taken: bool, ctx: FunctionContext):
+        """`if <test on a tensor's value>:` whose branch the run took every time: that branch
+        while exporting, the test as before in eager (an `assert` that held: skipped)."""
+        torch_name, imports = ctx.torch_name()
+        test = ctx.segment(statement.test)
+        grouped = f"({test})" if isinstance(statement.test, (ast.BoolOp, ast.IfExp, ast.Lambda)) else test
+        exporting = f"{torch_name}.compiler.is_exporting()"
+        text = f"{exporting} or {grouped}" if taken else f"not {exporting} and {grouped}"
+        fix = Fix("Keep the branch every recorded call took while exporting", (ctx.replace(statement.test, text),),
+                  safe=True, imports=imports, key=f"branch {taken}")
+        side = "taken" if taken else "skipped"
+        message = (f"torch.export could not decide this test on a tensor's value; the run {'took' if taken else 'skipped'} "
+                   f"the branch every time it reached it: keep it {side} while exporting (eager tests as before)")
+        if isinstance(statement, ast.Assert):
+            message = ("torch.export could not decide this assertion on a tensor's value; it held every time the "
+                       "run reached it: skip it while exporting (eager checks as before)")
+        return ctx.report(self, statement, message, fix=fix)
+
+
+def _checked_before(statement: ast.stmt, conditions: tuple[str, ...], statements: list[ast.stmt],
+                    ctx: FunctionContext) -> bool:
+    """The statement right before ``statement`` is this rule's `if ....is_exporting():` block
+    checking every one of ``conditions`` (a fix kept earlier, which did not decide the guard)."""
+    before = [s for s in statements if (s.end_lineno or s.lineno) == statement.lineno - 1]
+    for block in before:
+        if isinstance(block, ast.If) and ctx.segment(block.test).endswith("compiler.is_exporting()"):
+            checked = {ast.unparse(c.value.args[0]) for c in block.body if isinstance(c, ast.Expr)
+                       and isinstance(c.value, ast.Call) and c.value.args}
+            normalized = {ast.unparse(ast.parse(c, mode="eval").body) for c in conditions if _names(c)}
+            return bool(normalized) and normalized <= checked
+    return False
+
+
+def _branch_taken(statement: ast.stmt | None, held: tuple[str, ...]) -> bool | None:
+    """True / False when the run's `bool(<test>)` / `not bool(<test>)` of this `if` held every
+    time (exporter/suggested_checks.branch_checks), else None."""
+    if not isinstance(statement, (ast.If, ast.Assert)):
+        return None
+    test = ast.unparse(statement.test)
+    if f"bool({test})" in held:
+        return True
+    if f"not bool({test})" in held:
+        return False
+    return None
 
 
 _OWN_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.FunctionDef,
