@@ -15,12 +15,12 @@ def _onnx_atan2(input, other):
     angle = torch.atan2(input, other)
     y, x = torch.broadcast_tensors(input, other)
     y, x = y.to(angle.dtype), x.to(angle.dtype)
-    pi = torch.pi
+    pi = torch.full_like(angle, torch.pi)  # in the result's dtype (float64 keeps its digits)
+    sign = torch.where(y < 0, -1.0, 1.0).to(angle.dtype)
     left = (x < 0) | ((x == 0) & (1 / x < 0))  # 1 / -0 is -inf: the zero's sign
-    on_axis = torch.where(1 / y < 0, -pi, pi).to(angle.dtype)
+    on_axis = torch.where(1 / y < 0, -pi, pi)
     angle = torch.where(y == 0, torch.where(left, on_axis, y), angle)
-    upward = torch.where(y < 0, -pi / 2, pi / 2).to(angle.dtype)
-    angle = torch.where((x == 0) & ((y < 0) | (y > 0)), upward, angle)
-    diagonal = torch.where(x > 0, pi / 4, 3 * pi / 4) * torch.where(y < 0, -1.0, 1.0)
-    angle = torch.where(torch.isinf(x) & torch.isinf(y), diagonal.to(angle.dtype), angle)
+    angle = torch.where((x == 0) & ((y < 0) | (y > 0)), sign * (pi / 2), angle)
+    diagonal = torch.where(x > 0, pi / 4, pi * 3 / 4) * sign
+    angle = torch.where(torch.isinf(x) & torch.isinf(y), diagonal, angle)
     return torch.where(torch.isnan(x) | torch.isnan(y), x + y, angle)  # dynamo's Atan2 gives 0 there

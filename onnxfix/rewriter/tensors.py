@@ -217,10 +217,13 @@ class TensorOracle:
         qualname = self.ctx.qualname(func) or ""
         if qualname.startswith("torch.") and qualname.rpartition(".")[2] in VALUES_INDICES_OPS:
             return True
-        # `.values` of `.max(...)` on a value not known to be a tensor: NumPy's reductions return
-        # arrays, Python's lists have no such method, so the named tuple is torch's
-        return (isinstance(func, ast.Attribute) and func.attr in VALUES_INDICES_OPS
-                and self.is_tensor(func.value) is not False)
+        if not (isinstance(func, ast.Attribute) and func.attr in VALUES_INDICES_OPS):
+            return False
+        known = self.is_tensor(func.value)
+        # on a value not known to be a tensor, only torch's spellings: a `dim=` keyword, or topk /
+        # kthvalue (pandas' `df.max(axis=0).values` and `df.cummax().values` are arrays)
+        return known is True or (known is None and (any(k.arg == "dim" for k in node.keywords)
+                                                    or func.attr in ("topk", "kthvalue")))
 
     def _name(self, name: str) -> bool | None:
         if name in self._names:

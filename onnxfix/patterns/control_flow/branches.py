@@ -240,7 +240,7 @@ class TensorIf(Rule):
         if shape is None:
             return None
         kind, target, when_true, when_false, last = shape
-        if isinstance(when_false, ast.AST) and reshaped_branch(when_true, when_false, ctx):
+        if reshaped_branch(when_true, when_false, ctx):  # a missing `else` keeps the name: its text
             return None
         kept = [node.test, when_true] + ([when_false] if isinstance(when_false, ast.AST) else [])
         comments = comments_outside(ctx, node, kept, last)
@@ -298,7 +298,7 @@ def _no_where_reason(node: ast.If, condition: Condition, value: str, ctx: Functi
     if condition.where_text is None:
         return "the condition is not one comparison, `any()`/`all()` or `bool()` of a tensor"
     shape = branch_shape(node, ctx)
-    if shape is not None and isinstance(shape[3], ast.AST) and reshaped_branch(shape[2], shape[3], ctx):
+    if shape is not None and reshaped_branch(shape[2], shape[3], ctx):
         return ("one branch changes the other's shape (`torch.where` would broadcast them or fail); "
                 "`torch.cond` takes branches of different shapes in dynamo only")
     return "`torch.where` replaces only branches that are one `return` or one assignment to the same name each"
@@ -311,23 +311,31 @@ _RESHAPING_METHODS = frozenset({"unsqueeze", "squeeze", "flatten", "view", "resh
                                 "expand", "sum", "mean", "amax", "amin", "narrow", "unfold"})
 
 
-def reshaped_branch(first: ast.expr, second: ast.expr, ctx: FunctionContext) -> bool:
+def reshaped_branch(first: ast.expr, second: ast.expr | str, ctx: FunctionContext) -> bool:
     """One branch is visibly the other with another shape: a concatenation or pad with the other
-    among its tensors (`torch.cat((tokens, extra), dim=2)` against `tokens`), or a reshaping method
-    called on it; `torch.where` would broadcast the two or raise."""
+    among its tensors (`torch.cat((tokens, extra), dim=2)` against `tokens`), a reshaping method
+    or torch function of it (`x.unsqueeze(0)`, `torch.flatten(x)`), or an index into it (`x[None]`);
+    `torch.where` would broadcast the two or raise. ``second`` may be the text of the name a
+    missing `else` keeps."""
     def of(value: ast.expr, other: str) -> bool:
+        if isinstance(value, ast.Subscript):
+            return ctx.segment(value.value) == other
         if not isinstance(value, ast.Call):
             return False
-        if ctx.qualname(value.func) in _CONCATENATIONS and value.args:
+        qualname = ctx.qualname(value.func) or ""
+        if qualname in _CONCATENATIONS and value.args:
             tensors = value.args[0]
             elements = tensors.elts if isinstance(tensors, (ast.Tuple, ast.List)) else [tensors]
             return any(ctx.segment(e) == other for e in elements) and (
-                len(elements) > 1 or ctx.qualname(value.func) == "torch.nn.functional.pad")
+                len(elements) > 1 or qualname == "torch.nn.functional.pad")
+        if qualname.startswith("torch.") and qualname.rpartition(".")[2] in _RESHAPING_METHODS and value.args:
+            return ctx.segment(value.args[0]) == other  # `torch.unsqueeze(x, 0)`
         func = value.func
         return (isinstance(func, ast.Attribute) and func.attr in _RESHAPING_METHODS
                 and ctx.segment(func.value) == other)
 
-    return of(first, ctx.segment(second)) or of(second, ctx.segment(first))
+    second_text = second if isinstance(second, str) else ctx.segment(second)
+    return of(first, second_text) or (not isinstance(second, str) and of(second, ctx.segment(first)))
 
 
 def _reads_data_size(test: ast.expr, ctx: FunctionContext) -> bool:
@@ -352,7 +360,7 @@ def _raises_only(node: ast.If, ctx: FunctionContext) -> bool:
 def _reports_only(value: ast.expr, ctx: FunctionContext) -> bool:
     """`warnings.warn(...)`, `print(...)`, `logging.warning(...)` or `<logger>.warning(...)`: a call
     whose only effect is a message."""
-    if not isinstance(value, ast.Call):
+    if not isinstance(value, ast.Call) or _has_effects(value):
         return False
     qualname = ctx.qualname(value.func)
     if qualname == "warnings.warn" or (qualname or "").startswith("logging."):
@@ -364,9 +372,24 @@ def _reports_only(value: ast.expr, ctx: FunctionContext) -> bool:
             and ctx.tensors.is_tensor(func.value) is False or _is_logger(func, ctx))
 
 
+def _has_effects(call: ast.Call) -> bool:
+    """An argument that does more than compute the message: an in-place method (`x.clamp_()`),
+    a `:=`, a `yield`."""
+    for node in ast.walk(ast.Tuple(elts=[*call.args, *(k.value for k in call.keywords)], ctx=ast.Load())):
+        if isinstance(node, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)):
+            return True
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr.endswith("_") and not node.func.attr.endswith("__")):
+            return True
+    return False
+
+
 def _is_logger(func: ast.expr, ctx: FunctionContext) -> bool:
-    """`logger.warning` with `logger = logging.getLogger(...)` bound at the module's top level."""
+    """`logger.warning` with `logger = logging.getLogger(...)` bound at the module's top level
+    (and not rebound in the function)."""
     if not (isinstance(func, ast.Attribute) and func.attr in _LOG_LEVELS and isinstance(func.value, ast.Name)):
+        return False
+    if ctx.assignments(func.value.id) or ctx.is_parameter(func.value.id):
         return False
     for statement in ctx.file.module.tree.body:
         if (isinstance(statement, ast.Assign) and any(isinstance(t, ast.Name) and t.id == func.value.id for t in statement.targets)

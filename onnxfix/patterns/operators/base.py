@@ -310,6 +310,8 @@ class DecompositionRule(Rule):
         a layer makes); ``make_fix(safe)`` writes the fix when the helper takes those arguments."""
         if decomposition.key not in self.keys:
             return
+        if ctx.compiled_by_torchscript:  # a helper's export guard is Python TorchScript cannot compile
+            make_fix, how = (lambda safe: None), how + "; no fix in a function TorchScript compiles"
         if decomposition.static and decomposed_in_run(decomposition, node, ctx):
             yield from self._decomposed_finding(node, ctx, decomposition, method, spelled, how, make_fix)
             return
