@@ -139,29 +139,27 @@ def _guard_statement(text: str, line: int) -> ast.If | ast.Assert | None:
 
 
 def _holding(test: ast.expr) -> tuple[str, ...]:
-    """The conditions that say the test holds: its comparison, each of an `and`'s, or
-    `not x`'s negation."""
-    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
-        parts = [_holding(value) for value in test.values]
-        return () if not all(len(p) == 1 for p in parts) else tuple(p[0] for p in parts)
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return _failing(test.operand)
-    if _simple_comparison(test):
-        return (ast.unparse(test),)
-    return ()
+    return _conditions(test, holds=True)
 
 
 def _failing(test: ast.expr) -> tuple[str, ...]:
-    """The conditions that say the test fails: a comparison's negation (one of an `or`'s each)."""
-    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
-        parts = [_failing(value) for value in test.values]
+    return _conditions(test, holds=False)
+
+
+def _conditions(test: ast.expr, holds: bool) -> tuple[str, ...]:
+    """The comparisons that say the test holds (each of an `and`'s), or that it fails (each
+    negated, one per operand of an `or`); `not x` swaps the two. () for anything else."""
+    joined = ast.And if holds else ast.Or
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, joined):
+        parts = [_conditions(value, holds) for value in test.values]
         return () if not all(len(p) == 1 for p in parts) else tuple(p[0] for p in parts)
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return _holding(test.operand)
-    if _simple_comparison(test):
-        negated = _NEGATED[type(test.ops[0])]
-        return (f"{ast.unparse(test.left)} {negated} {ast.unparse(test.comparators[0])}",)
-    return ()
+        return _conditions(test.operand, not holds)
+    if not _simple_comparison(test):
+        return ()
+    if holds:
+        return (ast.unparse(test),)
+    return (f"{ast.unparse(test.left)} {_NEGATED[type(test.ops[0])]} {ast.unparse(test.comparators[0])}",)
 
 
 def _simple_comparison(test: ast.expr) -> bool:
