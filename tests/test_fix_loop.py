@@ -172,3 +172,27 @@ def test_custom_operators_and_repeated_calls_each_get_their_line():
         "tests/export_models/three_untranslatable.py:9:1: ONX920 [dynamo] DispatchError: No ONNX function found for "
         "<OpOverload(op='aten.cumprod', overload='default')>; onnxfix decomposes it: `--decompose-ops cumprod`",
     ]
+
+
+def test_a_fix_that_assumes_what_the_run_saw_waits_for_the_others():
+    """ONX611's check that a selection is never empty, and ONX610's eager-only exit, both at the
+    line the export named: ONX610's goes first (it keeps what the check would assume away);
+    ONX611's is tried once no other fix is left."""
+    from onnxfix.exporter.locations import ExportFinding, Location
+    from onnxfix.rewriter.rule import Edit, Fix, Finding
+
+    text = "def f(b):\n    if b.numel() == 0:\n        return b\n    return b * 2\n"
+
+    def finding(code, col):
+        fix = Fix("fix", (Edit(0, 0, ""),), True)
+        return Finding(code, code, "m", "/m.py", 2, col, 2, 21, ("dynamo",), fix)
+
+    assumed, faithful = finding("ONX611", 5), finding("ONX610", 8)
+    failed = ExporterResult(Verdict("dynamo", "EXPORT-FAILS", seconds=1.0))
+    failed.findings.append(ExportFinding("ONX913", "guard", Location("/m.py", 2), "dynamo"))
+    state = fixloop.State(frozenset(), fixloop.Fixed(text, 0, [assumed, faithful]), [failed])
+    batch, everything = fixloop._next_batch(state, unsafe=True, settled=set())
+    assert [f.code for _, f in batch] == [f.code for _, f in everything] == ["ONX610"]
+    settled = {key for key, _ in everything}
+    batch, everything = fixloop._next_batch(state, unsafe=True, settled=settled)
+    assert [f.code for _, f in batch] == ["ONX611"]

@@ -116,7 +116,9 @@ def _next_batch(state: State, unsafe: bool, settled: set[str]) -> tuple[list, li
     """(the batch, every fix not tried yet), as (key, finding) pairs: the batch holds the fixes
     at lines the failed exports named and those sharing a helper with them (ONX526's complex
     pairs travel from one helper to another), else every fix. Keys are computed here, in the
-    text the findings' positions refer to."""
+    text the findings' positions refer to. Fixes that assume what the run saw (ONX611) wait
+    until no other fix is left to try: an eager-only empty exit (ONX610) keeps what a check that
+    the selection is never empty would drop."""
     text = state.fixed.text
     fresh: dict[str, Finding] = {}
     for finding in state.fixed.findings:
@@ -127,7 +129,16 @@ def _next_batch(state: State, unsafe: bool, settled: set[str]) -> tuple[list, li
     first = [(k, f) for k, f in fresh.items() if (os.path.realpath(f.path), f.line) in named]
     helpers = {name for _, f in first for name in _helper_names(f)}
     first += [(k, f) for k, f in fresh.items() if (k, f) not in first and helpers & _helper_names(f)]
-    return first or list(fresh.items()), list(fresh.items())
+    everything = [(k, f) for k, f in fresh.items() if not _assumes_run(f)] or list(fresh.items())
+    first = [(k, f) for k, f in first if (k, f) in everything]
+    return first or everything, everything
+
+
+def _assumes_run(finding: Finding) -> bool:
+    from onnxfix.patterns import rule_by_code
+
+    rule = rule_by_code(finding.code)
+    return rule is not None and rule.assumes_run
 
 
 def _fixed_with_evidence(fix, keys: frozenset[str], evidence: RunEvidence | None, rounds: int = 3) -> Fixed:

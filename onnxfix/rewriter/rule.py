@@ -136,6 +136,9 @@ class Rule:
     python_hazard: ClassVar[bool] = False
     # True when the rule reports only on a run's evidence (`onnxfix export`): never statically
     needs_run: ClassVar[bool] = False
+    # True when the fix assumes what the run saw (a check that held, a branch always taken): the
+    # fix loop tries it only after the other fixes at the same lines, which keep the semantics
+    assumes_run: ClassVar[bool] = False
 
     def check_function(self, ctx: "FunctionContext") -> Iterable[Finding]:
         return ()

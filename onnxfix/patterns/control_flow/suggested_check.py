@@ -9,7 +9,9 @@ evaluates each suggestion at that line, on the example and the probes, and this 
 the ones that held every time, before the statement, under `torch.compiler.is_exporting()`.
 A Python `if` on such a value gets no suggestion (the test is the guard): its test and its
 negation are the candidates (exporter/suggested_checks.branch_checks), so a branch the run took
-every time is checked the same way.
+every time is checked the same way; a test on a tensor's value, which torch._check does not take,
+keeps the branch the run always took while exporting (an assertion that always held: skipped).
+These fixes assume what the run saw (`assumes_run`): the fix loop tries them after the others.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ class SuggestedCheck(Rule):
     default_safety = "safe"
     exporters = ("dynamo",)
     needs_run = True
+    assumes_run = True  # the exported model keeps what held on the recorded inputs
     doc = RuleDoc(
         what="Under `onnxfix export`: a statement where torch.export stopped on a guard of a value "
         "read out of a tensor (\"Could not guard on data-dependent expression\") and suggested "
