@@ -94,6 +94,7 @@ CASES = {
     "concat_pad": ("ONX608", False, (ORT, ORT)),  # icefall: `if seq_len != d * ds:` pad by repeating the last frame
     "index_range": ("ONX603", True, (FAILS, ORT)),  # entity linking: `[[x] for x in range(batch_size)]` as an index
     "whole_pool": ("ONX408", False, (FAILS, FAILS)),
+    "causal_flag": ("ONX409", False, (OK, FAILS)),  # GPT-2: is_causal = ... query.shape[2] > 1 (a Tensor under legacy)
     "legacy_constructor": ("ONX206", False, (OK, ORT)),
     "mask_column_write": ("ONX704", True, (OK, ORT)),  # `r[mask, 0] = R[mask]`: legacy reshapes the mask's indices  # pix2pixHD: torch.FloatTensor(torch.Size(shape)).zero_()  # BiSeNet / text CNN: F.avg_pool2d(x, x.size()[2:])
 }
