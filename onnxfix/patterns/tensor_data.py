@@ -6,6 +6,7 @@ import ast
 
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Edit, Fix, Rule, RuleDoc
+from onnxfix.rewriter.tensors import in_place_method
 
 REFERENCES = (
     "https://pytorch.org/docs/stable/onnx_torchscript.html#avoid-tensor-data",
@@ -23,7 +24,7 @@ def data_role(node: ast.Attribute, ctx: FunctionContext) -> str:
             return "write"
     if isinstance(parent, ast.Attribute) and parent.value is node:
         call = ctx.parent(parent)
-        if isinstance(call, ast.Call) and call.func is parent and _is_inplace_method(parent.attr):
+        if isinstance(call, ast.Call) and call.func is parent and in_place_method(parent.attr):
             return "write"
     return "read"
 
@@ -31,10 +32,6 @@ def data_role(node: ast.Attribute, ctx: FunctionContext) -> str:
 def _is_augassign_target(node: ast.AST, ctx: FunctionContext) -> bool:
     parent = ctx.parent(node)
     return isinstance(parent, ast.AugAssign) and parent.target is node
-
-
-def _is_inplace_method(name: str) -> bool:
-    return name.endswith("_") and not name.startswith("_") and not name.endswith("__")
 
 
 class DataRead(Rule):

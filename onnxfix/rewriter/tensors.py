@@ -46,9 +46,11 @@ NON_TENSOR_METHODS = frozenset(
 )
 # max/min/median(dim) return a (values, indices) pair; without a dim, a tensor.
 PAIR_WITH_DIM = frozenset({"max", "min", "median", "nanmedian"})
+# ops returning a (values, indices) named tuple (max / min / median with a dim)
+VALUES_INDICES = PAIR_WITH_DIM | frozenset({"topk", "sort", "kthvalue", "mode", "cummax", "cummin"})
 # ops (torch.x, torch.linalg.x, Tensor.x) returning a tuple of tensors: what a tuple target unpacks
-TENSOR_TUPLES = PAIR_WITH_DIM | frozenset({
-    "topk", "sort", "kthvalue", "mode", "aminmax", "cummax", "cummin", "frexp", "var_mean", "std_mean",
+TENSOR_TUPLES = VALUES_INDICES | frozenset({
+    "aminmax", "frexp", "var_mean", "std_mean",
     "split", "chunk", "unbind", "tensor_split", "meshgrid", "broadcast_tensors", "qr", "eigh", "svd", "slogdet",
     "lu_factor", "histogram",
 })
@@ -73,11 +75,6 @@ TENSOR_ANNOTATIONS = frozenset({"torch.Tensor", "torch.FloatTensor", "torch.Long
 REDUCTION_METHODS = frozenset(
     {"sum", "max", "min", "mean", "any", "all", "argmax", "argmin", "norm", "abs", "prod", "numel"}
 )
-
-
-# ops returning a (values, indices) named tuple (with a dim, for max / min / median)
-VALUES_INDICES_OPS = frozenset({"max", "min", "sort", "topk", "kthvalue", "mode", "median", "nanmedian",
-                                "cummax", "cummin"})
 
 class TensorOracle:
     def __init__(self, ctx: "FunctionContext"):
@@ -210,20 +207,19 @@ class TensorOracle:
         return None
 
     def _named_tensor_pair(self, node: ast.AST) -> bool:
-        """A call returning torch's (values, indices) named tuple: `t.max(dim)`, `torch.topk(t, k)`."""
+        """A call returning torch's (values, indices) named tuple: `torch.topk(t, k)`, `t.max(dim)`;
+        on a receiver not known to be a tensor only with a dim (pandas' `df.max(axis=0).values`
+        and `df.cummax().values` are arrays)."""
         if not isinstance(node, ast.Call):
             return False
         func = node.func
-        qualname = self.ctx.qualname(func) or ""
-        if qualname.startswith("torch.") and qualname.rpartition(".")[2] in VALUES_INDICES_OPS:
-            return True
-        if not (isinstance(func, ast.Attribute) and func.attr in VALUES_INDICES_OPS):
+        qualname = self.ctx.qualname(func)
+        if qualname is not None:
+            return qualname.rpartition(".")[0] == "torch" and qualname.rpartition(".")[2] in VALUES_INDICES
+        if not (isinstance(func, ast.Attribute) and func.attr in VALUES_INDICES):
             return False
         known = self.is_tensor(func.value)
-        # on a value not known to be a tensor, only torch's spellings: a `dim=` keyword, or topk /
-        # kthvalue (pandas' `df.max(axis=0).values` and `df.cummax().values` are arrays)
-        return known is True or (known is None and (any(k.arg == "dim" for k in node.keywords)
-                                                    or func.attr in ("topk", "kthvalue")))
+        return known is True or (known is None and any(k.arg == "dim" for k in node.keywords))
 
     def _name(self, name: str) -> bool | None:
         if name in self._names:
@@ -367,6 +363,12 @@ def _inputs_used_as_tensors(fn: ast.AST) -> frozenset[str]:
         elif isinstance(node, ast.Compare) and any(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
             doubtful.update(o.id for o in [node.left, *node.comparators] if isinstance(o, ast.Name))
     return frozenset((sized | (used & without_default)) - doubtful)
+
+
+def in_place_method(name: str) -> bool:
+    """`add_`, `clamp_`, `masked_fill_`: torch's naming of a method that writes its receiver
+    (not a dunder, not a private `_x_`)."""
+    return name.endswith("_") and not name.endswith("__") and not name.startswith("_")
 
 
 def _has_dim_argument(node: ast.Call, first: int) -> bool:

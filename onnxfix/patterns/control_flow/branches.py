@@ -28,6 +28,7 @@ from onnxfix.rewriter.statements import (
     parenthesize,
     replace_statements,
 )
+from onnxfix.rewriter.tensors import in_place_method
 
 
 # -- ONX601 -------------------------------------------------------------------------------------
@@ -367,9 +368,7 @@ def _reports_only(value: ast.expr, ctx: FunctionContext) -> bool:
         return True
     if isinstance(value.func, ast.Name):
         return value.func.id == "print" and ctx.is_builtin("print")
-    func = value.func
-    return (isinstance(func, ast.Attribute) and func.attr in _LOG_LEVELS
-            and ctx.tensors.is_tensor(func.value) is False or _is_logger(func, ctx))
+    return _is_logger(value.func, ctx)
 
 
 def _has_effects(call: ast.Call) -> bool:
@@ -378,8 +377,7 @@ def _has_effects(call: ast.Call) -> bool:
     for node in ast.walk(ast.Tuple(elts=[*call.args, *(k.value for k in call.keywords)], ctx=ast.Load())):
         if isinstance(node, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)):
             return True
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                and node.func.attr.endswith("_") and not node.func.attr.endswith("__")):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and in_place_method(node.func.attr):
             return True
     return False
 

@@ -22,6 +22,7 @@ from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.integers import int_constant
 from onnxfix.rewriter.rule import Fix
 from onnxfix.rewriter.statements import statement_removal
+from onnxfix.rewriter.tensors import in_place_method
 
 ONE_HOT = "torch.nn.functional.one_hot"
 # the per-expert count is a sum over the token and top-k dims of the (experts, top_k, tokens) mask
@@ -407,7 +408,7 @@ def _call_kind(call: ast.Call, ctx: FunctionContext) -> str:
             return "effect"
         return "pure" if qualname in PURE_FUNCTIONS else "unknown"
     if isinstance(func, ast.Attribute):
-        if func.attr in EFFECT_METHODS or (func.attr.endswith("_") and not func.attr.endswith("__")):
+        if func.attr in EFFECT_METHODS or in_place_method(func.attr):
             return "effect"
         if func.attr in PURE_METHODS and not ctx.is_self_attr(func):
             return "pure"

@@ -14,6 +14,7 @@ from onnxfix.rewriter.statements import (
     statement_indent,
     statement_removal,
 )
+from onnxfix.rewriter.tensors import in_place_method
 
 
 # -- ONX601 on sizes: a branch that only decides whether a zero pad is applied --------------------
@@ -272,7 +273,7 @@ def _escape(current: ast.AST, name: str, ctx: FunctionContext) -> str | None:
         return "written in place"
     if isinstance(current, ast.Call):
         func = current.func
-        if isinstance(func, ast.Attribute) and func.attr.endswith("_") and not func.attr.endswith("__"):
+        if isinstance(func, ast.Attribute) and in_place_method(func.attr):
             return "written in place"
         if any(k.arg in ("out", "inplace") for k in current.keywords):
             return "written in place"

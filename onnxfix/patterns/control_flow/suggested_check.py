@@ -17,6 +17,7 @@ These fixes assume what the run saw (`assumes_run`): the fix loop tries them aft
 from __future__ import annotations
 
 import ast
+import builtins
 
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.function_body import walk_function_body
@@ -67,12 +68,15 @@ class SuggestedCheck(Rule):
         if evidence is None or not evidence.checks or ctx.compiled_by_torchscript:
             return
         statements = [node for node, _ in walk_function_body(ctx.fn.node) if isinstance(node, ast.stmt)]
-        bound = _bound_names(ctx.fn.node) | _module_names(ctx.file.module.tree)  # the frame's locals and globals
+        bound = _bound_names(ctx.fn.node)
+        module = ctx.file.module.scope
+
+        def readable(name: str) -> bool:  # the frame's locals (not a comprehension's), globals, builtins
+            return name in bound or module.is_local(name) or (hasattr(builtins, name) and ctx.is_builtin(name))
+
         for line, held in sorted(evidence.checks.items()):
             statement = _innermost(statements, line)
-            # names of the function's own frame only (not of a comprehension or lambda on the line)
-            conditions = tuple(c for c in held
-                               if ({n for n in _names(c) if not ctx.is_builtin(n)} or {None}) <= bound)
+            conditions = tuple(c for c in held if _names(c) and all(readable(n) for n in _names(c)))
             taken = _branch_taken(statement, conditions)
             conditions = tuple(c for c in conditions if not c.startswith(("bool(", "not bool(")))
             checked = statement is not None and bool(conditions) and _checked_before(statement, conditions, statements, ctx)
@@ -153,21 +157,6 @@ def _bound_names(function: ast.AST) -> set[str]:
             bound.add(node.id)
         pending.extend(c for c in ast.iter_child_nodes(node) if not isinstance(c, _OWN_SCOPES))
     return bound
-
-
-def _module_names(tree: ast.Module) -> set[str]:
-    """The names the module's top level binds (imports, assignments, defs and classes): a
-    condition at a line of the function reads them as the frame's globals (`torch.any(t < 0)`)."""
-    names = set()
-    for statement in tree.body:
-        if isinstance(statement, (ast.Import, ast.ImportFrom)):
-            names.update((a.asname or a.name).partition(".")[0] for a in statement.names)
-        elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(statement.name)
-        elif isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-            names.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
-    return names
 
 
 def _names(condition: str) -> set[str]:

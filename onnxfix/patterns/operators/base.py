@@ -29,6 +29,7 @@ from onnxfix.patterns.operators.arguments import with_resolved_arguments
 from onnxfix.patterns.operators.module_calls import UNKNOWN, ModuleCall, arguments_text, layers, match_module_call
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Edit, Fix, Helper, Rule, RuleDoc
+from onnxfix.rewriter.tensors import in_place_method
 
 TARGETS = by_target()
 PROBE = "python -m onnxfix.exporter.catalog_probe"
@@ -72,7 +73,7 @@ def match_inplace_call(node: ast.Call, ctx: FunctionContext) -> tuple[str, Decom
     """`t.index_add_(0, i, s)`: the in-place method of an op with a decomposition (and none of its
     own), on a name or attribute (evaluated twice by the fix, so it must have no side effect)."""
     func = node.func
-    if not (isinstance(func, ast.Attribute) and func.attr.endswith("_") and not func.attr.endswith("__")):
+    if not (isinstance(func, ast.Attribute) and in_place_method(func.attr)):
         return None
     name = f"Tensor.{func.attr[:-1]}"
     if f"Tensor.{func.attr}" in TARGETS or name not in TARGETS or ctx.qualname(func) is not None:
