@@ -316,6 +316,7 @@ def helper_exports(request):
     return request.param, _run_exports("legacy", "helper", [request.param])
 
 
+@pytest.mark.plumbing
 def test_helpers_export_and_match_eager_in_onnxruntime(helper_exports):
     family, results = helper_exports
     failures = {key: r["note"] for key, r in results.items() if not r["ok"]}
@@ -324,6 +325,7 @@ def test_helpers_export_and_match_eager_in_onnxruntime(helper_exports):
     assert all(r["probes"] == 3 for r in results.values())  # two value sets and another batch size
 
 
+@pytest.mark.plumbing
 def test_export_command_decompose_flag(capsys, monkeypatch):
     """`onnxfix export --decompose` on an unedited model with three ops that fail in both
     exporters: both exports succeed and match eager in onnxruntime (other values, other batch)."""
@@ -339,6 +341,7 @@ def test_export_command_decompose_flag(capsys, monkeypatch):
     assert code == 0
 
 
+@pytest.mark.plumbing
 def test_custom_ops_and_export_repairs_in_the_table(monkeypatch):
     """A custom op resolves once its library registers it (and is skipped when the library is
     missing); `complex_pairs` is substituted only when named, never in "every decomposition"."""
@@ -361,6 +364,7 @@ def test_custom_ops_and_export_repairs_in_the_table(monkeypatch):
             "pair_polar", "pair_view_as_complex", "pair_complex", "pair_rfft2", "pair_stft", "pair_istft", "pair_scalar"}  # every ONX526 helper
 
 
+@pytest.mark.plumbing
 def test_decompose_api_choices_and_fallback():
     from onnxfix.exporter.decompose import available, decomposition_context, decomposition_table
 
@@ -381,6 +385,7 @@ def test_decompose_api_choices_and_fallback():
     assert_same(out, torch.cumprod(x, 1))
 
 
+@pytest.mark.plumbing
 def test_export_command_rejects_unknown_decomposition(capsys):
     from onnxfix.cli import main as cli_main
 
@@ -389,6 +394,7 @@ def test_export_command_rejects_unknown_decomposition(capsys):
     assert "--decompose: unknown nope" in capsys.readouterr().err
 
 
+@pytest.mark.plumbing
 def test_decompose_runs_the_guarded_decomposition_while_exporting(tmp_path, monkeypatch):
     """A guarded helper (`if not torch.onnx.is_in_onnx_export(): return <the op>`) under
     `--decompose`: both exporters set the real flag while they trace, so the exported graph holds

@@ -149,6 +149,7 @@ def test_roll_bit_identical(dtype):
         roll(x, (1, 2), 0)
 
 
+@pytest.mark.plumbing
 @pytest.mark.parametrize("exporter", ["dynamo", "legacy"])
 def test_roll_by_sizes_exports_with_dynamic_sizes(exporter, tmp_path):
     namespace = {"torch": torch}

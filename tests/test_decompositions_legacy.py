@@ -472,6 +472,7 @@ FIXTURES = __import__("pathlib").Path(__file__).parent / "fixtures"
 
 @pytest.mark.parametrize("fixture, code, count", [("ONX518/legacy_silent.py", "ONX518", 7),
                                                   ("ONX517/legacy_math.py", "ONX517", 29)])
+@pytest.mark.plumbing
 def test_reported_only_when_the_project_targets_legacy(fixture, code, count, tmp_path, monkeypatch, capsys):
     """The catalog measures these ops failing in legacy only: a project configured for dynamo
     alone (`[tool.onnxfix] exporters`, the default) gets no finding; one targeting legacy does.
@@ -500,6 +501,7 @@ class _Operators(torch.nn.Module):
         return a // b, a >> 2, torch.nn.functional.softplus(a.float(), threshold=1.0)
 
 
+@pytest.mark.plumbing
 def test_decompose_covers_the_operators_in_a_legacy_export(tmp_path):
     """(d) for `//` and `>>`: `decomposition_context` intercepts Tensor.__floordiv__ and
     __rshift__, so the legacy export of an unedited model matches eager in onnxruntime on other
@@ -547,6 +549,7 @@ class M(torch.nn.Module):
 """
 
 
+@pytest.mark.plumbing
 def test_onx518_reports_the_wrong_variants_only(tmp_path):
     from fixture_runner import settings
     from onnxfix.patterns import all_rules

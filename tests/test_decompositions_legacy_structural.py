@@ -161,6 +161,7 @@ def test_onx519_only_when_targeting_legacy():
     assert _codes({"dynamo", "legacy"}) == ["ONX519"] * 5
 
 
+@pytest.mark.plumbing
 def test_cli_default_dynamo_config_has_no_onx519(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)  # no [tool.onnxfix]: exporters = ["dynamo"]
     (tmp_path / "model.py").write_text(FIXTURE.read_text())
@@ -191,6 +192,7 @@ def test_cli_default_dynamo_config_has_no_onx519(tmp_path, monkeypatch, capsys):
     ("F.conv1d(x, w, padding='same', dilation=1)", False),
     ("F.conv1d(x, w, padding=2, dilation=2)", False),
 ])
+@pytest.mark.plumbing
 def test_which_calls_onx519_reports(call, reported):
     text = f"import torch.nn.functional as F\nfrom torch import nn\n\n\nclass M(nn.Module):\n    def forward(self, x, w):\n        return {call}\n"
     source = SourceFile.from_bytes(Path("m.py"), text.encode("utf-8"))
@@ -304,6 +306,7 @@ def test_fftshift_matches_eager(shape):
         assert torch.equal(helper("fftshift")(x.long(), dim=[1]), torch.fft.fftshift(x.long(), dim=[1]))
 
 
+@pytest.mark.plumbing
 def test_variadic_helpers_take_starred_arguments():
     """block_diag(*blocks): the rename keeps the star (the helper takes *tensors); a keyword
     (out=) leaves the call reported without a fix."""
@@ -471,6 +474,7 @@ def test_interpolate_antialias_width_one_runs_torch():
                        F.interpolate(x, size=(3, 3), mode="bilinear", antialias=True, align_corners=True))
 
 
+@pytest.mark.plumbing
 def test_decompose_channel_covers_nn_modules_under_legacy(tmp_path):
     """(d) nn.Conv1d(padding="same", dilation=2), nn.AdaptiveAvgPool2d((3, 3)) and
     nn.Upsample(mode="nearest-exact") call the functional ops, which the static rule cannot see

@@ -123,7 +123,7 @@ def test_svdvals_and_svd_within_bound(m, n, dtype):
         got = helper("linalg_svdvals")(a)
         assert got.dtype == dtype and got.shape == want.shape
         assert relative(got.double(), want) < BOUND[dtype]
-        for full in (True, False):
+        for full in (True, False) if m != n else (False,):  # a square matrix's full and reduced SVD are one
             U, S, Vh = helper("linalg_svd")(a, full_matrices=full)
             U0, S0, Vh0 = torch.linalg.svd(a, full_matrices=full)
             assert (U.shape, S.shape, Vh.shape) == (U0.shape, S0.shape, Vh0.shape)

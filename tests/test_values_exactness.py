@@ -4,6 +4,8 @@ the rule docs state. A failure here means a "safe" fix is not exact."""
 import math
 import random
 
+import numpy as np
+
 A_RANGE = range(-512, 4096)
 B_RANGE = range(1, 512)
 RANDOM_PAIRS = 200_000
@@ -66,10 +68,14 @@ def test_int_of_shifted_division_is_shifted_floor_division():
     """ONX203 `int(a / b + c)` -> `a // b + c` (c a non-negative int literal, Moonshine's conv
     lengths): exact wherever `a / b + c >= 0`, negative `a` down to `-c * b` included (the unsafe
     case: the rule cannot prove it), and not below."""
+    # every (a, b, c) at once in float64 and int64, which compute Python's `/`, `+`, `int()`
+    # and `//` on these ints exactly (IEEE division and addition, truncation, flooring)
+    b = np.arange(1, B_RANGE.stop)[:, None]
+    a = np.arange(-8 * B_RANGE.stop, 4096)[None, :]
     for c in range(0, 9):
-        for b in B_RANGE:
-            for a in range(-c * b, 4096):
-                assert int(a / b + c) == a // b + c == int(c + a / b), (a, b, c)
+        shifted = np.trunc(a / b + c) == a // b + c
+        assert shifted[a >= -c * b].all(), c
+    assert all(int(a / b + c) == a // b + c == int(c + a / b) for a, b, c in ((-4088, 511, 8), (-7, 7, 1), (4095, 3, 0)))
     for a, b in _random_pairs(8):
         for c in (1, 2, 1000):
             a = max(a, -c * b)
