@@ -67,6 +67,38 @@ def test_submodule_forward_parameters(body, expected):
     assert [(code, line) for code, line, _ in findings(SUBMODULE.format(body=body))] == expected
 
 
+HRFORMER = """
+class WindowAttention(nn.Module):
+    def __init__(self, dim):
+        super(WindowAttention, self).__init__()
+        self.attn = nn.MultiheadAttention(dim, 1)
+
+    def forward(self, x, H, W):
+        pad_h = math.ceil(H / 7) * 7 - H
+        return self.attn(x, x, x)[0][:pad_h]
+
+
+class Block(nn.Module):
+    def __init__(self, dim):
+        super(Block, self).__init__()
+        self.attn = {construction}
+
+    def forward(self, x):
+        B, C, H, W = x.size()
+        return self.attn(x, H, W)
+"""
+
+
+@pytest.mark.parametrize("construction, expected", [
+    # HRFormer: `super(Class, self)` names the class, and both classes store a `self.attn`: the
+    # block's calls its WindowAttention, the attention's calls its nn.MultiheadAttention
+    ("WindowAttention(dim)", [("ONX402", 8, True)]),
+    ("nn.Identity()", []),  # the block's `self.attn` is another module: the attention is never called
+])
+def test_old_style_super_and_an_attribute_name_two_classes_use(construction, expected):
+    assert findings(HRFORMER.format(construction=construction)) == expected
+
+
 def test_unknown_callers_prove_nothing():
     # also called from a function no forward reaches, and passed as a value
     assert findings(HELPER.format(arg="x.shape[1]") + "\n\ndef train(x):\n    return helper(x, 0.5)\n") == []

@@ -57,6 +57,7 @@ ORIGINAL = {
     "NumpyMeanSteps": (SW, OK),
     "NumpySumShift": (SW, OK),
     "AsTensorOfSize": (OK, FAILS),
+    "TensorFromAppendedSizes": (SW, OK),
     "ItemNameTopk": (SW, OK),
     "ItemNamePadMask": (SW, OK),
     "ItemNamePad": (SW, OK),

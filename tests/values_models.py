@@ -218,6 +218,15 @@ class NumpySumShift(nn.Module):  # ONX102, unsafe fix (Kokoro: a NumPy scalar in
         return x + x.numpy().sum()
 
 
+class TensorFromAppendedSizes(nn.Module):  # ONX205 of a list grown by `.append` (FaceBoxes), unsafe fix
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        sizes = list()
+        sizes.append(x.shape)
+        sizes.append(x[:, 1:].shape)
+        table = torch.tensor(sizes)
+        return s[:, None] * table.to(s.dtype)
+
+
 class AsTensorOfSize(nn.Module):  # ONX205 (dynamo only), safe fix
     def forward(self, x: torch.Tensor, s: torch.Tensor):
         return s / torch.as_tensor(x.shape[0])

@@ -175,12 +175,16 @@ class CallSites:
             found = by_attr.get(attr, [])
             if not found or any(not (isinstance(c.func.value, ast.Name) and c.func.value.id == "self") for c, _ in found):
                 return []
-            if not self.mentions(attr, attributes.count(attr) + len(found)):
+            # every class's own `self.<attr> = ...` counts as a mention (HRFormer's block holds its
+            # window attention in `self.attn`, which holds an nn.MultiheadAttention in its own)
+            stores = sum(1 for info in self.module.classes.values() if attr in info.self_attrs)
+            if not self.mentions(attr, stores + len(found)):
                 return []  # `self.<attr>` iterated, passed on, called from training code, ...
-            calls.extend(found)
+            calls.extend((call, ctx) for call, ctx in found if not _holds_another(ctx, attr, class_name))
         constructions = sum(_module_list_size(info.self_attrs[attr], class_name) for info in self.module.classes.values()
                             for attr in info.self_attrs if attr in containers)
-        if not self.mentions(class_name, 1 + len(attributes) + constructions):
+        supers = sum(1 for n in ast.walk(fn.cls.node) if _old_style_super(n, class_name))
+        if not self.mentions(class_name, 1 + len(attributes) + constructions + supers):
             return []  # also constructed or referenced elsewhere (a factory, a type check)
         return calls
 
@@ -220,6 +224,20 @@ def _enclosing_element(call: ast.Call, name: str, ctx) -> str | None:
             if any(isinstance(t, ast.Name) and t.id == name for t in ast.walk(loop.target)):
                 return iterated_attribute(loop.iter, loop.target, name, ctx.self_name)
     return None
+
+
+def _old_style_super(node: ast.AST, class_name: str) -> bool:
+    """`super(ClassName, self)` in the class's own methods: a mention that constructs nothing."""
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
+            and len(node.args) == 2 and isinstance(node.args[0], ast.Name) and node.args[0].id == class_name)
+
+
+def _holds_another(ctx, attr: str, class_name: str) -> bool:
+    """The calling method's class stores something other than a ``class_name`` instance in its own
+    ``self.<attr>``: its `self.<attr>(...)` calls that, not ``class_name``'s forward."""
+    value = ctx.fn.cls.self_attrs.get(attr) if ctx.fn.cls is not None else None
+    return value is not None and not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
+                                      and value.func.id == class_name)
 
 
 def _module_list_size(value: ast.AST, class_name: str) -> int:

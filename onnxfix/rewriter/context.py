@@ -10,7 +10,7 @@ from onnxfix.config import DYNAMO
 from onnxfix.rewriter.callsites import CallSites
 from onnxfix.rewriter.config_numbers import is_config_int
 from onnxfix.rewriter.evidence import FileEvidence, FunctionEvidence, Value
-from onnxfix.rewriter.export_guards import exporters_skipping
+from onnxfix.rewriter.export_guards import skipped_at
 from onnxfix.rewriter.function_body import walk_function_body
 from onnxfix.rewriter.integers import CycleLedger, IntegerOracle
 from onnxfix.rewriter.size_lists import unpacks_size_list
@@ -268,6 +268,23 @@ class FunctionContext(_FileView):
             yield current
             current = self.parent(current)
 
+    def exporters_skipping(self, node: ast.AST) -> frozenset[str]:
+        """export_guards.exporters_skipping of ``node``, memoised along its ancestors: a node's
+        answer is its parent's plus the parent's guards on it, so each ancestor is judged once
+        (asked node by node, a 1,500-term expression took 1,500 steps per term)."""
+        known = self.cache.setdefault("exporters skipping", {})
+        unknown, current = [], node
+        while current is not None and id(current) not in known:
+            unknown.append(current)
+            current = self.parent(current)
+        skipped = known[id(current)] if current is not None else frozenset()
+        for child in reversed(unknown):
+            parent = self.parent(child)
+            if parent is not None:
+                skipped = skipped | skipped_at(child, parent)
+            known[id(child)] = skipped
+        return known[id(node)]
+
     def enclosing(self, node: ast.AST) -> Iterable[ast.AST]:
         """The nodes around ``node`` in this function, from a parent map of the whole function
         (``ancestors`` knows only what the rules' walk has visited so far)."""
@@ -419,7 +436,7 @@ class FunctionContext(_FileView):
         # An export guard (`if not torch.compiler.is_exporting():` ...) keeps some exporters away
         # from the node, or from every call reaching the function; a finding left with none is
         # not reported.
-        skipped = exporters_skipping(node, self.ancestors(node))
+        skipped = self.exporters_skipping(node)
         skipped |= exporters_not_running(self.fn.entry.modes, rule.python_hazard)
         exporters = tuple(e for e in exporters or rule.exporters if e not in skipped)
         return self._finding(rule, node, message, fix, exporters, reached)

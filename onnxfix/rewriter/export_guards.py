@@ -34,25 +34,33 @@ def exporters_skipping(node: ast.AST, ancestors: Iterable[ast.AST]) -> frozenset
     skipped: set[str] = set()
     child = node
     for ancestor in ancestors:
-        if isinstance(ancestor, (ast.If, ast.IfExp)):
-            in_body = child in ancestor.body if isinstance(ancestor, ast.If) else child is ancestor.body
-            in_else = child in ancestor.orelse if isinstance(ancestor, ast.If) else child is ancestor.orelse
-            test = ancestor.test
-            conjuncts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
-            for conjunct in conjuncts if in_body else [test] if in_else else []:
-                runs_under = _export_guard(conjunct)  # the exporters under which the test holds
-                if runs_under is not None:
-                    skipped.update(EXPORTERS - runs_under if in_body else runs_under)
-        if isinstance(ancestor, ast.BoolOp) and child in ancestor.values:
-            # `guard or check` (`assert torch.onnx.is_in_onnx_export() or n.item() <= k`): the
-            # operands after a guard run only where it is false; after it in an `and`, true
-            for earlier in ancestor.values[: ancestor.values.index(child)]:
-                runs_under = _export_guard(earlier)
-                if runs_under is not None:
-                    skipped.update(runs_under if isinstance(ancestor.op, ast.Or) else EXPORTERS - runs_under)
-        skipped.update(_skipped_by_early_exits(child, ancestor))
+        skipped |= skipped_at(child, ancestor)
         child = ancestor
     return frozenset(skipped)
+
+
+def skipped_at(child: ast.AST, ancestor: ast.AST) -> set[str]:
+    """The exporters the guards of ``ancestor`` keep from its direct ``child`` (one step of
+    ``exporters_skipping``)."""
+    skipped: set[str] = set()
+    if isinstance(ancestor, (ast.If, ast.IfExp)):
+        in_body = child in ancestor.body if isinstance(ancestor, ast.If) else child is ancestor.body
+        in_else = child in ancestor.orelse if isinstance(ancestor, ast.If) else child is ancestor.orelse
+        test = ancestor.test
+        conjuncts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+        for conjunct in conjuncts if in_body else [test] if in_else else []:
+            runs_under = _export_guard(conjunct)  # the exporters under which the test holds
+            if runs_under is not None:
+                skipped.update(EXPORTERS - runs_under if in_body else runs_under)
+    if isinstance(ancestor, ast.BoolOp) and child in ancestor.values:
+        # `guard or check` (`assert torch.onnx.is_in_onnx_export() or n.item() <= k`): the
+        # operands after a guard run only where it is false; after it in an `and`, true
+        for earlier in ancestor.values[: ancestor.values.index(child)]:
+            runs_under = _export_guard(earlier)
+            if runs_under is not None:
+                skipped.update(runs_under if isinstance(ancestor.op, ast.Or) else EXPORTERS - runs_under)
+    skipped.update(_skipped_by_early_exits(child, ancestor))
+    return skipped
 
 
 def _skipped_by_early_exits(statement: ast.AST, block_owner: ast.AST) -> Iterator[str]:

@@ -12,7 +12,7 @@ import ast
 from dataclasses import dataclass, field, replace
 from typing import Iterator
 
-from onnxfix.rewriter.constructed import calls_behind, constructed_classes, constructor_arguments, container_element
+from onnxfix.rewriter.constructed import calls_behind, constructed_classes, constructor_arguments, container_elements
 from onnxfix.rewriter.export_guards import exporters_skipping, is_guard_call
 from onnxfix.rewriter.function_body import scope_of_function, walk_function_body
 from onnxfix.rewriter.module_index import (
@@ -85,6 +85,7 @@ class ScopeBuilder:
         # forward reads `self.config`, `self.dropout`... many times, its siblings the same names.
         self._bases_memo: dict[int, list[tuple[ModuleIndex, ClassInfo]]] = {}
         self._self_attr_memo: dict[tuple[int, str], list[ExportFunction]] = {}
+        self._container_memo: dict[int, dict[str, str]] = {}  # id(function node) -> container_elements
 
     # -- which classes are nn.Module subclasses -----------------------------------------------
     def is_module_class(self, module: ModuleIndex, info: ClassInfo) -> bool:
@@ -257,7 +258,10 @@ class ScopeBuilder:
                 yield from self._methods_named(fn, module, info, node.attr, skip_self=False)
         elif isinstance(value, ast.Name) and value.id != self_name:
             # `layer.backward(y)` for a layer taken out of `self.layers` (a loop, an index)
-            container = container_element(fn.node, value.id, self_name)
+            key = id(fn.node)
+            if key not in self._container_memo:
+                self._container_memo[key] = container_elements(fn.node, self_name)
+            container = self._container_memo[key].get(value.id)
             if container is not None:
                 yield from self._element_methods(fn, container, node.attr)
 

@@ -124,7 +124,36 @@ def _bound_to_size_list(ctx: "FunctionContext", name: str, value: ast.AST) -> bo
         return _returned_size_list(ctx, value, name)  # a, sizes, b = self.encoder_input(feats)
     if isinstance(value, (ast.List, ast.Tuple)):
         return all(is_size_sequence(ctx, e) for e in value.elts)
-    return False
+    return _empty_list_call(ctx, value)
+
+
+def _empty_list_call(ctx: "FunctionContext", value: ast.AST) -> bool:
+    """`list()`: an empty list, like `[]` (FaceBoxes' `detection_dimension = list()`)."""
+    return (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "list"
+            and ctx.is_builtin("list") and not value.args and not value.keywords)
+
+
+def converted_size_list(ctx: "FunctionContext", name: str, builder: ast.Call) -> bool:
+    """``name`` is a local list of size sequences (``sizes = []``, then
+    ``sizes.append(feat.shape[2:])`` per level) that ``builder`` (``torch.tensor(sizes)``)
+    converts, and nothing else reads: FaceBoxes' ``detection_dimension``. The name may be rebound
+    to the converted tensor by the builder's own statement, at the function's top level; its reads
+    after that statement read the tensor."""
+    if ctx.is_parameter(name) or not _grown_by_size_sequences(ctx, name):
+        return False
+    statement = ctx.parent(builder)
+    rebound = (isinstance(statement, ast.Assign) and statement.value is builder and len(statement.targets) == 1
+               and _is_name(statement.targets[0], name) and statement in ctx.fn.node.body)
+    values = [v for v in ctx.assignments(name) if not (rebound and v is builder)]
+    if not values or not all(_bound_to_size_list(ctx, name, v) for v in values):
+        return False
+    for node, parent in _loads(ctx, name):
+        if isinstance(parent, ast.Attribute) and parent.attr == "append" or node is builder.args[0]:
+            continue
+        if rebound and (node.lineno, node.col_offset) > (statement.end_lineno, statement.end_col_offset):
+            continue  # the tensor, read after its statement at the top level
+        return False
+    return True
 
 
 def _grown_by_size_sequences(ctx: "FunctionContext", name: str) -> bool:

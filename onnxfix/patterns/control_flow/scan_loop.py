@@ -45,7 +45,6 @@ from onnxfix.patterns.control_flow.scan_around import bound_before, empty_before
 from onnxfix.patterns.control_flow.scan_parts import ScanPlan, appended_list, index_element, indexed_dim
 from onnxfix.patterns.control_flow.scan_text import scan_rewrite
 from onnxfix.rewriter.context import FunctionContext
-from onnxfix.rewriter.export_guards import exporters_skipping
 from onnxfix.rewriter.integers import int_constant
 from onnxfix.rewriter.rule import Edit, Fix
 
@@ -62,7 +61,7 @@ def scan_loop(node: ast.For, ctx: FunctionContext) -> tuple[Fix | None, str]:
     """(fix, why it is unsafe) for a loop over a size that a torch scan can take under export."""
     if ctx.compiled_by_torchscript or node.orelse:
         return None, ""
-    if DYNAMO in exporters_skipping(node, ctx.ancestors(node)):  # the eager side of a fix already made
+    if DYNAMO in ctx.exporters_skipping(node):  # the eager side of a fix already made
         return None, ""
     scan = _loop_scan(node, ctx)
     if scan is None:

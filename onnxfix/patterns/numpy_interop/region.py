@@ -10,7 +10,7 @@ from onnxfix.patterns.numpy_interop.element_loops import ElementLoop, find_eleme
 from onnxfix.patterns.numpy_interop.numbers import NumberCall, number_call
 from onnxfix.patterns.numpy_interop.twins import NDARRAY_METHODS, TUPLE_RESULTS, TWINS, Twin, argument_blockers
 from onnxfix.rewriter.context import FunctionContext
-from onnxfix.rewriter.export_guards import EXPORTERS, exporters_skipping
+from onnxfix.rewriter.export_guards import EXPORTERS
 
 
 SINKS = {"torch.from_numpy": "share", "torch.as_tensor": "share", "torch.asarray": "share", "torch.tensor": "copy"}
@@ -131,7 +131,7 @@ def build_region(ctx: FunctionContext) -> Region:
     if not any(_touches_numpy(node, ctx) for node in nodes):
         return region  # no array can exist here: skip the costly data-flow (most functions)
     # NumPy no exporter runs (the eager branch of this fix's own guard) is not export-time code
-    nodes = [n for n in nodes if exporters_skipping(n, ctx.ancestors(n)) != EXPORTERS]
+    nodes = [n for n in nodes if ctx.exporters_skipping(n) != EXPORTERS]
     region.sources = [node for node in nodes if is_to_numpy(node)]
     _find_ndarray_names(region, nodes)
     _find_shape_arrays(region, nodes)

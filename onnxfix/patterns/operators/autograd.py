@@ -23,8 +23,9 @@ class AutogradFunctionCallable(Rule):
     doc = RuleDoc(
         what="""
             Finds `F.apply(...)` in export-time code where `F` is a `torch.autograd.Function`
-            (defined in the same file) whose static `forward` calls one of its own parameters:
-            the checkpointing pattern `CheckpointFunction.apply(run_function, *args)`.
+            (defined in the same file) whose static `forward` calls one of its own parameters,
+            directly or kept in a ctx attribute: the checkpointing pattern
+            `CheckpointFunction.apply(run_function, *args)`.
         """,
         why="""
             The legacy exporter records `F.apply` as a Python operator and can only inline it
@@ -54,7 +55,10 @@ class AutogradFunctionCallable(Rule):
                             else CheckpointFunction.apply(torch.relu, x))
         """,
         fix_safety="""
-            Offered when `forward` never reads its `ctx` parameter and the class has no
+            Offered when `forward` never reads its `ctx` parameter, or uses it only to keep
+            values in attributes it sets itself before reading them (guided-diffusion's
+            `ctx.run_function = run_function`, then `ctx.run_function(*ctx.input_tensors)`:
+            then a `types.SimpleNamespace()` stands for it), and the class has no
             `symbolic` (the legacy exporter's own hook) and no `setup_context`. The call becomes
             `(F.forward(None, ...) if torch.onnx.is_in_onnx_export() else F.apply(...))`:
             `torch.onnx.is_in_onnx_export()` is False outside `torch.onnx.export` (both
@@ -88,7 +92,8 @@ class AutogradFunctionCallable(Rule):
         if blocker:
             yield ctx.report(self, node, f"{message}; no automatic fix: {blocker}")
             return
-        yield ctx.report(self, node, message + "; trace its forward directly while exporting", fix=_fix(node, ctx))
+        fix = _fix(node, ctx, namespace=_keeps_attributes(forward))
+        yield ctx.report(self, node, message + "; trace its forward directly while exporting", fix=fix)
 
 
 def _guarded(call: ast.Call, ctx: FunctionContext) -> bool:
@@ -115,11 +120,27 @@ def _parameters(fn: ast.FunctionDef) -> list[str]:
 
 def _called_parameter(forward: ast.FunctionDef) -> str | None:
     """A parameter of ``forward`` (after ctx) that its body calls: a function argument."""
-    names = set(_parameters(forward)[1:]) | {a.arg for a in forward.args.kwonlyargs}
+    parameters = _parameters(forward)
+    names = set(parameters[1:]) | {a.arg for a in forward.args.kwonlyargs}
+    kept = _kept_parameters(forward, parameters[0], names) if parameters else {}
     for sub in ast.walk(forward):
         if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id in names:
             return sub.func.id
+        if (isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and isinstance(sub.func.value, ast.Name)
+                and sub.func.value.id == parameters[0] and sub.func.attr in kept):
+            return kept[sub.func.attr]  # `ctx.run_function = run_function`, then `ctx.run_function(...)`
     return None
+
+
+def _kept_parameters(forward: ast.FunctionDef, ctx_name: str, names: set[str]) -> dict[str, str]:
+    """ctx attribute -> the parameter ``forward`` stores in it (`ctx.run_function = run_function`)."""
+    kept = {}
+    for sub in ast.walk(forward):
+        if isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Name) and sub.value.id in names:
+            for target in sub.targets:
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == ctx_name:
+                    kept[target.attr] = sub.value.id
+    return kept
 
 
 def _blocker(info: ClassInfo, forward: ast.FunctionDef, call: ast.Call) -> str | None:
@@ -131,15 +152,51 @@ def _blocker(info: ClassInfo, forward: ast.FunctionDef, call: ast.Call) -> str |
     if not parameters:
         return "`forward` takes no ctx"
     ctx_name = parameters[0]
-    if any(isinstance(sub, ast.Name) and sub.id == ctx_name for sub in ast.walk(forward) if sub is not forward):
-        return f"`forward` uses `{ctx_name}`"
+    uses = [sub for sub in ast.walk(forward) if isinstance(sub, ast.Name) and sub.id == ctx_name]
+    if uses and not _keeps_attributes(forward):
+        return f"`forward` uses `{ctx_name}` other than to keep values in its own attributes"
     if call.keywords:
         return "`apply` is called with keywords"
     return None
 
 
-def _fix(call: ast.Call, ctx: FunctionContext) -> Fix:
+def _keeps_attributes(forward: ast.FunctionDef) -> bool:
+    """``forward`` uses its ctx only to keep values in attributes it sets itself
+    (guided-diffusion's CheckpointFunction: `ctx.run_function = run_function`, then
+    `ctx.run_function(*ctx.input_tensors)`): a plain namespace serves as well while exporting.
+    Never a method or attribute autograd provides (`save_for_backward`, `needs_input_grad`)."""
+    ctx_name = _parameters(forward)[0]
+    stored, loaded = set(), set()
+    for sub in ast.walk(forward):
+        if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == ctx_name:
+            (stored if isinstance(sub.ctx, ast.Store) else loaded).add(sub.attr)
+    attribute_uses = sum(1 for sub in ast.walk(forward) if isinstance(sub, ast.Attribute)
+                         and isinstance(sub.value, ast.Name) and sub.value.id == ctx_name)
+    name_uses = sum(1 for sub in ast.walk(forward) if isinstance(sub, ast.Name) and sub.id == ctx_name)
+    return bool(stored) and loaded <= stored and attribute_uses == name_uses and _stored_first(forward, ctx_name)
+
+
+def _stored_first(forward: ast.FunctionDef, ctx_name: str) -> bool:
+    """Each attribute read is set by an earlier top-level statement of ``forward``."""
+    stored: set[str] = set()
+    for statement in forward.body:
+        for sub in ast.walk(statement):
+            if (isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == ctx_name
+                    and isinstance(sub.ctx, ast.Load) and sub.attr not in stored):
+                return False
+        if isinstance(statement, ast.Assign):
+            stored |= {t.attr for t in statement.targets if isinstance(t, ast.Attribute)
+                       and isinstance(t.value, ast.Name) and t.value.id == ctx_name}
+    return True
+
+
+def _fix(call: ast.Call, ctx: FunctionContext, namespace: bool = False) -> Fix:
     torch_name, imports = ctx.torch_name()
+    context = "None"
+    if namespace:
+        types_name = ctx.module_alias("types")
+        context = f"{types_name or 'types'}.SimpleNamespace()"
+        imports = (*imports, *(() if types_name else ("types",)))
     text = ctx.segment(call)
     func = call.func
     source = ctx.file.source
@@ -148,7 +205,7 @@ def _fix(call: ast.Call, ctx: FunctionContext) -> Fix:
     paren = source.text.index("(", source.span(func)[1])
     separator = ", " if call.args else ""
     direct = (
-        source.text[start:apply_start] + "forward(None" + separator
+        source.text[start:apply_start] + f"forward({context}" + separator
         + source.text[paren + 1 : source.span(call)[1]]
     )
     guarded = f"({direct} if {torch_name}.onnx.is_in_onnx_export() else {text})"

@@ -7,6 +7,7 @@ import ast
 from onnxfix.config import DYNAMO, LEGACY
 from onnxfix.rewriter.context import FunctionContext, builtin_call
 from onnxfix.rewriter.integers import is_whole_shape
+from onnxfix.rewriter.size_lists import converted_size_list
 from onnxfix.rewriter.precedence import ATOM, BITOR, operand
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 from onnxfix.rewriter.statements import assigned_just_before, enclosing_statement, statement_removal
@@ -86,7 +87,10 @@ class TensorFromValues(Rule):
             Finds `torch.tensor(...)`, `torch.as_tensor(...)` and `t.new_tensor(...)` whose data
             is a shape (`x.shape`, `x.size()`, `x.shape[1:]`), a list or tuple holding sizes
             (`[x.shape[0], x.shape[1]]`) or rows of them (Deformable-DETR's per-level
-            `[[h0, w0], [h1, w1]]`, also in a `@torch.jit.script` helper), or Python numbers taken out of tensors (`.item()`,
+            `[[h0, w0], [h1, w1]]`, also in a `@torch.jit.script` helper), a local list grown
+            only by `.append` of shapes or size lists and read by nothing else (FaceBoxes'
+            `detection_dimension.append(x.shape[2:])` per detection map, then
+            `torch.tensor(detection_dimension)`), or Python numbers taken out of tensors (`.item()`,
             `.tolist()`, `int(t)`, directly or through a name). Seen in SAM3 and
             PP-DocLayout box scaling (`torch.tensor([width, height, width, height])`) and
             torchvision's anchor generator.
@@ -125,6 +129,12 @@ class TensorFromValues(Rule):
               (TorchScript compiles it too). For `torch.as_tensor` they are `torch.tensor(a)`
               (for a Python int both build the same new tensor; `as_tensor` of a size
               specializes it in the dynamo exporter).
+            - A list grown by `.append` of size sequences (`sizes.append(feat.shape[2:])`)
+              becomes `torch.stack([torch.stack([torch.tensor(d) for d in row]) for row in
+              sizes])`: unsafe. For rows of one non-zero length it is the same 2-d int64
+              tensor, but the analysis does not know the rows' lengths: with no rows, or empty
+              ones, `torch.tensor` gives a float tensor of shape (n, 0) and `torch.stack`
+              raises. Measured: tests/test_values_exporters.py (TensorFromAppendedSizes).
             - A whole shape (`torch.tensor(x.shape)`, `torch.as_tensor(x.shape)`) becomes
               `torch.stack([torch.tensor(d) for d in x.shape])`: unsafe, because for a 0-d `x`
               the original gives an empty float tensor and `torch.stack([])` raises.
@@ -172,6 +182,13 @@ class TensorFromValues(Rule):
                 + also,
                 fix=self._stack_fix(node, builder, data, ctx, whole=False), exporters=exporters,
             )
+        elif isinstance(data, ast.Name) and len(node.args) == 1 and converted_size_list(ctx, data.id, node):
+            yield ctx.report(
+                self, node,
+                "tensor built from a list of sizes appended one by one: the legacy exporter records the "
+                "export-time sizes as constants" + also + ROWS_UNSAFE,
+                fix=self._rows_fix(node, builder, data, ctx), exporters=exporters,
+            )
         elif as_tensor and ctx.sizes.is_size(data):
             torch, imports = ctx.torch_name()
             fix = Fix("Use `torch.tensor`", (ctx.replace(node.func, f"{torch}.tensor"),), safe=True, imports=imports)
@@ -196,11 +213,9 @@ class TensorFromValues(Rule):
         return None
 
     def _stack_fix(self, node: ast.Call, builder: str, data: ast.expr, ctx: FunctionContext, whole: bool):
-        if len(node.args) != 1 or any(k.arg not in ("dtype", "device") for k in node.keywords):
+        extra = self._per_element_keywords(node, ctx)
+        if len(node.args) != 1 or extra is None:
             return None
-        if not all(isinstance(k.value, (ast.Name, ast.Attribute, ast.Constant)) for k in node.keywords):
-            return None  # repeated per element, so only plain names
-        extra = "".join(f", {k.arg}={ctx.segment(k.value)}" for k in node.keywords)
         torch, imports = ctx.torch_name()
         if ctx.qualname(node.func) == "torch.as_tensor":
             # as_tensor of a size specializes it in the dynamo exporter, tensor does not (measured,
@@ -220,6 +235,27 @@ class TensorFromValues(Rule):
             elements = stacked
         text = ctx.bracketed(node, f"{torch}.stack([", elements, "])")
         return Fix("Stack 0-d tensors built from each size", (ctx.replace(node, text),), safe=True, imports=imports)
+
+    def _rows_fix(self, node: ast.Call, builder: str, data: ast.Name, ctx: FunctionContext) -> Fix | None:
+        """`torch.tensor(sizes)` of a list of size sequences -> a stack of stacks of 0-d tensors."""
+        extra = self._per_element_keywords(node, ctx)
+        if extra is None:
+            return None
+        torch, imports = ctx.torch_name()
+        if ctx.qualname(node.func) == "torch.as_tensor":
+            builder = f"{torch}.tensor"
+        text = f"{torch}.stack([{torch}.stack([{builder}(d{extra}) for d in row]) for row in {data.id}])"
+        return Fix("Stack 0-d tensors built from each size", (ctx.replace(node, text),), safe=False, imports=imports)
+
+    @staticmethod
+    def _per_element_keywords(node: ast.Call, ctx: FunctionContext) -> str | None:
+        """`, dtype=..., device=...` to repeat in each element's builder, or None when another
+        keyword (or one that is not a plain name, attribute or constant) forbids it."""
+        if any(k.arg not in ("dtype", "device") for k in node.keywords):
+            return None
+        if not all(isinstance(k.value, (ast.Name, ast.Attribute, ast.Constant)) for k in node.keywords):
+            return None  # repeated per element, so only plain names
+        return "".join(f", {k.arg}={ctx.segment(k.value)}" for k in node.keywords)
 
     def _taken_out_of_tensor(self, data: ast.expr, ctx: FunctionContext, depth: int = 0) -> bool:
         for sub in ast.walk(data):
@@ -264,6 +300,12 @@ def _rows(data: ast.List | ast.Tuple) -> list[list[ast.expr]] | None:
     if any(isinstance(e, (ast.Starred, ast.List, ast.Tuple)) for row in rows for e in row):
         return None
     return rows
+
+
+ROWS_UNSAFE = (
+    " (unsafe fix: an empty list or empty rows give a float tensor of shape (n, 0) there, and `torch.stack` "
+    "raises)"
+)
 
 
 TOLIST_UNSAFE = (
