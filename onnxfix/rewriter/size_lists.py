@@ -3,8 +3,8 @@
 Deformable DETR's levels, YOLO's grids). The loop's ``h`` and ``w`` are sizes, as traced as the
 ``feat.shape`` they came from; the size rules see them through ``FunctionContext.shape_element``.
 
-A list counts when every way it gets its items is known: bound to ``[]`` or to a literal of size
-sequences, grown only by ``.append`` of size sequences, passed as a parameter whose every call
+A list counts when every way it gets its items is known: bound to ``[]``, to a literal of size
+sequences or to a list comprehension building one per item, grown only by ``.append`` of size sequences, passed as a parameter whose every call
 site passes such a list, or unpacked from ``self.method(...)`` whose every ``return`` holds such
 a list at that position.
 """
@@ -124,6 +124,8 @@ def _bound_to_size_list(ctx: "FunctionContext", name: str, value: ast.AST) -> bo
         return _returned_size_list(ctx, value, name)  # a, sizes, b = self.encoder_input(feats)
     if isinstance(value, (ast.List, ast.Tuple)):
         return all(is_size_sequence(ctx, e) for e in value.elts)
+    if isinstance(value, ast.ListComp):  # Mask2Former: `[(e.shape[2], e.shape[3]) for e in embeds]`
+        return is_size_sequence(ctx, value.elt)
     return _empty_list_call(ctx, value)
 
 

@@ -87,10 +87,11 @@ class TensorFromValues(Rule):
             Finds `torch.tensor(...)`, `torch.as_tensor(...)` and `t.new_tensor(...)` whose data
             is a shape (`x.shape`, `x.size()`, `x.shape[1:]`), a list or tuple holding sizes
             (`[x.shape[0], x.shape[1]]`) or rows of them (Deformable-DETR's per-level
-            `[[h0, w0], [h1, w1]]`, also in a `@torch.jit.script` helper), a local list grown
-            only by `.append` of shapes or size lists and read by nothing else (FaceBoxes'
-            `detection_dimension.append(x.shape[2:])` per detection map, then
-            `torch.tensor(detection_dimension)`), or Python numbers taken out of tensors (`.item()`,
+            `[[h0, w0], [h1, w1]]`, also in a `@torch.jit.script` helper), a local list of
+            shapes or size lists, grown only by `.append` or built by a comprehension, and
+            read by nothing else (FaceBoxes' `detection_dimension.append(x.shape[2:])` per
+            detection map, then `torch.tensor(detection_dimension)`; Mask2Former's
+            `[(e.shape[2], e.shape[3]) for e in embeds]`), or Python numbers taken out of tensors (`.item()`,
             `.tolist()`, `int(t)`, directly or through a name). Seen in SAM3 and
             PP-DocLayout box scaling (`torch.tensor([width, height, width, height])`) and
             torchvision's anchor generator.
@@ -129,7 +130,7 @@ class TensorFromValues(Rule):
               (TorchScript compiles it too). For `torch.as_tensor` they are `torch.tensor(a)`
               (for a Python int both build the same new tensor; `as_tensor` of a size
               specializes it in the dynamo exporter).
-            - A list grown by `.append` of size sequences (`sizes.append(feat.shape[2:])`)
+            - A list of size sequences (`sizes.append(feat.shape[2:])`, a comprehension)
               becomes `torch.stack([torch.stack([torch.tensor(d) for d in row]) for row in
               sizes])`: unsafe. For rows of one non-zero length it is the same 2-d int64
               tensor, but the analysis does not know the rows' lengths: with no rows, or empty
@@ -185,7 +186,7 @@ class TensorFromValues(Rule):
         elif isinstance(data, ast.Name) and len(node.args) == 1 and converted_size_list(ctx, data.id, node):
             yield ctx.report(
                 self, node,
-                "tensor built from a list of sizes appended one by one: the legacy exporter records the "
+                "tensor built from a list of sizes collected by `.append` or a comprehension: the legacy exporter records the "
                 "export-time sizes as constants" + also + ROWS_UNSAFE,
                 fix=self._rows_fix(node, builder, data, ctx), exporters=exporters,
             )
