@@ -99,6 +99,33 @@ def test_old_style_super_and_an_attribute_name_two_classes_use(construction, exp
     assert findings(HRFORMER.format(construction=construction)) == expected
 
 
+def test_an_inherited_call_of_an_attribute_a_subclass_replaces_counts():
+    """Base stores another module in `self.attn`, but Sub stores a WindowAttention there and runs
+    Base's forward: that call, with 7.5, binds the attention's H too (no safe integer fix)."""
+    body = HRFORMER.format(construction="WindowAttention(dim)").replace("class Block(", "class Other(") + """
+
+class Passthrough(nn.Module):
+    def forward(self, x, H, W):
+        return x
+
+
+class Base(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.attn = Passthrough()
+
+    def forward(self, x):
+        return self.attn(x, 7.5, 3)
+
+
+class Sub(Base):
+    def __init__(self):
+        super().__init__()
+        self.attn = WindowAttention(4)
+"""
+    assert findings(body) == []
+
+
 def test_unknown_callers_prove_nothing():
     # also called from a function no forward reaches, and passed as a value
     assert findings(HELPER.format(arg="x.shape[1]") + "\n\ndef train(x):\n    return helper(x, 0.5)\n") == []

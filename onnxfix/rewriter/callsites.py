@@ -145,6 +145,18 @@ class CallSites:
             found.append((ctx, argument))
         return found
 
+    def _holds_another(self, ctx, attr: str, class_name: str) -> bool:
+        """The calling method's class stores something other than a ``class_name`` instance in its
+        own ``self.<attr>``, and no class of the file derives from it (a subclass may store a
+        ``class_name`` there and run the inherited method): its `self.<attr>(...)` calls that."""
+        cls = ctx.fn.cls
+        value = cls.self_attrs.get(attr) if cls is not None else None
+        if value is None or (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
+                             and value.func.id == class_name):
+            return False
+        return not any(_simple_name(base) == cls.name for info in self.module.classes.values()
+                       for base in info.node.bases)
+
     def _module_calls(self, fn: ExportFunction) -> Calls:
         """Calls ``self.<attr>(...)`` of the attributes that hold an instance of ``fn``'s class,
         when the class is mentioned only by its definition and by constructions stored into
@@ -180,7 +192,7 @@ class CallSites:
             stores = sum(1 for info in self.module.classes.values() if attr in info.self_attrs)
             if not self.mentions(attr, stores + len(found)):
                 return []  # `self.<attr>` iterated, passed on, called from training code, ...
-            calls.extend((call, ctx) for call, ctx in found if not _holds_another(ctx, attr, class_name))
+            calls.extend((call, ctx) for call, ctx in found if not self._holds_another(ctx, attr, class_name))
         constructions = sum(_module_list_size(info.self_attrs[attr], class_name) for info in self.module.classes.values()
                             for attr in info.self_attrs if attr in containers)
         supers = sum(1 for n in ast.walk(fn.cls.node) if _old_style_super(n, class_name))
@@ -230,14 +242,6 @@ def _old_style_super(node: ast.AST, class_name: str) -> bool:
     """`super(ClassName, self)` in the class's own methods: a mention that constructs nothing."""
     return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
             and len(node.args) == 2 and isinstance(node.args[0], ast.Name) and node.args[0].id == class_name)
-
-
-def _holds_another(ctx, attr: str, class_name: str) -> bool:
-    """The calling method's class stores something other than a ``class_name`` instance in its own
-    ``self.<attr>``: its `self.<attr>(...)` calls that, not ``class_name``'s forward."""
-    value = ctx.fn.cls.self_attrs.get(attr) if ctx.fn.cls is not None else None
-    return value is not None and not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
-                                      and value.func.id == class_name)
 
 
 def _module_list_size(value: ast.AST, class_name: str) -> int:

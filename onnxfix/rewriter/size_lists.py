@@ -125,8 +125,19 @@ def _bound_to_size_list(ctx: "FunctionContext", name: str, value: ast.AST) -> bo
     if isinstance(value, (ast.List, ast.Tuple)):
         return all(is_size_sequence(ctx, e) for e in value.elts)
     if isinstance(value, ast.ListComp):  # Mask2Former: `[(e.shape[2], e.shape[3]) for e in embeds]`
-        return is_size_sequence(ctx, value.elt)
+        return _reads_targets_as_tensors_only(value) and is_size_sequence(ctx, value.elt)
     return _empty_list_call(ctx, value)
+
+
+def _reads_targets_as_tensors_only(comprehension: ast.ListComp) -> bool:
+    """The element reads the comprehension's own variables only as `v.shape` / `v.size(...)`:
+    the size oracles resolve a name through the function's bindings, not the comprehension's
+    (`[hw for hw in pairs]` beside `hw = x.shape[2:]` would read the function's `hw`)."""
+    targets = {n.id for g in comprehension.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+    attribute_receivers = {id(n.value) for n in ast.walk(comprehension.elt)
+                           if isinstance(n, ast.Attribute) and n.attr in ("shape", "size")}
+    return all(id(n) in attribute_receivers for n in ast.walk(comprehension.elt)
+               if isinstance(n, ast.Name) and n.id in targets)
 
 
 def _empty_list_call(ctx: "FunctionContext", value: ast.AST) -> bool:

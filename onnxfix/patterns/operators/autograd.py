@@ -9,6 +9,7 @@ from onnxfix.config import LEGACY
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.module_index import ClassInfo
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
+from onnxfix.rewriter.names import walk_scope
 from onnxfix.rewriter.scope import is_autograd_function
 
 
@@ -92,7 +93,12 @@ class AutogradFunctionCallable(Rule):
         if blocker:
             yield ctx.report(self, node, f"{message}; no automatic fix: {blocker}")
             return
-        fix = _fix(node, ctx, namespace=_keeps_attributes(forward))
+        namespace = _keeps_attributes(forward)
+        if namespace and not ctx.module_alias("types") and (not ctx.is_builtin("types")
+                                                             or _names_types(ctx.fn.module.tree)):
+            yield ctx.report(self, node, f"{message}; no automatic fix: the name `types` is taken here")
+            return
+        fix = _fix(node, ctx, namespace=namespace)
         yield ctx.report(self, node, message + "; trace its forward directly while exporting", fix=fix)
 
 
@@ -126,7 +132,7 @@ def _called_parameter(forward: ast.FunctionDef) -> str | None:
     for sub in ast.walk(forward):
         if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id in names:
             return sub.func.id
-        if (isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and isinstance(sub.func.value, ast.Name)
+        if (kept and isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and isinstance(sub.func.value, ast.Name)
                 and sub.func.value.id == parameters[0] and sub.func.attr in kept):
             return kept[sub.func.attr]  # `ctx.run_function = run_function`, then `ctx.run_function(...)`
     return None
@@ -158,6 +164,19 @@ def _blocker(info: ClassInfo, forward: ast.FunctionDef, call: ast.Call) -> str |
     if call.keywords:
         return "`apply` is called with keywords"
     return None
+
+
+def _names_types(tree: ast.Module) -> bool:
+    """The module binds the name `types` at its top level (an assignment, a def, another import):
+    an added `import types` would be shadowed. A local binding is the caller's `is_builtin`."""
+    for node, _ in walk_scope(tree):
+        if isinstance(node, ast.Name) and node.id == "types" and isinstance(node.ctx, ast.Store):
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == "types":
+            return True
+        if isinstance(node, ast.alias) and (node.asname or node.name.split(".")[0]) == "types":
+            return True
+    return False
 
 
 def _keeps_attributes(forward: ast.FunctionDef) -> bool:

@@ -223,7 +223,8 @@ class TensorFromValues(Rule):
             # tests/test_values_exporters.py); for a Python int both build the same new 0-d tensor
             builder = f"{torch}.tensor"
         if whole:
-            text = f"{torch}.stack([{builder}(d{extra}) for d in {ctx.segment(data)}])"
+            d = _fresh_name(node, "d", torch)
+            text = f"{torch}.stack([{builder}({d}{extra}) for {d} in {ctx.segment(data)}])"
             return Fix("Stack 0-d tensors built from each size", (ctx.replace(node, text),), safe=False, imports=imports)
         rows = _rows(data)
         if rows is None or not all(ctx.ints.is_int(e) for row in rows for e in row):
@@ -245,7 +246,8 @@ class TensorFromValues(Rule):
         torch, imports = ctx.torch_name()
         if ctx.qualname(node.func) == "torch.as_tensor":
             builder = f"{torch}.tensor"
-        text = f"{torch}.stack([{torch}.stack([{builder}(d{extra}) for d in row]) for row in {data.id}])"
+        d, row = _fresh_name(node, "d", torch), _fresh_name(node, "row", torch)
+        text = f"{torch}.stack([{torch}.stack([{builder}({d}{extra}) for {d} in {row}]) for {row} in {data.id}])"
         return Fix("Stack 0-d tensors built from each size", (ctx.replace(node, text),), safe=False, imports=imports)
 
     @staticmethod
@@ -273,6 +275,18 @@ class TensorFromValues(Rule):
                     if isinstance(value, ast.expr) and self._taken_out_of_tensor(value, ctx, depth + 1):
                         return True
         return False
+
+
+def _fresh_name(call: ast.Call, base: str, torch: str) -> str:
+    """A comprehension variable for a fix's text that none of the names the comprehension reads
+    uses (the builder `row.new_tensor`, a `dtype=d` keyword, the data would otherwise read the
+    variable). Names elsewhere in the function do not matter: the variable is the comprehension's."""
+    taken = {n.id for n in ast.walk(call) if isinstance(n, ast.Name)} | {torch}
+    name, count = base, 0
+    while name in taken:
+        count += 1
+        name = f"{base}{count}"
+    return name
 
 
 def _items(data: ast.List | ast.Tuple) -> list[ast.expr]:
