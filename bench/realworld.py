@@ -162,6 +162,10 @@ def _same_output(a, b, torch) -> bool:
     """Bit-identical tensors in the same structure (lists of tensors, dicts, numbers)."""
     if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
         return isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.dtype == b.dtype and torch.equal(a, b)
+    if type(a).__name__ == "ndarray" or type(b).__name__ == "ndarray":  # a model returning NumPy (MMFlow's flow dicts)
+        import numpy
+        return (type(a).__name__ == type(b).__name__ and a.dtype == b.dtype and a.shape == b.shape
+                and numpy.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
         return len(a) == len(b) and all(_same_output(x, y, torch) for x, y in zip(a, b))
     if isinstance(a, dict) and isinstance(b, dict):
