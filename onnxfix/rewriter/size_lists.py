@@ -3,10 +3,10 @@
 Deformable DETR's levels, YOLO's grids). The loop's ``h`` and ``w`` are sizes, as traced as the
 ``feat.shape`` they came from; the size rules see them through ``FunctionContext.shape_element``.
 
-A list counts when every way it gets its items is known: bound to ``[]``, to a literal of size
-sequences or to a list comprehension building one per item, grown only by ``.append`` of size sequences, passed as a parameter whose every call
-site passes such a list, or unpacked from ``self.method(...)`` whose every ``return`` holds such
-a list at that position.
+A list counts when every way it gets its items is known: bound to ``[]`` (or ``list()``), to a
+literal of size sequences or to a list comprehension building one per item, grown only by
+``.append`` of size sequences, passed as a parameter whose every call site passes such a list, or
+unpacked from ``self.method(...)`` whose every ``return`` holds such a list at that position.
 """
 
 from __future__ import annotations
@@ -161,7 +161,7 @@ def converted_size_list(ctx: "FunctionContext", name: str, builder: ast.Call) ->
     if not values or not all(_bound_to_size_list(ctx, name, v) for v in values):
         return False
     for node, parent in _loads(ctx, name):
-        if isinstance(parent, ast.Attribute) and parent.attr == "append" or node is builder.args[0]:
+        if (isinstance(parent, ast.Attribute) and parent.attr == "append") or node is builder.args[0]:
             continue
         if rebound and (node.lineno, node.col_offset) > (statement.end_lineno, statement.end_col_offset):
             continue  # the tensor, read after its statement at the top level
