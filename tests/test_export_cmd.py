@@ -481,6 +481,17 @@ def test_outputs_the_legacy_tracer_cannot_take_are_flattened_for_the_export_only
     assert len(fix["results"][0]["probes"][0]["outputs"]) == 2
 
 
+def test_a_dict_as_the_last_positional_input_is_passed_as_one(capsys):
+    """forward(observation) with a dict: torch.onnx.export would take it for keyword arguments
+    under both exporters; passed positionally, both exports match PyTorch on another dict."""
+    spec = MODELS / "dict_observation.py"
+    code, document = _cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
+                                "--probe-inputs", f"{spec}:probe_inputs", "--exporter", "both"], capsys)
+    (target,) = document["targets"]
+    assert (code, [r["verdict"] for r in target["results"]]) == (0, ["OK", "OK"])
+    assert [len(r["probes"]) for r in target["results"]] == [3, 3]  # the example, the probe, a random dict
+
+
 def test_a_remainder_by_a_dynamic_size_is_computed_from_a_floor_division_while_exporting(capsys):
     """`t % n` with n a dynamic size fails torch.onnx's translation of remainder.Scalar; the
     run's error names remainder_symbolic, and the export with it matches PyTorch on other sizes."""

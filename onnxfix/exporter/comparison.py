@@ -13,6 +13,7 @@ import numpy as np
 import torch
 
 from onnxfix.exporter.errors import describe
+from onnxfix.exporter.model_io import flatten
 from onnxfix.exporter.result import OutputError
 
 RTOL = 1e-4  # allowed error relative to the output's largest magnitude (at least 1.0)
@@ -63,7 +64,7 @@ class Runtime:
             index = re.search(r"_(\d+)$", name)
             value = values[int(index.group(1))] if index and int(index.group(1)) < len(values) else None
             if not isinstance(value, torch.Tensor):
-                return dict(zip(self.declared, [a for a in args if isinstance(a, torch.Tensor)]))
+                return dict(zip(self.declared, flatten(args)))  # a dict or list input: its tensors in order
             chosen[name] = value
         return chosen
 

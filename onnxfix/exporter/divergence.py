@@ -29,6 +29,7 @@ from torch.overrides import TorchFunctionMode
 from onnxfix.exporter.comparison import Runtime, compare
 from onnxfix.exporter.errors import describe
 from onnxfix.exporter.locations import PY_FRAME, TS_FRAME, is_user_file
+from onnxfix.exporter.model_io import exporter_args
 from onnxfix.exporter.result import NodeTrace
 
 MAX_LINES = 200  # lines checked at most: one onnxruntime session each
@@ -98,7 +99,7 @@ def legacy_with_sources(model: torch.nn.Module, args: tuple, names: list[str], d
     (it then prints the graph: swallowed)."""
     axes = {names[i]: dims for i, dims in (dynamic or {}).items()}
     with contextlib.redirect_stdout(io.StringIO()):
-        torch.onnx.export(model, args, str(path), dynamo=False, input_names=names, dynamic_axes=axes or None,
+        torch.onnx.export(model, exporter_args(args), str(path), dynamo=False, input_names=names, dynamic_axes=axes or None,
                           opset_version=opset, verbose=True)
 
 

@@ -69,13 +69,16 @@ EXPORT_REPAIRS = {
         (),
     ),
     "fake_quant_constants": ExportRepair(
-        r"fused_moving_avg_obs_f|data-dependent expression Eq\(u\d+, 1\)",
+        r"fused_moving_avg_obs_f",
         "torch.ao fake-quantize modules whose observer is off (a QAT model prepared for export) traced as the "
         "fake quantization they compute, their flags and qparams read before tracing (exporter/quant_stubs.py): "
         "torch.export cannot guard on the flag buffers, and neither exporter translates "
         "torch.fused_moving_avg_obs_fake_quant; a module whose observer is on is left as it is",
         ("fake_quantize_per_tensor_affine",),
         contexts=("fake_quant_constants",),
+        # the dynamo failure is a guard on the observer flag ("Eq(u0, 1)"), which any `.item() == 1`
+        # raises too: only one inside torch.ao's fake-quantize module is this repair's
+        frame=r"torch[\\/]ao[\\/]quantization[\\/]fake_quantize\.py:",
     ),
     "quantized_as_float": ExportRepair(
         r"PackedParamsBase|quantized::\w+|QuantizedCPU|operator .?quantize_per_tensor|qscheme on",

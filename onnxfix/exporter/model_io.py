@@ -34,6 +34,15 @@ def flatten(value: Any) -> list[torch.Tensor]:
     return []
 
 
+def exporter_args(args: tuple) -> tuple:
+    """The arguments as torch.onnx.export reads them: both exporters take a dict at the end of
+    ``args`` for keyword arguments (torch/onnx/_internal/exporter/_compat.py
+    `_get_torch_export_args`, the legacy `_decide_input_format`), so a model whose last positional
+    input is a dict (a Dict observation, a batch dict) fails with "missing a required argument".
+    An empty dict after it is the documented way to pass it positionally."""
+    return (*args, {}) if args and isinstance(args[-1], dict) else args
+
+
 def input_names(model: torch.nn.Module, count: int) -> list[str]:
     declared = getattr(model, "onnxfix_input_names", None)  # kv_cache.DecoderWithPast's
     if declared and len(declared) == count:

@@ -25,7 +25,7 @@ import torch
 
 from onnxfix.exporter.comparison import Runtime, compare, runtime_error  # noqa: F401  (re-exported)
 from onnxfix.exporter import kv_cache
-from onnxfix.exporter.model_io import FLAT_KEY, FlatOutputs, flatten, input_names, int_defaults  # noqa: F401  (re-exported)
+from onnxfix.exporter.model_io import FLAT_KEY, FlatOutputs, exporter_args, flatten, input_names, int_defaults  # noqa: F401  (re-exported)
 from onnxfix.exporter.model_state import attributes_kept
 from onnxfix.exporter.errors import describe, exception_chain
 from onnxfix.exporter.onnx_registry import reuse_onnx_registry
@@ -55,6 +55,8 @@ def export_model(
     names = input_names(model, len(args))
     outputs = getattr(model, "onnxfix_output_names", None)  # kv_cache.DecoderWithPast's
     dynamic = dynamic or {}
+    specs = _dynamo_shapes(model, names, args, dynamic, bool(outputs)) if exporter != "legacy" else None
+    args = exporter_args(args)
     if exporter == "legacy":
         axes = {names[i]: dims for i, dims in dynamic.items()} | getattr(model, "onnxfix_output_axes", {})
         torch.onnx.export(
@@ -64,7 +66,7 @@ def export_model(
         return
     reuse_onnx_registry()
     program = torch.onnx.export(
-        model, args, dynamo=True, verbose=False, dynamic_shapes=_dynamo_shapes(model, names, args, dynamic, bool(outputs)),
+        model, args, dynamo=True, verbose=False, dynamic_shapes=specs,
         opset_version=opset, input_names=names if outputs else None, output_names=outputs,
     )
     program.save(str(path), external_data=False)
