@@ -7,7 +7,9 @@ def _onnx_whole_pool(op, input, kernel_size, *args, **kwargs):
     # torch.export specializes the dynamic sizes to the example's, the legacy exporter cannot read
     # them ("Failed to export a node ... Gather"). While exporting, a window equal to the trailing
     # sizes (the same symbols: no guard) with no padding, dilation, indices or divisor is a mean
-    # (a max) over those axes, which both exporters take for any size; anything else runs the op.
+    # (a max) over those axes, which both exporters take for any size; so is a window of whole
+    # axes and 1s with a stride of 1 on the 1s (`(x.size(2), 1)`: over the height, per column),
+    # reduced over its whole axes; anything else runs the op.
     # Eager PyTorch runs the op itself.
     if not torch.onnx.is_in_onnx_export():
         return op(input, kernel_size, *args, **kwargs)
@@ -23,7 +25,15 @@ def _onnx_whole_pool(op, input, kernel_size, *args, **kwargs):
 
     plain = (every(options.get("padding", 0), 0) and every(options.get("dilation", 1), 1)
              and not options.get("return_indices", False) and options.get("divisor_override") is None)
-    if not plain or input.dim() <= rank or len(window) != rank or window != tuple(input.shape[-rank:]):
+    if not plain or input.dim() <= rank or len(window) != rank:
         return op(input, kernel_size, *args, **kwargs)
-    axes = tuple(range(-rank, 0))
+    stride = options.get("stride") or window  # None or []: the window
+    strides = tuple(stride) if isinstance(stride, (tuple, list)) else (stride,) * rank
+    # a window axis equal to the input's (the same symbol: no guard) is reduced whatever its
+    # stride; an axis of 1 with a stride of 1 is kept as it is; anything else runs the op
+    whole = [size == axis for size, axis in zip(window, input.shape[-rank:])]
+    kept = [not w and size == 1 and step == 1 for w, size, step in zip(whole, window, strides)]
+    if len(strides) != rank or not any(whole) or not all(w or k for w, k in zip(whole, kept)):
+        return op(input, kernel_size, *args, **kwargs)
+    axes = tuple(i - rank for i in range(rank) if whole[i])
     return input.amax(axes, keepdim=True) if is_max else input.mean(axes, keepdim=True)

@@ -1,5 +1,6 @@
 """ONX408: global poolings whose window is read from the input (BiSeNet's attention refinement:
-`F.avg_pool2d(feat, feat.size()[2:])`; a text CNN's `F.max_pool1d(h, h.size(2))`). Dynamo
+`F.avg_pool2d(feat, feat.size()[2:])`; a text CNN's `F.max_pool1d(h, h.size(2))`; MMOCR SAR's
+max over the height per column, `F.max_pool2d(feat, kernel_size=(h_feat, 1), stride=1)`). Dynamo
 specializes the spatial sizes (silently wrong for others); legacy cannot read the window. Fixed
 (safely: eager runs the op) by `_onnx_whole_pool`, a mean / max over those axes while exporting."""
 import torch
@@ -19,7 +20,9 @@ class AttentionRefinement(nn.Module):
         atten = torch.sigmoid(self.conv_atten(F.avg_pool2d(feat, feat.size()[2:])))
         out = feat * atten
         h = self.text(out.flatten(2))
-        return out, F.max_pool1d(h, h.size(2)).squeeze(2)
+        h_feat = feat.size(2)
+        columns = F.max_pool2d(feat, kernel_size=(h_feat, 1), stride=1, padding=0).squeeze(2)
+        return out, F.max_pool1d(h, h.size(2)).squeeze(2), columns
 
 
 def make_model():

@@ -39,7 +39,9 @@ class WholeInputPool(DecompositionRule):
     doc = RuleDoc(
         what="Finds average and max poolings (`F.avg_pool1d/2d/3d`, `F.max_pool1d/2d/3d`, "
         "`torch.max_pool2d`, ...) whose window is the input's trailing sizes: `x.size()[2:]`, "
-        "`x.shape[-2:]`, `(x.size(2), x.size(3))`, `x.size(2)` for a 1-d pooling; a global pooling.",
+        "`x.shape[-2:]`, `(x.size(2), x.size(3))`, `x.size(2)` for a 1-d pooling (a global pooling); "
+        "or whole axes beside axes of 1 with a stride of 1 there (`(h, 1)`, h = `x.size(2)`: a "
+        "pooling over the height that keeps every column).",
         why="The exporters need the window as constants. Measured on torch 2.13: the dynamo export "
         "specializes the dynamic sizes the window is read from (tests/flow_models/whole_pool.py: the "
         "export fails on its declared dynamic sizes; HRNet's head, "
@@ -63,11 +65,17 @@ class WholeInputPool(DecompositionRule):
             return
         is_max, rank = pool
         source, window = argument(node, "input", 0), argument(node, "kernel_size", 1)
-        if source is None or window is None or not _whole_window(bound_once(window, ctx), source, rank):
+        if source is None or window is None:
+            return
+        if _whole_window(bound_once(window, ctx), source, rank):
+            kind = "the input's own sizes (a global pooling)"
+        elif _partial_window(bound_once(window, ctx), source, rank, node, ctx):
+            kind = "whole axes of the input and 1s (a pooling over those axes)"
+        else:
             return
         other = next((name for name, position, default in OPTIONS[is_max]
                       if not _default(literal(argument(node, name, position), default), default)), None)
-        message = (f"pooling window `{ctx.segment(window)}`, the input's own sizes (a global pooling): the dynamo "
+        message = (f"pooling window `{ctx.segment(window)}`, {kind}: the dynamo "
                    "exporter specializes them to the example's and the legacy exporter cannot read them")
         if other is not None:
             yield ctx.report(self, node, message + f"; no automatic fix: `{other}` is set", fix=None)
@@ -91,6 +99,24 @@ def _whole_window(window: ast.expr, source: ast.expr, rank: int) -> bool:
     items = window.elts if isinstance(window, (ast.Tuple, ast.List)) else [window] if rank == 1 else []
     axes = [_size_axis(item, source) for item in items]
     return len(axes) == rank and (axes == list(range(2, 2 + rank)) or axes == list(range(-rank, 0)))
+
+
+def _partial_window(window: ast.expr, source: ast.expr, rank: int, node: ast.Call, ctx: FunctionContext) -> bool:
+    """A window of whole axes and literal 1s (`(x.size(2), 1)`: SAR's max over the height, a
+    column per width), each item possibly a name bound once to it, with a stride of 1 (or the
+    default: the window) on the axes of 1: the pooling then reduces the whole axes and keeps the others."""
+    if not isinstance(window, (ast.Tuple, ast.List)) or len(window.elts) != rank:
+        return False
+    items = [bound_once(item, ctx) for item in window.elts]
+    whole = [_size_axis(item, source) in (2 + i, i - rank) for i, item in enumerate(items)]
+    ones = [literal(item) == 1 and not whole[i] for i, item in enumerate(items)]
+    if not any(whole) or not all(w or o for w, o in zip(whole, ones)):
+        return False
+    stride = literal(argument(node, "stride", 2), None)
+    if stride is None or stride == []:
+        return True
+    strides = stride if isinstance(stride, (tuple, list)) else (stride,) * rank
+    return len(strides) == rank and all(whole[i] or strides[i] == 1 for i in range(rank))
 
 
 def _size_source(node: ast.expr) -> ast.expr | None:
