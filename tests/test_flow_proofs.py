@@ -55,6 +55,7 @@ CASES = {
     "assert_check": ("ONX601", False, (FAILS, OK)),  # Piper: `assert (discriminant >= 0).all()` skipped while exporting
     "masked_guard": ("ONX601", True, (FAILS, WRONG)),  # tensor_quant's `if min_amax <= eps:` around a masked write
     "size_parity_pad": ("ONX601", False, (ORT, ORT)),  # branch on a size's parity around a zero pad
+    "nan_patch_pad": ("ONX608", False, (WRONG, FAILS)),  # Chronos-2: a NaN block concatenated to a multiple of the patch
     "empty_exit": ("ONX601", True, (FAILS, OK)),
     "nms_empty_exit": ("ONX610", True, (FAILS, OK)),  # torchvision's batched NMS: `if boxes.numel() == 0: return` after a threshold  # empty-selection exit whose value the sum gives anyway
     "numpy_frexp": ("ONX101", False, (FAILS, ORT)),  # I-BERT's batch_frexp: np.frexp -> _onnx_frexp (legacy bakes the sizes in)

@@ -96,8 +96,36 @@ def same_dtype(block: ast.expr, padded: str | None, ctx: FunctionContext) -> boo
     return False
 
 
-def _concatenated_block(cat: ast.expr | None, padded: str | None, ctx: FunctionContext) -> tuple[ast.expr, int] | None:
-    """(block, dim) of `torch.cat((X, block), dim=d)` with X the assigned name and a literal d."""
+def amount_concatenation(body: list[ast.stmt], amounts: list[ast.expr], ctx: FunctionContext) -> tuple[str, str] | None:
+    """(the padded tensor's name, why the fix is unsafe or "") when ``body`` pads it by
+    concatenating a block whose size along the concatenation is one of ``amounts`` (Chronos-2's
+    patching: `padding = torch.full(size=(*x.shape[:-1], P - L % P), ...)`, then
+    `x = torch.concat((padding, x), dim=-1)`): single-name assignments, each name once, the
+    concatenation last. With the amount taken modulo its divisor the block is empty where the
+    size divides, and the concatenation gives the tensor's values."""
+    if not body or not all(single_name_assignment(s) for s in body):
+        return None
+    padded = single_name_assignment(body[-1])
+    names = {single_name_assignment(s): s.value for s in body[:-1]}
+    if len(names) != len(body) - 1 or padded in names:
+        return None
+    found = _concatenated_block(body[-1].value, padded, ctx, either_side=True)
+    if found is None:
+        return None
+    block, dim = found
+    block = names.get(block.id, block) if isinstance(block, ast.Name) else block
+    amount = size_along(block, dim, ctx, names)
+    amount = names.get(amount.id, amount) if isinstance(amount, ast.Name) else amount
+    if amount is None or not any(ast.dump(amount) == ast.dump(a) for a in amounts):
+        return None
+    why = "" if same_dtype(block, padded, ctx) else "the block's dtype is not shown to be the tensor's (torch.cat promotes, even an empty block)"
+    return padded, why
+
+
+def _concatenated_block(cat: ast.expr | None, padded: str | None, ctx: FunctionContext,
+                        either_side: bool = False) -> tuple[ast.expr, int] | None:
+    """(block, dim) of `torch.cat((X, block), dim=d)` with X the assigned name and a literal d
+    (or `(block, X)` too, ``either_side``)."""
     if not (isinstance(cat, ast.Call) and ctx.qualname(cat.func) in _CONCATENATIONS and cat.args):
         return None
     parts = cat.args[0]
@@ -106,27 +134,38 @@ def _concatenated_block(cat: ast.expr | None, padded: str | None, ctx: FunctionC
             isinstance(parts, (ast.Tuple, ast.List)) and len(parts.elts) == 2 and len(dims) <= 1):
         return None
     first, block = parts.elts
+    if either_side and isinstance(block, ast.Name) and block.id == padded:
+        first, block = block, first
     dim = int_constant(dims[0]) if dims else 0
     if not (isinstance(first, ast.Name) and first.id == padded and dim is not None):
         return None
     return block, dim
 
 
-def size_along(block: ast.expr, dim: int, ctx: FunctionContext) -> ast.expr | None:
-    """The size of `T.expand(s0, s1, ...)` or `torch.zeros(s0, s1, ...)` along ``dim``."""
-    if not isinstance(block, ast.Call) or block.keywords and not all(k.arg in ("dtype", "device") for k in block.keywords):
+def size_along(block: ast.expr, dim: int, ctx: FunctionContext, names: dict[str, ast.expr] | None = None) -> ast.expr | None:
+    """The size of `T.expand(s0, s1, ...)` or `torch.zeros(s0, s1, ...)` (`torch.full(size=...,
+    fill_value=...)`) along ``dim``; the sizes may be a tuple bound to a name in ``names``, and
+    start with `*x.shape[:-1]` for a negative ``dim`` past it."""
+    keywords = {k.arg: k.value for k in block.keywords} if isinstance(block, ast.Call) else {}
+    if not isinstance(block, ast.Call) or not set(keywords) <= {"dtype", "device", "size", "fill_value"}:
         return None
     func = block.func
     qualname = ctx.qualname(func)
-    if isinstance(func, ast.Attribute) and func.attr == "expand" and qualname is None:
+    full = qualname == "torch.full" or getattr(func, "attr", "") == "new_full"
+    if isinstance(func, ast.Attribute) and func.attr == "expand" and qualname is None and not keywords.keys() & {"size", "fill_value"}:
         sizes = block.args
     elif qualname in _FACTORIES or (isinstance(func, ast.Attribute) and func.attr in _NEW_FACTORIES):
-        sizes = block.args[:-1] if qualname == "torch.full" or getattr(func, "attr", "") == "new_full" else block.args
+        if "size" in keywords:
+            sizes = [keywords["size"]] if not block.args else []
+        else:
+            sizes = block.args[:-1] if full and "fill_value" not in keywords else block.args
     else:
         return None
+    if len(sizes) == 1 and isinstance(sizes[0], ast.Name) and sizes[0].id in (names or {}):
+        sizes = [names[sizes[0].id]]
     if len(sizes) == 1 and isinstance(sizes[0], (ast.Tuple, ast.List)):
         sizes = sizes[0].elts
-    if any(isinstance(s, ast.Starred) for s in sizes) or not -len(sizes) <= dim < len(sizes):
+    if not -len(sizes) <= dim < len(sizes) or any(isinstance(s, ast.Starred) for s in (sizes[dim:] if dim < 0 else sizes[:dim + 1])):
         return None
     return sizes[dim]
 

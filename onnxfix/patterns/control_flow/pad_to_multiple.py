@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ast
 
-from onnxfix.patterns.control_flow.cat_pad import concatenated_pad
+from onnxfix.patterns.control_flow.cat_pad import amount_concatenation, concatenated_pad
 from onnxfix.patterns.control_flow.size_parity import escapes_after, unconditional_body
 from onnxfix.patterns.control_flow.size_remainder import remainder_test
 from onnxfix.patterns.control_flow.vanishing import (
@@ -321,20 +321,21 @@ class PadToMultipleBranch(Rule):
     def _pad(self, node: ast.If, a: ast.expr, b: ast.expr, ctx: FunctionContext):
         if len(node.body) == 1:
             return  # the pad alone: ONX601's (control_flow/size_parity.py)
-        name = _is_padding_body(node.body, ctx)
-        amounts = _pad_amounts(node.body, a, b) if name else None
-        if amounts is None:
+        amounts = _pad_amounts(node.body, a, b)
+        name, why = _is_padding_body(node.body, ctx), []
+        if amounts is not None and name is None and (found := amount_concatenation(node.body, amounts, ctx)):
+            name, why = found[0], [found[1]] if found[1] else []  # a block of that many concatenated (Chronos-2)
+        if amounts is None or name is None:
             return
         assigned = {single_name_assignment(s) for s in node.body} - {name}
         # a zero pad returns a copy: unsafe where the unpadded tensor itself is seen afterwards (ONX601's check)
-        escapes = escapes_after(name, node, ctx)
-        fix = None if _read_outside(assigned, node, ctx) else self._unconditional(node, ctx, amounts, safe=not escapes)
+        if escapes := escapes_after(name, node, ctx):
+            why.append(f"`{name}` is {escapes} after the `if`, and a zero pad returns a copy")
+        fix = None if _read_outside(assigned, node, ctx) else self._unconditional(node, ctx, amounts, safe=not why)
         yield ctx.report(self, node, f"`{name}` is padded to a multiple of `{ctx.segment(b)}` only when "
                          f"`{ctx.segment(a)}`, a size, does not divide: with the size dynamic, torch.export keeps the "
                          "export-time branch and the legacy exporter records it; the pad taken modulo "
-                         f"`{ctx.segment(b)}` is 0 where it divides"
-                         + (f" (unsafe: `{name}` is {escapes} after the `if`, and a zero pad returns a copy)" if escapes else ""),
-                         fix=fix)
+                         f"`{ctx.segment(b)}` is 0 where it divides" + _unsafe(why), fix=fix)
 
     def _amount_pad(self, node: ast.If, ctx: FunctionContext):
         """`if pad_h > 0 or pad_w > 0:` around pads derived from those amounts (halves, the

@@ -231,11 +231,19 @@ def _aliased_before(name: str, node: ast.AST, ctx: FunctionContext) -> str | Non
             for current in ast.walk(statement):
                 if isinstance(current, (ast.Assign, ast.AnnAssign)) and isinstance(current.value, ast.Name) \
                         and current.value.id == name:
-                    return "aliased before the `if`"
+                    return "aliased before the `if` and so still reachable"
                 if isinstance(current, (ast.List, ast.Tuple, ast.Set)) and not isinstance(getattr(current, "ctx", None), ast.Store) \
-                        and any(isinstance(e, ast.Name) and e.id == name for e in current.elts):
-                    return "stored before the `if`"
+                        and any(isinstance(e, ast.Name) and e.id == name for e in current.elts) \
+                        and not _concatenated(current, ctx):
+                    return "stored before the `if` and so still reachable"
     return None
+
+
+def _concatenated(sequence: ast.expr, ctx: FunctionContext) -> bool:
+    """The tensors of `torch.cat([x, block])` / `torch.stack((a, b))`: read into a new tensor, not stored."""
+    call = ctx.parent(sequence)
+    return (isinstance(call, ast.Call) and bool(call.args) and call.args[0] is sequence
+            and ctx.qualname(call.func) in ("torch.cat", "torch.concat", "torch.concatenate", "torch.stack"))
 
 
 # torch.nn layers whose output is a new tensor, never their input or a view of it (nn.Identity,
