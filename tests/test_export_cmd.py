@@ -492,6 +492,23 @@ def test_a_dict_as_the_last_positional_input_is_passed_as_one(capsys):
     assert [len(r["probes"]) for r in target["results"]] == [3, 3]  # the example, the probe, a random dict
 
 
+def test_defaults_the_legacy_exporter_would_append_as_inputs_stay_python_values(capsys):
+    """forward(x, timestep=0.5, scale_list=[4, 2, 1]) called with x: the legacy exporter traces the
+    list's ints as tensors and interpolate refuses them; the run names defaults_as_constants (a
+    fact: forward has defaults the call does not pass), and the export through forward(*args)
+    matches PyTorch on other sizes; the source is not edited."""
+    spec = MODELS / "list_default.py"
+    code, document = _cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
+                                "--probe-inputs", f"{spec}:probe_inputs", "--dynamic", "0:0=b,2=h,3=w",
+                                "--exporter", "legacy", "--fix"], capsys)
+    (target,) = document["targets"]
+    assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS"]
+    assert "upsample_bilinear2d() received an invalid combination of arguments" in target["results"][0]["error"]
+    fix = target["fix"]
+    assert (fix["decompositions"], fix["diff"]) == (["defaults_as_constants"], "")
+    assert [r["verdict"] for r in fix["results"]] == ["OK"]
+
+
 def test_a_remainder_by_a_dynamic_size_is_computed_from_a_floor_division_while_exporting(capsys):
     """`t % n` with n a dynamic size fails torch.onnx's translation of remainder.Scalar; the
     run's error names remainder_symbolic, and the export with it matches PyTorch on other sizes."""

@@ -28,6 +28,7 @@ class ExportRepair:
 # repairs that change the export itself rather than substitute ops (verify.py applies them)
 GROW_KEY = "unit_examples_grown"  # exporter/unit_dims.py
 FLAT_KEY = "flat_outputs"  # exporter/model_io.py
+DEFAULTS_KEY = "defaults_as_constants"  # exporter/model_io.py
 
 EXPORT_REPAIRS = {
     "complex_pairs": ExportRepair(
@@ -57,6 +58,15 @@ EXPORT_REPAIRS = {
         "for the export only: torch.export treats a size of 1 as a constant (its 0/1 specialization), "
         "so a model exported with one sample keeps batch 1; onnxruntime is still compared with eager "
         "on the user's own example and probes",
+        (),
+    ),
+    # tried on facts: a legacy export failed and forward has defaults the call does not pass
+    DEFAULTS_KEY: ExportRepair(
+        r"(?!)",
+        "the model exported through `forward(*args)` with the arguments the call gives, so forward's "
+        "defaults stay the Python values the call uses: the legacy exporter appends every default to "
+        "the arguments and traces it as an input (an int as a 0-d tensor, a list of ints as tensors); the "
+        "ONNX model takes the given inputs only",
         (),
     ),
     FLAT_KEY: ExportRepair(

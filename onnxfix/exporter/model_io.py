@@ -19,7 +19,7 @@ from typing import Any
 
 import torch
 
-from onnxfix.exporter.export_repairs import FLAT_KEY  # noqa: F401  (re-exported for verify.py)
+from onnxfix.exporter.export_repairs import DEFAULTS_KEY, FLAT_KEY  # noqa: F401  (re-exported for verify.py)
 
 
 def flatten(value: Any) -> list[torch.Tensor]:
@@ -65,6 +65,32 @@ def int_defaults(model, given: int) -> tuple[torch.Tensor, ...]:
             break
         found.append(torch.tensor(param.default))
     return tuple(found)
+
+
+def appended_defaults(model, given: int) -> list[str]:
+    """forward's positional parameters after the ``given`` arguments whose default is a Python
+    number, bool, list or tuple: the legacy exporter appends every default to the arguments and
+    traces them as inputs (an int becomes a 0-d tensor, a list of ints a list of tensors)."""
+    try:
+        params = list(inspect.signature(model.forward).parameters.values())[given:]
+    except (TypeError, ValueError):
+        return []
+    return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+            and isinstance(p.default, (int, float, list, tuple)) and not isinstance(p.default, torch.Tensor)]
+
+
+class GivenArguments(torch.nn.Module):
+    """The model called with the given arguments only (`forward(*args)`), so that its defaults stay
+    the Python values the call uses: the legacy exporter would append them as inputs (RIFE's
+    `scale_list=[8, 4, 2, 1]` reaches `F.interpolate(scale_factor=...)` as tensors and fails)."""
+
+    def __init__(self, model: torch.nn.Module, count: int):
+        super().__init__()
+        self.model = model
+        self.onnxfix_input_names = input_names(model, count)  # the wrapped forward's own names
+
+    def forward(self, *args):
+        return self.model(*args)
 
 
 class FlatOutputs(torch.nn.Module):

@@ -88,6 +88,8 @@ class Verdict:
     layout: str = ""
     # declared dynamic dims whose example size is 1 (unit_dims.py: torch.export specializes them)
     unit_dims: list[str] = field(default_factory=list)
+    # legacy: forward's defaults the call does not pass, which the exporter appends as inputs (model_io.py)
+    appended_defaults: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Protocol
 
 from onnxfix.decompositions import BY_KEY
-from onnxfix.exporter.export_repairs import EXPORT_REPAIRS, GROW_KEY
+from onnxfix.exporter.export_repairs import DEFAULTS_KEY, EXPORT_REPAIRS, GROW_KEY
 from onnxfix.exporter.isolate import ExportRequest, run_isolated
 from onnxfix.exporter.locations import ExportFinding
 from onnxfix.exporter.outputs import needs_cache_off, turn_cache_off
@@ -166,6 +166,9 @@ def decompositions_that_help(target: Target, results: list[ExporterResult], stat
         and not (r.verdict.exporter == "legacy" and r.verdict.verdict == EXPORT_FAILS) for r in results
     ):
         keys.append(GROW_KEY)
+    # and a legacy export that failed with defaults of forward the call does not pass
+    if DEFAULTS_KEY not in keys and any(r.verdict.verdict != OK and r.verdict.appended_defaults for r in results):
+        keys.append(DEFAULTS_KEY)
     return tuple(keys)
 
 

@@ -25,7 +25,9 @@ import torch
 
 from onnxfix.exporter.comparison import Runtime, compare, runtime_error  # noqa: F401  (re-exported)
 from onnxfix.exporter import kv_cache
-from onnxfix.exporter.model_io import FLAT_KEY, FlatOutputs, exporter_args, flatten, input_names, int_defaults  # noqa: F401  (re-exported)
+from onnxfix.exporter.model_io import (  # noqa: F401  (re-exported)
+    DEFAULTS_KEY, FLAT_KEY, FlatOutputs, GivenArguments, appended_defaults, exporter_args, flatten, input_names, int_defaults,
+)  # noqa: F401  (re-exported)
 from onnxfix.exporter.model_state import attributes_kept
 from onnxfix.exporter.errors import describe, exception_chain
 from onnxfix.exporter.onnx_registry import reuse_onnx_registry
@@ -142,6 +144,11 @@ def verify(
     export_args = grown_examples(args, dynamic) if GROW_KEY in (decompose or ()) else args
     # the flat-outputs repair exports the output's tensors only, in the order eager is compared in
     exported = FlatOutputs(model, len(args)) if FLAT_KEY in (decompose or ()) else model
+    # the defaults repair: forward(*args), so the legacy exporter appends no default as an input
+    if verdict.exporter == "legacy":
+        verdict.appended_defaults = appended_defaults(model, len(args))
+        if DEFAULTS_KEY in (decompose or ()) and exported is model:
+            exported = GivenArguments(model, len(args))
     with _model_file(out) as path:
         for stage, step in (("export", _export), ("checker", _check_onnx), ("runtime", _numerics)):
             on_stage(stage)
