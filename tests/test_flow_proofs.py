@@ -75,6 +75,7 @@ CASES = {
     "grown_cache": ("ONX609", False, (ORT, ORT)),  # fairseq's sinusoidal table, rebuilt in forward when outgrown
     "memo_cache": ("ONX609", False, (ORT, OK)),  # DA3's position grids memoised per patch grid in a dict
     "memo_getter": ("ONX609", True, (FAILS, OK)),  # TransformerEngine: a causal mask memoised per length in a module dict
+    "backwarp_grid": ("ONX609", False, (OK, ORT)),  # PWC-Net / RIFE: the sampling grid memoised per size in a module dict
     "grid_cache": ("ONX609", False, (ORT, ORT)),  # YOLOv7's per-level grids in a list, rebuilt when the size differs; a dry run fills them
     "square_pad": ("ONX403", False, (OK, WRONG)),
     "cache_start": ("ONX403", False, (OK, WRONG)),  # WeNet: max(attention_key_size - required_cache_size, 0)  # max(h, w) of sizes: legacy keeps the export-time winner

@@ -83,7 +83,10 @@ class CachedSizePath(Rule):
         "export) and for a memo dict (the entry recomputed under export). A buffer re-registered "
         "with another shape is a buffer mutation torch.export refuses (\"not in VR[4, 4]\" while "
         "decomposing): that rebuild helps the legacy exporter only "
-        "(tests/export_models/rotary_buffer_cache.py).",
+        "(tests/export_models/rotary_buffer_cache.py). A memo dict at module level (PWC-Net's and "
+        "RIFE's `backwarp_tenGrid`) is read through `D_for_call = {} if <exporting> else D` from the "
+        "`if` on: eager reads the dict itself; under export each call recomputes its entry and leaves "
+        "nothing traced in the module's dict.",
         references=("https://github.com/JingyunLiang/SwinIR/blob/main/models/network_swinir.py",
                     "https://github.com/zhengchen1999/DAT/blob/main/basicsr/archs/dat_arch.py"),
     )
@@ -168,7 +171,8 @@ class CachedSizePath(Rule):
             return
         plain = not any(_filled_elsewhere(store, ctx) or _calls_itself(store.value, ctx)
                         for store in (s for s in node.body if isinstance(s, ast.Assign) and s.targets[0] in stores))
-        fix = _memo_getter_fix(node, ctx) or (_fix(node.test, True, ctx) if on_module and plain else None)
+        fix = _memo_getter_fix(node, ctx) or (
+            (_fix(node.test, True, ctx) if on_module else _per_call_cache_fix(node, cache, ctx)) if plain else None)
         message = (f"`{ctx.segment(cache)}` memoises a value per key, filled here on a miss: both exporters see the "
                    "entry the example left (torch.export pins the key's sizes or cannot hash them, the legacy trace "
                    "keeps the cached constant); recompute it under export (eager keeps its cache)")
@@ -211,6 +215,31 @@ def _memo_getter_fix(node: ast.If, ctx: FunctionContext) -> Fix | None:
              f"{indent}{unit}return {value}\n{indent}")
     # unsafe: a value that depends on more than the key (state, randomness) differs from the cached one
     return Fix("Return the value computed afresh under export", (Edit(start, start, guard),), safe=False, imports=imports)
+
+
+def _per_call_cache_fix(node: ast.If, cache: ast.Name, ctx: FunctionContext) -> Fix | None:
+    """A module-level dict (PWC-Net's and RIFE's `backwarp_tenGrid`, keyed by the flow's size):
+    before the `if`, `D_for_call = {} if <exporting> else D`, and the function's reads of `D` from
+    there on read `D_for_call`. Under export every call misses and recomputes, and nothing it
+    computes stays in the module's dict (a traced or fake tensor would); eager reads the dict
+    itself, so the fix is safe."""
+    if any(isinstance(n, (ast.Global, ast.Nonlocal)) and cache.id in n.names for n in ast.walk(ctx.fn.node)):
+        return None
+    reads = [n for n in ast.walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == cache.id
+             and (n.lineno, n.col_offset) >= (node.lineno, node.col_offset)]
+    taken = {n.id for n in ast.walk(ctx.file.module.tree) if isinstance(n, ast.Name)} | {
+        a.arg for a in ast.walk(ctx.file.module.tree) if isinstance(a, ast.arg)}
+    local, count = f"{cache.id}_for_call", 0
+    while local in taken:
+        count += 1
+        local = f"{cache.id}_for_call{count}"
+    torch_name, imports = ctx.torch_name()
+    indent = statement_indent(ctx, node)
+    start = ctx.file.source.span(node)[0]
+    guard = (f"{local} = {{}} if {torch_name}.jit.is_tracing() or {torch_name}.compiler.is_exporting() else {cache.id}"
+             f"  # a fresh dict under export\n{indent}")
+    edits = (Edit(start, start, guard), *(ctx.replace(read, local) for read in reads))
+    return Fix("Use a fresh dict under export (eager keeps its cache)", edits, safe=True, imports=imports)
 
 
 def _filled_elsewhere(store: ast.Assign, ctx: FunctionContext) -> bool:
