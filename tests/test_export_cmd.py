@@ -509,6 +509,20 @@ def test_defaults_the_legacy_exporter_would_append_as_inputs_stay_python_values(
     assert [r["verdict"] for r in fix["results"]] == ["OK"]
 
 
+def test_a_dataclass_output_with_a_size_is_flattened_to_the_tensors_eager_returns(capsys):
+    """A dataclass output holding a KV cache and its length as an int: the legacy tracer makes the
+    length a tensor; the flattened export keeps eager's tensors only and matches on other sizes."""
+    spec = MODELS / "dataclass_size_field.py"
+    code, document = _cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
+                                "--probe-inputs", f"{spec}:probe_inputs", "--dynamic", "0:0=b,1=n",
+                                "--exporter", "legacy", "--fix"], capsys)
+    (target,) = document["targets"]
+    assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS"]
+    fix = target["fix"]
+    assert (fix["decompositions"], [r["verdict"] for r in fix["results"]]) == (["flat_outputs"], ["OK"])
+    assert len(fix["results"][0]["probes"][0]["outputs"]) == 3
+
+
 def test_a_remainder_by_a_dynamic_size_is_computed_from_a_floor_division_while_exporting(capsys):
     """`t % n` with n a dynamic size fails torch.onnx's translation of remainder.Scalar; the
     run's error names remainder_symbolic, and the export with it matches PyTorch on other sizes."""

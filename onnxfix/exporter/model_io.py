@@ -23,15 +23,19 @@ from onnxfix.exporter.export_repairs import DEFAULTS_KEY, FLAT_KEY  # noqa: F401
 
 
 def flatten(value: Any) -> list[torch.Tensor]:
-    if isinstance(value, torch.Tensor):
-        return [value]
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):  # a model's output class
-        return [t for field in dataclasses.fields(value) for t in flatten(getattr(value, field.name))]
+    return [leaf for leaf in leaves(value) if isinstance(leaf, torch.Tensor)]
+
+
+def leaves(value: Any) -> list[Any]:
+    """Every value inside dataclasses (a model's output class), lists, tuples and dicts, in order:
+    tensors, numbers, None."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return [leaf for field in dataclasses.fields(value) for leaf in leaves(getattr(value, field.name))]
     if isinstance(value, (list, tuple)):
-        return [t for item in value for t in flatten(item)]
+        return [leaf for item in value for leaf in leaves(item)]
     if isinstance(value, dict):
-        return [t for item in value.values() for t in flatten(item)]
-    return []
+        return [leaf for item in value.values() for leaf in leaves(item)]
+    return [value]
 
 
 def exporter_args(args: tuple) -> tuple:
@@ -94,10 +98,19 @@ class GivenArguments(torch.nn.Module):
 
 
 class FlatOutputs(torch.nn.Module):
-    def __init__(self, model: torch.nn.Module, count: int):
+    """The model's output tensors as one tuple, in the order eager is compared in. ``tensors``:
+    which leaves of the eager output are tensors: the legacy tracer turns a size kept in the
+    output (x-transformers' `cache_length=k.shape[-2]`) into a tensor, which is not an output of
+    eager's."""
+
+    def __init__(self, model: torch.nn.Module, count: int, tensors: list[bool] | None = None):
         super().__init__()
         self.model = model
         self.onnxfix_input_names = input_names(model, count)  # the wrapped forward's own names
+        self.tensors = tensors
 
     def forward(self, *args):
-        return tuple(flatten(self.model(*args)))
+        found = leaves(self.model(*args))
+        if self.tensors is not None and len(self.tensors) == len(found):
+            return tuple(leaf for leaf, tensor in zip(found, self.tensors) if tensor and isinstance(leaf, torch.Tensor))
+        return tuple(leaf for leaf in found if isinstance(leaf, torch.Tensor))
