@@ -523,6 +523,19 @@ def test_a_dataclass_output_with_a_size_is_flattened_to_the_tensors_eager_return
     assert len(fix["results"][0]["probes"][0]["outputs"]) == 3
 
 
+def test_a_cache_switch_that_breaks_the_factory_is_dropped_before_the_output_is_flattened(capsys):
+    """A cache object output: `use_cache=False` at `MambaConfig()` makes the factory fail (the
+    class takes no arguments); the loop stops applying it, and flat_outputs exports the tensors."""
+    spec = MODELS / "cache_object_output.py"
+    code, document = _cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
+                                "--probe-inputs", f"{spec}:probe_inputs", "--dynamic", "0:0=b,1=n",
+                                "--exporter", "legacy", "--fix"], capsys)
+    (target,) = document["targets"]
+    assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS"]
+    fix = target["fix"]
+    assert (fix["decompositions"], fix["diff"], [r["verdict"] for r in fix["results"]]) == (["flat_outputs"], "", ["OK"])
+
+
 def test_a_remainder_by_a_dynamic_size_is_computed_from_a_floor_division_while_exporting(capsys):
     """`t % n` with n a dynamic size fails torch.onnx's translation of remainder.Scalar; the
     run's error names remainder_symbolic, and the export with it matches PyTorch on other sizes."""

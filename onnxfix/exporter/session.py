@@ -238,6 +238,8 @@ def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progr
         if cache(start.text) != start.text:  # the cache switch alone is the first attempt
             turned = export(start)
             baseline = before if fixloop.worsened(before, turned) else turned
+            if baseline is before:  # it broke something (a config class that takes no use_cache): not again
+                cache = lambda text: text
         # each kept text is run again under the recorder: the fixes it uncovers read its evidence
         kept = FixedTextEvidence(target, source, evidence) if evidence else None
         loop = fixloop.run_loop(
