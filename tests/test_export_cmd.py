@@ -235,7 +235,8 @@ def test_an_exporter_failure_names_the_decomposition_that_repairs_it():
     on the failure, not on an operator the exporter lacks."""
     from onnxfix.exporter.plan import Target
     from onnxfix.exporter.result import Verdict
-    from onnxfix.exporter.session import ExporterResult, decompositions_that_help
+    from onnxfix.exporter.repair_candidates import decompositions_that_help
+    from onnxfix.exporter.session import ExporterResult
 
     error = ("ConversionError: Failed to decompose the FX graph for ONNX compatibility.\n  <- ValueError: Cannot view a "
              "tensor with shape torch.Size([s72, s70, 4, 8]) and strides (32*s70, 8, 8*s70, 1) as a tensor with shape (s72, s70, 32)!")

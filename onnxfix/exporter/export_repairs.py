@@ -51,7 +51,7 @@ EXPORT_REPAIRS = {
         ("float32_compute",),
     ),
     # tried on facts, not on an error: an export failed and a declared dynamic dim is 1 in the
-    # example (session.decompositions_that_help; exporter/unit_dims.py applies it)
+    # example (repair_candidates.py names it; exporter/unit_dims.py applies it)
     GROW_KEY: ExportRepair(
         r"(?!)",
         "the example grown from 1 to 2 along each declared dynamic dim it has at size 1 (repeated), "

@@ -83,6 +83,13 @@ def appended_defaults(model, given: int) -> list[str]:
             and isinstance(p.default, (int, float, list, tuple)) and not isinstance(p.default, torch.Tensor)]
 
 
+def tensor_leaves(model: torch.nn.Module, args: tuple) -> list[bool]:
+    """Which leaves of the model's eager output on ``args`` are tensors (FlatOutputs keeps only those)."""
+    cloned = tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in args)
+    with torch.no_grad():
+        return [isinstance(leaf, torch.Tensor) for leaf in leaves(model(*cloned))]
+
+
 class GivenArguments(torch.nn.Module):
     """The model called with the given arguments only (`forward(*args)`), so that its defaults stay
     the Python values the call uses: the legacy exporter would append them as inputs (RIFE's

@@ -7,20 +7,18 @@ Torch-free: every export runs in a worker process (isolate.run_isolated).
 from __future__ import annotations
 
 import os
-import re
 import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
-from onnxfix.decompositions import BY_KEY
-from onnxfix.exporter.export_repairs import DEFAULTS_KEY, EXPORT_REPAIRS, GROW_KEY
 from onnxfix.exporter.isolate import ExportRequest, run_isolated
 from onnxfix.exporter.locations import ExportFinding
 from onnxfix.exporter.outputs import needs_cache_off, turn_cache_off
 from onnxfix.exporter.outputs import refine as refine_unflattenable
 from onnxfix.exporter.plan import Target
-from onnxfix.exporter.result import EXPORT_FAILS, LOAD_FAILS, OK, Verdict
+from onnxfix.exporter.repair_candidates import decompositions_that_help
+from onnxfix.exporter.result import LOAD_FAILS, OK, Verdict
 from onnxfix.exporter.run_evidence import FixedTextEvidence, note_checks, note_specialized, record_evidence, retarget
 from onnxfix.exporter.sourcemap import anchor, findings_for
 from onnxfix.rewriter.rule import Finding
@@ -115,61 +113,6 @@ def static_findings(target: Target, path: Path, unsafe_fixes: bool | None,
     if not spans:
         return found
     return [f for f in found if any(os.path.realpath(f.path) == p and a <= f.line <= b for p, a, b in spans)]
-
-
-_LEGACY_UNSUPPORTED = re.compile(r"Exporting the operator 'aten::(\w+)' to ONNX opset version \d+ is not supported"
-                                 r"|Unsupported: ONNX export of operator (\w+),")
-
-
-def decompositions_that_help(target: Target, results: list[ExporterResult], static: list[Finding]) -> tuple[str, ...]:
-    """Keys of the decompositions behind the static findings that failed exports link to at
-    their own line (none when the export already ran with --decompose)."""
-    if target.decompose is not None:
-        return ()
-    linked = {(link.code, link.path, link.line) for r in results if r.verdict.verdict != OK
-              for f in r.findings for link in f.fixed_by if link.relation == "same-line"}
-    keys: list[str] = []
-    for finding in static:
-        if (finding.code, os.path.realpath(finding.path), finding.line) not in linked:
-            continue
-        helpers = finding.fix.helpers if finding.fix else ()
-        key = helpers[-1].name.removeprefix("_onnx_") if helpers else ""  # the chain ends with the finding's own
-        if key in BY_KEY and BY_KEY[key].drop_in and key not in keys:  # another return type: source fix only
-            keys.append(key)
-    # and those of every operator the dynamo exporter could not translate, found or not statically
-    for op in (op for r in results for op in r.verdict.unsupported):
-        if op.decomposition in BY_KEY and BY_KEY[op.decomposition].drop_in and op.decomposition not in keys:
-            keys.append(op.decomposition)
-    # and those of the ATen operators the legacy exporter names as untranslatable ("Exporting the
-    # operator 'aten::l1_loss' ... is not supported", "Unsupported: ONNX export of operator
-    # adaptive_avg_pool2d, input size not accessible"; a call through a module the rules did not see)
-    for name in (m.group(1) or m.group(2) for r in results if r.verdict.verdict != OK
-                 for m in _LEGACY_UNSUPPORTED.finditer(r.verdict.error or "")):
-        if name in BY_KEY and BY_KEY[name].drop_in and name not in keys:
-            keys.append(name)
-    # and those that repair the failure itself (an exporter bug with a faithful workaround, a
-    # complex value): keyed by the error, not by an operator
-    patterns = [(d.key, d.repairs_error) for d in BY_KEY.values() if d.repairs_error]
-    patterns += [(key, repair.error) for key, repair in EXPORT_REPAIRS.items()]
-    for key, pattern in patterns:
-        if key not in keys and any(r.verdict.verdict != OK and re.search(pattern, r.verdict.error or "") for r in results):
-            keys.append(key)
-    for key, repair in EXPORT_REPAIRS.items():  # a failure inside a torch function the repair concerns
-        if repair.frame and key not in keys and any(
-                r.verdict.verdict != OK and any(re.search(repair.frame, f"{path}:{function}")
-                                                for path, _, function in r.verdict.error_frames) for r in results):
-            keys.append(key)
-    # and, by a fact of the example rather than an error, an example of 1 along a dynamic dim (a
-    # legacy export that fails outright is the tracer's, not a specialized size's)
-    if GROW_KEY not in keys and any(
-        r.verdict.verdict != OK and r.verdict.unit_dims
-        and not (r.verdict.exporter == "legacy" and r.verdict.verdict == EXPORT_FAILS) for r in results
-    ):
-        keys.append(GROW_KEY)
-    # and a legacy export that failed with defaults of forward the call does not pass
-    if DEFAULTS_KEY not in keys and any(r.verdict.verdict != OK and r.verdict.appended_defaults for r in results):
-        keys.append(DEFAULTS_KEY)
-    return tuple(keys)
 
 
 def export_all(target: Target, static: list[Finding], progress: Progress, rename: dict[str, str] | None = None,

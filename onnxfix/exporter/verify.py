@@ -27,7 +27,7 @@ from onnxfix.exporter.comparison import Runtime, compare, runtime_error  # noqa:
 from onnxfix.exporter import kv_cache
 from onnxfix.exporter.model_io import (  # noqa: F401  (re-exported)
     DEFAULTS_KEY, FLAT_KEY, FlatOutputs, GivenArguments, appended_defaults, exporter_args, flatten, input_names, int_defaults,
-    leaves,
+    tensor_leaves,
 )  # noqa: F401  (re-exported)
 from onnxfix.exporter.model_state import attributes_kept
 from onnxfix.exporter.errors import describe, exception_chain
@@ -110,13 +110,6 @@ def _dynamo_shapes(model, names: list[str], args: tuple, dynamic: dict[int, dict
     return {**dict(zip(fixed, specs)), varargs: tuple(specs[len(fixed):])}
 
 
-def _tensor_leaves(model: torch.nn.Module, args: tuple) -> list[bool]:
-    """Which leaves of the eager output are tensors (FlatOutputs keeps only those)."""
-    cloned = tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in args)
-    with torch.no_grad():
-        return [isinstance(leaf, torch.Tensor) for leaf in leaves(model(*cloned))]
-
-
 def eager(model: torch.nn.Module, args: tuple) -> list[torch.Tensor]:
     cloned = tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in args)
     with torch.no_grad():
@@ -151,7 +144,7 @@ def verify(
     # the unit-dims repair exports with those dims grown to 2; the comparison keeps the user's example
     export_args = grown_examples(args, dynamic) if GROW_KEY in (decompose or ()) else args
     # the flat-outputs repair exports the output's tensors only, in the order eager is compared in
-    exported = FlatOutputs(model, len(args), _tensor_leaves(model, args)) if FLAT_KEY in (decompose or ()) else model
+    exported = FlatOutputs(model, len(args), tensor_leaves(model, args)) if FLAT_KEY in (decompose or ()) else model
     # the defaults repair: forward(*args), so the legacy exporter appends no default as an input
     if verdict.exporter == "legacy":
         verdict.appended_defaults = appended_defaults(model, len(args))

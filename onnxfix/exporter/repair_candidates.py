@@ -1,0 +1,92 @@
+"""The repair stage's first step: which export-time repairs a run's failures name.
+
+`onnxfix export` runs the exporters, then (with --fix) tries repairs in the never-worse loop
+(session.py). The candidates come from what the run saw, each source a step below: the static
+findings a failure links to at its own line, the operators either exporter could not translate,
+an error or a traceback frame a repair is keyed on (export_repairs.py), and facts of the example
+(a dynamic dim of size 1, forward's defaults the call does not pass). Torch-free.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Iterable, Iterator, Protocol
+
+from onnxfix.decompositions import BY_KEY
+from onnxfix.exporter.export_repairs import DEFAULTS_KEY, EXPORT_REPAIRS, GROW_KEY
+from onnxfix.exporter.result import EXPORT_FAILS, OK, Verdict
+from onnxfix.rewriter.rule import Finding
+
+
+class _Result(Protocol):  # session.ExporterResult
+    verdict: Verdict
+    findings: list
+
+
+_LEGACY_UNSUPPORTED = re.compile(r"Exporting the operator 'aten::(\w+)' to ONNX opset version \d+ is not supported"
+                                 r"|Unsupported: ONNX export of operator (\w+),")
+
+
+def decompositions_that_help(target, results: list[_Result], static: list[Finding]) -> tuple[str, ...]:
+    """Keys of the decompositions and repairs the run's failures name, in the order found (none
+    when the export already ran with --decompose)."""
+    if target.decompose is not None:
+        return ()
+    failed = [r for r in results if r.verdict.verdict != OK]
+    found = (*_linked_static_fixes(failed, static), *_untranslated_ops(results, failed),
+             *_keyed_by_error(failed), *_keyed_by_frame(failed), *_keyed_by_facts(failed))
+    return tuple(dict.fromkeys(found))
+
+
+def _drop_in(keys: Iterable[str]) -> Iterator[str]:
+    """Decompositions with the op's own signature and return type (another: source fix only)."""
+    return (key for key in keys if key in BY_KEY and BY_KEY[key].drop_in)
+
+
+def _linked_static_fixes(failed: list[_Result], static: list[Finding]) -> Iterator[str]:
+    """The decompositions behind the static findings that failed exports link to at their line."""
+    linked = {(link.code, link.path, link.line) for r in failed
+              for f in r.findings for link in f.fixed_by if link.relation == "same-line"}
+    for finding in static:
+        if (finding.code, os.path.realpath(finding.path), finding.line) in linked:
+            helpers = finding.fix.helpers if finding.fix else ()
+            yield from _drop_in([helpers[-1].name.removeprefix("_onnx_")] if helpers else [])  # the chain ends with its own
+
+
+def _untranslated_ops(results: list[_Result], failed: list[_Result]) -> Iterator[str]:
+    """Every operator the dynamo exporter could not translate, found statically or not, and the ATen
+    operators the legacy exporter names ("Exporting the operator 'aten::l1_loss' ... is not
+    supported", "Unsupported: ONNX export of operator adaptive_avg_pool2d, input size not
+    accessible"): a call through a module the rules did not see."""
+    yield from _drop_in(op.decomposition for r in results for op in r.verdict.unsupported)
+    yield from _drop_in(m.group(1) or m.group(2) for r in failed
+                        for m in _LEGACY_UNSUPPORTED.finditer(r.verdict.error or ""))
+
+
+def _keyed_by_error(failed: list[_Result]) -> Iterator[str]:
+    """Repairs of the failure itself (an exporter bug with a faithful workaround, a complex value)."""
+    patterns = [(d.key, d.repairs_error) for d in BY_KEY.values() if d.repairs_error]
+    patterns += [(key, repair.error) for key, repair in EXPORT_REPAIRS.items()]
+    for key, pattern in patterns:
+        if any(re.search(pattern, r.verdict.error or "") for r in failed):
+            yield key
+
+
+def _keyed_by_frame(failed: list[_Result]) -> Iterator[str]:
+    """A failure inside a torch function a repair concerns (its message names only the user's line)."""
+    for key, repair in EXPORT_REPAIRS.items():
+        if repair.frame and any(re.search(repair.frame, f"{path}:{function}")
+                                for r in failed for path, _, function in r.verdict.error_frames):
+            yield key
+
+
+def _keyed_by_facts(failed: list[_Result]) -> Iterator[str]:
+    """By facts of the example rather than an error: a dynamic dim of size 1 (a legacy export that
+    fails outright is the tracer's, not a specialized size's); forward's defaults that the legacy
+    exporter appended as inputs."""
+    if any(r.verdict.unit_dims and not (r.verdict.exporter == "legacy" and r.verdict.verdict == EXPORT_FAILS)
+           for r in failed):
+        yield GROW_KEY
+    if any(r.verdict.appended_defaults for r in failed):
+        yield DEFAULTS_KEY
