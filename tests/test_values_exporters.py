@@ -58,6 +58,7 @@ ORIGINAL = {
     "NumpySumShift": (SW, OK),
     "AsTensorOfSize": (OK, FAILS),
     "TensorFromAppendedSizes": (SW, OK),
+    "ItemSplitSizes": (ORT, OK),
     "ItemNameTopk": (SW, OK),
     "ItemNamePadMask": (SW, OK),
     "ItemNamePad": (SW, OK),

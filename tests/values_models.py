@@ -227,6 +227,14 @@ class TensorFromAppendedSizes(nn.Module):  # ONX205 of a list grown by `.append`
         return s[:, None] * table.to(s.dtype)
 
 
+class ItemSplitSizes(nn.Module):  # ONX201 in a comprehension of split sizes (Mask2Former), safe fix
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        ends = (x[0] == x[0]).long().cumsum(0)  # 1, 2, ..., cols: sizes as tensor values
+        sizes = [ends[0] + 1, x.shape[1] - ends[1]]
+        left, right = torch.split(x, [size.item() for size in sizes], dim=1)
+        return torch.cat([left * s[0], right - s[1]], dim=1)
+
+
 class AsTensorOfSize(nn.Module):  # ONX205 (dynamo only), safe fix
     def forward(self, x: torch.Tensor, s: torch.Tensor):
         return s / torch.as_tensor(x.shape[0])

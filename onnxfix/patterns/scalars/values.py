@@ -29,8 +29,11 @@ CONDITION_PARENTS = (ast.If, ast.While, ast.IfExp, ast.Assert)
 # Calls with one size argument at a fixed place: (positional index, keyword name). The int
 # arguments accept a 0-d (or one-element) integer tensor and mean the same (measured on torch
 # 2.13: topk's k, F.pad's amounts).
-SIZE_ARGUMENT_METHODS = {"topk": (0, "k")}
-SIZE_ARGUMENT_FUNCTIONS = {"torch.topk": (1, "k"), "torch.nn.functional.pad": (1, "pad")}
+# A list of split sizes too: `torch.split(x, [t0, t1])` runs split_with_sizes on the tensors'
+# values, as on their `.item()`s (a float tensor raises either way).
+SIZE_ARGUMENT_METHODS = {"topk": (0, "k"), "split": (0, "split_size"), "split_with_sizes": (0, "split_sizes")}
+SIZE_ARGUMENT_FUNCTIONS = {"torch.topk": (1, "k"), "torch.nn.functional.pad": (1, "pad"),
+                           "torch.split": (1, "split_size_or_sections")}
 # Size functions whose arguments are Scalars, not ints: they take a 0-d tensor but not a
 # one-element tensor of higher rank (`torch.arange(torch.tensor([3]))` raises, measured).
 SCALAR_SIZE_FUNCTIONS = frozenset({"torch.arange"})
@@ -70,7 +73,10 @@ def item_use(node: ast.expr, ctx: FunctionContext) -> str:
         return "condition"  # a loop bound is control flow too
     if isinstance(parent, ast.Slice):
         return "size"
-    container = parent if isinstance(parent, (ast.Tuple, ast.List)) else node
+    # the value, or the list holding it: a display, or a comprehension it is the element of
+    # (Mask2Former's `torch.split(x, [size.item() for size in split_sizes], dim=1)`)
+    held = isinstance(parent, (ast.Tuple, ast.List)) or (isinstance(parent, ast.ListComp) and parent.elt is node)
+    container = parent if held else node
     holder = ctx.parent(container)
     if isinstance(holder, ast.keyword):
         holder = ctx.parent(holder)
