@@ -225,8 +225,17 @@ def _per_call_cache_fix(node: ast.If, cache: ast.Name, ctx: FunctionContext) -> 
     itself, so the fix is safe."""
     if any(isinstance(n, (ast.Global, ast.Nonlocal)) and cache.id in n.names for n in ast.walk(ctx.fn.node)):
         return None
+    # the new line must run before every read it renames: the `if` a statement of the function's
+    # own body (not in a branch, a loop or an `elif`), and no read in a nested scope (a lambda's
+    # parameter of the same name)
+    if node not in ctx.fn.node.body or _read_in_other_functions(cache.id, ctx):
+        return None
+    nested = {id(n) for scope in ast.walk(ctx.fn.node) if scope is not ctx.fn.node and isinstance(
+        scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)) for n in ast.walk(scope)}
     reads = [n for n in ast.walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == cache.id
              and (n.lineno, n.col_offset) >= (node.lineno, node.col_offset)]
+    if any(id(n) in nested for n in reads):
+        return None
     taken = {n.id for n in ast.walk(ctx.file.module.tree) if isinstance(n, ast.Name)} | {
         a.arg for a in ast.walk(ctx.file.module.tree) if isinstance(a, ast.arg)}
     local, count = f"{cache.id}_for_call", 0
@@ -240,6 +249,19 @@ def _per_call_cache_fix(node: ast.If, cache: ast.Name, ctx: FunctionContext) -> 
              f"  # a fresh dict under export\n{indent}")
     edits = (Edit(start, start, guard), *(ctx.replace(read, local) for read in reads))
     return Fix("Use a fresh dict under export (eager keeps its cache)", edits, safe=True, imports=imports)
+
+
+def _read_in_other_functions(name: str, ctx: FunctionContext) -> bool:
+    """The module-level dict is used by another function of the file (filled in a helper, read in
+    forward): a fresh dict in this function alone would not be the one the other reads."""
+    own = {id(n) for n in ast.walk(ctx.fn.node)}
+    return any(isinstance(n, ast.Name) and n.id == name and id(n) not in own
+               and not _module_level_binding(n, ctx) for n in ast.walk(ctx.file.module.tree))
+
+
+def _module_level_binding(name: ast.Name, ctx: FunctionContext) -> bool:
+    """`D = {}` at module level (the binding itself, not a use)."""
+    return any(isinstance(s, ast.Assign) and name in s.targets for s in ctx.file.module.tree.body)
 
 
 def _filled_elsewhere(store: ast.Assign, ctx: FunctionContext) -> bool:
