@@ -191,6 +191,26 @@ def _aliased(node: ast.IfExp, other: ast.expr, ctx: FunctionContext) -> list[str
     return []
 
 
+_RANDOM = frozenset({"rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like", "normal",
+                     "bernoulli", "multinomial", "poisson", "dropout"})
+
+
+def _hoisting_hazard(body: list[ast.stmt], ctx: FunctionContext) -> bool:
+    """A call in the body whose effect is more than its value: random draws, printing or logging,
+    an in-place method (`x.add_()`), or a function of the user's (unknown effects)."""
+    for call in (n for statement in body for n in ast.walk(statement) if isinstance(n, ast.Call)):
+        qualname = ctx.qualname(call.func) or ""
+        name = qualname.rsplit(".", 1)[-1] if qualname else getattr(call.func, "attr", getattr(call.func, "id", ""))
+        if name in _RANDOM or name == "print" or qualname.startswith(("logging.", "numpy.random", "random.")):
+            return True
+        if name.endswith("_") and not name.endswith("__"):
+            return True
+        if not qualname and (isinstance(call.func, ast.Name) or (
+                isinstance(call.func, ast.Attribute) and ctx.is_self_attr(call.func))):
+            return True  # `helper(...)`, `self.method(...)`: the user's own code
+    return False
+
+
 class PadToMultipleBranch(Rule):
     code = "ONX608"
     name = "pad-to-multiple-branch"
@@ -331,6 +351,9 @@ class PadToMultipleBranch(Rule):
         # a zero pad returns a copy: unsafe where the unpadded tensor itself is seen afterwards (ONX601's check)
         if escapes := escapes_after(name, node, ctx):
             why.append(f"`{name}` is {escapes} after the `if`, and a zero pad returns a copy")
+        if _hoisting_hazard(node.body, ctx):
+            why.append("the body does more than compute values (random draws, printing, in-place writes or the "
+                       "model's own functions), which now happens where the size divides too")
         fix = None if _read_outside(assigned, node, ctx) else self._unconditional(node, ctx, amounts, safe=not why)
         yield ctx.report(self, node, f"`{name}` is padded to a multiple of `{ctx.segment(b)}` only when "
                          f"`{ctx.segment(a)}`, a size, does not divide: with the size dynamic, torch.export keeps the "
@@ -353,7 +376,13 @@ class PadToMultipleBranch(Rule):
 
     def _unconditional(self, node: ast.If, ctx: FunctionContext, amounts: list[ast.BinOp], safe: bool,
                        title: str = "", rewrites: list | None = None) -> Fix | None:
-        """The body at the `if`'s place and indentation, each pad amount taken modulo its divisor."""
+        """The body at the `if`'s place and indentation, each pad amount taken modulo its divisor.
+        None for an `elif` (its body at the outer level would run after the taken branch too);
+        unsafe when the body does more than compute values (draws random numbers, prints, writes
+        in place, calls the model's own functions): it then happens where the test was false too."""
+        if _an_elif(node, ctx):
+            return None
+        safe = safe and not _hoisting_hazard(node.body, ctx)
         rewrites = [*(rewrites or []), *((a, f"({ctx.segment(a)}) % {ctx.segment(a.left)}") for a in amounts)]
         edit = unconditional_body(ctx, node, rewrites)
         title = title or ("Pad always, by the amount modulo the divisor" if amounts else "Crop always")
