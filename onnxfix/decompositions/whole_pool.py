@@ -29,10 +29,11 @@ def _onnx_whole_pool(op, input, kernel_size, *args, **kwargs):
         return op(input, kernel_size, *args, **kwargs)
     stride = options.get("stride") or window  # None or []: the window
     strides = tuple(stride) if isinstance(stride, (tuple, list)) else (stride,) * rank
-    # a window axis equal to the input's (the same symbol: no guard) is reduced whatever its
-    # stride; an axis of 1 with a stride of 1 is kept as it is; anything else runs the op
-    whole = [size == axis for size, axis in zip(window, input.shape[-rank:])]
-    kept = [not w and size == 1 and step == 1 for w, size, step in zip(whole, window, strides)]
+    # an axis of a literal 1 (a Python int, not a traced size that is 1 in the example) with a
+    # stride of 1 is kept as it is; a window axis equal to the input's (the same symbol: no
+    # guard) is reduced whatever its stride; anything else runs the op
+    kept = [type(size) is int and size == 1 and step == 1 for size, step in zip(window, strides)]
+    whole = [not k and size == axis for k, size, axis in zip(kept, window, input.shape[-rank:])]
     if len(strides) != rank or not any(whole) or not all(w or k for w, k in zip(whole, kept)):
         return op(input, kernel_size, *args, **kwargs)
     axes = tuple(i - rank for i in range(rank) if whole[i])
