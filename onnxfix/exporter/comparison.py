@@ -45,18 +45,25 @@ class Runtime:
     def run(self, args: tuple, names: list[str]) -> list[np.ndarray]:
         tensors = {n: v for n, v in zip(names, args) if n in self.declared and isinstance(v, torch.Tensor)}
         if len(tensors) < len(self.declared):
-            tensors = self._by_position(args, tensors)
+            tensors = self._by_position(args, tensors, names)
         if not self.bfloat16:
             return self.session.run(None, {n: t.detach().cpu().numpy() for n, t in tensors.items()})
         feeds = {n: _ort_value(t.detach().cpu()) for n, t in tensors.items()}
         return [_from_ort_value(value) for value in self.session.run_with_ort_values(None, feeds)]
 
 
-    def _by_position(self, args: tuple, named: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    def _by_position(self, args: tuple, named: dict[str, torch.Tensor], names: list[str] = ()) -> dict[str, torch.Tensor]:
         """The inputs not fed by name: the legacy exporter names an input it got no name for after
         its first consumer and the argument's index (`onnx::Add_2`, forward's third argument,
         maybe an appended default); without such names the declared inputs take the tensors in order."""
         values = (*args, *self.defaults)
+        if any(isinstance(a, (dict, list, tuple)) for a in args):
+            # a container's tensors are inputs of their own, named after the argument and the key
+            # or index (torch.onnx: `obs_cam_0`, `hidden_1`), not after an argument's index
+            leaves = _container_inputs(args, names)
+            if all(name in named or name in leaves for name in self.declared):
+                return {name: named.get(name, leaves.get(name)) for name in self.declared}
+            return dict(zip(self.declared, flatten(values)))
         chosen = dict(named)
         for name in self.declared:
             if name in chosen:
@@ -64,9 +71,27 @@ class Runtime:
             index = re.search(r"_(\d+)$", name)
             value = values[int(index.group(1))] if index and int(index.group(1)) < len(values) else None
             if not isinstance(value, torch.Tensor):
-                return dict(zip(self.declared, flatten(args)))  # a dict or list input: its tensors in order
+                return dict(zip(self.declared, [a for a in args if isinstance(a, torch.Tensor)]))
             chosen[name] = value
         return chosen
+
+
+def _container_inputs(args: tuple, names: list[str]) -> dict[str, torch.Tensor]:
+    """`{argument}_{key}` / `{argument}_{index}` for the tensors of dict, list and tuple arguments
+    (nested: `obs_cam_0_0`), as torch.onnx names the inputs it flattens them into."""
+    found: dict[str, torch.Tensor] = {}
+
+    def walk(prefix: str, value) -> None:
+        if isinstance(value, torch.Tensor):
+            found[prefix] = value
+        items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, (list, tuple)) else ()
+        for key, item in items:
+            walk(f"{prefix}_{key}", item)
+
+    for name, value in zip(names, args):
+        if isinstance(value, (dict, list, tuple)):
+            walk(name, value)
+    return found
 
 
 _ONNX_BFLOAT16 = 16  # TensorProto.BFLOAT16
