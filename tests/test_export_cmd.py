@@ -537,6 +537,19 @@ def test_a_cache_switch_that_breaks_the_factory_is_dropped_before_the_output_is_
     assert (fix["decompositions"], fix["diff"], [r["verdict"] for r in fix["results"]]) == (["flat_outputs"], "", ["OK"])
 
 
+def test_an_ellipsis_write_with_a_list_index_is_spelled_out_while_exporting(capsys):
+    """`out[..., idx] = v`: the legacy graph fails onnx.checker; the error names
+    ellipsis_expanded, and the export with the `...` as slices matches PyTorch on other sizes."""
+    spec = MODELS / "ellipsis_list_write.py"
+    code, document = _cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
+                                "--probe-inputs", f"{spec}:probe_inputs", "--dynamic", "0:0=b,1=n", "--dynamic", "1:0=b,1=n",
+                                "--exporter", "legacy", "--fix"], capsys)
+    (target,) = document["targets"]
+    assert "is marked single but has an empty string" in target["results"][0]["error"]
+    fix = target["fix"]
+    assert (fix["decompositions"], fix["diff"], [r["verdict"] for r in fix["results"]]) == (["ellipsis_expanded"], "", ["OK"])
+
+
 def test_a_remainder_by_a_dynamic_size_is_computed_from_a_floor_division_while_exporting(capsys):
     """`t % n` with n a dynamic size fails torch.onnx's translation of remainder.Scalar; the
     run's error names remainder_symbolic, and the export with it matches PyTorch on other sizes."""

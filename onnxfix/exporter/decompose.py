@@ -42,6 +42,7 @@ from onnxfix.exporter.quant_stubs import fake_quant_constants
 from onnxfix.exporter.quantized_modules import quantized_as_float
 from onnxfix.exporter.unregistered import gradients_off
 from onnxfix.exporter.dead_comparisons import dead_comparisons_dropped
+from onnxfix.exporter.index_keys import ellipsis_expanded
 from onnxfix.exporter.nn_layers import causal_mask_check_off, mha_fastpath_off
 
 
@@ -231,4 +232,4 @@ def decomposition_context(ops: Iterable[str] | None = None, model=None) -> Itera
 # each takes the model being exported
 REPAIR_CONTEXTS = {"mha_fastpath_off": mha_fastpath_off, "causal_mask_check_off": causal_mask_check_off, "fake_quant_constants": fake_quant_constants,
                    "gradients_off": gradients_off, "dead_comparisons_dropped": dead_comparisons_dropped,
-                   "quantized_as_float": quantized_as_float}
+                   "quantized_as_float": quantized_as_float, "ellipsis_expanded": ellipsis_expanded}

@@ -60,6 +60,14 @@ EXPORT_REPAIRS = {
         "on the user's own example and probes",
         (),
     ),
+    "ellipsis_expanded": ExportRepair(
+        r"is marked single but has an empty string in the graph",
+        "an assignment through an index with `...` and a list or tensor index (`out[..., idx] = v`) run with "
+        "the `...` spelled out as the `:` slices it stands for (exporter/index_keys.py): the legacy exporter "
+        "writes the Ellipsis form as a graph onnx.checker rejects, the explicit form exports",
+        (),
+        contexts=("ellipsis_expanded",),
+    ),
     # tried on facts: a legacy export failed and forward has defaults the call does not pass
     DEFAULTS_KEY: ExportRepair(
         r"(?!)",
