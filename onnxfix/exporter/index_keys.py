@@ -22,7 +22,9 @@ def expanded_key(key, rank: int):
         return key
     if any(isinstance(item, torch.Tensor) and item.dtype == torch.bool for item in key):
         return key
-    consumed = sum(item is not None and item is not Ellipsis for item in key)
+    # None and a Python bool add a dim, every other item (an int, a slice, a list or an integer
+    # tensor, whatever its own shape) consumes one
+    consumed = sum(item is not None and item is not Ellipsis and not isinstance(item, bool) for item in key)
     if consumed > rank:
         return key  # let the original raise its own error
     at = key.index(Ellipsis)
