@@ -227,6 +227,15 @@ class TensorFromAppendedSizes(nn.Module):  # ONX205 of a list grown by `.append`
         return s[:, None] * table.to(s.dtype)
 
 
+class SizeListItem(nn.Module):  # ONX401 on an item of a list built from the size tuple (LayoutLMv2), safe fix
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        shape = x.size()
+        wide = list(shape)
+        wide[1] += 2
+        out = x.new_zeros(wide) + s[0]
+        return out[:, : shape[1]] + x
+
+
 class ItemSplitSizes(nn.Module):  # ONX201 in a comprehension of split sizes (Mask2Former), safe fix
     def forward(self, x: torch.Tensor, s: torch.Tensor):
         ends = (x[0] == x[0]).long().cumsum(0)  # 1, 2, ..., cols: sizes as tensor values

@@ -7,6 +7,7 @@ import ast
 
 from onnxfix.config import LEGACY
 from onnxfix.rewriter.context import FunctionContext, builtin_call
+from onnxfix.rewriter.integers import int_constant
 from onnxfix.rewriter.precedence import UNARY, operand
 from onnxfix.decompositions import helper_source
 from onnxfix.patterns.shape_math.scaled_resize import matrix_mode, scaled_resize_fix, size_derived
@@ -32,7 +33,9 @@ class InplaceShapeMath(Rule):
         what="""
             Finds augmented assignments (`+=`, `-=`, `*=`, `//=`, ...) to a name whose value
             came from `tensor.shape` or `tensor.size()`, directly, by unpacking
-            (`b, s = x.shape[:2]`), through arithmetic, or through an alias (`r = s`).
+            (`b, s = x.shape[:2]`), through arithmetic, or through an alias (`r = s`); and to an
+            item of a list built from a size tuple (`final_shape = list(input_shape)`, then
+            `final_shape[1] += n`: LayoutLMv2), whose items are the traced sizes themselves.
         """,
         why="""
             Under the legacy TorchScript exporter (`dynamo=False`), sizes are traced as tensors
@@ -67,26 +70,53 @@ class InplaceShapeMath(Rule):
 
     def visit_AugAssign(self, node: ast.AugAssign, ctx: FunctionContext):
         target = node.target
-        if not isinstance(target, ast.Name) or type(node.op) not in OPERATORS:
+        if type(node.op) not in OPERATORS:
             return
-        if not ctx.sizes.is_size(target):
+        if not (isinstance(target, ast.Name) and ctx.sizes.is_size(target)) and not _size_list_item(target, ctx):
             return
         value = ctx.segment(node.value)
         if not isinstance(node.value, ATOMIC):
             value = f"({value})"
         operator = OPERATORS[type(node.op)]
+        name = ctx.segment(target)
         fix = Fix(
-            title=f"Rewrite as `{target.id} = {target.id} {operator} ...`",
-            edits=(ctx.replace(node, f"{target.id} = {target.id} {operator} {value}"),),
+            title=f"Rewrite as `{name} = {name} {operator} ...`",
+            edits=(ctx.replace(node, f"{name} = {name} {operator} {value}"),),
             safe=True,
         )
         yield ctx.report(
             self,
             node,
-            f"in-place `{operator}=` on `{target.id}`, a value taken from a tensor shape: the legacy "
+            f"in-place `{operator}=` on `{name}`, a value taken from a tensor shape: the legacy "
             f"exporter mutates the traced size and exports a wrong model",
             fix=fix,
         )
+
+
+def _size_list_item(target: ast.expr, ctx: FunctionContext) -> bool:
+    """`shape[1]` (an int index) of a list the function builds once from a tensor's sizes
+    (LayoutLMv2's `final_shape = list(input_shape)`, `input_shape = input_ids.size()`), every item
+    it stores an int: its items are the traced sizes themselves, shared with the size tuple and
+    with every other list built from it, so `shape[1] += n` changes them all under legacy."""
+    if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)
+            and int_constant(target.slice) is not None):
+        return False
+    name = target.value.id
+    # the binding the `+=` reads: the last one above it in straight-line code (LayoutLMv2 rebinds
+    # the name to `torch.Size(final_shape)` after)
+    before = [v for v in ctx.assignments(name) if getattr(v, "lineno", target.lineno) < target.lineno]
+    loops = (ast.For, ast.While, ast.AsyncFor, ast.comprehension)
+    if ctx.is_parameter(name) or not before or any(isinstance(a, loops) for a in ctx.ancestors(target)):
+        return False
+    built = max(before, key=lambda v: (v.lineno, v.col_offset))
+    if not isinstance(built, ast.Call):
+        return False
+    if not (isinstance(built.func, ast.Name) and built.func.id == "list" and len(built.args) == 1 and not built.keywords
+            and ctx.sizes.is_size(built.args[0])):
+        return False
+    stores = [n for n in ast.walk(ctx.fn.node) if isinstance(n, ast.Assign) for t in n.targets
+              if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id == name]
+    return all(ctx.ints.is_int(s.value) or ctx.sizes.is_size(s.value) for s in stores)
 
 
 
