@@ -60,6 +60,7 @@ ORIGINAL = {
     "TensorFromAppendedSizes": (SW, OK),
     "ItemSplitSizes": (ORT, OK),
     "SizeListItem": (FAILS, OK),
+    "MappedSizes": (ORT, OK),
     "ItemNameTopk": (SW, OK),
     "ItemNamePadMask": (SW, OK),
     "ItemNamePad": (SW, OK),

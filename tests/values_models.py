@@ -227,6 +227,12 @@ class TensorFromAppendedSizes(nn.Module):  # ONX205 of a list grown by `.append`
         return s[:, None] * table.to(s.dtype)
 
 
+class MappedSizes(nn.Module):  # ONX203 on `map(int, x.size())` unpacked (FPN's upsample-add), safe fix
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        rows, cols = map(int, x.size())
+        return x.reshape(rows * cols)[:cols] * s[0]
+
+
 class SizeListItem(nn.Module):  # ONX401 on an item of a list built from the size tuple (LayoutLMv2), safe fix
     def forward(self, x: torch.Tensor, s: torch.Tensor):
         shape = x.size()

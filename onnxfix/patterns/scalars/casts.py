@@ -33,6 +33,21 @@ from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 CASTS = frozenset({"int", "float", "bool"})
 
 
+def _int_map_of_sizes(node: ast.Call, ctx: FunctionContext) -> bool:
+    """`map(int, x.size())` (or `x.shape`, `x.shape[2:]`) unpacked into names or made a tuple
+    or list: the same ints as the size tuple gives (a map is an iterator, so only where it is
+    consumed whole and at once)."""
+    if not (builtin_call(node, ctx, frozenset({"map"})) and len(node.args) == 2 and not node.keywords
+            and isinstance(node.args[0], ast.Name) and node.args[0].id == "int" and ctx.is_builtin("int")
+            and ctx.sizes.is_size(node.args[1]) and not isinstance(node.args[1], ast.Name)):
+        return False
+    parent = ctx.parent(node)
+    unpacked = isinstance(parent, ast.Assign) and parent.value is node and all(
+        isinstance(t, (ast.Tuple, ast.List)) for t in parent.targets)
+    wrapped = builtin_call(parent, ctx, frozenset({"tuple", "list"})) if isinstance(parent, ast.Call) else None
+    return unpacked or (wrapped is not None and parent.args == [node])
+
+
 class ScalarCast(Rule):
     code = "ONX203"
     python_hazard = True  # scripted code keeps it dynamic (tests/test_export_guards.py)
@@ -56,7 +71,10 @@ class ScalarCast(Rule):
             `range(int(rois.size(0)))` in torchvision's RoI heads. Also `int(x)` of a parameter
             that some caller binds to a size, through the callers' own parameters (transformers'
             `torch_int(height)` in ViT position interpolation): rewritten to `torch.sym_int(x)`,
-            which is `int()` in eager and keeps a SymInt symbolic under torch.export.
+            which is `int()` in eager and keeps a SymInt symbolic under torch.export. And
+            `map(int, y.size())` unpacked into names or made a tuple or list (the top-down merge
+            of many FPNs: `_, _, H, W = map(int, y.size())`), rewritten to the sizes themselves
+            (safe: they are ints already).
         """,
         why="""
             Measured on torch 2.13 (tests/test_values_exporters.py):
@@ -139,6 +157,9 @@ class ScalarCast(Rule):
     )
 
     def visit_Call(self, node: ast.Call, ctx: FunctionContext):
+        if _int_map_of_sizes(node, ctx):
+            yield self._mapped_sizes(node, ctx)
+            return
         cast = builtin_call(node, ctx, CASTS)
         if cast is None or len(node.args) != 1 or in_error_message(node, ctx):
             return
@@ -244,6 +265,16 @@ class ScalarCast(Rule):
             "export-time value (the exported model fails for other sizes); `torch.sym_int` keeps it symbolic and "
             "is `int()` in eager",
             fix=fix, exporters=(DYNAMO,),
+        )
+
+    def _mapped_sizes(self, node: ast.Call, ctx: FunctionContext):
+        """`_, _, H, W = map(int, y.size())` (FPN's `_upsample_add`): the sizes themselves."""
+        sizes = node.args[1]
+        fix = Fix("Drop `map(int, ...)`: the sizes are already ints", (ctx.replace(node, ctx.segment(sizes)),), safe=True)
+        return ctx.report(
+            self, node,
+            "`map(int, ...)` of a tensor's sizes: the legacy exporter records each size as a constant; "
+            "the sizes are already ints", fix=fix, exporters=(LEGACY,),
         )
 
     def _size_cast(self, node: ast.Call, argument: ast.expr, ctx: FunctionContext):
