@@ -493,16 +493,22 @@ def test_a_dict_as_the_last_positional_input_is_passed_as_one(capsys):
     assert [len(r["probes"]) for r in target["results"]] == [3, 3]  # the example, the probe, a random dict
 
 
+def _export_fixed(capsys, model: str, *options: str) -> dict:
+    """`onnxfix export MODEL:make_model --inputs ... --probe-inputs ... OPTIONS --fix` on a model
+    of tests/export_models: the JSON target (its `results` before, its `fix`)."""
+    spec = MODELS / model
+    code, document = _cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
+                                "--probe-inputs", f"{spec}:probe_inputs", *options, "--fix"], capsys)
+    (target,) = document["targets"]
+    return target
+
+
 def test_defaults_the_legacy_exporter_would_append_as_inputs_stay_python_values(capsys):
     """forward(x, timestep=0.5, scale_list=[4, 2, 1]) called with x: the legacy exporter traces the
     list's ints as tensors and interpolate refuses them; the run names defaults_as_constants (a
     fact: forward has defaults the call does not pass), and the export through forward(*args)
     matches PyTorch on other sizes; the source is not edited."""
-    spec = MODELS / "list_default.py"
-    code, document = _cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
-                                "--probe-inputs", f"{spec}:probe_inputs", "--dynamic", "0:0=b,2=h,3=w",
-                                "--exporter", "legacy", "--fix"], capsys)
-    (target,) = document["targets"]
+    target = _export_fixed(capsys, "list_default.py", "--dynamic", "0:0=b,2=h,3=w", "--exporter", "legacy")
     assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS"]
     assert "upsample_bilinear2d() received an invalid combination of arguments" in target["results"][0]["error"]
     fix = target["fix"]
@@ -513,11 +519,7 @@ def test_defaults_the_legacy_exporter_would_append_as_inputs_stay_python_values(
 def test_a_dataclass_output_with_a_size_is_flattened_to_the_tensors_eager_returns(capsys):
     """A dataclass output holding a KV cache and its length as an int: the legacy tracer makes the
     length a tensor; the flattened export keeps eager's tensors only and matches on other sizes."""
-    spec = MODELS / "dataclass_size_field.py"
-    code, document = _cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
-                                "--probe-inputs", f"{spec}:probe_inputs", "--dynamic", "0:0=b,1=n",
-                                "--exporter", "legacy", "--fix"], capsys)
-    (target,) = document["targets"]
+    target = _export_fixed(capsys, "dataclass_size_field.py", "--dynamic", "0:0=b,1=n", "--exporter", "legacy")
     assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS"]
     fix = target["fix"]
     assert (fix["decompositions"], [r["verdict"] for r in fix["results"]]) == (["flat_outputs"], ["OK"])
@@ -527,11 +529,7 @@ def test_a_dataclass_output_with_a_size_is_flattened_to_the_tensors_eager_return
 def test_a_cache_switch_that_breaks_the_factory_is_dropped_before_the_output_is_flattened(capsys):
     """A cache object output: `use_cache=False` at `MambaConfig()` makes the factory fail (the
     class takes no arguments); the loop stops applying it, and flat_outputs exports the tensors."""
-    spec = MODELS / "cache_object_output.py"
-    code, document = _cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
-                                "--probe-inputs", f"{spec}:probe_inputs", "--dynamic", "0:0=b,1=n",
-                                "--exporter", "legacy", "--fix"], capsys)
-    (target,) = document["targets"]
+    target = _export_fixed(capsys, "cache_object_output.py", "--dynamic", "0:0=b,1=n", "--exporter", "legacy")
     assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS"]
     fix = target["fix"]
     assert (fix["decompositions"], fix["diff"], [r["verdict"] for r in fix["results"]]) == (["flat_outputs"], "", ["OK"])
@@ -540,11 +538,8 @@ def test_a_cache_switch_that_breaks_the_factory_is_dropped_before_the_output_is_
 def test_an_ellipsis_write_with_a_list_index_is_spelled_out_while_exporting(capsys):
     """`out[..., idx] = v`: the legacy graph fails onnx.checker; the error names
     ellipsis_expanded, and the export with the `...` as slices matches PyTorch on other sizes."""
-    spec = MODELS / "ellipsis_list_write.py"
-    code, document = _cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
-                                "--probe-inputs", f"{spec}:probe_inputs", "--dynamic", "0:0=b,1=n", "--dynamic", "1:0=b,1=n",
-                                "--exporter", "legacy", "--fix"], capsys)
-    (target,) = document["targets"]
+    target = _export_fixed(capsys, "ellipsis_list_write.py", "--dynamic", "0:0=b,1=n", "--dynamic", "1:0=b,1=n",
+                           "--exporter", "legacy")
     assert "is marked single but has an empty string" in target["results"][0]["error"]
     fix = target["fix"]
     assert (fix["decompositions"], fix["diff"], [r["verdict"] for r in fix["results"]]) == (["ellipsis_expanded"], "", ["OK"])
@@ -569,11 +564,7 @@ def test_fake_quantizers_with_observers_off_are_exported_as_their_fake_quantizat
     """torch.ao's fake-quantize modules of a QAT model with its observers disabled: neither exporter
     takes them (an untranslatable fused op, a guard on a flag buffer); with the flags and qparams
     read before tracing, both exports match PyTorch, which keeps the modules, on other sizes."""
-    spec = MODELS / "qat_observers_off.py"
-    code, document = _cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
-                                "--probe-inputs", f"{spec}:probe_inputs", "--dynamic", "0:0=batch,2=h,3=w",
-                                "--exporter", "both", "--fix"], capsys)
-    (target,) = document["targets"]
+    target = _export_fixed(capsys, "qat_observers_off.py", "--dynamic", "0:0=batch,2=h,3=w", "--exporter", "both")
     assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS", "EXPORT-FAILS"]
     assert "fused_moving_avg_obs_f" in target["results"][1]["error"]
     fix = target["fix"]
