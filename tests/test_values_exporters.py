@@ -61,6 +61,7 @@ ORIGINAL = {
     "ItemSplitSizes": (ORT, OK),
     "SizeListItem": (FAILS, OK),
     "MappedSizes": (ORT, OK),
+    "TypedFromSizes": (SW, FAILS),
     "ItemNameTopk": (SW, OK),
     "ItemNamePadMask": (SW, OK),
     "ItemNamePad": (SW, OK),

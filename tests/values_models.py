@@ -227,6 +227,11 @@ class TensorFromAppendedSizes(nn.Module):  # ONX205 of a list grown by `.append`
         return s[:, None] * table.to(s.dtype)
 
 
+class TypedFromSizes(nn.Module):  # ONX205 of a typed constructor given a list of sizes (CRNN), safe fix
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        return torch.IntTensor([x.shape[0], x.shape[1]]).to(s.dtype) * s
+
+
 class MappedSizes(nn.Module):  # ONX203 on `map(int, x.size())` unpacked (FPN's upsample-add), safe fix
     def forward(self, x: torch.Tensor, s: torch.Tensor):
         rows, cols = map(int, x.size())

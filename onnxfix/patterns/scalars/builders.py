@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 from onnxfix.config import DYNAMO, LEGACY
+from onnxfix.patterns.scalars.legacy_constructors import CONSTRUCTORS
 from onnxfix.rewriter.context import FunctionContext, builtin_call
 from onnxfix.rewriter.integers import is_whole_shape
 from onnxfix.rewriter.size_lists import converted_size_list
@@ -92,7 +93,10 @@ class TensorFromValues(Rule):
             read by nothing else (FaceBoxes' `detection_dimension.append(x.shape[2:])` per
             detection map, then `torch.tensor(detection_dimension)`; Mask2Former's
             `[(e.shape[2], e.shape[3]) for e in embeds]`), or Python numbers taken out of tensors (`.item()`,
-            `.tolist()`, `int(t)`, directly or through a name). Seen in SAM3 and
+            `.tolist()`, `int(t)`, directly or through a name); and a typed constructor given a
+            list or tuple of sizes (CRNN's `preds_size = torch.IntTensor([preds.size(0)])`, its
+            elements built as `torch.tensor(n, dtype=torch.int32, device="cpu")`, the typed
+            constructor's own dtype and device, so the fix is safe). Seen in SAM3 and
             PP-DocLayout box scaling (`torch.tensor([width, height, width, height])`) and
             torchvision's anchor generator.
         """,
@@ -167,6 +171,13 @@ class TensorFromValues(Rule):
         if builder is None or not node.args:
             return
         data = node.args[0]
+        if ctx.qualname(node.func) in CONSTRUCTORS:  # `torch.IntTensor([n])`: data only as a list or tuple
+            if isinstance(data, (ast.List, ast.Tuple)) and any(ctx.sizes.is_size(e) for e in _items(data)):
+                yield ctx.report(self, node, "tensor built from a list of sizes by a typed constructor: the legacy "
+                                 "exporter records the export-time sizes as constants, and the dynamo exporter fails "
+                                 "on them", fix=self._stack_fix(node, builder, data, ctx, whole=False),
+                                 exporters=(LEGACY, DYNAMO))
+            return
         as_tensor = ctx.qualname(node.func) == "torch.as_tensor"
         # as_tensor of sizes also breaks the dynamo exporter (tests/test_values_exporters.py)
         exporters, also = ((LEGACY, DYNAMO), AS_TENSOR_DYNAMO) if as_tensor else ((LEGACY,), "")
@@ -208,6 +219,8 @@ class TensorFromValues(Rule):
     def _builder(self, node: ast.Call, ctx: FunctionContext) -> str | None:
         if ctx.qualname(node.func) in TENSOR_BUILDERS:
             return ctx.segment(node.func)
+        if ctx.qualname(node.func) in CONSTRUCTORS:  # its elements: torch.tensor with its dtype and device
+            return f"{ctx.torch_name()[0]}.tensor"
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr == "new_tensor" and ctx.tensors.is_tensor(func.value):
             return ctx.segment(func)
@@ -218,6 +231,9 @@ class TensorFromValues(Rule):
         if len(node.args) != 1 or extra is None:
             return None
         torch, imports = ctx.torch_name()
+        if ctx.qualname(node.func) in CONSTRUCTORS:  # `torch.IntTensor` is int32 on the CPU, whatever the defaults
+            dtype, device = CONSTRUCTORS[ctx.qualname(node.func)]
+            extra = f", dtype={torch}.{dtype}, device=\"{device}\"" + extra
         if ctx.qualname(node.func) == "torch.as_tensor":
             # as_tensor of a size specializes it in the dynamo exporter, tensor does not (measured,
             # tests/test_values_exporters.py); for a Python int both build the same new 0-d tensor
