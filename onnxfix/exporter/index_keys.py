@@ -27,7 +27,7 @@ def expanded_key(key, rank: int):
     consumed = sum(item is not None and item is not Ellipsis and not isinstance(item, bool) for item in key)
     if consumed > rank:
         return key  # let the original raise its own error
-    at = key.index(Ellipsis)
+    at = next(i for i, item in enumerate(key) if item is Ellipsis)  # by identity: `==` on an array raises
     return key[:at] + (slice(None),) * (rank - consumed) + key[at + 1:]
 
 

@@ -232,6 +232,8 @@ class TensorFromValues(Rule):
             return None
         torch, imports = ctx.torch_name()
         if ctx.qualname(node.func) in CONSTRUCTORS:  # `torch.IntTensor` is int32 on the CPU, whatever the defaults
+            if node.keywords:
+                return None  # its own `device=` (`cuda:1`) beside the type's: not repeated, not guessed
             dtype, device = CONSTRUCTORS[ctx.qualname(node.func)]
             extra = f", dtype={torch}.{dtype}, device=\"{device}\"" + extra
         if ctx.qualname(node.func) == "torch.as_tensor":

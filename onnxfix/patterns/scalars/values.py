@@ -37,6 +37,8 @@ SIZE_ARGUMENT_FUNCTIONS = {"torch.topk": (1, "k"), "torch.nn.functional.pad": (1
 # Size functions whose arguments are Scalars, not ints: they take a 0-d tensor but not a
 # one-element tensor of higher rank (`torch.arange(torch.tensor([3]))` raises, measured).
 SCALAR_SIZE_FUNCTIONS = frozenset({"torch.arange"})
+SPLIT_PLACES = (SIZE_ARGUMENT_METHODS["split"], SIZE_ARGUMENT_METHODS["split_with_sizes"],
+                SIZE_ARGUMENT_FUNCTIONS["torch.split"])
 
 
 def _size_argument(holder: ast.Call, container: ast.AST, ctx: FunctionContext) -> bool:
@@ -53,6 +55,14 @@ def _size_argument(holder: ast.Call, container: ast.AST, ctx: FunctionContext) -
         place = SIZE_ARGUMENT_METHODS.get(func.attr)
     if place is None:
         return False
+    if place in SPLIT_PLACES:
+        # split sizes as a list only (one split size is `int()`-ed: a float tensor would truncate where
+        # its `.item()` raised), and `.split` of a value known to be a tensor (a `str.split`, a
+        # user object's `split` would be handed the tensor)
+        split_method = isinstance(func, ast.Attribute) and qualname is None
+        if not isinstance(container, (ast.List, ast.Tuple, ast.ListComp)) or (
+                split_method and ctx.tensors.is_tensor(func.value) is not True):
+            return False
     index, keyword = place
     if index < len(holder.args) and holder.args[index] is container:
         return True

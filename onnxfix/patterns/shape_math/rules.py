@@ -93,6 +93,18 @@ class InplaceShapeMath(Rule):
         )
 
 
+def _same_block(value: ast.expr, target: ast.expr, ctx: FunctionContext) -> bool:
+    """The statements holding ``value`` and ``target`` are in one block (the binding always runs
+    before the `+=`, and no branch chose another)."""
+    def statement(node):
+        return next((a for a in [node, *ctx.ancestors(node)] if isinstance(a, ast.stmt)), None)
+
+    first, second = statement(value), statement(target)
+    return first is not None and second is not None and ctx.parent(first) is ctx.parent(second) and any(
+        first in block and second in block for block in (getattr(ctx.parent(first), f, None) or []
+                                                          for f in ("body", "orelse", "finalbody")))
+
+
 def _size_list_item(target: ast.expr, ctx: FunctionContext) -> bool:
     """`shape[1]` (an int index) of a list the function builds once from a tensor's sizes
     (LayoutLMv2's `final_shape = list(input_shape)`, `input_shape = input_ids.size()`), every item
@@ -109,8 +121,11 @@ def _size_list_item(target: ast.expr, ctx: FunctionContext) -> bool:
     if ctx.is_parameter(name) or not before or any(isinstance(a, loops) for a in ctx.ancestors(target)):
         return False
     built = max(before, key=lambda v: (v.lineno, v.col_offset))
-    if not isinstance(built, ast.Call):
-        return False
+    if not isinstance(built, ast.Call) or not _same_block(built, target, ctx):
+        return False  # a list built in a branch may be another's (`list(size)` of a tensor argument)
+    if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
+           and n.func.value.id == name for n in ast.walk(ctx.fn.node)):
+        return False  # `.insert(0, t)`, `.append(...)`: items that may not be ints
     if not (isinstance(built.func, ast.Name) and built.func.id == "list" and len(built.args) == 1 and not built.keywords
             and ctx.sizes.is_size(built.args[0])):
         return False
