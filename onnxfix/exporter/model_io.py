@@ -59,28 +59,30 @@ def int_defaults(model, given: int) -> tuple[torch.Tensor, ...]:
     """forward's int and bool defaults after the ``given`` positional arguments, as the 0-d
     tensors the legacy exporter feeds them as (it appends every default to the arguments), up to
     the first default of another kind (a None, a float: their inputs, if any, stay unfed)."""
-    try:
-        params = list(inspect.signature(model.forward).parameters.values())[given:]
-    except (TypeError, ValueError):
-        return ()
     found = []
-    for param in params:
-        if param.kind not in (param.POSITIONAL_ONLY, param.POSITIONAL_OR_KEYWORD) or type(param.default) not in (int, bool):
+    for param in _positional_after(model, given, every=True):
+        if param is None or type(param.default) not in (int, bool):
             break
         found.append(torch.tensor(param.default))
     return tuple(found)
+
+
+def _positional_after(model, given: int, every: bool = False) -> list:
+    """forward's parameters after the ``given`` arguments that a position can bind, or (``every``)
+    all of them with None in place of the others; [] when forward has no readable signature."""
+    try:
+        params = list(inspect.signature(model.forward).parameters.values())[given:]
+    except (TypeError, ValueError):
+        return []
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return [p if p.kind in positional else None for p in params] if every else [p for p in params if p.kind in positional]
 
 
 def appended_defaults(model, given: int) -> list[str]:
     """forward's positional parameters after the ``given`` arguments whose default is a Python
     number, bool, list or tuple: the legacy exporter appends every default to the arguments and
     traces them as inputs (an int becomes a 0-d tensor, a list of ints a list of tensors)."""
-    try:
-        params = list(inspect.signature(model.forward).parameters.values())[given:]
-    except (TypeError, ValueError):
-        return []
-    return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-            and isinstance(p.default, (int, float, list, tuple)) and not isinstance(p.default, torch.Tensor)]
+    return [p.name for p in _positional_after(model, given) if isinstance(p.default, (int, float, list, tuple))]
 
 
 def tensor_leaves(model: torch.nn.Module, args: tuple) -> list[bool]:
@@ -104,16 +106,14 @@ class GivenArguments(torch.nn.Module):
         return self.model(*args)
 
 
-class FlatOutputs(torch.nn.Module):
+class FlatOutputs(GivenArguments):
     """The model's output tensors as one tuple, in the order eager is compared in. ``tensors``:
     which leaves of the eager output are tensors: the legacy tracer turns a size kept in the
     output (x-transformers' `cache_length=k.shape[-2]`) into a tensor, which is not an output of
     eager's."""
 
     def __init__(self, model: torch.nn.Module, count: int, tensors: list[bool] | None = None):
-        super().__init__()
-        self.model = model
-        self.onnxfix_input_names = input_names(model, count)  # the wrapped forward's own names
+        super().__init__(model, count)
         self.tensors = tensors
 
     def forward(self, *args):

@@ -63,7 +63,7 @@ def export_model(
     if exporter == "legacy":
         axes = {names[i]: dims for i, dims in dynamic.items()} | getattr(model, "onnxfix_output_axes", {})
         torch.onnx.export(
-            _without_fx_graph(model) if axes and not outputs else model, args, str(path), dynamo=False, input_names=names, output_names=outputs,
+            _without_fx_graph(model, len(names)) if axes and not outputs else model, args, str(path), dynamo=False, input_names=names, output_names=outputs,
             dynamic_axes=axes or None, opset_version=opset,
         )
         return
@@ -75,21 +75,11 @@ def export_model(
     program.save(str(path), external_data=False)
 
 
-class _FxModuleCall(torch.nn.Module):
+def _without_fx_graph(model: torch.nn.Module, count: int) -> torch.nn.Module:
     """A torch.fx GraphModule called from a plain module: with dynamic axes and no output names,
     the legacy exporter reads any model's `.graph` as a TorchScript graph (`model.graph.outputs()`:
     "'Graph' object has no attribute 'outputs'" for an fx Graph, e.g. a prepare_qat_fx model)."""
-
-    def __init__(self, module: torch.nn.Module):
-        super().__init__()
-        self.module = module
-
-    def forward(self, *args):
-        return self.module(*args)
-
-
-def _without_fx_graph(model: torch.nn.Module) -> torch.nn.Module:
-    return _FxModuleCall(model) if isinstance(getattr(model, "graph", None), torch.fx.Graph) else model
+    return GivenArguments(model, count) if isinstance(getattr(model, "graph", None), torch.fx.Graph) else model
 
 
 def _dynamo_shapes(model, names: list[str], args: tuple, dynamic: dict[int, dict[int, str]], named: bool = False):
