@@ -116,6 +116,12 @@ class _OnnxComplexPair:
             return _bilinear(lambda a, b: torch.einsum(args[0], a, b), args[1], args[2])
         if name == "exp" and len(args) == 1 and not kwargs:
             return args[0].exp()
+        if name in ("abs", "angle", "conj") and len(args) == 1 and not kwargs:  # torch.abs(pair)
+            return getattr(args[0], name)()
+        if name in ("real", "imag") and len(args) == 1 and not kwargs:  # torch.real(pair)
+            return getattr(args[0], name)
+        if name in ("fft_fftshift", "fft_ifftshift"):
+            return _shifted(name == "fft_ifftshift", *args, **(kwargs or {}))
         if name == "istft":
             return _inverse_stft(*args, **(kwargs or {}))
         if name == "pad":
@@ -178,6 +184,23 @@ def _inverse_real_fft(name, pair, s=None, dim=None, norm=None):
     elif name == "fft_irfft2" and dim is None:
         dim = (-2, -1)
     return helper(torch.stack((pair.real, pair.imag), -1), s, dim, norm)
+
+
+def _shifted(inverse, pair, dim=None):
+    # fftshift / ifftshift of a pair: each part rolled by half of each size, as two slices and a
+    # concatenation per dimension (a permutation: exact). The legacy exporter has no
+    # aten::fft_fftshift, and torch.roll by sizes read from the input does not export there.
+    def rolled(part):
+        dims = range(part.dim()) if dim is None else (dim,) if isinstance(dim, int) else dim
+        for d in dims:  # noqa: ONX603 - over the (static) dimensions to shift
+            d = d % part.dim()
+            size = part.shape[d]
+            cut = size // 2 if inverse else size - size // 2  # fftshift: the last size // 2 first
+            before = (slice(None),) * d
+            part = torch.cat((part[before + (slice(cut, None),)], part[before + (slice(0, cut),)]), d)
+        return part
+
+    return _OnnxComplexPair(rolled(pair.real), rolled(pair.imag))
 
 
 def _pad(input, pad, mode="constant", value=None):

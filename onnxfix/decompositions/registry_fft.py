@@ -126,6 +126,28 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
                     "(randn(g, b, 3, 6), randn(g, 3, 4))", params="a, c", static=(1,), decomposition_tol=1e-6),
     ),
     Decomposition(
+        "pair_fourier", ("torch.fft.fft", "torch.fft.fft2", "torch.fft.fftn", "torch.fft.ifft", "torch.fft.ifft2",
+                         "torch.fft.ifftn", "torch.fft.rfft"), False, (),
+        ("https://github.com/pytorch/pytorch/issues/149332", "https://github.com/ChenyangSi/FreeU/issues/12"),
+        PAIR_NOTES + " torch.fft's complex transforms (fft, fft2, fftn, their inverses, rfft) of a real tensor or "
+        "a pair: the spectrum as a pair of _onnx_dft's parts, so a spectral filter (fft2 or fftn, fftshift, a "
+        "real mask, ifft2 or ifftn, `.real` or `abs`: FreeU's Fourier filter, frequency-attention blocks) "
+        "exports under the legacy exporter, which has no aten::fft_*. Export time only (`static=False`: "
+        "ONX522's source fixes write the stacked layout).",
+        requires=("complex_pair", "dft", "rfftn"), drop_in=False, static=False, wraps_op=True, rule="ONX526",
+        error_bound=BOUND,
+        proof=Proof(
+            "torch.fft.ifft2(torch.fft.fft2(a, norm='ortho') * c, norm='ortho').real"
+            " + torch.fft.ifftn(torch.fft.ifftshift(torch.fft.fftshift(torch.fft.fftn(a, dim=(-2, -1))) * c, dim=-1),"
+            " dim=(-2, -1)).imag"
+            " + torch.fft.ifft(torch.fft.fft(a, 8), 6).abs() + torch.fft.rfft(a, 10).abs()[..., :6]",
+            "_onnx_pair_fourier(torch.fft.ifft2, _onnx_pair_fourier(torch.fft.fft2, a, norm='ortho') * c, norm='ortho').real"
+            " + _onnx_pair_fourier(torch.fft.ifftn, torch.fft.ifftshift(torch.fft.fftshift("
+            "_onnx_pair_fourier(torch.fft.fftn, a, dim=(-2, -1))) * c, dim=-1), dim=(-2, -1)).imag + _onnx_pair_fourier(torch.fft.ifft, _onnx_pair_fourier(torch.fft.fft, a, 8), 6).abs()"
+            " + _onnx_pair_fourier(torch.fft.rfft, a, 10).abs()[..., :6]",
+            "(randn(g, b, 3, 6), randn(g, 3, 6))", params="a, c", static=(1,), decomposition_tol=1e-5),
+    ),
+    Decomposition(
         "pair_istft", ("torch.istft",), False, (), ("https://github.com/speechbrain/speechbrain/issues/1455",),
         PAIR_NOTES + " torch.istft of a spectrum carried as a pair (view_as_complex, torch.complex, a stft "
         "under legacy): the pair computes it as each frame's _onnx_irfftn, windowed and overlap-added, which "

@@ -33,10 +33,10 @@ DEFAULTS_KEY = "defaults_as_constants"  # exporter/model_io.py
 EXPORT_REPAIRS = {
     "complex_pairs": ExportRepair(
         r"complex-valued input|[Cc]omplex(?:Float|Double|64|128)? (?:tensor|dtype|type)s? (?:is|are) not supported"
-        r"|ComplexFloat|ComplexDouble|operator 'aten::(?:polar|view_as_complex|view_as_real|complex|fft_rfft2)'"
+        r"|ComplexFloat|ComplexDouble|operator 'aten::(?:polar|view_as_complex|view_as_real|complex|fft_rfft2|fft_i?fft[2n]?|fft_rfft)'"
         r"|STFT does not currently support complex types|Unknown number type: complex",
         "complex tensors carried as (real, imaginary) pairs while exporting (torch.polar, view_as_complex, "
-        "complex products and matmuls, view_as_real, rfft2 and the irfft of a pair, a complex stft under "
+        "complex products and matmuls, view_as_real, rfft2 and the irfft of a pair, fft / fft2 / fftn and their inverses, a complex stft under "
         "legacy, a real tensor times a Python complex number, exp and istft of a pair: a complex RoPE, a global "
         "filter, a spectrogram, an iSTFT vocoder head)",
         rule_keys("ONX526"),  # ONX526's helpers
