@@ -21,7 +21,10 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "`onnxfix export` substitutes it where the legacy exporter refuses a layer's output size "
         "(an nn.AdaptiveAvgPool2d inside a ModuleList: no source call to rewrite).",
         requires=("adaptive_bin_means",),
-        rule="ONX519", repairs_error=r"adaptive_avg_pool2d, output size that are not factor of input size",
+        rule="ONX519",
+        # the second: an output size with a None (`nn.AdaptiveAvgPool2d((1, None))`, that size kept)
+        repairs_error=r"adaptive_avg_pool2d, output size that are not factor of input size"
+                      r"|operator adaptive pooling, since output_size is not constant",
         proof=Proof(
             "torch.nn.functional.adaptive_avg_pool2d(a, (3, 4)) + "
             "torch.nn.functional.adaptive_avg_pool2d(a, (3, None))[..., :4]",
@@ -41,6 +44,33 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
             "_onnx_adaptive_avg_pool1d(a, 5)",
             "(randn(g, b, 3, 13),)",
         ),
+    ),
+    Decomposition(
+        "conv_same_padding", ("torch.nn.functional.conv2d", "torch.nn.functional.conv3d"), True, (),
+        ("https://github.com/microsoft/onnxscript/pull/3037",),
+        "conv2d / conv3d with padding='same' and a dilation above 1 (an nn.Conv2d layer's own call): "
+        "the legacy exporter writes Conv(auto_pad=SAME_UPPER), which onnxruntime refuses with "
+        "dilations; an explicit F.pad of dilation * (kernel - 1) zeros per axis (the smaller half "
+        "first, as torch) and padding=0 instead. Export time only, keyed on that error (a layer's "
+        "padding is not visible at a source call). Eager keeps the op.",
+        static=False, wraps_op=True, rule="ONX519", repairs_error=r"Dilation not supported for AutoPadType",
+        proof=Proof(
+            "torch.nn.functional.conv2d(a, w, c, padding='same', dilation=(2, 1))",
+            "_onnx_conv_same_padding(torch.nn.functional.conv2d, a, w, c, padding='same', dilation=(2, 1))",
+            "(randn(g, b, 2, 9, 11), randn(g, 4, 2, 3, 4), randn(g, 4))",
+            params="a, w, c", static=(1, 2), decomposition_tol=2e-6,
+        ),
+    ),
+    Decomposition(
+        "pixel_shuffle", ("torch.nn.functional.pixel_shuffle", "torch.pixel_shuffle"), True, (),
+        ("https://github.com/tiny-smart/dysample/issues/5",),
+        "pixel_shuffle of a tensor with more than one batch dimension: the legacy exporter takes 4-D "
+        "inputs only (\"only support 4d input\"); torch's definition as a reshape, a permutation "
+        "and a reshape (exact) instead. Export time only, named by that error (the rank is not "
+        "visible at the source). Eager keeps the op.",
+        static=False, rule="ONX519",
+        proof=Proof("torch.nn.functional.pixel_shuffle(a, 2)", "_onnx_pixel_shuffle(a, 2)",
+                    "(randn(g, b, 2, 8, 3, 5),)"),
     ),
     Decomposition(
         "instance_norm", ("torch.nn.functional.instance_norm",), True, ("instance_norm running stats",),

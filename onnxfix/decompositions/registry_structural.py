@@ -156,9 +156,11 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
                     "(randn(g, b, 8),)", decomposition_tol=1e-6),
     ),
     Decomposition(
-        "conv_weight_shape", ("torch.nn.functional.conv1d", "torch.nn.functional.conv2d", "torch.nn.functional.conv3d"),
+        "conv_weight_shape", ("torch.nn.functional.conv1d", "torch.nn.functional.conv2d", "torch.nn.functional.conv3d",
+                              "torch.nn.functional.conv_transpose1d", "torch.nn.functional.conv_transpose2d",
+                              "torch.nn.functional.conv_transpose3d"),
         True, (), ("https://github.com/openvinotoolkit/anomalib/issues/1513",),
-        "A kernel built in forward reshaped to its sizes as numbers while the legacy exporter "
+        "A kernel built in forward (of a convolution or a transposed one) reshaped to its sizes as numbers while the legacy exporter "
         "traces (it needs the kernel's shape: \"convolution for kernel of unknown shape\"), so "
         "those sizes are constants in the graph. Export time only, keyed on that error, kept only "
         "when the export matches PyTorch on the probes. Eager and dynamo run the op.",

@@ -25,7 +25,7 @@ class _Result(Protocol):  # session.ExporterResult
 
 
 _LEGACY_UNSUPPORTED = re.compile(r"Exporting the operator 'aten::(\w+)' to ONNX opset version \d+ is not supported"
-                                 r"|Unsupported: ONNX export of operator (\w+),")
+                                 r"|Unsupported: ONNX export of operator ([\w.]+),")
 
 
 def decompositions_that_help(target, results: list[_Result], static: list[Finding]) -> tuple[str, ...]:
@@ -60,7 +60,7 @@ def _untranslated_ops(results: list[_Result], failed: list[_Result]) -> Iterator
     supported", "Unsupported: ONNX export of operator adaptive_avg_pool2d, input size not
     accessible"): a call through a module the rules did not see."""
     yield from _drop_in(op.decomposition for r in results for op in r.verdict.unsupported)
-    yield from _drop_in(m.group(1) or m.group(2) for r in failed
+    yield from _drop_in((m.group(1) or m.group(2)).replace(".", "_") for r in failed
                         for m in _LEGACY_UNSUPPORTED.finditer(r.verdict.error or ""))
 
 

@@ -1,0 +1,17 @@
+import torch
+
+
+def _onnx_norm_nuclear(op, input, *args, **kwargs):
+    # torch.norm / Tensor.norm with p="nuc" (the old spelling of the nuclear norm): torch computes
+    # torch.linalg.matrix_norm(input, "nuc", dim or every dimension, keepdim, dtype=dtype), which
+    # neither exporter translates (an SVD). While exporting, that call through
+    # _onnx_linalg_matrix_norm; every other call is the op itself. Eager keeps the op.
+    if not torch.onnx.is_in_onnx_export():
+        return op(input, *args, **kwargs)
+    given = {**dict(zip(("p", "dim", "keepdim"), args)), **kwargs}
+    p = given.get("p", "fro")
+    if len(args) > 3 or set(given) - {"p", "dim", "keepdim", "dtype"} or not (isinstance(p, str) and p == "nuc"):
+        return op(input, *args, **kwargs)  # another norm, or an `out=` / a positional dtype
+    dim = given.get("dim")
+    dims = list(range(input.dim())) if dim is None else [dim] if isinstance(dim, int) else list(dim)
+    return _onnx_linalg_matrix_norm(input, "nuc", dims, given.get("keepdim", False), dtype=given.get("dtype"))
