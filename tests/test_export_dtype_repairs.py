@@ -1,6 +1,7 @@
 """Export-time repairs of dtypes onnxruntime refuses in the legacy exporter's graph, keyed on its
 load-time type error: float32_compute on a half-precision arange (a float16 Range;
-tests/export_models/half_arange_grid.py) and all_nonzero on `.all()` of a float mask (Not on a
+tests/export_models/half_arange_grid.py), on a bfloat16 `torch.full` (an Expand on bfloat16 under
+dynamo; tests/export_models/bf16_causal_mask.py) and all_nonzero on `.all()` of a float mask (Not on a
 float; tests/export_models/float_mask_all.py). After `onnxfix export --fix` each model matches
 eager on other sizes."""
 
@@ -18,10 +19,11 @@ MODELS = Path(__file__).parent / "export_models"
 pytestmark = pytest.mark.usefixtures("in_repo")  # tests/conftest.py
 
 
-@pytest.mark.parametrize("model, refused", [("half_arange_grid", "Type 'tensor(float16)'"),
-                                             ("float_mask_all", "Type 'tensor(float)'")])
-def test_a_type_onnxruntime_refuses_is_repaired_at_export(capsys, model, refused):
-    cli_main(["export", "--format", "json", f"{MODELS / model}.py:make_model", "--exporter", "legacy", "--fix"])
+@pytest.mark.parametrize("model, exporter, refused", [("half_arange_grid", "legacy", "Type 'tensor(float16)'"),
+                                                       ("float_mask_all", "legacy", "Type 'tensor(float)'"),
+                                                       ("bf16_causal_mask", "dynamo", "implementation for MatMul(13)")])
+def test_a_type_onnxruntime_refuses_is_repaired_at_export(capsys, model, exporter, refused):
+    cli_main(["export", "--format", "json", f"{MODELS / model}.py:make_model", "--exporter", exporter, "--fix"])
     (target,) = json.loads(capsys.readouterr().out)["targets"]
     (before,) = target["results"]
     assert before["verdict"] == "ORT-FAILS" and refused in json.dumps(before)

@@ -25,6 +25,15 @@ def _onnx_float32_compute(op, *args, **kwargs):
         # fractional step is left to the op: ATen rounds the step to half precision first.
         as_float = [torch.float32 if v is half[0] else v for v in args]
         return op(*as_float, **{k: torch.float32 if v is half[0] else v for k, v in kwargs.items()}).to(half[0])
+    if half == [torch.bfloat16] and not dtypes and getattr(op, "__name__", "") in (
+            "full", "zeros", "ones", "empty"):
+        # a bfloat16 tensor made from numbers (the causal mask's `torch.full(..., finfo.min,
+        # dtype=torch.bfloat16)`: an Expand onnxruntime has no bfloat16 kernel for): made in float32,
+        # then cast. bfloat16 keeps float32's exponent and the top of its mantissa, so a value
+        # bfloat16 holds (0, 1, finfo's min and max) is the same; another fill value is rounded
+        # twice (to float32, then to bfloat16): the export is kept only if it matches eager.
+        as_float = [torch.float32 if v is half[0] else v for v in args]
+        return op(*as_float, **{k: torch.float32 if v is half[0] else v for k, v in kwargs.items()}).to(half[0])
     gap = dtypes & {torch.float64, torch.bfloat16}
     if len(gap) != 1:
         return op(*args, **kwargs)
@@ -52,3 +61,4 @@ def _onnx_float32_compute(op, *args, **kwargs):
     if explicit or result == torch.float32:
         return op(*(cast(a) for a in args), **{k: cast(v) for k, v in kwargs.items()})
     return back(op(*(cast(a) for a in args), **{k: cast(v) for k, v in kwargs.items()}))
+

@@ -22,7 +22,8 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "kernel for (Conv, GlobalAveragePool and LSTM in double, MatMul and Add in bfloat16: "
         "NOT_IMPLEMENTED), computed in "
         "float32 between Casts while exporting (metadata calls such as `.dtype`, `.size()`, `.to()` "
-        "are left alone). Export time only, when a run failed that "
+        "are left alone), and bfloat16 tensors made from numbers (`torch.full(..., dtype=torch.bfloat16)`, "
+        "zeros, ones, empty: made in float32 and cast). Export time only, when a run failed that "
         "way: the exported model rounds as float32 there (kept only if it matches PyTorch on "
         "the probes); eager PyTorch runs the op itself.",
         drop_in=False, static=False, wraps_op=True, every_op=True, rule="ONX515",
