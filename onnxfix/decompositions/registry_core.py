@@ -310,6 +310,20 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
                     "(randn(g, b, 4), ints(g, 1, 6, b, 4) * (1 - 2 * ints(g, 0, 2, b, 4)))",
                     params="a, i"),
     ),
+    Decomposition(
+        "grouped_mm", ("torch.nn.functional.grouped_mm", "torch._grouped_mm"), True, (),
+        ("https://github.com/microsoft/onnxscript/issues/2795",),
+        "Grouped matmuls of MoE experts: 3-D operands (groups first) as a batched matmul; a 2-D "
+        "`mat_a` cut into groups by `offs` as a gather of each row's group matrix and a batched "
+        "matmul (rows past the last offset, which the kernel leaves unwritten, are zero). Computed in "
+        "float32 and cast to the result's dtype (onnxruntime has no bfloat16 MatMul; the grouped "
+        "kernel accumulates in float32). Bias is not supported (the op runs). Export time only, "
+        "named by both exporters' untranslated aten._grouped_mm. Eager keeps the op.",
+        static=False, rule="ONX515",
+        proof=Proof("torch.nn.functional.grouped_mm(a.bfloat16(), c.bfloat16()).float()",
+                    "_onnx_grouped_mm(a.bfloat16(), c.bfloat16()).float()",
+                    "(randn(g, b, 8, 16), randn(g, b, 16, 8))", params="a, c"),
+    ),
 )
 # helpers that decompose nothing on their own (roll: ONX406; round_half_away: ONX101's element loops)
 # size_extreme: ONX403's max/min of sizes; linspace_steps: ONX407's linspace over a size; interpolate_scaled: ONX404's resize by a float scale from sizes

@@ -60,7 +60,8 @@ def _untranslated_ops(results: list[_Result], failed: list[_Result]) -> Iterator
     supported", "Unsupported: ONNX export of operator adaptive_avg_pool2d, input size not
     accessible"): a call through a module the rules did not see."""
     yield from _drop_in(op.decomposition for r in results for op in r.verdict.unsupported)
-    yield from _drop_in((m.group(1) or m.group(2)).replace(".", "_") for r in failed
+    # "linalg.matrix_norm" is the key linalg_matrix_norm, "_grouped_mm" grouped_mm
+    yield from _drop_in((m.group(1) or m.group(2)).replace(".", "_").lstrip("_") for r in failed
                         for m in _LEGACY_UNSUPPORTED.finditer(r.verdict.error or ""))
 
 
