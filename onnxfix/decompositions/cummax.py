@@ -25,4 +25,5 @@ def _onnx_cummax(input, dim):
     hit = ((any_nan & nan) | (~any_nan & (xt == best))) & seen
     index = torch.where(hit, steps, -1).amax(-1)
     values = torch.gather(x.movedim(dim, last), -1, index)
-    return torch.return_types.cummax((values.movedim(last, dim), index.movedim(last, dim)))
+    # contiguous, as ATen allocates them: a later reduction of another layout may round otherwise
+    return torch.return_types.cummax((values.movedim(last, dim).contiguous(), index.movedim(last, dim).contiguous()))

@@ -21,4 +21,4 @@ def _onnx_diag_embed(input, offset=0, dim1=-2, dim2=-1):
         order = [rank - 2 if d == dim1 else rank - 1 if d == dim2 else next(others)
                  for d in range(rank)]  # noqa: ONX603 - over the number of dimensions
         result = result.permute(order)
-    return result
+    return result.contiguous()  # as ATen allocates it: another layout can round otherwise downstream
