@@ -2,12 +2,26 @@ import torch
 
 
 def _onnx_conv_weight_shape(op, input, weight, *args, **kwargs):
-    # A convolution whose kernel is built in forward (kornia's filter2d: a Gaussian expanded over
-    # the channels and reshaped with sizes read from tensors): the legacy exporter needs the
-    # kernel's shape and sees only a Reshape of traced sizes ("convolution for kernel of unknown
-    # shape"). While it traces, the kernel is reshaped to its sizes as Python numbers, constants
-    # in the graph (kept only when the export matches PyTorch on inputs of other sizes). Eager
-    # and dynamo run the op itself.
+    # A convolution's arguments as the legacy exporter can take them. A kernel built in forward
+    # (kornia's filter2d: a Gaussian expanded over the channels and reshaped with sizes read from
+    # tensors): the legacy exporter needs the kernel's shape and sees only a Reshape of traced
+    # sizes ("convolution for kernel of unknown shape"). While it traces, the kernel is reshaped to
+    # its sizes as Python numbers, constants in the graph (kept only when the export matches
+    # PyTorch on inputs of other sizes). padding="same" with a dilation above 1: the legacy
+    # exporter writes Conv(auto_pad=SAME_UPPER), which onnxruntime refuses with dilations; torch
+    # pads dilation * (kernel - 1) zeros per axis, the smaller half first, so an explicit F.pad and
+    # padding=0 are the same. Eager and dynamo run the op itself.
     if not torch.onnx.is_in_onnx_export() or torch.compiler.is_exporting():
         return op(input, weight, *args, **kwargs)
-    return op(input, weight.reshape([int(size) for size in weight.shape]), *args, **kwargs)
+    weight = weight.reshape([int(size) for size in weight.shape])
+    options = {**dict(zip(("bias", "stride", "padding", "dilation", "groups"), args)), **kwargs}
+    if "transpose" in op.__name__ or options.get("padding") != "same":
+        return op(input, weight, *args, **kwargs)
+    rank = weight.dim() - 2
+    dilation = options.get("dilation", 1)
+    dilations = tuple(dilation) if isinstance(dilation, (list, tuple)) else (dilation,) * rank
+    pads = []
+    for axis in reversed(range(rank)):  # noqa: ONX603 - over the (static) spatial axes; F.pad lists the last first
+        total = dilations[axis] * (weight.shape[2 + axis] - 1)
+        pads += [total // 2, total - total // 2]
+    return op(torch.nn.functional.pad(input, pads), weight, **{**options, "padding": 0})

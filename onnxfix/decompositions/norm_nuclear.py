@@ -8,7 +8,8 @@ def _onnx_norm_nuclear(op, input, *args, **kwargs):
     # _onnx_linalg_matrix_norm; every other call is the op itself. Eager keeps the op.
     if not torch.onnx.is_in_onnx_export():
         return op(input, *args, **kwargs)
-    given = {**dict(zip(("p", "dim", "keepdim"), args)), **kwargs}
+    # torch.norm hands a mode every argument by keyword, `out=None` too
+    given = {**dict(zip(("p", "dim", "keepdim"), args)), **{k: v for k, v in kwargs.items() if k != "out" or v is not None}}
     p = given.get("p", "fro")
     if len(args) > 3 or set(given) - {"p", "dim", "keepdim", "dtype"} or not (isinstance(p, str) and p == "nuc"):
         return op(input, *args, **kwargs)  # another norm, or an `out=` / a positional dtype

@@ -27,7 +27,7 @@ def _onnx_pair_fourier(op, input, *args, **kwargs):
     if dim is None:
         dim = tuple(range(rank))[-len(size):] if size is not None else tuple(range(rank))
     dim = [dim] if isinstance(dim, int) else list(dim)
-    size = [re.shape[d] for d in dim] if size is None else list(size)
+    size = [re.shape[d] for d in dim] if size is None else [re.shape[d] if n == -1 else n for d, n in zip(dim, size)]
     inverse = name.startswith("i")
     # the scale of each transformed dimension: "backward" (the default) scales the inverse by
     # 1 / n, "forward" the forward transform, "ortho" both by 1 / sqrt(n)

@@ -46,22 +46,6 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         ),
     ),
     Decomposition(
-        "conv_same_padding", ("torch.nn.functional.conv2d", "torch.nn.functional.conv3d"), True, (),
-        ("https://github.com/microsoft/onnxscript/pull/3037",),
-        "conv2d / conv3d with padding='same' and a dilation above 1 (an nn.Conv2d layer's own call): "
-        "the legacy exporter writes Conv(auto_pad=SAME_UPPER), which onnxruntime refuses with "
-        "dilations; an explicit F.pad of dilation * (kernel - 1) zeros per axis (the smaller half "
-        "first, as torch) and padding=0 instead. Export time only, keyed on that error (a layer's "
-        "padding is not visible at a source call). Eager keeps the op.",
-        static=False, wraps_op=True, rule="ONX519", repairs_error=r"Dilation not supported for AutoPadType",
-        proof=Proof(
-            "torch.nn.functional.conv2d(a, w, c, padding='same', dilation=(2, 1))",
-            "_onnx_conv_same_padding(torch.nn.functional.conv2d, a, w, c, padding='same', dilation=(2, 1))",
-            "(randn(g, b, 2, 9, 11), randn(g, 4, 2, 3, 4), randn(g, 4))",
-            params="a, w, c", static=(1, 2), decomposition_tol=2e-6,
-        ),
-    ),
-    Decomposition(
         "pixel_shuffle", ("torch.nn.functional.pixel_shuffle", "torch.pixel_shuffle"), True, (),
         ("https://github.com/tiny-smart/dysample/issues/5",),
         "pixel_shuffle of a tensor with more than one batch dimension: the legacy exporter takes 4-D "

@@ -161,15 +161,22 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
                               "torch.nn.functional.conv_transpose1d", "torch.nn.functional.conv_transpose2d",
                               "torch.nn.functional.conv_transpose3d"),
         True, (), ("https://github.com/openvinotoolkit/anomalib/issues/1513",),
-        "A kernel built in forward (of a convolution or a transposed one) reshaped to its sizes as numbers while the legacy exporter "
-        "traces (it needs the kernel's shape: \"convolution for kernel of unknown shape\"), so "
-        "those sizes are constants in the graph. Export time only, keyed on that error, kept only "
-        "when the export matches PyTorch on the probes. Eager and dynamo run the op.",
+        "A convolution's arguments as the legacy exporter can take them (one helper: both repairs touch "
+        "F.conv*, one table entry each). A kernel built in forward (of a convolution or a transposed one) is "
+        "reshaped to its sizes as numbers while the legacy exporter traces (it needs the kernel's shape: "
+        "\"convolution for kernel of unknown shape\"), so those sizes are constants in the graph (kept only "
+        "when the export matches PyTorch on the probes); padding='same' with a dilation above 1 (an "
+        "nn.Conv2d layer's own call: onnxruntime refuses legacy's Conv(auto_pad=SAME_UPPER) with dilations) "
+        "is an explicit F.pad of dilation * (kernel - 1) zeros per axis, the smaller half first as torch, "
+        "and padding=0. Export time only, keyed on either error. Eager and dynamo run the op.",
         static=False, wraps_op=True, rule="ONX515",
-        repairs_error=r"convolution for kernel of unknown shape",
-        proof=Proof("torch.nn.functional.conv2d(a, c.expand(3, 1, 3, 3).reshape(-1, 1, 3, 3), groups=3)",
-                    "_onnx_conv_weight_shape(torch.nn.functional.conv2d, a, c.expand(3, 1, 3, 3).reshape(-1, 1, 3, 3), groups=3)",
-                    "(randn(g, b, 3, 8, 8), randn(g, 1, 1, 3, 3))", params="a, c", static=(1,)),
+        repairs_error=r"convolution for kernel of unknown shape|Dilation not supported for AutoPadType",
+        proof=Proof("torch.nn.functional.conv2d(a, c[..., :3].expand(3, 1, 3, 3).reshape(-1, 1, 3, 3), groups=3)"
+                    " + torch.nn.functional.conv2d(a, c.expand(3, 3, 3, 4), padding='same', dilation=(2, 1))[..., 1:7, 1:7]",
+                    "_onnx_conv_weight_shape(torch.nn.functional.conv2d, a, c[..., :3].expand(3, 1, 3, 3).reshape(-1, 1, 3, 3), groups=3)"
+                    " + _onnx_conv_weight_shape(torch.nn.functional.conv2d, a, c.expand(3, 3, 3, 4), padding='same',"
+                    " dilation=(2, 1))[..., 1:7, 1:7]",
+                    "(randn(g, b, 3, 8, 8), randn(g, 1, 1, 3, 4))", params="a, c", static=(1,), decomposition_tol=2e-6),
     ),
     Decomposition(
         "sdpa_batched_heads", ("torch.nn.functional.scaled_dot_product_attention",), True, (),

@@ -2,7 +2,7 @@
 
 `onnxfix export` runs the exporters, then (with --fix) tries repairs in the never-worse loop
 (session.py). The candidates come from what the run saw, each source a step below: the static
-findings a failure links to at its own line, the operators either exporter could not translate,
+findings a failure links to at its own line, the operators either exporter could not translate, the op onnxruntime failed at,
 an error or a traceback frame a repair is keyed on (export_repairs.py), and facts of the example
 (a dynamic dim of size 1, forward's defaults the call does not pass). Torch-free.
 """
@@ -34,7 +34,7 @@ def decompositions_that_help(target, results: list[_Result], static: list[Findin
     if target.decompose is not None:
         return ()
     failed = [r for r in results if r.verdict.verdict != OK]
-    found = (*_linked_static_fixes(failed, static), *_untranslated_ops(results, failed),
+    found = (*_linked_static_fixes(failed, static), *_untranslated_ops(results, failed), *_failing_nodes(failed),
              *_keyed_by_error(failed), *_keyed_by_frame(failed), *_keyed_by_facts(failed))
     return tuple(dict.fromkeys(found))
 
@@ -63,6 +63,16 @@ def _untranslated_ops(results: list[_Result], failed: list[_Result]) -> Iterator
     # "linalg.matrix_norm" is the key linalg_matrix_norm, "_grouped_mm" grouped_mm
     yield from _drop_in((m.group(1) or m.group(2)).replace(".", "_").lstrip("_") for r in failed
                         for m in _LEGACY_UNSUPPORTED.finditer(r.verdict.error or ""))
+
+
+# onnxruntime failing at a node the dynamo exporter named after its ATen op ("node__grouped_mm",
+# "node_full_3": an op onnxruntime has no kernel of for that dtype)
+_ORT_NODE = re.compile(r"node with name 'node_(\w+?)(?:_\d+)?'")
+
+
+def _failing_nodes(failed: list[_Result]) -> Iterator[str]:
+    """The decomposition of the ATen op onnxruntime failed at, by the node's name."""
+    yield from _drop_in(m.group(1).lstrip("_") for r in failed for m in _ORT_NODE.finditer(r.verdict.error or ""))
 
 
 def _keyed_by_error(failed: list[_Result]) -> Iterator[str]:

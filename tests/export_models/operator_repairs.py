@@ -1,0 +1,82 @@
+"""Operators the exporters fail on that only the run shows (a layer's own call, a rank, an old
+spelling), each repaired by `onnxfix export --fix` from the failure it names, at export time only
+(tests/test_export_operator_repairs.py): torch.norm(x, "nuc") (an SVD: legacy "linalg.matrix_norm,
+ord==nuc"), an nn.Conv2d with padding="same" and a dilation (onnxruntime refuses legacy's
+SAME_UPPER with dilations), F.pixel_shuffle of a 5-D tensor (legacy: "only support 4d input"), an
+FFT filter (fft2, fftshift, a real mask, ifftshift, ifft2, abs: legacy has no aten::fft_*), and
+F.grouped_mm of 3-D bfloat16 operands (aten._grouped_mm: no translation in either exporter)."""
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class NuclearNorm(nn.Module):
+    def forward(self, x):
+        return x + torch.norm(x.flatten(1, 2), "nuc", dim=(1, 2), keepdim=True)[..., None]
+
+
+class DilatedSameConv(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(4, 4, (3, 4), padding="same", dilation=2)
+
+    def forward(self, x):
+        return self.conv(x)
+
+
+class ShuffledCoordinates(nn.Module):
+    def forward(self, x):
+        b, c, h, w = x.shape
+        return F.pixel_shuffle(x.reshape(b, 1, c, h, w), 2)
+
+
+class FourierFilter(nn.Module):
+    def forward(self, x):
+        spectrum = torch.fft.fftshift(torch.fft.fft2(x, norm="ortho"), dim=(-2, -1)) * (1 + x.mean((0, 1)).abs())
+        return torch.fft.ifft2(torch.fft.ifftshift(spectrum, dim=(-2, -1)), norm="ortho").abs()
+
+
+class GroupedExperts(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(4, 8, 16))
+
+    def forward(self, x):  # (tokens, experts, 8, 8)
+        tokens = x.flatten(2)[..., :8].transpose(0, 1).contiguous()  # (experts, tokens, 8)
+        return F.grouped_mm(tokens.bfloat16(), self.weight.bfloat16()).float().transpose(0, 1)
+
+
+def _seeded(cls):
+    torch.manual_seed(0)
+    return cls().eval()
+
+
+def make_nuclear_norm():
+    return _seeded(NuclearNorm)
+
+
+def make_dilated_same_conv():
+    return _seeded(DilatedSameConv)
+
+
+def make_shuffled_coordinates():
+    return _seeded(ShuffledCoordinates)
+
+
+def make_fourier_filter():
+    return _seeded(FourierFilter)
+
+
+def make_grouped_experts():
+    return _seeded(GroupedExperts)
+
+
+def example_inputs():
+    return (torch.randn(2, 4, 8, 8),)
+
+
+def probe_inputs():
+    return [(torch.randn(3, 4, 8, 8),), (torch.randn(1, 4, 8, 8),)]
+
+
+DYNAMIC = {0: {0: "b"}}

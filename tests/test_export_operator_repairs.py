@@ -1,0 +1,37 @@
+"""Operator repairs `onnxfix export --fix` takes from the failure a run names, for calls the
+source does not show (a layer's own call, a rank, an old spelling): tests/export_models/
+operator_repairs.py. Each model fails before, exports OK after with the named decomposition (export
+time only), and matches eager in onnxruntime on other batch sizes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from onnxfix.cli import main as cli_main
+
+MODEL = Path(__file__).parent / "export_models" / "operator_repairs.py"
+
+pytestmark = pytest.mark.usefixtures("in_repo")  # tests/conftest.py
+
+
+@pytest.mark.parametrize("factory, exporter, before, repair", [
+    ("nuclear_norm", "legacy", "EXPORT-FAILS", "norm_nuclear"),  # torch.norm(x, "nuc")
+    ("dilated_same_conv", "legacy", "ORT-FAILS", "conv_weight_shape"),  # SAME_UPPER with dilations
+    ("shuffled_coordinates", "legacy", "EXPORT-FAILS", "pixel_shuffle"),  # a 5-D pixel_shuffle
+    ("fourier_filter", "legacy", "EXPORT-FAILS", "complex_pairs"),  # fft2 / shifts / ifft2 as pairs
+    ("grouped_experts", "dynamo", "ORT-FAILS", "grouped_mm"),  # no bfloat16 MatMul kernel
+    ("grouped_experts", "legacy", "EXPORT-FAILS", "grouped_mm"),  # aten::_grouped_mm
+])
+def test_the_failure_names_its_repair(capsys, factory, exporter, before, repair):
+    cli_main(["export", "--format", "json", f"{MODEL}:make_{factory}", "--exporter", exporter, "--fix"])
+    (target,) = json.loads(capsys.readouterr().out)["targets"]
+    (first,) = target["results"]
+    assert first["verdict"] == before, first
+    fix = target["fix"]
+    (after,) = fix["results"]
+    assert after["verdict"] == "OK", after
+    assert repair in fix["decompositions"], fix["decompositions"]
+    assert any(p["probe"] == "probe 2 (user)" and p["ok"] for p in after["probes"]), after["probes"]
