@@ -97,16 +97,18 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         proof=Proof("torch.linalg.svdvals(a)", "_onnx_linalg_svdvals(a)", "(randn(g, b, 2, 4),)", decomposition_tol=1e-6),
     ),
     Decomposition(
-        "norm_nuclear", ("torch.norm", "Tensor.norm"), False, (), (PYTORCH + "83661",),
-        "torch.norm / Tensor.norm with p='nuc' (the old spelling of the nuclear norm): while exporting, "
+        "norm_nuclear", ("torch.norm", "Tensor.norm", "torch.linalg.norm"), False, (), (PYTORCH + "83661",),
+        "torch.norm / Tensor.norm with p='nuc' (the old spelling of the nuclear norm), torch.linalg.norm with "
+        "ord='nuc': while exporting, "
         "_onnx_linalg_matrix_norm(input, 'nuc', dim or every dimension), what torch.norm computes; "
         "every other norm is torch.norm itself. Export time only, keyed on both exporters' errors "
         "(the nuclear norm is an SVD: \"linalg.matrix_norm, ord==nuc\", aten._linalg_svd). Eager keeps the op.",
         requires=("linalg_matrix_norm",), static=False, wraps_op=True, rule="ONX513",
         repairs_error=r"operator linalg\.matrix_norm, ord==nuc|aten\._linalg_svd",
         error_bound="as _onnx_linalg_matrix_norm's 'nuc'",
-        proof=Proof("torch.norm(a.flatten(0, 1), 'nuc') + a.norm(p='nuc', dim=(1, 2))",
-                    "_onnx_norm_nuclear(torch.norm, a.flatten(0, 1), 'nuc') + _onnx_norm_nuclear(torch.Tensor.norm, a, p='nuc', dim=(1, 2))",
+        proof=Proof("torch.norm(a.flatten(0, 1), 'nuc') + a.norm(p='nuc', dim=(1, 2)) + torch.linalg.norm(a, 'nuc', dim=(1, 2))",
+                    "_onnx_norm_nuclear(torch.norm, a.flatten(0, 1), 'nuc') + _onnx_norm_nuclear(torch.Tensor.norm, a, p='nuc', dim=(1, 2))"
+                    " + _onnx_norm_nuclear(torch.linalg.norm, a, 'nuc', dim=(1, 2))",
                     "(randn(g, b, 4, 3),)", decomposition_tol=2e-5),
     ),
     Decomposition(

@@ -313,6 +313,11 @@ class FunctionContext(_FileView):
         args = self.fn.node.args
         return any(a.arg == name for a in [*args.posonlyargs, *args.args, *args.kwonlyargs])
 
+    def declared_outer(self, name: str) -> bool:
+        """``global name`` / ``nonlocal name`` somewhere in the function: its bindings here are
+        not the function's own."""
+        return any(isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names for n in ast.walk(self.fn.node))
+
     def is_config_int(self, node: ast.AST) -> bool:
         """``self.<attr>`` an int of the model's configuration (config_numbers.is_config_int)."""
         return is_config_int(node, self)

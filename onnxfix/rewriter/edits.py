@@ -136,3 +136,25 @@ def drop_imports_fixes_emptied(before: ast.Module, after: ast.Module, text: str)
 
 def _loaded_names(tree: ast.Module) -> set[str]:
     return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def appended_keyword(call: ast.Call, keyword: str, ctx) -> Edit:
+    """An edit passing ``keyword`` (`"dtype=torch.float32"`) to ``call`` after its last argument:
+    past the parentheses that wrap that argument itself (`f(0, (n / 2))`: the argument's span ends
+    inside them), never past the call's own; right after `(` when the call has no argument. A
+    trailing comma and comments stay where they are."""
+    source = ctx.file.source
+    text, close = source.text, source.span(call)[1] - 1  # the call's own `)`
+    arguments = [*call.args, *(k.value for k in call.keywords)]
+    if not arguments:
+        paren = text.index("(", source.span(call.func)[1])
+        return Edit(paren + 1, paren + 1, keyword)
+    position = max(source.span(a)[1] for a in arguments)
+    while True:
+        ahead = position
+        while ahead < close and text[ahead] in " \t\r\n\\":
+            ahead += 1
+        if ahead >= close or text[ahead] != ")":
+            return Edit(position, position, ", " + keyword)
+        position = ahead + 1
+

@@ -1,6 +1,6 @@
 """Operators the exporters fail on that only the run shows (a layer's own call, a rank, an old
 spelling), each repaired by `onnxfix export --fix` from the failure it names, at export time only
-(tests/test_export_operator_repairs.py): torch.norm(x, "nuc") (an SVD: legacy "linalg.matrix_norm,
+(tests/test_export_operator_repairs.py): torch.norm(x, "nuc") and torch.linalg.norm(x, "nuc") (an SVD: legacy "linalg.matrix_norm,
 ord==nuc"), an nn.Conv2d with padding="same" and a dilation (onnxruntime refuses legacy's
 SAME_UPPER with dilations), F.pixel_shuffle of a 5-D tensor (legacy: "only support 4d input"), an
 FFT filter (fft2, fftshift, a real mask, ifftshift, ifft2, abs: legacy has no aten::fft_*), and
@@ -12,7 +12,8 @@ from torch import nn
 
 class NuclearNorm(nn.Module):
     def forward(self, x):
-        return x + torch.norm(x.flatten(1, 2), "nuc", dim=(1, 2), keepdim=True)[..., None]
+        old_spelling = torch.norm(x.flatten(1, 2), "nuc", dim=(1, 2), keepdim=True)[..., None]
+        return x + old_spelling + torch.linalg.norm(x, "nuc", dim=(-2, -1))[..., None, None]
 
 
 class DilatedSameConv(nn.Module):

@@ -223,7 +223,7 @@ def _per_call_cache_fix(node: ast.If, cache: ast.Name, ctx: FunctionContext) -> 
     there on read `D_for_call`. Under export every call misses and recomputes, and nothing it
     computes stays in the module's dict (a traced or fake tensor would); eager reads the dict
     itself, so the fix is safe."""
-    if any(isinstance(n, (ast.Global, ast.Nonlocal)) and cache.id in n.names for n in ast.walk(ctx.fn.node)):
+    if ctx.declared_outer(cache.id):
         return None
     # the new line must run before every read it renames: the `if` a statement of the function's
     # own body (not in a branch, a loop or an `elif`), and no read in a nested scope (a lambda's

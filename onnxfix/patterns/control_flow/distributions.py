@@ -12,7 +12,8 @@ from __future__ import annotations
 import ast
 
 from onnxfix.rewriter.context import FunctionContext
-from onnxfix.rewriter.rule import Edit, Fix, Rule, RuleDoc
+from onnxfix.rewriter.edits import appended_keyword
+from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 
 MODULE = "torch.distributions."
 GLOBAL_SWITCH = "set_default_validate_args"
@@ -62,9 +63,7 @@ class DistributionValidatesArgs(Rule):
             return
         fix = None
         if given is None and not any(k.arg is None for k in node.keywords) and (node.args or node.keywords):
-            last = max((a for a in [*node.args, *(k.value for k in node.keywords)]), key=lambda a: ctx.file.source.span(a)[1])
-            end = ctx.file.source.span(last)[1]
-            fix = Fix("Pass `validate_args=False`", (Edit(end, end, ", validate_args=False"),), safe=False)
+            fix = Fix("Pass `validate_args=False`", (appended_keyword(node, "validate_args=False", ctx),), safe=False)
         message = (
             f"`{name}(...)` validates its arguments' values (`constraint.check(value).all()`, then raise): "
             "a data-dependent branch the dynamo exporter cannot trace; pass `validate_args=False`"

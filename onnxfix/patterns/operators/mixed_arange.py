@@ -20,7 +20,8 @@ import ast
 
 from onnxfix.config import DYNAMO
 from onnxfix.rewriter.context import FunctionContext
-from onnxfix.rewriter.rule import Edit, Fix, Rule, RuleDoc
+from onnxfix.rewriter.edits import appended_keyword
+from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 
 # math functions whose result is a float whatever they are given (math.ceil/floor/gcd/prod and
 # the like give ints)
@@ -51,30 +52,10 @@ def provably_float(node: ast.AST, ctx: FunctionContext, depth: int = 0) -> bool:
     if isinstance(node, ast.Attribute):
         return ctx.qualname(node) in FLOAT_CONSTANTS
     if isinstance(node, ast.Name) and not ctx.is_parameter(node.id) and ctx.inner_scope(node) is None \
-            and not _declared_global(node.id, ctx):  # a comprehension's, a lambda's or a global name is not this one
+            and not ctx.declared_outer(node.id):  # a comprehension's, a lambda's or a global name is not this one
         values = ctx.assignments(node.id)
         return bool(values) and all(isinstance(v, ast.expr) and provably_float(v, ctx, depth + 1) for v in values)
     return False
-
-
-def _declared_global(name: str, ctx: FunctionContext) -> bool:
-    return any(isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names for n in ast.walk(ctx.fn.node))
-
-
-def _after_argument(end: int, call: ast.Call, ctx: FunctionContext) -> int:
-    """Where a new keyword goes after the call's last argument ending at ``end``: past the closing
-    parentheses that wrap the argument itself (`torch.arange(0, (n / 2))`), never the call's own."""
-    text = ctx.file.source.text
-    close = ctx.file.source.span(call)[1] - 1  # the call's `)`
-    position = end
-    while True:
-        ahead = position
-        while ahead < close and text[ahead] in " \t\r\n\\":
-            ahead += 1
-        if ahead < close and text[ahead] == ")":
-            position = ahead + 1
-            continue
-        return position
 
 
 def _bounds(node: ast.Call) -> tuple[ast.expr, ast.expr] | None:
@@ -129,9 +110,7 @@ class MixedBoundsArange(Rule):
         fix = None
         if not ctx.compiled_by_torchscript:  # TorchScript has no torch.get_default_dtype
             torch_name, imports = ctx.torch_name()
-            last = (node.args + [k.value for k in node.keywords])[-1]
-            position = _after_argument(ctx.file.source.span(last)[1], node, ctx)
-            edit = Edit(position, position, f", dtype={torch_name}.get_default_dtype()")
+            edit = appended_keyword(node, f"dtype={torch_name}.get_default_dtype()", ctx)
             fix = Fix("Pass the dtype eager infers", (edit,), safe=True, imports=imports)
         message = ("`torch.arange` with an int and a float bound and no `dtype=`: the dynamo export writes a Range "
                    "of int64 and float that onnxruntime refuses; pass `dtype=torch.get_default_dtype()`, the dtype "

@@ -8,8 +8,9 @@ from onnxfix import operator_catalog as catalog
 from onnxfix.config import DYNAMO
 from onnxfix.patterns.operators.base import PROBE, argument
 from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.edits import appended_keyword
 from onnxfix.rewriter.precedence import ATOM, operand
-from onnxfix.rewriter.rule import Edit, Fix, Rule, RuleDoc
+from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 
 REDUCTIONS = ("amax", "amin")
 # The catalog cases measuring each spelling without `dim` (onnxfix/exporter/catalog_cases.py).
@@ -111,18 +112,12 @@ def _empty_sequence(node: ast.AST) -> bool:
 def _fix(node: ast.Call, reduced: ast.AST, method: bool, ctx: FunctionContext) -> Fix:
     """`dim=tuple(range(<reduced>.dim()))`: in place of an empty `dim`, else after the call's last
     argument."""
-    source = ctx.file.source
     dims = f"tuple(range({operand(ctx.segment(reduced), reduced, ATOM)}.dim()))"
     given = argument(node, "dim", 1, method)
-    arguments = [*node.args, *(k.value for k in node.keywords)]
     if given is not None:
         edit = ctx.replace(given, dims)
-    elif arguments:
-        end = max(source.span(a)[1] for a in arguments)
-        edit = Edit(end, end, ", dim=" + dims)
-    else:  # x.amax()
-        paren = source.text.index("(", source.span(node.func)[1])
-        edit = Edit(paren + 1, paren + 1, "dim=" + dims)
+    else:
+        edit = appended_keyword(node, "dim=" + dims, ctx)
     return Fix("Pass every dimension as `dim`, the same reduction", (edit,), _safe(reduced, method, ctx))
 
 
