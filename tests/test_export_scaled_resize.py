@@ -2,7 +2,9 @@
 export-only helper `_onnx_interpolate_scaled` (onnxfix/decompositions/interpolate_scaled.py).
 Three proofs: the helper's matrices equal ATen's resize within float rounding, the fixed model is
 bit-identical in eager (the helper calls F.interpolate there), and it exports under dynamo and
-matches eager in onnxruntime on other image sizes (tests/export_models/scaled_pos_embed.py)."""
+matches eager in onnxruntime on other image sizes (tests/export_models/scaled_pos_embed.py).
+The same helper is `onnxfix export --fix`'s repair of a scale read out of a tensor, which
+torch.export refuses (tests/export_models/item_scale_resize.py: RIFE's `scale.item()`)."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ import torch
 import torch.nn.functional as F
 
 from onnxfix.cli import main as cli_main
-from onnxfix.decompositions.interpolate_scaled import _onnx_interpolation_matrix
+from onnxfix.decompositions.interpolate_scaled import _onnx_interpolation_matrix, _onnx_resize_matrix
 from onnxfix.exporter.targets import load_module
 
 MODELS = Path(__file__).parent / "export_models"
@@ -35,6 +37,32 @@ def test_the_interpolation_matrices_are_atens_resize(align_corners):
         cols = _onnx_interpolation_matrix(width, math.floor(width * scale), scale, align_corners, x.dtype, x.device)
         expected = F.interpolate(x, scale_factor=(scale, scale), mode="bicubic", align_corners=align_corners)
         torch.testing.assert_close(rows @ x @ cols.T, expected, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("mode", ("nearest", "linear", "bilinear"))
+@pytest.mark.parametrize("align_corners", (False, True))
+@pytest.mark.parametrize("recompute_scale_factor", (None, True))
+def test_the_nearest_and_linear_matrices_are_atens_resize(mode, align_corners, recompute_scale_factor):
+    """Scales whose output keeps the size (1.0125 of 8: ATen copies, whatever the scale) included;
+    nearest is index-exact. Not a doubled size by a scale other than 2 (2.01 of 8) in nearest: ATen's
+    2-D kernel halves the index there for narrow outputs only (its 1-D kernel never), which the
+    helper does not follow."""
+    if mode == "nearest" and align_corners:
+        pytest.skip("nearest takes no align_corners")
+    torch.manual_seed(0)
+    options = {} if mode == "nearest" else {"align_corners": align_corners}
+    for scale, size in itertools.product((1.525, 0.7, 2.0, 2.01, 3.3, 0.3, 1.0125, 1 / 3), (5, 8, 16, 37)):
+        x = torch.randn(2, 3, size + 1, size) if mode != "linear" else torch.randn(2, 3, size)
+        if mode == "nearest" and scale == 2.01 and any(math.floor(n * scale) == 2 * n for n in x.shape[2:]):
+            continue
+        matrices = [_onnx_resize_matrix(mode, n, math.floor(n * scale), None if recompute_scale_factor else scale,
+                                        align_corners, x.dtype, x.device) for n in x.shape[2:]]
+        got = x @ matrices[-1].T
+        got = matrices[0] @ got if len(matrices) == 2 else got
+        expected = F.interpolate(x, scale_factor=scale, mode=mode, recompute_scale_factor=recompute_scale_factor,
+                                 **options)
+        tolerance = 0 if mode == "nearest" else 1e-5
+        torch.testing.assert_close(got, expected, rtol=tolerance, atol=tolerance)
 
 
 @pytest.mark.parametrize("dtype", (torch.float16, torch.bfloat16))
@@ -64,3 +92,20 @@ def test_the_fixed_model_is_eager_identical_and_exports_on_other_sizes(tmp_path,
     for args in [original.example_inputs(), *original.probe_inputs()]:
         with torch.no_grad():
             assert torch.equal(original.make_model()(*args), fixed.make_model()(*args))
+
+
+def test_a_scale_read_out_of_a_tensor_exports_through_the_interpolate_repair(tmp_path, capsys):
+    """torch.export refuses `F.interpolate(x, scale_factor=1. / scale.item())`; `--fix` exports
+    with the interpolate decomposition (named by that error), the source untouched, and the ONNX
+    model resizes by the scale it is given: 2, 4 and 1 (the copy) match eager."""
+    copy = tmp_path / "item_scale_resize.py"
+    shutil.copy(MODELS / "item_scale_resize.py", copy)
+    code = cli_main(["export", "--format", "json", f"{copy}:make_model", "--exporter", "dynamo", "--fix"])
+    (target,) = json.loads(capsys.readouterr().out)["targets"]
+    (before,) = target["results"]
+    assert before["verdict"] == "EXPORT-FAILS" and "SymFloat" in before["error"], before
+    assert target["fix"]["decompositions"] == ["interpolate"], target["fix"]
+    (after,) = target["fix"]["results"]
+    assert after["verdict"] == "OK" and code == 0, after
+    assert [p["probe"] for p in after["probes"] if p["ok"]][:3] == ["export inputs", "probe 1 (user)", "probe 2 (user)"]
+    assert copy.read_text() == (MODELS / "item_scale_resize.py").read_text()

@@ -1,26 +1,65 @@
 import torch
 
 
-def _onnx_interpolate_scaled(input, scale_factor, mode="nearest", align_corners=None, antialias=False, **kwargs):
-    # F.interpolate by a scale computed from sizes (ViT/DINOv2's position embeddings,
-    # `scale_factor=((h + 0.1) / math.sqrt(n), ...)`). torch.export reads the scale as a constant,
-    # so the exported model keeps the example's output size; while it exports, a bicubic resize of
-    # a 4-D floating tensor is two interpolation matrices built from the symbolic scale (ATen's
-    # source index, coefficients and clamped taps, in float32 or float64 as ATen computes, the
-    # output size floor(size * scale)). Eager (and the legacy exporter) run F.interpolate itself.
-    factors = tuple(scale_factor) if isinstance(scale_factor, (tuple, list)) else (scale_factor, scale_factor)
-    if (not torch.compiler.is_exporting() or input.dim() != 4 or mode != "bicubic" or antialias or kwargs
+def _onnx_interpolate_scaled(input, scale_factor, mode="nearest", align_corners=None, antialias=False,
+                             recompute_scale_factor=None, **kwargs):
+    # F.interpolate by a scale the export keeps symbolic: computed from sizes (ViT/DINOv2's
+    # position embeddings, `scale_factor=((h + 0.1) / math.sqrt(n), ...)`, which torch.export
+    # otherwise reads as a constant: the model keeps the example's output size) or read out of a
+    # tensor (RIFE's `scale.item()`: torch.export refuses a SymFloat scale outright). While it
+    # exports, the resize of a 3-D or 4-D floating tensor is one interpolation matrix per resized
+    # dim built from the symbolic scale (ATen's source index, weights and clamped taps, in float32,
+    # or float64 as ATen computes for float64; the output size floor(size * scale)): nearest,
+    # linear, bilinear and bicubic. Eager (and the legacy exporter) run F.interpolate itself.
+    spatial = input.dim() - 2
+    factors = tuple(scale_factor) if isinstance(scale_factor, (tuple, list)) else (scale_factor,) * max(spatial, 1)
+    resizable = (mode, spatial) in (("nearest", 1), ("nearest", 2), ("linear", 1), ("bilinear", 2), ("bicubic", 2))
+    if (not torch.compiler.is_exporting() or not resizable or antialias or kwargs or len(factors) != spatial
             or not input.is_floating_point()):
         return torch.nn.functional.interpolate(input, scale_factor=scale_factor, mode=mode,
-                                               align_corners=align_corners, antialias=antialias, **kwargs)
+                                               align_corners=align_corners, antialias=antialias,
+                                               recompute_scale_factor=recompute_scale_factor, **kwargs)
     compute = torch.float64 if input.dtype == torch.float64 else torch.float32
-    height, width = input.shape[-2:]
-    # floor(size * scale) of a non-negative product: its truncation, kept symbolic by sym_int
-    rows = _onnx_interpolation_matrix(height, torch.sym_int(height * factors[0]), factors[0], bool(align_corners), compute,
-                                      input.device)
-    cols = _onnx_interpolation_matrix(width, torch.sym_int(width * factors[1]), factors[1], bool(align_corners), compute,
-                                      input.device)
-    return (rows @ input.to(compute) @ cols.transpose(0, 1)).to(input.dtype)
+    matrices = []
+    for size, factor in zip(input.shape[2:], factors):
+        # floor(size * scale) of a non-negative product: its truncation, kept symbolic by sym_int;
+        # with recompute_scale_factor the kernel maps positions by size / output size instead
+        out_size = torch.sym_int(size * factor)
+        scale = None if recompute_scale_factor else factor
+        matrices.append(_onnx_resize_matrix(mode, size, out_size, scale, bool(align_corners), compute, input.device))
+    result = input.to(compute) @ matrices[-1].transpose(0, 1)
+    if spatial == 2:
+        result = matrices[0] @ result
+    return result.to(input.dtype)
+
+
+def _onnx_resize_matrix(mode, size, out_size, scale, align_corners, dtype, device):
+    # (out_size, size): row i holds the weights ATen's kernel gives the input samples for output i
+    if mode == "bicubic":
+        return _onnx_interpolation_matrix(size, out_size, scale, align_corners, dtype, device)
+    dst = torch.arange(out_size, device=device)
+    columns = torch.arange(size, device=device)
+    # the nearest and linear kernels copy an axis whose size stays, whatever the scale: a tensor
+    # test here, not a Python one of sizes the export keeps symbolic. (ATen's 2-D nearest kernel
+    # also halves the index of an axis whose size doubles by a scale other than 2, but only for
+    # narrow outputs, measured: its 1-D kernel and wide outputs take floor(i / scale) as here.)
+    same = torch.scalar_tensor(out_size, dtype=torch.int64, device=device) == size
+    # ATen's ratio: 1 / scale (given one) or size / output size, rounded to the compute dtype
+    ratio = (1.0 / scale) if scale is not None else size / torch.sym_max(out_size, 1)
+    if mode == "nearest":
+        index = torch.floor(dst.to(torch.float32) * ratio).long().clamp(max=size - 1)
+        index = torch.where(same, dst, index)
+        return (index[:, None] == columns[None, :]).to(dtype)
+    if align_corners:  # an output of one sample reads the first (dst is 0 there)
+        src = dst.to(dtype) * ((size - 1) / torch.sym_max(out_size - 1, 1))
+    else:  # a negative source position reads the first sample
+        src = ((dst.to(dtype) + 0.5) * ratio - 0.5).clamp(min=0)
+    low = torch.floor(src).long().clamp(max=size - 1)
+    weight = (src - low.to(dtype)).clamp(0, 1)
+    high = low + (low < size - 1).long()
+    matrix = ((1 - weight)[:, None] * (low[:, None] == columns[None, :]).to(dtype)
+              + weight[:, None] * (high[:, None] == columns[None, :]).to(dtype))
+    return torch.where(same, (dst[:, None] == columns[None, :]).to(dtype), matrix)
 
 
 def _onnx_interpolation_matrix(size, out_size, scale, align_corners, dtype, device):
@@ -31,7 +70,8 @@ def _onnx_interpolation_matrix(size, out_size, scale, align_corners, dtype, devi
     if align_corners:  # an output of one sample reads the first (dst is 0 there)
         src = dst * ((size - 1) / torch.sym_max(out_size - 1, 1))
     else:
-        src = (dst + 0.5) * (1.0 / scale) - 0.5
+        ratio = (1.0 / scale) if scale is not None else size / torch.sym_max(out_size, 1)
+        src = (dst + 0.5) * ratio - 0.5
     base = torch.floor(src)
     t = src - base
     a = -0.75

@@ -102,13 +102,18 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "products with (out, in) weight matrices, constants for static sizes and computed with "
         "tensor ops for a size the export keeps symbolic (DINOv2's position grid resized to the "
         "input's patch grid, dynamic height and width); with an output width of 1 and a "
-        "resized height torch's kernel repeats its first row (measured), so that case runs torch.",
-        requires=("adaptive_avg_pool2d", "resample_antialias"),
+        "resized height torch's kernel repeats its first row (measured), so that case runs torch. "
+        "A scale torch.export keeps symbolic (`scale.item()`, RIFE's flow pyramid: torch.export "
+        "refuses a SymFloat scale) is the resize as interpolation matrices built from it "
+        "(_onnx_interpolate_scaled: nearest, linear, bilinear, bicubic), the output size "
+        "following the scale's value in the graph.",
+        requires=("adaptive_avg_pool2d", "resample_antialias", "interpolate_scaled"),
         error_bound="area and nearest-exact: none (float rounding / bit-identical); antialias=True: "
         "max abs error 8.2e-6 on inputs in [0, 1] and 1.4e-5 on standard-normal inputs (float64 "
         "weights where torch computes them in float32; measured by "
         "tests/test_decompositions_legacy_structural.py)",
-        rule="ONX519",
+        rule="ONX519", repairs_error=r"upsample_\w+\(\): argument 'scale_factors' must be tuple of floats, but found "
+        r"element of type SymFloat",
         proof=Proof(
             "(torch.nn.functional.interpolate(a, size=(3, 5), mode='area') "
             "+ torch.nn.functional.interpolate(a, size=(3, 5), mode='bicubic', antialias=True), "

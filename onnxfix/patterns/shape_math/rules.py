@@ -311,9 +311,11 @@ class SizeScaleFactor(Rule):
             floating tensor as two interpolation matrices from the symbolic scale (ATen's source
             index, coefficients and clamped taps, computed in float32, or float64 for float64 as
             ATen computes, the output size floor(size * scale)): equal to ATen's within float
-            rounding. Not bilinear (ATen's CPU kernel copies an axis whose size stays, whatever
-            the scale) nor antialiased (tests/test_export_scaled_resize.py, tests/export_models/scaled_pos_embed.py; dynamo only, the legacy exporter is
-            unchanged).
+            rounding. Offered for bicubic only (the helper also computes nearest, linear and
+            bilinear, ATen's copy of an axis whose size stays included, for `onnxfix export`'s
+            repair of a scale read out of a tensor), not antialiased
+            (tests/test_export_scaled_resize.py, tests/export_models/scaled_pos_embed.py; dynamo
+            only, the legacy exporter is unchanged).
         """,
         references=("https://github.com/pytorch/pytorch/issues/82811",),
     )

@@ -13,7 +13,10 @@ from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix, Helper
 
 INTERPOLATE_SCALED = Helper("_onnx_interpolate_scaled", helper_source("interpolate_scaled"))
-MATRIX_MODES = frozenset({"bicubic"})  # ATen's CPU bilinear copies an axis whose size stays: not a scale
+# the static fix is offered for bicubic, the mode of the position-embedding resizes it was measured on
+# (the helper computes nearest, linear and bilinear too: `onnxfix export`'s repair of a scale read
+# out of a tensor, through the interpolate decomposition)
+MATRIX_MODES = frozenset({"bicubic"})
 HELPER_KEYWORDS = frozenset({"scale_factor", "mode", "align_corners", "antialias"})
 
 
