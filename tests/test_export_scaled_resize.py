@@ -39,30 +39,23 @@ def test_the_interpolation_matrices_are_atens_resize(align_corners):
         torch.testing.assert_close(rows @ x @ cols.T, expected, rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize("mode", ("nearest", "linear", "bilinear"))
+@pytest.mark.parametrize("mode", ("linear", "bilinear"))
 @pytest.mark.parametrize("align_corners", (False, True))
 @pytest.mark.parametrize("recompute_scale_factor", (None, True))
-def test_the_nearest_and_linear_matrices_are_atens_resize(mode, align_corners, recompute_scale_factor):
-    """Scales whose output keeps the size (1.0125 of 8: ATen copies, whatever the scale) included;
-    nearest is index-exact. Not a doubled size by a scale other than 2 (2.01 of 8) in nearest: ATen's
-    2-D kernel halves the index there for narrow outputs only (its 1-D kernel never), which the
-    helper does not follow."""
-    if mode == "nearest" and align_corners:
-        pytest.skip("nearest takes no align_corners")
+def test_the_linear_matrices_are_atens_resize(mode, align_corners, recompute_scale_factor):
+    """Scales whose output keeps the size (1.0125 of 8, 1.004 of 200: ATen copies, whatever the
+    scale) included."""
     torch.manual_seed(0)
-    options = {} if mode == "nearest" else {"align_corners": align_corners}
-    for scale, size in itertools.product((1.525, 0.7, 2.0, 2.01, 3.3, 0.3, 1.0125, 1 / 3), (5, 8, 16, 37)):
-        x = torch.randn(2, 3, size + 1, size) if mode != "linear" else torch.randn(2, 3, size)
-        if mode == "nearest" and scale == 2.01 and any(math.floor(n * scale) == 2 * n for n in x.shape[2:]):
-            continue
+    for scale, size in itertools.product((1.525, 0.7, 2.0, 2.01, 3.3, 0.3, 1.0125, 1.004, 1 / 3), (5, 8, 16, 37, 200)):
+        x = torch.randn(1, 2, size + 1, size) if mode != "linear" else torch.randn(2, 3, size)
         matrices = [_onnx_resize_matrix(mode, n, math.floor(n * scale), None if recompute_scale_factor else scale,
                                         align_corners, x.dtype, x.device) for n in x.shape[2:]]
         got = x @ matrices[-1].T
         got = matrices[0] @ got if len(matrices) == 2 else got
-        expected = F.interpolate(x, scale_factor=scale, mode=mode, recompute_scale_factor=recompute_scale_factor,
-                                 **options)
-        tolerance = 0 if mode == "nearest" else 1e-5
-        torch.testing.assert_close(got, expected, rtol=tolerance, atol=tolerance)
+        expected = F.interpolate(x, scale_factor=scale, mode=mode, align_corners=align_corners,
+                                 recompute_scale_factor=recompute_scale_factor)
+        # float32 source positions near 200 carry ~1e-5 of rounding into the weights (ATen's too)
+        torch.testing.assert_close(got, expected, rtol=1e-4, atol=1e-4)
 
 
 @pytest.mark.parametrize("dtype", (torch.float16, torch.bfloat16))
@@ -97,7 +90,8 @@ def test_the_fixed_model_is_eager_identical_and_exports_on_other_sizes(tmp_path,
 def test_a_scale_read_out_of_a_tensor_exports_through_the_interpolate_repair(tmp_path, capsys):
     """torch.export refuses `F.interpolate(x, scale_factor=1. / scale.item())`; `--fix` exports
     with the interpolate decomposition (named by that error), the source untouched, and the ONNX
-    model resizes by the scale it is given: 2, 4 and 1 (the copy) match eager."""
+    model resizes by the scale it is given: 2, 4, 1 (the copy) and 1 / 0.7 (an output size floored in
+    float64, 6 of 10 where float32 gives 7) match eager."""
     copy = tmp_path / "item_scale_resize.py"
     shutil.copy(MODELS / "item_scale_resize.py", copy)
     code = cli_main(["export", "--format", "json", f"{copy}:make_model", "--exporter", "dynamo", "--fix"])
@@ -107,5 +101,5 @@ def test_a_scale_read_out_of_a_tensor_exports_through_the_interpolate_repair(tmp
     assert target["fix"]["decompositions"] == ["interpolate"], target["fix"]
     (after,) = target["fix"]["results"]
     assert after["verdict"] == "OK" and code == 0, after
-    assert [p["probe"] for p in after["probes"] if p["ok"]][:3] == ["export inputs", "probe 1 (user)", "probe 2 (user)"]
+    assert [p["probe"] for p in after["probes"] if p["ok"]][:4] == ["export inputs", "probe 1 (user)", "probe 2 (user)", "probe 3 (user)"]
     assert copy.read_text() == (MODELS / "item_scale_resize.py").read_text()

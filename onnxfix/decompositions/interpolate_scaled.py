@@ -9,11 +9,14 @@ def _onnx_interpolate_scaled(input, scale_factor, mode="nearest", align_corners=
     # tensor (RIFE's `scale.item()`: torch.export refuses a SymFloat scale outright). While it
     # exports, the resize of a 3-D or 4-D floating tensor is one interpolation matrix per resized
     # dim built from the symbolic scale (ATen's source index, weights and clamped taps, in float32,
-    # or float64 as ATen computes for float64; the output size floor(size * scale)): nearest,
-    # linear, bilinear and bicubic. Eager (and the legacy exporter) run F.interpolate itself.
+    # or float64 as ATen computes for float64; the output size floor(size * scale)): linear,
+    # bilinear and bicubic. Eager (and the legacy exporter) run F.interpolate itself. (A scale
+    # computed from a SymFloat, `1. / s`, is computed in float32 by torch.onnx: not ATen's double.)
     spatial = input.dim() - 2
     factors = tuple(scale_factor) if isinstance(scale_factor, (tuple, list)) else (scale_factor,) * max(spatial, 1)
-    resizable = (mode, spatial) in (("nearest", 1), ("nearest", 2), ("linear", 1), ("bilinear", 2), ("bicubic", 2))
+    # not nearest: ATen's nearest kernels disagree on which index a size keeps (its 2-D kernel copies
+    # an axis whose size stays and halves a doubled one only for small or channels-last outputs)
+    resizable = (mode, spatial) in (("linear", 1), ("bilinear", 2), ("bicubic", 2))
     if (not torch.compiler.is_exporting() or not resizable or antialias or kwargs or len(factors) != spatial
             or not input.is_floating_point()):
         return torch.nn.functional.interpolate(input, scale_factor=scale_factor, mode=mode,
@@ -24,7 +27,14 @@ def _onnx_interpolate_scaled(input, scale_factor, mode="nearest", align_corners=
     for size, factor in zip(input.shape[2:], factors):
         # floor(size * scale) of a non-negative product: its truncation, kept symbolic by sym_int;
         # with recompute_scale_factor the kernel maps positions by size / output size instead
-        out_size = torch.sym_int(size * factor)
+        if isinstance(factor, torch.SymFloat) and not factor.node.has_hint():
+            # read out of a tensor: torch.onnx computes SymFloat arithmetic in float32, ATen the
+            # output size in float64 (10 * 0.7 floors to 6 in float64, 7 in float32)
+            out_size = torch.floor(torch.scalar_tensor(size, dtype=torch.float64, device=input.device)
+                                   * torch.scalar_tensor(factor, dtype=torch.float64, device=input.device)).long().item()
+            torch._check(out_size >= 0)
+        else:
+            out_size = torch.sym_int(size * factor)
         scale = None if recompute_scale_factor else factor
         matrices.append(_onnx_resize_matrix(mode, size, out_size, scale, bool(align_corners), compute, input.device))
     result = input.to(compute) @ matrices[-1].transpose(0, 1)
@@ -39,17 +49,12 @@ def _onnx_resize_matrix(mode, size, out_size, scale, align_corners, dtype, devic
         return _onnx_interpolation_matrix(size, out_size, scale, align_corners, dtype, device)
     dst = torch.arange(out_size, device=device)
     columns = torch.arange(size, device=device)
-    # the nearest and linear kernels copy an axis whose size stays, whatever the scale: a tensor
-    # test here, not a Python one of sizes the export keeps symbolic. (ATen's 2-D nearest kernel
-    # also halves the index of an axis whose size doubles by a scale other than 2, but only for
-    # narrow outputs, measured: its 1-D kernel and wide outputs take floor(i / scale) as here.)
+    # the linear kernels copy an axis whose size stays, whatever the scale (measured on every CPU
+    # path: 1-D, 2-D, channels-last, float64): a tensor test here, not a Python one of sizes the
+    # export keeps symbolic
     same = torch.scalar_tensor(out_size, dtype=torch.int64, device=device) == size
     # ATen's ratio: 1 / scale (given one) or size / output size, rounded to the compute dtype
     ratio = (1.0 / scale) if scale is not None else size / torch.sym_max(out_size, 1)
-    if mode == "nearest":
-        index = torch.floor(dst.to(torch.float32) * ratio).long().clamp(max=size - 1)
-        index = torch.where(same, dst, index)
-        return (index[:, None] == columns[None, :]).to(dtype)
     if align_corners:  # an output of one sample reads the first (dst is 0 there)
         src = dst.to(dtype) * ((size - 1) / torch.sym_max(out_size - 1, 1))
     else:  # a negative source position reads the first sample

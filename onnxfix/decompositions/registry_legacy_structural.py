@@ -105,7 +105,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "resized height torch's kernel repeats its first row (measured), so that case runs torch. "
         "A scale torch.export keeps symbolic (`scale.item()`, RIFE's flow pyramid: torch.export "
         "refuses a SymFloat scale) is the resize as interpolation matrices built from it "
-        "(_onnx_interpolate_scaled: nearest, linear, bilinear, bicubic), the output size "
+        "(_onnx_interpolate_scaled: linear, bilinear, bicubic; not nearest), the output size "
         "following the scale's value in the graph.",
         requires=("adaptive_avg_pool2d", "resample_antialias", "interpolate_scaled"),
         error_bound="area and nearest-exact: none (float rounding / bit-identical); antialias=True: "

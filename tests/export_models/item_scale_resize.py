@@ -1,6 +1,6 @@
 """RIFE's flow block (pytorch#82068): the resize scale is read out of an input tensor,
 `scale = scale.item()`, then `F.interpolate(x, scale_factor=1. / scale, mode="bilinear")` down and
-`scale_factor=scale` back up (nearest for the mask). torch.export refuses the SymFloat scale
+`scale_factor=scale` back up (the mask with align_corners=True). torch.export refuses the SymFloat scale
 ("upsample_bilinear2d(): argument 'scale_factors' must be tuple of floats, but found element of
 type SymFloat"); `onnxfix export --fix` resizes by interpolation matrices built from it while
 exporting (`_onnx_interpolate`, the `interpolate` decomposition keyed on that error)."""
@@ -19,7 +19,7 @@ class FlowBlock(nn.Module):
         scale = scale.item()
         small = F.interpolate(x, scale_factor=1. / scale, mode="bilinear", align_corners=False)
         flow = self.up(torch.relu(self.conv(small)))
-        mask = F.interpolate(flow[:, :1], scale_factor=scale, mode="nearest")
+        mask = F.interpolate(flow[:, :1], scale_factor=scale, mode="bilinear", align_corners=True)
         return F.interpolate(flow, scale_factor=scale, mode="bilinear", align_corners=False) * mask
 
 
@@ -35,7 +35,8 @@ def example_inputs():
 
 def probe_inputs():
     torch.manual_seed(1)
-    return [(torch.randn(3, 3, 24, 16), torch.tensor(4.0)), (torch.randn(1, 3, 16, 24), torch.tensor(1.0))]
+    return [(torch.randn(3, 3, 24, 16), torch.tensor(4.0)), (torch.randn(1, 3, 16, 24), torch.tensor(1.0)),
+            (torch.randn(2, 3, 10, 20), torch.tensor(1 / 0.7))]
 
 
 DYNAMIC = {0: {0: "batch", 2: "height", 3: "width"}}
