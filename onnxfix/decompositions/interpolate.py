@@ -11,11 +11,13 @@ def _onnx_interpolate(input, size=None, scale_factor=None, mode="nearest", align
         return torch.nn.functional.interpolate(input, size, scale_factor, mode, align_corners,
                                                recompute_scale_factor, antialias)
     factors = scale_factor if isinstance(scale_factor, (list, tuple)) else (scale_factor,)
-    if torch.compiler.is_exporting() and size is None and any(isinstance(f, torch.SymFloat) for f in factors):
+    scaled = globals().get("_onnx_interpolate_scaled")  # loaded by the export-time repair, not a source fix
+    if (scaled is not None and torch.compiler.is_exporting() and size is None
+            and any(isinstance(f, torch.SymFloat) for f in factors)):
         # a scale the export keeps symbolic (read out of a tensor: torch.export refuses a SymFloat
         # scale, "must be tuple of floats"): the resize built from it, where the helper can
-        return _onnx_interpolate_scaled(input, scale_factor, mode=mode, align_corners=align_corners,
-                                        antialias=antialias, recompute_scale_factor=recompute_scale_factor)
+        return scaled(input, scale_factor, mode=mode, align_corners=align_corners, antialias=antialias,
+                      recompute_scale_factor=recompute_scale_factor)
     spatial = input.dim() - 2
     # the dynamo exporter translates the antialiased resize itself (its own Resize); the weights
     # here are for the legacy exporter, which has no symbolic (TEED: dynamo OK -> ORT-FAILS

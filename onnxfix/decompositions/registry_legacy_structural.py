@@ -107,7 +107,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "refuses a SymFloat scale) is the resize as interpolation matrices built from it "
         "(_onnx_interpolate_scaled: linear, bilinear, bicubic; not nearest), the output size "
         "following the scale's value in the graph.",
-        requires=("adaptive_avg_pool2d", "resample_antialias", "interpolate_scaled"),
+        requires=("adaptive_avg_pool2d", "resample_antialias"),
         error_bound="area and nearest-exact: none (float rounding / bit-identical); antialias=True: "
         "max abs error 8.2e-6 on inputs in [0, 1] and 1.4e-5 on standard-normal inputs (float64 "
         "weights where torch computes them in float32; measured by "
