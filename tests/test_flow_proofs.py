@@ -58,6 +58,7 @@ CASES = {
     "size_parity_pad": ("ONX601", False, (ORT, ORT)),  # branch on a size's parity around a zero pad
     "nan_patch_pad": ("ONX608", False, (WRONG, FAILS)),  # Chronos-2: a NaN block concatenated to a multiple of the patch
     "empty_exit": ("ONX601", True, (FAILS, OK)),
+    "loop_exit": ("ONX612", False, (FAILS, WRONG)),  # greedy decoding's `if (...).all(): break`, steps joined after
     "nms_empty_exit": ("ONX610", True, (FAILS, OK)),  # torchvision's batched NMS: `if boxes.numel() == 0: return` after a threshold  # empty-selection exit whose value the sum gives anyway
     "numpy_frexp": ("ONX101", False, (FAILS, ORT)),  # I-BERT's batch_frexp: np.frexp -> _onnx_frexp (legacy bakes the sizes in)
     "numpy_decimal_loop": ("ONX101", True, (FAILS, WRONG)),  # the same with transformers' `decimal` half-up loop and float64 exponent
@@ -115,6 +116,7 @@ DYNAMO_ERRORS = {
     "warn_check": "GuardOnDataDependentSymNode",
     "assert_check": "GuardOnDataDependentSymNode",
     "empty_exit": "GuardOnDataDependentSymNode",
+    "loop_exit": "GuardOnDataDependentSymNode",
     "nms_empty_exit": "GuardOnDataDependentSymNode",
     "item_assert": "GuardOnDataDependentSymNode",
     "distribution_policy": "GuardOnDataDependentSymNode",

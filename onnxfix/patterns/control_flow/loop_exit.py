@@ -1,0 +1,268 @@
+"""ONX612: a `for` loop left by `break` on a tensor value, what it collected concatenated after it.
+
+Greedy and autoregressive decoders step a bounded number of times and stop early once every
+sequence has ended (`if topi.item() == eos: break`, `if (tokens == eos).any(-1).all(): break`),
+collecting each step's output in a list that `torch.cat` / `torch.stack` joins after the loop.
+The exit is data-dependent: the dynamo exporter stops on it (GuardOnDataDependentSymNode) and the
+legacy exporter records the number of steps the example took. While exporting, the loop can run
+every step and the joined result be cut after the steps the loop would have kept: each step
+records where it would have tested the exit (the lengths of the lists so far and the test as a
+tensor), and the join keeps the parts collected before the first test that held.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix.decompositions import helper_source
+from onnxfix.patterns.control_flow.conditions import tensor_condition
+from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.export_guards import in_training_branch
+from onnxfix.rewriter.rule import Edit, Fix, Helper, Rule, RuleDoc
+from onnxfix.rewriter.statements import statement_indent
+
+UNTIL_STOP = Helper("_onnx_until_stop", helper_source("until_stop"))
+JOINS = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.stack"})
+LOOPS = (ast.For, ast.AsyncFor, ast.While)
+SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+class TensorLoopExit(Rule):
+    code = "ONX612"
+    name = "tensor-loop-exit"
+    summary = "A `for` loop left by `break` on a tensor value, its steps' outputs joined after it"
+    fix_availability = "sometimes"
+    default_safety = "safe"
+    triggers = ("break",)
+    doc = RuleDoc(
+        what="""
+            Finds a `for` loop whose exit is `if <test on a tensor value>: break` (the loop's last
+            statement, or the last of an `if` block ending it) and whose results are lists that
+            it appends to before that test and that are read after the loop only by
+            `torch.cat` / `torch.stack` (greedy decoding that stops at the end token: seq2seq
+            GRU decoders, PARSeq, Tacotron's stop token).
+        """,
+        why="""
+            The exit depends on the values computed: the dynamo exporter fails on the test
+            (GuardOnDataDependentSymNode, "Could not guard on data-dependent expression") and the
+            legacy exporter records the branch taken at each step of the example (TracerWarning),
+            so the exported model always runs as many steps as the example did and its output
+            has that length (measured on torch 2.13: tests/flow_models/loop_exit.py).
+        """,
+        example="""
+            def forward(self, x):
+                outputs = []
+                for step in range(8):
+                    x = torch.tanh(x * 1.5)
+                    outputs.append(x)
+                    if (x > 0.99).all():
+                        break
+                return torch.cat(outputs)
+        """,
+        use_instead="""
+            def forward(self, x):
+                outputs = []
+                for step in range(8):
+                    x = torch.tanh(x * 1.5)
+                    outputs.append(x)
+                return torch.cat(outputs)  # no early exit: every step (or cut with a mask)
+        """,
+        fix_safety="""
+            While exporting (`torch.onnx.is_in_onnx_export()`), each step records the lengths of
+            the lists and the test, with `.item()` dropped from it (the same truth value as a
+            one-element tensor), and goes on; the join after the loop becomes
+            `_onnx_until_stop(torch.cat, outputs, stops, dim)`, which cuts the joined result after
+            the parts collected before the first test that held (a boolean index: the exported
+            model's output length follows the data). Safe: in eager the recording never runs,
+            the loop breaks as before and the helper returns `torch.cat(outputs, dim)` itself.
+            Offered only when no other name the loop assigns is read after it (the steps after the
+            exit would have changed it), the loop has no other `break`, no `return` or `else`,
+            and the lists are appended to at the loop's top level.
+            The exported model runs every step (the loop's bound must be fixed); a step past the
+            exit that fails while exporting shows as an export failure (`onnxfix export` keeps
+            the fix only when no verdict gets worse).
+        """,
+        references=("https://github.com/baudm/parseq/issues/155",
+                    "https://github.com/pytorch/pytorch/issues/34442"),
+    )
+
+    def visit_For(self, node: ast.For, ctx: FunctionContext):
+        exit_if = _exit_test(node)
+        if exit_if is None or node.orelse or in_training_branch(node, ctx):
+            return
+        if tensor_condition(exit_if.test, ctx) is None and not _reads_tensor_value(exit_if.test):
+            return
+        lists = _collected_lists(node, exit_if, ctx)
+        joins = _joins_after(node, lists, ctx) if lists else None
+        why = _why_not(node, exit_if, lists, joins, ctx)
+        fix = None if why else self._fix(node, exit_if, lists, joins, ctx)
+        message = ("loop left by `break` on a tensor value: the dynamo exporter fails on the test "
+                   "(GuardOnDataDependentSymNode) and the legacy exporter keeps the example's number of steps")
+        message += f"; no automatic fix: {why}" if why else (
+            "; run every step while exporting and cut the joined result after the first step whose test held")
+        yield ctx.report(self, exit_if.test, message, fix=fix)
+
+    def _fix(self, node: ast.For, exit_if: ast.If, lists: list[str], joins: list[tuple[ast.Call, str]],
+             ctx: FunctionContext) -> Fix:
+        torch, imports = ctx.torch_name()
+        source = ctx.file.source
+        stops = f"_onnx_stops_{node.lineno}"
+        counts = ", ".join(f"len({name})" for name in lists) + ("," if len(lists) == 1 else "")
+        indent = statement_indent(ctx, exit_if)
+        step = indent + " " * 4
+        # the test becomes the `elif` of a recording branch: the statements after it run as before
+        record = (f"if {torch}.onnx.is_in_onnx_export():  # every step while exporting, cut after the exit\n"
+                  f"{step}{stops}.append((({counts}), {_test_text(exit_if.test, ctx)}))\n{indent}el")
+        start = source.span(node)[0]
+        edits = [Edit(start, start, f"{stops} = []\n{statement_indent(ctx, node)}"),
+                 Edit(source.span(exit_if)[0], source.span(exit_if)[0], record)]
+        for call, name in joins:
+            dim = call.args[1] if len(call.args) > 1 else next((k.value for k in call.keywords), None)
+            dim_text = ctx.segment(dim) if dim is not None else "0"
+            edits.append(ctx.replace(call, f"_onnx_until_stop({ctx.segment(call.func)}, {name}, {stops}, "
+                                           f"{dim_text}, {lists.index(name)})"))
+        return Fix("Run every step while exporting; cut the joined steps after the exit",
+                   tuple(edits), safe=True, imports=imports, helpers=(UNTIL_STOP,))
+
+
+def _exit_test(node: ast.For) -> ast.If | None:
+    """The one `if <test>: break` (no `else`) among the loop body's statements or those of the
+    bodies of `if` blocks in it (not an `else` or `elif`, nested loops, `try` or `with`)."""
+    exits, pending = [], list(node.body)
+    while pending:
+        statement = pending.pop()
+        if isinstance(statement, ast.If):
+            if len(statement.body) == 1 and isinstance(statement.body[0], ast.Break) and not statement.orelse:
+                exits.append(statement)
+            else:
+                pending.extend(statement.body)
+    return exits[0] if len(exits) == 1 else None
+
+
+def _reads_tensor_value(test: ast.expr) -> bool:
+    """`.item()` somewhere in the test, or `.all()` / `.any()` of a comparison or a call's result
+    (`(h.mean(-1) > 1).all()`: a tensor's, whatever the type inference knows of `h`)."""
+    return any(_is_item(part) or (isinstance(part, ast.Call) and isinstance(part.func, ast.Attribute)
+                                  and part.func.attr in ("all", "any") and not part.args
+                                  and isinstance(part.func.value, (ast.Compare, ast.Call)))
+               for part in ast.walk(test))
+
+
+def _is_item(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "item"
+            and not node.args and not node.keywords)
+
+
+def _collected_lists(node: ast.For, exit_if: ast.If, ctx: FunctionContext) -> list[str]:
+    """Names `L` of `L.append(...)` statements at the loop's top level (the step's lengths are
+    recorded where the exit is tested: an append after it is one the exit skips)."""
+    names = []
+    for statement in node.body:
+        value = statement.value if isinstance(statement, ast.Expr) else None
+        if (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "append"
+                and isinstance(value.func.value, ast.Name) and len(value.args) == 1 and not value.keywords):
+            names.append(value.func.value.id)
+    return list(dict.fromkeys(names))
+
+
+def _joins_after(node: ast.For, lists: list[str], ctx: FunctionContext) -> list[tuple[ast.Call, str]] | None:
+    """Each read of a list after the loop as the first argument of torch.cat / torch.stack (a dim
+    as the second argument or `dim=`, nothing else); None when some read is anything else."""
+    joins = []
+    for name in _later_loads(node, set(lists), ctx):
+        call = ctx.parent(name)
+        if not (isinstance(call, ast.Call) and ctx.qualname(call.func) in JOINS and call.args and call.args[0] is name
+                and len(call.args) <= 2 and all(k.arg == "dim" for k in call.keywords)
+                and len(call.args) + len(call.keywords) <= 2):
+            return None
+        joins.append((call, name.id))
+    return joins
+
+
+def _later_loads(node: ast.For, names: set[str], ctx: FunctionContext) -> list[ast.Name]:
+    """Loads of ``names`` in the function after the loop (not inside nested functions) of the
+    values the loop left: up to the line that binds the name again (`logits = torch.cat(logits)`
+    reads it on that line; later loads read the new value). Inside an outer loop, a load before
+    this loop in the outer one's body reads them too, on the outer loop's next step."""
+    outer = next((a for a in ctx.ancestors(node) if isinstance(a, LOOPS)), None)
+    after = [n for n in _function_nodes(ctx) if isinstance(n, ast.Name) and n.id in names
+             and (n.lineno > node.end_lineno or outer is not None and outer.lineno <= n.lineno < node.lineno)]
+    rebound = {}
+    for n in after:
+        if not isinstance(n.ctx, ast.Load) and n.lineno > node.end_lineno:
+            rebound[n.id] = min(rebound.get(n.id, n.lineno), n.lineno)
+    return [n for n in after if isinstance(n.ctx, ast.Load)
+            and (n.lineno < node.lineno or n.lineno <= rebound.get(n.id, n.lineno))]
+
+
+def _function_nodes(ctx: FunctionContext) -> list[ast.AST]:
+    found, pending = [], list(ast.iter_child_nodes(ctx.fn.node))
+    while pending:
+        current = pending.pop()
+        found.append(current)
+        if not isinstance(current, SCOPES):
+            pending.extend(ast.iter_child_nodes(current))
+    return found
+
+
+def _why_not(node: ast.For, exit_if: ast.If, lists: list[str], joins, ctx: FunctionContext) -> str:
+    if not lists:
+        return "the loop collects no list before its exit test"
+    if joins is None or not joins:
+        return "a list it collects is read after the loop other than by `torch.cat` / `torch.stack`"
+    exits = [n for n in _loop_nodes(node) if isinstance(n, (ast.Break, ast.Return, ast.Yield, ast.YieldFrom))]
+    if len(exits) != 1:
+        return "the loop has another `break`, a `return` or `yield`"
+    assigned = _assigned_names(node) - set(lists)
+    read_after = sorted({n.id for n in _later_loads(node, assigned, ctx)})
+    if read_after:
+        return (f"`{read_after[0]}`, which the loop assigns, is read after it (the steps past the exit would "
+                "change it)")
+    if any(_is_item(n) for n in ast.walk(exit_if.test)) and not _item_dropped_cleanly(exit_if.test):
+        return "the exit test reads `.item()` where dropping it would change the test"
+    return ""
+
+
+def _loop_nodes(node: ast.For) -> list[ast.AST]:
+    """The loop body's nodes, not those of nested loops or functions (their `break` is theirs)."""
+    found, pending = [], list(node.body)
+    while pending:
+        current = pending.pop()
+        found.append(current)
+        if not isinstance(current, (*LOOPS, *SCOPES)):
+            pending.extend(ast.iter_child_nodes(current))
+    return found
+
+
+def _assigned_names(node: ast.For) -> set[str]:
+    names = {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+    for current in _loop_nodes(node):
+        targets = (current.targets if isinstance(current, ast.Assign)
+                   else [current.target] if isinstance(current, (ast.AugAssign, ast.AnnAssign, ast.For)) else [])
+        names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        if isinstance(current, ast.NamedExpr):
+            names.add(current.target.id)
+    return names
+
+
+def _item_dropped_cleanly(test: ast.expr) -> bool:
+    """Every `.item()` in the test is a side of a comparison (`t.item() == eos`): without it the
+    comparison is the same truth value, as a one-element tensor."""
+    compared = {id(side) for c in ast.walk(test) if isinstance(c, ast.Compare) for side in (c.left, *c.comparators)}
+    return all(id(n) in compared for n in ast.walk(test) if _is_item(n))
+
+
+def _test_text(test: ast.expr, ctx: FunctionContext) -> str:
+    """The exit test with `.item()` dropped (`topi.item() == eos` -> `topi == eos`)."""
+    source = ctx.file.source
+    start, end = source.span(test)
+    text = source.text[start:end]
+    # innermost last, so the offsets of the ones still to cut stay valid
+    items = sorted(((source.span(n.func.value)[1], source.span(n)[1]) for n in ast.walk(test) if _is_item(n)),
+                   reverse=True)
+    for receiver_end, item_end in items:
+        text = text[:receiver_end - start] + text[item_end - start:]
+    return text
+
+
+RULES = [TensorLoopExit]
