@@ -25,6 +25,8 @@ UNTIL_STOP = Helper("_onnx_until_stop", helper_source("until_stop"))
 JOINS = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.stack"})
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "add",
+                      "discard", "popitem", "sort", "reverse", "__setitem__", "__delitem__"})
 
 
 class TensorLoopExit(Rule):
@@ -78,9 +80,14 @@ class TensorLoopExit(Rule):
             Offered only when no other name the loop assigns is read after it (the steps after the
             exit would have changed it), the loop has no other `break`, no `return` or `else`,
             and the lists are appended to at the loop's top level.
-            The exported model runs every step (the loop's bound must be fixed); a step past the
-            exit that fails while exporting shows as an export failure (`onnxfix export` keeps
-            the fix only when no verdict gets worse).
+            Not offered inside another loop, when a join is not in the loop's block after it, when
+            the loop changes an attribute or a name in place that is read after it, nor when the
+            test reads `.item()` other than as a side of a comparison (`t.item() > 0.1` is recorded
+            as `t.double() > torch.as_tensor(0.1, dtype=torch.float64)`: Python compares doubles,
+            and the exporters would round a bare 0.1 to float32; `in` a set would hash the
+            tensor). The exported model runs every step (the loop's bound must be
+            fixed); a step past the exit that fails while exporting shows as an export failure
+            (`onnxfix export` keeps the fix only when no verdict gets worse).
         """,
         references=("https://github.com/baudm/parseq/issues/155",
                     "https://github.com/pytorch/pytorch/issues/34442"),
@@ -112,7 +119,7 @@ class TensorLoopExit(Rule):
         step = indent + " " * 4
         # the test becomes the `elif` of a recording branch: the statements after it run as before
         record = (f"if {torch}.onnx.is_in_onnx_export():  # every step while exporting, cut after the exit\n"
-                  f"{step}{stops}.append((({counts}), {_test_text(exit_if.test, ctx)}))\n{indent}el")
+                  f"{step}{stops}.append((({counts}), {_test_text(exit_if.test, ctx, torch)}))\n{indent}el")
         start = source.span(node)[0]
         edits = [Edit(start, start, f"{stops} = []\n{statement_indent(ctx, node)}"),
                  Edit(source.span(exit_if)[0], source.span(exit_if)[0], record)]
@@ -180,19 +187,68 @@ def _joins_after(node: ast.For, lists: list[str], ctx: FunctionContext) -> list[
 
 
 def _later_loads(node: ast.For, names: set[str], ctx: FunctionContext) -> list[ast.Name]:
-    """Loads of ``names`` in the function after the loop (not inside nested functions) of the
-    values the loop left: up to the line that binds the name again (`logits = torch.cat(logits)`
-    reads it on that line; later loads read the new value). Inside an outer loop, a load before
-    this loop in the outer one's body reads them too, on the outer loop's next step."""
-    outer = next((a for a in ctx.ancestors(node) if isinstance(a, LOOPS)), None)
-    after = [n for n in _function_nodes(ctx) if isinstance(n, ast.Name) and n.id in names
-             and (n.lineno > node.end_lineno or outer is not None and outer.lineno <= n.lineno < node.lineno)]
+    """Loads of ``names`` in the function after the loop (not inside nested functions; an
+    augmented assignment reads too) of the values the loop left: up to a plain assignment to the
+    name among the statements after the loop in its own block (`logits = torch.cat(logits)` reads
+    it on that line; later loads read the new value; a conditional rebinding does not end it)."""
     rebound = {}
-    for n in after:
-        if not isinstance(n.ctx, ast.Load) and n.lineno > node.end_lineno:
-            rebound[n.id] = min(rebound.get(n.id, n.lineno), n.lineno)
-    return [n for n in after if isinstance(n.ctx, ast.Load)
-            and (n.lineno < node.lineno or n.lineno <= rebound.get(n.id, n.lineno))]
+    for statement in _block_after(node, ctx):
+        if isinstance(statement, ast.Assign):
+            for target in statement.targets:
+                if isinstance(target, ast.Name) and target.id in names:
+                    rebound.setdefault(target.id, statement.lineno)
+    return [n for n in _function_nodes(ctx) if isinstance(n, ast.Name) and n.id in names
+            and n.lineno > node.end_lineno and n.lineno <= rebound.get(n.id, n.lineno)
+            and (isinstance(n.ctx, ast.Load) or isinstance(ctx.parent(n), ast.AugAssign))]
+
+
+def _block_after(node: ast.stmt, ctx: FunctionContext) -> list[ast.stmt]:
+    """The statements after ``node`` in the block that holds it."""
+    parent = ctx.parent(node)
+    for field in ("body", "orelse", "finalbody", "handlers"):
+        block = getattr(parent, field, None)
+        if isinstance(block, list) and node in block:
+            return block[block.index(node) + 1:]
+    return []
+
+
+def _contains(statement: ast.stmt, node: ast.AST) -> bool:
+    return any(part is node for part in ast.walk(statement))
+
+
+def _mutated_names(node: ast.For, lists: list[str]) -> set[str]:
+    """Names the loop changes in place: a method called on them (`acc.add_(h)`, an append that is
+    not one of the counted top-level ones), a subscript written or deleted (`buf[i] = h`)."""
+    counted = {id(s.value) for s in node.body if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)
+               and isinstance(s.value.func, ast.Attribute) and s.value.func.attr == "append"
+               and isinstance(s.value.func.value, ast.Name) and s.value.func.value.id in lists}
+    names = set()
+    for part in _loop_nodes(node):
+        if (isinstance(part, ast.Call) and isinstance(part.func, ast.Attribute) and _mutator(part.func.attr)
+                and isinstance(part.func.value, ast.Name) and id(part) not in counted):
+            names.add(part.func.value.id)
+        if isinstance(part, ast.Subscript) and isinstance(part.ctx, (ast.Store, ast.Del)):
+            names |= {n.id for n in ast.walk(part.value) if isinstance(n, ast.Name)}
+    return names
+
+
+def _mutator(method: str) -> bool:
+    """An in-place tensor method (`add_`, `copy_`) or one that changes a list, dict or set."""
+    return (method.endswith("_") and not method.startswith("__")) or method in MUTATORS
+
+
+def _changes_outer_state(node: ast.For) -> bool:
+    """An attribute written (`self.last = h`) or changed in place (`self.cache.append(h)`)."""
+    return any((isinstance(n, ast.Attribute) and isinstance(n.ctx, (ast.Store, ast.Del)))
+               or (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and _mutator(n.func.attr)
+                   and isinstance(n.func.value, ast.Attribute))
+               for n in _loop_nodes(node))
+
+
+def _read_in_nested_scopes(names: set[str], ctx: FunctionContext) -> set[str]:
+    """Names a function or lambda defined in this one reads: it may run after the loop."""
+    nested = [n for n in _function_nodes(ctx) if isinstance(n, SCOPES)]
+    return {n.id for scope in nested for n in ast.walk(scope) if isinstance(n, ast.Name) and n.id in names}
 
 
 def _function_nodes(ctx: FunctionContext) -> list[ast.AST]:
@@ -208,18 +264,25 @@ def _function_nodes(ctx: FunctionContext) -> list[ast.AST]:
 def _why_not(node: ast.For, exit_if: ast.If, lists: list[str], joins, ctx: FunctionContext) -> str:
     if not lists:
         return "the loop collects no list before its exit test"
+    if any(isinstance(a, (*LOOPS, ast.comprehension)) for a in ctx.ancestors(node)):
+        return "the loop runs inside another loop (its steps' records would start over on each outer step)"
     if joins is None or not joins:
         return "a list it collects is read after the loop other than by `torch.cat` / `torch.stack`"
+    block = _block_after(node, ctx)
+    if not all(any(_contains(statement, call) for statement in block) for call, _ in joins):
+        return "a join is not in the loop's block after it (where the records are bound)"
+    if _changes_outer_state(node):
+        return "the loop changes an attribute (state the steps past the exit would change)"
     exits = [n for n in _loop_nodes(node) if isinstance(n, (ast.Break, ast.Return, ast.Yield, ast.YieldFrom))]
     if len(exits) != 1:
         return "the loop has another `break`, a `return` or `yield`"
-    assigned = _assigned_names(node) - set(lists)
-    read_after = sorted({n.id for n in _later_loads(node, assigned, ctx)})
+    assigned = (_assigned_names(node) | _mutated_names(node, lists)) - set(lists)
+    read_after = sorted({n.id for n in _later_loads(node, assigned, ctx)} | _read_in_nested_scopes(assigned, ctx))
     if read_after:
         return (f"`{read_after[0]}`, which the loop assigns, is read after it (the steps past the exit would "
                 "change it)")
-    if any(_is_item(n) for n in ast.walk(exit_if.test)) and not _item_dropped_cleanly(exit_if.test):
-        return "the exit test reads `.item()` where dropping it would change the test"
+    if any(_is_item(n) for n in ast.walk(exit_if.test)) and not _item_replaced_cleanly(exit_if.test):
+        return "the exit test reads `.item()` other than as a side of a comparison"
     return ""
 
 
@@ -245,23 +308,40 @@ def _assigned_names(node: ast.For) -> set[str]:
     return names
 
 
-def _item_dropped_cleanly(test: ast.expr) -> bool:
-    """Every `.item()` in the test is a side of a comparison (`t.item() == eos`): without it the
-    comparison is the same truth value, as a one-element tensor."""
-    compared = {id(side) for c in ast.walk(test) if isinstance(c, ast.Compare) for side in (c.left, *c.comparators)}
+COMPARISONS = (ast.Eq, ast.NotEq, ast.Lt, ast.Gt, ast.LtE, ast.GtE)
+
+
+def _item_replaced_cleanly(test: ast.expr) -> bool:
+    """Every `.item()` in the test is a side of an (in)equality or ordering (`t.item() == eos`):
+    as `t.double()` the comparison has the same truth value, as a one-element tensor (a Python
+    float is a double; `in` a set would hash the tensor instead)."""
+    compared = {id(side) for c in ast.walk(test) if isinstance(c, ast.Compare) and all(isinstance(o, COMPARISONS) for o in c.ops)
+                for side in (c.left, *c.comparators)}
     return all(id(n) in compared for n in ast.walk(test) if _is_item(n))
 
 
-def _test_text(test: ast.expr, ctx: FunctionContext) -> str:
-    """The exit test with `.item()` dropped (`topi.item() == eos` -> `topi == eos`)."""
+def _test_text(test: ast.expr, ctx: FunctionContext, torch: str) -> str:
+    """The exit test as a tensor: in a comparison with `.item()` on a side, that side read as
+    `.double()` and the others as float64 tensors (`topi.item() == eos` -> `topi.double() ==
+    torch.as_tensor(eos, dtype=torch.float64)`): the Python comparison is of doubles, and the
+    exporters would round a bare Python float to float32 (0.1)."""
     source = ctx.file.source
     start, end = source.span(test)
+    edits = []
+    for compare in (c for c in ast.walk(test) if isinstance(c, ast.Compare)):
+        sides = [compare.left, *compare.comparators]
+        if not any(_is_item(side) for side in sides):
+            continue
+        for side in sides:
+            if _is_item(side):
+                dot, item_end = ctx.dot_span(side.func, side)
+                edits.append((dot, item_end, ".double()"))
+            else:
+                side_start, side_end = source.span(side)
+                edits.append((side_start, side_end, f"{torch}.as_tensor({ctx.segment(side)}, dtype={torch}.float64)"))
     text = source.text[start:end]
-    # innermost last, so the offsets of the ones still to cut stay valid
-    items = sorted(((source.span(n.func.value)[1], source.span(n)[1]) for n in ast.walk(test) if _is_item(n)),
-                   reverse=True)
-    for receiver_end, item_end in items:
-        text = text[:receiver_end - start] + text[item_end - start:]
+    for edit_start, edit_end, replacement in sorted(edits, reverse=True):  # last first: offsets stay valid
+        text = text[:edit_start - start] + replacement + text[edit_end - start:]
     return text
 
 
