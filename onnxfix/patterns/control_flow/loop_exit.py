@@ -197,9 +197,23 @@ def _later_loads(node: ast.For, names: set[str], ctx: FunctionContext) -> list[a
             for target in statement.targets:
                 if isinstance(target, ast.Name) and target.id in names:
                     rebound.setdefault(target.id, statement.lineno)
+    other_branches = {id(part) for branch in _other_branches(node, ctx) for statement in branch
+                      for part in ast.walk(statement)}
     return [n for n in _function_nodes(ctx) if isinstance(n, ast.Name) and n.id in names
             and n.lineno > node.end_lineno and n.lineno <= rebound.get(n.id, n.lineno)
-            and (isinstance(n.ctx, ast.Load) or isinstance(ctx.parent(n), ast.AugAssign))]
+            and (isinstance(n.ctx, ast.Load) or isinstance(ctx.parent(n), ast.AugAssign))
+            and id(n) not in other_branches]
+
+
+def _other_branches(node: ast.stmt, ctx: FunctionContext) -> list[list[ast.stmt]]:
+    """The other side of each `if` the loop is in (PARSeq's `else:` of `if self.decode_ar:`):
+    what runs there never runs after the loop."""
+    branches, child = [], node
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, ast.If):
+            branches.append(ancestor.orelse if child in ancestor.body else ancestor.body)
+        child = ancestor
+    return branches
 
 
 def _block_after(node: ast.stmt, ctx: FunctionContext) -> list[ast.stmt]:
