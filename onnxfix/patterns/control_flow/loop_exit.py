@@ -113,7 +113,8 @@ class TensorLoopExit(Rule):
              ctx: FunctionContext) -> Fix:
         torch, imports = ctx.torch_name()
         source = ctx.file.source
-        stops = f"_onnx_stops_{node.lineno}"
+        # named after what it records, not the loop's line (which earlier fixes may move)
+        stops = f"_onnx_stops_{lists[0]}"
         counts = ", ".join(f"len({name})" for name in lists) + ("," if len(lists) == 1 else "")
         indent = statement_indent(ctx, exit_if)
         step = indent + " " * 4
