@@ -19,7 +19,8 @@ from onnxfix.patterns.control_flow.conditions import tensor_condition
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.export_guards import in_training_branch
 from onnxfix.rewriter.rule import Edit, Fix, Helper, Rule, RuleDoc
-from onnxfix.rewriter.statements import statement_indent
+from onnxfix.rewriter.names import walk_scope
+from onnxfix.rewriter.statements import block_of, statement_indent
 
 UNTIL_STOP = Helper("_onnx_until_stop", helper_source("until_stop"))
 JOINS = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.stack"})
@@ -219,12 +220,8 @@ def _other_branches(node: ast.stmt, ctx: FunctionContext) -> list[list[ast.stmt]
 
 def _block_after(node: ast.stmt, ctx: FunctionContext) -> list[ast.stmt]:
     """The statements after ``node`` in the block that holds it."""
-    parent = ctx.parent(node)
-    for field in ("body", "orelse", "finalbody", "handlers"):
-        block = getattr(parent, field, None)
-        if isinstance(block, list) and node in block:
-            return block[block.index(node) + 1:]
-    return []
+    block = block_of(node, ctx)
+    return block[block.index(node) + 1:] if block else []
 
 
 def _contains(statement: ast.stmt, node: ast.AST) -> bool:
@@ -267,13 +264,8 @@ def _read_in_nested_scopes(names: set[str], ctx: FunctionContext) -> set[str]:
 
 
 def _function_nodes(ctx: FunctionContext) -> list[ast.AST]:
-    found, pending = [], list(ast.iter_child_nodes(ctx.fn.node))
-    while pending:
-        current = pending.pop()
-        found.append(current)
-        if not isinstance(current, SCOPES):
-            pending.extend(ast.iter_child_nodes(current))
-    return found
+    """The function's own nodes: nested functions, lambdas and classes listed, not entered."""
+    return [n for n, _ in walk_scope(ctx.fn.node)]
 
 
 def _why_not(node: ast.For, exit_if: ast.If, lists: list[str], joins, ctx: FunctionContext) -> str:
