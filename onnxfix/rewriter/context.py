@@ -161,7 +161,12 @@ class FunctionContext(_FileView):
     def is_builtin(self, name: str) -> bool:
         """``name`` here is Python's builtin: not imported, assigned or defined in any enclosing
         scope (the one answer every rule asking "is this `len`/`int`/`zip`?" uses)."""
-        return self.scope.lookup(name) is None and not self.scope.is_local(name)
+        scope = self.scope
+        while scope is not None:
+            if scope.is_local(name):
+                return False
+            scope = scope.parent
+        return True
 
     @property
     def self_name(self) -> str | None:
