@@ -70,6 +70,7 @@ CASES = {
     "gathered_rows": ("ONX603", True, (FAILS, WRONG)),  # Reformer: per-row index_select -> one gather
     "tf_same_padding": ("ONX606", True, (WRONG, WRONG)),  # MobileNetV2's TF "SAME" pad: (h - 1) % s + 1
     "vit_position_table": ("ONX607", False, (ORT, OK)),
+    "mismatch_resize": ("ONX607", False, (ORT, ORT)),  # fastai: `if ssh != up_out.shape[-2:]: up_out = F.interpolate(...)`
     "pos_embed_resize": ("ONX607", True, (ORT, ORT)),  # mmcls: the table returned unguarded when the grid matches, else interpolated  # ViT: the table shortcut skipped under export too
     "window_pad_crop": ("ONX608", True, (ORT, ORT)),  # Swin: pad to the patch and window multiples, crop back
     "pad_amount_test": ("ONX608", False, (WRONG, WRONG)),  # `if pad_H > 0 or pad_W > 0:` around the pad (torch#136216)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import ast
 
-from onnxfix.patterns.control_flow.tracing_only_guard import compares_sizes
+from onnxfix.patterns.control_flow.size_paths import compares_sizes
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.export_guards import consults_export_guard
 from onnxfix.rewriter.precedence import NOT, OR, operand

@@ -19,22 +19,15 @@ from __future__ import annotations
 
 import ast
 
+from onnxfix.patterns.control_flow.mismatch_resize import mismatch_resize
+from onnxfix.patterns.control_flow.size_paths import RESIZES, compares_sizes, view_of
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.export_guards import TRUE_UNDER_LEGACY_EXPORT, consults_export_guard, negated_guard_call
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 
-COMPARISONS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
-
-
 def tracing_guard(node: ast.expr) -> ast.Call | None:
     """The call of `not torch.jit.is_tracing()` (any spelling of the tracer's state)."""
     return negated_guard_call(node, TRUE_UNDER_LEGACY_EXPORT)
-
-
-def compares_sizes(node: ast.expr, ctx: FunctionContext) -> bool:
-    """A comparison with a size on either side (`height == width`, `n == self.num_positions`)."""
-    return (isinstance(node, ast.Compare) and all(isinstance(op, COMPARISONS) for op in node.ops)
-            and any(ctx.sizes.is_size(side) for side in (node.left, *node.comparators)))
 
 
 class TracingOnlyGuard(Rule):
@@ -49,7 +42,11 @@ class TracingOnlyGuard(Rule):
         what="Finds `if not torch.jit.is_tracing() and <sizes compared> ...: return ...` in "
         "export-time code: a shortcut taken for one input size (the stored position table of "
         "ViT, DeiT, DINOv2, CLIP, SigLIP, CLIPSeg for the pretraining image size), skipped while "
-        "the legacy exporter traces so that the exported model keeps the general computation.",
+        "the legacy exporter traces so that the exported model keeps the general computation. Unguarded: the "
+        "same shortcut returned when every conjunct compares sizes and the code after resizes the value to a "
+        "size; and a resize taken only when the sizes differ (`if ssh != up_out.shape[-2:]: up_out = "
+        "F.interpolate(up_out, s.shape[-2:])`, fastai's and DeOldify's U-Net blocks; `if a != b: r = "
+        "F.interpolate(t...) else: r = t`, ViTDet's tables; `==` with the branches swapped).",
         why="`torch.jit.is_tracing()` is False under torch.export (the dynamo exporter), which "
         "evaluates the size comparison instead: with the image size dynamic it specializes the "
         "model to the example's size (ONX914 `Eq(...)` guards) and drops the general path, so "
@@ -69,7 +66,10 @@ class TracingOnlyGuard(Rule):
         "shortcut's own size it computes what the shortcut returns up to the general path's "
         "rounding (an interpolation to the same size), which the export's comparison with eager "
         "measures. The unguarded shortcut's fix is unsafe for that reason: nothing in the source "
-        "says the author meant the general path for the shortcut's size too.",
+        "says the author meant the general path for the shortcut's size too. The resize taken when the "
+        "sizes differ: safe for a nearest resize (eager keeps the test; under export the resize to the size "
+        "the value has reads every element from itself, exactly), unsafe for the other modes (their "
+        "rounding at the same size).",
         references=("https://github.com/huggingface/transformers/blob/main/src/transformers/models/vit/modeling_vit.py",
                     "https://github.com/facebookresearch/dinov2/blob/main/dinov2/models/vision_transformer.py"),
     )
@@ -79,6 +79,10 @@ class TracingOnlyGuard(Rule):
         if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)) or not any(
                 tracing_guard(v) for v in test.values):
             yield from _unguarded_shortcut(self, node, ctx)
+            found = mismatch_resize(node, ctx)
+            if found is not None:
+                fix, message = found
+                yield ctx.report(self, node.test, message, fix=fix, exporters=("dynamo", "legacy"))
             return
         guards = [tracing_guard(value) for value in test.values]
         call = next((g for g in guards if g is not None), None)
@@ -96,9 +100,6 @@ class TracingOnlyGuard(Rule):
                    "drops the general path (other sizes fail or come out wrong); skip it under "
                    "`torch.compiler.is_exporting()` too")
         yield ctx.report(self, node.test, message, fix=fix)
-
-
-RESIZES = frozenset({"interpolate", "resize", "upsample"})
 
 
 def _unguarded_shortcut(rule: Rule, node: ast.If, ctx: FunctionContext):
@@ -150,33 +151,8 @@ def _resizes_after(node: ast.If, value: ast.expr, ctx: FunctionContext) -> bool:
         name = n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id if isinstance(n.func, ast.Name) else ""
         by_size = (len(n.args) > 1 or any(k.arg == "size" for k in n.keywords)) and not any(
             k.arg == "scale_factor" for k in n.keywords)
-        if name in RESIZES and by_size and _view_of(n.args[0], value, ctx, 0):
+        if name in RESIZES and by_size and view_of(n.args[0], value, ctx, 0):
             return True
-    return False
-
-
-VIEWS = frozenset({"reshape", "view", "permute", "transpose", "flatten", "unflatten", "contiguous", "float", "to",
-                   "unsqueeze", "squeeze", "type_as"})
-
-
-def _view_of(node: ast.expr, value: ast.expr, ctx: FunctionContext, depth: int) -> bool:
-    if ast.dump(node) == ast.dump(value):
-        return True
-    if depth > 4:
-        return False
-    if isinstance(node, ast.Subscript):
-        return _view_of(node.value, value, ctx, depth + 1)
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in VIEWS:
-        return _view_of(node.func.value, value, ctx, depth + 1)
-    if isinstance(node, ast.Name):
-        # every binding a view of the value or of the name itself (`w = table[:, 1:]`, then
-        # `w = w.reshape(...).permute(...)`), one of them of the value
-        bound = ctx.assignments(node.id)
-        if not bound or not all(isinstance(b, ast.expr) for b in bound):
-            return False
-        itself = ast.Name(id=node.id, ctx=ast.Load())
-        return all(_view_of(b, itself, ctx, depth + 1) or _view_of(b, value, ctx, depth + 1) for b in bound) and any(
-            _view_of(b, value, ctx, depth + 1) for b in bound)
     return False
 
 
