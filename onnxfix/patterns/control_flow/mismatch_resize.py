@@ -1,51 +1,63 @@
 """ONX607: a resize taken only when the sizes differ, the value kept as it is otherwise.
 
-fastai's and DeOldify's U-Net blocks, SAM's and ViTDet's position tables, ViTDet's relative
-positions:
+fastai's and DeOldify's U-Net blocks:
 
+    ssh = s.shape[-2:]
     if ssh != up_out.shape[-2:]:
         up_out = F.interpolate(up_out, s.shape[-2:], mode='nearest')
 
-    if rel_pos.shape[0] != max_rel_dist:
-        rel_pos_resized = F.interpolate(rel_pos.reshape(1, rel_pos.shape[0], -1).permute(0, 2, 1),
-                                        size=max_rel_dist, mode="linear")
-        ...
-    else:
-        rel_pos_resized = rel_pos
-
-Both exporters decide the comparison on the example and keep one branch: torch.export pins the
-sizes (ONX914/ONX915), the legacy trace records the branch, and other sizes fail (a Concat of
-unequal sizes) or come out wrong. The resize to a size the value already has gives its values
-back, so the resizing branch taken while exporting keeps the model general; eager keeps the test.
+and the same with an `else` keeping the value (`if t.shape[2:] != size: r = F.interpolate(t, size)
+else: r = t`), or `==` with the branches swapped. Both exporters decide the comparison on the
+example and keep one branch: torch.export pins the sizes (ONX914/ONX915), the legacy trace records
+the branch, and other sizes fail (a Concat of unequal sizes) or come out wrong. A resize of V to
+the trailing sizes V already has gives its values back, so the resize taken while exporting keeps
+the model general; eager keeps the test. Taken only in that shape (the branch is the resize alone,
+the test compares V's trailing sizes with the size resized to, nothing changes V in place after):
+views on either side (ViTDet's `rel_pos.reshape(...).permute(...)` tables) are not followed.
 """
 
 from __future__ import annotations
 
 import ast
+import copy
 
-from onnxfix.patterns.control_flow.size_paths import RESIZES, compares_sizes, view_of
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.export_guards import consults_export_guard
 from onnxfix.rewriter.rule import Fix
 
 # modes whose resize to the same size reads every output element from the same input element
 EXACT_MODES = frozenset({"nearest", "nearest-exact"})
+RESIZE_CALLS = frozenset({"torch.nn.functional.interpolate", "torch.nn.functional.upsample"})
+MODE_POSITION, SCALE_POSITION = 3, 2  # interpolate(input, size, scale_factor, mode, ...)
 
 
 def mismatch_resize(node: ast.If, ctx: FunctionContext) -> tuple[Fix, str] | None:
-    """(fix, message) for `if <sizes differ>: <resize V>` (else: V or a view of it), or the same
-    with the test `==` and the branches swapped."""
+    """(fix, message) for `if <V's size> != <size>: V = F.interpolate(V, <size>)`, or
+    `if ...: R = F.interpolate(V, <size>) else: R = V` (`==` with the branches swapped): the
+    resize is the whole branch, the other gives V itself, and the test compares V's trailing
+    sizes with the size resized to."""
     if consults_export_guard(node.test) or ctx.compiled_by_torchscript:
         return None
-    polarity = _polarity(node.test, ctx)
+    if any(isinstance(n, ast.NamedExpr) for n in ast.walk(node.test)):
+        return None  # `(hw := ...) != ...`: the name would go unbound under export
+    polarity = _polarity(node.test)
     if polarity is None:
         return None
     general, shortcut = (node.body, node.orelse) if polarity == "differ" else (node.orelse, node.body)
-    if not general:
+    found = _resize_statement(general, ctx)
+    if found is None:
         return None
-    resize = _resize_in(general, ctx)
-    if resize is None or not _keeps_the_value(shortcut, general, resize, ctx):
+    target, source, size, resize = found
+    if shortcut and not _gives_itself(shortcut, target, source):
         return None
+    if not shortcut and (polarity != "differ" or target != source):
+        return None
+    if not _tests_the_sizes(node.test, source, size, ctx) or _changed_in_place_after(node, {target, source}, ctx):
+        return None
+    return _fix(node, polarity, _mode(resize), ctx)
+
+
+def _fix(node: ast.If, polarity: str, mode: str, ctx: FunctionContext) -> tuple[Fix, str]:
     torch_name, imports = ctx.torch_name()
     exporting = f"{torch_name}.jit.is_tracing() or {torch_name}.compiler.is_exporting()"
     test = ctx.segment(node.test)
@@ -54,7 +66,6 @@ def mismatch_resize(node: ast.If, ctx: FunctionContext) -> tuple[Fix, str] | Non
     else:
         test = test if not isinstance(node.test, ast.BoolOp) or isinstance(node.test.op, ast.And) else f"({test})"
         new = f"not ({exporting}) and {test}"
-    mode = _mode(resize)
     exact = mode in EXACT_MODES
     fix = Fix("Take the resize under export", (ctx.replace(node.test, new),), safe=exact, imports=imports)
     message = ("the value is resized only when the sizes differ: both exporters decide the sizes on the example and "
@@ -64,16 +75,10 @@ def mismatch_resize(node: ast.If, ctx: FunctionContext) -> tuple[Fix, str] | Non
     return fix, message
 
 
-def _polarity(test: ast.expr, ctx: FunctionContext) -> str | None:
-    """"differ" for `a != b [or c != d]`, "equal" for `a == b [and c == d]`, each comparing sizes
-    (or, with the run's evidence, specialized at this line)."""
-    evidence = ctx.file.evidence
-    specialized = evidence is not None and test.lineno in evidence.specialized
-    if isinstance(test, ast.BoolOp):
-        parts, joined = test.values, type(test.op)
-    else:
-        parts, joined = [test], None
-    if not all(isinstance(p, ast.Compare) and len(p.ops) == 1 and (compares_sizes(p, ctx) or specialized) for p in parts):
+def _polarity(test: ast.expr) -> str | None:
+    """"differ" for `a != b [or c != d]`, "equal" for `a == b [and c == d]`."""
+    parts, joined = (test.values, type(test.op)) if isinstance(test, ast.BoolOp) else ([test], None)
+    if not all(isinstance(p, ast.Compare) and len(p.ops) == 1 for p in parts):
         return None
     ops = {type(p.ops[0]) for p in parts}
     if ops == {ast.NotEq} and joined in (None, ast.Or):
@@ -83,73 +88,122 @@ def _polarity(test: ast.expr, ctx: FunctionContext) -> str | None:
     return None
 
 
-def _resize_in(block: list[ast.stmt], ctx: FunctionContext) -> ast.Call | None:
-    """The one resize to a given size (not a `scale_factor`) in the block."""
-    found = [n for s in block for n in ast.walk(s) if isinstance(n, ast.Call) and _resize_name(n, ctx) and n.args]
-    if len(found) != 1:
+def _resize_statement(block: list[ast.stmt], ctx: FunctionContext) -> tuple[str, str, ast.expr, ast.Call] | None:
+    """(target, source, size, call) of a block that is exactly `T = F.interpolate(S, size, ...)`,
+    S a name or `self.x`, the size given and no scale factor, no `*args` / `**kwargs`."""
+    if len(block) != 1 or not isinstance(block[0], ast.Assign) or len(block[0].targets) != 1:
         return None
-    call = found[0]
-    by_size = (len(call.args) > 1 or any(k.arg == "size" for k in call.keywords)) and not any(
-        k.arg == "scale_factor" for k in call.keywords)
-    return call if by_size else None
+    target, call = block[0].targets[0], block[0].value
+    if not (isinstance(call, ast.Call) and ctx.qualname(call.func) in RESIZE_CALLS and call.args):
+        return None
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return None
+    keywords = {k.arg: k.value for k in call.keywords}
+    size = call.args[1] if len(call.args) > 1 else keywords.get("size")
+    scale = call.args[SCALE_POSITION] if len(call.args) > SCALE_POSITION else keywords.get("scale_factor")
+    if size is None or _is_none(size) or not (scale is None or _is_none(scale)):
+        return None
+    if not (_plain(target) and _plain(call.args[0])):
+        return None
+    return _text(target), _text(call.args[0]), size, call
 
 
-def _resize_name(call: ast.Call, ctx: FunctionContext) -> bool:
-    qualname = ctx.qualname(call.func) or ""
-    return qualname.startswith("torch.") and qualname.rsplit(".", 1)[-1] in RESIZES
+def _gives_itself(shortcut: list[ast.stmt], target: str, source: str) -> bool:
+    """The other branch is exactly `T = S`."""
+    return (len(shortcut) == 1 and isinstance(shortcut[0], ast.Assign) and len(shortcut[0].targets) == 1
+            and _text(shortcut[0].targets[0]) == target and _plain(shortcut[0].value)
+            and _text(shortcut[0].value) == source)
+
+
+def _tests_the_sizes(test: ast.expr, source: str, size: ast.expr, ctx: FunctionContext) -> bool:
+    """The test is one comparison of S's trailing sizes (`S.shape[-2:]`, `S.shape[2:]`,
+    `S.size()[2:]`) with the size resized to (the same text, or a name bound once to it)."""
+    if not isinstance(test, ast.Compare):
+        return False
+    sides = [test.left, test.comparators[0]]
+    for mine, other in (sides, sides[::-1]):
+        if _trailing_sizes_of(mine, source, ctx) and _same_value(other, size, ctx):
+            return True
+    return False
+
+
+def _trailing_sizes_of(node: ast.expr, source: str, ctx: FunctionContext) -> bool:
+    node = _bound_once(node, ctx)
+    if not (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice) and node.slice.upper is None
+            and node.slice.step is None and node.slice.lower is not None):
+        return False
+    shape = node.value
+    of = shape.value if isinstance(shape, ast.Attribute) and shape.attr == "shape" else (
+        shape.func.value if isinstance(shape, ast.Call) and isinstance(shape.func, ast.Attribute)
+        and shape.func.attr == "size" and not shape.args and not shape.keywords else None)
+    return of is not None and _plain(of) and _text(of) == source
+
+
+def _same_value(node: ast.expr, size: ast.expr, ctx: FunctionContext) -> bool:
+    return _text(_bound_once(node, ctx)) == _text(_bound_once(size, ctx))
+
+
+def _bound_once(node: ast.expr, ctx: FunctionContext) -> ast.expr:
+    """The value of a name the function binds exactly once (to an expression), else the node."""
+    if isinstance(node, ast.Name) and not ctx.is_parameter(node.id):
+        bindings = ctx.assignments(node.id)
+        if len(bindings) == 1 and isinstance(bindings[0], ast.expr):
+            return bindings[0]
+    return node
+
+
+def _changed_in_place_after(node: ast.If, names: set[str], ctx: FunctionContext) -> bool:
+    """An in-place change of T or S after the `if` (`T += s`, `T.add_(1)`, `T[0] = 1`): in the
+    shortcut they are one tensor, the resize returns a copy."""
+    end = node.end_lineno or node.lineno
+    for n in ast.walk(ctx.fn.node):
+        if getattr(n, "lineno", 0) <= end:
+            continue
+        if isinstance(n, ast.AugAssign) and _text(_base(n.target)) in names:
+            return True
+        if isinstance(n, (ast.Assign, ast.AnnAssign)):
+            targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+            if any(isinstance(t, ast.Subscript) and _text(_base(t)) in names for t in targets):
+                return True
+        if (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr.endswith("_")
+                and not n.func.attr.startswith("_") and _text(_base(n.func.value)) in names):
+            return True
+    return False
+
+
+def _base(node: ast.expr) -> ast.expr:
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    return node
+
+
+def _plain(node: ast.expr) -> bool:
+    """A name or `self.x` (`self.x.y`): a value the test and both branches name the same way."""
+    if isinstance(node, ast.Name):
+        return True
+    return isinstance(node, ast.Attribute) and _plain(node.value)
+
+
+def _text(node: ast.expr) -> str:
+    """The expression's structure, `x.size()` read as `x.shape` and stores as loads."""
+    return ast.dump(_SizeAsShape().visit(copy.deepcopy(node))).replace("ctx=Store()", "ctx=Load()")
+
+
+class _SizeAsShape(ast.NodeTransformer):
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "size" and not node.args and not node.keywords:
+            return ast.Attribute(value=node.func.value, attr="shape", ctx=ast.Load())
+        return node
+
+
+def _is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
 
 
 def _mode(call: ast.Call) -> str:
-    mode = next((k.value for k in call.keywords if k.arg == "mode"), call.args[2] if len(call.args) > 2 else None)
+    keywords = {k.arg: k.value for k in call.keywords}
+    mode = keywords.get("mode", call.args[MODE_POSITION] if len(call.args) > MODE_POSITION else None)
     if mode is None:
-        return "nearest"  # F.interpolate's default
+        return "nearest"  # F.interpolate's and F.upsample's default
     return mode.value if isinstance(mode, ast.Constant) and isinstance(mode.value, str) else "?"
-
-
-def _keeps_the_value(shortcut: list[ast.stmt], general: list[ast.stmt], resize: ast.Call, ctx: FunctionContext) -> bool:
-    """The other branch gives the resized value as it is: absent, when the general branch rebinds
-    the name it resizes (`x = F.interpolate(x, size)`); or only assignments and returns of the
-    resized value or views of it (`rel_pos_resized = rel_pos`, `return pos.reshape(1, h, w, -1)`),
-    each to a name (or a return) the general branch also ends in."""
-    source = resize.args[0]
-    if not shortcut:
-        last = general[-1]
-        if not (isinstance(last, ast.Assign) and len(last.targets) == 1 and isinstance(last.targets[0], ast.Name)):
-            return False
-        name = last.targets[0].id
-        roots = _roots(source)
-        return (bool(roots) and ast.dump(roots[0]) == ast.dump(ast.Name(id=name, ctx=ast.Load()))
-                and _rebinds_only(general, name))
-    roots = _roots(source)
-    if not roots:
-        return False
-    for statement in shortcut:
-        value = statement.value if isinstance(statement, (ast.Assign, ast.Return)) else None
-        if value is None or (isinstance(statement, ast.Assign) and not _same_target(statement, general)):
-            return False
-        if not any(view_of(value, root, ctx, 0) for root in roots):
-            return False
-    return isinstance(shortcut[-1], ast.Return) == isinstance(general[-1], ast.Return)
-
-
-def _roots(node: ast.expr) -> list[ast.expr]:
-    """The value a chain of views starts from (`rel_pos` of `rel_pos.reshape(...).permute(...)`)."""
-    while True:
-        if isinstance(node, ast.Subscript):
-            node = node.value
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            node = node.func.value
-        else:
-            break
-    return [node] if isinstance(node, (ast.Name, ast.Attribute)) else []
-
-
-def _same_target(assignment: ast.Assign, general: list[ast.stmt]) -> bool:
-    targets = [ast.dump(t) for t in assignment.targets]
-    return any(isinstance(s, ast.Assign) and [ast.dump(t) for t in s.targets] == targets for s in general)
-
-
-def _rebinds_only(block: list[ast.stmt], name: str) -> bool:
-    """Every statement of the block binds ``name`` (the resize, and views of it after)."""
-    return all(isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)
-               and s.targets[0].id == name for s in block)

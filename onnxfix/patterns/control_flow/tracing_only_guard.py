@@ -45,8 +45,10 @@ class TracingOnlyGuard(Rule):
         "the legacy exporter traces so that the exported model keeps the general computation. Unguarded: the "
         "same shortcut returned when every conjunct compares sizes and the code after resizes the value to a "
         "size; and a resize taken only when the sizes differ (`if ssh != up_out.shape[-2:]: up_out = "
-        "F.interpolate(up_out, s.shape[-2:])`, fastai's and DeOldify's U-Net blocks; `if a != b: r = "
-        "F.interpolate(t...) else: r = t`, ViTDet's tables; `==` with the branches swapped).",
+        "F.interpolate(up_out, s.shape[-2:])`, fastai's and DeOldify's U-Net blocks; `if t.shape[2:] != size: "
+        "r = F.interpolate(t, size) else: r = t`; `==` with the branches swapped): the branch is the resize "
+        "alone, the test compares the value's trailing sizes with the size resized to, and nothing changes "
+        "the value in place afterwards (the resize returns a copy).",
         why="`torch.jit.is_tracing()` is False under torch.export (the dynamo exporter), which "
         "evaluates the size comparison instead: with the image size dynamic it specializes the "
         "model to the example's size (ONX914 `Eq(...)` guards) and drops the general path, so "
