@@ -19,9 +19,9 @@ FLOAT16_MAX = 65504.0  # masked_fill_ refuses a number a float16 tensor cannot h
 class MaskFillWrite(Rule):
     code = "ONX705"
     name = "mask-fill-write"
-    summary = "a number written through a boolean mask (`x[mask] = 0.0`): `x.masked_fill_(mask, 0.0)` with the mask's axes kept"
+    summary = "a number written (or an update) through a boolean mask of fewer axes (`x[mask] = 0.0`, `x[labels == 0] += w`)"
     fix_availability = "sometimes"
-    default_safety = "safe"
+    default_safety = "per-finding"  # a fill: safe; an update: unsafe
     exporters = (LEGACY,)
     doc = RuleDoc(
         what="""
@@ -29,7 +29,11 @@ class MaskFillWrite(Rule):
             a number (a literal, or under `onnxfix export` a name the run saw hold only Python
             numbers), and `mask` is not a comparison of `x` itself (which has all of `x`'s axes):
             wav2vec2/WavLM's `hidden_states[~padding_mask] = 0.0` before mean pooling, the mask
-            over (batch, frames) of (batch, frames, hidden).
+            over (batch, frames) of (batch, frames, hidden). The mask may also be a comparison of
+            a tensor with a number (`labels == -1`), and the write an update (`x[mask] += v`,
+            `-=`, `*=`, `/=`: SAM's prompt encoder before transformers#22915,
+            `point_embedding[labels == -1] += self.not_a_point_embed.weight`). The tensor is
+            one the type inference knows, or a local bound only to a submodule's output.
         """,
         why="""
             A mask over the leading axes selects whole rows. The legacy exporter writes it as a
@@ -60,7 +64,11 @@ class MaskFillWrite(Rule):
             (65504) gets no fix: `masked_fill_` refuses it on a float16 tensor where the index
             write stores inf; a number held in a name is fixed only where the run saw the tensor
             with a dtype other than float16 and bfloat16 (which refuse it, where float32 stores
-            inf as the index write does).
+            inf as the index write does). An update, `x.copy_(torch.where(<mask with its
+            missing axes>, x + v, x))`: unsafe. The selected elements get the same op on the same
+            operands, in place, only while `v` broadcasts as one row of the selection (a number, or
+            a tensor without a leading axis of the selection's length); and an integer tensor
+            updated by a float is computed in float and cast back where the index write refuses.
         """,
         references=INDEX_REFERENCES,
     )
@@ -69,15 +77,11 @@ class MaskFillWrite(Rule):
         target = subscript_target(node)
         if target is None or not simple_receiver(target.value) or not _a_number(node.value, ctx):
             return
-        mask = target.slice
-        name = mask.operand if isinstance(mask, ast.UnaryOp) and isinstance(mask.op, ast.Invert) else mask
-        if not isinstance(name, ast.Name) or ctx.tensors.is_tensor(target.value) is not True:
-            return
-        if not (ctx.tensors.dtype(name) == "bool" or _bound_once_to_bool(name.id, ctx)):
+        axes = _mask_axes(target, ctx)
+        if axes is None:
             return
         tensor = operand(ctx.segment(target.value), target.value, ATOM)
-        axes = f"{name.id}.view({name.id}.shape + (1,) * ({tensor}.dim() - {name.id}.dim()))"
-        text = f"{tensor}.masked_fill_({'~' if name is not mask else ''}{axes}, {ctx.segment(node.value)})"
+        text = f"{tensor}.masked_fill_({axes}, {ctx.segment(node.value)})"
         fits = _fits_float16(node.value, ctx.tensors.dtype(target.value))
         fix = Fix("Fill through the mask with `masked_fill_`", (ctx.replace(node, text),), safe=True) if fits else None
         yield ctx.report(self, node, "a number written through a boolean mask that may index fewer axes than the tensor "
@@ -85,6 +89,79 @@ class MaskFillWrite(Rule):
                          "(onnxruntime fails); `masked_fill_` with the mask's missing axes of size 1 writes the same "
                          "elements" + ("" if fits else " (no fix: `masked_fill_` refuses a number beyond float16's "
                                                      "range on a float16 tensor, where the index write stores inf)"), fix=fix)
+
+    def visit_AugAssign(self, node: ast.AugAssign, ctx: FunctionContext):
+        """`x[mask] += v` (SAM's prompt encoder: `point_embedding[labels == -1] += self.not_a_point_embed.weight`)."""
+        target = node.target
+        if not (isinstance(target, ast.Subscript) and simple_receiver(target.value)) or type(node.op) not in UPDATES:
+            return
+        axes = _mask_axes(target, ctx)
+        if axes is None:
+            return
+        torch_name, imports = ctx.torch_name()
+        tensor = operand(ctx.segment(target.value), target.value, ATOM)
+        value = operand(ctx.segment(node.value), node.value, ATOM)
+        text = f"{tensor}.copy_({torch_name}.where({axes}, {tensor} {UPDATES[type(node.op)]} {value}, {tensor}))"
+        fix = Fix("Update through the mask with `torch.where`", (ctx.replace(node, text),), safe=False, imports=imports)
+        yield ctx.report(self, node, "an update through a boolean mask that may index fewer axes than the tensor has: the "
+                         "legacy exporter broadcasts the mask against the tensor without its trailing axes (onnxruntime "
+                         "fails); `torch.where` of the mask with its missing axes of size 1 updates the same elements in "
+                         "place (unsafe: the value must broadcast as one row of the selection, and an integer tensor "
+                         "updated by a float is computed in float before the copy)", fix=fix)
+
+
+UPDATES = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
+
+
+def _mask_axes(target: ast.Subscript, ctx: FunctionContext) -> str | None:
+    """The text of the subscript's boolean mask with a trailing axis of size 1 for each axis of the
+    tensor it does not index: a mask in a name (or `~name`), or a comparison of a tensor with a
+    number (`labels == -1`); None for anything else, or a tensor not known to be one."""
+    if not (ctx.tensors.is_tensor(target.value) is True or _module_output(target.value, ctx)):
+        return None
+    tensor = operand(ctx.segment(target.value), target.value, ATOM)
+    mask = target.slice
+    name = mask.operand if isinstance(mask, ast.UnaryOp) and isinstance(mask.op, ast.Invert) else mask
+    if isinstance(name, ast.Name):
+        if not (ctx.tensors.dtype(name) == "bool" or _bound_once_to_bool(name.id, ctx)):
+            return None
+        axes = f"{name.id}.view({name.id}.shape + (1,) * ({tensor}.dim() - {name.id}.dim()))"
+        return ("~" if name is not mask else "") + axes
+    compared = _compared_with_number(mask, ctx)
+    if compared is None or _mentions(mask, target.value):
+        return None
+    shaped = operand(ctx.segment(compared), compared, ATOM)
+    return f"({ctx.segment(mask)}).view({shaped}.shape + (1,) * ({tensor}.dim() - {shaped}.dim()))"
+
+
+def _module_output(node: ast.expr, ctx: FunctionContext) -> bool:
+    """A local bound only to what a submodule returns (`e = self.shared_embedding(points)`): a tensor
+    the type inference does not follow into the module."""
+    if not isinstance(node, ast.Name) or ctx.is_parameter(node.id):
+        return False
+    bindings = ctx.assignments(node.id)
+    return bool(bindings) and all(
+        isinstance(b, ast.Call) and isinstance(b.func, ast.Attribute) and ctx.is_nn_module_attr(b.func) for b in bindings)
+
+
+def _compared_with_number(mask: ast.expr, ctx: FunctionContext) -> ast.expr | None:
+    """The tensor side of `t == -1` / `t > 0.5` (one comparison, the other side a number): the mask
+    has its shape."""
+    if not (isinstance(mask, ast.Compare) and len(mask.ops) == 1
+            and isinstance(mask.ops[0], (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE))):
+        return None
+    for side, other in ((mask.left, mask.comparators[0]), (mask.comparators[0], mask.left)):
+        if is_number(other) and simple_receiver(side) and ctx.tensors.is_tensor(side) is True:
+            return side
+    return None
+
+
+def _mentions(node: ast.expr, receiver: ast.expr) -> bool:
+    """The mask reads the tensor written (a mask of all its axes, which exports as it is)."""
+    root = receiver
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    return any(isinstance(n, ast.Name) and isinstance(root, ast.Name) and n.id == root.id for n in ast.walk(node))
 
 
 def _bound_once_to_bool(name: str, ctx: FunctionContext) -> bool:

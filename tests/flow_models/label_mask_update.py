@@ -1,0 +1,46 @@
+"""ONX705 on updates: transformers' SAM prompt encoder (before #22915) edits the point embeddings
+per label, `point_embedding[labels == -1] = 0.0`, then `point_embedding[labels == -1] +=
+self.not_a_point_embed.weight` and `point_embedding[labels == 0] += self.point_embed[0].weight`:
+masks over (batch, points) of (batch, points, hidden). The legacy exporter writes each as a Where
+of the mask against the tensor without its hidden axis: onnxruntime fails on every input. The fix
+fills and updates through `torch.where` of the mask with its missing axis of size 1 (unsafe for
+the updates: the value must broadcast as one row of the selection)."""
+import torch
+from torch import nn
+
+
+class PromptEncoder(nn.Module):
+    def __init__(self, hidden=8):
+        super().__init__()
+        self.shared_embedding = nn.Linear(2, hidden)
+        self.not_a_point_embed = nn.Embedding(1, hidden)
+        self.point_embed = nn.ModuleList([nn.Embedding(1, hidden) for _ in range(2)])
+
+    def forward(self, points: torch.Tensor, labels: torch.Tensor):
+        point_embedding = self.shared_embedding(points)
+        point_embedding[labels == -1] = 0.0
+        point_embedding[labels == -1] += self.not_a_point_embed.weight
+        point_embedding[labels == 0] += self.point_embed[0].weight
+        point_embedding[labels == 1] += self.point_embed[1].weight
+        return point_embedding.sum(1)
+
+
+def make_model():
+    torch.manual_seed(0)
+    return PromptEncoder()
+
+
+def _inputs(batch, points):
+    labels = torch.arange(batch * points).reshape(batch, points) % 3 - 1
+    return (torch.rand(batch, points, 2), labels)
+
+
+def example_inputs():
+    return _inputs(2, 5)
+
+
+def probe_inputs():
+    return [_inputs(3, 7), _inputs(1, 4)]
+
+
+DYNAMIC = {0: {0: "batch", 1: "points"}, 1: {0: "batch", 1: "points"}}
