@@ -1,10 +1,9 @@
-"""ONX705 on updates: transformers' SAM prompt encoder (before #22915) edits the point embeddings
-per label, `point_embedding[labels == -1] = 0.0`, then `point_embedding[labels == -1] +=
-self.not_a_point_embed.weight` and `point_embedding[labels == 0] += self.point_embed[0].weight`:
-masks over (batch, points) of (batch, points, hidden). The legacy exporter writes each as a Where
-of the mask against the tensor without its hidden axis: onnxruntime fails on every input. The fix
-fills and updates through `torch.where` of the mask with its missing axis of size 1 (unsafe for
-the updates: the value must broadcast as one row of the selection)."""
+"""ONX705 on a mask written as a comparison: transformers' SAM prompt encoder (before #22915)
+zeroes the padding points with `point_embedding[labels == -1] = 0.0`, then adds an embedding row
+per label (`point_embedding[labels == -1] += self.not_a_point_embed.weight`): masks over (batch,
+points) of (batch, points, hidden). The legacy exporter writes the fill as a Where of the mask
+against the tensor without its hidden axis: onnxruntime fails on every input (the updates export,
+as a masked scatter). The fix fills through the mask with its missing axis of size 1 (safe)."""
 import torch
 from torch import nn
 

@@ -19,9 +19,9 @@ FLOAT16_MAX = 65504.0  # masked_fill_ refuses a number a float16 tensor cannot h
 class MaskFillWrite(Rule):
     code = "ONX705"
     name = "mask-fill-write"
-    summary = "a number written (or an update) through a boolean mask of fewer axes (`x[mask] = 0.0`, `x[labels == 0] += w`)"
+    summary = "a number written through a boolean mask (`x[mask] = 0.0`, `x[labels == -1] = 0.0`): `x.masked_fill_(mask, 0.0)` with the mask's axes kept"
     fix_availability = "sometimes"
-    default_safety = "per-finding"  # a fill: safe; an update: unsafe
+    default_safety = "safe"
     exporters = (LEGACY,)
     doc = RuleDoc(
         what="""
@@ -30,10 +30,12 @@ class MaskFillWrite(Rule):
             numbers), and `mask` is not a comparison of `x` itself (which has all of `x`'s axes):
             wav2vec2/WavLM's `hidden_states[~padding_mask] = 0.0` before mean pooling, the mask
             over (batch, frames) of (batch, frames, hidden). The mask may also be a comparison of
-            a tensor with a number (`labels == -1`), and the write an update (`x[mask] += v`,
-            `-=`, `*=`, `/=`: SAM's prompt encoder before transformers#22915,
-            `point_embedding[labels == -1] += self.not_a_point_embed.weight`). The tensor is
-            one the type inference knows, or a local bound only to a submodule's output.
+            a tensor with a number (SAM's prompt encoder before transformers#22915,
+            `point_embedding[labels == -1] = 0.0`). The tensor is one the type inference knows,
+            or a local bound only to a submodule's output (a module of this file whose forward
+            returns no tuple, list or dict literal). Updates through such a mask (`x[mask] += v`)
+            are not reported: the legacy exporter writes them as a masked scatter, which
+            exports (measured on torch 2.13).
         """,
         why="""
             A mask over the leading axes selects whole rows. The legacy exporter writes it as a
@@ -64,11 +66,7 @@ class MaskFillWrite(Rule):
             (65504) gets no fix: `masked_fill_` refuses it on a float16 tensor where the index
             write stores inf; a number held in a name is fixed only where the run saw the tensor
             with a dtype other than float16 and bfloat16 (which refuse it, where float32 stores
-            inf as the index write does). An update, `x.copy_(torch.where(<mask with its
-            missing axes>, x + v, x))`: unsafe. The selected elements get the same op on the same
-            operands, in place, only while `v` broadcasts as one row of the selection (a number, or
-            a tensor without a leading axis of the selection's length); and an integer tensor
-            updated by a float is computed in float and cast back where the index write refuses.
+            inf as the index write does).
         """,
         references=INDEX_REFERENCES,
     )
@@ -89,28 +87,6 @@ class MaskFillWrite(Rule):
                          "(onnxruntime fails); `masked_fill_` with the mask's missing axes of size 1 writes the same "
                          "elements" + ("" if fits else " (no fix: `masked_fill_` refuses a number beyond float16's "
                                                      "range on a float16 tensor, where the index write stores inf)"), fix=fix)
-
-    def visit_AugAssign(self, node: ast.AugAssign, ctx: FunctionContext):
-        """`x[mask] += v` (SAM's prompt encoder: `point_embedding[labels == -1] += self.not_a_point_embed.weight`)."""
-        target = node.target
-        if not (isinstance(target, ast.Subscript) and simple_receiver(target.value)) or type(node.op) not in UPDATES:
-            return
-        axes = _mask_axes(target, ctx)
-        if axes is None:
-            return
-        torch_name, imports = ctx.torch_name()
-        tensor = operand(ctx.segment(target.value), target.value, ATOM)
-        value = operand(ctx.segment(node.value), node.value, ATOM)
-        text = f"{tensor}.copy_({torch_name}.where({axes}, {tensor} {UPDATES[type(node.op)]} {value}, {tensor}))"
-        fix = Fix("Update through the mask with `torch.where`", (ctx.replace(node, text),), safe=False, imports=imports)
-        yield ctx.report(self, node, "an update through a boolean mask that may index fewer axes than the tensor has: the "
-                         "legacy exporter broadcasts the mask against the tensor without its trailing axes (onnxruntime "
-                         "fails); `torch.where` of the mask with its missing axes of size 1 updates the same elements in "
-                         "place (unsafe: the value must broadcast as one row of the selection, and an integer tensor "
-                         "updated by a float is computed in float before the copy)", fix=fix)
-
-
-UPDATES = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
 
 
 def _mask_axes(target: ast.Subscript, ctx: FunctionContext) -> str | None:
@@ -136,12 +112,31 @@ def _mask_axes(target: ast.Subscript, ctx: FunctionContext) -> str | None:
 
 def _module_output(node: ast.expr, ctx: FunctionContext) -> bool:
     """A local bound only to what a submodule returns (`e = self.shared_embedding(points)`): a tensor
-    the type inference does not follow into the module."""
+    the type inference does not follow into the module, unless the module's class is one of this
+    file whose forward returns a tuple, list or dict literal, or one of torch's recurrent or
+    attention layers (which return tuples)."""
     if not isinstance(node, ast.Name) or ctx.is_parameter(node.id):
         return False
     bindings = ctx.assignments(node.id)
     return bool(bindings) and all(
-        isinstance(b, ast.Call) and isinstance(b.func, ast.Attribute) and ctx.is_nn_module_attr(b.func) for b in bindings)
+        isinstance(b, ast.Call) and isinstance(b.func, ast.Attribute) and ctx.is_nn_module_attr(b.func)
+        and _returns_one_tensor(b.func, ctx) for b in bindings)
+
+
+TUPLE_MODULES = frozenset({"LSTM", "GRU", "RNN", "MultiheadAttention", "LSTMCell"})
+
+
+def _returns_one_tensor(attribute: ast.Attribute, ctx: FunctionContext) -> bool:
+    made = ctx.self_attr_value(attribute)
+    name = made.func.attr if isinstance(made.func, ast.Attribute) else getattr(made.func, "id", "")
+    if name in TUPLE_MODULES:
+        return False
+    cls = next((s for s in ctx.file.module.tree.body if isinstance(s, ast.ClassDef) and s.name == name), None)
+    forward = next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "forward"), None) if cls else None
+    if cls is not None and forward is None:
+        return False
+    returns = [n.value for n in ast.walk(forward) if isinstance(n, ast.Return)] if forward else []
+    return not any(v is None or isinstance(v, (ast.Tuple, ast.List, ast.Dict, ast.Constant)) for v in returns)
 
 
 def _compared_with_number(mask: ast.expr, ctx: FunctionContext) -> ast.expr | None:
