@@ -47,7 +47,7 @@ CASES = {
     "last_token_pool": ("ONX701", False, (OK, WRONG)),  # transformers' seq-cls heads: argmax(-1) - 1 as an index
     "non_consecutive": ("ONX702", False, (OK, FAILS)),
     "padding_mask_fill": ("ONX705", False, (OK, ORT)),  # WavLM: `hidden_states[~padding_mask] = 0.0`, a (batch, frames) mask
-    "label_mask_update": ("ONX705", False, (OK, ORT)),  # SAM: `point_embedding[labels == -1] = 0.0`, then `+=` per label
+    "label_mask_update": ("ONX705", True, (OK, ORT)),  # SAM: `point_embedding[labels == -1] = 0.0`, then `+=` per label
     "broadcast_write": ("ONX703", True, (OK, ORT)),
     "slice_broadcast": ("ONX706", False, (OK, ORT)),  # Uni-Mol: `bias[:, 1:, 0, :] = w.view(1, 1, d)`
     "self_sized_chunk": ("ONX529", False, (OK, FAILS)),

@@ -2,8 +2,9 @@
 zeroes the padding points with `point_embedding[labels == -1] = 0.0`, then adds an embedding row
 per label (`point_embedding[labels == -1] += self.not_a_point_embed.weight`): masks over (batch,
 points) of (batch, points, hidden). The legacy exporter writes the fill as a Where of the mask
-against the tensor without its hidden axis: onnxruntime fails on every input (the updates export,
-as a masked scatter). The fix fills through the mask with its missing axis of size 1 (safe)."""
+against the tensor without its hidden axis: onnxruntime fails on every input (the updates export
+here, as a masked scatter; in SAM's own shapes they fail too). The fix fills through the mask with its
+missing axis of size 1 (safe), and updates through `torch.where` (unsafe: the value must be a row)."""
 import torch
 from torch import nn
 

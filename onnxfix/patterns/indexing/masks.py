@@ -19,9 +19,9 @@ FLOAT16_MAX = 65504.0  # masked_fill_ refuses a number a float16 tensor cannot h
 class MaskFillWrite(Rule):
     code = "ONX705"
     name = "mask-fill-write"
-    summary = "a number written through a boolean mask (`x[mask] = 0.0`, `x[labels == -1] = 0.0`): `x.masked_fill_(mask, 0.0)` with the mask's axes kept"
+    summary = "a number written (or a row added) through a boolean mask of fewer axes (`x[labels == -1] = 0.0`, `x[m] += w`)"
     fix_availability = "sometimes"
-    default_safety = "safe"
+    default_safety = "per-finding"  # a fill: safe; an update: unsafe
     exporters = (LEGACY,)
     doc = RuleDoc(
         what="""
@@ -33,9 +33,10 @@ class MaskFillWrite(Rule):
             a tensor with a number (SAM's prompt encoder before transformers#22915,
             `point_embedding[labels == -1] = 0.0`). The tensor is one the type inference knows,
             or a local bound only to a submodule's output (a module of this file whose forward
-            returns no tuple, list or dict literal). Updates through such a mask (`x[mask] += v`)
-            are not reported: the legacy exporter writes them as a masked scatter, which
-            exports (measured on torch 2.13).
+            returns no tuple, list or dict literal). Also `x[mask] += v` / `-= v` on a local `x`
+            with a value that can be one row of the selection (SAM's `point_embedding[labels ==
+            -1] += self.not_a_point_embed.weight`): the legacy exporter writes a masked scatter,
+            which exports for many shapes and fails for SAM's (measured on torch 2.13).
         """,
         why="""
             A mask over the leading axes selects whole rows. The legacy exporter writes it as a
@@ -66,7 +67,10 @@ class MaskFillWrite(Rule):
             (65504) gets no fix: `masked_fill_` refuses it on a float16 tensor where the index
             write stores inf; a number held in a name is fixed only where the run saw the tensor
             with a dtype other than float16 and bfloat16 (which refuse it, where float32 stores
-            inf as the index write does).
+            inf as the index write does). An update, `x.copy_(torch.where(<mask with its missing
+            axes>, x + v, x))`: unsafe. The selected elements get the same op on the same operands,
+            in place, only while `v` broadcasts as one row of the selection; an integer tensor
+            updated by a float is computed in float and cast back where the index write refuses.
         """,
         references=INDEX_REFERENCES,
     )
@@ -87,6 +91,43 @@ class MaskFillWrite(Rule):
                          "(onnxruntime fails); `masked_fill_` with the mask's missing axes of size 1 writes the same "
                          "elements" + ("" if fits else " (no fix: `masked_fill_` refuses a number beyond float16's "
                                                      "range on a float16 tensor, where the index write stores inf)"), fix=fix)
+
+
+    def visit_AugAssign(self, node: ast.AugAssign, ctx: FunctionContext):
+        """`x[mask] += v` (SAM's prompt encoder: `point_embedding[labels == -1] += self.not_a_point_embed.weight`)."""
+        target = node.target
+        if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)) or type(node.op) not in UPDATES:
+            return
+        if ctx.is_parameter(target.value.id) or not _row_value(node.value):
+            return  # a copy_ into a graph input is `aten::copy` to the legacy exporter; `y[mask]` is no row
+        axes = _mask_axes(target, ctx)
+        if axes is None:
+            return
+        torch_name, imports = ctx.torch_name()
+        tensor = target.value.id
+        value = operand(ctx.segment(node.value), node.value, ATOM)
+        text = f"{tensor}.copy_({torch_name}.where({axes}, {tensor} {UPDATES[type(node.op)]} {value}, {tensor}))"
+        fix = Fix("Update through the mask with `torch.where`", (ctx.replace(node, text),), safe=False, imports=imports)
+        yield ctx.report(self, node, "an update through a boolean mask that may index fewer axes than the tensor has: the "
+                         "legacy exporter writes it as a masked scatter, which onnxruntime fails on for some shapes "
+                         "(SAM's prompt encoder: a Reshape of the export-time selection); `torch.where` of the mask with "
+                         "its missing axes of size 1 gives the selected elements the same sum (unsafe: only while the "
+                         "value broadcasts as one row of the selection, and an integer tensor updated by a float is "
+                         "computed in float and cast back where the index write refuses)", fix=fix)
+
+
+UPDATES = {ast.Add: "+", ast.Sub: "-"}  # no `*=` / `/=`: `x * v` saves x for v's gradient, which copy_ overwrites
+
+
+def _row_value(node: ast.expr) -> bool:
+    """A value that can be one row of the selection: no comparison, no index but a constant
+    (`self.point_embed[0].weight`; not `y[mask]`, which has the selection's length)."""
+    for n in ast.walk(node):
+        if isinstance(n, ast.Compare):
+            return False
+        if isinstance(n, ast.Subscript) and not (isinstance(n.slice, ast.Constant) and type(n.slice.value) is int):
+            return False
+    return True
 
 
 def _mask_axes(target: ast.Subscript, ctx: FunctionContext) -> str | None:
