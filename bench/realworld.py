@@ -249,12 +249,12 @@ def run_export_fix(case: Path, tmp: Path, paths: dict, result: dict, meta: dict,
              "exports": {}, "decompositions": decompositions}
     for exporter in EXPORTERS:
         same_as = next((v for v in VARIANTS if paths[v].read_text() == copy.read_text()), None)
-        # with export-time decompositions, each export in its own process, as `onnxfix export` runs
-        # them: in the case's process, state left by its earlier exports changed the outcome
-        # (DeepFilterNet's dynamo export failed here and passed in a fresh process)
+        # a copy no variant has, each export in its own process, as `onnxfix export` runs them: in
+        # the case's process, state left by its earlier exports changed the outcome (DeepFilterNet's
+        # dynamo export with decompositions, RLlib's sequence_mask after `len(t)` -> `t.shape[0]`:
+        # both failed here and passed in a fresh process)
         fixed["exports"][exporter] = (dict(result["exports"][exporter][same_as]) if same_as and not decompositions
-                                      else export_verdict(copy, exporter, meta["DYNAMIC"], isolated or bool(decompositions),
-                                                          decompositions))
+                                      else export_verdict(copy, exporter, meta["DYNAMIC"], True, decompositions))
     return fixed
 
 
