@@ -52,7 +52,7 @@ def mismatch_resize(node: ast.If, ctx: FunctionContext) -> tuple[Fix, str] | Non
         return None
     if not shortcut and (polarity != "differ" or target != source):
         return None
-    if not _tests_the_sizes(node.test, source, size, ctx) or _changed_in_place_after(node, {target, source}, ctx):
+    if not _tests_the_sizes(node.test, source, size, ctx) or _may_change_in_place(node, {target, source}, ctx):
         return None
     return _fix(node, polarity, _mode(resize), ctx)
 
@@ -144,20 +144,33 @@ def _same_value(node: ast.expr, size: ast.expr, ctx: FunctionContext) -> bool:
 
 
 def _bound_once(node: ast.expr, ctx: FunctionContext) -> ast.expr:
-    """The value of a name the function binds exactly once (to an expression), else the node."""
+    """The value of a name the function binds exactly once (to an expression) from names bound at
+    most once, before it (`ssh = s.shape[-2:]` after `s = self.hook.stored`), else the node: what
+    the name holds at the test is then what its expression reads there."""
     if isinstance(node, ast.Name) and not ctx.is_parameter(node.id):
         bindings = ctx.assignments(node.id)
-        if len(bindings) == 1 and isinstance(bindings[0], ast.expr):
+        if len(bindings) == 1 and isinstance(bindings[0], ast.expr) and _reads_settled_names(bindings[0], ctx):
             return bindings[0]
     return node
 
 
-def _changed_in_place_after(node: ast.If, names: set[str], ctx: FunctionContext) -> bool:
-    """An in-place change of T or S after the `if` (`T += s`, `T.add_(1)`, `T[0] = 1`): in the
-    shortcut they are one tensor, the resize returns a copy."""
-    end = node.end_lineno or node.lineno
+def _reads_settled_names(value: ast.expr, ctx: FunctionContext) -> bool:
+    for n in ast.walk(value):
+        if isinstance(n, ast.Name) and n.id != ctx.self_name:
+            bound = ctx.assignments(n.id)
+            if (ctx.is_parameter(n.id) and bound) or len(bound) > 1 or any(
+                    getattr(b, "lineno", 0) >= value.lineno for b in bound):
+                return False
+    return True
+
+
+def _may_change_in_place(node: ast.If, names: set[str], ctx: FunctionContext) -> bool:
+    """T or S changed in place anywhere in the function but the `if` (`t += s`, `t.add_(1)`,
+    `t[0] = 1`, `torch.relu_(t)`, `F.relu(t, inplace=True)`), or bound to another name (an alias the
+    change could go through): in the shortcut they are one tensor, the resize returns a copy."""
+    inside = {id(n) for n in ast.walk(node)}
     for n in ast.walk(ctx.fn.node):
-        if getattr(n, "lineno", 0) <= end:
+        if id(n) in inside:
             continue
         if isinstance(n, ast.AugAssign) and _text(_base(n.target)) in names:
             return True
@@ -165,10 +178,23 @@ def _changed_in_place_after(node: ast.If, names: set[str], ctx: FunctionContext)
             targets = n.targets if isinstance(n, ast.Assign) else [n.target]
             if any(isinstance(t, ast.Subscript) and _text(_base(t)) in names for t in targets):
                 return True
-        if (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr.endswith("_")
-                and not n.func.attr.startswith("_") and _text(_base(n.func.value)) in names):
+            if n.value is not None and _text(n.value) in names:
+                return True  # `u = t`: an alias
+        if isinstance(n, ast.Call) and _changes_an_argument(n, names):
             return True
     return False
+
+
+def _changes_an_argument(call: ast.Call, names: set[str]) -> bool:
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    in_place = name.endswith("_") and not name.startswith("_")
+    if in_place and isinstance(func, ast.Attribute) and _text(_base(func.value)) in names:
+        return True  # `t.mul_(2)`
+    passes = any(_text(a) in names for a in call.args) or any(_text(k.value) in names for k in call.keywords)
+    inplace_flag = any(k.arg == "inplace" and not (isinstance(k.value, ast.Constant) and k.value.value is False)
+                       for k in call.keywords)
+    return passes and (in_place or inplace_flag)  # `torch.relu_(t)`, `F.relu(t, inplace=True)`
 
 
 def _base(node: ast.expr) -> ast.expr:

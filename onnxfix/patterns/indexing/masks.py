@@ -10,6 +10,7 @@ from onnxfix.patterns.indexing.rules import INDEX_REFERENCES, simple_receiver, s
 from onnxfix.rewriter.bool_dtype import is_bool_tensor
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.integers import is_number
+from onnxfix.rewriter.module_outputs import returns_one_tensor
 from onnxfix.rewriter.precedence import ATOM, operand
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 
@@ -33,10 +34,12 @@ class MaskFillWrite(Rule):
             a tensor with a number (SAM's prompt encoder before transformers#22915,
             `point_embedding[labels == -1] = 0.0`). The tensor is one the type inference knows,
             or a local bound only to a submodule's output (a module of this file whose forward
-            returns no tuple, list or dict literal). Also `x[mask] += v` / `-= v` on a local `x`
-            with a value that can be one row of the selection (SAM's `point_embedding[labels ==
-            -1] += self.not_a_point_embed.weight`): the legacy exporter writes a masked scatter,
-            which exports for many shapes and fails for SAM's (measured on torch 2.13).
+            returns no tuple, list or dict literal; a torch.nn layer but recurrent and attention
+            ones). Also `x[mask] += v` / `-= v` with `x` a local made by a torch call or a submodule
+            (not an identity, dropout or flatten, nor a forward input or buffer) and `v` a number or
+            a weight of the module (SAM's `point_embedding[labels == -1] +=
+            self.not_a_point_embed.weight`): the legacy exporter writes a masked scatter, which
+            exports for many shapes and fails for SAM's (measured on torch 2.13).
         """,
         why="""
             A mask over the leading axes selects whole rows. The legacy exporter writes it as a
@@ -98,8 +101,8 @@ class MaskFillWrite(Rule):
         target = node.target
         if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)) or type(node.op) not in UPDATES:
             return
-        if ctx.is_parameter(target.value.id) or not _row_value(node.value):
-            return  # a copy_ into a graph input is `aten::copy` to the legacy exporter; `y[mask]` is no row
+        if not _made_here(target.value.id, ctx) or not _row_value(node.value, ctx):
+            return  # a copy_ into a graph input or buffer is `aten::copy` to the legacy exporter; `y[mask]` is no row
         axes = _mask_axes(target, ctx)
         if axes is None:
             return
@@ -119,13 +122,39 @@ class MaskFillWrite(Rule):
 UPDATES = {ast.Add: "+", ast.Sub: "-"}  # no `*=` / `/=`: `x * v` saves x for v's gradient, which copy_ overwrites
 
 
-def _row_value(node: ast.expr) -> bool:
-    """A value that can be one row of the selection: no comparison, no index but a constant
-    (`self.point_embed[0].weight`; not `y[mask]`, which has the selection's length)."""
-    for n in ast.walk(node):
-        if isinstance(n, ast.Compare):
+def _row_value(node: ast.expr, ctx: FunctionContext) -> bool:
+    """A number, or a weight of the module read through attributes and constant indexes
+    (`self.not_a_point_embed.weight`, `self.point_embed[0].weight`): a value that does not have the
+    selection's length (not `y[mask]`, a name bound to one, `masked_select`, `nonzero`)."""
+    if is_number(node):
+        return True
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        if isinstance(node, ast.Subscript) and not (isinstance(node.slice, ast.Constant) and type(node.slice.value) is int):
             return False
-        if isinstance(n, ast.Subscript) and not (isinstance(n.slice, ast.Constant) and type(n.slice.value) is int):
+        node = node.value
+    return isinstance(node, ast.Name) and node.id == ctx.self_name
+
+
+IDENTITY_MODULES = frozenset({"Identity", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "Flatten",
+                              "Unflatten"})
+
+
+def _made_here(name: str, ctx: FunctionContext) -> bool:
+    """A local every binding of which makes a new tensor: a call of torch or of a submodule that is
+    not an identity or a view of its input (not a forward input, a buffer or an alias of one, which a
+    `copy_` would write into: `aten::copy` to the legacy exporter)."""
+    if ctx.is_parameter(name):
+        return False
+    bindings = ctx.assignments(name)
+    if not bindings or not all(isinstance(b, ast.Call) for b in bindings):
+        return False
+    for call in bindings:
+        if isinstance(call.func, ast.Attribute) and ctx.is_self_attr(call.func):
+            made = ctx.self_attr_value(call.func)
+            called = getattr(getattr(made, "func", None), "attr", None) or getattr(getattr(made, "func", None), "id", "")
+            if not isinstance(made, ast.Call) or called in IDENTITY_MODULES:
+                return False
+        elif not (ctx.qualname(call.func) or "").startswith("torch."):
             return False
     return True
 
@@ -152,32 +181,12 @@ def _mask_axes(target: ast.Subscript, ctx: FunctionContext) -> str | None:
 
 
 def _module_output(node: ast.expr, ctx: FunctionContext) -> bool:
-    """A local bound only to what a submodule returns (`e = self.shared_embedding(points)`): a tensor
-    the type inference does not follow into the module, unless the module's class is one of this
-    file whose forward returns a tuple, list or dict literal, or one of torch's recurrent or
-    attention layers (which return tuples)."""
+    """A local bound only to what a submodule returns (`e = self.shared_embedding(points)`), one tensor
+    as far as the source shows (rewriter/module_outputs.py)."""
     if not isinstance(node, ast.Name) or ctx.is_parameter(node.id):
         return False
     bindings = ctx.assignments(node.id)
-    return bool(bindings) and all(
-        isinstance(b, ast.Call) and isinstance(b.func, ast.Attribute) and ctx.is_nn_module_attr(b.func)
-        and _returns_one_tensor(b.func, ctx) for b in bindings)
-
-
-TUPLE_MODULES = frozenset({"LSTM", "GRU", "RNN", "MultiheadAttention", "LSTMCell"})
-
-
-def _returns_one_tensor(attribute: ast.Attribute, ctx: FunctionContext) -> bool:
-    made = ctx.self_attr_value(attribute)
-    name = made.func.attr if isinstance(made.func, ast.Attribute) else getattr(made.func, "id", "")
-    if name in TUPLE_MODULES:
-        return False
-    cls = next((s for s in ctx.file.module.tree.body if isinstance(s, ast.ClassDef) and s.name == name), None)
-    forward = next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "forward"), None) if cls else None
-    if cls is not None and forward is None:
-        return False
-    returns = [n.value for n in ast.walk(forward) if isinstance(n, ast.Return)] if forward else []
-    return not any(v is None or isinstance(v, (ast.Tuple, ast.List, ast.Dict, ast.Constant)) for v in returns)
+    return bool(bindings) and all(isinstance(b, ast.Call) and returns_one_tensor(b, ctx) for b in bindings)
 
 
 def _compared_with_number(mask: ast.expr, ctx: FunctionContext) -> ast.expr | None:

@@ -28,6 +28,7 @@ import ast
 
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.export_guards import consults_export_guard
+from onnxfix.rewriter.module_outputs import returns_one_tensor
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 
 POSITIVE = {ast.Gt: 0, ast.GtE: 1}  # `n > 0`, `n >= 1`
@@ -56,9 +57,9 @@ class NegativeAmountBound(Rule):
         "reported: it keeps `-n` right in some models, and the subtraction makes it fail in others "
         "(fairseq's HuBERT: a view of the slice then needs a data-dependent guard).",
         example="def forward(self, x):\n    pad = (4 - x.shape[1] % 4) % 4\n    x = F.pad(x, (0, 0, 0, pad))\n"
-        "    x = self.layer(x)\n    if pad > 0:\n        x = x[:, :-pad]\n    return x",
+        "    x = x.cumsum(1)\n    if pad > 0:\n        x = x[:, :-pad]\n    return x",
         use_instead="def forward(self, x):\n    pad = (4 - x.shape[1] % 4) % 4\n    x = F.pad(x, (0, 0, 0, pad))\n"
-        "    x = self.layer(x)\n    if pad > 0:\n"
+        "    x = x.cumsum(1)\n    if pad > 0:\n"
         "        x = x[:, :(x.shape[1] - pad if torch.jit.is_tracing() else -pad)]\n"
         "    return x",
         fix_safety="Safe: outside the TorchScript tracer (`torch.jit.is_tracing()` is False in eager and under "
@@ -114,19 +115,45 @@ def _plain_value(node: ast.expr) -> bool:
     return False
 
 
+SEQUENCES = (ast.List, ast.Tuple, ast.ListComp, ast.Dict)
+TENSOR_ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.MatMult)
 SEQUENCE_CALLS = frozenset({"list", "tuple", "sorted", "reversed", "range", "zip", "enumerate"})
 
 
 def _maybe_tensor(value: ast.expr, ctx: FunctionContext) -> bool:
-    """Not known to be something other than a tensor: a list, tuple or shape (`feats = [x, y]`,
-    `hs = tuple(x.unbind(0))`, `s = x.shape`) has no `.shape` for the fix to read."""
+    """A tensor as far as the source shows: known to the type inference, or a local every binding
+    of which is a torch call, a tensor method's result or an element unpacked from a call of this
+    file's helper or a submodule's output that is one tensor (rewriter/module_outputs.py), none a
+    sequence (`feats = [x, y]`, `hs = tuple(x.unbind(0))`, `s = x.shape`); not an attribute
+    (`self.blocks`: a ModuleList)."""
     if ctx.tensors.is_tensor(value) is True:
         return True
-    if ctx.tensors.is_tensor(value) is False or _sequence(value):
+    if not isinstance(value, ast.Name) or ctx.tensors.is_tensor(value) is False:
         return False
-    if isinstance(value, ast.Name):
-        return not any(isinstance(b, ast.expr) and _sequence(b) for b in ctx.assignments(value.id))
-    return True
+    bindings = [b for b in ctx.assignments(value.id) if not _slice_of(b, value.id)]  # `x = x[:, :-n]` keeps the kind
+    return bool(bindings) and all(_tensor_binding(b, ctx) for b in bindings)
+
+
+def _slice_of(binding: ast.AST, name: str) -> bool:
+    return isinstance(binding, ast.Subscript) and isinstance(binding.value, ast.Name) and binding.value.id == name
+
+
+def _tensor_binding(binding: ast.AST, ctx: FunctionContext) -> bool:
+    if isinstance(binding, ast.Assign):  # tuple unpacking: `x, n = pad_to_multiple(x, ...)`
+        return isinstance(binding.value, ast.Call) and isinstance(binding.value.func, ast.Name)
+    if isinstance(binding, ast.BinOp) and isinstance(binding.op, TENSOR_ARITHMETIC):
+        # `x = x + x_conv.transpose(1, 2)`: arithmetic with a tensor-making call is a tensor
+        return any(isinstance(side, ast.Call) and _tensor_binding(side, ctx) for side in (binding.left, binding.right))
+    if not isinstance(binding, ast.Call) or _sequence(binding):
+        return False
+    if isinstance(binding.func, ast.Attribute) and ctx.is_self_attr(binding.func):
+        return returns_one_tensor(binding, ctx)  # a submodule may return a list
+    if isinstance(binding.func, ast.Name):  # a function of this file returning a sequence is not a tensor
+        helper = next((s for s in ctx.file.module.tree.body
+                       if isinstance(s, ast.FunctionDef) and s.name == binding.func.id), None)
+        return helper is None or not any(isinstance(n, ast.Return) and isinstance(n.value, SEQUENCES)
+                                         for n in ast.walk(helper))
+    return True  # torch's functions, tensor methods
 
 
 def _sequence(node: ast.expr) -> bool:

@@ -1,0 +1,35 @@
+"""What a submodule call returns, as far as the source shows: the type inference does not follow
+calls into modules, and rules that rewrite a tensor method on a submodule's output (ONX410,
+ONX705) need to know it is one tensor, not a tuple (nn.LSTM), a list or a dict."""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from onnxfix.rewriter.context import FunctionContext
+
+# torch.nn layers whose forward returns a tuple
+TUPLE_MODULES = frozenset({"LSTM", "GRU", "RNN", "MultiheadAttention", "LSTMCell", "Transformer"})
+
+
+def returns_one_tensor(call: ast.Call, ctx: "FunctionContext") -> bool:
+    """``call`` is `self.<submodule>(...)` of a torch.nn layer that returns one tensor, or of a
+    class of this file whose forward returns no tuple, list, dict or constant (a ModuleList, or a
+    class not found, is not one)."""
+    if not (isinstance(call.func, ast.Attribute) and ctx.is_nn_module_attr(call.func)):
+        return False
+    made = ctx.self_attr_value(call.func)
+    name = made.func.attr if isinstance(made.func, ast.Attribute) else getattr(made.func, "id", "")
+    if name in TUPLE_MODULES or name in ("ModuleList", "ModuleDict", "Sequential"):
+        return False
+    cls = next((s for s in ctx.file.module.tree.body if isinstance(s, ast.ClassDef) and s.name == name), None)
+    if cls is None:
+        return (ctx.qualname(made.func) or "").startswith("torch.nn.")
+    forward = next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "forward"), None)
+    if forward is None:
+        return False
+    returns = [n.value for n in ast.walk(forward) if isinstance(n, ast.Return)]
+    return bool(returns) and not any(v is None or isinstance(v, (ast.Tuple, ast.List, ast.Dict, ast.Constant))
+                                     for v in returns)
