@@ -237,11 +237,11 @@ def run_case(case: Path, isolated: bool = False, export_fix: bool = False) -> di
                                 if paths[v].read_text() == paths[variant].read_text()), None)
                 row[variant] = dict(row[same_as]) if same_as else export_verdict(paths[variant], exporter, meta["DYNAMIC"], isolated)
         if export_fix:
-            result["export_fix"] = run_export_fix(case, Path(tmp), paths, result, meta, isolated)
+            result["export_fix"] = run_export_fix(case, Path(tmp), paths, result, meta)
     return result
 
 
-def run_export_fix(case: Path, tmp: Path, paths: dict, result: dict, meta: dict, isolated: bool) -> dict:
+def run_export_fix(case: Path, tmp: Path, paths: dict, result: dict, meta: dict) -> dict:
     """The `onnxfix export --write --unsafe-fixes` variant: its edits, eager check and verdicts."""
     copy, status, decompositions = export_fixed_copy(case, tmp / "export")
     changed = copy.read_text() != case.read_text()

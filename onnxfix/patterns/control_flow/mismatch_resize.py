@@ -23,7 +23,9 @@ import copy
 
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.export_guards import consults_export_guard
+from onnxfix.rewriter.names import dotted_parts
 from onnxfix.rewriter.rule import Fix
+from onnxfix.rewriter.tensors import in_place_method
 
 # modes whose resize to the same size reads every output element from the same input element
 EXACT_MODES = frozenset({"nearest", "nearest-exact"})
@@ -188,7 +190,7 @@ def _may_change_in_place(node: ast.If, names: set[str], ctx: FunctionContext) ->
 def _changes_an_argument(call: ast.Call, names: set[str]) -> bool:
     func = call.func
     name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-    in_place = name.endswith("_") and not name.startswith("_")
+    in_place = in_place_method(name)
     if in_place and isinstance(func, ast.Attribute) and _text(_base(func.value)) in names:
         return True  # `t.mul_(2)`
     passes = any(_text(a) in names for a in call.args) or any(_text(k.value) in names for k in call.keywords)
@@ -205,9 +207,7 @@ def _base(node: ast.expr) -> ast.expr:
 
 def _plain(node: ast.expr) -> bool:
     """A name or `self.x` (`self.x.y`): a value the test and both branches name the same way."""
-    if isinstance(node, ast.Name):
-        return True
-    return isinstance(node, ast.Attribute) and _plain(node.value)
+    return dotted_parts(node) is not None
 
 
 def _text(node: ast.expr) -> str:
