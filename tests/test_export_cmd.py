@@ -275,6 +275,12 @@ def test_an_exporter_failure_names_the_decomposition_that_repairs_it():
                "Input shape:{7,3,16}, requested shape:{5,12,4}")
     assert decompositions_that_help(target, [ExporterResult(Verdict("legacy", "ORT-FAILS", error=refused))], []) == \
         ("multi_head_attention_forward",)
+    # the legacy symbolic of an op refusing an argument it needs constant (UCM-Net's
+    # `F.layer_norm(x, [H, W])`, H and W sizes passed down): the op the exporter was translating
+    from onnxfix.exporter.result import NodeTrace
+    refused = Verdict("legacy", "EXPORT-FAILS", error="SymbolicValueError: Failed to export a node ... because it is not constant.",
+                      node_traces=[NodeTrace("aten::layer_norm", "m.py(29): forward", "ts")])
+    assert decompositions_that_help(target, [ExporterResult(refused)], []) == ("layer_norm",)
 
 
 def test_complex_values_are_carried_as_pairs_when_the_run_fails_on_them(capsys):

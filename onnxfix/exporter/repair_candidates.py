@@ -34,7 +34,7 @@ def decompositions_that_help(target, results: list[_Result], static: list[Findin
     if target.decompose is not None:
         return ()
     failed = [r for r in results if r.verdict.verdict != OK]
-    found = (*_linked_static_fixes(failed, static), *_untranslated_ops(results, failed), *_failing_nodes(failed),
+    found = (*_linked_static_fixes(failed, static), *_untranslated_ops(results, failed), *_failing_nodes(failed), *_failing_ops(failed),
              *_keyed_by_error(failed), *_keyed_by_frame(failed), *_keyed_by_facts(failed))
     return tuple(dict.fromkeys(found))
 
@@ -73,6 +73,13 @@ _ORT_NODE = re.compile(r"node with name 'node_(\w+?)(?:_\d+)?'")
 def _failing_nodes(failed: list[_Result]) -> Iterator[str]:
     """The decomposition of the ATen op onnxruntime failed at, by the node's name."""
     yield from _drop_in(m.group(1).lstrip("_") for r in failed for m in _ORT_NODE.finditer(r.verdict.error or ""))
+
+
+def _failing_ops(failed: list[_Result]) -> Iterator[str]:
+    """The decomposition of the ATen op the legacy exporter's symbolic failed on, for any reason
+    (an argument it needs constant, a variant it rejects): the TorchScript node it was translating."""
+    yield from _drop_in(trace.node.removeprefix("aten::").strip("_") for r in failed for trace in r.verdict.node_traces
+                        if trace.style == "ts" and trace.node.startswith("aten::"))
 
 
 def _keyed_by_error(failed: list[_Result]) -> Iterator[str]:

@@ -362,7 +362,11 @@ def failing_node_traces(exc: BaseException) -> list[NodeTrace]:
             if trace and trace not in found:
                 found.append(trace)
             tb = tb.tb_next
-    return found[-1:]  # the innermost frame holding a node is the one that failed
+    # the innermost frame holding a node is the one that failed, unless it is a TorchScript list or
+    # constant the op's symbolic was reading (a `prim::ListConstruct` of traced sizes "not
+    # constant"): then the op being translated is the failure (UCM-Net's `F.layer_norm(x, [H, W])`)
+    ops = [t for t in found if not (t.style == "ts" and t.node.startswith(("prim::", "onnx::")))]
+    return (ops or found)[-1:]
 
 
 def untranslatable_ops(exc: BaseException) -> list[UnsupportedOp]:

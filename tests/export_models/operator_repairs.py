@@ -4,7 +4,9 @@ spelling), each repaired by `onnxfix export --fix` from the failure it names, at
 ord==nuc"), an nn.Conv2d with padding="same" and a dilation (onnxruntime refuses legacy's
 SAME_UPPER with dilations), F.pixel_shuffle of a 5-D tensor (legacy: "only support 4d input"), an
 FFT filter (fft2, fftshift, a real mask, ifftshift, ifft2, abs: legacy has no aten::fft_*), and
-F.grouped_mm of 3-D bfloat16 operands (aten._grouped_mm: no translation in either exporter)."""
+F.grouped_mm of 3-D bfloat16 operands (aten._grouped_mm: no translation in either exporter), and
+F.layer_norm over [H, W] sizes a submodule returns (UCM-Net: legacy's symbolic needs the
+normalized shape constant; the failing node is the op it was translating)."""
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -47,6 +49,29 @@ class GroupedExperts(nn.Module):
         return F.grouped_mm(tokens.bfloat16(), self.weight.bfloat16()).float().transpose(0, 1)
 
 
+class PatchEmbed(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Conv2d(4, 6, 1)
+
+    def forward(self, x):
+        x = self.proj(x)
+        _, _, H, W = x.shape
+        return x.flatten(2).transpose(1, 2), H, W
+
+
+class PatchNorm(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = PatchEmbed()
+
+    def forward(self, x):
+        tokens, H, W = self.embed(x)
+        B, N, C = tokens.shape
+        grid = tokens.transpose(1, 2).view(B, C, H, W)
+        return F.layer_norm(grid, [H, W])
+
+
 def _seeded(cls):
     torch.manual_seed(0)
     return cls().eval()
@@ -70,6 +95,10 @@ def make_fourier_filter():
 
 def make_grouped_experts():
     return _seeded(GroupedExperts)
+
+
+def make_patch_norm():
+    return _seeded(PatchNorm)
 
 
 def example_inputs():

@@ -319,7 +319,7 @@ class DecompositionRule(Rule):
         resolved = with_resolved_arguments(judged, ctx)  # `antialias=self.antialias` judged as its literal
         if not decomposition.static or not selected_variant(decomposition, resolved):
             return
-        failed = catalog.failures(self.cases(decomposition, resolved))
+        failed = catalog.failures(self.cases(decomposition, resolved, ctx))
         if not failed:
             return  # the installed torch exports this variant (per the catalog)
         fix = None
@@ -345,7 +345,7 @@ class DecompositionRule(Rule):
                    f"exporting, made the export work: it computes it with exportable ops{how}")
         yield ctx.report(self, node, message, fix=fix, exporters=self.exporters)
 
-    def cases(self, decomposition: Decomposition, node: ast.Call) -> tuple[str, ...]:
+    def cases(self, decomposition: Decomposition, node: ast.Call, ctx: FunctionContext) -> tuple[str, ...]:
         return decomposition.catalog_cases
 
     def is_safe(self, decomposition: Decomposition, node: ast.Call, ctx: FunctionContext, method: bool) -> bool:

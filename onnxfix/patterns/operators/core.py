@@ -243,7 +243,7 @@ class AdaptiveMaxPoolUneven(DecompositionRule):
         code,
     )
 
-    def cases(self, decomposition, node):
+    def cases(self, decomposition, node, ctx):
         if decomposition.key == "adaptive_avg_pool3d" and global_pooling(node):
             return ()  # a mean over each axis: both exporters take it
         return decomposition.catalog_cases
@@ -277,7 +277,7 @@ class CdistBroadcast(DecompositionRule):
         code,
     )
 
-    def cases(self, decomposition, node):
+    def cases(self, decomposition, node, ctx):
         p = literal(argument(node, "p", 2), 2)
         if p in (1, 1.0):
             return ("cdist p=1",)

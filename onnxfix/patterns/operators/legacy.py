@@ -210,7 +210,7 @@ class LegacySilentlyWrong(DecompositionRule):
         code, legacy_only=True,
     )
 
-    def cases(self, decomposition, node):
+    def cases(self, decomposition, node, ctx):
         if decomposition.key != "softplus":
             return decomposition.catalog_cases
         threshold = literal(argument(node, "threshold", 2), 20)
@@ -321,7 +321,7 @@ class LegacyStructural(DecompositionRule):
             return
         yield from operator_finding(self, node, ctx, key, f"`{'|' if key == 'bitwise_or' else '^'}` on an integer tensor")
 
-    def cases(self, decomposition, node):
+    def cases(self, decomposition, node, ctx):
         key = decomposition.key
         if key in ("adaptive_avg_pool2d", "adaptive_avg_pool1d"):
             return () if global_pooling(node) else decomposition.catalog_cases
@@ -335,7 +335,7 @@ class LegacyStructural(DecompositionRule):
             return {"area": ("interpolate area down",), "nearest-exact": ("interpolate nearest-exact",)}.get(mode, ())
         if key == "fold" and literal(argument(node, "output_size", 1)) is not NOT_LITERAL:
             return ()  # a literal output size fixes the block count: the legacy exporter takes it
-        if key == "layer_norm" and not _shape_read_from_a_tensor(argument(node, "normalized_shape", 1)):
+        if key == "layer_norm" and not _shape_read_from_a_tensor(argument(node, "normalized_shape", 1), ctx):
             return ()  # literal or the module's own shape: constants the legacy exporter takes
         if key == "instance_norm" and literal(argument(node, "use_input_stats", 5), True) is True:
             return ()  # the input's own statistics: legacy's InstanceNormalization
@@ -345,11 +345,13 @@ class LegacyStructural(DecompositionRule):
         return decomposition.catalog_cases
 
 
-def _shape_read_from_a_tensor(shape: ast.expr | None) -> bool:
-    """`x.shape[-1:]`, `(x.size(-1),)`: a shape read from a tensor while tracing."""
+def _shape_read_from_a_tensor(shape: ast.expr | None, ctx: FunctionContext) -> bool:
+    """`x.shape[-1:]`, `(x.size(-1),)`, `[H, W]` with names bound to sizes or parameters the
+    callers pass sizes (UCM-Net's `F.layer_norm(x, [H, W])`): a shape read from a tensor while tracing."""
     return shape is not None and any(
         isinstance(n, ast.Attribute) and n.attr == "shape"
         or isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "size"
+        or isinstance(n, ast.Name) and (ctx.sizes.is_size(n) or ctx.sizes.passed_a_size(n))
         for n in ast.walk(shape))
 
 

@@ -94,7 +94,7 @@ class SpectralLinalg(DecompositionRule):
         code,
     )
 
-    def cases(self, decomposition, node):
+    def cases(self, decomposition, node, ctx):
         if decomposition.key != "linalg_matrix_norm":
             return decomposition.catalog_cases
         value = literal(argument(node, "ord", 1), "fro")  # the default 'fro' exports

@@ -333,7 +333,7 @@ class DynamoSilentlyWrong(DecompositionRule):
                 return
         yield from super().visit_Call(node, ctx)
 
-    def cases(self, decomposition, node):
+    def cases(self, decomposition, node, ctx):
         """A reduction other than a literal "mean" is reported for include_self=False only: what
         the catalog measures for it is legacy's refusal ("scatter_reduce amax" leaves self out)."""
         if decomposition.key in ("scatter_reduce", "scatter_reduce_"):

@@ -123,8 +123,9 @@ class ScalarCast(Rule):
             - `int(t)` / `float(t)` of a tensor used as a size or in arithmetic with a tensor,
               directly or through a name whose every use takes the tensor (`maxlen =
               int(lengths.max())` then `torch.arange(0, maxlen)`; the uses are classified as in
-              ONX201, and a name used anywhere else gets no fix, with the reason in the
-              message): dropping the cast is unsafe. A 0-d tensor takes part in type promotion
+              ONX201, an `is None` / `is not None` test of the name counts as taking it, as in
+              RLlib's `if maxlen is None: maxlen = int(lengths.max())`, and a name used anywhere
+              else gets no fix, with the reason in the message): dropping the cast is unsafe. A 0-d tensor takes part in type promotion
               differently from a Python number, a float tensor is no valid size, and
               `int()` truncates. With run-time evidence (`onnxfix export --fix`) it is safe
               where the run proves it exact: `int(n)` as a size of an `n` that was always a

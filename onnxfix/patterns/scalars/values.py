@@ -238,9 +238,22 @@ def _scalar_size(node: ast.expr, ctx: FunctionContext) -> bool:
     return isinstance(holder, ast.Call) and ctx.qualname(holder.func) in SCALAR_SIZE_FUNCTIONS
 
 
+def is_none_test(node: ast.expr, ctx: FunctionContext) -> bool:
+    """``node is None`` / ``node is not None`` (RLlib's and ESPnet's `if maxlen is None: maxlen =
+    int(lengths.max())`): the same answer for a tensor as for the number it holds."""
+    parent = ctx.parent(node)
+    return (
+        isinstance(parent, ast.Compare) and len(parent.ops) == 1 and isinstance(parent.ops[0], (ast.Is, ast.IsNot))
+        and isinstance(parent.comparators[0], ast.Constant) and parent.comparators[0].value is None
+        and parent.left is node
+    )
+
+
 def tensor_in_place(use: ast.expr, receiver: ast.expr, ctx: FunctionContext, depth: int = 0) -> tuple[str | None, str]:
     """Whether the tensor ``receiver`` in place of ``use`` (the Python number taken out of it)
     computes the same there: (EXACT, UNSAFE or None, the kind of use)."""
+    if is_none_test(use, ctx):
+        return EXACT, "none test"  # a tensor is no more None than a number is
     kind = item_use(use, ctx)
     if kind == "size":
         if _scalar_size(use, ctx) and not is_zero_dim(receiver, ctx):
