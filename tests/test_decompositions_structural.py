@@ -409,3 +409,32 @@ def test_rfftfreq_bit_identical(n, d):
     assert_same(helper("rfftfreq")(n, d), torch.fft.rfftfreq(n, d))
     assert_same(helper("rfftfreq")(n, d, dtype=torch.float64), torch.fft.rfftfreq(n, d, dtype=torch.float64))
     assert helper("rfftfreq")(n, requires_grad=True).requires_grad
+
+
+# ---- conv_groups: groups read from sizes ----------------------------------------------------------
+@pytest.mark.parametrize("rank", [1, 2, 3])
+@pytest.mark.parametrize("seed", range(6))
+def test_conv_groups_sum_over_offsets_matches_the_grouped_convolution(rank, seed):
+    """The export branch (groups a traced size: a 0-d tensor, as while the legacy exporter
+    traces) against torch's grouped convolution, over strides, dilations, paddings, biases and
+    groups with several channels each; a sum in another order than the kernel's: rounding."""
+    g = gen(seed)
+    draw = lambda low, high: int(torch.randint(low, high, (), generator=g))  # noqa: E731
+    groups = draw(1, 4)
+    channels, outputs = groups * draw(1, 3), groups * draw(1, 3)
+    kernel, stride, dilation, padding = ([draw(low, high) for _ in range(rank)] for low, high in ((1, 4), (1, 3), (1, 3), (0, 3)))
+    x = torch.randn(2, channels, *[draw(7, 12) for _ in range(rank)], generator=g)
+    weight = torch.randn(outputs, channels // groups, *kernel, generator=g)
+    bias = torch.randn(outputs, generator=g) if seed % 2 else None
+    convolution = (torch.nn.functional.conv1d, torch.nn.functional.conv2d, torch.nn.functional.conv3d)[rank - 1]
+    want = convolution(x, weight, bias, stride, padding, dilation, groups)
+    got = helper("conv_groups")(x, weight, bias, stride, padding, dilation, torch.tensor(groups))
+    terms = channels // groups * int(torch.tensor(kernel).prod()) + 1
+    assert_same(got, want, **reordered(torch.float32, terms, x * weight.abs().max(), want))
+
+
+def test_conv_groups_of_a_number_is_the_convolution():
+    """A plain group count (a layer's, or any call in eager) runs torch's convolution itself."""
+    x, weight = torch.randn(2, 4, 9, 9, generator=gen()), torch.randn(6, 2, 3, 3, generator=gen(1))
+    assert torch.equal(helper("conv_groups")(x, weight, None, 2, 1, 1, 2),
+                       torch.nn.functional.conv2d(x, weight, None, 2, 1, 1, 2))

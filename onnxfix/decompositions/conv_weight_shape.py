@@ -2,7 +2,7 @@ import torch
 
 
 def _onnx_conv_weight_shape(op, input, weight, *args, **kwargs):
-    # A convolution's arguments as the legacy exporter can take them. A kernel built in forward
+    # A convolution's arguments as the exporters can take them. A kernel built in forward
     # (kornia's filter2d: a Gaussian expanded over the channels and reshaped with sizes read from
     # tensors): the legacy exporter needs the kernel's shape and sees only a Reshape of traced
     # sizes ("convolution for kernel of unknown shape"). While it traces, the kernel is reshaped to
@@ -10,11 +10,16 @@ def _onnx_conv_weight_shape(op, input, weight, *args, **kwargs):
     # PyTorch on inputs of other sizes). padding="same" with a dilation above 1: the legacy
     # exporter writes Conv(auto_pad=SAME_UPPER), which onnxruntime refuses with dilations; torch
     # pads dilation * (kernel - 1) zeros per axis, the smaller half first, so an explicit F.pad and
-    # padding=0 are the same. Eager and dynamo run the op itself.
-    if not torch.onnx.is_in_onnx_export() or torch.compiler.is_exporting():
+    # padding=0 are the same. groups read from the input's sizes: _onnx_conv_groups. Eager runs
+    # the op itself, and so does dynamo for any other call.
+    if not torch.onnx.is_in_onnx_export() and not torch.compiler.is_exporting():
+        return op(input, weight, *args, **kwargs)
+    options = {**dict(zip(("bias", "stride", "padding", "dilation", "groups"), args)), **kwargs}
+    if not isinstance(options.get("groups", 1), int) and "transpose" not in op.__name__:  # a SymInt, or a traced size
+        return _onnx_conv_groups(input, weight, **options)
+    if torch.compiler.is_exporting():
         return op(input, weight, *args, **kwargs)
     weight = weight.reshape([int(size) for size in weight.shape])
-    options = {**dict(zip(("bias", "stride", "padding", "dilation", "groups"), args)), **kwargs}
     if "transpose" in op.__name__ or options.get("padding") != "same":
         return op(input, weight, *args, **kwargs)
     rank = weight.dim() - 2

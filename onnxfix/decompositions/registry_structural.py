@@ -168,15 +168,33 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "when the export matches PyTorch on the probes); padding='same' with a dilation above 1 (an "
         "nn.Conv2d layer's own call: onnxruntime refuses legacy's Conv(auto_pad=SAME_UPPER) with dilations) "
         "is an explicit F.pad of dilation * (kernel - 1) zeros per axis, the smaller half first as torch, "
-        "and padding=0. Export time only, keyed on either error. Eager and dynamo run the op.",
+        "and padding=0. groups read from the input's sizes (a per-sample filter run as one grouped conv: "
+        "DMNet's groups=b * c, SiamRPN's depthwise cross-correlation; ONNX's Conv takes a constant group "
+        "count) become an axis, and the convolution a sum over the kernel's offsets, under both exporters. "
+        "Export time only, keyed on those errors. Eager runs the op; dynamo runs it for any other call.",
         static=False, wraps_op=True, rule="ONX515",
-        repairs_error=r"convolution for kernel of unknown shape|Dilation not supported for AutoPadType",
+        repairs_error=r"convolution for kernel of unknown shape|Dilation not supported for AutoPadType"
+                      r"|Error calling operator 'Conv'",
         proof=Proof("torch.nn.functional.conv2d(a, c[..., :3].expand(3, 1, 3, 3).reshape(-1, 1, 3, 3), groups=3)"
                     " + torch.nn.functional.conv2d(a, c.expand(3, 3, 3, 4), padding='same', dilation=(2, 1))[..., 1:7, 1:7]",
                     "_onnx_conv_weight_shape(torch.nn.functional.conv2d, a, c[..., :3].expand(3, 1, 3, 3).reshape(-1, 1, 3, 3), groups=3)"
                     " + _onnx_conv_weight_shape(torch.nn.functional.conv2d, a, c.expand(3, 3, 3, 4), padding='same',"
                     " dilation=(2, 1))[..., 1:7, 1:7]",
                     "(randn(g, b, 3, 8, 8), randn(g, 1, 1, 3, 4))", params="a, c", static=(1,), decomposition_tol=2e-6),
+    ),
+    Decomposition(
+        "conv_groups", ("torch.nn.functional.conv2d", "torch.nn.functional.conv3d"), True, ("conv2d groups from sizes",),
+        ("https://github.com/open-mmlab/mmdeploy/issues/2326", "https://github.com/onnx/onnx/issues/3843"),
+        "A convolution whose groups are read from the input's sizes (a per-sample filter run as one "
+        "grouped conv: DMNet's groups=b * c, SiamRPN's depthwise cross-correlation): ONNX's Conv takes "
+        "a constant group count (dynamo: \"Error calling operator 'Conv'\"; legacy bakes the count in). "
+        "The groups become an axis and the convolution a sum over the kernel's offsets (the kernel's "
+        "spatial sizes static; string paddings run the op). Reported only for groups computed from "
+        "sizes. Eager runs the op (guarded helper).",
+        rule="ONX515",
+        proof=Proof("torch.nn.functional.conv2d(a.reshape(1, -1, 6, 7), c.reshape(-1, 1, 3, 3), groups=a.shape[0] * a.shape[1])",
+                    "_onnx_conv_groups(a.reshape(1, -1, 6, 7), c.reshape(-1, 1, 3, 3), groups=a.shape[0] * a.shape[1])",
+                    "(randn(g, b, 3, 6, 7), randn(g, b, 3, 3, 3))", params="a, c", decomposition_tol=1e-5),
     ),
     Decomposition(
         "sdpa_batched_heads", ("torch.nn.functional.scaled_dot_product_attention",), True, (),

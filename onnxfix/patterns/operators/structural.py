@@ -25,8 +25,8 @@ class StructuralOperator(DecompositionRule):
     name = "structural-operator"
     summary = ("`cov` / `corrcoef` / `index_reduce` / `vander` / `combinations` / `pdist` / `narrow` / `ctc_loss` / "
                "`masked_select` / `unique_consecutive` / `fft.rfftfreq` / `pad_sequence(x.split(n.tolist()))` / transformers' "
-               "`grouped_mm_fallback` / learnable fake quantization / `kaiser_window` / `bartlett_window` fail to export: "
-               "rewrite")
+               "`grouped_mm_fallback` / learnable fake quantization / `kaiser_window` / `bartlett_window` / `F.conv2d` "
+               "with groups from sizes fail to export: rewrite")
     default_safety = "safe"
     extra_triggers = ("one_hot", "normal")  # reported without a fix
     doc = rule_doc(
@@ -41,7 +41,9 @@ class StructuralOperator(DecompositionRule):
         "inside transformers too), and LSQ's `torch._fake_quantize_learnable_per_tensor_affine` "
         "(MQBench; no exporter translates it: its forward is ATen's fake-quantize arithmetic), and "
         "`torch.bincount(..., minlength=n)` (unsafe: exact while every value is below n, as batch "
-        "indices counted per image). "
+        "indices counted per image), and `F.conv2d` / `F.conv3d` whose groups are computed from sizes "
+        "(a per-sample filter run as one grouped conv: DMNet's `groups=b * c`, SiamRPN's depthwise "
+        "cross-correlation; ONNX's Conv takes a constant group count). "
         "Also reports, without a fix, "
         "`F.one_hot` without `num_classes` (the size comes from the data) and `torch.normal` with "
         "a tensor mean and a number std (random: no rewrite can be checked against eager).",
@@ -61,7 +63,7 @@ class StructuralOperator(DecompositionRule):
         "Safe: bit-identical in eager by construction for cov and corrcoef (ATen's own ops, in "
         "its order), rfftfreq (ATen's arange and multiply), combinations, narrow, masked_select, "
         "unique_consecutive and pad_sequence of a split (exact indexing); index_reduce, vander, "
-        "ctc_loss, pdist and grouped_mm_fallback compose other floating ops than ATen's kernels and return the torch "
+        "ctc_loss, pdist, grouped_mm_fallback and conv_groups compose other floating ops than ATen's kernels and return the torch "
         "op itself outside export (`torch.onnx.is_in_onnx_export()`, False in eager), their "
         "exported forms agreeing to float rounding. Inputs torch "
         "rejects (negative weights, an out-of-range start) are not diagnosed. The receiver of "
@@ -71,6 +73,13 @@ class StructuralOperator(DecompositionRule):
         "to be static at export time.",
         code,
     )
+
+    def cases(self, decomposition, node, ctx):
+        """A convolution only with groups computed from sizes (a literal or a layer's count exports)."""
+        if decomposition.key == "conv_groups":
+            groups = argument(node, "groups", 6)
+            return decomposition.catalog_cases if groups is not None and ctx.sizes.is_size(groups) else ()
+        return decomposition.catalog_cases
 
     def is_safe(self, decomposition, node, ctx, method):
         # bincount's exported length is minlength, exact only while every value stays below it
