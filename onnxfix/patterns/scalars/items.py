@@ -13,6 +13,7 @@ from onnxfix.patterns.scalars.values import (
     UNSAFE,
     UNSAFE_BECAUSE,
     assigned_name,
+    is_zero_dim,
     item_use,
     name_as_tensor,
     python_use,
@@ -22,7 +23,7 @@ from onnxfix.patterns.scalars.values import (
 )
 from onnxfix.rewriter.context import FunctionContext, builtin_call
 from onnxfix.rewriter.precedence import ATOM, operand
-from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
+from onnxfix.rewriter.rule import Edit, Fix, Rule, RuleDoc
 
 
 class ItemCall(Rule):
@@ -72,7 +73,11 @@ class ItemCall(Rule):
             arithmetic with a tensor it is unsafe: a 0-d
             tensor takes part in type promotion differently from a Python number (int32 tensor
             times a 0-d float64 tensor is float64, times a Python float is float32), and a
-            one-element tensor of higher rank would broadcast. In conditions and other Python
+            one-element tensor of higher rank would broadcast. Where only a number or a 0-d
+            tensor is taken (`torch.full`'s fill_value, `masked_fill`'s and `fill_`'s value:
+            onnx2torch's one-element `value` buffer) and the receiver is not 0-d whatever the
+            input, `.item()` becomes `.reshape(())`: the 0-d tensor of the one element `.item()`
+            reads (both raise for any other count). In conditions and other Python
             uses there is no fix here (see the control-flow rules), except in an `assert`:
             `assert lengths.max().item() <= slen` becomes `assert torch.onnx.is_in_onnx_export()
             or lengths.max().item() <= slen` (the test parenthesised when it binds looser than
@@ -134,6 +139,11 @@ class ItemCall(Rule):
                 message += f" (unsafe: {UNSAFE_BECAUSE[kind]})"
             exporters = (LEGACY,)
         elif use == "arithmetic":
+            if _scalar_only(node, ctx) and not is_zero_dim(func.value, ctx):
+                # torch.full's fill_value, masked_fill's and fill_'s value take a number or a 0-d
+                # tensor only (onnx2torch's one-element `value` buffer): `.item()` read any rank
+                start, end = ctx.dot_span(func, node)
+                drop = Edit(start, end, ".reshape(())")
             fix = Fix("Keep the value as a 0-d tensor", (drop,), safe=tensor_operand_is_exact(func.value, node, ctx))
             message = "`.item()` as a tensor operand: the legacy exporter bakes the value in as a constant; keep it a tensor"
             exporters = (LEGACY,)
@@ -325,3 +335,17 @@ class TolistCall(Rule):
                    "count as a constant and the dynamo exporter cannot list a tensor whose size comes from the "
                    "data; use `t.shape[0]`")
         return ctx.report(self, counted, message, fix=fix, exporters=(LEGACY, DYNAMO))
+
+
+SCALAR_ONLY_METHODS = frozenset({"masked_fill", "masked_fill_", "fill_", "index_fill", "index_fill_"})
+
+
+def _scalar_only(node: ast.expr, ctx: FunctionContext) -> bool:
+    """``node`` is an argument that takes a number or a 0-d tensor, no other tensor."""
+    holder = ctx.parent(node)
+    if isinstance(holder, ast.keyword):
+        holder = ctx.parent(holder)
+    if not isinstance(holder, ast.Call) or node is holder.func:
+        return False
+    func = holder.func
+    return ctx.qualname(func) == "torch.full" or (isinstance(func, ast.Attribute) and func.attr in SCALAR_ONLY_METHODS)
