@@ -438,3 +438,12 @@ def test_conv_groups_of_a_number_is_the_convolution():
     x, weight = torch.randn(2, 4, 9, 9, generator=gen()), torch.randn(6, 2, 3, 3, generator=gen(1))
     assert torch.equal(helper("conv_groups")(x, weight, None, 2, 1, 1, 2),
                        torch.nn.functional.conv2d(x, weight, None, 2, 1, 1, 2))
+
+
+def test_conv_groups_unbatched_input_and_one_element_sequences():
+    """torch's convolutions take an input without its batch axis, and a stride / padding /
+    dilation of one entry for every axis (the review's cases: an IndexError before)."""
+    x, weight = torch.randn(4, 10, 11, generator=gen()), torch.randn(4, 1, 3, 3, generator=gen(1))
+    want = torch.nn.functional.conv2d(x, weight, None, (2,), [1], (1,), 4)
+    got = helper("conv_groups")(x, weight, None, (2,), [1], (1,), torch.tensor(4))
+    assert_same(got, want, **reordered(torch.float32, 10, x * weight.abs().max(), want))

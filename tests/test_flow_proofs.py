@@ -80,6 +80,7 @@ CASES = {
     "memo_cache": ("ONX609", False, (ORT, OK)),  # DA3's position grids memoised per patch grid in a dict
     "memo_getter": ("ONX609", True, (FAILS, OK)),  # TransformerEngine: a causal mask memoised per length in a module dict
     "backwarp_grid": ("ONX609", False, (OK, ORT)),  # PWC-Net / RIFE: the sampling grid memoised per size in a module dict
+    "stored_length_cache": ("ONX609", False, (FAILS, ORT)),  # ESM's rotary tables rebuilt when `seq_len != self._seq_len_cached`
     "grid_cache": ("ONX609", False, (ORT, ORT)),  # YOLOv7's per-level grids in a list, rebuilt when the size differs; a dry run fills them
     "square_pad": ("ONX403", False, (OK, WRONG)),
     "cache_start": ("ONX403", False, (OK, WRONG)),  # WeNet: max(attention_key_size - required_cache_size, 0)  # max(h, w) of sizes: legacy keeps the export-time winner
@@ -108,6 +109,7 @@ CASES = {
 # What the dynamo exporter's error says for the originals that fail (re-measured here).
 DYNAMO_ERRORS = {
     "if_return": "GuardOnDataDependentSymNode",
+    "stored_length_cache": "conflicts between user-specified ranges and inferred ranges",
     "if_item_assign": "GuardOnDataDependentSymNode",
     "accumulate": "inferred a static shape",
     "repeat_rows": "GuardOnDataDependentSymNode",

@@ -10,15 +10,20 @@ def _onnx_conv_groups(input, weight, bias=None, stride=1, padding=0, dilation=1,
     # kernel's own sizes): out[n, g, o] = sum over the group's channels c and offsets k of
     # x[n, g, c, k * dilation + stride * position] * w[g, o, c, k]. Eager, and any call whose
     # groups are a plain number, run torch's convolution.
+    if not torch.onnx.is_in_onnx_export():
+        return (torch.nn.functional.conv1d, torch.nn.functional.conv2d, torch.nn.functional.conv3d)[weight.dim() - 3](
+            input, weight, bias, stride, padding, dilation, groups)
     rank = weight.dim() - 2
-    if isinstance(groups, int) or isinstance(padding, str) or not (
-            torch.onnx.is_in_onnx_export() or torch.compiler.is_exporting()):
+    if isinstance(groups, int) or isinstance(padding, str):
         convolution = (torch.nn.functional.conv1d, torch.nn.functional.conv2d, torch.nn.functional.conv3d)[rank - 1]
         return convolution(input, weight, bias, stride, padding, dilation, groups)
 
-    def per_axis(value):
-        return tuple(value) if isinstance(value, (list, tuple)) else (value,) * rank
+    def per_axis(value):  # torch takes a number, or a sequence of one or rank entries
+        value = tuple(value) if isinstance(value, (list, tuple)) else (value,)
+        return value * rank if len(value) == 1 else value
 
+    if input.dim() == rank + 1:  # unbatched, as torch's convolutions take it
+        return _onnx_conv_groups(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups).squeeze(0)
     stride, padding, dilation = per_axis(stride), per_axis(padding), per_axis(dilation)
     pads = [p for axis in reversed(range(rank)) for p in (padding[axis], padding[axis])]  # noqa: ONX603 - static axes
     x = torch.nn.functional.pad(input, pads) if any(pads) else input

@@ -10,14 +10,16 @@ def _onnx_conv_weight_shape(op, input, weight, *args, **kwargs):
     # PyTorch on inputs of other sizes). padding="same" with a dilation above 1: the legacy
     # exporter writes Conv(auto_pad=SAME_UPPER), which onnxruntime refuses with dilations; torch
     # pads dilation * (kernel - 1) zeros per axis, the smaller half first, so an explicit F.pad and
-    # padding=0 are the same. groups read from the input's sizes: _onnx_conv_groups. Eager runs
-    # the op itself, and so does dynamo for any other call.
-    if not torch.onnx.is_in_onnx_export() and not torch.compiler.is_exporting():
+    # padding=0 are the same. Under torch.export, a group count read from a dynamic size (a SymInt)
+    # takes _onnx_conv_groups (the legacy trace keeps its single Conv: a kernel blur's count of
+    # channels is a traced size too, and the sum over offsets would be k*k nodes). Eager runs the
+    # op itself, and so does dynamo for any other call.
+    if not torch.onnx.is_in_onnx_export():
         return op(input, weight, *args, **kwargs)
     options = {**dict(zip(("bias", "stride", "padding", "dilation", "groups"), args)), **kwargs}
-    if not isinstance(options.get("groups", 1), int) and "transpose" not in op.__name__:  # a SymInt, or a traced size
-        return _onnx_conv_groups(input, weight, **options)
-    if torch.compiler.is_exporting():
+    if torch.compiler.is_exporting():  # a group count torch.export keeps symbolic: ONNX's Conv needs a number
+        if isinstance(options.get("groups", 1), torch.SymInt) and "transpose" not in op.__name__:
+            return _onnx_conv_groups(input, weight, **options)
         return op(input, weight, *args, **kwargs)
     weight = weight.reshape([int(size) for size in weight.shape])
     if "transpose" in op.__name__ or options.get("padding") != "same":

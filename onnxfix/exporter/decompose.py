@@ -118,7 +118,9 @@ def decomposition_table(ops: Iterable[str] | None = None, typed: bool = False) -
             continue
         for target in decomposition.targets:
             function = resolve_target(target)
-            if function is not None:  # a custom op whose library is absent is never called
+            # a custom op whose library is absent is never called; an op-wrapping repair keeps
+            # its ops (conv_weight_shape calls conv_groups' helper itself where that applies)
+            if function is not None and not (function in table and table[function].decomposition.wraps_op):
                 table[function] = entry
     return table
 

@@ -50,7 +50,8 @@ class CachedSizePath(Rule):
         "x[i].shape[2:4]: self.grid[i] = self._make_grid(nx, ny)`, YOLOv3's `if (self.nx, self.ny) != (nx, ny): "
         "create_grids(self, ...)`, cached by export scripts' dry run, or LLaMA's rotary `if seq_len > "
         "self.max_seq_len_cached: self._set_cos_sin_cache(seq_len)`, the method registering the tables as "
-        "buffers by name); the same cache kept when large enough, by an `if` on sizes that "
+        "buffers by name, or ESM's `if seq_len != self._seq_len_cached:` rebuilding plain attributes "
+        "through local steps and storing the length beside them); the same cache kept when large enough, by an `if` on sizes that "
         "reads the attribute and ends in a bare `return`, the method rebuilding the attribute below "
         "(ESPnet's `extend_pe`: `if self.pe.size(1) >= x.size(1) * 2 - 1: return`). And a dict memoising a value per key: `if key not in "
         "self.cache:` whose body stores `self.cache[key] = ...` (DA3's RoPE position getter).",
@@ -308,8 +309,14 @@ def _rebuilt_attribute(node: ast.If, ctx: FunctionContext) -> str | None:
 
 
 def _stored_attributes(statement: ast.stmt, ctx: FunctionContext) -> set[str] | None:
-    """What one statement of a rebuild stores on the module; None for any other statement."""
-    if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.value, ast.Call):
+    """What one statement of a rebuild stores on the module; None for any other statement. A
+    local name the rebuild computes on the way (ESM's rotary `t = torch.arange(...)`, `emb = ...`)
+    stores nothing; a module attribute may be given any value (`self._seq_len_cached = seq_len`,
+    `self._cos_cached = emb.cos()[None, None, :, :]`)."""
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+        return set()
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and (
+            isinstance(statement.value, ast.Call) or _plain_attribute_targets(statement.targets[0], ctx)):
         target = statement.targets[0]
         # YOLOv5's `self.grid[i], self.anchor_grid[i] = self._make_grid(nx, ny, i)`: each item one
         targets = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
@@ -324,6 +331,13 @@ def _stored_attributes(statement: ast.stmt, ctx: FunctionContext) -> set[str] | 
                  and isinstance(n.value, ast.Name) and n.value.id == owner}
         return (found | _registered_names(function, owner)) or None
     return None
+
+
+def _plain_attribute_targets(target: ast.expr, ctx: FunctionContext) -> bool:
+    """`self.X = ...` or `self.X, self.Y = ...`: not an entry of a dict or list on the module (a
+    memo's `self.tables[n] = ...` is ONX609's memo case)."""
+    targets = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
+    return all(ctx.is_self_attr(t) for t in targets)
 
 
 def _registered_names(function: ast.FunctionDef, owner: str) -> set[str]:

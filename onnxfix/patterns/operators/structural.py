@@ -41,7 +41,7 @@ class StructuralOperator(DecompositionRule):
         "inside transformers too), and LSQ's `torch._fake_quantize_learnable_per_tensor_affine` "
         "(MQBench; no exporter translates it: its forward is ATen's fake-quantize arithmetic), and "
         "`torch.bincount(..., minlength=n)` (unsafe: exact while every value is below n, as batch "
-        "indices counted per image), and `F.conv2d` / `F.conv3d` whose groups are computed from sizes "
+        "indices counted per image), and `F.conv2d` / `F.conv3d` whose groups are a product of sizes "
         "(a per-sample filter run as one grouped conv: DMNet's `groups=b * c`, SiamRPN's depthwise "
         "cross-correlation; ONNX's Conv takes a constant group count). "
         "Also reports, without a fix, "
@@ -75,10 +75,19 @@ class StructuralOperator(DecompositionRule):
     )
 
     def cases(self, decomposition, node, ctx):
-        """A convolution only with groups computed from sizes (a literal or a layer's count exports)."""
+        """A convolution only with a per-sample filter's group count: a product of sizes
+        (DMNet's `groups=b * c`), or a size with the batch folded into the channels of the input
+        (StyleGAN2's `F.conv2d(x.view(1, b * c, h, w), w, groups=b)`). A literal or a layer's
+        count exports, and a single size alone is most often a depthwise conv's channels, static,
+        which both exporters take as one Conv (kornia's blur); a string padding runs the op in the
+        helper, so it is not reported either."""
         if decomposition.key == "conv_groups":
-            groups = argument(node, "groups", 6)
-            return decomposition.catalog_cases if groups is not None and ctx.sizes.is_size(groups) else ()
+            groups, padding = argument(node, "groups", 6), argument(node, "padding", 4)
+            product = (isinstance(groups, ast.BinOp) and isinstance(groups.op, ast.Mult)
+                       and ctx.sizes.is_size(groups.left) and ctx.sizes.is_size(groups.right))
+            folded = groups is not None and ctx.sizes.is_size(groups) and _batch_folded(argument(node, "input", 0), ctx)
+            named_padding = isinstance(padding, ast.Constant) and isinstance(padding.value, str)
+            return decomposition.catalog_cases if (product or folded) and not named_padding else ()
         return decomposition.catalog_cases
 
     def is_safe(self, decomposition, node, ctx, method):
@@ -365,3 +374,18 @@ def _leaves_self_out(node: ast.Call) -> bool:
 
 
 RULES = [StructuralOperator, DynamoSilentlyWrong]
+
+
+def _batch_folded(value: ast.expr | None, ctx: FunctionContext, depth: int = 3) -> bool:
+    """`x.view(1, b * c, h, w)` (or `.reshape(1, ...)`), directly, padded, or through a name
+    bound to one: a batch folded into the channels of a single sample."""
+    if value is None or depth == 0:
+        return False
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in ("view", "reshape"):
+        first = value.args[0] if value.args else None
+        return isinstance(first, ast.Constant) and first.value == 1 and len(value.args) > 2
+    if isinstance(value, ast.Call) and ctx.qualname(value.func) == "torch.nn.functional.pad":
+        return _batch_folded(argument(value, "input", 0), ctx, depth - 1)
+    if isinstance(value, ast.Name):
+        return any(isinstance(v, ast.expr) and _batch_folded(v, ctx, depth - 1) for v in ctx.assignments(value.id))
+    return False

@@ -6,6 +6,7 @@ import ast
 
 from onnxfix.config import DYNAMO, LEGACY
 from onnxfix.patterns.scalars.legacy_constructors import CONSTRUCTORS
+from onnxfix.patterns.scalars.shape_data import empty_shape_branch, shape_passed_in
 from onnxfix.rewriter.context import FunctionContext, builtin_call
 from onnxfix.rewriter.integers import is_whole_shape
 from onnxfix.rewriter.size_lists import converted_size_list
@@ -140,9 +141,12 @@ class TensorFromValues(Rule):
               tensor, but the analysis does not know the rows' lengths: with no rows, or empty
               ones, `torch.tensor` gives a float tensor of shape (n, 0) and `torch.stack`
               raises. Measured: tests/test_values_exporters.py (TensorFromAppendedSizes).
-            - A whole shape (`torch.tensor(x.shape)`, `torch.as_tensor(x.shape)`) becomes
-              `torch.stack([torch.tensor(d) for d in x.shape])`: unsafe, because for a 0-d `x`
-              the original gives an empty float tensor and `torch.stack([])` raises.
+            - A whole shape (`torch.tensor(x.shape)`, `torch.as_tensor(x.shape)`, or a
+              parameter every call binds to one: DEYO's `imgsz = x.shape[2:]` passed to its
+              head) becomes `(torch.stack([torch.tensor(d) for d in x.shape]) if len(x.shape)
+              else torch.tensor(x.shape))`: safe. For an empty shape (a 0-d `x`) the original
+              call runs, an empty float tensor, where `torch.stack([])` would raise; the rank
+              is a Python int in both exporters, so the test is not in the graph.
             - `torch.as_tensor(size)` of one size becomes `torch.tensor(size)`: safe (for a
               Python int both build the same new 0-d tensor).
             - Values taken out of tensors: `torch.tensor(t.tolist(), dtype=D)` (also through a
@@ -181,7 +185,9 @@ class TensorFromValues(Rule):
         as_tensor = ctx.qualname(node.func) == "torch.as_tensor"
         # as_tensor of sizes also breaks the dynamo exporter (tests/test_values_exporters.py)
         exporters, also = ((LEGACY, DYNAMO), AS_TENSOR_DYNAMO) if as_tensor else ((LEGACY,), "")
-        if is_whole_shape(data):
+        if empty_shape_branch(node, data, ctx):
+            return  # this rule's own fix: the original call, run only for an empty shape
+        if is_whole_shape(data) or shape_passed_in(data, ctx):
             yield ctx.report(
                 self, node,
                 "tensor built from a shape: the legacy exporter records the export-time shape as a constant" + also,
@@ -241,9 +247,13 @@ class TensorFromValues(Rule):
             # tests/test_values_exporters.py); for a Python int both build the same new 0-d tensor
             builder = f"{torch}.tensor"
         if whole:
-            d = _fresh_name(node, "d", torch)
-            text = f"{torch}.stack([{builder}({d}{extra}) for {d} in {ctx.segment(data)}])"
-            return Fix("Stack 0-d tensors built from each size", (ctx.replace(node, text),), safe=False, imports=imports)
+            # an empty shape (a 0-d tensor's, `x.shape[2:]` of a 2-d one) keeps the original
+            # call: `torch.tensor(torch.Size([]))` is an empty float tensor, `torch.stack([])`
+            # raises; the rank is static in both exporters, so the test stays out of the graph
+            d, shape = _fresh_name(node, "d", torch), ctx.segment(data)
+            text = (f"({torch}.stack([{builder}({d}{extra}) for {d} in {shape}]) if len({shape}) "
+                    f"else {ctx.segment(node)})")
+            return Fix("Stack 0-d tensors built from each size", (ctx.replace(node, text),), safe=True, imports=imports)
         rows = _rows(data)
         if rows is None or not all(ctx.ints.is_int(e) for row in rows for e in row):
             return None

@@ -75,9 +75,10 @@ class ItemCall(Rule):
             times a 0-d float64 tensor is float64, times a Python float is float32), and a
             one-element tensor of higher rank would broadcast. Where only a number or a 0-d
             tensor is taken (`torch.full`'s fill_value, `masked_fill`'s and `fill_`'s value:
-            onnx2torch's one-element `value` buffer) and the receiver is not 0-d whatever the
-            input, `.item()` becomes `.reshape(())`: the 0-d tensor of the one element `.item()`
-            reads (both raise for any other count). In conditions and other Python
+            onnx2torch's one-element `value` buffer), `.item()` becomes `.detach().reshape(())`: the 0-d tensor of the one element
+            `.item()` reads (both raise for any other count), without the gradient a number does
+            not carry (`torch.full` refuses a tensor that needs one); `.detach()` alone for a
+            receiver 0-d whatever the input. In conditions and other Python
             uses there is no fix here (see the control-flow rules), except in an `assert`:
             `assert lengths.max().item() <= slen` becomes `assert torch.onnx.is_in_onnx_export()
             or lengths.max().item() <= slen` (the test parenthesised when it binds looser than
@@ -139,11 +140,12 @@ class ItemCall(Rule):
                 message += f" (unsafe: {UNSAFE_BECAUSE[kind]})"
             exporters = (LEGACY,)
         elif use == "arithmetic":
-            if _scalar_only(node, ctx) and not is_zero_dim(func.value, ctx):
+            if _scalar_only(node, ctx):
                 # torch.full's fill_value, masked_fill's and fill_'s value take a number or a 0-d
-                # tensor only (onnx2torch's one-element `value` buffer): `.item()` read any rank
+                # tensor that needs no gradient (onnx2torch's one-element `value` buffer; a
+                # parameter's): `.item()` read any rank and gave a number without one
                 start, end = ctx.dot_span(func, node)
-                drop = Edit(start, end, ".reshape(())")
+                drop = Edit(start, end, ".detach()" if is_zero_dim(func.value, ctx) else ".detach().reshape(())")
             fix = Fix("Keep the value as a 0-d tensor", (drop,), safe=tensor_operand_is_exact(func.value, node, ctx))
             message = "`.item()` as a tensor operand: the legacy exporter bakes the value in as a constant; keep it a tensor"
             exporters = (LEGACY,)
