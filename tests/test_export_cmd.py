@@ -593,6 +593,25 @@ def test_weights_held_outside_registered_modules_export_with_their_gradients_off
     assert (fix["decompositions"], [r["verdict"] for r in fix["results"]]) == (["gradients_off"], ["OK"])
 
 
+def test_gradients_off_reaches_weights_through_bound_methods_and_partials():
+    """CED's export wrapper stores `self.forward_head = cedmodel.forward_head`: the pretrained
+    model is reachable only through the bound method (or a functools.partial of one)."""
+    import functools
+
+    import torch
+
+    from onnxfix.exporter.unregistered import gradients_off
+
+    held, partial_held = torch.nn.Linear(2, 2), torch.nn.Linear(2, 2)
+    wrapper = torch.nn.Module()
+    wrapper.head = held.forward
+    wrapper.other = functools.partial(torch.nn.functional.linear, weight=partial_held.weight)
+    weights = [held.weight, held.bias, partial_held.weight]
+    with gradients_off(wrapper):
+        assert not any(w.requires_grad for w in weights)
+    assert all(w.requires_grad for w in weights)
+
+
 def test_an_empty_exit_the_run_names_is_taken_in_eager_only(capsys):
     """The dynamo exporter stops on `Eq(u0, 0)` at a helper's `if boxes.numel() == 0:` (a
     parameter, a selection only at its call site): the guard's line in the evidence lets ONX610

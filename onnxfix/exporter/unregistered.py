@@ -4,6 +4,8 @@ require grad."""
 
 from __future__ import annotations
 
+import functools
+import types
 from contextlib import contextmanager
 from typing import Iterator
 
@@ -14,7 +16,8 @@ import torch
 def gradients_off(model) -> Iterator[None]:
     """Within the block, no tensor reachable from ``model`` requires grad: its registered
     parameters, and the weights of modules it holds in plain lists, dicts or Python objects (RIFE's
-    `Model` class holding `self.flownet`), which the legacy tracer records as constants and
+    `Model` class holding `self.flownet`) or through a bound method or a partial (CED's wrapper
+    storing `self.forward_head = cedmodel.forward_head`), which the legacy tracer records as constants and
     refuses while they require grad ("Cannot insert a Tensor that requires grad as a constant").
     The values are the same; the flags are restored afterwards."""
     changed = [t for t in _reachable_tensors(model) if t.requires_grad and t.is_leaf]
@@ -44,6 +47,10 @@ def _reachable_tensors(root, depth_limit: int = 6) -> list[torch.Tensor]:
             stack.extend((v, depth) for v in value.values())
         elif isinstance(value, torch.nn.Module):
             stack.extend((v, depth) for v in vars(value).values())
+        elif isinstance(value, types.MethodType):  # CED's `self.forward_head = model.forward_head`
+            stack.append((value.__self__, depth))
+        elif isinstance(value, functools.partial):
+            stack.extend((v, depth) for v in (value.func, *value.args, *value.keywords.values()))
         elif _plain_object(value):  # only chains of the user's own objects are bounded
             stack.extend((v, depth + 1) for v in vars(value).values())
     return list(found.values())
