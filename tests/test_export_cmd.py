@@ -7,6 +7,7 @@ scope="module") and every assertion about it reads that one result.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -610,6 +611,34 @@ def test_gradients_off_reaches_weights_through_bound_methods_and_partials():
     with gradients_off(wrapper):
         assert not any(w.requires_grad for w in weights)
     assert all(w.requires_grad for w in weights)
+
+
+def test_compiled_wrappers_are_exported_through_what_they_wrap():
+    """pi0.5 replaces its own forward with `torch.compile(self.forward)` in __init__, another
+    model compiles a submodule: the legacy tracer refuses both ("dynamo-optimized function");
+    within the repair they are the originals, and put back afterwards."""
+    import torch
+
+    from onnxfix.exporter.compiled import compiled_unwrapped
+    from onnxfix.exporter.decompose import decomposition_table  # noqa: F401 - the repair's registry loads
+    from onnxfix.exporter.export_repairs import EXPORT_REPAIRS
+
+    class Policy(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.backbone = torch.compile(torch.nn.Linear(2, 2))
+            self.forward = torch.compile(self.forward)
+
+        def forward(self, x):
+            return self.backbone(x)
+
+    model = Policy()
+    compiled_forward, compiled_backbone = model.forward, model.backbone
+    with compiled_unwrapped(model):
+        assert model.forward == Policy.forward.__get__(model) and isinstance(model.backbone, torch.nn.Linear)
+    assert (model.forward, model.backbone) == (compiled_forward, compiled_backbone)
+    error = "RuntimeError: Detected that you are using FX to torch.jit.trace a dynamo-optimized function."
+    assert [key for key, repair in EXPORT_REPAIRS.items() if re.search(repair.error, error)] == ["compiled_unwrapped"]
 
 
 def test_an_empty_exit_the_run_names_is_taken_in_eager_only(capsys):

@@ -40,6 +40,7 @@ from onnxfix.decompositions import BY_KEY, DECOMPOSITIONS, Decomposition, load_f
 from onnxfix.exporter.export_repairs import EXPORT_REPAIRS
 from onnxfix.exporter.quant_stubs import fake_quant_constants
 from onnxfix.exporter.quantized_modules import quantized_as_float
+from onnxfix.exporter.compiled import compiled_unwrapped
 from onnxfix.exporter.unregistered import gradients_off
 from onnxfix.exporter.dead_comparisons import dead_comparisons_dropped
 from onnxfix.exporter.index_keys import ellipsis_expanded
@@ -232,6 +233,6 @@ def decomposition_context(ops: Iterable[str] | None = None, model=None) -> Itera
 
 
 # each takes the model being exported
-REPAIR_CONTEXTS = {"mha_fastpath_off": mha_fastpath_off, "causal_mask_check_off": causal_mask_check_off, "fake_quant_constants": fake_quant_constants,
+REPAIR_CONTEXTS = {"compiled_unwrapped": compiled_unwrapped, "mha_fastpath_off": mha_fastpath_off, "causal_mask_check_off": causal_mask_check_off, "fake_quant_constants": fake_quant_constants,
                    "gradients_off": gradients_off, "dead_comparisons_dropped": dead_comparisons_dropped,
                    "quantized_as_float": quantized_as_float, "ellipsis_expanded": ellipsis_expanded}

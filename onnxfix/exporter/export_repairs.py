@@ -110,6 +110,14 @@ EXPORT_REPAIRS = {
         (),
         contexts=("quantized_as_float",),
     ),
+    "compiled_unwrapped": ExportRepair(
+        r"torch\.jit\.trace a dynamo-optimized function",
+        "the functions and submodules a model wrapped with torch.compile (pi0.5's `self.forward = "
+        "torch.compile(self.forward)` in __init__, a compiled backbone) exported through what they wrap, "
+        "which the legacy tracer can follow; the wrappers put back afterwards (exporter/compiled.py)",
+        (),
+        contexts=("compiled_unwrapped",),
+    ),
     "gradients_off": ExportRepair(
         r"Cannot insert a Tensor that requires grad as a constant|'SymInt' object has no attribute 'unsqueeze'",
         "no tensor reachable from the model requires grad while exporting: the weights of modules held in plain "
