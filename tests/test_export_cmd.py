@@ -7,7 +7,6 @@ scope="module") and every assertion about it reads that one result.
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import subprocess
 import sys
@@ -592,53 +591,6 @@ def test_weights_held_outside_registered_modules_export_with_their_gradients_off
     assert "Cannot insert a Tensor that requires grad" in target["results"][0]["error"]
     fix = target["fix"]
     assert (fix["decompositions"], [r["verdict"] for r in fix["results"]]) == (["gradients_off"], ["OK"])
-
-
-def test_gradients_off_reaches_weights_through_bound_methods_and_partials():
-    """CED's export wrapper stores `self.forward_head = cedmodel.forward_head`: the pretrained
-    model is reachable only through the bound method (or a functools.partial of one)."""
-    import functools
-
-    import torch
-
-    from onnxfix.exporter.unregistered import gradients_off
-
-    held, partial_held = torch.nn.Linear(2, 2), torch.nn.Linear(2, 2)
-    wrapper = torch.nn.Module()
-    wrapper.head = held.forward
-    wrapper.other = functools.partial(torch.nn.functional.linear, weight=partial_held.weight)
-    weights = [held.weight, held.bias, partial_held.weight]
-    with gradients_off(wrapper):
-        assert not any(w.requires_grad for w in weights)
-    assert all(w.requires_grad for w in weights)
-
-
-def test_compiled_wrappers_are_exported_through_what_they_wrap():
-    """pi0.5 replaces its own forward with `torch.compile(self.forward)` in __init__, another
-    model compiles a submodule: the legacy tracer refuses both ("dynamo-optimized function");
-    within the repair they are the originals, and put back afterwards."""
-    import torch
-
-    from onnxfix.exporter.compiled import compiled_unwrapped
-    from onnxfix.exporter.decompose import decomposition_table  # noqa: F401 - the repair's registry loads
-    from onnxfix.exporter.export_repairs import EXPORT_REPAIRS
-
-    class Policy(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.backbone = torch.compile(torch.nn.Linear(2, 2))
-            self.forward = torch.compile(self.forward)
-
-        def forward(self, x):
-            return self.backbone(x)
-
-    model = Policy()
-    compiled_forward, compiled_backbone = model.forward, model.backbone
-    with compiled_unwrapped(model):
-        assert model.forward == Policy.forward.__get__(model) and isinstance(model.backbone, torch.nn.Linear)
-    assert (model.forward, model.backbone) == (compiled_forward, compiled_backbone)
-    error = "RuntimeError: Detected that you are using FX to torch.jit.trace a dynamo-optimized function."
-    assert [key for key, repair in EXPORT_REPAIRS.items() if re.search(repair.error, error)] == ["compiled_unwrapped"]
 
 
 def test_an_empty_exit_the_run_names_is_taken_in_eager_only(capsys):

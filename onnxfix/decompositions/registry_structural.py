@@ -168,11 +168,9 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "when the export matches PyTorch on the probes); padding='same' with a dilation above 1 (an "
         "nn.Conv2d layer's own call: onnxruntime refuses legacy's Conv(auto_pad=SAME_UPPER) with dilations) "
         "is an explicit F.pad of dilation * (kernel - 1) zeros per axis, the smaller half first as torch, "
-        "and padding=0. groups read from the input's sizes (a per-sample filter run as one grouped conv: "
-        "DMNet's groups=b * c, SiamRPN's depthwise cross-correlation; ONNX's Conv takes a constant group "
-        "count) become an axis, and the convolution a sum over the kernel's offsets, under dynamo when "
-        "torch.export keeps the count symbolic (the legacy trace keeps its single Conv). Export time "
-        "only, keyed on those errors. Eager runs the op; dynamo runs it for any other call.",
+        "and padding=0. A group count torch.export keeps symbolic (DMNet's groups=b * c) takes "
+        "_onnx_conv_groups under dynamo. Export time only, keyed on those errors. Eager runs the op; "
+        "dynamo runs it for any other call.",
         static=False, wraps_op=True, rule="ONX515",
         repairs_error=r"convolution for kernel of unknown shape|Dilation not supported for AutoPadType"
                       r"|Error calling operator 'Conv'",

@@ -1,0 +1,48 @@
+"""Export repairs that run as contexts around the export (exporter/export_repairs.py): what they
+reach in the model, and that they put everything back. Unit tests, no export."""
+
+from __future__ import annotations
+
+import functools
+import re
+
+import torch
+
+from onnxfix.exporter.compiled import compiled_unwrapped
+from onnxfix.exporter.export_repairs import EXPORT_REPAIRS
+from onnxfix.exporter.unregistered import gradients_off
+
+
+def test_gradients_off_reaches_weights_through_bound_methods_and_partials():
+    """CED's export wrapper stores `self.forward_head = cedmodel.forward_head`: the pretrained
+    model is reachable only through the bound method (or a functools.partial of one)."""
+    held, partial_held = torch.nn.Linear(2, 2), torch.nn.Linear(2, 2)
+    wrapper = torch.nn.Module()
+    wrapper.head = held.forward
+    wrapper.other = functools.partial(torch.nn.functional.linear, weight=partial_held.weight)
+    weights = [held.weight, held.bias, partial_held.weight]
+    with gradients_off(wrapper):
+        assert not any(w.requires_grad for w in weights)
+    assert all(w.requires_grad for w in weights)
+
+
+def test_compiled_wrappers_are_exported_through_what_they_wrap():
+    """pi0.5 replaces its own forward with `torch.compile(self.forward)` in __init__, another
+    model compiles a submodule: the legacy tracer refuses both ("dynamo-optimized function");
+    within the repair they are the originals, and put back afterwards."""
+    class Policy(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.backbone = torch.compile(torch.nn.Linear(2, 2))
+            self.forward = torch.compile(self.forward)
+
+        def forward(self, x):
+            return self.backbone(x)
+
+    model = Policy()
+    compiled_forward, compiled_backbone = model.forward, model.backbone
+    with compiled_unwrapped(model):
+        assert model.forward == Policy.forward.__get__(model) and isinstance(model.backbone, torch.nn.Linear)
+    assert (model.forward, model.backbone) == (compiled_forward, compiled_backbone)
+    error = "RuntimeError: Detected that you are using FX to torch.jit.trace a dynamo-optimized function."
+    assert [key for key, repair in EXPORT_REPAIRS.items() if re.search(repair.error, error)] == ["compiled_unwrapped"]
