@@ -48,6 +48,9 @@ CASES = {
     "int_size": ("IntSize", [("ONX203", 10, "unsafe")],
                  ("return x.reshape(x.shape[0], int(n), -1).sum(-1)", "return x.reshape(x.shape[0], n, -1).sum(-1)")),
     "int_size_name": ("GridSize", [("ONX203", 12, "unsafe")], ("feat_h = int(h)", "feat_h = h")),
+    "narrow_slice_bound": ("NarrowBound", [], (
+        "return x[:, :1] + self.pe[:, start:end].sum(1, keepdim=True)",
+        "return x[:, :1] + self.pe[:, start.long():end.long()].sum(1, keepdim=True)")),
     "mask_write_helper": ("MaskWriteHelper", [], (
         "tensor[indices] = value",
         "tensor.masked_fill_(indices.view(indices.shape + (1,) * (tensor.dim() - indices.dim())), value)")),
@@ -55,7 +58,8 @@ CASES = {
 EVIDENCE_FINDINGS = {  # with evidence: every finding above, its fix safe (ONX204 twice on one line)
     "len_param": [("ONX204", 10, "safe"), ("ONX204", 10, "safe")],
     "float_cast": [("ONX203", 9, "safe")],
-    "mask_write_helper": [("ONX705", 11, "safe")],  # the run saw a bool mask, a float32 tensor, an int
+    "mask_write_helper": [("ONX705", 11, "safe")],
+    "narrow_slice_bound": [("ONX707", 17, "safe")],  # the run saw int32 0-d bounds  # the run saw a bool mask, a float32 tensor, an int
 }
 
 

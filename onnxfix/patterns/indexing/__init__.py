@@ -5,6 +5,6 @@ shapes), so these rules target the legacy exporter only: they report when the pr
 `exporters` include "legacy".
 """
 
-from onnxfix.patterns.indexing import masks, negative, rules, slice_broadcast
+from onnxfix.patterns.indexing import masks, narrow_bounds, negative, rules, slice_broadcast
 
-RULES = [*negative.RULES, *rules.RULES, *masks.RULES, *slice_broadcast.RULES]
+RULES = [*negative.RULES, *rules.RULES, *masks.RULES, *slice_broadcast.RULES, *narrow_bounds.RULES]
