@@ -14,21 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from onnxfix.cli import main as cli_main
+from export_cli import MODELS, REPO, cli_json
 from onnxfix.exporter import plan, render
 from onnxfix.exporter.session import FIX_TEMPORARY, NoProgress, run_target
 
-REPO = Path(__file__).resolve().parent.parent
-MODELS = REPO / "tests" / "export_models"
 TOLERANCE = 1e-4
 
 
 pytestmark = pytest.mark.usefixtures("in_repo")  # tests/conftest.py
-
-
-def _cli_json(argv: list[str], capsys) -> tuple[int, dict]:
-    code = cli_main(["export", "--format", "json", *argv])
-    return code, json.loads(capsys.readouterr().out)
 
 
 def _lines(result) -> list[str]:
@@ -80,7 +73,7 @@ def test_baked_value_is_ok_after_fix_on_inputs_never_exported(baked):
 # ---- the dynamo exporter cannot capture: the user's file:line and the rule -------------------
 
 def test_capture_failure_names_the_user_line_and_rule(capsys):
-    code, document = _cli_json(["tests/export_models/data_branch.py:Gate", "--exporter", "dynamo"], capsys)
+    code, document = cli_json(["tests/export_models/data_branch.py:Gate", "--exporter", "dynamo"], capsys)
     assert code == 1
     (result,) = document["targets"][0]["results"]
     assert (result["verdict"], result["stages"]["export"], result["stages"]["checker"]) == ("EXPORT-FAILS", "failed", "skipped")
@@ -101,7 +94,7 @@ def test_capture_failure_names_the_user_line_and_rule(capsys):
 
 
 def test_untranslatable_operator_maps_graph_nodes_to_the_user_line(capsys):
-    code, document = _cli_json(["tests/export_models/inverse.py:Whiten", "--exporter", "both"], capsys)
+    code, document = cli_json(["tests/export_models/inverse.py:Whiten", "--exporter", "both"], capsys)
     assert code == 1
     dynamo, legacy = document["targets"][0]["results"]
     assert [(f["code"], f["exporter"], f["filename"], f["location"]["row"]) for f in dynamo["findings"] + legacy["findings"]] == [
@@ -120,18 +113,18 @@ def test_a_custom_op_is_decomposed_at_export_time(capsys):
     names onnxfix's decomposition, and with it both exporters match PyTorch."""
     target = ["tests/export_models/moe_experts.py:Experts", "--inputs", "tests/export_models/moe_experts.py:example_inputs",
               "--exporter", "both"]
-    code, document = _cli_json(target, capsys)
+    code, document = cli_json(target, capsys)
     assert code == 1
     assert [r["verdict"] for r in document["targets"][0]["results"]] == ["EXPORT-FAILS", "EXPORT-FAILS"]
     assert document["targets"][0]["decompose_hint"] == ["grouped_mm_fallback"]
-    code, document = _cli_json([*target, "--decompose-ops", "grouped_mm_fallback"], capsys)
+    code, document = cli_json([*target, "--decompose-ops", "grouped_mm_fallback"], capsys)
     assert [r["verdict"] for r in document["targets"][0]["results"]] == ["OK", "OK"]
 
 
 def test_fix_exports_with_the_named_decompositions_when_the_op_is_in_code_it_does_not_edit(capsys):
     """The failing op is in another file (as in a library): no source fix of the target's file
     reaches it, so `--fix` exports once more with the decomposition the run named, and says so."""
-    code, document = _cli_json(["tests/export_models/imported_inverse.py:Head", "--inputs",
+    code, document = cli_json(["tests/export_models/imported_inverse.py:Head", "--inputs",
                                 "tests/export_models/imported_inverse.py:example_inputs", "--exporter", "both", "--fix"], capsys)
     (target,) = document["targets"]
     assert code == 0
@@ -151,7 +144,7 @@ def test_a_decomposition_the_run_proved_is_written_at_the_users_call(capsys, tmp
 
     model = tmp_path / "gqa_kwargs.py"
     shutil.copy(MODELS / "gqa_kwargs.py", model)
-    code, document = _cli_json([f"{model}:make_model", "--inputs", f"{model}:example_inputs", "--dynamic", "0:0=batch",
+    code, document = cli_json([f"{model}:make_model", "--inputs", f"{model}:example_inputs", "--dynamic", "0:0=batch",
                                 "--exporter", "both", "--write"], capsys)
     (target,) = document["targets"]
     assert [r["verdict"] for r in target["results"]] == ["OK", "EXPORT-FAILS"]
@@ -169,7 +162,7 @@ def test_fused_attention_kernels_are_turned_off_while_exporting_then_the_length_
     off, the failure the export shows next names the packed in-projection's repair: both applied
     while exporting only, and the export matches PyTorch (which keeps the fused kernel) for other lengths."""
     spec = MODELS / "fastpath_encoder.py"
-    code, document = _cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
+    code, document = cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
                                 "--dynamic", "0:0=batch,1=seq", "--exporter", "legacy", "--fix"], capsys)
     (target,) = document["targets"]
     assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS"]
@@ -184,7 +177,7 @@ def test_a_bfloat16_model_is_computed_in_float32_at_export_time_and_its_bfloat16
     type for its output (read through OrtValues); with float32_compute both exports match PyTorch
     within bfloat16's own rounding."""
     spec = MODELS / "bf16_encoder.py"
-    code, document = _cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
+    code, document = cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
                                 "--dynamic", "0:0=batch,1=seq", "--exporter", "both", "--fix"], capsys)
     (target,) = document["targets"]
     assert [r["verdict"] for r in target["results"]] == ["ORT-FAILS", "ORT-FAILS"]
@@ -197,7 +190,7 @@ def test_a_bfloat16_model_is_computed_in_float32_at_export_time_and_its_bfloat16
 def test_a_dtype_onnxruntime_has_no_kernel_for_is_computed_in_float32_at_export_time(capsys):
     """A float64 Conv: both exports load-fail in onnxruntime (NOT_IMPLEMENTED); the run names
     float32_compute, and the export with it matches PyTorch; the source is not edited."""
-    code, document = _cli_json([f"{MODELS / 'double_conv.py'}:make_model", "--inputs", f"{MODELS / 'double_conv.py'}:example_inputs",
+    code, document = cli_json([f"{MODELS / 'double_conv.py'}:make_model", "--inputs", f"{MODELS / 'double_conv.py'}:example_inputs",
                                 "--dynamic", "0:0=batch", "--exporter", "both", "--fix"], capsys)
     (target,) = document["targets"]
     assert [r["verdict"] for r in target["results"]] == ["ORT-FAILS", "ORT-FAILS"]
@@ -212,7 +205,7 @@ def test_a_failure_the_static_fixes_uncover_is_repaired_after_the_loop(tmp_path,
     onnxruntime refuses, which the first run could not name: squeeze_dim is tried after the loop."""
     model = tmp_path / "revealed_squeeze.py"
     model.write_text((MODELS / "revealed_squeeze.py").read_text())
-    code, document = _cli_json([f"{model}:make_model", "--inputs", f"{model}:example_inputs",
+    code, document = cli_json([f"{model}:make_model", "--inputs", f"{model}:example_inputs",
                                 "--dynamic", "0:0=batch", "--dynamic", "1:0=batch", "--exporter", "dynamo", "--fix"], capsys)
     (target,) = document["targets"]
     assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS"]
@@ -288,16 +281,16 @@ def test_complex_values_are_carried_as_pairs_when_the_run_fails_on_them(capsys):
     complex_pairs, and with it both match PyTorch (eager keeps its complex kernels)."""
     target = ["tests/export_models/complex_rope.py:ComplexRope", "--inputs", "tests/export_models/complex_rope.py:example_inputs",
               "--exporter", "both"]
-    code, document = _cli_json(target, capsys)
+    code, document = cli_json(target, capsys)
     assert [r["verdict"] for r in document["targets"][0]["results"]] == ["EXPORT-FAILS", "EXPORT-FAILS"]
     assert document["targets"][0]["decompose_hint"] == ["complex_pairs"]
-    code, document = _cli_json([*target, "--decompose-ops", "complex_pairs"], capsys)
+    code, document = cli_json([*target, "--decompose-ops", "complex_pairs"], capsys)
     assert [r["verdict"] for r in document["targets"][0]["results"]] == ["OK", "OK"]
 
 # ---- a crashing exporter is a result: CRASH, exit 1 --------------------------------------------
 
 def test_exporter_segfault_is_crash_and_onnxfix_exits_1(capsys):
-    code, document = _cli_json(["tests/export_models/data_crash.py:DataTwice"], capsys)
+    code, document = cli_json(["tests/export_models/data_crash.py:DataTwice"], capsys)
     assert (code, document["exit_code"], document["ok"]) == (1, 1, False)
     (result,) = document["targets"][0]["results"]
     assert (result["exporter"], result["verdict"], result["stages"]["export"]) == ("dynamo", "CRASH", "failed")
@@ -312,7 +305,7 @@ def test_write_fixes_the_file_in_place_and_reverifies(tmp_path, capsys, monkeypa
     shutil.copy(MODELS / "data_crash.py", tmp_path / "data_crash.py")
     shutil.copy(MODELS / "pyproject.toml", tmp_path / "pyproject.toml")
     monkeypatch.chdir(tmp_path)
-    code, document = _cli_json(["data_crash.py:DataTwice", "--exporter", "legacy", "--write"], capsys)
+    code, document = cli_json(["data_crash.py:DataTwice", "--exporter", "legacy", "--write"], capsys)
     target = document["targets"][0]
     assert [r["verdict"] for r in target["results"]] == ["SILENTLY-WRONG"]
     assert target["fix"]["mode"] == "write" and [r["verdict"] for r in target["fix"]["results"]] == ["OK"]
@@ -336,7 +329,7 @@ def configured(tmp_path_factory):
 
 def test_correct_model_is_ok_under_both_exporters(configured, capsys, monkeypatch):
     monkeypatch.chdir(configured)
-    code, document = _cli_json(["--report", "report.md"], capsys)
+    code, document = cli_json(["--report", "report.md"], capsys)
     assert (code, document["exit_code"], document["ok"], document["schema_version"]) == (0, 0, True, 1)
     (target,) = document["targets"]
     assert (target["name"], target["dynamic"], target["exporters"]) == ("scaled", {"x": {"0": "batch"}}, ["dynamo", "legacy"])
@@ -362,7 +355,7 @@ def test_without_output_the_exported_model_is_not_left_behind(tmp_path, capsys, 
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     monkeypatch.setenv("TMPDIR", str(scratch))  # the export worker's tempfile folder
-    code, document = _cli_json(["tests/export_models/correct.py:make_model", "--inputs",
+    code, document = cli_json(["tests/export_models/correct.py:make_model", "--inputs",
                                 "tests/export_models/correct.py:example_inputs", "--exporter", "legacy"], capsys)
     (result,) = document["targets"][0]["results"]
     assert (code, result["verdict"], result["onnx_path"]) == (0, "OK", None)
@@ -372,7 +365,7 @@ def test_without_output_the_exported_model_is_not_left_behind(tmp_path, capsys, 
 # ---- results that are not the exporter's fault ---------------------------------------------
 
 def test_a_factory_that_is_not_a_model_is_a_load_error_exit_2(capsys):
-    code, document = _cli_json(["tests/export_models/correct.py:example_inputs", "--exporter", "legacy"], capsys)
+    code, document = cli_json(["tests/export_models/correct.py:example_inputs", "--exporter", "legacy"], capsys)
     (result,) = document["targets"][0]["results"]
     assert (code, result["verdict"], result["stages"]["load"], result["stages"]["export"]) == (2, "LOAD-FAILS", "failed", "skipped")
     assert result["error"] == (
@@ -382,7 +375,7 @@ def test_a_factory_that_is_not_a_model_is_a_load_error_exit_2(capsys):
 
 
 def test_timeout_is_a_result(capsys):
-    code, document = _cli_json(["tests/export_models/slow.py:make_model", "--inputs",
+    code, document = cli_json(["tests/export_models/slow.py:make_model", "--inputs",
                                 "tests/export_models/slow.py:example_inputs", "--timeout", "0.5"], capsys)
     (result,) = document["targets"][0]["results"]
     assert (code, result["verdict"], result["error"]) == (1, "TIMEOUT", "export did not finish in 0.5 s")
@@ -453,226 +446,3 @@ def test_runtime_errors_keep_the_shapes_and_drop_the_cpp_location():
     )
     long = runtime_error(RuntimeError("x" * 1000 + " Input shape:{9}"), limit=60)
     assert long == "RuntimeError: xxxxxx ... " + "x" * 24 + " Input shape:{9}"
-
-
-def test_an_example_of_one_sample_is_grown_to_two_for_the_export_only(capsys):
-    """Batch 1 in the example of a dynamic batch: torch.export specializes it (ONX914) and the
-    export fails in onnxruntime for other batches; the run names unit_examples_grown, the export
-    with the example repeated to batch 2 matches PyTorch on the batch-1 example and on other
-    batches and lengths; the source is not edited."""
-    spec = MODELS / "unit_batch_gru.py"
-    code, document = _cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
-                                "--dynamic", "0:0=batch,2=frames", "--exporter", "dynamo", "--fix"], capsys)
-    (target,) = document["targets"]
-    assert [r["verdict"] for r in target["results"]] == ["ORT-FAILS"]
-    assert any(f["code"] == "ONX914" and "the example's size is 1" in f["message"] for f in target["results"][0]["findings"])
-    fix = target["fix"]
-    # the Reshape error also names multi_head_attention_forward's repair (pytorch#143107): tried too
-    assert (fix["decompositions"], fix["diff"]) == (["multi_head_attention_forward", "unit_examples_grown"], "")
-    assert [r["verdict"] for r in fix["results"]] == ["OK"]
-    assert [p["probe"] for p in fix["results"][0]["probes"]][0] == "export inputs"
-
-
-def test_outputs_the_legacy_tracer_cannot_take_are_flattened_for_the_export_only(capsys):
-    """A dict keyed by tuples: the legacy tracer turns the keys' ints into outputs and fails; the
-    run names flat_outputs, and the export of the output's tensors matches PyTorch (compared in
-    the order eager's dict is read); the source is not edited."""
-    spec = MODELS / "dict_tuple_keys.py"
-    code, document = _cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
-                                "--dynamic", "0:0=batch,2=height,3=width", "--exporter", "legacy", "--fix"], capsys)
-    (target,) = document["targets"]
-    assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS"]
-    assert target["results"][0]["error"].startswith("RuntimeError: output 1 (0) of traced region did not have observable")
-    fix = target["fix"]
-    assert (fix["decompositions"], fix["diff"]) == (["flat_outputs"], "")
-    assert [r["verdict"] for r in fix["results"]] == ["OK"]
-    assert len(fix["results"][0]["probes"][0]["outputs"]) == 2
-
-
-def test_a_dict_as_the_last_positional_input_is_passed_as_one(capsys):
-    """forward(observation) with a dict: torch.onnx.export would take it for keyword arguments
-    under both exporters; passed positionally, both exports match PyTorch on another dict."""
-    spec = MODELS / "dict_observation.py"
-    code, document = _cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
-                                "--probe-inputs", f"{spec}:probe_inputs", "--exporter", "both"], capsys)
-    (target,) = document["targets"]
-    assert (code, [r["verdict"] for r in target["results"]]) == (0, ["OK", "OK"])
-    assert [len(r["probes"]) for r in target["results"]] == [3, 3]  # the example, the probe, a random dict
-
-
-def _export_fixed(capsys, model: str, *options: str) -> dict:
-    """`onnxfix export MODEL:make_model --inputs ... --probe-inputs ... OPTIONS --fix` on a model
-    of tests/export_models: the JSON target (its `results` before, its `fix`)."""
-    spec = MODELS / model
-    code, document = _cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
-                                "--probe-inputs", f"{spec}:probe_inputs", *options, "--fix"], capsys)
-    (target,) = document["targets"]
-    return target
-
-
-def test_defaults_the_legacy_exporter_would_append_as_inputs_stay_python_values(capsys):
-    """forward(x, timestep=0.5, scale_list=[4, 2, 1]) called with x: the legacy exporter traces the
-    list's ints as tensors and interpolate refuses them; the run names defaults_as_constants (a
-    fact: forward has defaults the call does not pass), and the export through forward(*args)
-    matches PyTorch on other sizes; the source is not edited."""
-    target = _export_fixed(capsys, "list_default.py", "--dynamic", "0:0=b,2=h,3=w", "--exporter", "legacy")
-    assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS"]
-    assert "upsample_bilinear2d() received an invalid combination of arguments" in target["results"][0]["error"]
-    fix = target["fix"]
-    assert (fix["decompositions"], fix["diff"]) == (["defaults_as_constants"], "")
-    assert [r["verdict"] for r in fix["results"]] == ["OK"]
-
-
-def test_a_dataclass_output_with_a_size_is_flattened_to_the_tensors_eager_returns(capsys):
-    """A dataclass output holding a KV cache and its length as an int: the legacy tracer makes the
-    length a tensor; the flattened export keeps eager's tensors only and matches on other sizes."""
-    target = _export_fixed(capsys, "dataclass_size_field.py", "--dynamic", "0:0=b,1=n", "--exporter", "legacy")
-    assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS"]
-    fix = target["fix"]
-    assert (fix["decompositions"], [r["verdict"] for r in fix["results"]]) == (["flat_outputs"], ["OK"])
-    assert len(fix["results"][0]["probes"][0]["outputs"]) == 3
-
-
-def test_a_cache_switch_that_breaks_the_factory_is_dropped_before_the_output_is_flattened(capsys):
-    """A cache object output: `use_cache=False` at `MambaConfig()` makes the factory fail (the
-    class takes no arguments); the loop stops applying it, and flat_outputs exports the tensors."""
-    target = _export_fixed(capsys, "cache_object_output.py", "--dynamic", "0:0=b,1=n", "--exporter", "legacy")
-    assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS"]
-    fix = target["fix"]
-    assert (fix["decompositions"], fix["diff"], [r["verdict"] for r in fix["results"]]) == (["flat_outputs"], "", ["OK"])
-
-
-def test_an_ellipsis_write_with_a_list_index_is_spelled_out_while_exporting(capsys):
-    """`out[..., idx] = v`: the legacy graph fails onnx.checker; the error names
-    ellipsis_expanded, and the export with the `...` as slices matches PyTorch on other sizes."""
-    target = _export_fixed(capsys, "ellipsis_list_write.py", "--dynamic", "0:0=b,1=n", "--dynamic", "1:0=b,1=n",
-                           "--exporter", "legacy")
-    assert "is marked single but has an empty string" in target["results"][0]["error"]
-    fix = target["fix"]
-    assert (fix["decompositions"], fix["diff"], [r["verdict"] for r in fix["results"]]) == (["ellipsis_expanded"], "", ["OK"])
-
-
-def test_a_remainder_by_a_dynamic_size_is_computed_from_a_floor_division_while_exporting(capsys):
-    """`t % n` with n a dynamic size fails torch.onnx's translation of remainder.Scalar; the
-    run's error names remainder_symbolic, and the export with it matches PyTorch on other sizes."""
-    spec = MODELS / "symbolic_remainder.py"
-    code, document = _cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
-                                "--dynamic", "0:0=batch,1=seq", "--dynamic", "1:0=batch", "--exporter", "dynamo",
-                                "--fix"], capsys)
-    (target,) = document["targets"]
-    assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS"]
-    assert "SymbolicTensor" in target["results"][0]["error"]
-    fix = target["fix"]
-    assert (fix["decompositions"], fix["diff"]) == (["remainder_symbolic"], "")
-    assert [r["verdict"] for r in fix["results"]] == ["OK"]
-
-
-def test_fake_quantizers_with_observers_off_are_exported_as_their_fake_quantization(capsys):
-    """torch.ao's fake-quantize modules of a QAT model with its observers disabled: neither exporter
-    takes them (an untranslatable fused op, a guard on a flag buffer); with the flags and qparams
-    read before tracing, both exports match PyTorch, which keeps the modules, on other sizes."""
-    target = _export_fixed(capsys, "qat_observers_off.py", "--dynamic", "0:0=batch,2=h,3=w", "--exporter", "both")
-    assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS", "EXPORT-FAILS"]
-    assert "fused_moving_avg_obs_f" in target["results"][1]["error"]
-    fix = target["fix"]
-    assert ("fake_quant_constants" in fix["decompositions"], fix["diff"]) == (True, "")
-    assert [r["verdict"] for r in fix["results"]] == ["OK", "OK"]
-
-
-def test_weights_held_outside_registered_modules_export_with_their_gradients_off(capsys):
-    """RIFE's wrapper: the network lives in a plain Python object, so the legacy tracer meets its
-    weights as constants that require grad; with the flags off while exporting, it exports and
-    matches PyTorch on other sizes (the weights still require grad afterwards)."""
-    spec = MODELS / "unregistered_weights.py"
-    code, document = _cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
-                                "--probe-inputs", f"{spec}:probe_inputs", "--dynamic", "0:0=b,2=h,3=w", "--dynamic", "1:0=b,2=h,3=w",
-                                "--exporter", "legacy", "--fix"], capsys)
-    (target,) = document["targets"]
-    assert "Cannot insert a Tensor that requires grad" in target["results"][0]["error"]
-    fix = target["fix"]
-    assert (fix["decompositions"], [r["verdict"] for r in fix["results"]]) == (["gradients_off"], ["OK"])
-
-
-def test_an_empty_exit_the_run_names_is_taken_in_eager_only(capsys):
-    """The dynamo exporter stops on `Eq(u0, 0)` at a helper's `if boxes.numel() == 0:` (a
-    parameter, a selection only at its call site): the guard's line in the evidence lets ONX610
-    take the exit in eager only, and both exports then match PyTorch on other sizes."""
-    spec = MODELS / "helper_empty_exit.py"
-    code, document = _cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
-                                "--probe-inputs", f"{spec}:probe_inputs", "--dynamic", "0:0=n", "--dynamic", "1:0=n", "--dynamic", "2:0=n",
-                                "--exporter", "both", "--fix", "--unsafe-fixes"], capsys)
-    (target,) = document["targets"]
-    assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS", "OK"]
-    fix = target["fix"]
-    assert "-    if boxes.numel() == 0:\n+    if not torch.compiler.is_exporting() and boxes.numel() == 0:\n" in fix["diff"]
-    assert [r["verdict"] for r in fix["results"]] == ["OK", "OK"]
-
-
-def test_size_comparisons_left_by_removed_assertions_are_dropped_before_the_translation(capsys):
-    """MMYOLO's `min(topk, n)` of a selection: torch.export asserts `u1 <= 46116860184273879030`,
-    torch.onnx removes the assertion but translates its comparison and fails on the bound; with
-    the unread comparisons erased, the export matches PyTorch on other sizes."""
-    spec = MODELS / "yolov5_head_topk.py"
-    code, document = _cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
-                                "--probe-inputs", f"{spec}:probe_inputs", "--dynamic", "0:0=priors",
-                                "--dynamic", "1:0=priors", "--dynamic", "2:0=priors", "--exporter", "dynamo", "--fix"],
-                               capsys)
-    (target,) = document["targets"]
-    assert "Error calling operator 'LessOrEqual'" in target["results"][0]["error"]
-    fix = target["fix"]
-    assert (fix["decompositions"], [r["verdict"] for r in fix["results"]]) == (["dead_comparisons_dropped"], ["OK"])
-
-
-def test_a_cache_a_method_registers_is_rebuilt_under_the_legacy_export(capsys):
-    """ONX609 on LLaMA's rotary cache rebuilt by `_set_cos_sin_cache` (a registered buffer): the
-    legacy export kept the example's table and failed on longer inputs; rebuilt under export it
-    matches PyTorch on other lengths."""
-    spec = MODELS / "rotary_buffer_cache.py"
-    code, document = _cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
-                                "--probe-inputs", f"{spec}:probe_inputs", "--dynamic", "0:2=seq",
-                                "--exporter", "legacy", "--fix"], capsys)
-    (target,) = document["targets"]
-    assert [r["verdict"] for r in target["results"]] == ["ORT-FAILS"]
-    fix = target["fix"]
-    assert "+        if torch.jit.is_tracing() or torch.compiler.is_exporting() or seq_len > self.max_seq_len_cached:\n" in fix["diff"]
-    assert [r["verdict"] for r in fix["results"]] == ["OK"]
-
-
-def test_an_int_default_the_legacy_exporter_keeps_as_an_input_is_fed(capsys):
-    """The legacy exporter appends forward's defaults to the arguments and keeps `steps=3` as a
-    graph input (a size is computed from it): onnxruntime is fed the default, as the call had it."""
-    spec = MODELS / "default_int_argument.py"
-    code, document = _cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
-                                "--probe-inputs", f"{spec}:probe_inputs", "--dynamic", "0:0=b",
-                                "--exporter", "legacy"], capsys)
-    (target,) = document["targets"]
-    assert [r["verdict"] for r in target["results"]] == ["OK"]
-
-
-def test_a_bfloat16_graph_onnxruntime_refuses_is_computed_in_float32(capsys):
-    """A bfloat16 model: onnxruntime refuses the graph on load (`Type 'tensor(bfloat16)' of input
-    parameter ... of operator (Conv)`); float32_compute, named by that error, casts around each
-    op (and each expand, which has no bfloat16 kernel) while exporting."""
-    spec = MODELS / "bfloat16_patch_embed.py"
-    code, document = _cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
-                                "--probe-inputs", f"{spec}:probe_inputs", "--dynamic", "0:0=b,2=h,3=w",
-                                "--exporter", "dynamo", "--fix"], capsys)
-    (target,) = document["targets"]
-    assert "Type 'tensor(bfloat16)' of input parameter" in target["results"][0]["error"]
-    fix = target["fix"]
-    assert (fix["decompositions"], [r["verdict"] for r in fix["results"]]) == (["float32_compute"], ["OK"])
-
-
-def test_an_unguarded_shortcut_the_run_specialized_is_skipped_under_export(capsys):
-    """mmcls's resize_pos_embed compares parameters the static rules cannot show to be sizes; the
-    run's guard specializes them at the `if`, and ONX607 then skips the shortcut under export:
-    both exports match PyTorch on other image sizes."""
-    spec = MODELS / "pos_embed_helper.py"
-    code, document = _cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
-                                "--probe-inputs", f"{spec}:probe_inputs", "--dynamic", "0:0=b,2=h,3=w",
-                                "--exporter", "both", "--fix", "--unsafe-fixes"], capsys)
-    (target,) = document["targets"]
-    assert [r["verdict"] for r in target["results"]] == ["ORT-FAILS", "ORT-FAILS"]
-    fix = target["fix"]
-    assert "+    if not (torch.jit.is_tracing() or torch.compiler.is_exporting()) and src_shape[0] == dst_shape[0]" in fix["diff"]
-    assert [r["verdict"] for r in fix["results"]] == ["OK", "OK"]

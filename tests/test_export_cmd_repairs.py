@@ -1,0 +1,224 @@
+"""`onnxfix export --fix` end to end, the repairs a run names at export time: examples grown,
+outputs flattened, inputs fed, caches rebuilt, dtypes computed in float32 (tests/export_models/).
+Split from tests/test_export_cmd.py (size)."""
+
+from __future__ import annotations
+
+import pytest
+
+from export_cli import MODELS, cli_json, export_fixed
+
+pytestmark = pytest.mark.usefixtures("in_repo")  # tests/conftest.py
+
+
+def test_an_example_of_one_sample_is_grown_to_two_for_the_export_only(capsys):
+    """Batch 1 in the example of a dynamic batch: torch.export specializes it (ONX914) and the
+    export fails in onnxruntime for other batches; the run names unit_examples_grown, the export
+    with the example repeated to batch 2 matches PyTorch on the batch-1 example and on other
+    batches and lengths; the source is not edited."""
+    spec = MODELS / "unit_batch_gru.py"
+    code, document = cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
+                                "--dynamic", "0:0=batch,2=frames", "--exporter", "dynamo", "--fix"], capsys)
+    (target,) = document["targets"]
+    assert [r["verdict"] for r in target["results"]] == ["ORT-FAILS"]
+    assert any(f["code"] == "ONX914" and "the example's size is 1" in f["message"] for f in target["results"][0]["findings"])
+    fix = target["fix"]
+    # the Reshape error also names multi_head_attention_forward's repair (pytorch#143107): tried too
+    assert (fix["decompositions"], fix["diff"]) == (["multi_head_attention_forward", "unit_examples_grown"], "")
+    assert [r["verdict"] for r in fix["results"]] == ["OK"]
+    assert [p["probe"] for p in fix["results"][0]["probes"]][0] == "export inputs"
+
+
+def test_outputs_the_legacy_tracer_cannot_take_are_flattened_for_the_export_only(capsys):
+    """A dict keyed by tuples: the legacy tracer turns the keys' ints into outputs and fails; the
+    run names flat_outputs, and the export of the output's tensors matches PyTorch (compared in
+    the order eager's dict is read); the source is not edited."""
+    spec = MODELS / "dict_tuple_keys.py"
+    code, document = cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
+                                "--dynamic", "0:0=batch,2=height,3=width", "--exporter", "legacy", "--fix"], capsys)
+    (target,) = document["targets"]
+    assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS"]
+    assert target["results"][0]["error"].startswith("RuntimeError: output 1 (0) of traced region did not have observable")
+    fix = target["fix"]
+    assert (fix["decompositions"], fix["diff"]) == (["flat_outputs"], "")
+    assert [r["verdict"] for r in fix["results"]] == ["OK"]
+    assert len(fix["results"][0]["probes"][0]["outputs"]) == 2
+
+
+def test_a_dict_as_the_last_positional_input_is_passed_as_one(capsys):
+    """forward(observation) with a dict: torch.onnx.export would take it for keyword arguments
+    under both exporters; passed positionally, both exports match PyTorch on another dict."""
+    spec = MODELS / "dict_observation.py"
+    code, document = cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
+                                "--probe-inputs", f"{spec}:probe_inputs", "--exporter", "both"], capsys)
+    (target,) = document["targets"]
+    assert (code, [r["verdict"] for r in target["results"]]) == (0, ["OK", "OK"])
+    assert [len(r["probes"]) for r in target["results"]] == [3, 3]  # the example, the probe, a random dict
+
+
+def test_defaults_the_legacy_exporter_would_append_as_inputs_stay_python_values(capsys):
+    """forward(x, timestep=0.5, scale_list=[4, 2, 1]) called with x: the legacy exporter traces the
+    list's ints as tensors and interpolate refuses them; the run names defaults_as_constants (a
+    fact: forward has defaults the call does not pass), and the export through forward(*args)
+    matches PyTorch on other sizes; the source is not edited."""
+    target = export_fixed(capsys, "list_default.py", "--dynamic", "0:0=b,2=h,3=w", "--exporter", "legacy")
+    assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS"]
+    assert "upsample_bilinear2d() received an invalid combination of arguments" in target["results"][0]["error"]
+    fix = target["fix"]
+    assert (fix["decompositions"], fix["diff"]) == (["defaults_as_constants"], "")
+    assert [r["verdict"] for r in fix["results"]] == ["OK"]
+
+
+def test_a_dataclass_output_with_a_size_is_flattened_to_the_tensors_eager_returns(capsys):
+    """A dataclass output holding a KV cache and its length as an int: the legacy tracer makes the
+    length a tensor; the flattened export keeps eager's tensors only and matches on other sizes."""
+    target = export_fixed(capsys, "dataclass_size_field.py", "--dynamic", "0:0=b,1=n", "--exporter", "legacy")
+    assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS"]
+    fix = target["fix"]
+    assert (fix["decompositions"], [r["verdict"] for r in fix["results"]]) == (["flat_outputs"], ["OK"])
+    assert len(fix["results"][0]["probes"][0]["outputs"]) == 3
+
+
+def test_a_cache_switch_that_breaks_the_factory_is_dropped_before_the_output_is_flattened(capsys):
+    """A cache object output: `use_cache=False` at `MambaConfig()` makes the factory fail (the
+    class takes no arguments); the loop stops applying it, and flat_outputs exports the tensors."""
+    target = export_fixed(capsys, "cache_object_output.py", "--dynamic", "0:0=b,1=n", "--exporter", "legacy")
+    assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS"]
+    fix = target["fix"]
+    assert (fix["decompositions"], fix["diff"], [r["verdict"] for r in fix["results"]]) == (["flat_outputs"], "", ["OK"])
+
+
+def test_an_ellipsis_write_with_a_list_index_is_spelled_out_while_exporting(capsys):
+    """`out[..., idx] = v`: the legacy graph fails onnx.checker; the error names
+    ellipsis_expanded, and the export with the `...` as slices matches PyTorch on other sizes."""
+    target = export_fixed(capsys, "ellipsis_list_write.py", "--dynamic", "0:0=b,1=n", "--dynamic", "1:0=b,1=n",
+                           "--exporter", "legacy")
+    assert "is marked single but has an empty string" in target["results"][0]["error"]
+    fix = target["fix"]
+    assert (fix["decompositions"], fix["diff"], [r["verdict"] for r in fix["results"]]) == (["ellipsis_expanded"], "", ["OK"])
+
+
+def test_a_remainder_by_a_dynamic_size_is_computed_from_a_floor_division_while_exporting(capsys):
+    """`t % n` with n a dynamic size fails torch.onnx's translation of remainder.Scalar; the
+    run's error names remainder_symbolic, and the export with it matches PyTorch on other sizes."""
+    spec = MODELS / "symbolic_remainder.py"
+    code, document = cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
+                                "--dynamic", "0:0=batch,1=seq", "--dynamic", "1:0=batch", "--exporter", "dynamo",
+                                "--fix"], capsys)
+    (target,) = document["targets"]
+    assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS"]
+    assert "SymbolicTensor" in target["results"][0]["error"]
+    fix = target["fix"]
+    assert (fix["decompositions"], fix["diff"]) == (["remainder_symbolic"], "")
+    assert [r["verdict"] for r in fix["results"]] == ["OK"]
+
+
+def test_fake_quantizers_with_observers_off_are_exported_as_their_fake_quantization(capsys):
+    """torch.ao's fake-quantize modules of a QAT model with its observers disabled: neither exporter
+    takes them (an untranslatable fused op, a guard on a flag buffer); with the flags and qparams
+    read before tracing, both exports match PyTorch, which keeps the modules, on other sizes."""
+    target = export_fixed(capsys, "qat_observers_off.py", "--dynamic", "0:0=batch,2=h,3=w", "--exporter", "both")
+    assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS", "EXPORT-FAILS"]
+    assert "fused_moving_avg_obs_f" in target["results"][1]["error"]
+    fix = target["fix"]
+    assert ("fake_quant_constants" in fix["decompositions"], fix["diff"]) == (True, "")
+    assert [r["verdict"] for r in fix["results"]] == ["OK", "OK"]
+
+
+def test_weights_held_outside_registered_modules_export_with_their_gradients_off(capsys):
+    """RIFE's wrapper: the network lives in a plain Python object, so the legacy tracer meets its
+    weights as constants that require grad; with the flags off while exporting, it exports and
+    matches PyTorch on other sizes (the weights still require grad afterwards)."""
+    spec = MODELS / "unregistered_weights.py"
+    code, document = cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
+                                "--probe-inputs", f"{spec}:probe_inputs", "--dynamic", "0:0=b,2=h,3=w", "--dynamic", "1:0=b,2=h,3=w",
+                                "--exporter", "legacy", "--fix"], capsys)
+    (target,) = document["targets"]
+    assert "Cannot insert a Tensor that requires grad" in target["results"][0]["error"]
+    fix = target["fix"]
+    assert (fix["decompositions"], [r["verdict"] for r in fix["results"]]) == (["gradients_off"], ["OK"])
+
+
+def test_an_empty_exit_the_run_names_is_taken_in_eager_only(capsys):
+    """The dynamo exporter stops on `Eq(u0, 0)` at a helper's `if boxes.numel() == 0:` (a
+    parameter, a selection only at its call site): the guard's line in the evidence lets ONX610
+    take the exit in eager only, and both exports then match PyTorch on other sizes."""
+    spec = MODELS / "helper_empty_exit.py"
+    code, document = cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
+                                "--probe-inputs", f"{spec}:probe_inputs", "--dynamic", "0:0=n", "--dynamic", "1:0=n", "--dynamic", "2:0=n",
+                                "--exporter", "both", "--fix", "--unsafe-fixes"], capsys)
+    (target,) = document["targets"]
+    assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS", "OK"]
+    fix = target["fix"]
+    assert "-    if boxes.numel() == 0:\n+    if not torch.compiler.is_exporting() and boxes.numel() == 0:\n" in fix["diff"]
+    assert [r["verdict"] for r in fix["results"]] == ["OK", "OK"]
+
+
+def test_size_comparisons_left_by_removed_assertions_are_dropped_before_the_translation(capsys):
+    """MMYOLO's `min(topk, n)` of a selection: torch.export asserts `u1 <= 46116860184273879030`,
+    torch.onnx removes the assertion but translates its comparison and fails on the bound; with
+    the unread comparisons erased, the export matches PyTorch on other sizes."""
+    spec = MODELS / "yolov5_head_topk.py"
+    code, document = cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
+                                "--probe-inputs", f"{spec}:probe_inputs", "--dynamic", "0:0=priors",
+                                "--dynamic", "1:0=priors", "--dynamic", "2:0=priors", "--exporter", "dynamo", "--fix"],
+                               capsys)
+    (target,) = document["targets"]
+    assert "Error calling operator 'LessOrEqual'" in target["results"][0]["error"]
+    fix = target["fix"]
+    assert (fix["decompositions"], [r["verdict"] for r in fix["results"]]) == (["dead_comparisons_dropped"], ["OK"])
+
+
+def test_a_cache_a_method_registers_is_rebuilt_under_the_legacy_export(capsys):
+    """ONX609 on LLaMA's rotary cache rebuilt by `_set_cos_sin_cache` (a registered buffer): the
+    legacy export kept the example's table and failed on longer inputs; rebuilt under export it
+    matches PyTorch on other lengths."""
+    spec = MODELS / "rotary_buffer_cache.py"
+    code, document = cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
+                                "--probe-inputs", f"{spec}:probe_inputs", "--dynamic", "0:2=seq",
+                                "--exporter", "legacy", "--fix"], capsys)
+    (target,) = document["targets"]
+    assert [r["verdict"] for r in target["results"]] == ["ORT-FAILS"]
+    fix = target["fix"]
+    assert "+        if torch.jit.is_tracing() or torch.compiler.is_exporting() or seq_len > self.max_seq_len_cached:\n" in fix["diff"]
+    assert [r["verdict"] for r in fix["results"]] == ["OK"]
+
+
+def test_an_int_default_the_legacy_exporter_keeps_as_an_input_is_fed(capsys):
+    """The legacy exporter appends forward's defaults to the arguments and keeps `steps=3` as a
+    graph input (a size is computed from it): onnxruntime is fed the default, as the call had it."""
+    spec = MODELS / "default_int_argument.py"
+    code, document = cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
+                                "--probe-inputs", f"{spec}:probe_inputs", "--dynamic", "0:0=b",
+                                "--exporter", "legacy"], capsys)
+    (target,) = document["targets"]
+    assert [r["verdict"] for r in target["results"]] == ["OK"]
+
+
+def test_a_bfloat16_graph_onnxruntime_refuses_is_computed_in_float32(capsys):
+    """A bfloat16 model: onnxruntime refuses the graph on load (`Type 'tensor(bfloat16)' of input
+    parameter ... of operator (Conv)`); float32_compute, named by that error, casts around each
+    op (and each expand, which has no bfloat16 kernel) while exporting."""
+    spec = MODELS / "bfloat16_patch_embed.py"
+    code, document = cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
+                                "--probe-inputs", f"{spec}:probe_inputs", "--dynamic", "0:0=b,2=h,3=w",
+                                "--exporter", "dynamo", "--fix"], capsys)
+    (target,) = document["targets"]
+    assert "Type 'tensor(bfloat16)' of input parameter" in target["results"][0]["error"]
+    fix = target["fix"]
+    assert (fix["decompositions"], [r["verdict"] for r in fix["results"]]) == (["float32_compute"], ["OK"])
+
+
+def test_an_unguarded_shortcut_the_run_specialized_is_skipped_under_export(capsys):
+    """mmcls's resize_pos_embed compares parameters the static rules cannot show to be sizes; the
+    run's guard specializes them at the `if`, and ONX607 then skips the shortcut under export:
+    both exports match PyTorch on other image sizes."""
+    spec = MODELS / "pos_embed_helper.py"
+    code, document = cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
+                                "--probe-inputs", f"{spec}:probe_inputs", "--dynamic", "0:0=b,2=h,3=w",
+                                "--exporter", "both", "--fix", "--unsafe-fixes"], capsys)
+    (target,) = document["targets"]
+    assert [r["verdict"] for r in target["results"]] == ["ORT-FAILS", "ORT-FAILS"]
+    fix = target["fix"]
+    assert "+    if not (torch.jit.is_tracing() or torch.compiler.is_exporting()) and src_shape[0] == dst_shape[0]" in fix["diff"]
+    assert [r["verdict"] for r in fix["results"]] == ["OK", "OK"]
