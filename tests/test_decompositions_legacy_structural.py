@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 import torch
 
-from onnxfix.cli import main
 from onnxfix.config import Settings
 from onnxfix.decompositions import load_function
 from onnxfix.patterns import all_rules
@@ -19,7 +18,6 @@ from onnxfix.rewriter.source import SourceFile
 
 F = torch.nn.functional
 NAN, INF = float("nan"), float("inf")
-FIXTURE = Path(__file__).parent / "fixtures" / "ONX519" / "pyramid.py"
 
 
 @pytest.fixture(autouse=True)
@@ -146,58 +144,6 @@ def test_conv1d_same_padding_matches_eager():
     assert_same(helper("conv1d")(x, w, padding="same", dilation=2), F.conv1d(x, w, padding="same", dilation=2), rtol=1e-5, atol=1e-5)
     x64 = torch.randn(1, 3, 7, generator=gen(), dtype=torch.float64)
     assert_same(helper("conv1d")(x64, w.double(), padding="same", dilation=3), F.conv1d(x64, w.double(), padding="same", dilation=3))
-
-
-# ---- the rule reports only when the project targets legacy ---------------------------------------
-def _codes(exporters):
-    source = SourceFile.read(FIXTURE)
-    findings = check_text(source.text, source, FIXTURE.name, Settings(exporters=frozenset(exporters)), RuleSet(list(all_rules())))
-    return [f.code for f in findings]
-
-
-def test_onx519_only_when_targeting_legacy():
-    assert _codes({"dynamo"}) == []
-    assert _codes({"legacy"}) == ["ONX519"] * 5
-    assert _codes({"dynamo", "legacy"}) == ["ONX519"] * 5
-
-
-@pytest.mark.plumbing
-def test_cli_default_dynamo_config_has_no_onx519(tmp_path, monkeypatch, capsys):
-    monkeypatch.chdir(tmp_path)  # no [tool.onnxfix]: exporters = ["dynamo"]
-    (tmp_path / "model.py").write_text(FIXTURE.read_text())
-    assert main(["model.py", "-q"]) == 0
-    assert "ONX519" not in capsys.readouterr().out
-    (tmp_path / "pyproject.toml").write_text('[tool.onnxfix]\nexporters = ["dynamo", "legacy"]\n')
-    assert main(["model.py", "-q"]) == 1
-    assert capsys.readouterr().out.count("ONX519") == 5
-
-
-@pytest.mark.parametrize("call, reported", [
-    ("F.adaptive_avg_pool2d(x, 1)", False),
-    ("F.adaptive_avg_pool2d(x, (1, None))", True),  # None (kept): legacy refuses it with a dynamic size (measured)
-    ("F.adaptive_avg_pool2d(x, (3, 3))", True),
-    ("F.adaptive_avg_pool2d(x, self.size)", True),
-    ("F.adaptive_avg_pool1d(x, output_size=1)", False),
-    ("F.interpolate(x, size=(3, 3), mode='area')", True),
-    ("F.interpolate(x, None, 0.5, 'area')", True),
-    ("F.interpolate(x, scale_factor=2, mode='nearest-exact')", True),
-    ("F.interpolate(x, scale_factor=2)", False),
-    ("F.interpolate(x, scale_factor=2, mode=self.mode)", False),
-    ("F.interpolate(x, scale_factor=0.5, mode='bilinear', antialias=True)", True),
-    ("F.interpolate(x, None, 0.5, 'bicubic', False, None, True)", True),
-    ("F.interpolate(x, scale_factor=0.5, mode='bilinear', align_corners=True, antialias=True)", False),
-    ("F.conv1d(x, w, padding='same', dilation=2)", True),
-    ("F.conv1d(x, w, None, 1, 'same', 3)", True),
-    ("F.conv1d(x, w, padding='same')", False),
-    ("F.conv1d(x, w, padding='same', dilation=1)", False),
-    ("F.conv1d(x, w, padding=2, dilation=2)", False),
-])
-@pytest.mark.plumbing
-def test_which_calls_onx519_reports(call, reported):
-    text = f"import torch.nn.functional as F\nfrom torch import nn\n\n\nclass M(nn.Module):\n    def forward(self, x, w):\n        return {call}\n"
-    source = SourceFile.from_bytes(Path("m.py"), text.encode("utf-8"))
-    findings = check_text(text, source, "m.py", Settings(exporters=frozenset({"legacy"})), RuleSet(list(all_rules())))
-    assert ("ONX519" in [f.code for f in findings]) is reported
 
 
 # ---- indexing and layout ops -------------------------------------------------------------------

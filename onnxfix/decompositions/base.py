@@ -67,6 +67,10 @@ class Decomposition:
     # The helper takes the torch function it replaces first (`_onnx_x(op, *args, **kwargs)`): one
     # helper for several ops, applied at export time only (a source fix could not name `op`).
     wraps_op: bool = False
+    # Another record's export-time repair takes these calls (conv_groups' F.conv2d: conv_weight_shape
+    # wraps every convolution and calls this helper where it applies), so this one is a source fix
+    # only: substituted at export time it would shadow the wrapper's other repairs of the same op.
+    at_export_by: str = ""
     # With wraps_op: the export-time repair takes every torch call, not only ``targets`` (which
     # then document what it was first written for): float32_compute, for any op onnxruntime has
     # no float64 / bfloat16 kernel of.
@@ -74,6 +78,10 @@ class Decomposition:
     # The ONX5xx rule that reports the op and writes the fix: its `keys` are the records naming it.
     rule: str = field(kw_only=True)
     proof: Proof = field(kw_only=True)
+
+    @property
+    def at_export(self) -> bool:
+        return not self.at_export_by
 
     @property
     def helper(self) -> str:

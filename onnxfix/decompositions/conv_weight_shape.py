@@ -10,10 +10,11 @@ def _onnx_conv_weight_shape(op, input, weight, *args, **kwargs):
     # PyTorch on inputs of other sizes). padding="same" with a dilation above 1: the legacy
     # exporter writes Conv(auto_pad=SAME_UPPER), which onnxruntime refuses with dilations; torch
     # pads dilation * (kernel - 1) zeros per axis, the smaller half first, so an explicit F.pad and
-    # padding=0 are the same. Under torch.export, a group count read from a dynamic size (a SymInt)
-    # takes _onnx_conv_groups (the legacy trace keeps its single Conv: a kernel blur's count of
-    # channels is a traced size too, and the sum over offsets would be k*k nodes). Eager runs the
-    # op itself, and so does dynamo for any other call.
+    # padding=0 are the same. A group count read from a dynamic size (a SymInt under torch.export;
+    # under the legacy trace, a traced size over an input of batch 1: a batch folded into the
+    # channels) takes _onnx_conv_groups; the legacy trace keeps its single Conv otherwise (a kernel
+    # blur's count of channels is a traced size too, and the sum over offsets would be k*k nodes).
+    # Eager runs the op itself, and so does dynamo for any other call.
     if not torch.onnx.is_in_onnx_export():
         return op(input, weight, *args, **kwargs)
     options = {**dict(zip(("bias", "stride", "padding", "dilation", "groups"), args)), **kwargs}
@@ -21,6 +22,10 @@ def _onnx_conv_weight_shape(op, input, weight, *args, **kwargs):
         if isinstance(options.get("groups", 1), torch.SymInt) and "transpose" not in op.__name__:
             return _onnx_conv_groups(input, weight, **options)
         return op(input, weight, *args, **kwargs)
+    if (not isinstance(options.get("groups", 1), int) and "transpose" not in op.__name__
+            and int(input.shape[0]) == 1 and input.dim() == weight.dim()):
+        # a traced group count over a batch folded into the channels (DMNet's `x.view(1, b * c, h, w)`)
+        return _onnx_conv_groups(input, weight, **options)
     weight = weight.reshape([int(size) for size in weight.shape])
     if "transpose" in op.__name__ or options.get("padding") != "same":
         return op(input, weight, *args, **kwargs)

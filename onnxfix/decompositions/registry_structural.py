@@ -190,7 +190,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "The groups become an axis and the convolution a sum over the kernel's offsets (the kernel's "
         "spatial sizes static; string paddings run the op). Reported only for groups computed from "
         "sizes. Eager runs the op (guarded helper).",
-        rule="ONX515",
+        rule="ONX515", at_export_by="conv_weight_shape",
         proof=Proof("torch.nn.functional.conv2d(a.reshape(1, -1, 6, 7), c.reshape(-1, 1, 3, 3), groups=a.shape[0] * a.shape[1])",
                     "_onnx_conv_groups(a.reshape(1, -1, 6, 7), c.reshape(-1, 1, 3, 3), groups=a.shape[0] * a.shape[1])",
                     "(randn(g, b, 3, 6, 7), randn(g, b, 3, 3, 3))", params="a, c", decomposition_tol=1e-5),

@@ -101,7 +101,7 @@ def register_libraries(target: str | None = None) -> bool:
 
 def available() -> list[str]:
     """Keys ``decomposition_context`` accepts, e.g. 'linalg_inv', 'cumprod'."""
-    return [d.key for d in DECOMPOSITIONS if d.drop_in]
+    return [d.key for d in DECOMPOSITIONS if d.drop_in and d.at_export]
 
 
 def decomposition_table(ops: Iterable[str] | None = None, typed: bool = False) -> dict[Callable, Entry]:
@@ -119,21 +119,22 @@ def decomposition_table(ops: Iterable[str] | None = None, typed: bool = False) -
             continue
         for target in decomposition.targets:
             function = resolve_target(target)
-            # a custom op whose library is absent is never called; an op-wrapping repair keeps
-            # its ops (conv_weight_shape calls conv_groups' helper itself where that applies)
-            if function is not None and not (function in table and table[function].decomposition.wraps_op):
+            if function is not None:  # a custom op whose library is absent is never called
                 table[function] = entry
     return table
 
 
 def _choose(ops: Iterable[str] | None, typed: bool = False) -> list[Decomposition]:
     if ops is None:
-        return [d for d in DECOMPOSITIONS if d.drop_in]
+        return [d for d in DECOMPOSITIONS if d.drop_in and d.at_export]
     chosen = []
     for op in ops:
         decomposition = BY_KEY.get(op) or next((d for d in DECOMPOSITIONS if op in d.targets), None)
         if decomposition is None:
             raise ValueError(f"no decomposition for {op!r}; available: {', '.join(available())}")
+        if not decomposition.at_export:
+            raise ValueError(f"{decomposition.key!r} is a source fix only: at export time {decomposition.at_export_by!r} "
+                             f"repairs the same calls")
         if not decomposition.drop_in and not typed:
             raise ValueError(f"{decomposition.key!r} changes the result's type (a source fix rewrites its "
                              f"consumers too): not available at export time")

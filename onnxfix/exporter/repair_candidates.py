@@ -41,7 +41,7 @@ def decompositions_that_help(target, results: list[_Result], static: list[Findin
 
 def _drop_in(keys: Iterable[str]) -> Iterator[str]:
     """Decompositions with the op's own signature and return type (another: source fix only)."""
-    return (key for key in keys if key in BY_KEY and BY_KEY[key].drop_in)
+    return (key for key in keys if key in BY_KEY and BY_KEY[key].drop_in and BY_KEY[key].at_export)
 
 
 def _linked_static_fixes(failed: list[_Result], static: list[Finding]) -> Iterator[str]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 
+from onnxfix.patterns.control_flow.cache_rebuild import rebuilt_attribute, used_after
 from onnxfix.patterns.control_flow.size_paths import compares_sizes
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.export_guards import consults_export_guard
@@ -123,7 +124,7 @@ class CachedSizePath(Rule):
         the module and rebuilt in forward when the input outgrows it (or no longer matches it:
         YOLOv7's `if self.grid[i].shape[2:4] != x[i].shape[2:4]: self.grid[i] = self._make_grid(nx, ny)`,
         YOLOv3's `if (self.nx, self.ny) != (nx, ny): create_grids(self, ...)`)."""
-        attribute = _rebuilt_attribute(node, ctx)
+        attribute = rebuilt_attribute(node, ctx)
         if attribute is None:
             return
         rebuilt = [n for statement in node.body for n in ast.walk(statement) if isinstance(n, ast.Call)]
@@ -145,7 +146,7 @@ class CachedSizePath(Rule):
         if not node.body or not isinstance(node.body[-1], ast.Return) or node.body[-1].value is not None:
             return
         read = {n.attr for n in ast.walk(node.test) if isinstance(n, ast.Attribute) and ctx.is_self_attr(n)}
-        attribute = next((a for a in sorted(read) if _used_after(node, a, ctx, store=True)), None)
+        attribute = next((a for a in sorted(read) if used_after(node, a, ctx, store=True)), None)
         if attribute is None or not _compares_sizes(node.test, ctx):
             return
         message = (f"`self.{attribute}` is a cache kept on the module, kept here when it is large enough and rebuilt "
@@ -288,99 +289,6 @@ def _calls_itself(value: ast.expr, ctx: FunctionContext) -> bool:
     name = getattr(ctx.fn.node, "name", None)
     return any(isinstance(n, ast.Call) and (getattr(n.func, "id", None) == name or getattr(n.func, "attr", None) == name)
                for n in ast.walk(value))
-
-
-def _rebuilt_attribute(node: ast.If, ctx: FunctionContext) -> str | None:
-    """The cached `self.X` an `if` rebuilds: its body only stores module attributes (`self.X = f(...)`,
-    `self.grid[i] = ...`) or calls the model's code that does (`self.create_grids(...)`,
-    `create_grids(self, ...)`), the test reads something it stores, and something it stores is read
-    after the `if` (YOLOv3 tests `self.nx` and reads `self.grid_xy`)."""
-    stored: set[str] = set()
-    for statement in node.body:
-        found = _stored_attributes(statement, ctx)
-        if found is None:
-            return None
-        stored |= found
-    read = {n.attr for n in ast.walk(node.test) if isinstance(n, ast.Attribute) and ctx.is_self_attr(n)}
-    if not stored & read:
-        return None
-    # the attribute the test reads first (YOLOv5's `self.grid`, not a counter rebuilt beside it)
-    return next((a for a in [*sorted(stored & read), *sorted(stored - read)] if _used_after(node, a, ctx)), None)
-
-
-def _stored_attributes(statement: ast.stmt, ctx: FunctionContext) -> set[str] | None:
-    """What one statement of a rebuild stores on the module; None for any other statement. A
-    local name the rebuild computes on the way (ESM's rotary `t = torch.arange(...)`, `emb = ...`)
-    stores nothing; a module attribute may be given any value (`self._seq_len_cached = seq_len`,
-    `self._cos_cached = emb.cos()[None, None, :, :]`)."""
-    if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
-        return set()
-    if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and (
-            isinstance(statement.value, ast.Call) or _plain_attribute_targets(statement.targets[0], ctx)):
-        target = statement.targets[0]
-        # YOLOv5's `self.grid[i], self.anchor_grid[i] = self._make_grid(nx, ny, i)`: each item one
-        targets = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
-        roots = [t.value if isinstance(t, ast.Subscript) else t for t in targets]
-        return {root.attr for root in roots} if roots and all(ctx.is_self_attr(r) for r in roots) else None
-    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
-        builder = _builder(statement.value, ctx)
-        if builder is None:
-            return None
-        function, owner = builder
-        found = {n.attr for n in ast.walk(function) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
-                 and isinstance(n.value, ast.Name) and n.value.id == owner}
-        return (found | _registered_names(function, owner)) or None
-    return None
-
-
-def _plain_attribute_targets(target: ast.expr, ctx: FunctionContext) -> bool:
-    """`self.X = ...` or `self.X, self.Y = ...`: not an entry of a dict or list on the module (a
-    memo's `self.tables[n] = ...` is ONX609's memo case)."""
-    targets = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
-    return all(ctx.is_self_attr(t) for t in targets)
-
-
-def _registered_names(function: ast.FunctionDef, owner: str) -> set[str]:
-    """The attributes a method stores by name: `self.register_buffer("cos_cached", ...)` (LLaMA's
-    rotary `_set_cos_sin_cache`), `setattr(self, "x", ...)`, with the name a literal."""
-    names = set()
-    for n in ast.walk(function):
-        if not (isinstance(n, ast.Call) and n.args):
-            continue
-        func = n.func
-        if (isinstance(func, ast.Attribute) and func.attr in ("register_buffer", "register_parameter")
-                and isinstance(func.value, ast.Name) and func.value.id == owner):
-            name = n.args[0]
-        elif (isinstance(func, ast.Name) and func.id == "setattr" and len(n.args) == 3
-              and isinstance(n.args[0], ast.Name) and n.args[0].id == owner):
-            name = n.args[1]
-        else:
-            continue
-        if isinstance(name, ast.Constant) and isinstance(name.value, str):
-            names.add(name.value)
-    return names
-
-
-def _builder(call: ast.Call, ctx: FunctionContext) -> tuple[ast.FunctionDef, str] | None:
-    """(function, the name it calls the module by) for `self.method(...)` of the class or a function
-    of the file called with the module first (`create_grids(self, ...)`)."""
-    func = call.func
-    if isinstance(func, ast.Attribute) and ctx.is_self_attr(func) and func.attr in ctx.fn.cls.methods:
-        method = ctx.fn.cls.methods[func.attr]
-        return (method, method.args.args[0].arg) if method.args.args else None
-    if (isinstance(func, ast.Name) and func.id in ctx.file.module.functions and call.args
-            and isinstance(call.args[0], ast.Name) and call.args[0].id == ctx.self_name):
-        function = ctx.file.module.functions[func.id]
-        return (function, function.args.args[0].arg) if function.args.args else None
-    return None
-
-
-def _used_after(node: ast.If, attribute: str, ctx: FunctionContext, store: bool = False) -> bool:
-    """`self.<attribute>` read (``store``: assigned) in the method after the `if`."""
-    end = node.end_lineno or node.lineno
-    kind = ast.Store if store else ast.Load
-    return any(isinstance(n, ast.Attribute) and n.attr == attribute and isinstance(n.ctx, kind)
-               and ctx.is_self_attr(n) and n.lineno > end for n in ast.walk(ctx.fn.node))
 
 
 def _message(attribute: str, maker: str) -> str:

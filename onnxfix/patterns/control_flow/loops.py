@@ -12,6 +12,7 @@ from onnxfix.patterns.control_flow.index_range import index_range_comprehension
 from onnxfix.patterns.control_flow.length_fill_loop import length_fill_loop
 from onnxfix.patterns.control_flow.scan_loop import scan_loop
 from onnxfix.patterns.control_flow.loop_parts import is_row, loop_length_source, uses_name_elsewhere
+from onnxfix.patterns.control_flow.model_tables import model_tensor
 from onnxfix.patterns.control_flow.repeated_rows import repeated_list, repeated_rows_comprehension, repeated_rows_loop
 from onnxfix.patterns.control_flow.scatter_loop import scatter_loop
 from onnxfix.rewriter.context import FunctionContext
@@ -345,20 +346,9 @@ def _tensor_iterable(node: ast.expr, ctx: FunctionContext) -> str | None:
                 node.func.value if isinstance(node.func, ast.Attribute) else None)
             if tensor is not None and ctx.tensors.is_tensor(tensor):
                 return f"`{ctx.segment(node)}`, the slices of a tensor"
-    if ctx.tensors.is_tensor(node) and not _model_tensor(node, ctx):
+    if ctx.tensors.is_tensor(node) and not model_tensor(node, ctx):
         return f"the tensor `{ctx.segment(node)}`"
     return None
-
-
-def _model_tensor(node: ast.expr, ctx: FunctionContext, depth: int = 2) -> bool:
-    """A tensor of the model itself (its rows a model constant: YOLO's `for i, stride in
-    enumerate(strides)` over `self.stride`), or a parameter every call in the file binds to one."""
-    if ctx.sizes.is_model_tensor(node) or _literal_table(ctx.self_attr_value(node) if ctx.is_self_attr(node) else None, ctx):
-        return True
-    if depth == 0 or not isinstance(node, ast.Name) or ctx.assignments(node.id):
-        return False
-    bindings = ctx.parameter_bindings(node.id)
-    return bool(bindings) and all(_model_tensor(value, caller, depth - 1) for caller, value in bindings)
 
 
 def _is_size_bound(node: ast.expr, ctx: FunctionContext) -> bool:
@@ -486,10 +476,3 @@ def _substitute_rows(ctx: FunctionContext, term: ast.expr, source: str) -> str:
         position = row_end
     pieces.append(text[position:end])
     return "".join(pieces)
-
-
-def _literal_table(value: ast.expr | None, ctx: FunctionContext) -> bool:
-    """`torch.tensor([8.0, 16.0, 32.0])` in __init__: a model constant's number of rows."""
-    return (isinstance(value, ast.Call) and ctx.file.module.scope.qualname(value.func) in ("torch.tensor", "torch.as_tensor")
-            and bool(value.args) and isinstance(value.args[0], (ast.List, ast.Tuple))
-            and all(isinstance(e, ast.Constant) for e in value.args[0].elts))

@@ -40,25 +40,31 @@ class NarrowSliceBound(Rule):
         example="""
             def forward(self, x):
                 start = self.center_pos - x.size(1)   # center_pos: an int32 0-d tensor
-                return self.pe[:, start:start + x.size(1)]
+                end = start + x.size(1)
+                return self.pe[:, start:end]
         """,
         use_instead="""
             def forward(self, x):
                 start = self.center_pos - x.size(1)
-                return self.pe[:, start.long():(start + x.size(1)).long()]
+                end = start + x.size(1)
+                return self.pe[:, start.long():end.long()]
         """,
         fix_safety="""
             Safe: a slice reads a 0-d integer tensor's value (`__index__`), and `.long()` of an
             int32 (or narrower) integer is the same integer, so the same elements are selected.
-            Reported only where the run saw a 0-d tensor of that dtype at every call.
+            Reported only where the run saw a 0-d tensor of that dtype at every call, and not
+            for a function's parameter (a caller the run did not see may pass a Python int,
+            which has no `.long()`).
         """,
         references=("https://github.com/NVIDIA-NeMo/Speech/pull/5309",),
     )
 
     def visit_Subscript(self, node: ast.Subscript, ctx: FunctionContext):
         parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        # a parameter is left alone: a caller the run did not see may pass a Python int
         bounds = [b for part in parts if isinstance(part, ast.Slice) for b in (part.lower, part.upper, part.step)
-                  if b is not None and ctx.tensors.scalar_dtype(b) in NARROW_INTEGERS]
+                  if b is not None and ctx.tensors.scalar_dtype(b) in NARROW_INTEGERS
+                  and not (isinstance(b, ast.Name) and ctx.is_parameter(b.id))]
         if not bounds:
             return
         edits = tuple(ctx.replace(b, operand(ctx.segment(b), b, ATOM) + ".long()") for b in bounds)

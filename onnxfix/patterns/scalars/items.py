@@ -6,7 +6,7 @@ import ast
 
 from onnxfix.config import DYNAMO, LEGACY
 from onnxfix.patterns.export_checks import skip_assert_when_exporting
-from onnxfix.patterns.scalars.builders import sizes_round_trip
+from onnxfix.patterns.scalars.round_trip import sizes_round_trip
 from onnxfix.patterns.scalars.rebuilt import REBUILT_UNSAFE, rebuilt_tensor_fix
 from onnxfix.patterns.scalars.values import (
     EXACT,

@@ -36,3 +36,18 @@ def empty_shape_branch(node: ast.Call, data: ast.expr, ctx: FunctionContext) -> 
     test = parent.test if isinstance(parent, ast.IfExp) and parent.orelse is node else None
     return (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "len"
             and len(test.args) == 1 and ctx.segment(test.args[0]) == ctx.segment(data))
+
+
+def side_effect_free(node: ast.expr) -> bool:
+    """Names, attributes, `.shape`, `.size(...)` / `.dim()` with constant arguments, constant
+    indices and slices: reading it again reads the same thing and changes nothing (not
+    `self.bn(x).shape`, which runs the layer, nor `next(it).shape`)."""
+    for part in ast.walk(node):
+        if isinstance(part, ast.Call):
+            if not (isinstance(part.func, ast.Attribute) and part.func.attr in ("size", "dim")
+                    and all(isinstance(a, (ast.Constant, ast.UnaryOp)) for a in part.args) and not part.keywords):
+                return False
+        elif not isinstance(part, (ast.Name, ast.Attribute, ast.Subscript, ast.Slice, ast.Constant, ast.UnaryOp,
+                                   ast.USub, ast.Load, ast.Tuple)):
+            return False
+    return True
