@@ -44,8 +44,10 @@ CASES = {
     "item_operand": ("ItemOperand", [("ONX201", 9, None)], ("y = x - s.item()", "y = x - s")),
     "float_cast": ("FloatCast", [],
                    ("return torch.tanh(x) / float(scale)", "return torch.tanh(x) / scale")),
-    "float_name": ("FloatName", [("ONX203", 14, "unsafe")], ("k = float(gain)", "k = gain")),
-    "int_size": ("IntSize", [("ONX203", 10, "unsafe")],
+    # statically safe too, in another form: the tensor while tracing only (`(gain if
+    # torch.jit.is_tracing() else float(gain))`); the run proves the plain one exact
+    "float_name": ("FloatName", [("ONX203", 14, "safe")], ("k = float(gain)", "k = gain")),
+    "int_size": ("IntSize", [("ONX203", 10, "safe")],
                  ("return x.reshape(x.shape[0], int(n), -1).sum(-1)", "return x.reshape(x.shape[0], n, -1).sum(-1)")),
     "int_size_name": ("GridSize", [("ONX203", 12, "unsafe")], ("feat_h = int(h)", "feat_h = h")),
     "narrow_slice_bound": ("NarrowBound", [], (

@@ -11,6 +11,7 @@ from onnxfix.patterns.scalars.int_division import (
 )
 from onnxfix.patterns.scalars.values import (
     EXACT,
+    TRACING_ONLY,
     assigned_name,
     in_error_message,
     is_condition_test,
@@ -21,6 +22,7 @@ from onnxfix.patterns.scalars.values import (
     python_values_tensor,
     replace_call_by_argument,
     tensor_operand_is_exact,
+    while_tracing,
 )
 from onnxfix.rewriter.bindings import bound_once
 from onnxfix.rewriter.config_numbers import is_config_int, is_config_number
@@ -125,7 +127,13 @@ class ScalarCast(Rule):
               int(lengths.max())` then `torch.arange(0, maxlen)`; the uses are classified as in
               ONX201, an `is None` / `is not None` test of the name counts as taking it, as in
               RLlib's `if maxlen is None: maxlen = int(lengths.max())`, and a name used anywhere
-              else gets no fix, with the reason in the message): dropping the cast is unsafe. A 0-d tensor takes part in type promotion
+              else gets no fix, with the reason in the message): the tensor is kept while tracing
+              only, `(t if torch.jit.is_tracing() else int(t))` (`t.long()` for a size of a tensor
+              not known to be int64): safe, eager computes what it computed, and torch.export
+              keeps `int()`'s unbacked number, which it exports where a tensor in a size argument
+              fails (RLlib's `torch.ones((B, maxlen))`: dropping the cast made dynamo fail). In a
+              function TorchScript compiles (an if-expression's branches must share a type), and
+              in arithmetic, the cast is dropped: unsafe. A 0-d tensor takes part in type promotion
               differently from a Python number, a float tensor is no valid size, and
               `int()` truncates. With run-time evidence (`onnxfix export --fix`) it is safe
               where the run proves it exact: `int(n)` as a size of an `n` that was always a
@@ -216,6 +224,8 @@ class ScalarCast(Rule):
         elif use in ("size", "arithmetic") or named is not None:
             fix = Fix(f"Drop `{cast}()` and keep the tensor", (replace_call_by_argument(node, ctx),),
                       safe=self._exact_without_cast(node, cast, use, named, ctx))
+        if fix is not None and not fix.safe and (use == "size" or named is not None) and not ctx.compiled_by_torchscript:
+            fix = while_tracing(node, fix, ctx)  # TorchScript types an if-expression's branches alike
         if use == "condition":  # `range(int(n))`: a loop bound
             yield ctx.report(
                 self, node,
@@ -231,7 +241,9 @@ class ScalarCast(Rule):
                 f"`{cast}()` of a tensor assigned to `{name}`: the legacy exporter records it as a constant; "
                 f"keep `{name}` a tensor"
             )
-            if not fix.safe:
+            if fix.title == TRACING_ONLY:
+                message += " while tracing (eager and torch.export keep the number)"
+            elif not fix.safe:
                 because = why or (
                     "`int()` truncates a float tensor, which is no valid size" if cast == "int"
                     else "the tensor's dtype is unknown"
