@@ -30,6 +30,7 @@ from onnxfix.rewriter.names import FUNCTION_NODES, Scope, dotted_parts, walk_sco
 # is the legacy exporter running it compiled by TorchScript (a `@torch.jit._script_if_tracing`
 # function and what it calls), where no Python runs at trace time.
 SCRIPTED = "scripted"
+SCRIPT_IF_TRACING = ("script_if_tracing", "_script_if_tracing")  # torch.jit's public and private names
 ALL_MODES = frozenset({"dynamo", "legacy"})
 
 
@@ -394,11 +395,10 @@ def exporters_not_running(modes: frozenset[str], python_hazard: bool) -> frozens
 
 
 def compiled_by_torchscript(node: ast.AST, modes: frozenset[str]) -> bool:
-    """A function TorchScript compiles: decorated `@torch.jit.script` (or `_script_if_tracing`),
-    or reached from one the legacy exporter scripts. A fix there must be TorchScript
-    (no `torch.compiler.is_exporting()`, no untyped helper taking ints)."""
+    """A function TorchScript compiles: decorated `@torch.jit.script` (or `script_if_tracing`), or reached
+    from one the legacy exporter scripts. A fix there must be TorchScript (no `is_exporting()`, ...)."""
     decorators = getattr(node, "decorator_list", ())
-    return SCRIPTED in modes or any(_decorator_name(d) in ("script", "_script_if_tracing") for d in decorators)
+    return SCRIPTED in modes or any(_decorator_name(d) in ("script", *SCRIPT_IF_TRACING) for d in decorators)
 
 
 def scripted_in_module(node: ast.AST, tree: ast.Module) -> bool:
@@ -417,7 +417,7 @@ def scripted_in_module(node: ast.AST, tree: ast.Module) -> bool:
 
 def _scripted_if_tracing(node: ast.AST) -> bool:
     decorators = getattr(node, "decorator_list", ())
-    return any(_decorator_name(d) == "_script_if_tracing" for d in decorators)
+    return any(_decorator_name(d) in SCRIPT_IF_TRACING for d in decorators)
 
 
 
