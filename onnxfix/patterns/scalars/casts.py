@@ -128,12 +128,12 @@ class ScalarCast(Rule):
               ONX201, an `is None` / `is not None` test of the name counts as taking it, as in
               RLlib's `if maxlen is None: maxlen = int(lengths.max())`, and a name used anywhere
               else gets no fix, with the reason in the message): the tensor is kept while tracing
-              only, `(t if torch.jit.is_tracing() else int(t))` (`t.long()` for a size of a tensor
-              not known to be int64): safe, eager computes what it computed, and torch.export
+              only, `(t if torch.jit.is_tracing() else int(t))`: safe, eager computes what it
+              computed, and torch.export
               keeps `int()`'s unbacked number, which it exports where a tensor in a size argument
               fails (RLlib's `torch.ones((B, maxlen))`: dropping the cast made dynamo fail). In a
-              function TorchScript compiles (an if-expression's branches must share a type), and
-              in arithmetic, the cast is dropped: unsafe. A 0-d tensor takes part in type promotion
+              function TorchScript compiles (an if-expression's branches must share a type), in
+              arithmetic, and for a float tensor as a size (`t.long()`), the cast is dropped: unsafe. A 0-d tensor takes part in type promotion
               differently from a Python number, a float tensor is no valid size, and
               `int()` truncates. With run-time evidence (`onnxfix export --fix`) it is safe
               where the run proves it exact: `int(n)` as a size of an `n` that was always a
@@ -224,8 +224,11 @@ class ScalarCast(Rule):
         elif use in ("size", "arithmetic") or named is not None:
             fix = Fix(f"Drop `{cast}()` and keep the tensor", (replace_call_by_argument(node, ctx),),
                       safe=self._exact_without_cast(node, cast, use, named, ctx))
-        if fix is not None and not fix.safe and (use == "size" or named is not None) and not ctx.compiled_by_torchscript:
-            fix = while_tracing(node, fix, ctx)  # TorchScript types an if-expression's branches alike
+        if (fix is not None and not fix.safe and fix.title.startswith("Drop") and (use == "size" or named is not None)
+                and not ctx.compiled_by_torchscript):  # TorchScript types an if-expression's branches alike
+            # not the `.long()` form: its receiver was taken for a tensor that may be a number
+            # (SmolVLA's `int(width / scale_factor)`: a float while tracing, which has no `.long()`)
+            fix = while_tracing(node, fix, ctx)
         if use == "condition":  # `range(int(n))`: a loop bound
             yield ctx.report(
                 self, node,
