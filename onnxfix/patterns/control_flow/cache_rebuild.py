@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 
 from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.module_index import is_torch_module_qualname
 
 
 def rebuilt_attribute(node: ast.If, ctx: FunctionContext) -> str | None:
@@ -69,11 +70,9 @@ def _key_value(value: ast.expr, test: ast.expr, ctx: FunctionContext) -> bool:
 
 def _constructs_module(call: ast.Call, ctx: FunctionContext) -> bool:
     """`nn.Linear(...)`, or a class of the file: a layer built in forward."""
-    qualname = ctx.qualname(call.func) or ""
-    if qualname.startswith("torch.nn.") and not qualname.startswith("torch.nn.functional."):
-        return qualname.rsplit(".", 1)[-1][:1].isupper()
+    if is_torch_module_qualname(ctx.qualname(call.func) or ""):
+        return True
     return isinstance(call.func, ast.Name) and call.func.id in ctx.file.module.classes
-
 
 def _stored_attributes(statement: ast.stmt, ctx: FunctionContext) -> set[str] | None:
     """What one statement of a rebuild stores on the module; None for any other statement. A
