@@ -100,10 +100,8 @@ def _mask_name(node: ast.AST) -> str | None:
 
 
 def _stored_once(attr: str, ctx: FunctionContext) -> bool:
-    """`self.<attr>` is assigned by one statement of the class: no other method rebinds it."""
-    stores = [n for n in ast.walk(ctx.fn.cls.node) if isinstance(n, ast.Attribute) and n.attr == attr
-              and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name)]
-    return len(stores) == 1
+    """`self.<attr>` is bound by one statement of the class: no other method rebinds it."""
+    return len(ctx.fn.cls.writers(attr)) == 1
 
 
 def _bool_call(node: ast.Call, ctx: FunctionContext, depth: int) -> bool:

@@ -33,6 +33,7 @@ class ClassInfo:
         self.node = node
         self.methods = methods
         self._attrs: tuple[dict[str, ast.expr], dict[str, ast.expr]] | None = None
+        self._writers: dict[str, list[str]] | None = None
 
     @property
     def name(self) -> str:
@@ -51,6 +52,13 @@ class ClassInfo:
     def buffer_values(self) -> dict[str, ast.expr]:
         """register_buffer("<name>", <value>) calls found in any method (first one wins)."""
         return self._scan()[1]
+
+    def writers(self, attr: str) -> list[str]:
+        """The methods that store `<obj>.<attr>` or register it as a buffer, once per store (a
+        method storing it twice is listed twice): who can rebind a model attribute."""
+        if self._writers is None:
+            self._writers = _attribute_writers(self.methods)
+        return self._writers.get(attr, [])
 
     def _scan(self) -> tuple[dict[str, ast.expr], dict[str, ast.expr]]:
         if self._attrs is None:
@@ -79,6 +87,17 @@ def _self_assignments(methods: dict[str, ast.FunctionDef]) -> tuple[dict[str, as
                 if isinstance(args[0], ast.Constant) and isinstance(args[0].value, str):
                     buffers.setdefault(args[0].value, args[1] if len(args) > 1 else args[0])
     return self_attrs, buffers
+
+
+def _attribute_writers(methods: dict[str, ast.FunctionDef]) -> dict[str, list[str]]:
+    writers: dict[str, list[str]] = {}
+    for method in methods.values():
+        for node in ast.walk(method):
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name):
+                writers.setdefault(node.attr, []).append(method.name)
+            elif _is_register_buffer(node) and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+                writers.setdefault(node.args[0].value, []).append(method.name)
+    return writers
 
 
 def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:

@@ -30,12 +30,4 @@ def _literal_table(value: ast.expr | None, ctx: FunctionContext) -> bool:
 
 def _stored_after_init(attr: str, ctx: FunctionContext) -> bool:
     """A method other than __init__ stores `self.<attr>` (or registers it)."""
-    methods = ctx.fn.cls.methods.values() if ctx.fn.cls is not None else ()
-    for method in (m for m in methods if m.name != "__init__"):
-        for node in ast.walk(method):
-            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and node.attr == attr:
-                return True
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "register_buffer"
-                    and node.args and isinstance(node.args[0], ast.Constant) and node.args[0].value == attr):
-                return True
-    return False
+    return ctx.fn.cls is not None and any(method != "__init__" for method in ctx.fn.cls.writers(attr))
