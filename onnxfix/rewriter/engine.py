@@ -280,7 +280,7 @@ def _apply(text: str, fixes: list[Fix], newline: str) -> tuple[str, ast.Module]:
         tree = ast.parse(edited)
     except SyntaxError as exc:
         raise InternalError(f"internal error: a fix produced code that does not parse ({exc.msg}); file not changed") from None
-    trimmed = drop_imports_fixes_emptied(ast.parse(text), tree, edited)
+    trimmed = drop_imports_fixes_emptied(text, tree, edited)
     if trimmed != edited:
         edited, tree = trimmed, ast.parse(trimmed)
     imports = {m for fix in fixes for m in fix.imports}
