@@ -2,9 +2,12 @@ import torch
 
 
 def _onnx_lcm(input, other):
-    # |a| / gcd(a, b) * |b|, and 0 when either is 0 (requires _onnx_gcd).
+    # |a| / gcd(a, b) * |b|, and 0 when either is 0 (requires _onnx_gcd). Types narrower than
+    # int32 are computed in int32 and cast back: the product fits, and the cast wraps it as the
+    # narrow type's own overflow does (onnxruntime has no Where kernel for int8, int16 or uint8).
     dtype = torch.promote_types(input.dtype, other.dtype)
-    a, b = input.to(dtype).abs(), other.to(dtype).abs()
-    divisor = _onnx_gcd(a, b)
+    wide = torch.int32 if dtype in (torch.uint8, torch.int8, torch.int16) else dtype
+    divisor = _onnx_gcd(input.to(dtype), other.to(dtype)).to(wide)  # the narrow type's step count
+    a, b = input.to(dtype).abs().to(wide), other.to(dtype).abs().to(wide)
     safe = torch.where(divisor == 0, torch.ones_like(divisor), divisor)
-    return torch.where(divisor == 0, torch.zeros_like(divisor), torch.div(a, safe, rounding_mode="trunc") * b)
+    return torch.where(divisor == 0, torch.zeros_like(divisor), torch.div(a, safe, rounding_mode="trunc") * b).to(dtype)
