@@ -4,6 +4,7 @@
 """
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -63,3 +64,21 @@ def _shared_fixture_group(item) -> str | None:
         index = callspec.indices.get(name) if callspec is not None else None
         shared.append(name if index is None else f"{name}-{index}")  # no "]": xdist reads "x]@g" as no group
     return f"{item.module.__name__}:{','.join(sorted(shared))}" if shared else None
+
+
+# ONNXFIX_TIMELINE=<file>: one line per test, "<worker> <start> <end> <nodeid>", to see how the
+# suite's tests spread over the xdist workers (an idle worker at the end is wall time lost).
+_TIMELINE = os.environ.get("ONNXFIX_TIMELINE")
+_STARTS: dict[str, float] = {}
+
+
+def pytest_runtest_logstart(nodeid, location):
+    if _TIMELINE:
+        _STARTS[nodeid] = time.time()
+
+
+def pytest_runtest_logfinish(nodeid, location):
+    if _TIMELINE and nodeid in _STARTS:
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+        with open(_TIMELINE, "a", encoding="utf-8") as out:
+            out.write(f"{worker} {_STARTS.pop(nodeid):.2f} {time.time():.2f} {nodeid}\n")
