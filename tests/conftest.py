@@ -72,8 +72,17 @@ _TIMELINE = os.environ.get("ONNXFIX_TIMELINE")
 _STARTS: dict[str, float] = {}
 
 
+def pytest_configure(config):
+    global _CONFIG
+    _CONFIG = config
+
+
+_CONFIG = None
+
+
 def pytest_runtest_logstart(nodeid, location):
-    if _TIMELINE:
+    # xdist's controller hears of each test too, when its report arrives: the workers record
+    if _TIMELINE and not _CONFIG.pluginmanager.hasplugin("dsession"):
         _STARTS[nodeid] = time.time()
 
 
