@@ -66,6 +66,8 @@ ORIGINAL = {
     "ItemNamePadMask": (SW, OK),
     "ItemNamePad": (SW, OK),
     "ItemNameScale": (SW, OK),
+    "ItemArangeOneElement": (SW, OK),
+    "ItemPadInt32": (SW, OK),
     "IntName": (SW, OK),
     "NumpyProdShape": (ORT, OK),
     "NumpyProdShapeTail": (SW, OK),

@@ -60,7 +60,7 @@ class IntOfSizeRatio(nn.Module):  # ONX203, unsafe fix (Swin's window count: one
         return windows.view(n, -1) * 2
 
 
-class ItemIntPadMask(nn.Module):  # ONX201 under int(), unsafe fix (`.long()`: torchaudio's padding mask)
+class ItemIntPadMask(nn.Module):  # ONX201 under int(), safe fix (`.long()` while tracing: torchaudio's padding mask)
     def forward(self, x: torch.Tensor, s: torch.Tensor):
         lengths = (x > 0).sum(1)
         n = int(lengths.max().item())
@@ -279,6 +279,17 @@ class ItemNamePad(nn.Module):  # ONX201 through a name, unsafe fix (size arithme
     def forward(self, x: torch.Tensor, s: torch.Tensor):
         target = (x > 0).sum().item()
         return F.pad(x, (0, target - x.shape[-1]))
+
+
+class ItemArangeOneElement(nn.Module):  # ONX201 arange of a one-element 1-d tensor: `.reshape(())` while tracing, safe
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        positives = (x > 0).sum(1)[:1]  # not 0-d: torch.arange would refuse the tensor itself
+        return torch.arange(positives.item()) * s[1]
+
+
+class ItemPadInt32(nn.Module):  # ONX201 size arithmetic on an int32 `.item()`: the tensor while tracing, safe
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        return F.pad(x, (0, (x > 0).sum().int().item() - x.shape[-1]))
 
 
 class ItemNameScale(nn.Module):  # ONX201 through a name, unsafe fix (type promotion)

@@ -228,7 +228,7 @@ class ScalarCast(Rule):
                 and not ctx.compiled_by_torchscript):  # TorchScript types an if-expression's branches alike
             # not the `.long()` form: its receiver was taken for a tensor that may be a number
             # (SmolVLA's `int(width / scale_factor)`: a float while tracing, which has no `.long()`)
-            fix = while_tracing(node, fix, ctx)
+            fix = while_tracing(node, fix.edits[0].text, ctx)
         if use == "condition":  # `range(int(n))`: a loop bound
             yield ctx.report(
                 self, node,

@@ -13,6 +13,7 @@ from onnxfix.patterns.scalars.values import (
     UNSAFE,
     UNSAFE_BECAUSE,
     assigned_name,
+    while_tracing,
     is_zero_dim,
     item_use,
     name_as_tensor,
@@ -68,8 +69,11 @@ class ItemCall(Rule):
             one-element integer tensor and mean the same (a float raises either way; measured
             on torch 2.13; not checked: a bool tensor, whose `.item()` is a valid size and which
             raises as one). `torch.arange` takes Scalars: a 0-d tensor but not a one-element
-            tensor of higher rank, so there it is safe only for a receiver that is 0-d whatever
-            the input (a full reduction such as `lengths.max()`), unsafe otherwise. In
+            tensor of higher rank, so there, for a receiver not 0-d whatever the input (a full
+            reduction such as `lengths.max()` is), the tensor is passed only while the legacy
+            exporter traces: `torch.arange((n.reshape(()) if torch.jit.is_tracing() else n.item()))`
+            (safe: eager and torch.export run `.item()` as written; `.reshape(())` reads the one
+            element `.item()` reads, and raises where it raises). In
             arithmetic with a tensor it is unsafe: a 0-d
             tensor takes part in type promotion differently from a Python number (int32 tensor
             times a 0-d float64 tensor is float64, times a Python float is float32), and a
@@ -93,8 +97,15 @@ class ItemCall(Rule):
             `n = int(t.item())` (torchaudio's `_lengths_to_padding_mask`), every use of `n`
             taking a tensor in its place: `n = t.long()`, a 0-d int64 tensor. `.long()`
             truncates toward zero as `int()` does; it differs only on NaN, infinities and values
-            out of int64's range (where `int()` raises), so the fix is unsafe unless a recorded
-            run saw `t` as an int64 tensor, for which `.long()` returns `t` itself (safe).
+            out of int64's range (where `int()` raises), so unless a recorded run saw `t` as an
+            int64 tensor (for which `.long()` returns `t` itself), the tensor is kept only while
+            the legacy exporter traces, `n = (t.long() if torch.jit.is_tracing() else
+            int(t.item()))`: safe, and torch.export keeps `int()`'s unbacked size, which it
+            exports where a tensor size fails. Integer arithmetic on `.item()` giving a size
+            (`F.pad(x, (0, n.item() - w))`) takes the same tracing-only form, `(n.long() if
+            torch.jit.is_tracing() else n.item())`, unless the receiver is known int64 (an int32
+            amount made the legacy graph invalid). Neither form where TorchScript compiles the function (it types an
+            if-expression's two branches alike): there the plain fixes stay unsafe.
             `name = t.item()` becomes `name = t` when every use of `name` in the function (uses
             inside the assigned expression itself see the previous value and are skipped) takes
             the tensor: the fix is safe when every use is exact as above, unsafe when some use
@@ -137,7 +148,7 @@ class ItemCall(Rule):
             fix = Fix("Pass the tensor itself as the size", (drop,), safe=verdict == EXACT)
             message = "`.item()` used as a size: the legacy exporter bakes the value in as a constant; pass the tensor"
             if verdict == UNSAFE:
-                message += f" (unsafe: {UNSAFE_BECAUSE[kind]})"
+                fix, message = _while_tracing(node, kind, fix, message, ctx)
             exporters = (LEGACY,)
         elif use == "arithmetic":
             if _scalar_only(node, ctx):
@@ -153,8 +164,10 @@ class ItemCall(Rule):
             fix = Fix("Pass the tensor itself into the size", (drop,), safe=verdict == EXACT)
             message = (
                 "`.item()` in arithmetic giving a size: the legacy exporter bakes the value in as a constant; "
-                "keep it a tensor" + ("" if verdict == EXACT else f" (unsafe: {UNSAFE_BECAUSE[kind]})")
+                "keep it a tensor"
             )
+            if verdict != EXACT:
+                fix, message = _while_tracing(node, kind, fix, message, ctx)
             exporters = (LEGACY,)
         elif use == "condition":
             fix = None
@@ -205,12 +218,28 @@ class ItemCall(Rule):
         yield ctx.report(self, node, message, fix=fix, exporters=exporters)
 
 
+def _while_tracing(node: ast.Call, kind: str, fix: Fix, message: str, ctx: FunctionContext) -> tuple[Fix, str]:
+    """A size whose tensor is not exact in eager (`torch.arange` of a one-element tensor, a narrow
+    integer's arithmetic) keeps `.item()` outside the legacy trace: safe, where TorchScript does
+    not compile the function (it types an if-expression's branches alike); unsafe otherwise."""
+    if ctx.compiled_by_torchscript:
+        return fix, message + f" (unsafe: {UNSAFE_BECAUSE[kind]})"
+    receiver = node.func.value
+    # arange takes only a 0-d tensor: `.reshape(())` reads the one element `.item()` reads; in
+    # integer arithmetic giving a size, `.long()` computes as the Python int does (no uint8
+    # wrap), and an int32 amount would meet the int64 sizes in the legacy graph (invalid Concat)
+    suffix = {"scalar size": ".reshape(())", "size arithmetic": ".long()"}.get(kind, "")
+    kept = operand(ctx.segment(receiver), receiver, ATOM) + suffix
+    return while_tracing(node, kept, ctx), message + " while tracing (eager and torch.export keep the number)"
+
+
 def _cast_of_item(rule: Rule, node: ast.Call, receiver: ast.expr, ctx: FunctionContext):
     """`n = int(t.item())` (torchaudio's `_lengths_to_padding_mask`): the finding that keeps `n`
     the 0-d tensor `t.long()`, when every use of `n` takes a tensor in its place; None otherwise.
     `.long()` truncates toward zero as `int()` does (it differs on NaN, infinities and values out
     of int64's range, where `int()` raises); exact by construction only where a recorded run saw
-    `t` as an int64 tensor, for which `.long()` returns `t` itself."""
+    `t` as an int64 tensor, for which `.long()` returns `t` itself; otherwise kept only while the
+    legacy exporter traces (safe)."""
     wrapper = ctx.parent(node)
     if not (isinstance(wrapper, ast.Call) and wrapper.args == [node] and not wrapper.keywords):
         return None
@@ -222,13 +251,16 @@ def _cast_of_item(rule: Rule, node: ast.Call, receiver: ast.expr, ctx: FunctionC
     exact = verdict == EXACT and ctx.tensors.scalar_dtype(receiver) == "int64"
     name = assigned_name(wrapper, ctx)
     text = f"{operand(ctx.segment(receiver), receiver, ATOM)}.long()"
-    because = why or "`.long()` and `int()` differ on NaN, infinities and values out of int64's range"
-    return ctx.report(
-        rule, wrapper,
-        f"`{ctx.segment(wrapper)}` assigned to `{name}`: the legacy exporter bakes the value in as a constant; "
-        f"keep `{name}` a 0-d int64 tensor" + ("" if exact else f" (unsafe: {because})"),
-        fix=Fix(f"Keep `{name}` a 0-d tensor", (ctx.replace(wrapper, text),), safe=exact), exporters=(LEGACY,),
-    )
+    message = (f"`{ctx.segment(wrapper)}` assigned to `{name}`: the legacy exporter bakes the value in as a constant; "
+               f"keep `{name}` a 0-d int64 tensor")
+    if exact:
+        fix = Fix(f"Keep `{name}` a 0-d tensor", (ctx.replace(wrapper, text),), safe=True)
+    elif not ctx.compiled_by_torchscript:  # eager and torch.export keep `int()`'s number
+        fix, message = while_tracing(wrapper, text, ctx), message + " while tracing (eager and torch.export keep the number)"
+    else:
+        because = why or "`.long()` and `int()` differ on NaN, infinities and values out of int64's range"
+        fix, message = Fix(f"Keep `{name}` a 0-d tensor", (ctx.replace(wrapper, text),), safe=False), message + f" (unsafe: {because})"
+    return ctx.report(rule, wrapper, message, fix=fix, exporters=(LEGACY,))
 
 
 def _assert_of(node: ast.expr, ctx: FunctionContext) -> ast.Assert | None:

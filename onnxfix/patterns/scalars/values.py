@@ -354,12 +354,12 @@ def replace_call_by_argument(node: ast.Call, ctx: FunctionContext):
 TRACING_ONLY = "Keep the tensor while tracing"
 
 
-def while_tracing(node: ast.Call, fix: Fix, ctx: FunctionContext) -> Fix:
-    """`(t if torch.jit.is_tracing() else int(t))`: the tensor only where the legacy exporter
-    traces (its graph then computes the value), the number everywhere else: eager computes what
-    it computed (safe by construction), and torch.export keeps `int()`'s unbacked size, which it
-    exports where a tensor in a size argument fails (RLlib's `torch.ones((B, maxlen))`)."""
+def while_tracing(node: ast.expr, kept: str, ctx: FunctionContext) -> Fix:
+    """`(t if torch.jit.is_tracing() else int(t))`: the tensor ``kept`` only where the legacy
+    exporter traces (its graph then computes the value), ``node`` (the number) everywhere else:
+    eager computes what it computed (safe by construction), and torch.export keeps `int()`'s or
+    `.item()`'s unbacked size, which it exports where a tensor in a size argument fails (RLlib's
+    `torch.ones((B, maxlen))`)."""
     torch_name, imports = ctx.torch_name()
-    kept = fix.edits[0].text
     text = f"({kept} if {torch_name}.jit.is_tracing() else {ctx.segment(node)})"
     return Fix(TRACING_ONLY, (ctx.replace(node, text),), safe=True, imports=imports)
