@@ -53,6 +53,9 @@ CASES = {
     "narrow_slice_bound": ("NarrowBound", [], (
         "return x[:, :1] + self.pe[:, start:end].sum(1, keepdim=True)",
         "return x[:, :1] + self.pe[:, start.long():end.long()].sum(1, keepdim=True)")),
+    # the run saw None and tensors in `pooled_pos`, only tensors past its `if ... is None:` default
+    "len_none_default": ("RelativePositions", [], (
+        "num_remove = shift * len(pooled_pos)", "num_remove = shift * pooled_pos.shape[0]")),
     "mask_write_helper": ("MaskWriteHelper", [], (
         "tensor[indices] = value",
         "tensor.masked_fill_(indices.view(indices.shape + (1,) * (tensor.dim() - indices.dim())), value)")),
@@ -61,6 +64,7 @@ EVIDENCE_FINDINGS = {  # with evidence: every finding above, its fix safe (ONX20
     "len_param": [("ONX204", 10, "safe"), ("ONX204", 10, "safe")],
     "float_cast": [("ONX203", 9, "safe")],
     "mask_write_helper": [("ONX705", 11, "safe")],
+    "len_none_default": [("ONX204", 14, "safe")],
     "narrow_slice_bound": [("ONX707", 17, "safe")],  # the run saw int32 0-d bounds  # the run saw a bool mask, a float32 tensor, an int
 }
 
@@ -81,7 +85,7 @@ def test_evidence_turns_the_static_fix_safe(name, tmp_path):
     path = f"{MODELS}/{name}.py"
     assert _findings(path, None) == static
     assert record(f"{path}:{cls}", f"{path}:example_inputs", tmp_path) == {"files": 1, "functions": 2 if name in (
-        "data_local", "data_helper", "int_size_name", "mask_write_helper") else 1}
+        "data_local", "data_helper", "int_size_name", "mask_write_helper", "len_none_default") else 1}
     expected = EVIDENCE_FINDINGS.get(name, [(code, line, "safe") for code, line, _ in static])
     assert _findings(path, str(tmp_path)) == expected
 

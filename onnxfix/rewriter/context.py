@@ -15,6 +15,7 @@ from onnxfix.rewriter.function_body import walk_function_body
 from onnxfix.rewriter.integers import CycleLedger, IntegerOracle
 from onnxfix.rewriter.size_lists import unpacks_size_list
 from onnxfix.rewriter.module_index import ModuleIndex, is_torch_module_qualname
+from onnxfix.rewriter.none_defaults import without_defaulted_none
 from onnxfix.rewriter.paths import shown
 from onnxfix.rewriter.rule import Edit, Finding, Fix
 from onnxfix.rewriter.scope import (ExportFunction, ExportScope, compiled_by_torchscript, exporters_not_running,
@@ -222,7 +223,8 @@ class FunctionContext(_FileView):
             return None
         if isinstance(node, ast.Name):
             evidence = self._evidence_of_name(node)
-            return evidence.values(node.id) if evidence is not None else None
+            values = evidence.values(node.id) if evidence is not None else None
+            return without_defaulted_none(node, values, self) if values and evidence is self.evidence else values
         parent = self.parent(node)
         if isinstance(parent, ast.Return) and parent.value is node:
             return evidence.returns.get(parent.lineno) or None

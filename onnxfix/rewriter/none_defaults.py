@@ -1,0 +1,64 @@
+"""`if mask is None: mask = <value>` at the top of a function: past that statement the name is
+never None, whatever the run saw it hold before (a recorded run notes every value a local held,
+the None passed by one caller included)."""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from onnxfix.rewriter.context import FunctionContext
+    from onnxfix.rewriter.evidence import Value
+
+
+def without_defaulted_none(node: ast.Name, values: frozenset["Value"], ctx: "FunctionContext") -> frozenset["Value"]:
+    """The values a run saw ``node``'s name hold, less None where a default rebinds it before
+    ``node`` (Funnel's `relative_pos`, called once without `pooled_pos`), unless the default
+    itself may be None (a name the run saw None in)."""
+    if not any(v.kind == "none" for v in values):
+        return values
+    default = defaulted_before(node, ctx)
+    if default is None or isinstance(default, ast.Name) and (
+            default.id == node.id or any(v.kind == "none" for v in ctx.observed(default) or ())):
+        return values
+    return frozenset(v for v in values if v.kind != "none")
+
+
+def defaulted_before(node: ast.Name, ctx: "FunctionContext") -> ast.expr | None:
+    """The value a top-level `if <name> is None: <name> = <value>` of ``node``'s function binds,
+    when that statement runs before the one holding ``node`` and nothing else in the function
+    rebinds the name; None otherwise."""
+    body = getattr(ctx.fn.node, "body", [])
+    holder = next((s for s in body if s.lineno <= node.lineno <= (s.end_lineno or s.lineno)), None)
+    if holder is None:
+        return None
+    for statement in body:
+        if statement is holder:
+            return None
+        value = _default_of(statement, node.id)
+        if value is not None and len(ctx.assignments(node.id)) == 1:
+            return value
+    return None
+
+
+def _default_of(statement: ast.stmt, name: str) -> ast.expr | None:
+    if not (isinstance(statement, ast.If) and not statement.orelse and _is_none_test(statement.test, name)):
+        return None
+    for inner in statement.body:
+        if isinstance(inner, ast.Assign) and len(inner.targets) == 1 and isinstance(inner.targets[0], ast.Name) \
+                and inner.targets[0].id == name and not _maybe_none(inner.value):
+            return inner.value
+    return None
+
+
+def _is_none_test(test: ast.expr, name: str) -> bool:
+    return (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == name
+            and len(test.ops) == 1 and isinstance(test.ops[0], ast.Is)
+            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None)
+
+
+def _maybe_none(value: ast.expr) -> bool:
+    if isinstance(value, ast.Constant):
+        return value.value is None
+    return isinstance(value, (ast.IfExp, ast.BoolOp))  # `a if c else None`, `a or b`
