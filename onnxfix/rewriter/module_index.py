@@ -60,6 +60,14 @@ class ClassInfo:
             self._writers = _attribute_writers(self.methods)
         return self._writers.get(attr, [])
 
+    def changed_outside_init(self, attr: str) -> bool:
+        """A method other than __init__ rebinds `self.<attr>`, or changes it in place (an item
+        stored, `+=` on an item, a method ending in `_` such as `add_` or `copy_`)."""
+        if any(method != "__init__" for method in self.writers(attr)):
+            return True
+        return any(_changes_in_place(node, attr) for method in self.methods.values() if method.name != "__init__"
+                   for node in ast.walk(method))
+
     def _scan(self) -> tuple[dict[str, ast.expr], dict[str, ast.expr]]:
         if self._attrs is None:
             self._attrs = _self_assignments(self.methods)
@@ -98,6 +106,20 @@ def _attribute_writers(methods: dict[str, ast.FunctionDef]) -> dict[str, list[st
             elif _is_register_buffer(node) and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
                 writers.setdefault(node.args[0].value, []).append(method.name)
     return writers
+
+
+def _changes_in_place(node: ast.AST, attr: str) -> bool:
+    if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
+        return _reads_attr(node.value, attr)
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr.endswith("_")
+            and not node.func.attr.startswith("_") and _reads_attr(node.func.value, attr))
+
+
+def _reads_attr(node: ast.AST, attr: str) -> bool:
+    """`<name>.<attr>`, or an item or slice of it (`self.value[0]`)."""
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    return isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.value, ast.Name)
 
 
 def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:

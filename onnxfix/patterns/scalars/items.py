@@ -46,6 +46,10 @@ class ItemCall(Rule):
             A tensor built in the same expression from Python values and only put through
             elementwise math (`-torch.log2(torch.tensor(scale)).item()`, torchvision's
             poolers) is not reported: the number taken out was computed from Python values.
+            Nor, outside conditions, is `.item()` of a parameter or buffer of the module (or a
+            constant-index item of one) that no method but `__init__` rebinds or changes in
+            place (onnx2torch's ConstantOfShape `fill_value=self.value.item()`): the number
+            the legacy exporter records is the model's own, right for every input.
         """,
         why="""
             The legacy exporter records the Python number as a constant (TracerWarning
@@ -142,6 +146,8 @@ class ItemCall(Rule):
         if ctx.tensors.item_receiver(node) is None or python_values_tensor(func.value, ctx):
             return
         use = item_use(node, ctx)
+        if use != "condition" and _model_constant(func.value, ctx):
+            return  # the value the legacy exporter records is the model's own, right for every input
         drop = ctx.delete_suffix(func, node)
         verdict, kind = tensor_in_place(node, func.value, ctx)
         if use == "size":
@@ -216,6 +222,15 @@ class ItemCall(Rule):
                 message += f" (no fix: {why or 'the number is ' + python_use(node, use, ctx)})"
             exporters = (LEGACY,)
         yield ctx.report(self, node, message, fix=fix, exporters=exporters)
+
+
+def _model_constant(receiver: ast.expr, ctx: FunctionContext) -> bool:
+    """A parameter or buffer of the module (or a constant-index item of one) that no method but
+    __init__ changes: onnx2torch's ConstantOfShape `fill_value=self.value.item()`."""
+    while isinstance(receiver, ast.Subscript) and isinstance(receiver.slice, ast.Constant):
+        receiver = receiver.value
+    return (ctx.is_self_attr(receiver) and ctx.is_own_parameter(receiver)
+            and not ctx.fn.cls.changed_outside_init(receiver.attr))
 
 
 def _while_tracing(node: ast.Call, kind: str, fix: Fix, message: str, ctx: FunctionContext) -> tuple[Fix, str]:
