@@ -44,3 +44,32 @@ def test_an_unreadable_file_named_by_a_guard_is_skipped(tmp_path):
     note_specialized(tmp_path / "evidence", [SimpleNamespace(findings=findings)])
     recorded = evidence.load(str(tmp_path / "evidence"), model.read_text(encoding="utf-8"))
     assert recorded is not None and recorded.specialized == frozenset({5})
+
+
+def test_the_loop_notes_the_guard_lines_of_each_text_it_exports(capsys, tmp_path):
+    """DNTextSpotter's `int(np.ceil(float(h) / self.feature_strides[idx]))`, `h` out of a list of
+    image sizes: the first export's guards make `h` a size and `float()` goes; the export of that
+    text specializes the same line again, and only its guard lines (noted for that text) let the
+    ceil division follow. Both exporters OK; the written model computes what the original does."""
+    import shutil
+
+    import torch
+
+    from onnxfix.exporter.targets import load_module
+
+    spec = tmp_path / "padding_mask_strides.py"
+    shutil.copy(MODELS / spec.name, spec)
+    code = cli_main(["export", "--format", "json", f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
+                     "--probe-inputs", f"{spec}:probe_inputs", "--dynamic", "0:1=height,2=width",
+                     "--exporter", "both", "--write"])
+    (target,) = json.loads(capsys.readouterr().out)["targets"]
+    assert [r["verdict"] for r in target["results"]] == ["SILENTLY-WRONG", "SILENTLY-WRONG"]
+    assert [r["verdict"] for r in target["fix"]["results"]] == ["OK", "OK"]
+    assert code == 0
+    ceil = "(h + self.feature_strides[idx] - 1) // self.feature_strides[idx]"
+    (line,) = [line for line in spec.read_text().splitlines() if "total = total +" in line]
+    assert ceil in line and "float(" not in line and "import numpy" not in spec.read_text()
+    original, fixed = load_module(MODELS / spec.name), load_module(spec)
+    for shape in ((2, 16, 24), (2, 21, 13), (3, 9, 30), (1, 1, 5)):
+        x = torch.randn(*shape)
+        assert torch.equal(original.make_model()(x), fixed.make_model()(x))

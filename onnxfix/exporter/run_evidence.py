@@ -133,6 +133,17 @@ def note_specialized(folder: Path, results: list) -> None:
             continue  # a file the rules cannot read either: nothing to note
 
 
+def note_specialized_text(folder: Path, source: Path, text: str, results: list) -> None:
+    """The guard lines an export of ``text`` (the model's file as the fix loop made it) named in
+    the model's file, noted in that text's evidence: a fix that drops `float()` around a size
+    leaves `int(np.ceil(h / s))` on a line the next export specializes again (DNTextSpotter)."""
+    from onnxfix.rewriter.evidence import add_guard_lines
+
+    found = guard_lines(results).get(os.path.realpath(source))
+    if found and any(found.values()):
+        add_guard_lines(folder, text, found)
+
+
 def guard_lines(results: list) -> dict[str, dict[str, set[int]]]:
     """File -> kind -> the lines the exports' guard findings name."""
     lines: dict[str, dict[str, set[int]]] = {}

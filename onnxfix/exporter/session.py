@@ -19,7 +19,8 @@ from onnxfix.exporter.outputs import refine as refine_unflattenable
 from onnxfix.exporter.plan import Target
 from onnxfix.exporter.repair_candidates import decompositions_that_help
 from onnxfix.exporter.result import LOAD_FAILS, OK, Verdict
-from onnxfix.exporter.run_evidence import FixedTextEvidence, note_checks, note_specialized, record_evidence, retarget
+from onnxfix.exporter.run_evidence import (FixedTextEvidence, note_checks, note_specialized, note_specialized_text,
+                                           record_evidence, retarget)
 from onnxfix.exporter.sourcemap import anchor, findings_for
 from onnxfix.rewriter.rule import Finding
 from onnxfix.rewriter.source import SourceFile
@@ -174,6 +175,7 @@ def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progr
                                unsafe_fixes, progress)
         if evidence:  # the checks torch.export suggests for this text's guards, evaluated for ONX611
             note_checks(target, source, fixed.text, results, evidence)
+            note_specialized_text(Path(evidence), source, fixed.text, results)
         return results
     try:
         start = static_fix(frozenset())

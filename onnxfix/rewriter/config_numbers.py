@@ -35,11 +35,20 @@ def is_config_number(node: ast.AST, ctx: "FunctionContext") -> bool:
     return ctx.cache[key]
 
 
-def is_config_int(node: ast.AST, ctx: "FunctionContext") -> bool:
+def is_config_int(node: ast.AST, ctx: "FunctionContext", nonneg: bool = False) -> bool:
     """A configuration number that is an int: ``__init__`` computes it with int literals, parameters
-    annotated ``int`` or defaulting to an int, and integer arithmetic (``self.attn_num_splits``)."""
-    if isinstance(node, ast.Subscript) and ctx.is_self_attr(node.value) and int_constant(node.slice) is not None:
+    annotated ``int`` or defaulting to an int, and integer arithmetic (``self.attn_num_splits``);
+    or any item of a sequence or dict of such ints (``self.feature_strides[idx]``)."""
+    if isinstance(node, ast.Subscript) and ctx.is_self_attr(node.value) and int_constant(node.slice) is not None \
+            and not nonneg:
         return _attribute_item_int(node.value.attr, int_constant(node.slice), ctx)
+    if isinstance(node, ast.Subscript) and ctx.is_self_attr(node.value) and not isinstance(node.slice, ast.Slice):
+        key = ("config int items", node.value.attr, nonneg)
+        if key not in ctx.cache:
+            ctx.cache[key] = ctx.fn.cls is not None and _all_items_int(ctx.fn.cls, node.value.attr, ctx, 0, nonneg)
+        return ctx.cache[key]
+    if nonneg:
+        return False
     if not ctx.is_self_attr(node):
         return False
     key = ("config int", node.attr)
@@ -72,6 +81,30 @@ def _attribute_item_int(attr: str, index: int, ctx: "FunctionContext") -> bool:
     return ctx.cache[key]
 
 
+# Methods that change a list or dict in place: called outside __init__, the items are not config.
+CONTAINER_MUTATORS = frozenset({"append", "extend", "insert", "update", "pop", "clear", "setdefault", "remove"})
+
+
+def _all_items_int(cls: "ClassInfo", attr: str, ctx: "FunctionContext", depth: int, nonneg: bool = False) -> bool:
+    """Every item of ``self.<attr>`` (a list, tuple or dict literal, a comprehension of such
+    items, each value ``__init__`` assigns) is a config int, and no other method changes it:
+    DNTextSpotter's `self.feature_strides = [self.backbone.strides[f] for f in (...)]` with the
+    backbone's `self.strides = {"res4": 8, "res5": 16}`. ``nonneg``: every item a literal >= 0."""
+    init = cls.methods.get("__init__")
+    if init is None or depth > 3 or not init.args.args or cls.changed_outside_init(attr) or _mutated(cls, attr):
+        return False
+    values = _init_values(init, attr)
+    checker = _InitNumbers(init, cls, ctx, depth, ints=True)
+    return bool(values) and all(checker.all_items(v, nonneg) for v in values)
+
+
+def _mutated(cls: "ClassInfo", attr: str) -> bool:
+    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+               and node.func.attr in CONTAINER_MUTATORS and isinstance(node.func.value, ast.Attribute)
+               and node.func.value.attr == attr
+               for name, method in cls.methods.items() if name != "__init__" for node in ast.walk(method))
+
+
 INT_OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)
 INT_BUILTINS = frozenset({"int", "min", "max", "abs"})
 INT_MATH = frozenset({"math.gcd", "math.ceil", "math.floor", "math.prod", "math.isqrt"})
@@ -94,14 +127,7 @@ def _init_values(init: ast.FunctionDef, attr: str) -> list[ast.expr]:
 
 
 def _written_outside_init(cls: "ClassInfo", attr: str) -> bool:
-    for name, method in cls.methods.items():
-        if name == "__init__" or not method.args.args:
-            continue
-        self_name = method.args.args[0].arg
-        for node in ast.walk(method):
-            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and _is_attr(node, self_name, attr):
-                return True
-    return False
+    return any(method != "__init__" for method in cls.writers(attr))
 
 
 def _is_attr(node: ast.AST, self_name: str, attr: str) -> bool:
@@ -138,6 +164,8 @@ class _InitNumbers:
             return self._name(node.id)
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == self.self_name:
             return _attribute_number(self.cls, node.attr, self.ctx, self.depth + 1, self.ints)
+        if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Slice) and isinstance(node.value, ast.Attribute):
+            return self.ints and self.all_items(node.value)  # `self.backbone.strides[f]`: any item
         if isinstance(node, ast.Call) and not node.keywords and node.args:
             func = node.func
             builtins, math = (INT_BUILTINS, INT_MATH) if self.ints else (NUMBER_BUILTINS, NUMBER_MATH)
@@ -149,6 +177,41 @@ class _InitNumbers:
                 return all(_InitNumbers(self.init, self.cls, self.ctx, self.depth).number(a) for a in node.args)
             return known and all(self.number(a) for a in node.args)
         return False
+
+    def all_items(self, value: ast.AST | None, nonneg: bool = False) -> bool:
+        """Every item of a list, tuple or set literal, every value of a dict literal, the element
+        of a one-generator comprehension (its variable used only as an index), or every item of
+        another config attribute, of this class or of a submodule built in this file; each a
+        number (``nonneg``: an int literal >= 0, or an item of such a container)."""
+        if isinstance(value, (ast.List, ast.Tuple, ast.Set)):
+            return bool(value.elts) and all(self._item(e, nonneg) for e in value.elts)
+        if isinstance(value, ast.Dict):
+            return bool(value.values) and None not in value.keys and all(self._item(v, nonneg) for v in value.values)
+        if isinstance(value, (ast.ListComp, ast.GeneratorExp)) and len(value.generators) == 1:
+            return self._item(value.elt, nonneg)
+        if isinstance(value, ast.Attribute):
+            owner = self._owner_class(value.value)
+            return owner is not None and _all_items_int(owner, value.attr, self.ctx, self.depth + 1, nonneg)
+        return False
+
+    def _item(self, node: ast.AST, nonneg: bool) -> bool:
+        if not nonneg:
+            return self.number(node)
+        if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Slice):
+            return self.all_items(node.value, nonneg=True)
+        constant = int_constant(node)
+        return constant is not None and constant >= 0
+
+    def _owner_class(self, node: ast.AST) -> "ClassInfo | None":
+        """``self`` -> this class; ``self.<sub>`` built once in ``__init__`` as ``Cls(...)`` of a
+        class of this file -> that class."""
+        if isinstance(node, ast.Name) and node.id == self.self_name:
+            return self.cls
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == self.self_name:
+            values = _init_values(self.init, node.attr)
+            if len(values) == 1 and isinstance(values[0], ast.Call) and isinstance(values[0].func, ast.Name):
+                return self.ctx.file.module.classes.get(values[0].func.id)
+        return None
 
     def item_number(self, value: ast.AST | None, index: int) -> bool:
         """Item ``index`` of a tuple or list literal is a number; a parameter rebound once to

@@ -325,9 +325,9 @@ class FunctionContext(_FileView):
         not the function's own."""
         return any(isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names for n in ast.walk(self.fn.node))
 
-    def is_config_int(self, node: ast.AST) -> bool:
+    def is_config_int(self, node: ast.AST, nonneg: bool = False) -> bool:
         """``self.<attr>`` an int of the model's configuration (config_numbers.is_config_int)."""
-        return is_config_int(node, self)
+        return is_config_int(node, self, nonneg)
 
     def annotated_int(self, name: str) -> bool:
         """A parameter annotated ``int`` (``kernel_size: int``): the author's contract, the

@@ -62,7 +62,8 @@ class IntegerOracle:
         if isinstance(node, ast.Subscript):
             return not isinstance(node.slice, ast.Slice) and (
                 _is_shape(node.value) or is_whole_shape(node.value) or self._shape_name(node.value)
-                or (kind == "int" and self._int_sequence_item(node)))
+                or (kind == "int" and (self._int_sequence_item(node) or self.ctx.is_config_int(node)))
+                or (nonneg and self.ctx.is_config_int(node, nonneg=True)))
         if isinstance(node, ast.Call):
             return self._call(node, kind)
         if isinstance(node, ast.BinOp):
