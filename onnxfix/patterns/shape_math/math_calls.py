@@ -80,7 +80,10 @@ class MathOnSize(Rule):
               `(a + b - 1) // b + c`; `ceil(q + c) == ceil(q) + c` for an int `c`. A local name
               bound once to such a quotient (`math.ceil(n_frames)`) is read through when the
               names its value reads are never rebound. A parameter annotated `int` counts as an
-              int (the annotation is the author's contract), never as a positive one.
+              int (the annotation is the author's contract), never as a positive one; any item
+              of a list, tuple or dict of int literals >= 0 that only `__init__` builds, also
+              through a comprehension over a submodule's (DNTextSpotter's
+              `self.feature_strides[idx]`), counts as a non-negative int.
             - `int(numpy.ceil(a / b))` and `int(numpy.floor(a / b))`: the same rewrites, in place
               of the `int(...)` (NumPy rounds the same float `a / b` to the same integral value;
               without the `int()` the result is a NumPy float and gets no fix).
