@@ -81,28 +81,22 @@ def _attribute_item_int(attr: str, index: int, ctx: "FunctionContext") -> bool:
     return ctx.cache[key]
 
 
-# Methods that change a list or dict in place: called outside __init__, the items are not config.
-CONTAINER_MUTATORS = frozenset({"append", "extend", "insert", "update", "pop", "clear", "setdefault", "remove"})
-
-
 def _all_items_int(cls: "ClassInfo", attr: str, ctx: "FunctionContext", depth: int, nonneg: bool = False) -> bool:
     """Every item of ``self.<attr>`` (a list, tuple or dict literal, a comprehension of such
     items, each value ``__init__`` assigns) is a config int, and no other method changes it:
     DNTextSpotter's `self.feature_strides = [self.backbone.strides[f] for f in (...)]` with the
     backbone's `self.strides = {"res4": 8, "res5": 16}`. ``nonneg``: every item a literal >= 0."""
     init = cls.methods.get("__init__")
-    if init is None or depth > 3 or not init.args.args or cls.changed_outside_init(attr) or _mutated(cls, attr):
+    # any change the file makes to `<x>.<attr>` (appended to, an item stored, aliased, setattr,
+    # also in __init__ after the literal) and its items are not proven
+    if init is None or depth > 3 or not init.args.args or ctx.file.module.changes_of(attr):
         return False
+    if len([n for n in ast.walk(init) if isinstance(n, ast.Attribute) and n.attr == attr
+            and isinstance(n.ctx, ast.Store)]) != 1:
+        return False  # bound twice in __init__ (`self.strides = [...]; if c: self.strides = ...`)
     values = _init_values(init, attr)
     checker = _InitNumbers(init, cls, ctx, depth, ints=True)
     return bool(values) and all(checker.all_items(v, nonneg) for v in values)
-
-
-def _mutated(cls: "ClassInfo", attr: str) -> bool:
-    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-               and node.func.attr in CONTAINER_MUTATORS and isinstance(node.func.value, ast.Attribute)
-               and node.func.value.attr == attr
-               for name, method in cls.methods.items() if name != "__init__" for node in ast.walk(method))
 
 
 INT_OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)
@@ -209,7 +203,8 @@ class _InitNumbers:
             return self.cls
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == self.self_name:
             values = _init_values(self.init, node.attr)
-            if len(values) == 1 and isinstance(values[0], ast.Call) and isinstance(values[0].func, ast.Name):
+            if len(values) == 1 and isinstance(values[0], ast.Call) and isinstance(values[0].func, ast.Name) \
+                    and _bound_once(self.ctx.file.module.tree, values[0].func.id):
                 return self.ctx.file.module.classes.get(values[0].func.id)
         return None
 
@@ -293,3 +288,16 @@ def parameter_defaults(function: ast.FunctionDef) -> dict[str, ast.expr]:
     defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
     defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
     return defaults
+
+
+def _bound_once(tree: ast.Module, name: str) -> bool:
+    """The module binds ``name`` once, by its class statement (not re-imported or reassigned)."""
+    bindings = 0
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            bindings += 1
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bindings += sum(1 for a in node.names if (a.asname or a.name.split(".")[0]) == name)
+        elif isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
+            bindings += 1
+    return bindings == 1

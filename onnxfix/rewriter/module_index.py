@@ -10,6 +10,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Iterator, Protocol
 
+from onnxfix.rewriter.attr_changes import attribute_changes
 from onnxfix.rewriter.names import FUNCTION_NODES, Scope, module_scope, walk_scope
 
 # Bases from outside torch.nn that are nn.Module subclasses, matched on the last name part so
@@ -57,16 +58,8 @@ class ClassInfo:
         """The methods that store `<obj>.<attr>` or register it as a buffer, once per store (a
         method storing it twice is listed twice): who can rebind a model attribute."""
         if self._writers is None:
-            self._writers = _attribute_writers(self.methods)
+            self._writers = _attribute_writers(self.node)
         return self._writers.get(attr, [])
-
-    def changed_outside_init(self, attr: str) -> bool:
-        """A method other than __init__ rebinds `self.<attr>`, or changes it in place (an item
-        stored, `+=` on an item, a method ending in `_` such as `add_` or `copy_`)."""
-        if any(method != "__init__" for method in self.writers(attr)):
-            return True
-        return any(_changes_in_place(node, attr) for method in self.methods.values() if method.name != "__init__"
-                   for node in ast.walk(method))
 
     def _scan(self) -> tuple[dict[str, ast.expr], dict[str, ast.expr]]:
         if self._attrs is None:
@@ -97,10 +90,13 @@ def _self_assignments(methods: dict[str, ast.FunctionDef]) -> tuple[dict[str, as
     return self_attrs, buffers
 
 
-def _attribute_writers(methods: dict[str, ast.FunctionDef]) -> dict[str, list[str]]:
+def _attribute_writers(cls: ast.ClassDef) -> dict[str, list[str]]:
+    """Every def of the class body, also under `if` and a property's getter beside its setter
+    (``ClassInfo.methods`` keeps one def per name); a def nested in a method counts under its own
+    name (not `__init__`'s)."""
     writers: dict[str, list[str]] = {}
-    for method in methods.values():
-        for node in ast.walk(method):
+    for method in (n for n in ast.walk(cls) if isinstance(n, FUNCTION_NODES)):
+        for node in _own_body_nodes(method):
             if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name):
                 writers.setdefault(node.attr, []).append(method.name)
             elif _is_register_buffer(node) and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
@@ -108,18 +104,14 @@ def _attribute_writers(methods: dict[str, ast.FunctionDef]) -> dict[str, list[st
     return writers
 
 
-def _changes_in_place(node: ast.AST, attr: str) -> bool:
-    if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
-        return _reads_attr(node.value, attr)
-    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr.endswith("_")
-            and not node.func.attr.startswith("_") and _reads_attr(node.func.value, attr))
-
-
-def _reads_attr(node: ast.AST, attr: str) -> bool:
-    """`<name>.<attr>`, or an item or slice of it (`self.value[0]`)."""
-    while isinstance(node, ast.Subscript):
-        node = node.value
-    return isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.value, ast.Name)
+def _own_body_nodes(function: ast.AST):
+    """The nodes of a def, not those of the defs nested in it (walked as their own)."""
+    stack = list(ast.iter_child_nodes(function))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (*FUNCTION_NODES, ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
 
 
 def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
@@ -180,6 +172,13 @@ class ModuleIndex:
     path: str = ""  # as displayed in reports
     file: str = ""  # absolute path, the identity used across files (empty for text checks)
     _constants: dict[str, int] | None = field(default=None, repr=False, compare=False)
+    _changes: dict[str, set[str]] | None = field(default=None, repr=False, compare=False)
+
+    def changes_of(self, attr: str) -> set[str]:
+        """How functions of this file change `<x>.<attr>` (rewriter/attr_changes.py)."""
+        if self._changes is None:
+            self._changes = attribute_changes(self.tree)
+        return self._changes.get(attr, set())
 
     @property
     def identity(self) -> str:

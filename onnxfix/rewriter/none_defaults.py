@@ -19,10 +19,23 @@ def without_defaulted_none(node: ast.Name, values: frozenset["Value"], ctx: "Fun
     if not any(v.kind == "none" for v in values):
         return values
     default = defaulted_before(node, ctx)
-    if default is None or isinstance(default, ast.Name) and (
-            default.id == node.id or any(v.kind == "none" for v in ctx.observed(default) or ())):
+    if default is None or not _never_none(default, node, ctx):
         return values
     return frozenset(v for v in values if v.kind != "none")
+
+
+def _never_none(default: ast.expr, node: ast.Name, ctx: "FunctionContext") -> bool:
+    """A default known not to be None: a name the run never saw None in, a tensor, a number or
+    string literal, a container display. An attribute, a call or a subscript may be None
+    (`self.default_pos`, `kwargs.get(...)`) unless known to be a tensor."""
+    if isinstance(default, ast.Name):
+        seen = ctx.observed(default)
+        return default.id != node.id and bool(seen) and not any(v.kind == "none" for v in seen)
+    if isinstance(default, ast.Constant):
+        return default.value is not None
+    if isinstance(default, (ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)):
+        return True
+    return bool(ctx.tensors.is_tensor(default))
 
 
 def defaulted_before(node: ast.Name, ctx: "FunctionContext") -> ast.expr | None:
@@ -33,6 +46,8 @@ def defaulted_before(node: ast.Name, ctx: "FunctionContext") -> ast.expr | None:
     holder = next((s for s in body if s.lineno <= node.lineno <= (s.end_lineno or s.lineno)), None)
     if holder is None:
         return None
+    if _rebound_elsewhere(ctx.fn.node, node.id):
+        return None
     for statement in body:
         if statement is holder:
             return None
@@ -42,12 +57,25 @@ def defaulted_before(node: ast.Name, ctx: "FunctionContext") -> ast.expr | None:
     return None
 
 
+def _rebound_elsewhere(function: ast.AST, name: str) -> bool:
+    """Bindings `ctx.assignments` does not count: a nested def's `nonlocal name`, a `match`
+    capture, `del name`, a `global` declaration."""
+    for node in ast.walk(function):
+        if isinstance(node, (ast.Nonlocal, ast.Global)) and name in node.names:
+            return True
+        if isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name == name:
+            return True
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Del):
+            return True
+    return False
+
+
 def _default_of(statement: ast.stmt, name: str) -> ast.expr | None:
     if not (isinstance(statement, ast.If) and not statement.orelse and _is_none_test(statement.test, name)):
         return None
     for inner in statement.body:
         if isinstance(inner, ast.Assign) and len(inner.targets) == 1 and isinstance(inner.targets[0], ast.Name) \
-                and inner.targets[0].id == name and not _maybe_none(inner.value):
+                and inner.targets[0].id == name:
             return inner.value
     return None
 
@@ -58,7 +86,3 @@ def _is_none_test(test: ast.expr, name: str) -> bool:
             and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None)
 
 
-def _maybe_none(value: ast.expr) -> bool:
-    if isinstance(value, ast.Constant):
-        return value.value is None
-    return isinstance(value, (ast.IfExp, ast.BoolOp))  # `a if c else None`, `a or b`

@@ -177,8 +177,9 @@ class ElementwiseMath(DecompositionRule):
         "translation of `aten.rrelu_with_noise`, which eval-mode RReLU calls.",
         "def forward(self, a, b):\n    return torch.hypot(a, b)",
         "def forward(self, a, b):\n    return _onnx_hypot(a, b)",
-        "Safe. gcd and lcm are exact. hypot, copysign, fmax, fmin and rrelu return the torch op itself outside "
-        "export (`torch.onnx.is_in_onnx_export()`), bit-identical in eager; the exported "
+        "Safe: every helper returns the torch op itself outside export "
+        "(`torch.onnx.is_in_onnx_export()`), bit-identical in eager. The exported gcd and lcm are exact but "
+        "at the type's minimum (whose absolute value overflows in torch's own loop); the exported "
         "hypot is within 2 ulp (overflow-free) and the exported copysign counts a NaN with its "
         "sign bit set in `other` as positive.",
         code,

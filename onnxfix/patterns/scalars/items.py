@@ -22,6 +22,7 @@ from onnxfix.patterns.scalars.values import (
     tensor_in_place,
     tensor_operand_is_exact,
 )
+from onnxfix.rewriter.attr_changes import CHANGED, REBOUND
 from onnxfix.rewriter.context import FunctionContext, builtin_call
 from onnxfix.rewriter.precedence import ATOM, operand
 from onnxfix.rewriter.rule import Edit, Fix, Rule, RuleDoc
@@ -47,9 +48,11 @@ class ItemCall(Rule):
             elementwise math (`-torch.log2(torch.tensor(scale)).item()`, torchvision's
             poolers) is not reported: the number taken out was computed from Python values.
             Nor, outside conditions, is `.item()` of a parameter or buffer of the module (or a
-            constant-index item of one) that no method but `__init__` rebinds or changes in
-            place (onnx2torch's ConstantOfShape `fill_value=self.value.item()`): the number
-            the legacy exporter records is the model's own, right for every input.
+            constant-index item of one) that no function of the file but an `__init__` rebinds
+            or changes in place (a store, `.data = `, `add_`, `nn.init.*_`, setattr; by the
+            attribute's name, so a subclass's forward counts) (onnx2torch's ConstantOfShape
+            `fill_value=self.value.item()`): the number the legacy exporter records is the
+            model's own, right for every input.
         """,
         why="""
             The legacy exporter records the Python number as a constant (TracerWarning
@@ -229,8 +232,10 @@ def _model_constant(receiver: ast.expr, ctx: FunctionContext) -> bool:
     __init__ changes: onnx2torch's ConstantOfShape `fill_value=self.value.item()`."""
     while isinstance(receiver, ast.Subscript) and isinstance(receiver.slice, ast.Constant):
         receiver = receiver.value
+    # any function of the file rebinding or changing `<x>.<attr>` outside __init__ (a subclass's
+    # forward, `.data = `, `nn.init.zeros_(...)`, setattr): its value at export is not every call's
     return (ctx.is_self_attr(receiver) and ctx.is_own_parameter(receiver)
-            and not ctx.fn.cls.changed_outside_init(receiver.attr))
+            and not ctx.file.module.changes_of(receiver.attr) & {REBOUND, CHANGED})
 
 
 def _while_tracing(node: ast.Call, kind: str, fix: Fix, message: str, ctx: FunctionContext) -> tuple[Fix, str]:
