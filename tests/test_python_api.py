@@ -295,7 +295,7 @@ def test_check_a_module_object_reports_its_class_file(block_module, capsys):
     assert [(f.code, f.path, f.line, f.col) for f in result.findings] == [
         (f["code"], f["filename"], f["location"]["row"], f["location"]["column"]) for f in expected]
     assert expected and all(f.path == str(path.resolve()) for f in result.findings)
-    assert repr(result).splitlines()[-2:] == ["Found 2 findings (exporters: dynamo, legacy).", "[*] 1 fixable with `--write` (1 more with `--unsafe-fixes`)."]
+    assert repr(result).splitlines()[-2:] == ["Found 2 findings (exporters: dynamo, legacy).", "[*] 2 fixable with `--write`."]
 
 
 def test_fix_returns_the_diff_and_writes_on_request(block_module, capsys):
