@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 
-REBOUND = "rebound outside __init__"  # `<x>.attr = ...`, `<x>.attr.data = ...`, setattr, del
+REBOUND = "rebound outside __init__"  # `<x>.attr = `, `<x>.attr.data = `, setattr, del, register_buffer
 CHANGED = "changed in place outside __init__"  # an item stored, `add_`, `nn.init.zeros_(x.attr)`
 CHANGED_IN_INIT = "changed in place in __init__"  # `self.strides.append(-4)` after the literal
 ALIASED = "aliased"  # `s = self.strides`: what is done to `s` is not followed
@@ -51,6 +51,10 @@ def _call_changes(node: ast.Call, in_place: str):
     if name in ("setattr", "delattr") and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) \
             and isinstance(node.args[1].value, str):
         yield node.args[1].value, REBOUND
+        return
+    if name == "register_buffer" and in_place == CHANGED and node.args and isinstance(node.args[0], ast.Constant) \
+            and isinstance(node.args[0].value, str):
+        yield node.args[0].value, REBOUND  # registered again outside __init__
         return
     if isinstance(func, ast.Attribute) and (name in CONTAINER_MUTATORS or _in_place_name(name)):
         if attr := _attr_of(func.value):

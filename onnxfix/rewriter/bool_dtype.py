@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 
 from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.names import walk_scope
 
 BOOL_METHODS = frozenset({
     "eq", "ne", "lt", "le", "gt", "ge", "bool", "logical_not", "logical_and", "logical_or", "logical_xor",
@@ -86,7 +87,7 @@ MASK_METHODS = frozenset({"masked_fill", "masked_fill_", "masked_scatter", "mask
 def _used_as_mask(name: str, ctx: FunctionContext) -> bool:
     """A parameter the function passes as the mask of `masked_fill` (possibly inverted or
     indexed, `x.masked_fill(~mask[:, None], v)`): where the function runs, it is bool."""
-    for node in _own_nodes(ctx.fn.node):  # not into nested functions and lambdas
+    for node, _ in walk_scope(ctx.fn.node):  # not into nested functions and lambdas
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MASK_METHODS \
                 and node.args and _mask_name(node.args[0]) == name:
             return True
@@ -125,12 +126,3 @@ def _bool_call(node: ast.Call, ctx: FunctionContext, depth: int) -> bool:
     return False
 
 
-def _own_nodes(fn: ast.AST):
-    """The function's nodes, not those of functions, lambdas or classes nested in it (their
-    names are other variables)."""
-    stack = list(ast.iter_child_nodes(fn))
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            stack.extend(ast.iter_child_nodes(node))

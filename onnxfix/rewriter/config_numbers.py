@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from onnxfix.rewriter.attr_changes import REBOUND
 from onnxfix.rewriter.integers import int_constant, is_number
 
 if TYPE_CHECKING:
@@ -62,7 +63,7 @@ def _attribute_number(cls: "ClassInfo", attr: str, ctx: "FunctionContext", depth
     if init is None or depth > 4 or not init.args.args:
         return False
     values = _init_values(init, attr)
-    if not values or _written_outside_init(cls, attr):
+    if not values or REBOUND in ctx.file.module.changes_of(attr):
         return False
     checker = _InitNumbers(init, cls, ctx, depth, ints)
     return all(checker.number(v) for v in values)
@@ -76,7 +77,7 @@ def _attribute_item_int(attr: str, index: int, ctx: "FunctionContext") -> bool:
         init = ctx.fn.cls.methods.get("__init__") if ctx.fn.cls else None
         values = _init_values(init, attr) if init is not None and init.args.args else []
         checker = _InitNumbers(init, ctx.fn.cls, ctx, 0, ints=True) if values else None
-        ctx.cache[key] = bool(values) and not _written_outside_init(ctx.fn.cls, attr) and all(
+        ctx.cache[key] = bool(values) and REBOUND not in ctx.file.module.changes_of(attr) and all(
             checker.item_number(v, index) for v in values)
     return ctx.cache[key]
 
@@ -118,10 +119,6 @@ def _init_values(init: ast.FunctionDef, attr: str) -> list[ast.expr]:
             elif isinstance(target, (ast.Tuple, ast.List)) and any(_is_attr(t, self_name, attr) for t in target.elts):
                 values.append(None)
     return values
-
-
-def _written_outside_init(cls: "ClassInfo", attr: str) -> bool:
-    return any(method != "__init__" for method in cls.writers(attr))
 
 
 def _is_attr(node: ast.AST, self_name: str, attr: str) -> bool:
@@ -204,7 +201,7 @@ class _InitNumbers:
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == self.self_name:
             values = _init_values(self.init, node.attr)
             if len(values) == 1 and isinstance(values[0], ast.Call) and isinstance(values[0].func, ast.Name) \
-                    and _bound_once(self.ctx.file.module.tree, values[0].func.id):
+                    and self.ctx.file.module.bound_once(values[0].func.id):
                 return self.ctx.file.module.classes.get(values[0].func.id)
         return None
 
@@ -289,15 +286,3 @@ def parameter_defaults(function: ast.FunctionDef) -> dict[str, ast.expr]:
     defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
     return defaults
 
-
-def _bound_once(tree: ast.Module, name: str) -> bool:
-    """The module binds ``name`` once, by its class statement (not re-imported or reassigned)."""
-    bindings = 0
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
-            bindings += 1
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            bindings += sum(1 for a in node.names if (a.asname or a.name.split(".")[0]) == name)
-        elif isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
-            bindings += 1
-    return bindings == 1

@@ -96,22 +96,12 @@ def _attribute_writers(cls: ast.ClassDef) -> dict[str, list[str]]:
     name (not `__init__`'s)."""
     writers: dict[str, list[str]] = {}
     for method in (n for n in ast.walk(cls) if isinstance(n, FUNCTION_NODES)):
-        for node in _own_body_nodes(method):
+        for node, _ in walk_scope(method):
             if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name):
                 writers.setdefault(node.attr, []).append(method.name)
             elif _is_register_buffer(node) and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
                 writers.setdefault(node.args[0].value, []).append(method.name)
     return writers
-
-
-def _own_body_nodes(function: ast.AST):
-    """The nodes of a def, not those of the defs nested in it (walked as their own)."""
-    stack = list(ast.iter_child_nodes(function))
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, (*FUNCTION_NODES, ast.ClassDef, ast.Lambda)):
-            stack.extend(ast.iter_child_nodes(node))
 
 
 def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
@@ -173,6 +163,7 @@ class ModuleIndex:
     file: str = ""  # absolute path, the identity used across files (empty for text checks)
     _constants: dict[str, int] | None = field(default=None, repr=False, compare=False)
     _changes: dict[str, set[str]] | None = field(default=None, repr=False, compare=False)
+    _bound: tuple[dict[str, list[ast.AST]], set[str]] | None = field(default=None, repr=False, compare=False)
 
     def changes_of(self, attr: str) -> set[str]:
         """How functions of this file change `<x>.<attr>` (rewriter/attr_changes.py)."""
@@ -191,11 +182,7 @@ class ModuleIndex:
         `if`/`try` blocks, loops, definitions included) an int literal assigned at the top
         level, and never declared `global` in a function (which could rebind it)."""
         if self._constants is None:
-            bound: dict[str, list[ast.AST]] = {}
-            for node, _ in walk_scope(self.tree):  # the module's own scope: not inside functions or classes
-                for bound_name in _names_bound(node):
-                    bound.setdefault(bound_name, []).append(node)
-            rebound = {n for node in ast.walk(self.tree) if isinstance(node, ast.Global) for n in node.names}
+            bound, rebound = self._bindings()
             literals = {  # the target of a top-level `NAME = <int>` -> the int
                 id(s.targets[0]): s.value.value for s in self.tree.body
                 if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)
@@ -204,6 +191,23 @@ class ModuleIndex:
             self._constants = {n: literals[id(b[0])] for n, b in bound.items()
                                if len(b) == 1 and n not in rebound and id(b[0]) in literals}
         return self._constants.get(name)
+
+    def bound_once(self, name: str) -> bool:
+        """The module binds ``name`` by one statement of its own scope (a class not re-imported or
+        reassigned under the same name) and no function declares it `global`."""
+        bound, rebound = self._bindings()
+        return len(bound.get(name, ())) == 1 and name not in rebound
+
+    def _bindings(self) -> tuple[dict[str, list[ast.AST]], set[str]]:
+        """(name -> the nodes of the module's own scope binding it, names declared `global`)."""
+        if self._bound is None:
+            bound: dict[str, list[ast.AST]] = {}
+            for node, _ in walk_scope(self.tree):  # the module's own scope: not inside functions or classes
+                for bound_name in _names_bound(node):
+                    bound.setdefault(bound_name, []).append(node)
+            rebound = {n for node in ast.walk(self.tree) if isinstance(node, ast.Global) for n in node.names}
+            self._bound = (bound, rebound)
+        return self._bound
 
     @classmethod
     def build(cls, tree: ast.Module, path: str = "", package: str | None = None, file: str = "") -> "ModuleIndex":

@@ -71,7 +71,7 @@ def _rebound_elsewhere(function: ast.AST, name: str) -> bool:
 
 
 def _default_of(statement: ast.stmt, name: str) -> ast.expr | None:
-    if not (isinstance(statement, ast.If) and not statement.orelse and _is_none_test(statement.test, name)):
+    if not (isinstance(statement, ast.If) and not statement.orelse and none_test(statement.test) == name):
         return None
     for inner in statement.body:
         if isinstance(inner, ast.Assign) and len(inner.targets) == 1 and isinstance(inner.targets[0], ast.Name) \
@@ -80,9 +80,10 @@ def _default_of(statement: ast.stmt, name: str) -> ast.expr | None:
     return None
 
 
-def _is_none_test(test: ast.expr, name: str) -> bool:
-    return (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == name
-            and len(test.ops) == 1 and isinstance(test.ops[0], ast.Is)
-            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None)
-
-
+def none_test(node: ast.AST) -> str | None:
+    """'mask' for `mask is None` (a plain name or `self.x`)."""
+    if (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Is)
+            and isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None
+            and isinstance(node.left, (ast.Name, ast.Attribute))):
+        return ast.unparse(node.left)
+    return None

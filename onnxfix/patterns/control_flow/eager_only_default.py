@@ -19,21 +19,13 @@ from onnxfix.rewriter.export_guards import (
     guard_call_name,
     negated_guard_call,
 )
+from onnxfix.rewriter.none_defaults import none_test
 from onnxfix.rewriter.rule import Edit, Fix, Rule, RuleDoc
 
 def guard_name(node: ast.AST) -> str | None:
     """'is_torchdynamo_compiling' for `not is_torchdynamo_compiling()` / `not torch.compiler.is_compiling()`."""
     call = negated_guard_call(node)
     return guard_call_name(call) if call is not None else None
-
-
-def none_test(node: ast.AST) -> str | None:
-    """'mask' for `mask is None` (a plain name or `self.x`)."""
-    if (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Is)
-            and isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None
-            and isinstance(node.left, (ast.Name, ast.Attribute))):
-        return ast.unparse(node.left)
-    return None
 
 
 def assigns(body: list[ast.stmt], name: str) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 
+from onnxfix.rewriter.attr_changes import REBOUND
 from onnxfix.rewriter.context import FunctionContext
 
 
@@ -29,5 +30,7 @@ def _literal_table(value: ast.expr | None, ctx: FunctionContext) -> bool:
 
 
 def _stored_after_init(attr: str, ctx: FunctionContext) -> bool:
-    """A method other than __init__ stores `self.<attr>` (or registers it)."""
-    return ctx.fn.cls is not None and any(method != "__init__" for method in ctx.fn.cls.writers(attr))
+    """A function of the file other than an __init__ rebinds `<x>.<attr>` (or registers it)."""
+    return REBOUND in ctx.file.module.changes_of(attr)
+
+
