@@ -157,7 +157,7 @@ class ItemCall(Rule):
             fix = Fix("Pass the tensor itself as the size", (drop,), safe=verdict == EXACT)
             message = "`.item()` used as a size: the legacy exporter bakes the value in as a constant; pass the tensor"
             if verdict == UNSAFE:
-                fix, message = _while_tracing(node, kind, fix, message, ctx)
+                fix, message = _size_kept_while_tracing(node, kind, fix, message, ctx)
             exporters = (LEGACY,)
         elif use == "arithmetic":
             if _scalar_only(node, ctx):
@@ -176,7 +176,7 @@ class ItemCall(Rule):
                 "keep it a tensor"
             )
             if verdict != EXACT:
-                fix, message = _while_tracing(node, kind, fix, message, ctx)
+                fix, message = _size_kept_while_tracing(node, kind, fix, message, ctx)
             exporters = (LEGACY,)
         elif use == "condition":
             fix = None
@@ -238,7 +238,9 @@ def _model_constant(receiver: ast.expr, ctx: FunctionContext) -> bool:
             and not ctx.file.module.changes_of(receiver.attr) & {REBOUND, CHANGED})
 
 
-def _while_tracing(node: ast.Call, kind: str, fix: Fix, message: str, ctx: FunctionContext) -> tuple[Fix, str]:
+def _size_kept_while_tracing(
+    node: ast.Call, kind: str, fix: Fix, message: str, ctx: FunctionContext
+) -> tuple[Fix, str]:
     """A size whose tensor is not exact in eager (`torch.arange` of a one-element tensor, a narrow
     integer's arithmetic) keeps `.item()` outside the legacy trace: safe, where TorchScript does
     not compile the function (it types an if-expression's branches alike); unsafe otherwise."""
