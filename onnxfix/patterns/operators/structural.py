@@ -377,15 +377,35 @@ RULES = [StructuralOperator, DynamoSilentlyWrong]
 
 
 def _batch_folded(value: ast.expr | None, ctx: FunctionContext, depth: int = 3) -> bool:
-    """`x.view(1, b * c, h, w)` (or `.reshape(1, ...)`), directly, padded, or through a name
-    bound to one: a batch folded into the channels of a single sample."""
+    """`x.view(1, b * c, h, w)` (or `.reshape(1, -1, *x.shape[2:])`, `torch.reshape(x, [1, ...])`),
+    directly, padded, or through a name bound to one: a batch folded into the channels of a
+    single sample."""
     if value is None or depth == 0:
         return False
-    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in ("view", "reshape"):
-        first = value.args[0] if value.args else None
-        return isinstance(first, ast.Constant) and first.value == 1 and len(value.args) > 2
+    dims = _reshaped_dims(value, ctx)
+    if dims is not None:
+        first = dims[0] if dims else None
+        return isinstance(first, ast.Constant) and first.value == 1 and (
+            len(dims) > 2 or any(isinstance(d, ast.Starred) for d in dims))
     if isinstance(value, ast.Call) and ctx.qualname(value.func) == "torch.nn.functional.pad":
         return _batch_folded(argument(value, "input", 0), ctx, depth - 1)
     if isinstance(value, ast.Name):
         return any(isinstance(v, ast.expr) and _batch_folded(v, ctx, depth - 1) for v in ctx.assignments(value.id))
     return False
+
+
+def _reshaped_dims(value: ast.expr, ctx: FunctionContext) -> list[ast.expr] | None:
+    """The target dims of a reshape in any spelling: `x.view(a, b)`, `x.reshape((a, b))`,
+    `torch.reshape(x, [a, b])`; None for any other expression (or a shape held in a name)."""
+    if not isinstance(value, ast.Call):
+        return None
+    if isinstance(value.func, ast.Attribute) and value.func.attr in ("view", "reshape") \
+            and ctx.qualname(value.func) != "torch.reshape":
+        dims = list(value.args)
+    elif ctx.qualname(value.func) == "torch.reshape" and len(value.args) == 2:
+        dims = [value.args[1]]
+    else:
+        return None
+    if len(dims) == 1 and isinstance(dims[0], (ast.Tuple, ast.List)):
+        return list(dims[0].elts)
+    return dims
