@@ -9,6 +9,7 @@ import ast
 
 from onnxfix.rewriter.bool_dtype import FACTORIES, KEEPING_METHODS
 from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.integers import unpacked_element
 
 INTEGER_DTYPES = frozenset({"uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64"})
 INTEGER_NAMES = frozenset({f"torch.{d}" for d in INTEGER_DTYPES} | {"torch.long", "torch.int", "torch.short"})
@@ -82,3 +83,79 @@ def _integer_call(node: ast.Call, ctx: FunctionContext, depth: int) -> bool:
     if method in KEEPING_METHODS or method in ("zero_", "fill_"):
         return is_integer_tensor(receiver, ctx, depth + 1)
     return False
+
+
+# Integer dtypes narrower than int64, the dtype of the legacy exporter's sizes.
+NARROW_DTYPES = frozenset({"int32", "int16", "int8", "uint8"})
+NARROW_NAMES = {"torch.int32": "int32", "torch.int": "int32", "torch.int16": "int16", "torch.short": "int16",
+                "torch.int8": "int8", "torch.uint8": "uint8"}
+NARROW_METHODS = {"int": "int32", "short": "int16", "char": "int8", "byte": "uint8"}
+NARROW_CONSTRUCTORS = {f"{module}.{name}": dtype for module in ("torch", "torch.cuda") for name, dtype in (
+    ("IntTensor", "int32"), ("ShortTensor", "int16"), ("CharTensor", "int8"), ("ByteTensor", "uint8"))}
+# Reductions that keep the dtype when called with no argument (`sum`/`prod` promote to int64).
+KEEPING_REDUCTIONS = frozenset({"max", "min", "amax", "amin"})
+# Python-int arithmetic that keeps a tensor's integer dtype (`n.int() + 1`).
+KEEPING_OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)
+
+
+def narrow_integer_dtype(node: ast.AST, ctx: FunctionContext, depth: int = 0) -> str | None:
+    """The dtype of a tensor of an integer dtype narrower than int64 (int32, int16, int8,
+    uint8): a cast to one (`.int()`, `.to(torch.int32)`), a factory or constructor of one, a
+    view, index or dtype-keeping reduction of one, Python-int arithmetic on one, a name bound
+    only to those; or what a recorded run saw. None where that is not shown."""
+    if depth > 8 or (isinstance(node, ast.Name) and ctx.is_parameter(node.id)):
+        return None  # a parameter: a caller no run saw may pass a Python int
+    seen = ctx.tensors.dtype(node)
+    if seen is not None:
+        return seen if seen in NARROW_DTYPES else None
+    if isinstance(node, ast.Subscript):
+        return narrow_integer_dtype(node.value, ctx, depth + 1)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, KEEPING_OPERATORS):
+        return _narrow_arithmetic(node, ctx, depth)
+    if isinstance(node, ast.Call):
+        return _narrow_call(node, ctx, depth)
+    if isinstance(node, ast.Name) and ctx.inner_scope(node) is None:
+        values = [unpacked_element(v, node.id) if isinstance(v, ast.Assign) else v for v in ctx.assignments(node.id)]
+        dtypes = {narrow_integer_dtype(v, ctx, depth + 1) if isinstance(v, ast.expr) else None for v in values}
+        return dtypes.pop() if len(dtypes) == 1 and values else None
+    return None
+
+
+def _narrow_arithmetic(node: ast.BinOp, ctx: FunctionContext, depth: int) -> str | None:
+    """One side narrow, the other the same dtype or a Python int (a literal, a size): a
+    tensor of another dtype or a float would promote."""
+    left, right = (narrow_integer_dtype(side, ctx, depth + 1) for side in (node.left, node.right))
+    if left and right:
+        return left if left == right else None
+    narrow, other = (left, node.right) if left else (right, node.left)
+    if narrow is None:
+        return None
+    python_int = (isinstance(other, ast.Constant) and type(other.value) is int) or ctx.sizes.is_size(other)
+    return narrow if python_int else None
+
+
+def _narrow_call(node: ast.Call, ctx: FunctionContext, depth: int) -> str | None:
+    qualname = ctx.qualname(node.func)
+    if qualname in NARROW_CONSTRUCTORS:
+        return NARROW_CONSTRUCTORS[qualname]
+    dtype = next((k.value for k in node.keywords if k.arg == "dtype"), None)
+    named = NARROW_NAMES.get(ctx.qualname(dtype) or "") if dtype is not None else None
+    if qualname in FACTORIES or qualname == "torch.arange":
+        return named
+    if qualname is not None or not isinstance(node.func, ast.Attribute):
+        return None
+    method, receiver = node.func.attr, node.func.value
+    if ctx.tensors.is_tensor(receiver) is False:
+        return None
+    if method in NARROW_METHODS and not node.args and not node.keywords:
+        return NARROW_METHODS[method]
+    if method in ("to", "type"):
+        return NARROW_NAMES.get(ctx.qualname(node.args[0]) or "") if node.args else named
+    keeps = (method in KEEPING_REDUCTIONS and not node.args and not node.keywords) or method in KEEPING_METHODS
+    return narrow_integer_dtype(receiver, ctx, depth + 1) if keeps else None
+
+
+# Words one of which a file holding a narrow integer tensor's source spells (a recorded run's
+# dtype aside, a file without any is not parsed for the rules asking narrow_integer_dtype).
+NARROW_TRIGGERS = ("int", "short", "char", "byte", "int32", "int16", "int8", "uint8",
+                   "IntTensor", "ShortTensor", "CharTensor", "ByteTensor")

@@ -42,7 +42,7 @@ SPLIT_PLACES = (SIZE_ARGUMENT_METHODS["split"], SIZE_ARGUMENT_METHODS["split_wit
                 SIZE_ARGUMENT_FUNCTIONS["torch.split"])
 
 
-def _size_argument(holder: ast.Call, container: ast.AST, ctx: FunctionContext) -> bool:
+def size_argument(holder: ast.Call, container: ast.AST, ctx: FunctionContext) -> bool:
     """``container`` (the value or the tuple/list holding it) is a size argument of ``holder``."""
     func = holder.func
     qualname = ctx.qualname(func)
@@ -91,7 +91,7 @@ def item_use(node: ast.expr, ctx: FunctionContext) -> str:
     holder = ctx.parent(container)
     if isinstance(holder, ast.keyword):
         holder = ctx.parent(holder)
-    if isinstance(holder, ast.Call) and _size_argument(holder, container, ctx):
+    if isinstance(holder, ast.Call) and size_argument(holder, container, ctx):
         return "size"
     if isinstance(parent, ast.BinOp):
         other = parent.right if parent.left is node else parent.left
