@@ -37,3 +37,20 @@ def test_the_failure_names_its_repair(capsys, factory, exporter, before, repair)
     # kept at export time, or written as a source fix where the run shows the user's call
     assert repair in fix["decompositions"] + fix["decompositions_written"], fix
     assert any(p["probe"] == "probe 2 (user)" and p["ok"] for p in after["probes"]), after["probes"]
+
+
+def test_a_repair_named_by_the_failure_is_written_at_the_calls_the_run_decomposed(tmp_path, capsys):
+    """GLM's interleaved RoPE: the legacy failure is a later cat's ("All tensors must have the same
+    rank"); the repeat_interleave repair it names is kept, and `--write` rewrites the two calls the
+    run decomposed (an export-time-only record: the rank is invisible to the source)."""
+    model = tmp_path / "interleaved_rope.py"
+    model.write_text((MODEL.parent / "interleaved_rope.py").read_text())
+    cli_main(["export", "--format", "json", f"{model}:make_model", "--exporter", "legacy", "--write"])
+    (target,) = json.loads(capsys.readouterr().out)["targets"]
+    assert target["results"][0]["verdict"] == "EXPORT-FAILS"
+    (after,) = target["fix"]["results"]
+    assert after["verdict"] == "OK", after
+    assert target["fix"]["decompositions_written"] == ["repeat_interleave"]
+    written = model.read_text()
+    assert written.count("_onnx_repeat_interleave(cos[..., : cos.shape[-1] // 2], 2, dim=-1)") == 1
+    assert written.count("_onnx_repeat_interleave(sin[..., : sin.shape[-1] // 2], 2, dim=-1)") == 1

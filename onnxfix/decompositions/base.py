@@ -84,6 +84,14 @@ class Decomposition:
         return not self.at_export_by
 
     @property
+    def written_from_run(self) -> bool:
+        """A call `onnxfix export` decomposed is rewritten at its line: a static record's, and an
+        export-time-only record's whose helper takes the op's own arguments (pixel_shuffle's rank,
+        repeat_interleave's lost rank: invisible to the source, proven by the run). A helper taking
+        the op as its first argument, or returning another type, stays export-time only."""
+        return self.static or (self.drop_in and not self.wraps_op)
+
+    @property
     def helper(self) -> str:
         return f"_onnx_{self.key}"
 

@@ -57,6 +57,21 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
                     "(randn(g, b, 2, 8, 3, 5),)"),
     ),
     Decomposition(
+        "repeat_interleave", ("torch.repeat_interleave", "Tensor.repeat_interleave"), True, (),
+        ("https://github.com/pytorch/pytorch/issues/145100",),
+        "repeat_interleave by one int count along a dim, as an unsqueeze, an expand and a flatten "
+        "(a rearrangement: exact) while exporting: the legacy exporter's symbolic can give the "
+        "result a wrong rank where the input's rank is not known to it (GLM's interleaved RoPE), "
+        "and a later cat fails (\"All tensors must have the same rank\"). Export time only, named "
+        "by that error (the rank is not visible at the source); `--write` rewrites the calls the run "
+        "decomposed. Tensor counts and dim=None run the op. Eager and the dynamo exporter keep the "
+        "op (legacy-guarded helper).",
+        static=False, rule="ONX519", repairs_error=r"All tensors must have the same rank",
+        proof=Proof("a.repeat_interleave(2, dim=-1)[..., :a.shape[-1]] + torch.repeat_interleave(a, 2, 1)[:, :a.shape[1]]",
+                    "_onnx_repeat_interleave(a, 2, dim=-1)[..., :a.shape[-1]] + _onnx_repeat_interleave(a, 2, 1)[:, :a.shape[1]]",
+                    "(randn(g, b, 3, 4),)"),
+    ),
+    Decomposition(
         "instance_norm", ("torch.nn.functional.instance_norm",), True, ("instance_norm running stats",),
         ("https://github.com/pytorch/pytorch/issues/72057",),
         "With running statistics in eval (use_input_stats=False: an InstanceNorm layer built with "

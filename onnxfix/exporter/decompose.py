@@ -190,7 +190,7 @@ class DecompositionMode(TorchFunctionMode):
         if entry is not None and entry.applies(args, kwargs):
             key = entry.decomposition.key
             self.used[key] = self.used.get(key, 0) + 1
-            site = _caller() if entry.decomposition.static else None  # export-time-only repairs: no source fix
+            site = _caller() if entry.decomposition.written_from_run else None  # else no source fix
             if site is not None:
                 self.sites.add((key, *site))
             if entry.decomposition.wraps_op:

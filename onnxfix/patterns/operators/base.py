@@ -32,20 +32,32 @@ from onnxfix.rewriter.rule import Edit, Fix, Helper, Rule, RuleDoc
 from onnxfix.rewriter.tensors import in_place_method
 
 TARGETS = by_target()
+# targets of the export-time-only records whose helper a run-proven call is rewritten to
+RUN_TARGETS: dict[str, list[Decomposition]] = {}
+for _record in BY_KEY.values():
+    if not _record.static and _record.written_from_run:
+        for _target in _record.targets:
+            RUN_TARGETS.setdefault(_target, []).append(_record)
 PROBE = "python -m onnxfix.exporter.catalog_probe"
 
 
 def match_call(node: ast.Call, ctx: FunctionContext) -> tuple[str, Decomposition, bool] | None:
-    """(torch name, decomposition, is a Tensor method call) for a call with a decomposition."""
+    """(torch name, decomposition, is a Tensor method call) for a call with a decomposition: the
+    static record of its target, or the export-time-only record a kept export run substituted
+    for the call on this line (pixel_shuffle's rank, invisible to the source)."""
     qualname = ctx.qualname(node.func)
-    if qualname in TARGETS:
-        return qualname, TARGETS[qualname], False
     func = node.func
-    if qualname is None and isinstance(func, ast.Attribute):
-        name = f"Tensor.{func.attr}"
-        if name in TARGETS and ctx.tensors.is_tensor(func.value) is not False and not _an_object(func.value, ctx):
-            return name, TARGETS[name], True
-    return None
+    if qualname in TARGETS or qualname in RUN_TARGETS:
+        name, method = qualname, False
+    elif qualname is None and isinstance(func, ast.Attribute) and f"Tensor.{func.attr}" in TARGETS.keys() | RUN_TARGETS.keys() \
+            and ctx.tensors.is_tensor(func.value) is not False and not _an_object(func.value, ctx):
+        name, method = f"Tensor.{func.attr}", True
+    else:
+        return None
+    decomposed = next((d for d in RUN_TARGETS.get(name, ()) if decomposed_in_run(d, node, ctx)), None)
+    if decomposed is not None:
+        return name, decomposed, method
+    return (name, TARGETS[name], method) if name in TARGETS else None
 
 
 def _an_object(node: ast.expr, ctx: FunctionContext) -> bool:
@@ -243,7 +255,7 @@ def target_triggers(keys: tuple[str, ...]) -> tuple[str, ...]:
     """The file pre-filter's words for calls to these decompositions' targets: a call that
     resolves to `torch.linalg.inv` or `Tensor.inverse` has `inv` / `inverse` in the file's text,
     at the call or at its import, whatever the aliases."""
-    keys = tuple(key for key in keys if BY_KEY[key].static)
+    keys = tuple(key for key in keys if BY_KEY[key].static or BY_KEY[key].written_from_run)
     names = {target.rsplit(".", 1)[-1] for key in keys for target in BY_KEY[key].targets}
     inplace = {target.rsplit(".", 1)[-1] + "_" for key in keys for target in BY_KEY[key].targets
                if target.startswith("Tensor.") and not target.endswith("_")}  # `t.index_add_(...)`
@@ -313,7 +325,7 @@ class DecompositionRule(Rule):
             return
         if ctx.compiled_by_torchscript:  # a helper's export guard is Python TorchScript cannot compile
             make_fix, how = (lambda safe: None), how + "; no fix in a function TorchScript compiles"
-        if decomposition.static and decomposed_in_run(decomposition, node, ctx):
+        if decomposition.written_from_run and decomposed_in_run(decomposition, node, ctx):
             yield from self._decomposed_finding(node, ctx, decomposition, method, spelled, how, make_fix)
             return
         resolved = with_resolved_arguments(judged, ctx)  # `antialias=self.antialias` judged as its literal
@@ -339,7 +351,10 @@ class DecompositionRule(Rule):
         """A call `onnxfix export` decomposed in an export it kept: the run proved that it fails
         and that the helper, called with these very arguments, exports (`**kwargs` included,
         and an argument form the catalog or the source could not show)."""
-        fix = make_fix(self.is_safe(decomposition, node, ctx, method)) if helper_accepts(
+        # the run intercepted this Tensor method at this line: its receiver was a tensor there,
+        # so only a receiver known to be something else keeps the fix unsafe
+        method_on_other = method and ctx.tensors.is_tensor(node.func.value) is False
+        fix = make_fix(self.is_safe(decomposition, node, ctx, False) and not method_on_other) if helper_accepts(
             decomposition, node, method, splat=True) else None
         message = (f"{spelled} {DECOMPOSED_IN_RUN}, and `{decomposition.helper}`, substituted for it while "
                    f"exporting, made the export work: it computes it with exportable ops{how}")
