@@ -25,6 +25,7 @@ pytestmark = pytest.mark.usefixtures("in_repo")  # tests/conftest.py
     ("grouped_experts", "dynamo", "ORT-FAILS", "grouped_mm"),  # no bfloat16 MatMul kernel
     ("grouped_experts", "legacy", "EXPORT-FAILS", "grouped_mm"),  # aten::_grouped_mm
     ("patch_norm", "legacy", "EXPORT-FAILS", "layer_norm"),  # normalized_shape not constant
+    ("complex_table", "legacy", "EXPORT-FAILS", "complex_pairs"),  # a complex buffer: pairs while exporting
 ])
 def test_the_failure_names_its_repair(capsys, factory, exporter, before, repair):
     cli_main(["export", "--format", "json", f"{MODEL}:make_{factory}", "--exporter", exporter, "--fix"])

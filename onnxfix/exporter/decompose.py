@@ -41,6 +41,7 @@ from onnxfix.exporter.export_repairs import EXPORT_REPAIRS
 from onnxfix.exporter.quant_stubs import fake_quant_constants
 from onnxfix.exporter.quantized_modules import quantized_as_float
 from onnxfix.exporter.compiled import compiled_unwrapped
+from onnxfix.exporter.complex_state import complex_state_as_pairs
 from onnxfix.exporter.unregistered import gradients_off
 from onnxfix.exporter.dead_comparisons import dead_comparisons_dropped
 from onnxfix.exporter.index_keys import ellipsis_expanded
@@ -228,7 +229,10 @@ def decomposition_context(ops: Iterable[str] | None = None, model=None) -> Itera
     mode = DecompositionMode(table)
     with ExitStack() as settings:
         for context in dict.fromkeys(c for repair in repairs for c in EXPORT_REPAIRS[repair].contexts):
-            settings.enter_context(REPAIR_CONTEXTS[context](model))
+            if context in TABLE_CONTEXTS:  # it needs the helpers' own namespace
+                settings.enter_context(TABLE_CONTEXTS[context](model, table))
+            else:
+                settings.enter_context(REPAIR_CONTEXTS[context](model))
         with mode:
             yield mode
 
@@ -237,3 +241,5 @@ def decomposition_context(ops: Iterable[str] | None = None, model=None) -> Itera
 REPAIR_CONTEXTS = {"compiled_unwrapped": compiled_unwrapped, "mha_fastpath_off": mha_fastpath_off, "causal_mask_check_off": causal_mask_check_off, "fake_quant_constants": fake_quant_constants,
                    "gradients_off": gradients_off, "dead_comparisons_dropped": dead_comparisons_dropped,
                    "quantized_as_float": quantized_as_float, "ellipsis_expanded": ellipsis_expanded}
+# each takes the model being exported and the table of the helpers substituted
+TABLE_CONTEXTS = {"complex_state_as_pairs": complex_state_as_pairs}

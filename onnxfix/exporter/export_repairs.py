@@ -38,8 +38,10 @@ EXPORT_REPAIRS = {
         "complex tensors carried as (real, imaginary) pairs while exporting (torch.polar, view_as_complex, "
         "complex products and matmuls, view_as_real, rfft2 and the irfft of a pair, fft / fft2 / fftn and their inverses, a complex stft under "
         "legacy, a real tensor times a Python complex number, exp and istft of a pair: a complex RoPE, a global "
-        "filter, a spectrogram, an iSTFT vocoder head)",
+        "filter, a spectrogram, an iSTFT vocoder head); the complex buffers and tensor attributes a module "
+        "holds (a RoPE table precomputed in __init__) carried as pairs too",
         rule_keys("ONX526"),  # ONX526's helpers
+        contexts=("complex_state_as_pairs",),
     ),
     "float32_compute": ExportRepair(
         r"NOT_IMPLEMENTED : Could not find an implementation for \w+\("

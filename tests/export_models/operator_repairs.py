@@ -6,7 +6,9 @@ SAME_UPPER with dilations), F.pixel_shuffle of a 5-D tensor (legacy: "only suppo
 FFT filter (fft2, fftshift, a real mask, ifftshift, ifft2, abs: legacy has no aten::fft_*), and
 F.grouped_mm of 3-D bfloat16 operands (aten._grouped_mm: no translation in either exporter), and
 F.layer_norm over [H, W] sizes a submodule returns (UCM-Net: legacy's symbolic needs the
-normalized shape constant; the failing node is the op it was translating)."""
+normalized shape constant; the failing node is the op it was translating), and a complex RoPE
+table precomputed in __init__ as a buffer (llama2.c's `freqs_cis`: legacy cannot hold a complex
+constant, whatever the ops around it)."""
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -72,6 +74,17 @@ class PatchNorm(nn.Module):
         return F.layer_norm(grid, [H, W])
 
 
+class ComplexTable(nn.Module):
+    def __init__(self):
+        super().__init__()
+        angles = torch.outer(torch.arange(8.0), 1.0 / (100 ** (torch.arange(0, 8, 2) / 8)))
+        self.register_buffer("freqs_cis", torch.polar(torch.ones_like(angles), angles), persistent=False)
+
+    def forward(self, x):
+        pairs = torch.view_as_complex(x.reshape(*x.shape[:-1], -1, 2))
+        return torch.view_as_real(pairs * self.freqs_cis[: x.shape[2]]).flatten(3)
+
+
 def _seeded(cls):
     torch.manual_seed(0)
     return cls().eval()
@@ -99,6 +112,10 @@ def make_grouped_experts():
 
 def make_patch_norm():
     return _seeded(PatchNorm)
+
+
+def make_complex_table():
+    return _seeded(ComplexTable)
 
 
 def example_inputs():
