@@ -7,8 +7,8 @@ FFT filter (fft2, fftshift, a real mask, ifftshift, ifft2, abs: legacy has no at
 F.grouped_mm of 3-D bfloat16 operands (aten._grouped_mm: no translation in either exporter), and
 F.layer_norm over [H, W] sizes a submodule returns (UCM-Net: legacy's symbolic needs the
 normalized shape constant; the failing node is the op it was translating), and a complex RoPE
-table precomputed in __init__ as a buffer (llama2.c's `freqs_cis`: legacy cannot hold a complex
-constant, whatever the ops around it)."""
+table precomputed in __init__ as a buffer (llama2.c's `freqs_cis`) and a complex weight: legacy
+cannot hold a complex constant, whatever the ops around it."""
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -79,10 +79,11 @@ class ComplexTable(nn.Module):
         super().__init__()
         angles = torch.outer(torch.arange(8.0), 1.0 / (100 ** (torch.arange(0, 8, 2) / 8)))
         self.register_buffer("freqs_cis", torch.polar(torch.ones_like(angles), angles), persistent=False)
+        self.gain = nn.Parameter(torch.randn(4, dtype=torch.cfloat))  # a complex layer's weight
 
     def forward(self, x):
         pairs = torch.view_as_complex(x.reshape(*x.shape[:-1], -1, 2))
-        return torch.view_as_real(pairs * self.freqs_cis[: x.shape[2]]).flatten(3)
+        return torch.view_as_real(pairs * self.freqs_cis[: x.shape[2]] * self.gain).flatten(3)
 
 
 def _seeded(cls):
