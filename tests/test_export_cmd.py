@@ -210,8 +210,7 @@ def test_a_failure_the_static_fixes_uncover_is_repaired_after_the_loop(tmp_path,
     (target,) = document["targets"]
     assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS"]
     fix = target["fix"]
-    # the run proved the user's call: written there (an export-time-only record taking the op's arguments)
-    assert fix["decompositions_written"] == ["squeeze_dim"] and fix["decompositions"] == []
+    assert "squeeze_dim" in fix["decompositions"]
     assert [r["verdict"] for r in fix["results"]] == ["OK"]
 
 

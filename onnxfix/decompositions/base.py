@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 PYTORCH = "https://github.com/pytorch/pytorch/issues/"
 
@@ -75,6 +76,11 @@ class Decomposition:
     # then document what it was first written for): float32_compute, for any op onnxruntime has
     # no float64 / bfloat16 kernel of.
     every_op: bool = False
+    # An export-time-only record (static=False) whose helper takes the op's own arguments: which
+    # of the calls it intercepts its decomposition rewrites, f(args, kwargs) on the op's call (the
+    # others run the op itself). A kept run's calls where it holds are written into the source;
+    # without it the record stays export-time only.
+    site_applies: Callable[[tuple, dict], bool] | None = None
     # The ONX5xx rule that reports the op and writes the fix: its `keys` are the records naming it.
     rule: str = field(kw_only=True)
     proof: Proof = field(kw_only=True)
@@ -86,10 +92,11 @@ class Decomposition:
     @property
     def written_from_run(self) -> bool:
         """A call `onnxfix export` decomposed is rewritten at its line: a static record's, and an
-        export-time-only record's whose helper takes the op's own arguments (pixel_shuffle's rank,
-        repeat_interleave's lost rank: invisible to the source, proven by the run). A helper taking
-        the op as its first argument, or returning another type, stays export-time only."""
-        return self.static or (self.drop_in and not self.wraps_op)
+        export-time-only record's whose helper takes the op's own arguments and which says which
+        calls it rewrites (pixel_shuffle's rank, repeat_interleave's lost rank: invisible to the
+        source, proven by the run). A helper taking the op as its first argument, or returning
+        another type, stays export-time only."""
+        return self.static or (self.drop_in and not self.wraps_op and self.site_applies is not None)
 
     @property
     def helper(self) -> str:

@@ -52,7 +52,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "inputs only (\"only support 4d input\"); torch's definition as a reshape, a permutation "
         "and a reshape (exact) instead. Export time only, named by that error (the rank is not "
         "visible at the source). Eager keeps the op.",
-        static=False, rule="ONX519",
+        static=False, rule="ONX519", site_applies=lambda args, kwargs: args[0].dim() != 4,
         proof=Proof("torch.nn.functional.pixel_shuffle(a, 2)", "_onnx_pixel_shuffle(a, 2)",
                     "(randn(g, b, 2, 8, 3, 5),)"),
     ),
@@ -67,6 +67,8 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "decomposed. Tensor counts and dim=None run the op. Eager and the dynamo exporter keep the "
         "op (legacy-guarded helper).",
         static=False, rule="ONX519", repairs_error=r"All tensors must have the same rank",
+        site_applies=lambda args, kwargs: isinstance(_argument(args, kwargs, 1, "repeats"), int)
+        and _argument(args, kwargs, 2, "dim") is not None,
         proof=Proof("a.repeat_interleave(2, dim=-1)[..., :a.shape[-1]] + torch.repeat_interleave(a, 2, 1)[:, :a.shape[1]]",
                     "_onnx_repeat_interleave(a, 2, dim=-1)[..., :a.shape[-1]] + _onnx_repeat_interleave(a, 2, 1)[:, :a.shape[1]]",
                     "(randn(g, b, 3, 4),)"),
@@ -428,3 +430,8 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
     ),
 )
 SUPPORT: tuple[str, ...] = ("resample_antialias", "adaptive_bin_means")  # helpers that decompose nothing on their own
+
+
+def _argument(args: tuple, kwargs: dict, position: int, name: str):
+    """An op call's argument, given by position or by keyword (None when absent)."""
+    return args[position] if len(args) > position else kwargs.get(name)

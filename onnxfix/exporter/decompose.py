@@ -191,7 +191,10 @@ class DecompositionMode(TorchFunctionMode):
         if entry is not None and entry.applies(args, kwargs):
             key = entry.decomposition.key
             self.used[key] = self.used.get(key, 0) + 1
-            site = _caller() if entry.decomposition.written_from_run else None  # else no source fix
+            record = entry.decomposition
+            # where a source fix would rewrite the call: the calls the helper's decomposition takes
+            rewrites = record.written_from_run and (record.static or record.site_applies(args, kwargs))
+            site = _caller() if rewrites else None
             if site is not None:
                 self.sites.add((key, *site))
             if entry.decomposition.wraps_op:

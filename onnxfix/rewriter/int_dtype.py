@@ -10,6 +10,7 @@ import ast
 from onnxfix.rewriter.bool_dtype import FACTORIES, KEEPING_METHODS
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.integers import unpacked_element
+from onnxfix.rewriter.none_defaults import rebound_elsewhere
 
 INTEGER_DTYPES = frozenset({"uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64"})
 INTEGER_NAMES = frozenset({f"torch.{d}" for d in INTEGER_DTYPES} | {"torch.long", "torch.int", "torch.short"})
@@ -102,9 +103,13 @@ def narrow_integer_dtype(node: ast.AST, ctx: FunctionContext, depth: int = 0) ->
     """The dtype of a tensor of an integer dtype narrower than int64 (int32, int16, int8,
     uint8): a cast to one (`.int()`, `.to(torch.int32)`), a factory or constructor of one, a
     view, index or dtype-keeping reduction of one, Python-int arithmetic on one, a name bound
-    only to those; or what a recorded run saw. None where that is not shown."""
-    if depth > 8 or (isinstance(node, ast.Name) and ctx.is_parameter(node.id)):
-        return None  # a parameter: a caller no run saw may pass a Python int
+    only to those; or what a recorded run saw, where no binding of the name could be another
+    value (a number, or a value computed from a parameter a caller may pass as an int). None
+    where that is not shown."""
+    if depth > 8:
+        return None
+    if isinstance(node, ast.Name):
+        return _narrow_name(node, ctx, depth)
     seen = ctx.tensors.dtype(node)
     if seen is not None:
         return seen if seen in NARROW_DTYPES else None
@@ -114,11 +119,38 @@ def narrow_integer_dtype(node: ast.AST, ctx: FunctionContext, depth: int = 0) ->
         return _narrow_arithmetic(node, ctx, depth)
     if isinstance(node, ast.Call):
         return _narrow_call(node, ctx, depth)
-    if isinstance(node, ast.Name) and ctx.inner_scope(node) is None:
-        values = [unpacked_element(v, node.id) if isinstance(v, ast.Assign) else v for v in ctx.assignments(node.id)]
-        dtypes = {narrow_integer_dtype(v, ctx, depth + 1) if isinstance(v, ast.expr) else None for v in values}
-        return dtypes.pop() if len(dtypes) == 1 and values else None
     return None
+
+
+def _narrow_name(node: ast.Name, ctx: FunctionContext, depth: int) -> str | None:
+    """Every binding of the name narrow (read from the code), else the run's dtype where every
+    binding could only be a tensor; a parameter never (a caller may pass a Python int)."""
+    if ctx.is_parameter(node.id) or ctx.inner_scope(node) is not None or rebound_elsewhere(ctx.fn.node, node.id):
+        return None
+    values = [unpacked_element(v, node.id) if isinstance(v, ast.Assign) else v for v in ctx.assignments(node.id)]
+    if not values or not all(isinstance(v, ast.expr) for v in values):
+        return None
+    dtypes = {narrow_integer_dtype(v, ctx, depth + 1) for v in values}
+    if len(dtypes) == 1 and None not in dtypes:
+        return dtypes.pop()
+    seen = ctx.tensors.dtype(node)
+    if seen in NARROW_DTYPES and not any(_maybe_a_number(v, ctx) for v in values):
+        return seen
+    return None
+
+
+# a parameter read only for its size or type is no value a caller could pass as a number
+SIZE_READS = frozenset({"shape", "size", "ndim", "dim", "dtype", "device", "numel"})
+
+
+def _maybe_a_number(value: ast.expr, ctx: FunctionContext) -> bool:
+    """A binding that may hold a Python number on a call the run did not see: a literal, a value
+    not known to be a tensor, or one computed from a parameter's value (`n + 1`)."""
+    if isinstance(value, ast.Constant) or ctx.tensors.is_tensor(value) is False:
+        return True
+    return any(isinstance(n, ast.Name) and ctx.is_parameter(n.id) and n.id not in ("self", "cls")
+               and not (isinstance(ctx.parent(n), ast.Attribute) and ctx.parent(n).attr in SIZE_READS)
+               for n in ast.walk(value))
 
 
 def _narrow_arithmetic(node: ast.BinOp, ctx: FunctionContext, depth: int) -> str | None:
@@ -130,7 +162,8 @@ def _narrow_arithmetic(node: ast.BinOp, ctx: FunctionContext, depth: int) -> str
     narrow, other = (left, node.right) if left else (right, node.left)
     if narrow is None:
         return None
-    python_int = (isinstance(other, ast.Constant) and type(other.value) is int) or ctx.sizes.is_size(other)
+    # a proven Python int (a literal, a size): float math on a size would promote
+    python_int = (isinstance(other, ast.Constant) and type(other.value) is int) or ctx.ints.is_int(other)
     return narrow if python_int else None
 
 

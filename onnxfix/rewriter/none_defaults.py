@@ -46,7 +46,7 @@ def defaulted_before(node: ast.Name, ctx: "FunctionContext") -> ast.expr | None:
     holder = next((s for s in body if s.lineno <= node.lineno <= (s.end_lineno or s.lineno)), None)
     if holder is None:
         return None
-    if _rebound_elsewhere(ctx.fn.node, node.id):
+    if rebound_elsewhere(ctx.fn.node, node.id):
         return None
     for statement in body:
         if statement is holder:
@@ -57,7 +57,7 @@ def defaulted_before(node: ast.Name, ctx: "FunctionContext") -> ast.expr | None:
     return None
 
 
-def _rebound_elsewhere(function: ast.AST, name: str) -> bool:
+def rebound_elsewhere(function: ast.AST, name: str) -> bool:
     """Bindings `ctx.assignments` does not count: a nested def's `nonlocal name`, a `match`
     capture, `del name`, a `global` declaration."""
     for node in ast.walk(function):

@@ -266,7 +266,9 @@ class Project:
             scanned.triggered = False
             return
         triggers = self.triggers(scanned.settings)
-        scanned.triggered = scanned.triggered or triggers is None or triggers.found_in(raw)
+        # with a recorded run's evidence every file is parsed: its facts need no trigger word
+        scanned.triggered = (scanned.triggered or triggers is None or bool(scanned.settings.evidence_dir)
+                             or triggers.found_in(raw))
 
     # -- the two passes ------------------------------------------------------------------------
     def run(self, jobs: int, progress: bool) -> list[FileResult]:

@@ -1,7 +1,9 @@
 """Does a text contain a rule's trigger? The file pre-filter (a file holding no selected rule's
 trigger is never parsed for the check) and the per-file rule filter (a rule whose triggers a
 file lacks is not run on it) ask the same question. Sound because a rule only reports where
-its trigger occurs: tests/test_rule_fixtures.py holds every rule to that contract."""
+its trigger occurs: tests/test_rule_fixtures.py holds every rule to that contract. A file with a
+recorded run's evidence (`onnxfix export`) is checked by every rule: the run's facts (a dtype, a
+call it decomposed) need no trigger word."""
 
 from __future__ import annotations
 

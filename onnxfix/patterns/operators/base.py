@@ -154,6 +154,13 @@ def decomposed_in_run(decomposition: Decomposition, node: ast.Call, ctx: Functio
     return evidence is not None and decomposition.key in evidence.decomposed.get(node.lineno, ())
 
 
+def _only_call_of_its_name(node: ast.Call, ctx: FunctionContext) -> bool:
+    """The one call of this method name on its line (a run's evidence names lines, not calls)."""
+    name = node.func.attr if isinstance(node.func, ast.Attribute) else None
+    return sum(1 for other in ast.walk(ctx.fn.node) if isinstance(other, ast.Call) and other.lineno == node.lineno
+               and isinstance(other.func, ast.Attribute) and other.func.attr == name) == 1
+
+
 def helper_accepts(decomposition: Decomposition, node: ast.Call, method: bool, splat: bool = False) -> bool:
     """The call's arguments bind to the helper's parameters (no out=, **kwargs; *args only for
     a helper taking *tensors, as torch.block_diag does). ``splat``: `**kwargs` are accepted (the
@@ -351,10 +358,10 @@ class DecompositionRule(Rule):
         """A call `onnxfix export` decomposed in an export it kept: the run proved that it fails
         and that the helper, called with these very arguments, exports (`**kwargs` included,
         and an argument form the catalog or the source could not show)."""
-        # the run intercepted this Tensor method at this line: its receiver was a tensor there,
-        # so only a receiver known to be something else keeps the fix unsafe
-        method_on_other = method and ctx.tensors.is_tensor(node.func.value) is False
-        fix = make_fix(self.is_safe(decomposition, node, ctx, False) and not method_on_other) if helper_accepts(
+        # the run intercepted a Tensor method of this name at this line: where it is the line's
+        # only call of that name, its receiver was a tensor there (unless known to be another thing)
+        proven = method and _only_call_of_its_name(node, ctx) and ctx.tensors.is_tensor(node.func.value) is not False
+        fix = make_fix(self.is_safe(decomposition, node, ctx, method, receiver_proven=proven)) if helper_accepts(
             decomposition, node, method, splat=True) else None
         message = (f"{spelled} {DECOMPOSED_IN_RUN}, and `{decomposition.helper}`, substituted for it while "
                    f"exporting, made the export work: it computes it with exportable ops{how}")
@@ -363,8 +370,10 @@ class DecompositionRule(Rule):
     def cases(self, decomposition: Decomposition, node: ast.Call, ctx: FunctionContext) -> tuple[str, ...]:
         return decomposition.catalog_cases
 
-    def is_safe(self, decomposition: Decomposition, node: ast.Call, ctx: FunctionContext, method: bool) -> bool:
-        if method and ctx.tensors.is_tensor(node.func.value) is not True:
+    def is_safe(self, decomposition: Decomposition, node: ast.Call, ctx: FunctionContext, method: bool,
+                receiver_proven: bool = False) -> bool:
+        """receiver_proven: a run intercepted this very method call, so its receiver is a tensor."""
+        if method and not receiver_proven and ctx.tensors.is_tensor(node.func.value) is not True:
             return False  # `.cumprod()` on something that may be a NumPy array
         # A guarded helper returns the op itself outside export: bit-identical in eager whatever
         # its decomposition's accuracy (which only the exported model sees).

@@ -83,8 +83,8 @@ class OrderStatistic(DecompositionRule):
         code,
     )
 
-    def is_safe(self, decomposition, node, ctx, method):
-        if not super().is_safe(decomposition, node, ctx, method):
+    def is_safe(self, decomposition, node, ctx, method, receiver_proven=False):
+        if not super().is_safe(decomposition, node, ctx, method, receiver_proven):
             return False
         if decomposition.key == "mode":
             return True
@@ -249,13 +249,13 @@ class AdaptiveMaxPoolUneven(DecompositionRule):
             return ()  # a mean over each axis: both exporters take it
         return decomposition.catalog_cases
 
-    def is_safe(self, decomposition, node, ctx, method):
+    def is_safe(self, decomposition, node, ctx, method, receiver_proven=False):
         # the values are exact; the indices of a window holding several NaN are not (ATen takes
         # the last NaN, argmax the first)
         given = argument(node, "return_indices", 2)
         if isinstance(given, ast.Name) and given.id == UNKNOWN:
             given = None  # a layer built without it: the default, False
-        return literal(given, False) is False and super().is_safe(decomposition, node, ctx, method)
+        return literal(given, False) is False and super().is_safe(decomposition, node, ctx, method, receiver_proven)
 
 
 class CdistBroadcast(DecompositionRule):

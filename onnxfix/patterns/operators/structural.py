@@ -90,9 +90,9 @@ class StructuralOperator(DecompositionRule):
             return decomposition.catalog_cases if (product or folded) and not named_padding else ()
         return decomposition.catalog_cases
 
-    def is_safe(self, decomposition, node, ctx, method):
+    def is_safe(self, decomposition, node, ctx, method, receiver_proven=False):
         # bincount's exported length is minlength, exact only while every value stays below it
-        return decomposition.key != "bincount" and super().is_safe(decomposition, node, ctx, method)
+        return decomposition.key != "bincount" and super().is_safe(decomposition, node, ctx, method, receiver_proven)
 
     def visit_Call(self, node, ctx):
         found = match_call(node, ctx)
@@ -385,8 +385,9 @@ def _batch_folded(value: ast.expr | None, ctx: FunctionContext, depth: int = 3) 
     dims = _reshaped_dims(value, ctx)
     if dims is not None:
         first = dims[0] if dims else None
-        return isinstance(first, ast.Constant) and first.value == 1 and (
-            len(dims) > 2 or any(isinstance(d, ast.Starred) for d in dims))
+        # `(1, b * c, h, w)`, `(1, -1, *rest)`; not `(1, *x.shape)`, one sample unsqueezed
+        return isinstance(first, ast.Constant) and first.value == 1 and len(dims) > 2 and (
+            not isinstance(dims[1], ast.Starred))
     if isinstance(value, ast.Call) and ctx.qualname(value.func) == "torch.nn.functional.pad":
         return _batch_folded(argument(value, "input", 0), ctx, depth - 1)
     if isinstance(value, ast.Name):
