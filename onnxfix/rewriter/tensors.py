@@ -34,6 +34,9 @@ NON_TENSOR_TORCH = frozenset(
     }
 )
 # Tensor methods whose result is not a tensor.
+# torch.nn.utils.rnn's constructors of a PackedSequence (a named tuple of tensors)
+PACKED_SEQUENCES = frozenset(f"torch.nn.utils.rnn.{name}" for name in (
+    "pack_padded_sequence", "pack_sequence", "PackedSequence"))
 NON_TENSOR_METHODS = frozenset(
     {
         "item", "tolist", "numpy", "size", "dim", "ndimension", "numel", "nelement",
@@ -148,6 +151,8 @@ class TensorOracle:
                 return last not in NON_TENSOR_TORCH
             if qualname == "torch.nn.Parameter":
                 return True
+            if qualname in PACKED_SEQUENCES:
+                return False  # a PackedSequence: its `.data` is a field, not Tensor.data
             return None
         if isinstance(node.func, ast.Attribute):
             method = node.func.attr

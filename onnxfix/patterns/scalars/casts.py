@@ -322,8 +322,11 @@ class ScalarCast(Rule):
                 fix=fix, exporters=(LEGACY,),
             )
         division = _shifted_division(argument, ints)
-        if division is not None and not ints.is_nonnegative_int(division[1]) and _scale_factor(division[1], ctx):
-            division = None  # `int(channels / scale_factor)` beside `int(h * scale_factor)`: maybe 0.5
+        if division is not None and not ints.is_nonnegative_int(division[1]) and (
+                _scale_factor(division[1], ctx) or _may_be_a_tensor(division[1], ctx)):
+            # `int(channels / scale_factor)` beside `int(h * scale_factor)`: maybe 0.5; a tensor
+            # divisor (GPT-SoVITS's `speed` input) makes `a // b` a tensor no size argument takes
+            division = None
         if division is not None:
             fix, plus, unsafe = _division_fix(node, division, ints, ctx)
             shape = "`int(a / b)`" if not plus else f"`int(a / b{plus})`"
@@ -334,7 +337,8 @@ class ScalarCast(Rule):
                 fix=fix, exporters=(LEGACY, DYNAMO),
             )
         ratio = _product_ratio(argument, ints)
-        if ratio is not None and any(not ints.is_int(f) and _scale_factor(f, ctx) for f in ratio[0] + ratio[1]):
+        if ratio is not None and any(not ints.is_int(f) and (_scale_factor(f, ctx) or _may_be_a_tensor(f, ctx))
+                                     for f in ratio[0] + ratio[1]):
             ratio = None
         if ratio is not None:
             numerator, denominator = ratio
@@ -400,6 +404,12 @@ def _scaled_size(argument: ast.expr, ctx: FunctionContext) -> bool:
     sides = (argument.left, argument.right)
     sized = [side for side in sides if ctx.sizes.is_size_quotient(side) or _scaled_size(side, ctx)]
     return bool(sized) and all(side in sized or ctx.tensors.is_tensor(side) is not True for side in sides)
+
+
+def _may_be_a_tensor(divisor: ast.expr, ctx: FunctionContext) -> bool:
+    """Known to be a tensor, or a parameter of forward itself (what the model is called with)."""
+    return ctx.tensors.is_tensor(divisor) is True or (
+        isinstance(divisor, ast.Name) and ctx.fn.is_entry and ctx.is_parameter(divisor.id))
 
 
 def _scale_factor(divisor: ast.expr, ctx: FunctionContext) -> bool:
