@@ -7,7 +7,7 @@ def _onnx_float32_compute(op, *args, **kwargs):
     # bfloat16): while exporting, the tensors of that dtype (also inside lists: an LSTM's weights)
     # are cast to float32, the op runs, and its float32 results are cast back, so the exported
     # graph holds float32 nodes between Casts. The exported model rounds as float32 there; eager
-    # PyTorch runs the op itself.
+    # PyTorch runs the op itself. Integer tensors the same way, exactly (_onnx_int64_compute).
     if not torch.onnx.is_in_onnx_export():
         return op(*args, **kwargs)
     values = [*args, *kwargs.values()]
@@ -35,6 +35,8 @@ def _onnx_float32_compute(op, *args, **kwargs):
         as_float = [torch.float32 if v is half[0] else v for v in args]
         return op(*as_float, **{k: torch.float32 if v is half[0] else v for k, v in kwargs.items()}).to(half[0])
     gap = dtypes & {torch.float64, torch.bfloat16}
+    if not gap and dtypes and not any(d.is_floating_point or d.is_complex or d == torch.bool for d in dtypes):
+        return _onnx_int64_compute(op, dtypes, args, kwargs)
     if len(gap) != 1:
         return op(*args, **kwargs)
     (dtype,) = gap
@@ -62,3 +64,31 @@ def _onnx_float32_compute(op, *args, **kwargs):
         return op(*(cast(a) for a in args), **{k: cast(v) for k, v in kwargs.items()})
     return back(op(*(cast(a) for a in args), **{k: cast(v) for k, v in kwargs.items()}))
 
+
+
+def _onnx_int64_compute(op, dtypes, args, kwargs):
+    # `op` on integer tensors only, which onnxruntime's CPU provider has no kernel for in that
+    # type (Unique and TopK in int32, Relu in any integer type): relu is clamp(min=0), exact for
+    # integers; on int32 / int16 / int8 / uint8 tensors the op runs on them widened to int64 and
+    # its values are narrowed back (two's complement: sums and products wrap alike); indices and
+    # counts (int64 in eager too) are kept. Other ops run as they are.
+    name = getattr(op, "__name__", "")
+    if name == "relu":
+        return torch.clamp(args[0], min=0)
+    narrow = dtypes & {torch.int32, torch.int16, torch.int8, torch.uint8}
+    if len(narrow) != 1 or name in ("argmax", "argmin", "argsort", "nonzero", "searchsorted", "bucketize",
+                                    "bincount", "count_nonzero", "histc", "__getitem__", "__setitem__"):
+        return op(*args, **kwargs)
+    (dtype,) = narrow
+
+    def widen(value):
+        if isinstance(value, (list, tuple)):
+            return type(value)(widen(v) for v in value)
+        return value.long() if isinstance(value, torch.Tensor) and value.dtype == dtype else value
+
+    result = op(*(widen(a) for a in args), **{k: widen(v) for k, v in kwargs.items()})
+    first = result[0] if isinstance(result, tuple) else result  # (values, indices or counts)
+    if not isinstance(first, torch.Tensor) or first.dtype != torch.int64:
+        return result
+    narrowed = first.to(dtype)
+    return type(result)((narrowed, *result[1:])) if isinstance(result, tuple) else narrowed

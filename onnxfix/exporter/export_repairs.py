@@ -49,7 +49,8 @@ EXPORT_REPAIRS = {
         r"|Type Error: Type 'tensor\((?:bfloat16|double|float16)\)' of input parameter",
         "ops on float64 / bfloat16 tensors, and half-precision aranges (an ONNX Range, which has no float16 "
         "kernel), computed in float32 while exporting (onnxruntime's CPU provider has no kernel for many of "
-        "them; the exported model rounds as float32 there)",
+        "them; the exported model rounds as float32 there); integer ops with no kernel for their type "
+        "(int32 Unique, integer Relu) computed in int64 or as a clamp, exactly",
         ("float32_compute",),
     ),
     # tried on facts, not on an error: an export failed and a declared dynamic dim is 1 in the

@@ -8,7 +8,8 @@ F.grouped_mm of 3-D bfloat16 operands (aten._grouped_mm: no translation in eithe
 F.layer_norm over [H, W] sizes a submodule returns (UCM-Net: legacy's symbolic needs the
 normalized shape constant; the failing node is the op it was translating), and a complex RoPE
 table precomputed in __init__ as a buffer (llama2.c's `freqs_cis`) and a complex weight: legacy
-cannot hold a complex constant, whatever the ops around it."""
+cannot hold a complex constant, whatever the ops around it; and integer ops onnxruntime has no
+kernel for (Unique of int32, Relu of int64): computed widened to int64, relu as a clamp."""
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -86,6 +87,13 @@ class ComplexTable(nn.Module):
         return torch.view_as_real(pairs * self.freqs_cis[: x.shape[2]] * self.gain).flatten(3)
 
 
+class IntegerGaps(nn.Module):
+    def forward(self, x):
+        labels = x.argmax(1).to(torch.int32)  # a label map: onnxruntime has no int32 Unique
+        steps = F.relu(labels.flatten(1).long().sum(1) - 40)  # nor an integer Relu
+        return torch.unique(labels), steps
+
+
 def _seeded(cls):
     torch.manual_seed(0)
     return cls().eval()
@@ -117,6 +125,10 @@ def make_patch_norm():
 
 def make_complex_table():
     return _seeded(ComplexTable)
+
+
+def make_integer_gaps():
+    return _seeded(IntegerGaps)
 
 
 def example_inputs():
