@@ -7,6 +7,9 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from onnxfix.rewriter.none_defaults import rebound_elsewhere
+from onnxfix.rewriter.statements import block_of, enclosing_statement, single_name_assignment
+
 if TYPE_CHECKING:
     from onnxfix.rewriter.context import FunctionContext
 
@@ -74,3 +77,40 @@ def _never_rebound(name: str, ctx: "FunctionContext") -> bool:
 
 def _size_call(node: ast.Call) -> bool:
     return isinstance(node.func, ast.Attribute) and node.func.attr == "size"
+
+
+def reaching_value(read: ast.Name, ctx: "FunctionContext") -> ast.expr | None:
+    """The value a read of a local name sees where straight-line code decides it: the nearest
+    `name = value` before the read's statement, in its block or an enclosing one, with no other
+    binding of the name in between (nested blocks included) and no loop around the read binding
+    the name (a later binding would reach it on the next turn). ABINet's `out = (a == b)`, then
+    `out = ((out.cumsum(dim) == 1) & out)...` rebinds `out`: the cumsum reads the comparison.
+    None where it is not decided so (a parameter, a branch, a loop, a nested scope's name)."""
+    name = read.id
+    if not isinstance(read.ctx, ast.Load) or ctx.inner_scope(read) is not None or rebound_elsewhere(ctx.fn.node, name):
+        return None
+    if any(isinstance(a, _LOOPS) and _binds(a, name) for a in _ancestors_in_function(read, ctx)):
+        return None
+    current = enclosing_statement(read, ctx)
+    while current is not None and current is not ctx.fn.node:
+        block = block_of(current, ctx)
+        if not block:
+            return None
+        for previous in reversed(block[:block.index(current)]):
+            if _binds(previous, name):
+                return previous.value if isinstance(previous, ast.Assign) and single_name_assignment(previous) == name \
+                    else None
+        current = enclosing_statement(ctx.parent(current), ctx)
+    return None
+
+
+def _ancestors_in_function(node: ast.AST, ctx: "FunctionContext"):
+    for ancestor in ctx.ancestors(node):
+        if ancestor is ctx.fn.node:
+            return
+        yield ancestor
+
+
+def _binds(statement: ast.AST, name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, (ast.Store, ast.Del))
+               for n in ast.walk(statement))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 
+from onnxfix.rewriter.bindings import reaching_value
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.names import walk_scope
 
@@ -54,7 +55,8 @@ def is_bool_tensor(node: ast.AST, ctx: FunctionContext, depth: int = 0) -> bool:
     if isinstance(node, ast.Name) and ctx.is_parameter(node.id):
         return not ctx.assignments(node.id) and _used_as_mask(node.id, ctx)
     if isinstance(node, ast.Name):
-        return _bool_name(node.id, ctx, depth)
+        reaching = reaching_value(node, ctx)  # a name rebound to other types later: the value read here
+        return is_bool_tensor(reaching, ctx, depth + 1) if reaching is not None else _bool_name(node.id, ctx, depth)
     return False
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from onnxfix.rewriter.bindings import reaching_value
 from onnxfix.rewriter.evidence import all_tensors, one_dtype, scalar_tensor_dtype
 from onnxfix.rewriter.function_body import walk_function_body
 
@@ -120,7 +121,13 @@ class TensorOracle:
             return self._call(node)
         if isinstance(node, ast.Name):
             # a lambda's parameter or a comprehension's variable is not the function's name
-            return None if self.ctx.inner_scope(node) is not None else self._name(node.id)
+            if self.ctx.inner_scope(node) is not None:
+                return None
+            answer = self._name(node.id)
+            if answer is None:  # bindings of several kinds: the one this read sees, where straight-line code decides it
+                reaching = reaching_value(node, self.ctx)
+                return self.is_tensor(reaching) if reaching is not None else None
+            return answer
         if isinstance(node, ast.Attribute):
             return self._attribute(node)
         if isinstance(node, ast.Subscript):

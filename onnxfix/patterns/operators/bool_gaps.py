@@ -26,18 +26,20 @@ class BoolKernelGap(Rule):
     summary = "A bool tensor through an op ONNX has no bool form for (`+`, `torch.where` branches, legacy `cumsum`)"
     fix_availability = "always"
     default_safety = "safe"
-    triggers = ("+", "where", "cumsum", "eye")
+    triggers = ("+", "where", "cumsum", "eye", "max", "min")
     doc = RuleDoc(
         what="Finds, on tensors statically known to be bool (comparisons, `~`/`&`/`|`, bool "
         "methods, `dtype=torch.bool`, names bound to those; or bool in a recorded run): "
         "`a + b` of two bool tensors, `torch.where(c, a, b)` with bool branches, and `cumsum` of "
-        "a bool tensor without `dtype=`; and `torch.eye(n, dtype=torch.bool)` (legacy: a bool EyeLike, "
-        "MossFormer's diagonal mask).",
+        "a bool tensor without `dtype=`; `torch.eye(n, dtype=torch.bool)` (legacy: a bool EyeLike, "
+        "MossFormer's diagonal mask); and the indices of a bool tensor's `max(dim)`/`min(dim)` (`[1]`, "
+        "`.indices`; ABINet's first-True length decoder).",
         why="Eager PyTorch computes them (a logical or, a select, an int64 running count); the "
         "exported ops keep the bool dtype, which they do not take: ONNX's Add has no bool type "
         "(both exporters: the model does not load, \"Type 'tensor(bool)' ... is invalid\"), "
         "onnxruntime has no Where kernel for bool branches (both: NOT_IMPLEMENTED), and the legacy "
-        "exporter feeds the bool to CumSum (invalid model; dynamo casts first). Measured on torch "
+        "exporter feeds the bool to CumSum (invalid model; dynamo casts first), and the ArgMax / ArgMin "
+        "of a max's indices take no bool (both: the model does not load). Measured on torch "
         "2.13, onnxruntime 1.23 (PARSeq's `(tgt_in == eos).cumsum(-1) > 0`).",
         example="def forward(self, tokens: torch.Tensor, extra: torch.Tensor):\n    mask = (tokens == 0) + (extra > 0)\n"
         "    seen = (tokens == 2).cumsum(-1) > 0\n    return torch.where(seen, mask, tokens > 5)",
@@ -48,6 +50,8 @@ class BoolKernelGap(Rule):
         "tensors is True where either is (bool addition saturates), which is `|`; `cumsum` of a "
         "bool tensor promotes it to int64 first, as `.long()` does (exact integer counts); "
         "`torch.eye(n, dtype=torch.bool)` is `torch.eye(n).bool()` (ones on the diagonal, zeros elsewhere); "
+        "max / min's indices are the first extreme's, at the same index on the mask "
+        "as int64 (False < True as 0 < 1; a max's values, whose dtype the cast would change, are not offered); "
         "`torch.where(c, a, b)` on bools is `(c & a) | (~c & b)` elementwise, broadcast alike "
         "(offered when `c` is a name or attribute, read twice), bracketed as a whole; `a | b` is "
         "bracketed where an operator binding tighter than `|` holds it (`m & a + b`). A tensor "
@@ -84,6 +88,24 @@ class BoolKernelGap(Rule):
             yield from self._cumsum(node, qualname, ctx)
         elif qualname == "torch.eye" and _bool_dtype(node, ctx) is not None:
             yield from self._eye(node, ctx)
+        elif _indices_of_extreme(node, qualname, ctx):
+            yield from self._extreme_index(node, qualname, ctx)
+
+    def _extreme_index(self, node: ast.Call, qualname: str | None, ctx: FunctionContext):
+        """`mask.max(dim)[1]` (the first True along dim, ABINet's length decoder): its ArgMax / ArgMin
+        take no bool (the model does not load, both exporters); on the mask as int64 the same
+        first index."""
+        tensor = node.func.value if qualname is None else node.args[0]
+        if not is_bool_tensor(tensor, ctx):
+            return
+        if qualname is None:
+            dot = ctx.dot_span(node.func)[0]
+            edits = (Edit(dot, dot, ".long()"),)
+        else:
+            edits = (ctx.replace(tensor, f"{_atom(tensor, ctx)}.long()"),)
+        yield ctx.report(self, node, "the index of a bool tensor's max or min: ONNX's ArgMax / ArgMin take no bool (the "
+                         "exported model does not load); on the mask as int64 the first extreme is at the same index",
+                         fix=Fix("Cast to int64 before taking the index", edits, safe=True))
 
     def _eye(self, node: ast.Call, ctx: FunctionContext):
         keyword = _bool_dtype(node, ctx)
@@ -118,6 +140,26 @@ class BoolKernelGap(Rule):
         yield ctx.report(self, node, "`cumsum` of a bool tensor: the legacy exporter feeds the bool to CumSum, "
                          "which takes no bool (invalid model); eager counts in int64, as `.long()` first does",
                          fix=Fix("Cast to int64 before the running sum", edits, safe=True), exporters=("legacy",))
+
+
+EXTREMES = frozenset({"max", "min"})
+
+
+def _indices_of_extreme(node: ast.Call, qualname: str | None, ctx: FunctionContext) -> bool:
+    """The indices only of `t.max(dim)` / `torch.max(t, dim)` (`[1]`, `.indices`; min alike): a
+    max's values would change dtype with the cast (eager's argmax / argmin refuse bool inputs)."""
+    if any(k.arg is None for k in node.keywords) or any(isinstance(a, ast.Starred) for a in node.args):
+        return False
+    name = qualname.removeprefix("torch.") if qualname and qualname.count(".") == 1 else (
+        node.func.attr if qualname is None and isinstance(node.func, ast.Attribute) else None)
+    if qualname is not None and not node.args:
+        return False
+    dim_given = len(node.args) > (0 if qualname is None else 1) or any(k.arg == "dim" for k in node.keywords)
+    if name not in EXTREMES or not dim_given:
+        return False
+    parent = ctx.parent(node)
+    return (isinstance(parent, ast.Subscript) and isinstance(parent.slice, ast.Constant) and parent.slice.value == 1) or (
+        isinstance(parent, ast.Attribute) and parent.attr == "indices")
 
 
 def _bool_dtype(node: ast.Call, ctx: FunctionContext) -> ast.keyword | None:
