@@ -17,7 +17,10 @@ def _onnx_linalg_svd(A, full_matrices=True, *, driver=None):
     kept = S > tol  # (..., k): S is descending, so the kept ones come first
     U = torch.where(kept.unsqueeze(-2), X / torch.where(kept, S, torch.ones_like(S)).unsqueeze(-2), torch.zeros_like(X))
     width = m if full_matrices else k
-    if m > 0:
+    # the completion needs an eigh of an (m, m) projector, unrolled over a static m: with m dynamic
+    # (a matrix with a dynamic number of rows), a reduced SVD keeps zero columns for the zero
+    # singular values instead (U @ diag(S) @ Vh is the same matrix)
+    if m > 0 and (full_matrices or isinstance(m, int)):
         steps = torch.arange(m, device=A.device)
         eye = (steps.unsqueeze(-1) == steps).to(A.dtype)
         projector = eye - U @ U.transpose(-2, -1)
