@@ -14,7 +14,7 @@ def _onnx_linalg_eigh(A, UPLO="L"):
     if not torch.onnx.is_in_onnx_export():  # eager: the op itself, bit for bit
         return torch.linalg.eigh(A, UPLO)
     n = A.shape[-1]
-    if not isinstance(n, int):  # a SymInt: the sweeps below would unroll over its export-time value
+    if isinstance(n, torch.SymInt):  # the sweeps below would unroll over its export-time value
         raise RuntimeError("_onnx_linalg_eigh needs a static matrix size: its Jacobi sweeps are unrolled over it")
     if n == 0:
         return torch.return_types.linalg_eigh((A.sum(-1), A.clone()))

@@ -20,7 +20,7 @@ def _onnx_linalg_svd(A, full_matrices=True, *, driver=None):
     # the completion needs an eigh of an (m, m) projector, unrolled over a static m: with m dynamic
     # (a matrix with a dynamic number of rows), a reduced SVD keeps zero columns for the zero
     # singular values instead (U @ diag(S) @ Vh is the same matrix)
-    if m > 0 and (full_matrices or isinstance(m, int)):
+    if m > 0 and (full_matrices or not isinstance(m, torch.SymInt)):
         steps = torch.arange(m, device=A.device)
         eye = (steps.unsqueeze(-1) == steps).to(A.dtype)
         projector = eye - U @ U.transpose(-2, -1)

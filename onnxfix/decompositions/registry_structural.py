@@ -25,10 +25,8 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "are left alone), and bfloat16 tensors made from numbers (`torch.full(..., dtype=torch.bfloat16)`, "
         "zeros, ones, empty: made in float32 and cast). Export time only, when a run failed that "
         "way: the exported model rounds as float32 there (kept only if it matches PyTorch on "
-        "the probes); eager PyTorch runs the op itself. Ops on integer tensors only that onnxruntime "
-        "has no kernel for in their type (Unique and TopK in int32, Relu in any integer type) the "
-        "same way, exactly: relu as clamp(min=0), int32 / int16 / int8 / uint8 widened to int64 and "
-        "the values narrowed back (sums and products wrap alike), indices and counts kept int64.",
+        "the probes); eager PyTorch runs the op itself. Integer ops with no kernel for their type (int32 "
+        "Unique, integer Relu): exactly, in int64 narrowed back, relu as clamp(min=0).",
         drop_in=False, static=False, wraps_op=True, every_op=True, rule="ONX515",
         proof=Proof("torch.nn.functional.conv1d(a.double(), c.double()).float()",
                     "_onnx_float32_compute(torch.nn.functional.conv1d, a.double(), c.double()).float()",

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from onnxfix.config import DYNAMO, LEGACY
 from onnxfix.patterns.scalars.int_division import (
-    _division_fix, _has_division, _product, _product_ratio, _shifted_division,
+    _division_fix, _product, _product_ratio, _shifted_division, no_floor_division,
 )
 from onnxfix.patterns.scalars.values import (
     EXACT,
@@ -323,7 +323,7 @@ class ScalarCast(Rule):
             )
         division = _shifted_division(argument, ints)
         if division is not None and not ints.is_nonnegative_int(division[1]) and (
-                _scale_factor(division[1], ctx) or _may_be_a_tensor(division[1], ctx)):
+                no_floor_division(division[1], ctx)):
             # `int(channels / scale_factor)` beside `int(h * scale_factor)`: maybe 0.5; a tensor
             # divisor (GPT-SoVITS's `speed` input) makes `a // b` a tensor no size argument takes
             division = None
@@ -337,8 +337,7 @@ class ScalarCast(Rule):
                 fix=fix, exporters=(LEGACY, DYNAMO),
             )
         ratio = _product_ratio(argument, ints)
-        if ratio is not None and any(not ints.is_int(f) and (_scale_factor(f, ctx) or _may_be_a_tensor(f, ctx))
-                                     for f in ratio[0] + ratio[1]):
+        if ratio is not None and any(not ints.is_int(f) and no_floor_division(f, ctx) for f in ratio[0] + ratio[1]):
             ratio = None
         if ratio is not None:
             numerator, denominator = ratio
@@ -404,36 +403,6 @@ def _scaled_size(argument: ast.expr, ctx: FunctionContext) -> bool:
     sides = (argument.left, argument.right)
     sized = [side for side in sides if ctx.sizes.is_size_quotient(side) or _scaled_size(side, ctx)]
     return bool(sized) and all(side in sized or ctx.tensors.is_tensor(side) is not True for side in sides)
-
-
-def _may_be_a_tensor(divisor: ast.expr, ctx: FunctionContext) -> bool:
-    """Known to be a tensor, or a parameter of forward itself (what the model is called with)."""
-    return ctx.tensors.is_tensor(divisor) is True or (
-        isinstance(divisor, ast.Name) and ctx.fn.is_entry and ctx.is_parameter(divisor.id))
-
-
-def _scale_factor(divisor: ast.expr, ctx: FunctionContext) -> bool:
-    """A divisor of unknown type that the function elsewhere multiplies a size by under `int()`
-    or inverts (CAIN's pixel_shuffle: `int(in_height * scale_factor)`, `int(1 / scale_factor)`):
-    a scale that can be fractional, where `a // b` would be a float. Products inside the ratio
-    itself (`h * w / h_sp / w_sp`) say nothing."""
-    leaves = [n for n in ast.walk(divisor) if isinstance(n, (ast.Name, ast.Attribute))]
-    return any(_scaled_by(ast.unparse(leaf), ctx) for leaf in leaves)  # `shuffle_ratio**2` too (Llama 4)
-
-
-def _scaled_by(text: str, ctx: FunctionContext) -> bool:
-    for n in ast.walk(ctx.fn.node):
-        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div) and isinstance(n.left, ast.Constant) and ast.unparse(n.right) == text:
-            return True
-        if not isinstance(n, ast.Call):
-            continue
-        truncated = builtin_call(n, ctx, CASTS) == "int" or ctx.qualname(n.func) == "torch.sym_int"  # or its fix
-        if truncated and len(n.args) == 1 and any(
-            isinstance(m, ast.BinOp) and isinstance(m.op, ast.Mult) and text in (ast.unparse(m.left), ast.unparse(m.right))
-            and not _has_division(n.args[0]) for m in ast.walk(n.args[0])
-        ):
-            return True
-    return False
 
 
 def _true_division_operand(node: ast.Call, ctx: FunctionContext) -> bool:

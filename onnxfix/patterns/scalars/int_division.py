@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.context import FunctionContext, builtin_call
 from onnxfix.rewriter.precedence import ARITH, TERM, UNARY, in_place_of, operand
 from onnxfix.rewriter.rule import Fix
 
@@ -86,3 +86,39 @@ def _has_division(node: ast.expr) -> bool:
 
 def _small_int(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and type(node.value) is int and 0 <= node.value < 2**20
+
+
+def no_floor_division(divisor: ast.expr, ctx: FunctionContext) -> bool:
+    """A divisor `a // b` cannot take in `int(a / b)`'s place: a scale that can be fractional
+    (`a // b` a float), or a tensor (`a // b` a tensor, which no size argument takes)."""
+    return _scale_factor(divisor, ctx) or _may_be_a_tensor(divisor, ctx)
+
+
+def _may_be_a_tensor(divisor: ast.expr, ctx: FunctionContext) -> bool:
+    """Known to be a tensor, or a parameter of forward itself (what the model is called with)."""
+    return ctx.tensors.is_tensor(divisor) is True or (
+        isinstance(divisor, ast.Name) and ctx.fn.is_entry and ctx.is_parameter(divisor.id))
+
+
+def _scale_factor(divisor: ast.expr, ctx: FunctionContext) -> bool:
+    """A divisor of unknown type that the function elsewhere multiplies a size by under `int()`
+    or inverts (CAIN's pixel_shuffle: `int(in_height * scale_factor)`, `int(1 / scale_factor)`):
+    a scale that can be fractional, where `a // b` would be a float. Products inside the ratio
+    itself (`h * w / h_sp / w_sp`) say nothing."""
+    leaves = [n for n in ast.walk(divisor) if isinstance(n, (ast.Name, ast.Attribute))]
+    return any(_scaled_by(ast.unparse(leaf), ctx) for leaf in leaves)  # `shuffle_ratio**2` too (Llama 4)
+
+
+def _scaled_by(text: str, ctx: FunctionContext) -> bool:
+    for n in ast.walk(ctx.fn.node):
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div) and isinstance(n.left, ast.Constant) and ast.unparse(n.right) == text:
+            return True
+        if not isinstance(n, ast.Call):
+            continue
+        truncated = builtin_call(n, ctx, frozenset({"int"})) == "int" or ctx.qualname(n.func) == "torch.sym_int"  # or its fix
+        if truncated and len(n.args) == 1 and any(
+            isinstance(m, ast.BinOp) and isinstance(m.op, ast.Mult) and text in (ast.unparse(m.left), ast.unparse(m.right))
+            and not _has_division(n.args[0]) for m in ast.walk(n.args[0])
+        ):
+            return True
+    return False
