@@ -46,3 +46,29 @@ def test_compiled_wrappers_are_exported_through_what_they_wrap():
     assert (model.forward, model.backbone) == (compiled_forward, compiled_backbone)
     error = "RuntimeError: Detected that you are using FX to torch.jit.trace a dynamo-optimized function."
     assert [key for key, repair in EXPORT_REPAIRS.items() if re.search(repair.error, error)] == ["compiled_unwrapped"]
+
+
+def test_complex_state_is_carried_as_pairs_and_put_back_in_order():
+    """complex_pairs' module state: a complex weight, buffer and plain attribute become pairs of the
+    helpers' own class while exporting; afterwards the registries hold them again in their order
+    (state_dict keys), also when the export raises, and a pair forward stored elsewhere is gone."""
+    from onnxfix.exporter.complex_state import complex_state_as_pairs
+    from onnxfix.exporter.decompose import decomposition_table
+
+    table = decomposition_table(EXPORT_REPAIRS["complex_pairs"].keys, typed=True)
+    model = torch.nn.Module()
+    model.w = torch.nn.Parameter(torch.randn(2, dtype=torch.cfloat))
+    model.b = torch.nn.Parameter(torch.randn(2))
+    model.register_buffer("freqs", torch.randn(2, dtype=torch.cfloat))
+    model.register_buffer("scale", torch.ones(2))
+    model.table = torch.randn(3, dtype=torch.cfloat)
+    keys, table_before = list(model.state_dict()), model.table
+    try:
+        with complex_state_as_pairs(model, table):
+            assert {type(v).__name__ for v in (model.w, model.freqs, model.table)} == {"_OnnxComplexPair"}
+            model.cache = model.freqs  # what a forward may store
+            raise RuntimeError("the export failed")
+    except RuntimeError:
+        pass
+    assert list(model.state_dict()) == keys and model.table is table_before
+    assert isinstance(model.w, torch.nn.Parameter) and model.freqs.is_complex() and not hasattr(model, "cache")
