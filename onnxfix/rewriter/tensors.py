@@ -368,6 +368,8 @@ def _inputs_used_as_tensors(fn: ast.AST) -> frozenset[str]:
                 sized.add(node.func.value.id)
             elif node.func.attr in TENSOR_EVIDENCE_METHODS:
                 used.add(node.func.value.id)
+        if _joined_by_torch(node):  # `torch.cat((V, M), dim=1)`: each item a tensor (chemprop's atoms)
+            used.update(item.id for item in node.args[0].elts if isinstance(item, ast.Name))
         if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name):
             called = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
             if called in INPUT_TYPE_TESTS:
@@ -375,6 +377,17 @@ def _inputs_used_as_tensors(fn: ast.AST) -> frozenset[str]:
         elif isinstance(node, ast.Compare) and any(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
             doubtful.update(o.id for o in [node.left, *node.comparators] if isinstance(o, ast.Name))
     return frozenset((sized | (used & without_default)) - doubtful)
+
+
+# torch functions joining a sequence of tensors: a displayed item of it can only be a tensor
+JOINING = frozenset({"cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack"})
+
+
+def _joined_by_torch(node: ast.AST) -> bool:
+    """`torch.cat((a, b), ...)`: a `torch.` joining call whose first argument is a tuple or list display."""
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in JOINING
+            and isinstance(node.func.value, ast.Name) and node.func.value.id == "torch"
+            and bool(node.args) and isinstance(node.args[0], (ast.Tuple, ast.List)))
 
 
 def in_place_method(name: str) -> bool:
