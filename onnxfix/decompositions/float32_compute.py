@@ -73,7 +73,7 @@ def _onnx_int64_compute(op, dtypes, args, kwargs):
     # its values are narrowed back (two's complement: sums and products wrap alike); indices and
     # counts (int64 in eager too) are kept. Other ops run as they are.
     name = getattr(op, "__name__", "")
-    if name == "relu":
+    if name == "relu" and not kwargs.get("inplace") and len(args) == 1:  # in place: the op writes its input
         return torch.clamp(args[0], min=0)
     narrow = dtypes & {torch.int32, torch.int16, torch.int8, torch.uint8}
     if len(narrow) != 1 or name in ("argmax", "argmin", "argsort", "nonzero", "searchsorted", "bucketize",

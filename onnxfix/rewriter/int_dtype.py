@@ -16,8 +16,11 @@ INTEGER_DTYPES = frozenset({"uint8", "int8", "int16", "int32", "int64", "uint16"
 INTEGER_NAMES = frozenset({f"torch.{d}" for d in INTEGER_DTYPES} | {"torch.long", "torch.int", "torch.short"})
 INTEGER_METHODS = frozenset({"long", "int", "short", "byte", "char"})
 HELPERS = frozenset({"_onnx_bitwise_or", "_onnx_bitwise_xor"})  # ONX519's: an integer in, an integer out
-INTEGER_CONSTRUCTORS = frozenset(f"{module}.{name}" for module in ("torch", "torch.cuda") for name in (
-    "ByteTensor", "CharTensor", "ShortTensor", "IntTensor", "LongTensor"))
+# the typed integer constructors and the dtype each makes
+CONSTRUCTOR_DTYPES = {f"{module}.{name}": dtype for module in ("torch", "torch.cuda") for name, dtype in (
+    ("IntTensor", "int32"), ("ShortTensor", "int16"), ("CharTensor", "int8"), ("ByteTensor", "uint8"),
+    ("LongTensor", "int64"))}
+INTEGER_CONSTRUCTORS = frozenset(CONSTRUCTOR_DTYPES)
 
 
 def is_integer_tensor(node: ast.AST, ctx: FunctionContext, depth: int = 0) -> bool:
@@ -91,8 +94,6 @@ NARROW_DTYPES = frozenset({"int32", "int16", "int8", "uint8"})
 NARROW_NAMES = {"torch.int32": "int32", "torch.int": "int32", "torch.int16": "int16", "torch.short": "int16",
                 "torch.int8": "int8", "torch.uint8": "uint8"}
 NARROW_METHODS = {"int": "int32", "short": "int16", "char": "int8", "byte": "uint8"}
-NARROW_CONSTRUCTORS = {f"{module}.{name}": dtype for module in ("torch", "torch.cuda") for name, dtype in (
-    ("IntTensor", "int32"), ("ShortTensor", "int16"), ("CharTensor", "int8"), ("ByteTensor", "uint8"))}
 # Reductions that keep the dtype when called with no argument (`sum`/`prod` promote to int64).
 KEEPING_REDUCTIONS = frozenset({"max", "min", "amax", "amin"})
 # Python-int arithmetic that keeps a tensor's integer dtype (`n.int() + 1`).
@@ -169,8 +170,8 @@ def _narrow_arithmetic(node: ast.BinOp, ctx: FunctionContext, depth: int) -> str
 
 def _narrow_call(node: ast.Call, ctx: FunctionContext, depth: int) -> str | None:
     qualname = ctx.qualname(node.func)
-    if qualname in NARROW_CONSTRUCTORS:
-        return NARROW_CONSTRUCTORS[qualname]
+    if qualname in CONSTRUCTOR_DTYPES:
+        return CONSTRUCTOR_DTYPES[qualname] if CONSTRUCTOR_DTYPES[qualname] in NARROW_DTYPES else None
     dtype = next((k.value for k in node.keywords if k.arg == "dtype"), None)
     named = NARROW_NAMES.get(ctx.qualname(dtype) or "") if dtype is not None else None
     if qualname in FACTORIES or qualname == "torch.arange":
