@@ -9,6 +9,7 @@ from onnxfix.config import DYNAMO, LEGACY
 from onnxfix.patterns.scalars.int_division import (
     _division_fix, _product, _product_ratio, _shifted_division, no_floor_division,
 )
+from onnxfix.patterns.scalars.square_root import isqrt_fix, size_square_root
 from onnxfix.patterns.scalars.values import (
     EXACT,
     TRACING_ONLY,
@@ -150,8 +151,14 @@ class ScalarCast(Rule):
               under torch.export it truncates the SymFloat symbolically where `int()` guards on
               it and silently specializes the size (measured on torch 2.13, tests/
               test_values_exporters.py). The legacy exporter still records a constant there.
-              `int(math.sqrt(n))` gets no fix: torch.onnx cannot convert `math.sqrt` of a
-              symbolic size. Where that name is bound once to `a / b` whose integer form is
+              `int(math.sqrt(n))` (or `numpy.sqrt`) of an integer size (the side of a square
+              token grid) -> `_onnx_size_isqrt(math.sqrt, n)`: safe. In eager the helper is
+              `int(math.sqrt(n))` itself, on the same value; under torch.export (a SymInt, whose
+              `math.sqrt` torch.onnx cannot convert) `torch.sym_int(n ** 0.5)` corrected by one
+              either way, the integer square root, which `int(math.sqrt(n))` is for every
+              `0 <= n < 2**52` (tests/test_values_exactness.py); while the legacy exporter traces
+              (the size a 0-d tensor), the floor of its float64 square root, a graph value.
+              Through a name bound to the square root: no fix. Where that name is bound once to `a / b` whose integer form is
               unsafe (julius's `self.new_sr * length / self.old_sr`, the divisor's sign not
               proven), `--unsafe-fixes` writes `a // b` instead (the fix's stronger alternative):
               both exporters then keep it symbolic.
@@ -176,6 +183,8 @@ class ScalarCast(Rule):
         # `int(lengths.max())`: a full reduction is a tensor unless the receiver is not one
         if ctx.tensors.is_tensor(argument) or is_zero_dim(argument, ctx):
             yield from self._tensor_cast(node, cast, ctx)
+        elif cast == "int" and size_square_root(argument, ctx) is not None:
+            yield self._square_root_cast(node, size_square_root(argument, ctx), ctx)
         elif cast == "int" and ctx.sizes.rounds_quotient(argument):
             return  # `int(round(h / 2))`: ONX402's integer round-half-even replaces the whole cast
         elif cast == "int" and ctx.sizes.is_size_quotient(argument):  # `int(h / scale)`, any divisor
@@ -363,6 +372,17 @@ class ScalarCast(Rule):
                 fix=fix, exporters=(LEGACY, DYNAMO),
             )
         return self._sym_int_of_float(node, argument, ctx)
+
+    def _square_root_cast(self, node: ast.Call, root: ast.Call, ctx: FunctionContext):
+        fix = isqrt_fix(node, root, ctx)
+        return ctx.report(
+            self, node,
+            f"`int({ctx.qualname(root.func)}(...))` of a size: the legacy exporter records the export-time value "
+            "and torch.onnx cannot convert the square root of a symbolic size; `_onnx_size_isqrt` is the same "
+            "call in eager and the integer square root, symbolic, while exporting"
+            + ("" if fix else " (no fix: TorchScript compiles the function)"),
+            fix=fix, exporters=(LEGACY, DYNAMO),
+        )
 
     def _sym_int_of_float(self, node: ast.Call, argument: ast.expr, ctx: FunctionContext, stronger: Fix | None = None):
         """`int()` of a float computed from sizes (julius's `int(math.ceil(new_sr * length / old_sr))`,
