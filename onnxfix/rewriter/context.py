@@ -12,8 +12,8 @@ from onnxfix.rewriter.config_numbers import is_config_int
 from onnxfix.rewriter.evidence import FileEvidence, FunctionEvidence, Value
 from onnxfix.rewriter.export_guards import skipped_at
 from onnxfix.rewriter.function_body import walk_function_body
-from onnxfix.rewriter.integers import CycleLedger, IntegerOracle
-from onnxfix.rewriter.size_lists import unpacks_size_list
+from onnxfix.rewriter.integers import CycleLedger, IntegerOracle, held_assuming_cycles
+from onnxfix.rewriter.size_lists import never_written, sequence_of_sizes, unpacks_size_list
 from onnxfix.rewriter.module_index import ModuleIndex, is_torch_module_qualname
 from onnxfix.rewriter.none_defaults import without_defaulted_none
 from onnxfix.rewriter.paths import shown
@@ -351,10 +351,10 @@ class FunctionContext(_FileView):
         """``name`` is bound only as a comprehension (or ``for``) target running over the items
         of shapes: ``[int(t) for t in x.size()[2:]]``, ``for s, s0 in zip(new_size, old_size)``
         with both torch.Size values (a parameter: at every call site). Those items are ints >= 0."""
-        key = ("shape_element", name)
-        if key in self.cache:
-            return self.cache[key]
-        self.cache[key] = False
+        return held_assuming_cycles(self.file.cycles, self.cache, ("shape_element", name),
+                                    lambda: self._bound_to_shape_items(name))
+
+    def _bound_to_shape_items(self, name: str) -> bool:
         loops = self.cache.get("loop_targets")
         if loops is None:  # name -> the comprehensions and `for` loops binding it, one walk per function
             loops = self.cache["loop_targets"] = {}
@@ -366,11 +366,9 @@ class FunctionContext(_FileView):
         sources = loops.get(name, [])
         if not sources:
             return False
-        answer = bool(sources) and not self.is_parameter(name) and all(
+        return not self.is_parameter(name) and all(
             isinstance(v, (ast.For, ast.AsyncFor)) for v in self.assignments(name)
         ) and all(self._over_shape_items(node.target, node.iter, name) for node in sources)
-        self.cache[key] = answer
-        return answer
 
     def _over_shape_items(self, target: ast.expr, iterable: ast.expr, name: str) -> bool:
         if isinstance(target, ast.Name):
@@ -387,20 +385,20 @@ class FunctionContext(_FileView):
         return unpacks_size_list(self, target, iterable, name)  # for lvl, (h, w) in enumerate(spatial_shapes)
 
     def is_shape_sequence(self, node: ast.expr) -> bool:
-        """A torch.Size: ``x.shape``, ``x.size()``, a slice of one, or a name only ever bound to
-        one (a parameter: at every call site in the file)."""
-        from onnxfix.rewriter.integers import is_whole_shape
-
-        if is_whole_shape(node):
-            return True
+        """A sequence of sizes: ``x.shape``, ``x.size()``, a slice of one, a list or tuple of one or
+        mapping one to ints >= 0 (size_lists.sequence_of_sizes), or a name only ever bound to one
+        and never written in place (a parameter: at every call site in the file)."""
         if not isinstance(node, ast.Name):
-            return False
+            return sequence_of_sizes(self, node)
         values = self.assignments(node.id)
         if self.is_parameter(node.id):
             return all(_rebuilt_from(v, node.id) for v in values) and self.across_calls(
                 "shape", node.id, lambda caller, arg: caller.is_shape_sequence(arg)
             )
-        return bool(values) and all(isinstance(v, ast.expr) and is_whole_shape(v) for v in values)
+        return bool(values) and held_assuming_cycles(
+            self.file.cycles, self.cache, ("shape_sequence", node.id),
+            lambda: never_written(self, node.id) and all(
+                isinstance(v, ast.expr) and sequence_of_sizes(self, v) for v in values))
 
     def across_calls(self, kind: str, name: str, test) -> bool:
         """``test(caller_ctx, argument)`` holds for the argument at every call site binding

@@ -148,6 +148,8 @@ class IntegerOracle:
         func = node.func
         if kind == "int" and self.ctx.qualname(func) in INT_MATH:  # math.ceil/floor return ints
             return True
+        if self.ctx.qualname(func) in ("math.ceil", "math.floor") and len(node.args) == 1 and not node.keywords:
+            return self._nonnegative_number(node.args[0])  # of a quotient of ints >= 0: an int >= 0
         if isinstance(func, ast.Attribute):
             if func.attr == "size" and len(node.args) == 1 and not node.keywords:
                 return True

@@ -229,3 +229,43 @@ def unpacks_size_list(ctx: "FunctionContext", target: ast.AST, iterable: ast.AST
         and any(_is_name(t, name) for t in target.elts)
         and is_size_list(ctx, iterable)
     )
+
+
+# list methods that change the items in place
+_LIST_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse"})
+
+
+def sequence_of_sizes(ctx: "FunctionContext", value: ast.AST) -> bool:
+    """A sequence whose items are sizes (ints >= 0): a torch.Size, ``list(S)`` / ``tuple(S)`` of
+    one, or a comprehension over one whose item is a non-negative int (a U-Net's size pyramid,
+    ``size = [math.ceil(w / 2) for w in size]``)."""
+    if is_whole_shape(value):
+        return True
+    if (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in ("list", "tuple")
+            and ctx.is_builtin(value.func.id) and len(value.args) == 1 and not value.keywords):
+        inner = value.args[0]
+        return _mapped_sizes(ctx, inner) if isinstance(inner, ast.GeneratorExp) else ctx.is_shape_sequence(inner)
+    return isinstance(value, ast.ListComp) and _mapped_sizes(ctx, value)
+
+
+def _mapped_sizes(ctx: "FunctionContext", comprehension: ast.ListComp | ast.GeneratorExp) -> bool:
+    if len(comprehension.generators) != 1:
+        return False
+    loop = comprehension.generators[0]
+    if loop.ifs or loop.is_async or not isinstance(loop.target, ast.Name):
+        return False
+    return ctx.is_shape_sequence(loop.iter) and ctx.ints.is_nonnegative_int(comprehension.elt)
+
+
+def never_written(ctx: "FunctionContext", name: str) -> bool:
+    """No item of ``name`` is assigned, deleted or changed by a list method in the function, and
+    no augmented assignment rebinds it: a list bound to sizes keeps them."""
+    for node, _ in walk_function_body(ctx.fn.node):
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)) and _is_name(node.value, name):
+            return False
+        if isinstance(node, ast.AugAssign) and _is_name(node.target, name):
+            return False
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _LIST_MUTATORS
+                and _is_name(node.func.value, name)):
+            return False
+    return True
