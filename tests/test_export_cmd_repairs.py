@@ -222,3 +222,16 @@ def test_an_unguarded_shortcut_the_run_specialized_is_skipped_under_export(capsy
     fix = target["fix"]
     assert "+    if not (torch.jit.is_tracing() or torch.compiler.is_exporting()) and src_shape[0] == dst_shape[0]" in fix["diff"]
     assert [r["verdict"] for r in fix["results"]] == ["OK", "OK"]
+
+
+def test_a_tensor_of_sizes_hands_its_sizes_back_while_exporting(capsys):
+    """Deformable DETR's `spatial_shapes = torch.as_tensor([(h, w), ...])`, read back by the
+    attention (`split`, `for lvl, (H, W) in ...`, `.view`) and through its areas' running sum and
+    `.item()`: torch.export records the example's sizes (onnxruntime fails on other image sizes);
+    the static finding (ONX205) names size_tensors_kept, and the export with it matches PyTorch on
+    other sizes; the source is not edited."""
+    target = export_fixed(capsys, "deformable_levels.py", "--dynamic", "0:0=b,2=h,3=w", "--exporter", "dynamo")
+    assert [r["verdict"] for r in target["results"]] == ["ORT-FAILS"]
+    fix = target["fix"]
+    assert (fix["decompositions"], fix["diff"], [r["verdict"] for r in fix["results"]]) == (["size_tensors_kept"], "", ["OK"])
+    assert any(p["probe"] == "probe 2 (user)" and p["ok"] for p in fix["results"][0]["probes"])

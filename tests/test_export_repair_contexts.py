@@ -72,3 +72,22 @@ def test_complex_state_is_carried_as_pairs_and_put_back_in_order():
         pass
     assert list(model.state_dict()) == keys and model.table is table_before
     assert isinstance(model.w, torch.nn.Parameter) and model.freqs.is_complex() and not hasattr(model, "cache")
+
+
+def test_size_tensors_kept_changes_nothing_without_symints_and_puts_torch_back():
+    """Outside torch.export (no SymInt) the mode builds and reads tensors as torch does; afterwards
+    torch.tensor and SymInt are as they were, also when the block raises."""
+    from onnxfix.exporter.size_tensors import size_tensors_kept
+
+    tensor, had_item = torch.tensor, "item" in vars(torch.SymInt)
+    try:
+        with size_tensors_kept():
+            shapes = torch.as_tensor([(2, 3), (4, 5)])
+            assert [tuple(int(v) for v in row) for row in shapes] == [(2, 3), (4, 5)]
+            assert torch.equal(shapes.prod(1).cumsum(0), torch.tensor([6, 26]))
+            raise KeyError("raised inside")
+    except KeyError:
+        pass
+    assert torch.tensor is tensor and ("item" in vars(torch.SymInt)) == had_item
+    error = "GuardOnDataDependentSymNode: Could not guard on data-dependent expression 32*u0 < 2"
+    assert "size_tensors_kept" in [key for key, repair in EXPORT_REPAIRS.items() if re.search(repair.error, error)]

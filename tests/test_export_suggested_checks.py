@@ -57,7 +57,6 @@ def test_the_checks_that_held_are_inserted_and_the_export_is_ok(tmp_path, capsys
     assert ("        mask = torch.squeeze(self.mask[None, None, :seqlen, :seqlen], [0, 1])\n"
             "        if torch.compiler.is_exporting():  # decides torch.export's guard (onnxfix ONX611)\n"
             "            torch._check(1 != (1 + sp))\n"
-            "        if torch.compiler.is_exporting():  # decides torch.export's guard (onnxfix ONX611)\n"
             "            torch._check(1 != (1 + mp))\n"
             "        out = F.scaled_dot_product_attention(") in fixed
     original, rewritten = load_module(MODELS / "kv_cache_item_slice.py"), load_module(model)

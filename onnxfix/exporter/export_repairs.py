@@ -23,6 +23,8 @@ class ExportRepair:
     # regex on a frame of the error's traceback, as "path:function" (a failure inside a torch
     # library function, whose message names only the user's line)
     frame: str = ""
+    # static findings that, with a failed dynamo export, name the repair (the failure can be silent)
+    static_codes: tuple[str, ...] = ()
 
 
 # repairs that change the export itself rather than substitute ops (verify.py applies them)
@@ -149,6 +151,18 @@ EXPORT_REPAIRS = {
         (),
         contexts=("causal_mask_check_off",),
         frame=r"torch[\\/]nn[\\/]modules[\\/]transformer\.py:_detect_is_causal_mask$",
+    ),
+    "size_tensors_kept": ExportRepair(
+        r"non-zero number of elements, but its data is not allocated yet"
+        r"|Could not (?:guard on|extract specialized integer from) data-dependent expression",
+        "a tensor built from sizes while torch.export traces (Deformable DETR's `spatial_shapes = "
+        "torch.as_tensor([(h, w), ...])`) stacked from its sizes as graph values, and read back as those "
+        "SymInts (`for H, W in spatial_shapes`, `[lvl]`, `.unbind()`, `.tolist()`, `.item()`): torch.as_tensor "
+        "of SymInts records the example's sizes as a constant, and values read out of a tensor are unbacked, "
+        "so a split or view by them fails or keeps no size (exporter/size_tensors.py; eager untouched)",
+        (),
+        contexts=("size_tensors_kept",),
+        static_codes=("ONX205",),
     ),
     "mha_fastpath_off": ExportRepair(
         r"aten::(?:_native_multi_head_attention|_transformer_encoder_layer_fwd)\b",

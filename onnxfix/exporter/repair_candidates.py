@@ -3,7 +3,7 @@
 `onnxfix export` runs the exporters, then (with --fix) tries repairs in the never-worse loop
 (session.py). The candidates come from what the run saw, each source a step below: the static
 findings a failure links to at its own line, the operators either exporter could not translate, the op onnxruntime failed at,
-an error or a traceback frame a repair is keyed on (export_repairs.py), and facts of the example
+an error, a traceback frame or a static finding a repair is keyed on (export_repairs.py), and facts of the example
 (a dynamic dim of size 1, forward's defaults the call does not pass). Torch-free.
 """
 
@@ -35,7 +35,8 @@ def decompositions_that_help(target, results: list[_Result], static: list[Findin
         return ()
     failed = [r for r in results if r.verdict.verdict != OK]
     found = (*_linked_static_fixes(failed, static), *_untranslated_ops(results, failed), *_failing_nodes(failed), *_failing_ops(failed),
-             *_keyed_by_error(failed), *_keyed_by_frame(failed), *_keyed_by_facts(failed))
+             *_keyed_by_error(failed), *_keyed_by_frame(failed), *_keyed_by_static(failed, static),
+             *_keyed_by_facts(failed))
     return tuple(dict.fromkeys(found))
 
 
@@ -96,6 +97,17 @@ def _keyed_by_frame(failed: list[_Result]) -> Iterator[str]:
     for key, repair in EXPORT_REPAIRS.items():
         if repair.frame and any(re.search(repair.frame, f"{path}:{function}")
                                 for r in failed for path, _, function in r.verdict.error_frames):
+            yield key
+
+
+def _keyed_by_static(failed: list[_Result], static: list[Finding]) -> Iterator[str]:
+    """A failed dynamo export (silently wrong too) in code where the static rules found what a
+    repair concerns (ONX205: a tensor built from sizes)."""
+    if not any(r.verdict.exporter == "dynamo" for r in failed):
+        return
+    codes = {finding.code for finding in static}
+    for key, repair in EXPORT_REPAIRS.items():
+        if codes.intersection(repair.static_codes):
             yield key
 
 

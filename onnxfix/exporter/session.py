@@ -201,8 +201,17 @@ def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progr
     # the first run's names, and what the loop's last exports fail on (a failure the static fixes
     # uncovered: kornia's squeeze, reached once the inverse exports)
     decompose = tuple(dict.fromkeys((*decompose, *decompositions_that_help(target, loop.final.results, []))))
-    final = _with_decompositions(loop.final, decompose, outcome, export,
-                                 lambda results: decompositions_that_help(target, results, []))
+    named_by = lambda results: decompositions_that_help(target, results, [])  # noqa: E731
+    final = _with_decompositions(loop.final, decompose, outcome, export, named_by)
+    if decompose and not outcome.decompositions and loop.final.fixed.text != start.text:
+        # a static fix the loop kept can stand in a repair's way (a `.long()` of a count that the
+        # repair reads as a size): the repairs on the text before the static fixes, kept if more
+        # exporters end OK there
+        bare = _with_decompositions(fixloop.State(frozenset(), start, baseline), decompose, outcome, export, named_by)
+        if outcome.decompositions and _oks(bare.results) > _oks(final.results):
+            final = bare
+        else:
+            outcome.decompositions = ()
     if outcome.decompositions:
         final = _decompositions_in_source(target, source, final, outcome, unsafe_fixes, export)
     if baseline is before and final.fixed.text == start.text and not outcome.decompositions:
@@ -215,6 +224,10 @@ def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progr
     if mode == FIX_WRITE:
         outcome.written = _write_if_no_worse(source, start.text, final, before, outcome)
     return outcome
+
+
+def _oks(results) -> int:
+    return sum(r.verdict.verdict == OK for r in results)
 
 
 def _with_decompositions(final, keys: tuple[str, ...], outcome: FixResult, export, named_by, rounds: int = 3):

@@ -84,11 +84,20 @@ class SuggestedCheck(Rule):
                 # no check torch._check takes held, or those that held did not decide the guard
                 yield self._keep_branch(statement, taken, ctx)
                 continue
-            if statement is None or not conditions or not _insertable(statement, statements, ctx):
-                continue
+            if statement is None or not conditions or checked or not _insertable(statement, statements, ctx):
+                continue  # (checked: a block kept earlier checks all of them, and did not decide the guard)
             torch_name, imports = ctx.torch_name()
-            fix = Fix("Check what held on every recorded call while exporting",
-                      (_insert_before(statement, torch_name, conditions, ctx),), safe=True, imports=imports,
+            earlier = _check_block_before(statement, statements, ctx)
+            if earlier is not None:  # a block kept in an earlier round checks some: one block, checking all
+                checked = _block_checks(earlier)
+                kept = [ctx.segment(c.value.args[0]) for c in earlier.body]  # as written: _block_checks holds
+                conditions = tuple(dict.fromkeys((*kept, *(c for c in conditions if _normal(c) not in checked))))
+                start = ctx.file.source.line_starts[earlier.lineno - 1]
+                edit = Edit(start, ctx.file.source.line_starts[statement.lineno - 1],
+                            _insert_before(statement, torch_name, conditions, ctx).text)
+            else:
+                edit = _insert_before(statement, torch_name, conditions, ctx)
+            fix = Fix("Check what held on every recorded call while exporting", (edit,), safe=True, imports=imports,
                       key=" and ".join(conditions))
             checks = ", ".join(f"`{c}`" for c in conditions)
             message = (f"torch.export could not decide a guard on a value read out of a tensor here; {checks} held "
@@ -119,14 +128,33 @@ def _checked_before(statement: ast.stmt, conditions: tuple[str, ...], statements
                     ctx: FunctionContext) -> bool:
     """The statement right before ``statement`` is this rule's `if ....is_exporting():` block
     checking every one of ``conditions`` (a fix kept earlier, which did not decide the guard)."""
-    before = [s for s in statements if (s.end_lineno or s.lineno) == statement.lineno - 1]
-    for block in before:
-        if isinstance(block, ast.If) and ctx.segment(block.test).endswith("compiler.is_exporting()"):
-            checked = {ast.unparse(c.value.args[0]) for c in block.body if isinstance(c, ast.Expr)
-                       and isinstance(c.value, ast.Call) and c.value.args}
-            normalized = {ast.unparse(ast.parse(c, mode="eval").body) for c in conditions if _names(c)}
-            return bool(normalized) and normalized <= checked
-    return False
+    block = _check_block_before(statement, statements, ctx)
+    if block is None:
+        return False
+    normalized = {_normal(c) for c in conditions if _names(c)}
+    return bool(normalized) and normalized <= set(_block_checks(block))
+
+
+def _normal(condition: str) -> str:
+    return ast.unparse(ast.parse(condition, mode="eval").body)
+
+
+def _check_block_before(statement: ast.stmt, statements: list[ast.stmt], ctx: FunctionContext) -> ast.If | None:
+    """This rule's `if ....is_exporting():  # ... (onnxfix ONX611)` block right before ``statement``,
+    every statement of it a `torch._check(<condition>)`."""
+    for block in statements:
+        if ((block.end_lineno or block.lineno) == statement.lineno - 1 and isinstance(block, ast.If)
+                and not block.orelse and ctx.segment(block.test).endswith("compiler.is_exporting()")
+                and "(onnxfix ONX611)" in ctx.file.source.text.splitlines()[block.lineno - 1]
+                and len(_block_checks(block)) == len(block.body)):
+            return block
+    return None
+
+
+def _block_checks(block: ast.If) -> list[str]:
+    """The conditions a check block passes to torch._check, in order (normalized)."""
+    return [ast.unparse(c.value.args[0]) for c in block.body if isinstance(c, ast.Expr)
+            and isinstance(c.value, ast.Call) and len(c.value.args) == 1]
 
 
 def _branch_taken(statement: ast.stmt | None, held: tuple[str, ...]) -> bool | None:

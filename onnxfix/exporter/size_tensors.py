@@ -1,0 +1,173 @@
+"""Export-time repair `size_tensors_kept`: a tensor built from sizes while torch.export traces
+(Deformable DETR's `spatial_shapes = torch.as_tensor([(h, w) for each level])`) hands those sizes
+back as the SymInts they are where the model reads it as Python numbers.
+
+Two things go wrong without it, measured on torch 2.13 in non-strict torch.export: `torch.as_tensor`
+(or `torch.tensor`) of SymInts records the export-time values as a constant, silently (the level
+start offsets computed from it keep the example's sizes); and reading the tensor back
+(`for H, W in spatial_shapes`, `spatial_shapes[lvl]`, `.unbind()`, `.tolist()`, `.item()`) gives
+unbacked values with no tie to the sizes they were, so a later `split` / `view` by them fails on a
+data-dependent guard or keeps no size. Within the mode the tensor is stacked from 0-d tensors of
+its sizes (graph values), and the reads return the SymInts themselves. Eager is untouched (the
+mode is entered only while exporting), and nothing changes where no SymInt is given (the legacy
+exporter's sizes are traced tensors)."""
+
+from __future__ import annotations
+
+import weakref
+from contextlib import contextmanager
+from typing import Iterator
+
+import torch
+from torch.overrides import TorchFunctionMode
+
+from onnxfix.decompositions.linspace_steps import _onnx_linspace_steps
+
+_BUILDERS = (torch.as_tensor,)
+
+
+def _holds_symint(data) -> bool:
+    if isinstance(data, torch.SymInt):
+        return True
+    return isinstance(data, (list, tuple)) and any(_holds_symint(d) for d in data)
+
+
+def _all_ints(data) -> bool:
+    if isinstance(data, (list, tuple)):
+        return all(_all_ints(d) for d in data)
+    return isinstance(data, (int, torch.SymInt)) and not isinstance(data, bool)
+
+
+def _stacked(data, dtype, device) -> torch.Tensor:
+    if isinstance(data, (list, tuple)):
+        return torch.stack([_stacked(d, dtype, device) for d in data])
+    return torch.scalar_tensor(data, dtype=dtype, device=device)
+
+
+def _regular(data) -> bool:
+    """Nested lists of equal lengths (what a tensor holds), at least one item per level."""
+    if not isinstance(data, (list, tuple)):
+        return True
+    if not data:
+        return False
+    lengths = {len(d) if isinstance(d, (list, tuple)) else -1 for d in data}
+    return len(lengths) == 1 and all(_regular(d) for d in data)
+
+
+def _derived(func, args, kwargs, sizes):
+    """The sizes a tensor computed from a tensor of sizes holds, for the few ops Deformable DETR's
+    level bookkeeping uses (areas, their running sum, its slices, zeros to start it), else None."""
+    rest = args[1:]
+    dim = kwargs.get("dim", rest[0] if rest else None)
+    rows = all(isinstance(row, (list, tuple)) for row in sizes)
+    if func is torch.Tensor.prod and dim in (1, -1) and rows and set(kwargs) <= {"dim"}:
+        products = []
+        for row in sizes:
+            product = 1
+            for value in row:
+                product = product * value
+            products.append(product)
+        return products
+    if func is torch.Tensor.cumsum and dim == 0 and not rows and set(kwargs) <= {"dim"}:
+        total, running = 0, []
+        for value in sizes:
+            total = total + value
+            running.append(total)
+        return running
+    if func is torch.Tensor.__getitem__ and len(rest) == 1 and isinstance(rest[0], slice):
+        return list(sizes[rest[0]])
+    if (func is torch.Tensor.__getitem__ and len(rest) == 1 and isinstance(rest[0], tuple) and len(rest[0]) == 2
+            and rest[0][0] == slice(None) and isinstance(rest[0][1], int) and rows):
+        return [row[rest[0][1]] for row in sizes]  # spatial_shapes[:, 0]
+    if func is torch.Tensor.new_zeros and len(rest) == 1 and isinstance(rest[0], (tuple, list)) and len(rest[0]) == 1 \
+            and isinstance(rest[0][0], int) and set(kwargs) <= {"dtype", "device"}:
+        return [0] * rest[0][0]
+    return None
+
+
+class _SizeTensors(TorchFunctionMode):
+    def __init__(self):
+        super().__init__()
+        self._held: dict[int, tuple[weakref.ref, object]] = {}
+
+    def _keep(self, tensor: torch.Tensor, sizes) -> torch.Tensor:
+        self._held[id(tensor)] = (weakref.ref(tensor), sizes)
+        return tensor
+
+    def _sizes(self, value):
+        held = self._held.get(id(value)) if isinstance(value, torch.Tensor) else None
+        return held[1] if held is not None and held[0]() is value else None
+
+    def _item(self, tensor: torch.Tensor, sizes, index: int):
+        item = sizes[index]
+        if isinstance(item, (list, tuple)):
+            with torch._C.DisableTorchFunctionSubclass():
+                return self._keep(tensor[index], item)
+        return item
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func in _BUILDERS and args and _holds_symint(args[0]) and _all_ints(args[0]) and _regular(args[0]):
+            if set(kwargs) <= {"dtype", "device"} and len(args) == 1:
+                dtype = kwargs.get("dtype") or torch.int64
+                return self._keep(_stacked(args[0], dtype, kwargs.get("device")), args[0])
+        if func is torch.stack and args and isinstance(args[0], (list, tuple)) and args[0] and kwargs.get(
+                "dim", args[1] if len(args) > 1 else 0) == 0:
+            held = [self._sizes(t) for t in args[0]]  # ONX205's `torch.stack([torch.tensor(h), ...])`
+            if all(h is not None for h in held):
+                return self._keep(func(*args, **kwargs), held)
+        if func is torch.linspace and len(args) >= 3 and isinstance(args[2], torch.SymInt):
+            # a size read back now steps a linspace (DINO's reference points over each level's
+            # `H_`): torch.export would specialize it; ONX407's helper builds it from an arange
+            return _onnx_linspace_steps(*args, **kwargs)
+        if func is torch.cat and args and isinstance(args[0], (list, tuple)) and args[0] and kwargs.get(
+                "dim", args[1] if len(args) > 1 else 0) == 0:
+            held = [self._sizes(t) for t in args[0]]  # level offsets: cat((zeros(1), areas.cumsum(0)[:-1]))
+            if all(isinstance(h, (list, tuple)) and _all_ints(h) for h in held):
+                return self._keep(func(*args, **kwargs), [v for h in held for v in h])
+        sizes = self._sizes(args[0]) if args else None
+        if sizes is not None and isinstance(sizes, (list, tuple)):
+            derived = _derived(func, args, kwargs, sizes)
+            if derived is not None:
+                return self._keep(func(*args, **kwargs), derived)
+            tensor = args[0]
+            if func is torch.Tensor.__getitem__ and isinstance(args[1], int) and -len(sizes) <= args[1] < len(sizes):
+                return self._item(tensor, sizes, args[1])
+            if func is torch.Tensor.__getitem__ and isinstance(args[1], tuple) and args[1] and all(
+                    isinstance(i, int) for i in args[1]):
+                value = self._item(tensor, sizes, args[1][0])
+                return value if len(args[1]) == 1 else self.__torch_function__(func, types, (value, args[1][1:]))
+            if func is torch.Tensor.unbind and args[1:] in ((), (0,)) and kwargs in ({}, {"dim": 0}):
+                return tuple(self._item(tensor, sizes, i) for i in range(len(sizes)))
+            if func is torch.Tensor.tolist and len(args) == 1:
+                return [list(s) if isinstance(s, tuple) else s for s in sizes]
+        return func(*args, **kwargs)
+
+
+def _itself(self):
+    return self
+
+
+@contextmanager
+def size_tensors_kept(model=None) -> Iterator[None]:
+    # a read item is the SymInt itself where eager had a 0-d tensor: `.item()` of it (Mask2Former's
+    # `[size.item() for size in split_sizes]`) is the SymInt too, for as long as the export runs
+    had_item = "item" in vars(torch.SymInt)
+    torch.SymInt.item = _itself
+    # torch.tensor reaches no torch-function mode: of sizes, it is torch.as_tensor (a copy of
+    # Python numbers either way), which the mode builds (ONX205's `torch.stack([torch.tensor(h), ...])`)
+    tensor = torch.tensor
+
+    def tensor_of_sizes(data, *args, **kwargs):
+        if not args and set(kwargs) <= {"dtype", "device"} and _holds_symint(data):
+            return torch.as_tensor(data, **kwargs)
+        return tensor(data, *args, **kwargs)
+
+    torch.tensor = tensor_of_sizes
+    try:
+        with _SizeTensors():
+            yield
+    finally:
+        torch.tensor = tensor
+        if not had_item:
+            del torch.SymInt.item
