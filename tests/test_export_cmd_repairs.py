@@ -235,3 +235,13 @@ def test_a_tensor_of_sizes_hands_its_sizes_back_while_exporting(capsys):
     fix = target["fix"]
     assert (fix["decompositions"], fix["diff"], [r["verdict"] for r in fix["results"]]) == (["size_tensors_kept"], "", ["OK"])
     assert any(p["probe"] == "probe 2 (user)" and p["ok"] for p in fix["results"][0]["probes"])
+
+
+def test_the_items_of_an_arange_of_ints_are_ints_while_exporting(capsys):
+    """`for i in torch.arange(self.nstack)` indexing ModuleLists: the data-dependent error names
+    size_tensors_kept, and with it the loop's `i` are the ints of range(nstack): OK on other sizes."""
+    target = export_fixed(capsys, "arange_module_index.py", "--dynamic", "0:0=b,2=h,3=w", "--exporter", "dynamo")
+    assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS"]
+    assert "data-dependent expression" in target["results"][0]["error"]
+    fix = target["fix"]
+    assert (fix["decompositions"], fix["diff"], [r["verdict"] for r in fix["results"]]) == (["size_tensors_kept"], "", ["OK"])

@@ -8,7 +8,8 @@ start offsets computed from it keep the example's sizes); and reading the tensor
 (`for H, W in spatial_shapes`, `spatial_shapes[lvl]`, `.unbind()`, `.tolist()`, `.item()`) gives
 unbacked values with no tie to the sizes they were, so a later `split` / `view` by them fails on a
 data-dependent guard or keeps no size. Within the mode the tensor is stacked from 0-d tensors of
-its sizes (graph values), and the reads return the SymInts themselves. Eager is untouched (the
+its sizes (graph values), and the reads return the SymInts themselves. An arange of Python ints
+(`for i in torch.arange(self.nstack)`, a ModuleList indexed by `i`) is read back as its ints. Eager is untouched (the
 mode is entered only while exporting), and nothing changes where no SymInt is given (the legacy
 exporter's sizes are traced tensors)."""
 
@@ -85,6 +86,15 @@ def _derived(func, args, kwargs, sizes):
     return None
 
 
+def _extreme(largest: bool, values):
+    """The max / min of sizes, symbolic (sym_max / sym_min)."""
+    pick = torch.sym_max if largest else torch.sym_min
+    result = values[0]
+    for value in values[1:]:
+        result = pick(result, value)
+    return result
+
+
 class _SizeTensors(TorchFunctionMode):
     def __init__(self):
         super().__init__()
@@ -116,6 +126,11 @@ class _SizeTensors(TorchFunctionMode):
             held = [self._sizes(t) for t in args[0]]  # ONX205's `torch.stack([torch.tensor(h), ...])`
             if all(h is not None for h in held):
                 return self._keep(func(*args, **kwargs), held)
+        if func is torch.arange and args and all(type(a) is int for a in args) and len(args) <= 3 and not (
+                set(kwargs) - {"device", "dtype"}) and kwargs.get("dtype") in (None, torch.int64):
+            # `for i in torch.arange(self.nstack)`: its items are the ints of range(...), read back
+            # (a ModuleList indexed by `i`) as those ints rather than as unbacked values
+            return self._keep(func(*args, **kwargs), list(range(*args)))
         if func is torch.linspace and len(args) >= 3 and isinstance(args[2], torch.SymInt):
             # a size read back now steps a linspace (DINO's reference points over each level's
             # `H_`): torch.export would specialize it; ONX407's helper builds it from an arange
@@ -127,6 +142,9 @@ class _SizeTensors(TorchFunctionMode):
                 return self._keep(func(*args, **kwargs), [v for h in held for v in h])
         sizes = self._sizes(args[0]) if args else None
         if sizes is not None and isinstance(sizes, (list, tuple)):
+            if func in (torch.Tensor.max, torch.Tensor.min) and len(args) == 1 and not kwargs and sizes and _all_ints(sizes) \
+                    and not any(isinstance(v, (list, tuple)) for v in sizes):
+                return _extreme(func is torch.Tensor.max, sizes)  # `torch.arange(lengths.max())`
             derived = _derived(func, args, kwargs, sizes)
             if derived is not None:
                 return self._keep(func(*args, **kwargs), derived)
