@@ -154,11 +154,13 @@ class ScalarCast(Rule):
               `int(math.sqrt(n))` (or `numpy.sqrt`) of an integer size (the side of a square
               token grid) -> `_onnx_size_isqrt(math.sqrt, n)`: safe. In eager the helper is
               `int(math.sqrt(n))` itself, on the same value; under torch.export (a SymInt, whose
-              `math.sqrt` torch.onnx cannot convert) `torch.sym_int(n ** 0.5)` corrected by one
-              either way, the integer square root, which `int(math.sqrt(n))` is for every
-              `0 <= n < 2**52` (tests/test_values_exactness.py); while the legacy exporter traces
-              (the size a 0-d tensor), the floor of its float64 square root, a graph value.
-              Through a name bound to the square root: no fix. Where that name is bound once to `a / b` whose integer form is
+              `math.sqrt` torch.onnx cannot convert) `torch.sym_int(n ** 0.5)`, symbolic (a
+              correction by one either way made torch.export's symbolic reasoning hang on nested
+              grids); while the legacy exporter traces (the size a 0-d tensor), the floor of its
+              float64 square root, a graph value: the integer square root, which `int(math.sqrt(n))`
+              is for every `0 <= n < 2**52` (tests/test_values_exactness.py). Through a name bound
+              to the square root: no fix.
+              Of `int(f)` where `f` is bound once to `a / b` whose integer form is
               unsafe (julius's `self.new_sr * length / self.old_sr`, the divisor's sign not
               proven), `--unsafe-fixes` writes `a // b` instead (the fix's stronger alternative):
               both exporters then keep it symbolic.
