@@ -203,13 +203,15 @@ def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progr
     decompose = tuple(dict.fromkeys((*decompose, *decompositions_that_help(target, loop.final.results, []))))
     named_by = lambda results: decompositions_that_help(target, results, [])  # noqa: E731
     final = _with_decompositions(loop.final, decompose, outcome, export, named_by)
-    if decompose and not outcome.decompositions and loop.final.fixed.text != start.text:
+    if decompose and not outcome.decompositions and loop.final.fixed.text != start.text and _oks(
+            loop.final.results) < len(loop.final.results):
         # a static fix the loop kept can stand in a repair's way (a `.long()` of a count that the
         # repair reads as a size): the repairs on the text before the static fixes, kept if more
         # exporters end OK there
         bare = _with_decompositions(fixloop.State(frozenset(), start, baseline), decompose, outcome, export, named_by)
-        if outcome.decompositions and _oks(bare.results) > _oks(final.results):
-            final = bare
+        if outcome.decompositions and _oks(bare.results) > _oks(final.results) and not fixloop.worsened(
+                final.results, bare.results):
+            final = bare  # (the static fixes the loop kept are left out: they stood in the repair's way)
         else:
             outcome.decompositions = ()
     if outcome.decompositions:

@@ -61,6 +61,8 @@ def _derived(func, args, kwargs, sizes):
     rest = args[1:]
     dim = kwargs.get("dim", rest[0] if rest else None)
     rows = all(isinstance(row, (list, tuple)) for row in sizes)
+    if len(rest) > 1:
+        return None  # (`prod(1, True)`: keepdim)
     if func is torch.Tensor.prod and dim in (1, -1) and rows and set(kwargs) <= {"dim"}:
         products = []
         for row in sizes:
@@ -78,12 +80,26 @@ def _derived(func, args, kwargs, sizes):
     if func is torch.Tensor.__getitem__ and len(rest) == 1 and isinstance(rest[0], slice):
         return list(sizes[rest[0]])
     if (func is torch.Tensor.__getitem__ and len(rest) == 1 and isinstance(rest[0], tuple) and len(rest[0]) == 2
-            and rest[0][0] == slice(None) and isinstance(rest[0][1], int) and rows):
+            and isinstance(rest[0][0], slice) and rest[0][0] == slice(None) and type(rest[0][1]) is int and rows):
         return [row[rest[0][1]] for row in sizes]  # spatial_shapes[:, 0]
     if func is torch.Tensor.new_zeros and len(rest) == 1 and isinstance(rest[0], (tuple, list)) and len(rest[0]) == 1 \
             and isinstance(rest[0][0], int) and set(kwargs) <= {"dtype", "device"}:
         return [0] * rest[0][0]
     return None
+
+
+def _frozen(sizes):
+    return tuple(_frozen(s) for s in sizes) if isinstance(sizes, (list, tuple)) else sizes
+
+
+def _thawed(sizes):
+    return [_thawed(s) for s in sizes] if isinstance(sizes, tuple) else sizes
+
+
+def _writes_in_place(func) -> bool:
+    name = getattr(func, "__name__", "")
+    return name in ("__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__") or (
+        name.endswith("_") and not name.startswith("__"))
 
 
 def _extreme(largest: bool, values):
@@ -101,7 +117,7 @@ class _SizeTensors(TorchFunctionMode):
         self._held: dict[int, tuple[weakref.ref, object]] = {}
 
     def _keep(self, tensor: torch.Tensor, sizes) -> torch.Tensor:
-        self._held[id(tensor)] = (weakref.ref(tensor), sizes)
+        self._held[id(tensor)] = (weakref.ref(tensor), _frozen(sizes))  # the caller's list may change later
         return tensor
 
     def _sizes(self, value):
@@ -117,6 +133,11 @@ class _SizeTensors(TorchFunctionMode):
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
+        if not torch.compiler.is_exporting():  # the legacy tracer's sizes are traced tensors already
+            return func(*args, **kwargs)
+        if args and isinstance(args[0], torch.Tensor) and _writes_in_place(func):
+            self._held.pop(id(args[0]), None)  # `p[1] = ...`, `p.add_(1)`: no longer the values it held
+            return func(*args, **kwargs)
         if func in _BUILDERS and args and _holds_symint(args[0]) and _all_ints(args[0]) and _regular(args[0]):
             if set(kwargs) <= {"dtype", "device"} and len(args) == 1:
                 dtype = kwargs.get("dtype") or torch.int64
@@ -149,16 +170,16 @@ class _SizeTensors(TorchFunctionMode):
             if derived is not None:
                 return self._keep(func(*args, **kwargs), derived)
             tensor = args[0]
-            if func is torch.Tensor.__getitem__ and isinstance(args[1], int) and -len(sizes) <= args[1] < len(sizes):
+            if func is torch.Tensor.__getitem__ and type(args[1]) is int and -len(sizes) <= args[1] < len(sizes):
                 return self._item(tensor, sizes, args[1])
             if func is torch.Tensor.__getitem__ and isinstance(args[1], tuple) and args[1] and all(
-                    isinstance(i, int) for i in args[1]):
+                    type(i) is int for i in args[1]):
                 value = self._item(tensor, sizes, args[1][0])
                 return value if len(args[1]) == 1 else self.__torch_function__(func, types, (value, args[1][1:]))
             if func is torch.Tensor.unbind and args[1:] in ((), (0,)) and kwargs in ({}, {"dim": 0}):
                 return tuple(self._item(tensor, sizes, i) for i in range(len(sizes)))
             if func is torch.Tensor.tolist and len(args) == 1:
-                return [list(s) if isinstance(s, tuple) else s for s in sizes]
+                return _thawed(sizes)
         return func(*args, **kwargs)
 
 
@@ -170,7 +191,7 @@ def _itself(self):
 def size_tensors_kept(model=None) -> Iterator[None]:
     # a read item is the SymInt itself where eager had a 0-d tensor: `.item()` of it (Mask2Former's
     # `[size.item() for size in split_sizes]`) is the SymInt too, for as long as the export runs
-    had_item = "item" in vars(torch.SymInt)
+    item = vars(torch.SymInt).get("item")
     torch.SymInt.item = _itself
     # torch.tensor reaches no torch-function mode: of sizes, it is torch.as_tensor (a copy of
     # Python numbers either way), which the mode builds (ONX205's `torch.stack([torch.tensor(h), ...])`)
@@ -187,5 +208,7 @@ def size_tensors_kept(model=None) -> Iterator[None]:
             yield
     finally:
         torch.tensor = tensor
-        if not had_item:
+        if item is None:
             del torch.SymInt.item
+        else:
+            torch.SymInt.item = item

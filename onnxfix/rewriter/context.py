@@ -12,7 +12,7 @@ from onnxfix.rewriter.config_numbers import is_config_int
 from onnxfix.rewriter.evidence import FileEvidence, FunctionEvidence, Value
 from onnxfix.rewriter.export_guards import skipped_at
 from onnxfix.rewriter.function_body import walk_function_body
-from onnxfix.rewriter.integers import CycleLedger, IntegerOracle, held_assuming_cycles
+from onnxfix.rewriter.integers import CycleLedger, IntegerOracle, held_assuming_cycles, is_whole_shape
 from onnxfix.rewriter.size_lists import never_written, sequence_of_sizes, unpacks_size_list
 from onnxfix.rewriter.module_index import ModuleIndex, is_torch_module_qualname
 from onnxfix.rewriter.none_defaults import without_defaulted_none
@@ -391,14 +391,14 @@ class FunctionContext(_FileView):
         if not isinstance(node, ast.Name):
             return sequence_of_sizes(self, node)
         values = self.assignments(node.id)
-        if self.is_parameter(node.id):
-            return all(_rebuilt_from(v, node.id) for v in values) and self.across_calls(
+        if self.is_parameter(node.id):  # (a list a caller passes: written here or not)
+            return all(_rebuilt_from(v, node.id) for v in values) and never_written(self, node.id) and self.across_calls(
                 "shape", node.id, lambda caller, arg: caller.is_shape_sequence(arg)
             )
         return bool(values) and held_assuming_cycles(
             self.file.cycles, self.cache, ("shape_sequence", node.id),
-            lambda: never_written(self, node.id) and all(
-                isinstance(v, ast.expr) and sequence_of_sizes(self, v) for v in values))
+            lambda: all(isinstance(v, ast.expr) and sequence_of_sizes(self, v) for v in values) and (
+                all(is_whole_shape(v) for v in values) or never_written(self, node.id)))  # a torch.Size: immutable
 
     def across_calls(self, kind: str, name: str, test) -> bool:
         """``test(caller_ctx, argument)`` holds for the argument at every call site binding

@@ -15,7 +15,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from onnxfix.rewriter.function_body import walk_function_body
-from onnxfix.rewriter.integers import is_whole_shape, unpacked_element
+from onnxfix.rewriter.integers import held_assuming_cycles, is_whole_shape, unpacked_element
 
 if TYPE_CHECKING:
     from onnxfix.rewriter.context import FunctionContext
@@ -30,13 +30,9 @@ def is_size_list(ctx: "FunctionContext", node: ast.AST) -> bool:
         return all(is_size_sequence(ctx, e) for e in node.elts)
     if not isinstance(node, ast.Name):
         return False
-    key = ("size_list", node.id)
-    if key in ctx.cache:
-        return ctx.cache[key]
-    ctx.cache[key] = False  # a list defined through itself proves nothing
-    answer = _name_is_size_list(ctx, node.id)
-    ctx.cache[key] = answer
-    return answer
+    # a list defined through itself: assumed while answered (the ledger drops what rested on it)
+    return held_assuming_cycles(ctx.file.cycles, ctx.cache, ("size_list", node.id),
+                                lambda: _name_is_size_list(ctx, node.id))
 
 
 def is_size_sequence(ctx: "FunctionContext", node: ast.AST) -> bool:
@@ -231,9 +227,6 @@ def unpacks_size_list(ctx: "FunctionContext", target: ast.AST, iterable: ast.AST
     )
 
 
-# list methods that change the items in place
-_LIST_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse"})
-
 
 def sequence_of_sizes(ctx: "FunctionContext", value: ast.AST) -> bool:
     """A sequence whose items are sizes (ints >= 0): a torch.Size, ``list(S)`` / ``tuple(S)`` of
@@ -258,14 +251,65 @@ def _mapped_sizes(ctx: "FunctionContext", comprehension: ast.ListComp | ast.Gene
 
 
 def never_written(ctx: "FunctionContext", name: str) -> bool:
-    """No item of ``name`` is assigned, deleted or changed by a list method in the function, and
-    no augmented assignment rebinds it: a list bound to sizes keeps them."""
-    for node, _ in walk_function_body(ctx.fn.node):
+    """The list ``name`` keeps the items it is bound to: in the whole function (training-only
+    branches and nested functions too) no item of it is assigned or deleted and no augmented
+    assignment or list method changes it, and every read leaves it as it is (a loop over it, an
+    index, unpacking, a comparison, `len` / `list` / `tuple` / `enumerate` / `reversed` / `zip` of
+    it, an argument of a torch function, a `return`, or a store into a container right before the
+    name is rebound:
+    U^2-Net's `sizes[h] = size` / `size = [...]`). An alias or another call could write it: no."""
+    function = ctx.fn.node
+    parents = {child: node for node in ast.walk(function) for child in ast.iter_child_nodes(node)}
+    for node in ast.walk(function):
         if isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)) and _is_name(node.value, name):
             return False
         if isinstance(node, ast.AugAssign) and _is_name(node.target, name):
             return False
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _LIST_MUTATORS
-                and _is_name(node.func.value, name)):
+        if (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)) and node is not function
+                and any(_is_name(n, name) for n in ast.walk(node))):
+            return False
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load) and not _leaves_it(
+                ctx, node, parents):
             return False
     return True
+
+
+_READING_BUILTINS = frozenset({"len", "list", "tuple", "enumerate", "reversed", "zip"})
+
+
+def _leaves_it(ctx: "FunctionContext", node: ast.Name, parents: dict) -> bool:
+    parent = parents.get(node)
+    if isinstance(parent, (ast.For, ast.comprehension)) and parent.iter is node:
+        return True
+    if isinstance(parent, ast.Subscript) and isinstance(parent.ctx, ast.Load) or isinstance(parent, ast.Return):
+        return True
+    if isinstance(parent, (ast.Compare, ast.FormattedValue)) or (
+            isinstance(parent, (ast.If, ast.While, ast.IfExp, ast.BoolOp)) and getattr(parent, "test", None) is node):
+        return True
+    if isinstance(parent, ast.Assign) and parent.value is node and all(
+            isinstance(t, (ast.Tuple, ast.List)) for t in parent.targets):
+        return True  # `h, w = size`: its items, unpacked
+    if isinstance(parent, ast.Starred):
+        parent = parents.get(parent)
+    if isinstance(parent, ast.keyword):
+        parent = parents.get(parent)
+    if isinstance(parent, ast.Call) and node is not parent.func:
+        if isinstance(parent.func, ast.Name) and parent.func.id in _READING_BUILTINS and ctx.is_builtin(parent.func.id):
+            return True
+        if isinstance(parent.func, ast.Attribute) and ctx.tensors.is_tensor(parent.func.value):
+            return True  # `x.reshape(-1, *size)`: a tensor method
+        return (ctx.qualname(parent.func) or "").startswith("torch.")  # torch writes no Python list
+    return isinstance(parent, ast.Assign) and _stored_then_rebound(parent, node.id, parents)
+
+
+def _stored_then_rebound(assign: ast.Assign, name: str, parents: dict) -> bool:
+    """`d[k] = name` whose next statement in the block rebinds ``name``: the stored list is read
+    through the container from then on, never through the name."""
+    if not (len(assign.targets) == 1 and isinstance(assign.targets[0], ast.Subscript) and _is_name(assign.value, name)):
+        return False
+    block = parents.get(assign)
+    body = next((b for b in (getattr(block, "body", None), getattr(block, "orelse", None)) if b and assign in b), None)
+    if body is None or body.index(assign) + 1 >= len(body):
+        return False
+    following = body[body.index(assign) + 1]
+    return isinstance(following, ast.Assign) and len(following.targets) == 1 and _is_name(following.targets[0], name)

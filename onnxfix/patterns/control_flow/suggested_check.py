@@ -142,19 +142,26 @@ def _normal(condition: str) -> str:
 def _check_block_before(statement: ast.stmt, statements: list[ast.stmt], ctx: FunctionContext) -> ast.If | None:
     """This rule's `if ....is_exporting():  # ... (onnxfix ONX611)` block right before ``statement``,
     every statement of it a `torch._check(<condition>)`."""
-    for block in statements:
-        if ((block.end_lineno or block.lineno) == statement.lineno - 1 and isinstance(block, ast.If)
-                and not block.orelse and ctx.segment(block.test).endswith("compiler.is_exporting()")
-                and "(onnxfix ONX611)" in ctx.file.source.text.splitlines()[block.lineno - 1]
-                and len(_block_checks(block)) == len(block.body)):
-            return block
-    return None
+    parent = ctx.parent(statement)
+    body = next((b for b in (getattr(parent, f, None) for f in ("body", "orelse", "finalbody")) if
+                 isinstance(b, list) and statement in b), None)
+    at = body.index(statement) if body is not None else 0
+    block = body[at - 1] if at > 0 else None  # the statement before it in the same block
+    if not (isinstance(block, ast.If) and not block.orelse and (block.end_lineno or block.lineno) == statement.lineno - 1
+            and ctx.segment(block.test).endswith("compiler.is_exporting()")
+            and len(_block_checks(block)) == len(block.body)):
+        return None
+    source = ctx.file.source
+    lines = source.text[source.line_starts[block.lineno - 1]:source.span(block)[1]].split("\n")
+    # the rule's own marker on the header, no comment among the checks (the merge rewrites them)
+    return block if "(onnxfix ONX611)" in lines[0] and not any("#" in line for line in lines[1:]) else None
 
 
 def _block_checks(block: ast.If) -> list[str]:
     """The conditions a check block passes to torch._check, in order (normalized)."""
     return [ast.unparse(c.value.args[0]) for c in block.body if isinstance(c, ast.Expr)
-            and isinstance(c.value, ast.Call) and len(c.value.args) == 1]
+            and isinstance(c.value, ast.Call) and isinstance(c.value.func, ast.Attribute)
+            and c.value.func.attr == "_check" and len(c.value.args) == 1 and not c.value.keywords]
 
 
 def _branch_taken(statement: ast.stmt | None, held: tuple[str, ...]) -> bool | None:
