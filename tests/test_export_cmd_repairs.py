@@ -245,3 +245,15 @@ def test_the_items_of_an_arange_of_ints_are_ints_while_exporting(capsys):
     assert "data-dependent expression" in target["results"][0]["error"]
     fix = target["fix"]
     assert (fix["decompositions"], fix["diff"], [r["verdict"] for r in fix["results"]]) == (["size_tensors_kept"], "", ["OK"])
+
+
+def test_a_complex_output_is_compared_as_the_pairs_the_exporters_give(capsys):
+    """A complex spectrogram as the output: the dynamo export matches as view_as_real of eager's;
+    the legacy export, with ONX526's pair helpers written in and the pair output flattened to the
+    same (real, imaginary) form, matches too."""
+    target = export_fixed(capsys, "complex_spectrogram.py", "--dynamic", "0:0=b,1=n", "--exporter", "both",
+                          "--unsafe-fixes")
+    assert [r["verdict"] for r in target["results"]] == ["OK", "EXPORT-FAILS"]
+    fix = target["fix"]
+    assert [r["verdict"] for r in fix["results"]] == ["OK", "OK"]
+    assert "flat_outputs" in fix["decompositions"] and "_onnx_pair_stft(" in fix["diff"]

@@ -3,7 +3,8 @@ eager is compared with onnxruntime, and the names of the inputs.
 
 `FlatOutputs` is the repair for outputs the exporters cannot take (export_repairs.py
 "flat_outputs"): a dict with non-string keys (Monodepth2's `outputs[("disp", i)]`), a dataclass,
-a ModelOutput or Python numbers beside the tensors. The legacy tracer fails on them ("output 1
+a ModelOutput, Python numbers beside the tensors, or a complex result carried as ONX526's
+(real, imaginary) pair while tracing. The legacy tracer fails on them ("output 1
 (3 ...) of traced region did not have observable data dependence": the int in a key became an
 output; "Only tuples, lists and Variables are supported as JIT inputs/outputs"), torch.export on
 a type pytree does not know. The wrapper returns the output's tensors in `flatten`'s order, the
@@ -35,6 +36,10 @@ def leaves(value: Any) -> list[Any]:
         return [leaf for item in value for leaf in leaves(item)]
     if isinstance(value, dict):
         return [leaf for item in value.values() for leaf in leaves(item)]
+    if type(value).__name__ == "_OnnxComplexPair" and isinstance(getattr(value, "real", None), torch.Tensor):
+        # a complex output the legacy trace carries as ONX526's pair: as torch.onnx's dynamo exporter
+        # gives a complex output, (real, imaginary) in a trailing dim of 2 (comparison.py reads so)
+        return [torch.stack((value.real, value.imag), -1)]
     return [value]
 
 
