@@ -147,6 +147,10 @@ class TensorOracle:
         return None
 
     def _call(self, node: ast.Call) -> bool | None:
+        if isinstance(node.func, ast.Call) and node.args:  # `nn.ReLU()(x)`: a layer built and applied at once
+            built = self.ctx.qualname(node.func.func) or ""
+            if built.startswith("torch.nn.") and built.rsplit(".", 1)[-1] in TENSOR_LAYERS:
+                return True
         qualname = self.ctx.qualname(node.func)
         if qualname:
             if qualname.split(".")[0] in ("numpy", "math", "builtins"):

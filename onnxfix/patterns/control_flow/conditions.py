@@ -128,12 +128,24 @@ def _condition_call(test: ast.Call, ctx: FunctionContext) -> Condition | None:
         return Condition(inner.where_text)
     if _is_item_call(test, ctx):
         return Condition(None)
+    if _full_reduction(test, ctx):
+        # `bool(y.max())`, `if x.sum():`: a 0-d tensor whatever the dtype, true when not 0 (NaN too)
+        return Condition(f"{ctx.segment(test)} != 0")
     if _is_any_or_all(test, ctx):
         # bool for a bool or float tensor, uint8 for a uint8 one (torch.where would raise):
         # `!= 0` gives the same truth value as a bool tensor whatever the dtype
         text = ctx.segment(test)
         return Condition(text if is_bool_tensor(test, ctx) else f"{text} != 0")
     return None
+
+
+FULL_REDUCTIONS = frozenset({"max", "min", "sum", "mean", "prod", "amax", "amin", "norm", "count_nonzero"})
+
+
+def _full_reduction(node: ast.Call, ctx: FunctionContext) -> bool:
+    """`t.max()`, `t.sum()` of a tensor, no argument: one value (`any`/`all` are _is_any_or_all's)."""
+    return (isinstance(node.func, ast.Attribute) and node.func.attr in FULL_REDUCTIONS and not node.args
+            and not node.keywords and bool(ctx.tensors.is_tensor(node.func.value)))
 
 
 def _is_any_or_all(node: ast.Call, ctx: FunctionContext) -> bool:
