@@ -42,7 +42,8 @@ class TensorIf(Rule):
         what="""
             Finds `if` statements and conditional expressions whose condition is a tensor
             value: a comparison with a tensor (`if x.sum() > 0:`), `t.any()` / `t.all()`,
-            `bool(t)`, `t.item()` in a comparison, `torch.equal(a, b)`, or a bare tensor.
+            `bool(t)`, `t.item()` in a comparison, `torch.equal(a, b)`, a bare tensor, or a full
+            reduction (`if x.sum():`, `bool(y.max())`: one value, selected with `t != 0`).
             Conditions on shapes, flags and `None` checks are not reported. Two kinds are
             reported with a narrower message: an `if` whose only statement is `raise` (an input
             check: the dynamo exporter fails on it while the legacy exporter drops it, which is
