@@ -154,7 +154,9 @@ EXPORT_REPAIRS = {
     ),
     "size_tensors_kept": ExportRepair(
         r"non-zero number of elements, but its data is not allocated yet"
-        r"|Could not (?:guard on|extract specialized integer from) data-dependent expression",
+        r"|Could not (?:guard on|extract specialized integer from) data-dependent expression"
+        # a size tensor's constant specializes the sizes it was built from (detectron2's ImageList)
+        r"|conflicts between user-specified ranges and inferred ranges",
         "a tensor built from sizes while torch.export traces (Deformable DETR's `spatial_shapes = "
         "torch.as_tensor([(h, w), ...])`) stacked from its sizes as graph values, and read back as those "
         "SymInts (`for H, W in spatial_shapes`, `[lvl]`, `.unbind()`, `.tolist()`, `.item()`): torch.as_tensor "
