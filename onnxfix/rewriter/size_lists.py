@@ -254,9 +254,9 @@ def never_written(ctx: "FunctionContext", name: str) -> bool:
     """The list ``name`` keeps the items it is bound to: in the whole function (training-only
     branches and nested functions too) no item of it is assigned or deleted and no augmented
     assignment or list method changes it, and every read leaves it as it is (a loop over it, an
-    index, unpacking, a comparison, `len` / `list` / `tuple` / `enumerate` / `reversed` / `zip` of
-    it, an argument of a torch function, a `return`, or a store into a container right before the
-    name is rebound:
+    index, unpacking, a comparison, a builtin's argument (`len`, `isinstance`, `tuple`, ...: none
+    writes one but setattr and the like), an argument of a torch function, a `return`, or a store
+    into a container right before the name is rebound:
     U^2-Net's `sizes[h] = size` / `size = [...]`). An alias or another call could write it: no."""
     function = ctx.fn.node
     parents = {child: node for node in ast.walk(function) for child in ast.iter_child_nodes(node)}
@@ -274,7 +274,8 @@ def never_written(ctx: "FunctionContext", name: str) -> bool:
     return True
 
 
-_READING_BUILTINS = frozenset({"len", "list", "tuple", "enumerate", "reversed", "zip"})
+# builtins that can change an argument (every other builtin only reads it: len, isinstance, tuple, ...)
+_WRITING_BUILTINS = frozenset({"setattr", "delattr", "exec", "eval", "vars", "globals", "locals", "__import__"})
 
 
 def _leaves_it(ctx: "FunctionContext", node: ast.Name, parents: dict) -> bool:
@@ -294,7 +295,7 @@ def _leaves_it(ctx: "FunctionContext", node: ast.Name, parents: dict) -> bool:
     if isinstance(parent, ast.keyword):
         parent = parents.get(parent)
     if isinstance(parent, ast.Call) and node is not parent.func:
-        if isinstance(parent.func, ast.Name) and parent.func.id in _READING_BUILTINS and ctx.is_builtin(parent.func.id):
+        if isinstance(parent.func, ast.Name) and parent.func.id not in _WRITING_BUILTINS and ctx.is_builtin(parent.func.id):
             return True
         if isinstance(parent.func, ast.Attribute) and ctx.tensors.is_tensor(parent.func.value):
             return True  # `x.reshape(-1, *size)`: a tensor method
