@@ -43,7 +43,10 @@ class TensorIf(Rule):
             Finds `if` statements and conditional expressions whose condition is a tensor
             value: a comparison with a tensor (`if x.sum() > 0:`), `t.any()` / `t.all()`,
             `bool(t)`, `t.item()` in a comparison, `torch.equal(a, b)`, a bare tensor, or a full
-            reduction (`if x.sum():`, `bool(y.max())`: one value, selected with `t != 0`).
+            reduction (`if x.sum():`, `bool(y.max())`: one value, selected with `t != 0`). A
+            branch whose one statement updates a name in place (`if sos: out += 1.`) is selected
+            too: `out = torch.where(sos, out + 1., out)` (the name rebound, no longer written in
+            place: unsafe, as every torch.where fix).
             Conditions on shapes, flags and `None` checks are not reported. Two kinds are
             reported with a narrower message: an `if` whose only statement is `raise` (an input
             check: the dynamo exporter fails on it while the legacy exporter drops it, which is
@@ -240,7 +243,7 @@ class TensorIf(Rule):
     def _fix(self, node: ast.If, condition: Condition, ctx: FunctionContext) -> Fix | None:
         shape = branch_shape(node, ctx)
         if shape is None:
-            return None
+            return _augmented_fix(node, condition, ctx)
         kind, target, when_true, when_false, last = shape
         if reshaped_branch(when_true, when_false, ctx):  # a missing `else` keeps the name: its text
             return None
@@ -255,6 +258,31 @@ class TensorIf(Rule):
         new = f"return {selected}" if kind == "return" else f"{target} = {selected}"
         edit = replace_statements(ctx, node, last, new, comments)
         return Fix("Select with `torch.where` (evaluates both branches)", (edit,), safe=False, imports=imports)
+
+
+_AUGMENTED = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
+
+
+def _augmented_fix(node: ast.If, condition: Condition, ctx: FunctionContext) -> Fix | None:
+    """`if flag: out += 1.` (no else, the one statement) -> `out = torch.where(flag, out + 1., out)`.
+    Unsafe with every torch.where fix, and more: `+=` wrote into the tensor, where rebinds the name
+    to a new one (another name for the same tensor no longer sees the change)."""
+    if node.orelse or len(node.body) != 1:
+        return None
+    only = node.body[0]
+    if not (isinstance(only, ast.AugAssign) and isinstance(only.target, ast.Name) and type(only.op) in _AUGMENTED):
+        return None
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.If) and node in parent.orelse:
+        return None  # an `elif`: replacing it would detach it from its `if`
+    comments = comments_outside(ctx, node, [node.test, only.value], node)
+    if comments is None:
+        return None
+    torch, imports = ctx.torch_name()
+    name = only.target.id
+    updated = f"{name} {_AUGMENTED[type(only.op)]} {parenthesize(ctx.segment(only.value), only.value)}"
+    edit = replace_statements(ctx, node, node, f"{name} = {torch}.where({condition.where_text}, {updated}, {name})", comments)
+    return Fix("Select with `torch.where` (evaluates the update)", (edit,), safe=False, imports=imports)
 
 
 _IS_EXPORTING = "torch.compiler.is_exporting()"
