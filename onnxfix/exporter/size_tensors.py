@@ -24,9 +24,6 @@ from torch.overrides import TorchFunctionMode
 
 from onnxfix.decompositions.linspace_steps import _onnx_linspace_steps
 
-_BUILDERS = (torch.as_tensor,)
-
-
 def _holds_symint(data) -> bool:
     if isinstance(data, torch.SymInt):
         return True
@@ -102,6 +99,12 @@ def _writes_in_place(func) -> bool:
         name.endswith("_") and not name.startswith("__"))
 
 
+def _along_dim0(args, kwargs) -> bool:
+    """torch.stack / torch.cat of a non-empty sequence along dim 0."""
+    return bool(args) and isinstance(args[0], (list, tuple)) and bool(args[0]) and kwargs.get(
+        "dim", args[1] if len(args) > 1 else 0) == 0
+
+
 def _extreme(largest: bool, values):
     """The max / min of sizes, symbolic (sym_max / sym_min)."""
     pick = torch.sym_max if largest else torch.sym_min
@@ -138,15 +141,16 @@ class _SizeTensors(TorchFunctionMode):
         if args and isinstance(args[0], torch.Tensor) and _writes_in_place(func):
             self._held.pop(id(args[0]), None)  # `p[1] = ...`, `p.add_(1)`: no longer the values it held
             return func(*args, **kwargs)
-        if func in _BUILDERS and args and _holds_symint(args[0]) and _all_ints(args[0]) and _regular(args[0]):
+        if func is torch.as_tensor and args and _holds_symint(args[0]) and _all_ints(args[0]) and _regular(args[0]):
             if set(kwargs) <= {"dtype", "device"} and len(args) == 1:
                 dtype = kwargs.get("dtype") or torch.int64
                 return self._keep(_stacked(args[0], dtype, kwargs.get("device")), args[0])
-        if func is torch.stack and args and isinstance(args[0], (list, tuple)) and args[0] and kwargs.get(
-                "dim", args[1] if len(args) > 1 else 0) == 0:
-            held = [self._sizes(t) for t in args[0]]  # ONX205's `torch.stack([torch.tensor(h), ...])`
-            if all(h is not None for h in held):
-                return self._keep(func(*args, **kwargs), held)
+        held = [self._sizes(t) for t in args[0]] if func in (torch.stack, torch.cat) and _along_dim0(args, kwargs) else []
+        if func is torch.stack and held and all(h is not None for h in held):
+            return self._keep(func(*args, **kwargs), held)  # ONX205's `torch.stack([torch.tensor(h), ...])`
+        if func is torch.cat and held and all(isinstance(h, tuple) and _all_ints(h) for h in held):
+            # level offsets: cat((zeros(1), areas.cumsum(0)[:-1]))
+            return self._keep(func(*args, **kwargs), [v for h in held for v in h])
         if func is torch.arange and args and all(type(a) is int for a in args) and len(args) <= 3 and not (
                 set(kwargs) - {"device", "dtype"}) and kwargs.get("dtype") in (None, torch.int64):
             # `for i in torch.arange(self.nstack)`: its items are the ints of range(...), read back
@@ -156,11 +160,6 @@ class _SizeTensors(TorchFunctionMode):
             # a size read back now steps a linspace (DINO's reference points over each level's
             # `H_`): torch.export would specialize it; ONX407's helper builds it from an arange
             return _onnx_linspace_steps(*args, **kwargs)
-        if func is torch.cat and args and isinstance(args[0], (list, tuple)) and args[0] and kwargs.get(
-                "dim", args[1] if len(args) > 1 else 0) == 0:
-            held = [self._sizes(t) for t in args[0]]  # level offsets: cat((zeros(1), areas.cumsum(0)[:-1]))
-            if all(isinstance(h, (list, tuple)) and _all_ints(h) for h in held):
-                return self._keep(func(*args, **kwargs), [v for h in held for v in h])
         sizes = self._sizes(args[0]) if args else None
         if sizes is not None and isinstance(sizes, (list, tuple)):
             if func in (torch.Tensor.max, torch.Tensor.min) and len(args) == 1 and not kwargs and sizes and _all_ints(sizes) \
