@@ -1,0 +1,20 @@
+import torch
+
+
+def _onnx_size_cond(pred, if_true, if_false, operands=()):
+    # The `if` on sizes the code had, its branches made functions. In eager (and while the legacy
+    # exporter traces) exactly that `if`, on the same values. Under torch.export, where the sizes
+    # are symbolic, torch.cond keeps both branches in the graph (an ONNX If) instead of
+    # specializing the sizes to the branch the export example takes. torch.cond takes no outputs
+    # or operands that alias each other: copies, under export only.
+    if torch.compiler.is_exporting() and not isinstance(pred, bool):
+
+        def copied(branch):
+            def run(*args):
+                out = branch(*args)
+                return tuple(t.clone() for t in out) if isinstance(out, tuple) else out.clone()
+
+            return run
+
+        return torch.cond(pred, copied(if_true), copied(if_false), tuple(t.clone() for t in operands))
+    return if_true(*operands) if pred else if_false(*operands)

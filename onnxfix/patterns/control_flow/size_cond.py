@@ -1,0 +1,267 @@
+"""ONX613: an `if` on sizes whose guard specialized a dynamic dim: both branches kept with torch.cond.
+
+torch.export evaluates `if scores.shape[0] > nms_pre:` on the example's sizes and records a guard:
+the exported model takes the example's branch for every size (mmdetection's RPN keeps all anchors
+where more than `nms_pre` must be cut), or the dim is pinned (ONX914) or restricted (ONX915). Where a
+recorded run (`onnxfix export --fix`) names the `if`'s line as the guard's, the branches become
+nested functions and `_onnx_size_cond` picks one: in eager the same Python `if`, under torch.export
+`torch.cond`, which the dynamo exporter writes as an ONNX `If`.
+
+The rewrite is text edits that keep every statement of the branches where it was (comments and
+formatting too): `if <test>:` becomes `def _onnx_if_<line>(<operands>):`, `else:` becomes
+`def _onnx_else_<line>(<operands>):`, each gets a `return` of the names the code after the `if` reads,
+and one call binds them.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix.decompositions import helper_source
+from onnxfix.patterns.control_flow.conditions import tensor_condition
+from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.evidence import all_tensors
+from onnxfix.rewriter.export_guards import consults_export_guard
+from onnxfix.rewriter.rule import Edit, Fix, Helper, Rule, RuleDoc
+from onnxfix.rewriter.statements import statement_indent
+from onnxfix.rewriter.tensors import in_place_method
+
+SIZE_COND = Helper("_onnx_size_cond", helper_source("size_cond"))
+# statements a torch.cond branch cannot hold, or whose effect would leave the nested function
+ESCAPES = (ast.Return, ast.Yield, ast.YieldFrom, ast.Await, ast.Global, ast.Nonlocal, ast.Delete, ast.Raise,
+           ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.AugAssign,
+           ast.Try)
+# container methods that write their receiver (a side effect torch.cond refuses; eager is the same either way)
+MUTATORS = frozenset({"append", "extend", "insert", "pop", "update", "setdefault", "add", "clear", "remove",
+                      "discard", "popitem"})
+LOOPS = (ast.For, ast.While, ast.AsyncFor)
+
+
+class SizeBranchCond(Rule):
+    code = "ONX613"
+    name = "size-branch-cond"
+    summary = "An `if` on sizes that torch.export specialized: keep both branches with torch.cond"
+    fix_availability = "sometimes"
+    default_safety = "safe"
+    exporters = ("dynamo",)
+    needs_run = True  # keyed on the guard lines of an `onnxfix export` run
+    doc = RuleDoc(
+        what="Finds an `if` whose line a recorded export run (`onnxfix export --fix`) names as the place "
+        "where a guard specialized or restricted a dynamic dimension (ONX914/ONX915), when the test reads "
+        "no tensor value and the branches only compute: assignments and calls, no `return` (unless both "
+        "branches end in one), `break`/`continue` out of the `if`, `raise`, `del`, in-place updates or writes "
+        "to attributes, items or containers. The names the branches bind and the code after the `if` reads "
+        "must have been tensors every time the run saw them.",
+        why="torch.export evaluates a Python `if` on symbolic sizes with the example's sizes: it records a "
+        "guard and keeps only the branch the example takes. The exported model then takes that branch for "
+        "every size (silently wrong where the other was due: mmdetection's RPN keeps every anchor where it "
+        "must cut to `nms_pre`), or the dimension is pinned to the example (ONX914) or restricted to the "
+        "example's side of the test (ONX915). `torch.cond` with the test as its predicate keeps both "
+        "branches; the dynamo exporter writes an ONNX `If` (measured on torch 2.13: branches whose outputs "
+        "have different sizes export and run in onnxruntime for sizes on both sides).",
+        example="def forward(self, scores):\n    if scores.shape[0] > self.k:\n"
+        "        scores = scores.sort(descending=True)[0][: self.k]\n    return scores * 2",
+        use_instead="def forward(self, scores):\n    def _onnx_if_2(scores):\n"
+        "        scores = scores.sort(descending=True)[0][: self.k]\n        return scores\n"
+        "    def _onnx_else_2(scores):\n        return scores\n"
+        "    scores = _onnx_size_cond(scores.shape[0] > self.k, _onnx_if_2, _onnx_else_2, (scores,))\n"
+        "    return scores * 2",
+        fix_safety="Safe: outside torch.export `_onnx_size_cond` is the `if` itself, `if_true(*operands) if "
+        "pred else if_false(*operands)`, and the nested functions hold the branches' statements unchanged, "
+        "in the same order, on the same values (the names a branch rebinds and reads are passed in; the "
+        "others are read from the enclosing function, as before). The legacy exporter traces that same "
+        "`if` (its verdict cannot change). Under torch.export the branches are traced by torch.cond, which "
+        "may refuse what Python ran (a data-dependent size inside a branch, a value dynamo cannot trace): "
+        "`onnxfix export --fix` keeps the rewrite only where no exporter's verdict gets worse.",
+        references=("https://docs.pytorch.org/docs/stable/generated/torch.cond.html",
+                    "https://github.com/open-mmlab/mmdetection/issues/2299"),
+    )
+
+    def visit_If(self, node: ast.If, ctx: FunctionContext):
+        evidence, function = ctx.file.evidence, ctx.evidence
+        if evidence is None or function is None or node.lineno not in evidence.specialized:
+            return
+        if ctx.compiled_by_torchscript or consults_export_guard(node.test) or _is_elif(node, ctx):
+            return
+        if tensor_condition(node.test, ctx) is not None:
+            return  # a branch on a tensor value: ONX601
+        plan = _branch_plan(node, ctx)
+        if plan is None:
+            return
+        outputs, operands, returns = plan
+        fix = _cond_fix(node, outputs, operands, returns, ctx)
+        if fix is None:
+            return
+        yield ctx.report(
+            self, node.test,
+            "`if` on sizes: torch.export decided it on the example's sizes and kept one branch (the run's guard "
+            "specialized a dynamic dim here); `torch.cond` keeps both branches in the exported graph",
+            fix=fix)
+
+
+def _is_elif(node: ast.If, ctx: FunctionContext) -> bool:
+    return ctx.file.source.line_text(node.lineno).lstrip().startswith("elif")
+
+
+def _else_line(node: ast.If, ctx: FunctionContext) -> int | None:
+    """The line of the `else:` keyword (None for an `elif` or an `else: <statement>` on one line)."""
+    source = ctx.file.source
+    for line in range(node.body[-1].end_lineno + 1, node.orelse[0].lineno):
+        text = source.line_text(line).lstrip()
+        if text.startswith("else") and text[4:].lstrip().startswith(":"):
+            return line
+    return None
+
+
+def _branch_plan(node: ast.If, ctx: FunctionContext) -> tuple[list[str], list[str], bool] | None:
+    """(outputs, operands, returns) of a rewritable `if`, or None. Outputs: the names a branch binds
+    that the function reads outside the `if`; operands: the names a branch binds and also reads
+    (passed in: a nested function that binds a name cannot read the enclosing one's)."""
+    branches = [node.body, node.orelse]
+    returns = bool(node.orelse) and all(isinstance(b[-1], ast.Return) and b[-1].value is not None for b in branches)
+    for branch in branches:
+        statements = branch[:-1] if returns else branch
+        if not all(_only_computes(s) for s in statements):
+            return None
+    if node.body[0].lineno == node.lineno or (node.orelse and _else_line(node, ctx) is None):
+        return None  # `if c: x = ...` on one line, an `elif`, `else: x = ...` on one line
+    bound = [_names(b, ast.Store) for b in branches]
+    outputs = [] if returns else sorted((bound[0] | bound[1]) & _read_outside(node, ctx))
+    operands = sorted({n for b, names in zip(branches, bound) for n in names & _read_before_bound(b)})
+    if not returns and not outputs:
+        return None
+    observed = ctx.evidence.names
+    if not all(all_tensors(observed.get(name)) for name in {*outputs, *operands}):
+        return None  # torch.cond takes and returns tensors only
+    if returns and not all(_returns_tensors(b[-1], ctx) for b in branches):
+        return None
+    return outputs, operands, returns
+
+
+def _only_computes(statement: ast.stmt) -> bool:
+    """No escape from the branch, no write through an attribute, an item or a container method, and
+    `break`/`continue` only inside a loop of the branch."""
+    for node in _walk_with_loops(statement, in_loop=False):
+        child, in_loop = node
+        if isinstance(child, ESCAPES) or (isinstance(child, (ast.Break, ast.Continue)) and not in_loop):
+            return False
+        if isinstance(child, (ast.Attribute, ast.Subscript)) and isinstance(child.ctx, (ast.Store, ast.Del)):
+            return False
+        if isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute) and (
+                in_place_method(child.func.attr) or child.func.attr in MUTATORS):
+            return False
+    return True
+
+
+def _walk_with_loops(node: ast.AST, in_loop: bool):
+    yield node, in_loop
+    inside = in_loop or isinstance(node, LOOPS)
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.Lambda):
+            continue  # its own scope: a lambda's names are its own
+        yield from _walk_with_loops(child, inside)
+
+
+def _names(branch: list[ast.stmt], context: type) -> set[str]:
+    """The names the branch stores (or loads) in its own scope: not a comprehension's or a lambda's."""
+    found: set[str] = set()
+    for statement in branch:
+        for node in _own_scope(statement):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, context):
+                found.add(node.id)
+    return found
+
+
+def _read_before_bound(branch: list[ast.stmt]) -> set[str]:
+    """Names a statement of the branch reads before an earlier one binds them (`y = y + 1`): as a
+    nested function's locals they would be read unbound, so they are passed in."""
+    bound, free = set(), set()
+    for statement in branch:
+        free |= _loads([statement]) - bound
+        bound |= _names([statement], ast.Store)
+    return free
+
+
+def _loads(branch: list[ast.stmt]) -> set[str]:
+    """Every name the branch reads, in lambdas and comprehensions too (not their own variables)."""
+    loads, inner = set(), set()
+    for node in (n for statement in branch for n in ast.walk(statement)):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            loads.add(node.id)
+        elif isinstance(node, ast.comprehension):
+            inner |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+        elif isinstance(node, ast.arguments):
+            inner |= {a.arg for a in (*node.posonlyargs, *node.args, *node.kwonlyargs)}
+    return loads - (inner - _names(branch, ast.Store))
+
+
+def _own_scope(node: ast.AST):
+    yield node
+    for child in ast.iter_child_nodes(node):
+        if not isinstance(child, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            yield from _own_scope(child)
+
+
+def _read_outside(node: ast.If, ctx: FunctionContext) -> set[str]:
+    """Names the function reads anywhere but in this `if` (later, or earlier in an enclosing loop)."""
+    inside = {id(n) for n in ast.walk(node)}
+    return {n.id for n in ast.walk(ctx.fn.node)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and id(n) not in inside}
+
+
+def _returns_tensors(statement: ast.Return, ctx: FunctionContext) -> bool:
+    value = statement.value
+    items = value.elts if isinstance(value, ast.Tuple) else [value]
+    recorded = ctx.evidence.returns.get(statement.lineno)
+    if not isinstance(value, ast.Tuple) and all_tensors(recorded):
+        return True
+    return all(ctx.tensors.is_tensor(item) for item in items)
+
+
+def _cond_fix(node: ast.If, outputs: list[str], operands: list[str], returns: bool, ctx: FunctionContext) -> Fix | None:
+    """`if <test>:` -> `def _onnx_if_<line>(<operands>):`, `else:` -> `def _onnx_else_<line>(...)` (or a
+    new one returning the outputs as they are), a `return` of the outputs closing each, then the call."""
+    source = ctx.file.source
+    newline, indent, inner = source.newline, statement_indent(ctx, node), statement_indent(ctx, node.body[0])
+    colon = _header_colon(node, ctx)
+    if colon is None or len(inner) <= len(indent):
+        return None
+    true_name, false_name = f"_onnx_if_{node.lineno}", f"_onnx_else_{node.lineno}"
+    parameters, results = ", ".join(operands), ", ".join(outputs)
+    give_back = f"{newline}{inner}return {results}"
+    edits = [Edit(source.offset(node.lineno, node.col_offset), colon, f"def {true_name}({parameters})")]
+    if node.orelse:
+        else_start = source.line_starts[_else_line(node, ctx) - 1] + len(indent)
+        edits.append(Edit(else_start, else_start + len("else"), f"def {false_name}({parameters})"))
+        if not returns:
+            edits.append(Edit(_line_end(node.body[-1], ctx), _line_end(node.body[-1], ctx), give_back))
+        tail = "" if returns else give_back
+    else:
+        tail = f"{give_back}{newline}{indent}def {false_name}({parameters}):{give_back}"
+    call = f"_onnx_size_cond({ctx.segment(node.test)}, {true_name}, {false_name}"
+    call += f", ({parameters}{',' if len(operands) == 1 else ''}))" if operands else ")"
+    tail += f"{newline}{indent}{'return ' if returns else results + ' = '}{call}"
+    end = _line_end((node.orelse or node.body)[-1], ctx)
+    edits.append(Edit(end, end, tail))
+    return Fix("Keep both branches with torch.cond under export", tuple(edits), safe=True, imports=("torch",),
+               helpers=(SIZE_COND,))
+
+
+def _header_colon(node: ast.If, ctx: FunctionContext) -> int | None:
+    """Offset of the `:` closing `if <test>` (after any parentheses around the test)."""
+    source = ctx.file.source
+    start = source.span(node.test)[1]
+    text = source.text[start:source.offset(node.body[0].lineno, node.body[0].col_offset)]
+    stripped = text.split(":", 1)[0]
+    if ":" not in text or stripped.strip(" \t\r\n)\\"):
+        return None
+    return start + len(stripped)
+
+
+def _line_end(statement: ast.stmt, ctx: FunctionContext) -> int:
+    """Offset of the end of the statement's last line (after a trailing comment)."""
+    source = ctx.file.source
+    return source.line_starts[statement.end_lineno - 1] + len(source.line_text(statement.end_lineno))
+
+
+RULES = [SizeBranchCond]

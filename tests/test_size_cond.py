@@ -1,0 +1,40 @@
+"""ONX613's rewrite computes what the `if` computed: the fixture's classes before and after
+(tests/fixtures/ONX613), on inputs on both sides of every test, bit for bit; and the helper is the
+plain `if` outside torch.export."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from fixture_exports import load
+
+FIXTURE = Path(__file__).parent / "fixtures" / "ONX613" / "size_branches"
+ORIGINAL, FIXED = load(FIXTURE.with_suffix(".py")), load(FIXTURE.with_suffix(".fixed.py"))
+
+
+def _inputs(name: str) -> list[tuple]:
+    torch.manual_seed(0)
+    if name == "Proposals":  # more and fewer scores than k=40
+        return [(torch.rand(2, 5, 6), torch.rand(60, 4)), (torch.rand(1, 3, 4), torch.rand(12, 4))]
+    if name == "Window":  # a width that is and is not a multiple of 8
+        return [(torch.rand(2, 5), torch.rand(2, 8)), (torch.rand(2, 16), torch.rand(2, 8))]
+    return [(torch.rand(1, 4),), (torch.rand(3, 4),)]  # Early: one row, several
+
+
+@pytest.mark.parametrize("name", ["Proposals", "Window", "Early"])
+def test_the_rewritten_branches_compute_what_the_if_did(name):
+    before, after = getattr(ORIGINAL, name)(), getattr(FIXED, name)()
+    after.load_state_dict(before.state_dict())
+    for inputs in _inputs(name):
+        assert torch.equal(before(*inputs), after(*inputs))
+
+
+def test_the_helper_is_the_if_outside_export():
+    calls = []
+    branch = (lambda t: calls.append("true") or t + 1), (lambda t: calls.append("false") or t - 1)
+    x = torch.ones(2)
+    assert torch.equal(FIXED._onnx_size_cond(3 > 2, *branch, (x,)), x + 1)
+    assert torch.equal(FIXED._onnx_size_cond(False, *branch, (x,)), x - 1)
+    assert calls == ["true", "false"]
