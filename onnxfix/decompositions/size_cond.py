@@ -6,7 +6,9 @@ def _onnx_size_cond(pred, if_true, if_false, operands=()):
     # exporter traces) exactly that `if`, on the same values. Under torch.export, where the sizes
     # are symbolic, torch.cond keeps both branches in the graph (an ONNX If) instead of
     # specializing the sizes to the branch the export example takes. torch.cond takes no outputs
-    # or operands that alias each other: copies, under export only.
+    # or operands that alias each other: copies, under export only. torch.onnx traces with
+    # size-oblivious reasoning, under which a slice by symbolic bounds in a branch makes sizes
+    # torch.cond cannot bind (PendingUnbackedSymbolNotFound): off while the branches are traced.
     if torch.compiler.is_exporting() and not isinstance(pred, bool):
 
         def copied(branch):
@@ -16,5 +18,6 @@ def _onnx_size_cond(pred, if_true, if_false, operands=()):
 
             return run
 
-        return torch.cond(pred, copied(if_true), copied(if_false), tuple(t.clone() for t in operands))
+        with torch.fx.experimental._config.patch(backed_size_oblivious=False):
+            return torch.cond(pred, copied(if_true), copied(if_false), tuple(t.clone() for t in operands))
     return if_true(*operands) if pred else if_false(*operands)
