@@ -259,16 +259,21 @@ def test_a_complex_output_is_compared_as_the_pairs_the_exporters_give(capsys):
     assert "flat_outputs" in fix["decompositions"] and "_onnx_pair_stft(" in fix["diff"]
 
 
-def test_an_if_on_sizes_the_run_specialized_keeps_both_branches_with_torch_cond(capsys):
-    """mmdetection's `if scores.shape[0] > nms_pre:` cut: the run's guard (ONX915) names the `if`,
-    ONX613 makes its branches functions that `_onnx_size_cond` runs (torch.cond under export): the
-    dynamo export matches PyTorch on sizes on both sides of the test; the legacy one still bakes
-    the branch (not worse). Eager equality: tests/test_size_cond.py."""
+def test_ifs_on_sizes_the_run_specialized_keep_both_branches_with_torch_cond(capsys):
+    """A shortcut returned for one length, a factor picked on the length, and mmdetection's
+    `if scores.shape[0] > nms_pre:` cut: the run's guards (ONX914/ONX915) name the tests, ONX613
+    makes their branches functions that `_onnx_size_cond` runs (torch.cond under export): the
+    dynamo export matches PyTorch on sizes on both sides of each test; the legacy one still bakes
+    the branches (not worse). Eager equality: tests/test_size_cond.py."""
     target = export_fixed(capsys, "size_branch_topk.py", "--dynamic", "0:0=b,1=h,2=w", "--dynamic", "1:0=b,1=h,2=w",
                           "--exporter", "both")
     assert [r["verdict"] for r in target["results"]] == ["SILENTLY-WRONG", "SILENTLY-WRONG"]
     fix = target["fix"]
-    assert "+        def _onnx_if_16(boxes, scores):\n" in fix["diff"]
-    assert ("+        boxes, scores = _onnx_size_cond(scores.shape[0] > self.k, _onnx_if_16, _onnx_else_16, "
-            "(boxes, scores))\n") in fix["diff"]
+    for line in ("+        boxes = _onnx_size_cond(boxes.shape[0] > 30, lambda: boxes * 2, lambda: boxes - 1)\n",
+                 "+        def _onnx_if_47(boxes, scores):\n",
+                 "+        boxes, scores = _onnx_size_cond(scores.shape[0] > self.k, _onnx_if_47, _onnx_else_47, "
+                 "(boxes, scores))\n",
+                 "+        def _onnx_else_28():\n",
+                 "+        return _onnx_size_cond(n == self.table.shape[0], _onnx_if_28, _onnx_else_28)\n"):
+        assert line in fix["diff"]
     assert [r["verdict"] for r in fix["results"]] == ["OK", "SILENTLY-WRONG"]

@@ -20,10 +20,14 @@ def _inputs(name: str) -> list[tuple]:
         return [(torch.rand(2, 5, 6), torch.rand(60, 4)), (torch.rand(1, 3, 4), torch.rand(12, 4))]
     if name == "Window":  # a width that is and is not a multiple of 8
         return [(torch.rand(2, 5), torch.rand(2, 8)), (torch.rand(2, 16), torch.rand(2, 8))]
+    if name == "Shortcut":  # the table's length and another
+        return [(torch.rand(2, 5, 3), torch.rand(5, 3)), (torch.rand(2, 7, 3), torch.rand(5, 3))]
+    if name == "Picked":  # more and fewer than 4 columns
+        return [(torch.rand(2, 6),), (torch.rand(2, 3),)]
     return [(torch.rand(1, 4),), (torch.rand(3, 4),)]  # Early: one row, several
 
 
-@pytest.mark.parametrize("name", ["Proposals", "Window", "Early"])
+@pytest.mark.parametrize("name", ["Proposals", "Window", "Early", "Shortcut", "Picked"])
 def test_the_rewritten_branches_compute_what_the_if_did(name):
     before, after = getattr(ORIGINAL, name)(), getattr(FIXED, name)()
     after.load_state_dict(before.state_dict())

@@ -7,8 +7,10 @@ def _onnx_size_cond(pred, if_true, if_false, operands=()):
     # are symbolic, torch.cond keeps both branches in the graph (an ONNX If) instead of
     # specializing the sizes to the branch the export example takes. torch.cond takes no outputs
     # or operands that alias each other: copies, under export only. torch.onnx traces with
-    # size-oblivious reasoning, under which a slice by symbolic bounds in a branch makes sizes
-    # torch.cond cannot bind (PendingUnbackedSymbolNotFound): off while the branches are traced.
+    # size-oblivious reasoning, under which a slice by symbolic bounds in a branch can make sizes
+    # torch.cond cannot bind (PendingUnbackedSymbolNotFound): then the branches are traced again
+    # without it (sizes reasoned from the example's, which only the export's verification on other
+    # sizes can vouch for).
     if torch.compiler.is_exporting() and not isinstance(pred, bool):
 
         def copied(branch):
@@ -18,6 +20,10 @@ def _onnx_size_cond(pred, if_true, if_false, operands=()):
 
             return run
 
-        with torch.fx.experimental._config.patch(backed_size_oblivious=False):
-            return torch.cond(pred, copied(if_true), copied(if_false), tuple(t.clone() for t in operands))
+        branches = copied(if_true), copied(if_false)
+        try:
+            return torch.cond(pred, *branches, tuple(t.clone() for t in operands))
+        except Exception:
+            with torch.fx.experimental._config.patch(backed_size_oblivious=False):
+                return torch.cond(pred, *branches, tuple(t.clone() for t in operands))
     return if_true(*operands) if pred else if_false(*operands)

@@ -16,6 +16,8 @@ and one call binds them.
 from __future__ import annotations
 
 import ast
+import io
+import tokenize
 
 from onnxfix.decompositions import helper_source
 from onnxfix.patterns.control_flow.conditions import tensor_condition
@@ -46,12 +48,15 @@ class SizeBranchCond(Rule):
     exporters = ("dynamo",)
     needs_run = True  # keyed on the guard lines of an `onnxfix export` run
     doc = RuleDoc(
-        what="Finds an `if` whose line a recorded export run (`onnxfix export --fix`) names as the place "
-        "where a guard specialized or restricted a dynamic dimension (ONX914/ONX915), when the test reads "
-        "no tensor value and the branches only compute: assignments and calls, no `return` (unless both "
-        "branches end in one), `break`/`continue` out of the `if`, `raise`, `del`, in-place updates or writes "
-        "to attributes, items or containers. The names the branches bind and the code after the `if` reads "
-        "must have been tensors every time the run saw them.",
+        what="Finds an `if` (or a conditional expression) whose line a recorded export run (`onnxfix export "
+        "--fix`) names as the place where a guard specialized or restricted a dynamic dimension (ONX914/ONX915), "
+        "or stopped on a size it could not decide (ONX913: a size out of an earlier torch.cond), when the test "
+        "reads no tensor value and the branches only compute: assignments and calls, no `break`/`continue` out "
+        "of the `if`, `raise`, `del`, `try`, in-place updates or writes to attributes, items or containers. "
+        "Three forms: branches that bind names (the names they bind and the code after reads, each a tensor "
+        "every time the run saw it, become the functions' results); both branches ending in `return`; and an "
+        "early `return` in the function's own body, the statements after the `if` (indented one level, unless "
+        "a string literal spans lines there) becoming the other branch.",
         why="torch.export evaluates a Python `if` on symbolic sizes with the example's sizes: it records a "
         "guard and keeps only the branch the example takes. The exported model then takes that branch for "
         "every size (silently wrong where the other was due: mmdetection's RPN keeps every anchor where it "
@@ -71,25 +76,27 @@ class SizeBranchCond(Rule):
         "in the same order, on the same values (the names a branch rebinds and reads are passed in; the "
         "others are read from the enclosing function, as before). The legacy exporter traces that same "
         "`if` (its verdict cannot change). Under torch.export the branches are traced by torch.cond, which "
-        "may refuse what Python ran (a data-dependent size inside a branch, a value dynamo cannot trace): "
-        "`onnxfix export --fix` keeps the rewrite only where no exporter's verdict gets worse.",
+        "may refuse what Python ran: a value dynamo cannot trace (mmdetection's config dict with its own "
+        "`__getattr__`), a branch valid only where its test holds (`if n == len(table): return x + table` "
+        "broadcasts only for that length: tracing it pins the size). `onnxfix export --fix` keeps the rewrite "
+        "only where no exporter's verdict gets worse (a loud failure turned into a model that loads is worse).",
         references=("https://docs.pytorch.org/docs/stable/generated/torch.cond.html",
                     "https://github.com/open-mmlab/mmdetection/issues/2299"),
     )
 
     def visit_If(self, node: ast.If, ctx: FunctionContext):
-        evidence, function = ctx.file.evidence, ctx.evidence
-        if evidence is None or function is None or node.lineno not in evidence.specialized:
+        if ctx.evidence is None or not _guarded_line(node, ctx):
             return
         if ctx.compiled_by_torchscript or consults_export_guard(node.test) or _is_elif(node, ctx):
             return
         if tensor_condition(node.test, ctx) is not None:
             return  # a branch on a tensor value: ONX601
         plan = _branch_plan(node, ctx)
-        if plan is None:
-            return
-        outputs, operands, returns = plan
-        fix = _cond_fix(node, outputs, operands, returns, ctx)
+        if plan is not None:
+            fix = _cond_fix(node, *plan, ctx)
+        else:
+            rest = _early_return_rest(node, ctx)
+            fix = _early_return_fix(node, rest, ctx) if rest else None
         if fix is None:
             return
         yield ctx.report(
@@ -97,6 +104,31 @@ class SizeBranchCond(Rule):
             "`if` on sizes: torch.export decided it on the example's sizes and kept one branch (the run's guard "
             "specialized a dynamic dim here); `torch.cond` keeps both branches in the exported graph",
             fix=fix)
+
+
+    def visit_IfExp(self, node: ast.IfExp, ctx: FunctionContext):
+        if not _guarded_line(node, ctx) or ctx.compiled_by_torchscript:
+            return
+        if consults_export_guard(node.test) or tensor_condition(node.test, ctx) is not None:
+            return
+        if not (ctx.tensors.is_tensor(node.body) and ctx.tensors.is_tensor(node.orelse)):
+            return  # torch.cond returns tensors only
+        text = (f"_onnx_size_cond({ctx.segment(node.test)}, lambda: {ctx.segment(node.body)}, "
+                f"lambda: {ctx.segment(node.orelse)})")
+        fix = Fix("Keep both sides with torch.cond under export", (ctx.replace(node, text),), safe=True,
+                  imports=("torch",), helpers=(SIZE_COND,))
+        yield ctx.report(
+            self, node.test,
+            "conditional expression on sizes: torch.export decided it on the example's sizes and kept one side "
+            "(the run's guard specialized a dynamic dim here); `torch.cond` keeps both in the exported graph",
+            fix=fix)
+
+
+def _guarded_line(node: ast.AST, ctx: FunctionContext) -> bool:
+    """The run's export stopped or specialized on a guard at this line: a dynamic dim specialized
+    (ONX914/915), or a size it could not decide (ONX913: a size out of an earlier torch.cond)."""
+    evidence = ctx.file.evidence
+    return evidence is not None and node.lineno in evidence.specialized | evidence.data_dependent
 
 
 def _is_elif(node: ast.If, ctx: FunctionContext) -> bool:
@@ -136,6 +168,70 @@ def _branch_plan(node: ast.If, ctx: FunctionContext) -> tuple[list[str], list[st
     if returns and not all(_returns_tensors(b[-1], ctx) for b in branches):
         return None
     return outputs, operands, returns
+
+
+def _early_return_rest(node: ast.If, ctx: FunctionContext) -> list[ast.stmt] | None:
+    """`if <test>: ...; return a` (no `else`) in the function's own body, the statements after it
+    ending in `return b`: those statements (the false branch), or None."""
+    block = ctx.fn.node.body
+    if node.orelse or node not in block or node.body[0].lineno == node.lineno:
+        return None
+    rest = block[block.index(node) + 1:]
+    ends = [node.body[-1], rest[-1]] if rest else []
+    if not ends or not all(isinstance(e, ast.Return) and e.value is not None for e in ends):
+        return None
+    if not all(_only_computes(s) for s in [*node.body[:-1], *rest[:-1]]):
+        return None
+    operands = sorted({n for b in (node.body, rest) for n in _names(b, ast.Store) & _read_before_bound(b)})
+    if not all(all_tensors(ctx.evidence.names.get(name)) for name in operands):
+        return None
+    if not all(_returns_tensors(e, ctx) for e in ends) or _spans_multiline_string(rest, ctx):
+        return None
+    return rest
+
+
+def _spans_multiline_string(statements: list[ast.stmt], ctx: FunctionContext) -> bool:
+    """A string literal over several lines among the statements: indenting its lines would change it."""
+    first, last = statements[0].lineno - 1, statements[-1].end_lineno
+    return any(first <= start <= last and end > start for start, end in _string_lines(ctx))
+
+
+def _string_lines(ctx: FunctionContext) -> list[tuple[int, int]]:
+    if "string_lines" not in ctx.cache:
+        readline = io.StringIO(ctx.file.source.text).readline
+        try:
+            ctx.cache["string_lines"] = [(t.start[0], t.end[0]) for t in tokenize.generate_tokens(readline)
+                                         if t.type == tokenize.STRING and t.end[0] > t.start[0]]
+        except (tokenize.TokenError, SyntaxError):
+            ctx.cache["string_lines"] = [(1, 10**9)]  # unreadable: no reindent
+    return ctx.cache["string_lines"]
+
+
+def _early_return_fix(node: ast.If, rest: list[ast.stmt], ctx: FunctionContext) -> Fix | None:
+    """`if <test>:` -> `def _onnx_if_<line>(<operands>):`; after its `return`, `def _onnx_else_<line>(...):`
+    over the rest of the function indented one level; then `return _onnx_size_cond(...)`."""
+    source = ctx.file.source
+    newline, indent, inner = source.newline, statement_indent(ctx, node), statement_indent(ctx, node.body[0])
+    colon = _header_colon(node, ctx)
+    if colon is None or len(inner) <= len(indent) or not inner.startswith(indent):
+        return None
+    step = inner[len(indent):]
+    operands = sorted({n for b in (node.body, rest) for n in _names(b, ast.Store) & _read_before_bound(b)})
+    parameters = ", ".join(operands)
+    true_name, false_name = f"_onnx_if_{node.lineno}", f"_onnx_else_{node.lineno}"
+    body_end = _line_end(node.body[-1], ctx)
+    edits = [Edit(source.offset(node.lineno, node.col_offset), colon, f"def {true_name}({parameters})"),
+             Edit(body_end, body_end, f"{newline}{indent}def {false_name}({parameters}):")]
+    for line in range(node.body[-1].end_lineno + 1, rest[-1].end_lineno + 1):  # with comments before `rest`
+        if source.line_text(line).strip():
+            start = source.line_starts[line - 1]
+            edits.append(Edit(start, start, step))
+    call = f"_onnx_size_cond({ctx.segment(node.test)}, {true_name}, {false_name}"
+    call += f", ({parameters}{',' if len(operands) == 1 else ''}))" if operands else ")"
+    end = _line_end(rest[-1], ctx)
+    edits.append(Edit(end, end, f"{newline}{indent}return {call}"))
+    return Fix("Keep both branches with torch.cond under export", tuple(edits), safe=True, imports=("torch",),
+               helpers=(SIZE_COND,))
 
 
 def _only_computes(statement: ast.stmt) -> bool:
