@@ -42,3 +42,16 @@ def test_the_helper_is_the_if_outside_export():
     assert torch.equal(FIXED._onnx_size_cond(3 > 2, *branch, (x,)), x + 1)
     assert torch.equal(FIXED._onnx_size_cond(False, *branch, (x,)), x - 1)
     assert calls == ["true", "false"]
+
+
+def test_a_name_updated_in_place_after_the_if_is_given_back():
+    """`y = out[:1]` in the branch, `y += 1` after it: the view the branch made is returned, so the
+    update still writes the first row of `out` (tests/fixtures/ONX613/not_moved.py)."""
+    original = load(FIXTURE.with_name("not_moved.py"))
+    rewritten = load(FIXTURE.with_name("not_moved.fixed.py"))
+    for rows in (4, 2):
+        results = []
+        for module in (original, rewritten):
+            out = torch.zeros(2, 3)
+            results.append((module.Moved().grow(torch.ones(rows, 3), out), out))
+        assert all(torch.equal(a, b) for a, b in zip(*results))

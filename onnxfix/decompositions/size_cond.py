@@ -11,7 +11,9 @@ def _onnx_size_cond(pred, if_true, if_false, operands=()):
     # torch.cond cannot bind (PendingUnbackedSymbolNotFound): then the branches are traced again
     # without it (sizes reasoned from the example's, which only the export's verification on other
     # sizes can vouch for).
-    if torch.compiler.is_exporting() and not isinstance(pred, bool):
+    if isinstance(pred, torch.SymInt):  # `if n % 8:`: an int's truth
+        pred = pred != 0
+    if torch.compiler.is_exporting() and isinstance(pred, torch.SymBool):
 
         def copied(branch):
             def run(*args):

@@ -16,8 +16,6 @@ and one call binds them.
 from __future__ import annotations
 
 import ast
-import io
-import tokenize
 
 from onnxfix.decompositions import helper_source
 from onnxfix.patterns.control_flow.conditions import tensor_condition
@@ -113,6 +111,8 @@ class SizeBranchCond(Rule):
             return
         if not (ctx.tensors.is_tensor(node.body) and ctx.tensors.is_tensor(node.orelse)):
             return  # torch.cond returns tensors only
+        if not _movable([node], ctx):
+            return
         text = (f"_onnx_size_cond({ctx.segment(node.test)}, lambda: {ctx.segment(node.body)}, "
                 f"lambda: {ctx.segment(node.orelse)})")
         fix = Fix("Keep both sides with torch.cond under export", (ctx.replace(node, text),), safe=True,
@@ -155,11 +155,16 @@ def _branch_plan(node: ast.If, ctx: FunctionContext) -> tuple[list[str], list[st
         statements = branch[:-1] if returns else branch
         if not all(_only_computes(s) for s in statements):
             return None
-    if node.body[0].lineno == node.lineno or (node.orelse and _else_line(node, ctx) is None):
-        return None  # `if c: x = ...` on one line, an `elif`, `else: x = ...` on one line
+    if not _own_lines(node, ctx) or not _movable([node], ctx):
+        return None
     bound = [_names(b, ast.Store) for b in branches]
-    outputs = [] if returns else sorted((bound[0] | bound[1]) & _read_outside(node, ctx))
-    operands = sorted({n for b, names in zip(branches, bound) for n in names & _read_before_bound(b)})
+    outputs = [] if returns else sorted((bound[0] | bound[1]) & _read_outside(node, [node], ctx))
+    # an output either starts as its value before the `if` (passed in: a branch that leaves it, or binds
+    # it on some paths only, gives it back) or is bound by a statement of each branch itself
+    given = {n for n in outputs if _bound_before(n, node, ctx)}
+    if any(n not in given and not all(n in _top_level_stores(b) for b in branches) for n in outputs):
+        return None
+    operands = sorted(given | {n for b, names in zip(branches, bound) for n in names & _read_before_bound(b)})
     if not returns and not outputs:
         return None
     observed = ctx.evidence.names
@@ -170,13 +175,75 @@ def _branch_plan(node: ast.If, ctx: FunctionContext) -> tuple[list[str], list[st
     return outputs, operands, returns
 
 
+def _own_lines(node: ast.If, ctx: FunctionContext) -> bool:
+    """Each branch starts on a line of its own (not `if c: x = ...`, not an `elif`), and its
+    statements are not joined by `;` to the header's line."""
+    if node.body[0].lineno <= node.test.end_lineno:
+        return False
+    if not node.orelse:
+        return True
+    else_line = _else_line(node, ctx)
+    return else_line is not None and node.orelse[0].lineno > else_line
+
+
+def _movable(moved: list[ast.AST], ctx: FunctionContext) -> bool:
+    """Code that means the same inside a nested function: no `:=` (it would bind there), no `super()`
+    without arguments or `__class__` (a nested function has no class cell), no `global`/`nonlocal` in
+    the function, and no name the code binds that a function or generator made elsewhere in the
+    function reads (its cell would no longer be the one the code writes)."""
+    inside = {id(n) for m in moved for n in ast.walk(m)}
+    for node in (n for m in moved for n in ast.walk(m)):
+        if isinstance(node, ast.NamedExpr) or (isinstance(node, ast.Name) and node.id == "__class__"):
+            return False
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super" and not node.args:
+            return False
+    if any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in ast.walk(ctx.fn.node)):
+        return False
+    stored = {n.id for m in moved for n in ast.walk(m) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    run_at_once = _run_at_once(ctx)
+    for scope in ast.walk(ctx.fn.node):
+        if scope is not ctx.fn.node and isinstance(scope, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef,
+                                                            ast.GeneratorExp)) and id(scope) not in inside | run_at_once:
+            if any(isinstance(n, ast.Name) and n.id in stored for n in ast.walk(scope)):
+                return False
+    return True
+
+
+def _run_at_once(ctx: FunctionContext) -> set[int]:
+    """This rule's own functions (an earlier round's): the branches `_onnx_size_cond` runs where it
+    is called, before any code after it can rebind what they read."""
+    own = set()
+    for node in ast.walk(ctx.fn.node):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == SIZE_COND.name:
+            own |= {id(a) for a in node.args if isinstance(a, ast.Lambda)}
+        elif isinstance(node, ast.FunctionDef) and node.name.startswith(("_onnx_if_", "_onnx_else_")):
+            own.add(id(node))
+    return own
+
+
+def _bound_before(name: str, node: ast.stmt, ctx: FunctionContext) -> bool:
+    """A parameter, or bound by the function on an earlier line."""
+    return ctx.is_parameter(name) or any(
+        isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) and n.lineno < node.lineno
+        for n in ast.walk(ctx.fn.node))
+
+
+def _top_level_stores(branch: list[ast.stmt]) -> set[str]:
+    """Names an assignment of the branch itself binds (not one inside an `if`, a loop or a `with`)."""
+    return {n.id for s in branch if isinstance(s, (ast.Assign, ast.AnnAssign))
+            for t in (s.targets if isinstance(s, ast.Assign) else [s.target])
+            for n in ast.walk(t) if isinstance(n, ast.Name)}
+
+
 def _early_return_rest(node: ast.If, ctx: FunctionContext) -> list[ast.stmt] | None:
     """`if <test>: ...; return a` (no `else`) in the function's own body, the statements after it
     ending in `return b`: those statements (the false branch), or None."""
     block = ctx.fn.node.body
-    if node.orelse or node not in block or node.body[0].lineno == node.lineno:
+    if node.orelse or node not in block or not _own_lines(node, ctx):
         return None
     rest = block[block.index(node) + 1:]
+    if not rest or not _movable([node, *rest], ctx):
+        return None
     ends = [node.body[-1], rest[-1]] if rest else []
     if not ends or not all(isinstance(e, ast.Return) and e.value is not None for e in ends):
         return None
@@ -191,27 +258,19 @@ def _early_return_rest(node: ast.If, ctx: FunctionContext) -> list[ast.stmt] | N
 
 
 def _spans_multiline_string(statements: list[ast.stmt], ctx: FunctionContext) -> bool:
-    """A string literal over several lines among the statements: indenting its lines would change it."""
-    first, last = statements[0].lineno - 1, statements[-1].end_lineno
-    return any(first <= start <= last and end > start for start, end in _string_lines(ctx))
-
-
-def _string_lines(ctx: FunctionContext) -> list[tuple[int, int]]:
-    if "string_lines" not in ctx.cache:
-        readline = io.StringIO(ctx.file.source.text).readline
-        try:
-            ctx.cache["string_lines"] = [(t.start[0], t.end[0]) for t in tokenize.generate_tokens(readline)
-                                         if t.type == tokenize.STRING and t.end[0] > t.start[0]]
-        except (tokenize.TokenError, SyntaxError):
-            ctx.cache["string_lines"] = [(1, 10**9)]  # unreadable: no reindent
-    return ctx.cache["string_lines"]
+    """A string literal (f-strings too) over several lines among the statements: indenting its
+    lines would change it."""
+    return any(isinstance(n, (ast.Constant, ast.JoinedStr)) and n.end_lineno > n.lineno
+               and (isinstance(n, ast.JoinedStr) or isinstance(n.value, (str, bytes)))
+               for s in statements for n in ast.walk(s))
 
 
 def _early_return_fix(node: ast.If, rest: list[ast.stmt], ctx: FunctionContext) -> Fix | None:
     """`if <test>:` -> `def _onnx_if_<line>(<operands>):`; after its `return`, `def _onnx_else_<line>(...):`
-    over the rest of the function indented one level; then `return _onnx_size_cond(...)`."""
+    over the rest of the function indented one level (one edit: a fix inside the rest waits for the next
+    round); then `return _onnx_size_cond(...)`."""
     source = ctx.file.source
-    newline, indent, inner = source.newline, statement_indent(ctx, node), statement_indent(ctx, node.body[0])
+    indent, inner = statement_indent(ctx, node), statement_indent(ctx, node.body[0])
     colon = _header_colon(node, ctx)
     if colon is None or len(inner) <= len(indent) or not inner.startswith(indent):
         return None
@@ -219,18 +278,14 @@ def _early_return_fix(node: ast.If, rest: list[ast.stmt], ctx: FunctionContext) 
     operands = sorted({n for b in (node.body, rest) for n in _names(b, ast.Store) & _read_before_bound(b)})
     parameters = ", ".join(operands)
     true_name, false_name = f"_onnx_if_{node.lineno}", f"_onnx_else_{node.lineno}"
-    body_end = _line_end(node.body[-1], ctx)
-    edits = [Edit(source.offset(node.lineno, node.col_offset), colon, f"def {true_name}({parameters})"),
-             Edit(body_end, body_end, f"{newline}{indent}def {false_name}({parameters}):")]
-    for line in range(node.body[-1].end_lineno + 1, rest[-1].end_lineno + 1):  # with comments before `rest`
-        if source.line_text(line).strip():
-            start = source.line_starts[line - 1]
-            edits.append(Edit(start, start, step))
+    body_end, end = _line_end(node.body[-1], ctx), _line_end(rest[-1], ctx)
+    lines = [source.line_text(n) for n in range(node.body[-1].end_lineno + 1, rest[-1].end_lineno + 1)]
+    moved = "".join(f"\n{step}{line}" if line.strip() else "\n" for line in lines)
     call = f"_onnx_size_cond({ctx.segment(node.test)}, {true_name}, {false_name}"
     call += f", ({parameters}{',' if len(operands) == 1 else ''}))" if operands else ")"
-    end = _line_end(rest[-1], ctx)
-    edits.append(Edit(end, end, f"{newline}{indent}return {call}"))
-    return Fix("Keep both branches with torch.cond under export", tuple(edits), safe=True, imports=("torch",),
+    edits = (Edit(source.offset(node.lineno, node.col_offset), colon, f"def {true_name}({parameters})"),
+             Edit(body_end, end, f"\n{indent}def {false_name}({parameters}):{moved}\n{indent}return {call}"))
+    return Fix("Keep both branches with torch.cond under export", edits, safe=True, imports=("torch",),
                helpers=(SIZE_COND,))
 
 
@@ -279,16 +334,10 @@ def _read_before_bound(branch: list[ast.stmt]) -> set[str]:
 
 
 def _loads(branch: list[ast.stmt]) -> set[str]:
-    """Every name the branch reads, in lambdas and comprehensions too (not their own variables)."""
-    loads, inner = set(), set()
-    for node in (n for statement in branch for n in ast.walk(statement)):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            loads.add(node.id)
-        elif isinstance(node, ast.comprehension):
-            inner |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
-        elif isinstance(node, ast.arguments):
-            inner |= {a.arg for a in (*node.posonlyargs, *node.args, *node.kwonlyargs)}
-    return loads - (inner - _names(branch, ast.Store))
+    """Every name the branch reads, in lambdas and comprehensions too (their own variables as well:
+    more names passed in, never fewer)."""
+    return {n.id for statement in branch for n in ast.walk(statement)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
 def _own_scope(node: ast.AST):
@@ -298,11 +347,13 @@ def _own_scope(node: ast.AST):
             yield from _own_scope(child)
 
 
-def _read_outside(node: ast.If, ctx: FunctionContext) -> set[str]:
-    """Names the function reads anywhere but in this `if` (later, or earlier in an enclosing loop)."""
-    inside = {id(n) for n in ast.walk(node)}
-    return {n.id for n in ast.walk(ctx.fn.node)
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and id(n) not in inside}
+def _read_outside(node: ast.If, moved: list[ast.AST], ctx: FunctionContext) -> set[str]:
+    """Names the function reads anywhere but in the moved code (later, or earlier in an enclosing
+    loop): loaded, deleted, or updated in place (`y += 1` reads `y`)."""
+    inside = {id(n) for m in moved for n in ast.walk(m)}
+    augmented = {id(n.target) for n in ast.walk(ctx.fn.node) if isinstance(n, ast.AugAssign)}
+    return {n.id for n in ast.walk(ctx.fn.node) if isinstance(n, ast.Name) and id(n) not in inside
+            and (isinstance(n.ctx, (ast.Load, ast.Del)) or id(n) in augmented)}
 
 
 def _returns_tensors(statement: ast.Return, ctx: FunctionContext) -> bool:
@@ -316,27 +367,27 @@ def _returns_tensors(statement: ast.Return, ctx: FunctionContext) -> bool:
 
 def _cond_fix(node: ast.If, outputs: list[str], operands: list[str], returns: bool, ctx: FunctionContext) -> Fix | None:
     """`if <test>:` -> `def _onnx_if_<line>(<operands>):`, `else:` -> `def _onnx_else_<line>(...)` (or a
-    new one returning the outputs as they are), a `return` of the outputs closing each, then the call."""
+    new one returning the outputs as they are), a `return` of the outputs closing each, then the call.
+    Inserted text ends lines with "\n": writing gives it the file's line endings."""
     source = ctx.file.source
-    newline, indent, inner = source.newline, statement_indent(ctx, node), statement_indent(ctx, node.body[0])
+    indent, inner = statement_indent(ctx, node), statement_indent(ctx, node.body[0])
     colon = _header_colon(node, ctx)
     if colon is None or len(inner) <= len(indent):
         return None
     true_name, false_name = f"_onnx_if_{node.lineno}", f"_onnx_else_{node.lineno}"
     parameters, results = ", ".join(operands), ", ".join(outputs)
-    give_back = f"{newline}{inner}return {results}"
     edits = [Edit(source.offset(node.lineno, node.col_offset), colon, f"def {true_name}({parameters})")]
     if node.orelse:
         else_start = source.line_starts[_else_line(node, ctx) - 1] + len(indent)
         edits.append(Edit(else_start, else_start + len("else"), f"def {false_name}({parameters})"))
         if not returns:
-            edits.append(Edit(_line_end(node.body[-1], ctx), _line_end(node.body[-1], ctx), give_back))
-        tail = "" if returns else give_back
+            edits.append(Edit(_line_end(node.body[-1], ctx), _line_end(node.body[-1], ctx), f"\n{inner}return {results}"))
+        tail = "" if returns else f"\n{statement_indent(ctx, node.orelse[0])}return {results}"
     else:
-        tail = f"{give_back}{newline}{indent}def {false_name}({parameters}):{give_back}"
+        tail = f"\n{inner}return {results}\n{indent}def {false_name}({parameters}):\n{inner}return {results}"
     call = f"_onnx_size_cond({ctx.segment(node.test)}, {true_name}, {false_name}"
     call += f", ({parameters}{',' if len(operands) == 1 else ''}))" if operands else ")"
-    tail += f"{newline}{indent}{'return ' if returns else results + ' = '}{call}"
+    tail += f"\n{indent}{'return ' if returns else results + ' = '}{call}"
     end = _line_end((node.orelse or node.body)[-1], ctx)
     edits.append(Edit(end, end, tail))
     return Fix("Keep both branches with torch.cond under export", tuple(edits), safe=True, imports=("torch",),
