@@ -236,9 +236,22 @@ class _InitNumbers:
             given = [k.value for k in call.keywords if k.arg == name]
             if position is not None and position < len(call.args):
                 given.append(call.args[position])
-            if not all(int_constant(g) is not None for g in given):
+            if not all(int_constant(g) is not None or self._passed_on(call, g) for g in given):
                 return False
         return True
+
+    def _passed_on(self, call: ast.Call, given: ast.expr) -> bool:
+        """`Head(patch_size=patch_size)` in another class's `__init__` whose own `patch_size` is a
+        config int there (an int default, not rebound, constructed with ints): the same int."""
+        if not isinstance(given, ast.Name) or self.depth > 3:
+            return False
+        for cls in self.ctx.file.module.classes.values():
+            init = cls.methods.get("__init__")
+            if init is None or cls is self.cls or not init.args.args or not _within(call, init):
+                continue
+            outer = _InitNumbers(init, cls, self.ctx, self.depth + 1, ints=True)
+            return given.id in outer.parameters and outer._name(given.id)
+        return False
 
     def _name(self, name: str) -> bool:
         if name in self.parameters:
@@ -272,6 +285,11 @@ def _constructions(tree: ast.AST, class_name: str):
             called = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
             if called == class_name:
                 yield node
+
+
+def _within(node: ast.AST, function: ast.FunctionDef) -> bool:
+    return function.lineno <= node.lineno and node.end_lineno <= function.end_lineno and any(
+        n is node for n in ast.walk(function))
 
 
 def _rebound(function: ast.FunctionDef, name: str) -> bool:
