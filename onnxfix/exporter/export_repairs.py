@@ -166,6 +166,18 @@ EXPORT_REPAIRS = {
         contexts=("size_tensors_kept",),
         static_codes=("ONX205",),
     ),
+    "packed_as_padded": ExportRepair(
+        r"(?!)",
+        "packed sequences carried as the padded batch they came from while exporting (exporter/packed_sequences.py): "
+        "pack_padded_sequence keeps the padded batch and the sorted lengths, nn.LSTM / nn.GRU run each layer and "
+        "direction over it (the reverse direction on each sequence reversed within its length) with outputs past a "
+        "length zeroed and the last hidden state taken at each length, and pad_packed_sequence pads with its value "
+        "to the longest length; the packed data's size is the lengths' sum, which torch.export cannot follow and the "
+        "legacy tracer records (an LSTM's last cell state is not computed: NaN, so a model reading it is not repaired)",
+        (),
+        contexts=("packed_as_padded",),
+        frame=r"torch[\\/]nn[\\/](?:utils[\\/]rnn\.py:(?:pack_padded_sequence|pad_packed_sequence)|modules[\\/]rnn\.py:forward)$",
+    ),
     "mha_fastpath_off": ExportRepair(
         r"aten::(?:_native_multi_head_attention|_transformer_encoder_layer_fwd)\b",
         "nn.MultiheadAttention's and nn.TransformerEncoderLayer's fused inference kernels (their 'fast path', "
