@@ -75,6 +75,15 @@ def _onnx_int64_compute(op, dtypes, args, kwargs):
     name = getattr(op, "__name__", "")
     if name == "relu" and not kwargs.get("inplace") and len(args) == 1:  # in place: the op writes its input
         return torch.clamp(args[0], min=0)
+    wide = dtypes & {torch.int64, torch.int32, torch.int16}
+    if "max_pool" in name and len(wide) == 1:
+        # ONNX MaxPool takes floats, int8 and uint8 only (an int64 label map downsampled): pooled in
+        # float64, whose maxima are the integers themselves below 2**53 in magnitude, then cast back
+        (integer,) = wide
+        result = op(*(a.double() if isinstance(a, torch.Tensor) and a.dtype == integer else a for a in args), **kwargs)
+        if isinstance(result, tuple):  # (values, indices)
+            return type(result)((result[0].to(integer), *result[1:]))
+        return result.to(integer)
     narrow = dtypes & {torch.int32, torch.int16, torch.int8, torch.uint8}
     if len(narrow) != 1 or name in ("argmax", "argmin", "argsort", "nonzero", "searchsorted", "bucketize",
                                     "bincount", "count_nonzero", "histc", "__getitem__", "__setitem__"):

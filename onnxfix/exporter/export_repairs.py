@@ -48,11 +48,12 @@ EXPORT_REPAIRS = {
     "float32_compute": ExportRepair(
         r"NOT_IMPLEMENTED : Could not find an implementation for \w+\("
         r"|operator does not support (?:double|bfloat16)"
-        r"|Type Error: Type 'tensor\((?:bfloat16|double|float16)\)' of input parameter",
+        r"|Type Error: Type 'tensor\((?:bfloat16|double|float16|int64|int32|int16)\)' of input parameter",
         "ops on float64 / bfloat16 tensors, and half-precision aranges (an ONNX Range, which has no float16 "
         "kernel), computed in float32 while exporting (onnxruntime's CPU provider has no kernel for many of "
         "them; the exported model rounds as float32 there); integer ops with no kernel for their type "
-        "(int32 Unique, integer Relu) computed in int64 or as a clamp, exactly",
+        "(int32 Unique, integer Relu) computed in int64 or as a clamp, exactly; an int16/32/64 max pooling (ONNX MaxPool takes "
+        "floats, int8 and uint8) pooled in float64, exact below 2**53 in magnitude",
         ("float32_compute",),
     ),
     # tried on facts, not on an error: an export failed and a declared dynamic dim is 1 in the

@@ -91,7 +91,8 @@ class IntegerGaps(nn.Module):
     def forward(self, x):
         labels = x.argmax(1).to(torch.int32)  # a label map: onnxruntime has no int32 Unique
         steps = F.relu(labels.flatten(1).long().sum(1) - 40)  # nor an integer Relu
-        return torch.unique(labels), steps
+        coarse = F.max_pool2d(x.argmax(1, keepdim=True), 2)  # ONNX MaxPool takes no int64
+        return torch.unique(labels), steps, coarse
 
 
 def _seeded(cls):
