@@ -134,7 +134,8 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "real mask, ifft2 or ifftn, `.real` or `abs`: FreeU's Fourier filter, frequency-attention blocks) "
         "exports under the legacy exporter, which has no aten::fft_*. Export time only (`static=False`: "
         "ONX522's source fixes write the stacked layout).",
-        requires=("complex_pair", "dft", "rfftn"), drop_in=False, static=False, wraps_op=True, rule="ONX526",
+        # irfftn: the irfft / irfft2 / irfftn of a pair it makes (FFC's rfftn, filter, irfftn)
+        requires=("complex_pair", "dft", "rfftn", "irfftn"), drop_in=False, static=False, wraps_op=True, rule="ONX526",
         error_bound=BOUND,
         proof=Proof(
             "torch.fft.ifft2(torch.fft.fft2(a, norm='ortho') * c, norm='ortho').real"

@@ -11,6 +11,7 @@ silences its rule. ``onnxfix export --decompose`` applies the same helpers at ex
 from __future__ import annotations
 
 import ast
+import re
 from typing import ClassVar
 
 from onnxfix import operator_catalog as catalog
@@ -180,7 +181,7 @@ def helper_accepts(decomposition: Decomposition, node: ast.Call, method: bool, s
 
 
 def helper_fix(decomposition: Decomposition, node: ast.Call, ctx: FunctionContext, method: bool, safe: bool) -> Fix:
-    helpers = tuple(Helper(f"_onnx_{key}", helper_source(key)) for key in helper_chain(decomposition.key))
+    helpers = tuple(Helper(f"_onnx_{key}", helper_source(key)) for key in _helper_keys(decomposition, ctx))
     name = decomposition.helper
     source = ctx.file.source
     if method:
@@ -195,6 +196,15 @@ def helper_fix(decomposition: Decomposition, node: ast.Call, ctx: FunctionContex
         edits = (ctx.replace(node.func, name),)
     return Fix(f"Rewrite to `{name}(...)` (exportable ops, helper added to the file)", edits, safe,
                imports=("torch",), helpers=helpers)
+
+
+def _helper_keys(decomposition: Decomposition, ctx: FunctionContext) -> tuple[str, ...]:
+    """The helper's chain; a complex pair's with `_onnx_irfftn` too where the file calls an inverse
+    real FFT, which a pair reaching it runs through (FFC's rfftn, a convolution, irfftn)."""
+    keys = helper_chain(decomposition.key)
+    if "complex_pair" in keys and re.search(r"\birfft[2n]?\b", ctx.file.source.text):
+        keys = (*keys, *(k for k in helper_chain("irfftn") if k not in keys))
+    return keys
 
 
 def _separator(node: ast.Call, text: str, paren: int) -> str:
