@@ -281,8 +281,7 @@ def _early_return_fix(node: ast.If, rest: list[ast.stmt], ctx: FunctionContext) 
     body_end, end = _line_end(node.body[-1], ctx), _line_end(rest[-1], ctx)
     lines = [source.line_text(n) for n in range(node.body[-1].end_lineno + 1, rest[-1].end_lineno + 1)]
     moved = "".join(f"\n{step}{line}" if line.strip() else "\n" for line in lines)
-    call = f"_onnx_size_cond({ctx.segment(node.test)}, {true_name}, {false_name}"
-    call += f", ({parameters}{',' if len(operands) == 1 else ''}))" if operands else ")"
+    call = _call_text(node, true_name, false_name, operands, ctx)
     edits = (Edit(source.offset(node.lineno, node.col_offset), colon, f"def {true_name}({parameters})"),
              Edit(body_end, end, f"\n{indent}def {false_name}({parameters}):{moved}\n{indent}return {call}"))
     return Fix("Keep both branches with torch.cond under export", edits, safe=True, imports=("torch",),
@@ -385,13 +384,18 @@ def _cond_fix(node: ast.If, outputs: list[str], operands: list[str], returns: bo
         tail = "" if returns else f"\n{statement_indent(ctx, node.orelse[0])}return {results}"
     else:
         tail = f"\n{inner}return {results}\n{indent}def {false_name}({parameters}):\n{inner}return {results}"
-    call = f"_onnx_size_cond({ctx.segment(node.test)}, {true_name}, {false_name}"
-    call += f", ({parameters}{',' if len(operands) == 1 else ''}))" if operands else ")"
+    call = _call_text(node, true_name, false_name, operands, ctx)
     tail += f"\n{indent}{'return ' if returns else results + ' = '}{call}"
     end = _line_end((node.orelse or node.body)[-1], ctx)
     edits.append(Edit(end, end, tail))
     return Fix("Keep both branches with torch.cond under export", tuple(edits), safe=True, imports=("torch",),
                helpers=(SIZE_COND,))
+
+
+def _call_text(node: ast.If, true_name: str, false_name: str, operands: list[str], ctx: FunctionContext) -> str:
+    """`_onnx_size_cond(<test>, <true>, <false>[, (<operands>,)])`."""
+    passed = f", ({', '.join(operands)}{',' if len(operands) == 1 else ''})" if operands else ""
+    return f"{SIZE_COND.name}({ctx.segment(node.test)}, {true_name}, {false_name}{passed})"
 
 
 def _header_colon(node: ast.If, ctx: FunctionContext) -> int | None:
