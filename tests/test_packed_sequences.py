@@ -27,7 +27,7 @@ class Tagger(nn.Module):
         return padded, out_lengths, h_n
 
 
-@pytest.mark.parametrize("cell", [nn.LSTM, nn.GRU])
+@pytest.mark.parametrize("cell", [nn.LSTM, nn.GRU, nn.RNN])
 @pytest.mark.parametrize("bidirectional", [False, True])
 @pytest.mark.parametrize("batch_first, enforce_sorted, total_length", [(True, False, None), (False, True, 9)])
 def test_the_padded_batch_computes_what_the_packed_one_does(cell, bidirectional, batch_first, enforce_sorted,

@@ -170,7 +170,7 @@ EXPORT_REPAIRS = {
     "packed_as_padded": ExportRepair(
         r"(?!)",
         "packed sequences carried as the padded batch they came from while exporting (exporter/packed_sequences.py): "
-        "pack_padded_sequence keeps the padded batch and the sorted lengths, nn.LSTM / nn.GRU run each layer and "
+        "pack_padded_sequence keeps the padded batch and the sorted lengths, nn.LSTM / nn.GRU / nn.RNN run each layer and "
         "direction over it (the reverse direction on each sequence reversed within its length) with outputs past a "
         "length zeroed and the last hidden state taken at each length, and pad_packed_sequence pads with its value "
         "to the longest length; the packed data's size is the lengths' sum, which torch.export cannot follow and the "

@@ -8,7 +8,7 @@ for other lengths and padding values). While exporting, this repair keeps the pa
 
 - `pack_padded_sequence` sorts as it does, and returns a `PaddedPack` (a PackedSequence whose data
   is the time-major padded batch and whose batch_sizes are the sorted lengths);
-- nn.LSTM / nn.GRU given one run each layer and direction over the padded batch: the forward
+- nn.LSTM / nn.GRU / nn.RNN given one run each layer and direction over the padded batch: the forward
   direction reads a sequence's steps before its padding, so its outputs there are the packed ones;
   the reverse direction runs on each sequence reversed within its length; the last hidden state is
   the output at the sequence's last step (the first, reversed); outputs past a length are zero as
@@ -104,7 +104,7 @@ def _padded_rnn(module: nn.RNNBase, packed: PaddedPack, hx):
             if lstm:
                 out = torch._VF.lstm(x, (h0[row:row + 1], c0[row:row + 1]), weights, module.bias, 1, 0.0, False, False, True)[0]
             else:
-                out = torch._VF.gru(x, h0[row:row + 1], weights, module.bias, 1, 0.0, False, False, True)[0]
+                out = _SINGLE_STATE[module.mode](x, h0[row:row + 1], weights, module.bias, 1, 0.0, False, False, True)[0]
             out = out.transpose(0, 1)
             if direction:
                 out = _reversed_within(out, lengths)
@@ -116,15 +116,19 @@ def _padded_rnn(module: nn.RNNBase, packed: PaddedPack, hx):
     return PaddedPack(layer_input, lengths, sorted_indices, unsorted_indices), module.permute_hidden(hidden, unsorted_indices)
 
 
+# the recurrences with one state: _VF calls with the input overload's arguments
+_SINGLE_STATE = {"GRU": torch._VF.gru, "RNN_TANH": torch._VF.rnn_tanh, "RNN_RELU": torch._VF.rnn_relu}
+
+
 def _carried(module: nn.RNNBase) -> bool:
-    """What the padded runs reproduce: an LSTM without projections or a GRU, not training."""
-    return type(module) in (nn.LSTM, nn.GRU) and not module.training and not getattr(module, "proj_size", 0)
+    """What the padded runs reproduce: an LSTM without projections, a GRU or an Elman RNN, not training."""
+    return type(module) in (nn.LSTM, nn.GRU, nn.RNN) and not module.training and not getattr(module, "proj_size", 0)
 
 
 @contextmanager
 def packed_as_padded(model=None) -> Iterator[None]:
     pack, pad = rnn_utils.pack_padded_sequence, rnn_utils.pad_packed_sequence
-    forwards = {cls: cls.forward for cls in (nn.LSTM, nn.GRU)}
+    forwards = {cls: cls.forward for cls in (nn.LSTM, nn.GRU, nn.RNN)}
 
     def pad_packed(sequence, *args, **kwargs):
         return (_pad_packed if isinstance(sequence, PaddedPack) else pad)(sequence, *args, **kwargs)
