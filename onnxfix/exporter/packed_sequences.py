@@ -56,14 +56,18 @@ def _pad_packed(sequence, batch_first=False, padding_value=0.0, total_length=Non
     steps = lengths.max() if total_length is None else total_length
     time = torch.arange(steps, device=data.device)
     taken = data.index_select(0, time.clamp(max=data.shape[0] - 1))  # past the batch's steps: padding
-    valid = (time[:, None] < lengths[None, :]).reshape(*time.shape, lengths.shape[0], *[1] * (data.dim() - 2))
-    padded = torch.where(valid, taken, torch.full_like(taken, padding_value))
+    padded = torch.where(_valid(time, lengths, data.dim()), taken, torch.full_like(taken, padding_value))
     if batch_first:
         padded = padded.transpose(0, 1)
     if sequence.unsorted_indices is not None:
         return (padded.index_select(0 if batch_first else 1, sequence.unsorted_indices),
                 lengths[sequence.unsorted_indices])
     return padded, lengths
+
+
+def _valid(time: torch.Tensor, lengths: torch.Tensor, rank: int) -> torch.Tensor:
+    """[T, B, 1, ...] (``rank`` dims): step t of sequence b is within its length."""
+    return (time[:, None] < lengths[None, :]).reshape(time.shape[0], lengths.shape[0], *[1] * (rank - 2))
 
 
 def _reversed_within(x: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
@@ -89,7 +93,7 @@ def _padded_rnn(module: nn.RNNBase, packed: PaddedPack, hx):
     else:
         hx = module.permute_hidden(hx, sorted_indices)
     h0, c0 = hx if lstm else (hx, None)
-    valid = (torch.arange(data.shape[0], device=data.device)[:, None] < lengths[None, :])[..., None]
+    valid = _valid(torch.arange(data.shape[0], device=data.device), lengths, data.dim())
     last = (lengths - 1).clamp(min=0)
     layer_input, finals = data, []
     for layer in range(module.num_layers):

@@ -23,6 +23,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from onnxfix.decompositions.linspace_steps import _onnx_linspace_steps
+from onnxfix.rewriter.tensors import in_place_method
 
 def _holds_symint(data) -> bool:
     if isinstance(data, torch.SymInt):
@@ -95,8 +96,7 @@ def _thawed(sizes):
 
 def _writes_in_place(func) -> bool:
     name = getattr(func, "__name__", "")
-    return name in ("__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__") or (
-        name.endswith("_") and not name.startswith("__"))
+    return name in ("__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__") or in_place_method(name)
 
 
 def _along_dim0(args, kwargs) -> bool:

@@ -12,6 +12,12 @@ BINARY = {
     ast.Add: ARITH, ast.Sub: ARITH, ast.Mult: TERM, ast.Div: TERM, ast.FloorDiv: TERM,
     ast.Mod: TERM, ast.MatMult: TERM, ast.Pow: POWER,
 }
+# how each binary operator is written (a fix that rebuilds `a <op> b` from the tree)
+SYMBOLS = {
+    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
+    ast.Pow: "**", ast.LShift: "<<", ast.RShift: ">>", ast.BitAnd: "&", ast.BitOr: "|",
+    ast.BitXor: "^", ast.MatMult: "@",
+}
 
 
 def precedence(node: ast.AST) -> int:

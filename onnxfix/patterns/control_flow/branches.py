@@ -22,6 +22,7 @@ from onnxfix.patterns.export_checks import (
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.datadep import is_data_dependent_size
 from onnxfix.rewriter.export_guards import in_training_branch
+from onnxfix.rewriter.precedence import SYMBOLS
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 from onnxfix.rewriter.statements import (
     comments_outside,
@@ -260,7 +261,7 @@ class TensorIf(Rule):
         return Fix("Select with `torch.where` (evaluates both branches)", (edit,), safe=False, imports=imports)
 
 
-_AUGMENTED = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
+_AUGMENTED = {op: SYMBOLS[op] for op in (ast.Add, ast.Sub, ast.Mult, ast.Div)}
 
 
 def _augmented_fix(node: ast.If, condition: Condition, ctx: FunctionContext) -> Fix | None:

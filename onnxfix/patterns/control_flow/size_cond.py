@@ -103,7 +103,6 @@ class SizeBranchCond(Rule):
             "specialized a dynamic dim here); `torch.cond` keeps both branches in the exported graph",
             fix=fix)
 
-
     def visit_IfExp(self, node: ast.IfExp, ctx: FunctionContext):
         if not _guarded_line(node, ctx) or ctx.compiled_by_torchscript:
             return
@@ -113,7 +112,7 @@ class SizeBranchCond(Rule):
             return  # torch.cond returns tensors only
         if not _movable([node], ctx):
             return
-        text = (f"_onnx_size_cond({ctx.segment(node.test)}, lambda: {ctx.segment(node.body)}, "
+        text = (f"{SIZE_COND.name}({ctx.segment(node.test)}, lambda: {ctx.segment(node.body)}, "
                 f"lambda: {ctx.segment(node.orelse)})")
         fix = Fix("Keep both sides with torch.cond under export", (ctx.replace(node, text),), safe=True,
                   imports=("torch",), helpers=(SIZE_COND,))

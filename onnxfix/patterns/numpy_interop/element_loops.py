@@ -20,6 +20,7 @@ import ast
 from dataclasses import dataclass
 
 from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.precedence import SYMBOLS
 from onnxfix.rewriter.statements import block_of, sibling_statement, single_name_assignment, statement_removal
 
 # decimal's rounding modes (to a unit quantum) and their elementwise twins on exact floats.
@@ -32,7 +33,7 @@ _DECIMAL_ROUNDING = {
     "ROUND_CEILING": "{torch}.ceil({x})",
 }
 _MATH_ROUNDING = {"math.floor": "floor", "math.ceil": "ceil"}
-_OPERATORS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**"}
+_OPERATORS = {op: SYMBOLS[op] for op in (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)}
 
 
 class _NotElementwise(Exception):

@@ -8,16 +8,12 @@ import ast
 from onnxfix.config import LEGACY
 from onnxfix.rewriter.context import FunctionContext, builtin_call
 from onnxfix.rewriter.integers import int_constant
-from onnxfix.rewriter.precedence import UNARY, operand
+from onnxfix.rewriter.precedence import SYMBOLS, UNARY, operand
 from onnxfix.decompositions import helper_source
 from onnxfix.patterns.shape_math.scaled_resize import matrix_mode, scaled_resize_fix, size_derived
 from onnxfix.rewriter.rule import Fix, Helper, Rule, RuleDoc
 
-OPERATORS = {
-    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
-    ast.Pow: "**", ast.LShift: "<<", ast.RShift: ">>", ast.BitAnd: "&", ast.BitOr: "|",
-    ast.BitXor: "^", ast.MatMult: "@",
-}
+OPERATORS = SYMBOLS
 ATOMIC = (ast.Name, ast.Constant, ast.Attribute, ast.Call, ast.Subscript)
 
 
