@@ -11,7 +11,6 @@ silences its rule. ``onnxfix export --decompose`` applies the same helpers at ex
 from __future__ import annotations
 
 import ast
-import re
 from typing import ClassVar
 
 from onnxfix import operator_catalog as catalog
@@ -202,9 +201,18 @@ def _helper_keys(decomposition: Decomposition, ctx: FunctionContext) -> tuple[st
     """The helper's chain; a complex pair's with `_onnx_irfftn` too where the file calls an inverse
     real FFT, which a pair reaching it runs through (FFC's rfftn, a convolution, irfftn)."""
     keys = helper_chain(decomposition.key)
-    if "complex_pair" in keys and re.search(r"\birfft[2n]?\b", ctx.file.source.text):
+    if "complex_pair" in keys and _calls_inverse_real_fft(ctx):
         keys = (*keys, *(k for k in helper_chain("irfftn") if k not in keys))
     return keys
+
+
+INVERSE_REAL_FFTS = frozenset({"torch.fft.irfft", "torch.fft.irfft2", "torch.fft.irfftn"})
+
+
+def _calls_inverse_real_fft(ctx: FunctionContext) -> bool:
+    """The file calls torch.fft.irfft / irfft2 / irfftn, whatever the spelling (imports resolved)."""
+    module = ctx.file.module
+    return any(isinstance(n, ast.Call) and module.scope.qualname(n.func) in INVERSE_REAL_FFTS for n in ast.walk(module.tree))
 
 
 def _separator(node: ast.Call, text: str, paren: int) -> str:
