@@ -10,6 +10,7 @@ import json
 import shutil
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -274,6 +275,12 @@ def test_an_exporter_failure_names_the_decomposition_that_repairs_it():
     refused = Verdict("legacy", "EXPORT-FAILS", error="SymbolicValueError: Failed to export a node ... because it is not constant.",
                       node_traces=[NodeTrace("aten::layer_norm", "m.py(29): forward", "ts")])
     assert decompositions_that_help(target, [ExporterResult(refused)], []) == ("layer_norm",)
+    # an LSTM in a model whose dynamo export fails with a dynamic dim: torch.onnx's decompositions fix
+    # the sequence length (no error names it: onnxruntime's Reshape by the time dim fails)
+    failed = Verdict("dynamo", "ORT-FAILS", error="Fail: Non-zero status code returned while running Reshape node.",
+                     recurrent_layers=["LSTM"])
+    assert decompositions_that_help(target, [ExporterResult(failed)], []) == ("rnn_while_loops",)
+    assert decompositions_that_help(target, [ExporterResult(replace(failed, verdict="OK"))], []) == ()
 
 
 def test_complex_values_are_carried_as_pairs_when_the_run_fails_on_them(capsys):

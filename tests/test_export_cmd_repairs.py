@@ -279,14 +279,27 @@ def test_ifs_on_sizes_the_run_specialized_keep_both_branches_with_torch_cond(cap
     assert [r["verdict"] for r in fix["results"]] == ["OK", "SILENTLY-WRONG"]
 
 
+def test_recurrent_layers_keep_their_length_through_the_while_loop_decomposition(capsys):
+    """A GRU's output reshaped by the time size: the dynamo export fixes the length (onnxruntime
+    fails on other lengths, no error names the GRU); the failure with a GRU in the model names
+    rnn_while_loops, and the export with it matches PyTorch on other lengths. The source is not
+    edited; the legacy export was OK and stays OK."""
+    target = export_fixed(capsys, "gru_frame_classifier.py", "--exporter", "both")
+    assert [r["verdict"] for r in target["results"]] == ["ORT-FAILS", "OK"]
+    fix = target["fix"]
+    assert (fix["decompositions"], fix["diff"]) == (["rnn_while_loops"], "")
+    assert [r["verdict"] for r in fix["results"]] == ["OK", "OK"]
+
+
 def test_packed_sequences_are_carried_as_the_padded_batch_while_exporting(capsys):
     """pack_padded_sequence -> a bidirectional LSTM -> pad_packed_sequence: the legacy tracer records
     the example's lengths (its output as long as the padded batch: silently wrong); the failure in
     the LSTM's forward under torch.export names packed_as_padded, and the legacy export with it
-    matches PyTorch on other lengths. torch.export still fixes the LSTM's length (its trace-time
-    decomposition, a loop over the steps): loud before and after. The source is not edited."""
+    matches PyTorch on other lengths. Under dynamo the padded LSTM's length is then fixed by
+    torch.onnx's decompositions (the mask of the steps is a constant): that failure with an LSTM in
+    the model names rnn_while_loops, and both exports match PyTorch. The source is not edited."""
     target = export_fixed(capsys, "packed_tagger.py", "--exporter", "both")
     assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS", "SILENTLY-WRONG"]
     fix = target["fix"]
-    assert (fix["decompositions"], fix["diff"]) == (["packed_as_padded"], "")
-    assert [r["verdict"] for r in fix["results"]] == ["ORT-FAILS", "OK"]
+    assert (fix["decompositions"], fix["diff"]) == (["packed_as_padded", "rnn_while_loops"], "")
+    assert [r["verdict"] for r in fix["results"]] == ["OK", "OK"]

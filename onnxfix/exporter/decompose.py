@@ -47,7 +47,7 @@ from onnxfix.exporter.dead_comparisons import dead_comparisons_dropped
 from onnxfix.exporter.index_keys import ellipsis_expanded
 from onnxfix.exporter.size_tensors import size_tensors_kept
 from onnxfix.exporter.packed_sequences import packed_as_padded
-from onnxfix.exporter.nn_layers import causal_mask_check_off, mha_fastpath_off
+from onnxfix.exporter.nn_layers import causal_mask_check_off, mha_fastpath_off, rnn_while_loops
 
 
 @dataclass(frozen=True)
@@ -246,6 +246,7 @@ def decomposition_context(ops: Iterable[str] | None = None, model=None) -> Itera
 REPAIR_CONTEXTS = {"compiled_unwrapped": compiled_unwrapped, "mha_fastpath_off": mha_fastpath_off, "causal_mask_check_off": causal_mask_check_off, "fake_quant_constants": fake_quant_constants,
                    "gradients_off": gradients_off, "dead_comparisons_dropped": dead_comparisons_dropped,
                    "quantized_as_float": quantized_as_float, "ellipsis_expanded": ellipsis_expanded,
-                   "size_tensors_kept": size_tensors_kept, "packed_as_padded": packed_as_padded}
+                   "size_tensors_kept": size_tensors_kept, "packed_as_padded": packed_as_padded,
+                   "rnn_while_loops": rnn_while_loops}
 # each takes the model being exported and the table of the helpers substituted
 TABLE_CONTEXTS = {"complex_state_as_pairs": complex_state_as_pairs}

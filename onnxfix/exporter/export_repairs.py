@@ -31,6 +31,7 @@ class ExportRepair:
 GROW_KEY = "unit_examples_grown"  # exporter/unit_dims.py
 FLAT_KEY = "flat_outputs"  # exporter/model_io.py
 DEFAULTS_KEY = "defaults_as_constants"  # exporter/model_io.py
+RNN_LOOPS_KEY = "rnn_while_loops"  # exporter/nn_layers.py
 
 EXPORT_REPAIRS = {
     "complex_pairs": ExportRepair(
@@ -178,6 +179,18 @@ EXPORT_REPAIRS = {
         (),
         contexts=("packed_as_padded",),
         frame=r"torch[\\/]nn[\\/](?:utils[\\/]rnn\.py:(?:pack_padded_sequence|pad_packed_sequence)|modules[\\/]rnn\.py:forward)$",
+    ),
+    # tried on facts: a dynamo export failed and the model holds an LSTM or a GRU (repair_candidates.py)
+    RNN_LOOPS_KEY: ExportRepair(
+        r"(?!)",
+        "nn.LSTM and nn.GRU exported through torch.export's while_loop decomposition of the recurrence for the whole "
+        "export (exporter/nn_layers.py): torch.onnx registers it only while torch.export captures the graph, and its "
+        "later decompositions meet the layers' own Python loop over the time steps, which fixes the sequence length "
+        "to the example's, so a reshape or a mask by the time dim after the layer is a constant in the ONNX model; "
+        "the same cell update per step. Outside onnxfix: `with torch.export._patches."
+        "register_lstm_while_loop_decomposition(): torch.onnx.export(...)`",
+        (),
+        contexts=("rnn_while_loops",),
     ),
     "mha_fastpath_off": ExportRepair(
         r"aten::(?:_native_multi_head_attention|_transformer_encoder_layer_fwd)\b",

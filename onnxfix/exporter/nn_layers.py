@@ -42,3 +42,31 @@ def causal_mask_check_off(model=None) -> Iterator[None]:
         yield
     finally:
         transformer._detect_is_causal_mask = detect
+
+
+# the recurrent layers torch.export has a while_loop decomposition of (torch/export/_patches.py)
+LOOPED_RNNS = (torch.nn.LSTM, torch.nn.GRU)
+
+
+def recurrent_layers(model) -> list[str]:
+    """The classes of the model's LSTM / GRU layers (those rnn_while_loops concerns)."""
+    modules = model.modules() if isinstance(model, torch.nn.Module) else ()
+    return sorted({type(m).__name__ for m in modules if isinstance(m, LOOPED_RNNS)})
+
+
+@contextmanager
+def rnn_while_loops(model=None) -> Iterator[None]:
+    """aten.lstm / aten.gru decomposed into a torch.while_loop over the time steps for the whole
+    export. torch.onnx registers that decomposition only while torch.export captures the graph;
+    its later `run_decompositions` meets the layers' composite decomposition, a Python loop over
+    the steps whose guard fixes the sequence length to the example's (`Eq(s, 5)` in _ops.py
+    decompose), so every size computed from it after the layer (a reshape by the time dim, a
+    mask of the steps) is a constant in the ONNX model and other lengths fail or come out wrong.
+    The loop computes the same cell update per step (torch's own decomposition)."""
+    try:
+        from torch.export._patches import register_gru_while_loop_decomposition, register_lstm_while_loop_decomposition
+    except ImportError:  # a torch without it: the export runs as it would
+        yield
+        return
+    with register_lstm_while_loop_decomposition(), register_gru_while_loop_decomposition():
+        yield

@@ -14,7 +14,7 @@ import re
 from typing import Iterable, Iterator, Protocol
 
 from onnxfix.decompositions import BY_KEY
-from onnxfix.exporter.export_repairs import DEFAULTS_KEY, EXPORT_REPAIRS, GROW_KEY
+from onnxfix.exporter.export_repairs import DEFAULTS_KEY, EXPORT_REPAIRS, GROW_KEY, RNN_LOOPS_KEY
 from onnxfix.exporter.result import EXPORT_FAILS, OK, Verdict
 from onnxfix.rewriter.rule import Finding
 
@@ -114,9 +114,11 @@ def _keyed_by_static(failed: list[_Result], static: list[Finding]) -> Iterator[s
 def _keyed_by_facts(failed: list[_Result]) -> Iterator[str]:
     """By facts of the example rather than an error: a dynamic dim of size 1 (a legacy export that
     fails outright is the tracer's, not a specialized size's); forward's defaults that the legacy
-    exporter appended as inputs."""
+    exporter appended as inputs; an LSTM or GRU in a failed dynamo export with a dynamic dim."""
     if any(r.verdict.unit_dims and not (r.verdict.exporter == "legacy" and r.verdict.verdict == EXPORT_FAILS)
            for r in failed):
         yield GROW_KEY
     if any(r.verdict.appended_defaults for r in failed):
         yield DEFAULTS_KEY
+    if any(r.verdict.recurrent_layers for r in failed):
+        yield RNN_LOOPS_KEY

@@ -77,6 +77,8 @@ class Verdict:
     guards: list[dict] = field(default_factory=list)
     # calls the export's decompositions replaced: [key, file, line] (exporter/decompose.py)
     decomposed_at: list[list] = field(default_factory=list)
+    # the keys of the decompositions that replaced some call while exporting (the others never ran)
+    decompositions_used: list[str] = field(default_factory=list)
     # data-dependent symbols ("u0", "zuf0") -> the frames where torch.export created them
     unbacked: dict[str, list] = field(default_factory=dict)
     # the first user line whose ONNX value differs from eager on the failing probe
@@ -90,6 +92,8 @@ class Verdict:
     unit_dims: list[str] = field(default_factory=list)
     # legacy: forward's defaults the call does not pass, which the exporter appends as inputs (model_io.py)
     appended_defaults: list[str] = field(default_factory=list)
+    # dynamo: the model's LSTM / GRU classes, when a dim is dynamic (nn_layers.rnn_while_loops)
+    recurrent_layers: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:

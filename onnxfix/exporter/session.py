@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
+from onnxfix.exporter.export_repairs import EXPORT_REPAIRS
 from onnxfix.exporter.isolate import ExportRequest, run_isolated
 from onnxfix.exporter.locations import ExportFinding
 from onnxfix.exporter.outputs import needs_cache_off, turn_cache_off
@@ -232,6 +233,14 @@ def _oks(results) -> int:
     return sum(r.verdict.verdict == OK for r in results)
 
 
+def _applied(keys: tuple[str, ...], results) -> tuple[str, ...]:
+    """The keys that took part in the export: the repairs (settings, whole-value carriers) and the
+    operator decompositions that replaced some call. One that never ran changed nothing (an error
+    text named it: a Reshape failure reads like nn.MultiheadAttention's), so the hint leaves it out."""
+    used = {key for r in results for key in r.verdict.decompositions_used}
+    return tuple(key for key in keys if key in EXPORT_REPAIRS or key in used)
+
+
 def _with_decompositions(final, keys: tuple[str, ...], outcome: FixResult, export, named_by, rounds: int = 3):
     """The loop's last state, exported once more with onnxfix's decompositions of the ops the
     first run named, when some export still fails: the repair for code the static fixes do not
@@ -253,7 +262,7 @@ def _with_decompositions(final, keys: tuple[str, ...], outcome: FixResult, expor
     gained = any(a.verdict.verdict == OK != b.verdict.verdict for b, a in zip(final.results, results))
     if not gained or fixloop.worsened(final.results, results):
         return final
-    outcome.decompositions = keys
+    outcome.decompositions = _applied(keys, results)
     return replace(final, results=results)
 
 

@@ -30,6 +30,7 @@ from onnxfix.exporter.model_io import (  # noqa: F401  (re-exported)
     tensor_leaves,
 )  # noqa: F401  (re-exported)
 from onnxfix.exporter.model_state import attributes_kept
+from onnxfix.exporter.nn_layers import recurrent_layers
 from onnxfix.exporter.errors import describe, exception_chain
 from onnxfix.exporter.onnx_registry import reuse_onnx_registry
 from onnxfix.exporter.unit_dims import GROW_KEY, grown_examples, unit_dim_names
@@ -136,6 +137,8 @@ def verify(
     # the flat-outputs repair exports the output's tensors only, in the order eager is compared in
     exported = FlatOutputs(model, len(args), tensor_leaves(model, args)) if FLAT_KEY in (decompose or ()) else model
     # the defaults repair: forward(*args), so the legacy exporter appends no default as an input
+    if verdict.exporter == "dynamo" and dynamic:
+        verdict.recurrent_layers = recurrent_layers(model)
     if verdict.exporter == "legacy":
         verdict.appended_defaults = appended_defaults(model, len(args))
         if DEFAULTS_KEY in (decompose or ()) and exported is model:
@@ -151,6 +154,7 @@ def verify(
                     step(verdict, model, args, probes, dynamic, opset, path)
             if mode is not None:
                 verdict.decomposed_at = sorted([key, path_, line] for key, path_, line in mode.sites)
+                verdict.decompositions_used = sorted(mode.used)
             if verdict.verdict != OK:
                 break
     verdict.seconds = round(time.monotonic() - started, 2)
