@@ -232,14 +232,20 @@ def decomposition_context(ops: Iterable[str] | None = None, model=None) -> Itera
     for repair in repairs:
         table.update(decomposition_table(EXPORT_REPAIRS[repair].keys, typed=True))
     mode = DecompositionMode(table)
+    counts = []  # what the repairs that count their use yield (rnn_while_loops)
     with ExitStack() as settings:
         for context in dict.fromkeys(c for repair in repairs for c in EXPORT_REPAIRS[repair].contexts):
             if context in TABLE_CONTEXTS:  # it needs the helpers' own namespace
                 settings.enter_context(TABLE_CONTEXTS[context](model, table))
             else:
-                settings.enter_context(REPAIR_CONTEXTS[context](model))
-        with mode:
-            yield mode
+                counts.append(settings.enter_context(REPAIR_CONTEXTS[context](model)))
+        try:
+            with mode:
+                yield mode
+        finally:
+            for count in counts:
+                for key, calls in (count if isinstance(count, dict) else {}).items():
+                    mode.used[key] = mode.used.get(key, 0) + calls
 
 
 # each takes the model being exported

@@ -25,6 +25,8 @@ class ExportRepair:
     frame: str = ""
     # static findings that, with a failed dynamo export, name the repair (the failure can be silent)
     static_codes: tuple[str, ...] = ()
+    # its context counts what it changed (exporter/decompose.py): kept only where it did
+    counts_use: bool = False
 
 
 # repairs that change the export itself rather than substitute ops (verify.py applies them)
@@ -191,6 +193,7 @@ EXPORT_REPAIRS = {
         "register_lstm_while_loop_decomposition(): torch.onnx.export(...)`",
         (),
         contexts=("rnn_while_loops",),
+        counts_use=True,  # a layer whose length is static (only the batch is dynamic) is left as it was
     ),
     "mha_fastpath_off": ExportRepair(
         r"aten::(?:_native_multi_head_attention|_transformer_encoder_layer_fwd)\b",

@@ -4,7 +4,7 @@ untouched: each is undone when the export ends."""
 
 from __future__ import annotations
 
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from typing import Iterator
 
 import torch
@@ -55,18 +55,35 @@ def recurrent_layers(model) -> list[str]:
 
 
 @contextmanager
-def rnn_while_loops(model=None) -> Iterator[None]:
+def rnn_while_loops(model=None) -> Iterator[dict[str, int]]:
     """aten.lstm / aten.gru decomposed into a torch.while_loop over the time steps for the whole
     export. torch.onnx registers that decomposition only while torch.export captures the graph;
     its later `run_decompositions` meets the layers' composite decomposition, a Python loop over
     the steps whose guard fixes the sequence length to the example's (`Eq(s, 5)` in _ops.py
     decompose), so every size computed from it after the layer (a reshape by the time dim, a
     mask of the steps) is a constant in the ONNX model and other lengths fail or come out wrong.
-    The loop computes the same cell update per step (torch's own decomposition)."""
+    The loop computes the same cell update per step (torch's own decomposition). Yields the
+    count of layers it decomposed with a symbolic length (none: it changed nothing)."""
+    used: dict[str, int] = {}
     try:
-        from torch.export._patches import register_gru_while_loop_decomposition, register_lstm_while_loop_decomposition
-    except ImportError:  # a torch without it: the export runs as it would
-        yield
+        from torch.export import _patches as patches
+        register = patches._register_rnn_while_loop_decomposition
+        layers = ((torch.ops.aten.lstm.input, patches.lstm_while_loop_impl),
+                  (torch.ops.aten.gru.input, patches.gru_while_loop_impl))
+    except (ImportError, AttributeError):  # a torch without it: the export runs as it would
+        yield used
         return
-    with register_lstm_while_loop_decomposition(), register_gru_while_loop_decomposition():
-        yield
+    with ExitStack() as registered:
+        for op, impl in layers:
+            registered.enter_context(register(op, _noting_symbolic_length(impl, used)))
+        yield used
+
+
+def _noting_symbolic_length(impl, used: dict[str, int]):
+    def decomposed(input, *args, **kwargs):
+        batch_first = kwargs.get("batch_first", args[7] if len(args) > 7 else False)
+        if isinstance(input.shape[1 if batch_first else 0], torch.SymInt):
+            used["rnn_while_loops"] = used.get("rnn_while_loops", 0) + 1
+        return impl(input, *args, **kwargs)
+
+    return decomposed

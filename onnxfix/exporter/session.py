@@ -238,7 +238,7 @@ def _applied(keys: tuple[str, ...], results) -> tuple[str, ...]:
     operator decompositions that replaced some call. One that never ran changed nothing (an error
     text named it: a Reshape failure reads like nn.MultiheadAttention's), so the hint leaves it out."""
     used = {key for r in results for key in r.verdict.decompositions_used}
-    return tuple(key for key in keys if key in EXPORT_REPAIRS or key in used)
+    return tuple(key for key in keys if key in used or key in EXPORT_REPAIRS and not EXPORT_REPAIRS[key].counts_use)
 
 
 def _with_decompositions(final, keys: tuple[str, ...], outcome: FixResult, export, named_by, rounds: int = 3):
