@@ -281,6 +281,9 @@ def test_an_exporter_failure_names_the_decomposition_that_repairs_it():
                      recurrent_layers=["LSTM"])
     assert decompositions_that_help(target, [ExporterResult(failed)], []) == ("rnn_while_loops",)
     assert decompositions_that_help(target, [ExporterResult(replace(failed, verdict="OK"))], []) == ()
+    # the first node whose value differs from eager, named after its ATen op (a uint8 `<<`)
+    wrong = Verdict("dynamo", "SILENTLY-WRONG", divergence={"node": "Cast node_lshift", "stack": "m.py:9"})
+    assert decompositions_that_help(target, [ExporterResult(wrong)], []) == ("bitwise_left_shift",)
 
 
 def test_complex_values_are_carried_as_pairs_when_the_run_fails_on_them(capsys):

@@ -28,6 +28,7 @@ pytestmark = pytest.mark.usefixtures("in_repo")  # tests/conftest.py
     ("complex_table", "legacy", "EXPORT-FAILS", "complex_pairs"),  # a complex buffer: pairs while exporting
     ("integer_gaps", "dynamo", "ORT-FAILS", "float32_compute"),  # int32 Unique, int64 Relu, MaxPool: no kernels
     ("integer_gaps", "legacy", "ORT-FAILS", "float32_compute"),
+    ("bit_packing", "dynamo", "SILENTLY-WRONG", "bitwise_left_shift"),  # the first divergent node: Cast node_lshift
 ])
 def test_the_failure_names_its_repair(capsys, factory, exporter, before, repair):
     cli_main(["export", "--format", "json", f"{MODEL}:make_{factory}", "--exporter", exporter, "--fix"])
@@ -57,3 +58,19 @@ def test_a_repair_named_by_the_failure_is_written_at_the_calls_the_run_decompose
     written = model.read_text()
     assert written.count("_onnx_repeat_interleave(cos[..., : cos.shape[-1] // 2], 2, dim=-1)") == 1
     assert written.count("_onnx_repeat_interleave(sin[..., : sin.shape[-1] // 2], 2, dim=-1)") == 1
+
+
+def test_a_uint8_shift_the_run_proved_wrong_is_written_at_its_operators(tmp_path, capsys):
+    """A uint8 `<<` (torch.onnx casts it to int8): the first divergent node names the shift's
+    decomposition, and `--write` rewrites the operators at the lines the run decomposed; the helper
+    keeps the op in eager (a safe fix), and the written file exports as it is."""
+    model = tmp_path / "bit_packing.py"
+    model.write_text(MODEL.read_text())
+    cli_main(["export", "--format", "json", f"{model}:make_bit_packing", "--exporter", "dynamo", "--write"])
+    (target,) = json.loads(capsys.readouterr().out)["targets"]
+    assert target["results"][0]["verdict"] == "SILENTLY-WRONG"
+    assert [r["verdict"] for r in target["fix"]["results"]] == ["OK"]
+    assert (target["fix"]["decompositions"], target["fix"]["decompositions_written"]) == ([], ["bitwise_left_shift"])
+    written = model.read_text()
+    assert "packed = _onnx_bitwise_left_shift(bits[..., 0], 7)  # torch.onnx casts" in written
+    assert "packed = packed + (_onnx_bitwise_left_shift(bits[..., i], 7 - i))\n" in written

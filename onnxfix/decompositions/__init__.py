@@ -57,6 +57,15 @@ def by_target() -> dict[str, Decomposition]:
     return {target: d for d in DECOMPOSITIONS if not d.wraps_op and d.static for target in d.targets}
 
 
+def key_of_op(name: str) -> str:
+    """The key of the decomposition of an ATen op named as the dynamo exporter names its ONNX nodes
+    ("lshift": `Tensor.__lshift__`, "bitwise_left_shift"), or the name itself."""
+    if name in BY_KEY:
+        return name
+    return next((d.key for d in DECOMPOSITIONS for target in d.targets
+                 if target.rsplit(".", 1)[-1].strip("_") == name), name)
+
+
 def rule_keys(code: str) -> tuple[str, ...]:
     """The keys of the decompositions rule ``code`` delivers, in registry order."""
     return tuple(d.key for d in DECOMPOSITIONS if d.rule == code)

@@ -20,4 +20,22 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
                     "a + _onnx_arange_mixed(0, 4.0) + _onnx_arange_mixed(0.5, a.shape[0])[:, None]",
                     "(randn(g, b, 4),)"),
     ),
+    Decomposition(
+        "bitwise_left_shift", ("torch.bitwise_left_shift", "Tensor.bitwise_left_shift", "Tensor.__lshift__"), True, (),
+        ("https://github.com/microsoft/onnxruntime/issues/2207",),
+        "A uint8 left shift (`mask << 7`, packing bits into bytes): torch.onnx writes every left shift as "
+        "a BitShift on the unsigned type of its width cast to the signed one, so a uint8 shift comes "
+        "out int8 (silently wrong from 128 up). While exporting, a uint8 shift is done in int64 and "
+        "its low byte kept (exact: the bits ATen's uint8 shift gives); other dtypes are the op "
+        "itself. Export time only, named by the exported model's first divergent node "
+        "(`Cast node_lshift`), and written into the source at the uint8 calls a run proved. "
+        "Eager keeps the op.",
+        static=False, rule="ONX515",
+        site_applies=lambda args, kwargs: any(getattr(a, "dtype", None) is not None and str(a.dtype) == "torch.uint8"
+                                              for a in args[:2]),
+        proof=Proof("torch.bitwise_left_shift(u, s) + u",
+                    "_onnx_bitwise_left_shift(u, s) + u",
+                    "(ints(g, 0, 256, b, 8).to(torch.uint8), ints(g, 0, 9, b, 8).to(torch.uint8))",
+                    params="u, s"),
+    ),
 )

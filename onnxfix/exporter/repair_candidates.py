@@ -13,7 +13,7 @@ import os
 import re
 from typing import Iterable, Iterator, Protocol
 
-from onnxfix.decompositions import BY_KEY
+from onnxfix.decompositions import BY_KEY, key_of_op
 from onnxfix.exporter.export_repairs import DEFAULTS_KEY, EXPORT_REPAIRS, GROW_KEY, RNN_LOOPS_KEY
 from onnxfix.exporter.result import EXPORT_FAILS, OK, Verdict
 from onnxfix.rewriter.rule import Finding
@@ -34,7 +34,7 @@ def decompositions_that_help(target, results: list[_Result], static: list[Findin
     if target.decompose is not None:
         return ()
     failed = [r for r in results if r.verdict.verdict != OK]
-    found = (*_linked_static_fixes(failed, static), *_untranslated_ops(results, failed), *_failing_nodes(failed), *_failing_ops(failed),
+    found = (*_linked_static_fixes(failed, static), *_untranslated_ops(results, failed), *_failing_nodes(failed), *_divergent_nodes(failed), *_failing_ops(failed),
              *_keyed_by_error(failed), *_keyed_by_frame(failed), *_keyed_by_static(failed, static),
              *_keyed_by_facts(failed))
     return tuple(dict.fromkeys(found))
@@ -74,6 +74,18 @@ _ORT_NODE = re.compile(r"node with name 'node_(\w+?)(?:_\d+)?'")
 def _failing_nodes(failed: list[_Result]) -> Iterator[str]:
     """The decomposition of the ATen op onnxruntime failed at, by the node's name."""
     yield from _drop_in(m.group(1).lstrip("_") for r in failed for m in _ORT_NODE.finditer(r.verdict.error or ""))
+
+
+# the first node whose value differs from eager (exporter/divergence.py), as "OpType name": the
+# dynamo exporter names a node after the ATen op it translates ("Cast node_lshift")
+_DIVERGENT_NODE = re.compile(r"^\w+ node_(\w+?)(?:_\d+)?$")
+
+
+def _divergent_nodes(failed: list[_Result]) -> Iterator[str]:
+    """The decomposition of the ATen op whose translation first computes another value than eager
+    (a uint8 shift torch.onnx casts to int8)."""
+    nodes = (_DIVERGENT_NODE.match((r.verdict.divergence or {}).get("node", "")) for r in failed)
+    yield from _drop_in(key_of_op(m.group(1).lstrip("_")) for m in nodes if m)
 
 
 def _failing_ops(failed: list[_Result]) -> Iterator[str]:

@@ -95,6 +95,15 @@ class IntegerGaps(nn.Module):
         return torch.unique(labels), steps, coarse
 
 
+class BitPacking(nn.Module):
+    def forward(self, x):
+        bits = (x[:, 0] > 0).to(torch.uint8)  # a mask packed eight pixels per byte
+        packed = bits[..., 0] << 7  # torch.onnx casts a uint8 shift to int8: silently wrong
+        for i in range(1, 8):
+            packed = packed + (bits[..., i] << (7 - i))
+        return packed
+
+
 def _seeded(cls):
     torch.manual_seed(0)
     return cls().eval()
@@ -130,6 +139,10 @@ def make_complex_table():
 
 def make_integer_gaps():
     return _seeded(IntegerGaps)
+
+
+def make_bit_packing():
+    return _seeded(BitPacking)
 
 
 def example_inputs():

@@ -28,6 +28,7 @@ from onnxfix.decompositions import (
 from onnxfix.patterns.operators.arguments import with_resolved_arguments
 from onnxfix.patterns.operators.module_calls import UNKNOWN, ModuleCall, arguments_text, layers, match_module_call
 from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.precedence import SYMBOLS
 from onnxfix.rewriter.rule import Edit, Fix, Helper, Rule, RuleDoc
 from onnxfix.rewriter.tensors import in_place_method
 
@@ -145,6 +146,8 @@ def _passed(node: ast.Call, keywords: dict[str, ast.expr], name: str, position: 
 
 
 DECOMPOSED_IN_RUN = "failed in the export run"
+# Binary operators whose ATen op an export-time decomposition can replace where a run proves it
+RUN_OPERATORS = {ast.LShift: "bitwise_left_shift"}
 
 
 def decomposed_in_run(decomposition: Decomposition, node: ast.Call, ctx: FunctionContext) -> bool:
@@ -286,7 +289,8 @@ def target_triggers(keys: tuple[str, ...]) -> tuple[str, ...]:
                if target.startswith("Tensor.") and not target.endswith("_")}  # `t.index_add_(...)`
     targets = {target for key in keys for target in BY_KEY[key].targets}
     modules = {layer for layer, entry in layers().items() if entry["function"] in targets}  # `nn.Upsample`
-    return tuple(sorted(names | inplace | modules))
+    operators = {SYMBOLS[op] for op, key in RUN_OPERATORS.items() if key in keys}  # `mask << 7`
+    return tuple(sorted(names | inplace | modules | operators))
 
 
 class DecompositionRule(Rule):
@@ -312,6 +316,29 @@ class DecompositionRule(Rule):
             return
         yield from self._inplace(node, ctx)
         yield from self._module_call(node, ctx)
+
+    def visit_BinOp(self, node: ast.BinOp, ctx: FunctionContext):
+        yield from self.decomposed_operator(node, ctx)
+
+    def decomposed_operator(self, node: ast.BinOp, ctx: FunctionContext):
+        """`a << b` where an export the fix loop kept substituted the operator's decomposition on
+        this line (a uint8 shift): rewritten to the helper. The operand must be a tensor (a Python
+        int shift is no torch op): known, or this the line's only such operator the run intercepted."""
+        key = RUN_OPERATORS.get(type(node.op))
+        if key not in self.keys or not BY_KEY[key].written_from_run or not decomposed_in_run(BY_KEY[key], node, ctx):
+            return
+        same = [other for other in ast.walk(ctx.fn.node) if isinstance(other, ast.BinOp)
+                and type(other.op) is type(node.op) and other.lineno == node.lineno]
+        if ctx.tensors.is_tensor(node.left) is not True and len(same) != 1:
+            return
+        decomposition = BY_KEY[key]
+        call = f"{decomposition.helper}({ctx.segment(node.left)}, {ctx.segment(node.right)})"
+        helpers = tuple(Helper(f"_onnx_{k}", helper_source(k)) for k in helper_chain(key))
+        fix = Fix(f"Rewrite to `{call}`", (ctx.replace(node, call),), decomposition.exact or eager_guarded(key),
+                  imports=("torch",), helpers=helpers)
+        message = (f"`{SYMBOLS[type(node.op)]}` ({decomposition.targets[0]}) {DECOMPOSED_IN_RUN}, and "
+                   f"`{decomposition.helper}`, substituted for it while exporting, made the export work")
+        yield ctx.report(self, node, message, fix=fix, exporters=self.exporters)
 
     def _inplace(self, node: ast.Call, ctx: FunctionContext):
         """The in-place spelling of a decomposed op (`out.index_add_(0, index, h)`): the same
