@@ -274,15 +274,16 @@ def _quotient_parts(argument: ast.AST, ctx: FunctionContext, positive_divisor: b
     a, b = argument.left, argument.right
     if not ctx.ints.is_int(a):
         return none, f"`{ctx.segment(a)}` is not proven an int"
-    if isinstance(b, ast.Constant) or ctx.sizes.is_size(b) or ctx.tensors.is_tensor(b):
-        ok = ctx.ints.is_nonnegative_int(b) if positive_divisor else ctx.ints.is_int(b)
-        if not ok or (isinstance(b, ast.Constant) and b.value == 0):
-            kind = "a positive int" if positive_divisor else "an int"
+    kind = "a positive int" if positive_divisor else "an int"
+    proven = ctx.ints.is_nonnegative_int(b) if positive_divisor else ctx.ints.is_int(b)
+    if isinstance(b, ast.Constant) or ctx.tensors.is_tensor(b):  # its value or kind is known: no guess
+        if not proven or (isinstance(b, ast.Constant) and b.value == 0):
             return none, f"the divisor `{ctx.segment(b)}` is not proven {kind}"
         return (a, b, offset), ""
-    if ctx.ints.is_nonnegative_int(b) or (not positive_divisor and ctx.ints.is_int(b)):
+    if proven:
         return (a, b, offset), ""
-    kind = "a positive int" if positive_divisor else "an int"
+    # a size sum (`n - k`), an int a run traced to a size (`window_size[0]`), an attribute: the
+    # integer form is right for the positive ints it almost always is, unsafe for the others
     return (a, b, offset), f"`{ctx.segment(b)}` is not proven {kind} (a float or negative divisor rounds differently)"
 
 
