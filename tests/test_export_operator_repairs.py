@@ -26,7 +26,7 @@ pytestmark = pytest.mark.usefixtures("in_repo")  # tests/conftest.py
     ("grouped_experts", "legacy", "EXPORT-FAILS", "grouped_mm"),  # aten::_grouped_mm
     ("patch_norm", "legacy", "EXPORT-FAILS", "layer_norm"),  # normalized_shape not constant
     ("complex_table", "legacy", "EXPORT-FAILS", "complex_pairs"),  # a complex buffer: pairs while exporting
-    ("integer_gaps", "dynamo", "ORT-FAILS", "float32_compute"),  # int32 Unique, int64 Relu, MaxPool: no kernels
+    ("integer_gaps", "dynamo", "ORT-FAILS", "float32_compute"),  # int32 Unique, int64 Relu, MaxPool, bool Where: no kernels
     ("integer_gaps", "legacy", "ORT-FAILS", "float32_compute"),
     ("bit_packing", "dynamo", "SILENTLY-WRONG", "bitwise_left_shift"),  # the first divergent node: Cast node_lshift
 ])

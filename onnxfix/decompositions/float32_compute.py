@@ -34,6 +34,9 @@ def _onnx_float32_compute(op, *args, **kwargs):
         # twice (to float32, then to bfloat16): the export is kept only if it matches eager.
         as_float = [torch.float32 if v is half[0] else v for v in args]
         return op(*as_float, **{k: torch.float32 if v is half[0] else v for k, v in kwargs.items()}).to(half[0])
+    # selections onnxruntime's CPU provider has no bool kernel of (Where with bool values, Max / Min)
+    if getattr(op, "__name__", "") in ("where", "maximum", "minimum", "fmax", "fmin") and torch.bool in dtypes:
+        return _onnx_bool_compute(op, args, kwargs)
     gap = dtypes & {torch.float64, torch.bfloat16}
     if not gap and dtypes and not any(d.is_floating_point or d.is_complex or d == torch.bool for d in dtypes):
         return _onnx_int64_compute(op, dtypes, args, kwargs)
@@ -101,3 +104,20 @@ def _onnx_int64_compute(op, dtypes, args, kwargs):
         return result
     narrowed = first.to(dtype)
     return type(result)((narrowed, *result[1:])) if isinstance(result, tuple) else narrowed
+
+
+def _onnx_bool_compute(op, args, kwargs):
+    # `op` choosing between bool values (a mask built with torch.where(keep, causal, False)): the
+    # values run as uint8 (0 / 1) and the result is read back as bool, the same truth values; the
+    # condition stays bool. Only when torch's own result is bool (a bool beside a float: the op).
+    name = getattr(op, "__name__", "")
+    values = list(args[1:] if name == "where" else args) + list(kwargs.values())
+    if len(values) < 2 or torch.result_type(values[0], values[1]) != torch.bool:
+        return op(*args, **kwargs)
+
+    def byte(value):
+        return value.to(torch.uint8) if isinstance(value, torch.Tensor) and value.dtype == torch.bool else value
+
+    if name == "where":
+        return op(args[0], *(byte(a) for a in args[1:]), **{k: byte(v) for k, v in kwargs.items()}).bool()
+    return op(*(byte(a) for a in args), **{k: byte(v) for k, v in kwargs.items()}).bool()

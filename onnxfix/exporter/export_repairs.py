@@ -56,7 +56,8 @@ EXPORT_REPAIRS = {
         "kernel), computed in float32 while exporting (onnxruntime's CPU provider has no kernel for many of "
         "them; the exported model rounds as float32 there); integer ops with no kernel for their type "
         "(int32 Unique, integer Relu) computed in int64 or as a clamp, exactly; an int16/32/64 max pooling (ONNX MaxPool takes "
-        "floats, int8 and uint8) pooled in float64, exact below 2**53 in magnitude",
+        "floats, int8 and uint8) pooled in float64, exact below 2**53 in magnitude; a Where or maximum / minimum "
+        "between bool values on uint8 0 / 1 read back as bool, exactly",
         ("float32_compute",),
     ),
     # tried on facts, not on an error: an export failed and a declared dynamic dim is 1 in the

@@ -92,7 +92,9 @@ class IntegerGaps(nn.Module):
         labels = x.argmax(1).to(torch.int32)  # a label map: onnxruntime has no int32 Unique
         steps = F.relu(labels.flatten(1).long().sum(1) - 40)  # nor an integer Relu
         coarse = F.max_pool2d(x.argmax(1, keepdim=True), 2)  # ONNX MaxPool takes no int64
-        return torch.unique(labels), steps, coarse
+        positive = x[:, 1] > 0
+        allowed = torch.where(x[:, 0] > 0, positive, torch.zeros_like(positive))  # nor a bool Where
+        return torch.unique(labels), steps, coarse, allowed
 
 
 class BitPacking(nn.Module):
