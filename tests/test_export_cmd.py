@@ -284,6 +284,10 @@ def test_an_exporter_failure_names_the_decomposition_that_repairs_it():
     # the first node whose value differs from eager, named after its ATen op (a uint8 `<<`)
     wrong = Verdict("dynamo", "SILENTLY-WRONG", divergence={"node": "Cast node_lshift", "stack": "m.py:9"})
     assert decompositions_that_help(target, [ExporterResult(wrong)], []) == ("bitwise_left_shift",)
+    # operands of several floating dtypes the op promotes in eager (an einsum of float16 and float64)
+    mixed = Verdict("dynamo", "ORT-FAILS", error="Fail: Load model failed:Type Error: Type parameter (T) of Optype "
+                    "(Einsum) bound to different types (tensor(float16) and tensor(double) in node (node_einsum).")
+    assert decompositions_that_help(target, [ExporterResult(mixed)], []) == ("arange_mixed", "operands_promoted")
 
 
 def test_complex_values_are_carried_as_pairs_when_the_run_fails_on_them(capsys):

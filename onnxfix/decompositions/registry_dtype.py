@@ -38,4 +38,19 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
                     "(ints(g, 0, 256, b, 8).to(torch.uint8), ints(g, 0, 9, b, 8).to(torch.uint8))",
                     params="u, s"),
     ),
+    Decomposition(
+        "operands_promoted", ("torch.einsum", "torch.cat", "torch.stack", "torch.where"), False, (),
+        ("https://github.com/microsoft/onnxruntime/issues/24127",),
+        "Any op given floating tensors of several dtypes (Flux's RoPE: `torch.einsum(\"...n,d->...nd\", "
+        "pos, omega)` with float16 positions and a float64 frequency): eager promotes them inside the "
+        "op, the exporters write it with its inputs as they come, and onnxruntime refuses to load the "
+        "model (`Type parameter (T) of Optype (Einsum) bound to different types`). While exporting, "
+        "the floating tensors with dims are cast to their promoted dtype before the op (the cast eager "
+        "makes). Export time only, named by that load error; eager keeps the op.",
+        static=False, wraps_op=True, every_op=True, rule="ONX515",
+        repairs_error=r"Type parameter \(T\) of Optype \(\w+\) bound to different types",
+        proof=Proof("torch.einsum(\"bn,d->bnd\", a.half(), c.double()).float()",
+                    "_onnx_operands_promoted(torch.einsum, \"bn,d->bnd\", a.half(), c.double()).float()",
+                    "(randn(g, b, 5), randn(g, 4))", params="a, c", static=(1,), decomposition_tol=1e-6),
+    ),
 )

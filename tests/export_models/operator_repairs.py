@@ -97,6 +97,13 @@ class IntegerGaps(nn.Module):
         return torch.unique(labels), steps, coarse, allowed
 
 
+class MixedPrecisionRope(nn.Module):
+    def forward(self, x):
+        positions = x[:, 0, 0].half()  # float16 positions, a float64 frequency: eager promotes
+        omega = 1.0 / (10000 ** (torch.arange(0, 8, 2, dtype=torch.float64) / 8))
+        return torch.cos(torch.einsum("...n,d->...nd", positions, omega)).float()
+
+
 class BitPacking(nn.Module):
     def forward(self, x):
         bits = (x[:, 0] > 0).to(torch.uint8)  # a mask packed eight pixels per byte
@@ -141,6 +148,10 @@ def make_complex_table():
 
 def make_integer_gaps():
     return _seeded(IntegerGaps)
+
+
+def make_mixed_precision_rope():
+    return _seeded(MixedPrecisionRope)
 
 
 def make_bit_packing():

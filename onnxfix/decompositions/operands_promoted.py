@@ -1,0 +1,28 @@
+import torch
+
+
+def _onnx_operands_promoted(op, *args, **kwargs):
+    # `op` on floating tensors of several dtypes (a float16 position times a float64 frequency in
+    # torch.einsum: eager promotes them to float64): the exporters write the op with its inputs as
+    # they come, and onnxruntime refuses the model ("Type parameter (T) of Optype (Einsum) bound to
+    # different types"). While exporting, the floating tensors with dims are cast to the dtype
+    # their promotion gives before the op, the cast eager makes inside it. Eager keeps the op.
+    if not torch.onnx.is_in_onnx_export():
+        return op(*args, **kwargs)
+    values = [*args, *kwargs.values()]
+    values += [v for value in values if isinstance(value, (list, tuple)) for v in value]
+    floats = {v.dtype for v in values if isinstance(v, torch.Tensor) and v.dim() and v.is_floating_point()}
+    if len(floats) < 2 or any(isinstance(v, torch.dtype) for v in values):
+        return op(*args, **kwargs)  # one dtype, or the call names its own
+    target = None
+    for dtype in floats:
+        target = dtype if target is None else torch.promote_types(target, dtype)
+
+    def cast(value):
+        if isinstance(value, (list, tuple)):
+            return type(value)(cast(v) for v in value)
+        if isinstance(value, torch.Tensor) and value.dim() and value.is_floating_point():
+            return value.to(target)
+        return value
+
+    return op(*(cast(a) for a in args), **{k: cast(v) for k, v in kwargs.items()})
