@@ -41,7 +41,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
     Decomposition(
         "operands_promoted", ("torch.einsum", "torch.cat", "torch.stack", "torch.where"), False, (),
         ("https://github.com/microsoft/onnxruntime/issues/24127",),
-        "Any op given floating tensors of several dtypes (Flux's RoPE: `torch.einsum(\"...n,d->...nd\", "
+        "An einsum, cat, stack or where given floating tensors of several dtypes (Flux's RoPE: `torch.einsum(\"...n,d->...nd\", "
         "pos, omega)` with float16 positions and a float64 frequency): eager promotes them inside the "
         "op, the exporters write it with its inputs as they come, and onnxruntime refuses to load the "
         "model (`Type parameter (T) of Optype (Einsum) bound to different types`). While exporting, "
