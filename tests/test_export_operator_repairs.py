@@ -28,9 +28,9 @@ pytestmark = pytest.mark.usefixtures("in_repo")  # tests/conftest.py
     ("complex_table", "legacy", "EXPORT-FAILS", "complex_pairs"),  # a complex buffer: pairs while exporting
     ("integer_gaps", "dynamo", "ORT-FAILS", "float32_compute"),  # int32 Unique, int64 Relu, MaxPool, bool Where: no kernels
     ("integer_gaps", "legacy", "ORT-FAILS", "float32_compute"),
-    ("bit_packing", "dynamo", "SILENTLY-WRONG", "bitwise_left_shift"),
+    ("bit_packing", "dynamo", "SILENTLY-WRONG", "bitwise_left_shift"),  # the first divergent node: Cast node_lshift
     ("mixed_precision_rope", "dynamo", "ORT-FAILS", "operands_promoted"),  # Einsum of float16 and float64
-    ("mixed_precision_rope", "legacy", "ORT-FAILS", "operands_promoted"),  # the first divergent node: Cast node_lshift
+    ("mixed_precision_rope", "legacy", "ORT-FAILS", "operands_promoted"),
 ])
 def test_the_failure_names_its_repair(capsys, factory, exporter, before, repair):
     cli_main(["export", "--format", "json", f"{MODEL}:make_{factory}", "--exporter", exporter, "--fix"])

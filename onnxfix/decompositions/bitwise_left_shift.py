@@ -10,6 +10,8 @@ def _onnx_bitwise_left_shift(input, other):
         return torch.bitwise_left_shift(input, other)
     if torch.result_type(input, other) != torch.uint8:
         return torch.bitwise_left_shift(input, other)
-    x = torch.as_tensor(input).to(torch.int64)
-    s = torch.as_tensor(other, device=x.device).to(torch.int64)
+    device = input.device if isinstance(input, torch.Tensor) else other.device
+    x = torch.as_tensor(input, device=device).to(torch.int64)
+    # ATen converts the shift to uint8 too (259 shifts by 3); 8 or more shifts every bit out
+    s = torch.as_tensor(other, device=device).to(torch.uint8).to(torch.int64).clamp(max=8)
     return torch.bitwise_and(torch.bitwise_left_shift(x, s), 255).to(torch.uint8)

@@ -34,9 +34,13 @@ def _onnx_float32_compute(op, *args, **kwargs):
         # twice (to float32, then to bfloat16): the export is kept only if it matches eager.
         as_float = [torch.float32 if v is half[0] else v for v in args]
         return op(*as_float, **{k: torch.float32 if v is half[0] else v for k, v in kwargs.items()}).to(half[0])
-    # selections onnxruntime's CPU provider has no bool kernel of (Where with bool values, Max / Min)
-    if getattr(op, "__name__", "") in ("where", "maximum", "minimum", "fmax", "fmin") and torch.bool in dtypes:
-        return _onnx_bool_compute(op, args, kwargs)
+    # selections onnxruntime's CPU provider has no bool kernel of (Where with bool values, Max / Min):
+    # the function forms with positional arguments only (a method's first argument is not the condition)
+    selected = (args[1:] if op is torch.where else args) if not kwargs and op in (
+        torch.where, torch.maximum, torch.minimum, torch.fmax, torch.fmin) and len(args) in (2, 3) else ()
+    if (len(selected) == 2 and any(isinstance(v, torch.Tensor) for v in selected)
+            and torch.result_type(*selected) == torch.bool):
+        return _onnx_bool_compute(op, args)
     gap = dtypes & {torch.float64, torch.bfloat16}
     if not gap and dtypes and not any(d.is_floating_point or d.is_complex or d == torch.bool for d in dtypes):
         return _onnx_int64_compute(op, dtypes, args, kwargs)
@@ -106,18 +110,13 @@ def _onnx_int64_compute(op, dtypes, args, kwargs):
     return type(result)((narrowed, *result[1:])) if isinstance(result, tuple) else narrowed
 
 
-def _onnx_bool_compute(op, args, kwargs):
+def _onnx_bool_compute(op, args):
     # `op` choosing between bool values (a mask built with torch.where(keep, causal, False)): the
     # values run as uint8 (0 / 1) and the result is read back as bool, the same truth values; the
-    # condition stays bool. Only when torch's own result is bool (a bool beside a float: the op).
-    name = getattr(op, "__name__", "")
-    values = list(args[1:] if name == "where" else args) + list(kwargs.values())
-    if len(values) < 2 or torch.result_type(values[0], values[1]) != torch.bool:
-        return op(*args, **kwargs)
-
+    # condition of a where stays bool.
     def byte(value):
         return value.to(torch.uint8) if isinstance(value, torch.Tensor) and value.dtype == torch.bool else value
 
-    if name == "where":
-        return op(args[0], *(byte(a) for a in args[1:]), **{k: byte(v) for k, v in kwargs.items()}).bool()
-    return op(*(byte(a) for a in args), **{k: byte(v) for k, v in kwargs.items()}).bool()
+    if op is torch.where:
+        return op(args[0], *(byte(a) for a in args[1:])).bool()
+    return op(*(byte(a) for a in args)).bool()

@@ -9,12 +9,8 @@ def _onnx_operands_promoted(op, *args, **kwargs):
     # their promotion gives before the op, the cast eager makes inside it. Eager keeps the op.
     if not torch.onnx.is_in_onnx_export():
         return op(*args, **kwargs)
-    # the ops whose result eager computes in the promoted dtype of their operands (not `view_as`,
-    # `copy_` or an in-place update, whose result keeps one operand's dtype); torch.onnx's type
-    # promotion pass already casts the operands of elementwise arithmetic
-    if getattr(op, "__name__", "") not in ("einsum", "cat", "concat", "concatenate", "stack", "hstack", "vstack",
-                                            "where"):
-        return op(*args, **kwargs)
+    # its targets (einsum, cat, stack): ops whose result eager computes in the promoted dtype of
+    # their operands; torch.onnx's type promotion pass already casts those of elementwise arithmetic
     values = [*args, *kwargs.values()]
     values += [v for value in values if isinstance(value, (list, tuple)) for v in value]
     floats = {v.dtype for v in values if isinstance(v, torch.Tensor) and v.dim() and v.is_floating_point()}

@@ -39,15 +39,16 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
                     params="u, s"),
     ),
     Decomposition(
-        "operands_promoted", ("torch.einsum", "torch.cat", "torch.stack", "torch.where"), False, (),
+        "operands_promoted", ("torch.einsum", "torch.cat", "torch.concat", "torch.concatenate", "torch.stack",
+                              "torch.hstack", "torch.vstack"), False, (),
         ("https://github.com/microsoft/onnxruntime/issues/24127",),
-        "An einsum, cat, stack or where given floating tensors of several dtypes (Flux's RoPE: `torch.einsum(\"...n,d->...nd\", "
+        "An einsum, cat or stack given floating tensors of several dtypes (Flux's RoPE: `torch.einsum(\"...n,d->...nd\", "
         "pos, omega)` with float16 positions and a float64 frequency): eager promotes them inside the "
         "op, the exporters write it with its inputs as they come, and onnxruntime refuses to load the "
         "model (`Type parameter (T) of Optype (Einsum) bound to different types`). While exporting, "
         "the floating tensors with dims are cast to their promoted dtype before the op (the cast eager "
-        "makes). Export time only, named by that load error; eager keeps the op.",
-        static=False, wraps_op=True, every_op=True, rule="ONX515",
+        "makes). Its targets only, beside float32_compute's every op. Export time only, named by that load error; eager keeps the op.",
+        static=False, wraps_op=True, rule="ONX515",
         repairs_error=r"Type parameter \(T\) of Optype \(\w+\) bound to different types",
         proof=Proof("torch.einsum(\"bn,d->bnd\", a.half(), c.double()).float()",
                     "_onnx_operands_promoted(torch.einsum, \"bn,d->bnd\", a.half(), c.double()).float()",

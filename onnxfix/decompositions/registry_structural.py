@@ -26,9 +26,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "zeros, ones, empty: made in float32 and cast). Export time only, when a run failed that "
         "way: the exported model rounds as float32 there (kept only if it matches PyTorch on "
         "the probes); eager PyTorch runs the op itself. Integer ops with no kernel for their type (int32 "
-        "Unique, integer Relu): exactly, in int64 narrowed back, relu as clamp(min=0). A selection "
-        "between bool values (Where with bool X and Y, maximum / minimum of masks: no bool kernel) on "
-        "uint8 0 / 1 read back as bool, exactly.",
+        "Unique, integer Relu, a where / maximum / minimum of bool values): exactly, in int64 or uint8.",
         drop_in=False, static=False, wraps_op=True, every_op=True, rule="ONX515",
         proof=Proof("torch.nn.functional.conv1d(a.double(), c.double()).float()",
                     "_onnx_float32_compute(torch.nn.functional.conv1d, a.double(), c.double()).float()",

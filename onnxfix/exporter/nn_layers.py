@@ -75,15 +75,19 @@ def rnn_while_loops(model=None) -> Iterator[dict[str, int]]:
         return
     with ExitStack() as registered:
         for op, impl in layers:
-            registered.enter_context(register(op, _noting_symbolic_length(impl, used)))
+            # a layer of static length keeps the decomposition torch had (the repair changes nothing there)
+            before = patches.global_decomposition_table["post_autograd"].get(op) or op.py_kernels.get(
+                torch._C.DispatchKey.CompositeImplicitAutograd)
+            registered.enter_context(register(op, _noting_symbolic_length(impl, before, used)))
         yield used
 
 
-def _noting_symbolic_length(impl, used: dict[str, int]):
+def _noting_symbolic_length(impl, before, used: dict[str, int]):
     def decomposed(input, *args, **kwargs):
         batch_first = kwargs.get("batch_first", args[7] if len(args) > 7 else False)
-        if isinstance(input.shape[1 if batch_first else 0], torch.SymInt):
-            used["rnn_while_loops"] = used.get("rnn_while_loops", 0) + 1
+        if not isinstance(input.shape[1 if batch_first else 0], torch.SymInt) and before is not None:
+            return before(input, *args, **kwargs)
+        used["rnn_while_loops"] = used.get("rnn_while_loops", 0) + 1
         return impl(input, *args, **kwargs)
 
     return decomposed

@@ -262,7 +262,10 @@ def _with_decompositions(final, keys: tuple[str, ...], outcome: FixResult, expor
     gained = any(a.verdict.verdict == OK != b.verdict.verdict for b, a in zip(final.results, results))
     if not gained or fixloop.worsened(final.results, results):
         return final
-    outcome.decompositions = _applied(keys, results)
+    applied = _applied(keys, results)
+    if not applied:
+        return final
+    outcome.decompositions = applied
     return replace(final, results=results)
 
 

@@ -327,9 +327,7 @@ class DecompositionRule(Rule):
         key = RUN_OPERATORS.get(type(node.op))
         if key not in self.keys or not BY_KEY[key].written_from_run or not decomposed_in_run(BY_KEY[key], node, ctx):
             return
-        same = [other for other in ast.walk(ctx.fn.node) if isinstance(other, ast.BinOp)
-                and type(other.op) is type(node.op) and other.lineno == node.lineno]
-        if ctx.tensors.is_tensor(node.left) is not True and len(same) != 1:
+        if not self._tensor_operand(node, ctx):
             return
         decomposition = BY_KEY[key]
         call = f"{decomposition.helper}({ctx.segment(node.left)}, {ctx.segment(node.right)})"
@@ -339,6 +337,21 @@ class DecompositionRule(Rule):
         message = (f"`{SYMBOLS[type(node.op)]}` ({decomposition.targets[0]}) {DECOMPOSED_IN_RUN}, and "
                    f"`{decomposition.helper}`, substituted for it while exporting, made the export work")
         yield ctx.report(self, node, message, fix=fix, exporters=self.exporters)
+
+    @staticmethod
+    def _tensor_operand(node: ast.BinOp, ctx: FunctionContext) -> bool:
+        """The left operand is a tensor: known, or not known to be anything else on a line where this
+        operator is the only one and no call spells the op (the run's decomposition was this one)."""
+        if ctx.tensors.is_tensor(node.left) is True:
+            return True
+        if ctx.tensors.is_tensor(node.left) is False or isinstance(node.left, ast.Constant) or ctx.ints.is_int(node.left):
+            return False
+        key = RUN_OPERATORS[type(node.op)]
+        names = {target.rsplit(".", 1)[-1] for target in BY_KEY[key].targets}
+        on_line = [other for other in ast.walk(ctx.fn.node) if getattr(other, "lineno", None) == node.lineno]
+        same = [o for o in on_line if isinstance(o, ast.BinOp) and type(o.op) is type(node.op)]
+        spelled = [o for o in on_line if isinstance(o, ast.Call) and getattr(o.func, "attr", getattr(o.func, "id", "")) in names]
+        return len(same) == 1 and not spelled
 
     def _inplace(self, node: ast.Call, ctx: FunctionContext):
         """The in-place spelling of a decomposed op (`out.index_add_(0, index, h)`): the same

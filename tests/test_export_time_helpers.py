@@ -1,0 +1,56 @@
+"""Export branches of the export-time helpers on the argument forms their proofs do not cover
+(the flag forced True, as both exporters set it): each against the torch op in eager."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from onnxfix.decompositions import load_function
+
+
+@pytest.fixture
+def exporting(monkeypatch):
+    monkeypatch.setattr(torch.onnx, "is_in_onnx_export", lambda: True)
+
+
+@pytest.mark.parametrize("shift", [0, 3, 7, 8, 9, 259, -254, 300])
+def test_a_uint8_left_shift_converts_its_amount_as_aten_does(exporting, shift):
+    """ATen converts the amount to uint8 (259 shifts by 3, -254 by 2) and shifts 8 or more out."""
+    shifted = load_function("bitwise_left_shift")
+    u = torch.arange(0, 256, dtype=torch.uint8)
+    assert torch.equal(shifted(u, shift), u << shift)
+    amounts = torch.full((256,), shift % 256, dtype=torch.uint8)
+    assert torch.equal(shifted(u, amounts), u << amounts)
+
+
+def test_a_left_shift_of_other_dtypes_is_the_op(exporting):
+    shifted = load_function("bitwise_left_shift")
+    x = torch.arange(-5, 5)
+    assert torch.equal(shifted(x, 3), x << 3)
+
+
+def test_bool_selections_run_on_bytes_and_other_selections_keep_their_path(exporting):
+    """float32_compute: a where / maximum of bool values is read back as bool; a where whose values
+    are bfloat16 still runs in float32 (its condition is bool too); the method form and keywords
+    are the op's own calls."""
+    compute = load_function("float32_compute")
+    keep = torch.tensor([True, False, True])
+    a, b = torch.tensor([True, True, False]), torch.tensor([False, True, True])
+    assert torch.equal(compute(torch.where, keep, a, b), torch.where(keep, a, b))
+    assert compute(torch.where, keep, a, b).dtype == torch.bool
+    assert torch.equal(compute(torch.maximum, a, b), torch.maximum(a, b))
+    assert torch.equal(compute(torch.where, keep, a, False), torch.where(keep, a, False))
+    x, y = torch.randn(3).bfloat16(), torch.randn(3).bfloat16()
+    assert torch.equal(compute(torch.where, keep, x, y), torch.where(keep, x, y))
+    values = torch.randn(3)
+    assert torch.equal(compute(torch.Tensor.where, values, keep, 0.0), values.where(keep, 0.0))
+    assert torch.equal(compute(torch.where, condition=keep, input=a, other=b), torch.where(keep, a, b))
+
+
+def test_operands_of_several_dtypes_are_promoted_as_eager_does(exporting):
+    promoted = load_function("operands_promoted")
+    half, double = torch.randn(2, 5).half(), torch.randn(4, dtype=torch.float64)
+    assert torch.equal(promoted(torch.einsum, "bn,d->bnd", half, double), torch.einsum("bn,d->bnd", half, double))
+    pieces = [torch.randn(2, 3).half(), torch.randn(1, 3)]
+    assert torch.equal(promoted(torch.cat, pieces), torch.cat(pieces))
