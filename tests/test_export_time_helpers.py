@@ -32,7 +32,7 @@ def test_a_left_shift_of_other_dtypes_is_the_op(exporting):
 
 def test_bool_selections_run_on_bytes_and_other_selections_keep_their_path(exporting):
     """float32_compute: a where / maximum of bool values is read back as bool; a where whose values
-    are bfloat16 still runs in float32 (its condition is bool too); the method form and keywords
+    are float64 still runs in float32 (its condition is bool too); the method form and keywords
     are the op's own calls."""
     compute = load_function("float32_compute")
     keep = torch.tensor([True, False, True])
@@ -41,8 +41,10 @@ def test_bool_selections_run_on_bytes_and_other_selections_keep_their_path(expor
     assert compute(torch.where, keep, a, b).dtype == torch.bool
     assert torch.equal(compute(torch.maximum, a, b), torch.maximum(a, b))
     assert torch.equal(compute(torch.where, keep, a, False), torch.where(keep, a, False))
-    x, y = torch.randn(3).bfloat16(), torch.randn(3).bfloat16()
-    assert torch.equal(compute(torch.where, keep, x, y), torch.where(keep, x, y))
+    # float64 values (also a bool condition) still take the float32 path: rounded to float32
+    x, y = torch.randn(3, dtype=torch.float64), torch.randn(3, dtype=torch.float64)
+    assert torch.equal(compute(torch.where, keep, x, y), torch.where(keep, x.float(), y.float()).double())
+    assert not torch.equal(compute(torch.where, keep, x, y), torch.where(keep, x, y))
     values = torch.randn(3)
     assert torch.equal(compute(torch.Tensor.where, values, keep, 0.0), values.where(keep, 0.0))
     assert torch.equal(compute(torch.where, condition=keep, input=a, other=b), torch.where(keep, a, b))

@@ -10,6 +10,8 @@ from typing import Iterator
 import torch
 from torch.nn.modules import transformer
 
+from onnxfix.exporter.export_repairs import RNN_LOOPS_KEY
+
 
 @contextmanager
 def mha_fastpath_off(model=None) -> Iterator[None]:
@@ -87,7 +89,7 @@ def _noting_symbolic_length(impl, before, used: dict[str, int]):
         batch_first = kwargs.get("batch_first", args[7] if len(args) > 7 else False)
         if not isinstance(input.shape[1 if batch_first else 0], torch.SymInt) and before is not None:
             return before(input, *args, **kwargs)
-        used["rnn_while_loops"] = used.get("rnn_while_loops", 0) + 1
+        used[RNN_LOOPS_KEY] = used.get(RNN_LOOPS_KEY, 0) + 1
         return impl(input, *args, **kwargs)
 
     return decomposed

@@ -18,6 +18,11 @@ SYMBOLS = {
     ast.Pow: "**", ast.LShift: "<<", ast.RShift: ">>", ast.BitAnd: "&", ast.BitOr: "|",
     ast.BitXor: "^", ast.MatMult: "@",
 }
+# the Tensor method each binary operator calls (`a << b` is `a.__lshift__(b)`: torch's op there)
+METHODS = {op: f"__{name}__" for op, name in (
+    (ast.Add, "add"), (ast.Sub, "sub"), (ast.Mult, "mul"), (ast.Div, "truediv"), (ast.FloorDiv, "floordiv"),
+    (ast.Mod, "mod"), (ast.Pow, "pow"), (ast.LShift, "lshift"), (ast.RShift, "rshift"), (ast.BitAnd, "and"),
+    (ast.BitOr, "or"), (ast.BitXor, "xor"), (ast.MatMult, "matmul"))}
 
 
 def precedence(node: ast.AST) -> int:

@@ -16,6 +16,7 @@ from typing import ClassVar
 from onnxfix import operator_catalog as catalog
 from onnxfix.decompositions import (
     BY_KEY,
+    DECOMPOSITIONS,
     Decomposition,
     by_target,
     eager_guarded,
@@ -28,7 +29,7 @@ from onnxfix.decompositions import (
 from onnxfix.patterns.operators.arguments import with_resolved_arguments
 from onnxfix.patterns.operators.module_calls import UNKNOWN, ModuleCall, arguments_text, layers, match_module_call
 from onnxfix.rewriter.context import FunctionContext
-from onnxfix.rewriter.precedence import SYMBOLS
+from onnxfix.rewriter.precedence import METHODS, SYMBOLS
 from onnxfix.rewriter.rule import Edit, Fix, Helper, Rule, RuleDoc
 from onnxfix.rewriter.tensors import in_place_method
 
@@ -146,8 +147,11 @@ def _passed(node: ast.Call, keywords: dict[str, ast.expr], name: str, position: 
 
 
 DECOMPOSED_IN_RUN = "failed in the export run"
-# Binary operators whose ATen op an export-time decomposition can replace where a run proves it
-RUN_OPERATORS = {ast.LShift: "bitwise_left_shift"}
+# Binary operators whose op an export-time-only record rewrites where a run proves it (its targets
+# name the operator's Tensor method: bitwise_left_shift's `Tensor.__lshift__`); the static records'
+# operators have their rules' own matchers
+RUN_OPERATORS = {op: d.key for op, method in METHODS.items() for d in DECOMPOSITIONS
+                 if f"Tensor.{method}" in d.targets and not d.static and d.written_from_run}
 
 
 def decomposed_in_run(decomposition: Decomposition, node: ast.Call, ctx: FunctionContext) -> bool:
