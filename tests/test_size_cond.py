@@ -55,3 +55,41 @@ def test_a_name_updated_in_place_after_the_if_is_given_back():
             out = torch.zeros(2, 3)
             results.append((module.Moved().grow(torch.ones(rows, 3), out), out))
         assert all(torch.equal(a, b) for a, b in zip(*results))
+
+
+VALUES = FIXTURE.with_name("value_branches")
+VALUES_BEFORE, VALUES_AFTER = load(VALUES.with_suffix(".py")), load(VALUES.with_suffix(".unsafe.py"))
+
+
+def _value_inputs(name: str) -> list[tuple]:
+    torch.manual_seed(0)
+    if name == "Normalize":
+        return [(torch.randn(2, 5), torch.tensor(0.5))]
+    x = torch.randn(3, 4)
+    return [(x + 5,), (x - 5,), (torch.full((2, 3), float("nan")),)]  # both sides, and a NaN
+
+
+@pytest.mark.parametrize("name", ["Normalize", "Gate", "Mixed", "Item"])
+@pytest.mark.parametrize("calibrated", [True, False])
+def test_the_branches_on_tensor_values_compute_what_the_if_did(name, calibrated):
+    """ONX613 on `if`s on tensor values (tests/fixtures/ONX613/value_branches): the same result as the
+    `if`, bit for bit, on both sides of each test (NaN buffers and a switched-off flag too)."""
+    before, after = getattr(VALUES_BEFORE, name)(), getattr(VALUES_AFTER, name)()
+    if name == "Normalize" and not calibrated:
+        before.high.fill_(float("nan"))
+    if name == "Mixed":
+        before.enabled = calibrated
+    after.load_state_dict(before.state_dict())
+    after.enabled = getattr(before, "enabled", None)
+    for inputs in _value_inputs(name):
+        torch.testing.assert_close(after(*inputs), before(*inputs), rtol=0, atol=0, equal_nan=True)
+
+
+def test_the_value_helper_is_the_if_outside_export():
+    calls = []
+    branch = (lambda t: calls.append("true") or t + 1), (lambda t: calls.append("false") or t - 1)
+    x = torch.ones(2)
+    assert torch.equal(VALUES_AFTER._onnx_value_cond(torch.tensor(True), *branch, (x,)), x + 1)
+    assert torch.equal(VALUES_AFTER._onnx_value_cond(torch.tensor([0.0]) > 1, *branch, (x,)), x - 1)
+    assert torch.equal(VALUES_AFTER._onnx_value_cond(False, *branch, (x,)), x - 1)
+    assert calls == ["true", "false", "false"]

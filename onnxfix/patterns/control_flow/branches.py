@@ -43,7 +43,8 @@ class TensorIf(Rule):
         what="""
             Finds `if` statements and conditional expressions whose condition is a tensor
             value: a comparison with a tensor (`if x.sum() > 0:`), `t.any()` / `t.all()`,
-            `bool(t)`, `t.item()` in a comparison, `torch.equal(a, b)`, a bare tensor, or a full
+            `bool(t)`, `t.item()` in a comparison, `torch.equal(a, b)`, an elementwise predicate of a
+            tensor (`t.isnan()`, `torch.isinf(t)`, `t.eq(0)`), a bare tensor, or a full
             reduction (`if x.sum():`, `bool(y.max())`: one value, selected with `t != 0`). A
             branch whose one statement updates a name in place (`if sos: out += 1.`) is selected
             too: `out = torch.where(sos, out + 1., out)` (the name rebound, no longer written in

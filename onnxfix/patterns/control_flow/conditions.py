@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from onnxfix.rewriter.bool_dtype import is_bool_tensor
+from onnxfix.rewriter.bool_dtype import FACTORIES, is_bool_tensor
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.datadep import is_data_dependent_size
 
@@ -131,12 +131,28 @@ def _condition_call(test: ast.Call, ctx: FunctionContext) -> Condition | None:
     if _full_reduction(test, ctx):
         # `bool(y.max())`, `if x.sum():`: a 0-d tensor whatever the dtype, true when not 0 (NaN too)
         return Condition(f"{ctx.segment(test)} != 0")
+    if _elementwise_predicate(test, ctx):
+        # `if t.isnan():`, `torch.isinf(t)`, `t.eq(0)`: a bool tensor, its truth what `if` tests
+        return Condition(ctx.segment(test))
     if _is_any_or_all(test, ctx):
         # bool for a bool or float tensor, uint8 for a uint8 one (torch.where would raise):
         # `!= 0` gives the same truth value as a bool tensor whatever the dtype
         text = ctx.segment(test)
         return Condition(text if is_bool_tensor(test, ctx) else f"{text} != 0")
     return None
+
+
+def _elementwise_predicate(node: ast.Call, ctx: FunctionContext) -> bool:
+    """A bool tensor from an elementwise predicate of a tensor (`t.isnan()`, `torch.isfinite(t)`,
+    `t.eq(0)`, `t.bool()`): not `any`/`all` (a uint8 receiver gives uint8: `_is_any_or_all`), nor a
+    factory (`torch.ones(1, dtype=torch.bool)` reads no tensor value)."""
+    func = node.func
+    if isinstance(func, ast.Attribute) and func.attr in REDUCTIONS_TO_BOOL:
+        return False
+    if ctx.qualname(func) in FACTORIES or not is_bool_tensor(node, ctx):
+        return False
+    operands = [func.value] if isinstance(func, ast.Attribute) and ctx.qualname(func) is None else node.args[:1]
+    return any(ctx.tensors.is_tensor(o) for o in operands)
 
 
 FULL_REDUCTIONS = frozenset({"max", "min", "sum", "mean", "prod", "amax", "amin", "norm", "count_nonzero"})

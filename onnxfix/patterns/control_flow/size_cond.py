@@ -19,6 +19,7 @@ import ast
 
 from onnxfix.decompositions import helper_source
 from onnxfix.patterns.control_flow.conditions import tensor_condition
+from onnxfix.patterns.control_flow.value_cond import VALUE_COND, Predicate, value_predicate
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.evidence import all_tensors
 from onnxfix.rewriter.export_guards import consults_export_guard
@@ -54,7 +55,12 @@ class SizeBranchCond(Rule):
         "Three forms: branches that bind names (the names they bind and the code after reads, each a tensor "
         "every time the run saw it, become the functions' results); both branches ending in `return`; and an "
         "early `return` in the function's own body, the statements after the `if` (indented one level, unless "
-        "a string literal spans lines there) becoming the other branch.",
+        "a string literal spans lines there) becoming the other branch. Also an `if` on a tensor's value "
+        "(ONX601's tests: `if x.mean() > 0:`, `if not self.threshold.isnan():`) whose line the run names as a "
+        "data-dependent guard (ONX913), with branches torch.where cannot take (several statements, an early "
+        "exit): the predicate is the test's bool tensor (ONX601's torch.where text), `_onnx_value_cond` the "
+        "helper; in an `and` / `or`, Python operands first stay as they were and the tensor tests after them "
+        "are joined by `&` / `|`.",
         why="torch.export evaluates a Python `if` on symbolic sizes with the example's sizes: it records a "
         "guard and keeps only the branch the example takes. The exported model then takes that branch for "
         "every size (silently wrong where the other was due: mmdetection's RPN keeps every anchor where it "
@@ -77,7 +83,13 @@ class SizeBranchCond(Rule):
         "may refuse what Python ran: a value dynamo cannot trace (mmdetection's config dict with its own "
         "`__getattr__`), a branch valid only where its test holds (`if n == len(table): return x + table` "
         "broadcasts only for that length: tracing it pins the size). `onnxfix export --fix` keeps the rewrite "
-        "only where no exporter's verdict gets worse (a loud failure turned into a model that loads is worse).",
+        "only where no exporter's verdict gets worse (a loud failure turned into a model that loads is worse). "
+        "On a tensor's value: `_onnx_value_cond` is the `if` on the predicate's truth outside torch.export, "
+        "which is the test's truth for a comparison, `~` of a test, `t.isnan()` and the like, `any()` / `all()` "
+        "(`!= 0` for a non-bool one): safe. Unsafe where the predicate is not the test: a comparison whose "
+        "`.item()` is dropped (made in the tensor's dtype, not as a double), and `&` / `|` joins, which "
+        "evaluate every operand where `and` / `or` stopped at the first that decided (one that raises, or "
+        "has more than one element, now does so).",
         references=("https://docs.pytorch.org/docs/stable/generated/torch.cond.html",
                     "https://github.com/open-mmlab/mmdetection/issues/2299"),
     )
@@ -87,21 +99,22 @@ class SizeBranchCond(Rule):
             return
         if ctx.compiled_by_torchscript or consults_export_guard(node.test) or _is_elif(node, ctx):
             return
-        if tensor_condition(node.test, ctx) is not None:
-            return  # a branch on a tensor value: ONX601
+        on_value = tensor_condition(node.test, ctx) is not None
+        if on_value:  # torch.export could not decide it (ONX913): the tensor itself is the predicate
+            pred = value_predicate(node.test, ctx) if node.lineno in ctx.file.evidence.data_dependent else None
+        else:
+            pred = Predicate(ctx.segment(node.test), SIZE_COND, True)
+        if pred is None:
+            return
         plan = _branch_plan(node, ctx)
         if plan is not None:
-            fix = _cond_fix(node, *plan, ctx)
+            fix = _cond_fix(node, *plan, pred, ctx)
         else:
             rest = _early_return_rest(node, ctx)
-            fix = _early_return_fix(node, rest, ctx) if rest else None
+            fix = _early_return_fix(node, rest, pred, ctx) if rest else None
         if fix is None:
             return
-        yield ctx.report(
-            self, node.test,
-            "`if` on sizes: torch.export decided it on the example's sizes and kept one branch (the run's guard "
-            "specialized a dynamic dim here); `torch.cond` keeps both branches in the exported graph",
-            fix=fix)
+        yield ctx.report(self, node.test, VALUE_MESSAGE if on_value else SIZE_MESSAGE, fix=fix)
 
     def visit_IfExp(self, node: ast.IfExp, ctx: FunctionContext):
         if not _guarded_line(node, ctx) or ctx.compiled_by_torchscript:
@@ -121,6 +134,12 @@ class SizeBranchCond(Rule):
             "conditional expression on sizes: torch.export decided it on the example's sizes and kept one side "
             "(the run's guard specialized a dynamic dim here); `torch.cond` keeps both in the exported graph",
             fix=fix)
+
+
+SIZE_MESSAGE = ("`if` on sizes: torch.export decided it on the example's sizes and kept one branch (the run's guard "
+                "specialized a dynamic dim here); `torch.cond` keeps both branches in the exported graph")
+VALUE_MESSAGE = ("`if` on a tensor's value: torch.export could not decide it (the run stopped on its guard here); "
+                 "`torch.cond` on the value keeps both branches in the exported graph")
 
 
 def _guarded_line(node: ast.AST, ctx: FunctionContext) -> bool:
@@ -213,7 +232,7 @@ def _run_at_once(ctx: FunctionContext) -> set[int]:
     is called, before any code after it can rebind what they read."""
     own = set()
     for node in ast.walk(ctx.fn.node):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == SIZE_COND.name:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in (SIZE_COND.name, VALUE_COND.name):
             own |= {id(a) for a in node.args if isinstance(a, ast.Lambda)}
         elif isinstance(node, ast.FunctionDef) and node.name.startswith(("_onnx_if_", "_onnx_else_")):
             own.add(id(node))
@@ -264,7 +283,7 @@ def _spans_multiline_string(statements: list[ast.stmt], ctx: FunctionContext) ->
                for s in statements for n in ast.walk(s))
 
 
-def _early_return_fix(node: ast.If, rest: list[ast.stmt], ctx: FunctionContext) -> Fix | None:
+def _early_return_fix(node: ast.If, rest: list[ast.stmt], pred: Predicate, ctx: FunctionContext) -> Fix | None:
     """`if <test>:` -> `def _onnx_if_<line>(<operands>):`; after its `return`, `def _onnx_else_<line>(...):`
     over the rest of the function indented one level (one edit: a fix inside the rest waits for the next
     round); then `return _onnx_size_cond(...)`."""
@@ -280,11 +299,11 @@ def _early_return_fix(node: ast.If, rest: list[ast.stmt], ctx: FunctionContext) 
     body_end, end = _line_end(node.body[-1], ctx), _line_end(rest[-1], ctx)
     lines = [source.line_text(n) for n in range(node.body[-1].end_lineno + 1, rest[-1].end_lineno + 1)]
     moved = "".join(f"\n{step}{line}" if line.strip() else "\n" for line in lines)
-    call = _call_text(node, true_name, false_name, operands, ctx)
+    call = _call_text(pred, true_name, false_name, operands)
     edits = (Edit(source.offset(node.lineno, node.col_offset), colon, f"def {true_name}({parameters})"),
              Edit(body_end, end, f"\n{indent}def {false_name}({parameters}):{moved}\n{indent}return {call}"))
-    return Fix("Keep both branches with torch.cond under export", edits, safe=True, imports=("torch",),
-               helpers=(SIZE_COND,))
+    return Fix("Keep both branches with torch.cond under export", edits, safe=pred.exact, imports=("torch",),
+               helpers=(pred.helper,))
 
 
 def _only_computes(statement: ast.stmt) -> bool:
@@ -363,7 +382,8 @@ def _returns_tensors(statement: ast.Return, ctx: FunctionContext) -> bool:
     return all(ctx.tensors.is_tensor(item) for item in items)
 
 
-def _cond_fix(node: ast.If, outputs: list[str], operands: list[str], returns: bool, ctx: FunctionContext) -> Fix | None:
+def _cond_fix(node: ast.If, outputs: list[str], operands: list[str], returns: bool, pred: Predicate,
+              ctx: FunctionContext) -> Fix | None:
     """`if <test>:` -> `def _onnx_if_<line>(<operands>):`, `else:` -> `def _onnx_else_<line>(...)` (or a
     new one returning the outputs as they are), a `return` of the outputs closing each, then the call.
     Inserted text ends lines with "\n": writing gives it the file's line endings."""
@@ -383,18 +403,18 @@ def _cond_fix(node: ast.If, outputs: list[str], operands: list[str], returns: bo
         tail = "" if returns else f"\n{statement_indent(ctx, node.orelse[0])}return {results}"
     else:
         tail = f"\n{inner}return {results}\n{indent}def {false_name}({parameters}):\n{inner}return {results}"
-    call = _call_text(node, true_name, false_name, operands, ctx)
+    call = _call_text(pred, true_name, false_name, operands)
     tail += f"\n{indent}{'return ' if returns else results + ' = '}{call}"
     end = _line_end((node.orelse or node.body)[-1], ctx)
     edits.append(Edit(end, end, tail))
-    return Fix("Keep both branches with torch.cond under export", tuple(edits), safe=True, imports=("torch",),
-               helpers=(SIZE_COND,))
+    return Fix("Keep both branches with torch.cond under export", tuple(edits), safe=pred.exact, imports=("torch",),
+               helpers=(pred.helper,))
 
 
-def _call_text(node: ast.If, true_name: str, false_name: str, operands: list[str], ctx: FunctionContext) -> str:
-    """`_onnx_size_cond(<test>, <true>, <false>[, (<operands>,)])`."""
+def _call_text(pred: Predicate, true_name: str, false_name: str, operands: list[str]) -> str:
+    """`_onnx_size_cond(<test>, <true>, <false>[, (<operands>,)])` (`_onnx_value_cond` on a tensor's value)."""
     passed = f", ({', '.join(operands)}{',' if len(operands) == 1 else ''})" if operands else ""
-    return f"{SIZE_COND.name}({ctx.segment(node.test)}, {true_name}, {false_name}{passed})"
+    return f"{pred.helper.name}({pred.text}, {true_name}, {false_name}{passed})"
 
 
 def _header_colon(node: ast.If, ctx: FunctionContext) -> int | None:

@@ -1,0 +1,77 @@
+"""The predicate ONX613 hands torch.cond for an `if` on a tensor's value.
+
+An `if` on sizes passes its test as is (a SymBool under torch.export). An `if` on a tensor's value
+(`if not self._threshold.isnan():`, anomalib's post-processor) cannot: Python takes the tensor's
+truth first, which torch.export cannot decide ("Could not guard on data-dependent expression").
+torch.cond takes the one-element bool tensor itself: ONX601's `torch.where` text for the test
+(`~t.isnan()` for `not t.isnan()`), whose truth is the test's. `and` / `or` of Python values
+followed by tensor tests keep the Python operands as they were and join the tensor tests with `&`
+/ `|` (`preds is None or (norm_min.isnan()) | (norm_max.isnan())`).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import NamedTuple
+
+from onnxfix.decompositions import helper_source
+from onnxfix.patterns.control_flow.conditions import tensor_condition
+from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.rule import Helper
+from onnxfix.rewriter.statements import parenthesize
+
+VALUE_COND = Helper("_onnx_value_cond", helper_source("value_cond"))
+JOINS = {ast.Or: "|", ast.And: "&"}
+
+
+class Predicate(NamedTuple):
+    """What `_onnx_*_cond` is given, the helper that takes it, and whether its truth is the test's
+    by construction (no `.item()` dropped, no operand evaluated that the test short-circuited)."""
+
+    text: str
+    helper: Helper
+    exact: bool
+
+
+def value_predicate(test: ast.expr, ctx: FunctionContext) -> Predicate | None:
+    """The one-element bool tensor standing for a test on a tensor's value, or None."""
+    if isinstance(test, ast.BoolOp):
+        return _joined(test, ctx)
+    condition = tensor_condition(test, ctx)
+    if condition is None or condition.where_text is None:
+        return None
+    return Predicate(condition.where_text, VALUE_COND, not _drops_item(test, ctx))
+
+
+def _joined(test: ast.BoolOp, ctx: FunctionContext) -> Predicate | None:
+    """Python operands first, as they were; the tensor tests after them joined by `|` / `&` (both
+    evaluated: where the test short-circuited, eager now also computes the other: not exact)."""
+    conditions = [tensor_condition(value, ctx) for value in test.values]
+    first = next((i for i, c in enumerate(conditions) if c is not None), None)
+    if first is None or any(c is None or c.where_text is None for c in conditions[first:]):
+        return None
+    parts = [c.where_text if _atomic(c.where_text) else f"({c.where_text})" for c in conditions[first:]]
+    tensors = f" {JOINS[type(test.op)]} ".join(parts)
+    if first == 0:
+        return Predicate(tensors, VALUE_COND, False)
+    keyword = " or " if isinstance(test.op, ast.Or) else " and "
+    python = keyword.join(_operand_text(value, ctx) for value in test.values[:first])
+    return Predicate(f"{python}{keyword}{tensors if len(parts) == 1 else f'({tensors})'}", VALUE_COND, False)
+
+
+def _atomic(text: str) -> bool:
+    """An operand `|` / `&` binds as it is: a call, a name, an attribute, an index, `~` of one."""
+    node = ast.parse(text, mode="eval").body
+    while isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
+        node = node.operand
+    return isinstance(node, (ast.Call, ast.Name, ast.Attribute, ast.Subscript))
+
+
+def _operand_text(value: ast.expr, ctx: FunctionContext) -> str:
+    text = parenthesize(ctx.segment(value), value)
+    return f"({text})" if isinstance(value, (ast.BoolOp, ast.Lambda)) and not text.startswith("(") else text
+
+
+def _drops_item(test: ast.expr, ctx: FunctionContext) -> bool:
+    """The where text left out an `.item()` (a comparison made in the tensor's dtype, not a double)."""
+    return any(ctx.tensors.item_receiver(n) is not None for n in ast.walk(test))
