@@ -66,10 +66,13 @@ def _value_inputs(name: str) -> list[tuple]:
     if name == "Normalize":
         return [(torch.randn(2, 5), torch.tensor(0.5))]
     x = torch.randn(3, 4)
-    return [(x + 5,), (x - 5,), (torch.full((2, 3), float("nan")),)]  # both sides, and a NaN
+    cases = [(x + 5,), (x - 5,), (torch.full((2, 3), float("nan")),)]  # both sides, and a NaN
+    if name == "Grouped":  # `k` None and given
+        return [(*c, k) for c in cases for k in (None, torch.ones(1))]
+    return cases + [(torch.full((2, 3), float("inf")),)] if name == "Spanned" else cases
 
 
-@pytest.mark.parametrize("name", ["Normalize", "Gate", "Mixed", "Item"])
+@pytest.mark.parametrize("name", ["Normalize", "Gate", "Mixed", "Item", "Grouped", "Spanned"])
 @pytest.mark.parametrize("calibrated", [True, False])
 def test_the_branches_on_tensor_values_compute_what_the_if_did(name, calibrated):
     """ONX613 on `if`s on tensor values (tests/fixtures/ONX613/value_branches): the same result as the
@@ -77,10 +80,11 @@ def test_the_branches_on_tensor_values_compute_what_the_if_did(name, calibrated)
     before, after = getattr(VALUES_BEFORE, name)(), getattr(VALUES_AFTER, name)()
     if name == "Normalize" and not calibrated:
         before.high.fill_(float("nan"))
-    if name == "Mixed":
-        before.enabled = calibrated
+    for flag in ("enabled", "force"):  # Mixed's and Grouped's Python operands, both ways
+        if hasattr(before, flag):
+            setattr(before, flag, calibrated)
+            setattr(after, flag, calibrated)
     after.load_state_dict(before.state_dict())
-    after.enabled = getattr(before, "enabled", None)
     for inputs in _value_inputs(name):
         torch.testing.assert_close(after(*inputs), before(*inputs), rtol=0, atol=0, equal_nan=True)
 

@@ -41,16 +41,16 @@ LOOPS = (ast.For, ast.While, ast.AsyncFor)
 class SizeBranchCond(Rule):
     code = "ONX613"
     name = "size-branch-cond"
-    summary = "An `if` on sizes that torch.export specialized: keep both branches with torch.cond"
+    summary = "An `if` on sizes that torch.export specialized (or on a value it could not decide): keep both branches with torch.cond"
     fix_availability = "sometimes"
-    default_safety = "safe"
+    default_safety = "per-finding"  # safe on sizes; on a tensor's value unsafe where the predicate is not the test
     exporters = ("dynamo",)
     needs_run = True  # keyed on the guard lines of an `onnxfix export` run
     doc = RuleDoc(
         what="Finds an `if` (or a conditional expression) whose line a recorded export run (`onnxfix export "
         "--fix`) names as the place where a guard specialized or restricted a dynamic dimension (ONX914/ONX915), "
         "or stopped on a size it could not decide (ONX913: a size out of an earlier torch.cond), when the test "
-        "reads no tensor value and the branches only compute: assignments and calls, no `break`/`continue` out "
+        "reads no tensor value (for one that does, see below) and the branches only compute: assignments and calls, no `break`/`continue` out "
         "of the `if`, `raise`, `del`, `try`, in-place updates or writes to attributes, items or containers. "
         "Three forms: branches that bind names (the names they bind and the code after reads, each a tensor "
         "every time the run saw it, become the functions' results); both branches ending in `return`; and an "
@@ -89,7 +89,8 @@ class SizeBranchCond(Rule):
         "(`!= 0` for a non-bool one): safe. Unsafe where the predicate is not the test: a comparison whose "
         "`.item()` is dropped (made in the tensor's dtype, not as a double), and `&` / `|` joins, which "
         "evaluate every operand where `and` / `or` stopped at the first that decided (one that raises, or "
-        "has more than one element, now does so).",
+        "has more than one element, now does so); Python operands before one tensor test are evaluated as "
+        "before (safe).",
         references=("https://docs.pytorch.org/docs/stable/generated/torch.cond.html",
                     "https://github.com/open-mmlab/mmdetection/issues/2299"),
     )

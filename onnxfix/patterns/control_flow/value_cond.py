@@ -18,7 +18,6 @@ from onnxfix.decompositions import helper_source
 from onnxfix.patterns.control_flow.conditions import tensor_condition
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Helper
-from onnxfix.rewriter.statements import parenthesize
 
 VALUE_COND = Helper("_onnx_value_cond", helper_source("value_cond"))
 JOINS = {ast.Or: "|", ast.And: "&"}
@@ -45,7 +44,8 @@ def value_predicate(test: ast.expr, ctx: FunctionContext) -> Predicate | None:
 
 def _joined(test: ast.BoolOp, ctx: FunctionContext) -> Predicate | None:
     """Python operands first, as they were; the tensor tests after them joined by `|` / `&` (both
-    evaluated: where the test short-circuited, eager now also computes the other: not exact)."""
+    evaluated: where the test short-circuited, eager now also computes the other: not exact; one
+    tensor test after Python operands is evaluated exactly when the test evaluated it)."""
     conditions = [tensor_condition(value, ctx) for value in test.values]
     first = next((i for i, c in enumerate(conditions) if c is not None), None)
     if first is None or any(c is None or c.where_text is None for c in conditions[first:]):
@@ -56,20 +56,26 @@ def _joined(test: ast.BoolOp, ctx: FunctionContext) -> Predicate | None:
         return Predicate(tensors, VALUE_COND, False)
     keyword = " or " if isinstance(test.op, ast.Or) else " and "
     python = keyword.join(_operand_text(value, ctx) for value in test.values[:first])
-    return Predicate(f"{python}{keyword}{tensors if len(parts) == 1 else f'({tensors})'}", VALUE_COND, False)
+    exact = len(parts) == 1 and not _drops_item(test.values[first], ctx)
+    return Predicate(f"{python}{keyword}{tensors if len(parts) == 1 else f'({tensors})'}", VALUE_COND, exact)
 
 
 def _atomic(text: str) -> bool:
-    """An operand `|` / `&` binds as it is: a call, a name, an attribute, an index, `~` of one."""
-    node = ast.parse(text, mode="eval").body
+    """An operand `|` / `&` binds as it is: a call, a name, an attribute, an index, `~` of one
+    (read from the tree: a test's text may span lines, valid only in parentheses)."""
+    node = ast.parse(f"({text})", mode="eval").body
     while isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
         node = node.operand
     return isinstance(node, (ast.Call, ast.Name, ast.Attribute, ast.Subscript))
 
 
+# Python operands an `and` / `or` takes as they are: anything else is parenthesized
+PLAIN_OPERANDS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant, ast.Compare, ast.UnaryOp)
+
+
 def _operand_text(value: ast.expr, ctx: FunctionContext) -> str:
-    text = parenthesize(ctx.segment(value), value)
-    return f"({text})" if isinstance(value, (ast.BoolOp, ast.Lambda)) and not text.startswith("(") else text
+    text = ctx.segment(value)
+    return text if isinstance(value, PLAIN_OPERANDS) else f"({text})"
 
 
 def _drops_item(test: ast.expr, ctx: FunctionContext) -> bool:
