@@ -58,6 +58,7 @@ CASES = {
     "warn_check": ("ONX601", False, (FAILS, OK)),  # torchaudio's filter bank check: `if <tensor>: warnings.warn(...)`
     "assert_check": ("ONX601", False, (FAILS, OK)),  # Piper: `assert (discriminant >= 0).all()` skipped while exporting
     "masked_guard": ("ONX601", True, (FAILS, WRONG)),  # tensor_quant's `if min_amax <= eps:` around a masked write
+    "masked_guard_log": ("ONX601", False, (FAILS, ORT)),  # CosyVoice: a log, then forcing fully masked rows
     "size_parity_pad": ("ONX601", False, (ORT, ORT)),  # branch on a size's parity around a zero pad
     "nan_patch_pad": ("ONX608", False, (WRONG, FAILS)),  # Chronos-2: a NaN block concatenated to a multiple of the patch
     "empty_exit": ("ONX601", True, (FAILS, OK)),
@@ -136,9 +137,11 @@ DYNAMO_ERRORS = {
     "numpy_grids": "can't convert np.ndarray of type numpy.object_",
     "memo_getter": "unhashable type: non-nested SymInt",
     "masked_guard": "GuardOnDataDependentSymNode",
+    "masked_guard_log": "GuardOnDataDependentSymNode",
 }
 # models whose rule fixes one exporter only: the other's verdict stays what the original's is
 FIXED_FOR = {
+    "masked_guard_log": ("dynamo",),  # legacy: onnxruntime has no bool Where for the write, before and after
     "negative_bound": ("legacy",),  # ONX410 bounds the slice while tracing; torch.export keeps `-n` (docs/rules-values.md)
 }
 

@@ -38,6 +38,14 @@ def skipped_by_or(test: ast.expr) -> bool:
     return isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or) and is_export_check(test.values[0], EXPORT_SKIPS)
 
 
+def skipped_by_and(test: ast.expr) -> bool:
+    """`not torch.compiler.is_exporting() and ...`: the operands after it never run under export."""
+    if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)):
+        return False
+    first = test.values[0]
+    return isinstance(first, ast.UnaryOp) and isinstance(first.op, ast.Not) and is_export_check(first.operand, EXPORT_CHECKS)
+
+
 def is_export_check(node: ast.expr, names: tuple[str, ...]) -> bool:
     """A call of one of ``names`` (`torch.compiler.is_exporting()`, `is_in_onnx_export()`, ...)."""
     return (isinstance(node, ast.Call) and isinstance(node.func, (ast.Attribute, ast.Name))

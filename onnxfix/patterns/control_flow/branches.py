@@ -12,12 +12,13 @@ from onnxfix.patterns.control_flow.conditions import (
     tensor_condition,
 )
 from onnxfix.patterns.control_flow.masked_guard import empty_write_guard
+from onnxfix.patterns.messages import is_message, test_skippable_when_exporting
 from onnxfix.patterns.control_flow.empty_exit import branch_shape, empty_exit_fix
 from onnxfix.patterns.control_flow.empty_guard import skips_empty_exit
 from onnxfix.patterns.control_flow.size_parity import size_parity_pad
 from onnxfix.patterns.control_flow.static_guard import static_guard_where
 from onnxfix.patterns.export_checks import (
-    EXPORT_CHECKS, constant_message, is_export_check, skip_assert_when_exporting, skipped_by_or,
+    constant_message, skip_assert_when_exporting, skipped_by_and, skipped_by_or,
 )
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.datadep import is_data_dependent_size
@@ -29,7 +30,6 @@ from onnxfix.rewriter.statements import (
     parenthesize,
     replace_statements,
 )
-from onnxfix.rewriter.tensors import in_place_method
 
 
 # -- ONX601 -------------------------------------------------------------------------------------
@@ -128,7 +128,12 @@ class TensorIf(Rule):
             written values that are names or constants (an empty selection writes nothing; a
             write that would raise, a mask of another shape, now raises on every call, not only
             where the test held); unsafe for `min()`/`max()` tests (a NaN makes the test false
-            while other elements may still be selected) or computed values.
+            while other elements may still be selected) or computed values. Counts of a comparison
+            or a bool mask (`(m).sum() != 0`, `>= 1`, `.item()` of one) are the same test. Messages
+            the body starts with (a log record, a warning, a print: CosyVoice's `logger.debug`
+            before forcing fully masked rows) stay under the test, in eager only: `if not
+            torch.compiler.is_exporting() and (<test>): logger.debug(...)`, the writes after it
+            dedented (eager tests, logs and writes in the same order as before).
             The size-parity pad is different: the `if` (and its flag) is removed and the pad
             always runs, an amount `k - S % k` becoming `(k - S % k) % k`. When the condition is
             false every amount is zero, and a zero constant pad returns a copy with the same
@@ -180,7 +185,7 @@ class TensorIf(Rule):
         fix = self._fix(node, condition, ctx) if condition.where_text else None
         value = "a size read from tensor values" if _reads_data_size(node.test, ctx) else "a tensor value"
         if _raises_only(node, ctx):
-            if _skipped_when_exporting(node.test):
+            if skipped_by_and(node.test):
                 return  # `if not torch.compiler.is_exporting() and bad: raise`: already right
             fix = _skip_check_when_exporting(node, ctx)
             message = (
@@ -288,7 +293,6 @@ def _augmented_fix(node: ast.If, condition: Condition, ctx: FunctionContext) -> 
 
 
 _IS_EXPORTING = "torch.compiler.is_exporting()"
-IS_EXPORTING_SINCE = (2, 6)
 
 
 def _skip_check_when_exporting(node: ast.If, ctx: FunctionContext) -> Fix:
@@ -298,8 +302,6 @@ def _skip_check_when_exporting(node: ast.If, ctx: FunctionContext) -> Fix:
     function (2.6+; read from the installed package's metadata, never imported). torch.export
     skips the check, which it could not capture; the legacy trace dropped it already.
     Measured: tests/realworld/paligemma_token_count_check.py exports OK under both exporters."""
-    from onnxfix.rewriter.exporter_inference import installed_torch_version
-
     torch, imports = ctx.torch_name()
     test = node.test
     text = ctx.segment(test)
@@ -308,20 +310,9 @@ def _skip_check_when_exporting(node: ast.If, ctx: FunctionContext) -> Fix:
     ):
         text = f"({text})"
     guard = _IS_EXPORTING.replace("torch", torch, 1)
-    version = installed_torch_version()
-    # a `:=` in the test is not bound while exporting: a later read of its name would fail
-    safe = version is not None and version >= IS_EXPORTING_SINCE and not any(
-        isinstance(n, ast.NamedExpr) for n in ast.walk(test))
+    safe = test_skippable_when_exporting(test)
     return Fix(f"Skip the check while exporting (`not {guard} and ...`)",
                (ctx.replace(test, f"not {guard} and {text}"),), safe=safe, imports=imports)
-
-
-def _skipped_when_exporting(test: ast.expr) -> bool:
-    """`not torch.compiler.is_exporting() and ...`: the operands after it never run under export."""
-    if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)):
-        return False
-    first = test.values[0]
-    return isinstance(first, ast.UnaryOp) and isinstance(first.op, ast.Not) and is_export_check(first.operand, EXPORT_CHECKS)
 
 
 def _no_where_reason(node: ast.If, condition: Condition, value: str, ctx: FunctionContext) -> str:
@@ -374,7 +365,6 @@ def _reads_data_size(test: ast.expr, ctx: FunctionContext) -> bool:
     return any(is_data_dependent_size(node, ctx) for node in ast.walk(test))
 
 
-_LOG_LEVELS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical"})
 
 
 def _raises_only(node: ast.If, ctx: FunctionContext) -> bool:
@@ -386,46 +376,7 @@ def _raises_only(node: ast.If, ctx: FunctionContext) -> bool:
         return False
     if len(node.body) == 1 and isinstance(node.body[0], ast.Raise):
         return True
-    return all(isinstance(s, ast.Expr) and _reports_only(s.value, ctx) for s in node.body)
-
-
-def _reports_only(value: ast.expr, ctx: FunctionContext) -> bool:
-    """`warnings.warn(...)`, `print(...)`, `logging.warning(...)` or `<logger>.warning(...)`: a call
-    whose only effect is a message."""
-    if not isinstance(value, ast.Call) or _has_effects(value):
-        return False
-    qualname = ctx.qualname(value.func)
-    if qualname == "warnings.warn" or (qualname or "").startswith("logging."):
-        return True
-    if isinstance(value.func, ast.Name):
-        return value.func.id == "print" and ctx.is_builtin("print")
-    return _is_logger(value.func, ctx)
-
-
-def _has_effects(call: ast.Call) -> bool:
-    """An argument that does more than compute the message: an in-place method (`x.clamp_()`),
-    a `:=`, a `yield`."""
-    for node in ast.walk(ast.Tuple(elts=[*call.args, *(k.value for k in call.keywords)], ctx=ast.Load())):
-        if isinstance(node, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)):
-            return True
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and in_place_method(node.func.attr):
-            return True
-    return False
-
-
-def _is_logger(func: ast.expr, ctx: FunctionContext) -> bool:
-    """`logger.warning` with `logger = logging.getLogger(...)` bound at the module's top level
-    (and not rebound in the function)."""
-    if not (isinstance(func, ast.Attribute) and func.attr in _LOG_LEVELS and isinstance(func.value, ast.Name)):
-        return False
-    if ctx.assignments(func.value.id) or ctx.is_parameter(func.value.id):
-        return False
-    for statement in ctx.file.module.tree.body:
-        if (isinstance(statement, ast.Assign) and any(isinstance(t, ast.Name) and t.id == func.value.id for t in statement.targets)
-                and isinstance(statement.value, ast.Call)
-                and ctx.file.module.scope.qualname(statement.value.func) == "logging.getLogger"):
-            return True
-    return False
+    return all(is_message(s, ctx) for s in node.body)
 
 
 def _static_guard_note(test: ast.expr, ctx: FunctionContext) -> str:

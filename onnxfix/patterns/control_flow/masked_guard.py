@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import ast
 
+from onnxfix.patterns.messages import is_message, test_skippable_when_exporting
+from onnxfix.rewriter.bool_dtype import is_bool_tensor
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Edit, Fix
 from onnxfix.rewriter.statements import block_of, comments_outside, statement_indent
@@ -36,7 +38,8 @@ def empty_write_guard(node: ast.If, ctx: FunctionContext) -> tuple[Fix, str] | N
     mask = _dumped(mask_node, {}, node, ctx)
     bound: dict[str, str] = {}
     plain_values = True
-    for statement in node.body:
+    messages = _leading_messages(node, ctx)
+    for statement in node.body[len(messages):]:
         name = _mask_binding(statement)
         if name is not None:
             if len(ctx.assignments(name)) != 1:
@@ -50,10 +53,15 @@ def empty_write_guard(node: ast.If, ctx: FunctionContext) -> tuple[Fix, str] | N
         if _dumped(used, bound, node, ctx) != mask:
             return None
         plain_values &= isinstance(value, (ast.Constant, ast.Name, ast.Attribute, ast.UnaryOp))
-    fix = _drop_if(node, ctx, safe=exact and plain_values)
+    if messages and len(messages) == len(node.body):
+        return None  # only messages: ONX601 skips the check while exporting
+    safe = exact and plain_values
+    fix = _messages_kept_in_eager(node, len(messages), ctx, safe) if messages else _drop_if(node, ctx, safe=safe)
     if fix is None:
         return None
-    why = ("; fix: the writes select nothing where the test is false, so the `if` is dropped and they always run"
+    kept = "they always run, the messages before them only under the test in eager" if messages else \
+        "the `if` is dropped and they always run"
+    why = (f"; fix: the writes select nothing where the test is false, so {kept}"
            + ("" if fix.safe else f" (unsafe: {NAN_CAVEAT if not exact else 'a written value is computed on the empty selection too'})"))
     return fix, why
 
@@ -71,13 +79,51 @@ def _selected(test: ast.expr, ctx: FunctionContext) -> tuple[ast.expr, bool] | N
     left, op, right = test.left, test.ops[0], test.comparators[0]
     if isinstance(left, ast.Name) and len(ctx.assignments(left.id)) == 1:
         left = ctx.assignments(left.id)[0]  # `min_amax = amax.min()` bound once, then tested
+    counted = _without_item(left)
+    if isinstance(counted, ast.Call) and isinstance(counted.func, ast.Attribute) and not counted.args \
+            and not counted.keywords and counted.func.attr == "sum" and _some_counted(op, right):
+        # the sum of a bool mask counts what it selects (the original `sum() > 0` form: as before)
+        plain = counted is left and isinstance(op, ast.Gt)
+        return (counted.func.value, True) if plain or _counts_a_mask(counted.func.value, ctx) else None
     if isinstance(left, ast.Call) and isinstance(left.func, ast.Attribute) and not left.args and not left.keywords:
-        if left.func.attr == "sum" and isinstance(op, ast.Gt) and isinstance(right, ast.Constant) and right.value == 0:
-            return left.func.value, True
         mapped = _EXTREMES.get((left.func.attr, type(op)))
         if mapped is not None:
             return ast.Compare(left=left.func.value, ops=[mapped()], comparators=[right]), False
     return None
+
+
+def _without_item(node: ast.expr) -> ast.expr:
+    """`(m).sum().item()` -> `(m).sum()`: the same count, as a Python number."""
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "item"
+            and not node.args and not node.keywords):
+        return node.func.value
+    return node
+
+
+def _counts_a_mask(node: ast.expr, ctx: FunctionContext) -> bool:
+    """A bool tensor, or a comparison whose `.sum()` ran: of tensors (or NumPy arrays), elementwise,
+    so bool (a comparison of Python numbers is a bool, which has no `.sum()`)."""
+    if isinstance(node, ast.Compare) and not any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops):
+        return True
+    return is_bool_tensor(node, ctx)
+
+
+def _some_counted(op: ast.cmpop, right: ast.expr) -> bool:
+    """`> 0`, `!= 0`, `>= 1`: the count is not zero (a count is never negative)."""
+    if not (isinstance(right, ast.Constant) and type(right.value) is int):
+        return False
+    return (isinstance(op, (ast.Gt, ast.NotEq)) and right.value == 0) or (isinstance(op, ast.GtE) and right.value == 1)
+
+
+def _leading_messages(node: ast.If, ctx: FunctionContext) -> list[ast.stmt]:
+    """The warnings, log records and prints the body starts with (CosyVoice's `logger.debug(...)`
+    before forcing fully masked rows)."""
+    messages = []
+    for statement in node.body:
+        if not is_message(statement, ctx):
+            break
+        messages.append(statement)
+    return messages
 
 
 def _mask_binding(statement: ast.stmt) -> str | None:
@@ -142,3 +188,28 @@ def _drop_if(node: ast.If, ctx: FunctionContext, safe: bool) -> Fix | None:
     start = source.span(node)[0]
     return Fix("Drop the `if`: the masked writes change nothing where it is false",
                (Edit(start, source.span(node.body[-1])[1], dedented[len(indent):]),), safe=safe)
+
+
+def _messages_kept_in_eager(node: ast.If, count: int, ctx: FunctionContext, safe: bool) -> Fix | None:
+    """`if <test>: log(...); x[m] = v` -> `if not torch.compiler.is_exporting() and (<test>): log(...)`
+    then the writes, dedented: eager tests, logs and writes in the same order as before (an empty
+    write where the test is false), torch.export runs only the writes."""
+    source = ctx.file.source
+    first_write = node.body[count]
+    if first_write.lineno == node.body[count - 1].end_lineno or node.body[0].lineno == node.lineno:
+        return None  # statements sharing a line: left alone
+    indent = statement_indent(ctx, node)
+    unit = statement_indent(ctx, first_write)[len(indent):]
+    start = source.line_starts[first_write.lineno - 1]
+    lines = source.text[start:source.span(node.body[-1])[1]].replace("\r\n", "\n").split("\n")
+    if not unit or any(line.strip() and not line.startswith(indent + unit) for line in lines):
+        return None
+    if any(source.line_text(n).lstrip().startswith("#") for n in range(node.body[count - 1].end_lineno + 1, first_write.lineno)):
+        return None  # a comment between the messages and the writes: which part it belongs to is unclear
+    torch_name, imports = ctx.torch_name()
+    test = ctx.segment(node.test)
+    dedented = "\n".join(indent + line[len(indent) + len(unit):] if line.strip() else "" for line in lines)
+    edits = (ctx.replace(node.test, f"not {torch_name}.compiler.is_exporting() and ({test})"),
+             Edit(start, source.span(node.body[-1])[1], dedented))
+    return Fix("Keep the messages under the test in eager; the masked writes always run", edits,
+               safe=safe and test_skippable_when_exporting(node.test), imports=imports)

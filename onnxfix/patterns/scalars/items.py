@@ -5,7 +5,8 @@ from __future__ import annotations
 import ast
 
 from onnxfix.config import DYNAMO, LEGACY
-from onnxfix.patterns.export_checks import skip_assert_when_exporting
+from onnxfix.patterns.export_checks import skip_assert_when_exporting, skipped_by_and
+from onnxfix.patterns.messages import is_message
 from onnxfix.patterns.scalars.round_trip import sizes_round_trip
 from onnxfix.patterns.scalars.rebuilt import REBUILT_UNSAFE, rebuilt_tensor_fix
 from onnxfix.patterns.scalars.values import (
@@ -149,6 +150,8 @@ class ItemCall(Rule):
         if ctx.tensors.item_receiver(node) is None or python_values_tensor(func.value, ctx):
             return
         use = item_use(node, ctx)
+        if use == "condition" and _in_eager_only_check(node, ctx):
+            return  # a test torch.export skips, around messages only: the legacy trace freezes a log
         if use != "condition" and _model_constant(func.value, ctx):
             return  # the value the legacy exporter records is the model's own, right for every input
         drop = ctx.delete_suffix(func, node)
@@ -283,6 +286,17 @@ def _cast_of_item(rule: Rule, node: ast.Call, receiver: ast.expr, ctx: FunctionC
         because = why or "`.long()` and `int()` differ on NaN, infinities and values out of int64's range"
         fix, message = Fix(f"Keep `{name}` a 0-d tensor", (ctx.replace(wrapper, text),), safe=False), message + f" (unsafe: {because})"
     return ctx.report(rule, wrapper, message, fix=fix, exporters=(LEGACY,))
+
+
+def _in_eager_only_check(node: ast.expr, ctx: FunctionContext) -> bool:
+    """`if not torch.compiler.is_exporting() and (<test>): logger.debug(...)` (or `raise`): the test
+    never runs under torch.export, and what the legacy trace freezes only reports."""
+    statement = next((a for a in ctx.ancestors(node) if isinstance(a, ast.stmt)), None)
+    if not (isinstance(statement, ast.If) and skipped_by_and(statement.test) and not statement.orelse):
+        return False
+    if not any(n is node for n in ast.walk(statement.test)):
+        return False
+    return all(is_message(s, ctx) or isinstance(s, ast.Raise) for s in statement.body)
 
 
 def _assert_of(node: ast.expr, ctx: FunctionContext) -> ast.Assert | None:
