@@ -81,6 +81,18 @@ def test_a_dataclass_output_with_a_size_is_flattened_to_the_tensors_eager_return
     assert len(fix["results"][0]["probes"][0]["outputs"]) == 3
 
 
+def test_an_output_object_of_the_models_own_class_is_flattened_to_its_tensors(capsys):
+    """detectron2-style `[{"instances": Instances(...)}]` with the image size as ints: both exporters
+    fail on the class (ONX916); flat_outputs walks the object's attributes, keeps eager's tensors
+    (not the sizes, which torch.export would make outputs) and both exports match on other sizes."""
+    target = export_fixed(capsys, "instances_output.py", "--dynamic", "0:2=h,3=w", "--exporter", "both")
+    assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS", "EXPORT-FAILS"]
+    fix = target["fix"]
+    assert (fix["decompositions"], fix["diff"], [r["verdict"] for r in fix["results"]]) == (
+        ["flat_outputs"], "", ["OK", "OK"])
+    assert len(fix["results"][0]["probes"][0]["outputs"]) == 2
+
+
 def test_a_cache_switch_that_breaks_the_factory_is_dropped_before_the_output_is_flattened(capsys):
     """A cache object output: `use_cache=False` at `MambaConfig()` makes the factory fail (the
     class takes no arguments); the loop stops applying it, and flat_outputs exports the tensors."""

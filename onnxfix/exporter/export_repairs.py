@@ -92,7 +92,8 @@ EXPORT_REPAIRS = {
         r"|Only tuples, lists and Variables are supported as JIT inputs/outputs"
         r"|in output, which is not a known type",
         "the model's outputs flattened to a tuple of its tensors at the export boundary (exporter/model_io.py): "
-        "a dict with tuple keys, a dataclass, a ModelOutput or Python numbers beside the tensors; the ONNX "
+        "a dict with tuple keys, a dataclass, a ModelOutput, an object of the model's own class (detectron2's "
+        "Instances: its attributes in order) or Python numbers beside the tensors; the ONNX "
         "model has one output per tensor, in the order eager is compared in",
         (),
     ),

@@ -3,7 +3,7 @@ eager is compared with onnxruntime, and the names of the inputs.
 
 `FlatOutputs` is the repair for outputs the exporters cannot take (export_repairs.py
 "flat_outputs"): a dict with non-string keys (Monodepth2's `outputs[("disp", i)]`), a dataclass,
-a ModelOutput, Python numbers beside the tensors, or a complex result carried as ONX526's
+a ModelOutput, an object of the model's own class (detectron2's `Instances`), Python numbers beside the tensors, or a complex result carried as ONX526's
 (real, imaginary) pair while tracing. The legacy tracer fails on them ("output 1
 (3 ...) of traced region did not have observable data dependence": the int in a key became an
 output; "Only tuples, lists and Variables are supported as JIT inputs/outputs"), torch.export on
@@ -27,20 +27,38 @@ def flatten(value: Any) -> list[torch.Tensor]:
     return [leaf for leaf in leaves(value) if isinstance(leaf, torch.Tensor)]
 
 
-def leaves(value: Any) -> list[Any]:
-    """Every value inside dataclasses (a model's output class), lists, tuples and dicts, in order:
-    tensors, numbers, None."""
+def leaves(value: Any, depth: int = 0) -> list[Any]:
+    """Every value inside dataclasses (a model's output class), lists, tuples, dicts and the
+    attributes of other plain objects (detectron2's `Instances`, whose fields sit in a dict), in
+    order: tensors, numbers, None."""
+    if depth > MAX_DEPTH:
+        return [value]
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return [leaf for field in dataclasses.fields(value) for leaf in leaves(getattr(value, field.name))]
+        return [leaf for field in dataclasses.fields(value) for leaf in leaves(getattr(value, field.name), depth + 1)]
     if isinstance(value, (list, tuple)):
-        return [leaf for item in value for leaf in leaves(item)]
+        return [leaf for item in value for leaf in leaves(item, depth + 1)]
     if isinstance(value, dict):
-        return [leaf for item in value.values() for leaf in leaves(item)]
+        return [leaf for item in value.values() for leaf in leaves(item, depth + 1)]
+    if _plain_object(value):
+        return [leaf for item in vars(value).values() for leaf in leaves(item, depth + 1)]
     if type(value).__name__ == "_OnnxComplexPair" and isinstance(getattr(value, "real", None), torch.Tensor):
         # a complex output the legacy trace carries as ONX526's pair: as torch.onnx's dynamo exporter
         # gives a complex output, (real, imaginary) in a trailing dim of 2 (comparison.py reads so)
         return [torch.stack((value.real, value.imag), -1)]
     return [value]
+
+
+MAX_DEPTH = 12  # an object graph deeper than an output structure (or a cycle) is left as a leaf
+
+
+def _plain_object(value: Any) -> bool:
+    """An instance of a user class holding its data in attributes: not a tensor, a module, a class,
+    a function, a builtin value (numbers, strings, None keep being leaves), nor torch's or NumPy's
+    own objects (a SymInt while torch.export traces holds its graph node in attributes)."""
+    if isinstance(value, (torch.Tensor, torch.nn.Module, type)) or callable(value):
+        return False
+    package = type(value).__module__.split(".")[0]
+    return package not in ("builtins", "torch", "numpy") and isinstance(getattr(value, "__dict__", None), dict)
 
 
 def exporter_args(args: tuple) -> tuple:
