@@ -93,6 +93,19 @@ def test_an_output_object_of_the_models_own_class_is_flattened_to_its_tensors(ca
     assert len(fix["results"][0]["probes"][0]["outputs"]) == 2
 
 
+def test_a_cache_kept_in_plain_tensor_attributes_is_exported_as_buffers(capsys):
+    """LLaMA's reference KV cache: plain tensor attributes reassigned and written in forward. The
+    dynamo failure names attributes_as_buffers (a buffer's mutation is what torch.export takes), the
+    legacy one gradients_off; both exports then match PyTorch on other batch sizes and lengths, the
+    source untouched."""
+    target = export_fixed(capsys, "attribute_cache.py", "--dynamic", "0:0=b,1=n", "--exporter", "both")
+    assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS", "EXPORT-FAILS"]
+    assert "is mutated in the forward method" in target["results"][0]["error"]
+    fix = target["fix"]
+    assert "attributes_as_buffers" in fix["decompositions"] and "gradients_off" in fix["decompositions"]
+    assert (fix["diff"], [r["verdict"] for r in fix["results"]]) == ("", ["OK", "OK"])
+
+
 def test_a_cache_switch_that_breaks_the_factory_is_dropped_before_the_output_is_flattened(capsys):
     """A cache object output: `use_cache=False` at `MambaConfig()` makes the factory fail (the
     class takes no arguments); the loop stops applying it, and flat_outputs exports the tensors."""

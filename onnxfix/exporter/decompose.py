@@ -42,7 +42,7 @@ from onnxfix.exporter.quant_stubs import fake_quant_constants
 from onnxfix.exporter.quantized_modules import quantized_as_float
 from onnxfix.exporter.compiled import compiled_unwrapped
 from onnxfix.exporter.complex_state import complex_state_as_pairs
-from onnxfix.exporter.unregistered import gradients_off
+from onnxfix.exporter.unregistered import attributes_as_buffers, gradients_off
 from onnxfix.exporter.dead_comparisons import dead_comparisons_dropped
 from onnxfix.exporter.index_keys import ellipsis_expanded
 from onnxfix.exporter.size_tensors import size_tensors_kept
@@ -253,6 +253,6 @@ REPAIR_CONTEXTS = {"compiled_unwrapped": compiled_unwrapped, "mha_fastpath_off":
                    "gradients_off": gradients_off, "dead_comparisons_dropped": dead_comparisons_dropped,
                    "quantized_as_float": quantized_as_float, "ellipsis_expanded": ellipsis_expanded,
                    "size_tensors_kept": size_tensors_kept, "packed_as_padded": packed_as_padded,
-                   "rnn_while_loops": rnn_while_loops}
+                   "rnn_while_loops": rnn_while_loops, "attributes_as_buffers": attributes_as_buffers}
 # each takes the model being exported and the table of the helpers substituted
 TABLE_CONTEXTS = {"complex_state_as_pairs": complex_state_as_pairs}

@@ -130,7 +130,10 @@ EXPORT_REPAIRS = {
         contexts=("compiled_unwrapped",),
     ),
     "gradients_off": ExportRepair(
-        r"Cannot insert a Tensor that requires grad as a constant|'SymInt' object has no attribute 'unsqueeze'",
+        r"Cannot insert a Tensor that requires grad as a constant|'SymInt' object has no attribute 'unsqueeze'"
+        # the legacy tracer's assertion on a graph value that requires grad (a tensor attribute written
+        # with a layer's output: LLaMA's reference KV cache)
+        r"|!v\.requires_grad\(\) INTERNAL ASSERT FAILED",
         "no tensor reachable from the model requires grad while exporting: the weights of modules held in plain "
         "lists, dicts or Python objects (not registered, so recorded as constants by the legacy tracer, which "
         "refuses them while they require grad), and the operands of a torch scan (torch.onnx's decompositions "
@@ -196,6 +199,17 @@ EXPORT_REPAIRS = {
         (),
         contexts=("rnn_while_loops",),
         counts_use=True,  # a layer whose length is static (only the batch is dynamic) is left as it was
+    ),
+    "attributes_as_buffers": ExportRepair(
+        r"Mutating module attribute \w+ during export|Constant [\w.]+ is mutated in the forward method",
+        "plain tensor attributes of the model's modules (a KV cache kept as `self.cache_k = torch.zeros(...)`, "
+        "reassigned and written in forward: LLaMA's reference attention) registered as non-persistent buffers "
+        "while exporting (exporter/unregistered.py): torch.export refuses to mutate a module attribute but takes "
+        "a buffer's mutation; the exported model computes what the call computes from the state it starts with; "
+        "the same tensors are attributes again afterwards",
+        (),
+        contexts=("attributes_as_buffers",),
+        counts_use=True,
     ),
     "mha_fastpath_off": ExportRepair(
         r"aten::(?:_native_multi_head_attention|_transformer_encoder_layer_fwd)\b",

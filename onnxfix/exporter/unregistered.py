@@ -1,6 +1,7 @@
-"""Export-time repair: weights held outside registered modules (a network kept in a plain list,
-dict or Python object), which the legacy tracer records as constants and refuses while they
-require grad."""
+"""Export-time repairs for tensors a model holds outside its registered parameters and buffers:
+weights kept in a plain list, dict or Python object, which the legacy tracer records as constants
+and refuses while they require grad; and plain tensor attributes a forward reassigns or writes
+(a KV cache), which torch.export refuses to mutate."""
 
 from __future__ import annotations
 
@@ -61,3 +62,25 @@ def _plain_object(value) -> bool:
     kind = type(value)
     return (hasattr(value, "__dict__") and not isinstance(value, type) and not callable(value)
             and not kind.__module__.startswith(("torch", "builtins", "numpy")))
+
+
+@contextmanager
+def attributes_as_buffers(model) -> Iterator[dict]:
+    """Within the block, the plain tensor attributes of ``model``'s modules are non-persistent
+    buffers: LLaMA's reference attention keeps its KV cache as `self.cache_k = torch.zeros(...)`,
+    reassigns it (`self.cache_k = self.cache_k.to(xq)`) and writes the new keys into it, and
+    torch.export refuses to mutate a module attribute ("Mutating module attribute cache_k during
+    export") where it takes a buffer's mutation. The exported model computes what the call computes
+    from the state it starts with (the state it leaves is not an output). The same tensor objects are
+    attributes again afterwards."""
+    moved = [(module, name, value) for module in model.modules() for name, value in list(vars(module).items())
+             if isinstance(value, torch.Tensor) and not isinstance(value, torch.nn.Parameter)]
+    for module, name, value in moved:
+        del module.__dict__[name]
+        module.register_buffer(name, value, persistent=False)
+    try:
+        yield {"attributes_as_buffers": len(moved)}
+    finally:
+        for module, name, value in moved:
+            module._buffers.pop(name, None)
+            module.__dict__[name] = value
