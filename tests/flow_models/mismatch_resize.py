@@ -3,7 +3,9 @@ upsamples the decoder features and resizes them to the skip connection only `if 
 up_out.shape[-2:]`. Both exporters decide the test on the example and keep one branch: exported
 from an image whose sizes match, the resize is dropped and onnxruntime fails in the Concat for
 sizes that do not (odd ones). Under export the resize is taken always: a nearest resize to the
-size the features already have gives them back exactly, so eager keeps the test (safe)."""
+size the features already have gives them back exactly, so eager keeps the test (safe). IGEV's
+Conv2x compares whole shapes and resizes to the skip's last two sizes (`if x.shape != rem.shape: x =
+F.interpolate(x, size=(rem.shape[-2], rem.shape[-1]))`): where the shapes are equal, so are those."""
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -23,16 +25,32 @@ class UnetBlock(nn.Module):
         return self.conv(torch.cat([up_out, s], dim=1))
 
 
+class Conv2x(nn.Module):
+    def __init__(self, c=8):
+        super().__init__()
+        self.conv1 = nn.ConvTranspose2d(c, c, 4, stride=2, padding=1)
+
+    def forward(self, x, rem):
+        x = self.conv1(x)
+        if x.shape != rem.shape:
+            x = F.interpolate(
+                x,
+                size=(rem.shape[-2], rem.shape[-1]),
+                mode='nearest')
+        return x + rem
+
+
 class TinyUnet(nn.Module):
     def __init__(self, c=8):
         super().__init__()
         self.stem = nn.Conv2d(3, c, 3, padding=1)
         self.down = nn.Conv2d(c, c, 3, stride=2, padding=1)
         self.block = UnetBlock(c)
+        self.deconv = Conv2x(c)
 
     def forward(self, x):
         s = self.stem(x)
-        return self.block(self.down(s), s)
+        return self.block(self.down(s), s) + self.deconv(self.down(s), s)
 
 
 def make_model():

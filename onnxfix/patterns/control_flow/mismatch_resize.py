@@ -126,7 +126,56 @@ def _tests_the_sizes(test: ast.expr, source: str, size: ast.expr, ctx: FunctionC
     for mine, other in (sides, sides[::-1]):
         if _trailing_sizes_of(mine, source, ctx) and _same_value(other, size, ctx):
             return True
+        # IGEV's `if x.shape != rem.shape: x = F.interpolate(x, size=(rem.shape[-2], rem.shape[-1]))`:
+        # where the whole shapes are equal, so are the sizes resized to and x's own
+        reference = _whole_shape_of(other)
+        if _whole_shape_of(mine) is not None and _text(_whole_shape_of(mine)) == source and reference is not None \
+                and _sizes_of(size, _text(reference), ctx):
+            return True
     return False
+
+
+def _whole_shape_of(node: ast.expr) -> ast.expr | None:
+    """X of `X.shape` / `X.size()`, X a name or `self.x`."""
+    if isinstance(node, ast.Attribute) and node.attr == "shape" and _plain(node.value):
+        return node.value
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size" \
+            and not node.args and not node.keywords and _plain(node.func.value):
+        return node.func.value
+    return None
+
+
+def _sizes_of(size: ast.expr, reference: str, ctx: FunctionContext) -> bool:
+    """The size resized to is R's trailing sizes: `R.shape[-2:]`, `R.shape[2:]`, or a tuple of its
+    last k dims, `(R.shape[-2], R.shape[-1])` or `(R.shape[2], R.shape[3])` (an interpolate of k
+    sizes takes a tensor of k + 2 dims: 2..k+1 are its last k)."""
+    if _trailing_sizes_of(size, reference, ctx):
+        return True
+    if not isinstance(size, (ast.Tuple, ast.List)) or not size.elts:
+        return False
+    indexes = [_dim_index(e, reference) for e in size.elts]
+    if any(i is None for i in indexes):
+        return False
+    k = len(indexes)
+    return indexes == list(range(-k, 0)) or indexes == list(range(2, k + 2))
+
+
+def _dim_index(node: ast.expr, reference: str) -> int | None:
+    """i of `R.shape[i]` / `R.size(i)` (a literal int)."""
+    if isinstance(node, ast.Subscript) and _whole_shape_of(node.value) is not None:
+        of, index = _whole_shape_of(node.value), node.slice
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size" \
+            and len(node.args) == 1 and not node.keywords and _plain(node.func.value):
+        of, index = node.func.value, node.args[0]
+    else:
+        return None
+    if _text(of) != reference:
+        return None
+    negated = isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub)
+    literal = index.operand if negated else index
+    if not (isinstance(literal, ast.Constant) and type(literal.value) is int):
+        return None
+    return -literal.value if negated else literal.value
 
 
 def _trailing_sizes_of(node: ast.expr, source: str, ctx: FunctionContext) -> bool:

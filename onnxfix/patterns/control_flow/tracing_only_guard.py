@@ -46,8 +46,10 @@ class TracingOnlyGuard(Rule):
         "same shortcut returned when every conjunct compares sizes and the code after resizes the value to a "
         "size; and a resize taken only when the sizes differ (`if ssh != up_out.shape[-2:]: up_out = "
         "F.interpolate(up_out, s.shape[-2:])`, fastai's and DeOldify's U-Net blocks; `if t.shape[2:] != size: "
-        "r = F.interpolate(t, size) else: r = t`; `==` with the branches swapped): the branch is the resize "
-        "alone, the test compares the value's trailing sizes with the size resized to, and nothing changes "
+        "r = F.interpolate(t, size) else: r = t`; `==` with the branches swapped; IGEV's `if x.shape != rem.shape: x = "
+        "F.interpolate(x, size=(rem.shape[-2], rem.shape[-1]))`): the branch is the resize "
+        "alone, the test compares the value's trailing sizes with the size resized to (or its whole shape with "
+        "the whole shape of the tensor whose last sizes it is resized to), and nothing changes "
         "the value in place afterwards (the resize returns a copy).",
         why="`torch.jit.is_tracing()` is False under torch.export (the dynamo exporter), which "
         "evaluates the size comparison instead: with the image size dynamic it specializes the "
