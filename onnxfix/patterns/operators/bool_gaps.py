@@ -33,7 +33,8 @@ class BoolKernelGap(Rule):
         "`a + b` of two bool tensors, `torch.where(c, a, b)` with bool branches, and `cumsum` of "
         "a bool tensor without `dtype=`; `torch.eye(n, dtype=torch.bool)` (legacy: a bool EyeLike, "
         "MossFormer's diagonal mask); and the indices of a bool tensor's `max(dim)`/`min(dim)` (`[1]`, "
-        "`.indices`; ABINet's first-True length decoder).",
+        "`.indices`, `_, index = ...` with the values never read; ABINet's first-True length decoder, kornia's "
+        "rgb_to_hsv).",
         why="Eager PyTorch computes them (a logical or, a select, an int64 running count); the "
         "exported ops keep the bool dtype, which they do not take: ONNX's Add has no bool type "
         "(both exporters: the model does not load, \"Type 'tensor(bool)' ... is invalid\"), "
@@ -159,7 +160,20 @@ def _indices_of_extreme(node: ast.Call, qualname: str | None, ctx: FunctionConte
         return False
     parent = ctx.parent(node)
     return (isinstance(parent, ast.Subscript) and isinstance(parent.slice, ast.Constant) and parent.slice.value == 1) or (
-        isinstance(parent, ast.Attribute) and parent.attr == "indices")
+        isinstance(parent, ast.Attribute) and parent.attr == "indices") or _values_discarded(parent, node, ctx)
+
+
+def _values_discarded(parent: ast.AST, node: ast.Call, ctx: FunctionContext) -> bool:
+    """`_, index = mask.max(dim)` (kornia's rgb_to_hsv): unpacked, the values bound to a name the
+    function never reads."""
+    if not (isinstance(parent, ast.Assign) and parent.value is node and len(parent.targets) == 1):
+        return False
+    target = parent.targets[0]
+    if not (isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2 and isinstance(target.elts[0], ast.Name)):
+        return False
+    name = target.elts[0].id
+    return not any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Store)
+                   for n in ast.walk(ctx.fn.node))
 
 
 def _bool_dtype(node: ast.Call, ctx: FunctionContext) -> ast.keyword | None:
