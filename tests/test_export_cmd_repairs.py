@@ -106,6 +106,18 @@ def test_a_cache_kept_in_plain_tensor_attributes_is_exported_as_buffers(capsys):
     assert (fix["diff"], [r["verdict"] for r in fix["results"]]) == ("", ["OK", "OK"])
 
 
+def test_a_failure_inside_a_torch_function_names_its_decomposition(capsys):
+    """nn.MaxUnpool2d with an `output_size`: the legacy export fails inside F.max_unpool2d's size
+    check, an error that names no operator; the traceback's torch.nn.functional frame names the
+    max_unpool2d decomposition, and the export with it matches PyTorch on other sizes (odd ones too)."""
+    target = export_fixed(capsys, "module_unpool.py", "--dynamic", "0:0=b,2=h,3=w", "--exporter", "legacy")
+    assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS"]
+    assert "cond must be a bool, but got a Tensor" in target["results"][0]["error"]
+    fix = target["fix"]
+    assert (fix["decompositions"], fix["diff"], [r["verdict"] for r in fix["results"]]) == (
+        ["max_unpool2d"], "", ["OK"])
+
+
 def test_a_cache_switch_that_breaks_the_factory_is_dropped_before_the_output_is_flattened(capsys):
     """A cache object output: `use_cache=False` at `MambaConfig()` makes the factory fail (the
     class takes no arguments); the loop stops applying it, and flat_outputs exports the tensors."""

@@ -35,7 +35,7 @@ def decompositions_that_help(target, results: list[_Result], static: list[Findin
         return ()
     failed = [r for r in results if r.verdict.verdict != OK]
     found = (*_linked_static_fixes(failed, static), *_untranslated_ops(results, failed), *_failing_nodes(failed), *_divergent_nodes(failed), *_failing_ops(failed),
-             *_keyed_by_error(failed), *_keyed_by_frame(failed), *_keyed_by_static(failed, static),
+             *_keyed_by_error(failed), *_keyed_by_frame(failed), *_failing_functions(failed), *_keyed_by_static(failed, static),
              *_keyed_by_facts(failed))
     return tuple(dict.fromkeys(found))
 
@@ -93,6 +93,18 @@ def _failing_ops(failed: list[_Result]) -> Iterator[str]:
     (an argument it needs constant, a variant it rejects): the TorchScript node it was translating."""
     yield from _drop_in(trace.node.removeprefix("aten::").strip("_") for r in failed for trace in r.verdict.node_traces
                         if trace.style == "ts" and trace.node.startswith("aten::"))
+
+
+# torch's own Python functions an export can fail inside (a check on a size the legacy tracer made a
+# tensor: `_unpool_output_size` under F.max_unpool2d, "cond must be a bool, but got a Tensor")
+_TORCH_FUNCTIONS = re.compile(r"torch[\\/](?:nn[\\/])?functional\.py$")
+
+
+def _failing_functions(failed: list[_Result]) -> Iterator[str]:
+    """The decomposition of the torch.nn.functional (or torch.functional) function whose frame the
+    failure's traceback passes through, called through a module or a spelling the rules did not see."""
+    yield from _drop_in(function for r in failed for path, _, function in r.verdict.error_frames
+                        if _TORCH_FUNCTIONS.search(path))
 
 
 def _keyed_by_error(failed: list[_Result]) -> Iterator[str]:
