@@ -15,6 +15,7 @@ one output per tensor, not the dict or dataclass.
 from __future__ import annotations
 
 import dataclasses
+import enum
 import inspect
 from typing import Any
 
@@ -27,20 +28,19 @@ def flatten(value: Any) -> list[torch.Tensor]:
     return [leaf for leaf in leaves(value) if isinstance(leaf, torch.Tensor)]
 
 
-def leaves(value: Any, depth: int = 0) -> list[Any]:
+def leaves(value: Any, objects: frozenset[int] = frozenset()) -> list[Any]:
     """Every value inside dataclasses (a model's output class), lists, tuples, dicts and the
     attributes of other plain objects (detectron2's `Instances`, whose fields sit in a dict), in
-    order: tensors, numbers, None."""
-    if depth > MAX_DEPTH:
-        return [value]
+    order: tensors, numbers, None. ``objects``: the plain objects being walked (one met again, a
+    back-pointer, is a leaf), at most MAX_OBJECTS deep."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return [leaf for field in dataclasses.fields(value) for leaf in leaves(getattr(value, field.name), depth + 1)]
+        return [leaf for field in dataclasses.fields(value) for leaf in leaves(getattr(value, field.name), objects)]
     if isinstance(value, (list, tuple)):
-        return [leaf for item in value for leaf in leaves(item, depth + 1)]
+        return [leaf for item in value for leaf in leaves(item, objects)]
     if isinstance(value, dict):
-        return [leaf for item in value.values() for leaf in leaves(item, depth + 1)]
-    if _plain_object(value):
-        return [leaf for item in vars(value).values() for leaf in leaves(item, depth + 1)]
+        return [leaf for item in value.values() for leaf in leaves(item, objects)]
+    if _plain_object(value) and id(value) not in objects and len(objects) < MAX_OBJECTS:
+        return [leaf for item in vars(value).values() for leaf in leaves(item, objects | {id(value)})]
     if type(value).__name__ == "_OnnxComplexPair" and isinstance(getattr(value, "real", None), torch.Tensor):
         # a complex output the legacy trace carries as ONX526's pair: as torch.onnx's dynamo exporter
         # gives a complex output, (real, imaginary) in a trailing dim of 2 (comparison.py reads so)
@@ -48,14 +48,15 @@ def leaves(value: Any, depth: int = 0) -> list[Any]:
     return [value]
 
 
-MAX_DEPTH = 12  # an object graph deeper than an output structure (or a cycle) is left as a leaf
+MAX_OBJECTS = 4  # plain objects inside plain objects: an output structure is shallow, an object graph is not
 
 
 def _plain_object(value: Any) -> bool:
     """An instance of a user class holding its data in attributes: not a tensor, a module, a class,
-    a function, a builtin value (numbers, strings, None keep being leaves), nor torch's or NumPy's
-    own objects (a SymInt while torch.export traces holds its graph node in attributes)."""
-    if isinstance(value, (torch.Tensor, torch.nn.Module, type)) or callable(value):
+    a function, an enum member, a builtin value (numbers, strings, None keep being leaves), nor
+    torch's or NumPy's own objects (a SymInt while torch.export traces holds its graph node in
+    attributes)."""
+    if isinstance(value, (torch.Tensor, torch.nn.Module, type, enum.Enum)) or callable(value):
         return False
     package = type(value).__module__.split(".")[0]
     return package not in ("builtins", "torch", "numpy") and isinstance(getattr(value, "__dict__", None), dict)

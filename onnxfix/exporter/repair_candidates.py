@@ -97,14 +97,19 @@ def _failing_ops(failed: list[_Result]) -> Iterator[str]:
 
 # torch's own Python functions an export can fail inside (a check on a size the legacy tracer made a
 # tensor: `_unpool_output_size` under F.max_unpool2d, "cond must be a bool, but got a Tensor")
-_TORCH_FUNCTIONS = re.compile(r"torch[\\/](?:nn[\\/])?functional\.py$")
+_TORCH_FUNCTIONS = re.compile(r"(?:^|[\\/])torch[\\/](nn[\\/])?functional\.py$")
 
 
 def _failing_functions(failed: list[_Result]) -> Iterator[str]:
     """The decomposition of the torch.nn.functional (or torch.functional) function whose frame the
-    failure's traceback passes through, called through a module or a spelling the rules did not see."""
-    yield from _drop_in(function for r in failed for path, _, function in r.verdict.error_frames
-                        if _TORCH_FUNCTIONS.search(path))
+    failure's traceback passes through, called through a module or a spelling the rules did not see:
+    only one whose targets name that function (the key `unfold` is Tensor.unfold, not F.unfold)."""
+    for r in failed:
+        for path, _, function in r.verdict.error_frames:
+            found = _TORCH_FUNCTIONS.search(path)
+            names = {f"torch.nn.functional.{function}"} if found and found.group(1) else {f"torch.{function}"}
+            if found and function in BY_KEY and names & set(BY_KEY[function].targets):
+                yield from _drop_in([function])
 
 
 def _keyed_by_error(failed: list[_Result]) -> Iterator[str]:

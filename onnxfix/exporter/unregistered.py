@@ -73,14 +73,19 @@ def attributes_as_buffers(model) -> Iterator[dict]:
     export") where it takes a buffer's mutation. The exported model computes what the call computes
     from the state it starts with (the state it leaves is not an output). The same tensor objects are
     attributes again afterwards."""
-    moved = [(module, name, value) for module in model.modules() for name, value in list(vars(module).items())
-             if isinstance(value, torch.Tensor) and not isinstance(value, torch.nn.Parameter)]
-    for module, name, value in moved:
-        del module.__dict__[name]
-        module.register_buffer(name, value, persistent=False)
+    registered = {id(t) for t in (*model.parameters(), *model.buffers())}
+    moved = []
     try:
+        for module in model.modules():
+            for name, value in list(vars(module).items()):
+                if not isinstance(value, torch.Tensor) or id(value) in registered or hasattr(type(module), name):
+                    continue  # a parameter or buffer under another name, or a name the class defines too
+                del module.__dict__[name]
+                moved.append((module, name, value))
+                module.register_buffer(name, value, persistent=False)
         yield {"attributes_as_buffers": len(moved)}
     finally:
         for module, name, value in moved:
             module._buffers.pop(name, None)
+            module._non_persistent_buffers_set.discard(name)
             module.__dict__[name] = value

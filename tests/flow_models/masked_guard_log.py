@@ -1,10 +1,11 @@
 """ONX601 on a guard around a masked write that logs first: CosyVoice's (and WeNet's)
 `add_optional_chunk_mask` ends with `if (chunk_masks.sum(dim=-1) == 0).sum().item() != 0:
 logger.debug(...); chunk_masks[chunk_masks.sum(dim=-1) == 0] = True`. The dynamo exporter fails
-on the `.item()` test and the legacy one freezes it. The log stays under the test in eager only;
-the write, which selects nothing where the test is false, always runs. (The legacy export of the
-bool write, kept from the example's branch, is a Where on bool values, which onnxruntime's CPU
-provider cannot run, before and after: `onnxfix export` computes it on uint8 while exporting.)"""
+on the `.item()` test and the legacy one freezes it. torch.export takes the branch (`if
+torch.compiler.is_exporting() or (...)`): the write selects nothing where the test is false; eager
+and the legacy trace test as before. (The legacy export of the bool write, kept from the example's
+branch, is a Where on bool values, which onnxruntime's CPU provider cannot run, before and after:
+`onnxfix export` computes it on uint8 while exporting.)"""
 import logging
 
 import torch

@@ -129,11 +129,14 @@ class TensorIf(Rule):
             write that would raise, a mask of another shape, now raises on every call, not only
             where the test held); unsafe for `min()`/`max()` tests (a NaN makes the test false
             while other elements may still be selected) or computed values. Counts of a comparison
-            or a bool mask (`(m).sum() != 0`, `>= 1`, `.item()` of one) are the same test. Messages
-            the body starts with (a log record, a warning, a print: CosyVoice's `logger.debug`
-            before forcing fully masked rows) stay under the test, in eager only: `if not
-            torch.compiler.is_exporting() and (<test>): logger.debug(...)`, the writes after it
-            dedented (eager tests, logs and writes in the same order as before).
+            or a bool mask (`(m).sum() != 0`, `>= 1`, `.item()` of one) are the same test (not in an
+            `elif`, not where the test or the body draws random numbers, nor where a statement between
+            a tested count's binding and the `if` writes in place). Where the body starts with
+            messages (a log record, a warning, a print: CosyVoice's `logger.debug` before forcing
+            fully masked rows) or writes into a bool tensor (a Where on bools in the legacy export,
+            which onnxruntime cannot run), the `if` stays and torch.export takes it: `if
+            torch.compiler.is_exporting() or (<test>):` (eager and the legacy trace test as before;
+            a message is printed once while tracing).
             The size-parity pad is different: the `if` (and its flag) is removed and the pad
             always runs, an amount `k - S % k` becoming `(k - S % k) % k`. When the condition is
             false every amount is zero, and a zero constant pad returns a copy with the same
@@ -177,6 +180,8 @@ class TensorIf(Rule):
     )
 
     def visit_If(self, node: ast.If, ctx: FunctionContext):
+        if skipped_by_or(node.test):
+            return  # `torch.compiler.is_exporting() or ...`: torch.export takes the branch (this rule's fix)
         condition = tensor_condition(node.test, ctx)
         if condition is None and not in_training_branch(node, ctx):
             yield from size_parity_pad(self, node, ctx)

@@ -18,6 +18,7 @@ from onnxfix.patterns.messages import is_message, test_skippable_when_exporting
 from onnxfix.rewriter.bool_dtype import is_bool_tensor
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Edit, Fix
+from onnxfix.rewriter.tensors import in_place_method
 from onnxfix.rewriter.statements import block_of, comments_outside, statement_indent
 
 # `X.min() <= c` holds exactly when some element of X is <= c (NaN aside: min propagates it)
@@ -29,10 +30,10 @@ NAN_CAVEAT = ("a NaN in the tensor makes `min()`/`max()` NaN and the test false 
 def empty_write_guard(node: ast.If, ctx: FunctionContext) -> tuple[Fix, str] | None:
     """(fix, message suffix) for an `if` whose body only writes through a mask that is empty
     whenever the test is false; None for any other `if`."""
-    if node.orelse or ctx.compiled_by_torchscript:
-        return None
+    if node.orelse or ctx.compiled_by_torchscript or _is_elif(node, ctx):
+        return None  # an `elif`: its body runs only where the earlier tests failed
     test = _selected(node.test, ctx)
-    if test is None:
+    if test is None or _draws(node, ctx):
         return None
     mask_node, exact = test
     mask = _dumped(mask_node, {}, node, ctx)
@@ -56,11 +57,15 @@ def empty_write_guard(node: ast.If, ctx: FunctionContext) -> tuple[Fix, str] | N
     if messages and len(messages) == len(node.body):
         return None  # only messages: ONX601 skips the check while exporting
     safe = exact and plain_values
-    fix = _messages_kept_in_eager(node, len(messages), ctx, safe) if messages else _drop_if(node, ctx, safe=safe)
+    # a write into a bool tensor is a Where on bools in the legacy export, which onnxruntime cannot run:
+    # the legacy trace keeps the test (its verdict cannot get worse), torch.export writes always
+    export_only = bool(messages) or any(_written(s) is not None and is_bool_tensor(_written(s), ctx)
+                                        for s in node.body[len(messages):])
+    fix = _taken_under_export(node, ctx, safe) if export_only else _drop_if(node, ctx, safe=safe)
     if fix is None:
         return None
-    kept = "they always run, the messages before them only under the test in eager" if messages else \
-        "the `if` is dropped and they always run"
+    kept = ("they always run under torch.export (`torch.compiler.is_exporting() or ...`; eager and the legacy "
+            "trace test as before)") if export_only else "the `if` is dropped and they always run"
     why = (f"; fix: the writes select nothing where the test is false, so {kept}"
            + ("" if fix.safe else f" (unsafe: {NAN_CAVEAT if not exact else 'a written value is computed on the empty selection too'})"))
     return fix, why
@@ -79,17 +84,50 @@ def _selected(test: ast.expr, ctx: FunctionContext) -> tuple[ast.expr, bool] | N
     left, op, right = test.left, test.ops[0], test.comparators[0]
     if isinstance(left, ast.Name) and len(ctx.assignments(left.id)) == 1:
         left = ctx.assignments(left.id)[0]  # `min_amax = amax.min()` bound once, then tested
+        if _changed_before_test(left, test, ctx):
+            return None
     counted = _without_item(left)
     if isinstance(counted, ast.Call) and isinstance(counted.func, ast.Attribute) and not counted.args \
             and not counted.keywords and counted.func.attr == "sum" and _some_counted(op, right):
-        # the sum of a bool mask counts what it selects (the original `sum() > 0` form: as before)
-        plain = counted is left and isinstance(op, ast.Gt)
-        return (counted.func.value, True) if plain or _counts_a_mask(counted.func.value, ctx) else None
+        # the sum of a bool mask counts what it selects (an integer index tensor's does not)
+        return (counted.func.value, True) if _counts_a_mask(counted.func.value, ctx) else None
     if isinstance(left, ast.Call) and isinstance(left.func, ast.Attribute) and not left.args and not left.keywords:
         mapped = _EXTREMES.get((left.func.attr, type(op)))
         if mapped is not None:
             return ast.Compare(left=left.func.value, ops=[mapped()], comparators=[right]), False
     return None
+
+
+# calls that draw random numbers: a mask drawn for the test and again for the write is two draws
+RANDOM_CALLS = frozenset({"rand", "randn", "randint", "rand_like", "randn_like", "randint_like", "randperm",
+                          "bernoulli", "bernoulli_", "multinomial", "normal", "normal_", "uniform_", "random_",
+                          "exponential_", "geometric_", "cauchy_", "log_normal_", "dropout", "poisson"})
+
+
+def _draws(node: ast.If, ctx: FunctionContext) -> bool:
+    """The test or the body draws random numbers: dropping the test's draw moves every later one."""
+    return any(isinstance(n, ast.Call) and (n.func.attr if isinstance(n.func, ast.Attribute) else
+                                              getattr(n.func, "id", "")) in RANDOM_CALLS for n in ast.walk(node))
+
+
+def _is_elif(node: ast.If, ctx: FunctionContext) -> bool:
+    parent = ctx.parent(node)
+    return isinstance(parent, ast.If) and parent.orelse == [node]
+
+
+def _changed_before_test(value: ast.expr, test: ast.expr, ctx: FunctionContext) -> bool:
+    """Between the binding of the tested count and the `if`, a statement that may change a tensor in
+    place (`x.mul_(2)`, `x += 1`, `x[i] = v`): the mask written after would not be the one counted."""
+    binding = ctx.parent(value)
+    for statement in ast.walk(ctx.fn.node):
+        if not isinstance(statement, ast.stmt) or not (binding.lineno < statement.lineno < test.lineno):
+            continue
+        for n in ast.walk(statement):
+            if isinstance(n, ast.AugAssign) or (isinstance(n, (ast.Subscript, ast.Attribute)) and isinstance(n.ctx, ast.Store)):
+                return True
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and in_place_method(n.func.attr):
+                return True
+    return False
 
 
 def _without_item(node: ast.expr) -> ast.expr:
@@ -190,26 +228,20 @@ def _drop_if(node: ast.If, ctx: FunctionContext, safe: bool) -> Fix | None:
                (Edit(start, source.span(node.body[-1])[1], dedented[len(indent):]),), safe=safe)
 
 
-def _messages_kept_in_eager(node: ast.If, count: int, ctx: FunctionContext, safe: bool) -> Fix | None:
-    """`if <test>: log(...); x[m] = v` -> `if not torch.compiler.is_exporting() and (<test>): log(...)`
-    then the writes, dedented: eager tests, logs and writes in the same order as before (an empty
-    write where the test is false), torch.export runs only the writes."""
-    source = ctx.file.source
-    first_write = node.body[count]
-    if first_write.lineno == node.body[count - 1].end_lineno or node.body[0].lineno == node.lineno:
-        return None  # statements sharing a line: left alone
-    indent = statement_indent(ctx, node)
-    unit = statement_indent(ctx, first_write)[len(indent):]
-    start = source.line_starts[first_write.lineno - 1]
-    lines = source.text[start:source.span(node.body[-1])[1]].replace("\r\n", "\n").split("\n")
-    if not unit or any(line.strip() and not line.startswith(indent + unit) for line in lines):
-        return None
-    if any(source.line_text(n).lstrip().startswith("#") for n in range(node.body[count - 1].end_lineno + 1, first_write.lineno)):
-        return None  # a comment between the messages and the writes: which part it belongs to is unclear
+def _written(statement: ast.stmt) -> ast.expr | None:
+    """The tensor a masked write changes (`y` of `y[m] = v`, `y.masked_fill_(m, v)`)."""
+    if isinstance(statement, ast.Assign) and isinstance(statement.targets[0], ast.Subscript):
+        return statement.targets[0].value
+    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call) and isinstance(statement.value.func, ast.Attribute):
+        return statement.value.func.value
+    return None
+
+
+def _taken_under_export(node: ast.If, ctx: FunctionContext, safe: bool) -> Fix:
+    """`if <test>:` -> `if torch.compiler.is_exporting() or (<test>):`: eager and the legacy tracer test
+    as before (a log under the test logs as before); torch.export runs the body, whose writes select
+    nothing where the test is false (a message there is printed once while tracing)."""
     torch_name, imports = ctx.torch_name()
-    test = ctx.segment(node.test)
-    dedented = "\n".join(indent + line[len(indent) + len(unit):] if line.strip() else "" for line in lines)
-    edits = (ctx.replace(node.test, f"not {torch_name}.compiler.is_exporting() and ({test})"),
-             Edit(start, source.span(node.body[-1])[1], dedented))
-    return Fix("Keep the messages under the test in eager; the masked writes always run", edits,
+    text = f"{torch_name}.compiler.is_exporting() or ({ctx.segment(node.test)})"
+    return Fix("Take the masked writes under export; eager tests as before", (ctx.replace(node.test, text),),
                safe=safe and test_skippable_when_exporting(node.test), imports=imports)

@@ -172,6 +172,8 @@ def _values_discarded(parent: ast.AST, node: ast.Call, ctx: FunctionContext) -> 
     if not (isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2 and isinstance(target.elts[0], ast.Name)):
         return False
     name = target.elts[0].id
+    if any(isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names for n in ast.walk(ctx.fn.node)):
+        return False  # read elsewhere
     return not any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Store)
                    for n in ast.walk(ctx.fn.node))
 

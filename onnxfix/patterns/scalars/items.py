@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from onnxfix.config import DYNAMO, LEGACY
-from onnxfix.patterns.export_checks import skip_assert_when_exporting, skipped_by_and
+from onnxfix.patterns.export_checks import skip_assert_when_exporting, skipped_by_and, skipped_by_or
 from onnxfix.patterns.messages import is_message
 from onnxfix.patterns.scalars.round_trip import sizes_round_trip
 from onnxfix.patterns.scalars.rebuilt import REBUILT_UNSAFE, rebuilt_tensor_fix
@@ -290,13 +290,14 @@ def _cast_of_item(rule: Rule, node: ast.Call, receiver: ast.expr, ctx: FunctionC
 
 def _in_eager_only_check(node: ast.expr, ctx: FunctionContext) -> bool:
     """`if not torch.compiler.is_exporting() and (<test>): logger.debug(...)` (or `raise`): the test
-    never runs under torch.export, and what the legacy trace freezes only reports."""
+    never runs under torch.export, and what the legacy trace freezes only reports; and `if
+    torch.compiler.is_exporting() or (<test>):`, whose branch torch.export takes untested."""
     statement = next((a for a in ctx.ancestors(node) if isinstance(a, ast.stmt)), None)
-    if not (isinstance(statement, ast.If) and skipped_by_and(statement.test) and not statement.orelse):
+    if not (isinstance(statement, ast.If) and not statement.orelse and any(n is node for n in ast.walk(statement.test))):
         return False
-    if not any(n is node for n in ast.walk(statement.test)):
-        return False
-    return all(is_message(s, ctx) or isinstance(s, ast.Raise) for s in statement.body)
+    if skipped_by_or(statement.test):
+        return True  # `torch.compiler.is_exporting() or (...)`: torch.export takes the branch untested (ONX601's fix)
+    return skipped_by_and(statement.test) and all(is_message(s, ctx) or isinstance(s, ast.Raise) for s in statement.body)
 
 
 def _assert_of(node: ast.expr, ctx: FunctionContext) -> ast.Assert | None:
