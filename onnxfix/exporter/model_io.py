@@ -39,12 +39,12 @@ def leaves(value: Any, objects: frozenset[int] = frozenset()) -> list[Any]:
         return [leaf for item in value for leaf in leaves(item, objects)]
     if isinstance(value, dict):
         return [leaf for item in value.values() for leaf in leaves(item, objects)]
-    if _plain_object(value) and id(value) not in objects and len(objects) < MAX_OBJECTS:
-        return [leaf for item in vars(value).values() for leaf in leaves(item, objects | {id(value)})]
     if type(value).__name__ == "_OnnxComplexPair" and isinstance(getattr(value, "real", None), torch.Tensor):
         # a complex output the legacy trace carries as ONX526's pair: as torch.onnx's dynamo exporter
         # gives a complex output, (real, imaginary) in a trailing dim of 2 (comparison.py reads so)
         return [torch.stack((value.real, value.imag), -1)]
+    if _plain_object(value) and id(value) not in objects and len(objects) < MAX_OBJECTS:
+        return [leaf for item in vars(value).values() for leaf in leaves(item, objects | {id(value)})]
     return [value]
 
 

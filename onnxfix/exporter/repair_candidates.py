@@ -35,9 +35,11 @@ def decompositions_that_help(target, results: list[_Result], static: list[Findin
         return ()
     failed = [r for r in results if r.verdict.verdict != OK]
     found = (*_linked_static_fixes(failed, static), *_untranslated_ops(results, failed), *_failing_nodes(failed), *_divergent_nodes(failed), *_failing_ops(failed),
-             *_keyed_by_error(failed), *_keyed_by_frame(failed), *_failing_functions(failed), *_keyed_by_static(failed, static),
+             *_keyed_by_error(failed), *_keyed_by_frame(failed), *_keyed_by_static(failed, static),
              *_keyed_by_facts(failed))
-    return tuple(dict.fromkeys(found))
+    # the torch function a failure passed through, when nothing more specific names a repair (its
+    # decomposition replaces every call of the function: F.interpolate given a bad argument is not it)
+    return tuple(dict.fromkeys(found or _failing_functions(failed)))
 
 
 def _drop_in(keys: Iterable[str]) -> Iterator[str]:

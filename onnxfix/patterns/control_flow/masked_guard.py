@@ -116,16 +116,24 @@ def _is_elif(node: ast.If, ctx: FunctionContext) -> bool:
 
 
 def _changed_before_test(value: ast.expr, test: ast.expr, ctx: FunctionContext) -> bool:
-    """Between the binding of the tested count and the `if`, a statement that may change a tensor in
-    place (`x.mul_(2)`, `x += 1`, `x[i] = v`): the mask written after would not be the one counted."""
+    """Between the binding of the tested count and the `if`, a statement that may change in place a
+    tensor the count read (`x.mul_(2)`, `x += 1`, `x[i] = v` after `n = (x > 4).sum()`): the mask
+    written after would not be the one counted."""
     binding = ctx.parent(value)
+    read = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
     for statement in ast.walk(ctx.fn.node):
         if not isinstance(statement, ast.stmt) or not (binding.lineno < statement.lineno < test.lineno):
             continue
         for n in ast.walk(statement):
-            if isinstance(n, ast.AugAssign) or (isinstance(n, (ast.Subscript, ast.Attribute)) and isinstance(n.ctx, ast.Store)):
-                return True
-            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and in_place_method(n.func.attr):
+            changed = None
+            if isinstance(n, ast.AugAssign):
+                changed = n.target
+            elif isinstance(n, (ast.Subscript, ast.Attribute)) and isinstance(n.ctx, ast.Store):
+                changed = n.value
+            elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and in_place_method(n.func.attr):
+                changed = n.func.value
+            # the names the changed tensor is reached from (a view of one changes it too)
+            if changed is not None and read & {m.id for m in ast.walk(changed) if isinstance(m, ast.Name)}:
                 return True
     return False
 
