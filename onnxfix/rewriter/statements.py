@@ -76,6 +76,12 @@ def single_name_assignment(statement: ast.stmt) -> str | None:
     return None
 
 
+def is_elif(node: ast.stmt, ctx: FunctionContext) -> bool:
+    """An `elif` (read from the source: the tree has an `if` alone in an `else` either way). Its body
+    runs only where the earlier tests failed: moving its statements out of it changes that."""
+    return isinstance(node, ast.If) and ctx.file.source.text.startswith("elif", ctx.file.source.span(node)[0])
+
+
 def enclosing_statement(node: ast.AST, ctx: FunctionContext) -> ast.stmt | None:
     """The innermost statement holding ``node`` (``node`` itself if it is one)."""
     if isinstance(node, ast.stmt):

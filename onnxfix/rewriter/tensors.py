@@ -394,6 +394,13 @@ def _joined_by_torch(node: ast.AST) -> bool:
             and bool(node.args) and isinstance(node.args[0], (ast.Tuple, ast.List)))
 
 
+# torch's calls that draw random numbers (functions, methods, in-place samplers): code that runs one
+# more or one fewer of them moves every later draw
+RANDOM_CALLS = frozenset({"rand", "randn", "randint", "rand_like", "randn_like", "randint_like", "randperm",
+                          "bernoulli", "bernoulli_", "multinomial", "normal", "normal_", "uniform_", "random_",
+                          "exponential_", "geometric_", "cauchy_", "log_normal_", "dropout", "poisson"})
+
+
 def in_place_method(name: str) -> bool:
     """`add_`, `clamp_`, `masked_fill_`: torch's naming of a method that writes its receiver
     (not a dunder, not a private `_x_`)."""

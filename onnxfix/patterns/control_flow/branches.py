@@ -133,8 +133,8 @@ class TensorIf(Rule):
             `elif`, not where the test or the body draws random numbers, nor where a statement between
             a tested count's binding and the `if` writes in place). Where the body starts with
             messages (a log record, a warning, a print: CosyVoice's `logger.debug` before forcing
-            fully masked rows) or writes into a bool tensor (a Where on bools in the legacy export,
-            which onnxruntime cannot run), the `if` stays and torch.export takes it: `if
+            fully masked rows) or writes into a bool tensor (one known bool, or given `True` /
+            `False`: a Where on bools in the legacy export, which onnxruntime cannot run), the `if` stays and torch.export takes it: `if
             torch.compiler.is_exporting() or (<test>):` (eager and the legacy trace test as before;
             a message is printed once while tracing).
             The size-parity pad is different: the `if` (and its flag) is removed and the pad

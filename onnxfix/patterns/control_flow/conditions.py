@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 
+from onnxfix.patterns.scalars.values import python_values_tensor
 from onnxfix.rewriter.bool_dtype import FACTORIES, is_bool_tensor
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.datadep import is_data_dependent_size
@@ -145,24 +146,15 @@ def _condition_call(test: ast.Call, ctx: FunctionContext) -> Condition | None:
 def _elementwise_predicate(node: ast.Call, ctx: FunctionContext) -> bool:
     """A bool tensor from an elementwise predicate of a tensor (`t.isnan()`, `torch.isfinite(t)`,
     `t.eq(0)`, `t.bool()`): not `any`/`all` (a uint8 receiver gives uint8: `_is_any_or_all`), nor a
-    factory or a predicate of one (`torch.tensor(v).isnan()`: Python values torch.export knows)."""
+    factory, nor a predicate of a tensor built from Python values (`torch.tensor(v).isnan()`: values
+    torch.export knows; scalars/values.python_values_tensor)."""
     func = node.func
     if isinstance(func, ast.Attribute) and func.attr in REDUCTIONS_TO_BOOL:
         return False
     if ctx.qualname(func) in FACTORIES or not is_bool_tensor(node, ctx):
         return False
     operands = [func.value] if isinstance(func, ast.Attribute) and ctx.qualname(func) is None else node.args[:1]
-    return any(ctx.tensors.is_tensor(o) and not _built_from_constants(o, ctx) for o in operands)
-
-
-BUILDING_METHODS = frozenset({"new_tensor", "new_full", "new_ones", "new_zeros", "new_empty"})
-
-
-def _built_from_constants(node: ast.expr, ctx: FunctionContext) -> bool:
-    """`torch.tensor(v)`, `torch.full((), v)`, `x.new_tensor(v)`: a tensor made from Python values
-    (torch.export knows them: `torch.tensor(v).isnan()` is no data-dependent test)."""
-    return isinstance(node, ast.Call) and (ctx.qualname(node.func) in FACTORIES or isinstance(node.func, ast.Attribute)
-                                           and node.func.attr in BUILDING_METHODS)
+    return any(ctx.tensors.is_tensor(o) and not python_values_tensor(o, ctx) for o in operands)
 
 
 FULL_REDUCTIONS = frozenset({"max", "min", "sum", "mean", "prod", "amax", "amin", "norm", "count_nonzero"})

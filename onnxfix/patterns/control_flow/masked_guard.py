@@ -18,8 +18,8 @@ from onnxfix.patterns.messages import is_message, test_skippable_when_exporting
 from onnxfix.rewriter.bool_dtype import is_bool_tensor
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Edit, Fix
-from onnxfix.rewriter.tensors import in_place_method
-from onnxfix.rewriter.statements import block_of, comments_outside, statement_indent
+from onnxfix.rewriter.tensors import RANDOM_CALLS, in_place_method
+from onnxfix.rewriter.statements import block_of, comments_outside, is_elif, statement_indent
 
 # `X.min() <= c` holds exactly when some element of X is <= c (NaN aside: min propagates it)
 _EXTREMES = {("min", ast.LtE): ast.LtE, ("min", ast.Lt): ast.Lt, ("max", ast.GtE): ast.GtE, ("max", ast.Gt): ast.Gt}
@@ -30,7 +30,7 @@ NAN_CAVEAT = ("a NaN in the tensor makes `min()`/`max()` NaN and the test false 
 def empty_write_guard(node: ast.If, ctx: FunctionContext) -> tuple[Fix, str] | None:
     """(fix, message suffix) for an `if` whose body only writes through a mask that is empty
     whenever the test is false; None for any other `if`."""
-    if node.orelse or ctx.compiled_by_torchscript or _is_elif(node, ctx):
+    if node.orelse or ctx.compiled_by_torchscript or is_elif(node, ctx):
         return None  # an `elif`: its body runs only where the earlier tests failed
     test = _selected(node.test, ctx)
     if test is None or _draws(node, ctx):
@@ -59,8 +59,7 @@ def empty_write_guard(node: ast.If, ctx: FunctionContext) -> tuple[Fix, str] | N
     safe = exact and plain_values
     # a write into a bool tensor is a Where on bools in the legacy export, which onnxruntime cannot run:
     # the legacy trace keeps the test (its verdict cannot get worse), torch.export writes always
-    export_only = bool(messages) or any(_written(s) is not None and is_bool_tensor(_written(s), ctx)
-                                        for s in node.body[len(messages):])
+    export_only = bool(messages) or any(_writes_bools(s, ctx) for s in node.body[len(messages):])
     fix = _taken_under_export(node, ctx, safe) if export_only else _drop_if(node, ctx, safe=safe)
     if fix is None:
         return None
@@ -98,21 +97,11 @@ def _selected(test: ast.expr, ctx: FunctionContext) -> tuple[ast.expr, bool] | N
     return None
 
 
-# calls that draw random numbers: a mask drawn for the test and again for the write is two draws
-RANDOM_CALLS = frozenset({"rand", "randn", "randint", "rand_like", "randn_like", "randint_like", "randperm",
-                          "bernoulli", "bernoulli_", "multinomial", "normal", "normal_", "uniform_", "random_",
-                          "exponential_", "geometric_", "cauchy_", "log_normal_", "dropout", "poisson"})
-
-
 def _draws(node: ast.If, ctx: FunctionContext) -> bool:
-    """The test or the body draws random numbers: dropping the test's draw moves every later one."""
+    """The test or the body draws random numbers: a mask drawn for the test and again for the write is
+    two draws, and dropping the test's moves every later one."""
     return any(isinstance(n, ast.Call) and (n.func.attr if isinstance(n.func, ast.Attribute) else
                                               getattr(n.func, "id", "")) in RANDOM_CALLS for n in ast.walk(node))
-
-
-def _is_elif(node: ast.If, ctx: FunctionContext) -> bool:
-    parent = ctx.parent(node)
-    return isinstance(parent, ast.If) and parent.orelse == [node]
 
 
 def _changed_before_test(value: ast.expr, test: ast.expr, ctx: FunctionContext) -> bool:
@@ -236,13 +225,14 @@ def _drop_if(node: ast.If, ctx: FunctionContext, safe: bool) -> Fix | None:
                (Edit(start, source.span(node.body[-1])[1], dedented[len(indent):]),), safe=safe)
 
 
-def _written(statement: ast.stmt) -> ast.expr | None:
-    """The tensor a masked write changes (`y` of `y[m] = v`, `y.masked_fill_(m, v)`)."""
-    if isinstance(statement, ast.Assign) and isinstance(statement.targets[0], ast.Subscript):
-        return statement.targets[0].value
-    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call) and isinstance(statement.value.func, ast.Attribute):
-        return statement.value.func.value
-    return None
+def _writes_bools(statement: ast.stmt, ctx: FunctionContext) -> bool:
+    """A masked write into a bool tensor: one known bool, or given True / False (`keep[m] = True`)."""
+    write = _masked_write(statement)
+    if write is None:
+        return False
+    target = statement.targets[0].value if isinstance(statement, ast.Assign) else statement.value.func.value
+    value = write[1]
+    return is_bool_tensor(target, ctx) or (isinstance(value, ast.Constant) and isinstance(value.value, bool))
 
 
 def _taken_under_export(node: ast.If, ctx: FunctionContext, safe: bool) -> Fix:

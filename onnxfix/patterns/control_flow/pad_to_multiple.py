@@ -27,6 +27,7 @@ from onnxfix.patterns.control_flow.vanishing import (
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 from onnxfix.rewriter.statements import block_of, enclosing_statement, single_name_assignment
+from onnxfix.rewriter.tensors import RANDOM_CALLS
 
 _PAD = ("torch.nn.functional.pad",)
 
@@ -191,17 +192,13 @@ def _aliased(node: ast.IfExp, other: ast.expr, ctx: FunctionContext) -> list[str
     return []
 
 
-_RANDOM = frozenset({"rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like", "normal",
-                     "bernoulli", "multinomial", "poisson", "dropout"})
-
-
 def _hoisting_hazard(body: list[ast.stmt], ctx: FunctionContext) -> bool:
     """A call in the body whose effect is more than its value: random draws, printing or logging,
     an in-place method (`x.add_()`), or a function of the user's (unknown effects)."""
     for call in (n for statement in body for n in ast.walk(statement) if isinstance(n, ast.Call)):
         qualname = ctx.qualname(call.func) or ""
         name = qualname.rsplit(".", 1)[-1] if qualname else getattr(call.func, "attr", getattr(call.func, "id", ""))
-        if name in _RANDOM or name == "print" or qualname.startswith(("logging.", "numpy.random", "random.")):
+        if name in RANDOM_CALLS or name == "print" or qualname.startswith(("logging.", "numpy.random", "random.")):
             return True
         if name.endswith("_") and not name.endswith("__"):
             return True

@@ -24,7 +24,7 @@ from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.evidence import all_tensors
 from onnxfix.rewriter.export_guards import consults_export_guard
 from onnxfix.rewriter.rule import Edit, Fix, Helper, Rule, RuleDoc
-from onnxfix.rewriter.statements import statement_indent
+from onnxfix.rewriter.statements import is_elif, statement_indent
 from onnxfix.rewriter.tensors import in_place_method
 
 SIZE_COND = Helper("_onnx_size_cond", helper_source("size_cond"))
@@ -98,7 +98,7 @@ class SizeBranchCond(Rule):
     def visit_If(self, node: ast.If, ctx: FunctionContext):
         if ctx.evidence is None or not _guarded_line(node, ctx):
             return
-        if ctx.compiled_by_torchscript or consults_export_guard(node.test) or _is_elif(node, ctx):
+        if ctx.compiled_by_torchscript or consults_export_guard(node.test) or is_elif(node, ctx):
             return
         on_value = tensor_condition(node.test, ctx) is not None
         if on_value:  # torch.export could not decide it (ONX913): the tensor itself is the predicate
@@ -148,10 +148,6 @@ def _guarded_line(node: ast.AST, ctx: FunctionContext) -> bool:
     (ONX914/915), or a size it could not decide (ONX913: a size out of an earlier torch.cond)."""
     evidence = ctx.file.evidence
     return evidence is not None and node.lineno in evidence.specialized | evidence.data_dependent
-
-
-def _is_elif(node: ast.If, ctx: FunctionContext) -> bool:
-    return ctx.file.source.line_text(node.lineno).lstrip().startswith("elif")
 
 
 def _else_line(node: ast.If, ctx: FunctionContext) -> int | None:

@@ -22,6 +22,7 @@ import builtins
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.function_body import walk_function_body
 from onnxfix.rewriter.rule import Edit, Fix, Rule, RuleDoc
+from onnxfix.rewriter.statements import is_elif
 
 
 class SuggestedCheck(Rule):
@@ -80,7 +81,7 @@ class SuggestedCheck(Rule):
             taken = _branch_taken(statement, conditions)
             conditions = tuple(c for c in conditions if not c.startswith(("bool(", "not bool(")))
             checked = statement is not None and bool(conditions) and _checked_before(statement, conditions, statements, ctx)
-            if taken is not None and (not conditions or checked) and not _is_elif(statement, ctx):
+            if taken is not None and (not conditions or checked) and not is_elif(statement, ctx):
                 # no check torch._check takes held, or those that held did not decide the guard
                 yield self._keep_branch(statement, taken, ctx)
                 continue
@@ -217,18 +218,13 @@ def _insertable(statement: ast.stmt, statements: list[ast.stmt], ctx: FunctionCo
     """A statement a check can go before: alone on its first line (not after `;` or a
     compound's colon, nor before another statement there), and not a test evaluated again
     (`while`) or only after earlier tests (`elif`)."""
-    if isinstance(statement, ast.While) or _is_elif(statement, ctx):
+    if isinstance(statement, ast.While) or is_elif(statement, ctx):
         return False
     if any(s is not statement and s.lineno == statement.lineno for s in statements):
         return False
     source = ctx.file.source
     start = source.line_starts[statement.lineno - 1]
     return not source.text[start:source.span(statement)[0]].strip()
-
-
-def _is_elif(statement: ast.stmt, ctx: FunctionContext) -> bool:
-    start = ctx.file.source.span(statement)[0]
-    return isinstance(statement, ast.If) and ctx.file.source.text.startswith("elif", start)
 
 
 def _insert_before(statement: ast.stmt, torch_name: str, conditions: tuple[str, ...], ctx: FunctionContext) -> Edit:

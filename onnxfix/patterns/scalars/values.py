@@ -127,6 +127,8 @@ def python_values_tensor(node: ast.expr, ctx: FunctionContext, depth: int = 0) -
     qualname = ctx.qualname(node.func) or ""
     if qualname in ("torch.tensor", "torch.as_tensor"):
         return bool(node.args) and not _mentions_tensor(node.args[0], ctx)
+    if isinstance(node.func, ast.Attribute) and node.func.attr in ("new_tensor", "new_full"):  # `x.new_tensor(v)`
+        return bool(node.args) and all(not _mentions_tensor(a, ctx) for a in node.args)
     if qualname.startswith("torch."):  # torch.log2(t): a function, not a method of `torch`
         return (
             qualname.rsplit(".", 1)[-1] in ELEMENTWISE_MATH and bool(node.args)
