@@ -28,6 +28,7 @@ from onnxfix.decompositions import (
     BY_KEY,
     DECOMPOSITIONS,
     SUPPORT,
+    dynamo_guarded,
     eager_guarded,
     legacy_guarded,
     module_source,
@@ -106,6 +107,8 @@ def test_export_branch_matches_original(key, monkeypatch):
     # have a tolerance.
 
     monkeypatch.setattr(torch.onnx, "is_in_onnx_export", lambda: True)
+    if dynamo_guarded(key):
+        monkeypatch.setattr(torch.compiler, "is_exporting", lambda: True)
     _compare(key, BY_KEY[key].proof.decomposition_tol)
 
 

@@ -284,6 +284,10 @@ def test_an_exporter_failure_names_the_decomposition_that_repairs_it():
     # the first node whose value differs from eager, named after its ATen op (a uint8 `<<`)
     wrong = Verdict("dynamo", "SILENTLY-WRONG", divergence={"node": "Cast node_lshift", "stack": "m.py:9"})
     assert decompositions_that_help(target, [ExporterResult(wrong)], []) == ("bitwise_left_shift",)
+    # attention first differing from eager (a fully masked row): the repair written for that
+    # divergence, not the attention's own decomposition as well (both would replace the op)
+    wrong = Verdict("dynamo", "SILENTLY-WRONG", divergence={"node": "MatMul node_scaled_dot_product_attention"})
+    assert decompositions_that_help(target, [ExporterResult(wrong)], []) == ("sdpa_masked_rows",)
     # operands of several floating dtypes the op promotes in eager (an einsum of float16 and float64)
     mixed = Verdict("dynamo", "ORT-FAILS", error="Fail: Load model failed:Type Error: Type parameter (T) of Optype "
                     "(Einsum) bound to different types (tensor(float16) and tensor(double) in node (node_einsum).")

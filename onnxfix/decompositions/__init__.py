@@ -149,6 +149,9 @@ EXPORT_GUARD = "not torch.onnx.is_in_onnx_export()"
 # runs the decomposition. A decomposition under dynamo can only lose: bitwise_right_shift's integer
 # division became a float division there and lost the low bits of int32 values.
 LEGACY_GUARD = "not torch.onnx.is_in_onnx_export() or torch.compiler.is_exporting()"
+# The dynamo-only helpers: an op the dynamo exporter translates into another value for some inputs
+# (sdpa_masked_rows: a fully masked attention row), which eager and the legacy exporter keep.
+DYNAMO_GUARD = "not torch.compiler.is_exporting()"
 
 
 @lru_cache(maxsize=None)
@@ -166,7 +169,12 @@ def eager_guarded(key: str) -> bool:
     the legacy-only guard): outside export it returns the original op's result (bit-identical in
     eager, same errors), and only while exporting (both exporters set the flag) runs its
     decomposition."""
-    return _guard(key) in (EXPORT_GUARD, LEGACY_GUARD)
+    return _guard(key) in (EXPORT_GUARD, LEGACY_GUARD, DYNAMO_GUARD)
+
+
+def dynamo_guarded(key: str) -> bool:
+    """The helper runs its decomposition under torch.export (the dynamo exporter) only."""
+    return _guard(key) == DYNAMO_GUARD
 
 
 def legacy_guarded(key: str) -> bool:

@@ -62,6 +62,10 @@ class Decomposition:
     # An exporter error (a regex on the verdict's error) this decomposition repairs at export time
     # wherever the failing op came from: `onnxfix export` names it in its --decompose-ops hint.
     repairs_error: str = ""
+    # The first value that differs from eager (a regex on the divergent ONNX node, "MatMul
+    # node_scaled_dot_product_attention") this decomposition repairs: the op's translation computes
+    # another value for some inputs (a fully masked attention row).
+    repairs_divergence: str = ""
     # False: no source rule reports the targets (`Tensor.__mul__` with a Python complex: every
     # product would be a finding); only the export-time repair naming the key substitutes it.
     static: bool = True

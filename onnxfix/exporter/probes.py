@@ -36,12 +36,19 @@ def redraw(value, generator: torch.Generator, sizes: dict[int, int] | None = Non
 
 def generated_probes(args: tuple, dynamic: dict[int, dict[int, str]]) -> list[Probe]:
     generator = torch.Generator().manual_seed(1234)
-    probes = [Probe("generated (other values)", tuple(redraw(a, generator) for a in args))]
+    probes = [Probe("generated (other values)", _redrawn(args, generator, {}))]
     if dynamic:
         for delta in (1, 3):
-            resized = _resized(args, dynamic, delta)
-            probes.append(Probe(f"generated (dynamic dims +{delta})", tuple(redraw(a, generator, resized.get(i)) for i, a in enumerate(args))))
+            probes.append(Probe(f"generated (dynamic dims +{delta})", _redrawn(args, generator, _resized(args, dynamic, delta))))
     return probes
+
+
+def _redrawn(args: tuple, generator: torch.Generator, resized: dict[int, dict[int, int]]) -> tuple:
+    """Each argument re-drawn; one tensor passed as several arguments (`attn(x, x, x)`) stays one:
+    torch.export traces the aliasing, and the graph reads only one of those inputs."""
+    drawn: dict[int, object] = {}
+    return tuple(drawn.setdefault(id(a), redraw(a, generator, resized.get(i))) if id(a) not in drawn else drawn[id(a)]
+                 for i, a in enumerate(args))
 
 
 def _resized(args: tuple, dynamic: dict[int, dict[int, str]], delta: int) -> dict[int, dict[int, int]]:

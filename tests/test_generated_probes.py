@@ -1,0 +1,27 @@
+"""Generated probes: inputs the export never saw, drawn like the example's."""
+
+import torch
+
+from onnxfix.exporter.probes import generated_probes
+
+
+def test_one_tensor_passed_as_several_arguments_stays_one():
+    # attention called as attn(x, x, x, mask): torch.export traces the aliasing and the graph reads
+    # one input for the three; three independent draws would fail a correct export
+    x, mask = torch.randn(2, 4, 5, 8), torch.ones(2, 4, 5, 5, dtype=torch.bool)
+    probes = generated_probes((x, x, x, mask), {0: {0: "batch", 2: "seq"}, 1: {0: "batch", 2: "seq"},
+                                                2: {0: "batch", 2: "seq"}, 3: {0: "batch", 2: "seq", 3: "seq"}})
+    assert [p.name for p in probes] == ["generated (other values)", "generated (dynamic dims +1)",
+                                        "generated (dynamic dims +3)"]
+    for probe in probes:
+        query, key, value, drawn_mask = probe.args
+        assert query is key is value
+        assert drawn_mask.dtype == torch.bool and drawn_mask.shape[-1] == query.shape[2]
+    assert not torch.equal(probes[0].args[0], x)
+    assert probes[2].args[0].shape == (5, 4, 8, 8)
+
+
+def test_distinct_tensors_are_drawn_apart():
+    a, b = torch.randn(3, 4), torch.randn(3, 4)
+    (probe,) = generated_probes((a, b), {})
+    assert not torch.equal(probe.args[0], probe.args[1])
