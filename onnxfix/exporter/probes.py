@@ -36,11 +36,16 @@ def redraw(value, generator: torch.Generator, sizes: dict[int, int] | None = Non
 
 def generated_probes(args: tuple, dynamic: dict[int, dict[int, str]]) -> list[Probe]:
     generator = torch.Generator().manual_seed(1234)
-    probes = [Probe("generated (other values)", _redrawn(args, generator, {}))]
+    probes = [_generated("generated (other values)", _redrawn(args, generator, {}))]
     if dynamic:
         for delta in (1, 3):
-            probes.append(Probe(f"generated (dynamic dims +{delta})", _redrawn(args, generator, _resized(args, dynamic, delta))))
+            probes.append(_generated(f"generated (dynamic dims +{delta})", _redrawn(args, generator, _resized(args, dynamic, delta))))
     return probes
+
+
+def _generated(name: str, args: tuple) -> Probe:
+    """A generated probe, which can be drawn again with other values of its sizes (seed 1234 + attempt)."""
+    return Probe(name, args, redraw=lambda attempt: _redrawn(args, torch.Generator().manual_seed(1234 + attempt), {}))
 
 
 def _redrawn(args: tuple, generator: torch.Generator, resized: dict[int, dict[int, int]]) -> tuple:

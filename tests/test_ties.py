@@ -1,0 +1,44 @@
+"""Generated probes drawn again where a topk or an unstable sort meets equal values."""
+
+import torch
+
+from onnxfix.exporter.result import ProbeResult
+from onnxfix.exporter.ties import drawn_without_ties, ties_at_selection
+
+
+class TopTwo(torch.nn.Module):
+    def forward(self, scores, boxes):
+        _, index = scores.topk(2)
+        return boxes[index]
+
+
+class Sorted(torch.nn.Module):
+    def __init__(self, stable):
+        super().__init__()
+        self.stable = stable
+
+    def forward(self, x):
+        return torch.sort(x, stable=self.stable).indices
+
+
+def test_ties_among_or_at_the_edge_of_the_selected_values():
+    boxes = torch.randn(4, 4)
+    assert ties_at_selection(TopTwo(), (torch.tensor([3.0, 3.0, 1.0, 0.0]), boxes)) == "torch.topk"
+    assert ties_at_selection(TopTwo(), (torch.tensor([3.0, 2.0, 2.0, 0.0]), boxes)) == "torch.topk"  # the 2nd and the 3rd
+    assert ties_at_selection(TopTwo(), (torch.tensor([3.0, 2.0, 1.0, 1.0]), boxes)) == ""  # below the selection
+    assert ties_at_selection(Sorted(False), (torch.tensor([1.0, 0.0, 1.0]),)) == "torch.sort"
+    assert ties_at_selection(Sorted(True), (torch.tensor([1.0, 0.0, 1.0]),)) == ""  # stable: the order is defined
+
+
+def test_a_tied_draw_is_drawn_again_and_noted():
+    boxes = torch.randn(4, 4)
+    tied, untied = (torch.tensor([3.0, 3.0, 1.0, 0.0]), boxes), (torch.tensor([4.0, 3.0, 1.0, 0.0]), boxes)
+    failed = ProbeResult("generated (other values)", ok=False, note="output 0: max abs error 2")
+    checked = []
+    result = drawn_without_ties(TopTwo(), tied, lambda attempt: untied,
+                                lambda args: checked.append(args) or ProbeResult("generated (other values)"), failed)
+    assert checked == [untied] and result.ok
+    assert result.note == "drawn again: the first draw tied at torch.topk (the order of equal values is unspecified)"
+    # no tie: the failure stands, nothing is drawn; tied on every draw: it stands too
+    assert drawn_without_ties(TopTwo(), untied, lambda attempt: tied, lambda args: 1 / 0, failed) is failed
+    assert drawn_without_ties(TopTwo(), tied, lambda attempt: tied, lambda args: 1 / 0, failed) is failed
