@@ -123,8 +123,17 @@ def _bool_call(node: ast.Call, ctx: FunctionContext, depth: int) -> bool:
         return is_bool_tensor(receiver, ctx, depth + 1)
     if func.attr in ("to", "type") and len(node.args) == 1 and ctx.qualname(node.args[0]) in BOOL_DTYPES:
         return True
-    if func.attr in KEEPING_METHODS:
+    if func.attr in KEEPING_METHODS or func.attr == "view" and _view_by_sizes(node, ctx):
         return is_bool_tensor(receiver, ctx, depth + 1)
     return False
+
+
+def _view_by_sizes(node: ast.Call, ctx: FunctionContext) -> bool:
+    """`m.view(-1)`, `m.view(b, n)`: a view by sizes keeps the dtype (`t.view(torch.uint8)`
+    reinterprets it)."""
+    def dtype_like(arg: ast.expr) -> bool:
+        qualname = ctx.qualname(arg)
+        return qualname is not None and qualname.startswith(("torch.", "numpy."))
+    return bool(node.args) and not node.keywords and not any(dtype_like(a) for a in node.args)
 
 

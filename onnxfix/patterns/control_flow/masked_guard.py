@@ -38,7 +38,7 @@ def empty_write_guard(node: ast.If, ctx: FunctionContext) -> tuple[Fix, str] | N
     mask_node, exact = test
     mask = _dumped(mask_node, {}, node, ctx)
     bound: dict[str, str] = {}
-    plain_values = True
+    plain_values, computed, writes = True, False, 0
     messages = _leading_messages(node, ctx)
     for statement in node.body[len(messages):]:
         name = _mask_binding(statement)
@@ -49,17 +49,23 @@ def empty_write_guard(node: ast.If, ctx: FunctionContext) -> tuple[Fix, str] | N
             continue
         write = _masked_write(statement)
         if write is None:
-            return None
+            if not _local_computation(statement, node, mask_node, ctx):
+                return None
+            computed = True
+            continue
         used, value = write
         if _dumped(used, bound, node, ctx) != mask:
             return None
         plain_values &= isinstance(value, (ast.Constant, ast.Name, ast.Attribute, ast.UnaryOp))
-    if messages and len(messages) == len(node.body):
-        return None  # only messages: ONX601 skips the check while exporting
+        writes += 1
+    if not writes:
+        return None  # only messages (ONX601 skips the check while exporting) or only computations
     safe = exact and plain_values
     # a write into a bool tensor is a Where on bools in the legacy export, which onnxruntime cannot run:
-    # the legacy trace keeps the test (its verdict cannot get worse), torch.export writes always
-    export_only = bool(messages) or any(_writes_bools(s, ctx) for s in node.body[len(messages):])
+    # the legacy trace keeps the test (its verdict cannot get worse), torch.export writes always.
+    # Values computed in the body (`x = self.proj(x[m])`) would be computed on the empty selection
+    # too: eager keeps the test, so that an op refusing no rows still never sees them there
+    export_only = bool(messages) or computed or any(_writes_bools(s, ctx) for s in node.body[len(messages):])
     fix = _taken_under_export(node, ctx, safe) if export_only else _drop_if(node, ctx, safe=safe)
     if fix is None:
         return None
@@ -159,6 +165,35 @@ def _leading_messages(node: ast.If, ctx: FunctionContext) -> list[ast.stmt]:
             break
         messages.append(statement)
     return messages
+
+
+def _local_computation(statement: ast.stmt, node: ast.If, mask: ast.expr, ctx: FunctionContext) -> bool:
+    """`x = self.projection(x[m])`: a value computed for the masked writes, bound to names nothing
+    reads after the `if` (nor the mask: the writes must select what the test counted), outside any
+    loop (a later iteration would read it)."""
+    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1):
+        return False
+    target = statement.targets[0]
+    names = [target] if isinstance(target, ast.Name) else list(target.elts) if isinstance(target, ast.Tuple) else []
+    if not names or not all(isinstance(n, ast.Name) for n in names):
+        return False
+    in_mask = {n.id for n in ast.walk(mask) if isinstance(n, ast.Name)}
+    return not any(n.id in in_mask or _read_after(n.id, node, ctx) for n in names) and not _in_loop(node, ctx)
+
+
+def _read_after(name: str, node: ast.If, ctx: FunctionContext) -> bool:
+    end = (node.end_lineno, node.end_col_offset)
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+               and (n.lineno, n.col_offset) > end for n in ast.walk(ctx.fn.node))
+
+
+def _in_loop(node: ast.AST, ctx: FunctionContext) -> bool:
+    for ancestor in ctx.ancestors(node):
+        if ancestor is ctx.fn.node:
+            return False
+        if isinstance(ancestor, (ast.For, ast.While, ast.AsyncFor)):
+            return True
+    return False
 
 
 def _mask_binding(statement: ast.stmt) -> str | None:
