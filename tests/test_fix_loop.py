@@ -197,3 +197,43 @@ def test_a_fix_that_assumes_what_the_run_saw_waits_for_the_others():
     settled = {key for key, _ in everything}
     batch, everything = fixloop._next_batch(state, unsafe=True, settled=settled)
     assert [f.code for _, f in batch] == ["ONX611"]
+
+
+def test_fixes_that_changed_no_verdict_are_left_out_when_they_block_one_that_exports():
+    """A torch.cond around a data-dependent `if` (ONX613) changes no verdict yet is kept (not
+    worse), and its edit of the line leaves ONX611's check of the branch the run took nothing to
+    apply to: the rounds once more without it, and that result kept because more exporters end OK."""
+    from onnxfix.rewriter.rule import Edit, Fix, Finding
+
+    text = "def f(n):\n    if n > 0:\n        return 1\n    return 0\n"
+
+    def finding(code):
+        return Finding(code, code, "m", "/m.py", 2, 8, 2, 13, ("dynamo",), Fix("fix", (Edit(0, 0, ""),), True))
+
+    cond, check = finding("ONX613"), finding("ONX611")
+    texts = {frozenset(): text}
+
+    def fix(keys):
+        codes = sorted(k.partition(":")[0] for k in keys)
+        if "ONX613" in codes:  # the line rewritten: the check has nothing left to apply to
+            return fixloop.Fixed("cond", 1, [])
+        if codes == ["ONX611"]:
+            return fixloop.Fixed("check", 1, [])
+        return fixloop.Fixed(texts[frozenset()], 0, [cond, check])
+
+    exported = []
+
+    def export(fixed):
+        exported.append(fixed.text)
+        return _verdicts(dynamo="OK" if fixed.text == "check" else "EXPORT-FAILS", legacy="OK")
+
+    start = fixloop.State(frozenset(), fix(frozenset()), _verdicts(dynamo="EXPORT-FAILS", legacy="OK"))
+    loop = fixloop.run_loop(start, fix, export, unsafe=True)
+    assert exported == ["cond", "check"]
+    assert loop.final.fixed.text == "check" and [k.partition(":")[0] for k in loop.final.keys] == ["ONX611"]
+    assert loop.exports == 2
+    # a neutral fix that the retry cannot better is kept as before
+    exported.clear()
+    loop = fixloop.run_loop(start, fix, lambda fixed: exported.append(fixed.text) or _verdicts(
+        dynamo="EXPORT-FAILS", legacy="OK"), unsafe=True)
+    assert exported == ["cond", "check"] and loop.final.fixed.text == "cond"

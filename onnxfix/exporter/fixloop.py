@@ -15,7 +15,10 @@ left as one set (fixes that only work together, causes at lines no export named)
 fix of the first set alone. A fix is named by
 ``engine.fix_key`` (its code and the code it covers), so the static fixer reproduces any kept
 set from the user's unchanged file. Rounds go on until every exporter is OK or no fix is left
-to try. Torch-free: exports run in worker processes.
+to try. Fixes kept though they changed no verdict can stand in another's way (a torch.cond
+around a data-dependent `if` leaves ONX611's check of the branch nothing to apply to): when some
+export still fails, the rounds run once more without them, and the result with more exporters OK
+is kept. Torch-free: exports run in worker processes.
 """
 
 from __future__ import annotations
@@ -86,6 +89,7 @@ class LoopResult:
     final: State
     dropped: list[Dropped] = field(default_factory=list)
     exports: int = 0  # re-exports made (each runs every requested exporter)
+    neutral: list[str] = field(default_factory=list)  # keys kept though no verdict changed
 
 
 def run_loop(start: State, fix: Callable[[frozenset[str]], Fixed], export: Callable[[Fixed], list],
@@ -93,8 +97,30 @@ def run_loop(start: State, fix: Callable[[frozenset[str]], Fixed], export: Calla
     """``fix(keys)``: the file with those fixes applied; ``export(fixed)``: verdicts for it;
     ``evidence``: the run's evidence of each text tried, so that its findings and fixes are
     those a run of it shows (what the fixes uncovered: a write left bare by a dropped guard)."""
+    loop = _rounds(start, fix, export, unsafe, evidence, set())
+    if loop.neutral and not _all_ok(loop.final.results):
+        # fixes kept because they changed no verdict can stand in the way of one that would (a
+        # torch.cond around a data-dependent `if`, where ONX611's check of the branch the run
+        # took exports): the rounds once more without them, kept if more exporters end OK
+        again = _rounds(start, fix, export, unsafe, evidence, set(loop.neutral))
+        again.exports += loop.exports
+        if _oks(again.final.results) > _oks(loop.final.results) and not worsened(loop.final.results, again.final.results):
+            return again
+        loop.exports = again.exports
+    return loop
+
+
+def _all_ok(results: list) -> bool:
+    return all(r.verdict.verdict == OK for r in results)
+
+
+def _oks(results: list) -> int:
+    return sum(r.verdict.verdict == OK for r in results)
+
+
+def _rounds(start: State, fix, export, unsafe: bool, evidence, excluded: set[str]) -> LoopResult:
     loop = LoopResult(start)
-    settled: set[str] = set()  # kept or dropped: never tried again
+    settled: set[str] = set(excluded)  # kept or dropped (or excluded): never tried again
     for _ in range(MAX_ROUNDS):
         if all(r.verdict.verdict == OK for r in loop.final.results):
             break
@@ -192,6 +218,8 @@ def _try(loop: LoopResult, chosen: list[tuple[str, Finding]], fix, export, settl
             fixed = again if again.text == fixed.text else fixed
         loop.final = State(state.keys | keys, fixed, results)
         settled.update(keys)
+        if [r.verdict.verdict for r in results] == [r.verdict.verdict for r in state.results]:
+            loop.neutral.extend(sorted(keys))
         return True
     if alone:
         ((key, finding),) = chosen
