@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from onnxfix.config import DYNAMO, LEGACY
 from onnxfix.patterns.scalars.int_division import (
-    _division_fix, _product, _product_ratio, _shifted_division, no_floor_division,
+    _division_fix, _shifted_division, no_floor_division, ratio_floor_division,
 )
 from onnxfix.patterns.scalars.square_root import isqrt_fix, size_square_root
 from onnxfix.patterns.scalars.values import (
@@ -347,12 +347,9 @@ class ScalarCast(Rule):
                 f"specializes it to the export-time value (silently wrong for other sizes); use `a // b{plus}`" + unsafe,
                 fix=fix, exporters=(LEGACY, DYNAMO),
             )
-        ratio = _product_ratio(argument, ints)
-        if ratio is not None and any(not ints.is_int(f) and no_floor_division(f, ctx) for f in ratio[0] + ratio[1]):
-            ratio = None
+        ratio = ratio_floor_division(argument, ctx)
         if ratio is not None:
-            numerator, denominator = ratio
-            text = in_place_of(ctx.parent(node), node, f"{_product(numerator, ctx)} // {_product(denominator, ctx, UNARY)}", TERM)
+            text = in_place_of(ctx.parent(node), node, ratio, TERM)
             fix = Fix("Divide the integer products once with `//`", (ctx.replace(node, text),), safe=False)
             return ctx.report(
                 self, node,

@@ -54,7 +54,7 @@ def _shifted_division(argument: ast.expr, ints) -> tuple[ast.expr, ast.expr, ast
     return a, b, c
 
 
-def _product_ratio(argument: ast.expr, ints) -> tuple[list[ast.expr], list[ast.expr]] | None:
+def product_ratio(argument: ast.expr, ints) -> tuple[list[ast.expr], list[ast.expr]] | None:
     """The factors above and below the line of a `*`/`/` tree whose leaves are ints, proven or
     of unknown type (no number literal but an int; no call): `n / (h * w / p / q)` -> ([n, p, q],
     [h, w]). None without a true division or with a proven-float leaf."""
@@ -75,7 +75,18 @@ def _factors(node: ast.expr, ints) -> tuple[list[ast.expr], list[ast.expr]] | No
     return None
 
 
-def _product(factors: list[ast.expr], ctx: FunctionContext, level: int = TERM) -> str:
+def ratio_floor_division(argument: ast.expr, ctx: FunctionContext) -> str | None:
+    """`n / (h * w / p / q)` -> `n * p * q // (h * w)`: the integer products divided once (the
+    float expression rounds at each step: equal wherever the quotient is not within rounding of an
+    integer); None where the tree is no such ratio or a factor is no int `//` takes in its place."""
+    ratio = product_ratio(argument, ctx.ints)
+    if ratio is None or any(not ctx.ints.is_int(f) and no_floor_division(f, ctx) for f in ratio[0] + ratio[1]):
+        return None
+    numerator, denominator = ratio
+    return f"{product(numerator, ctx)} // {product(denominator, ctx, UNARY)}"
+
+
+def product(factors: list[ast.expr], ctx: FunctionContext, level: int = TERM) -> str:
     text = " * ".join(operand(ctx.segment(f), f, UNARY) for f in factors)
     return text if len(factors) == 1 or level <= TERM else f"({text})"
 
