@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from onnxfix.config import DYNAMO, LEGACY
 from onnxfix.patterns.scalars.int_division import (
-    _division_fix, _shifted_division, no_floor_division, ratio_floor_division,
+    CHUNK_COUNT, _division_fix, _shifted_division, counts_chunks, no_floor_division, ratio_floor_division,
 )
 from onnxfix.patterns.scalars.square_root import isqrt_fix, size_square_root
 from onnxfix.patterns.scalars.values import (
@@ -306,6 +306,9 @@ class ScalarCast(Rule):
 
     def _size_cast(self, node: ast.Call, argument: ast.expr, ctx: FunctionContext):
         ints = ctx.ints
+        if counts_chunks(node, ctx):
+            return ctx.report(self, node, f"`int()` of a size: the legacy exporter records it as a constant; no automatic "
+                              f"fix: {CHUNK_COUNT}", exporters=(LEGACY,))
         if ints.is_int(argument):
             fix = Fix("Drop `int()`: the size is already an int", (replace_call_by_argument(node, ctx),), safe=True)
             return ctx.report(

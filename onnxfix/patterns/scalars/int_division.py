@@ -133,3 +133,21 @@ def _scaled_by(text: str, ctx: FunctionContext) -> bool:
         ):
             return True
     return False
+
+
+CHUNK_COUNT = ("it is how many chunks `chunk` returns, a Python list whose length neither exporter keeps dynamic "
+               "(the legacy trace keeps the example's count, whose chunks still cover every row; a traced count would "
+               "cut them short)")
+
+
+def counts_chunks(node: ast.AST, ctx: FunctionContext) -> bool:
+    """The count of `x.chunk(n)` / `torch.chunk(x, n)` (TabNet's ghost batch norm:
+    `x.chunk(int(np.ceil(x.shape[0] / vbs)), 0)`, each chunk then normalized in a Python loop)."""
+    call = ctx.parent(node)
+    if isinstance(call, ast.keyword):  # `torch.chunk(x, chunks=n)`
+        return call.arg == "chunks" and isinstance(ctx.parent(call), ast.Call)
+    if not isinstance(call, ast.Call):
+        return False
+    if isinstance(call.func, ast.Attribute) and call.func.attr == "chunk" and ctx.qualname(call.func) != "torch.chunk":
+        return bool(call.args) and call.args[0] is node
+    return ctx.qualname(call.func) == "torch.chunk" and len(call.args) > 1 and call.args[1] is node

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from onnxfix.config import DYNAMO, LEGACY
-from onnxfix.patterns.scalars.int_division import ratio_floor_division
+from onnxfix.patterns.scalars.int_division import CHUNK_COUNT, counts_chunks, ratio_floor_division
 from onnxfix.rewriter.bindings import bound_once
 from onnxfix.rewriter.context import FunctionContext, builtin_call
 from onnxfix.rewriter.precedence import ARITH, ATOM, COMPARE, POWER, TERM, UNARY, in_place_of, operand
@@ -135,6 +135,8 @@ class MathOnSize(Rule):
             target = wrapper if builtin_call(wrapper, ctx, frozenset({"int"})) and len(wrapper.args) == 1 else None
         if target is None:
             fix, why = None, f"`{function}` returns a NumPy float; only `int({function}(a / b))` has an integer twin"
+        elif counts_chunks(target, ctx):
+            fix, why = None, CHUNK_COUNT
         else:
             fix, why = getattr(self, f"_fix_{name}")(node, target, ctx)
         if name in ("sqrt", "log2"):
