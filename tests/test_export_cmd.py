@@ -288,6 +288,9 @@ def test_an_exporter_failure_names_the_decomposition_that_repairs_it():
     # divergence, not the attention's own decomposition as well (both would replace the op)
     wrong = Verdict("dynamo", "SILENTLY-WRONG", divergence={"node": "MatMul node_scaled_dot_product_attention"})
     assert decompositions_that_help(target, [ExporterResult(wrong)], []) == ("sdpa_masked_rows",)
+    # a reduction or max pooling over NaN (onnxruntime skips them): the NaN-propagating repair
+    wrong = Verdict("legacy", "SILENTLY-WRONG", divergence={"node": "MaxPool /block3/MaxPool"})
+    assert decompositions_that_help(target, [ExporterResult(wrong)], []) == ("nan_propagating_max",)
     # operands of several floating dtypes the op promotes in eager (an einsum of float16 and float64)
     mixed = Verdict("dynamo", "ORT-FAILS", error="Fail: Load model failed:Type Error: Type parameter (T) of Optype "
                     "(Einsum) bound to different types (tensor(float16) and tensor(double) in node (node_einsum).")

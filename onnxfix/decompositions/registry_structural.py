@@ -224,6 +224,23 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
                     params="a, c, m", decomposition_tol=1e-5),
     ),
     Decomposition(
+        "nan_propagating_max", ("torch.amax", "Tensor.amax", "torch.amin", "Tensor.amin", "torch.max", "Tensor.max",
+                                "torch.min", "Tensor.min", "torch.nn.functional.max_pool1d",
+                                "torch.nn.functional.max_pool2d", "torch.nn.functional.max_pool3d"), True, (),
+        ("https://github.com/microsoft/onnxruntime/issues/10514", "https://github.com/microsoft/onnxruntime/issues/24819"),
+        "A max or min reduction, or a max pooling, over values holding NaN: ATen gives NaN wherever the "
+        "reduced values (the window) hold one, onnxruntime's ReduceMax / ReduceMin / MaxPool skip it. While "
+        "exporting, the op, then NaN where the same reduction of the input's NaN mask is set (exact). "
+        "(values, indices) results and elementwise maxima of two tensors are left as the op gives them. "
+        "Export time only, keyed on such a node being the first value that differs from eager. Eager "
+        "keeps the op.",
+        static=False, wraps_op=True, rule="ONX515", repairs_divergence=r"^(ReduceMax|ReduceMin|MaxPool) ",
+        proof=Proof("torch.amax(a, dim=1) + torch.nn.functional.max_pool1d(a.unsqueeze(1), 2).sum(-1).squeeze(1)",
+                    "_onnx_nan_propagating_max(torch.amax, a, dim=1) + _onnx_nan_propagating_max("
+                    "torch.nn.functional.max_pool1d, a.unsqueeze(1), 2).sum(-1).squeeze(1)",
+                    "(randn_with_nan(g, b, 6),)", params="a"),
+    ),
+    Decomposition(
         "squeeze_dim", ("torch.squeeze", "Tensor.squeeze"), True, (), (),
         "squeeze of the given axes whose size is 1 (or not known while exporting), the tensor "
         "itself where none is: torch's squeeze leaves a dimension of another size alone, the "
