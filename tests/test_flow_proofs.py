@@ -78,6 +78,7 @@ CASES = {
     "mismatch_resize": ("ONX607", False, (ORT, ORT)),  # fastai: `if ssh != up_out.shape[-2:]: up_out = F.interpolate(...)`
     "pos_embed_resize": ("ONX607", True, (ORT, ORT)),  # mmcls: the table returned unguarded when the grid matches, else interpolated  # ViT: the table shortcut skipped under export too
     "window_pad_crop": ("ONX608", True, (ORT, ORT)),  # Swin: pad to the patch and window multiples, crop back
+    "resize_multiple": ("ONX608", True, (ORT, ORT)),  # MobileViT: resized to the patch multiple when a size is not one
     "pad_amount_test": ("ONX608", False, (WRONG, WRONG)),  # `if pad_H > 0 or pad_W > 0:` around the pad (torch#136216)
     "bool_masks": ("ONX528", False, (ORT, ORT)),  # PARSeq's bool cumsum, masks added and selected: .long(), |, & |
     "grown_cache": ("ONX609", False, (ORT, ORT)),  # fairseq's sinusoidal table, rebuilt in forward when outgrown

@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 
 from onnxfix.patterns.control_flow.cat_pad import amount_concatenation, concatenated_pad
+from onnxfix.patterns.control_flow.resize_multiple import UNSAFE, resized_to_multiple
 from onnxfix.patterns.control_flow.size_parity import escapes_after, unconditional_body
 from onnxfix.patterns.control_flow.size_remainder import remainder_test
 from onnxfix.patterns.control_flow.vanishing import (
@@ -214,7 +215,7 @@ class PadToMultipleBranch(Rule):
     summary = "Padding to a multiple of a size (and cropping back) under an `if` on the size: pad and crop always"
     fix_availability = "sometimes"
     default_safety = "per-finding"
-    triggers = ("pad", "cat", "concat")
+    triggers = ("pad", "cat", "concat", "interpolate", "upsample")
     doc = RuleDoc(
         what="Finds, in export-time code: `if A % B != 0:` whose body computes a pad of `B - A % B` into "
         "names and applies it with `F.pad` to a tensor (a body of the pad call alone is ONX601's), where `A` is a size (Swin's and FocalNet's `maybe_pad`, "
@@ -230,7 +231,10 @@ class PadToMultipleBranch(Rule):
         "`or` of such) whose body reassigns tensors (`x`, `x[k]`) to themselves concatenated with blocks, or "
         "padded by amounts, that are empty where the amount is 0 (TabPFN's feature groups, Longformer's "
         "window pad), and the conditional expression `torch.cat([x, x[-1:].repeat(n, 1)]) if n > 0 else x` "
-        "(or `x if n == 0 else ...`) whose other side is what remains (Z-Image's patch sequence).",
+        "(or `x if n == 0 else ...`) whose other side is what remains (Z-Image's patch sequence); and "
+        "`if h % p != 0 or w % p != 0:` around `x = F.interpolate(x, size=(new_h, new_w))` with each new size "
+        "its size rounded up to the multiple (`int(math.ceil(h / p) * p)`, `(h + p - 1) // p * p`) "
+        "(MobileViT's `resize_input_if_needed`): a resize to the size it has where every size is a multiple.",
         why="With the size dynamic, torch.export guards on the branch (onnxfix reports ONX915: \"works "
         "only for sizes in 32, 36, 40, ...\") and the exported model pads or crops only as the export-time "
         "size needed: other sizes fail in onnxruntime (a Reshape of the unpadded windows) or come out the "
@@ -301,6 +305,13 @@ class PadToMultipleBranch(Rule):
 
         elif not _an_elif(node, ctx) and (found := vanishing_body(node, ctx)):
             yield from self._empty_blocks(node, *found, ctx)
+        elif (resized := resized_to_multiple(node, ctx)) is not None:
+            assigned = {single_name_assignment(s) for s in node.body} - {resized}
+            fix = None if _read_outside(assigned, node, ctx) else self._unconditional(
+                node, ctx, [], safe=False, title="Resize always: to the size the tensor has where it divides evenly")
+            yield ctx.report(self, node, f"`{resized}` is resized to a multiple only when a size is not one: with the size "
+                             "dynamic, torch.export keeps the export-time branch and the legacy exporter records it; "
+                             f"where every size is a multiple the resize is to the size it has (unsafe: {UNSAFE})", fix=fix)
 
     def visit_IfExp(self, node: ast.IfExp, ctx: FunctionContext):
         """`cat([x, block]) if amount > 0 else x` (or `x if amount == 0 else ...`): the side with
