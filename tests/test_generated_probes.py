@@ -25,3 +25,10 @@ def test_distinct_tensors_are_drawn_apart():
     a, b = torch.randn(3, 4), torch.randn(3, 4)
     (probe,) = generated_probes((a, b), {})
     assert not torch.equal(probe.args[0], probe.args[1])
+
+
+def test_a_shared_tensor_grows_where_any_of_its_positions_is_dynamic():
+    x = torch.randn(2, 5, 8)
+    probes = generated_probes((x, x, x), {1: {1: "seq"}})
+    assert [p.args[0].shape for p in probes] == [(2, 5, 8), (2, 6, 8), (2, 8, 8)]
+    assert all(p.args[0] is p.args[1] is p.args[2] for p in probes)

@@ -20,6 +20,7 @@ from importlib import resources
 
 from onnxfix.decompositions import (
     registry_core,
+    registry_divergence,
     registry_dtype,
     registry_fft,
     registry_legacy,
@@ -42,7 +43,7 @@ REGISTRIES = (
     registry_core, registry_linalg, registry_spectral, registry_special, registry_structural, registry_sparse,
     registry_legacy,
     registry_legacy_elementwise, registry_legacy_composite, registry_legacy_structural, registry_fft,
-    registry_dtype,
+    registry_dtype, registry_divergence,
 )
 DECOMPOSITIONS: tuple[Decomposition, ...] = tuple(d for r in REGISTRIES for d in r.DECOMPOSITIONS)
 SUPPORT: tuple[str, ...] = tuple(key for r in REGISTRIES for key in getattr(r, "SUPPORT", ()))

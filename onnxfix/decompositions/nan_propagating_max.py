@@ -16,5 +16,10 @@ def _onnx_nan_propagating_max(op, *args, **kwargs):
             or isinstance(kwargs.get("other"), torch.Tensor)):
         return result  # (values, indices), integers, or an elementwise max of two tensors: as the op gives it
     rest = {k: v for k, v in kwargs.items() if k != "input"}
-    marked = op(values.isnan().to(values.dtype), *args[1:], **rest) > 0
+    # a NaN anywhere in the reduced values (the window): the reduction of the NaN mask is 1 for a
+    # max; for a min, the reduction of its complement is 0
+    if getattr(op, "__name__", "") in ("amin", "min"):
+        marked = op((~values.isnan()).to(values.dtype), *args[1:], **rest) == 0
+    else:
+        marked = op(values.isnan().to(values.dtype), *args[1:], **rest) > 0
     return torch.where(marked, float("nan"), result)

@@ -208,39 +208,6 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
                     "(randn(g, b, 4, 8), randn(g, b, 6, 8))", params="a, c", decomposition_tol=1e-6),
     ),
     Decomposition(
-        "sdpa_masked_rows", ("torch.nn.functional.scaled_dot_product_attention",), True, (),
-        ("https://github.com/microsoft/onnxscript/pull/2479",),
-        "Attention with a mask that leaves a query row nothing to attend to (a padding token): ATen "
-        "gives that row zeros, the dynamo exporter's translation an average of the values (or NaN). "
-        "Under torch.export the attention is written out as ATen's math path computes it (scores plus "
-        "the mask, softmax, rows whose scores are all -inf zeroed). Export time only, keyed on the "
-        "attention being the first value that differs from eager. Eager and legacy keep the op.",
-        static=False, rule="ONX515", repairs_divergence=r"node_scaled_dot_product_attention",
-        site_applies=lambda args, kwargs: len(args) > 3 and args[3] is not None or kwargs.get("attn_mask") is not None,
-        proof=Proof("torch.nn.functional.scaled_dot_product_attention(a, c, c, attn_mask=m)",
-                    "_onnx_sdpa_masked_rows(a, c, c, attn_mask=m)",
-                    "(randn(g, b, 2, 5, 8), randn(g, b, 2, 6, 8), "
-                    "(ints(g, 0, 4, b, 2, 5, 6) > 0) & (torch.arange(5) > 0).view(5, 1))",
-                    params="a, c, m", decomposition_tol=1e-5),
-    ),
-    Decomposition(
-        "nan_propagating_max", ("torch.amax", "Tensor.amax", "torch.amin", "Tensor.amin", "torch.max", "Tensor.max",
-                                "torch.min", "Tensor.min", "torch.nn.functional.max_pool1d",
-                                "torch.nn.functional.max_pool2d", "torch.nn.functional.max_pool3d"), True, (),
-        ("https://github.com/microsoft/onnxruntime/issues/10514", "https://github.com/microsoft/onnxruntime/issues/24819"),
-        "A max or min reduction, or a max pooling, over values holding NaN: ATen gives NaN wherever the "
-        "reduced values (the window) hold one, onnxruntime's ReduceMax / ReduceMin / MaxPool skip it. While "
-        "exporting, the op, then NaN where the same reduction of the input's NaN mask is set (exact). "
-        "(values, indices) results and elementwise maxima of two tensors are left as the op gives them. "
-        "Export time only, keyed on such a node being the first value that differs from eager. Eager "
-        "keeps the op.",
-        static=False, wraps_op=True, rule="ONX515", repairs_divergence=r"^(ReduceMax|ReduceMin|MaxPool) ",
-        proof=Proof("torch.amax(a, dim=1) + torch.nn.functional.max_pool1d(a.unsqueeze(1), 2).sum(-1).squeeze(1)",
-                    "_onnx_nan_propagating_max(torch.amax, a, dim=1) + _onnx_nan_propagating_max("
-                    "torch.nn.functional.max_pool1d, a.unsqueeze(1), 2).sum(-1).squeeze(1)",
-                    "(randn_with_nan(g, b, 6),)", params="a"),
-    ),
-    Decomposition(
         "squeeze_dim", ("torch.squeeze", "Tensor.squeeze"), True, (), (),
         "squeeze of the given axes whose size is 1 (or not known while exporting), the tensor "
         "itself where none is: torch's squeeze leaves a dimension of another size alone, the "

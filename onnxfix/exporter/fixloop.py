@@ -83,13 +83,17 @@ class Dropped:
     covers: str  # the code the fix would have rewritten
     why: list[str]  # 'dynamo OK -> ORT-FAILS', ...
 
+    @property
+    def key(self) -> str:
+        return f"{self.code}:{self.covers}"
+
 
 @dataclass
 class LoopResult:
     final: State
     dropped: list[Dropped] = field(default_factory=list)
     exports: int = 0  # re-exports made (each runs every requested exporter)
-    neutral: list[str] = field(default_factory=list)  # keys kept though no verdict changed
+    neutral: list[tuple[str, Finding]] = field(default_factory=list)  # fixes kept though no verdict changed
 
 
 def run_loop(start: State, fix: Callable[[frozenset[str]], Fixed], export: Callable[[Fixed], list],
@@ -100,11 +104,17 @@ def run_loop(start: State, fix: Callable[[frozenset[str]], Fixed], export: Calla
     loop = _rounds(start, fix, export, unsafe, evidence, set())
     if loop.neutral and not _all_ok(loop.final.results):
         # fixes kept because they changed no verdict can stand in the way of one that would (a
-        # torch.cond around a data-dependent `if`, where ONX611's check of the branch the run
-        # took exports): the rounds once more without them, kept if more exporters end OK
-        again = _rounds(start, fix, export, unsafe, evidence, set(loop.neutral))
+        # torch.cond around a data-dependent `if`, where ONX611's check of the branch the run took
+        # exports): the rounds once more without them (nor those dropped: not tried again), kept if
+        # more exporters end OK
+        left_out = {key for key, _ in loop.neutral}
+        again = _rounds(start, fix, export, unsafe, evidence, left_out | {d.key for d in loop.dropped})
         again.exports += loop.exports
         if _oks(again.final.results) > _oks(loop.final.results) and not worsened(loop.final.results, again.final.results):
+            again.dropped = [*loop.dropped, *again.dropped, *(
+                Dropped(f.code, f.path, f.line, key.partition(":")[2],
+                        ["changed no verdict, and stood in the way of fixes that make more exporters OK"])
+                for key, f in loop.neutral if key not in again.final.keys)]
             return again
         loop.exports = again.exports
     return loop
@@ -219,7 +229,7 @@ def _try(loop: LoopResult, chosen: list[tuple[str, Finding]], fix, export, settl
         loop.final = State(state.keys | keys, fixed, results)
         settled.update(keys)
         if [r.verdict.verdict for r in results] == [r.verdict.verdict for r in state.results]:
-            loop.neutral.extend(sorted(keys))
+            loop.neutral.extend((key, finding) for key, finding in chosen if key in keys)
         return True
     if alone:
         ((key, finding),) = chosen

@@ -50,10 +50,16 @@ def _generated(name: str, args: tuple) -> Probe:
 
 def _redrawn(args: tuple, generator: torch.Generator, resized: dict[int, dict[int, int]]) -> tuple:
     """Each argument re-drawn; one tensor passed as several arguments (`attn(x, x, x)`) stays one:
-    torch.export traces the aliasing, and the graph reads only one of those inputs."""
+    torch.export traces the aliasing, and the graph reads only one of those inputs. Its new sizes
+    are those any of its positions declares dynamic."""
+    sizes: dict[int, dict[int, int]] = {}
+    for i, a in enumerate(args):
+        sizes.setdefault(id(a), {}).update(resized.get(i, {}))
     drawn: dict[int, object] = {}
-    return tuple(drawn.setdefault(id(a), redraw(a, generator, resized.get(i))) if id(a) not in drawn else drawn[id(a)]
-                 for i, a in enumerate(args))
+    for a in args:
+        if id(a) not in drawn:
+            drawn[id(a)] = redraw(a, generator, sizes[id(a)])
+    return tuple(drawn[id(a)] for a in args)
 
 
 def _resized(args: tuple, dynamic: dict[int, dict[int, str]], delta: int) -> dict[int, dict[int, int]]:

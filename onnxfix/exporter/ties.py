@@ -4,8 +4,10 @@ torch.topk and an unstable torch.sort leave the order of equal values unspecifie
 kernels, GPUs and onnxruntime's TopK each pick their own), so on an input where the values they
 select tie, a faithful export may return the tied elements in another order, and everything
 computed from the indices (the boxes of tied scores) differs. A generated probe that draws such
-an input proves nothing either way: verify.py draws it again instead of failing the export on it.
-User probes and the export inputs are always compared.
+an input, where eager's own outputs change when the ties are broken the other way, proves nothing
+either way: verify.py draws it again instead of failing the export on it. A tie the outputs do not
+depend on (only `.values` used) leaves the failure standing. User probes and the export inputs are
+always compared.
 
 Worker side (imports torch).
 """
@@ -72,6 +74,71 @@ class _TieFinder(TorchFunctionMode):
         return "torch.sort" if _adjacent_equal(ordered, dim) else ""
 
 
+class _FlippedTies(TorchFunctionMode):
+    """torch.topk and unstable sorts with ties broken the other way: run on the input flipped along
+    the dim, indices mapped back (calls inside the handler are not intercepted again)."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func in _TOPK:
+            return _flipped_topk(*args, **kwargs)
+        if func in _SORT and not kwargs.get("stable"):
+            return _flipped_sort(func, *args, **kwargs)
+        return func(*args, **kwargs)
+
+
+def _flipped_topk(values, k, dim=-1, largest=True, sorted=True, **kwargs):
+    dim = dim % values.dim()
+    found = torch.topk(values.flip(dim), k, dim, largest, sorted)
+    return torch.return_types.topk((found.values, values.shape[dim] - 1 - found.indices))
+
+
+def _flipped_sort(func, values, dim=-1, descending=False, **kwargs):
+    dim = dim % values.dim()
+    found = torch.sort(values.flip(dim), dim=dim, descending=descending, stable=True)
+    indices = values.shape[dim] - 1 - found.indices
+    if func in (torch.argsort, torch.Tensor.argsort):
+        return indices
+    return torch.return_types.sort((found.values, indices))
+
+
+def _tensors(value) -> list[torch.Tensor]:
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, (list, tuple)):
+        return [t for v in value for t in _tensors(v)]
+    return []
+
+
+def _outputs(model: torch.nn.Module, args: tuple, mode: TorchFunctionMode | None) -> list[torch.Tensor]:
+    cloned = tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in args)
+    with torch.no_grad():
+        if mode is None:
+            return _tensors(model(*cloned))
+        with mode:
+            return _tensors(model(*cloned))
+
+
+def tie_sensitive(model: torch.nn.Module, args: tuple) -> str:
+    """The order-selecting op ("torch.topk") that meets equal values on ``args``, when eager's
+    outputs change with the ties broken the other way; "" when there is none, or the outputs do not
+    depend on how they are broken."""
+    tied = ties_at_selection(model, args)
+    if not tied:
+        return ""
+    try:
+        usual, flipped = _outputs(model, args, None), _outputs(model, args, _FlippedTies())
+    except Exception:  # noqa: BLE001 - an unusual call: no proof the ties matter
+        return ""
+    same = len(usual) == len(flipped) and all(
+        a.shape == b.shape and a.dtype == b.dtype and bool(torch.equal(a, b) or a.is_floating_point()
+                                                           and torch.allclose(a, b, rtol=0, atol=0, equal_nan=True))
+        for a, b in zip(usual, flipped))
+    return "" if same else tied
+
+
 def ties_at_selection(model: torch.nn.Module, args: tuple) -> str:
     """The order-selecting op ("torch.topk") that meets equal values on ``args`` in an eager run of
     ``model``, or ""."""
@@ -86,20 +153,19 @@ def ties_at_selection(model: torch.nn.Module, args: tuple) -> str:
 
 
 def drawn_without_ties(model: torch.nn.Module, args: tuple, redraw: Callable[[int], tuple],
-                       check: Callable[[tuple], object], failed, attempts: int = 3):
-    """A generated probe's failed result (verify.ProbeResult) on ``args``: where an order-selecting
-    op met equal values there, the probe drawn again (``redraw(attempt)``, up to ``attempts`` times)
-    until its values do not tie, and ``check``'s result on that draw, noted. Still tied every time,
-    or no tie to begin with: the failure stands."""
-    tied = ties_at_selection(model, args)
+                       check: Callable[[tuple], object], failed, attempts: int = 3) -> tuple[object, tuple]:
+    """(result, the inputs it is for) of a generated probe that failed (verify.ProbeResult) on
+    ``args``: where an order-selecting op met equal values there and eager's outputs depend on how
+    they are broken, the probe drawn again (``redraw(attempt)``, up to ``attempts`` times) until no
+    such op meets equal values, and ``check``'s result on that draw, noted. No such tie, or tied on
+    every draw: the failure stands."""
+    tied = tie_sensitive(model, args)
+    if not tied:
+        return failed, args
     for attempt in range(1, attempts + 1):
-        if not tied:
-            return failed
         other = redraw(attempt)
-        again = ties_at_selection(model, other)
-        if not again:
+        if not ties_at_selection(model, other):
             result = check(other)
-            note = f"drawn again: the first draw tied at {tied} (the order of equal values is unspecified)"
-            return replace(result, note="; ".join(filter(None, [note, result.note])))
-        tied = again
-    return failed
+            note = f"drawn again: the first draw tied at {tied}, whose tie order the outputs depend on"
+            return replace(result, note="; ".join(filter(None, [note, result.note]))), other
+    return failed, args

@@ -255,7 +255,8 @@ def _numerics(verdict: Verdict, model, args, probes, dynamic, opset, path: Path)
             from onnxfix.exporter.ties import drawn_without_ties
 
             check = lambda other: _check_probe(model, runtime, Probe(probe.name, other), names)  # noqa: E731
-            result = drawn_without_ties(model, probe.args, probe.redraw, check, result)
+            result, drawn = drawn_without_ties(model, probe.args, probe.redraw, check, result)
+            probe = Probe(probe.name, drawn)
         if _record(verdict, result, path):
             from onnxfix.exporter import divergence
 

@@ -60,7 +60,9 @@ def empty_write_guard(node: ast.If, ctx: FunctionContext) -> tuple[Fix, str] | N
         writes += 1
     if not writes:
         return None  # only messages (ONX601 skips the check while exporting) or only computations
-    safe = exact and plain_values
+    # values computed in the body run under export where the test is false too: a call that
+    # changes a tensor in place there (a module built with inplace=True) is not visible here
+    safe = exact and plain_values and not computed
     # a write into a bool tensor is a Where on bools in the legacy export, which onnxruntime cannot run:
     # the legacy trace keeps the test (its verdict cannot get worse), torch.export writes always.
     # Values computed in the body (`x = self.proj(x[m])`) would be computed on the empty selection
@@ -71,8 +73,10 @@ def empty_write_guard(node: ast.If, ctx: FunctionContext) -> tuple[Fix, str] | N
         return None
     kept = ("they always run under torch.export (`torch.compiler.is_exporting() or ...`; eager and the legacy "
             "trace test as before)") if export_only else "the `if` is dropped and they always run"
-    why = (f"; fix: the writes select nothing where the test is false, so {kept}"
-           + ("" if fix.safe else f" (unsafe: {NAN_CAVEAT if not exact else 'a written value is computed on the empty selection too'})"))
+    caveat = (NAN_CAVEAT if not exact else "the body's values are computed on the empty selection too (a call "
+              "changing a tensor in place, such as a module built with inplace=True, would change it where the test "
+              "is false)" if computed else "a written value is computed on the empty selection too")
+    why = f"; fix: the writes select nothing where the test is false, so {kept}" + ("" if fix.safe else f" (unsafe: {caveat})")
     return fix, why
 
 
@@ -177,14 +181,27 @@ def _local_computation(statement: ast.stmt, node: ast.If, mask: ast.expr, ctx: F
     names = [target] if isinstance(target, ast.Name) else list(target.elts) if isinstance(target, ast.Tuple) else []
     if not names or not all(isinstance(n, ast.Name) for n in names):
         return False
+    if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and in_place_method(n.func.attr)
+           for n in ast.walk(statement.value)):
+        return False  # `x.mul_(2)[m]`: it would change `x` under export where the test is false
     in_mask = {n.id for n in ast.walk(mask) if isinstance(n, ast.Name)}
     return not any(n.id in in_mask or _read_after(n.id, node, ctx) for n in names) and not _in_loop(node, ctx)
 
 
 def _read_after(name: str, node: ast.If, ctx: FunctionContext) -> bool:
+    """Read after the `if` (`y += 1` reads it too), or anywhere in a nested function or lambda,
+    which may run after it."""
     end = (node.end_lineno, node.end_col_offset)
-    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
-               and (n.lineno, n.col_offset) > end for n in ast.walk(ctx.fn.node))
+    for n in ast.walk(ctx.fn.node):
+        if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.target.id == name \
+                and (n.lineno, n.col_offset) > end:
+            return True
+        if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) and (n.lineno, n.col_offset) > end:
+            return True
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and n is not ctx.fn.node and any(
+                isinstance(m, ast.Name) and m.id == name for m in ast.walk(n)):
+            return True
+    return False
 
 
 def _in_loop(node: ast.AST, ctx: FunctionContext) -> bool:

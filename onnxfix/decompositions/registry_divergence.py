@@ -1,0 +1,46 @@
+"""Export-time repairs of ops whose translation computes other values than eager for some inputs,
+keyed on the first value that differs (exporter/divergence.py names the node): a fully masked
+attention row, NaN in a max reduction or pooling window. Neither exporter fails on them, so no
+error names them; the source shows nothing either (the values decide)."""
+
+from __future__ import annotations
+
+from onnxfix.decompositions.base import Decomposition, Proof
+
+DECOMPOSITIONS: tuple[Decomposition, ...] = (
+    Decomposition(
+        "sdpa_masked_rows", ("torch.nn.functional.scaled_dot_product_attention",), True, (),
+        ("https://github.com/microsoft/onnxscript/pull/2479",),
+        "Attention with a mask that leaves a query row nothing to attend to (a padding token): ATen "
+        "gives that row zeros, the dynamo exporter's translation an average of the values (or NaN). "
+        "Under torch.export the attention is written out as ATen's math path computes it (scores plus "
+        "the mask, softmax, rows whose scores are all -inf zeroed). Export time only, keyed on the "
+        "attention being the first value that differs from eager. Eager and legacy keep the op.",
+        static=False, rule="ONX515", repairs_divergence=r"node_scaled_dot_product_attention",
+        site_applies=lambda args, kwargs: len(args) > 3 and args[3] is not None or kwargs.get("attn_mask") is not None,
+        proof=Proof("torch.nn.functional.scaled_dot_product_attention(a, c, c, attn_mask=m)",
+                    "_onnx_sdpa_masked_rows(a, c, c, attn_mask=m)",
+                    "(randn(g, b, 2, 5, 8), randn(g, b, 2, 6, 8), "
+                    "(ints(g, 0, 4, b, 2, 5, 6) > 0) & (torch.arange(5) > 0).view(5, 1))",
+                    params="a, c, m", decomposition_tol=1e-5),
+    ),
+    Decomposition(
+        "nan_propagating_max", ("torch.amax", "Tensor.amax", "torch.amin", "Tensor.amin", "torch.max", "Tensor.max",
+                                "torch.min", "Tensor.min", "torch.nn.functional.max_pool1d",
+                                "torch.nn.functional.max_pool2d", "torch.nn.functional.max_pool3d"), True, (),
+        ("https://github.com/microsoft/onnxruntime/issues/10514", "https://github.com/microsoft/onnxruntime/issues/24819"),
+        "A max or min reduction, or a max pooling, over values holding NaN: ATen gives NaN wherever the "
+        "reduced values (the window) hold one, onnxruntime's ReduceMax / ReduceMin / MaxPool skip it. While "
+        "exporting, the op, then NaN where the same reduction of the input's NaN mask is set (exact). "
+        "(values, indices) results and elementwise maxima of two tensors are left as the op gives them. "
+        "Export time only, keyed on such a node being the first value that differs from eager. Eager "
+        "keeps the op.",
+        static=False, wraps_op=True, rule="ONX515", repairs_divergence=r"^(ReduceMax|ReduceMin|MaxPool) ",
+        proof=Proof("torch.amax(a, dim=1) + torch.nn.functional.max_pool1d(a.unsqueeze(1), 2).sum(-1).squeeze(1)"
+                    " + a.amin(dim=1) + a[:, 2:].min(dim=1).values",
+                    "_onnx_nan_propagating_max(torch.amax, a, dim=1) + _onnx_nan_propagating_max("
+                    "torch.nn.functional.max_pool1d, a.unsqueeze(1), 2).sum(-1).squeeze(1)"
+                    " + _onnx_nan_propagating_max(torch.Tensor.amin, a, dim=1) + a[:, 2:].min(dim=1).values",
+                    "(randn_with_nan(g, b, 6),)", params="a"),
+    ),
+)
