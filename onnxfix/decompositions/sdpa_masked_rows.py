@@ -20,8 +20,8 @@ def _onnx_sdpa_masked_rows(query, key, value, attn_mask=None, dropout_p=0.0, is_
     if attn_mask.dtype == torch.bool:
         attn_mask = torch.zeros_like(attn_mask, dtype=query.dtype).masked_fill(~attn_mask, float("-inf"))
     scale = query.shape[-1] ** -0.5 if scale is None else scale
-    root = scale ** 0.5  # on each side before the product, as ATen's math path (no float16 overflow)
-    scores = (query * root) @ (key * root).transpose(-2, -1) + attn_mask
+    root = abs(scale) ** 0.5  # on each side before the product, as ATen's math path (no float16 overflow)
+    scores = (query * root) @ (key * (root if scale >= 0 else -root)).transpose(-2, -1) + attn_mask
     weights = torch.softmax(scores, dim=-1)
     weights = torch.where((scores == float("-inf")).all(dim=-1, keepdim=True), 0.0, weights)
     return weights @ value

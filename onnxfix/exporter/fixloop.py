@@ -83,10 +83,6 @@ class Dropped:
     covers: str  # the code the fix would have rewritten
     why: list[str]  # 'dynamo OK -> ORT-FAILS', ...
 
-    @property
-    def key(self) -> str:
-        return f"{self.code}:{self.covers}"
-
 
 @dataclass
 class LoopResult:
@@ -105,16 +101,14 @@ def run_loop(start: State, fix: Callable[[frozenset[str]], Fixed], export: Calla
     if loop.neutral and not _all_ok(loop.final.results):
         # fixes kept because they changed no verdict can stand in the way of one that would (a
         # torch.cond around a data-dependent `if`, where ONX611's check of the branch the run took
-        # exports): the rounds once more without them (nor those dropped: not tried again), kept if
-        # more exporters end OK
-        left_out = {key for key, _ in loop.neutral}
-        again = _rounds(start, fix, export, unsafe, evidence, left_out | {d.key for d in loop.dropped})
+        # exports): the rounds once more without them (a fix dropped in the first may hold without
+        # them), kept if more exporters end OK
+        again = _rounds(start, fix, export, unsafe, evidence, {key for key, _ in loop.neutral})
         again.exports += loop.exports
         if _oks(again.final.results) > _oks(loop.final.results) and not worsened(loop.final.results, again.final.results):
-            again.dropped = [*loop.dropped, *again.dropped, *(
-                Dropped(f.code, f.path, f.line, key.partition(":")[2],
-                        ["changed no verdict, and stood in the way of fixes that make more exporters OK"])
-                for key, f in loop.neutral if key not in again.final.keys)]
+            again.dropped += [Dropped(f.code, f.path, f.line, key.partition(":")[2],
+                                      ["changed no verdict; left out of the run that made more exporters OK"])
+                              for key, f in loop.neutral]
             return again
         loop.exports = again.exports
     return loop

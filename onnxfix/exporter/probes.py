@@ -29,8 +29,10 @@ def redraw(value, generator: torch.Generator, sizes: dict[int, int] | None = Non
         return (torch.randn(shape, generator=generator) * (std or 1.0) + mean).to(value.dtype)
     low = int(value.min()) if value.numel() else 0
     high = int(value.max()) if value.numel() else 1
-    if value.dim() == 0 or low == high:
+    if value.dim() == 0:
         return value.clone()  # a count or a size: keep it, so that shapes stay consistent
+    if low == high:  # one value throughout (an all-ones mask): the same value at the new sizes
+        return torch.full(shape, low, dtype=value.dtype)
     return torch.randint(low, high + 1, shape, generator=generator, dtype=value.dtype)
 
 

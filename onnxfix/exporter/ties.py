@@ -46,13 +46,13 @@ _INTEGERS = {torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64}
 class _TieFinder(TorchFunctionMode):
     def __init__(self):
         super().__init__()
-        self.found = ""
+        self.found: set[str] = set()
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        if not self.found and (func in _TOPK or func in _SORT):
+        if func in _TOPK or func in _SORT:
             try:
-                self.found = self._tied(func, args, kwargs)
+                self.found.add(self._tied(func, args, kwargs))
             except Exception:  # noqa: BLE001 - an unusual call: the op itself reports its own errors
                 pass
         return func(*args, **kwargs)
@@ -149,22 +149,22 @@ def ties_at_selection(model: torch.nn.Module, args: tuple) -> str:
             model(*cloned)
     except Exception:  # noqa: BLE001 - eager ran on this probe before; a second failure proves nothing
         return ""
-    return finder.found
+    return ", ".join(sorted(name for name in finder.found if name))
 
 
 def drawn_without_ties(model: torch.nn.Module, args: tuple, redraw: Callable[[int], tuple],
                        check: Callable[[tuple], object], failed, attempts: int = 3) -> tuple[object, tuple]:
     """(result, the inputs it is for) of a generated probe that failed (verify.ProbeResult) on
     ``args``: where an order-selecting op met equal values there and eager's outputs depend on how
-    they are broken, the probe drawn again (``redraw(attempt)``, up to ``attempts`` times) until no
-    such op meets equal values, and ``check``'s result on that draw, noted. No such tie, or tied on
+    they are broken, the probe drawn again (``redraw(attempt)``, up to ``attempts`` times) until
+    they no longer do, and ``check``'s result on that draw, noted. No such tie, or such ties on
     every draw: the failure stands."""
     tied = tie_sensitive(model, args)
     if not tied:
         return failed, args
     for attempt in range(1, attempts + 1):
         other = redraw(attempt)
-        if not ties_at_selection(model, other):
+        if not tie_sensitive(model, other):
             result = check(other)
             note = f"drawn again: the first draw tied at {tied}, whose tie order the outputs depend on"
             return replace(result, note="; ".join(filter(None, [note, result.note]))), other

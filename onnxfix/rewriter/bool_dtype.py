@@ -131,12 +131,12 @@ def _bool_call(node: ast.Call, ctx: FunctionContext, depth: int) -> bool:
 def _view_by_sizes(node: ast.Call, ctx: FunctionContext) -> bool:
     """`m.view(-1)`, `m.view(b, n)`: a view by sizes keeps the dtype (`t.view(torch.uint8)`
     reinterprets it)."""
-    def size_like(arg: ast.expr) -> bool:  # `-1`, `n`, `b * t`, `*shape`: an int (`other.dtype` is not)
-        if isinstance(arg, ast.Starred):
+    def dtype_like(arg: ast.expr) -> bool:  # `torch.uint8`, `other.dtype`, `self.dtype`, `dt`
+        qualname = ctx.qualname(arg)
+        if qualname is not None and qualname.startswith(("torch.", "numpy.")) and qualname != "torch.Size":
             return True
-        if isinstance(arg, ast.UnaryOp) and isinstance(arg.op, ast.USub):
-            arg = arg.operand
-        return ctx.ints.is_int(arg)
-    return bool(node.args) and not node.keywords and all(size_like(a) for a in node.args)
+        named = arg.attr if isinstance(arg, ast.Attribute) else arg.id if isinstance(arg, ast.Name) else ""
+        return "dtype" in named.lower() or named.lower() in ("dt", "type_", "typ")
+    return bool(node.args) and not node.keywords and not any(dtype_like(a) for a in node.args)
 
 

@@ -181,9 +181,10 @@ def _local_computation(statement: ast.stmt, node: ast.If, mask: ast.expr, ctx: F
     names = [target] if isinstance(target, ast.Name) else list(target.elts) if isinstance(target, ast.Tuple) else []
     if not names or not all(isinstance(n, ast.Name) for n in names):
         return False
-    if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and in_place_method(n.func.attr)
-           for n in ast.walk(statement.value)):
-        return False  # `x.mul_(2)[m]`: it would change `x` under export where the test is false
+    if any(isinstance(n, ast.Call) and (isinstance(n.func, ast.Attribute) and in_place_method(n.func.attr) or any(
+            k.arg == "out" or k.arg == "inplace" and not (isinstance(k.value, ast.Constant) and k.value.value is False)
+            for k in n.keywords)) for n in ast.walk(statement.value)):
+        return False  # `x.mul_(2)[m]`, `F.relu(x, inplace=True)`: it would change `x` under export where the test is false
     in_mask = {n.id for n in ast.walk(mask) if isinstance(n, ast.Name)}
     return not any(n.id in in_mask or _read_after(n.id, node, ctx) for n in names) and not _in_loop(node, ctx)
 

@@ -63,12 +63,21 @@ def _read_outside(names: set[str], node: ast.If, ctx: FunctionContext) -> bool:
     """A name the body assigns is read elsewhere, other than after its own assignment in the
     reading statement's block (Swin's second `if` assigns `pad_values` again before its pad)."""
     inside = {id(sub) for sub in ast.walk(node)}
+    looped = any(isinstance(a, (ast.For, ast.While)) for a in ctx.ancestors(node))
+    nested = {id(m) for n in ast.walk(ctx.fn.node) if n is not ctx.fn.node
+              and isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) for m in ast.walk(n)}
     for sub in ast.walk(ctx.fn.node):
         if isinstance(sub, ast.Name) and sub.id in names and isinstance(sub.ctx, ast.Load) and id(sub) not in inside:
+            if id(sub) in nested:
+                return True  # a nested function's read runs whenever it is called
+            if sub.lineno < node.lineno and not looped:
+                continue  # read before the `if` runs
             statement = enclosing_statement(sub, ctx)
             block = block_of(statement, ctx) if statement is not None else []
             earlier = block[: block.index(statement)] if block else []
-            if not any(single_name_assignment(s) == sub.id for s in earlier):
+            # a binding between the `if` and the read shadows the body's; one before the `if` is
+            # what the body replaced
+            if not any(single_name_assignment(s) == sub.id and s.lineno > node.end_lineno for s in earlier):
                 return True
     return False
 
@@ -269,7 +278,9 @@ class PadToMultipleBranch(Rule):
         if node.orelse:
             return
         parts = remainder_test(node.test)
-        if parts is not None and not parts[2] and ctx.sizes.is_size(parts[0]):
+        if (resized := resized_to_multiple(node, ctx)) is not None:
+            yield self._resize(node, resized, ctx)
+        elif parts is not None and not parts[2] and ctx.sizes.is_size(parts[0]):
             yield from self._pad(node, parts[0], parts[1], ctx)
         elif (_positive_pad_test(node.test, ctx) and _is_padding_body(node.body, ctx) and _zero_pads_untested(node, ctx)
               and not _pads_several(node, ctx)):
@@ -305,13 +316,6 @@ class PadToMultipleBranch(Rule):
 
         elif not _an_elif(node, ctx) and (found := vanishing_body(node, ctx)):
             yield from self._empty_blocks(node, *found, ctx)
-        elif (resized := resized_to_multiple(node, ctx)) is not None:
-            assigned = {single_name_assignment(s) for s in node.body} - {resized}
-            fix = None if _read_outside(assigned, node, ctx) else self._unconditional(
-                node, ctx, [], safe=False, title="Resize always: to the size the tensor has where it divides evenly")
-            yield ctx.report(self, node, f"`{resized}` is resized to a multiple only when a size is not one: with the size "
-                             "dynamic, torch.export keeps the export-time branch and the legacy exporter records it; "
-                             f"where every size is a multiple the resize is to the size it has (unsafe: {UNSAFE})", fix=fix)
 
     def visit_IfExp(self, node: ast.IfExp, ctx: FunctionContext):
         """`cat([x, block]) if amount > 0 else x` (or `x if amount == 0 else ...`): the side with
@@ -328,6 +332,16 @@ class PadToMultipleBranch(Rule):
                              "with the size dynamic, torch.export keeps the export-time side and the legacy exporter "
                              "records it; where it is 0 the blocks are empty" + _unsafe(why), fix=fix)
             return
+
+    def _resize(self, node: ast.If, resized: str, ctx: FunctionContext):
+        assigned = {single_name_assignment(s) for s in node.body} - {resized}
+        fix = None if _read_outside(assigned, node, ctx) else self._unconditional(
+            node, ctx, [], safe=False, title="Resize always: to the size the tensor has where it divides evenly")
+        escapes = escapes_after(resized, node, ctx)
+        why = UNSAFE + (f"; `{resized}` is {escapes} after the `if`, and the resize returns a copy" if escapes else "")
+        return ctx.report(self, node, f"`{resized}` is resized to a multiple only when a size is not one: with the size "
+                          "dynamic, torch.export keeps the export-time branch and the legacy exporter records it; "
+                          f"where every size is a multiple the resize is to the size it has (unsafe: {why})", fix=fix)
 
     def _empty_blocks(self, node: ast.If, targets: list[ast.expr], local: dict[str, ast.expr], why: list[str],
                       ctx: FunctionContext):

@@ -23,7 +23,8 @@ from onnxfix.rewriter.statements import block_of, single_name_assignment
 
 _INTERPOLATE = frozenset({"torch.nn.functional.interpolate", "torch.nn.functional.upsample"})
 UNSAFE = ("a resize to the size the tensor has is the identity only up to a neighbour's zero weight (inf or NaN "
-          "beside a value gives NaN, -0.0 gives 0.0)")
+          "beside a value gives NaN, -0.0 gives 0.0), and for a positive divisor; what the body draws or prints "
+          "happens where the sizes are multiples too")
 
 
 def resized_to_multiple(node: ast.If, ctx: FunctionContext) -> str | None:
@@ -41,13 +42,19 @@ def resized_to_multiple(node: ast.If, ctx: FunctionContext) -> str | None:
     size = next((k.value for k in call.keywords if k.arg == "size"), call.args[1] if len(call.args) > 1 else None)
     if not isinstance(size, (ast.Tuple, ast.List)) or len(size.elts) != len(pairs):
         return None
+    tested = {n.id for a, b in pairs for n in ast.walk(ast.Tuple([a, b], ast.Load())) if isinstance(n, ast.Name)}
     local = {}
     for statement in computed:
         target = single_name_assignment(statement)
-        if target is None:
-            return None
+        if target is None or target == name or target in tested:
+            return None  # the tensor or a tested size changed before the resize
         local[target] = statement.value
     dims = _dims_of(name, node, ctx)
+    if dims is None:
+        return None  # no sizes read where they hold
+    rank, read_at = dims.pop("rank"), dims.pop("from")
+    if len(size.elts) != rank - 2 or any(_stored_between(n, read_at, node, ctx) for n in {name, *tested}):
+        return None  # not every spatial dim resized, or the tensor or a tested size changed since
     used = set()
     for position, element in enumerate(size.elts):
         value = local.get(element.id, element) if isinstance(element, ast.Name) else element
@@ -98,27 +105,35 @@ def _rounds_up(value: ast.expr, a: ast.expr, b: ast.expr) -> bool:
     return False
 
 
-def _dims_of(name: str, node: ast.If, ctx: FunctionContext) -> dict[str, int]:
-    """{structure of a size of `name`: its dim counted from the end}: `b, c, h, w = x.shape` (or
-    `x.size()`) in the `if`'s block before it, the last binding of `name` before that, and
-    `x.shape[-k]` / `x.size(-k)`."""
-    found: dict[str, int] = {}
+def _dims_of(name: str, node: ast.If, ctx: FunctionContext) -> dict | None:
+    """{structure of a size of `name`: its dim counted from the end, "rank": its rank, "from": the
+    line the sizes were read at} of `b, c, h, w = x.shape` (or `x.size()`) in the `if`'s block
+    before it (the last such unpacking); None without one."""
     block = block_of(node, ctx)
     earlier = block[: block.index(node)] if node in block else []
     unpacked = None
     for statement in earlier:
-        if single_name_assignment(statement) == name:
-            unpacked = None  # rebound after the sizes were read
         if (isinstance(statement, ast.Assign) and len(statement.targets) == 1
                 and isinstance(statement.targets[0], ast.Tuple) and _shape_of(statement.value, name)):
-            unpacked = statement.targets[0].elts
-    for index, target in enumerate(unpacked or []):
-        if isinstance(target, ast.Name):
-            found[structure(ast.Name(target.id, ast.Load()))] = index - len(unpacked)
-    for k in range(1, 4):
-        for spelled in (f"{name}.shape[-{k}]", f"{name}.size(-{k})", f"{name}.size()[-{k}]"):
-            found[structure(ast.parse(spelled, mode="eval").body)] = -k
+            unpacked = statement
+    if unpacked is None:
+        return None
+    targets = unpacked.targets[0].elts
+    found: dict = {structure(ast.Name(t.id, ast.Load())): i - len(targets)
+                   for i, t in enumerate(targets) if isinstance(t, ast.Name)}
+    found.update(rank=len(targets), **{"from": unpacked.end_lineno})
     return found
+
+
+def _stored_between(name: str, start: int, node: ast.If, ctx: FunctionContext) -> bool:
+    """`name` bound anywhere (a tuple target, a loop, a nested block) after line ``start`` and
+    before the `if`, or in the `if`'s body before its last statement."""
+    last = node.body[-1]
+    for n in ast.walk(ctx.fn.node):
+        if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, (ast.Store, ast.Del)):
+            if start < n.lineno < node.lineno or node.lineno <= n.lineno < last.lineno:
+                return True
+    return False
 
 
 def _shape_of(value: ast.expr, name: str) -> bool:
