@@ -89,6 +89,33 @@ def enclosing_statement(node: ast.AST, ctx: FunctionContext) -> ast.stmt | None:
     return next((a for a in ctx.ancestors(node) if isinstance(a, ast.stmt)), None)
 
 
+def read_after_if(names: set[str], node: ast.If, ctx: FunctionContext) -> bool:
+    """One of ``names`` (bound in the `if`'s body) is read where the body's binding may reach: after
+    the `if` unless bound again in the reading statement's block between the two (Swin's second `if`
+    assigns `pad_values` again before its pad), by `+=`, anywhere in a nested function or lambda,
+    and before the `if` too when it is in a loop."""
+    inside = {id(sub) for sub in ast.walk(node)}
+    looped = any(isinstance(a, (ast.For, ast.While)) for a in ctx.ancestors(node))
+    nested = {id(m) for n in ast.walk(ctx.fn.node) if n is not ctx.fn.node
+              and isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) for m in ast.walk(n)}
+    augmented = {id(n.target) for n in ast.walk(ctx.fn.node) if isinstance(n, ast.AugAssign)}
+    for sub in ast.walk(ctx.fn.node):
+        if (isinstance(sub, ast.Name) and sub.id in names and id(sub) not in inside
+                and (isinstance(sub.ctx, ast.Load) or id(sub) in augmented)):
+            if id(sub) in nested:
+                return True  # a nested function's read runs whenever it is called
+            if sub.lineno < node.lineno and not looped:
+                continue  # read before the `if` runs
+            statement = enclosing_statement(sub, ctx)
+            block = block_of(statement, ctx) if statement is not None else []
+            earlier = block[: block.index(statement)] if block else []
+            # a binding between the `if` and the read shadows the body's; one before the `if` is
+            # what the body replaced
+            if not any(single_name_assignment(s) == sub.id and s.lineno > node.end_lineno for s in earlier):
+                return True
+    return False
+
+
 def next_statement(node: ast.stmt, ctx: FunctionContext) -> ast.stmt | None:
     return sibling_statement(node, ctx, 1)
 

@@ -19,7 +19,7 @@ from onnxfix.rewriter.bool_dtype import is_bool_tensor
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Edit, Fix
 from onnxfix.rewriter.tensors import RANDOM_CALLS, in_place_method
-from onnxfix.rewriter.statements import block_of, comments_outside, is_elif, statement_indent
+from onnxfix.rewriter.statements import block_of, comments_outside, is_elif, read_after_if, statement_indent
 
 # `X.min() <= c` holds exactly when some element of X is <= c (NaN aside: min propagates it)
 _EXTREMES = {("min", ast.LtE): ast.LtE, ("min", ast.Lt): ast.Lt, ("max", ast.GtE): ast.GtE, ("max", ast.Gt): ast.Gt}
@@ -186,23 +186,7 @@ def _local_computation(statement: ast.stmt, node: ast.If, mask: ast.expr, ctx: F
             for k in n.keywords)) for n in ast.walk(statement.value)):
         return False  # `x.mul_(2)[m]`, `F.relu(x, inplace=True)`: it would change `x` under export where the test is false
     in_mask = {n.id for n in ast.walk(mask) if isinstance(n, ast.Name)}
-    return not any(n.id in in_mask or _read_after(n.id, node, ctx) for n in names) and not _in_loop(node, ctx)
-
-
-def _read_after(name: str, node: ast.If, ctx: FunctionContext) -> bool:
-    """Read after the `if` (`y += 1` reads it too), or anywhere in a nested function or lambda,
-    which may run after it."""
-    end = (node.end_lineno, node.end_col_offset)
-    for n in ast.walk(ctx.fn.node):
-        if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.target.id == name \
-                and (n.lineno, n.col_offset) > end:
-            return True
-        if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) and (n.lineno, n.col_offset) > end:
-            return True
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and n is not ctx.fn.node and any(
-                isinstance(m, ast.Name) and m.id == name for m in ast.walk(n)):
-            return True
-    return False
+    return not any(n.id in in_mask or read_after_if({n.id}, node, ctx) for n in names) and not _in_loop(node, ctx)
 
 
 def _in_loop(node: ast.AST, ctx: FunctionContext) -> bool:

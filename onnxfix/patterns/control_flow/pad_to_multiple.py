@@ -27,7 +27,7 @@ from onnxfix.patterns.control_flow.vanishing import (
 )
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
-from onnxfix.rewriter.statements import block_of, enclosing_statement, single_name_assignment
+from onnxfix.rewriter.statements import block_of, enclosing_statement, read_after_if, single_name_assignment
 from onnxfix.rewriter.tensors import RANDOM_CALLS
 
 _PAD = ("torch.nn.functional.pad",)
@@ -57,29 +57,6 @@ def _is_padding_body(body: list[ast.stmt], ctx: FunctionContext) -> str | None:
             and isinstance(last.args[0], ast.Name) and last.args[0].id == name):
         return None
     return name
-
-
-def _read_outside(names: set[str], node: ast.If, ctx: FunctionContext) -> bool:
-    """A name the body assigns is read elsewhere, other than after its own assignment in the
-    reading statement's block (Swin's second `if` assigns `pad_values` again before its pad)."""
-    inside = {id(sub) for sub in ast.walk(node)}
-    looped = any(isinstance(a, (ast.For, ast.While)) for a in ctx.ancestors(node))
-    nested = {id(m) for n in ast.walk(ctx.fn.node) if n is not ctx.fn.node
-              and isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) for m in ast.walk(n)}
-    for sub in ast.walk(ctx.fn.node):
-        if isinstance(sub, ast.Name) and sub.id in names and isinstance(sub.ctx, ast.Load) and id(sub) not in inside:
-            if id(sub) in nested:
-                return True  # a nested function's read runs whenever it is called
-            if sub.lineno < node.lineno and not looped:
-                continue  # read before the `if` runs
-            statement = enclosing_statement(sub, ctx)
-            block = block_of(statement, ctx) if statement is not None else []
-            earlier = block[: block.index(statement)] if block else []
-            # a binding between the `if` and the read shadows the body's; one before the `if` is
-            # what the body replaced
-            if not any(single_name_assignment(s) == sub.id and s.lineno > node.end_lineno for s in earlier):
-                return True
-    return False
 
 
 def _crop_body(node: ast.If, ctx: FunctionContext) -> bool:
@@ -292,7 +269,7 @@ class PadToMultipleBranch(Rule):
             if escapes:
                 why = "; ".join(filter(None, (why, f"`{padded}` is {escapes} after the `if`, and the concatenation "
                                                    "returns a copy")))
-            fix = None if _read_outside(assigned, node, ctx) else self._unconditional(
+            fix = None if read_after_if(assigned, node, ctx) else self._unconditional(
                 node, ctx, [], safe=not why, title="Pad always: by an empty block where the sizes are equal")
             yield ctx.report(self, node, f"`{padded}` is padded by concatenation only when the sizes differ: with the "
                              "size dynamic, torch.export keeps the export-time branch and the legacy exporter records it; "
@@ -335,7 +312,7 @@ class PadToMultipleBranch(Rule):
 
     def _resize(self, node: ast.If, resized: str, ctx: FunctionContext):
         assigned = {single_name_assignment(s) for s in node.body} - {resized}
-        fix = None if _read_outside(assigned, node, ctx) else self._unconditional(
+        fix = None if read_after_if(assigned, node, ctx) else self._unconditional(
             node, ctx, [], safe=False, title="Resize always: to the size the tensor has where it divides evenly")
         escapes = escapes_after(resized, node, ctx)
         why = UNSAFE + (f"; `{resized}` is {escapes} after the `if`, and the resize returns a copy" if escapes else "")
@@ -351,7 +328,7 @@ class PadToMultipleBranch(Rule):
                 why.append(f"`{ctx.segment(target)}` becomes a copy where it stayed itself (its container is not followed)")
             elif escapes := escapes_after(target.id, node, ctx):
                 why.append(f"`{target.id}` is {escapes} after the `if`, and the concatenation or pad returns a copy")
-        fix = None if _read_outside(set(local), node, ctx) else self._unconditional(
+        fix = None if read_after_if(set(local), node, ctx) else self._unconditional(
             node, ctx, [], safe=not why, title="Pad always: the blocks are empty where the test fails")
         names = ", ".join(f"`{ctx.segment(t)}`" for t in targets)
         zero = zero_amounts(node.test, ctx)[0]
@@ -376,7 +353,7 @@ class PadToMultipleBranch(Rule):
         if _hoisting_hazard(node.body, ctx):
             why.append("the body does more than compute values (random draws, printing, in-place writes or the "
                        "model's own functions), which now happens where the size divides too")
-        fix = None if _read_outside(assigned, node, ctx) else self._unconditional(node, ctx, amounts, safe=not why)
+        fix = None if read_after_if(assigned, node, ctx) else self._unconditional(node, ctx, amounts, safe=not why)
         yield ctx.report(self, node, f"`{name}` is padded to a multiple of `{ctx.segment(b)}` only when "
                          f"`{ctx.segment(a)}`, a size, does not divide: with the size dynamic, torch.export keeps the "
                          "export-time branch and the legacy exporter records it; the pad taken modulo "
@@ -388,7 +365,7 @@ class PadToMultipleBranch(Rule):
         name = _is_padding_body(node.body, ctx)
         assigned = {single_name_assignment(s) for s in node.body} - {name}
         escapes = escapes_after(name, node, ctx)
-        fix = None if _read_outside(assigned, node, ctx) else self._unconditional(node, ctx, [], safe=not escapes,
+        fix = None if read_after_if(assigned, node, ctx) else self._unconditional(node, ctx, [], safe=not escapes,
                                                                                   title="Pad always")
         yield ctx.report(self, node, f"`{name}` is padded only when a pad amount, a size, is positive: with the size "
                          "dynamic, torch.export keeps the export-time branch and the legacy exporter records it; "
