@@ -3,7 +3,7 @@
 import torch
 
 from onnxfix.exporter.result import ProbeResult
-from onnxfix.exporter.ties import drawn_without_ties, tie_sensitive, ties_at_selection
+from onnxfix.exporter.ties import drawn_without_ties, tie_sensitive
 
 
 class TopTwo(torch.nn.Module):
@@ -28,12 +28,12 @@ class Sorted(torch.nn.Module):
 
 
 def test_ties_among_or_at_the_edge_of_the_selected_values():
-    boxes = torch.randn(4, 4)
-    assert ties_at_selection(TopTwo(), (torch.tensor([3.0, 3.0, 1.0, 0.0]), boxes)) == "torch.topk"
-    assert ties_at_selection(TopTwo(), (torch.tensor([3.0, 2.0, 2.0, 0.0]), boxes)) == "torch.topk"  # the 2nd and the 3rd
-    assert ties_at_selection(TopTwo(), (torch.tensor([3.0, 2.0, 1.0, 1.0]), boxes)) == ""  # below the selection
-    assert ties_at_selection(Sorted(False), (torch.tensor([1.0, 0.0, 1.0]),)) == "torch.sort"
-    assert ties_at_selection(Sorted(True), (torch.tensor([1.0, 0.0, 1.0]),)) == ""  # stable: the order is defined
+    boxes = torch.arange(16.0).view(4, 4)
+    assert tie_sensitive(TopTwo(), (torch.tensor([3.0, 3.0, 1.0, 0.0]), boxes)) == "torch.topk"
+    assert tie_sensitive(TopTwo(), (torch.tensor([3.0, 2.0, 2.0, 0.0]), boxes)) == "torch.topk"  # the 2nd and the 3rd
+    assert tie_sensitive(TopTwo(), (torch.tensor([3.0, 2.0, 1.0, 1.0]), boxes)) == ""  # below the selection
+    assert tie_sensitive(Sorted(False), (torch.tensor([1.0, 0.0, 1.0]),)) == "torch.sort"
+    assert tie_sensitive(Sorted(True), (torch.tensor([1.0, 0.0, 1.0]),)) == ""  # stable: the order is defined
 
 
 def test_a_tie_the_outputs_depend_on():

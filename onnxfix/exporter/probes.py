@@ -11,6 +11,9 @@ import torch
 from onnxfix.exporter.verify import Probe
 
 
+SEED = 1234  # generated probes are the same on every run
+
+
 def user_probes(probes) -> list[Probe]:
     return [Probe(f"probe {i + 1} (user)", tuple(p)) for i, p in enumerate(probes)]
 
@@ -37,7 +40,7 @@ def redraw(value, generator: torch.Generator, sizes: dict[int, int] | None = Non
 
 
 def generated_probes(args: tuple, dynamic: dict[int, dict[int, str]]) -> list[Probe]:
-    generator = torch.Generator().manual_seed(1234)
+    generator = torch.Generator().manual_seed(SEED)
     probes = [_generated("generated (other values)", _redrawn(args, generator, {}))]
     if dynamic:
         for delta in (1, 3):
@@ -46,8 +49,8 @@ def generated_probes(args: tuple, dynamic: dict[int, dict[int, str]]) -> list[Pr
 
 
 def _generated(name: str, args: tuple) -> Probe:
-    """A generated probe, which can be drawn again with other values of its sizes (seed 1234 + attempt)."""
-    return Probe(name, args, redraw=lambda attempt: _redrawn(args, torch.Generator().manual_seed(1234 + attempt), {}))
+    """A generated probe, which can be drawn again with other values of its sizes (seed SEED + attempt)."""
+    return Probe(name, args, redraw=lambda attempt: _redrawn(args, torch.Generator().manual_seed(SEED + attempt), {}))
 
 
 def _redrawn(args: tuple, generator: torch.Generator, resized: dict[int, dict[int, int]]) -> tuple:

@@ -20,86 +20,54 @@ from typing import Callable
 import torch
 from torch.overrides import TorchFunctionMode
 
-
 _TOPK = {torch.topk, torch.Tensor.topk}
 _SORT = {torch.sort, torch.Tensor.sort, torch.argsort, torch.Tensor.argsort}
 
 
-def _topk_ties(values: torch.Tensor, k: int, dim: int, largest: bool) -> bool:
-    """The k selected values, or the k-th and the first one left out, include two equal values."""
-    if values.dim() == 0 or not values.is_floating_point() and values.dtype not in _INTEGERS:
-        return False
-    ordered = values.sort(dim=dim, descending=largest).values.narrow(dim, 0, min(k + 1, values.shape[dim]))
-    return _adjacent_equal(ordered, dim)
+class _TieOrder(TorchFunctionMode):
+    """torch.topk and unstable sorts with ties broken one fixed way: a stable sort of the input
+    (equal values in ascending index order) or, ``reverse``, of the input flipped along the dim
+    (descending). Calls inside the handler are not intercepted again. ``tied``: the ops whose
+    indices differ between the two orders (their inputs tie)."""
 
-
-def _adjacent_equal(ordered: torch.Tensor, dim: int) -> bool:
-    if ordered.shape[dim] < 2:
-        return False
-    size = ordered.shape[dim]
-    return bool((ordered.narrow(dim, 0, size - 1) == ordered.narrow(dim, 1, size - 1)).any())
-
-
-_INTEGERS = {torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64}
-
-
-class _TieFinder(TorchFunctionMode):
-    def __init__(self):
+    def __init__(self, reverse: bool):
         super().__init__()
-        self.found: set[str] = set()
+        self.reverse = reverse
+        self.tied: set[str] = set()
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        if func in _TOPK or func in _SORT:
-            try:
-                self.found.add(self._tied(func, args, kwargs))
-            except Exception:  # noqa: BLE001 - an unusual call: the op itself reports its own errors
-                pass
-        return func(*args, **kwargs)
-
-    @staticmethod
-    def _tied(func, args, kwargs) -> str:
-        values = args[0]
-        if not isinstance(values, torch.Tensor) or values.numel() < 2:
-            return ""
-        if func in _TOPK:
-            k = kwargs.get("k", args[1] if len(args) > 1 else None)
-            dim = kwargs.get("dim", args[2] if len(args) > 2 else -1)
-            largest = kwargs.get("largest", args[3] if len(args) > 3 else True)
-            return "torch.topk" if _topk_ties(values.detach(), int(k), dim, largest) else ""
-        if kwargs.get("stable"):
-            return ""  # a stable sort defines the order of equal values
-        dim = kwargs.get("dim", args[1] if len(args) > 1 and isinstance(args[1], int) else -1)
-        ordered = values.detach().sort(dim=dim).values
-        return "torch.sort" if _adjacent_equal(ordered, dim) else ""
+        if func not in _TOPK and (func not in _SORT or kwargs.get("stable")):
+            return func(*args, **kwargs)  # a stable sort defines the order of equal values
+        try:
+            ordered = [_ordered(func, reverse, *args, **kwargs) for reverse in (False, True)]
+        except Exception:  # noqa: BLE001 - an unusual call: keep the op's own answer
+            return func(*args, **kwargs)
+        if not torch.equal(_indices(ordered[0]), _indices(ordered[1])):
+            self.tied.add("torch.topk" if func in _TOPK else "torch.sort")
+        return ordered[self.reverse]
 
 
-class _FlippedTies(TorchFunctionMode):
-    """torch.topk and unstable sorts with ties broken the other way: run on the input flipped along
-    the dim, indices mapped back (calls inside the handler are not intercepted again)."""
-
-    def __torch_function__(self, func, types, args=(), kwargs=None):
-        kwargs = kwargs or {}
-        if func in _TOPK:
-            return _flipped_topk(*args, **kwargs)
-        if func in _SORT and not kwargs.get("stable"):
-            return _flipped_sort(func, *args, **kwargs)
-        return func(*args, **kwargs)
+def _indices(result) -> torch.Tensor:
+    return result if isinstance(result, torch.Tensor) else result.indices
 
 
-def _flipped_topk(values, k, dim=-1, largest=True, sorted=True, **kwargs):
-    dim = dim % values.dim()
-    found = torch.topk(values.flip(dim), k, dim, largest, sorted)
-    return torch.return_types.topk((found.values, values.shape[dim] - 1 - found.indices))
-
-
-def _flipped_sort(func, values, dim=-1, descending=False, **kwargs):
-    dim = dim % values.dim()
-    found = torch.sort(values.flip(dim), dim=dim, descending=descending, stable=True)
-    indices = values.shape[dim] - 1 - found.indices
+def _ordered(func, reverse: bool, values, *args, **kwargs):
+    """``func(values, ...)`` with equal values in ascending (``reverse``: descending) index order."""
+    if func in _TOPK:
+        bound = dict(zip(("k", "dim", "largest", "sorted"), args), **kwargs)
+        dim, descending = bound.get("dim", -1) % values.dim(), bound.get("largest", True)
+    else:
+        bound = dict(zip(("dim", "descending"), args), **kwargs)
+        dim, descending = bound.get("dim", -1) % values.dim(), bound.get("descending", False)
+    found = torch.sort(values.flip(dim) if reverse else values, dim=dim, descending=descending, stable=True)
+    sorted_values, indices = found.values, (values.shape[dim] - 1 - found.indices if reverse else found.indices)
+    if func in _TOPK:
+        k = bound["k"]
+        return torch.return_types.topk((sorted_values.narrow(dim, 0, k), indices.narrow(dim, 0, k)))
     if func in (torch.argsort, torch.Tensor.argsort):
         return indices
-    return torch.return_types.sort((found.values, indices))
+    return torch.return_types.sort((sorted_values, indices))
 
 
 def _tensors(value) -> list[torch.Tensor]:
@@ -112,44 +80,27 @@ def _tensors(value) -> list[torch.Tensor]:
     return []
 
 
-def _outputs(model: torch.nn.Module, args: tuple, mode: TorchFunctionMode | None) -> list[torch.Tensor]:
+def _outputs(model: torch.nn.Module, args: tuple, mode: TorchFunctionMode) -> list[torch.Tensor]:
     cloned = tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in args)
-    with torch.no_grad():
-        if mode is None:
-            return _tensors(model(*cloned))
-        with mode:
-            return _tensors(model(*cloned))
+    with torch.no_grad(), mode:
+        return _tensors(model(*cloned))
 
 
 def tie_sensitive(model: torch.nn.Module, args: tuple) -> str:
-    """The order-selecting op ("torch.topk") that meets equal values on ``args``, when eager's
-    outputs change with the ties broken the other way; "" when there is none, or the outputs do not
-    depend on how they are broken."""
-    tied = ties_at_selection(model, args)
-    if not tied:
-        return ""
+    """The order-selecting ops ("torch.topk") that meet equal values on ``args``, when eager's
+    outputs change with their ties broken the other way; "" when none does, or the outputs do not
+    depend on how the ties are broken (only `.values` read): eager run with each op's ties in
+    ascending, then descending index order."""
+    reverse = _TieOrder(reverse=True)
     try:
-        usual, flipped = _outputs(model, args, None), _outputs(model, args, _FlippedTies())
-    except Exception:  # noqa: BLE001 - an unusual call: no proof the ties matter
+        usual, other = _outputs(model, args, _TieOrder(reverse=False)), _outputs(model, args, reverse)
+    except Exception:  # noqa: BLE001 - no proof the ties matter: the failure stands
         return ""
-    same = len(usual) == len(flipped) and all(
+    same = len(usual) == len(other) and all(
         a.shape == b.shape and a.dtype == b.dtype and bool(torch.equal(a, b) or a.is_floating_point()
                                                            and torch.allclose(a, b, rtol=0, atol=0, equal_nan=True))
-        for a, b in zip(usual, flipped))
-    return "" if same else tied
-
-
-def ties_at_selection(model: torch.nn.Module, args: tuple) -> str:
-    """The order-selecting op ("torch.topk") that meets equal values on ``args`` in an eager run of
-    ``model``, or ""."""
-    cloned = tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in args)
-    finder = _TieFinder()
-    try:
-        with torch.no_grad(), finder:
-            model(*cloned)
-    except Exception:  # noqa: BLE001 - eager ran on this probe before; a second failure proves nothing
-        return ""
-    return ", ".join(sorted(name for name in finder.found if name))
+        for a, b in zip(usual, other))
+    return "" if same else ", ".join(sorted(reverse.tied))
 
 
 def drawn_without_ties(model: torch.nn.Module, args: tuple, redraw: Callable[[int], tuple],

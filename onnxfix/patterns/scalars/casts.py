@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from onnxfix.config import DYNAMO, LEGACY
 from onnxfix.patterns.scalars.int_division import (
-    CHUNK_COUNT, _division_fix, _shifted_division, counts_chunks, no_floor_division, ratio_floor_division,
+    CHUNK_COUNT, RATIO_CAVEAT, _division_fix, _shifted_division, counts_chunks, no_floor_division, ratio_floor_division,
 )
 from onnxfix.patterns.scalars.square_root import isqrt_fix, size_square_root
 from onnxfix.patterns.scalars.values import (
@@ -358,8 +358,7 @@ class ScalarCast(Rule):
                 self, node,
                 "`int()` of a ratio of size products (Swin's `int(windows.shape[0] / (H * W / ws / ws))`): the legacy "
                 "exporter records a constant and the dynamo exporter specializes the float math; use one floor "
-                "division of the integer products (unsafe: exact in rational arithmetic, while the float "
-                "expression rounds at each step; equal wherever the quotient is not within rounding of an integer)",
+                f"division of the integer products (unsafe: {RATIO_CAVEAT})",
                 fix=fix, exporters=(LEGACY, DYNAMO),
             )
         halved = _halved_size(argument, ints)

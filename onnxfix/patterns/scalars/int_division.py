@@ -49,7 +49,7 @@ def _shifted_division(argument: ast.expr, ints) -> tuple[ast.expr, ast.expr, ast
     if not (isinstance(argument, ast.BinOp) and isinstance(argument.op, ast.Div)):
         return None
     a, b = argument.left, argument.right
-    if not ints.is_int(a) or (isinstance(b, ast.Constant) and not ints.is_nonnegative_int(b)) or _has_division(b):
+    if not ints.is_int(a) or (isinstance(b, ast.Constant) and not ints.is_nonnegative_int(b)) or has_true_division(b):
         return None  # a divisor that is a float for sure: `int(h / 2.5)`, `int(n / (h * w / k))`
     return a, b, c
 
@@ -75,6 +75,10 @@ def _factors(node: ast.expr, ints) -> tuple[list[ast.expr], list[ast.expr]] | No
     return None
 
 
+RATIO_CAVEAT = ("exact in rational arithmetic, while the float expression rounds at each step (equal wherever the "
+                "quotient is not within rounding of an integer)")
+
+
 def ratio_floor_division(argument: ast.expr, ctx: FunctionContext) -> str | None:
     """`n / (h * w / p / q)` -> `n * p * q // (h * w)`: the integer products divided once (the
     float expression rounds at each step: equal wherever the quotient is not within rounding of an
@@ -91,7 +95,8 @@ def product(factors: list[ast.expr], ctx: FunctionContext, level: int = TERM) ->
     return text if len(factors) == 1 or level <= TERM else f"({text})"
 
 
-def _has_division(node: ast.expr) -> bool:
+def has_true_division(node: ast.expr) -> bool:
+    """`/` somewhere in the expression: a float (`h * w / ws / ws`)."""
     return any(isinstance(m, ast.BinOp) and isinstance(m.op, ast.Div) for m in ast.walk(node))
 
 
@@ -129,7 +134,7 @@ def _scaled_by(text: str, ctx: FunctionContext) -> bool:
         truncated = builtin_call(n, ctx, frozenset({"int"})) == "int" or ctx.qualname(n.func) == "torch.sym_int"  # or its fix
         if truncated and len(n.args) == 1 and any(
             isinstance(m, ast.BinOp) and isinstance(m.op, ast.Mult) and text in (ast.unparse(m.left), ast.unparse(m.right))
-            and not _has_division(n.args[0]) for m in ast.walk(n.args[0])
+            and not has_true_division(n.args[0]) for m in ast.walk(n.args[0])
         ):
             return True
     return False

@@ -5,7 +5,9 @@ from __future__ import annotations
 import ast
 
 from onnxfix.config import DYNAMO, LEGACY
-from onnxfix.patterns.scalars.int_division import CHUNK_COUNT, counts_chunks, ratio_floor_division
+from onnxfix.patterns.scalars.int_division import (
+    CHUNK_COUNT, RATIO_CAVEAT, counts_chunks, has_true_division, ratio_floor_division,
+)
 from onnxfix.rewriter.bindings import bound_once
 from onnxfix.rewriter.context import FunctionContext, builtin_call
 from onnxfix.rewriter.precedence import ARITH, ATOM, COMPARE, POWER, TERM, UNARY, in_place_of, operand
@@ -228,9 +230,7 @@ class MathOnSize(Rule):
         (a, b, offset), why = _integer_division(node, ctx, positive_divisor=False)
         ratio = ratio_floor_division(node.args[0], ctx) if a is None and len(node.args) == 1 else None
         if ratio is not None:  # Swin's `math.floor(windows.shape[0] / (H * W / ws / ws))`
-            return self._replace(target, ctx, ratio, TERM, "Divide the integer products once with `//`", False), (
-                "exact in rational arithmetic, while the float expression rounds at each step (equal wherever the "
-                "quotient is not within rounding of an integer)")
+            return self._replace(target, ctx, ratio, TERM, "Divide the integer products once with `//`", False), RATIO_CAVEAT
         if a is None:
             return None, why
         text = f"{operand(ctx.segment(a), a, TERM)} // {operand(ctx.segment(b), b, UNARY)}"
@@ -282,7 +282,7 @@ def _quotient_parts(argument: ast.AST, ctx: FunctionContext, positive_divisor: b
     a, b = argument.left, argument.right
     if not ctx.ints.is_int(a):
         return none, f"`{ctx.segment(a)}` is not proven an int"
-    if any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div) for n in ast.walk(b)):
+    if has_true_division(b):
         # `h * w / ws / ws`: a float, and `a // b` of one is a float too (`2.0`, which no size takes)
         return none, f"the divisor `{ctx.segment(b)}` is a true division (a float)"
     kind = "a positive int" if positive_divisor else "an int"
