@@ -49,10 +49,10 @@ def resized_to_multiple(node: ast.If, ctx: FunctionContext) -> str | None:
         if target is None or target == name or target in tested:
             return None  # the tensor or a tested size changed before the resize
         local[target] = statement.value
-    dims = _dims_of(name, node, ctx)
-    if dims is None:
+    unpacked = _dims_of(name, node, ctx)
+    if unpacked is None:
         return None  # no sizes read where they hold
-    rank, read_at = dims.pop("rank"), dims.pop("from")
+    dims, rank, read_at = unpacked
     if len(size.elts) != rank - 2 or any(_stored_between(n, read_at, node, ctx) for n in {name, *tested}):
         return None  # not every spatial dim resized, or the tensor or a tested size changed since
     used = set()
@@ -105,10 +105,10 @@ def _rounds_up(value: ast.expr, a: ast.expr, b: ast.expr) -> bool:
     return False
 
 
-def _dims_of(name: str, node: ast.If, ctx: FunctionContext) -> dict | None:
-    """{structure of a size of `name`: its dim counted from the end, "rank": its rank, "from": the
-    line the sizes were read at} of `b, c, h, w = x.shape` (or `x.size()`) in the `if`'s block
-    before it (the last such unpacking); None without one."""
+def _dims_of(name: str, node: ast.If, ctx: FunctionContext) -> tuple[dict[str, int], int, int] | None:
+    """({structure of a size of `name`: its dim counted from the end}, its rank, the line the sizes
+    were read at) of `b, c, h, w = x.shape` (or `x.size()`) in the `if`'s block before it (the last
+    such unpacking); None without one."""
     block = block_of(node, ctx)
     earlier = block[: block.index(node)] if node in block else []
     unpacked = None
@@ -119,10 +119,8 @@ def _dims_of(name: str, node: ast.If, ctx: FunctionContext) -> dict | None:
     if unpacked is None:
         return None
     targets = unpacked.targets[0].elts
-    found: dict = {structure(ast.Name(t.id, ast.Load())): i - len(targets)
-                   for i, t in enumerate(targets) if isinstance(t, ast.Name)}
-    found.update(rank=len(targets), **{"from": unpacked.end_lineno})
-    return found
+    found = {structure(ast.Name(t.id, ast.Load())): i - len(targets) for i, t in enumerate(targets) if isinstance(t, ast.Name)}
+    return found, len(targets), unpacked.end_lineno
 
 
 def _stored_between(name: str, start: int, node: ast.If, ctx: FunctionContext) -> bool:
