@@ -14,6 +14,7 @@ from example_proofs import eager_outputs, identical, rewrite_copy
 from onnxfix.cli import main as cli_main
 
 MODEL = Path(__file__).parent / "export_models" / "scan_recurrence.py"
+PER_ITEM = Path(__file__).parent / "export_models" / "scan_per_item.py"
 
 pytestmark = pytest.mark.usefixtures("in_repo")  # tests/conftest.py
 
@@ -38,6 +39,28 @@ def test_export_fix_runs_the_recurrences_as_scans(capsys):
     assert [r["verdict"] for r in fix["results"]] == ["OK", "SILENTLY-WRONG"]
     dynamo = fix["results"][0]
     assert any(p["probe"] == "probe 2 (user)" and p["ok"] for p in dynamo["probes"]), dynamo["probes"]
+
+
+def test_per_item_lengths_rewrite_keeps_eager_outputs_identical(tmp_path):
+    rewritten = rewrite_copy(PER_ITEM, tmp_path, unsafe=True)
+    text = rewritten.read_text()
+    assert "                _y0 = _x0[:, :_x1].mean(dim=1)\n" in text
+    assert "                _y0 = _x0 - _x0[:, 0:_x1].mean(-1, keepdim=True)\n" in text
+    assert "            normed[:normed.shape[0]] = _ys0\n" in text
+    assert identical(eager_outputs(PER_ITEM), eager_outputs(rewritten))
+
+
+def test_export_fix_scans_the_batch_with_each_items_length(capsys):
+    """The slices to each item's length are data-dependent inside the step; the scan exports once
+    gradients are off (with them, autograd's trace loses the step's unbacked size)."""
+    cli_main(["export", "--format", "json", f"{PER_ITEM}:make_model", "--exporter", "both", "--fix", "--unsafe-fixes"])
+    (target,) = json.loads(capsys.readouterr().out)["targets"]
+    assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS", "SILENTLY-WRONG"]
+    fix = target["fix"]
+    assert fix["diff"].count("torch._higher_order_ops.scan(\n") == 2
+    assert [r["verdict"] for r in fix["results"]] == ["OK", "SILENTLY-WRONG"]
+    dynamo = fix["results"][0]
+    assert any(p["probe"] == "probe 1 (user)" and p["ok"] for p in dynamo["probes"]), dynamo["probes"]
 
 
 RECURRENCE = (

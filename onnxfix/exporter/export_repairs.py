@@ -131,6 +131,8 @@ EXPORT_REPAIRS = {
     ),
     "gradients_off": ExportRepair(
         r"Cannot insert a Tensor that requires grad as a constant|'SymInt' object has no attribute 'unsqueeze'"
+        # a scan step sliced to a length read from its input (an unbacked size) while autograd traces it
+        r"|call_function scan\(.*is not tracked with proxy"
         # the legacy tracer's assertion on a graph value that requires grad (a tensor attribute written
         # with a layer's output: LLaMA's reference KV cache)
         r"|!v\.requires_grad\(\) INTERNAL ASSERT FAILED",
@@ -138,7 +140,8 @@ EXPORT_REPAIRS = {
         "lists, dicts or Python objects (not registered, so recorded as constants by the legacy tracer, which "
         "refuses them while they require grad), and the operands of a torch scan (torch.onnx's decompositions "
         "trace its autograd forward, which stacks saved symbolic sizes as tensors when a dim is dynamic: "
-        "'SymInt' object has no attribute 'unsqueeze'); the same values, the flags restored afterwards",
+        "'SymInt' object has no attribute 'unsqueeze'), and loses the size a step reads from its input "
+        "('u0 ... is not tracked with proxy'); the same values, the flags restored afterwards",
         (),
         contexts=("gradients_off",),
     ),

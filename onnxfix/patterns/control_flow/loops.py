@@ -207,7 +207,12 @@ class SizeLoop(Rule):
             must be name assignments and appends, the index used only as the one integer
             position of `x[:, t]`-style subscripts (the stepped tensors cut to the range's
             bounds), names carried across steps bound before the loop, and no other name of the
-            body read after it. Unsafe: torch.export's scan needs every carried value to be a
+            body read after it. A loop over the batch that cuts each item to its own length and
+            reduces it (Jasper's `x_mean[i, :] = x[i, :, :seq_len[i]].mean(dim=1)`; a tensor
+            written at its own row after the step read that row, `x[b] = x[b] - x[b, :n[b]]
+            .mean(0)`) runs the same way: the length is a step input and the slice to it a
+            data-dependent size inside the step (not taken when the cut slice is itself the
+            step's output: each step's would have its own shape). Unsafe: torch.export's scan needs every carried value to be a
             tensor keeping its shape and dtype from step to step, which the source does not
             show; the legacy exporter still unrolls the loop (the finding stays, for it alone).
 

@@ -42,7 +42,9 @@ import ast
 from onnxfix.config import DYNAMO
 from onnxfix.patterns.control_flow.loop_parts import is_zero, rebound_by_other_loops
 from onnxfix.patterns.control_flow.scan_around import bound_before, empty_before, nothing_else_read_after, stacks_after
-from onnxfix.patterns.control_flow.scan_parts import ScanPlan, appended_list, index_element, indexed_dim
+from onnxfix.patterns.control_flow.scan_parts import (
+    ScanPlan, appended_list, index_element, indexed_dim, leading_index, substituted,
+)
 from onnxfix.patterns.control_flow.scan_text import scan_rewrite
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.integers import int_constant
@@ -198,8 +200,9 @@ def _body_assignments(node: ast.For, scan: ScanPlan) -> list[str] | None:
     changing = {*assigned, scan.index, *scan.sliced.values(), *(k for k in scan.outputs if isinstance(k, str)), *written}
     if any(isinstance(n, ast.Name) and n.id in changing for test in conditions for n in ast.walk(test)):
         return None  # a test on a value the loop changes: the branch may differ from step to step
-    if any(isinstance(n, ast.Name) and n.id in written and id(n) not in {id(t.value) for t, _ in scan.writes.values()}
-           for n in ast.walk(node)):
+    targets = {id(t.value) for t, _ in scan.writes.values()} | _own_rows_read_first(node, scan)
+    if any(isinstance(n, ast.Name) and n.id in written and id(n) not in targets
+           for statement in node.body for n in ast.walk(statement)):  # (the range is evaluated once, before)
         return None  # a written tensor read in the body: the steps depend on each other through it
     for sub in ast.walk(node):  # in-place methods, nested scopes, yields: not a pure step
         if isinstance(sub, (ast.Lambda, ast.FunctionDef, ast.Yield, ast.YieldFrom, ast.NamedExpr, ast.Await)):
@@ -208,6 +211,23 @@ def _body_assignments(node: ast.For, scan: ScanPlan) -> list[str] | None:
                 and not sub.func.attr.startswith("_")):
             return None
     return assigned
+
+
+def _own_rows_read_first(node: ast.For, scan: ScanPlan) -> set[int]:
+    """ids of a written tensor's names read as the step's own slot (`x[i]`, `x[i, :n]` where the
+    step writes `x[i] = ...`) in the write itself or before it: each step reads its slot before
+    any step writes it, so the scan may read them all from the tensor as it was before the loop."""
+    own: set[int] = set()
+    for position, statement in enumerate(node.body):
+        if id(statement) not in scan.writes:
+            continue
+        target, dim = scan.writes[id(statement)]
+        earlier = ast.Module(body=[*node.body[:position], ast.Expr(statement.value)], type_ignores=[])
+        for sub in ast.walk(earlier):
+            if (isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name) and sub.value.id == target.value.id
+                    and dim in (indexed_dim(sub.slice, scan.index), leading_index(sub.slice, scan.index))):
+                own.add(id(sub.value))
+    return own
 
 
 def _branch_assignments(statement: ast.If) -> list[str] | None:
@@ -242,15 +262,23 @@ DATA_SIZED = frozenset({"nonzero", "masked_select", "unique", "unique_consecutiv
 
 
 def _step_value_as_size(node: ast.For, scan: ScanPlan) -> bool:
-    """A stepped value read as a size or a Python number (`x[i].expand(n[i], -1)`, `int(n[i])`):
-    each step's output would have its own shape, which a scan cannot stack."""
+    """A stepped value read as a size or a Python number (`x[i].expand(n[i], -1)`, `int(n[i])`),
+    or bounding a slice that is itself a step's output (`outs.append(x[i, :n[i]])`): each step's
+    output would have its own shape, which a scan cannot stack. A slice to a stepped length that
+    the step reduces (`x[i, :, :n[i]].mean(1)`) keeps one shape."""
+    outputs = [statement.value.args[0] if appended_list(statement) is not None else statement.value
+               for statement in node.body if appended_list(statement) is not None or id(statement) in scan.writes]
     for sub in ast.walk(node):
         if isinstance(sub, ast.Call) and isinstance(sub.func, (ast.Attribute, ast.Name)) and (
                 getattr(sub.func, "attr", None) or getattr(sub.func, "id", None)) in DATA_SIZED:
             return True
-        if isinstance(sub, ast.Slice) and any(id(n) in scan.replaced for b in (sub.lower, sub.upper, sub.step)
-                                              if b is not None for n in ast.walk(b)):
+    for output in outputs:
+        if isinstance(output, ast.Subscript) and any(
+                isinstance(sub, ast.Slice) and any(id(n) in scan.replaced for b in (sub.lower, sub.upper, sub.step)
+                                                   if b is not None for n in ast.walk(b))
+                for sub in ast.walk(output.slice)):
             return True
+    for sub in ast.walk(node):
         if not isinstance(sub, ast.Call):
             continue
         name = sub.func.attr if isinstance(sub.func, ast.Attribute) else sub.func.id if isinstance(sub.func, ast.Name) else ""
@@ -300,10 +328,14 @@ def _index_only_in_subscripts(node: ast.For, scan: ScanPlan, assigned: list[str]
     allowed: set[int] = set()
     subscripts = [n for n in ast.walk(ast.Module(body=node.body, type_ignores=[]))
                   if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load)]
+    trailing: list[tuple[ast.Subscript, int]] = []  # `x[i, :, :n]`: the step's slice indexed further
     for sub in sorted(subscripts, key=lambda n: (n.lineno, n.col_offset)):
         dim = indexed_dim(sub.slice, scan.index)
         if dim is None:
-            continue
+            dim = leading_index(sub.slice, scan.index)
+            if dim is None:
+                continue
+            trailing.append((sub, dim))
         if any(isinstance(n, ast.Name) and n.id in assigned + list(scan.outputs) for n in ast.walk(sub.value)):
             return False
         if not _plain_reference(sub.value) or isinstance(ctx.parent(sub), ast.Call) and ctx.parent(sub).func is sub:
@@ -314,6 +346,10 @@ def _index_only_in_subscripts(node: ast.For, scan: ScanPlan, assigned: list[str]
         scan.sliced.setdefault(key, f"_x{len(scan.sliced)}")
         scan.replaced[id(sub)] = scan.sliced[key]
         allowed.add(id(sub.slice) if isinstance(sub.slice, ast.Name) else id(index_element(sub.slice, scan.index)))
+    for sub, dim in sorted(trailing, key=lambda pair: len(ctx.segment(pair[0]))):  # inner ones first
+        others = [element for k, element in enumerate(sub.slice.elts) if k != dim]
+        texts = ", ".join(substituted(element, scan.replaced, ctx) for element in others)
+        scan.replaced[id(sub)] = f"{scan.replaced[id(sub)]}[{texts}]"
     for target, _ in scan.writes.values():
         allowed.add(id(target.slice) if isinstance(target.slice, ast.Name) else id(index_element(target.slice, scan.index)))
     reads = [n for n in ast.walk(node) if isinstance(n, ast.Name) and n.id == scan.index and isinstance(n.ctx, ast.Load)]

@@ -46,6 +46,31 @@ def indexed_dim(index: ast.expr, name: str) -> int | None:
     return position
 
 
+def leading_index(index: ast.expr, name: str) -> int | None:
+    """The dim `name` selects in `X[name, :n]`, `X[:, name, 0, ..., a:b]`: the position of `name`
+    with only `:` before it and basic indices after it (slices with any bounds, integer literals,
+    `None`, `...`), so `X[<those>]` is `X.select(dim, name)[<the others>]`; None otherwise (a
+    tensor or list after it would make the indexing advanced, which places dims differently)."""
+    if not isinstance(index, ast.Tuple):
+        return None
+    position = next((k for k, e in enumerate(index.elts) if isinstance(e, ast.Name) and e.id == name), None)
+    if position is None or not all(_bare_slice(e) for e in index.elts[:position]):
+        return None
+    return position if all(_basic_index(e) for e in index.elts[position + 1:]) else None
+
+
+def _bare_slice(node: ast.expr) -> bool:
+    return isinstance(node, ast.Slice) and node.lower is None and node.upper is None and node.step is None
+
+
+def _basic_index(node: ast.expr) -> bool:
+    if isinstance(node, ast.Slice):
+        return True
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return isinstance(node, ast.Constant) and (node.value is None or node.value is Ellipsis or type(node.value) is int)
+
+
 def index_element(index: ast.Tuple, name: str) -> ast.expr:
     return next(e for e in index.elts if isinstance(e, ast.Name) and e.id == name)
 
@@ -54,8 +79,13 @@ def substituted(node: ast.AST, replacements: dict[int, str], ctx: FunctionContex
     source = ctx.file.source
     base = source.span(node)[0]
     text = ctx.segment(node)
-    spans = sorted(((source.span(n), replacements[id(n)]) for n in ast.walk(node) if id(n) in replacements), reverse=True)
-    for (start, end), new in spans:
+    spans = sorted(((source.span(n), replacements[id(n)]) for n in ast.walk(node) if id(n) in replacements),
+                   key=lambda item: (item[0][0], -item[0][1]))
+    outermost: list[tuple[tuple[int, int], str]] = []
+    for span, new in spans:  # a replaced subscript inside another's text is part of that one's replacement
+        if not outermost or span[0] >= outermost[-1][0][1]:
+            outermost.append((span, new))
+    for (start, end), new in reversed(outermost):
         text = text[:start - base] + new + text[end - base:]
     return text
 
