@@ -178,3 +178,13 @@ def test_merged_records_keep_only_names_both_recorded():
     file.add(two)
     merged = file.functions[("<listcomp>", 3)]
     assert (merged.calls, merged.names) == (3, {"t": frozenset({TENSOR, PACKED})})
+
+
+def test_a_forward_under_a_decorator_is_recorded(tmp_path):
+    """`@torch.no_grad()` replaces the class's forward by torch's wrapper: the recorder unwraps it
+    and records the forward and what it calls (it used to take the module for a library one and
+    switch tracing off for all of it)."""
+    path = f"{MODELS}/decorated_forward.py"
+    assert record(f"{path}:make_model", f"{path}:example_inputs", tmp_path) == {"files": 1, "functions": 2}
+    functions = evidence.load(str(tmp_path), Path(path).read_text()).functions
+    assert {name for name, _ in functions} == {"forward", "crop"}

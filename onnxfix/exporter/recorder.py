@@ -14,6 +14,7 @@ Runs in a child process (evidence_worker.py): it imports torch and runs user cod
 from __future__ import annotations
 
 import functools
+import inspect
 import os
 import sys
 from types import CodeType, FrameType
@@ -147,6 +148,13 @@ class Recorder:
 
     @staticmethod
     def _is_user(function) -> bool:
+        """A forward in the user's files, also under decorators that keep `__wrapped__`
+        (`@torch.no_grad()`, `@torch.inference_mode()`, `functools.wraps`: the wrapper's own code
+        is torch's, and taking it for the forward's switched tracing off for the whole model)."""
+        try:
+            function = inspect.unwrap(function)
+        except ValueError:  # a cycle of __wrapped__
+            pass
         code = getattr(function, "__code__", None)
         return code is not None and _user_file(code.co_filename)
 
