@@ -358,3 +358,18 @@ def test_packed_sequences_are_carried_as_the_padded_batch_while_exporting(capsys
     fix = target["fix"]
     assert (fix["decompositions"], fix["diff"]) == (["packed_as_padded", "rnn_while_loops"], "")
     assert [r["verdict"] for r in fix["results"]] == ["OK", "OK"]
+
+
+def test_int32_slice_bounds_are_cast_for_the_legacy_slice(capsys):
+    """A frame count made int32 and used as slice bounds: onnxruntime refuses the legacy Slice that
+    mixes it with int64 constants, and the run names slice_bounds_int64; exported with it (the
+    static `.long()` fix aside), the model matches PyTorch on other counts and sizes."""
+    spec = MODELS / "int32_slice_bounds.py"
+    code, document = cli_json([f"{spec}:make_model", "--exporter", "legacy"], capsys)
+    (target,) = document["targets"]
+    assert "Type parameter (Tind) of Optype (Slice) bound to different types" in target["results"][0]["error"]
+    assert "slice_bounds_int64" in target["decompose_hint"]
+    code, document = cli_json([f"{spec}:make_model", "--exporter", "legacy", "--decompose-ops", "slice_bounds_int64"],
+                              capsys)
+    (result,) = document["targets"][0]["results"]
+    assert result["verdict"] == "OK" and sum(p["ok"] for p in result["probes"]) >= 3

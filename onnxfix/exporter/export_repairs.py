@@ -145,6 +145,14 @@ EXPORT_REPAIRS = {
         (),
         contexts=("gradients_off",),
     ),
+    "slice_bounds_int64": ExportRepair(
+        r"Type parameter \(Tind\) of Optype \(Slice\) bound to different types",
+        "the legacy exporter's Slice bounds that are graph values of another integer type (an int32 length "
+        "read out of a tensor, `x[i, :, :seq_len[i]]`) cast to int64, the type of its other bounds, which "
+        "onnxruntime requires of them all: the same values (exporter/slice_bounds.py)",
+        (),
+        contexts=("slice_bounds_int64",),
+    ),
     "dead_comparisons_dropped": ExportRepair(
         r"Error calling operator '(?:LessOrEqual|Less|GreaterOrEqual|Greater|Equal)' with args \(.*-?\d{19,}\)",
         "the size comparisons of torch.export's runtime assertions, left behind unread when torch.onnx removes "
