@@ -373,3 +373,17 @@ def test_int32_slice_bounds_are_cast_for_the_legacy_slice(capsys):
                               capsys)
     (result,) = document["targets"][0]["results"]
     assert result["verdict"] == "OK" and sum(p["ok"] for p in result["probes"]) >= 3
+
+
+def test_a_squeeze_of_a_dynamic_axis_torch_keeps_is_not_written(capsys):
+    """`signal.squeeze(1)` of a (batch, time) signal: torch keeps the time axis, torch.onnx still
+    writes a Squeeze of it and onnxruntime fails on it; with squeeze_dim the export matches PyTorch
+    on other lengths under both exporters."""
+    spec = MODELS / "noop_squeeze_dynamic.py"
+    code, document = cli_json([f"{spec}:make_model", "--exporter", "both", "--fix"], capsys)
+    (target,) = document["targets"]
+    assert [r["verdict"] for r in target["results"]] == ["ORT-FAILS", "OK"]
+    assert "running Squeeze node" in target["results"][0]["error"]
+    fix = target["fix"]
+    assert (fix["decompositions"], fix["diff"], [r["verdict"] for r in fix["results"]]) == (
+        ["squeeze_dim"], "", ["OK", "OK"])
