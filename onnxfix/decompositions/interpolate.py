@@ -32,7 +32,10 @@ def _onnx_interpolate(input, size=None, scale_factor=None, mode="nearest", align
         out_sizes = list(size) if isinstance(size, (list, tuple)) else [size] * spatial
     else:
         factors = list(scale_factor) if isinstance(scale_factor, (list, tuple)) else [scale_factor] * spatial
-        out_sizes = [int(n * f) for n, f in zip(sizes, factors)]  # torch floors n * factor
+        # torch floors n * factor; a size or factor the legacy tracer holds as a tensor (a scale
+        # computed from the input's sizes) stays one, so the output size follows the input's
+        out_sizes = [torch.floor(n * f).long() if isinstance(n * f, torch.Tensor) else int(n * f)
+                     for n, f in zip(sizes, factors)]
         if not recompute_scale_factor:
             scales = factors  # torch then maps output to input positions with 1 / factor
     if mode == "area" and size is None:
