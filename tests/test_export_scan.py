@@ -44,8 +44,8 @@ def test_export_fix_runs_the_recurrences_as_scans(capsys):
 def test_per_item_lengths_rewrite_keeps_eager_outputs_identical(tmp_path):
     rewritten = rewrite_copy(PER_ITEM, tmp_path, unsafe=True)
     text = rewritten.read_text()
-    assert "                _y0 = _x0[:, :_x1].mean(dim=1)\n" in text
-    assert "                _y0 = _x0 - _x0[:, 0:_x1].mean(-1, keepdim=True)\n" in text
+    assert "                _y0 = torch.broadcast_to(_x0[:, :_x1].mean(dim=1), x_mean[0, :].shape)\n" in text
+    assert "                _y0 = torch.broadcast_to(_x0 - _x0[:, 0:_x1].mean(1, keepdim=True), normed[0].shape)\n" in text
     assert "            normed[:normed.shape[0]] = _ys0\n" in text
     assert identical(eager_outputs(PER_ITEM), eager_outputs(rewritten))
 

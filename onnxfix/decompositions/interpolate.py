@@ -33,7 +33,8 @@ def _onnx_interpolate(input, size=None, scale_factor=None, mode="nearest", align
     else:
         factors = list(scale_factor) if isinstance(scale_factor, (list, tuple)) else [scale_factor] * spatial
         # torch floors n * factor; a size or factor the legacy tracer holds as a tensor (a scale
-        # computed from the input's sizes) stays one, so the output size follows the input's
+        # computed from the input's sizes) stays one, so the output size follows the input's (the
+        # tracer's factor is float32 where torch floors a double: one off for some sizes)
         out_sizes = [torch.floor(n * f).long() if isinstance(n * f, torch.Tensor) else int(n * f)
                      for n, f in zip(sizes, factors)]
         if not recompute_scale_factor:

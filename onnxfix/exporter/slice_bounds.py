@@ -39,7 +39,8 @@ def _as_int64(g, bound):
     import torch
     from torch.onnx._internal.torchscript_exporter import _type_utils
 
-    if not isinstance(bound, torch._C.Value) or bound.node().kind() == "prim::Constant":
+    if (not isinstance(bound, torch._C.Value) or bound.node().kind() == "prim::Constant"
+            or not isinstance(bound.type(), torch._C.TensorType)):  # an int of scripted code: no dtype to ask
         return bound
     scalar = _type_utils.JitScalarType.from_value(bound, _type_utils.JitScalarType.UNDEFINED)
     if scalar in (_type_utils.JitScalarType.INT, _type_utils.JitScalarType.INT16,

@@ -1,7 +1,7 @@
 """ONX603 on loops over the batch that cut each item to its own length: Jasper's feature
 normalisation (`x_mean[i, :] = x[i, :, :seq_len[i]].mean(dim=1)`, the same for the std) and an
 utterance normalised in place by the mean of its valid frames (`x[b] = x[b] - x[b, :, :n[b]]
-.mean(...)`, SpeechBrain's sentence norm). Unrolled at export: torch.export fails on the dynamic
+.mean(1, ...)`, SpeechBrain's sentence norm). Unrolled at export: torch.export fails on the dynamic
 batch. Fixed (unsafe) by running each loop as `torch._higher_order_ops.scan` under torch.export,
 the length a step input (the slice to it inside the step is data-dependent, and the reduction gives
 every step one shape); the legacy exporter still unrolls the loops (tests/test_export_scan.py)."""
@@ -23,7 +23,7 @@ class PerItemNorm(nn.Module):
             x_std[i, :] = x[i, :, :lengths[i]].std(dim=1)
         normed = (x - x_mean.unsqueeze(2)) / (x_std.unsqueeze(2) + 1e-5)
         for b in range(normed.shape[0]):
-            normed[b] = normed[b] - normed[b, :, 0:lengths[b]].mean(-1, keepdim=True)
+            normed[b] = normed[b] - normed[b, :, 0:lengths[b]].mean(1, keepdim=True)
         return normed
 
 

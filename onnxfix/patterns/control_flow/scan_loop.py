@@ -69,12 +69,12 @@ def scan_loop(node: ast.For, ctx: FunctionContext) -> tuple[Fix | None, str]:
     if scan is None:
         return None, ""
     elements = set(scan.sliced.values())
-    assigned = _body_assignments(node, scan)
+    assigned = _body_assignments(node, scan, ctx)
     if assigned is not None and elements & set(assigned):
         return None, ""
     if assigned is None or not _index_only_in_subscripts(node, scan, assigned, ctx):
         return None, ""
-    if _step_value_as_size(node, scan) or not _plain_step(node, scan):
+    if _step_value_as_size(node, scan, assigned, ctx) or not _plain_step(node, scan):
         return None, ""
     scan.carried = _carried(node, assigned)
     stacks = stacks_after(node, scan, ctx)
@@ -163,7 +163,7 @@ def _range_bounds(iterable: ast.expr) -> tuple[ast.expr | None, ast.expr] | None
     return (None if is_zero(start) else start), iterable.args[1]
 
 
-def _body_assignments(node: ast.For, scan: ScanPlan) -> list[str] | None:
+def _body_assignments(node: ast.For, scan: ScanPlan, ctx: FunctionContext) -> list[str] | None:
     """Names the body binds, in order; None unless every statement is a name assignment, a
     `L.append(value)` (one per list), a slot write `out[:, t] = value`, or an `if` whose branches
     only assign names and whose test reads nothing the loop changes (the same branch every step)."""
@@ -200,9 +200,11 @@ def _body_assignments(node: ast.For, scan: ScanPlan) -> list[str] | None:
     changing = {*assigned, scan.index, *scan.sliced.values(), *(k for k in scan.outputs if isinstance(k, str)), *written}
     if any(isinstance(n, ast.Name) and n.id in changing for test in conditions for n in ast.walk(test)):
         return None  # a test on a value the loop changes: the branch may differ from step to step
-    targets = {id(t.value) for t, _ in scan.writes.values()} | _own_rows_read_first(node, scan)
-    if any(isinstance(n, ast.Name) and n.id in written and id(n) not in targets
-           for statement in node.body for n in ast.walk(statement)):  # (the range is evaluated once, before)
+    if written and _aliased_elsewhere(written, node, ctx):
+        return None  # `y = x.view(-1)` read in the body while the loop writes x: the steps see each other's writes
+    targets = {id(t.value) for t, _ in scan.writes.values()} | _own_rows_read_in_the_write(node, scan)
+    if any(isinstance(n, ast.Name) and n.id in written and id(n) not in targets for n in ast.walk(node)
+           if id(n) not in _size_reads(node.iter)):  # the range's `x.shape[0]` is read once, before
         return None  # a written tensor read in the body: the steps depend on each other through it
     for sub in ast.walk(node):  # in-place methods, nested scopes, yields: not a pure step
         if isinstance(sub, (ast.Lambda, ast.FunctionDef, ast.Yield, ast.YieldFrom, ast.NamedExpr, ast.Await)):
@@ -213,21 +215,78 @@ def _body_assignments(node: ast.For, scan: ScanPlan) -> list[str] | None:
     return assigned
 
 
-def _own_rows_read_first(node: ast.For, scan: ScanPlan) -> set[int]:
+def _own_rows_read_in_the_write(node: ast.For, scan: ScanPlan) -> set[int]:
     """ids of a written tensor's names read as the step's own slot (`x[i]`, `x[i, :n]` where the
-    step writes `x[i] = ...`) in the write itself or before it: each step reads its slot before
-    any step writes it, so the scan may read them all from the tensor as it was before the loop."""
+    step writes `x[i] = ...`) in the value the write assigns: each step reads its slot before any
+    step writes it, so the scan may read them all from the tensor as it was before the loop. (A
+    read bound to a name before the write is a view that sees the write: not taken.)"""
     own: set[int] = set()
-    for position, statement in enumerate(node.body):
+    for statement in node.body:
         if id(statement) not in scan.writes:
             continue
         target, dim = scan.writes[id(statement)]
-        earlier = ast.Module(body=[*node.body[:position], ast.Expr(statement.value)], type_ignores=[])
-        for sub in ast.walk(earlier):
+        for sub in ast.walk(statement.value):
             if (isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name) and sub.value.id == target.value.id
                     and dim in (indexed_dim(sub.slice, scan.index), leading_index(sub.slice, scan.index))):
                 own.add(id(sub.value))
     return own
+
+
+VIEW_METHODS = frozenset({
+    "view", "view_as", "reshape", "reshape_as", "transpose", "permute", "squeeze", "unsqueeze", "flatten",
+    "unflatten", "narrow", "select", "expand", "expand_as", "t", "movedim", "moveaxis", "diagonal", "detach",
+    "as_strided", "unfold", "swapaxes", "swapdims", "split", "chunk", "unbind", "tensor_split",
+})
+
+
+def _viewed(value: ast.expr) -> str | None:
+    """The name `value` may share memory with: `x`, `x[...]`, `x.T`, `x.data`, `x.view(-1).t()`."""
+    while True:
+        if isinstance(value, ast.Name):
+            return value.id
+        if isinstance(value, ast.Subscript):
+            value = value.value
+        elif isinstance(value, ast.Attribute) and value.attr in ("T", "mT", "data"):
+            value = value.value
+        elif (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+              and value.func.attr in VIEW_METHODS):
+            value = value.func.value
+        else:
+            return None
+
+
+def _aliased_elsewhere(written: set[str], node: ast.For, ctx: FunctionContext) -> bool:
+    """A name the body reads bound in the function to a view of a tensor the loop writes, or the
+    written tensor bound to a view of one the body reads: a step would see the earlier steps'
+    writes through it, which the scan's inputs (read before the loop) do not."""
+    read = {n.id for n in ast.walk(ast.Module(body=node.body, type_ignores=[]))
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} - written
+    for sub in ast.walk(ctx.fn.node):
+        if not isinstance(sub, ast.Assign):
+            continue
+        source = _viewed(sub.value)
+        for target in sub.targets:  # names bound (a write into a tensor copies: `out[i] = h` binds nothing)
+            bound = target.elts if isinstance(target, ast.Tuple) else [target]
+            for name in (n.id for n in bound if isinstance(n, ast.Name)):
+                if name in read and source in written or name in written and source in read:
+                    return True
+    return False
+
+
+def _size_reads(iterable: ast.expr) -> set[int]:
+    """ids of the names in `x.shape[...]`, `x.size(...)`, `len(x)` of a loop's iterable: sizes,
+    evaluated once before the loop (the items of `x.unbind(1)` are views: not among them)."""
+    names: set[int] = set()
+    for sub in ast.walk(iterable):
+        if isinstance(sub, ast.Attribute) and sub.attr == "shape" and isinstance(sub.value, ast.Name):
+            names.add(id(sub.value))
+        elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr == "size" \
+                and isinstance(sub.func.value, ast.Name):
+            names.add(id(sub.func.value))
+        elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id == "len" and sub.args \
+                and isinstance(sub.args[0], ast.Name):
+            names.add(id(sub.args[0]))
+    return names
 
 
 def _branch_assignments(statement: ast.If) -> list[str] | None:
@@ -261,23 +320,16 @@ SIZE_TAKERS = frozenset({
 DATA_SIZED = frozenset({"nonzero", "masked_select", "unique", "unique_consecutive", "argwhere", "repeat_interleave"})
 
 
-def _step_value_as_size(node: ast.For, scan: ScanPlan) -> bool:
+def _step_value_as_size(node: ast.For, scan: ScanPlan, assigned: list[str], ctx: FunctionContext) -> bool:
     """A stepped value read as a size or a Python number (`x[i].expand(n[i], -1)`, `int(n[i])`),
-    or bounding a slice that is itself a step's output (`outs.append(x[i, :n[i]])`): each step's
-    output would have its own shape, which a scan cannot stack. A slice to a stepped length that
-    the step reduces (`x[i, :, :n[i]].mean(1)`) keeps one shape."""
-    outputs = [statement.value.args[0] if appended_list(statement) is not None else statement.value
-               for statement in node.body if appended_list(statement) is not None or id(statement) in scan.writes]
+    or bounding a slice that the step does not reduce at once (`outs.append(x[i, :n[i]])`): each
+    step's output would have its own shape, which a scan cannot stack."""
     for sub in ast.walk(node):
         if isinstance(sub, ast.Call) and isinstance(sub.func, (ast.Attribute, ast.Name)) and (
                 getattr(sub.func, "attr", None) or getattr(sub.func, "id", None)) in DATA_SIZED:
             return True
-    for output in outputs:
-        if isinstance(output, ast.Subscript) and any(
-                isinstance(sub, ast.Slice) and any(id(n) in scan.replaced for b in (sub.lower, sub.upper, sub.step)
-                                                   if b is not None for n in ast.walk(b))
-                for sub in ast.walk(output.slice)):
-            return True
+    if not _stepped_slices_reduced(node, scan, assigned, ctx):
+        return True
     for sub in ast.walk(node):
         if not isinstance(sub, ast.Call):
             continue
@@ -290,6 +342,47 @@ def _step_value_as_size(node: ast.For, scan: ScanPlan) -> bool:
         if any(id(n) in scan.replaced for argument in arguments for n in ast.walk(argument)):
             return True
     return False
+
+
+REDUCTIONS = frozenset({"mean", "sum", "std", "var", "amax", "amin", "norm", "prod", "logsumexp", "nansum",
+                        "nanmean", "count_nonzero", "any", "all"})
+
+
+def _stepped_slices_reduced(node: ast.For, scan: ScanPlan, assigned: list[str], ctx: FunctionContext) -> bool:
+    """Every slice bounded by a stepped value or a name the body binds (`x[i, :, :n[i]]`, `x[i, :k]`)
+    is reduced right away over all its dims or over the cut one (`.mean(dim=1)` where the cut is
+    the result's dim 1): a step's output keeps one shape whatever the length."""
+    temporaries = set(assigned)
+    for sub in ast.walk(ast.Module(body=node.body, type_ignores=[])):
+        if not isinstance(sub, ast.Subscript) or not isinstance(sub.slice, (ast.Tuple, ast.Slice)):
+            continue
+        elements = sub.slice.elts if isinstance(sub.slice, ast.Tuple) else [sub.slice]
+        cut = [k for k, e in enumerate(elements) if isinstance(e, ast.Slice) and any(
+            id(n) in scan.replaced or isinstance(n, ast.Name) and n.id in temporaries
+            for bound in (e.lower, e.upper, e.step) if bound is not None for n in ast.walk(bound))]
+        if cut and not _reduced_over(sub, elements, cut, scan, ctx):
+            return False
+    return True
+
+
+def _reduced_over(sub: ast.Subscript, elements: list[ast.expr], cut: list[int], scan: ScanPlan,
+                  ctx: FunctionContext) -> bool:
+    """`sub.<reduction>()` over every dim, or over the result dim the one cut element gives."""
+    parent, call = ctx.parent(sub), ctx.parent(ctx.parent(sub))
+    if not (isinstance(parent, ast.Attribute) and parent.attr in REDUCTIONS and isinstance(call, ast.Call)
+            and call.func is parent):
+        return False
+    dims = [*call.args[:1], *(k.value for k in call.keywords if k.arg == "dim")]
+    if not dims:
+        return True
+    if len(cut) != 1 or any(isinstance(e, ast.Constant) and e.value is Ellipsis for e in elements[:cut[0]]):
+        return False
+    # the result's dims before the cut one: the kept elements before it (an int drops its dim, the
+    # loop's index is the step's own, None adds one)
+    before = sum(1 for e in elements[:cut[0]] if isinstance(e, ast.Slice)
+                 or isinstance(e, ast.Constant) and e.value is None)
+    wanted = dims[0].elts if isinstance(dims[0], ast.Tuple) else [dims[0]]
+    return any(int_constant(d) == before for d in wanted)
 
 
 def _plain_step(node: ast.For, scan: ScanPlan) -> bool:

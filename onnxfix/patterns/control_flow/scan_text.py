@@ -28,7 +28,7 @@ def scan_rewrite(node: ast.For, scan: ScanPlan, stacks: list[tuple[ast.stmt, dic
     step.append(f"{unit}{_tuple(carried)} = _carry")
     step.append(f"{unit}{_tuple(list(scan.sliced.values()) or ['_x0'])} = _xs")
     for statement in node.body:
-        step.append(unit + _step_statement(statement, scan, ctx).replace("\n", "\n" + unit))
+        step.append(unit + _step_statement(statement, scan, torch, ctx).replace("\n", "\n" + unit))
     # a scan output may not alias an input or another output, and each carry must keep the
     # strides of its initial value: every carry contiguous, every output a fresh copy
     contiguous = f"memory_format={torch}.contiguous_format"
@@ -101,11 +101,17 @@ def _written_steps(target: ast.Subscript, dim: int, ys: str, scan: ScanPlan, ctx
     return f"{slot} = {ys}" if dim == 0 else f"{slot} = {ys}.movedim(0, {dim})"
 
 
-def _step_statement(statement: ast.stmt, scan: ScanPlan, ctx: FunctionContext) -> str:
+def _step_statement(statement: ast.stmt, scan: ScanPlan, torch: str, ctx: FunctionContext) -> str:
     """The body statement with its indexed subscripts read from the step inputs; an append or a
     slot write binds the step's output instead."""
     if id(statement) in scan.writes:
-        return f"{scan.outputs[id(statement)]} = {substituted(statement.value, scan.replaced, ctx)}"
+        # each step's value broadcast to its slot as the write broadcasts it: stacked unbroadcast,
+        # a row's scalar or a trailing-dims value would broadcast against the steps' dim instead
+        target, _ = scan.writes[id(statement)]
+        index = target.slice if isinstance(target.slice, ast.Name) else index_element(target.slice, scan.index)
+        slot = substituted(target, {id(index): "0"}, ctx)
+        value = substituted(statement.value, scan.replaced, ctx)
+        return f"{scan.outputs[id(statement)]} = {torch}.broadcast_to({value}, {slot}.shape)"
     listed = appended_list(statement)
     value = statement.value.args[0] if listed is not None else statement
     text = _relative_lines(substituted(value, scan.replaced, ctx), statement_indent(ctx, statement))
