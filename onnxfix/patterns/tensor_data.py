@@ -29,6 +29,26 @@ def data_role(node: ast.Attribute, ctx: FunctionContext) -> str:
     return "read"
 
 
+PACKED_FIELDS = frozenset({"batch_sizes", "sorted_indices", "unsorted_indices"})
+PACKERS = ("pack_padded_sequence", "pack_sequence", "PackedSequence")
+
+
+def packed_sequence(node: ast.expr, ctx: FunctionContext) -> bool:
+    """A name the function reads a PackedSequence's own fields of (`seq.batch_sizes`), or binds
+    from `pack_padded_sequence(...)` / `pack_sequence(...)` / `PackedSequence(...)`."""
+    if not isinstance(node, ast.Name):
+        return False
+    for sub in ast.walk(ctx.fn.node):
+        if (isinstance(sub, ast.Attribute) and sub.attr in PACKED_FIELDS and isinstance(sub.value, ast.Name)
+                and sub.value.id == node.id):
+            return True
+        if (isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Call)
+                and (ctx.segment(sub.value.func) or "").endswith(PACKERS)
+                and any(isinstance(t, ast.Name) and t.id == node.id for t in sub.targets)):
+            return True
+    return False
+
+
 def _is_augassign_target(node: ast.AST, ctx: FunctionContext) -> bool:
     parent = ctx.parent(node)
     return isinstance(parent, ast.AugAssign) and parent.target is node
@@ -64,7 +84,9 @@ class DataRead(Rule):
             tensor (a torch call, a module's weight, a parameter annotated `Tensor`, ...) and
             unsafe otherwise: other objects have a `.data` too (a PackedSequence does) and no
             `.detach()`. Under `onnxfix export --fix`, run-time evidence that the receiver was
-            always a tensor makes it safe.
+            always a tensor makes it safe. A name the function reads as a PackedSequence (its
+            `batch_sizes` read, or bound from `pack_padded_sequence(...)`) is not reported: its
+            `.data` is the packed tensor, a plain field.
         """,
         references=REFERENCES,
     )
@@ -73,8 +95,8 @@ class DataRead(Rule):
         if node.attr != "data" or data_role(node, ctx) != "read":
             return
         is_tensor = ctx.tensors.is_tensor(node.value)
-        if is_tensor is False:
-            return
+        if is_tensor is False or not is_tensor and packed_sequence(node.value, ctx):
+            return  # a PackedSequence's `.data` is its packed tensor, a plain field
         parent = ctx.parent(node)
         if isinstance(parent, ast.Attribute) and parent.attr == "detach":  # x.data.detach()
             edit = ctx.delete_suffix(node)
