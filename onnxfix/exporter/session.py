@@ -183,8 +183,12 @@ def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progr
         baseline = before
         if cache(start.text) != start.text:  # the cache switch alone is the first attempt
             turned = export(start)
-            baseline = before if fixloop.worsened(before, turned) else turned
-            if baseline is before:  # it broke something (a config class that takes no use_cache): not again
+            # kept only where it makes an exporter OK and none worse: it changes what the model returns
+            # (no cache), so one that only trades one failure for another (OpenVLA's legacy export,
+            # failing on the cache and then on aten::full) is not worth it
+            helps = _oks(turned) > _oks(before) and not fixloop.worsened(before, turned)
+            baseline = turned if helps else before
+            if baseline is before:  # it broke or fixed nothing (a config class that takes no use_cache): not again
                 cache = lambda text: text
         # each kept text is run again under the recorder: the fixes it uncovers read its evidence
         kept = FixedTextEvidence(target, source, evidence) if evidence else None
