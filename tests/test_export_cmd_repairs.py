@@ -401,3 +401,15 @@ def test_an_antialiased_resize_by_a_scale_from_the_height_follows_each_size_unde
     assert "+        thumb = _onnx_interpolate(image, scale_factor=16 / image.shape[2]" in fix["diff"]
     assert [r["verdict"] for r in fix["results"]] == ["OK"]
     assert sum(p["ok"] for p in fix["results"][0]["probes"]) >= 3
+
+
+def test_a_repair_another_named_repair_shadows_is_tried_alone(capsys):
+    """A float64 Conv1d: the failing node's name also names the conv1d decomposition, which
+    shadows float32_compute when both are tried; tried alone, float32_compute makes both OK."""
+    spec = MODELS / "double_conv1d.py"
+    code, document = cli_json([f"{spec}:make_model", "--exporter", "both", "--fix"], capsys)
+    (target,) = document["targets"]
+    assert [r["verdict"] for r in target["results"]] == ["ORT-FAILS", "ORT-FAILS"]
+    assert target["decompose_hint"][:2] == ["conv1d", "float32_compute"]
+    fix = target["fix"]
+    assert (fix["decompositions"], [r["verdict"] for r in fix["results"]]) == (["float32_compute"], ["OK", "OK"])

@@ -252,8 +252,6 @@ def _with_decompositions(final, keys: tuple[str, ...], outcome: FixResult, expor
     attention kernel turned off, the composite path's packed projection then needs its own
     repair): up to ``rounds`` exports. Kept when it makes some verdict OK and none worse; eager
     PyTorch is untouched (they replace the ops only while exporting)."""
-    from onnxfix.exporter import fixloop
-
     if not keys or all(r.verdict.verdict == OK for r in final.results):
         return final
     for _ in range(rounds):
@@ -263,14 +261,36 @@ def _with_decompositions(final, keys: tuple[str, ...], outcome: FixResult, expor
         if all(r.verdict.verdict == OK for r in results) or not more:
             break
         keys = (*keys, *more)
-    gained = any(a.verdict.verdict == OK != b.verdict.verdict for b, a in zip(final.results, results))
-    if not gained or fixloop.worsened(final.results, results):
-        return final
+    if not _gains(final.results, results):
+        # one repair can stand in another's way (conv1d's decomposition, named by the failing Conv
+        # node, calls the op past float32_compute's wrapper): each named key alone, the first that gains
+        alone = _one_key_that_gains(final, keys, outcome, export) if len(keys) > 1 else None
+        if alone is None:
+            return final
+        keys, results = alone
     applied = _applied(keys, results)
     if not applied:
         return final
     outcome.decompositions = applied
     return replace(final, results=results)
+
+
+def _gains(before, after) -> bool:
+    """Some exporter OK that was not, and none worse."""
+    from onnxfix.exporter import fixloop
+
+    gained = any(a.verdict.verdict == OK != b.verdict.verdict for b, a in zip(before, after))
+    return gained and not fixloop.worsened(before, after)
+
+
+def _one_key_that_gains(final, keys: tuple[str, ...], outcome: FixResult, export, most: int = 4):
+    """(keys, results) of the first of ``keys`` (at most ``most`` tried) that gains alone, or None."""
+    for key in keys[:most]:
+        results = export(final.fixed, (key,))
+        outcome.exports += 1
+        if _gains(final.results, results):
+            return (key,), results
+    return None
 
 
 def _decompositions_in_source(target: Target, source: Path, final, outcome: FixResult, unsafe_fixes, export):
