@@ -209,14 +209,12 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
     ),
     Decomposition(
         "squeeze_dim", ("torch.squeeze", "Tensor.squeeze"), True, (), (),
-        "squeeze of the given axes whose size is 1 (a dynamic size decided as torch's own squeeze decides "
-        "it while exporting: kept unless it is known to be 1), "
-        "the tensor itself where none is: torch's squeeze leaves a dimension of another size alone, the "
-        "dynamo exporter writes a Squeeze onnxruntime refuses to load, or to run on a dynamic size. "
+        "squeeze of the given axes whose size is 1 (a dynamic size decided as torch's own squeeze decides it "
+        "while exporting), the tensor itself where none is: torch's squeeze leaves a dimension of another size "
+        "alone, the dynamo exporter writes a Squeeze onnxruntime refuses to load, or to run on a dynamic size. "
         "Export time only, keyed on those errors (sizes are not visible to the source). Eager keeps the op.",
         static=False, rule="ONX515",
-        repairs_error=r"\(Squeeze\) \[ShapeInferenceError\] Dimension of input \d+ must be 1"
-                      r"|running Squeeze node\..*Dimension of input \d+ must be 1 instead of",
+        repairs_error=r"(\(Squeeze\) \[ShapeInferenceError\]|running Squeeze node\..*) Dimension of input \d+ must be 1",
         proof=Proof("torch.squeeze(a, -1) + torch.squeeze(c, (1, -1))[:, None, None]",
                     "_onnx_squeeze_dim(a, -1) + _onnx_squeeze_dim(c, (1, -1))[:, None, None]",
                     "(randn(g, b, 4, 3), randn(g, b, 1, 1))", params="a, c"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Edit, Fix, Rule, RuleDoc
@@ -36,17 +37,21 @@ PACKERS = ("pack_padded_sequence", "pack_sequence", "PackedSequence")
 def packed_sequence(node: ast.expr, ctx: FunctionContext) -> bool:
     """A name the function reads a PackedSequence's own fields of (`seq.batch_sizes`), or binds
     from `pack_padded_sequence(...)` / `pack_sequence(...)` / `PackedSequence(...)`."""
-    if not isinstance(node, ast.Name):
-        return False
-    for sub in ast.walk(ctx.fn.node):
-        if (isinstance(sub, ast.Attribute) and sub.attr in PACKED_FIELDS and isinstance(sub.value, ast.Name)
-                and sub.value.id == node.id):
-            return True
-        if (isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Call)
-                and (ctx.segment(sub.value.func) or "").endswith(PACKERS)
-                and any(isinstance(t, ast.Name) and t.id == node.id for t in sub.targets)):
-            return True
-    return False
+    return isinstance(node, ast.Name) and node.id in _packed_names(ctx.fn.node)
+
+
+@functools.lru_cache(maxsize=64)
+def _packed_names(function: ast.AST) -> frozenset[str]:
+    """The names ``function`` uses as PackedSequences (once per function: a `.data` on every line
+    must not walk it again)."""
+    names: set[str] = set()
+    for sub in ast.walk(function):
+        if isinstance(sub, ast.Attribute) and sub.attr in PACKED_FIELDS and isinstance(sub.value, ast.Name):
+            names.add(sub.value.id)
+        elif (isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Call)
+              and ast.unparse(sub.value.func).endswith(PACKERS)):
+            names.update(t.id for t in sub.targets if isinstance(t, ast.Name))
+    return frozenset(names)
 
 
 def _is_augassign_target(node: ast.AST, ctx: FunctionContext) -> bool:
