@@ -46,6 +46,7 @@ from onnxfix.patterns.control_flow.scan_parts import (
     ScanPlan, appended_list, index_element, indexed_dim, leading_index, substituted,
 )
 from onnxfix.patterns.control_flow.scan_text import scan_rewrite
+from onnxfix.patterns.views.chains import SPLIT_METHODS, VIEW_ATTRIBUTES, VIEW_METHODS
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.integers import int_constant
 from onnxfix.rewriter.rule import Edit, Fix
@@ -232,11 +233,9 @@ def _own_rows_read_in_the_write(node: ast.For, scan: ScanPlan) -> set[int]:
     return own
 
 
-VIEW_METHODS = frozenset({
-    "view", "view_as", "reshape", "reshape_as", "transpose", "permute", "squeeze", "unsqueeze", "flatten",
-    "unflatten", "narrow", "select", "expand", "expand_as", "t", "movedim", "moveaxis", "diagonal", "detach",
-    "as_strided", "unfold", "swapaxes", "swapdims", "split", "chunk", "unbind", "tensor_split",
-})
+# what may share memory with its receiver: views/chains.py's views and splits, and the reshapes
+# that are views when they can be (an alias for this purpose)
+SHARING_METHODS = VIEW_METHODS | SPLIT_METHODS | {"reshape", "reshape_as", "flatten"}
 
 
 def _viewed(value: ast.expr) -> str | None:
@@ -246,10 +245,10 @@ def _viewed(value: ast.expr) -> str | None:
             return value.id
         if isinstance(value, ast.Subscript):
             value = value.value
-        elif isinstance(value, ast.Attribute) and value.attr in ("T", "mT", "data"):
+        elif isinstance(value, ast.Attribute) and (value.attr in VIEW_ATTRIBUTES or value.attr == "data"):
             value = value.value
         elif (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
-              and value.func.attr in VIEW_METHODS):
+              and value.func.attr in SHARING_METHODS):
             value = value.func.value
         else:
             return None
