@@ -413,3 +413,18 @@ def test_a_repair_another_named_repair_shadows_is_tried_alone(capsys):
     assert target["decompose_hint"][:2] == ["conv1d", "float32_compute"]
     fix = target["fix"]
     assert (fix["decompositions"], [r["verdict"] for r in fix["results"]]) == (["float32_compute"], ["OK", "OK"])
+
+
+def test_empty_lists_and_strings_among_the_outputs_are_flattened_away_for_the_legacy_export(capsys):
+    """An empty list and a string among the outputs: the legacy exporter fails assigning their
+    shapes ("ArrayRef: invalid index"); flat_outputs exports the tensors, matching on other sizes."""
+    spec = MODELS / "empty_list_output.py"
+    code, document = cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs", "--probe-inputs",
+                                f"{spec}:probe_inputs", "--dynamic", "0:0=batch,2=height,3=width",
+                                "--exporter", "legacy", "--fix"], capsys)
+    (target,) = document["targets"]
+    assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS"]
+    assert target["results"][0]["error"].startswith("RuntimeError: ArrayRef: invalid index")
+    fix = target["fix"]
+    assert (fix["decompositions"], fix["diff"], [r["verdict"] for r in fix["results"]]) == (["flat_outputs"], "", ["OK"])
+    assert len(fix["results"][0]["probes"][0]["outputs"]) == 2

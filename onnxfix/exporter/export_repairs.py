@@ -90,10 +90,13 @@ EXPORT_REPAIRS = {
     FLAT_KEY: ExportRepair(
         r"did not have observable data dependence with trace inputs"
         r"|Only tuples, lists and Variables are supported as JIT inputs/outputs"
-        r"|in output, which is not a known type",
+        r"|in output, which is not a known type"
+        # the legacy exporter's output shapes assigned past the graph's outputs: an empty list or a
+        # string among the outputs has no graph value (_jit_pass_onnx_assign_output_shape)
+        r"|ArrayRef: invalid index Index = \d+; Length = \d+",
         "the model's outputs flattened to a tuple of its tensors at the export boundary (exporter/model_io.py): "
         "a dict with tuple keys, a dataclass, a ModelOutput, an object of the model's own class (detectron2's "
-        "Instances: its attributes in order) or Python numbers beside the tensors; the ONNX "
+        "Instances: its attributes in order), Python numbers, strings or empty lists beside the tensors; the ONNX "
         "model has one output per tensor, in the order eager is compared in",
         (),
     ),
