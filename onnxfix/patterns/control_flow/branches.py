@@ -124,7 +124,8 @@ class TensorIf(Rule):
             m.any(): x[m] = 0`; `if t.min() <= eps: zero = t <= eps; scale[zero] = 0`,
             pytorch-quantization's tensor_quant): the `if` is dropped and the body always runs
             (masks bound in it or once before it in the same block, views of them, index writes
-            and `masked_fill_`). Safe for `m.any()`, `torch.any(m)` and `m.sum() > 0` with
+            and `masked_fill_`). Safe for `m.any()`, `torch.any(m)`, `m.sum() > 0` and
+            `not (m == c).all()` (ChatGLM's, the mask `m != c`; a bool `m != 0` is `m`) with
             written values that are names or constants (an empty selection writes nothing; a
             write that would raise, a mask of another shape, now raises on every call, not only
             where the test held); unsafe for `min()`/`max()` tests (a NaN makes the test false

@@ -54,7 +54,7 @@ def empty_write_guard(node: ast.If, ctx: FunctionContext) -> tuple[Fix, str] | N
             computed = True
             continue
         used, value = write
-        if _dumped(used, bound, node, ctx) != mask:
+        if _dumped(used, bound, node, ctx) != mask and not _same_bool_mask(statement, used, mask_node):
             return None
         plain_values &= isinstance(value, (ast.Constant, ast.Name, ast.Attribute, ast.UnaryOp))
         writes += 1
@@ -82,7 +82,10 @@ def empty_write_guard(node: ast.If, ctx: FunctionContext) -> tuple[Fix, str] | N
 
 def _selected(test: ast.expr, ctx: FunctionContext) -> tuple[ast.expr, bool] | None:
     """(the mask the test asks about, whether the equivalence is exact): `m.any()`,
-    `torch.any(m)`, `(m).sum() > 0`, or `X.min() <= c`-style extremes (the mask `X <= c`)."""
+    `torch.any(m)`, `(m).sum() > 0`, `not (m == c).all()` (the mask `m != c`), or
+    `X.min() <= c`-style extremes (the mask `X <= c`)."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _not_all(test.operand, ctx)
     if isinstance(test, ast.Call) and not test.keywords:
         if isinstance(test.func, ast.Attribute) and test.func.attr == "any" and not test.args:
             return test.func.value, True
@@ -104,6 +107,23 @@ def _selected(test: ast.expr, ctx: FunctionContext) -> tuple[ast.expr, bool] | N
         mapped = _EXTREMES.get((left.func.attr, type(op)))
         if mapped is not None:
             return ast.Compare(left=left.func.value, ops=[mapped()], comparators=[right]), False
+    return None
+
+
+def _not_all(operand: ast.expr, ctx: FunctionContext) -> tuple[ast.expr, bool] | None:
+    """`not (m == c).all()` / `not torch.all(m == c)`: true exactly when some element differs, the
+    mask `m != c` (ChatGLM's `if not (attention_mask == 0).all():` before its masked_fill_). Only
+    `==` is inverted: `not (x < c)` is not `x >= c` where x is NaN, `x != c` is `not x == c` always."""
+    if not (isinstance(operand, ast.Call) and not operand.keywords):
+        return None
+    if isinstance(operand.func, ast.Attribute) and operand.func.attr == "all" and not operand.args:
+        tested = operand.func.value
+    elif ctx.qualname(operand.func) == "torch.all" and len(operand.args) == 1:
+        tested = operand.args[0]
+    else:
+        return None
+    if isinstance(tested, ast.Compare) and len(tested.ops) == 1 and isinstance(tested.ops[0], ast.Eq):
+        return ast.Compare(left=tested.left, ops=[ast.NotEq()], comparators=tested.comparators), True
     return None
 
 
@@ -218,6 +238,14 @@ def _masked_write(statement: ast.stmt) -> tuple[ast.expr, ast.expr] | None:
             and len(call.args) == 2 and not call.keywords):
         return call.args[0], call.args[1]
     return None
+
+
+def _same_bool_mask(statement: ast.stmt, used: ast.expr, tested: ast.expr) -> bool:
+    """`x.masked_fill_(m, v)` under a test of `m != 0` (or `!= False`): masked_fill_ takes bool
+    masks only (it raises on any other dtype), and a bool `m != 0` is `m` itself."""
+    return (isinstance(statement, ast.Expr) and isinstance(tested, ast.Compare) and isinstance(tested.ops[0], ast.NotEq)
+            and isinstance(tested.comparators[0], ast.Constant) and tested.comparators[0].value in (0, False)
+            and type(tested.comparators[0].value) in (int, bool) and ast.dump(tested.left) == ast.dump(used))
 
 
 def _dumped(mask: ast.expr, bound: dict[str, str], node: ast.If, ctx: FunctionContext) -> str:
