@@ -434,3 +434,15 @@ def test_decompose_runs_the_guarded_decomposition_while_exporting(tmp_path, monk
         (got,) = comparison.run_onnx(path, probe, verify.input_names(model, 2))
         with torch.no_grad():
             torch.testing.assert_close(torch.as_tensor(got), model(*probe), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"keepdim": True}, {"dim": 1}, {"dim": -1, "keepdim": True}, {"dim": 0}])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64])
+def test_aminmax_matches_eager_every_form(kwargs, dtype):
+    """amin and amax over every dim (spelled out) or one, NaN propagated as the op does; a 0-d
+    tensor is its own min and max whatever dim says."""
+    x = with_specials(3, 5) if dtype is torch.float32 else torch.randint(-9, 9, (3, 5), generator=gen())
+    got, want = helper("aminmax")(x, **kwargs), torch.aminmax(x, **kwargs)
+    assert_same(tuple(got), tuple(want), rtol=0, atol=0)
+    scalar = torch.tensor(2.5)
+    assert_same(tuple(helper("aminmax")(scalar, dim=0)), tuple(torch.aminmax(scalar, dim=0)), rtol=0, atol=0)

@@ -311,6 +311,19 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
                     params="a, i"),
     ),
     Decomposition(
+        "aminmax", ("torch.aminmax", "Tensor.aminmax"), True, ("aminmax all", "Tensor.aminmax all"),
+        ("https://github.com/pytorch/pytorch/pull/75714",),  # torch.ao's MinMaxObserver calls it
+        "amin and amax over `dim`, every dimension spelled out when it is None: torch.export records "
+        "aminmax without a dim, which onnxscript's translation passes on to amin / amax, which need it. "
+        "A 0-d tensor is its own min and max. Eager keeps the op (guarded helper): ATen's aminmax can "
+        "return another signed zero than amax does (the max of [0.0, -0.0] is -0.0).",
+        rule="ONX515",
+        # torch.export splits aminmax into amin and amax, whose translation then fails: the run
+        # names those ops (`aten.amin.default`), not aminmax (torch.ao's observers call it)
+        repairs_error=r"Required parameter 'dim' is not provided\. Signature: pkg\.onnxscript\.torch_lib::aten_am(?:in|ax)\(",
+        proof=Proof("*torch.aminmax(a)", "*_onnx_aminmax(a)", "(randn(g, b, 6),)"),
+    ),
+    Decomposition(
         "grouped_mm", ("torch.nn.functional.grouped_mm", "torch._grouped_mm"), True, (),
         ("https://github.com/microsoft/onnxscript/issues/2795",),
         "Grouped matmuls of MoE experts: 3-D operands (groups first) as a batched matmul; a 2-D "

@@ -24,7 +24,7 @@ class StructuralOperator(DecompositionRule):
     code = "ONX515"
     name = "structural-operator"
     summary = ("`cov` / `corrcoef` / `index_reduce` / `vander` / `combinations` / `pdist` / `narrow` / `ctc_loss` / "
-               "`masked_select` / `unique_consecutive` / `fft.rfftfreq` / `pad_sequence(x.split(n.tolist()))` / transformers' "
+               "`masked_select` / `unique_consecutive` / `aminmax` without `dim` / `fft.rfftfreq` / `pad_sequence(x.split(n.tolist()))` / transformers' "
                "`grouped_mm_fallback` / learnable fake quantization / `kaiser_window` / `bartlett_window` / `F.conv2d` "
                "with groups from sizes fail to export: rewrite")
     default_safety = "safe"
@@ -34,7 +34,9 @@ class StructuralOperator(DecompositionRule):
         "`torch.kaiser_window`, `torch.bartlett_window` (dynamo has no translation), "
         "`torch.vander`, `torch.combinations`, `F.pdist` / `torch.pdist`, and `torch.narrow` / "
         "`Tensor.narrow` whose `start` is a tensor, `F.ctc_loss`, `torch.masked_select` / "
-        "`torch.unique_consecutive` (and their methods), `torch.fft.rfftfreq` and `pad_sequence` of "
+        "`torch.unique_consecutive` (and their methods), `torch.aminmax` / `Tensor.aminmax` without `dim` "
+        "(torch.ao's MinMaxObserver: the dynamo translation needs the dim torch.export leaves out), "
+        "`torch.fft.rfftfreq` and `pad_sequence` of "
         "`x.split(n.tolist())` (inline, or a variable only the call reads, whose assignment the fix "
         "removes), and transformers' mixture-of-experts custom op "
         "`torch.ops.transformers.grouped_mm_fallback` (`onnxfix export --decompose` substitutes it "
@@ -63,7 +65,8 @@ class StructuralOperator(DecompositionRule):
         "Safe: bit-identical in eager by construction for cov and corrcoef (ATen's own ops, in "
         "its order), rfftfreq (ATen's arange and multiply), combinations, narrow, masked_select, "
         "unique_consecutive and pad_sequence of a split (exact indexing); index_reduce, vander, "
-        "ctc_loss, pdist, grouped_mm_fallback and conv_groups compose other floating ops than ATen's kernels and return the torch "
+        "ctc_loss, pdist, grouped_mm_fallback and conv_groups compose other floating ops than ATen's kernels (aminmax: amin "
+        "and amax, which may pick the other of +0/-0) and return the torch "
         "op itself outside export (`torch.onnx.is_in_onnx_export()`, False in eager), their "
         "exported forms agreeing to float rounding. Inputs torch "
         "rejects (negative weights, an out-of-range start) are not diagnosed. The receiver of "
@@ -88,6 +91,8 @@ class StructuralOperator(DecompositionRule):
             folded = groups is not None and ctx.sizes.is_size(groups) and _batch_folded(argument(node, "input", 0), ctx)
             named_padding = isinstance(padding, ast.Constant) and isinstance(padding.value, str)
             return decomposition.catalog_cases if (product or folded) and not named_padding else ()
+        if decomposition.key == "aminmax" and _records_dims(node):
+            return ("aminmax",)  # over one dim, or keeping dims: torch.export records them, and they export
         return decomposition.catalog_cases
 
     def is_safe(self, decomposition, node, ctx, method, receiver_proven=False):
@@ -359,6 +364,16 @@ class DynamoSilentlyWrong(DecompositionRule):
             if not (isinstance(reduce, ast.Constant) and reduce.value == "mean"):
                 return ("scatter_reduce amax",)
         return decomposition.catalog_cases
+
+
+def _records_dims(node: ast.Call) -> bool:
+    """aminmax given its keyword-only `dim` (not None), or a `keepdim` that may be True: torch.export
+    then writes the dims into the amin / amax it splits the call into (measured: both export).
+    Without, it leaves them out, as it does any argument equal to its default."""
+    keywords = {k.arg: k.value for k in node.keywords}
+    dim, keepdim = keywords.get("dim"), keywords.get("keepdim")
+    given_dim = dim is not None and not (isinstance(dim, ast.Constant) and dim.value is None)
+    return given_dim or not (keepdim is None or (isinstance(keepdim, ast.Constant) and keepdim.value is False))
 
 
 def _is_method(node: ast.Call) -> bool:
