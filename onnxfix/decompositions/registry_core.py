@@ -324,6 +324,17 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         proof=Proof("*torch.aminmax(a)", "*_onnx_aminmax(a)", "(randn(g, b, 6),)"),
     ),
     Decomposition(
+        "to_mkldnn", ("Tensor.to_mkldnn",), True, ("to_mkldnn",),
+        (PYTORCH + "114188",),  # Cellpose's CPnet built with mkldnn=True
+        "A dense copy while exporting (an MKL-DNN tensor is opaque: torch.export cannot reach its "
+        "storage, the legacy exporter has no aten::to_mkldnn); `to_dense()` of a dense tensor is the "
+        "tensor itself, so a model hopping between layouts exports through dense kernels, which may "
+        "round otherwise than MKL-DNN's. Eager keeps the op (guarded helper).",
+        rule="ONX515",
+        repairs_error=r"Cannot access storage of OpaqueTensorImpl",
+        proof=Proof("a.to_mkldnn().to_dense() * 2", "_onnx_to_mkldnn(a).to_dense() * 2", "(randn(g, b, 2, 4, 4),)"),
+    ),
+    Decomposition(
         "grouped_mm", ("torch.nn.functional.grouped_mm", "torch._grouped_mm"), True, (),
         ("https://github.com/microsoft/onnxscript/issues/2795",),
         "Grouped matmuls of MoE experts: 3-D operands (groups first) as a batched matmul; a 2-D "

@@ -202,6 +202,7 @@ CASES = [
     C("isin", "torch.isin", "torch.isin(x, y)", "I(0, 6, 8), I(0, 6, 3)", "x, y"),
     C("aminmax", "torch.aminmax", "torch.stack(torch.aminmax(x, dim=1))", "R(3, 5),"),
     C("aminmax all", "torch.aminmax", "torch.stack(torch.aminmax(x))", "R(3, 5),"),
+    C("to_mkldnn", "Tensor.to_mkldnn", "x.to_mkldnn().to_dense() * 2", "R(1, 2, 4, 4),"),
     C("Tensor.aminmax all", "Tensor.aminmax", "torch.stack(x.aminmax())", "R(3, 5),"),
     C("count_nonzero", "torch.count_nonzero", "torch.count_nonzero(x, dim=1)", "T(3, 5),"),
     # ---- special functions ----------------------------------------------------------------
