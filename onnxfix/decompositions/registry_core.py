@@ -6,6 +6,10 @@ from __future__ import annotations
 
 from onnxfix.decompositions.base import PYTORCH, Decomposition, Proof
 
+# the dynamo translation of amin / amax recorded without a dim (torch.export leaves an empty dim
+# out; aminmax is split into the two): what the amax, amin and aminmax helpers repair at export time
+AMIN_AMAX_WITHOUT_DIM = r"Required parameter 'dim' is not provided\. Signature: pkg\.onnxscript\.torch_lib::aten_am(?:in|ax)\("
+
 DECOMPOSITIONS: tuple[Decomposition, ...] = (
     Decomposition(
         "linalg_inv", ("torch.linalg.inv", "torch.inverse", "Tensor.inverse"), False,
@@ -320,8 +324,22 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         rule="ONX515",
         # torch.export splits aminmax into amin and amax, whose translation then fails: the run
         # names those ops (`aten.amin.default`), not aminmax (torch.ao's observers call it)
-        repairs_error=r"Required parameter 'dim' is not provided\. Signature: pkg\.onnxscript\.torch_lib::aten_am(?:in|ax)\(",
+        repairs_error=AMIN_AMAX_WITHOUT_DIM,
         proof=Proof("*torch.aminmax(a)", "*_onnx_aminmax(a)", "(randn(g, b, 6),)"),
+    ),
+    Decomposition(
+        "amax", ("torch.amax", "Tensor.amax"), True, ("amax all",), (),
+        "Every dimension passed as `dim` while exporting where the call leaves it empty: ONX523's "
+        "source fix, at export time, for calls in code the rules do not rewrite (a library's, "
+        "torch.masked.amax's). The same reduction.",
+        static=False, rule="ONX515", repairs_error=AMIN_AMAX_WITHOUT_DIM,
+        proof=Proof("torch.amax(a) + a.amax(dim=1).sum()", "_onnx_amax(a) + _onnx_amax(a, dim=1).sum()", "(randn(g, b, 6),)"),
+    ),
+    Decomposition(
+        "amin", ("torch.amin", "Tensor.amin"), True, ("amin all",), (),
+        "As amax, for amin.",
+        static=False, rule="ONX515", repairs_error=AMIN_AMAX_WITHOUT_DIM,
+        proof=Proof("torch.amin(a) + a.amin(()).sum()", "_onnx_amin(a) + _onnx_amin(a, ()).sum()", "(randn(g, b, 6),)"),
     ),
     Decomposition(
         "to_mkldnn", ("Tensor.to_mkldnn",), True, ("to_mkldnn",),
