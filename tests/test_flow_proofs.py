@@ -60,7 +60,7 @@ CASES = {
     "masked_guard": ("ONX601", True, (FAILS, WRONG)),  # tensor_quant's `if min_amax <= eps:` around a masked write
     "masked_guard_log": ("ONX601", False, (FAILS, ORT)),  # CosyVoice: a log, then forcing fully masked rows
     "masked_projection": ("ONX601", True, (FAILS, OK)),  # Diffusion Planner: valid rows projected, written back
-    "negated_mask_fill": ("ONX601", False, (FAILS, OK)),  # ChatGLM: `if not (mask == 0).all():` before masked_fill_
+    "negated_mask_fill": ("ONX601", True, (FAILS, OK)),  # ChatGLM: `if not (mask == 0).all():` before masked_fill_
     "size_parity_pad": ("ONX601", False, (ORT, ORT)),  # branch on a size's parity around a zero pad
     "nan_patch_pad": ("ONX608", False, (WRONG, FAILS)),  # Chronos-2: a NaN block concatenated to a multiple of the patch
     "empty_exit": ("ONX601", True, (FAILS, OK)),

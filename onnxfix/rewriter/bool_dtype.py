@@ -53,7 +53,10 @@ def is_bool_tensor(node: ast.AST, ctx: FunctionContext, depth: int = 0) -> bool:
     if isinstance(node, ast.Name) and (id(ctx.fn.node), node.id) in _ASSUMED:
         return True  # `mask = mask + keep`: bool if its other values are
     if isinstance(node, ast.Name) and ctx.is_parameter(node.id):
-        return not ctx.assignments(node.id) and _used_as_mask(node.id, ctx)
+        if not ctx.assignments(node.id):
+            return _used_as_mask(node.id, ctx)
+        reaching = reaching_value(node, ctx)  # `mask = mask.bool()` before the read; the argument itself: unknown
+        return reaching is not None and is_bool_tensor(reaching, ctx, depth + 1)
     if isinstance(node, ast.Name):
         reaching = reaching_value(node, ctx)  # a name rebound to other types later: the value read here
         return is_bool_tensor(reaching, ctx, depth + 1) if reaching is not None else _bool_name(node.id, ctx, depth)

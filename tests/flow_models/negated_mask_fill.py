@@ -1,6 +1,7 @@
 """ONX601 on ChatGLM's attention: `if not (attention_mask == 0).all(): scores.masked_fill_(attention_mask,
 -10000.0)`, the fill skipped when nothing is masked (auto-regressive steps). The test is true exactly
-when some element of the (bool) mask is set, the elements the fill writes: the `if` is dropped (safe)."""
+when some element of the (bool) mask is set, the elements the fill writes: the `if` is dropped (unsafe: a
+parameter is not known to be bool, and an all-zero integer mask skipped the fill, which raises on it)."""
 import torch
 from torch import nn
 import torch.nn.functional as F

@@ -36,9 +36,11 @@ def empty_write_guard(node: ast.If, ctx: FunctionContext) -> tuple[Fix, str] | N
     if test is None or _draws(node, ctx):
         return None
     mask_node, exact = test
+    if _rebinds_tested(node, mask_node):
+        return None
     mask = _dumped(mask_node, {}, node, ctx)
     bound: dict[str, str] = {}
-    plain_values, computed, writes = True, False, 0
+    plain_values, computed, writes, assumed_bool = True, False, 0, False
     messages = _leading_messages(node, ctx)
     for statement in node.body[len(messages):]:
         name = _mask_binding(statement)
@@ -54,15 +56,18 @@ def empty_write_guard(node: ast.If, ctx: FunctionContext) -> tuple[Fix, str] | N
             computed = True
             continue
         used, value = write
-        if _dumped(used, bound, node, ctx) != mask and not _same_bool_mask(statement, used, mask_node):
-            return None
+        if _dumped(used, bound, node, ctx) != mask:
+            if not _same_bool_mask(statement, used, mask_node):
+                return None
+            # an all-zero integer mask skipped the fill, which raises on it ("only boolean masks")
+            assumed_bool |= not _known_bool(used, ctx)
         plain_values &= isinstance(value, (ast.Constant, ast.Name, ast.Attribute, ast.UnaryOp))
         writes += 1
     if not writes:
         return None  # only messages (ONX601 skips the check while exporting) or only computations
     # values computed in the body run under export where the test is false too: a call that
     # changes a tensor in place there (a module built with inplace=True) is not visible here
-    safe = exact and plain_values and not computed
+    safe = exact and plain_values and not computed and not assumed_bool
     # a write into a bool tensor is a Where on bools in the legacy export, which onnxruntime cannot run:
     # the legacy trace keeps the test (its verdict cannot get worse), torch.export writes always.
     # Values computed in the body (`x = self.proj(x[m])`) would be computed on the empty selection
@@ -73,7 +78,7 @@ def empty_write_guard(node: ast.If, ctx: FunctionContext) -> tuple[Fix, str] | N
         return None
     kept = ("they always run under torch.export (`torch.compiler.is_exporting() or ...`; eager and the legacy "
             "trace test as before)") if export_only else "the `if` is dropped and they always run"
-    caveat = (NAN_CAVEAT if not exact else "the body's values are computed on the empty selection too (a call "
+    caveat = (NAN_CAVEAT if not exact else BOOL_CAVEAT if assumed_bool else "the body's values are computed on the empty selection too (a call "
               "changing a tensor in place, such as a module built with inplace=True, would change it where the test "
               "is false)" if computed else "a written value is computed on the empty selection too")
     why = f"; fix: the writes select nothing where the test is false, so {kept}" + ("" if fix.safe else f" (unsafe: {caveat})")
@@ -108,6 +113,28 @@ def _selected(test: ast.expr, ctx: FunctionContext) -> tuple[ast.expr, bool] | N
         if mapped is not None:
             return ast.Compare(left=left.func.value, ops=[mapped()], comparators=[right]), False
     return None
+
+
+BOOL_CAVEAT = ("the mask is not known to be bool: an all-zero integer mask skipped the fill, which raises on a "
+               "mask of any other dtype")
+
+
+def _known_bool(mask: ast.expr, ctx: FunctionContext) -> bool:
+    """A bool tensor by its own value or a recorded run; a parameter is not known so by its being
+    the fill's mask (where the test is false the original never ran the fill: it raises on no
+    integer mask there)."""
+    if isinstance(mask, ast.Name) and ctx.is_parameter(mask.id) and not ctx.assignments(mask.id):
+        return ctx.tensors.dtype(mask) == "bool"
+    return is_bool_tensor(mask, ctx)
+
+
+def _rebinds_tested(node: ast.If, mask: ast.expr) -> bool:
+    """A name the test reads (its mask's too), bound again in the body (`if m.any(): m = x > 0;
+    y[m] = 0`): the writes after it select through another value than the one tested, and one
+    before it leaves the name rebound only where the test held."""
+    read = {n.id for n in (*ast.walk(node.test), *ast.walk(mask)) if isinstance(n, ast.Name)}
+    return any(isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)) and n.id in read
+               for statement in node.body for n in ast.walk(statement))
 
 
 def _not_all(operand: ast.expr, ctx: FunctionContext) -> tuple[ast.expr, bool] | None:
