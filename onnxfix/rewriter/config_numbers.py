@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from onnxfix.rewriter.attr_changes import REBOUND
 from onnxfix.rewriter.integers import int_constant, is_number
+from onnxfix.rewriter.tuple_helpers import repeated_length
 
 if TYPE_CHECKING:
     from onnxfix.rewriter.context import FunctionContext
@@ -218,16 +219,32 @@ class _InitNumbers:
             if len(rebinds) != 1 or stores != 1:
                 return False
             pair_of, value = value.id, rebinds[0].value
-        if not (isinstance(value, (ast.Tuple, ast.List)) and -len(value.elts) <= index < len(value.elts)):
+        repeated = repeated_length(value, self.ctx.file.module)
+        if repeated is not None:  # `to_3tuple(patch_size)`: a number repeated, a sequence passed on
+            if not -repeated <= index < repeated:
+                return False
+            item = value.args[0]
+            if isinstance(item, ast.Name) and item.id in self.parameters and item.id != pair_of:
+                return not _rebound(self.init, item.id) and self._given_item(item.id, index)
+            if isinstance(item, ast.Name) and item.id == pair_of:
+                return self._given_item(pair_of, index)
+        elif not (isinstance(value, (ast.Tuple, ast.List)) and -len(value.elts) <= index < len(value.elts)):
             return False
-        item = value.elts[index]
+        else:
+            item = value.elts[index]
         if isinstance(item, ast.Name) and item.id == pair_of:  # the parameter's value before the rebinding
             default = self.defaults.get(pair_of)
             return int_constant(default) is not None and self._constructed_with_ints(pair_of)
         return self.number(item)
 
-    def _constructed_with_ints(self, name: str) -> bool:
-        """Every `Cls(...)` in the file passes an int literal for ``name``, or nothing."""
+    def _given_item(self, name: str, index: int) -> bool:
+        """Parameter ``name``'s value through a repeat helper: an int, or a sequence whose item
+        ``index`` is an int literal, by default and in every construction of the class."""
+        return _int_or_item(self.defaults.get(name), index) and self._constructed_with_ints(name, index)
+
+    def _constructed_with_ints(self, name: str, index: int | None = None) -> bool:
+        """Every `Cls(...)` in the file passes an int literal for ``name``, or nothing (with
+        ``index``: or a sequence literal whose item ``index`` is one)."""
         positional = [a.arg for a in self.init.args.posonlyargs + self.init.args.args][1:]
         position = positional.index(name) if name in positional else None
         for call in _constructions(self.ctx.file.module.tree, self.cls.name):
@@ -236,11 +253,12 @@ class _InitNumbers:
             given = [k.value for k in call.keywords if k.arg == name]
             if position is not None and position < len(call.args):
                 given.append(call.args[position])
-            if not all(int_constant(g) is not None or self._passed_on(call, g) for g in given):
+            if not all((_int_or_item(g, index) if index is not None else int_constant(g) is not None)
+                       or self._passed_on(call, g, index) for g in given):
                 return False
         return True
 
-    def _passed_on(self, call: ast.Call, given: ast.expr) -> bool:
+    def _passed_on(self, call: ast.Call, given: ast.expr, index: int | None = None) -> bool:
         """`Head(patch_size=patch_size)` in another class's `__init__` whose own `patch_size` is a
         config int there (an int default, not rebound, constructed with ints): the same int."""
         if not isinstance(given, ast.Name) or self.depth > 3:
@@ -250,7 +268,11 @@ class _InitNumbers:
             if init is None or cls is self.cls or not init.args.args or not _within(call, init):
                 continue
             outer = _InitNumbers(init, cls, self.ctx, self.depth + 1, ints=True)
-            return given.id in outer.parameters and outer._name(given.id)
+            if given.id not in outer.parameters:
+                return False
+            if index is not None and not _rebound(init, given.id) and outer._given_item(given.id, index):
+                return True  # nnFormer's `patch_size=[2, 4, 4]` handed on to a `to_3tuple`
+            return outer._name(given.id)
         return False
 
     def _name(self, name: str) -> bool:
@@ -276,6 +298,14 @@ class _InitNumbers:
         answer = bool(values) and len(values) == stores and all(self.number(v) for v in values)
         self._locals[name] = answer
         return answer
+
+
+def _int_or_item(value: ast.AST | None, index: int) -> bool:
+    """An int literal, or a tuple / list literal whose item ``index`` is one."""
+    if int_constant(value) is not None:
+        return True
+    return (isinstance(value, (ast.Tuple, ast.List)) and -len(value.elts) <= index < len(value.elts)
+            and int_constant(value.elts[index]) is not None)
 
 
 def _constructions(tree: ast.AST, class_name: str):
