@@ -428,3 +428,17 @@ def test_empty_lists_and_strings_among_the_outputs_are_flattened_away_for_the_le
     fix = target["fix"]
     assert (fix["decompositions"], fix["diff"], [r["verdict"] for r in fix["results"]]) == (["flat_outputs"], "", ["OK"])
     assert len(fix["results"][0]["probes"][0]["outputs"]) == 2
+
+
+def test_a_tensor_attribute_computed_from_weights_is_detached_for_the_legacy_export(capsys):
+    """A plain attribute computed in `__init__` through a layer requires grad and is no leaf: the
+    legacy tracer refuses it as a constant; gradients_off detaches it while exporting (restored
+    after), and the export matches PyTorch on other batch sizes and lengths."""
+    spec = MODELS / "precomputed_attribute.py"
+    code, document = cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs", "--probe-inputs",
+                                f"{spec}:probe_inputs", "--dynamic", "0:0=batch,1=length", "--exporter", "legacy",
+                                "--fix"], capsys)
+    (target,) = document["targets"]
+    assert target["results"][0]["error"].startswith("RuntimeError: Cannot insert a Tensor that requires grad")
+    fix = target["fix"]
+    assert (fix["decompositions"], fix["diff"], [r["verdict"] for r in fix["results"]]) == (["gradients_off"], "", ["OK"])

@@ -141,7 +141,8 @@ EXPORT_REPAIRS = {
         r"|!v\.requires_grad\(\) INTERNAL ASSERT FAILED",
         "no tensor reachable from the model requires grad while exporting: the weights of modules held in plain "
         "lists, dicts or Python objects (not registered, so recorded as constants by the legacy tracer, which "
-        "refuses them while they require grad), and the operands of a torch scan (torch.onnx's decompositions "
+        "refuses them while they require grad), tensor attributes computed from weights in __init__ (no leaf: "
+        "detached), and the operands of a torch scan (torch.onnx's decompositions "
         "trace its autograd forward, which stacks saved symbolic sizes as tensors when a dim is dynamic: "
         "'SymInt' object has no attribute 'unsqueeze'), and loses the size a step reads from its input "
         "('u0 ... is not tracked with proxy'); the same values, the flags restored afterwards",

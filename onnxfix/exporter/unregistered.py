@@ -24,11 +24,19 @@ def gradients_off(model) -> Iterator[None]:
     changed = [t for t in _reachable_tensors(model) if t.requires_grad and t.is_leaf]
     for tensor in changed:
         tensor.requires_grad_(False)
+    # a tensor attribute computed from weights (Chatterbox's `self.cond_spkr = self.spkr_enc(emb)` in
+    # __init__) is no leaf: its flag cannot be switched off, so it is detached while exporting
+    attached = [(m, name, value) for m in model.modules() for name, value in vars(m).items()
+                if isinstance(value, torch.Tensor) and value.requires_grad and not value.is_leaf]
+    for module, name, value in attached:
+        object.__setattr__(module, name, value.detach())
     try:
         yield
     finally:
         for tensor in changed:
             tensor.requires_grad_(True)
+        for module, name, value in attached:
+            object.__setattr__(module, name, value)
 
 
 def _reachable_tensors(root, depth_limit: int = 6) -> list[torch.Tensor]:
