@@ -446,3 +446,14 @@ def test_aminmax_matches_eager_every_form(kwargs, dtype):
     assert_same(tuple(got), tuple(want), rtol=0, atol=0)
     scalar = torch.tensor(2.5)
     assert_same(tuple(helper("aminmax")(scalar, dim=0)), tuple(torch.aminmax(scalar, dim=0)), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("key", ["amax", "amin"])
+@pytest.mark.parametrize("kwargs", [{}, {"dim": None}, {"dim": ()}, {"dim": []}, {"dim": -1, "keepdim": True},
+                                    {"dim": (0, 1)}, {"dim": 1}, {"keepdim": True}])
+def test_amax_amin_match_eager_every_dim_form(key, kwargs):
+    """Every dim form torch takes, an empty or None dim spelled out as every dimension; NaN as torch."""
+    x = with_specials(3, 5)
+    assert_same(helper(key)(x, **kwargs), getattr(torch, key)(x, **kwargs), rtol=0, atol=0)
+    scalar = torch.tensor(-1.5)
+    assert_same(helper(key)(scalar), getattr(torch, key)(scalar), rtol=0, atol=0)

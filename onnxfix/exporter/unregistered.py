@@ -22,21 +22,23 @@ def gradients_off(model) -> Iterator[None]:
     refuses while they require grad ("Cannot insert a Tensor that requires grad as a constant").
     The values are the same; the flags are restored afterwards."""
     changed = [t for t in _reachable_tensors(model) if t.requires_grad and t.is_leaf]
-    for tensor in changed:
-        tensor.requires_grad_(False)
     # a tensor attribute computed from weights (Chatterbox's `self.cond_spkr = self.spkr_enc(emb)` in
     # __init__) is no leaf: its flag cannot be switched off, so it is detached while exporting
     attached = [(m, name, value) for m in model.modules() for name, value in vars(m).items()
                 if isinstance(value, torch.Tensor) and value.requires_grad and not value.is_leaf]
-    for module, name, value in attached:
-        object.__setattr__(module, name, value.detach())
+    detached: list[tuple[torch.nn.Module, str, torch.Tensor]] = []
     try:
+        for tensor in changed:
+            tensor.requires_grad_(False)
+        for module, name, value in attached:
+            vars(module)[name] = value.detach()  # the instance's own dict: no __setattr__ or property runs
+            detached.append((module, name, value))
         yield
     finally:
         for tensor in changed:
             tensor.requires_grad_(True)
-        for module, name, value in attached:
-            object.__setattr__(module, name, value)
+        for module, name, value in detached:
+            vars(module)[name] = value
 
 
 def _reachable_tensors(root, depth_limit: int = 6) -> list[torch.Tensor]:

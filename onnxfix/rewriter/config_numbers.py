@@ -219,7 +219,7 @@ class _InitNumbers:
             if len(rebinds) != 1 or stores != 1:
                 return False
             pair_of, value = value.id, rebinds[0].value
-        repeated = repeated_length(value, self.ctx.file.module)
+        repeated = repeated_length(value, self.ctx.file.module, self.init)
         if repeated is not None:  # `to_3tuple(patch_size)`: a number repeated, a sequence passed on
             if not -repeated <= index < repeated:
                 return False
@@ -228,7 +228,8 @@ class _InitNumbers:
                 return not _rebound(self.init, item.id) and self._given_item(item.id, index)
             if isinstance(item, ast.Name) and item.id == pair_of:
                 return self._given_item(pair_of, index)
-        elif not (isinstance(value, (ast.Tuple, ast.List)) and -len(value.elts) <= index < len(value.elts)):
+        elif not (isinstance(value, (ast.Tuple, ast.List)) and -len(value.elts) <= index < len(value.elts)
+                  and not any(isinstance(e, ast.Starred) for e in value.elts)):  # `[*base, 4]` shifts the items
             return False
         else:
             item = value.elts[index]
@@ -305,7 +306,7 @@ def _int_or_item(value: ast.AST | None, index: int) -> bool:
     if int_constant(value) is not None:
         return True
     return (isinstance(value, (ast.Tuple, ast.List)) and -len(value.elts) <= index < len(value.elts)
-            and int_constant(value.elts[index]) is not None)
+            and not any(isinstance(e, ast.Starred) for e in value.elts) and int_constant(value.elts[index]) is not None)
 
 
 def _constructions(tree: ast.AST, class_name: str):

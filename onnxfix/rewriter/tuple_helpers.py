@@ -21,18 +21,29 @@ KNOWN = {f"{module}.{name}": n for module in ("torch.nn.modules.utils",) for nam
                                               "timm.models.layers.helpers") for n in (1, 2, 3, 4)}
 
 
-def repeated_length(call: ast.AST, module: "ModuleIndex") -> int | None:
-    """n when ``call`` is `helper(x)` returning `(x,) * n`-like tuples for a number x; else None."""
+def repeated_length(call: ast.AST, module: "ModuleIndex", caller: ast.FunctionDef | None = None) -> int | None:
+    """n when ``call`` is `helper(x)` returning `(x,) * n`-like tuples for a number x; else None.
+    ``caller``: the function making the call, which must not bind the helper's name itself."""
     if not (isinstance(call, ast.Call) and len(call.args) == 1 and not call.keywords
             and not isinstance(call.args[0], ast.Starred)):
         return None
+    if caller is not None and isinstance(call.func, ast.Name) and _binds(caller, call.func.id):
+        return None  # a local of that name (`to_3tuple = lambda v: ...` in __init__)
     qualname = module.scope.qualname(call.func)
     if qualname in KNOWN:
         return KNOWN[qualname]
-    if isinstance(call.func, ast.Name) and module.scope.lookup(call.func.id) is None:
+    if isinstance(call.func, ast.Name) and module.scope.lookup(call.func.id) is None and module.bound_once(call.func.id):
         function = module.functions.get(call.func.id)
-        return _own_helper_length(function) if isinstance(function, ast.FunctionDef) else None
+        if isinstance(function, ast.FunctionDef) and not function.decorator_list:  # a decorator may wrap it
+            return _own_helper_length(function)
     return None
+
+
+def _binds(function: ast.FunctionDef, name: str) -> bool:
+    return any((isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store))
+               or (isinstance(n, ast.arg) and n.arg == name)
+               or (isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name == name and n is not function)
+               or (isinstance(n, ast.alias) and (n.asname or n.name) == name) for n in ast.walk(function))
 
 
 def _own_helper_length(function: ast.FunctionDef) -> int | None:
