@@ -46,6 +46,7 @@ from onnxfix.exporter.unregistered import attributes_as_buffers, gradients_off
 from onnxfix.exporter.dead_comparisons import dead_comparisons_dropped
 from onnxfix.exporter.slice_bounds import slice_bounds_int64
 from onnxfix.exporter.index_keys import ellipsis_expanded
+from onnxfix.exporter.bool_scalars import bool_scalars_as_ints
 from onnxfix.exporter.size_tensors import size_tensors_kept
 from onnxfix.exporter.packed_sequences import packed_as_padded
 from onnxfix.exporter.nn_layers import causal_mask_check_off, mha_fastpath_off, rnn_while_loops
@@ -252,7 +253,7 @@ def decomposition_context(ops: Iterable[str] | None = None, model=None) -> Itera
 # each takes the model being exported
 REPAIR_CONTEXTS = {"compiled_unwrapped": compiled_unwrapped, "mha_fastpath_off": mha_fastpath_off, "causal_mask_check_off": causal_mask_check_off, "fake_quant_constants": fake_quant_constants,
                    "gradients_off": gradients_off, "dead_comparisons_dropped": dead_comparisons_dropped,
-                   "slice_bounds_int64": slice_bounds_int64,
+                   "slice_bounds_int64": slice_bounds_int64, "bool_scalars_as_ints": bool_scalars_as_ints,
                    "quantized_as_float": quantized_as_float, "ellipsis_expanded": ellipsis_expanded,
                    "size_tensors_kept": size_tensors_kept, "packed_as_padded": packed_as_padded,
                    "rnn_while_loops": rnn_while_loops, "attributes_as_buffers": attributes_as_buffers}

@@ -157,6 +157,15 @@ EXPORT_REPAIRS = {
         (),
         contexts=("slice_bounds_int64",),
     ),
+    "bool_scalars_as_ints": ExportRepair(
+        r"We don't have an op for aten::\w+ but it isn't a special case",
+        "arithmetic between a tensor that is not bool and a Python bool (BEVFormer's `can_bus * self.use_can_bus`) run "
+        "with the bool as the int it equals, while exporting (exporter/bool_scalars.py): the legacy tracer records "
+        "`aten::mul(Tensor, bool)`, which TorchScript has no schema for; the same values and dtype",
+        (),
+        contexts=("bool_scalars_as_ints",),
+        counts_use=True,
+    ),
     "dead_comparisons_dropped": ExportRepair(
         r"Error calling operator '(?:LessOrEqual|Less|GreaterOrEqual|Greater|Equal)' with args \(.*-?\d{19,}\)",
         "the size comparisons of torch.export's runtime assertions, left behind unread when torch.onnx removes "
