@@ -304,6 +304,19 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         ),
     ),
     Decomposition(
+        "cdist_forward", ("torch.ops.aten._cdist_forward",), False, ("_cdist_forward",),
+        (PYTORCH + "161089",),
+        "ATen's cdist called directly (`torch.ops.aten._cdist_forward(x, y, p, compute_mode)`, compute_mode an "
+        "int): `_onnx_cdist`'s broadcast differences while exporting. Eager keeps the op (guarded helper).",
+        requires=("cdist",), rule="ONX510",
+        proof=Proof(
+            "torch.ops.aten._cdist_forward(a, c, 2.0, 0)",
+            "_onnx_cdist_forward(a, c, 2.0, 0)",
+            "(randn(g, b, 5, 3), randn(g, b, 4, 3))",
+            params="a, c", decomposition_tol=1e-6,
+        ),
+    ),
+    Decomposition(
         "rfloordiv", ("Tensor.__rfloordiv__",), True, ("rfloordiv float", "rfloordiv int"),
         (PYTORCH + "147606",),  # the same translation failure for a number as pow's base
         "A Python number floor-divided by a tensor (`1.0 // s`, I-BERT's IntGELU): while exporting, the "

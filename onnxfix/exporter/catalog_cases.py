@@ -104,6 +104,8 @@ CASES = [
     C("cdist p=2", "torch.cdist", "torch.cdist(x, y)", "R(2, 5, 3), R(2, 4, 3)", "x, y"),
     C("cdist p=1", "torch.cdist", "torch.cdist(x, y, p=1)", "R(2, 5, 3), R(2, 4, 3)", "x, y"),
     C("cdist p=inf", "torch.cdist", "torch.cdist(x, y, p=float('inf'))", "R(5, 3), R(4, 3)", "x, y"),
+    C("_cdist_forward", "torch.ops.aten._cdist_forward", "torch.ops.aten._cdist_forward(x, y, 2.0, 0)",
+      "R(2, 5, 3), R(2, 4, 3)", "x, y"),
     C("dist p=3", "torch.dist", "torch.dist(x, y, p=3)", "R(4, 3), R(4, 3)", "x, y"),
     C("pdist", "torch.nn.functional.pdist", "torch.nn.functional.pdist(x)", "R(5, 3),"),
     C("cosine_similarity", "torch.nn.functional.cosine_similarity", "torch.nn.functional.cosine_similarity(x, y)", "R(4, 3), R(4, 3)", "x, y"),

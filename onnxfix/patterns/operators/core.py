@@ -264,7 +264,7 @@ class CdistBroadcast(DecompositionRule):
     summary = "`torch.cdist` fails in dynamo and is silently wrong for p=1 in legacy: rewrite"
     default_safety = "safe"
     doc = rule_doc(
-        "Finds `torch.cdist`.",
+        "Finds `torch.cdist`, and ATen's own `torch.ops.aten._cdist_forward` called directly.",
         "Dynamo fails on `aten._cdist_forward` for every p; legacy exports p=1 but onnxruntime "
         "returns NaN and wrong values (silently wrong, measured).",
         "def forward(self, a, b):\n    return torch.cdist(a, b, p=1)",
@@ -279,6 +279,8 @@ class CdistBroadcast(DecompositionRule):
     )
 
     def cases(self, decomposition, node, ctx):
+        if decomposition.key != "cdist":
+            return decomposition.catalog_cases  # ATen's _cdist_forward: measured as called
         p = literal(argument(node, "p", 2), 2)
         if p in (1, 1.0):
             return ("cdist p=1",)
