@@ -335,3 +335,45 @@ def parameter_defaults(function: ast.FunctionDef) -> dict[str, ast.expr]:
     defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
     return defaults
 
+
+
+def is_config_bool(node: ast.AST, ctx: "FunctionContext") -> bool:
+    """``self.<attr>`` a Python bool of the model's configuration: ``__init__`` alone assigns it,
+    each time a bool literal or a parameter with a bool default (not rebound there), which every
+    construction of the class in the file passes as a bool literal or leaves out."""
+    if not ctx.is_self_attr(node) or ctx.fn.cls is None:
+        return False
+    key = ("config bool", node.attr)
+    if key not in ctx.cache:
+        ctx.cache[key] = _attribute_bool(ctx.fn.cls, node.attr, ctx)
+    return ctx.cache[key]
+
+
+def _attribute_bool(cls: "ClassInfo", attr: str, ctx: "FunctionContext") -> bool:
+    init = cls.methods.get("__init__")
+    if init is None or not init.args.args or REBOUND in ctx.file.module.changes_of(attr):
+        return False
+    values = _init_values(init, attr)
+    defaults = parameter_defaults(init)
+    positional = [a.arg for a in init.args.posonlyargs + init.args.args][1:]
+
+    def bool_value(value: ast.AST | None) -> bool:
+        if isinstance(value, ast.Constant):
+            return type(value.value) is bool
+        if not (isinstance(value, ast.Name) and value.id in defaults) or _rebound(init, value.id):
+            return False
+        default = defaults[value.id]
+        if not (isinstance(default, ast.Constant) and type(default.value) is bool):
+            return False
+        position = positional.index(value.id) if value.id in positional else None
+        for call in _constructions(ctx.file.module.tree, cls.name):
+            if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+                return False
+            given = [k.value for k in call.keywords if k.arg == value.id]
+            if position is not None and position < len(call.args):
+                given.append(call.args[position])
+            if not all(isinstance(g, ast.Constant) and type(g.value) is bool for g in given):
+                return False
+        return True
+
+    return bool(values) and all(bool_value(v) for v in values)

@@ -1,0 +1,84 @@
+"""ONX531: a tensor and a Python bool in arithmetic (`can_bus * self.use_can_bus`), which the
+legacy exporter cannot record.
+
+BEVFormer's and MapTR's BEV encoders add `can_bus * self.use_can_bus`, a config flag. The legacy
+tracer records `aten::mul(Tensor, bool)`, an overload TorchScript has no schema for, and the export
+fails in alias analysis ("We don't have an op for aten::mul but it isn't a special case. Argument
+types: Tensor, bool"). `int(flag)` is the same number: the product of a tensor that is not bool
+and 1 or 0 is the same values and dtype (a Python scalar promotes neither).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix.config import LEGACY
+from onnxfix.rewriter.config_numbers import is_config_bool, is_config_number
+from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
+
+_OPERATORS = {ast.Mult: "*", ast.Add: "+", ast.Sub: "-", ast.Div: "/"}
+_NOT_BOOL = frozenset({"float16", "bfloat16", "float32", "float64", "int8", "uint8", "int16", "int32", "int64"})
+
+
+def python_bool(node: ast.AST, ctx: FunctionContext) -> bool:
+    """A bool literal, or a bool of the model's configuration (`self.use_can_bus`)."""
+    if isinstance(node, ast.Constant):
+        return type(node.value) is bool
+    return is_config_bool(node, ctx)
+
+
+def _maybe_tensor(node: ast.AST, ctx: FunctionContext) -> bool:
+    """A tensor, or what may be one (a module's output the inference cannot type); not a Python
+    number (a literal, an int the inference knows, a number of the configuration), whose
+    arithmetic with a bool is Python's own."""
+    known = ctx.tensors.is_tensor(node)
+    if known is not None:
+        return known
+    return not (isinstance(node, ast.Constant) or ctx.ints.is_int(node) or is_config_number(node, ctx)
+                or python_bool(node, ctx))
+
+
+class BoolScalarOperand(Rule):
+    code = "ONX531"
+    name = "bool-scalar-operand"
+    summary = "A tensor times (plus, minus, over) a Python bool: the legacy exporter has no `aten::mul(Tensor, bool)`"
+    fix_availability = "sometimes"
+    default_safety = "per-finding"
+    exporters = (LEGACY,)  # torch.export takes the bool (measured: tests/export_models/bool_flag_mul.py)
+    doc = RuleDoc(
+        what="Finds `t * flag`, `flag * t`, `t + flag`, `t - flag`, `t / flag` where `t` is a tensor and "
+        "`flag` a bool literal or a bool of the model's configuration (`self.use_can_bus`, set in "
+        "`__init__` from a parameter with a bool default that every construction passes as a literal).",
+        why="The legacy tracer records the op with a bool scalar (`aten::mul(Tensor, bool)`), which "
+        "TorchScript has no schema for: the export fails with \"INTERNAL ASSERT FAILED ... We don't have "
+        "an op for aten::mul but it isn't a special case. Argument types: Tensor, bool\" (BEVFormer, "
+        "MapTR; measured on torch 2.13). The dynamo exporter exports it.",
+        example="def forward(self, q, can_bus: torch.Tensor):\n    return q + can_bus * True  # a flag from the config",
+        use_instead="def forward(self, q, can_bus: torch.Tensor):\n    return q + can_bus * 1  # a flag from the config",
+        fix_safety="`int(flag)` is 1 or 0, the number the bool stands for: for a tensor that is not bool "
+        "the result is the same values and dtype (a Python scalar promotes neither). Safe where a "
+        "recorded run saw the tensor with a dtype that is not bool; otherwise unsafe, since a bool tensor "
+        "times a bool stays bool and times an int becomes int64. `onnxfix export --fix` runs the same "
+        "substitution at export time without an edit (`bool_scalars_as_ints`).",
+        references=("https://github.com/fundamentalvision/BEVFormer",),
+    )
+
+    def visit_BinOp(self, node: ast.BinOp, ctx: FunctionContext):
+        symbol = _OPERATORS.get(type(node.op))
+        if symbol is None:
+            return
+        for flag, tensor in ((node.right, node.left), (node.left, node.right)):
+            if python_bool(flag, ctx) and _maybe_tensor(tensor, ctx):
+                safe = ctx.tensors.dtype(tensor) in _NOT_BOOL
+                number = str(int(flag.value)) if isinstance(flag, ast.Constant) else f"int({ctx.segment(flag)})"
+                fix = Fix("Pass the flag as the int it equals", (ctx.replace(flag, number),),
+                          safe=safe) if ctx.is_builtin("int") else None
+                note = "" if safe else " (unsafe: the tensor is not known to be other than bool; a bool tensor times an int is int64)"
+                yield ctx.report(self, node, f"`{ctx.segment(tensor)} {symbol} {ctx.segment(flag)}`: a tensor and a Python "
+                                 "bool, which the legacy exporter records as an op TorchScript has no schema for; "
+                                 f"`{number}` is the same number{note}", fix=fix)
+                return
+
+
+RULES = [BoolScalarOperand]
