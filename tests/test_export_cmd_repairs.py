@@ -446,12 +446,15 @@ def test_a_tensor_attribute_computed_from_weights_is_detached_for_the_legacy_exp
 
 def test_a_python_bool_flag_in_arithmetic_runs_as_an_int_for_the_legacy_export(capsys):
     """`can_bus * self.use_can_bus`: the legacy tracer has no schema for aten::mul(Tensor, bool);
-    bool_scalars_as_ints runs the flag as 1 while exporting (the same values and dtype), and the
-    export matches PyTorch on another batch size."""
+    ONX531 writes `int(flag)` where the run saw a float tensor (safe), and bool_scalars_as_ints runs
+    the flag beside the bool mask as uint8 while exporting; the export matches PyTorch on another
+    batch size."""
     spec = MODELS / "bool_flag_mul.py"
     code, document = cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs", "--probe-inputs",
                                 f"{spec}:probe_inputs", "--dynamic", "0:0=batch", "--exporter", "legacy", "--fix"], capsys)
     (target,) = document["targets"]
     assert "We don't have an op for aten::mul" in target["results"][0]["error"]
     fix = target["fix"]
-    assert (fix["decompositions"], fix["diff"], [r["verdict"] for r in fix["results"]]) == (["bool_scalars_as_ints"], "", ["OK"])
+    assert (fix["decompositions"], [r["verdict"] for r in fix["results"]]) == (["bool_scalars_as_ints"], ["OK"])
+    assert "+        return self.queries + can_bus * int(self.use_can_bus), mask" in fix["diff"]
+    assert "self.keep_mask  #" in fix["diff"] and "int(self.keep_mask)" not in fix["diff"]  # a bool mask: unsafe

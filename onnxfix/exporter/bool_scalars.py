@@ -17,10 +17,10 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 _ARITHMETIC = {
-    getattr(torch.Tensor, f"__{prefix}{name}__") for name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow")
+    getattr(torch.Tensor, f"__{prefix}{name}__") for name in ("add", "mul", "truediv", "floordiv", "mod", "pow")
     for prefix in ("", "r")
-} | {torch.add, torch.sub, torch.mul, torch.div, torch.true_divide, torch.floor_divide, torch.remainder,
-     torch.Tensor.add, torch.Tensor.sub, torch.Tensor.mul, torch.Tensor.div, torch.Tensor.remainder}
+} | {torch.add, torch.mul, torch.div, torch.true_divide, torch.floor_divide, torch.remainder,
+     torch.Tensor.add, torch.Tensor.mul, torch.Tensor.div, torch.Tensor.remainder}  # not sub: eager refuses a bool there
 
 
 # on a bool tensor, these give a bool tensor: computed on uint8 0 / 1 and read back as bool

@@ -159,9 +159,10 @@ EXPORT_REPAIRS = {
     ),
     "bool_scalars_as_ints": ExportRepair(
         r"We don't have an op for aten::\w+ but it isn't a special case",
-        "arithmetic between a tensor that is not bool and a Python bool (BEVFormer's `can_bus * self.use_can_bus`) run "
-        "with the bool as the int it equals, while exporting (exporter/bool_scalars.py): the legacy tracer records "
-        "`aten::mul(Tensor, bool)`, which TorchScript has no schema for; the same values and dtype",
+        "arithmetic between a tensor and a Python bool (BEVFormer's `can_bus * self.use_can_bus`) run with the bool "
+        "as the int it equals while exporting, a bool tensor's product or sum computed on uint8 and read back as bool "
+        "(exporter/bool_scalars.py): the legacy tracer records `aten::mul(Tensor, bool)`, which TorchScript has no "
+        "schema for; the same values and dtype",
         (),
         contexts=("bool_scalars_as_ints",),
         counts_use=True,

@@ -301,6 +301,22 @@ class _InitNumbers:
         return answer
 
 
+def _only_constructed_by_name(cls: "ClassInfo", tree: ast.AST) -> bool:
+    """The file names the class only to call it (`Enc(...)`), derives no class from it, and the
+    class makes no `cls(...)` of itself: its constructions are the calls the checks read."""
+    called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef) and any(
+                (isinstance(b, ast.Name) and b.id == cls.name) or (isinstance(b, ast.Attribute) and b.attr == cls.name)
+                for b in node.bases):
+            return False
+        if isinstance(node, ast.Name) and node.id == cls.name and isinstance(node.ctx, ast.Load) and id(node) not in called:
+            return False
+    own = next((n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == cls.name), None)
+    return own is None or not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "cls"
+                                  for n in ast.walk(own))
+
+
 def _int_or_item(value: ast.AST | None, index: int) -> bool:
     """An int literal, or a tuple / list literal whose item ``index`` is one."""
     if int_constant(value) is not None:
@@ -353,6 +369,8 @@ def _attribute_bool(cls: "ClassInfo", attr: str, ctx: "FunctionContext") -> bool
     init = cls.methods.get("__init__")
     if init is None or not init.args.args or REBOUND in ctx.file.module.changes_of(attr):
         return False
+    if not _only_constructed_by_name(cls, ctx.file.module.tree):
+        return False  # a subclass, `cls(...)`, a partial or a factory could pass anything
     values = _init_values(init, attr)
     defaults = parameter_defaults(init)
     positional = [a.arg for a in init.args.posonlyargs + init.args.args][1:]

@@ -1,7 +1,8 @@
 """BEVFormer's BEV encoder: `bev_queries + can_bus * self.use_can_bus`, a tensor times a Python bool
 flag from the config. The legacy tracer records aten::mul(Tensor, bool), which TorchScript has no
 schema for ("We don't have an op for aten::mul but it isn't a special case"); bool_scalars_as_ints
-runs the flag as the int it equals while exporting. A bool tensor times a flag is left as it is."""
+runs the flag as the int it equals while exporting; a bool tensor times a flag is computed on
+uint8 and read back as bool."""
 import torch
 from torch import nn
 
@@ -16,7 +17,7 @@ class BevEncoder(nn.Module):
 
     def forward(self, can_bus):
         can_bus = self.can_bus_mlp(can_bus)[:, None, :]
-        mask = (can_bus > 0) * self.keep_mask  # a bool tensor: stays bool
+        mask = (can_bus > 0) * self.keep_mask  # a bool tensor: stays bool (uint8 inside the export)
         return self.queries + can_bus * self.use_can_bus, mask
 
 

@@ -13,11 +13,13 @@ from __future__ import annotations
 import ast
 
 from onnxfix.config import LEGACY
+from onnxfix.patterns.operators.mixed_arange import provably_float
 from onnxfix.rewriter.config_numbers import is_config_bool, is_config_number
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 
-_OPERATORS = {ast.Mult: "*", ast.Add: "+", ast.Sub: "-", ast.Div: "/"}
+# not `-`: torch refuses a bool in a subtraction (eager raises too)
+_OPERATORS = {ast.Mult: "*", ast.Add: "+", ast.Div: "/", ast.Pow: "**"}
 _NOT_BOOL = frozenset({"float16", "bfloat16", "float32", "float64", "int8", "uint8", "int16", "int32", "int64"})
 
 
@@ -36,20 +38,33 @@ def _maybe_tensor(node: ast.AST, ctx: FunctionContext) -> bool:
     if known is not None:
         return known
     return not (isinstance(node, ast.Constant) or ctx.ints.is_int(node) or is_config_number(node, ctx)
-                or python_bool(node, ctx))
+                or python_bool(node, ctx) or provably_float(node, ctx) or _annotated_number(node, ctx))
+
+
+def _annotated_number(node: ast.AST, ctx: FunctionContext) -> bool:
+    """A parameter annotated `float`, `int` or `bool`."""
+    if not (isinstance(node, ast.Name) and ctx.is_parameter(node.id)):
+        return False
+    args = ctx.fn.node.args
+    for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
+        if a.arg == node.id:
+            return isinstance(a.annotation, ast.Name) and a.annotation.id in ("float", "int", "bool")
+    return False
 
 
 class BoolScalarOperand(Rule):
     code = "ONX531"
     name = "bool-scalar-operand"
-    summary = "A tensor times (plus, minus, over) a Python bool: the legacy exporter has no `aten::mul(Tensor, bool)`"
+    summary = "A tensor times (plus, over, to the power of) a Python bool: the legacy exporter has no `aten::mul(Tensor, bool)`"
     fix_availability = "sometimes"
     default_safety = "per-finding"
     exporters = (LEGACY,)  # torch.export takes the bool (measured: tests/export_models/bool_flag_mul.py)
     doc = RuleDoc(
-        what="Finds `t * flag`, `flag * t`, `t + flag`, `t - flag`, `t / flag` where `t` is a tensor and "
+        what="Finds `t * flag`, `flag * t`, `t + flag`, `t / flag`, `t ** flag` where `t` is a tensor and "
         "`flag` a bool literal or a bool of the model's configuration (`self.use_can_bus`, set in "
-        "`__init__` from a parameter with a bool default that every construction passes as a literal).",
+        "`__init__` from a parameter with a bool default that every construction passes as a literal; "
+        "a class the file derives from, calls as `cls(...)` or names other than in a call is not read). "
+        "Not `t - flag`: torch refuses a bool in a subtraction, in eager too.",
         why="The legacy tracer records the op with a bool scalar (`aten::mul(Tensor, bool)`), which "
         "TorchScript has no schema for: the export fails with \"INTERNAL ASSERT FAILED ... We don't have "
         "an op for aten::mul but it isn't a special case. Argument types: Tensor, bool\" (BEVFormer, "
@@ -75,7 +90,7 @@ class BoolScalarOperand(Rule):
                 fix = Fix("Pass the flag as the int it equals", (ctx.replace(flag, number),),
                           safe=safe) if ctx.is_builtin("int") else None
                 note = "" if safe else " (unsafe: the tensor is not known to be other than bool; a bool tensor times an int is int64)"
-                yield ctx.report(self, node, f"`{ctx.segment(tensor)} {symbol} {ctx.segment(flag)}`: a tensor and a Python "
+                yield ctx.report(self, node, f"`{ctx.segment(node)}`: a tensor and a Python "
                                  "bool, which the legacy exporter records as an op TorchScript has no schema for; "
                                  f"`{number}` is the same number{note}", fix=fix)
                 return
