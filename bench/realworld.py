@@ -192,15 +192,24 @@ def export_verdict(path: Path, exporter: str, dynamic: dict, isolated: bool, dec
     request = ExportRequest(model=f"{path}:make_model", inputs=f"{path}:example_inputs", exporter=exporter,
                             probes=f"{path}:other_inputs", dynamic=dynamic, sys_path=[str(path.parent)],
                             decompose=decompose or None)
-    if isolated:
+    global _LEGACY_TAINTED
+    if isolated or (exporter == "legacy" and _LEGACY_TAINTED):
         verdict = run_isolated(request, timeout=EXPORT_TIMEOUT)
     else:
         verdict = _in_process(request)
+        # a legacy trace that raised leaves TorchScript's stash of traced size lists behind: the next
+        # legacy trace in this process pops it and fails ("size == list_trace.size() INTERNAL ASSERT",
+        # measured on torch 2.13 after Chatterbox's "Cannot insert a Tensor that requires grad"), so
+        # this process's later legacy exports run in children (onnxfix export always isolates them)
+        _LEGACY_TAINTED |= exporter == "legacy" and verdict.failed_stage == "export"
     bad = next((p for p in verdict.probes if not p.ok), None)
     detail = (verdict.error or "").strip().splitlines()[0][:200] if verdict.error else ""
     if not detail and bad:
         detail = f"{bad.probe}: {bad.note or f'max abs error {bad.max_abs}'}"[:200]
     return {"verdict": verdict.verdict, "error": detail, "probe": verdict.failing_probe}
+
+
+_LEGACY_TAINTED = False
 
 
 def _in_process(request):
