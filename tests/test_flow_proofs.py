@@ -41,6 +41,7 @@ CASES = {
     "moe_experts": ("ONX603", True, (FAILS, ORT)),  # Mixtral's `for expert_idx in expert_hit:` -> every expert
     "moe_expert_rows": ("ONX603", True, (FAILS, ORT)),  # Qwen3-MoE: the row indexes, `self.experts[expert_idx]`
     "views": ("ONX303", False, (OK, WRONG)),
+    "constant_written": ("ONX305", False, (OK, WRONG)),  # kornia's normal_transform_pixel: a literal matrix scaled in place
     "views_flat": ("ONX303", False, (OK, WRONG)),
     "deepcopy_model": ("ONX304", True, (FAILS, ORT)),
     "negative_index": ("ONX701", False, (OK, WRONG)),

@@ -305,6 +305,9 @@ def _only_constructed_by_name(cls: "ClassInfo", tree: ast.AST) -> bool:
     """The file names the class only to call it (`Enc(...)`), derives no class from it, and the
     class makes no `cls(...)` of itself: its constructions are the calls the checks read."""
     called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    # `super(Cls, self).__init__()`: the old spelling of super(), no construction
+    called |= {id(a) for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+               and n.func.id == "super" for a in n.args}
     for node in ast.walk(tree):
         if isinstance(node, ast.ClassDef) and any(
                 (isinstance(b, ast.Name) and b.id == cls.name) or (isinstance(b, ast.Attribute) and b.attr == cls.name)

@@ -8,6 +8,6 @@ functional (`F.relu(y[:, :2], inplace=True)`): those come out silently wrong, ev
 export inputs, with no warning. The dynamo exporter functionalises all of them correctly.
 """
 
-from onnxfix.patterns.views import deepcopy, mutation
+from onnxfix.patterns.views import constant_writes, deepcopy, mutation
 
-RULES = [mutation.ViewMutation, deepcopy.DeepcopyInForward]
+RULES = [mutation.ViewMutation, deepcopy.DeepcopyInForward, constant_writes.ConstantWrittenInPlace]
