@@ -66,7 +66,8 @@ class ConstantWrittenInPlace(Rule):
         use_instead="def forward(self, x):\n    m = torch.tensor([[1.0, 0.0], [0.0, 1.0]]).clone()\n"
         "    m[0, 0] = m[0, 0] * 2.0 / x.shape[-1]\n    return x @ m",
         fix_safety="Safe: `.clone()` of a tensor just built from literals has the same values, dtype and device, "
-        "and nothing else holds the original, so every read and write sees what it did.",
+        "and nothing else holds the original, so every read and write sees what it did. Not with "
+        "`requires_grad=` (a write into that leaf raises; into its clone it would not).",
         references=("https://github.com/kornia/kornia/blob/main/kornia/geometry/conversions.py",),
     )
 
@@ -75,7 +76,7 @@ class ConstantWrittenInPlace(Rule):
             return
         call, name = node.value, node.targets[0].id
         if not (isinstance(call, ast.Call) and ctx.qualname(call.func) in BUILDERS and len(call.args) == 1
-                and _literal(call.args[0]) and all(k.arg in ("dtype", "device", "requires_grad") for k in call.keywords)):
+                and _literal(call.args[0]) and all(k.arg in ("dtype", "device") for k in call.keywords)):
             return
         if len(ctx.assignments(name)) != 1 or ctx.is_parameter(name):
             return
