@@ -246,18 +246,10 @@ class _InitNumbers:
     def _constructed_with_ints(self, name: str, index: int | None = None) -> bool:
         """Every `Cls(...)` in the file passes an int literal for ``name``, or nothing (with
         ``index``: or a sequence literal whose item ``index`` is one)."""
-        positional = [a.arg for a in self.init.args.posonlyargs + self.init.args.args][1:]
-        position = positional.index(name) if name in positional else None
-        for call in _constructions(self.ctx.file.module.tree, self.cls.name):
-            if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
-                return False
-            given = [k.value for k in call.keywords if k.arg == name]
-            if position is not None and position < len(call.args):
-                given.append(call.args[position])
-            if not all((_int_or_item(g, index) if index is not None else int_constant(g) is not None)
-                       or self._passed_on(call, g, index) for g in given):
-                return False
-        return True
+        passed = _passed_arguments(self.init, self.cls, name, self.ctx)
+        return passed is not None and all(
+            (_int_or_item(g, index) if index is not None else int_constant(g) is not None)
+            or self._passed_on(call, g, index) for call, g in passed)
 
     def _passed_on(self, call: ast.Call, given: ast.expr, index: int | None = None) -> bool:
         """`Head(patch_size=patch_size)` in another class's `__init__` whose own `patch_size` is a
@@ -376,25 +368,33 @@ def _attribute_bool(cls: "ClassInfo", attr: str, ctx: "FunctionContext") -> bool
         return False  # a subclass, `cls(...)`, a partial or a factory could pass anything
     values = _init_values(init, attr)
     defaults = parameter_defaults(init)
-    positional = [a.arg for a in init.args.posonlyargs + init.args.args][1:]
+
+    def literal_bool(value: ast.AST | None) -> bool:
+        return isinstance(value, ast.Constant) and type(value.value) is bool
 
     def bool_value(value: ast.AST | None) -> bool:
-        if isinstance(value, ast.Constant):
-            return type(value.value) is bool
-        if not (isinstance(value, ast.Name) and value.id in defaults) or _rebound(init, value.id):
+        if literal_bool(value):
+            return True
+        if not (isinstance(value, ast.Name) and literal_bool(defaults.get(value.id))) or _rebound(init, value.id):
             return False
-        default = defaults[value.id]
-        if not (isinstance(default, ast.Constant) and type(default.value) is bool):
-            return False
-        position = positional.index(value.id) if value.id in positional else None
-        for call in _constructions(ctx.file.module.tree, cls.name):
-            if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
-                return False
-            given = [k.value for k in call.keywords if k.arg == value.id]
-            if position is not None and position < len(call.args):
-                given.append(call.args[position])
-            if not all(isinstance(g, ast.Constant) and type(g.value) is bool for g in given):
-                return False
-        return True
+        passed = _passed_arguments(init, cls, value.id, ctx)
+        return passed is not None and all(literal_bool(g) for _, g in passed)
 
     return bool(values) and all(bool_value(v) for v in values)
+
+
+def _passed_arguments(init: ast.FunctionDef, cls: "ClassInfo", name: str,
+                      ctx: "FunctionContext") -> list[tuple[ast.Call, ast.expr]] | None:
+    """(construction, value) for every `Cls(...)` in the file that passes parameter ``name`` of
+    ``__init__``, by keyword or position; None where a construction splats (`*a`, `**kw`), so
+    what it passes is not in the source."""
+    positional = [a.arg for a in init.args.posonlyargs + init.args.args][1:]
+    position = positional.index(name) if name in positional else None
+    passed = []
+    for call in _constructions(ctx.file.module.tree, cls.name):
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            return None
+        passed += [(call, k.value) for k in call.keywords if k.arg == name]
+        if position is not None and position < len(call.args):
+            passed.append((call, call.args[position]))
+    return passed

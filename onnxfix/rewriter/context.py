@@ -332,13 +332,18 @@ class FunctionContext(_FileView):
     def annotated_int(self, name: str) -> bool:
         """A parameter annotated ``int`` (``kernel_size: int``): the author's contract, the
         evidence the integer rewrites take when no call site in the file proves it."""
+        return self.annotation(name) == "int"
+
+    def annotation(self, name: str) -> str | None:
+        """The plain name a parameter is annotated with (``int``, ``"float"``), else None."""
         args = self.fn.node.args
         for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
             if a.arg == name:
                 note = a.annotation
-                return (isinstance(note, ast.Name) and note.id == "int") or (
-                    isinstance(note, ast.Constant) and note.value == "int")
-        return False
+                if isinstance(note, ast.Name):
+                    return note.id
+                return note.value if isinstance(note, ast.Constant) and isinstance(note.value, str) else None
+        return None
 
     def parameter_bindings(self, name: str) -> list[tuple["FunctionContext", ast.expr]] | None:
         """The arguments bound to parameter ``name`` at every call of this function in the file,

@@ -43,13 +43,7 @@ def _maybe_tensor(node: ast.AST, ctx: FunctionContext) -> bool:
 
 def _annotated_number(node: ast.AST, ctx: FunctionContext) -> bool:
     """A parameter annotated `float`, `int` or `bool`."""
-    if not (isinstance(node, ast.Name) and ctx.is_parameter(node.id)):
-        return False
-    args = ctx.fn.node.args
-    for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
-        if a.arg == node.id:
-            return isinstance(a.annotation, ast.Name) and a.annotation.id in ("float", "int", "bool")
-    return False
+    return isinstance(node, ast.Name) and ctx.annotation(node.id) in ("float", "int", "bool")
 
 
 class BoolScalarOperand(Rule):
