@@ -2,14 +2,17 @@ import torch
 
 
 def _onnx_bincount(input, weights=None, minlength=0):
-    # torch.bincount with a minlength every value stays below (batch indices counted per image,
-    # YOLO-World's NMS: minlength=batch_size): one comparison of each value with
-    # arange(minlength), summed (weighted when weights are given). Its length is minlength;
-    # torch's is max(minlength, max + 1), which the data decides. Eager keeps the op; the
-    # exported graph counts only values below minlength.
+    # torch.bincount, whose length max(minlength, max + 1) the data decides (neither exporter
+    # translates the op; torch.export's own decomposition needs a length it can read): the
+    # length computed as a tensor, each value compared with arange(length) and the hits summed
+    # (weighted when weights are given, in the dtype ATen returns: float32 and float64 weights
+    # keep theirs, others give float64). Eager keeps the op: ATen accumulates the weights in
+    # another order than a sum over the hits.
     if not torch.onnx.is_in_onnx_export():
         return torch.bincount(input, weights, minlength)
-    hits = input.unsqueeze(-1) == torch.arange(minlength, device=input.device)
+    length = torch.clamp(input.max() + 1, min=minlength) if input.numel() else minlength
+    hits = input.unsqueeze(-1) == torch.arange(length, device=input.device)
     if weights is None:
         return hits.sum(0)
-    return (hits * weights.unsqueeze(-1)).sum(0)
+    dtype = weights.dtype if weights.dtype in (torch.float32, torch.float64) else torch.float64
+    return (hits * weights.to(dtype).unsqueeze(-1)).sum(0)

@@ -58,16 +58,18 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
                     "(randn(g, b, 8) * 4, randn(g, 1))", params="a, c", static=(1,), decomposition_tol=1e-6),
     ),
     Decomposition(
-        "bincount", ("torch.bincount", "Tensor.bincount"), False, ("bincount minlength",),
+        "bincount", ("torch.bincount", "Tensor.bincount"), False,
+        ("bincount", "bincount minlength", "bincount weights"),
         ("https://github.com/AILab-CVC/YOLO-World/issues/536",),
-        "With a minlength: each value compared with arange(minlength) and the hits summed "
-        "(weighted with weights), a length of minlength. Exact when every value is below "
-        "minlength (batch indices counted per image); torch's length is max(minlength, max + 1), "
-        "decided by the data, so the fix is unsafe. Without minlength the call is ONX511's (no "
-        "faithful rewrite). Eager keeps the op (guarded helper).",
-        when_present=("minlength", 2), rule="ONX515",
-        proof=Proof("torch.bincount(i, minlength=6) + torch.bincount(i, c, minlength=6)",
-                    "_onnx_bincount(i, minlength=6) + _onnx_bincount(i, c, minlength=6)",
+        "Its length max(minlength, max + 1) computed as a tensor (clamp(input.max() + 1, min=minlength)), "
+        "each value compared with arange(length) and the hits summed, weighted with weights in the "
+        "dtype ATen returns (float32 / float64 weights keep theirs, others give float64): the same "
+        "length and counts as torch for every input; the exported graph has a data-dependent length, "
+        "which both exporters and onnxruntime take. Eager keeps the op (guarded helper): ATen "
+        "accumulates weights in its own order.",
+        rule="ONX515",
+        proof=Proof("(torch.bincount(i), torch.bincount(i, c), torch.bincount(i, minlength=6))",
+                    "(_onnx_bincount(i), _onnx_bincount(i, c), _onnx_bincount(i, minlength=6))",
                     "(ints(g, 0, 6, 10), randn(g, 10))", params="i, c", static=(0, 1), decomposition_tol=1e-6),
     ),
     # ---- ONX516: the dynamo exporter exports these silently wrong ----

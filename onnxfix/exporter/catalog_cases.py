@@ -151,6 +151,7 @@ CASES = [
     C("histc", "torch.histc", "torch.histc(x, bins=5, min=-2, max=2)", "R(20),"),
     C("bincount", "torch.bincount", "torch.bincount(x)", "I(0, 5, 10),"),
     C("bincount minlength", "torch.bincount", "torch.bincount(x, minlength=8)", "I(0, 5, 10),"),
+    C("bincount weights", "torch.bincount", "torch.bincount(x, y)", "I(0, 5, 10), R(10)", "x, y"),
     C("cumsum", "torch.cumsum", "torch.cumsum(x, 1)", "R(3, 5),"),
     C("cummax", "torch.cummax", "torch.cummax(x, 1).values", "T(3, 5),"),
     C("cummax indices", "torch.cummax", "torch.cummax(x, 1).indices", "T(3, 5),"),

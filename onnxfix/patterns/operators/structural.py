@@ -43,8 +43,8 @@ class StructuralOperator(DecompositionRule):
         "`torch.ops.transformers.grouped_mm_fallback` (`onnxfix export --decompose` substitutes it "
         "inside transformers too), and LSQ's `torch._fake_quantize_learnable_per_tensor_affine` "
         "(MQBench; no exporter translates it: its forward is ATen's fake-quantize arithmetic), and "
-        "`torch.bincount(..., minlength=n)` (unsafe: exact while every value is below n, as batch "
-        "indices counted per image), and `F.conv2d` / `F.conv3d` whose groups are a product of sizes "
+        "`torch.bincount` / `Tensor.bincount` (its length, max(minlength, max + 1), computed in the graph), "
+        "and `F.conv2d` / `F.conv3d` whose groups are a product of sizes "
         "(a per-sample filter run as one grouped conv: DMNet's `groups=b * c`, SiamRPN's depthwise "
         "cross-correlation; ONNX's Conv takes a constant group count). "
         "Also reports, without a fix, "
@@ -66,7 +66,7 @@ class StructuralOperator(DecompositionRule):
         "Safe: bit-identical in eager by construction for cov and corrcoef (ATen's own ops, in "
         "its order), rfftfreq (ATen's arange and multiply), combinations, narrow, masked_select, "
         "unique_consecutive and pad_sequence of a split (exact indexing); index_reduce, vander, "
-        "ctc_loss, pdist, grouped_mm_fallback and conv_groups compose other floating ops than ATen's kernels (aminmax: amin "
+        "ctc_loss, pdist, bincount, grouped_mm_fallback and conv_groups compose other floating ops than ATen's kernels (aminmax: amin "
         "and amax, which may pick the other of +0/-0; to_mkldnn: the dense kernels after it) and return the torch "
         "op itself outside export (`torch.onnx.is_in_onnx_export()`, False in eager), their "
         "exported forms agreeing to float rounding. Inputs torch "
@@ -92,13 +92,11 @@ class StructuralOperator(DecompositionRule):
             folded = groups is not None and ctx.sizes.is_size(groups) and _batch_folded(argument(node, "input", 0), ctx)
             named_padding = isinstance(padding, ast.Constant) and isinstance(padding.value, str)
             return decomposition.catalog_cases if (product or folded) and not named_padding else ()
+        if decomposition.key == "bincount":
+            return (_bincount_case(node, ctx),)
         if decomposition.key == "aminmax" and _records_dims(node):
             return ("aminmax",)  # over one dim, or keeping dims: torch.export records them, and they export
         return decomposition.catalog_cases
-
-    def is_safe(self, decomposition, node, ctx, method, receiver_proven=False):
-        # bincount's exported length is minlength, exact only while every value stays below it
-        return decomposition.key != "bincount" and super().is_safe(decomposition, node, ctx, method, receiver_proven)
 
     def visit_Call(self, node, ctx):
         found = match_call(node, ctx)
@@ -426,3 +424,13 @@ def _reshaped_dims(value: ast.expr, ctx: FunctionContext) -> list[ast.expr] | No
     if len(dims) == 1 and isinstance(dims[0], (ast.Tuple, ast.List)):
         return list(dims[0].elts)
     return dims
+
+
+def _bincount_case(node: ast.Call, ctx: FunctionContext) -> str:
+    """The catalog case of a bincount call's arguments: weights decide dynamo's verdict (it
+    translates the plain count, not the weighted one); a method's receiver is the input."""
+    offset = 1 if ctx.qualname(node.func) == "torch.bincount" else 0
+    if argument(node, "weights", offset) is not None:
+        return "bincount weights"
+    return "bincount minlength" if argument(node, "minlength", offset + 1) is not None else "bincount"
+

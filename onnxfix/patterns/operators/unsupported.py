@@ -17,7 +17,7 @@ from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 # by why. Only these are reported by ONX511, and only where the catalog measures them failing
 # (an op like torch.narrow fails for one argument form only, so it is not listed).
 NO_DECOMPOSITION_REASONS = (
-    (("torch.unique", "torch.nonzero", "torch.bincount", "torch.repeat_interleave"),
+    (("torch.unique", "torch.nonzero", "torch.repeat_interleave"),
      "its output size depends on the input values, which a fixed-shape ONNX graph cannot express"),
     (("torch.linalg.eigvals", "torch.linalg.eig", "torch.fft.ifft", "torch.stft", "torch.istft"),
      "its result is a complex tensor, which the exporter cannot carry (a real rewrite would change "
@@ -44,7 +44,7 @@ class UnsupportedOperator(Rule):
     doc = RuleDoc(
         what="Finds calls to torch functions whose export fails whatever their arguments and "
         "that have no faithful decomposition: ops whose output size depends on the data "
-        "(`unique`, `nonzero`, `bincount`, `repeat_interleave`), ops with complex "
+        "(`unique`, `nonzero`, `repeat_interleave`), ops with complex "
         "results (`linalg.eigvals`/`eig`, `fft.ifft`, `stft`/`istft`, `view_as_complex`, `polar`) "
         "and random draws (`randperm`, `multinomial`, `gumbel_softmax`), where the catalog "
         "measured the failure for an exporter the project targets. Every other failing operator "
