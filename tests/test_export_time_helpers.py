@@ -50,6 +50,40 @@ def test_bool_selections_run_on_bytes_and_other_selections_keep_their_path(expor
     assert torch.equal(compute(torch.where, condition=keep, input=a, other=b), torch.where(keep, a, b))
 
 
+def test_bool_min_max_sums_and_products_of_two_tensors_run_on_bytes_and_a_dim_keeps_the_op(exporting):
+    compute = load_function("float32_compute")
+    a, b = torch.tensor([True, True, False]), torch.tensor([False, True, True])
+    for op in (torch.min, torch.max, torch.Tensor.min, torch.Tensor.max):
+        assert torch.equal(compute(op, a, b), op(a, b)) and compute(op, a, b).dtype == torch.bool
+    for op in (torch.add, torch.Tensor.__add__, torch.Tensor.__radd__, torch.mul, torch.Tensor.__mul__):
+        assert torch.equal(compute(op, a, b), op(a, b)) and compute(op, a, b).dtype == torch.bool
+    tree = torch.eye(3).bool()  # EAGLE's tree mask: a row or-ed into another in place, through a view
+    expected = tree.clone()
+    expected[2].add_(expected[0])
+    assert compute(torch.Tensor.add_, tree[2], tree[0]) is not None and torch.equal(tree, expected)
+    grid = torch.tensor([[True, False], [True, True]])
+    assert all(torch.equal(x, y) for x, y in zip(compute(torch.min, grid, 1), torch.min(grid, 1)))
+
+
+def test_half_accumulating_scatters_run_in_float32_and_in_place_ops_write_their_tensor(exporting):
+    """A float16 index_add_ writes the tensor it was called on (the values of a float32 sum rounded
+    once); an out-of-place scatter_add returns float16; a bfloat16 in-place add writes its tensor too."""
+    compute = load_function("float32_compute")
+    h = torch.randn(7, 3).half()
+    ids = torch.tensor([0, 2, 2, 1, 0, 2, 1])
+    pooled = h.new_zeros(3, 3)
+    returned = compute(torch.Tensor.index_add_, pooled, 0, ids, h)
+    expected = torch.zeros(3, 3).index_add_(0, ids, h.float()).half()
+    assert returned is pooled and torch.equal(pooled, expected)
+    summed = compute(torch.Tensor.scatter_add, h.new_zeros(3, 3), 0, ids[:, None].expand(7, 3), h)
+    assert summed.dtype == torch.float16 and torch.equal(summed, expected)
+    x, y = torch.randn(4).bfloat16(), torch.randn(4).bfloat16()
+    before = x.clone()
+    assert compute(torch.Tensor.add_, x, y) is x and torch.equal(x, (before.float() + y.float()).bfloat16())
+    # float16 ops that do not accumulate are the op itself
+    assert torch.equal(compute(torch.add, h, h), h + h)
+
+
 def test_operands_of_several_dtypes_are_promoted_as_eager_does(exporting):
     promoted = load_function("operands_promoted")
     half, double = torch.randn(2, 5).half(), torch.randn(4, dtype=torch.float64)

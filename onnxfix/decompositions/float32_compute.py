@@ -38,10 +38,20 @@ def _onnx_float32_compute(op, *args, **kwargs):
     # the function forms with positional arguments only (a method's first argument is not the condition)
     selected = (args[1:] if op is torch.where else args) if not kwargs and op in (
         torch.where, torch.maximum, torch.minimum, torch.fmax, torch.fmin) and len(args) in (2, 3) else ()
+    if not kwargs and op in _BINARY_MIN_MAX and len(args) == 2 and all(isinstance(a, torch.Tensor) for a in args):
+        selected = args  # torch.min(a, b) / a.max(b): the elementwise overload (a dim is a number)
+    if (not kwargs and getattr(op, "__name__", "") in _BOOL_ARITHMETIC and len(args) == 2
+            and all(isinstance(a, torch.Tensor) and a.dtype == torch.bool for a in args)):
+        selected = args  # a sum or product of masks (ONNX Add / Mul take no bool): an or / an and
     if (len(selected) == 2 and any(isinstance(v, torch.Tensor) for v in selected)
             and torch.result_type(*selected) == torch.bool):
         return _onnx_bool_compute(op, args)
     gap = dtypes & {torch.float64, torch.bfloat16}
+    name = getattr(op, "__name__", "")
+    if not gap and torch.float16 in dtypes and name.rstrip("_") in _HALF_ACCUMULATING:
+        # a float16 scatter or index add / put that accumulates: onnxruntime's CPU ScatterElements
+        # and ScatterND take no float16 with a reduction ("MLFloat16 data type is not supported")
+        gap = {torch.float16}
     if not gap and dtypes and not any(d.is_floating_point or d.is_complex or d == torch.bool for d in dtypes):
         return _onnx_int64_compute(op, dtypes, args, kwargs)
     if len(gap) != 1:
@@ -67,10 +77,20 @@ def _onnx_float32_compute(op, *args, **kwargs):
             return type(value)(back(v) for v in value)
         return value.to(result) if isinstance(value, torch.Tensor) and value.dtype == torch.float32 else value
 
-    if explicit or result == torch.float32:
-        return op(*(cast(a) for a in args), **{k: cast(v) for k, v in kwargs.items()})
-    return back(op(*(cast(a) for a in args), **{k: cast(v) for k, v in kwargs.items()}))
+    computed = op(*(cast(a) for a in args), **{k: cast(v) for k, v in kwargs.items()})
+    if not (explicit or result == torch.float32):
+        computed = back(computed)
+    if name.endswith("_") and not name.startswith("_") and isinstance(args[0], torch.Tensor) and args[0].dtype == dtype:
+        # in place (`pooled.index_add_(0, ids, h)`): the op wrote a float32 copy; the tensor the
+        # model holds gets its values, as the op would have written them there
+        return args[0].copy_(computed)
+    return computed
 
+
+
+_HALF_ACCUMULATING = frozenset({"scatter_add", "scatter_reduce", "scatter", "index_add", "index_put", "index_reduce"})
+_BOOL_ARITHMETIC = frozenset({"add", "add_", "mul", "mul_", "__add__", "__radd__", "__iadd__", "__mul__", "__rmul__", "__imul__"})
+_BINARY_MIN_MAX = (torch.min, torch.max, torch.Tensor.min, torch.Tensor.max, torch.Tensor.minimum, torch.Tensor.maximum)
 
 
 def _onnx_int64_compute(op, dtypes, args, kwargs):
@@ -119,4 +139,10 @@ def _onnx_bool_compute(op, args):
 
     if op is torch.where:
         return op(args[0], *(byte(a) for a in args[1:])).bool()
+    name = getattr(op, "__name__", "")
+    if name in _BOOL_ARITHMETIC:
+        # a bool sum saturates at True (1 + 1 is 2 in uint8, still true) and a product is an and;
+        # in place (`mask[i].add_(other)`), the mask the model holds gets the values
+        values = (torch.add if "add" in name else torch.mul)(*(byte(a) for a in args)).bool()  # both commute
+        return args[0].copy_(values) if name.endswith("_") and not name.endswith("__") or name.startswith("__i") else values
     return op(*(byte(a) for a in args)).bool()

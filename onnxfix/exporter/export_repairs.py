@@ -51,13 +51,16 @@ EXPORT_REPAIRS = {
     "float32_compute": ExportRepair(
         r"NOT_IMPLEMENTED : Could not find an implementation for \w+\("
         r"|operator does not support (?:double|bfloat16)"
-        r"|Type Error: Type 'tensor\((?:bfloat16|double|float16|int64|int32|int16)\)' of input parameter",
+        r"|MLFloat16 data type is not supported with Scatter"
+        r"|Type Error: Type 'tensor\((?:bfloat16|double|float16|int64|int32|int16|bool)\)' of input parameter",
         "ops on float64 / bfloat16 tensors, and half-precision aranges (an ONNX Range, which has no float16 "
         "kernel), computed in float32 while exporting (onnxruntime's CPU provider has no kernel for many of "
         "them; the exported model rounds as float32 there); integer ops with no kernel for their type "
         "(int32 Unique, integer Relu) computed in int64 or as a clamp, exactly; an int16/32/64 max pooling (ONNX MaxPool takes "
         "floats, int8 and uint8) pooled in float64, exact below 2**53 in magnitude; a Where or maximum / minimum "
-        "between bool values on uint8 0 / 1 read back as bool, exactly",
+        "(also torch.min / max of two tensors), a sum or product of bool tensors (or / and) between bool values on uint8 0 / 1 read back as bool, exactly; a "
+        "float16 scatter or index add / put that accumulates (no float16 ScatterElements / ScatterND with a "
+        "reduction) in float32, in-place ops writing their float16 tensor",
         ("float32_compute",),
     ),
     # tried on facts, not on an error: an export failed and a declared dynamic dim is 1 in the
