@@ -1,12 +1,43 @@
-"""Export-time repairs of a dtype the exported graph gets wrong: a range of mixed int and float
-bounds (the static fix is ONX530's `dtype=`; this serves code the source rules cannot see, such
-as a library's, and bounds whose types only the run knows)."""
+"""Export-time repairs of a dtype the exported graph gets wrong or onnxruntime has no kernel for
+(float32_compute: ops on float64 / bfloat16 tensors, float16 accumulating scatters, bool
+selections and sums), a range of mixed int and float bounds (the static fix is ONX530's `dtype=`;
+this serves code the source rules cannot see, such as a library's, and bounds whose types only the
+run knows)."""
 
 from __future__ import annotations
 
 from onnxfix.decompositions.base import Decomposition, Proof
 
 DECOMPOSITIONS: tuple[Decomposition, ...] = (
+    Decomposition(
+        "float32_compute",
+        ("torch.nn.functional.conv1d", "torch.nn.functional.conv2d", "torch.nn.functional.conv3d",
+         "torch.nn.functional.conv_transpose1d", "torch.nn.functional.conv_transpose2d",
+         "torch.nn.functional.conv_transpose3d", "torch.nn.functional.linear", "torch.matmul", "torch.bmm",
+         "torch.mm", "Tensor.__matmul__", "Tensor.matmul", "Tensor.bmm", "Tensor.mm",
+         "torch.nn.functional.adaptive_avg_pool1d", "torch.nn.functional.adaptive_avg_pool2d",
+         "torch.nn.functional.adaptive_avg_pool3d", "torch.nn.functional.avg_pool1d", "torch.nn.functional.avg_pool2d",
+         "torch.nn.functional.avg_pool3d", "torch.nn.functional.max_pool1d", "torch.nn.functional.max_pool2d",
+         "torch.nn.functional.max_pool3d"),
+        False, (), ("https://github.com/microsoft/onnxruntime/issues/11476",
+                    "https://github.com/microsoft/onnxruntime/issues/26311"),
+        "Every op on float64 or bfloat16 tensors (first written for convolutions, matmuls and "
+        "poolings; LSTMs, adds and layer norms too), which onnxruntime's CPU provider has no "
+        "kernel for (Conv, GlobalAveragePool and LSTM in double, MatMul and Add in bfloat16: "
+        "NOT_IMPLEMENTED), computed in "
+        "float32 between Casts while exporting (metadata calls such as `.dtype`, `.size()`, `.to()` "
+        "are left alone), and bfloat16 tensors made from numbers (`torch.full(..., dtype=torch.bfloat16)`, "
+        "zeros, ones, empty: made in float32 and cast). Export time only, when a run failed that "
+        "way: the exported model rounds as float32 there (kept only if it matches PyTorch on "
+        "the probes); eager PyTorch runs the op itself. Integer ops with no kernel for their type (int32 "
+        "Unique, integer Relu, a where / maximum / minimum / two-tensor min / max / add / mul of bool values): exactly, in int64 or uint8. "
+        "A float16 scatter_add / scatter_reduce / index_add / index_put that accumulates (onnxruntime has no float16 "
+        "ScatterElements or ScatterND with a reduction): in float32, rounded once to float16.",
+        drop_in=False, static=False, wraps_op=True, every_op=True, rule="ONX515",
+        proof=Proof("torch.nn.functional.conv1d(a.double(), c.double()).float()",
+                    "_onnx_float32_compute(torch.nn.functional.conv1d, a.double(), c.double()).float()",
+                    "(randn(g, b, 2, 9), randn(g, 3, 2, 3))", params="a, c", static=(1,), decomposition_tol=1e-6),
+    ),
     Decomposition(
         "arange_mixed", ("torch.arange",), True, (), ("https://github.com/open-mmlab/mmdeploy/issues/662",),
         "A range with an int and a float bound and no dtype: eager infers the default float dtype; "

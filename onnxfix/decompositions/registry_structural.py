@@ -6,35 +6,6 @@ from onnxfix.decompositions.base import PYTORCH, Decomposition, Proof  # noqa: F
 
 DECOMPOSITIONS: tuple[Decomposition, ...] = (
     Decomposition(
-        "float32_compute",
-        ("torch.nn.functional.conv1d", "torch.nn.functional.conv2d", "torch.nn.functional.conv3d",
-         "torch.nn.functional.conv_transpose1d", "torch.nn.functional.conv_transpose2d",
-         "torch.nn.functional.conv_transpose3d", "torch.nn.functional.linear", "torch.matmul", "torch.bmm",
-         "torch.mm", "Tensor.__matmul__", "Tensor.matmul", "Tensor.bmm", "Tensor.mm",
-         "torch.nn.functional.adaptive_avg_pool1d", "torch.nn.functional.adaptive_avg_pool2d",
-         "torch.nn.functional.adaptive_avg_pool3d", "torch.nn.functional.avg_pool1d", "torch.nn.functional.avg_pool2d",
-         "torch.nn.functional.avg_pool3d", "torch.nn.functional.max_pool1d", "torch.nn.functional.max_pool2d",
-         "torch.nn.functional.max_pool3d"),
-        False, (), ("https://github.com/microsoft/onnxruntime/issues/11476",
-                    "https://github.com/microsoft/onnxruntime/issues/26311"),
-        "Every op on float64 or bfloat16 tensors (first written for convolutions, matmuls and "
-        "poolings; LSTMs, adds and layer norms too), which onnxruntime's CPU provider has no "
-        "kernel for (Conv, GlobalAveragePool and LSTM in double, MatMul and Add in bfloat16: "
-        "NOT_IMPLEMENTED), computed in "
-        "float32 between Casts while exporting (metadata calls such as `.dtype`, `.size()`, `.to()` "
-        "are left alone), and bfloat16 tensors made from numbers (`torch.full(..., dtype=torch.bfloat16)`, "
-        "zeros, ones, empty: made in float32 and cast). Export time only, when a run failed that "
-        "way: the exported model rounds as float32 there (kept only if it matches PyTorch on "
-        "the probes); eager PyTorch runs the op itself. Integer ops with no kernel for their type (int32 "
-        "Unique, integer Relu, a where / maximum / minimum / two-tensor min / max / add / mul of bool values): exactly, in int64 or uint8. "
-        "A float16 scatter_add / scatter_reduce / index_add / index_put that accumulates (onnxruntime has no float16 "
-        "ScatterElements or ScatterND with a reduction): in float32, rounded once to float16.",
-        drop_in=False, static=False, wraps_op=True, every_op=True, rule="ONX515",
-        proof=Proof("torch.nn.functional.conv1d(a.double(), c.double()).float()",
-                    "_onnx_float32_compute(torch.nn.functional.conv1d, a.double(), c.double()).float()",
-                    "(randn(g, b, 2, 9), randn(g, 3, 2, 3))", params="a, c", static=(1,), decomposition_tol=1e-6),
-    ),
-    Decomposition(
         "fake_quantize_per_tensor_affine", ("torch.fake_quantize_per_tensor_affine",), True,
         ("fake_quantize_per_tensor_affine tensor qparams",), (),
         "ATen's arithmetic: clamp(round(x * (1 / scale)) + zero_point, quant_min, quant_max), then "
