@@ -82,6 +82,15 @@ def test_half_accumulating_scatters_run_in_float32_and_in_place_ops_write_their_
     assert compute(torch.Tensor.add_, x, y) is x and torch.equal(x, (before.float() + y.float()).bfloat16())
     # float16 ops that do not accumulate are the op itself
     assert torch.equal(compute(torch.add, h, h), h + h)
+    # an in-place op on a float32 tensor with a float64 operand writes that tensor, in float32
+    x32, y64 = torch.randn(3), torch.randn(3, dtype=torch.float64)
+    assert compute(torch.Tensor.add_, x32, y64) is x32 and x32.dtype == torch.float32
+    # in-place ops that change a shape, and `out=`, are the op itself
+    v = torch.randn(3, dtype=torch.float64)
+    assert compute(torch.Tensor.unsqueeze_, v, 0).shape == (1, 3)
+    out = torch.zeros(3, dtype=torch.float64)
+    compute(torch.add, v, v, out=out)
+    assert torch.equal(out, v + v)
 
 
 def test_operands_of_several_dtypes_are_promoted_as_eager_does(exporting):

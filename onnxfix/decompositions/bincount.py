@@ -10,7 +10,9 @@ def _onnx_bincount(input, weights=None, minlength=0):
     # another order than a sum over the hits.
     if not torch.onnx.is_in_onnx_export():
         return torch.bincount(input, weights, minlength)
-    length = torch.clamp(input.max() + 1, min=minlength) if input.numel() else minlength
+    if not input.numel():
+        return torch.zeros(minlength, dtype=torch.long, device=input.device)  # ATen's, weights or not
+    length = torch.clamp(input.max() + 1, min=minlength)
     hits = input.unsqueeze(-1) == torch.arange(length, device=input.device)
     if weights is None:
         return hits.sum(0)

@@ -54,10 +54,10 @@ def _onnx_float32_compute(op, *args, **kwargs):
         gap = {torch.float16}
     if not gap and dtypes and not any(d.is_floating_point or d.is_complex or d == torch.bool for d in dtypes):
         return _onnx_int64_compute(op, dtypes, args, kwargs)
-    if len(gap) != 1:
-        return op(*args, **kwargs)
+    if len(gap) != 1 or name in _RESHAPED_IN_PLACE or "out" in kwargs:
+        return op(*args, **kwargs)  # `x.unsqueeze_(0)` changes a shape, `out=` a tensor it is given: no values computed
     (dtype,) = gap
-    if dtype != torch.bfloat16 and getattr(op, "__name__", "") in ("expand", "expand_as"):
+    if dtype != torch.bfloat16 and name in ("expand", "expand_as"):
         return op(*args, **kwargs)  # copies only: float64 has the kernel, and a round trip would round
     # the dtype torch's own call returns: the promotion of the floating inputs (bfloat16 with
     # float32 gives float32, float64 with float32 float64); an explicit dtype argument decides itself
@@ -80,14 +80,24 @@ def _onnx_float32_compute(op, *args, **kwargs):
     computed = op(*(cast(a) for a in args), **{k: cast(v) for k, v in kwargs.items()})
     if not (explicit or result == torch.float32):
         computed = back(computed)
-    if name.endswith("_") and not name.startswith("_") and isinstance(args[0], torch.Tensor) and args[0].dtype == dtype:
-        # in place (`pooled.index_add_(0, ids, h)`): the op wrote a float32 copy; the tensor the
-        # model holds gets its values, as the op would have written them there
+    if _in_place(name) and args and isinstance(args[0], torch.Tensor) and isinstance(computed, torch.Tensor):
+        # in place (`pooled.index_add_(0, ids, h)`, `x32.add_(y64)`): the op wrote a float32 copy;
+        # the tensor the model holds gets its values in its own dtype, as the op would have written them
         return args[0].copy_(computed)
     return computed
 
 
+def _in_place(name):
+    return (name.endswith("_") and not name.startswith("_")) or name in _AUGMENTED
 
+
+_AUGMENTED = frozenset(f"__i{op}__" for op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul",
+                                               "and", "or", "xor", "lshift", "rshift"))
+
+
+
+_RESHAPED_IN_PLACE = frozenset({"unsqueeze_", "squeeze_", "t_", "transpose_", "swapdims_", "swapaxes_", "resize_",
+                                "resize_as_", "as_strided_", "set_"})
 _HALF_ACCUMULATING = frozenset({"scatter_add", "scatter_reduce", "scatter", "index_add", "index_put", "index_reduce"})
 _BOOL_ARITHMETIC = frozenset({"add", "add_", "mul", "mul_", "__add__", "__radd__", "__iadd__", "__mul__", "__rmul__", "__imul__"})
 _BINARY_MIN_MAX = (torch.min, torch.max, torch.Tensor.min, torch.Tensor.max, torch.Tensor.minimum, torch.Tensor.maximum)
@@ -144,5 +154,5 @@ def _onnx_bool_compute(op, args):
         # a bool sum saturates at True (1 + 1 is 2 in uint8, still true) and a product is an and;
         # in place (`mask[i].add_(other)`), the mask the model holds gets the values
         values = (torch.add if "add" in name else torch.mul)(*(byte(a) for a in args)).bool()  # both commute
-        return args[0].copy_(values) if name.endswith("_") and not name.endswith("__") or name.startswith("__i") else values
+        return args[0].copy_(values) if _in_place(name) else values
     return op(*(byte(a) for a in args)).bool()

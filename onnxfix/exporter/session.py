@@ -261,12 +261,15 @@ def _with_decompositions(final, keys: tuple[str, ...], outcome: FixResult, expor
         if all(r.verdict.verdict == OK for r in results) or not more:
             break
         keys = (*keys, *more)
-    if not _gains(final.results, results) or (len(keys) > 1 and not all(r.verdict.verdict == OK for r in results)):
+    together_gains = _gains(final.results, results)
+    if not together_gains or (len(keys) > 1 and not all(r.verdict.verdict == OK for r in results)):
         # one repair can stand in another's way (conv1d's decomposition, named by the failing Conv
         # node, calls the op past float32_compute's wrapper; index_add's helper scatters in float16
-        # past it): each named key alone, the first that does better than all of them together
-        alone = _one_key_that_gains(final, keys, outcome, export, than=results) if len(keys) > 1 else None
-        if alone is None and not _gains(final.results, results):
+        # past it): each named key alone, the first that gains (and, where all of them together
+        # gained too, makes more exports OK than they did)
+        than = results if together_gains else final.results
+        alone = _one_key_that_gains(final, keys, outcome, export, than=than) if len(keys) > 1 else None
+        if alone is None and not together_gains:
             return final
         keys, results = alone or (keys, results)
     applied = _applied(keys, results)
@@ -286,7 +289,7 @@ def _gains(before, after) -> bool:
 
 def _one_key_that_gains(final, keys: tuple[str, ...], outcome: FixResult, export, than, most: int = 4):
     """(keys, results) of the first of ``keys`` (at most ``most`` tried) that gains alone and
-    makes more exports OK than ``than`` (all the keys together), or None."""
+    makes more exports OK than ``than``, or None."""
     together = sum(r.verdict.verdict == OK for r in than)
     for key in keys[:most]:
         results = export(final.fixed, (key,))
