@@ -5,6 +5,7 @@ the None passed by one caller included)."""
 from __future__ import annotations
 
 import ast
+import functools
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -60,14 +61,22 @@ def defaulted_before(node: ast.Name, ctx: "FunctionContext") -> ast.expr | None:
 def rebound_elsewhere(function: ast.AST, name: str) -> bool:
     """Bindings `ctx.assignments` does not count: a nested def's `nonlocal name`, a `match`
     capture, `del name`, a `global` declaration."""
+    return name in _other_bindings(function)
+
+
+@functools.lru_cache(maxsize=256)
+def _other_bindings(function: ast.AST) -> frozenset[str]:
+    """The names `rebound_elsewhere` finds in ``function``, from one walk of it (asked for every
+    name read, a walk per read was quadratic in the function's size)."""
+    names: set[str] = set()
     for node in ast.walk(function):
-        if isinstance(node, (ast.Nonlocal, ast.Global)) and name in node.names:
-            return True
-        if isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name == name:
-            return True
-        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Del):
-            return True
-    return False
+        if isinstance(node, (ast.Nonlocal, ast.Global)):
+            names.update(node.names)
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name is not None:
+            names.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Del):
+            names.add(node.id)
+    return frozenset(names)
 
 
 def _default_of(statement: ast.stmt, name: str) -> ast.expr | None:
