@@ -18,8 +18,8 @@ from onnxfix.rewriter.module_index import ModuleIndex, is_torch_module_qualname
 from onnxfix.rewriter.none_defaults import without_defaulted_none
 from onnxfix.rewriter.paths import shown
 from onnxfix.rewriter.rule import Edit, Finding, Fix
-from onnxfix.rewriter.scope import (ExportFunction, ExportScope, compiled_by_torchscript, exporters_not_running,
-                                    scripted_in_module)
+from onnxfix.rewriter.scope import ExportFunction, ExportScope, exporters_not_running
+from onnxfix.rewriter.scripting import compiled_by_torchscript, scripted_in_module
 from onnxfix.rewriter.sizes import SizeOracle
 from onnxfix.rewriter.source import SourceFile
 from onnxfix.rewriter.tensors import TensorOracle

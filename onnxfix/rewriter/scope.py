@@ -9,6 +9,7 @@ runs (export_guards.py) and walking each function's body as exported (function_b
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import dataclass, field, replace
 from typing import Iterator
 
@@ -25,12 +26,8 @@ from onnxfix.rewriter.module_index import (
     is_torch_module_qualname,
 )
 from onnxfix.rewriter.names import FUNCTION_NODES, Scope, dotted_parts, walk_scope
+from onnxfix.rewriter.scripting import SCRIPTED, decorator_name, scripted_if_tracing
 
-# How the exporters run a reached function: "dynamo" and "legacy" trace it as Python; SCRIPTED
-# is the legacy exporter running it compiled by TorchScript (a `@torch.jit._script_if_tracing`
-# function and what it calls), where no Python runs at trace time.
-SCRIPTED = "scripted"
-SCRIPT_IF_TRACING = ("script_if_tracing", "_script_if_tracing")  # torch.jit's public and private names
 ALL_MODES = frozenset({"dynamo", "legacy"})
 
 
@@ -369,7 +366,7 @@ class CallSiteModes:
         if self.parents is not None:
             skipped = exporters_skipping(site, self._ancestors(site))
             modes = {m for m in modes if exporter_of_mode(m) not in skipped}
-        if "legacy" in modes and _scripted_if_tracing(callee):
+        if "legacy" in modes and scripted_if_tracing(callee):
             modes = (modes - {"legacy"}) | {SCRIPTED}
         return frozenset(modes)
 
@@ -392,34 +389,6 @@ def exporters_not_running(modes: frozenset[str], python_hazard: bool) -> frozens
     if SCRIPTED in modes and not python_hazard:
         running.add("legacy")
     return frozenset({"dynamo", "legacy"} - running)
-
-
-def compiled_by_torchscript(node: ast.AST, modes: frozenset[str]) -> bool:
-    """A function TorchScript compiles: decorated `@torch.jit.script` (or `script_if_tracing`), or reached
-    from one the legacy exporter scripts. A fix there must be TorchScript (no `is_exporting()`, ...)."""
-    decorators = getattr(node, "decorator_list", ())
-    return SCRIPTED in modes or any(_decorator_name(d) in ("script", *SCRIPT_IF_TRACING) for d in decorators)
-
-
-def scripted_in_module(node: ast.AST, tree: ast.Module) -> bool:
-    """TorchScript may compile ``node`` in ways the reach does not follow: a `@torch.jit.script`
-    function of its module calls it by name, or the module scripts something by a call
-    (`torch.jit.script(Inner())` compiles the module's methods and what they call)."""
-    name = getattr(node, "name", None)
-    for function in ast.walk(tree):
-        if isinstance(function, ast.Call) and (dotted_parts(function.func) or [])[-2:] == ["jit", "script"]:
-            return True
-        if isinstance(function, ast.FunctionDef) and compiled_by_torchscript(function, frozenset()) and any(
-                isinstance(n, ast.Call) and (dotted_parts(n.func) or [None])[-1] == name for n in ast.walk(function)):
-            return True
-    return False
-
-
-def _scripted_if_tracing(node: ast.AST) -> bool:
-    decorators = getattr(node, "decorator_list", ())
-    return any(_decorator_name(d) in SCRIPT_IF_TRACING for d in decorators)
-
-
 
 
 def functions_from_reach(module: ModuleIndex, reach: dict[str, Entry]) -> ExportScope:
@@ -480,14 +449,9 @@ def _self_name(fn: ExportFunction) -> str | None:
     args = fn.node.args.posonlyargs + fn.node.args.args
     if fn.cls is None or not args:
         return None
-    if any(_decorator_name(d) == "staticmethod" for d in fn.node.decorator_list):
+    if any(decorator_name(d) == "staticmethod" for d in fn.node.decorator_list):
         return None
     return args[0].arg
-
-
-def _decorator_name(node: ast.expr) -> str | None:
-    parts = dotted_parts(node)
-    return parts[-1] if parts else None
 
 
 def _is_super_call(node: ast.expr) -> bool:

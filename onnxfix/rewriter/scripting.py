@@ -1,0 +1,53 @@
+"""Where TorchScript compiles a function the legacy exporter reaches: `@torch.jit.script`,
+`script_if_tracing`, and what a scripted function or a `torch.jit.script(...)` call compiles."""
+
+from __future__ import annotations
+
+import ast
+import functools
+
+from onnxfix.rewriter.names import dotted_parts
+
+# How the exporters run a reached function: "dynamo" and "legacy" trace it as Python; SCRIPTED
+# is the legacy exporter running it compiled by TorchScript (a `@torch.jit._script_if_tracing`
+# function and what it calls), where no Python runs at trace time.
+SCRIPTED = "scripted"
+SCRIPT_IF_TRACING = ("script_if_tracing", "_script_if_tracing")  # torch.jit's public and private names
+
+
+def compiled_by_torchscript(node: ast.AST, modes: frozenset[str]) -> bool:
+    """A function TorchScript compiles: decorated `@torch.jit.script` (or `script_if_tracing`), or reached
+    from one the legacy exporter scripts. A fix there must be TorchScript (no `is_exporting()`, ...)."""
+    decorators = getattr(node, "decorator_list", ())
+    return SCRIPTED in modes or any(decorator_name(d) in ("script", *SCRIPT_IF_TRACING) for d in decorators)
+
+
+def scripted_in_module(node: ast.AST, tree: ast.Module) -> bool:
+    """TorchScript may compile ``node`` in ways the reach does not follow: a `@torch.jit.script`
+    function of its module calls it by name, or the module scripts something by a call
+    (`torch.jit.script(Inner())` compiles the module's methods and what they call)."""
+    scripts, called = _scripting_in_module(tree)
+    return scripts or getattr(node, "name", None) in called
+
+
+@functools.lru_cache(maxsize=64)
+def _scripting_in_module(tree: ast.Module) -> tuple[bool, frozenset]:
+    """(the module scripts something by a call, the last names called inside its `@torch.jit.script`
+    functions): one walk of the module for all of its functions."""
+    called: set = set()
+    for function in ast.walk(tree):
+        if isinstance(function, ast.Call) and (dotted_parts(function.func) or [])[-2:] == ["jit", "script"]:
+            return True, frozenset()
+        if isinstance(function, ast.FunctionDef) and compiled_by_torchscript(function, frozenset()):
+            called.update((dotted_parts(n.func) or [None])[-1] for n in ast.walk(function) if isinstance(n, ast.Call))
+    return False, frozenset(called)
+
+
+def scripted_if_tracing(node: ast.AST) -> bool:
+    decorators = getattr(node, "decorator_list", ())
+    return any(decorator_name(d) in SCRIPT_IF_TRACING for d in decorators)
+
+
+def decorator_name(node: ast.expr) -> str | None:
+    parts = dotted_parts(node)
+    return parts[-1] if parts else None
