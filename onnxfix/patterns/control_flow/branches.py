@@ -9,6 +9,7 @@ from onnxfix.patterns.control_flow.conditions import (
     BRANCH_FAILURE,
     CONTROL_FLOW_REFERENCES,
     Condition,
+    python_container,
     tensor_condition,
 )
 from onnxfix.patterns.control_flow.masked_guard import empty_write_guard
@@ -244,7 +245,7 @@ class TensorIf(Rule):
         if condition is None or in_training_branch(node, ctx):
             return
         fix, reshaped = None, reshaped_branch(node.body, node.orelse, ctx)
-        if condition.where_text and not reshaped:
+        if condition.where_text and not reshaped and not (python_container(node.body) or python_container(node.orelse)):
             torch, imports = ctx.torch_name()
             body, orelse = ctx.segment(node.body), ctx.segment(node.orelse)
             text = f"{torch}.where({condition.where_text}, {parenthesize(body, node.body)}, {parenthesize(orelse, node.orelse)})"
@@ -259,6 +260,8 @@ class TensorIf(Rule):
             return _augmented_fix(node, condition, ctx)
         kind, target, when_true, when_false, last = shape
         if reshaped_branch(when_true, when_false, ctx):  # a missing `else` keeps the name: its text
+            return None
+        if python_container(when_true) or (isinstance(when_false, ast.AST) and python_container(when_false)):
             return None
         kept = [node.test, when_true] + ([when_false] if isinstance(when_false, ast.AST) else [])
         comments = comments_outside(ctx, node, kept, last)
@@ -330,6 +333,8 @@ def _no_where_reason(node: ast.If, condition: Condition, value: str, ctx: Functi
     if shape is not None and reshaped_branch(shape[2], shape[3], ctx):
         return ("one branch changes the other's shape (`torch.where` would broadcast them or fail); "
                 "`torch.cond` takes branches of different shapes in dynamo only")
+    if shape is not None and any(isinstance(v, ast.AST) and python_container(v) for v in shape[2:4]):
+        return "a branch's value is a Python list, tuple, dict or string, which `torch.where` does not select"
     return "`torch.where` replaces only branches that are one `return` or one assignment to the same name each"
 
 

@@ -175,3 +175,12 @@ def _is_any_or_all(node: ast.Call, ctx: FunctionContext) -> bool:
         return bool(ctx.tensors.is_tensor(receiver)) or isinstance(receiver, ast.Compare) and _comparison(receiver, ctx) is not None \
             or isinstance(receiver, ast.Call) and _is_any_or_all(receiver, ctx)
     return ctx.qualname(node.func) in TORCH_BOOL_REDUCTIONS
+
+
+def python_container(value: ast.expr) -> bool:
+    """A value that is never a tensor or a number: a list, tuple, dict or set (or a comprehension of
+    one), a string, None, a lambda (onnx2torch's `shape = [... for i, d in enumerate(shape)]`)."""
+    if isinstance(value, ast.Constant):
+        return value.value is None or isinstance(value.value, (str, bytes))
+    return isinstance(value, (ast.List, ast.ListComp, ast.Tuple, ast.Dict, ast.DictComp, ast.Set, ast.SetComp,
+                              ast.GeneratorExp, ast.JoinedStr, ast.Lambda))

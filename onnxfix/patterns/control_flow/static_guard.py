@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from onnxfix.patterns.control_flow.conditions import tensor_condition
+from onnxfix.patterns.control_flow.conditions import python_container, tensor_condition
 from onnxfix.patterns.control_flow.size_parity import escapes_after
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix
@@ -41,6 +41,8 @@ def static_guard_where(node: ast.If, ctx: FunctionContext) -> tuple[Fix, str] | 
     target = single_name_assignment(last)
     if target is None or not bound_before(target, node, ctx):
         return None
+    if python_container(last.value):
+        return None  # `shape = [... for d in shape]`: torch.where selects tensors and numbers only
     if not any(isinstance(n, ast.Name) and n.id == target for n in ast.walk(last.value)):
         return None  # not rebound from itself (`e = None; if ...: e = embed(...)`: where(c, t, None) raises)
     helper_names = []
