@@ -303,6 +303,18 @@ def test_histc_matches_eager_bit_for_bit():
     assert checked > 120 * 4 * 4
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_histc_of_half_types_rounds_each_step_as_aten(dtype):
+    """ATen's half kernel rounds (x - min), * bins and / (max - min) to the half type one by one;
+    the helper does each step in float32 and casts (onnxruntime's own float16 arithmetic does
+    not round the same way: the exported model was off on values near bin edges)."""
+    g = gen()
+    for trial in range(40):
+        x = (torch.rand(int(torch.randint(1, 300, (1,), generator=g)), generator=g) * 24 - 12).to(dtype)
+        for bins, low, high in ((60, -10, 10), (7, -1, 0.35), (13, 0, 0)):
+            assert torch.equal(helper("histc")(x, bins, low, high), torch.histc(x, bins, low, high)), (trial, bins)
+
+
 def test_histc_constant_empty_and_batched_input():
     constant = torch.full((5,), 2.5)  # one value: torch widens the range to [1.5, 3.5]
     assert torch.equal(helper("histc")(constant, 4), torch.histc(constant, 4))
@@ -459,3 +471,26 @@ def test_decompose_channel_covers_nn_modules_under_legacy(tmp_path):
         want = model(*probe)
     for g, w in zip(got, want):
         torch.testing.assert_close(torch.as_tensor(g), w, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.plumbing
+def test_histc_of_float16_exports_bit_for_bit_under_legacy(tmp_path):
+    """The half-type steps hold in onnxruntime too: the helper's legacy export counts float16 values
+    into the bins ATen counts them in, on another batch size (the plain float16 Sub / Mul / Div of
+    the exported graph put values near bin edges into the neighbouring bin)."""
+    from onnxfix.exporter import comparison, verify
+
+    histc = load_function("histc")
+
+    class Model(torch.nn.Module):
+        def forward(self, x):
+            return histc(x, 60, -10, 10)
+
+    model = Model()
+    path = tmp_path / "m.onnx"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        verify.export_model(model, (torch.rand(10, 10, 10, generator=gen()).half(),), "legacy", path, {0: {0: "batch"}})
+    probe = (torch.rand(7, 10, 10, generator=gen(1)).half() * 20 - 10,)
+    (got,) = comparison.run_onnx(path, probe, verify.input_names(model, 1))
+    assert torch.equal(torch.as_tensor(got), torch.histc(probe[0], 60, -10, 10))

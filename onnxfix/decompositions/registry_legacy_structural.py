@@ -263,7 +263,9 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "torch's bin arithmetic int((x - low) * bins / (high - low)) in the input's dtype, values "
         "outside [low, high] and NaN skipped, then one comparison per bin (O(numel * bins) "
         "memory); min == max uses the data's range in the graph, as torch. Where torch raises (NaN "
-        "in the data with min == max: the range is not finite) the helper counts nothing."
+        "in the data with min == max: the range is not finite) the helper counts nothing. Half types: "
+        "each step in float32, cast to the half type, as ATen's half arithmetic rounds it (onnxruntime's "
+        "float16 Sub / Mul / Div round otherwise)."
         " Eager keeps the op (guarded helper): bin positions from tensor ops, not ATen's histogram kernel: not shown to be the same floating ops.",
         rule="ONX519",
         proof=Proof(
