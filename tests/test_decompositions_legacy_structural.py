@@ -494,3 +494,22 @@ def test_histc_of_float16_exports_bit_for_bit_under_legacy(tmp_path):
     probe = (torch.rand(7, 10, 10, generator=gen(1)).half() * 20 - 10,)
     (got,) = comparison.run_onnx(path, probe, verify.input_names(model, 1))
     assert torch.equal(torch.as_tensor(got), torch.histc(probe[0], 60, -10, 10))
+
+
+@pytest.mark.plumbing
+def test_nearest_exact_by_a_scale_factor_follows_the_input_size_under_legacy(tmp_path):
+    """nn.Upsample(scale_factor=2.0, mode="nearest-exact") (Wan's VAE upsampler), decomposed while the
+    legacy exporter traces (it has no symbolic for aten::_upsample_nearest_exact2d): the source
+    indices are computed in the graph from the input's size, so another height and width match eager."""
+    from onnxfix.exporter import comparison, verify
+    from onnxfix.exporter.decompose import decomposition_context
+
+    model = torch.nn.Upsample(scale_factor=2.0, mode="nearest-exact")
+    path = tmp_path / "m.onnx"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with decomposition_context(["interpolate"]):
+            verify.export_model(model, (torch.randn(1, 2, 5, 6, generator=gen()),), "legacy", path, {0: {2: "h", 3: "w"}})
+    probe = (torch.randn(1, 2, 7, 3, generator=gen(1)),)
+    (got,) = comparison.run_onnx(path, probe, verify.input_names(model, 1))
+    assert torch.equal(torch.as_tensor(got), model(*probe))

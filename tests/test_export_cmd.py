@@ -275,6 +275,11 @@ def test_an_exporter_failure_names_the_decomposition_that_repairs_it():
     refused = Verdict("legacy", "EXPORT-FAILS", error="SymbolicValueError: Failed to export a node ... because it is not constant.",
                       node_traces=[NodeTrace("aten::layer_norm", "m.py(29): forward", "ts")])
     assert decompositions_that_help(target, [ExporterResult(refused)], []) == ("layer_norm",)
+    # an ATen op the legacy exporter names under another name than the function a model calls
+    # (nn.Upsample(mode="nearest-exact") -> aten::_upsample_nearest_exact2d): F.interpolate's record
+    refused = "UnsupportedOperatorError: Exporting the operator 'aten::_upsample_nearest_exact2d' to ONNX opset version 20 is not supported"
+    assert decompositions_that_help(target, [ExporterResult(Verdict("legacy", "EXPORT-FAILS", error=refused))], []) == \
+        ("interpolate",)
     # an LSTM in a model whose dynamo export fails with a dynamic dim: torch.onnx's decompositions fix
     # the sequence length (no error names it: onnxruntime's Reshape by the time dim fails)
     failed = Verdict("dynamo", "ORT-FAILS", error="Fail: Non-zero status code returned while running Reshape node.",

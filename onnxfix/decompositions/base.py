@@ -85,6 +85,9 @@ class Decomposition:
     # others run the op itself). A kept run's calls where it holds are written into the source;
     # without it the record stays export-time only.
     site_applies: Callable[[tuple, dict], bool] | None = None
+    # ATen ops its targets dispatch to under other names, which an exporter's failure names
+    # ("aten::_upsample_nearest_exact2d" is F.interpolate's): `key_of_op` maps them to this record.
+    aten: tuple[str, ...] = ()
     # The ONX5xx rule that reports the op and writes the fix: its `keys` are the records naming it.
     rule: str = field(kw_only=True)
     proof: Proof = field(kw_only=True)

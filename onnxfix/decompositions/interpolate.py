@@ -70,7 +70,21 @@ def _onnx_interpolate(input, size=None, scale_factor=None, mode="nearest", align
         return mantissa * 2.0 ** exponent
 
     # nearest-exact: output position j reads input floor((j + 0.5) * scale), as torch's kernel
-    # (scale = input / output size in float32, or 1 / scale_factor). The indices are constants.
+    # (scale = input / output size in float32, or 1 / scale_factor). The indices are constants for
+    # a given size, and computed in the graph for a scale factor.
+    if size is None and None not in scales:
+        # a scale factor: the output size follows the input's, dynamic in the export (Wan's VAE
+        # upsampler, nn.Upsample(scale_factor=2.0, mode="nearest-exact")): the indices computed
+        # in the graph, each the same float32 product and floor
+        shape = input.shape[2:] if torch.compiler.is_exporting() else torch._shape_as_tensor(input)[2:]
+        for axis in range(spatial):  # noqa: ONX603 - over the 1 or 2 spatial dimensions
+            n, f = shape[axis], factors[axis]
+            count = torch.sym_int(n * f) if torch.compiler.is_exporting() else torch.floor(n * f).long()
+            scale = float32(*(1.0 / scales[axis]).as_integer_ratio())
+            positions = torch.arange(count, dtype=torch.float32, device=input.device)
+            index = torch.clamp(torch.floor((positions + 0.5) * scale).long(), max=n - 1)
+            input = input.index_select(2 + axis, index)
+        return input
     for axis in range(spatial):  # noqa: ONX603 - over the 1 or 2 spatial dimensions
         length, count = sizes[axis], out_sizes[axis]
         scale = float32(length, count) if scales[axis] is None else float32(*(1.0 / scales[axis]).as_integer_ratio())

@@ -112,8 +112,8 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         ("interpolate area down", "interpolate nearest-exact"), (PYTORCH + "41009",),
         "mode='area' (1-D and 2-D inputs) is adaptive average pooling to the output size, torch's "
         "definition; mode='nearest-exact' (2-D inputs) is index_select with the source indices "
-        "torch's kernel computes, floor((j + 0.5) * scale) in float32 (bit-identical, constant "
-        "for static input sizes). Other modes, 1-D nearest-exact (torch's 1-D kernel rounds "
+        "torch's kernel computes, floor((j + 0.5) * scale) in float32 (bit-identical; constants "
+        "for a given size, computed in the graph from the input's size for a scale factor). Other modes, 1-D nearest-exact (torch's 1-D kernel rounds "
         "differently) and 3-D inputs run torch's interpolate unchanged. antialias=True "
         "(bilinear/bicubic, align_corners=False, 2-D) is torch's separable filter as two "
         "products with (out, in) weight matrices, constants for static sizes and computed with "
@@ -132,6 +132,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "max abs error 8.2e-6 on inputs in [0, 1] and 1.4e-5 on standard-normal inputs (float64 "
         "weights where torch computes them in float32; measured by "
         "tests/test_decompositions_legacy_structural.py)",
+        aten=("_upsample_nearest_exact2d", "_upsample_bilinear2d_aa", "_upsample_bicubic2d_aa"),
         rule="ONX519", repairs_error=r"upsample_\w+\(\): argument 'scale_factors' must be tuple of floats, but found "
         r"element of type SymFloat",
         proof=Proof(

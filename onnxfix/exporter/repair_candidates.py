@@ -64,7 +64,7 @@ def _untranslated_ops(results: list[_Result], failed: list[_Result]) -> Iterator
     accessible"): a call through a module the rules did not see."""
     yield from _drop_in(op.decomposition for r in results for op in r.verdict.unsupported)
     # "linalg.matrix_norm" is the key linalg_matrix_norm, "_grouped_mm" grouped_mm
-    yield from _drop_in((m.group(1) or m.group(2)).replace(".", "_").lstrip("_") for r in failed
+    yield from _drop_in(key_of_op((m.group(1) or m.group(2)).replace(".", "_").lstrip("_")) for r in failed
                         for m in _LEGACY_UNSUPPORTED.finditer(r.verdict.error or ""))
 
 
