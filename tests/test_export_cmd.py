@@ -280,6 +280,10 @@ def test_an_exporter_failure_names_the_decomposition_that_repairs_it():
     refused = "UnsupportedOperatorError: Exporting the operator 'aten::_upsample_nearest_exact2d' to ONNX opset version 20 is not supported"
     assert decompositions_that_help(target, [ExporterResult(Verdict("legacy", "EXPORT-FAILS", error=refused))], []) == \
         ("interpolate",)
+    # dynamo's uint8 right shift typed int8, then `& 15` with a uint8 operand: onnxruntime refuses the BitwiseAnd
+    refused = ("Load model from m.onnx failed:Type Error: Type parameter (T) of Optype (BitwiseAnd) bound to "
+               "different types (tensor(int8) and tensor(uint8) in node (node_bitwise_and).")
+    assert "bitwise_right_shift" in decompositions_that_help(target, [ExporterResult(Verdict("dynamo", "ORT-FAILS", error=refused))], [])
     # an LSTM in a model whose dynamo export fails with a dynamic dim: torch.onnx's decompositions fix
     # the sequence length (no error names it: onnxruntime's Reshape by the time dim fails)
     failed = Verdict("dynamo", "ORT-FAILS", error="Fail: Non-zero status code returned while running Reshape node.",

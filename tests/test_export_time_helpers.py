@@ -24,6 +24,28 @@ def test_a_uint8_left_shift_converts_its_amount_as_aten_does(exporting, shift):
     assert torch.equal(shifted(u, amounts), u << amounts)
 
 
+def test_a_uint8_right_shift_under_dynamo_is_uint8_and_aten_s_values(exporting, monkeypatch):
+    """The dynamo branch (torch.compiler.is_exporting()): a uint8 shift in int64 cast back, the
+    values and dtype ATen gives for every amount, in range or not."""
+    monkeypatch.setattr(torch.compiler, "is_exporting", lambda: True)
+    shifted = load_function("bitwise_right_shift")
+    u = torch.arange(0, 256, dtype=torch.uint8)
+    for shift in (0, 1, 4, 7, 8, 9, -1):
+        got = shifted(u, shift)
+        assert got.dtype == torch.uint8 and torch.equal(got, torch.bitwise_right_shift(u, shift)), shift
+    amounts = torch.arange(0, 256, dtype=torch.uint8) % 11
+    assert torch.equal(shifted(u, amounts), u >> amounts)
+
+
+def test_bitwise_ops_of_an_integer_tensor_and_a_number_take_the_number_in_the_tensor_s_dtype(exporting):
+    promoted = load_function("operands_promoted")
+    u = torch.arange(0, 256, dtype=torch.uint8)
+    for op in (torch.bitwise_and, torch.bitwise_or, torch.bitwise_xor, torch.Tensor.__and__, torch.Tensor.__rxor__):
+        got = promoted(op, u, 15)
+        assert got.dtype == torch.uint8 and torch.equal(got, op(u, 15))
+    assert torch.equal(promoted(torch.bitwise_and, u, 300), torch.bitwise_and(u, 300))  # out of range: the op
+
+
 def test_a_left_shift_of_other_dtypes_is_the_op(exporting):
     shifted = load_function("bitwise_left_shift")
     x = torch.arange(-5, 5)

@@ -9,6 +9,14 @@ def _onnx_operands_promoted(op, *args, **kwargs):
     # their promotion gives before the op, the cast eager makes inside it. Eager keeps the op.
     if not torch.onnx.is_in_onnx_export():
         return op(*args, **kwargs)
+    if getattr(op, "__name__", "") in _BITWISE and len(args) == 2 and not kwargs:
+        # `torch.bitwise_and(packed, 15)` on uint8 (an int4-packed KV cache): eager computes in the
+        # tensor's dtype, the dynamo exporter writes the number as an int8 constant and onnxruntime
+        # refuses the BitwiseAnd of uint8 and int8; the number made a tensor of that dtype first
+        integers = [a for a in args if isinstance(a, torch.Tensor) and not a.is_floating_point() and not a.is_complex()]
+        if len(integers) == 1 and all(isinstance(a, torch.Tensor) or _fits(a, integers[0].dtype) for a in args):
+            dtype, device = integers[0].dtype, integers[0].device
+            return op(*(a if isinstance(a, torch.Tensor) else torch.tensor(a, dtype=dtype, device=device) for a in args))
     # its targets (einsum, cat, stack): ops whose result eager computes in the promoted dtype of
     # their operands; torch.onnx's type promotion pass already casts those of elementwise arithmetic
     values = [*args, *kwargs.values()]
@@ -28,3 +36,18 @@ def _onnx_operands_promoted(op, *args, **kwargs):
         return value
 
     return op(*(cast(a) for a in args), **{k: cast(v) for k, v in kwargs.items()})
+
+
+_BITWISE = frozenset({"bitwise_and", "bitwise_or", "bitwise_xor", "__and__", "__or__", "__xor__", "__rand__",
+                      "__ror__", "__rxor__"})
+
+
+def _fits(value, dtype):
+    # a Python int (or bool) the tensor's dtype holds as it is
+    if not isinstance(value, int):
+        return False
+    if dtype == torch.bool:
+        return value in (0, 1)
+    info = torch.iinfo(dtype)
+    return info.min <= value <= info.max
+

@@ -71,14 +71,20 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
     ),
     Decomposition(
         "operands_promoted", ("torch.einsum", "torch.cat", "torch.concat", "torch.concatenate", "torch.stack",
-                              "torch.hstack", "torch.vstack"), False, (),
+                              "torch.hstack", "torch.vstack", "torch.bitwise_and", "torch.bitwise_or",
+                              "torch.bitwise_xor", "Tensor.bitwise_and", "Tensor.bitwise_or", "Tensor.bitwise_xor",
+                              "Tensor.__and__", "Tensor.__or__", "Tensor.__xor__", "Tensor.__rand__", "Tensor.__ror__",
+                              "Tensor.__rxor__"), False, (),
         ("https://github.com/microsoft/onnxruntime/issues/24127",),
         "An einsum, cat or stack given floating tensors of several dtypes (Flux's RoPE: `torch.einsum(\"...n,d->...nd\", "
         "pos, omega)` with float16 positions and a float64 frequency): eager promotes them inside the "
         "op, the exporters write it with its inputs as they come, and onnxruntime refuses to load the "
         "model (`Type parameter (T) of Optype (Einsum) bound to different types`). While exporting, "
         "the floating tensors with dims are cast to their promoted dtype before the op (the cast eager "
-        "makes). Its targets only, beside float32_compute's every op. Export time only, named by that load error; eager keeps the op.",
+        "makes). A bitwise and / or / xor of an integer tensor and a Python number (`torch.bitwise_and(packed_uint8, 15)`: the "
+        "dynamo exporter writes the number as an int8 constant) takes the number as a tensor of the tensor's dtype, "
+        "the dtype eager computes in. Its targets only, beside float32_compute's every op. Export time only, named by "
+        "that load error; eager keeps the op.",
         static=False, wraps_op=True, rule="ONX515",
         repairs_error=r"Type parameter \(T\) of Optype \(\w+\) bound to different types",
         proof=Proof("torch.einsum(\"bn,d->bnd\", a.half(), c.double()).float()",

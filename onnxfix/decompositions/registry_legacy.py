@@ -41,8 +41,11 @@ SILENT: tuple[Decomposition, ...] = (
         ("bitwise_right_shift neg",), (PYTORCH + "191014", PYTORCH + "139455"),
         "Arithmetic shift as floor division by 2**s, in two halves so 2**half fits the integer "
         "type; shifts below 0 or >= the bit width give ATen's results (0/-1, uint8: 0). Legacy "
-        "writes a truncating Div by 2**s (wrong for negative values that shift out a set bit).",
-        rule="ONX518",
+        "writes a truncating Div by 2**s (wrong for negative values that shift out a set bit). The "
+        "dynamo exporter types a uint8 shift int8 (onnxruntime then refuses a bitwise op of it with a "
+        "uint8 operand): while it exports, a uint8 shift runs in int64 and is cast back, exactly.",
+        rule="ONX518", repairs_error=r"Type parameter \(T\) of Optype \(Bitwise\w+\) bound to different types "
+        r"\(tensor\(u?int8\) and tensor\(u?int8\)",
         proof=Proof(
             "torch.bitwise_right_shift(i, j)",
             "_onnx_bitwise_right_shift(i, j)",
