@@ -307,11 +307,15 @@ def test_histc_matches_eager_bit_for_bit():
 def test_histc_of_half_types_rounds_each_step_as_aten(dtype):
     """ATen's half kernel rounds (x - min), * bins and / (max - min) to the half type one by one;
     the helper does each step in float32 and casts (onnxruntime's own float16 arithmetic does
-    not round the same way: the exported model was off on values near bin edges)."""
+    not round the same way: the exported model was off on values near bin edges). ATen takes
+    `bins` as a half too (3001 is 3000 in float16). Ranges whose products stay finite: past
+    float16's max, ATen converts an infinite position to an integer (undefined in C++)."""
     g = gen()
     for trial in range(40):
         x = (torch.rand(int(torch.randint(1, 300, (1,), generator=g)), generator=g) * 24 - 12).to(dtype)
-        for bins, low, high in ((60, -10, 10), (7, -1, 0.35), (13, 0, 0)):
+        for bins, low, high in ((60, -10, 10), (7, -1, 0.35), (13, 0, 0), (257, -12, 12), (3001, -2, 2)):
+            if float(torch.tensor(float(bins)).to(dtype)) > bins:
+                continue  # bins rounded up (3001 is 3008 in bfloat16): ATen indexes past its histogram
             assert torch.equal(helper("histc")(x, bins, low, high), torch.histc(x, bins, low, high)), (trial, bins)
 
 
@@ -494,6 +498,16 @@ def test_histc_of_float16_exports_bit_for_bit_under_legacy(tmp_path):
     probe = (torch.rand(7, 10, 10, generator=gen(1)).half() * 20 - 10,)
     (got,) = comparison.run_onnx(path, probe, verify.input_names(model, 1))
     assert torch.equal(torch.as_tensor(got), torch.histc(probe[0], 60, -10, 10))
+
+
+def test_nearest_exact_by_a_scale_factor_sizes_its_output_as_torch():
+    """The output size floor(n * factor) from the size as a tensor (the legacy branch): a float64
+    product, as torch's (a float32 one gives 29 rows for 100 * 0.29)."""
+    for factor in (0.29, 0.1, 1.7, 3.99, 0.57):
+        for n in (100, 33, 299):
+            x = torch.randn(1, 1, n, 40, generator=gen())
+            want = F.interpolate(x, scale_factor=factor, mode="nearest-exact")
+            assert torch.equal(helper("interpolate")(x, scale_factor=factor, mode="nearest-exact"), want), (n, factor)
 
 
 @pytest.mark.plumbing

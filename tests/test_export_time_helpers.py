@@ -30,7 +30,7 @@ def test_a_uint8_right_shift_under_dynamo_is_uint8_and_aten_s_values(exporting, 
     monkeypatch.setattr(torch.compiler, "is_exporting", lambda: True)
     shifted = load_function("bitwise_right_shift")
     u = torch.arange(0, 256, dtype=torch.uint8)
-    for shift in (0, 1, 4, 7, 8, 9, -1):
+    for shift in (0, 1, 4, 7, 8, 9, -1, 256, 260):  # ATen takes a number as uint8: 260 shifts by 4
         got = shifted(u, shift)
         assert got.dtype == torch.uint8 and torch.equal(got, torch.bitwise_right_shift(u, shift)), shift
     amounts = torch.arange(0, 256, dtype=torch.uint8) % 11
@@ -44,6 +44,8 @@ def test_bitwise_ops_of_an_integer_tensor_and_a_number_take_the_number_in_the_te
         got = promoted(op, u, 15)
         assert got.dtype == torch.uint8 and torch.equal(got, op(u, 15))
     assert torch.equal(promoted(torch.bitwise_and, u, 300), torch.bitwise_and(u, 300))  # out of range: the op
+    flags = torch.tensor([True, False])
+    assert promoted(torch.bitwise_and, flags, 1).dtype == torch.bitwise_and(flags, 1).dtype == torch.int64
 
 
 def test_a_left_shift_of_other_dtypes_is_the_op(exporting):

@@ -61,10 +61,11 @@ def by_target() -> dict[str, Decomposition]:
 def key_of_op(name: str) -> str:
     """The key of the decomposition of an ATen op named as the dynamo exporter names its ONNX nodes
     ("lshift": `Tensor.__lshift__`, "bitwise_left_shift") or as an exporter's error names it
-    ("upsample_nearest_exact2d": F.interpolate's), or the name itself."""
+    ("upsample_nearest_exact2d": F.interpolate's), or the name itself. A record whose helper takes
+    the op it wraps (`Tensor.__rand__` of operands_promoted) names no ATen op ("rand")."""
     if name in BY_KEY:
         return name
-    return next((d.key for d in DECOMPOSITIONS for target in (*d.targets, *d.aten)
+    return next((d.key for d in DECOMPOSITIONS if not d.wraps_op for target in (*d.targets, *d.aten)
                  if target.rsplit(".", 1)[-1].strip("_") == name.strip("_")), name)
 
 

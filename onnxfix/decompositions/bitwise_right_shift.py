@@ -15,7 +15,7 @@ def _onnx_bitwise_right_shift(input, other):
         # and cast back, exact for 0..255 (a shift below 0 or past the width gives 0 either way)
         if isinstance(input, torch.Tensor) and input.dtype == torch.uint8 and (
                 not isinstance(other, torch.Tensor) or other.dtype == torch.uint8):
-            shift = other.long() if isinstance(other, torch.Tensor) else other
+            shift = other.long() if isinstance(other, torch.Tensor) else other % 256  # ATen takes a number as uint8
             return torch.bitwise_right_shift(input.long(), shift).to(torch.uint8)
         return torch.bitwise_right_shift(input, other)
     x = torch.as_tensor(input)

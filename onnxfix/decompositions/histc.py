@@ -26,7 +26,8 @@ def _onnx_histc(input, bins=100, min=0, max=0):
             return t.to(input.dtype).float()
 
         span = half(high.float() - low.float())
-        position = half(half(half(values.float() - low.float()) * bins) / span)
+        count = float(torch.tensor(float(bins)).to(input.dtype))  # ATen's Half * int64_t takes bins as a half
+        position = half(half(half(values.float() - low.float()) * count) / span)
     else:
         position = (values - low) * bins / (high - low)
     position = position.clamp(0, bins).to(torch.int64)

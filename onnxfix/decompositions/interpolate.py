@@ -43,7 +43,7 @@ def _onnx_interpolate(input, size=None, scale_factor=None, mode="nearest", align
         # the output size follows the input's, which may be dynamic in the export: floor(n * f)
         # from the size as a tensor (legacy) or kept symbolic (dynamo), not a number of this trace
         shape = input.shape[2:] if torch.compiler.is_exporting() else torch._shape_as_tensor(input)[2:]
-        out_sizes = [torch.sym_int(n * f) if torch.compiler.is_exporting() else torch.floor(n * f).long()
+        out_sizes = [torch.sym_int(n * f) if torch.compiler.is_exporting() else torch.floor(n.double() * f).long()
                      for n, f in zip(shape, factors)]
     if mode == "area":  # torch computes area as adaptive average pooling to the output size
         if spatial == 1:
@@ -79,7 +79,7 @@ def _onnx_interpolate(input, size=None, scale_factor=None, mode="nearest", align
         shape = input.shape[2:] if torch.compiler.is_exporting() else torch._shape_as_tensor(input)[2:]
         for axis in range(spatial):  # noqa: ONX603 - over the 1 or 2 spatial dimensions
             n, f = shape[axis], factors[axis]
-            count = torch.sym_int(n * f) if torch.compiler.is_exporting() else torch.floor(n * f).long()
+            count = torch.sym_int(n * f) if torch.compiler.is_exporting() else torch.floor(n.double() * f).long()
             scale = float32(*(1.0 / scales[axis]).as_integer_ratio())
             positions = torch.arange(count, dtype=torch.float32, device=input.device)
             index = torch.clamp(torch.floor((positions + 0.5) * scale).long(), max=n - 1)

@@ -13,7 +13,8 @@ def _onnx_operands_promoted(op, *args, **kwargs):
         # `torch.bitwise_and(packed, 15)` on uint8 (an int4-packed KV cache): eager computes in the
         # tensor's dtype, the dynamo exporter writes the number as an int8 constant and onnxruntime
         # refuses the BitwiseAnd of uint8 and int8; the number made a tensor of that dtype first
-        integers = [a for a in args if isinstance(a, torch.Tensor) and not a.is_floating_point() and not a.is_complex()]
+        integers = [a for a in args if isinstance(a, torch.Tensor) and not a.is_floating_point() and not a.is_complex()
+                    and a.dtype != torch.bool]  # a bool tensor and a number give int64 in eager
         if len(integers) == 1 and all(isinstance(a, torch.Tensor) or _fits(a, integers[0].dtype) for a in args):
             dtype, device = integers[0].dtype, integers[0].device
             return op(*(a if isinstance(a, torch.Tensor) else torch.tensor(a, dtype=dtype, device=device) for a in args))
@@ -43,11 +44,9 @@ _BITWISE = frozenset({"bitwise_and", "bitwise_or", "bitwise_xor", "__and__", "__
 
 
 def _fits(value, dtype):
-    # a Python int (or bool) the tensor's dtype holds as it is
+    # a Python int (or bool) the tensor's integer dtype holds as it is
     if not isinstance(value, int):
         return False
-    if dtype == torch.bool:
-        return value in (0, 1)
     info = torch.iinfo(dtype)
     return info.min <= value <= info.max
 

@@ -266,7 +266,8 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "memory); min == max uses the data's range in the graph, as torch. Where torch raises (NaN "
         "in the data with min == max: the range is not finite) the helper counts nothing. Half types: "
         "each step in float32, cast to the half type, as ATen's half arithmetic rounds it (onnxruntime's "
-        "float16 Sub / Mul / Div round otherwise)."
+        "float16 Sub / Mul / Div round otherwise); counts are exact, where ATen counts each thread's bins in the "
+        "half type (a bin past 2048 float16 / 256 bfloat16 hits stops growing in eager)."
         " Eager keeps the op (guarded helper): bin positions from tensor ops, not ATen's histogram kernel: not shown to be the same floating ops.",
         rule="ONX519",
         proof=Proof(

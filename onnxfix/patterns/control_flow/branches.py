@@ -334,7 +334,8 @@ def _no_where_reason(node: ast.If, condition: Condition, value: str, ctx: Functi
         return ("one branch changes the other's shape (`torch.where` would broadcast them or fail); "
                 "`torch.cond` takes branches of different shapes in dynamo only")
     if shape is not None and any(isinstance(v, ast.AST) and python_container(v) for v in shape[2:4]):
-        return "a branch's value is a Python list, tuple, dict or string, which `torch.where` does not select"
+        return ("a branch's value is a Python list, tuple, dict, string, size or None, which `torch.where` does "
+                "not select")
     return "`torch.where` replaces only branches that are one `return` or one assignment to the same name each"
 
 

@@ -177,10 +177,26 @@ def _is_any_or_all(node: ast.Call, ctx: FunctionContext) -> bool:
     return ctx.qualname(node.func) in TORCH_BOOL_REDUCTIONS
 
 
+_CONTAINER_BUILDERS = frozenset({"list", "tuple", "dict", "set", "frozenset", "sorted", "str", "repr", "range", "zip",
+                                 "enumerate", "reversed"})
+
+
 def python_container(value: ast.expr) -> bool:
-    """A value that is never a tensor or a number: a list, tuple, dict or set (or a comprehension of
-    one), a string, None, a lambda (onnx2torch's `shape = [... for i, d in enumerate(shape)]`)."""
+    """A value that is never a tensor or a number: a list, tuple, dict or set (a display, a
+    comprehension, `list(...)`, `[1] + dims`), a string, None, Ellipsis, a lambda, `.tolist()`, a
+    size (`x.shape`, `x.shape[1:]`) (onnx2torch's `shape = [... for i, d in enumerate(shape)]`)."""
     if isinstance(value, ast.Constant):
-        return value.value is None or isinstance(value.value, (str, bytes))
+        return value.value is None or value.value is Ellipsis or isinstance(value.value, (str, bytes))
+    if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Mult)):
+        return python_container(value.left) or python_container(value.right)  # `[1] + dims`, `(0,) * n`
+    if isinstance(value, ast.Call):
+        func = value.func
+        return (isinstance(func, ast.Name) and func.id in _CONTAINER_BUILDERS
+                or isinstance(func, ast.Attribute) and func.attr == "tolist")
+    if isinstance(value, ast.Attribute):
+        return value.attr == "shape"
+    if isinstance(value, ast.Subscript):
+        return (isinstance(value.slice, ast.Slice) and isinstance(value.value, ast.Attribute)
+                and value.value.attr == "shape")
     return isinstance(value, (ast.List, ast.ListComp, ast.Tuple, ast.Dict, ast.DictComp, ast.Set, ast.SetComp,
                               ast.GeneratorExp, ast.JoinedStr, ast.Lambda))
