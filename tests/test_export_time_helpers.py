@@ -35,6 +35,8 @@ def test_a_uint8_right_shift_under_dynamo_is_uint8_and_aten_s_values(exporting, 
         assert got.dtype == torch.uint8 and torch.equal(got, torch.bitwise_right_shift(u, shift)), shift
     amounts = torch.arange(0, 256, dtype=torch.uint8) % 11
     assert torch.equal(shifted(u, amounts), u >> amounts)
+    signed = torch.arange(-300, 300, dtype=torch.int32)  # GPTQ's int32 unpacking: the op itself under dynamo
+    assert torch.equal(shifted(signed, 3), signed >> 3) and shifted(signed, 3).dtype == torch.int32
 
 
 def test_bitwise_ops_of_an_integer_tensor_and_a_number_take_the_number_in_the_tensor_s_dtype(exporting):
