@@ -93,9 +93,6 @@ def _in_place(name):
 
 _AUGMENTED = frozenset(f"__i{op}__" for op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul",
                                                "and", "or", "xor", "lshift", "rshift"))
-
-
-
 _RESHAPED_IN_PLACE = frozenset({"unsqueeze_", "squeeze_", "t_", "transpose_", "swapdims_", "swapaxes_", "resize_",
                                 "resize_as_", "as_strided_", "set_"})
 _HALF_ACCUMULATING = frozenset({"scatter_add", "scatter_reduce", "scatter", "index_add", "index_put", "index_reduce"})

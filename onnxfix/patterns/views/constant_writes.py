@@ -31,18 +31,20 @@ def _literal(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) and type(node.value) in (int, float, bool)
 
 
-def _written(name: str, ctx: FunctionContext) -> ast.AST | None:
-    """The first statement of the function writing into `name` in place: an item or slice
-    assignment (`t[0, 0] = ...`, `t[0] += ...`) or an in-place method (`t.mul_(2)`)."""
+def _written(name: str, after: int, ctx: FunctionContext) -> ast.AST | None:
+    """The first statement of the function after line ``after`` writing into `name` in place: an
+    item or slice assignment (`t[0, 0] = ...`, `t[0] += ...`) or an in-place method (`t.mul_(2)`).
+    By line, not by walk order (ast.walk goes breadth first: a write nested in a loop comes late)."""
+    writes = []
     for node in ast.walk(ctx.fn.node):
         if isinstance(node, (ast.Assign, ast.AugAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if any(isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id == name for t in targets):
-                return node
+                writes.append(node)
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and in_place_method(node.func.attr)
                 and isinstance(node.func.value, ast.Name) and node.func.value.id == name):
-            return node
-    return None
+            writes.append(node)
+    return min((w for w in writes if w.lineno > after), key=lambda w: w.lineno, default=None)
 
 
 class ConstantWrittenInPlace(Rule):
@@ -80,8 +82,8 @@ class ConstantWrittenInPlace(Rule):
             return
         if len(ctx.assignments(name)) != 1 or ctx.is_parameter(name):
             return
-        written = _written(name, ctx)
-        if written is None or written.lineno < node.lineno:
+        written = _written(name, node.lineno, ctx)
+        if written is None:
             return
         end = ctx.file.source.span(call)[1]
         fix = Fix("Write into a clone of the built tensor", (Edit(end, end, ".clone()"),), safe=True)
