@@ -18,6 +18,7 @@ from onnxfix.patterns.control_flow.empty_exit import branch_shape, empty_exit_fi
 from onnxfix.patterns.control_flow.empty_guard import skips_empty_exit
 from onnxfix.patterns.control_flow.size_parity import size_parity_pad
 from onnxfix.patterns.control_flow.static_guard import static_guard_where
+from onnxfix.patterns.control_flow.value_select import value_select_fix
 from onnxfix.patterns.export_checks import (
     constant_message, skip_assert_when_exporting, skipped_by_and, skipped_by_or,
 )
@@ -102,6 +103,23 @@ class TensorIf(Rule):
             used `.item()` (a double) is now made in the tensor's dtype. Exact when both
             branches are tensors of the same shape and dtype as the result and have no side
             effects, which static analysis cannot check.
+            Branches `torch.where` cannot take as they are (several statements binding names the
+            code after reads, both ending in `return`, or an early `return` before the rest of the
+            function: SB3-contrib's recurrent policy, `if th.all(episode_starts == 0.0):` the whole
+            sequence at once, else a loop resetting states) become nested functions, the names a
+            branch rebinds passed in, and `_onnx_value_select(<test>, _onnx_if_N, _onnx_else_N,
+            (<names>,))` runs them: in eager (and under torch.compile) it is the `if` itself, only
+            the branch taken running, the same statements in the same order: safe (unsafe only where
+            the test's tensor form is not the test: a dropped `.item()`, `&` / `|` for `and` / `or`).
+            While either exporter traces (`torch.onnx.is_in_onnx_export()`), both branches run and
+            `torch.where` selects each output where the two agree in structure, shape and dtype;
+            otherwise torch.export gets `torch.cond`, and where that fails too, the `if` as before.
+            Not offered where a branch writes module state, an item or an attribute, updates a
+            tensor in place, or gives a visible Python value (a number, a list: the helper would
+            only take the `if` again), nor under TorchScript. Measured: tests/flow_models/
+            value_fast_path.py fails under dynamo and is silently wrong under legacy; rewritten, it
+            exports and matches eager under both (tests/test_value_select.py: eager identity, and
+            branches of different shapes through torch.cond).
             An `and` whose operands before the last are Python values (no tensor test: dtype
             comparisons, `is None`, flags) and whose last is a tensor test with a `torch.where`
             form (`not t.all()` as `~t.all()`), around single-name assignments (no `else`, not an
@@ -207,11 +225,18 @@ class TensorIf(Rule):
             message = f"`if` on {value}: {BRANCH_FAILURE}"
             guarded = (empty_write_guard(node, ctx) or static_guard_where(node, ctx)) if fix is None else None
             dropped = empty_exit_fix(node, branch_shape(node, ctx), ctx) if fix is None and guarded is None else None
+            shape = branch_shape(node, ctx)
+            reshaped = shape is not None and reshaped_branch(shape[2], shape[3], ctx)
+            selected = (value_select_fix(node, ctx) if fix is None and guarded is None and dropped is None
+                        and not reshaped else None)
             if guarded is not None:
                 fix, why = guarded
                 message += why
             elif dropped is not None:
                 fix, why = dropped
+                message += why
+            elif selected is not None:
+                fix, why = selected
                 message += why
             elif fix is None:
                 message += "; no automatic fix: " + _no_where_reason(node, condition, value, ctx)

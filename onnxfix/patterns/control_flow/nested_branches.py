@@ -1,0 +1,350 @@
+"""An `if`'s branches as nested functions: which `if`s can move (ONX613's torch.cond, ONX601's
+selection under export), what each branch takes and gives, and the text edits that move them.
+
+The rewrite keeps every statement of the branches where it was (comments and formatting too):
+`if <test>:` becomes `def _onnx_if_<line>(<operands>):`, `else:` becomes `def _onnx_else_<line>(...)`,
+and one call of a helper binds the results.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix.patterns.control_flow.value_cond import Predicate
+from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.rule import Edit, Fix
+from onnxfix.rewriter.statements import statement_indent
+from onnxfix.rewriter.tensors import in_place_method
+
+# statements a torch.cond branch cannot hold, or whose effect would leave the nested function
+ESCAPES = (ast.Return, ast.Yield, ast.YieldFrom, ast.Await, ast.Global, ast.Nonlocal, ast.Delete, ast.Raise,
+           ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.AugAssign,
+           ast.Try)
+# container methods that write their receiver (a side effect torch.cond refuses; eager is the same either way)
+MUTATORS = frozenset({"append", "extend", "insert", "pop", "update", "setdefault", "add", "clear", "remove",
+                      "discard", "popitem"})
+LOOPS = (ast.For, ast.While, ast.AsyncFor)
+# the helpers that call the nested functions where they are defined (size_cond, value_cond, value_select)
+OWN_HELPERS = ("_onnx_size_cond", "_onnx_value_cond", "_onnx_value_select")
+
+
+def else_line(node: ast.If, ctx: FunctionContext) -> int | None:
+    """The line of the `else:` keyword (None for an `elif` or an `else: <statement>` on one line)."""
+    source = ctx.file.source
+    for line in range(node.body[-1].end_lineno + 1, node.orelse[0].lineno):
+        text = source.line_text(line).lstrip()
+        if text.startswith("else") and text[4:].lstrip().startswith(":"):
+            return line
+    return None
+
+
+def own_lines(node: ast.If, ctx: FunctionContext) -> bool:
+    """Each branch starts on a line of its own (not `if c: x = ...`, not an `elif`), and its
+    statements are not joined by `;` to the header's line."""
+    if node.body[0].lineno <= node.test.end_lineno:
+        return False
+    if not node.orelse:
+        return True
+    else_at = else_line(node, ctx)
+    return else_at is not None and node.orelse[0].lineno > else_at
+
+
+def movable(moved: list[ast.AST], ctx: FunctionContext) -> bool:
+    """Code that means the same inside a nested function: no `:=` (it would bind there), no `super()`
+    without arguments or `__class__` (a nested function has no class cell), no `global`/`nonlocal` in
+    the function, and no name the code binds that a function or generator made elsewhere in the
+    function reads (its cell would no longer be the one the code writes)."""
+    inside = {id(n) for m in moved for n in ast.walk(m)}
+    for node in (n for m in moved for n in ast.walk(m)):
+        if isinstance(node, ast.NamedExpr) or (isinstance(node, ast.Name) and node.id == "__class__"):
+            return False
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super" and not node.args:
+            return False
+    if any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in ast.walk(ctx.fn.node)):
+        return False
+    stored = {n.id for m in moved for n in ast.walk(m) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    run_at_once = _run_at_once(ctx)
+    for scope in ast.walk(ctx.fn.node):
+        if scope is not ctx.fn.node and isinstance(scope, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef,
+                                                            ast.GeneratorExp)) and id(scope) not in inside | run_at_once:
+            if any(isinstance(n, ast.Name) and n.id in stored for n in ast.walk(scope)):
+                return False
+    return True
+
+
+def _run_at_once(ctx: FunctionContext) -> set[int]:
+    """This rule's own functions (an earlier round's): the branches `_onnx_size_cond` runs where it
+    is called, before any code after it can rebind what they read."""
+    own = set()
+    for node in ast.walk(ctx.fn.node):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in OWN_HELPERS:
+            own |= {id(a) for a in node.args if isinstance(a, ast.Lambda)}
+        elif isinstance(node, ast.FunctionDef) and node.name.startswith(("_onnx_if_", "_onnx_else_", "_onnx_when_")):
+            own.add(id(node))
+    return own
+
+
+def bound_before(name: str, node: ast.stmt, ctx: FunctionContext) -> bool:
+    """A parameter, or bound by the function on an earlier line."""
+    return ctx.is_parameter(name) or any(
+        isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) and n.lineno < node.lineno
+        for n in ast.walk(ctx.fn.node))
+
+
+def top_level_stores(branch: list[ast.stmt]) -> set[str]:
+    """Names an assignment of the branch itself binds (not one inside an `if`, a loop or a `with`)."""
+    return {n.id for s in branch if isinstance(s, (ast.Assign, ast.AnnAssign))
+            for t in (s.targets if isinstance(s, ast.Assign) else [s.target])
+            for n in ast.walk(t) if isinstance(n, ast.Name)}
+
+
+def spans_multiline_string(statements: list[ast.stmt], ctx: FunctionContext) -> bool:
+    """A string literal (f-strings too) over several lines among the statements: indenting its
+    lines would change it."""
+    return any(isinstance(n, (ast.Constant, ast.JoinedStr)) and n.end_lineno > n.lineno
+               and (isinstance(n, ast.JoinedStr) or isinstance(n.value, (str, bytes)))
+               for s in statements for n in ast.walk(s))
+
+
+def only_computes(statement: ast.stmt, branch: list[ast.stmt] = ()) -> bool:
+    """No escape from the branch, no write through an attribute, an item or a container method, and
+    `break`/`continue` only inside a loop of the branch. A list the branch itself made (every binding
+    of the name in the branch a display or a comprehension: `outs = []`) may grow (`outs += [h]`,
+    `outs.append(h)`): no one outside the branch holds it."""
+    fresh = _fresh_containers(statement, list(branch))
+    for node in _walk_with_loops(statement, in_loop=False):
+        child, in_loop = node
+        if isinstance(child, ast.AugAssign) and isinstance(child.target, ast.Name) and child.target.id in fresh:
+            continue
+        if isinstance(child, ESCAPES) or (isinstance(child, (ast.Break, ast.Continue)) and not in_loop):
+            return False
+        if isinstance(child, (ast.Attribute, ast.Subscript)) and isinstance(child.ctx, (ast.Store, ast.Del)):
+            return False
+        if isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute) and (
+                in_place_method(child.func.attr) or child.func.attr in MUTATORS):
+            if not (child.func.attr in MUTATORS and isinstance(child.func.value, ast.Name)
+                    and child.func.value.id in fresh):
+                return False
+    return True
+
+
+_DISPLAYS = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)
+
+
+def _binding_targets(node: ast.AST) -> list[ast.expr]:
+    """What a statement or expression binds (an augmented assignment is the growth, not a binding)."""
+    if isinstance(node, ast.Assign):
+        return node.targets
+    if isinstance(node, (ast.AnnAssign, ast.For, ast.AsyncFor, ast.NamedExpr)):
+        return [node.target]
+    if isinstance(node, (ast.With, ast.AsyncWith)):
+        return [item.optional_vars for item in node.items if item.optional_vars is not None]
+    return []
+
+
+def _fresh_containers(statement: ast.stmt, branch: list[ast.stmt]) -> set[str]:
+    """Names whose last binding by the branch's statements before ``statement`` is a plain
+    assignment of a new container (`outs = []`, not inside an `if` or a loop), and which
+    ``statement`` does not bind again."""
+    if statement not in branch:
+        return set()
+    plain: dict[str, bool] = {}
+    for earlier in branch[:branch.index(statement)]:
+        for node in ast.walk(earlier):
+            for target in _binding_targets(node):
+                new = (node is earlier and isinstance(node, ast.Assign) and isinstance(target, ast.Name)
+                       and isinstance(node.value, _DISPLAYS))
+                for name in (n for n in ast.walk(target) if isinstance(n, ast.Name)):
+                    plain[name.id] = new
+    rebound = {n.id for node in ast.walk(statement) for target in _binding_targets(node)
+               for n in ast.walk(target) if isinstance(n, ast.Name)}
+    return {name for name, new in plain.items() if new and name not in rebound}
+
+
+def _walk_with_loops(node: ast.AST, in_loop: bool):
+    yield node, in_loop
+    inside = in_loop or isinstance(node, LOOPS)
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.Lambda):
+            continue  # its own scope: a lambda's names are its own
+        yield from _walk_with_loops(child, inside)
+
+
+def branch_names(branch: list[ast.stmt], context: type) -> set[str]:
+    """The names the branch stores (or loads) in its own scope: not a comprehension's or a lambda's."""
+    found: set[str] = set()
+    for statement in branch:
+        for node in _own_scope(statement):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, context):
+                found.add(node.id)
+    return found
+
+
+def read_before_bound(branch: list[ast.stmt]) -> set[str]:
+    """Names a statement of the branch reads before an earlier one binds them (`y = y + 1`): as a
+    nested function's locals they would be read unbound, so they are passed in."""
+    bound, free = set(), set()
+    for statement in branch:
+        free |= _loads([statement]) - bound
+        bound |= branch_names([statement], ast.Store)
+    return free
+
+
+def _loads(branch: list[ast.stmt]) -> set[str]:
+    """Every name the branch reads, in lambdas and comprehensions too (their own variables as well:
+    more names passed in, never fewer)."""
+    return {n.id for statement in branch for n in ast.walk(statement)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _own_scope(node: ast.AST):
+    yield node
+    for child in ast.iter_child_nodes(node):
+        if not isinstance(child, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            yield from _own_scope(child)
+
+
+def read_outside(node: ast.If, moved: list[ast.AST], ctx: FunctionContext) -> set[str]:
+    """Names the function reads anywhere but in the moved code (later, or earlier in an enclosing
+    loop): loaded, deleted, or updated in place (`y += 1` reads `y`)."""
+    inside = {id(n) for m in moved for n in ast.walk(m)}
+    augmented = {id(n.target) for n in ast.walk(ctx.fn.node) if isinstance(n, ast.AugAssign)}
+    return {n.id for n in ast.walk(ctx.fn.node) if isinstance(n, ast.Name) and id(n) not in inside
+            and (isinstance(n.ctx, (ast.Load, ast.Del)) or id(n) in augmented)}
+
+
+def call_text(pred: Predicate, true_name: str, false_name: str, operands: list[str]) -> str:
+    """`_onnx_size_cond(<test>, <true>, <false>[, (<operands>,)])` (`_onnx_value_cond` on a tensor's value)."""
+    passed = f", ({', '.join(operands)}{',' if len(operands) == 1 else ''})" if operands else ""
+    return f"{pred.helper.name}({pred.text}, {true_name}, {false_name}{passed})"
+
+
+def header_colon(node: ast.If, ctx: FunctionContext) -> int | None:
+    """Offset of the `:` closing `if <test>` (after any parentheses around the test)."""
+    source = ctx.file.source
+    start = source.span(node.test)[1]
+    text = source.text[start:source.offset(node.body[0].lineno, node.body[0].col_offset)]
+    stripped = text.split(":", 1)[0]
+    if ":" not in text or stripped.strip(" \t\r\n)\\"):
+        return None
+    return start + len(stripped)
+
+
+def line_end(statement: ast.stmt, ctx: FunctionContext) -> int:
+    """Offset of the end of the statement's last line (after a trailing comment)."""
+    source = ctx.file.source
+    return source.line_starts[statement.end_lineno - 1] + len(source.line_text(statement.end_lineno))
+
+
+def branch_plan(node: ast.If, ctx: FunctionContext, takes=None, gives=None) -> tuple[list[str], list[str], bool] | None:
+    """(outputs, operands, returns) of a rewritable `if`, or None. Outputs: the names a branch binds
+    that the function reads outside the `if`; operands: the names a branch binds and also reads
+    (passed in: a nested function that binds a name cannot read the enclosing one's). ``takes`` checks
+    the outputs and operands, ``gives`` each branch's `return` (torch.cond's tensors only)."""
+    branches = [node.body, node.orelse]
+    returns = bool(node.orelse) and all(isinstance(b[-1], ast.Return) and b[-1].value is not None for b in branches)
+    for branch in branches:
+        statements = branch[:-1] if returns else branch
+        if not all(only_computes(s, branch) for s in statements):
+            return None
+    if not own_lines(node, ctx) or not movable([node], ctx):
+        return None
+    bound = [branch_names(b, ast.Store) for b in branches]
+    outputs = [] if returns else sorted((bound[0] | bound[1]) & read_outside(node, [node], ctx))
+    # an output either starts as its value before the `if` (passed in: a branch that leaves it, or binds
+    # it on some paths only, gives it back) or is bound by a statement of each branch itself
+    given = {n for n in outputs if bound_before(n, node, ctx)}
+    if any(n not in given and not all(n in top_level_stores(b) for b in branches) for n in outputs):
+        return None
+    operands = sorted(given | {n for b, names in zip(branches, bound) for n in names & read_before_bound(b)
+                                if bound_before(n, node, ctx)})
+    if not returns and not outputs:
+        return None
+    if takes is not None and not takes({*outputs, *operands}):
+        return None  # torch.cond takes and returns tensors only
+    if returns and gives is not None and not all(gives(b[-1]) for b in branches):
+        return None
+    return outputs, operands, returns
+
+
+def early_return_rest(node: ast.If, ctx: FunctionContext, takes=None, gives=None) -> list[ast.stmt] | None:
+    """`if <test>: ...; return a` (no `else`) in the function's own body, the statements after it
+    ending in `return b`: those statements (the false branch), or None."""
+    block = ctx.fn.node.body
+    if node.orelse or node not in block or not own_lines(node, ctx):
+        return None
+    rest = block[block.index(node) + 1:]
+    if not rest or not movable([node, *rest], ctx):
+        return None
+    ends = [node.body[-1], rest[-1]] if rest else []
+    if not ends or not all(isinstance(e, ast.Return) and e.value is not None for e in ends):
+        return None
+    if not all(only_computes(s, b) for b in (node.body, rest) for s in b[:-1]):
+        return None
+    operands = _early_operands(node, rest, ctx)
+    if takes is not None and not takes(set(operands)):
+        return None
+    if (gives is not None and not all(gives(e) for e in ends)) or spans_multiline_string(rest, ctx):
+        return None
+    return rest
+
+
+def _early_operands(node: ast.If, rest: list[ast.stmt], ctx: FunctionContext) -> list[str]:
+    """Names a branch binds and reads before binding them that hold a value when the `if` starts
+    (passed in); one bound only inside the branch (a loop's `hidden` read on the next step) is the
+    nested function's own, as it was the function's."""
+    return sorted({n for b in (node.body, rest) for n in branch_names(b, ast.Store) & read_before_bound(b)
+                   if bound_before(n, node, ctx)})
+
+
+def early_return_fix(node: ast.If, rest: list[ast.stmt], pred: Predicate, ctx: FunctionContext, title: str,
+                     names: tuple[str, str] | None = None) -> Fix | None:
+    """`if <test>:` -> `def _onnx_if_<line>(<operands>):`; after its `return`, `def _onnx_else_<line>(...):`
+    over the rest of the function indented one level (one edit: a fix inside the rest waits for the next
+    round); then `return _onnx_size_cond(...)`."""
+    source = ctx.file.source
+    indent, inner = statement_indent(ctx, node), statement_indent(ctx, node.body[0])
+    colon = header_colon(node, ctx)
+    if colon is None or len(inner) <= len(indent) or not inner.startswith(indent):
+        return None
+    step = inner[len(indent):]
+    operands = _early_operands(node, rest, ctx)
+    parameters = ", ".join(operands)
+    true_name, false_name = names or (f"_onnx_if_{node.lineno}", f"_onnx_else_{node.lineno}")
+    body_end, end = line_end(node.body[-1], ctx), line_end(rest[-1], ctx)
+    lines = [source.line_text(n) for n in range(node.body[-1].end_lineno + 1, rest[-1].end_lineno + 1)]
+    moved = "".join(f"\n{step}{line}" if line.strip() else "\n" for line in lines)
+    call = call_text(pred, true_name, false_name, operands)
+    edits = (Edit(source.offset(node.lineno, node.col_offset), colon, f"def {true_name}({parameters})"),
+             Edit(body_end, end, f"\n{indent}def {false_name}({parameters}):{moved}\n{indent}return {call}"))
+    return Fix(title, edits, safe=pred.exact, imports=("torch",),
+               helpers=(pred.helper,))
+
+
+def cond_fix(node: ast.If, outputs: list[str], operands: list[str], returns: bool, pred: Predicate,
+             ctx: FunctionContext, title: str, names: tuple[str, str] | None = None) -> Fix | None:
+    """`if <test>:` -> `def _onnx_if_<line>(<operands>):`, `else:` -> `def _onnx_else_<line>(...)` (or a
+    new one returning the outputs as they are), a `return` of the outputs closing each, then the call.
+    Inserted text ends lines with "\n": writing gives it the file's line endings."""
+    source = ctx.file.source
+    indent, inner = statement_indent(ctx, node), statement_indent(ctx, node.body[0])
+    colon = header_colon(node, ctx)
+    if colon is None or len(inner) <= len(indent):
+        return None
+    true_name, false_name = names or (f"_onnx_if_{node.lineno}", f"_onnx_else_{node.lineno}")
+    parameters, results = ", ".join(operands), ", ".join(outputs)
+    edits = [Edit(source.offset(node.lineno, node.col_offset), colon, f"def {true_name}({parameters})")]
+    if node.orelse:
+        else_start = source.line_starts[else_line(node, ctx) - 1] + len(indent)
+        edits.append(Edit(else_start, else_start + len("else"), f"def {false_name}({parameters})"))
+        if not returns:
+            edits.append(Edit(line_end(node.body[-1], ctx), line_end(node.body[-1], ctx), f"\n{inner}return {results}"))
+        tail = "" if returns else f"\n{statement_indent(ctx, node.orelse[0])}return {results}"
+    else:
+        tail = f"\n{inner}return {results}\n{indent}def {false_name}({parameters}):\n{inner}return {results}"
+    call = call_text(pred, true_name, false_name, operands)
+    tail += f"\n{indent}{'return ' if returns else results + ' = '}{call}"
+    end = line_end((node.orelse or node.body)[-1], ctx)
+    edits.append(Edit(end, end, tail))
+    return Fix(title, tuple(edits), safe=pred.exact, imports=("torch",),
+               helpers=(pred.helper,))
