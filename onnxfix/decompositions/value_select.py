@@ -9,9 +9,9 @@ def _onnx_value_select(pred, if_true, if_false, operands=()):
     # and dtype (Python values equal in both kept as they are). Otherwise torch.export gets
     # torch.cond (an ONNX If: outputs may differ in size), and where that fails too, or where a
     # branch cannot be traced, the `if` as before.
-    if not (torch.onnx.is_in_onnx_export() and isinstance(pred, torch.Tensor) and pred.numel() == 1):
+    if not (torch.onnx.is_in_onnx_export() and isinstance(pred, torch.Tensor)):
         return if_true(*operands) if pred else if_false(*operands)
-    picked = pred.reshape(()) if pred.dtype == torch.bool else pred.reshape(()) != 0
+    import warnings
 
     def agree(a, b):
         if isinstance(a, (tuple, list)):
@@ -28,9 +28,13 @@ def _onnx_value_select(pred, if_true, if_false, operands=()):
 
     try:
         first, second = if_true(*operands), if_false(*operands)
-    except Exception:  # a branch the example's value does not take may not trace: the `if` as before
+        with warnings.catch_warnings():  # the legacy tracer's sizes: compared here on purpose
+            warnings.simplefilter("ignore", torch.jit.TracerWarning)
+            picked = pred.reshape(()) if pred.dtype == torch.bool else pred.reshape(()) != 0
+            agreed = agree(first, second)
+    except Exception:  # a branch the example's value does not take may not trace, or more than one value
         return if_true(*operands) if pred else if_false(*operands)
-    if agree(first, second):
+    if agreed:
         return select(first, second)
     if torch.compiler.is_exporting() and all(isinstance(t, torch.Tensor) for t in operands):
 

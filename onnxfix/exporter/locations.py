@@ -7,10 +7,12 @@ both build these. Plain data, no torch.
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import sysconfig
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from onnxfix.patterns.export_codes import BY_CODE
@@ -64,8 +66,31 @@ def is_user_file(filename: str) -> bool:
 
 
 def innermost_user(frames: list[tuple[str, int]], innermost_first: bool = False) -> Location | None:
-    users = [(f, n) for f, n in frames if is_user_file(f)]
+    # a helper a fix wrote is onnxfix's code: its caller's line is the user's (`_onnx_value_select`
+    # falling back to the `if` fails where the rewritten `if` stands)
+    users = [(f, n) for f, n in frames if is_user_file(f) and not in_written_helper(f, int(n))]
     if not users:
         return None
     path, line = users[0] if innermost_first else users[-1]
     return Location(os.path.realpath(path), int(line))
+
+
+def in_written_helper(filename: str, line: int) -> bool:
+    """The line is inside a module-level `def _onnx_*` a fix wrote into the file."""
+    path = os.path.realpath(filename)
+    try:
+        version = os.stat(path).st_mtime_ns
+    except OSError:
+        return False
+    return any(start <= line <= end for start, end in _helper_spans(path, version))
+
+
+@lru_cache(maxsize=64)
+def _helper_spans(path: str, version: int) -> tuple[tuple[int, int], ...]:
+    """The helpers' line spans in the file as it is at ``version`` (its mtime: --fix rewrites it)."""
+    try:
+        tree = ast.parse(Path(path).read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return ()
+    return tuple((node.lineno, node.end_lineno) for node in tree.body
+                 if isinstance(node, ast.FunctionDef) and node.name.startswith("_onnx_"))

@@ -10,7 +10,6 @@ from __future__ import annotations
 import ast
 import os
 from dataclasses import replace
-from functools import lru_cache
 from pathlib import Path
 
 from onnxfix.exporter.guard_findings import guard_findings, with_origins
@@ -56,8 +55,6 @@ def warning_findings(verdict: Verdict) -> list[ExportFinding]:
     for warning in verdict.warnings:
         if not is_user_file(warning.get("filename", "")):
             continue
-        if in_onnxfix_helper(warning["filename"], int(warning["lineno"])):
-            continue  # a fix's helper (`_onnx_value_select` compares shapes while tracing): meant, not the user's
         code = next((c for text, c in _TRACER_CODES if text in warning["message"]), "ONX904")
         location = Location(os.path.realpath(warning["filename"]), int(warning["lineno"]))
         key = (code, location)
@@ -66,27 +63,6 @@ def warning_findings(verdict: Verdict) -> list[ExportFinding]:
             message = f"{warning['category']}: {first_sentence(warning['message'])}"
             findings.append(ExportFinding(code, message, location, verdict.exporter))
     return findings
-
-
-def in_onnxfix_helper(filename: str, line: int) -> bool:
-    """The line is inside a module-level `def _onnx_*` a fix wrote into the file."""
-    path = os.path.realpath(filename)
-    try:
-        version = os.stat(path).st_mtime_ns
-    except OSError:
-        return False
-    return any(start <= line <= end for start, end in _helper_spans(path, version))
-
-
-@lru_cache(maxsize=64)
-def _helper_spans(path: str, version: int) -> tuple[tuple[int, int], ...]:
-    """The helpers' line spans in the file as it is at ``version`` (its mtime: --fix rewrites it)."""
-    try:
-        tree = ast.parse(Path(path).read_bytes())
-    except (OSError, SyntaxError, ValueError):
-        return ()
-    return tuple((node.lineno, node.end_lineno) for node in tree.body
-                 if isinstance(node, ast.FunctionDef) and node.name.startswith("_onnx_"))
 
 
 def first_sentence(text: str) -> str:

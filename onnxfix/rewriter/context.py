@@ -137,6 +137,7 @@ class FunctionContext(_FileView):
         self.sizes = SizeOracle(self)
         self.ints = IntegerOracle(self)  # int-valued / non-negative size expressions
         self.cache: dict = {}  # per-function analyses shared by the rules of one family
+        self.outer_function: FunctionContext | None = None  # a nested function's enclosing one (engine._link_enclosing)
         # run-time evidence for this function (None: no run recorded it; rules stay static)
         self.evidence: FunctionEvidence | None = file.evidence.for_function(fn.node) if file.evidence else None
         if file.calls is not None:

@@ -124,6 +124,7 @@ def findings_in_module(source, tree, module, scope: ExportScope, display_path, s
     path = Path(display_path)
     # Every context exists before any rule runs: a parameter's size-ness is read in its callers'.
     contexts = [FunctionContext(file_ctx, fn) for fn in scope.in_module(module)]
+    _link_enclosing(contexts)
     found = [f for ctx in contexts for f in _run_rules(ctx, ruleset)]
     if ruleset.module_rules:
         found.extend(_run_module_rules(ModuleContext(file_ctx, scope), ruleset))
@@ -315,3 +316,15 @@ def process_file(path: Path, display_path: str, settings: Settings, ruleset: Rul
     except Exception as exc:  # noqa: BLE001 - reported on this file; the others are processed
         result.error = error_location(exc)
     return result
+
+
+def _link_enclosing(contexts: list[FunctionContext]) -> None:
+    """Give each nested function (key `Model.forward.inner`) its enclosing function's context: what
+    the closure reads is typed there."""
+    by_key = {ctx.fn.key: ctx for ctx in contexts}
+    for ctx in contexts:
+        parent_key, _, _ = ctx.fn.key.rpartition(".")
+        parent = by_key.get(parent_key)
+        if parent is not None and isinstance(parent.fn.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+                node is ctx.fn.node for node in ast.walk(parent.fn.node)):
+            ctx.outer_function = parent

@@ -70,6 +70,12 @@ class ExportScope:
 HELPER_PREFIX = "_onnx_"
 
 
+def is_written_helper(fn: ExportFunction) -> bool:
+    """A module-level `_onnx_*` function: a helper onnxfix wrote. Nested ones (`_onnx_when_true`,
+    `_onnx_if_12`: an `if`'s branches moved by ONX601 / ONX613) hold the user's code and are linted."""
+    return getattr(fn.node, "name", "").startswith(HELPER_PREFIX) and fn.key == fn.node.name
+
+
 class ScopeBuilder:
     """Finds module classes and walks calls from each forward."""
 
@@ -177,7 +183,7 @@ class ScopeBuilder:
             self._targets_memo[key] = list(self._targets(fn))
         sites = CallSiteModes(fn)
         for node, callee in self._targets_memo[key]:
-            if getattr(callee.node, "name", "").startswith(HELPER_PREFIX):
+            if is_written_helper(callee):
                 continue  # a helper onnxfix wrote: not user code (its guard calls the op it replaces)
             modes = sites.callee_modes(node, callee.node)
             if modes:  # no exporter runs the call: the callee is not reached from here

@@ -80,6 +80,11 @@ REDUCTION_METHODS = frozenset(
     {"sum", "max", "min", "mean", "any", "all", "argmax", "argmin", "norm", "abs", "prod", "numel"}
 )
 
+# an `if`'s branches moved into nested functions by ONX601 / ONX613, each parameter the enclosing
+# function's name of the same spelling
+MOVED_BRANCHES = ("_onnx_when_true", "_onnx_when_false", "_onnx_if_", "_onnx_else_")
+
+
 class TensorOracle:
     def __init__(self, ctx: "FunctionContext"):
         self.ctx = ctx
@@ -251,6 +256,14 @@ class TensorOracle:
         annotation = _parameter_annotation(ctx.fn.node, name)
         if annotation is not None:
             return ctx.qualname(annotation) in TENSOR_ANNOTATIONS or None
+        outer = ctx.outer_function
+        if outer is not None and not ctx.is_parameter(name) and not _bindings(ctx, name):
+            return outer.tensors._name(name)  # a closure's name: typed where it is bound
+        if outer is not None and ctx.is_parameter(name) and ctx.fn.node.name.startswith(MOVED_BRANCHES):
+            if outer.tensors._name(name) is not True:  # passed in as itself: `_onnx_value_select(..., (h,))`
+                return None
+            values = _bindings(ctx, name)
+            return None if any(isinstance(v, ast.stmt) or not self.is_tensor(v) for v in values) else True
         if ctx.is_parameter(name):
             # a tensor when every call site in the file passes one (and every rebinding is one),
             # or an input of the exported forward that forward uses as a tensor

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 
 from onnxfix.patterns.control_flow.value_cond import Predicate
+from onnxfix.rewriter.binding_flow import certainly_bound, free_reads
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Edit, Fix
 from onnxfix.rewriter.statements import statement_indent
@@ -84,13 +85,6 @@ def _run_at_once(ctx: FunctionContext) -> set[int]:
     return own
 
 
-def bound_before(name: str, node: ast.stmt, ctx: FunctionContext) -> bool:
-    """A parameter, or bound by the function on an earlier line."""
-    return ctx.is_parameter(name) or any(
-        isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) and n.lineno < node.lineno
-        for n in ast.walk(ctx.fn.node))
-
-
 def top_level_stores(branch: list[ast.stmt]) -> set[str]:
     """Names an assignment of the branch itself binds (not one inside an `if`, a loop or a `with`)."""
     return {n.id for s in branch if isinstance(s, (ast.Assign, ast.AnnAssign))
@@ -120,12 +114,20 @@ def only_computes(statement: ast.stmt, branch: list[ast.stmt] = ()) -> bool:
             return False
         if isinstance(child, (ast.Attribute, ast.Subscript)) and isinstance(child.ctx, (ast.Store, ast.Del)):
             return False
+        if isinstance(child, ast.Call) and _writes_argument(child):
+            return False  # `F.relu(h, inplace=True)`, `torch.add(a, b, out=c)`: the other branch would see it
         if isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute) and (
                 in_place_method(child.func.attr) or child.func.attr in MUTATORS):
             if not (child.func.attr in MUTATORS and isinstance(child.func.value, ast.Name)
                     and child.func.value.id in fresh):
                 return False
     return True
+
+
+def _writes_argument(call: ast.Call) -> bool:
+    """A call told to write into its argument: `inplace=` anything but a literal False, or `out=`."""
+    return any(k.arg == "out" or (k.arg == "inplace" and not (isinstance(k.value, ast.Constant) and k.value.value is False))
+               for k in call.keywords)
 
 
 _DISPLAYS = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)
@@ -178,23 +180,6 @@ def branch_names(branch: list[ast.stmt], context: type) -> set[str]:
             if isinstance(node, ast.Name) and isinstance(node.ctx, context):
                 found.add(node.id)
     return found
-
-
-def read_before_bound(branch: list[ast.stmt]) -> set[str]:
-    """Names a statement of the branch reads before an earlier one binds them (`y = y + 1`): as a
-    nested function's locals they would be read unbound, so they are passed in."""
-    bound, free = set(), set()
-    for statement in branch:
-        free |= _loads([statement]) - bound
-        bound |= branch_names([statement], ast.Store)
-    return free
-
-
-def _loads(branch: list[ast.stmt]) -> set[str]:
-    """Every name the branch reads, in lambdas and comprehensions too (their own variables as well:
-    more names passed in, never fewer)."""
-    return {n.id for statement in branch for n in ast.walk(statement)
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
 def _own_scope(node: ast.AST):
@@ -253,11 +238,13 @@ def branch_plan(node: ast.If, ctx: FunctionContext, takes=None, gives=None) -> t
     outputs = [] if returns else sorted((bound[0] | bound[1]) & read_outside(node, [node], ctx))
     # an output either starts as its value before the `if` (passed in: a branch that leaves it, or binds
     # it on some paths only, gives it back) or is bound by a statement of each branch itself
-    given = {n for n in outputs if bound_before(n, node, ctx)}
+    given = {n for n in outputs if certainly_bound(n, node, ctx)}
     if any(n not in given and not all(n in top_level_stores(b) for b in branches) for n in outputs):
         return None
-    operands = sorted(given | {n for b, names in zip(branches, bound) for n in names & read_before_bound(b)
-                                if bound_before(n, node, ctx)})
+    passed = {n for b, names in zip(branches, bound) for n in names & free_reads(b)}
+    if not all(certainly_bound(n, node, ctx) for n in passed) or _in_try(node, ctx):
+        return None  # a name passed in must hold a value where the `if` stands; a `finally` reads the old one
+    operands = sorted(given | passed)
     if not returns and not outputs:
         return None
     if takes is not None and not takes({*outputs, *operands}):
@@ -282,19 +269,29 @@ def early_return_rest(node: ast.If, ctx: FunctionContext, takes=None, gives=None
     if not all(only_computes(s, b) for b in (node.body, rest) for s in b[:-1]):
         return None
     operands = _early_operands(node, rest, ctx)
-    if takes is not None and not takes(set(operands)):
+    if operands is None or (takes is not None and not takes(set(operands))):
         return None
     if (gives is not None and not all(gives(e) for e in ends)) or spans_multiline_string(rest, ctx):
         return None
     return rest
 
 
-def _early_operands(node: ast.If, rest: list[ast.stmt], ctx: FunctionContext) -> list[str]:
-    """Names a branch binds and reads before binding them that hold a value when the `if` starts
-    (passed in); one bound only inside the branch (a loop's `hidden` read on the next step) is the
-    nested function's own, as it was the function's."""
-    return sorted({n for b in (node.body, rest) for n in branch_names(b, ast.Store) & read_before_bound(b)
-                   if bound_before(n, node, ctx)})
+def _early_operands(node: ast.If, rest: list[ast.stmt], ctx: FunctionContext) -> list[str] | None:
+    """Names a branch binds and may read before binding them (passed in), each bound on every path
+    to the `if`; None where one is not (a nested function would read its own unbound local). A
+    name bound and read inside one loop step of the branch (a loop's `hidden`) is its own."""
+    passed = {n for b in (node.body, rest) for n in branch_names(b, ast.Store) & free_reads(b)}
+    return sorted(passed) if all(certainly_bound(n, node, ctx) for n in passed) else None
+
+
+def _in_try(node: ast.AST, ctx: FunctionContext) -> bool:
+    """Inside a `try` of the function: its `except`/`finally` would see the names as they were."""
+    current = ctx.parent(node)
+    while current is not None and current is not ctx.fn.node:
+        if isinstance(current, ast.Try):
+            return True
+        current = ctx.parent(current)
+    return False
 
 
 def early_return_fix(node: ast.If, rest: list[ast.stmt], pred: Predicate, ctx: FunctionContext, title: str,
