@@ -318,20 +318,20 @@ def test_ifs_on_sizes_the_run_specialized_keep_both_branches_with_torch_cond(cap
     assert [r["verdict"] for r in fix["results"]] == ["OK", "SILENTLY-WRONG"]
 
 
-def test_ifs_on_tensor_values_the_export_could_not_decide_keep_both_branches_with_torch_cond(capsys):
-    """A gate on `x.mean() > 0` whose branches are two statements each (no torch.where form): the
-    run's data-dependent guard (ONX913) names the `if`, ONX613 makes its branches functions that
-    `_onnx_value_cond` runs on the comparison's bool tensor (torch.cond under export), and the
-    dynamo export matches PyTorch on inputs on both sides; the early exit on NaN buffers after it
-    (an `or` of tensor tests: joined by `|`, unsafe) is left to ONX611's recorded branch. The legacy
-    export still bakes the gate (not worse). Eager equality: tests/test_size_cond.py."""
+def test_ifs_on_tensor_values_keep_both_branches_selected_under_export(capsys):
+    """A gate on `x.mean() > 0` whose branches are two statements each (no torch.where form), and
+    an early exit on NaN buffers after it (an `or` of tensor tests: joined by `|`, unsafe): ONX601
+    makes the branches functions that `_onnx_value_select` runs (eager: the `if` itself; under
+    either exporter both branches and torch.where), so both exports match PyTorch on inputs on
+    both sides (before: dynamo failed on the data-dependent guard, legacy baked the gate).
+    Eager equality: tests/test_value_select.py."""
     target = export_fixed(capsys, "value_branches.py", "--dynamic", "0:0=b", "--exporter", "both")
     assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS", "SILENTLY-WRONG"]
     fix = target["fix"]
-    for line in ("+        def _onnx_if_18():\n", "+        def _onnx_else_18():\n",
-                 "+        y = _onnx_value_cond(x.mean() > 0, _onnx_if_18, _onnx_else_18)\n"):
+    for line in ("+        def _onnx_when_true():\n", "+        def _onnx_when_false():\n",
+                 "+        y = _onnx_value_select(x.mean() > 0, _onnx_when_true, _onnx_when_false)\n"):
         assert line in fix["diff"]
-    assert [r["verdict"] for r in fix["results"]] == ["OK", "SILENTLY-WRONG"]
+    assert [r["verdict"] for r in fix["results"]] == ["OK", "OK"]
 
 
 def test_recurrent_layers_keep_their_length_through_the_while_loop_decomposition(capsys):

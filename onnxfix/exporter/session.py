@@ -181,6 +181,9 @@ def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progr
     try:
         start = static_fix(frozenset())
         baseline = before
+        if cache(start.text) != start.text and _flattened_outputs_help(start, decompose, before, export):
+            cache = lambda text: text  # the cache stays an output (flattened while exporting): eager unchanged
+            outcome.exports += 1
         if cache(start.text) != start.text:  # the cache switch alone is the first attempt
             turned = export(start)
             # kept only where it makes an exporter OK and none worse: it changes what the model returns
@@ -243,6 +246,17 @@ def _applied(keys: tuple[str, ...], results) -> tuple[str, ...]:
     text named it: a Reshape failure reads like nn.MultiheadAttention's), so the hint leaves it out."""
     used = {key for r in results for key in r.verdict.decompositions_used}
     return tuple(key for key in keys if key in used or key in EXPORT_REPAIRS and not EXPORT_REPAIRS[key].counts_use)
+
+
+def _flattened_outputs_help(start, decompose: tuple[str, ...], before, export) -> bool:
+    """The outputs flattened at the export boundary (`flat_outputs`, export time only) make some
+    export OK and none worse: tried before use_cache=False, which changes what the model returns."""
+    if "flat_outputs" not in decompose:
+        return False
+    from onnxfix.exporter import fixloop
+
+    flat = export(start, ("flat_outputs",))
+    return _oks(flat) > _oks(before) and not fixloop.worsened(before, flat)
 
 
 def _with_decompositions(final, keys: tuple[str, ...], outcome: FixResult, export, named_by, rounds: int = 3):

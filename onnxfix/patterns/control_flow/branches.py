@@ -115,8 +115,12 @@ class TensorIf(Rule):
             `torch.where` selects each output where the two agree in structure, shape and dtype;
             otherwise torch.export gets `torch.cond`, and where that fails too, the `if` as before.
             Not offered where a branch writes module state, an item or an attribute, updates a
-            tensor in place, or gives a visible Python value (a number, a list: the helper would
-            only take the `if` again), nor under TorchScript. Measured: tests/flow_models/
+            tensor in place (`inplace=`, `out=`), gives a visible Python value (a number, a list:
+            the helper would only take the `if` again), or rebinds a name that is not bound on
+            every path to the `if` (a loop-carried value, a comprehension's variable), inside a
+            `try`, nor under TorchScript. A branch the export inputs never take is now exported
+            too: an operator an exporter cannot translate there fails that export, where it used
+            to record the other branch (`onnxfix export --fix` keeps the original then). Measured: tests/flow_models/
             value_fast_path.py fails under dynamo and is silently wrong under legacy; rewritten, it
             exports and matches eager under both (tests/test_value_select.py: eager identity, and
             branches of different shapes through torch.cond).

@@ -27,9 +27,10 @@ from onnxfix.patterns.scalars.values import (
 )
 from onnxfix.rewriter.bindings import bound_once
 from onnxfix.rewriter.config_numbers import is_config_int, is_config_number
+from onnxfix.patterns.scalars.float_uses import feeds_number_keyword
 from onnxfix.rewriter.context import FunctionContext, builtin_call
 from onnxfix.rewriter.integers import unpacked_element
-from onnxfix.rewriter.precedence import ATOM, TERM, UNARY, in_place_of, operand
+from onnxfix.rewriter.precedence import ATOM, TERM, in_place_of, operand
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 
 
@@ -196,14 +197,13 @@ class ScalarCast(Rule):
         elif cast == "int" and ctx.sizes.passed_a_size(argument):
             yield self._symbolic_int(node, argument, ctx)
         elif ctx.sizes.is_size(argument) and cast == "float":
-            fix = None
-            if _true_division_operand(node, ctx):
+            fix, keyword = None, feeds_number_keyword(node, ctx)
+            if _true_division_operand(node, ctx) and keyword is None:
                 fix = Fix("Drop `float()`: `/` of ints already gives the float",
                           (replace_call_by_argument(node, ctx),), safe=True)
-            why = "" if fix else (
+            why = "" if fix else f"; no automatic fix: the value is `{keyword}=`, which takes Python numbers" if keyword else (
                 "; no automatic fix: outside a true division by an int or a number, dropping `float()` "
-                "can change the result (an int, or an int tensor's dtype)"
-            )
+                "can change the result (an int, or an int tensor's dtype)")
             yield ctx.report(
                 self, node,
                 "`float()` of a size: the legacy exporter records the export-time size as a constant" + why,
