@@ -44,6 +44,7 @@ CASES = {
     "views": ("ONX303", False, (OK, WRONG)),
     "constant_written": ("ONX305", False, (OK, WRONG)),  # kornia's normal_transform_pixel: a literal matrix scaled in place
     "views_flat": ("ONX303", False, (OK, WRONG)),
+    "named_slice_write": ("ONX303", False, (OK, WRONG)),  # YOLOv7-pose: `x_kpt = x[i][..., 6:]` written by index
     "deepcopy_model": ("ONX304", True, (FAILS, ORT)),
     "negative_index": ("ONX701", False, (OK, WRONG)),
     "last_token_pool": ("ONX701", False, (OK, WRONG)),  # transformers' seq-cls heads: argmax(-1) - 1 as an index

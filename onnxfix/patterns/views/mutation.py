@@ -15,6 +15,7 @@ from onnxfix.patterns.views.chains import (
     named_view,
     view_chain,
 )
+from onnxfix.patterns.views.named_slices import named_slice_views
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.export_guards import in_training_branch
 from onnxfix.rewriter.function_body import walk_function_body
@@ -68,7 +69,13 @@ class ViewMutation(Rule):
         """,
         fix_safety="""
             Safe where offered: the write lands in the same elements of the same storage, in
-            place, so eager results and aliasing are unchanged. A view variable made by
+            place, so eager results and aliasing are unchanged. A slice held in a name and written
+            by index (`x_kpt = x[i][..., 6:]; x_kpt[..., 0::3] = ...`, YOLOv7-pose, read again
+            after) becomes writes into one subscript of the base, the two slicings composed
+            (`x[i][..., 6::3] = ...`: literal non-negative starts, positive steps, no stop on the
+            view), and the reads after the first write read the slice afresh (`x[i][..., 6:]`),
+            when the name is bound once and the base is not reassigned before its last use
+            (tests/flow_models/named_slice_write.py: legacy silently wrong before, OK after). A view variable made by
             subscripts is replaced by its subscript expression at the write (`v.add_(1)` ->
             `y[:, 1:].add_(1)`, `v += e` -> `y[:, 1:] += e`), when the tensor and the index
             names are not rebound in between. An in-place functional becomes
@@ -96,7 +103,17 @@ class ViewMutation(Rule):
     )
 
     def check_function(self, ctx: FunctionContext):
+        done: set[int] = set()
+        for first, name, base, fix, writes in named_slice_views(ctx):
+            if in_training_branch(first, ctx):
+                continue
+            done |= {id(w) for w in writes}
+            yield ctx.report(self, first, f"write into `{name}`, a slice of `{base}` held in a name: the legacy "
+                             f"exporter makes the slice a copy, so neither `{base}` nor later reads of `{name}` see "
+                             "it (silently wrong)", fix=fix)
         for statement in _statements(ctx):
+            if id(statement) in done:
+                continue
             found = mutation_target(statement, ctx)
             if found is None or in_training_branch(statement, ctx):
                 continue
