@@ -52,6 +52,7 @@ CASES = {
     "padding_mask_fill": ("ONX705", False, (OK, ORT)),  # WavLM: `hidden_states[~padding_mask] = 0.0`, a (batch, frames) mask
     "label_mask_update": ("ONX705", True, (OK, ORT)),  # SAM: `point_embedding[labels == -1] = 0.0`, then `+=` per label
     "broadcast_write": ("ONX703", True, (OK, ORT)),
+    "selected_index_write": ("ONX703", True, (OK, ORT)),  # detectron2 ROIPooler: `output[inds] = ...`, one row traced
     "slice_broadcast": ("ONX706", False, (OK, ORT)),  # Uni-Mol: `bias[:, 1:, 0, :] = w.view(1, 1, d)`
     "self_sized_chunk": ("ONX529", False, (OK, FAILS)),
     "narrow_int_size": ("ONX207", False, (OK, ORT)),

@@ -181,9 +181,10 @@ def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progr
     try:
         start = static_fix(frozenset())
         baseline = before
-        if cache(start.text) != start.text and _flattened_outputs_help(start, decompose, before, export):
+        as_is = lambda fixed, keys: _export_text(replace(target, decompose=keys), source, fixed.text,  # noqa: E731
+                                                 unsafe_fixes, progress)
+        if cache(start.text) != start.text and _flattened_outputs_help(start, decompose, before, as_is):
             cache = lambda text: text  # the cache stays an output (flattened while exporting): eager unchanged
-            outcome.exports += 1
         if cache(start.text) != start.text:  # the cache switch alone is the first attempt
             turned = export(start)
             # kept only where it makes an exporter OK and none worse: it changes what the model returns
@@ -249,8 +250,9 @@ def _applied(keys: tuple[str, ...], results) -> tuple[str, ...]:
 
 
 def _flattened_outputs_help(start, decompose: tuple[str, ...], before, export) -> bool:
-    """The outputs flattened at the export boundary (`flat_outputs`, export time only) make some
-    export OK and none worse: tried before use_cache=False, which changes what the model returns."""
+    """The outputs flattened at the export boundary (`flat_outputs`, export time only; ``export``
+    runs the text as it is, the cache on) make some export OK and none worse: tried before
+    use_cache=False, which changes what the model returns."""
     if "flat_outputs" not in decompose:
         return False
     from onnxfix.exporter import fixloop

@@ -11,6 +11,7 @@ import ast
 
 from onnxfix.config import LEGACY
 from onnxfix.rewriter.bool_dtype import is_bool_tensor
+from onnxfix.patterns.indexing.computed_index import computed_index_fix
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.integers import int_constant
 from onnxfix.rewriter.rule import Fix, Helper, Rule, RuleDoc
@@ -238,7 +239,12 @@ class BroadcastIndexWrite(Rule):
             return
         elements = index_elements(target)
         if not any(integer_literal(e, ctx) is not None for e in elements):
-            return  # computed indices (masks, aranges) usually come with values of the indexed shape
+            fix = computed_index_fix(node, target, ctx)  # `out[inds] = pooled`, inds from nonzero()
+            if fix is not None:
+                yield ctx.report(self, target, "index write through an index the data selected: the legacy exporter "
+                                 "bakes the indexed shape the export example had (one selected row fails for any "
+                                 "other count in onnxruntime); write with `index_put_`", fix=fix)
+            return  # other computed indices (masks, aranges) usually come with values of the indexed shape
         if not self._may_broadcast(node.value, target, ctx):
             return
         if not simple_receiver(target.value):

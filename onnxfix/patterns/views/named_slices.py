@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import ast
 
-from onnxfix.patterns.views.chains import _rebound_between
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.integers import int_constant
 from onnxfix.rewriter.rule import Fix
 
+CONTAINER_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "reverse", "sort",
+                                "__setitem__", "__delitem__", "setdefault", "update"})
 SCOPES = (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)
 
 
@@ -59,33 +60,63 @@ def _plan(name: str, binding: ast.Assign, ctx: FunctionContext):
     if not writes:
         return None
     writes.sort(key=lambda s: (s.lineno, s.col_offset))
-    first, last_use = writes[0], max([*uses, *writes], key=lambda n: n.end_lineno)
+    first = writes[0]
     view = binding.value
-    names = {n.id for n in ast.walk(view) if isinstance(n, ast.Name)}
-    if _rebound_between(names, binding, last_use if isinstance(last_use, ast.stmt) else _statement(last_use, ctx), ctx):
+    if not (isinstance(view.slice, ast.Tuple) or ctx.tensors.is_tensor(view.value) is True):
+        return None  # `s[1:]` of a list is a copy: only a tensor's (or an array's: tuple index) slice is a view
+    if _base_changed(view.value, binding, [*uses, *writes], ctx):
         return None
     edits, targets = [], {id(_target(s)) for s in writes}
     view_text, base_text = ctx.segment(view), ctx.segment(view.value)
-    end = last_use.end_lineno
-    if any(_assigns(s, base_text, ctx) and binding.end_lineno < s.lineno <= end
-           and not (s.lineno == end and s.end_lineno >= end) for s in ast.walk(ctx.fn.node)):
-        return None  # `x[i] = ...` before a later use: the view's object is not `x[i]` any more
     for statement in writes:
         composed = _compose(_slices(view.slice), _slices(_target(statement).slice))
         if composed is None:
             return None
         edits.append(ctx.replace(_target(statement), f"{base_text}[{composed}]"))
-    for use in uses:
-        if use.lineno >= first.lineno and id(ctx.parent(use)) not in targets:
+    for use in uses:  # every read, before the writes too: a loop reads them after an earlier step's writes
+        if id(ctx.parent(use)) not in targets:
             edits.append(ctx.replace(use, view_text))
     fix = Fix("Write into one subscript of the tensor itself; read the view afresh", tuple(edits), safe=True)
     return first, name, base_text, fix, writes
 
 
-def _assigns(node: ast.AST, text: str, ctx: FunctionContext) -> bool:
-    """An assignment to the base's own text (`x[i] = ...`, `x[i] += ...`)."""
-    targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AugAssign) else []
-    return any(ctx.segment(t) == text for t in targets)
+def _base_changed(base: ast.expr, binding: ast.Assign, uses: list[ast.AST], ctx: FunctionContext) -> bool:
+    """The base's names are rebound, or its root object written or mutated (`x[0] = ...`,
+    `x.insert(...)`, `del x[0]`, `y.mul_(2)`), after the binding and before a use: between them in
+    the source, or anywhere in a loop that runs a use but not the binding (a later step's use)."""
+    root = base.value.id if isinstance(base, ast.Subscript) else base.id
+    names = {n.id for n in ast.walk(base) if isinstance(n, ast.Name)}
+    last = max(uses, key=lambda n: (n.end_lineno, n.end_col_offset))
+    loops = [a for u in uses for a in ctx.ancestors(u) if isinstance(a, (ast.For, ast.While, ast.AsyncFor))
+             and not any(n is binding for n in ast.walk(a))]
+    region = [n for loop in loops for n in ast.walk(loop)] + [
+        n for n in ast.walk(ctx.fn.node) if hasattr(n, "lineno") and (binding.end_lineno, binding.end_col_offset)
+        < (n.lineno, n.col_offset) < (last.end_lineno, last.end_col_offset)]
+    closing = _statement(last, ctx)  # its own targets are stored after its value reads the view
+    stored_last = {id(n) for t in _targets_of(closing) for n in ast.walk(t)}
+    for node in region:
+        if id(node) in stored_last:
+            continue
+        if isinstance(node, ast.Name) and node.id in names and isinstance(node.ctx, (ast.Store, ast.Del)):
+            return True
+        if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, (ast.Store, ast.Del)) and _root(node) == root:
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _root(node.func.value) == root and (
+                node.func.attr in CONTAINER_MUTATORS or node.func.attr.endswith("_")):
+            return True
+    return False
+
+
+def _targets_of(statement: ast.stmt) -> list[ast.expr]:
+    if isinstance(statement, ast.Assign):
+        return statement.targets
+    return [statement.target] if isinstance(statement, (ast.AugAssign, ast.AnnAssign)) else []
+
+
+def _root(node: ast.AST) -> str | None:
+    while isinstance(node, (ast.Subscript, ast.Attribute)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
 
 
 def _write_of(node: ast.AST, name: str) -> bool:
