@@ -92,6 +92,11 @@ def _statement(node: ast.stmt, bound: set[str], free: set[str]) -> None:
         for decorator in node.decorator_list:
             _reads(decorator, bound, free)
         bound.add(node.name)
+    elif isinstance(node, ast.Delete):  # `del h`: no longer bound
+        for target in node.targets:
+            if not isinstance(target, ast.Name):
+                _reads(target, bound, free)  # `del x[i]` reads x and i
+            bound -= _targets(target)
     elif isinstance(node, ast.AugAssign):
         _reads(node.value, bound, free)
         _reads(node.target, bound, free)
