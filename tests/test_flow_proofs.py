@@ -107,6 +107,7 @@ CASES = {
     "negative_bound": ("ONX410", False, (WRONG, WRONG)),  # fairseq: `mask[:, -pad_length:] = True`, `x[:, :-pad_length]` under `if pad_length > 0`
     "center_crop": ("ONX402", False, (WRONG, FAILS)),  # torchvision's center_crop: int(round((h - ch) / 2.0))
     "length_fill": ("ONX603", True, (FAILS, ORT)),  # a padding mask filled row by row up to each length
+    "bool_length_mask": ("ONX603", True, (FAILS, ORT)),  # HunyuanVideo: a bool mask, `range(batch_size)` from the shape
     "swin_patch_embed": ("ONX601", False, (ORT, ORT)),  # Swin: `W % self.patch_size[1] != 0` pad; H, W through `H, W = Wh, Ww`
     "empty_blocks": ("ONX608", False, (ORT, ORT)),  # Z-Image: `cat([x, x[-1:].repeat(pad, 1)]) if pad > 0 else x`
     "concat_pad": ("ONX608", False, (ORT, ORT)),  # icefall: `if seq_len != d * ds:` pad by repeating the last frame

@@ -7,7 +7,10 @@
 
 become `mask.masked_fill_(<arange over dim 1> < lengths[:, None], value)` (`>=` for a suffix):
 the length masks of speech and NLP models (INSTRUCTOR's context masks, padding masks built per
-utterance). In place, as the loop wrote: every alias of the tensor sees the same values.
+utterance). In place, as the loop wrote: every alias of the tensor sees the same values. A bool mask
+made by a factory with `dtype=torch.bool` takes `True` as `mask[...] = mask | <prefix>` (`False` as
+`& ~`): onnxruntime has no bool Where and the legacy exporter no masked_fill_ of a Python bool
+(HunyuanVideo's attention mask, its loop over a batch size unpacked from the input's shape).
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ def length_fill_loop(node: ast.For, ctx: FunctionContext) -> tuple[Fix | None, s
     tensor, over dim 1 up to (or from) that row's length."""
     if node.orelse or len(node.body) != 1 or not isinstance(node.body[0], ast.Assign):
         return None, ""
-    rows = _rows(node)
+    rows = _rows(node, ctx)
     if rows is None:
         return None, ""
     index, lengths, length_of_row, bound_rows = rows
@@ -58,6 +61,11 @@ def length_fill_loop(node: ast.For, ctx: FunctionContext) -> tuple[Fix | None, s
     mask = f"({positions}[None, :] {compare} {lengths_tensor}[:, None])"
     trailing = f".reshape({tensor}.shape[:2] + (1,) * ({tensor}.dim() - 2))"
     new = f"{tensor}.masked_fill_({mask}{trailing}, {ctx.segment(statement.value)})"
+    if _bool_tensor(tensor, node, ctx) and isinstance(statement.value, ast.Constant) and isinstance(statement.value.value, bool):
+        # a bool mask: True written is an `or`, False an `and not` (onnxruntime has no bool Where, the
+        # legacy exporter no masked_fill_ with a Python bool): the same values, in place
+        combined = f"{tensor} | {mask}{trailing}" if statement.value.value else f"{tensor} & ~{mask}{trailing}"
+        new = f"{tensor}[...] = {combined}"  # in place; the legacy exporter has no `|=` on tensors
     edit = replace_statements(ctx, node, node, new, comments)
     why = (
         f"needs one length per row of `{tensor}` (`{lengths}` as long as `{tensor}.shape[0]`) and no negative "
@@ -68,7 +76,7 @@ def length_fill_loop(node: ast.For, ctx: FunctionContext) -> tuple[Fix | None, s
     return Fix("Fill every row's part with one masked fill", (edit,), safe=False, imports=imports), why
 
 
-def _rows(node: ast.For) -> tuple[str, str, str | None, str | None] | None:
+def _rows(node: ast.For, ctx: FunctionContext) -> tuple[str, str, str | None, str | None] | None:
     """(index, lengths, the name of lengths[i] when enumerate gives it, the tensor whose rows
     `range` covers) for `for i in range(X.shape[0])` with `lengths[i]` in the body, or
     `for i, n in enumerate(lengths)`."""
@@ -79,7 +87,7 @@ def _rows(node: ast.For) -> tuple[str, str, str | None, str | None] | None:
         and isinstance(target, ast.Tuple) and len(target.elts) == 2 and all(isinstance(t, ast.Name) for t in target.elts)
     ):
         return target.elts[0].id, iterable.args[0].id, target.elts[1].id, None
-    source = loop_length_source(iterable)
+    source = loop_length_source(iterable, ctx)
     if source is None or not isinstance(target, ast.Name):
         return None
     lengths = _indexed_lengths(node.body[0], target.id)
@@ -128,6 +136,24 @@ def _constant_value(value: ast.expr, ctx: FunctionContext) -> bool:
         return True
     return (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "float"
             and ctx.is_builtin("float") and len(value.args) == 1 and isinstance(value.args[0], ast.Constant))
+
+
+BOOL_FACTORIES = frozenset({"torch.zeros", "torch.ones", "torch.full", "torch.empty"})
+
+
+def _bool_tensor(name: str, loop: ast.For, ctx: FunctionContext) -> bool:
+    """Bound, last before the loop and not in a loop around it, by a torch factory with
+    `dtype=torch.bool` (HunyuanVideo's attention mask; rebound after the loop is fine)."""
+    if any(isinstance(a, (ast.For, ast.While, ast.AsyncFor)) for a in ctx.ancestors(loop)):
+        return False
+    before = [v for v in ctx.assignments(name) if v.lineno < loop.lineno]
+    if not before or not isinstance(before[-1], ast.Call):
+        return False
+    call = max(before, key=lambda v: (v.lineno, v.col_offset))
+    if not isinstance(call, ast.Call):
+        return False
+    return ctx.qualname(call.func) in BOOL_FACTORIES and any(
+        k.arg == "dtype" and ctx.qualname(k.value) == "torch.bool" for k in call.keywords)
 
 
 def _read_after(name: str, loop: ast.For, ctx: FunctionContext) -> bool:

@@ -8,13 +8,41 @@ from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.integers import int_constant
 
 
-def loop_length_source(iterable: ast.expr) -> str | None:
-    """The tensor name X of `range(X.shape[0])`, `range(X.size(0))`, `range(len(X))`."""
+def loop_length_source(iterable: ast.expr, ctx=None) -> str | None:
+    """The tensor name X of `range(X.shape[0])`, `range(X.size(0))`, `range(len(X))`; with ``ctx``
+    also `range(n)` for an `n` bound once to one of those or unpacked first from `X.shape` /
+    `X.size()` (HunyuanVideo's `batch_size, c, f, h, w = hidden_states.shape`)."""
     if not (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "range"):
         return None
     if len(iterable.args) != 1:
         return None
     bound = iterable.args[0]
+    if isinstance(bound, ast.Name) and ctx is not None:
+        return _named_first_size(bound.id, ctx)
+    return _first_size_of(bound)
+
+
+def _named_first_size(name: str, ctx) -> str | None:
+    values = ctx.assignments(name)
+    if len(values) != 1 or ctx.is_parameter(name):
+        return None
+    value = values[0]
+    if isinstance(value, ast.Assign):  # `n, c, h, w = x.shape`
+        target = value.targets[0] if len(value.targets) == 1 else None
+        whole = value.value
+        if not (isinstance(target, ast.Tuple) and target.elts and isinstance(target.elts[0], ast.Name)
+                and target.elts[0].id == name):
+            return None
+        if isinstance(whole, ast.Call) and isinstance(whole.func, ast.Attribute) and whole.func.attr == "size" and not whole.args:
+            receiver = whole.func.value  # `x.size()`, as `x.shape`
+            return receiver.id if isinstance(receiver, ast.Name) else None
+        if isinstance(whole, ast.Attribute) and whole.attr == "shape" and isinstance(whole.value, ast.Name):
+            return whole.value.id
+        return None
+    return _first_size_of(value) if isinstance(value, ast.expr) else None
+
+
+def _first_size_of(bound: ast.expr) -> str | None:
     if isinstance(bound, ast.Call) and isinstance(bound.func, ast.Name) and bound.func.id == "len" and len(bound.args) == 1:
         return bound.args[0].id if isinstance(bound.args[0], ast.Name) else None
     if isinstance(bound, ast.Subscript) and isinstance(bound.value, ast.Attribute) and bound.value.attr == "shape":
