@@ -15,6 +15,7 @@ import ast
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.integers import int_constant
 from onnxfix.rewriter.rule import Fix
+from onnxfix.rewriter.statements import enclosing_statement
 
 CONTAINER_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "reverse", "sort",
                                 "__setitem__", "__delitem__", "setdefault", "update"})
@@ -92,7 +93,7 @@ def _base_changed(base: ast.expr, binding: ast.Assign, uses: list[ast.AST], ctx:
     region = [n for loop in loops for n in ast.walk(loop)] + [
         n for n in ast.walk(ctx.fn.node) if hasattr(n, "lineno") and (binding.end_lineno, binding.end_col_offset)
         < (n.lineno, n.col_offset) < (last.end_lineno, last.end_col_offset)]
-    closing = _statement(last, ctx)  # its own targets are stored after its value reads the view
+    closing = enclosing_statement(last, ctx)  # its own targets are stored after its value reads the view
     stored_last = {id(n) for t in _targets_of(closing) for n in ast.walk(t)}
     for node in region:
         if id(node) in stored_last:
@@ -130,12 +131,6 @@ def _target(node: ast.AST) -> ast.Subscript | None:
     if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Subscript):
         return node.target
     return None
-
-
-def _statement(node: ast.AST, ctx: FunctionContext) -> ast.stmt:
-    while not isinstance(node, ast.stmt):
-        node = ctx.parent(node)
-    return node
 
 
 def _in_scope(node: ast.AST, ctx: FunctionContext) -> bool:
