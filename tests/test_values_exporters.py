@@ -71,6 +71,7 @@ ORIGINAL = {
     "IntName": (SW, OK),
     "NumpyProdShape": (ORT, OK),
     "NumpyProdShapeTail": (SW, OK),
+    "SizeNumel": (ORT, OK),
 }
 NO_FIX = {"Tolist", "FloatOfSize", "BoolOfTensor", "Log2", "ShapeSplat"}
 # `torch.sym_int` keeps a float of sizes symbolic under torch.export; the legacy exporter still

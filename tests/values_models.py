@@ -315,6 +315,12 @@ class NumpyProdShapeTail(nn.Module):  # ONX101 on a shape slice (Perceiver's Fou
         y = torch.stack([x, x * 2], dim=1)
         return torch.reshape(y, [-1, np.prod(y.shape[1:])]) * s[0]
 
+class SizeNumel(nn.Module):  # ONX411: torch.Size.numel() of shapes (mmyolo's per-level prior counts)
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        sizes = [x.shape[1:], x.shape]
+        counts = [x.new_full((size.numel(),), 2.0) for size in sizes]
+        return (x.flatten() * counts[1]).reshape(x.shape) + counts[0] * s[0]
+
 def _randn(*shape):
     return torch.randn(*shape, generator=torch.Generator().manual_seed(sum(shape)))
 
