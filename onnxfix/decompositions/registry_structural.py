@@ -172,6 +172,17 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
                     "(randn(g, b, 3, 6, 7), randn(g, b, 3, 3, 3))", params="a, c", decomposition_tol=1e-5),
     ),
     Decomposition(
+        "one_hot_sizes", ("torch.nn.functional.one_hot",), True, ("one_hot num_classes from sizes",),
+        ("https://github.com/open-mmlab/mmediting/pull/105",),
+        "F.one_hot whose class count is read from the input's sizes (GCA-Matting's `num_classes=h * w`): "
+        "the dynamo exporter records the export's count. A comparison with arange(num_classes), in int64. "
+        "Reported only for a count computed from sizes. Eager runs the op (guarded helper).",
+        rule="ONX515",
+        proof=Proof("torch.nn.functional.one_hot(torch.arange(a.shape[0]), num_classes=a.shape[0]) * a[:, :1]",
+                    "_onnx_one_hot_sizes(torch.arange(a.shape[0]), num_classes=a.shape[0]) * a[:, :1]",
+                    "(randn(g, b, 3),)"),
+    ),
+    Decomposition(
         "sdpa_batched_heads", ("torch.nn.functional.scaled_dot_product_attention",), True, (),
         ("https://github.com/pytorch/pytorch/issues/135615", "https://github.com/pytorch/pytorch/issues/152018"),
         "Attention on 3-D (batch, length, features) tensors with a heads axis of 1 added and "

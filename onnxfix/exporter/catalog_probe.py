@@ -93,6 +93,21 @@ def case_inputs(case: Case, seed: int) -> tuple:
     return tuple(eval(case.inputs, _generators(seed)))  # noqa: S307 - our own table
 
 
+GROWN = -1  # the probe whose dynamic dims are one longer than the export's
+
+
+def _grown(args: tuple, dynamic: tuple[tuple[int, int], ...]) -> tuple:
+    """``args`` with each dynamic dim one longer (its first slice repeated at the end): a case
+    exported with dynamic sizes is also run on sizes it was not exported with, values in range."""
+    import torch
+
+    args = list(args)
+    for index, dim in dynamic:
+        tensor = args[index]
+        args[index] = torch.cat([tensor, tensor.narrow(dim, 0, 1)], dim)
+    return tuple(args)
+
+
 def probe_one(case: Case, exporter: str, opset: int) -> dict:
     """Export ``case`` at ``opset`` and compare with eager: {"verdict", "error", ...}."""
     with tempfile.TemporaryDirectory(prefix="onnxfix-cat-") as folder:
@@ -117,8 +132,8 @@ def _probe_into(case: Case, exporter: str, opset: int, path: Path) -> dict:
                 verify.export_model(model, args, exporter, path, case.dynamic_spec(), opset)
         except Exception as exc:  # the exporter's error is the measurement
             return {"verdict": verify.EXPORT_FAILS, "error": _short_error(exc)}
-    for seed in (0, 1, 2):
-        probe = case_inputs(case, seed)
+    for seed in (0, 1, 2, *((GROWN,) if case.dynamic else ())):
+        probe = _grown(case_inputs(case, 1), case.dynamic) if seed == GROWN else case_inputs(case, seed)
         expected = verify.eager(model, probe)
         try:
             actual = comparison.run_onnx(path, probe, names)
@@ -132,7 +147,8 @@ def _probe_into(case: Case, exporter: str, opset: int, path: Path) -> dict:
             ok = all(e.ok for e in errors)
             max_abs = max((float("inf") if e.max_abs is None else e.max_abs for e in errors), default=0.0)
         if not ok:
-            where = "export inputs" if seed == 0 else f"other values (seed {seed})"
+            where = ("export inputs" if seed == 0 else "other sizes of its dynamic dims" if seed == GROWN
+                     else f"other values (seed {seed})")
             return {"verdict": verify.SILENTLY_WRONG, "error": f"differs on {where}: max abs error {max_abs:.3g}"}
     del torch
     return {"verdict": verify.OK, "error": ""}

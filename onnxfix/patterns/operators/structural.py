@@ -46,7 +46,8 @@ class StructuralOperator(DecompositionRule):
         "`torch.bincount` / `Tensor.bincount` (its length, max(minlength, max + 1), computed in the graph), "
         "and `F.conv2d` / `F.conv3d` whose groups are a product of sizes "
         "(a per-sample filter run as one grouped conv: DMNet's `groups=b * c`, SiamRPN's depthwise "
-        "cross-correlation; ONNX's Conv takes a constant group count). "
+        "cross-correlation; ONNX's Conv takes a constant group count), and `F.one_hot` whose `num_classes` "
+        "is a size or a product of sizes (GCA-Matting's `h * w`: the dynamo exporter records the count). "
         "Also reports, without a fix, "
         "`F.one_hot` without `num_classes` (the size comes from the data) and `torch.normal` with "
         "a tensor mean and a number std (random: no rewrite can be checked against eager).",
@@ -92,6 +93,9 @@ class StructuralOperator(DecompositionRule):
             folded = groups is not None and ctx.sizes.is_size(groups) and _batch_folded(argument(node, "input", 0), ctx)
             named_padding = isinstance(padding, ast.Constant) and isinstance(padding.value, str)
             return decomposition.catalog_cases if (product or folded) and not named_padding else ()
+        if decomposition.key == "one_hot_sizes":
+            classes = argument(node, "num_classes", 1)
+            return decomposition.catalog_cases if classes is not None and _size_product(classes, ctx) else ()
         if decomposition.key == "bincount":
             return (_bincount_case(node, ctx),)
         if decomposition.key == "aminmax" and _records_dims(node):
@@ -100,8 +104,8 @@ class StructuralOperator(DecompositionRule):
 
     def visit_Call(self, node, ctx):
         found = match_call(node, ctx)
-        if found is None:
-            yield from self._report_only(node, ctx)
+        if found is None or found[1].key == "one_hot_sizes" and not self.cases(found[1], node, ctx):
+            yield from self._report_only(node, ctx)  # (one_hot's count from the data: no decomposition)
             return
         if found[1].key == "pad_split":
             yield from self._pad_split(node, ctx)
@@ -187,6 +191,13 @@ class StructuralOperator(DecompositionRule):
                 f"{catalog.torch_version()}) and has no faithful decomposition: {reason}"
             )
             yield ctx.report(self, node, message, exporters=tuple(sorted(failed)))
+
+
+def _size_product(node: ast.AST, ctx: FunctionContext) -> bool:
+    """A size or a product of sizes (`h * w`): a count the input's shape decides."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        return _size_product(node.left, ctx) and _size_product(node.right, ctx)
+    return ctx.sizes.is_size(node) and not isinstance(node, ast.Constant)
 
 
 def _split_of_tolist(node: ast.AST | None, ctx: FunctionContext) -> tuple[ast.expr, ast.expr, bool] | None:
