@@ -9,7 +9,10 @@ from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.tensors import in_place_method
 
 IS_EXPORTING_SINCE = (2, 6)  # torch.compiler.is_exporting()
-LOG_LEVELS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical"})
+LOG_LEVELS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical",
+                        "warning_once", "info_once"})  # transformers' loggers say each message once
+# builtins a message's text may be computed with (nothing else is called while building one)
+_TEXT_BUILTINS = frozenset({"str", "repr", "len", "type", "format", "round", "int", "float"})
 
 
 def test_skippable_when_exporting(test: ast.expr) -> bool:
@@ -25,6 +28,51 @@ def test_skippable_when_exporting(test: ast.expr) -> bool:
 
 def is_message(statement: ast.stmt, ctx: FunctionContext) -> bool:
     return isinstance(statement, ast.Expr) and reports_only(statement.value, ctx)
+
+
+def message_block(statements: list[ast.stmt], ctx: FunctionContext, block: ast.AST) -> bool:
+    """Statements whose only effect is a message (transformers' padding warning: the text built
+    in a name, `+=` a note under an `if` on the config, then `logger.warning(text)`): message
+    calls, `pass`, assignments of text to names read nowhere outside ``block``, and `if`s on
+    such values around more of the same; at least one message."""
+    return _messages_only(statements, ctx, block) and any(
+        is_message(node, ctx) for statement in statements for node in ast.walk(statement) if isinstance(node, ast.stmt))
+
+
+def _messages_only(statements: list[ast.stmt], ctx: FunctionContext, block: ast.AST) -> bool:
+    for statement in statements:
+        if is_message(statement, ctx) or isinstance(statement, ast.Pass):
+            continue
+        if isinstance(statement, (ast.Assign, ast.AugAssign)):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            if (len(targets) == 1 and isinstance(targets[0], ast.Name) and _text_only(statement.value, ctx)
+                    and not _read_outside(targets[0].id, block, ctx)):
+                continue
+        if isinstance(statement, ast.If) and _text_only(statement.test, ctx) \
+                and _messages_only(statement.body, ctx, block) and _messages_only(statement.orelse, ctx, block):
+            continue
+        return False
+    return True
+
+
+def _text_only(value: ast.expr, ctx: FunctionContext) -> bool:
+    """An expression that only reads: no call but a text builtin or `.format`, no `:=`, no yield."""
+    for node in ast.walk(value):
+        if isinstance(node, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await, ast.Lambda)):
+            return False
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr == "format":
+                continue
+            if not (isinstance(func, ast.Name) and func.id in _TEXT_BUILTINS and ctx.is_builtin(func.id)):
+                return False
+    return True
+
+
+def _read_outside(name: str, block: ast.AST, ctx: FunctionContext) -> bool:
+    inside = {id(node) for node in ast.walk(block)}
+    return any(isinstance(node, ast.Name) and node.id == name and id(node) not in inside
+               for node in ast.walk(ctx.fn.node))
 
 
 def reports_only(value: ast.expr, ctx: FunctionContext) -> bool:
@@ -61,6 +109,11 @@ def is_logger(func: ast.expr, ctx: FunctionContext) -> bool:
     for statement in ctx.file.module.tree.body:
         if (isinstance(statement, ast.Assign) and any(isinstance(t, ast.Name) and t.id == func.value.id for t in statement.targets)
                 and isinstance(statement.value, ast.Call)
-                and ctx.file.module.scope.qualname(statement.value.func) == "logging.getLogger"):
+                and _logger_factory(ctx.file.module.scope.qualname(statement.value.func))):
             return True
     return False
+
+
+def _logger_factory(qualname: str | None) -> bool:
+    """`logging.getLogger`, or a library's wrapper of it (transformers' `logging.get_logger`)."""
+    return qualname == "logging.getLogger" or (qualname or "").endswith(".get_logger")

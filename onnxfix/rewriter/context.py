@@ -155,6 +155,14 @@ class FunctionContext(_FileView):
                     return name
         return None
 
+    def module_name(self, module: str) -> tuple[str, tuple[str, ...]] | None:
+        """How new code refers to ``module`` here and the imports that needs; None where the name
+        is another value (a local `math = ...`, a parameter, `import numpy as math`)."""
+        alias = self.module_alias(module)
+        taken = not self.is_builtin(module) or any(isinstance(n, ast.Name) and n.id == module and not isinstance(
+            n.ctx, ast.Load) or isinstance(n, ast.arg) and n.arg == module for n in ast.walk(self.fn.node))
+        return (alias, ()) if alias else None if taken else (module, (module,))
+
     def torch_name(self) -> tuple[str, tuple[str, ...]]:
         """How new code refers to torch here, and the imports that name needs."""
         alias = self.module_alias("torch")
@@ -436,14 +444,8 @@ class FunctionContext(_FileView):
         return Edit(start, end, "")
 
     # -- reporting -------------------------------------------------------------------------
-    def report(
-        self,
-        rule: "Rule",
-        node: ast.AST,
-        message: str | None = None,
-        fix: Fix | None = None,
-        exporters: tuple[str, ...] | None = None,
-    ) -> Finding:
+    def report(self, rule: "Rule", node: ast.AST, message: str | None = None, fix: Fix | None = None,
+               exporters: tuple[str, ...] | None = None) -> Finding:
         entry = self.fn.entry
         reached = None
         if not self.fn.is_entry:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from onnxfix.rewriter.config_numbers import is_config_number
 from onnxfix.rewriter.integers import bindings_hold, held_assuming_cycles, is_number, unpacked_element
+from onnxfix.rewriter.torch_sizes import is_torch_size
 
 if TYPE_CHECKING:
     from onnxfix.rewriter.context import FunctionContext
@@ -127,8 +128,9 @@ class SizeOracle:
                     self.is_size(a) for a in node.args
                 )
         qualname = self.ctx.qualname(node.func)
-        if qualname in SIZE_MATH:
-            return any(self.is_size(a) for a in node.args)
+        if qualname in SIZE_MATH:  # (math.prod of a torch.Size: ONX411's numel(), the same count)
+            return any(self.is_size(a) for a in node.args) or (
+                qualname == "math.prod" and len(node.args) == 1 and is_torch_size(self.ctx, node.args[0]))
         return False
 
     def is_model_tensor(self, node: ast.AST, depth: int = 0) -> bool:

@@ -26,7 +26,9 @@ def is_torch_size(ctx: "FunctionContext", node: ast.AST, strict: bool = True, de
     analysis cannot follow (a method of another object), which could in principle replace its
     items; it is still never written here."""
     if is_whole_shape(node):
-        return True
+        return _shape_of_a_tensor(ctx, node)
+    if isinstance(node, ast.Subscript) and _item_index(node.slice):  # `featmap_sizes[i]`
+        return depth <= _DEPTH and _list_of_sizes(ctx, node.value, strict, depth + 1)
     if not isinstance(node, ast.Name) or depth > _DEPTH:
         return False
     observed = ctx.observed(node)
@@ -34,12 +36,30 @@ def is_torch_size(ctx: "FunctionContext", node: ast.AST, strict: bool = True, de
         return all(value.kind == "other" and value.type == "torch.Size" for value in observed)
     scope = ctx.inner_scope(node)
     if scope is not None:  # a comprehension's target: the item of what it runs over
-        return any(_binds_an_item(ctx, loop.target, loop.iter, node.id, strict, depth)
-                   for loop in getattr(scope, "generators", ()))
+        loops = [loop for loop in getattr(scope, "generators", ())
+                 if any(isinstance(n, ast.Name) and n.id == node.id for n in ast.walk(loop.target))]
+        return len(loops) == 1 and _binds_an_item(ctx, loops[0].target, loops[0].iter, node.id, strict, depth)
     if ctx.is_parameter(node.id) or ctx.declared_outer(node.id):
         return False
     values = ctx.assignments(node.id)
     return bool(values) and all(_binding_holds_size(ctx, value, node.id, strict, depth) for value in values)
+
+
+def _shape_of_a_tensor(ctx: "FunctionContext", node: ast.AST) -> bool:
+    """``x.shape`` / ``x.size()`` (or a slice of one) whose ``x`` may be a tensor: not the module
+    itself (`self.shape`, a buffer of that name, is a tensor) nor a value known to be something else."""
+    if isinstance(node, ast.Subscript):
+        node = node.value
+    receiver = node.value if isinstance(node, ast.Attribute) else node.func.value
+    if isinstance(receiver, ast.Name) and receiver.id == ctx.self_name:
+        return False
+    return ctx.tensors.is_tensor(receiver) is not False
+
+
+def _item_index(index: ast.AST) -> bool:
+    """An index picking one item: an int literal or a name (not a slice, not a tuple)."""
+    return isinstance(index, ast.Name) or isinstance(index, ast.Constant) and type(index.value) is int \
+        or isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub) and isinstance(index.operand, ast.Constant)
 
 
 def _binding_holds_size(ctx: "FunctionContext", value: ast.AST, name: str, strict: bool, depth: int) -> bool:
@@ -54,6 +74,10 @@ def _binds_an_item(ctx: "FunctionContext", target: ast.expr, iterable: ast.expr,
     torch.Size values."""
     if isinstance(target, ast.Name):
         return target.id == name and _list_of_sizes(ctx, iterable, strict, depth)
+    if (isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(iterable, ast.Call)
+            and isinstance(iterable.func, ast.Name) and iterable.func.id == "enumerate" and ctx.is_builtin("enumerate")
+            and len(iterable.args) == 1 and not iterable.keywords):  # `for i, size in enumerate(sizes)`
+        return _binds_an_item(ctx, target.elts[1], iterable.args[0], name, strict, depth)
     if not (isinstance(target, ast.Tuple) and isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name)
             and iterable.func.id == "zip" and ctx.is_builtin("zip") and not iterable.keywords
             and len(iterable.args) == len(target.elts)):
@@ -66,11 +90,13 @@ def _list_of_sizes(ctx: "FunctionContext", node: ast.AST, strict: bool, depth: i
     """A list or tuple literal of torch.Size values, a comprehension building one per item, or
     a name bound only to such and never written in place."""
     if isinstance(node, (ast.List, ast.Tuple)):
-        return bool(node.elts) and all(is_whole_shape(e) for e in node.elts)
+        return bool(node.elts) and all(is_whole_shape(e) and _shape_of_a_tensor(ctx, e) for e in node.elts)
     if isinstance(node, (ast.ListComp, ast.GeneratorExp)):
-        return is_whole_shape(node.elt)
+        return is_whole_shape(node.elt) and _shape_of_a_tensor(ctx, node.elt)
     if not isinstance(node, ast.Name) or depth > _DEPTH or ctx.is_parameter(node.id):
         return False
+    if ctx.inner_scope(node) is not None:
+        return False  # a comprehension or lambda of its own binds the name: not the function's list
     values = ctx.assignments(node.id)
     if not (values and all(isinstance(v, ast.expr) and _list_of_sizes(ctx, v, strict, depth + 1) for v in values)):
         return False
@@ -90,6 +116,8 @@ def _written_here(ctx: "FunctionContext", name: str) -> bool:
             return True
         if isinstance(node, ast.Attribute) and node.attr in _LIST_WRITES and _named(node.value, name):
             return True
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and _named(node.value, name):
+            return True  # an alias, which could be written instead
     return False
 
 

@@ -13,7 +13,7 @@ from onnxfix.patterns.control_flow.conditions import (
     tensor_condition,
 )
 from onnxfix.patterns.control_flow.masked_guard import empty_write_guard
-from onnxfix.patterns.messages import is_message, test_skippable_when_exporting
+from onnxfix.patterns.messages import message_block, test_skippable_when_exporting
 from onnxfix.patterns.control_flow.empty_exit import branch_shape, empty_exit_fix
 from onnxfix.patterns.control_flow.empty_guard import skips_empty_exit
 from onnxfix.patterns.control_flow.size_parity import size_parity_pad
@@ -174,7 +174,10 @@ class TensorIf(Rule):
             (tests/flow_models/size_parity_pad.py, tests/realworld/swin_patch_merging_parity.py).
             An `if` whose only statement is `raise` (an input check: `if n_tokens !=
             n_features: raise ValueError(...)`), or whose statements only warn, log or print
-            (torchaudio's `if (fb.max(dim=0).values == 0.0).any(): warnings.warn(...)`), is fixed differently: `if not
+            (torchaudio's `if (fb.max(dim=0).values == 0.0).any(): warnings.warn(...)`; also with
+            the text built first in names read nowhere else, under `if`s on Python values:
+            transformers' `if pad_token_id in input_ids[:, [-1, 0]]:` padding warning, a
+            membership test being `(t == v).any()`), is fixed differently: `if not
             torch.compiler.is_exporting() and <condition>: raise ...`; an `assert` on a tensor
             value with a message computed from it (`assert (discriminant >= 0).all(),
             discriminant`: torch.export keeps the check as a runtime assertion, but fails on
@@ -417,7 +420,7 @@ def _raises_only(node: ast.If, ctx: FunctionContext) -> bool:
         return False
     if len(node.body) == 1 and isinstance(node.body[0], ast.Raise):
         return True
-    return all(is_message(s, ctx) for s in node.body)
+    return message_block(node.body, ctx, node)
 
 
 def _static_guard_note(test: ast.expr, ctx: FunctionContext) -> str:

@@ -73,6 +73,8 @@ def _bare_where_text(test: ast.expr, ctx: FunctionContext) -> str | None:
 
 
 def _comparison(test: ast.Compare, ctx: FunctionContext) -> Condition | None:
+    if len(test.ops) == 1 and isinstance(test.ops[0], (ast.In, ast.NotIn)):
+        return _membership(test, ctx)
     if not all(isinstance(op, COMPARISONS) for op in test.ops):
         return None
     operands = [test.left, *test.comparators]
@@ -84,6 +86,26 @@ def _comparison(test: ast.Compare, ctx: FunctionContext) -> Condition | None:
     if "item" in kinds:
         return Condition(_text_without_item(test, ctx))
     return Condition(ctx.segment(test))
+
+
+def _membership(test: ast.Compare, ctx: FunctionContext) -> Condition | None:
+    """`v in t` on a tensor `t` (transformers' `pad_token_id in input_ids[:, [-1, 0]]`): Tensor.__contains__
+    is `(v == t).any()` read as a Python bool, the data-dependent guard torch.export fails on."""
+    tensor, element = test.comparators[0], test.left
+    if ctx.tensors.is_tensor(tensor) is not True:
+        return None
+    number = isinstance(element, ast.Constant) and type(element.value) in (int, float, bool)
+    if not (number or ctx.tensors.is_tensor(element) is True):
+        return Condition(None)  # (a config value may be None, which __contains__ rejects: no tensor form)
+    hit = f"({_atom(tensor, ctx)} == {_atom(test.left, ctx)}).any()"
+    return Condition(hit if isinstance(test.ops[0], ast.In) else f"~{hit}")
+
+
+def _atom(node: ast.expr, ctx: FunctionContext) -> str:
+    """``node``'s source, parenthesized unless it binds tighter than any operator."""
+    text = ctx.segment(node)
+    atomic = isinstance(node, (ast.Name, ast.Attribute, ast.Subscript, ast.Call, ast.Constant))
+    return text if atomic and not (isinstance(node, ast.Constant) and text.startswith("-")) else f"({text})"
 
 
 def _operand_kind(node: ast.expr, ctx: FunctionContext) -> str | None:

@@ -36,12 +36,13 @@ def number_call(node: ast.AST, ctx: FunctionContext) -> NumberCall | None:
     return None
 
 
-def number_fix(found: NumberCall, ctx: FunctionContext) -> Fix:
+def number_fix(found: NumberCall, ctx: FunctionContext) -> Fix | None:
     module, function = found.twin.split(".")
-    alias = ctx.module_alias(module)
-    imports = () if alias else (module,)
-    function = f"{alias or module}.{function}"
-    return Fix(f"Use `{found.twin}`", (ctx.replace(found.call.func, function),), safe=not found.unsafe, imports=imports)
+    name = ctx.module_name(module)
+    if name is None:
+        return None  # `math` is another value here: no name to reach the module by
+    return Fix(f"Use `{found.twin}`", (ctx.replace(found.call.func, f"{name[0]}.{function}"),),
+               safe=not found.unsafe, imports=name[1])
 
 
 def _is_shape(node: ast.expr, ctx: FunctionContext, bound: bool = True) -> bool:

@@ -60,9 +60,9 @@ class SizeNumel(Rule):
         safe = is_torch_size(ctx, func.value)
         if not (safe or is_torch_size(ctx, func.value, strict=False)):
             return
-        alias = ctx.module_alias("math")
-        fix = Fix("Use `math.prod(...)` of the sizes", self._edits(node, ctx, alias or "math"),
-                  safe=safe, imports=() if alias else ("math",))
+        math = ctx.module_name("math")
+        fix = None if math is None else Fix("Use `math.prod(...)` of the sizes", self._edits(node, ctx, math[0]),
+                                              safe=safe, imports=math[1])
         message = ("`torch.Size.numel()` multiplies the sizes outside the graph: the legacy exporter records the "
                    "example's count and torch.export can specialize the dims; `math.prod` keeps the product traced")
         yield ctx.report(self, node, message, fix=fix)
