@@ -45,6 +45,7 @@ CASES = {
     "constant_written": ("ONX305", False, (OK, WRONG)),  # kornia's normal_transform_pixel: a literal matrix scaled in place
     "views_flat": ("ONX303", False, (OK, WRONG)),
     "named_slice_write": ("ONX303", False, (OK, WRONG)),  # YOLOv7-pose: `x_kpt = x[i][..., 6:]` written by index
+    "diagonal_fill": ("ONX303", False, (FAILS, WRONG)),  # torchtune: `mask.narrow(...).mul_(...)`, `mask.diagonal(...).copy_(True)`
     "deepcopy_model": ("ONX304", True, (FAILS, ORT)),
     "negative_index": ("ONX701", False, (OK, WRONG)),
     "last_token_pool": ("ONX701", False, (OK, WRONG)),  # transformers' seq-cls heads: argmax(-1) - 1 as an index

@@ -15,6 +15,7 @@ from onnxfix.patterns.views.chains import (
     named_view,
     view_chain,
 )
+from onnxfix.patterns.views.method_views import method_view_fix
 from onnxfix.patterns.views.named_slices import named_slice_views
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.export_guards import in_training_branch
@@ -94,10 +95,17 @@ class ViewMutation(Rule):
             where the original raises (`view(-1)` of a tensor it cannot view). Numbers beyond
             65504 get no fix (masked_fill_ refuses a number that overflows float16 where the
             assignment stores inf). Measured OK in both exporters on other sizes
-            (tests/flow_models/views_flat.py). Other views (`narrow`, `chunk`, a flat slice with
-            a stop or a tensor value) are reported without a fix: assign the new values into the
-            base (`y[:, a:b] = ...`) or build the result out of place (`torch.where`,
-            `torch.cat`).
+            (tests/flow_models/views_flat.py). `y.narrow(d, s, n)` with a literal dim and a
+            start that is a non-negative int becomes the subscript `y[:, ..., s:s + n]` (the same
+            elements; where narrow raises past the end, the slice clips), and a diagonal filled
+            with a number (`y.diagonal(offset, d1, d2).fill_(v)` / `.copy_(v)` / `.zero_()`,
+            torchtune's causal mask) `_onnx_fill_diagonal_view(y, v, offset, d1, d2)`, a masked
+            fill of the same elements of `y` (bit operations on a bool tensor, which onnxruntime
+            has no Where for): both exporters OK (tests/flow_models/diagonal_fill.py: dynamo
+            fails and legacy is silently wrong before). Other views (`chunk`, a flat slice with
+            a stop or a tensor value, a tensor copied into a diagonal) are reported without a
+            fix: assign the new values into the base (`y[:, a:b] = ...`) or build the result out
+            of place (`torch.where`, `torch.cat`).
         """,
         references=VIEW_REFERENCES,
     )
@@ -188,6 +196,8 @@ class ViewMutation(Rule):
             if _scalar_elementwise(call):
                 return Fix("Apply the op to the tensor itself", (ctx.replace(target, base),), safe=True)
             return None
+        if isinstance(target, ast.Call) and isinstance(target.func, ast.Attribute) and isinstance(target.func.value, ast.Name):
+            return method_view_fix(statement, target, ctx)  # `x.narrow(...)` / `x.diagonal(...)`
         if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Call)):
             return None
         view, index = target.value, target.slice
