@@ -454,6 +454,8 @@ class FunctionContext(_FileView):
         # An export guard (`if not torch.compiler.is_exporting():` ...) keeps some exporters away
         # from the node, or from every call reaching the function; a finding left with none is
         # not reported.
+        if fix is not None and fix.helpers and self.compiled_by_torchscript:  # (HelmNet's @torch.jit.script)
+            fix, message = None, f"{message or rule.summary}; no fix in a function TorchScript compiles (its helper is not TorchScript)"
         skipped = self.exporters_skipping(node)
         skipped |= exporters_not_running(self.fn.entry.modes, rule.python_hazard)
         exporters = tuple(e for e in exporters or rule.exporters if e not in skipped)
