@@ -105,6 +105,13 @@ class CallSites:
         """How many export-time calls of a module-level function the file makes."""
         return len(self._index()[0].get(fn.node.name, [])) if fn.cls is None else 0
 
+    def _enclosing(self, fn: ExportFunction) -> "FunctionContext | None":
+        """The context of the function ``fn`` is defined in (`Model.forward.scan`), if any."""
+        parent_key = fn.key.rpartition(".")[0]
+        return next((ctx for ctx in self.contexts.values() if ctx.fn.key == parent_key and ctx.fn.module is fn.module
+                     and isinstance(ctx.fn.node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                     and any(n is fn.node for n in ast.walk(ctx.fn.node))), None)
+
     def _compute(self, fn: ExportFunction, name: str) -> list[Binding] | None:
         node = fn.node
         if any(_simple_name(d) in ("staticmethod", "classmethod", "property") for d in node.decorator_list):
@@ -113,7 +120,14 @@ class CallSites:
             return None
         by_name, by_attr = self._index()
         is_method = fn.cls is not None and fn.cls.methods.get(node.name) is node
-        if is_method and node.name == "forward":
+        enclosing = self._enclosing(fn)
+        if enclosing is not None:  # a function defined in another: called there, by its name only
+            calls = [(call, ctx) for call, ctx in by_name.get(node.name, []) if ctx is enclosing]
+            loads = sum(isinstance(n, ast.Name) and n.id == node.name for n, _ in walk_function_body(enclosing.fn.node))
+            if not calls or loads != len(calls):
+                return None  # also passed as a value, or rebound
+            is_method = False
+        elif is_method and node.name == "forward":
             if fn.cls.name not in self._module_attrs:
                 self._module_attrs[fn.cls.name] = self._module_calls(fn)
             calls = self._module_attrs[fn.cls.name]

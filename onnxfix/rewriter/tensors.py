@@ -357,6 +357,13 @@ def _augmented(ctx: "FunctionContext", name: str) -> bool:
                for n in ast.walk(ctx.fn.node))
 
 
+# methods a tensor has that return a tensor again (a view, a copy, a cast): an input rebound to one
+# of them is still an input tensor (a NumPy array or a list has none of them, or not all)
+_SAME_KIND_METHODS = frozenset({"transpose", "permute", "contiguous", "float", "half", "double", "flatten",
+                                "unsqueeze", "squeeze", "clone", "detach", "view_as", "reshape_as", "type_as",
+                                "movedim", "unflatten"})
+
+
 def _arithmetic_of(value: ast.AST, name: str, ctx: "FunctionContext") -> bool:
     """`b = b * -1`, `x = -x`, `x += 1`, and ONX601's `b = torch.where(c, b * -1, b)` of those:
     arithmetic on the name itself, a tensor again wherever the name held one."""
@@ -364,6 +371,9 @@ def _arithmetic_of(value: ast.AST, name: str, ctx: "FunctionContext") -> bool:
         return not isinstance(value.op, ast.MatMult)
     if isinstance(value, ast.UnaryOp) and isinstance(value.op, (ast.USub, ast.UAdd)):
         return isinstance(value.operand, ast.Name) and value.operand.id == name
+    if (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _SAME_KIND_METHODS
+            and isinstance(value.func.value, ast.Name) and value.func.value.id == name):
+        return True  # `x = x.transpose(1, -1)` (SpeechBrain's PCEN): a tensor's view or copy is a tensor
     if isinstance(value, ast.Call) and ctx.qualname(value.func) == "torch.where" and len(value.args) == 3 and not value.keywords:
         return all(_arithmetic_of(side, name, ctx) or (isinstance(side, ast.Name) and side.id == name)
                    for side in value.args[1:])

@@ -48,9 +48,13 @@ def stacks_after(node: ast.For, scan: ScanPlan, ctx: FunctionContext) -> list[tu
     if remaining:
         return None
     stacked = {id(sub.args[0]) for statement, calls in stacks for sub in ast.walk(statement) if id(sub) in calls}
+    # `results = torch.cat(results, dim=0)` (SpeechBrain's EMA scan): later reads are of the tensor
+    rebound = {target.id: (statement.end_lineno, statement.end_col_offset) for statement, _ in stacks
+               if isinstance(statement, ast.Assign) for target in statement.targets if isinstance(target, ast.Name)}
     for sub in ast.walk(ctx.fn.node):
         if (isinstance(sub, ast.Name) and sub.id in scan.outputs and isinstance(sub.ctx, ast.Load)
-                and (sub.lineno, sub.col_offset) > (node.end_lineno, node.end_col_offset) and id(sub) not in stacked):
+                and (sub.lineno, sub.col_offset) > (node.end_lineno, node.end_col_offset) and id(sub) not in stacked
+                and not (sub.id in rebound and (sub.lineno, sub.col_offset) > rebound[sub.id])):
             return None  # the list is read as a list elsewhere
     return stacks
 

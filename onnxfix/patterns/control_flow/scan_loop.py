@@ -78,6 +78,8 @@ def scan_loop(node: ast.For, ctx: FunctionContext) -> tuple[Fix | None, str]:
     if _step_value_as_size(node, scan, assigned, ctx) or not _plain_step(node, scan):
         return None, ""
     scan.carried = _carried(node, assigned)
+    if any(_not_a_tensor(name, node, ctx) for name in scan.carried):
+        return None, ""  # the scan carries tensors only: `hidden = (h_t, c_t)` is a tuple
     stacks = stacks_after(node, scan, ctx)
     temporaries = (set(assigned) - set(scan.carried)) | elements
     if not scan.sliced:  # `for _ in range(n)`: a recurrence repeated n times over its carried values
@@ -459,6 +461,13 @@ def _plain_reference(node: ast.expr) -> bool:
     while isinstance(node, ast.Attribute):
         node = node.value
     return isinstance(node, ast.Name)
+
+
+def _not_a_tensor(name: str, node: ast.For, ctx: FunctionContext) -> bool:
+    """The body binds ``name`` to a tuple, a list or another value known not to be a tensor."""
+    return any(isinstance(s, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in s.targets)
+               and (isinstance(s.value, (ast.Tuple, ast.List)) or ctx.tensors.is_tensor(s.value) is False)
+               for body in node.body for s in ast.walk(body))
 
 
 def _carried(node: ast.For, assigned: list[str]) -> list[str]:
