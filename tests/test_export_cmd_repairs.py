@@ -458,3 +458,16 @@ def test_a_python_bool_flag_in_arithmetic_runs_as_an_int_for_the_legacy_export(c
     assert (fix["decompositions"], [r["verdict"] for r in fix["results"]]) == (["bool_scalars_as_ints"], ["OK"])
     assert "+        return self.queries + can_bus * int(self.use_can_bus), mask" in fix["diff"]
     assert "self.keep_mask  #" in fix["diff"] and "int(self.keep_mask)" not in fix["diff"]  # a bool mask: unsafe
+
+
+def test_text_in_the_output_is_reported_at_forward_return_with_no_rewrite(capsys):
+    """Words looked up in a vocabulary and returned: the export fails, and the finding says at
+    forward's `return` that no ONNX model outputs text (ONX917), naming where the text is."""
+    spec = MODELS / "text_output.py"
+    code, document = cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs", "--exporter", "legacy"], capsys)
+    (result,) = document["targets"][0]["results"]
+    assert result["verdict"] == "EXPORT-FAILS"
+    (text,) = [f for f in result["findings"] if f["code"] == "ONX917"]
+    assert text["location"]["row"] == 18 and text["filename"].endswith("text_output.py")
+    assert text["message"].startswith("forward returns text (output[1][0]: ")
+    assert "no faithful rewrite of the model exists" in text["message"]

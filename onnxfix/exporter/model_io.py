@@ -14,9 +14,12 @@ one output per tensor, not the dict or dataclass.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import enum
 import inspect
+import os
+import textwrap
 from typing import Any
 
 import torch
@@ -145,3 +148,35 @@ class FlatOutputs(GivenArguments):
         if self.tensors is not None and len(self.tensors) == len(found):
             return tuple(leaf for leaf, tensor in zip(found, self.tensors) if tensor and isinstance(leaf, torch.Tensor))
         return tuple(leaf for leaf in found if isinstance(leaf, torch.Tensor))
+
+
+def text_outputs(model: torch.nn.Module, output: Any) -> tuple[list[str], list]:
+    """The text in a model's eager output (CnOCR's CTC decoder returns `[(word, prob), ...]`):
+    up to three `output[i]...: 'abc'` descriptions, and [file, line] of the `return` of forward
+    that returns it (the last one), or [] where the source cannot be read."""
+    found: list[str] = []
+    _text_paths(output, "output", found)
+    if not found:
+        return [], []
+    try:
+        forward = inspect.unwrap(type(model).forward)
+        lines, first = inspect.getsourcelines(forward)
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+        returns = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Return)]
+        site = [os.path.realpath(inspect.getsourcefile(forward)), first - 1 + max(returns)] if returns else []
+    except (OSError, TypeError, SyntaxError):
+        site = []
+    return found, site
+
+
+def _text_paths(value: Any, path: str, found: list[str]) -> None:
+    if len(found) >= 3:
+        return
+    if isinstance(value, (str, bytes)):
+        found.append(f"{path}: {value[:20]!r}")
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value[:64]):
+            _text_paths(item, f"{path}[{i}]", found)
+    elif isinstance(value, dict):
+        for key, item in list(value.items())[:64]:
+            _text_paths(item, f"{path}[{key!r}]", found)

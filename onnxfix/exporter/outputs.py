@@ -47,7 +47,9 @@ def unflattenable(error: str) -> tuple[str, str] | None:
 
 
 def refine(findings: list[ExportFinding], verdict: Verdict, model_path: Path, factory: str) -> None:
-    """The capture error becomes ONX916 at the factory's config/model call, with the fix."""
+    """The capture error becomes ONX916 at the factory's config/model call, with the fix; text in
+    the output of a failed export is ONX917 at forward's return."""
+    _text_output(findings, verdict)
     found = unflattenable(verdict.error) if verdict.verdict == "EXPORT-FAILS" else None
     if not found:
         return
@@ -58,6 +60,18 @@ def refine(findings: list[ExportFinding], verdict: Verdict, model_path: Path, fa
             finding.code, finding.message = "ONX916", _message(kind, where, site)
             if site:
                 finding.location = Location(os.path.realpath(model_path), site.line, site.col)
+
+
+def _text_output(findings: list[ExportFinding], verdict: Verdict) -> None:
+    """CnOCR's CTC decoder returning `[(word, prob), ...]`: no exporter can return text, and no
+    rewrite of the model can (the root, named at the line that returns it)."""
+    if verdict.ok or not verdict.text_outputs or not verdict.text_output_site:
+        return
+    path, line = verdict.text_output_site
+    message = (f"forward returns text ({', '.join(verdict.text_outputs)}): an ONNX model's outputs are tensors, so "
+               "no exporter can return it, and no faithful rewrite of the model exists: return the tensors the text "
+               "is decoded from (indices, scores) and decode them after the model")
+    findings.insert(0, ExportFinding("ONX917", message, Location(path, line), verdict.exporter))
 
 
 def _message(kind: str, where: str, site: CacheSite | None) -> str:

@@ -94,6 +94,9 @@ class Verdict:
     appended_defaults: list[str] = field(default_factory=list)
     # dynamo: the model's LSTM / GRU classes, when a dim is dynamic (nn_layers.rnn_while_loops)
     recurrent_layers: list[str] = field(default_factory=list)
+    # text in the eager output (`output[0][0]: 'abc'`) and [file, line] of forward's return (model_io.text_outputs)
+    text_outputs: list[str] = field(default_factory=list)
+    text_output_site: list = field(default_factory=list)
 
     @property
     def ok(self) -> bool:

@@ -27,7 +27,7 @@ from onnxfix.exporter.comparison import Runtime, compare, runtime_error  # noqa:
 from onnxfix.exporter import kv_cache
 from onnxfix.exporter.model_io import (  # noqa: F401  (re-exported)
     DEFAULTS_KEY, FLAT_KEY, FlatOutputs, GivenArguments, appended_defaults, exporter_args, flatten, input_names, int_defaults,
-    tensor_leaves,
+    tensor_leaves, text_outputs,
 )  # noqa: F401  (re-exported)
 from onnxfix.exporter.model_state import attributes_kept
 from onnxfix.exporter.nn_layers import recurrent_layers
@@ -104,10 +104,11 @@ def _dynamo_shapes(model, names: list[str], args: tuple, dynamic: dict[int, dict
     return {**dict(zip(fixed, specs)), varargs: tuple(specs[len(fixed):])}
 
 
-def eager(model: torch.nn.Module, args: tuple) -> list[torch.Tensor]:
+def eager(model: torch.nn.Module, args: tuple, raw: bool = False):
     cloned = tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in args)
     with torch.no_grad():
-        return flatten(model(*cloned))
+        output = model(*cloned)
+    return output if raw else flatten(output)
 
 
 def verify(
@@ -131,7 +132,7 @@ def verify(
         torch.manual_seed(0)
         model = make_model().eval()
         verdict.layout = getattr(model, "onnxfix_layout", "")
-        eager(model, args)
+        verdict.text_outputs, verdict.text_output_site = text_outputs(model, eager(model, args, raw=True))
     except Exception as exc:  # the user's model does not build or run: nothing to export
         return _failed(verdict, LOAD_FAILS, "load", f"the model does not run eagerly: {describe(exc)}", started)
     verdict.unit_dims = unit_dim_names(args, dynamic)

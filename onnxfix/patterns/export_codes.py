@@ -151,6 +151,16 @@ CODES: tuple[ExportCode, ...] = (
         (DYNAMO, LEGACY),
     ),
     ExportCode(
+        "ONX917", "text-output", "forward returns text (strings), which no ONNX model can output",
+        _doc(
+            "Reports, at the `return` of the model's forward, strings in its eager output (a CTC or tokenizer decoder inside the model: CnOCR's `[(word, prob), ...]`) when an export failed; the message shows where in the output they are.",
+            "An ONNX graph's outputs are tensors. The text comes from Python lookups of tensor values (a vocabulary indexed by `.tolist()` items): the legacy trace finds outputs that do not depend on the inputs, torch.export stops on the data-dependent values. No rewrite of the model returns the same strings, so `onnxfix export --fix` does not try one.",
+            "words = [vocab[i] for i in best_path.tolist()]\nreturn logits, words",
+            "return logits, best_path  # decode the words after the model",
+        ),
+        (DYNAMO, LEGACY),
+    ),
+    ExportCode(
         "ONX920", "unsupported-operator", "an operator has no ONNX translation in this exporter",
         _doc(
             "Reports the user line of the graph node the exporter could not translate (legacy: the TorchScript node's source range). Dynamo: every operator of the captured graph its translation table cannot translate, each at its own line (the FX node's stack trace), custom operators included, with the onnxfix decomposition that covers it when there is one.",
