@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from onnxfix.exporter.isolate import run_json_worker
+from onnxfix.exporter.locations import is_user_file
 from onnxfix.exporter.plan import Target
 from onnxfix.rewriter.source import SourceError, SourceFile
 
@@ -145,7 +146,9 @@ def note_specialized_text(folder: Path, source: Path, text: str, results: list) 
 
 
 def guard_lines(results: list) -> dict[str, dict[str, set[int]]]:
-    """File -> kind -> the lines the exports' guard findings name."""
+    """File -> kind -> the lines the exports' guard findings name; for a data-dependent guard
+    also every user line of the failing call chain (detectron2's `assert len(self) == data_len`
+    whose `__len__` reads an unbacked size: the check to skip is the assert, not `__len__`)."""
     lines: dict[str, dict[str, set[int]]] = {}
     for result in results:
         for finding in result.findings:
@@ -153,6 +156,10 @@ def guard_lines(results: list) -> dict[str, dict[str, set[int]]]:
             if kind:
                 path = os.path.realpath(finding.location.path)
                 lines.setdefault(path, _no_lines())[kind].add(finding.location.line)
+                if kind == "data_dependent":
+                    for frame_path, line, _ in result.verdict.error_frames:
+                        if is_user_file(frame_path):
+                            lines.setdefault(os.path.realpath(frame_path), _no_lines())[kind].add(int(line))
     return lines
 
 

@@ -91,6 +91,8 @@ class TensorOracle:
         self._names: dict[str, bool | None] = {}
 
     def is_tensor(self, node: ast.AST) -> bool | None:
+        if isinstance(node, ast.Name) and _not_a_tensor_here(node, self.ctx):
+            return False  # `else` of `if isinstance(v, torch.Tensor):`, whatever the run saw elsewhere
         answer = self._static(node)
         if (answer is None or (answer is False and isinstance(node, ast.Name))) and all_tensors(self.ctx.observed(node)):
             return True  # run-time evidence: every value seen here was a tensor (a name's bindings can mislead)
@@ -331,6 +333,33 @@ TENSOR_EVIDENCE_METHODS = (REDUCTION_METHODS - {"max", "min"}) | frozenset({
     # tensor-only too (a PackedSequence also has .to()/.float()/.cpu(), a NumPy array .copy())
     "clone", "chunk", "unbind", "masked_select", "index_fill", "scatter", "scatter_add",
 })
+
+
+def _not_a_tensor_here(node: ast.Name, ctx: "FunctionContext") -> bool:
+    """``node`` is read where an isinstance test on its name ruled a tensor out: in the `else` of
+    `if isinstance(v, torch.Tensor):` or the body of `if not isinstance(v, torch.Tensor):`."""
+    child: ast.AST = node
+    for parent in ctx.ancestors(node):
+        if isinstance(parent, (ast.If, ast.IfExp)):
+            test, negated = parent.test, False
+            if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+                test, negated = test.operand, True
+            if _tensor_isinstance(test, node.id, ctx):
+                branch = parent.orelse if not negated else parent.body
+                inside = child in branch if isinstance(branch, list) else child is branch
+                if inside:
+                    return True
+        if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            return False
+        child = parent
+    return False
+
+
+def _tensor_isinstance(test: ast.expr, name: str, ctx: "FunctionContext") -> bool:
+    """`isinstance(name, torch.Tensor)` (a tuple of types counts only as one type: the tensor)."""
+    return (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance"
+            and len(test.args) == 2 and isinstance(test.args[0], ast.Name) and test.args[0].id == name
+            and ctx.qualname(test.args[1]) == "torch.Tensor")  # (not a Parameter: a plain tensor is none)
 
 
 def forward_input_used_as_tensor(ctx: "FunctionContext", name: str) -> bool:

@@ -181,7 +181,9 @@ class TensorIf(Rule):
             torch.compiler.is_exporting() and <condition>: raise ...`; an `assert` on a tensor
             value with a message computed from it (`assert (discriminant >= 0).all(),
             discriminant`: torch.export keeps the check as a runtime assertion, but fails on
-            such a message) likewise, as ONX201 fixes an assert on `.item()`: `assert torch.onnx.is_in_onnx_export() or <condition>` (safe: False in
+            such a message) likewise, and under `onnxfix export --fix` an `assert` the export
+            stopped on (a data-dependent guard in its call chain: detectron2's `assert len(self)
+            == data_len` whose `__len__` is a selection's row count), as ONX201 fixes an assert on `.item()`: `assert torch.onnx.is_in_onnx_export() or <condition>` (safe: False in
             eager, set by both exporters while tracing; no fix where TorchScript compiles the
             function). Safe: in eager (and under
             torch.compile and the legacy tracer) `is_exporting()` is False, so the same
@@ -256,6 +258,11 @@ class TensorIf(Rule):
         """`assert (d >= 0).all(), d` (Piper's spline flow): torch.export keeps an assert on a
         tensor value as a runtime assertion, but fails on a message computed from the value (a
         tensor, an f-string of one): skipped while exporting as ONX201 skips one on `.item()`."""
+        if _failed_in_run(node, ctx) and not skipped_by_or(node.test) and not in_training_branch(node, ctx):
+            yield ctx.report(self, node.test, "`assert` whose test the export stopped on (a data-dependent guard "
+                             "while evaluating it, e.g. `len()` of a selection in a `__len__`): the check cannot be "
+                             "decided while tracing; skip it while exporting", fix=skip_assert_when_exporting(node, ctx))
+            return
         if constant_message(node.msg):
             return  # torch.export keeps such a check as a runtime assertion (tests/flow_models/assert_positive.py)
         if tensor_condition(node.test, ctx) is None or in_training_branch(node, ctx) or skipped_by_or(node.test):
@@ -403,6 +410,14 @@ def reshaped_branch(first: ast.expr, second: ast.expr | str, ctx: FunctionContex
 
     second_text = second if isinstance(second, str) else ctx.segment(second)
     return of(first, second_text) or (not isinstance(second, str) and of(second, ctx.segment(first)))
+
+
+def _failed_in_run(node: ast.Assert, ctx: FunctionContext) -> bool:
+    """A run's export stopped on a data-dependent guard at a line of this assert's test (its
+    call chain: exporter/run_evidence.py guard_lines)."""
+    evidence = ctx.file.evidence
+    return evidence is not None and any(line in evidence.data_dependent
+                                        for line in range(node.test.lineno, node.test.end_lineno + 1))
 
 
 def _reads_data_size(test: ast.expr, ctx: FunctionContext) -> bool:
