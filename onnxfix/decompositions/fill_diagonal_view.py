@@ -7,6 +7,7 @@ def _onnx_fill_diagonal_view(input, value, offset=0, dim1=0, dim2=1):
     # legacy exporter makes the diagonal view a copy (the write is lost) and the dynamo exporter
     # cannot copy a Python number. The mask is True where the index along dim2 minus the one
     # along dim1 is the offset: the diagonal's elements, written in place with the same value.
+    input.diagonal(offset, dim1, dim2)  # the view's own checks: dims in range and distinct, an int offset
     rank = input.dim()
     first, second = dim1 % rank, dim2 % rank
     rows = torch.arange(input.shape[first], device=input.device)

@@ -46,7 +46,7 @@ def _messages_only(statements: list[ast.stmt], ctx: FunctionContext, block: ast.
         if isinstance(statement, (ast.Assign, ast.AugAssign)):
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
             if (len(targets) == 1 and isinstance(targets[0], ast.Name) and _text_only(statement.value, ctx)
-                    and not _read_outside(targets[0].id, block, ctx)):
+                    and _local_to(targets[0].id, block, ctx)):
                 continue
         if isinstance(statement, ast.If) and _text_only(statement.test, ctx) \
                 and _messages_only(statement.body, ctx, block) and _messages_only(statement.orelse, ctx, block):
@@ -69,10 +69,18 @@ def _text_only(value: ast.expr, ctx: FunctionContext) -> bool:
     return True
 
 
-def _read_outside(name: str, block: ast.AST, ctx: FunctionContext) -> bool:
-    inside = {id(node) for node in ast.walk(block)}
-    return any(isinstance(node, ast.Name) and node.id == name and id(node) not in inside
-               for node in ast.walk(ctx.fn.node))
+def _local_to(name: str, block: ast.If, ctx: FunctionContext) -> bool:
+    """``name`` is a plain local of the function whose every use is in ``block``'s branches (not
+    its test, not a parameter, `global` or `nonlocal`), first bound there by a plain assignment:
+    `t *= 0` of a tensor passed in changes the caller's tensor, which no message does."""
+    if ctx.is_parameter(name) or ctx.declared_outer(name):
+        return False
+    inside = {id(node) for branch in (block.body, block.orelse) for statement in branch for node in ast.walk(statement)}
+    uses = [node for node in ast.walk(ctx.fn.node) if isinstance(node, ast.Name) and node.id == name]
+    if any(id(node) not in inside for node in uses):
+        return False
+    first = min(uses, key=lambda node: (node.lineno, node.col_offset))
+    return isinstance(first.ctx, ast.Store) and not isinstance(ctx.parent(first), ast.AugAssign)
 
 
 def reports_only(value: ast.expr, ctx: FunctionContext) -> bool:
@@ -94,9 +102,15 @@ def has_effects(call: ast.Call) -> bool:
     for node in ast.walk(ast.Tuple(elts=[*call.args, *(k.value for k in call.keywords)], ctx=ast.Load())):
         if isinstance(node, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)):
             return True
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and in_place_method(node.func.attr):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (
+                in_place_method(node.func.attr) or node.func.attr in _CONTAINER_WRITES):
             return True
     return False
+
+
+# methods that change a list, dict or set (`self.pending.pop()` in a warning's text)
+_CONTAINER_WRITES = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault",
+                               "popitem", "add", "discard", "sort", "reverse"})
 
 
 def is_logger(func: ast.expr, ctx: FunctionContext) -> bool:

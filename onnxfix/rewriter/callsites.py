@@ -123,9 +123,11 @@ class CallSites:
         enclosing = self._enclosing(fn)
         if enclosing is not None:  # a function defined in another: called there, by its name only
             calls = [(call, ctx) for call, ctx in by_name.get(node.name, []) if ctx is enclosing]
-            loads = sum(isinstance(n, ast.Name) and n.id == node.name for n, _ in walk_function_body(enclosing.fn.node))
+            # every mention in the enclosing function, its other nested functions and training
+            # branches included (which the export-time walk skips): each must be one of those calls
+            loads = sum(isinstance(n, ast.Name) and n.id == node.name for n in ast.walk(enclosing.fn.node))
             if not calls or loads != len(calls):
-                return None  # also passed as a value, or rebound
+                return None  # also called elsewhere, passed as a value, or rebound
             is_method = False
         elif is_method and node.name == "forward":
             if fn.cls.name not in self._module_attrs:

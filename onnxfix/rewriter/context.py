@@ -19,7 +19,7 @@ from onnxfix.rewriter.none_defaults import without_defaulted_none
 from onnxfix.rewriter.paths import shown
 from onnxfix.rewriter.rule import Edit, Finding, Fix
 from onnxfix.rewriter.scope import ExportFunction, ExportScope, exporters_not_running
-from onnxfix.rewriter.scripting import compiled_by_torchscript, scripted_in_module
+from onnxfix.rewriter.scripting import compiled_by_torchscript, not_scriptable, scripted_in_module
 from onnxfix.rewriter.sizes import SizeOracle
 from onnxfix.rewriter.source import SourceFile
 from onnxfix.rewriter.tensors import TensorOracle
@@ -181,7 +181,8 @@ class FunctionContext(_FileView):
     @property
     def self_name(self) -> str | None:
         args = self.fn.node.args.posonlyargs + self.fn.node.args.args
-        return args[0].arg if self.fn.cls is not None and args else None
+        method = self.fn.cls is not None and self.outer_function is None  # (a function nested in a method has no self)
+        return args[0].arg if method and args else None
 
     def is_self_attr(self, node: ast.AST) -> bool:
         """``self.<attr>`` in a method (``self`` being this method's first parameter)."""
@@ -454,8 +455,8 @@ class FunctionContext(_FileView):
         # An export guard (`if not torch.compiler.is_exporting():` ...) keeps some exporters away
         # from the node, or from every call reaching the function; a finding left with none is
         # not reported.
-        if fix is not None and fix.helpers and self.compiled_by_torchscript:  # (HelmNet's @torch.jit.script)
-            fix, message = None, f"{message or rule.summary}; no fix in a function TorchScript compiles (its helper is not TorchScript)"
+        if fix is not None and self.compiled_by_torchscript and not_scriptable(fix):  # (HelmNet's @torch.jit.script)
+            fix, message = None, f"{message or rule.summary}; no fix in a function TorchScript compiles (the fix is not TorchScript)"
         skipped = self.exporters_skipping(node)
         skipped |= exporters_not_running(self.fn.entry.modes, rule.python_hazard)
         exporters = tuple(e for e in exporters or rule.exporters if e not in skipped)

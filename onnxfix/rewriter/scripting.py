@@ -35,12 +35,27 @@ def _scripting_in_module(tree: ast.Module) -> tuple[bool, frozenset]:
     """(the module scripts something by a call, the last names called inside its `@torch.jit.script`
     functions): one walk of the module for all of its functions."""
     called: set = set()
+    functions: dict[str, list[ast.FunctionDef]] = {}
     for function in ast.walk(tree):
         if isinstance(function, ast.Call) and (dotted_parts(function.func) or [])[-2:] == ["jit", "script"]:
             return True, frozenset()
-        if isinstance(function, ast.FunctionDef) and compiled_by_torchscript(function, frozenset()):
-            called.update((dotted_parts(n.func) or [None])[-1] for n in ast.walk(function) if isinstance(n, ast.Call))
+        if isinstance(function, ast.FunctionDef):
+            functions.setdefault(function.name, []).append(function)
+            if compiled_by_torchscript(function, frozenset()):
+                called.update(_called_names(function))
+    # and what those call, transitively: TorchScript compiles every function a scripted one reaches
+    pending = list(called)
+    while pending:
+        for function in functions.get(pending.pop(), ()):
+            new = _called_names(function) - called
+            called |= new
+            pending.extend(new)
     return False, frozenset(called)
+
+
+def _called_names(function: ast.FunctionDef) -> set:
+    """The last names of the calls in ``function``."""
+    return {(dotted_parts(n.func) or [None])[-1] for n in ast.walk(function) if isinstance(n, ast.Call)}
 
 
 def scripted_if_tracing(node: ast.AST) -> bool:
@@ -51,3 +66,9 @@ def scripted_if_tracing(node: ast.AST) -> bool:
 def decorator_name(node: ast.expr) -> str | None:
     parts = dotted_parts(node)
     return parts[-1] if parts else None
+
+
+def not_scriptable(fix) -> bool:
+    """A fix TorchScript cannot compile: a helper (each guards on torch.onnx.is_in_onnx_export()), or
+    an export check written into the code."""
+    return bool(fix.helpers) or any("is_exporting()" in e.text or "is_in_onnx_export()" in e.text for e in fix.edits)

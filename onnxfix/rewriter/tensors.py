@@ -244,6 +244,10 @@ class TensorOracle:
         known = self.is_tensor(func.value)
         return known is True or (known is None and any(k.arg == "dim" for k in node.keywords))
 
+    def name_is_tensor(self, name: str) -> bool | None:
+        """What this function's bindings of ``name`` say, wherever it is read."""
+        return self._name(name)
+
     def _name(self, name: str) -> bool | None:
         if name in self._names:
             return self._names[name]

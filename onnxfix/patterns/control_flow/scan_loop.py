@@ -464,10 +464,11 @@ def _plain_reference(node: ast.expr) -> bool:
 
 
 def _not_a_tensor(name: str, node: ast.For, ctx: FunctionContext) -> bool:
-    """The body binds ``name`` to a tuple, a list or another value known not to be a tensor."""
-    return any(isinstance(s, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in s.targets)
-               and (isinstance(s.value, (ast.Tuple, ast.List)) or ctx.tensors.is_tensor(s.value) is False)
-               for body in node.body for s in ast.walk(body))
+    """``name`` is bound in the function to a tuple or list (`hidden = (h, c)`: an LSTM cell's
+    state, before the loop or in it), or is known not to be a tensor."""
+    return ctx.tensors.name_is_tensor(name) is False or any(
+        isinstance(s, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in s.targets)
+        and isinstance(s.value, (ast.Tuple, ast.List)) for s in ast.walk(ctx.fn.node))
 
 
 def _carried(node: ast.For, assigned: list[str]) -> list[str]:

@@ -26,7 +26,7 @@ def method_view_fix(statement: ast.Expr, view: ast.Call, ctx: FunctionContext) -
 
 
 def _narrow_fix(view: ast.Call, ctx: FunctionContext) -> Fix | None:
-    """`x.narrow(d, s, n)` -> `x[:, ..., s:s + n]` (d literal, s a non-negative int): the same
+    """`x.narrow(d, s, n)` -> `x[:, ..., s:s + n]` (d literal, s and n non-negative ints): the same
     elements as a basic subscript of `x`, through which the legacy exporter writes. Where
     `narrow` raises (past the end) the slice clips instead."""
     arguments = _arguments(view, ("dim", "start", "length"))
@@ -34,9 +34,9 @@ def _narrow_fix(view: ast.Call, ctx: FunctionContext) -> Fix | None:
         return None
     dim, start, length = arguments
     dim = int_constant(dim)
-    if dim is None or not ctx.ints.is_nonnegative_int(start):
-        return None
-    stop = ctx.segment(length) if _is_zero(start) else f"{ctx.segment(start)} + {_operand(length, ctx)}"
+    if dim is None or not ctx.ints.is_nonnegative_int(start) or not ctx.ints.is_nonnegative_int(length):
+        return None  # (a negative length, which narrow rejects, would count from the end of a slice)
+    stop = _operand(length, ctx) if _is_zero(start) else f"{ctx.segment(start)} + {_operand(length, ctx)}"
     bounds = f"{'' if _is_zero(start) else ctx.segment(start)}:{stop}"
     if dim >= 0:
         index = ", ".join([":"] * dim + [bounds])
@@ -91,5 +91,6 @@ def _is_bool(node: ast.AST) -> bool:
 
 
 def _operand(node: ast.AST, ctx: FunctionContext) -> str:
+    """``node``'s text, parenthesized unless it binds tighter than `+` and `:` (a `:=` would not parse)."""
     text = ctx.segment(node)
     return text if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript, ast.Call, ast.Constant)) else f"({text})"
