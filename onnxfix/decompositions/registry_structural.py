@@ -483,4 +483,4 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
                     "(randn(g, b, 3, 5, 7),)", decomposition_tol=1e-6),
     ),
 )
-SUPPORT: tuple[str, ...] = ("avg_pool_divisor",)  # helpers that decompose nothing on their own
+SUPPORT: tuple[str, ...] = ("avg_pool_divisor", "fill_diagonal_view")  # helpers that decompose nothing on their own (fill_diagonal_view: ONX303)
