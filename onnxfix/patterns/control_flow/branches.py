@@ -416,8 +416,9 @@ def _failed_in_run(node: ast.Assert, ctx: FunctionContext) -> bool:
     """A run's export stopped on a data-dependent guard at a line of this assert's test (its
     call chain: exporter/run_evidence.py guard_lines)."""
     evidence = ctx.file.evidence
-    return evidence is not None and any(line in evidence.data_dependent
-                                        for line in range(node.test.lineno, node.test.end_lineno + 1))
+    if evidence is None or any(line == node.lineno for line, _ in evidence.evaluated):
+        return False  # the run evaluated torch's suggested checks here: ONX611's (suggested_check.py)
+    return any(line in evidence.data_dependent for line in range(node.test.lineno, node.test.end_lineno + 1))
 
 
 def _reads_data_size(test: ast.expr, ctx: FunctionContext) -> bool:
