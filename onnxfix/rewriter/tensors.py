@@ -13,7 +13,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from onnxfix.rewriter.bindings import reaching_value
-from onnxfix.rewriter.evidence import all_tensors, one_dtype, scalar_tensor_dtype
+from onnxfix.rewriter.evidence import all_ints, all_tensors, one_dtype, scalar_tensor_dtype
 from onnxfix.rewriter.function_body import walk_function_body
 
 if TYPE_CHECKING:
@@ -94,8 +94,11 @@ class TensorOracle:
         if isinstance(node, ast.Name) and _not_a_tensor_here(node, self.ctx):
             return False  # `else` of `if isinstance(v, torch.Tensor):`, whatever the run saw elsewhere
         answer = self._static(node)
-        if (answer is None or (answer is False and isinstance(node, ast.Name))) and all_tensors(self.ctx.observed(node)):
+        observed = self.ctx.observed(node) if answer is not False or isinstance(node, ast.Name) else None
+        if (answer is None or (answer is False and isinstance(node, ast.Name))) and all_tensors(observed):
             return True  # run-time evidence: every value seen here was a tensor (a name's bindings can mislead)
+        if answer is True and isinstance(node, ast.Name) and all_ints(observed):
+            return None  # a parameter annotated `torch.LongTensor` that the run saw hold ints only (Moonshine's lengths)
         return answer
 
     def item_receiver(self, node: ast.AST) -> ast.expr | None:
