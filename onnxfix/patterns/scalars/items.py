@@ -138,8 +138,11 @@ class ItemCall(Rule):
             the result was always of dtype D. `s = t.item()` whose every use is such arithmetic
             (or an exact size) becomes `s = t` safely; integer arithmetic feeding a size is
             exact when the receiver was always a 0-d int64 tensor.
+            `torch.tensor(S).item()` / `torch.as_tensor(S).item()` of a size S (an int >= 0:
+            a shape item) becomes `S`, safely: the int64 tensor's item is the same int.
         """,
         references=(
+            "https://blog.csdn.net/u011622208/article/details/120304656",
             "https://pytorch.org/docs/stable/onnx_torchscript.html#avoid-numpy-and-built-in-python-types",
             "https://github.com/pytorch/pytorch/issues/42966",
         ),
@@ -148,6 +151,14 @@ class ItemCall(Rule):
     def visit_Call(self, node: ast.Call, ctx: FunctionContext):
         func = node.func
         if ctx.tensors.item_receiver(node) is None or python_values_tensor(func.value, ctx):
+            return
+        size = _size_round_trip(func.value, ctx)
+        if size is not None:  # `torch.tensor(q.shape[2]).item()`: the size itself, as the same int
+            text = ctx.segment(size)
+            text = text if isinstance(size, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)) else f"({text})"
+            yield ctx.report(self, node, "`.item()` of a tensor built from a size gives back the size, as a number the "
+                             "legacy exporter bakes in; use the size itself", fix=Fix(
+                                 "Use the size itself", (ctx.replace(node, text),), safe=True))
             return
         use = item_use(node, ctx)
         if use == "condition" and _in_eager_only_check(node, ctx):
@@ -286,6 +297,17 @@ def _cast_of_item(rule: Rule, node: ast.Call, receiver: ast.expr, ctx: FunctionC
         because = why or "`.long()` and `int()` differ on NaN, infinities and values out of int64's range"
         fix, message = Fix(f"Keep `{name}` a 0-d tensor", (ctx.replace(wrapper, text),), safe=False), message + f" (unsafe: {because})"
     return ctx.report(rule, wrapper, message, fix=fix, exporters=(LEGACY,))
+
+
+def _size_round_trip(receiver: ast.expr, ctx: FunctionContext) -> ast.expr | None:
+    """``X`` of `torch.tensor(X)` / `torch.as_tensor(X)` (no other argument) with ``X`` a size, an
+    int >= 0: the int64 tensor's `.item()` is ``X`` again (a TensorRT blog's attention block
+    reads its sizes as `torch.tensor(q.shape[2]).item()`)."""
+    if not (isinstance(receiver, ast.Call) and ctx.qualname(receiver.func) in ("torch.tensor", "torch.as_tensor")
+            and len(receiver.args) == 1 and not receiver.keywords):
+        return None
+    size = receiver.args[0]
+    return size if ctx.sizes.is_size(size) and ctx.ints.is_nonnegative_int(size) else None
 
 
 def _in_eager_only_check(node: ast.expr, ctx: FunctionContext) -> bool:
