@@ -92,6 +92,7 @@ CASES = [
     C("norm p=1 dim", "torch.norm", "torch.norm(x, p=1, dim=1)", "R(4, 3),"),
     C("linalg.cross", L + "cross", "torch.linalg.cross(x, y)", "R(4, 3), R(4, 3)", "x, y"),
     C("cross dim=1", "torch.cross", "torch.cross(x, y, dim=1)", "R(4, 3), R(4, 3)", "x, y"),
+    C("cross no dim", "torch.cross", "torch.cross(x, y)", "R(2, 3), R(2, 3)", "x, y", dynamic=((0, 0), (1, 0))),
     C("linalg.vecdot", L + "vecdot", "torch.linalg.vecdot(x, y)", "R(4, 3), R(4, 3)", "x, y"),
     C("linalg.multi_dot", L + "multi_dot", "torch.linalg.multi_dot([x, y, x.T])", "R(3, 4), R(4, 4)", "x, y"),
     C("kron", "torch.kron", "torch.kron(x, y)", "R(2, 3), R(3, 2)", "x, y"),

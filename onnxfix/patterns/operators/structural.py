@@ -28,7 +28,7 @@ class StructuralOperator(DecompositionRule):
                "`grouped_mm_fallback` / learnable fake quantization / `kaiser_window` / `bartlett_window` / `F.conv2d` "
                "with groups from sizes fail to export: rewrite")
     default_safety = "safe"
-    extra_triggers = ("one_hot", "normal")  # reported without a fix
+    extra_triggers = ("one_hot", "normal", "cross")  # reported without a fix
     doc = rule_doc(
         "Finds `torch.cov`, `torch.corrcoef` (and their methods), `Tensor.index_reduce` / `index_reduce_`, "
         "`torch.kaiser_window`, `torch.bartlett_window` (dynamo has no translation), "
@@ -49,7 +49,8 @@ class StructuralOperator(DecompositionRule):
         "cross-correlation; ONNX's Conv takes a constant group count), and `F.one_hot` whose `num_classes` "
         "is a size or a product of sizes (GCA-Matting's `h * w`: the dynamo exporter records the count). "
         "Also reports, without a fix, "
-        "`F.one_hot` without `num_classes` (the size comes from the data) and `torch.normal` with "
+        "`F.one_hot` without `num_classes` (the size comes from the data), `torch.cross` / `Tensor.cross` without `dim` "
+        "(the dimension is picked from the input's sizes at run time) and `torch.normal` with "
         "a tensor mean and a number std (random: no rewrite can be checked against eager).",
         "cov and corrcoef check tensor values (`aten.equal`: DataDependentOutputException in "
         "torch.export); index_reduce and pdist have no ONNX translation; vander runs cumprod "
@@ -182,6 +183,16 @@ class StructuralOperator(DecompositionRule):
             case, reason = "normal tensor mean", (
                 "a random op: no rewrite can be checked against eager; `mean + std * torch.randn_like(mean)` "
                 "samples the same distribution if that is acceptable")
+        elif qualname == "torch.cross" or (qualname is None and isinstance(node.func, ast.Attribute)
+                                           and node.func.attr == "cross" and ctx.tensors.is_tensor(node.func.value)):
+            if qualname is None:
+                qualname = "Tensor.cross"
+            if argument(node, "dim", 1 if qualname == "Tensor.cross" else 2, False) is not None:
+                return  # an explicit dim exports
+            case, reason = "cross no dim", (
+                "without `dim` it crosses along the first dimension of size 3 the input has when it runs (deprecated); "
+                "the exported model keeps the example's choice, so where another dimension (a dynamic batch) is 3 "
+                "eager picks that one; pass the `dim` you mean (torch.linalg.cross's default is -1)")
         else:
             return
         failed = catalog.failures((case,))
