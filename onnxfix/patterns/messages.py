@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 
+from onnxfix.rewriter.attr_changes import CONTAINER_MUTATORS
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.tensors import in_place_method
 
@@ -103,14 +104,10 @@ def has_effects(call: ast.Call) -> bool:
         if isinstance(node, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)):
             return True
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (
-                in_place_method(node.func.attr) or node.func.attr in _CONTAINER_WRITES):
+                in_place_method(node.func.attr) or node.func.attr in CONTAINER_MUTATORS):
             return True
     return False
 
-
-# methods that change a list, dict or set (`self.pending.pop()` in a warning's text)
-_CONTAINER_WRITES = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault",
-                               "popitem", "add", "discard", "sort", "reverse"})
 
 
 def is_logger(func: ast.expr, ctx: FunctionContext) -> bool:

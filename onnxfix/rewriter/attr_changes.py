@@ -12,9 +12,9 @@ CHANGED = "changed in place outside __init__"  # an item stored, `add_`, `nn.ini
 CHANGED_IN_INIT = "changed in place in __init__"  # `self.strides.append(-4)` after the literal
 ALIASED = "aliased"  # `s = self.strides`: what is done to `s` is not followed
 
-# list and dict methods that change the container in place
+# list, dict and set methods that change the container in place (the one list the rules share)
 CONTAINER_MUTATORS = frozenset({"append", "extend", "insert", "update", "pop", "popitem", "clear", "setdefault",
-                                "remove", "sort", "reverse", "__setitem__", "__delitem__"})
+                                "remove", "sort", "reverse", "__setitem__", "__delitem__", "add", "discard"})
 
 
 def attribute_changes(tree: ast.Module) -> dict[str, set[str]]:

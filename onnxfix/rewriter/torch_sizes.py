@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from onnxfix.rewriter.attr_changes import CONTAINER_MUTATORS
 from onnxfix.rewriter.integers import is_whole_shape
 from onnxfix.rewriter.size_lists import never_written
 
@@ -103,9 +104,6 @@ def _list_of_sizes(ctx: "FunctionContext", node: ast.AST, strict: bool, depth: i
     return never_written(ctx, node.id) or not strict and not _written_here(ctx, node.id)
 
 
-_LIST_WRITES = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "__setitem__"})
-
-
 def _written_here(ctx: "FunctionContext", name: str) -> bool:
     """An item store or delete, an augmented assignment or a list method changing ``name`` in
     this function."""
@@ -114,7 +112,7 @@ def _written_here(ctx: "FunctionContext", name: str) -> bool:
             return True
         if isinstance(node, ast.AugAssign) and _named(node.target, name):
             return True
-        if isinstance(node, ast.Attribute) and node.attr in _LIST_WRITES and _named(node.value, name):
+        if isinstance(node, ast.Attribute) and node.attr in CONTAINER_MUTATORS and _named(node.value, name):
             return True
         if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and _named(node.value, name):
             return True  # an alias, which could be written instead

@@ -9,6 +9,7 @@ from onnxfix.patterns.scalars.values import python_values_tensor
 from onnxfix.rewriter.bool_dtype import FACTORIES, is_bool_tensor
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.datadep import is_data_dependent_size
+from onnxfix.rewriter.precedence import COMPARE, operand as parenthesized
 
 
 COMPARISONS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
@@ -97,15 +98,9 @@ def _membership(test: ast.Compare, ctx: FunctionContext) -> Condition | None:
     number = isinstance(element, ast.Constant) and type(element.value) in (int, float, bool)
     if not (number or ctx.tensors.is_tensor(element) is True):
         return Condition(None)  # (a config value may be None, which __contains__ rejects: no tensor form)
-    hit = f"({_atom(tensor, ctx)} == {_atom(test.left, ctx)}).any()"
+    sides = [parenthesized(ctx.segment(side), side, COMPARE + 1) for side in (tensor, test.left)]
+    hit = f"({sides[0]} == {sides[1]}).any()"
     return Condition(hit if isinstance(test.ops[0], ast.In) else f"~{hit}")
-
-
-def _atom(node: ast.expr, ctx: FunctionContext) -> str:
-    """``node``'s source, parenthesized unless it binds tighter than any operator."""
-    text = ctx.segment(node)
-    atomic = isinstance(node, (ast.Name, ast.Attribute, ast.Subscript, ast.Call, ast.Constant))
-    return text if atomic and not (isinstance(node, ast.Constant) and text.startswith("-")) else f"({text})"
 
 
 def _operand_kind(node: ast.expr, ctx: FunctionContext) -> str | None:

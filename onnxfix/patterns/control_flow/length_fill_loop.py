@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 
 from onnxfix.patterns.control_flow.loop_parts import loop_length_source, uses_name_elsewhere
+from onnxfix.rewriter.bool_dtype import is_bool_tensor
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.integers import is_number
 from onnxfix.rewriter.rule import Fix
@@ -138,22 +139,14 @@ def _constant_value(value: ast.expr, ctx: FunctionContext) -> bool:
             and ctx.is_builtin("float") and len(value.args) == 1 and isinstance(value.args[0], ast.Constant))
 
 
-BOOL_FACTORIES = frozenset({"torch.zeros", "torch.ones", "torch.full", "torch.empty"})
-
-
 def _bool_tensor(name: str, loop: ast.For, ctx: FunctionContext) -> bool:
-    """Bound, last before the loop and not in a loop around it, by a torch factory with
-    `dtype=torch.bool` (HunyuanVideo's attention mask; rebound after the loop is fine)."""
+    """Bound last before the loop, not in a loop around it, to a bool tensor (HunyuanVideo's
+    `torch.zeros(..., dtype=torch.bool)` mask; rebound after the loop is fine)."""
     if any(isinstance(a, (ast.For, ast.While, ast.AsyncFor)) for a in ctx.ancestors(loop)):
         return False
     before = [v for v in ctx.assignments(name) if v.lineno < loop.lineno]
-    if not before or not isinstance(before[-1], ast.Call):
-        return False
-    call = max(before, key=lambda v: (v.lineno, v.col_offset))
-    if not isinstance(call, ast.Call):
-        return False
-    return ctx.qualname(call.func) in BOOL_FACTORIES and any(
-        k.arg == "dtype" and ctx.qualname(k.value) == "torch.bool" for k in call.keywords)
+    last = max(before, key=lambda v: (v.lineno, v.col_offset), default=None)
+    return isinstance(last, ast.expr) and is_bool_tensor(last, ctx)
 
 
 def _read_after(name: str, loop: ast.For, ctx: FunctionContext) -> bool:

@@ -16,6 +16,7 @@ import ast
 
 from onnxfix.decompositions import helper_source
 from onnxfix.patterns.control_flow.conditions import tensor_condition
+from onnxfix.rewriter.attr_changes import CONTAINER_MUTATORS as MUTATORS
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.export_guards import in_training_branch
 from onnxfix.rewriter.rule import Edit, Fix, Helper, Rule, RuleDoc
@@ -26,8 +27,6 @@ UNTIL_STOP = Helper("_onnx_until_stop", helper_source("until_stop"))
 JOINS = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.stack"})
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
-MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "add",
-                      "discard", "popitem", "sort", "reverse", "__setitem__", "__delitem__"})
 
 
 class TensorLoopExit(Rule):

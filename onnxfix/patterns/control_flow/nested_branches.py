@@ -12,6 +12,7 @@ import ast
 
 from onnxfix.patterns.control_flow.value_cond import Predicate
 from onnxfix.rewriter.binding_flow import certainly_bound, free_reads
+from onnxfix.rewriter.attr_changes import CONTAINER_MUTATORS
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Edit, Fix
 from onnxfix.rewriter.statements import statement_indent
@@ -22,8 +23,9 @@ ESCAPES = (ast.Return, ast.Yield, ast.YieldFrom, ast.Await, ast.Global, ast.Nonl
            ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.AugAssign,
            ast.Try)
 # container methods that write their receiver (a side effect torch.cond refuses; eager is the same either way)
-MUTATORS = frozenset({"append", "extend", "insert", "pop", "update", "setdefault", "add", "clear", "remove",
-                      "discard", "popitem"})
+# container methods that change their receiver, less those a tensor has as out-of-place methods
+# (`scores.sort(descending=True)` returns new tensors) and the dunders a subscript store spells
+MUTATORS = CONTAINER_MUTATORS - {"sort", "reverse", "__setitem__", "__delitem__"}
 LOOPS = (ast.For, ast.While, ast.AsyncFor)
 # the helpers that call the nested functions where they are defined (size_cond, value_cond, value_select)
 OWN_HELPERS = ("_onnx_size_cond", "_onnx_value_cond", "_onnx_value_select")

@@ -25,7 +25,7 @@ from onnxfix.patterns.scalars.values import (
 )
 from onnxfix.rewriter.attr_changes import CHANGED, REBOUND
 from onnxfix.rewriter.context import FunctionContext, builtin_call
-from onnxfix.rewriter.precedence import ATOM, operand
+from onnxfix.rewriter.precedence import ATOM, in_place_of, operand, precedence
 from onnxfix.rewriter.rule import Edit, Fix, Rule, RuleDoc
 
 
@@ -154,8 +154,7 @@ class ItemCall(Rule):
             return
         size = _size_round_trip(func.value, ctx)
         if size is not None:  # `torch.tensor(q.shape[2]).item()`: the size itself, as the same int
-            text = ctx.segment(size)
-            text = text if isinstance(size, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)) else f"({text})"
+            text = in_place_of(ctx.parent(node), node, ctx.segment(size), precedence(size))
             yield ctx.report(self, node, "`.item()` of a tensor built from a size gives back the size, as a number the "
                              "legacy exporter bakes in; use the size itself", fix=Fix(
                                  "Use the size itself", (ctx.replace(node, text),), safe=True))

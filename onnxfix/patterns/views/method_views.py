@@ -8,6 +8,7 @@ import ast
 from onnxfix.decompositions import helper_source
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.integers import int_constant, is_number
+from onnxfix.rewriter.precedence import ARITH, operand
 from onnxfix.rewriter.rule import Edit, Fix, Helper
 
 FILL_DIAGONAL = Helper("_onnx_fill_diagonal_view", helper_source("fill_diagonal_view"))
@@ -91,6 +92,5 @@ def _is_bool(node: ast.AST) -> bool:
 
 
 def _operand(node: ast.AST, ctx: FunctionContext) -> str:
-    """``node``'s text, parenthesized unless it binds tighter than `+` and `:` (a `:=` would not parse)."""
-    text = ctx.segment(node)
-    return text if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript, ast.Call, ast.Constant)) else f"({text})"
+    """``node``'s text, parenthesized unless it binds tighter than `+` (a `:=` would not parse in a slice)."""
+    return operand(ctx.segment(node), node, ARITH + 1)

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import ast
 
+from onnxfix.rewriter.attr_changes import CONTAINER_MUTATORS
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.integers import int_constant
 from onnxfix.rewriter.rule import Fix
 from onnxfix.rewriter.statements import enclosing_statement
 
-CONTAINER_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "reverse", "sort",
-                                "__setitem__", "__delitem__", "setdefault", "update"})
 SCOPES = (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)
 
 
