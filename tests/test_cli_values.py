@@ -1,5 +1,6 @@
 """End to end through the CLI: legacy-only value hazards are hidden under the default
-config (exporters = ["dynamo"]) and shown and fixed when the project targets legacy too."""
+config (exporters = ["dynamo"]) and shown and fixed when the project targets legacy too
+(`len(x)` is both: torch.export's non-strict mode specializes the dimension too)."""
 
 import subprocess
 import sys
@@ -26,7 +27,7 @@ SQRT = (
     "rounded and can differ from `math.sqrt` in the last bit"
 )
 INT = "model.py:9:23: ONX203 [*] `int()` of a size: the legacy exporter records the size as a constant; the size is already an int"
-LEN = "model.py:11:25: ONX204 [*] `len()` of a tensor: the legacy exporter records the length as a constant; use `.shape[0]`"
+LEN = "model.py:11:25: ONX204 [*] `len()` of a tensor: the legacy exporter records the length as a constant and torch.export's non-strict mode specializes the dimension; use `.shape[0]`"
 
 
 def onnxfix(folder, *args):
@@ -38,9 +39,10 @@ def onnxfix(folder, *args):
 
 def test_default_config_targets_dynamo_only(tmp_path):
     (tmp_path / "model.py").write_text(MODEL)
-    assert onnxfix(tmp_path) == (1, [SQRT])
+    assert onnxfix(tmp_path) == (1, [SQRT, LEN])
     assert onnxfix(tmp_path, "--write")[0] == 1
-    assert (tmp_path / "model.py").read_text() == MODEL  # the only dynamo finding has an unsafe fix
+    # the other dynamo finding has an unsafe fix
+    assert (tmp_path / "model.py").read_text() == MODEL.replace("len(x)", "x.shape[0]")
 
 
 def test_config_with_legacy_shows_and_fixes_legacy_only_hazards(tmp_path):

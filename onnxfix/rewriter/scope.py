@@ -9,7 +9,6 @@ runs (export_guards.py) and walking each function's body as exported (function_b
 from __future__ import annotations
 
 import ast
-import functools
 from dataclasses import dataclass, field, replace
 from typing import Iterator
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from onnxfix.rewriter.bindings import reaching_value
 from onnxfix.rewriter.evidence import all_ints, all_tensors, one_dtype, scalar_tensor_dtype
 from onnxfix.rewriter.function_body import walk_function_body
+from onnxfix.rewriter.type_tests import a_tensor_here, not_a_tensor_here
 
 if TYPE_CHECKING:
     from onnxfix.rewriter.context import FunctionContext
@@ -91,8 +92,10 @@ class TensorOracle:
         self._names: dict[str, bool | None] = {}
 
     def is_tensor(self, node: ast.AST) -> bool | None:
-        if isinstance(node, ast.Name) and _not_a_tensor_here(node, self.ctx):
+        if isinstance(node, ast.Name) and not_a_tensor_here(node, self.ctx):
             return False  # `else` of `if isinstance(v, torch.Tensor):`, whatever the run saw elsewhere
+        if isinstance(node, ast.Name) and a_tensor_here(node, self.ctx):
+            return True  # the body of `if isinstance(v, torch.Tensor):`, whatever the annotation says
         answer = self._static(node)
         observed = self.ctx.observed(node) if answer is not False or isinstance(node, ast.Name) else None
         if (answer is None or (answer is False and isinstance(node, ast.Name))) and all_tensors(observed):
@@ -340,33 +343,6 @@ TENSOR_EVIDENCE_METHODS = (REDUCTION_METHODS - {"max", "min"}) | frozenset({
     # tensor-only too (a PackedSequence also has .to()/.float()/.cpu(), a NumPy array .copy())
     "clone", "chunk", "unbind", "masked_select", "index_fill", "scatter", "scatter_add",
 })
-
-
-def _not_a_tensor_here(node: ast.Name, ctx: "FunctionContext") -> bool:
-    """``node`` is read where an isinstance test on its name ruled a tensor out: in the `else` of
-    `if isinstance(v, torch.Tensor):` or the body of `if not isinstance(v, torch.Tensor):`."""
-    child: ast.AST = node
-    for parent in ctx.ancestors(node):
-        if isinstance(parent, (ast.If, ast.IfExp)):
-            test, negated = parent.test, False
-            if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-                test, negated = test.operand, True
-            if _tensor_isinstance(test, node.id, ctx):
-                branch = parent.orelse if not negated else parent.body
-                inside = child in branch if isinstance(branch, list) else child is branch
-                if inside:
-                    return True
-        if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            return False
-        child = parent
-    return False
-
-
-def _tensor_isinstance(test: ast.expr, name: str, ctx: "FunctionContext") -> bool:
-    """`isinstance(name, torch.Tensor)` (a tuple of types counts only as one type: the tensor)."""
-    return (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance"
-            and len(test.args) == 2 and isinstance(test.args[0], ast.Name) and test.args[0].id == name
-            and ctx.qualname(test.args[1]) == "torch.Tensor")  # (not a Parameter: a plain tensor is none)
 
 
 def forward_input_used_as_tensor(ctx: "FunctionContext", name: str) -> bool:

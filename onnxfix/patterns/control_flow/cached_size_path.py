@@ -55,7 +55,8 @@ class CachedSizePath(Rule):
         "through local steps and storing the length beside them); the same cache kept when large enough, by an `if` on sizes that "
         "reads the attribute and ends in a bare `return`, the method rebuilding the attribute below "
         "(ESPnet's `extend_pe`: `if self.pe.size(1) >= x.size(1) * 2 - 1: return`). And a dict memoising a value per key: `if key not in "
-        "self.cache:` whose body stores `self.cache[key] = ...` (DA3's RoPE position getter).",
+        "self.cache:` (or `self.cache.keys()`, BEiT's relative position indices) whose body stores "
+        "`self.cache[key] = ...` (DA3's RoPE position getter).",
         why="Both exporters decide the `if` on the example's sizes and keep one branch. With an "
         "example of the cached size the exported model holds the cached tensor: onnxruntime fails "
         "(a Reshape of the wrong size) or computes another thing for every other size, and "
@@ -163,7 +164,7 @@ class CachedSizePath(Rule):
         test = node.test
         if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.NotIn)):
             return
-        cache = test.comparators[0]
+        cache = _dict_of_keys(test.comparators[0])
         on_module = ctx.is_self_attr(cache)
         if not (on_module or _module_dict(cache, ctx)):
             return
@@ -386,3 +387,12 @@ def _compares_arguments(test: ast.expr, calls: list[ast.Call]) -> bool:
 
 
 RULES = [CachedSizePath]
+
+
+def _dict_of_keys(node: ast.expr) -> ast.expr:
+    """The dict a membership test reads: `key not in self.cache.keys()` tests `self.cache` (BEiT's
+    relative position indices)."""
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "keys"
+            and not node.args and not node.keywords):
+        return node.func.value
+    return node

@@ -6,19 +6,19 @@ from __future__ import annotations
 import ast
 
 from onnxfix.patterns.control_flow.conditions import CONTROL_FLOW_REFERENCES, tensor_condition
+from onnxfix.patterns.control_flow.accumulation_loop import vectorised_accumulation
+from onnxfix.patterns.control_flow.batched_map import batched_map_comprehension
 from onnxfix.patterns.control_flow.expert_loop import expert_loop
 from onnxfix.patterns.control_flow.gathered_rows import gathered_rows_comprehension
 from onnxfix.patterns.control_flow.index_range import index_range_comprehension
 from onnxfix.patterns.control_flow.length_fill_loop import length_fill_loop
 from onnxfix.patterns.control_flow.scan_loop import scan_loop
-from onnxfix.patterns.control_flow.loop_parts import is_row, loop_length_source, uses_name_elsewhere
 from onnxfix.patterns.control_flow.model_tables import model_tensor
 from onnxfix.patterns.control_flow.repeated_rows import repeated_list, repeated_rows_comprehension, repeated_rows_loop
 from onnxfix.patterns.control_flow.scatter_loop import scatter_loop
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.export_guards import in_training_branch
-from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
-from onnxfix.rewriter.statements import comments_outside, replace_statements
+from onnxfix.rewriter.rule import Rule, RuleDoc
 
 
 # -- ONX602 -------------------------------------------------------------------------------------
@@ -64,14 +64,6 @@ class TensorWhile(Rule):
 
 
 # -- ONX603 -------------------------------------------------------------------------------------
-SUM_OPERATORS = {ast.Add: "+", ast.Sub: "-"}
-ELEMENTWISE_FUNCTIONS = frozenset(
-    {
-        "abs", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid",
-        "relu", "square", "neg", "negative", "floor", "ceil", "round", "sign", "reciprocal",
-    }
-)
-ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
 
 
 class SizeLoop(Rule):
@@ -188,6 +180,20 @@ class SizeLoop(Rule):
             (a slice to a negative length counts from the end, the mask compares below every
             position).
 
+            One function applied to every row and stacked, `torch.stack([f(A[i], B[i]) for i in
+            range(len(A))])` or `torch.stack([g(x) for x in X])` (kornia's per-sample augmentations;
+            any literal `dim`), becomes `(torch.vmap(lambda a, b: f(a, b))(A, B) if
+            torch.compiler.is_exporting() else <the comprehension>)`: the loop index only as a row
+            index of tensor names or attributes, one of them the tensor whose rows the range
+            counts. Eager and the legacy exporter keep the loop (the legacy tracer records vmap's
+            batching with the example's sizes; measured on torch 2.13, onnxruntime then fails for
+            other batches); torch.export traces the per-row expression batched, the batch kept
+            symbolic. Unsafe: vmap refuses a row function that reads a Python value out of a
+            tensor or branches on one (an export failure, which `onnxfix export --fix` does not
+            keep), needs every mapped tensor to have as many rows as the loop ran, and its
+            batching rules may compute in another order than the rows one by one (the export's
+            comparison with eager shows it; tests/flow_models/per_sample_blend.py).
+
             The row numbers as a list used as an index (`idx = [[x] for x in range(n)]` then
             `h[idx, positions, :]`; also the flat `[x for x in range(n)]`, alone as the index
             too) become `torch.arange(n)` (`.unsqueeze(1)` for the one-element lists): indexing
@@ -237,7 +243,7 @@ class SizeLoop(Rule):
             f"loop over {described}: unrolled at export (legacy: silently, for the export-time "
             f"size; dynamo: fails when that dimension is dynamic, 'tracing inferred a static shape')"
         )
-        fix, why = _vectorised_accumulation(node, ctx) or repeated_rows_loop(node, ctx), ""
+        fix, why = vectorised_accumulation(node, ctx) or repeated_rows_loop(node, ctx), ""
         if fix is None:
             fix, why = scatter_loop(node, ctx)
         if fix is None:
@@ -265,6 +271,8 @@ class SizeLoop(Rule):
             fix, why = gathered_rows_comprehension(node, ctx)
         if fix is None:
             fix, why = index_range_comprehension(node, ctx)
+        if fix is None:
+            fix, why = batched_map_comprehension(node, ctx)
         if fix is None:
             message += NO_LOOP_FIX
         elif why:
@@ -314,9 +322,10 @@ NO_LOOP_FIX = (
     "rows, a per-row `index_select` concatenated, a scatter by an index (`a[idx[i]] = i`), a fill of each row up to its "
     "length (`mask[i, :lengths[i]] = 0`), the row numbers as an index (`h[[[i] for i in range(n)], j]`) "
     "or a mixture-of-experts loop over the experts "
-    "hit (`for e in expert_hit:` with a one-hot routing mask) is rewritten exactly, and a recurrence "
-    "appending each step to a list stacked after the loop runs as a torch scan under torch.export; "
-    "vectorise the body over the dimension by hand"
+    "hit (`for e in expert_hit:` with a one-hot routing mask) is rewritten exactly, a recurrence "
+    "appending each step to a list stacked after the loop runs as a torch scan under torch.export, and "
+    "one function of each row stacked (`torch.stack([f(x[i]) for i in range(len(x))])`) as torch.vmap under "
+    "torch.export; vectorise the body over the dimension by hand"
 )
 FIXED_COUNT_SPLITS = frozenset({"split", "chunk", "tensor_split", "split_with_sizes"})
 
@@ -394,90 +403,3 @@ def _rank_only(node: ast.expr, ctx: FunctionContext, depth: int = 0) -> bool:
         values = ctx.assignments(node.id)
         return bool(values) and all(isinstance(v, ast.expr) and _rank_only(v, ctx, depth + 1) for v in values)
     return False
-
-
-def _vectorised_accumulation(node: ast.For, ctx: FunctionContext) -> Fix | None:
-    source_name = loop_length_source(node.iter)
-    if source_name is None or node.orelse or len(node.body) != 1 or not isinstance(node.target, ast.Name):
-        return None
-    if not ctx.tensors.is_tensor(ast.Name(id=source_name, ctx=ast.Load())):
-        return None
-    index = node.target.id
-    accumulator, operator, term = _accumulation(node.body[0])
-    if accumulator is None or accumulator in (index, source_name):
-        return None
-    if not _elementwise_in(term, source_name, index, ctx) or uses_name_elsewhere(index, node, ctx):
-        return None
-    comments = comments_outside(ctx, node, [term])
-    if comments is None:
-        return None
-    vectorised = _substitute_rows(ctx, term, source_name)
-    if not isinstance(term, (ast.Name, ast.Subscript, ast.Call, ast.Attribute)):
-        vectorised = f"({vectorised})"
-    total = f"{vectorised}.sum(0)"
-    if isinstance(node.body[0], ast.AugAssign):
-        new = f"{accumulator} {operator}= {total}"
-    else:
-        new = f"{accumulator} = {accumulator} {operator} {total}"
-    edit = replace_statements(ctx, node, node, new, comments)
-    return Fix("Vectorise the accumulation (`.sum(0)` over the rows)", (edit,), safe=False)
-
-
-def _accumulation(statement: ast.stmt) -> tuple[str | None, str | None, ast.expr | None]:
-    if isinstance(statement, ast.AugAssign) and isinstance(statement.target, ast.Name):
-        operator = SUM_OPERATORS.get(type(statement.op))
-        if operator:
-            return statement.target.id, operator, statement.value
-    if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
-        name = statement.targets[0].id
-        value = statement.value
-        if isinstance(value, ast.BinOp) and type(value.op) in SUM_OPERATORS:
-            if isinstance(value.left, ast.Name) and value.left.id == name:
-                return name, SUM_OPERATORS[type(value.op)], value.right
-    return None, None, None
-
-
-def _elementwise_in(term: ast.expr, source: str, index: str, ctx: FunctionContext) -> bool:
-    """``term`` uses ``source[index]`` at least once, the index nowhere else, and only
-    elementwise operations with numbers."""
-    rows = 0
-    for node in ast.walk(term):
-        if is_row(node, source, index):
-            rows += 1
-    if rows == 0:
-        return False
-    return _elementwise(term, source, index, ctx)
-
-
-def _elementwise(node: ast.expr, source: str, index: str, ctx: FunctionContext) -> bool:
-    if is_row(node, source, index):
-        return True
-    if isinstance(node, ast.Constant):
-        return isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ARITHMETIC):
-        return _elementwise(node.left, source, index, ctx) and _elementwise(node.right, source, index, ctx)
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        return _elementwise(node.operand, source, index, ctx)
-    if isinstance(node, ast.Call) and not node.keywords:
-        qualname = ctx.qualname(node.func) or ""
-        module, _, last = qualname.rpartition(".")
-        if module in ("torch", "torch.nn.functional") and last in ELEMENTWISE_FUNCTIONS and len(node.args) == 1:
-            return _elementwise(node.args[0], source, index, ctx)
-        if isinstance(node.func, ast.Attribute) and node.func.attr in ELEMENTWISE_FUNCTIONS and not node.args:
-            return _elementwise(node.func.value, source, index, ctx)
-    return False
-
-
-def _substitute_rows(ctx: FunctionContext, term: ast.expr, source: str) -> str:
-    text = ctx.file.source.text
-    start, end = ctx.file.source.span(term)
-    rows = sorted(
-        ctx.file.source.span(n) for n in ast.walk(term) if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id == source
-    )
-    pieces, position = [], start
-    for row_start, row_end in rows:
-        pieces.append(text[position:row_start])
-        pieces.append(source)
-        position = row_end
-    pieces.append(text[position:end])
-    return "".join(pieces)

@@ -75,6 +75,9 @@ def movable(moved: list[ast.AST], ctx: FunctionContext) -> bool:
     return True
 
 
+OWN_BRANCH_PREFIXES = ("_onnx_if_", "_onnx_else_", "_onnx_when_")
+
+
 def _run_at_once(ctx: FunctionContext) -> set[int]:
     """This rule's own functions (an earlier round's): the branches `_onnx_size_cond` runs where it
     is called, before any code after it can rebind what they read."""
@@ -82,7 +85,7 @@ def _run_at_once(ctx: FunctionContext) -> set[int]:
     for node in ast.walk(ctx.fn.node):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in OWN_HELPERS:
             own |= {id(a) for a in node.args if isinstance(a, ast.Lambda)}
-        elif isinstance(node, ast.FunctionDef) and node.name.startswith(("_onnx_if_", "_onnx_else_", "_onnx_when_")):
+        elif isinstance(node, ast.FunctionDef) and node.name.startswith(OWN_BRANCH_PREFIXES):
             own.add(id(node))
     return own
 
@@ -268,7 +271,8 @@ def early_return_rest(node: ast.If, ctx: FunctionContext, takes=None, gives=None
     ends = [node.body[-1], rest[-1]] if rest else []
     if not ends or not all(isinstance(e, ast.Return) and e.value is not None for e in ends):
         return None
-    if not all(only_computes(s, b) for b in (node.body, rest) for s in b[:-1]):
+    if not (all(only_computes(s, node.body) for s in node.body[:-1])
+            and all(_own_branch(s) or only_computes(s, rest) for s in rest[:-1])):
         return None
     operands = _early_operands(node, rest, ctx)
     if operands is None or (takes is not None and not takes(set(operands))):
@@ -276,6 +280,15 @@ def early_return_rest(node: ast.If, ctx: FunctionContext, takes=None, gives=None
     if (gives is not None and not all(gives(e) for e in ends)) or spans_multiline_string(rest, ctx):
         return None
     return rest
+
+
+def _own_branch(statement: ast.stmt) -> bool:
+    """A branch function an earlier round wrote for a later early `return` of the rest (kornia's
+    `_blend_one`: `if f == 0: return a`, `if f == 1: return b`, ..., the last rewritten first): a
+    definition, whose body only computes and ends in its `return`; the rest it ends stays one tail."""
+    return (isinstance(statement, ast.FunctionDef) and statement.name.startswith(OWN_BRANCH_PREFIXES)
+            and not statement.decorator_list and isinstance(statement.body[-1], ast.Return)
+            and all(_own_branch(s) or only_computes(s, statement.body) for s in statement.body[:-1]))
 
 
 def _early_operands(node: ast.If, rest: list[ast.stmt], ctx: FunctionContext) -> list[str] | None:

@@ -27,7 +27,7 @@ from onnxfix.patterns.control_flow.vanishing import (
 )
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
-from onnxfix.rewriter.statements import block_of, enclosing_statement, read_after_if, single_name_assignment
+from onnxfix.rewriter.statements import enclosing_statement, read_after_if, single_name_assignment
 from onnxfix.rewriter.tensors import RANDOM_CALLS
 
 _PAD = ("torch.nn.functional.pad",)

@@ -23,7 +23,7 @@ def scan_rewrite(node: ast.For, scan: ScanPlan, stacks: list[tuple[ast.stmt, dic
     original = source.text[source.span(node)[0]:source.span(stacks[-1][0] if stacks else node)[1]]
     if _has_multiline_string(node, stacks):
         return None
-    step = [f"def _scan_step(_carry, _xs):"]
+    step = ["def _scan_step(_carry, _xs):"]
     carried = scan.carried or ["_carry0"]
     step.append(f"{unit}{_tuple(carried)} = _carry")
     step.append(f"{unit}{_tuple(list(scan.sliced.values()) or ['_x0'])} = _xs")

@@ -21,20 +21,26 @@ class LenOfTensor(Rule):
     summary = "`len(tensor)` instead of `tensor.shape[0]`"
     fix_availability = "always"
     default_safety = "safe"
-    exporters = (LEGACY,)
+    exporters = (LEGACY, DYNAMO)
     doc = RuleDoc(
         what="""
             Finds `len(t)` where `t` is known to be a tensor (a torch call, a tensor method, a
-            parameter annotated `Tensor`, a module's weight, ...). Seen in UDOP
-            (`range(len(patch_inds))`), LLaVA-OneVision (`len(image_sizes)`), SuperPoint.
+            parameter annotated `Tensor`, a module's weight, a name inside `if isinstance(t,
+            torch.Tensor):`, ...). Seen in UDOP (`range(len(patch_inds))`), LLaVA-OneVision
+            (`len(image_sizes)`), SuperPoint, kornia's `solarize` (`input.size(0) == len(additions)`).
         """,
         why="""
             The legacy exporter records `len(t)` as a constant (TracerWarning "Using len to get
             tensor shape might cause the trace to be incorrect"): with a dynamic first
             dimension, `x * len(x)` and `x[: len(x) - 1]` are silently wrong for every other
             size (measured on torch 2.13, tests/test_values_exporters.py). `t.shape[0]` stays
-            symbolic. The dynamo exporter handles both. Hugging Face optimum patches
-            `Tensor.__len__` to `x.shape[0]` for this reason.
+            symbolic. torch.export's non-strict mode (the dynamo exporter's first try) makes
+            the length a Python int too: a dynamic first dimension specializes to the example's
+            ("Constraints violated ... specialized it to be a constant", measured on torch 2.13);
+            torch.onnx then retries in strict mode, which follows `len()`, so a model exports
+            only where everything else in it also passes strict mode (kornia's `solarize`,
+            tests/realworld/kornia_solarize_per_sample_additions_stack_iter.py, did not).
+            Hugging Face optimum patches `Tensor.__len__` to `x.shape[0]` for this reason.
         """,
         example="""
             def forward(self, x: torch.Tensor):
@@ -65,7 +71,8 @@ class LenOfTensor(Rule):
         fix = Fix("Use `.shape[0]`", (ctx.replace(node, text),), safe=True)
         yield ctx.report(
             self, node,
-            "`len()` of a tensor: the legacy exporter records the length as a constant; use `.shape[0]`",
+            "`len()` of a tensor: the legacy exporter records the length as a constant and torch.export's "
+            "non-strict mode specializes the dimension; use `.shape[0]`",
             fix=fix,
         )
 
