@@ -26,11 +26,14 @@ def bound_once(argument: ast.AST, ctx: "FunctionContext") -> ast.AST:
     if not isinstance(argument, ast.Name) or ctx.is_parameter(argument.id):
         return argument
     values = ctx.assignments(argument.id)
-    if len(values) != 1 or isinstance(values[0], ast.stmt):
+    if len(values) != 1:
         return argument
-    (value,) = values
+    value = _unpacked_item(values[0], argument.id) if isinstance(values[0], ast.Assign) else values[0]
+    if value is None or isinstance(value, ast.stmt):
+        return argument
     for read in ast.walk(value):
-        if isinstance(read, ast.Name) and not _never_rebound(read.id, ctx):
+        if isinstance(read, ast.Name) and not (_never_rebound(read.id, ctx)
+                                               or _not_rebound_between(read.id, value, argument, ctx)):
             return argument
         if isinstance(read, (ast.NamedExpr, ast.Lambda)) or (isinstance(read, ast.Call) and not _size_call(read)):
             return argument
@@ -39,6 +42,35 @@ def bound_once(argument: ast.AST, ctx: "FunctionContext") -> ast.AST:
     if _mutation_between(value, argument, ctx):
         return argument
     return value
+
+
+def _unpacked_item(assign: ast.Assign, name: str) -> ast.expr | None:
+    """The item `name` takes in `a, name, c = e0, e1, e2` (a display of as many items, no star)."""
+    target, value = assign.targets[0], assign.value
+    if (len(assign.targets) != 1 or not isinstance(target, (ast.Tuple, ast.List))
+            or not isinstance(value, (ast.Tuple, ast.List)) or len(target.elts) != len(value.elts)
+            or any(isinstance(e, ast.Starred) for e in (*target.elts, *value.elts))):
+        return None
+    return next((v for t, v in zip(target.elts, value.elts) if isinstance(t, ast.Name) and t.id == name), None)
+
+
+def _not_rebound_between(name: str, value: ast.AST, argument: ast.AST, ctx: "FunctionContext") -> bool:
+    """No statement binding ``name`` runs between the binding's value and the read (both in
+    straight-line code, checked by the caller): TensorRT's block reads `h` of `h = q.shape[2]`
+    in `q = F.avg_pool2d(q, [h, 1])`, whose own rebinding of `q` comes after the call."""
+    if ctx.declared_outer(name) or any(isinstance(n, ast.NamedExpr) for n in ast.walk(ctx.fn.node)):
+        return False
+    start, end = (value.end_lineno, value.end_col_offset), (argument.lineno, argument.col_offset)
+    for node in ast.walk(ctx.fn.node):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
+            return False
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, (ast.Store, ast.Del)):
+            statement = enclosing_statement(node, ctx)
+            if statement is None or isinstance(statement, _LOOPS):
+                return False  # a loop's target: the loop may run between
+            if start <= (node.lineno, node.col_offset) and (statement.end_lineno, statement.end_col_offset) <= end:
+                return False
+    return True
 
 
 def _straight_line(node: ast.AST, ctx: "FunctionContext") -> bool:

@@ -15,6 +15,14 @@ if TYPE_CHECKING:
     from onnxfix.rewriter.context import FunctionContext
 
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
+DEFERRED = (ast.Lambda, ast.GeneratorExp, ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _within_function(node: ast.AST, ctx: "FunctionContext"):
+    for ancestor in ctx.ancestors(node):
+        if ancestor is ctx.fn.node:
+            return
+        yield ancestor
 
 
 def not_a_tensor_here(node: ast.Name, ctx: "FunctionContext") -> bool:
@@ -26,7 +34,13 @@ def not_a_tensor_here(node: ast.Name, ctx: "FunctionContext") -> bool:
 def a_tensor_here(node: ast.Name, ctx: "FunctionContext") -> bool:
     """``node`` is read where an isinstance test on its name found a tensor (the body of `if
     isinstance(v, torch.Tensor) [and ...]:`, a later operand of that `and`, or the `else` of `if
-    not isinstance(...)`) and the name is not rebound between the test and the read."""
+    not isinstance(...)`) and the name is not rebound between the test and the read: not read in
+    a comprehension, lambda or generator (run later, or binding it), never bound by `:=`."""
+    if ctx.inner_scope(node) is not None or any(
+            isinstance(n, ast.NamedExpr) and n.target.id == node.id for n in ast.walk(ctx.fn.node)):
+        return False
+    if any(isinstance(a, DEFERRED) for a in _within_function(node, ctx)):
+        return False  # a generator or a lambda runs later, maybe after a rebinding
     return any(holds for holds in _tests_around(node, ctx, unbound_since=True))
 
 
@@ -44,11 +58,11 @@ def _tests_around(node: ast.Name, ctx: "FunctionContext", unbound_since: bool = 
             test, negated = parent.test, False
             if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
                 test, negated = test.operand, True
-            found = _tensor_isinstance(test, node.id, ctx) or (
-                not negated and isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)
-                and any(_tensor_isinstance(v, node.id, ctx) for v in test.values))
-            if found:
-                in_body = child in parent.body if isinstance(parent.body, list) else child is parent.body
+            in_body = child in parent.body if isinstance(parent.body, list) else child is parent.body
+            # `isinstance(v, T) and ...` is true only where v is a tensor; its `else` says nothing
+            joined = (not negated and in_body and isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)
+                      and any(_tensor_isinstance(v, node.id, ctx) for v in test.values))
+            if _tensor_isinstance(test, node.id, ctx) or joined:
                 holds = in_body != negated
                 branch = parent.body if in_body else parent.orelse
                 if not (holds and unbound_since and _rebound_before(node, branch, ctx)):
@@ -61,19 +75,24 @@ def _rebound_before(node: ast.Name, branch: ast.AST | list[ast.stmt], ctx: "Func
     statements = branch if isinstance(branch, list) else [branch]
     stores = [n for statement in statements for n in ast.walk(statement) if isinstance(n, ast.Name)
               and n.id == node.id and isinstance(n.ctx, (ast.Store, ast.Del))]
-    if any(_ends_before(_statement(s, ctx), node) for s in stores):
+    if any(_runs_before(s, node, ctx) for s in stores):
         return True
     loops = [a for a in ctx.ancestors(node) if isinstance(a, LOOPS)]
     return any(any(s in set(ast.walk(loop)) for s in stores) for loop in loops)
 
 
-def _statement(node: ast.AST, ctx: "FunctionContext") -> ast.AST:
-    return next((a for a in ctx.ancestors(node) if isinstance(a, ast.stmt)), node)
+ASSIGNMENTS = (ast.Assign, ast.AugAssign, ast.AnnAssign)
 
 
-def _ends_before(statement: ast.AST, node: ast.AST) -> bool:
-    """The statement ends before the read starts (`v = v.to(...)` reads `v` before binding it)."""
-    return (statement.end_lineno, statement.end_col_offset) <= (node.lineno, node.col_offset)
+def _runs_before(store: ast.Name, read: ast.Name, ctx: "FunctionContext") -> bool:
+    """The store may run before the read: it comes first in the text (a `with ... as v:` or a `for
+    v in` header around the read too), unless it is the target of the assignment whose value holds
+    the read (`v = v.to(...)` reads `v` before binding it)."""
+    statement = next((a for a in ctx.ancestors(store) if isinstance(a, ast.stmt)), None)
+    if isinstance(statement, ASSIGNMENTS) and statement.value is not None and any(
+            n is read for n in ast.walk(statement.value)):
+        return False
+    return (store.lineno, store.col_offset) < (read.lineno, read.col_offset)
 
 
 def _tensor_isinstance(test: ast.expr, name: str, ctx: "FunctionContext") -> bool:

@@ -99,6 +99,10 @@ def _rows_of_range(node: ast.comprehension, element: ast.expr, ctx: FunctionCont
     as names or attributes, one of them the tensor whose rows the range counts."""
     index = node.target.id
     counted = loop_length_source(node.iter, ctx)
+    if isinstance(range_count(node.iter), ast.Name) and counted is not None and ctx.assignments(counted):
+        return None  # `n = len(x)` then `x = ...`: the count may not be the rows mapped
+    if _rebinds(element, index):
+        return None  # `(lambda i: a[i])(0)`: another `i` than the loop's
     rows: dict[str, list[ast.Subscript]] = {}
     for sub in ast.walk(element):
         if (isinstance(sub, ast.Subscript) and isinstance(sub.slice, ast.Name) and sub.slice.id == index
@@ -111,7 +115,7 @@ def _rows_of_range(node: ast.comprehension, element: ast.expr, ctx: FunctionCont
     sources = sorted(rows, key=lambda text: min(ctx.file.source.span(s)[0] for s in rows[text]))
     if not all(ctx.tensors.is_tensor(rows[text][0].value) or text == counted for text in sources):
         return None
-    names = {text: f"_onnx_row{k}" for k, text in enumerate(sources)}
+    names = dict(zip(sources, _fresh_names(element, len(sources))))
     replaced = {ctx.file.source.span(sub): names[text] for text, subs in rows.items() for sub in subs}
     return list(names.values()), _substituted(element, replaced, ctx), sources
 
@@ -123,6 +127,25 @@ def _rows_of_tensor(node: ast.comprehension, ctx: FunctionContext):
         return None
     element = ctx.parent(node).elt
     return [node.target.id], ctx.segment(element), [ctx.segment(iterable)]
+
+
+def _rebinds(element: ast.expr, name: str) -> bool:
+    """A lambda or comprehension inside the element binds ``name`` for its own body."""
+    for node in ast.walk(element):
+        if isinstance(node, ast.Lambda) and any(a.arg == name for a in ast.walk(node.args) if isinstance(a, ast.arg)):
+            return True
+        if isinstance(node, ast.comprehension) and _mentions(node.target, name):
+            return True
+    return False
+
+
+def _fresh_names(element: ast.expr, count: int) -> list[str]:
+    """``count`` parameter names the element does not use (a nested stack mapped in an earlier
+    round already has its own `_onnx_row0`)."""
+    taken = {n.id for n in ast.walk(element) if isinstance(n, ast.Name)} | {
+        a.arg for a in ast.walk(element) if isinstance(a, ast.arg)}
+    names = (f"_onnx_row{k}" for k in range(count + len(taken)))
+    return [name for name in names if name not in taken][:count]
 
 
 def _mentions(node: ast.AST, name: str) -> bool:

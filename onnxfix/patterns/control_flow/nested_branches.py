@@ -287,7 +287,8 @@ def _own_branch(statement: ast.stmt) -> bool:
     `_blend_one`: `if f == 0: return a`, `if f == 1: return b`, ..., the last rewritten first): a
     definition, whose body only computes and ends in its `return`; the rest it ends stays one tail."""
     return (isinstance(statement, ast.FunctionDef) and statement.name.startswith(OWN_BRANCH_PREFIXES)
-            and not statement.decorator_list and isinstance(statement.body[-1], ast.Return)
+            and not statement.decorator_list and not statement.args.defaults and not statement.args.kw_defaults
+            and isinstance(statement.body[-1], ast.Return)
             and all(_own_branch(s) or only_computes(s, statement.body) for s in statement.body[:-1]))
 
 
