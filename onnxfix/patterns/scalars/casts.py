@@ -27,14 +27,13 @@ from onnxfix.patterns.scalars.values import (
 )
 from onnxfix.rewriter.bindings import bound_once
 from onnxfix.rewriter.config_numbers import is_config_int, is_config_number
-from onnxfix.patterns.scalars.float_uses import feeds_number_keyword
+from onnxfix.patterns.scalars.float_uses import CASTS, float_of_size_fix
 from onnxfix.rewriter.context import FunctionContext, builtin_call
 from onnxfix.rewriter.integers import unpacked_element
 from onnxfix.rewriter.precedence import ATOM, TERM, in_place_of, operand
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 
 
-CASTS = frozenset({"int", "float", "bool"})
 
 
 def _int_map_of_sizes(node: ast.Call, ctx: FunctionContext) -> bool:
@@ -89,7 +88,10 @@ class ScalarCast(Rule):
             - Dynamo exporter: `int(t)`, `float(t)`, `bool(t)` and `int(size)` export correctly
               (through its strict fallback), but `int(x.size(1) / 2)` is **silently wrong**:
               the float division specializes the slice end to the export-time value while the
-              input dimension stays dynamic (other widths give the wrong output shape).
+              input dimension stays dynamic (other widths give the wrong output shape). A
+              `float()` of a size specializes it in torch.export's non-strict mode (the dynamo
+              exporter's first try; DaViT's `q * float(N) ** -0.5` stayed specialized: silently
+              wrong for other image sizes, tests/realworld/timm_davit_channel_attention_v2_float_n_scale.py).
         """,
         example="""
             def forward(self, x):
@@ -144,7 +146,9 @@ class ScalarCast(Rule):
             - `float(a) / float(b)` (either cast) with `a` an int size and the other operand an
               int size, `float()` of one or a number literal -> the cast dropped: safe; Python's
               `/` converts an int exactly below 2**53 and int / int is correctly rounded, so the
-              float is the same (tests/test_values_exactness.py).
+              float is the same (tests/test_values_exactness.py). `float(n) ** e` with `e` a float
+              literal -> `n ** e`: safe; `int.__pow__` declines a float exponent and
+              `float.__rpow__` converts the int exactly, the same power.
             - `int()` of any other float computed from sizes (`int(n ** 0.5)`, julius's
               `int(float_output_length)` after `float_output_length = self.new_sr * length /
               self.old_sr`, the numbers __init__ computes counting as constants) becomes
@@ -197,17 +201,12 @@ class ScalarCast(Rule):
         elif cast == "int" and ctx.sizes.passed_a_size(argument):
             yield self._symbolic_int(node, argument, ctx)
         elif ctx.sizes.is_size(argument) and cast == "float":
-            fix, keyword = None, feeds_number_keyword(node, ctx)
-            if _true_division_operand(node, ctx) and keyword is None:
-                fix = Fix("Drop `float()`: `/` of ints already gives the float",
-                          (replace_call_by_argument(node, ctx),), safe=True)
-            why = "" if fix else f"; no automatic fix: the value is `{keyword}=`, which takes Python numbers" if keyword else (
-                "; no automatic fix: outside a true division by an int or a number, dropping `float()` "
-                "can change the result (an int, or an int tensor's dtype)")
+            fix, why = float_of_size_fix(node, ctx)
             yield ctx.report(
                 self, node,
-                "`float()` of a size: the legacy exporter records the export-time size as a constant" + why,
-                fix=fix, exporters=(LEGACY,),
+                "`float()` of a size: the legacy exporter records the export-time size as a constant and "
+                "torch.export's non-strict mode specializes it" + why,
+                fix=fix, exporters=(LEGACY, DYNAMO),
             )
 
     def _tensor_cast(self, node: ast.Call, cast: str, ctx: FunctionContext):
@@ -424,22 +423,6 @@ def _scaled_size(argument: ast.expr, ctx: FunctionContext) -> bool:
     sides = (argument.left, argument.right)
     sized = [side for side in sides if ctx.sizes.is_size_quotient(side) or _scaled_size(side, ctx)]
     return bool(sized) and all(side in sized or ctx.tensors.is_tensor(side) is not True for side in sides)
-
-
-def _true_division_operand(node: ast.Call, ctx: FunctionContext) -> bool:
-    """`float(a) / float(b)` (either side) with `a` an int size and the other operand an int size,
-    `float()` of one, or a number literal: Python's `/` converts an int operand to float exactly
-    below 2**53, and int / int is the correctly rounded quotient, as float / float is, so dropping
-    the cast gives the same float (tests/test_values_exactness.py)."""
-    parent = ctx.parent(node)
-    if not (isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Div)):
-        return False
-    if not ctx.ints.is_int(node.args[0]):
-        return False
-    other = parent.right if parent.left is node else parent.left
-    if isinstance(other, ast.Call) and builtin_call(other, ctx, CASTS) == "float" and len(other.args) == 1:
-        other = other.args[0]
-    return ctx.ints.is_int(other) or (isinstance(other, ast.Constant) and type(other.value) in (int, float))
 
 
 def _sym_int_fix(node: ast.Call, argument: ast.expr, ctx: FunctionContext) -> Fix | None:

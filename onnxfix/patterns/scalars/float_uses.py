@@ -1,4 +1,5 @@
-"""Where a Python float computed from sizes must stay a Python number.
+"""`float()` of a size (ONX203): where dropping it gives the same float, and where a Python float
+computed from sizes must stay a Python number.
 
 `F.interpolate(x, scale_factor=(float(h0) / float(h1), ...))` (mmdetection's FPN, mmcv#690): the
 resize takes Python numbers for `scale_factor`. Without `float()` the legacy tracer's sizes (tensors)
@@ -10,7 +11,11 @@ from __future__ import annotations
 
 import ast
 
-from onnxfix.rewriter.context import FunctionContext
+from onnxfix.patterns.scalars.values import replace_call_by_argument
+from onnxfix.rewriter.context import FunctionContext, builtin_call
+from onnxfix.rewriter.rule import Fix
+
+CASTS = frozenset({"int", "float", "bool"})
 
 # keywords of torch calls that take Python numbers only, and the resizes taking one by position
 NUMBER_KEYWORDS = frozenset({"scale_factor"})
@@ -51,3 +56,46 @@ def feeds_number_keyword(node: ast.expr, ctx: FunctionContext, depth: int = 3) -
 def _positional(call: ast.Call, argument: ast.AST, ctx: FunctionContext) -> bool:
     index = POSITIONAL.get(ctx.qualname(call.func) or "")
     return index is not None and len(call.args) > index and call.args[index] is argument
+
+
+def float_of_size_fix(node: ast.Call, ctx: FunctionContext) -> tuple[Fix | None, str]:
+    """(fix, why none) for `float(size)`: dropped where the float it gives is the same."""
+    keyword = feeds_number_keyword(node, ctx)
+    if keyword is not None:
+        return None, f"; no automatic fix: the value is `{keyword}=`, which takes Python numbers"
+    if _true_division_operand(node, ctx):
+        return Fix("Drop `float()`: `/` of ints already gives the float", (replace_call_by_argument(node, ctx),),
+                   safe=True), ""
+    if _float_power_base(node, ctx):
+        return Fix("Drop `float()`: an int to a float power is the float's power",
+                   (replace_call_by_argument(node, ctx),), safe=True), ""
+    return None, ("; no automatic fix: outside a true division by an int or a number or the base of a float "
+                  "power, dropping `float()` can change the result (an int, or an int tensor's dtype)")
+
+
+def _true_division_operand(node: ast.Call, ctx: FunctionContext) -> bool:
+    """`float(a) / float(b)` (either side) with `a` an int size and the other operand an int size,
+    `float()` of one, or a number literal: Python's `/` converts an int operand to float exactly
+    below 2**53, and int / int is the correctly rounded quotient, as float / float is, so dropping
+    the cast gives the same float (tests/test_values_exactness.py)."""
+    parent = ctx.parent(node)
+    if not (isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Div)):
+        return False
+    if not ctx.ints.is_int(node.args[0]):
+        return False
+    other = parent.right if parent.left is node else parent.left
+    if isinstance(other, ast.Call) and builtin_call(other, ctx, CASTS) == "float" and len(other.args) == 1:
+        other = other.args[0]
+    return ctx.ints.is_int(other) or (isinstance(other, ast.Constant) and type(other.value) in (int, float))
+
+
+def _float_power_base(node: ast.Call, ctx: FunctionContext) -> bool:
+    """`float(n) ** -0.5` with `n` an int size and a float literal exponent (DaViT's `q * float(N) **
+    -0.5`): `int.__pow__` declines a float exponent and `float.__rpow__` converts the int exactly
+    (below 2**53), so `n ** -0.5` is `float(n) ** -0.5`, bit for bit."""
+    parent = ctx.parent(node)
+    if not (isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Pow) and parent.left is node):
+        return False
+    exponent = parent.right.operand if isinstance(parent.right, ast.UnaryOp) and isinstance(
+        parent.right.op, (ast.USub, ast.UAdd)) else parent.right
+    return ctx.ints.is_int(node.args[0]) and isinstance(exponent, ast.Constant) and type(exponent.value) is float

@@ -232,7 +232,8 @@ def _all_sizes(node: ast.Call, ctx: FunctionContext) -> bool:
     required_cache_size, 0)`), or `max(x.shape[-2:])` / `max(size)` of a tuple of sizes."""
     if len(node.args) >= 2:
         sizes = [ctx.sizes.is_size(a) for a in node.args]
-        return any(sizes) and all(size or ctx.ints.is_int(a) for size, a in zip(sizes, node.args))
+        return any(sizes) and all(size or (ctx.ints.is_int(a) and not _read_from_values(a, ctx))
+                                  for size, a in zip(sizes, node.args))
     if len(node.args) != 1:
         return False
     (only,) = node.args
@@ -242,6 +243,23 @@ def _all_sizes(node: ast.Call, ctx: FunctionContext) -> bool:
         # `max(ng)` where every call passes a tuple of sizes (YOLOv3's `create_grids(self, img_size, (nx, ny))`)
         return ctx.across_calls("size tuple", only.id, lambda caller, argument: _sizes_tuple(argument, caller))
     return _sizes_tuple(only, ctx)
+
+
+def _read_from_values(node: ast.expr, ctx: FunctionContext, depth: int = 0) -> bool:
+    """An int read out of a tensor's values (`int(t.max().item())`, `len(t.tolist())`): the legacy
+    trace keeps the example's number, so `max(size, it)` as a graph value compares the size with that
+    constant, where Python kept whichever won at export (QwenImage's `max(text_seq_len,
+    int(per_sample_len.max().item()))`: the size always won, and the traced size is right)."""
+    if isinstance(node, ast.Name) and depth < 3:
+        values = [v.value if isinstance(v, ast.Assign) else v for v in ctx.assignments(node.id)]
+        return any(isinstance(v, ast.expr) and _read_from_values(v, ctx, depth + 1) for v in values)
+    for n in ast.walk(node):
+        if isinstance(n, ast.Call) and (ctx.tensors.item_receiver(n) is not None or (
+                isinstance(n.func, ast.Attribute) and n.func.attr == "tolist") or (
+                isinstance(n.func, ast.Name) and n.func.id in ("int", "float", "round") and n.args
+                and ctx.tensors.is_tensor(n.args[0]))):
+            return True
+    return False
 
 
 def _sizes_tuple(node: ast.AST, ctx: FunctionContext) -> bool:
