@@ -12,6 +12,7 @@ from onnxfix.patterns.control_flow.conditions import (
     python_container,
     tensor_condition,
 )
+from onnxfix.patterns.control_flow.check_call import skip_check_call
 from onnxfix.patterns.control_flow.masked_guard import empty_write_guard
 from onnxfix.patterns.messages import message_block, test_skippable_when_exporting
 from onnxfix.patterns.control_flow.empty_exit import branch_shape, empty_exit_fix
@@ -55,7 +56,11 @@ class TensorIf(Rule):
             reported with a narrower message: an `if` whose only statement is `raise` (an input
             check: the dynamo exporter fails on it while the legacy exporter drops it, which is
             harmless for valid inputs, measured by tests/test_flow_proofs.py
-            (tests/flow_models/raise_check.py); `torch._check` keeps it), and
+            (tests/flow_models/raise_check.py); `torch._check` keeps it; a check function called
+            as a statement on such a test, whose body only tests and raises, is the same input
+            check: kornia's `KORNIA_CHECK(any(factor >= 0), msg)` becomes
+            `torch.compiler.is_exporting() or KORNIA_CHECK(...)`, Python's `any()` of a tensor
+            counting as a tensor test), and
             an `and` whose first operands are Python values (`h.dtype == torch.float16 and not
             torch.isfinite(h).all()`, the BART-family fp16 clamp): those are decided once at
             export, so the tensor test runs, and breaks, only in an export where they hold (a
@@ -278,6 +283,14 @@ class TensorIf(Rule):
                            "`torch.onnx.is_in_onnx_export()`)"),
             fix=fix,
         )
+
+    def visit_Expr(self, node: ast.Expr, ctx: FunctionContext):
+        """`KORNIA_CHECK(any(factor >= 0), msg)`: a check function's test on tensor values."""
+        fix = skip_check_call(node, ctx) if not in_training_branch(node, ctx) else None
+        if fix is not None:
+            yield ctx.report(self, node.value, "check function called on a tensor value's test: the dynamo exporter "
+                             "fails inside it (GuardOnDataDependentSymNode) and the legacy exporter drops it; skip "
+                             "the check while exporting", fix=fix)
 
     def visit_IfExp(self, node: ast.IfExp, ctx: FunctionContext):
         condition = tensor_condition(node.test, ctx)

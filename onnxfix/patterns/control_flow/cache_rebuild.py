@@ -142,8 +142,35 @@ def _builder(call: ast.Call, ctx: FunctionContext) -> tuple[ast.FunctionDef, str
 
 
 def used_after(node: ast.If, attribute: str, ctx: FunctionContext, store: bool = False) -> bool:
-    """`self.<attribute>` read (``store``: assigned) in the method after the `if`."""
+    """`self.<attribute>` read (``store``: assigned) in the method after the `if`; a read also in a
+    method of the class called after it (NeMo's SqueezeExcite: `return self.forward_for_export(x,
+    lengths)`, whose `make_pad_mask` slices `self.seq_range`)."""
     end = node.end_lineno or node.lineno
     kind = ast.Store if store else ast.Load
-    return any(isinstance(n, ast.Attribute) and n.attr == attribute and isinstance(n.ctx, kind)
-               and ctx.is_self_attr(n) and n.lineno > end for n in ast.walk(ctx.fn.node))
+    if any(isinstance(n, ast.Attribute) and n.attr == attribute and isinstance(n.ctx, kind)
+           and ctx.is_self_attr(n) and n.lineno > end for n in ast.walk(ctx.fn.node)):
+        return True
+    return not store and any(_reads_self_attribute(method, attribute, ctx.self_name)
+                             for method in _methods_called_after(end, ctx))
+
+
+def _methods_called_after(end: int, ctx: FunctionContext, depth: int = 3) -> list[ast.FunctionDef]:
+    """The class's methods that `self.m(...)` calls after line ``end`` reach, a few calls deep."""
+    if ctx.fn.cls is None or ctx.self_name is None:
+        return []
+    methods, seen = ctx.fn.cls.methods, set()
+    frontier = [n for n in ast.walk(ctx.fn.node) if getattr(n, "lineno", 0) > end]
+    found: list[ast.FunctionDef] = []
+    for _ in range(depth):
+        called = [methods[c.func.attr] for c in frontier if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
+                  and isinstance(c.func.value, ast.Name) and c.func.value.id == ctx.self_name
+                  and c.func.attr in methods and c.func.attr not in seen]
+        seen |= {m.name for m in called}
+        found += called
+        frontier = [n for m in called for n in ast.walk(m)]
+    return found
+
+
+def _reads_self_attribute(method: ast.FunctionDef, attribute: str, self_name: str) -> bool:
+    return any(isinstance(n, ast.Attribute) and n.attr == attribute and isinstance(n.ctx, ast.Load)
+               and isinstance(n.value, ast.Name) and n.value.id == self_name for n in ast.walk(method))

@@ -146,6 +146,9 @@ def _condition_call(test: ast.Call, ctx: FunctionContext) -> Condition | None:
         return Condition(inner.where_text)
     if _is_item_call(test, ctx):
         return Condition(None)
+    if (isinstance(func, ast.Name) and func.id in ("any", "all") and ctx.is_builtin(func.id) and len(test.args) == 1
+            and not test.keywords and (ctx.tensors.is_tensor(test.args[0]) or tensor_condition(test.args[0], ctx))):
+        return Condition(None)  # Python's `any(factor >= 0)`: the truth of each row of a tensor (kornia's checks)
     if _full_reduction(test, ctx):
         # `bool(y.max())`, `if x.sum():`: a 0-d tensor whatever the dtype, true when not 0 (NaN too)
         return Condition(f"{ctx.segment(test)} != 0")
