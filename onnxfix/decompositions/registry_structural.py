@@ -241,6 +241,9 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "zeroed instead of dropped (1 ulp differences)."
         " Eager keeps the op (guarded helper): label smoothing's sums run over other tensors than ATen's (the kept weights masked, not masked_select-ed): float sums in another order.",
         when_present=("label_smoothing", 7),
+        # F.cross_entropy dispatches to aten::cross_entropy_loss: the dynamo exporter's
+        # SoftmaxCrossEntropyLoss node (which drops label_smoothing) and the legacy error name it
+        aten=("cross_entropy_loss",),
         rule="ONX516",
         proof=Proof(
             "torch.nn.functional.cross_entropy(a, t, w, ignore_index=1, label_smoothing=0.1) + "
