@@ -7,7 +7,7 @@ way the rule's documentation says while the REWRITTEN model exports under both e
 matches eager in onnxruntime on other values and other sizes. Exports run in two child
 processes (one per exporter), each exporting every model.
 
-UNFIXED holds the models that are exported as written: ONX602 (report only: `--write` must leave
+UNFIXED holds the models that are exported as written: a report-only finding (`--write` must leave
 the file as it is, and the original must fail the way the finding says), and the patterns
 docs/rules-flow.md says no rule reports because they export correctly (no finding at all, and OK
 in both exporters on other values and other sizes).
@@ -112,8 +112,9 @@ CASES = {
     "swin_patch_embed": ("ONX601", False, (ORT, ORT)),  # Swin: `W % self.patch_size[1] != 0` pad; H, W through `H, W = Wh, Ww`
     "empty_blocks": ("ONX608", False, (ORT, ORT)),  # Z-Image: `cat([x, x[-1:].repeat(pad, 1)]) if pad > 0 else x`
     "concat_pad": ("ONX608", False, (ORT, ORT)),  # icefall: `if seq_len != d * ds:` pad by repeating the last frame
-    "index_range": ("ONX603", True, (FAILS, ORT)),
-    "per_sample_blend": ("ONX603", True, (FAILS, ORT)),  # kornia: a per-row function stacked over the batch -> vmap  # entity linking: `[[x] for x in range(batch_size)]` as an index
+    "index_range": ("ONX603", True, (FAILS, ORT)),  # entity linking: `[[x] for x in range(batch_size)]` as an index
+    "per_sample_blend": ("ONX603", True, (FAILS, ORT)),  # kornia: a per-row function stacked over the batch -> vmap
+    "while_halve": ("ONX602", False, (FAILS, WRONG)),  # a `while` on a value -> torch's while_loop under torch.export
     "whole_pool": ("ONX408", False, (FAILS, FAILS)),
     "causal_flag": ("ONX409", False, (OK, FAILS)),  # GPT-2: is_causal = ... query.shape[2] > 1 (a Tensor under legacy)
     "legacy_constructor": ("ONX206", False, (OK, ORT)),
@@ -144,6 +145,7 @@ DYNAMO_ERRORS = {
     "linspace_grid": "conflicts between user-specified ranges and inferred ranges",
     "index_range": "conflicts between user-specified ranges and inferred ranges",
     "per_sample_blend": "conflicts between user-specified ranges and inferred ranges",
+    "while_halve": "GuardOnDataDependentSymNode",
     "whole_pool": "conflicts between user-specified ranges and inferred ranges",
     "numpy_grids": "can't convert np.ndarray of type numpy.object_",
     "memo_getter": "unhashable type: non-nested SymInt",
@@ -155,8 +157,9 @@ DYNAMO_ERRORS = {
 # models whose rule fixes one exporter only: the other's verdict stays what the original's is
 FIXED_FOR = {
     "masked_guard_log": ("dynamo",),  # legacy: onnxruntime has no bool Where for the write, before and after
-    "negative_bound": ("legacy",),
-    "per_sample_blend": ("dynamo",),  # torch.vmap while torch.export traces; the legacy trace keeps the loop  # ONX410 bounds the slice while tracing; torch.export keeps `-n` (docs/rules-values.md)
+    "negative_bound": ("legacy",),  # ONX410 bounds the slice while tracing; torch.export keeps `-n` (docs/rules-values.md)
+    "per_sample_blend": ("dynamo",),  # torch.vmap while torch.export traces; the legacy trace keeps the loop
+    "while_halve": ("dynamo",),  # the legacy trace keeps unrolling the export-time iterations
 }
 
 LEGACY_ERRORS = {
@@ -168,7 +171,6 @@ LEGACY_ERRORS = {
 
 # model -> (rule that reports it, or None, verdicts as written: dynamo, legacy); no rewrite
 UNFIXED = {
-    "while_halve": ("ONX602", (FAILS, WRONG)),  # report only
     "zip_rows": ("ONX603", (FAILS, ORT)),  # `zip(*ind)`: no exact fix; legacy keeps the export-time rows
     "inplace_slice_mul": (None, (OK, OK)),  # `boxes[:, 2].mul_(2)` on an input
     "inplace_slice_add": (None, (OK, OK)),  # `x[:, 1:] += 1` on an input
@@ -176,7 +178,6 @@ UNFIXED = {
     "assert_positive": (None, (OK, OK)),  # `assert (x > 0).all(), "..."` in forward
 }
 UNFIXED_DYNAMO_ERRORS = {
-    "while_halve": "GuardOnDataDependentSymNode",
     "zip_rows": "inferred a static shape",
 }
 

@@ -1,4 +1,4 @@
-"""ONX602 (report only): a `while` loop on a tensor value, halving until the values fit."""
+"""ONX602: a `while` loop on a tensor value, halving until the values fit (fixed for torch.export: while_loop)."""
 import torch
 from torch import nn
 

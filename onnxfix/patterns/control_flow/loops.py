@@ -16,6 +16,7 @@ from onnxfix.patterns.control_flow.scan_loop import scan_loop
 from onnxfix.patterns.control_flow.model_tables import model_tensor
 from onnxfix.patterns.control_flow.repeated_rows import repeated_list, repeated_rows_comprehension, repeated_rows_loop
 from onnxfix.patterns.control_flow.scatter_loop import scatter_loop
+from onnxfix.patterns.control_flow.while_loop_fix import while_loop_fix
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.export_guards import in_training_branch
 from onnxfix.rewriter.rule import Rule, RuleDoc
@@ -26,6 +27,8 @@ class TensorWhile(Rule):
     code = "ONX602"
     name = "tensor-condition-loop"
     summary = "`while` loop on a tensor value"
+    fix_availability = "sometimes"
+    default_safety = "safe"
     doc = RuleDoc(
         what="Finds `while` loops whose condition is a tensor value (`while x.max() > 1:`).",
         why="""
@@ -45,14 +48,23 @@ class TensorWhile(Rule):
         """,
         use_instead="""
             def forward(self, x: torch.Tensor):
-                # the number of halvings, computed with tensor ops
+                # the number of halvings, computed with tensor ops (both exporters; the automatic
+                # fix keeps the loop and gives torch.export a while_loop, see below)
                 steps = torch.ceil(torch.log2(x.abs().max())).clamp(min=0)
                 return x / 2 ** steps
         """,
         fix_safety="""
-            No fix: a loop whose trip count depends on data has no general tensor form. Compute
-            the trip count with tensor ops, bound the loop by a constant and select with
-            `torch.where` inside it, or (dynamo only) use `torch.while_loop`.
+            A loop whose body only binds plain names to computed values (no attribute or index
+            write, no `break`, `return` or in-place call), each name it carries bound before the
+            loop, runs as `torch._higher_order_ops.while_loop` while torch.export traces: torch.onnx
+            writes it as an ONNX Loop whose trip count the values decide when the model runs
+            (tests/flow_models/while_halve.py: dynamo EXPORT-FAILS -> OK on other values and sizes).
+            Safe: eager PyTorch (and the legacy tracer, which still unrolls the export-time
+            iterations, and torch.compile) runs the loop as written, in the `else` branch, given a
+            torch with `torch.compiler.is_exporting` (2.6+, read from the installed package's
+            metadata). A loop carrying a value whose shape changes from one step to the next fails
+            in while_loop as it failed before. Other loops: no fix; compute the trip count with
+            tensor ops, or bound the loop by a constant and select with `torch.where` inside it.
         """,
         references=CONTROL_FLOW_REFERENCES,
     )
@@ -60,7 +72,12 @@ class TensorWhile(Rule):
     def visit_While(self, node: ast.While, ctx: FunctionContext):
         if tensor_condition(node.test, ctx) is None or in_training_branch(node, ctx):
             return
-        yield ctx.report(self, node.test, "`while` on a tensor value: the legacy exporter unrolls the iterations run at export time and the dynamo exporter fails (GuardOnDataDependentSymNode)")
+        fix = while_loop_fix(node, ctx)
+        message = ("`while` on a tensor value: the legacy exporter unrolls the iterations run at export time and the "
+                   "dynamo exporter fails (GuardOnDataDependentSymNode)")
+        if fix is not None:
+            message += "; run it as torch's while_loop while torch.export traces (an ONNX Loop; eager and the legacy exporter keep the loop)"
+        yield ctx.report(self, node.test, message, fix=fix)
 
 
 # -- ONX603 -------------------------------------------------------------------------------------
