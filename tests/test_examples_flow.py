@@ -42,7 +42,8 @@ def test_report_and_fix_are_exact(name, tmp_path):
     left = _report(rewritten)
     if name == "masked_attention":
         assert left == ""
-    else:  # only the comprehensions over the (static) batch stay, reported without a fix
+    else:  # only the comprehensions over the (static) batch stay, reported without a fix (one the eager
+        # and legacy side of a torch.vmap fix)
         assert [line.split(": ", 1)[1].split(" ", 1)[0] for line in left.splitlines()] == ["ONX603"] * 2
         assert all("comprehension over `range(x.shape[0])`" in line for line in left.splitlines())
 

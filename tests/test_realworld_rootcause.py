@@ -41,7 +41,7 @@ def test_int_of_sizes_and_len_are_reported_where_they_specialize_not_at_the_fact
     )
     assert "inputs.shape[3] (\"w\", s90 in the guard) specialized by guard Eq(s90, 16)" in lines[1]
     assert "inputs.shape[0] (\"batch\", s85 in the guard) specialized by guard Eq(s85, 2)" in lines[2]
-    assert lines[2].endswith(f"(fixed by ONX603 at {CASES}otx_int_shape_len.py:23)")
+    assert lines[2].endswith(f"(fixed by ONX204 at {CASES}otx_int_shape_len.py:23, ONX603 at {CASES}otx_int_shape_len.py:23)")
     assert "conflicts between user-specified ranges and inferred ranges" in lines[3]  # the symptom, at make_model
 
 

@@ -51,7 +51,7 @@ class LengthRegulator(nn.Module):
         expanded = [repeat_frames(x[b], durations[b]) for b in range(x.shape[0])]
         longest = max(e.shape[0] for e in expanded)
         frames = torch.stack([F.pad(e, (0, 0, 0, longest - e.shape[0])) for e in expanded])
-        summary = torch.stack([utterance_summary(x[b]) for b in range(x.shape[0])])
+        summary = (torch.vmap(lambda _onnx_row0: utterance_summary(_onnx_row0))(x) if torch.compiler.is_exporting() else torch.stack([utterance_summary(x[b]) for b in range(x.shape[0])]))
         conditioned = torch.cat([frames, summary[:, None, :].expand_as(frames)], dim=-1)
         return self.frame_proj(conditioned)
 

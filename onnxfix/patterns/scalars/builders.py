@@ -8,6 +8,7 @@ from onnxfix.config import DYNAMO, LEGACY
 from onnxfix.patterns.scalars.legacy_constructors import CONSTRUCTORS
 from onnxfix.patterns.scalars.shape_data import empty_shape_branch, shape_passed_in, side_effect_free
 from onnxfix.rewriter.context import FunctionContext, builtin_call
+from onnxfix.rewriter.datadep import is_data_sized
 from onnxfix.rewriter.integers import is_whole_shape
 from onnxfix.rewriter.size_lists import converted_size_list
 from onnxfix.rewriter.precedence import ATOM, operand
@@ -69,6 +70,10 @@ class LenOfTensor(Rule):
             return
         text = operand(ctx.segment(argument), argument, ATOM) + ".shape[0]"
         fix = Fix("Use `.shape[0]`", (ctx.replace(node, text),), safe=True)
+        if is_data_sized(argument, ctx):  # `len(t.nonzero())`: torch.export fails on the count either way
+            yield ctx.report(self, node, "`len()` of a tensor: the legacy exporter records the length as a "
+                             "constant; use `.shape[0]`", fix=fix, exporters=(LEGACY,))
+            return
         yield ctx.report(
             self, node,
             "`len()` of a tensor: the legacy exporter records the length as a constant and torch.export's "
