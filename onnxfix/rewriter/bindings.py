@@ -62,15 +62,31 @@ def _not_rebound_between(name: str, value: ast.AST, argument: ast.AST, ctx: "Fun
         return False
     start, end = (value.end_lineno, value.end_col_offset), (argument.lineno, argument.col_offset)
     for node in ast.walk(ctx.fn.node):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
-            return False
+        if _binds_otherwise(node, name):
+            return False  # `except E as name`, an import, a def or class, a match capture
         if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, (ast.Store, ast.Del)):
             statement = enclosing_statement(node, ctx)
             if statement is None or isinstance(statement, _LOOPS):
                 return False  # a loop's target: the loop may run between
-            if start <= (node.lineno, node.col_offset) and (statement.end_lineno, statement.end_col_offset) <= end:
+            if isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and statement.value is not None \
+                    and any(n is argument for n in ast.walk(statement.value)):
+                continue  # `q = F.avg_pool2d(q, [h, 1])`: bound after the read
+            # runs (at least in part) after the value and before the read: the value's own statement
+            # (`n, h = (h - 3) / 2 + 1, w`), a `with ... as name:` around the read
+            if (statement.end_lineno, statement.end_col_offset) > start and (statement.lineno, statement.col_offset) < end:
                 return False
     return True
+
+
+def _binds_otherwise(node: ast.AST, name: str) -> bool:
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return node.name == name
+    if isinstance(node, ast.ExceptHandler):
+        return node.name == name
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return any((alias.asname or alias.name).split(".")[0] == name for alias in node.names)
+    return isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name == name or (
+        isinstance(node, ast.MatchMapping) and node.rest == name)
 
 
 def _straight_line(node: ast.AST, ctx: "FunctionContext") -> bool:
@@ -102,9 +118,15 @@ def _never_rebound(name: str, ctx: "FunctionContext") -> bool:
     """A parameter never assigned, or a local assigned once by ``name = expression`` or by
     unpacking (``b, t, c = x.shape``), not by a loop or a ``with``."""
     values = ctx.assignments(name)
+    # every binding counts, not only the assignments the scope records: `with ... as name`,
+    # `except ... as name`, imports, defs, `del`
+    stores = [n for n in ast.walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == name
+              and isinstance(n.ctx, (ast.Store, ast.Del))]
+    if any(_binds_otherwise(n, name) for n in ast.walk(ctx.fn.node)):
+        return False
     if ctx.is_parameter(name):
-        return not values
-    return len(values) == 1 and isinstance(values[0], (ast.expr, ast.Assign))
+        return not values and not stores
+    return len(values) == 1 and isinstance(values[0], (ast.expr, ast.Assign)) and len(stores) == 1
 
 
 def _size_call(node: ast.Call) -> bool:

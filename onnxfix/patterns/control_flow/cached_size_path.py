@@ -20,6 +20,7 @@ export keeps the model general, and eager keeps its fast path.
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 
 from onnxfix.patterns.control_flow.cache_rebuild import rebuilt_attribute, used_after
 from onnxfix.patterns.control_flow.size_paths import compares_sizes
@@ -86,7 +87,8 @@ class CachedSizePath(Rule):
         "export) and for a memo dict (the entry recomputed under export). A buffer re-registered "
         "with another shape is a buffer mutation torch.export refuses (\"not in VR[4, 4]\" while "
         "decomposing): that rebuild helps the legacy exporter only "
-        "(tests/export_models/rotary_buffer_cache.py). A memo dict at module level (PWC-Net's and "
+        "(tests/export_models/rotary_buffer_cache.py), and a rebuild that registers a buffer is unsafe for that "
+        "reason (the dynamo export of a model an earlier call left a longer buffer fails where it worked up to that length). A memo dict at module level (PWC-Net's and "
         "RIFE's `backwarp_tenGrid`) is read through `D_for_call = {} if <exporting> else D` from the "
         "`if` on: eager reads the dict itself; under export each call recomputes its entry and leaves "
         "nothing traced in the module's dict.",
@@ -137,7 +139,13 @@ class CachedSizePath(Rule):
                        "no longer fits it: both exporters decide this `if` on the example (and on what earlier calls "
                        "left cached, a dry run's) and keep the cached tensor, wrong or failing for other sizes; "
                        "rebuild it under export (eager keeps its cache)")
-            yield ctx.report(self, node.test, message, fix=_fix(node.test, True, ctx))
+            fix = _fix(node.test, True, ctx)
+            if _registers_buffer(node, ctx):
+                fix = replace(fix, safe=False)
+                message += ("; unsafe: the rebuild registers a buffer, which torch.export refuses to re-register "
+                            "with a shorter size than an earlier call cached (the dynamo export may then fail where "
+                            "it worked for sizes up to the cached one)")
+            yield ctx.report(self, node.test, message, fix=fix)
 
 
     def _cache_hit_return(self, node: ast.If, ctx: FunctionContext):
@@ -396,3 +404,15 @@ def _dict_of_keys(node: ast.expr) -> ast.expr:
             and not node.args and not node.keywords):
         return node.func.value
     return node
+
+
+def _registers_buffer(node: ast.If, ctx: FunctionContext) -> bool:
+    """The `if` body registers a buffer, itself or through a method of the class it calls (NeMo's
+    `self.set_max_len(n)`, LLaMA's `self._set_cos_sin_cache(n)`)."""
+    methods = ctx.fn.cls.methods if ctx.fn.cls is not None else {}
+    bodies: list[ast.AST] = list(node.body)
+    for call in (n for statement in node.body for n in ast.walk(statement) if isinstance(n, ast.Call)):
+        if isinstance(call.func, ast.Attribute) and ctx.is_self_attr(call.func) and call.func.attr in methods:
+            bodies.append(methods[call.func.attr])
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "register_buffer"
+               for body in bodies for n in ast.walk(body))

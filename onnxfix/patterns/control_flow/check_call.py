@@ -41,7 +41,7 @@ def _check_function(call: ast.Call, ctx: FunctionContext) -> ast.FunctionDef | N
     """The module's function (or the class's method) the call names, when its body only tests its
     arguments and returns or raises: no assignment, loop or call but the tests' own."""
     func, node = call.func, None
-    if isinstance(func, ast.Name):
+    if isinstance(func, ast.Name) and not (ctx.is_parameter(func.id) or ctx.assignments(func.id)):
         node = ctx.file.module.functions.get(func.id)
     elif ctx.is_self_attr(func) and ctx.fn.cls is not None:
         node = ctx.fn.cls.methods.get(func.attr)

@@ -225,7 +225,13 @@ def _known_count(node: ast.expr, ctx: FunctionContext) -> bool:
     hit experts no better)."""
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
         return _known_count(node.left, ctx) and _known_count(node.right, ctx)
-    return _static(node, ctx) or bool(ctx.sizes.is_size(node))
+    if _static(node, ctx):
+        return True
+    # a size read again at the loop: every name in it bound once (a parameter never), so the loop
+    # reads the count the mask was built with
+    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    return bool(ctx.sizes.is_size(node)) and all(
+        not ctx.assignments(n) if ctx.is_parameter(n) else len(ctx.assignments(n)) == 1 for n in names)
 
 
 def _rebinds_attribute(count: ast.expr, ctx: FunctionContext) -> bool:
@@ -291,6 +297,10 @@ def _other_branches(loop: ast.For, ctx: FunctionContext) -> set[int]:
     batched `else:` path reuses the loop body's names): they never see the loop's values."""
     others: set[int] = set()
     child: ast.AST = loop
+    ancestors = list(ctx.ancestors(loop))
+    within = ancestors[:ancestors.index(ctx.fn.node)] if ctx.fn.node in ancestors else ancestors
+    if any(isinstance(a, (ast.For, ast.AsyncFor, ast.While)) for a in within):
+        return others  # an outer loop may take the other branch on a later pass, after this one
     for ancestor in ctx.ancestors(loop):
         if ancestor is ctx.fn.node:
             break
