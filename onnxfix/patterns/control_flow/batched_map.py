@@ -121,8 +121,8 @@ def _rows_of_range(node: ast.comprehension, element: ast.expr, ctx: FunctionCont
 
 
 def _rows_of_tensor(node: ast.comprehension, ctx: FunctionContext):
-    """`f(x) for x in X`, X a tensor name or attribute: the rows of X."""
-    iterable = node.iter
+    """`f(x) for x in X` (or `X.unbind(0)`, `torch.unbind(X)`), X a tensor name or attribute: the rows of X."""
+    iterable = _unbound_rows(node.iter, ctx) or node.iter
     if not (isinstance(iterable, (ast.Name, ast.Attribute)) and ctx.tensors.is_tensor(iterable)):
         return None
     element = ctx.parent(node).elt
@@ -146,6 +146,21 @@ def _fresh_names(element: ast.expr, count: int) -> list[str]:
         a.arg for a in ast.walk(element) if isinstance(a, ast.arg)}
     names = (f"_onnx_row{k}" for k in range(count + len(taken)))
     return [name for name in names if name not in taken][:count]
+
+
+def _unbound_rows(node: ast.expr, ctx: FunctionContext) -> ast.expr | None:
+    """X of `X.unbind()`, `X.unbind(0)`, `torch.unbind(X)`, `torch.unbind(X, 0)` (dim 0 by position or keyword)."""
+    if not isinstance(node, ast.Call) or any(k.arg not in ("dim",) for k in node.keywords):
+        return None
+    dims = [*(k.value for k in node.keywords)]
+    if ctx.qualname(node.func) == "torch.unbind" and node.args:
+        tensor, dims = node.args[0], dims + node.args[1:]
+    elif isinstance(node.func, ast.Attribute) and node.func.attr == "unbind" and ctx.qualname(node.func) is None:
+        tensor, dims = node.func.value, dims + node.args
+    else:
+        return None
+    zero = all(isinstance(d, ast.Constant) and d.value == 0 and type(d.value) is int for d in dims)
+    return tensor if len(dims) <= 1 and zero else None
 
 
 def _mentions(node: ast.AST, name: str) -> bool:

@@ -198,7 +198,7 @@ class SizeLoop(Rule):
             position).
 
             One function applied to every row and stacked, `torch.stack([f(A[i], B[i]) for i in
-            range(len(A))])` or `torch.stack([g(x) for x in X])` (kornia's per-sample augmentations;
+            range(len(A))])` or `torch.stack([g(x) for x in X])` (or `X.unbind(0)`; kornia's per-sample augmentations;
             any literal `dim`), becomes `(torch.vmap(lambda a, b: f(a, b))(A, B) if
             torch.compiler.is_exporting() else <the comprehension>)`: the loop index only as a row
             index of tensor names or attributes, one of them the tensor whose rows the range
