@@ -267,3 +267,23 @@ def test_a_warm_cache_keeps_a_fix_and_its_stronger_alternative(tmp_path, capsys)
         assert "+        return x[..., : torch.sym_int(f)]" in capsys.readouterr().out
         main([str(model), "--diff", "--unsafe-fixes", *cache])
         assert "+        return x[..., : self.new_sr * length // self.old_sr]" in capsys.readouterr().out
+
+
+def test_the_legacy_form_of_a_fix_where_the_project_targets_legacy_from_a_warm_cache_too(tmp_path, capsys):
+    """`int(h * 0.75)` of a size: `torch.sym_int` for a project on torch.export alone (no helper),
+    `_onnx_sym_int` (a graph value while the legacy exporter traces) where it targets legacy too;
+    with `--unsafe-fixes` the same (no stronger form); from a cold and a warm cache alike."""
+    model = tmp_path / "m.py"
+    model.write_text(
+        "import torch\nfrom torch import nn\n\n\nclass M(nn.Module):\n"
+        "    def forward(self, x):\n        n = int(x.shape[1] * 0.75)\n        return x[:, :n]\n"
+    )
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    for _ in range(2):  # cold, then warm
+        main([str(model), "--diff", "--exporters", "dynamo", *cache])
+        out = capsys.readouterr().out
+        assert "+        n = torch.sym_int(x.shape[1] * 0.75)" in out and "def _onnx_sym_int" not in out
+        for unsafe in ([], ["--unsafe-fixes"]):
+            main([str(model), "--diff", "--exporters", "dynamo,legacy", *unsafe, *cache])
+            out = capsys.readouterr().out
+            assert "+        n = _onnx_sym_int(x.shape[1] * 0.75)" in out and "+def _onnx_sym_int(x):" in out

@@ -76,7 +76,6 @@ ORIGINAL = {
 NO_FIX = {"Tolist", "FloatOfSize", "BoolOfTensor", "Log2", "ShapeSplat"}
 # `torch.sym_int` keeps a float of sizes symbolic under torch.export; the legacy exporter still
 # records the export-time value (no exact integer form: a square root, a ratio of config numbers)
-DYNAMO_ONLY_FIX = {"IntOfSizeRoot"}  # IntOfFloatName: with --unsafe-fixes the floor division, both exporters
 FIXED = sorted(set(ORIGINAL) - NO_FIX)
 # Unsafe fixes measured NOT bit-identical on these inputs: name -> the largest difference
 # allowed, in float32 epsilons of the output's largest magnitude. None since the NumPy fixes
@@ -183,8 +182,5 @@ def test_original_fails_as_measured(name, verdicts):
 @pytest.mark.parametrize("exporter", ["legacy", "dynamo"])
 def test_rewrite_exports_correctly_on_other_values_and_sizes(name, exporter, verdicts):
     verdict, failing, error, probes = verdicts[name]["fixed", exporter][name]
-    if exporter == "legacy" and name in DYNAMO_ONLY_FIX:  # no worse than before
-        assert verdict == ORIGINAL[name][0], (failing, error)
-        return
     assert verdict == OK, (failing, error)
     assert probes == ["export inputs", "probe 1 (user)", "probe 2 (user)"]

@@ -72,13 +72,13 @@ class IntOfSizeHalf(nn.Module):  # ONX203, safe fix (`// 2`)
         return x[:, : int(x.size(1) * 0.5)]
 
 
-class IntOfSizeRoot(nn.Module):  # ONX203 `torch.sym_int` (safe, dynamo only); legacy stays silently wrong
+class IntOfSizeRoot(nn.Module):  # ONX203 `_onnx_sym_int` (safe; `torch.sym_int` for a torch.export-only project)
     def forward(self, x: torch.Tensor, s: torch.Tensor):
         side = int(x.size(1) ** 0.5)
         return x[:, : side * side]
 
 
-class IntOfFloatName(nn.Module):  # ONX203 `torch.sym_int` (safe, dynamo only), `a // b` with --unsafe-fixes: julius
+class IntOfFloatName(nn.Module):  # ONX203 `_onnx_sym_int` (safe), `a // b` with --unsafe-fixes: julius
     def __init__(self, old_sr: int = 3, new_sr: int = 2):
         super().__init__()
         gcd = math.gcd(old_sr, new_sr)

@@ -384,10 +384,12 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
     ),
 )
 # helpers that decompose nothing on their own (roll: ONX406; round_half_away: ONX101's element loops)
-# size_extreme: ONX403's max/min of sizes; size_isqrt: ONX203's int(math.sqrt(size)); linspace_steps: ONX407's linspace over a size; interpolate_scaled: ONX404's resize by a float scale from sizes;
+# size_extreme: ONX403's max/min of sizes; size_isqrt: ONX203's int(math.sqrt(size)); sym_int: ONX203's int() of
+# float size math for the legacy exporter too; size_round: ONX402's math.ceil/floor of float size math; size_sqrt:
+# ONX402's math.sqrt of sizes; linspace_steps: ONX407's linspace over a size; interpolate_scaled: ONX404's resize by a float scale from sizes;
 # until_stop: ONX612's join of a loop's steps cut after its exit; size_cond / value_cond: ONX613's `if` on sizes /
 # on a tensor's value as torch.cond under export; value_select: ONX601's `if` on a tensor's value, both branches and
 # torch.where under either exporter
 SUPPORT: tuple[str, ...] = ("sort_rank", "roll", "round_half_away", "nan_ignoring_extreme", "adaptive_bin_maxima",
                             "size_extreme", "size_isqrt", "linspace_steps", "interpolate_scaled",
-                            "until_stop", "size_cond", "value_cond", "value_select")
+                            "until_stop", "size_cond", "value_cond", "value_select", "sym_int")

@@ -12,7 +12,7 @@ import bisect
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from onnxfix.config import Settings
+from onnxfix.config import LEGACY, Settings
 from onnxfix.rewriter.callsites import CallSites
 from onnxfix.rewriter.context import FileContext, FunctionContext, ModuleContext
 from onnxfix.rewriter.edits import add_prelude, apply_edits, choose_fixes, drop_imports_fixes_emptied
@@ -233,6 +233,8 @@ def fix_text(source: SourceFile, display_path: str, settings: Settings, ruleset:
             proven = _evidence_proven(findings, text, settings)
         else:
             findings = [_proven_safe(f, text, proven) for f in findings]
+        if LEGACY in settings.exporters:  # the fix that covers the legacy exporter too, where one differs
+            findings = [replace(f, fix=f.fix.for_legacy) if f.fix and f.fix.for_legacy else f for f in findings]
         if settings.unsafe_fixes:  # the stronger alternative where a fix has one
             findings = [replace(f, fix=f.fix.stronger) if f.fix and f.fix.stronger else f for f in findings]
         candidates = [f for f in findings if _allowed(f, text, settings)]

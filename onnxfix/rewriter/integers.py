@@ -31,6 +31,9 @@ def is_number(node: ast.AST) -> bool:
 # Calls on a tensor that return a Python int, and builtins that return one from ints.
 INT_METHODS = frozenset({"dim", "numel", "ndimension", "nelement"})
 INT_MATH = frozenset({"math.ceil", "math.floor", "math.prod", "math.isqrt"})
+# onnxfix's own helpers read as the call they replace, by arity: `_onnx_sym_int(x)` as `int(x)`
+# (ONX203), `_onnx_size_round(math.ceil, x)` as `math.ceil(x)` (ONX402)
+ROUNDING_HELPERS = {"_onnx_sym_int": 1, "_onnx_size_round": 2}
 INT_OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)
 NONNEGATIVE_OPERATORS = (ast.Add, ast.Mult, ast.FloorDiv, ast.Mod)
 
@@ -148,6 +151,13 @@ class IntegerOracle:
         func = node.func
         if kind == "int" and self.ctx.qualname(func) in INT_MATH:  # math.ceil/floor return ints
             return True
+        if isinstance(func, ast.Name) and func.id in ROUNDING_HELPERS and len(node.args) == ROUNDING_HELPERS[func.id]:
+            return kind == "int" or self._nonnegative_number(node.args[-1])  # int(x), math.ceil(x) of x >= 0
+        if isinstance(func, ast.Name) and func.id == "_onnx_size_extreme" and len(node.args) >= 3:
+            return self._extreme(isinstance(node.args[0], ast.Constant) and node.args[0].value is True,
+                                 node.args[1:], kind)
+        if self.ctx.qualname(func) == "torch.sym_int" and len(node.args) == 1:  # int() itself in eager
+            return kind == "int" or self._nonnegative_number(node.args[0])
         if self.ctx.qualname(func) in ("math.ceil", "math.floor") and len(node.args) == 1 and not node.keywords:
             return self._nonnegative_number(node.args[0])  # of a quotient of ints >= 0: an int >= 0
         if isinstance(func, ast.Attribute):
@@ -160,14 +170,18 @@ class IntegerOracle:
             if func.id == "int":  # int() of a size expression: sign kept, truncated
                 return len(node.args) == 1 and (kind == "int" or self._nonnegative_number(node.args[0]))
             if func.id in ("max", "min") and len(node.args) >= 2:
-                checks = [self.is_int(a) for a in node.args]
-                if kind == "nonneg":
-                    signs = [self.is_nonnegative_int(a) for a in node.args]
-                    return all(checks) and (any(signs) if func.id == "max" else all(signs))
-                return all(checks)
+                return self._extreme(func.id == "max", node.args, kind)
             if func.id == "abs" and len(node.args) == 1:
                 return self.is_int(node.args[0])
         return False
+
+    def _extreme(self, is_max: bool, arguments: list[ast.expr], kind: str) -> bool:
+        """`max(...)` / `min(...)` of ints: an int; >= 0 when one argument is (max) or all are (min)."""
+        checks = [self.is_int(a) for a in arguments]
+        if kind == "nonneg":
+            signs = [self.is_nonnegative_int(a) for a in arguments]
+            return all(checks) and (any(signs) if is_max else all(signs))
+        return all(checks)
 
     def _nonnegative_number(self, node: ast.AST) -> bool:
         """A non-negative int, or a true quotient of two (`h / scale`): what `int()` keeps >= 0."""

@@ -1,9 +1,11 @@
 """Issue 17's partial fix: four export problems, three with a fix (NumPy, an `if` on a tensor,
-linalg.inv) and one whose fix helps torch.export only (`int(s * 0.75)` in a reshape, ONX203's
-`torch.sym_int`; issue 17's `int(s * 0.5)` has an exact one, `s // 2`). Both exporters fail loudly
-on the original; with every fix applied the export succeeds and the reshape's size is a
-constant: SILENTLY-WRONG on other sizes. `export --fix` must keep the loud failure.
+linalg.inv) and one without (`math.log2(s)` of a size, a float the legacy trace records; issue
+17's `int(s * 0.5)` has an exact fix, `s // 2`, and `int(s * 0.75)` now `_onnx_sym_int`). Both
+exporters fail loudly on the original; with every fix applied the export succeeds and the log's
+value is a constant: SILENTLY-WRONG on other sizes. `export --fix` must keep the loud failure.
 """
+
+import math
 
 import numpy as np
 import torch
@@ -24,7 +26,7 @@ class Mixer(nn.Module):
             h = h / 100
         gram = h.transpose(1, 2) @ h + 4 * torch.eye(4)
         h = h @ torch.linalg.inv(gram)
-        return h.reshape(h.shape[0], int(s * 0.75), -1)
+        return h * math.log2(s)
 
 
 def example_inputs():

@@ -10,6 +10,7 @@ from onnxfix.patterns.scalars.int_division import (
     CHUNK_COUNT, RATIO_CAVEAT, _division_fix, _shifted_division, counts_chunks, no_floor_division, ratio_floor_division,
 )
 from onnxfix.patterns.scalars.square_root import isqrt_fix, size_square_root
+from onnxfix.patterns.scalars.sym_int import sym_int_fix, takes_math_sqrt
 from onnxfix.patterns.scalars.values import (
     EXACT,
     TRACING_ONLY,
@@ -155,7 +156,10 @@ class ScalarCast(Rule):
               `torch.sym_int(...)`: safe, it is `int()` for every Python number and tensor, and
               under torch.export it truncates the SymFloat symbolically where `int()` guards on
               it and silently specializes the size (measured on torch 2.13, tests/
-              test_values_exporters.py). The legacy exporter still records a constant there.
+              test_values_exporters.py). Where the project targets the legacy exporter,
+              `_onnx_sym_int(...)` instead: safe, `torch.sym_int` itself but while the legacy
+              exporter traces, where the float is a 0-d tensor and its int64 cast truncates
+              toward zero as `int()` does, a graph value where `int()` recorded a constant.
               `int(math.sqrt(n))` (or `numpy.sqrt`) of an integer size (the side of a square
               token grid) -> `_onnx_size_isqrt(math.sqrt, n)`: safe. In eager the helper is
               `int(math.sqrt(n))` itself, on the same value; under torch.export (a SymInt, whose
@@ -284,7 +288,7 @@ class ScalarCast(Rule):
         """transformers' `torch_int(x)`: `int(x)` of a parameter some caller binds to a size. Under
         torch.export the size is a SymInt and `int()` specializes it (ONX914); `torch.sym_int`
         returns a SymInt as it is and is `int()` for everything else."""
-        fix = _sym_int_fix(node, argument, ctx)
+        fix = sym_int_fix(node, ctx, legacy=False)
         return ctx.report(
             self, node,
             f"`int({argument.id})` of a value a caller passes as a size: torch.export specializes the size to the "
@@ -390,7 +394,7 @@ class ScalarCast(Rule):
         specializing the size silently (measured on torch 2.13: a slice end kept the export-time
         length); `torch.sym_int` truncates it symbolically and is `int()` in eager: safe. Not
         through `math.sqrt`, which torch.onnx cannot convert on a symbolic size."""
-        if _takes_math_sqrt(argument, ctx):
+        if takes_math_sqrt(argument, ctx):
             return ctx.report(
                 self, node,
                 "`int(math.sqrt(...))` of a size: the legacy exporter records the export-time value and "
@@ -400,16 +404,16 @@ class ScalarCast(Rule):
                 "`image_size // patch_size`) or pass it in",
                 exporters=(LEGACY, DYNAMO),
             )
-        fix = _sym_int_fix(node, argument, ctx)
-        legacy = ("with `--unsafe-fixes`, the quotient's floor division instead, which the legacy exporter keeps "
-                  "symbolic too" if stronger else "the legacy exporter still records a constant: only `int(a / b)` "
-                  "and `int(size * 2**-m)` have an exact integer form")
+        fix = sym_int_fix(node, ctx)
+        legacy = ("; with `--unsafe-fixes`, the quotient's floor division instead" if stronger else "")
         if fix is not None and stronger is not None:
-            fix = replace(fix, stronger=stronger)
+            fix = replace(fix, stronger=stronger, for_legacy=replace(fix.for_legacy, stronger=stronger))
         return ctx.report(
             self, node,
-            "`int()` of a float computed from sizes: torch.export specializes it to the export-time value "
-            f"(silently wrong for other sizes); `torch.sym_int` keeps it symbolic and is `int()` in eager ({legacy})"
+            "`int()` of a float computed from sizes: the legacy exporter records the export-time value and "
+            "torch.export specializes it (silently wrong for other sizes); `torch.sym_int` keeps it symbolic and is "
+            "`int()` in eager (`_onnx_sym_int` where the project targets the legacy exporter: a graph value while it "
+            f"traces){legacy}"
             + ("" if fix is not None else " (no fix: TorchScript compiles the function, and has no `torch.sym_int`)"),
             fix=fix, exporters=(LEGACY, DYNAMO),
         )
@@ -423,24 +427,6 @@ def _scaled_size(argument: ast.expr, ctx: FunctionContext) -> bool:
     sides = (argument.left, argument.right)
     sized = [side for side in sides if ctx.sizes.is_size_quotient(side) or _scaled_size(side, ctx)]
     return bool(sized) and all(side in sized or ctx.tensors.is_tensor(side) is not True for side in sides)
-
-
-def _sym_int_fix(node: ast.Call, argument: ast.expr, ctx: FunctionContext) -> Fix | None:
-    """`int(x)` -> `torch.sym_int(x)`: `int()` for every Python number and tensor, a SymInt kept
-    symbolic under torch.export. Only the callee is replaced (comments inside the call stay).
-    None where TorchScript compiles the function: it has no `torch.sym_int`."""
-    if ctx.compiled_by_torchscript:
-        return None
-    torch_name, imports = ctx.torch_name()
-    return Fix("Use `torch.sym_int`", (ctx.replace(node.func, f"{torch_name}.sym_int"),), safe=True, imports=imports)
-
-
-def _takes_math_sqrt(argument: ast.expr, ctx: FunctionContext) -> bool:
-    """`math.sqrt` in the expression or in a binding of a name it reads: torch.onnx cannot convert
-    it on a symbolic size, with or without `torch.sym_int`."""
-    values = [argument, *(v for n in ast.walk(argument) if isinstance(n, ast.Name)
-                          for v in ctx.assignments(n.id) if isinstance(v, ast.expr))]
-    return any(isinstance(n, ast.Call) and ctx.qualname(n.func) == "math.sqrt" for v in values for n in ast.walk(v))
 
 
 def _float_valued(name: ast.Name, ctx: FunctionContext) -> bool:

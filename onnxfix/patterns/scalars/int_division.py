@@ -125,13 +125,19 @@ def _scale_factor(divisor: ast.expr, ctx: FunctionContext) -> bool:
     return any(_scaled_by(ast.unparse(leaf), ctx) for leaf in leaves)  # `shuffle_ratio**2` too (Llama 4)
 
 
+def _truncation(call: ast.Call, ctx: FunctionContext) -> bool:
+    """ONX203's fixes of `int()`, the same truncation: `torch.sym_int(...)`, `_onnx_sym_int(...)`."""
+    return ctx.qualname(call.func) == "torch.sym_int" or (
+        isinstance(call.func, ast.Name) and call.func.id == "_onnx_sym_int")
+
+
 def _scaled_by(text: str, ctx: FunctionContext) -> bool:
     for n in ast.walk(ctx.fn.node):
         if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div) and isinstance(n.left, ast.Constant) and ast.unparse(n.right) == text:
             return True
         if not isinstance(n, ast.Call):
             continue
-        truncated = builtin_call(n, ctx, frozenset({"int"})) == "int" or ctx.qualname(n.func) == "torch.sym_int"  # or its fix
+        truncated = builtin_call(n, ctx, frozenset({"int"})) == "int" or _truncation(n, ctx)
         if truncated and len(n.args) == 1 and any(
             isinstance(m, ast.BinOp) and isinstance(m.op, ast.Mult) and text in (ast.unparse(m.left), ast.unparse(m.right))
             and not has_true_division(n.args[0]) for m in ast.walk(n.args[0])
