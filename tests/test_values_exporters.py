@@ -40,6 +40,8 @@ ORIGINAL = {
     "Sqrt": (SW, FAILS),
     "Ceil": (SW, OK),
     "Floor": (SW, OK),
+    "CeilOfScaledSize": (SW, OK),
+    "FloorByScaleAttribute": (SW, OK),
     "Pow": (SW, OK),
     "Log2": (SW, FAILS),
     "MaxOfTensors": (SW, OK),
@@ -74,8 +76,6 @@ ORIGINAL = {
     "SizeNumel": (ORT, OK),
 }
 NO_FIX = {"Tolist", "FloatOfSize", "BoolOfTensor", "Log2", "ShapeSplat"}
-# `torch.sym_int` keeps a float of sizes symbolic under torch.export; the legacy exporter still
-# records the export-time value (no exact integer form: a square root, a ratio of config numbers)
 FIXED = sorted(set(ORIGINAL) - NO_FIX)
 # Unsafe fixes measured NOT bit-identical on these inputs: name -> the largest difference
 # allowed, in float32 epsilons of the output's largest magnitude. None since the NumPy fixes

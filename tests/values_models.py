@@ -132,6 +132,20 @@ class Floor(nn.Module):  # ONX402
         return x[:, : math.floor(x.size(1) / 4)]
 
 
+class CeilOfScaledSize(nn.Module):  # ONX402 `_onnx_size_round` (safe: a float scale, no integer form)
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        return x[:, : math.ceil(x.size(1) * 0.75)]
+
+
+class FloorByScaleAttribute(nn.Module):  # ONX402 `_onnx_size_round` (safe): the scale a float of the config
+    def __init__(self, scale: float = 0.5):
+        super().__init__()
+        self.scale = scale
+
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        return x[:, : math.floor(x.size(1) * self.scale)]
+
+
 class Pow(nn.Module):  # ONX402
     def forward(self, x: torch.Tensor, s: torch.Tensor):
         return x * math.pow(x.size(1), 0.5)

@@ -23,6 +23,9 @@ RANK_QUERIES = frozenset({"dim", "ndimension", "ndim"})
 SIZE_BUILTINS = frozenset({"len", "int", "min", "max", "abs", "round"})
 SIZE_MATH = frozenset({"math.sqrt", "math.ceil", "math.floor", "math.log2", "math.pow", "math.prod"})
 NUMPY_SIZE_ROUNDING = frozenset({"numpy.ceil", "numpy.floor"})
+# onnxfix's own helpers for size math (ONX402's, ONX403's fixes), read like the calls they
+# replace: a size when an argument after the first (the caller's function, `max`'s flag) is one
+SIZE_HELPERS = frozenset({"_onnx_size_round", "_onnx_size_extreme", "_onnx_size_sqrt"})
 
 
 class SizeOracle:
@@ -127,6 +130,8 @@ class SizeOracle:
                 return bool(node.args) and all(self.is_size(a) or is_number(a) for a in node.args) and any(
                     self.is_size(a) for a in node.args
                 )
+        if isinstance(node.func, ast.Name) and node.func.id in SIZE_HELPERS:
+            return any(self.is_size(a) for a in node.args[1:])
         qualname = self.ctx.qualname(node.func)
         if qualname in SIZE_MATH:  # (math.prod of a torch.Size: ONX411's numel(), the same count)
             return any(self.is_size(a) for a in node.args) or (

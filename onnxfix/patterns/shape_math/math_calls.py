@@ -5,15 +5,17 @@ from __future__ import annotations
 import ast
 
 from onnxfix.config import DYNAMO, LEGACY
+from onnxfix.decompositions import helper_source
 from onnxfix.patterns.scalars.int_division import (
     CHUNK_COUNT, RATIO_CAVEAT, counts_chunks, has_true_division, ratio_floor_division,
 )
 from onnxfix.rewriter.bindings import bound_once
 from onnxfix.rewriter.context import FunctionContext, builtin_call
 from onnxfix.rewriter.precedence import ARITH, ATOM, COMPARE, POWER, TERM, UNARY, in_place_of, operand
-from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
+from onnxfix.rewriter.rule import Fix, Helper, Rule, RuleDoc
 
 
+SIZE_ROUND = Helper("_onnx_size_round", helper_source("size_round"))
 MATH_FUNCTIONS = frozenset({"math.sqrt", "math.ceil", "math.floor", "math.pow", "math.log2", "numpy.ceil", "numpy.floor"})
 
 
@@ -108,6 +110,12 @@ class MathOnSize(Rule):
               exactly when `2r + (q odd) > b`, and `2r + 1 < 2(b + 1)` keeps the last floor
               division 0 or 1 (tests/test_values_exactness.py, exhaustively and on random
               pairs). A numerator not proven an int: unsafe; another divisor: no fix.
+            - `math.ceil(x)` / `math.floor(x)` with no integer form proven exact (a float scale,
+              `math.ceil(h * 0.5)`; a divisor of unknown type) -> `_onnx_size_round(math.ceil, x)`:
+              safe. Eager and torch.export run the call itself on the same value; only while the
+              legacy exporter traces (`x` then a 0-d tensor) the helper rounds in the graph
+              (`torch.ceil` / `torch.floor` of a float tensor, then int64). An unsafe integer form
+              (above) is applied instead with `--unsafe-fixes`.
             - `math.log2`, and every other argument: no fix (report only).
         """,
         references=(
@@ -141,6 +149,9 @@ class MathOnSize(Rule):
             fix, why = None, CHUNK_COUNT
         else:
             fix, why = getattr(self, f"_fix_{name}")(node, target, ctx)
+        rounded_in_graph = module == "math" and name in ("ceil", "floor") and (fix is None or not fix.safe)
+        if rounded_in_graph and target is not None and not counts_chunks(target, ctx):
+            fix, why = _size_round_fix(node, fix, why, ctx)
         if name in ("sqrt", "log2"):
             message = (
                 f"`math.{name}` of a size: the legacy exporter records the export-time value and the "
@@ -156,7 +167,9 @@ class MathOnSize(Rule):
         else:
             message = f"`math.{name}` of a size: the legacy exporter records the export-time value as a constant"
             exporters = (LEGACY,)
-        if why:
+        if why and fix is not None and fix.safe:  # `_onnx_size_round`, maybe an integer form as its stronger
+            message += f"; {why}"
+        elif why:
             message += f"; fix is unsafe: {why}" if fix else f"; no automatic fix: {why}"
         yield ctx.report(self, node, message, fix=fix, exporters=exporters)
 
@@ -257,6 +270,22 @@ class MathOnSize(Rule):
 
     def _fix_log2(self, node: ast.Call, target: ast.Call, ctx: FunctionContext):
         return None, "no Python form the exporters capture is proven to give `math.log2`'s float"
+
+
+def _size_round_fix(node: ast.Call, integer_form: Fix | None, why: str, ctx: FunctionContext):
+    """`math.ceil(x)` with no integer form proven exact -> `_onnx_size_round(math.ceil, x)`: safe,
+    the call itself but while the legacy exporter traces (then the rounding of the 0-d tensor in
+    the graph). An unsafe integer form stays as the stronger alternative (`--unsafe-fixes`).
+    (fix, the message's note); no fix where TorchScript compiles the function (no tracing state)."""
+    if ctx.compiled_by_torchscript or len(node.args) != 1:
+        return integer_form, why
+    text = f"_onnx_size_round({ctx.segment(node.func)}, {ctx.segment(node.args[0])})"
+    fix = Fix("Round in the graph while the legacy exporter traces", (ctx.replace(node, text),), safe=True,
+              imports=("torch",), helpers=(SIZE_ROUND,), stronger=integer_form)
+    note = "`_onnx_size_round` rounds the traced size in the graph (the call itself everywhere else)"
+    if integer_form is not None:
+        note += f"; with `--unsafe-fixes` the integer form (unsafe: {why})"
+    return fix, note
 
 
 def _integer_division(node: ast.Call, ctx: FunctionContext, positive_divisor: bool):
