@@ -106,6 +106,7 @@ CASES = {
     "numpy_grids": ("ONX101", True, (FAILS, ORT)),  # np.linspace / np.meshgrid grids over the heatmap sizes
     "multiple_pad": ("ONX402", True, (WRONG, FAILS)),  # fairseq's pad_to_multiple: (tsz / multiple).is_integer(), then x[:, :-pad_length] (ONX608)
     "negative_bound": ("ONX410", False, (WRONG, WRONG)),  # fairseq: `mask[:, -pad_length:] = True`, `x[:, :-pad_length]` under `if pad_length > 0`
+    "sqrt_length_scale": ("ONX402", False, (FAILS, WRONG)),  # sqrt-n pooling: `x.sum(1) / math.sqrt(x.shape[1])`
     "center_crop": ("ONX402", False, (WRONG, FAILS)),  # torchvision's center_crop: int(round((h - ch) / 2.0))
     "length_fill": ("ONX603", True, (FAILS, ORT)),  # a padding mask filled row by row up to each length
     "bool_length_mask": ("ONX603", True, (FAILS, ORT)),  # HunyuanVideo: a bool mask, `range(batch_size)` from the shape
@@ -160,6 +161,7 @@ FIXED_FOR = {
     "negative_bound": ("legacy",),  # ONX410 bounds the slice while tracing; torch.export keeps `-n` (docs/rules-values.md)
     "per_sample_blend": ("dynamo",),  # torch.vmap while torch.export traces; the legacy trace keeps the loop
     "while_halve": ("dynamo",),  # the legacy trace keeps unrolling the export-time iterations
+    "sqrt_length_scale": ("dynamo",),  # `_onnx_size_sqrt`: a float from a traced size is a legacy constant
 }
 
 LEGACY_ERRORS = {

@@ -392,4 +392,5 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
 # torch.where under either exporter
 SUPPORT: tuple[str, ...] = ("sort_rank", "roll", "round_half_away", "nan_ignoring_extreme", "adaptive_bin_maxima",
                             "size_extreme", "size_isqrt", "linspace_steps", "interpolate_scaled",
-                            "until_stop", "size_cond", "value_cond", "value_select", "sym_int", "size_round")
+                            "until_stop", "size_cond", "value_cond", "value_select", "sym_int", "size_round",
+                            "size_sqrt")

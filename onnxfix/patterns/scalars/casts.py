@@ -167,8 +167,9 @@ class ScalarCast(Rule):
               correction by one either way made torch.export's symbolic reasoning hang on nested
               grids); while the legacy exporter traces (the size a 0-d tensor), the floor of its
               float64 square root, a graph value: the integer square root, which `int(math.sqrt(n))`
-              is for every `0 <= n < 2**52` (tests/test_values_exactness.py). Through a name bound
-              to the square root: no fix.
+              is for every `0 <= n < 2**52` (tests/test_values_exactness.py). Another square root
+              of sizes (through a name, of a float quotient, scaled) is first ONX402's
+              `_onnx_size_sqrt(math.sqrt, d)`, then `int()` of it `torch.sym_int` as above.
               Of `int(f)` where `f` is bound once to `a / b` whose integer form is
               unsafe (julius's `self.new_sr * length / self.old_sr`, the divisor's sign not
               proven), `--unsafe-fixes` writes `a // b` instead (the fix's stronger alternative):
@@ -398,9 +399,9 @@ class ScalarCast(Rule):
             return ctx.report(
                 self, node,
                 "`int(math.sqrt(...))` of a size: the legacy exporter records the export-time value and "
-                "the dynamo exporter specializes it; no automatic fix: torch.onnx cannot convert `math.sqrt` of a "
-                "symbolic size (`torch.sym_int(n ** 0.5)` converts, measured on torch 2.13, but `** 0.5` may "
-                "round differently from `math.sqrt`); take the side from the model's configuration (e.g. "
+                "the dynamo exporter specializes it; no fix yet: torch.onnx cannot convert `math.sqrt` of a "
+                "symbolic size, which ONX402's fix takes first (`_onnx_size_sqrt`), then this one "
+                "(`torch.sym_int`); or take the side from the model's configuration (e.g. "
                 "`image_size // patch_size`) or pass it in",
                 exporters=(LEGACY, DYNAMO),
             )
@@ -429,6 +430,9 @@ def _scaled_size(argument: ast.expr, ctx: FunctionContext) -> bool:
     return bool(sized) and all(side in sized or ctx.tensors.is_tensor(side) is not True for side in sides)
 
 
+FLOAT_MATH = frozenset({"math.sqrt", "math.log", "math.log2", "math.exp"})
+
+
 def _float_valued(name: ast.Name, ctx: FunctionContext) -> bool:
     """A local name bound to float math on sizes (`f = self.new_sr * length / self.old_sr`): a
     true division, a float literal or a power in some binding that the size oracle reads as a size."""
@@ -437,7 +441,8 @@ def _float_valued(name: ast.Name, ctx: FunctionContext) -> bool:
     values = [_bound_value(v, name.id) for v in ctx.assignments(name.id)]
     return any(isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Div, ast.Pow)) or (
         isinstance(n, ast.Constant) and type(n.value) is float) or (
-        isinstance(n, ast.Call) and ctx.qualname(n.func) in ("math.sqrt", "math.log", "math.log2", "math.exp")) or (
+        isinstance(n, ast.Call) and ctx.qualname(n.func) in FLOAT_MATH) or (
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "_onnx_size_sqrt") or (
         is_config_number(n, ctx) and not is_config_int(n, ctx))  # `w0 + self.interpolate_offset` (0.1)
         for v in values if v is not None for n in ast.walk(v))
 

@@ -16,6 +16,7 @@ from onnxfix.rewriter.rule import Fix, Helper, Rule, RuleDoc
 
 
 SIZE_ROUND = Helper("_onnx_size_round", helper_source("size_round"))
+SIZE_SQRT = Helper("_onnx_size_sqrt", helper_source("size_sqrt"))
 MATH_FUNCTIONS = frozenset({"math.sqrt", "math.ceil", "math.floor", "math.pow", "math.log2", "numpy.ceil", "numpy.floor"})
 
 
@@ -67,7 +68,10 @@ class MathOnSize(Rule):
             The integer fixes are exact, and safe only when the analysis proves the arguments
             are integers of the right sign (sizes, `len`, integer constants and integer
             arithmetic of those):
-            - `math.sqrt(d)` -> `d ** 0.5`: unsafe, always. `math.sqrt` is correctly rounded,
+            - `math.sqrt(d)` -> `_onnx_size_sqrt(math.sqrt, d)`: safe. Eager (and the legacy
+              exporter, which still records the export-time value) run the call itself; under
+              torch.export, where `math.sqrt` of a SymInt has no ONNX translation, the helper
+              computes `d ** 0.5`, symbolic. With `--unsafe-fixes`, `d ** 0.5` itself: unsafe, always. `math.sqrt` is correctly rounded,
               `d ** 0.5` calls the C library's `pow`, which is not: for 948 of the integers
               below 2**20 (the first is 2921) the results differ in the last bit
               (tests/test_values_exactness.py checks this and the one-ulp bound). It is the
@@ -223,8 +227,15 @@ class MathOnSize(Rule):
         (argument,) = node.args
         base = operand(ctx.segment(argument), argument, ATOM)
         # not bit-identical: pow() is not correctly rounded (tests/test_values_exactness.py)
-        fix = self._replace(target, ctx, f"{base} ** 0.5", POWER, "Use `d ** 0.5`", safe=False)
-        return fix, "`d ** 0.5` is not correctly rounded and can differ from `math.sqrt` in the last bit"
+        power = self._replace(target, ctx, f"{base} ** 0.5", POWER, "Use `d ** 0.5`", safe=False)
+        unsafe = "`d ** 0.5` is not correctly rounded and can differ from `math.sqrt` in the last bit"
+        if ctx.compiled_by_torchscript:  # no SymInt there, and no helper of ours
+            return power, unsafe
+        text = f"_onnx_size_sqrt({ctx.segment(node.func)}, {ctx.segment(argument)})"
+        fix = Fix("Take the square root as `d ** 0.5` under torch.export only", (ctx.replace(node, text),), safe=True,
+                  imports=("torch",), helpers=(SIZE_SQRT,), stronger=power)
+        return fix, ("`_onnx_size_sqrt` is `math.sqrt` in eager and `d ** 0.5` under torch.export (the legacy "
+                     f"exporter still records the export-time value); with `--unsafe-fixes` `d ** 0.5` (unsafe: {unsafe})")
 
     def _fix_ceil(self, node: ast.Call, target: ast.Call, ctx: FunctionContext):
         (a, b, offset), why = _integer_division(node, ctx, positive_divisor=True)
