@@ -5,6 +5,7 @@ than other module state (a layer built lazily, a counter, an extended cache, a r
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
 
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.module_index import is_torch_module_qualname
@@ -151,24 +152,28 @@ def used_after(node: ast.If, attribute: str, ctx: FunctionContext, store: bool =
            and ctx.is_self_attr(n) and n.lineno > end for n in ast.walk(ctx.fn.node)):
         return True
     return not store and any(_reads_self_attribute(method, attribute, ctx.self_name)
-                             for method in _methods_called_after(end, ctx))
+                             for method in methods_reached(_statements_after(end, ctx), ctx))
 
 
-def _methods_called_after(end: int, ctx: FunctionContext, depth: int = 3) -> list[ast.FunctionDef]:
-    """The class's methods that `self.m(...)` calls after line ``end`` reach, a few calls deep."""
+def methods_reached(nodes: Iterable[ast.AST], ctx: FunctionContext, depth: int = 3) -> list[ast.FunctionDef]:
+    """The class's methods that `self.m(...)` calls in ``nodes`` (and below them) reach, a few
+    calls deep, each once."""
     if ctx.fn.cls is None or ctx.self_name is None:
         return []
-    methods, seen = ctx.fn.cls.methods, set()
-    frontier = [n for n in ast.walk(ctx.fn.node) if getattr(n, "lineno", 0) > end]
-    found: list[ast.FunctionDef] = []
+    methods, found = ctx.fn.cls.methods, {}
+    frontier = [n for node in nodes for n in ast.walk(node)]
     for _ in range(depth):
-        called = [methods[c.func.attr] for c in frontier if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
-                  and isinstance(c.func.value, ast.Name) and c.func.value.id == ctx.self_name
-                  and c.func.attr in methods and c.func.attr not in seen]
-        seen |= {m.name for m in called}
-        found += called
-        frontier = [n for m in called for n in ast.walk(m)]
-    return found
+        called = {c.func.attr: methods[c.func.attr] for c in frontier if isinstance(c, ast.Call)
+                  and isinstance(c.func, ast.Attribute) and isinstance(c.func.value, ast.Name)
+                  and c.func.value.id == ctx.self_name and c.func.attr in methods and c.func.attr not in found}
+        found |= called
+        frontier = [n for m in called.values() for n in ast.walk(m)]
+    return list(found.values())
+
+
+def _statements_after(end: int, ctx: FunctionContext) -> list[ast.stmt]:
+    """The function's statements that start after line ``end`` (nested ones included)."""
+    return [n for n in ast.walk(ctx.fn.node) if isinstance(n, ast.stmt) and n.lineno > end]
 
 
 def _reads_self_attribute(method: ast.FunctionDef, attribute: str, self_name: str) -> bool:

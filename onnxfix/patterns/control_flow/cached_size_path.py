@@ -22,7 +22,7 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
-from onnxfix.patterns.control_flow.cache_rebuild import rebuilt_attribute, used_after
+from onnxfix.patterns.control_flow.cache_rebuild import methods_reached, rebuilt_attribute, used_after
 from onnxfix.patterns.control_flow.size_paths import compares_sizes
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.export_guards import consults_export_guard
@@ -407,12 +407,8 @@ def _dict_of_keys(node: ast.expr) -> ast.expr:
 
 
 def _registers_buffer(node: ast.If, ctx: FunctionContext) -> bool:
-    """The `if` body registers a buffer, itself or through a method of the class it calls (NeMo's
+    """The `if` body registers a buffer, itself or through methods of the class it calls (NeMo's
     `self.set_max_len(n)`, LLaMA's `self._set_cos_sin_cache(n)`)."""
-    methods = ctx.fn.cls.methods if ctx.fn.cls is not None else {}
-    bodies: list[ast.AST] = list(node.body)
-    for call in (n for statement in node.body for n in ast.walk(statement) if isinstance(n, ast.Call)):
-        if isinstance(call.func, ast.Attribute) and ctx.is_self_attr(call.func) and call.func.attr in methods:
-            bodies.append(methods[call.func.attr])
+    bodies = [*node.body, *methods_reached(node.body, ctx)]
     return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "register_buffer"
                for body in bodies for n in ast.walk(body))
