@@ -202,11 +202,8 @@ def export_verdict(path: Path, exporter: str, dynamic: dict, isolated: bool, dec
         # measured on torch 2.13 after Chatterbox's "Cannot insert a Tensor that requires grad"), so
         # this process's later legacy exports run in children (onnxfix export always isolates them)
         _LEGACY_TAINTED |= exporter == "legacy" and verdict.failed_stage == "export"
-    bad = next((p for p in verdict.probes if not p.ok), None)
-    detail = (verdict.error or "").strip().splitlines()[0][:200] if verdict.error else ""
-    if not detail and bad:
-        detail = f"{bad.probe}: {bad.note or f'max abs error {bad.max_abs}'}"[:200]
-    return {"verdict": verdict.verdict, "error": detail, "probe": verdict.failing_probe}
+    error, cause = realworld_doc.error_and_cause(verdict)
+    return {"verdict": verdict.verdict, "error": error[:200], "cause": cause[:300], "probe": verdict.failing_probe}
 
 
 _LEGACY_TAINTED = False

@@ -24,6 +24,20 @@ EXPORTERS = ("dynamo", "legacy")
 VARIANTS = ("before", "safe", "unsafe")
 
 
+def error_and_cause(verdict) -> tuple[str, str]:
+    """A verdict's first error line and its innermost cause (the last of the chained `<-` causes:
+    torch.onnx's "Failed to export ... step 1/3" wraps the guard or the operator that failed),
+    or a failing probe's note; the cause is "" where it is the error itself."""
+    error = (verdict.error or "").strip()
+    causes = [c.strip() for c in error.split("\n  <- ") if c.strip()]
+    first = causes[0].splitlines()[0] if causes else ""
+    innermost = causes[-1].splitlines()[0] if causes else ""
+    bad = next((p for p in verdict.probes if not p.ok), None)
+    if not first and bad:
+        first = f"{bad.probe}: {bad.note or f'max abs error {bad.max_abs}'}"
+    return first, innermost if innermost != first else ""
+
+
 def ok(r: dict, exporter: str, variant: str) -> bool:
     return r["exports"][exporter][variant]["verdict"] == "OK"
 
@@ -228,7 +242,8 @@ def render(results: list[dict], torch_version: str) -> str:
         for e in EXPORTERS:
             v = r["exports"][e]["before"]
             if v["verdict"] != "OK":
-                out.append(f"- `{r['name']}` {e} {v['verdict']}: {v['error'] or v['probe']}".replace("|", "\\|"))
+                out.append(f"- `{r['name']}` {e} {v['verdict']}: {v.get('cause') or v['error'] or v['probe']}"
+                           .replace("|", "\\|"))
     out += transformers_section()
     return "\n".join(out) + "\n"
 

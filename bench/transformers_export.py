@@ -326,19 +326,13 @@ def where(path: str, work: Path) -> str:
 
 def summarize(exporter_result, work: Path) -> dict:
     verdict = exporter_result.verdict
-    error = (verdict.error or "").strip()
-    causes = [c.strip() for c in error.split("\n  <- ") if c.strip()]
-    first = causes[0].splitlines()[0] if causes else ""
-    innermost = causes[-1].splitlines()[0] if causes else ""
-    bad = next((p for p in verdict.probes if not p.ok), None)
-    if not first and bad:
-        first = f"{bad.probe}: {bad.note or f'max abs error {bad.max_abs}'}"
+    first, innermost = realworld_doc.error_and_cause(verdict)
     findings = []
     for f in exporter_result.findings:
         findings.append({"code": f.code, "where": f"{where(f.location.path, work)}:{f.location.line}",
                          "message": f.message[:400],
                          "fixed_by": [f"{l.code} at {where(l.path, work)}:{l.line}" for l in f.fixed_by]})
-    return {"verdict": verdict.verdict, "error": first[:300], "cause": innermost[:300] if innermost != first else "",
+    return {"verdict": verdict.verdict, "error": first[:300], "cause": innermost[:300],
             "probe": verdict.failing_probe, "seconds": verdict.seconds, "findings": findings,
             "ops": len(verdict.op_histogram),
             "probes": [f"{p.probe}: {'ok' if p.ok else 'FAILED'}" + ("" if p.max_abs is None else f" (max abs {p.max_abs:.2g})")
