@@ -138,8 +138,17 @@ def findings_in_module(source, tree, module, scope: ExportScope, display_path, s
             continue
         if not set(finding.exporters) & settings.exporters:
             continue
-        findings.append(finding)
+        findings.append(_for_exporters(finding, settings))
     return _dedupe([_sparing(f, suppressed, source) for f in findings])
+
+
+def _for_exporters(finding: Finding, settings: Settings) -> Finding:
+    """The finding with the fix for the exporters the project targets: a fix's `for_legacy` form
+    where it targets the legacy exporter. Resolved here, once, so that every reader (--write,
+    the JSON/SARIF edits, `onnxfix export --fix`'s batches and repairs) sees the same fix."""
+    if LEGACY in settings.exporters and finding.fix is not None and finding.fix.for_legacy is not None:
+        return replace(finding, fix=finding.fix.for_legacy)
+    return finding
 
 
 def _sparing(finding: Finding, suppressed: set[int], source: SourceFile) -> Finding:
@@ -233,8 +242,6 @@ def fix_text(source: SourceFile, display_path: str, settings: Settings, ruleset:
             proven = _evidence_proven(findings, text, settings)
         else:
             findings = [_proven_safe(f, text, proven) for f in findings]
-        if LEGACY in settings.exporters:  # the fix that covers the legacy exporter too, where one differs
-            findings = [replace(f, fix=f.fix.for_legacy) if f.fix and f.fix.for_legacy else f for f in findings]
         if settings.unsafe_fixes:  # the stronger alternative where a fix has one
             findings = [replace(f, fix=f.fix.stronger) if f.fix and f.fix.stronger else f for f in findings]
         candidates = [f for f in findings if _allowed(f, text, settings)]

@@ -82,8 +82,8 @@ class Fix:
     # An unsafe fix that does more (both exporters where this one fixes one), applied in this one's
     # place with --unsafe-fixes: `torch.sym_int(f)` safe, `a // b` stronger (engine.fix_text).
     stronger: "Fix | None" = None
-    # A fix that keeps the value symbolic under the legacy exporter too, applied in this one's
-    # place when the project targets it (engine.fix_text): `torch.sym_int(f)` for torch.export,
+    # A fix that keeps the value symbolic under the legacy exporter too, reported in this one's
+    # place when the project targets it (engine.check_text): `torch.sym_int(f)` for torch.export,
     # `_onnx_sym_int(f)` (a graph value while tracing) for both. Kept apart so that a project on
     # torch.export alone gets the plain torch call and no helper.
     for_legacy: "Fix | None" = None

@@ -132,6 +132,9 @@ class SizeOracle:
                 )
         if isinstance(node.func, ast.Name) and node.func.id in SIZE_HELPERS:
             return any(self.is_size(a) for a in node.args[1:])
+        if len(node.args) == 1 and (self.ctx.qualname(node.func) == "torch.sym_int" or (
+                isinstance(node.func, ast.Name) and node.func.id == "_onnx_sym_int")):
+            return self.is_size_quotient(node.args[0])  # ONX203's `int()` of a size, kept symbolic
         qualname = self.ctx.qualname(node.func)
         if qualname in SIZE_MATH:  # (math.prod of a torch.Size: ONX411's numel(), the same count)
             return any(self.is_size(a) for a in node.args) or (

@@ -408,16 +408,23 @@ class ScalarCast(Rule):
         fix = sym_int_fix(node, ctx)
         legacy = ("; with `--unsafe-fixes`, the quotient's floor division instead" if stronger else "")
         if fix is not None and stronger is not None:
-            fix = replace(fix, stronger=stronger, for_legacy=replace(fix.for_legacy, stronger=stronger))
+            legacy_form = replace(fix.for_legacy, stronger=stronger) if fix.for_legacy else None
+            fix = replace(fix, stronger=stronger, for_legacy=legacy_form)
         return ctx.report(
             self, node,
             "`int()` of a float computed from sizes: the legacy exporter records the export-time value and "
             "torch.export specializes it (silently wrong for other sizes); `torch.sym_int` keeps it symbolic and is "
-            "`int()` in eager (`_onnx_sym_int` where the project targets the legacy exporter: a graph value while it "
-            f"traces){legacy}"
+            f"`int()` in eager ({_legacy_note(fix)}){legacy}"
             + ("" if fix is not None else " (no fix: TorchScript compiles the function, and has no `torch.sym_int`)"),
             fix=fix, exporters=(LEGACY, DYNAMO),
         )
+
+
+def _legacy_note(fix: Fix | None) -> str:
+    if fix is not None and fix.for_legacy is not None:
+        return "`_onnx_sym_int` where the project targets the legacy exporter: a graph value while it traces"
+    return ("the legacy exporter still records a constant: a use of the value needs a Python int while it traces, "
+            "or a branch it freezes on the same sizes could disagree with a live value")
 
 
 def _scaled_size(argument: ast.expr, ctx: FunctionContext) -> bool:

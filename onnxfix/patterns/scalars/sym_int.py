@@ -8,6 +8,7 @@ import ast
 
 from onnxfix.config import LEGACY
 from onnxfix.decompositions import helper_source
+from onnxfix.patterns.scalars.values import CONDITION_PARENTS, item_use
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix, Helper
 
@@ -25,7 +26,7 @@ def sym_int_fix(node: ast.Call, ctx: FunctionContext, legacy: bool = True) -> Fi
     if ctx.compiled_by_torchscript:
         return None
     torch_name, imports = ctx.torch_name()
-    if not legacy or branch_frozen_on_same_sizes(node.args[0], ctx):
+    if not legacy or not takes_the_traced_tensor(node, ctx):
         return Fix("Use `torch.sym_int`", (ctx.replace(node.func, f"{torch_name}.sym_int"),), safe=True, imports=imports)
     for_legacy = Fix("Use `_onnx_sym_int` (`torch.sym_int`, a graph value while the legacy exporter traces)",
                      (ctx.replace(node.func, "_onnx_sym_int"),), safe=True, imports=("torch",), helpers=(SYM_INT,))
@@ -69,3 +70,54 @@ def _names_read(argument: ast.expr, ctx: FunctionContext) -> set[str]:
 
 def _plain_names(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def takes_the_traced_tensor(call: ast.Call, ctx: FunctionContext) -> bool:
+    """Whether the legacy forms (`_onnx_sym_int`, `_onnx_size_round`), which return a 0-d int64
+    tensor while the legacy exporter traces where the call gave an int, export no worse than the
+    int: every use of the value (through the names it is assigned to) takes the tensor as it took
+    the int, and no frozen branch on the same sizes sits beside it. Taken: a slice bound, a size
+    argument (`view`, `new_zeros`, `F.pad`, `interpolate(size=)`, ...), `range()`, a comparison
+    in a test (frozen either way), `max`/`min` with ints, `+`, `-`, `*` with what is no tensor, `//`
+    and `%` of a value proven >= 0 by a positive int, on the way to one of those. Not: `//` and `%`
+    otherwise
+    (the legacy exporter truncates a negative tensor quotient), other call arguments
+    (`F.unfold(kernel_size=)`, `pixel_shuffle`, `groups=`, `dim=` need Python ints), `str()`,
+    dict keys, `isinstance`, a returned value (its uses are the caller's)."""
+    return not branch_frozen_on_same_sizes(call.args[-1], ctx) and _taken(call, ctx)
+
+
+def _taken(use: ast.expr, ctx: FunctionContext, depth: int = 0) -> bool:
+    parent = ctx.parent(use)
+    if depth > 6:
+        return False
+    if isinstance(parent, ast.Slice) or item_use(use, ctx) == "size":
+        return True
+    if isinstance(parent, ast.Assign) and parent.value is use:
+        return _name_taken(parent, ctx, depth)
+    if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and ctx.is_builtin(parent.func.id):
+        if parent.func.id == "range":
+            return True  # a loop bound: unrolled either way
+        if parent.func.id in ("max", "min") and not parent.keywords:
+            return all(a is use or ctx.ints.is_int(a) for a in parent.args) and _taken(parent, ctx, depth + 1)
+    if isinstance(parent, ast.Compare) and isinstance(ctx.parent(parent), CONDITION_PARENTS):
+        return True  # `if n > 0:`: bool() of the tensor freezes the branch as the int's did
+    if isinstance(parent, ast.BinOp) and isinstance(parent.op, (ast.Add, ast.Sub, ast.Mult)):
+        other = parent.right if parent.left is use else parent.left
+        return ctx.tensors.is_tensor(other) is not True and _taken(parent, ctx, depth + 1)
+    if isinstance(parent, ast.BinOp) and isinstance(parent.op, (ast.FloorDiv, ast.Mod)) and parent.left is use:
+        return (ctx.ints.is_nonnegative_int(use) and ctx.ints.is_nonnegative_int(parent.right)
+                and _taken(parent, ctx, depth + 1))
+    return False
+
+
+def _name_taken(assign: ast.Assign, ctx: FunctionContext, depth: int) -> bool:
+    """Every use of the one name ``assign`` binds (bound nowhere else) takes the value."""
+    if len(assign.targets) != 1 or not isinstance(assign.targets[0], ast.Name):
+        return False
+    name = assign.targets[0].id
+    inside = {id(n) for n in ast.walk(assign)}
+    uses = [n for n in ast.walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == name and id(n) not in inside]
+    if any(not isinstance(n.ctx, ast.Load) for n in uses) or len(ctx.assignments(name)) != 1:
+        return False  # rebound or updated: another value at some use
+    return bool(uses) and all(_taken(use, ctx, depth + 1) for use in uses)

@@ -9,7 +9,7 @@ from onnxfix.decompositions import helper_source
 from onnxfix.patterns.scalars.int_division import (
     CHUNK_COUNT, RATIO_CAVEAT, counts_chunks, has_true_division, ratio_floor_division,
 )
-from onnxfix.patterns.scalars.sym_int import branch_frozen_on_same_sizes
+from onnxfix.patterns.scalars.sym_int import takes_the_traced_tensor
 from onnxfix.rewriter.bindings import bound_once
 from onnxfix.rewriter.context import FunctionContext, builtin_call
 from onnxfix.rewriter.precedence import ARITH, ATOM, COMPARE, POWER, TERM, UNARY, in_place_of, operand
@@ -291,10 +291,10 @@ def _size_round_fix(node: ast.Call, integer_form: Fix | None, why: str, ctx: Fun
     (fix, the message's note); no fix where TorchScript compiles the function (no tracing state)."""
     if ctx.compiled_by_torchscript or len(node.args) != 1:
         return integer_form, why
-    if branch_frozen_on_same_sizes(node.args[0], ctx):
+    if not takes_the_traced_tensor(node, ctx):
         return integer_form, why + ("; " if why else "") + (
-            "no `_onnx_size_round`: the legacy trace freezes a branch on the same sizes in this function, which a "
-            "live rounded size could disagree with")
+            "no `_onnx_size_round`: some use of the value needs a Python int while the legacy exporter traces, or "
+            "a branch it freezes on the same sizes could disagree with a live value")
     text = f"_onnx_size_round({ctx.segment(node.func)}, {ctx.segment(node.args[0])})"
     fix = Fix("Round in the graph while the legacy exporter traces", (ctx.replace(node, text),), safe=True,
               imports=("torch",), helpers=(SIZE_ROUND,), stronger=integer_form)
