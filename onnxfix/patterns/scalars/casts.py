@@ -159,7 +159,12 @@ class ScalarCast(Rule):
               test_values_exporters.py). Where the project targets the legacy exporter,
               `_onnx_sym_int(...)` instead: safe, `torch.sym_int` itself but while the legacy
               exporter traces, where the float is a 0-d tensor and its int64 cast truncates
-              toward zero as `int()` does, a graph value where `int()` recorded a constant.
+              toward zero as `int()` does, a graph value where `int()` recorded a constant. Only
+              where every use of the value takes that tensor (slice bounds, size arguments,
+              `range`, comparisons, `+ - *`; not `F.unfold(kernel_size=)`, `dim=`, dict keys,
+              `//` of a value not proven >= 0, a returned value) and no branch the trace freezes
+              on the same sizes sits beside it. The trace computes the float in float32: at a
+              few sizes (`int(90 * 0.7)`) the graph's integer is one off eager's.
               `int(math.sqrt(n))` (or `numpy.sqrt`) of an integer size (the side of a square
               token grid) -> `_onnx_size_isqrt(math.sqrt, n)`: safe. In eager the helper is
               `int(math.sqrt(n))` itself, on the same value; under torch.export (a SymInt, whose

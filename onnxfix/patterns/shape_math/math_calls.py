@@ -119,8 +119,11 @@ class MathOnSize(Rule):
               `math.ceil(h * 0.5)`; a divisor of unknown type) -> `_onnx_size_round(math.ceil, x)`:
               safe. Eager and torch.export run the call itself on the same value; only while the
               legacy exporter traces (`x` then a 0-d tensor) the helper rounds in the graph
-              (`torch.ceil` / `torch.floor` of a float tensor, then int64). An unsafe integer form
-              (above) is applied instead with `--unsafe-fixes`.
+              (`torch.ceil` / `torch.floor` of a float tensor, then int64). Only where every use
+              takes that tensor and no branch the trace freezes on the same sizes sits beside it
+              (as ONX203's `_onnx_sym_int`); the trace's float32 math rounds across an integer at
+              a few sizes (`math.ceil(50 * 0.3)`). An unsafe integer form (above) is applied
+              instead with `--unsafe-fixes`.
             - `math.log2`, and every other argument: no fix (report only).
         """,
         references=(
