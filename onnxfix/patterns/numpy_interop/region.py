@@ -8,7 +8,9 @@ from dataclasses import dataclass, field
 
 from onnxfix.patterns.numpy_interop.element_loops import ElementLoop, find_element_loops
 from onnxfix.patterns.numpy_interop.numbers import NumberCall, number_call
-from onnxfix.patterns.numpy_interop.twins import NDARRAY_METHODS, TUPLE_RESULTS, TWINS, Twin, argument_blockers
+from onnxfix.patterns.numpy_interop.twins import (
+    NDARRAY_METHODS, TUPLE_RESULTS, TWINS, Twin, argument_blockers, foreign_elements,
+)
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.export_guards import EXPORTERS
 
@@ -338,6 +340,7 @@ def _check_fixable(region: Region, nodes: list[ast.AST]) -> None:
         if any(k.arg is None or k.arg == "out" for k in call.keywords):
             region.blockers.append(f"`numpy.{name}` is called with `out=` or `**kwargs`")
         region.blockers.extend(argument_blockers(name, call))
+        region.blockers.extend(foreign_elements(call, ctx))
         if twin.no_constant_args and any(isinstance(a, ast.Constant) for a in call.args):
             region.blockers.append(f"`torch.{twin.torch}` needs tensor arguments")
         _note_difference(region, twin, f"`numpy.{name}` and `torch.{twin.torch}`")

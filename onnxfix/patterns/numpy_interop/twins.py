@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from onnxfix.rewriter.context import FunctionContext
 
 
 @dataclass(frozen=True)
@@ -141,3 +145,21 @@ def argument_blockers(name: str, call: ast.Call) -> list[str]:
     if name == "transpose" and len(call.args) < 2 and "axes" not in keywords:
         blockers.append("`numpy.transpose` without axes reverses all dimensions (no one-call twin)")
     return blockers
+
+
+def foreign_elements(call: ast.Call, ctx: "FunctionContext") -> list[str]:
+    """An argument bound to a list built from calls of the project's own functions (BigBird's
+    `rand_attn = [self._bigbird_block_rand_mask(...) for _ in range(n_heads)]` then
+    `np.stack(rand_attn)`): their results may be NumPy arrays, which the torch twin refuses."""
+    for argument in call.args:
+        if not isinstance(argument, ast.Name):
+            continue
+        for value in ctx.assignments(argument.id):
+            elements = [value.elt] if isinstance(value, ast.ListComp) else (
+                list(value.elts) if isinstance(value, (ast.List, ast.Tuple)) else [])
+            for element in elements:
+                if isinstance(element, ast.Call) and ctx.tensors.is_tensor(element) is not True and not (
+                        (ctx.qualname(element.func) or "").startswith(("torch.", "numpy."))):
+                    return [f"`{argument.id}` holds what `{ctx.segment(element.func)}` returns, maybe NumPy arrays "
+                            "(the torch twin needs tensors)"]
+    return []
