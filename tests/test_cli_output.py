@@ -287,3 +287,7 @@ def test_the_legacy_form_of_a_fix_where_the_project_targets_legacy_from_a_warm_c
             main([str(model), "--diff", "--exporters", "dynamo,legacy", *unsafe, *cache])
             out = capsys.readouterr().out
             assert "+        n = _onnx_sym_int(x.shape[1] * 0.75)" in out and "+def _onnx_sym_int(x):" in out
+        # the JSON edits are the fix --write applies (the legacy form resolved before any reader)
+        main([str(model), "--format", "json", "--exporters", "dynamo,legacy", *cache])
+        (finding,) = json.loads(capsys.readouterr().out)
+        assert [e["content"] for e in finding["fix"]["edits"]] == ["_onnx_sym_int"]

@@ -180,16 +180,13 @@ def fix_to_json(fix: Fix | None) -> list | None:
         [[h.name, h.source] for h in fix.helpers],
         fix.group,
         fix_to_json(fix.stronger),
-        fix_to_json(fix.for_legacy),
     ]
 
 
 def fix_from_json(data: list | None) -> Fix | None:
     if data is None:
         return None
-    # entries written before `stronger` have 6 fields, before `for_legacy` 7
-    title, edits, safe, imports, helpers, group, *alternatives = data
-    stronger, for_legacy = (*alternatives, None, None)[:2]
+    title, edits, safe, imports, helpers, group, *stronger = data  # entries before `stronger` have 6 fields
     return Fix(
         title,
         tuple(Edit(*e) for e in edits),
@@ -197,8 +194,7 @@ def fix_from_json(data: list | None) -> Fix | None:
         tuple(imports),
         tuple(Helper(*h) for h in helpers),
         group,
-        fix_from_json(stronger),
-        for_legacy=fix_from_json(for_legacy),
+        fix_from_json(stronger[0]) if stronger else None,
     )
 
 

@@ -31,9 +31,23 @@ def is_number(node: ast.AST) -> bool:
 # Calls on a tensor that return a Python int, and builtins that return one from ints.
 INT_METHODS = frozenset({"dim", "numel", "ndimension", "nelement"})
 INT_MATH = frozenset({"math.ceil", "math.floor", "math.prod", "math.isqrt"})
-# onnxfix's own helpers read as the call they replace, by arity: `_onnx_sym_int(x)` as `int(x)`
-# (ONX203), `_onnx_size_round(math.ceil, x)` as `math.ceil(x)` (ONX402)
-ROUNDING_HELPERS = {"_onnx_sym_int": 1, "_onnx_size_round": 2}
+# onnxfix's own size helpers (ONX203's, ONX402's, ONX403's fixes), read as the call each replaces:
+# name -> its arity and the index of its first value argument (before it: the caller's function,
+# max's flag). `_onnx_sym_int(x)` is `int(x)`, `_onnx_size_round(math.ceil, x)` `math.ceil(x)`,
+# `_onnx_size_sqrt(math.sqrt, d)` `math.sqrt(d)`, `_onnx_size_extreme(True, a, b)` `max(a, b)`.
+OWN_SIZE_HELPERS = {"_onnx_sym_int": (1, 0), "_onnx_size_round": (2, 1), "_onnx_size_sqrt": (2, 1),
+                    "_onnx_size_extreme": (None, 1)}
+
+
+def own_size_helper(node: ast.Call) -> str | None:
+    """The name of the onnxfix size helper ``node`` calls with its arity; None for other calls."""
+    name = node.func.id if isinstance(node.func, ast.Name) else None
+    if name not in OWN_SIZE_HELPERS:
+        return None
+    arity, start = OWN_SIZE_HELPERS[name]
+    return name if (len(node.args) == arity if arity else len(node.args) > start + 1) else None
+
+
 INT_OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)
 NONNEGATIVE_OPERATORS = (ast.Add, ast.Mult, ast.FloorDiv, ast.Mod)
 
@@ -151,9 +165,10 @@ class IntegerOracle:
         func = node.func
         if kind == "int" and self.ctx.qualname(func) in INT_MATH:  # math.ceil/floor return ints
             return True
-        if isinstance(func, ast.Name) and func.id in ROUNDING_HELPERS and len(node.args) == ROUNDING_HELPERS[func.id]:
+        helper = own_size_helper(node)
+        if helper in ("_onnx_sym_int", "_onnx_size_round"):
             return kind == "int" or self._nonnegative_number(node.args[-1])  # int(x), math.ceil(x) of x >= 0
-        if isinstance(func, ast.Name) and func.id == "_onnx_size_extreme" and len(node.args) >= 3:
+        if helper == "_onnx_size_extreme":
             return self._extreme(isinstance(node.args[0], ast.Constant) and node.args[0].value is True,
                                  node.args[1:], kind)
         if self.ctx.qualname(func) == "torch.sym_int" and len(node.args) == 1:  # int() itself in eager

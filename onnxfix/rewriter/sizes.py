@@ -9,7 +9,9 @@ import ast
 from typing import TYPE_CHECKING
 
 from onnxfix.rewriter.config_numbers import is_config_number
-from onnxfix.rewriter.integers import bindings_hold, held_assuming_cycles, is_number, unpacked_element
+from onnxfix.rewriter.integers import (
+    OWN_SIZE_HELPERS, bindings_hold, held_assuming_cycles, is_number, own_size_helper, unpacked_element,
+)
 from onnxfix.rewriter.torch_sizes import is_torch_size
 
 if TYPE_CHECKING:
@@ -23,9 +25,6 @@ RANK_QUERIES = frozenset({"dim", "ndimension", "ndim"})
 SIZE_BUILTINS = frozenset({"len", "int", "min", "max", "abs", "round"})
 SIZE_MATH = frozenset({"math.sqrt", "math.ceil", "math.floor", "math.log2", "math.pow", "math.prod"})
 NUMPY_SIZE_ROUNDING = frozenset({"numpy.ceil", "numpy.floor"})
-# onnxfix's own helpers for size math (ONX402's, ONX403's fixes), read like the calls they
-# replace: a size when an argument after the first (the caller's function, `max`'s flag) is one
-SIZE_HELPERS = frozenset({"_onnx_size_round", "_onnx_size_extreme", "_onnx_size_sqrt"})
 
 
 class SizeOracle:
@@ -130,11 +129,11 @@ class SizeOracle:
                 return bool(node.args) and all(self.is_size(a) or is_number(a) for a in node.args) and any(
                     self.is_size(a) for a in node.args
                 )
-        if isinstance(node.func, ast.Name) and node.func.id in SIZE_HELPERS:
-            return any(self.is_size(a) for a in node.args[1:])
-        if len(node.args) == 1 and (self.ctx.qualname(node.func) == "torch.sym_int" or (
-                isinstance(node.func, ast.Name) and node.func.id == "_onnx_sym_int")):
+        helper = own_size_helper(node)
+        if helper == "_onnx_sym_int" or (len(node.args) == 1 and self.ctx.qualname(node.func) == "torch.sym_int"):
             return self.is_size_quotient(node.args[0])  # ONX203's `int()` of a size, kept symbolic
+        if helper is not None:  # the size math the helper stands for
+            return any(self.is_size(a) for a in node.args[OWN_SIZE_HELPERS[helper][1]:])
         qualname = self.ctx.qualname(node.func)
         if qualname in SIZE_MATH:  # (math.prod of a torch.Size: ONX411's numel(), the same count)
             return any(self.is_size(a) for a in node.args) or (

@@ -30,7 +30,7 @@ from onnxfix.rewriter.bindings import bound_once
 from onnxfix.rewriter.config_numbers import is_config_int, is_config_number
 from onnxfix.patterns.scalars.float_uses import CASTS, float_of_size_fix
 from onnxfix.rewriter.context import FunctionContext, builtin_call
-from onnxfix.rewriter.integers import unpacked_element
+from onnxfix.rewriter.integers import own_size_helper, unpacked_element
 from onnxfix.rewriter.precedence import ATOM, TERM, in_place_of, operand
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 
@@ -454,7 +454,7 @@ def _float_valued(name: ast.Name, ctx: FunctionContext) -> bool:
     return any(isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Div, ast.Pow)) or (
         isinstance(n, ast.Constant) and type(n.value) is float) or (
         isinstance(n, ast.Call) and ctx.qualname(n.func) in FLOAT_MATH) or (
-        isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "_onnx_size_sqrt") or (
+        isinstance(n, ast.Call) and own_size_helper(n) == "_onnx_size_sqrt") or (
         is_config_number(n, ctx) and not is_config_int(n, ctx))  # `w0 + self.interpolate_offset` (0.1)
         for v in values if v is not None for n in ast.walk(v))
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 
 from onnxfix.rewriter.context import FunctionContext, builtin_call
+from onnxfix.rewriter.integers import own_size_helper
 from onnxfix.rewriter.precedence import ARITH, TERM, UNARY, in_place_of, operand
 from onnxfix.rewriter.rule import Fix
 
@@ -127,8 +128,7 @@ def _scale_factor(divisor: ast.expr, ctx: FunctionContext) -> bool:
 
 def _truncation(call: ast.Call, ctx: FunctionContext) -> bool:
     """ONX203's fixes of `int()`, the same truncation: `torch.sym_int(...)`, `_onnx_sym_int(...)`."""
-    return ctx.qualname(call.func) == "torch.sym_int" or (
-        isinstance(call.func, ast.Name) and call.func.id == "_onnx_sym_int")
+    return ctx.qualname(call.func) == "torch.sym_int" or own_size_helper(call) == "_onnx_sym_int"
 
 
 def _scaled_by(text: str, ctx: FunctionContext) -> bool:

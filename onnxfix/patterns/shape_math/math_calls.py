@@ -72,8 +72,8 @@ class MathOnSize(Rule):
             - `math.sqrt(d)` -> `_onnx_size_sqrt(math.sqrt, d)`: safe. Eager (and the legacy
               exporter, which still records the export-time value) run the call itself; under
               torch.export, where `math.sqrt` of a SymInt has no ONNX translation, the helper
-              computes `d ** 0.5`, symbolic. With `--unsafe-fixes`, `d ** 0.5` itself: unsafe, always. `math.sqrt` is correctly rounded,
-              `d ** 0.5` calls the C library's `pow`, which is not: for 948 of the integers
+              computes `d ** 0.5`, symbolic. With `--unsafe-fixes`, `d ** 0.5` itself: unsafe,
+              always. `math.sqrt` is correctly rounded, `d ** 0.5` calls the C library's `pow`, which is not: for 948 of the integers
               below 2**20 (the first is 2921) the results differ in the last bit
               (tests/test_values_exactness.py checks this and the one-ulp bound). It is the
               only form measured to export in both exporters with a dynamic size, so it is
