@@ -35,6 +35,7 @@ FAILS, WRONG, ORT, OK = "EXPORT-FAILS", "SILENTLY-WRONG", "ORT-FAILS", "OK"
 CASES = {
     "if_return": ("ONX601", True, (FAILS, WRONG)),
     "if_item_assign": ("ONX601", True, (FAILS, WRONG)),
+    "bool_exit": ("ONX601", True, (FAILS, FAILS)),  # kornia's validate_bbox: `return False` / `return True` on tensor tests
     "value_fast_path": ("ONX601", False, (FAILS, WRONG)),  # SB3: a fast path returned early, both kept under export
     "accumulate": ("ONX603", True, (FAILS, WRONG)),
     "repeat_rows": ("ONX603", True, (FAILS, WRONG)),

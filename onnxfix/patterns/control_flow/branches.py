@@ -12,6 +12,7 @@ from onnxfix.patterns.control_flow.conditions import (
     python_container,
     tensor_condition,
 )
+from onnxfix.patterns.control_flow.bool_select import select_text
 from onnxfix.patterns.control_flow.check_call import skip_check_call
 from onnxfix.patterns.control_flow.masked_guard import empty_write_guard
 from onnxfix.patterns.messages import message_block, test_skippable_when_exporting
@@ -107,7 +108,11 @@ class TensorIf(Rule):
             dtype, returns a tensor where a branch gave a Python number, and a comparison that
             used `.item()` (a double) is now made in the tensor's dtype. Exact when both
             branches are tensors of the same shape and dtype as the result and have no side
-            effects, which static analysis cannot check.
+            effects, which static analysis cannot check. Between Python bools (kornia's
+            `validate_bbox`: `if torch.any(...): return False ... return True`) the select is
+            the logical form, `~c`, `~c & x`, `c | x` (the same bool tensor; onnxruntime has no
+            `Where` kernel for bool), and a bool beside another value a 0-d tensor (the legacy
+            exporter has no `aten::where` for bool scalars).
             Branches `torch.where` cannot take as they are (several statements binding names the
             code after reads, both ending in `return`, or an early `return` before the rest of the
             function: SB3-contrib's recurrent policy, `if th.all(episode_starts == 0.0):` the whole
@@ -299,8 +304,8 @@ class TensorIf(Rule):
         fix, reshaped = None, reshaped_branch(node.body, node.orelse, ctx)
         if condition.where_text and not reshaped and not (python_container(node.body) or python_container(node.orelse)):
             torch, imports = ctx.torch_name()
-            body, orelse = ctx.segment(node.body), ctx.segment(node.orelse)
-            text = f"{torch}.where({condition.where_text}, {parenthesize(body, node.body)}, {parenthesize(orelse, node.orelse)})"
+            text = select_text(condition.where_text, node.body, node.orelse, ctx, torch)
+            imports = imports if f"{torch}." in text else ()
             fix = Fix("Select with `torch.where` (evaluates both sides)", (ctx.replace(node, text),), safe=False, imports=imports)
         reason = "; no automatic fix: one branch changes the other's shape (`torch.where` would broadcast them or fail)"
         yield ctx.report(self, node.test, f"conditional expression on a tensor value: {BRANCH_FAILURE}"
@@ -320,9 +325,8 @@ class TensorIf(Rule):
         if comments is None:
             return None
         torch, imports = ctx.torch_name()
-        true_text = parenthesize(ctx.segment(when_true), when_true)
-        false_text = parenthesize(ctx.segment(when_false), when_false) if isinstance(when_false, ast.AST) else when_false
-        selected = f"{torch}.where({condition.where_text}, {true_text}, {false_text})"
+        selected = select_text(condition.where_text, when_true, when_false, ctx, torch)
+        imports = imports if f"{torch}." in selected else ()  # a logical form (bools) needs no torch
         new = f"return {selected}" if kind == "return" else f"{target} = {selected}"
         edit = replace_statements(ctx, node, last, new, comments)
         return Fix("Select with `torch.where` (evaluates both branches)", (edit,), safe=False, imports=imports)
