@@ -183,8 +183,8 @@ class TensorOracle:
             returns = self._own_method_annotation(node.func)
             if returns is not None:
                 return self.ctx.qualname(returns) in TENSOR_ANNOTATIONS or None
-            if method in NON_TENSOR_METHODS:
-                return False
+            if method in NON_TENSOR_METHODS and not (method == "type" and (node.args or node.keywords)):
+                return False  # `x.type()` is a string, `x.type(torch.float64)` a tensor
             if method in PAIR_WITH_DIM and _has_dim_argument(node, first=0):
                 return None
             if self.ctx.is_nn_module_attr(node.func.value) and method == "forward":

@@ -9,6 +9,7 @@ from onnxfix import opdb_catalog
 from onnxfix import operator_catalog as catalog
 from onnxfix.patterns.operators.base import TARGETS
 from onnxfix.patterns.operators.complex_values import carries_complex_pair
+from onnxfix.patterns.operators.transposes import DEFINITIONS as TRANSPOSES
 from onnxfix.patterns.operators.unsupported import NO_DECOMPOSITION_OPS
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Rule, RuleDoc
@@ -21,7 +22,7 @@ def _left_to_other_rules(spelling: str) -> bool:
     they know the argument forms that fail and the rewrite. Whatever the spelling: `Tensor.cumprod_`
     is cumprod's too."""
     known = catalog.cases_by_op()
-    return any(s in TARGETS or s in NO_DECOMPOSITION_OPS or s in known
+    return any(s in TARGETS or s in NO_DECOMPOSITION_OPS or s in known or s in TRANSPOSES
                for s in (spelling, *opdb_catalog.siblings(spelling)))
 
 
