@@ -31,6 +31,17 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
                     "(randn(g, b, 8) * 4, randn(g, 1))", params="a, c", static=(1,), decomposition_tol=1e-6),
     ),
     Decomposition(
+        "fill_diagonal_", ("Tensor.fill_diagonal_",), True, (),
+        ("https://github.com/kornia/kornia/pull/1178",),
+        "The positions whose indices are all equal as a mask, written in place with masked_fill_ "
+        "(wrap=True on a tall matrix: every width + 1 flat positions, as ATen on a contiguous "
+        "one). Neither exporter translates the op (no ONNX function for aten.fill_diagonal_, no "
+        "symbolic). Eager keeps the op (guarded helper).", rule="ONX515",
+        proof=Proof("a.clone().fill_diagonal_(2.5) + a.clone().fill_diagonal_(-1.0, wrap=True)",
+                    "_onnx_fill_diagonal_(a.clone(), 2.5) + _onnx_fill_diagonal_(a.clone(), -1.0, wrap=True)",
+                    "(randn(g, b, 3),)"),
+    ),
+    Decomposition(
         "bincount", ("torch.bincount", "Tensor.bincount"), False,
         ("bincount", "bincount minlength", "bincount weights"),
         ("https://github.com/AILab-CVC/YOLO-World/issues/536",),

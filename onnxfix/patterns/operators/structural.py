@@ -44,6 +44,7 @@ class StructuralOperator(DecompositionRule):
         "inside transformers too), and LSQ's `torch._fake_quantize_learnable_per_tensor_affine` "
         "(MQBench; no exporter translates it: its forward is ATen's fake-quantize arithmetic), and "
         "`torch.bincount` / `Tensor.bincount` (its length, max(minlength, max + 1), computed in the graph), "
+        "`Tensor.fill_diagonal_` (kornia's rotation matrices: the diagonal as a mask, written in place), "
         "and `F.conv2d` / `F.conv3d` whose groups are a product of sizes "
         "(a per-sample filter run as one grouped conv: DMNet's `groups=b * c`, SiamRPN's depthwise "
         "cross-correlation; ONNX's Conv takes a constant group count), and `F.one_hot` whose `num_classes` "
@@ -76,7 +77,8 @@ class StructuralOperator(DecompositionRule):
         "`x.split(n.tolist())` counts as a tensor unless known otherwise: pad_sequence takes tensors "
         "only, and no other type's split returns them. vander, "
         "combinations, pdist and ctc_loss (time steps, padded target length) need those sizes "
-        "to be static at export time.",
+        "to be static at export time. fill_diagonal_ returns the op itself outside export too; its "
+        "export form writes the same value at the same positions (exact), in place as the op.",
         code,
     )
 
