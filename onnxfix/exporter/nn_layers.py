@@ -76,12 +76,28 @@ def rnn_while_loops(model=None) -> Iterator[dict[str, int]]:
         yield used
         return
     with ExitStack() as registered:
+        fresh_rnn_dispatch()  # our kernels, not ones an earlier call cached
+        registered.callback(fresh_rnn_dispatch)
         for op, impl in layers:
             # a layer of static length keeps the decomposition torch had (the repair changes nothing there)
             before = patches.global_decomposition_table["post_autograd"].get(op) or op.py_kernels.get(
                 torch._C.DispatchKey.CompositeImplicitAutograd)
             registered.enter_context(register(op, _noting_symbolic_length(impl, before, used)))
         yield used
+
+
+def fresh_rnn_dispatch() -> None:
+    """Drop the kernels aten.lstm / aten.gru cached for their dispatch keys. torch.onnx (and
+    rnn_while_loops) register the while_loop decomposition by setting the ops' py_kernels while
+    exporting, which does not clear what the op's dispatch cache resolved before: once an eager
+    or traced call in this process cached the composite (a Python loop over the steps), every
+    later dynamo export of an LSTM / GRU ran that loop and fixed the sequence length to the
+    example's ("tracing inferred a static shape"; measured on torch 2.13: the second
+    `onnxfix.export` of a GRU model in one process failed where the first passed)."""
+    for op in (torch.ops.aten.lstm.input, torch.ops.aten.gru.input):
+        cache = getattr(op, "_dispatch_cache", None)
+        if isinstance(cache, dict):
+            cache.clear()
 
 
 def _noting_symbolic_length(impl, before, used: dict[str, int]):

@@ -30,7 +30,7 @@ from onnxfix.exporter.model_io import (  # noqa: F401  (re-exported)
     tensor_leaves, text_outputs,
 )  # noqa: F401  (re-exported)
 from onnxfix.exporter.model_state import attributes_kept
-from onnxfix.exporter.nn_layers import recurrent_layers
+from onnxfix.exporter.nn_layers import fresh_rnn_dispatch, recurrent_layers
 from onnxfix.exporter.errors import describe, exception_chain
 from onnxfix.exporter.onnx_registry import reuse_onnx_registry
 from onnxfix.exporter.unit_dims import GROW_KEY, grown_examples, unit_dim_names
@@ -72,6 +72,7 @@ def export_model(
         )
         return
     reuse_onnx_registry()
+    fresh_rnn_dispatch()
     program = torch.onnx.export(
         model, args, dynamo=True, verbose=False, dynamic_shapes=specs,
         opset_version=opset, input_names=names if outputs else None, output_names=outputs,
