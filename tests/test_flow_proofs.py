@@ -59,6 +59,7 @@ CASES = {
     "self_sized_chunk": ("ONX529", False, (OK, FAILS)),
     "narrow_int_size": ("ONX207", False, (OK, ORT)),
     "square_grid": ("ONX203", False, (FAILS, WRONG)),  # Swin/ViT: tokens folded into the grid of side int(math.sqrt(L))  # chemprop: `torch.zeros(batch.max().int() + 1, d)`, an int32 size
+    "conv_transpose_sized": ("ONX533", False, (FAILS, ORT)),  # ENet: `self.up(y, output_size=x.size())`
     "matrix_transposes": ("ONX532", False, (OK, FAILS)),  # GPyTorch: `chol.mT`, `.mH`, `.adjoint()`
     "mixed_arange": ("ONX530", False, (ORT, OK)),  # mmcv: `torch.arange(0, feat_dim / 4)`, a half-pixel `arange(0.5, w)`  # `input.chunk(input.size(1), dim=1)`: unsafe_chunk, unknown size
     "raise_check": ("ONX601", False, (FAILS, OK)),  # `if <tensor>: raise` skipped while exporting
