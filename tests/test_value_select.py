@@ -73,3 +73,27 @@ def test_branches_of_different_shapes_export_through_torch_cond(tmp_path):
     for x in (torch.rand(3, 4), -torch.rand(5, 4)):
         (got,) = session.run(None, {session.get_inputs()[0].name: x.numpy()})
         np.testing.assert_array_equal(got, Shapes()(x).numpy())
+
+
+class BoolBranches(torch.nn.Module):
+    """Both branches bool masks: selected with And/Or (onnxruntime has no Where on bool)."""
+
+    def forward(self, x):
+        return select(x.sum() > 0, lambda: x > 0.5, lambda: x < -0.5)
+
+
+@pytest.mark.parametrize("dynamo", [True, False])
+def test_bool_branches_export_and_run_in_onnxruntime(tmp_path, dynamo):
+    path = str(tmp_path / "bools.onnx")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if dynamo:
+            torch.onnx.export(BoolBranches(), (torch.rand(2, 4),), path, dynamo=True, verbose=False,
+                              dynamic_shapes=({0: torch.export.Dim("batch")},))
+        else:
+            torch.onnx.export(BoolBranches(), (torch.rand(2, 4),), path, dynamo=False, input_names=["x"],
+                              dynamic_axes={"x": {0: "batch"}})
+    session = onnxruntime.InferenceSession(path, providers=["CPUExecutionProvider"])
+    for x in (torch.rand(3, 4), -torch.rand(5, 4)):
+        (got,) = session.run(None, {session.get_inputs()[0].name: x.numpy()})
+        np.testing.assert_array_equal(got, BoolBranches()(x).numpy())

@@ -24,6 +24,8 @@ def _onnx_value_select(pred, if_true, if_false, operands=()):
         if isinstance(a, (tuple, list)):
             items = [select(x, y) for x, y in zip(a, b)]
             return type(a)(*items) if hasattr(a, "_fields") else type(a)(items)
+        if isinstance(a, torch.Tensor) and a.dtype == torch.bool:  # onnxruntime has no Where on bool
+            return (a & picked) | (b & ~picked)
         return torch.where(picked, a, b) if isinstance(a, torch.Tensor) else a
 
     try:
