@@ -39,6 +39,7 @@ CASES = {
     "value_fast_path": ("ONX601", False, (FAILS, WRONG)),  # SB3: a fast path returned early, both kept under export
     "accumulate": ("ONX603", True, (FAILS, WRONG)),
     "repeat_rows": ("ONX603", True, (FAILS, WRONG)),
+    "configured_repeat": ("ONX603", False, (FAILS, ORT)),  # ML-Agents: `cat([x] * n)`, n configured or a size
     "inverse_permutation": ("ONX603", False, (FAILS, WRONG)),  # `a[idx[i]] = i`, idx sorts a 1-D tensor
     "moe_experts": ("ONX603", True, (FAILS, ORT)),  # Mixtral's `for expert_idx in expert_hit:` -> every expert
     "moe_expert_rows": ("ONX603", True, (FAILS, ORT)),  # Qwen3-MoE: the row indexes, `self.experts[expert_idx]`

@@ -301,7 +301,8 @@ class SizeLoop(Rule):
         if not isinstance(node.op, ast.Mult):
             return
         for listed, count in ((node.left, node.right), (node.right, node.left)):
-            if isinstance(listed, (ast.List, ast.Tuple)) and _is_size_bound(count, ctx) and not _rank_only(count, ctx):
+            if isinstance(listed, (ast.List, ast.Tuple)) and (_is_size_bound(count, ctx) or _size_on_some_path(count, ctx)) \
+                    and not _rank_only(count, ctx):
                 break
         else:
             return
@@ -390,6 +391,15 @@ def _is_size_bound(node: ast.expr, ctx: FunctionContext) -> bool:
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("dim", "ndimension"):
         return False
     return ctx.sizes.is_size(node)
+
+
+def _size_on_some_path(node: ast.expr, ctx: FunctionContext) -> bool:
+    """A name bound to a size on some path (ML-Agents' `num_entities = self.entity_num_max_elements`,
+    then `if num_entities < 0: num_entities = entities.shape[1]`): a size wherever the export takes
+    that path. (A list's repetition count is an int on every path, or the code raises.)"""
+    if not isinstance(node, ast.Name) or ctx.is_parameter(node.id):
+        return False
+    return any(isinstance(v, ast.expr) and ctx.sizes.is_size(v) for v in ctx.assignments(node.id))
 
 
 RANK_METHODS = frozenset({"dim", "ndimension"})
