@@ -181,7 +181,7 @@ def test_export_guards_keep_an_exporter_away_from_a_finding(capsys):
     assert run([fixture, "--exporters", "dynamo"], capsys)[0] == 0
     code, out, _ = run([fixture, "--exporters", "dynamo,legacy", "--format", "json"], capsys)
     assert code == 1
-    assert [(f["location"]["row"], f["exporters"]) for f in json.loads(out)] == [(11, ["legacy"]), (15, ["legacy"])]
+    assert [(f["location"]["row"], f["exporters"]) for f in json.loads(out)] == [(11, ["legacy"]), (15, ["legacy"]), (15, ["legacy"])]
 
 
 IN_ONNX_EXPORT = """import torch

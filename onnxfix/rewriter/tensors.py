@@ -220,8 +220,10 @@ class TensorOracle:
     def _attribute(self, node: ast.Attribute) -> bool | None:
         if self.ctx.is_own_parameter(node):
             return True
-        if node.attr in TENSOR_ATTRIBUTES and self.is_tensor(node.value):
-            return True
+        if node.attr in TENSOR_ATTRIBUTES:
+            receiver = self.is_tensor(node.value)
+            if receiver is not None:
+                return receiver  # a NumPy array's `.T`, `.mT`, `.real` are NumPy arrays
         if node.attr == "shape":
             return False
         if node.attr in ("values", "indices") and self._named_tensor_pair(node.value):
