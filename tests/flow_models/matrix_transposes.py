@@ -6,7 +6,9 @@ from torch import nn
 class Whiten(nn.Module):
     def forward(self, a: torch.Tensor, b: torch.Tensor):
         gram = a.mT @ a + torch.eye(a.shape[-1])
-        return gram @ b.mH + b.adjoint().sum(-1, keepdim=True).mT.mT
+        row = b.adjoint().sum(-1, keepdim=True)
+        column = row.mT
+        return gram @ b.mH + column.mT
 
 
 def make_model():

@@ -11,15 +11,17 @@ from onnxfix.config import LEGACY
 from onnxfix.patterns.numpy_interop.region import is_numpy_call
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.precedence import ATOM, operand
-from onnxfix.rewriter.rule import Edit, Fix, Rule, RuleDoc
+from onnxfix.rewriter.names import dotted_parts
+from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 
-# spelling -> what ATen computes for it (aten/src/ATen/native/TensorShape.cpp: mT is
-# `self.transpose(-2, -1)`, mH `mT().conj()`, matrix_H (2-D only) `transpose(0, 1).conj()`)
+# spelling -> (the dims ATen transposes, whether it conjugates): aten/src/ATen/native/TensorShape.cpp,
+# mT is `self.transpose(-2, -1)`, mH and adjoint `mT().conj()`, matrix_H `transpose(0, 1).conj()`;
+# on a 0-d tensor each is the tensor itself (conjugated), where `transpose` raises
 DEFINITIONS = {
-    "Tensor.mT": ".transpose(-2, -1)",
-    "Tensor.mH": ".transpose(-2, -1).conj()",
-    "Tensor.adjoint": ".transpose(-2, -1).conj()",
-    "Tensor.H": ".transpose(0, 1).conj()",
+    "Tensor.mT": ("-2, -1", False),
+    "Tensor.mH": ("-2, -1", True),
+    "Tensor.adjoint": ("-2, -1", True),
+    "Tensor.H": ("0, 1", True),
 }
 PROPERTIES = frozenset({"mT", "mH", "H"})
 
@@ -40,12 +42,16 @@ class LegacyMatrixTranspose(Rule):
             "docs/opdb.md); the dynamo exporter decomposes them. GPyTorch's variational "
             "strategies (`chol.mT` in `solve_triangular`) fail this way.",
         example="def forward(self, a, b):\n    return a.mT @ b",
-        use_instead="def forward(self, a, b):\n    return a.transpose(-2, -1) @ b",
-        fix_safety="Safe: ATen defines `mT` as `transpose(-2, -1)`, `mH` and `adjoint` as that and "
-                   "`conj()`, `H` as `transpose(0, 1).conj()` of a matrix: the same view, the same "
-                   "op, bit-identical by construction (a lazy conjugation on complex tensors, a "
-                   "no-op on real ones). Not offered on NumPy arrays (`a.transpose(-2, -1)` is a "
-                   "different call there) or where the receiver is known not to be a tensor.",
+        use_instead="def forward(self, a, b):\n    return (a.transpose(-2, -1) if a.dim() else a) @ b",
+        fix_safety="Safe where the receiver is a name or an attribute chain: ATen defines `mT` as "
+                   "`transpose(-2, -1)`, `mH` and `adjoint` as that and `conj()`, `H` as "
+                   "`transpose(0, 1).conj()` of a matrix, and each as the tensor itself (conjugated) "
+                   "on a 0-d tensor, where `transpose` raises: `(x.transpose(-2, -1) if x.dim() else "
+                   "x)` is the same view by the same op for every rank (bit-identical by construction; "
+                   "the rank is a constant to both exporters). Other receivers (a call, an expression) "
+                   "are not read twice: the plain transpose, unsafe for a 0-d value. Not offered on "
+                   "NumPy arrays (`a.transpose(-2, -1)` is a different call there) or where the "
+                   "receiver is known not to be a tensor.",
         references=("https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/native/TensorShape.cpp",),
     )
 
@@ -55,16 +61,16 @@ class LegacyMatrixTranspose(Rule):
         parent = ctx.parent(node)
         if isinstance(parent, ast.Call) and parent.func is node:
             return  # `x.H(...)`: a method of something else
-        yield from self._finding(node, f"Tensor.{node.attr}", node, node, ctx)
+        yield from self._finding(node, f"Tensor.{node.attr}", node.value, node, ctx)
 
     def visit_Call(self, node: ast.Call, ctx: FunctionContext):
         if node.keywords:
             return
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr == "adjoint" and not node.args and self._tensor(func.value, ctx, "adjoint"):
-            yield from self._finding(node, "Tensor.adjoint", func, node, ctx)
+            yield from self._finding(node, "Tensor.adjoint", func.value, node, ctx)
         elif ctx.qualname(func) == "torch.adjoint" and len(node.args) == 1 and not isinstance(node.args[0], ast.Starred):
-            yield from self._finding(node, "Tensor.adjoint", node.args[0], node, ctx, whole=True)
+            yield from self._finding(node, "Tensor.adjoint", node.args[0], node, ctx)
 
     def _tensor(self, receiver: ast.expr, ctx: FunctionContext, attr: str) -> bool:
         """A tensor, not a NumPy array (`ndarray.mT` exists); for the short `H`, known to be one."""
@@ -73,32 +79,25 @@ class LegacyMatrixTranspose(Rule):
             return False
         return known is True if attr == "H" else True
 
-    def _finding(self, node, spelling, receiver, replaced, ctx, whole=False):
-        """``receiver``: the argument of `torch.adjoint(x)` (``whole``), else the `x.attr`
-        attribute whose `.attr` (and the call's parentheses, ``replaced``) is rewritten."""
+    def _finding(self, node, spelling, receiver, replaced, ctx):
+        """``replaced`` (`x.mT`, `x.adjoint()`, `torch.adjoint(x)`) rewritten as the transpose of
+        ``receiver``: exact for every rank where the receiver is a name or attribute chain (read
+        twice: `x.dim()` picks the 0-d case, which the transpose refuses), unsafe otherwise."""
         failed = opdb_catalog.fails_always(spelling)
         if LEGACY not in failed:
             return  # the installed torch's probe no longer measures it failing
-        source = ctx.file.source
-        if whole:  # `torch.adjoint(x)` -> `x.transpose(-2, -1).conj()`
-            text = operand(ctx.segment(receiver), receiver, ATOM) + DEFINITIONS[spelling]
-            edit = ctx.replace(replaced, text)
-        else:  # the receiver's text (and any comment in it) kept: only `.attr` (and `()`) changes
-            edit = Edit(_dot_before(source.text, source.span(receiver)[1] - len(receiver.attr)),
-                        source.span(replaced)[1], DEFINITIONS[spelling])
+        dims, conjugated = DEFINITIONS[spelling]
+        conj = ".conj()" if conjugated else ""
+        text = ctx.segment(receiver)
+        if dotted_parts(receiver) is not None:
+            new, safe = f"({text}.transpose({dims}) if {text}.dim() else {text}){conj}", True
+        else:
+            new, safe = f"{operand(text, receiver, ATOM)}.transpose({dims}){conj}", False
         shown = spelling.replace("Tensor.", "x.") + ("()" if spelling == "Tensor.adjoint" else "")
-        fix = Fix(f"Use `{DEFINITIONS[spelling].lstrip('.')}`", (edit,), safe=True)
+        why = "" if safe else " (unsafe: on a 0-d tensor it is the tensor itself, where the transpose raises)"
+        fix = Fix(f"Use `transpose({dims})`{' and `conj()`' if conjugated else ''}", (ctx.replace(replaced, new),), safe=safe)
         yield ctx.report(self, node, f"`{shown}` has no symbolic in the legacy exporter ({failed[LEGACY].error}); "
-                         f"it is `x{DEFINITIONS[spelling]}`, which exports", fix=fix)
-
-
-def _dot_before(text: str, position: int) -> int:
-    """The offset of the `.` an attribute name at ``position`` follows (`(a @ b) .mH`: the
-    receiver's closing parenthesis is not part of its node, so its span cannot say)."""
-    dot = position - 1
-    while text[dot] != ".":
-        dot -= 1
-    return dot
+                         f"it is `x.transpose({dims}){conj}`, which exports{why}", fix=fix)
 
 
 RULES = [LegacyMatrixTranspose]
