@@ -59,6 +59,7 @@ CASES = {
     "slice_broadcast": ("ONX706", False, (OK, ORT)),  # Uni-Mol: `bias[:, 1:, 0, :] = w.view(1, 1, d)`
     "self_sized_chunk": ("ONX529", False, (OK, FAILS)),
     "narrow_int_size": ("ONX207", False, (OK, ORT)),
+    "percentile_ranks": ("ONX203", True, (FAILS, FAILS)),  # OpenVINO depth: kthvalue at `max(1, int(0.05 * n))`
     "square_grid": ("ONX203", False, (FAILS, WRONG)),  # Swin/ViT: tokens folded into the grid of side int(math.sqrt(L))  # chemprop: `torch.zeros(batch.max().int() + 1, d)`, an int32 size
     "conv_transpose_sized": ("ONX533", False, (FAILS, ORT)),  # ENet: `self.up(y, output_size=x.size())`
     "matrix_transposes": ("ONX532", False, (OK, FAILS)),  # GPyTorch: `chol.mT`, `.mH`, `.adjoint()`

@@ -88,6 +88,10 @@ class Decomposition:
     # ATen ops its targets dispatch to under other names, which an exporter's failure names
     # ("aten::_upsample_nearest_exact2d" is F.interpolate's): `key_of_op` maps them to this record.
     aten: tuple[str, ...] = ()
+    # Integer arguments the helper only computes with (`_onnx_kthvalue`'s `k - 1` in a comparison),
+    # so a 0-d int64 tensor serves for the int: ONX203's legacy forms (`_onnx_sym_int`) may feed
+    # them. Only for ops the legacy exporter never translates, whose calls the helper always takes.
+    tensor_arguments: tuple[str, ...] = ()
     # The ONX5xx rule that reports the op and writes the fix: its `keys` are the records naming it.
     rule: str = field(kw_only=True)
     proof: Proof = field(kw_only=True)

@@ -66,7 +66,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         ("https://github.com/onnx/onnx/issues/3586",),
         "Stable ranks by pairwise comparison (O(n^2) memory along `dim`); NaN is the largest "
         "value, as in torch. With ties the index is one of the tied positions (torch does not "
-        "specify which).", requires=("sort_rank",),
+        "specify which).", requires=("sort_rank",), tensor_arguments=("k",),
         rule="ONX503",
         proof=Proof("torch.kthvalue(a, 2, 1).values", "_onnx_kthvalue(a, 2, 1).values", "(ties_with_nan(g, b, 5),)"),
     ),

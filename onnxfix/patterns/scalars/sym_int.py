@@ -7,12 +7,16 @@ from __future__ import annotations
 import ast
 
 from onnxfix.config import LEGACY
-from onnxfix.decompositions import helper_source
+from onnxfix.decompositions import by_target, helper_source, signature
 from onnxfix.patterns.scalars.values import CONDITION_PARENTS, item_use
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix, Helper
 
 SYM_INT = Helper("_onnx_sym_int", helper_source("sym_int"))
+SIZE_EXTREME = "_onnx_size_extreme"
+# ops whose decomposition helper computes with an integer argument (a 0-d tensor serves)
+TENSOR_ARGUMENTS = {target: d for target, d in by_target().items() if d.tensor_arguments}
+TENSOR_ARGUMENTS.update({f"_onnx_{d.key}": d for d in list(TENSOR_ARGUMENTS.values())})  # already rewritten
 
 
 def sym_int_fix(node: ast.Call, ctx: FunctionContext, legacy: bool = True) -> Fix | None:
@@ -100,6 +104,12 @@ def _taken(use: ast.expr, ctx: FunctionContext, depth: int = 0) -> bool:
             return True  # a loop bound: unrolled either way
         if parent.func.id in ("max", "min") and not parent.keywords:
             return all(a is use or ctx.ints.is_int(a) for a in parent.args) and _taken(parent, ctx, depth + 1)
+    if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == SIZE_EXTREME:
+        # ONX403's max()/min() of sizes, a later round's text: a graph value while the legacy
+        # exporter traces, as the builtin's was
+        return all(a is use or ctx.ints.is_int(a) for a in parent.args[1:]) and _taken(parent, ctx, depth + 1)
+    if isinstance(parent, ast.Call) and _helper_computes_with(parent, use, ctx):
+        return True
     if isinstance(parent, ast.Compare) and isinstance(ctx.parent(parent), CONDITION_PARENTS):
         return True  # `if n > 0:`: bool() of the tensor freezes the branch as the int's did
     if isinstance(parent, ast.BinOp) and isinstance(parent.op, (ast.Add, ast.Sub, ast.Mult)):
@@ -109,6 +119,25 @@ def _taken(use: ast.expr, ctx: FunctionContext, depth: int = 0) -> bool:
         return (ctx.ints.is_nonnegative_int(use) and ctx.ints.is_nonnegative_int(parent.right)
                 and _taken(parent, ctx, depth + 1))
     return False
+
+
+def _helper_computes_with(call: ast.Call, use: ast.expr, ctx: FunctionContext) -> bool:
+    """`use` is an integer argument of an op whose ONX5xx helper, which replaces every call of it
+    under the legacy exporter, only computes with that argument (`torch.kthvalue(x, k)`: the
+    helper compares ranks with `k - 1`), so the 0-d tensor a legacy form gives serves as the int."""
+    qualname = ctx.qualname(call.func)
+    if qualname is None and isinstance(call.func, ast.Name):
+        qualname = call.func.id
+    method = qualname is None and isinstance(call.func, ast.Attribute)
+    decomposition = TENSOR_ARGUMENTS.get(f"Tensor.{call.func.attr}" if method else qualname or "")
+    if decomposition is None:
+        return False
+    positional, _, _ = signature(decomposition.key)
+    names = positional[1:] if method else positional
+    for position, argument in enumerate(call.args):
+        if argument is use:
+            return position < len(names) and names[position] in decomposition.tensor_arguments
+    return any(k.value is use and k.arg in decomposition.tensor_arguments for k in call.keywords)
 
 
 def _name_taken(assign: ast.Assign, ctx: FunctionContext, depth: int) -> bool:
