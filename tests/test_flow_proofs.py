@@ -56,7 +56,8 @@ CASES = {
     "label_mask_update": ("ONX705", True, (OK, ORT)),  # SAM: `point_embedding[labels == -1] = 0.0`, then `+=` per label
     "broadcast_write": ("ONX703", True, (OK, ORT)),
     "selected_index_write": ("ONX703", True, (OK, ORT)),  # detectron2 ROIPooler: `output[inds] = ...`, one row traced
-    "slice_broadcast": ("ONX706", False, (OK, ORT)),  # Uni-Mol: `bias[:, 1:, 0, :] = w.view(1, 1, d)`
+    "slice_broadcast": ("ONX706", False, (OK, ORT)),
+    "deepstack_mask_write": ("ONX708", False, (OK, ORT)),  # Qwen3-Omni: `hidden[mask, :] = hidden[mask, :] + visual`  # Uni-Mol: `bias[:, 1:, 0, :] = w.view(1, 1, d)`
     "self_sized_chunk": ("ONX529", False, (OK, FAILS)),
     "narrow_int_size": ("ONX207", False, (OK, ORT)),
     "percentile_ranks": ("ONX203", True, (FAILS, FAILS)),  # OpenVINO depth: kthvalue at `max(1, int(0.05 * n))`

@@ -5,6 +5,7 @@ shapes), so these rules target the legacy exporter only: they report when the pr
 `exporters` include "legacy".
 """
 
-from onnxfix.patterns.indexing import masks, narrow_bounds, negative, rules, slice_broadcast
+from onnxfix.patterns.indexing import mask_slices, masks, narrow_bounds, negative, rules, slice_broadcast
 
-RULES = [*negative.RULES, *rules.RULES, *masks.RULES, *slice_broadcast.RULES, *narrow_bounds.RULES]
+RULES = [*negative.RULES, *rules.RULES, *masks.RULES, *slice_broadcast.RULES, *narrow_bounds.RULES,
+         *mask_slices.RULES]
