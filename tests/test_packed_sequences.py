@@ -1,7 +1,7 @@
 """exporter/packed_sequences.py: the padded batch computes what the packed one does. Run in eager
 inside the repair's context (where export would run it) and compared with the packed original: the
 outputs within each length, zeros (or the padding value) past it, the last hidden states; and the
-functions put back afterwards."""
+functions put back afterwards. And `onnxfix export --fix` end to end on lengths handed over as NumPy."""
 from __future__ import annotations
 
 import pytest
@@ -9,6 +9,7 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
+from export_cli import export_fixed
 from onnxfix.exporter.packed_sequences import packed_as_padded
 
 
@@ -53,3 +54,17 @@ def test_the_cell_state_is_not_computed_and_the_functions_come_back():
     assert torch.isnan(c_n).all() and not torch.isnan(h_n).any()
     assert pack_padded_sequence.__module__ == "torch.nn.utils.rnn" and nn.LSTM.forward.__qualname__ == "LSTM.forward"
     assert type(pack_padded_sequence(*packed)).__name__ == "PackedSequence"
+
+
+@pytest.mark.usefixtures("in_repo")
+def test_lengths_handed_over_as_numpy_export_once_the_array_is_the_tensor(capsys):
+    """Tacotron2's `pack_padded_sequence(x, input_lengths.cpu().numpy())`: dynamo cannot take
+    `.numpy()`; ONX102 hands over the CPU tensor itself (pack_padded_sequence converts either the
+    same way), the fix loop keeps it (eager identical) and, with the packed sequence carried as
+    the padded batch while exporting, both exporters match PyTorch on other batches and lengths."""
+    target = export_fixed(capsys, "numpy_packed_lengths.py", "--exporter", "both")
+    assert target["results"][0]["verdict"] == "EXPORT-FAILS"
+    fix = target["fix"]
+    assert "-        input_lengths = input_lengths.cpu().numpy()\n+        input_lengths = input_lengths.cpu()\n" in fix["diff"]
+    assert "packed_as_padded" in fix["decompositions"]
+    assert [r["verdict"] for r in fix["results"]] == ["OK", "OK"]

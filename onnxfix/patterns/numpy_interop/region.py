@@ -7,6 +7,7 @@ import ast
 from dataclasses import dataclass, field
 
 from onnxfix.patterns.numpy_interop.element_loops import ElementLoop, find_element_loops
+from onnxfix.patterns.numpy_interop.guard_roots import guard_roots
 from onnxfix.patterns.numpy_interop.numbers import NumberCall, number_call
 from onnxfix.patterns.numpy_interop.twins import (
     NDARRAY_METHODS, TUPLE_RESULTS, TWINS, Twin, argument_blockers, foreign_elements,
@@ -18,6 +19,10 @@ from onnxfix.rewriter.export_guards import EXPORTERS
 SINKS = {"torch.from_numpy": "share", "torch.as_tensor": "share", "torch.asarray": "share", "torch.tensor": "copy"}
 # what a conversion may say besides the array: `Tensor.to` takes both
 SINK_KEYWORDS = frozenset({"dtype", "device"})
+# torch functions that take an argument as an array or as a tensor alike and convert it themselves,
+# so the same tensor computes the same thing: (parameter, position). pack_padded_sequence makes its
+# `lengths` `torch.as_tensor(lengths, dtype=torch.int64)` (Tacotron2's, Kokoro's `.cpu().numpy()`)
+ARRAY_OR_TENSOR = {"torch.nn.utils.rnn.pack_padded_sequence": ("lengths", 1)}
 
 
 def is_numpy_call(node: ast.AST, ctx: FunctionContext) -> str | None:
@@ -52,6 +57,9 @@ class Region:
     ndarray_names: set[str] = field(default_factory=set)
     # `rel = torch.from_numpy(rel).to(device)`: the statement after which the name holds a tensor
     converted: dict[str, ast.stmt] = field(default_factory=dict)
+    # `input_lengths = input_lengths.cpu().numpy()`: the statement binding a parameter's name to an
+    # array; reads before its end are the argument (a tensor)
+    born: dict[str, ast.stmt] = field(default_factory=dict)
     data_names: set[str] = field(default_factory=set)
     sources: list[ast.Call] = field(default_factory=list)  # x.numpy()
     calls: list[tuple[ast.Call, str]] = field(default_factory=list)  # np.f(...)
@@ -84,9 +92,11 @@ class Region:
         if name is not None:  # `int(np.ceil(H / k))`: size math (ONX402); `np.prod(x.shape)`: a number
             return not self.ctx.sizes.rounds_size(node) and number_call(node, self.ctx) is None
         if isinstance(node, ast.Name):
-            after = self.converted.get(node.id)
+            after, born = self.converted.get(node.id), self.born.get(node.id)
+            at = (node.lineno, node.col_offset)
             return node.id in self.ndarray_names and (
-                after is None or (node.lineno, node.col_offset) < (after.end_lineno, after.end_col_offset))
+                after is None or at < (after.end_lineno, after.end_col_offset)) and (
+                born is None or at >= (born.end_lineno, born.end_col_offset))
         if self.ndarray_method(node):
             return True
         if isinstance(node, ast.BinOp):
@@ -162,7 +172,7 @@ def build_region(ctx: FunctionContext) -> Region:
             region.blockers.append("`torch.from_numpy` of a value onnxfix cannot trace to torch")
     _check_fixable(region, nodes)
     if (region.inexact or region.rounding) and not region.blockers and not region.element_loops:
-        region.guarded = _guard_roots(region)  # a deleted loop cannot be guarded
+        region.guarded = guard_roots(region)  # a deleted loop cannot be guarded
     return region
 
 
@@ -202,6 +212,7 @@ def _find_ndarray_names(region: Region, nodes: list[ast.AST]) -> None:
     _grow_ndarray_names(region, assigned)
     for name in region.ndarray_names:
         _find_conversion(region, name, assigned[name])
+        _find_birth(region, name, assigned[name])
     if region.converted:  # names read after a conversion hold tensors: grow the set again
         region.ndarray_names.clear()
         _grow_ndarray_names(region, assigned)
@@ -217,6 +228,14 @@ def _grow_ndarray_names(region: Region, assigned: dict[str, list[ast.AST]]) -> N
             if len(region.ctx.assignments(name)) == len(values) and any(region.is_ndarray(v) for v in values):
                 region.ndarray_names.add(name)
                 changed = True
+
+
+def _find_birth(region: Region, name: str, values: list[ast.AST]) -> None:
+    """A parameter rebound once, by a statement of the function's own body, to an array: the
+    name holds the argument until that statement ends."""
+    ctx = region.ctx
+    if len(values) == 1 and ctx.is_parameter(name) and ctx.parent(values[0]) in ctx.fn.node.body:
+        region.born[name] = ctx.parent(values[0])
 
 
 def _find_conversion(region: Region, name: str, values: list[ast.AST]) -> None:
@@ -380,6 +399,15 @@ def _check_fixable(region: Region, nodes: list[ast.AST]) -> None:
     _check_escapes(region, nodes)
 
 
+def _taken_as_tensor(call: ast.AST, node: ast.AST, ctx: FunctionContext) -> bool:
+    """`node` is the argument of a torch function that takes an array or a tensor alike."""
+    if not isinstance(call, ast.Call) or ctx.qualname(call.func) not in ARRAY_OR_TENSOR:
+        return False
+    name, position = ARRAY_OR_TENSOR[ctx.qualname(call.func)]
+    return (position < len(call.args) and call.args[position] is node) or any(
+        k.arg == name and k.value is node for k in call.keywords)
+
+
 def _note_difference(region: Region, twin: Twin, pair: str) -> None:
     if twin.differs:
         region.inexact.append(f"{pair} may differ: {twin.differs}")
@@ -415,6 +443,8 @@ def _check_escapes(region: Region, nodes: list[ast.AST]) -> None:
         if region.is_shape_item(parent):
             continue  # hw[0] of a shape array: an int
         if isinstance(parent, (ast.List, ast.Tuple)) and _is_argument_of_region_call(ctx.parent(parent), region, parent):
+            continue
+        if _taken_as_tensor(parent, node, ctx):
             continue
         region.blockers.append(f"the array `{ctx.segment(node)[:40]}` is used outside torch")
 
@@ -456,40 +486,3 @@ def region_message_suffix(region: Region) -> str:
     if region.unsafe:
         return f"; fix is unsafe: {region.unsafe[0]}"
     return ""
-
-
-# Expressions that cannot be a branch of `a if c else b` on their own.
-_PARTS = (ast.Starred, ast.Slice, ast.FormattedValue)
-
-
-def _guard_roots(region: Region) -> list[ast.expr] | None:
-    """The outermost expressions holding the fix's edits, each grown from an edited node
-    (`.numpy()`, a NumPy call or method, a conversion back) through the NumPy values it is part
-    of, up to the first value torch holds (`torch.from_numpy(...)`, `x + a.sum()`) or to its
-    statement. Guarding each keeps eager on the original text: outside the guarded expressions
-    the text is the same in both branches. None if an edit is not in a guardable expression."""
-    anchors = [*region.sources, *(c for c, _ in region.calls), *(c for c, _ in region.methods), *region.sinks,
-               *region.float_scalars]
-    roots = []
-    for anchor in anchors:
-        root = _guard_root(anchor, region)
-        if root is None:
-            return None
-        roots.append(root)
-    inner = {id(sub) for root in roots for sub in ast.walk(root) if sub is not root}
-    outermost = {id(root): root for root in roots if id(root) not in inner}
-    return sorted(outermost.values(), key=lambda root: region.ctx.file.source.span(root)[0])
-
-
-def _guard_root(node: ast.AST, region: Region) -> ast.expr | None:
-    ctx = region.ctx
-    while True:
-        parent = ctx.parent(node)
-        if parent is None or isinstance(parent, (ast.stmt, ast.Lambda)):
-            break
-        callee = isinstance(parent, ast.Call) and parent.func is node  # `a.sum` of `a.sum()`
-        if isinstance(node, ast.expr) and not isinstance(node, _PARTS) and not callee and not region.is_ndarray(node):
-            break
-        node = parent
-    guardable = isinstance(node, ast.expr) and not isinstance(node, _PARTS)
-    return node if guardable and isinstance(getattr(node, "ctx", ast.Load()), ast.Load) else None
