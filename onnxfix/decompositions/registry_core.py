@@ -25,6 +25,16 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         proof=Proof("torch.linalg.inv(a)", "_onnx_linalg_inv(a)", "(well_conditioned(g, b, 4),)", decomposition_tol=2e-5),
     ),
     Decomposition(
+        "linalg_inv_ex", ("torch.linalg.inv_ex",), False, (), (),
+        "torch.linalg.inv_ex on _onnx_linalg_inv: the inverse, and an info of zeros (a singular "
+        "matrix gives inf/NaN where inv_ex sets info > 0).", requires=("linalg_inv",),
+        error_bound="as _onnx_linalg_inv's",
+        rule="ONX501",
+        proof=Proof("torch.linalg.inv_ex(a).inverse + torch.linalg.inv_ex(a).info[:, None, None]",
+                    "_onnx_linalg_inv_ex(a).inverse + _onnx_linalg_inv_ex(a).info[:, None, None]",
+                    "(well_conditioned(g, b, 4),)", decomposition_tol=2e-5),
+    ),
+    Decomposition(
         "linalg_solve", ("torch.linalg.solve",), False, ("linalg.solve", "linalg.solve vector"),
         (PYTORCH + "133052",),
         "Gauss-Jordan elimination with partial pivoting on [A | B], unrolled over n (static). "

@@ -397,7 +397,7 @@ UNSUPPORTED: tuple[Decomposition, ...] = (
         ),
     ),
     Decomposition(
-        "trapezoid", ("torch.trapezoid",), True, ("trapezoid",), (),
+        "trapezoid", ("torch.trapezoid", "torch.trapz"), True, ("trapezoid", "trapz"), (),
         "ATen's formulas: (sum(y) - (y[0] + y[-1]) / 2) * dx, or sum(dx_i (y_i + y_i+1)) / 2 "
         "with sample points x.",
         rule="ONX517",

@@ -144,6 +144,14 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         proof=Proof("torch.linalg.pinv(a)", "_onnx_linalg_pinv(a)", "(zeroed_columns(g, b, 4, 2),)", decomposition_tol=1e-6),
     ),
     Decomposition(
+        "pinverse", ("torch.pinverse", "Tensor.pinverse"), False, (), (PYTORCH + "85371",),
+        STATIC + "The old API of torch.linalg.pinv on _onnx_linalg_pinv: its rcond (default 1e-15) is "
+        "pinv's rtol.", requires=("linalg_pinv",),
+        error_bound="as _onnx_linalg_pinv's",
+        rule="ONX513",
+        proof=Proof("torch.pinverse(a)", "_onnx_pinverse(a)", "(zeroed_columns(g, b, 4, 2),)", decomposition_tol=1e-6),
+    ),
+    Decomposition(
         "linalg_matrix_rank", ("torch.linalg.matrix_rank",), False, ("linalg.matrix_rank",), (),
         STATIC + "Counts singular values (|eigenvalues| when hermitian=True) above max(atol, "
         "rtol * S_max) with torch's default rtol = max(m, n) * eps; the old `tol` is atol with "

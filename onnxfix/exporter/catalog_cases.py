@@ -318,6 +318,7 @@ CASES = [
     C("as_strided", "torch.as_strided", "torch.as_strided(x, (2, 2), (1, 2))", "R(3, 5),"),
     C("vander", "torch.vander", "torch.vander(x, 3)", "R(4),"),
     C("trapezoid", "torch.trapezoid", "torch.trapezoid(x, dim=1)", "R(3, 5),"),
+    C("trapz", "torch.trapz", "torch.trapz(x, dim=1)", "R(3, 5),"),
     C("cumulative_trapezoid", "torch.cumulative_trapezoid", "torch.cumulative_trapezoid(x, dim=1)", "R(3, 5),"),
     C("linspace steps from shape", "torch.linspace", "x + torch.linspace(0, 1, x.shape[1])", "R(3, 5),"),
     C("var_mean", "torch.var_mean", "torch.stack(torch.var_mean(x, 1))", "R(3, 5),"),
