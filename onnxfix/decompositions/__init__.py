@@ -28,6 +28,7 @@ from onnxfix.decompositions import (
     registry_legacy_elementwise,
     registry_legacy_structural,
     registry_linalg,
+    registry_quantize,
     registry_spectral,
     registry_sparse,
     registry_special,
@@ -40,7 +41,8 @@ __all__ = ["DECOMPOSITIONS", "PYTORCH", "Decomposition"]
 # One registry module per family, so that adding a decomposition touches its family's file (and
 # its helper module) only.
 REGISTRIES = (
-    registry_core, registry_linalg, registry_spectral, registry_special, registry_structural, registry_sparse,
+    registry_core, registry_linalg, registry_spectral, registry_special, registry_structural, registry_quantize,
+    registry_sparse,
     registry_legacy,
     registry_legacy_elementwise, registry_legacy_composite, registry_legacy_structural, registry_fft,
     registry_dtype, registry_divergence,

@@ -6,31 +6,6 @@ from onnxfix.decompositions.base import PYTORCH, Decomposition, Proof  # noqa: F
 
 DECOMPOSITIONS: tuple[Decomposition, ...] = (
     Decomposition(
-        "fake_quantize_per_tensor_affine", ("torch.fake_quantize_per_tensor_affine",), True,
-        ("fake_quantize_per_tensor_affine tensor qparams",), (),
-        "ATen's arithmetic: clamp(round(x * (1 / scale)) + zero_point, quant_min, quant_max), then "
-        "(q - zero_point) * scale (round half to even, as its nearbyint). The catalog's plain "
-        "tensor qparams export; with scale and zero point derived from parameters (a QAT model) "
-        "torch.export fails on the op (measured), and the learnable variant needs it. Eager keeps "
-        "the op (guarded helper).",
-        rule="ONX515",
-        proof=Proof("torch.fake_quantize_per_tensor_affine(a, 0.05, 3, -128, 127)",
-                    "_onnx_fake_quantize_per_tensor_affine(a, 0.05, 3, -128, 127)", "(randn(g, b, 8) * 4,)",
-                    decomposition_tol=1e-6),
-    ),
-    Decomposition(
-        "fake_quantize_learnable_per_tensor_affine", ("torch._fake_quantize_learnable_per_tensor_affine",), True,
-        ("fake_quantize learnable",), ("https://github.com/ModelTC/MQBench/issues/183",),
-        "LSQ's learnable fake quantization (MQBench, torch.ao's _LearnableFakeQuantize): forward is "
-        "the per-tensor fake quantization with the zero point rounded and clamped into the range, "
-        "as ATen computes it; grad_factor scales gradients only. Neither exporter translates the op. "
-        "Eager keeps the op (guarded helper).",
-        requires=("fake_quantize_per_tensor_affine",), rule="ONX515",
-        proof=Proof("torch._fake_quantize_learnable_per_tensor_affine(a, c.abs() + 0.01, c.abs() * 5, 0, 255, 1.0)",
-                    "_onnx_fake_quantize_learnable_per_tensor_affine(a, c.abs() + 0.01, c.abs() * 5, 0, 255, 1.0)",
-                    "(randn(g, b, 8) * 4, randn(g, 1))", params="a, c", static=(1,), decomposition_tol=1e-6),
-    ),
-    Decomposition(
         "fill_diagonal_", ("Tensor.fill_diagonal_",), True, (),
         ("https://github.com/kornia/kornia/pull/1178",),
         "The positions whose indices are all equal as a mask, written in place with masked_fill_ "
@@ -186,11 +161,14 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "one_hot_sizes", ("torch.nn.functional.one_hot",), True, ("one_hot num_classes from sizes",),
         ("https://github.com/open-mmlab/mmediting/pull/105",),
         "F.one_hot whose class count is read from the input's sizes (GCA-Matting's `num_classes=h * w`): "
-        "the dynamo exporter records the export's count. A comparison with arange(num_classes), in int64. "
-        "Reported only for a count computed from sizes. Eager runs the op (guarded helper).",
+        "the dynamo exporter records the export's count; or left to the data (-1, the default: max + 1, "
+        "which neither exporter takes). A comparison with arange(num_classes), in int64. Reported only "
+        "for those counts. Eager runs the op (guarded helper).",
         rule="ONX515",
-        proof=Proof("torch.nn.functional.one_hot(torch.arange(a.shape[0]), num_classes=a.shape[0]) * a[:, :1]",
-                    "_onnx_one_hot_sizes(torch.arange(a.shape[0]), num_classes=a.shape[0]) * a[:, :1]",
+        proof=Proof("torch.cat([torch.nn.functional.one_hot(torch.arange(a.shape[0]), num_classes=a.shape[0]), "
+                    "torch.nn.functional.one_hot(torch.arange(a.shape[0]))], 1) * a[:, :1]",
+                    "torch.cat([_onnx_one_hot_sizes(torch.arange(a.shape[0]), num_classes=a.shape[0]), "
+                    "_onnx_one_hot_sizes(torch.arange(a.shape[0]))], 1) * a[:, :1]",
                     "(randn(g, b, 3),)"),
     ),
     Decomposition(

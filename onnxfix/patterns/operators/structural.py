@@ -28,7 +28,7 @@ class StructuralOperator(DecompositionRule):
                "`grouped_mm_fallback` / learnable fake quantization / `kaiser_window` / `bartlett_window` / `F.conv2d` "
                "with groups from sizes fail to export: rewrite")
     default_safety = "safe"
-    extra_triggers = ("one_hot", "normal", "cross")  # reported without a fix
+    extra_triggers = ("normal", "cross")  # reported without a fix
     doc = rule_doc(
         "Finds `torch.cov`, `torch.corrcoef` (and their methods), `Tensor.index_reduce` / `index_reduce_`, "
         "`torch.kaiser_window`, `torch.bartlett_window` (dynamo has no translation), "
@@ -48,9 +48,12 @@ class StructuralOperator(DecompositionRule):
         "and `F.conv2d` / `F.conv3d` whose groups are a product of sizes "
         "(a per-sample filter run as one grouped conv: DMNet's `groups=b * c`, SiamRPN's depthwise "
         "cross-correlation; ONNX's Conv takes a constant group count), and `F.one_hot` whose `num_classes` "
-        "is a size or a product of sizes (GCA-Matting's `h * w`: the dynamo exporter records the count). "
+        "is a size or a product of sizes (GCA-Matting's `h * w`: the dynamo exporter records the count) "
+        "or is left to the data (`num_classes=-1`, the default: max + 1, which torch.export cannot extract "
+        "and the legacy exporter writes as a OneHot depth onnxruntime rejects; the comparison with "
+        "`arange(max + 1)` keeps the data-dependent width). "
         "Also reports, without a fix, "
-        "`F.one_hot` without `num_classes` (the size comes from the data), `torch.cross` / `Tensor.cross` without `dim` "
+        "`torch.cross` / `Tensor.cross` without `dim` "
         "(the dimension is picked from the input's sizes at run time) and `torch.normal` with "
         "a tensor mean and a number std (random: no rewrite can be checked against eager).",
         "cov and corrcoef check tensor values (`aten.equal`: DataDependentOutputException in "
@@ -98,7 +101,9 @@ class StructuralOperator(DecompositionRule):
             return decomposition.catalog_cases if (product or folded) and not named_padding else ()
         if decomposition.key == "one_hot_sizes":
             classes = argument(node, "num_classes", 1)
-            return decomposition.catalog_cases if classes is not None and _size_product(classes, ctx) else ()
+            if classes is None or literal(classes) == -1:
+                return ("one_hot num_classes=-1",)  # the count is the data's max + 1
+            return decomposition.catalog_cases if _size_product(classes, ctx) else ()
         if decomposition.key == "bincount":
             return (_bincount_case(node, ctx),)
         if decomposition.key == "aminmax" and _records_dims(node):
@@ -107,9 +112,11 @@ class StructuralOperator(DecompositionRule):
 
     def visit_Call(self, node, ctx):
         found = match_call(node, ctx)
-        if found is None or found[1].key == "one_hot_sizes" and not self.cases(found[1], node, ctx):
-            yield from self._report_only(node, ctx)  # (one_hot's count from the data: no decomposition)
+        if found is None:
+            yield from self._report_only(node, ctx)
             return
+        if found[1].key == "one_hot_sizes" and not self.cases(found[1], node, ctx):
+            return  # a class count that exports (a literal, a configured int)
         if found[1].key == "pad_split":
             yield from self._pad_split(node, ctx)
             return
@@ -171,13 +178,7 @@ class StructuralOperator(DecompositionRule):
     def _report_only(self, node, ctx):
         """Failing variants with no faithful decomposition: reported, never rewritten."""
         qualname = ctx.qualname(node.func)
-        if qualname == "torch.nn.functional.one_hot":
-            classes = argument(node, "num_classes", 1, False)
-            if classes is not None and literal(classes) != -1:
-                return  # an explicit class count exports
-            case, reason = "one_hot num_classes=-1", (
-                "the class count (max(x) + 1) is read from the data; pass `num_classes` explicitly")
-        elif qualname == "torch.normal":
+        if qualname == "torch.normal":
             mean, std = argument(node, "mean", 0, False), argument(node, "std", 1, False)
             size = argument(node, "size", 2, False)
             if mean is None or ctx.tensors.is_tensor(mean) is False or not is_number(literal(std)) or size is not None:
