@@ -12,7 +12,7 @@ from onnxfix.patterns.scalars.int_division import (
 from onnxfix.patterns.scalars.sym_int import takes_the_traced_tensor
 from onnxfix.rewriter.bindings import bound_once
 from onnxfix.rewriter.context import FunctionContext, builtin_call
-from onnxfix.rewriter.precedence import ARITH, ATOM, COMPARE, POWER, TERM, UNARY, in_place_of, operand
+from onnxfix.rewriter.precedence import ARITH, ATOM, COMPARE, POWER, TERM, UNARY, in_place_of, operand, precedence
 from onnxfix.rewriter.rule import Fix, Helper, Rule, RuleDoc
 
 
@@ -124,6 +124,10 @@ class MathOnSize(Rule):
               (as ONX203's `_onnx_sym_int`); the trace's float32 math rounds across an integer at
               a few sizes (`math.ceil(50 * 0.3)`). An unsafe integer form (above) is applied
               instead with `--unsafe-fixes`.
+            - `round(e)` of an int computed from a size (`round(x.shape[2] * self.ratio)`, the
+              ratio an int the module sets; ComfyUI's VAE output size) -> `e`: safe. `round` of an
+              int returns that int; under the legacy exporter the size is a 0-d tensor, which
+              has no `__round__` (a TypeError, measured on torch 2.13).
             - `math.log2`, and every other argument: no fix (report only).
         """,
         references=(
@@ -140,6 +144,13 @@ class MathOnSize(Rule):
             return
         if ctx.sizes.rounds_quotient(node):
             yield self._round(node, ctx)
+            return
+        if _rounds_int_size(node, ctx):
+            argument = node.args[0]
+            fix = self._replace(node, ctx, ctx.segment(argument), precedence(argument), "Drop `round()` of an int", True)
+            message = ("`round()` of an int computed from a size: the same int in eager, while the legacy exporter's "
+                       "size is a 0-d tensor, which has no `__round__` (TypeError)")
+            yield ctx.report(self, node, message, fix=fix, exporters=(LEGACY,))
             return
         function = ctx.qualname(node.func)
         if function not in MATH_FUNCTIONS or node.keywords or not node.args:
@@ -380,3 +391,10 @@ def _split_offset(argument: ast.AST, ctx: FunctionContext) -> tuple[ast.AST, str
         sign = "+" if isinstance(argument.op, ast.Add) else "-"
         return argument.left, f" {sign} {operand(ctx.segment(argument.right), argument.right, TERM)}"
     return argument, ""
+
+
+def _rounds_int_size(node: ast.Call, ctx: FunctionContext) -> bool:
+    """`round(e)`, one argument, `e` an int computed from a size."""
+    return (isinstance(node.func, ast.Name) and node.func.id == "round" and ctx.is_builtin("round")
+            and len(node.args) == 1 and not node.keywords and ctx.sizes.is_size(node.args[0])
+            and bool(ctx.ints.is_int(node.args[0])))
