@@ -114,6 +114,7 @@ CASES = {
     "negative_bound": ("ONX410", False, (WRONG, WRONG)),  # fairseq: `mask[:, -pad_length:] = True`, `x[:, :-pad_length]` under `if pad_length > 0`
     "sqrt_length_scale": ("ONX402", False, (FAILS, WRONG)),  # sqrt-n pooling: `x.sum(1) / math.sqrt(x.shape[1])`
     "center_crop": ("ONX402", False, (WRONG, FAILS)),  # torchvision's center_crop: int(round((h - ch) / 2.0))
+    "round_int_size": ("ONX402", False, (OK, FAILS)),  # ComfyUI: `round(latent size * self.downscale_ratio)`, an int
     "length_fill": ("ONX603", True, (FAILS, ORT)),  # a padding mask filled row by row up to each length
     "bool_length_mask": ("ONX603", True, (FAILS, ORT)),  # HunyuanVideo: a bool mask, `range(batch_size)` from the shape
     "swin_patch_embed": ("ONX601", False, (ORT, ORT)),  # Swin: `W % self.patch_size[1] != 0` pad; H, W through `H, W = Wh, Ww`
@@ -121,6 +122,7 @@ CASES = {
     "concat_pad": ("ONX608", False, (ORT, ORT)),  # icefall: `if seq_len != d * ds:` pad by repeating the last frame
     "index_range": ("ONX603", True, (FAILS, ORT)),  # entity linking: `[[x] for x in range(batch_size)]` as an index
     "per_sample_blend": ("ONX603", True, (FAILS, ORT)),  # kornia: a per-row function stacked over the batch -> vmap
+    "chunked_batch": ("ONX603", True, (FAILS, WRONG)),  # diffusers' sliced attention, a VAE decoded in chunks -> one chunk
     "while_halve": ("ONX602", False, (FAILS, WRONG)),  # a `while` on a value -> torch's while_loop under torch.export
     "whole_pool": ("ONX408", False, (FAILS, FAILS)),
     "causal_flag": ("ONX409", False, (OK, FAILS)),  # GPT-2: is_causal = ... query.shape[2] > 1 (a Tensor under legacy)
@@ -152,6 +154,7 @@ DYNAMO_ERRORS = {
     "linspace_grid": "conflicts between user-specified ranges and inferred ranges",
     "index_range": "conflicts between user-specified ranges and inferred ranges",
     "per_sample_blend": "conflicts between user-specified ranges and inferred ranges",
+    "chunked_batch": "conflicts between user-specified ranges and inferred ranges",
     "while_halve": "GuardOnDataDependentSymNode",
     "whole_pool": "conflicts between user-specified ranges and inferred ranges",
     "numpy_grids": "can't convert np.ndarray of type numpy.object_",
@@ -175,6 +178,7 @@ LEGACY_ERRORS = {
     "multiple_pad": "has no attribute 'is_integer'",
     "whole_pool": "Failed to export a node",
     "center_crop": "doesn't define __round__",
+    "round_int_size": "doesn't define __round__",
 }
 
 # model -> (rule that reports it, or None, verdicts as written: dynamo, legacy); no rewrite

@@ -8,6 +8,7 @@ import ast
 from onnxfix.patterns.control_flow.conditions import CONTROL_FLOW_REFERENCES, tensor_condition
 from onnxfix.patterns.control_flow.accumulation_loop import vectorised_accumulation
 from onnxfix.patterns.control_flow.batched_map import batched_map_comprehension
+from onnxfix.patterns.control_flow.chunk_loop import chunk_loop
 from onnxfix.patterns.control_flow.expert_loop import expert_loop
 from onnxfix.patterns.control_flow.gathered_rows import gathered_rows_comprehension
 from onnxfix.patterns.control_flow.index_range import index_range_comprehension
@@ -239,6 +240,21 @@ class SizeLoop(Rule):
             tensor keeping its shape and dtype from step to step, which the source does not
             show; the legacy exporter still unrolls the loop (the finding stays, for it alone).
 
+            A loop over the batch in chunks, to bound memory (diffusers' sliced attention, `for i
+            in range((n - 1) // self.slice_size + 1)` cutting rows `i * s:(i + 1) * s`; ComfyUI's
+            VAE decoded `for x in range(0, n, batch_number)`, rows `x:x + batch_number`; also
+            `math.ceil(n / s)`, `(n + s - 1) // s`, `-(-n // s)` chunks), becomes `for i, _onnx_step
+            in _onnx_batch_chunks(...)` with the step in the body `_onnx_step`: in eager the same
+            starts and step; while an exporter traces (`torch.compiler.is_exporting()` or
+            `torch.onnx.is_in_onnx_export()`) one chunk of the whole batch, so the batch stays
+            symbolic (torch.export) and is not unrolled (legacy). The index may only cut rows (the
+            first subscript of every slice it bounds, both bounds given, directly or through names
+            the body binds to `i * s` / `(i + 1) * s`), no `break` or `return`, and is not read
+            after the loop. Unsafe: the whole batch at once gives the rows the chunks gave only
+            when the body treats every row on its own (no statistic over a chunk's rows), which
+            the source does not show (the export's comparison with eager checks it;
+            tests/flow_models/chunked_batch.py).
+
             `zip(*t)` is only reported: `t.unbind(1)` gives the columns as tensors, where zip
             gave tuples of 0-d tensors (not the same value for every use). Other loops are only
             reported: vectorise them by hand (`torch.arange` for the index,
@@ -269,6 +285,8 @@ class SizeLoop(Rule):
             fix, why = length_fill_loop(node, ctx)
         if fix is None:
             fix, why = scan_loop(node, ctx)
+        if fix is None:
+            fix, why = chunk_loop(node, ctx)
         if fix is None:
             message += NO_LOOP_FIX
         elif why:
@@ -343,7 +361,8 @@ NO_LOOP_FIX = (
     "hit (`for e in expert_hit:` with a one-hot routing mask) is rewritten exactly, a recurrence "
     "appending each step to a list stacked after the loop runs as a torch scan under torch.export, and "
     "one function of each row stacked (`torch.stack([f(x[i]) for i in range(len(x))])`) as torch.vmap under "
-    "torch.export; vectorise the body over the dimension by hand"
+    "torch.export, and a loop over the batch in chunks (`out[i:i + n] = f(x[i:i + n])`) as one chunk under export; "
+    "vectorise the body over the dimension by hand"
 )
 FIXED_COUNT_SPLITS = frozenset({"split", "chunk", "tensor_split", "split_with_sizes"})
 
@@ -390,7 +409,15 @@ def _is_size_bound(node: ast.expr, ctx: FunctionContext) -> bool:
         return False  # the rank is static under both exporters
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("dim", "ndimension"):
         return False
+    if isinstance(node, ast.BinOp) and isinstance(node.op, INT_OPS) and not ctx.sizes.is_size(node):
+        # `(n - 1) // self.slice_size + 1`: `range` takes ints only, so an operand of unknown type
+        # (an attribute set from a constructor argument) makes an int computed from the size
+        sides = (node.left, node.right)
+        return any(_is_size_bound(side, ctx) for side in sides) and not any(ctx.tensors.is_tensor(side) for side in sides)
     return ctx.sizes.is_size(node)
+
+
+INT_OPS = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv)
 
 
 def _size_on_some_path(node: ast.expr, ctx: FunctionContext) -> bool:

@@ -1,0 +1,190 @@
+"""ONX603: a loop over the batch in chunks -> one chunk, the whole batch, while an exporter traces.
+
+    for x in range(0, samples_in.shape[0], batch_number):     # ComfyUI's VAE.decode
+        samples = samples_in[x:x + batch_number]
+        pixel_samples[x:x + batch_number] = decode(samples)
+
+    for i in range((batch_size_attention - 1) // self.slice_size + 1):   # diffusers' sliced attention
+        start_idx = i * self.slice_size
+        end_idx = (i + 1) * self.slice_size
+        hidden_states[start_idx:end_idx] = torch.bmm(attn(query[start_idx:end_idx]), ...)
+
+The chunks exist to bound memory. The header becomes `for x, _onnx_step in _onnx_batch_chunks(0,
+samples_in.shape[0], batch_number):` (with the chunk count, `(0, N, S, count)`) and the step in the
+body `_onnx_step`: in eager the same starts and step; while an exporter traces one chunk of the
+whole batch, so neither torch.export (a `range` over a symbolic size fixes the size) nor the legacy
+tracer (the example's chunks unrolled) keeps the example's batch. The loop index may only cut rows
+(the first subscript of a slice, directly or through names the body binds from it).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix.decompositions import helper_source
+from onnxfix.patterns.control_flow.loop_parts import rebound_by_other_loops
+from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.rule import Edit, Fix, Helper
+
+BATCH_CHUNKS = Helper("_onnx_batch_chunks", helper_source("batch_chunks"))
+STEP = "_onnx_step"
+WHY_UNSAFE = ("while an exporter traces, the body runs once on the whole batch instead of chunk by chunk (eager "
+              "keeps the chunks): the same rows only when the body treats every row on its own (no statistic "
+              "over the chunk's rows, no chunk-sized constant)")
+
+
+def chunk_loop(node: ast.For, ctx: FunctionContext) -> tuple[Fix | None, str]:
+    """(fix, why it is unsafe) for `for x in range(0, N, S)` cutting `[x:x + S]` rows, or `for i in
+    range(ceil(N / S))` cutting `[i * S:(i + 1) * S]` rows."""
+    header = _header(node, ctx)
+    if header is None or not isinstance(node.target, ast.Name) or node.orelse:
+        return None, ""
+    arguments, step, counted = header
+    index = node.target.id
+    if any(isinstance(n, (ast.Break, ast.Return, ast.Yield, ast.YieldFrom)) for n in _body_nodes(node)):
+        return None, ""
+    if any(isinstance(n, ast.Name) and n.id == STEP for n in _body_nodes(node)):
+        return None, ""  # a chunk loop fixed inside this one: its step would replace this one's
+    if not _cuts_rows_only(node, index, step, counted) or _read_after(index, node, ctx):
+        return None, ""
+    texts = ["0" if isinstance(a, ast.Constant) and not hasattr(a, "lineno") else ctx.segment(a) for a in arguments]
+    new_header = f"{index}, {STEP} in _onnx_batch_chunks({', '.join(texts)})"
+    start = ctx.file.source.span(node.target)[0]
+    edits = [Edit(start, ctx.file.source.span(node.iter)[1], new_header)]
+    edits += [ctx.replace(n, STEP) for n in _body_nodes(node) if _same(n, step)]
+    return Fix("Run the chunk loop as one chunk of the whole batch under export", tuple(edits), safe=False,
+               imports=("torch",), helpers=(BATCH_CHUNKS,)), WHY_UNSAFE
+
+
+def _header(node: ast.For, ctx: FunctionContext) -> tuple[list[ast.expr], ast.expr, bool] | None:
+    """(the helper's arguments, the step, whether the loop counts chunks) of `range(A, N, S)` or of
+    `range(C)` with C the chunk count of N rows by S: `(N - 1) // S + 1`, `(N + S - 1) // S`,
+    `-(-N // S)`, `math.ceil(N / S)`."""
+    call = node.iter
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "range"
+            and ctx.is_builtin("range") and not call.keywords and not any(isinstance(a, ast.Starred) for a in call.args)):
+        return None
+    if len(call.args) == 3:
+        start, stop, step = call.args
+        return ([start, stop, step], step, False) if ctx.sizes.is_size(stop) else None
+    if len(call.args) != 1:
+        return None
+    parts = _chunk_count(call.args[0], ctx)
+    if parts is None:
+        return None
+    total, step = parts
+    return ([ast.Constant(0), total, step, call.args[0]], step, True) if ctx.sizes.is_size(total) else None
+
+
+def _chunk_count(count: ast.expr, ctx: FunctionContext) -> tuple[ast.expr, ast.expr] | None:
+    """(N, S) of a ceiling division of N by S."""
+    if _is(count, ast.Add) and _one(count.right) and _is(count.left, ast.FloorDiv) and _is(count.left.left, ast.Sub) \
+            and _one(count.left.left.right):  # (N - 1) // S + 1
+        return count.left.left.left, count.left.right
+    if _is(count, ast.FloorDiv) and _is(count.left, ast.Sub) and _is(count.left.left, ast.Add) \
+            and _one(count.left.right) and _same(count.left.left.right, count.right):  # (N + S - 1) // S
+        return count.left.left.left, count.right
+    if isinstance(count, ast.UnaryOp) and isinstance(count.op, ast.USub) and _is(count.operand, ast.FloorDiv) \
+            and isinstance(count.operand.left, ast.UnaryOp) and isinstance(count.operand.left.op, ast.USub):  # -(-N // S)
+        return count.operand.left.operand, count.operand.right
+    if isinstance(count, ast.Call) and isinstance(count.func, ast.Name) and count.func.id == "int" and len(count.args) == 1:
+        count = count.args[0]  # int(math.ceil(N / S))
+    if isinstance(count, ast.Call) and ctx.qualname(count.func) == "math.ceil" and len(count.args) == 1 \
+            and _is(count.args[0], ast.Div):
+        return count.args[0].left, count.args[0].right
+    return None
+
+
+def _cuts_rows_only(node: ast.For, index: str, step: ast.expr, counted: bool) -> bool:
+    """Every read of the index is a chunk bound (`x`, `x + S`, `i * S`, `(i + 1) * S`) that cuts
+    rows, directly or through a name the body binds to it, and some tensor is cut."""
+    bounds = _bound_names(node, index, step, counted)
+    if bounds is None:
+        return False
+    cut = False
+    for sub in _body_nodes(node):
+        if isinstance(sub, ast.Subscript):
+            first = sub.slice.elts[0] if isinstance(sub.slice, ast.Tuple) and sub.slice.elts else sub.slice
+            if isinstance(first, ast.Slice) and first.step is None and _uses(first, index, bounds):
+                if not all(b is not None and _is_bound(b, index, step, counted, bounds) for b in (first.lower, first.upper)):
+                    return False
+                cut = True
+    allowed = {id(n) for b in _chunk_slices(node, index, bounds) for n in ast.walk(b)}
+    allowed |= {id(n) for a in bounds.values() for n in ast.walk(a)}
+    reads = [n for n in _body_nodes(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+             and (n.id == index or n.id in bounds)]
+    return cut and all(id(n) in allowed for n in reads)
+
+
+def _bound_names(node: ast.For, index: str, step: ast.expr, counted: bool) -> dict[str, ast.expr] | None:
+    """Names the body binds once, to a chunk bound (`start_idx = i * self.slice_size`); None if one is
+    bound twice."""
+    bounds: dict[str, ast.expr] = {}
+    for statement in node.body:
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name) \
+                and _uses(statement.value, index, bounds):
+            if not _is_bound(statement.value, index, step, counted, bounds):
+                continue  # a value computed from the chunk (its reads are checked where they are)
+            if statement.targets[0].id in bounds:
+                return None
+            bounds[statement.targets[0].id] = statement.value
+    return bounds
+
+
+def _is_bound(value: ast.expr, index: str, step: ast.expr, counted: bool, bounds: dict[str, ast.expr]) -> bool:
+    if isinstance(value, ast.Name) and value.id in bounds:
+        return True
+    if counted:  # i * S, (i + 1) * S
+        if _is(value, ast.Mult) and _same(value.right, step):
+            factor = value.left
+            return _name(factor, index) or (_is(factor, ast.Add) and _name(factor.left, index) and _one(factor.right))
+        return False
+    if _name(value, index):  # x, x + S, min(x + S, N)
+        return True
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "min" and len(value.args) == 2:
+        value = value.args[0]
+    return _is(value, ast.Add) and _name(value.left, index) and _same(value.right, step)
+
+
+def _chunk_slices(node: ast.For, index: str, bounds: dict[str, ast.expr]) -> list[ast.Slice]:
+    found = []
+    for sub in _body_nodes(node):
+        if isinstance(sub, ast.Subscript):
+            first = sub.slice.elts[0] if isinstance(sub.slice, ast.Tuple) and sub.slice.elts else sub.slice
+            if isinstance(first, ast.Slice) and _uses(first, index, bounds):
+                found.append(first)
+    return found
+
+
+def _uses(node: ast.AST, index: str, bounds: dict[str, ast.expr]) -> bool:
+    return any(isinstance(n, ast.Name) and (n.id == index or n.id in bounds) for n in ast.walk(node))
+
+
+def _read_after(index: str, loop: ast.For, ctx: FunctionContext) -> bool:
+    """The index read after the loop (Python keeps it bound: the last start in eager, 0 under
+    export), other loops binding their own `i` aside."""
+    end = (loop.end_lineno, loop.end_col_offset)
+    rebinding = rebound_by_other_loops(index, loop, ctx.fn.node)
+    return any(isinstance(n, ast.Name) and n.id == index and isinstance(n.ctx, ast.Load) and id(n) not in rebinding
+               and (n.lineno, n.col_offset) > end for n in ast.walk(ctx.fn.node))
+
+
+def _body_nodes(node: ast.For):
+    for statement in node.body:
+        yield from ast.walk(statement)
+
+
+def _is(node: ast.AST, op: type) -> bool:
+    return isinstance(node, ast.BinOp) and isinstance(node.op, op)
+
+
+def _one(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value == 1 and type(node.value) is int
+
+
+def _name(node: ast.AST, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def _same(a: ast.AST, b: ast.AST) -> bool:
+    return ast.dump(a) == ast.dump(b)
