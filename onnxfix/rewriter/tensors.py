@@ -344,6 +344,9 @@ TENSOR_EVIDENCE_METHODS = (REDUCTION_METHODS - {"max", "min"}) | frozenset({
     "type_as", "narrow", "index_select", "gather", "flip", "roll", "detach",
     # tensor-only too (a PackedSequence also has .to()/.float()/.cpu(), a NumPy array .copy())
     "clone", "chunk", "unbind", "masked_select", "index_fill", "scatter", "scatter_add",
+    # comparisons as methods (fairseq's `src_tokens.eq(self.padding_idx)`): NumPy and lists compare
+    # with operators only
+    "eq", "ne", "lt", "le", "gt", "ge", "logical_not", "isnan", "isinf", "isfinite",
 })
 
 
