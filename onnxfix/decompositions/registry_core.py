@@ -49,6 +49,16 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         ),
     ),
     Decomposition(
+        "linalg_solve_ex", ("torch.linalg.solve_ex",), False, (), (),
+        "torch.linalg.solve_ex on _onnx_linalg_solve: the solution, and an info of zeros (a singular "
+        "matrix gives inf/NaN where solve_ex sets info > 0).", requires=("linalg_solve",),
+        error_bound="as _onnx_linalg_solve's",
+        rule="ONX501",
+        proof=Proof("torch.linalg.solve_ex(a, c).result + torch.linalg.solve_ex(a, c).info[:, None, None]",
+                    "_onnx_linalg_solve_ex(a, c).result + _onnx_linalg_solve_ex(a, c).info[:, None, None]",
+                    "(well_conditioned(g, b, 3), randn(g, b, 3, 2))", params="a, c", decomposition_tol=1e-6),
+    ),
+    Decomposition(
         "cumprod", ("torch.cumprod", "Tensor.cumprod"), True, ("cumprod", "Tensor.cumprod"),
         (PYTORCH + "102948", "https://github.com/onnx/onnx/issues/6590"),
         "Masked product over an (n, n) lower-triangular mask: O(n^2) memory along `dim`; "

@@ -28,6 +28,28 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         ),
     ),
     Decomposition(
+        "linalg_cholesky_ex", ("torch.linalg.cholesky_ex",), False, (), (),
+        "torch.linalg.cholesky_ex (GPyTorch's psd_safe_cholesky) on _onnx_linalg_cholesky: the "
+        "factor, and an info of zeros (a matrix that is not positive definite gives NaN where "
+        "cholesky_ex sets info > 0).", requires=("linalg_cholesky",),
+        error_bound="as _onnx_linalg_cholesky's",
+        rule="ONX512",
+        proof=Proof("torch.linalg.cholesky_ex(a).L + torch.linalg.cholesky_ex(a, upper=True).info[:, None, None]",
+                    "_onnx_linalg_cholesky_ex(a).L + _onnx_linalg_cholesky_ex(a, upper=True).info[:, None, None]",
+                    "(spd(g, b, 4),)", decomposition_tol=1e-6),
+    ),
+    Decomposition(
+        "cholesky_inverse", ("torch.cholesky_inverse", "Tensor.cholesky_inverse"), False, (), (),
+        "The inverse of L L^T (U^T U with upper=True) from the triangular factor, as inv(L)^T inv(L) "
+        "with _onnx_linalg_inv (unrolled over the static matrix size); the rounding differs from "
+        "LAPACK's potri.", requires=("linalg_inv",),
+        error_bound="as _onnx_linalg_inv's, squared in the condition number of the factor",
+        rule="ONX512",
+        proof=Proof("torch.cholesky_inverse(torch.tril(a)) + torch.cholesky_inverse(torch.triu(a), upper=True)",
+                    "_onnx_cholesky_inverse(torch.tril(a)) + _onnx_cholesky_inverse(torch.triu(a), upper=True)",
+                    "(well_conditioned(g, b, 4),)", decomposition_tol=1e-5),
+    ),
+    Decomposition(
         "linalg_solve_triangular", ("torch.linalg.solve_triangular",), False,
         ("linalg.solve_triangular",), (PYTORCH + "103572",),  # and onnx#7144 (listed once, above)
         "Forward/back substitution unrolled over n (static; batch sizes may be dynamic and "

@@ -63,9 +63,9 @@ class MeasuredFailingOperator(Rule):
         "function for the ATen overload, no symbolic, an invalid graph, wrong values), the "
         f"call fails whatever its arguments. The verdicts come from `{PROBE}` on the installed "
         "torch; after an upgrade that fixes an op, re-running the probe silences the rule.",
-        example="def forward(self, upper):\n    return torch.cholesky_inverse(upper, upper=True)",
-        use_instead="def forward(self, upper):  # the inverse as a solve against the identity (ONX512 fixes that)\n"
-        "    return torch.cholesky_solve(torch.eye(upper.shape[-1]), upper, upper=True)",
+        example="def forward(self, x):\n    return torch.linalg.vander(x, N=4)",
+        use_instead="def forward(self, x):  # the powers x**0 .. x**3 with exportable ops\n"
+        "    return x.unsqueeze(-1) ** torch.arange(4, device=x.device)",
         fix_safety="No fix: onnxfix has no decomposition for these ops. `onnxfix export` "
         "reports the failing ATen overload at this line.",
         references=("https://github.com/pytorch/pytorch/blob/main/torch/testing/_internal/common_methods_invocations.py",),
