@@ -351,14 +351,16 @@ TENSOR_EVIDENCE_METHODS = (REDUCTION_METHODS - {"max", "min"}) | frozenset({
 
 
 def forward_input_used_as_tensor(ctx: "FunctionContext", name: str) -> bool:
-    """``x`` is a parameter of the exported ``forward`` (whose inputs are tensors, or lists,
+    """``x`` is a parameter of a module's ``forward`` (the exported one's inputs are tensors, or lists,
     tuples or dicts of tensors), never rebound but to arithmetic on itself, never tested by type (``isinstance``, ``type``,
     ``torch.is_tensor``, ``hasattr``, ``getattr``) or against None, and forward reads its size
     (``x.shape``, ``x.ndim``, ``x.size()``, ``x.dim()``: of those inputs only a tensor has one) or,
     for a parameter without a default, calls a tensor-only method on it (``x.sum()``,
-    ``x.permute(...)``): ``def forward(self, x): if x.sum() > 0: return self.mlp(x)``."""
+    ``x.permute(...)``): ``def forward(self, x): if x.sum() > 0: return self.mlp(x)``. An inner
+    module's forward too (fairseq's encoder, called by the exported wrapper with its own input):
+    the same uses tell a tensor there (the corpus' findings did not change)."""
     fn = ctx.fn
-    if not fn.is_entry or fn.cls is None or fn.node.name != "forward" or name == ctx.self_name:
+    if fn.cls is None or fn.node.name != "forward" or name == ctx.self_name:
         return False
     if not all(_arithmetic_of(value, name, ctx) for value in ctx.assignments(name)):
         return False  # rebound to something else (`x = x.numpy()`): not the input any more

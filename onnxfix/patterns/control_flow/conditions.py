@@ -57,7 +57,20 @@ def tensor_condition(test: ast.expr, ctx: FunctionContext) -> Condition | None:
         return Condition(f"~{inner.where_text}" if bare else f"~({inner.where_text})")
     if isinstance(test, (ast.Name, ast.Attribute, ast.Subscript)) and ctx.tensors.is_tensor(test):
         return Condition(_bare_where_text(test, ctx))
+    if isinstance(test, ast.Name) and _bound_to_tensor_condition(test.id, ctx):
+        return Condition(None)
     return None
+
+
+def _bound_to_tensor_condition(name: str, ctx: FunctionContext) -> bool:
+    """`has_pads = x.device.type == "xla" or mask.any()` then `if has_pads:` (fairseq's encoder): a
+    name bound once to an `and` / `or` with a tensor condition holds that tensor whenever the
+    Python operands before it do not decide (the device is not XLA)."""
+    if ctx.is_parameter(name):
+        return False
+    values = ctx.assignments(name)
+    return (len(values) == 1 and isinstance(values[0], ast.BoolOp)
+            and any(tensor_condition(value, ctx) for value in values[0].values))
 
 
 def _bare_where_text(test: ast.expr, ctx: FunctionContext) -> str | None:
