@@ -123,6 +123,7 @@ CASES = {
     "index_range": ("ONX603", True, (FAILS, ORT)),  # entity linking: `[[x] for x in range(batch_size)]` as an index
     "per_sample_blend": ("ONX603", True, (FAILS, ORT)),  # kornia: a per-row function stacked over the batch -> vmap
     "chunked_batch": ("ONX603", True, (FAILS, WRONG)),  # diffusers' sliced attention, a VAE decoded in chunks -> one chunk
+    "sliced_decode": ("ONX603", True, (FAILS, ORT)),  # diffusers' sliced VAE: cat([decode(z) for z in z.split(1)]) -> one part
     "while_halve": ("ONX602", False, (FAILS, WRONG)),  # a `while` on a value -> torch's while_loop under torch.export
     "whole_pool": ("ONX408", False, (FAILS, FAILS)),
     "causal_flag": ("ONX409", False, (OK, FAILS)),  # GPT-2: is_causal = ... query.shape[2] > 1 (a Tensor under legacy)
@@ -155,6 +156,7 @@ DYNAMO_ERRORS = {
     "index_range": "conflicts between user-specified ranges and inferred ranges",
     "per_sample_blend": "conflicts between user-specified ranges and inferred ranges",
     "chunked_batch": "conflicts between user-specified ranges and inferred ranges",
+    "sliced_decode": "conflicts between user-specified ranges and inferred ranges",
     "while_halve": "GuardOnDataDependentSymNode",
     "whole_pool": "conflicts between user-specified ranges and inferred ranges",
     "numpy_grids": "can't convert np.ndarray of type numpy.object_",

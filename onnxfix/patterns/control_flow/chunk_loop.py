@@ -188,3 +188,63 @@ def _name(node: ast.AST, name: str) -> bool:
 
 def _same(a: ast.AST, b: ast.AST) -> bool:
     return ast.dump(a) == ast.dump(b)
+
+
+# ------------------------------------------------------------ the batch split into parts of a size
+
+BATCH_SPLIT = Helper("_onnx_batch_split", helper_source("batch_split"))
+
+
+def batch_split_parts(node: ast.AST, ctx: FunctionContext) -> tuple[ast.expr, ast.expr] | None:
+    """(tensor, part size) of `X.split(k)` / `torch.split(X, k)` along dim 0 (the default, `0` or
+    `dim=0`) with `k` a part size (not a list of sizes), `X` a tensor of the model's inputs."""
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute) or node.func.attr != "split":
+        return None
+    arguments = list(node.args)
+    if ctx.qualname(node.func) == "torch.split":
+        tensor, arguments = (arguments[0], arguments[1:]) if arguments else (None, [])
+    elif ctx.qualname(node.func) is None:
+        tensor = node.func.value
+    else:
+        return None
+    dims = [*arguments[1:], *(k.value for k in node.keywords if k.arg == "dim")]
+    sizes = arguments[:1] + [k.value for k in node.keywords if k.arg == "split_size_or_sections"]
+    if tensor is None or len(sizes) != 1 or len(dims) > 1 or len(node.keywords) > len(dims) + (not arguments):
+        return None
+    if dims and not (isinstance(dims[0], ast.Constant) and dims[0].value == 0 and type(dims[0].value) is int):
+        return None
+    if isinstance(sizes[0], (ast.List, ast.Tuple, ast.ListComp)) or not ctx.tensors.is_tensor(tensor):
+        return None
+    return tensor, sizes[0]
+
+
+def chunk_split_comprehension(node: ast.comprehension, ctx: FunctionContext) -> tuple[Fix | None, str]:
+    """(fix, why it is unsafe) for `torch.cat([f(z) for z in X.split(k)])` (also bound to a name
+    only concatenated, diffusers' `decoded_slices = [...]; torch.cat(decoded_slices)`): the split
+    becomes `_onnx_batch_split(X, k)`, the parts in eager and `(X,)` while an exporter traces."""
+    parts = batch_split_parts(node.iter, ctx)
+    comprehension = ctx.parent(node)
+    if parts is None or not isinstance(comprehension, (ast.ListComp, ast.GeneratorExp)) or node.ifs \
+            or len(comprehension.generators) != 1 or not _concatenated_along_rows(comprehension, ctx):
+        return None, ""
+    tensor, size = parts
+    text = f"_onnx_batch_split({ctx.segment(tensor)}, {ctx.segment(size)})"
+    return Fix("Split the batch into one part under export", (ctx.replace(node.iter, text),), safe=False,
+               imports=("torch",), helpers=(BATCH_SPLIT,)), WHY_UNSAFE
+
+
+def _concatenated_along_rows(comprehension: ast.expr, ctx: FunctionContext) -> bool:
+    """The comprehension's list is `torch.cat`'s first argument along dim 0, or bound to a name
+    whose one read is that."""
+    parent = ctx.parent(comprehension)
+    if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
+        name = parent.targets[0].id
+        reads = [n for n in ast.walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+        if len(reads) != 1 or len(ctx.assignments(name)) != 1:
+            return False
+        comprehension, parent = reads[0], ctx.parent(reads[0])
+    if not (isinstance(parent, ast.Call) and ctx.qualname(parent.func) in ("torch.cat", "torch.concat")
+            and parent.args and parent.args[0] is comprehension):
+        return False
+    dims = [*parent.args[1:], *(k.value for k in parent.keywords if k.arg == "dim")]
+    return not dims or (len(dims) == 1 and isinstance(dims[0], ast.Constant) and dims[0].value == 0)
