@@ -96,3 +96,42 @@ def _self_attribute(node: ast.expr, self_name: str | None) -> str | None:
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == self_name:
         return node.attr
     return None
+
+
+def setter_constructions(module: ModuleIndex, cls: ClassInfo, attr: str) -> Iterator[ast.Call]:
+    """The constructions this file passes to a method other than ``__init__`` that stores its
+    parameter in `self.<attr>` (diffusers' `def set_processor(self, processor): self.processor =
+    processor`, called as `attn.set_processor(SlicedAttnProcessor(n))`, or with a name assigned
+    `AttnProcessor2_0() if ... else AttnProcessor()`): what `self.<attr>(...)` may call."""
+    for method in cls.methods.values():
+        if method.name == "__init__" or not method.args.args:
+            continue
+        parameters = [a.arg for a in method.args.args][1:]
+        self_name = method.args.args[0].arg
+        for statement in ast.walk(method):
+            if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+                    and _self_attribute(statement.targets[0], self_name) == attr
+                    and isinstance(statement.value, ast.Name) and statement.value.id in parameters):
+                continue
+            parameter = statement.value.id
+            for argument in _method_arguments(module, method.name, parameters.index(parameter), parameter):
+                for value in _values_behind(module, argument):
+                    yield from constructed_classes(module, value)
+
+
+def _method_arguments(module: ModuleIndex, method: str, position: int, name: str) -> Iterator[ast.expr]:
+    for call in (n for n in ast.walk(module.tree) if isinstance(n, ast.Call)):
+        if isinstance(call.func, ast.Attribute) and call.func.attr == method:
+            yield from (k.value for k in call.keywords if k.arg == name)
+            if position < len(call.args) and not isinstance(call.args[position], ast.Starred):
+                yield call.args[position]
+
+
+def _values_behind(module: ModuleIndex, argument: ast.expr) -> Iterator[ast.expr]:
+    """The argument itself, or what a name is assigned anywhere in the file."""
+    if not isinstance(argument, ast.Name):
+        yield argument
+        return
+    for node in ast.walk(module.tree):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == argument.id for t in node.targets):
+            yield node.value

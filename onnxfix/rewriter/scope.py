@@ -12,7 +12,9 @@ import ast
 from dataclasses import dataclass, field, replace
 from typing import Iterator
 
-from onnxfix.rewriter.constructed import calls_behind, constructed_classes, constructor_arguments, container_elements
+from onnxfix.rewriter.constructed import (
+    calls_behind, constructed_classes, constructor_arguments, container_elements, setter_constructions,
+)
 from onnxfix.rewriter.export_guards import exporters_skipping, is_guard_call
 from onnxfix.rewriter.function_body import scope_of_function, walk_function_body
 from onnxfix.rewriter.module_index import (
@@ -306,6 +308,11 @@ class ScopeBuilder:
         for found in self._built_into(fn, attr):
             if not _is_loss_class(found[1]):
                 yield from self._called_method(fn, found)
+        for module, info in self.bases_of(fn.module, fn.cls):  # `self.processor = processor` in a setter
+            for call in setter_constructions(module, info, attr):
+                found = self._class_named(module, call.func)
+                if found:
+                    yield from self._called_method(fn, found)
         value = fn.cls.self_attrs.get(attr)
         if isinstance(value, ast.Name):  # `self.model = model`: what is passed in
             for found in self._attribute_classes(fn, value):

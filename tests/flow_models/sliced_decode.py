@@ -1,5 +1,6 @@
 """ONX603 on the batch split into parts of a size and concatenated again: diffusers' sliced VAE
-(`decoded_slices = [self.decoder(z_slice) for z_slice in z.split(1)]; torch.cat(decoded_slices)`).
+(`decoded_slices = [self.decoder(z_slice) for z_slice in z.split(1)]; torch.cat(decoded_slices)`),
+and inference in batches (`torch.cat([f(z[i:i + 2]) for i in range(0, n, 2)])`).
 The number of parts follows the batch: torch.export fixes it to the example's, and the legacy
 exporter records a Split by the example's parts (onnxruntime fails on another batch). Fixed
 (unsafe: the body must treat every row on its own) by `_onnx_batch_split`: the parts in eager,
@@ -16,7 +17,8 @@ class SlicedDecoder(nn.Module):
     def forward(self, z: torch.Tensor):
         decoded_slices = [self.decoder(z_slice) for z_slice in z.split(1)]
         decoded = torch.cat(decoded_slices)
-        return decoded.clamp(-1, 1)
+        batched = torch.cat([self.decoder(z[i:i + 2]) for i in range(0, z.shape[0], 2)])  # inference in batches of 2
+        return decoded.clamp(-1, 1), batched
 
 
 def make_model():

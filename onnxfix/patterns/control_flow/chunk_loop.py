@@ -36,27 +36,44 @@ WHY_UNSAFE = ("while an exporter traces, the body runs once on the whole batch i
 def chunk_loop(node: ast.For, ctx: FunctionContext) -> tuple[Fix | None, str]:
     """(fix, why it is unsafe) for `for x in range(0, N, S)` cutting `[x:x + S]` rows, or `for i in
     range(ceil(N / S))` cutting `[i * S:(i + 1) * S]` rows."""
+    if node.orelse or (isinstance(node.target, ast.Name) and _read_after(node.target.id, node, ctx)):
+        return None, ""
+    return _chunks_fix(node, node.body, ctx)
+
+
+def chunk_range_comprehension(node: ast.comprehension, ctx: FunctionContext) -> tuple[Fix | None, str]:
+    """(fix, why it is unsafe) for `torch.cat([f(x[i:i + S]) for i in range(0, N, S)])` (a model
+    run over the batch in chunks, the outputs concatenated along dim 0)."""
+    comprehension = ctx.parent(node)
+    if not isinstance(comprehension, (ast.ListComp, ast.GeneratorExp)) or node.ifs or len(comprehension.generators) != 1 \
+            or not _concatenated_along_rows(comprehension, ctx):
+        return None, ""
+    return _chunks_fix(node, [comprehension.elt], ctx)
+
+
+def _chunks_fix(node: ast.For | ast.comprehension, body: list[ast.AST], ctx: FunctionContext) -> tuple[Fix | None, str]:
     header = _header(node, ctx)
-    if header is None or not isinstance(node.target, ast.Name) or node.orelse:
+    if header is None or not isinstance(node.target, ast.Name):
         return None, ""
     arguments, step, counted = header
     index = node.target.id
-    if any(isinstance(n, (ast.Break, ast.Return, ast.Yield, ast.YieldFrom)) for n in _body_nodes(node)):
+    if any(isinstance(n, (ast.Break, ast.Return, ast.Yield, ast.YieldFrom)) for n in _walk(body)):
         return None, ""
-    if any(isinstance(n, ast.Name) and n.id == STEP for n in _body_nodes(node)):
+    if any(isinstance(n, ast.Name) and n.id == STEP for n in _walk(body)):
         return None, ""  # a chunk loop fixed inside this one: its step would replace this one's
-    if not _cuts_rows_only(node, index, step, counted) or _read_after(index, node, ctx):
+    bound_nodes = _chunk_bounds(body, index, step, counted)
+    if bound_nodes is None:
         return None, ""
     texts = ["0" if isinstance(a, ast.Constant) and not hasattr(a, "lineno") else ctx.segment(a) for a in arguments]
     new_header = f"{index}, {STEP} in _onnx_batch_chunks({', '.join(texts)})"
     start = ctx.file.source.span(node.target)[0]
     edits = [Edit(start, ctx.file.source.span(node.iter)[1], new_header)]
-    edits += [ctx.replace(n, STEP) for n in _body_nodes(node) if _same(n, step)]
+    edits += [ctx.replace(n, STEP) for n in _walk(body) if id(n) in bound_nodes and _same(n, step)]
     return Fix("Run the chunk loop as one chunk of the whole batch under export", tuple(edits), safe=False,
                imports=("torch",), helpers=(BATCH_CHUNKS,)), WHY_UNSAFE
 
 
-def _header(node: ast.For, ctx: FunctionContext) -> tuple[list[ast.expr], ast.expr, bool] | None:
+def _header(node: ast.For | ast.comprehension, ctx: FunctionContext) -> tuple[list[ast.expr], ast.expr, bool] | None:
     """(the helper's arguments, the step, whether the loop counts chunks) of `range(A, N, S)` or of
     `range(C)` with C the chunk count of N rows by S: `(N - 1) // S + 1`, `(N + S - 1) // S`,
     `-(-N // S)`, `math.ceil(N / S)`."""
@@ -95,32 +112,34 @@ def _chunk_count(count: ast.expr, ctx: FunctionContext) -> tuple[ast.expr, ast.e
     return None
 
 
-def _cuts_rows_only(node: ast.For, index: str, step: ast.expr, counted: bool) -> bool:
-    """Every read of the index is a chunk bound (`x`, `x + S`, `i * S`, `(i + 1) * S`) that cuts
-    rows, directly or through a name the body binds to it, and some tensor is cut."""
-    bounds = _bound_names(node, index, step, counted)
+def _chunk_bounds(body: list[ast.AST], index: str, step: ast.expr, counted: bool) -> set[int] | None:
+    """The ids of the nodes of the chunk bounds (the row slices and the names bound to a bound),
+    where the step is replaced; None unless every read of the index is a chunk bound (`x`,
+    `x + S`, `i * S`, `(i + 1) * S`) that cuts rows, directly or through a name the body binds to
+    it, and some tensor is cut."""
+    bounds = _bound_names(body, index, step, counted)
     if bounds is None:
-        return False
+        return None
     cut = False
-    for sub in _body_nodes(node):
+    for sub in _walk(body):
         if isinstance(sub, ast.Subscript):
             first = sub.slice.elts[0] if isinstance(sub.slice, ast.Tuple) and sub.slice.elts else sub.slice
             if isinstance(first, ast.Slice) and first.step is None and _uses(first, index, bounds):
                 if not all(b is not None and _is_bound(b, index, step, counted, bounds) for b in (first.lower, first.upper)):
-                    return False
+                    return None
                 cut = True
-    allowed = {id(n) for b in _chunk_slices(node, index, bounds) for n in ast.walk(b)}
+    allowed = {id(n) for b in _chunk_slices(body, index, bounds) for n in ast.walk(b)}
     allowed |= {id(n) for a in bounds.values() for n in ast.walk(a)}
-    reads = [n for n in _body_nodes(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+    reads = [n for n in _walk(body) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
              and (n.id == index or n.id in bounds)]
-    return cut and all(id(n) in allowed for n in reads)
+    return allowed if cut and all(id(n) in allowed for n in reads) else None
 
 
-def _bound_names(node: ast.For, index: str, step: ast.expr, counted: bool) -> dict[str, ast.expr] | None:
+def _bound_names(body: list[ast.AST], index: str, step: ast.expr, counted: bool) -> dict[str, ast.expr] | None:
     """Names the body binds once, to a chunk bound (`start_idx = i * self.slice_size`); None if one is
     bound twice."""
     bounds: dict[str, ast.expr] = {}
-    for statement in node.body:
+    for statement in body:
         if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name) \
                 and _uses(statement.value, index, bounds):
             if not _is_bound(statement.value, index, step, counted, bounds):
@@ -146,9 +165,9 @@ def _is_bound(value: ast.expr, index: str, step: ast.expr, counted: bool, bounds
     return _is(value, ast.Add) and _name(value.left, index) and _same(value.right, step)
 
 
-def _chunk_slices(node: ast.For, index: str, bounds: dict[str, ast.expr]) -> list[ast.Slice]:
+def _chunk_slices(body: list[ast.AST], index: str, bounds: dict[str, ast.expr]) -> list[ast.Slice]:
     found = []
-    for sub in _body_nodes(node):
+    for sub in _walk(body):
         if isinstance(sub, ast.Subscript):
             first = sub.slice.elts[0] if isinstance(sub.slice, ast.Tuple) and sub.slice.elts else sub.slice
             if isinstance(first, ast.Slice) and _uses(first, index, bounds):
@@ -169,9 +188,9 @@ def _read_after(index: str, loop: ast.For, ctx: FunctionContext) -> bool:
                and (n.lineno, n.col_offset) > end for n in ast.walk(ctx.fn.node))
 
 
-def _body_nodes(node: ast.For):
-    for statement in node.body:
-        yield from ast.walk(statement)
+def _walk(body: list[ast.AST]):
+    for root in body:
+        yield from ast.walk(root)
 
 
 def _is(node: ast.AST, op: type) -> bool:
@@ -228,6 +247,8 @@ def chunk_split_comprehension(node: ast.comprehension, ctx: FunctionContext) -> 
             or len(comprehension.generators) != 1 or not _concatenated_along_rows(comprehension, ctx):
         return None, ""
     tensor, size = parts
+    if isinstance(size, ast.Name) and not all(isinstance(v, ast.expr) and ctx.ints.is_int(v) for v in ctx.assignments(size.id)):
+        return None, ""  # a list of part sizes (one per image), or a size nothing proves an int
     text = f"_onnx_batch_split({ctx.segment(tensor)}, {ctx.segment(size)})"
     return Fix("Split the batch into one part under export", (ctx.replace(node.iter, text),), safe=False,
                imports=("torch",), helpers=(BATCH_SPLIT,)), WHY_UNSAFE

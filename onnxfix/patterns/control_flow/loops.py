@@ -8,7 +8,9 @@ import ast
 from onnxfix.patterns.control_flow.conditions import CONTROL_FLOW_REFERENCES, tensor_condition
 from onnxfix.patterns.control_flow.accumulation_loop import vectorised_accumulation
 from onnxfix.patterns.control_flow.batched_map import batched_map_comprehension
-from onnxfix.patterns.control_flow.chunk_loop import batch_split_parts, chunk_loop, chunk_split_comprehension
+from onnxfix.patterns.control_flow.chunk_loop import (
+    batch_split_parts, chunk_loop, chunk_range_comprehension, chunk_split_comprehension,
+)
 from onnxfix.patterns.control_flow.expert_loop import expert_loop
 from onnxfix.patterns.control_flow.gathered_rows import gathered_rows_comprehension
 from onnxfix.patterns.control_flow.index_range import index_range_comprehension
@@ -255,7 +257,10 @@ class SizeLoop(Rule):
             z.split(1)]; torch.cat(decoded_slices)`; also `torch.split(x, k)`, dim 0, the list
             inside `torch.cat(..., dim=0)` or bound to a name only concatenated): the split
             becomes `_onnx_batch_split(x, k)`, the parts in eager and the whole batch as one part
-            while an exporter traces. Unsafe: the whole batch at once gives the rows the chunks
+            while an exporter traces; and inference in batches concatenated the same way
+            (`torch.cat([self.model(x[i:i + bs]) for i in range(0, len(x), bs)])`) takes the
+            chunk loop's `_onnx_batch_chunks` header. A split by a list of sizes (one part per
+            image: Mistral3's `split(tokens_per_image)`) is reported without a fix. Unsafe: the whole batch at once gives the rows the chunks
             gave only when the body treats every row on its own (no statistic over a chunk's
             rows), which the source does not show (the export's comparison with eager checks it;
             tests/flow_models/chunked_batch.py, tests/flow_models/sliced_decode.py).
@@ -315,6 +320,8 @@ class SizeLoop(Rule):
             fix, why = batched_map_comprehension(node, ctx)
         if fix is None:
             fix, why = chunk_split_comprehension(node, ctx)
+        if fix is None:
+            fix, why = chunk_range_comprehension(node, ctx)
         if fix is None:
             message += NO_LOOP_FIX
         elif why:
@@ -394,12 +401,14 @@ def _dynamic_iteration(iterable: ast.expr, ctx: FunctionContext) -> str | None:
 
 def _tensor_iterable(node: ast.expr, ctx: FunctionContext) -> str | None:
     """Iterating over a tensor runs once per row. The parts of split/chunk are a tuple whose
-    length is fixed by the arguments, not a tensor; but a split of the batch by a part size
-    (`z.split(1)`: diffusers' sliced VAE) has as many parts as the batch has rows / the size."""
+    length is fixed by the arguments, not a tensor; but a split of dim 0 by a part size
+    (`z.split(1)`: diffusers' sliced VAE) has as many parts as the batch has rows / the size, and
+    by a list of sizes computed in the code (Mistral3's `split(tokens_per_image)`) as many as the
+    list, one per image."""
     if isinstance(node, ast.Call):
         last = node.func.attr if isinstance(node.func, ast.Attribute) else None
         if batch_split_parts(node, ctx) is not None:
-            return f"`{ctx.segment(node)}`, the parts of a split of the batch"
+            return f"`{ctx.segment(node)}`, the parts of a split along dim 0"
         if last in FIXED_COUNT_SPLITS or (ctx.qualname(node.func) or "").rpartition(".")[2] in FIXED_COUNT_SPLITS:
             return None
         if last == "unbind" or ctx.qualname(node.func) == "torch.unbind":  # one slice per row of a dim
