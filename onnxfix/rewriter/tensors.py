@@ -412,7 +412,7 @@ def _inputs_used_as_tensors(fn: ast.AST) -> frozenset[str]:
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
             if node.func.attr in ("size", "dim", "ndimension"):
                 sized.add(node.func.value.id)
-            elif node.func.attr in TENSOR_EVIDENCE_METHODS:
+            elif node.func.attr in TENSOR_EVIDENCE_METHODS or _split_by_int(node):
                 used.add(node.func.value.id)
         if _joined_by_torch(node):  # `torch.cat((V, M), dim=1)`: each item a tensor (chemprop's atoms)
             used.update(item.id for item in node.args[0].elts if isinstance(item, ast.Name))
@@ -423,6 +423,12 @@ def _inputs_used_as_tensors(fn: ast.AST) -> frozenset[str]:
         elif isinstance(node, ast.Compare) and any(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
             doubtful.update(o.id for o in [node.left, *node.comparators] if isinstance(o, ast.Name))
     return frozenset((sized | (used & without_default)) - doubtful)
+
+
+def _split_by_int(call: ast.Call) -> bool:
+    """`z.split(1)`: a tensor's split into parts of a size (`str.split` takes a separator string)."""
+    return (call.func.attr == "split" and bool(call.args) and isinstance(call.args[0], ast.Constant)
+            and type(call.args[0].value) is int)
 
 
 # torch functions joining a sequence of tensors: a displayed item of it can only be a tensor
