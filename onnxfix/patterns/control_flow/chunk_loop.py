@@ -232,8 +232,10 @@ def batch_split_parts(node: ast.AST, ctx: FunctionContext) -> tuple[ast.expr, as
         return None
     if dims and not (isinstance(dims[0], ast.Constant) and dims[0].value == 0 and type(dims[0].value) is int):
         return None
-    if isinstance(sizes[0], (ast.List, ast.Tuple, ast.ListComp)) or not ctx.tensors.is_tensor(tensor):
+    if isinstance(sizes[0], (ast.List, ast.Tuple, ast.ListComp)):
         return None
+    if ctx.qualname(node.func) != "torch.split" and not ctx.tensors.is_tensor(tensor):
+        return None  # `s.split(...)` of a string; `torch.split` takes tensors only
     return tensor, sizes[0]
 
 

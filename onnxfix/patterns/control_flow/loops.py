@@ -405,6 +405,10 @@ def _tensor_iterable(node: ast.expr, ctx: FunctionContext) -> str | None:
     (`z.split(1)`: diffusers' sliced VAE) has as many parts as the batch has rows / the size, and
     by a list of sizes computed in the code (Mistral3's `split(tokens_per_image)`) as many as the
     list, one per image."""
+    if isinstance(node, ast.Name) and not ctx.is_parameter(node.id):  # `f_groups = torch.split(f, 1, dim=0)`
+        values = ctx.assignments(node.id)
+        if len(values) == 1 and batch_split_parts(values[0], ctx) is not None:
+            return f"`{node.id}`, the parts of a split along dim 0 (`{ctx.segment(values[0])}`)"
     if isinstance(node, ast.Call):
         last = node.func.attr if isinstance(node.func, ast.Attribute) else None
         if batch_split_parts(node, ctx) is not None:
