@@ -83,6 +83,8 @@ def _header(node: ast.For | ast.comprehension, ctx: FunctionContext) -> tuple[li
         return None
     if len(call.args) == 3:
         start, stop, step = call.args
+        if isinstance(step, ast.UnaryOp) or (isinstance(step, ast.Constant) and not (type(step.value) is int and step.value > 0)):
+            return None  # chunks walked backwards (`range(n, 0, -s)`): not the rows from the start
         return ([start, stop, step], step, False) if ctx.sizes.is_size(stop) else None
     if len(call.args) != 1:
         return None
