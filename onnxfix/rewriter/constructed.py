@@ -28,13 +28,7 @@ def constructor_arguments(module: ModuleIndex, cls: ClassInfo, position: int | N
 
 def calls_behind(module: ModuleIndex, argument: ast.expr) -> Iterator[ast.Call]:
     """`Backbone(...)` itself, or the calls a name is assigned from anywhere in the file."""
-    if isinstance(argument, ast.Call):
-        yield argument
-    elif isinstance(argument, ast.Name):
-        for node in ast.walk(module.tree):
-            if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
-                    and any(isinstance(t, ast.Name) and t.id == argument.id for t in node.targets)):
-                yield node.value
+    return (value for value in _values_behind(module, argument) if isinstance(value, ast.Call))
 
 
 def constructed_classes(module: ModuleIndex, value: ast.expr) -> Iterator[ast.Call]:

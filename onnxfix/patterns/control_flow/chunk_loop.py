@@ -64,7 +64,7 @@ def _chunks_fix(node: ast.For | ast.comprehension, body: list[ast.AST], ctx: Fun
     bound_nodes = _chunk_bounds(body, index, step, counted)
     if bound_nodes is None:
         return None, ""
-    texts = ["0" if isinstance(a, ast.Constant) and not hasattr(a, "lineno") else ctx.segment(a) for a in arguments]
+    texts = [a if isinstance(a, str) else ctx.segment(a) for a in arguments]
     new_header = f"{index}, {STEP} in _onnx_batch_chunks({', '.join(texts)})"
     start = ctx.file.source.span(node.target)[0]
     edits = [Edit(start, ctx.file.source.span(node.iter)[1], new_header)]
@@ -73,8 +73,8 @@ def _chunks_fix(node: ast.For | ast.comprehension, body: list[ast.AST], ctx: Fun
                imports=("torch",), helpers=(BATCH_CHUNKS,)), WHY_UNSAFE
 
 
-def _header(node: ast.For | ast.comprehension, ctx: FunctionContext) -> tuple[list[ast.expr], ast.expr, bool] | None:
-    """(the helper's arguments, the step, whether the loop counts chunks) of `range(A, N, S)` or of
+def _header(node: ast.For | ast.comprehension, ctx: FunctionContext) -> tuple[list[ast.expr | str], ast.expr, bool] | None:
+    """(the helper's arguments, as nodes or text, the step, whether the loop counts chunks) of `range(A, N, S)` or of
     `range(C)` with C the chunk count of N rows by S: `(N - 1) // S + 1`, `(N + S - 1) // S`,
     `-(-N // S)`, `math.ceil(N / S)`."""
     call = node.iter
@@ -92,7 +92,7 @@ def _header(node: ast.For | ast.comprehension, ctx: FunctionContext) -> tuple[li
     if parts is None:
         return None
     total, step = parts
-    return ([ast.Constant(0), total, step, call.args[0]], step, True) if ctx.sizes.is_size(total) else None
+    return (["0", total, step, call.args[0]], step, True) if ctx.sizes.is_size(total) else None
 
 
 def _chunk_count(count: ast.expr, ctx: FunctionContext) -> tuple[ast.expr, ast.expr] | None:
@@ -122,19 +122,22 @@ def _chunk_bounds(body: list[ast.AST], index: str, step: ast.expr, counted: bool
     bounds = _bound_names(body, index, step, counted)
     if bounds is None:
         return None
-    cut = False
-    for sub in _walk(body):
-        if isinstance(sub, ast.Subscript):
-            first = sub.slice.elts[0] if isinstance(sub.slice, ast.Tuple) and sub.slice.elts else sub.slice
-            if isinstance(first, ast.Slice) and first.step is None and _uses(first, index, bounds):
-                if not all(b is not None and _is_bound(b, index, step, counted, bounds) for b in (first.lower, first.upper)):
-                    return None
-                cut = True
-    allowed = {id(n) for b in _chunk_slices(body, index, bounds) for n in ast.walk(b)}
-    allowed |= {id(n) for a in bounds.values() for n in ast.walk(a)}
+    slices = [s for s in map(_row_slice, _walk(body)) if s is not None and _uses(s, index, bounds)]
+    if not slices or any(s.step is not None or not all(b is not None and _is_bound(b, index, step, counted, bounds)
+                                                      for b in (s.lower, s.upper)) for s in slices):
+        return None
+    allowed = {id(n) for root in [*slices, *bounds.values()] for n in ast.walk(root)}
     reads = [n for n in _walk(body) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
              and (n.id == index or n.id in bounds)]
-    return allowed if cut and all(id(n) in allowed for n in reads) else None
+    return allowed if all(id(n) in allowed for n in reads) else None
+
+
+def _row_slice(node: ast.AST) -> ast.Slice | None:
+    """The slice of dim 0 of a subscript (`x[a:b]`, `x[a:b, ...]`)."""
+    if not isinstance(node, ast.Subscript):
+        return None
+    first = node.slice.elts[0] if isinstance(node.slice, ast.Tuple) and node.slice.elts else node.slice
+    return first if isinstance(first, ast.Slice) else None
 
 
 def _bound_names(body: list[ast.AST], index: str, step: ast.expr, counted: bool) -> dict[str, ast.expr] | None:
@@ -165,16 +168,6 @@ def _is_bound(value: ast.expr, index: str, step: ast.expr, counted: bool, bounds
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "min" and len(value.args) == 2:
         value = value.args[0]
     return _is(value, ast.Add) and _name(value.left, index) and _same(value.right, step)
-
-
-def _chunk_slices(body: list[ast.AST], index: str, bounds: dict[str, ast.expr]) -> list[ast.Slice]:
-    found = []
-    for sub in _walk(body):
-        if isinstance(sub, ast.Subscript):
-            first = sub.slice.elts[0] if isinstance(sub.slice, ast.Tuple) and sub.slice.elts else sub.slice
-            if isinstance(first, ast.Slice) and _uses(first, index, bounds):
-                found.append(first)
-    return found
 
 
 def _uses(node: ast.AST, index: str, bounds: dict[str, ast.expr]) -> bool:
