@@ -411,7 +411,7 @@ def _tensor_iterable(node: ast.expr, ctx: FunctionContext) -> str | None:
             return f"`{node.id}`, the parts of a split along dim 0 (`{ctx.segment(values[0])}`)"
     if isinstance(node, ast.Call):
         last = node.func.attr if isinstance(node.func, ast.Attribute) else None
-        if batch_split_parts(node, ctx) is not None:
+        if batch_split_parts(node, ctx) is not None and not _unpacked_to_names(node, ctx):
             return f"`{ctx.segment(node)}`, the parts of a split along dim 0"
         if last in FIXED_COUNT_SPLITS or (ctx.qualname(node.func) or "").rpartition(".")[2] in FIXED_COUNT_SPLITS:
             return None
@@ -423,6 +423,17 @@ def _tensor_iterable(node: ast.expr, ctx: FunctionContext) -> str | None:
     if ctx.tensors.is_tensor(node) and not model_tensor(node, ctx):
         return f"the tensor `{ctx.segment(node)}`"
     return None
+
+
+def _unpacked_to_names(iterable: ast.expr, ctx: FunctionContext) -> bool:
+    """`q, k, v = [t.squeeze(0) for t in torch.split(qkv, 1, 0)]` (mmdeploy's Swin attention): the
+    comprehension's list unpacked into a fixed number of names, so the code fixes the count (dim 0
+    is the 3 of q, k, v here, not a batch)."""
+    comprehension = ctx.parent(ctx.parent(iterable))
+    assign = ctx.parent(comprehension)
+    return (isinstance(comprehension, ast.ListComp) and isinstance(assign, ast.Assign) and len(assign.targets) == 1
+            and isinstance(assign.targets[0], (ast.Tuple, ast.List))
+            and not any(isinstance(t, ast.Starred) for t in assign.targets[0].elts))
 
 
 def _is_size_bound(node: ast.expr, ctx: FunctionContext) -> bool:
