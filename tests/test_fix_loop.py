@@ -81,6 +81,24 @@ def test_a_fix_that_breaks_an_ok_exporter_is_dropped(mode, tmp_path, monkeypatch
     assert result.ok is False and [r.verdict.verdict for r in result.final] == ["OK", "SILENTLY-WRONG"]
 
 
+def test_findings_of_a_copy_not_written_point_at_the_users_lines(tmp_path):
+    """`--fix` exports a temporary copy with a helper inserted above the model: a finding the
+    copy's export places at its line 9 is the user's line 5 (the edited line itself where a fix
+    changed it, the line before a helper it inserted)."""
+    from onnxfix.exporter.locations import ExportFinding, Location, StaticLink, line_in_original
+
+    original = "import torch\n\n\ndef f(x):\n    return int(x.shape[0])\n"
+    fixed = "import torch\n\n\ndef _onnx_helper(n):\n    return n\n\n\ndef f(x):\n    return x.shape[0]\n"
+    back = line_in_original(original, fixed)
+    assert [back(n) for n in range(1, 10)] == [1, 2, 3, 3, 3, 3, 3, 4, 5]
+    model = tmp_path / "model.py"
+    where = str(model.resolve())
+    finding = ExportFinding("ONX941", "fails", Location(where, 9), "dynamo", [StaticLink("ONX203", where, 9)])
+    elsewhere = ExportFinding("ONX941", "fails", Location("/other.py", 9), "dynamo")
+    session._at_original_lines([ExporterResult(Verdict("dynamo", "OK"), [finding, elsewhere])], model, original, fixed)
+    assert (finding.location.line, finding.fixed_by[0].line, elsewhere.location.line) == (5, 5, 9)
+
+
 def test_a_fix_key_names_the_code_it_covers_across_rounds():
     """The key survives other fixes moving the finding (a helper inserted above it)."""
     from onnxfix.rewriter.engine import fix_key

@@ -8,6 +8,7 @@ both build these. Plain data, no torch.
 from __future__ import annotations
 
 import ast
+import difflib
 import os
 import re
 import sysconfig
@@ -94,3 +95,26 @@ def _helper_spans(path: str, version: int) -> tuple[tuple[int, int], ...]:
         return ()
     return tuple((node.lineno, node.end_lineno) for node in tree.body
                  if isinstance(node, ast.FunctionDef) and node.name.startswith("_onnx_"))
+
+
+def line_in_original(original: str, fixed: str):
+    """A function from a line of ``fixed`` (a fixed copy of ``original``) to the line of ``original``
+    it stands for: the same line where the fixes left it, the edited line itself where a fix changed
+    it, the line before where a fix inserted lines (a helper). A finding of an export of a copy that
+    was not written must point where the user's file has it."""
+    matcher = difflib.SequenceMatcher(None, original.splitlines(), fixed.splitlines(), autojunk=False)
+    spans = matcher.get_opcodes()
+    last = max(len(original.splitlines()), 1)
+
+    def back(line: int) -> int:
+        at = line - 1
+        for tag, i1, i2, j1, j2 in spans:
+            if j1 <= at < j2:
+                if tag == "equal":
+                    return i1 + (at - j1) + 1
+                if tag == "replace":
+                    return i1 + min(at - j1, i2 - i1 - 1) + 1
+                return max(i1, 1)  # inserted: the line before the insertion
+        return min(line, last)
+
+    return back

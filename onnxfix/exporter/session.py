@@ -14,7 +14,7 @@ from typing import Protocol
 
 from onnxfix.exporter.export_repairs import EXPORT_REPAIRS
 from onnxfix.exporter.isolate import ExportRequest, run_isolated
-from onnxfix.exporter.locations import ExportFinding
+from onnxfix.exporter.locations import ExportFinding, line_in_original
 from onnxfix.exporter.outputs import needs_cache_off, turn_cache_off
 from onnxfix.exporter.outputs import refine as refine_unflattenable
 from onnxfix.exporter.plan import Target
@@ -234,7 +234,20 @@ def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progr
     outcome.results = final.results
     if mode == FIX_WRITE:
         outcome.written = _write_if_no_worse(source, start.text, final, before, outcome)
+    if not outcome.written:  # the findings point into the temporary copy: shown at the user's own lines
+        _at_original_lines(outcome.results, source, original, final.fixed.text)
     return outcome
+
+
+def _at_original_lines(results: list[ExporterResult], source: Path, original: str, fixed: str) -> None:
+    back = line_in_original(original, fixed)
+    path = os.path.realpath(source)
+    for result in results:
+        for finding in result.findings:
+            if finding.location.path == path:
+                finding.location = replace(finding.location, line=back(finding.location.line))
+            finding.fixed_by = [replace(link, line=back(link.line)) if link.path == path else link
+                                for link in finding.fixed_by]
 
 
 def _oks(results) -> int:
