@@ -222,6 +222,8 @@ EXPORT_REPAIRS = {
         "export (exporter/nn_layers.py): torch.onnx registers it only while torch.export captures the graph, and its "
         "later decompositions meet the layers' own Python loop over the time steps, which fixes the sequence length "
         "to the example's, so a reshape or a mask by the time dim after the layer is a constant in the ONNX model; "
+        "an LSTM with projections (`proj_size`) takes the loop at any length, since the ONNX LSTM it is otherwise "
+        "translated to has no projection (onnxruntime: `Input initial_c must have shape`); "
         "the same cell update per step. Outside onnxfix: `with torch.export._patches."
         "register_lstm_while_loop_decomposition(): torch.onnx.export(...)`",
         (),

@@ -64,8 +64,10 @@ def rnn_while_loops(model=None) -> Iterator[dict[str, int]]:
     the steps whose guard fixes the sequence length to the example's (`Eq(s, 5)` in _ops.py
     decompose), so every size computed from it after the layer (a reshape by the time dim, a
     mask of the steps) is a constant in the ONNX model and other lengths fail or come out wrong.
-    The loop computes the same cell update per step (torch's own decomposition). Yields the
-    count of layers it decomposed with a symbolic length (none: it changed nothing)."""
+    An LSTM with projections (`proj_size`) takes the loop at any length: the ONNX translation of
+    aten.lstm has no projection (onnxruntime: "Input initial_c must have shape"; legacy refuses
+    it). The loop computes the same cell update per step (torch's own decomposition). Yields the
+    count of layers it decomposed (none: it changed nothing)."""
     used: dict[str, int] = {}
     try:
         from torch.export import _patches as patches
@@ -83,7 +85,39 @@ def rnn_while_loops(model=None) -> Iterator[dict[str, int]]:
             before = patches.global_decomposition_table["post_autograd"].get(op) or op.py_kernels.get(
                 torch._C.DispatchKey.CompositeImplicitAutograd)
             registered.enter_context(register(op, _noting_symbolic_length(impl, before, used)))
+        registered.enter_context(_projected_lstms_looped(patches.lstm_while_loop_impl, used))
         yield used
+
+
+@contextmanager
+def _projected_lstms_looped(impl, used: dict[str, int]) -> Iterator[None]:
+    """nn.LSTM's forward calls `_VF.lstm` (aten.lstm, kept whole in the exported program and
+    translated as an ONNX LSTM); with projections, the while_loop decomposition is called instead,
+    so the graph holds the loop of cell updates with the projection."""
+    from torch.nn.modules import rnn
+
+    class _LoopingProjectedLstm:
+        def __getattr__(self, name):
+            return getattr(torch._VF, name)
+
+        def lstm(self, *args, **kwargs):
+            # (the legacy exporter's tracer cannot take the loop: it keeps its own error)
+            if not kwargs and len(args) == 9 and _has_projections(args[1]) and not torch.jit.is_tracing():
+                used[RNN_LOOPS_KEY] = used.get(RNN_LOOPS_KEY, 0) + 1
+                return impl(*args)
+            return torch._VF.lstm(*args, **kwargs)
+
+    vf = rnn._VF
+    rnn._VF = _LoopingProjectedLstm()
+    try:
+        yield
+    finally:
+        rnn._VF = vf
+
+
+def _has_projections(hx) -> bool:
+    """(h0, c0) of an LSTM with projections: h0 is proj_size wide, c0 hidden_size."""
+    return isinstance(hx, (list, tuple)) and len(hx) == 2 and hx[0].size(-1) != hx[1].size(-1)
 
 
 def fresh_rnn_dispatch() -> None:
