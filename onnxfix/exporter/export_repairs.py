@@ -215,15 +215,17 @@ EXPORT_REPAIRS = {
         contexts=("packed_as_padded",),
         frame=r"torch[\\/]nn[\\/](?:utils[\\/]rnn\.py:(?:pack_padded_sequence|pad_packed_sequence)|modules[\\/]rnn\.py:forward)$",
     ),
-    # tried on facts: a dynamo export failed and the model holds an LSTM or a GRU (repair_candidates.py)
+    # tried on facts: a dynamo export failed and the model holds an LSTM or a GRU (repair_candidates.py);
+    # and on an LSTM with projections refused (legacy) or translated without them (onnxruntime)
     RNN_LOOPS_KEY: ExportRepair(
-        r"(?!)",
+        r"LSTMs with projections|Input initial_c must have shape",
         "nn.LSTM and nn.GRU exported through torch.export's while_loop decomposition of the recurrence for the whole "
         "export (exporter/nn_layers.py): torch.onnx registers it only while torch.export captures the graph, and its "
         "later decompositions meet the layers' own Python loop over the time steps, which fixes the sequence length "
         "to the example's, so a reshape or a mask by the time dim after the layer is a constant in the ONNX model; "
         "an LSTM with projections (`proj_size`) takes the loop at any length, since the ONNX LSTM it is otherwise "
-        "translated to has no projection (onnxruntime: `Input initial_c must have shape`); "
+        "translated to has no projection (onnxruntime: `Input initial_c must have shape`), and under the legacy "
+        "exporter, which refuses projections, a TorchScript loop per layer (exporter/projected_lstm.py); "
         "the same cell update per step. Outside onnxfix: `with torch.export._patches."
         "register_lstm_while_loop_decomposition(): torch.onnx.export(...)`",
         (),

@@ -11,6 +11,7 @@ import torch
 from torch.nn.modules import transformer
 
 from onnxfix.exporter.export_repairs import RNN_LOOPS_KEY
+from onnxfix.exporter.projected_lstm import projected_lstm
 
 
 @contextmanager
@@ -93,7 +94,8 @@ def rnn_while_loops(model=None) -> Iterator[dict[str, int]]:
 def _projected_lstms_looped(impl, used: dict[str, int]) -> Iterator[None]:
     """nn.LSTM's forward calls `_VF.lstm` (aten.lstm, kept whole in the exported program and
     translated as an ONNX LSTM); with projections, the while_loop decomposition is called instead,
-    so the graph holds the loop of cell updates with the projection."""
+    so the graph holds the loop of cell updates with the projection. The legacy exporter's tracer
+    cannot take a while_loop: there a TorchScript loop per layer (projected_lstm.py)."""
     from torch.nn.modules import rnn
 
     class _LoopingProjectedLstm:
@@ -101,11 +103,16 @@ def _projected_lstms_looped(impl, used: dict[str, int]) -> Iterator[None]:
             return getattr(torch._VF, name)
 
         def lstm(self, *args, **kwargs):
-            # (the legacy exporter's tracer cannot take the loop: it keeps its own error)
-            if not kwargs and len(args) == 9 and _has_projections(args[1]) and not torch.jit.is_tracing():
+            if kwargs or len(args) != 9 or not _has_projections(args[1]):
+                return torch._VF.lstm(*args, **kwargs)
+            if not torch.jit.is_tracing():
                 used[RNN_LOOPS_KEY] = used.get(RNN_LOOPS_KEY, 0) + 1
                 return impl(*args)
-            return torch._VF.lstm(*args, **kwargs)
+            dropout, train = args[5], args[6]
+            if train and dropout > 0:
+                return torch._VF.lstm(*args)  # dropout between layers: the legacy error stands
+            used[RNN_LOOPS_KEY] = used.get(RNN_LOOPS_KEY, 0) + 1
+            return projected_lstm(*args)
 
     vf = rnn._VF
     rnn._VF = _LoopingProjectedLstm()
