@@ -10,14 +10,17 @@ def _onnx_interpolate_scaled(input, scale_factor, mode="nearest", align_corners=
     # exports, the resize of a 3-D or 4-D floating tensor is one interpolation matrix per resized
     # dim built from the symbolic scale (ATen's source index, weights and clamped taps, in float32,
     # or float64 as ATen computes for float64; the output size floor(size * scale)): linear,
-    # bilinear and bicubic. Eager (and the legacy exporter) run F.interpolate itself. (A scale
-    # computed from a SymFloat, `1. / s`, is computed in float32 by torch.onnx: not ATen's double.)
+    # bilinear and bicubic. The legacy exporter's tracer holds such a scale as a tensor, which
+    # F.interpolate refuses ("upsample_bicubic2d() received an invalid combination of arguments"):
+    # the same matrices, built from those tensors. Eager runs F.interpolate itself. (A scale
+    # computed from a SymFloat, `1. / s`, or traced, is computed in float32: not ATen's double.)
     spatial = input.dim() - 2
     factors = tuple(scale_factor) if isinstance(scale_factor, (tuple, list)) else (scale_factor,) * max(spatial, 1)
     # not nearest: ATen's nearest kernels disagree on which index a size keeps (its 2-D kernel copies
     # an axis whose size stays and halves a doubled one only for small or channels-last outputs)
     resizable = (mode, spatial) in (("linear", 1), ("bilinear", 2), ("bicubic", 2))
-    if (not torch.compiler.is_exporting() or not resizable or antialias or kwargs or len(factors) != spatial
+    traced = torch.jit.is_tracing() and any(isinstance(factor, torch.Tensor) for factor in factors)
+    if (not (torch.compiler.is_exporting() or traced) or not resizable or antialias or kwargs or len(factors) != spatial
             or not input.is_floating_point()):
         return torch.nn.functional.interpolate(input, scale_factor=scale_factor, mode=mode,
                                                align_corners=align_corners, antialias=antialias,
@@ -27,7 +30,9 @@ def _onnx_interpolate_scaled(input, scale_factor, mode="nearest", align_corners=
     for size, factor in zip(input.shape[2:], factors):
         # floor(size * scale) of a non-negative product: its truncation, kept symbolic by sym_int;
         # with recompute_scale_factor the kernel maps positions by size / output size instead
-        if isinstance(factor, torch.SymFloat) and not factor.node.has_hint():
+        if traced:  # the traced scale and size: a graph value, floored in float64 as ATen does
+            out_size = torch.floor(torch.as_tensor(size).double() * torch.as_tensor(factor).double()).long()
+        elif isinstance(factor, torch.SymFloat) and not factor.node.has_hint():
             # read out of a tensor: torch.onnx computes SymFloat arithmetic in float32, ATen the
             # output size in float64 (10 * 0.7 floors to 6 in float64, 7 in float32)
             out_size = torch.floor(torch.scalar_tensor(size, dtype=torch.float64, device=input.device)
@@ -52,11 +57,11 @@ def _onnx_resize_matrix(mode, size, out_size, scale, align_corners, dtype, devic
     # the linear kernels copy an axis whose size stays, whatever the scale (measured on every CPU
     # path: 1-D, 2-D, channels-last, float64): a tensor test here, not a Python one of sizes the
     # export keeps symbolic
-    same = torch.scalar_tensor(out_size, dtype=torch.int64, device=device) == size
+    same = _onnx_as_size_tensor(out_size, device) == size
     # ATen's ratio: 1 / scale (given one) or size / output size, rounded to the compute dtype
-    ratio = (1.0 / scale) if scale is not None else size / torch.sym_max(out_size, 1)
+    ratio = (1.0 / scale) if scale is not None else size / _onnx_at_least_one(out_size)
     if align_corners:  # an output of one sample reads the first (dst is 0 there)
-        src = dst.to(dtype) * ((size - 1) / torch.sym_max(out_size - 1, 1))
+        src = dst.to(dtype) * ((size - 1) / _onnx_at_least_one(out_size - 1))
     else:  # a negative source position reads the first sample
         src = ((dst.to(dtype) + 0.5) * ratio - 0.5).clamp(min=0)
     low = torch.floor(src).long().clamp(max=size - 1)
@@ -73,9 +78,9 @@ def _onnx_interpolation_matrix(size, out_size, scale, align_corners, dtype, devi
     # source index, a tap outside the input reading the edge sample
     dst = torch.arange(out_size, device=device).to(dtype)
     if align_corners:  # an output of one sample reads the first (dst is 0 there)
-        src = dst * ((size - 1) / torch.sym_max(out_size - 1, 1))
+        src = dst * ((size - 1) / _onnx_at_least_one(out_size - 1))
     else:
-        ratio = (1.0 / scale) if scale is not None else size / torch.sym_max(out_size, 1)
+        ratio = (1.0 / scale) if scale is not None else size / _onnx_at_least_one(out_size)
         src = (dst + 0.5) * ratio - 0.5
     base = torch.floor(src)
     t = src - base
@@ -90,3 +95,12 @@ def _onnx_interpolation_matrix(size, out_size, scale, align_corners, dtype, devi
         index = (base.long() + offset).clamp(0, size - 1)
         matrix = matrix + weight[:, None] * (index[:, None] == columns[None, :]).to(dtype)
     return matrix
+
+
+def _onnx_at_least_one(n):
+    # max(n, 1) of a size: a SymInt (torch.export) or a 0-d tensor (the legacy tracer)
+    return n.clamp(min=1) if isinstance(n, torch.Tensor) else torch.sym_max(n, 1)
+
+
+def _onnx_as_size_tensor(n, device):
+    return n.to(device) if isinstance(n, torch.Tensor) else torch.scalar_tensor(n, dtype=torch.int64, device=device)

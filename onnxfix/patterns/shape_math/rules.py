@@ -328,8 +328,10 @@ class SizeScaleFactor(Rule):
             rounding. Offered for bicubic only (the helper also computes nearest, linear and
             bilinear, ATen's copy of an axis whose size stays included, for `onnxfix export`'s
             repair of a scale read out of a tensor), not antialiased
-            (tests/test_export_scaled_resize.py, tests/export_models/scaled_pos_embed.py; dynamo
-            only, the legacy exporter is unchanged).
+            (tests/test_export_scaled_resize.py, tests/export_models/scaled_pos_embed.py). The
+            legacy exporter's tracer holds the scale as a tensor, which F.interpolate refuses
+            ("upsample_bicubic2d() received an invalid combination of arguments"): while it
+            traces, the same matrices are built from those tensors.
         """,
         references=("https://github.com/pytorch/pytorch/issues/82811",),
     )
