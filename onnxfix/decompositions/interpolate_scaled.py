@@ -20,8 +20,11 @@ def _onnx_interpolate_scaled(input, scale_factor, mode="nearest", align_corners=
     # an axis whose size stays and halves a doubled one only for small or channels-last outputs)
     resizable = (mode, spatial) in (("linear", 1), ("bilinear", 2), ("bicubic", 2))
     traced = torch.jit.is_tracing() and any(isinstance(factor, torch.Tensor) for factor in factors)
-    if (not (torch.compiler.is_exporting() or traced) or not resizable or antialias or kwargs or len(factors) != spatial
-            or not input.is_floating_point()):
+    # antialiased bilinear / bicubic (2-D, align_corners=False): torch's separable filter, its
+    # weights built from the symbolic scale (_onnx_resample_antialias_weights)
+    filtered = bool(antialias) and spatial == 2 and mode in ("bilinear", "bicubic") and not align_corners
+    if (not (torch.compiler.is_exporting() or traced) or not resizable or (antialias and not filtered) or kwargs
+            or len(factors) != spatial or not input.is_floating_point()):
         return torch.nn.functional.interpolate(input, scale_factor=scale_factor, mode=mode,
                                                align_corners=align_corners, antialias=antialias,
                                                recompute_scale_factor=recompute_scale_factor, **kwargs)
@@ -31,7 +34,7 @@ def _onnx_interpolate_scaled(input, scale_factor, mode="nearest", align_corners=
         # floor(size * scale) of a non-negative product: its truncation, kept symbolic by sym_int;
         # with recompute_scale_factor the kernel maps positions by size / output size instead
         if traced:  # the traced scale and size: a graph value, floored in float64 as ATen does
-            out_size = torch.floor(torch.as_tensor(size).double() * torch.as_tensor(factor).double()).long()
+            out_size = torch.floor(_onnx_float64(size) * _onnx_float64(factor)).long()
         elif isinstance(factor, torch.SymFloat) and not factor.node.has_hint():
             # read out of a tensor: torch.onnx computes SymFloat arithmetic in float32, ATen the
             # output size in float64 (10 * 0.7 floors to 6 in float64, 7 in float32)
@@ -41,6 +44,10 @@ def _onnx_interpolate_scaled(input, scale_factor, mode="nearest", align_corners=
         else:
             out_size = torch.sym_int(size * factor)
         scale = None if recompute_scale_factor else factor
+        if filtered:  # (the filter's weights: resample_antialias's helper, written beside this one for it)
+            weights = globals()["_onnx_resample_antialias_weights"]
+            matrices.append(weights(size, out_size, scale, 2 if mode == "bilinear" else 4).to(compute))
+            continue
         matrices.append(_onnx_resize_matrix(mode, size, out_size, scale, bool(align_corners), compute, input.device))
     result = input.to(compute) @ matrices[-1].transpose(0, 1)
     if spatial == 2:
@@ -104,3 +111,8 @@ def _onnx_at_least_one(n):
 
 def _onnx_as_size_tensor(n, device):
     return n.to(device) if isinstance(n, torch.Tensor) else torch.scalar_tensor(n, dtype=torch.int64, device=device)
+
+
+def _onnx_float64(value):
+    # a traced size or scale (a tensor) or a Python number, as a float64 tensor
+    return value.double() if isinstance(value, torch.Tensor) else torch.full((), value, dtype=torch.float64)

@@ -50,7 +50,9 @@ def _onnx_resample_antialias_weights(length, count, factor, taps):
         return value.to(torch.float64) if isinstance(value, torch.Tensor) else torch.full((), value, dtype=torch.float64)
 
     size_in, size_out = scalar(length), scalar(count)
-    scale = size_in / size_out if factor is None else torch.full((), 1.0 / factor, dtype=torch.float64)
+    # a factor the legacy tracer holds as a tensor: its reciprocal in float64, as ATen computes it
+    scale = size_in / size_out if factor is None else (
+        1.0 / scalar(factor) if isinstance(factor, torch.Tensor) else torch.full((), 1.0 / factor, dtype=torch.float64))
     down = scale >= 1.0
     support = torch.where(down, taps / 2 * scale, torch.full_like(scale, taps / 2))
     stretch = torch.where(down, 1.0 / scale, torch.ones_like(scale))

@@ -317,21 +317,22 @@ class SizeScaleFactor(Rule):
             (tests/test_values_exactness.py). A float factor, other modes (their
             `align_corners`/antialias paths use the factor differently) and
             `recompute_scale_factor` get no fix.
-            A bicubic resize by a float scale computed from sizes (ViT/DINOv2's
-            position embeddings: `scale_factor=((h + 0.1) / math.sqrt(n), ...)`, which torch.export
-            reads as a constant, silently keeping the example's output size) calls
-            `_onnx_interpolate_scaled` instead: safe, eager (and the legacy exporter) run
-            F.interpolate with the same arguments; under torch.export it builds the resize of a
-            floating tensor as two interpolation matrices from the symbolic scale (ATen's source
-            index, coefficients and clamped taps, computed in float32, or float64 for float64 as
-            ATen computes, the output size floor(size * scale)): equal to ATen's within float
-            rounding. Offered for bicubic only (the helper also computes nearest, linear and
-            bilinear, ATen's copy of an axis whose size stays included, for `onnxfix export`'s
-            repair of a scale read out of a tensor), not antialiased
-            (tests/test_export_scaled_resize.py, tests/export_models/scaled_pos_embed.py). The
-            legacy exporter's tracer holds the scale as a tensor, which F.interpolate refuses
-            ("upsample_bicubic2d() received an invalid combination of arguments"): while it
-            traces, the same matrices are built from those tensors.
+            A bicubic, bilinear or linear resize by a float scale computed from sizes
+            (ViT/DINOv2's position embeddings: `scale_factor=((h + 0.1) / math.sqrt(n), ...)`,
+            which torch.export reads as a constant, silently keeping the example's output size)
+            calls `_onnx_interpolate_scaled` instead: safe, eager runs F.interpolate with the same
+            arguments; while exporting it builds the resize of a floating tensor as one
+            interpolation matrix per resized dim from the symbolic scale (ATen's source index,
+            coefficients and clamped taps, computed in float32, or float64 for float64 as ATen
+            computes, the output size floor(size * scale)): equal to ATen's within float rounding
+            (ATen's copy of an axis whose size stays included). An antialiased bilinear or bicubic
+            resize (a thumbnail at a fixed height, `scale_factor=16 / image.shape[2]`) gets torch's
+            filter weights built from the scale (resample_antialias's helper, written beside it).
+            Not nearest, whose kernels disagree on the index a size keeps
+            (tests/test_export_scaled_resize.py, tests/export_models/scaled_pos_embed.py,
+            scaled_thumbnail.py). The legacy exporter's tracer holds the scale as a tensor, which
+            F.interpolate refuses ("upsample_bicubic2d() received an invalid combination of
+            arguments"): while it traces, the same matrices are built from those tensors.
         """,
         references=("https://github.com/pytorch/pytorch/issues/82811",),
     )

@@ -13,10 +13,11 @@ from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix, Helper
 
 INTERPOLATE_SCALED = Helper("_onnx_interpolate_scaled", helper_source("interpolate_scaled"))
-# the static fix is offered for bicubic, the mode of the position-embedding resizes it was measured on
-# (the helper computes nearest, linear and bilinear too: `onnxfix export`'s repair of a scale read
-# out of a tensor, through the interpolate decomposition)
-MATRIX_MODES = frozenset({"bicubic"})
+# an antialiased resize: torch's filter weights, built by resample_antialias's helper
+ANTIALIAS_WEIGHTS = Helper("_onnx_resample_antialias", helper_source("resample_antialias"))
+# the modes whose matrices are measured against ATen's kernels (tests/test_export_scaled_resize.py);
+# not nearest, whose kernels disagree on the index a size keeps
+MATRIX_MODES = frozenset({"bicubic", "bilinear", "linear"})
 HELPER_KEYWORDS = frozenset({"scale_factor", "mode", "align_corners", "antialias"})
 
 
@@ -30,8 +31,8 @@ def matrix_mode(node: ast.Call, ctx: FunctionContext) -> str | None:
 
 
 def scaled_resize_fix(node: ast.Call, ctx: FunctionContext) -> Fix | None:
-    """`F.interpolate(x, scale_factor=s, mode="bicubic", ...)` -> `_onnx_interpolate_scaled(...)`:
-    only the callee changes. Safe: eager runs F.interpolate with the same arguments; under
+    """`F.interpolate(x, scale_factor=s, mode="bicubic", ...)` -> `_onnx_interpolate_scaled(...)`
+    (bilinear, linear and antialiased bilinear / bicubic too): only the callee changes. Safe: eager runs F.interpolate with the same arguments; under
     torch.export the helper builds the interpolation from the symbolic scale. None for other
     arguments (a positional size, `recompute_scale_factor`), `**kwargs`, or TorchScript."""
     antialias = next((k.value for k in node.keywords if k.arg == "antialias"), None)
@@ -39,11 +40,14 @@ def scaled_resize_fix(node: ast.Call, ctx: FunctionContext) -> Fix | None:
                                            else held_literal(antialias, ctx))
     if (len(node.args) != 1 or any(k.arg not in HELPER_KEYWORDS for k in node.keywords)
             or isinstance(node.args[0], ast.Starred) or ctx.compiled_by_torchscript
-            or not (antialias is None or held is False)):
-        return None  # an antialiased resize (or one that may be) is F.interpolate's own under export too
+            or not (antialias is None or held in (False, True))):
+        return None  # antialias from a value the source does not fix: which path runs is unknown
+    if held is True and matrix_mode(node, ctx) == "linear":
+        return None  # 1-D: F.interpolate has no antialiased linear resize
+    helpers = (ANTIALIAS_WEIGHTS, INTERPOLATE_SCALED) if held is True else (INTERPOLATE_SCALED,)
     return Fix("Resize by the symbolic scale while exporting (`_onnx_interpolate_scaled`)",
                (ctx.replace(node.func, "_onnx_interpolate_scaled"),), safe=True, imports=("torch",),
-               helpers=(INTERPOLATE_SCALED,))
+               helpers=helpers)
 
 
 def size_derived(node: ast.expr, ctx: FunctionContext, depth: int = 4) -> bool:
