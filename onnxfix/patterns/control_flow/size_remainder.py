@@ -61,6 +61,23 @@ def same_but_remainder(divides: ast.expr, rest: ast.expr, a: ast.expr, b: ast.ex
     return strip(swapped) == strip(rest) and strip(divides) != strip(rest)
 
 
+def remainder_branch(node: ast.If, ctx: FunctionContext) -> tuple[ast.expr, ast.expr, str, ast.Assign] | None:
+    """(A, B, the name, the divides arm) of `if A % B == 0: V = f(B) else: V = f(A % B)` with A a size."""
+    parts = remainder_test(node.test)
+    if parts is None or len(node.body) != 1 or len(node.orelse) != 1:
+        return None
+    a, b, divides_in_body = parts
+    if not ctx.sizes.is_size(a):
+        return None
+    divides, rest = (node.body[0], node.orelse[0]) if divides_in_body else (node.orelse[0], node.body[0])
+    target = single_name_assignment(divides)
+    if target is None or target != single_name_assignment(rest) or isinstance(node.orelse[0], ast.If):
+        return None
+    if not same_but_remainder(divides.value, rest.value, a, b):
+        return None
+    return a, b, target, divides
+
+
 class SizeRemainderBranch(Rule):
     code = "ONX606"
     name = "size-remainder-branch"
@@ -94,18 +111,10 @@ class SizeRemainderBranch(Rule):
     )
 
     def visit_If(self, node: ast.If, ctx: FunctionContext):
-        parts = remainder_test(node.test)
-        if parts is None or len(node.body) != 1 or len(node.orelse) != 1:
+        branch = remainder_branch(node, ctx)
+        if branch is None:
             return
-        a, b, divides_in_body = parts
-        if not ctx.sizes.is_size(a):
-            return
-        divides, rest = (node.body[0], node.orelse[0]) if divides_in_body else (node.orelse[0], node.body[0])
-        target = single_name_assignment(divides)
-        if target is None or target != single_name_assignment(rest) or isinstance(node.orelse[0], ast.If):
-            return
-        if not same_but_remainder(divides.value, rest.value, a, b):
-            return
+        a, b, target, divides = branch
         counted = f"(({ctx.segment(a)} - 1) % {ctx.segment(b)} + 1)"
         value = ast.unparse(_Replace(b, ast.parse(counted, mode="eval").body).visit(copy.deepcopy(divides.value)))
         comments = comments_outside(ctx, node, [])

@@ -1,0 +1,168 @@
+"""ONX614: an `if` on sizes whose branches only pick numbers: one selection per name.
+
+DINOv2-style padding to a multiple of the patch (Metric3D, Depth Anything):
+
+    pad_h = self.patch_size - H % self.patch_size
+    if pad_h == self.patch_size:
+        pad_h = 0
+
+torch.export decides the test on the example's sizes and guards on it (ONX914/ONX915: the exported
+model is right only for sizes that take the example's branch); the legacy exporter records the
+branch taken. Each name the branches assign becomes one call of `_onnx_size_select`, which in
+eager is the same `if` (only the chosen value computed) and under torch.export keeps the choice
+symbolic (torch.sym_ite, an ONNX Where):
+
+    pad_h = _onnx_size_select(pad_h == self.patch_size, lambda: 0, lambda: pad_h)
+
+Taken only where every branch statement assigns one name a number computed from sizes and ints
+(no call but a size's), each name once per branch, no value reading a name another assignment of
+the `if` binds, and a name missing from a branch bound before the `if` (its value stands there).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix.decompositions import helper_source
+from onnxfix.patterns.control_flow.conditions import tensor_condition
+from onnxfix.patterns.control_flow.size_remainder import remainder_branch
+from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.rule import Fix, Helper, Rule, RuleDoc
+from onnxfix.rewriter.statements import (
+    comments_outside, is_elif, replace_statements, single_name_assignment, statement_indent,
+)
+
+SIZE_SELECT = Helper("_onnx_size_select", helper_source("size_select"))
+ORDERINGS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)  # not `is None`: a default, not a size test
+NUMBER_OPS = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod, ast.LShift, ast.RShift)
+
+
+class SizeSelect(Rule):
+    code = "ONX614"
+    name = "size-select"
+    summary = "An `if` on sizes whose branches only assign numbers: the choice kept symbolic under torch.export"
+    fix_availability = "sometimes"
+    default_safety = "safe"
+    python_hazard = True
+    doc = RuleDoc(
+        what="Finds an `if` (with or without `else`) in export-time code whose test compares sizes and whose "
+        "branches only assign names ints computed from sizes (`if pad_h == self.patch_size: pad_h = 0`, "
+        "`if w != (w >> 7) << 7: pad = ((w >> 7) + 1 << 7) - w else: pad = 0`).",
+        why="torch.export evaluates the test on the example's sizes and records a guard: the exported "
+        "model keeps the example's branch, and onnxfix reports the dim pinned or restricted (ONX914/"
+        "ONX915) by a guard such as `Eq(14 - Mod(h, 14), 14)`; other sizes fail in onnxruntime or come out "
+        "wrong. The legacy exporter records the branch taken.",
+        example="def forward(self, x):\n    pad_h = 14 - x.shape[2] % 14\n    if pad_h == 14:\n        pad_h = 0\n"
+        "    return F.pad(x, (0, 0, 0, pad_h))",
+        use_instead="def forward(self, x):\n    pad_h = 14 - x.shape[2] % 14\n"
+        "    pad_h = _onnx_size_select(pad_h == 14, lambda: 0, lambda: pad_h)\n"
+        "    return F.pad(x, (0, 0, 0, pad_h))",
+        fix_safety="Safe: in eager `_onnx_size_select(test, then, otherwise)` is `then() if test else "
+        "otherwise()`, the same test and the same value computed (the other one not at all); under "
+        "torch.export, where the test is a SymBool, both ints are computed and `otherwise + (then - "
+        "otherwise) * sym_ite(test, 1, 0)` is exactly the chosen one. The legacy exporter still records "
+        "the branch taken (its sizes are tensors and the test a Python bool of one).",
+        references=("https://github.com/YvanYin/Metric3D/blob/main/mono/model/backbones/ViT_DINO_reg.py",),
+    )
+
+    def visit_If(self, node: ast.If, ctx: FunctionContext):
+        if ctx.compiled_by_torchscript or is_elif(node, ctx) or not _compares_sizes(node.test, node, ctx):
+            return
+        if remainder_branch(node, ctx) is not None:
+            return  # ONX606's: its arms are one formula
+        branches = [node.body] + ([node.orelse] if node.orelse else [])
+        chosen = [_assigned_numbers(branch, ctx) for branch in branches]
+        if any(values is None for values in chosen):
+            return
+        names = list(dict.fromkeys(name for values in chosen for name in values))
+        then, otherwise = chosen[0], chosen[1] if len(chosen) == 2 else {}
+        # a name one branch leaves alone keeps the value it had before the `if`
+        partial = [name for name in names if name not in then or name not in otherwise]
+        if not names or _reads_any(chosen, names) or not all(_bound_before(name, node, ctx) for name in partial):
+            return
+        test = ctx.segment(node.test)
+        lines, taken = [], test
+        if len(names) > 1:  # the test read once, before any name it may read is rebound
+            taken = "_onnx_taken"
+            lines.append(f"{taken} = {test}")
+        for name in names:
+            picked = ctx.segment(then[name]) if name in then else name
+            kept = ctx.segment(otherwise[name]) if name in otherwise else name
+            lines.append(f"{name} = _onnx_size_select({taken}, lambda: {picked}, lambda: {kept})")
+        comments = comments_outside(ctx, node, [])
+        fix = None if comments is None or any("\n" in line for line in lines) else Fix(
+            "Select the numbers with `_onnx_size_select`", (replace_statements(ctx, node, node, f"\n{statement_indent(ctx, node)}".join(lines), comments),),
+            safe=True, imports=("torch",), helpers=(SIZE_SELECT,))
+        yield ctx.report(
+            self, node,
+            f"`if {test}:` on sizes only picks {', '.join(f'`{n}`' for n in names)}: torch.export keeps the "
+            "example's branch (the exported model is right only for sizes that take it) and the legacy exporter "
+            "records it; `_onnx_size_select` is the same `if` in eager and keeps the choice symbolic under torch.export",
+            fix=fix,
+        )
+
+
+def _compares_sizes(test: ast.expr, node: ast.If, ctx: FunctionContext) -> bool:
+    """A comparison (or an and/or of them) with a size on some side and no tensor value."""
+    if tensor_condition(test, ctx) is not None:
+        return False
+    parts = test.values if isinstance(test, ast.BoolOp) else [test]
+    return all(isinstance(part, ast.Compare) and all(isinstance(op, ORDERINGS) for op in part.ops)
+               for part in parts) and any(
+        _size_before(side, node, ctx) for part in parts for side in (part.left, *part.comparators))
+
+
+def _size_before(side: ast.expr, node: ast.If, ctx: FunctionContext) -> bool:
+    """A size, or a name some assignment above the `if` binds to one (`pad_h = p - H % p`: the
+    `if` itself rebinding it to 0 is what makes it a size only sometimes)."""
+    if ctx.sizes.is_size(side):
+        return True
+    return isinstance(side, ast.Name) and any(
+        isinstance(value, ast.expr) and value.lineno < node.lineno and ctx.sizes.is_size(value)
+        for value in ctx.assignments(side.id))
+
+
+def _assigned_numbers(branch: list[ast.stmt], ctx: FunctionContext) -> dict[str, ast.expr] | None:
+    """{name: value} of a branch that only assigns names numbers from sizes and ints, each once."""
+    values: dict[str, ast.expr] = {}
+    for statement in branch:
+        name = single_name_assignment(statement)
+        if name is None or name in values or not _number(statement.value, ctx):
+            return None
+        values[name] = statement.value
+    return values
+
+
+def _number(node: ast.expr, ctx: FunctionContext, depth: int = 3) -> bool:
+    """An int from sizes: int constants, sizes and names of ints, with + - * // % << >>; a name
+    every binding of which is one, or this rule's own selection of them (fixed in an earlier round)."""
+    if isinstance(node, ast.Constant):
+        return type(node.value) is int
+    if isinstance(node, ast.BinOp):
+        return isinstance(node.op, NUMBER_OPS) and _number(node.left, ctx, depth) and _number(node.right, ctx, depth)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return _number(node.operand, ctx, depth)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == SIZE_SELECT.name:
+        return True
+    if ctx.sizes.is_size(node) or (isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)) and ctx.ints.is_int(node)):
+        return True
+    if isinstance(node, ast.Name) and depth > 0 and not ctx.is_parameter(node.id):
+        values = ctx.assignments(node.id)
+        return bool(values) and all(isinstance(v, ast.expr) and _number(v, ctx, depth - 1) for v in values)
+    return False
+
+
+def _reads_any(chosen: list[dict[str, ast.expr]], names: list[str]) -> bool:
+    """A value reads a name the `if` assigns (its value would depend on the order of the selections)."""
+    return any(isinstance(sub, ast.Name) and sub.id in names
+               for values in chosen for value in values.values() for sub in ast.walk(value))
+
+
+def _bound_before(name: str, node: ast.If, ctx: FunctionContext) -> bool:
+    """The name holds a value before the `if` (a parameter, or an assignment above it)."""
+    if ctx.is_parameter(name):
+        return True
+    return any(getattr(value, "lineno", node.lineno) < node.lineno for value in ctx.assignments(name))
+
+
+RULES = [SizeSelect]
