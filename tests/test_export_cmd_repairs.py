@@ -409,15 +409,16 @@ def test_a_squeeze_of_a_dynamic_axis_torch_keeps_is_not_written(capsys):
 
 
 def test_an_antialiased_resize_by_a_scale_from_the_height_follows_each_size_under_legacy(capsys):
-    """ONX519's antialiased resize with `scale_factor=16 / image.shape[2]`: the legacy tracer holds
-    the scale as a tensor, the helper floors the output size from it as a tensor, and the export
+    """An antialiased resize with `scale_factor=16 / image.shape[2]`: the legacy tracer holds the
+    scale as a tensor; ONX404's helper (which also takes it from ONX519's `_onnx_interpolate`) floors
+    the output size from it as a tensor and builds the filter weights from it, and the export
     matches PyTorch on other heights and widths."""
     spec = MODELS / "scale_from_height_antialias.py"
     code, document = cli_json([f"{spec}:make_model", "--exporter", "legacy", "--fix"], capsys)
     (target,) = document["targets"]
     assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS"]
     fix = target["fix"]
-    assert "+        thumb = _onnx_interpolate(image, scale_factor=16 / image.shape[2]" in fix["diff"]
+    assert "+        thumb = _onnx_interpolate_scaled(image, scale_factor=16 / image.shape[2]" in fix["diff"]
     assert [r["verdict"] for r in fix["results"]] == ["OK"]
     assert sum(p["ok"] for p in fix["results"][0]["probes"]) >= 3
 

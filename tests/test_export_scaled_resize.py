@@ -95,8 +95,8 @@ def test_an_antialiased_resize_by_a_scale_from_sizes_exports_under_both(tmp_path
     dynamo fails (the scale specialized, then a traced variable in control flow), legacy fails
     (a tensor scale); ONX404's helper builds torch's filter weights from the scale, and both
     exports match eager on other image sizes; eager is bit-identical."""
-    copy = tmp_path / "scaled_thumbnail.py"
-    shutil.copy(MODELS / "scaled_thumbnail.py", copy)
+    copy = tmp_path / "scale_from_height_antialias.py"
+    shutil.copy(MODELS / "scale_from_height_antialias.py", copy)
     code = cli_main(["export", "--format", "json", f"{copy}:make_model", "--exporter", "both", "--write"])
     (target,) = json.loads(capsys.readouterr().out)["targets"]
     assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS", "EXPORT-FAILS"]
@@ -104,7 +104,7 @@ def test_an_antialiased_resize_by_a_scale_from_sizes_exports_under_both(tmp_path
         assert after["verdict"] == "OK", after
         assert any(p["probe"] == "probe 2 (user)" and p["ok"] for p in after["probes"]), after["probes"]
     assert code == 0 and "def _onnx_resample_antialias_weights(" in copy.read_text()
-    original, fixed = load_module(MODELS / "scaled_thumbnail.py"), load_module(copy)
+    original, fixed = load_module(MODELS / "scale_from_height_antialias.py"), load_module(copy)
     for args in [original.example_inputs(), *original.probe_inputs()]:
         with torch.no_grad():
             assert torch.equal(original.make_model()(*args), fixed.make_model()(*args))

@@ -1,6 +1,7 @@
 """A thumbnail resize whose scale is computed from the input's height (`scale_factor=16 /
-image.shape[2]`, antialias=True bilinear): the legacy exporter has no antialiased resize (ONX519's
-`_onnx_interpolate` computes it as two weight-matrix products). The legacy tracer holds the height,
+image.shape[2]`, antialias=True bilinear): torch.export specializes the scale and the legacy exporter
+has no antialiased resize; ONX404's `_onnx_interpolate_scaled` computes it as two weight-matrix
+products (ONX519's `_onnx_interpolate` did, for the legacy exporter only). The legacy tracer holds the height,
 and so the scale, as a tensor: the output size is floored from it as a tensor too, so the weights
 follow each input's size instead of the export's (they were Python numbers of the traced size:
 SILENTLY-WRONG on any other height)."""

@@ -330,7 +330,7 @@ class SizeScaleFactor(Rule):
             filter weights built from the scale (resample_antialias's helper, written beside it).
             Not nearest, whose kernels disagree on the index a size keeps
             (tests/test_export_scaled_resize.py, tests/export_models/scaled_pos_embed.py,
-            scaled_thumbnail.py). The legacy exporter's tracer holds the scale as a tensor, which
+            scale_from_height_antialias.py). The legacy exporter's tracer holds the scale as a tensor, which
             F.interpolate refuses ("upsample_bicubic2d() received an invalid combination of
             arguments"): while it traces, the same matrices are built from those tensors.
         """,

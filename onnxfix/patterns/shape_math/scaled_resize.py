@@ -64,7 +64,17 @@ def size_derived(node: ast.expr, ctx: FunctionContext, depth: int = 4) -> bool:
         if ctx.sizes.passed_a_size(part):
             return True
         for value in ctx.assignments(part.id):
-            bound = value.value if isinstance(value, ast.Assign) else value
-            if isinstance(bound, ast.AST) and bound is not node and size_derived(bound, ctx, depth - 1):
+            bound = _bound_value(value)
+            if bound is not None and bound is not node and size_derived(bound, ctx, depth - 1):
                 return True
     return False
+
+
+def _bound_value(binding: ast.AST) -> ast.AST | None:
+    """What a binding gives its name: an assignment's value, a loop's iterable (`for scale in
+    scale_list:`, not the loop's body), an expression itself; None for other statements."""
+    if isinstance(binding, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        return binding.value
+    if isinstance(binding, (ast.For, ast.AsyncFor, ast.comprehension)):
+        return binding.iter
+    return binding if isinstance(binding, ast.expr) else None
