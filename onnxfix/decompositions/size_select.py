@@ -8,13 +8,15 @@ def _onnx_size_select(test, then, otherwise):
     # deciding it would pin the sizes to the example's branch; both numbers are computed (size
     # arithmetic, no side effects) and the one the test picks is kept symbolic with torch.sym_ite
     # (an ONNX Where): `otherwise + (then - otherwise) * [test]`, exact for ints. While the legacy
-    # exporter traces, sizes are 0-d tensors and so is the test: torch.where of the two values.
+    # exporter traces, sizes are 0-d tensors and so is the test: torch.where of the two values when
+    # one of them is such a size (two Python numbers stay the number the branch picks, as before).
     if isinstance(test, torch.SymBool):
         chosen, other = then(), otherwise()
         if isinstance(chosen, (int, torch.SymInt)) and isinstance(other, (int, torch.SymInt)):
             return other + (chosen - other) * torch.sym_ite(test, 1, 0)
     if isinstance(test, torch.Tensor) and torch.jit.is_tracing():
         chosen, other = then(), otherwise()
-        if all(isinstance(v, (int, torch.Tensor)) for v in (chosen, other)):
+        values = (chosen, other)
+        if all(isinstance(v, (int, torch.Tensor)) for v in values) and any(isinstance(v, torch.Tensor) for v in values):
             return torch.where(test, torch.as_tensor(chosen), torch.as_tensor(other))
     return then() if test else otherwise()

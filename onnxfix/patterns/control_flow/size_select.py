@@ -60,8 +60,10 @@ class SizeSelect(Rule):
         fix_safety="Safe: in eager `_onnx_size_select(test, then, otherwise)` is `then() if test else "
         "otherwise()`, the same test and the same value computed (the other one not at all); under "
         "torch.export, where the test is a SymBool, both ints are computed and `otherwise + (then - "
-        "otherwise) * sym_ite(test, 1, 0)` is exactly the chosen one. The legacy exporter still records "
-        "the branch taken (its sizes are tensors and the test a Python bool of one).",
+        "otherwise) * sym_ite(test, 1, 0)` is exactly the chosen one. While the legacy exporter traces, "
+        "sizes and the test are 0-d tensors: `torch.where` of the two values when one is such a size (two "
+        "Python numbers: the branch taken is recorded, as before). tests/flow_models/size_select.py: "
+        "SILENTLY-WRONG under both exporters before, OK under both after.",
         references=("https://github.com/YvanYin/Metric3D/blob/main/mono/model/backbones/ViT_DINO_reg.py",),
     )
 
