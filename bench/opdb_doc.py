@@ -149,7 +149,40 @@ def merge(shards: list[Path]) -> dict:
             entry["not_probed"] = "; ".join(reasons) if reasons else "not reached by the probe yet"
         ops[key] = entry
     return {"torch": torch.__version__, "onnxruntime": onnxruntime.__version__, "opset": 20,
-            "entries": len(op_db), "ops": ops}
+            "entries": len(op_db), "ops": ops, "number_first": number_first(ops)}
+
+
+def number_first(ops: dict) -> list[str]:
+    """Function spellings that also take a number, a bool or a list where OpInfo's samples put a
+    tensor first (`torch.pow(2, t)`, `torch.add(1, t)`, `torch.polygamma(1, t)`: an overload with a
+    Scalar or int first), measured by calling each one: eager raises for the others, so a value
+    passed first to them is a tensor (the static tensor inference's evidence)."""
+    import importlib
+    import warnings
+
+    import torch
+    tensor = torch.ones(2)
+    found = []
+    for spelling in sorted({s for e in ops.values() for s in e["spellings"] if not s.startswith("Tensor.")}):
+        module, _, name = spelling.rpartition(".")
+        try:
+            function = getattr(importlib.import_module(module), name)
+        except (ImportError, AttributeError):
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if any(_accepts(function, first, rest) for first in (2, 2.0, True, [1.0, 2.0])
+                   for rest in ((), (tensor,), (1,), (tensor, tensor))):
+                found.append(spelling)
+    return found
+
+
+def _accepts(function, first, rest) -> bool:
+    try:
+        function(first, *rest)
+    except Exception:  # what eager refuses (TypeError, RuntimeError, ...)
+        return False
+    return True
 
 
 def totals(data: dict) -> dict:

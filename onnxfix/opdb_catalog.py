@@ -12,6 +12,7 @@ load (the static path stays fast): the spellings (`torch.x`, `torch.linalg.x`,
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -63,6 +64,14 @@ def fails_always(spelling: str) -> dict[str, Failure]:
     return {e: Failure(e, **f) for e, f in entry.get("exporters", {}).items()}
 
 
+@lru_cache(maxsize=1)
+def tensor_first_functions() -> frozenset[str]:
+    """The `torch.x` / `torch.nn.functional.x` / `torch.linalg.x` ... spellings whose every probed
+    sample takes a tensor as its first argument (not `torch.cat`'s list, `torch.zeros`' sizes or
+    `torch.arange`'s numbers): eager raises when another value comes first."""
+    return frozenset(failing_index().get("tensor_first", ()))
+
+
 def siblings(spelling: str) -> tuple[str, ...]:
     """The other spellings of the entries ``spelling`` reaches (`Tensor.cumprod_` -> `torch.cumprod`)."""
     return tuple(failing_index()["spellings"].get(spelling, {}).get("siblings", ()))
@@ -97,4 +106,19 @@ def index_of(data: dict) -> dict:
         if failed:
             others = sorted({s for k in keys for s in data["ops"][k].get("spellings", ())} - {spelling})
             spellings[spelling] = {"exporters": failed, "siblings": others}
-    return {"torch": data.get("torch", "unknown"), "spellings": spellings}
+    return {"torch": data.get("torch", "unknown"), "spellings": spellings, "tensor_first": _tensor_first(data)}
+
+
+def _tensor_first(data: dict) -> list[str]:
+    """Function spellings (not `Tensor.x` methods) whose every probed pattern starts with a tensor
+    (`T2`, `T3:int64`; a list or tuple of tensors is `[T2, ...]`, sizes `(5, 5)`, numbers `2`) and
+    that eager refuses a number or a list first for."""
+    firsts: dict[str, set[bool]] = {}
+    number_first = set(data.get("number_first", ()))  # `torch.pow(2, t)`: measured by bench/opdb_doc.py
+    for entry in data["ops"].values():
+        for spelling in entry.get("spellings", ()):
+            if spelling.startswith("Tensor.") or spelling in number_first:
+                continue
+            for p in entry["patterns"]:
+                firsts.setdefault(spelling, set()).add(re.match(r"T\d", p["pattern"]) is not None)
+    return sorted(s for s, starts in firsts.items() if starts == {True})

@@ -53,3 +53,11 @@ def test_the_readme_quotes_the_stored_totals():
     quoted = (f"{totals['probed']:,} of its {data['entries']:,} entries, {totals['patterns']:,} argument patterns, "
               f"{totals['verdicts']:,} verdicts")
     assert quoted in " ".join((ROOT / "README.md").read_text().split()), quoted
+
+
+def test_tensor_first_functions_leave_out_those_eager_takes_a_number_or_a_list_first_for():
+    first = opdb_catalog.tensor_first_functions()
+    assert {"torch.softmax", "torch.nn.functional.pad", "torch.where", "torch.linalg.norm"} <= first
+    # `torch.pow(2, t)` and `torch.add(1, t)` take a number first, `torch.cat` a list, `torch.zeros` sizes
+    assert not {"torch.pow", "torch.add", "torch.polygamma", "torch.cat", "torch.zeros", "torch.arange"} & first
+    assert "torch.pow" in opdb_catalog.verdicts()["number_first"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from onnxfix.opdb_catalog import tensor_first_functions
 from onnxfix.rewriter.bindings import reaching_value
 from onnxfix.rewriter.evidence import all_ints, all_tensors, one_dtype, scalar_tensor_dtype
 from onnxfix.rewriter.function_body import walk_function_body
@@ -366,7 +367,7 @@ def forward_input_used_as_tensor(ctx: "FunctionContext", name: str) -> bool:
         return False  # rebound to something else (`x = x.numpy()`): not the input any more
     inputs = ctx.cache.get("forward_tensor_inputs")
     if inputs is None:
-        inputs = ctx.cache["forward_tensor_inputs"] = _inputs_used_as_tensors(fn.node)
+        inputs = ctx.cache["forward_tensor_inputs"] = _inputs_used_as_tensors(fn.node, ctx)
     return name in inputs
 
 
@@ -400,7 +401,7 @@ def _arithmetic_of(value: ast.AST, name: str, ctx: "FunctionContext") -> bool:
         isinstance(side, ast.Name) and side.id == name for side in (value.left, value.right))
 
 
-def _inputs_used_as_tensors(fn: ast.AST) -> frozenset[str]:
+def _inputs_used_as_tensors(fn: ast.AST, ctx: "FunctionContext") -> frozenset[str]:
     args = fn.args
     positional = [*args.posonlyargs, *args.args]
     without_default = {a.arg for a in positional[: len(positional) - len(args.defaults)]}
@@ -414,6 +415,8 @@ def _inputs_used_as_tensors(fn: ast.AST) -> frozenset[str]:
                 sized.add(node.func.value.id)
             elif node.func.attr in TENSOR_EVIDENCE_METHODS or _split_by_int(node):
                 used.add(node.func.value.id)
+        if _tensor_first_argument(node, ctx):  # `torch.softmax(logits, -1)`, `F.pad(x, p)`: eager takes a tensor only
+            used.add(node.args[0].id)
         if _joined_by_torch(node):  # `torch.cat((V, M), dim=1)`: each item a tensor (chemprop's atoms)
             used.update(item.id for item in node.args[0].elts if isinstance(item, ast.Name))
         if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name):
@@ -423,6 +426,14 @@ def _inputs_used_as_tensors(fn: ast.AST) -> frozenset[str]:
         elif isinstance(node, ast.Compare) and any(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
             doubtful.update(o.id for o in [node.left, *node.comparators] if isinstance(o, ast.Name))
     return frozenset((sized | (used & without_default)) - doubtful)
+
+
+def _tensor_first_argument(node: ast.AST, ctx: "FunctionContext") -> bool:
+    """`torch.softmax(x, dim=-1)`: a name passed first to a torch function that takes only a tensor
+    there (op_db's samples all start with one and eager refuses a number or a list: not
+    `torch.pow(2, t)`, `torch.cat([a, b])`)."""
+    return (isinstance(node, ast.Call) and bool(node.args) and isinstance(node.args[0], ast.Name)
+            and ctx.qualname(node.func) in tensor_first_functions())
 
 
 def _split_by_int(call: ast.Call) -> bool:
