@@ -415,7 +415,7 @@ def _inputs_used_as_tensors(fn: ast.AST, ctx: "FunctionContext") -> frozenset[st
                 sized.add(node.func.value.id)
             elif node.func.attr in TENSOR_EVIDENCE_METHODS or _split_by_int(node):
                 used.add(node.func.value.id)
-        if _tensor_first_argument(node, ctx):  # `torch.softmax(logits, -1)`, `F.pad(x, p)`: eager takes a tensor only
+        if _tensor_first_argument(node, ctx):  # `torch.softmax(logits, -1)`, `F.pad(x, p)`, `self.proj(x)`
             used.add(node.args[0].id)
         if _joined_by_torch(node):  # `torch.cat((V, M), dim=1)`: each item a tensor (chemprop's atoms)
             used.update(item.id for item in node.args[0].elts if isinstance(item, ast.Name))
@@ -431,9 +431,12 @@ def _inputs_used_as_tensors(fn: ast.AST, ctx: "FunctionContext") -> frozenset[st
 def _tensor_first_argument(node: ast.AST, ctx: "FunctionContext") -> bool:
     """`torch.softmax(x, dim=-1)`: a name passed first to a torch function that takes only a tensor
     there (op_db's samples all start with one and eager refuses a number or a list: not
-    `torch.pow(2, t)`, `torch.cat([a, b])`)."""
-    return (isinstance(node, ast.Call) and bool(node.args) and isinstance(node.args[0], ast.Name)
-            and ctx.qualname(node.func) in tensor_first_functions())
+    `torch.pow(2, t)`, `torch.cat([a, b])`), or to one of torch's layers held by the module."""
+    if not (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name)):
+        return False
+    if isinstance(node.func, ast.Attribute) and ctx.tensors._tensor_layer_call(node.func):
+        return True  # `self.proj(x)` with `self.proj = nn.Linear(...)`: torch's layers take a tensor
+    return ctx.qualname(node.func) in tensor_first_functions()
 
 
 def _split_by_int(call: ast.Call) -> bool:
