@@ -106,3 +106,15 @@ def test_attention_on_three_dimensional_tensors():
     for kwargs in ({}, {"attn_mask": mask}, {"is_causal": True, "scale": 0.5}):
         torch.testing.assert_close(helper(q, k, k, **kwargs), F.scaled_dot_product_attention(q, k, k, **kwargs),
                                    rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("size", [(3, 4), (7, 31), (23, 1), (1, 5), (11, 9)])
+def test_adaptive_max_pool2d_to_sizes_known_only_while_exporting(size):
+    """SAFMN's pooling to `(h // 2, w // 2)`: the bin counts are traced values (a tensor under
+    legacy, a SymInt under dynamo); each bin is gathered into a row as wide as the widest bin,
+    and the maxima are torch's, NaN and ties included."""
+    x = torch.randint(0, 4, (2, 3, 23, 31), generator=torch.Generator().manual_seed(0)).float()
+    x[0, 0, 5, 7] = float("nan")
+    got = load_function("adaptive_max_pool2d")(x, tuple(torch.tensor(s) for s in size))
+    assert torch.equal(got.isnan(), F.adaptive_max_pool2d(x, size).isnan())
+    assert torch.equal(got.nan_to_num(), F.adaptive_max_pool2d(x, size).nan_to_num())

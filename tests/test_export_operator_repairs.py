@@ -76,3 +76,30 @@ def test_a_uint8_shift_the_run_proved_wrong_is_written_at_its_operators(tmp_path
     written = model.read_text()
     assert "packed = _onnx_bitwise_left_shift(bits[..., 0], 7)  # torch.onnx casts" in written
     assert "packed = packed + (_onnx_bitwise_left_shift(bits[..., i], 7 - i))\n" in written
+
+
+def test_adaptive_max_pooling_to_a_fraction_of_the_input_size_exports_under_both(tmp_path, capsys):
+    """SAFMN's `F.adaptive_max_pool2d(x, (h // 2, w // 2))` (chaiNNer#2504): the legacy exporter
+    refuses the pooling, torch.export unrolls the example's bins (wrong on other sizes); ONX509's
+    static fix gathers each bin from the symbolic size: both exports match eager on other image
+    sizes, and eager is bit-identical (max is exact in any order)."""
+    import shutil
+
+    import torch
+
+    from onnxfix.exporter.targets import load_module
+
+    source = Path(__file__).parent / "export_models" / "pooled_by_size.py"
+    copy = tmp_path / "pooled_by_size.py"
+    shutil.copy(source, copy)
+    code = cli_main(["export", "--format", "json", f"{copy}:make_model", "--exporter", "both", "--write"])
+    (target,) = json.loads(capsys.readouterr().out)["targets"]
+    assert [r["verdict"] for r in target["results"]] == ["SILENTLY-WRONG", "EXPORT-FAILS"]
+    for after in target["fix"]["results"]:
+        assert after["verdict"] == "OK", after
+        assert any(p["probe"] == "probe 2 (user)" and p["ok"] for p in after["probes"]), after["probes"]
+    assert code == 0 and "_onnx_adaptive_max_pool2d(chunk, (h // 2**i, w // 2**i))" in copy.read_text()
+    original, fixed = load_module(source), load_module(copy)
+    for args in [original.example_inputs(), *original.probe_inputs()]:
+        with torch.no_grad():
+            assert torch.equal(original.make_model()(*args), fixed.make_model()(*args))
