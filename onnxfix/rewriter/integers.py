@@ -13,6 +13,19 @@ from onnxfix.rewriter.evidence import all_int_sequences, all_ints
 if TYPE_CHECKING:
     from onnxfix.rewriter.context import FunctionContext
 
+def module_level_read(node: ast.AST, ctx: "FunctionContext") -> str | None:
+    """The name, when `node` reads a module-level binding: a name neither the function nor an
+    enclosing function binds (parameters, imports, `nonlocal`)."""
+    if not isinstance(node, ast.Name) or ctx.inner_scope(node) is not None:
+        return None
+    scope = ctx.scope
+    while scope.parent is not None:  # the function's scope, then each enclosing function's
+        if scope.is_local(node.id):
+            return None
+        scope = scope.parent
+    return node.id
+
+
 def int_constant(node: ast.AST) -> int | None:
     """The value of an integer literal, signed or not (`3`, `-1`; not a bool); None otherwise."""
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
@@ -102,16 +115,9 @@ class IntegerOracle:
         return False
 
     def module_constant(self, node: ast.AST) -> int | None:
-        """The int of a module-level constant (`SEQ_MULTI_OF = 32`) that the function reads:
-        a name neither it nor an enclosing function binds (parameters, imports, `nonlocal`)."""
-        if not isinstance(node, ast.Name) or self.ctx.inner_scope(node) is not None:
-            return None
-        scope = self.ctx.scope
-        while scope.parent is not None:  # the function's scope, then each enclosing function's
-            if scope.is_local(node.id):
-                return None
-            scope = scope.parent
-        return self.ctx.file.module.constant_int(node.id)
+        """The int of a module-level constant (`SEQ_MULTI_OF = 32`) that the function reads."""
+        name = module_level_read(node, self.ctx)
+        return None if name is None else self.ctx.file.module.constant_int(name)
 
     def _guarded_positive(self, node: ast.Name) -> bool:
         """Read inside `if n > 0:` (or `n >= 1`), n the name itself (never rebound) or a name

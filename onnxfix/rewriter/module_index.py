@@ -161,7 +161,7 @@ class ModuleIndex:
     functions: dict[str, ast.FunctionDef]
     path: str = ""  # as displayed in reports
     file: str = ""  # absolute path, the identity used across files (empty for text checks)
-    _constants: dict[str, int] | None = field(default=None, repr=False, compare=False)
+    _constants: dict[type, dict[str, object]] = field(default_factory=dict, repr=False, compare=False)
     _changes: dict[str, set[str]] | None = field(default=None, repr=False, compare=False)
     _bound: tuple[dict[str, list[ast.AST]], set[str]] | None = field(default=None, repr=False, compare=False)
 
@@ -181,16 +181,23 @@ class ModuleIndex:
         """The value of a module-level `NAME = 32`: its only binding at module scope (imports,
         `if`/`try` blocks, loops, definitions included) an int literal assigned at the top
         level, and never declared `global` in a function (which could rebind it)."""
-        if self._constants is None:
+        return self._literal_constants(int).get(name)
+
+    def constant_bool(self, name: str) -> bool | None:
+        """The value of a module-level `MASK_FALSE = False`, bound as `constant_int`'s are."""
+        return self._literal_constants(bool).get(name)
+
+    def _literal_constants(self, kind: type) -> dict[str, object]:
+        if kind not in self._constants:
             bound, rebound = self._bindings()
-            literals = {  # the target of a top-level `NAME = <int>` -> the int
+            literals = {  # the target of a top-level `NAME = <literal of the kind>` -> its value
                 id(s.targets[0]): s.value.value for s in self.tree.body
                 if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)
-                and isinstance(s.value, ast.Constant) and type(s.value.value) is int
+                and isinstance(s.value, ast.Constant) and type(s.value.value) is kind
             }
-            self._constants = {n: literals[id(b[0])] for n, b in bound.items()
-                               if len(b) == 1 and n not in rebound and id(b[0]) in literals}
-        return self._constants.get(name)
+            self._constants[kind] = {n: literals[id(b[0])] for n, b in bound.items()
+                                     if len(b) == 1 and n not in rebound and id(b[0]) in literals}
+        return self._constants[kind]
 
     def bound_once(self, name: str) -> bool:
         """The module binds ``name`` by one statement of its own scope (a class not re-imported or

@@ -1,5 +1,5 @@
-"""ONX531: a tensor and a Python bool in arithmetic (`can_bus * self.use_can_bus`), which the
-legacy exporter cannot record.
+"""ONX531: a tensor and a Python bool in arithmetic (`can_bus * self.use_can_bus`) or compared
+(`mask == MASK_FALSE`), which the legacy exporter cannot record.
 
 BEVFormer's and MapTR's BEV encoders add `can_bus * self.use_can_bus`, a config flag. The legacy
 tracer records `aten::mul(Tensor, bool)`, an overload TorchScript has no schema for, and the export
@@ -14,8 +14,10 @@ import ast
 
 from onnxfix.config import LEGACY
 from onnxfix.patterns.operators.mixed_arange import provably_float
+from onnxfix.rewriter.bool_dtype import MASK_METHODS
 from onnxfix.rewriter.config_numbers import is_config_bool, is_config_number
 from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.integers import module_level_read
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 
 # not `-`: torch refuses a bool in a subtraction (eager raises too)
@@ -24,10 +26,19 @@ _NOT_BOOL = frozenset({"float16", "bfloat16", "float32", "float64", "int8", "uin
 
 
 def python_bool(node: ast.AST, ctx: FunctionContext) -> bool:
-    """A bool literal, or a bool of the model's configuration (`self.use_can_bus`)."""
+    """A bool literal, a bool of the model's configuration (`self.use_can_bus`), or a module's
+    bool constant (mead's `MASK_FALSE = False`)."""
     if isinstance(node, ast.Constant):
         return type(node.value) is bool
+    name = module_level_read(node, ctx)
+    if name is not None:
+        return ctx.file.module.constant_bool(name) is not None
     return is_config_bool(node, ctx)
+
+
+def _as_number(flag: ast.AST, ctx: FunctionContext) -> str:
+    """The int a bool stands for: `1` for `True`, `int(MASK_FALSE)`, `int(self.flag)`."""
+    return str(int(flag.value)) if isinstance(flag, ast.Constant) else f"int({ctx.segment(flag)})"
 
 
 def _maybe_tensor(node: ast.AST, ctx: FunctionContext) -> bool:
@@ -41,6 +52,16 @@ def _maybe_tensor(node: ast.AST, ctx: FunctionContext) -> bool:
                 or python_bool(node, ctx) or provably_float(node, ctx) or _annotated_number(node, ctx))
 
 
+def _used_as_mask(node: ast.AST, ctx: FunctionContext) -> bool:
+    """`x.masked_fill(mask == False, v)`, `torch.where(mask == False, a, b)`: the mask argument."""
+    parent = ctx.parent(node)
+    if not (isinstance(parent, ast.Call) and parent.args and parent.args[0] is node):
+        return False
+    func = parent.func
+    return (ctx.qualname(func) == "torch.where"
+            or isinstance(func, ast.Attribute) and ctx.qualname(func) is None and func.attr in MASK_METHODS)
+
+
 def _annotated_number(node: ast.AST, ctx: FunctionContext) -> bool:
     """A parameter annotated `float`, `int` or `bool`."""
     return isinstance(node, ast.Name) and ctx.annotation(node.id) in ("float", "int", "bool")
@@ -49,7 +70,8 @@ def _annotated_number(node: ast.AST, ctx: FunctionContext) -> bool:
 class BoolScalarOperand(Rule):
     code = "ONX531"
     name = "bool-scalar-operand"
-    summary = "A tensor times (plus, over, to the power of) a Python bool: the legacy exporter has no `aten::mul(Tensor, bool)`"
+    summary = ("A tensor times (plus, over, to the power of) or compared with a Python bool: the legacy exporter has no "
+               "`aten::mul(Tensor, bool)` or `aten::eq(Tensor, bool)`")
     fix_availability = "sometimes"
     default_safety = "per-finding"
     exporters = (LEGACY,)  # torch.export takes the bool (measured: tests/export_models/bool_flag_mul.py)
@@ -58,18 +80,24 @@ class BoolScalarOperand(Rule):
         "`flag` a bool literal or a bool of the model's configuration (`self.use_can_bus`, set in "
         "`__init__` from a parameter with a bool default that every construction passes as a literal; "
         "a class the file derives from, calls as `cls(...)` or names other than in a call is not read). "
-        "Not `t - flag`: torch refuses a bool in a subtraction, in eager too.",
+        "Not `t - flag`: torch refuses a bool in a subtraction, in eager too. Also `t == flag` and `t != flag` "
+        "(`t.eq(flag)`, `torch.ne(t, flag)`), the flag also a module's bool constant (mead's `MASK_FALSE = "
+        "False`), where `t` is known to be a tensor or the comparison is the mask of `masked_fill` / "
+        "`torch.where` (a Python value compared with a bool is Python's own).",
         why="The legacy tracer records the op with a bool scalar (`aten::mul(Tensor, bool)`), which "
         "TorchScript has no schema for: the export fails with \"INTERNAL ASSERT FAILED ... We don't have "
         "an op for aten::mul but it isn't a special case. Argument types: Tensor, bool\" (BEVFormer, "
-        "MapTR; measured on torch 2.13). The dynamo exporter exports it.",
+        "MapTR; measured on torch 2.13); `mask == False` the same for `aten::eq` (mead-baseline's attention "
+        "masks). The dynamo exporter exports both.",
         example="def forward(self, q, can_bus: torch.Tensor):\n    return q + can_bus * True  # a flag from the config",
         use_instead="def forward(self, q, can_bus: torch.Tensor):\n    return q + can_bus * 1  # a flag from the config",
         fix_safety="`int(flag)` is 1 or 0, the number the bool stands for: for a tensor that is not bool "
         "the result is the same values and dtype (a Python scalar promotes neither). Safe where a "
         "recorded run saw the tensor with a dtype that is not bool; otherwise unsafe, since a bool tensor "
         "times a bool stays bool and times an int becomes int64. `onnxfix export --fix` runs the same "
-        "substitution at export time without an edit (`bool_scalars_as_ints`).",
+        "substitution at export time without an edit (`bool_scalars_as_ints`). A comparison with 1 or 0 "
+        "is always safe: `==` / `!=` give the same bools for a tensor of any dtype (a bool tensor's True "
+        "equals 1).",
         references=("https://github.com/fundamentalvision/BEVFormer",),
     )
 
@@ -80,13 +108,41 @@ class BoolScalarOperand(Rule):
         for flag, tensor in ((node.right, node.left), (node.left, node.right)):
             if python_bool(flag, ctx) and _maybe_tensor(tensor, ctx):
                 safe = ctx.tensors.dtype(tensor) in _NOT_BOOL
-                number = str(int(flag.value)) if isinstance(flag, ast.Constant) else f"int({ctx.segment(flag)})"
+                number = _as_number(flag, ctx)
                 fix = Fix("Pass the flag as the int it equals", (ctx.replace(flag, number),),
                           safe=safe) if ctx.is_builtin("int") else None
                 note = "" if safe else " (unsafe: the tensor is not known to be other than bool; a bool tensor times an int is int64)"
                 yield ctx.report(self, node, f"`{ctx.segment(node)}`: a tensor and a Python "
                                  "bool, which the legacy exporter records as an op TorchScript has no schema for; "
                                  f"`{number}` is the same number{note}", fix=fix)
+                return
+
+    def visit_Compare(self, node: ast.Compare, ctx: FunctionContext):
+        if len(node.ops) != 1 or not isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
+            return
+        yield from self._compared(node, node.left, node.comparators[0], ctx)
+
+    def visit_Call(self, node: ast.Call, ctx: FunctionContext):
+        # `mask.eq(False)`, `torch.ne(mask, True)`: the same comparison spelled as a call
+        func = node.func
+        if node.keywords or not isinstance(func, ast.Attribute) or func.attr not in ("eq", "ne"):
+            return
+        if ctx.qualname(func) in ("torch.eq", "torch.ne") and len(node.args) == 2:
+            yield from self._compared(node, node.args[0], node.args[1], ctx)
+        elif ctx.qualname(func) is None and len(node.args) == 1:
+            yield from self._compared(node, func.value, node.args[0], ctx)
+
+    def _compared(self, node: ast.AST, left: ast.AST, right: ast.AST, ctx: FunctionContext):
+        # a Python value compared with a bool (`if self.training == False:`) is Python's own: only
+        # a known tensor, or a comparison used as a mask, which only a tensor's comparison can be
+        for flag, tensor in ((right, left), (left, right)):
+            if python_bool(flag, ctx) and (ctx.tensors.is_tensor(tensor) or _used_as_mask(node, ctx)):
+                number = _as_number(flag, ctx)
+                fix = Fix("Compare with the int the flag equals", (ctx.replace(flag, number),),
+                          safe=True) if ctx.is_builtin("int") or isinstance(flag, ast.Constant) else None
+                yield ctx.report(self, node, f"`{ctx.segment(node)}`: a tensor compared with a Python bool, "
+                                 "which the legacy exporter records as an op TorchScript has no schema for; "
+                                 f"`{number}` compares the same", fix=fix)
                 return
 
 
