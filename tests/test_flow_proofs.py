@@ -78,6 +78,7 @@ CASES = {
     "empty_exit": ("ONX601", True, (FAILS, OK)),
     "loop_exit": ("ONX612", False, (FAILS, WRONG)),  # greedy decoding's `if (...).all(): break`, steps joined after
     "nms_empty_exit": ("ONX610", True, (FAILS, OK)),  # torchvision's batched NMS: `if boxes.numel() == 0: return` after a threshold  # empty-selection exit whose value the sum gives anyway
+    "export_shape_numpy": ("ONX102", False, (OK, ORT)),  # TopFormer's get_shape: sizes through .numpy() while exporting
     "numpy_frexp": ("ONX101", False, (FAILS, ORT)),  # I-BERT's batch_frexp: np.frexp -> _onnx_frexp (legacy bakes the sizes in)
     "numpy_decimal_loop": ("ONX101", True, (FAILS, WRONG)),  # the same with transformers' `decimal` half-up loop and float64 exponent
     "item_assert": ("ONX201", False, (FAILS, OK)),  # XLM's `assert lengths.max().item() <= slen`, with a message (without one dynamo keeps a runtime assert)

@@ -210,6 +210,34 @@ def negated_guard_call(node: ast.AST, names: frozenset[str] = ANY_EXPORT_GUARD) 
     return call if guard_call_name(call) in names and not call.args else None
 
 
+def runs_only_while_exporting(node: ast.AST, ancestors: Iterable[ast.AST]) -> bool:
+    """In the body of an `if` whose test (or a conjunct of its `and`) is false in eager, where
+    every export guard is false (`if torch.onnx.is_in_onnx_export():`): eager never runs it.
+    ``ancestors``: innermost first."""
+    child = node
+    for ancestor in ancestors:
+        if isinstance(ancestor, ast.If) and child in ancestor.body:
+            test = ancestor.test
+            conjuncts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+            if any(_in_eager(c) is False for c in conjuncts):
+                return True
+        child = ancestor
+    return False
+
+
+def _in_eager(test: ast.expr) -> bool | None:
+    """An export guard's value in eager (every guard call is false there); None for other tests."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _in_eager(test.operand)
+        return None if inner is None else not inner
+    if isinstance(test, ast.BoolOp):
+        values = [_in_eager(v) for v in test.values]
+        if any(v is None for v in values):
+            return None
+        return any(values) if isinstance(test.op, ast.Or) else all(values)
+    return False if _export_guard(test) is not None and isinstance(test, ast.Call) else None
+
+
 def in_training_branch(node: ast.AST, ctx) -> bool:
     """Inside `if self.training:` (or another training/loss-only branch, as reachability
     decides them): models are exported in eval mode, so that code is not traced."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from onnxfix.patterns.numpy_interop.export_sizes import export_only_size, size_fix
 from onnxfix.patterns.numpy_interop.fix import region_fix
 from onnxfix.patterns.numpy_interop.numbers import number_fix
 from onnxfix.patterns.numpy_interop.region import (
@@ -34,7 +35,10 @@ class _NumpyRule(Rule):
             ctx.cache["numpy"] = (region, region_fix(region))
         region, fix = ctx.cache["numpy"]
         for node in self.nodes(region):
-            yield ctx.report(self, node, self.message(node, region) + region_message_suffix(region), fix=fix)
+            yield self.report_node(node, region, fix, ctx)
+
+    def report_node(self, node, region: Region, fix, ctx: FunctionContext):
+        return ctx.report(self, node, self.message(node, region) + region_message_suffix(region), fix=fix)
 
     def nodes(self, region: Region):
         raise NotImplementedError
@@ -136,7 +140,10 @@ class TensorToNumpy(_NumpyRule):
     name = "tensor-numpy"
     summary = "`.numpy()` in export-time code"
     doc = RuleDoc(
-        what="Finds `tensor.numpy()` (also after `.cpu()` or `.detach()`) in code that runs under export.",
+        what="Finds `tensor.numpy()` (also after `.cpu()` or `.detach()`) in code that runs under export. "
+        "A size turned into NumPy in a branch only the exporters run (TopFormer's, SeaFormer's and Gold-YOLO's "
+        "`get_shape`: `if torch.onnx.is_in_onnx_export(): shape = [i.cpu().numpy() for i in shape]`) is fixed "
+        "on its own: the traced size is kept (safe: eager never runs the branch).",
         why="""
             Converting to NumPy leaves the graph: the legacy exporter turns everything computed
             from the array into a constant, silently wrong for other inputs (torch 2.13), and the
@@ -159,11 +166,22 @@ class TensorToNumpy(_NumpyRule):
         references=REFERENCES,
     )
 
+    def report_node(self, node, region: Region, fix, ctx: FunctionContext):
+        size = export_only_size(node, ctx)
+        if size is None:
+            return super().report_node(node, region, fix, ctx)
+        # TopFormer's `get_shape`: the traced size itself, whatever else the region holds
+        return ctx.report(self, node, SIZE_MESSAGE, fix=size_fix(node, size, ctx))
+
     def nodes(self, region):
         return region.sources
 
     def message(self, node, region):
         return "`.numpy()` in export-time code: the value leaves the graph and is baked in as a constant"
+
+
+SIZE_MESSAGE = ("`.numpy()` of a size in a branch only the exporters run: the legacy exporter's traced size becomes "
+                "a constant of the example's size; the size itself stays dynamic (eager never runs the branch)")
 
 
 class NumpyToTensor(_NumpyRule):
