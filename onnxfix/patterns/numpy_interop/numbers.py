@@ -46,7 +46,9 @@ def number_fix(found: NumberCall, ctx: FunctionContext) -> Fix | None:
 
 
 def _is_shape(node: ast.expr, ctx: FunctionContext, bound: bool = True) -> bool:
-    """`x.shape`, `x.shape[a:b]`, `x.size()`, or a name bound once to one of those."""
+    """`x.shape`, `x.shape[a:b]`, `x.size()`, a name bound once to one of those, or a parameter
+    that every call site passes one to (AtmoRep's `num_tokens = token_seq.shape[-6:-3]` handed
+    to its positional encoding), never rebound."""
     while isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
         node = node.value
     if isinstance(node, ast.Attribute) and node.attr == "shape":
@@ -56,4 +58,6 @@ def _is_shape(node: ast.expr, ctx: FunctionContext, bound: bool = True) -> bool:
     if bound and isinstance(node, ast.Name) and not ctx.is_parameter(node.id):
         values = ctx.assignments(node.id)
         return len(values) == 1 and isinstance(values[0], ast.expr) and _is_shape(values[0], ctx, bound=False)
+    if bound and isinstance(node, ast.Name) and ctx.is_parameter(node.id) and not ctx.assignments(node.id):
+        return ctx.across_calls("shape", node.id, lambda caller, argument: _is_shape(argument, caller))
     return False
