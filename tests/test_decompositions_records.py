@@ -229,7 +229,7 @@ def test_a_record_without_catalog_cases_is_measured_on_its_proof():
 DYNAMO_SPECIALIZES = {"kron", "multi_dot", "log_ndtr", "erfcx", "signbit", "bitwise_right_shift"}
 # ONX519's legacy-only ops (unfold, fold, max_unpool, embedding_bag(padding_idx), sdpa(enable_gqa)): dynamo translates them
 # (conv_weight_shape is not: under torch.export a group count kept symbolic takes conv_groups' sum)
-STRUCTURAL_LEGACY_ONLY = {"unfold", "fold", "max_unpool1d", "max_unpool2d", "embedding_bag", "scaled_dot_product_attention",
+STRUCTURAL_LEGACY_ONLY = {"unfold", "fold", "max_unpool1d", "max_unpool2d", "embedding", "embedding_bag", "scaled_dot_product_attention",
                           "bilinear", "instance_norm", "layer_norm",
                           "multi_head_attention_forward", "repeat_interleave"}
 # registry_legacy, registry_legacy_elementwise and registry_legacy_composite: ops only the legacy exporter lacks.

@@ -378,6 +378,26 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         ),
     ),
     Decomposition(
+        "embedding", ("torch.nn.functional.embedding",), True, ("embedding max_norm",),
+        (PYTORCH + "72738",),
+        "With a max_norm (nn.Embedding(..., max_norm=1.0)): the looked-up rows scaled by "
+        "max_norm / (norm + 1e-7) where their norm exceeds max_norm, as eager renormalises them in "
+        "the weight before the lookup. The legacy exporter drops the renormalisation (the model "
+        "gathers the weight as it was: silently wrong for rows eager had not renormalised before "
+        "the export); dynamo exports it. The norm is computed in the rows' dtype (ATen's in "
+        "double): equal up to float rounding. Reported only when max_norm is passed (nn.Embedding: "
+        "to its constructor). Eager keeps the op (guarded helper), writes into the weight included.",
+        when_present=("max_norm", 3),
+        rule="ONX518",
+        proof=Proof(
+            "torch.nn.functional.embedding(i, w * 4, max_norm=1.0) + "
+            "torch.nn.functional.embedding(i, w, padding_idx=0, max_norm=1.5, norm_type=1.0)",
+            "_onnx_embedding(i, w * 4, max_norm=1.0) + _onnx_embedding(i, w, padding_idx=0, max_norm=1.5, norm_type=1.0)",
+            "(ints(g, 0, 6, b, 4), randn(g, 6, 3))",
+            params="i, w", static=(1,), decomposition_tol=1e-6,
+        ),
+    ),
+    Decomposition(
         "embedding_bag", ("torch.nn.functional.embedding_bag",), True,
         ("embedding_bag padding_idx", "embedding_bag padding_idx offsets"),
         (PYTORCH + "128930",),

@@ -17,6 +17,7 @@ from onnxfix.patterns.operators.base import (
     literal,
     rule_doc,
 )
+from onnxfix.patterns.operators.embedding_weights import TIED_MESSAGE, weight_read_elsewhere
 from onnxfix.patterns.views.chains import SPLIT_METHODS, view_chain
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.int_dtype import is_integer_tensor
@@ -183,28 +184,31 @@ def _operator_written_back(rule, node, ctx, symbol, case, failed, target, spans,
 class LegacySilentlyWrong(DecompositionRule):
     code = "ONX518"
     name = "legacy-silently-wrong"
-    summary = "Ops the legacy exporter gets silently wrong (`//`, `>>`, softplus threshold, duplicate indices): rewrite"
-    extra_triggers = ("//", ">>", "embedding")  # the operators (and `//=`, `>>=`), and embedding(max_norm=) reported only
+    summary = ("Ops the legacy exporter gets silently wrong (`//`, `>>`, softplus threshold, duplicate indices, "
+               "embedding max_norm): rewrite")
+    extra_triggers = ("//", ">>")  # the operators (and `//=`, `>>=`)
     default_safety = "safe"
     exporters = (LEGACY,)
     doc = rule_doc(
         "Finds `torch.floor_divide` and `a // b`, `torch.bitwise_right_shift` and `a >> b` (the "
         "operators where `a` is known to be a tensor; also `a //= b` and `a >>= b`, written back "
         "with `copy_`), `F.softplus` with a `threshold` below 20, "
-        "`index_put(..., accumulate=True)` and `index_add` (out-of-place forms); reports "
-        "`F.embedding(..., max_norm=...)` without a fix (it renormalises the weight in place).",
+        "`index_put(..., accumulate=True)` and `index_add` (out-of-place forms), and "
+        "`F.embedding(..., max_norm=...)` (also `nn.Embedding(..., max_norm=...)`'s call).",
         "The legacy exporter writes graphs that compute something else, without an error: "
         "floor division and signed right shift become a Div that truncates toward zero (off by "
         "one for negative quotients), softplus loses its threshold, index_put with "
         "accumulate=True keeps one of the duplicate indices instead of summing; index_add with "
-        "duplicate indices fails outright. Measured on the legacy exporter: onnxruntime differs "
-        "from eager.",
+        "duplicate indices fails outright; an embedding with max_norm drops the renormalisation "
+        "eager applies to the looked-up rows (pytorch#72738). Measured on the legacy exporter: "
+        "onnxruntime differs from eager.",
         "def forward(self, x, k):\n    return torch.floor_divide(x, k)",
         "def forward(self, x, k):\n    return _onnx_floor_divide(x, k)",
         "Safe: floor_divide's helper is `div(rounding_mode=\"floor\")`, the same ATen kernel, and "
         "the shift is exact integer arithmetic; softplus, index_add and index_put return the "
         "torch op itself outside export (`torch.onnx.is_in_onnx_export()`, False in eager: "
-        "scatter_add is another accumulation kernel than index_add / index_put), and exported "
+        "scatter_add is another accumulation kernel than index_add / index_put; the embedding's "
+        "helper calls F.embedding, which writes the renormalised rows into the weight as before), and exported "
         "softplus repeats ATen's formula to an ulp and the scatter_add forms add duplicates in "
         "index order. A method call on a value not known to be a tensor is unsafe.",
         code, legacy_only=True,
@@ -219,20 +223,12 @@ class LegacySilentlyWrong(DecompositionRule):
         return decomposition.catalog_cases
 
     def visit_Call(self, node: ast.Call, ctx: FunctionContext):
-        yield from super().visit_Call(node, ctx)
-        if ctx.qualname(node.func) != "torch.nn.functional.embedding":
-            return
-        if literal(argument(node, "max_norm", 3)) is None:
-            return
-        failed = catalog.failures(("embedding max_norm",))
-        if failed:
-            message = (
-                f"`F.embedding(..., max_norm=...)` breaks ONNX export ({catalog.describe(failed)}; measured "
-                f"on torch {catalog.torch_version()}); no fix: eager renormalises the weight rows in place, "
-                "which an exportable rewrite cannot repeat. Renormalise the weight once before export "
-                "and drop max_norm"
-            )
-            yield ctx.report(self, node, message, exporters=tuple(sorted(failed)))
+        for finding in super().visit_Call(node, ctx):
+            if finding.fix is not None and "`_onnx_embedding`" in finding.message and weight_read_elsewhere(node, ctx):
+                # the tied weight's other reads see eager's renormalised rows: report only
+                finding.fix = None
+                finding.message = finding.message.split("; `_onnx_embedding`")[0] + "; " + TIED_MESSAGE
+            yield finding
 
     def visit_AugAssign(self, node: ast.AugAssign, ctx: FunctionContext):
         yield from augmented_finding(self, node, ctx)
