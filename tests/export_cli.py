@@ -25,3 +25,30 @@ def export_fixed(capsys, model: str, *options: str) -> dict:
                                "--probe-inputs", f"{spec}:probe_inputs", *options, "--fix"], capsys)
     (target,) = document["targets"]
     return target
+
+
+def written_and_proven(tmp_path: Path, capsys, model: str, before: list[str]) -> str:
+    """`onnxfix export COPY:make_model --exporter both --write` on a copy of a model of
+    tests/export_models: the verdicts before are ``before``, every exporter is OK after on the
+    user's second probe too, and the written copy is bit-identical to the model in eager on the
+    example and the probes. Returns the written source."""
+    import shutil
+
+    import torch
+
+    from onnxfix.exporter.targets import load_module
+
+    copy = tmp_path / model
+    shutil.copy(MODELS / model, copy)
+    code, document = cli_json([f"{copy}:make_model", "--exporter", "both", "--write"], capsys)
+    (target,) = document["targets"]
+    assert [r["verdict"] for r in target["results"]] == before
+    for after in target["fix"]["results"]:
+        assert after["verdict"] == "OK", after
+        assert any(p["probe"] == "probe 2 (user)" and p["ok"] for p in after["probes"]), after["probes"]
+    assert code == 0
+    original, fixed = load_module(MODELS / model), load_module(copy)
+    for args in [original.example_inputs(), *original.probe_inputs()]:
+        with torch.no_grad():
+            assert torch.equal(original.make_model()(*args), fixed.make_model()(*args))
+    return copy.read_text()
