@@ -286,3 +286,21 @@ def test_unit_dims_are_grown_to_two_in_every_input_that_declares_them():
     grown = grown_examples(args, dynamic)
     assert [tuple(a.shape) for a in grown[:3]] == [(2, 5, 2), (2, 5), (1, 3)]
     assert grown[3] == 7 and torch.equal(grown[0][1:, :, :1], x) and torch.equal(grown[0][:1, :, 1:], x)
+
+
+def test_a_guard_a_passing_probe_contradicts_is_not_reported():
+    """torch.export may record a guard the ONNX graph does not enforce (`s77 < 16` on the batch
+    after a gathered adaptive pooling): a probe of an excluded size that matched eager in
+    onnxruntime proves "it fails e.g. for 16" wrong, so that report goes; the others stay, and
+    none carries the excluded sizes to the parent."""
+    import torch
+
+    from onnxfix.exporter.guards import EXCLUDED, unenforced
+
+    def report(code, sizes):
+        return {"code": code, "message": code, "frames": [], EXCLUDED: [0, 0, sizes]}
+
+    reports = [report("ONX914", [16, 17, 18]), report("ONX915", [30, 31]), {"code": "ONX914", "message": "", "frames": []}]
+    kept = unenforced(reports, [(torch.zeros(2, 3),), (torch.zeros(17, 3),)])
+    assert [r["code"] for r in kept] == ["ONX915", "ONX914"]
+    assert all(EXCLUDED not in r for r in kept)

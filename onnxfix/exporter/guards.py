@@ -261,7 +261,33 @@ def _report(guard: Guard, dim: Dim, symbol, holds: set[int], tries: range, fixed
         message += ("; a size computed from it is 1 at the example's size, and torch.export specializes sizes of 1 "
                     "(a feature map shrunk to 1 x 1, say): unless a line of yours compares it with 1, export with a "
                     "larger example, where that size is 2 or more")
-    return {"code": "ONX914" if specialized else "ONX915", "message": message, "frames": user_frames(guard.frames)}
+    report = {"code": "ONX914" if specialized else "ONX915", "message": message, "frames": user_frames(guard.frames)}
+    if not fixed:  # the excluded sizes of one input dim alone, which a probe of another size can contradict
+        report[EXCLUDED] = [dim.index, dim.dim, [v for v in tries if v not in holds]]
+    return report
+
+
+# A report's sizes of its input dim that the guard excludes ([input, dim, sizes]): read by
+# `unenforced`, then dropped (the parent never sees it)
+EXCLUDED = "excluded_sizes"
+
+
+def unenforced(reports: list[dict], passed: list[tuple]) -> list[dict]:
+    """The reports no probe contradicts: a guard torch.export recorded may not be in the ONNX graph
+    (onnxruntime then runs sizes the guard excludes, matching eager: a probe of such a size that
+    passed proves the claim "it fails e.g. for N" wrong). ``passed``: the args of the probes that
+    matched eager. Every report leaves without its EXCLUDED entry."""
+    kept = []
+    for report in reports:
+        excluded = report.pop(EXCLUDED, None)
+        if excluded is not None:
+            index, dim, sizes = excluded
+            ran = {args[index].shape[dim] for args in passed
+                   if index < len(args) and hasattr(args[index], "shape") and dim < len(args[index].shape)}
+            if ran & set(sizes):
+                continue
+        kept.append(report)
+    return kept
 
 
 def user_frames(frames: list[list]) -> list[list]:

@@ -251,6 +251,7 @@ def _numerics(verdict: Verdict, model, args, probes, dynamic, opset, path: Path)
         return
     if verdict.exporter == "legacy":
         runtime.defaults = int_defaults(model, len(args))
+    passed = []
     for probe in [Probe("export inputs", args), *probes]:
         result = _check_probe(model, runtime, probe, names)
         if not result.ok and probe.redraw is not None:
@@ -259,6 +260,8 @@ def _numerics(verdict: Verdict, model, args, probes, dynamic, opset, path: Path)
             check = lambda other: _check_probe(model, runtime, Probe(probe.name, other), names)  # noqa: E731
             result, drawn = drawn_without_ties(model, probe.args, probe.redraw, check, result)
             probe = Probe(probe.name, drawn)
+        if result.ok and not result.note.startswith("skipped"):
+            passed.append(probe.args)
         if _record(verdict, result, path):
             from onnxfix.exporter import divergence
 
@@ -266,6 +269,10 @@ def _numerics(verdict: Verdict, model, args, probes, dynamic, opset, path: Path)
     if isinstance(model, kv_cache.DecoderWithPast) and verdict.verdict == OK:
         for result in kv_cache.generation_probes(model, runtime):
             _record(verdict, result, path)
+    if verdict.guards:
+        from onnxfix.exporter.guards import unenforced
+
+        verdict.guards = unenforced(verdict.guards, passed)
 
 
 def _record(verdict: Verdict, result: ProbeResult, path: Path) -> bool:
