@@ -23,7 +23,9 @@ from typing import Callable, Iterator
 
 import torch
 
-from onnxfix.exporter.comparison import Runtime, compare, runtime_error  # noqa: F401  (re-exported)
+from onnxfix.exporter.comparison import (  # noqa: F401  (Runtime, compare, runtime_error re-exported)
+    Runtime, compare, identical_values, runtime_error, within_eager_spread,
+)
 from onnxfix.exporter import kv_cache
 from onnxfix.exporter.model_io import (  # noqa: F401  (re-exported)
     DEFAULTS_KEY, FLAT_KEY, FlatOutputs, GivenArguments, appended_defaults, exporter_args, flatten, input_names, int_defaults,
@@ -333,30 +335,11 @@ def _random_not_compared(model, runtime: Runtime, probe: Probe, names: list[str]
         return outputs
     random = {
         i for i in failed
-        if not _same(expected[i], again[i]) and not _same(torch.from_numpy(actual[i]), torch.from_numpy(rerun[i]))
-        and _within_eager_spread(expected[i], again[i], torch.from_numpy(actual[i]))
+        if not identical_values(expected[i], again[i])
+        and not identical_values(torch.from_numpy(actual[i]), torch.from_numpy(rerun[i]))
+        and within_eager_spread(expected[i], again[i], torch.from_numpy(actual[i]))
     }
     return [replace(o, max_abs=None, max_rel=None, ok=True, note=RANDOM_NOTE) if o.index in random else o for o in outputs]
-
-
-def _within_eager_spread(first: torch.Tensor, second: torch.Tensor, onnx: torch.Tensor) -> bool:
-    """onnxruntime's output has eager's shape and dtype, and differs from eager's first call by
-    no more than a few times eager's two calls differ from each other: a batch frozen at the
-    export size, or a wrong deterministic part beside the noise, still fails (a wrong part
-    within four times the noise's spread does not: sampled values prove no more)."""
-    if onnx.shape != first.shape or onnx.dtype != first.dtype or not first.is_floating_point():
-        return False
-    spread = float((first.double() - second.double()).abs().nan_to_num(posinf=0.0, neginf=0.0).max())
-    gap = float((first.double() - onnx.double()).abs().nan_to_num(nan=float("inf")).max())
-    return gap <= 4.0 * spread
-
-
-def _same(a: torch.Tensor, b: torch.Tensor) -> bool:
-    if a.shape != b.shape or a.dtype != b.dtype:
-        return False
-    if a.is_floating_point() or a.is_complex():
-        return bool(torch.allclose(a, b, rtol=0.0, atol=0.0, equal_nan=True))
-    return bool(torch.equal(a, b))
 
 
 def op_histogram(path: Path) -> dict[str, int]:
