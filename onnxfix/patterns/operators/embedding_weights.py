@@ -8,7 +8,6 @@ from __future__ import annotations
 import ast
 import re
 
-from onnxfix.patterns.operators.module_calls import layers
 from onnxfix.rewriter.context import FunctionContext
 
 TIED_MESSAGE = (
@@ -28,7 +27,7 @@ def weight_read_elsewhere(node: ast.Call, ctx: FunctionContext) -> bool:
         scope = ctx.fn.cls.node if ctx.fn.cls is not None else ctx.fn.node
         reads = rf"(?<![\w.]){re.escape(ctx.segment(weight))}(?!\w)(?!\s*=[^=])"  # not its binding
         return len(re.findall(reads, _text_of(scope, ctx))) > 1
-    if ctx.is_self_attr(node.func) and layers().get("Embedding"):
+    if ctx.is_self_attr(node.func):  # the rule matched it as an nn.Embedding's call
         named = rf"\.{re.escape(node.func.attr)}\.weight\b"
         return any(re.search(named, _text_of(cls, ctx)) for cls in ast.walk(ctx.file.module.tree)
                    if isinstance(cls, ast.ClassDef))
