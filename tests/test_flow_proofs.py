@@ -38,7 +38,8 @@ CASES = {
     "bool_exit": ("ONX601", True, (FAILS, FAILS)),  # kornia's validate_bbox: `return False` / `return True` on tensor tests
     "value_fast_path": ("ONX601", False, (FAILS, WRONG)),  # SB3: a fast path returned early, both kept under export
     "accumulate": ("ONX603", True, (FAILS, WRONG)),
-    "size_select": ("ONX614", False, (WRONG, WRONG)),  # Metric3D / CAIN: pads to a multiple picked by `if`s on sizes
+    "size_select": ("ONX614", False, (WRONG, WRONG)),
+    "best_rows_cut": ("ONX615", False, (ORT, ORT)),  # mmdetection's RPN: `if scores.shape[0] > nms_pre:` around topk / sort  # Metric3D / CAIN: pads to a multiple picked by `if`s on sizes
     "repeat_rows": ("ONX603", True, (FAILS, WRONG)),
     "configured_repeat": ("ONX603", False, (FAILS, ORT)),  # ML-Agents: `cat([x] * n)`, n configured or a size
     "inverse_permutation": ("ONX603", False, (FAILS, WRONG)),  # `a[idx[i]] = i`, idx sorts a 1-D tensor

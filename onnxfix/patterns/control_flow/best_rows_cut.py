@@ -1,0 +1,260 @@
+"""ONX615: an `if` on a size that cuts a tensor to its k best rows only where it has more than k.
+
+Detection heads keep the `nms_pre` best anchors of a level before NMS (mmdetection's RPN, its
+one-stage heads and their forks):
+
+    if cfg.nms_pre > 0 and scores.shape[0] > cfg.nms_pre:
+        _, topk_inds = scores.topk(cfg.nms_pre)        # or ranked, inds = scores.sort(descending=True)
+        scores = scores[topk_inds]                     #    inds = inds[:cfg.nms_pre] ...
+        anchors = anchors[topk_inds, :]
+
+torch.export decides the size test on the example and keeps its branch for every size (a level with
+fewer anchors than k at the example fails topk in onnxruntime at larger sizes, or keeps every
+anchor); the legacy exporter records the branch taken. torch.cond cannot take it either: the cut is
+invalid where its test fails (topk of k from fewer rows). Where the branch only ranks the tested
+tensor (topk with that k, or a sort whose results are sliced to k) and then slices to k or gathers
+rows by the ranking, the test becomes `_onnx_size_over` and the ranking `_onnx_topk_over` /
+`_onnx_sort_over`: in eager the test and the op themselves; while exporting the branch runs for
+every size, the ranking keeping the rows in their order with their own indices where there are not
+more than k, so its slices and gathers leave every tensor as it was.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix.decompositions import helper_source
+from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.rule import Fix, Helper, Rule, RuleDoc
+from onnxfix.rewriter.statements import is_elif
+
+SIZE_OVER = Helper("_onnx_size_over", helper_source("size_over"))
+TOPK_OVER = Helper("_onnx_topk_over", helper_source("topk_over"))
+SORT_OVER = Helper("_onnx_sort_over", helper_source("sort_over"))
+
+
+class BestRowsCut(Rule):
+    code = "ONX615"
+    name = "best-rows-cut"
+    summary = "An `if` on a size around a cut to the k best rows (topk / sort): taken for every size under export"
+    fix_availability = "sometimes"
+    default_safety = "safe"
+    python_hazard = True
+    doc = RuleDoc(
+        what="Finds an `if` (no `else`) whose test compares a tensor's first size with k (`x.shape[0] > k`, "
+        "`k < x.size(0)`, `len(x) > k`, alone or in an `and` with tests of other values) and whose body "
+        "first ranks that tensor along that dim (`x.topk(k)` / `torch.topk(x, k, ...)` with the same k, or "
+        "`x.sort(...)` / `torch.sort(x, ...)`), then only assigns names slices to k (`inds[:k]`) and rows "
+        "gathered by the ranking's indices (`boxes[inds]`, `boxes[inds, :]`).",
+        why="torch.export decides the size test on the example's sizes and keeps that branch for every size; "
+        "the legacy exporter records the branch taken. A level with fewer rows than k at the example keeps "
+        "all its rows at every size, one with more cuts at every size, and a topk of k from fewer rows fails "
+        "in onnxruntime (\"k argument should not be greater than specified axis dim value\"). torch.cond "
+        "cannot keep both branches: the cut is invalid where its test fails.",
+        example="def forward(self, scores, boxes):\n    if scores.shape[0] > self.k:\n"
+        "        _, inds = scores.topk(self.k)\n        scores = scores[inds]\n        boxes = boxes[inds, :]\n"
+        "    return scores, boxes",
+        use_instead="def forward(self, scores, boxes):\n    if _onnx_size_over(scores.shape[0], self.k):\n"
+        "        _, inds = _onnx_topk_over(scores.shape[0], scores, self.k)\n        scores = scores[inds]\n"
+        "        boxes = boxes[inds, :]\n    return scores, boxes",
+        fix_safety="Safe: outside an export `_onnx_size_over(n, k)` is `n > k` and `_onnx_topk_over(n, x, ...)` / "
+        "`_onnx_sort_over(n, k, x, ...)` are `torch.topk(x, ...)` / `torch.sort(x, ...)` with the call's own "
+        "arguments (Tensor.topk and Tensor.sort are those ops): eager runs the same test and ops on the same "
+        "values. While exporting (a symbolic size, or the legacy exporter's traced one) the branch runs for "
+        "every size and the ranking picks, by `n > k` as a tensor, the ranked rows or the rows in their order "
+        "with indices 0..n-1, of which slices to k and gathers are the rows themselves: the tensors gathered by "
+        "the ranking have the ranked tensor's rows (as they must for the cut to mean anything), which the "
+        "export run's comparison on other sizes checks. tests/flow_models/best_rows_cut.py: wrong or failing "
+        "under both exporters before, OK under both after.",
+        references=("https://github.com/open-mmlab/mmdeploy/issues/2149",
+                    "https://github.com/open-mmlab/mmdetection/issues/2299"),
+    )
+
+    def visit_If(self, node: ast.If, ctx: FunctionContext):
+        if node.orelse or ctx.compiled_by_torchscript or is_elif(node, ctx) or not node.body:
+            return
+        test = _size_test(node.test, ctx)
+        if test is None:
+            return
+        compare, tensor, size, k = test
+        ranking = _ranking(node.body[0], tensor, k, ctx)
+        if ranking is None:
+            return
+        call, helper, names = ranking
+        if not _cut_only(node.body[1:], names, k, ctx):
+            return
+        # len() must return an int: torch.export pins the size it reads; the shape keeps it symbolic
+        n = f"{ctx.segment(tensor)}.shape[0]" if isinstance(size, ast.Call) and isinstance(size.func, ast.Name) \
+            else ctx.segment(size)
+        edits = [ctx.replace(compare, f"{SIZE_OVER.name}({n}, {ctx.segment(k)})"),
+                 ctx.replace(call, _ranking_call(call, helper, n, k, ctx))]
+        fix = Fix(f"Take the cut for every size under export with `{SIZE_OVER.name}` and `{helper.name}`",
+                  tuple(edits), safe=True, imports=("torch",), helpers=(SIZE_OVER, helper))
+        yield ctx.report(
+            self, compare,
+            f"`{ctx.segment(compare)}` guards a cut of `{ctx.segment(tensor)}` to its {ctx.segment(k)} best rows, only "
+            "where it has more: torch.export keeps the example's branch for every size and the legacy exporter records it; "
+            f"`{SIZE_OVER.name}` takes the branch for every size under export, where `{helper.name}` keeps the rows "
+            "in their order where there are not more",
+            fix=fix,
+        )
+
+
+def _size_test(test: ast.expr, ctx: FunctionContext) -> tuple[ast.Compare, ast.expr, ast.expr, ast.expr] | None:
+    """(the comparison, the tensor, its size, k) of `n > k` / `k < n` (the test, or one operand of
+    its top-level `and` whose other operands read no size)."""
+    parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+    found = [(part, *sides) for part in parts if isinstance(part, ast.Compare) and len(part.ops) == 1
+             for sides in [_over(part, ctx)] if sides is not None]
+    if len(found) != 1:
+        return None
+    others = [part for part in parts if part is not found[0][0]]
+    if any(_reads_size(part, ctx) for part in others):
+        return None
+    return found[0]
+
+
+def _over(compare: ast.Compare, ctx: FunctionContext) -> tuple[ast.expr, ast.expr, ast.expr] | None:
+    """(tensor, size, k) of `size > k` or `k < size`, the size a first dim."""
+    op, left, right = compare.ops[0], compare.left, compare.comparators[0]
+    if isinstance(op, ast.Gt):
+        size, k = left, right
+    elif isinstance(op, ast.Lt):
+        size, k = right, left
+    else:
+        return None
+    tensor = _first_dim_of(size)
+    if tensor is None or _reads_size(k, ctx) or _first_dim_of(k) is not None:
+        return None
+    return tensor, size, k
+
+
+def _first_dim_of(size: ast.expr) -> ast.expr | None:
+    """x of `x.shape[0]`, `x.size(0)`, `x.size()[0]`, `len(x)`."""
+    if isinstance(size, ast.Call) and isinstance(size.func, ast.Name) and size.func.id == "len" and len(size.args) == 1:
+        return size.args[0]
+    if isinstance(size, ast.Call) and isinstance(size.func, ast.Attribute) and size.func.attr == "size":
+        return size.func.value if len(size.args) == 1 and _is_zero(size.args[0]) and not size.keywords else None
+    if isinstance(size, ast.Subscript) and _is_zero(size.slice):
+        shape = size.value
+        if isinstance(shape, ast.Attribute) and shape.attr == "shape":
+            return shape.value
+        if isinstance(shape, ast.Call) and isinstance(shape.func, ast.Attribute) and shape.func.attr == "size" \
+                and not shape.args and not shape.keywords:
+            return shape.func.value
+    return None
+
+
+def _is_zero(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) is int and node.value == 0
+
+
+def _reads_size(node: ast.expr, ctx: FunctionContext) -> bool:
+    return any(ctx.sizes.is_size(sub) or _first_dim_of(sub) is not None for sub in ast.walk(node))
+
+
+def _ranking(statement: ast.stmt, tensor: ast.expr, k: ast.expr, ctx: FunctionContext):
+    """(the ranking call, its helper, {name: "values" | "indices"}) of the branch's first statement:
+    `a, b = <rank>`, `b = <rank>[1]` / `<rank>.indices` (values likewise), the rank a topk of the
+    tested tensor by k or a sort of it, along its first dim (or the last: the tensor is then 1-D,
+    which the helper checks while exporting)."""
+    if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+        return None
+    target, value = statement.targets[0], statement.value
+    part = None
+    if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Constant) and value.slice.value in (0, 1):
+        value, part = value.value, ("values", "indices")[value.slice.value]
+    elif isinstance(value, ast.Attribute) and value.attr in ("values", "indices"):
+        value, part = value.value, value.attr
+    if not isinstance(value, ast.Call):
+        return None
+    helper = _ranked(value, tensor, k, ctx)
+    if helper is None:
+        return None
+    if part is not None and isinstance(target, ast.Name):
+        return value, helper, {target.id: part}
+    if part is None and isinstance(target, ast.Tuple) and len(target.elts) == 2 \
+            and all(isinstance(e, ast.Name) for e in target.elts):
+        return value, helper, {e.id: kind for e, kind in zip(target.elts, ("values", "indices")) if e.id != "_"}
+    return None
+
+
+def _ranked(call: ast.Call, tensor: ast.expr, k: ast.expr, ctx: FunctionContext) -> Helper | None:
+    """The helper of a topk of ``tensor`` by ``k`` or a sort of it, along dim 0 or -1."""
+    text = ctx.segment(tensor)
+    qualname = ctx.qualname(call.func)
+    if qualname in ("torch.topk", "torch.sort") and call.args and ctx.segment(call.args[0]) == text:
+        op, rest = qualname.rsplit(".", 1)[1], call.args[1:]
+    elif isinstance(call.func, ast.Attribute) and call.func.attr in ("topk", "sort") \
+            and ctx.segment(call.func.value) == text:
+        op, rest = call.func.attr, call.args
+    else:
+        return None
+    if any(isinstance(a, ast.Starred) for a in rest) or any(kw.arg is None for kw in call.keywords):
+        return None
+    names = ("k", "dim", "largest", "sorted") if op == "topk" else ("dim", "descending", "stable")
+    if len(rest) > len(names):
+        return None
+    arguments = dict(zip(names, rest)) | {kw.arg: kw.value for kw in call.keywords}
+    dim = arguments.get("dim")
+    if dim is not None and not (isinstance(dim, ast.Constant) and dim.value in (0, -1)) \
+            and not (isinstance(dim, ast.UnaryOp) and ctx.segment(dim).replace(" ", "") == "-1"):
+        return None
+    if op == "topk":
+        return TOPK_OVER if "k" in arguments and ctx.segment(arguments["k"]) == ctx.segment(k) else None
+    return SORT_OVER
+
+
+def _cut_only(statements: list[ast.stmt], ranked: dict[str, str], k: ast.expr, ctx: FunctionContext) -> bool:
+    """Every statement assigns one name a slice to k of a name, or rows of a name gathered by the
+    ranking's indices (`inds`, `inds[:k]` bound to a name, followed by `:` / `...`)."""
+    indices = {name for name, kind in ranked.items() if kind == "indices"}
+    bound = set(ranked)
+    for statement in statements:
+        if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Name)):
+            return False
+        value = statement.value
+        if not (isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name)):
+            return False
+        if _slice_to(value.slice, k, ctx):
+            if value.value.id in indices:
+                indices.add(statement.targets[0].id)
+        elif not _gathered_by(value.slice, indices):
+            return False
+        if value.value.id in bound - indices and not _slice_to(value.slice, k, ctx):
+            return False  # the ranked values themselves are only cut to k
+        name = statement.targets[0].id
+        if name in ranked and name not in indices:
+            return False
+        bound.add(name)
+    return True
+
+
+def _slice_to(index: ast.expr, k: ast.expr, ctx: FunctionContext) -> bool:
+    """`:k` (nothing else: a slice to k of at most k rows keeps them all)."""
+    return isinstance(index, ast.Slice) and index.lower is None and index.step is None \
+        and index.upper is not None and ctx.segment(index.upper) == ctx.segment(k)
+
+
+def _gathered_by(index: ast.expr, indices: set[str]) -> bool:
+    """`inds`, `inds, :`, `inds, ...` with inds the ranking's indices."""
+    parts = index.elts if isinstance(index, ast.Tuple) else [index]
+    if not parts or not (isinstance(parts[0], ast.Name) and parts[0].id in indices):
+        return False
+    return all((isinstance(p, ast.Slice) and p.lower is None and p.upper is None and p.step is None)
+               or (isinstance(p, ast.Constant) and p.value is Ellipsis) for p in parts[1:])
+
+
+def _ranking_call(call: ast.Call, helper: Helper, n: str, k: ast.expr, ctx: FunctionContext) -> str:
+    """`_onnx_topk_over(n, x, <the call's arguments>)` / `_onnx_sort_over(n, k, x, ...)`."""
+    if isinstance(call.func, ast.Attribute) and ctx.qualname(call.func) not in ("torch.topk", "torch.sort"):
+        tensor, arguments = ctx.segment(call.func.value), call.args
+    else:
+        tensor, arguments = ctx.segment(call.args[0]), call.args[1:]
+    parts = [n] + ([ctx.segment(k)] if helper is SORT_OVER else []) + [tensor]
+    parts += [ctx.segment(a) for a in arguments] + [f"{kw.arg}={ctx.segment(kw.value)}" for kw in call.keywords]
+    return f"{helper.name}({', '.join(parts)})"
+
+
+RULES = [BestRowsCut]
