@@ -20,6 +20,10 @@ class LevelCuts(nn.Module):
         if small.shape[0] > self.nms_pre:
             ranked, rank_inds = small.sort(descending=True)
             small = ranked[:self.nms_pre]
+        if boxes.shape[0] > self.nms_pre // 2:  # mmdet's multiclass_nms: its last column ranked
+            _, inds = boxes[:, -1].sort(descending=True)
+            inds = inds[:self.nms_pre // 2]
+            boxes = boxes[inds]
         return scores * 2, boxes + 1, small - 1
 
 

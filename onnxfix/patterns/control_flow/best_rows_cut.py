@@ -77,11 +77,12 @@ class BestRowsCut(Rule):
         if test is None:
             return
         compare, tensor, size, k = test
-        ranking = _ranking(node.body[0], tensor, k, ctx)
+        rows, start = _gathered_rows(node.body, tensor)
+        ranking = _ranking(node.body[start], rows, k, ctx) if start < len(node.body) else None
         if ranking is None:
             return
         call, helper, names = ranking
-        if not _cut_only(node.body[1:], names, k, ctx):
+        if not _cut_only(node.body[start + 1:], names, k, ctx):
             return
         # len() must return an int: torch.export pins the size it reads; the shape keeps it symbolic
         n = f"{ctx.segment(tensor)}.shape[0]" if isinstance(size, ast.Call) and isinstance(size.func, ast.Name) \
@@ -153,11 +154,25 @@ def _reads_size(node: ast.expr, ctx: FunctionContext) -> bool:
     return any(ctx.sizes.is_size(sub) or _first_dim_of(sub) is not None for sub in ast.walk(node))
 
 
-def _ranking(statement: ast.stmt, tensor: ast.expr, k: ast.expr, ctx: FunctionContext):
-    """(the ranking call, its helper, {name: "values" | "indices"}) of the branch's first statement:
-    `a, b = <rank>`, `b = <rank>[1]` / `<rank>.indices` (values likewise), the rank a topk of the
-    tested tensor by k or a sort of it, along its first dim (or the last: the tensor is then 1-D,
-    which the helper checks while exporting)."""
+def _gathered_rows(body: list[ast.stmt], tensor: ast.expr) -> tuple[set[str], int]:
+    """The texts of tensors with the tested tensor's rows (itself, and the names the statements
+    before the ranking bind to rows gathered by it: ALIKE's `kpts_sc = scores[indices]`), and the
+    index of the first other statement."""
+    rows = {ast.unparse(tensor)}
+    for position, statement in enumerate(body):
+        if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Name) and isinstance(statement.value, ast.Subscript)
+                and ast.unparse(statement.value.slice) == ast.unparse(tensor)):
+            return rows, position
+        rows.add(statement.targets[0].id)
+    return rows, len(body)
+
+
+def _ranking(statement: ast.stmt, rows: set[str], k: ast.expr, ctx: FunctionContext):
+    """(the ranking call, its helper, {name: "values" | "indices"}) of the statement: `a, b = <rank>`,
+    `b = <rank>[1]` / `<rank>.indices` (values likewise), the rank a topk by k or a sort of a tensor
+    with the tested tensor's rows (``rows``; or a column of one, `boxes[:, -1]`), along its first dim
+    (or the last: the tensor is then 1-D, which the helper checks while exporting)."""
     if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
         return None
     target, value = statement.targets[0], statement.value
@@ -168,7 +183,7 @@ def _ranking(statement: ast.stmt, tensor: ast.expr, k: ast.expr, ctx: FunctionCo
         value, part = value.value, value.attr
     if not isinstance(value, ast.Call):
         return None
-    helper = _ranked(value, tensor, k, ctx)
+    helper = _ranked(value, rows, k, ctx)
     if helper is None:
         return None
     if part is not None and isinstance(target, ast.Name):
@@ -179,14 +194,13 @@ def _ranking(statement: ast.stmt, tensor: ast.expr, k: ast.expr, ctx: FunctionCo
     return None
 
 
-def _ranked(call: ast.Call, tensor: ast.expr, k: ast.expr, ctx: FunctionContext) -> Helper | None:
-    """The helper of a topk of ``tensor`` by ``k`` or a sort of it, along dim 0 or -1."""
-    text = ctx.segment(tensor)
+def _ranked(call: ast.Call, rows: set[str], k: ast.expr, ctx: FunctionContext) -> Helper | None:
+    """The helper of a topk by ``k`` or a sort of a tensor with the tested rows, along dim 0 or -1."""
     qualname = ctx.qualname(call.func)
-    if qualname in ("torch.topk", "torch.sort") and call.args and ctx.segment(call.args[0]) == text:
+    if qualname in ("torch.topk", "torch.sort") and call.args and _has_rows(call.args[0], rows):
         op, rest = qualname.rsplit(".", 1)[1], call.args[1:]
     elif isinstance(call.func, ast.Attribute) and call.func.attr in ("topk", "sort") \
-            and ctx.segment(call.func.value) == text:
+            and _has_rows(call.func.value, rows):
         op, rest = call.func.attr, call.args
     else:
         return None
@@ -203,6 +217,18 @@ def _ranked(call: ast.Call, tensor: ast.expr, k: ast.expr, ctx: FunctionContext)
     if op == "topk":
         return TOPK_OVER if "k" in arguments and ctx.segment(arguments["k"]) == ctx.segment(k) else None
     return SORT_OVER
+
+
+def _has_rows(node: ast.expr, rows: set[str]) -> bool:
+    """One of ``rows``, or a column of one (`boxes[:, -1]`, `boxes[..., 4]`: its rows, 1-D)."""
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Tuple) and len(node.slice.elts) == 2:
+        whole, column = node.slice.elts
+        full = (isinstance(whole, ast.Slice) and whole.lower is None and whole.upper is None and whole.step is None) \
+            or (isinstance(whole, ast.Constant) and whole.value is Ellipsis)
+        number = isinstance(column, ast.Constant) and type(column.value) is int \
+            or isinstance(column, ast.UnaryOp) and isinstance(column.operand, ast.Constant)
+        return full and number and ast.unparse(node.value) in rows
+    return ast.unparse(node) in rows
 
 
 def _cut_only(statements: list[ast.stmt], ranked: dict[str, str], k: ast.expr, ctx: FunctionContext) -> bool:
