@@ -86,3 +86,21 @@ def test_scan_rewrite_keeps_line_endings_and_indentation(tmp_path, indent, newli
     assert ("\t" in rewritten) == (indent == "\t") and ("    " in rewritten) == (indent == "    ")
     again = rewrite_copy(tmp_path / "out" / "m.py", tmp_path / "again", unsafe=True)
     assert again.read_bytes().decode() == rewritten
+
+
+TUPLE_STATE = Path(__file__).parent / "export_models" / "scan_tuple_state.py"
+
+
+def test_export_fix_scans_a_tuple_state_and_an_augmented_append(capsys, tmp_path):
+    """`lifted += [...]` is an append; the LSTMCell's state, which the run saw hold a tuple, is
+    carried leaf by leaf (torch.utils._pytree.tree_map): both loops become scans and export."""
+    cli_main(["export", "--format", "json", f"{TUPLE_STATE}:make_model", "--exporter", "dynamo", "--fix",
+              "--unsafe-fixes"])
+    (target,) = json.loads(capsys.readouterr().out)["targets"]
+    assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS"]
+    fix = target["fix"]
+    assert fix["diff"].count("torch._higher_order_ops.scan(\n") == 2
+    assert "+                (torch.utils._pytree.tree_map(torch.Tensor.contiguous, state),),\n" in fix["diff"]
+    assert [r["verdict"] for r in fix["results"]] == ["OK"]
+    rewritten = rewrite_copy(TUPLE_STATE, tmp_path, unsafe=True)
+    assert identical(eager_outputs(TUPLE_STATE), eager_outputs(rewritten))

@@ -43,7 +43,7 @@ from onnxfix.config import DYNAMO
 from onnxfix.patterns.control_flow.loop_parts import is_zero, rebound_by_other_loops
 from onnxfix.patterns.control_flow.scan_around import bound_before, empty_before, nothing_else_read_after, stacks_after
 from onnxfix.patterns.control_flow.scan_parts import (
-    ScanPlan, appended_list, index_element, indexed_dim, leading_index, substituted,
+    ScanPlan, appended, appended_list, tuple_bound, index_element, indexed_dim, leading_index, substituted,
 )
 from onnxfix.patterns.control_flow.scan_text import scan_rewrite
 from onnxfix.patterns.views.chains import SPLIT_METHODS, VIEW_ATTRIBUTES, VIEW_METHODS
@@ -79,7 +79,7 @@ def scan_loop(node: ast.For, ctx: FunctionContext) -> tuple[Fix | None, str]:
         return None, ""
     scan.carried = _carried(node, assigned)
     if any(_not_a_tensor(name, node, ctx) for name in scan.carried):
-        return None, ""  # the scan carries tensors only: `hidden = (h_t, c_t)` is a tuple
+        return None, ""  # a list, or a known non-tensor (a tuple of tensors is carried leaf by leaf)
     stacks = stacks_after(node, scan, ctx)
     temporaries = (set(assigned) - set(scan.carried)) | elements
     if not scan.sliced:  # `for _ in range(n)`: a recurrence repeated n times over its carried values
@@ -391,7 +391,7 @@ def _plain_step(node: ast.For, scan: ScanPlan) -> bool:
     lists read (empty in the step), comprehensions rebinding the index or a slice's name, a
     zero-argument `super()`, two slot writes into one tensor (written back in another order)."""
     lists = {key for key in scan.outputs if isinstance(key, str)}
-    receivers = {id(statement.value.func.value) for statement in node.body if appended_list(statement) is not None}
+    receivers = {id(found[2]) for found in map(appended, node.body) if found is not None}
     stepped = {scan.index, *scan.sliced.values()}
     for sub in ast.walk(ast.Module(body=node.body, type_ignores=[])):
         if isinstance(sub, ast.Name) and sub.id in lists and id(sub) not in receivers:
@@ -464,11 +464,13 @@ def _plain_reference(node: ast.expr) -> bool:
 
 
 def _not_a_tensor(name: str, node: ast.For, ctx: FunctionContext) -> bool:
-    """``name`` is bound in the function to a tuple or list (`hidden = (h, c)`: an LSTM cell's
-    state, before the loop or in it), or is known not to be a tensor."""
+    """``name`` is bound in the function to a list, or is known not to be a tensor and not bound to a
+    tuple (`hidden = (h, c)`, an LSTM cell's state, is carried leaf by leaf: scan_text.py)."""
+    if tuple_bound(name, ctx):
+        return False
     return ctx.tensors.name_is_tensor(name) is False or any(
         isinstance(s, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in s.targets)
-        and isinstance(s.value, (ast.Tuple, ast.List)) for s in ast.walk(ctx.fn.node))
+        and isinstance(s.value, ast.List) for s in ast.walk(ctx.fn.node))
 
 
 def _carried(node: ast.For, assigned: list[str]) -> list[str]:

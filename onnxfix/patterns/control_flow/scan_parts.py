@@ -90,10 +90,28 @@ def substituted(node: ast.AST, replacements: dict[int, str], ctx: FunctionContex
     return text
 
 
-def appended_list(statement: ast.stmt) -> str | None:
+def appended(statement: ast.stmt) -> tuple[str, ast.expr, ast.Name] | None:
+    """(list name, value, the list's Name node) of `out.append(v)` or `out += [v]` (norse's Lift)."""
     if (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)
             and isinstance(statement.value.func, ast.Attribute) and statement.value.func.attr == "append"
             and isinstance(statement.value.func.value, ast.Name) and len(statement.value.args) == 1
-            and not statement.value.keywords):
-        return statement.value.func.value.id
+            and not statement.value.keywords and not isinstance(statement.value.args[0], ast.Starred)):
+        return statement.value.func.value.id, statement.value.args[0], statement.value.func.value
+    if (isinstance(statement, ast.AugAssign) and isinstance(statement.op, ast.Add)
+            and isinstance(statement.target, ast.Name) and isinstance(statement.value, ast.List)
+            and len(statement.value.elts) == 1 and not isinstance(statement.value.elts[0], ast.Starred)):
+        return statement.target.id, statement.value.elts[0], statement.target
     return None
+
+
+def appended_list(statement: ast.stmt) -> str | None:
+    found = appended(statement)
+    return found[0] if found is not None else None
+
+
+def tuple_bound(name: str, ctx: FunctionContext) -> bool:
+    """``name`` is bound in the function to a tuple literal and never to a list literal
+    (`hidden = (h, c)`: an LSTM cell's state)."""
+    values = [s.value for s in ast.walk(ctx.fn.node) if isinstance(s, ast.Assign)
+              and any(isinstance(t, ast.Name) and t.id == name for t in s.targets)]
+    return any(isinstance(v, ast.Tuple) for v in values) and not any(isinstance(v, ast.List) for v in values)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from onnxfix.patterns.control_flow.scan_parts import ScanPlan, appended_list, index_element, substituted
+from onnxfix.patterns.control_flow.scan_parts import ScanPlan, appended, index_element, substituted, tuple_bound
 from onnxfix.rewriter.context import LINE_LIMIT, FunctionContext
 from onnxfix.rewriter.integers import int_constant
 from onnxfix.rewriter.statements import statement_indent
@@ -32,10 +32,16 @@ def scan_rewrite(node: ast.For, scan: ScanPlan, stacks: list[tuple[ast.stmt, dic
     # a scan output may not alias an input or another output, and each carry must keep the
     # strides of its initial value: every carry contiguous, every output a fresh copy
     contiguous = f"memory_format={torch}.contiguous_format"
-    returned_carries = _tuple([f"{name}.clone({contiguous})" for name in carried])
+    # a carry that may be a tuple of tensors (an LSTM cell's (h, c)): scan takes a pytree of tensors,
+    # copied leaf by leaf
+    leaves = {name: _container_carry(name, node, ctx) for name in scan.carried}
+    pytree = f"{torch}.utils._pytree.tree_map"
+    returned_carries = _tuple([f"{pytree}(lambda _t: _t.clone({contiguous}), {name})" if leaves.get(name)
+                               else f"{name}.clone({contiguous})" for name in carried])
     returned_outputs = _tuple([f"{name}.clone()" for name in scan.outputs.values()])
     step.append(f"{unit}return {returned_carries}, {returned_outputs}")
-    inits = _tuple([f"{name}.contiguous()" for name in scan.carried] or [f"{torch}.zeros(())"])  # a dummy carry
+    inits = _tuple([f"{pytree}({torch}.Tensor.contiguous, {name})" if leaves[name] else f"{name}.contiguous()"
+                    for name in scan.carried] or [f"{torch}.zeros(())"])  # a dummy carry
     xs = _tuple([_step_input(text, dim, scan, ctx) for (text, dim) in scan.sliced] or [_counter(scan, torch, ctx)])
     results = _tuple([f"_ys{k}" for k in range(len(scan.outputs))])
     call = f"{_tuple(carried)}, {results} = {torch}._higher_order_ops.scan(_scan_step, {inits}, {xs})"
@@ -53,6 +59,18 @@ def scan_rewrite(node: ast.For, scan: ScanPlan, stacks: list[tuple[ast.stmt, dic
     eager = "".join("\n" + (unit + line if line.strip() else line) for line in rest)
     # the engine writes the file's own line endings back: the text is in "\n"
     return (f"\n{indent}".join(header) + f"\n{indent}{unit}{first}" + eager).replace("\r\n", "\n")
+
+
+def _container_carry(name: str, node: ast.For, ctx: FunctionContext) -> bool:
+    """The carried name may hold a tuple of tensors: it is bound to a tuple literal, or the run saw a
+    tuple there, or nothing shows it is a tensor where the loop reads it (nn.LSTM's `(h, c)` state
+    returned by a call, a parameter). tree_map copies a tensor as `.clone()` does. A named tuple is
+    no carry: torch 2.13's scan refuses a step returning one ("HOP body output unsupported")."""
+    if tuple_bound(name, ctx):
+        return True
+    read = next((n for n in ast.walk(node) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)),
+                None)
+    return read is None or ctx.tensors.is_tensor(read) is not True
 
 
 def _names_clash(node: ast.For, scan: ScanPlan, ctx: FunctionContext) -> bool:
@@ -112,8 +130,8 @@ def _step_statement(statement: ast.stmt, scan: ScanPlan, torch: str, ctx: Functi
         slot = substituted(target, {id(index): "0"}, ctx)
         value = substituted(statement.value, scan.replaced, ctx)
         return f"{scan.outputs[id(statement)]} = {torch}.broadcast_to({value}, {slot}.shape)"
-    listed = appended_list(statement)
-    value = statement.value.args[0] if listed is not None else statement
+    found = appended(statement)
+    listed, value = (found[0], found[1]) if found is not None else (None, statement)
     text = _relative_lines(substituted(value, scan.replaced, ctx), statement_indent(ctx, statement))
     return f"{scan.outputs[listed]} = {text}" if listed is not None else text
 
