@@ -31,7 +31,7 @@ def feeds_number_keyword(node: ast.expr, ctx: FunctionContext, depth: int = 3) -
     current, parent = node, ctx.parent(node)
     while isinstance(parent, _CARRIERS):
         if isinstance(parent, ast.keyword) and parent.arg in NUMBER_KEYWORDS:
-            return parent.arg
+            return None if _symbolic_resize(ctx.parent(parent)) else parent.arg
         if isinstance(parent, ast.Dict) and any(v is current for v in parent.values):
             key = parent.keys[next(i for i, v in enumerate(parent.values) if v is current)]
             if isinstance(key, ast.Constant) and key.value in NUMBER_KEYWORDS:
@@ -51,6 +51,12 @@ def feeds_number_keyword(node: ast.expr, ctx: FunctionContext, depth: int = 3) -
         if found:
             return found
     return None
+
+
+def _symbolic_resize(call: ast.AST | None) -> bool:
+    """ONX404's `_onnx_interpolate_scaled(...)`: it takes a scale kept symbolic (a SymFloat, or the
+    legacy tracer's tensor), so a `float()` feeding it is droppable like any other."""
+    return isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "_onnx_interpolate_scaled"
 
 
 def _positional(call: ast.Call, argument: ast.AST, ctx: FunctionContext) -> bool:
@@ -81,12 +87,32 @@ def _true_division_operand(node: ast.Call, ctx: FunctionContext) -> bool:
     parent = ctx.parent(node)
     if not (isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Div)):
         return False
+    other = parent.right if parent.left is node else parent.left
+    if _python_float(other, ctx):  # int / float converts the int exactly; float(a float) is itself
+        return True
     if not ctx.ints.is_int(node.args[0]):
         return False
-    other = parent.right if parent.left is node else parent.left
     if isinstance(other, ast.Call) and builtin_call(other, ctx, CASTS) == "float" and len(other.args) == 1:
         other = other.args[0]
     return ctx.ints.is_int(other) or (isinstance(other, ast.Constant) and type(other.value) in (int, float))
+
+
+MATH_FLOATS = frozenset({"sqrt", "log", "log2", "log10", "exp", "pow", "cos", "sin", "tan", "atan2", "hypot"})
+
+
+def _python_float(node: ast.expr, ctx: FunctionContext, depth: int = 2) -> bool:
+    """A Python float: a float literal, `math.sqrt(...)` and the like, or a name every binding of
+    which is one (`sqrt_N = math.sqrt(N)`). Dividing by it, an int size is converted exactly (below
+    2**53) and a float computed from sizes is itself: `float()` of either changes nothing."""
+    if isinstance(node, ast.Constant):
+        return type(node.value) is float
+    if isinstance(node, ast.Call):
+        qualname = ctx.qualname(node.func) or ""
+        return qualname.startswith("math.") and qualname[len("math."):] in MATH_FLOATS
+    if isinstance(node, ast.Name) and depth > 0 and not ctx.is_parameter(node.id):
+        values = ctx.assignments(node.id)
+        return bool(values) and all(isinstance(v, ast.expr) and _python_float(v, ctx, depth - 1) for v in values)
+    return False
 
 
 def _float_power_base(node: ast.Call, ctx: FunctionContext) -> bool:
