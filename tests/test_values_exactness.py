@@ -125,6 +125,17 @@ def test_true_division_of_ints_needs_no_float_cast():
         assert a / b == float(a) / float(b), (a, b)
 
 
+def test_division_by_a_python_float_needs_no_float_cast():
+    """ONX203 `float(w0) / math.sqrt(n)` -> `w0 / math.sqrt(n)` for w0 an int size or a float computed
+    from one (DINOv2's `w // p + 0.1`): int / float converts the int exactly, float() of a float is
+    itself, so the quotient is the same float, bit for bit."""
+    for n in range(1, 200):
+        root = math.sqrt(n)
+        for a in A_RANGE:
+            offset = a // 14 + 0.1
+            assert a / root == float(a) / root and offset / root == float(offset) / root, (a, n)
+
+
 def test_nearest_interpolate_by_an_int_factor_is_interpolate_to_the_scaled_size():
     """ONX404 `F.interpolate(x, scale_factor=s)` -> `size=[d * s for d in x.shape[2:]]` (nearest,
     int s): bit-identical, float32 and uint8, 1-d and 2-d, every factor and length below 40."""
