@@ -189,6 +189,7 @@ LEGACY_ERRORS = {
 # model -> (rule that reports it, or None, verdicts as written: dynamo, legacy); no rewrite
 UNFIXED = {
     "zip_rows": ("ONX603", (FAILS, ORT)),  # `zip(*ind)`: no exact fix; legacy keeps the export-time rows
+    "carried_state": ("ONX306", (WRONG, WRONG)),  # a FIFO buffer rewritten from itself: no run carries it
     "inplace_slice_mul": (None, (OK, OK)),  # `boxes[:, 2].mul_(2)` on an input
     "inplace_slice_add": (None, (OK, OK)),  # `x[:, 1:] += 1` on an input
     "requires_grad": (None, (OK, OK)),  # `x.requires_grad_()` in forward

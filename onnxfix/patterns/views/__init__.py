@@ -8,6 +8,7 @@ functional (`F.relu(y[:, :2], inplace=True)`): those come out silently wrong, ev
 export inputs, with no warning. The dynamo exporter functionalises all of them correctly.
 """
 
-from onnxfix.patterns.views import constant_writes, deepcopy, mutation
+from onnxfix.patterns.views import carried_state, constant_writes, deepcopy, mutation
 
-RULES = [mutation.ViewMutation, deepcopy.DeepcopyInForward, constant_writes.ConstantWrittenInPlace]
+RULES = [mutation.ViewMutation, deepcopy.DeepcopyInForward, constant_writes.ConstantWrittenInPlace,
+         carried_state.CarriedState]
