@@ -5,7 +5,7 @@ exporter decomposes each, so every helper keeps the op under dynamo (and in eage
 
 from __future__ import annotations
 
-from onnxfix.decompositions.base import Decomposition, proven
+from onnxfix.decompositions.base import Decomposition, Proof, proven
 
 GUARDED = " Eager and dynamo keep the op (guarded helper)."
 
@@ -90,5 +90,20 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
             "Stirling's term with full.", "ONX517",
             F + "poisson_nll_loss(a, c.abs() * 3, full=True, reduction='none')", "(randn(g, b, 5), randn(g, b, 5))",
             params="a, c", requires=LOSS),
+    Decomposition(
+        "as_strided", ("torch.as_strided", "Tensor.as_strided"), True, (),
+        ("https://github.com/k2-fsa/icefall/pull/796", "https://github.com/khanld/chunkformer/pull/42"),
+        "as_strided of a contiguous tensor as a gather from the tensor flattened at offset + sum(i_k * stride_k) "
+        "(the same values, copied), while the legacy exporter traces: its symbolic takes sizes, strides and the "
+        "offset only as constants (\"Expected node type 'onnx::Constant' for argument 'offset' of node "
+        "'as_strided'\"), and conformers' relative shift computes them from sizes (with ONX208's strides of "
+        "the traced sizes). Export time only, named by that error; `--write` rewrites the calls the run "
+        "decomposed. Eager, torch.export and views of other storage keep the op.",
+        static=False, rule="ONX519", repairs_error=r"of node 'as_strided'",
+        site_applies=lambda args, kwargs: args[0].is_contiguous() and args[0].storage_offset() == 0,
+        proof=Proof("a.as_strided((a.shape[0], 3, 3), (12, 3, 1), 2)",
+                    "_onnx_as_strided(a, (a.shape[0], 3, 3), (12, 3, 1), 2)", "(randn(g, b, 3, 4),)"),
+    ),
 )
-SUPPORT: tuple[str, ...] = ("loss_reduce",)  # helpers that decompose nothing on their own
+SUPPORT: tuple[str, ...] = ("loss_reduce", "strides")  # helpers that decompose nothing on their own
+# strides: ONX208's `x.stride()` of the traced or symbolic sizes

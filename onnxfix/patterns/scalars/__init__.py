@@ -1,6 +1,6 @@
 """ONX2xx: tensors turned into Python values (`.item()`, `.tolist()`, `int()`, `len()`, `torch.tensor([...])`)."""
 
-from onnxfix.patterns.scalars import builders, casts, items, legacy_constructors, narrow_sizes
+from onnxfix.patterns.scalars import builders, casts, items, legacy_constructors, narrow_sizes, strides
 
 RULES = [items.ItemCall, items.TolistCall, casts.ScalarCast, builders.LenOfTensor, builders.TensorFromValues,
-         legacy_constructors.LegacySizeConstructor, narrow_sizes.NarrowIntegerSize]
+         legacy_constructors.LegacySizeConstructor, narrow_sizes.NarrowIntegerSize, *strides.RULES]
