@@ -53,7 +53,7 @@ class TensorStrides(Rule):
         func = node.func
         if not (isinstance(func, ast.Attribute) and func.attr == "stride") or ctx.compiled_by_torchscript:
             return
-        if ctx.tensors.is_tensor(func.value) is not True:
+        if ctx.tensors.is_tensor(func.value) is False:  # `.stride()` is a tensor's method (a layer's is an attribute)
             return
         dims = [*node.args, *(k.value for k in node.keywords if k.arg == "dim")]
         if len(dims) > 1 or len(node.args) + len(node.keywords) != len(dims) or any(
