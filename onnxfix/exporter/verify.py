@@ -424,6 +424,8 @@ def _decomposition_of(node) -> str:
     ('linalg_inv_1', 'builtin_function_or_method.linalg_inv'), method calls by their name)."""
     from onnxfix.decompositions import DECOMPOSITIONS
 
+    if str(node.target).startswith("aten.sym_"):
+        return ""  # a size or stride query (`x.stride()`: ONX208), not the torch call it sits in
     called = (node.meta.get("torch_fn") or ("", ""))[1].partition(".")[2]
     custom = _custom_op_target(node)
     if custom:
