@@ -1,5 +1,5 @@
-"""ONX521: a `torch.autograd.Function` handed a function to run, which the legacy exporter cannot
-record (activation checkpointing)."""
+"""ONX521: a `torch.autograd.Function` the legacy exporter cannot record: one handed a function to
+run (activation checkpointing), or one whose forward calls TorchScript code (timm's `*JitAutoFn`)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from onnxfix.rewriter.scope import is_autograd_function
 class AutogradFunctionCallable(Rule):
     code = "ONX521"
     name = "autograd-function-callable"
-    summary = "`Function.apply(fn, ...)` of an autograd Function whose forward runs a function argument"
+    summary = "`Function.apply(...)` of an autograd Function whose forward runs a function argument or TorchScript code"
     triggers = ("apply",)
     fix_availability = "sometimes"
     default_safety = "safe"
@@ -26,13 +26,17 @@ class AutogradFunctionCallable(Rule):
             Finds `F.apply(...)` in export-time code where `F` is a `torch.autograd.Function`
             (defined in the same file) whose static `forward` calls one of its own parameters,
             directly or kept in a ctx attribute: the checkpointing pattern
-            `CheckpointFunction.apply(run_function, *args)`.
+            `CheckpointFunction.apply(run_function, *args)`; or whose `forward` calls a function the
+            module compiles with `torch.jit.script` (timm's memory-efficient activations,
+            `HardSigmoidJitAutoFn`).
         """,
         why="""
             The legacy exporter records `F.apply` as a Python operator and can only inline it
             when every argument is a tensor or a constant; a Python function argument makes it
             fail (torch 2.13: `RuntimeError: unordered_map::at`, older releases "Couldn't export
-            Python operator CheckpointFunction"). The dynamo exporter traces through it.
+            Python operator CheckpointFunction"). It inlines a Function whose forward is plain
+            torch, but not one that calls TorchScript code: "Couldn't export Python operator
+            HardSigmoidJitAutoFn" (measured on torch 2.13). The dynamo exporter traces through both.
         """,
         example="""
             class CheckpointFunction(torch.autograd.Function):
@@ -59,7 +63,9 @@ class AutogradFunctionCallable(Rule):
             Offered when `forward` never reads its `ctx` parameter, or uses it only to keep
             values in attributes it sets itself before reading them (guided-diffusion's
             `ctx.run_function = run_function`, then `ctx.run_function(*ctx.input_tensors)`:
-            then a `types.SimpleNamespace()` stands for it), and the class has no
+            then a `types.SimpleNamespace()` stands for it, given no-op `save_for_backward`,
+            `mark_non_differentiable`, `mark_dirty` or `set_materialize_grads` where `forward`
+            calls them: they only prepare the backward), and the class has no
             `symbolic` (the legacy exporter's own hook) and no `setup_context`. The call becomes
             `(F.forward(None, ...) if torch.onnx.is_in_onnx_export() else F.apply(...))`:
             `torch.onnx.is_in_onnx_export()` is False outside `torch.onnx.export` (both
@@ -83,11 +89,14 @@ class AutogradFunctionCallable(Rule):
             return
         forward = info.methods.get("forward")
         called = _called_parameter(forward) if forward is not None else None
-        if called is None:
+        scripted = _scripted_call(forward, ctx) if forward is not None and called is None else None
+        if called is None and scripted is None:
             return
         message = (
             f"`{func.value.id}.apply(...)`: its forward calls its argument `{called}`, a Python function the "
-            "legacy exporter cannot record (RuntimeError: unordered_map::at)"
+            "legacy exporter cannot record (RuntimeError: unordered_map::at)" if called is not None else
+            f"`{func.value.id}.apply(...)`: its forward calls the TorchScript function `{scripted}`, which keeps "
+            f"the legacy exporter from inlining the Function (\"Couldn't export Python operator {func.value.id}\")"
         )
         blocker = _blocker(info, forward, node)
         if blocker:
@@ -118,6 +127,22 @@ def _same_file_function(name: str, ctx: FunctionContext) -> ClassInfo | None:
     if info is None or ctx.scope.lookup(name) is not None or ctx.scope.is_local(name):
         return None
     return info if is_autograd_function(module, info) else None
+
+
+# ctx methods autograd provides that only prepare the backward: no-ops for a forward traced directly
+BACKWARD_ONLY = ("save_for_backward", "mark_non_differentiable", "mark_dirty", "set_materialize_grads")
+
+
+def _scripted_call(forward: ast.FunctionDef, ctx: FunctionContext) -> str | None:
+    """A name ``forward`` calls that the module binds to a TorchScript function (`@torch.jit.script`
+    on a def, or `name = torch.jit.script(fn)`): timm's `HardSigmoidJitAutoFn`."""
+    tree = ctx.fn.module.tree
+    scripted = {node.name for node in tree.body if isinstance(node, ast.FunctionDef) and any(
+        ctx.qualname(d.func if isinstance(d, ast.Call) else d) == "torch.jit.script" for d in node.decorator_list)}
+    scripted |= {t.id for node in tree.body if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+                 and ctx.qualname(node.value.func) == "torch.jit.script" for t in node.targets if isinstance(t, ast.Name)}
+    return next((sub.func.id for sub in ast.walk(forward) if isinstance(sub, ast.Call)
+                 and isinstance(sub.func, ast.Name) and sub.func.id in scripted), None)
 
 
 def _parameters(fn: ast.FunctionDef) -> list[str]:
@@ -192,12 +217,26 @@ def _keeps_attributes(forward: ast.FunctionDef) -> bool:
     attribute_uses = sum(1 for sub in ast.walk(forward) if isinstance(sub, ast.Attribute)
                          and isinstance(sub.value, ast.Name) and sub.value.id == ctx_name)
     name_uses = sum(1 for sub in ast.walk(forward) if isinstance(sub, ast.Name) and sub.id == ctx_name)
-    return bool(stored) and loaded <= stored and attribute_uses == name_uses and _stored_first(forward, ctx_name)
+    backward_only = set(_backward_only_calls(forward))
+    return bool(stored or backward_only) and loaded <= stored | backward_only and attribute_uses == name_uses \
+        and _stored_first(forward, ctx_name, backward_only)
 
 
-def _stored_first(forward: ast.FunctionDef, ctx_name: str) -> bool:
-    """Each attribute read is set by an earlier top-level statement of ``forward``."""
-    stored: set[str] = set()
+def _backward_only_calls(forward: ast.FunctionDef) -> list[str]:
+    """The BACKWARD_ONLY methods ``forward`` calls on its ctx, each as a statement of its own
+    (`ctx.save_for_backward(x)`), in order of first use; a read of one otherwise is not listed."""
+    ctx_name = _parameters(forward)[0]
+    called = [sub.value.func.attr for sub in ast.walk(forward) if isinstance(sub, ast.Expr)
+              and isinstance(sub.value, ast.Call) and isinstance(sub.value.func, ast.Attribute)
+              and isinstance(sub.value.func.value, ast.Name) and sub.value.func.value.id == ctx_name
+              and sub.value.func.attr in BACKWARD_ONLY]
+    return list(dict.fromkeys(called))
+
+
+def _stored_first(forward: ast.FunctionDef, ctx_name: str, provided: set[str] = frozenset()) -> bool:
+    """Each attribute read is set by an earlier top-level statement of ``forward`` (or is one of
+    the no-op methods the namespace provides)."""
+    stored: set[str] = set(provided)
     for statement in forward.body:
         for sub in ast.walk(statement):
             if (isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == ctx_name
@@ -214,7 +253,9 @@ def _fix(call: ast.Call, ctx: FunctionContext, namespace: bool = False) -> Fix:
     context = "None"
     if namespace:
         types_name = ctx.module_alias("types")
-        context = f"{types_name or 'types'}.SimpleNamespace()"
+        info = _same_file_function(call.func.value.id, ctx)
+        no_ops = _backward_only_calls(info.methods["forward"]) if info is not None else []
+        context = f"{types_name or 'types'}.SimpleNamespace({', '.join(f'{m}=lambda *a: None' for m in no_ops)})"
         imports = (*imports, *(() if types_name else ("types",)))
     text = ctx.segment(call)
     func = call.func
