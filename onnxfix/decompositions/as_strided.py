@@ -8,7 +8,9 @@ def _onnx_as_strided(input, size, stride, storage_offset=None):
     # sum(i_k * stride_k) gathered from the tensor flattened (its storage, contiguous from offset 0),
     # a copy of the same values. torch.as_strided itself in eager, under torch.export and for a
     # view of other storage.
-    if not torch.jit.is_tracing() or not input.is_contiguous() or input.storage_offset() != 0:
+    if not torch.onnx.is_in_onnx_export() or torch.compiler.is_exporting():
+        return torch.as_strided(input, size, stride, storage_offset)
+    if not input.is_contiguous() or input.storage_offset() != 0:
         return torch.as_strided(input, size, stride, storage_offset)
     index = torch.zeros((), dtype=torch.int64) if storage_offset is None else torch.as_tensor(storage_offset)
     rank = len(size)
