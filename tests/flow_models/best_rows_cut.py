@@ -13,7 +13,7 @@ class LevelCuts(nn.Module):
         self.nms_pre = nms_pre
 
     def forward(self, scores, boxes, small):
-        if self.nms_pre > 0 and scores.shape[0] > self.nms_pre:
+        if 0 < self.nms_pre < scores.shape[0]:  # mmdetection 3.x spells it as a chain
             _, topk_inds = torch.topk(scores, self.nms_pre, dim=0)
             scores = scores[topk_inds]
             boxes = boxes[topk_inds, :]

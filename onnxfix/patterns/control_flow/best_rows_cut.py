@@ -42,7 +42,8 @@ class BestRowsCut(Rule):
     python_hazard = True
     doc = RuleDoc(
         what="Finds an `if` (no `else`) whose test compares a tensor's first size with k (`x.shape[0] > k`, "
-        "`k < x.size(0)`, `len(x) > k`, alone or in an `and` with tests of other values) and whose body "
+        "`k < x.size(0)`, `len(x) > k`, alone or in an `and` with tests of other values, or the chain "
+        "`0 < k < x.shape[0]`, kept as `0 < k and ...`) and whose body "
         "first ranks that tensor along that dim (`x.topk(k)` / `torch.topk(x, k, ...)` with the same k, or "
         "`x.sort(...)` / `torch.sort(x, ...)`), then only assigns names slices to k (`inds[:k]`) and rows "
         "gathered by the ranking's indices (`boxes[inds]`, `boxes[inds, :]`).",
@@ -76,7 +77,7 @@ class BestRowsCut(Rule):
         test = _size_test(node.test, ctx)
         if test is None:
             return
-        compare, tensor, size, k = test
+        compare, tensor, size, k, rest = test
         rows, start = _gathered_rows(node.body, tensor)
         ranking = _ranking(node.body[start], rows, k, ctx) if start < len(node.body) else None
         if ranking is None:
@@ -87,7 +88,7 @@ class BestRowsCut(Rule):
         # len() must return an int: torch.export pins the size it reads; the shape keeps it symbolic
         n = f"{ctx.segment(tensor)}.shape[0]" if isinstance(size, ast.Call) and isinstance(size.func, ast.Name) \
             else ctx.segment(size)
-        edits = [ctx.replace(compare, f"{SIZE_OVER.name}({n}, {ctx.segment(k)})"),
+        edits = [ctx.replace(compare, f"{rest}{SIZE_OVER.name}({n}, {ctx.segment(k)})"),
                  ctx.replace(call, _ranking_call(call, helper, n, k, ctx))]
         fix = Fix(f"Take the cut for every size under export with `{SIZE_OVER.name}` and `{helper.name}`",
                   tuple(edits), safe=True, imports=("torch",), helpers=(SIZE_OVER, helper))
@@ -101,18 +102,47 @@ class BestRowsCut(Rule):
         )
 
 
-def _size_test(test: ast.expr, ctx: FunctionContext) -> tuple[ast.Compare, ast.expr, ast.expr, ast.expr] | None:
-    """(the comparison, the tensor, its size, k) of `n > k` / `k < n` (the test, or one operand of
-    its top-level `and` whose other operands read no size)."""
+def _size_test(test: ast.expr, ctx: FunctionContext):
+    """(the comparison, the tensor, its size, k, the text kept before the size test) of `n > k` /
+    `k < n` (the test, or one operand of its top-level `and` whose other operands read no size), or
+    of a chain `0 < k < n` / `n > k > 0` (mmdetection 3's `if 0 < nms_pre < scores.shape[0]:`), whose
+    other half is kept as `0 < k and ...` (k a name or an attribute: read twice, as the chain reads it once)."""
     parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
-    found = [(part, *sides) for part in parts if isinstance(part, ast.Compare) and len(part.ops) == 1
-             for sides in [_over(part, ctx)] if sides is not None]
+    found = []
+    for part in parts:
+        if not isinstance(part, ast.Compare):
+            continue
+        if len(part.ops) == 1:
+            sides = _over(part, ctx)
+            if sides is not None:
+                found.append((part, *sides, ""))
+        elif len(part.ops) == 2:
+            found.extend(_chained(part, ctx))
     if len(found) != 1:
         return None
     others = [part for part in parts if part is not found[0][0]]
     if any(_reads_size(part, ctx) for part in others):
         return None
     return found[0]
+
+
+def _chained(compare: ast.Compare, ctx: FunctionContext) -> list[tuple]:
+    """`a < k < n` or `n > k > a` as its size half (`k < n`) and the text of the other (`a < k and `)."""
+    first, second = compare.ops
+    a, k, n = compare.left, *compare.comparators
+    if isinstance(first, ast.Gt):  # `n > k > a`
+        a, n = n, a
+    if not (type(first) is type(second) and isinstance(first, (ast.Lt, ast.Gt))
+            and isinstance(k, (ast.Name, ast.Attribute)) and not _reads_size(a, ctx)):
+        return []
+    symbol = "<" if isinstance(first, ast.Lt) else ">"
+    half = ast.Compare(left=k, ops=[ast.Lt()], comparators=[n]) if symbol == "<" else \
+        ast.Compare(left=n, ops=[ast.Gt()], comparators=[k])
+    sides = _over(half, ctx)
+    if sides is None:
+        return []
+    kept = f"{ctx.segment(a)} < {ctx.segment(k)}" if symbol == "<" else f"{ctx.segment(k)} > {ctx.segment(a)}"
+    return [(compare, *sides, f"{kept} and ")]
 
 
 def _over(compare: ast.Compare, ctx: FunctionContext) -> tuple[ast.expr, ast.expr, ast.expr] | None:
