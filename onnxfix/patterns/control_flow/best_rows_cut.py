@@ -25,6 +25,7 @@ import ast
 
 from onnxfix.decompositions import helper_source
 from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.integers import int_constant
 from onnxfix.rewriter.rule import Fix, Helper, Rule, RuleDoc
 from onnxfix.rewriter.statements import is_elif
 
@@ -177,7 +178,7 @@ def _first_dim_of(size: ast.expr) -> ast.expr | None:
 
 
 def _is_zero(node: ast.expr) -> bool:
-    return isinstance(node, ast.Constant) and type(node.value) is int and node.value == 0
+    return int_constant(node) == 0
 
 
 def _reads_size(node: ast.expr, ctx: FunctionContext) -> bool:
@@ -241,8 +242,7 @@ def _ranked(call: ast.Call, rows: set[str], k: ast.expr, ctx: FunctionContext) -
         return None
     arguments = dict(zip(names, rest)) | {kw.arg: kw.value for kw in call.keywords}
     dim = arguments.get("dim")
-    if dim is not None and not (isinstance(dim, ast.Constant) and dim.value in (0, -1)) \
-            and not (isinstance(dim, ast.UnaryOp) and ctx.segment(dim).replace(" ", "") == "-1"):
+    if dim is not None and int_constant(dim) not in (0, -1):
         return None
     if op == "topk":
         return TOPK_OVER if "k" in arguments and ctx.segment(arguments["k"]) == ctx.segment(k) else None
@@ -255,35 +255,33 @@ def _has_rows(node: ast.expr, rows: set[str]) -> bool:
         whole, column = node.slice.elts
         full = (isinstance(whole, ast.Slice) and whole.lower is None and whole.upper is None and whole.step is None) \
             or (isinstance(whole, ast.Constant) and whole.value is Ellipsis)
-        number = isinstance(column, ast.Constant) and type(column.value) is int \
-            or isinstance(column, ast.UnaryOp) and isinstance(column.operand, ast.Constant)
-        return full and number and ast.unparse(node.value) in rows
+        return full and int_constant(column) is not None and ast.unparse(node.value) in rows
     return ast.unparse(node) in rows
 
 
 def _cut_only(statements: list[ast.stmt], ranked: dict[str, str], k: ast.expr, ctx: FunctionContext) -> bool:
     """Every statement assigns one name a slice to k of a name, or rows of a name gathered by the
-    ranking's indices (`inds`, `inds[:k]` bound to a name, followed by `:` / `...`)."""
+    ranking's indices (`inds`, `inds[:k]` bound to a name, followed by `:` / `...`); the ranked
+    values themselves are only cut to k."""
     indices = {name for name, kind in ranked.items() if kind == "indices"}
-    bound = set(ranked)
+    values = set(ranked) - indices
     for statement in statements:
         if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
                 and isinstance(statement.targets[0], ast.Name)):
             return False
-        value = statement.value
+        name, value = statement.targets[0].id, statement.value
         if not (isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name)):
             return False
-        if _slice_to(value.slice, k, ctx):
-            if value.value.id in indices:
-                indices.add(statement.targets[0].id)
-        elif not _gathered_by(value.slice, indices):
+        source, cut = value.value.id, _slice_to(value.slice, k, ctx)
+        if not cut and (source in values or not _gathered_by(value.slice, indices)):
             return False
-        if value.value.id in bound - indices and not _slice_to(value.slice, k, ctx):
-            return False  # the ranked values themselves are only cut to k
-        name = statement.targets[0].id
-        if name in ranked and name not in indices:
-            return False
-        bound.add(name)
+        is_index, is_value = cut and source in indices, cut and source in values
+        indices.discard(name)
+        values.discard(name)
+        if is_index:
+            indices.add(name)
+        elif is_value:
+            values.add(name)
     return True
 
 
