@@ -19,6 +19,7 @@ from functools import lru_cache
 from importlib import resources
 
 from onnxfix.decompositions import (
+    registry_attention,
     registry_core,
     registry_divergence,
     registry_dtype,
@@ -45,7 +46,7 @@ REGISTRIES = (
     registry_sparse,
     registry_legacy,
     registry_legacy_elementwise, registry_legacy_composite, registry_legacy_structural, registry_fft,
-    registry_dtype, registry_divergence,
+    registry_dtype, registry_divergence, registry_attention,
 )
 DECOMPOSITIONS: tuple[Decomposition, ...] = tuple(d for r in REGISTRIES for d in r.DECOMPOSITIONS)
 SUPPORT: tuple[str, ...] = tuple(key for r in REGISTRIES for key in getattr(r, "SUPPORT", ()))
