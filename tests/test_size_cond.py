@@ -24,10 +24,14 @@ def _inputs(name: str) -> list[tuple]:
         return [(torch.rand(2, 5, 3), torch.rand(5, 3)), (torch.rand(2, 7, 3), torch.rand(5, 3))]
     if name == "Picked":  # more and fewer than 4 columns
         return [(torch.rand(2, 6),), (torch.rand(2, 3),)]
+    if name == "Kept":  # both sides of each test: rows around 2 and 4, columns around 1, 2 and 3
+        return [(torch.rand(rows, columns),) for rows, columns in ((1, 4), (3, 3), (5, 2), (3, 1))]
+    if name == "CrossCache":  # the cache's length and another, and no cache (the `elif` chain's arms)
+        return [(torch.rand(2, 3), torch.rand(2, 3)), (torch.rand(2, 3), torch.rand(2, 5)), (torch.rand(2, 3), None)]
     return [(torch.rand(1, 4),), (torch.rand(3, 4),)]  # Early: one row, several
 
 
-@pytest.mark.parametrize("name", ["Proposals", "Window", "Early", "Shortcut", "Picked"])
+@pytest.mark.parametrize("name", ["Proposals", "Window", "Early", "Shortcut", "Picked", "Kept", "CrossCache"])
 def test_the_rewritten_branches_compute_what_the_if_did(name):
     before, after = getattr(ORIGINAL, name)(), getattr(FIXED, name)()
     after.load_state_dict(before.state_dict())

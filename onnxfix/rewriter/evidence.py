@@ -73,6 +73,12 @@ class FileEvidence:
     checks: dict[int, tuple[str, ...]] = field(default_factory=dict)
     evaluated: frozenset[tuple[int, str]] = frozenset()
 
+    def guarded(self, node: ast.AST, kinds: tuple[str, ...] = ("specialized", "data_dependent")) -> bool:
+        """A guard of these kinds at a line of ``node``: a test split over lines (black's style, transformers'
+        `if (a\n and b.shape[2] == c.shape[1]\n):`) has its guard at the line of the comparison that made it."""
+        lines = frozenset().union(*(getattr(self, kind) for kind in kinds))
+        return any(line in lines for line in range(node.lineno, (getattr(node, "end_lineno", None) or node.lineno) + 1))
+
     def for_function(self, node: ast.AST) -> FunctionEvidence | None:
         """The record of ``node`` (a def): matched by name and first line."""
         name = getattr(node, "name", None)

@@ -435,7 +435,7 @@ def _failed_in_run(node: ast.Assert, ctx: FunctionContext) -> bool:
     evidence = ctx.file.evidence
     if evidence is None or any(line == node.lineno for line, _ in evidence.evaluated):
         return False  # the run evaluated torch's suggested checks here: ONX611's (suggested_check.py)
-    return any(line in evidence.data_dependent for line in range(node.test.lineno, node.test.end_lineno + 1))
+    return evidence.guarded(node.test, ("data_dependent",))
 
 
 def _reads_data_size(test: ast.expr, ctx: FunctionContext) -> bool:

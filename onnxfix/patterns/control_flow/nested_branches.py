@@ -15,7 +15,7 @@ from onnxfix.rewriter.binding_flow import certainly_bound, free_reads
 from onnxfix.rewriter.attr_changes import CONTAINER_MUTATORS
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Edit, Fix
-from onnxfix.rewriter.statements import statement_indent
+from onnxfix.rewriter.statements import is_elif, statement_indent
 from onnxfix.rewriter.tensors import in_place_method
 
 # statements a torch.cond branch cannot hold, or whose effect would leave the nested function
@@ -48,8 +48,19 @@ def own_lines(node: ast.If, ctx: FunctionContext) -> bool:
         return False
     if not node.orelse:
         return True
+    if elif_chain(node, ctx):
+        return True
     else_at = else_line(node, ctx)
     return else_at is not None and node.orelse[0].lineno > else_at
+
+
+def elif_chain(node: ast.If, ctx: FunctionContext) -> bool:
+    """The `else` is an `elif` chain (whisper's `if cross and past is not None and past[0].shape[2] ==
+    kv.shape[1]: ... elif cross: ... else: ...`) that starts on a line of its own and holds no string
+    over several lines: the false branch's function takes it as `if`, indented one level."""
+    chain = node.orelse
+    return (len(chain) == 1 and is_elif(chain[0], ctx) and chain[0].lineno > node.body[-1].end_lineno
+            and not spans_multiline_string(chain, ctx))
 
 
 def movable(moved: list[ast.AST], ctx: FunctionContext) -> bool:
@@ -91,10 +102,15 @@ def _run_at_once(ctx: FunctionContext) -> set[int]:
 
 
 def top_level_stores(branch: list[ast.stmt]) -> set[str]:
-    """Names an assignment of the branch itself binds (not one inside an `if`, a loop or a `with`)."""
-    return {n.id for s in branch if isinstance(s, (ast.Assign, ast.AnnAssign))
-            for t in (s.targets if isinstance(s, ast.Assign) else [s.target])
-            for n in ast.walk(t) if isinstance(n, ast.Name)}
+    """Names an assignment of the branch itself binds (not one inside a loop or a `with`), or every arm
+    of an `if` / `elif` / `else` of the branch binds."""
+    names = {n.id for s in branch if isinstance(s, (ast.Assign, ast.AnnAssign))
+             for t in (s.targets if isinstance(s, ast.Assign) else [s.target])
+             for n in ast.walk(t) if isinstance(n, ast.Name)}
+    for statement in branch:
+        if isinstance(statement, ast.If) and statement.orelse:
+            names |= top_level_stores(statement.body) & top_level_stores(statement.orelse)
+    return names
 
 
 def spans_multiline_string(statements: list[ast.stmt], ctx: FunctionContext) -> bool:
@@ -347,6 +363,14 @@ def cond_fix(node: ast.If, outputs: list[str], operands: list[str], returns: boo
     true_name, false_name = names or (f"_onnx_if_{node.lineno}", f"_onnx_else_{node.lineno}")
     parameters, results = ", ".join(operands), ", ".join(outputs)
     edits = [Edit(source.offset(node.lineno, node.col_offset), colon, f"def {true_name}({parameters})")]
+    if node.orelse and elif_chain(node, ctx):
+        if returns:
+            return None
+        call = call_text(pred, true_name, false_name, operands)
+        edits.append(Edit(line_end(node.body[-1], ctx), line_end(node.body[-1], ctx), f"\n{inner}return {results}"))
+        edits.append(_elif_as_function(node, false_name, parameters, ctx,
+                                       f"\n{inner}return {results}\n{indent}{results} = {call}"))
+        return Fix(title, tuple(edits), safe=pred.exact, imports=("torch",), helpers=(pred.helper,))
     if node.orelse:
         else_start = source.line_starts[else_line(node, ctx) - 1] + len(indent)
         edits.append(Edit(else_start, else_start + len("else"), f"def {false_name}({parameters})"))
@@ -361,3 +385,18 @@ def cond_fix(node: ast.If, outputs: list[str], operands: list[str], returns: boo
     edits.append(Edit(end, end, tail))
     return Fix(title, tuple(edits), safe=pred.exact, imports=("torch",),
                helpers=(pred.helper,))
+
+
+def _elif_as_function(node: ast.If, false_name: str, parameters: str, ctx: FunctionContext, tail: str) -> Edit:
+    """The `elif` chain as the false branch's function: `def <false_name>(<parameters>):`, then the chain
+    indented one level, its `elif` an `if` (comments and blank lines kept), then ``tail``."""
+    source = ctx.file.source
+    chain = node.orelse[0]
+    indent, step = statement_indent(ctx, node), statement_indent(ctx, node.body[0])[len(statement_indent(ctx, node)):]
+    first, last = chain.lineno, chain.end_lineno
+    lines = [source.line_text(n) for n in range(first, last + 1)]
+    keyword = lines[0].index("elif")
+    lines[0] = lines[0][:keyword] + lines[0][keyword + 2:]  # `elif` -> `if`
+    moved = "\n".join(f"{step}{line}" if line.strip() else "" for line in lines)
+    start, end = source.line_starts[first - 1], line_end(chain, ctx)
+    return Edit(start, end, f"{indent}def {false_name}({parameters}):\n{moved}{tail}")

@@ -47,6 +47,8 @@ class SizeBranchCond(Rule):
         "or stopped on a size it could not decide (ONX913: a size out of an earlier torch.cond), when the test "
         "reads no tensor value (for one that does, see below) and the branches only compute: assignments and calls, no `break`/`continue` out "
         "of the `if`, `raise`, `del`, `try`, in-place updates or writes to attributes, items or containers. "
+        "A test over several lines counts where the guard is at any of them; an `elif` chain after the "
+        "`if` becomes the false branch's function (its `elif` an `if`, indented one level). "
         "Three forms: branches that bind names (the names they bind and the code after reads, each a tensor "
         "every time the run saw it, become the functions' results); both branches ending in `return`; and an "
         "early `return` in the function's own body, the statements after the `if` (indented one level, unless "
@@ -97,7 +99,7 @@ class SizeBranchCond(Rule):
             return
         on_value = tensor_condition(node.test, ctx) is not None
         if on_value:  # torch.export could not decide it (ONX913): the tensor itself is the predicate
-            pred = value_predicate(node.test, ctx) if node.lineno in ctx.file.evidence.data_dependent else None
+            pred = value_predicate(node.test, ctx) if ctx.file.evidence.guarded(node.test, ("data_dependent",)) else None
         else:
             pred = Predicate(ctx.segment(node.test), SIZE_COND, True)
         if pred is None:
@@ -138,11 +140,11 @@ VALUE_MESSAGE = ("`if` on a tensor's value: torch.export could not decide it (th
                  "`torch.cond` on the value keeps both branches in the exported graph")
 
 
-def _guarded_line(node: ast.AST, ctx: FunctionContext) -> bool:
-    """The run's export stopped or specialized on a guard at this line: a dynamic dim specialized
-    (ONX914/915), or a size it could not decide (ONX913: a size out of an earlier torch.cond)."""
+def _guarded_line(node: ast.If | ast.IfExp, ctx: FunctionContext) -> bool:
+    """The run's export stopped or specialized on a guard at a line of this test: a dynamic dim
+    specialized (ONX914/915), or a size it could not decide (ONX913: a size out of an earlier torch.cond)."""
     evidence = ctx.file.evidence
-    return evidence is not None and node.lineno in evidence.specialized | evidence.data_dependent
+    return evidence is not None and evidence.guarded(node.test)
 
 
 def _returns_tensors(statement: ast.Return, ctx: FunctionContext) -> bool:

@@ -117,7 +117,7 @@ def _unguarded_shortcut(rule: Rule, node: ast.If, ctx: FunctionContext):
         return
     conjuncts = node.test.values if isinstance(node.test, ast.BoolOp) and isinstance(node.test.op, ast.And) else [node.test]
     evidence = ctx.file.evidence  # `onnxfix export`'s run: a guard specialized sizes at this line
-    specialized = evidence is not None and node.lineno in evidence.specialized
+    specialized = evidence is not None and evidence.guarded(node.test, ("specialized",))
     if not all(compares_sizes(c, ctx) or (specialized and isinstance(c, ast.Compare)) for c in conjuncts):
         return
     if not _resizes_after(node, value, ctx):

@@ -19,12 +19,16 @@ class FlexAttention(DecompositionRule):
         "with \"FlexAttention does not support backward on CPU\" while parameters require grad; the "
         "legacy exporter fails with \"Unsupported value kind: Tensor\". The block mask's sparsity is "
         "a speed-up only: it skips the blocks its mask_mod masks whole.",
-        "def forward(self, q, k, v):\n"
-        "    mask = create_block_mask(causal, None, None, q.shape[2], k.shape[2])\n"
-        "    return flex_attention(q, k, v, block_mask=mask)",
-        "def forward(self, q, k, v):\n"
-        "    mask = _onnx_create_block_mask(causal, None, None, q.shape[2], k.shape[2])\n"
-        "    return _onnx_flex_attention(q, k, v, block_mask=mask)",
+        "from torch.nn.attention.flex_attention import create_block_mask, flex_attention\n\n\n"
+        "class Decoder(nn.Module):\n"
+        "    def forward(self, q, k, v):\n"
+        "        mask = create_block_mask(causal, None, None, q.shape[2], k.shape[2])\n"
+        "        return flex_attention(q, k, v, block_mask=mask)",
+        "from torch.nn.attention.flex_attention import create_block_mask, flex_attention\n\n\n"
+        "class Decoder(nn.Module):\n"
+        "    def forward(self, q, k, v):\n"
+        "        mask = _onnx_create_block_mask(causal, None, None, q.shape[2], k.shape[2])\n"
+        "        return _onnx_flex_attention(q, k, v, block_mask=mask)",
         "Safe: both helpers return the torch op itself outside export (`torch.onnx.is_in_onnx_export()`, "
         "False in eager). Exported, the attention is torch's own dense reference (math_attention: "
         "float32 scores, score_mod and mask_mod on broadcast index tensors, fully masked rows zero), "
