@@ -31,6 +31,20 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
                     "(_onnx_bincount(i), _onnx_bincount(i, c), _onnx_bincount(i, minlength=6))",
                     "(ints(g, 0, 6, 10), randn(g, 10))", params="i, c", static=(0, 1), decomposition_tol=1e-6),
     ),
+    *(Decomposition(
+        f"{side}_indices", (f"torch.{side}_indices",), True, (f"{side}_indices sizes",),
+        ("https://github.com/GoldwinXS/browsercompchem/blob/3aff7b49b19f9b232dd93e2875519c7c9a6b4af0/spike/ani2x-onnx/RESULTS.md",),
+        f"Reported only where a row or column count is a size of the input (TorchANI's atom pairs of "
+        f"`padding_mask.shape[1]`): the pairs' count is a function of the sizes, which torch.export pins to "
+        f"the example's, and the legacy exporter has no symbolic for aten::{side}_indices (literal counts "
+        f"fold to constants and export). The same pairs from a mask of the (row, col) grid, listed by "
+        f"nonzero in {side}_indices' row-by-row order: integers, exact by construction; the exported count "
+        f"is data-dependent, which both exporters and onnxruntime take.",
+        rule="ONX515",
+        proof=Proof(f"torch.{side}_indices(a.shape[0], a.shape[0] + 1, 1)",
+                    f"_onnx_{side}_indices(a.shape[0], a.shape[0] + 1, 1)",
+                    "(randn(g, b, 3),)"),
+    ) for side in ("triu", "tril")),
     # ---- ONX516: the dynamo exporter exports these silently wrong ----
     Decomposition(
         "scatter_reduce", ("torch.scatter_reduce", "Tensor.scatter_reduce"), True,

@@ -302,6 +302,11 @@ CASES = [
     C("triu", "torch.triu", "torch.triu(x, diagonal=1)", "R(4, 4),"),
     C("tril", "torch.tril", "torch.tril(x, diagonal=-1)", "R(4, 4),"),
     C("tril_indices", "torch.tril_indices", "x[tuple(torch.tril_indices(4, 4))]", "R(4, 4),"),
+    # counts from the input's sizes (TorchANI's atom pairs): dynamo pins them, legacy has no symbolic
+    C("tril_indices sizes", "torch.tril_indices", "x[tuple(torch.tril_indices(x.shape[0], x.shape[1]))]", "R(4, 5),",
+      dynamic=((0, 0), (0, 1))),
+    C("triu_indices sizes", "torch.triu_indices", "x[tuple(torch.triu_indices(x.shape[0], x.shape[1], 1))]", "R(4, 5),",
+      dynamic=((0, 0), (0, 1))),
     C("block_diag", "torch.block_diag", "torch.block_diag(x, y)", "R(2, 3), R(3, 2)", "x, y"),
     C("cartesian_prod", "torch.cartesian_prod", "torch.cartesian_prod(x, y)", "R(3), R(2)", "x, y"),
     C("combinations", "torch.combinations", "torch.combinations(x)", "R(4),"),

@@ -25,7 +25,7 @@ class StructuralOperator(DecompositionRule):
     name = "structural-operator"
     summary = ("`cov` / `corrcoef` / `index_reduce` / `vander` / `combinations` / `pdist` / `narrow` / `ctc_loss` / "
                "`masked_select` / `unique_consecutive` / `aminmax` without `dim` / `to_mkldnn` / `fft.rfftfreq` / `pad_sequence(x.split(n.tolist()))` / transformers' "
-               "`grouped_mm_fallback` / learnable fake quantization / `kaiser_window` / `bartlett_window` / `F.conv2d` "
+               "`grouped_mm_fallback` / learnable fake quantization / `kaiser_window` / `bartlett_window` / `triu_indices` of sizes / `F.conv2d` "
                "with groups from sizes fail to export: rewrite")
     default_safety = "safe"
     extra_triggers = ("normal", "cross")  # reported without a fix
@@ -44,6 +44,8 @@ class StructuralOperator(DecompositionRule):
         "inside transformers too), and LSQ's `torch._fake_quantize_learnable_per_tensor_affine` "
         "(MQBench; no exporter translates it: its forward is ATen's fake-quantize arithmetic), and "
         "`torch.bincount` / `Tensor.bincount` (its length, max(minlength, max + 1), computed in the graph), "
+        "`torch.triu_indices` / `torch.tril_indices` with a row or column count from the input's sizes "
+        "(TorchANI's atom pairs: the pairs from a mask of the grid, by nonzero), "
         "`Tensor.fill_diagonal_` (kornia's rotation matrices: the diagonal as a mask, written in place), "
         "and `F.conv2d` / `F.conv3d` whose groups are a product of sizes "
         "(a per-sample filter run as one grouped conv: DMNet's `groups=b * c`, SiamRPN's depthwise "
@@ -104,6 +106,9 @@ class StructuralOperator(DecompositionRule):
             if classes is None or literal(classes) == -1:
                 return ("one_hot num_classes=-1",)  # the count is the data's max + 1
             return decomposition.catalog_cases if _size_product(classes, ctx) else ()
+        if decomposition.key in ("triu_indices", "tril_indices"):  # literal counts fold to constants
+            counts = (argument(node, "row", 0), argument(node, "col", 1))
+            return decomposition.catalog_cases if any(c is not None and _size_product(c, ctx) for c in counts) else ()
         if decomposition.key == "bincount":
             return (_bincount_case(node, ctx),)
         if decomposition.key == "aminmax" and _records_dims(node):
@@ -115,8 +120,8 @@ class StructuralOperator(DecompositionRule):
         if found is None:
             yield from self._report_only(node, ctx)
             return
-        if found[1].key == "one_hot_sizes" and not self.cases(found[1], node, ctx):
-            return  # a class count that exports (a literal, a configured int)
+        if found[1].key in ("one_hot_sizes", "triu_indices", "tril_indices") and not self.cases(found[1], node, ctx):
+            return  # a count that exports (a literal, a configured int)
         if found[1].key == "pad_split":
             yield from self._pad_split(node, ctx)
             return
