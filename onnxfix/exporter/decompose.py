@@ -85,8 +85,10 @@ def resolve_target(target: str):
     if target.startswith("torch.ops."):
         _, _, namespace, name = target.split(".")
         return getattr(getattr(torch.ops, namespace), name, None) if register_libraries(target) else None
-    obj = torch
-    for part in target.split(".")[1:]:
+    obj, parts = torch, target.split(".")
+    for depth, part in enumerate(parts[1:], 2):
+        if not hasattr(obj, part):  # a submodule torch does not import itself (torch.nn.attention.flex_attention)
+            importlib.import_module(".".join(parts[:depth]))
         obj = getattr(obj, part)
     return obj
 

@@ -34,6 +34,7 @@ class ProbeResult:
     ok: bool = True
     note: str = ""
     outputs: list[OutputError] = field(default_factory=list)
+    baked: str = ""  # a failing probe's Python arguments that differ from the export's (python_arguments.py)
 
 
 @dataclass

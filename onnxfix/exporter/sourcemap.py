@@ -156,7 +156,7 @@ def numerics_message(verdict: Verdict) -> str:
         detail = f"output {bad[0].index}: max abs error {bad[0].max_abs:.3g} (rel {bad[0].max_rel:.3g})"
     else:
         detail = probe.note or (f"output {bad[0].index}: {bad[0].note}" if bad else "outputs differ")
-    return f"ONNX output differs from PyTorch on {probe.probe}: {detail}"
+    return f"ONNX output differs from PyTorch on {probe.probe}: {detail}" + (f"; {probe.baked}" if probe.baked else "")
 
 
 def error_location(verdict: Verdict) -> Location | None:

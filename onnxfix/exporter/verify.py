@@ -34,6 +34,7 @@ from onnxfix.exporter.model_io import (  # noqa: F401  (re-exported)
 from onnxfix.exporter.model_state import attributes_kept
 from onnxfix.exporter.nn_layers import fresh_rnn_dispatch, recurrent_layers
 from onnxfix.exporter.errors import describe, exception_chain
+from onnxfix.exporter.python_arguments import baked_arguments
 from onnxfix.exporter.onnx_registry import reuse_onnx_registry
 from onnxfix.exporter.unit_dims import GROW_KEY, grown_examples, unit_dim_names
 from onnxfix.exporter.result import (  # noqa: F401  (re-exported: one place defines verdicts)
@@ -262,6 +263,8 @@ def _numerics(verdict: Verdict, model, args, probes, dynamic, opset, path: Path)
             check = lambda other: _check_probe(model, runtime, Probe(probe.name, other), names)  # noqa: E731
             result, drawn = drawn_without_ties(model, probe.args, probe.redraw, check, result)
             probe = Probe(probe.name, drawn)
+        if not result.ok:
+            result.baked = baked_arguments(args, probe.args, names)
         if result.ok and not result.note.startswith("skipped"):
             passed.append(probe.args)
         if _record(verdict, result, path):
