@@ -20,14 +20,30 @@ def _onnx_flex_attention(query, key, value, score_mod=None, block_mask=None, sca
         scale = query.shape[-1] ** -0.5
     scores = query.to(precision) @ key.to(precision).transpose(-2, -1) * scale
     device = scores.device
-    b = torch.arange(scores.shape[0], device=device).view(-1, 1, 1, 1)
-    h = torch.arange(scores.shape[1], device=device).view(1, -1, 1, 1)
-    q_idx = torch.arange(scores.shape[2], device=device).view(1, 1, -1, 1)
-    kv_idx = torch.arange(scores.shape[3], device=device).view(1, 1, 1, -1)
+    indices = [torch.arange(size, device=device) for size in scores.shape]  # batch, head, query, key
+
+    def at_every_index(mod, *leading):
+        # mod called as flex_attention calls it. Under torch.export once per (batch, head, query,
+        # key) through nested vmaps, as torch's reference does (chained indexing, transformers'
+        # `mask[b][0][q][kv]`, needs scalar indices; getitem by a tensor made an index op, as
+        # torch does while it traces). The legacy tracer has no vmap: one call on broadcast index
+        # tensors, the same for elementwise code.
+        if not torch.compiler.is_exporting():
+            return mod(*leading, *(i.view([-1 if d == axis else 1 for d in range(4)]) for axis, i in enumerate(indices)))
+        try:
+            from torch._dynamo._trace_wrapped_higher_order_op import TransformGetItemToIndex as getitem_as_index
+        except ImportError:
+            from contextlib import nullcontext as getitem_as_index
+        mapped = mod
+        for axis in (3, 2, 1, 0):  # the key index innermost, the batch index outermost
+            mapped = torch.vmap(mapped, in_dims=(*(0,) * len(leading), *(0 if d == axis else None for d in range(4))))
+        with getitem_as_index():
+            return mapped(*leading, *indices)
+
     if score_mod is not None:
-        scores = score_mod(scores, b, h, q_idx, kv_idx)
+        scores = at_every_index(score_mod, scores)
     if block_mask is not None:  # a BlockMask, or the mask_mod _onnx_create_block_mask stands in with
-        keep = getattr(block_mask, "mask_mod", block_mask)(b, h, q_idx, kv_idx)
+        keep = at_every_index(getattr(block_mask, "mask_mod", block_mask))
         scores = scores.masked_fill(~keep, float("-inf"))
     masked = (scores == float("-inf")).all(-1, keepdim=True)
     weights = torch.softmax(scores.masked_fill(masked, 0.0), -1).masked_fill(masked, 0.0)

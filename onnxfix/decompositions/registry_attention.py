@@ -16,8 +16,10 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         (PYTORCH + "165948", PYTORCH + "140849"),
         "Scaled dot-product attention with a score_mod and a block mask, written out as torch's own "
         "reference computes it (torch._higher_order_ops.flex_attention.math_attention): the full "
-        "scores matrix in float32 (float64 for float64 inputs), score_mod called once on broadcast "
-        "(batch, head, query, key) index tensors instead of under vmap, -inf where mask_mod is False "
+        "scores matrix in float32 (float64 for float64 inputs), score_mod called at every (batch, head, "
+        "query, key) index through nested vmaps under torch.export, as torch's reference does (transformers' "
+        "chained `mask[b][0][q][kv]` needs that), once on broadcast index tensors under the legacy tracer, "
+        "which has no vmap (elementwise code only: chained indexing fails that export loudly), -inf where mask_mod is False "
         "(the block mask's mask_mod; its block sparsity only skips blocks mask_mod masks), a softmax "
         "that gives fully masked rows zeros. A score_mod or mask_mod must compute elementwise on "
         "tensors, as flex_attention's vmap already requires. Batch x heads x queries x keys in "

@@ -31,7 +31,8 @@ class FlexAttention(DecompositionRule):
         "        return _onnx_flex_attention(q, k, v, block_mask=mask)",
         "Safe: both helpers return the torch op itself outside export (`torch.onnx.is_in_onnx_export()`, "
         "False in eager). Exported, the attention is torch's own dense reference (math_attention: "
-        "float32 scores, score_mod and mask_mod on broadcast index tensors, fully masked rows zero), "
+        "float32 scores, score_mod and mask_mod at every index through vmap under torch.export, on broadcast "
+        "index tensors under the legacy tracer, fully masked rows zero), "
         "equal to eager's to float rounding. The stand-in `_onnx_create_block_mask` returns while "
         "exporting is its mask_mod, which only `_onnx_flex_attention` takes: a block mask passed to "
         "other code fails the export loudly. A score_mod that is not elementwise on tensors (Python "

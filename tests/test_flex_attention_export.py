@@ -1,0 +1,49 @@
+"""ONX534's helper on transformers' flex_attention score_mod, whose chained indexing
+(`mask[b][0][q][kv]`) needs one call per index: under torch.export the helper vmaps it, as torch's
+reference does, and the dynamo export matches eager flex_attention in onnxruntime at other sizes."""
+from __future__ import annotations
+
+import tempfile
+import warnings
+from pathlib import Path
+
+import torch
+
+from onnxfix.decompositions import load_function
+from onnxfix.exporter import comparison, verify
+
+
+class MaskedFlex(torch.nn.Module):
+    def __init__(self, helper):
+        super().__init__()
+        self.helper = helper
+
+    def forward(self, q, k, v, mask):
+        def score_mod(score, b, h, q_idx, kv_idx):
+            return score + mask[b][0][q_idx][kv_idx]
+
+        return self.helper(q, k, v, score_mod=score_mod)
+
+
+def _inputs(batch, length, seed):
+    g = torch.Generator().manual_seed(seed)
+    q, k, v = (torch.randn(batch, 2, length, 8, generator=g) for _ in range(3))
+    mask = torch.where(torch.rand(batch, 1, length, length, generator=g) > 0.3, 0.0, -1e4)
+    return q, k, v, mask
+
+
+def test_chained_indexing_score_mod_exports_with_dynamo():
+    from torch.nn.attention.flex_attention import flex_attention
+
+    model = MaskedFlex(load_function("flex_attention")).eval()
+    args = _inputs(2, 6, 0)
+    path = Path(tempfile.mkdtemp(prefix="onnxfix-flex-")) / "m.onnx"
+    dynamic = {i: {0: "batch", 2: "length"} for i in range(3)} | {3: {0: "batch", 2: "length", 3: "length"}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        verify.export_model(model, args, "dynamo", path, dynamic)
+        for batch, length, seed in ((3, 9, 1), (1, 4, 2)):
+            probe = _inputs(batch, length, seed)
+            want = flex_attention(*probe[:3], score_mod=lambda s, b, h, qi, ki: s + probe[3][b][0][qi][ki])
+            got = comparison.run_onnx(path, probe, verify.input_names(model, 4))[0]
+            torch.testing.assert_close(torch.as_tensor(got), want, rtol=1e-4, atol=1e-5)
