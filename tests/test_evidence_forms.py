@@ -188,3 +188,14 @@ def test_a_forward_under_a_decorator_is_recorded(tmp_path):
     assert record(f"{path}:make_model", f"{path}:example_inputs", tmp_path) == {"files": 1, "functions": 2}
     functions = evidence.load(str(tmp_path), Path(path).read_text()).functions
     assert {name for name, _ in functions} == {"forward", "crop"}
+
+
+def test_items_of_a_recorded_tuple_of_tensors_are_tensors(tmp_path):
+    """`local_index[0]` of a tuple the run saw hold tensors only (a `nonzero(as_tuple=True)` kept
+    whole): a tensor index, so ONX702 rewrites the write with a slice between two of them."""
+    path = f"{MODELS}/index_tuple_write.py"
+    assert _findings(_run(path, None)) == []
+    assert record(f"{path}:make_model", f"{path}:example_inputs", tmp_path)["functions"] == 2
+    forward = evidence.load(str(tmp_path), Path(path).read_text()).functions[("forward", 12)]
+    assert forward.names["local_index"] == {evidence.Value("other", "tensor", -1, "", "builtins.tuple")}
+    assert _findings(_run(path, str(tmp_path))) == [("ONX702", 15, 9, "unsafe")]

@@ -47,9 +47,12 @@ def describe(value) -> Value:
     if scalar is not None:
         return scalar
     kind = type(value)
-    # a tuple, list or torch.Size of ints (`max_size = list(max_size)`): its items are ints
-    whole = isinstance(value, (tuple, list)) and 0 < len(value) <= 16 and all(type(v) is int for v in value)
-    return Value("other", dtype="int" if whole else "", type=f"{kind.__module__}.{kind.__qualname__}")
+    # a tuple, list or torch.Size of ints (`max_size = list(max_size)`): its items are ints; of tensors
+    # (`rows, cols = mask.nonzero(as_tuple=True)` kept whole): its items are tensors
+    items = isinstance(value, (tuple, list)) and 0 < len(value) <= 16
+    whole = items and all(type(v) is int for v in value)
+    tensors = items and all(isinstance(v, torch.Tensor) for v in value)
+    return Value("other", dtype="int" if whole else "tensor" if tensors else "", type=f"{kind.__module__}.{kind.__qualname__}")
 
 
 class _Record:

@@ -225,6 +225,11 @@ def all_int_sequences(values: frozenset[Value] | None) -> bool:
     return bool(values) and all(v.kind == "other" and v.dtype == "int" for v in values)
 
 
+def all_tensor_sequences(values: frozenset[Value] | None) -> bool:
+    """Every observed value was a tuple or list of tensors (Longformer's `nonzero(as_tuple=True)` kept whole)."""
+    return bool(values) and all(v.kind == "other" and v.dtype == "tensor" for v in values)
+
+
 def all_tensors(values: frozenset[Value] | None) -> bool:
     return bool(values) and all(v.kind == "tensor" for v in values)
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from onnxfix.opdb_catalog import tensor_first_functions
 from onnxfix.rewriter.bindings import reaching_value
-from onnxfix.rewriter.evidence import all_ints, all_tensors, one_dtype, scalar_tensor_dtype
+from onnxfix.rewriter.evidence import all_ints, all_tensor_sequences, all_tensors, one_dtype, scalar_tensor_dtype
 from onnxfix.rewriter.function_body import walk_function_body
 from onnxfix.rewriter.type_tests import a_tensor_here, not_a_tensor_here
 
@@ -145,7 +145,10 @@ class TensorOracle:
         if isinstance(node, ast.Attribute):
             return self._attribute(node)
         if isinstance(node, ast.Subscript):
-            return True if self.is_tensor(node.value) else None
+            if self.is_tensor(node.value):
+                return True
+            item = isinstance(node.slice, ast.Constant) and type(node.slice.value) is int
+            return True if item and all_tensor_sequences(self.ctx.observed(node.value)) else None  # `pairs[0]`
         if isinstance(node, ast.BinOp):
             if self.is_tensor(node.left) or self.is_tensor(node.right):
                 return True
