@@ -34,7 +34,10 @@ class CarriedState(Rule):
         what="Finds, in export-time code, an assignment to a module attribute whose new value is computed from "
         "the attribute's own value (`self.buf = torch.cat([self.buf, x])[-n:]`, `self.h = self.cell(x, self.h)`), "
         "or an augmented assignment to one holding a tensor (`self.total += x.sum()`), outside training-only "
-        "branches. A re-cast (`self.pe = self.pe.to(x.device)`) and a cache rebuilt under a test on the "
+        "branches; also a tensor stepped by itself, whatever the inputs (a position counter "
+        "`self.pos = torch.clamp(self.pos + 1, max=n)`), and state a method resets that only a factory or the "
+        "caller runs (HoloMotion's `reset_kv_cache`), where a reset the model's own methods run makes it "
+        "per call. A re-cast (`self.pe = self.pe.to(x.device)`) and a cache rebuilt under a test on the "
         "attribute (ONX609) are not state.",
         why="An exported ONNX model is a function of its inputs: nothing survives from one run to the next. "
         "Measured on torch 2.13 with a FIFO buffer: the dynamo exporter keeps the buffer's value from before "
@@ -54,7 +57,7 @@ class CarriedState(Rule):
             return
         target = node.targets[0]
         if not _computed_from(node.value, target, ctx) or _recast(node.value, target) \
-                or not _input_values(node.value, ctx):
+                or not (_input_values(node.value, ctx) or not _reads_inputs(node.value, ctx)):
             return
         if not (ctx.tensors.is_tensor(node.value) or _tensor_attribute(target, ctx)):
             return
@@ -113,6 +116,18 @@ def _input_values(value: ast.expr, ctx: FunctionContext, depth: int = 4) -> bool
                              for name in names for bound in ctx.assignments(name))
 
 
+def _reads_inputs(value: ast.expr, ctx: FunctionContext, depth: int = 4) -> bool:
+    """The value reads the function's inputs at all (their values or their sizes), itself or through the
+    local names it reads. One that reads none steps the state by itself, whatever the inputs (HoloMotion's
+    `self.cache_len = clamp(self.cache_len + 1)`, a position counter): state as much as a FIFO, where a
+    cache grown to the input's size (ONX609) reads the size."""
+    names = {n.id for n in ast.walk(value) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    if any(ctx.is_parameter(name) and name != ctx.self_name for name in names):
+        return True
+    return depth > 0 and any(isinstance(bound, ast.expr) and _reads_inputs(bound, ctx, depth - 1)
+                             for name in names if name != ctx.self_name for bound in ctx.assignments(name))
+
+
 def _tensor_attribute(target: ast.Attribute, ctx: FunctionContext) -> bool:
     """A registered buffer, or an attribute the class binds to a tensor (`self.h = torch.zeros(1, 4)`)."""
     cls = ctx.fn.cls
@@ -160,11 +175,14 @@ def _tested_before(node: ast.stmt, target: ast.Attribute, ctx: FunctionContext) 
 def _reset_elsewhere(target: ast.Attribute, ctx: FunctionContext) -> bool:
     """A method other than `__init__` (this one too) also binds the attribute to a value not
     computed from itself (Tacotron's `initialize_decoder_states`): state initialised by each call,
-    stepped within it."""
+    stepped within it. Not a method no method of the file's classes calls (HoloMotion's `reset_kv_cache`,
+    called by the caller between episodes): the state still lives from one forward to the next."""
     cls = ctx.fn.cls
     methods = cls.methods.items() if cls is not None else [(ctx.fn.node.name, ctx.fn.node)]
     for name, method in methods:
         if name == "__init__" or not method.args.args:
+            continue
+        if cls is not None and method is not ctx.fn.node and not _called_by_a_method(name, ctx):
             continue
         self_name = method.args.args[0].arg
         for statement in ast.walk(method):
@@ -177,3 +195,12 @@ def _reset_elsewhere(target: ast.Attribute, ctx: FunctionContext) -> bool:
             if not own:
                 return True
     return False
+
+
+def _called_by_a_method(name: str, ctx: FunctionContext) -> bool:
+    """A method of a class of the file calls `<object>.<name>(...)`: the model resets the state itself
+    (Tacotron's decoder calls `self.attention.init_states(inputs)`), where a reset only a factory or the
+    caller runs (HoloMotion's `policy.reset_kv_cache(...)` in make_model) leaves it living between calls."""
+    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == name
+               for cls in ctx.file.module.classes.values() for method in cls.methods.values()
+               for node in ast.walk(method))
