@@ -210,7 +210,7 @@ CODES: tuple[ExportCode, ...] = (
     ExportCode(
         "ONX940", "silently-wrong", "the ONNX model computes something else than PyTorch",
         _doc(
-            "Reports an export that succeeded but whose onnxruntime outputs differ from eager PyTorch on the named input (the export inputs, your probes, or generated probes with re-drawn values and other sizes of dynamic dims).",
+            "Reports an export that succeeded but whose onnxruntime outputs differ from eager PyTorch on the named input (the export inputs, your probes, or generated probes with re-drawn values and other sizes of dynamic dims). A probe that passes forward another Python value (a number, a bool, a string) than the export did is named with it: the ONNX model has no input for that value, the export's is a constant.",
             "A value was baked in as a constant, a mutation was dropped, or a shape was fixed. The exporters' own checks compare on the export inputs only and miss most of these.",
             "y.data[:, 0] = 0",
             "y = y.clone(); y[:, 0] = 0  # or the linked rule's fix",
