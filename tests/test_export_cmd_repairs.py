@@ -310,8 +310,8 @@ def test_ifs_on_sizes_the_run_specialized_keep_both_branches_with_torch_cond(cap
     assert [r["verdict"] for r in target["results"]] == ["SILENTLY-WRONG", "SILENTLY-WRONG"]
     fix = target["fix"]
     for line in ("+        boxes = _onnx_size_cond(boxes.shape[0] > 30, lambda: boxes * 2, lambda: boxes - 1)\n",
-                 "+        def _onnx_if_49(boxes, scores):\n",
-                 "+        boxes, scores = _onnx_size_cond(scores.shape[0] > self.k, _onnx_if_49, _onnx_else_49, "
+                 "+        def _onnx_if_51(boxes, scores):\n",
+                 "+        boxes, scores = _onnx_size_cond(scores.shape[0] > self.k, _onnx_if_51, _onnx_else_51, "
                  "(boxes, scores))\n",
                  "+        def _onnx_else_28():\n",
                  "+        return _onnx_size_cond(n == self.table.shape[0], _onnx_if_28, _onnx_else_28)\n"):

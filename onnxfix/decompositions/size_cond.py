@@ -6,7 +6,8 @@ def _onnx_size_cond(pred, if_true, if_false, operands=()):
     # exporter traces) exactly that `if`, on the same values. Under torch.export, where the sizes
     # are symbolic, torch.cond keeps both branches in the graph (an ONNX If) instead of
     # specializing the sizes to the branch the export example takes. torch.cond takes no outputs
-    # or operands that alias each other: copies, under export only. torch.onnx traces with
+    # or operands that alias each other, and outputs only in row-major strides (a transposed result
+    # fails it): contiguous copies, under export only. torch.onnx traces with
     # size-oblivious reasoning, under which a slice by symbolic bounds in a branch can make sizes
     # torch.cond cannot bind (PendingUnbackedSymbolNotFound): then the branches are traced again
     # without it (sizes reasoned from the example's, which only the export's verification on other
@@ -18,7 +19,8 @@ def _onnx_size_cond(pred, if_true, if_false, operands=()):
         def copied(branch):
             def run(*args):
                 out = branch(*args)
-                return tuple(t.clone() for t in out) if isinstance(out, tuple) else out.clone()
+                return tuple(t.clone(memory_format=torch.contiguous_format) for t in out) if isinstance(out, tuple) \
+                    else out.clone(memory_format=torch.contiguous_format)
 
             return run
 

@@ -12,7 +12,8 @@ def _onnx_value_cond(pred, if_true, if_false, operands=()):
         def copied(branch):
             def run(*args):
                 out = branch(*args)
-                return tuple(t.clone() for t in out) if isinstance(out, tuple) else out.clone()
+                return tuple(t.clone(memory_format=torch.contiguous_format) for t in out) if isinstance(out, tuple) \
+                    else out.clone(memory_format=torch.contiguous_format)
 
             return run
 
