@@ -103,3 +103,21 @@ def test_the_value_helper_is_the_if_outside_export():
     assert torch.equal(_onnx_value_cond(torch.tensor([0.0]) > 1, *branch, (x,)), x - 1)
     assert torch.equal(_onnx_value_cond(False, *branch, (x,)), x - 1)
     assert calls == ["true", "false", "false"]
+
+
+def test_a_transposed_branch_result_is_taken_by_torch_cond():
+    """torch.cond refuses outputs whose strides are not row-major (a transposed result): the helper
+    copies each output contiguous under export, and torch.export keeps both branches."""
+    from onnxfix.decompositions import load_function
+
+    size_cond = load_function("size_cond")
+
+    class Transposed(torch.nn.Module):
+        def forward(self, x):
+            return size_cond(x.shape[0] > 4, lambda: x.transpose(0, 1) * 1, lambda: x * 2)
+
+    dims = {0: torch.export.Dim.DYNAMIC, 1: torch.export.Dim.DYNAMIC}
+    program = torch.export.export(Transposed(), (torch.randn(6, 6),), dynamic_shapes=(dims,))
+    for rows in (3, 7):
+        x = torch.randn(rows, rows)
+        assert torch.equal(program.module()(x), Transposed()(x))
