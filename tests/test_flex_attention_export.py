@@ -47,3 +47,22 @@ def test_chained_indexing_score_mod_exports_with_dynamo():
             want = flex_attention(*probe[:3], score_mod=lambda s, b, h, qi, ki: s + probe[3][b][0][qi][ki])
             got = comparison.run_onnx(path, probe, verify.input_names(model, 4))[0]
             torch.testing.assert_close(torch.as_tensor(got), want, rtol=1e-4, atol=1e-5)
+
+
+def test_the_export_branch_returns_flex_attentions_auxiliary_outputs(monkeypatch):
+    """`return_aux=AuxRequest(lse=True)` and the deprecated `return_lse=True` give what flex_attention
+    gives, on the export branch (the flag forced, as while the legacy exporter traces). max_scores has
+    no CPU kernel in eager to compare with."""
+    from torch.nn.attention.flex_attention import AuxRequest, create_block_mask, flex_attention
+
+    helper = load_function("flex_attention")
+    q, k, v, _ = _inputs(2, 6, 3)
+    mask = create_block_mask(lambda b, h, qi, ki: qi >= ki, None, None, 6, 6, device="cpu")
+    want_out, want_aux = flex_attention(q, k, v, block_mask=mask, return_aux=AuxRequest(lse=True))
+    want_lse = flex_attention(q, k, v, block_mask=mask, return_lse=True)[1]
+    monkeypatch.setattr(torch.onnx, "is_in_onnx_export", lambda: True)
+    out, aux = helper(q, k, v, block_mask=mask, return_aux=AuxRequest(lse=True))
+    torch.testing.assert_close(out, want_out)
+    torch.testing.assert_close(aux.lse, want_aux.lse)
+    assert aux.max_scores is None
+    torch.testing.assert_close(helper(q, k, v, block_mask=mask, return_lse=True)[1], want_lse)
