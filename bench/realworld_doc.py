@@ -148,12 +148,19 @@ def misses(results: list[dict]) -> list[str]:
 
 
 def record_first_blind_results(results: list[dict], commit: str) -> None:
-    """Keep the blind results of batches measured for the first time (bench/realworld.py calls it)."""
+    """Keep the blind results of cases measured for the first time (bench/realworld.py calls it): a
+    batch's first run, and a case a late writer added to a batch already measured (its commit kept in
+    the batch's "late")."""
     first = json.loads(BLIND_FIRST.read_text()) if BLIND_FIRST.exists() else {}
     for r in results:
-        if r.get("blind") and (r["blind"] not in first or first[r["blind"]]["commit"] == commit):
-            batch = first.setdefault(r["blind"], {"commit": commit, "results": {}})
+        if not r.get("blind"):
+            continue
+        batch = first.setdefault(r["blind"], {"commit": commit, "results": {}})
+        if batch["commit"] == commit:
             batch["results"][r["name"]] = r
+        elif r["name"] not in batch["results"]:
+            batch["results"][r["name"]] = r
+            batch.setdefault("late", {})[r["name"]] = commit
     BLIND_FIRST.parent.mkdir(parents=True, exist_ok=True)
     BLIND_FIRST.write_text(json.dumps(first, indent=1, sort_keys=True))
 
@@ -178,7 +185,9 @@ def blind_section(results: list[dict]) -> list[str]:
              "(bench/out/realworld_blind_first.json); the per-case table below shows the latest run.", ""]
     for batch in sorted(first, key=_batch_order):
         measured = list(first[batch]["results"].values())
-        lines += [f"### Batch `{batch}` (first measured at commit {first[batch]['commit']})", ""] + totals(measured) + [""]
+        late = first[batch].get("late", {})
+        added = f"; {len(late)} added later, first measured at commit {', '.join(sorted(set(late.values())))}" if late else ""
+        lines += [f"### Batch `{batch}` (first measured at commit {first[batch]['commit']}{added})", ""] + totals(measured) + [""]
         latest = [r for r in results if r.get("blind") == batch]
         if latest:  # after rules were changed: reported apart, the blind figures above do not move
             lines += ["Latest run (rules changed since; not blind any more):", ""] + totals(latest)[2:] + [""]
