@@ -7,6 +7,7 @@ import ast
 
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix
+from onnxfix.rewriter.tree_walk import walk
 
 # calls that tell export from eager, as the first operand of a check that skips the rest
 EXPORT_CHECKS = ("is_exporting", "is_compiling", "is_in_onnx_export", "is_tracing", "is_scripting")
@@ -21,7 +22,7 @@ def skip_assert_when_exporting(check: ast.Assert, ctx: FunctionContext) -> Fix |
     is skipped (the legacy trace never recorded it). None where TorchScript compiles the function
     (it cannot compile `is_in_onnx_export`: a scripted caller or module counts) and where the test
     binds a name with `:=` (not bound while exporting)."""
-    if ctx.compiled_by_torchscript or any(isinstance(n, ast.NamedExpr) for n in ast.walk(check.test)):
+    if ctx.compiled_by_torchscript or any(isinstance(n, ast.NamedExpr) for n in walk(check.test)):
         return None  # skipped while exporting, a `:=` in the test would leave its name unbound
     torch, imports = ctx.torch_name()
     test = check.test
@@ -56,4 +57,4 @@ def constant_message(message: ast.expr | None) -> bool:
     """No message, or one computed from literals only (`"bad"`, `"x" * 3`, an f-string of
     constants): torch.export keeps such an assert as a runtime assertion."""
     return message is None or not any(isinstance(n, (ast.Name, ast.Attribute, ast.Call, ast.Subscript))
-                                      for n in ast.walk(message))
+                                      for n in walk(message))

@@ -8,6 +8,7 @@ import ast
 from onnxfix.rewriter.attr_changes import CONTAINER_MUTATORS
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.tensors import in_place_method
+from onnxfix.rewriter.tree_walk import walk
 
 IS_EXPORTING_SINCE = (2, 6)  # torch.compiler.is_exporting()
 LOG_LEVELS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical",
@@ -24,7 +25,7 @@ def test_skippable_when_exporting(test: ast.expr) -> bool:
 
     version = installed_torch_version()
     return version is not None and version >= IS_EXPORTING_SINCE and not any(
-        isinstance(n, ast.NamedExpr) for n in ast.walk(test))
+        isinstance(n, ast.NamedExpr) for n in walk(test))
 
 
 def is_message(statement: ast.stmt, ctx: FunctionContext) -> bool:
@@ -37,7 +38,7 @@ def message_block(statements: list[ast.stmt], ctx: FunctionContext, block: ast.A
     calls, `pass`, assignments of text to names read nowhere outside ``block``, and `if`s on
     such values around more of the same; at least one message."""
     return _messages_only(statements, ctx, block) and any(
-        is_message(node, ctx) for statement in statements for node in ast.walk(statement) if isinstance(node, ast.stmt))
+        is_message(node, ctx) for statement in statements for node in walk(statement) if isinstance(node, ast.stmt))
 
 
 def _messages_only(statements: list[ast.stmt], ctx: FunctionContext, block: ast.AST) -> bool:
@@ -58,7 +59,7 @@ def _messages_only(statements: list[ast.stmt], ctx: FunctionContext, block: ast.
 
 def _text_only(value: ast.expr, ctx: FunctionContext) -> bool:
     """An expression that only reads: no call but a text builtin or `.format`, no `:=`, no yield."""
-    for node in ast.walk(value):
+    for node in walk(value):
         if isinstance(node, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await, ast.Lambda)):
             return False
         if isinstance(node, ast.Call):
@@ -76,8 +77,8 @@ def _local_to(name: str, block: ast.If, ctx: FunctionContext) -> bool:
     `t *= 0` of a tensor passed in changes the caller's tensor, which no message does."""
     if ctx.is_parameter(name) or ctx.declared_outer(name):
         return False
-    inside = {id(node) for branch in (block.body, block.orelse) for statement in branch for node in ast.walk(statement)}
-    uses = [node for node in ast.walk(ctx.fn.node) if isinstance(node, ast.Name) and node.id == name]
+    inside = {id(node) for branch in (block.body, block.orelse) for statement in branch for node in walk(statement)}
+    uses = [node for node in walk(ctx.fn.node) if isinstance(node, ast.Name) and node.id == name]
     if any(id(node) not in inside for node in uses):
         return False
     first = min(uses, key=lambda node: (node.lineno, node.col_offset))
@@ -100,7 +101,7 @@ def reports_only(value: ast.expr, ctx: FunctionContext) -> bool:
 def has_effects(call: ast.Call) -> bool:
     """An argument that does more than compute the message: an in-place method (`x.clamp_()`),
     a `:=`, a `yield`."""
-    for node in ast.walk(ast.Tuple(elts=[*call.args, *(k.value for k in call.keywords)], ctx=ast.Load())):
+    for node in walk(ast.Tuple(elts=[*call.args, *(k.value for k in call.keywords)], ctx=ast.Load())):
         if isinstance(node, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)):
             return True
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (

@@ -8,6 +8,7 @@ import functools
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Edit, Fix, Rule, RuleDoc
 from onnxfix.rewriter.tensors import in_place_method
+from onnxfix.rewriter.tree_walk import walk
 
 REFERENCES = (
     "https://pytorch.org/docs/stable/onnx_torchscript.html#avoid-tensor-data",
@@ -45,7 +46,7 @@ def _packed_names(function: ast.AST) -> frozenset[str]:
     """The names ``function`` uses as PackedSequences (once per function: a `.data` on every line
     must not walk it again)."""
     names: set[str] = set()
-    for sub in ast.walk(function):
+    for sub in walk(function):
         if isinstance(sub, ast.Attribute) and sub.attr in PACKED_FIELDS and isinstance(sub.value, ast.Name):
             names.add(sub.value.id)
         elif (isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Call)

@@ -6,6 +6,7 @@ touches). Keyed by the attribute's name alone: conservative where two classes sh
 from __future__ import annotations
 
 import ast
+from onnxfix.rewriter.tree_walk import walk
 
 REBOUND = "rebound outside __init__"  # `<x>.attr = `, `<x>.attr.data = `, setattr, del, register_buffer
 CHANGED = "changed in place outside __init__"  # an item stored, `add_`, `nn.init.zeros_(x.attr)`
@@ -20,9 +21,9 @@ CONTAINER_MUTATORS = frozenset({"append", "extend", "insert", "update", "pop", "
 def attribute_changes(tree: ast.Module) -> dict[str, set[str]]:
     """attr -> the kinds of change some function of the file makes to `<x>.<attr>`."""
     changes: dict[str, set[str]] = {}
-    for function in (n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
+    for function in (n for n in walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
         in_init = function.name == "__init__"
-        for node in ast.walk(function):
+        for node in walk(function):
             for attr, kind in _changes(node, in_init):
                 changes.setdefault(attr, set()).add(kind)
     return changes

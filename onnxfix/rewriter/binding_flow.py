@@ -9,6 +9,7 @@ must be bound there on every path. A line number says nothing about that: `carry
 from __future__ import annotations
 
 import ast
+from onnxfix.rewriter.tree_walk import walk
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -126,7 +127,7 @@ def _reads(node: ast.AST, bound: set[str], free: set[str]) -> None:
         return
     if isinstance(node, _SCOPES):
         own = _own_names(node)
-        free |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+        free |= {n.id for n in walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
                  and n.id not in bound and n.id not in own}
         return
     for child in ast.iter_child_nodes(node):
@@ -135,11 +136,11 @@ def _reads(node: ast.AST, bound: set[str], free: set[str]) -> None:
 
 def _own_names(node: ast.AST) -> set[str]:
     if isinstance(node, ast.Lambda):
-        return {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
+        return {a.arg for a in walk(node.args) if isinstance(a, ast.arg)}
     if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
         return {n for g in node.generators for n in _targets(g.target)}
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)} | {
-        a.arg for a in ast.walk(node) if isinstance(a, ast.arg)}
+    return {n.id for n in walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)} | {
+        a.arg for a in walk(node) if isinstance(a, ast.arg)}
 
 
 def _targets(target: ast.AST) -> set[str]:

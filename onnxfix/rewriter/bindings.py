@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from onnxfix.rewriter.none_defaults import rebound_elsewhere
 from onnxfix.rewriter.statements import block_of, enclosing_statement, single_name_assignment
+from onnxfix.rewriter.tree_walk import stored_names, walk
 
 if TYPE_CHECKING:
     from onnxfix.rewriter.context import FunctionContext
@@ -31,7 +32,7 @@ def bound_once(argument: ast.AST, ctx: "FunctionContext") -> ast.AST:
     value = _unpacked_item(values[0], argument.id) if isinstance(values[0], ast.Assign) else values[0]
     if value is None or isinstance(value, ast.stmt):
         return argument
-    for read in ast.walk(value):
+    for read in walk(value):
         if isinstance(read, ast.Name) and not (_never_rebound(read.id, ctx)
                                                or _not_rebound_between(read.id, value, argument, ctx)):
             return argument
@@ -58,10 +59,10 @@ def _not_rebound_between(name: str, value: ast.AST, argument: ast.AST, ctx: "Fun
     """No statement binding ``name`` runs between the binding's value and the read (both in
     straight-line code, checked by the caller): TensorRT's block reads `h` of `h = q.shape[2]`
     in `q = F.avg_pool2d(q, [h, 1])`, whose own rebinding of `q` comes after the call."""
-    if ctx.declared_outer(name) or any(isinstance(n, ast.NamedExpr) for n in ast.walk(ctx.fn.node)):
+    if ctx.declared_outer(name) or any(isinstance(n, ast.NamedExpr) for n in walk(ctx.fn.node)):
         return False
     start, end = (value.end_lineno, value.end_col_offset), (argument.lineno, argument.col_offset)
-    for node in ast.walk(ctx.fn.node):
+    for node in walk(ctx.fn.node):
         if _binds_otherwise(node, name):
             return False  # `except E as name`, an import, a def or class, a match capture
         if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, (ast.Store, ast.Del)):
@@ -69,7 +70,7 @@ def _not_rebound_between(name: str, value: ast.AST, argument: ast.AST, ctx: "Fun
             if statement is None or isinstance(statement, _LOOPS):
                 return False  # a loop's target: the loop may run between
             if isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and statement.value is not None \
-                    and any(n is argument for n in ast.walk(statement.value)):
+                    and any(n is argument for n in walk(statement.value)):
                 continue  # `q = F.avg_pool2d(q, [h, 1])`: bound after the read
             # runs (at least in part) after the value and before the read: the value's own statement
             # (`n, h = (h - 3) / 2 + 1, w`), a `with ... as name:` around the read
@@ -103,7 +104,7 @@ def _mutation_between(first: ast.AST, last: ast.AST, ctx: "FunctionContext") -> 
     """An in-place method call (`x.t_()`) or an attribute store (`self.k = ...`) in the source
     between two nodes of the function."""
     start, end = (first.end_lineno, first.end_col_offset), (last.lineno, last.col_offset)
-    for node in ast.walk(ctx.fn.node):
+    for node in walk(ctx.fn.node):
         if not hasattr(node, "lineno") or not start <= (node.lineno, node.col_offset) <= end:
             continue
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr.endswith("_") \
@@ -120,9 +121,9 @@ def _never_rebound(name: str, ctx: "FunctionContext") -> bool:
     values = ctx.assignments(name)
     # every binding counts, not only the assignments the scope records: `with ... as name`,
     # `except ... as name`, imports, defs, `del`
-    stores = [n for n in ast.walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == name
+    stores = [n for n in walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == name
               and isinstance(n.ctx, (ast.Store, ast.Del))]
-    if any(_binds_otherwise(n, name) for n in ast.walk(ctx.fn.node)):
+    if any(_binds_otherwise(n, name) for n in walk(ctx.fn.node)):
         return False
     if ctx.is_parameter(name):
         return not values and not stores
@@ -166,5 +167,4 @@ def _ancestors_in_function(node: ast.AST, ctx: "FunctionContext"):
 
 
 def _binds(statement: ast.AST, name: str) -> bool:
-    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, (ast.Store, ast.Del))
-               for n in ast.walk(statement))
+    return name in stored_names(statement)

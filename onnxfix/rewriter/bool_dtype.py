@@ -12,6 +12,7 @@ import ast
 from onnxfix.rewriter.bindings import reaching_value
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.names import walk_scope
+from onnxfix.rewriter.tree_walk import walk
 
 BOOL_METHODS = frozenset({
     "eq", "ne", "lt", "le", "gt", "ge", "bool", "logical_not", "logical_and", "logical_or", "logical_xor",
@@ -82,7 +83,7 @@ def _bool_name(name: str, ctx: FunctionContext, depth: int) -> bool:
 
 
 def _mentions(value: object, name: str) -> bool:
-    return isinstance(value, ast.AST) and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(value))
+    return isinstance(value, ast.AST) and any(isinstance(n, ast.Name) and n.id == name for n in walk(value))
 
 
 # Tensor methods whose first argument must be a bool tensor (eager raises otherwise)

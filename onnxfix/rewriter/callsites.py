@@ -32,6 +32,7 @@ from onnxfix.rewriter.constructed import iterated_attribute
 from onnxfix.rewriter.function_body import walk_function_body
 from onnxfix.rewriter.integers import is_whole_shape
 from onnxfix.rewriter.scope import ExportFunction
+from onnxfix.rewriter.tree_walk import walk
 
 if TYPE_CHECKING:
     from onnxfix.rewriter.context import FunctionContext
@@ -110,7 +111,7 @@ class CallSites:
         parent_key = fn.key.rpartition(".")[0]
         return next((ctx for ctx in self.contexts.values() if ctx.fn.key == parent_key and ctx.fn.module is fn.module
                      and isinstance(ctx.fn.node, (ast.FunctionDef, ast.AsyncFunctionDef))
-                     and any(n is fn.node for n in ast.walk(ctx.fn.node))), None)
+                     and any(n is fn.node for n in walk(ctx.fn.node))), None)
 
     def _compute(self, fn: ExportFunction, name: str) -> list[Binding] | None:
         node = fn.node
@@ -125,7 +126,7 @@ class CallSites:
             calls = [(call, ctx) for call, ctx in by_name.get(node.name, []) if ctx is enclosing]
             # every mention in the enclosing function, its other nested functions and training
             # branches included (which the export-time walk skips): each must be one of those calls
-            loads = sum(isinstance(n, ast.Name) and n.id == node.name for n in ast.walk(enclosing.fn.node))
+            loads = sum(isinstance(n, ast.Name) and n.id == node.name for n in walk(enclosing.fn.node))
             if not calls or loads != len(calls):
                 return None  # also called elsewhere, passed as a value, or rebound
             is_method = False
@@ -194,7 +195,7 @@ class CallSites:
         for attr in set(containers):  # `for layer in self.layers: layer(...)`, self.layers a ModuleList of them
             found = [(call, ctx) for name, named in by_name.items() for call, ctx in named
                      if _enclosing_element(call, name, ctx) == attr]
-            loops = sum(1 for ctx in self.contexts.values() for node in ast.walk(ctx.fn.node)
+            loops = sum(1 for ctx in self.contexts.values() for node in walk(ctx.fn.node)
                         if isinstance(node, (ast.For, ast.comprehension)) and attr in _attributes_read(node.iter))
             if not found or not self.mentions(attr, containers.count(attr) + loops):
                 return []  # `self.layers[0](x)`, `len(self.layers)`, passed on: not every call is known
@@ -211,7 +212,7 @@ class CallSites:
             calls.extend((call, ctx) for call, ctx in found if not self._holds_another(ctx, attr, class_name))
         constructions = sum(_module_list_size(info.self_attrs[attr], class_name) for info in self.module.classes.values()
                             for attr in info.self_attrs if attr in containers)
-        supers = sum(1 for n in ast.walk(fn.cls.node) if _old_style_super(n, class_name))
+        supers = sum(1 for n in walk(fn.cls.node) if _old_style_super(n, class_name))
         if not self.mentions(class_name, 1 + len(attributes) + constructions + supers):
             return []  # also constructed or referenced elsewhere (a factory, a type check)
         return calls
@@ -249,7 +250,7 @@ def _enclosing_element(call: ast.Call, name: str, ctx) -> str | None:
         loops = [ancestor] if isinstance(ancestor, ast.For) else list(ancestor.generators) if isinstance(
             ancestor, (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)) else []
         for loop in loops:
-            if any(isinstance(t, ast.Name) and t.id == name for t in ast.walk(loop.target)):
+            if any(isinstance(t, ast.Name) and t.id == name for t in walk(loop.target)):
                 return iterated_attribute(loop.iter, loop.target, name, ctx.self_name)
     return None
 
@@ -264,11 +265,11 @@ def _module_list_size(value: ast.AST, class_name: str) -> int:
     """How many times the container's construction names the class (`[Block(), Block()]`: 2)."""
     if not _module_list_of(value, class_name):
         return 0
-    return sum(1 for n in ast.walk(value) if isinstance(n, ast.Name) and n.id == class_name)
+    return sum(1 for n in walk(value) if isinstance(n, ast.Name) and n.id == class_name)
 
 
 def _attributes_read(node: ast.AST) -> set[str]:
-    return {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)}
+    return {n.attr for n in walk(node) if isinstance(n, ast.Attribute)}
 
 
 def _dispatched_elsewhere(call: ast.Call, ctx, fn: ExportFunction) -> bool:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from onnxfix.rewriter.attr_changes import REBOUND
 from onnxfix.rewriter.integers import int_constant, is_number
 from onnxfix.rewriter.tuple_helpers import repeated_length
+from onnxfix.rewriter.tree_walk import walk
 
 if TYPE_CHECKING:
     from onnxfix.rewriter.context import FunctionContext
@@ -93,7 +94,7 @@ def _all_items_int(cls: "ClassInfo", attr: str, ctx: "FunctionContext", depth: i
     # also in __init__ after the literal) and its items are not proven
     if init is None or depth > 3 or not init.args.args or ctx.file.module.changes_of(attr):
         return False
-    if len([n for n in ast.walk(init) if isinstance(n, ast.Attribute) and n.attr == attr
+    if len([n for n in walk(init) if isinstance(n, ast.Attribute) and n.attr == attr
             and isinstance(n.ctx, ast.Store)]) != 1:
         return False  # bound twice in __init__ (`self.strides = [...]; if c: self.strides = ...`)
     values = _init_values(init, attr)
@@ -111,7 +112,7 @@ def _init_values(init: ast.FunctionDef, attr: str) -> list[ast.expr]:
     unpacking, which are not judged)."""
     self_name = init.args.args[0].arg
     values = []
-    for node in ast.walk(init):
+    for node in walk(init):
         targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
             node, (ast.AnnAssign, ast.AugAssign)) else []
         for target in targets:
@@ -212,9 +213,9 @@ class _InitNumbers:
         that literal, its items as the parameter's given value."""
         pair_of = None
         if isinstance(value, ast.Name) and value.id in self.parameters:
-            rebinds = [n for n in ast.walk(self.init) if isinstance(n, ast.Assign) and len(n.targets) == 1
+            rebinds = [n for n in walk(self.init) if isinstance(n, ast.Assign) and len(n.targets) == 1
                        and isinstance(n.targets[0], ast.Name) and n.targets[0].id == value.id]
-            stores = sum(1 for n in ast.walk(self.init) if isinstance(n, ast.Name) and n.id == value.id
+            stores = sum(1 for n in walk(self.init) if isinstance(n, ast.Name) and n.id == value.id
                          and isinstance(n.ctx, ast.Store))
             if len(rebinds) != 1 or stores != 1:
                 return False
@@ -284,9 +285,9 @@ class _InitNumbers:
         if name in self._locals:
             return self._locals[name]
         self._locals[name] = False  # a name defined through itself is not proven
-        values = [n.value for n in ast.walk(self.init) if isinstance(n, ast.Assign)
+        values = [n.value for n in walk(self.init) if isinstance(n, ast.Assign)
                   and any(isinstance(t, ast.Name) and t.id == name for t in n.targets)]
-        stores = sum(1 for n in ast.walk(self.init) if isinstance(n, ast.Name) and n.id == name
+        stores = sum(1 for n in walk(self.init) if isinstance(n, ast.Name) and n.id == name
                      and isinstance(n.ctx, ast.Store))
         answer = bool(values) and len(values) == stores and all(self.number(v) for v in values)
         self._locals[name] = answer
@@ -296,20 +297,20 @@ class _InitNumbers:
 def _only_constructed_by_name(cls: "ClassInfo", tree: ast.AST) -> bool:
     """The file names the class only to call it (`Enc(...)`), derives no class from it, and the
     class makes no `cls(...)` of itself: its constructions are the calls the checks read."""
-    called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    called = {id(n.func) for n in walk(tree) if isinstance(n, ast.Call)}
     # `super(Cls, self).__init__()`: the old spelling of super(), no construction
-    called |= {id(a) for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+    called |= {id(a) for n in walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
                and n.func.id == "super" for a in n.args}
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, ast.ClassDef) and any(
                 (isinstance(b, ast.Name) and b.id == cls.name) or (isinstance(b, ast.Attribute) and b.attr == cls.name)
                 for b in node.bases):
             return False
         if isinstance(node, ast.Name) and node.id == cls.name and isinstance(node.ctx, ast.Load) and id(node) not in called:
             return False
-    own = next((n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == cls.name), None)
+    own = next((n for n in walk(tree) if isinstance(n, ast.ClassDef) and n.name == cls.name), None)
     return own is None or not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "cls"
-                                  for n in ast.walk(own))
+                                  for n in walk(own))
 
 
 def _int_or_item(value: ast.AST | None, index: int) -> bool:
@@ -321,7 +322,7 @@ def _int_or_item(value: ast.AST | None, index: int) -> bool:
 
 
 def _constructions(tree: ast.AST, class_name: str):
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, ast.Call):
             func = node.func
             called = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
@@ -331,11 +332,11 @@ def _constructions(tree: ast.AST, class_name: str):
 
 def _within(node: ast.AST, function: ast.FunctionDef) -> bool:
     return function.lineno <= node.lineno and node.end_lineno <= function.end_lineno and any(
-        n is node for n in ast.walk(function))
+        n is node for n in walk(function))
 
 
 def _rebound(function: ast.FunctionDef, name: str) -> bool:
-    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in ast.walk(function))
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in walk(function))
 
 
 def parameter_defaults(function: ast.FunctionDef) -> dict[str, ast.expr]:

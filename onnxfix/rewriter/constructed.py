@@ -8,6 +8,7 @@ import ast
 from collections.abc import Iterator
 
 from onnxfix.rewriter.module_index import ClassInfo, ModuleIndex
+from onnxfix.rewriter.tree_walk import walk
 
 CONTAINERS = frozenset({"torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.ModuleDict"})
 
@@ -15,7 +16,7 @@ CONTAINERS = frozenset({"torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.
 def constructor_arguments(module: ModuleIndex, cls: ClassInfo, position: int | None, name: str, class_named):
     """The arguments this file passes to parameter ``name`` (at ``position`` after self) of
     ``cls``'s constructor, wherever it builds the class."""
-    for call in (n for n in ast.walk(module.tree) if isinstance(n, ast.Call)):
+    for call in (n for n in walk(module.tree) if isinstance(n, ast.Call)):
         found = class_named(module, call.func)
         if not found or found[1].node is not cls.node:
             continue
@@ -41,7 +42,7 @@ def constructed_classes(module: ModuleIndex, value: ast.expr) -> Iterator[ast.Ca
         return
     if module.scope.qualname(value.func) in CONTAINERS:
         for argument in [*value.args, *(k.value for k in value.keywords)]:
-            yield from (n for n in ast.walk(argument) if isinstance(n, ast.Call))
+            yield from (n for n in walk(argument) if isinstance(n, ast.Call))
     else:
         yield value
 
@@ -57,10 +58,10 @@ def container_elements(function: ast.AST, self_name: str | None) -> dict[str, st
     layers' `backward`); the first binding in walk order decides. One walk for every name: asked
     name by name, a function of n calls on locals took n walks (a 1,500-term expression: 10 s)."""
     elements: dict[str, str] = {}
-    for node in ast.walk(function):
+    for node in walk(function):
         if isinstance(node, (ast.For, ast.comprehension)):
             found = {n.id: iterated_attribute(node.iter, node.target, n.id, self_name)
-                     for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+                     for n in walk(node.target) if isinstance(n, ast.Name)}
         elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Subscript):
             attribute = _self_attribute(node.value.value, self_name)
             found = {t.id: attribute for t in node.targets if isinstance(t, ast.Name)}
@@ -102,7 +103,7 @@ def setter_constructions(module: ModuleIndex, cls: ClassInfo, attr: str) -> Iter
             continue
         parameters = [a.arg for a in method.args.args][1:]
         self_name = method.args.args[0].arg
-        for statement in ast.walk(method):
+        for statement in walk(method):
             if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
                     and _self_attribute(statement.targets[0], self_name) == attr
                     and isinstance(statement.value, ast.Name) and statement.value.id in parameters):
@@ -114,7 +115,7 @@ def setter_constructions(module: ModuleIndex, cls: ClassInfo, attr: str) -> Iter
 
 
 def _method_arguments(module: ModuleIndex, method: str, position: int, name: str) -> Iterator[ast.expr]:
-    for call in (n for n in ast.walk(module.tree) if isinstance(n, ast.Call)):
+    for call in (n for n in walk(module.tree) if isinstance(n, ast.Call)):
         if isinstance(call.func, ast.Attribute) and call.func.attr == method:
             yield from (k.value for k in call.keywords if k.arg == name)
             if position < len(call.args) and not isinstance(call.args[position], ast.Starred):
@@ -126,6 +127,6 @@ def _values_behind(module: ModuleIndex, argument: ast.expr) -> Iterator[ast.expr
     if not isinstance(argument, ast.Name):
         yield argument
         return
-    for node in ast.walk(module.tree):
+    for node in walk(module.tree):
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == argument.id for t in node.targets):
             yield node.value

@@ -23,6 +23,7 @@ from onnxfix.rewriter.scripting import compiled_by_torchscript, not_scriptable, 
 from onnxfix.rewriter.sizes import SizeOracle
 from onnxfix.rewriter.source import SourceFile
 from onnxfix.rewriter.tensors import TensorOracle
+from onnxfix.rewriter.tree_walk import walk
 
 if TYPE_CHECKING:
     from onnxfix.rewriter.rule import Rule
@@ -96,7 +97,7 @@ def _bound_in(scope: ast.AST) -> set[str]:
         args = scope.args
         every = [*args.posonlyargs, *args.args, *args.kwonlyargs, *filter(None, (args.vararg, args.kwarg))]
         return {a.arg for a in every}
-    return {n.id for g in scope.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+    return {n.id for g in scope.generators for n in walk(g.target) if isinstance(n, ast.Name)}
 
 
 def _evaluated_outside(scope: ast.AST, child: ast.AST, node: ast.AST) -> bool:
@@ -105,7 +106,7 @@ def _evaluated_outside(scope: ast.AST, child: ast.AST, node: ast.AST) -> bool:
     if isinstance(scope, ast.Lambda):
         return child is scope.args
     first = scope.generators[0]
-    return child is first and any(n is node for n in ast.walk(first.iter))
+    return child is first and any(n is node for n in walk(first.iter))
 
 
 def _rebuilt_from(value: ast.AST, name: str) -> bool:
@@ -160,7 +161,7 @@ class FunctionContext(_FileView):
         is another value (a local `math = ...`, a parameter, `import numpy as math`)."""
         alias = self.module_alias(module)
         taken = not self.is_builtin(module) or any(isinstance(n, ast.Name) and n.id == module and not isinstance(
-            n.ctx, ast.Load) or isinstance(n, ast.arg) and n.arg == module for n in ast.walk(self.fn.node))
+            n.ctx, ast.Load) or isinstance(n, ast.arg) and n.arg == module for n in walk(self.fn.node))
         return (alias, ()) if alias else None if taken else (module, (module,))
 
     def torch_name(self) -> tuple[str, tuple[str, ...]]:
@@ -308,7 +309,7 @@ class FunctionContext(_FileView):
         parents = self.cache.get("whole parents")
         if parents is None:
             parents = self.cache["whole parents"] = {
-                id(child): parent for parent in ast.walk(self.fn.node) for child in ast.iter_child_nodes(parent)}
+                id(child): parent for parent in walk(self.fn.node) for child in ast.iter_child_nodes(parent)}
         current = parents.get(id(node))
         while current is not None:
             yield current
@@ -333,7 +334,7 @@ class FunctionContext(_FileView):
     def declared_outer(self, name: str) -> bool:
         """``global name`` / ``nonlocal name`` somewhere in the function: its bindings here are
         not the function's own."""
-        return any(isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names for n in ast.walk(self.fn.node))
+        return any(isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names for n in walk(self.fn.node))
 
     def is_config_int(self, node: ast.AST, nonneg: bool = False) -> bool:
         """``self.<attr>`` an int of the model's configuration (config_numbers.is_config_int)."""
@@ -373,9 +374,9 @@ class FunctionContext(_FileView):
         loops = self.cache.get("loop_targets")
         if loops is None:  # name -> the comprehensions and `for` loops binding it, one walk per function
             loops = self.cache["loop_targets"] = {}
-            for node in ast.walk(self.fn.node):
+            for node in walk(self.fn.node):
                 if isinstance(node, (ast.comprehension, ast.For)):
-                    for target in ast.walk(node.target):
+                    for target in walk(node.target):
                         if isinstance(target, ast.Name):
                             loops.setdefault(target.id, []).append(node)
         sources = loops.get(name, [])

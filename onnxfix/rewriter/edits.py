@@ -7,6 +7,7 @@ from typing import Iterable
 
 from onnxfix.rewriter.rule import Edit, Fix, Helper
 from onnxfix.rewriter.source import normalize_newlines, split_lines
+from onnxfix.rewriter.tree_walk import walk
 
 
 def choose_fixes(fixes: Iterable[Fix]) -> list[Fix]:
@@ -137,7 +138,7 @@ def drop_imports_fixes_emptied(original: str, after: ast.Module, text: str) -> s
 
 
 def _loaded_names(tree: ast.Module) -> set[str]:
-    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return {n.id for n in walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
 def appended_keyword(call: ast.Call, keyword: str, ctx) -> Edit:

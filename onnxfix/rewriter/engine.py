@@ -25,6 +25,7 @@ from onnxfix.rewriter.rule import FileResult, Finding, Fix, Rule
 from onnxfix.rewriter.scope import Entry, ExportScope, ScopeBuilder, functions_from_reach
 from onnxfix.rewriter.source import SourceError, SourceFile, parse_python
 from onnxfix.rewriter.triggers import Triggers, words_of
+from onnxfix.rewriter.tree_walk import walk
 
 MAX_FIX_ROUNDS = 10
 
@@ -335,5 +336,5 @@ def _link_enclosing(contexts: list[FunctionContext]) -> None:
         parent_key, _, _ = ctx.fn.key.rpartition(".")
         parent = by_key.get(parent_key)
         if parent is not None and isinstance(parent.fn.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
-                node is ctx.fn.node for node in ast.walk(parent.fn.node)):
+                node is ctx.fn.node for node in walk(parent.fn.node)):
             ctx.outer_function = parent

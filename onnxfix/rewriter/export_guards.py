@@ -10,6 +10,7 @@ import ast
 from typing import Iterable, Iterator
 
 from onnxfix.rewriter.names import dotted_parts
+from onnxfix.rewriter.tree_walk import walk
 
 # Calls that tell the exporters apart while a model is exported (measured on torch 2.13): True
 # under the dynamo exporter (torch.export) and False under the legacy one, or the reverse.
@@ -199,7 +200,7 @@ def is_guard_call(node: ast.AST) -> bool:
 def consults_export_guard(test: ast.expr) -> bool:
     """The test calls an export guard anywhere (`not torch.compiler.is_exporting() and ...`):
     already decided for the exporters, by its author or by a fix."""
-    return any(is_guard_call(n) for n in ast.walk(test))
+    return any(is_guard_call(n) for n in walk(test))
 
 
 def negated_guard_call(node: ast.AST, names: frozenset[str] = ANY_EXPORT_GUARD) -> ast.Call | None:

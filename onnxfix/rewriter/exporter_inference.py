@@ -23,6 +23,7 @@ from pathlib import Path
 from onnxfix.rewriter.cache import Cache, key_of
 from onnxfix.rewriter.names import dotted_parts
 from onnxfix.rewriter.source import read_regular_bytes
+from onnxfix.rewriter.tree_walk import walk
 
 DYNAMO_DEFAULT_SINCE = (2, 9)
 EXPORT_MARK = b"onnx"  # files without it have no export call: not parsed
@@ -84,7 +85,7 @@ def _calls_in(raw: bytes, default: str) -> list[tuple[int, list[str]]]:
         tree = ast.parse(raw)
     except (SyntaxError, ValueError, RecursionError):  # the check itself reports these files
         return []
-    return [(node.lineno, sorted(used)) for node in ast.walk(tree)
+    return [(node.lineno, sorted(used)) for node in walk(tree)
             if isinstance(node, ast.Call) and (used := exporters_of_call(node, default))]
 
 

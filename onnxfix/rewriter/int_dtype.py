@@ -11,6 +11,7 @@ from onnxfix.rewriter.bool_dtype import FACTORIES, KEEPING_METHODS
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.integers import unpacked_element
 from onnxfix.rewriter.none_defaults import rebound_elsewhere
+from onnxfix.rewriter.tree_walk import walk
 
 INTEGER_DTYPES = frozenset({"uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64"})
 INTEGER_NAMES = frozenset({f"torch.{d}" for d in INTEGER_DTYPES} | {"torch.long", "torch.int", "torch.short"})
@@ -64,7 +65,7 @@ def _integer_name(name: str, ctx: FunctionContext, depth: int) -> bool:
 
 
 def _mentions(value: ast.AST, name: str) -> bool:
-    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(value))
+    return any(isinstance(n, ast.Name) and n.id == name for n in walk(value))
 
 
 def _integer_call(node: ast.Call, ctx: FunctionContext, depth: int) -> bool:
@@ -151,7 +152,7 @@ def _maybe_a_number(value: ast.expr, ctx: FunctionContext) -> bool:
         return True
     return any(isinstance(n, ast.Name) and ctx.is_parameter(n.id) and n.id not in ("self", "cls")
                and not (isinstance(ctx.parent(n), ast.Attribute) and ctx.parent(n).attr in SIZE_READS)
-               for n in ast.walk(value))
+               for n in walk(value))
 
 
 def _narrow_arithmetic(node: ast.BinOp, ctx: FunctionContext, depth: int) -> str | None:

@@ -9,6 +9,7 @@ import ast
 from typing import TYPE_CHECKING, Callable
 
 from onnxfix.rewriter.evidence import all_int_sequences, all_ints
+from onnxfix.rewriter.tree_walk import walk
 
 if TYPE_CHECKING:
     from onnxfix.rewriter.context import FunctionContext
@@ -307,7 +308,7 @@ def bindings_hold(name: str, values: list, holds: Callable[[ast.AST], bool], ass
 
 def _mentions(binding: ast.AST, name: str) -> bool:
     value = binding.value if isinstance(binding, (ast.Assign, ast.AugAssign)) else binding
-    return isinstance(value, ast.AST) and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(value))
+    return isinstance(value, ast.AST) and any(isinstance(n, ast.Name) and n.id == name for n in walk(value))
 
 
 def _is_shape(node: ast.AST) -> bool:
@@ -332,7 +333,7 @@ def _is_starred_target(assign: ast.Assign, name: str) -> bool:
     return any(
         isinstance(node, ast.Starred) and isinstance(node.value, ast.Name) and node.value.id == name
         for target in assign.targets
-        for node in ast.walk(target)
+        for node in walk(target)
     )
 
 
@@ -361,9 +362,9 @@ def _positive_test(test: ast.expr, names: set[str]) -> bool:
 
 
 def _tested_names(test: ast.expr) -> set[str]:
-    return {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
+    return {n.id for n in walk(test) if isinstance(n, ast.Name)}
 
 
 def _in_body(node: ast.AST, branch: ast.If) -> bool:
     """``node`` is in the `if`'s body, not its test or `else`."""
-    return any(node is n for statement in branch.body for n in ast.walk(statement))
+    return any(node is n for statement in branch.body for n in walk(statement))

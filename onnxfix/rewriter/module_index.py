@@ -12,6 +12,7 @@ from typing import Iterator, Protocol
 
 from onnxfix.rewriter.attr_changes import attribute_changes
 from onnxfix.rewriter.names import FUNCTION_NODES, Scope, module_scope, walk_scope
+from onnxfix.rewriter.tree_walk import walk
 
 # Bases from outside torch.nn that are nn.Module subclasses, matched on the last name part so
 # that relative imports (``from ...modeling_utils import PreTrainedModel``) match too.
@@ -95,7 +96,7 @@ def _attribute_writers(cls: ast.ClassDef) -> dict[str, list[str]]:
     (``ClassInfo.methods`` keeps one def per name); a def nested in a method counts under its own
     name (not `__init__`'s)."""
     writers: dict[str, list[str]] = {}
-    for method in (n for n in ast.walk(cls) if isinstance(n, FUNCTION_NODES)):
+    for method in (n for n in walk(cls) if isinstance(n, FUNCTION_NODES)):
         for node, _ in walk_scope(method):
             if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name):
                 writers.setdefault(node.attr, []).append(method.name)
@@ -212,7 +213,7 @@ class ModuleIndex:
             for node, _ in walk_scope(self.tree):  # the module's own scope: not inside functions or classes
                 for bound_name in _names_bound(node):
                     bound.setdefault(bound_name, []).append(node)
-            rebound = {n for node in ast.walk(self.tree) if isinstance(node, ast.Global) for n in node.names}
+            rebound = {n for node in walk(self.tree) if isinstance(node, ast.Global) for n in node.names}
             self._bound = (bound, rebound)
         return self._bound
 

@@ -5,6 +5,7 @@ ONX705) need to know it is one tensor, not a tuple (nn.LSTM), a list or a dict."
 from __future__ import annotations
 
 import ast
+from onnxfix.rewriter.tree_walk import walk
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -30,6 +31,6 @@ def returns_one_tensor(call: ast.Call, ctx: "FunctionContext") -> bool:
     forward = next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "forward"), None)
     if forward is None:
         return False
-    returns = [n.value for n in ast.walk(forward) if isinstance(n, ast.Return)]
+    returns = [n.value for n in walk(forward) if isinstance(n, ast.Return)]
     return bool(returns) and not any(v is None or isinstance(v, (ast.Tuple, ast.List, ast.Dict, ast.Constant))
                                      for v in returns)

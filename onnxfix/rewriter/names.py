@@ -7,6 +7,7 @@ Resolution is real, not textual: ``import numpy as np``, ``from numpy import con
 from __future__ import annotations
 
 import ast
+from onnxfix.rewriter.tree_walk import walk
 from dataclasses import dataclass, field
 from typing import Iterator
 
@@ -154,7 +155,7 @@ def _record_assignment(node: ast.AST, assigned: dict[str, list[ast.AST]]) -> Non
             if isinstance(target, ast.Name):
                 assigned.setdefault(target.id, []).append(node.value)
             elif isinstance(target, (ast.Tuple, ast.List)):
-                for element in ast.walk(target):
+                for element in walk(target):
                     if isinstance(element, ast.Name):
                         assigned.setdefault(element.id, []).append(node)
         return
@@ -167,7 +168,7 @@ def _record_assignment(node: ast.AST, assigned: dict[str, list[ast.AST]]) -> Non
     else:  # AugAssign, For, AsyncFor, NamedExpr
         targets = [node.target]
     for target in targets:
-        for element in ast.walk(target):
+        for element in walk(target):
             # `y[i] += 1` stores into y's elements, it does not rebind y
             if isinstance(element, ast.Name) and isinstance(element.ctx, ast.Store):
                 assigned.setdefault(element.id, []).append(node)
@@ -235,7 +236,7 @@ def _assigned_names(node: ast.stmt) -> Iterator[str]:
     if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         for target in targets:
-            for sub in ast.walk(target):
+            for sub in walk(target):
                 if isinstance(sub, ast.Name):
                     yield sub.id
     elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):

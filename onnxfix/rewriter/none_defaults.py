@@ -5,6 +5,7 @@ the None passed by one caller included)."""
 from __future__ import annotations
 
 import ast
+from onnxfix.rewriter.tree_walk import walk
 import functools
 from typing import TYPE_CHECKING
 
@@ -69,7 +70,7 @@ def _other_bindings(function: ast.AST) -> frozenset[str]:
     """The names `rebound_elsewhere` finds in ``function``, from one walk of it (asked for every
     name read, a walk per read was quadratic in the function's size)."""
     names: set[str] = set()
-    for node in ast.walk(function):
+    for node in walk(function):
         if isinstance(node, (ast.Nonlocal, ast.Global)):
             names.update(node.names)
         elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name is not None:

@@ -13,6 +13,7 @@ once per file with a ``ModuleContext``.
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 import textwrap
 from dataclasses import dataclass, field
@@ -154,14 +155,7 @@ class Rule:
     @classmethod
     def visited_node_types(cls) -> dict[type, str]:
         """Map ast node classes to the names of this rule's visit_ methods."""
-        found = {}
-        for attr, _ in inspect.getmembers(cls, inspect.isfunction):
-            if attr.startswith("visit_"):
-                node_type = getattr(ast, attr[len("visit_") :], None)
-                if node_type is None:
-                    raise TypeError(f"{cls.__name__}.{attr}: no ast node type of that name")
-                found[node_type] = attr
-        return found
+        return dict(_visit_methods(cls))
 
 
 @dataclass
@@ -174,3 +168,18 @@ class FileResult:
     fixed_text: str | None = None  # set when fixing changed the file
     original_text: str | None = None
     fixes_applied: int = 0
+
+
+@functools.cache
+def _visit_methods(cls: type) -> tuple[tuple[type, str], ...]:
+    """(ast node class, visit_ method name) of a rule class, found once per class: every narrowed
+    RuleSet (one per combination of triggers a file holds) asks again (inspect.getmembers: 39,000
+    calls, 3 s, on the real-world corpus)."""
+    found = []
+    for attr, _ in inspect.getmembers(cls, inspect.isfunction):
+        if attr.startswith("visit_"):
+            node_type = getattr(ast, attr[len("visit_") :], None)
+            if node_type is None:
+                raise TypeError(f"{cls.__name__}.{attr}: no ast node type of that name")
+            found.append((node_type, attr))
+    return tuple(found)

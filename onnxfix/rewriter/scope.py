@@ -28,6 +28,7 @@ from onnxfix.rewriter.module_index import (
 )
 from onnxfix.rewriter.names import FUNCTION_NODES, Scope, dotted_parts, walk_scope
 from onnxfix.rewriter.scripting import SCRIPTED, decorator_name, scripted_if_tracing
+from onnxfix.rewriter.tree_walk import walk
 
 ALL_MODES = frozenset({"dynamo", "legacy"})
 
@@ -319,7 +320,7 @@ class ScopeBuilder:
                 yield from self._called_method(fn, found)
             # `self.extractor = get_mel_spectrogram`: a function of the module held as an attribute
             init = fn.cls.methods.get("__init__")
-            parameters = {a.arg for a in ast.walk(init.args) if isinstance(a, ast.arg)} if init else set()
+            parameters = {a.arg for a in walk(init.args) if isinstance(a, ast.arg)} if init else set()
             if value.id not in parameters:
                 yield from self._name_target(fn, value.id)
 

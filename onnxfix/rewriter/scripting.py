@@ -7,6 +7,7 @@ import ast
 import functools
 
 from onnxfix.rewriter.names import dotted_parts
+from onnxfix.rewriter.tree_walk import walk
 
 # How the exporters run a reached function: "dynamo" and "legacy" trace it as Python; SCRIPTED
 # is the legacy exporter running it compiled by TorchScript (a `@torch.jit._script_if_tracing`
@@ -36,7 +37,7 @@ def _scripting_in_module(tree: ast.Module) -> tuple[bool, frozenset]:
     functions): one walk of the module for all of its functions."""
     called: set = set()
     functions: dict[str, list[ast.FunctionDef]] = {}
-    for function in ast.walk(tree):
+    for function in walk(tree):
         if isinstance(function, ast.Call) and (dotted_parts(function.func) or [])[-2:] == ["jit", "script"]:
             return True, frozenset()
         if isinstance(function, ast.FunctionDef):
@@ -55,7 +56,7 @@ def _scripting_in_module(tree: ast.Module) -> tuple[bool, frozenset]:
 
 def _called_names(function: ast.FunctionDef) -> set:
     """The last names of the calls in ``function``."""
-    return {(dotted_parts(n.func) or [None])[-1] for n in ast.walk(function) if isinstance(n, ast.Call)}
+    return {(dotted_parts(n.func) or [None])[-1] for n in walk(function) if isinstance(n, ast.Call)}
 
 
 def scripted_if_tracing(node: ast.AST) -> bool:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from onnxfix.rewriter.function_body import walk_function_body
 from onnxfix.rewriter.integers import held_assuming_cycles, is_whole_shape, unpacked_element
+from onnxfix.rewriter.tree_walk import walk
 
 if TYPE_CHECKING:
     from onnxfix.rewriter.context import FunctionContext
@@ -129,10 +130,10 @@ def _reads_targets_as_tensors_only(comprehension: ast.ListComp) -> bool:
     """The element reads the comprehension's own variables only as `v.shape` / `v.size(...)`:
     the size oracles resolve a name through the function's bindings, not the comprehension's
     (`[hw for hw in pairs]` beside `hw = x.shape[2:]` would read the function's `hw`)."""
-    targets = {n.id for g in comprehension.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
-    attribute_receivers = {id(n.value) for n in ast.walk(comprehension.elt)
+    targets = {n.id for g in comprehension.generators for n in walk(g.target) if isinstance(n, ast.Name)}
+    attribute_receivers = {id(n.value) for n in walk(comprehension.elt)
                            if isinstance(n, ast.Attribute) and n.attr in ("shape", "size")}
-    return all(id(n) in attribute_receivers for n in ast.walk(comprehension.elt)
+    return all(id(n) in attribute_receivers for n in walk(comprehension.elt)
                if isinstance(n, ast.Name) and n.id in targets)
 
 
@@ -259,14 +260,14 @@ def never_written(ctx: "FunctionContext", name: str) -> bool:
     into a container right before the name is rebound:
     U^2-Net's `sizes[h] = size` / `size = [...]`). An alias or another call could write it: no."""
     function = ctx.fn.node
-    parents = {child: node for node in ast.walk(function) for child in ast.iter_child_nodes(node)}
-    for node in ast.walk(function):
+    parents = {child: node for node in walk(function) for child in ast.iter_child_nodes(node)}
+    for node in walk(function):
         if isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)) and _is_name(node.value, name):
             return False
         if isinstance(node, ast.AugAssign) and _is_name(node.target, name):
             return False
         if (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)) and node is not function
-                and any(_is_name(n, name) for n in ast.walk(node))):
+                and any(_is_name(n, name) for n in walk(node))):
             return False
         if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load) and not _leaves_it(
                 ctx, node, parents):

@@ -9,6 +9,7 @@ import tokenize
 from typing import TYPE_CHECKING
 
 from onnxfix.rewriter.rule import Edit
+from onnxfix.rewriter.tree_walk import walk
 
 if TYPE_CHECKING:
     from onnxfix.rewriter.context import FunctionContext
@@ -94,12 +95,12 @@ def read_after_if(names: set[str], node: ast.If, ctx: FunctionContext) -> bool:
     the `if` unless bound again in the reading statement's block between the two (Swin's second `if`
     assigns `pad_values` again before its pad), by `+=`, anywhere in a nested function or lambda,
     and before the `if` too when it is in a loop."""
-    inside = {id(sub) for sub in ast.walk(node)}
+    inside = {id(sub) for sub in walk(node)}
     looped = any(isinstance(a, (ast.For, ast.While)) for a in ctx.ancestors(node))
-    nested = {id(m) for n in ast.walk(ctx.fn.node) if n is not ctx.fn.node
-              and isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) for m in ast.walk(n)}
-    augmented = {id(n.target) for n in ast.walk(ctx.fn.node) if isinstance(n, ast.AugAssign)}
-    for sub in ast.walk(ctx.fn.node):
+    nested = {id(m) for n in walk(ctx.fn.node) if n is not ctx.fn.node
+              and isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) for m in walk(n)}
+    augmented = {id(n.target) for n in walk(ctx.fn.node) if isinstance(n, ast.AugAssign)}
+    for sub in walk(ctx.fn.node):
         if (isinstance(sub, ast.Name) and sub.id in names and id(sub) not in inside
                 and (isinstance(sub.ctx, ast.Load) or id(sub) in augmented)):
             if id(sub) in nested:
@@ -153,7 +154,7 @@ def bound_before(name: str, node: ast.stmt, ctx: FunctionContext) -> bool:
 
 def name_loads(name: str, ctx: FunctionContext) -> int:
     return sum(
-        1 for n in ast.walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+        1 for n in walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
     )
 
 

@@ -17,6 +17,7 @@ from onnxfix.rewriter.bindings import reaching_value
 from onnxfix.rewriter.evidence import all_ints, all_tensor_sequences, all_tensors, one_dtype, scalar_tensor_dtype
 from onnxfix.rewriter.function_body import walk_function_body
 from onnxfix.rewriter.type_tests import a_tensor_here, not_a_tensor_here
+from onnxfix.rewriter.tree_walk import walk
 
 if TYPE_CHECKING:
     from onnxfix.rewriter.context import FunctionContext
@@ -377,7 +378,7 @@ def forward_input_used_as_tensor(ctx: "FunctionContext", name: str) -> bool:
 def _augmented(ctx: "FunctionContext", name: str) -> bool:
     """``name`` is the target of an augmented assignment (`h += x`) in the function."""
     return any(isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.target.id == name
-               for n in ast.walk(ctx.fn.node))
+               for n in walk(ctx.fn.node))
 
 
 # methods a tensor has that return a tensor again (a view, a copy, a cast): an input rebound to one

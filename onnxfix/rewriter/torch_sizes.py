@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from onnxfix.rewriter.attr_changes import CONTAINER_MUTATORS
 from onnxfix.rewriter.integers import is_whole_shape
 from onnxfix.rewriter.size_lists import never_written
+from onnxfix.rewriter.tree_walk import walk
 
 if TYPE_CHECKING:
     from onnxfix.rewriter.context import FunctionContext
@@ -38,7 +39,7 @@ def is_torch_size(ctx: "FunctionContext", node: ast.AST, strict: bool = True, de
     scope = ctx.inner_scope(node)
     if scope is not None:  # a comprehension's target: the item of what it runs over
         loops = [loop for loop in getattr(scope, "generators", ())
-                 if any(isinstance(n, ast.Name) and n.id == node.id for n in ast.walk(loop.target))]
+                 if any(isinstance(n, ast.Name) and n.id == node.id for n in walk(loop.target))]
         return len(loops) == 1 and _binds_an_item(ctx, loops[0].target, loops[0].iter, node.id, strict, depth)
     if ctx.is_parameter(node.id) or ctx.declared_outer(node.id):
         return False
@@ -107,7 +108,7 @@ def _list_of_sizes(ctx: "FunctionContext", node: ast.AST, strict: bool, depth: i
 def _written_here(ctx: "FunctionContext", name: str) -> bool:
     """An item store or delete, an augmented assignment or a list method changing ``name`` in
     this function."""
-    for node in ast.walk(ctx.fn.node):
+    for node in walk(ctx.fn.node):
         if isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)) and _named(node.value, name):
             return True
         if isinstance(node, ast.AugAssign) and _named(node.target, name):

@@ -9,6 +9,7 @@ timm's) or read from the file's own function.
 from __future__ import annotations
 
 import ast
+from onnxfix.rewriter.tree_walk import walk
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ def _binds(function: ast.FunctionDef, name: str) -> bool:
     return any((isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store))
                or (isinstance(n, ast.arg) and n.arg == name)
                or (isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name == name and n is not function)
-               or (isinstance(n, ast.alias) and (n.asname or n.name) == name) for n in ast.walk(function))
+               or (isinstance(n, ast.alias) and (n.asname or n.name) == name) for n in walk(function))
 
 
 def _own_helper_length(function: ast.FunctionDef) -> int | None:

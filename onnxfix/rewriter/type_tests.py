@@ -9,6 +9,7 @@ annotation or the run's other bindings say.
 from __future__ import annotations
 
 import ast
+from onnxfix.rewriter.tree_walk import walk
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -36,12 +37,20 @@ def a_tensor_here(node: ast.Name, ctx: "FunctionContext") -> bool:
     isinstance(v, torch.Tensor) [and ...]:`, a later operand of that `and`, or the `else` of `if
     not isinstance(...)`) and the name is not rebound between the test and the read: not read in
     a comprehension, lambda or generator (run later, or binding it), never bound by `:=`."""
-    if ctx.inner_scope(node) is not None or any(
-            isinstance(n, ast.NamedExpr) and n.target.id == node.id for n in ast.walk(ctx.fn.node)):
+    if ctx.inner_scope(node) is not None or node.id in _walrus_names(ctx):
         return False
     if any(isinstance(a, DEFERRED) for a in _within_function(node, ctx)):
         return False  # a generator or a lambda runs later, maybe after a rebinding
     return any(holds for holds in _tests_around(node, ctx, unbound_since=True))
+
+
+def _walrus_names(ctx: "FunctionContext") -> frozenset[str]:
+    """The names `:=` binds anywhere in the function, found once per function: asked for every
+    read, a walk each time made a long expression quadratic (1,500 reads: 45 s)."""
+    key = "type_tests.walrus_names"
+    if key not in ctx.cache:
+        ctx.cache[key] = frozenset(n.target.id for n in walk(ctx.fn.node) if isinstance(n, ast.NamedExpr))
+    return ctx.cache[key]
 
 
 def _tests_around(node: ast.Name, ctx: "FunctionContext", unbound_since: bool = False):
@@ -73,12 +82,12 @@ def _tests_around(node: ast.Name, ctx: "FunctionContext", unbound_since: bool = 
 def _rebound_before(node: ast.Name, branch: ast.AST | list[ast.stmt], ctx: "FunctionContext") -> bool:
     """The branch binds the name before the read, or in a loop around the read (a later step sees it)."""
     statements = branch if isinstance(branch, list) else [branch]
-    stores = [n for statement in statements for n in ast.walk(statement) if isinstance(n, ast.Name)
+    stores = [n for statement in statements for n in walk(statement) if isinstance(n, ast.Name)
               and n.id == node.id and isinstance(n.ctx, (ast.Store, ast.Del))]
     if any(_runs_before(s, node, ctx) for s in stores):
         return True
     loops = [a for a in ctx.ancestors(node) if isinstance(a, LOOPS)]
-    return any(any(s in set(ast.walk(loop)) for s in stores) for loop in loops)
+    return any(any(s in set(walk(loop)) for s in stores) for loop in loops)
 
 
 ASSIGNMENTS = (ast.Assign, ast.AugAssign, ast.AnnAssign)
@@ -90,7 +99,7 @@ def _runs_before(store: ast.Name, read: ast.Name, ctx: "FunctionContext") -> boo
     the read (`v = v.to(...)` reads `v` before binding it)."""
     statement = next((a for a in ctx.ancestors(store) if isinstance(a, ast.stmt)), None)
     if isinstance(statement, ASSIGNMENTS) and statement.value is not None and any(
-            n is read for n in ast.walk(statement.value)):
+            n is read for n in walk(statement.value)):
         return False
     return (store.lineno, store.col_offset) < (read.lineno, read.col_offset)
 

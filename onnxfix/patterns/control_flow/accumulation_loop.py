@@ -10,6 +10,7 @@ from onnxfix.patterns.control_flow.loop_parts import is_row, loop_length_source,
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix
 from onnxfix.rewriter.statements import comments_outside, replace_statements
+from onnxfix.rewriter.tree_walk import walk
 
 SUM_OPERATORS = {ast.Add: "+", ast.Sub: "-"}
 ELEMENTWISE_FUNCTIONS = frozenset(
@@ -66,7 +67,7 @@ def _elementwise_in(term: ast.expr, source: str, index: str, ctx: FunctionContex
     """``term`` uses ``source[index]`` at least once, the index nowhere else, and only
     elementwise operations with numbers."""
     rows = 0
-    for node in ast.walk(term):
+    for node in walk(term):
         if is_row(node, source, index):
             rows += 1
     if rows == 0:
@@ -97,7 +98,7 @@ def _substitute_rows(ctx: FunctionContext, term: ast.expr, source: str) -> str:
     text = ctx.file.source.text
     start, end = ctx.file.source.span(term)
     rows = sorted(
-        ctx.file.source.span(n) for n in ast.walk(term) if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id == source
+        ctx.file.source.span(n) for n in walk(term) if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id == source
     )
     pieces, position = [], start
     for row_start, row_end in rows:

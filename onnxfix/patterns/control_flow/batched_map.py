@@ -23,6 +23,7 @@ from onnxfix.rewriter.attr_changes import CONTAINER_MUTATORS
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix
 from onnxfix.rewriter.tensors import in_place_method
+from onnxfix.rewriter.tree_walk import walk
 
 WHY_UNSAFE = ("torch.export traces `torch.vmap` of the per-row expression instead of the loop (eager keeps the loop): "
               "vmap refuses a row function that reads a value out of a tensor or branches on one, and needs every "
@@ -80,7 +81,7 @@ def _stacked_dim(stack: ast.AST, comprehension: ast.expr, ctx: FunctionContext) 
 def _batchable(element: ast.expr) -> bool:
     """No effect a loop step has that vmap would not repeat per row: no write into an argument, no
     container grown, no Python value out of a tensor, no `:=`, no `await`/`yield`."""
-    for node in ast.walk(element):
+    for node in walk(element):
         if isinstance(node, (ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom)):
             return False
         if isinstance(node, ast.Call):
@@ -104,13 +105,13 @@ def _rows_of_range(node: ast.comprehension, element: ast.expr, ctx: FunctionCont
     if _rebinds(element, index):
         return None  # `(lambda i: a[i])(0)`: another `i` than the loop's
     rows: dict[str, list[ast.Subscript]] = {}
-    for sub in ast.walk(element):
+    for sub in walk(element):
         if (isinstance(sub, ast.Subscript) and isinstance(sub.slice, ast.Name) and sub.slice.id == index
                 and isinstance(sub.value, (ast.Name, ast.Attribute)) and not _mentions(sub.value, index)):
             rows.setdefault(ctx.segment(sub.value), []).append(sub)
     read_as_row = {id(sub.slice) for subs in rows.values() for sub in subs}
     if counted is None or counted not in rows or any(
-            isinstance(n, ast.Name) and n.id == index and id(n) not in read_as_row for n in ast.walk(element)):
+            isinstance(n, ast.Name) and n.id == index and id(n) not in read_as_row for n in walk(element)):
         return None
     sources = sorted(rows, key=lambda text: min(ctx.file.source.span(s)[0] for s in rows[text]))
     if not all(ctx.tensors.is_tensor(rows[text][0].value) or text == counted for text in sources):
@@ -131,8 +132,8 @@ def _rows_of_tensor(node: ast.comprehension, ctx: FunctionContext):
 
 def _rebinds(element: ast.expr, name: str) -> bool:
     """A lambda or comprehension inside the element binds ``name`` for its own body."""
-    for node in ast.walk(element):
-        if isinstance(node, ast.Lambda) and any(a.arg == name for a in ast.walk(node.args) if isinstance(a, ast.arg)):
+    for node in walk(element):
+        if isinstance(node, ast.Lambda) and any(a.arg == name for a in walk(node.args) if isinstance(a, ast.arg)):
             return True
         if isinstance(node, ast.comprehension) and _mentions(node.target, name):
             return True
@@ -142,8 +143,8 @@ def _rebinds(element: ast.expr, name: str) -> bool:
 def _fresh_names(element: ast.expr, count: int) -> list[str]:
     """``count`` parameter names the element does not use (a nested stack mapped in an earlier
     round already has its own `_onnx_row0`)."""
-    taken = {n.id for n in ast.walk(element) if isinstance(n, ast.Name)} | {
-        a.arg for a in ast.walk(element) if isinstance(a, ast.arg)}
+    taken = {n.id for n in walk(element) if isinstance(n, ast.Name)} | {
+        a.arg for a in walk(element) if isinstance(a, ast.arg)}
     names = (f"_onnx_row{k}" for k in range(count + len(taken)))
     return [name for name in names if name not in taken][:count]
 
@@ -164,7 +165,7 @@ def _unbound_rows(node: ast.expr, ctx: FunctionContext) -> ast.expr | None:
 
 
 def _mentions(node: ast.AST, name: str) -> bool:
-    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node))
+    return any(isinstance(n, ast.Name) and n.id == name for n in walk(node))
 
 
 def _substituted(element: ast.expr, replaced: dict[tuple[int, int], str], ctx: FunctionContext) -> str:

@@ -28,6 +28,7 @@ from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.integers import int_constant
 from onnxfix.rewriter.rule import Fix, Helper, Rule, RuleDoc
 from onnxfix.rewriter.statements import is_elif
+from onnxfix.rewriter.tree_walk import walk
 
 SIZE_OVER = Helper("_onnx_size_over", helper_source("size_over"))
 TOPK_OVER = Helper("_onnx_topk_over", helper_source("topk_over"))
@@ -182,7 +183,7 @@ def _is_zero(node: ast.expr) -> bool:
 
 
 def _reads_size(node: ast.expr, ctx: FunctionContext) -> bool:
-    return any(ctx.sizes.is_size(sub) or _first_dim_of(sub) is not None for sub in ast.walk(node))
+    return any(ctx.sizes.is_size(sub) or _first_dim_of(sub) is not None for sub in walk(node))
 
 
 def _gathered_rows(body: list[ast.stmt], tensor: ast.expr) -> tuple[set[str], int]:

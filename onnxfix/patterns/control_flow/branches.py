@@ -34,6 +34,7 @@ from onnxfix.rewriter.statements import (
     parenthesize,
     replace_statements,
 )
+from onnxfix.rewriter.tree_walk import walk
 
 
 # -- ONX601 -------------------------------------------------------------------------------------
@@ -277,7 +278,7 @@ class TensorIf(Rule):
             return  # torch.export keeps such a check as a runtime assertion (tests/flow_models/assert_positive.py)
         if tensor_condition(node.test, ctx) is None or in_training_branch(node, ctx) or skipped_by_or(node.test):
             return
-        if any(ctx.tensors.item_receiver(n) is not None for n in ast.walk(node.test)):
+        if any(ctx.tensors.item_receiver(n) is not None for n in walk(node.test)):
             return  # `.item()` in the assert: ONX201 reports it, with the same fix
         value = "a size read from tensor values" if _reads_data_size(node.test, ctx) else "a tensor value"
         fix = skip_assert_when_exporting(node, ctx)
@@ -439,7 +440,7 @@ def _failed_in_run(node: ast.Assert, ctx: FunctionContext) -> bool:
 
 
 def _reads_data_size(test: ast.expr, ctx: FunctionContext) -> bool:
-    return any(is_data_dependent_size(node, ctx) for node in ast.walk(test))
+    return any(is_data_dependent_size(node, ctx) for node in walk(test))
 
 
 

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.module_index import is_torch_module_qualname
+from onnxfix.rewriter.tree_walk import walk
 
 
 def rebuilt_attribute(node: ast.If, ctx: FunctionContext) -> str | None:
@@ -22,7 +23,7 @@ def rebuilt_attribute(node: ast.If, ctx: FunctionContext) -> str | None:
         if found is None:
             return None
         stored |= found
-    read = {n.attr for n in ast.walk(node.test) if isinstance(n, ast.Attribute) and ctx.is_self_attr(n)}
+    read = {n.attr for n in walk(node.test) if isinstance(n, ast.Attribute) and ctx.is_self_attr(n)}
     if not stored & read or _not_a_pure_rebuild(node, stored, ctx):
         return None
     # the table, not the key stored beside it (ESM's `self._seq_len_cached = seq_len`): a
@@ -39,8 +40,8 @@ def _not_a_pure_rebuild(node: ast.If, stored: set[str], ctx: FunctionContext) ->
     stores a value that is neither the compared key nor computed in the body by a call or from its
     locals (`self.state = self.zero`, a reset): then forcing it under export changes the module's state, not a cache."""
     targets = {id(n) for statement in node.body if isinstance(statement, ast.Assign)
-               for target in statement.targets for n in ast.walk(target)}
-    for n in (n for statement in node.body for n in ast.walk(statement)):
+               for target in statement.targets for n in walk(target)}
+    for n in (n for statement in node.body for n in walk(statement)):
         if isinstance(n, ast.Attribute) and id(n) not in targets and ctx.is_self_attr(n) and n.attr in stored:
             return True
         if isinstance(n, ast.Call) and _constructs_module(n, ctx):
@@ -51,8 +52,8 @@ def _not_a_pure_rebuild(node: ast.If, stored: set[str], ctx: FunctionContext) ->
         if (isinstance(statement, ast.Assign) and not isinstance(statement.value, ast.Call)
                 and _plain_attribute_targets(statement.targets[0], ctx)
                 and not _key_value(statement.value, node.test, ctx)
-                and not any(isinstance(n, ast.Call) for n in ast.walk(statement.value))
-                and not {n.id for n in ast.walk(statement.value) if isinstance(n, ast.Name)} & locals_):
+                and not any(isinstance(n, ast.Call) for n in walk(statement.value))
+                and not {n.id for n in walk(statement.value) if isinstance(n, ast.Name)} & locals_):
             return True
     return False
 
@@ -66,7 +67,7 @@ def _key_attributes(node: ast.If, ctx: FunctionContext) -> set[str]:
 def _key_value(value: ast.expr, test: ast.expr, ctx: FunctionContext) -> bool:
     """A size, or an expression the test compares (`seq_len`, `shape`)."""
     segment = ctx.segment(value)
-    return ctx.sizes.is_size(value) or any(ctx.segment(n) == segment for n in ast.walk(test) if isinstance(n, ast.expr))
+    return ctx.sizes.is_size(value) or any(ctx.segment(n) == segment for n in walk(test) if isinstance(n, ast.expr))
 
 
 def _constructs_module(call: ast.Call, ctx: FunctionContext) -> bool:
@@ -94,7 +95,7 @@ def _stored_attributes(statement: ast.stmt, ctx: FunctionContext) -> set[str] | 
         if builder is None:
             return None
         function, owner = builder
-        found = {n.attr for n in ast.walk(function) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
+        found = {n.attr for n in walk(function) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
                  and isinstance(n.value, ast.Name) and n.value.id == owner}
         return (found | _registered_names(function, owner)) or None
     return None
@@ -111,7 +112,7 @@ def _registered_names(function: ast.FunctionDef, owner: str) -> set[str]:
     """The attributes a method stores by name: `self.register_buffer("cos_cached", ...)` (LLaMA's
     rotary `_set_cos_sin_cache`), `setattr(self, "x", ...)`, with the name a literal."""
     names = set()
-    for n in ast.walk(function):
+    for n in walk(function):
         if not (isinstance(n, ast.Call) and n.args):
             continue
         func = n.func
@@ -149,7 +150,7 @@ def used_after(node: ast.If, attribute: str, ctx: FunctionContext, store: bool =
     end = node.end_lineno or node.lineno
     kind = ast.Store if store else ast.Load
     if any(isinstance(n, ast.Attribute) and n.attr == attribute and isinstance(n.ctx, kind)
-           and ctx.is_self_attr(n) and n.lineno > end for n in ast.walk(ctx.fn.node)):
+           and ctx.is_self_attr(n) and n.lineno > end for n in walk(ctx.fn.node)):
         return True
     return not store and any(_reads_self_attribute(method, attribute, ctx.self_name)
                              for method in methods_reached(_statements_after(end, ctx), ctx))
@@ -161,21 +162,21 @@ def methods_reached(nodes: Iterable[ast.AST], ctx: FunctionContext, depth: int =
     if ctx.fn.cls is None or ctx.self_name is None:
         return []
     methods, found = ctx.fn.cls.methods, {}
-    frontier = [n for node in nodes for n in ast.walk(node)]
+    frontier = [n for node in nodes for n in walk(node)]
     for _ in range(depth):
         called = {c.func.attr: methods[c.func.attr] for c in frontier if isinstance(c, ast.Call)
                   and isinstance(c.func, ast.Attribute) and isinstance(c.func.value, ast.Name)
                   and c.func.value.id == ctx.self_name and c.func.attr in methods and c.func.attr not in found}
         found |= called
-        frontier = [n for m in called.values() for n in ast.walk(m)]
+        frontier = [n for m in called.values() for n in walk(m)]
     return list(found.values())
 
 
 def _statements_after(end: int, ctx: FunctionContext) -> list[ast.stmt]:
     """The function's statements that start after line ``end`` (nested ones included)."""
-    return [n for n in ast.walk(ctx.fn.node) if isinstance(n, ast.stmt) and n.lineno > end]
+    return [n for n in walk(ctx.fn.node) if isinstance(n, ast.stmt) and n.lineno > end]
 
 
 def _reads_self_attribute(method: ast.FunctionDef, attribute: str, self_name: str) -> bool:
     return any(isinstance(n, ast.Attribute) and n.attr == attribute and isinstance(n.ctx, ast.Load)
-               and isinstance(n.value, ast.Name) and n.value.id == self_name for n in ast.walk(method))
+               and isinstance(n.value, ast.Name) and n.value.id == self_name for n in walk(method))

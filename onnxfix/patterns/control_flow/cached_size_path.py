@@ -29,6 +29,7 @@ from onnxfix.rewriter.export_guards import consults_export_guard
 from onnxfix.rewriter.precedence import NOT, OR, operand
 from onnxfix.rewriter.rule import Edit, Fix, Rule, RuleDoc
 from onnxfix.rewriter.statements import next_statement, statement_indent
+from onnxfix.rewriter.tree_walk import walk
 
 
 class CachedSizePath(Rule):
@@ -130,9 +131,9 @@ class CachedSizePath(Rule):
         attribute = rebuilt_attribute(node, ctx)
         if attribute is None:
             return
-        rebuilt = [n for statement in node.body for n in ast.walk(statement) if isinstance(n, ast.Call)]
+        rebuilt = [n for statement in node.body for n in walk(statement) if isinstance(n, ast.Call)]
         # `self.wf.device != x.device: self.wf = self.wf.to(x.device)` moves a cache, whatever the size
-        compared = [n for n in ast.walk(node.test) if isinstance(n, ast.Compare) and not any(
+        compared = [n for n in walk(node.test) if isinstance(n, ast.Compare) and not any(
             isinstance(side, ast.Attribute) and side.attr in ("device", "dtype") for side in (n.left, *n.comparators))]
         if any(_compares_sizes(n, ctx) or _compares_arguments(n, rebuilt) for n in compared):
             message = (f"`self.{attribute}` is a cache kept on the module and rebuilt here only when the input "
@@ -154,7 +155,7 @@ class CachedSizePath(Rule):
         otherwise. Both exporters keep the table the example (or an earlier call) left."""
         if not node.body or not isinstance(node.body[-1], ast.Return) or node.body[-1].value is not None:
             return
-        read = {n.attr for n in ast.walk(node.test) if isinstance(n, ast.Attribute) and ctx.is_self_attr(n)}
+        read = {n.attr for n in walk(node.test) if isinstance(n, ast.Attribute) and ctx.is_self_attr(n)}
         attribute = next((a for a in sorted(read) if used_after(node, a, ctx, store=True)), None)
         if attribute is None or not _compares_sizes(node.test, ctx):
             return
@@ -241,14 +242,14 @@ def _per_call_cache_fix(node: ast.If, cache: ast.Name, ctx: FunctionContext) -> 
     # parameter of the same name)
     if node not in ctx.fn.node.body or _read_in_other_functions(cache.id, ctx):
         return None
-    nested = {id(n) for scope in ast.walk(ctx.fn.node) if scope is not ctx.fn.node and isinstance(
-        scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)) for n in ast.walk(scope)}
-    reads = [n for n in ast.walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == cache.id
+    nested = {id(n) for scope in walk(ctx.fn.node) if scope is not ctx.fn.node and isinstance(
+        scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)) for n in walk(scope)}
+    reads = [n for n in walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == cache.id
              and (n.lineno, n.col_offset) >= (node.lineno, node.col_offset)]
     if any(id(n) in nested for n in reads):
         return None
-    taken = {n.id for n in ast.walk(ctx.file.module.tree) if isinstance(n, ast.Name)} | {
-        a.arg for a in ast.walk(ctx.file.module.tree) if isinstance(a, ast.arg)}
+    taken = {n.id for n in walk(ctx.file.module.tree) if isinstance(n, ast.Name)} | {
+        a.arg for a in walk(ctx.file.module.tree) if isinstance(a, ast.arg)}
     local, count = f"{cache.id}_for_call", 0
     while local in taken:
         count += 1
@@ -265,9 +266,9 @@ def _per_call_cache_fix(node: ast.If, cache: ast.Name, ctx: FunctionContext) -> 
 def _read_in_other_functions(name: str, ctx: FunctionContext) -> bool:
     """The module-level dict is used by another function of the file (filled in a helper, read in
     forward): a fresh dict in this function alone would not be the one the other reads."""
-    own = {id(n) for n in ast.walk(ctx.fn.node)}
+    own = {id(n) for n in walk(ctx.fn.node)}
     return any(isinstance(n, ast.Name) and n.id == name and id(n) not in own
-               and not _module_level_binding(n, ctx) for n in ast.walk(ctx.file.module.tree))
+               and not _module_level_binding(n, ctx) for n in walk(ctx.file.module.tree))
 
 
 def _module_level_binding(name: ast.Name, ctx: FunctionContext) -> bool:
@@ -280,7 +281,7 @@ def _filled_elsewhere(store: ast.Assign, ctx: FunctionContext) -> bool:
     `D.setdefault`, a non-empty literal), so a hit may return what the miss would not compute."""
     name = ctx.segment(store.targets[0].value)
     attribute = name.split(".")[-1]
-    for n in ast.walk(ctx.file.module.tree):
+    for n in walk(ctx.file.module.tree):
         if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store) and n is not store.targets[0]:
             if ctx.segment(n.value).split(".")[-1] == attribute:
                 return True
@@ -297,7 +298,7 @@ def _filled_elsewhere(store: ast.Assign, ctx: FunctionContext) -> bool:
 def _calls_itself(value: ast.expr, ctx: FunctionContext) -> bool:
     name = getattr(ctx.fn.node, "name", None)
     return any(isinstance(n, ast.Call) and (getattr(n.func, "id", None) == name or getattr(n.func, "attr", None) == name)
-               for n in ast.walk(value))
+               for n in walk(value))
 
 
 def _message(attribute: str, maker: str) -> str:
@@ -320,11 +321,11 @@ def _compares_sizes(test: ast.expr, ctx: FunctionContext) -> bool:
     """A comparison one side of which is computed from the input's sizes, through names and
     tuples too (`x_size = (x.shape[2], x.shape[3])`, `_H = pad_b + H`)."""
     return any(isinstance(n, ast.Compare) and (compares_sizes(n, ctx) or any(
-        _from_sizes(side, ctx, set()) for side in (n.left, *n.comparators))) for n in ast.walk(test))
+        _from_sizes(side, ctx, set()) for side in (n.left, *n.comparators))) for n in walk(test))
 
 
 def _from_sizes(node: ast.AST, ctx: FunctionContext, seen: set[str]) -> bool:
-    for n in ast.walk(node):
+    for n in walk(node):
         if ctx.sizes.is_size(n):
             return True
         if isinstance(n, ast.Name) and n.id not in seen:
@@ -342,7 +343,7 @@ def _cached_attributes(ctx: FunctionContext) -> dict[str, str]:
     `__init__` (`attn_mask = self.calculate_mask(...)`, `register_buffer("m0", attn_mask[0])`)."""
     cls = ctx.fn.cls
     init = cls.methods.get("__init__")
-    init_locals = {t.id: s.value for s in ast.walk(init) if isinstance(s, ast.Assign)
+    init_locals = {t.id: s.value for s in walk(init) if isinstance(s, ast.Assign)
                    for t in s.targets if isinstance(t, ast.Name)} if init is not None else {}
     makers = {}
     for attribute, value in {**cls.self_attrs, **cls.buffer_values}.items():
@@ -358,7 +359,7 @@ def _maker(value: ast.expr, init_locals: dict[str, ast.expr], ctx: FunctionConte
         root = root.value  # `attn_mask[0]`, `mask.T`
     if isinstance(root, ast.Name) and root.id in init_locals:
         root = init_locals[root.id]
-    calls = [n for n in ast.walk(root) if isinstance(n, ast.Call) and _user_function(n.func, ctx)]
+    calls = [n for n in walk(root) if isinstance(n, ast.Call) and _user_function(n.func, ctx)]
     return ast.unparse(calls[0].func) if calls else None
 
 
@@ -373,13 +374,13 @@ def _user_function(func: ast.expr, ctx: FunctionContext) -> bool:
 def _cached_uses(block: list[ast.stmt], makers: dict[str, str], ctx: FunctionContext) -> list[str]:
     """The cached attributes a branch reads, in order."""
     return list(dict.fromkeys(
-        n.attr for statement in block for n in ast.walk(statement)
+        n.attr for statement in block for n in walk(statement)
         if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == ctx.self_name
         and n.attr in makers))
 
 
 def _calls(block: list[ast.stmt], maker: str) -> list[ast.Call]:
-    return [n for statement in block for n in ast.walk(statement)
+    return [n for statement in block for n in walk(statement)
             if isinstance(n, ast.Call) and ast.unparse(n.func) == maker]
 
 
@@ -388,10 +389,10 @@ def _compares_arguments(test: ast.expr, calls: list[ast.Call]) -> bool:
     or ...: mask = self.calculate_mask(_H, _W)`), sizes or not: what decides the branch is
     what the cache was computed for."""
     arguments = {n.id for call in calls for a in [*call.args, *(k.value for k in call.keywords)]
-                 for n in ast.walk(a) if isinstance(n, ast.Name)} - {"self"}  # `.to(self.x.device)`: no size
+                 for n in walk(a) if isinstance(n, ast.Name)} - {"self"}  # `.to(self.x.device)`: no size
     return any(isinstance(n, ast.Compare) and any(
-        isinstance(m, ast.Name) and m.id in arguments for side in (n.left, *n.comparators) for m in ast.walk(side))
-        for n in ast.walk(test))
+        isinstance(m, ast.Name) and m.id in arguments for side in (n.left, *n.comparators) for m in walk(side))
+        for n in walk(test))
 
 
 RULES = [CachedSizePath]
@@ -411,4 +412,4 @@ def _registers_buffer(node: ast.If, ctx: FunctionContext) -> bool:
     `self.set_max_len(n)`, LLaMA's `self._set_cos_sin_cache(n)`)."""
     bodies = [*node.body, *methods_reached(node.body, ctx)]
     return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "register_buffer"
-               for body in bodies for n in ast.walk(body))
+               for body in bodies for n in walk(body))

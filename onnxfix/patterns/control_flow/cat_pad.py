@@ -20,6 +20,7 @@ from collections import Counter
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.integers import int_constant
 from onnxfix.rewriter.statements import single_name_assignment
+from onnxfix.rewriter.tree_walk import walk
 
 _CONCATENATIONS = frozenset({"torch.cat", "torch.concat", "torch.concatenate"})
 _FACTORIES = frozenset({"torch.zeros", "torch.ones", "torch.empty", "torch.full"})
@@ -67,14 +68,14 @@ def _body_names(statements: list[ast.stmt], test: ast.expr, padded: str | None) 
     """{name: value} of the body's assignments before the pad: each name assigned once, none of
     them the padded tensor or a name the test reads, and each value reading only names assigned
     before it (so substituting values is reading them where they were computed)."""
-    tested = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
+    tested = {n.id for n in walk(test) if isinstance(n, ast.Name)}
     names: dict[str, ast.expr] = {}
     for statement in statements:
         name = single_name_assignment(statement)
         if name is None or name in names or name in tested or name == padded:
             return None
         later = {single_name_assignment(s) for s in statements[statements.index(statement):]}
-        if any(isinstance(n, ast.Name) and n.id in later for n in ast.walk(statement.value)):
+        if any(isinstance(n, ast.Name) and n.id in later for n in walk(statement.value)):
             return None
         names[name] = statement.value
     return names
@@ -202,7 +203,7 @@ def _polynomial(node: ast.expr, names: dict[str, ast.expr], replaced: dict[str, 
             result[key] += value if isinstance(node.op, ast.Add) else -value
         return result
     if isinstance(node, (ast.BinOp, ast.Subscript, ast.Attribute, ast.Call)) and not any(
-        _atom(n) in replaced for n in ast.walk(node)
+        _atom(n) in replaced for n in walk(node)
     ):
         return Counter({(_atom(node),): 1})  # opaque, and not made of the tested size
     return None

@@ -17,6 +17,7 @@ from onnxfix.patterns.messages import test_skippable_when_exporting
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.export_guards import consults_export_guard
 from onnxfix.rewriter.rule import Edit, Fix
+from onnxfix.rewriter.tree_walk import walk
 
 # calls a check's own tests may make (none has an effect)
 CHECK_TEST_CALLS = frozenset({"isinstance", "torch.jit.is_scripting", "torch.jit.is_tracing", "len", "callable"})
@@ -48,7 +49,7 @@ def _check_function(call: ast.Call, ctx: FunctionContext) -> ast.FunctionDef | N
     if not isinstance(node, ast.FunctionDef) or node.decorator_list:
         return None
     raises = False
-    for sub in ast.walk(node):
+    for sub in walk(node):
         if isinstance(sub, ast.Raise):
             raises = True
         elif isinstance(sub, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.While, ast.With, ast.Try,
@@ -62,4 +63,4 @@ def _check_function(call: ast.Call, ctx: FunctionContext) -> ast.FunctionDef | N
 
 def _inside_raise(node: ast.AST, function: ast.FunctionDef) -> bool:
     """In a `raise` statement (building the error and its message)."""
-    return any(isinstance(r, ast.Raise) and any(n is node for n in ast.walk(r)) for r in ast.walk(function))
+    return any(isinstance(r, ast.Raise) and any(n is node for n in walk(r)) for r in walk(function))

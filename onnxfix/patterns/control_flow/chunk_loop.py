@@ -25,6 +25,7 @@ from onnxfix.decompositions import helper_source
 from onnxfix.patterns.control_flow.loop_parts import rebound_by_other_loops
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Edit, Fix, Helper
+from onnxfix.rewriter.tree_walk import walk
 
 BATCH_CHUNKS = Helper("_onnx_batch_chunks", helper_source("batch_chunks"))
 STEP = "_onnx_step"
@@ -126,7 +127,7 @@ def _chunk_bounds(body: list[ast.AST], index: str, step: ast.expr, counted: bool
     if not slices or any(s.step is not None or not all(b is not None and _is_bound(b, index, step, counted, bounds)
                                                       for b in (s.lower, s.upper)) for s in slices):
         return None
-    allowed = {id(n) for root in [*slices, *bounds.values()] for n in ast.walk(root)}
+    allowed = {id(n) for root in [*slices, *bounds.values()] for n in walk(root)}
     reads = [n for n in _walk(body) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
              and (n.id == index or n.id in bounds)]
     return allowed if all(id(n) in allowed for n in reads) else None
@@ -171,7 +172,7 @@ def _is_bound(value: ast.expr, index: str, step: ast.expr, counted: bool, bounds
 
 
 def _uses(node: ast.AST, index: str, bounds: dict[str, ast.expr]) -> bool:
-    return any(isinstance(n, ast.Name) and (n.id == index or n.id in bounds) for n in ast.walk(node))
+    return any(isinstance(n, ast.Name) and (n.id == index or n.id in bounds) for n in walk(node))
 
 
 def _read_after(index: str, loop: ast.For, ctx: FunctionContext) -> bool:
@@ -180,12 +181,12 @@ def _read_after(index: str, loop: ast.For, ctx: FunctionContext) -> bool:
     end = (loop.end_lineno, loop.end_col_offset)
     rebinding = rebound_by_other_loops(index, loop, ctx.fn.node)
     return any(isinstance(n, ast.Name) and n.id == index and isinstance(n.ctx, ast.Load) and id(n) not in rebinding
-               and (n.lineno, n.col_offset) > end for n in ast.walk(ctx.fn.node))
+               and (n.lineno, n.col_offset) > end for n in walk(ctx.fn.node))
 
 
 def _walk(body: list[ast.AST]):
     for root in body:
-        yield from ast.walk(root)
+        yield from walk(root)
 
 
 def _is(node: ast.AST, op: type) -> bool:
@@ -257,7 +258,7 @@ def _concatenated_along_rows(comprehension: ast.expr, ctx: FunctionContext) -> b
     parent = ctx.parent(comprehension)
     if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
         name = parent.targets[0].id
-        reads = [n for n in ast.walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+        reads = [n for n in walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
         if len(reads) != 1 or len(ctx.assignments(name)) != 1:
             return False
         comprehension, parent = reads[0], ctx.parent(reads[0])

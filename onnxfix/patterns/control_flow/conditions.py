@@ -10,6 +10,7 @@ from onnxfix.rewriter.bool_dtype import FACTORIES, is_bool_tensor
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.datadep import is_data_dependent_size
 from onnxfix.rewriter.precedence import COMPARE, operand as parenthesized
+from onnxfix.rewriter.tree_walk import walk
 
 
 COMPARISONS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
@@ -135,7 +136,7 @@ def _text_without_item(test: ast.Compare, ctx: FunctionContext) -> str:
     start, end = source.span(test)
     text = source.text
     cuts = []
-    for node in ast.walk(test):
+    for node in walk(test):
         if _is_item_call(node, ctx):
             cut_start, cut_end = ctx.dot_span(node.func, node)
             cuts.append((cut_start, cut_end))

@@ -21,6 +21,7 @@ from onnxfix.rewriter.export_guards import (
 )
 from onnxfix.rewriter.none_defaults import none_test
 from onnxfix.rewriter.rule import Edit, Fix, Rule, RuleDoc
+from onnxfix.rewriter.tree_walk import walk
 
 def guard_name(node: ast.AST) -> str | None:
     """'is_torchdynamo_compiling' for `not is_torchdynamo_compiling()` / `not torch.compiler.is_compiling()`."""
@@ -31,7 +32,7 @@ def guard_name(node: ast.AST) -> str | None:
 def assigns(body: list[ast.stmt], name: str) -> bool:
     """Whether the branch gives ``name`` a value (the default being filled in)."""
     for statement in body:
-        for node in ast.walk(statement):
+        for node in walk(statement):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
             if any(ast.unparse(t) == name for t in targets):
                 return True

@@ -11,6 +11,7 @@ import ast
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.integers import int_constant
 from onnxfix.rewriter.tensors import in_place_method
+from onnxfix.rewriter.tree_walk import walk
 
 NO_GRAD = frozenset({"torch.no_grad", "torch.inference_mode"})
 # torch functions and tensor methods that return a new value, have no other effect and accept an
@@ -50,7 +51,7 @@ def expert_body(statements: list[ast.stmt], index: str, mask: str, ctx: Function
     unknown: list[ast.expr] = []
     for statement in flat:
         value = statement.value
-        for sub in ast.walk(value):
+        for sub in walk(value):
             if isinstance(sub, (ast.NamedExpr, ast.Lambda, ast.Yield, ast.YieldFrom, ast.Await, ast.comprehension)):
                 return None
             if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
@@ -76,7 +77,7 @@ def expert_body(statements: list[ast.stmt], index: str, mask: str, ctx: Function
                 return None
             adds += 1
             continue
-        targets = [n.id for t in statement.targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+        targets = [n.id for t in statement.targets for n in walk(t) if isinstance(n, ast.Name)]
         if index in targets or mask in targets:
             return None
         if _is_selection(statement, index, mask, ctx):
@@ -84,7 +85,7 @@ def expert_body(statements: list[ast.stmt], index: str, mask: str, ctx: Function
             selections.update(targets)
         else:
             tokens.difference_update(targets)
-            if any(isinstance(n, ast.Name) and n.id in selections for n in ast.walk(value)):
+            if any(isinstance(n, ast.Name) and n.id in selections for n in walk(value)):
                 selections.update(targets)
             else:
                 selections.difference_update(targets)
@@ -137,7 +138,7 @@ def _plain_target(target: ast.expr) -> bool:
 
 def body_names(flat: list[ast.Assign | ast.Expr]) -> set[str]:
     return {
-        n.id for s in flat if isinstance(s, ast.Assign) for t in s.targets for n in ast.walk(t) if isinstance(n, ast.Name)
+        n.id for s in flat if isinstance(s, ast.Assign) for t in s.targets for n in walk(t) if isinstance(n, ast.Name)
     }
 
 
@@ -176,7 +177,7 @@ def _index_add(call: ast.Call, tokens: set[str], selections: set[str], assigned:
     dim, position, source = call.args
     if not (is_int(dim, 0) and isinstance(position, ast.Name) and position.id in tokens):
         return False
-    return any(isinstance(n, ast.Name) and n.id in selections for n in ast.walk(source))
+    return any(isinstance(n, ast.Name) and n.id in selections for n in walk(source))
 
 
 def _call_kind(call: ast.Call, ctx: FunctionContext) -> str:

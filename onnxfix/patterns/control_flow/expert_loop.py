@@ -23,6 +23,7 @@ from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.integers import int_constant
 from onnxfix.rewriter.rule import Fix
 from onnxfix.rewriter.statements import statement_removal
+from onnxfix.rewriter.tree_walk import walk
 
 ONE_HOT = "torch.nn.functional.one_hot"
 # the per-expert count is a sum over the token and top-k dims of the (experts, top_k, tokens) mask
@@ -229,18 +230,18 @@ def _known_count(node: ast.expr, ctx: FunctionContext) -> bool:
         return True
     # a size read again at the loop: every name in it bound once (a parameter never), so the loop
     # reads the count the mask was built with
-    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    names = {n.id for n in walk(node) if isinstance(n, ast.Name)}
     return bool(ctx.sizes.is_size(node)) and all(
         not ctx.assignments(n) if ctx.is_parameter(n) else len(ctx.assignments(n)) == 1 for n in names)
 
 
 def _rebinds_attribute(count: ast.expr, ctx: FunctionContext) -> bool:
     """The function assigns to an attribute N reads (N would be read again at the loop)."""
-    read = {ast.dump(n) for n in ast.walk(count) if isinstance(n, ast.Attribute)}
-    for node in ast.walk(ctx.fn.node):
+    read = {ast.dump(n) for n in walk(count) if isinstance(n, ast.Attribute)}
+    for node in walk(ctx.fn.node):
         targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
         for target in targets:
-            for sub in ast.walk(target):
+            for sub in walk(target):
                 if isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Store) and ast.dump(
                     ast.Attribute(value=sub.value, attr=sub.attr, ctx=ast.Load())
                 ) in read:
@@ -274,14 +275,14 @@ def _selected_from(name: ast.Name, ctx: FunctionContext) -> bool:
 
 
 def _loads(tree: ast.AST, name: str) -> list[ast.Name]:
-    return [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+    return [n for n in walk(tree) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
 
 
 def _read_outside(name: str, loop: ast.For, ctx: FunctionContext, allowed: tuple[ast.AST, ...] = ()) -> bool:
     """``name`` is read after the loop (Python keeps the loop's last value bound: a 0-d tensor
     before, an int after) or, for the row, anywhere but the allowed reads; reads inside other
     loops or comprehensions that rebind it do not count."""
-    inside = {id(n) for n in ast.walk(loop)}
+    inside = {id(n) for n in walk(loop)}
     skip = {id(n) for n in allowed} | _other_branches(loop, ctx)
     rebinding = rebound_by_other_loops(name, loop, ctx.fn.node)
     for node in _loads(ctx.fn.node, name):
@@ -306,7 +307,7 @@ def _other_branches(loop: ast.For, ctx: FunctionContext) -> set[int]:
             break
         if isinstance(ancestor, ast.If):
             branch = ancestor.orelse if child in ancestor.body else ancestor.body if child in ancestor.orelse else []
-            others |= {id(n) for statement in branch for n in ast.walk(statement)}
+            others |= {id(n) for statement in branch for n in walk(statement)}
         child = ancestor
     return others
 

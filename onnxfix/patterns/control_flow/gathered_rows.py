@@ -14,6 +14,7 @@ from onnxfix.patterns.control_flow.loop_parts import is_row, is_zero, loop_lengt
 from onnxfix.patterns.control_flow.repeated_rows import CONCATENATIONS
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix
+from onnxfix.rewriter.tree_walk import walk
 
 STACKS = frozenset({"torch.stack"})
 WHY_UNSAFE = ("needs `{a}` at least 2-D (a 1-D `{a}` has 0-d rows, which index_select takes and gather does not); "
@@ -33,7 +34,7 @@ def gathered_rows_comprehension(node: ast.comprehension, ctx: FunctionContext) -
         return None, ""
     source, index = selected
     n = ctx.segment(count)
-    if node.target.id in (source, index) or any(isinstance(c, ast.Name) and c.id == node.target.id for c in ast.walk(count)):
+    if node.target.id in (source, index) or any(isinstance(c, ast.Name) and c.id == node.target.id for c in walk(count)):
         return None, ""
     whole = loop_length_source(node.iter)  # `range(A.shape[0])`: every row of A, no slice
     rows = {name: name if name == whole else f"{name}[:{n}]" for name in (source, index)}

@@ -18,6 +18,7 @@ import ast
 from onnxfix.patterns.control_flow.loop_parts import range_count
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix
+from onnxfix.rewriter.tree_walk import walk
 
 WHY_UNSAFE = "`{name}` is not known to be a tensor (a NumPy array indexed by a tensor is not the same)"
 
@@ -64,7 +65,7 @@ def _element_shape(element: ast.expr, target: ast.expr) -> bool | None:
 
 
 def _reads(node: ast.AST, target: ast.Name) -> bool:
-    return any(isinstance(n, ast.Name) and n.id == target.id for n in ast.walk(node))
+    return any(isinstance(n, ast.Name) and n.id == target.id for n in walk(node))
 
 
 def _indexed_values(listcomp: ast.ListComp, column: bool, ctx: FunctionContext) -> list[ast.expr]:
@@ -84,7 +85,7 @@ def _uses(listcomp: ast.ListComp, ctx: FunctionContext) -> list[ast.expr]:
     name = statement.targets[0].id
     if len(ctx.assignments(name)) != 1 or ctx.is_parameter(name):
         return []
-    named = [n for n in ast.walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == name]
+    named = [n for n in walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == name]
     if any(not isinstance(n.ctx, ast.Load) for n in named if n is not statement.targets[0]):
         return []  # deleted, rebound in a loop or a comprehension, augmented
     return [n for n in named if n is not statement.targets[0]]

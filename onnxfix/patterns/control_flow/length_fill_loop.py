@@ -23,6 +23,7 @@ from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.integers import is_number
 from onnxfix.rewriter.rule import Fix
 from onnxfix.rewriter.statements import comments_outside, replace_statements
+from onnxfix.rewriter.tree_walk import walk
 
 
 def length_fill_loop(node: ast.For, ctx: FunctionContext) -> tuple[Fix | None, str]:
@@ -97,7 +98,7 @@ def _rows(node: ast.For, ctx: FunctionContext) -> tuple[str, str, str | None, st
 
 def _indexed_lengths(statement: ast.stmt, index: str) -> str | None:
     """The name L of the `L[i]` slice bound in the statement's target."""
-    for sub in ast.walk(statement.targets[0]) if isinstance(statement, ast.Assign) else ():
+    for sub in walk(statement.targets[0]) if isinstance(statement, ast.Assign) else ():
         if isinstance(sub, ast.Slice):
             for bound in (sub.lower, sub.upper):
                 if (isinstance(bound, ast.Subscript) and isinstance(bound.value, ast.Name)
@@ -154,5 +155,5 @@ def _read_after(name: str, loop: ast.For, ctx: FunctionContext) -> bool:
     end = (loop.end_lineno, loop.end_col_offset)
     return any(
         isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) and (n.lineno, n.col_offset) > end
-        for n in ast.walk(ctx.fn.node)
+        for n in walk(ctx.fn.node)
     )

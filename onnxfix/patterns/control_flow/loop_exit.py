@@ -22,6 +22,7 @@ from onnxfix.rewriter.export_guards import in_training_branch
 from onnxfix.rewriter.rule import Edit, Fix, Helper, Rule, RuleDoc
 from onnxfix.rewriter.names import walk_scope
 from onnxfix.rewriter.statements import block_of, statement_indent
+from onnxfix.rewriter.tree_walk import walk
 
 UNTIL_STOP = Helper("_onnx_until_stop", helper_source("until_stop"))
 JOINS = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.stack"})
@@ -153,7 +154,7 @@ def _reads_tensor_value(test: ast.expr) -> bool:
     return any(_is_item(part) or (isinstance(part, ast.Call) and isinstance(part.func, ast.Attribute)
                                   and part.func.attr in ("all", "any") and not part.args
                                   and isinstance(part.func.value, (ast.Compare, ast.Call)))
-               for part in ast.walk(test))
+               for part in walk(test))
 
 
 def _is_item(node: ast.AST) -> bool:
@@ -199,7 +200,7 @@ def _later_loads(node: ast.For, names: set[str], ctx: FunctionContext) -> list[a
                 if isinstance(target, ast.Name) and target.id in names:
                     rebound.setdefault(target.id, statement.lineno)
     other_branches = {id(part) for branch in _other_branches(node, ctx) for statement in branch
-                      for part in ast.walk(statement)}
+                      for part in walk(statement)}
     return [n for n in _function_nodes(ctx) if isinstance(n, ast.Name) and n.id in names
             and n.lineno > node.end_lineno and n.lineno <= rebound.get(n.id, n.lineno)
             and (isinstance(n.ctx, ast.Load) or isinstance(ctx.parent(n), ast.AugAssign))
@@ -224,7 +225,7 @@ def _block_after(node: ast.stmt, ctx: FunctionContext) -> list[ast.stmt]:
 
 
 def _contains(statement: ast.stmt, node: ast.AST) -> bool:
-    return any(part is node for part in ast.walk(statement))
+    return any(part is node for part in walk(statement))
 
 
 def _mutated_names(node: ast.For, lists: list[str]) -> set[str]:
@@ -239,7 +240,7 @@ def _mutated_names(node: ast.For, lists: list[str]) -> set[str]:
                 and isinstance(part.func.value, ast.Name) and id(part) not in counted):
             names.add(part.func.value.id)
         if isinstance(part, ast.Subscript) and isinstance(part.ctx, (ast.Store, ast.Del)):
-            names |= {n.id for n in ast.walk(part.value) if isinstance(n, ast.Name)}
+            names |= {n.id for n in walk(part.value) if isinstance(n, ast.Name)}
     return names
 
 
@@ -259,7 +260,7 @@ def _changes_outer_state(node: ast.For) -> bool:
 def _read_in_nested_scopes(names: set[str], ctx: FunctionContext) -> set[str]:
     """Names a function or lambda defined in this one reads: it may run after the loop."""
     nested = [n for n in _function_nodes(ctx) if isinstance(n, SCOPES)]
-    return {n.id for scope in nested for n in ast.walk(scope) if isinstance(n, ast.Name) and n.id in names}
+    return {n.id for scope in nested for n in walk(scope) if isinstance(n, ast.Name) and n.id in names}
 
 
 def _function_nodes(ctx: FunctionContext) -> list[ast.AST]:
@@ -287,7 +288,7 @@ def _why_not(node: ast.For, exit_if: ast.If, lists: list[str], joins, ctx: Funct
     if read_after:
         return (f"`{read_after[0]}`, which the loop assigns, is read after it (the steps past the exit would "
                 "change it)")
-    if any(_is_item(n) for n in ast.walk(exit_if.test)) and not _item_replaced_cleanly(exit_if.test):
+    if any(_is_item(n) for n in walk(exit_if.test)) and not _item_replaced_cleanly(exit_if.test):
         return "the exit test reads `.item()` other than as a side of a comparison"
     return ""
 
@@ -304,11 +305,11 @@ def _loop_nodes(node: ast.For) -> list[ast.AST]:
 
 
 def _assigned_names(node: ast.For) -> set[str]:
-    names = {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+    names = {n.id for n in walk(node.target) if isinstance(n, ast.Name)}
     for current in _loop_nodes(node):
         targets = (current.targets if isinstance(current, ast.Assign)
                    else [current.target] if isinstance(current, (ast.AugAssign, ast.AnnAssign, ast.For)) else [])
-        names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        names |= {n.id for t in targets for n in walk(t) if isinstance(n, ast.Name)}
         if isinstance(current, ast.NamedExpr):
             names.add(current.target.id)
     return names
@@ -321,9 +322,9 @@ def _item_replaced_cleanly(test: ast.expr) -> bool:
     """Every `.item()` in the test is a side of an (in)equality or ordering (`t.item() == eos`):
     as `t.double()` the comparison has the same truth value, as a one-element tensor (a Python
     float is a double; `in` a set would hash the tensor instead)."""
-    compared = {id(side) for c in ast.walk(test) if isinstance(c, ast.Compare) and all(isinstance(o, COMPARISONS) for o in c.ops)
+    compared = {id(side) for c in walk(test) if isinstance(c, ast.Compare) and all(isinstance(o, COMPARISONS) for o in c.ops)
                 for side in (c.left, *c.comparators)}
-    return all(id(n) in compared for n in ast.walk(test) if _is_item(n))
+    return all(id(n) in compared for n in walk(test) if _is_item(n))
 
 
 def _test_text(test: ast.expr, ctx: FunctionContext, torch: str) -> str:
@@ -334,7 +335,7 @@ def _test_text(test: ast.expr, ctx: FunctionContext, torch: str) -> str:
     source = ctx.file.source
     start, end = source.span(test)
     edits = []
-    for compare in (c for c in ast.walk(test) if isinstance(c, ast.Compare)):
+    for compare in (c for c in walk(test) if isinstance(c, ast.Compare)):
         sides = [compare.left, *compare.comparators]
         if not any(_is_item(side) for side in sides):
             continue

@@ -6,6 +6,7 @@ import ast
 
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.integers import int_constant
+from onnxfix.rewriter.tree_walk import walk
 
 
 def loop_length_source(iterable: ast.expr, ctx=None) -> str | None:
@@ -84,7 +85,7 @@ def rebound_by_other_loops(name: str, loop: ast.For, function: ast.AST) -> set[i
     """Ids of the nodes inside the other loops and comprehensions of ``function`` that bind
     ``name`` as their target: a read there is of their own variable, not ``loop``'s."""
     rebinding: set[int] = set()
-    for node in ast.walk(function):
+    for node in walk(function):
         if node is loop:
             continue
         targets = []
@@ -93,8 +94,8 @@ def rebound_by_other_loops(name: str, loop: ast.For, function: ast.AST) -> set[i
         elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
             targets = [g.target for g in node.generators]
         # `for i, n in enumerate(...)` binds `i` too: look inside tuple targets
-        if any(isinstance(t, ast.Name) and t.id == name for target in targets for t in ast.walk(target)):
-            rebinding.update(id(n) for n in ast.walk(node))
+        if any(isinstance(t, ast.Name) and t.id == name for target in targets for t in walk(target)):
+            rebinding.update(id(n) for n in walk(node))
     return rebinding
 
 
@@ -102,11 +103,11 @@ def uses_name_elsewhere(index: str, loop: ast.For, ctx: FunctionContext, allowed
     """The loop variable is read outside `X[i]` (and the ``allowed_reads``) in the body, or after
     the loop (Python keeps it bound); reads inside other loops or comprehensions that rebind it
     do not count."""
-    allowed = {id(n.slice) for n in ast.walk(loop.body[0]) if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Name)}
+    allowed = {id(n.slice) for n in walk(loop.body[0]) if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Name)}
     allowed.update(id(n) for n in allowed_reads)
-    inside = {id(n) for n in ast.walk(loop)}
+    inside = {id(n) for n in walk(loop)}
     rebinding = rebound_by_other_loops(index, loop, ctx.fn.node)
-    for node in ast.walk(ctx.fn.node):
+    for node in walk(ctx.fn.node):
         if isinstance(node, ast.Name) and node.id == index and isinstance(node.ctx, ast.Load):
             if id(node) in inside:
                 if id(node) not in allowed:

@@ -20,6 +20,7 @@ from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Edit, Fix
 from onnxfix.rewriter.tensors import RANDOM_CALLS, in_place_method
 from onnxfix.rewriter.statements import block_of, comments_outside, is_elif, read_after_if, statement_indent
+from onnxfix.rewriter.tree_walk import walk
 
 # `X.min() <= c` holds exactly when some element of X is <= c (NaN aside: min propagates it)
 _EXTREMES = {("min", ast.LtE): ast.LtE, ("min", ast.Lt): ast.Lt, ("max", ast.GtE): ast.GtE, ("max", ast.Gt): ast.Gt}
@@ -132,9 +133,9 @@ def _rebinds_tested(node: ast.If, mask: ast.expr) -> bool:
     """A name the test reads (its mask's too), bound again in the body (`if m.any(): m = x > 0;
     y[m] = 0`): the writes after it select through another value than the one tested, and one
     before it leaves the name rebound only where the test held."""
-    read = {n.id for n in (*ast.walk(node.test), *ast.walk(mask)) if isinstance(n, ast.Name)}
+    read = {n.id for n in (*walk(node.test), *walk(mask)) if isinstance(n, ast.Name)}
     return any(isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)) and n.id in read
-               for statement in node.body for n in ast.walk(statement))
+               for statement in node.body for n in walk(statement))
 
 
 def _not_all(operand: ast.expr, ctx: FunctionContext) -> tuple[ast.expr, bool] | None:
@@ -158,7 +159,7 @@ def _draws(node: ast.If, ctx: FunctionContext) -> bool:
     """The test or the body draws random numbers: a mask drawn for the test and again for the write is
     two draws, and dropping the test's moves every later one."""
     return any(isinstance(n, ast.Call) and (n.func.attr if isinstance(n.func, ast.Attribute) else
-                                              getattr(n.func, "id", "")) in RANDOM_CALLS for n in ast.walk(node))
+                                              getattr(n.func, "id", "")) in RANDOM_CALLS for n in walk(node))
 
 
 def _changed_before_test(value: ast.expr, test: ast.expr, ctx: FunctionContext) -> bool:
@@ -166,11 +167,11 @@ def _changed_before_test(value: ast.expr, test: ast.expr, ctx: FunctionContext) 
     tensor the count read (`x.mul_(2)`, `x += 1`, `x[i] = v` after `n = (x > 4).sum()`): the mask
     written after would not be the one counted."""
     binding = ctx.parent(value)
-    read = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
-    for statement in ast.walk(ctx.fn.node):
+    read = {n.id for n in walk(value) if isinstance(n, ast.Name)}
+    for statement in walk(ctx.fn.node):
         if not isinstance(statement, ast.stmt) or not (binding.lineno < statement.lineno < test.lineno):
             continue
-        for n in ast.walk(statement):
+        for n in walk(statement):
             changed = None
             if isinstance(n, ast.AugAssign):
                 changed = n.target
@@ -179,7 +180,7 @@ def _changed_before_test(value: ast.expr, test: ast.expr, ctx: FunctionContext) 
             elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and in_place_method(n.func.attr):
                 changed = n.func.value
             # the names the changed tensor is reached from (a view of one changes it too)
-            if changed is not None and read & {m.id for m in ast.walk(changed) if isinstance(m, ast.Name)}:
+            if changed is not None and read & {m.id for m in walk(changed) if isinstance(m, ast.Name)}:
                 return True
     return False
 
@@ -230,9 +231,9 @@ def _local_computation(statement: ast.stmt, node: ast.If, mask: ast.expr, ctx: F
         return False
     if any(isinstance(n, ast.Call) and (isinstance(n.func, ast.Attribute) and in_place_method(n.func.attr) or any(
             k.arg == "out" or k.arg == "inplace" and not (isinstance(k.value, ast.Constant) and k.value.value is False)
-            for k in n.keywords)) for n in ast.walk(statement.value)):
+            for k in n.keywords)) for n in walk(statement.value)):
         return False  # `x.mul_(2)[m]`, `F.relu(x, inplace=True)`: it would change `x` under export where the test is false
-    in_mask = {n.id for n in ast.walk(mask) if isinstance(n, ast.Name)}
+    in_mask = {n.id for n in walk(mask) if isinstance(n, ast.Name)}
     return not any(n.id in in_mask or read_after_if({n.id}, node, ctx) for n in names) and not _in_loop(node, ctx)
 
 
@@ -249,7 +250,7 @@ def _mask_binding(statement: ast.stmt) -> str | None:
     """`zero = amax <= eps`: a name bound to a comparison (no call: nothing else happens)."""
     if (isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)
             and isinstance(statement.value, ast.Compare)
-            and not any(isinstance(n, ast.Call) for n in ast.walk(statement.value))):
+            and not any(isinstance(n, ast.Call) for n in walk(statement.value))):
         return statement.targets[0].id
     return None
 
@@ -289,7 +290,7 @@ def _dumped(mask: ast.expr, bound: dict[str, str], node: ast.If, ctx: FunctionCo
         binding = ctx.parent(value)
         block = block_of(node, ctx)
         # bound unconditionally before the `if`, in its own block (not inside another `if`)
-        if (isinstance(value, ast.Compare) and not any(isinstance(n, ast.Call) for n in ast.walk(value))
+        if (isinstance(value, ast.Compare) and not any(isinstance(n, ast.Call) for n in walk(value))
                 and binding in block and block.index(binding) < block.index(node)):
             return ast.dump(value)
     return ast.dump(mask)

@@ -26,6 +26,7 @@ from onnxfix.rewriter.export_guards import consults_export_guard
 from onnxfix.rewriter.names import dotted_parts
 from onnxfix.rewriter.rule import Fix
 from onnxfix.rewriter.tensors import in_place_method
+from onnxfix.rewriter.tree_walk import walk
 
 # modes whose resize to the same size reads every output element from the same input element
 EXACT_MODES = frozenset({"nearest", "nearest-exact"})
@@ -40,7 +41,7 @@ def mismatch_resize(node: ast.If, ctx: FunctionContext) -> tuple[Fix, str] | Non
     sizes with the size resized to."""
     if consults_export_guard(node.test) or ctx.compiled_by_torchscript:
         return None
-    if any(isinstance(n, ast.NamedExpr) for n in ast.walk(node.test)):
+    if any(isinstance(n, ast.NamedExpr) for n in walk(node.test)):
         return None  # `(hw := ...) != ...`: the name would go unbound under export
     polarity = _polarity(node.test)
     if polarity is None:
@@ -206,7 +207,7 @@ def _bound_once(node: ast.expr, ctx: FunctionContext) -> ast.expr:
 
 
 def _reads_settled_names(value: ast.expr, ctx: FunctionContext) -> bool:
-    for n in ast.walk(value):
+    for n in walk(value):
         if isinstance(n, ast.Name) and n.id != ctx.self_name:
             bound = ctx.assignments(n.id)
             if (ctx.is_parameter(n.id) and bound) or len(bound) > 1 or any(
@@ -219,8 +220,8 @@ def _may_change_in_place(node: ast.If, names: set[str], ctx: FunctionContext) ->
     """T or S changed in place anywhere in the function but the `if` (`t += s`, `t.add_(1)`,
     `t[0] = 1`, `torch.relu_(t)`, `F.relu(t, inplace=True)`), or bound to another name (an alias the
     change could go through): in the shortcut they are one tensor, the resize returns a copy."""
-    inside = {id(n) for n in ast.walk(node)}
-    for n in ast.walk(ctx.fn.node):
+    inside = {id(n) for n in walk(node)}
+    for n in walk(ctx.fn.node):
         if id(n) in inside:
             continue
         if isinstance(n, ast.AugAssign) and _text(_base(n.target)) in names:

@@ -17,6 +17,7 @@ from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Edit, Fix
 from onnxfix.rewriter.statements import is_elif, statement_indent
 from onnxfix.rewriter.tensors import in_place_method
+from onnxfix.rewriter.tree_walk import walk
 
 # statements a torch.cond branch cannot hold, or whose effect would leave the nested function
 ESCAPES = (ast.Return, ast.Yield, ast.YieldFrom, ast.Await, ast.Global, ast.Nonlocal, ast.Delete, ast.Raise,
@@ -68,20 +69,20 @@ def movable(moved: list[ast.AST], ctx: FunctionContext) -> bool:
     without arguments or `__class__` (a nested function has no class cell), no `global`/`nonlocal` in
     the function, and no name the code binds that a function or generator made elsewhere in the
     function reads (its cell would no longer be the one the code writes)."""
-    inside = {id(n) for m in moved for n in ast.walk(m)}
-    for node in (n for m in moved for n in ast.walk(m)):
+    inside = {id(n) for m in moved for n in walk(m)}
+    for node in (n for m in moved for n in walk(m)):
         if isinstance(node, ast.NamedExpr) or (isinstance(node, ast.Name) and node.id == "__class__"):
             return False
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super" and not node.args:
             return False
-    if any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in ast.walk(ctx.fn.node)):
+    if any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in walk(ctx.fn.node)):
         return False
-    stored = {n.id for m in moved for n in ast.walk(m) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    stored = {n.id for m in moved for n in walk(m) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     run_at_once = _run_at_once(ctx)
-    for scope in ast.walk(ctx.fn.node):
+    for scope in walk(ctx.fn.node):
         if scope is not ctx.fn.node and isinstance(scope, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef,
                                                             ast.GeneratorExp)) and id(scope) not in inside | run_at_once:
-            if any(isinstance(n, ast.Name) and n.id in stored for n in ast.walk(scope)):
+            if any(isinstance(n, ast.Name) and n.id in stored for n in walk(scope)):
                 return False
     return True
 
@@ -93,7 +94,7 @@ def _run_at_once(ctx: FunctionContext) -> set[int]:
     """This rule's own functions (an earlier round's): the branches `_onnx_size_cond` runs where it
     is called, before any code after it can rebind what they read."""
     own = set()
-    for node in ast.walk(ctx.fn.node):
+    for node in walk(ctx.fn.node):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in OWN_HELPERS:
             own |= {id(a) for a in node.args if isinstance(a, ast.Lambda)}
         elif isinstance(node, ast.FunctionDef) and node.name.startswith(OWN_BRANCH_PREFIXES):
@@ -106,7 +107,7 @@ def top_level_stores(branch: list[ast.stmt]) -> set[str]:
     of an `if` / `elif` / `else` of the branch binds."""
     names = {n.id for s in branch if isinstance(s, (ast.Assign, ast.AnnAssign))
              for t in (s.targets if isinstance(s, ast.Assign) else [s.target])
-             for n in ast.walk(t) if isinstance(n, ast.Name)}
+             for n in walk(t) if isinstance(n, ast.Name)}
     for statement in branch:
         if isinstance(statement, ast.If) and statement.orelse:
             names |= top_level_stores(statement.body) & top_level_stores(statement.orelse)
@@ -118,7 +119,7 @@ def spans_multiline_string(statements: list[ast.stmt], ctx: FunctionContext) -> 
     lines would change it."""
     return any(isinstance(n, (ast.Constant, ast.JoinedStr)) and n.end_lineno > n.lineno
                and (isinstance(n, ast.JoinedStr) or isinstance(n.value, (str, bytes)))
-               for s in statements for n in ast.walk(s))
+               for s in statements for n in walk(s))
 
 
 def only_computes(statement: ast.stmt, branch: list[ast.stmt] = ()) -> bool:
@@ -173,14 +174,14 @@ def _fresh_containers(statement: ast.stmt, branch: list[ast.stmt]) -> set[str]:
         return set()
     plain: dict[str, bool] = {}
     for earlier in branch[:branch.index(statement)]:
-        for node in ast.walk(earlier):
+        for node in walk(earlier):
             for target in _binding_targets(node):
                 new = (node is earlier and isinstance(node, ast.Assign) and isinstance(target, ast.Name)
                        and isinstance(node.value, _DISPLAYS))
-                for name in (n for n in ast.walk(target) if isinstance(n, ast.Name)):
+                for name in (n for n in walk(target) if isinstance(n, ast.Name)):
                     plain[name.id] = new
-    rebound = {n.id for node in ast.walk(statement) for target in _binding_targets(node)
-               for n in ast.walk(target) if isinstance(n, ast.Name)}
+    rebound = {n.id for node in walk(statement) for target in _binding_targets(node)
+               for n in walk(target) if isinstance(n, ast.Name)}
     return {name for name, new in plain.items() if new and name not in rebound}
 
 
@@ -213,9 +214,9 @@ def _own_scope(node: ast.AST):
 def read_outside(node: ast.If, moved: list[ast.AST], ctx: FunctionContext) -> set[str]:
     """Names the function reads anywhere but in the moved code (later, or earlier in an enclosing
     loop): loaded, deleted, or updated in place (`y += 1` reads `y`)."""
-    inside = {id(n) for m in moved for n in ast.walk(m)}
-    augmented = {id(n.target) for n in ast.walk(ctx.fn.node) if isinstance(n, ast.AugAssign)}
-    return {n.id for n in ast.walk(ctx.fn.node) if isinstance(n, ast.Name) and id(n) not in inside
+    inside = {id(n) for m in moved for n in walk(m)}
+    augmented = {id(n.target) for n in walk(ctx.fn.node) if isinstance(n, ast.AugAssign)}
+    return {n.id for n in walk(ctx.fn.node) if isinstance(n, ast.Name) and id(n) not in inside
             and (isinstance(n.ctx, (ast.Load, ast.Del)) or id(n) in augmented)}
 
 

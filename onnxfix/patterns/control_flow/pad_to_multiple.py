@@ -29,6 +29,7 @@ from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 from onnxfix.rewriter.statements import enclosing_statement, read_after_if, single_name_assignment
 from onnxfix.rewriter.tensors import RANDOM_CALLS
+from onnxfix.rewriter.tree_walk import walk
 
 _PAD = ("torch.nn.functional.pad",)
 
@@ -38,7 +39,7 @@ def _pad_amounts(body: list[ast.stmt], a: ast.expr, b: ast.expr) -> list[ast.Bin
     remainder = structure(ast.BinOp(a, ast.Mod(), b))
     amounts, remainders = [], 0
     for statement in body:
-        for sub in ast.walk(statement):
+        for sub in walk(statement):
             if isinstance(sub, ast.BinOp) and structure(sub) == remainder:
                 remainders += 1
             if (isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Sub) and structure(sub.left) == structure(b)
@@ -74,8 +75,8 @@ def _crop_body(node: ast.If, ctx: FunctionContext) -> bool:
     if not (len(slices) == len(items) and all(s.lower is None and s.step is None for s in slices) and any(s.upper for s in slices)):
         return False
     # the crop is to other sizes than the amounts tested (`if a > 0: x = x[:a]` crops by the amount)
-    tested = {n.id for n in ast.walk(node.test) if isinstance(n, ast.Name)}
-    bounds = {n.id for s in slices if s.upper for n in ast.walk(s.upper) if isinstance(n, ast.Name)}
+    tested = {n.id for n in walk(node.test) if isinstance(n, ast.Name)}
+    bounds = {n.id for s in slices if s.upper for n in walk(s.upper) if isinstance(n, ast.Name)}
     return not tested & bounds
 
 
@@ -91,7 +92,7 @@ def _negative_crop_ends(node: ast.If) -> list[tuple[int, ast.UnaryOp]]:
     items = value.slice.elts if isinstance(value.slice, ast.Tuple) else [value.slice]
     if not all(isinstance(i, ast.Slice) and i.lower is None and i.step is None for i in items):
         return []
-    tested = {n.id for n in ast.walk(node.test) if isinstance(n, ast.Name)}
+    tested = {n.id for n in walk(node.test) if isinstance(n, ast.Name)}
     ends = [(dim, i.upper) for dim, i in enumerate(items) if i.upper is not None]
     negative = all(
         isinstance(end, ast.UnaryOp) and isinstance(end.op, ast.USub) and isinstance(end.operand, ast.Name)
@@ -182,7 +183,7 @@ def _aliased(node: ast.IfExp, other: ast.expr, ctx: FunctionContext) -> list[str
 def _hoisting_hazard(body: list[ast.stmt], ctx: FunctionContext) -> bool:
     """A call in the body whose effect is more than its value: random draws, printing or logging,
     an in-place method (`x.add_()`), or a function of the user's (unknown effects)."""
-    for call in (n for statement in body for n in ast.walk(statement) if isinstance(n, ast.Call)):
+    for call in (n for statement in body for n in walk(statement) if isinstance(n, ast.Call)):
         qualname = ctx.qualname(call.func) or ""
         name = qualname.rsplit(".", 1)[-1] if qualname else getattr(call.func, "attr", getattr(call.func, "id", ""))
         if name in RANDOM_CALLS or name == "print" or qualname.startswith(("logging.", "numpy.random", "random.")):

@@ -20,6 +20,7 @@ from onnxfix.rewriter.statements import (
     replace_statements,
     single_name_assignment,
 )
+from onnxfix.rewriter.tree_walk import walk
 
 
 # -- ONX603: rows repeated by data-dependent counts -> torch.repeat_interleave -------------------
@@ -235,7 +236,7 @@ def _bound_list_concatenation(node: ast.BinOp, element: str, count: ast.expr, ct
     target = single_name_assignment(assign) if isinstance(assign, ast.Assign) and assign.value is node else None
     if target is None or len(ctx.assignments(target)) != 1 or name_loads(target, ctx) != 1:
         return None, None, ONE_NAME_ONLY + ", directly or through a name read once"
-    load = next(n for n in ast.walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == target and isinstance(n.ctx, ast.Load))
+    load = next(n for n in walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == target and isinstance(n.ctx, ast.Load))
     call = ctx.parent(load)
     if not _concatenates(call, load, ctx):
         return None, None, ONE_NAME_ONLY + f"; `{target}` is used otherwise"
@@ -243,14 +244,14 @@ def _bound_list_concatenation(node: ast.BinOp, element: str, count: ast.expr, ct
     later = next((a for a in [call, *ctx.ancestors(call)] if any(a is s for s in block)), None)
     if later is None or block.index(later) < block.index(assign):
         return None, None, f"`torch.cat({target}, ...)` is not in the block that binds `{target}`"
-    names = {_base_name(ast.parse(element, mode="eval").body)} | {n.id for n in ast.walk(count) if isinstance(n, ast.Name)}
+    names = {_base_name(ast.parse(element, mode="eval").body)} | {n.id for n in walk(count) if isinstance(n, ast.Name)}
     between = block[block.index(assign) + 1 : block.index(later) + 1]
-    stored = [n for s in between for n in ast.walk(s)
+    stored = [n for s in between for n in walk(s)
               if isinstance(n, (ast.Name, ast.Attribute)) and not isinstance(getattr(n, "ctx", None), ast.Load)]
     attribute = "." in element  # `self.cur.weight`: a store to it or to a prefix, or a call that may make one
     if any(isinstance(n, ast.Name) and n.id in names
            or isinstance(n, ast.Attribute) and (element + ".").startswith(ctx.segment(n) + ".") for n in stored) or (
-        attribute and any(isinstance(n, ast.Call) for s in between[:-1] for n in ast.walk(s))
+        attribute and any(isinstance(n, ast.Call) for s in between[:-1] for n in walk(s))
     ):
         return None, None, f"a name of `{ctx.segment(node)}` is rebound before the concatenation"
     deletion = statement_deletion(assign, ctx)

@@ -20,6 +20,7 @@ import ast
 from onnxfix.patterns.control_flow.vanishing import structure
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.statements import block_of, single_name_assignment
+from onnxfix.rewriter.tree_walk import walk
 
 _INTERPOLATE = frozenset({"torch.nn.functional.interpolate", "torch.nn.functional.upsample"})
 UNSAFE = ("a resize to the size the tensor has is the identity only up to a neighbour's zero weight (inf or NaN "
@@ -42,7 +43,7 @@ def resized_to_multiple(node: ast.If, ctx: FunctionContext) -> str | None:
     size = next((k.value for k in call.keywords if k.arg == "size"), call.args[1] if len(call.args) > 1 else None)
     if not isinstance(size, (ast.Tuple, ast.List)) or len(size.elts) != len(pairs):
         return None
-    tested = {n.id for a, b in pairs for n in ast.walk(ast.Tuple([a, b], ast.Load())) if isinstance(n, ast.Name)}
+    tested = {n.id for a, b in pairs for n in walk(ast.Tuple([a, b], ast.Load())) if isinstance(n, ast.Name)}
     local = {}
     for statement in computed:
         target = single_name_assignment(statement)
@@ -127,7 +128,7 @@ def _stored_between(name: str, start: int, node: ast.If, ctx: FunctionContext) -
     """`name` bound anywhere (a tuple target, a loop, a nested block) after line ``start`` and
     before the `if`, or in the `if`'s body before its last statement."""
     last = node.body[-1]
-    for n in ast.walk(ctx.fn.node):
+    for n in walk(ctx.fn.node):
         if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, (ast.Store, ast.Del)):
             if start < n.lineno < node.lineno or node.lineno <= n.lineno < last.lineno:
                 return True

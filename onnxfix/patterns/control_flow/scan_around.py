@@ -10,6 +10,7 @@ from onnxfix.patterns.control_flow.scan_parts import ScanPlan
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.integers import int_constant
 from onnxfix.rewriter.statements import block_of
+from onnxfix.rewriter.tree_walk import walk
 
 
 STACKERS = {"torch.stack": "stack", "torch.cat": "cat", "torch.concat": "cat", "torch.concatenate": "cat"}
@@ -31,7 +32,7 @@ def stacks_after(node: ast.For, scan: ScanPlan, ctx: FunctionContext) -> list[tu
         if not remaining:
             break
         calls = {}
-        for sub in ast.walk(statement):
+        for sub in walk(statement):
             if isinstance(sub, ast.Call) and _stacked_list(sub, ctx) in remaining:
                 listed = _stacked_list(sub, ctx)
                 text = _stacked_text(sub, f"_ys{list(scan.outputs).index(listed)}", ctx)
@@ -47,11 +48,11 @@ def stacks_after(node: ast.For, scan: ScanPlan, ctx: FunctionContext) -> list[tu
         stacks.append((statement, calls))
     if remaining:
         return None
-    stacked = {id(sub.args[0]) for statement, calls in stacks for sub in ast.walk(statement) if id(sub) in calls}
+    stacked = {id(sub.args[0]) for statement, calls in stacks for sub in walk(statement) if id(sub) in calls}
     # `results = torch.cat(results, dim=0)` (SpeechBrain's EMA scan): later reads are of the tensor
     rebound = {target.id: (statement.end_lineno, statement.end_col_offset) for statement, _ in stacks
                if isinstance(statement, ast.Assign) for target in statement.targets if isinstance(target, ast.Name)}
-    for sub in ast.walk(ctx.fn.node):
+    for sub in walk(ctx.fn.node):
         if (isinstance(sub, ast.Name) and sub.id in scan.outputs and isinstance(sub.ctx, ast.Load)
                 and (sub.lineno, sub.col_offset) > (node.end_lineno, node.end_col_offset) and id(sub) not in stacked
                 and not (sub.id in rebound and (sub.lineno, sub.col_offset) > rebound[sub.id])):
@@ -91,16 +92,16 @@ def nothing_else_read_after(node: ast.For, temporaries: set[str], ctx: FunctionC
         if isinstance(statement, (ast.For, ast.AsyncFor)):
             # the body's reads of the target are of its own binding; with no iteration the target
             # keeps the step's stale value, so it stays unresolved
-            own = {n.id for n in ast.walk(statement.target) if isinstance(n, ast.Name)}
+            own = {n.id for n in walk(statement.target) if isinstance(n, ast.Name)}
             if _uses(statement.iter) & unresolved or (_uses(statement) - own) & unresolved:
                 return False
             continue
         if _uses(statement) & unresolved:
             return False
         if isinstance(statement, ast.Assign):
-            unresolved -= {n.id for t in statement.targets for n in ast.walk(t)
+            unresolved -= {n.id for t in statement.targets for n in walk(t)
                            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    inside = {id(n) for n in ast.walk(node)}
+    inside = {id(n) for n in walk(node)}
     for name in unresolved:  # reads inside later loops that bind the name themselves
         inside |= rebound_by_other_loops(name, node, ctx.fn.node)
     looped = any(isinstance(a, (ast.For, ast.AsyncFor, ast.While)) for a in ctx.ancestors(node))
@@ -108,13 +109,13 @@ def nothing_else_read_after(node: ast.For, temporaries: set[str], ctx: FunctionC
     return not any(
         isinstance(n, ast.Name) and n.id in unresolved and isinstance(n.ctx, (ast.Load, ast.Del))
         and id(n) not in inside and (looped or (n.lineno, n.col_offset) > end)
-        for n in ast.walk(ctx.fn.node)
+        for n in walk(ctx.fn.node)
     )
 
 
 def _uses(node: ast.AST) -> set[str]:
     """Names read (or deleted) anywhere in ``node``."""
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Load, ast.Del))}
+    return {n.id for n in walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Load, ast.Del))}
 
 
 def empty_before(listed: str, node: ast.For, ctx: FunctionContext) -> bool:
@@ -123,7 +124,7 @@ def empty_before(listed: str, node: ast.For, ctx: FunctionContext) -> bool:
     before the loop: the stack holds the steps' outputs and nothing else."""
     block = block_of(node, ctx)
     for statement in reversed(block[:block.index(node)]):
-        if not any(isinstance(n, ast.Name) and n.id == listed for n in ast.walk(statement)):
+        if not any(isinstance(n, ast.Name) and n.id == listed for n in walk(statement)):
             continue
         if isinstance(statement, ast.AnnAssign) and statement.value is not None:
             target, value = statement.target, statement.value
@@ -147,7 +148,7 @@ def _empty_list(value: ast.expr, ctx: FunctionContext) -> bool:
 
 def bound_before(name: str, node: ast.For, ctx: FunctionContext) -> bool:
     start = (node.lineno, node.col_offset)
-    for sub in ast.walk(ctx.fn.node):
+    for sub in walk(ctx.fn.node):
         if isinstance(sub, ast.Name) and sub.id == name and isinstance(sub.ctx, ast.Store) and (sub.lineno, sub.col_offset) < start:
             return True
         if isinstance(sub, ast.arg) and sub.arg == name:

@@ -50,6 +50,7 @@ from onnxfix.patterns.views.chains import SPLIT_METHODS, VIEW_ATTRIBUTES, VIEW_M
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.integers import int_constant
 from onnxfix.rewriter.rule import Edit, Fix
+from onnxfix.rewriter.tree_walk import walk
 
 
 WHY_UNSAFE = (
@@ -201,15 +202,15 @@ def _body_assignments(node: ast.For, scan: ScanPlan, ctx: FunctionContext) -> li
     if not scan.outputs or scan.index in assigned or (set(scan.outputs) | written) & set(assigned):
         return None
     changing = {*assigned, scan.index, *scan.sliced.values(), *(k for k in scan.outputs if isinstance(k, str)), *written}
-    if any(isinstance(n, ast.Name) and n.id in changing for test in conditions for n in ast.walk(test)):
+    if any(isinstance(n, ast.Name) and n.id in changing for test in conditions for n in walk(test)):
         return None  # a test on a value the loop changes: the branch may differ from step to step
     if written and _aliased_elsewhere(written, node, ctx):
         return None  # `y = x.view(-1)` read in the body while the loop writes x: the steps see each other's writes
     targets = {id(t.value) for t, _ in scan.writes.values()} | _own_rows_read_in_the_write(node, scan)
-    if any(isinstance(n, ast.Name) and n.id in written and id(n) not in targets for n in ast.walk(node)
+    if any(isinstance(n, ast.Name) and n.id in written and id(n) not in targets for n in walk(node)
            if id(n) not in _size_reads(node.iter)):  # the range's `x.shape[0]` is read once, before
         return None  # a written tensor read in the body: the steps depend on each other through it
-    for sub in ast.walk(node):  # in-place methods, nested scopes, yields: not a pure step
+    for sub in walk(node):  # in-place methods, nested scopes, yields: not a pure step
         if isinstance(sub, (ast.Lambda, ast.FunctionDef, ast.Yield, ast.YieldFrom, ast.NamedExpr, ast.Await)):
             return None
         if (isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr.endswith("_")
@@ -228,7 +229,7 @@ def _own_rows_read_in_the_write(node: ast.For, scan: ScanPlan) -> set[int]:
         if id(statement) not in scan.writes:
             continue
         target, dim = scan.writes[id(statement)]
-        for sub in ast.walk(statement.value):
+        for sub in walk(statement.value):
             if (isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name) and sub.value.id == target.value.id
                     and dim in (indexed_dim(sub.slice, scan.index), leading_index(sub.slice, scan.index))):
                 own.add(id(sub.value))
@@ -260,9 +261,9 @@ def _aliased_elsewhere(written: set[str], node: ast.For, ctx: FunctionContext) -
     """A name the body reads bound in the function to a view of a tensor the loop writes, or the
     written tensor bound to a view of one the body reads: a step would see the earlier steps'
     writes through it, which the scan's inputs (read before the loop) do not."""
-    read = {n.id for n in ast.walk(ast.Module(body=node.body, type_ignores=[]))
+    read = {n.id for n in walk(ast.Module(body=node.body, type_ignores=[]))
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} - written
-    for sub in ast.walk(ctx.fn.node):
+    for sub in walk(ctx.fn.node):
         if not isinstance(sub, ast.Assign):
             continue
         source = _viewed(sub.value)
@@ -278,7 +279,7 @@ def _size_reads(iterable: ast.expr) -> set[int]:
     """ids of the names in `x.shape[...]`, `x.size(...)`, `len(x)` of a loop's iterable: sizes,
     evaluated once before the loop (the items of `x.unbind(1)` are views: not among them)."""
     names: set[int] = set()
-    for sub in ast.walk(iterable):
+    for sub in walk(iterable):
         if isinstance(sub, ast.Attribute) and sub.attr == "shape" and isinstance(sub.value, ast.Name):
             names.add(id(sub.value))
         elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr == "size" \
@@ -325,13 +326,13 @@ def _step_value_as_size(node: ast.For, scan: ScanPlan, assigned: list[str], ctx:
     """A stepped value read as a size or a Python number (`x[i].expand(n[i], -1)`, `int(n[i])`),
     or bounding a slice that the step does not reduce at once (`outs.append(x[i, :n[i]])`): each
     step's output would have its own shape, which a scan cannot stack."""
-    for sub in ast.walk(node):
+    for sub in walk(node):
         if isinstance(sub, ast.Call) and isinstance(sub.func, (ast.Attribute, ast.Name)) and (
                 getattr(sub.func, "attr", None) or getattr(sub.func, "id", None)) in DATA_SIZED:
             return True
     if not _stepped_slices_reduced(node, scan, assigned, ctx):
         return True
-    for sub in ast.walk(node):
+    for sub in walk(node):
         if not isinstance(sub, ast.Call):
             continue
         name = sub.func.attr if isinstance(sub.func, ast.Attribute) else sub.func.id if isinstance(sub.func, ast.Name) else ""
@@ -340,7 +341,7 @@ def _step_value_as_size(node: ast.For, scan: ScanPlan, assigned: list[str], ctx:
         arguments = [*sub.args, *(k.value for k in sub.keywords)]
         if name in ("item", "tolist") and isinstance(sub.func, ast.Attribute):
             arguments.append(sub.func.value)
-        if any(id(n) in scan.replaced for argument in arguments for n in ast.walk(argument)):
+        if any(id(n) in scan.replaced for argument in arguments for n in walk(argument)):
             return True
     return False
 
@@ -354,13 +355,13 @@ def _stepped_slices_reduced(node: ast.For, scan: ScanPlan, assigned: list[str], 
     is reduced right away over all its dims or over the cut one (`.mean(dim=1)` where the cut is
     the result's dim 1): a step's output keeps one shape whatever the length."""
     temporaries = set(assigned)
-    for sub in ast.walk(ast.Module(body=node.body, type_ignores=[])):
+    for sub in walk(ast.Module(body=node.body, type_ignores=[])):
         if not isinstance(sub, ast.Subscript) or not isinstance(sub.slice, (ast.Tuple, ast.Slice)):
             continue
         elements = sub.slice.elts if isinstance(sub.slice, ast.Tuple) else [sub.slice]
         cut = [k for k, e in enumerate(elements) if isinstance(e, ast.Slice) and any(
             id(n) in scan.replaced or isinstance(n, ast.Name) and n.id in temporaries
-            for bound in (e.lower, e.upper, e.step) if bound is not None for n in ast.walk(bound))]
+            for bound in (e.lower, e.upper, e.step) if bound is not None for n in walk(bound))]
         if cut and not _reduced_over(sub, elements, cut, scan, ctx):
             return False
     return True
@@ -393,11 +394,11 @@ def _plain_step(node: ast.For, scan: ScanPlan) -> bool:
     lists = {key for key in scan.outputs if isinstance(key, str)}
     receivers = {id(found[2]) for found in map(appended, node.body) if found is not None}
     stepped = {scan.index, *scan.sliced.values()}
-    for sub in ast.walk(ast.Module(body=node.body, type_ignores=[])):
+    for sub in walk(ast.Module(body=node.body, type_ignores=[])):
         if isinstance(sub, ast.Name) and sub.id in lists and id(sub) not in receivers:
             return False
         if isinstance(sub, ast.comprehension) and any(
-                isinstance(n, ast.Name) and n.id in stepped for n in ast.walk(sub.target)):
+                isinstance(n, ast.Name) and n.id in stepped for n in walk(sub.target)):
             return False
         if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id == "super" and not sub.args:
             return False
@@ -420,7 +421,7 @@ def _index_only_in_subscripts(node: ast.For, scan: ScanPlan, assigned: list[str]
     """Every read of the index is the one integer position of `X[:, i]`-style subscripts of a
     tensor the body does not rebind; records each as a step input."""
     allowed: set[int] = set()
-    subscripts = [n for n in ast.walk(ast.Module(body=node.body, type_ignores=[]))
+    subscripts = [n for n in walk(ast.Module(body=node.body, type_ignores=[]))
                   if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load)]
     trailing: list[tuple[ast.Subscript, int]] = []  # `x[i, :, :n]`: the step's slice indexed further
     for sub in sorted(subscripts, key=lambda n: (n.lineno, n.col_offset)):
@@ -430,7 +431,7 @@ def _index_only_in_subscripts(node: ast.For, scan: ScanPlan, assigned: list[str]
             if dim is None:
                 continue
             trailing.append((sub, dim))
-        if any(isinstance(n, ast.Name) and n.id in assigned + list(scan.outputs) for n in ast.walk(sub.value)):
+        if any(isinstance(n, ast.Name) and n.id in assigned + list(scan.outputs) for n in walk(sub.value)):
             return False
         if not _plain_reference(sub.value) or isinstance(ctx.parent(sub), ast.Call) and ctx.parent(sub).func is sub:
             return False  # `self.heads[i](h)`: a module list, not a tensor
@@ -446,11 +447,11 @@ def _index_only_in_subscripts(node: ast.For, scan: ScanPlan, assigned: list[str]
         scan.replaced[id(sub)] = f"{scan.replaced[id(sub)]}[{texts}]"
     for target, _ in scan.writes.values():
         allowed.add(id(target.slice) if isinstance(target.slice, ast.Name) else id(index_element(target.slice, scan.index)))
-    reads = [n for n in ast.walk(node) if isinstance(n, ast.Name) and n.id == scan.index and isinstance(n.ctx, ast.Load)]
+    reads = [n for n in walk(node) if isinstance(n, ast.Name) and n.id == scan.index and isinstance(n.ctx, ast.Load)]
     if any(id(n) not in allowed for n in reads):
         return False
     elsewhere = rebound_by_other_loops(scan.index, node, ctx.fn.node)
-    function_reads = [n for n in ast.walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == scan.index
+    function_reads = [n for n in walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == scan.index
                       and isinstance(n.ctx, ast.Load) and id(n) not in elsewhere
                       and (n.lineno, n.col_offset) > (node.end_lineno, node.end_col_offset)]
     return not function_reads  # Python keeps the index bound after the loop
@@ -470,7 +471,7 @@ def _not_a_tensor(name: str, node: ast.For, ctx: FunctionContext) -> bool:
         return False
     return ctx.tensors.name_is_tensor(name) is False or any(
         isinstance(s, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in s.targets)
-        and isinstance(s.value, ast.List) for s in ast.walk(ctx.fn.node))
+        and isinstance(s.value, ast.List) for s in walk(ctx.fn.node))
 
 
 def _carried(node: ast.For, assigned: list[str]) -> list[str]:
@@ -486,7 +487,7 @@ def _bound_after(statements: list[ast.stmt], bound: set[str], assigned: list[str
     bound = set(bound)
     for statement in statements:
         read = statement.test if isinstance(statement, ast.If) else statement.value
-        for sub in ast.walk(read):
+        for sub in walk(read):
             if isinstance(sub, ast.Name) and sub.id in assigned and sub.id not in bound and sub.id not in carried:
                 carried.append(sub.id)
         if isinstance(statement, ast.If):

@@ -7,6 +7,7 @@ import ast
 from dataclasses import dataclass, field
 
 from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.tree_walk import walk
 
 
 @dataclass
@@ -79,7 +80,7 @@ def substituted(node: ast.AST, replacements: dict[int, str], ctx: FunctionContex
     source = ctx.file.source
     base = source.span(node)[0]
     text = ctx.segment(node)
-    spans = sorted(((source.span(n), replacements[id(n)]) for n in ast.walk(node) if id(n) in replacements),
+    spans = sorted(((source.span(n), replacements[id(n)]) for n in walk(node) if id(n) in replacements),
                    key=lambda item: (item[0][0], -item[0][1]))
     outermost: list[tuple[tuple[int, int], str]] = []
     for span, new in spans:  # a replaced subscript inside another's text is part of that one's replacement
@@ -112,6 +113,6 @@ def appended_list(statement: ast.stmt) -> str | None:
 def tuple_bound(name: str, ctx: FunctionContext) -> bool:
     """``name`` is bound in the function to a tuple literal and never to a list literal
     (`hidden = (h, c)`: an LSTM cell's state)."""
-    values = [s.value for s in ast.walk(ctx.fn.node) if isinstance(s, ast.Assign)
+    values = [s.value for s in walk(ctx.fn.node) if isinstance(s, ast.Assign)
               and any(isinstance(t, ast.Name) and t.id == name for t in s.targets)]
     return any(isinstance(v, ast.Tuple) for v in values) and not any(isinstance(v, ast.List) for v in values)

@@ -9,6 +9,7 @@ from onnxfix.patterns.control_flow.scan_parts import ScanPlan, appended, index_e
 from onnxfix.rewriter.context import LINE_LIMIT, FunctionContext
 from onnxfix.rewriter.integers import int_constant
 from onnxfix.rewriter.statements import statement_indent
+from onnxfix.rewriter.tree_walk import walk
 
 
 def scan_rewrite(node: ast.For, scan: ScanPlan, stacks: list[tuple[ast.stmt, dict[int, str]]], torch: str,
@@ -68,7 +69,7 @@ def _container_carry(name: str, node: ast.For, ctx: FunctionContext) -> bool:
     no carry: torch 2.13's scan refuses a step returning one ("HOP body output unsupported")."""
     if tuple_bound(name, ctx):
         return True
-    read = next((n for n in ast.walk(node) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)),
+    read = next((n for n in walk(node) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)),
                 None)
     return read is None or ctx.tensors.is_tensor(read) is not True
 
@@ -79,13 +80,13 @@ def _names_clash(node: ast.For, scan: ScanPlan, ctx: FunctionContext) -> bool:
     earlier rewrites made (each binds and reads its own before the next)."""
     step_names = {"_carry", "_xs", "_carry0", "_x0", *(n for n in scan.sliced.values() if n.startswith("_x")),
                   *scan.outputs.values()}
-    if any(isinstance(n, ast.Name) and n.id in step_names for n in ast.walk(node)):
+    if any(isinstance(n, ast.Name) and n.id in step_names for n in walk(node)):
         return True
     function_names = {"_scan_step", "_carry0", *(f"_ys{k}" for k in range(len(scan.outputs)))}
-    rewritten = {id(n) for branch in ast.walk(ctx.fn.node) if is_scan_branch(branch) for n in ast.walk(branch)}
+    rewritten = {id(n) for branch in walk(ctx.fn.node) if is_scan_branch(branch) for n in walk(branch)}
     return any(
         (isinstance(n, ast.Name) and n.id in function_names or isinstance(n, ast.FunctionDef) and n.name in function_names)
-        and id(n) not in rewritten for n in ast.walk(ctx.fn.node)
+        and id(n) not in rewritten for n in walk(ctx.fn.node)
     )
 
 
@@ -103,7 +104,7 @@ def _tuple(items: list[str]) -> str:
 def _has_multiline_string(node: ast.For, stacks: list[tuple[ast.stmt, dict[int, str]]]) -> bool:
     statements = [node, *(statement for statement, _ in stacks)]
     return any(isinstance(n, ast.Constant) and isinstance(n.value, (str, bytes)) and n.lineno != n.end_lineno
-               for statement in statements for n in ast.walk(statement))
+               for statement in statements for n in walk(statement))
 
 
 def _written_steps(target: ast.Subscript, dim: int, ys: str, scan: ScanPlan, ctx: FunctionContext) -> str:

@@ -10,6 +10,7 @@ from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.integers import int_constant
 from onnxfix.rewriter.rule import Fix
 from onnxfix.rewriter.statements import comments_outside, replace_statements
+from onnxfix.rewriter.tree_walk import walk
 
 SORTS = frozenset({"sort", "argsort"})
 FLATTENING_METHODS = frozenset({"flatten", "ravel"})
@@ -186,7 +187,7 @@ def _only_read(name: str, ctx: FunctionContext) -> bool:
     """Every use of `name` in the function reads it: an index (`a[name]`), a read subscript
     (`name[i]`), a size or dtype, a method that is not in-place, or an argument of a `torch.*`
     function without `out=`; never written through, passed to other code, or aliased."""
-    for node in ast.walk(ctx.fn.node):
+    for node in walk(ctx.fn.node):
         if not (isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)):
             continue
         parent = ctx.parent(node)

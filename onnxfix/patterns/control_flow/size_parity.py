@@ -15,6 +15,7 @@ from onnxfix.rewriter.statements import (
     statement_removal,
 )
 from onnxfix.rewriter.tensors import in_place_method
+from onnxfix.rewriter.tree_walk import walk
 
 
 # -- ONX601 on sizes: a branch that only decides whether a zero pad is applied --------------------
@@ -101,7 +102,7 @@ def unconditional_body(ctx: FunctionContext, node: ast.If, rewrites: list[tuple[
     ``rewrites`` spliced in and the comments outside the body kept above it; None if the source
     cannot be tokenized."""
     if any(isinstance(n, ast.Constant) and isinstance(n.value, (str, bytes)) and n.end_lineno != n.lineno
-           for statement in node.body for n in ast.walk(statement)):
+           for statement in node.body for n in walk(statement)):
         return None  # dedenting the body would change a multi-line string's contents
     comments = comments_outside(ctx, node, node.body, kept_block=True)  # those between its statements stay in it
     if comments is None:
@@ -160,7 +161,7 @@ def _configured_divisors(test: ast.expr) -> list[ast.expr]:
     is never positive, so the original never pads where the rewrite pads by a negative amount.
     (`S % k != 0` needs no sign: `(k - S % k) % k` is `k - S % k` for any k whose remainder
     is not 0, and 0 where it is.)"""
-    return [n.left.right for n in ast.walk(test) if isinstance(n, ast.Compare) and len(n.ops) == 1
+    return [n.left.right for n in walk(test) if isinstance(n, ast.Compare) and len(n.ops) == 1
             and isinstance(n.ops[0], ast.Gt) and isinstance(n.left, ast.BinOp) and isinstance(n.left.op, ast.Mod)
             and not isinstance(n.left.right, ast.Constant)]
 
@@ -212,10 +213,10 @@ def escapes_after(name: str, node: ast.If, ctx: FunctionContext) -> str | None:
             break
     loop = next((a for a in ctx.ancestors(node) if isinstance(a, (ast.For, ast.While, ast.AsyncFor))), None)
     if not rebound or loop is not None:  # in a loop, the statements before the `if` run after it too
-        statements = [s for s in ast.walk(ctx.fn.node) if isinstance(s, ast.stmt) and s.lineno > node.end_lineno]
+        statements = [s for s in walk(ctx.fn.node) if isinstance(s, ast.stmt) and s.lineno > node.end_lineno]
         statements += loop.body if loop is not None else []
     for statement in statements:
-        for current in ast.walk(statement):
+        for current in walk(statement):
             reason = _escape(current, name, ctx)
             if reason:
                 return reason
@@ -225,10 +226,10 @@ def escapes_after(name: str, node: ast.If, ctx: FunctionContext) -> str | None:
 def _aliased_before(name: str, node: ast.AST, ctx: FunctionContext) -> str | None:
     """`y = x` (or `x` stored in a container) before the `if`: the unpadded tensor stays
     reachable under another name, which a write after the `if` would show."""
-    for statement in ast.walk(ctx.fn.node):
+    for statement in walk(ctx.fn.node):
         if isinstance(statement, ast.stmt) and statement.lineno < node.lineno and not isinstance(
                 statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.For, ast.While, ast.If, ast.With)):
-            for current in ast.walk(statement):
+            for current in walk(statement):
                 if isinstance(current, (ast.Assign, ast.AnnAssign)) and isinstance(current.value, ast.Name) \
                         and current.value.id == name:
                     return "aliased before the `if` and so still reachable"
@@ -262,7 +263,7 @@ def _torch_layer(func: ast.expr, ctx: FunctionContext) -> bool:
     built = ctx.self_attr_value(func)
     if not isinstance(built, ast.Call):
         return False
-    for call in (n for n in ast.walk(built) if isinstance(n, ast.Call)):
+    for call in (n for n in walk(built) if isinstance(n, ast.Call)):
         if ctx.file.module.scope.qualname(call.func) not in _FRESH_OUTPUT_LAYERS:
             return False
         if any(k.arg == "inplace" and not (isinstance(k.value, ast.Constant) and k.value.value is False)

@@ -31,6 +31,7 @@ from onnxfix.rewriter.rule import Fix, Helper, Rule, RuleDoc
 from onnxfix.rewriter.statements import (
     comments_outside, is_elif, replace_statements, single_name_assignment, statement_indent,
 )
+from onnxfix.rewriter.tree_walk import walk
 
 SIZE_SELECT = Helper("_onnx_size_select", helper_source("size_select"))
 ORDERINGS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)  # not `is None`: a default, not a size test
@@ -157,7 +158,7 @@ def _number(node: ast.expr, ctx: FunctionContext, depth: int = 3) -> bool:
 def _reads_any(chosen: list[dict[str, ast.expr]], names: list[str]) -> bool:
     """A value reads a name the `if` assigns (its value would depend on the order of the selections)."""
     return any(isinstance(sub, ast.Name) and sub.id in names
-               for values in chosen for value in values.values() for sub in ast.walk(value))
+               for values in chosen for value in values.values() for sub in walk(value))
 
 
 def _bound_before(name: str, node: ast.If, ctx: FunctionContext) -> bool:

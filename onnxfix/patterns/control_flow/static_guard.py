@@ -10,6 +10,7 @@ from onnxfix.patterns.control_flow.size_parity import escapes_after
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix
 from onnxfix.rewriter.statements import block_of, bound_before, parenthesize, single_name_assignment
+from onnxfix.rewriter.tree_walk import walk
 
 FLOAT_DTYPES = frozenset({
     "torch.float16", "torch.half", "torch.bfloat16", "torch.float32", "torch.float", "torch.float64", "torch.double",
@@ -43,7 +44,7 @@ def static_guard_where(node: ast.If, ctx: FunctionContext) -> tuple[Fix, str] | 
         return None
     if python_container(last.value):
         return None  # `shape = [... for d in shape]`: torch.where selects tensors and numbers only
-    if not any(isinstance(n, ast.Name) and n.id == target for n in ast.walk(last.value)):
+    if not any(isinstance(n, ast.Name) and n.id == target for n in walk(last.value)):
         return None  # not rebound from itself (`e = None; if ...: e = embed(...)`: where(c, t, None) raises)
     helper_names = []
     for statement in helpers:
@@ -77,8 +78,8 @@ def _local_to(name: str, node: ast.If, ctx: FunctionContext) -> bool:
     read anywhere else."""
     if ctx.is_parameter(name):
         return False
-    inside = {id(n) for statement in node.body for n in ast.walk(statement)}
-    for current in ast.walk(ctx.fn.node):
+    inside = {id(n) for statement in node.body for n in walk(statement)}
+    for current in walk(ctx.fn.node):
         if isinstance(current, ast.Name) and current.id == name and id(current) not in inside:
             if not isinstance(current.ctx, ast.Store) and not _rebound_before(current, name, node, ctx):
                 return False
@@ -103,7 +104,7 @@ def _rebound_before(load: ast.Name, name: str, guard: ast.If, ctx: FunctionConte
             earlier = [i for i, s in enumerate(block[:position]) if single_name_assignment(s) == name]
             if earlier:
                 between = block[earlier[-1] + 1 : position + 1]
-                return not any(guard is n for s in between for n in ast.walk(s))
+                return not any(guard is n for s in between for n in walk(s))
         if ancestor is ctx.fn.node:
             return False
         child = ancestor

@@ -23,6 +23,7 @@ from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.function_body import walk_function_body
 from onnxfix.rewriter.rule import Edit, Fix, Rule, RuleDoc
 from onnxfix.rewriter.statements import is_elif
+from onnxfix.rewriter.tree_walk import walk
 
 
 class SuggestedCheck(Rule):
@@ -201,7 +202,7 @@ def _names(condition: str) -> set[str]:
         tree = ast.parse(condition, mode="eval")
     except SyntaxError:
         return set()
-    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    return {n.id for n in walk(tree) if isinstance(n, ast.Name)}
 
 
 def _innermost(statements: list[ast.stmt], line: int) -> ast.stmt | None:

@@ -24,6 +24,7 @@ from onnxfix.patterns.control_flow.size_paths import RESIZES, compares_sizes, vi
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.export_guards import TRUE_UNDER_LEGACY_EXPORT, consults_export_guard, negated_guard_call
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
+from onnxfix.rewriter.tree_walk import walk
 
 def tracing_guard(node: ast.expr) -> ast.Call | None:
     """The call of `not torch.jit.is_tracing()` (any spelling of the tracer's state)."""
@@ -149,7 +150,7 @@ def _resizes_after(node: ast.If, value: ast.expr, ctx: FunctionContext) -> bool:
     is resized to a given `size` (not by a `scale_factor`): the general path is the shortcut's
     value resized, which gives it back for its own size."""
     end = node.end_lineno or node.lineno
-    for n in ast.walk(ctx.fn.node):
+    for n in walk(ctx.fn.node):
         if not (isinstance(n, ast.Call) and getattr(n, "lineno", 0) > end and n.args):
             continue
         name = n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id if isinstance(n.func, ast.Name) else ""

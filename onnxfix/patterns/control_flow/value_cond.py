@@ -18,6 +18,7 @@ from onnxfix.decompositions import helper_source
 from onnxfix.patterns.control_flow.conditions import tensor_condition
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Helper
+from onnxfix.rewriter.tree_walk import walk
 
 VALUE_COND = Helper("_onnx_value_cond", helper_source("value_cond"))
 JOINS = {ast.Or: "|", ast.And: "&"}
@@ -80,4 +81,4 @@ def _operand_text(value: ast.expr, ctx: FunctionContext) -> str:
 
 def _drops_item(test: ast.expr, ctx: FunctionContext) -> bool:
     """The where text left out an `.item()` (a comparison made in the tensor's dtype, not a double)."""
-    return any(ctx.tensors.item_receiver(n) is not None for n in ast.walk(test))
+    return any(ctx.tensors.item_receiver(n) is not None for n in walk(test))

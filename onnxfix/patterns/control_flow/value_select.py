@@ -18,6 +18,7 @@ from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.export_guards import consults_export_guard
 from onnxfix.rewriter.rule import Fix, Helper
 from onnxfix.rewriter.statements import is_elif
+from onnxfix.rewriter.tree_walk import walk
 
 VALUE_SELECT = Helper("_onnx_value_select", helper_source("value_select"))
 TITLE = "Keep both branches; select with `torch.where` under export"
@@ -67,11 +68,11 @@ def _returned(statements: list[ast.stmt]) -> list[ast.expr]:
     def leaves(value: ast.expr) -> list[ast.expr]:
         return [leaf for e in value.elts for leaf in leaves(e)] if isinstance(value, ast.Tuple) else [value]
 
-    return [leaf for node in (n for s in statements for n in ast.walk(s))
+    return [leaf for node in (n for s in statements for n in walk(s))
             if isinstance(node, ast.Return) and node.value is not None for leaf in leaves(node.value)]
 
 
 def _assigned(statements: list[ast.stmt], outputs: list[str]) -> list[ast.expr]:
     """The values the statements assign to one of ``outputs`` by a plain `name = value`."""
-    return [node.value for node in (n for s in statements for n in ast.walk(s))
+    return [node.value for node in (n for s in statements for n in walk(s))
             if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id in outputs for t in node.targets)]

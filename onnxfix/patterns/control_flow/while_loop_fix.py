@@ -29,6 +29,7 @@ from onnxfix.rewriter.binding_flow import certainly_bound, free_reads
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Edit, Fix
 from onnxfix.rewriter.statements import statement_indent
+from onnxfix.rewriter.tree_walk import walk
 
 COND, BODY = "_onnx_while_cond", "_onnx_while_body"
 
@@ -43,10 +44,10 @@ def while_loop_fix(node: ast.While, ctx: FunctionContext) -> Fix | None:
     if not all(only_computes(s, node.body) and _plain_assignment(s) for s in node.body):
         return None
     if spans_multiline_string(node.body, ctx) or any(isinstance(n, ast.Name) and n.id in (COND, BODY)
-                                                     for n in ast.walk(ctx.fn.node)):
+                                                     for n in walk(ctx.fn.node)):
         return None
     predicate = value_predicate(node.test, ctx)
-    if predicate is None or any(isinstance(n, ast.NamedExpr) for n in ast.walk(node.test)):
+    if predicate is None or any(isinstance(n, ast.NamedExpr) for n in walk(node.test)):
         return None
     carried = _carried(node, ctx)
     # a carried Python number would fail the export (while_loop carries tensors), as the loop did
@@ -65,11 +66,11 @@ def _plain_assignment(statement: ast.stmt) -> bool:
 def _carried(node: ast.While, ctx: FunctionContext) -> list[str]:
     """The names the body binds that the test, a later step or the code after the loop reads, in
     order of first binding."""
-    bound = [n.id for s in node.body for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
-    read_in_test = {n.id for n in ast.walk(node.test) if isinstance(n, ast.Name)}
+    bound = [n.id for s in node.body for n in walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+    read_in_test = {n.id for n in walk(node.test) if isinstance(n, ast.Name)}
     read_first = free_reads(node.body)
     end = (node.end_lineno, node.end_col_offset)
-    read_after = {n.id for n in ast.walk(ctx.fn.node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+    read_after = {n.id for n in walk(ctx.fn.node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
                   and (n.lineno, n.col_offset) > end}
     return list(dict.fromkeys(n for n in bound if n in read_in_test | read_first | read_after))
 

@@ -11,6 +11,7 @@ import ast
 
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix
+from onnxfix.rewriter.tree_walk import walk
 
 # calls whose result is an integer index the data chose, and methods that keep a tensor one
 SELECTING = frozenset({"nonzero", "argwhere"})
@@ -56,7 +57,7 @@ def _returned_form(name: str, ctx: FunctionContext, depth: int) -> str | None:
     `nonzero_tuple(x)`: `x.nonzero().unbind(1)`; its own names are not followed)."""
     for node in ctx.file.module.tree.body:
         if isinstance(node, ast.FunctionDef) and node.name == name:
-            returns = [n.value for n in ast.walk(node) if isinstance(n, ast.Return) and n.value is not None]
+            returns = [n.value for n in walk(node) if isinstance(n, ast.Return) and n.value is not None]
             forms = {_local_form(r, depth) for r in returns}
             return forms.pop() if len(forms) == 1 else None
     return None

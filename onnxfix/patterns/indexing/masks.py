@@ -13,6 +13,7 @@ from onnxfix.rewriter.integers import is_number
 from onnxfix.rewriter.module_outputs import returns_one_tensor
 from onnxfix.rewriter.precedence import ATOM, operand
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
+from onnxfix.rewriter.tree_walk import walk
 
 FLOAT16_MAX = 65504.0  # masked_fill_ refuses a number a float16 tensor cannot hold; index_put writes inf
 
@@ -206,7 +207,7 @@ def _mentions(node: ast.expr, receiver: ast.expr) -> bool:
     root = receiver
     while isinstance(root, ast.Attribute):
         root = root.value
-    return any(isinstance(n, ast.Name) and isinstance(root, ast.Name) and n.id == root.id for n in ast.walk(node))
+    return any(isinstance(n, ast.Name) and isinstance(root, ast.Name) and n.id == root.id for n in walk(node))
 
 
 def _bound_once_to_bool(name: str, ctx: FunctionContext) -> bool:
@@ -216,7 +217,7 @@ def _bound_once_to_bool(name: str, ctx: FunctionContext) -> bool:
     function binding it): what the write reads is that value."""
     if ctx.is_parameter(name):
         return False
-    bindings = [n for n in ast.walk(ctx.fn.node) if (isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store))
+    bindings = [n for n in walk(ctx.fn.node) if (isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store))
                 or (isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name == name)
                 or (isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names)
                 or (isinstance(n, ast.alias) and (n.asname or n.name) == name)]

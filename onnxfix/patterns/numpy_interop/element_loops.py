@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.precedence import SYMBOLS
 from onnxfix.rewriter.statements import block_of, sibling_statement, single_name_assignment, statement_removal
+from onnxfix.rewriter.tree_walk import walk
 
 # decimal's rounding modes (to a unit quantum) and their elementwise twins on exact floats.
 # ROUND_UP and ROUND_HALF_DOWN have none in torch, and ROUND_DOWN's (torch.trunc) does not export
@@ -122,12 +123,12 @@ def _unchanged_between(loop: ast.For, collect: ast.Call, ctx: FunctionContext, e
     holder = next((s for s in after if s.lineno <= collect.lineno <= s.end_lineno), None)
     if holder is None:
         return False
-    read = {n.id for n in ast.walk(loop) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} - set(env)
+    read = {n.id for n in walk(loop) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} - set(env)
     read |= {loop.iter.id}
     between = after[: after.index(holder)]
     return not any(
         isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in read
-        for statement in between for n in ast.walk(statement)
+        for statement in between for n in walk(statement)
     )
 
 
@@ -205,4 +206,4 @@ def bare(text: str) -> str:
 
 
 def _depends(node: ast.AST, env: dict) -> bool:
-    return any(isinstance(n, ast.Name) and n.id in env for n in ast.walk(node))
+    return any(isinstance(n, ast.Name) and n.id in env for n in walk(node))

@@ -14,6 +14,7 @@ from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.precedence import IFEXP, precedence
 from onnxfix.rewriter.rule import Edit, Fix, Helper
 from onnxfix.rewriter.statements import comments_outside, replace_statements, statement_removal
+from onnxfix.rewriter.tree_walk import walk
 
 
 def region_fix(region: Region) -> Fix | None:
@@ -70,7 +71,7 @@ def _keyword_renames(call: ast.Call, twin: Twin, ctx: FunctionContext) -> list[E
 def _dtype_edits(call: ast.Call, torch_name: str, ctx: FunctionContext) -> list[Edit]:
     """`np.float32` -> `torch.float32` inside the call (not its function)."""
     edits = []
-    for sub in ast.walk(call):
+    for sub in walk(call):
         if isinstance(sub, ast.Attribute) and sub is not call.func:
             qualname = ctx.qualname(sub)
             if qualname and qualname.startswith("numpy.") and qualname[6:] in NUMPY_DTYPES:

@@ -4,6 +4,7 @@ where its torch twin may round differently: eager keeps the original text."""
 from __future__ import annotations
 
 import ast
+from onnxfix.rewriter.tree_walk import walk
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ def guard_roots(region: Region) -> list[ast.expr] | None:
         if root is None:
             return None
         roots.append(root)
-    inner = {id(sub) for root in roots for sub in ast.walk(root) if sub is not root}
+    inner = {id(sub) for root in roots for sub in walk(root) if sub is not root}
     outermost = {id(root): root for root in roots if id(root) not in inner}
     return sorted(outermost.values(), key=lambda root: region.ctx.file.source.span(root)[0])
 

@@ -14,6 +14,7 @@ from onnxfix.patterns.numpy_interop.twins import (
 )
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.export_guards import EXPORTERS
+from onnxfix.rewriter.tree_walk import walk
 
 
 SINKS = {"torch.from_numpy": "share", "torch.as_tensor": "share", "torch.asarray": "share", "torch.tensor": "copy"}
@@ -152,7 +153,7 @@ def build_region(ctx: FunctionContext) -> Region:
         region.inexact.append("a loop over an array's elements becomes one tensor expression "
                               "(the Python ints it collected become int64, as NumPy's array of them)")
         inside = {id(sub) for found in region.element_loops for part in (found.init, found.loop, found.collect)
-                  for sub in ast.walk(part)}
+                  for sub in walk(part)}
         nodes = [node for node in nodes if id(node) not in inside]
     _find_data_names(region, nodes)
     region.data_names |= {found.init.targets[0].id for found in region.element_loops}
@@ -306,7 +307,7 @@ def _involves_data(call: ast.Call, region: Region) -> bool:
 
 def _is_data(expr: ast.AST, region: Region) -> bool:
     ctx = region.ctx
-    for sub in ast.walk(expr):
+    for sub in walk(expr):
         if is_to_numpy(sub) or ctx.sizes.is_size(sub) or ctx.tensors.is_tensor(sub):
             return True
         if isinstance(sub, ast.Name) and (sub.id in region.data_names or _is_data_parameter(sub.id, ctx)):

@@ -15,6 +15,7 @@ from onnxfix.rewriter.config_numbers import parameter_defaults
 from onnxfix.rewriter.constructed import constructor_arguments
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.names import dotted_parts
+from onnxfix.rewriter.tree_walk import walk
 
 _UNRESOLVED = object()
 
@@ -112,7 +113,7 @@ def _constructed_with(ctx: FunctionContext, init: ast.FunctionDef, name: str) ->
     for argument in constructor_arguments(module, cls, position, name, class_named):
         value = _literal(argument)
         if value is _UNRESOLVED and isinstance(argument, ast.Name):
-            value = _single([_literal(n.value) for n in ast.walk(module.tree) if isinstance(n, ast.Assign)
+            value = _single([_literal(n.value) for n in walk(module.tree) if isinstance(n, ast.Assign)
                              and any(isinstance(t, ast.Name) and t.id == argument.id for t in n.targets)])
         values.append(value)
     return values

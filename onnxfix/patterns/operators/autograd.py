@@ -11,6 +11,7 @@ from onnxfix.rewriter.module_index import ClassInfo
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 from onnxfix.rewriter.names import walk_scope
 from onnxfix.rewriter.scope import is_autograd_function
+from onnxfix.rewriter.tree_walk import walk
 
 
 class AutogradFunctionCallable(Rule):
@@ -141,7 +142,7 @@ def _scripted_call(forward: ast.FunctionDef, ctx: FunctionContext) -> str | None
         ctx.qualname(d.func if isinstance(d, ast.Call) else d) == "torch.jit.script" for d in node.decorator_list)}
     scripted |= {t.id for node in tree.body if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
                  and ctx.qualname(node.value.func) == "torch.jit.script" for t in node.targets if isinstance(t, ast.Name)}
-    return next((sub.func.id for sub in ast.walk(forward) if isinstance(sub, ast.Call)
+    return next((sub.func.id for sub in walk(forward) if isinstance(sub, ast.Call)
                  and isinstance(sub.func, ast.Name) and sub.func.id in scripted), None)
 
 
@@ -154,7 +155,7 @@ def _called_parameter(forward: ast.FunctionDef) -> str | None:
     parameters = _parameters(forward)
     names = set(parameters[1:]) | {a.arg for a in forward.args.kwonlyargs}
     kept = _kept_parameters(forward, parameters[0], names) if parameters else {}
-    for sub in ast.walk(forward):
+    for sub in walk(forward):
         if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id in names:
             return sub.func.id
         if (kept and isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and isinstance(sub.func.value, ast.Name)
@@ -166,7 +167,7 @@ def _called_parameter(forward: ast.FunctionDef) -> str | None:
 def _kept_parameters(forward: ast.FunctionDef, ctx_name: str, names: set[str]) -> dict[str, str]:
     """ctx attribute -> the parameter ``forward`` stores in it (`ctx.run_function = run_function`)."""
     kept = {}
-    for sub in ast.walk(forward):
+    for sub in walk(forward):
         if isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Name) and sub.value.id in names:
             for target in sub.targets:
                 if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == ctx_name:
@@ -183,7 +184,7 @@ def _blocker(info: ClassInfo, forward: ast.FunctionDef, call: ast.Call) -> str |
     if not parameters:
         return "`forward` takes no ctx"
     ctx_name = parameters[0]
-    uses = [sub for sub in ast.walk(forward) if isinstance(sub, ast.Name) and sub.id == ctx_name]
+    uses = [sub for sub in walk(forward) if isinstance(sub, ast.Name) and sub.id == ctx_name]
     if uses and not _keeps_attributes(forward):
         return f"`forward` uses `{ctx_name}` other than to keep values in its own attributes"
     if call.keywords:
@@ -211,12 +212,12 @@ def _keeps_attributes(forward: ast.FunctionDef) -> bool:
     Never a method or attribute autograd provides (`save_for_backward`, `needs_input_grad`)."""
     ctx_name = _parameters(forward)[0]
     stored, loaded = set(), set()
-    for sub in ast.walk(forward):
+    for sub in walk(forward):
         if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == ctx_name:
             (stored if isinstance(sub.ctx, ast.Store) else loaded).add(sub.attr)
-    attribute_uses = sum(1 for sub in ast.walk(forward) if isinstance(sub, ast.Attribute)
+    attribute_uses = sum(1 for sub in walk(forward) if isinstance(sub, ast.Attribute)
                          and isinstance(sub.value, ast.Name) and sub.value.id == ctx_name)
-    name_uses = sum(1 for sub in ast.walk(forward) if isinstance(sub, ast.Name) and sub.id == ctx_name)
+    name_uses = sum(1 for sub in walk(forward) if isinstance(sub, ast.Name) and sub.id == ctx_name)
     backward_only = set(_backward_only_calls(forward))
     return bool(stored or backward_only) and loaded <= stored | backward_only and attribute_uses == name_uses \
         and _stored_first(forward, ctx_name, backward_only)
@@ -226,7 +227,7 @@ def _backward_only_calls(forward: ast.FunctionDef) -> list[str]:
     """The BACKWARD_ONLY methods ``forward`` calls on its ctx, each as a statement of its own
     (`ctx.save_for_backward(x)`), in order of first use; a read of one otherwise is not listed."""
     ctx_name = _parameters(forward)[0]
-    called = [sub.value.func.attr for sub in ast.walk(forward) if isinstance(sub, ast.Expr)
+    called = [sub.value.func.attr for sub in walk(forward) if isinstance(sub, ast.Expr)
               and isinstance(sub.value, ast.Call) and isinstance(sub.value.func, ast.Attribute)
               and isinstance(sub.value.func.value, ast.Name) and sub.value.func.value.id == ctx_name
               and sub.value.func.attr in BACKWARD_ONLY]
@@ -238,7 +239,7 @@ def _stored_first(forward: ast.FunctionDef, ctx_name: str, provided: set[str] = 
     the no-op methods the namespace provides)."""
     stored: set[str] = set(provided)
     for statement in forward.body:
-        for sub in ast.walk(statement):
+        for sub in walk(statement):
             if (isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == ctx_name
                     and isinstance(sub.ctx, ast.Load) and sub.attr not in stored):
                 return False

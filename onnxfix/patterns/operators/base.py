@@ -32,6 +32,7 @@ from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.precedence import METHODS, SYMBOLS
 from onnxfix.rewriter.rule import Edit, Fix, Helper, Rule, RuleDoc
 from onnxfix.rewriter.tensors import in_place_method
+from onnxfix.rewriter.tree_walk import walk
 
 TARGETS = by_target()
 # targets of the export-time-only records whose helper a run-proven call is rewritten to
@@ -164,7 +165,7 @@ def decomposed_in_run(decomposition: Decomposition, node: ast.Call, ctx: Functio
 def _only_call_of_its_name(node: ast.Call, ctx: FunctionContext) -> bool:
     """The one call of this method name on its line (a run's evidence names lines, not calls)."""
     name = node.func.attr if isinstance(node.func, ast.Attribute) else None
-    return sum(1 for other in ast.walk(ctx.fn.node) if isinstance(other, ast.Call) and other.lineno == node.lineno
+    return sum(1 for other in walk(ctx.fn.node) if isinstance(other, ast.Call) and other.lineno == node.lineno
                and isinstance(other.func, ast.Attribute) and other.func.attr == name) == 1
 
 
@@ -219,7 +220,7 @@ INVERSE_REAL_FFTS = frozenset({"torch.fft.irfft", "torch.fft.irfft2", "torch.fft
 def _calls_inverse_real_fft(ctx: FunctionContext) -> bool:
     """The file calls torch.fft.irfft / irfft2 / irfftn, whatever the spelling (imports resolved)."""
     module = ctx.file.module
-    return any(isinstance(n, ast.Call) and module.scope.qualname(n.func) in INVERSE_REAL_FFTS for n in ast.walk(module.tree))
+    return any(isinstance(n, ast.Call) and module.scope.qualname(n.func) in INVERSE_REAL_FFTS for n in walk(module.tree))
 
 
 def _separator(node: ast.Call, text: str, paren: int) -> str:
@@ -352,7 +353,7 @@ class DecompositionRule(Rule):
             return False
         key = RUN_OPERATORS[type(node.op)]
         names = {target.rsplit(".", 1)[-1] for target in BY_KEY[key].targets}
-        on_line = [other for other in ast.walk(ctx.fn.node) if getattr(other, "lineno", None) == node.lineno]
+        on_line = [other for other in walk(ctx.fn.node) if getattr(other, "lineno", None) == node.lineno]
         same = [o for o in on_line if isinstance(o, ast.BinOp) and type(o.op) is type(node.op)]
         spelled = [o for o in on_line if isinstance(o, ast.Call) and getattr(o.func, "attr", getattr(o.func, "id", "")) in names]
         return len(same) == 1 and not spelled

@@ -19,6 +19,7 @@ from onnxfix.rewriter.bool_dtype import is_bool_tensor
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.names import dotted_parts
 from onnxfix.rewriter.rule import Edit, Fix, Rule, RuleDoc
+from onnxfix.rewriter.tree_walk import walk
 
 class BoolKernelGap(Rule):
     code = "ONX528"
@@ -172,10 +173,10 @@ def _values_discarded(parent: ast.AST, node: ast.Call, ctx: FunctionContext) -> 
     if not (isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2 and isinstance(target.elts[0], ast.Name)):
         return False
     name = target.elts[0].id
-    if any(isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names for n in ast.walk(ctx.fn.node)):
+    if any(isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names for n in walk(ctx.fn.node)):
         return False  # read elsewhere
     return not any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Store)
-                   for n in ast.walk(ctx.fn.node))
+                   for n in walk(ctx.fn.node))
 
 
 def _bool_dtype(node: ast.Call, ctx: FunctionContext) -> ast.keyword | None:

@@ -11,6 +11,7 @@ from onnxfix.decompositions import helper_chain, helper_source
 from onnxfix.patterns.operators.base import DecompositionRule, match_call, rule_doc
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix, Helper
+from onnxfix.rewriter.tree_walk import walk
 
 
 
@@ -138,7 +139,7 @@ def carries_complex_pair(node: ast.AST, ctx: FunctionContext, scalar_only: bool 
     computes, at worst a finding missed), or through a parameter every call of the function in
     the file passes such a value (HTDemucs's `ispectro(z)`, up to 3 calls deep). ``scalar_only``:
     only a pair a complex literal made (`_onnx_pair_scalar`)."""
-    for sub in ast.walk(node):
+    for sub in walk(node):
         if isinstance(sub, ast.BinOp) and _complex_scalar_product(sub) is not None:
             return True  # `phase * 1j`: _onnx_pair_scalar
         if isinstance(sub, ast.Call) and not scalar_only:
@@ -170,7 +171,7 @@ def _returns_a_pair(call: ast.Call, ctx: FunctionContext, scalar_only: bool, cal
     callee = ctx.file.calls.contexts.get(id(node)) if node is not None and ctx.file.calls is not None else None
     if callee is None:
         return False
-    values = [n.value for n in ast.walk(node) if isinstance(n, ast.Return) and n.value is not None]
+    values = [n.value for n in walk(node) if isinstance(n, ast.Return) and n.value is not None]
     return bool(values) and any(carries_complex_pair(v, callee, scalar_only, frozenset(), calls + 1) for v in values)
 
 

@@ -9,6 +9,7 @@ import ast
 import re
 
 from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.tree_walk import walk
 
 TIED_MESSAGE = (
     "no fix: eager renormalises the weight rows in place and this code reads the weight elsewhere "
@@ -29,7 +30,7 @@ def weight_read_elsewhere(node: ast.Call, ctx: FunctionContext) -> bool:
         return len(re.findall(reads, _text_of(scope, ctx))) > 1
     if ctx.is_self_attr(node.func):  # the rule matched it as an nn.Embedding's call
         named = rf"\.{re.escape(node.func.attr)}\.weight\b"
-        return any(re.search(named, _text_of(cls, ctx)) for cls in ast.walk(ctx.file.module.tree)
+        return any(re.search(named, _text_of(cls, ctx)) for cls in walk(ctx.file.module.tree)
                    if isinstance(cls, ast.ClassDef))
     return False
 

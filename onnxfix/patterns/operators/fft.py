@@ -18,6 +18,7 @@ from onnxfix.rewriter.context import FunctionContext
 from onnxfix.decompositions import helper_chain, helper_source
 from onnxfix.rewriter.rule import Edit, Helper
 from onnxfix.rewriter.statements import block_of, single_name_assignment
+from onnxfix.rewriter.tree_walk import walk
 
 INVERSE = ("irfft", "irfftn")  # take a spectrum, return a real tensor
 MAGNITUDE = "_onnx_complex_abs"  # |z| of the real layout
@@ -131,7 +132,7 @@ def _spectrum_uses(node: ast.Call, ctx: FunctionContext) -> tuple[list[Edit] | N
     edits: list[Edit] = []
     loads = 0
     for later in block[block.index(statement) + 1 :]:
-        names = [n for n in ast.walk(later) if isinstance(n, ast.Name) and n.id == name]
+        names = [n for n in walk(later) if isinstance(n, ast.Name) and n.id == name]
         for load in (n for n in names if isinstance(n.ctx, ast.Load)):
             use = _use(load, ctx)
             if use is None:

@@ -23,6 +23,7 @@ from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.int_dtype import is_integer_tensor
 from onnxfix.rewriter.precedence import BINARY, precedence
 from onnxfix.rewriter.rule import Edit, Fix, Helper
+from onnxfix.rewriter.tree_walk import walk
 
 
 class LegacyUnsupportedMath(DecompositionRule):
@@ -349,7 +350,7 @@ def _shape_read_from_a_tensor(shape: ast.expr | None, ctx: FunctionContext) -> b
         isinstance(n, ast.Attribute) and n.attr == "shape"
         or isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "size"
         or isinstance(n, ast.Name) and (ctx.sizes.is_size(n) or ctx.sizes.passed_a_size(n))
-        for n in ast.walk(shape))
+        for n in walk(shape))
 
 
 def _antialiased(node: ast.Call) -> bool:

@@ -15,6 +15,7 @@ from onnxfix.config import LEGACY
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.integers import int_constant
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
+from onnxfix.rewriter.tree_walk import walk
 
 
 class SelfSizedChunk(Rule):
@@ -75,7 +76,7 @@ def _size_along(count: ast.expr, tensor: ast.expr, dim: int, ctx: FunctionContex
     or through a local bound once to it (`steps = x.size(1)`; the tensor's own name not rebound)."""
     if isinstance(count, ast.Name):
         bound = ctx.assignments(count.id)
-        names = {n.id for n in ast.walk(tensor) if isinstance(n, ast.Name)}
+        names = {n.id for n in walk(tensor) if isinstance(n, ast.Name)}
         return (len(bound) == 1 and isinstance(bound[0], ast.expr) and not ctx.is_parameter(count.id)
                 and all(len(ctx.assignments(name)) <= 1 for name in names)
                 and _size_along(bound[0], tensor, dim, ctx))

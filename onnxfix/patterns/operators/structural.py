@@ -18,6 +18,7 @@ from onnxfix.patterns.operators.base import (
 )
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Edit, Fix, Helper
+from onnxfix.rewriter.tree_walk import walk
 
 
 class StructuralOperator(DecompositionRule):
@@ -260,7 +261,7 @@ def _removable_split(assign: ast.Assign, call: ast.Call, name: str, moved: tuple
                      ctx: FunctionContext) -> tuple[Edit | None, str]:
     """The edit deleting `pieces = x.split(n.tolist())` once the call takes x and n, or why it
     cannot go: the split would still run (and fail) if kept."""
-    loads = [n for n in ast.walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+    loads = [n for n in walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
     if len(loads) != 1:
         return None, f"`{name}` has other uses, where the split still fails"
     statement = next((a for a in ctx.ancestors(call) if isinstance(a, ast.stmt)), None)
@@ -270,11 +271,11 @@ def _removable_split(assign: ast.Assign, call: ast.Call, name: str, moved: tuple
     if any(isinstance(a, (ast.Lambda, ast.comprehension, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp))
            for a in _between(call, statement, ctx)):
         return None, "the call runs inside a lambda or comprehension"
-    if any(isinstance(n, (ast.Call, ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom)) for m in moved for n in ast.walk(m)):
+    if any(isinstance(n, (ast.Call, ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom)) for m in moved for n in walk(m)):
         return None, f"`{name} = ...` makes a call the rewrite would move; write the split inside `pad_sequence(...)`"
     roots = {r for m in moved for r in _root_names(m)}
     between = block[block.index(assign) + 1 : block.index(statement) + 1]
-    if any(_changes(n, roots) for s in between for n in ast.walk(s)):
+    if any(_changes(n, roots) for s in between for n in walk(s)):
         return None, f"a name the split reads is rebound or mutated before `{name}` is used"
     deletion = statement_deletion(assign, ctx)
     if deletion is None:
@@ -299,7 +300,7 @@ def _between(node: ast.AST, top: ast.AST, ctx: FunctionContext):
 
 
 def _root_names(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    return {n.id for n in walk(node) if isinstance(n, ast.Name)}
 
 
 def _root(node: ast.AST) -> str | None:

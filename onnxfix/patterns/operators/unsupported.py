@@ -11,6 +11,7 @@ from onnxfix.patterns.operators.complex_values import carries_complex_pair, istf
 from onnxfix.rewriter.context import FunctionContext, ModuleContext
 from onnxfix.rewriter.exporter_inference import exporters_of_call, installed_torch_version, torch_default
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
+from onnxfix.rewriter.tree_walk import walk
 
 
 # Ops whose failure does not depend on their arguments and that have no decomposition, grouped
@@ -114,7 +115,7 @@ class OpsetTooLow(Rule):
         used = self._ops_used(ctx)
         if not used:
             return
-        for node in ast.walk(ctx.tree):
+        for node in walk(ctx.tree):
             if isinstance(node, ast.Call) and ctx.qualname(node.func) == "torch.onnx.export":
                 finding = self._check_export(node, used, ctx)
                 if finding is not None:
@@ -124,7 +125,7 @@ class OpsetTooLow(Rule):
         used: dict[str, ast.Call] = {}
         ops = catalog.cases_by_op()
         for fn in ctx.export_functions:
-            for node in ast.walk(fn.node):
+            for node in walk(fn.node):
                 if isinstance(node, ast.Call):
                     qualname = fn.scope.qualname(node.func)
                     if qualname in ops:

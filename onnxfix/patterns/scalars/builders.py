@@ -14,6 +14,7 @@ from onnxfix.rewriter.size_lists import converted_size_list
 from onnxfix.rewriter.precedence import ATOM, operand
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 from onnxfix.rewriter.statements import assigned_just_before, enclosing_statement
+from onnxfix.rewriter.tree_walk import walk
 
 
 class LenOfTensor(Rule):
@@ -308,7 +309,7 @@ class TensorFromValues(Rule):
         return "".join(f", {k.arg}={ctx.segment(k.value)}" for k in node.keywords)
 
     def _taken_out_of_tensor(self, data: ast.expr, ctx: FunctionContext, depth: int = 0) -> bool:
-        for sub in ast.walk(data):
+        for sub in walk(data):
             if isinstance(sub, ast.Call):
                 func = sub.func
                 if isinstance(func, ast.Attribute) and func.attr in TAKEN_OUT and not sub.args:
@@ -328,7 +329,7 @@ def _fresh_name(call: ast.Call, base: str, torch: str) -> str:
     """A comprehension variable for a fix's text that none of the names the comprehension reads
     uses (the builder `row.new_tensor`, a `dtype=d` keyword, the data would otherwise read the
     variable). Names elsewhere in the function do not matter: the variable is the comprehension's."""
-    taken = {n.id for n in ast.walk(call) if isinstance(n, ast.Name)} | {torch}
+    taken = {n.id for n in walk(call) if isinstance(n, ast.Name)} | {torch}
     name, count = base, 0
     while name in taken:
         count += 1

@@ -33,6 +33,7 @@ from onnxfix.rewriter.context import FunctionContext, builtin_call
 from onnxfix.rewriter.integers import own_size_helper, unpacked_element
 from onnxfix.rewriter.precedence import ATOM, TERM, in_place_of, operand
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
+from onnxfix.rewriter.tree_walk import walk
 
 
 
@@ -456,7 +457,7 @@ def _float_valued(name: ast.Name, ctx: FunctionContext) -> bool:
         isinstance(n, ast.Call) and ctx.qualname(n.func) in FLOAT_MATH) or (
         isinstance(n, ast.Call) and own_size_helper(n) == "_onnx_size_sqrt") or (
         is_config_number(n, ctx) and not is_config_int(n, ctx))  # `w0 + self.interpolate_offset` (0.1)
-        for v in values if v is not None for n in ast.walk(v))
+        for v in values if v is not None for n in walk(v))
 
 
 def _bound_value(value: ast.AST, name: str) -> ast.AST | None:

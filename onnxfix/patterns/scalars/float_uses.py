@@ -14,6 +14,7 @@ import ast
 from onnxfix.patterns.scalars.values import replace_call_by_argument
 from onnxfix.rewriter.context import FunctionContext, builtin_call
 from onnxfix.rewriter.rule import Fix
+from onnxfix.rewriter.tree_walk import walk
 
 CASTS = frozenset({"int", "float", "bool"})
 
@@ -45,7 +46,7 @@ def feeds_number_keyword(node: ast.expr, ctx: FunctionContext, depth: int = 3) -
         return None
     targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
     names = {t.id for t in targets if isinstance(t, ast.Name)}
-    for use in (n for n in ast.walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id in names
+    for use in (n for n in walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id in names
                 and isinstance(n.ctx, ast.Load)):
         found = feeds_number_keyword(use, ctx, depth - 1)
         if found:

@@ -9,6 +9,7 @@ from onnxfix.rewriter.context import FunctionContext, builtin_call
 from onnxfix.rewriter.integers import own_size_helper
 from onnxfix.rewriter.precedence import ARITH, TERM, UNARY, in_place_of, operand
 from onnxfix.rewriter.rule import Fix
+from onnxfix.rewriter.tree_walk import walk
 
 
 def _division_fix(node: ast.Call, division, ints, ctx: FunctionContext) -> tuple[Fix, str, str]:
@@ -98,7 +99,7 @@ def product(factors: list[ast.expr], ctx: FunctionContext, level: int = TERM) ->
 
 def has_true_division(node: ast.expr) -> bool:
     """`/` somewhere in the expression: a float (`h * w / ws / ws`)."""
-    return any(isinstance(m, ast.BinOp) and isinstance(m.op, ast.Div) for m in ast.walk(node))
+    return any(isinstance(m, ast.BinOp) and isinstance(m.op, ast.Div) for m in walk(node))
 
 
 def _small_int(node: ast.expr) -> bool:
@@ -122,7 +123,7 @@ def _scale_factor(divisor: ast.expr, ctx: FunctionContext) -> bool:
     or inverts (CAIN's pixel_shuffle: `int(in_height * scale_factor)`, `int(1 / scale_factor)`):
     a scale that can be fractional, where `a // b` would be a float. Products inside the ratio
     itself (`h * w / h_sp / w_sp`) say nothing."""
-    leaves = [n for n in ast.walk(divisor) if isinstance(n, (ast.Name, ast.Attribute))]
+    leaves = [n for n in walk(divisor) if isinstance(n, (ast.Name, ast.Attribute))]
     return any(_scaled_by(ast.unparse(leaf), ctx) for leaf in leaves)  # `shuffle_ratio**2` too (Llama 4)
 
 
@@ -132,7 +133,7 @@ def _truncation(call: ast.Call, ctx: FunctionContext) -> bool:
 
 
 def _scaled_by(text: str, ctx: FunctionContext) -> bool:
-    for n in ast.walk(ctx.fn.node):
+    for n in walk(ctx.fn.node):
         if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div) and isinstance(n.left, ast.Constant) and ast.unparse(n.right) == text:
             return True
         if not isinstance(n, ast.Call):
@@ -140,7 +141,7 @@ def _scaled_by(text: str, ctx: FunctionContext) -> bool:
         truncated = builtin_call(n, ctx, frozenset({"int"})) == "int" or _truncation(n, ctx)
         if truncated and len(n.args) == 1 and any(
             isinstance(m, ast.BinOp) and isinstance(m.op, ast.Mult) and text in (ast.unparse(m.left), ast.unparse(m.right))
-            and not has_true_division(n.args[0]) for m in ast.walk(n.args[0])
+            and not has_true_division(n.args[0]) for m in walk(n.args[0])
         ):
             return True
     return False

@@ -27,6 +27,7 @@ from onnxfix.rewriter.attr_changes import CHANGED, REBOUND
 from onnxfix.rewriter.context import FunctionContext, builtin_call
 from onnxfix.rewriter.precedence import ATOM, in_place_of, operand, precedence
 from onnxfix.rewriter.rule import Edit, Fix, Rule, RuleDoc
+from onnxfix.rewriter.tree_walk import walk
 
 
 class ItemCall(Rule):
@@ -314,7 +315,7 @@ def _in_eager_only_check(node: ast.expr, ctx: FunctionContext) -> bool:
     never runs under torch.export, and what the legacy trace freezes only reports; and `if
     torch.compiler.is_exporting() or (<test>):`, whose branch torch.export takes untested."""
     statement = next((a for a in ctx.ancestors(node) if isinstance(a, ast.stmt)), None)
-    if not (isinstance(statement, ast.If) and not statement.orelse and any(n is node for n in ast.walk(statement.test))):
+    if not (isinstance(statement, ast.If) and not statement.orelse and any(n is node for n in walk(statement.test))):
         return False
     if skipped_by_or(statement.test):
         return True  # `torch.compiler.is_exporting() or (...)`: torch.export takes the branch untested (ONX601's fix)

@@ -7,6 +7,7 @@ import ast
 
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix
+from onnxfix.rewriter.tree_walk import walk
 
 ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div)
 ROUNDING = {"math.ceil": "ceil", "math.floor": "floor"}
@@ -64,7 +65,7 @@ def _tensor_text(node: ast.AST, ctx: FunctionContext) -> str | None:
     minus (and at least one `.item()`)."""
     items = []
     receivers = set()  # names and attributes only as `x.item`
-    for sub in ast.walk(node):
+    for sub in walk(node):
         if isinstance(sub, (ast.Name, ast.Attribute)):
             if id(sub) not in receivers:
                 return None

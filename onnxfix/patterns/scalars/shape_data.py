@@ -7,6 +7,7 @@ import ast
 
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.integers import is_whole_shape
+from onnxfix.rewriter.tree_walk import walk
 
 
 def shape_passed_in(data: ast.expr, ctx: FunctionContext, depth: int = 2) -> bool:
@@ -42,7 +43,7 @@ def side_effect_free(node: ast.expr) -> bool:
     """Names, attributes, `.shape`, `.size(...)` / `.dim()` with constant arguments, constant
     indices and slices: reading it again reads the same thing and changes nothing (not
     `self.bn(x).shape`, which runs the layer, nor `next(it).shape`)."""
-    for part in ast.walk(node):
+    for part in walk(node):
         if isinstance(part, ast.Call):
             if not (isinstance(part.func, ast.Attribute) and part.func.attr in ("size", "dim")
                     and all(isinstance(a, (ast.Constant, ast.UnaryOp)) for a in part.args) and not part.keywords):

@@ -11,6 +11,7 @@ from onnxfix.decompositions import by_target, helper_source, signature
 from onnxfix.patterns.scalars.values import CONDITION_PARENTS, item_use
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix, Helper
+from onnxfix.rewriter.tree_walk import walk
 
 SYM_INT = Helper("_onnx_sym_int", helper_source("sym_int"))
 SIZE_EXTREME = "_onnx_size_extreme"
@@ -41,9 +42,9 @@ def sym_int_fix(node: ast.Call, ctx: FunctionContext, legacy: bool = True) -> Fi
 def takes_math_sqrt(argument: ast.expr, ctx: FunctionContext) -> bool:
     """`math.sqrt` in the expression or in a binding of a name it reads: torch.onnx cannot convert
     it on a symbolic size, with or without `torch.sym_int`."""
-    values = [argument, *(v for n in ast.walk(argument) if isinstance(n, ast.Name)
+    values = [argument, *(v for n in walk(argument) if isinstance(n, ast.Name)
                           for v in ctx.assignments(n.id) if isinstance(v, ast.expr))]
-    return any(isinstance(n, ast.Call) and ctx.qualname(n.func) == "math.sqrt" for v in values for n in ast.walk(v))
+    return any(isinstance(n, ast.Call) and ctx.qualname(n.func) == "math.sqrt" for v in values for n in walk(v))
 
 
 def branch_frozen_on_same_sizes(argument: ast.expr, ctx: FunctionContext) -> bool:
@@ -55,10 +56,10 @@ def branch_frozen_on_same_sizes(argument: ast.expr, ctx: FunctionContext) -> boo
     drops to 0 left an exported model that had been right, by its constant padding and mask,
     failing in onnxruntime). The legacy forms are withheld there."""
     names = _names_read(argument, ctx)
-    for node in ast.walk(ctx.fn.node):
+    for node in walk(ctx.fn.node):
         if not isinstance(node, (ast.If, ast.IfExp, ast.While)) or LEGACY in ctx.exporters_skipping(node):
             continue
-        if any(ctx.sizes.is_size(part) and _plain_names(part) & names for part in ast.walk(node.test)):
+        if any(ctx.sizes.is_size(part) and _plain_names(part) & names for part in walk(node.test)):
             return True
     return False
 
@@ -73,7 +74,7 @@ def _names_read(argument: ast.expr, ctx: FunctionContext) -> set[str]:
 
 
 def _plain_names(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    return {n.id for n in walk(node) if isinstance(n, ast.Name)}
 
 
 def takes_the_traced_tensor(call: ast.Call, ctx: FunctionContext) -> bool:
@@ -145,8 +146,8 @@ def _name_taken(assign: ast.Assign, ctx: FunctionContext, depth: int) -> bool:
     if len(assign.targets) != 1 or not isinstance(assign.targets[0], ast.Name):
         return False
     name = assign.targets[0].id
-    inside = {id(n) for n in ast.walk(assign)}
-    uses = [n for n in ast.walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == name and id(n) not in inside]
+    inside = {id(n) for n in walk(assign)}
+    uses = [n for n in walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == name and id(n) not in inside]
     if any(not isinstance(n.ctx, ast.Load) for n in uses) or len(ctx.assignments(name)) != 1:
         return False  # rebound or updated: another value at some use
     return bool(uses) and all(_taken(use, ctx, depth + 1) for use in uses)

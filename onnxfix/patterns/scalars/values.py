@@ -9,6 +9,7 @@ from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.precedence import in_place_of, precedence
 from onnxfix.rewriter.rule import Fix
 from onnxfix.rewriter.statements import enclosing_statement
+from onnxfix.rewriter.tree_walk import walk
 
 
 # Methods whose positional arguments are sizes (accept 0-d integer tensors in eager).
@@ -143,7 +144,7 @@ def python_values_tensor(node: ast.expr, ctx: FunctionContext, depth: int = 0) -
 def _mentions_tensor(node: ast.expr, ctx: FunctionContext) -> bool:
     """Any part of ``node`` that is (or may be) a tensor: only literals, Python names the oracle
     does not take for tensors, and arithmetic on those are Python values."""
-    for part in ast.walk(node):
+    for part in walk(node):
         if isinstance(part, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)) and ctx.tensors.is_tensor(part):
             return True
         if isinstance(part, ast.Call) and not (isinstance(part.func, ast.Name) and part.func.id in ("float", "int")):
@@ -308,9 +309,9 @@ def name_as_tensor(call: ast.expr, receiver: ast.expr, ctx: FunctionContext) -> 
     if name is None:
         return None, ""
     statement = enclosing_statement(call, ctx)
-    inside = {id(n) for n in ast.walk(statement)}
+    inside = {id(n) for n in walk(statement)}
     uses = []
-    for node in ast.walk(ctx.fn.node):
+    for node in walk(ctx.fn.node):
         if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
             return None, f"`{name}` is declared {type(node).__name__.lower()}"
         if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == name:

@@ -14,6 +14,7 @@ import ast
 
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
+from onnxfix.rewriter.tree_walk import walk
 
 SDPA = "torch.nn.functional.scaled_dot_product_attention"
 IS_CAUSAL_POSITION = 5  # (query, key, value, attn_mask, dropout_p, is_causal, ...)
@@ -78,7 +79,7 @@ def _values(flag: ast.expr, ctx: FunctionContext) -> list[ast.AST]:
 def _compares_size(value: ast.AST, ctx: FunctionContext) -> bool:
     """A comparison in ``value`` one of whose operands is a tensor size (`q.shape[2] > 1`)."""
     return any(isinstance(node, ast.Compare) and any(ctx.sizes.is_size(o) for o in (node.left, *node.comparators))
-               for node in ast.walk(value))
+               for node in walk(value))
 
 
 RULES = [SizeComparedFlag]

@@ -7,6 +7,7 @@ import ast
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.precedence import ARITH, TERM, UNARY, in_place_of, operand
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
+from onnxfix.rewriter.tree_walk import walk
 
 
 class SizeFloorDivision(Rule):
@@ -120,7 +121,7 @@ def _only_read_when_positive(node: ast.BinOp, ctx: FunctionContext) -> bool:
     ):
         return False
     name = statement.targets[0].id
-    reads = [n for n in ast.walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+    reads = [n for n in walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
     return bool(reads) and all(_guarded_by_positive_test(read, name, ctx) for read in reads)
 
 

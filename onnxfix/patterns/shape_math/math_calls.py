@@ -14,6 +14,7 @@ from onnxfix.rewriter.bindings import bound_once
 from onnxfix.rewriter.context import FunctionContext, builtin_call
 from onnxfix.rewriter.precedence import ARITH, ATOM, COMPARE, POWER, TERM, UNARY, in_place_of, operand, precedence
 from onnxfix.rewriter.rule import Fix, Helper, Rule, RuleDoc
+from onnxfix.rewriter.tree_walk import walk
 
 
 SIZE_ROUND = Helper("_onnx_size_round", helper_source("size_round"))
@@ -362,7 +363,7 @@ def _pure(node: ast.AST) -> bool:
     return all(
         isinstance(n, (ast.Name, ast.Attribute, ast.Constant, ast.BinOp, ast.UnaryOp, ast.Subscript, ast.Load,
                        ast.operator, ast.unaryop, ast.Slice, ast.Tuple))
-        for n in ast.walk(node)
+        for n in walk(node)
     )
 
 

@@ -30,6 +30,7 @@ from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.export_guards import consults_export_guard
 from onnxfix.rewriter.module_outputs import returns_one_tensor
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
+from onnxfix.rewriter.tree_walk import walk
 
 POSITIVE = {ast.Gt: 0, ast.GtE: 1}  # `n > 0`, `n >= 1`
 POSITIVE_FLIPPED = {ast.Lt: 0, ast.LtE: 1}  # `0 < n`, `1 <= n`
@@ -152,7 +153,7 @@ def _tensor_binding(binding: ast.AST, ctx: FunctionContext) -> bool:
         helper = next((s for s in ctx.file.module.tree.body
                        if isinstance(s, ast.FunctionDef) and s.name == binding.func.id), None)
         return helper is None or not any(isinstance(n, ast.Return) and isinstance(n.value, SEQUENCES)
-                                         for n in ast.walk(helper))
+                                         for n in walk(helper))
     return True  # torch's functions, tensor methods
 
 
@@ -192,7 +193,7 @@ def _size_amount(name: str, ctx: FunctionContext) -> bool:
 
 def _reads_rank(node: ast.AST) -> bool:
     """`len(x.shape) - 2`, `x.ndim - 2`, `x.dim() - 1`: a rank, a constant to both exporters."""
-    for n in ast.walk(node):
+    for n in walk(node):
         if isinstance(n, ast.Attribute) and n.attr == "ndim":
             return True
         if isinstance(n, ast.Call) and (getattr(n.func, "id", "") == "len" or getattr(n.func, "attr", "") == "dim"):
@@ -201,7 +202,7 @@ def _reads_rank(node: ast.AST) -> bool:
 
 
 def _mentions(node: ast.AST, name: str) -> bool:
-    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node))
+    return any(isinstance(n, ast.Name) and n.id == name for n in walk(node))
 
 
 def _helper_int(assignment: ast.Assign, name: str, ctx: FunctionContext) -> bool:
@@ -216,7 +217,7 @@ def _helper_int(assignment: ast.Assign, name: str, ctx: FunctionContext) -> bool
     position = names.index(name)
     helper = next((s for s in ctx.file.module.tree.body
                    if isinstance(s, ast.FunctionDef) and s.name == call.func.id), None)
-    returns = [n.value for n in ast.walk(helper) if isinstance(n, ast.Return)] if helper else []
+    returns = [n.value for n in walk(helper) if isinstance(n, ast.Return)] if helper else []
     return bool(returns) and all(
         isinstance(r, ast.Tuple) and len(r.elts) == len(names) and _int_arithmetic(r.elts[position]) for r in returns)
 

@@ -12,6 +12,7 @@ from onnxfix.rewriter.precedence import SYMBOLS, UNARY, operand
 from onnxfix.decompositions import helper_source
 from onnxfix.patterns.shape_math.scaled_resize import matrix_mode, scaled_resize_fix, size_derived
 from onnxfix.rewriter.rule import Fix, Helper, Rule, RuleDoc
+from onnxfix.rewriter.tree_walk import walk
 
 OPERATORS = SYMBOLS
 ATOMIC = (ast.Name, ast.Constant, ast.Attribute, ast.Call, ast.Subscript)
@@ -120,12 +121,12 @@ def _size_list_item(target: ast.expr, ctx: FunctionContext) -> bool:
     if not isinstance(built, ast.Call) or not _same_block(built, target, ctx):
         return False  # a list built in a branch may be another's (`list(size)` of a tensor argument)
     if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
-           and n.func.value.id == name for n in ast.walk(ctx.fn.node)):
+           and n.func.value.id == name for n in walk(ctx.fn.node)):
         return False  # `.insert(0, t)`, `.append(...)`: items that may not be ints
     if not (isinstance(built.func, ast.Name) and built.func.id == "list" and len(built.args) == 1 and not built.keywords
             and ctx.sizes.is_size(built.args[0])):
         return False
-    stores = [n for n in ast.walk(ctx.fn.node) if isinstance(n, ast.Assign) for t in n.targets
+    stores = [n for n in walk(ctx.fn.node) if isinstance(n, ast.Assign) for t in n.targets
               if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id == name]
     return all(ctx.ints.is_int(s.value) or ctx.sizes.is_size(s.value) for s in stores)
 
@@ -253,7 +254,7 @@ def _read_from_values(node: ast.expr, ctx: FunctionContext, depth: int = 0) -> b
     if isinstance(node, ast.Name) and depth < 3:
         values = [v.value if isinstance(v, ast.Assign) else v for v in ctx.assignments(node.id)]
         return any(isinstance(v, ast.expr) and _read_from_values(v, ctx, depth + 1) for v in values)
-    for n in ast.walk(node):
+    for n in walk(node):
         if isinstance(n, ast.Call) and (ctx.tensors.item_receiver(n) is not None or (
                 isinstance(n.func, ast.Attribute) and n.func.attr == "tolist") or (
                 isinstance(n.func, ast.Name) and n.func.id in ("int", "float", "round") and n.args
@@ -371,7 +372,7 @@ class SizeScaleFactor(Rule):
             why = "; no automatic fix: other options, or an input that is not a plain name"
         else:
             value = ctx.segment(factor.value)
-            used = {n.id for n in ast.walk(factor.value) if isinstance(n, ast.Name)}
+            used = {n.id for n in walk(factor.value) if isinstance(n, ast.Name)}
             var = next(v for v in ("d", "dim", "size_", "_d") if v not in used)
             scale = operand(value, factor.value, UNARY)  # the right operand of `*`
             text = f"size=[{var} * {scale} for {var} in {node.args[0].id}.shape[2:]]"

@@ -11,6 +11,7 @@ from onnxfix.decompositions import helper_source
 from onnxfix.patterns.operators.arguments import held_literal
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix, Helper
+from onnxfix.rewriter.tree_walk import walk
 
 INTERPOLATE_SCALED = Helper("_onnx_interpolate_scaled", helper_source("interpolate_scaled"))
 # an antialiased resize: torch's filter weights, built by resample_antialias's helper
@@ -56,7 +57,7 @@ def size_derived(node: ast.expr, ctx: FunctionContext, depth: int = 4) -> bool:
     (through tuple unpacking too: `sx, sy = float(w0) / n, float(h0) / n`)."""
     if depth == 0:
         return False
-    for part in ast.walk(node):
+    for part in walk(node):
         if ctx.sizes.is_size(part):
             return True
         if not isinstance(part, ast.Name):

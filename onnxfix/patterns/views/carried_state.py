@@ -19,6 +19,7 @@ import ast
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.export_guards import in_training_branch
 from onnxfix.rewriter.rule import Rule, RuleDoc
+from onnxfix.rewriter.tree_walk import walk
 
 # a re-cast of the attribute to the input's device or dtype: the same value, not a state update
 RECASTS = frozenset({"to", "type", "type_as", "float", "half", "double", "bfloat16", "cuda", "cpu", "detach",
@@ -91,19 +92,19 @@ METADATA = frozenset({"device", "dtype", "shape", "ndim", "size", "dim", "numel"
 def _reads(value: ast.expr, target: ast.Attribute) -> bool:
     """The value reads the attribute's value (not only its `.device`, `.dtype`, `.shape`, `.size()`)."""
     text = ast.unparse(target)
-    parents = {id(child): parent for parent in ast.walk(value) for child in ast.iter_child_nodes(parent)}
+    parents = {id(child): parent for parent in walk(value) for child in ast.iter_child_nodes(parent)}
     return any(isinstance(sub, ast.Attribute) and ast.unparse(sub) == text
                and not (isinstance(parents.get(id(sub)), ast.Attribute) and parents[id(sub)].attr in METADATA)
-               for sub in ast.walk(value))
+               for sub in walk(value))
 
 
 def _input_values(value: ast.expr, ctx: FunctionContext, depth: int = 4) -> bool:
     """The value reads the function's inputs' values (not only their sizes), itself or through the
     local names it reads: a state stepped by the data (a FIFO, a hidden state), where a cache grown to
     a size (ONX609's `torch.cat([self.pe, torch.arange(n, T)])`) is the same whenever it is built."""
-    parents = {id(child): parent for parent in ast.walk(value) for child in ast.iter_child_nodes(parent)}
+    parents = {id(child): parent for parent in walk(value) for child in ast.iter_child_nodes(parent)}
     names = set()
-    for sub in ast.walk(value):
+    for sub in walk(value):
         if not (isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load)) or sub.id == ctx.self_name:
             continue
         parent = parents.get(id(sub))
@@ -121,7 +122,7 @@ def _reads_inputs(value: ast.expr, ctx: FunctionContext, depth: int = 4) -> bool
     local names it reads. One that reads none steps the state by itself, whatever the inputs (HoloMotion's
     `self.cache_len = clamp(self.cache_len + 1)`, a position counter): state as much as a FIFO, where a
     cache grown to the input's size (ONX609) reads the size."""
-    names = {n.id for n in ast.walk(value) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    names = {n.id for n in walk(value) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     if any(ctx.is_parameter(name) and name != ctx.self_name for name in names):
         return True
     return depth > 0 and any(isinstance(bound, ast.expr) and _reads_inputs(bound, ctx, depth - 1)
@@ -145,7 +146,7 @@ def _computed_from(value: ast.expr, target: ast.Attribute, ctx: FunctionContext,
         return True
     if depth <= 0:
         return False
-    names = {n.id for n in ast.walk(value) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    names = {n.id for n in walk(value) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     return any(isinstance(bound, ast.expr) and _computed_from(bound, target, ctx, depth - 1)
                for name in names if not ctx.is_parameter(name) for bound in ctx.assignments(name))
 
@@ -168,7 +169,7 @@ def _tested_before(node: ast.stmt, target: ast.Attribute, ctx: FunctionContext) 
     a cache rebuilt or initialised, ONX609's, not a state stepped on every call."""
     text = ast.unparse(target)
     return any(isinstance(a, (ast.If, ast.IfExp, ast.While)) and any(
-        isinstance(s, ast.Attribute) and ast.unparse(s) == text for s in ast.walk(a.test))
+        isinstance(s, ast.Attribute) and ast.unparse(s) == text for s in walk(a.test))
         for a in ctx.ancestors(node))
 
 
@@ -185,7 +186,7 @@ def _reset_elsewhere(target: ast.Attribute, ctx: FunctionContext) -> bool:
         if cls is not None and method is not ctx.fn.node and not _called_by_a_method(name, ctx):
             continue
         self_name = method.args.args[0].arg
-        for statement in ast.walk(method):
+        for statement in walk(method):
             if not (isinstance(statement, ast.Assign) and any(
                     isinstance(t, ast.Attribute) and t.attr == target.attr and isinstance(t.value, ast.Name)
                     and t.value.id == self_name for t in statement.targets)):
@@ -203,4 +204,4 @@ def _called_by_a_method(name: str, ctx: FunctionContext) -> bool:
     caller runs (HoloMotion's `policy.reset_kv_cache(...)` in make_model) leaves it living between calls."""
     return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == name
                for cls in ctx.file.module.classes.values() for method in cls.methods.values()
-               for node in ast.walk(method))
+               for node in walk(method))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 
 from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.tree_walk import walk
 
 
 VIEW_METHODS = frozenset(
@@ -186,7 +187,7 @@ def _is_inplace_functional(call: ast.Call, ctx: FunctionContext) -> bool:
 
 def _loaded_after(name: str, statement: ast.stmt, ctx: FunctionContext) -> bool:
     end = statement.end_lineno
-    for node in ast.walk(ctx.fn.node):
+    for node in walk(ctx.fn.node):
         if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load) and node.lineno > end:
             return True
     return _inside_loop(statement, ctx)
@@ -197,7 +198,7 @@ def _inside_loop(statement: ast.stmt, ctx: FunctionContext) -> bool:
 
 
 def _rebound_between(names: set[str], first: ast.stmt, last: ast.stmt, ctx: FunctionContext) -> bool:
-    for node in ast.walk(ctx.fn.node):
+    for node in walk(ctx.fn.node):
         if isinstance(node, ast.Name) and node.id in names and isinstance(node.ctx, ast.Store):
             if first.end_lineno < node.lineno <= last.end_lineno:
                 return True

@@ -18,6 +18,7 @@ from onnxfix.config import LEGACY
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Edit, Fix, Rule, RuleDoc
 from onnxfix.rewriter.tensors import in_place_method
+from onnxfix.rewriter.tree_walk import walk
 
 BUILDERS = frozenset({"torch.tensor", "torch.as_tensor", "torch.Tensor", "torch.FloatTensor", "torch.LongTensor"})
 
@@ -36,7 +37,7 @@ def _written(name: str, after: int, ctx: FunctionContext) -> ast.AST | None:
     item or slice assignment (`t[0, 0] = ...`, `t[0] += ...`) or an in-place method (`t.mul_(2)`).
     By line, not by walk order (ast.walk goes breadth first: a write nested in a loop comes late)."""
     writes = []
-    for node in ast.walk(ctx.fn.node):
+    for node in walk(ctx.fn.node):
         if isinstance(node, (ast.Assign, ast.AugAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if any(isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id == name for t in targets):

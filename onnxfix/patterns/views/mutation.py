@@ -22,6 +22,7 @@ from onnxfix.rewriter.export_guards import in_training_branch
 from onnxfix.rewriter.function_body import walk_function_body
 from onnxfix.rewriter.integers import int_constant, is_number
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
+from onnxfix.rewriter.tree_walk import walk
 
 
 class ViewMutation(Rule):
@@ -277,7 +278,7 @@ def _statements(ctx: FunctionContext):
 
 
 def _names_in(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    return {n.id for n in walk(node) if isinstance(n, ast.Name)}
 
 
 

@@ -17,6 +17,7 @@ from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.integers import int_constant
 from onnxfix.rewriter.rule import Fix
 from onnxfix.rewriter.statements import enclosing_statement
+from onnxfix.rewriter.tree_walk import walk
 
 SCOPES = (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)
 
@@ -31,11 +32,11 @@ def named_slice_views(ctx: FunctionContext):
 
 def _single_slice_bindings(ctx: FunctionContext) -> dict[str, ast.Assign]:
     stores: dict[str, list[ast.AST]] = {}
-    for node in ast.walk(ctx.fn.node):
+    for node in walk(ctx.fn.node):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             stores.setdefault(node.id, []).append(node)
     found = {}
-    for node in ast.walk(ctx.fn.node):
+    for node in walk(ctx.fn.node):
         if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
                 and len(stores.get(node.targets[0].id, ())) == 1 and not ctx.is_parameter(node.targets[0].id)
                 and isinstance(node.value, ast.Subscript) and _base(node.value.value)
@@ -53,10 +54,10 @@ def _base(node: ast.expr) -> bool:
 
 
 def _plan(name: str, binding: ast.Assign, ctx: FunctionContext):
-    uses = [n for n in ast.walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+    uses = [n for n in walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
     if any(n.lineno <= binding.end_lineno for n in uses) or any(_in_scope(n, ctx) for n in uses):
         return None
-    writes = [s for s in ast.walk(ctx.fn.node) if _write_of(s, name)]
+    writes = [s for s in walk(ctx.fn.node) if _write_of(s, name)]
     if not writes:
         return None
     writes.sort(key=lambda s: (s.lineno, s.col_offset))
@@ -85,15 +86,15 @@ def _base_changed(base: ast.expr, binding: ast.Assign, uses: list[ast.AST], ctx:
     `x.insert(...)`, `del x[0]`, `y.mul_(2)`), after the binding and before a use: between them in
     the source, or anywhere in a loop that runs a use but not the binding (a later step's use)."""
     root = base.value.id if isinstance(base, ast.Subscript) else base.id
-    names = {n.id for n in ast.walk(base) if isinstance(n, ast.Name)}
+    names = {n.id for n in walk(base) if isinstance(n, ast.Name)}
     last = max(uses, key=lambda n: (n.end_lineno, n.end_col_offset))
     loops = [a for u in uses for a in ctx.ancestors(u) if isinstance(a, (ast.For, ast.While, ast.AsyncFor))
-             and not any(n is binding for n in ast.walk(a))]
-    region = [n for loop in loops for n in ast.walk(loop)] + [
-        n for n in ast.walk(ctx.fn.node) if hasattr(n, "lineno") and (binding.end_lineno, binding.end_col_offset)
+             and not any(n is binding for n in walk(a))]
+    region = [n for loop in loops for n in walk(loop)] + [
+        n for n in walk(ctx.fn.node) if hasattr(n, "lineno") and (binding.end_lineno, binding.end_col_offset)
         < (n.lineno, n.col_offset) < (last.end_lineno, last.end_col_offset)]
     closing = enclosing_statement(last, ctx)  # its own targets are stored after its value reads the view
-    stored_last = {id(n) for t in _targets_of(closing) for n in ast.walk(t)}
+    stored_last = {id(n) for t in _targets_of(closing) for n in walk(t)}
     for node in region:
         if id(node) in stored_last:
             continue
