@@ -4,8 +4,9 @@ The rules and the analyses ask the same whole-tree questions of the same functio
 many times (every read of a name, every call, every attribute): walked afresh each time, the
 walks were half of the static path's time on the real-world corpus. The trees are never
 edited in place (a fix is a text edit, then a new parse), so a tree's nodes stay what they
-were; a NodeTransformer only ever runs on a deep copy, which is another tree. The cache holds
-the trees weakly: it lives as long as they do.
+were; a NodeTransformer only ever runs on a deep copy of an expression, which is another tree.
+A tree's nodes are kept on its root (names.py keeps a scope's the same way), so they live and die
+with it: a weak-keyed table would keep every tree alive, its root being among its own nodes.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import weakref
 from collections.abc import Iterable
 
 _WHOLE = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
-_nodes: weakref.WeakKeyDictionary[ast.AST, tuple[ast.AST, ...]] = weakref.WeakKeyDictionary()
+_NODES = "_onnxfix_walk"
 
 
 def walk(node: ast.AST) -> Iterable[ast.AST]:
@@ -23,13 +24,14 @@ def walk(node: ast.AST) -> Iterable[ast.AST]:
     (an expression or a statement is walked lazily: a caller that stops early stops the walk)."""
     if not isinstance(node, _WHOLE):
         return ast.walk(node)
-    found = _nodes.get(node)
+    found = node.__dict__.get(_NODES)
     if found is None:
-        found = _nodes[node] = tuple(ast.walk(node))
+        found = tuple(ast.walk(node))
+        setattr(node, _NODES, found)
     return found
 
 
-_stores: weakref.WeakKeyDictionary[ast.AST, frozenset[str]] = weakref.WeakKeyDictionary()
+_stores: weakref.WeakKeyDictionary[ast.AST, frozenset[str]] = weakref.WeakKeyDictionary()  # names: no node kept
 
 
 def stored_names(node: ast.AST) -> frozenset[str]:
