@@ -304,3 +304,23 @@ def test_a_guard_a_passing_probe_contradicts_is_not_reported():
     kept = unenforced(reports, [(torch.zeros(2, 3),), (torch.zeros(17, 3),)])
     assert [r["code"] for r in kept] == ["ONX915", "ONX914"]
     assert all(EXCLUDED not in r for r in kept)
+
+
+def test_a_guard_no_size_satisfies_says_so_and_why():
+    """TransReID's `try: x.view(batch, group, -1, dim) except: ...` (tests/realworld): the failed
+    view left Eq(Mod(1600*s77, 128*s77), 0) behind, which holds at no batch size; torch.export
+    rejects it as inconsistent. The report named an empty range of sizes ("in ;")."""
+    import sympy
+
+    from onnxfix.exporter.guards import Guard, guard_reports
+
+    s0 = sympy.Symbol("s77", integer=True, positive=True)
+    guard = Guard(sympy.Eq(sympy.Mod(1600 * s0, 128 * s0), 0), "Eq(Mod(1600*s77, 128*s77), 0)", [],
+                  {s0: ["L['x'].size()[0]"]}, {s0: 2})
+    (report,) = guard_reports([guard], ["x"], {0: {0: "batch"}})
+    assert report["code"] == "ONX915"
+    assert report["message"] == (
+        'dynamic x.shape[0] ("batch", s77 in the guard): guard Eq(Mod(1600*s77, 128*s77), 0) holds at no size '
+        "(not even the example's 2), so torch.export rejects the export at every size; it was recorded by a size "
+        "check that failed while the example ran, as in an operation that raised inside a `try` whose `except` "
+        "took another path: test the condition itself (`if ... % ... == 0:`) instead of catching the error")

@@ -246,6 +246,8 @@ def _evaluator(expr):
 
 
 def _report(guard: Guard, dim: Dim, symbol, holds: set[int], tries: range, fixed: list[str]) -> dict:
+    if not holds:
+        return _unsatisfiable(guard, dim, symbol, tries)
     fails = next(v for v in tries if v not in holds)
     runs = _runs(sorted(holds))
     specialized = _pins_to_constant(guard.expr) or (not fixed and len(runs) == 1 and runs[0][1] < tries[-1])
@@ -265,6 +267,19 @@ def _report(guard: Guard, dim: Dim, symbol, holds: set[int], tries: range, fixed
     if not fixed:  # the excluded sizes of one input dim alone, which a probe of another size can contradict
         report[EXCLUDED] = [dim.index, dim.dim, [v for v in tries if v not in holds]]
     return report
+
+
+def _unsatisfiable(guard: Guard, dim: Dim, symbol, tries: range) -> dict:
+    """A guard that holds at no size, not even the example's (torch.export: "... is inconsistent!").
+    It was added while the example ran, so it held then only as a test whose failure the code
+    survived: a size check inside an operation that raised, caught by a `try` whose `except` took
+    another path (TransReID's `try: x.view(b, g, -1, d) except: ...`)."""
+    where = f"dynamic {dim.label} (\"{dim.name}\", {symbol} in the guard)"
+    message = (f"{where}: guard {guard.text} holds at no size (not even the example's {tries[0]}), so torch.export "
+               "rejects the export at every size; it was recorded by a size check that failed while the example "
+               "ran, as in an operation that raised inside a `try` whose `except` took another path: test the "
+               "condition itself (`if ... % ... == 0:`) instead of catching the error")
+    return {"code": "ONX915", "message": message, "frames": user_frames(guard.frames)}
 
 
 # A report's sizes of its input dim that the guard excludes ([input, dim, sizes]): read by
