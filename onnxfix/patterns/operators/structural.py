@@ -81,7 +81,8 @@ class StructuralOperator(DecompositionRule):
         "exported forms agreeing to float rounding. Inputs torch "
         "rejects (negative weights, an out-of-range start) are not diagnosed. The receiver of "
         "`x.split(n.tolist())` counts as a tensor unless known otherwise: pad_sequence takes tensors "
-        "only, and no other type's split returns them. vander, "
+        "only, and no other type's split returns them; `list(...)` or `tuple(...)` of the split is the same "
+        "sequence. vander, "
         "combinations, pdist and ctc_loss (time steps, padded target length) need those sizes "
         "to be static at export time. fill_diagonal_ returns the op itself outside export too; its "
         "export form writes the same value at the same positions (exact), in place as the op.",
@@ -140,7 +141,7 @@ class StructuralOperator(DecompositionRule):
         if isinstance(sequences, ast.Name):
             assign = _single_assignment(sequences, ctx)
             split = assign.value if assign is not None else None
-        parts = _split_of_tolist(split, ctx)
+        parts = _split_of_tolist(_as_sequence(split, ctx), ctx)
         if parts is None:
             return  # pad_sequence of other sequences is not this rule's
         tokens, lengths, method = parts
@@ -243,6 +244,16 @@ def _split_of_tolist(node: ast.AST | None, ctx: FunctionContext) -> tuple[ast.ex
             and not sizes.args and not sizes.keywords):
         return None
     return tokens, sizes.func.value, method
+
+
+def _as_sequence(node: ast.AST | None, ctx: FunctionContext) -> ast.AST | None:
+    """The split inside `list(...)` / `tuple(...)` (hotpot's `list(torch.split(x, nums.tolist()))`):
+    the same tensors in the same order, which pad_sequence reads alike."""
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("list", "tuple")
+            and ctx.is_builtin(node.func.id) and len(node.args) == 1 and not node.keywords
+            and not isinstance(node.args[0], ast.Starred)):
+        return node.args[0]
+    return node
 
 
 def _single_assignment(name: ast.Name, ctx: FunctionContext) -> ast.Assign | None:
