@@ -324,3 +324,19 @@ def test_a_guard_no_size_satisfies_says_so_and_why():
         "(not even the example's 2), so torch.export rejects the export at every size; it was recorded by a size "
         "check that failed while the example ran, as in an operation that raised inside a `try` whose `except` "
         "took another path: test the condition itself (`if ... % ... == 0:`) instead of catching the error")
+
+
+def test_a_guard_no_size_satisfies_with_another_dim_held_says_which():
+    """The same guard relating two dynamic dims: "at every size" would claim more than was tried."""
+    import sympy
+
+    from onnxfix.exporter.guards import Guard, guard_reports
+
+    s0, s1 = (sympy.Symbol(n, integer=True, positive=True) for n in ("s0", "s1"))
+    guard = Guard(sympy.Eq(sympy.Mod(1600 * s0 * s1, 128 * s0 * s1), 0), "Eq(Mod(1600*s0*s1, 128*s0*s1), 0)", [],
+                  {s0: ["L['x'].size()[0]"], s1: ["L['x'].size()[1]"]}, {s0: 2, s1: 3})
+    messages = [r["message"] for r in guard_reports([guard], ["x"], {0: {0: "batch", 1: "tokens"}})]
+    assert messages[0].startswith(
+        'dynamic x.shape[0] ("batch", s0 in the guard): guard Eq(Mod(1600*s0*s1, 128*s0*s1), 0) holds at no size '
+        "(not even the example's 2) while x.shape[1] keeps the example's size, so torch.export rejects the export; "
+        "it was recorded by a size check"), messages

@@ -247,7 +247,7 @@ def _evaluator(expr):
 
 def _report(guard: Guard, dim: Dim, symbol, holds: set[int], tries: range, fixed: list[str]) -> dict:
     if not holds:
-        return _unsatisfiable(guard, dim, symbol, tries)
+        return _unsatisfiable(guard, dim, symbol, tries, fixed)
     fails = next(v for v in tries if v not in holds)
     runs = _runs(sorted(holds))
     specialized = _pins_to_constant(guard.expr) or (not fixed and len(runs) == 1 and runs[0][1] < tries[-1])
@@ -269,16 +269,20 @@ def _report(guard: Guard, dim: Dim, symbol, holds: set[int], tries: range, fixed
     return report
 
 
-def _unsatisfiable(guard: Guard, dim: Dim, symbol, tries: range) -> dict:
+def _unsatisfiable(guard: Guard, dim: Dim, symbol, tries: range, fixed: list[str]) -> dict:
     """A guard that holds at no size, not even the example's (torch.export: "... is inconsistent!").
     It was added while the example ran, so it held then only as a test whose failure the code
     survived: a size check inside an operation that raised, caught by a `try` whose `except` took
     another path (TransReID's `try: x.view(b, g, -1, d) except: ...`)."""
     where = f"dynamic {dim.label} (\"{dim.name}\", {symbol} in the guard)"
-    message = (f"{where}: guard {guard.text} holds at no size (not even the example's {tries[0]}), so torch.export "
-               "rejects the export at every size; it was recorded by a size check that failed while the example "
-               "ran, as in an operation that raised inside a `try` whose `except` took another path: test the "
-               "condition itself (`if ... % ... == 0:`) instead of catching the error")
+    others = ""
+    if fixed:  # a relation with other dims, held at the example's sizes: "every size" is of this dim alone
+        others = f" while {', '.join(fixed)} {'keeps' if len(fixed) == 1 else 'keep'} the example's size"
+    every = "" if fixed else " at every size"
+    message = (f"{where}: guard {guard.text} holds at no size (not even the example's {tries[0]}){others}, so "
+               f"torch.export rejects the export{every}; it was recorded by a size check that failed while the "
+               "example ran, as in an operation that raised inside a `try` whose `except` took another path: test "
+               "the condition itself (`if ... % ... == 0:`) instead of catching the error")
     return {"code": "ONX915", "message": message, "frames": user_frames(guard.frames)}
 
 
