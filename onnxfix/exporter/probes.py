@@ -19,7 +19,8 @@ def user_probes(probes) -> list[Probe]:
     return [Probe(f"probe {i + 1} (user)", tuple(p)) for i, p in enumerate(probes)]
 
 
-def redraw(value, generator: torch.Generator, sizes: dict[int, int] | None = None, dynamic_dims=frozenset()):
+def redraw(value, generator: torch.Generator, sizes: dict[int, int] | None = None,
+           dynamic_dims: frozenset[int] | set[int] = frozenset()):
     if not isinstance(value, torch.Tensor):
         return value
     shape = list(value.shape)

@@ -12,7 +12,6 @@ with it: a weak-keyed table would keep every tree alive, its root being among it
 from __future__ import annotations
 
 import ast
-import weakref
 from collections.abc import Iterable
 
 _WHOLE = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
@@ -31,15 +30,16 @@ def walk(node: ast.AST) -> Iterable[ast.AST]:
     return found
 
 
-_stores: weakref.WeakKeyDictionary[ast.AST, frozenset[str]] = weakref.WeakKeyDictionary()  # names: no node kept
+_STORES = "_onnxfix_stores"
 
 
 def stored_names(node: ast.AST) -> frozenset[str]:
-    """The names a `Name` binds or deletes anywhere in ``node`` (nested scopes included), found
-    once per node: asked of every statement before every read of a name, walks of them were
-    quadratic in a long function."""
-    found = _stores.get(node)
+    """The names a `Name` binds or deletes anywhere in ``node`` (nested scopes included), kept on
+    the node: asked of every statement before every read of a name, walks of them were quadratic
+    in a long function."""
+    found = node.__dict__.get(_STORES)
     if found is None:
-        found = _stores[node] = frozenset(n.id for n in ast.walk(node)
-                                          if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)))
+        found = frozenset(n.id for n in ast.walk(node)
+                          if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)))
+        setattr(node, _STORES, found)
     return found
