@@ -83,7 +83,7 @@ def item_use(node: ast.expr, ctx: FunctionContext) -> str:
     parent = ctx.parent(node)
     if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "range":
         return "condition"  # a loop bound is control flow too
-    if isinstance(parent, ast.Slice):
+    if isinstance(parent, ast.Slice) or _stored_in_size_list(node, parent, ctx):
         return "size"
     # the value, or the list holding it: a display, or a comprehension it is the element of
     # (Mask2Former's `torch.split(x, [size.item() for size in split_sizes], dim=1)`)
@@ -107,6 +107,43 @@ def item_use(node: ast.expr, ctx: FunctionContext) -> str:
         ):
             return "arithmetic"
     return "other"
+
+
+def _stored_in_size_list(node: ast.expr, parent: ast.AST | None, ctx: FunctionContext) -> bool:
+    """`size[dim] = node` into a list this function builds and then reads only whole, as a size
+    argument (PyG's `scatter`: `size = list(src.size()); size[dim] = dim_size; src.new_zeros(size)`):
+    the element is a size like any other element of it."""
+    if not (isinstance(parent, ast.Assign) and parent.value is node and len(parent.targets) == 1):
+        return False
+    target = parent.targets[0]
+    if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)):
+        return False
+    name, built = target.value.id, False
+    for mention in walk(ctx.fn.node):
+        if isinstance(mention, (ast.Global, ast.Nonlocal)) and name in mention.names:
+            return False
+        if not (isinstance(mention, ast.Name) and mention.id == name):
+            continue
+        holder = ctx.parent(mention)
+        if isinstance(mention.ctx, ast.Store):
+            if not (isinstance(holder, ast.Assign) and holder.targets == [mention] and _new_list(holder.value, ctx)):
+                return False  # bound by a loop, an unpacking, a walrus, or to a list someone else holds
+            built = True
+        elif isinstance(holder, ast.Subscript) and holder.value is mention:
+            if not isinstance(holder.ctx, ast.Store):
+                return False  # an element read back as a number
+        elif not (isinstance(holder, ast.Call) and size_argument(holder, mention, ctx)):
+            return False
+    return built
+
+
+def _new_list(value: ast.expr, ctx: FunctionContext) -> bool:
+    """A list made here: a display, `[...] * n`, or `list(...)`."""
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult):
+        return isinstance(value.left, ast.List) or isinstance(value.right, ast.List)
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "list":
+        return ctx.is_builtin("list")
+    return isinstance(value, ast.List)
 
 
 # Elementwise math that keeps "a tensor of Python values" one (``torch.tensor(r).log2().round()``).
