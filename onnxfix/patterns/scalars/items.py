@@ -26,7 +26,7 @@ from onnxfix.patterns.scalars.values import (
 from onnxfix.rewriter.attr_changes import CHANGED, REBOUND
 from onnxfix.rewriter.context import FunctionContext, builtin_call
 from onnxfix.rewriter.precedence import ATOM, in_place_of, operand, precedence
-from onnxfix.rewriter.rule import Edit, Fix, Rule, RuleDoc
+from onnxfix.rewriter.rule import Edit, Finding, Fix, Rule, RuleDoc
 from onnxfix.rewriter.tree_walk import walk
 
 
@@ -214,8 +214,8 @@ class ItemCall(Rule):
                        "`torch.onnx.is_in_onnx_export()`)")
                 )
             exporters = (LEGACY, DYNAMO)
-        elif (wrapped := _cast_of_item(self, node, func.value, ctx)) is not None:
-            yield wrapped  # `n = int(t.item())`, then uses of n
+        elif (wrapped := _cast_of_item(self, node, func.value, ctx))[0] is not None:
+            yield wrapped[0]  # `n = int(t.item())`, then uses of n
             return
         else:
             fix = None
@@ -235,8 +235,8 @@ class ItemCall(Rule):
                     f"`.item()` assigned to `{name}`: the legacy exporter bakes the value in as a constant; "
                     f"keep `{name}` a tensor" + (f" (unsafe: {why})" if why else "")
                 )
-            else:
-                message += f" (no fix: {why or 'the number is ' + python_use(node, use, ctx)})"
+            else:  # `n = int(t.item())`: why `n` cannot be the tensor, rather than "passed to `int`"
+                message += f" (no fix: {why or wrapped[1] or 'the number is ' + python_use(node, use, ctx)})"
             exporters = (LEGACY,)
         yield ctx.report(self, node, message, fix=fix, exporters=exporters)
 
@@ -269,21 +269,22 @@ def _size_kept_while_tracing(
     return while_tracing(node, kept, ctx), message + " while tracing (eager and torch.export keep the number)"
 
 
-def _cast_of_item(rule: Rule, node: ast.Call, receiver: ast.expr, ctx: FunctionContext):
+def _cast_of_item(rule: Rule, node: ast.Call, receiver: ast.expr, ctx: FunctionContext) -> tuple[Finding | None, str]:
     """`n = int(t.item())` (torchaudio's `_lengths_to_padding_mask`): the finding that keeps `n`
-    the 0-d tensor `t.long()`, when every use of `n` takes a tensor in its place; None otherwise.
+    the 0-d tensor `t.long()`, when every use of `n` takes a tensor in its place; None otherwise,
+    with why where `n` is used where a tensor cannot stand for it.
     `.long()` truncates toward zero as `int()` does (it differs on NaN, infinities and values out
     of int64's range, where `int()` raises); exact by construction only where a recorded run saw
     `t` as an int64 tensor, for which `.long()` returns `t` itself; otherwise kept only while the
     legacy exporter traces (safe)."""
     wrapper = ctx.parent(node)
     if not (isinstance(wrapper, ast.Call) and wrapper.args == [node] and not wrapper.keywords):
-        return None
+        return None, ""
     if builtin_call(wrapper, ctx, frozenset({"int"})) is None:
-        return None
+        return None, ""
     verdict, why = name_as_tensor(wrapper, receiver, ctx)
     if verdict is None:
-        return None
+        return None, why
     exact = verdict == EXACT and ctx.tensors.scalar_dtype(receiver) == "int64"
     name = assigned_name(wrapper, ctx)
     text = f"{operand(ctx.segment(receiver), receiver, ATOM)}.long()"
@@ -296,7 +297,7 @@ def _cast_of_item(rule: Rule, node: ast.Call, receiver: ast.expr, ctx: FunctionC
     else:
         because = why or "`.long()` and `int()` differ on NaN, infinities and values out of int64's range"
         fix, message = Fix(f"Keep `{name}` a 0-d tensor", (ctx.replace(wrapper, text),), safe=False), message + f" (unsafe: {because})"
-    return ctx.report(rule, wrapper, message, fix=fix, exporters=(LEGACY,))
+    return ctx.report(rule, wrapper, message, fix=fix, exporters=(LEGACY,)), ""
 
 
 def _size_round_trip(receiver: ast.expr, ctx: FunctionContext) -> ast.expr | None:
