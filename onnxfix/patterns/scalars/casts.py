@@ -23,6 +23,7 @@ from onnxfix.patterns.scalars.values import (
     python_use,
     python_values_tensor,
     replace_call_by_argument,
+    tensor_in_place,
     tensor_operand_is_exact,
     while_tracing,
 )
@@ -234,6 +235,9 @@ class ScalarCast(Rule):
             )
             return
         use = item_use(node, ctx)
+        if (use == "other" and not ctx.compiled_by_torchscript  # TorchScript types `size` List[int]
+                and tensor_in_place(node, node.args[0], ctx)[1] == "size arithmetic"):
+            use = "size"  # torch_scatter's `size[dim] = int(index.max()) + 1`, then `torch.zeros(size)`
         fix = None
         named, why = name_as_tensor(node, node.args[0], ctx) if use == "other" else (None, "")
         if use == "size" and cast == "int" and ctx.tensors.scalar_dtype(node.args[0]) != "int64":

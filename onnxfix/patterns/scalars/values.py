@@ -112,8 +112,9 @@ def item_use(node: ast.expr, ctx: FunctionContext) -> str:
 def _stored_in_size_list(node: ast.expr, parent: ast.AST | None, ctx: FunctionContext) -> bool:
     """`size[dim] = node` into a list this function builds and then reads only whole, as a size
     argument (PyG's `scatter`: `size = list(src.size()); size[dim] = dim_size; src.new_zeros(size)`):
-    the element is a size like any other element of it."""
-    if not (isinstance(parent, ast.Assign) and parent.value is node and len(parent.targets) == 1):
+    the element is a size like any other element of it (not where TorchScript types the list
+    List[int])."""
+    if ctx.compiled_by_torchscript or not (isinstance(parent, ast.Assign) and parent.value is node and len(parent.targets) == 1):
         return False
     target = parent.targets[0]
     if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)):
