@@ -11,6 +11,7 @@ from onnxfix.patterns.scalars.int_division import (
 )
 from onnxfix.patterns.scalars.square_root import isqrt_fix, size_square_root
 from onnxfix.patterns.scalars.sym_int import sym_int_fix, takes_math_sqrt
+from onnxfix.patterns.scalars.uses import item_use
 from onnxfix.patterns.scalars.values import (
     EXACT,
     TRACING_ONLY,
@@ -18,7 +19,6 @@ from onnxfix.patterns.scalars.values import (
     in_error_message,
     is_condition_test,
     is_zero_dim,
-    item_use,
     name_as_tensor,
     python_use,
     python_values_tensor,

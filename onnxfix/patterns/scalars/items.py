@@ -9,6 +9,7 @@ from onnxfix.patterns.export_checks import skip_assert_when_exporting, skipped_b
 from onnxfix.patterns.messages import is_message
 from onnxfix.patterns.scalars.round_trip import sizes_round_trip
 from onnxfix.patterns.scalars.rebuilt import REBUILT_UNSAFE, rebuilt_tensor_fix
+from onnxfix.patterns.scalars.uses import item_use
 from onnxfix.patterns.scalars.values import (
     EXACT,
     UNSAFE,
@@ -16,7 +17,6 @@ from onnxfix.patterns.scalars.values import (
     assigned_name,
     while_tracing,
     is_zero_dim,
-    item_use,
     name_as_tensor,
     python_use,
     python_values_tensor,

@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 
 from onnxfix.config import LEGACY
-from onnxfix.patterns.scalars.values import size_argument
+from onnxfix.patterns.scalars.uses import size_argument
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.int_dtype import NARROW_TRIGGERS, narrow_integer_dtype
 from onnxfix.rewriter.precedence import ATOM, operand

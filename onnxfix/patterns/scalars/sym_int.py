@@ -8,7 +8,7 @@ import ast
 
 from onnxfix.config import LEGACY
 from onnxfix.decompositions import by_target, helper_source, signature
-from onnxfix.patterns.scalars.values import CONDITION_PARENTS, item_use
+from onnxfix.patterns.scalars.uses import CONDITION_PARENTS, item_use
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix, Helper
 from onnxfix.rewriter.tree_walk import walk

@@ -1,150 +1,16 @@
-"""What the ONX2xx rules ask of a Python value taken out of a tensor: where it is used (a size, a
-tensor operand, a condition), and whether keeping the tensor instead is exact."""
+"""What the ONX2xx rules ask of a Python value taken out of a tensor: whether keeping the tensor
+instead computes the same where it is used (uses.py tells how it is used)."""
 
 from __future__ import annotations
 
 import ast
 
+from onnxfix.patterns.scalars.uses import CONDITION_PARENTS, is_none_test, item_use, scalar_size
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.precedence import in_place_of, precedence
 from onnxfix.rewriter.rule import Fix
 from onnxfix.rewriter.statements import enclosing_statement
 from onnxfix.rewriter.tree_walk import walk
-
-
-# Methods whose positional arguments are sizes (accept 0-d integer tensors in eager).
-SHAPE_ARGUMENT_METHODS = frozenset(
-    {"reshape", "view", "expand", "repeat", "new_zeros", "new_ones", "new_empty", "narrow", "tile", "unflatten"}
-)
-# torch functions whose positional arguments are sizes.
-SHAPE_ARGUMENT_FUNCTIONS = frozenset(
-    {"torch.zeros", "torch.ones", "torch.empty", "torch.rand", "torch.randn", "torch.arange", "torch.eye"}
-)
-# Calls whose scalar arguments also accept a 0-d tensor (with tensor type promotion).
-TENSOR_SCALAR_FUNCTIONS = frozenset(
-    {"torch.full", "torch.clamp", "torch.clip", "torch.where", "torch.pow", "torch.add", "torch.mul", "torch.sub", "torch.div"}
-)
-TENSOR_SCALAR_METHODS = frozenset({"masked_fill", "clamp", "clip", "fill_", "pow", "add", "mul", "sub", "div", "lerp"})
-CONDITION_PARENTS = (ast.If, ast.While, ast.IfExp, ast.Assert)
-
-
-# Calls with one size argument at a fixed place: (positional index, keyword name). The int
-# arguments accept a 0-d (or one-element) integer tensor and mean the same (measured on torch
-# 2.13: topk's k, F.pad's amounts).
-# A list of split sizes too: `torch.split(x, [t0, t1])` runs split_with_sizes on the tensors'
-# values, as on their `.item()`s (a float tensor raises either way).
-SIZE_ARGUMENT_METHODS = {"topk": (0, "k"), "split": (0, "split_size"), "split_with_sizes": (0, "split_sizes")}
-SIZE_ARGUMENT_FUNCTIONS = {"torch.topk": (1, "k"), "torch.nn.functional.pad": (1, "pad"),
-                           "torch.split": (1, "split_size_or_sections")}
-# Size functions whose arguments are Scalars, not ints: they take a 0-d tensor but not a
-# one-element tensor of higher rank (`torch.arange(torch.tensor([3]))` raises, measured).
-SCALAR_SIZE_FUNCTIONS = frozenset({"torch.arange"})
-SPLIT_PLACES = (SIZE_ARGUMENT_METHODS["split"], SIZE_ARGUMENT_METHODS["split_with_sizes"],
-                SIZE_ARGUMENT_FUNCTIONS["torch.split"])
-
-
-def size_argument(holder: ast.Call, container: ast.AST, ctx: FunctionContext) -> bool:
-    """``container`` (the value or the tuple/list holding it) is a size argument of ``holder``."""
-    func = holder.func
-    qualname = ctx.qualname(func)
-    if container in holder.args:
-        if isinstance(func, ast.Attribute) and func.attr in SHAPE_ARGUMENT_METHODS:
-            return True
-        if qualname in SHAPE_ARGUMENT_FUNCTIONS:
-            return True
-    place = SIZE_ARGUMENT_FUNCTIONS.get(qualname or "")
-    if place is None and isinstance(func, ast.Attribute) and qualname is None and ctx.tensors.is_tensor(func.value) is not False:
-        place = SIZE_ARGUMENT_METHODS.get(func.attr)
-    if place is None:
-        return False
-    if place in SPLIT_PLACES:
-        # split sizes as a list only (one split size is `int()`-ed: a float tensor would truncate where
-        # its `.item()` raised), and `.split` of a value known to be a tensor (a `str.split`, a
-        # user object's `split` would be handed the tensor)
-        split_method = isinstance(func, ast.Attribute) and qualname is None
-        if not isinstance(container, (ast.List, ast.Tuple, ast.ListComp)) or (
-                split_method and ctx.tensors.is_tensor(func.value) is not True):
-            return False
-    index, keyword = place
-    if index < len(holder.args) and holder.args[index] is container:
-        return True
-    return any(k.arg == keyword and k.value is container for k in holder.keywords)
-
-
-def item_use(node: ast.expr, ctx: FunctionContext) -> str:
-    """How the Python number ``node`` is used: 'condition', 'size', 'arithmetic' or 'other'."""
-    child: ast.AST = node
-    for ancestor in ctx.ancestors(node):
-        if isinstance(ancestor, CONDITION_PARENTS) and getattr(ancestor, "test", None) is child:
-            return "condition"
-        if isinstance(ancestor, ast.stmt):
-            break
-        child = ancestor
-    parent = ctx.parent(node)
-    if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "range":
-        return "condition"  # a loop bound is control flow too
-    if isinstance(parent, ast.Slice) or _stored_in_size_list(node, parent, ctx):
-        return "size"
-    # the value, or the list holding it: a display, or a comprehension it is the element of
-    # (Mask2Former's `torch.split(x, [size.item() for size in split_sizes], dim=1)`)
-    held = isinstance(parent, (ast.Tuple, ast.List)) or (isinstance(parent, ast.ListComp) and parent.elt is node)
-    container = parent if held else node
-    holder = ctx.parent(container)
-    if isinstance(holder, ast.keyword):
-        holder = ctx.parent(holder)
-    if isinstance(holder, ast.Call) and size_argument(holder, container, ctx):
-        return "size"
-    if isinstance(parent, ast.BinOp):
-        other = parent.right if parent.left is node else parent.left
-        if ctx.tensors.is_tensor(other):
-            return "arithmetic"
-    if isinstance(parent, ast.keyword):
-        parent = ctx.parent(parent)
-    if isinstance(parent, ast.Call) and node is not parent.func:
-        func = parent.func
-        if ctx.qualname(func) in TENSOR_SCALAR_FUNCTIONS or (
-            isinstance(func, ast.Attribute) and func.attr in TENSOR_SCALAR_METHODS and ctx.tensors.is_tensor(func.value)
-        ):
-            return "arithmetic"
-    return "other"
-
-
-def _stored_in_size_list(node: ast.expr, parent: ast.AST | None, ctx: FunctionContext) -> bool:
-    """`size[dim] = node` into a list this function builds and then reads only whole, as a size
-    argument (PyG's `scatter`: `size = list(src.size()); size[dim] = dim_size; src.new_zeros(size)`):
-    the element is a size like any other element of it (not where TorchScript types the list
-    List[int])."""
-    if ctx.compiled_by_torchscript or not (isinstance(parent, ast.Assign) and parent.value is node and len(parent.targets) == 1):
-        return False
-    target = parent.targets[0]
-    if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)):
-        return False
-    name, built = target.value.id, False
-    for mention in walk(ctx.fn.node):
-        if isinstance(mention, (ast.Global, ast.Nonlocal)) and name in mention.names:
-            return False
-        if not (isinstance(mention, ast.Name) and mention.id == name):
-            continue
-        holder = ctx.parent(mention)
-        if isinstance(mention.ctx, ast.Store):
-            if not (isinstance(holder, ast.Assign) and holder.targets == [mention] and _new_list(holder.value, ctx)):
-                return False  # bound by a loop, an unpacking, a walrus, or to a list someone else holds
-            built = True
-        elif isinstance(holder, ast.Subscript) and holder.value is mention:
-            if not isinstance(holder.ctx, ast.Store):
-                return False  # an element read back as a number
-        elif not (isinstance(holder, ast.Call) and size_argument(holder, mention, ctx)):
-            return False
-    return built
-
-
-def _new_list(value: ast.expr, ctx: FunctionContext) -> bool:
-    """A list made here: a display, `[...] * n`, or `list(...)`."""
-    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult):
-        return isinstance(value.left, ast.List) or isinstance(value.right, ast.List)
-    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "list":
-        return ctx.is_builtin("list")
-    return isinstance(value, ast.List)
 
 
 # Elementwise math that keeps "a tensor of Python values" one (``torch.tensor(r).log2().round()``).
@@ -270,27 +136,6 @@ def is_zero_dim(node: ast.expr, ctx: FunctionContext) -> bool:
     )
 
 
-def _scalar_size(node: ast.expr, ctx: FunctionContext) -> bool:
-    """``node`` (or the tuple/list holding it) is an argument of `torch.arange` (a Scalar)."""
-    parent = ctx.parent(node)
-    container = parent if isinstance(parent, (ast.Tuple, ast.List)) else node
-    holder = ctx.parent(container)
-    if isinstance(holder, ast.keyword):
-        holder = ctx.parent(holder)
-    return isinstance(holder, ast.Call) and ctx.qualname(holder.func) in SCALAR_SIZE_FUNCTIONS
-
-
-def is_none_test(node: ast.expr, ctx: FunctionContext) -> bool:
-    """``node is None`` / ``node is not None`` (RLlib's and ESPnet's `if maxlen is None: maxlen =
-    int(lengths.max())`): the same answer for a tensor as for the number it holds."""
-    parent = ctx.parent(node)
-    return (
-        isinstance(parent, ast.Compare) and len(parent.ops) == 1 and isinstance(parent.ops[0], (ast.Is, ast.IsNot))
-        and isinstance(parent.comparators[0], ast.Constant) and parent.comparators[0].value is None
-        and parent.left is node
-    )
-
-
 def tensor_in_place(use: ast.expr, receiver: ast.expr, ctx: FunctionContext, depth: int = 0) -> tuple[str | None, str]:
     """Whether the tensor ``receiver`` in place of ``use`` (the Python number taken out of it)
     computes the same there: (EXACT, UNSAFE or None, the kind of use)."""
@@ -298,7 +143,7 @@ def tensor_in_place(use: ast.expr, receiver: ast.expr, ctx: FunctionContext, dep
         return EXACT, "none test"  # a tensor is no more None than a number is
     kind = item_use(use, ctx)
     if kind == "size":
-        if _scalar_size(use, ctx) and not is_zero_dim(receiver, ctx):
+        if scalar_size(use, ctx) and not is_zero_dim(receiver, ctx):
             return UNSAFE, "scalar size"
         return EXACT, "size"  # an int argument takes a 0-d or one-element integer tensor
     if kind == "arithmetic":
