@@ -3,88 +3,27 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable
 
-from onnxfix.config import DYNAMO
-from onnxfix.rewriter.callsites import CallSites
 from onnxfix.rewriter.config_numbers import is_config_int
-from onnxfix.rewriter.evidence import FileEvidence, FunctionEvidence, Value
+from onnxfix.rewriter.evidence import FunctionEvidence, Value
 from onnxfix.rewriter.export_guards import skipped_at
+from onnxfix.rewriter.file_view import FileContext, FileView
 from onnxfix.rewriter.function_body import walk_function_body
-from onnxfix.rewriter.integers import CycleLedger, IntegerOracle, held_assuming_cycles, is_whole_shape
+from onnxfix.rewriter.integers import IntegerOracle, held_assuming_cycles, is_whole_shape
 from onnxfix.rewriter.size_lists import never_written, sequence_of_sizes, unpacks_size_list
-from onnxfix.rewriter.module_index import ModuleIndex, is_torch_module_qualname
+from onnxfix.rewriter.module_index import is_torch_module_qualname
 from onnxfix.rewriter.none_defaults import without_defaulted_none
 from onnxfix.rewriter.paths import shown
 from onnxfix.rewriter.rule import Edit, Finding, Fix
 from onnxfix.rewriter.scope import ExportFunction, ExportScope, exporters_not_running
 from onnxfix.rewriter.scripting import compiled_by_torchscript, not_scriptable, scripted_in_module
 from onnxfix.rewriter.sizes import SizeOracle
-from onnxfix.rewriter.source import SourceFile
 from onnxfix.rewriter.tensors import TensorOracle
 from onnxfix.rewriter.tree_walk import walk
 
 if TYPE_CHECKING:
     from onnxfix.rewriter.rule import Rule
-
-
-@dataclass
-class FileContext:
-    source: SourceFile
-    module: ModuleIndex
-    display_path: str
-    evidence: FileEvidence | None = None  # what an eager run saw in this exact text, if one ran
-    calls: CallSites | None = None  # what parameters receive at the file's call sites (callsites.py)
-    cycles: CycleLedger = field(default_factory=CycleLedger)  # the oracles' assumed answers (integers.py)
-
-
-LINE_LIMIT = 99  # a fix's replacement line longer than this is laid out one element per line
-
-
-class _FileView:
-    """What every rule context offers: source text, edits and findings in one file."""
-
-    file: FileContext
-
-    def segment(self, node: ast.AST) -> str:
-        return self.file.source.segment(node)
-
-    def replace(self, node: ast.AST, text: str) -> Edit:
-        start, end = self.file.source.span(node)
-        return Edit(start, end, text)
-
-    def bracketed(self, node: ast.AST, opener: str, items: list[str], closer: str) -> str:
-        """Replacement text for `node`: `opener` + the items + `closer` on one line, or, where
-        that line would pass LINE_LIMIT, one item per line with a trailing comma, indented one
-        level past the statement (the layout black gives it)."""
-        one_line = f"{opener}{', '.join(items)}{closer}"
-        source = self.file.source
-        line = source.line_text(node.lineno)
-        before = source.column(node.lineno, node.col_offset) - 1
-        after = len(source.line_text(node.end_lineno)) - (source.column(node.end_lineno, node.end_col_offset) - 1)
-        if node.lineno == node.end_lineno and before + len(one_line) + after <= LINE_LIMIT:
-            return one_line
-        indent = line[: len(line) - len(line.lstrip())]
-        newline = source.newline
-        body = "".join(f"{indent}    {item},{newline}" for item in items)
-        return f"{opener}{newline}{body}{indent}{closer}"
-
-    def _finding(self, rule: "Rule", node: ast.AST, message: str | None, fix: Fix | None,
-                 exporters: tuple[str, ...] | None, reached_from: str | None = None) -> Finding:
-        source = self.file.source
-        exporters = rule.exporters if exporters is None else exporters
-        evidence = self.file.evidence
-        if evidence is not None and node.lineno in evidence.specialized and fix is not None and DYNAMO not in exporters:
-            # the run's guard specialized a dynamic dim on this line: torch.export is affected
-            # too, whatever the rule measured on its own cases (a size cast behind `math.ceil`)
-            exporters = (*exporters, DYNAMO)
-        return Finding(
-            code=rule.code, name=rule.name, message=message or rule.summary, path=self.file.display_path,
-            line=node.lineno, col=source.column(node.lineno, node.col_offset),
-            end_line=node.end_lineno, end_col=source.column(node.end_lineno, node.end_col_offset),
-            exporters=exporters, fix=fix, reached_from=reached_from,
-        )
 
 
 _OWN_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -128,7 +67,7 @@ def _rebuilt_from(value: ast.AST, name: str) -> bool:
             and isinstance(item, ast.Name) and item.id == loop.target.id)
 
 
-class FunctionContext(_FileView):
+class FunctionContext(FileView):
     def __init__(self, file: FileContext, fn: ExportFunction):
         self.file = file
         self.fn = fn
@@ -277,6 +216,14 @@ class FunctionContext(_FileView):
         return found
 
     # -- tree ------------------------------------------------------------------------------
+    def with_parents(self) -> "FunctionContext":
+        """This context with its parent links filled: the engine fills them before it runs the
+        rules on the function, and a rule asking about another function (a callee) may ask first."""
+        if not self.parents:
+            for node, parent in walk_function_body(self.fn.node):
+                self.parents[id(node)] = parent
+        return self
+
     def parent(self, node: ast.AST) -> ast.AST | None:
         return self.parents.get(id(node))
 
@@ -464,7 +411,7 @@ class FunctionContext(_FileView):
         return self._finding(rule, node, message, fix, exporters, reached)
 
 
-class ModuleContext(_FileView):
+class ModuleContext(FileView):
     """What a module-wide rule (``Rule.scope = "module"``) sees: the whole file, with the
     export-time functions found in it. Names resolve through the module's imports."""
 

@@ -182,8 +182,7 @@ def _run_module_rules(ctx: ModuleContext, ruleset: RuleSet) -> list[Finding]:
 
 def _run_rules(ctx: FunctionContext, ruleset: RuleSet):
     visitors = ruleset.visitors
-    for node, parent in walk_function_body(ctx.fn.node):
-        ctx.parents[id(node)] = parent
+    ctx.with_parents()
     try:
         for node, _ in walk_function_body(ctx.fn.node):
             for visit in visitors.get(type(node), ()):

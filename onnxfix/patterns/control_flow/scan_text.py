@@ -6,7 +6,8 @@ from __future__ import annotations
 import ast
 
 from onnxfix.patterns.control_flow.scan_parts import ScanPlan, appended, index_element, substituted, tuple_bound
-from onnxfix.rewriter.context import LINE_LIMIT, FunctionContext
+from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.file_view import LINE_LIMIT
 from onnxfix.rewriter.integers import int_constant
 from onnxfix.rewriter.statements import statement_indent
 from onnxfix.rewriter.tree_walk import walk

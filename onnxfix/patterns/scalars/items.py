@@ -20,6 +20,7 @@ from onnxfix.patterns.scalars.values import (
     name_as_tensor,
     python_use,
     python_values_tensor,
+    shifted_by_int,
     tensor_in_place,
     tensor_operand_is_exact,
 )
@@ -277,8 +278,10 @@ def _cast_of_item(rule: Rule, node: ast.Call, receiver: ast.expr, ctx: FunctionC
     of int64's range, where `int()` raises); exact by construction only where a recorded run saw
     `t` as an int64 tensor, for which `.long()` returns `t` itself; otherwise kept only while the
     legacy exporter traces (safe)."""
-    wrapper = ctx.parent(node)
-    if not (isinstance(wrapper, ast.Call) and wrapper.args == [node] and not wrapper.keywords):
+    argument, wrapper = node, ctx.parent(node)
+    if shifted_by_int(wrapper, node):  # `int(t.item() + 1)` (PyG's global pooling: the graph count)
+        argument, wrapper = wrapper, ctx.parent(wrapper)
+    if not (isinstance(wrapper, ast.Call) and wrapper.args == [argument] and not wrapper.keywords):
         return None, ""
     if builtin_call(wrapper, ctx, frozenset({"int"})) is None:
         return None, ""
@@ -288,6 +291,11 @@ def _cast_of_item(rule: Rule, node: ast.Call, receiver: ast.expr, ctx: FunctionC
     exact = verdict == EXACT and ctx.tensors.scalar_dtype(receiver) == "int64"
     name = assigned_name(wrapper, ctx)
     text = f"{operand(ctx.segment(receiver), receiver, ATOM)}.long()"
+    if argument is not node:  # the shift on the tensor, then the truncation: `(t + 1).long()`
+        shifted = ctx.segment(receiver) if argument.left is node else ctx.segment(argument.left)
+        shift = ctx.segment(argument.right) if argument.left is node else ctx.segment(receiver)
+        symbol = "+" if isinstance(argument.op, ast.Add) else "-"
+        text = f"({shifted} {symbol} {shift}).long()"
     message = (f"`{ctx.segment(wrapper)}` assigned to `{name}`: the legacy exporter bakes the value in as a constant; "
                f"keep `{name}` a 0-d int64 tensor")
     if exact:

@@ -81,7 +81,7 @@ def item_use(node: ast.expr, ctx: FunctionContext) -> str:
     parent = ctx.parent(node)
     if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "range":
         return "condition"  # a loop bound is control flow too
-    if isinstance(parent, ast.Slice) or _stored_in_size_list(node, parent, ctx):
+    if isinstance(parent, ast.Slice) or _stored_in_size_list(node, parent, ctx) or _passed_as_size(node, parent, ctx):
         return "size"
     # the value, or the list holding it: a display, or a comprehension it is the element of
     # (Mask2Former's `torch.split(x, [size.item() for size in split_sizes], dim=1)`)
@@ -164,3 +164,69 @@ def is_none_test(node: ast.expr, ctx: FunctionContext) -> bool:
         and isinstance(parent.comparators[0], ast.Constant) and parent.comparators[0].value is None
         and parent.left is node
     )
+
+
+def _passed_as_size(node: ast.expr, parent: ast.AST | None, ctx: FunctionContext) -> bool:
+    """``node`` is an argument of a function of this file (`f(...)`, `self.m(...)`) whose parameter
+    the function reads only as a size, or tests against None (PyG's `global_mean_pool` passing
+    `size = int(batch.max()) + 1` on to `scatter(..., dim_size=size)`): a size, through the call.
+    A function calling itself back with the value proves nothing."""
+    call, keyword = (ctx.parent(parent), parent.arg) if isinstance(parent, ast.keyword) else (parent, None)
+    if not isinstance(call, ast.Call) or node is call.func or ctx.file.calls is None:
+        return False
+    callee, name = _bound_parameter(call, node, keyword, ctx)
+    if callee is None or name is None or callee.compiled_by_torchscript:
+        return False
+    progress = ctx.file.calls.in_progress
+    key = ("size parameter", id(callee.fn.node), name)
+    if key in progress:
+        return False
+    progress.add(key)
+    try:
+        return _read_only_as_size(callee, name)
+    finally:
+        progress.discard(key)
+
+
+def _bound_parameter(call: ast.Call, node: ast.expr, keyword: str | None,
+                     ctx: FunctionContext) -> tuple[FunctionContext | None, str | None]:
+    """The context of the function ``call`` calls (a module-level function of this file, or a
+    method of this class through `self`) and the name of the parameter ``node`` binds."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == ctx.self_name \
+            and ctx.fn.cls is not None:
+        target, skip = ctx.fn.cls.methods.get(func.attr), 1
+    elif isinstance(func, ast.Name) and not ctx.scope.is_local(func.id):  # not a local shadowing it
+        target, skip = ctx.file.module.functions.get(func.id), 0
+    else:
+        return None, None
+    callee = ctx.file.calls.contexts.get(id(target)) if target is not None else None
+    if callee is None:
+        return None, None
+    callee.with_parents()
+    arguments = target.args
+    if keyword is not None:
+        names = [a.arg for a in [*arguments.args[skip:], *arguments.kwonlyargs]]
+        return callee, keyword if keyword in names else None
+    positional = [a.arg for a in [*arguments.posonlyargs, *arguments.args]][skip:]
+    index = next(i for i, a in enumerate(call.args) if a is node)
+    if index >= len(positional) or any(isinstance(a, ast.Starred) for a in call.args[: index + 1]):
+        return callee, None
+    return callee, positional[index]
+
+
+def _read_only_as_size(callee: FunctionContext, name: str) -> bool:
+    """Every read of parameter ``name`` in ``callee`` is a size or a None test; it is not updated
+    in place nor declared global."""
+    reads = 0
+    for mention in walk(callee.fn.node):
+        if isinstance(mention, (ast.Global, ast.Nonlocal)) and name in mention.names:
+            return False
+        if isinstance(mention, ast.AugAssign) and isinstance(mention.target, ast.Name) and mention.target.id == name:
+            return False
+        if isinstance(mention, ast.Name) and mention.id == name and isinstance(mention.ctx, ast.Load):
+            if not (is_none_test(mention, callee) or (item_use(mention, callee) == "size"
+                                                       and not scalar_size(mention, callee))):
+                return False
+            reads += 1
+    return reads > 0

@@ -163,7 +163,7 @@ def assigned_name(value: ast.expr, ctx: FunctionContext) -> str | None:
     """The name ``value`` is assigned to: `n = value`, or `n = a if c else value` (WeNet's
     `max_len = max_len if max_len > 0 else lengths.max().item()`)."""
     node, parent = value, ctx.parent(value)
-    while (isinstance(parent, ast.IfExp) and node is not parent.test) or _shifted_by_int(parent, node):
+    while (isinstance(parent, ast.IfExp) and node is not parent.test) or shifted_by_int(parent, node):
         node, parent = parent, ctx.parent(parent)
     if isinstance(parent, ast.Assign) and parent.value is node and len(parent.targets) == 1:
         target = parent.targets[0]
@@ -172,7 +172,7 @@ def assigned_name(value: ast.expr, ctx: FunctionContext) -> str | None:
     return None
 
 
-def _shifted_by_int(parent: ast.AST | None, node: ast.AST) -> bool:
+def shifted_by_int(parent: ast.AST | None, node: ast.AST) -> bool:
     """`value + 1`, `1 + value`, `value - 1`: torch-dftd's `n_graphs = int(batch[-1]) + 1`, where
     the tensor plus an int literal stands in for the number plus it."""
     if not (isinstance(parent, ast.BinOp) and isinstance(parent.op, (ast.Add, ast.Sub))):
