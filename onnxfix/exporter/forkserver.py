@@ -67,10 +67,12 @@ class _Server:
         return self.ready.is_set() and not self.refused and self.process.poll() is None
 
     def start(self, module: str, argv: list[str], cwd: str, env: dict[str, str], stdin: str, stdout: str,
-              stderr: str) -> int | None:
+              stderr: str, dynamo: bool = True) -> int | None:
+        """Fork a child for the job (the server warms the dynamo exporter first if ``dynamo`` and it
+        has not yet); its pid, or None when the server could not."""
         job = str(next(self.ids))
         line = json.dumps({"id": job, "module": module, "argv": argv, "cwd": cwd, "env": env,
-                           "stdin": stdin, "stdout": stdout, "stderr": stderr}) + "\n"
+                           "stdin": stdin, "stdout": stdout, "stderr": stderr, "dynamo": dynamo}) + "\n"
         try:
             with self.write_lock:
                 self.process.stdin.write(line.encode())
@@ -78,7 +80,8 @@ class _Server:
         except OSError:
             return None
         with self.changed:
-            self.changed.wait_for(lambda: job in self.started or self.refused, timeout=60)
+            # the first job needing dynamo waits for its warm-up too
+            self.changed.wait_for(lambda: job in self.started or self.refused, timeout=STARTUP_TIMEOUT)
             return self.started.pop(job, None)
 
     def wait(self, pid: int, timeout: float) -> int | None:

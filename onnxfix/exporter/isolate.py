@@ -18,6 +18,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Callable
 
+from onnxfix.config import DYNAMO
 from onnxfix.exporter import forkserver
 from onnxfix.exporter.result import CRASH, EXPORT_FAILS, TIMEOUT, Verdict
 
@@ -62,7 +63,8 @@ def run_isolated(
 
 def _run(request, timeout, on_stage, on_tick) -> Verdict:
     env = dict(os.environ, PYTHONFAULTHANDLER="1", PYTHONUNBUFFERED="1", ONNXFIX_WORKER="1")
-    ran = run_worker("onnxfix.exporter.worker", json.dumps(asdict(request)), env, timeout, on_stage, on_tick)
+    ran = run_worker("onnxfix.exporter.worker", json.dumps(asdict(request)), env, timeout, on_stage, on_tick,
+                     dynamo=request.exporter == DYNAMO)
     if ran.returncode is None:
         return Verdict(request.exporter, TIMEOUT, error=f"export did not finish in {timeout:g} s", failed_stage=_last_stage(ran.lines))
     return _result(request, ran.returncode, ran.lines, ran.stderr)
@@ -78,14 +80,15 @@ class WorkerRun:
 def run_worker(module: str, payload: str, env: dict[str, str], timeout: float,
                on_stage: Callable[[str], None] = lambda stage: None,
                on_tick: Callable[[], None] = lambda: None, argv: tuple[str, ...] = (),
-               cwd: str | None = None) -> WorkerRun:
+               cwd: str | None = None, dynamo: bool = True) -> WorkerRun:
     """``python -m module *argv`` in ``cwd`` (default: this process's) with ``payload`` on its
     standard input: forked from the warm server when there is one (forkserver.py), else a fresh
-    interpreter; the same run either way."""
+    interpreter; the same run either way. Without ``dynamo`` (a legacy export, an eager run) the
+    warm server need not have set up the dynamo exporter first."""
     cwd = cwd or os.getcwd()
     server = forkserver.server_for(env)
     if server is not None:
-        ran = _run_forked(server, module, list(argv), cwd, payload, env, timeout, on_stage, on_tick)
+        ran = _run_forked(server, module, list(argv), cwd, payload, env, timeout, on_stage, on_tick, dynamo)
         if ran is not None:
             return ran
     return _run_subprocess(module, list(argv), cwd, payload, env, timeout, on_stage, on_tick)
@@ -108,12 +111,12 @@ def _run_subprocess(module, argv, cwd, payload, env, timeout, on_stage, on_tick)
         return WorkerRun(proc.returncode if finished else None, lines, stderr.read())
 
 
-def _run_forked(server, module, argv, cwd, payload, env, timeout, on_stage, on_tick) -> WorkerRun | None:
+def _run_forked(server, module, argv, cwd, payload, env, timeout, on_stage, on_tick, dynamo) -> WorkerRun | None:
     with tempfile.TemporaryDirectory(prefix="onnxfix-worker-") as folder:
         paths = {name: os.path.join(folder, name) for name in ("stdin", "stdout", "stderr")}
         with open(paths["stdin"], "w", encoding="utf-8") as stdin:
             stdin.write(payload)
-        pid = server.start(module, argv, cwd, env, **paths)
+        pid = server.start(module, argv, cwd, env, **paths, dynamo=dynamo)
         if pid is None:
             return None
         output = _Tail(paths["stdout"], on_stage)
@@ -207,7 +210,7 @@ def run_json_worker(module: str, request: dict, timeout: float) -> dict:
     """Run ``python -m module`` with ``request`` as JSON on stdin; its RESULT_MARKER line, or
     {"error": ...} when it died or timed out (never raises: its caller carries on without)."""
     env = dict(os.environ, PYTHONFAULTHANDLER="1", PYTHONUNBUFFERED="1")
-    ran = run_worker(module, json.dumps(request), env, timeout)
+    ran = run_worker(module, json.dumps(request), env, timeout, dynamo=False)  # eager runs
     if ran.returncode is None:
         return {"error": f"did not finish in {timeout:g} s"}
     for line in reversed(ran.lines):

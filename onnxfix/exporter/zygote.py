@@ -29,8 +29,23 @@ import sys
 import traceback
 
 
+class Tiny:
+    """A one-op model for the warm-up exports (made after torch is imported)."""
+
+    @staticmethod
+    def model():
+        import torch
+
+        class Plus(torch.nn.Module):
+            def forward(self, x):
+                return x + 1
+
+        return Plus().eval()
+
+
 def warm() -> None:
-    """Import what every worker imports and run the dynamo exporter once on a tiny model."""
+    """Import what every worker imports and run the legacy exporter once on a tiny model; the
+    dynamo exporter's set-up waits for the first job that needs it (`warm_dynamo`)."""
     import io
     import warnings
 
@@ -46,20 +61,39 @@ def warm() -> None:
     import onnxfix.exporter.worker  # noqa: F401
 
     from onnxfix.exporter.onnx_registry import reuse_onnx_registry
-    reuse_onnx_registry()  # built by the warm-up export below, inherited by every forked export
-
-    class Tiny(torch.nn.Module):
-        def forward(self, x):
-            return x + 1
+    reuse_onnx_registry()  # built by the dynamo warm-up export, inherited by every later forked export
 
     with warnings.catch_warnings(), open(os.devnull, "w") as sink:
         warnings.simplefilter("ignore")
         stdout, sys.stdout = sys.stdout, sink
         try:
-            torch.onnx.export(Tiny().eval(), (torch.ones(2),), dynamo=True, verbose=False)
-            torch.onnx.export(Tiny().eval(), (torch.ones(2),), io.BytesIO(), dynamo=False)
+            torch.onnx.export(Tiny.model(), (torch.ones(2),), io.BytesIO(), dynamo=False)
         finally:
             sys.stdout = stdout
+
+
+_dynamo_warm = False
+
+
+def warm_dynamo() -> None:
+    """The dynamo exporter's first-call set-up (~4 s, its operator registry), once, in this process
+    before it forks a job that exports with it: a legacy-only run, or an eager evidence run, never
+    pays for it."""
+    global _dynamo_warm
+    if _dynamo_warm:
+        return
+    import warnings
+
+    import torch
+
+    with warnings.catch_warnings(), open(os.devnull, "w") as sink:
+        warnings.simplefilter("ignore")
+        stdout, sys.stdout = sys.stdout, sink
+        try:
+            torch.onnx.export(Tiny.model(), (torch.ones(2),), dynamo=True, verbose=False)
+        finally:
+            sys.stdout = stdout
+    _dynamo_warm = True
 
 
 def python_threads() -> list[str]:
@@ -126,16 +160,25 @@ def serve() -> None:
             pending += chunk
             *lines, pending = pending.split(b"\n")
             for line in lines:
-                if line.strip():
-                    start(json.loads(line))
+                if line.strip() and not start(json.loads(line)):
+                    return
         reap()
 
 
-def start(job: dict) -> None:
+def start(job: dict) -> bool:
+    """Fork the job's child; False (and REFUSED said) when warming the dynamo exporter for it left
+    a thread alive, which would make forking unsafe from now on."""
+    if job.get("dynamo", True):
+        warm_dynamo()
+        threads = python_threads()
+        if threads:
+            say(f"REFUSED threads {', '.join(threads)} alive after the dynamo warm-up: forking would not be safe")
+            return False
     pid = os.fork()
     if pid == 0:
         run_child(job)
     say(f"STARTED {job['id']} {pid}")
+    return True
 
 
 def reap() -> None:
