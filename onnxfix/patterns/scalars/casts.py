@@ -145,7 +145,13 @@ class ScalarCast(Rule):
               `int()` truncates. With run-time evidence (`onnxfix export --fix`) it is safe
               where the run proves it exact: `int(n)` as a size of an `n` that was always a
               0-d int64 tensor; `float(t)` of a 0-d float32/float64 (`int(t)` of an int64)
-              tensor in arithmetic that ONX201's evidence rule proves.
+              tensor in arithmetic that ONX201's evidence rule proves. A size also counts as such
+              where it is an element of a list the function builds and reads only whole as a size
+              (PyG's `size[dim] = dim_size; src.new_zeros(size)`, torch_scatter's `size[dim] =
+              int(index.max()) + 1; torch.zeros(size)`: the integer shift keeps it a size), or an
+              argument for a parameter of a function of the file that reads it only as a size or
+              tests it against None; not in a function TorchScript compiles (it types the list
+              List[int]).
             - `float(a) / float(b)` (either cast) with `a` an int size and the other operand an
               int size, `float()` of one or a number literal -> the cast dropped: safe; Python's
               `/` converts an int exactly below 2**53 and int / int is correctly rounded, so the

@@ -111,7 +111,12 @@ class ItemCall(Rule):
             int64 tensor (for which `.long()` returns `t` itself), the tensor is kept only while
             the legacy exporter traces, `n = (t.long() if torch.jit.is_tracing() else
             int(t.item()))`: safe, and torch.export keeps `int()`'s unbacked size, which it
-            exports where a tensor size fails. Integer arithmetic on `.item()` giving a size
+            exports where a tensor size fails. `n = int(t.item() + k)` (PyG's graph count
+            `int(batch.max().item() + 1)`) likewise keeps `(t + k).long()`. A use of `n` as a
+            size includes an element of a list the function builds and passes whole as a size
+            (`size[dim] = n`, then `torch.zeros(size)`), and an argument of a function of the
+            file whose parameter is only read as a size or tested against None (`scatter(...,
+            dim_size=n)`). Integer arithmetic on `.item()` giving a size
             (`F.pad(x, (0, n.item() - w))`) takes the same tracing-only form, `(n.long() if
             torch.jit.is_tracing() else n.item())`, unless the receiver is known int64 (an int32
             amount made the legacy graph invalid). Neither form where TorchScript compiles the function (it types an

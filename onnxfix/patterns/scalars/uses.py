@@ -112,12 +112,15 @@ def _stored_in_size_list(node: ast.expr, parent: ast.AST | None, ctx: FunctionCo
     argument (PyG's `scatter`: `size = list(src.size()); size[dim] = dim_size; src.new_zeros(size)`):
     the element is a size like any other element of it (not where TorchScript types the list
     List[int])."""
-    if ctx.compiled_by_torchscript or not (isinstance(parent, ast.Assign) and parent.value is node and len(parent.targets) == 1):
+    if ctx.compiled_by_torchscript or not (isinstance(parent, ast.Assign) and parent.value is node
+                                           and len(parent.targets) == 1):
         return False
     target = parent.targets[0]
     if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)):
         return False
     name, built = target.value.id, False
+    if ctx.is_parameter(name):
+        return False  # the caller's list, holding the element after the call
     for mention in walk(ctx.fn.node):
         if isinstance(mention, (ast.Global, ast.Nonlocal)) and name in mention.names:
             return False
