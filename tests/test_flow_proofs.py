@@ -45,6 +45,7 @@ CASES = {
     "inverse_permutation": ("ONX603", False, (FAILS, WRONG)),  # `a[idx[i]] = i`, idx sorts a 1-D tensor
     "moe_experts": ("ONX603", True, (FAILS, ORT)),  # Mixtral's `for expert_idx in expert_hit:` -> every expert
     "moe_expert_rows": ("ONX603", True, (FAILS, ORT)),  # Qwen3-MoE: the row indexes, `self.experts[expert_idx]`
+    "moe_expert_params": ("ONX603", True, (FAILS, WRONG)),  # LFM2-MoE: `expert_idx = int(expert_idx.item())`, 3-D weights
     "views": ("ONX303", False, (OK, WRONG)),
     "constant_written": ("ONX305", False, (OK, WRONG)),  # kornia's normal_transform_pixel: a literal matrix scaled in place
     "views_flat": ("ONX303", False, (OK, WRONG)),
@@ -146,6 +147,7 @@ DYNAMO_ERRORS = {
     "inverse_permutation": "GuardOnDataDependentSymNode",
     "moe_experts": "GuardOnDataDependentSymNode",  # iterating over the nonzero rows (unbind)
     "moe_expert_rows": "GuardOnDataDependentSymNode",
+    "moe_expert_params": "GuardOnDataDependentSymNode",
     "deepcopy_model": "Cannot access data pointer of Tensor",
     "raise_check": "GuardOnDataDependentSymNode",
     "warn_check": "GuardOnDataDependentSymNode",

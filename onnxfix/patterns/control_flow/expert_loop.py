@@ -8,7 +8,8 @@ empty selection (`torch.where` of its all-zero mask row is empty, `index_add_` o
 no-op), and the hit experts are visited in the same ascending order, so the sum is built from the
 same additions in the same order.
 
-Two spellings: `expert_idx = expert_idx[0]` first in the body (the row's element, dropped), or
+Two spellings: `expert_idx = expert_idx[0]` first in the body (the row's element, dropped; also
+`int(expert_idx.item())` and the like, LFM2-MoE's, each the same element e), or
 the row [e] itself as the index (Qwen3-MoE, Mixtral in 2025: `self.experts[expert_idx]` of a
 module list, which takes [e] and e alike, and `torch.where(M[expert_idx].squeeze(0))`, whose
 squeeze the int index makes unneeded, and wrong when top_k is 1)."""
@@ -55,11 +56,8 @@ def expert_loop(node: ast.For, ctx: FunctionContext) -> tuple[Fix | None, str]:
         return None, ""
     first = node.body[0]
     squeezes: list[ast.Call] = []
-    if (
-        isinstance(first, ast.Assign) and len(first.targets) == 1 and isinstance(first.targets[0], ast.Name)
-        and isinstance(first.value, ast.Subscript) and isinstance(first.value.value, ast.Name)
-        and first.value.value.id == row and is_int(first.value.slice, 0)
-    ):
+    row_read = _row_element(first, row, ctx)
+    if row_read is not None:
         index, rest = first.targets[0].id, node.body[1:]
     else:  # the row itself indexes: `self.experts[expert_idx]`, `torch.where(M[expert_idx].squeeze(0))`
         squeezes = _row_indexing(node, row, mask, ctx)
@@ -83,7 +81,7 @@ def expert_loop(node: ast.For, ctx: FunctionContext) -> tuple[Fix | None, str]:
     allowed = {id(permute_receiver), id(count_call.func.value)}
     if any(id(n) not in allowed and not _selected_from(n, ctx) for n in _loads(ctx.fn.node, mask)):
         return None, ""
-    if row != index and _read_outside(row, node, ctx, allowed=(first.value.value,)):
+    if row != index and _read_outside(row, node, ctx, allowed=(row_read,)):
         return None, ""
     if any(_read_outside(name, node, ctx) for name in {index, *body_names(flatten(rest, ctx) or [])}):
         return None, ""  # Python keeps the last expert's values bound after the loop
@@ -105,6 +103,25 @@ def expert_loop(node: ast.For, ctx: FunctionContext) -> tuple[Fix | None, str]:
     )
     fix = Fix(f"Loop over every expert (`range({ctx.segment(count)})`) instead of the experts hit", tuple(edits), safe=False)
     return fix, why
+
+
+def _row_element(statement: ast.stmt, row: str, ctx: FunctionContext) -> ast.Name | None:
+    """The read of the loop's row in `J = ROW[0]`, `J = ROW.item()`, `J = int(ROW.item())` (LFM2-MoE),
+    `J = int(ROW[0])`, `J = ROW[0].item()` or `J = int(ROW)`: each the row's one element e, as an
+    int or a 0-d tensor (J may rebind the row's own name); None for any other statement."""
+    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)):
+        return None
+    value = statement.value
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "int" \
+            and ctx.is_builtin("int") and len(value.args) == 1 and not value.keywords:
+        value = value.args[0]
+    if (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "item"
+            and not value.args and not value.keywords):
+        value = value.func.value
+    if isinstance(value, ast.Subscript) and is_int(value.slice, 0):
+        value = value.value
+    return value if isinstance(value, ast.Name) and value.id == row else None
 
 
 def _row_indexing(loop: ast.For, row: str, mask: str, ctx: FunctionContext) -> list[ast.Call] | None:
