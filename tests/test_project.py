@@ -373,6 +373,32 @@ def test_building_an_instance_in_forward_reaches_its_init(tmp_path, monkeypatch,
     assert lines[0].endswith("(reached from Actor.forward, model.py:7)")
 
 
+def test_a_method_of_a_local_instance_is_reached(tmp_path, monkeypatch, capsys):
+    # ML-Agents' discrete actor (tests/realworld/mlagents_categorical_dist_pdf_torch_diag.py): a
+    # submodule's forward returns `CategoricalDistInstance(logits)` and forward calls `dist.log_prob`,
+    # which calls `pdf` (torch.diag); a local built from a class directly, in a module function too;
+    # a name rebound by a loop is not followed.
+    (tmp_path / "dists.py").write_text(
+        "import torch\nfrom torch import nn\n\n\n"
+        "class Categorical:\n    def __init__(self, probs):\n        self.probs = probs\n\n"
+        "    def log_prob(self, v):\n        return self.pdf(v).log()\n\n"
+        "    def pdf(self, v):\n        return torch.diag(self.probs[v])\n\n"
+        "    def greedy(self):\n        return self.probs.numpy()\n\n"
+        "    def entropy(self):\n        return self.probs.tolist()\n\n\n"
+        "class Head(nn.Module):\n    def forward(self, x):\n        return Categorical(x.softmax(-1))\n"
+    )
+    (tmp_path / "model.py").write_text(
+        "from torch import nn\n\nfrom dists import Categorical, Head\n\n\n"
+        "def modes(x):\n    dist = Categorical(x)\n    return dist.greedy()\n\n\n"
+        "class Actor(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.head = Head()\n\n"
+        "    def forward(self, x, v):\n        dist = self.head(x)\n        for dist in [x]:\n            pass\n"
+        "        other = self.head(x)\n        return other.log_prob(v), modes(x), dist.entropy()\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    code, lines = check(capsys, "--no-cache", "--exporters", "dynamo,legacy", ".")
+    assert [" ".join(line.split()[:2]) for line in lines] == ["dists.py:13:16: ONX519", "dists.py:16:16: ONX102"]
+
+
 def test_a_method_of_a_layer_taken_out_of_a_module_list_is_reached(tmp_path, monkeypatch, capsys):
     # A normalizing flow's sampling direction (tests/realworld/cjd_flows_lu_transform_inverse.py):
     # `for i, layer in enumerate(reversed(self.layers)): y = layer.backward(y)` runs each layer's

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from onnxfix.rewriter.function_body import walk_function_body
 from onnxfix.rewriter.module_index import ClassInfo, ModuleIndex
 from onnxfix.rewriter.tree_walk import walk
 
@@ -71,6 +72,32 @@ def container_elements(function: ast.AST, self_name: str | None) -> dict[str, st
             if attribute is not None:
                 elements.setdefault(name, attribute)
     return elements
+
+
+def local_constructions(function: ast.AST) -> dict[str, list[ast.Call]]:
+    """local name -> the calls it is bound to, for the names every binding of which in ``function``
+    is `name = <call>` (`dist = Categorical(logits)`, `dist = self.head(x)`): what the name may
+    hold is an instance those calls return. One walk for every name."""
+    calls: dict[str, list[ast.Call]] = {}
+    targets: set[int] = set()
+    for node in walk(function):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and isinstance(node.value, ast.Call):
+            calls.setdefault(node.targets[0].id, []).append(node.value)
+            targets.add(id(node.targets[0]))
+    other = {n.id for n in walk(function)  # a parameter, a loop, an unpacking, `with ... as`, a walrus, `del`
+             if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)) and id(n) not in targets}
+    other |= {a.arg for a in walk(function) if isinstance(a, ast.arg)}
+    return {name: found for name, found in calls.items() if name not in other}
+
+
+def returned_calls(function: ast.AST) -> list[ast.Call]:
+    """The calls ``function`` returns when every `return` of its own (not of a nested function)
+    returns a call (`return Categorical(logits=self.linear(x))`); empty otherwise."""
+    returns = [n for n, _ in walk_function_body(function) if isinstance(n, ast.Return)]
+    if not returns or not all(isinstance(r.value, ast.Call) for r in returns):
+        return []
+    return [r.value for r in returns]
 
 
 def iterated_attribute(iterated: ast.expr, target: ast.expr, name: str, self_name: str | None) -> str | None:

@@ -16,7 +16,8 @@ from onnxfix.rewriter.module_index import is_torch_module_qualname
 from onnxfix.rewriter.none_defaults import without_defaulted_none
 from onnxfix.rewriter.paths import shown
 from onnxfix.rewriter.rule import Edit, Finding, Fix
-from onnxfix.rewriter.scope import ExportFunction, ExportScope, exporters_not_running
+from onnxfix.rewriter.call_modes import exporters_not_running
+from onnxfix.rewriter.scope import ExportFunction, ExportScope
 from onnxfix.rewriter.scripting import compiled_by_torchscript, not_scriptable, scripted_in_module
 from onnxfix.rewriter.sizes import SizeOracle
 from onnxfix.rewriter.tensors import TensorOracle

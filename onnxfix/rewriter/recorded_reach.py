@@ -18,7 +18,8 @@ from typing import Iterator
 from onnxfix.rewriter.evidence import FileEvidence
 from onnxfix.rewriter.function_body import scope_of_function, walk_function_body
 from onnxfix.rewriter.module_index import ClassInfo, ModuleIndex
-from onnxfix.rewriter.scope import ALL_MODES, HELPER_PREFIX, CallSiteModes, Entry, ExportFunction, ExportScope
+from onnxfix.rewriter.call_modes import CallSiteModes
+from onnxfix.rewriter.scope import ALL_MODES, HELPER_PREFIX, Entry, ExportFunction, ExportScope
 
 FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef)
 # How a finding in such a function says where it runs from (the run does not record its caller).

@@ -13,9 +13,10 @@ from dataclasses import dataclass, field, replace
 from typing import Iterator
 
 from onnxfix.rewriter.constructed import (
-    calls_behind, constructed_classes, constructor_arguments, container_elements, setter_constructions,
+    calls_behind, constructed_classes, constructor_arguments, container_elements, local_constructions, returned_calls,
+    setter_constructions,
 )
-from onnxfix.rewriter.export_guards import exporters_skipping, is_guard_call
+from onnxfix.rewriter.call_modes import CallSiteModes
 from onnxfix.rewriter.function_body import scope_of_function, walk_function_body
 from onnxfix.rewriter.module_index import (
     KNOWN_MODULE_BASES,
@@ -27,7 +28,7 @@ from onnxfix.rewriter.module_index import (
     is_torch_module_qualname,
 )
 from onnxfix.rewriter.names import FUNCTION_NODES, Scope, dotted_parts, walk_scope
-from onnxfix.rewriter.scripting import SCRIPTED, decorator_name, scripted_if_tracing
+from onnxfix.rewriter.scripting import decorator_name
 from onnxfix.rewriter.tree_walk import walk
 
 ALL_MODES = frozenset({"dynamo", "legacy"})
@@ -92,6 +93,7 @@ class ScopeBuilder:
         self._bases_memo: dict[int, list[tuple[ModuleIndex, ClassInfo]]] = {}
         self._self_attr_memo: dict[tuple[int, str], list[ExportFunction]] = {}
         self._container_memo: dict[int, dict[str, str]] = {}  # id(function node) -> container_elements
+        self._locals_memo: dict[int, dict[str, list[ast.Call]]] = {}  # id(function node) -> local_constructions
 
     # -- which classes are nn.Module subclasses -----------------------------------------------
     def is_module_class(self, module: ModuleIndex, info: ClassInfo) -> bool:
@@ -206,8 +208,9 @@ class ScopeBuilder:
                     callees = [*callees, *self._constructor(fn, node)]
             elif isinstance(node, ast.Attribute) and node.attr == "apply":
                 callees = self._autograd_forward(fn, node.value)
-            elif isinstance(node, ast.Attribute) and fn.cls is not None:
-                callees = self._attribute_target(fn, node, self_name)
+            elif isinstance(node, ast.Attribute):
+                callees = [*(self._attribute_target(fn, node, self_name) if fn.cls is not None else ()),
+                           *self._local_instance_methods(fn, node, self_name)]
             else:
                 continue
             for callee in callees:
@@ -270,6 +273,32 @@ class ScopeBuilder:
             container = self._container_memo[key].get(value.id)
             if container is not None:
                 yield from self._element_methods(fn, container, node.attr)
+
+    def _local_instance_methods(self, fn: ExportFunction, node: ast.Attribute, self_name: str | None):
+        """`dist = Categorical(logits)` (or `dist = self.head(x)`, a submodule whose forward returns
+        `Categorical(...)`), then `dist.log_prob(a)`: the method of the class the local is built from."""
+        if not isinstance(node.value, ast.Name) or node.value.id == self_name:
+            return
+        key = id(fn.node)
+        if key not in self._locals_memo:
+            self._locals_memo[key] = local_constructions(fn.node)
+        for call in self._locals_memo[key].get(node.value.id, ()):
+            for module, info in self._instance_classes(fn, call, self_name):
+                yield from self._methods_named(fn, module, info, node.attr, skip_self=False)
+
+    def _instance_classes(self, fn: ExportFunction, call: ast.Call, self_name: str | None):
+        """The class ``call`` builds, or that a submodule's forward it calls returns."""
+        found = self._class_named(fn.module, call.func)
+        if found:
+            yield found
+        elif fn.cls is not None and isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) \
+                and call.func.value.id == self_name:
+            for module, info in self._built_into(fn, call.func.attr):
+                forward = info.methods.get("forward")
+                for returned in returned_calls(forward) if forward is not None else ():
+                    found = self._class_named(module, returned.func)
+                    if found:
+                        yield found
 
     def _attribute_classes(self, fn: ExportFunction, assigned: ast.expr | None) -> Iterator[tuple[ModuleIndex, ClassInfo]]:
         """The classes an attribute's value is built from: `Block(...)`, or for `self.model = model`
@@ -360,48 +389,6 @@ class ScopeBuilder:
     @staticmethod
     def _reached(caller: ExportFunction, module: ModuleIndex, node, cls, parent_scope, key: str) -> ExportFunction:
         return ExportFunction(node, module, cls, None, caller.entry, False, key, parent_scope)
-
-
-class CallSiteModes:
-    """How the exporters run what a function calls: as they run the function, less the
-    exporters its export guards keep away from the call site; a `@torch.jit._script_if_tracing`
-    callee is compiled by TorchScript under the legacy exporter (and traced as Python by dynamo,
-    which is not tracing in TorchScript's sense: measured in tests/test_export_guards.py)."""
-
-    def __init__(self, fn: ExportFunction):
-        self.modes = fn.entry.modes
-        body = walk_function_body(fn.node)
-        # Most functions have no guard: their call sites need no parent map.
-        self.parents = {id(n): p for n, p in body} if any(is_guard_call(n) for n, _ in body) else None
-
-    def callee_modes(self, site: ast.AST, callee: ast.AST) -> frozenset[str]:
-        modes = set(self.modes)
-        if self.parents is not None:
-            skipped = exporters_skipping(site, self._ancestors(site))
-            modes = {m for m in modes if exporter_of_mode(m) not in skipped}
-        if "legacy" in modes and scripted_if_tracing(callee):
-            modes = (modes - {"legacy"}) | {SCRIPTED}
-        return frozenset(modes)
-
-    def _ancestors(self, node: ast.AST) -> Iterator[ast.AST]:
-        current = self.parents.get(id(node))
-        while current is not None:
-            yield current
-            current = self.parents.get(id(current))
-
-
-def exporter_of_mode(mode: str) -> str:
-    return "legacy" if mode == SCRIPTED else mode
-
-
-def exporters_not_running(modes: frozenset[str], python_hazard: bool) -> frozenset[str]:
-    """Exporters that never run a function reached in ``modes`` so that a rule's hazard occurs:
-    a ``python_hazard`` (Python running at trace time: a loop unrolled, a number baked in) does
-    not occur where the legacy exporter runs the function compiled by TorchScript."""
-    running = {m for m in modes if m != SCRIPTED}
-    if SCRIPTED in modes and not python_hazard:
-        running.add("legacy")
-    return frozenset({"dynamo", "legacy"} - running)
 
 
 def functions_from_reach(module: ModuleIndex, reach: dict[str, Entry]) -> ExportScope:
