@@ -175,6 +175,8 @@ class TensorOracle:
             if qualname in PACKED_SEQUENCES:
                 return False  # a PackedSequence: its `.data` is a field, not Tensor.data
             return None
+        if isinstance(node.func, ast.Name) and self._instance_of_own_class(node.func.id):
+            return False  # `dist = Categorical(logits)`: `dist.mode()` is the class's method, not Tensor.mode
         if isinstance(node.func, ast.Attribute):
             method = node.func.attr
             returns = self._own_method_annotation(node.func)
@@ -191,6 +193,15 @@ class TensorOracle:
             if self.is_tensor(node.func.value):
                 return True
         return None
+
+    def _instance_of_own_class(self, name: str) -> bool:
+        """Calling ``name`` builds an instance of a class of this file (not a local of that name):
+        no `__new__` of its own and no base spelled `...Tensor` (a tensor subclass)."""
+        info = self.ctx.file.module.classes.get(name)
+        if info is None or self.ctx.scope.is_local(name):
+            return False
+        bases = [ast.unparse(b) for b in info.node.bases]
+        return "__new__" not in info.methods and not any(b.split(".")[-1].endswith("Tensor") for b in bases)
 
     def _tensor_layer_call(self, func: ast.Attribute) -> bool:
         """``self.proj(x)`` where ``self.proj = nn.Linear(...)`` (layers that return one tensor) or a
