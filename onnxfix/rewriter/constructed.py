@@ -80,14 +80,18 @@ def local_constructions(function: ast.AST) -> dict[str, list[ast.Call]]:
     hold is an instance those calls return. One walk for every name."""
     calls: dict[str, list[ast.Call]] = {}
     targets: set[int] = set()
+    stores: list[ast.Name] = []  # bound otherwise: a loop, an unpacking, `with ... as`, a walrus, `del`
+    other: set[str] = set()
     for node in walk(function):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
                 and isinstance(node.value, ast.Call):
             calls.setdefault(node.targets[0].id, []).append(node.value)
             targets.add(id(node.targets[0]))
-    other = {n.id for n in walk(function)  # a parameter, a loop, an unpacking, `with ... as`, a walrus, `del`
-             if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)) and id(n) not in targets}
-    other |= {a.arg for a in walk(function) if isinstance(a, ast.arg)}
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            stores.append(node)
+        elif isinstance(node, ast.arg):
+            other.add(node.arg)  # a parameter
+    other |= {n.id for n in stores if id(n) not in targets}
     return {name: found for name, found in calls.items() if name not in other}
 
 
