@@ -319,6 +319,20 @@ def test_ifs_on_sizes_the_run_specialized_keep_both_branches_with_torch_cond(cap
     assert [r["verdict"] for r in fix["results"]] == ["OK", "SILENTLY-WRONG"]
 
 
+def test_a_guard_only_a_probe_breaks_names_the_if_and_and_becomes_one_symbolic_predicate(capsys):
+    """`if npatch == n and w == h:` at a 6 x 5 example: no height alone or width alone makes it true, so
+    the guard restricts no size tried; the 4 x 4 probe breaks it, which names the `if` (ONX915), and
+    ONX613 joins the comparisons with `&` (Python's `and` would ask the first one's truth: a guard):
+    the dynamo export matches PyTorch on both sides; the legacy one still bakes the branch."""
+    target = export_fixed(capsys, "size_pair_shortcut.py", "--dynamic", "0:0=b,2=h,3=w", "--exporter", "both")
+    assert [r["verdict"] for r in target["results"]] == ["SILENTLY-WRONG", "SILENTLY-WRONG"]
+    guard = next(f for f in target["results"][0]["findings"] if f["code"] == "ONX915")
+    assert guard["location"]["row"] == 20 and "probe 2 (user) (x.shape[2]=4, x.shape[3]=4) is on the other side" in guard["message"]
+    fix = target["fix"]
+    assert "+        return _onnx_size_cond((npatch == n) & (w == h), _onnx_if_20, _onnx_else_20)\n" in fix["diff"]
+    assert [r["verdict"] for r in fix["results"]] == ["OK", "SILENTLY-WRONG"]
+
+
 def test_ifs_on_tensor_values_keep_both_branches_selected_under_export(capsys):
     """A gate on `x.mean() > 0` whose branches are two statements each (no torch.where form), and
     an early exit on NaN buffers after it (an `or` of tensor tests: joined by `|`, unsafe): ONX601

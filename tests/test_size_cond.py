@@ -28,10 +28,13 @@ def _inputs(name: str) -> list[tuple]:
         return [(torch.rand(rows, columns),) for rows, columns in ((1, 4), (3, 3), (5, 2), (3, 1))]
     if name == "CrossCache":  # the cache's length and another, and no cache (the `elif` chain's arms)
         return [(torch.rand(2, 3), torch.rand(2, 3)), (torch.rand(2, 3), torch.rand(2, 5)), (torch.rand(2, 3), None)]
+    if name == "PairShortcut":  # both comparisons true, each one false alone
+        return [(torch.rand(16, 3, 3),), (torch.rand(16, 3, 2),), (torch.rand(8, 3, 3),)]
     return [(torch.rand(1, 4),), (torch.rand(3, 4),)]  # Early: one row, several
 
 
-@pytest.mark.parametrize("name", ["Proposals", "Window", "Early", "Shortcut", "Picked", "Kept", "CrossCache"])
+@pytest.mark.parametrize("name", ["Proposals", "Window", "Early", "Shortcut", "Picked", "Kept", "CrossCache",
+                                  "PairShortcut"])
 def test_the_rewritten_branches_compute_what_the_if_did(name):
     before, after = getattr(ORIGINAL, name)(), getattr(FIXED, name)()
     after.load_state_dict(before.state_dict())

@@ -146,9 +146,14 @@ class Dim:
 
 
 def guard_reports(guards: list[Guard], names: list[str], dynamic: dict[int, dict[int, str]],
-                  capture_failed: bool = False) -> list[dict]:
+                  capture_failed: bool = False, latent: list | None = None) -> list[dict]:
     """The guards that exclude sizes of a declared dynamic dimension, first cause first: a later
     guard that excludes nothing new (a consequence of an earlier one) is not reported.
+
+    ``latent`` receives the guards that exclude none of the sizes tried (each name's dims varied
+    alone, upward from the example): `npatch == N and w == h` of DINOv2, False at a 140 x 140 example,
+    is true only where height and width both change, to 56 x 56; `violated_by_probes` reports one
+    where a failing probe's sizes break it.
 
     torch.onnx tries torch.export non-strict, then strict, each with its own ShapeEnv. When one
     succeeds, only its guards hold for the exported graph (a failed non-strict attempt's
@@ -162,11 +167,67 @@ def guard_reports(guards: list[Guard], names: list[str], dynamic: dict[int, dict
         if dims is None or guard.text in seen:
             continue
         seen.add(guard.text)
-        for group in sorted({d.name for d in dims.values()}):
-            report = _restriction(guard, dims, group, allowed)
-            if report:
-                reports.append(report)
+        found = [r for r in (_restriction(guard, dims, group, allowed) for group in sorted({d.name for d in dims.values()}))
+                 if r]
+        reports.extend(found)
+        if not found and latent is not None:
+            latent.append(_latent(guard, dims))
     return reports
+
+
+def _latent(guard: Guard, dims: dict) -> dict:
+    """A guard to test on the probes' sizes later (JSON-safe: the printed expression, the symbols' dims)."""
+    from torch.utils._sympy.printers import PythonPrinter
+
+    try:
+        code = PythonPrinter().doprint(guard.expr)
+    except Exception:  # a sympy function without a Python spelling: cannot be tested on sizes
+        code = ""
+    return {"text": guard.text, "code": code, "frames": user_frames(guard.frames),
+            "dims": sorted([[str(s), d.index, d.dim, d.label] for s, d in dims.items()], key=lambda d: d[1:3])}
+
+
+def settled(reports: list[dict], latent: list[dict], passed: list[tuple], failed: list[tuple[str, tuple]]) -> list[dict]:
+    """The guard reports once the probes ran: the latent guard a failing probe breaks added
+    (`violated_by_probes`), the reports a passing probe contradicts dropped (`unenforced`)."""
+    return unenforced(reports + violated_by_probes(latent, reports, passed, failed), passed)
+
+
+def violated_by_probes(latent: list[dict], reports: list[dict], passed: list[tuple],
+                       failed: list[tuple[str, tuple]]) -> list[dict]:
+    """ONX915 for the first latent guard that a failing probe's sizes break and no passing probe's do:
+    the exported graph took the example's side of the test there (the other side is not in it), which
+    is why that probe is wrong. ``failed``: (probe name, args) of the probes that differ from eager; one
+    whose sizes a guard of ``reports`` (with their EXCLUDED sizes) excludes is explained already (first
+    cause first: the guards a restriction brings after it break there too)."""
+    import math
+
+    import torch
+
+    failed = [(name, args) for name, args in failed if not _explained(reports, args)]
+
+    def holds(guard: dict, args: tuple) -> bool | None:
+        values = {}
+        for symbol, index, dim, _ in guard["dims"]:
+            if index >= len(args) or not hasattr(args[index], "shape") or dim >= len(args[index].shape):
+                return None
+            values[symbol] = int(args[index].shape[dim])
+        try:
+            return bool(eval(guard["code"], {"math": math, "torch": torch}, values))  # noqa: S307  (torch's printout)
+        except Exception:  # cannot tell
+            return None
+
+    for guard in (g for g in latent if g["code"]):
+        if any(holds(guard, args) is False for args in passed):
+            continue  # a probe on the other side matched eager: the guard is not why
+        for name, args in failed:
+            if holds(guard, args) is False:
+                sizes = ", ".join(f"{label}={args[index].shape[dim]}" for _, index, dim, label in guard["dims"])
+                message = (f"guard {guard['text']} over dynamic dims held at the example's sizes, so the exported model "
+                           f"keeps only the example's side of the test that made it; {name} ({sizes}) is on the other "
+                           "side, where the model computes something else")
+                return [{"code": "ONX915", "message": message, "frames": guard["frames"]}]
+    return []
 
 
 def _attempt(guards: list[Guard], capture_failed: bool) -> int:
@@ -284,6 +345,20 @@ def _unsatisfiable(guard: Guard, dim: Dim, symbol, tries: range, fixed: list[str
                "example ran, as in an operation that raised inside a `try` whose `except` took another path: test "
                "the condition itself (`if ... % ... == 0:`) instead of catching the error")
     return {"code": "ONX915", "message": message, "frames": user_frames(guard.frames)}
+
+
+def _explained(reports: list[dict], args: tuple) -> bool:
+    """A reported guard excludes these sizes (a report over related dims, with no sizes of its own,
+    may: taken as explaining)."""
+    for report in reports:
+        excluded = report.get(EXCLUDED)
+        if excluded is None:
+            return True
+        index, dim, sizes = excluded
+        if index < len(args) and hasattr(args[index], "shape") and dim < len(args[index].shape) \
+                and args[index].shape[dim] in sizes:
+            return True
+    return False
 
 
 # A report's sizes of its input dim that the guard excludes ([input, dim, sizes]): read by

@@ -165,6 +165,7 @@ def verify(
                 verdict.decompositions_used = sorted(mode.used)
             if verdict.verdict != OK:
                 break
+    verdict.latent_guards = []  # tested on the probes (_numerics), or never: no claim to carry
     verdict.seconds = round(time.monotonic() - started, 2)
     return verdict
 
@@ -226,7 +227,8 @@ def _guards_recorded(verdict: Verdict, model, args, dynamic) -> Iterator[None]:
         yield
     try:
         capture_failed = verdict.error.startswith("TorchExportError")  # torch.onnx step 1: every attempt failed
-        verdict.guards = guard_reports(record.guards, input_names(model, len(args)), dynamic or {}, capture_failed)
+        verdict.guards = guard_reports(record.guards, input_names(model, len(args)), dynamic or {}, capture_failed,
+                                       verdict.latent_guards)
         verdict.unbacked = {s: user_frames(frames) for s, frames in record.unbacked.items()
                             if re.search(rf"\b{re.escape(s)}\b", verdict.error)}
     except Exception as exc:  # the diagnosis must never change the verdict; say it failed
@@ -254,7 +256,7 @@ def _numerics(verdict: Verdict, model, args, probes, dynamic, opset, path: Path)
         return
     if verdict.exporter == "legacy":
         runtime.defaults = int_defaults(model, len(args))
-    passed = []
+    passed, failed = [], []
     for probe in [Probe("export inputs", args), *probes]:
         result = _check_probe(model, runtime, probe, names)
         if not result.ok and probe.redraw is not None:
@@ -267,6 +269,8 @@ def _numerics(verdict: Verdict, model, args, probes, dynamic, opset, path: Path)
             result.baked = baked_arguments(args, probe.args, names)
         if result.ok and not result.note.startswith("skipped"):
             passed.append(probe.args)
+        elif not result.ok:
+            failed.append((probe.name, probe.args))
         if _record(verdict, result, path):
             from onnxfix.exporter import divergence
 
@@ -274,10 +278,10 @@ def _numerics(verdict: Verdict, model, args, probes, dynamic, opset, path: Path)
     if isinstance(model, kv_cache.DecoderWithPast) and verdict.verdict == OK:
         for result in kv_cache.generation_probes(model, runtime):
             _record(verdict, result, path)
-    if verdict.guards:
-        from onnxfix.exporter.guards import unenforced
+    if verdict.guards or verdict.latent_guards:
+        from onnxfix.exporter.guards import settled
 
-        verdict.guards = unenforced(verdict.guards, passed)
+        verdict.guards = settled(verdict.guards, verdict.latent_guards, passed, failed)
 
 
 def _record(verdict: Verdict, result: ProbeResult, path: Path) -> bool:

@@ -47,6 +47,10 @@ class SizeBranchCond(Rule):
         "or stopped on a size it could not decide (ONX913: a size out of an earlier torch.cond), when the test "
         "reads no tensor value (for one that does, see below) and the branches only compute: assignments and calls, no `break`/`continue` out "
         "of the `if`, `raise`, `del`, `try`, in-place updates or writes to attributes, items or containers. "
+        "The guard may also be one that no size tried restricts but a failing probe's sizes break (DINOv2's "
+        "`if npatch == N and w == h:`, true only where height and width both change). Size comparisons joined by "
+        "`and` / `or` become one predicate joined by `&` / `|` where no operand can raise (names, constants, "
+        "attributes, `+ - *`): Python's `and` would ask the first comparison's truth, a guard. "
         "A test over several lines counts where the guard is at any of them; an `elif` chain after the "
         "`if` becomes the false branch's function (its `elif` an `if`, indented one level). "
         "Three forms: branches that bind names (the names they bind and the code after reads, each a tensor "
@@ -101,7 +105,7 @@ class SizeBranchCond(Rule):
         if on_value:  # torch.export could not decide it (ONX913): the tensor itself is the predicate
             pred = value_predicate(node.test, ctx) if ctx.file.evidence.guarded(node.test, ("data_dependent",)) else None
         else:
-            pred = Predicate(ctx.segment(node.test), SIZE_COND, True)
+            pred = Predicate(size_predicate_text(node.test, ctx), SIZE_COND, True)
         if pred is None:
             return
         plan = branch_plan(node, ctx, *_tensors_only(ctx))
@@ -168,3 +172,38 @@ def _tensors_only(ctx: FunctionContext):
 
 
 RULES = [SizeBranchCond]
+
+
+def size_predicate_text(test: ast.expr, ctx: FunctionContext) -> str:
+    """The test as torch.cond's predicate. `and` / `or` of size comparisons become `&` / `|`: Python's
+    `and` asks the first comparison's truth, which torch.export answers from the example's sizes (a
+    guard) before torch.cond sees anything (DINOv2's `npatch == N and w == h`); SymBools join with `&`
+    into one symbolic predicate, and bools (eager) into the same truth. Only where no operand can raise
+    or has an effect (names, constants, attributes, + - *), since every operand is now evaluated."""
+    if isinstance(test, ast.BoolOp) and all(_plain_comparison(v) or isinstance(v, ast.BoolOp) for v in test.values):
+        parts = [size_predicate_text(v, ctx) for v in test.values]
+        if all(part is not None and _joinable(v) for part, v in zip(parts, test.values)):
+            joiner = " & " if isinstance(test.op, ast.And) else " | "
+            return joiner.join(f"({part})" for part in parts)
+    return ctx.segment(test)
+
+
+def _joinable(node: ast.expr) -> bool:
+    if isinstance(node, ast.BoolOp):
+        return all(_joinable(v) for v in node.values)
+    return _plain_comparison(node)
+
+
+def _plain_comparison(node: ast.expr) -> bool:
+    return isinstance(node, ast.Compare) and all(_plain_operand(n) for n in (node.left, *node.comparators))
+
+
+def _plain_operand(node: ast.expr) -> bool:
+    if isinstance(node, (ast.Name, ast.Constant)):
+        return True
+    if isinstance(node, ast.Attribute):
+        return _plain_operand(node.value)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return _plain_operand(node.operand)
+    return (isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult))
+            and _plain_operand(node.left) and _plain_operand(node.right))
