@@ -171,62 +171,46 @@ def guard_reports(guards: list[Guard], names: list[str], dynamic: dict[int, dict
                  if r]
         reports.extend(found)
         if not found and latent is not None:
-            latent.append(_latent(guard, dims))
+            latent.append((guard, dims))  # printed only if a probe fails (a large model has thousands)
     return reports
 
 
-def _latent(guard: Guard, dims: dict) -> dict:
-    """A guard to test on the probes' sizes later (JSON-safe: the printed expression, the symbols' dims)."""
-    from torch.utils._sympy.printers import PythonPrinter
-
-    try:
-        code = PythonPrinter().doprint(guard.expr)
-    except Exception:  # a sympy function without a Python spelling: cannot be tested on sizes
-        code = ""
-    return {"text": guard.text, "code": code, "frames": user_frames(guard.frames),
-            "dims": sorted([[str(s), d.index, d.dim, d.label] for s, d in dims.items()], key=lambda d: d[1:3])}
-
-
-def settled(reports: list[dict], latent: list[dict], passed: list[tuple], failed: list[tuple[str, tuple]]) -> list[dict]:
+def settled(reports: list[dict], latent: list[tuple], passed: list[tuple], failed: list[tuple[str, tuple]]) -> list[dict]:
     """The guard reports once the probes ran: the latent guard a failing probe breaks added
     (`violated_by_probes`), the reports a passing probe contradicts dropped (`unenforced`)."""
     return unenforced(reports + violated_by_probes(latent, reports, passed, failed), passed)
 
 
-def violated_by_probes(latent: list[dict], reports: list[dict], passed: list[tuple],
+def violated_by_probes(latent: list[tuple], reports: list[dict], passed: list[tuple],
                        failed: list[tuple[str, tuple]]) -> list[dict]:
     """ONX915 for the first latent guard that a failing probe's sizes break and no passing probe's do:
     the exported graph took the example's side of the test there (the other side is not in it), which
     is why that probe is wrong. ``failed``: (probe name, args) of the probes that differ from eager; one
     whose sizes a guard of ``reports`` (with their EXCLUDED sizes) excludes is explained already (first
     cause first: the guards a restriction brings after it break there too)."""
-    import math
-
-    import torch
-
     failed = [(name, args) for name, args in failed if not _explained(reports, args)]
+    if not failed:
+        return []
 
-    def holds(guard: dict, args: tuple) -> bool | None:
+    def holds(guard: Guard, dims: dict, args: tuple) -> bool | None:
         values = {}
-        for symbol, index, dim, _ in guard["dims"]:
-            if index >= len(args) or not hasattr(args[index], "shape") or dim >= len(args[index].shape):
+        for symbol, dim in dims.items():
+            if dim.index >= len(args) or not hasattr(args[dim.index], "shape") or dim.dim >= len(args[dim.index].shape):
                 return None
-            values[symbol] = int(args[index].shape[dim])
-        try:
-            return bool(eval(guard["code"], {"math": math, "torch": torch}, values))  # noqa: S307  (torch's printout)
-        except Exception:  # cannot tell
-            return None
+            values[str(symbol)] = int(args[dim.index].shape[dim.dim])
+        return _evaluator(guard.expr)(values)  # True where it cannot tell: then not reported
 
-    for guard in (g for g in latent if g["code"]):
-        if any(holds(guard, args) is False for args in passed):
+    for guard, dims in latent:
+        if any(holds(guard, dims, args) is False for args in passed):
             continue  # a probe on the other side matched eager: the guard is not why
         for name, args in failed:
-            if holds(guard, args) is False:
-                sizes = ", ".join(f"{label}={args[index].shape[dim]}" for _, index, dim, label in guard["dims"])
-                message = (f"guard {guard['text']} over dynamic dims held at the example's sizes, so the exported model "
+            if holds(guard, dims, args) is False:
+                shown = sorted(dims.values(), key=lambda d: (d.index, d.dim))
+                sizes = ", ".join(f"{d.label}={args[d.index].shape[d.dim]}" for d in shown)
+                message = (f"guard {guard.text} over dynamic dims held at the example's sizes, so the exported model "
                            f"keeps only the example's side of the test that made it; {name} ({sizes}) is on the other "
                            "side, where the model computes something else")
-                return [{"code": "ONX915", "message": message, "frames": guard["frames"]}]
+                return [{"code": "ONX915", "message": message, "frames": user_frames(guard.frames)}]
     return []
 
 

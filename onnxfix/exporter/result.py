@@ -76,9 +76,9 @@ class Verdict:
     unsupported: list[UnsupportedOp] = field(default_factory=list)
     # shape guards that restrict a declared dynamic dim (guards.guard_reports): {"code", "message", "frames"}
     guards: list[dict] = field(default_factory=list)
-    # worker only: guards no tried size breaks, to test on the failing probes' sizes
-    # (guards.violated_by_probes); emptied before the verdict leaves the worker
-    latent_guards: list[dict] = field(default_factory=list)
+    # worker only: (guard, dims) of the guards no tried size breaks, to test on the failing probes'
+    # sizes (guards.violated_by_probes); emptied before the verdict leaves the worker (not JSON)
+    latent_guards: list[tuple] = field(default_factory=list)
     # calls the export's decompositions replaced: [key, file, line] (exporter/decompose.py)
     decomposed_at: list[list] = field(default_factory=list)
     # the keys of the decompositions that replaced some call while exporting (the others never ran)
