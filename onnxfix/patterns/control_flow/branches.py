@@ -16,6 +16,7 @@ from onnxfix.patterns.control_flow.bool_select import select_text
 from onnxfix.patterns.control_flow.check_call import skip_check_call
 from onnxfix.patterns.control_flow.masked_guard import empty_write_guard
 from onnxfix.patterns.messages import message_block, test_skippable_when_exporting
+from onnxfix.patterns.control_flow.branch_shapes import reshaped_branch
 from onnxfix.patterns.control_flow.empty_exit import branch_shape, empty_exit_fix
 from onnxfix.patterns.control_flow.empty_guard import skips_empty_exit
 from onnxfix.patterns.control_flow.size_parity import size_parity_pad
@@ -394,40 +395,6 @@ def _no_where_reason(node: ast.If, condition: Condition, value: str, ctx: Functi
         return ("a branch's value is a Python list, tuple, dict, string, size or None, which `torch.where` does "
                 "not select")
     return "`torch.where` replaces only branches that are one `return` or one assignment to the same name each"
-
-
-# calls whose result has another shape than their tensor argument or receiver
-_CONCATENATIONS = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.stack", "torch.hstack",
-                             "torch.vstack", "torch.dstack", "torch.column_stack", "torch.nn.functional.pad"})
-_RESHAPING_METHODS = frozenset({"unsqueeze", "squeeze", "flatten", "view", "reshape", "repeat", "repeat_interleave",
-                                "expand", "sum", "mean", "amax", "amin", "narrow", "unfold"})
-
-
-def reshaped_branch(first: ast.expr, second: ast.expr | str, ctx: FunctionContext) -> bool:
-    """One branch is visibly the other with another shape: a concatenation or pad with the other
-    among its tensors (`torch.cat((tokens, extra), dim=2)` against `tokens`), a reshaping method
-    or torch function of it (`x.unsqueeze(0)`, `torch.flatten(x)`), or an index into it (`x[None]`);
-    `torch.where` would broadcast the two or raise. ``second`` may be the text of the name a
-    missing `else` keeps."""
-    def of(value: ast.expr, other: str) -> bool:
-        if isinstance(value, ast.Subscript):
-            return ctx.segment(value.value) == other
-        if not isinstance(value, ast.Call):
-            return False
-        qualname = ctx.qualname(value.func) or ""
-        if qualname in _CONCATENATIONS and value.args:
-            tensors = value.args[0]
-            elements = tensors.elts if isinstance(tensors, (ast.Tuple, ast.List)) else [tensors]
-            return any(ctx.segment(e) == other for e in elements) and (
-                len(elements) > 1 or qualname == "torch.nn.functional.pad")
-        if qualname.startswith("torch.") and qualname.rpartition(".")[2] in _RESHAPING_METHODS and value.args:
-            return ctx.segment(value.args[0]) == other  # `torch.unsqueeze(x, 0)`
-        func = value.func
-        return (isinstance(func, ast.Attribute) and func.attr in _RESHAPING_METHODS
-                and ctx.segment(func.value) == other)
-
-    second_text = second if isinstance(second, str) else ctx.segment(second)
-    return of(first, second_text) or (not isinstance(second, str) and of(second, ctx.segment(first)))
 
 
 def _failed_in_run(node: ast.Assert, ctx: FunctionContext) -> bool:
