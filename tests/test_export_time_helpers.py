@@ -125,3 +125,21 @@ def test_operands_of_several_dtypes_are_promoted_as_eager_does(exporting):
     assert torch.equal(promoted(torch.einsum, "bn,d->bnd", half, double), torch.einsum("bn,d->bnd", half, double))
     pieces = [torch.randn(2, 3).half(), torch.randn(1, 3)]
     assert torch.equal(promoted(torch.cat, pieces), torch.cat(pieces))
+
+
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32])
+def test_integer_matmul_adds_are_a_matmul_and_an_add_with_aten_s_integers(exporting, dtype):
+    """float32_compute: an integer addmm / addmv / baddbmm / addbmm (onnxruntime has no integer Gemm)
+    is `beta * input + alpha * matmul`: the same integers, wrapping past the dtype's range alike."""
+    compute = load_function("float32_compute")
+    big = torch.iinfo(dtype).max // 3
+    m1, m2 = torch.randint(-9, 9, (4, 5), dtype=dtype), torch.randint(-9, 9, (5, 3), dtype=dtype)
+    bias = torch.tensor([[big, -big, 7]], dtype=dtype)
+    for kwargs in ({}, {"beta": 2, "alpha": 3}, {"beta": 0}):
+        assert torch.equal(compute(torch.addmm, bias, m1, m2, **kwargs), torch.addmm(bias, m1, m2, **kwargs))
+    assert torch.equal(compute(torch.Tensor.addmm, bias, m1, m2), bias.addmm(m1, m2))
+    v = torch.randint(-9, 9, (5,), dtype=dtype)
+    assert torch.equal(compute(torch.addmv, bias[0, :1].expand(4), m1, v), torch.addmv(bias[0, :1].expand(4), m1, v))
+    b1, b2 = torch.randint(-9, 9, (2, 4, 5), dtype=dtype), torch.randint(-9, 9, (2, 5, 3), dtype=dtype)
+    assert torch.equal(compute(torch.baddbmm, bias, b1, b2, alpha=2), torch.baddbmm(bias, b1, b2, alpha=2))
+    assert torch.equal(compute(torch.addbmm, bias, b1, b2), torch.addbmm(bias, b1, b2))

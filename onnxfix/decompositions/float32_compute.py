@@ -102,13 +102,25 @@ _BINARY_MIN_MAX = (torch.min, torch.max, torch.Tensor.min, torch.Tensor.max, tor
 
 def _onnx_int64_compute(op, dtypes, args, kwargs):
     # `op` on integer tensors only, which onnxruntime's CPU provider has no kernel for in that
-    # type (Unique and TopK in int32, Relu in any integer type): relu is clamp(min=0), exact for
-    # integers; on int32 / int16 / int8 / uint8 tensors the op runs on them widened to int64 and
+    # type (Unique and TopK in int32, Relu in any integer type, Gemm): relu is clamp(min=0), exact for
+    # integers; an addmm is a MatMul and an Add; on int32 / int16 / int8 / uint8 tensors the op runs on them widened to int64 and
     # its values are narrowed back (two's complement: sums and products wrap alike); indices and
     # counts (int64 in eager too) are kept. Other ops run as they are.
     name = getattr(op, "__name__", "")
     if name == "relu" and not kwargs.get("inplace") and len(args) == 1:  # in place: the op writes its input
         return torch.clamp(args[0], min=0)
+    if name in _MATMUL_ADDS and len(args) == 3 and set(kwargs) <= {"beta", "alpha"}:
+        # an integer addmm / addmv / baddbmm / addbmm: ONNX Gemm has no integer kernel in
+        # onnxruntime; `beta * input + alpha * product` from a MatMul, which has. Integer sums and
+        # products wrap alike in any order (the same integers as ATen's), so exact
+        product = torch.matmul(args[1], args[2])
+        if name == "addbmm":
+            product = product.sum(0)
+        beta, alpha = kwargs.get("beta", 1), kwargs.get("alpha", 1)
+        scaled = product if alpha == 1 else product * alpha
+        if beta == 0:  # ATen ignores the input then
+            return scaled
+        return (args[0] if beta == 1 else args[0] * beta) + scaled
     wide = dtypes & {torch.int64, torch.int32, torch.int16}
     if "max_pool" in name and len(wide) == 1:
         # ONNX MaxPool takes floats, int8 and uint8 only (an int64 label map downsampled): pooled in
@@ -135,6 +147,9 @@ def _onnx_int64_compute(op, dtypes, args, kwargs):
         return result
     narrowed = first.to(dtype)
     return type(result)((narrowed, *result[1:])) if isinstance(result, tuple) else narrowed
+
+
+_MATMUL_ADDS = frozenset({"addmm", "addmv", "baddbmm", "addbmm"})
 
 
 def _onnx_bool_compute(op, args):

@@ -30,7 +30,8 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "zeros, ones, empty: made in float32 and cast). Export time only, when a run failed that "
         "way: the exported model rounds as float32 there (kept only if it matches PyTorch on "
         "the probes); eager PyTorch runs the op itself. Integer ops with no kernel for their type (int32 "
-        "Unique, integer Relu, a where / maximum / minimum / two-tensor min / max / add / mul of bool values): exactly, in int64 or uint8. "
+        "Unique, integer Relu, a where / maximum / minimum / two-tensor min / max / add / mul of bool values): exactly, in int64 or uint8; "
+        "an integer addmm / addmv / baddbmm / addbmm (no integer Gemm) as a MatMul and an Add, the same integers. "
         "A float16 scatter_add / scatter_reduce / index_add / index_put that accumulates (onnxruntime has no float16 "
         "ScatterElements or ScatterND with a reduction): in float32, rounded once to float16.",
         drop_in=False, static=False, wraps_op=True, every_op=True, rule="ONX515",
