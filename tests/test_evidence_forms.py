@@ -190,6 +190,15 @@ def test_a_forward_under_a_decorator_is_recorded(tmp_path):
     assert {name for name, _ in functions} == {"forward", "crop"}
 
 
+def test_a_forward_set_on_the_instance_is_recorded(tmp_path):
+    """`checker.forward = checker.forward_onnx` on a class with no forward (diffusers' safety checker
+    export): the class's forward is torch's, the instance's is the user's: recorded, with its callee."""
+    path = f"{MODELS}/instance_forward.py"
+    assert record(f"{path}:make_model", f"{path}:example_inputs", tmp_path) == {"files": 1, "functions": 2}
+    functions = evidence.load(str(tmp_path), Path(path).read_text()).functions
+    assert {name for name, _ in functions} == {"forward_onnx", "black_out"}
+
+
 def test_items_of_a_recorded_tuple_of_tensors_are_tensors(tmp_path):
     """`local_index[0]` of a tuple the run saw hold tensors only (a `nonzero(as_tuple=True)` kept
     whole): a tensor index, so ONX702 rewrites the write with a slice between two of them."""

@@ -55,6 +55,12 @@ def describe(value) -> Value:
     return Value("other", dtype="int" if whole else "tensor" if tensors else "", type=f"{kind.__module__}.{kind.__qualname__}")
 
 
+def _forward_of(module):
+    """What calling the module runs: a forward set on the instance (diffusers' export scripts'
+    `checker.forward = checker.forward_onnx`, on a class with no forward of its own), else the class's."""
+    return module.__dict__.get("forward") or type(module).forward
+
+
 class _Record:
     __slots__ = ("name", "line", "file", "calls", "lines", "names", "returns", "watched")
 
@@ -138,13 +144,13 @@ class Recorder:
     # a library module (its forward outside the user's files: transformers, torch.nn) runs, the
     # trace function is off; the user frames keep their f_trace and get events again after.
     def _pre_hook(self, module, args):
-        if not self._is_user(type(module).forward):
+        if not self._is_user(_forward_of(module)):
             self._library_depth += 1
             if self._library_depth == 1:
                 sys.settrace(None)
 
     def _post_hook(self, module, args, output):
-        if not self._is_user(type(module).forward):
+        if not self._is_user(_forward_of(module)):
             self._library_depth -= 1
             if self._library_depth == 0:
                 sys.settrace(self._global)
