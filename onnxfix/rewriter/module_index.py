@@ -217,6 +217,20 @@ class ModuleIndex:
             self._bound = (bound, rebound)
         return self._bound
 
+    def instance_forwards(self) -> frozenset[str]:
+        """Method names some code of the file outside its classes sets as an instance's forward
+        (diffusers' export scripts: `checker.forward = checker.forward_onnx` on a class with a
+        separate export path): calling that module runs the method, so it is export-time code."""
+        names = set()
+        for statement in self.tree.body:
+            if isinstance(statement, ast.ClassDef):
+                continue
+            for node in walk(statement):
+                if isinstance(node, ast.Assign) and isinstance(node.value, ast.Attribute) and any(
+                        isinstance(t, ast.Attribute) and t.attr == "forward" for t in node.targets):
+                    names.add(node.value.attr)
+        return frozenset(names)
+
     @classmethod
     def build(cls, tree: ast.Module, path: str = "", package: str | None = None, file: str = "") -> "ModuleIndex":
         classes = {n.name: class_info(n) for n in tree.body if isinstance(n, ast.ClassDef)}

@@ -157,13 +157,17 @@ class ScopeBuilder:
         found: dict[int, ExportFunction] = {}
         worklist: list[ExportFunction] = []
         for module in modules:
+            instance_forwards = module.instance_forwards()
             for info in module.classes.values():
-                forward = info.methods.get("forward")
-                if forward is not None and self.is_module_class(module, info) and not _is_loss_class(info):
-                    entry = Entry(f"{info.name}.forward", module.identity, forward.lineno)
-                    worklist.append(
-                        ExportFunction(forward, module, info, None, entry, True, entry.qualname, module.scope)
-                    )
+                if not self.is_module_class(module, info) or _is_loss_class(info):
+                    continue
+                for name in ("forward", *sorted(instance_forwards & info.methods.keys() - {"forward"})):
+                    forward = info.methods.get(name)
+                    if forward is not None:
+                        entry = Entry(f"{info.name}.{name}", module.identity, forward.lineno)
+                        worklist.append(
+                            ExportFunction(forward, module, info, None, entry, True, entry.qualname, module.scope)
+                        )
         while worklist:
             current = worklist.pop(0)
             known = found.get(id(current.node))
