@@ -32,6 +32,10 @@ pytestmark = pytest.mark.usefixtures("in_repo")  # tests/conftest.py
     ("bit_packing", "dynamo", "SILENTLY-WRONG", "bitwise_left_shift"),  # the first divergent node: Cast node_lshift
     ("mixed_precision_rope", "dynamo", "ORT-FAILS", "operands_promoted"),  # Einsum of float16 and float64
     ("mixed_precision_rope", "legacy", "ORT-FAILS", "operands_promoted"),
+    ("ellipsis_reduce", "dynamo", "ORT-FAILS", "einsum_ellipsis"),  # Einsum shape inference: ellipses of 3 and 0 dims
+    ("ellipsis_reduce", "legacy", "ORT-FAILS", "einsum_ellipsis"),
+    ("dilated_deconv", "dynamo", "ORT-FAILS", "conv_transpose_padded"),  # output_padding 1, stride 1, dilation 2
+    ("dilated_deconv", "legacy", "ORT-FAILS", "conv_transpose_padded"),
 ])
 def test_the_failure_names_its_repair(capsys, factory, exporter, before, repair):
     cli_main(["export", "--format", "json", f"{MODEL}:make_{factory}", "--exporter", exporter, "--fix"])

@@ -30,6 +30,7 @@ from onnxfix.decompositions import (
     registry_legacy_structural,
     registry_linalg,
     registry_quantize,
+    registry_runtime,
     registry_spectral,
     registry_sparse,
     registry_special,
@@ -46,7 +47,7 @@ REGISTRIES = (
     registry_sparse,
     registry_legacy,
     registry_legacy_elementwise, registry_legacy_composite, registry_legacy_structural, registry_fft,
-    registry_dtype, registry_divergence, registry_attention,
+    registry_dtype, registry_divergence, registry_attention, registry_runtime,
 )
 DECOMPOSITIONS: tuple[Decomposition, ...] = tuple(d for r in REGISTRIES for d in r.DECOMPOSITIONS)
 SUPPORT: tuple[str, ...] = tuple(key for r in REGISTRIES for key in getattr(r, "SUPPORT", ()))

@@ -9,7 +9,9 @@ F.layer_norm over [H, W] sizes a submodule returns (UCM-Net: legacy's symbolic n
 normalized shape constant; the failing node is the op it was translating), and a complex RoPE
 table precomputed in __init__ as a buffer (llama2.c's `freqs_cis`) and a complex weight: legacy
 cannot hold a complex constant, whatever the ops around it; and integer ops onnxruntime has no
-kernel for (Unique of int32, Relu of int64): computed widened to int64, relu as a clamp."""
+kernel for (Unique of int32, Relu of int64): computed widened to int64, relu as a clamp; and variants
+onnxruntime refuses: an einsum whose ellipses cover different numbers of dims, a transposed convolution
+whose output padding reaches its stride."""
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -113,6 +115,23 @@ class BitPacking(nn.Module):
         return packed
 
 
+class EllipsisReduce(nn.Module):
+    def forward(self, x):
+        # the leading dims and k summed, an outer product with a vector (onnx/onnx#5739): the two
+        # ellipses cover 3 dims and none, which onnxruntime's Einsum shape inference refuses
+        return torch.einsum("...ik, ...j -> ij", x, x[0, 0, 0])
+
+
+class DilatedDeconv(nn.Module):
+    def __init__(self):
+        super().__init__()
+        # an output padding up to the dilation, which ATen allows and onnxruntime refuses
+        self.up = nn.ConvTranspose2d(4, 3, 3, stride=1, padding=1, output_padding=1, dilation=2)
+
+    def forward(self, x):
+        return self.up(x)
+
+
 def _seeded(cls):
     torch.manual_seed(0)
     return cls().eval()
@@ -156,6 +175,14 @@ def make_mixed_precision_rope():
 
 def make_bit_packing():
     return _seeded(BitPacking)
+
+
+def make_ellipsis_reduce():
+    return _seeded(EllipsisReduce)
+
+
+def make_dilated_deconv():
+    return _seeded(DilatedDeconv)
 
 
 def example_inputs():
