@@ -104,6 +104,24 @@ def called_helpers(key: str) -> tuple[str, ...]:
                         and resources.files(__package__).joinpath(f"{name.removeprefix('_onnx_')}.py").is_file()))
 
 
+def helpers_called_by(sources: list[str]) -> list[tuple[str, str]]:
+    """(name, text) of the helpers of this package that ``sources`` (helper texts a fix writes) call
+    by name and do not define, and those these call in turn: a fix that writes one helper writes what
+    it needs (conv_transpose_sized calls conv_transpose_padded)."""
+    defined = {node.name for text in sources for node in ast.parse(text).body if isinstance(node, ast.FunctionDef)}
+    found: list[tuple[str, str]] = []
+    pending = list(sources)
+    while pending:
+        text = pending.pop()
+        for name in sorted({n.id for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Name)} - defined):
+            key = name.removeprefix("_onnx_")
+            if name.startswith("_onnx_") and resources.files(__package__).joinpath(f"{key}.py").is_file():
+                defined.add(name)
+                found.append((name, helper_source(key)))
+                pending.append(found[-1][1])
+    return found
+
+
 _OPTIONAL = re.compile(r"""globals\(\)\.get\(["']_onnx_(\w+)["']""")
 
 

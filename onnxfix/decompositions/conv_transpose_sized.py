@@ -11,9 +11,10 @@ def _onnx_conv_transpose_sized(layer, input, output_size):
         return layer(input, output_size=output_size)
     rank = len(layer.stride)
     largest = tuple(max(s, d) - 1 for s, d in zip(layer.stride, layer.dilation))
-    convolve = (torch.nn.functional.conv_transpose1d, torch.nn.functional.conv_transpose2d,
-                torch.nn.functional.conv_transpose3d)[rank - 1]
-    out = convolve(input, layer.weight, layer.bias, layer.stride, layer.padding, largest, layer.groups, layer.dilation)
+    # (an output padding up to the dilation, past the stride, is one onnxruntime refuses: uncropped
+    # by hand there)
+    out = _onnx_conv_transpose_padded(input, layer.weight, layer.bias, layer.stride, layer.padding, largest,
+                                      layer.groups, layer.dilation)
     for i, size in enumerate(list(output_size)[-rank:]):
         out = out.narrow(out.dim() - rank + i, 0, size)
     return out

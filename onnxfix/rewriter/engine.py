@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from onnxfix.config import LEGACY, Settings
+from onnxfix.decompositions import helpers_called_by
 from onnxfix.rewriter.callsites import CallSites
 from onnxfix.rewriter.context import FileContext, FunctionContext, ModuleContext
 from onnxfix.rewriter.edits import add_prelude, apply_edits, choose_fixes, drop_imports_fixes_emptied
@@ -21,7 +22,7 @@ from onnxfix.rewriter.function_body import walk_function_body
 from onnxfix.rewriter.module_index import ModuleIndex, Resolver
 from onnxfix.rewriter.noqa import NoqaMap
 from onnxfix.rewriter.recorded_reach import widened_by_evidence
-from onnxfix.rewriter.rule import FileResult, Finding, Fix, Rule
+from onnxfix.rewriter.rule import FileResult, Finding, Fix, Helper, Rule
 from onnxfix.rewriter.scope import Entry, ExportScope, ScopeBuilder, functions_from_reach
 from onnxfix.rewriter.source import SourceError, SourceFile, parse_python
 from onnxfix.rewriter.triggers import Triggers, words_of
@@ -297,6 +298,7 @@ def _apply(text: str, fixes: list[Fix], newline: str) -> tuple[str, ast.Module]:
         edited, tree = trimmed, ast.parse(trimmed)
     imports = {m for fix in fixes for m in fix.imports}
     helpers = [h for fix in fixes for h in fix.helpers]
+    helpers += [Helper(name, source) for name, source in helpers_called_by([h.source for h in helpers])]
     result = add_prelude(edited, tree, imports, helpers, newline)
     if result == edited:
         return result, tree
