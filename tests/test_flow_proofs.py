@@ -67,6 +67,7 @@ CASES = {
     "scatter_size_list": ("ONX203", False, (OK, ORT)),  # PyG's scatter: `size[dim] = int(index.max()) + 1`, then new_zeros(size)
     "scatter_sum_size_list": ("ONX203", True, (OK, ORT)),  # torch_scatter: `size[dim] = int(index.max()) + 1` in place
     "global_pool_size": ("ONX201", False, (OK, ORT)),  # PyG: `int(batch.max().item() + 1)` passed on as scatter's dim_size
+    "token_grid_shuffle": ("ONX203", False, (WRONG, WRONG)),  # InternVL: `h = w = int(n ** 0.5)`, a chained assignment
     "square_grid": ("ONX203", False, (FAILS, WRONG)),  # Swin/ViT: tokens folded into the grid of side int(math.sqrt(L))  # chemprop: `torch.zeros(batch.max().int() + 1, d)`, an int32 size
     "conv_transpose_sized": ("ONX533", False, (FAILS, ORT)),  # ENet: `self.up(y, output_size=x.size())`
     "matrix_transposes": ("ONX532", False, (OK, FAILS)),  # GPyTorch: `chol.mT`, `.mH`, `.adjoint()`

@@ -142,12 +142,15 @@ def _helper_computes_with(call: ast.Call, use: ast.expr, ctx: FunctionContext) -
 
 
 def _name_taken(assign: ast.Assign, ctx: FunctionContext, depth: int) -> bool:
-    """Every use of the one name ``assign`` binds (bound nowhere else) takes the value."""
-    if len(assign.targets) != 1 or not isinstance(assign.targets[0], ast.Name):
+    """Every use of the names ``assign`` binds (`n = ...`, or InternVL's chained `h = w = ...`; each
+    bound nowhere else) takes the value."""
+    if not all(isinstance(t, ast.Name) for t in assign.targets):
         return False
-    name = assign.targets[0].id
     inside = {id(n) for n in walk(assign)}
-    uses = [n for n in walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == name and id(n) not in inside]
-    if any(not isinstance(n.ctx, ast.Load) for n in uses) or len(ctx.assignments(name)) != 1:
-        return False  # rebound or updated: another value at some use
-    return bool(uses) and all(_taken(use, ctx, depth + 1) for use in uses)
+    for name in {t.id for t in assign.targets}:
+        uses = [n for n in walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == name and id(n) not in inside]
+        if any(not isinstance(n.ctx, ast.Load) for n in uses) or len(ctx.assignments(name)) != 1:
+            return False  # rebound or updated: another value at some use
+        if not uses or not all(_taken(use, ctx, depth + 1) for use in uses):
+            return False
+    return True
