@@ -36,6 +36,7 @@ pytestmark = pytest.mark.usefixtures("in_repo")  # tests/conftest.py
     ("ellipsis_reduce", "legacy", "ORT-FAILS", "einsum_ellipsis"),
     ("dilated_deconv", "dynamo", "ORT-FAILS", "conv_transpose_padded"),  # output_padding 1, stride 1, dilation 2
     ("dilated_deconv", "legacy", "ORT-FAILS", "conv_transpose_padded"),
+    ("integral_image", "legacy", "ORT-FAILS", "float32_compute"),  # a uint8 CumSum: widened, int64 as in eager
 ])
 def test_the_failure_names_its_repair(capsys, factory, exporter, before, repair):
     cli_main(["export", "--format", "json", f"{MODEL}:make_{factory}", "--exporter", exporter, "--fix"])

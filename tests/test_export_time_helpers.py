@@ -143,3 +143,16 @@ def test_integer_matmul_adds_are_a_matmul_and_an_add_with_aten_s_integers(export
     b1, b2 = torch.randint(-9, 9, (2, 4, 5), dtype=dtype), torch.randint(-9, 9, (2, 5, 3), dtype=dtype)
     assert torch.equal(compute(torch.baddbmm, bias, b1, b2, alpha=2), torch.baddbmm(bias, b1, b2, alpha=2))
     assert torch.equal(compute(torch.addbmm, bias, b1, b2), torch.addbmm(bias, b1, b2))
+
+
+def test_integer_sums_and_scans_stay_int64_as_eager_gives_them(exporting):
+    """float32_compute widens a narrow integer op to int64 and narrows its result back, except a sum,
+    product or scan, which ATen computes in int64 for any integer input (a uint8 mask's cumsum: an
+    integral image); the uint8 add of two masks stays uint8, wrapping as eager does."""
+    compute = load_function("float32_compute")
+    mask = torch.randint(0, 2, (2, 5, 6), dtype=torch.uint8) * 255
+    for op, args in ((torch.cumsum, (mask, -1)), (torch.Tensor.cumsum, (mask, 1)), (torch.sum, (mask,)),
+                     (torch.Tensor.sum, (mask, 2)), (torch.cumprod, (mask // 255 + 1, 0))):
+        assert torch.equal(compute(op, *args), op(*args)) and compute(op, *args).dtype == torch.int64
+    assert torch.equal(compute(torch.add, mask, mask), torch.add(mask, mask))
+    assert compute(torch.add, mask, mask).dtype == torch.uint8

@@ -145,10 +145,14 @@ def _onnx_int64_compute(op, dtypes, args, kwargs):
     first = result[0] if isinstance(result, tuple) else result  # (values, indices or counts)
     if not isinstance(first, torch.Tensor) or first.dtype != torch.int64:
         return result
+    if name.rstrip("_") in _INT64_RESULTS and "dtype" not in kwargs:
+        return result  # a sum or product of integers is int64 in eager too (a uint8 mask's cumsum)
     narrowed = first.to(dtype)
     return type(result)((narrowed, *result[1:])) if isinstance(result, tuple) else narrowed
 
 
+# reductions and scans ATen computes in int64 for any integer input without a dtype
+_INT64_RESULTS = frozenset({"sum", "prod", "cumsum", "cumprod", "nansum"})
 _MATMUL_ADDS = frozenset({"addmm", "addmv", "baddbmm", "addbmm"})
 
 

@@ -31,7 +31,8 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "way: the exported model rounds as float32 there (kept only if it matches PyTorch on "
         "the probes); eager PyTorch runs the op itself. Integer ops with no kernel for their type (int32 "
         "Unique, integer Relu, a where / maximum / minimum / two-tensor min / max / add / mul of bool values): exactly, in int64 or uint8; "
-        "an integer addmm / addmv / baddbmm / addbmm (no integer Gemm) as a MatMul and an Add, the same integers. "
+        "an integer addmm / addmv / baddbmm / addbmm (no integer Gemm) as a MatMul and an Add, the same integers; "
+        "a uint8 / int8 sum, product or scan (no uint8 CumSum) in int64, which eager returns too. "
         "A float16 scatter_add / scatter_reduce / index_add / index_put that accumulates (onnxruntime has no float16 "
         "ScatterElements or ScatterND with a reduction): in float32, rounded once to float16.",
         drop_in=False, static=False, wraps_op=True, every_op=True, rule="ONX515",

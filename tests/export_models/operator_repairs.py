@@ -132,6 +132,12 @@ class DilatedDeconv(nn.Module):
         return self.up(x)
 
 
+class IntegralImage(nn.Module):
+    def forward(self, x):
+        occupied = (x[:, 0] > 0).to(torch.uint8)  # a uint8 occupancy mask
+        return occupied.cumsum(-1).cumsum(-2)  # int64 in eager; the legacy exporter writes a uint8 CumSum
+
+
 def _seeded(cls):
     torch.manual_seed(0)
     return cls().eval()
@@ -183,6 +189,10 @@ def make_ellipsis_reduce():
 
 def make_dilated_deconv():
     return _seeded(DilatedDeconv)
+
+
+def make_integral_image():
+    return _seeded(IntegralImage)
 
 
 def example_inputs():
