@@ -156,3 +156,26 @@ def test_integer_sums_and_scans_stay_int64_as_eager_gives_them(exporting):
         assert torch.equal(compute(op, *args), op(*args)) and compute(op, *args).dtype == torch.int64
     assert torch.equal(compute(torch.add, mask, mask), torch.add(mask, mask))
     assert compute(torch.add, mask, mask).dtype == torch.uint8
+
+
+def test_a_reduction_with_a_dtype_casts_an_integer_input_first(exporting):
+    """float32_compute: `img.mean(dim=..., dtype=torch.float32)` of a uint8 image reduces the image cast
+    to the dtype, as ATen does (torch.onnx reduced the uint8 input: no ReduceMean kernel); a float input
+    and a call without dtype take their usual paths."""
+    compute = load_function("float32_compute")
+    image = torch.randint(0, 256, (2, 3, 4, 5), dtype=torch.uint8)
+    got = compute(torch.Tensor.mean, image, dim=(2, 3), keepdim=True, dtype=torch.float32)
+    assert got.dtype == torch.float32
+    torch.testing.assert_close(got, image.mean(dim=(2, 3), keepdim=True, dtype=torch.float32), rtol=1e-6, atol=1e-5)
+    assert torch.equal(compute(torch.sum, image, dtype=torch.int32), torch.sum(image, dtype=torch.int32))
+
+
+def test_a_global_argmax_kept_as_the_input_s_rank(exporting):
+    """index_keepdim: argmax / argmin with keepdim=True and no dim is the flattened input's index in a
+    tensor of the input's rank with every size 1, as ATen gives it; with a dim, the op."""
+    keep = load_function("index_keepdim")
+    score = torch.randn(3, 5, 7)
+    for op in (torch.argmax, torch.argmin, torch.Tensor.argmax):
+        assert torch.equal(keep(op, score, keepdim=True), op(score, keepdim=True))
+        assert keep(op, score, keepdim=True).shape == (1, 1, 1)
+        assert torch.equal(keep(op, score, 1, True), op(score, 1, True))

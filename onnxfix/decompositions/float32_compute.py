@@ -10,12 +10,19 @@ def _onnx_float32_compute(op, *args, **kwargs):
     # PyTorch runs the op itself. Integer tensors the same way, exactly (_onnx_int64_compute).
     if not torch.onnx.is_in_onnx_export():
         return op(*args, **kwargs)
+    name = getattr(op, "__name__", "")
+    if (name in _CAST_FIRST and isinstance(kwargs.get("dtype"), torch.dtype) and args
+            and isinstance(args[0], torch.Tensor) and not args[0].is_floating_point()
+            and not args[0].is_complex() and args[0].dtype != kwargs["dtype"]):
+        # `img.mean(dim=..., dtype=torch.float32)` of a uint8 image: ATen casts the integers to the
+        # dtype and reduces those; torch.onnx reduces the uint8 input (no ReduceMean kernel) first
+        return op(args[0].to(kwargs["dtype"]), *args[1:], **kwargs)
     values = [*args, *kwargs.values()]
     values += [v for value in values if isinstance(value, (list, tuple)) for v in value]
     dtypes = {v.dtype for v in values if isinstance(v, torch.Tensor)}
     half = [v for v in values if isinstance(v, torch.dtype) and v in (torch.float16, torch.bfloat16)]
     bounds = [v for v in values if not isinstance(v, (torch.dtype, torch.device, str, type(None)))]
-    if (half and not any(d.is_floating_point for d in dtypes) and getattr(op, "__name__", "") == "arange"
+    if (half and not any(d.is_floating_point for d in dtypes) and name == "arange"
             and all(isinstance(v, (int, torch.SymInt)) or (isinstance(v, torch.Tensor) and not v.is_floating_point())
                     for v in bounds)):
         # a half-precision arange becomes an ONNX Range, which onnxruntime has no float16 or
@@ -25,7 +32,7 @@ def _onnx_float32_compute(op, *args, **kwargs):
         # fractional step is left to the op: ATen rounds the step to half precision first.
         as_float = [torch.float32 if v is half[0] else v for v in args]
         return op(*as_float, **{k: torch.float32 if v is half[0] else v for k, v in kwargs.items()}).to(half[0])
-    if half == [torch.bfloat16] and not dtypes and getattr(op, "__name__", "") in (
+    if half == [torch.bfloat16] and not dtypes and name in (
             "full", "zeros", "ones", "empty"):
         # a bfloat16 tensor made from numbers (the causal mask's `torch.full(..., finfo.min,
         # dtype=torch.bfloat16)`: an Expand onnxruntime has no bfloat16 kernel for): made in float32,
@@ -40,14 +47,13 @@ def _onnx_float32_compute(op, *args, **kwargs):
         torch.where, torch.maximum, torch.minimum, torch.fmax, torch.fmin) and len(args) in (2, 3) else ()
     if not kwargs and op in _BINARY_MIN_MAX and len(args) == 2 and all(isinstance(a, torch.Tensor) for a in args):
         selected = args  # torch.min(a, b) / a.max(b): the elementwise overload (a dim is a number)
-    if (not kwargs and getattr(op, "__name__", "") in _BOOL_ARITHMETIC and len(args) == 2
+    if (not kwargs and name in _BOOL_ARITHMETIC and len(args) == 2
             and all(isinstance(a, torch.Tensor) and a.dtype == torch.bool for a in args)):
         selected = args  # a sum or product of masks (ONNX Add / Mul take no bool): an or / an and
     if (len(selected) == 2 and any(isinstance(v, torch.Tensor) for v in selected)
             and torch.result_type(*selected) == torch.bool):
         return _onnx_bool_compute(op, args)
     gap = dtypes & {torch.float64, torch.bfloat16}
-    name = getattr(op, "__name__", "")
     if not gap and torch.float16 in dtypes and name.rstrip("_") in _HALF_ACCUMULATING:
         # a float16 scatter or index add / put that accumulates: onnxruntime's CPU ScatterElements
         # and ScatterND take no float16 with a reduction ("MLFloat16 data type is not supported")
@@ -153,6 +159,8 @@ def _onnx_int64_compute(op, dtypes, args, kwargs):
 
 # reductions and scans ATen computes in int64 for any integer input without a dtype
 _INT64_RESULTS = frozenset({"sum", "prod", "cumsum", "cumprod", "nansum"})
+# reductions taking a dtype= to compute in, which ATen casts an integer input to first
+_CAST_FIRST = frozenset({"mean", "nanmean", "sum", "nansum", "prod", "cumsum", "cumprod"})
 _MATMUL_ADDS = frozenset({"addmm", "addmv", "baddbmm", "addbmm"})
 
 

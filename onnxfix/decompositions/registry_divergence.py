@@ -43,4 +43,19 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
                     " + _onnx_nan_propagating_max(torch.Tensor.amin, a, dim=1) + a[:, 2:].min(dim=1).values",
                     "(randn_with_nan(g, b, 6),)", params="a"),
     ),
+    Decomposition(
+        "index_keepdim", ("torch.argmax", "Tensor.argmax", "torch.argmin", "Tensor.argmin"), True, (),
+        ("https://github.com/llvm/torch-mlir/issues/3514",),
+        "An argmax or argmin with keepdim=True and no dim (`score.argmax(keepdim=True)`, the global peak of a "
+        "map): ATen gives the flattened input's index in a tensor of the input's rank with every size 1; "
+        "the dynamo exporter's translation keeps one dim ([1] for a 2-D map), which silently reshapes what "
+        "follows. While exporting, the index into the flattened input reshaped to that rank (ATen's own "
+        "computation). Export time only, keyed on an ArgMax / ArgMin being the first value that differs from "
+        "eager. Eager keeps the op.",
+        static=False, wraps_op=True, rule="ONX515", repairs_divergence=r"^(ArgMax|ArgMin) ",
+        proof=Proof("torch.argmax(a, keepdim=True) * 10 + a.argmin(keepdim=True)",
+                    "_onnx_index_keepdim(torch.argmax, a, keepdim=True) * 10 + _onnx_index_keepdim("
+                    "torch.Tensor.argmin, a, keepdim=True)",
+                    "(randn(g, b, 6),)", params="a"),
+    ),
 )

@@ -32,7 +32,9 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "the probes); eager PyTorch runs the op itself. Integer ops with no kernel for their type (int32 "
         "Unique, integer Relu, a where / maximum / minimum / two-tensor min / max / add / mul of bool values): exactly, in int64 or uint8; "
         "an integer addmm / addmv / baddbmm / addbmm (no integer Gemm) as a MatMul and an Add, the same integers; "
-        "a uint8 / int8 sum, product or scan (no uint8 CumSum) in int64, which eager returns too. "
+        "a uint8 / int8 sum, product or scan (no uint8 CumSum) in int64, which eager returns too; a mean, sum or "
+        "product of integers with a `dtype=` (a uint8 image's `mean(dtype=torch.float32)`) on the input cast to it, "
+        "as ATen computes it. "
         "A float16 scatter_add / scatter_reduce / index_add / index_put that accumulates (onnxruntime has no float16 "
         "ScatterElements or ScatterND with a reduction): in float32, rounded once to float16.",
         drop_in=False, static=False, wraps_op=True, every_op=True, rule="ONX515",

@@ -11,7 +11,8 @@ table precomputed in __init__ as a buffer (llama2.c's `freqs_cis`) and a complex
 cannot hold a complex constant, whatever the ops around it; and integer ops onnxruntime has no
 kernel for (Unique of int32, Relu of int64): computed widened to int64, relu as a clamp; and variants
 onnxruntime refuses: an einsum whose ellipses cover different numbers of dims, a transposed convolution
-whose output padding reaches its stride."""
+whose output padding reaches its stride; a uint8 cumsum (legacy), an argmax with keepdim=True and no dim
+(dynamo: one kept dim), a uint8 image's mean with a float dtype (dynamo: ReduceMean of uint8)."""
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -138,6 +139,20 @@ class IntegralImage(nn.Module):
         return occupied.cumsum(-1).cumsum(-2)  # int64 in eager; the legacy exporter writes a uint8 CumSum
 
 
+class GlobalPeak(nn.Module):
+    def forward(self, x):
+        score = x[:, 0].abs().sum(0)  # an 8 x 8 map whatever the batch
+        flat = score.argmax(keepdim=True)  # [1, 1]; the dynamo translation keeps [1]
+        return flat // score.shape[1], flat % score.shape[1]  # the peak's row and column
+
+
+class ImageStandardize(nn.Module):
+    def forward(self, x):
+        image = ((x[:, :3] + 3) * 40).clamp(0, 255).to(torch.uint8)  # a raw uint8 image
+        mean = image.mean(dim=(2, 3), keepdim=True, dtype=torch.float32)  # ATen casts, then reduces
+        return image.float() - mean
+
+
 def _seeded(cls):
     torch.manual_seed(0)
     return cls().eval()
@@ -193,6 +208,14 @@ def make_dilated_deconv():
 
 def make_integral_image():
     return _seeded(IntegralImage)
+
+
+def make_global_peak():
+    return _seeded(GlobalPeak)
+
+
+def make_image_standardize():
+    return _seeded(ImageStandardize)
 
 
 def example_inputs():
