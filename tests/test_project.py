@@ -423,13 +423,17 @@ def test_a_method_of_a_layer_taken_out_of_a_module_list_is_reached(tmp_path, mon
 def test_a_method_set_as_an_instance_s_forward_is_an_entry(tmp_path, monkeypatch, capsys):
     # diffusers' safety checker export (tests/realworld/sd_safety_checker_forward_onnx_bool_mask_black_image_batch.py):
     # the class has `forward_onnx` and no forward, and the factory sets `checker.forward = checker.forward_onnx`;
-    # a method of the same name in a class that is no module is not one
+    # a method of the same name in a class that is no module is not one; NeMo's `_prepare_for_export`
+    # sets `self.forward = self.forward_for_export` in a method of the class itself
     (tmp_path / "model.py").write_text(
         "import torch\nfrom torch import nn\n\n\n"
         "class Checker(nn.Module):\n    def forward_onnx(self, x):\n        return x * int(x.sum().item())\n\n\n"
         "class Plain:\n    def forward_onnx(self, x):\n        return x.numpy()\n\n\n"
-        "def make_model():\n    checker = Checker()\n    checker.forward = checker.forward_onnx\n    return checker\n"
+        "def make_model():\n    checker = Checker()\n    checker.forward = checker.forward_onnx\n    return checker\n\n\n"
+        "class Encoder(nn.Module):\n    def forward(self, x):\n        return x\n\n"
+        "    def forward_for_export(self, x):\n        return x * int(x.sum().item())\n\n"
+        "    def _prepare_for_export(self):\n        if True:\n            self.forward = self.forward_for_export\n"
     )
     monkeypatch.chdir(tmp_path)
     code, lines = check(capsys, "--no-cache", "--exporters", "dynamo,legacy", ".")
-    assert [" ".join(line.split()[:2]) for line in lines] == ["model.py:7:24: ONX201"]
+    assert [" ".join(line.split()[:2]) for line in lines] == ["model.py:7:24: ONX201", "model.py:26:24: ONX201"]

@@ -165,6 +165,7 @@ class ModuleIndex:
     _constants: dict[type, dict[str, object]] = field(default_factory=dict, repr=False, compare=False)
     _changes: dict[str, set[str]] | None = field(default=None, repr=False, compare=False)
     _bound: tuple[dict[str, list[ast.AST]], set[str]] | None = field(default=None, repr=False, compare=False)
+    _instance_forwards: frozenset[str] | None = field(default=None, repr=False, compare=False)
 
     def changes_of(self, attr: str) -> set[str]:
         """How functions of this file change `<x>.<attr>` (rewriter/attr_changes.py)."""
@@ -218,24 +219,32 @@ class ModuleIndex:
         return self._bound
 
     def instance_forwards(self) -> frozenset[str]:
-        """Method names some code of the file outside its classes sets as an instance's forward
-        (diffusers' export scripts: `checker.forward = checker.forward_onnx` on a class with a
-        separate export path): calling that module runs the method, so it is export-time code."""
-        names = set()
-        for statement in self.tree.body:
-            if isinstance(statement, ast.ClassDef):
-                continue
-            for node in walk(statement):
+        """Method names some code of the file sets as an instance's forward (diffusers' export
+        scripts: `checker.forward = checker.forward_onnx`; NeMo's `_prepare_for_export`:
+        `self.forward = self.forward_for_export`): calling that module runs the method, so it is
+        export-time code. Statements only are walked (no expression holds an assignment)."""
+        if self._instance_forwards is None:
+            names = set()
+            for node in _all_statements(self.tree.body):
                 if isinstance(node, ast.Assign) and isinstance(node.value, ast.Attribute) and any(
                         isinstance(t, ast.Attribute) and t.attr == "forward" for t in node.targets):
                     names.add(node.value.attr)
-        return frozenset(names)
+            self._instance_forwards = frozenset(names)
+        return self._instance_forwards
 
     @classmethod
     def build(cls, tree: ast.Module, path: str = "", package: str | None = None, file: str = "") -> "ModuleIndex":
         classes = {n.name: class_info(n) for n in tree.body if isinstance(n, ast.ClassDef)}
         functions = {n.name: n for n in tree.body if isinstance(n, FUNCTION_NODES)}
         return cls(tree, module_scope(tree, package), classes, functions, path, file)
+
+
+def _all_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Every statement of ``body``, in nested blocks, functions and classes too."""
+    for statement in _statements(body):
+        yield statement
+        if isinstance(statement, (*FUNCTION_NODES, ast.ClassDef)):
+            yield from _all_statements(statement.body)
 
 
 class Resolver(Protocol):
