@@ -180,21 +180,16 @@ def size_predicate_text(test: ast.expr, ctx: FunctionContext) -> str:
     guard) before torch.cond sees anything (DINOv2's `npatch == N and w == h`); SymBools join with `&`
     into one symbolic predicate, and bools (eager) into the same truth. Only where no operand can raise
     or has an effect (names, constants, attributes, + - *), since every operand is now evaluated."""
-    if isinstance(test, ast.BoolOp) and all(_plain_comparison(v) or isinstance(v, ast.BoolOp) for v in test.values):
-        parts = [size_predicate_text(v, ctx) for v in test.values]
-        if all(part is not None and _joinable(v) for part, v in zip(parts, test.values)):
-            joiner = " & " if isinstance(test.op, ast.And) else " | "
-            return joiner.join(f"({part})" for part in parts)
+    if isinstance(test, ast.BoolOp) and _joinable(test):
+        joiner = " & " if isinstance(test.op, ast.And) else " | "
+        return joiner.join(f"({size_predicate_text(v, ctx)})" for v in test.values)
     return ctx.segment(test)
 
 
 def _joinable(node: ast.expr) -> bool:
+    """Comparisons of plain operands, under `and` / `or` at any depth."""
     if isinstance(node, ast.BoolOp):
         return all(_joinable(v) for v in node.values)
-    return _plain_comparison(node)
-
-
-def _plain_comparison(node: ast.expr) -> bool:
     return isinstance(node, ast.Compare) and all(_plain_operand(n) for n in (node.left, *node.comparators))
 
 
