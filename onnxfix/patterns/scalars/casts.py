@@ -6,6 +6,8 @@ import ast
 from dataclasses import replace
 
 from onnxfix.config import DYNAMO, LEGACY
+from onnxfix.patterns.scalars.integer_items import integer_item_fix
+from onnxfix.patterns.scalars.size_floats import float_valued, halved_size, scaled_size
 from onnxfix.patterns.scalars.int_division import (
     CHUNK_COUNT, RATIO_CAVEAT, _division_fix, _shifted_division, counts_chunks, no_floor_division, ratio_floor_division,
 )
@@ -28,13 +30,10 @@ from onnxfix.patterns.scalars.values import (
     while_tracing,
 )
 from onnxfix.rewriter.bindings import bound_once
-from onnxfix.rewriter.config_numbers import is_config_int, is_config_number
 from onnxfix.patterns.scalars.float_uses import CASTS, float_of_size_fix
 from onnxfix.rewriter.context import FunctionContext, builtin_call
-from onnxfix.rewriter.integers import own_size_helper, unpacked_element
 from onnxfix.rewriter.precedence import ATOM, TERM, in_place_of, operand
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
-from onnxfix.rewriter.tree_walk import walk
 
 
 
@@ -136,9 +135,9 @@ class ScalarCast(Rule):
               RLlib's `if maxlen is None: maxlen = int(lengths.max())`, and a name used anywhere
               else gets no fix, with the reason in the message): the tensor is kept while tracing
               only, `(t if torch.jit.is_tracing() else int(t))`: safe, eager computes what it
-              computed, and torch.export
-              keeps `int()`'s unbacked number, which it exports where a tensor in a size argument
-              fails (RLlib's `torch.ones((B, maxlen))`: dropping the cast made dynamo fail). In a
+              computed, and torch.export keeps the number, which it exports where a tensor in a
+              size argument fails (RLlib's `torch.ones((B, maxlen))`: dropping the cast made
+              dynamo fail). In a
               function TorchScript compiles (an if-expression's branches must share a type), in
               arithmetic, and for a float tensor as a size (`t.long()`), the cast is dropped: unsafe. A 0-d tensor takes part in type promotion
               differently from a Python number, a float tensor is no valid size, and
@@ -187,6 +186,14 @@ class ScalarCast(Rule):
               unsafe (julius's `self.new_sr * length / self.old_sr`, the divisor's sign not
               proven), `--unsafe-fixes` writes `a // b` instead (the fix's stronger alternative):
               both exporters then keep it symbolic.
+            - `int(t)` / `int(t.item())` of an integer tensor (cast to one in the expression, or
+              a name the run saw hold integer tensors, through max/min/sum, indexing and integer
+              arithmetic) where no fix above applies (torchani's `counts_max: int =
+              int(counts.max())`), and the eager side of the tracing-only form: `t.item()`, safe:
+              `.item()` of an integer dtype is the same Python int. torch.export stops on `int()`
+              of a value from the data ("Could not extract specialized integer", FastPitch, TFT)
+              and keeps `.item()`'s unbacked SymInt (onnxfix/patterns/scalars/integer_items.py).
+              Not in code TorchScript compiles (`.item()` is typed a number there).
             - Anything else (`float(size)`, `bool(t)`): no fix.
         """,
         references=(
@@ -214,7 +221,7 @@ class ScalarCast(Rule):
             return  # `int(round(h / 2))`: ONX402's integer round-half-even replaces the whole cast
         elif cast == "int" and ctx.sizes.is_size_quotient(argument):  # `int(h / scale)`, any divisor
             yield self._size_cast(node, argument, ctx)
-        elif cast == "int" and _scaled_size(argument, ctx):  # `int(height * factor)`, factor a float
+        elif cast == "int" and scaled_size(argument, ctx):  # `int(height * factor)`, factor a float
             yield self._sym_int_of_float(node, argument, ctx)
         elif cast == "int" and ctx.sizes.passed_a_size(argument):
             yield self._symbolic_int(node, argument, ctx)
@@ -285,7 +292,10 @@ class ScalarCast(Rule):
                 message += f" (unsafe: {because})"
         elif fix is None:
             message += f" (no fix: {why or 'the number is ' + python_use(node, use, ctx)})"
-        yield ctx.report(self, node, message, fix=fix, exporters=(LEGACY,))
+        exporters = (LEGACY,)
+        if fix is None and cast == "int" and (read := integer_item_fix(node, ctx)) is not None:
+            fix, message, exporters = read[0], message.replace(" (no fix: ", " (no legacy fix: ") + read[1], (LEGACY, DYNAMO)
+        yield ctx.report(self, node, message, fix=fix, exporters=exporters)
 
     @staticmethod
     def _exact_without_cast(node: ast.Call, cast: str, use: str, named: str | None, ctx: FunctionContext) -> bool:
@@ -344,7 +354,7 @@ class ScalarCast(Rule):
                 argument = inlined  # its integer form is safe: below
             elif division is not None:  # unsafe: `torch.sym_int` stays the safe fix, this one with --unsafe-fixes
                 stronger = _division_fix(node, division, ints, ctx)[0]
-        if isinstance(argument, ast.Name) and _float_valued(argument, ctx):  # `f = n * a / b` then `int(f)`
+        if isinstance(argument, ast.Name) and float_valued(argument, ctx):  # `f = n * a / b` then `int(f)`
             return self._sym_int_of_float(node, argument, ctx, stronger)
         if isinstance(argument, (ast.Name, ast.Subscript)) and ctx.sizes.is_size(argument):
             fix = Fix("Drop `int()`", (replace_call_by_argument(node, ctx),), safe=False)
@@ -381,7 +391,7 @@ class ScalarCast(Rule):
                 f"division of the integer products (unsafe: {RATIO_CAVEAT})",
                 fix=fix, exporters=(LEGACY, DYNAMO),
             )
-        halved = _halved_size(argument, ints)
+        halved = halved_size(argument, ints)
         if halved is not None:
             size, divisor = halved
             text = in_place_of(ctx.parent(node), node, f"{operand(ctx.segment(size), size, TERM)} // {divisor}", TERM)
@@ -441,56 +451,3 @@ def _legacy_note(fix: Fix | None) -> str:
         return "`_onnx_sym_int` where the project targets the legacy exporter: a graph value while it traces"
     return ("the legacy exporter still records a constant: a use of the value needs a Python int while it traces, "
             "or a branch it freezes on the same sizes could disagree with a live value")
-
-
-def _scaled_size(argument: ast.expr, ctx: FunctionContext) -> bool:
-    """A size scaled or shifted by a number that is no tensor (kornia's `int(height * factor)`):
-    a float under `int()` when the number is one, which torch.export specializes."""
-    if not (isinstance(argument, ast.BinOp) and isinstance(argument.op, (ast.Mult, ast.Div, ast.Add, ast.Sub, ast.Pow))):
-        return False
-    sides = (argument.left, argument.right)
-    sized = [side for side in sides if ctx.sizes.is_size_quotient(side) or _scaled_size(side, ctx)]
-    return bool(sized) and all(side in sized or ctx.tensors.is_tensor(side) is not True for side in sides)
-
-
-FLOAT_MATH = frozenset({"math.sqrt", "math.log", "math.log2", "math.exp"})
-
-
-def _float_valued(name: ast.Name, ctx: FunctionContext) -> bool:
-    """A local name bound to float math on sizes (`f = self.new_sr * length / self.old_sr`): a
-    true division, a float literal or a power in some binding that the size oracle reads as a size."""
-    if ctx.is_parameter(name.id) or not ctx.sizes.is_size(name):
-        return False
-    values = [_bound_value(v, name.id) for v in ctx.assignments(name.id)]
-    return any(isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Div, ast.Pow)) or (
-        isinstance(n, ast.Constant) and type(n.value) is float) or (
-        isinstance(n, ast.Call) and ctx.qualname(n.func) in FLOAT_MATH) or (
-        isinstance(n, ast.Call) and own_size_helper(n) == "_onnx_size_sqrt") or (
-        is_config_number(n, ctx) and not is_config_int(n, ctx))  # `w0 + self.interpolate_offset` (0.1)
-        for v in values if v is not None for n in walk(v))
-
-
-def _bound_value(value: ast.AST, name: str) -> ast.AST | None:
-    """The expression a binding gives ``name``: the element of a tuple unpacking
-    (`w0, h0 = w0 + offset, h0 + offset`), the operand of an augmented one, None for other
-    statements."""
-    if isinstance(value, ast.Assign):
-        return unpacked_element(value, name)
-    if isinstance(value, ast.AugAssign):  # `w0 += self.interpolate_offset`: what is added
-        return value.value
-    return value if isinstance(value, ast.expr) else None
-
-
-def _halved_size(argument: ast.expr, ints) -> tuple[ast.expr, int] | None:
-    """(size, 2**m) for `size * c` or `c * size` with c a literal 2**-m (0.5, 0.25, ...): for a
-    non-negative int below 2**53 the product is exact and int() truncates it, which is floor
-    division by 2**m."""
-    if not (isinstance(argument, ast.BinOp) and isinstance(argument.op, ast.Mult)):
-        return None
-    for size, factor in ((argument.left, argument.right), (argument.right, argument.left)):
-        value = factor.value if isinstance(factor, ast.Constant) else None
-        if type(value) is float and 0 < value < 1 and (1 / value).is_integer() and ints.is_nonnegative_int(size):
-            divisor = int(1 / value)
-            if divisor & (divisor - 1) == 0:  # a power of two: 1/value is exact
-                return size, divisor
-    return None

@@ -7,6 +7,7 @@ import ast
 from onnxfix.config import DYNAMO, LEGACY
 from onnxfix.patterns.export_checks import skip_assert_when_exporting, skipped_by_and, skipped_by_or
 from onnxfix.patterns.messages import is_message
+from onnxfix.patterns.scalars.integer_items import integer_item_fix
 from onnxfix.patterns.scalars.round_trip import sizes_round_trip
 from onnxfix.patterns.scalars.rebuilt import REBUILT_UNSAFE, rebuilt_tensor_fix
 from onnxfix.patterns.scalars.uses import item_use
@@ -110,8 +111,11 @@ class ItemCall(Rule):
             out of int64's range (where `int()` raises), so unless a recorded run saw `t` as an
             int64 tensor (for which `.long()` returns `t` itself), the tensor is kept only while
             the legacy exporter traces, `n = (t.long() if torch.jit.is_tracing() else
-            int(t.item()))`: safe, and torch.export keeps `int()`'s unbacked size, which it
-            exports where a tensor size fails. `n = int(t.item() + k)` (PyG's graph count
+            int(t.item()))`: safe, and torch.export keeps the number, which it exports where a
+            tensor size fails; for an integer `t` (ONX203's proof) the eager side is `t.item()`,
+            the same int, which torch.export keeps symbolic where `int()` of a value from the
+            data stops it. With no tensor form, `int(t.item())` of an integer `t` still becomes
+            `t.item()` (safe) for torch.export. `n = int(t.item() + k)` (PyG's graph count
             `int(batch.max().item() + 1)`) likewise keeps `(t + k).long()`. A use of `n` as a
             size includes an element of a list the function builds and passes whole as a size
             (`size[dim] = n`, then `torch.zeros(size)`), and an argument of a function of the
@@ -244,6 +248,8 @@ class ItemCall(Rule):
             else:  # `n = int(t.item())`: why `n` cannot be the tensor, rather than "passed to `int`"
                 message += f" (no fix: {why or wrapped[1] or 'the number is ' + python_use(node, use, ctx)})"
             exporters = (LEGACY,)
+            if fix is None and (read := integer_item_fix(ctx.parent(node), ctx)) is not None:
+                fix, message, exporters = read[0], message.replace(" (no fix: ", " (no legacy fix: ") + read[1], (LEGACY, DYNAMO)
         yield ctx.report(self, node, message, fix=fix, exporters=exporters)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 
+from onnxfix.patterns.scalars.integer_items import integer_item_text
 from onnxfix.patterns.scalars.uses import CONDITION_PARENTS, is_none_test, item_use, scalar_size
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.precedence import in_place_of, precedence
@@ -243,9 +244,11 @@ TRACING_ONLY = "Keep the tensor while tracing"
 def while_tracing(node: ast.expr, kept: str, ctx: FunctionContext) -> Fix:
     """`(t if torch.jit.is_tracing() else int(t))`: the tensor ``kept`` only where the legacy
     exporter traces (its graph then computes the value), ``node`` (the number) everywhere else:
-    eager computes what it computed (safe by construction), and torch.export keeps `int()`'s or
-    `.item()`'s unbacked size, which it exports where a tensor in a size argument fails (RLlib's
-    `torch.ones((B, maxlen))`)."""
+    eager computes what it computed (safe by construction), and torch.export keeps the number,
+    which it exports where a tensor in a size argument fails (RLlib's `torch.ones((B, maxlen))`).
+    `int()` of an integer tensor is written `t.item()` there: the same int, which torch.export
+    keeps symbolic where `int()` of a value from the data stops it (integer_items.py)."""
     torch_name, imports = ctx.torch_name()
-    text = f"({kept} if {torch_name}.jit.is_tracing() else {ctx.segment(node)})"
+    number = integer_item_text(node, ctx) if isinstance(node, ast.Call) else None
+    text = f"({kept} if {torch_name}.jit.is_tracing() else {number or ctx.segment(node)})"
     return Fix(TRACING_ONLY, (ctx.replace(node, text),), safe=True, imports=imports)
