@@ -141,10 +141,28 @@ def reaching_value(read: ast.Name, ctx: "FunctionContext") -> ast.expr | None:
     the name (a later binding would reach it on the next turn). ABINet's `out = (a == b)`, then
     `out = ((out.cumsum(dim) == 1) & out)...` rebinds `out`: the cumsum reads the comparison.
     None where it is not decided so (a parameter, a branch, a loop, a nested scope's name)."""
+    value = _reaching(read, ctx)
+    return None if value is _ENTRY else value
+
+
+def parameter_reaches(read: ast.Name, ctx: "FunctionContext") -> bool:
+    """A read of a parameter that sees the value the call passed: no binding of the name before
+    it in straight-line code, none in a loop around it, none in the header of a statement around
+    it. ESPnet's `make_pad_mask` reads its `lengths` argument in `if not isinstance(lengths, list):
+    lengths = lengths.tolist()`: the tensor passed in, though the name is a list afterwards."""
+    return ctx.is_parameter(read.id) and _reaching(read, ctx) is _ENTRY and not any(
+        _header_binds(a, read.id) for a in _ancestors_in_function(read, ctx))
+
+
+_ENTRY = object()  # what `_reaching` returns where no binding precedes the read: the function's entry
+
+
+def _reaching(read: ast.Name, ctx: "FunctionContext"):
     name = read.id
     if not isinstance(read.ctx, ast.Load) or ctx.inner_scope(read) is not None or rebound_elsewhere(ctx.fn.node, name):
         return None
-    if any(isinstance(a, _LOOPS) and _binds(a, name) for a in _ancestors_in_function(read, ctx)):
+    ancestors = list(_ancestors_in_function(read, ctx))
+    if any(isinstance(a, _LOOPS) and _binds(a, name) or _try_body_reaches(a, name, ancestors) for a in ancestors):
         return None
     current = enclosing_statement(read, ctx)
     while current is not None and current is not ctx.fn.node:
@@ -156,7 +174,27 @@ def reaching_value(read: ast.Name, ctx: "FunctionContext") -> ast.expr | None:
                 return previous.value if isinstance(previous, ast.Assign) and single_name_assignment(previous) == name \
                     else None
         current = enclosing_statement(ctx.parent(current), ctx)
-    return None
+    return _ENTRY if current is ctx.fn.node else None
+
+
+def _try_body_reaches(statement: ast.AST, name: str, ancestors: list) -> bool:
+    """A read in a `try`'s handler, `else` or `finally` that a binding in its body may reach."""
+    if not isinstance(statement, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+        return False
+    in_body = any(part is ancestor for part in statement.body for ancestor in ancestors)
+    return not in_body and any(_binds(part, name) for part in statement.body)
+
+
+def _header_binds(statement: ast.AST, name: str) -> bool:
+    """``statement`` binds ``name`` before its body runs: `with ... as name`, `except E as name`,
+    a walrus in an `if` / `while` test."""
+    if isinstance(statement, (ast.With, ast.AsyncWith)):
+        return any(item.optional_vars is not None and name in stored_names(item.optional_vars) for item in statement.items)
+    if isinstance(statement, ast.ExceptHandler):
+        return statement.name == name
+    if isinstance(statement, (ast.If, ast.While)):
+        return name in stored_names(statement.test)
+    return False
 
 
 def _ancestors_in_function(node: ast.AST, ctx: "FunctionContext"):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from onnxfix.rewriter.bindings import reaching_value
+from onnxfix.rewriter.bindings import parameter_reaches, reaching_value
 from onnxfix.rewriter.evidence import all_ints, all_tensor_sequences, all_tensors, one_dtype, scalar_tensor_dtype
 from onnxfix.rewriter.tensor_inputs import REDUCTION_METHODS, forward_input_used_as_tensor
 from onnxfix.rewriter.type_tests import a_tensor_here, not_a_tensor_here
@@ -133,7 +133,9 @@ class TensorOracle:
             answer = self._name(node.id)
             if answer is None:  # bindings of several kinds: the one this read sees, where straight-line code decides it
                 reaching = reaching_value(node, self.ctx)
-                return self.is_tensor(reaching) if reaching is not None else None
+                if reaching is not None:
+                    return self.is_tensor(reaching)
+                return self._passed_in(node.id) if parameter_reaches(node, self.ctx) else None
             return answer
         if isinstance(node, ast.Attribute):
             return self._attribute(node)
@@ -289,10 +291,7 @@ class TensorOracle:
         if ctx.is_parameter(name):
             # a tensor when every call site in the file passes one (and every rebinding is one),
             # or an input of the exported forward that forward uses as a tensor
-            if not (
-                ctx.across_calls("tensor", name, lambda caller, arg: bool(caller.tensors.is_tensor(arg)))
-                or forward_input_used_as_tensor(ctx, name)
-            ):
+            if not self._passed_in(name):
                 return None
             values = _bindings(ctx, name)
             if any(isinstance(v, ast.stmt) for v in values):
@@ -307,6 +306,14 @@ class TensorOracle:
         if answers and all(answer is False for answer in answers) and not _augmented(ctx, name):
             return False  # every binding is known not to be a tensor (`y = x.numpy()`, `n = 3`; not `h = 0; h += x`)
         return True if all(answers) else None
+
+    def _passed_in(self, name: str) -> bool | None:
+        """The parameter ``name`` holds a tensor on entry: every call site in the file passes one,
+        or it is an input of the exported forward that forward uses as a tensor."""
+        ctx = self.ctx
+        if ctx.across_calls("tensor", name, lambda caller, arg: bool(caller.tensors.is_tensor(arg))):
+            return True
+        return True if forward_input_used_as_tensor(ctx, name) else None
 
     def _numpy_value(self, value: ast.AST) -> bool:
         """A NumPy call (`np.arange(n)`), arithmetic, indexing or a method chain on one, or a
