@@ -420,7 +420,7 @@ def test_onnxruntime_failure_maps_through_the_dynamo_node_metadata(tmp_path):
     from onnxfix.exporter.locations import Location
     from onnxfix.exporter.result import ProbeResult, Verdict
     from onnxfix.exporter.sourcemap import findings_for
-    from onnxfix.exporter.verify import onnx_node_traces
+    from onnxfix.exporter.failure_facts import onnx_node_traces
 
     user = MODELS / "bakes_size.py"
     node = helper.make_node("Add", ["a", "b"], ["c"], name="node_add")
