@@ -208,3 +208,15 @@ def test_items_of_a_recorded_tuple_of_tensors_are_tensors(tmp_path):
     forward = evidence.load(str(tmp_path), Path(path).read_text()).functions[("forward", 12)]
     assert forward.names["local_index"] == {evidence.Value("other", "tensor", -1, "", "builtins.tuple")}
     assert _findings(_run(path, str(tmp_path))) == [("ONX702", 15, 9, "unsafe")]
+
+
+def test_a_parameter_read_before_its_rebinding_is_what_the_callers_passed(tmp_path):
+    """`lengths = lengths.tolist()` under a type test: the name held a tensor and a list, the run
+    saw a tensor passed; the `.tolist()` reads the argument, so ONX202 reports it with evidence."""
+    path = f"{MODELS}/rebound_lengths.py"
+    assert _findings(_run(path, None)) == []
+    assert record(f"{path}:make_model", f"{path}:example_inputs", tmp_path) == {"files": 1, "functions": 2}
+    mask = evidence.load(str(tmp_path), Path(path).read_text()).functions[("make_pad_mask", 10)]
+    assert mask.entry == {"lengths": frozenset({evidence.Value("tensor", "int64", 1, "cpu")})}
+    assert {v.kind for v in mask.names["lengths"]} == {"tensor", "other"}
+    assert ("ONX202", 12, 19, None) in _findings(_run(path, str(tmp_path)))

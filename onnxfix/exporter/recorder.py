@@ -62,7 +62,7 @@ def _forward_of(module):
 
 
 class _Record:
-    __slots__ = ("name", "line", "file", "calls", "lines", "names", "returns", "watched")
+    __slots__ = ("name", "line", "file", "calls", "lines", "names", "returns", "entry", "watched")
 
     def __init__(self, code: CodeType):
         self.name, self.line, self.file = code.co_name, code.co_firstlineno, os.path.realpath(code.co_filename)
@@ -70,6 +70,7 @@ class _Record:
         self.lines: set[int] = set()
         self.names: dict[str, set[Value]] = {}
         self.returns: dict[int, set[Value]] = {}
+        self.entry: dict[str, set[Value]] = {}  # the parameters as passed
         self.watched: dict[int, tuple[str, ...]] | None = None  # line -> conditions to evaluate there
 
     def snapshot(self, frame: FrameType) -> None:
@@ -80,11 +81,22 @@ class _Record:
                 seen = names[name] = set()
             seen.add(describe(value))
 
+    def passed(self, frame: FrameType) -> None:
+        """The parameters as passed: the frame's locals when the call starts (its arguments)."""
+        code = frame.f_code
+        parameters = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount
+                                      + bool(code.co_flags & 4) + bool(code.co_flags & 8)]
+        local_values = frame.f_locals
+        for name in parameters:
+            if name in local_values:
+                self.entry.setdefault(name, set()).add(describe(local_values[name]))
+
     def evidence(self) -> FunctionEvidence:
         return FunctionEvidence(
             self.name, self.line, self.calls, frozenset(self.lines),
             {n: frozenset(v) for n, v in self.names.items()},
             {line: frozenset(v) for line, v in self.returns.items()},
+            {n: frozenset(v) for n, v in self.entry.items()},
         )
 
 
@@ -112,6 +124,7 @@ class Recorder:
             return None
         record.calls += 1
         record.snapshot(frame)  # the parameters as passed
+        record.passed(frame)
 
         def local(frame: FrameType, event: str, arg):
             if event == "line":

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Iterable
 
+from onnxfix.rewriter.bindings import parameter_reaches
 from onnxfix.rewriter.config_numbers import is_config_int
 from onnxfix.rewriter.evidence import FunctionEvidence, Value
 from onnxfix.rewriter.export_guards import skipped_at
@@ -166,7 +167,8 @@ class FunctionContext(FileView):
         return isinstance(value.func, ast.Name) and value.func.id in self.file.module.classes
 
     def observed(self, node: ast.AST) -> frozenset[Value] | None:
-        """The values a recorded run saw for ``node``: a local name (every value it held), a
+        """The values a recorded run saw for ``node``: a local name (every value it held; a
+        parameter read before any rebinding, the arguments passed), a
         returned expression (values returned at that line), or the value assigned to a name
         assigned only there. None without evidence or for any other expression."""
         evidence = self.evidence
@@ -174,6 +176,8 @@ class FunctionContext(FileView):
             return None
         if isinstance(node, ast.Name):
             evidence = self._evidence_of_name(node)
+            if evidence is self.evidence and evidence.passed(node.id) and parameter_reaches(node, self):
+                return evidence.passed(node.id)  # the argument as passed, whatever the body rebinds it to
             values = evidence.values(node.id) if evidence is not None else None
             return without_defaulted_none(node, values, self) if values and evidence is self.evidence else values
         parent = self.parent(node)

@@ -49,9 +49,15 @@ class FunctionEvidence:
     lines: frozenset[int] = frozenset()  # lines that ran
     names: dict[str, frozenset[Value]] = field(default_factory=dict)  # every value each local held
     returns: dict[int, frozenset[Value]] = field(default_factory=dict)  # return line -> values
+    # every value each parameter held as passed, before the body rebinds it (`lengths =
+    # lengths.tolist()`: a tensor on entry, a list afterwards)
+    entry: dict[str, frozenset[Value]] = field(default_factory=dict)
 
     def values(self, name: str) -> frozenset[Value] | None:
         return self.names.get(name) or None
+
+    def passed(self, name: str) -> frozenset[Value] | None:
+        return self.entry.get(name) or None
 
 
 @dataclass
@@ -116,6 +122,7 @@ def _merged(a: FunctionEvidence, b: FunctionEvidence) -> FunctionEvidence:
         a.name, a.line, a.calls + b.calls, a.lines | b.lines,
         {n: a.names[n] | b.names[n] for n in a.names.keys() & b.names.keys()},
         {k: a.returns.get(k, frozenset()) | b.returns.get(k, frozenset()) for k in a.returns.keys() | b.returns.keys()},
+        {n: a.entry[n] | b.entry[n] for n in a.entry.keys() & b.entry.keys()},
     )
 
 
@@ -136,6 +143,7 @@ def to_json(records: list[FunctionEvidence]) -> dict:
                 "name": r.name, "line": r.line, "calls": r.calls, "lines": sorted(r.lines),
                 "names": {n: sorted(v.to_json() for v in vs) for n, vs in sorted(r.names.items())},
                 "returns": {str(line): sorted(v.to_json() for v in vs) for line, vs in sorted(r.returns.items())},
+                "entry": {n: sorted(v.to_json() for v in vs) for n, vs in sorted(r.entry.items())},
             }
             for r in records
         ],
@@ -152,6 +160,7 @@ def from_json(data: dict) -> FileEvidence:
             lines=frozenset(int(n) for n in entry["lines"]),
             names={str(n): frozenset(Value.from_json(v) for v in vs) for n, vs in entry["names"].items()},
             returns={int(k): frozenset(Value.from_json(v) for v in vs) for k, vs in entry["returns"].items()},
+            entry={str(n): frozenset(Value.from_json(v) for v in vs) for n, vs in entry.get("entry", {}).items()},
         )
         evidence.add(record)
     for key, line in data.get("decomposed", []):
