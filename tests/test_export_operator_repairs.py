@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from export_cli import written_and_proven
+from export_cli import export_fixed, written_and_proven
 from onnxfix.cli import main as cli_main
 
 MODEL = Path(__file__).parent / "export_models" / "operator_repairs.py"
@@ -93,3 +93,18 @@ def test_adaptive_max_pooling_to_a_fraction_of_the_input_size_exports_under_both
     sizes, and eager is bit-identical (max is exact in any order)."""
     written = written_and_proven(tmp_path, capsys, "pooled_by_size.py", ["SILENTLY-WRONG", "EXPORT-FAILS"])
     assert "_onnx_adaptive_max_pool2d(chunk, (h // 2**i, w // 2**i))" in written
+
+
+def test_library_operators_export_through_their_python_kernels(capsys):
+    """Attention through two torch.library operators (xformers' and flash-attn's way): no ONNX
+    function for them (dynamo), an int output the legacy exporter cannot type; the run names
+    custom_ops_inlined, and the export through their Python kernels matches PyTorch on other
+    batches and lengths under both exporters. The source is not edited."""
+
+    target = export_fixed(capsys, "library_attention.py", "--exporter", "both")
+    assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS", "EXPORT-FAILS"]
+    assert "No ONNX function found for <OpOverload(op='onnxfix_attn.scores'" in target["results"][0]["error"]
+    assert "unsupported output type: int, from operator: onnxfix_attn::scores" in target["results"][1]["error"]
+    fix = target["fix"]
+    assert (fix["decompositions"], fix["diff"]) == (["custom_ops_inlined"], "")
+    assert [r["verdict"] for r in fix["results"]] == ["OK", "OK"]

@@ -41,6 +41,7 @@ from onnxfix.exporter.export_repairs import EXPORT_REPAIRS
 from onnxfix.exporter.quant_stubs import fake_quant_constants
 from onnxfix.exporter.quantized_modules import quantized_as_float
 from onnxfix.exporter.compiled import compiled_unwrapped
+from onnxfix.exporter.custom_ops import custom_ops_inlined
 from onnxfix.exporter.complex_state import complex_state_as_pairs
 from onnxfix.exporter.unregistered import attributes_as_buffers, gradients_off
 from onnxfix.exporter.dead_comparisons import dead_comparisons_dropped
@@ -258,6 +259,7 @@ REPAIR_CONTEXTS = {"compiled_unwrapped": compiled_unwrapped, "mha_fastpath_off":
                    "slice_bounds_int64": slice_bounds_int64, "bool_scalars_as_ints": bool_scalars_as_ints,
                    "quantized_as_float": quantized_as_float, "ellipsis_expanded": ellipsis_expanded,
                    "size_tensors_kept": size_tensors_kept, "packed_as_padded": packed_as_padded,
-                   "rnn_while_loops": rnn_while_loops, "attributes_as_buffers": attributes_as_buffers}
+                   "rnn_while_loops": rnn_while_loops, "attributes_as_buffers": attributes_as_buffers,
+                   "custom_ops_inlined": custom_ops_inlined}
 # each takes the model being exported and the table of the helpers substituted
 TABLE_CONTEXTS = {"complex_state_as_pairs": complex_state_as_pairs}

@@ -243,6 +243,20 @@ EXPORT_REPAIRS = {
         contexts=("attributes_as_buffers",),
         counts_use=True,
     ),
+    "custom_ops_inlined": ExportRepair(
+        # dynamo: no ONNX function for a library's overload, or no fake kernel to capture it with;
+        # legacy: an unknown namespace, or an output type it cannot give the op
+        r"No ONNX function found for <OpOverload\(op='(?!aten\.|prims\.)\w+\."
+        r"|tensor's device must be `meta`, got \w+ instead"
+        r"|unrecognized namespace (?!aten::)\w+::"
+        r"|unsupported output type: \w+, from operator: (?!aten::)\w+::",
+        "a torch.library operator of another library (`torch.ops.xformers...`, `flash_attn::...`) with a kernel "
+        "written in Python for every device or the CPU runs that kernel while exporting, so both exporters trace "
+        "the torch operations it is made of (exporter/custom_ops.py; eager calls the operator)",
+        (),
+        contexts=("custom_ops_inlined",),
+        counts_use=True,
+    ),
     "mha_fastpath_off": ExportRepair(
         r"aten::(?:_native_multi_head_attention|_transformer_encoder_layer_fwd)\b",
         "nn.MultiheadAttention's and nn.TransformerEncoderLayer's fused inference kernels (their 'fast path', "
