@@ -226,7 +226,8 @@ EXPORT_REPAIRS = {
         "an LSTM with projections (`proj_size`) takes the loop at any length, since the ONNX LSTM it is otherwise "
         "translated to has no projection (onnxruntime: `Input initial_c must have shape`), and under the legacy "
         "exporter, which refuses projections, a TorchScript loop per layer (exporter/projected_lstm.py); "
-        "the same cell update per step. Outside onnxfix: `with torch.export._patches."
+        "the same cell update per step; nn.RNN (tanh / relu), which torch.export otherwise unrolls at the "
+        "example's length, through onnxfix's loop of the same form (exporter/elman_loops.py). Outside onnxfix: `with torch.export._patches."
         "register_lstm_while_loop_decomposition(): torch.onnx.export(...)`",
         (),
         contexts=("rnn_while_loops",),

@@ -10,6 +10,7 @@ from typing import Iterator
 import torch
 from torch.nn.modules import transformer
 
+from onnxfix.exporter.elman_loops import rnn_relu_while_loop_impl, rnn_tanh_while_loop_impl
 from onnxfix.exporter.export_repairs import RNN_LOOPS_KEY
 from onnxfix.exporter.projected_lstm import projected_lstm
 
@@ -47,19 +48,21 @@ def causal_mask_check_off(model=None) -> Iterator[None]:
         transformer._detect_is_causal_mask = detect
 
 
-# the recurrent layers torch.export has a while_loop decomposition of (torch/export/_patches.py)
-LOOPED_RNNS = (torch.nn.LSTM, torch.nn.GRU)
+# the recurrent layers with a while_loop decomposition (torch/export/_patches.py; nn.RNN's: elman_loops.py)
+LOOPED_RNNS = (torch.nn.LSTM, torch.nn.GRU, torch.nn.RNN)
+RNN_OPS = (torch.ops.aten.lstm.input, torch.ops.aten.gru.input, torch.ops.aten.rnn_tanh.input,
+           torch.ops.aten.rnn_relu.input)
 
 
 def recurrent_layers(model) -> list[str]:
-    """The classes of the model's LSTM / GRU layers (those rnn_while_loops concerns)."""
+    """The classes of the model's LSTM / GRU / RNN layers (those rnn_while_loops concerns)."""
     modules = model.modules() if isinstance(model, torch.nn.Module) else ()
     return sorted({type(m).__name__ for m in modules if isinstance(m, LOOPED_RNNS)})
 
 
 @contextmanager
 def rnn_while_loops(model=None) -> Iterator[dict[str, int]]:
-    """aten.lstm / aten.gru decomposed into a torch.while_loop over the time steps for the whole
+    """aten.lstm / aten.gru (and nn.RNN's aten.rnn_tanh / rnn_relu, elman_loops.py) decomposed into a torch.while_loop over the time steps for the whole
     export. torch.onnx registers that decomposition only while torch.export captures the graph;
     its later `run_decompositions` meets the layers' composite decomposition, a Python loop over
     the steps whose guard fixes the sequence length to the example's (`Eq(s, 5)` in _ops.py
@@ -74,7 +77,9 @@ def rnn_while_loops(model=None) -> Iterator[dict[str, int]]:
         from torch.export import _patches as patches
         register = patches._register_rnn_while_loop_decomposition
         layers = ((torch.ops.aten.lstm.input, patches.lstm_while_loop_impl),
-                  (torch.ops.aten.gru.input, patches.gru_while_loop_impl))
+                  (torch.ops.aten.gru.input, patches.gru_while_loop_impl),
+                  (torch.ops.aten.rnn_tanh.input, rnn_tanh_while_loop_impl),
+                  (torch.ops.aten.rnn_relu.input, rnn_relu_while_loop_impl))
     except (ImportError, AttributeError):  # a torch without it: the export runs as it would
         yield used
         return
@@ -135,7 +140,7 @@ def fresh_rnn_dispatch() -> None:
     later dynamo export of an LSTM / GRU ran that loop and fixed the sequence length to the
     example's ("tracing inferred a static shape"; measured on torch 2.13: the second
     `onnxfix.export` of a GRU model in one process failed where the first passed)."""
-    for op in (torch.ops.aten.lstm.input, torch.ops.aten.gru.input):
+    for op in RNN_OPS:
         cache = getattr(op, "_dispatch_cache", None)
         if isinstance(cache, dict):
             cache.clear()
