@@ -73,3 +73,26 @@ def test_the_loop_notes_the_guard_lines_of_each_text_it_exports(capsys, tmp_path
     for shape in ((2, 16, 24), (2, 21, 13), (3, 9, 30), (1, 1, 5)):
         x = torch.randn(*shape)
         assert torch.equal(original.make_model()(x), fixed.make_model()(x))
+
+
+def test_a_guard_the_onnx_graph_does_not_enforce_is_measured_and_not_reported(capsys):
+    """`if x.shape[0] < 16:` choosing between two routes to the same math (a backend heuristic):
+    torch.export records `batch < 16`, which would say the model fails at 16; no probe tried 16, so
+    one at 16 is run: it matches eager, and no ONX914 claims otherwise."""
+    spec = MODELS / "heuristic_branch.py"
+    cli_main(["export", "--format", "json", f"{spec}:make_model", "--exporter", "dynamo"])
+    (target,) = json.loads(capsys.readouterr().out)["targets"]
+    assert [r["verdict"] for r in target["results"]] == ["OK"]
+    assert [f["code"] for f in target["results"][0]["findings"] if f["code"] in ("ONX914", "ONX915")] == []
+
+
+def test_a_guard_claim_is_probed_at_its_first_excluded_size_only_where_small_and_untried():
+    import torch
+
+    from onnxfix.exporter.probes import claim_probes
+
+    args, dynamic = (torch.randn(2, 6), torch.randn(2, 3)), {0: {0: "batch"}, 1: {0: "batch"}}
+    (probe,) = claim_probes([[0, 0, [16, 17, 18]]], args, dynamic, tried=[])
+    assert probe.name == "guard claim (batch=16)" and [a.shape[0] for a in probe.args] == [16, 16]
+    assert claim_probes([[0, 0, [16, 17]]], args, dynamic, tried=[(torch.randn(17, 6), torch.randn(17, 3))]) == []
+    assert claim_probes([[0, 0, [1000]]], args, dynamic, tried=[]) == []  # past CLAIM_MAX_SIZE

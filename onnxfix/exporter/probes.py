@@ -107,3 +107,31 @@ def _resized(args: tuple, dynamic: dict[int, dict[int, str]], delta: int) -> dic
             size = new_size.setdefault(name, args[index].shape[dim] + delta)
             result.setdefault(index, {})[dim] = size
     return result
+
+
+# a guard's claim is measured on one more probe only where that probe stays small
+CLAIM_MAX_SIZE = 128
+CLAIM_MAX_ELEMENTS = 1 << 22
+
+
+def claim_probes(claims: list[list], args: tuple, dynamic: dict[int, dict[int, str]], tried: list[tuple]) -> list[Probe]:
+    """A probe at the first size each guard report says the exported model fails at ([input, dim,
+    excluded sizes]), where no probe tried one of those sizes: a guard torch.export recorded need
+    not be in the ONNX graph (a backend heuristic's `batch < 16`), so the claim is measured, not
+    assumed. Dims sharing the dim's name take the same size; none past CLAIM_MAX_SIZE or holding
+    more than CLAIM_MAX_ELEMENTS in one tensor."""
+    probes = []
+    for index, dim, excluded in claims:
+        if index >= len(args) or not hasattr(args[index], "shape") or dim >= len(args[index].shape):
+            continue
+        if any(index < len(t) and hasattr(t[index], "shape") and t[index].shape[dim] in excluded for t in tried):
+            continue
+        larger = [size for size in excluded if args[index].shape[dim] < size <= CLAIM_MAX_SIZE]
+        name = dynamic.get(index, {}).get(dim)
+        if not larger or name is None:
+            continue
+        resized = {i: {d: larger[0] for d, n in dims.items() if n == name} for i, dims in dynamic.items()}
+        drawn = _redrawn(args, torch.Generator().manual_seed(SEED), resized, dynamic)
+        if all(not hasattr(a, "numel") or a.numel() <= CLAIM_MAX_ELEMENTS for a in drawn):
+            probes.append(Probe(f"guard claim ({name}={larger[0]})", drawn))
+    return probes

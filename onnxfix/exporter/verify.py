@@ -280,10 +280,25 @@ def _numerics(verdict: Verdict, model, args, probes, dynamic, opset, path: Path)
     if isinstance(model, kv_cache.DecoderWithPast) and verdict.verdict == OK:
         for result in kv_cache.generation_probes(model, runtime):
             _record(verdict, result, path)
+    if verdict.verdict == OK:  # a guard's "fails e.g. for N" where no probe tried N: measured, not assumed
+        passed.extend(_claims_held(model, runtime, names, verdict, args, dynamic, passed, failed))
     if verdict.guards or verdict.latent_guards:
         from onnxfix.exporter.guards import settled
 
         verdict.guards = settled(verdict.guards, verdict.latent_guards, passed, failed)
+
+
+def _claims_held(model, runtime: Runtime, names: list[str], verdict: Verdict, args, dynamic, passed, failed) -> list:
+    """The args of the probes at a guard report's first excluded size that match eager: they prove
+    the report's claim wrong (guards.unenforced drops it). A failing one leaves the claim standing
+    and the verdict as it is (the report already says so)."""
+    from onnxfix.exporter.guards import EXCLUDED
+    from onnxfix.exporter.probes import claim_probes
+
+    claims = [report[EXCLUDED] for report in verdict.guards if EXCLUDED in report]
+    tried = [*passed, *(probe_args for _, probe_args in failed)]
+    return [probe.args for probe in claim_probes(claims, args, dynamic or {}, tried)
+            if _check_probe(model, runtime, probe, names).ok]
 
 
 def _record(verdict: Verdict, result: ProbeResult, path: Path) -> bool:
