@@ -7,9 +7,19 @@ dynamic dimensions, change their sizes.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Callable
+
 import torch
 
-from onnxfix.exporter.verify import Probe
+
+@dataclass
+class Probe:
+    name: str
+    args: tuple
+    # A generated probe: other values of the same sizes, drawn with another seed (ties.py: a draw
+    # on which a topk meets equal values proves nothing and is drawn again)
+    redraw: Callable[[int], tuple] | None = None
 
 
 SEED = 1234  # generated probes are the same on every run

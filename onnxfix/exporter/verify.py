@@ -16,7 +16,7 @@ import re
 import tempfile
 import time
 import warnings
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -31,6 +31,7 @@ from onnxfix.exporter.model_io import (  # noqa: F401  (re-exported)
     tensor_leaves, text_outputs,
 )  # noqa: F401  (re-exported)
 from onnxfix.exporter.model_state import attributes_kept
+from onnxfix.exporter.probes import Probe, claim_probes
 from onnxfix.exporter.nn_layers import fresh_rnn_dispatch, recurrent_layers
 from onnxfix.exporter.errors import describe
 from onnxfix.exporter.failure_facts import (
@@ -44,15 +45,6 @@ from onnxfix.exporter.result import (  # noqa: F401  (re-exported: one place def
     OutputError, ProbeResult, Verdict,
 )
 
-
-
-@dataclass
-class Probe:
-    name: str
-    args: tuple
-    # A generated probe: other values of the same sizes, drawn with another seed (ties.py: a draw
-    # on which a topk meets equal values proves nothing and is drawn again)
-    redraw: Callable[[int], tuple] | None = None
 
 
 def export_model(
@@ -293,7 +285,6 @@ def _claims_held(model, runtime: Runtime, names: list[str], verdict: Verdict, ar
     the report's claim wrong (guards.unenforced drops it). A failing one leaves the claim standing
     and the verdict as it is (the report already says so)."""
     from onnxfix.exporter.guards import EXCLUDED
-    from onnxfix.exporter.probes import claim_probes
 
     claims = [report[EXCLUDED] for report in verdict.guards if EXCLUDED in report]
     tried = [*passed, *(probe_args for _, probe_args in failed)]
