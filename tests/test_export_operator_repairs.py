@@ -108,3 +108,4 @@ def test_library_operators_export_through_their_python_kernels(capsys):
     fix = target["fix"]
     assert (fix["decompositions"], fix["diff"]) == (["custom_ops_inlined"], "")
     assert [r["verdict"] for r in fix["results"]] == ["OK", "OK"]
+

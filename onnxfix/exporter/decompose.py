@@ -38,6 +38,7 @@ from torch.overrides import TorchFunctionMode
 
 from onnxfix.decompositions import BY_KEY, DECOMPOSITIONS, Decomposition, load_function
 from onnxfix.exporter.export_repairs import EXPORT_REPAIRS
+from onnxfix.exporter.model_state import state_dict_standard
 from onnxfix.exporter.quant_stubs import fake_quant_constants
 from onnxfix.exporter.quantized_modules import quantized_as_float
 from onnxfix.exporter.compiled import compiled_unwrapped
@@ -260,6 +261,6 @@ REPAIR_CONTEXTS = {"compiled_unwrapped": compiled_unwrapped, "mha_fastpath_off":
                    "quantized_as_float": quantized_as_float, "ellipsis_expanded": ellipsis_expanded,
                    "size_tensors_kept": size_tensors_kept, "packed_as_padded": packed_as_padded,
                    "rnn_while_loops": rnn_while_loops, "attributes_as_buffers": attributes_as_buffers,
-                   "custom_ops_inlined": custom_ops_inlined}
+                   "custom_ops_inlined": custom_ops_inlined, "state_dict_standard": state_dict_standard}
 # each takes the model being exported and the table of the helpers substituted
 TABLE_CONTEXTS = {"complex_state_as_pairs": complex_state_as_pairs}

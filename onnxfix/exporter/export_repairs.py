@@ -244,6 +244,16 @@ EXPORT_REPAIRS = {
         contexts=("attributes_as_buffers",),
         counts_use=True,
     ),
+    "state_dict_standard": ExportRepair(
+        r"state_dict\(\) (?:got an unexpected keyword argument|takes \d+ positional argument)",
+        "a module whose class overrides `state_dict` with another signature (KonfAI's `def state_dict(self)`) gets "
+        "nn.Module's own while exporting: the legacy exporter collects the parameters to trace by calling "
+        "`state_dict(keep_vars=True)` on the model, and nn.Module's passes `destination`, `prefix` and `keep_vars` "
+        "to every submodule (exporter/model_state.py; eager and the class untouched)",
+        (),
+        contexts=("state_dict_standard",),
+        counts_use=True,
+    ),
     "custom_ops_inlined": ExportRepair(
         # dynamo: no ONNX function for a library's overload, or no fake kernel to capture it with;
         # legacy: an unknown namespace, or an output type it cannot give the op

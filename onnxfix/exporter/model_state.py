@@ -43,3 +43,29 @@ def _stateful_objects(model: torch.nn.Module) -> list[object]:
                     and type(value).__module__ not in ("builtins", "torch") and id(value) not in found]
         found.update((id(v), v) for v in frontier)
     return list(found.values())
+
+
+@contextlib.contextmanager
+def state_dict_standard(model: torch.nn.Module) -> Iterator[dict[str, int]]:
+    """nn.Module's state_dict on every module of the model whose class overrides it (KonfAI's
+    `def state_dict(self)` returning one dict per sub-network, behind a `*args, **kwargs` decorator:
+    "state_dict() got an unexpected keyword argument 'destination'"): the legacy exporter collects
+    the tensors to trace by calling `state_dict(keep_vars=True)` on the model, and nn.Module's
+    passes `destination`, `prefix` and `keep_vars` to every submodule. Named only by that error
+    (a signature cannot tell: the decorator's accepts anything). Set on the instances while
+    exporting, removed afterwards; yields how many modules it changed."""
+    used: dict[str, int] = {}
+    patched = [m for m in model.modules()
+               if type(m).state_dict is not torch.nn.Module.state_dict and "state_dict" not in vars(m)]
+    for module in patched:
+        module.state_dict = torch.nn.Module.state_dict.__get__(module)
+    if patched:
+        used[STATE_DICT_KEY] = len(patched)
+    try:
+        yield used
+    finally:
+        for module in patched:
+            del module.state_dict
+
+
+STATE_DICT_KEY = "state_dict_standard"
