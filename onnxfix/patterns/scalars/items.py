@@ -88,7 +88,12 @@ class ItemCall(Rule):
             arithmetic with a tensor it is unsafe: a 0-d
             tensor takes part in type promotion differently from a Python number (int32 tensor
             times a 0-d float64 tensor is float64, times a Python float is float32), and a
-            one-element tensor of higher rank would broadcast. Where only a number or a 0-d
+            one-element tensor of higher rank would broadcast. So is a number literal or a
+            configured `self.x` added to, subtracted from, multiplied or divided by the value where
+            the result is an operand of tensor arithmetic (`x - (x.max().item() - self.floor)`):
+            the tensor's dtype computes what Python computed in double. Not where the result is a
+            call's argument: `clamp(x, min=t - top_db, max=np.inf)` (torchlibrosa) takes a tensor
+            bound beside a float one in eager only, and both exporters refuse the mix. Where only a number or a 0-d
             tensor is taken (`torch.full`'s fill_value, `masked_fill`'s and `fill_`'s value:
             onnx2torch's one-element `value` buffer), `.item()` becomes `.detach().reshape(())`: the 0-d tensor of the one element
             `.item()` reads (both raise for any other count), without the gradient a number does
@@ -192,6 +197,11 @@ class ItemCall(Rule):
                 drop = Edit(start, end, ".detach()" if is_zero_dim(func.value, ctx) else ".detach().reshape(())")
             fix = Fix("Keep the value as a 0-d tensor", (drop,), safe=tensor_operand_is_exact(func.value, node, ctx))
             message = "`.item()` as a tensor operand: the legacy exporter bakes the value in as a constant; keep it a tensor"
+            exporters = (LEGACY,)
+        elif kind == "tensor operand":  # `clamp(x, min=x.max().item() - self.top_db)`: the arithmetic on the tensor
+            fix = Fix("Keep the value as a 0-d tensor", (drop,), safe=verdict == EXACT)
+            message = ("`.item()` in arithmetic with a number whose result is a tensor operand: the legacy exporter "
+                       "bakes the value in as a constant; keep it a tensor")
             exporters = (LEGACY,)
         elif kind == "size arithmetic":  # `F.pad(x, (0, n.item() - w))`
             fix = Fix("Pass the tensor itself into the size", (drop,), safe=verdict == EXACT)

@@ -7,6 +7,7 @@ import ast
 
 from onnxfix.patterns.scalars.integer_items import integer_item_text
 from onnxfix.patterns.scalars.uses import CONDITION_PARENTS, is_none_test, item_use, scalar_size
+from onnxfix.rewriter.config_numbers import is_config_number
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.precedence import in_place_of, precedence
 from onnxfix.rewriter.rule import Fix
@@ -150,6 +151,15 @@ def tensor_in_place(use: ast.expr, receiver: ast.expr, ctx: FunctionContext, dep
     if kind == "arithmetic":
         return (EXACT if tensor_operand_is_exact(receiver, use, ctx) else UNSAFE), "tensor operand"
     parent = ctx.parent(use)
+    if kind == "other" and isinstance(parent, ast.BinOp) and isinstance(parent.op, NUMBER_ARITHMETIC) and depth < 4 \
+            and _plain_number(parent.right if parent.left is use else parent.left, ctx) \
+            and isinstance(ctx.parent(parent), ast.BinOp) \
+            and tensor_in_place(parent, receiver, ctx, depth + 1)[1] == "tensor operand":
+        # `x - (x.max().item() - self.floor)`: the tensor minus the number is the operand of tensor
+        # arithmetic, computed in the tensor's dtype where Python computed in double: unsafe. Not as
+        # a call's argument: torchlibrosa's `clamp(x, min=t - top_db, max=np.inf)` takes a tensor
+        # bound beside a float one in eager only (tracing refuses the mix)
+        return UNSAFE, "tensor operand"
     if kind == "other" and isinstance(parent, ast.BinOp) and isinstance(parent.op, SIZE_ARITHMETIC) and depth < 4:
         other = parent.right if parent.left is use else parent.left
         if ctx.ints.is_int(other) and tensor_in_place(parent, receiver, ctx, depth + 1)[1] in (
@@ -158,6 +168,18 @@ def tensor_in_place(use: ast.expr, receiver: ast.expr, ctx: FunctionContext, dep
             # a Python int stays a Python int; the tensor keeps its dtype (and can wrap)
             return (EXACT if ctx.tensors.scalar_dtype(receiver) == "int64" else UNSAFE), "size arithmetic"
     return None, kind
+
+
+NUMBER_ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div)
+
+
+def _plain_number(node: ast.expr, ctx: FunctionContext) -> bool:
+    """A number literal, or a number the module's `__init__` configured (`self.top_db`)."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    if isinstance(node, ast.Constant):
+        return type(node.value) in (int, float)
+    return is_config_number(node, ctx)
 
 
 def assigned_name(value: ast.expr, ctx: FunctionContext) -> str | None:
