@@ -351,7 +351,7 @@ def test_ifs_on_tensor_values_keep_both_branches_selected_under_export(capsys):
 
 @pytest.mark.parametrize("model, before, repairs", [
     ("gru_frame_classifier.py", "ORT-FAILS", ["rnn_while_loops"]),
-    ("elman_frame_tagger.py", "EXPORT-FAILS", ["size_tensors_kept", "rnn_while_loops"]),  # nn.RNN: elman_loops.py
+    ("elman_frame_tagger.py", "EXPORT-FAILS", ["rnn_while_loops"]),  # nn.RNN: elman_loops.py
 ])
 def test_recurrent_layers_keep_their_length_through_the_while_loop_decomposition(capsys, model, before, repairs):
     """A GRU's (an Elman RNN's) output reshaped by the time size: the dynamo export fixes the length

@@ -75,16 +75,18 @@ def test_complex_state_is_carried_as_pairs_and_put_back_in_order():
 
 
 def test_size_tensors_kept_changes_nothing_without_symints_and_puts_torch_back():
-    """Outside torch.export (no SymInt) the mode builds and reads tensors as torch does; afterwards
-    torch.tensor and SymInt are as they were, also when the block raises."""
+    """Outside torch.export (no SymInt) the mode builds and reads tensors as torch does, and counts
+    no use (the fix loop then leaves the repair out); afterwards torch.tensor and SymInt are as
+    they were, also when the block raises."""
     from onnxfix.exporter.size_tensors import size_tensors_kept
 
     tensor, had_item = torch.tensor, "item" in vars(torch.SymInt)
     try:
-        with size_tensors_kept():
+        with size_tensors_kept() as used:
             shapes = torch.as_tensor([(2, 3), (4, 5)])
             assert [tuple(int(v) for v in row) for row in shapes] == [(2, 3), (4, 5)]
             assert torch.equal(shapes.prod(1).cumsum(0), torch.tensor([6, 26]))
+            assert used == {}
             raise KeyError("raised inside")
     except KeyError:
         pass

@@ -202,6 +202,7 @@ EXPORT_REPAIRS = {
         (),
         contexts=("size_tensors_kept",),
         static_codes=("ONX205",),
+        counts_use=True,  # named by common guard errors: kept only where it built or read back a size tensor
     ),
     "packed_as_padded": ExportRepair(
         r"(?!)",

@@ -115,11 +115,13 @@ def _extreme(largest: bool, values):
 
 
 class _SizeTensors(TorchFunctionMode):
-    def __init__(self):
+    def __init__(self, used: dict[str, int]):
         super().__init__()
         self._held: dict[int, tuple[weakref.ref, object]] = {}
+        self.used = used  # how many size tensors it built or read back: none, and the repair changed nothing
 
     def _keep(self, tensor: torch.Tensor, sizes) -> torch.Tensor:
+        self.used[REPAIR_KEY] = self.used.get(REPAIR_KEY, 0) + 1
         self._held[id(tensor)] = (weakref.ref(tensor), _frozen(sizes))  # the caller's list may change later
         return tensor
 
@@ -159,6 +161,7 @@ class _SizeTensors(TorchFunctionMode):
         if func is torch.linspace and len(args) >= 3 and isinstance(args[2], torch.SymInt):
             # a size read back now steps a linspace (DINO's reference points over each level's
             # `H_`): torch.export would specialize it; ONX407's helper builds it from an arange
+            self.used[REPAIR_KEY] = self.used.get(REPAIR_KEY, 0) + 1
             return _onnx_linspace_steps(*args, **kwargs)
         sizes = self._sizes(args[0]) if args else None
         if sizes is not None and isinstance(sizes, (list, tuple)):
@@ -186,8 +189,14 @@ def _itself(self):
     return self
 
 
+REPAIR_KEY = "size_tensors_kept"
+
+
 @contextmanager
-def size_tensors_kept(model=None) -> Iterator[None]:
+def size_tensors_kept(model=None) -> Iterator[dict[str, int]]:
+    """Yields how many size tensors it kept or rebuilt (none: the repair changed nothing, and the
+    fix loop leaves it out)."""
+    used: dict[str, int] = {}
     # a read item is the SymInt itself where eager had a 0-d tensor: `.item()` of it (Mask2Former's
     # `[size.item() for size in split_sizes]`) is the SymInt too, for as long as the export runs
     item = vars(torch.SymInt).get("item")
@@ -198,13 +207,14 @@ def size_tensors_kept(model=None) -> Iterator[None]:
 
     def tensor_of_sizes(data, *args, **kwargs):
         if not args and set(kwargs) <= {"dtype", "device"} and _holds_symint(data):
+            used[REPAIR_KEY] = used.get(REPAIR_KEY, 0) + 1
             return torch.as_tensor(data, **kwargs)
         return tensor(data, *args, **kwargs)
 
     torch.tensor = tensor_of_sizes
     try:
-        with _SizeTensors():
-            yield
+        with _SizeTensors(used):
+            yield used
     finally:
         torch.tensor = tensor
         if item is None:
