@@ -10,7 +10,6 @@ from typing import Iterator
 import torch
 from torch.nn.modules import transformer
 
-from onnxfix.exporter.elman_loops import rnn_relu_while_loop_impl, rnn_tanh_while_loop_impl
 from onnxfix.exporter.export_repairs import RNN_LOOPS_KEY
 from onnxfix.exporter.projected_lstm import projected_lstm
 
@@ -75,6 +74,8 @@ def rnn_while_loops(model=None) -> Iterator[dict[str, int]]:
     used: dict[str, int] = {}
     try:
         from torch.export import _patches as patches
+
+        from onnxfix.exporter.elman_loops import rnn_relu_while_loop_impl, rnn_tanh_while_loop_impl
         register = patches._register_rnn_while_loop_decomposition
         layers = ((torch.ops.aten.lstm.input, patches.lstm_while_loop_impl),
                   (torch.ops.aten.gru.input, patches.gru_while_loop_impl),
