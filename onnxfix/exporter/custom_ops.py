@@ -24,6 +24,8 @@ from typing import Iterator
 import torch
 from torch.overrides import TorchFunctionMode
 
+from onnxfix.exporter.export_repairs import DECOMPOSED_CUSTOM_OPS
+
 # torch's own namespaces: operators the exporters translate or decompose themselves
 TORCH_NAMESPACES = frozenset({
     "aten", "prims", "prim", "higher_order", "_c10d_functional", "c10d", "c10d_functional", "_dtensor",
@@ -42,8 +44,9 @@ def _overload(func) -> torch._ops.OpOverload | None:
 
 def python_kernel_key(op: torch._ops.OpOverload) -> torch._C.DispatchKey | None:
     """The dispatch key of the operator's own kernel to run while exporting, for an operator of a
-    library outside torch; None for torch's and for one with no such kernel."""
-    if op.namespace in TORCH_NAMESPACES:
+    library outside torch; None for torch's, for one onnxfix decomposes (that decomposition is the
+    repair: transformers' grouped_mm_fallback), and for one with no such kernel."""
+    if op.namespace in TORCH_NAMESPACES or f"{op.namespace}.{op._opname}" in DECOMPOSED_CUSTOM_OPS:
         return None
     for key in KERNEL_KEYS:
         try:

@@ -8,9 +8,10 @@ when named, or when a run failed the way they repair.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-from onnxfix.decompositions import rule_keys
+from onnxfix.decompositions import DECOMPOSITIONS, rule_keys
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,12 @@ class ExportRepair:
     # its context counts what it changed (exporter/decompose.py): kept only where it did
     counts_use: bool = False
 
+
+# library operators onnxfix decomposes (transformers.grouped_mm_fallback): their decomposition is the
+# repair the run names, not custom_ops_inlined, as `|ns\.name` alternatives of a regex lookahead
+DECOMPOSED_CUSTOM_OPS = frozenset(t.removeprefix("torch.ops.") for d in DECOMPOSITIONS for t in d.targets
+                                  if t.startswith("torch.ops.") and not t.startswith("torch.ops.aten."))
+_DECOMPOSED_CUSTOM_OPS = "".join("|" + re.escape(op) for op in sorted(DECOMPOSED_CUSTOM_OPS))
 
 # repairs that change the export itself rather than substitute ops (verify.py applies them)
 GROW_KEY = "unit_examples_grown"  # exporter/unit_dims.py
@@ -258,10 +265,10 @@ EXPORT_REPAIRS = {
     "custom_ops_inlined": ExportRepair(
         # dynamo: no ONNX function for a library's overload, or no fake kernel to capture it with;
         # legacy: an unknown namespace, or an output type it cannot give the op
-        r"No ONNX function found for <OpOverload\(op='(?!aten\.|prims\.)\w+\."
+        rf"No ONNX function found for <OpOverload\(op='(?!aten\.|prims\.{_DECOMPOSED_CUSTOM_OPS})\w+\."
         r"|tensor's device must be `meta`, got \w+ instead"
-        r"|unrecognized namespace (?!aten::)\w+::"
-        r"|unsupported output type: \w+, from operator: (?!aten::)\w+::",
+        rf"|unrecognized namespace (?!aten::{_DECOMPOSED_CUSTOM_OPS.replace(chr(92) + '.', '::')})\w+::"
+        rf"|unsupported output type: \w+, from operator: (?!aten::{_DECOMPOSED_CUSTOM_OPS.replace(chr(92) + '.', '::')})\w+::",
         "a torch.library operator of another library (`torch.ops.xformers...`, `flash_attn::...`) with a kernel "
         "written in Python for every device or the CPU runs that kernel while exporting, so both exporters trace "
         "the torch operations it is made of (exporter/custom_ops.py; eager calls the operator)",
