@@ -27,8 +27,8 @@ def export_fixed(capsys, model: str, *options: str) -> dict:
     return target
 
 
-def written_and_proven(tmp_path: Path, capsys, model: str, before: list[str]) -> str:
-    """`onnxfix export COPY:make_model --exporter both --write` on a copy of a model of
+def written_and_proven(tmp_path: Path, capsys, model: str, before: list[str], *extra: str) -> str:
+    """`onnxfix export COPY:make_model --exporter both --write [*extra]` on a copy of a model of
     tests/export_models: the verdicts before are ``before``, every exporter is OK after on the
     user's second probe too, and the written copy is bit-identical to the model in eager on the
     example and the probes. Returns the written source."""
@@ -40,7 +40,7 @@ def written_and_proven(tmp_path: Path, capsys, model: str, before: list[str]) ->
 
     copy = tmp_path / model
     shutil.copy(MODELS / model, copy)
-    code, document = cli_json([f"{copy}:make_model", "--exporter", "both", "--write"], capsys)
+    code, document = cli_json([f"{copy}:make_model", "--exporter", "both", "--write", *extra], capsys)
     (target,) = document["targets"]
     assert [r["verdict"] for r in target["results"]] == before
     for after in target["fix"]["results"]:

@@ -44,3 +44,12 @@ def test_non_strict_capture_fails_on_int_and_passes_on_item(tmp_path, rewritten,
         assert fails and "Could not extract specialized integer" in str(error), str(error)[:300]
     else:
         assert not fails
+
+
+def test_a_tensor_bound_beside_a_number_bound_clamps_one_bound_at_a_time(tmp_path, capsys):
+    """torchlibrosa's decibel floor: the legacy export baked the example's peak (silently wrong on
+    other inputs); `.item()` dropped and the clamp split (patterns/scalars/clamp_bounds.py), both
+    exports match PyTorch on other peaks and sizes, and eager is bit-identical here (the fix is
+    unsafe: a `top_db` float32 cannot hold would round differently in the tensor's arithmetic)."""
+    written = written_and_proven(tmp_path, capsys, "decibel_floor.py", ["OK", "SILENTLY-WRONG"], "--unsafe-fixes")
+    assert "torch.clamp(log_spec, min=log_spec.max() - self.top_db).clamp(max=np.inf)" in written

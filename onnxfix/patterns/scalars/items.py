@@ -10,6 +10,7 @@ from onnxfix.patterns.messages import is_message
 from onnxfix.patterns.scalars.integer_items import integer_item_fix
 from onnxfix.patterns.scalars.round_trip import sizes_round_trip
 from onnxfix.patterns.scalars.rebuilt import REBUILT_UNSAFE, rebuilt_tensor_fix
+from onnxfix.patterns.scalars.clamp_bounds import clamp_bound_fix
 from onnxfix.patterns.scalars.uses import item_use
 from onnxfix.patterns.scalars.values import (
     EXACT,
@@ -91,9 +92,12 @@ class ItemCall(Rule):
             one-element tensor of higher rank would broadcast. So is a number literal or a
             configured `self.x` added to, subtracted from, multiplied or divided by the value where
             the result is an operand of tensor arithmetic (`x - (x.max().item() - self.floor)`):
-            the tensor's dtype computes what Python computed in double. Not where the result is a
-            call's argument: `clamp(x, min=t - top_db, max=np.inf)` (torchlibrosa) takes a tensor
-            bound beside a float one in eager only, and both exporters refuse the mix. Where only a number or a 0-d
+            the tensor's dtype computes what Python computed in double. As one bound of a clamp
+            beside a number bound (`clamp(x, min=t.item() - top_db, max=np.inf)`, torchlibrosa),
+            the tensor alone would not do (eager refuses the mix where the tensor needs grad, both
+            exporters while tracing): the clamp goes by one bound at a time,
+            `clamp(x, min=t - top_db).clamp(max=np.inf)`, which is clamp's own order (max with the
+            lower bound, then min with the upper), unsafe for the same rounding. Where only a number or a 0-d
             tensor is taken (`torch.full`'s fill_value, `masked_fill`'s and `fill_`'s value:
             onnx2torch's one-element `value` buffer), `.item()` becomes `.detach().reshape(())`: the 0-d tensor of the one element
             `.item()` reads (both raise for any other count), without the gradient a number does
@@ -198,7 +202,10 @@ class ItemCall(Rule):
             fix = Fix("Keep the value as a 0-d tensor", (drop,), safe=tensor_operand_is_exact(func.value, node, ctx))
             message = "`.item()` as a tensor operand: the legacy exporter bakes the value in as a constant; keep it a tensor"
             exporters = (LEGACY,)
-        elif kind == "tensor operand":  # `clamp(x, min=x.max().item() - self.top_db)`: the arithmetic on the tensor
+        elif kind == "clamp bound":  # `clamp(x, min=x.max().item() - self.top_db, max=np.inf)`
+            fix, message = clamp_bound_fix(node, ctx)
+            exporters = (LEGACY,)
+        elif kind == "tensor operand":  # `x - (x.max().item() - self.floor)`: the arithmetic on the tensor
             fix = Fix("Keep the value as a 0-d tensor", (drop,), safe=verdict == EXACT)
             message = ("`.item()` in arithmetic with a number whose result is a tensor operand: the legacy exporter "
                        "bakes the value in as a constant; keep it a tensor")

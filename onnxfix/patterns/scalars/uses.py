@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 
+from onnxfix.patterns.scalars.clamp_bounds import beside_a_number_bound
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.tree_walk import walk
 
@@ -70,7 +71,8 @@ def size_argument(holder: ast.Call, container: ast.AST, ctx: FunctionContext) ->
 
 
 def item_use(node: ast.expr, ctx: FunctionContext) -> str:
-    """How the Python number ``node`` is used: 'condition', 'size', 'arithmetic' or 'other'."""
+    """How the Python number ``node`` is used: 'condition', 'size', 'arithmetic', 'clamp bound'
+    (one bound of a clamp beside a number bound) or 'other'."""
     child: ast.AST = node
     for ancestor in ctx.ancestors(node):
         if isinstance(ancestor, CONDITION_PARENTS) and getattr(ancestor, "test", None) is child:
@@ -100,30 +102,12 @@ def item_use(node: ast.expr, ctx: FunctionContext) -> str:
         parent = ctx.parent(parent)
     if isinstance(parent, ast.Call) and node is not parent.func:
         func = parent.func
-        if (ctx.qualname(func) in TENSOR_SCALAR_FUNCTIONS or (
+        if ctx.qualname(func) in TENSOR_SCALAR_FUNCTIONS or (
             isinstance(func, ast.Attribute) and func.attr in TENSOR_SCALAR_METHODS and ctx.tensors.is_tensor(func.value)
-        )) and not _beside_a_number_bound(parent, node, ctx):
-            return "arithmetic"
+        ):
+            # a tensor bound beside a number one is refused while tracing: clamp by each in turn
+            return "clamp bound" if beside_a_number_bound(parent, node, ctx) else "arithmetic"
     return "other"
-
-
-def _beside_a_number_bound(call: ast.Call, node: ast.expr, ctx: FunctionContext) -> bool:
-    """``node`` is one bound of `clamp` / `clip` and the other is a number: a tensor bound beside
-    a number one is refused where the tensor requires grad and while either exporter traces
-    ("clamp() received an invalid combination of arguments"), so the number must stay."""
-    method = isinstance(call.func, ast.Attribute) and ctx.qualname(call.func) is None
-    name = call.func.attr if isinstance(call.func, ast.Attribute) else ""
-    if name not in ("clamp", "clip", "clamp_", "clip_"):
-        return False
-    positional = call.args if method else call.args[1:]
-    bounds = [*positional[:2], *(k.value for k in call.keywords if k.arg in ("min", "max"))]
-    others = [b for b in bounds if b is not node and not (isinstance(b, ast.Constant) and b.value is None)]
-    return any(not ctx.tensors.is_tensor(b) and not _item_of(b) for b in others)
-
-
-def _item_of(node: ast.expr) -> bool:
-    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "item"
-            and not node.args)
 
 
 def _stored_in_size_list(node: ast.expr, parent: ast.AST | None, ctx: FunctionContext) -> bool:

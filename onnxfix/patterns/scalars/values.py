@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 
+from onnxfix.patterns.scalars.clamp_bounds import CLAMP_UNSAFE
 from onnxfix.patterns.scalars.integer_items import integer_item_text
 from onnxfix.patterns.scalars.uses import CONDITION_PARENTS, is_none_test, item_use, scalar_size
 from onnxfix.rewriter.config_numbers import is_config_number
@@ -93,6 +94,7 @@ UNSAFE_BECAUSE = {
     "scalar size": "`torch.arange` takes a 0-d tensor but not a one-element tensor of higher rank",
     "tensor operand": "a 0-d tensor takes part in type promotion differently from a Python number",
     "size arithmetic": "arithmetic on the tensor keeps its dtype, and a narrow integer such as uint8 wraps where a Python int does not",
+    "clamp bound": CLAMP_UNSAFE,
 }
 
 
@@ -150,16 +152,18 @@ def tensor_in_place(use: ast.expr, receiver: ast.expr, ctx: FunctionContext, dep
         return EXACT, "size"  # an int argument takes a 0-d or one-element integer tensor
     if kind == "arithmetic":
         return (EXACT if tensor_operand_is_exact(receiver, use, ctx) else UNSAFE), "tensor operand"
+    if kind == "clamp bound":
+        return UNSAFE, kind  # clamp_min(Tensor) then clamp_max(Scalar): other overloads, other promotion
     parent = ctx.parent(use)
     if kind == "other" and isinstance(parent, ast.BinOp) and isinstance(parent.op, NUMBER_ARITHMETIC) and depth < 4 \
-            and _plain_number(parent.right if parent.left is use else parent.left, ctx) \
-            and isinstance(ctx.parent(parent), ast.BinOp) \
-            and tensor_in_place(parent, receiver, ctx, depth + 1)[1] == "tensor operand":
+            and _plain_number(parent.right if parent.left is use else parent.left, ctx):
         # `x - (x.max().item() - self.floor)`: the tensor minus the number is the operand of tensor
-        # arithmetic, computed in the tensor's dtype where Python computed in double: unsafe. Not as
-        # a call's argument: torchlibrosa's `clamp(x, min=t - top_db, max=np.inf)` takes a tensor
-        # bound beside a float one in eager only (tracing refuses the mix)
-        return UNSAFE, "tensor operand"
+        # arithmetic, computed in the tensor's dtype where Python computed in double: unsafe. As
+        # one bound of a clamp beside a number (torchlibrosa's `clamp(x, min=t - top_db,
+        # max=np.inf)`), the clamp is split (clamp_bounds.py)
+        outer = tensor_in_place(parent, receiver, ctx, depth + 1)[1]
+        if outer == "clamp bound" or (outer == "tensor operand" and isinstance(ctx.parent(parent), ast.BinOp)):
+            return UNSAFE, outer
     if kind == "other" and isinstance(parent, ast.BinOp) and isinstance(parent.op, SIZE_ARITHMETIC) and depth < 4:
         other = parent.right if parent.left is use else parent.left
         if ctx.ints.is_int(other) and tensor_in_place(parent, receiver, ctx, depth + 1)[1] in (
