@@ -9,14 +9,17 @@ from onnxfix.patterns.control_flow.conditions import CONTROL_FLOW_REFERENCES, te
 from onnxfix.patterns.control_flow.accumulation_loop import vectorised_accumulation
 from onnxfix.patterns.control_flow.batched_map import batched_map_comprehension
 from onnxfix.patterns.control_flow.chunk_loop import (
-    batch_split_parts, chunk_loop, chunk_range_comprehension, chunk_split_comprehension,
+    chunk_loop, chunk_range_comprehension, chunk_split_comprehension,
 )
 from onnxfix.patterns.control_flow.expert_loop import expert_loop
 from onnxfix.patterns.control_flow.gathered_rows import gathered_rows_comprehension
 from onnxfix.patterns.control_flow.index_range import index_range_comprehension
+from onnxfix.patterns.control_flow.iteration import (
+    dynamic_iteration, is_size_bound, rank_only, size_on_some_path, tensor_iterable,
+)
 from onnxfix.patterns.control_flow.length_fill_loop import length_fill_loop
+from onnxfix.patterns.control_flow.number_rows import number_rows_comprehension
 from onnxfix.patterns.control_flow.scan_loop import scan_loop
-from onnxfix.patterns.control_flow.model_tables import model_tensor
 from onnxfix.patterns.control_flow.repeated_rows import repeated_list, repeated_rows_comprehension, repeated_rows_loop
 from onnxfix.patterns.control_flow.scatter_loop import scatter_loop
 from onnxfix.patterns.control_flow.while_loop_fix import while_loop_fix
@@ -198,7 +201,15 @@ class SizeLoop(Rule):
             mask broadcast over `m`'s trailing dims; `lengths` through `torch.as_tensor` unless it
             is known to be a tensor). Unsafe: it needs one length per row and no negative length
             (a slice to a negative length counts from the end, the mask compares below every
-            position).
+            position). The part may lie on a later dim behind whole ones (`m[i, :, :n]`), and the
+            bound may be computed in the loop from the row's number (MMOCR's `valid_width = min(w,
+            math.ceil(w * valid_ratio))`): with `+ - * /`, `math.ceil` / `math.floor` / `int` /
+            `round` and `min` / `max` with a number, the same math runs on a float64 tensor of the
+            rows' numbers (Python's doubles: the same values, integral where the slice needed an
+            int; row_bounds.py). A list built as `[c for _ in range(n)]` and read only as the data
+            of `torch.as_tensor(..., dtype=...)` becomes `torch.full((n,), c, dtype=torch.float64)`
+            (int64 for an int `c`): the same tensor once converted, safe (tests/flow_models/
+            valid_width_mask.py: dynamo fails and legacy is silently wrong before, both OK after).
 
             One function applied to every row and stacked, `torch.stack([f(A[i], B[i]) for i in
             range(len(A))])` or `torch.stack([g(x) for x in X])` (or `X.unbind(0)`; kornia's per-sample augmentations;
@@ -279,7 +290,7 @@ class SizeLoop(Rule):
     )
 
     def visit_For(self, node: ast.For, ctx: FunctionContext):
-        described = _dynamic_iteration(node.iter, ctx)
+        described = dynamic_iteration(node.iter, ctx)
         if described is None or in_training_branch(node, ctx):
             return
         message = (
@@ -304,7 +315,7 @@ class SizeLoop(Rule):
         yield ctx.report(self, node, message, fix=fix)
 
     def visit_comprehension(self, node: ast.comprehension, ctx: FunctionContext):
-        described = _dynamic_iteration(node.iter, ctx)
+        described = dynamic_iteration(node.iter, ctx)
         if described is None or in_training_branch(node.iter, ctx):
             return
         message = (
@@ -316,6 +327,8 @@ class SizeLoop(Rule):
             fix, why = gathered_rows_comprehension(node, ctx)
         if fix is None:
             fix, why = index_range_comprehension(node, ctx)
+        if fix is None:
+            fix, why = number_rows_comprehension(node, ctx)
         if fix is None:
             fix, why = batched_map_comprehension(node, ctx)
         if fix is None:
@@ -333,8 +346,8 @@ class SizeLoop(Rule):
         if not isinstance(node.op, ast.Mult):
             return
         for listed, count in ((node.left, node.right), (node.right, node.left)):
-            if isinstance(listed, (ast.List, ast.Tuple)) and (_is_size_bound(count, ctx) or _size_on_some_path(count, ctx)) \
-                    and not _rank_only(count, ctx):
+            if isinstance(listed, (ast.List, ast.Tuple)) and (is_size_bound(count, ctx) or size_on_some_path(count, ctx)) \
+                    and not rank_only(count, ctx):
                 break
         else:
             return
@@ -354,7 +367,7 @@ class SizeLoop(Rule):
         if not (isinstance(node.func, ast.Name) and node.func.id == "zip" and ctx.is_builtin("zip")):
             return
         for argument in node.args:
-            described = _tensor_iterable(argument.value, ctx) if isinstance(argument, ast.Starred) else None
+            described = tensor_iterable(argument.value, ctx) if isinstance(argument, ast.Starred) else None
             if described is not None and not in_training_branch(node, ctx):
                 message = (
                     f"`{ctx.segment(node)}` iterates over {described}: unrolled at export (legacy: for the "
@@ -378,116 +391,3 @@ NO_LOOP_FIX = (
     "torch.export, and a loop over the batch in chunks (`out[i:i + n] = f(x[i:i + n])`) as one chunk under export; "
     "vectorise the body over the dimension by hand"
 )
-FIXED_COUNT_SPLITS = frozenset({"split", "chunk", "tensor_split", "split_with_sizes"})
-
-
-def _dynamic_iteration(iterable: ast.expr, ctx: FunctionContext) -> str | None:
-    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and ctx.is_builtin(iterable.func.id):
-        name = iterable.func.id
-        if name == "range" and iterable.args and not iterable.keywords:
-            if any(_is_size_bound(arg, ctx) for arg in iterable.args):
-                return f"`{ctx.segment(iterable)}`, a tensor size"
-            return None
-        if name in ("enumerate", "reversed") and iterable.args:
-            return _tensor_iterable(iterable.args[0], ctx)
-        if name == "zip" and iterable.args:
-            # zip stops at its shortest argument: one list or module list of fixed length
-            # bounds the loop, so report only when every argument is a tensor
-            described = [_tensor_iterable(arg, ctx) for arg in iterable.args]
-            return described[0] if all(described) else None
-        return None
-    return _tensor_iterable(iterable, ctx)
-
-
-def _tensor_iterable(node: ast.expr, ctx: FunctionContext) -> str | None:
-    """Iterating over a tensor runs once per row. The parts of split/chunk are a tuple whose
-    length is fixed by the arguments, not a tensor; but a split of dim 0 by a part size
-    (`z.split(1)`: diffusers' sliced VAE) has as many parts as the batch has rows / the size, and
-    by a list of sizes computed in the code (Mistral3's `split(tokens_per_image)`) as many as the
-    list, one per image."""
-    if isinstance(node, ast.Name) and not ctx.is_parameter(node.id):  # `f_groups = torch.split(f, 1, dim=0)`
-        values = ctx.assignments(node.id)
-        if len(values) == 1 and batch_split_parts(values[0], ctx) is not None:
-            return f"`{node.id}`, the parts of a split along dim 0 (`{ctx.segment(values[0])}`)"
-    if isinstance(node, ast.Call):
-        last = node.func.attr if isinstance(node.func, ast.Attribute) else None
-        if batch_split_parts(node, ctx) is not None and not _unpacked_to_names(node, ctx):
-            return f"`{ctx.segment(node)}`, the parts of a split along dim 0"
-        if last in FIXED_COUNT_SPLITS or (ctx.qualname(node.func) or "").rpartition(".")[2] in FIXED_COUNT_SPLITS:
-            return None
-        if last == "unbind" or ctx.qualname(node.func) == "torch.unbind":  # one slice per row of a dim
-            tensor = node.args[0] if ctx.qualname(node.func) == "torch.unbind" and node.args else (
-                node.func.value if isinstance(node.func, ast.Attribute) else None)
-            if tensor is not None and ctx.tensors.is_tensor(tensor):
-                return f"`{ctx.segment(node)}`, the slices of a tensor"
-    if ctx.tensors.is_tensor(node) and not model_tensor(node, ctx):
-        return f"the tensor `{ctx.segment(node)}`"
-    return None
-
-
-def _unpacked_to_names(iterable: ast.expr, ctx: FunctionContext) -> bool:
-    """`q, k, v = [t.squeeze(0) for t in torch.split(qkv, 1, 0)]` (mmdeploy's Swin attention): the
-    comprehension's list unpacked into a fixed number of names, so the code fixes the count (dim 0
-    is the 3 of q, k, v here, not a batch)."""
-    comprehension = ctx.parent(ctx.parent(iterable))
-    assign = ctx.parent(comprehension)
-    return (isinstance(comprehension, ast.ListComp) and isinstance(assign, ast.Assign) and len(assign.targets) == 1
-            and isinstance(assign.targets[0], (ast.Tuple, ast.List))
-            and not any(isinstance(t, ast.Starred) for t in assign.targets[0].elts))
-
-
-def _is_size_bound(node: ast.expr, ctx: FunctionContext) -> bool:
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1:
-        return bool(ctx.tensors.is_tensor(node.args[0]))
-    if isinstance(node, ast.Attribute) and node.attr == "ndim":
-        return False  # the rank is static under both exporters
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("dim", "ndimension"):
-        return False
-    if isinstance(node, ast.BinOp) and isinstance(node.op, INT_OPS) and not ctx.sizes.is_size(node):
-        # `(n - 1) // self.slice_size + 1`: `range` takes ints only, so an operand of unknown type
-        # (an attribute set from a constructor argument) makes an int computed from the size
-        sides = (node.left, node.right)
-        return any(_is_size_bound(side, ctx) for side in sides) and not any(ctx.tensors.is_tensor(side) for side in sides)
-    return ctx.sizes.is_size(node)
-
-
-INT_OPS = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv)
-
-
-def _size_on_some_path(node: ast.expr, ctx: FunctionContext) -> bool:
-    """A name bound to a size on some path (ML-Agents' `num_entities = self.entity_num_max_elements`,
-    then `if num_entities < 0: num_entities = entities.shape[1]`): a size wherever the export takes
-    that path. (A list's repetition count is an int on every path, or the code raises.)"""
-    if not isinstance(node, ast.Name) or ctx.is_parameter(node.id):
-        return False
-    return any(isinstance(v, ast.expr) and ctx.sizes.is_size(v) for v in ctx.assignments(node.id))
-
-
-RANK_METHODS = frozenset({"dim", "ndimension"})
-
-
-def _rank_only(node: ast.expr, ctx: FunctionContext, depth: int = 0) -> bool:
-    """Built from ranks and numbers only (`x.ndim - 1`, `len(x.shape) - 2`): static under both
-    exporters, unlike the sizes themselves."""
-    if depth > 8:
-        return False
-    if isinstance(node, ast.Constant):
-        return type(node.value) is int
-    if isinstance(node, ast.Attribute):
-        return node.attr == "ndim"
-    if isinstance(node, ast.Call):
-        func = node.func
-        if isinstance(func, ast.Attribute):
-            return func.attr in RANK_METHODS and not node.args
-        return (
-            isinstance(func, ast.Name) and func.id == "len" and ctx.is_builtin("len") and len(node.args) == 1
-            and isinstance(node.args[0], ast.Attribute) and node.args[0].attr == "shape"
-        )
-    if isinstance(node, ast.BinOp):
-        return _rank_only(node.left, ctx, depth + 1) and _rank_only(node.right, ctx, depth + 1)
-    if isinstance(node, ast.UnaryOp):
-        return _rank_only(node.operand, ctx, depth + 1)
-    if isinstance(node, ast.Name) and not ctx.is_parameter(node.id):
-        values = ctx.assignments(node.id)
-        return bool(values) and all(isinstance(v, ast.expr) and _rank_only(v, ctx, depth + 1) for v in values)
-    return False
