@@ -125,7 +125,8 @@ CASES = {
     "round_int_size": ("ONX402", False, (OK, FAILS)),  # ComfyUI: `round(latent size * self.downscale_ratio)`, an int
     "length_fill": ("ONX603", True, (FAILS, ORT)),  # a padding mask filled row by row up to each length
     "bool_length_mask": ("ONX603", True, (FAILS, ORT)),
-    "valid_width_mask": ("ONX603", True, (FAILS, WRONG)),  # MMOCR: `min(w, math.ceil(w * valid_ratio))` per image  # HunyuanVideo: a bool mask, `range(batch_size)` from the shape
+    "valid_width_mask": ("ONX603", True, (FAILS, WRONG)),  # MMOCR: `min(w, math.ceil(w * valid_ratio))` per image
+    "length_statistics": ("ONX603", False, (FAILS, ORT)),  # Jasper: x[i, :, :seq_len[i]].mean(dim=1) per utterance  # HunyuanVideo: a bool mask, `range(batch_size)` from the shape
     "swin_patch_embed": ("ONX601", False, (ORT, ORT)),  # Swin: `W % self.patch_size[1] != 0` pad; H, W through `H, W = Wh, Ww`
     "empty_blocks": ("ONX608", False, (ORT, ORT)),  # Z-Image: `cat([x, x[-1:].repeat(pad, 1)]) if pad > 0 else x`
     "concat_pad": ("ONX608", False, (ORT, ORT)),  # icefall: `if seq_len != d * ds:` pad by repeating the last frame

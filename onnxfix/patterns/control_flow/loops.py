@@ -18,6 +18,7 @@ from onnxfix.patterns.control_flow.iteration import (
     dynamic_iteration, is_size_bound, rank_only, size_on_some_path, tensor_iterable,
 )
 from onnxfix.patterns.control_flow.length_fill_loop import length_fill_loop
+from onnxfix.patterns.control_flow.length_reductions import length_reduction_loop
 from onnxfix.patterns.control_flow.number_rows import number_rows_comprehension
 from onnxfix.patterns.control_flow.scan_loop import scan_loop
 from onnxfix.patterns.control_flow.repeated_rows import repeated_list, repeated_rows_comprehension, repeated_rows_loop
@@ -211,6 +212,13 @@ class SizeLoop(Rule):
             (int64 for an int `c`): the same tensor once converted, safe (tests/flow_models/
             valid_width_mask.py: dynamo fails and legacy is silently wrong before, both OK after).
 
+            A loop whose statements each write a reduction of row `i` over its own length into row
+            `i` of a tensor, `out[i, :] = x[i, :, :lengths[i]].mean(dim=1)` (`sum`, `mean`, `var`,
+            `std`; a literal `dim` that includes the cut one, or none), runs while exporting
+            (`torch.onnx.is_in_onnx_export()`, both exporters) as the same reductions over a mask
+            of the lengths for all rows at once; eager runs the loop as written, so it is safe
+            (Jasper's and NeMo's normalize_batch; tests/flow_models/length_statistics.py).
+
             One function applied to every row and stacked, `torch.stack([f(A[i], B[i]) for i in
             range(len(A))])` or `torch.stack([g(x) for x in X])` (or `X.unbind(0)`; kornia's per-sample augmentations;
             any literal `dim`), becomes `(torch.vmap(lambda a, b: f(a, b))(A, B) if
@@ -304,6 +312,8 @@ class SizeLoop(Rule):
             fix, why = expert_loop(node, ctx)
         if fix is None:
             fix, why = length_fill_loop(node, ctx)
+        if fix is None:
+            fix, why = length_reduction_loop(node, ctx)
         if fix is None:
             fix, why = scan_loop(node, ctx)
         if fix is None:
