@@ -50,6 +50,8 @@ def length_fill_loop(node: ast.For, ctx: FunctionContext) -> tuple[Fix | None, s
         return None, ""
     if not (_is_length(bound, lengths, length_of_row, index) or _is_computed(bound, computed)):
         return None, ""
+    if computed and not (isinstance(bound, ast.Name) and list(computed) == [bound.id]):
+        return None, ""  # a statement the fill does not read (it could do anything): left alone
     suffix = part.lower is not None
     names = {tensor, lengths}
     if len(names) != 2 or not ctx.tensors.is_tensor(ast.Name(tensor, ast.Load())):
