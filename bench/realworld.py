@@ -224,7 +224,30 @@ def _in_process(request):
         return verify(lambda: model, args, probes, request.exporter, dynamic, None, None, decompose=request.decompose)
 
 
+_TORCH_GLOBALS: dict | None = None
+
+
+def restore_torch_globals() -> None:
+    """Process-wide torch switches as they were when this worker measured its first case. Cases share
+    the worker's process, and one that runs torch.compile (pi0.5's compiled forward, kornia's) makes
+    dynamo patch torch for good: `Distribution.set_default_validate_args(False)` among others
+    (torch/_dynamo/eval_frame.py), which let a later case's `Normal` skip its data-dependent
+    argument check and export OK here only (godot_rl's SB3 actor, fails alone)."""
+    global _TORCH_GLOBALS
+    import torch
+    Distribution = torch.distributions.Distribution
+    if _TORCH_GLOBALS is None:
+        _TORCH_GLOBALS = {"validate_args": Distribution._validate_args, "dtype": torch.get_default_dtype(),
+                          "grad": torch.is_grad_enabled(),
+                          "deterministic": torch.are_deterministic_algorithms_enabled()}
+    Distribution.set_default_validate_args(_TORCH_GLOBALS["validate_args"])
+    torch.set_default_dtype(_TORCH_GLOBALS["dtype"])
+    torch.set_grad_enabled(_TORCH_GLOBALS["grad"])
+    torch.use_deterministic_algorithms(_TORCH_GLOBALS["deterministic"])
+
+
 def run_case(case: Path, isolated: bool = False, export_fix: bool = False) -> dict:
+    restore_torch_globals()
     meta = case_meta(case)
     result = {"name": case.stem, "class": meta["CLASS"], "family": meta["FAMILY"], "control": meta["CONTROL"],
               "blind": meta["BLIND"], "url": meta["url"], "exports": {}, "changed": {}, "eager": {}, "write_status": {}}

@@ -2,9 +2,10 @@
 normalisation (`x_mean[i, :] = x[i, :, :seq_len[i]].mean(dim=1)`, the same for the std) and an
 utterance normalised in place by the mean of its valid frames (`x[b] = x[b] - x[b, :, :n[b]]
 .mean(1, ...)`, SpeechBrain's sentence norm). Unrolled at export: torch.export fails on the dynamic
-batch. Fixed (unsafe) by running each loop as `torch._higher_order_ops.scan` under torch.export,
-the length a step input (the slice to it inside the step is data-dependent, and the reduction gives
-every step one shape); the legacy exporter still unrolls the loops (tests/test_export_scan.py)."""
+batch. The statistics become reductions over a mask of the lengths while exporting (safe); the
+in-place normalisation runs (unsafe) as `torch._higher_order_ops.scan` under torch.export, the
+length a step input (the slice to it inside the step is data-dependent, and the reduction gives
+every step one shape); the legacy exporter still unrolls that loop (tests/test_export_scan.py)."""
 import torch
 from torch import nn
 

@@ -21,20 +21,21 @@ def dynamic_iteration(iterable: ast.expr, ctx: FunctionContext) -> str | None:
                 return f"`{ctx.segment(iterable)}`, a tensor size"
             return None
         if name in ("enumerate", "reversed") and iterable.args:
-            return tensor_iterable(iterable.args[0], ctx) or size_long_list(iterable.args[0], ctx)
+            return tensor_iterable(iterable.args[0], ctx)
         if name == "zip" and iterable.args:
             # zip stops at its shortest argument: one list or module list of fixed length
             # bounds the loop, so report only when every argument is a tensor
             described = [tensor_iterable(arg, ctx) for arg in iterable.args]
             return described[0] if all(described) else None
         return None
-    return tensor_iterable(iterable, ctx) or size_long_list(iterable, ctx)
+    return tensor_iterable(iterable, ctx)
 
 
 def size_long_list(node: ast.expr, ctx: FunctionContext) -> str | None:
     """A local list built with one element per step of a range over a size, on some path (MMOCR's
     `valid_ratios = [1.0 for _ in range(feat.size(0))]`): as long as the batch, so a loop over it
-    unrolls at the export's batch size too."""
+    unrolls at the export's batch size too. (The comprehension is reported where it is built; a
+    loop over the list only where a fix takes it: SizeLoop.visit_For.)"""
     if not isinstance(node, ast.Name) or ctx.is_parameter(node.id):
         return None
     for value in ctx.assignments(node.id):

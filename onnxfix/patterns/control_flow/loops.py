@@ -15,7 +15,7 @@ from onnxfix.patterns.control_flow.expert_loop import expert_loop
 from onnxfix.patterns.control_flow.gathered_rows import gathered_rows_comprehension
 from onnxfix.patterns.control_flow.index_range import index_range_comprehension
 from onnxfix.patterns.control_flow.iteration import (
-    dynamic_iteration, is_size_bound, rank_only, size_on_some_path, tensor_iterable,
+    dynamic_iteration, is_size_bound, rank_only, size_long_list, size_on_some_path, tensor_iterable,
 )
 from onnxfix.patterns.control_flow.length_fill_loop import length_fill_loop
 from onnxfix.patterns.control_flow.length_reductions import length_reduction_loop
@@ -299,7 +299,10 @@ class SizeLoop(Rule):
 
     def visit_For(self, node: ast.For, ctx: FunctionContext):
         described = dynamic_iteration(node.iter, ctx)
-        if described is None or in_training_branch(node, ctx):
+        if described is None:
+            yield from self._over_size_long_list(node, ctx)
+            return
+        if in_training_branch(node, ctx):
             return
         message = (
             f"loop over {described}: unrolled at export (legacy: silently, for the export-time "
@@ -323,6 +326,22 @@ class SizeLoop(Rule):
         elif why:
             message += f"; fix is unsafe: {why}"
         yield ctx.report(self, node, message, fix=fix)
+
+    def _over_size_long_list(self, node: ast.For, ctx: FunctionContext):
+        """`for i, r in enumerate(valid_ratios)` over a list built one element per row: reported
+        where the loop itself has a fix (the list's comprehension is reported where it is built)."""
+        iterable = node.iter
+        if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "enumerate" \
+                and iterable.args:
+            iterable = iterable.args[0]
+        described = size_long_list(iterable, ctx)
+        if described is None or in_training_branch(node, ctx):
+            return
+        fix, why = length_fill_loop(node, ctx)
+        if fix is not None:
+            message = (f"loop over {described}: unrolled at export (legacy: silently, for the export-time size; "
+                       f"dynamo: fails when that dimension is dynamic, 'tracing inferred a static shape')")
+            yield ctx.report(self, node, message + (f"; fix is unsafe: {why}" if why else ""), fix=fix)
 
     def visit_comprehension(self, node: ast.comprehension, ctx: FunctionContext):
         described = dynamic_iteration(node.iter, ctx)
