@@ -6,6 +6,8 @@ from __future__ import annotations
 import ast
 
 from onnxfix.config import LEGACY
+from onnxfix.rewriter.bindings import parameter_reaches
+from onnxfix.rewriter.config_numbers import is_config_number
 from onnxfix.rewriter.context import FunctionContext, builtin_call
 from onnxfix.rewriter.integers import int_constant
 from onnxfix.rewriter.precedence import SYMBOLS, UNARY, operand
@@ -217,7 +219,7 @@ class BuiltinMaxMin(Rule):
             text = f"{torch}.{call}({ctx.segment(a)}, {ctx.segment(b)})"
         else:
             tensor, number = (a, b) if tensors[0] else (b, a)
-            if not _is_number_literal(number):
+            if not (_is_number_literal(number) or _known_number(number, ctx)):
                 return None
             bound = "min" if function == "max" else "max"
             text = f"{torch}.clamp({ctx.segment(tensor)}, {bound}={ctx.segment(number)})"
@@ -266,6 +268,16 @@ def _read_from_values(node: ast.expr, ctx: FunctionContext, depth: int = 0) -> b
 def _sizes_tuple(node: ast.AST, ctx: FunctionContext) -> bool:
     return (isinstance(node, (ast.Tuple, ast.List)) and len(node.elts) >= 2
             and all(ctx.sizes.is_size(e) for e in node.elts))
+
+
+def _known_number(node: ast.expr, ctx: FunctionContext) -> bool:
+    """A Python int by its source (a parameter annotated `int`, integer arithmetic of those) or a
+    number the module's `__init__` configured: icefall's `max(max_len, lengths.max())` with
+    `max_len: int = 0`. Not a size, which the legacy tracer makes a tensor."""
+    annotated = isinstance(node, ast.Name) and ctx.annotation(node.id) in ("int", "float") \
+        and parameter_reaches(node, ctx)
+    return not ctx.tensors.is_tensor(node) and not ctx.sizes.is_size(node) and (
+        annotated or ctx.ints.is_int(node) or is_config_number(node, ctx))
 
 
 def _is_number_literal(node: ast.AST) -> bool:
