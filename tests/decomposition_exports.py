@@ -82,10 +82,15 @@ def dynamic_spec(keys: list[str], args: tuple) -> dict:
 
 
 def run(keys: list[str], exporter: str, channel: str) -> list[dict]:
+    """One export of the keys, compared in onnxruntime; the model file removed after."""
+    with tempfile.TemporaryDirectory(prefix="onnxfix-decomp-") as folder:
+        return _run(keys, exporter, channel, Path(folder) / "m.onnx")
+
+
+def _run(keys: list[str], exporter: str, channel: str, path: Path) -> list[dict]:
     model = build(keys, channel)
     args = inputs(keys, 0, 2)
     dynamic = dynamic_spec(keys, args)
-    path = Path(tempfile.mkdtemp(prefix="onnxfix-decomp-")) / "m.onnx"
     used = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

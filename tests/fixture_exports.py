@@ -99,6 +99,12 @@ def compare(expected, actual, rtol):
 
 
 def prove(exporter: str, fixtures, originals, rewritten) -> list[dict]:
+    """One export of the wrapped fixtures, compared in onnxruntime; the model file removed after."""
+    with tempfile.TemporaryDirectory(prefix="onnxfix-fixtures-") as folder:
+        return _prove(exporter, fixtures, originals, rewritten, Path(folder) / "m.onnx")
+
+
+def _prove(exporter: str, fixtures, originals, rewritten, path: Path) -> list[dict]:
     """Exports the rewritten models of ``fixtures`` wrapped in one module and compares onnxruntime
     with the original models in eager; one result per fixture."""
 
@@ -110,7 +116,6 @@ def prove(exporter: str, fixtures, originals, rewritten) -> list[dict]:
     reference = wrapper([m.make_model() for m in originals], counts).eval()
     args = all_inputs(2, 0)
     dynamic = {i: {0: "batch"} for i, a in enumerate(args) if a.dim() > 1}
-    path = Path(tempfile.mkdtemp(prefix="onnxfix-fixtures-")) / "m.onnx"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:

@@ -84,19 +84,19 @@ def model(arch):
     return module.build(arch).eval()
 
 
-def test_python_api_with_a_cache_in_the_inputs():
+def test_python_api_with_a_cache_in_the_inputs(tmp_path):
     """The notebook's way: the past from a prefill, passed as past_key_values."""
     llama = model("llama")
     ids = torch.randint(0, 100, (1, 6), generator=torch.Generator().manual_seed(1))  # batch 1: repeated to 2
     with torch.no_grad():
         cache = llama(input_ids=ids[:, :4], use_cache=True).past_key_values
-    report = onnxfix.export(llama, (ids[:, 4:],), kwargs={"past_key_values": cache})
+    report = onnxfix.export(llama, (ids[:, 4:],), kwargs={"past_key_values": cache}, f=tmp_path / "llama.onnx")
     (result,) = report.results
     assert_generation_matches(result.verdict)
 
 
-def test_python_api_with_tokens_only():
-    report = onnxfix.export(model("gpt2"), (torch.randint(0, 100, (1, 6)),))
+def test_python_api_with_tokens_only(tmp_path):
+    report = onnxfix.export(model("gpt2"), (torch.randint(0, 100, (1, 6)),), f=tmp_path / "gpt2.onnx")
     (result,) = report.results
     assert_generation_matches(result.verdict)
     assert report.to_json()["results"][0]["layout"] == LAYOUT

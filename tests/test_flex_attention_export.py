@@ -3,9 +3,7 @@
 reference does, and the dynamo export matches eager flex_attention in onnxruntime at other sizes."""
 from __future__ import annotations
 
-import tempfile
 import warnings
-from pathlib import Path
 
 import torch
 
@@ -32,12 +30,12 @@ def _inputs(batch, length, seed):
     return q, k, v, mask
 
 
-def test_chained_indexing_score_mod_exports_with_dynamo():
+def test_chained_indexing_score_mod_exports_with_dynamo(tmp_path):
     from torch.nn.attention.flex_attention import flex_attention
 
     model = MaskedFlex(load_function("flex_attention")).eval()
     args = _inputs(2, 6, 0)
-    path = Path(tempfile.mkdtemp(prefix="onnxfix-flex-")) / "m.onnx"
+    path = tmp_path / "m.onnx"
     dynamic = {i: {0: "batch", 2: "length"} for i in range(3)} | {3: {0: "batch", 2: "length", 3: "length"}}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

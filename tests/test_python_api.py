@@ -66,6 +66,17 @@ class WithLambda(nn.Module):
 pytestmark = pytest.mark.usefixtures("in_repo")  # tests/conftest.py
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _exports_in_pytest_tmp(tmp_path_factory):
+    """onnxfix.export without `f` writes into a fresh temporary folder (the path it returns, for a
+    notebook): here into pytest's, which its later runs clean, not /tmp's."""
+    import tempfile
+
+    previous, tempfile.tempdir = tempfile.tempdir, str(tmp_path_factory.mktemp("exports"))
+    yield
+    tempfile.tempdir = previous
+
+
 def _cli(argv: list[str]) -> dict:
     import contextlib
     import io
@@ -209,7 +220,7 @@ def test_a_class_defined_in_the_running_script(tmp_path):
             print(result.transport, result.verdicts)
     """))
     run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path,
-                         env={**__import__("os").environ, "PYTHONPATH": str(REPO)})
+                         env={**__import__("os").environ, "PYTHONPATH": str(REPO), "TMPDIR": str(tmp_path)})
     assert run.stdout.splitlines()[-1] == "pickle {'legacy': 'OK'}", run.stderr
 
 
@@ -311,7 +322,7 @@ def test_fix_returns_the_diff_and_writes_on_request(block_module, capsys):
 def test_import_onnxfix_does_not_import_torch():
     probe = "import sys, onnxfix; print(onnxfix.export.__module__, 'torch' in sys.modules)"
     run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
-                         env={**__import__("os").environ, "PYTHONPATH": str(REPO)})
+                         env={**__import__("os").environ, "PYTHONPATH": str(REPO), "TMPDIR": str(tmp_path)})
     assert run.stdout.strip() == "onnxfix.exporter.python_api False"  # the export half, torch-free at import
 
 
