@@ -322,7 +322,7 @@ def test_fix_returns_the_diff_and_writes_on_request(block_module, capsys):
 def test_import_onnxfix_does_not_import_torch():
     probe = "import sys, onnxfix; print(onnxfix.export.__module__, 'torch' in sys.modules)"
     run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
-                         env={**__import__("os").environ, "PYTHONPATH": str(REPO), "TMPDIR": str(tmp_path)})
+                         env={**__import__("os").environ, "PYTHONPATH": str(REPO)})
     assert run.stdout.strip() == "onnxfix.exporter.python_api False"  # the export half, torch-free at import
 
 
