@@ -309,9 +309,9 @@ class TensorIf(Rule):
             text = select_text(condition.where_text, node.body, node.orelse, ctx, torch)
             imports = imports if f"{torch}." in text else ()
             fix = Fix("Select with `torch.where` (evaluates both sides)", (ctx.replace(node, text),), safe=False, imports=imports)
-        reason = "; no automatic fix: one branch changes the other's shape (`torch.where` would broadcast them or fail)"
-        yield ctx.report(self, node.test, f"conditional expression on a tensor value: {BRANCH_FAILURE}"
-                         + (reason if reshaped else ""), fix=fix)
+        reason = "" if fix is not None else _no_select_reason(node, condition, reshaped)
+        yield ctx.report(self, node.test, f"conditional expression on a tensor value: {BRANCH_FAILURE}" + reason,
+                         fix=fix)
 
     def _fix(self, node: ast.If, condition: Condition, ctx: FunctionContext) -> Fix | None:
         shape = branch_shape(node, ctx)
@@ -442,3 +442,18 @@ def _static_guard_note(test: ast.expr, ctx: FunctionContext) -> str:
     if len(text) > 60:
         text = text[:57] + "..."
     return f" (only when `{text}` holds at export: otherwise the tensor test never runs)"
+
+
+def _no_select_reason(node: ast.IfExp, condition: Condition, reshaped: bool) -> str:
+    """Why `a if <tensor test> else b` gets no `torch.where`: said at the line the export stops on."""
+    if reshaped:
+        return "; no automatic fix: one branch changes the other's shape (`torch.where` would broadcast them or fail)"
+    sides = (node.body, node.orelse)
+    if any(isinstance(side, ast.Constant) and side.value is None for side in sides):
+        return ("; no automatic fix: one side is `None`, which no graph selects against a tensor (a callee that "
+                "treats an all-false mask as None can be passed the tensor always; otherwise decide outside the model)")
+    if any(python_container(side) for side in sides):
+        return "; no automatic fix: a side is a Python container, which `torch.where` cannot select"
+    if not condition.where_text:
+        return "; no automatic fix: the test has no tensor form for `torch.where`"
+    return ""
