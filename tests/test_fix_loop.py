@@ -257,3 +257,41 @@ def test_fixes_that_changed_no_verdict_are_left_out_when_they_block_one_that_exp
     loop = fixloop.run_loop(start, fix, lambda fixed: exported.append(fixed.text) or _verdicts(
         dynamo="EXPORT-FAILS", legacy="OK"), unsafe=True)
     assert exported == ["cond", "check"] and loop.final.fixed.text == "cond"
+
+
+def test_a_fix_dropped_for_turning_a_failure_silent_is_tried_again_after_later_fixes():
+    """DINOv2's resize by the symbolic scale (A, at the line the failed export named) exports,
+    but wrong until the size test before it is kept symbolic (B, a line no export named): A alone
+    turns EXPORT-FAILS silent and is dropped; every fix at once fails on C (it breaks legacy); B
+    alone changes no verdict and is kept. A is then tried again on top of B, and both are kept."""
+    from onnxfix.rewriter.rule import Edit, Fix, Finding
+    from onnxfix.exporter.locations import ExportFinding, Location
+
+    def finding(code, line):
+        return Finding(code, code, "m", "/m.py", line, 1, line, 2, ("dynamo",), Fix("fix", (Edit(0, 0, ""),), True))
+
+    a, b, c = finding("ONX404", 1), finding("ONX613", 2), finding("ONX203", 3)
+    text = "a\nb\nc\n"
+
+    def fix(keys):
+        codes = "".join(sorted(k.partition(":")[0] for k in keys))
+        return fixloop.Fixed(text + codes, len(keys), [f for f in (a, b, c) if f.code not in codes])
+
+    exported = []
+
+    def export(fixed):
+        codes = fixed.text[len(text):]
+        exported.append(codes)
+        legacy = "EXPORT-FAILS" if "ONX203" in codes else "OK"
+        if "ONX404" in codes:
+            return _verdicts(dynamo="OK" if "ONX613" in codes else "SILENTLY-WRONG", legacy=legacy)
+        return _verdicts(dynamo="EXPORT-FAILS", legacy=legacy)
+
+    failed = ExporterResult(Verdict("dynamo", "EXPORT-FAILS", seconds=1.0))
+    failed.findings.append(ExportFinding("ONX914", "guard", Location("/m.py", 1), "dynamo"))
+    start = fixloop.State(frozenset(), fix(frozenset()), [failed, *_verdicts(legacy="OK")])
+    loop = fixloop.run_loop(start, fix, export, unsafe=True)
+    assert exported == ["ONX203ONX404ONX613", "ONX404", "ONX203ONX613", "ONX613", "ONX203ONX613", "ONX404ONX613"]
+    assert sorted(k.partition(":")[0] for k in loop.final.keys) == ["ONX404", "ONX613"]
+    assert [r.verdict.verdict for r in loop.final.results] == ["OK", "OK"]
+    assert [(d.code, d.why) for d in loop.dropped] == [("ONX203", ["legacy OK -> EXPORT-FAILS"])]

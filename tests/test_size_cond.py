@@ -124,3 +124,19 @@ def test_a_transposed_branch_result_is_taken_by_torch_cond():
     for rows in (3, 7):
         x = torch.randn(rows, rows)
         assert torch.equal(program.module()(x), Transposed()(x))
+
+
+def test_branches_of_different_shapes_are_selected_while_tracing():
+    """DINOv2's shortcut (`if npatch == n and w == h: return table`, else a table of another
+    length): torch.cond refuses branches whose shapes differ, and the legacy tracer would freeze the
+    test; `_onnx_fitted_select` runs both and the traced test picks, so the trace is right on both
+    sides of it."""
+    table = torch.arange(12.0).reshape(1, 4, 3)
+
+    def shortcut(x):
+        n, w = x.shape[1], x.shape[2]
+        return FIXED._onnx_size_cond((n == 4) & (w == 3), lambda: table, lambda: x[:, :, :3] * 2 + table[:, :1])
+
+    traced = torch.jit.trace(shortcut, (torch.rand(1, 6, 5),), check_trace=False)
+    for x in (torch.rand(1, 4, 3), torch.rand(1, 7, 5), torch.rand(1, 2, 4)):
+        assert torch.equal(traced(x), shortcut(x))

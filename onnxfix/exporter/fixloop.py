@@ -12,7 +12,10 @@ are tried in sets, re-exported, and a set is kept only if no exporter's verdict 
 Each round tries the fixes at the lines the failed exports named first, with the fixes that
 share a helper with them (else all the others), as one set; when the set is rejected, every fix
 left as one set (fixes that only work together, causes at lines no export named), then each
-fix of the first set alone. A fix is named by
+fix of the first set alone. A fix dropped only because it turned a loud failure silent (the
+export it unblocked stopped at a branch that another fix takes) is tried once more, with the
+fixes kept after it: DINOv2's resize by the symbolic scale is wrong only until its size test is
+kept symbolic too. A fix is named by
 ``engine.fix_key`` (its code and the code it covers), so the static fixer reproduces any kept
 set from the user's unchanged file. Rounds go on until every exporter is OK or no fix is left
 to try. Fixes kept though they changed no verdict can stand in another's way (a torch.cond
@@ -82,6 +85,14 @@ class Dropped:
     line: int  # in the file as fixed by the fixes kept before it was tried
     covers: str  # the code the fix would have rewritten
     why: list[str]  # 'dynamo OK -> ORT-FAILS', ...
+    key: str = ""
+    finding: Finding | None = None
+    kept_then: frozenset[str] = frozenset()  # the fixes kept when it was dropped
+
+    @property
+    def only_silenced(self) -> bool:
+        """Dropped only for turning a loud failure into SILENTLY-WRONG."""
+        return bool(self.why) and all(w.endswith(f"-> {SILENTLY_WRONG}") and f" {OK} ->" not in w for w in self.why)
 
 
 @dataclass
@@ -125,6 +136,31 @@ def _oks(results: list) -> int:
 def _rounds(start: State, fix, export, unsafe: bool, evidence, excluded: set[str]) -> LoopResult:
     loop = LoopResult(start)
     settled: set[str] = set(excluded)  # kept or dropped (or excluded): never tried again
+    _round_loop(loop, fix, export, unsafe, evidence, settled)
+    if _retry_silenced(loop, fix, export, settled, evidence):
+        _round_loop(loop, fix, export, unsafe, evidence, settled)
+    return loop
+
+
+def _retry_silenced(loop: LoopResult, fix, export, settled: set[str], evidence) -> bool:
+    """Fixes dropped only for making a loud failure silent, tried again (as one set, then alone)
+    on top of the fixes kept since: a wrong export that a later fix completes. True if any held."""
+    if _all_ok(loop.final.results):
+        return False
+    retry = [d for d in loop.dropped if d.only_silenced and d.finding is not None and d.kept_then != loop.final.keys]
+    if not retry:
+        return False
+    settled.difference_update(d.key for d in retry)
+    chosen = [(d.key, d.finding) for d in retry]
+    kept = len(chosen) > 1 and _try(loop, chosen, fix, export, settled, evidence, record=False)
+    if not kept:
+        kept = any([_try(loop, [one], fix, export, settled, evidence, record=False) for one in chosen])
+    settled.update(d.key for d in retry)
+    loop.dropped = [d for d in loop.dropped if d.key not in loop.final.keys]
+    return kept
+
+
+def _round_loop(loop: LoopResult, fix, export, unsafe: bool, evidence, settled: set[str]) -> None:
     for _ in range(MAX_ROUNDS):
         if all(r.verdict.verdict == OK for r in loop.final.results):
             break
@@ -139,7 +175,6 @@ def _rounds(start: State, fix, export, unsafe: bool, evidence, excluded: set[str
             continue
         for one in batch:  # the set made some exporter worse: find which fixes did
             _try(loop, [one], fix, export, settled, evidence)
-    return loop
 
 
 def _next_batch(state: State, unsafe: bool, settled: set[str]) -> tuple[list, list]:
@@ -202,8 +237,10 @@ def _named_lines(results: list) -> set[tuple[str, int]]:
     return named
 
 
-def _try(loop: LoopResult, chosen: list[tuple[str, Finding]], fix, export, settled: set[str], evidence=None) -> bool:
-    """Keep the fixes ``chosen`` if no verdict gets worse; a single fix is settled either way."""
+def _try(loop: LoopResult, chosen: list[tuple[str, Finding]], fix, export, settled: set[str], evidence=None,
+         record: bool = True) -> bool:
+    """Keep the fixes ``chosen`` if no verdict gets worse; a single fix is settled either way
+    (``record``: a fix dropped here is listed as dropped, unless it was already)."""
     state = loop.final
     keys = {key for key, _ in chosen} - settled
     if not keys:
@@ -227,6 +264,8 @@ def _try(loop: LoopResult, chosen: list[tuple[str, Finding]], fix, export, settl
         return True
     if alone:
         ((key, finding),) = chosen
-        loop.dropped.append(Dropped(finding.code, finding.path, finding.line, key.partition(":")[2], why))
+        if record:
+            loop.dropped.append(Dropped(finding.code, finding.path, finding.line, key.partition(":")[2], why,
+                                        key, finding, state.keys))
         settled.update(keys)
     return False

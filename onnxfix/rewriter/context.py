@@ -123,8 +123,13 @@ class FunctionContext(FileView):
     @property
     def self_name(self) -> str | None:
         args = self.fn.node.args.posonlyargs + self.fn.node.args.args
-        method = self.fn.cls is not None and self.outer_function is None  # (a function nested in a method has no self)
-        return args[0].arg if method and args else None
+        outer = self.outer_function
+        if self.fn.cls is not None and outer is not None:
+            # a function nested in a method reads the method's `self` as a closure (unless it binds
+            # the name itself): the branches ONX613 makes functions, a hook defined in forward
+            name = outer.self_name
+            return name if name is not None and not self.is_parameter(name) and not self.assignments(name) else None
+        return args[0].arg if self.fn.cls is not None and args else None
 
     def is_self_attr(self, node: ast.AST) -> bool:
         """``self.<attr>`` in a method (``self`` being this method's first parameter)."""

@@ -405,18 +405,21 @@ def functions_from_reach(module: ModuleIndex, reach: dict[str, Entry]) -> Export
     # Only reached functions and those enclosing one get a scope (the costly part).
     wanted = {key.rsplit(".", n)[0] for key in reach for n in range(key.count(".") + 1)}
 
-    def visit_function(node, key: str, cls: ClassInfo | None, parent: Scope) -> None:
-        if key not in wanted:
+    def visit_function(node, key: str, cls: ClassInfo | None, parent: Scope, inherited: Entry | None = None) -> None:
+        if key not in wanted and inherited is None:
             return
         scope = scope_of_function(node, parent)
-        entry = reach.get(key)
+        entry = reach.get(key) or inherited
         if entry is not None:
             is_entry = entry.qualname == key and entry.path == module.identity
             result.functions.append(ExportFunction(node, module, cls, scope, entry, is_entry, key))
-        if any(k.startswith(key + ".") for k in reach):
-            for sub, _ in walk_scope(node):
-                if isinstance(sub, FUNCTION_NODES):
-                    visit_function(sub, f"{key}.{sub.name}", cls, scope)
+        for sub, _ in walk_scope(node):
+            if isinstance(sub, FUNCTION_NODES):
+                # a function a fix nested in a reached one since the reach was taken (the branches
+                # ONX613 makes functions in a later fix round): reached as its enclosing function is
+                made = entry if entry is not None and sub.name.startswith(HELPER_PREFIX) else None
+                if made is not None or any(k.startswith(key + ".") for k in reach):
+                    visit_function(sub, f"{key}.{sub.name}", cls, scope, made)
 
     for node in module.tree.body:
         if isinstance(node, FUNCTION_NODES):

@@ -181,6 +181,9 @@ class SizeOracle:
 
     def _name_bindings_hold(self, name: str) -> bool:
         values = [v for v in self.ctx.assignments(name) if not isinstance(v, ast.AugAssign)]
+        outer = self._closure_scope(name)
+        if outer is not None:  # a closure's name (the branches ONX613 nests): a size where it is bound
+            return outer.sizes.is_size(ast.Name(id=name, ctx=ast.Load()))
         if self.ctx.is_parameter(name):
             # a parameter is a size when every call site passes one (and every rebinding is one:
             # `height = height // patch` reads the parameter as the size it is, so provisionally yes)
@@ -204,8 +207,19 @@ class SizeOracle:
             return self._constant(node.left) and self._constant(node.right)
         if not isinstance(node, ast.Name) or self.ctx.is_parameter(node.id):
             return False
+        outer = self._closure_scope(node.id)
+        if outer is not None:
+            return outer.sizes._constant(node)
         values = self.ctx.assignments(node.id)
         return bool(values) and all(isinstance(v, ast.expr) and is_number(v) for v in values)
+
+    def _closure_scope(self, name: str) -> FunctionContext | None:
+        """The enclosing function's context for a name a nested function reads but neither binds
+        nor takes as a parameter."""
+        ctx = self.ctx
+        if ctx.outer_function is None or ctx.is_parameter(name) or ctx.assignments(name):
+            return None
+        return ctx.outer_function
 
     def _assigned_size(self, name: str, value: ast.AST) -> bool:
         if isinstance(value, ast.Assign):  # tuple unpacking: b, s = x.shape[:2]
