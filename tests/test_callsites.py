@@ -11,7 +11,7 @@ import pytest
 
 from onnxfix.config import Settings
 from onnxfix.patterns import all_rules
-from onnxfix.rewriter.engine import RuleSet, check_text
+from onnxfix.rewriter.engine import RuleSet, check_text, fix_text
 from onnxfix.rewriter.source import SourceFile
 
 HEADER = "import math\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\n"
@@ -23,6 +23,14 @@ def findings(body: str) -> list[tuple[str, int, bool]]:
     settings = Settings(exporters=frozenset({"dynamo", "legacy"}))
     found = check_text(text, source, "m.py", settings, RuleSet(list(all_rules())))
     return [(f.code, f.line - HEADER.count("\n"), f.fix is not None and f.fix.safe) for f in found]
+
+
+def fixed_text(body: str) -> str:
+    """The text with every safe fix applied (both exporters targeted)."""
+    text = HEADER + textwrap.dedent(body)
+    source = SourceFile.from_bytes(Path("m.py"), text.encode("utf-8"))
+    settings = Settings(exporters=frozenset({"dynamo", "legacy"}))
+    return fix_text(source, "m.py", settings, RuleSet(list(all_rules())))[0]
 
 
 HELPER = """
@@ -235,7 +243,9 @@ def test_forward_of_blocks_in_a_module_list_is_bound_by_the_loop_calling_them(ar
 def test_an_assumption_that_fails_drops_what_other_functions_concluded_on_it():
     """f's `n` is checked through g's `m` (g's callers pass `n - 1`), which comes back to f's `n`,
     assumed while it is checked; `n = n / 2` then fails it, and g's conclusion that `m` is an int,
-    drawn in g's oracle, must go with it: `int(m)` keeps no safe fix (m is 1.5 for a size of 5)."""
+    drawn in g's oracle, must go with it: `int(m)` keeps no safe fix (m is 1.5 for a size of 5).
+    f's `int(n)` of a name rebound to float math gets `torch.sym_int` (`int()` in eager, whatever
+    `n` holds), never a dropped `int()`."""
     text = """
 class M(nn.Module):
     def forward(self, x):
@@ -253,7 +263,8 @@ def f(x, n):
 def g(x, m):
     return f(x, m) + x * int(m)
 """
-    assert not any(safe for _, _, safe in findings(text))
+    assert findings(text) == [("ONX203", 8, True), ("ONX203", 16, False)]
+    assert "k = torch.sym_int(n)" in fixed_text(text)
 
 
 def test_a_rebuilt_list_is_no_shape_once_written():

@@ -96,6 +96,7 @@ CASES = {
     "tf_same_padding": ("ONX606", True, (WRONG, WRONG)),  # MobileNetV2's TF "SAME" pad: (h - 1) % s + 1
     "vit_position_table": ("ONX607", False, (ORT, OK)),
     "mismatch_resize": ("ONX607", False, (ORT, ORT)),  # fastai: `if ssh != up_out.shape[-2:]: up_out = F.interpolate(...)`
+    "float_scale_quotient": ("ONX203", False, (ORT, ORT)),  # HF DINOv2: `float(height / math.sqrt(n))` as the scale
     "pos_embed_resize": ("ONX607", True, (ORT, ORT)),  # mmcls: the table returned unguarded when the grid matches, else interpolated  # ViT: the table shortcut skipped under export too
     "window_pad_crop": ("ONX608", True, (ORT, ORT)),  # Swin: pad to the patch and window multiples, crop back
     "resize_multiple": ("ONX608", True, (ORT, ORT)),  # MobileViT: resized to the patch multiple when a size is not one

@@ -34,6 +34,8 @@ from onnxfix.patterns.scalars.float_uses import CASTS, float_of_size_fix
 from onnxfix.rewriter.context import FunctionContext, builtin_call
 from onnxfix.rewriter.precedence import ATOM, TERM, in_place_of, operand
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
+from onnxfix.rewriter.size_derived import size_derived
+from onnxfix.rewriter.tree_walk import walk
 
 
 
@@ -225,6 +227,8 @@ class ScalarCast(Rule):
             yield self._sym_int_of_float(node, argument, ctx)
         elif cast == "int" and ctx.sizes.passed_a_size(argument):
             yield self._symbolic_int(node, argument, ctx)
+        elif cast == "float" and _number_quotient_of_sizes(argument, ctx):
+            yield self._float_of_quotient(node, argument, ctx)
         elif ctx.sizes.is_size(argument) and cast == "float":
             fix, why = float_of_size_fix(node, ctx)
             yield ctx.report(
@@ -233,6 +237,20 @@ class ScalarCast(Rule):
                 "torch.export's non-strict mode specializes it" + why,
                 fix=fix, exporters=(LEGACY, DYNAMO),
             )
+
+    def _float_of_quotient(self, node: ast.Call, argument: ast.BinOp, ctx: FunctionContext):
+        """`float(height / math.sqrt(n))` (HF DINOv2's `scale_factor`): a true division of numbers is
+        a float already, so `float()` changes nothing in eager; under torch.export it asks the
+        SymFloat's value, which pins the size."""
+        fix = Fix("Drop `float()`: the quotient is a float already",
+                  (ctx.replace(node, in_place_of(ctx.parent(node), node, ctx.segment(argument), TERM)),), safe=True)
+        return ctx.report(
+            self, node,
+            "`float()` of a quotient of sizes: torch.export specializes the sizes to their export-time values "
+            "(float() asks the symbolic value); a true division is a float already, so dropping `float()` "
+            "keeps it symbolic and changes nothing in eager",
+            fix=fix, exporters=(DYNAMO,),
+        )
 
     def _tensor_cast(self, node: ast.Call, cast: str, ctx: FunctionContext):
         if is_condition_test(node, ctx):
@@ -451,3 +469,22 @@ def _legacy_note(fix: Fix | None) -> str:
         return "`_onnx_sym_int` where the project targets the legacy exporter: a graph value while it traces"
     return ("the legacy exporter still records a constant: a use of the value needs a Python int while it traces, "
             "or a branch it freezes on the same sizes could disagree with a live value")
+
+
+def _number_quotient_of_sizes(node: ast.expr, ctx: FunctionContext) -> bool:
+    """A true division of numbers computed from sizes (`height / math.sqrt(n)`, `height` a size the
+    caller passes, shifted by 0.1): a Python float whatever its operands, so `float()` of it is
+    itself. Not where a side may be a tensor, or a NumPy value (`float()` makes a NumPy float a
+    Python one, which meets tensors differently)."""
+    if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div)) or not size_derived(node, ctx):
+        return False
+    if any(ctx.tensors.is_tensor(side) is not False and not _plain_number(side, ctx) for side in (node.left, node.right)):
+        return False
+    return not any(isinstance(part, (ast.Name, ast.Attribute)) and (ctx.qualname(part) or "").startswith(("numpy.", "np."))
+                   for part in walk(node))
+
+
+def _plain_number(node: ast.expr, ctx: FunctionContext) -> bool:
+    return ctx.sizes.is_size(node) or ctx.ints.is_int(node) or size_derived(node, ctx) or (
+        isinstance(node, ast.Constant) and type(node.value) in (int, float)) or (
+        isinstance(node, ast.Call) and (ctx.qualname(node.func) or "").startswith("math."))

@@ -26,8 +26,9 @@ FLOAT_MATH = frozenset({"math.sqrt", "math.log", "math.log2", "math.exp"})
 
 def float_valued(name: ast.Name, ctx: FunctionContext) -> bool:
     """A local name bound to float math on sizes (`f = self.new_sr * length / self.old_sr`): a
-    true division, a float literal or a power in some binding that the size oracle reads as a size."""
-    if ctx.is_parameter(name.id) or not ctx.sizes.is_size(name):
+    true division, a float literal or a power in some binding that the size oracle reads as a size
+    (a parameter's own rebindings too: DINOv2's `height, width = height + 0.1, width + 0.1`)."""
+    if not ctx.sizes.is_size(name):
         return False
     values = [_bound_value(v, name.id) for v in ctx.assignments(name.id)]
     return any(isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Div, ast.Pow)) or (

@@ -12,7 +12,8 @@ from onnxfix.rewriter.context import FunctionContext, builtin_call
 from onnxfix.rewriter.integers import int_constant
 from onnxfix.rewriter.precedence import SYMBOLS, UNARY, operand
 from onnxfix.decompositions import helper_source
-from onnxfix.patterns.shape_math.scaled_resize import matrix_mode, scaled_resize_fix, size_derived
+from onnxfix.patterns.shape_math.scaled_resize import matrix_mode, scaled_resize_fix
+from onnxfix.rewriter.size_derived import size_derived
 from onnxfix.rewriter.rule import Fix, Helper, Rule, RuleDoc
 from onnxfix.rewriter.tree_walk import walk
 

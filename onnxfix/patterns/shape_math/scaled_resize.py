@@ -11,7 +11,6 @@ from onnxfix.decompositions import helper_source
 from onnxfix.patterns.operators.arguments import held_literal
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix, Helper
-from onnxfix.rewriter.tree_walk import walk
 
 INTERPOLATE_SCALED = Helper("_onnx_interpolate_scaled", helper_source("interpolate_scaled"))
 # an antialiased resize: torch's filter weights, built by resample_antialias's helper
@@ -49,33 +48,3 @@ def scaled_resize_fix(node: ast.Call, ctx: FunctionContext) -> Fix | None:
     return Fix("Resize by the symbolic scale while exporting (`_onnx_interpolate_scaled`)",
                (ctx.replace(node.func, "_onnx_interpolate_scaled"),), safe=True, imports=("torch",),
                helpers=helpers)
-
-
-def size_derived(node: ast.expr, ctx: FunctionContext, depth: int = 4) -> bool:
-    """A value computed from tensor sizes: a size in it, a parameter some caller binds to a size
-    (`interpolate_pos_encoding(embeddings, height, width)`), or a local bound to such values
-    (through tuple unpacking too: `sx, sy = float(w0) / n, float(h0) / n`)."""
-    if depth == 0:
-        return False
-    for part in walk(node):
-        if ctx.sizes.is_size(part):
-            return True
-        if not isinstance(part, ast.Name):
-            continue
-        if ctx.sizes.passed_a_size(part):
-            return True
-        for value in ctx.assignments(part.id):
-            bound = _bound_value(value)
-            if bound is not None and bound is not node and size_derived(bound, ctx, depth - 1):
-                return True
-    return False
-
-
-def _bound_value(binding: ast.AST) -> ast.AST | None:
-    """What a binding gives its name: an assignment's value, a loop's iterable (`for scale in
-    scale_list:`, not the loop's body), an expression itself; None for other statements."""
-    if isinstance(binding, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-        return binding.value
-    if isinstance(binding, (ast.For, ast.AsyncFor, ast.comprehension)):
-        return binding.iter
-    return binding if isinstance(binding, ast.expr) else None
