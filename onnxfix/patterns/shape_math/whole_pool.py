@@ -39,7 +39,8 @@ class WholeInputPool(DecompositionRule):
     doc = RuleDoc(
         what="Finds average and max poolings (`F.avg_pool1d/2d/3d`, `F.max_pool1d/2d/3d`, "
         "`torch.max_pool2d`, ...) whose window is the input's trailing sizes: `x.size()[2:]`, "
-        "`x.shape[-2:]`, `(x.size(2), x.size(3))`, `x.size(2)` for a 1-d pooling (a global pooling); "
+        "`x.shape[-2:]`, `(x.size(2), x.size(3))`, `x.size(2)` for a 1-d pooling, `[h, w]` after "
+        "`b, c, h, w = x.size()` (a global pooling); "
         "or whole axes beside axes of 1 with a stride of 1 there (`(h, 1)`, h = `x.size(2)`: a "
         "pooling over the height that keeps every column).",
         why="The exporters need the window as constants. Measured on torch 2.13: the dynamo export "
@@ -67,7 +68,7 @@ class WholeInputPool(DecompositionRule):
         source, window = argument(node, "input", 0), argument(node, "kernel_size", 1)
         if source is None or window is None:
             return
-        if _whole_window(bound_once(window, ctx), source, rank):
+        if _whole_window(bound_once(window, ctx), source, rank, ctx):
             kind = "the input's own sizes (a global pooling)"
         elif _partial_window(bound_once(window, ctx), source, rank, node, ctx):
             kind = "whole axes of the input and 1s (a pooling over those axes)"
@@ -84,9 +85,10 @@ class WholeInputPool(DecompositionRule):
                          fix=_wrap_fix(node, ctx))
 
 
-def _whole_window(window: ast.expr, source: ast.expr, rank: int) -> bool:
+def _whole_window(window: ast.expr, source: ast.expr, rank: int, ctx: FunctionContext) -> bool:
     """`x.size()[2:]` / `x.shape[-2:]` (x the pooled input), a tuple of `x.size(i)` /
-    `x.shape[i]` over the last ``rank`` axes, or (rank 1) one of them alone."""
+    `x.shape[i]` over the last ``rank`` axes, or (rank 1) one of them alone; an item may be a name
+    unpacked once from the input's sizes (smp's SE block: `b, c, h, w = inputs.size()`, `[h, w]`)."""
     if isinstance(window, ast.Call) and isinstance(window.func, ast.Name) and window.func.id in ("tuple", "list") \
             and len(window.args) == 1 and not window.keywords:
         window = window.args[0]  # `tuple(x.shape[2:])`
@@ -97,8 +99,28 @@ def _whole_window(window: ast.expr, source: ast.expr, rank: int) -> bool:
         return (bound is not None and _same(bound, source) and window.slice.step is None
                 and start in (2, -rank) and whole)
     items = window.elts if isinstance(window, (ast.Tuple, ast.List)) else [window] if rank == 1 else []
-    axes = [_size_axis(item, source) for item in items]
+    axes = [_size_axis(item, source) if _size_axis(item, source) is not None else _unpacked_axis(item, source, ctx)
+            for item in items]
     return len(axes) == rank and (axes == list(range(2, 2 + rank)) or axes == list(range(-rank, 0)))
+
+
+def _unpacked_axis(item: ast.expr, source: ast.expr, ctx: FunctionContext) -> int | None:
+    """i of a name bound once, as the i-th of the names `b, c, h, w = x.size()` (or `x.shape`)
+    unpacks, x the pooled input (a name not rebound after the unpacking)."""
+    if not isinstance(item, ast.Name) or ctx.is_parameter(item.id):
+        return None
+    bindings = ctx.assignments(item.id)
+    if len(bindings) != 1 or not isinstance(bindings[0], ast.Assign) or len(bindings[0].targets) != 1:
+        return None
+    target, value = bindings[0].targets[0], bindings[0].value
+    if not isinstance(target, ast.Tuple) or any(not isinstance(e, ast.Name) for e in target.elts):
+        return None
+    bound = _size_source(value)
+    if bound is None or not _same(bound, source) or not isinstance(source, ast.Name):
+        return None
+    if any(getattr(b, "lineno", None) is None or b.lineno >= bindings[0].lineno for b in ctx.assignments(source.id)):
+        return None
+    return next(i for i, e in enumerate(target.elts) if e.id == item.id)
 
 
 def _partial_window(window: ast.expr, source: ast.expr, rank: int, node: ast.Call, ctx: FunctionContext) -> bool:
