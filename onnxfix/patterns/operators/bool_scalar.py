@@ -18,7 +18,7 @@ from onnxfix.rewriter.bool_dtype import MASK_METHODS
 from onnxfix.rewriter.config_numbers import is_config_bool, is_config_number
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.integers import module_level_read
-from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
+from onnxfix.rewriter.rule import Edit, Fix, Rule, RuleDoc
 
 # not `-`: torch refuses a bool in a subtraction (eager raises too)
 _OPERATORS = {ast.Mult: "*", ast.Add: "+", ast.Div: "/", ast.Pow: "**"}
@@ -71,7 +71,7 @@ class BoolScalarOperand(Rule):
     code = "ONX531"
     name = "bool-scalar-operand"
     summary = ("A tensor times (plus, over, to the power of) or compared with a Python bool: the legacy exporter has no "
-               "`aten::mul(Tensor, bool)` or `aten::eq(Tensor, bool)`")
+               "`aten::mul(Tensor, bool)` or `aten::eq(Tensor, bool)`; also a tensor filled with a bool (`torch.full(size, True, ...)`)")
     fix_availability = "sometimes"
     default_safety = "per-finding"
     exporters = (LEGACY,)  # torch.export takes the bool (measured: tests/export_models/bool_flag_mul.py)
@@ -83,7 +83,8 @@ class BoolScalarOperand(Rule):
         "Not `t - flag`: torch refuses a bool in a subtraction, in eager too. Also `t == flag` and `t != flag` "
         "(`t.eq(flag)`, `torch.ne(t, flag)`), the flag also a module's bool constant (mead's `MASK_FALSE = "
         "False`), where `t` is known to be a tensor or the comparison is the mask of `masked_fill` / "
-        "`torch.where` (a Python value compared with a bool is Python's own).",
+        "`torch.where` (a Python value compared with a bool is Python's own). And a tensor filled with a bool: "
+        "`torch.full(size, True, dtype=...)`, `x.new_full(size, False)`, `torch.full_like(x, True)`.",
         why="The legacy tracer records the op with a bool scalar (`aten::mul(Tensor, bool)`), which "
         "TorchScript has no schema for: the export fails with \"INTERNAL ASSERT FAILED ... We don't have "
         "an op for aten::mul but it isn't a special case. Argument types: Tensor, bool\" (BEVFormer, "
@@ -97,7 +98,9 @@ class BoolScalarOperand(Rule):
         "times a bool stays bool and times an int becomes int64. `onnxfix export --fix` runs the same "
         "substitution at export time without an edit (`bool_scalars_as_ints`). A comparison with 1 or 0 "
         "is always safe: `==` / `!=` give the same bools for a tensor of any dtype (a bool tensor's True "
-        "equals 1).",
+        "equals 1). A fill with 1 or 0 is safe: the dtype is the call's (`dtype=`, or the tensor's for "
+        "`new_full` / `full_like`; `dtype=torch.bool` is added where only the bool fill chose it), and "
+        "1 / 0 in it are the values True / False are.",
         references=("https://github.com/fundamentalvision/BEVFormer",),
     )
 
@@ -123,6 +126,10 @@ class BoolScalarOperand(Rule):
         yield from self._compared(node, node.left, node.comparators[0], ctx)
 
     def visit_Call(self, node: ast.Call, ctx: FunctionContext):
+        filled = _bool_fill(node, ctx)
+        if filled is not None:
+            yield self._bool_fill(node, *filled, ctx)
+            return
         # `mask.eq(False)`, `torch.ne(mask, True)`: the same comparison spelled as a call
         func = node.func
         if node.keywords or not isinstance(func, ast.Attribute) or func.attr not in ("eq", "ne"):
@@ -131,6 +138,23 @@ class BoolScalarOperand(Rule):
             yield from self._compared(node, node.args[0], node.args[1], ctx)
         elif ctx.qualname(func) is None and len(node.args) == 1:
             yield from self._compared(node, func.value, node.args[0], ctx)
+
+    def _bool_fill(self, node: ast.Call, flag: ast.AST, typed: bool, ctx: FunctionContext):
+        """`torch.full(size, True, dtype=mask.dtype)` (OpenVLA's patch attention mask): the same
+        tensor filled with the int the flag equals, in the dtype the call gives (`dtype=torch.bool`
+        added where only the bool fill chose it)."""
+        number = _as_number(flag, ctx)
+        edits, imports = [ctx.replace(flag, number)], ()
+        if not typed:  # after the last argument (a trailing comma stays after it)
+            torch, imports = ctx.torch_name()
+            last = max([*node.args, *(k.value for k in node.keywords)], key=lambda a: (a.end_lineno, a.end_col_offset))
+            end = ctx.file.source.span(last)[1]
+            edits.append(Edit(end, end, f", dtype={torch}.bool"))
+        fix = Fix("Fill with the int the flag equals (same values and dtype)", tuple(edits), safe=True,
+                  imports=imports) if ctx.is_builtin("int") or isinstance(flag, ast.Constant) else None
+        return ctx.report(self, node, f"`{ctx.segment(node)}`: a tensor filled with a Python bool, which the "
+                          "legacy exporter records as an op TorchScript has no schema for (`aten::full` with a "
+                          f"bool); `{number}` fills the same values in the same dtype", fix=fix)
 
     def _compared(self, node: ast.AST, left: ast.AST, right: ast.AST, ctx: FunctionContext):
         # a Python value compared with a bool (`if self.training == False:`) is Python's own: only
@@ -147,3 +171,29 @@ class BoolScalarOperand(Rule):
 
 
 RULES = [BoolScalarOperand]
+
+
+# the fill value's position, and whether the dtype comes from a tensor when none is given
+_FILLS = {"torch.full": (1, False), "torch.full_like": (1, True)}
+
+
+def _bool_fill(node: ast.Call, ctx: FunctionContext) -> tuple[ast.AST, bool] | None:
+    """(the bool fill, whether the result's dtype is given without it) of `torch.full(size, True,
+    ...)`, `torch.full_like(x, True)` or `x.new_full(size, True)`: an explicit dtype, or the
+    tensor's (full_like, new_full); else the bool fill makes a bool tensor."""
+    qualname = ctx.qualname(node.func)
+    if qualname in _FILLS:
+        position, from_tensor = _FILLS[qualname]
+    elif qualname is None and isinstance(node.func, ast.Attribute) and node.func.attr == "new_full" and \
+            ctx.tensors.is_tensor(node.func.value):
+        position, from_tensor = 1, True
+    else:
+        return None
+    if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+        return None
+    flag = node.args[position] if len(node.args) > position else next(
+        (k.value for k in node.keywords if k.arg == "fill_value"), None)
+    if flag is None or not python_bool(flag, ctx):
+        return None
+    typed = from_tensor or any(k.arg == "dtype" for k in node.keywords) or len(node.args) > position + 1
+    return flag, typed
