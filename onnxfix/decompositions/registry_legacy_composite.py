@@ -76,10 +76,14 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
             "norm: 1 - cos for y = 1, max(0, cos - margin) for y = -1.", "ONX517",
             F + "cosine_embedding_loss(a, c, torch.sign(a[:, 0]), margin=0.1, reduction='none')",
             "(randn(g, b, 5), randn(g, b, 5))", params="a, c", requires=LOSS),
+    _record("pairwise_distance", (F + "pairwise_distance", "torch.pairwise_distance"), "||x1 - x2 + eps||_p over the "
+            "last dim (torch.linalg.vector_norm); the legacy symbolic has no |.| and puts eps on the exponent.",
+            "ONX517", F + "pairwise_distance(a, c, p=1.0)",
+            "(randn(g, b, 5), randn(g, b, 5))", params="a, c"),
     _record("triplet_margin_loss", (F + "triplet_margin_loss",), "max(0, margin + d(a, p) - d(a, n)) with "
             "pairwise_distance (swap: the smaller negative distance).", "ONX517",
-            F + "triplet_margin_loss(a, c, a.flip(0), swap=True, reduction='none')",
-            "(randn(g, b, 5), randn(g, b, 5))", params="a, c", requires=LOSS),
+            F + "triplet_margin_loss(a, c, a.flip(0), p=1, swap=True, reduction='none')",
+            "(randn(g, b, 5), randn(g, b, 5))", params="a, c", requires=(*LOSS, "pairwise_distance")),
     _record("soft_margin_loss", (F + "soft_margin_loss",), "log(1 + exp(-y x)).", "ONX517",
             F + "soft_margin_loss(a, torch.sign(c), reduction='none')", "(randn(g, b, 5), randn(g, b, 5))",
             params="a, c", requires=LOSS),

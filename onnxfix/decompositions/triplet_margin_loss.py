@@ -11,8 +11,8 @@ def _onnx_triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1
     if size_average is not None or reduce is not None:  # the deprecated arguments: the op itself
         return torch.nn.functional.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, size_average,
                                                        reduce, reduction)
-    d_pos = torch.nn.functional.pairwise_distance(anchor, positive, p, eps)
-    d_neg = torch.nn.functional.pairwise_distance(anchor, negative, p, eps)
+    d_pos = _onnx_pairwise_distance(anchor, positive, p, eps)
+    d_neg = _onnx_pairwise_distance(anchor, negative, p, eps)
     if swap:
-        d_neg = torch.minimum(d_neg, torch.nn.functional.pairwise_distance(positive, negative, p, eps))
+        d_neg = torch.minimum(d_neg, _onnx_pairwise_distance(positive, negative, p, eps))
     return _onnx_loss_reduce(torch.clamp(margin + d_pos - d_neg, min=0), reduction)
