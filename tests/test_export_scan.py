@@ -107,3 +107,25 @@ def test_export_fix_scans_a_tuple_state_and_an_augmented_append(capsys, tmp_path
     assert [r["verdict"] for r in fix["results"]] == ["OK"]
     rewritten = rewrite_copy(TUPLE_STATE, tmp_path, unsafe=True)
     assert identical(eager_outputs(TUPLE_STATE), eager_outputs(rewritten))
+
+
+MASKED_ROWS = Path(__file__).parent / "export_models" / "scan_masked_rows.py"
+
+
+def test_masked_row_write_rewrite_keeps_eager_outputs_identical(tmp_path):
+    """LaneATT's per-image anchor cut: `rois[self.invalid_mask] = 0` on the step's own gather is a
+    `_onnx_masked_write` in the scan's step (its body takes no in-place write); eager runs the loop."""
+    rewritten = rewrite_copy(MASKED_ROWS, tmp_path, unsafe=True)
+    text = rewritten.read_text()
+    assert "                rois = _onnx_masked_write(rois, self.invalid_mask, 0)\n" in text
+    assert "                rois[self.invalid_mask] = 0\n" in text  # the eager loop, as written
+    assert identical(eager_outputs(MASKED_ROWS), eager_outputs(rewritten))
+
+
+def test_export_fix_scans_the_masked_row_writes(capsys):
+    cli_main(["export", "--format", "json", f"{MASKED_ROWS}:make_model", "--dynamic", "0:0=batch",
+              "--exporter", "dynamo", "--fix", "--unsafe-fixes"])
+    (target,) = json.loads(capsys.readouterr().out)["targets"]
+    assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS"]
+    assert "_onnx_masked_write(rois, self.invalid_mask, 0)" in target["fix"]["diff"]
+    assert [r["verdict"] for r in target["fix"]["results"]] == ["OK"]

@@ -48,9 +48,11 @@ from onnxfix.patterns.control_flow.scan_parts import (
 from onnxfix.patterns.control_flow.scan_step_shape import step_value_as_size
 from onnxfix.patterns.control_flow.scan_text import scan_rewrite
 from onnxfix.patterns.views.chains import SPLIT_METHODS, VIEW_ATTRIBUTES, VIEW_METHODS
+from onnxfix.decompositions import helper_source
+from onnxfix.rewriter.config_numbers import is_config_number
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.integers import int_constant
-from onnxfix.rewriter.rule import Edit, Fix
+from onnxfix.rewriter.rule import Edit, Fix, Helper
 from onnxfix.rewriter.tree_walk import walk
 
 
@@ -60,6 +62,8 @@ WHY_UNSAFE = (
     "unchanged); export under torch.no_grad(): with gradients on, torch 2.13's decompositions fail on the scan "
     "when a dim is dynamic"
 )
+
+MASKED_WRITE = Helper("_onnx_masked_write", helper_source("masked_write"))
 
 
 def scan_loop(node: ast.For, ctx: FunctionContext) -> tuple[Fix | None, str]:
@@ -98,8 +102,9 @@ def scan_loop(node: ast.For, ctx: FunctionContext) -> tuple[Fix | None, str]:
         return None, ""
     start = ctx.file.source.span(node)[0]
     end = ctx.file.source.span(stacks[-1][0] if stacks else node)[1]
+    helpers = (MASKED_WRITE,) if scan.masked else ()
     fix = Fix("Run the loop as a torch scan under torch.export (eager keeps the loop)",
-              (Edit(start, end, text),), safe=False, imports=imports)
+              (Edit(start, end, text),), safe=False, imports=imports, helpers=helpers)
     return fix, WHY_UNSAFE
 
 
@@ -186,6 +191,9 @@ def _body_assignments(node: ast.For, scan: ScanPlan, ctx: FunctionContext) -> li
         if write is not None:
             scan.writes[id(statement)] = write
             scan.outputs[id(statement)] = f"_y{len(scan.outputs)}"
+        elif _fresh_local_write(statement, assigned, node, ctx):
+            scan.masked.add(id(statement))  # `rois[self.invalid_mask] = 0` on a copy the step made
+            continue
         elif isinstance(statement, ast.Assign):
             for target in statement.targets:
                 names = target.elts if isinstance(target, ast.Tuple) else [target]
@@ -218,6 +226,40 @@ def _body_assignments(node: ast.For, scan: ScanPlan, ctx: FunctionContext) -> li
                 and not sub.func.attr.startswith("_")):
             return None
     return assigned
+
+
+def _fresh_local_write(statement: ast.stmt, assigned: list[str], node: ast.For, ctx: FunctionContext) -> bool:
+    """`rois[mask] = 0` (one index, a number) where the step bound `rois` once, before, to a tensor no other value
+    shares: a gather by tensor indices (`img_features[self.cut_zs, self.cut_ys]`, a copy), possibly
+    viewed (`.view(...)`), LaneATT's anchor cut. The write changes that copy only, so the step stays
+    a function of its slice."""
+    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Subscript) and isinstance(statement.targets[0].value, ast.Name)
+            and isinstance(statement.targets[0].slice, (ast.Name, ast.Attribute)) and _number(statement.value)):
+        return False
+    name = statement.targets[0].value.id
+    bindings = [s for s in node.body if isinstance(s, ast.Assign) and any(
+        isinstance(t, ast.Name) and t.id == name for t in s.targets)]
+    if name not in assigned or len(bindings) != 1 or bindings[0].lineno > statement.lineno or len(bindings[0].targets) != 1:
+        return False
+    value = bindings[0].value
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in SHARING_METHODS:
+        value = value.func.value
+    if not isinstance(value, ast.Subscript):
+        return False
+    parts = [part for part in (value.slice.elts if isinstance(value.slice, ast.Tuple) else [value.slice])
+             if not isinstance(part, ast.Slice)]
+    # a tensor index, or module attributes set in __init__ that are no numbers of the configuration
+    # (LaneATT's `self.cut_zs, ... = self.compute_anchor_cut_indices(...)`): a gather, a copy
+    return any(ctx.tensors.is_tensor(part) is True for part in parts) or bool(parts) and all(
+        ctx.is_self_attr(part) and not is_config_number(part, ctx) and ctx.tensors.is_tensor(part) is not False
+        for part in parts)
+
+
+def _number(node: ast.expr) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) in (int, float, bool)
 
 
 def _own_rows_read_in_the_write(node: ast.For, scan: ScanPlan) -> set[int]:

@@ -21,6 +21,7 @@ class ScanPlan:
     outputs: dict[str | int, str] = field(default_factory=dict)
     writes: dict[int, tuple[ast.Subscript, int]] = field(default_factory=dict)  # id(statement) -> (target, dim)
     carried: list[str] = field(default_factory=list)
+    masked: set[int] = field(default_factory=set)  # id(statement): `t[mask] = number` on a copy the step made
     counted: bool = False  # no tensor is stepped: the scan runs over an arange of the range's bounds
 
 

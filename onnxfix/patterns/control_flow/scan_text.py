@@ -132,6 +132,10 @@ def _step_statement(statement: ast.stmt, scan: ScanPlan, torch: str, ctx: Functi
         slot = substituted(target, {id(index): "0"}, ctx)
         value = substituted(statement.value, scan.replaced, ctx)
         return f"{scan.outputs[id(statement)]} = {torch}.broadcast_to({value}, {slot}.shape)"
+    if id(statement) in scan.masked:  # `t[mask] = 0`: a new tensor (the scan's body takes no in-place write)
+        target = statement.targets[0]
+        return (f"{target.value.id} = _onnx_masked_write({target.value.id}, "
+                f"{substituted(target.slice, scan.replaced, ctx)}, {ctx.segment(statement.value)})")
     found = appended(statement)
     listed, value = (found[0], found[1]) if found is not None else (None, statement)
     text = _relative_lines(substituted(value, scan.replaced, ctx), statement_indent(ctx, statement))
