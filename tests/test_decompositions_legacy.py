@@ -95,6 +95,19 @@ def test_floor_divide_mixed_types():
     same(f(a.float(), a.clamp(min=1)), torch.floor_divide(a.float(), a.clamp(min=1)))
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16])
+def test_floor_divide_near_whole_quotients(dtype):
+    """Values on a 0.1 grid: quotients that round onto a whole number, where Floor(Div(a, b)) (both
+    exporters' translation) is 1 too high; the export branch repeats ATen's kernel bit for bit
+    (bfloat16 is left out: ATen's own kernel paths round its steps differently)."""
+    a = (ints(40, 50, lo=-400, hi=400, seed=5).to(dtype) * 0.1).to(dtype)
+    b = (ints(40, 50, lo=1, hi=6, seed=6).to(dtype) * 0.1).to(dtype) * torch.where(ints(40, 50, lo=0, hi=2) == 0, -1, 1)
+    want = torch.floor_divide(a, b)
+    assert not torch.equal(torch.floor(a / b), want)  # the translation's arithmetic is wrong here
+    same(helper("floor_divide")(a, b), want)
+    same(helper("floor_divide")(a, 0.3), torch.floor_divide(a, 0.3))
+
+
 @pytest.mark.parametrize("dtype", INT_TYPES)
 def test_bitwise_right_shift_matches_eager(dtype):
     bits = torch.iinfo(dtype).bits

@@ -24,14 +24,17 @@ SILENT: tuple[Decomposition, ...] = (
         "floor_divide", ("torch.floor_divide", "Tensor.floor_divide", "Tensor.__floordiv__"), True,
         ("floor_divide int", "floor_divide float"),
         (PYTORCH + "78442", PYTORCH + "44692", ONNX + "4016"),
-        "torch.div(a, b, rounding_mode=\"floor\"): the same ATen kernel in eager (bit-identical for "
-        "every dtype), and the legacy exporter translates it with a floor. Legacy writes "
-        "floor_divide as a truncating Div (wrong by 1 when the quotient is negative, integers "
-        "and floats alike).",
+        "Eager keeps the op. While exporting, a float quotient is computed as ATen's kernel computes "
+        "it (the numerator less its fmod remainder, divided, moved toward -inf, rounded to the "
+        "nearest whole number), an integer one under legacy as torch.div(a, b, rounding_mode=\"floor\"). "
+        "Both exporters write a float floor_divide as Floor(Div(a, b)), which is 1 too high wherever "
+        "the rounded quotient lands on a whole number (0.7 // 0.1 is 6, Floor(7.000001) 7); legacy "
+        "writes an integer one as a truncating Div (wrong by 1 when the quotient is negative). Under "
+        "`onnxfix export`, the dynamo exporter's Floor being the first value that differs takes it too.",
         rule="ONX518",
         proof=Proof(
-            "torch.floor_divide(i, j)",
-            "_onnx_floor_divide(i, j)",
+            "torch.floor_divide(i, j) + torch.floor_divide(i * 0.1, j * 0.1) * 1000",
+            "_onnx_floor_divide(i, j) + _onnx_floor_divide(i * 0.1, j * 0.1) * 1000",
             "(ints(g, -50, 50, b, 8), ints(g, 1, 6, b, 8) * signs(g, b, 8))",
             params="i, j",
         ),
