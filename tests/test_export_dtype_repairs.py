@@ -3,7 +3,8 @@ load-time type error: float32_compute on a half-precision arange (a float16 Rang
 tests/export_models/half_arange_grid.py), on a bfloat16 `torch.full` (an Expand on bfloat16 under
 dynamo; tests/export_models/bf16_causal_mask.py), on a float16 index_add_ (no float16 ScatterND with a
 reduction) and a torch.min of bool masks (Min on bool; tests/export_models/half_segment_peaks.py), on an
-int64 addmm (no integer Gemm: a MatMul and an Add; tests/export_models/int_counts_addmm.py), and
+int64 addmm (no integer Gemm: a MatMul and an Add; tests/export_models/int_counts_addmm.py), on exp
+and sqrt of int32 tensors (legacy writes them on the integers; tests/export_models/int_count_decay.py), and
 all_nonzero on `.all()` of a float mask (Not on a float; tests/export_models/float_mask_all.py). After
 `onnxfix export --fix` each model matches eager on other sizes."""
 
@@ -26,7 +27,8 @@ pytestmark = pytest.mark.usefixtures("in_repo")  # tests/conftest.py
                                                        ("bf16_causal_mask", "dynamo", "implementation for MatMul(13)"),
                                                        ("half_segment_peaks", "dynamo", "MLFloat16 data type is not supported"),
                                                        ("half_segment_peaks", "legacy", "Type 'tensor(bool)'"),
-                                                       ("int_counts_addmm", "dynamo", "implementation for Gemm(13)")])
+                                                       ("int_counts_addmm", "dynamo", "implementation for Gemm(13)"),
+                                                       ("int_count_decay", "legacy", "Type 'tensor(int32)'")])
 def test_a_type_onnxruntime_refuses_is_repaired_at_export(capsys, model, exporter, refused):
     cli_main(["export", "--format", "json", f"{MODELS / model}.py:make_model", "--exporter", exporter, "--fix"])
     (target,) = json.loads(capsys.readouterr().out)["targets"]

@@ -59,7 +59,7 @@ def _onnx_float32_compute(op, *args, **kwargs):
         # and ScatterND take no float16 with a reduction ("MLFloat16 data type is not supported")
         gap = {torch.float16}
     if not gap and dtypes and not any(d.is_floating_point or d.is_complex or d == torch.bool for d in dtypes):
-        return _onnx_int64_compute(op, dtypes, args, kwargs)
+        return _promoted_to_float(op, dtypes, args, kwargs, _onnx_int64_compute(op, dtypes, args, kwargs))
     if len(gap) != 1 or name in _RESHAPED_IN_PLACE or "out" in kwargs:
         return op(*args, **kwargs)  # `x.unsqueeze_(0)` changes a shape, `out=` a tensor it is given: no values computed
     (dtype,) = gap
@@ -104,6 +104,21 @@ _RESHAPED_IN_PLACE = frozenset({"unsqueeze_", "squeeze_", "t_", "transpose_", "s
 _HALF_ACCUMULATING = frozenset({"scatter_add", "scatter_reduce", "scatter", "index_add", "index_put", "index_reduce"})
 _BOOL_ARITHMETIC = frozenset({"add", "add_", "mul", "mul_", "__add__", "__radd__", "__iadd__", "__mul__", "__rmul__", "__imul__"})
 _BINARY_MIN_MAX = (torch.min, torch.max, torch.Tensor.min, torch.Tensor.max, torch.Tensor.minimum, torch.Tensor.maximum)
+
+
+def _promoted_to_float(op, dtypes, args, kwargs, result):
+    # an op ATen computes in the default float dtype on integer inputs (exp, atan2, sqrt: its
+    # TensorIterator casts them first): the legacy exporter writes it on the integers (an Exp of int32,
+    # an invalid ONNX graph). Computed again on the inputs cast as ATen casts them, the same values; the
+    # first result is left unused (both exporters drop the dead node)
+    if (not isinstance(result, torch.Tensor) or not result.is_floating_point() or "out" in kwargs
+            or any(isinstance(v, torch.dtype) for v in [*args, *kwargs.values()])):
+        return result
+
+    def promoted(value):
+        return value.to(result.dtype) if isinstance(value, torch.Tensor) and value.dtype in dtypes else value
+
+    return op(*(promoted(a) for a in args), **{k: promoted(v) for k, v in kwargs.items()})
 
 
 def _onnx_int64_compute(op, dtypes, args, kwargs):

@@ -32,6 +32,8 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "the probes); eager PyTorch runs the op itself. Integer ops with no kernel for their type (int32 "
         "Unique, integer Relu, a where / maximum / minimum / two-tensor min / max / add / mul of bool values): exactly, in int64 or uint8; "
         "an integer addmm / addmv / baddbmm / addbmm (no integer Gemm) as a MatMul and an Add, the same integers; "
+        "integer inputs of an op whose result ATen computes in float (an exp, sqrt or atan2 of int32, which the legacy "
+        "exporter writes on the integers: an invalid graph) cast to that float dtype first, as ATen's TensorIterator casts them; "
         "a uint8 / int8 sum, product or scan (no uint8 CumSum) in int64, which eager returns too; a mean, sum or "
         "product of integers with a `dtype=` (a uint8 image's `mean(dtype=torch.float32)`) on the input cast to it, "
         "as ATen computes it. "
