@@ -411,9 +411,10 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
 # on a tensor's value as torch.cond under export; value_select: ONX601's `if` on a tensor's value, both branches and
 # torch.where under either exporter; conv_transpose_sized: ONX533's ConvTranspose called with a size from the input;
 # size_select: ONX614's `if` on sizes that only picks a number, torch.sym_ite under export; size_over / topk_over /
-# sort_over: ONX615's `if` on a size around a cut to the k best rows, taken for every size under export
+# sort_over: ONX615's `if` on a size around a cut to the k best rows, taken for every size under export; tensor_list:
+# ONX202's `.tolist()` as lists of 0-d tensors while the legacy exporter traces
 SUPPORT: tuple[str, ...] = ("sort_rank", "roll", "round_half_away", "nan_ignoring_extreme", "adaptive_bin_maxima",
                             "size_extreme", "size_isqrt", "linspace_steps", "interpolate_scaled",
                             "until_stop", "size_cond", "value_cond", "value_select", "sym_int", "size_round",
                             "size_sqrt", "conv_transpose_sized", "size_select", "size_over", "topk_over",
-                            "sort_over")
+                            "sort_over", "tensor_list")

@@ -1,6 +1,6 @@
 """ONX2xx: tensors turned into Python values (`.item()`, `.tolist()`, `int()`, `len()`, `torch.tensor([...])`)."""
 
-from onnxfix.patterns.scalars import builders, casts, items, legacy_constructors, narrow_sizes, strides
+from onnxfix.patterns.scalars import builders, casts, items, legacy_constructors, narrow_sizes, strides, tolist
 
-RULES = [items.ItemCall, items.TolistCall, casts.ScalarCast, builders.LenOfTensor, builders.TensorFromValues,
+RULES = [items.ItemCall, tolist.TolistCall, casts.ScalarCast, builders.LenOfTensor, builders.TensorFromValues,
          legacy_constructors.LegacySizeConstructor, narrow_sizes.NarrowIntegerSize, *strides.RULES]

@@ -1,4 +1,4 @@
-"""ONX201 (`.item()`) and ONX202 (`.tolist()`)."""
+"""ONX201 (`.item()`); ONX202 (`.tolist()`) is tolist.py."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from onnxfix.config import DYNAMO, LEGACY
 from onnxfix.patterns.export_checks import skip_assert_when_exporting, skipped_by_and, skipped_by_or
 from onnxfix.patterns.messages import is_message
 from onnxfix.patterns.scalars.integer_items import integer_item_fix
-from onnxfix.patterns.scalars.round_trip import sizes_round_trip
 from onnxfix.patterns.scalars.rebuilt import REBUILT_UNSAFE, rebuilt_tensor_fix
 from onnxfix.patterns.scalars.clamp_bounds import clamp_bound_fix
 from onnxfix.patterns.scalars.uses import item_use
@@ -367,104 +366,6 @@ def _assert_of(node: ast.expr, ctx: FunctionContext) -> ast.Assert | None:
             return ancestor if isinstance(ancestor, ast.Assert) and ancestor.test is child else None
         child = ancestor
     return None
-
-
-class TolistCall(Rule):
-    code = "ONX202"
-    name = "tensor-tolist"
-    summary = "`.tolist()` turns a tensor into Python numbers"
-    fix_availability = "sometimes"
-    default_safety = "per-finding"
-    exporters = (LEGACY,)
-    doc = RuleDoc(
-        what="""
-            Finds `tensor.tolist()` in code that runs under export. Seen in the vision towers
-            of Qwen2/2.5/3-VL, GLM-4V and others (`torch.split(t, lengths.tolist(), dim=2)`
-            over `cu_seqlens`), and in per-image grid loops (`for t, h, w in grid_thw.tolist()`).
-        """,
-        why="""
-            The legacy exporter records the list as constants (TracerWarning "Converting a
-            tensor to a Python list might cause the trace to be incorrect"): `k = s.tolist();
-            x * k[0] + k[1]` exported with s=[2, 3] always scales by 2 and adds 3. Measured on
-            torch 2.13 (tests/test_values_exporters.py): silently wrong on other values. The
-            dynamo exporter captures the values as unbacked SymInts/SymFloats and exports
-            correctly, so the finding is shown when the project targets the legacy exporter.
-        """,
-        example="""
-            def forward(self, x: torch.Tensor, s: torch.Tensor):
-                k = s.tolist()
-                return x * k[0] + k[1]
-        """,
-        use_instead="""
-            def forward(self, x: torch.Tensor, s: torch.Tensor):
-                return x * s[0] + s[1]
-        """,
-        fix_safety="""
-            In general no automatic fix: the list can be indexed, iterated, compared or passed
-            on, and keeping the tensor changes each of those uses differently (a 0-d tensor
-            promotes types differently from a Python float; iterating a tensor yields tensors).
-            One round trip is fixed: `.tolist()` of a 1-D tensor built from sizes, directly or
-            through a name assigned in the statement before and read only there (TAPAS's
-            `out_shape = torch.cat([torch.as_tensor([b * k]), torch.as_tensor(vector_shape,
-            dtype=torch.long)])` then `torch.zeros(out_shape.tolist())`), becomes the list of
-            those sizes (`torch.zeros([b * k, *vector_shape])`) and the name's statement goes.
-            Recognized: `torch.tensor`/`torch.as_tensor` of a list of sizes or of a shape,
-            `torch.cat` (dim 0) of those, `torch.stack` of `torch.tensor(size)` (ONX205's fix),
-            with no `dtype=` but int64. Safe when every element is known to be an int (a shape
-            item, `len`, integer arithmetic of those; a shape in a `torch.cat` with
-            `dtype=torch.long`, as an empty shape builds a float tensor and the concatenation is
-            promoted to float): the tensor holds each as an int64 and
-            `.tolist()` gives the same int back. Unsafe when an element is not known to be an
-            int (`b * self.k`): a float would come back rounded to float32 or truncated.
-            Measured: tests/realworld/tapas_as_tensor.py exports OK under both exporters after
-            the fixes (the dynamo exporter handles the round trip; its failure there was
-            `torch.as_tensor` of a size, ONX205). And a list made only to be counted,
-            `len(t.tolist())`, becomes `t.shape[0]` (safe: the same number for a tensor of one
-            or more dims; for a 0-d tensor both raise); this one also matters to the dynamo
-            exporter, which cannot list a tensor whose rows come from the data (Phi-3-vision's
-            `if len(positions.tolist()) > 0:` after `nonzero`).
-        """,
-        references=(
-            "https://pytorch.org/docs/stable/onnx_torchscript.html#avoid-numpy-and-built-in-python-types",
-            "https://github.com/pytorch/pytorch/issues/42966",
-        ),
-    )
-
-    def visit_Call(self, node: ast.Call, ctx: FunctionContext):
-        func = node.func
-        if not (isinstance(func, ast.Attribute) and func.attr == "tolist" and not node.args and not node.keywords):
-            return
-        if not ctx.tensors.is_tensor(func.value):
-            return  # NumPy arrays and lists also have .tolist(); only a known tensor is reported
-        counted = ctx.parent(node)
-        if builtin_call(counted, ctx, frozenset({"len"})) and len(counted.args) == 1:
-            yield self._length(counted, func.value, ctx)
-            return
-        sizes = sizes_round_trip(node, ctx)
-        if sizes is not None:
-            fix, note = sizes
-            yield ctx.report(
-                self, node,
-                "`.tolist()` of a tensor built from sizes: the legacy exporter records them as constants; "
-                "use the sizes" + note, fix=fix,
-            )
-            return
-        yield ctx.report(
-            self, node,
-            "`.tolist()` turns a tensor into Python numbers: the legacy exporter records them as constants",
-        )
-
-    def _length(self, counted: ast.Call, tensor: ast.expr, ctx: FunctionContext):
-        """`len(t.tolist())` is `t.shape[0]`: the list of a tensor of one or more dims has one
-        item per row (a 0-d tensor's is a number, whose `len` raises as `shape[0]` does). The
-        dynamo exporter cannot make a list of a tensor with a data-dependent number of rows
-        (Phi-3-vision's `if len(positions.tolist()) > 0:` after `nonzero`)."""
-        text = f"{operand(ctx.segment(tensor), tensor, ATOM)}.shape[0]"
-        fix = Fix("Count the rows without the list", (ctx.replace(counted, text),), safe=True)
-        message = ("`len(t.tolist())` makes a Python list only to count it: the legacy exporter records the "
-                   "count as a constant and the dynamo exporter cannot list a tensor whose size comes from the "
-                   "data; use `t.shape[0]`")
-        return ctx.report(self, counted, message, fix=fix, exporters=(LEGACY, DYNAMO))
 
 
 SCALAR_ONLY_METHODS = frozenset({"masked_fill", "masked_fill_", "fill_", "index_fill", "index_fill_"})

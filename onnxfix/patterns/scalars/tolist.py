@@ -1,0 +1,166 @@
+"""ONX202: `.tolist()`."""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix.config import DYNAMO, LEGACY
+from onnxfix.decompositions import helper_source
+from onnxfix.patterns.scalars.round_trip import sizes_round_trip
+from onnxfix.patterns.scalars.values import assigned_name
+from onnxfix.rewriter.context import FunctionContext, builtin_call
+from onnxfix.rewriter.precedence import ATOM, operand
+from onnxfix.rewriter.rule import Fix, Helper, Rule, RuleDoc
+from onnxfix.rewriter.tree_walk import walk
+
+
+class TolistCall(Rule):
+    code = "ONX202"
+    name = "tensor-tolist"
+    summary = "`.tolist()` turns a tensor into Python numbers"
+    fix_availability = "sometimes"
+    default_safety = "per-finding"
+    exporters = (LEGACY,)
+    doc = RuleDoc(
+        what="""
+            Finds `tensor.tolist()` in code that runs under export. Seen in the vision towers
+            of Qwen2/2.5/3-VL, GLM-4V and others (`torch.split(t, lengths.tolist(), dim=2)`
+            over `cu_seqlens`), and in per-image grid loops (`for t, h, w in grid_thw.tolist()`).
+        """,
+        why="""
+            The legacy exporter records the list as constants (TracerWarning "Converting a
+            tensor to a Python list might cause the trace to be incorrect"): `k = s.tolist();
+            x * k[0] + k[1]` exported with s=[2, 3] always scales by 2 and adds 3. Measured on
+            torch 2.13 (tests/test_values_exporters.py): silently wrong on other values. The
+            dynamo exporter captures the values as unbacked SymInts/SymFloats and exports
+            correctly, so the finding is shown when the project targets the legacy exporter.
+        """,
+        example="""
+            def forward(self, x: torch.Tensor, s: torch.Tensor):
+                k = s.tolist()
+                return x * k[0] + k[1]
+        """,
+        use_instead="""
+            def forward(self, x: torch.Tensor, s: torch.Tensor):
+                return x * s[0] + s[1]
+        """,
+        fix_safety="""
+            In general no automatic fix: the list can be indexed, iterated, compared or passed
+            on, and keeping the tensor changes each of those uses differently (a 0-d tensor
+            promotes types differently from a Python float; iterating a tensor yields tensors).
+            One round trip is fixed: `.tolist()` of a 1-D tensor built from sizes, directly or
+            through a name assigned in the statement before and read only there (TAPAS's
+            `out_shape = torch.cat([torch.as_tensor([b * k]), torch.as_tensor(vector_shape,
+            dtype=torch.long)])` then `torch.zeros(out_shape.tolist())`), becomes the list of
+            those sizes (`torch.zeros([b * k, *vector_shape])`) and the name's statement goes.
+            Recognized: `torch.tensor`/`torch.as_tensor` of a list of sizes or of a shape,
+            `torch.cat` (dim 0) of those, `torch.stack` of `torch.tensor(size)` (ONX205's fix),
+            with no `dtype=` but int64. Safe when every element is known to be an int (a shape
+            item, `len`, integer arithmetic of those; a shape in a `torch.cat` with
+            `dtype=torch.long`, as an empty shape builds a float tensor and the concatenation is
+            promoted to float): the tensor holds each as an int64 and
+            `.tolist()` gives the same int back. Unsafe when an element is not known to be an
+            int (`b * self.k`): a float would come back rounded to float32 or truncated.
+            Measured: tests/realworld/tapas_as_tensor.py exports OK under both exporters after
+            the fixes (the dynamo exporter handles the round trip; its failure there was
+            `torch.as_tensor` of a size, ONX205). And a list made only to be counted,
+            `len(t.tolist())`, becomes `t.shape[0]` (safe: the same number for a tensor of one
+            or more dims; for a 0-d tensor both raise); this one also matters to the dynamo
+            exporter, which cannot list a tensor whose rows come from the data (Phi-3-vision's
+            `if len(positions.tolist()) > 0:` after `nonzero`).
+            A list used as a split's sizes (`torch.split(t, lengths.tolist(), dim=2)`, or a name
+            assigned the list and read only there) becomes `_onnx_tensor_list(lengths)`: `.tolist()`
+            itself but while the legacy exporter traces, where the same nesting of lists holds 0-d
+            tensors, which the trace records as graph values (split sizes, size arguments and slice
+            bounds take them). Safe: eager and torch.export run `.tolist()`. Under `onnxfix export`
+            the same fix is offered for any `.tolist()` in a function the run recorded (GraniteMoE's
+            router returns `expert_size.tolist()` to the experts' `inputs.split(expert_size)`), and
+            the loop keeps it only if no exporter's verdict gets worse (a list of dict keys, or one
+            checked with `isinstance(v, int)`, would not take tensors).
+        """,
+        references=(
+            "https://pytorch.org/docs/stable/onnx_torchscript.html#avoid-numpy-and-built-in-python-types",
+            "https://github.com/pytorch/pytorch/issues/42966",
+        ),
+    )
+
+    def visit_Call(self, node: ast.Call, ctx: FunctionContext):
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and func.attr == "tolist" and not node.args and not node.keywords):
+            return
+        if not ctx.tensors.is_tensor(func.value):
+            return  # NumPy arrays and lists also have .tolist(); only a known tensor is reported
+        counted = ctx.parent(node)
+        if builtin_call(counted, ctx, frozenset({"len"})) and len(counted.args) == 1:
+            yield self._length(counted, func.value, ctx)
+            return
+        sizes = sizes_round_trip(node, ctx)
+        if sizes is not None:
+            fix, note = sizes
+            yield ctx.report(
+                self, node,
+                "`.tolist()` of a tensor built from sizes: the legacy exporter records them as constants; "
+                "use the sizes" + note, fix=fix,
+            )
+            return
+        message = "`.tolist()` turns a tensor into Python numbers: the legacy exporter records them as constants"
+        fix = _tensor_list_fix(node, ctx)
+        yield ctx.report(self, node, message + ("; keep them graph values while it traces" if fix else ""), fix=fix)
+
+    def _length(self, counted: ast.Call, tensor: ast.expr, ctx: FunctionContext):
+        """`len(t.tolist())` is `t.shape[0]`: the list of a tensor of one or more dims has one
+        item per row (a 0-d tensor's is a number, whose `len` raises as `shape[0]` does). The
+        dynamo exporter cannot make a list of a tensor with a data-dependent number of rows
+        (Phi-3-vision's `if len(positions.tolist()) > 0:` after `nonzero`)."""
+        text = f"{operand(ctx.segment(tensor), tensor, ATOM)}.shape[0]"
+        fix = Fix("Count the rows without the list", (ctx.replace(counted, text),), safe=True)
+        message = ("`len(t.tolist())` makes a Python list only to count it: the legacy exporter records the "
+                   "count as a constant and the dynamo exporter cannot list a tensor whose size comes from the "
+                   "data; use `t.shape[0]`")
+        return ctx.report(self, counted, message, fix=fix, exporters=(LEGACY, DYNAMO))
+
+
+TENSOR_LIST = Helper("_onnx_tensor_list", helper_source("tensor_list"))
+SPLITS = frozenset({"split", "split_with_sizes"})
+
+
+def _tensor_list_fix(node: ast.Call, ctx: FunctionContext) -> Fix | None:
+    """`t.tolist()` -> `_onnx_tensor_list(t)`: `.tolist()` itself but while the legacy exporter traces,
+    where the same nesting of lists holds 0-d tensors (graph values). Safe: eager and torch.export run
+    `.tolist()`. Offered where the list is a split's sizes (directly or through a name read only
+    there: Qwen-VL's `torch.split(t, lengths.tolist(), dim=2)`), and under `onnxfix export` wherever
+    the run recorded the function: the loop keeps it only if no exporter's verdict gets worse (a list
+    used as dict keys would not take tensors)."""
+    if ctx.compiled_by_torchscript:
+        return None
+    if ctx.evidence is None and not _split_sizes_only(node, ctx):
+        return None
+    text = f"_onnx_tensor_list({ctx.segment(node.func.value)})"
+    return Fix("Keep the numbers graph values while the legacy exporter traces", (ctx.replace(node, text),),
+               safe=True, imports=("torch",), helpers=(TENSOR_LIST,))
+
+
+def _split_sizes_only(node: ast.Call, ctx: FunctionContext) -> bool:
+    name = assigned_name(node, ctx)
+    if name is None:
+        return _is_split_sizes(node, ctx)
+    uses = [n for n in walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == name]
+    loads = [n for n in uses if isinstance(n.ctx, ast.Load)]
+    return len(uses) == len(loads) + 1 and bool(loads) and all(_is_split_sizes(n, ctx) for n in loads)
+
+
+def _is_split_sizes(node: ast.expr, ctx: FunctionContext) -> bool:
+    """``node`` is the sizes argument of `x.split(node, ...)`, `torch.split(x, node, ...)` (also by keyword)."""
+    holder = ctx.parent(node)
+    keyword = holder if isinstance(holder, ast.keyword) else None
+    if keyword is not None:
+        holder = ctx.parent(keyword)
+    if not isinstance(holder, ast.Call):
+        return False
+    # a `.split(<a list>)` is a tensor's (a str's takes a separator)
+    function = ctx.qualname(holder.func) in ("torch.split", "torch.split_with_sizes")
+    method = not function and isinstance(holder.func, ast.Attribute) and holder.func.attr in SPLITS
+    if keyword is not None:
+        return (method or function) and keyword.arg in ("split_size", "split_size_or_sections", "split_sizes")
+    position = 0 if method else 1
+    return (method or function) and len(holder.args) > position and holder.args[position] is node
