@@ -40,7 +40,9 @@ class EmptyExitUnderExport(Rule):
         "`t.size(0) == 0`, `len(t) == 0`, `not t.numel()`) where `t` is a selection whose size "
         "comes from the data (a boolean mask, `nonzero`, `torch.where(cond)[0]`), or where "
         "`onnxfix export`'s run stopped on a data-dependent guard at that line: the early exits "
-        "of detection post-processing (torchvision's batched NMS, MMYOLO's YOLOv5 head).",
+        "of detection post-processing (torchvision's batched NMS, MMYOLO's YOLOv5 head); also "
+        "`if <t is empty>: continue` in a loop (a mixture of experts skipping an expert no token "
+        "chose: PhiMoE's `if top_x.shape[0] == 0: continue`).",
         why="The selection's size is an unbacked symbol under torch.export: it cannot decide "
         "`Eq(u0, 0)` and the dynamo exporter fails (GuardOnDataDependentSymNode). The legacy "
         "exporter evaluates the test on the export inputs, which select something, and exports "
@@ -53,7 +55,8 @@ class EmptyExitUnderExport(Rule):
         "        return kept.new_zeros((0, 4))\n    return kept * 2",
         fix_safety="Unsafe. Eager PyTorch (and torch.compile) take the same path as before, bit "
         "for bit: `torch.compiler.is_exporting()` is False outside torch.export. But the exported "
-        "model runs the general path for an empty selection as well, which gives the early "
+        "model runs the general path for an empty selection as well (the rest of the loop's body, "
+        "for a `continue`: an expert on no rows adds nothing), which gives the early "
         "value only where the general path computes it for nothing (an empty concatenation, a "
         "top-k of nothing); where it cannot (a `max()` of nothing raises in eager), the ONNX "
         "model returns something else for an empty selection. The export's comparison with "
@@ -71,7 +74,8 @@ class EmptyExitUnderExport(Rule):
         fix = None if ctx.compiled_by_torchscript else Fix(  # TorchScript cannot compile is_exporting()
             "Take the early exit in eager only", (ctx.replace(test, f"not {torch_name}.compiler.is_exporting() and {text}"),),
             safe=False, imports=imports)
-        message = (f"early exit when `{ctx.segment(receiver)}` is empty, a size read out of the data: the dynamo "
+        exit = "early exit" if any(isinstance(s, ast.Return) for s in node.body) else "`continue`"
+        message = (f"{exit} when `{ctx.segment(receiver)}` is empty, a size read out of the data: the dynamo "
                    "exporter cannot decide it (GuardOnDataDependentSymNode) and the legacy one exports the "
                    "general path; take the exit in eager only (unsafe: the ONNX model then runs the general "
                    "path for an empty selection too)")
@@ -81,7 +85,9 @@ class EmptyExitUnderExport(Rule):
 def skips_empty_exit(node: ast.If, ctx: FunctionContext) -> ast.expr | None:
     """The tested tensor of an early exit (the body returns) on an empty data-dependent
     selection, not already guarded for export."""
-    if consults_export_guard(node.test) or not any(isinstance(s, ast.Return) for s in node.body):
+    # a return, or a `continue` to the loop's next item (PhiMoE's `if top_x.shape[0] == 0: continue`
+    # for an expert no token chose)
+    if consults_export_guard(node.test) or not any(isinstance(s, (ast.Return, ast.Continue)) for s in node.body):
         return None
     receiver = emptiness_receiver(node.test, ctx)
     return receiver if receiver is not None and _data_sized(receiver, node, ctx) else None
