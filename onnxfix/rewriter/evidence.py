@@ -73,6 +73,9 @@ class FileEvidence:
     # lines where an export stopped on a guard of a data-dependent size or value (ONX913 of the
     # first run: `if boxes.numel() == 0:` after a boolean-mask selection the rules could not follow)
     data_dependent: frozenset[int] = frozenset()
+    # lines where the legacy trace warned "Using len to get tensor shape": a `len()` there took a
+    # tensor, whatever the static rules could see of its argument (NequIP's `len(data["num_atoms"])`)
+    tensor_len: frozenset[int] = frozenset()
     # line -> the conditions torch.export suggested checking before that line (a data-dependent
     # guard it could not decide) that held every time a run evaluated them there, and every
     # (line, condition) a run evaluated (exporter/suggested_checks.py)
@@ -167,6 +170,7 @@ def from_json(data: dict) -> FileEvidence:
         evidence.decomposed[int(line)] = evidence.decomposed.get(int(line), frozenset()) | {str(key)}
     evidence.specialized = frozenset(int(line) for line in data.get("specialized", []))
     evidence.data_dependent = frozenset(int(line) for line in data.get("data_dependent", []))
+    evidence.tensor_len = frozenset(int(line) for line in data.get("tensor_len", []))
     for line, condition, held in data.get("checks", []):
         evidence.evaluated |= {(int(line), str(condition))}
         if held:

@@ -55,7 +55,10 @@ class LenOfTensor(Rule):
         fix_safety="""
             Safe: for a tensor, `len(t)` is defined as `t.shape[0]` (both raise for a 0-d
             tensor). The rule only reports values known to be tensors; `len()` of a list, tuple
-            or of something the analysis cannot type is left alone.
+            or of something the analysis cannot type is left alone, except under `onnxfix export`
+            where the legacy trace warned "Using len to get tensor shape" at the line and the
+            line holds no other `len()` (NequIP's `len(data["num_atoms"])`, a dict's entry): the
+            run saw a tensor there.
         """,
         references=(
             "https://github.com/huggingface/optimum-onnx/blob/1939f27a1d04bd9fdf4c3b17eaa70a99dcd380c6/optimum/exporters/onnx/model_patcher.py",
@@ -67,7 +70,7 @@ class LenOfTensor(Rule):
         if builtin_call(node, ctx, frozenset({"len"})) is None or len(node.args) != 1:
             return
         argument = node.args[0]
-        if not ctx.tensors.is_tensor(argument):
+        if not ctx.tensors.is_tensor(argument) and not _warned_by_the_trace(node, ctx):
             return
         text = operand(ctx.segment(argument), argument, ATOM) + ".shape[0]"
         fix = Fix("Use `.shape[0]`", (ctx.replace(node, text),), safe=True)
@@ -81,6 +84,17 @@ class LenOfTensor(Rule):
             "non-strict mode specializes the dimension; use `.shape[0]`",
             fix=fix,
         )
+
+
+def _warned_by_the_trace(node: ast.Call, ctx: FunctionContext) -> bool:
+    """The only `len()` on a line where `onnxfix export`'s legacy trace warned "Using len to get tensor
+    shape": its argument was a tensor there (a dict's entry, NequIP's `len(data["num_atoms"])`)."""
+    evidence = ctx.file.evidence
+    if evidence is None or node.lineno not in evidence.tensor_len:
+        return False
+    statement = next(a for a in ctx.ancestors(node) if isinstance(a, ast.stmt))
+    calls = [n for n in walk(statement) if builtin_call(n, ctx, frozenset({"len"})) is not None]
+    return calls == [node] and node.lineno == node.end_lineno
 
 
 TENSOR_BUILDERS = frozenset({"torch.tensor", "torch.as_tensor"})

@@ -1,0 +1,20 @@
+"""`onnxfix export --write` reading the legacy trace's warnings as evidence: a `len()` the trace
+warned of ("Using len to get tensor shape") took a tensor, whatever the static rules could type of
+its argument (tests/export_models/dict_entry_len.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from export_cli import written_and_proven
+
+pytestmark = pytest.mark.usefixtures("in_repo")  # tests/conftest.py
+
+
+def test_len_of_a_dict_entry_the_legacy_trace_warned_of_is_read_as_its_shape(tmp_path, capsys):
+    """`len(data["num_atoms"])` (NequIP): the static rules cannot type a dict's entry, but the legacy
+    trace warns "Using len to get tensor shape" at that line, so `onnxfix export --write` writes
+    `data["num_atoms"].shape[0]` (safe: the run saw a tensor there) and legacy's scatter is sized by
+    the graph."""
+    written = written_and_proven(tmp_path, capsys, "dict_entry_len.py", ["OK", "ORT-FAILS"])
+    assert 'return data["num_atoms"].shape[0]' in written
