@@ -99,7 +99,8 @@ CASES = {
     "float_scale_quotient": ("ONX203", False, (ORT, ORT)),  # HF DINOv2: `float(height / math.sqrt(n))` as the scale
     "unpacked_pool_window": ("ONX408", False, (WRONG, FAILS)),
     "skipped_expert": ("ONX610", True, (FAILS, OK)),  # PhiMoE: `if top_x.shape[0] == 0: continue`
-    "split_sizes_tolist": ("ONX202", False, (OK, ORT)),  # GraniteMoE: the tokens per expert split by `counts.tolist()`  # smp's SE block: `b, c, h, w = inputs.size()`, window `[h, w]`
+    "split_sizes_tolist": ("ONX202", False, (OK, ORT)),
+    "register_token_ids": ("ONX535", False, (OK, ORT)),  # Chronos-2: `torch.full((b, 1), config.reg_token_id)` embedded  # GraniteMoE: the tokens per expert split by `counts.tolist()`  # smp's SE block: `b, c, h, w = inputs.size()`, window `[h, w]`
     "pos_embed_resize": ("ONX607", True, (ORT, ORT)),  # mmcls: the table returned unguarded when the grid matches, else interpolated  # ViT: the table shortcut skipped under export too
     "window_pad_crop": ("ONX608", True, (ORT, ORT)),  # Swin: pad to the patch and window multiples, crop back
     "resize_multiple": ("ONX608", True, (ORT, ORT)),  # MobileViT: resized to the patch multiple when a size is not one
