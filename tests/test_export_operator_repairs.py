@@ -109,3 +109,11 @@ def test_library_operators_export_through_their_python_kernels(capsys):
     assert (fix["decompositions"], fix["diff"]) == (["custom_ops_inlined"], "")
     assert [r["verdict"] for r in fix["results"]] == ["OK", "OK"]
 
+
+
+def test_attention_with_a_tensor_scale_is_written_out_with_the_scale_a_graph_value(tmp_path, capsys):
+    """TabDPT: `scale=` a 0-d tensor computed from the context's length. The dynamo failure (a float read
+    out of a tensor) names sdpa_tensor_scale; `--write` rewrites the call the run decomposed, and both
+    exports match eager on other lengths (the legacy one had recorded the export length's temperature)."""
+    written = written_and_proven(tmp_path, capsys, "context_scaled_attention.py", ["EXPORT-FAILS", "SILENTLY-WRONG"])
+    assert "out = _onnx_sdpa_tensor_scale(q, k, v, scale=beta / " in written  # (the sqrt of a size: ONX402)
