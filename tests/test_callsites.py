@@ -282,3 +282,31 @@ class M(nn.Module):
         return resize(x, y.shape[2:])
 """
     assert not any(safe for _, _, safe in findings(text))
+
+
+CHUNKS = """
+def chunked(x, chunk_size=4):
+    b, n, d = x.shape
+    pad = (chunk_size - n % chunk_size) % chunk_size
+    x = F.pad(x, (0, 0, 0, pad)).reshape(b, -1, chunk_size, d)
+    out = torch.zeros_like(x)
+    for i in range(0, (n + pad) // chunk_size):
+        out[:, i] = x[:, i] * 2
+    return out
+
+
+def by_rank(x, dim=1):
+    return x.permute(*[i for i in range(len(x.shape) - dim)], *range(len(x.shape) - dim, x.dim()))
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return chunked(x) + by_rank(chunked(x, 4))
+"""
+
+
+def test_a_literal_default_a_call_leaves_is_what_it_binds():
+    """`chunked(x)` leaves chunk_size to its default 4 and `chunked(x, 4)` passes 4: an int at every call,
+    so the padded length over it is a size and the loop over the chunks is reported (Qwen3-Next's
+    gated delta rule). A rank (`len(x.shape)`) minus such an int is no size: the same for every input."""
+    assert [(code, line) for code, line, _ in findings(CHUNKS) if code == "ONX603"] == [("ONX603", 7)]

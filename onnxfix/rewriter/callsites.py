@@ -14,7 +14,8 @@ skips training-only branches and other functions, so the check is a count: the f
 must occur in the source text (comments and strings included) exactly as often as its
 definition(s) plus the calls found. Any other mention (a call from training code or another
 function, the function passed as a value, a ``functools.partial``) makes the counts differ, and
-nothing is known. Calls with ``*args``/``**kwargs``, a default used, a decorated (static/class)
+nothing is known. A call leaving out a parameter with a literal default (``chunk_size=64``) binds
+that literal. Calls with ``*args``/``**kwargs``, another default used, a decorated (static/class)
 method, a submodule reached other than by ``self.<attr>(...)``, a parameter whose type the
 function tests (``isinstance``), and recursion prove nothing either. Calls from other files are
 not seen: a helper imported and called elsewhere with other values is the known limit
@@ -154,9 +155,10 @@ class CallSites:
         if tests and not all(_size_test(t) for t in tests):
             return None  # `if not isinstance(start, torch.Tensor):` the parameter's type varies by branch
         positional = _positional(node)[1 if is_method else 0:]
+        default = _literal_default(node, name)
         found: list[Binding] = []
         for call, ctx in calls:
-            argument = _argument(call, positional, name)
+            argument = _argument(call, positional, name) or default
             if argument is None or (tests and not is_whole_shape(argument)):
                 return None  # mmseg's `if isinstance(size, torch.Size):` holds where every call passes one
             found.append((ctx, argument))
@@ -321,6 +323,17 @@ def _simple_name(node: ast.expr) -> str | None:
 
 def _positional(node: ast.AST) -> list[str]:
     return [a.arg for a in [*node.args.posonlyargs, *node.args.args]]
+
+
+def _literal_default(node: ast.FunctionDef, name: str) -> ast.Constant | None:
+    """The parameter's default when it is a literal (`chunk_size=64`): what a call that leaves it out
+    binds (a default of another kind is evaluated where the function is defined: not known here)."""
+    args = node.args
+    positional = [*args.posonlyargs, *args.args]
+    pairs = list(zip(positional[len(positional) - len(args.defaults):], args.defaults))
+    pairs += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+    default = next((d for a, d in pairs if a.arg == name), None)
+    return default if isinstance(default, ast.Constant) else None
 
 
 def _argument(call: ast.Call, positional: list[str], name: str) -> ast.expr | None:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from onnxfix.rewriter.config_numbers import is_config_number
 from onnxfix.rewriter.integers import (
-    OWN_SIZE_HELPERS, bindings_hold, held_assuming_cycles, is_number, own_size_helper, unpacked_element,
+    OWN_SIZE_HELPERS, bindings_hold, held_assuming_cycles, is_number, is_whole_shape, own_size_helper, unpacked_element,
 )
 from onnxfix.rewriter.torch_sizes import is_torch_size
 
@@ -124,6 +124,8 @@ class SizeOracle:
             return node.func.attr not in RANK_QUERIES and not self.is_model_tensor(node.func.value)
         if isinstance(node.func, ast.Name) and node.func.id in SIZE_BUILTINS:
             if self.ctx.is_builtin(node.func.id):
+                if node.func.id == "len" and len(node.args) == 1 and is_whole_shape(node.args[0]):
+                    return False  # `len(x.shape)`: the rank, the same for every input
                 if node.func.id == "int" and len(node.args) == 1 and self.is_size_quotient(node.args[0]):
                     return True  # `int(h / scale)`: an int from a traced size, whatever divides it
                 return bool(node.args) and all(self.is_size(a) or is_number(a) for a in node.args) and any(

@@ -77,7 +77,9 @@ def _parameter_value(ctx: FunctionContext, name: str):
         return _UNRESOLVED
     progress.add(key)
     try:
-        return _single([_literal(value) if caller is None else held_literal(value, caller) if value is not None
+        # a literal passed, or the literal default a call leaves (callsites.py binds it), as it is
+        return _single([_literal(value) if caller is None or isinstance(value, ast.Constant)
+                        else held_literal(value, caller) if value is not None
                         else _UNRESOLVED for caller, value in bindings])
     finally:
         progress.discard(key)
