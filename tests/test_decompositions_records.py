@@ -225,8 +225,9 @@ def test_a_record_without_catalog_cases_is_measured_on_its_proof():
 # torch.export, torch.kron's and torch.linalg.multi_dot's own decompositions turn a dynamic batch
 # into a constant; dynamo's translations of log_ndtr (inf), erfcx (off by 0.14) and signbit (-0.0)
 # are silently wrong; bitwise_right_shift types a uint8 shift int8 (its helper shifts uint8 in int64
-# under dynamo and leaves every other dtype to the op: tests/test_export_time_helpers.py).
-DYNAMO_SPECIALIZES = {"kron", "multi_dot", "log_ndtr", "erfcx", "signbit", "bitwise_right_shift"}
+# under dynamo and leaves every other dtype to the op: tests/test_export_time_helpers.py); a float
+# floor_divide is Floor(Div) under both (1 too high where the quotient rounds onto a whole number).
+DYNAMO_SPECIALIZES = {"kron", "multi_dot", "log_ndtr", "erfcx", "signbit", "bitwise_right_shift", "floor_divide"}
 # ONX519's legacy-only ops (unfold, fold, max_unpool, embedding_bag(padding_idx), sdpa(enable_gqa)): dynamo translates them
 # (conv_weight_shape is not: under torch.export a group count kept symbolic takes conv_groups' sum)
 STRUCTURAL_LEGACY_ONLY = {"unfold", "fold", "max_unpool1d", "max_unpool2d", "embedding", "embedding_bag", "scaled_dot_product_attention",
