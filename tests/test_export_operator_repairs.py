@@ -117,3 +117,11 @@ def test_attention_with_a_tensor_scale_is_written_out_with_the_scale_a_graph_val
     exports match eager on other lengths (the legacy one had recorded the export length's temperature)."""
     written = written_and_proven(tmp_path, capsys, "context_scaled_attention.py", ["EXPORT-FAILS", "SILENTLY-WRONG"])
     assert "out = _onnx_sdpa_tensor_scale(q, k, v, scale=beta / " in written  # (the sqrt of a size: ONX402)
+
+
+def test_a_float_division_rounded_down_is_computed_as_aten_does_where_the_run_saw_it_differ(tmp_path, capsys):
+    """`torch.div(a, b, rounding_mode="floor")` on floats: both exporters floor the plain quotient, 1 too
+    high where it rounds onto a whole number. The first differing node (node_div) names div_rounded, and
+    `--write` rewrites the call the run decomposed: both exports match eager on other values."""
+    written = written_and_proven(tmp_path, capsys, "floor_bins.py", ["SILENTLY-WRONG", "SILENTLY-WRONG"])
+    assert 'return _onnx_div_rounded(a, b, rounding_mode="floor")' in written

@@ -58,4 +58,21 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
                     "torch.Tensor.argmin, a, keepdim=True)",
                     "(randn(g, b, 6),)", params="a"),
     ),
+    Decomposition(
+        "div_rounded", ("torch.div", "Tensor.div", "torch.divide", "Tensor.divide"), True, (),
+        ("https://github.com/microsoft/onnxscript/issues/989", "https://github.com/microsoft/onnxscript/issues/990"),
+        "torch.div with rounding_mode=\"floor\" or \"trunc\" on floats: both exporters write a floor of the "
+        "plain quotient (1 too high where it rounds onto a whole number: 0.7 / 0.1 floored is 6 in ATen, "
+        "which divides the numerator less its fmod remainder) and truncate a half-precision quotient before "
+        "rounding it to half (ATen rounds first: 1 lower at a half rounding boundary). While exporting, ATen's "
+        "arithmetic (the floor as floor_divide's helper computes it, the quotient truncated in its own dtype). "
+        "Export time only, keyed on the division being the first value that differs from eager (values "
+        "decide; integer divisions are exact and keep the op). Eager keeps the op.",
+        static=False, rule="ONX515", requires=("floor_divide",), aten=("div",),
+        site_applies=lambda args, kwargs: kwargs.get("rounding_mode") in ("floor", "trunc"),
+        proof=Proof("torch.div(a, c, rounding_mode='floor') + torch.div(a.half(), c.half(), rounding_mode='trunc').float()",
+                    "_onnx_div_rounded(a, c, rounding_mode='floor') + _onnx_div_rounded(a.half(), c.half(), "
+                    "rounding_mode='trunc').float()",
+                    "(ints(g, -400, 400, b, 8) * 0.1, ints(g, 1, 6, b, 8) * 0.1)", params="a, c"),
+    ),
 )
