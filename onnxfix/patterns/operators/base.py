@@ -50,6 +50,8 @@ def match_call(node: ast.Call, ctx: FunctionContext) -> tuple[str, Decomposition
     for the call on this line (pixel_shuffle's rank, invisible to the source)."""
     qualname = ctx.qualname(node.func)
     func = node.func
+    if qualname is not None and qualname.startswith(ATEN) and qualname not in TARGETS and qualname not in RUN_TARGETS:
+        qualname = _aten_spelling(qualname, node)
     if qualname in TARGETS or qualname in RUN_TARGETS:
         name, method = qualname, False
     elif qualname is None and isinstance(func, ast.Attribute) and f"Tensor.{func.attr}" in TARGETS.keys() | RUN_TARGETS.keys() \
@@ -61,6 +63,20 @@ def match_call(node: ast.Call, ctx: FunctionContext) -> tuple[str, Decomposition
     if decomposed is not None:
         return name, decomposed, method
     return (name, TARGETS[name], method) if name in TARGETS else None
+
+
+ATEN = "torch.ops.aten."
+
+
+def _aten_spelling(qualname: str, node: ast.Call) -> str | None:
+    """`torch.ops.aten.unfold(x, -1, 512, 160)` (or `.default`, another overload) is the function form
+    of the op it names: `torch.<op>`, else `Tensor.<op>` with the tensor first. Positional arguments
+    only: an ATen schema may name a keyword otherwise than the Python API."""
+    if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+        return None
+    op = qualname[len(ATEN):].split(".")[0]
+    spellings = (f"{ATEN}{op}", f"torch.{op}", f"Tensor.{op}")  # `torch.ops.aten._cdist_forward.default` too
+    return next((t for t in spellings if t in TARGETS or t in RUN_TARGETS), None)
 
 
 def _an_object(node: ast.expr, ctx: FunctionContext) -> bool:
