@@ -212,12 +212,12 @@ def test_items_of_a_recorded_tuple_of_tensors_are_tensors(tmp_path):
 
 def test_a_parameter_read_before_its_rebinding_is_what_the_callers_passed(tmp_path):
     """`lengths = lengths.tolist()` under a type test: the name held a tensor and a list, the run
-    saw a tensor passed; the `.tolist()` reads the argument, so ONX202 reports it with evidence (and
-    offers `_onnx_tensor_list`, the list itself but while the legacy exporter traces: safe)."""
+    saw a tensor passed; the `.tolist()` reads the argument, so ONX202 reports it with evidence (no fix:
+    no legacy export warned there that it recorded the list)."""
     path = f"{MODELS}/rebound_lengths.py"
     assert _findings(_run(path, None)) == []
     assert record(f"{path}:make_model", f"{path}:example_inputs", tmp_path) == {"files": 1, "functions": 2}
     mask = evidence.load(str(tmp_path), Path(path).read_text()).functions[("make_pad_mask", 10)]
     assert mask.entry == {"lengths": frozenset({evidence.Value("tensor", "int64", 1, "cpu")})}
     assert {v.kind for v in mask.names["lengths"]} == {"tensor", "other"}
-    assert ("ONX202", 12, 19, "safe") in _findings(_run(path, str(tmp_path)))
+    assert ("ONX202", 12, 19, None) in _findings(_run(path, str(tmp_path)))

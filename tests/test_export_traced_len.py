@@ -1,6 +1,7 @@
 """`onnxfix export --write` reading the legacy trace's warnings as evidence: a `len()` the trace
 warned of ("Using len to get tensor shape") took a tensor, whatever the static rules could type of
-its argument (tests/export_models/dict_entry_len.py)."""
+its argument (tests/export_models/dict_entry_len.py); a `.tolist()` it warned of ("Converting a tensor to
+a Python list") was recorded as constants (tests/export_models/routed_expert_sizes.py)."""
 
 from __future__ import annotations
 
@@ -18,3 +19,11 @@ def test_len_of_a_dict_entry_the_legacy_trace_warned_of_is_read_as_its_shape(tmp
     the graph."""
     written = written_and_proven(tmp_path, capsys, "dict_entry_len.py", ["OK", "ORT-FAILS"])
     assert 'return data["num_atoms"].shape[0]' in written
+
+
+def test_a_list_the_legacy_trace_recorded_is_kept_graph_values_while_it_traces(tmp_path, capsys):
+    """GraniteMoE: `expert_size.tolist()` returned by the router, split sizes in another module. The legacy
+    trace warns "Converting a tensor to a Python list" at that line, so `onnxfix export --write` writes
+    `_onnx_tensor_list(...)` there (safe: `.tolist()` itself but while the legacy exporter traces)."""
+    written = written_and_proven(tmp_path, capsys, "routed_expert_sizes.py", ["OK", "ORT-FAILS"])
+    assert "expert_size = _onnx_tensor_list(F.one_hot(choice, self.experts).sum(0))" in written

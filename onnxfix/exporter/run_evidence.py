@@ -147,7 +147,8 @@ def note_specialized_text(folder: Path, source: Path, text: str, results: list) 
 
 def guard_lines(results: list) -> dict[str, dict[str, set[int]]]:
     """File -> kind -> the lines the exports' guard findings name (and the lines where the legacy
-    trace warned of `len()` of a tensor, "tensor_len"); for a data-dependent guard
+    trace warned of `len()` of a tensor, "tensor_len", or of a tensor made a list, "tensor_list"); for
+    a data-dependent guard
     also every user line of the failing call chain (detectron2's `assert len(self) == data_len`
     whose `__len__` reads an unbacked size: the check to skip is the assert, not `__len__`)."""
     lines: dict[str, dict[str, set[int]]] = {}
@@ -156,6 +157,8 @@ def guard_lines(results: list) -> dict[str, dict[str, set[int]]]:
             kind = GUARD_LINES.get(finding.code)
             if finding.code == "ONX903" and "Using len to get tensor shape" in finding.message:
                 kind = "tensor_len"  # the legacy trace saw `len()` of a tensor on this line
+            if finding.code == "ONX901" and "Converting a tensor to a Python list" in finding.message:
+                kind = "tensor_list"  # the legacy trace recorded a `.tolist()` on this line as constants
             if kind:
                 path = os.path.realpath(finding.location.path)
                 lines.setdefault(path, _no_lines())[kind].add(finding.location.line)
@@ -167,7 +170,7 @@ def guard_lines(results: list) -> dict[str, dict[str, set[int]]]:
 
 
 def _no_lines() -> dict[str, set[int]]:
-    return {"specialized": set(), "data_dependent": set(), "tensor_len": set()}
+    return {"specialized": set(), "data_dependent": set(), "tensor_len": set(), "tensor_list": set()}
 
 
 def retarget(target: Target, source: Path, copy: Path) -> Target:

@@ -76,6 +76,9 @@ class FileEvidence:
     # lines where the legacy trace warned "Using len to get tensor shape": a `len()` there took a
     # tensor, whatever the static rules could see of its argument (NequIP's `len(data["num_atoms"])`)
     tensor_len: frozenset[int] = frozenset()
+    # lines where the legacy trace warned "Converting a tensor to a Python list": a `.tolist()` there
+    # was recorded as constants (GraniteMoE's expert sizes)
+    tensor_list: frozenset[int] = frozenset()
     # line -> the conditions torch.export suggested checking before that line (a data-dependent
     # guard it could not decide) that held every time a run evaluated them there, and every
     # (line, condition) a run evaluated (exporter/suggested_checks.py)
@@ -171,6 +174,7 @@ def from_json(data: dict) -> FileEvidence:
     evidence.specialized = frozenset(int(line) for line in data.get("specialized", []))
     evidence.data_dependent = frozenset(int(line) for line in data.get("data_dependent", []))
     evidence.tensor_len = frozenset(int(line) for line in data.get("tensor_len", []))
+    evidence.tensor_list = frozenset(int(line) for line in data.get("tensor_list", []))
     for line, condition, held in data.get("checks", []):
         evidence.evaluated |= {(int(line), str(condition))}
         if held:

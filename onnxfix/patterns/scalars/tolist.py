@@ -73,7 +73,8 @@ class TolistCall(Rule):
             itself but while the legacy exporter traces, where the same nesting of lists holds 0-d
             tensors, which the trace records as graph values (split sizes, size arguments and slice
             bounds take them). Safe: eager and torch.export run `.tolist()`. Under `onnxfix export`
-            the same fix is offered for any `.tolist()` in a function the run recorded (GraniteMoE's
+            the same fix is offered for any `.tolist()` on a line where the legacy trace warned
+            "Converting a tensor to a Python list" (GraniteMoE's
             router returns `expert_size.tolist()` to the experts' `inputs.split(expert_size)`), and
             the loop keeps it only if no exporter's verdict gets worse (a list of dict keys, or one
             checked with `isinstance(v, int)`, would not take tensors).
@@ -128,12 +129,13 @@ def _tensor_list_fix(node: ast.Call, ctx: FunctionContext) -> Fix | None:
     """`t.tolist()` -> `_onnx_tensor_list(t)`: `.tolist()` itself but while the legacy exporter traces,
     where the same nesting of lists holds 0-d tensors (graph values). Safe: eager and torch.export run
     `.tolist()`. Offered where the list is a split's sizes (directly or through a name read only
-    there: Qwen-VL's `torch.split(t, lengths.tolist(), dim=2)`), and under `onnxfix export` wherever
-    the run recorded the function: the loop keeps it only if no exporter's verdict gets worse (a list
-    used as dict keys would not take tensors)."""
+    there: Qwen-VL's `torch.split(t, lengths.tolist(), dim=2)`), and under `onnxfix export` where the
+    legacy trace warned that it recorded the list as constants: the loop keeps it only if no
+    exporter's verdict gets worse (a list used as dict keys would not take tensors)."""
     if ctx.compiled_by_torchscript:
         return None
-    if ctx.evidence is None and not _split_sizes_only(node, ctx):
+    warned = ctx.file.evidence is not None and node.lineno in ctx.file.evidence.tensor_list
+    if not warned and not _split_sizes_only(node, ctx):
         return None
     text = f"_onnx_tensor_list({ctx.segment(node.func.value)})"
     return Fix("Keep the numbers graph values while the legacy exporter traces", (ctx.replace(node, text),),
