@@ -136,3 +136,32 @@ def _single(values: list):
         return _UNRESOLVED
     first = values[0]
     return first if all(type(v) is type(first) and v == first for v in values) else _UNRESOLVED
+
+
+# ---- arguments of a call, as written ----------------------------------------------------------
+def argument(node: ast.Call, name: str, position: int, method: bool = False) -> ast.AST | None:
+    """The argument bound to parameter ``name`` (keyword, or ``position`` in the function
+    form; a method call's receiver is the first), None if not given."""
+    for keyword in node.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    position -= 1 if method else 0
+    return node.args[position] if 0 <= position < len(node.args) else None
+
+
+NOT_LITERAL = object()
+
+
+def literal(node: ast.AST | None, default=None):
+    """The value of a literal argument (numbers, strings, tuples of them, `-2`), ``default`` for
+    an argument not given (None), NOT_LITERAL for any other expression."""
+    if node is None:
+        return default
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError):
+        return NOT_LITERAL
+
+
+def is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)

@@ -26,7 +26,7 @@ from onnxfix.decompositions import (
     rule_keys,
     signature,
 )
-from onnxfix.patterns.operators.arguments import with_resolved_arguments
+from onnxfix.patterns.operators.arguments import NOT_LITERAL, argument, is_number, literal, with_resolved_arguments  # noqa: F401 - re-exported
 from onnxfix.patterns.operators.module_calls import UNKNOWN, ModuleCall, arguments_text, layers, match_module_call
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.precedence import METHODS, SYMBOLS
@@ -270,34 +270,6 @@ def module_helper_fix(decomposition: Decomposition, node: ast.Call, ctx: Functio
     text = f"{decomposition.helper}({arguments_text(call, ctx.segment(node.args[0]), ctx.segment)})"
     return Fix(f"Rewrite to `{decomposition.helper}(...)` with the layer's attributes (helper added to the file)",
                (ctx.replace(node, text),), safe, imports=("torch",), helpers=helpers)
-
-
-def argument(node: ast.Call, name: str, position: int, method: bool = False) -> ast.AST | None:
-    """The argument bound to parameter ``name`` (keyword, or ``position`` in the function
-    form; a method call's receiver is the first), None if not given."""
-    for keyword in node.keywords:
-        if keyword.arg == name:
-            return keyword.value
-    position -= 1 if method else 0
-    return node.args[position] if 0 <= position < len(node.args) else None
-
-
-NOT_LITERAL = object()
-
-
-def literal(node: ast.AST | None, default=None):
-    """The value of a literal argument (numbers, strings, tuples of them, `-2`), ``default`` for
-    an argument not given (None), NOT_LITERAL for any other expression."""
-    if node is None:
-        return default
-    try:
-        return ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError):
-        return NOT_LITERAL
-
-
-def is_number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def target_triggers(keys: tuple[str, ...]) -> tuple[str, ...]:
