@@ -109,7 +109,7 @@ INT_MATH = frozenset({"math.gcd", "math.ceil", "math.floor", "math.prod", "math.
 
 def _init_values(init: ast.FunctionDef, attr: str) -> list[ast.expr]:
     """The values ``__init__`` assigns to ``self.<attr>`` (None for an augmented assignment or an
-    unpacking, which are not judged)."""
+    unpacking, which are not judged; a tuple assigned to a tuple, `self.a, self.b = a, b`, pairs up)."""
     self_name = init.args.args[0].arg
     values = []
     for node in walk(init):
@@ -119,8 +119,18 @@ def _init_values(init: ast.FunctionDef, attr: str) -> list[ast.expr]:
             if _is_attr(target, self_name, attr):
                 values.append(node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None)
             elif isinstance(target, (ast.Tuple, ast.List)) and any(_is_attr(t, self_name, attr) for t in target.elts):
-                values.append(None)
+                values.append(_paired_value(target, node.value, self_name, attr))
     return values
+
+
+def _paired_value(target: ast.Tuple | ast.List, value: ast.AST, self_name: str, attr: str) -> ast.expr | None:
+    """`self.low, self.high = low, high`: the value in the position of ``self.<attr>`` when both sides
+    are tuples (or lists) of one length without starred items; None otherwise (not judged)."""
+    if not (isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts)):
+        return None
+    if any(isinstance(e, ast.Starred) for e in [*target.elts, *value.elts]):
+        return None
+    return next(v for t, v in zip(target.elts, value.elts) if _is_attr(t, self_name, attr))
 
 
 def _is_attr(node: ast.AST, self_name: str, attr: str) -> bool:

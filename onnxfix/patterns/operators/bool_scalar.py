@@ -41,6 +41,26 @@ def _as_number(flag: ast.AST, ctx: FunctionContext) -> str:
     return str(int(flag.value)) if isinstance(flag, ast.Constant) else f"int({ctx.segment(flag)})"
 
 
+_BITWISE = (ast.BitOr, ast.BitAnd, ast.BitXor)
+
+
+def _number_comparison(node: ast.AST, ctx: FunctionContext) -> bool:
+    """`low == 0` with both sides known numbers (literals, the configuration's numbers, ints, or what a
+    recorded run saw): a Python bool."""
+    if not (isinstance(node, ast.Compare) and len(node.ops) == 1):
+        return False
+    return all(_known_number(side, ctx) for side in (node.left, node.comparators[0]))
+
+
+def _known_number(node: ast.AST, ctx: FunctionContext) -> bool:
+    if isinstance(node, ast.Constant):
+        return type(node.value) in (int, float)
+    observed = ctx.observed(node)
+    if observed and all(v.kind in ("int", "float") for v in observed):
+        return True
+    return ctx.ints.is_int(node) or is_config_number(node, ctx)
+
+
 def _maybe_tensor(node: ast.AST, ctx: FunctionContext) -> bool:
     """A tensor, or what may be one (a module's output the inference cannot type); not a Python
     number (a literal, an int the inference knows, a number of the configuration), whose
@@ -84,7 +104,9 @@ class BoolScalarOperand(Rule):
         "(`t.eq(flag)`, `torch.ne(t, flag)`), the flag also a module's bool constant (mead's `MASK_FALSE = "
         "False`), where `t` is known to be a tensor or the comparison is the mask of `masked_fill` / "
         "`torch.where` (a Python value compared with a bool is Python's own). And a tensor filled with a bool: "
-        "`torch.full(size, True, dtype=...)`, `x.new_full(size, False)`, `torch.full_like(x, True)`.",
+        "`torch.full(size, True, dtype=...)`, `x.new_full(size, False)`, `torch.full_like(x, True)`. And a bool "
+        "in `|`, `&` or `^` with a tensor, the bool also a comparison of known numbers (`(low == 0) | (t > low)` "
+        "with `low` a number of the configuration, or one a recorded run saw).",
         why="The legacy tracer records the op with a bool scalar (`aten::mul(Tensor, bool)`), which "
         "TorchScript has no schema for: the export fails with \"INTERNAL ASSERT FAILED ... We don't have "
         "an op for aten::mul but it isn't a special case. Argument types: Tensor, bool\" (BEVFormer, "
@@ -100,11 +122,16 @@ class BoolScalarOperand(Rule):
         "is always safe: `==` / `!=` give the same bools for a tensor of any dtype (a bool tensor's True "
         "equals 1). A fill with 1 or 0 is safe: the dtype is the call's (`dtype=`, or the tensor's for "
         "`new_full` / `full_like`; `dtype=torch.bool` is added where only the bool fill chose it), and "
-        "1 / 0 in it are the values True / False are.",
+        "1 / 0 in it are the values True / False are. A bool in a bitwise operator becomes `torch.tensor(flag)`, "
+        "a 0-d bool tensor: safe, the same values and dtype (bool is the lowest type category, so the other "
+        "tensor's dtype decides with the Python bool and with the 0-d tensor alike).",
         references=("https://github.com/fundamentalvision/BEVFormer",),
     )
 
     def visit_BinOp(self, node: ast.BinOp, ctx: FunctionContext):
+        if isinstance(node.op, _BITWISE):
+            yield from self._bitwise(node, ctx)
+            return
         symbol = _OPERATORS.get(type(node.op))
         if symbol is None:
             return
@@ -118,6 +145,22 @@ class BoolScalarOperand(Rule):
                 yield ctx.report(self, node, f"`{ctx.segment(node)}`: a tensor and a Python "
                                  "bool, which the legacy exporter records as an op TorchScript has no schema for; "
                                  f"`{number}` is the same number{note}", fix=fix)
+                return
+
+    def _bitwise(self, node: ast.BinOp, ctx: FunctionContext):
+        """`(low == 0) | (t > low)` (joliGEN's CFG interval, `low` a number of the config): a Python bool
+        and a tensor in `|`, `&` or `^`. `torch.tensor(flag)`, a 0-d bool tensor, gives the same values
+        and dtype (a bool is the lowest type category: the other tensor's dtype decides either way)."""
+        for flag, tensor in ((node.left, node.right), (node.right, node.left)):
+            if (python_bool(flag, ctx) or _number_comparison(flag, ctx)) and _maybe_tensor(tensor, ctx) \
+                    and not _number_comparison(tensor, ctx):  # `(n == 16) & (w == h)` of sizes: Python's own
+                torch_name, imports = ctx.torch_name()
+                fix = Fix("Make the flag a 0-d bool tensor", (ctx.replace(flag, f"{torch_name}.tensor({ctx.segment(flag)})"),),
+                          safe=True, imports=imports)
+                yield ctx.report(self, node, f"`{ctx.segment(node)}`: a Python bool and a tensor in a bitwise "
+                                 "operator, which the legacy exporter records as an op TorchScript has no schema for "
+                                 f"(`aten::bitwise_or(Tensor, bool)`); `torch.tensor(...)` of the flag computes the same",
+                                 fix=fix)
                 return
 
     def visit_Compare(self, node: ast.Compare, ctx: FunctionContext):
