@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from export_cli import export_fixed
 from onnxfix.cli import main as cli_main
 
 MODELS = Path(__file__).parent / "export_models"
@@ -37,3 +38,14 @@ def test_a_type_onnxruntime_refuses_is_repaired_at_export(capsys, model, exporte
     (after,) = target["fix"]["results"]
     assert after["verdict"] == "OK", after
     assert any(p["probe"] == "probe 2 (user)" and p["ok"] for p in after["probes"]), after["probes"]
+
+
+def test_integer_operands_beside_floating_ones_are_promoted_as_eager_does(capsys):
+    """V-JEPA 2's RoPE: `torch.einsum("..., f -> ... f", pos, omega)` with int64 positions and float32
+    frequencies. Eager promotes the positions; both exporters write an Einsum of int64 and float, which
+    onnxruntime refuses to load. The load error names operands_promoted, which casts the positions to
+    float32 while exporting: both exports match eager on other sizes."""
+    target = export_fixed(capsys, "int_positions_einsum.py", "--dynamic", "0:0=n", "--exporter", "both")
+    assert [r["verdict"] for r in target["results"]] == ["ORT-FAILS", "ORT-FAILS"]
+    assert [r["verdict"] for r in target["fix"]["results"]] == ["OK", "OK"]
+    assert "operands_promoted" in target["fix"]["decompositions"]

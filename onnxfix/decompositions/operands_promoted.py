@@ -22,17 +22,21 @@ def _onnx_operands_promoted(op, *args, **kwargs):
     # their operands; torch.onnx's type promotion pass already casts those of elementwise arithmetic
     values = [*args, *kwargs.values()]
     values += [v for value in values if isinstance(value, (list, tuple)) for v in value]
+    # floating tensors of several dtypes, or integer ones beside floating ones (V-JEPA 2's int64 positions
+    # times float32 frequencies): eager promotes them all
     floats = {v.dtype for v in values if isinstance(v, torch.Tensor) and v.dim() and v.is_floating_point()}
-    if len(floats) < 2 or any(isinstance(v, torch.dtype) for v in values):
+    integers = {v.dtype for v in values if isinstance(v, torch.Tensor) and v.dim() and not v.is_floating_point()
+                and not v.is_complex() and v.dtype != torch.bool}
+    if not floats or len(floats | integers) < 2 or any(isinstance(v, torch.dtype) for v in values):
         return op(*args, **kwargs)  # one dtype, or the call names its own
     target = None
-    for dtype in floats:
+    for dtype in floats:  # an integer and a floating dtype promote to the floating one
         target = dtype if target is None else torch.promote_types(target, dtype)
 
     def cast(value):
         if isinstance(value, (list, tuple)):
             return type(value)(cast(v) for v in value)
-        if isinstance(value, torch.Tensor) and value.dim() and value.is_floating_point():
+        if isinstance(value, torch.Tensor) and value.dim() and value.dtype in floats | integers:
             return value.to(target)
         return value
 

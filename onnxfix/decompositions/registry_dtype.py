@@ -87,7 +87,8 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "op, the exporters write it with its inputs as they come, and onnxruntime refuses to load the "
         "model (`Type parameter (T) of Optype (Einsum) bound to different types`). While exporting, "
         "the floating tensors with dims are cast to their promoted dtype before the op (the cast eager "
-        "makes). A bitwise and / or / xor of an integer tensor and a Python number (`torch.bitwise_and(packed_uint8, 15)`: the "
+        "makes); integer tensors beside floating ones too (V-JEPA 2's int64 positions times float32 frequencies). "
+        "A bitwise and / or / xor of an integer tensor and a Python number (`torch.bitwise_and(packed_uint8, 15)`: the "
         "dynamo exporter writes the number as an int8 constant) takes the number as a tensor of the tensor's dtype, "
         "the dtype eager computes in. Its targets only, beside float32_compute's every op. Export time only, named by "
         "that load error; eager keeps the op.",
