@@ -32,16 +32,18 @@ def swin():
 def test_vit_scale_through_float_is_reported_at_the_float_line_before_the_ort_symptom(vit):
     verdict, lines = vit
     assert (verdict.verdict, verdict.failing_probe) == ("ORT-FAILS", "probe 1 (user)")
+    # the static rules see `float(cols + offset)` of a size (`cols = img.shape[3] // self.patch`, the
+    # patch a config int from `self.patch, self.side, self.dim = 4, 4, 8`): the guard is reported there
     assert lines[0] == (
-        "tests/export_models/vit_pos_embed.py:23:1: ONX914 [dynamo] dynamic img.shape[3] (\"width\", s25 in the guard) "
+        "tests/export_models/vit_pos_embed.py:23:19: ONX914 [dynamo] dynamic img.shape[3] (\"width\", s25 in the guard) "
         "specialized by guard Eq(ToFloat((s25//4)) + 0.1, 8.1): the exported model works only for img.shape[3] in "
         "32..35; it fails e.g. for 36; a size made a Python number with float(): keep it a SymInt or a tensor "
-        "(the ONX203 pattern)"
+        "(the ONX203 pattern) (reported by ONX203 at tests/export_models/vit_pos_embed.py:23: no automatic fix)"
     )
     # the symptom: onnxruntime's Add at `tokens + pos`, seven lines later (first divergence, then
     # the runtime error)
     assert [line.split(" [")[0] for line in lines] == [
-        "tests/export_models/vit_pos_embed.py:23:1: ONX914", "tests/export_models/vit_pos_embed.py:30:1: ONX945",
+        "tests/export_models/vit_pos_embed.py:23:19: ONX914", "tests/export_models/vit_pos_embed.py:30:1: ONX945",
         "tests/export_models/vit_pos_embed.py:30:1: ONX941",
     ]
     assert "while running Add node" in lines[2]
