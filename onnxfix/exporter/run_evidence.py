@@ -21,6 +21,10 @@ from onnxfix.rewriter.source import SourceError, SourceFile
 # the evidence's kinds of guard lines: a guard specialized or restricted a dynamic dim; the export
 # stopped on a guard of a size or value read out of a tensor
 GUARD_LINES = {"ONX914": "specialized", "ONX915": "specialized", "ONX913": "data_dependent"}
+# the legacy trace's warnings that prove a value's type at their line, by (code, words of the
+# warning): a `len()` there took a tensor; a `.tolist()` there was recorded as constants
+WARNING_LINES = {("ONX903", "Using len to get tensor shape"): "tensor_len",
+                 ("ONX901", "Converting a tensor to a Python list"): "tensor_list"}
 
 
 def record_evidence(target: Target) -> tuple[str | None, dict]:
@@ -146,19 +150,15 @@ def note_specialized_text(folder: Path, source: Path, text: str, results: list) 
 
 
 def guard_lines(results: list) -> dict[str, dict[str, set[int]]]:
-    """File -> kind -> the lines the exports' guard findings name (and the lines where the legacy
-    trace warned of `len()` of a tensor, "tensor_len", or of a tensor made a list, "tensor_list"); for
-    a data-dependent guard
-    also every user line of the failing call chain (detectron2's `assert len(self) == data_len`
-    whose `__len__` reads an unbacked size: the check to skip is the assert, not `__len__`)."""
+    """File -> kind -> the lines the exports' guard findings name, and the lines of the legacy trace's
+    warnings in WARNING_LINES; for a data-dependent guard also every user line of the failing call
+    chain (detectron2's `assert len(self) == data_len` whose `__len__` reads an unbacked size: the
+    check to skip is the assert, not `__len__`)."""
     lines: dict[str, dict[str, set[int]]] = {}
     for result in results:
         for finding in result.findings:
-            kind = GUARD_LINES.get(finding.code)
-            if finding.code == "ONX903" and "Using len to get tensor shape" in finding.message:
-                kind = "tensor_len"  # the legacy trace saw `len()` of a tensor on this line
-            if finding.code == "ONX901" and "Converting a tensor to a Python list" in finding.message:
-                kind = "tensor_list"  # the legacy trace recorded a `.tolist()` on this line as constants
+            kind = GUARD_LINES.get(finding.code) or next(
+                (k for (code, words), k in WARNING_LINES.items() if finding.code == code and words in finding.message), None)
             if kind:
                 path = os.path.realpath(finding.location.path)
                 lines.setdefault(path, _no_lines())[kind].add(finding.location.line)
@@ -170,7 +170,7 @@ def guard_lines(results: list) -> dict[str, dict[str, set[int]]]:
 
 
 def _no_lines() -> dict[str, set[int]]:
-    return {"specialized": set(), "data_dependent": set(), "tensor_len": set(), "tensor_list": set()}
+    return {kind: set() for kind in {*GUARD_LINES.values(), *WARNING_LINES.values()}}
 
 
 def retarget(target: Target, source: Path, copy: Path) -> Target:

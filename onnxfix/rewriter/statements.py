@@ -158,6 +158,15 @@ def name_loads(name: str, ctx: FunctionContext) -> int:
     )
 
 
+def reads_of_single_binding(name: str, ctx: FunctionContext) -> list[ast.Name] | None:
+    """Every read of ``name`` in the function when a single plain store binds it (no rebinding, no
+    `del`); None otherwise."""
+    uses = [n for n in walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == name]
+    reads = [n for n in uses if isinstance(n.ctx, ast.Load)]
+    stores = [n for n in uses if isinstance(n.ctx, ast.Store)]
+    return reads if len(stores) == 1 and len(uses) == len(reads) + 1 else None
+
+
 def assigned_just_before(name: str, statement: ast.stmt, ctx: FunctionContext) -> ast.Assign | None:
     """`name = ...` as the statement right before ``statement`` in its block, the name's only
     assignment (not a parameter) and read once, by ``statement``: Swin's `pad_input = <condition>`

@@ -15,7 +15,7 @@ from onnxfix.config import LEGACY
 from onnxfix.patterns.scalars.values import assigned_name
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Edit, Fix, Rule, RuleDoc
-from onnxfix.rewriter.statements import block_of, enclosing_statement
+from onnxfix.rewriter.statements import block_of, enclosing_statement, reads_of_single_binding
 from onnxfix.rewriter.tree_walk import walk
 
 
@@ -76,8 +76,7 @@ def _indices_only(node: ast.Call, ctx: FunctionContext) -> bool:
     name = assigned_name(node, ctx)
     if name is None:
         return _embedding_indices(node, ctx)
-    uses = [n for n in walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == name]
-    if sum(isinstance(n.ctx, ast.Store) for n in uses) != 1:
+    if reads_of_single_binding(name, ctx) is None:
         return False
     assignment = enclosing_statement(node, ctx)
     block = block_of(assignment, ctx)

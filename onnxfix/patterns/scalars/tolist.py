@@ -11,7 +11,7 @@ from onnxfix.patterns.scalars.values import assigned_name
 from onnxfix.rewriter.context import FunctionContext, builtin_call
 from onnxfix.rewriter.precedence import ATOM, operand
 from onnxfix.rewriter.rule import Fix, Helper, Rule, RuleDoc
-from onnxfix.rewriter.tree_walk import walk
+from onnxfix.rewriter.statements import reads_of_single_binding
 
 
 class TolistCall(Rule):
@@ -146,9 +146,8 @@ def _split_sizes_only(node: ast.Call, ctx: FunctionContext) -> bool:
     name = assigned_name(node, ctx)
     if name is None:
         return _is_split_sizes(node, ctx)
-    uses = [n for n in walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == name]
-    loads = [n for n in uses if isinstance(n.ctx, ast.Load)]
-    return len(uses) == len(loads) + 1 and bool(loads) and all(_is_split_sizes(n, ctx) for n in loads)
+    reads = reads_of_single_binding(name, ctx)
+    return bool(reads) and all(_is_split_sizes(n, ctx) for n in reads)
 
 
 def _is_split_sizes(node: ast.expr, ctx: FunctionContext) -> bool:
