@@ -103,6 +103,9 @@ _ONNX_FUNCTION = re.compile(r"No ONNX function found for <OpOverload\(op='([^']+
 _SYMBOLIC = re.compile(r"Exporting the operator '([^']+)' to ONNX opset version (\d+) is not supported")
 
 
+_ORT_NODE = re.compile(r"Non-zero status code returned while running (\w+) node")
+
+
 def short_error(m: Measurement) -> str:
     """The measured failure in a few words: which ATen op has no translation, or the message."""
     text = m.error.split(" <- ")[-1]
@@ -112,6 +115,9 @@ def short_error(m: Measurement) -> str:
     found = _SYMBOLIC.search(text)
     if found:
         return f"no symbolic for {found.group(1)} at opset {found.group(2)}"
+    found = _ORT_NODE.search(text)
+    if found:
+        return f"onnxruntime fails in its {found.group(1)} node"
     text = text.split(": ", 1)[-1] if text.startswith(("SymbolicValueError", "UnsupportedOperatorError", "OnnxExporterError")) else text
     return text if len(text) <= 100 else text[:97] + "..."
 

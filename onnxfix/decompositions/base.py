@@ -122,10 +122,11 @@ class Decomposition:
 
 def proven(key: str, targets: tuple[str, ...], notes: str, rule: str, original: str, inputs: str, *,
            params: str = "a", static: tuple[int, ...] = (), requires: tuple[str, ...] = (), tol: float = 1e-6,
-           rtol: float = 1e-4, exact: bool = True, evidence: tuple[str, ...] = ()) -> Decomposition:
+           rtol: float = 1e-4, exact: bool = True, evidence: tuple[str, ...] = (),
+           cases: tuple[str, ...] = ()) -> Decomposition:
     """A record whose proof calls the helper where ``original`` calls ``targets[0]`` (the registry
     tables of one-call ops: registry_legacy_elementwise.py, registry_legacy_composite.py)."""
     helper = original.replace(targets[0] + "(", f"_onnx_{key}(", 1)
-    return Decomposition(key, targets, exact, (), evidence, notes, requires=requires, rule=rule,
+    return Decomposition(key, targets, exact, cases, evidence, notes, requires=requires, rule=rule,
                          proof=Proof(original, helper, inputs, params=params, static=static, rtol=rtol,
                                      decomposition_tol=tol))

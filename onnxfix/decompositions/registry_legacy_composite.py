@@ -33,6 +33,14 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
             "torch.cat(torch.vsplit(a.transpose(0, 1), [1, 3])[::-1], 0).transpose(0, 1)", "(randn(g, b, 6),)", tol=0.0),
     _record("dsplit", ("torch.dsplit", "Tensor.dsplit"), "tensor_split along 2.", "ONX519",
             "torch.cat(torch.dsplit(a, [1, 3])[::-1], 2)", "(randn(g, b, 2, 6),)", tol=0.0),
+    # The legacy unflatten exports (a Reshape of a computed shape), but its result keeps the traced
+    # shape: a size read from it later is a constant (Video Depth Anything's (B, T) frames,
+    # Flux's heads), so another input size fails in onnxruntime or comes out wrong.
+    _record("unflatten", ("torch.unflatten", "Tensor.unflatten"), "a view of the sizes spliced into the shape "
+            "(what ATen's unflatten is), whose sizes the legacy exporter keeps as graph values.", "ONX519",
+            "(z := torch.unflatten(a, 1, (2, -1))).reshape(z.shape[0], -1)", "(randn(g, b, 6, 4),)", tol=0.0,
+            cases=("unflatten then a size",), evidence=("https://github.com/huggingface/optimum-onnx/pull/42",
+                      "https://github.com/DepthAnything/Video-Depth-Anything/issues/22")),
     _record("argwhere", ("torch.argwhere", "Tensor.argwhere"), "nonzero (what argwhere is).", "ONX519",
             "torch.argwhere(a > 0).float()", "(randn(g, b, 5),)", tol=0.0),
     _record("channel_shuffle", ("torch.nn.functional.channel_shuffle", "torch.channel_shuffle"),

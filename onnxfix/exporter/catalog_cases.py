@@ -181,6 +181,9 @@ CASES = [
       dynamic=((0, 0),)),
     C("layer_norm input shape", "torch.nn.functional.layer_norm", "torch.nn.functional.layer_norm(x, x.shape[-1:])",
       "R(2, 5, 8),", dynamic=((0, 0), (0, 1))),
+    # unflatten exports under both; a size read from its legacy result is a constant (the traced shape)
+    C("unflatten then a size", "torch.unflatten", "(z := torch.unflatten(x, 1, (2, -1))).reshape(z.shape[0], -1)",
+      "R(2, 6, 4),", dynamic=((0, 0),)),
     C("__iand__ bool", "Tensor.__iand__", "(x > 0).__iand__(y > 0)", "R(3, 5), R(3, 5)", "x, y"),
     C("__iand__ int64", "Tensor.__iand__", "x.clone().__iand__(y)", "I(0, 1000, 3, 5), I(0, 1000, 3, 5)", "x, y"),
     C("__ifloordiv__ int64", "Tensor.__ifloordiv__", "x.clone().__ifloordiv__(y)", "I(-50, 50, 3, 5), I(1, 6, 3, 5)", "x, y"),

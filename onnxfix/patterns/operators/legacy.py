@@ -266,7 +266,8 @@ class LegacyStructural(DecompositionRule):
         "`torch.rot90`, `torch.msort`, `torch.isin`, `torch.fft.fftshift`, `torch.histc`, "
         "`Tensor.unfold` and `F.fold` (the legacy exporter translates these two only for static "
         "sizes: reported whenever the project targets legacy, since a size read from the input "
-        "is invisible statically), `F.max_unpool2d` / `F.max_unpool1d`, `F.embedding_bag` with "
+        "is invisible statically), `torch.unflatten` / `Tensor.unflatten` (reported whenever the project "
+        "targets legacy for the same reason), `F.max_unpool2d` / `F.max_unpool1d`, `F.embedding_bag` with "
         "a padding_idx, `F.scaled_dot_product_attention(..., enable_gqa=True)`, and "
         "`torch.bitwise_or` / `bitwise_xor` / `bitwise_not` (function and method calls; the "
         "operators `|` and `^` where an operand is known to be an integer tensor: a typed "
@@ -291,7 +292,10 @@ class LegacyStructural(DecompositionRule):
         "size\", nearest-exact and the structural ops with no symbolic (`aten::take_along_dim`, "
         "`aten::diag`, `aten::rot90`, `aten::isin`, `aten::fft_fftshift`, ...), and "
         "conv1d(padding='same', dilation=2) exports a Conv with auto_pad=SAME_UPPER that "
-        "onnxruntime refuses (\"Dilation not supported for AutoPadType::SAME_UPPER\"). Reported "
+        "onnxruntime refuses (\"Dilation not supported for AutoPadType::SAME_UPPER\"). `unflatten` "
+        "exports, but its result keeps the traced shape: a size read from it later is a constant, and "
+        "onnxruntime fails in a later Reshape at another input size (Video Depth Anything's frames, "
+        "Flux's attention heads). Reported "
         "only when `[tool.onnxfix] exporters` includes \"legacy\".",
         "def forward(self, x):\n    return F.adaptive_avg_pool2d(x, (3, 3))",
         "def forward(self, x):\n    return _onnx_adaptive_avg_pool2d(x, (3, 3))",
@@ -302,7 +306,8 @@ class LegacyStructural(DecompositionRule):
         "same source indices as torch's kernel for nearest-exact (2-D inputs; 1-D inputs run "
         "torch's interpolate unchanged), the same zero padding for conv1d, and for "
         "antialias=True the same filter weights computed in float64 where torch's kernel uses "
-        "float32 (results differ in the last digits, bound below). Sizes the helpers unroll "
+        "float32 (results differ in the last digits, bound below); unflatten as the view of the spliced "
+        "shape that ATen's unflatten is, bit-identical. Sizes the helpers unroll "
         "over (pooling and resampling sizes, the diagonal length) must be static at export time.",
         code, legacy_only=True,
     )
