@@ -1,4 +1,5 @@
-"""The torch.nn layers whose forward is one torch.nn.functional call, read from the installed
+"""The torch.nn layers whose forward is one torch.nn.functional call (or one Tensor method of its
+input: `nn.Unflatten`'s `input.unflatten(self.dim, self.unflattened_size)`), read from the installed
 torch's own source (torch/nn/modules/*.py): `nn.AdaptiveAvgPool2d(s)(x)` is another spelling of
 `F.adaptive_avg_pool2d(x, s)`, and the ONX5xx decomposition rules match it so (base.py,
 match_module_call). Writes onnxfix/data/nn_module_forwards.json:
@@ -70,7 +71,10 @@ def _entry(forward, init, class_attrs) -> dict | None:
         return None
     call = body[0].value
     func = call.func if isinstance(call, ast.Call) else None
-    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in FUNCTIONAL):
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
+        return None
+    method = func.value.id == params[1]  # `input.unflatten(self.dim, ...)`: the Tensor method
+    if not (method or func.value.id in FUNCTIONAL):
         return None
     init_params = [a.arg for a in init.args.args[1:] + init.args.kwonlyargs]
     assigned = _assigned_from_params(init)
@@ -87,11 +91,12 @@ def _entry(forward, init, class_attrs) -> dict | None:
             return repr(node.value)
         return None
 
-    args = [spelled(a) for a in call.args]
+    args = ["input"] * method + [spelled(a) for a in call.args]
     keywords = {k.arg: spelled(k.value) for k in call.keywords}
     if None in args or None in keywords.values() or any(k is None for k in keywords) or "input" not in args[:1]:
         return None
-    entry = {"function": f"torch.nn.functional.{func.attr}", "args": args, "keywords": keywords, "init": init_params}
+    function = f"Tensor.{func.attr}" if method else f"torch.nn.functional.{func.attr}"
+    entry = {"function": function, "args": args, "keywords": keywords, "init": init_params}
     if params[2:]:
         entry["forward"] = params[2:]  # forward's arguments after the tensor, in order
         entry["defaults"] = {name: value for name, value in defaults.items() if name in params[2:]}

@@ -369,9 +369,9 @@ class DecompositionRule(Rule):
         found = match_module_call(node, ctx, TARGETS)
         if found is not None:
             call, decomposition = found
-            function = call.function.rsplit(".", 1)[1]
+            function = call.function if call.function.startswith("Tensor.") else "F." + call.function.rsplit(".", 1)[1]
             yield from self._finding(node, ctx, decomposition, call.equivalent, False,
-                                     f"`{call.receiver}` is a `nn.{call.layer}`, whose forward is `F.{function}`: it", "",
+                                     f"`{call.receiver}` is a `nn.{call.layer}`, whose forward is `{function}`: it", "",
                                      lambda safe: module_helper_fix(decomposition, node, ctx, call, safe))
 
     def _finding(self, node: ast.Call, ctx: FunctionContext, decomposition: Decomposition, judged: ast.Call,

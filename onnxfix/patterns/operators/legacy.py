@@ -279,7 +279,7 @@ class LegacyStructural(DecompositionRule):
         "another tensor, a slice or a parameter: the legacy exporter drops a `copy_` through a "
         "view). "
         "The torch.nn layers whose forward is one of these calls are matched too "
-        "(`nn.AdaptiveAvgPool2d`, `nn.AdaptiveAvgPool1d`, `nn.Upsample`, `nn.Fold`, and layers whose "
+        "(`nn.AdaptiveAvgPool2d`, `nn.AdaptiveAvgPool1d`, `nn.Upsample`, `nn.Fold`, `nn.Unflatten`, and layers whose "
         "forward takes more arguments: `nn.MaxUnpool2d()(x, indices)`, `nn.EmbeddingBag(..., "
         "padding_idx=0)(ids, offsets)`; the table is read from "
         "torch's own source): `self.pool(x)` where `__init__` assigned the layer, judged on its "

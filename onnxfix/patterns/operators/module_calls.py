@@ -1,5 +1,6 @@
 """`nn.AdaptiveAvgPool2d(3)(x)` is another spelling of `F.adaptive_avg_pool2d(x, 3)`: the torch.nn
-layers whose forward is one torch.nn.functional call, matched by the decomposition rules.
+layers whose forward is one torch.nn.functional call (or one Tensor method of the input:
+`nn.Unflatten`), matched by the decomposition rules.
 
 Which layer calls which function, with which of its attributes, is read from the installed
 torch's own source by ``bench/nn_module_forwards.py`` (``onnxfix/data/nn_module_forwards.json``),
@@ -33,7 +34,7 @@ def layers() -> dict[str, dict]:
 class ModuleCall:
     layer: str  # "AdaptiveAvgPool2d"
     receiver: str  # the called module's source text: "self.pool", "pool"
-    function: str  # "torch.nn.functional.adaptive_avg_pool2d"
+    function: str  # "torch.nn.functional.adaptive_avg_pool2d", "Tensor.unflatten"
     equivalent: ast.Call  # the functional call it makes, the layer's constructor arguments filled in
     passed: dict[str, ast.expr]  # forward's arguments after the tensor, as passed or defaulted
 
@@ -111,6 +112,7 @@ def _equivalent(entry: dict, tensor: ast.expr, constructor: ast.Call | None, pas
         given = _constructor_argument(constructor, entry["init"], spelled[5:]) if constructor is not None else None
         return given if given is not None else ast.Name(UNKNOWN, ast.Load())
 
+    # a Tensor method's layer (`nn.Unflatten`) is judged as the function form, the tensor first
     func = ast.Attribute(ast.Name("F", ast.Load()), entry["function"].rsplit(".", 1)[1], ast.Load())
     keywords = [ast.keyword(name, value(v)) for name, v in entry["keywords"].items()]
     return ast.Call(func, [value(a) for a in entry["args"]], keywords)
