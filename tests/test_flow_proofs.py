@@ -101,6 +101,7 @@ CASES = {
     "skipped_expert": ("ONX610", True, (FAILS, OK)),  # PhiMoE: `if top_x.shape[0] == 0: continue`
     "split_sizes_tolist": ("ONX202", False, (OK, ORT)),
     "register_token_ids": ("ONX535", False, (OK, ORT)),
+    "keypoint_scale_numbers": ("ONX205", False, (OK, WRONG)),  # LightGlue: torch.tensor([w * s - s / 2 - 0.5, ...])
     "guidance_interval_flag": ("ONX531", False, (OK, FAILS)),  # joliGEN: `(low == 0) | (t > low)`, low from the config  # Chronos-2: `torch.full((b, 1), config.reg_token_id)` embedded  # GraniteMoE: the tokens per expert split by `counts.tolist()`  # smp's SE block: `b, c, h, w = inputs.size()`, window `[h, w]`
     "pos_embed_resize": ("ONX607", True, (ORT, ORT)),  # mmcls: the table returned unguarded when the grid matches, else interpolated  # ViT: the table shortcut skipped under export too
     "window_pad_crop": ("ONX608", True, (ORT, ORT)),  # Swin: pad to the patch and window multiples, crop back

@@ -6,6 +6,7 @@ import ast
 
 from onnxfix.config import DYNAMO, LEGACY
 from onnxfix.patterns.scalars.legacy_constructors import CONSTRUCTORS
+from onnxfix.patterns.scalars.size_numbers import size_number
 from onnxfix.patterns.scalars.shape_data import empty_shape_branch, shape_passed_in, side_effect_free
 from onnxfix.rewriter.context import FunctionContext, builtin_call
 from onnxfix.rewriter.datadep import is_data_sized
@@ -115,7 +116,9 @@ class TensorFromValues(Rule):
         what="""
             Finds `torch.tensor(...)`, `torch.as_tensor(...)` and `t.new_tensor(...)` whose data
             is a shape (`x.shape`, `x.size()`, `x.shape[1:]`), a list or tuple holding sizes
-            (`[x.shape[0], x.shape[1]]`) or rows of them (Deformable-DETR's per-level
+            (`[x.shape[0], x.shape[1]]`) or Python numbers computed from them (SuperPoint's
+            `[w * s - s / 2 - 0.5, h * s - s / 2 - 0.5]`, a ratio `32 / w` through a name
+            assigned once) or rows of them (Deformable-DETR's per-level
             `[[h0, w0], [h1, w1]]`, also in a `@torch.jit.script` helper), a local list of
             shapes or size lists, grown only by `.append` or built by a comprehension, and
             read by nothing else (FaceBoxes' `detection_dimension.append(x.shape[2:])` per
@@ -152,11 +155,14 @@ class TensorFromValues(Rule):
                 return x.flatten(2) / hw.prod()
         """,
         fix_safety="""
-            - A list or tuple literal of integer sizes and integer constants becomes
+            - A list or tuple literal of Python numbers (sizes, int and float constants, and
+              `+ - * / // %` of those) becomes
               `torch.stack([torch.tensor(a), torch.tensor(b), ...])` (same builder, same
-              `dtype=`/`device=` keywords in each call): safe. Each element is an int64 (or the
-              requested dtype) 0-d tensor and stacking gives the 1-d tensor `torch.tensor`
-              built. For `t.new_tensor([...])` the inner calls are `t.new_tensor(a)`, which
+              `dtype=`/`device=` keywords in each call): safe. Each element is an int64 or
+              float32 (or the requested dtype) 0-d tensor and stacking gives the 1-d tensor
+              `torch.tensor` built: where ints and floats mix, `torch.stack` promotes the int64
+              elements to the float dtype `torch.tensor` infers for the list, and a size (below
+              2**53) converts to it with the one rounding the list's conversion makes. For `t.new_tensor([...])` the inner calls are `t.new_tensor(a)`, which
               keep `t`'s dtype and device. Rows of sizes (`[[h0, w0], [h1, w1]]`, all of one
               length, none empty) become a stack of such stacks: safe, the same 2-d tensor
               (TorchScript compiles it too). For `torch.as_tensor` they are `torch.tensor(a)`
@@ -222,10 +228,11 @@ class TensorFromValues(Rule):
                 "tensor built from a shape: the legacy exporter records the export-time shape as a constant" + also,
                 fix=self._stack_fix(node, builder, data, ctx, whole=True), exporters=exporters,
             )
-        elif isinstance(data, (ast.List, ast.Tuple)) and any(ctx.sizes.is_size(e) for e in _items(data)):
+        elif isinstance(data, (ast.List, ast.Tuple)) and any(size_number(e, ctx)[1] for e in _items(data)):
+            what = "sizes" if any(ctx.sizes.is_size(e) for e in _items(data)) else "numbers computed from sizes"
             yield ctx.report(
                 self, node,
-                "tensor built from a list of sizes: the legacy exporter records the export-time sizes as constants"
+                f"tensor built from a list of {what}: the legacy exporter records the export-time {what} as constants"
                 + also,
                 fix=self._stack_fix(node, builder, data, ctx, whole=False), exporters=exporters,
             )
@@ -289,7 +296,7 @@ class TensorFromValues(Rule):
             text = f"({stacked} if len({shape}) else {ctx.segment(node)})"
             return Fix("Stack 0-d tensors built from each size", (ctx.replace(node, text),), safe=True, imports=imports)
         rows = _rows(data)
-        if rows is None or not all(ctx.ints.is_int(e) for row in rows for e in row):
+        if rows is None or not all(size_number(e, ctx)[0] for row in rows for e in row):
             return None
         stacked = [f"{torch}.stack([" + ", ".join(f"{builder}({ctx.segment(e)}{extra})" for e in row) + "])"
                    for row in rows]
