@@ -1,4 +1,5 @@
-"""ONX706: Uni-Mol's virtual-node distance broadcast into the attention bias's first row and column."""
+"""ONX706: Uni-Mol's virtual-node distance broadcast into the attention bias's first row and column;
+positions broadcast into a channel of a buffer whose rank its constructor shows."""
 import torch
 from torch import nn
 
@@ -14,7 +15,9 @@ class EdgeFeature(nn.Module):
         t = self.virtual.weight.view(1, 1, self.dim)
         bias[:, 1:, 0, :] = t
         bias[:, 0, :, :] = t
-        return bias
+        pair = torch.zeros([2, bias.shape[1], bias.shape[2]])  # a guidance pair buffer: its rank from its sizes
+        pair[:, 1] = torch.arange(bias.shape[2]).float()
+        return bias, pair
 
 
 def make_model():

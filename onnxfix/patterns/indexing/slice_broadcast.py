@@ -13,6 +13,7 @@ from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 
 SHAPE_METHODS = frozenset({"view", "reshape"})
 VECTOR_FACTORIES = frozenset({"torch.arange", "torch.linspace", "torch.logspace"})  # one axis
+SIZED_FACTORIES = frozenset({"torch.zeros", "torch.ones", "torch.empty", "torch.full", "torch.rand", "torch.randn"})
 SAME_SHAPE_METHODS = frozenset({"to", "float", "double", "half", "long", "int", "type_as", "clone", "contiguous", "detach"})
 
 
@@ -75,7 +76,7 @@ class SliceBroadcastWrite(Rule):
         elements = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
         if not all(_plain_index(e) for e in elements) or not any(isinstance(e, ast.Slice) for e in elements):
             return
-        kept = sum(isinstance(e, ast.Slice) or (isinstance(e, ast.Constant) and e.value is None) for e in elements)
+        kept = _slice_rank(target.value, elements, ctx)
         shape = _value_shape(node.value, ctx)
         if shape is None:
             return
@@ -89,6 +90,19 @@ class SliceBroadcastWrite(Rule):
                          "shape on the traced input (another size fails in onnxruntime); `expand_as` of the slice "
                          "writes the same elements with the shape computed at run time"
                          + ("" if receiver else " (unsafe: the written object is not known to be a tensor)"), fix=fix)
+
+
+def _slice_rank(receiver: ast.expr, elements: list[ast.expr], ctx: FunctionContext) -> int:
+    """The axes the slice keeps: the receiver's rank less its int indices plus its `None`s where
+    that rank is known (`b = torch.zeros([2, 3, t])`, a run's evidence), else the explicit slices
+    and `None`s (a lower bound: `b[:, 1]` of a 3-d `b` keeps two axes)."""
+    nones = sum(isinstance(e, ast.Constant) and e.value is None for e in elements)
+    shape = _value_shape(receiver, ctx)
+    if shape is None:
+        return sum(isinstance(e, ast.Slice) for e in elements) + nones
+    ints = sum(isinstance(e, ast.Constant) and isinstance(e.value, int) and not isinstance(e.value, bool)
+               for e in elements)
+    return shape[0] - ints + nones
 
 
 def _plain_index(node: ast.expr) -> bool:
@@ -124,6 +138,8 @@ def _value_shape(node: ast.expr, ctx: FunctionContext) -> tuple[int, bool] | Non
         return None
     if ctx.qualname(node.func) in VECTOR_FACTORIES:
         return 1, False
+    if ctx.qualname(node.func) in SIZED_FACTORIES:
+        return _factory_rank(node)
     if not isinstance(node.func, ast.Attribute):
         return None
     method = node.func.attr
@@ -152,6 +168,19 @@ def _indexed_shape(node: ast.Subscript, ctx: FunctionContext) -> tuple[int, bool
     added = sum(isinstance(e, ast.Constant) and e.value is None for e in elements)
     dropped = sum(isinstance(e, ast.Constant) and isinstance(e.value, int) for e in elements)
     return inner[0] + added - dropped, inner[1] or added > 0
+
+
+def _factory_rank(node: ast.Call) -> tuple[int, bool] | None:
+    """`torch.zeros([2, 80, t])`, `torch.ones(b, n)`, `torch.full((b, n), v)`: as many axes as
+    sizes (one argument that is no list or tuple may be a whole shape of any rank)."""
+    arguments = node.args[:1] if ast.unparse(node.func).endswith("full") else node.args
+    if len(arguments) == 1 and isinstance(arguments[0], (ast.Tuple, ast.List)):
+        arguments = arguments[0].elts
+    elif len(arguments) == 1 and not _int_literal(arguments[0]):
+        return None
+    if not arguments or any(isinstance(a, ast.Starred) for a in arguments):
+        return None
+    return len(arguments), any(isinstance(a, ast.Constant) and a.value == 1 for a in arguments)
 
 
 def _int_literal(node: ast.expr) -> bool:
