@@ -40,7 +40,8 @@ def _user_file(filename: str) -> bool:
 def describe(value) -> Value:
     """The type of one value, as the static rules ask about it."""
     if isinstance(value, torch.Tensor):
-        return Value("tensor", str(value.dtype).removeprefix("torch."), value.dim(), value.device.type)
+        return Value("tensor", str(value.dtype).removeprefix("torch."), value.dim(), value.device.type,
+                     unit=1 in value.shape)
     if value is None:
         return _NONE
     scalar = _SCALARS.get(type(value))

@@ -31,14 +31,17 @@ class Value:
     rank: int = -1  # tensors: dim()
     device: str = ""  # tensors: "cpu", "cuda", ...
     type: str = ""  # "other": the qualified class name (torch.nn.utils.rnn.PackedSequence)
+    # tensors: some axis has size 1, so an index write may broadcast it (CosyVoice's `x_in[:] = x`
+    # of a (1, 80, T) `x` into a (2, 80, T) buffer)
+    unit: bool = False
 
     def to_json(self) -> list:
-        return [self.kind, self.dtype, self.rank, self.device, self.type]
+        return [self.kind, self.dtype, self.rank, self.device, self.type, self.unit]
 
     @classmethod
     def from_json(cls, data: list) -> "Value":
-        kind, dtype, rank, device, type_ = data
-        return cls(str(kind), str(dtype), int(rank), str(device), str(type_))
+        kind, dtype, rank, device, type_, *unit = data  # evidence written before `unit` has five fields
+        return cls(str(kind), str(dtype), int(rank), str(device), str(type_), bool(unit and unit[0]))
 
 
 @dataclass

@@ -17,6 +17,7 @@ class EdgeFeature(nn.Module):
         bias[:, 0, :, :] = t
         pair = torch.zeros([2, bias.shape[1], bias.shape[2]])  # a guidance pair buffer: its rank from its sizes
         pair[:, 1] = torch.arange(bias.shape[2]).float()
+        pair[0] = torch.arange(bias.shape[2]).float().view(1, 1, -1)  # (1, 1, n) into (n, n): the leading axis dropped
         return bias, pair
 
 

@@ -29,7 +29,11 @@ class SliceBroadcastWrite(Rule):
             Finds `x[<slices>] = v` where `v` is a tensor that broadcasts into the slice: shaped
             with a literal 1 (`w.view(1, 1, dim)`, `reshape(...)`, `.unsqueeze(d)`, `[:, None]`),
             or with fewer axes than the slice keeps (`torch.arange(n)` into two axes; under
-            `onnxfix export`, any name by the run's evidence of its rank). Uni-Mol's
+            `onnxfix export`, any name by the run's evidence of its rank, and of an axis of size 1:
+            CosyVoice's `x_in[:] = x` of a (1, 80, T) `x` into a (2, 80, T) buffer); and, where the
+            receiver's rank is known (a sized factory such as `torch.zeros([2, 80, t])`, the run's
+            evidence), a value with more axes than the slice keeps, whose leading axes the write
+            drops (`mu_in[0] = mu`, `mu` of shape (1, 80, T)). Uni-Mol's
             `graph_attn_bias[:, 1:, 0, :] = t` with `t = weight.view(1, 1, pair_dim)`; Flux's
             `img_ids[:, :, 1] = torch.linspace(0, h - 1, steps=h).unsqueeze(1)`.
         """,
@@ -55,13 +59,16 @@ class SliceBroadcastWrite(Rule):
         fix_safety="""
             Safe: an index write copies the value broadcast to the slice's shape, and
             `expand_as` of the slice is that broadcast, as a view of the same elements, so the
-            same numbers are written in the same dtype conversion. Offered only where the value
-            has no more axes than the slice keeps (an index write also drops leading axes of
-            size 1 from a value with more, which `expand_as` refuses) and the subscript is
-            slices, integer literals, `None` and `...` (no tensor index, nothing evaluated twice
-            that could differ). Unsafe where the object written is not known to be a tensor (an
-            unannotated `forward` parameter: a NumPy array takes the value, but has no slice for
-            `expand_as`); under `onnxfix export` the run's evidence makes it safe.
+            same numbers are written in the same dtype conversion. The subscript is slices,
+            integer literals, `None` and `...` (no tensor index, nothing evaluated twice that
+            could differ). A value with more axes than the slice keeps (an index write drops
+            its leading axes of size 1, which `expand_as` refuses) is offered only where the
+            slice's rank is known, and those axes are squeezed first: `squeeze` of them is a
+            view of the same elements (eager raises unless they are 1, and `squeeze` leaves an
+            axis that is not, so `expand_as` raises then too). Unsafe where the object written
+            is not known to be a tensor (an unannotated `forward` parameter: a NumPy array takes
+            the value, but has no slice for `expand_as`); under `onnxfix export` the run's
+            evidence makes it safe.
         """,
         references=INDEX_REFERENCES,
     )
@@ -74,35 +81,49 @@ class SliceBroadcastWrite(Rule):
         if receiver is False:
             return  # a NumPy array takes a tensor's values; `expand_as` of its slice does not exist
         elements = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
-        if not all(_plain_index(e) for e in elements) or not any(isinstance(e, ast.Slice) for e in elements):
+        if not all(_plain_index(e) for e in elements):
             return
-        kept = _slice_rank(target.value, elements, ctx)
+        kept, exact = _slice_rank(target.value, elements, ctx)
         shape = _value_shape(node.value, ctx)
         if shape is None:
             return
         rank, unit = shape
-        if rank > kept or not (unit or rank < kept):
+        value = operand(ctx.segment(node.value), node.value, ATOM)
+        if rank > kept and exact:
+            # the write drops the value's leading axes (eager raises unless they are 1): squeezed
+            # here, a view of the same elements (an axis that is not 1 stays, and expand_as raises)
+            leading = ", ".join(str(d) for d in range(rank - kept))
+            value, what = f"{value}.squeeze({leading if rank - kept == 1 else f'({leading})'})", DROPPED
+        elif rank > kept or not any(isinstance(e, ast.Slice) for e in elements) or not (unit or rank < kept):
             return
-        slice_text = ctx.segment(target)
-        text = f"{operand(ctx.segment(node.value), node.value, ATOM)}.expand_as({slice_text})"
+        else:
+            what = BROADCAST
+        text = f"{value}.expand_as({ctx.segment(target)})"
         fix = Fix("Expand the value to the slice with `expand_as`", (ctx.replace(node.value, text),), safe=bool(receiver))
-        yield ctx.report(self, node, "a tensor broadcast into a slice: the legacy exporter expands it to the slice's "
-                         "shape on the traced input (another size fails in onnxruntime); `expand_as` of the slice "
-                         "writes the same elements with the shape computed at run time"
-                         + ("" if receiver else " (unsafe: the written object is not known to be a tensor)"), fix=fix)
+        yield ctx.report(self, node, what + ("" if receiver else " (unsafe: the written object is not known to be a tensor)"),
+                         fix=fix)
 
 
-def _slice_rank(receiver: ast.expr, elements: list[ast.expr], ctx: FunctionContext) -> int:
-    """The axes the slice keeps: the receiver's rank less its int indices plus its `None`s where
-    that rank is known (`b = torch.zeros([2, 3, t])`, a run's evidence), else the explicit slices
-    and `None`s (a lower bound: `b[:, 1]` of a 3-d `b` keeps two axes)."""
+BROADCAST = ("a tensor broadcast into a slice: the legacy exporter expands it to the slice's shape on the traced input "
+             "(another size fails in onnxruntime); `expand_as` of the slice writes the same elements with the shape "
+             "computed at run time")
+DROPPED = ("a tensor with more axes than the slice it is written into (its leading axes of size 1 dropped): the legacy "
+           "exporter reshapes it to the slice's shape on the traced input (another size fails in onnxruntime); "
+           "`squeeze` of those axes and `expand_as` of the slice write the same elements with the shape computed "
+           "at run time")
+
+
+def _slice_rank(receiver: ast.expr, elements: list[ast.expr], ctx: FunctionContext) -> tuple[int, bool]:
+    """(the axes the slice keeps, exactly known): the receiver's rank less its int indices plus its
+    `None`s where that rank is known (`b = torch.zeros([2, 3, t])`, a run's evidence), else the
+    explicit slices and `None`s (a lower bound: `b[:, 1]` of a 3-d `b` keeps two axes)."""
     nones = sum(isinstance(e, ast.Constant) and e.value is None for e in elements)
     shape = _value_shape(receiver, ctx)
     if shape is None:
-        return sum(isinstance(e, ast.Slice) for e in elements) + nones
+        return sum(isinstance(e, ast.Slice) for e in elements) + nones, False
     ints = sum(isinstance(e, ast.Constant) and isinstance(e.value, int) and not isinstance(e.value, bool)
                for e in elements)
-    return shape[0] - ints + nones
+    return shape[0] - ints + nones, True
 
 
 def _plain_index(node: ast.expr) -> bool:
@@ -122,7 +143,7 @@ def _bound(node: ast.expr) -> bool:
 def _value_shape(node: ast.expr, ctx: FunctionContext) -> tuple[int, bool] | None:
     """(rank, some axis a literal 1) of a value written: `w.view(1, 1, d)` / `reshape(...)`,
     `torch.arange(n).unsqueeze(1)`, `pos[:, None]`, a cast or copy of one, a name bound once to
-    one, or a name the run saw hold tensors of one rank (no literal 1 known then)."""
+    one, or a name the run saw hold tensors of one rank (with an axis of size 1 where it always had one)."""
     if isinstance(node, ast.Name):
         values = ctx.assignments(node.id)
         if not ctx.is_parameter(node.id) and len(values) == 1 and isinstance(values[0], (ast.Call, ast.Subscript)):
@@ -130,7 +151,7 @@ def _value_shape(node: ast.expr, ctx: FunctionContext) -> tuple[int, bool] | Non
         observed = ctx.observed(node)
         ranks = {v.rank for v in observed or ()}
         if observed and all(v.kind == "tensor" for v in observed) and len(ranks) == 1 and min(ranks) >= 0:
-            return ranks.pop(), False
+            return ranks.pop(), all(v.unit for v in observed)  # an axis of size 1 on every call
         return None
     if isinstance(node, ast.Subscript):
         return _indexed_shape(node, ctx)
