@@ -229,10 +229,11 @@ class TensorFromValues(Rule):
                 fix=self._stack_fix(node, builder, data, ctx, whole=True), exporters=exporters,
             )
         elif isinstance(data, (ast.List, ast.Tuple)) and any(size_number(e, ctx)[1] for e in _items(data)):
-            what = "sizes" if any(ctx.sizes.is_size(e) for e in _items(data)) else "numbers computed from sizes"
+            sizes = any(ctx.sizes.is_size(e) for e in _items(data))
+            what, values = ("sizes", "sizes") if sizes else ("numbers computed from sizes", "values")
             yield ctx.report(
                 self, node,
-                f"tensor built from a list of {what}: the legacy exporter records the export-time {what} as constants"
+                f"tensor built from a list of {what}: the legacy exporter records the export-time {values} as constants"
                 + also,
                 fix=self._stack_fix(node, builder, data, ctx, whole=False), exporters=exporters,
             )
