@@ -9,6 +9,7 @@ the run knows) are then found in that text as in the user's, not only on a secon
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -25,6 +26,10 @@ GUARD_LINES = {"ONX914": "specialized", "ONX915": "specialized", "ONX913": "data
 # warning): a `len()` there took a tensor; a `.tolist()` there was recorded as constants
 WARNING_LINES = {("ONX903", "Using len to get tensor shape"): "tensor_len",
                  ("ONX901", "Converting a tensor to a Python list"): "tensor_list"}
+# a legacy symbolic that takes an argument only as a constant and got a graph value (group_norm's
+# num_groups read from a traced shape): the line, under the kind "constant_argument:<argument>"
+CONSTANT_ARGUMENT = re.compile(r"Expected node type 'onnx::Constant' for argument '(\w+)'"
+                               r"|expected a constant value of the '(\w+)' argument")
 
 
 def record_evidence(target: Target) -> tuple[str | None, dict]:
@@ -159,9 +164,11 @@ def guard_lines(results: list) -> dict[str, dict[str, set[int]]]:
         for finding in result.findings:
             kind = GUARD_LINES.get(finding.code) or next(
                 (k for (code, words), k in WARNING_LINES.items() if finding.code == code and words in finding.message), None)
+            constant = CONSTANT_ARGUMENT.search(finding.message) if finding.code == "ONX922" else None
+            kind = kind or (constant and f"constant_argument:{constant.group(1) or constant.group(2)}")
             if kind:
                 path = os.path.realpath(finding.location.path)
-                lines.setdefault(path, _no_lines())[kind].add(finding.location.line)
+                lines.setdefault(path, _no_lines()).setdefault(kind, set()).add(finding.location.line)
                 if kind == "data_dependent":
                     for frame_path, line, _ in result.verdict.error_frames:
                         if is_user_file(frame_path):

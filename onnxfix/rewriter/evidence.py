@@ -82,6 +82,9 @@ class FileEvidence:
     # lines where the legacy trace warned "Converting a tensor to a Python list": a `.tolist()` there
     # was recorded as constants (GraniteMoE's expert sizes)
     tensor_list: frozenset[int] = frozenset()
+    # line -> arguments a legacy symbolic took only as constants and got graph values for there
+    # (group_norm's num_groups read from a traced shape: ONX922's "Expected node type 'onnx::Constant'")
+    constant_arguments: dict[int, frozenset[str]] = field(default_factory=dict)
     # line -> the conditions torch.export suggested checking before that line (a data-dependent
     # guard it could not decide) that held every time a run evaluated them there, and every
     # (line, condition) a run evaluated (exporter/suggested_checks.py)
@@ -178,6 +181,11 @@ def from_json(data: dict) -> FileEvidence:
     evidence.data_dependent = frozenset(int(line) for line in data.get("data_dependent", []))
     evidence.tensor_len = frozenset(int(line) for line in data.get("tensor_len", []))
     evidence.tensor_list = frozenset(int(line) for line in data.get("tensor_list", []))
+    for key, found in data.items():
+        if key.startswith("constant_argument:"):
+            for line in found:
+                argument = key.split(":", 1)[1]
+                evidence.constant_arguments[int(line)] = evidence.constant_arguments.get(int(line), frozenset()) | {argument}
     for line, condition, held in data.get("checks", []):
         evidence.evaluated |= {(int(line), str(condition))}
         if held:
