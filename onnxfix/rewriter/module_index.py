@@ -105,6 +105,25 @@ def _attribute_writers(cls: ast.ClassDef) -> dict[str, list[str]]:
     return writers
 
 
+def module_statements(tree: ast.Module) -> Iterator[ast.stmt]:
+    """The module's own statements, also those in its `if` / `try` / `with` blocks (ReXNet's `if
+    USE_MEMORY_EFFICIENT_SWISH:` defining its autograd Function, a `try: import ... except
+    ImportError:` fallback def): definitions there are module-level ones. Not inside defs."""
+    for statement in tree.body:
+        yield from _block_statements(statement)
+
+
+def _block_statements(statement: ast.stmt) -> Iterator[ast.stmt]:
+    yield statement
+    if isinstance(statement, (ast.If, ast.Try, ast.With, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))):
+        for block in ("body", "orelse", "finalbody"):
+            for inner in getattr(statement, block, None) or ():
+                yield from _block_statements(inner)
+        for handler in getattr(statement, "handlers", None) or ():
+            for inner in handler.body:
+                yield from _block_statements(inner)
+
+
 def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     """Statements of a method, in nested blocks too (not in nested defs); assignments and
     register_buffer calls are statements, so expressions need not be walked (10x cheaper)."""
@@ -234,8 +253,13 @@ class ModuleIndex:
 
     @classmethod
     def build(cls, tree: ast.Module, path: str = "", package: str | None = None, file: str = "") -> "ModuleIndex":
-        classes = {n.name: class_info(n) for n in tree.body if isinstance(n, ast.ClassDef)}
-        functions = {n.name: n for n in tree.body if isinstance(n, FUNCTION_NODES)}
+        # the first definition of a name wins (an `if`'s before its `else`'s)
+        classes, functions = {}, {}
+        for n in module_statements(tree):
+            if isinstance(n, ast.ClassDef):
+                classes.setdefault(n.name, class_info(n))
+            elif isinstance(n, FUNCTION_NODES):
+                functions.setdefault(n.name, n)
         return cls(tree, module_scope(tree, package), classes, functions, path, file)
 
 

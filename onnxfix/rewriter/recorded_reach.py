@@ -17,7 +17,7 @@ from typing import Iterator
 
 from onnxfix.rewriter.evidence import FileEvidence
 from onnxfix.rewriter.function_body import scope_of_function, walk_function_body
-from onnxfix.rewriter.module_index import ClassInfo, ModuleIndex
+from onnxfix.rewriter.module_index import ClassInfo, ModuleIndex, module_statements
 from onnxfix.rewriter.call_modes import CallSiteModes
 from onnxfix.rewriter.scope import ALL_MODES, HELPER_PREFIX, Entry, ExportFunction, ExportScope
 
@@ -71,7 +71,7 @@ def _ran(evidence: FileEvidence, node: ast.AST) -> bool:
 
 
 def _module_functions(module: ModuleIndex) -> Iterator[tuple[ast.AST, ClassInfo | None, str]]:
-    for node in module.tree.body:
+    for node in module_statements(module.tree):
         if isinstance(node, FUNCTION_NODES):
             yield node, None, node.name
         elif isinstance(node, ast.ClassDef):

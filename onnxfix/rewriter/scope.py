@@ -26,6 +26,7 @@ from onnxfix.rewriter.module_index import (
     Resolver,
     class_info,
     is_torch_module_qualname,
+    module_statements,
 )
 from onnxfix.rewriter.names import FUNCTION_NODES, Scope, dotted_parts, walk_scope
 from onnxfix.rewriter.scripting import decorator_name
@@ -421,7 +422,7 @@ def functions_from_reach(module: ModuleIndex, reach: dict[str, Entry]) -> Export
                 if made is not None or any(k.startswith(key + ".") for k in reach):
                     visit_function(sub, f"{key}.{sub.name}", cls, scope, made)
 
-    for node in module.tree.body:
+    for node in module_statements(module.tree):
         if isinstance(node, FUNCTION_NODES):
             visit_function(node, node.name, None, module.scope)
         elif isinstance(node, ast.ClassDef) and node.name in wanted:

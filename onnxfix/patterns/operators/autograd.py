@@ -7,7 +7,7 @@ import ast
 
 from onnxfix.config import LEGACY
 from onnxfix.rewriter.context import FunctionContext
-from onnxfix.rewriter.module_index import ClassInfo
+from onnxfix.rewriter.module_index import ClassInfo, module_statements
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 from onnxfix.rewriter.names import walk_scope
 from onnxfix.rewriter.scope import is_autograd_function
@@ -137,10 +137,10 @@ BACKWARD_ONLY = ("save_for_backward", "mark_non_differentiable", "mark_dirty", "
 def _scripted_call(forward: ast.FunctionDef, ctx: FunctionContext) -> str | None:
     """A name ``forward`` calls that the module binds to a TorchScript function (`@torch.jit.script`
     on a def, or `name = torch.jit.script(fn)`): timm's `HardSigmoidJitAutoFn`."""
-    tree = ctx.fn.module.tree
-    scripted = {node.name for node in tree.body if isinstance(node, ast.FunctionDef) and any(
+    statements = list(module_statements(ctx.fn.module.tree))
+    scripted = {node.name for node in statements if isinstance(node, ast.FunctionDef) and any(
         ctx.qualname(d.func if isinstance(d, ast.Call) else d) == "torch.jit.script" for d in node.decorator_list)}
-    scripted |= {t.id for node in tree.body if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+    scripted |= {t.id for node in statements if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
                  and ctx.qualname(node.value.func) == "torch.jit.script" for t in node.targets if isinstance(t, ast.Name)}
     return next((sub.func.id for sub in walk(forward) if isinstance(sub, ast.Call)
                  and isinstance(sub.func, ast.Name) and sub.func.id in scripted), None)
