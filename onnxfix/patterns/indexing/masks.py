@@ -36,7 +36,9 @@ class MaskFillWrite(Rule):
             `point_embedding[labels == -1] = 0.0`). The tensor is one the type inference knows,
             or a local bound only to a submodule's output (a module of this file whose forward
             returns no tuple, list or dict literal; a torch.nn layer but recurrent and attention
-            ones). Also `x[mask] += v` / `-= v` with `x` a local made by a torch call or a submodule
+            ones; or what another method of a submodule of this file's class returns, unless it
+            returns one of its own parameters: SAM 2's `self.pe_layer.forward_with_coords(points,
+            size)`). Also `x[mask] += v` / `-= v` with `x` a local made by a torch call or a submodule
             (not an identity, dropout or flatten, nor a forward input or buffer) and `v` a number or
             a weight of the module (SAM's `point_embedding[labels == -1] +=
             self.not_a_point_embed.weight`): the legacy exporter writes a masked scatter, which
@@ -150,6 +152,8 @@ def _made_here(name: str, ctx: FunctionContext) -> bool:
     if not bindings or not all(isinstance(b, ast.Call) for b in bindings):
         return False
     for call in bindings:
+        if returns_one_tensor(call, ctx) and not ctx.is_self_attr(call.func):
+            continue  # a method of a submodule of this file's class that returns no input of its own
         if isinstance(call.func, ast.Attribute) and ctx.is_self_attr(call.func):
             made = ctx.self_attr_value(call.func)
             called = getattr(getattr(made, "func", None), "attr", None) or getattr(getattr(made, "func", None), "id", "")
