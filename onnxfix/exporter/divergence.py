@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ from onnxfix.exporter.locations import PY_FRAME, TS_FRAME, is_user_file
 from onnxfix.exporter.model_io import exporter_args
 from onnxfix.exporter.result import NodeTrace
 
+ORT_NODE = re.compile(r"while running \w+ node\. Name:'([^']+)'")  # onnxruntime's failing node
 MAX_LINES = 200  # lines checked at most: one onnxruntime session each
 
 
@@ -125,11 +127,25 @@ def first_divergence(model_path: Path, model: torch.nn.Module, args: tuple, name
         try:
             (actual,) = _compute(proto, node.output[0], args, names, Runtime)
         except Exception as exc:  # onnxruntime cannot compute the value on this input
-            return Divergence(trace, f"onnxruntime cannot compute it: {describe(exc).splitlines()[0][:200]}")
+            message = describe(exc).splitlines()[0]
+            failing = _failing_node(proto, message)  # a node upstream (Detic's frozen Split) names the root line
+            if failing is not None:
+                return Divergence(failing, f"onnxruntime fails in it: {message[:200]}")
+            return Divergence(trace, f"onnxruntime cannot compute it: {message[:200]}")
         (error,) = compare([expected[-1]], [actual])
         if not error.ok:
             return Divergence(trace, error.note or f"max abs error {error.max_abs:.3g}")
     return None
+
+
+def _failing_node(proto, message: str) -> NodeTrace | None:
+    """The source of the node onnxruntime names as failing ("while running Split node. Name:'/Split_1'"),
+    when it has one: the value asked for may only depend on it, several lines later."""
+    found = ORT_NODE.search(message)
+    if found is None:
+        return None
+    node = next((n for n in proto.graph.node if n.name == found.group(1)), None)
+    return node_line(node)[1] if node is not None else None
 
 
 def _compute(proto, value: str, args: tuple, names: list[str], runtime_class):

@@ -31,6 +31,10 @@ class LenOfTensor(Rule):
             parameter annotated `Tensor`, a module's weight, a name inside `if isinstance(t,
             torch.Tensor):`, ...). Seen in UDOP (`range(len(patch_inds))`), LLaVA-OneVision
             (`len(image_sizes)`), SuperPoint, kornia's `solarize` (`input.size(0) == len(additions)`).
+            Under `onnxfix export`, also `len(obj)` where the run saw `obj` hold only instances
+            of one class of this file that defines `__len__` (detectron2's `Instances` and
+            `Boxes`, whose `__len__` returns `tensor.shape[0]`: Detic's `[len(p) for p in
+            proposals]` split sizes).
         """,
         why="""
             The legacy exporter records `len(t)` as a constant (TracerWarning "Using len to get
@@ -59,7 +63,9 @@ class LenOfTensor(Rule):
             or of something the analysis cannot type is left alone, except under `onnxfix export`
             where the legacy trace warned "Using len to get tensor shape" at the line and the
             line holds no other `len()` (NequIP's `len(data["num_atoms"])`, a dict's entry): the
-            run saw a tensor there.
+            run saw a tensor there. `len(obj)` of such a class becomes `obj.__len__()`: safe, the
+            method `len()` calls, whose int it returns as it is (they differ only where `len()`
+            raises: a negative or non-int result); a size it returns stays a graph value.
         """,
         references=(
             "https://github.com/huggingface/optimum-onnx/blob/1939f27a1d04bd9fdf4c3b17eaa70a99dcd380c6/optimum/exporters/onnx/model_patcher.py",
@@ -71,6 +77,14 @@ class LenOfTensor(Rule):
         if builtin_call(node, ctx, frozenset({"len"})) is None or len(node.args) != 1:
             return
         argument = node.args[0]
+        sized = _sized_object(argument, ctx)
+        if sized is not None:
+            text = operand(ctx.segment(argument), argument, ATOM) + ".__len__()"
+            fix = Fix("Call `__len__()` itself", (ctx.replace(node, text),), safe=True)
+            yield ctx.report(self, node, f"`len()` of a `{sized}`, whose `__len__` the run saw: `len()` turns the size "
+                             "it returns into a Python int, a constant in the legacy export (and a specialized size "
+                             "for torch.export); `.__len__()` returns the size itself", fix=fix)
+            return
         if not ctx.tensors.is_tensor(argument) and not _warned_by_the_trace(node, ctx):
             return
         text = operand(ctx.segment(argument), argument, ATOM) + ".shape[0]"
@@ -85,6 +99,21 @@ class LenOfTensor(Rule):
             "non-strict mode specializes the dimension; use `.shape[0]`",
             fix=fix,
         )
+
+
+def _sized_object(argument: ast.expr, ctx: FunctionContext) -> str | None:
+    """The class of ``argument`` when the run saw it hold only instances of one class of this file
+    that defines `__len__` (detectron2's `Instances`, whose `__len__` returns a field's
+    `tensor.shape[0]`): its name, else None."""
+    observed = ctx.observed(argument) if isinstance(argument, ast.Name) else None
+    types = {v.type for v in observed or ()}
+    if not observed or len(types) != 1 or any(v.kind != "other" for v in observed):
+        return None
+    name = types.pop().rsplit(".", 1)[-1]
+    info = ctx.file.module.classes.get(name)
+    if info is None or not any(isinstance(s, ast.FunctionDef) and s.name == "__len__" for s in info.node.body):
+        return None
+    return name
 
 
 def _warned_by_the_trace(node: ast.Call, ctx: FunctionContext) -> bool:
