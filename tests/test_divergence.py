@@ -57,3 +57,17 @@ def test_legacy_baked_item_is_found_where_the_constant_is_used():
         "tests/evidence_models/item_name.py:8:1: ONX940 [legacy] ONNX output differs from PyTorch on probe 1 (user): "
         "output 0: max abs error 1.86 (rel 7) (likely fixed by ONX201 at tests/evidence_models/item_name.py:14)",
     ]
+
+
+def test_legacy_failing_node_upstream_of_the_first_value_is_the_root_line():
+    """Split sizes frozen by `len()` (Detic): onnxruntime fails in the Split, and every later value
+    depends on it; the first divergence names the Split at its own line, not the first value
+    after it that eager computed."""
+    target = plan.make_target("tests/export_models/sized_instances.py:make_model", exporters=("legacy",))
+    result = run_target(target, NoProgress())
+    (exported,) = result.results
+    assert exported.verdict.verdict == "ORT-FAILS"
+    assert exported.verdict.divergence["node"].startswith("Split ")
+    (line,) = [text for text in _lines(result) if "ONX945" in text]
+    assert line.startswith("tests/export_models/sized_instances.py:39:1: ONX945 [legacy] first value that differs from "
+                           "PyTorch on probe 1 (user): Split /Split: onnxruntime fails in it:")
