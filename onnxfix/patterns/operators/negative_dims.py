@@ -80,8 +80,8 @@ def _call_parts(node: ast.Call, ctx: FunctionContext):
     for op in ("permute", *DIM_ARGUMENTS):
         if qualname == f"torch.{op}" and node.args:
             return op, node.args[0], node.args[1:]
-        if isinstance(node.func, ast.Attribute) and node.func.attr == op and not qualname.startswith("torch."):
-            return op, node.func.value, node.args
+        if isinstance(node.func, ast.Attribute) and node.func.attr == op and not qualname:
+            return op, node.func.value, node.args  # a method: not a module's function (`np.moveaxis`)
     return None, None, []
 
 
