@@ -22,6 +22,7 @@ from types import CodeType, FrameType
 import torch
 
 from onnxfix.exporter.locations import _STDLIB, is_user_file
+from onnxfix.exporter.targets import LOADED
 from onnxfix.rewriter.evidence import FunctionEvidence, Value
 
 _NONE = Value("none")
@@ -53,7 +54,9 @@ def describe(value) -> Value:
     items = isinstance(value, (tuple, list)) and 0 < len(value) <= 16
     whole = items and all(type(v) is int for v in value)
     tensors = items and all(isinstance(v, torch.Tensor) for v in value)
-    return Value("other", dtype="int" if whole else "tensor" if tensors else "", type=f"{kind.__module__}.{kind.__qualname__}")
+    # the model file's classes under its stem (it is loaded as a private module: exporter/targets.py)
+    module = LOADED.get(kind.__module__, kind.__module__)
+    return Value("other", dtype="int" if whole else "tensor" if tensors else "", type=f"{module}.{kind.__qualname__}")
 
 
 def _forward_of(module):

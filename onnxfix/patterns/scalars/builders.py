@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 
 from onnxfix.config import DYNAMO, LEGACY
 from onnxfix.patterns.scalars.legacy_constructors import CONSTRUCTORS
@@ -109,7 +110,9 @@ def _sized_object(argument: ast.expr, ctx: FunctionContext) -> str | None:
     types = {v.type for v in observed or ()}
     if not observed or len(types) != 1 or any(v.kind != "other" for v in observed):
         return None
-    name = types.pop().rsplit(".", 1)[-1]
+    module, _, name = types.pop().rpartition(".")
+    if module.rsplit(".", 1)[-1] != Path(ctx.file.source.path).stem:
+        return None  # a class of another module, maybe of the same name
     info = ctx.file.module.classes.get(name)
     if info is None or not any(isinstance(s, ast.FunctionDef) and s.name == "__len__" for s in info.node.body):
         return None
