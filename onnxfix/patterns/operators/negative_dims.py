@@ -2,10 +2,10 @@
 
 Stylish-TTS's duration encoder permutes with `x.permute(1, -1, 0)`: eager counts -1 from the end,
 but the legacy exporter's permute writes `perm=[1, -1, 0]` into a Transpose, which onnxruntime
-refuses ("Invalid attribute perm"); movedim / moveaxis go through the same Transpose (measured on
-torch 2.13, one probe per op with dim -1 and with its non-negative equal: only the negative one
-fails; index_add, which fails the same way, is ONX518's decomposition). The dim counted from the
-front is the same op on the same axis.
+refuses ("Invalid attribute perm"); movedim / moveaxis with a negative source go through the same
+Transpose. Measured on torch 2.13, one probe per op with dim -1 and with its non-negative equal:
+only the negative one fails, and for movedim only as the source (index_add, which fails the same
+way, is ONX518's decomposition). The dim counted from the front is the same op on the same axis.
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from onnxfix.rewriter.rule import Edit, Fix, Rule, RuleDoc
 
 # op -> (positions of its dim arguments in the function form, their keywords); the method form
 # has the same arguments less the tensor
-DIM_ARGUMENTS = {
-    "movedim": ((1, 2), ("source", "destination")),
-    "moveaxis": ((1, 2), ("source", "destination")),
+DIM_ARGUMENTS = {  # the source only: a negative destination exports (measured)
+    "movedim": ((1,), ("source",)),
+    "moveaxis": ((1,), ("source",)),
 }
 
 
@@ -35,8 +35,8 @@ class LegacyNegativeDim(Rule):
     exporters = (LEGACY,)  # torch.export normalises the dims
     triggers = ("permute", "movedim", "moveaxis")
     doc = RuleDoc(
-        what="Finds `permute`, `movedim` and `moveaxis` (function and method) given a negative int "
-        "literal as a dim.",
+        what="Finds `permute` given a negative int literal as a dim, and `movedim` / `moveaxis` (function "
+        "and method) given one as a source dim (a negative destination exports).",
         why="The legacy exporter's symbolics pass these dims to ONNX as they are: permute and "
         "movedim write a Transpose with a negative `perm`, which onnxruntime refuses (\"Invalid "
         "attribute perm {1, -1, 0}\"; Stylish-TTS). Measured on torch 2.13 with each op given -1 and its "

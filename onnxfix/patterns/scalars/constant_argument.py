@@ -63,7 +63,8 @@ class LegacyConstantArgument(Rule):
             value = keyword.value
             if keyword.arg not in wanted or is_number(value) or not ctx.ints.is_int(value):
                 continue
-            end_of_line = ctx.file.source.line_starts[value.end_lineno - 1] + len(ctx.file.source.line_text(value.end_lineno))
+            source = ctx.file.source
+            end_of_line = source.line_starts[value.end_lineno - 1] + len(source.line_text(value.end_lineno))
             edits = (ctx.replace(value, f"int({ctx.segment(value)})"), Edit(end_of_line, end_of_line, KEEP))
             fix = Fix("Record the size as the constant the symbolic takes", edits, safe=True)
             yield ctx.report(self, value, f"`{keyword.arg}={ctx.segment(value)}`: the legacy exporter takes "
