@@ -17,6 +17,7 @@ from onnxfix.config import LEGACY
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.integers import is_number
 from onnxfix.rewriter.rule import Edit, Fix, Rule, RuleDoc
+from onnxfix.rewriter.signatures import bound_argument
 
 # the int() this fix writes records a traced size as a constant on purpose: ONX203, which removes
 # such an int() elsewhere, is told so on the line
@@ -27,7 +28,7 @@ class LegacyConstantArgument(Rule):
     code = "ONX209"
     name = "legacy-constant-argument"
     summary = "An argument the legacy exporter takes only as a constant, given a size it traced as a graph value"
-    fix_availability = "sometimes"  # keyword arguments only
+    fix_availability = "sometimes"  # an argument bound by name (a keyword, or torch's signatures)
     default_safety = "safe"
     exporters = (LEGACY,)
     needs_run = True
@@ -35,8 +36,9 @@ class LegacyConstantArgument(Rule):
         what="Under `onnxfix export`: a call where the legacy exporter stopped because a symbolic "
         "takes an argument only as a constant and got a graph value (ONX922: \"Expected node type "
         "'onnx::Constant' for argument 'num_groups' of node 'group_norm'\", \"expected a constant "
-        "value of the 'high' argument\"), passed by keyword as an int computed from sizes "
-        "(TiRex's and xLSTM's `F.group_norm(x, num_groups=NH)`, `NH` from `input.shape`).",
+        "value of the 'high' argument\"), given an int computed from sizes, by keyword or by position "
+        "(bound with torch's own signatures, read off the installed torch into onnxfix/data: "
+        "TiRex's and xLSTM's `F.group_norm(x, num_groups=NH)`, `NH` from `input.shape`).",
         why="While the legacy exporter traces, a size read from a tensor's shape is a graph value "
         "(that keeps reshapes dynamic); a symbolic that reads the argument as an attribute (a "
         "group count, an RNG bound) cannot take one and the export fails.",
@@ -59,16 +61,17 @@ class LegacyConstantArgument(Rule):
             return
         lines = range(node.lineno, (node.end_lineno or node.lineno) + 1)
         wanted = frozenset().union(*(evidence.constant_arguments.get(line, frozenset()) for line in lines))
-        for keyword in node.keywords:
-            value = keyword.value
-            if keyword.arg not in wanted or is_number(value) or not ctx.ints.is_int(value):
+        qualname = ctx.qualname(node.func) or ""
+        for argument in sorted(wanted):
+            value = bound_argument(node, qualname, argument)
+            if value is None or is_number(value) or not ctx.ints.is_int(value):
                 continue
             source = ctx.file.source
             end_of_line = source.line_starts[value.end_lineno - 1] + len(source.line_text(value.end_lineno))
             edits = (ctx.replace(value, f"int({ctx.segment(value)})"), Edit(end_of_line, end_of_line, KEEP))
             fix = Fix("Record the size as the constant the symbolic takes", edits, safe=True)
-            yield ctx.report(self, value, f"`{keyword.arg}={ctx.segment(value)}`: the legacy exporter takes "
-                             f"`{keyword.arg}` only as a constant and traced this size as a graph value; `int()` "
+            yield ctx.report(self, value, f"`{argument}={ctx.segment(value)}`: the legacy exporter takes "
+                             f"`{argument}` only as a constant and traced this size as a graph value; `int()` "
                              "records it (kept only if the probes, which vary the dynamic dims, still match)", fix=fix)
 
 

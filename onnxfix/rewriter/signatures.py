@@ -1,0 +1,39 @@
+"""Which positional argument of a torch call is which parameter, from the signatures read off the
+installed torch by bench/torch_signatures.py (onnxfix/data/torch_signatures.json): the static
+path binds `F.group_norm(x, heads)` to `num_groups` without importing torch."""
+
+from __future__ import annotations
+
+import ast
+import json
+from functools import lru_cache
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "torch_signatures.json"
+
+
+@lru_cache(maxsize=1)
+def _signatures() -> dict[str, list[list[str]]]:
+    return json.loads(DATA.read_text(encoding="utf-8"))["functions"]
+
+
+def bound_argument(call: ast.Call, qualname: str, name: str) -> ast.expr | None:
+    """The argument ``call`` (of the torch function ``qualname``) passes for parameter ``name``: its
+    keyword, else the positional argument at the parameter's position in the overloads that take
+    exactly that many positional arguments, or else in every one that takes as many
+    (`torch.randint(0, n, size)` binds `high` to `n`); None when the overloads disagree or the call
+    spreads `*args`."""
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    if any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    taking = [o for o in _signatures().get(qualname, ()) if len(o) >= len(call.args)]
+    # an overload with exactly as many positional parameters first: `randint(n, size)` is
+    # randint(high, size), not randint(low, high, size) with a size missing
+    overloads = [o for o in taking if len(o) == len(call.args)] or taking
+    positions = {o.index(name) if name in o else None for o in overloads}
+    if len(positions) != 1:
+        return None
+    (position,) = positions
+    return call.args[position] if position is not None and position < len(call.args) else None
