@@ -182,3 +182,24 @@ def test_int_of_sqrt_is_the_integer_square_root_below_2_to_52():
     for n in [*range(1 << 20), *squares, *(rng.randrange(1 << 52) for _ in range(RANDOM_PAIRS))]:
         if 0 <= n < 1 << 52:
             assert int(math.sqrt(n)) == math.isqrt(n) == int(np.sqrt(np.float64(n))), n
+
+
+def test_a_list_of_sizes_and_floats_is_the_stack_of_its_elements():
+    """ONX205's fix of `torch.tensor([w, 0.5 * h, ...])`: the stack of 0-d tensors has the list's
+    dtype (int64 elements promoted to the float dtype torch.tensor infers) and its values, bit for
+    bit, for sizes up to 2**53 and for float32 and float64 defaults (a conversion, no arithmetic)."""
+    import torch
+
+    rng = random.Random(5)
+    sizes = [0, 1, 3, 2**24 + 1, 2**31 + 7, 2**53 - 1, *(rng.randrange(1, 2**53) for _ in range(2000))]
+    for default in (torch.float32, torch.float64):
+        previous = torch.get_default_dtype()
+        torch.set_default_dtype(default)
+        try:
+            for w in sizes:
+                for items in ([w, 0.5 * w], [w * 8 - 4.5, w], [w, w // 3], [32 / max(w, 1), w]):
+                    listed = torch.tensor(items)
+                    stacked = torch.stack([torch.tensor(item) for item in items])
+                    assert listed.dtype == stacked.dtype and torch.equal(listed, stacked), (items, default)
+        finally:
+            torch.set_default_dtype(previous)

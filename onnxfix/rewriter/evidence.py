@@ -182,9 +182,9 @@ def from_json(data: dict) -> FileEvidence:
     evidence.tensor_len = frozenset(int(line) for line in data.get("tensor_len", []))
     evidence.tensor_list = frozenset(int(line) for line in data.get("tensor_list", []))
     for key, found in data.items():
-        if key.startswith("constant_argument:"):
+        kind, _, argument = key.partition(":")
+        if kind == "constant_argument":
             for line in found:
-                argument = key.split(":", 1)[1]
                 evidence.constant_arguments[int(line)] = evidence.constant_arguments.get(int(line), frozenset()) | {argument}
     for line, condition, held in data.get("checks", []):
         evidence.evaluated |= {(int(line), str(condition))}

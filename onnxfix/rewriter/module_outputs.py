@@ -31,10 +31,10 @@ def returns_one_tensor(call: ast.Call, ctx: "FunctionContext") -> bool:
     name = made.func.attr if isinstance(made.func, ast.Attribute) else getattr(made.func, "id", "")
     if name in TUPLE_MODULES or name in ("ModuleList", "ModuleDict", "Sequential"):
         return False
-    cls = next((s for s in ctx.file.module.tree.body if isinstance(s, ast.ClassDef) and s.name == name), None)
-    if cls is None:
+    info = ctx.file.module.classes.get(name)
+    if info is None:
         return method is None and (ctx.qualname(made.func) or "").startswith("torch.nn.")
-    called = next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == (method or "forward")), None)
+    called = info.methods.get(method or "forward")
     if called is None:
         return False
     returns = [n.value for n in walk(called) if isinstance(n, ast.Return)]

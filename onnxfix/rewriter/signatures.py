@@ -17,23 +17,25 @@ def _signatures() -> dict[str, list[list[str]]]:
     return json.loads(DATA.read_text(encoding="utf-8"))["functions"]
 
 
-def bound_argument(call: ast.Call, qualname: str, name: str) -> ast.expr | None:
+def bound_argument(call: ast.Call, qualname: str, name: str, receiver: ast.expr | None = None) -> ast.expr | None:
     """The argument ``call`` (of the torch function ``qualname``) passes for parameter ``name``: its
     keyword, else the positional argument at the parameter's position in the overloads that take
     exactly that many positional arguments, or else in every one that takes as many
     (`torch.randint(0, n, size)` binds `high` to `n`); None when the overloads disagree or the call
-    spreads `*args`."""
+    spreads `*args`. ``receiver``: the tensor of a method call (`x.movedim(-1, 0)` binds as
+    `torch.movedim(x, -1, 0)`)."""
     for keyword in call.keywords:
         if keyword.arg == name:
             return keyword.value
-    if any(isinstance(a, ast.Starred) for a in call.args):
+    arguments = [receiver, *call.args] if receiver is not None else call.args
+    if any(isinstance(a, ast.Starred) for a in arguments):
         return None
-    taking = [o for o in _signatures().get(qualname, ()) if len(o) >= len(call.args)]
+    taking = [o for o in _signatures().get(qualname, ()) if len(o) >= len(arguments)]
     # an overload with exactly as many positional parameters first: `randint(n, size)` is
     # randint(high, size), not randint(low, high, size) with a size missing
-    overloads = [o for o in taking if len(o) == len(call.args)] or taking
+    overloads = [o for o in taking if len(o) == len(arguments)] or taking
     positions = {o.index(name) if name in o else None for o in overloads}
     if len(positions) != 1:
         return None
     (position,) = positions
-    return call.args[position] if position is not None and position < len(call.args) else None
+    return arguments[position] if position is not None and position < len(arguments) else None

@@ -160,7 +160,7 @@ def _value_shape(node: ast.expr, ctx: FunctionContext) -> tuple[int, bool] | Non
     if ctx.qualname(node.func) in VECTOR_FACTORIES:
         return 1, False
     if ctx.qualname(node.func) in SIZED_FACTORIES:
-        return _factory_rank(node)
+        return _factory_rank(node, ctx.qualname(node.func) == "torch.full")
     if not isinstance(node.func, ast.Attribute):
         return None
     method = node.func.attr
@@ -191,10 +191,11 @@ def _indexed_shape(node: ast.Subscript, ctx: FunctionContext) -> tuple[int, bool
     return inner[0] + added - dropped, inner[1] or added > 0
 
 
-def _factory_rank(node: ast.Call) -> tuple[int, bool] | None:
-    """`torch.zeros([2, 80, t])`, `torch.ones(b, n)`, `torch.full((b, n), v)`: as many axes as
-    sizes (one argument that is no list or tuple may be a whole shape of any rank)."""
-    arguments = node.args[:1] if ast.unparse(node.func).endswith("full") else node.args
+def _factory_rank(node: ast.Call, full: bool) -> tuple[int, bool] | None:
+    """`torch.zeros([2, 80, t])`, `torch.ones(b, n)`, `torch.full((b, n), v)` (``full``: its size is
+    the first argument only): as many axes as sizes (one argument that is no list or tuple may be a
+    whole shape of any rank)."""
+    arguments = node.args[:1] if full else node.args
     if len(arguments) == 1 and isinstance(arguments[0], (ast.Tuple, ast.List)):
         arguments = arguments[0].elts
     elif len(arguments) == 1 and not _int_literal(arguments[0]):

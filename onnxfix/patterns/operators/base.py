@@ -55,7 +55,7 @@ def match_call(node: ast.Call, ctx: FunctionContext) -> tuple[str, Decomposition
     if qualname in TARGETS or qualname in RUN_TARGETS:
         name, method = qualname, False
     elif qualname is None and isinstance(func, ast.Attribute) and f"Tensor.{func.attr}" in TARGETS.keys() | RUN_TARGETS.keys() \
-            and ctx.tensors.is_tensor(func.value) is not False and not _an_object(func.value, ctx):
+            and ctx.tensors.is_tensor(func.value) is not False and not an_object(func.value, ctx):
         name, method = f"Tensor.{func.attr}", True
     else:
         return None
@@ -79,7 +79,7 @@ def _aten_spelling(qualname: str, node: ast.Call) -> str | None:
     return next((t for t in spellings if t in TARGETS or t in RUN_TARGETS), None)
 
 
-def _an_object(node: ast.expr, ctx: FunctionContext) -> bool:
+def an_object(node: ast.expr, ctx: FunctionContext) -> bool:
     """`self.unfold(x)` (the module's own attribute: an `nn.Unfold` layer) or `self.patches.unfold(...)`
     where `__init__` built `self.patches` from a class (a layer, a class of this file): never a
     Tensor method."""

@@ -14,16 +14,16 @@ import ast
 
 from onnxfix.config import LEGACY
 from onnxfix.patterns.indexing.rules import simple_receiver
+from onnxfix.patterns.operators.base import ATEN, an_object
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.integers import int_constant
 from onnxfix.rewriter.rule import Edit, Fix, Rule, RuleDoc
+from onnxfix.rewriter.signatures import bound_argument
 
-# op -> (positions of its dim arguments in the function form, their keywords); the method form
-# has the same arguments less the tensor
-DIM_ARGUMENTS = {  # the source only: a negative destination exports (measured)
-    "movedim": ((1,), ("source",)),
-    "moveaxis": ((1,), ("source",)),
-}
+# the dim parameter a negative literal breaks, by op (its name in torch's schema: the arguments
+# are bound by rewriter/signatures.py); a negative destination exports (measured)
+SOURCE_DIMS = {"movedim": "source", "moveaxis": "source"}
+OPS = ("permute", *SOURCE_DIMS)
 
 
 class LegacyNegativeDim(Rule):
@@ -35,8 +35,9 @@ class LegacyNegativeDim(Rule):
     exporters = (LEGACY,)  # torch.export normalises the dims
     triggers = ("permute", "movedim", "moveaxis")
     doc = RuleDoc(
-        what="Finds `permute` given a negative int literal as a dim, and `movedim` / `moveaxis` (function "
-        "and method) given one as a source dim (a negative destination exports).",
+        what="Finds `permute` given a negative int literal as a dim, and `movedim` / `moveaxis` given one "
+        "as a source dim (a negative destination exports), in every spelling: `torch.<op>`, the Tensor "
+        "method, `torch.ops.aten.<op>` (the arguments bound by torch's own schema).",
         why="The legacy exporter's symbolics pass these dims to ONNX as they are: permute and "
         "movedim write a Transpose with a negative `perm`, which onnxruntime refuses (\"Invalid "
         "attribute perm {1, -1, 0}\"; Stylish-TTS). Measured on torch 2.13 with each op given -1 and its "
@@ -57,17 +58,18 @@ class LegacyNegativeDim(Rule):
         if op == "permute":
             dims = _permute_dims(arguments, node)
             negative = [d for d in dims if (int_constant(d) or 0) < 0]
-            if not negative:
-                return
             edits = tuple(Edit(*ctx.file.source.span(d), str(len(dims) + int_constant(d))) for d in negative)
         else:
-            negative = [d for d in _dim_arguments(op, arguments, node) if (int_constant(d) or 0) < 0]
-            if not negative:
-                return
+            source = bound_argument(ast.Call(node.func, arguments, node.keywords), f"torch.{op}", SOURCE_DIMS[op],
+                                    receiver=tensor)
+            items = source.elts if isinstance(source, (ast.Tuple, ast.List)) else [source] if source else []
+            negative = [d for d in items if (int_constant(d) or 0) < 0]
             edits = ()
-            if tensor is not None and simple_receiver(tensor):
-                rank = f"{ctx.segment(tensor)}.dim()"
-                edits = tuple(Edit(*ctx.file.source.span(d), f"{rank} - {-int_constant(d)}") for d in negative)
+            if simple_receiver(tensor):  # its rank read again: a name or an attribute only
+                edits = tuple(Edit(*ctx.file.source.span(d), f"{ctx.segment(tensor)}.dim() - {-int_constant(d)}")
+                              for d in negative)
+        if not negative:
+            return
         fix = Fix("Count the dim from the front", edits, safe=True) if edits else None
         yield ctx.report(self, node, f"`{op}` with a negative dim ({', '.join(ctx.segment(d) for d in negative)}): the "
                          "legacy exporter writes it into the graph as it is (onnxruntime refuses the model); count it "
@@ -75,13 +77,15 @@ class LegacyNegativeDim(Rule):
 
 
 def _call_parts(node: ast.Call, ctx: FunctionContext):
-    """(op, the tensor, the arguments after it) of `torch.op(x, ...)` or `x.op(...)`."""
+    """(op, the tensor, the arguments after it) of `torch.op(x, ...)`, `torch.ops.aten.op(x, ...)` (any
+    overload) or the method `x.op(...)` (not a module's function: `np.moveaxis`; not a layer's method)."""
     qualname = ctx.qualname(node.func) or ""
-    for op in ("permute", *DIM_ARGUMENTS):
-        if qualname == f"torch.{op}" and node.args:
-            return op, node.args[0], node.args[1:]
-        if isinstance(node.func, ast.Attribute) and node.func.attr == op and not qualname:
-            return op, node.func.value, node.args  # a method: not a module's function (`np.moveaxis`)
+    name = qualname[len(ATEN):].split(".")[0] if qualname.startswith(ATEN) else qualname.removeprefix("torch.")
+    if name in OPS and qualname and node.args:
+        return name, node.args[0], node.args[1:]
+    func = node.func
+    if not qualname and isinstance(func, ast.Attribute) and func.attr in OPS and not an_object(func.value, ctx):
+        return func.attr, func.value, node.args
     return None, None, []
 
 
@@ -91,16 +95,6 @@ def _permute_dims(arguments: list[ast.expr], node: ast.Call) -> list[ast.expr]:
     if len(given) == 1 and isinstance(given[0], (ast.Tuple, ast.List)):
         given = given[0].elts
     return [] if any(isinstance(d, ast.Starred) for d in given) else list(given)
-
-
-def _dim_arguments(op: str, arguments: list[ast.expr], node: ast.Call) -> list[ast.expr]:
-    positions, keywords = DIM_ARGUMENTS[op]
-    found = [arguments[p - 1] for p in positions if p - 1 < len(arguments)]
-    found += [k.value for k in node.keywords if k.arg in keywords]
-    dims = []
-    for d in found:  # movedim takes a dim or a tuple of dims
-        dims.extend(d.elts if isinstance(d, (ast.Tuple, ast.List)) else [d])
-    return dims
 
 
 RULES = [LegacyNegativeDim]

@@ -114,7 +114,7 @@ def _sized_object(argument: ast.expr, ctx: FunctionContext) -> str | None:
     if module.rsplit(".", 1)[-1] != Path(ctx.file.source.path).stem:
         return None  # a class of another module, maybe of the same name
     info = ctx.file.module.classes.get(name)
-    if info is None or not any(isinstance(s, ast.FunctionDef) and s.name == "__len__" for s in info.node.body):
+    if info is None or "__len__" not in info.methods:
         return None
     return name
 
