@@ -7,7 +7,8 @@ symbolic that names the argument it needs as a constant). Writes onnxfix/data/to
                                       "torch.randint": [["high", "size"], ["low", "high", "size"]], ...}}
 
 One list per overload (duplicates dropped); only functions with an integer parameter are kept
-(the arguments a symbolic reads as constants are ints).
+(the arguments a symbolic reads as constants are ints). "random": the functions ATen tags
+nondeterministic_seeded.
 
     python bench/torch_signatures.py
 """
@@ -59,9 +60,23 @@ def aten() -> dict[str, list[list[str]]]:
     return found
 
 
+def random() -> list[str]:
+    """torch.* functions whose ATen op is tagged nondeterministic_seeded (randint, rand, normal, ...):
+    a constant recorded for one of their arguments cannot be checked against eager on other inputs."""
+    found = []
+    for name in sorted(dir(torch)):
+        packet = getattr(torch.ops.aten, name, None) if not name.startswith("_") else None
+        if packet is None or not hasattr(packet, "overloads"):
+            continue
+        if any(torch.Tag.nondeterministic_seeded in getattr(packet, o).tags for o in packet.overloads()):
+            found.append(f"torch.{name}")
+    return found
+
+
 def main() -> None:
     functions = {**aten(), **functional()}
-    data = {"torch": torch.__version__.split("+")[0], "functions": dict(sorted(functions.items()))}
+    data = {"torch": torch.__version__.split("+")[0], "functions": dict(sorted(functions.items())),
+            "random": random()}
     OUT.write_text(json.dumps(data, indent=0, separators=(",", ":")) + "\n")
     print(f"{len(functions)} functions -> {OUT}")
 

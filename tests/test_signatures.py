@@ -22,7 +22,9 @@ def test_the_table_is_the_installed_torchs():
     spec = importlib.util.spec_from_file_location("torch_signatures", REPO / "bench" / "torch_signatures.py")
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
-    assert json.loads(DATA.read_text())["functions"] == {**script.aten(), **script.functional()}
+    table = json.loads(DATA.read_text())
+    assert table["functions"] == {**script.aten(), **script.functional()}
+    assert table["random"] == script.random() and "torch.randint" in table["random"]
 
 
 def test_positional_arguments_bind_by_the_overloads_that_take_that_many():

@@ -17,7 +17,7 @@ from onnxfix.config import LEGACY
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.integers import is_number
 from onnxfix.rewriter.rule import Edit, Fix, Rule, RuleDoc
-from onnxfix.rewriter.signatures import bound_argument
+from onnxfix.rewriter.signatures import bound_argument, is_random
 
 # the int() this fix writes records a traced size as a constant on purpose: ONX203, which removes
 # such an int() elsewhere, is told so on the line
@@ -51,7 +51,9 @@ class LegacyConstantArgument(Rule):
         "value as a constant, right only when the size is the same for every input: `onnxfix "
         "export` keeps the fix only if onnxruntime then matches eager on its probes, which vary the "
         "dynamic dims (a size that varies with them comes out wrong there, and the fix is dropped). "
-        "`# noqa: ONX203` on the line keeps ONX203 from removing the `int()` again.",
+        "`# noqa: ONX203` on the line keeps ONX203 from removing the `int()` again. No fix for an "
+        "argument of a random function (ATen's nondeterministic_seeded tag: `torch.randint`'s bound), "
+        "whose outputs no probe can compare.",
         references=("https://github.com/NX-AI/tirex/pull/28",),
     )
 
@@ -65,6 +67,11 @@ class LegacyConstantArgument(Rule):
         for argument in sorted(wanted):
             value = bound_argument(node, qualname, argument)
             if value is None or is_number(value) or not ctx.ints.is_int(value):
+                continue
+            if is_random(qualname):  # PointNet's `torch.randint(0, N, ...)`: no probe can tell a wrong bound
+                yield ctx.report(self, value, f"`{argument}={ctx.segment(value)}`: the legacy exporter takes "
+                                 f"`{argument}` only as a constant and traced this size as a graph value; no fix: "
+                                 f"`{qualname}` is random, so no probe can show that one constant serves every input")
                 continue
             source = ctx.file.source
             end_of_line = source.line_starts[value.end_lineno - 1] + len(source.line_text(value.end_lineno))
