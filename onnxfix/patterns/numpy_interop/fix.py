@@ -8,8 +8,9 @@ import ast
 
 from onnxfix.decompositions import helper_source
 from onnxfix.patterns.numpy_interop.element_loops import ElementLoop, bare
-from onnxfix.patterns.numpy_interop.region import SINKS, Region, binds_shape_array, has_keyword, shape_array_argument
-from onnxfix.patterns.numpy_interop.twins import NUMPY_DTYPES, TWINS, Twin
+from onnxfix.patterns.numpy_interop.calls import CONSTRUCTOR_DTYPES, SINKS, binds_shape_array, has_keyword, shape_array_argument
+from onnxfix.patterns.numpy_interop.region import Region
+from onnxfix.patterns.numpy_interop.twins import NUMPY_DTYPES, PYTHON_TYPE_DTYPES, TWINS, Twin, int_repetitions, method_twin
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.precedence import IFEXP, precedence
 from onnxfix.rewriter.rule import Edit, Fix, Helper
@@ -26,14 +27,16 @@ def region_fix(region: Region) -> Fix | None:
     helpers: list[Helper] = []
     for source in region.sources:
         edits.append(ctx.delete_suffix(source.func, source))
-    for call, name in region.calls:
+    for call, name in [*region.calls, *region.constant_calls]:
         if shape_array_argument(call, ctx) is not None and binds_shape_array(call, region):
             edits.extend(_unwrap_call(call, ctx))
         else:
             edits.extend(_translate_call(call, TWINS[name], torch_name, ctx))
             helpers.extend(_helpers(TWINS[name], helpers))
-    for call, name in region.methods:
-        edits.extend(_translate_method(call, TWINS[name], torch_name, ctx))
+    for call, name in [*region.methods, *region.constant_methods]:
+        edits.extend(_translate_method(call, method_twin(name), torch_name, ctx))
+    for value in region.dtype_assignments:  # `dtype = np.float32` read only by the astype calls
+        edits.append(ctx.replace(value, f"{torch_name}.{NUMPY_DTYPES[ctx.qualname(value)[6:]]}"))
     for sink in region.sinks:
         edits.extend(_unwrap_sink(sink, ctx))
     for scalar in region.float_scalars:  # promotes as NumPy's Python float does
@@ -94,6 +97,11 @@ def _translate_call(call: ast.Call, twin: Twin, torch_name: str, ctx: FunctionCo
     edits = [ctx.replace(call.func, function), *_keyword_renames(call, twin, ctx)]
     edits += _dtype_edits(call, torch_name, ctx)
     source = ctx.file.source
+    if twin.packs:  # np.append(a, b, axis=0) -> torch.cat((a, b), dim=0)
+        edits += [Edit(source.span(call.args[0])[0], source.span(call.args[0])[0], "("),
+                  Edit(source.span(call.args[twin.packs - 1])[1], source.span(call.args[twin.packs - 1])[1], ")")]
+    if twin.torch == "tile" and int_repetitions(call):  # np.tile(a, 2) -> torch.tile(a, (2,))
+        edits.append(ctx.replace(call.args[1], f"({ctx.segment(call.args[1])},)"))
     arguments = [*call.args, *(k.value for k in call.keywords)]
     for keyword, value in twin.defaults:
         if not has_keyword(call, keyword):  # after the last argument: a trailing comma stays last
@@ -117,6 +125,14 @@ def _translate_method(call: ast.Call, twin: Twin, torch_name: str, ctx: Function
     if twin.torch != call.func.attr:
         start = ctx.dot_span(call.func)[0] + 1
         edits.append(Edit(start, start + len(call.func.attr), twin.torch))
+    if call.func.attr == "astype":  # a.astype(D) -> a.to(D, copy=True): astype always copies
+        dtype = call.args[0]
+        if isinstance(dtype, ast.Constant):
+            edits.append(ctx.replace(dtype, f"{torch_name}.{NUMPY_DTYPES[dtype.value]}"))
+        elif isinstance(dtype, ast.Name) and dtype.id in PYTHON_TYPE_DTYPES:
+            edits.append(ctx.replace(dtype, f"{torch_name}.{PYTHON_TYPE_DTYPES[dtype.id]}"))
+        end = ctx.file.source.span(dtype)[1]
+        edits.append(Edit(end, end, ", copy=True"))
     return edits
 
 
@@ -147,7 +163,8 @@ def _unwrap_call(call: ast.Call, ctx: FunctionContext) -> list[Edit]:
 
 def _unwrap_sink(sink: ast.Call, ctx: FunctionContext) -> list[Edit]:
     """torch.from_numpy(A) -> A; torch.tensor(name) -> name.clone() (it copied);
-    torch.tensor(A, dtype=D) -> A.to(dtype=D, copy=True), torch.as_tensor(A, dtype=D) -> A.to(dtype=D)."""
+    torch.tensor(A, dtype=D) -> A.to(dtype=D, copy=True), torch.as_tensor(A, dtype=D) -> A.to(dtype=D);
+    torch.Tensor(A) -> A.to(dtype=torch.get_default_dtype(), copy=True)."""
     source = ctx.file.source
     call_start, call_end = source.span(sink)
     arg_start, arg_end = source.span(sink.args[0])
@@ -156,7 +173,12 @@ def _unwrap_sink(sink: ast.Call, ctx: FunctionContext) -> list[Edit]:
     copies = copying and isinstance(arg, (ast.Name, ast.Attribute, ast.Subscript))
     atomic = isinstance(arg, (ast.Name, ast.Call, ast.Attribute, ast.Subscript))
     opening, closing = ("", "") if atomic else ("(", ")")
-    if sink.keywords:  # dtype= / device=: Tensor.to takes them as they are
+    constructed = CONSTRUCTOR_DTYPES.get(ctx.qualname(sink.func))
+    if constructed is not None:  # torch.LongTensor(A) -> A.to(dtype=torch.int64, copy=True)
+        torch_name = ctx.torch_name()[0]
+        keywords = [f"dtype={torch_name}.{constructed}", *(ctx.segment(k) for k in sink.keywords), "copy=True"]
+        closing += f".to({', '.join(keywords)})"
+    elif sink.keywords:  # dtype= / device=: Tensor.to takes them as they are
         keywords = [ctx.segment(k) for k in sink.keywords] + (["copy=True"] if copying else [])
         closing += f".to({', '.join(keywords)})"
     elif copies:

@@ -21,8 +21,9 @@ def guard_roots(region: Region) -> list[ast.expr] | None:
     of, up to the first value torch holds (`torch.from_numpy(...)`, `x + a.sum()`) or to its
     statement. Guarding each keeps eager on the original text: outside the guarded expressions
     the text is the same in both branches. None if an edit is not in a guardable expression."""
-    anchors = [*region.sources, *(c for c, _ in region.calls), *(c for c, _ in region.methods), *region.sinks,
-               *region.float_scalars]
+    anchors = [*region.sources, *(c for c, _ in [*region.calls, *region.constant_calls]),
+               *(c for c, _ in [*region.methods, *region.constant_methods]), *region.sinks, *region.float_scalars,
+               *region.dtype_assignments]
     roots = []
     for anchor in anchors:
         root = _guard_root(anchor, region)
@@ -38,11 +39,20 @@ def _guard_root(node: ast.AST, region: Region) -> ast.expr | None:
     ctx = region.ctx
     while True:
         parent = ctx.parent(node)
-        if parent is None or isinstance(parent, (ast.stmt, ast.Lambda)):
-            break
+        if parent is None or isinstance(parent, (ast.stmt, ast.Lambda)) or _appended(node, parent, region):
+            break  # the array appended to a list of arrays is the value to guard, not the `append`
         callee = isinstance(parent, ast.Call) and parent.func is node  # `a.sum` of `a.sum()`
         if isinstance(node, ast.expr) and not isinstance(node, _PARTS) and not callee and not region.is_ndarray(node):
             break
         node = parent
     guardable = isinstance(node, ast.expr) and not isinstance(node, _PARTS)
     return node if guardable and isinstance(getattr(node, "ctx", ast.Load()), ast.Load) else None
+
+
+def _appended(node: ast.AST, parent: ast.AST, region: Region) -> bool:
+    """`a` of `boxes.append(a)`, `boxes` a list of arrays."""
+    return (
+        isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute) and parent.func.attr == "append"
+        and isinstance(parent.func.value, ast.Name) and parent.func.value.id in region.array_lists
+        and parent.args[:1] == [node]
+    )

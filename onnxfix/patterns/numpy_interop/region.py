@@ -6,48 +6,22 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from onnxfix.patterns.numpy_interop.array_flow import (
+    appended_array_list, array_lists, in_array_list, method_blockers, non_array_arguments, pull_in_constant_arrays,
+)
+from onnxfix.patterns.numpy_interop.calls import (
+    ARRAY_OR_TENSOR, SINK_KEYWORDS, binds_shape_array, has_keyword, is_numpy_call, is_to_numpy,
+    shape_array_argument, sink_kind,
+)
 from onnxfix.patterns.numpy_interop.element_loops import ElementLoop, find_element_loops
 from onnxfix.patterns.numpy_interop.guard_roots import guard_roots
 from onnxfix.patterns.numpy_interop.numbers import NumberCall, number_call
 from onnxfix.patterns.numpy_interop.twins import (
-    NDARRAY_METHODS, TUPLE_RESULTS, TWINS, Twin, argument_blockers, foreign_elements,
+    NDARRAY_METHODS, TUPLE_RESULTS, TWINS, VARIADIC_METHODS, Twin, argument_blockers, foreign_elements, method_twin,
 )
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.export_guards import EXPORTERS
 from onnxfix.rewriter.tree_walk import walk
-
-
-SINKS = {"torch.from_numpy": "share", "torch.as_tensor": "share", "torch.asarray": "share", "torch.tensor": "copy"}
-# what a conversion may say besides the array: `Tensor.to` takes both
-SINK_KEYWORDS = frozenset({"dtype", "device"})
-# torch functions that take an argument as an array or as a tensor alike and convert it themselves,
-# so the same tensor computes the same thing: (parameter, position). pack_padded_sequence makes its
-# `lengths` `torch.as_tensor(lengths, dtype=torch.int64)` (Tacotron2's, Kokoro's `.cpu().numpy()`)
-ARRAY_OR_TENSOR = {"torch.nn.utils.rnn.pack_padded_sequence": ("lengths", 1)}
-
-
-def is_numpy_call(node: ast.AST, ctx: FunctionContext) -> str | None:
-    """The numpy function name (``concatenate``) if ``node`` calls one."""
-    if isinstance(node, ast.Call):
-        qualname = ctx.qualname(node.func)
-        if qualname and qualname.startswith("numpy.") and qualname.count(".") == 1:
-            return qualname.split(".", 1)[1]
-    return None
-
-
-def is_to_numpy(node: ast.AST) -> bool:
-    return (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr == "numpy"
-        and not node.args
-    )
-
-
-def sink_kind(node: ast.AST, ctx: FunctionContext) -> str | None:
-    if isinstance(node, ast.Call):
-        return SINKS.get(ctx.qualname(node.func) or "")
-    return None
 
 
 @dataclass
@@ -69,6 +43,15 @@ class Region:
     numbers: list[NumberCall] = field(default_factory=list)  # np.prod(x.shape): a number, not an array
     shape_arrays: set[str] = field(default_factory=set)  # hw = np.array(x.numpy().shape[-2:])
     element_loops: list[ElementLoop] = field(default_factory=list)  # for m in a: tmp.append(f(m))
+    # `boxes = []` ... `boxes.append(a)` ... `np.concatenate(boxes)`: lists only of arrays, which
+    # hold tensors once the arrays are tensors (torch.cat takes a list as NumPy does)
+    array_lists: set[str] = field(default_factory=set)
+    # `z = np.zeros(3)` then `np.maximum(a, z)`: NumPy on constants whose arrays flow into the
+    # rewritten calls; translated with them (torch.maximum takes no ndarray), not reported
+    constant_calls: list[tuple[ast.Call, str]] = field(default_factory=list)
+    constant_methods: list[tuple[ast.Call, str]] = field(default_factory=list)
+    # `dtype = np.float32` ... `a.astype(dtype)`: the dtype values the fix makes torch dtypes
+    dtype_assignments: list[ast.expr] = field(default_factory=list)
     # `31.0 - e`, `float(k) * a`: a Python float in +, -, * with an array, which the fix makes a
     # 0-d float64 tensor so that torch promotes as NumPy does (float64 with an int array, the
     # array's dtype with a float one), where a Python float gives torch's default float32.
@@ -155,13 +138,15 @@ def build_region(ctx: FunctionContext) -> Region:
         inside = {id(sub) for found in region.element_loops for part in (found.init, found.loop, found.collect)
                   for sub in walk(part)}
         nodes = [node for node in nodes if id(node) not in inside]
+    region.array_lists = array_lists(region, nodes)
     _find_data_names(region, nodes)
     region.data_names |= {found.init.targets[0].id for found in region.element_loops}
     for node in nodes:
         if is_to_numpy(node):
             continue
         elif region.ndarray_method(node):
-            region.methods.append((node, node.func.attr))
+            if _is_data(node.func.value, region):
+                region.methods.append((node, node.func.attr))
         elif number_call(node, ctx) is not None:
             region.numbers.append(number_call(node, ctx))
         elif is_numpy_call(node, ctx) and _involves_data(node, region) and not ctx.sizes.rounds_size(node):
@@ -171,6 +156,8 @@ def build_region(ctx: FunctionContext) -> Region:
         elif ctx.qualname(getattr(node, "func", None)) == "torch.from_numpy":
             region.sinks.append(node)
             region.blockers.append("`torch.from_numpy` of a value onnxfix cannot trace to torch")
+    if region.calls or region.sources:
+        pull_in_constant_arrays(region)
     _check_fixable(region, nodes)
     if (region.inexact or region.rounding) and not region.blockers and not region.element_loops:
         region.guarded = guard_roots(region)  # a deleted loop cannot be guarded
@@ -257,13 +244,17 @@ def _find_conversion(region: Region, name: str, values: list[ast.AST]) -> None:
 
 
 def _converts(value: ast.AST, name: str, ctx: FunctionContext) -> bool:
-    """`torch.from_numpy(name)`, also followed by tensor methods (`.to(device)`, `.long()`)."""
+    """`torch.from_numpy(name)`, also followed by tensor methods (`.to(device)`, `.long()`), also
+    of an ndarray method of the name (`torch.from_numpy(name.astype(np.float32))`)."""
     while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and sink_kind(value, ctx) is None:
         value = value.func.value
-    return (
-        sink_kind(value, ctx) is not None and len(value.args) == 1
-        and isinstance(value.args[0], ast.Name) and value.args[0].id == name
-    )
+    if sink_kind(value, ctx) is None or len(value.args) != 1:
+        return False
+    array = value.args[0]
+    while (isinstance(array, ast.Call) and isinstance(array.func, ast.Attribute)
+           and array.func.attr in NDARRAY_METHODS):  # `torch.from_numpy(name.astype(dtype))`
+        array = array.func.value
+    return isinstance(array, ast.Name) and array.id == name
 
 
 def _unpacks_tuple_result(node: ast.AST, ctx: FunctionContext) -> bool:
@@ -273,18 +264,6 @@ def _unpacks_tuple_result(node: ast.AST, ctx: FunctionContext) -> bool:
         and all(isinstance(element, ast.Name) for element in node.targets[0].elts)
         and is_numpy_call(node.value, ctx) in TUPLE_RESULTS
     )
-
-
-def shape_array_argument(call: ast.AST, ctx: FunctionContext) -> ast.expr | None:
-    """The shape in `np.array(x.shape[-2:])` / `np.asarray(t.numpy().shape)`: an array of sizes."""
-    if is_numpy_call(call, ctx) not in ("array", "asarray") or len(call.args) != 1 or call.keywords:
-        return None
-    shape = call.args[0]
-    while isinstance(shape, ast.Subscript) and isinstance(shape.slice, ast.Slice):
-        shape = shape.value
-    is_shape = isinstance(shape, ast.Attribute) and shape.attr == "shape"
-    is_size = isinstance(shape, ast.Call) and isinstance(shape.func, ast.Attribute) and shape.func.attr == "size" and not shape.args
-    return call.args[0] if is_shape or is_size else None
 
 
 def _find_shape_arrays(region: Region, nodes: list[ast.AST]) -> None:
@@ -321,6 +300,10 @@ def _find_data_names(region: Region, nodes: list[ast.AST]) -> None:
     while changed:
         changed = False
         for node in nodes:
+            appended = appended_array_list(node, region)
+            if appended is not None and appended not in region.data_names and _is_data(node.args[0], region):
+                region.data_names.add(appended)
+                changed = True
             if not isinstance(node, ast.Assign):
                 continue
             targets = {name for target in node.targets for name in _bound_by(target)}
@@ -350,7 +333,7 @@ def _is_data_parameter(name: str, ctx: FunctionContext) -> bool:
 
 def _check_fixable(region: Region, nodes: list[ast.AST]) -> None:
     ctx = region.ctx
-    for call, name in region.calls:
+    for call, name in [*region.calls, *region.constant_calls]:
         if shape_array_argument(call, ctx) is not None and binds_shape_array(call, region):
             continue  # `np.array(<shape>)` is the shape itself: its items are the same ints
         twin = TWINS.get(name)
@@ -359,7 +342,8 @@ def _check_fixable(region: Region, nodes: list[ast.AST]) -> None:
             continue
         if any(k.arg is None or k.arg == "out" for k in call.keywords):
             region.blockers.append(f"`numpy.{name}` is called with `out=` or `**kwargs`")
-        region.blockers.extend(argument_blockers(name, call))
+        region.blockers.extend(argument_blockers(name, call, region.array_lists))
+        region.blockers.extend(non_array_arguments(call, name, region))
         region.blockers.extend(foreign_elements(call, ctx))
         if twin.no_constant_args and any(isinstance(a, ast.Constant) for a in call.args):
             region.blockers.append(f"`torch.{twin.torch}` needs tensor arguments")
@@ -374,12 +358,14 @@ def _check_fixable(region: Region, nodes: list[ast.AST]) -> None:
             # result is float64 where torch's is float32.
             region.inexact.append("`numpy.arange` of non-integer arguments: NumPy computes its values in float64 "
                                   "(and defaults to float64), torch's arange otherwise")
-    for call, name in region.methods:
-        twin = TWINS[name]
+    for call, name in [*region.methods, *region.constant_methods]:
+        twin = method_twin(name)
         if name == "ravel" and (call.args or call.keywords):
             region.blockers.append("`ndarray.ravel` with an `order` (Tensor.ravel is C order only)")
-        if any(k.arg is None or k.arg == "out" for k in call.keywords) or len(call.args) > 1:
+        if any(k.arg is None or k.arg == "out" for k in call.keywords) or (
+                len(call.args) > 1 and name not in VARIADIC_METHODS):
             region.blockers.append(f"`ndarray.{name}` is called with `out=`, `**kwargs` or more than an axis")
+        region.blockers.extend(method_blockers(call, name, region))
         if name == "cumsum" and not call.args and not has_keyword(call, "axis"):
             region.blockers.append("`ndarray.cumsum` without an axis flattens (`Tensor.cumsum` needs a dim)")
         _note_difference(region, twin, f"`ndarray.{name}` and `Tensor.{twin.torch}`")
@@ -447,13 +433,16 @@ def _check_escapes(region: Region, nodes: list[ast.AST]) -> None:
             continue
         if _taken_as_tensor(parent, node, ctx):
             continue
+        if in_array_list(node, parent, region):
+            continue
         region.blockers.append(f"the array `{ctx.segment(node)[:40]}` is used outside torch")
-
-
-def binds_shape_array(call: ast.Call, region: Region) -> bool:
-    parent = region.ctx.parent(call)
-    return isinstance(parent, ast.Assign) and any(
-        isinstance(t, ast.Name) and t.id in region.shape_arrays for t in parent.targets)
+    for name in region.array_lists - region.ndarray_names:  # an array name's reads are checked above
+        for use in nodes:
+            if isinstance(use, ast.Name) and use.id == name and isinstance(use.ctx, ast.Load) and not (
+                    in_array_list(use, ctx.parent(use), region)
+                    or _is_argument_of_region_call(ctx.parent(use), region, use)):
+                region.blockers.append(f"the list of arrays `{name}` is used outside torch")
+                break
 
 
 def _is_argument_of_region_call(parent: ast.AST | None, region: Region, node: ast.AST) -> bool:
@@ -462,10 +451,6 @@ def _is_argument_of_region_call(parent: ast.AST | None, region: Region, node: as
         and any(parent is call for call, _ in region.calls)
         and (node in parent.args or any(k.value is node for k in parent.keywords))
     )
-
-
-def has_keyword(call: ast.Call, name: str) -> bool:
-    return any(k.arg == name for k in call.keywords)
 
 
 def _python_float_side(node: ast.BinOp, region: Region) -> ast.expr | None:
@@ -487,3 +472,5 @@ def region_message_suffix(region: Region) -> str:
     if region.unsafe:
         return f"; fix is unsafe: {region.unsafe[0]}"
     return ""
+
+

@@ -67,6 +67,20 @@ FIX_SAFETY = """
     (`float(k) - e` -> `torch.tensor(float(k), dtype=torch.float64) - e`): torch then promotes
     as NumPy does (float64 with an int array, the array's own dtype with a float one), where a
     bare Python float would give torch's default float32.
+    Arrays kept in lists (EfficientDet's anchors: `boxes_level.append(boxes)`, then
+    `np.concatenate(boxes_level, axis=1)`) become lists of tensors when every use of the list is
+    an append of an array or an argument of a rewritten call (torch.cat / stack / vstack take a
+    list as NumPy does). `np.append(a, b, axis=k)` becomes `torch.cat((a, b), dim=k)` (without an
+    axis NumPy flattens: no fix), `np.tile(a, 2)` `torch.tile(a, (2,))`; the ndarray methods
+    `reshape`, `transpose(axes)` (`permute`), `swapaxes`, `squeeze`, `copy` (`clone`) and
+    `astype(D)` (`.to(D, copy=True)`: both copy, and cast floats to ints by truncation) their
+    Tensor twins, a dtype held in a variable (`dtype = np.float32`, read only by those `astype`
+    calls) made a torch dtype. The legacy constructors are conversions back: `torch.Tensor(a)`
+    is `a.to(dtype=torch.get_default_dtype(), copy=True)`, `torch.LongTensor(a)` the same to
+    int64. A NumPy constant that meets the rewritten code (`np.zeros(3)` given to `np.maximum`)
+    is translated with it, not reported: torch functions take no ndarray. No fix where a torch
+    twin would receive what is no array (`np.tile((w, h), 2)` of a tuple of sizes: torch.tile
+    needs a tensor there).
     A loop that appends one number per element of an array to a list converted by `np.array`
     (I-BERT's `for m in mantissa: tmp.append(int(decimal.Decimal(m * 2**31).quantize(
     decimal.Decimal(1), rounding=decimal.ROUND_HALF_UP)))`) becomes one tensor expression at the

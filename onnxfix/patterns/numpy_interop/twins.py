@@ -29,6 +29,7 @@ class Twin:
     # keywords torch needs to mean what NumPy's default means (`indexing="xy"` for meshgrid)
     defaults: tuple[tuple[str, str], ...] = ()
     dtype_position: int = 1  # NumPy's positional index of `dtype` (float64_default adds it when absent)
+    packs: int = 0  # the first `packs` arguments go into one tuple (`np.append(a, b)` -> `cat((a, b))`)
 
 
 AXIS = (("axis", "dim"), ("keepdims", "keepdim"))
@@ -96,6 +97,12 @@ TWINS: dict[str, Twin] = {
     "vstack": Twin("vstack", exact=False, differs="NumPy also stacks nested lists and mixed dtypes"),
     "hstack": Twin("hstack", exact=False, differs="NumPy also stacks nested lists and mixed dtypes"),
     "tile": Twin("tile", (("reps", "dims"),)),  # torch.tile pads `dims` and the input as np.tile does
+    # `np.append(a, b, axis=k)` concatenates the two along k (`torch.cat((a, b), dim=k)`); without
+    # an axis NumPy flattens both first (blocked). Its typical use appends computed boxes to an
+    # empty float32 array, where NumPy and torch promote apart: float32 with int64 is float64 in
+    # NumPy, float32 in torch.
+    "append": Twin("cat", (("axis", "dim"),), exact=False, packs=2,
+                   differs="NumPy promotes a float32 array joined with an int64 one to float64, torch to float32"),
     "reshape": Twin("reshape", (("newshape", "shape"),)),
     # np.split raises unless sections divide evenly; when it succeeds, tensor_split agrees.
     "split": Twin("tensor_split", (("indices_or_sections", "indices_or_sections"), ("axis", "dim"))),
@@ -111,6 +118,12 @@ TWINS: dict[str, Twin] = {
     # input's dtype) and int32 exponent as NumPy's, zeros, inf and NaN included.
     "frexp": Twin("frexp", helper="frexp"),
 }
+# Twins that make an array from numbers or join a sequence of arrays; every other twin's torch
+# function needs tensors where NumPy also takes a tuple or a Python number (`np.tile(size, 2)`).
+CREATION = frozenset({"zeros", "ones", "full", "eye", "arange", "linspace"})
+SEQUENCE_JOINS = frozenset({"concatenate", "stack", "vstack", "hstack"})
+# the positions that must hold arrays: all of meshgrid's, both of append's, else the first
+ARRAY_POSITIONS = {"meshgrid": None, "append": 2}
 # NumPy functions returning a tuple of arrays: `m, e = np.frexp(a)` binds two arrays.
 TUPLE_RESULTS = frozenset({"frexp", "meshgrid"})
 NUMPY_DTYPES = {
@@ -119,12 +132,26 @@ NUMPY_DTYPES = {
     "bool_": "bool", "complex64": "complex64", "complex128": "complex128",
 }
 # ndarray methods with a Tensor method of the same meaning (the TWINS entry of the same name):
-# `x.numpy().sum()` -> `x.sum()`, `a.max(axis=1)` -> `a.amax(dim=1)`.
-NDARRAY_METHODS = frozenset({"sum", "prod", "cumsum", "max", "min", "argmax", "argmin", "all", "any", "ravel"})
+# `x.numpy().sum()` -> `x.sum()`, `a.max(axis=1)` -> `a.amax(dim=1)`, `a.transpose(1, 0, 2)` ->
+# `a.permute(1, 0, 2)`; `a.copy()` copies as `clone` does; `a.astype(D)` is `a.to(D, copy=True)`
+# (both copy and cast the same way, a float to an int truncating).
+METHOD_TWINS = {"copy": Twin("clone"), "astype": Twin("to")}
+NDARRAY_METHODS = frozenset({"sum", "prod", "cumsum", "max", "min", "argmax", "argmin", "all", "any", "ravel",
+                             "reshape", "transpose", "swapaxes", "squeeze", *METHOD_TWINS})
+# methods whose arguments are several positions (`a.reshape(-1, 4)`), not one axis
+VARIADIC_METHODS = frozenset({"reshape", "transpose", "swapaxes"})
+# `a.astype(float)`: the NumPy dtype a Python type names on every platform (`int` is int32 on
+# Windows under NumPy 1.x: not translated)
+PYTHON_TYPE_DTYPES = {"float": "float64", "bool": "bool", "complex": "complex128"}
 
 
-def argument_blockers(name: str, call: ast.Call) -> list[str]:
-    """Why a call of ``numpy.<name>`` has no one-call torch twin with these arguments."""
+def method_twin(name: str) -> Twin:
+    return METHOD_TWINS.get(name) or TWINS[name]
+
+
+def argument_blockers(name: str, call: ast.Call, array_lists: frozenset[str] | set[str] = frozenset()) -> list[str]:
+    """Why a call of ``numpy.<name>`` has no one-call torch twin with these arguments
+    (``array_lists``: names holding lists of arrays, sequences of tensors once rewritten)."""
     keywords = {k.arg for k in call.keywords}
     blockers = []
     if name == "cumsum" and len(call.args) < 2 and "axis" not in keywords:
@@ -134,17 +161,27 @@ def argument_blockers(name: str, call: ast.Call) -> list[str]:
     if name == "linspace" and (len(call.args) + len(call.keywords) < 3 or len(call.args) > 3
                                or keywords - {"start", "stop", "num", "dtype"}):
         blockers.append("`numpy.linspace` with its default 50 points, `endpoint=`, `retstep=` or `axis=`")
-    if name == "tile" and not (len(call.args) == 2 and isinstance(call.args[1], (ast.Tuple, ast.List))):
+    if name == "tile" and not (len(call.args) == 2 and (isinstance(call.args[1], (ast.Tuple, ast.List))
+                                                         or int_repetitions(call))):
         blockers.append("`numpy.tile` takes an int for its repetitions, `torch.tile` a tuple only")
+    if name == "append" and not ((len(call.args) == 3 and not keywords) or (len(call.args) == 2 and keywords == {"axis"})):
+        blockers.append("`numpy.append` without an axis flattens its arguments (no one-call twin)")
     if name == "ravel" and (len(call.args) > 1 or keywords):
         blockers.append("`numpy.ravel` with an `order` (Tensor.ravel is C order only)")
     if name in ("vstack", "hstack") and not (
             len(call.args) == 1 and isinstance(call.args[0], (ast.List, ast.Tuple))
-            and not any(isinstance(e, (ast.List, ast.Tuple, ast.Constant, ast.Starred)) for e in call.args[0].elts)):
+            and not any(isinstance(e, (ast.List, ast.Tuple, ast.Constant, ast.Starred)) for e in call.args[0].elts)
+    ) and not (len(call.args) == 1 and isinstance(call.args[0], ast.Name) and call.args[0].id in array_lists):
         blockers.append(f"`numpy.{name}` of something other than a list of arrays (torch needs a sequence of tensors)")
     if name == "transpose" and len(call.args) < 2 and "axes" not in keywords:
         blockers.append("`numpy.transpose` without axes reverses all dimensions (no one-call twin)")
     return blockers
+
+
+def int_repetitions(call: ast.Call) -> bool:
+    """`np.tile(a, 2)`: an int literal of repetitions, which torch.tile takes as `(2,)`."""
+    reps = call.args[1] if len(call.args) > 1 else None
+    return isinstance(reps, ast.Constant) and type(reps.value) is int
 
 
 def foreign_elements(call: ast.Call, ctx: "FunctionContext") -> list[str]:
