@@ -10,6 +10,7 @@ from onnxfix.patterns.scalars.integer_items import integer_item_fix
 from onnxfix.patterns.scalars.size_floats import float_valued, halved_size, scaled_size
 from onnxfix.patterns.scalars.int_division import (
     CHUNK_COUNT, RATIO_CAVEAT, _division_fix, _shifted_division, counts_chunks, no_floor_division, ratio_floor_division,
+    rounded_in_int_arithmetic,
 )
 from onnxfix.patterns.scalars.square_root import isqrt_fix, size_square_root
 from onnxfix.patterns.scalars.sym_int import sym_int_fix, takes_math_sqrt
@@ -221,6 +222,8 @@ class ScalarCast(Rule):
             yield self._square_root_cast(node, size_square_root(argument, ctx), ctx)
         elif cast == "int" and ctx.sizes.rounds_quotient(argument):
             return  # `int(round(h / 2))`: ONX402's integer round-half-even replaces the whole cast
+        elif cast == "int" and rounded_in_int_arithmetic(node, ctx):
+            return  # `int(np.ceil(h / 8) * 8 - h)`: ONX402's integer ceil makes it int arithmetic, no cast
         elif cast == "int" and ctx.sizes.is_size_quotient(argument):  # `int(h / scale)`, any divisor
             yield self._size_cast(node, argument, ctx)
         elif cast == "int" and scaled_size(argument, ctx):  # `int(height * factor)`, factor a float

@@ -163,3 +163,35 @@ def counts_chunks(node: ast.AST, ctx: FunctionContext) -> bool:
     if isinstance(call.func, ast.Attribute) and call.func.attr == "chunk" and ctx.qualname(call.func) != "torch.chunk":
         return bool(call.args) and call.args[0] is node
     return ctx.qualname(call.func) == "torch.chunk" and len(call.args) > 1 and call.args[1] is node
+
+
+def int_of_integer_arithmetic(node: ast.Call, ctx: FunctionContext) -> ast.Call | None:
+    """fbcnn's `int(np.ceil(h / 8) * 8 - h)`: the `int()` around `+`, `-`, `*` (and unary minus)
+    of the rounded quotient with ints only, which its integer twin makes integer arithmetic."""
+    child, parent = node, ctx.parent(node)
+    while True:
+        if isinstance(parent, ast.BinOp) and isinstance(parent.op, (ast.Add, ast.Sub, ast.Mult)):
+            other = parent.right if parent.left is child else parent.left
+            if not ctx.ints.is_int(other):
+                return None
+        elif not (isinstance(parent, ast.UnaryOp) and isinstance(parent.op, (ast.USub, ast.UAdd))):
+            break
+        child, parent = parent, ctx.parent(parent)
+    if child is node or not (builtin_call(parent, ctx, frozenset({"int"})) and parent.args == [child]):
+        return None
+    return parent
+
+
+
+def rounded_in_int_arithmetic(int_call: ast.Call, ctx: FunctionContext) -> bool:
+    """`int(np.ceil(h / 8) * 8 - h)`: ONX402 rewrites the NumPy rounding of a size quotient by a
+    positive int literal to integer arithmetic and drops the `int()`, exactly."""
+    for call in walk(int_call.args[0]):
+        if (
+            isinstance(call, ast.Call) and ctx.qualname(call.func) in ("numpy.ceil", "numpy.floor")
+            and len(call.args) == 1 and isinstance(call.args[0], ast.BinOp) and isinstance(call.args[0].op, ast.Div)
+            and _small_int(call.args[0].right) and call.args[0].right.value > 0 and ctx.ints.is_int(call.args[0].left)
+            and int_of_integer_arithmetic(call, ctx) is int_call
+        ):
+            return True
+    return False

@@ -7,13 +7,13 @@ import ast
 from onnxfix.config import DYNAMO, LEGACY
 from onnxfix.decompositions import helper_source
 from onnxfix.patterns.scalars.int_division import (
-    CHUNK_COUNT, RATIO_CAVEAT, counts_chunks, has_true_division, ratio_floor_division,
+    CHUNK_COUNT, RATIO_CAVEAT, counts_chunks, has_true_division, int_of_integer_arithmetic, ratio_floor_division,
 )
 from onnxfix.patterns.scalars.sym_int import takes_the_traced_tensor
 from onnxfix.rewriter.bindings import bound_once
 from onnxfix.rewriter.context import FunctionContext, builtin_call
 from onnxfix.rewriter.precedence import ARITH, ATOM, COMPARE, POWER, TERM, UNARY, in_place_of, operand, precedence
-from onnxfix.rewriter.rule import Fix, Helper, Rule, RuleDoc
+from onnxfix.rewriter.rule import Edit, Fix, Helper, Rule, RuleDoc
 from onnxfix.rewriter.tree_walk import walk
 
 
@@ -97,7 +97,11 @@ class MathOnSize(Rule):
               `self.feature_strides[idx]`), counts as a non-negative int.
             - `int(numpy.ceil(a / b))` and `int(numpy.floor(a / b))`: the same rewrites, in place
               of the `int(...)` (NumPy rounds the same float `a / b` to the same integral value;
-              without the `int()` the result is a NumPy float and gets no fix).
+              without the `int()` the result is a NumPy float and gets no fix). Also inside int
+              arithmetic under one `int()` (fbcnn's pad to a multiple, `int(np.ceil(h / 8) * 8 - h)`
+              -> `(h + 7) // 8 * 8 - h`): `+`, `-`, `*` of the rounded quotient with ints compute
+              the same integer in float64 below 2**53, so the `int()` goes too (it froze the size
+              under the legacy exporter).
             - A divisor of unknown type (`H / self.window_size`, an attribute or a parameter
               nothing proves an int): the same rewrites, unsafe. A float or (for `ceil`)
               negative divisor gives another value. `-(-a // b)` is not offered: both exporters
@@ -160,15 +164,23 @@ class MathOnSize(Rule):
             return
         module, name = function.split(".")
         target = node
+        outer_int = None
         if module == "numpy":  # a NumPy float64: only `int(numpy.ceil(a / b))` is an int
             wrapper = ctx.parent(node)
             target = wrapper if builtin_call(wrapper, ctx, frozenset({"int"})) and len(wrapper.args) == 1 else None
+            if target is None and name in ("ceil", "floor"):
+                outer_int = int_of_integer_arithmetic(node, ctx)
+                target = node if outer_int is not None else None
         if target is None:
-            fix, why = None, f"`{function}` returns a NumPy float; only `int({function}(a / b))` has an integer twin"
+            fix, why = None, (f"`{function}` returns a NumPy float; only `int({function}(a / b))`, also inside "
+                              f"int arithmetic (`int({function}(h / 8) * 8 - h)`), has an integer twin")
         elif counts_chunks(target, ctx):
             fix, why = None, CHUNK_COUNT
         else:
             fix, why = getattr(self, f"_fix_{name}")(node, target, ctx)
+            if outer_int is not None and fix is not None:  # `int(<int arithmetic>)` is that int
+                fix = Fix(fix.title + " and drop the `int()` of the int it makes", (*fix.edits, *_unwrap(outer_int, ctx)),
+                          safe=fix.safe)
         rounded_in_graph = module == "math" and name in ("ceil", "floor") and (fix is None or not fix.safe)
         if rounded_in_graph and target is not None and not counts_chunks(target, ctx):
             fix, why = _size_round_fix(node, fix, why, ctx)
@@ -399,3 +411,12 @@ def _rounds_int_size(node: ast.Call, ctx: FunctionContext) -> bool:
     return (isinstance(node.func, ast.Name) and node.func.id == "round" and ctx.is_builtin("round")
             and len(node.args) == 1 and not node.keywords and ctx.sizes.is_size(node.args[0])
             and bool(ctx.ints.is_int(node.args[0])))
+
+
+def _unwrap(call: ast.Call, ctx: FunctionContext) -> tuple:
+    """`int(e)` -> `e`, parenthesised where the call's place needs it."""
+    source = ctx.file.source
+    start, end = source.span(call)
+    inner_start, inner_end = source.span(call.args[0])
+    opening, closing = ("(", ")") if in_place_of(ctx.parent(call), call, "e", precedence(call.args[0])) != "e" else ("", "")
+    return (Edit(start, inner_start, opening), Edit(inner_end, end, closing))
