@@ -126,7 +126,8 @@ CASES = {
     "relative_positions": ("ONX101", False, (OK, ORT)),  # DeBERTa: np.arange/np.tile, then the same name converted
     "numpy_grids": ("ONX101", True, (FAILS, ORT)),  # np.linspace / np.meshgrid grids over the heatmap sizes
     "numpy_anchors": ("ONX101", True, (OK, WRONG)),
-    "numpy_pad_multiple": ("ONX402", False, (WRONG, WRONG)),  # fbcnn: `int(np.ceil(h / 8) * 8 - h)`, a replication pad  # EfficientDet/RetinaNet anchors: lists of arrays, np.append, astype
+    "numpy_pad_multiple": ("ONX402", False, (WRONG, WRONG)),
+    "default_max_len": ("ONX201", True, (OK, WRONG)),  # NeMo: `if not max_len: max_len = lengths.max().item()`  # fbcnn: `int(np.ceil(h / 8) * 8 - h)`, a replication pad  # EfficientDet/RetinaNet anchors: lists of arrays, np.append, astype
     "multiple_pad": ("ONX402", True, (WRONG, FAILS)),  # fairseq's pad_to_multiple: (tsz / multiple).is_integer(), then x[:, :-pad_length] (ONX608)
     "negative_bound": ("ONX410", False, (WRONG, WRONG)),  # fairseq: `mask[:, -pad_length:] = True`, `x[:, :-pad_length]` under `if pad_length > 0`
     "sqrt_length_scale": ("ONX402", False, (FAILS, WRONG)),  # sqrt-n pooling: `x.sum(1) / math.sqrt(x.shape[1])`

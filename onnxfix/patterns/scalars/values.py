@@ -220,6 +220,7 @@ def name_as_tensor(call: ast.expr, receiver: ast.expr, ctx: FunctionContext) -> 
         return None, ""
     statement = enclosing_statement(call, ctx)
     inside = {id(n) for n in walk(statement)}
+    inside |= {id(n) for n in _reads_before(statement, ctx)}  # NeMo's `if not max_len:` before it is bound
     uses = []
     for node in walk(ctx.fn.node):
         if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
@@ -238,6 +239,16 @@ def name_as_tensor(call: ast.expr, receiver: ast.expr, ctx: FunctionContext) -> 
         if verdict == UNSAFE and not unsafe:
             unsafe = f"at line {use.lineno}, {UNSAFE_BECAUSE[kind]}"
     return (UNSAFE, unsafe) if unsafe else (EXACT, "")
+
+
+def _reads_before(statement: ast.stmt, ctx: FunctionContext) -> list[ast.AST]:
+    """Everything before ``statement`` when no loop holds it: those reads see earlier values of
+    the name only (the parameter NeMo's `if not max_len:` tests before `max_len = ....item()`)."""
+    if any(isinstance(a, (ast.For, ast.AsyncFor, ast.While)) for a in ctx.ancestors(statement)):
+        return []
+    start = (statement.lineno, statement.col_offset)
+    return [n for n in walk(ctx.fn.node) if hasattr(n, "lineno") and (n.lineno, n.col_offset) < start
+            and (getattr(n, "end_lineno", n.lineno), getattr(n, "end_col_offset", 0)) <= start]
 
 
 def is_condition_test(node: ast.AST, ctx: FunctionContext) -> bool:
