@@ -125,9 +125,10 @@ CASES = {
     "scripted_level_shapes": ("ONX205", False, (OK, ORT)),  # Deformable-DETR: torch.tensor([[h, w], ...]) in a scripted helper  # RT-DETR: torch.tensor([w, h]) of a per-level size list
     "relative_positions": ("ONX101", False, (OK, ORT)),  # DeBERTa: np.arange/np.tile, then the same name converted
     "numpy_grids": ("ONX101", True, (FAILS, ORT)),  # np.linspace / np.meshgrid grids over the heatmap sizes
-    "numpy_anchors": ("ONX101", True, (OK, WRONG)),
-    "numpy_pad_multiple": ("ONX402", False, (WRONG, WRONG)),
-    "default_max_len": ("ONX201", True, (OK, WRONG)),  # NeMo: `if not max_len: max_len = lengths.max().item()`  # fbcnn: `int(np.ceil(h / 8) * 8 - h)`, a replication pad  # EfficientDet/RetinaNet anchors: lists of arrays, np.append, astype
+    "numpy_anchors": ("ONX101", True, (OK, WRONG)),  # EfficientDet/RetinaNet anchors: lists of arrays, np.append, astype
+    "numpy_pad_multiple": ("ONX402", False, (WRONG, WRONG)),  # fbcnn: `int(np.ceil(h / 8) * 8 - h)`, a replication pad
+    "default_max_len": ("ONX201", True, (OK, WRONG)),  # NeMo: `if not max_len: max_len = lengths.max().item()`
+    "nonempty_experts": ("ONX610", True, (FAILS, OK)),  # GLM-4 MoE: `if token_indices.numel() > 0:` around an expert
     "multiple_pad": ("ONX402", True, (WRONG, FAILS)),  # fairseq's pad_to_multiple: (tsz / multiple).is_integer(), then x[:, :-pad_length] (ONX608)
     "negative_bound": ("ONX410", False, (WRONG, WRONG)),  # fairseq: `mask[:, -pad_length:] = True`, `x[:, :-pad_length]` under `if pad_length > 0`
     "sqrt_length_scale": ("ONX402", False, (FAILS, WRONG)),  # sqrt-n pooling: `x.sum(1) / math.sqrt(x.shape[1])`
@@ -183,6 +184,7 @@ DYNAMO_ERRORS = {
     "numpy_grids": "can't convert np.ndarray of type numpy.object_",
     "memo_getter": "unhashable type: non-nested SymInt",
     "masked_guard": "GuardOnDataDependentSymNode",
+    "nonempty_experts": "GuardOnDataDependentSymNode",
     "masked_guard_log": "GuardOnDataDependentSymNode",
     "masked_projection": "GuardOnDataDependentSymNode",
     "negated_mask_fill": "GuardOnDataDependentSymNode",

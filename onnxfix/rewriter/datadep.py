@@ -116,4 +116,13 @@ def _all_assignments(name: str, ctx, seen: frozenset[str], predicate) -> bool:
         return False
     values = ctx.assignments(name)
     seen = seen | {name}
-    return bool(values) and all(isinstance(v, ast.expr) and predicate(v, ctx, seen) for v in values)
+    return bool(values) and all(
+        _unpacked_positions(v, ctx) if isinstance(v, ast.Assign) else isinstance(v, ast.expr) and predicate(v, ctx, seen)
+        for v in values)
+
+
+def _unpacked_positions(assign: ast.Assign, ctx) -> bool:
+    """`rows, cols = torch.where(mask)` (GLM-4 MoE's tokens per expert): each name an axis's
+    positions, as long as the data selects."""
+    value = assign.value
+    return isinstance(value, ast.Call) and ctx.qualname(value.func) == "torch.where" and len(value.args) == 1 and not value.keywords

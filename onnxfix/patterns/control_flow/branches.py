@@ -18,7 +18,7 @@ from onnxfix.patterns.control_flow.masked_guard import empty_write_guard
 from onnxfix.patterns.messages import message_block, test_skippable_when_exporting
 from onnxfix.patterns.control_flow.branch_shapes import reshaped_branch
 from onnxfix.patterns.control_flow.empty_exit import branch_shape, empty_exit_fix
-from onnxfix.patterns.control_flow.empty_guard import skips_empty_exit
+from onnxfix.patterns.control_flow.empty_guard import runs_if_nonempty, skips_empty_exit
 from onnxfix.patterns.control_flow.size_parity import size_parity_pad
 from onnxfix.patterns.control_flow.static_guard import static_guard_where
 from onnxfix.patterns.control_flow.value_select import value_select_fix
@@ -262,8 +262,8 @@ class TensorIf(Rule):
             elif fix is None:
                 message += "; no automatic fix: " + _no_where_reason(node, condition, value, ctx)
         message += _static_guard_note(node.test, ctx)
-        # an empty exit: ONX610 reports it for the dynamo exporter, with its fix
-        exporters = ("legacy",) if fix is None and skips_empty_exit(node, ctx) else None
+        # an empty exit, a block run only when not empty: ONX610 reports it for the dynamo exporter, with its fix
+        exporters = ("legacy",) if fix is None and (skips_empty_exit(node, ctx) or runs_if_nonempty(node, ctx)) else None
         yield ctx.report(self, node.test, message, fix=fix, exporters=exporters)
 
     def visit_Assert(self, node: ast.Assert, ctx: FunctionContext):

@@ -98,6 +98,22 @@ def emptiness_receiver(test: ast.expr, ctx: FunctionContext, any_dim: bool = Fal
     return _size_of(left, ctx, any_dim) if _is_zero(right) else None
 
 
+def nonemptiness_receiver(test: ast.expr, ctx: FunctionContext) -> ast.expr | None:
+    """The tensor a non-emptiness test reads: `t.numel() > 0`, `0 < t.numel()`, `t.numel() != 0`,
+    `t.numel() >= 1`, or a size itself as the test (`if len(t):`, `if t.shape[0]:`)."""
+    if not isinstance(test, ast.Compare):
+        return _size_of(test, ctx, False)
+    if len(test.ops) != 1:
+        return None
+    left, op, right = test.left, test.ops[0], test.comparators[0]
+    if _is_zero(left) and isinstance(op, (ast.Lt, ast.NotEq)):  # `0 < n`, `0 != n`
+        return _size_of(right, ctx, False)
+    one = isinstance(right, ast.Constant) and type(right.value) is int and right.value == 1
+    if (_is_zero(right) and isinstance(op, (ast.Gt, ast.NotEq))) or (one and isinstance(op, ast.GtE)):
+        return _size_of(left, ctx, False)
+    return None
+
+
 def _size_of(node: ast.expr, ctx: FunctionContext, any_dim: bool) -> ast.expr | None:
     dimension = _is_int if any_dim else _is_zero
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.keywords:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 
-from onnxfix.patterns.control_flow.empty_exit import branch_shape, emptiness_receiver, empty_exit_fix
+from onnxfix.patterns.control_flow.empty_exit import branch_shape, emptiness_receiver, empty_exit_fix, nonemptiness_receiver
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.datadep import is_data_sized
 from onnxfix.rewriter.export_guards import consults_export_guard
@@ -42,7 +42,8 @@ class EmptyExitUnderExport(Rule):
         "`onnxfix export`'s run stopped on a data-dependent guard at that line: the early exits "
         "of detection post-processing (torchvision's batched NMS, MMYOLO's YOLOv5 head); also "
         "`if <t is empty>: continue` in a loop (a mixture of experts skipping an expert no token "
-        "chose: PhiMoE's `if top_x.shape[0] == 0: continue`).",
+        "chose: PhiMoE's `if top_x.shape[0] == 0: continue`), and its mirror, a block run only when "
+        "the selection is not empty (GLM-4 MoE's `if token_indices.numel() > 0:`, no `else`).",
         why="The selection's size is an unbacked symbol under torch.export: it cannot decide "
         "`Eq(u0, 0)` and the dynamo exporter fails (GuardOnDataDependentSymNode). The legacy "
         "exporter evaluates the test on the export inputs, which select something, and exports "
@@ -66,6 +67,10 @@ class EmptyExitUnderExport(Rule):
 
     def visit_If(self, node: ast.If, ctx: FunctionContext):
         test = node.test
+        receiver = runs_if_nonempty(node, ctx)
+        if receiver is not None:
+            yield self._nonempty_guard(node, receiver, ctx)
+            return
         receiver = skips_empty_exit(node, ctx)
         if receiver is None or empty_exit_fix(node, branch_shape(node, ctx), ctx) is not None:
             return  # ONX601 drops a check whose value the general path gives anyway: both exporters
@@ -80,6 +85,29 @@ class EmptyExitUnderExport(Rule):
                    "general path; take the exit in eager only (unsafe: the ONNX model then runs the general "
                    "path for an empty selection too)")
         yield ctx.report(self, node.test, message, fix=fix)
+
+
+    def _nonempty_guard(self, node: ast.If, receiver: ast.expr, ctx: FunctionContext):
+        """GLM-4 MoE's `if token_indices.numel() > 0:` around an expert's work: the same skip."""
+        torch_name, imports = ctx.torch_name()
+        text = ctx.segment(node.test)  # a comparison or a size: binds tighter than `or`
+        fix = None if ctx.compiled_by_torchscript else Fix(
+            "Run the block under export whatever the size", (ctx.replace(node.test, f"{torch_name}.compiler.is_exporting() or {text}"),),
+            safe=False, imports=imports)
+        message = (f"block run only when `{ctx.segment(receiver)}` is not empty, a size read out of the data: the "
+                   "dynamo exporter cannot decide it (GuardOnDataDependentSymNode) and the legacy one exports the "
+                   "block; run it under export whatever the size (unsafe: the ONNX model then runs it for an "
+                   "empty selection too, where it must compute nothing)")
+        return ctx.report(self, node.test, message, fix=fix)
+
+
+def runs_if_nonempty(node: ast.If, ctx: FunctionContext) -> ast.expr | None:
+    """The tested tensor of a block run only on a non-empty data-dependent selection (no `else`),
+    not already guarded for export."""
+    if node.orelse or consults_export_guard(node.test):
+        return None
+    receiver = nonemptiness_receiver(node.test, ctx)
+    return receiver if receiver is not None and _data_sized(receiver, node, ctx) else None
 
 
 def skips_empty_exit(node: ast.If, ctx: FunctionContext) -> ast.expr | None:
