@@ -17,6 +17,11 @@ DATA_SIZED_FUNCTIONS = frozenset({
     "torch.repeat_interleave",
 })
 DATA_SIZED_METHODS = frozenset({"nonzero", "argwhere", "masked_select", "unique", "unique_consecutive"})
+# Tensor methods whose result has the receiver's shape: a selection cast or copied (BEVDet's
+# `torch.where(kept)[0].int()`) is as long as the selection.
+SHAPE_KEEPING_METHODS = frozenset({
+    "int", "long", "float", "double", "half", "bool", "to", "type", "contiguous", "clone", "detach", "cpu", "cuda",
+})
 # Methods that keep a boolean mask a mask (shape and layout changes, logical ops).
 MASK_PRESERVING = frozenset({
     "unsqueeze", "squeeze", "expand", "expand_as", "view", "reshape", "flatten", "bool", "logical_and",
@@ -57,8 +62,16 @@ def is_data_sized(node: ast.AST, ctx, _seen: frozenset[str] = frozenset()) -> bo
         return is_mask(node.slice, ctx, _seen) or _is_selection_index(node.slice, ctx, _seen) or is_data_sized(
             node.value, ctx, _seen)
     if isinstance(node, ast.Call):
+        if _keeps_shape(node, ctx):
+            return is_data_sized(node.func.value, ctx, _seen)
         return _data_sized_call(node, ctx) or (ctx.qualname(node.func) == "torch.where" and len(node.args) == 1)
     return False
+
+
+def _keeps_shape(node: ast.Call, ctx) -> bool:
+    """`t.int()`, `t.to(device)`: a method of a tensor with the tensor's shape (not `torch.<f>`)."""
+    func = node.func
+    return isinstance(func, ast.Attribute) and func.attr in SHAPE_KEEPING_METHODS and ctx.qualname(func) is None
 
 
 def _is_selection_index(node: ast.AST, ctx, _seen: frozenset[str]) -> bool:
@@ -66,6 +79,8 @@ def _is_selection_index(node: ast.AST, ctx, _seen: frozenset[str]) -> bool:
     `nonzero()` column, `unique(...)`, or a name bound only to such (not one element of them)."""
     if isinstance(node, ast.Name):
         return _all_assignments(node.id, ctx, _seen, _is_selection_index)
+    if isinstance(node, ast.Call) and _keeps_shape(node, ctx):
+        return _is_selection_index(node.func.value, ctx, _seen)
     if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Call):
         call = node.value
         if ctx.qualname(call.func) == "torch.where" and len(call.args) == 1:
