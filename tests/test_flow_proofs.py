@@ -129,6 +129,7 @@ CASES = {
     "numpy_pad_multiple": ("ONX402", False, (WRONG, WRONG)),  # fbcnn: `int(np.ceil(h / 8) * 8 - h)`, a replication pad
     "default_max_len": ("ONX201", True, (OK, WRONG)),  # NeMo: `if not max_len: max_len = lengths.max().item()`
     "nonempty_experts": ("ONX610", True, (FAILS, OK)),  # GLM-4 MoE: `if token_indices.numel() > 0:` around an expert
+    "packed_lengths": ("ONX202", False, (FAILS, ORT)),  # T2Vec: `lengths.view(-1).tolist()` into pack_padded_sequence
     "multiple_pad": ("ONX402", True, (WRONG, FAILS)),  # fairseq's pad_to_multiple: (tsz / multiple).is_integer(), then x[:, :-pad_length] (ONX608)
     "negative_bound": ("ONX410", False, (WRONG, WRONG)),  # fairseq: `mask[:, -pad_length:] = True`, `x[:, :-pad_length]` under `if pad_length > 0`
     "sqrt_length_scale": ("ONX402", False, (FAILS, WRONG)),  # sqrt-n pooling: `x.sum(1) / math.sqrt(x.shape[1])`
@@ -195,6 +196,7 @@ FIXED_FOR = {
     "negative_bound": ("legacy",),  # ONX410 bounds the slice while tracing; torch.export keeps `-n` (docs/rules-values.md)
     "per_sample_blend": ("dynamo",),  # torch.vmap while torch.export traces; the legacy trace keeps the loop
     "while_halve": ("dynamo",),  # the legacy trace keeps unrolling the export-time iterations
+    "packed_lengths": ("legacy",),  # torch.export fails on the packed data's size before and after
     "sqrt_length_scale": ("dynamo",),  # `_onnx_size_sqrt`: a float from a traced size is a legacy constant
 }
 

@@ -7,11 +7,14 @@ import ast
 from onnxfix.config import DYNAMO, LEGACY
 from onnxfix.decompositions import helper_source
 from onnxfix.patterns.scalars.round_trip import sizes_round_trip
+from onnxfix.patterns.scalars.uses import is_none_test
 from onnxfix.patterns.scalars.values import assigned_name
+from onnxfix.rewriter.bindings import parameter_reaches
 from onnxfix.rewriter.context import FunctionContext, builtin_call
 from onnxfix.rewriter.precedence import ATOM, operand
 from onnxfix.rewriter.rule import Fix, Helper, Rule, RuleDoc
 from onnxfix.rewriter.statements import reads_of_single_binding
+from onnxfix.rewriter.tree_walk import walk
 
 
 class TolistCall(Rule):
@@ -89,7 +92,8 @@ class TolistCall(Rule):
         func = node.func
         if not (isinstance(func, ast.Attribute) and func.attr == "tolist" and not node.args and not node.keywords):
             return
-        if not ctx.tensors.is_tensor(func.value):
+        known = ctx.tensors.is_tensor(func.value)
+        if not known and not (_forward_argument(func.value, ctx) and _packing_lengths_only(node, ctx)):
             return  # NumPy arrays and lists also have .tolist(); only a known tensor is reported
         counted = ctx.parent(node)
         if builtin_call(counted, ctx, frozenset({"len"})) and len(counted.args) == 1:
@@ -105,6 +109,11 @@ class TolistCall(Rule):
             )
             return
         message = "`.tolist()` turns a tensor into Python numbers: the legacy exporter records them as constants"
+        if _packing_lengths_only(node, ctx):
+            yield ctx.report(self, node, message + "; `pack_padded_sequence` takes its lengths as a tensor (as "
+                             "the same int64 CPU tensor it makes of a list): pass it while the legacy exporter "
+                             "traces", fix=_packing_fix(node, ctx))
+            return
         fix = _tensor_list_fix(node, ctx)
         yield ctx.report(self, node, message + ("; keep them graph values while it traces" if fix else ""), fix=fix)
 
@@ -119,6 +128,83 @@ class TolistCall(Rule):
                    "count as a constant and the dynamo exporter cannot list a tensor whose size comes from the "
                    "data; use `t.shape[0]`")
         return ctx.report(self, counted, message, fix=fix, exporters=(LEGACY, DYNAMO))
+
+
+PACKING = frozenset({"torch.nn.utils.rnn.pack_padded_sequence"})
+
+
+def _forward_argument(node: ast.expr, ctx: FunctionContext) -> bool:
+    """`lengths.data.view(-1)` where `lengths` is the argument forward was called with (T2Vec's
+    `lengths = lengths.data.view(-1).tolist()` rebinds the name, hiding the tensor from the oracle)."""
+    while isinstance(node, (ast.Attribute, ast.Call)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+        if isinstance(node, ast.Attribute) and node.attr not in ("data", "view", "reshape", "flatten", "squeeze",
+                                                                 "long", "int", "detach", "cpu", "contiguous"):
+            return False
+        if isinstance(node, ast.Attribute):
+            node = node.value
+    return isinstance(node, ast.Name) and ctx.fn.is_entry and parameter_reaches(node, ctx)
+
+
+def _packing_lengths_only(node: ast.Call, ctx: FunctionContext) -> bool:
+    """`lengths = t.tolist()` read only as `pack_padded_sequence`'s lengths (or tested against None):
+    it turns a list into `torch.as_tensor(lengths, dtype=torch.int64, device="cpu")`, and a tensor
+    into `lengths.to(torch.int64)`, which must already be on the CPU."""
+    name = assigned_name(node, ctx)
+    reads = [node] if name is None else _reads_of_list(name, node, ctx)
+    return bool(reads) and all(is_none_test(read, ctx) or _packing_lengths(read, ctx) for read in reads) and any(
+        _packing_lengths(read, ctx) for read in reads)
+
+
+def _packing_fix(node: ast.Call, ctx: FunctionContext) -> Fix | None:
+    """`t.tolist()` -> `(t.cpu() if torch.jit.is_tracing() else t.tolist())`: the list in eager and
+    under torch.export (which follows it as unbacked ints), the tensor while the legacy exporter
+    traces, where the list would be recorded as constants. Safe: eager runs the same call. Only
+    where reading the receiver twice costs nothing (a name and tensor methods of it)."""
+    receiver = node.func.value
+    if ctx.compiled_by_torchscript or not _plain_chain(receiver):
+        return None
+    torch_name, imports = ctx.torch_name()
+    text = ctx.segment(receiver)
+    replacement = f"({operand(text, receiver, ATOM)}.cpu() if {torch_name}.jit.is_tracing() else {ctx.segment(node)})"
+    return Fix("Pass the lengths as a tensor while the legacy exporter traces", (ctx.replace(node, replacement),),
+               safe=True, imports=imports)
+
+
+def _plain_chain(node: ast.expr) -> bool:
+    """A name, its attributes and calls of its methods with constant arguments (`lengths.data.view(-1)`)."""
+    while True:
+        if isinstance(node, ast.Name):
+            return True
+        if isinstance(node, ast.Attribute):
+            node = node.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.keywords and all(
+                isinstance(a, ast.Constant) or (isinstance(a, ast.UnaryOp) and isinstance(a.operand, ast.Constant))
+                for a in node.args):
+            node = node.func.value
+        else:
+            return False
+
+
+def _reads_of_list(name: str, node: ast.Call, ctx: FunctionContext) -> list[ast.Name] | None:
+    """The reads of the list `name = ....tolist()` binds, its only binding: not those of the
+    parameter it rebinds (`lengths = lengths.view(-1).tolist()` reads the argument first)."""
+    uses = [n for n in walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == name]
+    if sum(isinstance(n.ctx, ast.Store) for n in uses) != 1 or any(isinstance(n.ctx, ast.Del) for n in uses):
+        return None
+    inside = {id(n) for n in walk(node)}
+    return [n for n in uses if isinstance(n.ctx, ast.Load) and id(n) not in inside
+            and not (ctx.is_parameter(name) and parameter_reaches(n, ctx))]
+
+
+def _packing_lengths(node: ast.expr, ctx: FunctionContext) -> bool:
+    holder = ctx.parent(node)
+    keyword = holder if isinstance(holder, ast.keyword) else None
+    if keyword is not None:
+        holder = ctx.parent(keyword)
+    if not (isinstance(holder, ast.Call) and ctx.qualname(holder.func) in PACKING):
+        return False
+    return keyword.arg == "lengths" if keyword is not None else holder.args[1:2] == [node]
 
 
 TENSOR_LIST = Helper("_onnx_tensor_list", helper_source("tensor_list"))
