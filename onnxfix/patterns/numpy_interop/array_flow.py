@@ -9,9 +9,12 @@ from typing import TYPE_CHECKING
 
 from onnxfix.patterns.numpy_interop.calls import binds_shape_array, is_numpy_call, shape_array_argument
 from onnxfix.patterns.numpy_interop.twins import (
-    ARRAY_POSITIONS, CREATION, NUMPY_DTYPES, PYTHON_TYPE_DTYPES, SEQUENCE_JOINS, TWINS,
+    ARRAY_POSITIONS, CREATION, NUMBER_OPERANDS, NUMPY_DTYPES, PYTHON_TYPE_DTYPES, SEQUENCE_JOINS, TWINS,
 )
 from onnxfix.rewriter.tree_walk import walk
+
+NESTED_SCOPES = (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.GeneratorExp, ast.ListComp, ast.SetComp,
+                 ast.DictComp, ast.ClassDef)
 
 if TYPE_CHECKING:
     from onnxfix.patterns.numpy_interop.region import Region
@@ -77,6 +80,10 @@ def pull_in_constant_arrays(region: Region) -> None:
                     continue  # `hw = np.array(x.shape[-2:])` read item by item: the shape itself
                 taken.add(id(sub))
                 region.constant_calls.append((sub, name))
+                if not _float64_creation(sub, name):
+                    region.inexact.append(
+                        f"`numpy.{name}` of constants meets the rewritten calls: an int array there promotes with a "
+                        "float32 one to float64 in NumPy, to float32 in torch")
             elif region.ndarray_method(sub):
                 taken.add(id(sub))
                 region.constant_methods.append((sub, sub.func.attr))
@@ -133,8 +140,10 @@ def _read_only_after(dtype: ast.Name, values: list[ast.expr], region: Region) ->
     first = min((v.lineno, v.col_offset) for v in values)
     astype_arguments = {id(call.args[0]) for call, name in [*region.methods, *region.constant_methods]
                         if name == "astype" and call.args}
+    later = {id(n) for scope in walk(ctx.fn.node) if scope is not ctx.fn.node and isinstance(scope, NESTED_SCOPES)
+             for n in walk(scope)}  # a lambda, a nested def or a comprehension may run after the binding
     return all(
-        (use.lineno, use.col_offset) < first or id(use) in astype_arguments
+        ((use.lineno, use.col_offset) < first and id(use) not in later) or id(use) in astype_arguments
         for use in walk(ctx.fn.node)
         if isinstance(use, ast.Name) and use.id == dtype.id and isinstance(use.ctx, ast.Load)
     )
@@ -143,21 +152,46 @@ def _read_only_after(dtype: ast.Name, values: list[ast.expr], region: Region) ->
 def non_array_arguments(call: ast.Call, name: str, region: Region) -> list[str]:
     """`np.tile(transformed_size, 5)` of a tuple of sizes: NumPy makes an array of it, the torch
     twin needs a tensor there (only an array, a tensor, or a `.numpy()` is known to become one)."""
-    if name in CREATION or name in SEQUENCE_JOINS or not call.args:
+    if name in SEQUENCE_JOINS:  # `np.concatenate([a, [[1.0, 2.0]]])`: torch.cat takes tensors only
+        joined = call.args[0] if call.args else None
+        loose = [e for e in getattr(joined, "elts", []) if not _array_like(e, region)]
+        return [f"`numpy.{name}` of `{region.ctx.segment(loose[0])[:30]}`, which is no array "
+                f"(`torch.{TWINS[name].torch}` joins tensors only)"] if loose else []
+    if name in CREATION or not call.args:
         return []
     count = ARRAY_POSITIONS.get(name, 1)
-    for argument in call.args if count is None else call.args[:count]:
+    arrays = call.args if count is None else call.args[:count]
+    for argument in call.args:
         if isinstance(argument, ast.Starred):
             return [f"`numpy.{name}` of unpacked arguments"]
-        if not _array_like(argument, region):
+        if _array_like(argument, region):
+            continue
+        if argument not in arrays and name in NUMBER_OPERANDS and _python_number(argument, region.ctx):
+            continue  # `np.add(a, 2)`: torch takes the number as NumPy does
+        if argument in arrays or name in NUMBER_OPERANDS or TWINS[name].no_constant_args:
             return [f"`numpy.{name}` of `{region.ctx.segment(argument)[:30]}`, which is no array "
                     f"(`torch.{TWINS[name].torch}` needs a tensor there)"]
     return []
 
 
+def _python_number(node: ast.expr, ctx: FunctionContext) -> bool:
+    """A number literal (or None, `np.clip`'s open bound), its negation, or an int the oracle proves."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    if isinstance(node, ast.Constant):
+        return node.value is None or type(node.value) in (int, float, bool)
+    return ctx.ints.is_int(node) or ctx.sizes.is_size(node)
+
+
 def _array_like(node: ast.AST, region: Region) -> bool:
-    """An array, a tensor, a list of arrays, or a comparison of one (`np.where(a > 0, ...)`)."""
+    """An array, a tensor, or a comparison of one (`np.where(a > 0, ...)`); a list of arrays is
+    a tensor list only to the joins (`np.max(list_of_arrays)` stacks it first, torch.amax refuses it)."""
     if isinstance(node, ast.Compare):
         return any(_array_like(side, region) for side in (node.left, *node.comparators))
-    return region.is_ndarray(node) or region.ctx.tensors.is_tensor(node) is True or (
-        isinstance(node, ast.Name) and node.id in region.array_lists)
+    return region.is_ndarray(node) or region.ctx.tensors.is_tensor(node) is True
+
+
+def _float64_creation(call: ast.Call, name: str) -> bool:
+    """`np.zeros(3)`, `np.ones((2, 2))`: float64 in NumPy and in the twin (which adds the dtype),
+    promoting with any other array the same way in both."""
+    return name in ("zeros", "ones", "eye") and not any(k.arg == "dtype" for k in call.keywords)

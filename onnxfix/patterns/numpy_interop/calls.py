@@ -12,9 +12,10 @@ if TYPE_CHECKING:
 
 
 SINKS = {"torch.from_numpy": "share", "torch.as_tensor": "share", "torch.asarray": "share", "torch.tensor": "copy"}
-# The legacy constructors copy an array into their own dtype (`torch.Tensor(a)`: the default
-# dtype, float32 unless the user changed it; `torch.LongTensor(a)` truncates floats as a cast
-# does): the same as `a.to(dtype, copy=True)` on the tensor twin.
+# The legacy constructors convert an array to their own dtype, sharing its memory when it already
+# has that dtype and copying it otherwise (`torch.Tensor(a)`: the default dtype, float32 unless the
+# user changed it; `torch.LongTensor(a)` truncates floats as a cast does): what `a.to(dtype)` does
+# to the tensor twin.
 CONSTRUCTOR_DTYPES = {
     "torch.Tensor": "get_default_dtype()", "torch.FloatTensor": "float32", "torch.DoubleTensor": "float64",
     "torch.HalfTensor": "float16", "torch.LongTensor": "int64", "torch.IntTensor": "int32",

@@ -164,7 +164,7 @@ def _unwrap_call(call: ast.Call, ctx: FunctionContext) -> list[Edit]:
 def _unwrap_sink(sink: ast.Call, ctx: FunctionContext) -> list[Edit]:
     """torch.from_numpy(A) -> A; torch.tensor(name) -> name.clone() (it copied);
     torch.tensor(A, dtype=D) -> A.to(dtype=D, copy=True), torch.as_tensor(A, dtype=D) -> A.to(dtype=D);
-    torch.Tensor(A) -> A.to(dtype=torch.get_default_dtype(), copy=True)."""
+    torch.Tensor(A) -> A.to(dtype=torch.get_default_dtype())."""
     source = ctx.file.source
     call_start, call_end = source.span(sink)
     arg_start, arg_end = source.span(sink.args[0])
@@ -174,9 +174,9 @@ def _unwrap_sink(sink: ast.Call, ctx: FunctionContext) -> list[Edit]:
     atomic = isinstance(arg, (ast.Name, ast.Call, ast.Attribute, ast.Subscript))
     opening, closing = ("", "") if atomic else ("(", ")")
     constructed = CONSTRUCTOR_DTYPES.get(ctx.qualname(sink.func))
-    if constructed is not None:  # torch.LongTensor(A) -> A.to(dtype=torch.int64, copy=True)
-        torch_name = ctx.torch_name()[0]
-        keywords = [f"dtype={torch_name}.{constructed}", *(ctx.segment(k) for k in sink.keywords), "copy=True"]
+    if constructed is not None:  # torch.LongTensor(A) -> A.to(dtype=torch.int64): shares A's memory when
+        torch_name = ctx.torch_name()[0]  # the dtype is already that, copies otherwise, as the constructor
+        keywords = [f"dtype={torch_name}.{constructed}", *(ctx.segment(k) for k in sink.keywords)]
         closing += f".to({', '.join(keywords)})"
     elif sink.keywords:  # dtype= / device=: Tensor.to takes them as they are
         keywords = [ctx.segment(k) for k in sink.keywords] + (["copy=True"] if copying else [])

@@ -76,11 +76,16 @@ FIX_SAFETY = """
     `astype(D)` (`.to(D, copy=True)`: both copy, and cast floats to ints by truncation) their
     Tensor twins, a dtype held in a variable (`dtype = np.float32`, read only by those `astype`
     calls) made a torch dtype. The legacy constructors are conversions back: `torch.Tensor(a)`
-    is `a.to(dtype=torch.get_default_dtype(), copy=True)`, `torch.LongTensor(a)` the same to
-    int64. A NumPy constant that meets the rewritten code (`np.zeros(3)` given to `np.maximum`)
-    is translated with it, not reported: torch functions take no ndarray. No fix where a torch
-    twin would receive what is no array (`np.tile((w, h), 2)` of a tuple of sizes: torch.tile
-    needs a tensor there).
+    is `a.to(dtype=torch.get_default_dtype())`, `torch.LongTensor(a)` the same to int64 (each
+    shares the array's memory when it has that dtype already and copies it otherwise, as `.to`
+    does). A NumPy constant that meets the rewritten code (`np.zeros(3)` given to `np.maximum`)
+    is translated with it, not reported: torch functions take no ndarray; one that is not a
+    float64 `zeros`/`ones`/`eye` makes the fix unsafe (an int array joined with a float32 one is
+    float64 in NumPy, float32 in torch). No fix where a torch twin would receive what is no
+    array (`np.tile((w, h), 2)` of a tuple of sizes, a list of arrays to anything but a join, an
+    ndarray attribute; numbers only where torch takes them, as in `np.add(a, 2)`), for
+    `np.full` of a float fill without a dtype (float64 in NumPy, float32 in torch), nor for a
+    dtype passed by position.
     A loop that appends one number per element of an array to a list converted by `np.array`
     (I-BERT's `for m in mantissa: tmp.append(int(decimal.Decimal(m * 2**31).quantize(
     decimal.Decimal(1), rounding=decimal.ROUND_HALF_UP)))`) becomes one tensor expression at the

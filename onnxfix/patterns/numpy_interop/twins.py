@@ -77,11 +77,11 @@ TWINS: dict[str, Twin] = {
     "any": Twin("any", AXIS),
     "zeros": Twin("zeros", float64_default=True),
     "ones": Twin("ones", float64_default=True),
-    "full": Twin("full"),
-    "eye": Twin("eye", float64_default=True),
+    "full": Twin("full", dtype_position=2),
+    "eye": Twin("eye", float64_default=True, dtype_position=3),
     "zeros_like": Twin("zeros_like"),
     "ones_like": Twin("ones_like"),
-    "arange": Twin("arange"),
+    "arange": Twin("arange", dtype_position=3),
     # NumPy's default indexing is "xy" (torch's "ij"). NumPy also flattens N-d inputs and mixes
     # dtypes, which torch.meshgrid refuses: eager keeps NumPy, the export computes the same grids.
     "meshgrid": Twin("meshgrid", defaults=(("indexing", '"xy"'),), exact=False,
@@ -164,6 +164,16 @@ def argument_blockers(name: str, call: ast.Call, array_lists: frozenset[str] | s
     if name == "tile" and not (len(call.args) == 2 and (isinstance(call.args[1], (ast.Tuple, ast.List))
                                                          or int_repetitions(call))):
         blockers.append("`numpy.tile` takes an int for its repetitions, `torch.tile` a tuple only")
+    if name in ("zeros", "ones", "full", "eye", "arange") and len(call.args) > TWINS[name].dtype_position:
+        blockers.append(f"`numpy.{name}` with its dtype passed by position (torch takes `dtype=` only)")
+    if name == "eye" and (len(call.args) > 2 or "k" in keywords):
+        blockers.append("`numpy.eye` with a diagonal offset `k` (torch.eye has none)")
+    if name == "full" and not (len(call.args) >= 2 and _shape_sequence(call.args[0])):
+        blockers.append("`numpy.full` of a shape that is no tuple or list (torch.full takes only those), or of "
+                        "a fill given by keyword")
+    if name == "full" and "dtype" not in keywords and not _int_or_bool_literal(call.args[1:2]):
+        blockers.append("`numpy.full` without a dtype of a fill that is no int or bool literal (NumPy makes a "
+                        "float fill float64, torch float32)")
     if name == "append" and not ((len(call.args) == 3 and not keywords) or (len(call.args) == 2 and keywords == {"axis"})):
         blockers.append("`numpy.append` without an axis flattens its arguments (no one-call twin)")
     if name == "ravel" and (len(call.args) > 1 or keywords):
@@ -176,6 +186,23 @@ def argument_blockers(name: str, call: ast.Call, array_lists: frozenset[str] | s
     if name == "transpose" and len(call.args) < 2 and "axes" not in keywords:
         blockers.append("`numpy.transpose` without axes reverses all dimensions (no one-call twin)")
     return blockers
+
+
+def _shape_sequence(node: ast.expr) -> bool:
+    """A tuple or list literal, `x.shape` or `x.size()`: what torch.full takes as its size."""
+    return isinstance(node, (ast.Tuple, ast.List)) or (isinstance(node, ast.Attribute) and node.attr == "shape") or (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size" and not node.args)
+
+
+def _int_or_bool_literal(values: list[ast.expr]) -> bool:
+    """`np.full(shape, 0)`: int64 in both, `True`: bool in both."""
+    return len(values) == 1 and isinstance(values[0], ast.Constant) and type(values[0].value) in (int, bool)
+
+
+# Twins whose torch function takes Python numbers besides tensors in these positions (`torch.add(a, 2)`);
+# maximum / minimum take tensors only (no_constant_args).
+NUMBER_OPERANDS = frozenset({"add", "subtract", "multiply", "equal", "not_equal", "greater", "greater_equal",
+                             "less", "less_equal", "power", "divide", "true_divide", "where", "clip"})
 
 
 def int_repetitions(call: ast.Call) -> bool:

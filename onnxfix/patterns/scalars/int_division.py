@@ -185,7 +185,10 @@ def int_of_integer_arithmetic(node: ast.Call, ctx: FunctionContext) -> ast.Call 
 
 def rounded_in_int_arithmetic(int_call: ast.Call, ctx: FunctionContext) -> bool:
     """`int(np.ceil(h / 8) * 8 - h)`: ONX402 rewrites the NumPy rounding of a size quotient by a
-    positive int literal to integer arithmetic and drops the `int()`, exactly."""
+    positive int literal to integer arithmetic and drops the `int()`, exactly (not a chunk count,
+    which it leaves)."""
+    if counts_chunks(int_call, ctx):
+        return False
     for call in walk(int_call.args[0]):
         if (
             isinstance(call, ast.Call) and ctx.qualname(call.func) in ("numpy.ceil", "numpy.floor")

@@ -174,7 +174,7 @@ class MathOnSize(Rule):
         if target is None:
             fix, why = None, (f"`{function}` returns a NumPy float; only `int({function}(a / b))`, also inside "
                               f"int arithmetic (`int({function}(h / 8) * 8 - h)`), has an integer twin")
-        elif counts_chunks(target, ctx):
+        elif counts_chunks(outer_int or target, ctx):
             fix, why = None, CHUNK_COUNT
         else:
             fix, why = getattr(self, f"_fix_{name}")(node, target, ctx)
@@ -182,7 +182,7 @@ class MathOnSize(Rule):
                 fix = Fix(fix.title + " and drop the `int()` of the int it makes", (*fix.edits, *_unwrap(outer_int, ctx)),
                           safe=fix.safe)
         rounded_in_graph = module == "math" and name in ("ceil", "floor") and (fix is None or not fix.safe)
-        if rounded_in_graph and target is not None and not counts_chunks(target, ctx):
+        if rounded_in_graph and target is not None and not counts_chunks(outer_int or target, ctx):
             fix, why = _size_round_fix(node, fix, why, ctx)
         if name in ("sqrt", "log2"):
             message = (
