@@ -129,7 +129,8 @@ CASES = {
     "numpy_pad_multiple": ("ONX402", False, (WRONG, WRONG)),  # fbcnn: `int(np.ceil(h / 8) * 8 - h)`, a replication pad
     "default_max_len": ("ONX201", True, (OK, WRONG)),  # NeMo: `if not max_len: max_len = lengths.max().item()`
     "nonempty_experts": ("ONX610", True, (FAILS, OK)),  # GLM-4 MoE: `if token_indices.numel() > 0:` around an expert
-    "packed_lengths": ("ONX202", False, (FAILS, ORT)),  # T2Vec: `lengths.view(-1).tolist()` into pack_padded_sequence
+    "packed_lengths": ("ONX202", False, (FAILS, ORT)),
+    "rebuilt_db_threshold": ("ONX203", True, (OK, WRONG)),  # SpeechBrain: torch.tensor(float(x.max()) - top_db, dtype=...)  # T2Vec: `lengths.view(-1).tolist()` into pack_padded_sequence
     "multiple_pad": ("ONX402", True, (WRONG, FAILS)),  # fairseq's pad_to_multiple: (tsz / multiple).is_integer(), then x[:, :-pad_length] (ONX608)
     "negative_bound": ("ONX410", False, (WRONG, WRONG)),  # fairseq: `mask[:, -pad_length:] = True`, `x[:, :-pad_length]` under `if pad_length > 0`
     "sqrt_length_scale": ("ONX402", False, (FAILS, WRONG)),  # sqrt-n pooling: `x.sum(1) / math.sqrt(x.shape[1])`

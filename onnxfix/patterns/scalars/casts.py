@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from onnxfix.config import DYNAMO, LEGACY
 from onnxfix.patterns.scalars.integer_items import integer_item_fix
+from onnxfix.patterns.scalars.rebuilt import REBUILT_UNSAFE, rebuilt_tensor_fix
 from onnxfix.patterns.scalars.size_floats import float_valued, halved_size, scaled_size
 from onnxfix.patterns.scalars.int_division import (
     CHUNK_COUNT, RATIO_CAVEAT, _division_fix, _shifted_division, counts_chunks, no_floor_division, ratio_floor_division,
@@ -311,6 +312,10 @@ class ScalarCast(Rule):
                     else "the tensor's dtype is unknown"
                 )
                 message += f" (unsafe: {because})"
+        elif fix is None and cast == "float" and (rebuilt := rebuilt_tensor_fix(node, ctx)) is not None:
+            fix = rebuilt  # SpeechBrain's `torch.tensor(float(x_db.max()) - self.top_db, dtype=...)`
+            message = ("`float()` in a tensor rebuilt from Python numbers: the legacy exporter records it as a "
+                       f"constant; compute with the tensors (unsafe: {REBUILT_UNSAFE})")
         elif fix is None:
             message += f" (no fix: {why or 'the number is ' + python_use(node, use, ctx)})"
         exporters = (LEGACY,)
