@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 
 from onnxfix.patterns.scalars.values import python_values_tensor
+from onnxfix.rewriter.bindings import reaching_value
 from onnxfix.rewriter.bool_dtype import FACTORIES, is_bool_tensor
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.datadep import is_data_dependent_size
@@ -84,7 +85,20 @@ def _bare_where_text(test: ast.expr, ctx: FunctionContext) -> str | None:
         return ctx.segment(test)
     if dtype is not None and not dtype.startswith("complex"):
         return f"{ctx.segment(test)} != 0"
+    value = reaching_value(test, ctx) if isinstance(test, ast.Name) else None
+    if isinstance(value, ast.Call) and _zero_dim_truth(value, ctx):
+        # kornia's `is_perspective = t.abs().gt(1e-6).any()` then `if is_perspective:`: one value
+        return ctx.segment(test) if is_bool_tensor(value, ctx) else f"{ctx.segment(test)} != 0"
     return None
+
+
+def _zero_dim_truth(node: ast.Call, ctx: FunctionContext) -> bool:
+    """`t.any()`, `torch.all(t)`, `t.max()`: a reduction of a whole tensor to one value."""
+    if _full_reduction(node, ctx):
+        return True
+    if not _is_any_or_all(node, ctx) or node.keywords:
+        return False
+    return len(node.args) == (1 if ctx.qualname(node.func) in TORCH_BOOL_REDUCTIONS else 0)
 
 
 def _comparison(test: ast.Compare, ctx: FunctionContext) -> Condition | None:

@@ -6,6 +6,7 @@ import ast
 from dataclasses import replace
 
 from onnxfix.config import DYNAMO, LEGACY
+from onnxfix.patterns.scalars.bool_casts import bool_of_tensor_report
 from onnxfix.patterns.scalars.integer_items import integer_item_fix
 from onnxfix.patterns.scalars.rebuilt import REBUILT_UNSAFE, rebuilt_tensor_fix
 from onnxfix.patterns.scalars.size_floats import float_valued, halved_size, scaled_size
@@ -262,12 +263,7 @@ class ScalarCast(Rule):
         if python_values_tensor(node.args[0], ctx):
             return
         if cast == "bool":
-            yield ctx.report(
-                self, node,
-                "`bool()` of a tensor: the legacy exporter records the value as a constant "
-                "(or fails when the result meets a tensor)",
-                exporters=(LEGACY,),
-            )
+            yield bool_of_tensor_report(self, node, ctx)
             return
         use = item_use(node, ctx)
         if (use == "other" and not ctx.compiled_by_torchscript  # TorchScript types `size` List[int]
@@ -496,3 +492,4 @@ def _plain_number(node: ast.expr, ctx: FunctionContext) -> bool:
     return ctx.sizes.is_size(node) or ctx.ints.is_int(node) or size_derived(node, ctx) or (
         isinstance(node, ast.Constant) and type(node.value) in (int, float)) or (
         isinstance(node, ast.Call) and (ctx.qualname(node.func) or "").startswith("math."))
+
