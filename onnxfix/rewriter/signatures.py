@@ -49,3 +49,19 @@ def bound_argument(call: ast.Call, qualname: str, name: str, receiver: ast.expr 
         return None
     (position,) = positions
     return arguments[position] if position is not None and position < len(arguments) else None
+
+
+# torch functions that convert an argument themselves, taking a list, an array or a tensor alike:
+# (parameter, position). pack_padded_sequence makes its `lengths` `torch.as_tensor(lengths,
+# dtype=torch.int64, device="cpu")`, or `lengths.to(torch.int64)` of a tensor (which must then be
+# on the CPU already): Tacotron2's and Kokoro's `.cpu().numpy()`, T2Vec's `.tolist()`.
+CONVERTED_ARGUMENTS = {"torch.nn.utils.rnn.pack_padded_sequence": ("lengths", 1)}
+
+
+def converts_argument(call: ast.Call, node: ast.AST, qualname: str | None) -> bool:
+    """``node`` is the argument of ``call`` (of the torch function ``qualname``) that the function
+    converts to a tensor itself (CONVERTED_ARGUMENTS), by position or by keyword."""
+    if qualname not in CONVERTED_ARGUMENTS:
+        return False
+    name, position = CONVERTED_ARGUMENTS[qualname]
+    return call.args[position:position + 1] == [node] or any(k.arg == name and k.value is node for k in call.keywords)

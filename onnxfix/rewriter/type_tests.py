@@ -26,6 +26,12 @@ def _within_function(node: ast.AST, ctx: "FunctionContext"):
         yield ancestor
 
 
+def runs_later(node: ast.AST, ctx: "FunctionContext") -> bool:
+    """``node`` sits in a lambda, a generator expression or a nested def of the function: it runs
+    when called or iterated, maybe after bindings that come later in the source."""
+    return any(isinstance(a, DEFERRED) for a in _within_function(node, ctx))
+
+
 def not_a_tensor_here(node: ast.Name, ctx: "FunctionContext") -> bool:
     """``node`` is read where an isinstance test on its name ruled a tensor out: in the `else` of
     `if isinstance(v, torch.Tensor):` or the body of `if not isinstance(v, torch.Tensor):`."""
@@ -39,7 +45,7 @@ def a_tensor_here(node: ast.Name, ctx: "FunctionContext") -> bool:
     a comprehension, lambda or generator (run later, or binding it), never bound by `:=`."""
     if ctx.inner_scope(node) is not None or node.id in _walrus_names(ctx):
         return False
-    if any(isinstance(a, DEFERRED) for a in _within_function(node, ctx)):
+    if runs_later(node, ctx):
         return False  # a generator or a lambda runs later, maybe after a rebinding
     return any(holds for holds in _tests_around(node, ctx, unbound_since=True))
 

@@ -12,24 +12,32 @@ from onnxfix.patterns.numpy_interop.twins import (
     ARRAY_POSITIONS, CREATION, NUMBER_OPERANDS, NUMPY_DTYPES, PYTHON_TYPE_DTYPES, SEQUENCE_JOINS, TWINS,
 )
 from onnxfix.rewriter.tree_walk import walk
-
-NESTED_SCOPES = (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.GeneratorExp, ast.ListComp, ast.SetComp,
-                 ast.DictComp, ast.ClassDef)
+from onnxfix.rewriter.type_tests import runs_later
 
 if TYPE_CHECKING:
     from onnxfix.patterns.numpy_interop.region import Region
     from onnxfix.rewriter.context import FunctionContext
 
 
-def appended_array_list(node: ast.AST, region: Region) -> str | None:
-    """``boxes`` of ``boxes.append(a)`` when ``boxes`` is a list of arrays."""
+def _append(node: ast.AST) -> str | None:
+    """``boxes`` of ``boxes.append(a)`` (one argument, a name's method)."""
     if (
         isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "append"
-        and isinstance(node.func.value, ast.Name) and node.func.value.id in region.array_lists
-        and len(node.args) == 1 and not node.keywords
+        and isinstance(node.func.value, ast.Name) and len(node.args) == 1 and not node.keywords
     ):
         return node.func.value.id
     return None
+
+
+def appended_array_list(node: ast.AST, region: Region) -> str | None:
+    """``boxes`` of ``boxes.append(a)`` when ``boxes`` is a list of arrays."""
+    name = _append(node)
+    return name if name in region.array_lists else None
+
+
+def is_appended(node: ast.AST, parent: ast.AST | None, region: Region) -> bool:
+    """`a` of `boxes.append(a)`, `boxes` a list of arrays."""
+    return appended_array_list(parent, region) is not None and parent.args[0] is node
 
 
 def array_lists(region: Region, nodes: list[ast.AST]) -> set[str]:
@@ -37,11 +45,8 @@ def array_lists(region: Region, nodes: list[ast.AST]) -> set[str]:
     ctx = region.ctx
     appends: dict[str, list[ast.expr]] = {}
     for node in nodes:
-        if (
-            isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "append"
-            and isinstance(node.func.value, ast.Name) and len(node.args) == 1 and not node.keywords
-        ):
-            appends.setdefault(node.func.value.id, []).append(node.args[0])
+        if (name := _append(node)) is not None:
+            appends.setdefault(name, []).append(node.args[0])
     lists = set()
     for name, appended in appends.items():
         values = ctx.assignments(name)
@@ -56,7 +61,7 @@ def in_array_list(node: ast.AST, parent: ast.AST | None, region: Region) -> bool
     """`boxes` of `boxes.append(a)`, or `a` appended to a list of arrays."""
     if isinstance(parent, ast.Attribute) and parent.attr == "append" and isinstance(node, ast.Name):
         return node.id in region.array_lists and appended_array_list(region.ctx.parent(parent), region) is not None
-    return appended_array_list(parent, region) is not None and parent.args[0] is node
+    return is_appended(node, parent, region)
 
 
 def pull_in_constant_arrays(region: Region) -> None:
@@ -140,10 +145,8 @@ def _read_only_after(dtype: ast.Name, values: list[ast.expr], region: Region) ->
     first = min((v.lineno, v.col_offset) for v in values)
     astype_arguments = {id(call.args[0]) for call, name in [*region.methods, *region.constant_methods]
                         if name == "astype" and call.args}
-    later = {id(n) for scope in walk(ctx.fn.node) if scope is not ctx.fn.node and isinstance(scope, NESTED_SCOPES)
-             for n in walk(scope)}  # a lambda, a nested def or a comprehension may run after the binding
-    return all(
-        ((use.lineno, use.col_offset) < first and id(use) not in later) or id(use) in astype_arguments
+    return all(  # a read in a lambda, a nested def or a generator may run after the binding
+        ((use.lineno, use.col_offset) < first and not runs_later(use, ctx)) or id(use) in astype_arguments
         for use in walk(ctx.fn.node)
         if isinstance(use, ast.Name) and use.id == dtype.id and isinstance(use.ctx, ast.Load)
     )

@@ -11,7 +11,6 @@ if TYPE_CHECKING:
     from onnxfix.rewriter.context import FunctionContext
 
 
-SINKS = {"torch.from_numpy": "share", "torch.as_tensor": "share", "torch.asarray": "share", "torch.tensor": "copy"}
 # The legacy constructors convert an array to their own dtype, sharing its memory when it already
 # has that dtype and copying it otherwise (`torch.Tensor(a)`: the default dtype, float32 unless the
 # user changed it; `torch.LongTensor(a)` truncates floats as a cast does): what `a.to(dtype)` does
@@ -21,13 +20,11 @@ CONSTRUCTOR_DTYPES = {
     "torch.HalfTensor": "float16", "torch.LongTensor": "int64", "torch.IntTensor": "int32",
     "torch.ShortTensor": "int16", "torch.CharTensor": "int8", "torch.ByteTensor": "uint8", "torch.BoolTensor": "bool",
 }
-SINKS.update(dict.fromkeys(CONSTRUCTOR_DTYPES, "copy"))
+# how each conversion back to torch treats the array: shares it, copies it, or converts it to a dtype
+SINKS = {"torch.from_numpy": "share", "torch.as_tensor": "share", "torch.asarray": "share", "torch.tensor": "copy",
+         **dict.fromkeys(CONSTRUCTOR_DTYPES, "convert")}
 # what a conversion may say besides the array: `Tensor.to` takes both
 SINK_KEYWORDS = frozenset({"dtype", "device"})
-# torch functions that take an argument as an array or as a tensor alike and convert it themselves,
-# so the same tensor computes the same thing: (parameter, position). pack_padded_sequence makes its
-# `lengths` `torch.as_tensor(lengths, dtype=torch.int64)` (Tacotron2's, Kokoro's `.cpu().numpy()`)
-ARRAY_OR_TENSOR = {"torch.nn.utils.rnn.pack_padded_sequence": ("lengths", 1)}
 
 
 def is_numpy_call(node: ast.AST, ctx: FunctionContext) -> str | None:

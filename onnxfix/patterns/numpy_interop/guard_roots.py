@@ -4,8 +4,10 @@ where its torch twin may round differently: eager keeps the original text."""
 from __future__ import annotations
 
 import ast
-from onnxfix.rewriter.tree_walk import walk
 from typing import TYPE_CHECKING
+
+from onnxfix.patterns.numpy_interop.array_flow import is_appended
+from onnxfix.rewriter.tree_walk import walk
 
 if TYPE_CHECKING:
     from onnxfix.patterns.numpy_interop.region import Region
@@ -39,7 +41,7 @@ def _guard_root(node: ast.AST, region: Region) -> ast.expr | None:
     ctx = region.ctx
     while True:
         parent = ctx.parent(node)
-        if parent is None or isinstance(parent, (ast.stmt, ast.Lambda)) or _appended(node, parent, region):
+        if parent is None or isinstance(parent, (ast.stmt, ast.Lambda)) or is_appended(node, parent, region):
             break  # the array appended to a list of arrays is the value to guard, not the `append`
         callee = isinstance(parent, ast.Call) and parent.func is node  # `a.sum` of `a.sum()`
         if isinstance(node, ast.expr) and not isinstance(node, _PARTS) and not callee and not region.is_ndarray(node):
@@ -48,11 +50,3 @@ def _guard_root(node: ast.AST, region: Region) -> ast.expr | None:
     guardable = isinstance(node, ast.expr) and not isinstance(node, _PARTS)
     return node if guardable and isinstance(getattr(node, "ctx", ast.Load()), ast.Load) else None
 
-
-def _appended(node: ast.AST, parent: ast.AST, region: Region) -> bool:
-    """`a` of `boxes.append(a)`, `boxes` a list of arrays."""
-    return (
-        isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute) and parent.func.attr == "append"
-        and isinstance(parent.func.value, ast.Name) and parent.func.value.id in region.array_lists
-        and parent.args[:1] == [node]
-    )

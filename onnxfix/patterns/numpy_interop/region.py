@@ -10,7 +10,7 @@ from onnxfix.patterns.numpy_interop.array_flow import (
     appended_array_list, array_lists, in_array_list, method_blockers, non_array_arguments, pull_in_constant_arrays,
 )
 from onnxfix.patterns.numpy_interop.calls import (
-    ARRAY_OR_TENSOR, SINK_KEYWORDS, binds_shape_array, has_keyword, is_numpy_call, is_to_numpy,
+    SINK_KEYWORDS, binds_shape_array, has_keyword, is_numpy_call, is_to_numpy,
     shape_array_argument, sink_kind,
 )
 from onnxfix.patterns.numpy_interop.element_loops import ElementLoop, find_element_loops
@@ -21,6 +21,7 @@ from onnxfix.patterns.numpy_interop.twins import (
 )
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.export_guards import EXPORTERS
+from onnxfix.rewriter.signatures import converts_argument
 from onnxfix.rewriter.tree_walk import walk
 
 
@@ -386,15 +387,6 @@ def _check_fixable(region: Region, nodes: list[ast.AST]) -> None:
     _check_escapes(region, nodes)
 
 
-def _taken_as_tensor(call: ast.AST, node: ast.AST, ctx: FunctionContext) -> bool:
-    """`node` is the argument of a torch function that takes an array or a tensor alike."""
-    if not isinstance(call, ast.Call) or ctx.qualname(call.func) not in ARRAY_OR_TENSOR:
-        return False
-    name, position = ARRAY_OR_TENSOR[ctx.qualname(call.func)]
-    return (position < len(call.args) and call.args[position] is node) or any(
-        k.arg == name and k.value is node for k in call.keywords)
-
-
 def _note_difference(region: Region, twin: Twin, pair: str) -> None:
     if twin.differs:
         region.inexact.append(f"{pair} may differ: {twin.differs}")
@@ -431,7 +423,7 @@ def _check_escapes(region: Region, nodes: list[ast.AST]) -> None:
             continue  # hw[0] of a shape array: an int
         if isinstance(parent, (ast.List, ast.Tuple)) and _is_argument_of_region_call(ctx.parent(parent), region, parent):
             continue
-        if _taken_as_tensor(parent, node, ctx):
+        if isinstance(parent, ast.Call) and converts_argument(parent, node, ctx.qualname(parent.func)):
             continue
         if in_array_list(node, parent, region):
             continue

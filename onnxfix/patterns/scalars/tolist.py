@@ -13,6 +13,7 @@ from onnxfix.rewriter.bindings import parameter_reaches
 from onnxfix.rewriter.context import FunctionContext, builtin_call
 from onnxfix.rewriter.precedence import ATOM, operand
 from onnxfix.rewriter.rule import Fix, Helper, Rule, RuleDoc
+from onnxfix.rewriter.signatures import converts_argument
 from onnxfix.rewriter.statements import reads_of_single_binding
 from onnxfix.rewriter.tree_walk import walk
 
@@ -130,20 +131,31 @@ class TolistCall(Rule):
         return ctx.report(self, counted, message, fix=fix, exporters=(LEGACY, DYNAMO))
 
 
-PACKING = frozenset({"torch.nn.utils.rnn.pack_padded_sequence"})
+# tensor attributes and methods that keep a tensor a tensor and read nothing else: a chain of them
+# (`lengths.data.view(-1)`) can be read twice at no cost and is a tensor when its root is one
+TENSOR_CHAIN = frozenset({"data", "view", "reshape", "flatten", "squeeze", "long", "int", "detach", "cpu",
+                          "contiguous"})
+
+
+def _chain_root(node: ast.expr) -> ast.Name | None:
+    """The name under `lengths.data.view(-1)`: TENSOR_CHAIN attributes, and calls of them with
+    constant arguments only."""
+    while not isinstance(node, ast.Name):
+        if isinstance(node, ast.Call) and not node.keywords and all(
+                isinstance(a, ast.Constant) or (isinstance(a, ast.UnaryOp) and isinstance(a.operand, ast.Constant))
+                for a in node.args):
+            node = node.func
+        if not (isinstance(node, ast.Attribute) and node.attr in TENSOR_CHAIN):
+            return None
+        node = node.value
+    return node
 
 
 def _forward_argument(node: ast.expr, ctx: FunctionContext) -> bool:
     """`lengths.data.view(-1)` where `lengths` is the argument forward was called with (T2Vec's
     `lengths = lengths.data.view(-1).tolist()` rebinds the name, hiding the tensor from the oracle)."""
-    while isinstance(node, (ast.Attribute, ast.Call)):
-        node = node.func if isinstance(node, ast.Call) else node.value
-        if isinstance(node, ast.Attribute) and node.attr not in ("data", "view", "reshape", "flatten", "squeeze",
-                                                                 "long", "int", "detach", "cpu", "contiguous"):
-            return False
-        if isinstance(node, ast.Attribute):
-            node = node.value
-    return isinstance(node, ast.Name) and ctx.fn.is_entry and parameter_reaches(node, ctx)
+    root = _chain_root(node)
+    return root is not None and ctx.fn.is_entry and parameter_reaches(root, ctx)
 
 
 def _packing_lengths_only(node: ast.Call, ctx: FunctionContext) -> bool:
@@ -160,30 +172,15 @@ def _packing_fix(node: ast.Call, ctx: FunctionContext) -> Fix | None:
     """`t.tolist()` -> `(t.cpu() if torch.jit.is_tracing() else t.tolist())`: the list in eager and
     under torch.export (which follows it as unbacked ints), the tensor while the legacy exporter
     traces, where the list would be recorded as constants. Safe: eager runs the same call. Only
-    where reading the receiver twice costs nothing (a name and tensor methods of it)."""
+    where reading the receiver twice costs nothing (a name and TENSOR_CHAIN steps of it)."""
     receiver = node.func.value
-    if ctx.compiled_by_torchscript or not _plain_chain(receiver):
+    if ctx.compiled_by_torchscript or _chain_root(receiver) is None:
         return None
     torch_name, imports = ctx.torch_name()
     text = ctx.segment(receiver)
     replacement = f"({operand(text, receiver, ATOM)}.cpu() if {torch_name}.jit.is_tracing() else {ctx.segment(node)})"
     return Fix("Pass the lengths as a tensor while the legacy exporter traces", (ctx.replace(node, replacement),),
                safe=True, imports=imports)
-
-
-def _plain_chain(node: ast.expr) -> bool:
-    """A name, its attributes and calls of its methods with constant arguments (`lengths.data.view(-1)`)."""
-    while True:
-        if isinstance(node, ast.Name):
-            return True
-        if isinstance(node, ast.Attribute):
-            node = node.value
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.keywords and all(
-                isinstance(a, ast.Constant) or (isinstance(a, ast.UnaryOp) and isinstance(a.operand, ast.Constant))
-                for a in node.args):
-            node = node.func.value
-        else:
-            return False
 
 
 def _reads_of_list(name: str, node: ast.Call, ctx: FunctionContext) -> list[ast.Name] | None:
@@ -199,12 +196,9 @@ def _reads_of_list(name: str, node: ast.Call, ctx: FunctionContext) -> list[ast.
 
 def _packing_lengths(node: ast.expr, ctx: FunctionContext) -> bool:
     holder = ctx.parent(node)
-    keyword = holder if isinstance(holder, ast.keyword) else None
-    if keyword is not None:
-        holder = ctx.parent(keyword)
-    if not (isinstance(holder, ast.Call) and ctx.qualname(holder.func) in PACKING):
-        return False
-    return keyword.arg == "lengths" if keyword is not None else holder.args[1:2] == [node]
+    if isinstance(holder, ast.keyword):
+        holder = ctx.parent(holder)
+    return isinstance(holder, ast.Call) and converts_argument(holder, node, ctx.qualname(holder.func))
 
 
 TENSOR_LIST = Helper("_onnx_tensor_list", helper_source("tensor_list"))

@@ -14,6 +14,7 @@ from onnxfix.rewriter.precedence import in_place_of, precedence
 from onnxfix.rewriter.rule import Fix
 from onnxfix.rewriter.statements import enclosing_statement
 from onnxfix.rewriter.tree_walk import walk
+from onnxfix.rewriter.type_tests import runs_later
 
 
 # Elementwise math that keeps "a tensor of Python values" one (``torch.tensor(r).log2().round()``).
@@ -248,14 +249,9 @@ def _reads_before(statement: ast.stmt, ctx: FunctionContext) -> list[ast.AST]:
         return []
     start = (statement.lineno, statement.col_offset)
     # a lambda, a nested def or a generator before the binding may run after it: its reads stay
-    later = {id(n) for scope in walk(ctx.fn.node) if scope is not ctx.fn.node and isinstance(scope, _NESTED_SCOPES)
-             for n in walk(scope)}
     return [n for n in walk(ctx.fn.node) if hasattr(n, "lineno") and (n.lineno, n.col_offset) < start
-            and (getattr(n, "end_lineno", n.lineno), getattr(n, "end_col_offset", 0)) <= start and id(n) not in later]
-
-
-_NESTED_SCOPES = (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.GeneratorExp, ast.ListComp, ast.SetComp,
-                  ast.DictComp, ast.ClassDef)
+            and (getattr(n, "end_lineno", n.lineno), getattr(n, "end_col_offset", 0)) <= start
+            and not runs_later(n, ctx)]
 
 
 def is_condition_test(node: ast.AST, ctx: FunctionContext) -> bool:
