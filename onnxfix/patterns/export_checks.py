@@ -13,6 +13,8 @@ from onnxfix.rewriter.tree_walk import walk
 EXPORT_CHECKS = ("is_exporting", "is_compiling", "is_in_onnx_export", "is_tracing", "is_scripting")
 # of those, the ones true while torch.export traces (`is_tracing() or ...` still runs the test there)
 EXPORT_SKIPS = ("is_exporting", "is_compiling", "is_in_onnx_export")
+# the ones true while the legacy exporter traces
+_LEGACY_SKIPS = ("is_tracing", "is_in_onnx_export")
 
 
 def skip_assert_when_exporting(check: ast.Assert, ctx: FunctionContext) -> Fix | None:
@@ -45,6 +47,20 @@ def skipped_by_and(test: ast.expr) -> bool:
         return False
     first = test.values[0]  # `not torch.jit.is_tracing() and ...` still runs the rest under torch.export
     return isinstance(first, ast.UnaryOp) and isinstance(first.op, ast.Not) and is_export_check(first.operand, EXPORT_SKIPS)
+
+
+def skipped_by_both(test: ast.expr) -> bool:
+    """`not (torch.jit.is_tracing() or torch.compiler.is_exporting()) and ...` (or `not
+    torch.onnx.is_in_onnx_export() and ...`): the operands after it run under neither exporter."""
+    if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)):
+        return False
+    first = test.values[0]
+    if not (isinstance(first, ast.UnaryOp) and isinstance(first.op, ast.Not)):
+        return False
+    checks = first.operand.values if isinstance(first.operand, ast.BoolOp) and isinstance(
+        first.operand.op, ast.Or) else [first.operand]
+    return (any(is_export_check(c, EXPORT_SKIPS) for c in checks)
+            and any(is_export_check(c, _LEGACY_SKIPS) for c in checks))
 
 
 def is_export_check(node: ast.expr, names: tuple[str, ...]) -> bool:

@@ -14,6 +14,7 @@ from onnxfix.patterns.control_flow.conditions import (
 )
 from onnxfix.patterns.control_flow.bool_select import select_text
 from onnxfix.patterns.control_flow.check_call import skip_check_call
+from onnxfix.patterns.control_flow.dropped_optional import dropped_optional_fix
 from onnxfix.patterns.control_flow.masked_guard import empty_write_guard
 from onnxfix.patterns.messages import message_block, test_skippable_when_exporting
 from onnxfix.patterns.control_flow.branch_shapes import reshaped_branch
@@ -23,7 +24,7 @@ from onnxfix.patterns.control_flow.size_parity import size_parity_pad
 from onnxfix.patterns.control_flow.static_guard import static_guard_where
 from onnxfix.patterns.control_flow.value_select import value_select_fix
 from onnxfix.patterns.export_checks import (
-    constant_message, skip_assert_when_exporting, skipped_by_and, skipped_by_or,
+    constant_message, skip_assert_when_exporting, skipped_by_and, skipped_by_both, skipped_by_or,
 )
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.datadep import is_data_dependent_size
@@ -136,6 +137,14 @@ class TensorIf(Rule):
             value_fast_path.py fails under dynamo and is silently wrong under legacy; rewritten, it
             exports and matches eager under both (tests/test_value_select.py: eager identity, and
             branches of different shapes through torch.cond).
+            An `if` with no `else` whose body only sets names bound before to `None` (transformers'
+            Mamba-family `_update_mamba_mask`: `if cache_position[0] > 0 or (attention_mask is not
+            None and torch.all(attention_mask == 1)): mamba_mask = None`) is a shortcut that drops a
+            value the general path would apply to no effect: `if not (torch.jit.is_tracing() or
+            torch.compiler.is_exporting()) and (<test>):`. Eager tests as before; both exporters keep
+            the value for every input. Unsafe: exact only where the kept value then changes nothing
+            (a mask of ones). Measured: tests/flow_models/dropped_mask.py fails under dynamo and is
+            silently wrong under legacy for padded inputs; rewritten, it is OK under both.
             An `and` whose operands before the last are Python values (no tensor test: dtype
             comparisons, `is None`, flags) and whose last is a tensor test with a `torch.where`
             form (`not t.all()` as `~t.all()`), around single-name assignments (no `else`, not an
@@ -221,8 +230,8 @@ class TensorIf(Rule):
     )
 
     def visit_If(self, node: ast.If, ctx: FunctionContext):
-        if skipped_by_or(node.test):
-            return  # `torch.compiler.is_exporting() or ...`: torch.export takes the branch (this rule's fix)
+        if skipped_by_or(node.test) or skipped_by_both(node.test):
+            return  # `torch.compiler.is_exporting() or ...`: torch.export takes the branch (this rule's fixes)
         condition = tensor_condition(node.test, ctx)
         if condition is None and not in_training_branch(node, ctx):
             yield from size_parity_pad(self, node, ctx)
@@ -250,6 +259,8 @@ class TensorIf(Rule):
             reshaped = shape is not None and reshaped_branch(shape[2], shape[3], ctx)
             selected = (value_select_fix(node, ctx) if fix is None and guarded is None and dropped is None
                         and not reshaped else None)
+            shortcut = (dropped_optional_fix(node, ctx) if fix is None and guarded is None and dropped is None
+                        and selected is None else None)
             if guarded is not None:
                 fix, why = guarded
                 message += why
@@ -258,6 +269,9 @@ class TensorIf(Rule):
                 message += why
             elif selected is not None:
                 fix, why = selected
+                message += why
+            elif shortcut is not None:
+                fix, why = shortcut
                 message += why
             elif fix is None:
                 message += "; no automatic fix: " + _no_where_reason(node, condition, value, ctx)
