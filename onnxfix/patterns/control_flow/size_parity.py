@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from onnxfix.rewriter.bindings import bound_once
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Edit, Fix, Rule
 from onnxfix.rewriter.statements import (
@@ -79,7 +80,7 @@ def size_parity_pad(rule: Rule, node: ast.If, ctx: FunctionContext):
             return
         edits.append(removal)
     escapes = escapes_after(target, node, ctx)
-    configured = _configured_divisors(test)
+    configured = _configured_divisors(test, ctx)
     fix = Fix(
         "Pad always: the amounts are zero whenever the condition is false",
         tuple(edits), safe=not escapes and not configured,
@@ -129,7 +130,7 @@ def _parity_terms(test: ast.expr, ctx: FunctionContext) -> set[tuple[str, int]] 
             op, right = value.ops[0], value.comparators[0]
             if not isinstance(right, ast.Constant) or type(right.value) is not int:
                 return None
-            modulo = value.left
+            modulo = bound_once(value.left, ctx)  # NeMo's `pad_amt = x.size(-1) % pad_to; if pad_amt != 0:`
             k = _modulus(modulo, ctx)
             if k is None:
                 return None
@@ -138,8 +139,10 @@ def _parity_terms(test: ast.expr, ctx: FunctionContext) -> set[tuple[str, int]] 
                 or (isinstance(op, ast.Eq) and right.value == 1 and k == "2")
             ):
                 return None
-        elif _modulus(modulo, ctx) is None:
-            return None
+        else:
+            modulo = bound_once(modulo, ctx)
+            if _modulus(modulo, ctx) is None:
+                return None
         terms.add((ctx.segment(modulo.left), _modulus(modulo, ctx)))
     return terms
 
@@ -147,23 +150,25 @@ def _parity_terms(test: ast.expr, ctx: FunctionContext) -> set[tuple[str, int]] 
 def _modulus(node: ast.expr, ctx: FunctionContext) -> str | None:
     """k's text for `S % k` with S an integer size and k a positive int literal or an int of the
     model's configuration (`self.patch_size[1]`, whose sign the source does not show)."""
+    node = bound_once(node, ctx)
     if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod)):
         return None
-    k = node.right
+    k = bound_once(node.right, ctx)  # `pad_to = self.pad_to`: the configured int under a local name
     literal = isinstance(k, ast.Constant) and type(k.value) is int and k.value > 0
     if not (literal or ctx.is_config_int(k)):
         return None
-    return ctx.segment(k) if ctx.sizes.is_size(node.left) and ctx.ints.is_int(node.left) else None
+    return ctx.segment(node.right) if ctx.sizes.is_size(node.left) and ctx.ints.is_int(node.left) else None
 
 
-def _configured_divisors(test: ast.expr) -> list[ast.expr]:
+def _configured_divisors(test: ast.expr, ctx: FunctionContext) -> list[ast.expr]:
     """The divisors, not literals, of the test's `S % k > 0` terms: for a negative k the remainder
     is never positive, so the original never pads where the rewrite pads by a negative amount.
     (`S % k != 0` needs no sign: `(k - S % k) % k` is `k - S % k` for any k whose remainder
     is not 0, and 0 where it is.)"""
-    return [n.left.right for n in walk(test) if isinstance(n, ast.Compare) and len(n.ops) == 1
-            and isinstance(n.ops[0], ast.Gt) and isinstance(n.left, ast.BinOp) and isinstance(n.left.op, ast.Mod)
-            and not isinstance(n.left.right, ast.Constant)]
+    moduli = [(n, bound_once(n.left, ctx)) for n in walk(test) if isinstance(n, ast.Compare) and len(n.ops) == 1
+              and isinstance(n.ops[0], ast.Gt)]
+    return [modulo.right for _, modulo in moduli if isinstance(modulo, ast.BinOp) and isinstance(modulo.op, ast.Mod)
+            and not isinstance(bound_once(modulo.right, ctx), ast.Constant)]
 
 
 def _zero_when_divisible(amount: ast.expr, terms: set[tuple[str, int]], ctx: FunctionContext) -> str | None:
@@ -173,6 +178,7 @@ def _zero_when_divisible(amount: ast.expr, terms: set[tuple[str, int]], ctx: Fun
         return "zero"
     k = _modulus(amount, ctx)
     if k is not None:
+        amount = bound_once(amount, ctx)
         if (ctx.segment(amount.left), k) in terms:
             return "same"
         inner = amount.left  # (k - S % k) % k and (-S) % k are zero when S % k is
@@ -180,14 +186,14 @@ def _zero_when_divisible(amount: ast.expr, terms: set[tuple[str, int]], ctx: Fun
             return "same"
         if (
             isinstance(inner, ast.BinOp) and isinstance(inner.op, ast.Sub) and _modulus(inner.right, ctx) == k
-            and (ctx.segment(inner.right.left), k) in terms
+            and (ctx.segment(bound_once(inner.right, ctx).left), k) in terms
         ):
             return "same"
         return None
     if isinstance(amount, ast.BinOp) and isinstance(amount.op, ast.Sub):
         left, right = amount.left, amount.right
         k = _modulus(right, ctx)
-        if k is not None and ctx.segment(left) == k and (ctx.segment(right.left), k) in terms:
+        if k is not None and ctx.segment(left) == k and (ctx.segment(bound_once(right, ctx).left), k) in terms:
             return "complement"
     return None
 
