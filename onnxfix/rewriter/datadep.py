@@ -26,6 +26,7 @@ SHAPE_KEEPING_METHODS = frozenset({
 MASK_PRESERVING = frozenset({
     "unsqueeze", "squeeze", "expand", "expand_as", "view", "reshape", "flatten", "bool", "logical_and",
     "logical_or", "logical_not", "logical_xor", "contiguous", "to", "permute", "transpose", "t",
+    "all", "any",  # of a mask along a dim (Gemma 3: `(embeds == image_embed).all(-1)`): a mask
 })
 MASK_FUNCTIONS = frozenset({"torch.isnan", "torch.isinf", "torch.isfinite", "torch.logical_and",
                             "torch.logical_or", "torch.logical_not", "torch.eq", "torch.ne", "torch.gt",
@@ -127,10 +128,17 @@ def _is_forward_input(node: ast.AST, ctx) -> bool:
 
 
 def _all_assignments(name: str, ctx, seen: frozenset[str], predicate) -> bool:
-    if name in seen or ctx.is_parameter(name):
+    """Every binding of the local ``name`` satisfies ``predicate``. A binding reading the name
+    itself (`mask = mask.unsqueeze(-1).expand_as(x)`, Gemma 3's placeholder mask) reads an earlier
+    binding, which is checked too: the name is taken to satisfy it there. (Some binding ran first
+    without reading it, or the read would fail; a parameter is no local and satisfies nothing.)"""
+    if ctx.is_parameter(name):
         return False
+    key = f"{predicate.__name__}:{name}"  # assumed for this predicate only: a mask is no selection
+    if key in seen:
+        return True
     values = ctx.assignments(name)
-    seen = seen | {name}
+    seen = seen | {key}
     return bool(values) and all(
         _unpacked_positions(v, ctx) if isinstance(v, ast.Assign) else isinstance(v, ast.expr) and predicate(v, ctx, seen)
         for v in values)
