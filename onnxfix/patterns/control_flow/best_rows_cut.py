@@ -74,26 +74,10 @@ class BestRowsCut(Rule):
     )
 
     def visit_If(self, node: ast.If, ctx: FunctionContext):
-        if node.orelse or ctx.compiled_by_torchscript or is_elif(node, ctx) or not node.body:
+        cut = best_rows_cut(node, ctx)
+        if cut is None:
             return
-        test = _size_test(node.test, ctx)
-        if test is None:
-            return
-        compare, tensor, size, k, rest = test
-        rows, start = _gathered_rows(node.body, tensor)
-        ranking = _ranking(node.body[start], rows, k, ctx) if start < len(node.body) else None
-        if ranking is None:
-            return
-        call, helper, names = ranking
-        if not _cut_only(node.body[start + 1:], names, k, ctx):
-            return
-        # len() must return an int: torch.export pins the size it reads; the shape keeps it symbolic
-        n = f"{ctx.segment(tensor)}.shape[0]" if isinstance(size, ast.Call) and isinstance(size.func, ast.Name) \
-            else ctx.segment(size)
-        edits = [ctx.replace(compare, f"{rest}{SIZE_OVER.name}({n}, {ctx.segment(k)})"),
-                 ctx.replace(call, _ranking_call(call, helper, n, k, ctx))]
-        fix = Fix(f"Take the cut for every size under export with `{SIZE_OVER.name}` and `{helper.name}`",
-                  tuple(edits), safe=True, imports=("torch",), helpers=(SIZE_OVER, helper))
+        compare, tensor, k, helper, fix = cut
         yield ctx.report(
             self, compare,
             f"`{ctx.segment(compare)}` guards a cut of `{ctx.segment(tensor)}` to its {ctx.segment(k)} best rows, only "
@@ -102,6 +86,32 @@ class BestRowsCut(Rule):
             "in their order where there are not more",
             fix=fix,
         )
+
+
+def best_rows_cut(node: ast.If, ctx: FunctionContext):
+    """(the size comparison, the tensor cut, k, the ranking helper, the fix) of an `if` this rule
+    fixes, else None (ONX601 leaves such an `if` on a data-dependent size to it)."""
+    if node.orelse or ctx.compiled_by_torchscript or is_elif(node, ctx) or not node.body:
+        return None
+    test = _size_test(node.test, ctx)
+    if test is None:
+        return None
+    compare, tensor, size, k, rest = test
+    rows, start = _gathered_rows(node.body, tensor)
+    ranking = _ranking(node.body[start], rows, k, ctx) if start < len(node.body) else None
+    if ranking is None:
+        return None
+    call, helper, names = ranking
+    if not _cut_only(node.body[start + 1:], names, k, ctx):
+        return None
+    # len() must return an int: torch.export pins the size it reads; the shape keeps it symbolic
+    n = f"{ctx.segment(tensor)}.shape[0]" if isinstance(size, ast.Call) and isinstance(size.func, ast.Name) \
+        else ctx.segment(size)
+    edits = [ctx.replace(compare, f"{rest}{SIZE_OVER.name}({n}, {ctx.segment(k)})"),
+             ctx.replace(call, _ranking_call(call, helper, n, k, ctx))]
+    fix = Fix(f"Take the cut for every size under export with `{SIZE_OVER.name}` and `{helper.name}`",
+              tuple(edits), safe=True, imports=("torch",), helpers=(SIZE_OVER, helper))
+    return compare, tensor, k, helper, fix
 
 
 def _size_test(test: ast.expr, ctx: FunctionContext):

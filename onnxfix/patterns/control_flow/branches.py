@@ -12,6 +12,7 @@ from onnxfix.patterns.control_flow.conditions import (
     python_container,
     tensor_condition,
 )
+from onnxfix.patterns.control_flow.best_rows_cut import best_rows_cut
 from onnxfix.patterns.control_flow.bool_select import select_text
 from onnxfix.patterns.control_flow.check_call import skip_check_call
 from onnxfix.patterns.control_flow.dropped_optional import dropped_optional_fix
@@ -237,6 +238,8 @@ class TensorIf(Rule):
             yield from size_parity_pad(self, node, ctx)
         if condition is None or in_training_branch(node, ctx):
             return
+        if best_rows_cut(node, ctx) is not None:
+            return  # a cut to the k best rows of a selection (ALIKE's keypoints): ONX615's, with its fix
         fix = self._fix(node, condition, ctx) if condition.where_text else None
         value = "a size read from tensor values" if _reads_data_size(node.test, ctx) else "a tensor value"
         if _raises_only(node, ctx):
