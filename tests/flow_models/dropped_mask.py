@@ -1,7 +1,8 @@
 """ONX601 on transformers' Mamba-family `_update_mamba_mask`: the padding mask is dropped (`= None`)
 when every token is attended, `if attention_mask is not None and torch.all(attention_mask == 1):`.
 torch.export cannot decide the test (GuardOnDataDependentSymNode); the legacy tracer drops the mask
-for every input when the example is unpadded. Fixed by skipping the shortcut while exporting: the
+for every input when the example is unpadded. A second shortcut has the general path in an `else`
+(Phi-4-multimodal's vision tower). Fixed by skipping the shortcut while exporting: the
 mask then multiplies by ones, which changes nothing; eager keeps the test."""
 import torch
 from torch import nn
@@ -16,9 +17,16 @@ class MaskedMixer(nn.Module):
         mask = attention_mask
         if attention_mask is not None and torch.all(attention_mask == 1):
             mask = None
+        # Phi-4-multimodal's vision tower: the general path in an `else`
+        if not torch.any(attention_mask == 0):
+            bias = None
+        else:
+            bias = (1.0 - attention_mask[:, :, None].to(x.dtype)) * -1e4
         h = self.proj(x)
         if mask is not None:
             h = h * mask[:, :, None].to(h.dtype)
+        if bias is not None:
+            h = h + bias
         return h.cumsum(1)
 
 

@@ -138,10 +138,11 @@ class TensorIf(Rule):
             value_fast_path.py fails under dynamo and is silently wrong under legacy; rewritten, it
             exports and matches eager under both (tests/test_value_select.py: eager identity, and
             branches of different shapes through torch.cond).
-            An `if` with no `else` whose body only sets names bound before to `None` (transformers'
+            An `if` whose body only sets names bound before to `None` (transformers'
             Mamba-family `_update_mamba_mask`: `if cache_position[0] > 0 or (attention_mask is not
-            None and torch.all(attention_mask == 1)): mamba_mask = None`) is a shortcut that drops a
-            value the general path would apply to no effect: `if not (torch.jit.is_tracing() or
+            None and torch.all(attention_mask == 1)): mamba_mask = None`), or binds them in an `else`
+            (Phi-4-multimodal's vision tower: `else: attention_mask = _prepare_4d_attention_mask(...)`),
+            is a shortcut that drops a value the general path would apply to no effect: `if not (torch.jit.is_tracing() or
             torch.compiler.is_exporting()) and (<test>):`. Eager tests as before; both exporters keep
             the value for every input. Unsafe: exact only where the kept value then changes nothing
             (a mask of ones). Measured: tests/flow_models/dropped_mask.py fails under dynamo and is

@@ -7,6 +7,9 @@ the padding mask when every token is attended:
     if cache_position[0] > 0 or (attention_mask is not None and torch.all(attention_mask == 1)):
         mamba_mask = None
 
+Phi-4-multimodal's vision tower has the same shortcut with the general path in an `else`:
+`if not torch.any(~patch_attention_mask): attention_mask = None else: attention_mask = <4-D mask>`.
+
 The test reads tensor values: torch.export cannot decide it (GuardOnDataDependentSymNode) and the
 legacy tracer freezes the example's answer (an all-ones example drops the mask for every input).
 `None` is no tensor, so `torch.where` cannot select it. The body only sets names to `None`: a
@@ -29,6 +32,7 @@ from onnxfix.patterns.messages import test_skippable_when_exporting
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.export_guards import consults_export_guard
 from onnxfix.rewriter.rule import Fix
+from onnxfix.rewriter.statements import is_elif
 from onnxfix.rewriter.tree_walk import walk
 
 WHY = ("; the body only drops values (`= None`), a shortcut the general path covers: skip it while exporting, so "
@@ -37,13 +41,19 @@ WHY = ("; the body only drops values (`= None`), a shortcut the general path cov
 
 
 def dropped_optional_fix(node: ast.If, ctx: FunctionContext) -> tuple[Fix, str] | None:
-    """(fix, why) for `if <tensor test>: a = None` (no `else`), each dropped name bound before."""
-    if node.orelse or not node.body or ctx.compiled_by_torchscript or consults_export_guard(node.test):
+    """(fix, why) for `if <tensor test>: a = None`, each dropped name bound before or by an `else`
+    (Phi-4-multimodal's vision tower: `else: attention_mask = _prepare_4d_attention_mask(...)`, the
+    general path that now runs under export)."""
+    if not node.body or ctx.compiled_by_torchscript or consults_export_guard(node.test) or is_elif(node, ctx):
         return None
+    if len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If):
+        return None  # an `elif`: the chain's next test would run under export
     names = [_dropped_name(statement) for statement in node.body]
     if None in names or not test_skippable_when_exporting(node.test):
         return None
-    if not all(_bound_before(name, node, ctx) for name in names):
+    bound_by_else = {target.id for statement in node.orelse for target in walk(statement)
+                     if isinstance(target, ast.Name) and isinstance(target.ctx, ast.Store)}
+    if not all(name in bound_by_else or _bound_before(name, node, ctx) for name in names):
         return None  # unbound under export when the shortcut was its only binding
     torch, imports = ctx.torch_name()
     exporting = f"{torch}.jit.is_tracing() or {torch}.compiler.is_exporting()"
