@@ -131,9 +131,10 @@ def _all_assignments(name: str, ctx, seen: frozenset[str], predicate) -> bool:
     """Every binding of the local ``name`` satisfies ``predicate``. A binding reading the name
     itself (`mask = mask.unsqueeze(-1).expand_as(x)`, Gemma 3's placeholder mask) reads an earlier
     binding, which is checked too: the name is taken to satisfy it there. (Some binding ran first
-    without reading it, or the read would fail; a parameter is no local and satisfies nothing.)"""
-    if ctx.is_parameter(name):
-        return False
+    without reading it, or the read would fail; a parameter, a `global` or a `nonlocal` name is no
+    such local and satisfies nothing.)"""
+    if ctx.is_parameter(name) or ctx.declared_outer(name):
+        return False  # a `global` / `nonlocal` name's first value comes from outside
     key = f"{predicate.__name__}:{name}"  # assumed for this predicate only: a mask is no selection
     if key in seen:
         return True

@@ -210,7 +210,7 @@ class ScopeBuilder:
                     continue  # yielded above as a nested def
                 callees = self._name_target(fn, node.id)
                 if isinstance(parent, ast.Call) and parent.func is node:
-                    callees = [*callees, *self._constructor(fn, node)]
+                    callees = [*callees, *self._constructor(fn, node), *self._local_instance_call(fn, node, self_name)]
             elif isinstance(node, ast.Attribute) and node.attr == "apply":
                 callees = self._autograd_forward(fn, node.value)
             elif isinstance(node, ast.Attribute):
@@ -290,6 +290,18 @@ class ScopeBuilder:
         for call in self._locals_memo[key].get(node.value.id, ()):
             for module, info in self._instance_classes(fn, call, self_name):
                 yield from self._methods_named(fn, module, info, node.attr, skip_self=False)
+
+    def _local_instance_call(self, fn: ExportFunction, node: ast.Name, self_name: str | None):
+        """`geo_fn = Combined_Geo_Encoding_Volume(...)`, then `geo_fn(disp, coords)` (RT-IGEV): calling
+        a local instance of a user class runs its forward, or a plain object's `__call__`."""
+        if node.id == self_name:
+            return
+        key = id(fn.node)
+        if key not in self._locals_memo:
+            self._locals_memo[key] = local_constructions(fn.node)
+        for call in self._locals_memo[key].get(node.id, ()):
+            for found in self._instance_classes(fn, call, self_name):
+                yield from self._called_method(fn, found)
 
     def _instance_classes(self, fn: ExportFunction, call: ast.Call, self_name: str | None):
         """The class ``call`` builds, or that a submodule's forward it calls returns."""

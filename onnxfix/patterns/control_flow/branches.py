@@ -204,7 +204,9 @@ class TensorIf(Rule):
             torch.compiler.is_exporting() and <condition>: raise ...`; an `assert` on a tensor
             value with a message computed from it (`assert (discriminant >= 0).all(),
             discriminant`: torch.export keeps the check as a runtime assertion, but fails on
-            such a message) likewise, and under `onnxfix export --fix` an `assert` the export
+            such a message) likewise, as is an `assert` on a size read from tensor values whatever
+            its message (RT-IGEV's `assert torch.unique(ygrid).numel() == 1 and H == 1`: torch.export
+            must decide the size to evaluate the test; tests/flow_models/unique_assert.py), and under `onnxfix export --fix` an `assert` the export
             stopped on (a data-dependent guard in its call chain: detectron2's `assert len(self)
             == data_len` whose `__len__` is a selection's row count), as ONX201 fixes an assert on `.item()`: `assert torch.onnx.is_in_onnx_export() or <condition>` (safe: False in
             eager, set by both exporters while tracing; no fix where TorchScript compiles the
@@ -293,18 +295,23 @@ class TensorIf(Rule):
                              "while evaluating it, e.g. `len()` of a selection in a `__len__`): the check cannot be "
                              "decided while tracing; skip it while exporting", fix=skip_assert_when_exporting(node, ctx))
             return
-        if constant_message(node.msg):
+        data_size = _reads_data_size(node.test, ctx)
+        if constant_message(node.msg) and not data_size:
             return  # torch.export keeps such a check as a runtime assertion (tests/flow_models/assert_positive.py)
         if tensor_condition(node.test, ctx) is None or in_training_branch(node, ctx) or skipped_by_or(node.test):
             return
         if any(ctx.tensors.item_receiver(n) is not None for n in walk(node.test)):
             return  # `.item()` in the assert: ONX201 reports it, with the same fix
-        value = "a size read from tensor values" if _reads_data_size(node.test, ctx) else "a tensor value"
         fix = skip_assert_when_exporting(node, ctx)
+        # a size read from the data (`torch.unique(y).numel() == 1`, RT-IGEV) is a symbol torch.export
+        # must decide to evaluate the test: it fails on the test itself, whatever the message
+        failure = ("`assert` on a size read from tensor values: the dynamo exporter cannot decide it "
+                   "(GuardOnDataDependentSymNode)" if data_size else
+                   "`assert` on a tensor value with a message computed from it: the dynamo exporter fails on the "
+                   "message (GuardOnDataDependentSymNode)")
         yield ctx.report(
             self, node.test,
-            f"`assert` on {value} with a message computed from it: the dynamo exporter fails on the message "
-            "(GuardOnDataDependentSymNode) and the legacy exporter drops the check; skip the check while exporting" + ("" if fix else " (no fix: the function is compiled by TorchScript, which cannot compile "
+            f"{failure} and the legacy exporter drops the check; skip the check while exporting" + ("" if fix else " (no fix: the function is compiled by TorchScript, which cannot compile "
                            "`torch.onnx.is_in_onnx_export()`)"),
             fix=fix,
         )

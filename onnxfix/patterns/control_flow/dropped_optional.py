@@ -33,7 +33,6 @@ from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.export_guards import consults_export_guard
 from onnxfix.rewriter.rule import Fix
 from onnxfix.rewriter.statements import is_elif
-from onnxfix.rewriter.tree_walk import walk
 
 WHY = ("; the body only drops values (`= None`), a shortcut the general path covers: skip it while exporting, so "
        "the exported model keeps the value for every input (unsafe: exact only where the kept value is then a "
@@ -51,8 +50,9 @@ def dropped_optional_fix(node: ast.If, ctx: FunctionContext) -> tuple[Fix, str] 
     names = [_dropped_name(statement) for statement in node.body]
     if None in names or not test_skippable_when_exporting(node.test):
         return None
-    bound_by_else = {target.id for statement in node.orelse for target in walk(statement)
-                     if isinstance(target, ast.Name) and isinstance(target.ctx, ast.Store)}
+    bound_by_else = _assigned_names(node.orelse)
+    if bound_by_else is None:
+        return None  # an `else` that raises, returns or does more than bind names: not a general path
     if not all(name in bound_by_else or _bound_before(name, node, ctx) for name in names):
         return None  # unbound under export when the shortcut was its only binding
     torch, imports = ctx.torch_name()
@@ -74,12 +74,44 @@ def _dropped_name(statement: ast.stmt) -> str | None:
     return None
 
 
+def _assigned_names(statements: list[ast.stmt]) -> set[str] | None:
+    """The names an `else` of plain assignments binds (`attention_mask = _prepare_4d_attention_mask(...)`);
+    None when it does anything else."""
+    names: set[str] = set()
+    for statement in statements:
+        targets = statement.targets if isinstance(statement, ast.Assign) else (
+            [statement.target] if isinstance(statement, ast.AnnAssign) and statement.value is not None else None)
+        if targets is None:
+            return None
+        for target in targets:
+            elements = target.elts if isinstance(target, ast.Tuple) else [target]
+            if not all(isinstance(e, ast.Name) for e in elements):
+                return None
+            names.update(e.id for e in elements)
+    return names
+
+
 def _bound_before(name: str, node: ast.If, ctx: FunctionContext) -> bool:
-    """A parameter of the function, or a name assigned in it on a line before the `if`."""
-    function = ctx.fn.node
-    arguments = function.args
+    """A parameter of the function, or a name assigned a value by a statement that always runs
+    before the `if`: one before it in its own block or in a block enclosing it (not one in a branch
+    that may not run, nor in a nested function)."""
+    arguments = ctx.fn.node.args
     if name in {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}:
         return True
-    return any(isinstance(target, ast.Name) and target.id == name and target.lineno < node.lineno
-               for statement in walk(function) if isinstance(statement, (ast.Assign, ast.AnnAssign))
-               for target in (statement.targets if isinstance(statement, ast.Assign) else [statement.target]))
+    child: ast.AST = node
+    for ancestor in ctx.ancestors(node):
+        block = next((b for b in (getattr(ancestor, f, None) for f in ("body", "orelse", "finalbody"))
+                      if isinstance(b, list) and child in b), None)
+        if block is not None and any(_assigns(statement, name) for statement in block[:block.index(child)]):
+            return True
+        if ancestor is ctx.fn.node:
+            return False
+        child = ancestor
+    return False
+
+
+def _assigns(statement: ast.stmt, name: str) -> bool:
+    if isinstance(statement, ast.Assign):
+        return any(isinstance(t, ast.Name) and t.id == name for t in statement.targets)
+    return (isinstance(statement, ast.AnnAssign) and statement.value is not None
+            and isinstance(statement.target, ast.Name) and statement.target.id == name)
