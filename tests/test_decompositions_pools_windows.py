@@ -4,6 +4,8 @@ export branch against the torch op over argument forms."""
 
 from __future__ import annotations
 
+from unittest import mock
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -106,6 +108,20 @@ def test_attention_on_three_dimensional_tensors():
     for kwargs in ({}, {"attn_mask": mask}, {"is_causal": True, "scale": 0.5}):
         torch.testing.assert_close(helper(q, k, k, **kwargs), F.scaled_dot_product_attention(q, k, k, **kwargs),
                                    rtol=1e-5, atol=1e-6)
+
+
+def test_attention_on_five_dimensional_tensors_while_exporting():
+    """Transkun's axial attention: (batch, axis, heads, length, features), the batch axes flattened
+    into one for the export path (only 4-D passes the dynamo exporter) and restored after."""
+    q, k, k4 = randn(2, 3, 4, 5, 8), randn(2, 3, 4, 7, 8, seed=1), randn(3, 4, 7, 8, seed=2)
+    mask, mask2 = randn(2, 1, 4, 5, 7, seed=3) > 0, randn(5, 7, seed=4) > 0
+    helper = load_function("sdpa_batched_heads")
+    cases = (((q, k, k), {}), ((q, k, k), {"attn_mask": mask}), ((q, k4, k4), {"attn_mask": mask2}),
+             ((q, k, k), {"is_causal": True, "scale": 0.5}))
+    with mock.patch("torch.onnx.is_in_onnx_export", return_value=True):
+        for args, kwargs in cases:
+            torch.testing.assert_close(helper(*args, **kwargs), F.scaled_dot_product_attention(*args, **kwargs),
+                                       rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("size", [(3, 4), (7, 31), (23, 1), (1, 5), (11, 9)])

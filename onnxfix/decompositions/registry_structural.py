@@ -187,10 +187,13 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
     ),
     Decomposition(
         "sdpa_batched_heads", ("torch.nn.functional.scaled_dot_product_attention",), True, (),
-        ("https://github.com/pytorch/pytorch/issues/135615", "https://github.com/pytorch/pytorch/issues/152018"),
+        ("https://github.com/pytorch/pytorch/issues/135615", "https://github.com/pytorch/pytorch/issues/152018",
+         "https://github.com/manh9011/TranskunWeb/blob/a498e26eb358a9ddaeadc53cf4b9283a48127553/public/models/"
+         "transkun/export_transkun.py"),
         "Attention on 3-D (batch, length, features) tensors with a heads axis of 1 added and "
-        "dropped (a 3-D mask gets one too): the dynamo exporter takes only 4-D ones. Export time "
-        "only (ranks are not visible to the source), keyed on that error. Eager keeps the op.",
+        "dropped (a 3-D mask gets one too), or on 5-D and higher ones with the batch axes (broadcast "
+        "to the query's) flattened into one and restored: the dynamo exporter takes only 4-D ones. Export "
+        "time only (ranks are not visible to the source), keyed on that error. Eager keeps the op.",
         static=False, rule="ONX515", repairs_error=r"only 4D query, key, and value are supported",
         proof=Proof("torch.nn.functional.scaled_dot_product_attention(a, c, c, scale=0.3)",
                     "_onnx_sdpa_batched_heads(a, c, c, scale=0.3)",

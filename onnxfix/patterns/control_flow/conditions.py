@@ -40,6 +40,8 @@ class Condition:
 
 def tensor_condition(test: ast.expr, ctx: FunctionContext) -> Condition | None:
     if isinstance(test, ast.Compare):
+        if any(isinstance(c, ast.Constant) and c.value is None for c in (test.left, *test.comparators)):
+            return None  # `key == None` (Transkun): a tensor compared with None is the Python bool False
         return _comparison(test, ctx)
     if isinstance(test, ast.Call):
         return _condition_call(test, ctx)
