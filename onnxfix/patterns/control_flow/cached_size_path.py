@@ -343,8 +343,12 @@ def _cached_attributes(ctx: FunctionContext) -> dict[str, str]:
     `__init__` (`attn_mask = self.calculate_mask(...)`, `register_buffer("m0", attn_mask[0])`)."""
     cls = ctx.fn.cls
     init = cls.methods.get("__init__")
-    init_locals = {t.id: s.value for s in walk(init) if isinstance(s, ast.Assign)
-                   for t in s.targets if isinstance(t, ast.Name)} if init is not None else {}
+    init_locals: dict[str, list[ast.expr]] = {}  # every value a local takes (SwinIR's ports: the mask,
+    for statement in walk(init) if init is not None else ():  # or None where the block does not shift)
+        if isinstance(statement, ast.Assign):
+            for target in statement.targets:
+                if isinstance(target, ast.Name):
+                    init_locals.setdefault(target.id, []).append(statement.value)
     makers = {}
     for attribute, value in {**cls.self_attrs, **cls.buffer_values}.items():
         maker = _maker(value, init_locals, ctx)
@@ -353,13 +357,12 @@ def _cached_attributes(ctx: FunctionContext) -> dict[str, str]:
     return makers
 
 
-def _maker(value: ast.expr, init_locals: dict[str, ast.expr], ctx: FunctionContext) -> str | None:
+def _maker(value: ast.expr, init_locals: dict[str, list[ast.expr]], ctx: FunctionContext) -> str | None:
     root = value
     while isinstance(root, (ast.Subscript, ast.Attribute)):
         root = root.value  # `attn_mask[0]`, `mask.T`
-    if isinstance(root, ast.Name) and root.id in init_locals:
-        root = init_locals[root.id]
-    calls = [n for n in walk(root) if isinstance(n, ast.Call) and _user_function(n.func, ctx)]
+    roots = init_locals[root.id] if isinstance(root, ast.Name) and root.id in init_locals else [root]
+    calls = [n for r in roots for n in walk(r) if isinstance(n, ast.Call) and _user_function(n.func, ctx)]
     return ast.unparse(calls[0].func) if calls else None
 
 
