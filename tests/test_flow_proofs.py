@@ -131,7 +131,8 @@ CASES = {
     "nonempty_experts": ("ONX610", True, (FAILS, OK)),
     "dropped_mask": ("ONX601", True, (FAILS, WRONG)),
     "pad_to_named": ("ONX601", True, (WRONG, WRONG)),
-    "unique_assert": ("ONX601", False, (FAILS, OK)),  # RT-IGEV: `assert torch.unique(ygrid).numel() == 1 and H == 1`  # NeMo: `pad_amt = x.size(-1) % pad_to; if pad_amt != 0:`  # Mamba-family `_update_mamba_mask`: `mask = None` when all ones  # GLM-4 MoE: `if token_indices.numel() > 0:` around an expert
+    "unique_assert": ("ONX601", False, (FAILS, OK)),
+    "conjoined_write": ("ONX601", False, (FAILS, WRONG)),  # FastSpeech2Conformer: `if d.sum() == 0: d[rows] = 1`  # RT-IGEV: `assert torch.unique(ygrid).numel() == 1 and H == 1`  # NeMo: `pad_amt = x.size(-1) % pad_to; if pad_amt != 0:`  # Mamba-family `_update_mamba_mask`: `mask = None` when all ones  # GLM-4 MoE: `if token_indices.numel() > 0:` around an expert
     "packed_lengths": ("ONX202", False, (FAILS, ORT)),
     "rebuilt_db_threshold": ("ONX203", True, (OK, WRONG)),  # SpeechBrain: torch.tensor(float(x.max()) - top_db, dtype=...)  # T2Vec: `lengths.view(-1).tolist()` into pack_padded_sequence
     "multiple_pad": ("ONX402", True, (WRONG, FAILS)),  # fairseq's pad_to_multiple: (tsz / multiple).is_integer(), then x[:, :-pad_length] (ONX608)
@@ -192,6 +193,7 @@ DYNAMO_ERRORS = {
     "nonempty_experts": "GuardOnDataDependentSymNode",
     "dropped_mask": "GuardOnDataDependentSymNode",
     "unique_assert": "GuardOnDataDependentSymNode",
+    "conjoined_write": "GuardOnDataDependentSymNode",
     "masked_guard_log": "GuardOnDataDependentSymNode",
     "masked_projection": "GuardOnDataDependentSymNode",
     "negated_mask_fill": "GuardOnDataDependentSymNode",

@@ -15,6 +15,7 @@ from onnxfix.patterns.control_flow.conditions import (
 from onnxfix.patterns.control_flow.best_rows_cut import best_rows_cut
 from onnxfix.patterns.control_flow.bool_select import select_text
 from onnxfix.patterns.control_flow.check_call import skip_check_call
+from onnxfix.patterns.control_flow.conjoined_write import conjoined_write
 from onnxfix.patterns.control_flow.dropped_optional import dropped_optional_fix
 from onnxfix.patterns.control_flow.masked_guard import empty_write_guard
 from onnxfix.patterns.messages import message_block, test_skippable_when_exporting
@@ -184,6 +185,14 @@ class TensorIf(Rule):
             `False`: a Where on bools in the legacy export, which onnxruntime cannot run), the `if` stays and torch.export takes it: `if
             torch.compiler.is_exporting() or (<test>):` (eager and the legacy trace test as before;
             a message is printed once while tracing).
+            A test of one value (a comparison of whole-tensor reductions and numbers, `t.any()`,
+            `t.all()`) around one write of a number through a bool mask that the test does not
+            ask about (FastSpeech2Conformer's `if durations.sum() == 0: durations[durations.sum(dim=1)
+            .eq(0)] = 1`) folds the test into the mask: `durations[mask & (durations.sum() == 0)] = 1`,
+            the `if` dropped. Safe: where the test holds the mask is unchanged, where it does not it
+            selects nothing, and the test is still read before the write (Python evaluates the index
+            before it writes). Measured: tests/flow_models/conjoined_write.py (FAILS / WRONG before,
+            OK / OK after).
             The size-parity pad is different: the `if` (and its flag) is removed and the pad
             always runs, an amount `k - S % k` becoming `(k - S % k) % k`. When the condition is
             false every amount is zero, and a zero constant pad returns a copy with the same
@@ -259,7 +268,8 @@ class TensorIf(Rule):
             )
         else:
             message = f"`if` on {value}: {BRANCH_FAILURE}"
-            guarded = (empty_write_guard(node, ctx) or static_guard_where(node, ctx)) if fix is None else None
+            guarded = (empty_write_guard(node, ctx) or static_guard_where(node, ctx)
+                       or conjoined_write(node, ctx)) if fix is None else None
             dropped = empty_exit_fix(node, branch_shape(node, ctx), ctx) if fix is None and guarded is None else None
             shape = branch_shape(node, ctx)
             reshaped = shape is not None and reshaped_branch(shape[2], shape[3], ctx)

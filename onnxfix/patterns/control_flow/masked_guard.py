@@ -34,7 +34,7 @@ def empty_write_guard(node: ast.If, ctx: FunctionContext) -> tuple[Fix, str] | N
     if node.orelse or ctx.compiled_by_torchscript or is_elif(node, ctx):
         return None  # an `elif`: its body runs only where the earlier tests failed
     test = _selected(node.test, ctx)
-    if test is None or _draws(node, ctx):
+    if test is None or draws_random(node, ctx):
         return None
     mask_node, exact = test
     if _rebinds_tested(node, mask_node):
@@ -50,7 +50,7 @@ def empty_write_guard(node: ast.If, ctx: FunctionContext) -> tuple[Fix, str] | N
                 return None  # bound elsewhere too: binding it always could change what is read later
             bound[name] = ast.dump(statement.value)
             continue
-        write = _masked_write(statement)
+        write = masked_write(statement)
         if write is None:
             if not _local_computation(statement, node, mask_node, ctx):
                 return None
@@ -61,7 +61,7 @@ def empty_write_guard(node: ast.If, ctx: FunctionContext) -> tuple[Fix, str] | N
             if not _same_bool_mask(statement, used, mask_node):
                 return None
             # an all-zero integer mask skipped the fill, which raises on it ("only boolean masks")
-            assumed_bool |= not _known_bool(used, ctx)
+            assumed_bool |= not known_bool_mask(used, ctx)
         plain_values &= isinstance(value, (ast.Constant, ast.Name, ast.Attribute, ast.UnaryOp))
         writes += 1
     if not writes:
@@ -120,7 +120,7 @@ BOOL_CAVEAT = ("the mask is not known to be bool: an all-zero integer mask skipp
                "mask of any other dtype")
 
 
-def _known_bool(mask: ast.expr, ctx: FunctionContext) -> bool:
+def known_bool_mask(mask: ast.expr, ctx: FunctionContext) -> bool:
     """A bool tensor by its own value or a recorded run; a parameter is not known so by its being
     the fill's mask (where the test is false the original never ran the fill: it raises on no
     integer mask there)."""
@@ -155,7 +155,7 @@ def _not_all(operand: ast.expr, ctx: FunctionContext) -> tuple[ast.expr, bool] |
     return None
 
 
-def _draws(node: ast.If, ctx: FunctionContext) -> bool:
+def draws_random(node: ast.If, ctx: FunctionContext) -> bool:
     """The test or the body draws random numbers: a mask drawn for the test and again for the write is
     two draws, and dropping the test's moves every later one."""
     return any(isinstance(n, ast.Call) and (n.func.attr if isinstance(n.func, ast.Attribute) else
@@ -255,7 +255,7 @@ def _mask_binding(statement: ast.stmt) -> str | None:
     return None
 
 
-def _masked_write(statement: ast.stmt) -> tuple[ast.expr, ast.expr] | None:
+def masked_write(statement: ast.stmt) -> tuple[ast.expr, ast.expr] | None:
     """(mask, value) of `y[mask] = v` or `y.masked_fill_(mask, v)` (in place: nothing changes
     when the mask is empty)."""
     if (isinstance(statement, ast.Assign) and len(statement.targets) == 1
@@ -320,7 +320,7 @@ def _drop_if(node: ast.If, ctx: FunctionContext, safe: bool) -> Fix | None:
 
 def _writes_bools(statement: ast.stmt, ctx: FunctionContext) -> bool:
     """A masked write into a bool tensor: one known bool, or given True / False (`keep[m] = True`)."""
-    write = _masked_write(statement)
+    write = masked_write(statement)
     if write is None:
         return False
     target = statement.targets[0].value if isinstance(statement, ast.Assign) else statement.value.func.value
