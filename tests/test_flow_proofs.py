@@ -128,11 +128,11 @@ CASES = {
     "numpy_anchors": ("ONX101", True, (OK, WRONG)),  # EfficientDet/RetinaNet anchors: lists of arrays, np.append, astype
     "numpy_pad_multiple": ("ONX402", False, (WRONG, WRONG)),  # fbcnn: `int(np.ceil(h / 8) * 8 - h)`, a replication pad
     "default_max_len": ("ONX201", True, (OK, WRONG)),  # NeMo: `if not max_len: max_len = lengths.max().item()`
-    "nonempty_experts": ("ONX610", True, (FAILS, OK)),
-    "dropped_mask": ("ONX601", True, (FAILS, WRONG)),
-    "pad_to_named": ("ONX601", True, (WRONG, WRONG)),
-    "unique_assert": ("ONX601", False, (FAILS, OK)),
-    "conjoined_write": ("ONX601", False, (FAILS, WRONG)),  # FastSpeech2Conformer: `if d.sum() == 0: d[rows] = 1`  # RT-IGEV: `assert torch.unique(ygrid).numel() == 1 and H == 1`  # NeMo: `pad_amt = x.size(-1) % pad_to; if pad_amt != 0:`  # Mamba-family `_update_mamba_mask`: `mask = None` when all ones  # GLM-4 MoE: `if token_indices.numel() > 0:` around an expert
+    "nonempty_experts": ("ONX610", True, (FAILS, OK)),  # GLM-4 MoE: `if token_indices.numel() > 0:` around an expert
+    "dropped_mask": ("ONX601", True, (FAILS, WRONG)),  # Mamba-family `_update_mamba_mask`: `mask = None` when all ones
+    "pad_to_named": ("ONX601", True, (WRONG, WRONG)),  # NeMo: `pad_amt = x.size(-1) % pad_to; if pad_amt != 0:`
+    "unique_assert": ("ONX601", False, (FAILS, OK)),  # RT-IGEV: `assert torch.unique(ygrid).numel() == 1 and H == 1`
+    "conjoined_write": ("ONX601", True, (FAILS, WRONG)),  # FastSpeech2Conformer: `if d.sum() == 0: d[rows] = 1`
     "packed_lengths": ("ONX202", False, (FAILS, ORT)),
     "rebuilt_db_threshold": ("ONX203", True, (OK, WRONG)),  # SpeechBrain: torch.tensor(float(x.max()) - top_db, dtype=...)  # T2Vec: `lengths.view(-1).tolist()` into pack_padded_sequence
     "multiple_pad": ("ONX402", True, (WRONG, FAILS)),  # fairseq's pad_to_multiple: (tsz / multiple).is_integer(), then x[:, :-pad_length] (ONX608)

@@ -173,9 +173,10 @@ class TensorIf(Rule):
             (masks bound in it or once before it in the same block, views of them, index writes
             and `masked_fill_`). Safe for `m.any()`, `torch.any(m)`, `m.sum() > 0` and
             `not (m == c).all()` (ChatGLM's, the mask `m != c`; a bool `m != 0` is `m`) with
-            written values that are names or constants (an empty selection writes nothing; a
-            write that would raise, a mask of another shape, now raises on every call, not only
-            where the test held); unsafe for `min()`/`max()` tests (a NaN makes the test false
+            written values that are names or constants, into an integer or bool tensor (an empty
+            selection writes nothing; a write that would raise, a mask of another shape, now raises
+            on every call, not only where the test held); unsafe into other tensors (a write of no
+            element still bumps the version of a tensor autograd may need, and backward fails) and for `min()`/`max()` tests (a NaN makes the test false
             while other elements may still be selected) or computed values. Counts of a comparison
             or a bool mask (`(m).sum() != 0`, `>= 1`, `.item()` of one) are the same test (not in an
             `elif`, not where the test or the body draws random numbers, nor where a statement between
@@ -189,9 +190,10 @@ class TensorIf(Rule):
             `t.all()`) around one write of a number through a bool mask that the test does not
             ask about (FastSpeech2Conformer's `if durations.sum() == 0: durations[durations.sum(dim=1)
             .eq(0)] = 1`) folds the test into the mask: `durations[mask & (durations.sum() == 0)] = 1`,
-            the `if` dropped. Safe: where the test holds the mask is unchanged, where it does not it
-            selects nothing, and the test is still read before the write (Python evaluates the index
-            before it writes). Measured: tests/flow_models/conjoined_write.py (FAILS / WRONG before,
+            the `if` dropped: where the test holds the mask is unchanged, where it does not it selects
+            nothing, and the test is still read before the write. Unsafe: where the test is false the
+            target and the mask are now evaluated (they may raise) and the tensor is written in place
+            with no element, which makes backward fail on a tensor autograd needs. Measured: tests/flow_models/conjoined_write.py (FAILS / WRONG before,
             OK / OK after).
             The size-parity pad is different: the `if` (and its flag) is removed and the pad
             always runs, an amount `k - S % k` becoming `(k - S % k) % k`. When the condition is

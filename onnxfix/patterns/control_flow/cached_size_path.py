@@ -362,8 +362,16 @@ def _maker(value: ast.expr, init_locals: dict[str, list[ast.expr]], ctx: Functio
     while isinstance(root, (ast.Subscript, ast.Attribute)):
         root = root.value  # `attn_mask[0]`, `mask.T`
     roots = init_locals[root.id] if isinstance(root, ast.Name) and root.id in init_locals else [root]
-    calls = [n for r in roots for n in walk(r) if isinstance(n, ast.Call) and _user_function(n.func, ctx)]
-    return ast.unparse(calls[0].func) if calls else None
+    makers = set()
+    for value in roots:
+        if isinstance(value, ast.Constant) and value.value is None:
+            continue  # no cache (a block that does not shift): its general path computes the same no-op
+        calls = [n for n in walk(value) if isinstance(n, ast.Call) and _user_function(n.func, ctx)]
+        if not calls:
+            return None
+        makers.add(ast.unparse(calls[0].func))
+    # one maker: the other branch recomputes what the cache holds (two makers: only one of them does)
+    return makers.pop() if len(makers) == 1 else None
 
 
 def _user_function(func: ast.expr, ctx: FunctionContext) -> bool:

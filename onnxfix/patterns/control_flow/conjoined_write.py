@@ -21,6 +21,7 @@ from onnxfix.patterns.control_flow.conditions import tensor_condition
 from onnxfix.patterns.control_flow.masked_guard import draws_random, known_bool_mask, masked_write
 from onnxfix.patterns.control_flow.size_parity import unconditional_body
 from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.precedence import BITAND, operand
 from onnxfix.rewriter.rule import Fix
 from onnxfix.rewriter.statements import is_elif
 
@@ -42,18 +43,16 @@ def conjoined_write(node: ast.If, ctx: FunctionContext) -> tuple[Fix, str] | Non
     mask, value = write
     if not (known_bool_mask(mask, ctx) and _constant(value)):
         return None  # an integer index, or values as many as the mask selects: `&` does not apply
-    edit = unconditional_body(ctx, node, [(mask, f"{_operand(mask, ctx)} & {_operand(node.test, ctx)}")])
+    # `&` binds tighter than `==`: the test in parentheses, the mask too unless it binds as tightly
+    folded = f"{operand(ctx.segment(mask), mask, BITAND)} & {operand(ctx.segment(node.test), node.test, BITAND + 1)}"
+    edit = unconditional_body(ctx, node, [(mask, folded)])
     if edit is None:
         return None
-    fix = Fix("Fold the test into the mask (`mask & test`) and drop the `if`", (edit,), safe=True)
+    fix = Fix("Fold the test into the mask (`mask & test`) and drop the `if`", (edit,), safe=False)
     return fix, ("; the test is one value and the body one write of a constant through a bool mask: `mask & test` "
-                 "selects the same elements where the test holds and none where it does not")
-
-
-def _operand(node: ast.expr, ctx: FunctionContext) -> str:
-    """The text of an operand of `&`, parenthesized unless it is an atom (`&` binds tighter than `==`)."""
-    text = ctx.segment(node)
-    return text if isinstance(node, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)) else f"({text})"
+                 "selects the same elements where the test holds and none where it does not (unsafe: where the "
+                 "test is false the target and the mask are now evaluated, which may raise, and written in place "
+                 "with no element, which makes backward fail on a tensor autograd needs)")
 
 
 def _one_value(test: ast.expr, ctx: FunctionContext) -> bool:

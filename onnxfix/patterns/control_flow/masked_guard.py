@@ -17,6 +17,7 @@ import ast
 from onnxfix.patterns.messages import is_message, test_skippable_when_exporting
 from onnxfix.rewriter.bool_dtype import is_bool_tensor
 from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.int_dtype import is_integer_tensor
 from onnxfix.rewriter.rule import Edit, Fix
 from onnxfix.rewriter.tensors import RANDOM_CALLS, in_place_method
 from onnxfix.rewriter.statements import block_of, comments_outside, is_elif, read_after_if, statement_indent
@@ -24,6 +25,8 @@ from onnxfix.rewriter.tree_walk import walk
 
 # `X.min() <= c` holds exactly when some element of X is <= c (NaN aside: min propagates it)
 _EXTREMES = {("min", ast.LtE): ast.LtE, ("min", ast.Lt): ast.Lt, ("max", ast.GtE): ast.GtE, ("max", ast.Gt): ast.Gt}
+GRAD_CAVEAT = ("the write now runs where the test is false too: an in-place write, even of no element, into a "
+               "tensor autograd needs (a leaf requiring grad, an output an op saved) makes backward fail there")
 NAN_CAVEAT = ("a NaN in the tensor makes `min()`/`max()` NaN and the test false while other elements may "
               "still be selected")
 
@@ -68,18 +71,22 @@ def empty_write_guard(node: ast.If, ctx: FunctionContext) -> tuple[Fix, str] | N
         return None  # only messages (ONX601 skips the check while exporting) or only computations
     # values computed in the body run under export where the test is false too: a call that
     # changes a tensor in place there (a module built with inplace=True) is not visible here
-    safe = exact and plain_values and not computed and not assumed_bool
     # a write into a bool tensor is a Where on bools in the legacy export, which onnxruntime cannot run:
     # the legacy trace keeps the test (its verdict cannot get worse), torch.export writes always.
     # Values computed in the body (`x = self.proj(x[m])`) would be computed on the empty selection
     # too: eager keeps the test, so that an op refusing no rows still never sees them there
     export_only = bool(messages) or computed or any(_writes_bools(s, ctx) for s in node.body[len(messages):])
+    # the `if` dropped, eager writes where the test is false too: an in-place write, even of no
+    # element, into a tensor autograd needs makes backward fail; an integer or bool one needs none
+    grad_free = export_only or all(grad_free_write(s, ctx) for s in node.body[len(messages):] if masked_write(s))
+    safe = exact and plain_values and not computed and not assumed_bool and grad_free
     fix = _taken_under_export(node, ctx, safe) if export_only else _drop_if(node, ctx, safe=safe)
     if fix is None:
         return None
     kept = ("they always run under torch.export (`torch.compiler.is_exporting() or ...`; eager and the legacy "
             "trace test as before)") if export_only else "the `if` is dropped and they always run"
-    caveat = (NAN_CAVEAT if not exact else BOOL_CAVEAT if assumed_bool else "the body's values are computed on the empty selection too (a call "
+    caveat = (NAN_CAVEAT if not exact else BOOL_CAVEAT if assumed_bool else GRAD_CAVEAT if not grad_free
+              else "the body's values are computed on the empty selection too (a call "
               "changing a tensor in place, such as a module built with inplace=True, would change it where the test "
               "is false)" if computed else "a written value is computed on the empty selection too")
     why = f"; fix: the writes select nothing where the test is false, so {kept}" + ("" if fix.safe else f" (unsafe: {caveat})")
@@ -253,6 +260,12 @@ def _mask_binding(statement: ast.stmt) -> str | None:
             and not any(isinstance(n, ast.Call) for n in walk(statement.value))):
         return statement.targets[0].id
     return None
+
+
+def grad_free_write(statement: ast.stmt, ctx: FunctionContext) -> bool:
+    """`y[m] = v` / `y.masked_fill_(m, v)` into an integer or bool tensor, which autograd never needs."""
+    target = statement.targets[0].value if isinstance(statement, ast.Assign) else statement.value.func.value
+    return is_integer_tensor(target, ctx) or is_bool_tensor(target, ctx)
 
 
 def masked_write(statement: ast.stmt) -> tuple[ast.expr, ast.expr] | None:
