@@ -1,12 +1,14 @@
 """Checks skipped while exporting: an `assert` on a tensor value, shared by the rules that find
-one (ONX201's `.item()` in an assert, ONX601's assert on a tensor condition)."""
+one (ONX201's `.item()` in an assert, ONX601's assert on a tensor condition); and an `if` test
+rewritten so that both exporters take, or skip, its body while eager tests as before."""
 
 from __future__ import annotations
 
 import ast
 
 from onnxfix.rewriter.context import FunctionContext
-from onnxfix.rewriter.rule import Fix
+from onnxfix.rewriter.precedence import AND, OR, operand
+from onnxfix.rewriter.rule import Edit, Fix
 from onnxfix.rewriter.tree_walk import walk
 
 # calls that tell export from eager, as the first operand of a check that skips the rest
@@ -15,6 +17,18 @@ EXPORT_CHECKS = ("is_exporting", "is_compiling", "is_in_onnx_export", "is_tracin
 EXPORT_SKIPS = ("is_exporting", "is_compiling", "is_in_onnx_export")
 # the ones true while the legacy exporter traces
 _LEGACY_SKIPS = ("is_tracing", "is_in_onnx_export")
+
+
+def test_under_export(test: ast.expr, ctx: FunctionContext, taken: bool) -> tuple[Edit, tuple[str, ...]]:
+    """(edit, imports) making both exporters take the `if`'s body (`torch.jit.is_tracing() or
+    torch.compiler.is_exporting() or <test>`) or skip it (`not (...) and <test>`). Both calls are
+    False in eager (and under torch.compile), so eager evaluates the same test in the same order."""
+    torch_name, imports = ctx.torch_name()
+    exporting = f"{torch_name}.jit.is_tracing() or {torch_name}.compiler.is_exporting()"
+    text = ctx.segment(test)
+    new = (f"{exporting} or {operand(text, test, OR)}" if taken
+           else f"not ({exporting}) and {operand(text, test, AND)}")
+    return ctx.replace(test, new), imports
 
 
 def skip_assert_when_exporting(check: ast.Assert, ctx: FunctionContext) -> Fix | None:

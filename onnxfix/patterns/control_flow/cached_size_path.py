@@ -22,11 +22,11 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
+from onnxfix.patterns.export_checks import test_under_export
 from onnxfix.patterns.control_flow.cache_rebuild import methods_reached, rebuilt_attribute, used_after
 from onnxfix.patterns.control_flow.size_paths import compares_sizes
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.export_guards import consults_export_guard
-from onnxfix.rewriter.precedence import NOT, OR, operand
 from onnxfix.rewriter.rule import Edit, Fix, Rule, RuleDoc
 from onnxfix.rewriter.statements import next_statement, statement_indent
 from onnxfix.rewriter.tree_walk import walk
@@ -308,13 +308,9 @@ def _message(attribute: str, maker: str) -> str:
 
 
 def _fix(test: ast.expr, general_is_body: bool, ctx: FunctionContext) -> Fix:
-    torch_name, imports = ctx.torch_name()
-    exporting = f"{torch_name}.jit.is_tracing() or {torch_name}.compiler.is_exporting()"
-    if general_is_body:  # the test selects the general branch: make it true under export
-        text = f"{exporting} or {operand(ctx.segment(test), test, OR)}"  # `a or (b or c)` needs none
-    else:
-        text = f"not ({exporting}) and {operand(ctx.segment(test), test, NOT)}"
-    return Fix("Take the recomputing branch under export", (ctx.replace(test, text),), safe=True, imports=imports)
+    # the test selecting the general branch is made true under export, else false
+    edit, imports = test_under_export(test, ctx, taken=general_is_body)
+    return Fix("Take the recomputing branch under export", (edit,), safe=True, imports=imports)
 
 
 def _compares_sizes(test: ast.expr, ctx: FunctionContext) -> bool:

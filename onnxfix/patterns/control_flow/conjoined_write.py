@@ -21,6 +21,7 @@ from onnxfix.patterns.control_flow.conditions import tensor_condition
 from onnxfix.patterns.control_flow.masked_guard import draws_random, known_bool_mask, masked_write
 from onnxfix.patterns.control_flow.size_parity import unconditional_body
 from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.integers import is_number
 from onnxfix.rewriter.precedence import BITAND, operand
 from onnxfix.rewriter.rule import Fix
 from onnxfix.rewriter.statements import is_elif
@@ -58,7 +59,7 @@ def conjoined_write(node: ast.If, ctx: FunctionContext) -> tuple[Fix, str] | Non
 def _one_value(test: ast.expr, ctx: FunctionContext) -> bool:
     """A 0-d test: a comparison of whole-tensor reductions and numbers, or `t.any()` / `t.all()`."""
     if isinstance(test, ast.Compare):
-        return all(_reduced(side, ctx) or _number(side) for side in (test.left, *test.comparators)) and any(
+        return all(_reduced(side, ctx) or is_number(side) for side in (test.left, *test.comparators)) and any(
             _reduced(side, ctx) for side in (test.left, *test.comparators))
     return _reduced(test, ctx) and isinstance(test.func, ast.Attribute) and test.func.attr in ("any", "all")
 
@@ -74,12 +75,6 @@ def _reduced(node: ast.expr, ctx: FunctionContext) -> bool:
             and ctx.tensors.is_tensor(node.func.value) is not False)
 
 
-def _number(node: ast.expr) -> bool:
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        node = node.operand
-    return isinstance(node, ast.Constant) and type(node.value) in (int, float)
-
-
 def _constant(value: ast.expr) -> bool:
     """A number or a bool: one value for every selected element, whatever their count."""
-    return _number(value) or (isinstance(value, ast.Constant) and type(value.value) is bool)
+    return is_number(value) or (isinstance(value, ast.Constant) and type(value.value) is bool)

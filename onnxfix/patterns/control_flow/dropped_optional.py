@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import ast
 
+from onnxfix.patterns.export_checks import test_under_export
 from onnxfix.patterns.messages import test_skippable_when_exporting
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.export_guards import consults_export_guard
@@ -55,14 +56,8 @@ def dropped_optional_fix(node: ast.If, ctx: FunctionContext) -> tuple[Fix, str] 
         return None  # an `else` that raises, returns or does more than bind names: not a general path
     if not all(name in bound_by_else or _bound_before(name, node, ctx) for name in names):
         return None  # unbound under export when the shortcut was its only binding
-    torch, imports = ctx.torch_name()
-    exporting = f"{torch}.jit.is_tracing() or {torch}.compiler.is_exporting()"
-    test = ctx.segment(node.test)
-    if not isinstance(node.test, (ast.Compare, ast.Call, ast.Attribute, ast.Name, ast.Subscript)) and not (
-            isinstance(node.test, ast.BoolOp) and isinstance(node.test.op, ast.And)):
-        test = f"({test})"  # `or`, `not`, a conditional expression: looser than `and`
-    fix = Fix("Skip the shortcut that drops the value while exporting",
-              (ctx.replace(node.test, f"not ({exporting}) and {test}"),), safe=False, imports=imports)
+    edit, imports = test_under_export(node.test, ctx, taken=False)
+    fix = Fix("Skip the shortcut that drops the value while exporting", (edit,), safe=False, imports=imports)
     return fix, WHY
 
 
@@ -95,8 +90,7 @@ def _bound_before(name: str, node: ast.If, ctx: FunctionContext) -> bool:
     """A parameter of the function, or a name assigned a value by a statement that always runs
     before the `if`: one before it in its own block or in a block enclosing it (not one in a branch
     that may not run, nor in a nested function)."""
-    arguments = ctx.fn.node.args
-    if name in {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}:
+    if ctx.is_parameter(name):
         return True
     child: ast.AST = node
     for ancestor in ctx.ancestors(node):

@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import copy
 
+from onnxfix.patterns.export_checks import test_under_export
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.export_guards import consults_export_guard
 from onnxfix.rewriter.names import dotted_parts
@@ -61,16 +62,9 @@ def mismatch_resize(node: ast.If, ctx: FunctionContext) -> tuple[Fix, str] | Non
 
 
 def _fix(node: ast.If, polarity: str, mode: str, ctx: FunctionContext) -> tuple[Fix, str]:
-    torch_name, imports = ctx.torch_name()
-    exporting = f"{torch_name}.jit.is_tracing() or {torch_name}.compiler.is_exporting()"
-    test = ctx.segment(node.test)
-    if polarity == "differ":
-        new = f"{exporting} or {test}"
-    else:
-        test = test if not isinstance(node.test, ast.BoolOp) or isinstance(node.test.op, ast.And) else f"({test})"
-        new = f"not ({exporting}) and {test}"
+    edit, imports = test_under_export(node.test, ctx, taken=polarity == "differ")
     exact = mode in EXACT_MODES
-    fix = Fix("Take the resize under export", (ctx.replace(node.test, new),), safe=exact, imports=imports)
+    fix = Fix("Take the resize under export", (edit,), safe=exact, imports=imports)
     message = ("the value is resized only when the sizes differ: both exporters decide the sizes on the example and "
                "keep one branch (other sizes fail or come out wrong); take the resize under export (eager keeps the "
                "test)" + ("" if exact else f"; unsafe: for equal sizes the exported model resizes ({mode}) to the same "

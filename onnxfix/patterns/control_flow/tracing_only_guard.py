@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 
+from onnxfix.patterns.export_checks import test_under_export
 from onnxfix.patterns.control_flow.mismatch_resize import mismatch_resize
 from onnxfix.patterns.control_flow.size_paths import RESIZES, compares_sizes, view_of
 from onnxfix.rewriter.context import FunctionContext
@@ -123,13 +124,8 @@ def _unguarded_shortcut(rule: Rule, node: ast.If, ctx: FunctionContext):
         return
     if not _resizes_after(node, value, ctx):
         return
-    torch_name, imports = ctx.torch_name()
-    exporting = f"{torch_name}.jit.is_tracing() or {torch_name}.compiler.is_exporting()"
-    test = ctx.segment(node.test)
-    if not (isinstance(node.test, ast.Compare) or (isinstance(node.test, ast.BoolOp) and isinstance(node.test.op, ast.And))):
-        test = f"({test})"  # `and` binds tighter than `or`, looser than a comparison
-    fix = Fix("Skip the shortcut under export", (ctx.replace(node.test, f"not ({exporting}) and {test}"),),
-              safe=False, imports=imports)
+    edit, imports = test_under_export(node.test, ctx, taken=False)
+    fix = Fix("Skip the shortcut under export", (edit,), safe=False, imports=imports)
     message = (f"`return {ctx.segment(value)}` when the sizes match, a resize otherwise: both exporters "
                "decide the sizes on the example and keep the shortcut for its size (other sizes fail or come out "
                "wrong); skip it under export (unsafe: for the shortcut's own size the exported model resizes to the "
