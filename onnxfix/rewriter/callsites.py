@@ -151,17 +151,17 @@ class CallSites:
             return None
         if not calls:
             return None  # an entry point or called from elsewhere: its inputs are unknown
-        tests = _type_tests(node, name)
-        if tests and not all(_size_test(t) for t in tests):
-            return None  # `if not isinstance(start, torch.Tensor):` the parameter's type varies by branch
         positional = _positional(node)[1 if is_method else 0:]
         default = _literal_default(node, name)
         found: list[Binding] = []
         for call, ctx in calls:
             argument = _argument(call, positional, name) or default
-            if argument is None or (tests and not is_whole_shape(argument)):
-                return None  # mmseg's `if isinstance(size, torch.Size):` holds where every call passes one
+            if argument is None:
+                return None
             found.append((ctx, argument))
+        tests = _type_tests(node, name)
+        if tests and not _one_type(tests, [argument for _, argument in found]):
+            return None  # `if not isinstance(start, torch.Tensor):` the parameter's type varies by branch
         return found
 
     def _holds_another(self, ctx, attr: str, class_name: str) -> bool:
@@ -307,6 +307,16 @@ def _type_tests(fn: ast.AST, name: str) -> list[ast.Call]:
     return [node for node, _ in walk_function_body(fn)
             if isinstance(node, ast.Call) and _simple_name(node) in TYPE_TESTS and node.args
             and isinstance(node.args[0], ast.Name) and node.args[0].id == name]
+
+
+def _one_type(tests: list[ast.Call], arguments: list[ast.expr]) -> bool:
+    """Every call passes a value of one type, so each type test gives one answer for them all:
+    a whole shape where the tests are `isinstance(size, torch.Size)` (mmseg), or a literal of one
+    kind (DETR's `target_sizes=[(height, width)]` before `if isinstance(target_sizes, List):`)."""
+    if all(_size_test(t) for t in tests) and all(is_whole_shape(a) for a in arguments):
+        return True
+    kinds = {type(a) for a in arguments}
+    return len(kinds) == 1 and kinds.pop() in (ast.List, ast.Tuple, ast.Dict, ast.Set)
 
 
 def _size_test(test: ast.Call) -> bool:

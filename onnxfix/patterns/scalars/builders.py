@@ -1,133 +1,21 @@
-"""ONX204 (`len()` of a tensor) and ONX205 (tensors built from Python values taken out of tensors)."""
+"""ONX205: tensors built from shapes, sizes and Python values taken out of tensors."""
 
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 from onnxfix.config import DYNAMO, LEGACY
 from onnxfix.patterns.scalars.legacy_constructors import CONSTRUCTORS
 from onnxfix.patterns.scalars.size_numbers import size_number
+from onnxfix.patterns.scalars.size_rows import comprehension_of_sizes
 from onnxfix.patterns.scalars.shape_data import empty_shape_branch, shape_passed_in, side_effect_free
 from onnxfix.rewriter.context import FunctionContext, builtin_call
-from onnxfix.rewriter.datadep import is_data_sized
 from onnxfix.rewriter.integers import is_whole_shape
 from onnxfix.rewriter.size_lists import converted_size_list
 from onnxfix.rewriter.precedence import ATOM, operand
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 from onnxfix.rewriter.statements import assigned_just_before, enclosing_statement
 from onnxfix.rewriter.tree_walk import walk
-
-
-class LenOfTensor(Rule):
-    code = "ONX204"
-    name = "len-of-tensor"
-    summary = "`len(tensor)` instead of `tensor.shape[0]`"
-    fix_availability = "always"
-    default_safety = "safe"
-    exporters = (LEGACY, DYNAMO)
-    doc = RuleDoc(
-        what="""
-            Finds `len(t)` where `t` is known to be a tensor (a torch call, a tensor method, a
-            parameter annotated `Tensor`, a module's weight, a name inside `if isinstance(t,
-            torch.Tensor):`, ...). Seen in UDOP (`range(len(patch_inds))`), LLaVA-OneVision
-            (`len(image_sizes)`), SuperPoint, kornia's `solarize` (`input.size(0) == len(additions)`).
-            Under `onnxfix export`, also `len(obj)` where the run saw `obj` hold only instances
-            of one class of this file that defines `__len__` (detectron2's `Instances` and
-            `Boxes`, whose `__len__` returns `tensor.shape[0]`: Detic's `[len(p) for p in
-            proposals]` split sizes).
-        """,
-        why="""
-            The legacy exporter records `len(t)` as a constant (TracerWarning "Using len to get
-            tensor shape might cause the trace to be incorrect"): with a dynamic first
-            dimension, `x * len(x)` and `x[: len(x) - 1]` are silently wrong for every other
-            size (measured on torch 2.13, tests/test_values_exporters.py). `t.shape[0]` stays
-            symbolic. torch.export's non-strict mode (the dynamo exporter's first try) makes
-            the length a Python int too: a dynamic first dimension specializes to the example's
-            ("Constraints violated ... specialized it to be a constant", measured on torch 2.13);
-            torch.onnx then retries in strict mode, which follows `len()`, so a model exports
-            only where everything else in it also passes strict mode (kornia's `solarize`,
-            tests/realworld/kornia_solarize_per_sample_additions_stack_iter.py, did not).
-            Hugging Face optimum patches `Tensor.__len__` to `x.shape[0]` for this reason.
-        """,
-        example="""
-            def forward(self, x: torch.Tensor):
-                return x[: len(x) - 1] * len(x)
-        """,
-        use_instead="""
-            def forward(self, x: torch.Tensor):
-                return x[: x.shape[0] - 1] * x.shape[0]
-        """,
-        fix_safety="""
-            Safe: for a tensor, `len(t)` is defined as `t.shape[0]` (both raise for a 0-d
-            tensor). The rule only reports values known to be tensors; `len()` of a list, tuple
-            or of something the analysis cannot type is left alone, except under `onnxfix export`
-            where the legacy trace warned "Using len to get tensor shape" at the line and the
-            line holds no other `len()` (NequIP's `len(data["num_atoms"])`, a dict's entry): the
-            run saw a tensor there. `len(obj)` of such a class becomes `obj.__len__()`: safe, the
-            method `len()` calls, whose int it returns as it is (they differ only where `len()`
-            raises: a negative or non-int result); a size it returns stays a graph value.
-        """,
-        references=(
-            "https://github.com/huggingface/optimum-onnx/blob/1939f27a1d04bd9fdf4c3b17eaa70a99dcd380c6/optimum/exporters/onnx/model_patcher.py",
-            "https://github.com/huggingface/transformers/pull/31311",
-        ),
-    )
-
-    def visit_Call(self, node: ast.Call, ctx: FunctionContext):
-        if builtin_call(node, ctx, frozenset({"len"})) is None or len(node.args) != 1:
-            return
-        argument = node.args[0]
-        sized = _sized_object(argument, ctx)
-        if sized is not None:
-            text = operand(ctx.segment(argument), argument, ATOM) + ".__len__()"
-            fix = Fix("Call `__len__()` itself", (ctx.replace(node, text),), safe=True)
-            yield ctx.report(self, node, f"`len()` of a `{sized}`, whose `__len__` the run saw: `len()` turns the size "
-                             "it returns into a Python int, a constant in the legacy export (and a specialized size "
-                             "for torch.export); `.__len__()` returns the size itself", fix=fix)
-            return
-        if not ctx.tensors.is_tensor(argument) and not _warned_by_the_trace(node, ctx):
-            return
-        text = operand(ctx.segment(argument), argument, ATOM) + ".shape[0]"
-        fix = Fix("Use `.shape[0]`", (ctx.replace(node, text),), safe=True)
-        if is_data_sized(argument, ctx):  # `len(t.nonzero())`: torch.export fails on the count either way
-            yield ctx.report(self, node, "`len()` of a tensor: the legacy exporter records the length as a "
-                             "constant; use `.shape[0]`", fix=fix, exporters=(LEGACY,))
-            return
-        yield ctx.report(
-            self, node,
-            "`len()` of a tensor: the legacy exporter records the length as a constant and torch.export's "
-            "non-strict mode specializes the dimension; use `.shape[0]`",
-            fix=fix,
-        )
-
-
-def _sized_object(argument: ast.expr, ctx: FunctionContext) -> str | None:
-    """The class of ``argument`` when the run saw it hold only instances of one class of this file
-    that defines `__len__` (detectron2's `Instances`, whose `__len__` returns a field's
-    `tensor.shape[0]`): its name, else None."""
-    observed = ctx.observed(argument) if isinstance(argument, ast.Name) else None
-    types = {v.type for v in observed or ()}
-    if not observed or len(types) != 1 or any(v.kind != "other" for v in observed):
-        return None
-    module, _, name = types.pop().rpartition(".")
-    if module.rsplit(".", 1)[-1] != Path(ctx.file.source.path).stem:
-        return None  # a class of another module, maybe of the same name
-    info = ctx.file.module.classes.get(name)
-    if info is None or "__len__" not in info.methods:
-        return None
-    return name
-
-
-def _warned_by_the_trace(node: ast.Call, ctx: FunctionContext) -> bool:
-    """The only `len()` on a line where `onnxfix export`'s legacy trace warned "Using len to get tensor
-    shape": its argument was a tensor there (a dict's entry, NequIP's `len(data["num_atoms"])`)."""
-    evidence = ctx.file.evidence
-    if evidence is None or node.lineno not in evidence.tensor_len:
-        return False
-    statement = next(a for a in ctx.ancestors(node) if isinstance(a, ast.stmt))
-    calls = [n for n in walk(statement) if builtin_call(n, ctx, frozenset({"len"})) is not None]
-    return calls == [node] and node.lineno == node.end_lineno
 
 
 TENSOR_BUILDERS = frozenset({"torch.tensor", "torch.as_tensor"})
@@ -159,7 +47,12 @@ class TensorFromValues(Rule):
             `.tolist()`, `int(t)`, directly or through a name); and a typed constructor given a
             list or tuple of sizes (CRNN's `preds_size = torch.IntTensor([preds.size(0)])`, its
             elements built as `torch.tensor(n, dtype=torch.int32, device="cpu")`, the typed
-            constructor's own dtype and device, so the fix is safe). Seen in SAM3 and
+            constructor's own dtype and device, so the fix is safe), or `torch.Tensor` so
+            given. A comprehension over rows of sizes counts too: transformers' DETR
+            post-processing builds `torch.Tensor([i[0] for i in target_sizes])` where every call
+            passes `target_sizes=[(height, width)]` (the rows a non-empty list or tuple literal,
+            here or at every call that binds the parameter, and not changed before they are
+            read; the element read is the row or one item of it). Seen in SAM3 and
             PP-DocLayout box scaling (`torch.tensor([width, height, width, height])`) and
             torchvision's anchor generator.
         """,
@@ -200,6 +93,16 @@ class TensorFromValues(Rule):
               (TorchScript compiles it too). For `torch.as_tensor` they are `torch.tensor(a)`
               (for a Python int both build the same new tensor; `as_tensor` of a size
               specializes it in the dynamo exporter).
+            - `torch.Tensor([...])` gets the same stack with `dtype=torch.get_default_dtype(),
+              device="cpu"` in each element: unsafe, because `torch.Tensor` follows the default
+              tensor type's device (`torch.set_default_tensor_type(torch.cuda.FloatTensor)`, a
+              deprecated call) and those keywords do not; under the default type it is the CPU
+              tensor of the default dtype (`torch.Tensor` ignores a `with torch.device(...)`
+              block, which `torch.tensor` follows: measured on torch 2.13).
+            - A comprehension over known rows of sizes (`[i[0] for i in rows]`) becomes
+              `torch.stack([torch.tensor(i[0]) for i in rows])`: safe for `torch.tensor` and
+              the typed constructors, for the reason a list literal's stack is (the rows are
+              a non-empty literal, so the stack has an element for each).
             - A list of size sequences (`sizes.append(feat.shape[2:])`, a comprehension)
               becomes `torch.stack([torch.stack([torch.tensor(d) for d in row]) for row in
               sizes])`: unsafe. For rows of one non-zero length it is the same 2-d int64
@@ -242,11 +145,17 @@ class TensorFromValues(Rule):
         if builder is None or not node.args:
             return
         data = node.args[0]
-        if ctx.qualname(node.func) in CONSTRUCTORS:  # `torch.IntTensor([n])`: data only as a list or tuple
+        if _legacy_constructor(node, ctx):  # `torch.IntTensor([n])`: data only as a list or tuple
+            by = "`torch.Tensor`" if _default_constructor(node, ctx) else "a typed constructor"
             if isinstance(data, (ast.List, ast.Tuple)) and any(ctx.sizes.is_size(e) for e in _items(data)):
-                yield ctx.report(self, node, "tensor built from a list of sizes by a typed constructor: the legacy "
+                yield ctx.report(self, node, f"tensor built from a list of sizes by {by}: the legacy "
                                  "exporter records the export-time sizes as constants, and the dynamo exporter fails "
                                  "on them", fix=self._stack_fix(node, builder, data, ctx, whole=False),
+                                 exporters=(LEGACY, DYNAMO))
+            elif comprehension_of_sizes(data, ctx):
+                yield ctx.report(self, node, f"tensor built by {by} from a comprehension over rows of sizes: the "
+                                 "legacy exporter records the export-time sizes as constants, and the dynamo exporter "
+                                 "fails on them", fix=self._comprehension_fix(node, builder, data, ctx),
                                  exporters=(LEGACY, DYNAMO))
             return
         as_tensor = ctx.qualname(node.func) == "torch.as_tensor"
@@ -268,6 +177,13 @@ class TensorFromValues(Rule):
                 f"tensor built from a list of {what}: the legacy exporter records the export-time {values} as constants"
                 + also,
                 fix=self._stack_fix(node, builder, data, ctx, whole=False), exporters=exporters,
+            )
+        elif comprehension_of_sizes(data, ctx):
+            yield ctx.report(
+                self, node,
+                "tensor built from a comprehension over rows of sizes: the legacy exporter records the export-time "
+                "sizes as constants" + also,
+                fix=self._comprehension_fix(node, builder, data, ctx), exporters=exporters,
             )
         elif isinstance(data, ast.Name) and len(node.args) == 1 and converted_size_list(ctx, data.id, node):
             yield ctx.report(
@@ -294,7 +210,7 @@ class TensorFromValues(Rule):
     def _builder(self, node: ast.Call, ctx: FunctionContext) -> str | None:
         if ctx.qualname(node.func) in TENSOR_BUILDERS:
             return ctx.segment(node.func)
-        if ctx.qualname(node.func) in CONSTRUCTORS:  # its elements: torch.tensor with its dtype and device
+        if _legacy_constructor(node, ctx):  # its elements: torch.tensor with its dtype and device
             return f"{ctx.torch_name()[0]}.tensor"
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr == "new_tensor" and ctx.tensors.is_tensor(func.value):
@@ -306,11 +222,10 @@ class TensorFromValues(Rule):
         if len(node.args) != 1 or extra is None:
             return None
         torch, imports = ctx.torch_name()
-        if ctx.qualname(node.func) in CONSTRUCTORS:  # `torch.IntTensor` is int32 on the CPU, whatever the defaults
+        if _legacy_constructor(node, ctx):
             if node.keywords:
                 return None  # its own `device=` (`cuda:1`) beside the type's: not repeated, not guessed
-            dtype, device = CONSTRUCTORS[ctx.qualname(node.func)]
-            extra = f", dtype={torch}.{dtype}, device=\"{device}\"" + extra
+            extra = _constructor_keywords(node, ctx) + extra
         if ctx.qualname(node.func) == "torch.as_tensor":
             # as_tensor of a size specializes it in the dynamo exporter, tensor does not (measured,
             # tests/test_values_exporters.py); for a Python int both build the same new 0-d tensor
@@ -338,7 +253,26 @@ class TensorFromValues(Rule):
         else:
             elements = stacked
         text = ctx.bracketed(node, f"{torch}.stack([", elements, "])")
-        return Fix("Stack 0-d tensors built from each size", (ctx.replace(node, text),), safe=True, imports=imports)
+        return Fix("Stack 0-d tensors built from each size", (ctx.replace(node, text),),
+                   safe=not _default_constructor(node, ctx), imports=imports)
+
+    def _comprehension_fix(self, node: ast.Call, builder: str, data: ast.ListComp | ast.GeneratorExp,
+                           ctx: FunctionContext) -> Fix | None:
+        """`torch.tensor([row[0] for row in rows])` -> `torch.stack([torch.tensor(row[0]) for row in
+        rows])`: the rows are known and none is empty, so the stack has an element for each."""
+        extra = self._per_element_keywords(node, ctx)
+        if len(node.args) != 1 or extra is None or (_legacy_constructor(node, ctx) and node.keywords):
+            return None
+        torch, imports = ctx.torch_name()
+        if _legacy_constructor(node, ctx):
+            extra = _constructor_keywords(node, ctx) + extra
+        if ctx.qualname(node.func) == "torch.as_tensor":
+            builder = f"{torch}.tensor"
+        loop = data.generators[0]
+        text = (f"{torch}.stack([{builder}({ctx.segment(data.elt)}{extra}) for {ctx.segment(loop.target)} "
+                f"in {ctx.segment(loop.iter)}])")
+        return Fix("Stack 0-d tensors built from each size", (ctx.replace(node, text),),
+                   safe=not _default_constructor(node, ctx), imports=imports)
 
     def _rows_fix(self, node: ast.Call, builder: str, data: ast.Name, ctx: FunctionContext) -> Fix | None:
         """`torch.tensor(sizes)` of a list of size sequences -> a stack of stacks of 0-d tensors."""
@@ -377,6 +311,30 @@ class TensorFromValues(Rule):
                     if isinstance(value, ast.expr) and self._taken_out_of_tensor(value, ctx, depth + 1):
                         return True
         return False
+
+
+DEFAULT_CONSTRUCTOR = "torch.Tensor"
+
+
+def _legacy_constructor(node: ast.Call, ctx: FunctionContext) -> bool:
+    """`torch.FloatTensor(...)` and the other typed constructors, or `torch.Tensor(...)`."""
+    return ctx.qualname(node.func) in CONSTRUCTORS or _default_constructor(node, ctx)
+
+
+def _default_constructor(node: ast.Call, ctx: FunctionContext) -> bool:
+    return ctx.qualname(node.func) == DEFAULT_CONSTRUCTOR
+
+
+def _constructor_keywords(node: ast.Call, ctx: FunctionContext) -> str:
+    """The dtype and device a legacy constructor builds with, as `torch.tensor` keywords:
+    `torch.IntTensor` is int32 on the CPU whatever the defaults; `torch.Tensor` is the default
+    dtype on the CPU (it ignores a `with torch.device(...)` block, which `torch.tensor` follows;
+    measured on torch 2.13)."""
+    torch = ctx.torch_name()[0]
+    if _default_constructor(node, ctx):
+        return f", dtype={torch}.get_default_dtype(), device=\"cpu\""
+    dtype, device = CONSTRUCTORS[ctx.qualname(node.func)]
+    return f", dtype={torch}.{dtype}, device=\"{device}\""
 
 
 def _fresh_name(call: ast.Call, base: str, torch: str) -> str:
