@@ -137,21 +137,6 @@ def test_an_ellipsis_write_with_a_list_index_is_spelled_out_while_exporting(caps
     assert (fix["decompositions"], fix["diff"], [r["verdict"] for r in fix["results"]]) == (["ellipsis_expanded"], "", ["OK"])
 
 
-def test_a_remainder_by_a_dynamic_size_is_computed_from_a_floor_division_while_exporting(capsys):
-    """`t % n` with n a dynamic size fails torch.onnx's translation of remainder.Scalar; the
-    run's error names remainder_symbolic, and the export with it matches PyTorch on other sizes."""
-    spec = MODELS / "symbolic_remainder.py"
-    code, document = cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
-                                "--dynamic", "0:0=batch,1=seq", "--dynamic", "1:0=batch", "--exporter", "dynamo",
-                                "--fix"], capsys)
-    (target,) = document["targets"]
-    assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS"]
-    assert "SymbolicTensor" in target["results"][0]["error"]
-    fix = target["fix"]
-    assert (fix["decompositions"], fix["diff"]) == (["remainder_symbolic"], "")
-    assert [r["verdict"] for r in fix["results"]] == ["OK"]
-
-
 def test_fake_quantizers_with_observers_off_are_exported_as_their_fake_quantization(capsys):
     """torch.ao's fake-quantize modules of a QAT model with its observers disabled: neither exporter
     takes them (an untranslatable fused op, a guard on a flag buffer); with the flags and qparams
@@ -191,21 +176,6 @@ def test_an_empty_exit_the_run_names_is_taken_in_eager_only(capsys):
     fix = target["fix"]
     assert "-    if boxes.numel() == 0:\n+    if not torch.compiler.is_exporting() and boxes.numel() == 0:\n" in fix["diff"]
     assert [r["verdict"] for r in fix["results"]] == ["OK", "OK"]
-
-
-def test_size_comparisons_left_by_removed_assertions_are_dropped_before_the_translation(capsys):
-    """MMYOLO's `min(topk, n)` of a selection: torch.export asserts `u1 <= 46116860184273879030`,
-    torch.onnx removes the assertion but translates its comparison and fails on the bound; with
-    the unread comparisons erased, the export matches PyTorch on other sizes."""
-    spec = MODELS / "yolov5_head_topk.py"
-    code, document = cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
-                                "--probe-inputs", f"{spec}:probe_inputs", "--dynamic", "0:0=priors",
-                                "--dynamic", "1:0=priors", "--dynamic", "2:0=priors", "--exporter", "dynamo", "--fix"],
-                               capsys)
-    (target,) = document["targets"]
-    assert "Error calling operator 'LessOrEqual'" in target["results"][0]["error"]
-    fix = target["fix"]
-    assert (fix["decompositions"], [r["verdict"] for r in fix["results"]]) == (["dead_comparisons_dropped"], ["OK"])
 
 
 def test_a_cache_a_method_registers_is_rebuilt_under_the_legacy_export(capsys):
@@ -397,35 +367,6 @@ def test_packed_sequences_are_carried_as_the_padded_batch_while_exporting(capsys
     fix = target["fix"]
     assert (fix["decompositions"], fix["diff"]) == (["packed_as_padded", "rnn_while_loops"], "")
     assert [r["verdict"] for r in fix["results"]] == ["OK", "OK"]
-
-
-def test_int32_slice_bounds_are_cast_for_the_legacy_slice(capsys):
-    """A frame count made int32 and used as slice bounds: onnxruntime refuses the legacy Slice that
-    mixes it with int64 constants, and the run names slice_bounds_int64; exported with it (the
-    static `.long()` fix aside), the model matches PyTorch on other counts and sizes."""
-    spec = MODELS / "int32_slice_bounds.py"
-    code, document = cli_json([f"{spec}:make_model", "--exporter", "legacy"], capsys)
-    (target,) = document["targets"]
-    assert "Type parameter (Tind) of Optype (Slice) bound to different types" in target["results"][0]["error"]
-    assert "slice_bounds_int64" in target["decompose_hint"]
-    code, document = cli_json([f"{spec}:make_model", "--exporter", "legacy", "--decompose-ops", "slice_bounds_int64"],
-                              capsys)
-    (result,) = document["targets"][0]["results"]
-    assert result["verdict"] == "OK" and sum(p["ok"] for p in result["probes"]) >= 3
-
-
-def test_a_squeeze_of_a_dynamic_axis_torch_keeps_is_not_written(capsys):
-    """`signal.squeeze(1)` of a (batch, time) signal: torch keeps the time axis, torch.onnx still
-    writes a Squeeze of it and onnxruntime fails on it; with squeeze_dim the export matches PyTorch
-    on other lengths under both exporters."""
-    spec = MODELS / "noop_squeeze_dynamic.py"
-    code, document = cli_json([f"{spec}:make_model", "--exporter", "both", "--fix"], capsys)
-    (target,) = document["targets"]
-    assert [r["verdict"] for r in target["results"]] == ["ORT-FAILS", "OK"]
-    assert "running Squeeze node" in target["results"][0]["error"]
-    fix = target["fix"]
-    assert (fix["decompositions"], fix["diff"], [r["verdict"] for r in fix["results"]]) == (
-        ["squeeze_dim"], "", ["OK", "OK"])
 
 
 def test_an_antialiased_resize_by_a_scale_from_the_height_follows_each_size_under_legacy(capsys):

@@ -46,6 +46,7 @@ from onnxfix.exporter.custom_ops import custom_ops_inlined
 from onnxfix.exporter.complex_state import complex_state_as_pairs
 from onnxfix.exporter.unregistered import attributes_as_buffers, gradients_off
 from onnxfix.exporter.dead_comparisons import dead_comparisons_dropped
+from onnxfix.exporter.floor_division import floor_division_floored
 from onnxfix.exporter.slice_bounds import slice_bounds_int64
 from onnxfix.exporter.index_keys import ellipsis_expanded
 from onnxfix.exporter.bool_scalars import bool_scalars_as_ints
@@ -261,6 +262,7 @@ REPAIR_CONTEXTS = {"compiled_unwrapped": compiled_unwrapped, "mha_fastpath_off":
                    "quantized_as_float": quantized_as_float, "ellipsis_expanded": ellipsis_expanded,
                    "size_tensors_kept": size_tensors_kept, "packed_as_padded": packed_as_padded,
                    "rnn_while_loops": rnn_while_loops, "attributes_as_buffers": attributes_as_buffers,
-                   "custom_ops_inlined": custom_ops_inlined, "state_dict_standard": state_dict_standard}
+                   "custom_ops_inlined": custom_ops_inlined, "state_dict_standard": state_dict_standard,
+                   "floor_division_floored": floor_division_floored}
 # each takes the model being exported and the table of the helpers substituted
 TABLE_CONTEXTS = {"complex_state_as_pairs": complex_state_as_pairs}

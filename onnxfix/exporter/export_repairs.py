@@ -41,6 +41,10 @@ GROW_KEY = "unit_examples_grown"  # exporter/unit_dims.py
 FLAT_KEY = "flat_outputs"  # exporter/model_io.py
 DEFAULTS_KEY = "defaults_as_constants"  # exporter/model_io.py
 RNN_LOOPS_KEY = "rnn_while_loops"  # exporter/nn_layers.py
+FLOOR_KEY = "floor_division_floored"  # exporter/floor_division.py
+# tried on a fact every wrong dynamo export shares: kept beside other repairs only where it makes the
+# difference (session.py exports once more without it)
+SPECULATIVE_REPAIRS = (FLOOR_KEY,)
 
 EXPORT_REPAIRS = {
     "complex_pairs": ExportRepair(
@@ -275,6 +279,19 @@ EXPORT_REPAIRS = {
         (),
         contexts=("custom_ops_inlined",),
         counts_use=True,
+    ),
+    # tried on facts: a dynamo export ran and is wrong or fails in onnxruntime (repair_candidates.py)
+    FLOOR_KEY: ExportRepair(
+        r"(?!)",
+        "floor division of sizes in the exported program translated with Python's rounding while exporting "
+        "(exporter/floor_division.py): sympy rewrites a division of a difference that is never negative into "
+        "one of a negative numerator (SD3's centered crop `(16 - h) // 2` becomes `8 + (-h) // 2`), and "
+        "torch.onnx's translation of `operator.floordiv` is ONNX Div, which truncates toward zero, silently "
+        "wrong for an odd size; the same quotient wherever it was right. Outside onnxfix: torch.onnx.export's "
+        "`custom_translation_table={operator.floordiv: ...}`",
+        (),
+        contexts=(FLOOR_KEY,),
+        counts_use=True,  # kept only where the program had a floor division of sizes
     ),
     "mha_fastpath_off": ExportRepair(
         r"aten::(?:_native_multi_head_attention|_transformer_encoder_layer_fwd)\b",
