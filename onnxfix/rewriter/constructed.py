@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 from onnxfix.rewriter.function_body import walk_function_body
 from onnxfix.rewriter.module_index import ClassInfo, ModuleIndex
+from onnxfix.rewriter.names import walk_scope
 from onnxfix.rewriter.tree_walk import walk
 
 CONTAINERS = frozenset({"torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.ModuleDict"})
@@ -77,12 +78,16 @@ def container_elements(function: ast.AST, self_name: str | None) -> dict[str, st
 def local_constructions(function: ast.AST) -> dict[str, list[ast.Call]]:
     """local name -> the calls it is bound to, for the names every binding of which in ``function``
     is `name = <call>` (`dist = Categorical(logits)`, `dist = self.head(x)`): what the name may
-    hold is an instance those calls return. One walk for every name."""
+    hold is an instance those calls return. One walk of the function's own scope for every name
+    (a nested function's local of the same name is another variable)."""
     calls: dict[str, list[ast.Call]] = {}
     targets: set[int] = set()
     stores: list[ast.Name] = []  # bound otherwise: a loop, an unpacking, `with ... as`, a walrus, `del`
     other: set[str] = set()
-    for node in walk(function):
+    for node, _ in walk_scope(function):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            other.add(node.name)  # `def name(...)` binds the name too
+            continue
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
                 and isinstance(node.value, ast.Call):
             calls.setdefault(node.targets[0].id, []).append(node.value)
