@@ -193,6 +193,35 @@ def test_select_and_ignore_take_prefixes(project, capsys):
     assert [line.split()[1] for line in out.splitlines()] == ["ONX401", "ONX201"]
 
 
+BEST_ROWS = """\
+import torch
+from torch import nn
+
+
+class Keypoints(nn.Module):
+    def __init__(self, n_limit=8):
+        super().__init__()
+        self.n_limit = n_limit
+
+    def forward(self, scores):
+        keep = (scores > 0.5).nonzero()[:, 0]
+        if len(keep) > self.n_limit:
+            order = scores[keep].sort(descending=True)[1]
+            keep = keep[order[:self.n_limit]]
+        return keep
+"""
+
+
+def test_a_finding_another_rule_fixes_stands_when_that_rule_is_ignored(project, capsys):
+    """ONX601 leaves an `if` around a cut to the k best rows of a selection to ONX615, which fixes
+    it; with ONX615 ignored, ONX601's finding is reported (not nothing)."""
+    write(project, "model.py", BEST_ROWS)
+    _, out, _ = run(["model.py", "-q"], capsys)
+    assert [line.split()[1] for line in out.splitlines()] == ["ONX615"]
+    _, out, _ = run(["model.py", "-q", "--ignore", "ONX615"], capsys)
+    assert [line.split()[:2] for line in out.splitlines()] == [["model.py:12:12:", "ONX601"]]
+
+
 def test_noqa_specific_and_bare(project, capsys):
     text = HAZARD.replace("# grow", "# noqa: ONX401").replace("n.item(), -1)", "n.item(), -1)  # noqa")
     text = text.replace("x.data\n", "x.data  # noqa: ONX2\n")  # another code: still reported

@@ -273,16 +273,16 @@ def test_ifs_on_sizes_the_run_specialized_keep_both_branches_with_torch_cond(cap
     """A shortcut returned for one length, a factor picked on the length, and mmdetection's
     `if scores.shape[0] > nms_pre:` cut: the run's guards (ONX914/ONX915) name the tests, ONX613
     makes their branches functions that `_onnx_size_cond` runs (torch.cond under export; both
-    branches selected by the test while the legacy exporter traces): both exports match PyTorch on
-    sizes on both sides of each test. Eager equality: tests/test_size_cond.py."""
+    branches selected by the test while the legacy exporter traces), except the cut, which ONX615
+    takes for every size under export (ONX613 defers to it): both exports match PyTorch on sizes on
+    both sides of each test. Eager equality: tests/test_size_cond.py."""
     target = export_fixed(capsys, "size_branch_topk.py", "--dynamic", "0:0=b,1=h,2=w", "--dynamic", "1:0=b,1=h,2=w",
                           "--exporter", "both")
     assert [r["verdict"] for r in target["results"]] == ["SILENTLY-WRONG", "SILENTLY-WRONG"]
     fix = target["fix"]
     for line in ("+        boxes = _onnx_size_cond(boxes.shape[0] > 30, lambda: boxes * 2, lambda: boxes - 1)\n",
-                 "+        def _onnx_if_100(boxes, scores):\n",
-                 "+        boxes, scores = _onnx_size_cond(scores.shape[0] > self.k, _onnx_if_100, _onnx_else_100, "
-                 "(boxes, scores))\n",
+                 "+        if _onnx_size_over(scores.shape[0], self.k):\n",
+                 "+            ranked, order = _onnx_sort_over(scores.shape[0], self.k, scores, descending=True)\n",
                  "+        def _onnx_else_28():\n",
                  "+        return _onnx_size_cond(n == self.table.shape[0], _onnx_if_28, _onnx_else_28)\n"):
         assert line in fix["diff"]

@@ -202,13 +202,15 @@ def finding_to_json(finding: Finding) -> list:
     return [
         finding.code, finding.name, finding.message, finding.path, finding.line, finding.col,
         finding.end_line, finding.end_col, list(finding.exporters), fix_to_json(finding.fix), finding.reached_from,
+        list(finding.deferred_to) if finding.deferred_to else None,
     ]
 
 
 def finding_from_json(data: list) -> Finding:
-    code, name, message, path, line, col, end_line, end_col, exporters, fix_json, reached = data
+    code, name, message, path, line, col, end_line, end_col, exporters, fix_json, reached, *deferred = data
     fix = fix_from_json(fix_json)
-    return Finding(code, name, message, path, line, col, end_line, end_col, tuple(exporters), fix, reached)
+    deferred_to = tuple(deferred[0]) if deferred and deferred[0] else None
+    return Finding(code, name, message, path, line, col, end_line, end_col, tuple(exporters), fix, reached, deferred_to)
 
 
 def reach_to_json(reach: dict[str, dict[str, Entry]]) -> dict:

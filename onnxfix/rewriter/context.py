@@ -404,7 +404,9 @@ class FunctionContext(FileView):
 
     # -- reporting -------------------------------------------------------------------------
     def report(self, rule: "Rule", node: ast.AST, message: str | None = None, fix: Fix | None = None,
-               exporters: tuple[str, ...] | None = None) -> Finding:
+               exporters: tuple[str, ...] | None = None, deferred_to: tuple[str, ast.AST] | None = None) -> Finding:
+        """``deferred_to``: (code, node) of another rule's finding whose fix covers this one
+        (Finding.deferred_to)."""
         entry = self.fn.entry
         reached = None
         if not self.fn.is_entry:
@@ -418,7 +420,7 @@ class FunctionContext(FileView):
         skipped = self.exporters_skipping(node)
         skipped |= exporters_not_running(self.fn.entry.modes, rule.python_hazard)
         exporters = tuple(e for e in exporters or rule.exporters if e not in skipped)
-        return self._finding(rule, node, message, fix, exporters, reached)
+        return self._finding(rule, node, message, fix, exporters, reached, deferred_to)
 
 
 class ModuleContext(FileView):

@@ -141,7 +141,14 @@ def findings_in_module(source, tree, module, scope: ExportScope, display_path, s
         if not set(finding.exporters) & settings.exporters:
             continue
         findings.append(_for_exporters(finding, settings))
-    return _dedupe([_sparing(f, suppressed, source) for f in findings])
+    return _dedupe([_sparing(f, suppressed, source) for f in _undeferred(findings)])
+
+
+def _undeferred(findings: list[Finding]) -> list[Finding]:
+    """The findings without those another reported finding covers (ONX601's `if` around a cut to
+    the k best rows, which ONX615 fixes): with that rule not selected, they stand."""
+    reported = {(f.code, f.line, f.col) for f in findings}
+    return [f for f in findings if f.deferred_to is None or f.deferred_to not in reported]
 
 
 def _for_exporters(finding: Finding, settings: Settings) -> Finding:

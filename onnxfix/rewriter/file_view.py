@@ -62,7 +62,8 @@ class FileView:
         return f"{opener}{newline}{body}{indent}{closer}"
 
     def _finding(self, rule: "Rule", node: ast.AST, message: str | None, fix: Fix | None,
-                 exporters: tuple[str, ...] | None, reached_from: str | None = None) -> Finding:
+                 exporters: tuple[str, ...] | None, reached_from: str | None = None,
+                 deferred_to: tuple[str, ast.AST] | None = None) -> Finding:
         source = self.file.source
         exporters = rule.exporters if exporters is None else exporters
         evidence = self.file.evidence
@@ -75,4 +76,6 @@ class FileView:
             line=node.lineno, col=source.column(node.lineno, node.col_offset),
             end_line=node.end_lineno, end_col=source.column(node.end_lineno, node.end_col_offset),
             exporters=exporters, fix=fix, reached_from=reached_from,
+            deferred_to=None if deferred_to is None else (
+                deferred_to[0], deferred_to[1].lineno, source.column(deferred_to[1].lineno, deferred_to[1].col_offset)),
         )

@@ -110,6 +110,9 @@ class Finding:
     exporters: tuple[str, ...]
     fix: Fix | None = None
     reached_from: str | None = None  # "Model.forward, model.py:12" for code reached via calls
+    # (code, line, col) of another rule's finding whose fix covers this one: this one is dropped
+    # where that one is reported (engine.py), and stands where it is not (its rule not selected)
+    deferred_to: tuple[str, int, int] | None = None
 
     @property
     def sort_key(self) -> tuple:

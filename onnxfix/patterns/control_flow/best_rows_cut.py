@@ -98,7 +98,7 @@ def best_rows_cut(node: ast.If, ctx: FunctionContext):
         return None
     compare, tensor, size, k, rest = test
     rows, start = _gathered_rows(node.body, tensor)
-    ranking = _ranking(node.body[start], rows, k, ctx) if start < len(node.body) else None
+    ranking = _ranking(node.body[start], rows, tensor, k, ctx) if start < len(node.body) else None
     if ranking is None:
         return None
     call, helper, names = ranking
@@ -210,10 +210,11 @@ def _gathered_rows(body: list[ast.stmt], tensor: ast.expr) -> tuple[set[str], in
     return rows, len(body)
 
 
-def _ranking(statement: ast.stmt, rows: set[str], k: ast.expr, ctx: FunctionContext):
+def _ranking(statement: ast.stmt, rows: set[str], tested: ast.expr, k: ast.expr, ctx: FunctionContext):
     """(the ranking call, its helper, {name: "values" | "indices"}) of the statement: `a, b = <rank>`,
     `b = <rank>[1]` / `<rank>.indices` (values likewise), the rank a topk by k or a sort of a tensor
-    with the tested tensor's rows (``rows``; or a column of one, `boxes[:, -1]`), along its first dim
+    with the tested tensor's rows (``rows``; or a column of one, `boxes[:, -1]`; or rows gathered by the
+    tested tensor in place, ALIKE's `scores[indices].sort(...)`), along its first dim
     (or the last: the tensor is then 1-D, which the helper checks while exporting)."""
     if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
         return None
@@ -225,7 +226,7 @@ def _ranking(statement: ast.stmt, rows: set[str], k: ast.expr, ctx: FunctionCont
         value, part = value.value, value.attr
     if not isinstance(value, ast.Call):
         return None
-    helper = _ranked(value, rows, k, ctx)
+    helper = _ranked(value, rows | {_gathered_text(tested)}, k, ctx)
     if helper is None:
         return None
     if part is not None and isinstance(target, ast.Name):
@@ -260,6 +261,12 @@ def _ranked(call: ast.Call, rows: set[str], k: ast.expr, ctx: FunctionContext) -
     return SORT_OVER
 
 
+def _gathered_text(tested: ast.expr) -> str:
+    """How a gather of rows by the tested tensor reads, whatever is gathered (`scores[indices]`):
+    compared with a subscript's index by _has_rows."""
+    return "[" + ast.unparse(tested) + "]"
+
+
 def _has_rows(node: ast.expr, rows: set[str]) -> bool:
     """One of ``rows``, or a column of one (`boxes[:, -1]`, `boxes[..., 4]`: its rows, 1-D)."""
     if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Tuple) and len(node.slice.elts) == 2:
@@ -267,6 +274,8 @@ def _has_rows(node: ast.expr, rows: set[str]) -> bool:
         full = (isinstance(whole, ast.Slice) and whole.lower is None and whole.upper is None and whole.step is None) \
             or (isinstance(whole, ast.Constant) and whole.value is Ellipsis)
         return full and int_constant(column) is not None and ast.unparse(node.value) in rows
+    if isinstance(node, ast.Subscript) and "[" + ast.unparse(node.slice) + "]" in rows:
+        return True  # rows gathered by the tested tensor (its length is the tested size)
     return ast.unparse(node) in rows
 
 
@@ -284,7 +293,7 @@ def _cut_only(statements: list[ast.stmt], ranked: dict[str, str], k: ast.expr, c
         if not (isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name)):
             return False
         source, cut = value.value.id, _slice_to(value.slice, k, ctx)
-        if not cut and (source in values or not _gathered_by(value.slice, indices)):
+        if not cut and (source in values or not _gathered_by(value.slice, indices, k, ctx)):
             return False
         is_index, is_value = cut and source in indices, cut and source in values
         indices.discard(name)
@@ -302,10 +311,14 @@ def _slice_to(index: ast.expr, k: ast.expr, ctx: FunctionContext) -> bool:
         and index.upper is not None and ctx.segment(index.upper) == ctx.segment(k)
 
 
-def _gathered_by(index: ast.expr, indices: set[str]) -> bool:
-    """`inds`, `inds, :`, `inds, ...` with inds the ranking's indices."""
+def _gathered_by(index: ast.expr, indices: set[str], k: ast.expr, ctx: FunctionContext) -> bool:
+    """`inds`, `inds, :`, `inds, ...` with inds the ranking's indices, or their cut to k in place
+    (`keep[order[:k]]`, what binding `chosen = order[:k]` first reads)."""
     parts = index.elts if isinstance(index, ast.Tuple) else [index]
-    if not parts or not (isinstance(parts[0], ast.Name) and parts[0].id in indices):
+    first = parts[0] if parts else None
+    if isinstance(first, ast.Subscript) and _slice_to(first.slice, k, ctx):
+        first = first.value
+    if not (isinstance(first, ast.Name) and first.id in indices):
         return False
     return all((isinstance(p, ast.Slice) and p.lower is None and p.upper is None and p.step is None)
                or (isinstance(p, ast.Constant) and p.value is Ellipsis) for p in parts[1:])

@@ -252,8 +252,8 @@ class TensorIf(Rule):
             yield from size_parity_pad(self, node, ctx)
         if condition is None or in_training_branch(node, ctx):
             return
-        if best_rows_cut(node, ctx) is not None:
-            return  # a cut to the k best rows of a selection (ALIKE's keypoints): ONX615's, with its fix
+        cut = best_rows_cut(node, ctx)  # a cut to the k best rows of a selection (ALIKE's keypoints): ONX615 fixes it
+        deferral = ("ONX615", cut[0]) if cut is not None else None
         fix = self._fix(node, condition, ctx) if condition.where_text else None
         value = "a size read from tensor values" if _reads_data_size(node.test, ctx) else "a tensor value"
         if _raises_only(node, ctx):
@@ -296,7 +296,7 @@ class TensorIf(Rule):
         message += _static_guard_note(node.test, ctx)
         # an empty exit, a block run only when not empty: ONX610 reports it for the dynamo exporter, with its fix
         exporters = ("legacy",) if fix is None and (skips_empty_exit(node, ctx) or runs_if_nonempty(node, ctx)) else None
-        yield ctx.report(self, node.test, message, fix=fix, exporters=exporters)
+        yield ctx.report(self, node.test, message, fix=fix, exporters=exporters, deferred_to=deferral)
 
     def visit_Assert(self, node: ast.Assert, ctx: FunctionContext):
         """`assert (d >= 0).all(), d` (Piper's spline flow): torch.export keeps an assert on a

@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 
 from onnxfix.decompositions import helper_source
+from onnxfix.patterns.control_flow.best_rows_cut import best_rows_cut
 from onnxfix.patterns.control_flow.conditions import tensor_condition
 from onnxfix.patterns.control_flow.nested_branches import (
     branch_plan, cond_fix, early_return_fix, early_return_rest, movable,
@@ -118,7 +119,9 @@ class SizeBranchCond(Rule):
             fix = early_return_fix(node, rest, pred, ctx, TITLE) if rest else None
         if fix is None:
             return
-        yield ctx.report(self, node.test, VALUE_MESSAGE if on_value else SIZE_MESSAGE, fix=fix)
+        cut = best_rows_cut(node, ctx)  # ONX615's fix takes the cut for every size, under both exporters
+        yield ctx.report(self, node.test, VALUE_MESSAGE if on_value else SIZE_MESSAGE, fix=fix,
+                         deferred_to=("ONX615", cut[0]) if cut is not None else None)
 
     def visit_IfExp(self, node: ast.IfExp, ctx: FunctionContext):
         if not _guarded_line(node, ctx) or ctx.compiled_by_torchscript:
