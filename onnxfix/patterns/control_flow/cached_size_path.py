@@ -56,7 +56,9 @@ class CachedSizePath(Rule):
         "buffers by name, or ESM's `if seq_len != self._seq_len_cached:` rebuilding plain attributes "
         "through local steps and storing the length beside them); the same cache kept when large enough, by an `if` on sizes that "
         "reads the attribute and ends in a bare `return`, the method rebuilding the attribute below "
-        "(ESPnet's `extend_pe`: `if self.pe.size(1) >= x.size(1) * 2 - 1: return`). And a dict memoising a value per key: `if key not in "
+        "(ESPnet's `extend_pe`: `if self.pe.size(1) >= x.size(1) * 2 - 1: return`), or that returns the cache itself "
+        "(Wav2Vec2-BERT's and SeamlessM4T's rotary table: `if sequence_length == self.cached_sequence_length and "
+        "self.cached_rotary_positional_embedding is not None: return self.cached_rotary_positional_embedding`). And a dict memoising a value per key: `if key not in "
         "self.cache:` (or `self.cache.keys()`, BEiT's relative position indices) whose body stores "
         "`self.cache[key] = ...` (DA3's RoPE position getter).",
         why="Both exporters decide the `if` on the example's sizes and keep one branch. With an "
@@ -152,14 +154,19 @@ class CachedSizePath(Rule):
     def _cache_hit_return(self, node: ast.If, ctx: FunctionContext):
         """`if self.pe.size(1) >= x.size(1) * 2 - 1: ...; return`, the method rebuilding
         `self.pe` below (ESPnet's `extend_pe`): the cache kept when it is large enough, rebuilt
-        otherwise. Both exporters keep the table the example (or an earlier call) left."""
-        if not node.body or not isinstance(node.body[-1], ast.Return) or node.body[-1].value is not None:
+        otherwise; or the cached value returned (Wav2Vec2-BERT's rotary table: `if sequence_length
+        == self.cached_sequence_length and ...: return self.cached_rotary_positional_embedding`).
+        Both exporters keep the table the example (or an earlier call) left."""
+        if not node.body or not isinstance(node.body[-1], ast.Return):
             return
+        returned = node.body[-1].value
+        if returned is not None and not (ctx.is_self_attr(returned) and used_after(node, returned.attr, ctx, store=True)):
+            return  # not the cache itself, rebuilt below
         read = {n.attr for n in walk(node.test) if isinstance(n, ast.Attribute) and ctx.is_self_attr(n)}
         attribute = next((a for a in sorted(read) if used_after(node, a, ctx, store=True)), None)
         if attribute is None or not _compares_sizes(node.test, ctx):
             return
-        message = (f"`self.{attribute}` is a cache kept on the module, kept here when it is large enough and rebuilt "
+        message = (f"`self.{attribute}` is a cache kept on the module, taken here when it fits the input and rebuilt "
                    "below otherwise: both exporters decide this `if` on the example (and on what earlier calls left "
                    "cached) and keep the cached tensor, wrong or failing for other sizes; rebuild it under export "
                    "(eager keeps its cache)")
