@@ -215,7 +215,7 @@ class ScopeBuilder:
                 callees = self._autograd_forward(fn, node.value)
             elif isinstance(node, ast.Attribute):
                 callees = [*(self._attribute_target(fn, node, self_name) if fn.cls is not None else ()),
-                           *self._local_instance_methods(fn, node, self_name)]
+                           *self._local_instance_methods(fn, node, self_name), *self._class_methods(fn, node)]
             else:
                 continue
             for callee in callees:
@@ -278,6 +278,16 @@ class ScopeBuilder:
             container = self._container_memo[key].get(value.id)
             if container is not None:
                 yield from self._element_methods(fn, container, node.attr)
+
+    def _class_methods(self, fn: ExportFunction, node: ast.Attribute) -> Iterator[ExportFunction]:
+        """`ImageList.from_tensors(images, ...)` (detectron2), `Util.helper(x)`: a static or class
+        method called through its class, a user class of this module or one it imports."""
+        value = node.value
+        if not isinstance(value, ast.Name) or (fn.scope.is_local(value.id) and fn.scope.lookup(value.id) is None):
+            return
+        found = self._class_named(fn.module, value)
+        if found is not None:
+            yield from self._methods_named(fn, found[0], found[1], node.attr, skip_self=False)
 
     def _local_instance_methods(self, fn: ExportFunction, node: ast.Attribute, self_name: str | None):
         """`dist = Categorical(logits)` (or `dist = self.head(x)`, a submodule whose forward returns

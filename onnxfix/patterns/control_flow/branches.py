@@ -12,6 +12,7 @@ from onnxfix.patterns.control_flow.conditions import (
     python_container,
     tensor_condition,
 )
+from onnxfix.patterns.control_flow.augmented_branch import augmented_fix
 from onnxfix.patterns.control_flow.best_rows_cut import best_rows_cut
 from onnxfix.patterns.control_flow.bool_select import select_text
 from onnxfix.patterns.control_flow.check_call import skip_check_call
@@ -25,19 +26,15 @@ from onnxfix.patterns.control_flow.empty_guard import runs_if_nonempty, skips_em
 from onnxfix.patterns.control_flow.size_parity import size_parity_pad
 from onnxfix.patterns.control_flow.static_guard import static_guard_where
 from onnxfix.patterns.control_flow.value_select import value_select_fix
+from onnxfix.patterns.control_flow.zero_pad_shortcut import SIZES as ZERO_PAD_SIZES, WHY as ZERO_PAD, zero_pad_shortcut
 from onnxfix.patterns.export_checks import (
     constant_message, skip_assert_when_exporting, skipped_by_and, skipped_by_both, skipped_by_or,
 )
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.datadep import is_data_dependent_size
 from onnxfix.rewriter.export_guards import in_training_branch
-from onnxfix.rewriter.precedence import SYMBOLS
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
-from onnxfix.rewriter.statements import (
-    comments_outside,
-    parenthesize,
-    replace_statements,
-)
+from onnxfix.rewriter.statements import comments_outside, replace_statements
 from onnxfix.rewriter.tree_walk import walk
 
 
@@ -76,8 +73,11 @@ class TensorIf(Rule):
             whose only statement pads by amounts that are zero when the condition is false
             (`x = F.pad(x, (0, 0, 0, W % 2, 0, H % 2))`, Swin's patch merging), or to a multiple
             of a literal or a configuration int (`if W % self.patch_size[1] != 0:`, Swin's patch
-            embedding, its sizes also followed through names bound in a cycle); other branches on
-            sizes are not reported (most are on static dimensions).
+            embedding, its sizes also followed through names bound in a cycle); and an `if` that
+            skips a pad where every amount is zero, its `else` padding by those amounts
+            (detectron2's `ImageList.from_tensors`: `if all(x == 0 for x in padding_size):`, or
+            `pad_h == 0 and pad_w == 0`, `not any(padding)`; amounts read from the input); other
+            branches on sizes are not reported (most are on static dimensions).
         """,
         why="""
             Export traces one run. The legacy exporter evaluates the condition on the export
@@ -206,6 +206,12 @@ class TensorIf(Rule):
             negative k, where the rewrite would pad by a negative amount). Measured: the original
             ORT-FAILS under both exporters on the other parity, the rewrite is OK under both
             (tests/flow_models/size_parity_pad.py, tests/realworld/swin_patch_merging_parity.py).
+            The zero-pad shortcut's test is made false under export (`not (torch.jit.is_tracing()
+            or torch.compiler.is_exporting()) and ...`), so the padding branch runs for every
+            size: a constant pad by zeros is a copy, and eager keeps its shortcut; unsafe, since
+            the analysis does not prove that the rest of the padding branch computes what the
+            shortcut does (tests/flow_models/zero_pad_shortcut.py: WRONG / WRONG before, OK / OK
+            after).
             An `if` whose only statement is `raise` (an input check: `if n_tokens !=
             n_features: raise ValueError(...)`), or whose statements only warn, log or print
             (torchaudio's `if (fb.max(dim=0).values == 0.0).any(): warnings.warn(...)`; also with
@@ -247,6 +253,12 @@ class TensorIf(Rule):
     def visit_If(self, node: ast.If, ctx: FunctionContext):
         if skipped_by_or(node.test) or skipped_by_both(node.test):
             return  # `torch.compiler.is_exporting() or ...`: torch.export takes the branch (this rule's fixes)
+        zero_pad = zero_pad_shortcut(node, ctx) if not in_training_branch(node, ctx) else None
+        if zero_pad is not None:
+            failure = BRANCH_FAILURE if tensor_condition(node.test, ctx) else ZERO_PAD_SIZES
+            yield ctx.report(self, node.test, f"`if` skipping a pad where every amount is zero: {failure}{ZERO_PAD}",
+                             fix=zero_pad)
+            return
         condition = tensor_condition(node.test, ctx)
         if condition is None and not in_training_branch(node, ctx):
             yield from size_parity_pad(self, node, ctx)
@@ -353,7 +365,7 @@ class TensorIf(Rule):
     def _fix(self, node: ast.If, condition: Condition, ctx: FunctionContext) -> Fix | None:
         shape = branch_shape(node, ctx)
         if shape is None:
-            return _augmented_fix(node, condition, ctx)
+            return augmented_fix(node, condition, ctx)
         kind, target, when_true, when_false, last = shape
         if reshaped_branch(when_true, when_false, ctx):  # a missing `else` keeps the name: its text
             return None
@@ -369,31 +381,6 @@ class TensorIf(Rule):
         new = f"return {selected}" if kind == "return" else f"{target} = {selected}"
         edit = replace_statements(ctx, node, last, new, comments)
         return Fix("Select with `torch.where` (evaluates both branches)", (edit,), safe=False, imports=imports)
-
-
-_AUGMENTED = {op: SYMBOLS[op] for op in (ast.Add, ast.Sub, ast.Mult, ast.Div)}
-
-
-def _augmented_fix(node: ast.If, condition: Condition, ctx: FunctionContext) -> Fix | None:
-    """`if flag: out += 1.` (no else, the one statement) -> `out = torch.where(flag, out + 1., out)`.
-    Unsafe with every torch.where fix, and more: `+=` wrote into the tensor, where rebinds the name
-    to a new one (another name for the same tensor no longer sees the change)."""
-    if node.orelse or len(node.body) != 1:
-        return None
-    only = node.body[0]
-    if not (isinstance(only, ast.AugAssign) and isinstance(only.target, ast.Name) and type(only.op) in _AUGMENTED):
-        return None
-    parent = ctx.parent(node)
-    if isinstance(parent, ast.If) and node in parent.orelse:
-        return None  # an `elif`: replacing it would detach it from its `if`
-    comments = comments_outside(ctx, node, [node.test, only.value], node)
-    if comments is None:
-        return None
-    torch, imports = ctx.torch_name()
-    name = only.target.id
-    updated = f"{name} {_AUGMENTED[type(only.op)]} {parenthesize(ctx.segment(only.value), only.value)}"
-    edit = replace_statements(ctx, node, node, f"{name} = {torch}.where({condition.where_text}, {updated}, {name})", comments)
-    return Fix("Select with `torch.where` (evaluates the update)", (edit,), safe=False, imports=imports)
 
 
 _IS_EXPORTING = "torch.compiler.is_exporting()"
