@@ -140,6 +140,27 @@ def test_unknown_callers_prove_nothing():
     assert findings(HELPER.format(arg="x.shape[1]") + "\n\nHOOKS = [helper]\n") == []
 
 
+def test_a_comment_naming_the_function_is_no_mention_a_string_is():
+    # `# Copied from ...helper` calls nothing; a string may (getattr), so it still counts
+    assert findings("# Copied from other.module.helper\n" + HELPER.format(arg="x.shape[1]")) == [("ONX203", 4, True)]
+    assert findings(HELPER.format(arg="x.shape[1]") + "\n\nNAME = 'helper'\n") == []
+
+
+def test_an_item_of_a_tuple_every_call_passes_is_a_size():
+    text = """
+def prepare(x, input_shape):
+    _, length = input_shape
+    return x[:, : int(length / 2)] + x[:, : int(input_shape[-1] / 2)]
+
+
+class M(nn.Module):
+    def forward(self, x):
+        return prepare(x, (x.shape[0], x.shape[1]))
+"""
+    # the unpacked item is a size; that it is an int too (what makes the fix safe) is not followed there
+    assert findings(text) == [("ONX203", 4, False), ("ONX203", 4, True)]
+
+
 def test_training_branch_calls_count_too():
     body = HELPER.format(arg="x.shape[1]").replace(
         "        return helper(x, x.shape[1])",

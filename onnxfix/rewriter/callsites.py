@@ -11,7 +11,7 @@ in the file is accounted for by a plain call, from an export-time function of th
 binds the parameter to an explicit argument. The calls are collected from the bodies the engine
 walks anyway (function_body.py's walk_function_body of the file's export functions); that walk
 skips training-only branches and other functions, so the check is a count: the function's name
-must occur in the source text (comments and strings included) exactly as often as its
+must occur in the source text (strings included, comments not) exactly as often as its
 definition(s) plus the calls found. Any other mention (a call from training code or another
 function, the function passed as a value, a ``functools.partial``) makes the counts differ, and
 nothing is known. A call leaving out a parameter with a literal default (``chunk_size=64``) binds
@@ -25,7 +25,9 @@ not seen: a helper imported and called elsewhere with other values is the known 
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
 from collections import Counter
 from typing import TYPE_CHECKING
 
@@ -79,7 +81,7 @@ class CallSites:
         mentions. A comment or another string naming it makes the count higher, and the answer
         False (conservative)."""
         if self._words is None:
-            self._words = Counter(re.findall(r"\w+", self.text))
+            self._words = Counter(re.findall(r"\w+", _without_comments(self.text)))
             self._words.subtract(re.findall(r"\w+", " ".join(_docstrings(self.module.tree))))
         return self._words[name] == expected
 
@@ -307,6 +309,16 @@ def _type_tests(fn: ast.AST, name: str) -> list[ast.Call]:
     return [node for node, _ in walk_function_body(fn)
             if isinstance(node, ast.Call) and _simple_name(node) in TYPE_TESTS and node.args
             and isinstance(node.args[0], ast.Name) and node.args[0].id == name]
+
+
+def _without_comments(text: str) -> str:
+    """The source's tokens but its comments (`# Copied from ...Decoder._prepare_decoder_attention_mask`
+    names the method and calls nothing); the text itself where it does not tokenize."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return text
+    return " ".join(t.string for t in tokens if t.type != tokenize.COMMENT)
 
 
 def _one_type(tests: list[ast.Call], arguments: list[ast.expr]) -> bool:

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 
 from onnxfix.rewriter.config_numbers import is_config_number
 from onnxfix.rewriter.integers import (
-    OWN_SIZE_HELPERS, bindings_hold, held_assuming_cycles, is_number, is_whole_shape, own_size_helper, unpacked_element,
+    OWN_SIZE_HELPERS, bindings_hold, held_assuming_cycles, int_constant, is_number, is_whole_shape, own_size_helper,
+    unpacked_element,
 )
 from onnxfix.rewriter.torch_sizes import is_torch_size
 
@@ -45,7 +46,7 @@ class SizeOracle:
         if isinstance(node, ast.Call):
             return self._call(node)
         if isinstance(node, ast.Subscript):
-            return self.is_size(node.value)
+            return self.is_size(node.value) or self._item_passed(node.value, int_constant(node.slice))
         if isinstance(node, ast.BinOp):
             left, right = self.is_size(node.left), self.is_size(node.right)
             # a size with numbers, constants or proven ints (`length - kernel_size` with
@@ -223,9 +224,28 @@ class SizeOracle:
             return None
         return ctx.outer_function
 
+    def _item_passed(self, sequence: ast.AST, index: int | None) -> bool:
+        """Item ``index`` of a parameter every call binds to a tuple or list literal whose item there
+        is a size (transformers' `_prepare_decoder_attention_mask(mask, (batch_size, seq_length), ...)`,
+        then `input_shape[-1]`)."""
+        ctx = self.ctx
+        if index is None or not isinstance(sequence, ast.Name) or not ctx.is_parameter(sequence.id) \
+                or ctx.assignments(sequence.id):
+            return False
+
+        def holds(caller: FunctionContext, argument: ast.AST) -> bool:
+            items = argument.elts if isinstance(argument, (ast.Tuple, ast.List)) else None
+            if items is None or not -len(items) <= index < len(items) or any(isinstance(e, ast.Starred) for e in items):
+                return False
+            return caller.sizes.is_size(items[index])
+
+        return ctx.across_calls(f"size item {index}", sequence.id, holds)
+
     def _assigned_size(self, name: str, value: ast.AST) -> bool:
         if isinstance(value, ast.Assign):  # tuple unpacking: b, s = x.shape[:2]
             element = unpacked_element(value, name)
+            if element is None and self._item_passed(value.value, _unpacked_position(value, name)):
+                return True  # `_, src_length = input_shape`, every call passing a tuple of sizes
             return self.is_size(element if element is not None else value.value)
         if isinstance(value, ast.stmt):
             return False
@@ -238,6 +258,16 @@ SHAPE_KEEPING_METHODS = frozenset({"to", "float", "half", "double", "detach", "c
 CONSTANT_SHAPE_METHODS = frozenset({
     "transpose", "permute", "unsqueeze", "squeeze", "flatten", "t", "reshape", "view", "expand", "repeat",
 })
+
+
+def _unpacked_position(assign: ast.Assign, name: str) -> int | None:
+    """The position of ``name`` in `a, name = value` (one flat target tuple, no starred one)."""
+    if len(assign.targets) != 1 or not isinstance(assign.targets[0], (ast.Tuple, ast.List)):
+        return None
+    elements = assign.targets[0].elts
+    if any(isinstance(e, ast.Starred) for e in elements):
+        return None
+    return next((i for i, e in enumerate(elements) if isinstance(e, ast.Name) and e.id == name), None)
 
 
 def _quotient(node: ast.AST, ctx: "FunctionContext") -> bool:
