@@ -65,8 +65,21 @@ class SizeOracle:
         """An int read (a name or an item) on a line where an export's guard specialized a
         dynamic dim (`onnxfix export`'s first run): the run traced it to a size there."""
         evidence = self.ctx.file.evidence
-        return (evidence is not None and isinstance(node, (ast.Name, ast.Subscript))
-                and getattr(node, "lineno", None) in evidence.specialized and self.ctx.ints.is_int(node))
+        if evidence is None or not isinstance(node, (ast.Name, ast.Subscript)) or not hasattr(node, "lineno"):
+            return False
+        return bool(self._lines_of_calls(node) & evidence.specialized) and self.ctx.ints.is_int(node)
+
+    def _lines_of_calls(self, node: ast.AST) -> set[int]:
+        """The node's line and the first lines of the calls around it in its statement: a guard raised
+        in a call spanning lines is reported at the call's first line (Perceiver's
+        `torch.linspace(\n start=..., steps=n_xels_per_dim)`)."""
+        lines = {node.lineno}
+        for ancestor in self.ctx.ancestors(node):
+            if isinstance(ancestor, ast.stmt):
+                break
+            if isinstance(ancestor, ast.Call):
+                lines.add(ancestor.lineno)
+        return lines
 
     def passed_a_size(self, argument: ast.AST, depth: int = 3) -> bool:
         """A parameter that some call in the file binds to a size, directly or through the
