@@ -137,7 +137,8 @@ CASES = {
     "size_rows_tensor": ("ONX205", True, (FAILS, WRONG)),
     "cached_table_return": ("ONX609", False, (FAILS, ORT)),
     "zero_pad_shortcut": ("ONX601", True, (WRONG, WRONG)),
-    "singleton_shortcut": ("ONX616", True, (WRONG, WRONG)),  # transformers: `if input_shape[-1] > 1:` causal mask  # detectron2: `if all(x == 0 for x in padding_size):`  # Wav2Vec2-BERT: `if n == self.cached_len ...: return self.cached`  # DETR: `torch.Tensor([i[0] for i in target_sizes])`
+    "singleton_shortcut": ("ONX616", True, (WRONG, WRONG)),
+    "tolist_index": ("ONX202", True, (FAILS, ORT)),  # DBRX: `token_list = token_idx.tolist()`, then `x[None, token_list]`  # transformers: `if input_shape[-1] > 1:` causal mask  # detectron2: `if all(x == 0 for x in padding_size):`  # Wav2Vec2-BERT: `if n == self.cached_len ...: return self.cached`  # DETR: `torch.Tensor([i[0] for i in target_sizes])`
     "rebuilt_db_threshold": ("ONX203", True, (OK, WRONG)),  # SpeechBrain: torch.tensor(float(x.max()) - top_db, dtype=...)  # T2Vec: `lengths.view(-1).tolist()` into pack_padded_sequence
     "multiple_pad": ("ONX402", True, (WRONG, FAILS)),  # fairseq's pad_to_multiple: (tsz / multiple).is_integer(), then x[:, :-pad_length] (ONX608)
     "negative_bound": ("ONX410", False, (WRONG, WRONG)),  # fairseq: `mask[:, -pad_length:] = True`, `x[:, :-pad_length]` under `if pad_length > 0`

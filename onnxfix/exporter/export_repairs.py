@@ -42,8 +42,8 @@ FLAT_KEY = "flat_outputs"  # exporter/model_io.py
 DEFAULTS_KEY = "defaults_as_constants"  # exporter/model_io.py
 RNN_LOOPS_KEY = "rnn_while_loops"  # exporter/nn_layers.py
 FLOOR_KEY = "floor_division_floored"  # exporter/floor_division.py
-# tried on a fact every wrong dynamo export shares: kept beside other repairs only where it makes the
-# difference (session.py exports once more without it)
+# tried on a fact every wrong dynamo export shares: kept beside other repairs (a later round's) only
+# where it makes the difference (session.py exports once more without it)
 SPECULATIVE_REPAIRS = (FLOOR_KEY,)
 
 EXPORT_REPAIRS = {
@@ -280,7 +280,8 @@ EXPORT_REPAIRS = {
         contexts=("custom_ops_inlined",),
         counts_use=True,
     ),
-    # tried on facts: a dynamo export ran and is wrong or fails in onnxruntime (repair_candidates.py)
+    # tried as a last resort: a dynamo export ran and is wrong or fails in onnxruntime, and nothing
+    # else names a repair (repair_candidates._last_resort)
     FLOOR_KEY: ExportRepair(
         r"(?!)",
         "floor division of sizes in the exported program translated with Python's rounding while exporting "

@@ -28,18 +28,28 @@ _LEGACY_UNSUPPORTED = re.compile(r"Exporting the operator 'aten::(\w+)' to ONNX 
                                  r"|Unsupported: ONNX export of operator ([\w.]+),")
 
 
-def decompositions_that_help(target, results: list[_Result], static: list[Finding]) -> tuple[str, ...]:
-    """Keys of the decompositions and repairs the run's failures name, in the order found (none
-    when the export already ran with --decompose)."""
+def decompositions_that_help(target, results: list[_Result], static: list[Finding],
+                             tried: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """Keys of the decompositions and repairs the run's failures name, in the order found, but
+    those ``tried`` already (none when the export already ran with --decompose)."""
     if target.decompose is not None:
         return ()
     failed = [r for r in results if r.verdict.verdict != OK]
     found = (*_linked_static_fixes(failed, static), *_untranslated_ops(results, failed), *_failing_nodes(failed), *_divergent_nodes(failed), *_failing_ops(failed),
              *_keyed_by_error(failed), *_keyed_by_frame(failed), *_keyed_by_static(failed, static),
              *_keyed_by_facts(failed))
+    found = [key for key in found if key not in tried]
     # the torch function a failure passed through, when nothing more specific names a repair (its
     # decomposition replaces every call of the function: F.interpolate given a bad argument is not it)
-    return tuple(dict.fromkeys(found or _failing_functions(failed)))
+    keys = tuple(dict.fromkeys(found or [k for k in _failing_functions(failed) if k not in tried]))
+    return keys or tuple(k for k in _last_resort(failed) if k not in tried)
+
+
+def _last_resort(failed: list[_Result]) -> Iterator[str]:
+    """Tried where nothing the run saw names a repair: a dynamo export that ran but is wrong or fails
+    in onnxruntime may have truncated a floor division of sizes (ComfyUI's SD3 crop)."""
+    if any(r.verdict.exporter == "dynamo" and r.verdict.verdict in (SILENTLY_WRONG, ORT_FAILS) for r in failed):
+        yield FLOOR_KEY
 
 
 def _drop_in(keys: Iterable[str]) -> Iterator[str]:
@@ -149,9 +159,7 @@ def _keyed_by_static(failed: list[_Result], static: list[Finding]) -> Iterator[s
 def _keyed_by_facts(failed: list[_Result]) -> Iterator[str]:
     """By facts of the example rather than an error: a dynamic dim of size 1 (a legacy export that
     fails outright is the tracer's, not a specialized size's); forward's defaults that the legacy
-    exporter appended as inputs; an LSTM or GRU in a failed dynamo export with a dynamic dim; a
-    dynamo export that ran but computes wrong values or fails in onnxruntime (its floor divisions of
-    sizes may be truncated: kept only where it had some)."""
+    exporter appended as inputs; an LSTM or GRU in a failed dynamo export with a dynamic dim."""
     if any(r.verdict.unit_dims and not (r.verdict.exporter == "legacy" and r.verdict.verdict == EXPORT_FAILS)
            for r in failed):
         yield GROW_KEY
@@ -159,5 +167,3 @@ def _keyed_by_facts(failed: list[_Result]) -> Iterator[str]:
         yield DEFAULTS_KEY
     if any(r.verdict.recurrent_layers for r in failed):
         yield RNN_LOOPS_KEY
-    if any(r.verdict.exporter == "dynamo" and r.verdict.verdict in (SILENTLY_WRONG, ORT_FAILS) for r in failed):
-        yield FLOOR_KEY

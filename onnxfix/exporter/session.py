@@ -210,7 +210,7 @@ def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progr
     # the first run's names, and what the loop's last exports fail on (a failure the static fixes
     # uncovered: kornia's squeeze, reached once the inverse exports)
     decompose = tuple(dict.fromkeys((*decompose, *decompositions_that_help(target, loop.final.results, []))))
-    named_by = lambda results: decompositions_that_help(target, results, [])  # noqa: E731
+    named_by = lambda results, tried=(): decompositions_that_help(target, results, [], tried)  # noqa: E731
     final = _with_decompositions(loop.final, decompose, outcome, export, named_by)
     if decompose and not outcome.decompositions and loop.final.fixed.text != start.text and _oks(
             loop.final.results) < len(loop.final.results):
@@ -286,7 +286,7 @@ def _with_decompositions(final, keys: tuple[str, ...], outcome: FixResult, expor
     for _ in range(rounds):
         results = export(final.fixed, keys)
         outcome.exports += 1
-        more = tuple(k for k in named_by(results) if k not in keys)
+        more = tuple(k for k in named_by(results, keys) if k not in keys)
         if all(r.verdict.verdict == OK for r in results) or not more:
             break
         keys = (*keys, *more)

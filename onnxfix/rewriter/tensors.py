@@ -59,6 +59,9 @@ TENSOR_TUPLES = VALUES_INDICES | frozenset({
     "aminmax", "frexp", "var_mean", "std_mean",
     "split", "chunk", "unbind", "tensor_split", "meshgrid", "broadcast_tensors", "qr", "eigh", "svd", "slogdet",
     "lu_factor", "histogram",
+    # a tuple of tensors (`rows, cols = torch.where(mask)`), or a tensor whose rows unpack (tensors either way)
+    "where", "nonzero", "unique", "unique_consecutive", "hsplit", "vsplit", "dsplit", "triu_indices",
+    "tril_indices",
 })
 # torch.nn layers whose call returns a single tensor (RNNs, attention, containers excluded).
 TENSOR_LAYERS = frozenset(

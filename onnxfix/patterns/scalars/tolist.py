@@ -82,6 +82,13 @@ class TolistCall(Rule):
             router returns `expert_size.tolist()` to the experts' `inputs.split(expert_size)`), and
             the loop keeps it only if no exporter's verdict gets worse (a list of dict keys, or one
             checked with `isinstance(v, int)`, would not take tensors).
+            A list bound to a name read only as an index or an item of one (DBRX's experts:
+            `token_list = token_idx.tolist()`, then `x[None, token_list]` and
+            `top_weights[token_list, topk_list, None]`) is the tensor itself (`token_list =
+            token_idx`): advanced indexing by a list of ints or bools and by the tensor it came
+            from picks the same elements in the same layout. Unsafe: the list of a 0-d tensor is
+            a number, whose index reads a view of the indexed tensor where the tensor's copies
+            (an in-place write to the result then differs).
         """,
         references=(
             "https://pytorch.org/docs/stable/onnx_torchscript.html#avoid-numpy-and-built-in-python-types",
@@ -114,6 +121,12 @@ class TolistCall(Rule):
             yield ctx.report(self, node, message + "; `pack_padded_sequence` takes its lengths as a tensor (as "
                              "the same int64 CPU tensor it makes of a list): pass it while the legacy exporter "
                              "traces", fix=_packing_fix(node, ctx))
+            return
+        indexed = _index_only_fix(node, ctx)
+        if indexed is not None:
+            yield ctx.report(self, node, message + "; the list is only an index, which the tensor is as well "
+                             "(unsafe: the list of a 0-d tensor is a number, whose index reads a view where the "
+                             "tensor's copies)", fix=indexed)
             return
         fix = _tensor_list_fix(node, ctx)
         yield ctx.report(self, node, message + ("; keep them graph values while it traces" if fix else ""), fix=fix)
@@ -199,6 +212,29 @@ def _packing_lengths(node: ast.expr, ctx: FunctionContext) -> bool:
     if isinstance(holder, ast.keyword):
         holder = ctx.parent(holder)
     return isinstance(holder, ast.Call) and converts_argument(holder, node, ctx.qualname(holder.func))
+
+
+def _index_only_fix(node: ast.Call, ctx: FunctionContext) -> Fix | None:
+    """`token_list = token_idx.tolist()` read only as an index or an item of one (DBRX's experts:
+    `x[None, token_list]`, `top_weights[token_list, topk_list, None]`) -> `token_list = token_idx`:
+    advanced indexing by a list of ints (or bools) and by the tensor it came from pick the same
+    elements in the same layout."""
+    receiver = node.func.value
+    name = assigned_name(node, ctx)
+    if name is None or not isinstance(receiver, ast.Name):
+        return None
+    reads = reads_of_single_binding(name, ctx)
+    if not reads or not all(_read_as_index(read, ctx) for read in reads):
+        return None
+    return Fix("Index with the tensor itself", (ctx.replace(node, receiver.id),), safe=False)
+
+
+def _read_as_index(read: ast.Name, ctx: FunctionContext) -> bool:
+    holder = ctx.parent(read)
+    if isinstance(holder, ast.Tuple):
+        holder = ctx.parent(holder) if isinstance(ctx.parent(holder), ast.Subscript) else None
+        return holder is not None and isinstance(holder.ctx, ast.Load) and holder.slice is ctx.parent(read)
+    return isinstance(holder, ast.Subscript) and holder.slice is read and isinstance(holder.ctx, ast.Load)
 
 
 TENSOR_LIST = Helper("_onnx_tensor_list", helper_source("tensor_list"))
