@@ -133,13 +133,13 @@ CASES = {
     "pad_to_named": ("ONX601", True, (WRONG, WRONG)),  # NeMo: `pad_amt = x.size(-1) % pad_to; if pad_amt != 0:`
     "unique_assert": ("ONX601", False, (FAILS, OK)),  # RT-IGEV: `assert torch.unique(ygrid).numel() == 1 and H == 1`
     "conjoined_write": ("ONX601", True, (FAILS, WRONG)),  # FastSpeech2Conformer: `if d.sum() == 0: d[rows] = 1`
-    "packed_lengths": ("ONX202", False, (FAILS, ORT)),
-    "size_rows_tensor": ("ONX205", True, (FAILS, WRONG)),
-    "cached_table_return": ("ONX609", False, (FAILS, ORT)),
-    "zero_pad_shortcut": ("ONX601", True, (WRONG, WRONG)),
-    "singleton_shortcut": ("ONX616", True, (WRONG, WRONG)),
-    "tolist_index": ("ONX202", True, (FAILS, ORT)),  # DBRX: `token_list = token_idx.tolist()`, then `x[None, token_list]`  # transformers: `if input_shape[-1] > 1:` causal mask  # detectron2: `if all(x == 0 for x in padding_size):`  # Wav2Vec2-BERT: `if n == self.cached_len ...: return self.cached`  # DETR: `torch.Tensor([i[0] for i in target_sizes])`
-    "rebuilt_db_threshold": ("ONX203", True, (OK, WRONG)),  # SpeechBrain: torch.tensor(float(x.max()) - top_db, dtype=...)  # T2Vec: `lengths.view(-1).tolist()` into pack_padded_sequence
+    "packed_lengths": ("ONX202", False, (FAILS, ORT)),  # T2Vec: `lengths.view(-1).tolist()` into pack_padded_sequence
+    "size_rows_tensor": ("ONX205", True, (FAILS, WRONG)),  # DETR: `torch.Tensor([i[0] for i in target_sizes])`
+    "cached_table_return": ("ONX609", False, (FAILS, ORT)),  # Wav2Vec2-BERT: `if n == self.cached_len ...: return self.cached`
+    "zero_pad_shortcut": ("ONX601", True, (WRONG, WRONG)),  # detectron2: `if all(x == 0 for x in padding_size):`
+    "singleton_shortcut": ("ONX616", True, (WRONG, WRONG)),  # transformers: `if input_shape[-1] > 1:` causal mask
+    "tolist_index": ("ONX202", True, (FAILS, ORT)),  # DBRX: `token_list = token_idx.tolist()`, then `x[None, token_list]`
+    "rebuilt_db_threshold": ("ONX203", True, (OK, WRONG)),  # SpeechBrain: torch.tensor(float(x.max()) - top_db, dtype=...)
     "multiple_pad": ("ONX402", True, (WRONG, FAILS)),  # fairseq's pad_to_multiple: (tsz / multiple).is_integer(), then x[:, :-pad_length] (ONX608)
     "negative_bound": ("ONX410", False, (WRONG, WRONG)),  # fairseq: `mask[:, -pad_length:] = True`, `x[:, :-pad_length]` under `if pad_length > 0`
     "sqrt_length_scale": ("ONX402", False, (FAILS, WRONG)),  # sqrt-n pooling: `x.sum(1) / math.sqrt(x.shape[1])`

@@ -29,9 +29,10 @@ _LEGACY_UNSUPPORTED = re.compile(r"Exporting the operator 'aten::(\w+)' to ONNX 
 
 
 def decompositions_that_help(target, results: list[_Result], static: list[Finding],
-                             tried: tuple[str, ...] = ()) -> tuple[str, ...]:
+                             tried: tuple[str, ...] = (), last_resort: bool = False) -> tuple[str, ...]:
     """Keys of the decompositions and repairs the run's failures name, in the order found, but
-    those ``tried`` already (none when the export already ran with --decompose)."""
+    those ``tried`` already (none when the export already ran with --decompose); with
+    ``last_resort`` (the fix loop, not the hint), what is worth a try where nothing is named."""
     if target.decompose is not None:
         return ()
     failed = [r for r in results if r.verdict.verdict != OK]
@@ -42,7 +43,7 @@ def decompositions_that_help(target, results: list[_Result], static: list[Findin
     # the torch function a failure passed through, when nothing more specific names a repair (its
     # decomposition replaces every call of the function: F.interpolate given a bad argument is not it)
     keys = tuple(dict.fromkeys(found or [k for k in _failing_functions(failed) if k not in tried]))
-    return keys or tuple(k for k in _last_resort(failed) if k not in tried)
+    return keys or (tuple(k for k in _last_resort(failed) if k not in tried) if last_resort else ())
 
 
 def _last_resort(failed: list[_Result]) -> Iterator[str]:

@@ -209,8 +209,9 @@ def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progr
     outcome.dropped, outcome.exports = loop.dropped, loop.exports
     # the first run's names, and what the loop's last exports fail on (a failure the static fixes
     # uncovered: kornia's squeeze, reached once the inverse exports)
-    decompose = tuple(dict.fromkeys((*decompose, *decompositions_that_help(target, loop.final.results, []))))
-    named_by = lambda results, tried=(): decompositions_that_help(target, results, [], tried)  # noqa: E731
+    decompose = tuple(dict.fromkeys((*decompose, *decompositions_that_help(target, loop.final.results, [],
+                                                                            last_resort=True))))
+    named_by = lambda results, tried=(): decompositions_that_help(target, results, [], tried, True)  # noqa: E731
     final = _with_decompositions(loop.final, decompose, outcome, export, named_by)
     if decompose and not outcome.decompositions and loop.final.fixed.text != start.text and _oks(
             loop.final.results) < len(loop.final.results):
@@ -311,12 +312,14 @@ def _with_decompositions(final, keys: tuple[str, ...], outcome: FixResult, expor
 def _without_speculative(final, applied: tuple[str, ...], results, outcome: FixResult, export):
     """(keys, results) without the repairs tried on a fact every wrong export shares (the floor
     division of sizes) where the others do as well without them: one more export each."""
+    from onnxfix.exporter import fixloop
+
     for key in SPECULATIVE_REPAIRS:
         if key in applied and len(applied) > 1:
             rest = tuple(k for k in applied if k != key)
             again = export(final.fixed, rest)
             outcome.exports += 1
-            if not _gains(again, results):
+            if not fixloop.worsened(results, again):  # as good without it: not kept
                 applied, results = rest, again
     return applied, results
 

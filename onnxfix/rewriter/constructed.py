@@ -87,6 +87,7 @@ def local_constructions(function: ast.AST) -> dict[str, list[ast.Call]]:
     for node, _ in walk_scope(function):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             other.add(node.name)  # `def name(...)` binds the name too
+            _nonlocal_bindings(node, calls, other)  # a nested function's `nonlocal name = Cls()` binds ours
             continue
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
                 and isinstance(node.value, ast.Call):
@@ -98,6 +99,22 @@ def local_constructions(function: ast.AST) -> dict[str, list[ast.Call]]:
             other.add(node.arg)  # a parameter
     other |= {n.id for n in stores if id(n) not in targets}
     return {name: found for name, found in calls.items() if name not in other}
+
+
+def _nonlocal_bindings(nested: ast.AST, calls: dict[str, list[ast.Call]], other: set[str]) -> None:
+    """What a nested function binds to the names it declares `nonlocal`: calls into ``calls``, any
+    other binding into ``other``."""
+    names = {n for inner in walk(nested) if isinstance(inner, ast.Nonlocal) for n in inner.names}
+    if not names:
+        return
+    targets: set[int] = set()
+    for inner in walk(nested):
+        if isinstance(inner, ast.Assign) and len(inner.targets) == 1 and isinstance(inner.targets[0], ast.Name) \
+                and inner.targets[0].id in names and isinstance(inner.value, ast.Call):
+            calls.setdefault(inner.targets[0].id, []).append(inner.value)
+            targets.add(id(inner.targets[0]))
+    other.update(inner.id for inner in walk(nested) if isinstance(inner, ast.Name) and inner.id in names
+                 and isinstance(inner.ctx, (ast.Store, ast.Del)) and id(inner) not in targets)
 
 
 def returned_calls(function: ast.AST) -> list[ast.Call]:

@@ -74,7 +74,7 @@ class SizeOracle:
         in a call spanning lines is reported at the call's first line (Perceiver's
         `torch.linspace(\n start=..., steps=n_xels_per_dim)`)."""
         lines = {node.lineno}
-        for ancestor in self.ctx.ancestors(node):
+        for ancestor in self.ctx.with_parents().ancestors(node):
             if isinstance(ancestor, ast.stmt):
                 break
             if isinstance(ancestor, ast.Call):

@@ -22,8 +22,8 @@ from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.export_guards import consults_export_guard
 from onnxfix.rewriter.integers import int_constant
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
-from onnxfix.rewriter.statements import is_elif
-from onnxfix.rewriter.tree_walk import walk
+from onnxfix.rewriter.statements import block_of, is_elif, single_name_assignment
+from onnxfix.rewriter.tree_walk import stored_names, walk
 
 
 class SingletonShortcut(Rule):
@@ -36,7 +36,9 @@ class SingletonShortcut(Rule):
     doc = RuleDoc(
         what="Finds an `if` with no `else` whose test is a size compared with 1 (`if input_shape[-1] > 1:`, "
         "`if src_length > 1:`, `>= 2`, `!= 1`) and whose statements only assign names that are `None` "
-        "just before it: transformers' `_prepare_decoder_attention_mask` (LLaMA, OPT, BART before 4.36) and "
+        "just before it, one of them a value built from the size (the size itself, the shape it is an item of, or "
+        "the tuple it was unpacked from: a value built from other things under a test of a channel count is "
+        "left alone): transformers' `_prepare_decoder_attention_mask` (LLaMA, OPT, BART before 4.36) and "
         "BLOOM's `_prepare_attn_mask`, which build the causal mask only for more than one new token.",
         why="Both exporters decide the test on the example: a decoder exported with one new token (a "
         "decoder with past) keeps `None`, no causal mask, and attends non-causally when fed several "
@@ -60,11 +62,14 @@ class SingletonShortcut(Rule):
     def visit_If(self, node: ast.If, ctx: FunctionContext):
         if node.orelse or is_elif(node, ctx) or consults_export_guard(node.test) or not node.body:
             return
-        if not _over_one(node.test, ctx):
+        size = _over_one(node.test, ctx)
+        if size is None:
             return
-        names = [_assigned_name(statement) for statement in node.body]
+        names = [single_name_assignment(statement) for statement in node.body]
         if not all(names) or not all(_none_just_before(name, node, ctx) for name in names):
             return
+        if not any(_reads_size(statement.value, size, ctx) for statement in node.body):
+            return  # built from other values (a channel mixer for more than one channel): a fixed dim, likely
         edit, imports = test_under_export(node.test, ctx, taken=True)
         fix = Fix("Build the value for every size under export", (edit,), safe=False, imports=imports)
         shown = ", ".join(f"`{name}`" for name in dict.fromkeys(names))
@@ -79,10 +84,10 @@ class SingletonShortcut(Rule):
         )
 
 
-def _over_one(test: ast.expr, ctx: FunctionContext) -> bool:
-    """`S > 1`, `1 < S`, `S >= 2`, `2 <= S`, `S != 1` with S a size."""
+def _over_one(test: ast.expr, ctx: FunctionContext) -> ast.expr | None:
+    """S of `S > 1`, `1 < S`, `S >= 2`, `2 <= S`, `S != 1` with S a size."""
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
-        return False
+        return None
     op, left, right = test.ops[0], test.left, test.comparators[0]
     if isinstance(op, ast.Gt) and int_constant(right) == 1 or isinstance(op, ast.GtE) and int_constant(right) == 2 \
             or isinstance(op, ast.NotEq) and int_constant(right) == 1:
@@ -91,38 +96,35 @@ def _over_one(test: ast.expr, ctx: FunctionContext) -> bool:
             or isinstance(op, ast.NotEq) and int_constant(left) == 1:
         size = right
     else:
-        return False
-    return ctx.sizes.is_size(size)
+        return None
+    return size if ctx.sizes.is_size(size) else None
 
 
-def _assigned_name(statement: ast.stmt) -> str | None:
-    if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
-        return statement.targets[0].id
-    return None
+def _reads_size(value: ast.expr, size: ast.expr, ctx: FunctionContext) -> bool:
+    """The value is built from the tested size: it reads the size itself, the name or shape the size
+    is an item of (`_make_causal_mask(input_shape, ...)` under `if input_shape[-1] > 1:`), or the
+    sequence a tested name was unpacked from (BLOOM's `_, src_length = input_shape`)."""
+    sources = {ctx.segment(size)}
+    if isinstance(size, ast.Subscript):
+        sources.add(ctx.segment(size.value))
+    if isinstance(size, ast.Name):
+        for binding in ctx.assignments(size.id):
+            if isinstance(binding, ast.Assign):  # `_, src_length = input_shape`
+                sources.add(ctx.segment(binding.value))
+    return any(isinstance(n, (ast.Name, ast.Attribute, ast.Subscript)) and ctx.segment(n) in sources
+               for n in walk(value))
 
 
 def _none_just_before(name: str, node: ast.If, ctx: FunctionContext) -> bool:
     """`name = None` is a statement of the `if`'s own block before it, and nothing between binds
     the name again (the value the `if` leaves alone is None)."""
-    block = next((body for parent in [ctx.parent(node)] for body in _blocks(parent) if node in body), None)
-    if block is None:
-        return False
-    before = block[:block.index(node)]
+    block = block_of(node, ctx)
+    before = block[:next((i for i, s in enumerate(block) if s is node), 0)]
     for statement in reversed(before):
-        if _binds(statement, name):
+        if name in stored_names(statement):
             return (isinstance(statement, ast.Assign) and len(statement.targets) == 1
                     and isinstance(statement.value, ast.Constant) and statement.value.value is None)
     return False
-
-
-def _blocks(parent: ast.AST) -> list[list[ast.stmt]]:
-    return [getattr(parent, field) for field in ("body", "orelse", "finalbody")
-            if isinstance(getattr(parent, field, None), list)]
-
-
-def _binds(statement: ast.stmt, name: str) -> bool:
-    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, (ast.Store, ast.Del))
-               for n in walk(statement))
 
 
 RULES = [SingletonShortcut]

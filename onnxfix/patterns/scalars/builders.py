@@ -256,19 +256,24 @@ class TensorFromValues(Rule):
         return Fix("Stack 0-d tensors built from each size", (ctx.replace(node, text),),
                    safe=not _default_constructor(node, ctx), imports=imports)
 
-    def _comprehension_fix(self, node: ast.Call, builder: str, data: ast.ListComp | ast.GeneratorExp,
+    def _comprehension_fix(self, node: ast.Call, builder: str, data: ast.ListComp,
                            ctx: FunctionContext) -> Fix | None:
         """`torch.tensor([row[0] for row in rows])` -> `torch.stack([torch.tensor(row[0]) for row in
         rows])`: the rows are known and none is empty, so the stack has an element for each."""
         extra = self._per_element_keywords(node, ctx)
         if len(node.args) != 1 or extra is None or (_legacy_constructor(node, ctx) and node.keywords):
             return None
+        loop = data.generators[0]
+        moved = [node.func, *(k.value for k in node.keywords)]  # read inside the comprehension after the fix
+        if loop.target.id in {n.id for part in moved for n in walk(part) if isinstance(n, ast.Name)}:
+            return None  # `x.new_tensor([x[0] for x in rows])`: the loop's `x` would hide the tensor
+        if "#" in ctx.segment(data):
+            return None  # a comment inside the comprehension: its text is rebuilt
         torch, imports = ctx.torch_name()
         if _legacy_constructor(node, ctx):
             extra = _constructor_keywords(node, ctx) + extra
         if ctx.qualname(node.func) == "torch.as_tensor":
             builder = f"{torch}.tensor"
-        loop = data.generators[0]
         text = (f"{torch}.stack([{builder}({ctx.segment(data.elt)}{extra}) for {ctx.segment(loop.target)} "
                 f"in {ctx.segment(loop.iter)}])")
         return Fix("Stack 0-d tensors built from each size", (ctx.replace(node, text),),

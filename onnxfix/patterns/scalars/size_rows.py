@@ -15,17 +15,18 @@ from onnxfix.patterns.scalars.size_numbers import size_number
 from onnxfix.rewriter.attr_changes import CONTAINER_MUTATORS
 from onnxfix.rewriter.bindings import bound_once
 from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.integers import int_constant
 from onnxfix.rewriter.tree_walk import walk
 
 MAX_DEPTH = 3  # callers followed up from the comprehension
 
 
 def comprehension_of_sizes(data: ast.expr, ctx: FunctionContext) -> bool:
-    """``data`` is `[row[k] for row in ROWS]` or `[row for row in ROWS]` (a list comprehension
-    or a generator) whose ROWS are known, none empty, and whose elements read are numbers
+    """``data`` is `[row[k] for row in ROWS]` or `[row for row in ROWS]` (a list comprehension)
+    whose ROWS are known, none empty, and whose elements read are numbers
     computed from sizes, at least one of them a size."""
-    if not isinstance(data, (ast.ListComp, ast.GeneratorExp)) or len(data.generators) != 1:
-        return False
+    if not isinstance(data, ast.ListComp) or len(data.generators) != 1:
+        return False  # a generator: `torch.tensor(gen)` raises, a fix would make it run
     loop = data.generators[0]
     if loop.ifs or loop.is_async or not isinstance(loop.target, ast.Name):
         return False
@@ -41,18 +42,9 @@ def _row_index(element: ast.expr, variable: str) -> int | None | bool:
     if isinstance(element, ast.Name) and element.id == variable:
         return None
     if (isinstance(element, ast.Subscript) and isinstance(element.value, ast.Name) and element.value.id == variable
-            and _constant_int(element.slice) is not None):
-        return _constant_int(element.slice)
+            and int_constant(element.slice) is not None):
+        return int_constant(element.slice)
     return False
-
-
-def _constant_int(node: ast.expr) -> int | None:
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        inner = _constant_int(node.operand)
-        return None if inner is None else -inner
-    if isinstance(node, ast.Constant) and type(node.value) is int:
-        return node.value
-    return None
 
 
 def _rows_of_sizes(source: ast.expr, index: int | None, ctx: FunctionContext, depth: int) -> list[bool] | None:

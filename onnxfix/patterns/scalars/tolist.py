@@ -11,6 +11,7 @@ from onnxfix.patterns.scalars.uses import is_none_test
 from onnxfix.patterns.scalars.values import assigned_name
 from onnxfix.rewriter.bindings import parameter_reaches
 from onnxfix.rewriter.context import FunctionContext, builtin_call
+from onnxfix.rewriter.integers import int_constant
 from onnxfix.rewriter.precedence import ATOM, operand
 from onnxfix.rewriter.rule import Fix, Helper, Rule, RuleDoc
 from onnxfix.rewriter.signatures import converts_argument
@@ -82,13 +83,16 @@ class TolistCall(Rule):
             router returns `expert_size.tolist()` to the experts' `inputs.split(expert_size)`), and
             the loop keeps it only if no exporter's verdict gets worse (a list of dict keys, or one
             checked with `isinstance(v, int)`, would not take tensors).
-            A list bound to a name read only as an index or an item of one (DBRX's experts:
-            `token_list = token_idx.tolist()`, then `x[None, token_list]` and
-            `top_weights[token_list, topk_list, None]`) is the tensor itself (`token_list =
-            token_idx`): advanced indexing by a list of ints or bools and by the tensor it came
-            from picks the same elements in the same layout. Unsafe: the list of a 0-d tensor is
-            a number, whose index reads a view of the indexed tensor where the tensor's copies
-            (an in-place write to the result then differs).
+            A list of a 1-D tensor (an item of `torch.where(mask)` or `nonzero(as_tuple=True)`,
+            `t.flatten()`, `t.view(-1)`, `t.nonzero()[:, k]`, changed by no in-place call) bound to
+            a name read only as an index or an item of one (DBRX's experts: `token_list =
+            token_idx.tolist()`, then `x[None, token_list]` and `top_weights[token_list,
+            topk_list, None]`) is the tensor itself (`token_list = token_idx`): advanced indexing
+            by a flat list of ints or bools and by the 1-D tensor it came from picks the same
+            elements in the same layout. Unsafe all the same: the list's values are fixed when
+            `.tolist()` runs, the tensor is read where the index is (the analysis does not follow
+            every alias through which it could change in between). A 2-D tensor's nested list
+            indexes as a tuple of indices, the tensor does not: no fix.
         """,
         references=(
             "https://pytorch.org/docs/stable/onnx_torchscript.html#avoid-numpy-and-built-in-python-types",
@@ -124,9 +128,9 @@ class TolistCall(Rule):
             return
         indexed = _index_only_fix(node, ctx)
         if indexed is not None:
-            yield ctx.report(self, node, message + "; the list is only an index, which the tensor is as well "
-                             "(unsafe: the list of a 0-d tensor is a number, whose index reads a view where the "
-                             "tensor's copies)", fix=indexed)
+            yield ctx.report(self, node, message + "; the list of a 1-D tensor is only an index, which the "
+                             "tensor is as well (unsafe: the list's values are fixed when it is made, the tensor is "
+                             "read where it indexes)", fix=indexed)
             return
         fix = _tensor_list_fix(node, ctx)
         yield ctx.report(self, node, message + ("; keep them graph values while it traces" if fix else ""), fix=fix)
@@ -221,12 +225,61 @@ def _index_only_fix(node: ast.Call, ctx: FunctionContext) -> Fix | None:
     elements in the same layout."""
     receiver = node.func.value
     name = assigned_name(node, ctx)
-    if name is None or not isinstance(receiver, ast.Name):
-        return None
+    if name is None or not isinstance(receiver, ast.Name) or not _one_dim(receiver.id, ctx):
+        return None  # a 2-D tensor's nested list indexes as a tuple of indices, the tensor does not
     reads = reads_of_single_binding(name, ctx)
     if not reads or not all(_read_as_index(read, ctx) for read in reads):
         return None
     return Fix("Index with the tensor itself", (ctx.replace(node, receiver.id),), safe=False)
+
+
+ONE_DIM_METHODS = frozenset({"flatten", "ravel"})
+
+
+def _one_dim(name: str, ctx: FunctionContext) -> bool:
+    """``name`` is bound once, to a 1-D tensor: an item of `torch.where(mask)` / `nonzero(as_tuple=True)`
+    unpacked, `t.flatten()`, `t.view(-1)` / `reshape(-1)`, `t.nonzero()[:, k]`; and no in-place
+    method or item store changes it (the list is read when `.tolist()` runs, the tensor later)."""
+    values = ctx.assignments(name)
+    if len(values) != 1 or ctx.is_parameter(name) or _changed_in_place(name, ctx):
+        return False
+    value = values[0]
+    if isinstance(value, ast.Assign):  # `rows, cols = torch.where(mask)`
+        value = value.value
+        return isinstance(value, ast.Call) and (_one_argument_where(value, ctx) or _nonzero_tuple(value, ctx))
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+        method, args = value.func.attr, value.args
+        if method in ONE_DIM_METHODS and not args and not value.keywords:
+            return True
+        return method in ("view", "reshape") and len(args) == 1 and int_constant(args[0]) == -1
+    if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Tuple) and len(value.slice.elts) == 2:
+        rows, column = value.slice.elts  # `t.nonzero()[:, 1]`
+        inner = value.value
+        return (isinstance(rows, ast.Slice) and rows.lower is rows.upper is rows.step is None
+                and int_constant(column) is not None and isinstance(inner, ast.Call)
+                and isinstance(inner.func, ast.Attribute) and inner.func.attr == "nonzero" and not inner.keywords)
+    return False
+
+
+def _one_argument_where(call: ast.Call, ctx: FunctionContext) -> bool:
+    return ctx.qualname(call.func) == "torch.where" and len(call.args) == 1 and not call.keywords
+
+
+def _nonzero_tuple(call: ast.Call, ctx: FunctionContext) -> bool:
+    as_tuple = next((k.value for k in call.keywords if k.arg == "as_tuple"), None)
+    return ((ctx.qualname(call.func) == "torch.nonzero" or isinstance(call.func, ast.Attribute)
+             and call.func.attr == "nonzero") and isinstance(as_tuple, ast.Constant) and as_tuple.value is True)
+
+
+def _changed_in_place(name: str, ctx: FunctionContext) -> bool:
+    for node in walk(ctx.fn.node):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
+                and node.func.value.id == name and node.func.attr.endswith("_") and not node.func.attr.startswith("_"):
+            return True
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name) \
+                and node.value.id == name:
+            return True
+    return False
 
 
 def _read_as_index(read: ast.Name, ctx: FunctionContext) -> bool:
