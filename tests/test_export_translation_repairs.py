@@ -72,10 +72,11 @@ def test_a_squeeze_of_a_dynamic_axis_torch_keeps_is_not_written(capsys):
 
 
 def test_a_floor_division_of_sizes_sympy_makes_negative_is_floored_while_exporting(capsys):
-    """A table cropped around its center at `(16 - h) // 2`: torch.export records `8 + (-h) // 2`,
-    torch.onnx writes the floor division as a truncating Div, and for an odd size the dynamo export
-    crops one row off (the crop's end too: a shape onnxruntime cannot add); the run names
-    floor_division_floored (an export that ran and fails in onnxruntime or is wrong),
+    """A table cropped around its center from `(16 - h) // 2` to that plus `h`: the exported program
+    computes the end as `h + 8 + (-h) // 2`, torch.onnx writes the floor division as a truncating
+    Div, and for an odd size the dynamo export crops one row too many (a shape onnxruntime cannot
+    add); the fix loop tries floor_division_floored as its last resort (an export that ran and fails
+    in onnxruntime or is wrong, nothing else named),
     and exported with it the model matches PyTorch on odd and even sizes. The source is not edited."""
     spec = MODELS / "centered_crop_floordiv.py"
     code, document = cli_json([f"{spec}:make_model", "--exporter", "dynamo", "--fix"], capsys)

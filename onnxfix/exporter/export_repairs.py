@@ -286,7 +286,7 @@ EXPORT_REPAIRS = {
         r"(?!)",
         "floor division of sizes in the exported program translated with Python's rounding while exporting "
         "(exporter/floor_division.py): sympy rewrites a division of a difference that is never negative into "
-        "one of a negative numerator (SD3's centered crop `(16 - h) // 2` becomes `8 + (-h) // 2`), and "
+        "one of a negative numerator (the end of SD3's centered crop, `(16 - h) // 2 + h`, becomes `h + 8 + (-h) // 2`), and "
         "torch.onnx's translation of `operator.floordiv` is ONNX Div, which truncates toward zero, silently "
         "wrong for an odd size; the same quotient wherever it was right. Outside onnxfix: torch.onnx.export's "
         "`custom_translation_table={operator.floordiv: ...}`",

@@ -3,13 +3,14 @@ as truncation.
 
 torch.export records size arithmetic as SymInt expressions, and sympy rewrites them: a floor
 division of a difference that is never negative can become one of a negative numerator. ComfyUI's
-SD3 crops its position table at `top = (16 - h) // 2`, which the exported program computes as
-`8 + (-h) // 2`. onnxscript translates `_operator::floordiv` to ONNX `Div` ("only for positive
-inputs", torch_lib's `operator_floordiv`), which truncates toward zero: for an odd `h` the crop
-starts one row off, and the exported model is silently wrong. While exporting, the translation is
-Python's floor instead: the truncated quotient, minus one where the signs differ and the
-remainder is not zero, as torch_lib's own `aten_floor_divide` computes it for signed integers.
-The same quotient wherever it was right; nothing else changes. Outside onnxfix:
+SD3 crops its position table from `top = (16 - h) // 2` to `top + h`, and the exported program
+computes that end as `h + 8 + (-h) // 2` (tests/export_models/centered_crop_floordiv.py).
+onnxscript translates `_operator::floordiv` to ONNX `Div` ("only for positive inputs", torch_lib's
+`operator_floordiv`), which truncates toward zero: for an odd `h` the crop ends one row late, and
+the exported model fails or is silently wrong. While exporting, the translation is Python's floor
+instead: the truncated quotient, minus one where the signs differ and the remainder is not zero,
+as torch_lib's own `aten_floor_divide` computes it for signed integers. The same quotient wherever
+it was right; nothing else changes. Outside onnxfix:
 `torch.onnx.export(..., custom_translation_table={operator.floordiv: floored_division()})`.
 """
 

@@ -1,7 +1,7 @@
 """ComfyUI's SD3 MMDiT crops its position table around the center: `top = (max_size - h) // 2` with
-`h` the patch count of a dynamic height. torch.export records `(16 - h) // 2` as `8 + (-h) // 2`,
-and torch.onnx translates the floor division of sizes as ONNX Div, which truncates: for an odd
-count the crop starts one row off and ends one row short (the example's count is even)."""
+`h` the patch count of a dynamic height, to `top + h`. The exported program computes that end as
+`h + 8 + (-h) // 2`, and torch.onnx translates the floor division of sizes as ONNX Div, which
+truncates: for an odd count the crop ends one row late (the example's count is even)."""
 import torch
 from torch import nn
 
