@@ -28,6 +28,17 @@ SIZE_BRANCH_FAILURE = (
 )
 
 
+def constant_pad(call: ast.Call, ctx: FunctionContext) -> bool:
+    """`F.pad(x, amounts[, mode][, value])` in constant mode: a pad by zeros is a copy of `x` (a
+    reflect, replicate or circular pad of zero is too, but not measured here)."""
+    if ctx.qualname(call.func) not in PAD_FUNCTIONS or not 2 <= len(call.args) <= 4:
+        return False
+    if any(k.arg not in ("mode", "value") for k in call.keywords):
+        return False
+    mode = [k.value for k in call.keywords if k.arg == "mode"] + call.args[2:3]
+    return not mode or (isinstance(mode[0], ast.Constant) and mode[0].value == "constant")
+
+
 def size_parity_pad(rule: Rule, node: ast.If, ctx: FunctionContext):
     """`if H % 2 == 1 or W % 2 == 1: x = F.pad(x, (0, 0, 0, W % 2, 0, H % 2))` (Swin's patch
     merging), also through a flag assigned once (`pad_input = ...; if pad_input:`). When the
@@ -43,16 +54,9 @@ def size_parity_pad(rule: Rule, node: ast.If, ctx: FunctionContext):
     statement = node.body[0]
     target = single_name_assignment(statement)
     call = statement.value if target else None
-    if not (
-        isinstance(call, ast.Call) and ctx.qualname(call.func) in PAD_FUNCTIONS and len(call.args) >= 2
-        and isinstance(call.args[0], ast.Name) and call.args[0].id == target
-    ):
+    if not (isinstance(call, ast.Call) and constant_pad(call, ctx)
+            and isinstance(call.args[0], ast.Name) and call.args[0].id == target):
         return
-    if any(k.arg not in ("mode", "value") for k in call.keywords) or len(call.args) > 4:
-        return
-    mode = [k.value for k in call.keywords if k.arg == "mode"] + call.args[2:3]
-    if mode and not (isinstance(mode[0], ast.Constant) and mode[0].value == "constant"):
-        return  # reflect/replicate/circular pads of zero are no-ops too, but not measured here
     flag, test = None, node.test
     if isinstance(test, ast.Name):
         flag = assigned_just_before(test.id, node, ctx)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import ast
 
-from onnxfix.patterns.control_flow.size_parity import PAD_FUNCTIONS
+from onnxfix.patterns.control_flow.size_parity import constant_pad
 from onnxfix.patterns.export_checks import test_under_export
 from onnxfix.rewriter.context import FunctionContext, builtin_call
 from onnxfix.rewriter.integers import int_constant
@@ -39,7 +39,7 @@ def zero_pad_shortcut(node: ast.If, ctx: FunctionContext) -> Fix | None:
     if not node.orelse or not node.body:
         return None
     zeros = _zero_amounts(node.test, ctx)
-    if zeros is None or not any(_pads_by(call, zeros, ctx) for call in _pad_calls(node.orelse, ctx)):
+    if zeros is None or not any(_pads_by(call, zeros) for call in _pad_calls(node.orelse, ctx)):
         return None
     if not all(_read_from_input(name, ctx) for name in zeros):
         return None  # amounts from the configuration: the exporters decide the same `if` for every input
@@ -94,17 +94,12 @@ def _read_from_input(name: str, ctx: FunctionContext) -> bool:
 
 
 def _pad_calls(statements: list[ast.stmt], ctx: FunctionContext) -> list[ast.Call]:
-    return [n for s in statements for n in walk(s) if isinstance(n, ast.Call) and ctx.qualname(n.func) in PAD_FUNCTIONS]
+    return [n for s in statements for n in walk(s) if isinstance(n, ast.Call) and constant_pad(n, ctx)]
 
 
-def _pads_by(call: ast.Call, zeros: set[str], ctx: FunctionContext) -> bool:
-    """A constant-mode pad whose amounts are the tested list, or a tuple or list of the tested names
-    and zeros (`(0, pad_w, 0, pad_h)`)."""
-    if len(call.args) < 2 or any(k.arg not in ("mode", "value") for k in call.keywords) or len(call.args) > 4:
-        return False
-    mode = [k.value for k in call.keywords if k.arg == "mode"] + call.args[2:3]
-    if mode and not (isinstance(mode[0], ast.Constant) and mode[0].value == "constant"):
-        return False  # a reflect or replicate pad of zero is a copy too, but not measured here
+def _pads_by(call: ast.Call, zeros: set[str]) -> bool:
+    """A pad whose amounts are the tested list, or a tuple or list of the tested names and zeros
+    (`(0, pad_w, 0, pad_h)`)."""
     amounts = call.args[1]
     if isinstance(amounts, ast.Name):
         return zeros == {amounts.id}
