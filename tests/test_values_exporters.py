@@ -1,7 +1,8 @@
 """ONX2xx/ONX4xx value patterns on the installed torch: how each exporter fails on the
 original (the measurement each rule's finding cites), and the three proofs for each fix:
 the exact rewrite, identical eager outputs, and a correct export under both exporters on
-other values and other sizes. Runs four child processes, two at a time."""
+other values and other sizes. The originals' verdicts are recorded per source and exporter
+versions, a few re-measured on every run (tests/recorded_originals.py)."""
 
 import json
 from concurrent.futures import ThreadPoolExecutor
@@ -12,6 +13,7 @@ import pytest
 import torch
 
 from example_proofs import rewrite_copy
+from recorded_originals import VALUES_RECORD, digest, recorded
 from onnxfix.exporter.targets import load_module
 from warm_workers import run_script
 
@@ -99,37 +101,21 @@ def rewritten(tmp_path_factory) -> Path:
     return rewrite_copy(MODELS, tmp_path_factory.mktemp("values"), unsafe=True)
 
 
-class HalfVerdicts:
-    """The exports in two halves, each run on first use, so that no test's setup nears the 60 s
-    bound on the 2-core machine (all of them at once took 54 s): ``verdicts[name]`` is the
-    half holding ``name``, keyed (original/fixed, exporter) -> name -> row."""
-
-    HALVES = (sorted(ORIGINAL)[::2], sorted(ORIGINAL)[1::2])
-
-    def __init__(self, rewritten: Path):
-        self.rewritten, self.halves = rewritten, {}
-
-    def __getitem__(self, name: str) -> dict:
-        half = 0 if name in self.HALVES[0] else 1
-        if half not in self.halves:
-            self.halves[half] = self._export(self.HALVES[half])
-        return self.halves[half]
-
-    def _export(self, names: list[str]) -> dict:
-        jobs = [
-            ("original", "legacy", MODELS, names),
-            ("original", "dynamo", MODELS, names),
-            ("fixed", "legacy", self.rewritten, [n for n in names if n in FIXED]),
-            ("fixed", "dynamo", self.rewritten, [n for n in names if n in FIXED]),
-        ]
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            results = pool.map(lambda job: _run(job[2], job[1], job[3]), jobs)
-        return {(which, exporter): result for (which, exporter, _, _), result in zip(jobs, results)}
-
-
 @pytest.fixture(scope="module")
-def verdicts(rewritten) -> HalfVerdicts:
-    return HalfVerdicts(rewritten)
+def verdicts(rewritten) -> dict:
+    """(exporter) -> name -> row, for the rewritten classes (the originals' rows are recorded:
+    tests/recorded_originals.py; all exports at once, originals too, took 54 s on 2 cores)."""
+    fixed = [n for n in sorted(ORIGINAL) if n in FIXED]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = pool.map(lambda exporter: _run(rewritten, exporter, fixed), ("legacy", "dynamo"))
+    return dict(zip(("legacy", "dynamo"), results))
+
+
+def measure_originals(names: list[str]) -> dict[str, dict]:
+    """class -> its record entry: the models file's digest and each exporter's verdict, measured now."""
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        rows = dict(zip(("legacy", "dynamo"), pool.map(lambda exporter: _run(MODELS, exporter, names), ("legacy", "dynamo"))))
+    return {n: {"sha256": digest(MODELS), "exporters": {e: rows[e][n][0] for e in ("legacy", "dynamo")}} for n in names}
 
 
 def test_every_fixable_pattern_was_rewritten(rewritten):
@@ -171,16 +157,27 @@ def test_numpy_twin_differs_so_the_rewrite_keeps_numpy_in_eager(name, rewritten)
 
 
 @pytest.mark.parametrize("name", sorted(ORIGINAL))
-def test_original_fails_as_measured(name, verdicts):
+def test_original_fails_as_measured(name):
     legacy, dynamo = ORIGINAL[name]
-    half = verdicts[name]
-    assert half["original", "legacy"][name][0] == legacy, half["original", "legacy"][name]
-    assert half["original", "dynamo"][name][0] == dynamo, half["original", "dynamo"][name]
+    assert recorded(VALUES_RECORD, name, MODELS)["exporters"] == {"legacy": legacy, "dynamo": dynamo}
+
+
+CANARIES = ("AsTensorOfSize", "IntOfSizeDivision", "NumpyZeros", "SizeListItem")  # each verdict, re-measured
+
+
+@pytest.fixture(scope="module")
+def canary_entries() -> dict[str, dict]:
+    return measure_originals(list(CANARIES))
+
+
+@pytest.mark.parametrize("name", CANARIES)
+def test_recorded_original_is_what_a_new_measurement_gives(name, canary_entries):
+    assert canary_entries[name] == recorded(VALUES_RECORD, name, MODELS)
 
 
 @pytest.mark.parametrize("name", FIXED)
 @pytest.mark.parametrize("exporter", ["legacy", "dynamo"])
 def test_rewrite_exports_correctly_on_other_values_and_sizes(name, exporter, verdicts):
-    verdict, failing, error, probes = verdicts[name]["fixed", exporter][name]
+    verdict, failing, error, probes = verdicts[exporter][name]
     assert verdict == OK, (failing, error)
     assert probes == ["export inputs", "probe 1 (user)", "probe 2 (user)"]
