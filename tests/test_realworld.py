@@ -20,22 +20,16 @@ import realworld  # noqa: E402
 import realworld_doc  # noqa: E402
 
 # case -> "name: dynamo: before -> safe -> unsafe | legacy: before -> safe -> unsafe" (torch 2.13)
-# One fixed for legacy only by an unsafe fix (ONX201: a tensor rebuilt from `.item()` numbers, outputs
-# bit-identical on these float32 inputs), one fixed for legacy by a safe fix through a
-# name (ONX201: `k = t.item()` then topk's k), one by a safe fix (ONX203), one fixed for dynamo by a
-# safe decomposition (ONX510: the helper runs torch.cdist outside export, so eager is bit-identical),
-# two NumPy round trips whose torch twins round differently (ONX101-103: NumPy kept for eager
-# behind `torch.onnx.is_in_onnx_export()`; tanh is a safe fix, Kokoro's `x + x.numpy().sum()` an
-# unsafe one, as a NumPy scalar promotes unlike a 0-d tensor), one fixed by a safe view fix (ONX303:
-# the view of a clone of an unannotated input, known a tensor by its `.clone()`), one clean control.
+# The bench's path end to end on one case of each kind of result: fixed for legacy by a safe fix
+# (ONX203), fixed for legacy only by an unsafe fix (Kokoro's `x + x.numpy().sum()`: NumPy kept for
+# eager behind `torch.onnx.is_in_onnx_export()`, and a NumPy scalar promotes unlike a 0-d tensor),
+# fixed for dynamo by a safe decomposition (ONX510: the helper runs torch.cdist outside export, so
+# eager is bit-identical), and one clean control. (Eight cases took 30-57 s; the rules' own proofs
+# are their fixtures, and the whole corpus is measured by bench/realworld.py.)
 FAST_SUBSET = {
-    "builtin_ops_item": "builtin_ops_item: dynamo: OK -> OK -> OK | legacy: SILENTLY-WRONG -> SILENTLY-WRONG -> OK",
-    "beam_size_item": "beam_size_item: dynamo: OK -> OK -> OK | legacy: SILENTLY-WRONG -> OK -> OK",
     "coqui_int_max_len": "coqui_int_max_len: dynamo: OK -> OK -> OK | legacy: ORT-FAILS -> OK -> OK",
     "cdist_patchcore": "cdist_patchcore: dynamo: EXPORT-FAILS -> OK -> OK | legacy: OK -> OK -> OK",
-    "numpy_fake_mode": "numpy_fake_mode: dynamo: OK -> OK -> OK | legacy: SILENTLY-WRONG -> OK -> OK",
     "kokoro_numpy_sum": "kokoro_numpy_sum: dynamo: OK -> OK -> OK | legacy: SILENTLY-WRONG -> SILENTLY-WRONG -> OK",
-    "inplace_index_put_view": "inplace_index_put_view: dynamo: OK -> OK -> OK | legacy: SILENTLY-WRONG -> OK -> OK",
     "bisenet_int_size_fixed": "bisenet_int_size_fixed: dynamo: OK -> OK -> OK | legacy: OK -> OK -> OK",
 }
 
@@ -43,13 +37,13 @@ FAST_SUBSET = {
 def test_fast_subset_verdicts(tmp_path):
     out = tmp_path / "results.json"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    subprocess.run([sys.executable, str(ROOT / "bench" / "realworld.py"), *FAST_SUBSET, "--json", str(out), "--jobs", "3"],
+    subprocess.run([sys.executable, str(ROOT / "bench" / "realworld.py"), *FAST_SUBSET, "--json", str(out), "--jobs", "2"],
                    check=True, env=env, cwd=ROOT, capture_output=True, text=True, timeout=1800)
     results = json.loads(out.read_text())
     assert {r["name"]: realworld.verdict_row(r) for r in results} == FAST_SUBSET
     # No fix changes an eager output here: ONX510's cdist helper, whose decomposition sums in
-    # another order than ATen's kernel, runs torch.cdist itself outside export; the NumPy fixes
-    # keep np.tanh and ndarray.sum outside export.
+    # another order than ATen's kernel, runs torch.cdist itself outside export; the NumPy fix
+    # keeps ndarray.sum outside export.
     assert {r["name"]: r["eager"] for r in results if any(r["eager"].values())} == {}
     assert [r["name"] for r in results if r["control"] and any(r["changed"].values())] == []
 
