@@ -247,6 +247,18 @@ def test_a_tensor_of_sizes_hands_its_sizes_back_while_exporting(capsys):
     assert any(p["probe"] == "probe 2 (user)" and p["ok"] for p in fix["results"][0]["probes"])
 
 
+def test_sizes_read_by_shape_as_tensor_are_handed_back_while_exporting(capsys):
+    """Mask2Former's / RF-DETR's `torch._shape_as_tensor(feat)[2:]` per level, joined, moved, cast
+    and checked by the areas' sum: torch.export cannot run it on a traced tensor; size_tensors_kept
+    stacks the sizes as graph values and hands them back: OK on other image sizes."""
+    target = export_fixed(capsys, "shape_as_tensor_levels.py", "--dynamic", "0:0=b,2=h,3=w", "--exporter", "dynamo")
+    assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS"]
+    assert "data is not allocated yet" in target["results"][0]["error"]
+    fix = target["fix"]
+    assert (fix["decompositions"], fix["diff"], [r["verdict"] for r in fix["results"]]) == (["size_tensors_kept"], "", ["OK"])
+    assert any(p["probe"] == "probe 2 (user)" and p["ok"] for p in fix["results"][0]["probes"])
+
+
 def test_the_items_of_an_arange_of_ints_are_ints_while_exporting(capsys):
     """`for i in torch.arange(self.nstack)` indexing ModuleLists: the data-dependent error names
     size_tensors_kept, and with it the loop's `i` are the ints of range(nstack): OK on other sizes."""

@@ -7,14 +7,21 @@ Two things go wrong without it, measured on torch 2.13 in non-strict torch.expor
 start offsets computed from it keep the example's sizes); and reading the tensor back
 (`for H, W in spatial_shapes`, `spatial_shapes[lvl]`, `.unbind()`, `.tolist()`, `.item()`) gives
 unbacked values with no tie to the sizes they were, so a later `split` / `view` by them fails on a
-data-dependent guard or keeps no size. Within the mode the tensor is stacked from 0-d tensors of
-its sizes (graph values), and the reads return the SymInts themselves. An arange of Python ints
+data-dependent guard or keeps no size. `torch._shape_as_tensor(feat)[2:]` (Mask2Former's and
+RF-DETR's levels) fails outright: ATen reads the sizes from the data, which a traced tensor has
+none of ("data is not allocated yet"). Within the mode the tensor is stacked from 0-d tensors of
+its sizes (graph values), and the reads return the SymInts themselves; the sizes are followed
+through moves and integer casts (`.to(device)`), `torch.cat(...).view(-1, 2)`, products and sums of
+two such tensors item by item, and a whole `.sum()` (mmcv's `assert (shapes[:, 0] * shapes[:, 1]).sum()
+== num_value`, which torch.export can then decide). An arange of Python ints
 (`for i in torch.arange(self.nstack)`, a ModuleList indexed by `i`) is read back as its ints. Eager is untouched (the
 mode is entered only while exporting), and nothing changes where no SymInt is given (the legacy
 exporter's sizes are traced tensors)."""
 
 from __future__ import annotations
 
+import functools
+import operator
 import weakref
 from contextlib import contextmanager
 from typing import Iterator
@@ -59,6 +66,8 @@ def _derived(func, args, kwargs, sizes):
     rest = args[1:]
     dim = kwargs.get("dim", rest[0] if rest else None)
     rows = all(isinstance(row, (list, tuple)) for row in sizes)
+    if func in (torch.Tensor.view, torch.Tensor.reshape) and not rows and not kwargs:
+        return _rows(sizes, rest[0] if len(rest) == 1 and isinstance(rest[0], (tuple, list, torch.Size)) else rest)
     if len(rest) > 1:
         return None  # (`prod(1, True)`: keepdim)
     if func is torch.Tensor.prod and dim in (1, -1) and rows and set(kwargs) <= {"dim"}:
@@ -80,10 +89,31 @@ def _derived(func, args, kwargs, sizes):
     if (func is torch.Tensor.__getitem__ and len(rest) == 1 and isinstance(rest[0], tuple) and len(rest[0]) == 2
             and isinstance(rest[0][0], slice) and rest[0][0] == slice(None) and type(rest[0][1]) is int and rows):
         return [row[rest[0][1]] for row in sizes]  # spatial_shapes[:, 0]
+    if func is torch.Tensor.to and _integer_move(rest, kwargs):
+        return sizes  # `.to(feat.device)`, `.to(dtype=torch.long)`: the same integers
     if func is torch.Tensor.new_zeros and len(rest) == 1 and isinstance(rest[0], (tuple, list)) and len(rest[0]) == 1 \
             and isinstance(rest[0][0], int) and set(kwargs) <= {"dtype", "device"}:
         return [0] * rest[0][0]
     return None
+
+
+def _integer_move(args, kwargs) -> bool:
+    """`.to(...)` arguments that move a tensor or cast it to an integer dtype, nothing else."""
+    if set(kwargs) - {"device", "dtype"}:
+        return False
+    given = [*args, *kwargs.values()]
+    return all(isinstance(a, (torch.device, str)) or isinstance(a, torch.dtype) and not (
+        a.is_floating_point or a.is_complex or a == torch.bool) for a in given)
+
+
+def _rows(sizes, shape):
+    """`torch.cat(level_sizes).view(-1, 2)`: the flat sizes as rows of the given width, else None."""
+    if len(shape) != 2 or type(shape[1]) is not int or shape[1] < 1 or len(sizes) % shape[1]:
+        return None
+    if shape[0] not in (-1, len(sizes) // shape[1]):
+        return None
+    width = shape[1]
+    return [list(sizes[start:start + width]) for start in range(0, len(sizes), width)]
 
 
 def _frozen(sizes):
@@ -143,6 +173,11 @@ class _SizeTensors(TorchFunctionMode):
         if args and isinstance(args[0], torch.Tensor) and _writes_in_place(func):
             self._held.pop(id(args[0]), None)  # `p[1] = ...`, `p.add_(1)`: no longer the values it held
             return func(*args, **kwargs)
+        if func is torch._shape_as_tensor and len(args) == 1 and not kwargs and isinstance(args[0], torch.Tensor):
+            # Mask2Former's / RF-DETR's `torch._shape_as_tensor(feat)[2:]`: ATen reads the sizes out
+            # of the tensor's data, which a traced tensor has none of ("data is not allocated yet")
+            sizes = list(args[0].shape)
+            return self._keep(_stacked(sizes, torch.int64, None), sizes)
         if func is torch.as_tensor and args and _holds_symint(args[0]) and _all_ints(args[0]) and _regular(args[0]):
             if set(kwargs) <= {"dtype", "device"} and len(args) == 1:
                 dtype = kwargs.get("dtype") or torch.int64
@@ -168,6 +203,14 @@ class _SizeTensors(TorchFunctionMode):
             if func in (torch.Tensor.max, torch.Tensor.min) and len(args) == 1 and not kwargs and sizes and _all_ints(sizes) \
                     and not any(isinstance(v, (list, tuple)) for v in sizes):
                 return _extreme(func is torch.Tensor.max, sizes)  # `torch.arange(lengths.max())`
+            flat = sizes and _all_ints(sizes) and not any(isinstance(v, (list, tuple)) for v in sizes)
+            if func is torch.Tensor.sum and len(args) == 1 and not kwargs and flat:
+                # mmcv's `assert (spatial_shapes[:, 0] * spatial_shapes[:, 1]).sum() == num_value`:
+                # the total as the SymInt it is, which torch.export can compare with the input's size
+                return functools.reduce(operator.add, sizes)
+            other = self._sizes(args[1]) if len(args) == 2 and not kwargs else None
+            if func in _ELEMENTWISE and flat and other is not None and len(other) == len(sizes) and _all_ints(other):
+                return self._keep(func(*args, **kwargs), [_ELEMENTWISE[func](a, b) for a, b in zip(sizes, other)])
             derived = _derived(func, args, kwargs, sizes)
             if derived is not None:
                 return self._keep(func(*args, **kwargs), derived)
@@ -183,6 +226,11 @@ class _SizeTensors(TorchFunctionMode):
             if func is torch.Tensor.tolist and len(args) == 1:
                 return _thawed(sizes)
         return func(*args, **kwargs)
+
+
+# products and sums of two tensors of sizes, item by item (the areas of levels from their rows)
+_ELEMENTWISE = {torch.Tensor.__mul__: operator.mul, torch.Tensor.mul: operator.mul,
+                torch.Tensor.__add__: operator.add, torch.Tensor.add: operator.add}
 
 
 def _itself(self):
