@@ -132,6 +132,7 @@ CASES = {
     "default_max_len": ("ONX201", True, (OK, WRONG)),  # NeMo: `if not max_len: max_len = lengths.max().item()`
     "nonempty_experts": ("ONX610", True, (FAILS, OK)),  # GLM-4 MoE: `if token_indices.numel() > 0:` around an expert
     "dropped_mask": ("ONX601", True, (FAILS, WRONG)),  # Mamba-family `_update_mamba_mask`: `mask = None` when all ones
+    "built_mask": ("ONX601", True, (FAILS, WRONG)),  # ChatGLM: the mask built only `if mask is not None and not mask.all()`
     "pad_to_named": ("ONX601", True, (WRONG, WRONG)),  # NeMo: `pad_amt = x.size(-1) % pad_to; if pad_amt != 0:`
     "unique_assert": ("ONX601", False, (FAILS, OK)),  # RT-IGEV: `assert torch.unique(ygrid).numel() == 1 and H == 1`
     "conjoined_write": ("ONX601", True, (FAILS, WRONG)),  # FastSpeech2Conformer: `if d.sum() == 0: d[rows] = 1`
@@ -200,6 +201,7 @@ DYNAMO_ERRORS = {
     "masked_guard": "GuardOnDataDependentSymNode",
     "nonempty_experts": "GuardOnDataDependentSymNode",
     "dropped_mask": "GuardOnDataDependentSymNode",
+    "built_mask": "GuardOnDataDependentSymNode",
     "unique_assert": "GuardOnDataDependentSymNode",
     "conjoined_write": "GuardOnDataDependentSymNode",
     "masked_guard_log": "GuardOnDataDependentSymNode",

@@ -5,6 +5,7 @@ rewritten so that both exporters take, or skip, its body while eager tests as be
 from __future__ import annotations
 
 import ast
+import itertools
 
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.precedence import AND, OR, operand
@@ -51,8 +52,12 @@ def skip_assert_when_exporting(check: ast.Assert, ctx: FunctionContext) -> Fix |
 
 
 def skipped_by_or(test: ast.expr) -> bool:
-    """`torch.onnx.is_in_onnx_export() or ...`: the operands after it never run under export."""
-    return isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or) and is_export_check(test.values[0], EXPORT_SKIPS)
+    """`torch.onnx.is_in_onnx_export() or ...`, `torch.jit.is_tracing() or torch.compiler.is_exporting()
+    or ...` (test_under_export's): the operands after the checks never run under export."""
+    if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or)):
+        return False
+    leading = itertools.takewhile(lambda value: is_export_check(value, EXPORT_SKIPS + _LEGACY_SKIPS), test.values)
+    return any(is_export_check(value, EXPORT_SKIPS) for value in leading)
 
 
 def skipped_by_and(test: ast.expr) -> bool:

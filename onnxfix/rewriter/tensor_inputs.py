@@ -92,6 +92,9 @@ def _inputs_used_as_tensors(fn: ast.AST, ctx: "FunctionContext") -> frozenset[st
     positional = [*args.posonlyargs, *args.args]
     without_default = {a.arg for a in positional[: len(positional) - len(args.defaults)]}
     without_default |= {a.arg for a, default in zip(args.kwonlyargs, args.kw_defaults) if default is None}
+    # `attention_mask=None`: an optional tensor input, tested against None before it is used
+    optional = {a.arg for a, default in zip(positional[len(positional) - len(args.defaults):], args.defaults)
+                if _is_none(default)} | {a.arg for a, default in zip(args.kwonlyargs, args.kw_defaults) if _is_none(default)}
     sized, used, doubtful = set(), set(), set()
     for node, _ in walk_function_body(fn):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.attr in ("shape", "ndim"):
@@ -110,8 +113,14 @@ def _inputs_used_as_tensors(fn: ast.AST, ctx: "FunctionContext") -> frozenset[st
             if called in INPUT_TYPE_TESTS:
                 doubtful.add(node.args[0].id)
         elif isinstance(node, ast.Compare) and any(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
-            doubtful.update(o.id for o in [node.left, *node.comparators] if isinstance(o, ast.Name))
-    return frozenset((sized | (used & without_default)) - doubtful)
+            if not (node.left.id in optional if isinstance(node.left, ast.Name) else False) or not all(
+                    _is_none(c) for c in node.comparators):  # `mask is not None`: the optional input's test
+                doubtful.update(o.id for o in [node.left, *node.comparators] if isinstance(o, ast.Name))
+    return frozenset((sized | (used & (without_default | optional))) - doubtful)
+
+
+def _is_none(node: ast.expr | None) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
 
 
 def _tensor_first_argument(node: ast.AST, ctx: "FunctionContext") -> bool:

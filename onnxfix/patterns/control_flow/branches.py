@@ -9,12 +9,14 @@ from onnxfix.patterns.control_flow.conditions import (
     BRANCH_FAILURE,
     CONTROL_FLOW_REFERENCES,
     Condition,
+    may_hold_python_value,
     python_container,
     tensor_condition,
 )
 from onnxfix.patterns.control_flow.augmented_branch import augmented_fix
 from onnxfix.patterns.control_flow.best_rows_cut import best_rows_cut
 from onnxfix.patterns.control_flow.bool_select import select_text
+from onnxfix.patterns.control_flow.built_optional import built_optional_fix
 from onnxfix.patterns.control_flow.check_call import skip_check_call
 from onnxfix.patterns.control_flow.conjoined_write import conjoined_write
 from onnxfix.patterns.control_flow.dropped_optional import dropped_optional_fix
@@ -147,6 +149,14 @@ class TensorIf(Rule):
             torch.compiler.is_exporting()) and (<test>):`. Eager tests as before; both exporters keep
             the value for every input. Unsafe: exact only where the kept value then changes nothing
             (a mask of ones). Measured: tests/flow_models/dropped_mask.py fails under dynamo and is
+            silently wrong under legacy for padded inputs; rewritten, it is OK under both.
+            Its mirror, an `if` with no `else` that only builds names otherwise None (ChatGLM2/3:
+            `if attention_mask is not None and not attention_mask.all(): full_attention_mask =
+            self.get_masks(...)`, attention causal without it): each operand reading tensor values
+            is taken as true while exporting (`attention_mask is not None and (torch.jit.is_tracing()
+            or torch.compiler.is_exporting() or not attention_mask.all())`), the Python operands
+            still decide. Unsafe: exact only where the value built from data that did not need it
+            acts as None does. Measured: tests/flow_models/built_mask.py fails under dynamo and is
             silently wrong under legacy for padded inputs; rewritten, it is OK under both.
             An `and` whose operands before the last are Python values (no tensor test: dtype
             comparisons, `is None`, flags) and whose last is a tensor test with a `torch.where`
@@ -287,10 +297,12 @@ class TensorIf(Rule):
             dropped = empty_exit_fix(node, branch_shape(node, ctx), ctx) if fix is None and guarded is None else None
             shape = branch_shape(node, ctx)
             reshaped = shape is not None and reshaped_branch(shape[2], shape[3], ctx)
+            # a value None unless the test holds: the branches' selection would meet None (no tensor)
+            built = built_optional_fix(node, ctx) if fix is None and guarded is None and dropped is None else None
             selected = (value_select_fix(node, ctx) if fix is None and guarded is None and dropped is None
-                        and not reshaped else None)
+                        and built is None and not reshaped else None)
             shortcut = (dropped_optional_fix(node, ctx) if fix is None and guarded is None and dropped is None
-                        and selected is None else None)
+                        and selected is None and built is None else built)
             if guarded is not None:
                 fix, why = guarded
                 message += why
@@ -369,7 +381,8 @@ class TensorIf(Rule):
         kind, target, when_true, when_false, last = shape
         if reshaped_branch(when_true, when_false, ctx):  # a missing `else` keeps the name: its text
             return None
-        if python_container(when_true) or (isinstance(when_false, ast.AST) and python_container(when_false)):
+        if python_container(when_true) or (python_container(when_false) if isinstance(when_false, ast.AST)
+                                           else may_hold_python_value(when_false, ctx)):
             return None
         kept = [node.test, when_true] + ([when_false] if isinstance(when_false, ast.AST) else [])
         comments = comments_outside(ctx, node, kept, last)

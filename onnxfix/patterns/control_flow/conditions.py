@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 
+from onnxfix.patterns.export_checks import skipped_by_or
 from onnxfix.patterns.scalars.values import python_values_tensor
 from onnxfix.rewriter.bindings import reaching_value
 from onnxfix.rewriter.bool_dtype import FACTORIES, is_bool_tensor
@@ -46,6 +47,8 @@ def tensor_condition(test: ast.expr, ctx: FunctionContext) -> Condition | None:
     if isinstance(test, ast.Call):
         return _condition_call(test, ctx)
     if isinstance(test, ast.BoolOp):
+        if skipped_by_or(test):
+            return None  # `torch.compiler.is_exporting() or <test>`: never evaluated under export
         if any(tensor_condition(value, ctx) for value in test.values):
             return Condition(None)
         return None
@@ -59,6 +62,8 @@ def tensor_condition(test: ast.expr, ctx: FunctionContext) -> Condition | None:
         operand = test.operand
         bare = isinstance(operand, (ast.Call, ast.Attribute, ast.Subscript, ast.Name)) and inner.where_text == ctx.segment(operand)
         return Condition(f"~{inner.where_text}" if bare else f"~({inner.where_text})")
+    if isinstance(test, ast.Name) and _is_none_constant(_parameter_default(test.id, ctx)):
+        return None  # `if scale:` of `scale=None`: first of all a test against None
     if isinstance(test, (ast.Name, ast.Attribute, ast.Subscript)) and ctx.tensors.is_tensor(test):
         return Condition(_bare_where_text(test, ctx))
     if isinstance(test, ast.Name) and _bound_to_tensor_condition(test.id, ctx):
@@ -250,3 +255,31 @@ def python_container(value: ast.expr) -> bool:
                 and value.value.attr == "shape")
     return isinstance(value, (ast.List, ast.ListComp, ast.Tuple, ast.Dict, ast.DictComp, ast.Set, ast.SetComp,
                               ast.GeneratorExp, ast.JoinedStr, ast.Lambda))
+
+
+
+def may_hold_python_value(name: str, ctx: FunctionContext) -> bool:
+    """``name`` may hold None or a Python container where an `if` without `else` keeps its previous
+    value (`mask = None`, then `if not m.all(): mask = build(m)`): `torch.where` cannot select it."""
+    default = _parameter_default(name, ctx)
+    return any(python_container(v) for v in ctx.assignments(name) if isinstance(v, ast.expr)) or (
+        default is not None and python_container(default))
+
+
+def holds_none_before(name: str, node: ast.stmt, ctx: FunctionContext) -> bool:
+    """``name`` may be None where ``node`` starts: a parameter defaulting to None or a name assigned
+    None on an earlier line (`full_attention_mask=None`, `mask = None`)."""
+    nones = [v for v in ctx.assignments(name) if _is_none_constant(v) and v.lineno < node.lineno]
+    return bool(nones) or _is_none_constant(_parameter_default(name, ctx))
+
+
+def _is_none_constant(node: ast.AST | None) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def _parameter_default(name: str, ctx: FunctionContext) -> ast.expr | None:
+    args = ctx.fn.node.args
+    positional = [*args.posonlyargs, *args.args]
+    defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
+    defaults |= {a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None}
+    return defaults.get(name)
