@@ -69,7 +69,15 @@ class ClassInfo:
 
 
 def class_info(node: ast.ClassDef) -> ClassInfo:
-    return ClassInfo(node, {m.name: m for m in node.body if isinstance(m, FUNCTION_NODES)})
+    """The class's methods by name, aliases in its body included (mmdetection's detectors:
+    `forward = simple_test` after `def simple_test(...)`)."""
+    methods: dict[str, ast.FunctionDef] = {}
+    for statement in node.body:
+        if isinstance(statement, FUNCTION_NODES):
+            methods[statement.name] = statement
+        elif isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Name) and statement.value.id in methods:
+            methods.update((t.id, methods[statement.value.id]) for t in statement.targets if isinstance(t, ast.Name))
+    return ClassInfo(node, methods)
 
 
 def _self_assignments(methods: dict[str, ast.FunctionDef]) -> tuple[dict[str, ast.expr], dict[str, ast.expr]]:

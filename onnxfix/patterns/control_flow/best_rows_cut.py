@@ -46,7 +46,7 @@ class BestRowsCut(Rule):
         what="Finds an `if` (no `else`) whose test compares a tensor's first size with k (`x.shape[0] > k`, "
         "`k < x.size(0)`, `len(x) > k`, alone or in an `and` with tests of other values, or the chain "
         "`0 < k < x.shape[0]`, kept as `0 < k and ...`) and whose body "
-        "first ranks that tensor along that dim (`x.topk(k)` / `torch.topk(x, k, ...)` with the same k, or "
+        "first ranks that tensor (or its best column, `max_scores, _ = (scores * centerness[:, None]).max(dim=1)`) along that dim (`x.topk(k)` / `torch.topk(x, k, ...)` with the same k, or "
         "`x.sort(...)` / `torch.sort(x, ...)`), then only assigns names slices to k (`inds[:k]`) and rows "
         "gathered by the ranking's indices (`boxes[inds]`, `boxes[inds, :]`).",
         why="torch.export decides the size test on the example's sizes and keeps that branch for every size; "
@@ -202,12 +202,46 @@ def _gathered_rows(body: list[ast.stmt], tensor: ast.expr) -> tuple[set[str], in
     index of the first other statement."""
     rows = {ast.unparse(tensor)}
     for position, statement in enumerate(body):
-        if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
-                and isinstance(statement.targets[0], ast.Name) and isinstance(statement.value, ast.Subscript)
-                and ast.unparse(statement.value.slice) == ast.unparse(tensor)):
+        if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1):
             return rows, position
-        rows.add(statement.targets[0].id)
+        target, value = statement.targets[0], statement.value
+        if isinstance(target, ast.Name) and isinstance(value, ast.Subscript) \
+                and ast.unparse(value.slice) == ast.unparse(tensor):
+            rows.add(target.id)
+        elif _row_reduction(value, rows) and isinstance(target, ast.Name):
+            rows.add(target.id)
+        elif _row_reduction(value, rows, pair=True) and isinstance(target, ast.Tuple) and len(target.elts) == 2 \
+                and isinstance(target.elts[0], ast.Name):
+            rows.add(target.elts[0].id)  # `max_scores, _ = scores.max(dim=1)`
+        else:
+            return rows, position
     return rows, len(body)
+
+
+_ROW_REDUCTIONS = frozenset({"max", "amax", "min", "amin", "sum", "mean"})
+
+
+def _row_reduction(value: ast.expr, rows: set[str], pair: bool = False) -> bool:
+    """A reduction over a dim other than the first of a tensor with the tested rows, or of an
+    elementwise product, sum or quotient with one (mmdetection's heads rank the best class per
+    anchor: `max_scores, _ = (scores * centerness[:, None]).max(dim=1)`): it has those rows. With
+    ``pair``, `max` / `min` unpacked into values and indices; without, `.values`, `[0]` of them or
+    a reduction giving one tensor."""
+    if not pair and isinstance(value, ast.Attribute) and value.attr == "values":
+        return _row_reduction(value.value, rows, pair=True)
+    if not pair and isinstance(value, ast.Subscript) and int_constant(value.slice) == 0:
+        return _row_reduction(value.value, rows, pair=True)
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _ROW_REDUCTIONS):
+        return False
+    if pair != (value.func.attr in ("max", "min")):
+        return False
+    dims = [a for a in value.args] + [kw.value for kw in value.keywords if kw.arg == "dim"]
+    if len(dims) != 1 or int_constant(dims[0]) in (None, 0) or any(kw.arg not in ("dim", "keepdim") for kw in value.keywords):
+        return False
+    reduced = value.func.value
+    operands = [reduced.left, reduced.right] if isinstance(reduced, ast.BinOp) and isinstance(
+        reduced.op, (ast.Mult, ast.Add, ast.Sub, ast.Div)) else [reduced]
+    return any(_has_rows(operand, rows) for operand in operands)
 
 
 def _ranking(statement: ast.stmt, rows: set[str], tested: ast.expr, k: ast.expr, ctx: FunctionContext):
