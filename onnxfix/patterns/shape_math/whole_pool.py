@@ -40,7 +40,7 @@ class WholeInputPool(DecompositionRule):
         what="Finds average and max poolings (`F.avg_pool1d/2d/3d`, `F.max_pool1d/2d/3d`, "
         "`torch.max_pool2d`, ...) whose window is the input's trailing sizes: `x.size()[2:]`, "
         "`x.shape[-2:]`, `(x.size(2), x.size(3))`, `x.size(2)` for a 1-d pooling, `[h, w]` after "
-        "`b, c, h, w = x.size()` (a global pooling); "
+        "`b, c, h, w = x.size()` or `size1 = inp_size[2]` after `inp_size = x.size()` (a global pooling); "
         "or whole axes beside axes of 1 with a stride of 1 there (`(h, 1)`, h = `x.size(2)`: a "
         "pooling over the height that keeps every column).",
         why="The exporters need the window as constants. Measured on torch 2.13: the dynamo export "
@@ -99,9 +99,26 @@ def _whole_window(window: ast.expr, source: ast.expr, rank: int, ctx: FunctionCo
         return (bound is not None and _same(bound, source) and window.slice.step is None
                 and start in (2, -rank) and whole)
     items = window.elts if isinstance(window, (ast.Tuple, ast.List)) else [window] if rank == 1 else []
+    items = [_sizes_item(item, ctx) for item in items]
     axes = [_size_axis(item, source) if _size_axis(item, source) is not None else _unpacked_axis(item, source, ctx)
             for item in items]
     return len(axes) == rank and (axes == list(range(2, 2 + rank)) or axes == list(range(-rank, 0)))
+
+
+def _sizes_item(item: ast.expr, ctx: FunctionContext) -> ast.expr:
+    """`size1` of `inp_size = x.size(); size1 = inp_size[2]` (pytorch#35743's custom adaptive max
+    pool) read as `x.size()[2]`, each name bound once; else the item."""
+    value = bound_once(item, ctx) if isinstance(item, ast.Name) else item
+    if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name):
+        sizes = bound_once(value.value, ctx)
+        if sizes is not value.value and _size_source(sizes) is not None:
+            return ast.Subscript(value=sizes, slice=value.slice, ctx=ast.Load())
+    return value if value is not item and _size_axis_of_any(value) else item
+
+
+def _size_axis_of_any(node: ast.expr) -> bool:
+    return isinstance(node, ast.Subscript) and _size_source(node.value) is not None or (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size" and len(node.args) == 1)
 
 
 def _unpacked_axis(item: ast.expr, source: ast.expr, ctx: FunctionContext) -> int | None:
