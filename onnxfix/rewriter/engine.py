@@ -127,6 +127,8 @@ def findings_in_module(source, tree, module, scope: ExportScope, display_path, s
     # Every context exists before any rule runs: a parameter's size-ness is read in its callers'.
     contexts = [FunctionContext(file_ctx, fn) for fn in scope.in_module(module)]
     _link_enclosing(contexts)
+    for ctx in contexts:  # a rule reads its callers' trees (call sites, bindings): in any order of functions
+        ctx.with_parents()
     found = [f for ctx in contexts for f in _run_rules(ctx, ruleset)]
     if ruleset.module_rules:
         found.extend(_run_module_rules(ModuleContext(file_ctx, scope), ruleset))
