@@ -49,7 +49,34 @@ def _pad_amounts(body: list[ast.stmt], a: ast.expr, b: ast.expr) -> list[ast.Bin
 
 
 def _is_padding_body(body: list[ast.stmt], ctx: FunctionContext) -> str | None:
-    """The tensor name the body pads (`x = F.pad(x, ...)` last, local assignments before)."""
+    """The tensor name the body pads (`x = F.pad(x, ...)` last, local assignments before), or
+    that every branch of its one `if` / `elif` chain on the configuration pads."""
+    branches = _padding_branches(body, ctx)
+    names = {_pads_name(branch, ctx) for branch in branches} if branches else {None}
+    return names.pop() if len(names) == 1 else None
+
+
+def _padding_branches(body: list[ast.stmt], ctx: FunctionContext) -> list[list[ast.stmt]] | None:
+    """The body, or each branch of a body that is one `if` / `elif` chain whose tests read no size
+    and no tensor (mmcv's AdaptivePadding: `if self.padding == 'corner': x = F.pad(x, [0, pad_w, 0,
+    pad_h])`, `elif self.padding == 'same': ...`, in mmdetection's and mmsegmentation's Swin and
+    PVT): a chain without `else` leaves the tensor as it is in the other configurations."""
+    if len(body) != 1 or not isinstance(body[0], ast.If):
+        return [body]
+    branches, node = [], body[0]
+    while True:
+        if any(ctx.sizes.is_size(n) or ctx.tensors.is_tensor(n) for n in walk(node.test)):
+            return None
+        branches.append(node.body)
+        if len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If):
+            node = node.orelse[0]
+            continue
+        if node.orelse:
+            branches.append(node.orelse)
+        return branches
+
+
+def _pads_name(body: list[ast.stmt], ctx: FunctionContext) -> str | None:
     if not body or not all(single_name_assignment(s) for s in body):
         return None
     last = body[-1].value
@@ -124,25 +151,67 @@ def _is_amount(node: ast.expr, ctx: FunctionContext) -> bool:
 
 
 def _zero_pads_untested(node: ast.If, ctx: FunctionContext) -> bool:
-    """Where the test `a > 0 or b != 0 ...` fails, the amounts tested are 0 (`!= 0`; `> 0` of an
-    amount proven non-negative), and every pad of the body's closing `F.pad(x, (...))` evaluates
-    to 0 from them through the body's assignments (`top = pad_h // 2`, `bottom = pad_h - top`)."""
+    """Where the test `a > 0 or b != 0 ...` fails, the amounts tested are 0 (`!= 0`; `> 0`: 0 or
+    negative, see _unproven_signs), and every pad of the body's closing `F.pad(x, (...))` (of each
+    configuration's branch) evaluates to 0 from them through the body's assignments (`top = pad_h //
+    2`, `bottom = pad_h - top`)."""
     parts = node.test.values if isinstance(node.test, ast.BoolOp) else [node.test]
-    zero: dict[str, int | None] = {}
-    for part in parts:
-        if not isinstance(part.left, ast.Name):
-            return False
-        if isinstance(part.ops[0], ast.Gt) and not ctx.ints.is_nonnegative_int(part.left):
-            return False
-        zero[part.left.id] = 0
-    for statement in node.body[:-1]:
+    if not all(isinstance(part.left, ast.Name) for part in parts):
+        return False
+    if any(isinstance(part.ops[0], ast.Gt) and not _nonnegative(part.left, node, ctx) for part in parts):
+        return False  # a negative amount fails the test too, and F.pad by it crops
+    zero: dict[str, int | None] = {part.left.id: 0 for part in parts}
+    return all(_zero_pad(branch, dict(zero)) for branch in _padding_branches(node.body, ctx) or [])
+
+
+def _zero_pad(body: list[ast.stmt], zero: dict[str, int | None]) -> bool:
+    for statement in body[:-1]:
         zero[single_name_assignment(statement)] = int_value(statement.value, zero)
-    pad = node.body[-1].value
+    pad = body[-1].value
     amounts = pad.args[1] if len(pad.args) > 1 else next((k.value for k in pad.keywords if k.arg == "pad"), None)
     if isinstance(amounts, ast.Name) and amounts.id in zero:
-        amounts = next((s.value for s in node.body if single_name_assignment(s) == amounts.id), None)
+        amounts = next((s.value for s in body if single_name_assignment(s) == amounts.id), None)
     return isinstance(amounts, (ast.Tuple, ast.List)) and bool(amounts.elts) and all(
         int_value(e, zero) == 0 for e in amounts.elts)
+
+
+def _nonnegative(name: ast.Name, node: ast.If, ctx: FunctionContext) -> bool:
+    """An int proven non-negative, or an item of the tuple a method of the class returns whose
+    item there is `max(<value>, 0)` (mmcv's AdaptivePadding: `pad_h, pad_w = self.get_pad_shape(...)`,
+    `pad_h = max((output_h - 1) * stride_h + ... - input_h, 0)` in the method)."""
+    if ctx.ints.is_nonnegative_int(name):
+        return True
+    bindings = ctx.assignments(name.id)
+    if len(bindings) != 1 or not isinstance(bindings[0], ast.Assign) or not isinstance(bindings[0].targets[0], ast.Tuple):
+        return False
+    target, value = bindings[0].targets[0], bindings[0].value
+    method = _own_method(value, ctx)
+    position = next((i for i, e in enumerate(target.elts) if isinstance(e, ast.Name) and e.id == name.id), None)
+    returns = [r for r in walk(method) if isinstance(r, ast.Return)] if method is not None else []
+    if position is None or len(returns) != 1 or not isinstance(returns[0].value, ast.Tuple) \
+            or len(returns[0].value.elts) != len(target.elts):
+        return False
+    item = returns[0].value.elts[position]
+    if isinstance(item, ast.Name):  # bound once in the method
+        bound = [n.value for n in walk(method) if isinstance(n, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == item.id for t in n.targets)]
+        item = bound[0] if len(bound) == 1 else item
+    if not (isinstance(item, ast.Call) and isinstance(item.func, ast.Name) and not item.keywords):
+        return False
+    if item.func.id == "_onnx_size_extreme":  # ONX403's form of it, `_onnx_size_extreme(True, v, 0)`
+        largest = item.args[:1] and isinstance(item.args[0], ast.Constant) and item.args[0].value is True
+        values = item.args[1:] if largest else []
+    else:
+        values = item.args if item.func.id == "max" and ctx.is_builtin("max") else []
+    return any(isinstance(a, ast.Constant) and type(a.value) is int and a.value >= 0 for a in values)
+
+
+def _own_method(call: ast.expr, ctx: FunctionContext) -> ast.FunctionDef | None:
+    """The method of the function's class `self.<name>(...)` calls."""
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name)
+            and call.func.value.id == ctx.self_name and ctx.fn.cls is not None):
+        return None
+    return ctx.fn.cls.methods.get(call.func.attr)
 
 
 def _pads_several(node: ast.If, ctx: FunctionContext) -> bool:
@@ -364,15 +433,14 @@ class PadToMultipleBranch(Rule):
         """`if pad_h > 0 or pad_w > 0:` around pads derived from those amounts (halves, the
         rest): where the test fails, every pad the body computes is 0."""
         name = _is_padding_body(node.body, ctx)
-        assigned = {single_name_assignment(s) for s in node.body} - {name}
+        assigned = {single_name_assignment(s) for branch in _padding_branches(node.body, ctx) for s in branch} - {name}
         escapes = escapes_after(name, node, ctx)
-        fix = None if read_after_if(assigned, node, ctx) else self._unconditional(node, ctx, [], safe=not escapes,
+        why = [f"`{name}` is {escapes} after the `if`, and a zero pad returns a copy"] if escapes else []
+        fix = None if read_after_if(assigned, node, ctx) else self._unconditional(node, ctx, [], safe=not why,
                                                                                   title="Pad always")
         yield ctx.report(self, node, f"`{name}` is padded only when a pad amount, a size, is positive: with the size "
                          "dynamic, torch.export keeps the export-time branch and the legacy exporter records it; "
-                         "where the test fails every pad the body computes is 0"
-                         + (f" (unsafe: `{name}` is {escapes} after the `if`, and a zero pad returns a copy)" if escapes else ""),
-                         fix=fix)
+                         "where the test fails every pad the body computes is 0" + _unsafe(why), fix=fix)
 
     def _unconditional(self, node: ast.If, ctx: FunctionContext, amounts: list[ast.BinOp], safe: bool,
                        title: str = "", rewrites: list | None = None) -> Fix | None:
