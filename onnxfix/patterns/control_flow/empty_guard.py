@@ -37,7 +37,8 @@ class EmptyExitUnderExport(Rule):
     exporters = ("dynamo",)
     doc = RuleDoc(
         what="Finds `if <t is empty>: ... return ...` (`t.numel() == 0`, `t.shape[0] == 0`, "
-        "`t.size(0) == 0`, `len(t) == 0`, `not t.numel()`) where `t` is a selection whose size "
+        "`t.size(0) == 0`, `len(t) == 0`, `not t.numel()`; `not m.any()` of a mask the code after it selects by, "
+        "mmdetection's mask_matrix_nms) where `t` is a selection whose size "
         "comes from the data (a boolean mask, `nonzero`, `torch.where(cond)[0]`), or where "
         "`onnxfix export`'s run stopped on a data-dependent guard at that line: the early exits "
         "of detection post-processing (torchvision's batched NMS, MMYOLO's YOLOv5 head); also "
@@ -80,7 +81,8 @@ class EmptyExitUnderExport(Rule):
             "Take the early exit in eager only", (ctx.replace(test, f"not {torch_name}.compiler.is_exporting() and {text}"),),
             safe=False, imports=imports)
         exit = "early exit" if any(isinstance(s, ast.Return) for s in node.body) else "`continue`"
-        message = (f"{exit} when `{ctx.segment(receiver)}` is empty, a size read out of the data: the dynamo "
+        empty = "selects nothing" if isinstance(test, ast.UnaryOp) and not emptiness_receiver(test, ctx) else "is empty"
+        message = (f"{exit} when `{ctx.segment(receiver)}` {empty}, a size read out of the data: the dynamo "
                    "exporter cannot decide it (GuardOnDataDependentSymNode) and the legacy one exports the "
                    "general path; take the exit in eager only (unsafe: the ONNX model then runs the general "
                    "path for an empty selection too)")
@@ -118,7 +120,33 @@ def skips_empty_exit(node: ast.If, ctx: FunctionContext) -> ast.expr | None:
     if consults_export_guard(node.test) or not any(isinstance(s, (ast.Return, ast.Continue)) for s in node.body):
         return None
     receiver = emptiness_receiver(node.test, ctx)
-    return receiver if receiver is not None and _data_sized(receiver, node, ctx) else None
+    if receiver is None:
+        return _unselecting_mask(node, ctx)
+    return receiver if _data_sized(receiver, node, ctx) else None
+
+
+def _unselecting_mask(node: ast.If, ctx: FunctionContext) -> ast.expr | None:
+    """`m` of `if not m.any(): return ...` (or `torch.any(m)`) where the code after the `if`
+    selects by `m` (`masks = masks[keep]`: mmdetection's mask_matrix_nms): the exit is taken where
+    the selection is empty. Any tensor's `any()` is read out of the data."""
+    test = node.test
+    if not (isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and isinstance(test.operand, ast.Call)):
+        return None
+    call = test.operand
+    if ctx.qualname(call.func) == "torch.any" and len(call.args) == 1 and not call.keywords:
+        mask = call.args[0]
+    elif isinstance(call.func, ast.Attribute) and call.func.attr == "any" and not call.args and not call.keywords:
+        mask = call.func.value
+    else:
+        return None
+    if not (isinstance(mask, ast.Name) and ctx.tensors.is_tensor(mask)):
+        return None
+    block = next((b for b in (getattr(ctx.parent(node), f, None) for f in ("body", "orelse")) if isinstance(b, list)
+                  and node in b), None)
+    after = block[block.index(node) + 1:] if block is not None else []
+    selects = any(isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Name) and n.slice.id == mask.id
+                  for statement in after for n in ast.walk(statement))
+    return mask if selects else None
 
 
 RULES = [EmptyExitUnderExport]
