@@ -5,8 +5,8 @@ original fails the way its rule says; the rewritten models are exported on every
 Re-measuring every original on every run as well cost about 250 exports, a fifth of the suite on
 the 2-core machine, to find again what the last measurement found. So the originals' verdicts
 are a record, used only while it is exact: for the model source it was measured on (sha256) and
-for the installed torch, onnx, onnxruntime and onnxscript. Anything else fails the test with the
-command that re-measures (`python tests/update_originals.py`). A few canary originals are
+for the installed torch, onnx, onnxruntime, onnxscript, numpy and transformers. Anything else
+fails the test with the command that re-measures (`python tests/update_originals.py`). A few canary originals are
 re-measured on every run and must agree with their record, so that a change to onnxfix's own
 verification (probes, comparison) that shifts verdicts shows up too.
 """
@@ -23,12 +23,15 @@ HERE = Path(__file__).resolve().parent
 FLOW_RECORD = HERE / "flow_models" / "originals.json"
 VALUES_RECORD = HERE / "values_originals.json"
 REMEASURE = "re-measure with `python tests/update_originals.py` (from the repository root) and review the diff"
-STACK = ("torch", "onnx", "onnxruntime", "onnxscript")
+# what an original's verdict depends on besides its source (numpy: the NumPy models; transformers:
+# a model built on it); torch without its local build tag, as PyPI's CUDA build and the CPU
+# wheel of one release run the same CPU code
+STACK = ("torch", "onnx", "onnxruntime", "onnxscript", "numpy", "transformers")
 
 
 @functools.cache  # importlib.metadata scans site-packages: a third of a second a call
 def installed_versions() -> dict[str, str]:
-    return {name: metadata.version(name) for name in STACK}
+    return {name: metadata.version(name).split("+")[0] for name in STACK}
 
 
 def digest(path: Path) -> str:

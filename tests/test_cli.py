@@ -377,3 +377,31 @@ def test_file_without_findings_stays_byte_identical(project, capsys):
     assert run(["clean.py", "--write"], capsys)[0] == 0
     assert path.read_bytes() == raw
     assert path.stat().st_mtime_ns == before
+
+
+ALIASED_FORWARD = '''import torch
+from torch import nn
+
+
+class Head(nn.Module):
+    def simple_test(self, scores, boxes):
+        if scores.shape[0] > 4:
+            best = scores.amax(1)
+            _, inds = best.topk(4)
+            boxes = boxes[inds]
+        return boxes
+
+    forward = simple_test
+'''
+
+
+def test_a_forward_alias_is_reported_and_fixed_alike(project, capsys):
+    """mmdetection's `forward = simple_test`: the check run and the fix run (which rebuilds the
+    reach from the project's keys) both reach the aliased method."""
+    write(project, "head.py", ALIASED_FORWARD)
+    code, out, _ = run(["head.py", "--no-cache"], capsys)
+    assert code == 1 and out.startswith("head.py:7:12: ONX615 [*] ")
+    code, out, _ = run(["head.py", "--write", "--no-cache"], capsys)
+    text = (project / "head.py").read_text()
+    assert "if _onnx_size_over(scores.shape[0], 4):\n" in text and "_onnx_topk_over(scores.shape[0], best, 4)" in text
+    assert run(["head.py", "--no-cache"], capsys)[0] == 0

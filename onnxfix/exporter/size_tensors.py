@@ -98,12 +98,12 @@ def _derived(func, args, kwargs, sizes):
 
 
 def _integer_move(args, kwargs) -> bool:
-    """`.to(...)` arguments that move a tensor or cast it to an integer dtype, nothing else."""
+    """`.to(...)` arguments that move a tensor or cast it to int64 or int32, nothing else (a narrower
+    integer dtype wraps large sizes)."""
     if set(kwargs) - {"device", "dtype"}:
         return False
     given = [*args, *kwargs.values()]
-    return all(isinstance(a, (torch.device, str)) or isinstance(a, torch.dtype) and not (
-        a.is_floating_point or a.is_complex or a == torch.bool) for a in given)
+    return all(isinstance(a, (torch.device, str)) or a in (torch.int64, torch.int32) for a in given)  # no narrowing
 
 
 def _rows(sizes, shape):
@@ -177,6 +177,8 @@ class _SizeTensors(TorchFunctionMode):
             # Mask2Former's / RF-DETR's `torch._shape_as_tensor(feat)[2:]`: ATen reads the sizes out
             # of the tensor's data, which a traced tensor has none of ("data is not allocated yet")
             sizes = list(args[0].shape)
+            if not sizes:
+                return torch.zeros(0, dtype=torch.int64)  # a 0-d tensor's: no sizes
             return self._keep(_stacked(sizes, torch.int64, None), sizes)
         if func is torch.as_tensor and args and _holds_symint(args[0]) and _all_ints(args[0]) and _regular(args[0]):
             if set(kwargs) <= {"dtype", "device"} and len(args) == 1:
@@ -204,7 +206,7 @@ class _SizeTensors(TorchFunctionMode):
                     and not any(isinstance(v, (list, tuple)) for v in sizes):
                 return _extreme(func is torch.Tensor.max, sizes)  # `torch.arange(lengths.max())`
             flat = sizes and _all_ints(sizes) and not any(isinstance(v, (list, tuple)) for v in sizes)
-            if func is torch.Tensor.sum and len(args) == 1 and not kwargs and flat:
+            if func is torch.Tensor.sum and len(args) == 1 and not kwargs and flat and _holds_symint(list(sizes)):
                 # mmcv's `assert (spatial_shapes[:, 0] * spatial_shapes[:, 1]).sum() == num_value`:
                 # the total as the SymInt it is, which torch.export can compare with the input's size
                 return functools.reduce(operator.add, sizes)

@@ -60,6 +60,16 @@ def skipped_by_or(test: ast.expr) -> bool:
     return any(is_export_check(value, EXPORT_SKIPS) for value in leading)
 
 
+def skipped_by_or_under_both(test: ast.expr) -> bool:
+    """`torch.onnx.is_in_onnx_export() or ...`, `torch.jit.is_tracing() or torch.compiler.is_exporting()
+    or ...`: the operands after the checks run under neither exporter (`torch.compiler.is_exporting()
+    or ...` alone still runs them while the legacy exporter traces)."""
+    if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or)):
+        return False
+    leading = list(itertools.takewhile(lambda value: is_export_check(value, EXPORT_SKIPS + _LEGACY_SKIPS), test.values))
+    return any(is_export_check(v, EXPORT_SKIPS) for v in leading) and any(is_export_check(v, _LEGACY_SKIPS) for v in leading)
+
+
 def skipped_by_and(test: ast.expr) -> bool:
     """`not torch.compiler.is_exporting() and ...`: the operands after it never run under export."""
     if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)):

@@ -451,9 +451,8 @@ def functions_from_reach(module: ModuleIndex, reach: dict[str, Entry]) -> Export
             info = module.classes.get(node.name)
             if info is None or info.node is not node:
                 info = class_info(node)
-            for method in node.body:
-                if isinstance(method, FUNCTION_NODES):
-                    visit_function(method, f"{node.name}.{method.name}", info, module.scope)
+            for name, method in info.methods.items():  # aliases too (`forward = simple_test`): reach names them
+                visit_function(method, f"{node.name}.{name}", info, module.scope)
     return result
 
 

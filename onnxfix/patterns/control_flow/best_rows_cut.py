@@ -27,7 +27,7 @@ from onnxfix.decompositions import helper_source
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.integers import int_constant
 from onnxfix.rewriter.rule import Fix, Helper, Rule, RuleDoc
-from onnxfix.rewriter.statements import is_elif
+from onnxfix.rewriter.statements import is_elif, read_after_if
 from onnxfix.rewriter.tree_walk import walk
 
 SIZE_OVER = Helper("_onnx_size_over", helper_source("size_over"))
@@ -97,7 +97,7 @@ def best_rows_cut(node: ast.If, ctx: FunctionContext):
     if test is None:
         return None
     compare, tensor, size, k, rest = test
-    rows, start = _gathered_rows(node.body, tensor)
+    rows, start = _gathered_rows(node.body, tensor, node, ctx)
     ranking = _ranking(node.body[start], rows, tensor, k, ctx) if start < len(node.body) else None
     if ranking is None:
         return None
@@ -196,7 +196,7 @@ def _reads_size(node: ast.expr, ctx: FunctionContext) -> bool:
     return any(ctx.sizes.is_size(sub) or _first_dim_of(sub) is not None for sub in walk(node))
 
 
-def _gathered_rows(body: list[ast.stmt], tensor: ast.expr) -> tuple[set[str], int]:
+def _gathered_rows(body: list[ast.stmt], tensor: ast.expr, node: ast.If, ctx: FunctionContext) -> tuple[set[str], int]:
     """The texts of tensors with the tested tensor's rows (itself, and the names the statements
     before the ranking bind to rows gathered by it: ALIKE's `kpts_sc = scores[indices]`), and the
     index of the first other statement."""
@@ -208,10 +208,10 @@ def _gathered_rows(body: list[ast.stmt], tensor: ast.expr) -> tuple[set[str], in
         if isinstance(target, ast.Name) and isinstance(value, ast.Subscript) \
                 and ast.unparse(value.slice) == ast.unparse(tensor):
             rows.add(target.id)
-        elif _row_reduction(value, rows) and isinstance(target, ast.Name):
+        elif _row_reduction(value, rows) and _fresh(target, rows, node, ctx):
             rows.add(target.id)
         elif _row_reduction(value, rows, pair=True) and isinstance(target, ast.Tuple) and len(target.elts) == 2 \
-                and isinstance(target.elts[0], ast.Name):
+                and all(_fresh(e, rows, node, ctx) for e in target.elts):
             rows.add(target.elts[0].id)  # `max_scores, _ = scores.max(dim=1)`
         else:
             return rows, position
@@ -219,6 +219,17 @@ def _gathered_rows(body: list[ast.stmt], tensor: ast.expr) -> tuple[set[str], in
 
 
 _ROW_REDUCTIONS = frozenset({"max", "amax", "min", "amin", "sum", "mean"})
+
+
+def _fresh(target: ast.expr, rows: set[str], node: ast.If, ctx: FunctionContext) -> bool:
+    """A name the branch binds for the ranking alone: not a tensor the cut keeps, bound nowhere
+    else in the function, read nowhere after the `if` (under export the branch runs for every size,
+    and a name rebound to the reduction would leave it with other rows or another rank)."""
+    if not isinstance(target, ast.Name) or target.id in rows:
+        return False
+    if target.id == "_":
+        return True
+    return len(ctx.assignments(target.id)) == 1 and not read_after_if({target.id}, node, ctx)
 
 
 def _row_reduction(value: ast.expr, rows: set[str], pair: bool = False) -> bool:
@@ -236,12 +247,25 @@ def _row_reduction(value: ast.expr, rows: set[str], pair: bool = False) -> bool:
     if pair != (value.func.attr in ("max", "min")):
         return False
     dims = [a for a in value.args] + [kw.value for kw in value.keywords if kw.arg == "dim"]
-    if len(dims) != 1 or int_constant(dims[0]) in (None, 0) or any(kw.arg not in ("dim", "keepdim") for kw in value.keywords):
-        return False
+    dim = int_constant(dims[0]) if len(dims) == 1 else None
+    if dim is None or dim < 1 or any(kw.arg not in ("dim", "keepdim") for kw in value.keywords):
+        return False  # a negative dim may be the first of a 1-D or 2-D tensor
     reduced = value.func.value
-    operands = [reduced.left, reduced.right] if isinstance(reduced, ast.BinOp) and isinstance(
-        reduced.op, (ast.Mult, ast.Add, ast.Sub, ast.Div)) else [reduced]
-    return any(_has_rows(operand, rows) for operand in operands)
+    if isinstance(reduced, ast.BinOp) and isinstance(reduced.op, (ast.Mult, ast.Add, ast.Sub, ast.Div)):
+        sides = (reduced.left, reduced.right)
+        return any(_has_rows(a, rows) and (_has_rows(b, rows) or _keeps_rows(b)) for a, b in (sides, sides[::-1]))
+    return _has_rows(reduced, rows)
+
+
+def _keeps_rows(operand: ast.expr) -> bool:
+    """A number, or a column of a 1-D tensor (`centerness[:, None]`): broadcast against the rows,
+    it adds no leading dim."""
+    if isinstance(operand, ast.Constant) and type(operand.value) in (int, float):
+        return True
+    index = operand.slice if isinstance(operand, ast.Subscript) else None
+    return isinstance(index, ast.Tuple) and len(index.elts) == 2 and isinstance(index.elts[0], ast.Slice) \
+        and index.elts[0].lower is None and index.elts[0].upper is None and index.elts[0].step is None \
+        and isinstance(index.elts[1], ast.Constant) and index.elts[1].value is None
 
 
 def _ranking(statement: ast.stmt, rows: set[str], tested: ast.expr, k: ast.expr, ctx: FunctionContext):

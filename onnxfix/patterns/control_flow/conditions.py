@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from onnxfix.patterns.export_checks import skipped_by_or
+from onnxfix.patterns.export_checks import skipped_by_or_under_both
 from onnxfix.patterns.scalars.values import python_values_tensor
 from onnxfix.rewriter.bindings import reaching_value
 from onnxfix.rewriter.bool_dtype import FACTORIES, is_bool_tensor
@@ -47,8 +47,8 @@ def tensor_condition(test: ast.expr, ctx: FunctionContext) -> Condition | None:
     if isinstance(test, ast.Call):
         return _condition_call(test, ctx)
     if isinstance(test, ast.BoolOp):
-        if skipped_by_or(test):
-            return None  # `torch.compiler.is_exporting() or <test>`: never evaluated under export
+        if skipped_by_or_under_both(test):
+            return None  # `torch.jit.is_tracing() or torch.compiler.is_exporting() or <test>`: never evaluated
         if any(tensor_condition(value, ctx) for value in test.values):
             return Condition(None)
         return None
@@ -62,8 +62,9 @@ def tensor_condition(test: ast.expr, ctx: FunctionContext) -> Condition | None:
         operand = test.operand
         bare = isinstance(operand, (ast.Call, ast.Attribute, ast.Subscript, ast.Name)) and inner.where_text == ctx.segment(operand)
         return Condition(f"~{inner.where_text}" if bare else f"~({inner.where_text})")
-    if isinstance(test, ast.Name) and _is_none_constant(_parameter_default(test.id, ctx)):
-        return None  # `if scale:` of `scale=None`: first of all a test against None
+    if isinstance(test, ast.Name) and _is_none_constant(_parameter_default(test.id, ctx)) and \
+            not _annotated(test.id, ctx) and len(ctx.assignments(test.id)) == 0:
+        return None  # `if scale:` of `scale=None`, unannotated, never rebound: first of all a test against None
     if isinstance(test, (ast.Name, ast.Attribute, ast.Subscript)) and ctx.tensors.is_tensor(test):
         return Condition(_bare_where_text(test, ctx))
     if isinstance(test, ast.Name) and _bound_to_tensor_condition(test.id, ctx):
@@ -267,14 +268,38 @@ def may_hold_python_value(name: str, ctx: FunctionContext) -> bool:
 
 
 def holds_none_before(name: str, node: ast.stmt, ctx: FunctionContext) -> bool:
-    """``name`` may be None where ``node`` starts: a parameter defaulting to None or a name assigned
-    None on an earlier line (`full_attention_mask=None`, `mask = None`)."""
-    nones = [v for v in ctx.assignments(name) if _is_none_constant(v) and v.lineno < node.lineno]
-    return bool(nones) or _is_none_constant(_parameter_default(name, ctx))
+    """``name`` is None where ``node`` starts, and the `if` is its only other binding: assigned None
+    on an earlier line, or a parameter defaulting to None tested `is None` around the `if`
+    (ChatGLM's `if full_attention_mask is None:`: a value the caller passed is kept). Not in a
+    loop (`best = None`, then `if best is None or ...: best = y` per item keeps the best so far)."""
+    if any(isinstance(a, (ast.For, ast.AsyncFor, ast.While)) for a in ctx.ancestors(node)):
+        return False
+    bindings = ctx.assignments(name)
+    inside = {id(n) for statement in node.body for n in walk(statement)}
+    if not all(id(v) in inside or (_is_none_constant(v) and v.lineno < node.lineno) for v in bindings):
+        return False
+    if any(_is_none_constant(v) for v in bindings if id(v) not in inside):
+        return True
+    return _is_none_constant(_parameter_default(name, ctx)) and any(
+        isinstance(a, ast.If) and _tests_is_none(a.test, name) and _within(node, a.body) for a in ctx.ancestors(node))
+
+
+def _tests_is_none(test: ast.expr, name: str) -> bool:
+    return (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == name
+            and len(test.ops) == 1 and isinstance(test.ops[0], ast.Is) and _is_none_constant(test.comparators[0]))
+
+
+def _within(node: ast.stmt, block: list[ast.stmt]) -> bool:
+    return any(node is n for statement in block for n in walk(statement))
 
 
 def _is_none_constant(node: ast.AST | None) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
+
+
+def _annotated(name: str, ctx: FunctionContext) -> bool:
+    args = ctx.fn.node.args
+    return any(a.arg == name and a.annotation is not None for a in [*args.posonlyargs, *args.args, *args.kwonlyargs])
 
 
 def _parameter_default(name: str, ctx: FunctionContext) -> ast.expr | None:

@@ -111,9 +111,17 @@ def _sizes_item(item: ast.expr, ctx: FunctionContext) -> ast.expr:
     value = bound_once(item, ctx) if isinstance(item, ast.Name) else item
     if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name):
         sizes = bound_once(value.value, ctx)
-        if sizes is not value.value and _size_source(sizes) is not None:
+        if sizes is not value.value and _size_source(sizes) is not None and not _rebound_after(sizes, ctx):
             return ast.Subscript(value=sizes, slice=value.slice, ctx=ast.Load())
     return value if value is not item and _size_axis_of_any(value) else item
+
+
+def _rebound_after(sizes: ast.expr, ctx: FunctionContext) -> bool:
+    """The tensor whose sizes these are (`x` of `inp_size = x.size()`) is bound again on a later
+    line (`x = F.pad(x, ...)` before the pooling: its sizes are no longer these)."""
+    tensor = _size_source(sizes)
+    return isinstance(tensor, ast.Name) and any(
+        getattr(b, "lineno", 0) > sizes.lineno for b in ctx.assignments(tensor.id))
 
 
 def _size_axis_of_any(node: ast.expr) -> bool:
