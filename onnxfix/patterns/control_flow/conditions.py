@@ -263,8 +263,15 @@ def may_hold_python_value(name: str, ctx: FunctionContext) -> bool:
     """``name`` may hold None or a Python container where an `if` without `else` keeps its previous
     value (`mask = None`, then `if not m.all(): mask = build(m)`): `torch.where` cannot select it."""
     default = _parameter_default(name, ctx)
-    return any(python_container(v) for v in ctx.assignments(name) if isinstance(v, ast.expr)) or (
-        default is not None and python_container(default))
+    return any(_may_be_python(v) for v in ctx.assignments(name) if isinstance(v, ast.expr)) or (
+        default is not None and _may_be_python(default))
+
+
+def _may_be_python(value: ast.expr) -> bool:
+    """A Python container, or a conditional expression one side of which is (`t if flag else None`)."""
+    if isinstance(value, ast.IfExp):
+        return _may_be_python(value.body) or _may_be_python(value.orelse)
+    return python_container(value)
 
 
 def holds_none_before(name: str, node: ast.stmt, ctx: FunctionContext) -> bool:
