@@ -53,21 +53,23 @@ def skip_assert_when_exporting(check: ast.Assert, ctx: FunctionContext) -> Fix |
 
 def skipped_by_or(test: ast.expr) -> bool:
     """`torch.onnx.is_in_onnx_export() or ...`, `torch.jit.is_tracing() or torch.compiler.is_exporting()
-    or ...` (test_under_export's): the operands after the checks never run under export."""
-    if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or)):
-        return False
-    leading = itertools.takewhile(lambda value: is_export_check(value, EXPORT_SKIPS + _LEGACY_SKIPS), test.values)
-    return any(is_export_check(value, EXPORT_SKIPS) for value in leading)
+    or ...` (test_under_export's): the operands after the checks never run under torch.export."""
+    return any(is_export_check(value, EXPORT_SKIPS) for value in _leading_checks(test))
 
 
 def skipped_by_or_under_both(test: ast.expr) -> bool:
-    """`torch.onnx.is_in_onnx_export() or ...`, `torch.jit.is_tracing() or torch.compiler.is_exporting()
-    or ...`: the operands after the checks run under neither exporter (`torch.compiler.is_exporting()
-    or ...` alone still runs them while the legacy exporter traces)."""
-    if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or)):
-        return False
-    leading = list(itertools.takewhile(lambda value: is_export_check(value, EXPORT_SKIPS + _LEGACY_SKIPS), test.values))
+    """The same under both exporters: `torch.onnx.is_in_onnx_export() or ...`, `torch.jit.is_tracing()
+    or torch.compiler.is_exporting() or ...` (`torch.compiler.is_exporting() or ...` alone still runs
+    the rest while the legacy exporter traces)."""
+    leading = _leading_checks(test)
     return any(is_export_check(v, EXPORT_SKIPS) for v in leading) and any(is_export_check(v, _LEGACY_SKIPS) for v in leading)
+
+
+def _leading_checks(test: ast.expr) -> list[ast.expr]:
+    """The export checks an `or` starts with."""
+    if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or)):
+        return []
+    return list(itertools.takewhile(lambda value: is_export_check(value, EXPORT_SKIPS + _LEGACY_SKIPS), test.values))
 
 
 def skipped_by_and(test: ast.expr) -> bool:

@@ -90,10 +90,14 @@ def _default_of(statement: ast.stmt, name: str) -> ast.expr | None:
     return None
 
 
+def is_none_literal(node: ast.AST | None) -> bool:
+    """The literal `None`."""
+    return isinstance(node, ast.Constant) and node.value is None
+
+
 def none_test(node: ast.AST) -> str | None:
     """'mask' for `mask is None` (a plain name or `self.x`)."""
     if (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Is)
-            and isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None
-            and isinstance(node.left, (ast.Name, ast.Attribute))):
+            and is_none_literal(node.comparators[0]) and isinstance(node.left, (ast.Name, ast.Attribute))):
         return ast.unparse(node.left)
     return None

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from onnxfix.opdb_catalog import tensor_first_functions
 from onnxfix.rewriter.function_body import walk_function_body
+from onnxfix.rewriter.none_defaults import is_none_literal
 
 if TYPE_CHECKING:
     from onnxfix.rewriter.context import FunctionContext
@@ -94,7 +95,7 @@ def _inputs_used_as_tensors(fn: ast.AST, ctx: "FunctionContext") -> frozenset[st
     without_default |= {a.arg for a, default in zip(args.kwonlyargs, args.kw_defaults) if default is None}
     # `attention_mask=None`: an optional tensor input, tested against None before it is used
     optional = {a.arg for a, default in zip(positional[len(positional) - len(args.defaults):], args.defaults)
-                if _is_none(default)} | {a.arg for a, default in zip(args.kwonlyargs, args.kw_defaults) if _is_none(default)}
+                if is_none_literal(default)} | {a.arg for a, default in zip(args.kwonlyargs, args.kw_defaults) if is_none_literal(default)}
     sized, used, doubtful = set(), set(), set()
     for node, _ in walk_function_body(fn):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.attr in ("shape", "ndim"):
@@ -114,13 +115,9 @@ def _inputs_used_as_tensors(fn: ast.AST, ctx: "FunctionContext") -> frozenset[st
                 doubtful.add(node.args[0].id)
         elif isinstance(node, ast.Compare) and any(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
             if not (node.left.id in optional if isinstance(node.left, ast.Name) else False) or not all(
-                    _is_none(c) for c in node.comparators):  # `mask is not None`: the optional input's test
+                    is_none_literal(c) for c in node.comparators):  # `mask is not None`: the optional input's test
                 doubtful.update(o.id for o in [node.left, *node.comparators] if isinstance(o, ast.Name))
     return frozenset((sized | (used & (without_default | optional))) - doubtful)
-
-
-def _is_none(node: ast.expr | None) -> bool:
-    return isinstance(node, ast.Constant) and node.value is None
 
 
 def _tensor_first_argument(node: ast.AST, ctx: "FunctionContext") -> bool:

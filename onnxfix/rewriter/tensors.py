@@ -280,7 +280,7 @@ class TensorOracle:
 
     def _name_uncached(self, name: str) -> bool | None:
         ctx = self.ctx
-        annotation = _parameter_annotation(ctx.fn.node, name)
+        annotation = parameter_annotation(ctx.fn.node, name)
         if annotation is not None:
             return ctx.qualname(annotation) in TENSOR_ANNOTATIONS or None
         outer = ctx.outer_function
@@ -371,7 +371,7 @@ def _has_dim_argument(node: ast.Call, first: int) -> bool:
     return len(node.args) > first or any(k.arg in ("dim", "keepdim") for k in node.keywords)
 
 
-def _parameter_annotation(fn: ast.AST, name: str) -> ast.expr | None:
+def parameter_annotation(fn: ast.AST, name: str) -> ast.expr | None:
     args = fn.args
     for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
         if arg.arg == name:

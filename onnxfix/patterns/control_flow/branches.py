@@ -301,8 +301,8 @@ class TensorIf(Rule):
             built = built_optional_fix(node, ctx) if fix is None and guarded is None and dropped is None else None
             selected = (value_select_fix(node, ctx) if fix is None and guarded is None and dropped is None
                         and built is None and not reshaped else None)
-            shortcut = (dropped_optional_fix(node, ctx) if fix is None and guarded is None and dropped is None
-                        and selected is None and built is None else built)
+            shortcut = built or (dropped_optional_fix(node, ctx) if fix is None and guarded is None and dropped is None
+                                 and selected is None else None)
             if guarded is not None:
                 fix, why = guarded
                 message += why

@@ -35,6 +35,7 @@ from onnxfix.rewriter.export_guards import consults_export_guard
 from onnxfix.rewriter.rule import Edit, Fix
 from onnxfix.rewriter.statements import is_elif, single_name_assignment
 from onnxfix.rewriter.tree_walk import walk
+from onnxfix.rewriter.none_defaults import is_none_literal
 
 WHY = ("; the body only builds values that are None otherwise (`= None` before it), a value the data may not "
        "need: build it while exporting too, so the exported model has it for every input (unsafe: exact only "
@@ -48,7 +49,7 @@ def built_optional_fix(node: ast.If, ctx: FunctionContext) -> tuple[Fix, str] | 
             or is_elif(node, ctx) or not test_skippable_when_exporting(node.test):
         return None
     names = [single_name_assignment(statement) for statement in node.body]
-    if None in names or any(_is_none(statement.value) for statement in node.body):
+    if None in names or any(is_none_literal(statement.value) for statement in node.body):
         return None
     if not all(holds_none_before(name, node, ctx) for name in names):
         return None
@@ -88,7 +89,3 @@ def _leaves(test: ast.expr):
             yield None
         else:
             yield value
-
-
-def _is_none(value: ast.expr) -> bool:
-    return isinstance(value, ast.Constant) and value.value is None

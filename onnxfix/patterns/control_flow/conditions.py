@@ -12,7 +12,10 @@ from onnxfix.rewriter.bool_dtype import FACTORIES, is_bool_tensor
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.datadep import is_data_dependent_size
 from onnxfix.rewriter.precedence import COMPARE, operand as parenthesized
+from onnxfix.rewriter.tensors import parameter_annotation
 from onnxfix.rewriter.tree_walk import walk
+from onnxfix.rewriter.config_numbers import parameter_defaults
+from onnxfix.rewriter.none_defaults import is_none_literal, none_test
 
 
 COMPARISONS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
@@ -62,8 +65,8 @@ def tensor_condition(test: ast.expr, ctx: FunctionContext) -> Condition | None:
         operand = test.operand
         bare = isinstance(operand, (ast.Call, ast.Attribute, ast.Subscript, ast.Name)) and inner.where_text == ctx.segment(operand)
         return Condition(f"~{inner.where_text}" if bare else f"~({inner.where_text})")
-    if isinstance(test, ast.Name) and _is_none_constant(_parameter_default(test.id, ctx)) and \
-            not _annotated(test.id, ctx) and len(ctx.assignments(test.id)) == 0:
+    if isinstance(test, ast.Name) and is_none_literal(_parameter_default(test.id, ctx)) and \
+            parameter_annotation(ctx.fn.node, test.id) is None and len(ctx.assignments(test.id)) == 0:
         return None  # `if scale:` of `scale=None`, unannotated, never rebound: first of all a test against None
     if isinstance(test, (ast.Name, ast.Attribute, ast.Subscript)) and ctx.tensors.is_tensor(test):
         return Condition(_bare_where_text(test, ctx))
@@ -258,7 +261,6 @@ def python_container(value: ast.expr) -> bool:
                               ast.GeneratorExp, ast.JoinedStr, ast.Lambda))
 
 
-
 def may_hold_python_value(name: str, ctx: FunctionContext) -> bool:
     """``name`` may hold None or a Python container where an `if` without `else` keeps its previous
     value (`mask = None`, then `if not m.all(): mask = build(m)`): `torch.where` cannot select it."""
@@ -283,35 +285,17 @@ def holds_none_before(name: str, node: ast.stmt, ctx: FunctionContext) -> bool:
         return False
     bindings = ctx.assignments(name)
     inside = {id(n) for statement in node.body for n in walk(statement)}
-    if not all(id(v) in inside or (_is_none_constant(v) and v.lineno < node.lineno) for v in bindings):
+    if not all(id(v) in inside or (is_none_literal(v) and v.lineno < node.lineno) for v in bindings):
         return False
-    if any(_is_none_constant(v) for v in bindings if id(v) not in inside):
+    if any(is_none_literal(v) for v in bindings if id(v) not in inside):
         return True
-    return _is_none_constant(_parameter_default(name, ctx)) and any(
-        isinstance(a, ast.If) and _tests_is_none(a.test, name) and _within(node, a.body) for a in ctx.ancestors(node))
-
-
-def _tests_is_none(test: ast.expr, name: str) -> bool:
-    return (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == name
-            and len(test.ops) == 1 and isinstance(test.ops[0], ast.Is) and _is_none_constant(test.comparators[0]))
+    return is_none_literal(_parameter_default(name, ctx)) and any(
+        isinstance(a, ast.If) and none_test(a.test) == name and _within(node, a.body) for a in ctx.ancestors(node))
 
 
 def _within(node: ast.stmt, block: list[ast.stmt]) -> bool:
     return any(node is n for statement in block for n in walk(statement))
 
 
-def _is_none_constant(node: ast.AST | None) -> bool:
-    return isinstance(node, ast.Constant) and node.value is None
-
-
-def _annotated(name: str, ctx: FunctionContext) -> bool:
-    args = ctx.fn.node.args
-    return any(a.arg == name and a.annotation is not None for a in [*args.posonlyargs, *args.args, *args.kwonlyargs])
-
-
 def _parameter_default(name: str, ctx: FunctionContext) -> ast.expr | None:
-    args = ctx.fn.node.args
-    positional = [*args.posonlyargs, *args.args]
-    defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
-    defaults |= {a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None}
-    return defaults.get(name)
+    return parameter_defaults(ctx.fn.node).get(name)

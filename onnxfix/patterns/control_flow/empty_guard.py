@@ -18,6 +18,8 @@ from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.datadep import is_data_sized
 from onnxfix.rewriter.export_guards import consults_export_guard
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
+from onnxfix.rewriter.statements import block_of
+from onnxfix.rewriter.tree_walk import walk
 
 def _data_sized(receiver: ast.expr, node: ast.If, ctx: FunctionContext) -> bool:
     """Statically a selection by the data (a boolean mask, nonzero, ...), or on a line where the
@@ -141,11 +143,10 @@ def _unselecting_mask(node: ast.If, ctx: FunctionContext) -> ast.expr | None:
         return None
     if not (isinstance(mask, ast.Name) and ctx.tensors.is_tensor(mask)):
         return None
-    block = next((b for b in (getattr(ctx.parent(node), f, None) for f in ("body", "orelse")) if isinstance(b, list)
-                  and node in b), None)
-    after = block[block.index(node) + 1:] if block is not None else []
+    block = block_of(node, ctx)
+    after = block[next(i for i, s in enumerate(block) if s is node) + 1:] if block else []
     selects = any(isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Name) and n.slice.id == mask.id
-                  for statement in after for n in ast.walk(statement))
+                  for statement in after for n in walk(statement))
     return mask if selects else None
 
 

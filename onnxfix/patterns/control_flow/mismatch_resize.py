@@ -28,6 +28,7 @@ from onnxfix.rewriter.names import dotted_parts
 from onnxfix.rewriter.rule import Fix
 from onnxfix.rewriter.tensors import in_place_method
 from onnxfix.rewriter.tree_walk import walk
+from onnxfix.rewriter.none_defaults import is_none_literal
 
 # modes whose resize to the same size reads every output element from the same input element
 EXACT_MODES = frozenset({"nearest", "nearest-exact"})
@@ -98,7 +99,7 @@ def _resize_statement(block: list[ast.stmt], ctx: FunctionContext) -> tuple[str,
     keywords = {k.arg: k.value for k in call.keywords}
     size = call.args[1] if len(call.args) > 1 else keywords.get("size")
     scale = call.args[SCALE_POSITION] if len(call.args) > SCALE_POSITION else keywords.get("scale_factor")
-    if size is None or _is_none(size) or not (scale is None or _is_none(scale)):
+    if size is None or is_none_literal(size) or not (scale is None or is_none_literal(scale)):
         return None
     if not (_plain(target) and _plain(call.args[0])):
         return None
@@ -265,10 +266,6 @@ class _SizeAsShape(ast.NodeTransformer):
         if isinstance(node.func, ast.Attribute) and node.func.attr == "size" and not node.args and not node.keywords:
             return ast.Attribute(value=node.func.value, attr="shape", ctx=ast.Load())
         return node
-
-
-def _is_none(node: ast.expr) -> bool:
-    return isinstance(node, ast.Constant) and node.value is None
 
 
 def _mode(call: ast.Call) -> str:

@@ -151,8 +151,8 @@ def _is_amount(node: ast.expr, ctx: FunctionContext) -> bool:
 
 
 def _zero_pads_untested(node: ast.If, ctx: FunctionContext) -> bool:
-    """Where the test `a > 0 or b != 0 ...` fails, the amounts tested are 0 (`!= 0`; `> 0`: 0 or
-    negative, see _unproven_signs), and every pad of the body's closing `F.pad(x, (...))` (of each
+    """Where the test `a > 0 or b != 0 ...` fails, the amounts tested are 0 (`!= 0`; `> 0` of an
+    amount proven non-negative, _nonnegative), and every pad of the body's closing `F.pad(x, (...))` (of each
     configuration's branch) evaluates to 0 from them through the body's assignments (`top = pad_h //
     2`, `bottom = pad_h - top`)."""
     parts = node.test.values if isinstance(node.test, ast.BoolOp) else [node.test]

@@ -31,6 +31,7 @@ from onnxfix.rewriter.export_guards import consults_export_guard
 from onnxfix.rewriter.module_outputs import returns_one_tensor
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 from onnxfix.rewriter.tree_walk import walk
+from onnxfix.rewriter.none_defaults import is_none_literal
 
 POSITIVE = {ast.Gt: 0, ast.GtE: 1}  # `n > 0`, `n >= 1`
 POSITIVE_FLIPPED = {ast.Lt: 0, ast.LtE: 1}  # `0 < n`, `1 <= n`
@@ -291,21 +292,17 @@ def _source_dim(items: list[ast.expr], position: int) -> int | None:
     if any(_is_ellipsis(i) for i in before):
         if any(_is_ellipsis(i) for i in after) or not all(_one_dim_or_none(i) for i in after):
             return None
-        return -(1 + sum(1 for i in after if not _is_none(i)))
+        return -(1 + sum(1 for i in after if not is_none_literal(i)))
     if not all(_one_dim_or_none(i) for i in before):
         return None
-    return sum(1 for i in before if not _is_none(i))
+    return sum(1 for i in before if not is_none_literal(i))
 
 
 def _one_dim_or_none(item: ast.expr) -> bool:
-    return isinstance(item, ast.Slice) or _is_none(item) or (
+    return isinstance(item, ast.Slice) or is_none_literal(item) or (
         isinstance(item, ast.Constant) and type(item.value) is int) or (
         isinstance(item, ast.UnaryOp) and isinstance(item.op, ast.USub)
         and isinstance(item.operand, ast.Constant) and type(item.operand.value) is int)
-
-
-def _is_none(item: ast.expr) -> bool:
-    return isinstance(item, ast.Constant) and item.value is None
 
 
 def _is_ellipsis(item: ast.expr) -> bool:
