@@ -111,6 +111,7 @@ CASES = {
     "resize_multiple": ("ONX608", True, (ORT, ORT)),  # MobileViT: resized to the patch multiple when a size is not one
     "pad_amount_test": ("ONX608", False, (WRONG, WRONG)),  # `if pad_H > 0 or pad_W > 0:` around the pad (torch#136216)
     "adaptive_padding": ("ONX608", True, (WRONG, WRONG)),  # mmcv's AdaptivePadding: amounts from a method's max(..., 0), pad by config
+    "same_pad_function": ("ONX608", True, (WRONG, WRONG)),  # timm's get_same_padding / mmcv's Conv2dAdaptivePadding: max(..., 0) from a function or bound once
     "bool_masks": ("ONX528", False, (ORT, ORT)),  # PARSeq's bool cumsum, masks added and selected: .long(), |, & |
     "grown_cache": ("ONX609", False, (ORT, ORT)),  # fairseq's sinusoidal table, rebuilt in forward when outgrown
     "memo_cache": ("ONX609", False, (ORT, OK)),  # DA3's position grids memoised per patch grid in a dict

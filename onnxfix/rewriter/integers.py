@@ -9,6 +9,7 @@ import ast
 from typing import TYPE_CHECKING, Callable
 
 from onnxfix.rewriter.evidence import all_int_sequences, all_ints
+from onnxfix.rewriter.returned import all_returned, target_position
 from onnxfix.rewriter.tree_walk import walk
 
 if TYPE_CHECKING:
@@ -115,6 +116,32 @@ class IntegerOracle:
             return an_int and (kind == "int" or self._guarded_positive(node))
         return False
 
+    def at_least_zero(self, node: ast.AST) -> bool:
+        """>= 0, an int or not: a non-negative int, `max(..., <int >= 0>)` (mmcv's pad amounts,
+        `max((out - 1) * stride + k - size, 0)`, of config numbers the oracle cannot type), a name
+        bound once to one, or the item every return of the function it is unpacked from gives it."""
+        if self.is_nonnegative_int(node):
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "max" \
+                and self._is_builtin("max") and not node.keywords:
+            return any(self.at_least_zero(a) for a in node.args)
+        if isinstance(node, ast.Call) and own_size_helper(node) == "_onnx_size_extreme" and node.args and isinstance(node.args[0], ast.Constant) \
+                and node.args[0].value is True:  # ONX403's max()
+            return any(self.at_least_zero(a) for a in node.args[1:])
+        if isinstance(node, ast.Call):
+            return all_returned(self.ctx, node, None, "at least 0", lambda callee, item: callee.ints.at_least_zero(item))
+        if not isinstance(node, ast.Name) or self.ctx.is_parameter(node.id) or self.ctx.inner_scope(node) is not None:
+            return False
+        values = self.ctx.assignments(node.id)
+        if len(values) != 1:
+            return False
+        value = values[0]
+        if not isinstance(value, ast.Assign):
+            return isinstance(value, ast.expr) and self.at_least_zero(value)
+        unpacked = target_position(value, node.id)
+        return unpacked is not None and all_returned(
+            self.ctx, value.value, unpacked, "at least 0", lambda callee, item: callee.ints.at_least_zero(item))
+
     def module_constant(self, node: ast.AST) -> int | None:
         """The int of a module-level constant (`SEQ_MULTI_OF = 32`) that the function reads."""
         name = module_level_read(node, self.ctx)
@@ -172,6 +199,8 @@ class IntegerOracle:
         func = node.func
         if kind == "int" and self.ctx.qualname(func) in INT_MATH:  # math.ceil/floor return ints
             return True
+        if all_returned(self.ctx, node, None, kind, lambda callee, item: callee.ints._check(item, kind)):
+            return True  # n = self.amount(x), every return of it an int (>= 0)
         helper = own_size_helper(node)
         if helper in ("_onnx_sym_int", "_onnx_size_round"):
             return kind == "int" or self._nonnegative_number(node.args[-1])  # int(x), math.ceil(x) of x >= 0
@@ -241,10 +270,23 @@ class IntegerOracle:
             if element is not None:
                 return self._check(element, kind)
             shape = is_whole_shape(value.value) or self.ctx.is_shape_sequence(value.value)  # h, w = size (a shape)
-            return shape and not _is_starred_target(value, name)
+            if shape and not _is_starred_target(value, name):
+                return True
+            unpacked = target_position(value, name)
+            return unpacked is not None and (_config_item(self.ctx, value.value, unpacked[0], kind) or all_returned(
+                self.ctx, value.value, unpacked, kind, lambda callee, item: callee.ints._check(item, kind)))
         if isinstance(value, ast.stmt):
             return False
         return self._check(value, kind)
+
+
+def _config_item(ctx: "FunctionContext", sequence: ast.expr, position: int, kind: str) -> bool:
+    """`kernel_h, kernel_w = self.kernel_size`: the item is `self.kernel_size[position]`, a config
+    int (a literal >= 0 for "nonneg")."""
+    if not ctx.is_self_attr(sequence):
+        return False
+    item = ast.Subscript(value=sequence, slice=ast.Constant(position), ctx=ast.Load())
+    return ctx.is_config_int(item, nonneg=kind == "nonneg")
 
 
 def _contradicted(ctx: "FunctionContext", name: str) -> bool:

@@ -152,13 +152,13 @@ def _is_amount(node: ast.expr, ctx: FunctionContext) -> bool:
 
 def _zero_pads_untested(node: ast.If, ctx: FunctionContext) -> bool:
     """Where the test `a > 0 or b != 0 ...` fails, the amounts tested are 0 (`!= 0`; `> 0` of an
-    amount proven non-negative, _nonnegative), and every pad of the body's closing `F.pad(x, (...))` (of each
+    amount the ints oracle proves non-negative), and every pad of the body's closing `F.pad(x, (...))` (of each
     configuration's branch) evaluates to 0 from them through the body's assignments (`top = pad_h //
     2`, `bottom = pad_h - top`)."""
     parts = node.test.values if isinstance(node.test, ast.BoolOp) else [node.test]
     if not all(isinstance(part.left, ast.Name) for part in parts):
         return False
-    if any(isinstance(part.ops[0], ast.Gt) and not _nonnegative(part.left, node, ctx) for part in parts):
+    if any(isinstance(part.ops[0], ast.Gt) and not ctx.ints.at_least_zero(part.left) for part in parts):
         return False  # a negative amount fails the test too, and F.pad by it crops
     zero: dict[str, int | None] = {part.left.id: 0 for part in parts}
     return all(_zero_pad(branch, dict(zero)) for branch in _padding_branches(node.body, ctx) or [])
@@ -173,45 +173,6 @@ def _zero_pad(body: list[ast.stmt], zero: dict[str, int | None]) -> bool:
         amounts = next((s.value for s in body if single_name_assignment(s) == amounts.id), None)
     return isinstance(amounts, (ast.Tuple, ast.List)) and bool(amounts.elts) and all(
         int_value(e, zero) == 0 for e in amounts.elts)
-
-
-def _nonnegative(name: ast.Name, node: ast.If, ctx: FunctionContext) -> bool:
-    """An int proven non-negative, or an item of the tuple a method of the class returns whose
-    item there is `max(<value>, 0)` (mmcv's AdaptivePadding: `pad_h, pad_w = self.get_pad_shape(...)`,
-    `pad_h = max((output_h - 1) * stride_h + ... - input_h, 0)` in the method)."""
-    if ctx.ints.is_nonnegative_int(name):
-        return True
-    bindings = ctx.assignments(name.id)
-    if len(bindings) != 1 or not isinstance(bindings[0], ast.Assign) or not isinstance(bindings[0].targets[0], ast.Tuple):
-        return False
-    target, value = bindings[0].targets[0], bindings[0].value
-    method = _own_method(value, ctx)
-    position = next((i for i, e in enumerate(target.elts) if isinstance(e, ast.Name) and e.id == name.id), None)
-    returns = [r for r in walk(method) if isinstance(r, ast.Return)] if method is not None else []
-    if position is None or len(returns) != 1 or not isinstance(returns[0].value, ast.Tuple) \
-            or len(returns[0].value.elts) != len(target.elts):
-        return False
-    item = returns[0].value.elts[position]
-    if isinstance(item, ast.Name):  # bound once in the method
-        bound = [n.value for n in walk(method) if isinstance(n, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == item.id for t in n.targets)]
-        item = bound[0] if len(bound) == 1 else item
-    if not (isinstance(item, ast.Call) and isinstance(item.func, ast.Name) and not item.keywords):
-        return False
-    if item.func.id == "_onnx_size_extreme":  # ONX403's form of it, `_onnx_size_extreme(True, v, 0)`
-        largest = item.args[:1] and isinstance(item.args[0], ast.Constant) and item.args[0].value is True
-        values = item.args[1:] if largest else []
-    else:
-        values = item.args if item.func.id == "max" and ctx.is_builtin("max") else []
-    return any(isinstance(a, ast.Constant) and type(a.value) is int and a.value >= 0 for a in values)
-
-
-def _own_method(call: ast.expr, ctx: FunctionContext) -> ast.FunctionDef | None:
-    """The method of the function's class `self.<name>(...)` calls."""
-    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name)
-            and call.func.value.id == ctx.self_name and ctx.fn.cls is not None):
-        return None
-    return ctx.fn.cls.methods.get(call.func.attr)
 
 
 def _pads_several(node: ast.If, ctx: FunctionContext) -> bool:
