@@ -55,6 +55,18 @@ def _packed_names(function: ast.AST) -> frozenset[str]:
     return frozenset(names)
 
 
+def _file_class_with_data(ctx: FunctionContext) -> bool:
+    """A class of the file has its own `data`: a field (`data: dict` of a NamedTuple or dataclass),
+    a `self.data = ...` of a method, or a method or property `data`."""
+    return any(_declares_data(info) for info in ctx.file.module.classes.values())
+
+
+def _declares_data(info) -> bool:
+    body_fields = any(isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.target.id == "data"
+                      for s in info.node.body)
+    return body_fields or "data" in info.methods or "data" in info.self_attrs
+
+
 def _is_augassign_target(node: ast.AST, ctx: FunctionContext) -> bool:
     parent = ctx.parent(node)
     return isinstance(parent, ast.AugAssign) and parent.target is node
@@ -92,7 +104,9 @@ class DataRead(Rule):
             `.detach()`. Under `onnxfix export --fix`, run-time evidence that the receiver was
             always a tensor makes it safe. A name the function reads as a PackedSequence (its
             `batch_sizes` read, or bound from `pack_padded_sequence(...)`) is not reported: its
-            `.data` is the packed tensor, a plain field.
+            `.data` is the packed tensor, a plain field; nor is `.data` of a value not known to be
+            a tensor in a file whose own classes have a `data` (a NamedTuple's or dataclass's
+            field, `self.data = ...`, a property).
         """,
         references=REFERENCES,
     )
@@ -103,6 +117,8 @@ class DataRead(Rule):
         is_tensor = ctx.tensors.is_tensor(node.value)
         if is_tensor is False or not is_tensor and packed_sequence(node.value, ctx):
             return  # a PackedSequence's `.data` is its packed tensor, a plain field
+        if not is_tensor and _file_class_with_data(ctx):
+            return  # kornia's `ParamItem(name, data)`: most likely that field, and it has no `.detach()`
         parent = ctx.parent(node)
         if isinstance(parent, ast.Attribute) and parent.attr == "detach":  # x.data.detach()
             edit = ctx.delete_suffix(node)

@@ -145,6 +145,14 @@ def reaching_value(read: ast.Name, ctx: "FunctionContext") -> ast.expr | None:
     return None if value is _ENTRY else value
 
 
+def reaching_branch_values(read: ast.Name, ctx: "FunctionContext") -> list[ast.expr] | None:
+    """Where the nearest binding before the read is an `if` that rebinds the name on each of its
+    paths (kornia's `if isinstance(sigma, tuple): sigma = torch.tensor(...)` / `else: sigma =
+    sigma.to(...)`): the value each path leaves, by the rules of reaching_value; else None."""
+    value = _reaching(read, ctx, branches=True)
+    return value if isinstance(value, list) else None
+
+
 def parameter_reaches(read: ast.Name, ctx: "FunctionContext") -> bool:
     """A read of a parameter that sees the value the call passed: no binding of the name before
     it in straight-line code, none in a loop around it, none in the header of a statement around
@@ -157,7 +165,7 @@ def parameter_reaches(read: ast.Name, ctx: "FunctionContext") -> bool:
 _ENTRY = object()  # what `_reaching` returns where no binding precedes the read: the function's entry
 
 
-def _reaching(read: ast.Name, ctx: "FunctionContext"):
+def _reaching(read: ast.Name, ctx: "FunctionContext", branches: bool = False):
     name = read.id
     if not isinstance(read.ctx, ast.Load) or ctx.inner_scope(read) is not None or rebound_elsewhere(ctx.fn.node, name):
         return None
@@ -171,10 +179,31 @@ def _reaching(read: ast.Name, ctx: "FunctionContext"):
             return None
         for previous in reversed(block[:block.index(current)]):
             if _binds(previous, name):
+                if branches and isinstance(previous, ast.If):
+                    return _left_by_branches(previous, name)
                 return previous.value if isinstance(previous, ast.Assign) and single_name_assignment(previous) == name \
                     else None
         current = enclosing_statement(ctx.parent(current), ctx)
     return _ENTRY if current is ctx.fn.node else None
+
+
+def _left_by_branches(statement: ast.If, name: str) -> list[ast.expr] | None:
+    """The value of ``name`` each path through the `if` leaves: the last statement binding it in
+    each branch (an `elif` read the same way), a plain `name = value`; None where a path keeps the
+    earlier value or binds it otherwise."""
+    values = []
+    for branch in (statement.body, statement.orelse):
+        if len(branch) == 1 and isinstance(branch[0], ast.If) and branch is statement.orelse:
+            inner = _left_by_branches(branch[0], name)  # elif
+            if inner is None:
+                return None
+            values.extend(inner)
+            continue
+        last = next((s for s in reversed(branch) if _binds(s, name)), None)
+        if not (isinstance(last, ast.Assign) and single_name_assignment(last) == name):
+            return None
+        values.append(last.value)
+    return values
 
 
 def _try_body_reaches(statement: ast.AST, name: str, ancestors: list) -> bool:

@@ -33,7 +33,7 @@ def returned_items(ctx: "FunctionContext", call: ast.expr, unpacked: tuple[int, 
     """(callee context, returned expression) for each ``return`` of the function ``call`` calls:
     the whole value, or its item at ``unpacked`` = (position, arity); None when not known (a return
     of nothing or of another length, a callee the export does not reach)."""
-    callee = _callee(ctx, call) if isinstance(call, ast.Call) else None
+    callee = callee_context(ctx, call) if isinstance(call, ast.Call) else None
     if callee is None:
         return None
     returns = [n for n, _ in walk_function_body(callee.fn.node) if isinstance(n, ast.Return)]
@@ -65,7 +65,7 @@ def all_returned(ctx: "FunctionContext", call: ast.expr, unpacked: tuple[int, in
         progress.discard(key)
 
 
-def _callee(ctx: "FunctionContext", call: ast.Call) -> "FunctionContext | None":
+def callee_context(ctx: "FunctionContext", call: ast.Call) -> "FunctionContext | None":
     """The context of ``self.method(...)`` of the function's class or of a module function ``f(...)``,
     when the export reaches it."""
     calls, func = ctx.file.calls, call.func

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from onnxfix.opdb_catalog import tensor_first_functions
 from onnxfix.rewriter.function_body import walk_function_body
 from onnxfix.rewriter.none_defaults import is_none_literal
+from onnxfix.rewriter.returned import callee_context
 
 if TYPE_CHECKING:
     from onnxfix.rewriter.context import FunctionContext
@@ -88,7 +89,7 @@ def _arithmetic_of(value: ast.AST, name: str, ctx: "FunctionContext") -> bool:
         isinstance(side, ast.Name) and side.id == name for side in (value.left, value.right))
 
 
-def _inputs_used_as_tensors(fn: ast.AST, ctx: "FunctionContext") -> frozenset[str]:
+def _inputs_used_as_tensors(fn: ast.AST, ctx: "FunctionContext", callees: bool = True) -> frozenset[str]:
     args = fn.args
     positional = [*args.posonlyargs, *args.args]
     without_default = {a.arg for a in positional[: len(positional) - len(args.defaults)]}
@@ -97,18 +98,22 @@ def _inputs_used_as_tensors(fn: ast.AST, ctx: "FunctionContext") -> frozenset[st
     optional = {a.arg for a, default in zip(positional[len(positional) - len(args.defaults):], args.defaults)
                 if is_none_literal(default)} | {a.arg for a, default in zip(args.kwonlyargs, args.kw_defaults) if is_none_literal(default)}
     sized, used, doubtful = set(), set(), set()
+
+    def own(name: ast.expr) -> bool:  # the function's name, not a comprehension's (`for x in ...`)
+        return isinstance(name, ast.Name) and ctx.inner_scope(name) is None
+
     for node, _ in walk_function_body(fn):
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.attr in ("shape", "ndim"):
+        if isinstance(node, ast.Attribute) and own(node.value) and node.attr in ("shape", "ndim"):
             sized.add(node.value.id)
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and own(node.func.value):
             if node.func.attr in ("size", "dim", "ndimension"):
                 sized.add(node.func.value.id)
             elif node.func.attr in TENSOR_EVIDENCE_METHODS or _split_by_int(node):
                 used.add(node.func.value.id)
-        if _tensor_first_argument(node, ctx):  # `torch.softmax(logits, -1)`, `F.pad(x, p)`, `self.proj(x)`
+        if _tensor_first_argument(node, ctx) and own(node.args[0]):  # `torch.softmax(logits, -1)`, `F.pad(x, p)`, `self.proj(x)`
             used.add(node.args[0].id)
         if _joined_by_torch(node):  # `torch.cat((V, M), dim=1)`: each item a tensor (chemprop's atoms)
-            used.update(item.id for item in node.args[0].elts if isinstance(item, ast.Name))
+            used.update(item.id for item in node.args[0].elts if own(item))
         if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name):
             called = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
             if called in INPUT_TYPE_TESTS:
@@ -117,7 +122,49 @@ def _inputs_used_as_tensors(fn: ast.AST, ctx: "FunctionContext") -> frozenset[st
             if not (node.left.id in optional if isinstance(node.left, ast.Name) else False) or not all(
                     is_none_literal(c) for c in node.comparators):  # `mask is not None`: the optional input's test
                 doubtful.update(o.id for o in [node.left, *node.comparators] if isinstance(o, ast.Name))
+    if callees:  # forward's own; a callee asked below answers from its body alone (no recursion)
+        used |= _used_as_tensors_by_callees(fn, ctx, without_default)
     return frozenset((sized | (used & (without_default | optional))) - doubtful)
+
+
+def _used_as_tensors_by_callees(fn: ast.AST, ctx: "FunctionContext", inputs: set[str]) -> set[str]:
+    """Inputs forward hands to a function or method of the file (`mask_matrix_nms(masks, cls_labels,
+    ...)`) whose parameter there is used as a tensor as forward's would be (`labels.new_zeros(0)`,
+    `labels.expand(n, n)`): the same evidence, one call away."""
+    found = set()
+    for node, _ in walk_function_body(fn):
+        if not isinstance(node, ast.Call):
+            continue
+        passed = {name: parameter for name, parameter in _parameters_bound(node, ctx).items() if name in inputs}
+        callee = callee_context(ctx, node) if passed else None
+        if callee is None:
+            continue
+        used_there = _inputs_used_as_tensors(callee.fn.node, callee, callees=False)
+        found.update(name for name, parameter in passed.items() if parameter in used_there)
+    return found
+
+
+def _parameters_bound(call: ast.Call, ctx: "FunctionContext") -> dict[str, str]:
+    """{argument name: the callee's parameter it binds} for the plain-name arguments of a call of
+    the file's own function (positional up to the first starred one, and keywords)."""
+    callee = callee_context(ctx, call)
+    if callee is None:
+        return {}
+    args = callee.fn.node.args
+    positional = [a.arg for a in [*args.posonlyargs, *args.args]]
+    if callee.fn.cls is not None and isinstance(call.func, ast.Attribute):
+        positional = positional[1:]  # self
+    bound = {}
+    for index, argument in enumerate(call.args):
+        if isinstance(argument, ast.Starred) or index >= len(positional):
+            break
+        if isinstance(argument, ast.Name):
+            bound[argument.id] = positional[index]
+    names = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
+    for keyword in call.keywords:
+        if keyword.arg in names and isinstance(keyword.value, ast.Name):
+            bound[keyword.value.id] = keyword.arg
+    return bound
 
 
 def _tensor_first_argument(node: ast.AST, ctx: "FunctionContext") -> bool:

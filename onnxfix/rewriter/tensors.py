@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from onnxfix.rewriter.bindings import parameter_reaches, reaching_value
+from onnxfix.rewriter.bindings import parameter_reaches, reaching_branch_values, reaching_value
 from onnxfix.rewriter.evidence import all_ints, all_tensor_sequences, all_tensors, one_dtype, scalar_tensor_dtype
 from onnxfix.rewriter.tensor_inputs import REDUCTION_METHODS, forward_input_used_as_tensor
 from onnxfix.rewriter.type_tests import a_tensor_here, not_a_tensor_here
@@ -138,6 +138,9 @@ class TensorOracle:
                 reaching = reaching_value(node, self.ctx)
                 if reaching is not None:
                     return self.is_tensor(reaching)
+                left = reaching_branch_values(node, self.ctx)  # an `if` rebinding it on every path
+                if left is not None and all(self.is_tensor(value) for value in left):
+                    return True
                 return self._passed_in(node.id) if parameter_reaches(node, self.ctx) else None
             return answer
         if isinstance(node, ast.Attribute):

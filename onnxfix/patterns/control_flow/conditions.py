@@ -231,9 +231,19 @@ def _is_any_or_all(node: ast.Call, ctx: FunctionContext) -> bool:
         return True
     if isinstance(node.func, ast.Attribute) and node.func.attr in REDUCTIONS_TO_BOOL:
         receiver = node.func.value
-        return bool(ctx.tensors.is_tensor(receiver)) or isinstance(receiver, ast.Compare) and _comparison(receiver, ctx) is not None \
+        return bool(ctx.tensors.is_tensor(receiver)) or isinstance(receiver, ast.Compare) and (
+            _comparison(receiver, ctx) is not None or _elementwise_comparison(receiver, ctx)) \
             or isinstance(receiver, ast.Call) and _is_any_or_all(receiver, ctx)
     return ctx.qualname(node.func) in TORCH_BOOL_REDUCTIONS
+
+
+def _elementwise_comparison(node: ast.Compare, ctx: FunctionContext) -> bool:
+    """`(sigma > 0)` whose result has `.all()` called on it (kornia's `bool((sigma > 0).all())`):
+    a Python comparison's bool has no `.all()`, so an operand is a tensor: one not known to be
+    anything else (a number, a NumPy array), beside no container."""
+    sides = (node.left, *node.comparators)
+    return len(node.ops) == 1 and isinstance(node.ops[0], (ast.Gt, ast.GtE, ast.Lt, ast.LtE, ast.Eq, ast.NotEq)) \
+        and any(ctx.tensors.is_tensor(side) is not False for side in sides) and not any(map(python_container, sides))
 
 
 _CONTAINER_BUILDERS = frozenset({"list", "tuple", "dict", "set", "frozenset", "sorted", "str", "repr", "range", "zip",

@@ -403,7 +403,10 @@ def _index_only_in_subscripts(node: ast.For, scan: ScanPlan, assigned: list[str]
             return False
         if not _plain_reference(sub.value) or isinstance(ctx.parent(sub), ast.Call) and ctx.parent(sub).func is sub:
             return False  # `self.heads[i](h)`: a module list, not a tensor
-        if isinstance(sub.value, ast.Attribute) and not ctx.tensors.is_tensor(sub.value):
+        if not ctx.tensors.is_tensor(sub.value) and (isinstance(sub.value, ast.Attribute) or (
+                isinstance(sub.slice, ast.Name) and _enumerated(node))):
+            # `for i, stride in enumerate(strides): feats[i]`: YOLO's levels, a list of tensors each of
+            # its own size, no dim to scan (`x[:, i]` is no list's; `range(x.shape[0])` counts rows)
             return False
         key = (ctx.segment(sub.value), dim)
         scan.sliced.setdefault(key, f"_x{len(scan.sliced)}")
@@ -423,6 +426,10 @@ def _index_only_in_subscripts(node: ast.For, scan: ScanPlan, assigned: list[str]
                       and isinstance(n.ctx, ast.Load) and id(n) not in elsewhere
                       and (n.lineno, n.col_offset) > (node.end_lineno, node.end_col_offset)]
     return not function_reads  # Python keeps the index bound after the loop
+
+
+def _enumerated(node: ast.For) -> bool:
+    return isinstance(node.iter, ast.Call) and isinstance(node.iter.func, ast.Name) and node.iter.func.id == "enumerate"
 
 
 def _plain_reference(node: ast.expr) -> bool:
