@@ -313,9 +313,12 @@ def _cast_of_item(rule: Rule, node: ast.Call, receiver: ast.expr, ctx: FunctionC
     if builtin_call(wrapper, ctx, frozenset({"int"})) is None:
         return None, ""
     verdict, why = name_as_tensor(wrapper, receiver, ctx)
+    traced_only = verdict is None and not ctx.compiled_by_torchscript
+    if traced_only:  # a use only torch.export runs (a `torch._check_is_size(n)` hint) needs the number
+        verdict, _ = name_as_tensor(wrapper, receiver, ctx, while_traced=True)
     if verdict is None:
         return None, why
-    exact = verdict == EXACT and ctx.tensors.scalar_dtype(receiver) == "int64"
+    exact = verdict == EXACT and ctx.tensors.scalar_dtype(receiver) == "int64" and not traced_only
     name = assigned_name(wrapper, ctx)
     text = f"{operand(ctx.segment(receiver), receiver, ATOM)}.long()"
     if argument is not node:  # the shift on the tensor, then the truncation: `(t + 1).long()`

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 
+from onnxfix.config import LEGACY
 from onnxfix.patterns.scalars.clamp_bounds import CLAMP_UNSAFE
 from onnxfix.patterns.scalars.integer_items import integer_item_text
 from onnxfix.patterns.scalars.uses import CONDITION_PARENTS, is_none_test, item_use, scalar_size
@@ -210,12 +211,15 @@ def shifted_by_int(parent: ast.AST | None, node: ast.AST) -> bool:
         parent.left is node or isinstance(parent.op, ast.Add))
 
 
-def name_as_tensor(call: ast.expr, receiver: ast.expr, ctx: FunctionContext) -> tuple[str | None, str]:
+def name_as_tensor(call: ast.expr, receiver: ast.expr, ctx: FunctionContext,
+                   while_traced: bool = False) -> tuple[str | None, str]:
     """``name = t.item()`` (or ``float(t)``, ``int(t)``): whether ``name = t`` computes the
     same at every use of ``name`` in the function: (EXACT or UNSAFE, why unsafe) or (None, why
     no fix). Uses inside the assigned expression see the name's previous value and are skipped;
     every other use is checked, including those that may see another assignment's value (each
-    must accept the tensor in place of the number anyway)."""
+    must accept the tensor in place of the number anyway). ``while_traced``: the tensor stands in
+    only while the legacy exporter traces, so the uses it never runs are skipped too (HSTU's
+    `if torch.compiler.is_compiling(): torch._check_is_size(max_len)`)."""
     name = assigned_name(call, ctx)
     if name is None:
         return None, ""
@@ -228,7 +232,8 @@ def name_as_tensor(call: ast.expr, receiver: ast.expr, ctx: FunctionContext) -> 
             return None, f"`{name}` is declared {type(node).__name__.lower()}"
         if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
             return None, f"`{name}` is updated in place at line {node.lineno}"
-        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load) and id(node) not in inside:
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load) and id(node) not in inside \
+                and not (while_traced and LEGACY in ctx.exporters_skipping(node)):
             uses.append(node)
     if not uses:
         return None, f"`{name}` is not used"
