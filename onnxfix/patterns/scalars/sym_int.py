@@ -100,6 +100,8 @@ def _taken(use: ast.expr, ctx: FunctionContext, depth: int = 0) -> bool:
         return True
     if isinstance(parent, ast.Assign) and parent.value is use:
         return _name_taken(parent, ctx, depth)
+    if isinstance(parent, ast.Tuple) and (target := _unpacked_target(parent, use, ctx)) is not None:
+        return _names_taken(ctx.parent(parent), {target}, ctx, depth)  # Florence-2's `h, w = int(n ** 0.5), int(n ** 0.5)`
     if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and ctx.is_builtin(parent.func.id):
         if parent.func.id == "range":
             return True  # a loop bound: unrolled either way
@@ -141,13 +143,29 @@ def _helper_computes_with(call: ast.Call, use: ast.expr, ctx: FunctionContext) -
     return any(k.value is use and k.arg in decomposition.tensor_arguments for k in call.keywords)
 
 
+def _unpacked_target(values: ast.Tuple, use: ast.expr, ctx: FunctionContext) -> str | None:
+    """The name `a, b = x, y` binds to ``use``, an item of its value ``values`` (one target)."""
+    assign = ctx.parent(values)
+    if not (isinstance(assign, ast.Assign) and assign.value is values and len(assign.targets) == 1):
+        return None
+    target = assign.targets[0]
+    if not (isinstance(target, ast.Tuple) and len(target.elts) == len(values.elts)):
+        return None
+    element = target.elts[next(i for i, v in enumerate(values.elts) if v is use)]
+    return element.id if isinstance(element, ast.Name) else None
+
+
 def _name_taken(assign: ast.Assign, ctx: FunctionContext, depth: int) -> bool:
     """Every use of the names ``assign`` binds (`n = ...`, or InternVL's chained `h = w = ...`; each
     bound nowhere else) takes the value."""
     if not all(isinstance(t, ast.Name) for t in assign.targets):
         return False
+    return _names_taken(assign, {t.id for t in assign.targets}, ctx, depth)
+
+
+def _names_taken(assign: ast.Assign, names: set[str], ctx: FunctionContext, depth: int) -> bool:
     inside = {id(n) for n in walk(assign)}
-    for name in {t.id for t in assign.targets}:
+    for name in names:
         uses = [n for n in walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == name and id(n) not in inside]
         if any(not isinstance(n.ctx, ast.Load) for n in uses) or len(ctx.assignments(name)) != 1:
             return False  # rebound or updated: another value at some use
