@@ -61,6 +61,15 @@ def _file_class_with_data(ctx: FunctionContext) -> bool:
     return any(_declares_data(info) for info in ctx.file.module.classes.values())
 
 
+def _read_as_mapping(node: ast.Attribute, ctx: FunctionContext) -> bool:
+    """`p.data["scale"]`, `p.data.get(...)`, `.items()`, `.keys()`, `.values()`: a dict's reads, no
+    tensor's (the class holding it may be imported from elsewhere)."""
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.Subscript) and parent.value is node:
+        return isinstance(parent.slice, ast.Constant) and isinstance(parent.slice.value, str)
+    return isinstance(parent, ast.Attribute) and parent.attr in ("get", "items", "keys", "values")
+
+
 def _declares_data(info) -> bool:
     body_fields = any(isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.target.id == "data"
                       for s in info.node.body)
@@ -106,7 +115,7 @@ class DataRead(Rule):
             `batch_sizes` read, or bound from `pack_padded_sequence(...)`) is not reported: its
             `.data` is the packed tensor, a plain field; nor is `.data` of a value not known to be
             a tensor in a file whose own classes have a `data` (a NamedTuple's or dataclass's
-            field, `self.data = ...`, a property).
+            field, `self.data = ...`, a property), or read as a dict (`p.data["scale"]`, `.get`).
         """,
         references=REFERENCES,
     )
@@ -117,7 +126,7 @@ class DataRead(Rule):
         is_tensor = ctx.tensors.is_tensor(node.value)
         if is_tensor is False or not is_tensor and packed_sequence(node.value, ctx):
             return  # a PackedSequence's `.data` is its packed tensor, a plain field
-        if not is_tensor and _file_class_with_data(ctx):
+        if not is_tensor and (_file_class_with_data(ctx) or _read_as_mapping(node, ctx)):
             return  # kornia's `ParamItem(name, data)`: most likely that field, and it has no `.detach()`
         parent = ctx.parent(node)
         if isinstance(parent, ast.Attribute) and parent.attr == "detach":  # x.data.detach()

@@ -6,7 +6,7 @@ import ast
 from typing import TYPE_CHECKING, Iterable
 
 from onnxfix.rewriter.bindings import parameter_reaches
-from onnxfix.rewriter.config_numbers import is_config_int
+from onnxfix.rewriter.config_numbers import is_config_int, is_config_number
 from onnxfix.rewriter.evidence import FunctionEvidence, Value
 from onnxfix.rewriter.export_guards import skipped_at
 from onnxfix.rewriter.file_view import FileContext, FileView
@@ -129,6 +129,8 @@ class FunctionContext(FileView):
             # the name itself): the branches ONX613 makes functions, a hook defined in forward
             name = outer.self_name
             return name if name is not None and not self.is_parameter(name) and not self.assignments(name) else None
+        if any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in self.fn.node.decorator_list):
+            return None  # its first parameter is an argument like the others
         return args[0].arg if self.fn.cls is not None and args else None
 
     def is_self_attr(self, node: ast.AST) -> bool:
@@ -296,6 +298,10 @@ class FunctionContext(FileView):
     def is_config_int(self, node: ast.AST, nonneg: bool = False) -> bool:
         """``self.<attr>`` an int of the model's configuration (config_numbers.is_config_int)."""
         return is_config_int(node, self, nonneg)
+
+    def is_config_number(self, node: ast.AST) -> bool:
+        """``self.<attr>`` a number of the model's configuration (config_numbers.is_config_number)."""
+        return is_config_number(node, self)
 
     def annotated_int(self, name: str) -> bool:
         """A parameter annotated ``int`` (``kernel_size: int``): the author's contract, the

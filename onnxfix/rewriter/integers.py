@@ -9,24 +9,12 @@ import ast
 from typing import TYPE_CHECKING, Callable
 
 from onnxfix.rewriter.evidence import all_int_sequences, all_ints
+from onnxfix.rewriter.names import module_level_read
 from onnxfix.rewriter.returned import all_returned, target_position
 from onnxfix.rewriter.tree_walk import walk
 
 if TYPE_CHECKING:
     from onnxfix.rewriter.context import FunctionContext
-
-def module_level_read(node: ast.AST, ctx: "FunctionContext") -> str | None:
-    """The name, when `node` reads a module-level binding: a name neither the function nor an
-    enclosing function binds (parameters, imports, `nonlocal`)."""
-    if not isinstance(node, ast.Name) or ctx.inner_scope(node) is not None:
-        return None
-    scope = ctx.scope
-    while scope.parent is not None:  # the function's scope, then each enclosing function's
-        if scope.is_local(node.id):
-            return None
-        scope = scope.parent
-    return node.id
-
 
 def int_constant(node: ast.AST) -> int | None:
     """The value of an integer literal, signed or not (`3`, `-1`; not a bool); None otherwise."""
@@ -117,17 +105,27 @@ class IntegerOracle:
         return False
 
     def at_least_zero(self, node: ast.AST) -> bool:
-        """>= 0, an int or not: a non-negative int, `max(..., <int >= 0>)` (mmcv's pad amounts,
-        `max((out - 1) * stride + k - size, 0)`, of config numbers the oracle cannot type), a name
-        bound once to one, or the item every return of the function it is unpacked from gives it."""
+        """>= 0, an int or a number not known to be a float: a non-negative int, `max(..., <int >= 0>)`
+        (mmcv's pad amounts, `max((out - 1) * stride + k - size, 0)`, of config numbers the oracle
+        cannot type; not where a float literal, a true division or a float config number enters,
+        whose `0.0` the caller could not use as an int), a name bound once to one, or the item every
+        return of the function it is unpacked from gives it."""
+        key = ("at least 0", id(node))
+        if key not in self.ctx.cache:
+            self.ctx.cache[key] = False  # while answered: a name defined through itself proves nothing
+            self.ctx.cache[key] = self._at_least_zero(node)
+        return self.ctx.cache[key]
+
+    def _at_least_zero(self, node: ast.AST) -> bool:
         if self.is_nonnegative_int(node):
             return True
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "max" \
                 and self._is_builtin("max") and not node.keywords:
-            return any(self.at_least_zero(a) for a in node.args)
-        if isinstance(node, ast.Call) and own_size_helper(node) == "_onnx_size_extreme" and node.args and isinstance(node.args[0], ast.Constant) \
-                and node.args[0].value is True:  # ONX403's max()
-            return any(self.at_least_zero(a) for a in node.args[1:])
+            return not any(self._may_be_float(a) for a in node.args) and any(self.at_least_zero(a) for a in node.args)
+        if isinstance(node, ast.Call) and own_size_helper(node) == "_onnx_size_extreme" and node.args \
+                and isinstance(node.args[0], ast.Constant) and node.args[0].value is True:  # ONX403's max()
+            return not any(self._may_be_float(a) for a in node.args[1:]) and any(
+                self.at_least_zero(a) for a in node.args[1:])
         if isinstance(node, ast.Call):
             return all_returned(self.ctx, node, None, "at least 0", lambda callee, item: callee.ints.at_least_zero(item))
         if not isinstance(node, ast.Name) or self.ctx.is_parameter(node.id) or self.ctx.inner_scope(node) is not None:
@@ -141,6 +139,22 @@ class IntegerOracle:
         unpacked = target_position(value, node.id)
         return unpacked is not None and all_returned(
             self.ctx, value.value, unpacked, "at least 0", lambda callee, item: callee.ints.at_least_zero(item))
+
+    def _may_be_float(self, node: ast.AST) -> bool:
+        """A float literal, a true division, `float()` or a config number that is no int in it
+        (not inside a call returning an int: `math.ceil(h / s)`, `int(...)`, `len(...)`)."""
+        if isinstance(node, ast.Call) and (self.ctx.qualname(node.func) in INT_MATH or (
+                isinstance(node.func, ast.Name) and node.func.id in ("int", "len", "round") and self._is_builtin(node.func.id))):
+            return False
+        if isinstance(node, ast.Constant) and type(node.value) is float:
+            return True
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "float":
+            return True
+        if self.ctx.is_self_attr(node) and self.ctx.is_config_number(node) and not self.ctx.is_config_int(node):
+            return True
+        return any(self._may_be_float(child) for child in ast.iter_child_nodes(node))
 
     def module_constant(self, node: ast.AST) -> int | None:
         """The int of a module-level constant (`SEQ_MULTI_OF = 32`) that the function reads."""

@@ -9,7 +9,10 @@ from __future__ import annotations
 import ast
 from onnxfix.rewriter.tree_walk import walk
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
+
+if TYPE_CHECKING:
+    from onnxfix.rewriter.context import FunctionContext
 
 FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef)
 SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
@@ -255,3 +258,16 @@ def function_scope(fn: ast.AST, parent: Scope) -> Scope:
                   assignments=assigned)
     fn._onnxfix_scope = (parent, scope)
     return scope
+
+
+def module_level_read(node: ast.AST, ctx: "FunctionContext") -> str | None:
+    """The name, when `node` reads a module-level binding: a name neither the function nor an
+    enclosing function binds (parameters, imports, `nonlocal`)."""
+    if not isinstance(node, ast.Name) or ctx.inner_scope(node) is not None:
+        return None
+    scope = ctx.scope
+    while scope.parent is not None:  # the function's scope, then each enclosing function's
+        if scope.is_local(node.id):
+            return None
+        scope = scope.parent
+    return node.id

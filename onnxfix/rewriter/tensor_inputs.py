@@ -1,6 +1,7 @@
 """Which inputs of a module's ``forward`` are tensors by how forward uses them: it reads their size or
 calls a tensor-only method on them (the exported forward's inputs are tensors, or containers of
-them). Part of the tensor oracle (tensors.py)."""
+them), itself or in a function of the file it hands them to, unchanged there. Part of the tensor
+oracle (tensors.py)."""
 
 from __future__ import annotations
 
@@ -140,8 +141,17 @@ def _used_as_tensors_by_callees(fn: ast.AST, ctx: "FunctionContext", inputs: set
         if callee is None:
             continue
         used_there = _inputs_used_as_tensors(callee.fn.node, callee, callees=False)
-        found.update(name for name, parameter in passed.items() if parameter in used_there)
+        found.update(name for name, parameter in passed.items() if parameter in used_there
+                     and all(_kept_kind(v, parameter, callee) for v in callee.assignments(parameter)))
     return found
+
+
+def _kept_kind(value: ast.AST, name: str, ctx: "FunctionContext") -> bool:
+    """A callee's rebinding of its parameter that keeps a tensor a tensor and makes nothing else
+    one (`labels = labels[sort_inds]`, arithmetic on it; not `labels = torch.as_tensor(labels)`)."""
+    if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name) and value.value.id == name:
+        return True
+    return _arithmetic_of(value, name, ctx)
 
 
 def _parameters_bound(call: ast.Call, ctx: "FunctionContext") -> dict[str, str]:
@@ -158,11 +168,11 @@ def _parameters_bound(call: ast.Call, ctx: "FunctionContext") -> dict[str, str]:
     for index, argument in enumerate(call.args):
         if isinstance(argument, ast.Starred) or index >= len(positional):
             break
-        if isinstance(argument, ast.Name):
+        if isinstance(argument, ast.Name) and ctx.inner_scope(argument) is None:  # not a comprehension's own
             bound[argument.id] = positional[index]
     names = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
     for keyword in call.keywords:
-        if keyword.arg in names and isinstance(keyword.value, ast.Name):
+        if keyword.arg in names and isinstance(keyword.value, ast.Name) and ctx.inner_scope(keyword.value) is None:
             bound[keyword.value.id] = keyword.arg
     return bound
 

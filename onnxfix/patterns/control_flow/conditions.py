@@ -240,8 +240,11 @@ def _is_any_or_all(node: ast.Call, ctx: FunctionContext) -> bool:
 def _elementwise_comparison(node: ast.Compare, ctx: FunctionContext) -> bool:
     """`(sigma > 0)` whose result has `.all()` called on it (kornia's `bool((sigma > 0).all())`):
     a Python comparison's bool has no `.all()`, so an operand is a tensor: one not known to be
-    anything else (a number, a NumPy array), beside no container."""
+    anything else (a number), beside no container, in a file that does not use NumPy (whose
+    comparisons have `.all()` too)."""
     sides = (node.left, *node.comparators)
+    if any(target.split(".")[0] == "numpy" for target in ctx.file.module.scope.imports.values()):
+        return False
     return len(node.ops) == 1 and isinstance(node.ops[0], (ast.Gt, ast.GtE, ast.Lt, ast.LtE, ast.Eq, ast.NotEq)) \
         and any(ctx.tensors.is_tensor(side) is not False for side in sides) and not any(map(python_container, sides))
 

@@ -403,10 +403,9 @@ def _index_only_in_subscripts(node: ast.For, scan: ScanPlan, assigned: list[str]
             return False
         if not _plain_reference(sub.value) or isinstance(ctx.parent(sub), ast.Call) and ctx.parent(sub).func is sub:
             return False  # `self.heads[i](h)`: a module list, not a tensor
-        if not ctx.tensors.is_tensor(sub.value) and (isinstance(sub.value, ast.Attribute) or (
-                isinstance(sub.slice, ast.Name) and _enumerated(node))):
-            # `for i, stride in enumerate(strides): feats[i]`: YOLO's levels, a list of tensors each of
-            # its own size, no dim to scan (`x[:, i]` is no list's; `range(x.shape[0])` counts rows)
+        if not ctx.tensors.is_tensor(sub.value) and (isinstance(sub.value, ast.Attribute) or isinstance(sub.slice, ast.Name)):
+            # `feats[i]` of a value not known to be a tensor: YOLO's levels are a list of tensors each
+            # of its own size, with no dim to scan (`x[:, i]` is no list's)
             return False
         key = (ctx.segment(sub.value), dim)
         scan.sliced.setdefault(key, f"_x{len(scan.sliced)}")
@@ -426,10 +425,6 @@ def _index_only_in_subscripts(node: ast.For, scan: ScanPlan, assigned: list[str]
                       and isinstance(n.ctx, ast.Load) and id(n) not in elsewhere
                       and (n.lineno, n.col_offset) > (node.end_lineno, node.end_col_offset)]
     return not function_reads  # Python keeps the index bound after the loop
-
-
-def _enumerated(node: ast.For) -> bool:
-    return isinstance(node.iter, ast.Call) and isinstance(node.iter.func, ast.Name) and node.iter.func.id == "enumerate"
 
 
 def _plain_reference(node: ast.expr) -> bool:

@@ -17,7 +17,7 @@ from onnxfix.patterns.operators.mixed_arange import provably_float
 from onnxfix.rewriter.bool_dtype import MASK_METHODS
 from onnxfix.rewriter.config_numbers import is_config_bool, is_config_number
 from onnxfix.rewriter.context import FunctionContext
-from onnxfix.rewriter.integers import module_level_read
+from onnxfix.rewriter.names import module_level_read
 from onnxfix.rewriter.rule import Edit, Fix, Rule, RuleDoc
 
 # not `-`: torch refuses a bool in a subtraction (eager raises too)
