@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from onnxfix.rewriter.function_body import walk_function_body
 from onnxfix.rewriter.integers import held_assuming_cycles, is_whole_shape, unpacked_element
+from onnxfix.rewriter.returned import callee_context, returned_items, target_position
 from onnxfix.rewriter.tree_walk import walk
 
 if TYPE_CHECKING:
@@ -90,21 +91,13 @@ def _returned(node: ast.AST, ctx: "FunctionContext") -> bool:
 
 
 def _read_by_callee(ctx: "FunctionContext", call: ast.Call, argument: ast.expr, depth: int) -> bool:
-    """The argument goes to a method of this class (`self.m(...)`) or a module function whose
-    parameter in that position only reads it."""
-    func, calls = call.func, ctx.file.calls
-    if calls is None:
-        return False
-    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == ctx.self_name \
-            and ctx.fn.cls is not None:
-        node, skip = ctx.fn.cls.methods.get(func.attr), 1
-    elif isinstance(func, ast.Name):
-        node, skip = ctx.file.module.functions.get(func.id), 0
-    else:
-        return False
-    callee = calls.contexts.get(id(node)) if node is not None else None
+    """The argument goes to a method of this class (`self.m(...)`) or a module function, certain
+    in the file (returned.callee_context), whose parameter in that position only reads it."""
+    callee = callee_context(ctx, call)
     if callee is None:
         return False
+    node = callee.fn.node
+    skip = 1 if callee.fn.cls is not None and isinstance(call.func, ast.Attribute) else 0
     positional = [a.arg for a in [*node.args.posonlyargs, *node.args.args]][skip:]
     index = call.args.index(argument)
     if index >= len(positional) or any(isinstance(a, ast.Starred) for a in call.args[: index + 1]):
@@ -185,26 +178,11 @@ def _grown_by_size_sequences(ctx: "FunctionContext", name: str) -> bool:
 
 
 def _returned_size_list(ctx: "FunctionContext", assign: ast.Assign, name: str) -> bool:
-    """``a, sizes, b = self.method(...)``: the method of this class returns a size list there."""
-    call = assign.value
-    if not (
-        len(assign.targets) == 1 and isinstance(assign.targets[0], ast.Tuple)
-        and isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
-        and isinstance(call.func.value, ast.Name) and call.func.value.id == ctx.self_name
-        and ctx.fn.cls is not None and ctx.file.calls is not None
-    ):
-        return False
-    targets = assign.targets[0].elts
-    index = next((i for i, t in enumerate(targets) if isinstance(t, ast.Name) and t.id == name), None)
-    method = ctx.fn.cls.methods.get(call.func.attr)
-    callee = ctx.file.calls.contexts.get(id(method)) if method is not None else None
-    if index is None or callee is None or any(isinstance(t, ast.Starred) for t in targets):
-        return False
-    returns = [n for n, _ in walk_function_body(method) if isinstance(n, ast.Return)]
-    return bool(returns) and all(
-        isinstance(r.value, ast.Tuple) and len(r.value.elts) == len(targets) and is_size_list(callee, r.value.elts[index])
-        for r in returns
-    )
+    """``a, sizes, b = self.method(...)``: every return of the function called holds a size list
+    there (returned.returned_items)."""
+    unpacked = target_position(assign, name)
+    items = returned_items(ctx, assign.value, unpacked) if unpacked is not None else None
+    return bool(items) and all(is_size_list(callee, item) for callee, item in items)
 
 
 def _is_name(node: ast.AST, name: str) -> bool:
