@@ -61,7 +61,9 @@ class IntegerOracle:
     Exact rewrites of Python math depend on both: ``math.ceil(a / b) == (a + b - 1) // b``
     needs integer ``a`` and ``b > 0``; ``math.sqrt(d) == d ** 0.5`` needs ``d >= 0`` (a
     negative base gives a complex number). Answers True only on evidence: tensor sizes, ``len``,
-    integer constants and integer arithmetic of those, and names only ever assigned such."""
+    integer constants and integer arithmetic of those, items of config sequences, what every
+    return of a certain callee of the file gives (returned.py), and names only ever assigned such.
+    ``at_least_zero`` asks less: >= 0, an int or a number not known to be a float."""
 
     def __init__(self, ctx: "FunctionContext"):
         self.ctx = ctx
