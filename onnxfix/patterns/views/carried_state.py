@@ -38,7 +38,9 @@ class CarriedState(Rule):
         "branches; also a tensor stepped by itself, whatever the inputs (a position counter "
         "`self.pos = torch.clamp(self.pos + 1, max=n)`), and state a method resets that only a factory or the "
         "caller runs (HoloMotion's `reset_kv_cache`), where a reset the model's own methods run makes it "
-        "per call. A re-cast (`self.pe = self.pe.to(x.device)`) and a cache rebuilt under a test on the "
+        "per call; and items of a module attribute stored from the inputs' values after forward read its "
+        "items (BEVFormer's `self.prev_frame_info[\"prev_bev\"] = bev`), once per attribute, unless the "
+        "function tests a key's membership in it or returns an item of it as it stands (a memo). A re-cast (`self.pe = self.pe.to(x.device)`) and a cache rebuilt under a test on the "
         "attribute (ONX609) are not state.",
         why="An exported ONNX model is a function of its inputs: nothing survives from one run to the next. "
         "Measured on torch 2.13 with a FIFO buffer: the dynamo exporter keeps the buffer's value from before "
@@ -54,6 +56,9 @@ class CarriedState(Rule):
     )
 
     def visit_Assign(self, node: ast.Assign, ctx: FunctionContext):
+        if len(node.targets) == 1 and _item_of_attribute(node.targets[0], ctx):
+            yield from self._item_state(node, node.targets[0].value, ctx)
+            return
         if len(node.targets) != 1 or not ctx.is_self_attr(node.targets[0]):
             return
         target = node.targets[0]
@@ -72,7 +77,17 @@ class CarriedState(Rule):
             return
         yield from self._report(node, node.target, ctx)
 
-    def _report(self, node: ast.stmt, target: ast.Attribute, ctx: FunctionContext):
+    def _item_state(self, node: ast.Assign, target: ast.Attribute, ctx: FunctionContext):
+        """`self.prev_frame_info["prev_bev"] = bev` (BEVFormer's temporal state): an item of a module
+        attribute stored from the inputs' values, which forward (or what it calls) also reads before
+        the store, outside any `if` on the attribute (a memo of ONX609's)."""
+        stores = [s for s in walk(ctx.fn.node) if isinstance(s, ast.Assign) and len(s.targets) == 1
+                  and _item_of_attribute(s.targets[0], ctx) and ast.unparse(s.targets[0].value) == ast.unparse(target)
+                  and _input_values(s.value, ctx) and _read_before(s, target, ctx)]
+        if stores and min(stores, key=lambda s: (s.lineno, s.col_offset)) is node and not _memo(target, ctx):
+            yield from self._report(node, target, ctx, item=True)  # once, at the first
+
+    def _report(self, node: ast.stmt, target: ast.Attribute, ctx: FunctionContext, item: bool = False):
         if ctx.compiled_by_torchscript or ctx.fn.node.name == "__init__" or in_training_branch(node, ctx):
             return  # a constructor's object is new on every call that builds it
         if _tested_before(node, target, ctx) or _reset_elsewhere(target, ctx):
@@ -80,10 +95,36 @@ class CarriedState(Rule):
         name = ctx.segment(target)
         yield ctx.report(
             self, node,
-            f"`{name}` is rewritten from its own value in forward: state carried from call to call, which an ONNX "
+            (f"items of `{name}` are stored from the inputs in forward and read back on the next call" if item else
+             f"`{name}` is rewritten from its own value in forward") + ": state carried from call to call, which an ONNX "
             "model cannot hold (the exporters keep one value as a constant and drop the update: every call after the "
             f"first differs from eager); no faithful rewrite: pass `{name}` in as an input and return its new value",
         )
+
+
+def _item_of_attribute(target: ast.expr, ctx: FunctionContext) -> bool:
+    return isinstance(target, ast.Subscript) and ctx.is_self_attr(target.value)
+
+
+def _memo(target: ast.Attribute, ctx: FunctionContext) -> bool:
+    """A memo (ONX609's): the function tests a key's membership in the attribute (`if image.device
+    in self.last_anchors:`) or returns one of its items as it stands."""
+    text = ast.unparse(target)
+    for sub in walk(ctx.fn.node):
+        if isinstance(sub, ast.Compare) and any(isinstance(op, (ast.In, ast.NotIn)) for op in sub.ops) \
+                and any(ast.unparse(c) == text for c in sub.comparators):
+            return True
+        if isinstance(sub, ast.Return) and isinstance(sub.value, ast.Subscript) and ast.unparse(sub.value.value) == text:
+            return True
+    return False
+
+
+def _read_before(node: ast.stmt, target: ast.Attribute, ctx: FunctionContext) -> bool:
+    """The function reads an item of the attribute's value before this store (by line): the
+    previous call's item, the state's value this call starts from."""
+    text = ast.unparse(target)
+    return any(isinstance(sub, ast.Subscript) and isinstance(sub.ctx, ast.Load) and ast.unparse(sub.value) == text
+               and (sub.lineno, sub.col_offset) < (node.lineno, node.col_offset) for sub in walk(ctx.fn.node))
 
 
 METADATA = frozenset({"device", "dtype", "shape", "ndim", "size", "dim", "numel"})
