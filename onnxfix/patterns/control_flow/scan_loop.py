@@ -403,9 +403,12 @@ def _index_only_in_subscripts(node: ast.For, scan: ScanPlan, assigned: list[str]
             return False
         if not _plain_reference(sub.value) or isinstance(ctx.parent(sub), ast.Call) and ctx.parent(sub).func is sub:
             return False  # `self.heads[i](h)`: a module list, not a tensor
-        if not ctx.tensors.is_tensor(sub.value) and (isinstance(sub.value, ast.Attribute) or isinstance(sub.slice, ast.Name)):
-            # `feats[i]` of a value not known to be a tensor: YOLO's levels are a list of tensors each
-            # of its own size, with no dim to scan (`x[:, i]` is no list's)
+        if not ctx.tensors.is_tensor(sub.value) and (isinstance(sub.value, ast.Attribute) or (
+                isinstance(sub.slice, ast.Name) and not _counts_tensor_rows(node, ctx))):
+            # `feats[i]` of a value not known to be a tensor, the loop counting a sequence (`enumerate`,
+            # `range(len(...))`): YOLO's levels are a list of tensors each of its own size, with no dim
+            # to scan. Counting a tensor's rows (`range(x.shape[0])`), `lengths[i]` is that row's item;
+            # `x[:, i]` is no list's.
             return False
         key = (ctx.segment(sub.value), dim)
         scan.sliced.setdefault(key, f"_x{len(scan.sliced)}")
@@ -425,6 +428,19 @@ def _index_only_in_subscripts(node: ast.For, scan: ScanPlan, assigned: list[str]
                       and isinstance(n.ctx, ast.Load) and id(n) not in elsewhere
                       and (n.lineno, n.col_offset) > (node.end_lineno, node.end_col_offset)]
     return not function_reads  # Python keeps the index bound after the loop
+
+
+def _counts_tensor_rows(node: ast.For, ctx: FunctionContext) -> bool:
+    """`for i in range(x.shape[0])` / `range(x.size(0))` of a tensor `x`."""
+    loop = node.iter
+    if not (isinstance(loop, ast.Call) and isinstance(loop.func, ast.Name) and loop.func.id == "range" and loop.args):
+        return False
+    bound = loop.args[-1] if len(loop.args) <= 2 else None
+    if isinstance(bound, ast.Subscript) and isinstance(bound.value, ast.Attribute) and bound.value.attr == "shape":
+        return bool(ctx.tensors.is_tensor(bound.value.value))
+    if isinstance(bound, ast.Call) and isinstance(bound.func, ast.Attribute) and bound.func.attr == "size" and bound.args:
+        return bool(ctx.tensors.is_tensor(bound.func.value))
+    return False
 
 
 def _plain_reference(node: ast.expr) -> bool:
