@@ -404,7 +404,7 @@ def _index_only_in_subscripts(node: ast.For, scan: ScanPlan, assigned: list[str]
         if not _plain_reference(sub.value) or isinstance(ctx.parent(sub), ast.Call) and ctx.parent(sub).func is sub:
             return False  # `self.heads[i](h)`: a module list, not a tensor
         if not ctx.tensors.is_tensor(sub.value) and (isinstance(sub.value, ast.Attribute) or (
-                isinstance(sub.slice, ast.Name) and not _counts_tensor_rows(node, ctx))):
+                isinstance(sub.slice, ast.Name) and (not _counts_tensor_rows(node, ctx) or _passed_a_list(sub.value, ctx)))):
             # `feats[i]` of a value not known to be a tensor, the loop counting a sequence (`enumerate`,
             # `range(len(...))`): YOLO's levels are a list of tensors each of its own size, with no dim
             # to scan. Counting a tensor's rows (`range(x.shape[0])`), `lengths[i]` is that row's item;
@@ -440,6 +440,21 @@ def _counts_tensor_rows(node: ast.For, ctx: FunctionContext) -> bool:
         return bool(ctx.tensors.is_tensor(bound.value.value))
     if isinstance(bound, ast.Call) and isinstance(bound.func, ast.Attribute) and bound.func.attr == "size" and bound.args:
         return bool(ctx.tensors.is_tensor(bound.func.value))
+    return False
+
+
+def _passed_a_list(value: ast.expr, ctx: FunctionContext) -> bool:
+    """A parameter some call site of the file binds to a list or tuple display, or to a name bound
+    only to one (`fs = [x, x[..., ::2, ::2]]; make_anchors(fs, strides)`): a sequence, no tensor."""
+    if not (isinstance(value, ast.Name) and ctx.is_parameter(value.id)):
+        return False
+    for caller, argument in ctx.parameter_bindings(value.id) or ():
+        if isinstance(argument, ast.Name):
+            bound = caller.assignments(argument.id)
+            if bound and all(isinstance(b, (ast.List, ast.Tuple, ast.ListComp)) for b in bound):
+                return True
+        elif isinstance(argument, (ast.List, ast.Tuple, ast.ListComp)):
+            return True
     return False
 
 
