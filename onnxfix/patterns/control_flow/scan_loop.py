@@ -43,7 +43,8 @@ from onnxfix.config import DYNAMO
 from onnxfix.patterns.control_flow.loop_parts import is_zero, rebound_by_other_loops
 from onnxfix.patterns.control_flow.scan_around import bound_before, empty_before, nothing_else_read_after, stacks_after
 from onnxfix.patterns.control_flow.scan_parts import (
-    ScanPlan, appended, appended_list, tuple_bound, index_element, indexed_dim, leading_index, substituted,
+    ScanPlan, appended, appended_list, counts_tensor_rows, index_element, indexed_dim, leading_index, passed_a_list,
+    substituted, tuple_bound,
 )
 from onnxfix.patterns.control_flow.scan_step_shape import step_value_as_size
 from onnxfix.patterns.control_flow.scan_text import scan_rewrite
@@ -404,7 +405,7 @@ def _index_only_in_subscripts(node: ast.For, scan: ScanPlan, assigned: list[str]
         if not _plain_reference(sub.value) or isinstance(ctx.parent(sub), ast.Call) and ctx.parent(sub).func is sub:
             return False  # `self.heads[i](h)`: a module list, not a tensor
         if not ctx.tensors.is_tensor(sub.value) and (isinstance(sub.value, ast.Attribute) or (
-                isinstance(sub.slice, ast.Name) and (not _counts_tensor_rows(node, ctx) or _passed_a_list(sub.value, ctx)))):
+                isinstance(sub.slice, ast.Name) and (not counts_tensor_rows(node, ctx) or passed_a_list(sub.value, ctx)))):
             # `feats[i]` of a value not known to be a tensor, the loop counting a sequence (`enumerate`,
             # `range(len(...))`): YOLO's levels are a list of tensors each of its own size, with no dim
             # to scan. Counting a tensor's rows (`range(x.shape[0])`), `lengths[i]` is that row's item;
@@ -428,34 +429,6 @@ def _index_only_in_subscripts(node: ast.For, scan: ScanPlan, assigned: list[str]
                       and isinstance(n.ctx, ast.Load) and id(n) not in elsewhere
                       and (n.lineno, n.col_offset) > (node.end_lineno, node.end_col_offset)]
     return not function_reads  # Python keeps the index bound after the loop
-
-
-def _counts_tensor_rows(node: ast.For, ctx: FunctionContext) -> bool:
-    """`for i in range(x.shape[0])` / `range(x.size(0))` of a tensor `x`."""
-    loop = node.iter
-    if not (isinstance(loop, ast.Call) and isinstance(loop.func, ast.Name) and loop.func.id == "range" and loop.args):
-        return False
-    bound = loop.args[-1] if len(loop.args) <= 2 else None
-    if isinstance(bound, ast.Subscript) and isinstance(bound.value, ast.Attribute) and bound.value.attr == "shape":
-        return bool(ctx.tensors.is_tensor(bound.value.value))
-    if isinstance(bound, ast.Call) and isinstance(bound.func, ast.Attribute) and bound.func.attr == "size" and bound.args:
-        return bool(ctx.tensors.is_tensor(bound.func.value))
-    return False
-
-
-def _passed_a_list(value: ast.expr, ctx: FunctionContext) -> bool:
-    """A parameter some call site of the file binds to a list or tuple display, or to a name bound
-    only to one (`fs = [x, x[..., ::2, ::2]]; make_anchors(fs, strides)`): a sequence, no tensor."""
-    if not (isinstance(value, ast.Name) and ctx.is_parameter(value.id)):
-        return False
-    for caller, argument in ctx.parameter_bindings(value.id) or ():
-        if isinstance(argument, ast.Name):
-            bound = caller.assignments(argument.id)
-            if bound and all(isinstance(b, (ast.List, ast.Tuple, ast.ListComp)) for b in bound):
-                return True
-        elif isinstance(argument, (ast.List, ast.Tuple, ast.ListComp)):
-            return True
-    return False
 
 
 def _plain_reference(node: ast.expr) -> bool:

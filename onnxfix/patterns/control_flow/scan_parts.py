@@ -117,3 +117,31 @@ def tuple_bound(name: str, ctx: FunctionContext) -> bool:
     values = [s.value for s in walk(ctx.fn.node) if isinstance(s, ast.Assign)
               and any(isinstance(t, ast.Name) and t.id == name for t in s.targets)]
     return any(isinstance(v, ast.Tuple) for v in values) and not any(isinstance(v, ast.List) for v in values)
+
+
+def counts_tensor_rows(node: ast.For, ctx: FunctionContext) -> bool:
+    """`for i in range(x.shape[0])` / `range(x.size(0))` of a tensor `x`."""
+    loop = node.iter
+    if not (isinstance(loop, ast.Call) and isinstance(loop.func, ast.Name) and loop.func.id == "range" and loop.args):
+        return False
+    bound = loop.args[-1] if len(loop.args) <= 2 else None
+    if isinstance(bound, ast.Subscript) and isinstance(bound.value, ast.Attribute) and bound.value.attr == "shape":
+        return bool(ctx.tensors.is_tensor(bound.value.value))
+    if isinstance(bound, ast.Call) and isinstance(bound.func, ast.Attribute) and bound.func.attr == "size" and bound.args:
+        return bool(ctx.tensors.is_tensor(bound.func.value))
+    return False
+
+
+def passed_a_list(value: ast.expr, ctx: FunctionContext) -> bool:
+    """A parameter some call site of the file binds to a list or tuple display, or to a name bound
+    only to one (`fs = [x, x[..., ::2, ::2]]; make_anchors(fs, strides)`): a sequence, no tensor."""
+    if not (isinstance(value, ast.Name) and ctx.is_parameter(value.id)):
+        return False
+    for caller, argument in ctx.parameter_bindings(value.id) or ():
+        if isinstance(argument, ast.Name):
+            bound = caller.assignments(argument.id)
+            if bound and all(isinstance(b, (ast.List, ast.Tuple, ast.ListComp)) for b in bound):
+                return True
+        elif isinstance(argument, (ast.List, ast.Tuple, ast.ListComp)):
+            return True
+    return False
