@@ -79,8 +79,8 @@ class CarriedState(Rule):
 
     def _item_state(self, node: ast.Assign, target: ast.Attribute, ctx: FunctionContext):
         """`self.prev_frame_info["prev_bev"] = bev` (BEVFormer's temporal state): an item of a module
-        attribute stored from the inputs' values, which forward (or what it calls) also reads before
-        the store, outside any `if` on the attribute (a memo of ONX609's)."""
+        attribute stored from the inputs' values, where the same function reads an item of it before
+        the store; reported at the first such store, unless the attribute is a memo (ONX609's)."""
         stores = [s for s in walk(ctx.fn.node) if isinstance(s, ast.Assign) and len(s.targets) == 1
                   and _item_of_attribute(s.targets[0], ctx) and ast.unparse(s.targets[0].value) == ast.unparse(target)
                   and _input_values(s.value, ctx) and _read_before(s, target, ctx)]
