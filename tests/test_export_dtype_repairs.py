@@ -2,7 +2,8 @@
 load-time type error: float32_compute on a half-precision arange (a float16 Range;
 tests/export_models/half_arange_grid.py), on a bfloat16 `torch.full` (an Expand on bfloat16 under
 dynamo; tests/export_models/bf16_causal_mask.py), on a float16 index_add_ (no float16 ScatterND with a
-reduction) and a torch.min of bool masks (Min on bool; tests/export_models/half_segment_peaks.py), on an
+reduction) and a torch.min of bool masks (Min on bool; tests/export_models/half_segment_peaks.py), on
+masks merged with masked_fill (Where on bool; tests/export_models/bool_mask_fill.py), on an
 int64 addmm (no integer Gemm: a MatMul and an Add; tests/export_models/int_counts_addmm.py), on exp
 and sqrt of int32 tensors (legacy writes them on the integers; tests/export_models/int_count_decay.py), and
 all_nonzero on `.all()` of a float mask (Not on a float; tests/export_models/float_mask_all.py). After
@@ -28,6 +29,7 @@ pytestmark = pytest.mark.usefixtures("in_repo")  # tests/conftest.py
                                                        ("bf16_causal_mask", "dynamo", "implementation for MatMul(13)"),
                                                        ("half_segment_peaks", "dynamo", "MLFloat16 data type is not supported"),
                                                        ("half_segment_peaks", "legacy", "Type 'tensor(bool)'"),
+                                                       ("bool_mask_fill", "dynamo", "implementation for Where("),
                                                        ("int_counts_addmm", "dynamo", "implementation for Gemm(13)"),
                                                        ("int_count_decay", "legacy", "Type 'tensor(int32)'")])
 def test_a_type_onnxruntime_refuses_is_repaired_at_export(capsys, model, exporter, refused):

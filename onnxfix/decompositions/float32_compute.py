@@ -53,6 +53,8 @@ def _onnx_float32_compute(op, *args, **kwargs):
     if (len(selected) == 2 and any(isinstance(v, torch.Tensor) for v in selected)
             and torch.result_type(*selected) == torch.bool):
         return _onnx_bool_compute(op, args)
+    if _bool_masked_fill(name, args, kwargs):
+        return _onnx_bool_masked_fill(name, *args)
     gap = dtypes & {torch.float64, torch.bfloat16}
     if not gap and torch.float16 in dtypes and name.rstrip("_") in _HALF_ACCUMULATING:
         # a float16 scatter or index add / put that accumulates: onnxruntime's CPU ScatterElements
@@ -177,6 +179,23 @@ _INT64_RESULTS = frozenset({"sum", "prod", "cumsum", "cumprod", "nansum"})
 # reductions taking a dtype= to compute in, which ATen casts an integer input to first
 _CAST_FIRST = frozenset({"mean", "nanmean", "sum", "nansum", "prod", "cumsum", "cumprod"})
 _MATMUL_ADDS = frozenset({"addmm", "addmv", "baddbmm", "addbmm"})
+
+
+def _bool_masked_fill(name, args, kwargs) -> bool:
+    # `causal.masked_fill(pad, True)` on a bool mask (any spelling: torch.masked_fill, the method, in
+    # place): torch.onnx writes a Where between bool values, which onnxruntime has no kernel for
+    return (not kwargs and name in ("masked_fill", "masked_fill_") and len(args) == 3
+            and isinstance(args[0], torch.Tensor) and args[0].dtype == torch.bool
+            and isinstance(args[1], torch.Tensor) and args[1].dtype == torch.bool
+            and (isinstance(args[2], bool) or isinstance(args[2], torch.Tensor) and args[2].dtype == torch.bool))
+
+
+def _onnx_bool_masked_fill(name, mask_values, where, value):
+    # filled on uint8 0 / 1 and read back as bool: the same truth values (a fill value that is a
+    # bool tensor runs as uint8 too); in place, the mask the model holds gets them
+    filled = mask_values.to(torch.uint8).masked_fill(where, value.to(torch.uint8) if isinstance(value, torch.Tensor)
+                                                     else int(value)).bool()
+    return mask_values.copy_(filled) if name.endswith("_") else filled
 
 
 def _onnx_bool_compute(op, args):

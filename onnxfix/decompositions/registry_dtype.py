@@ -30,7 +30,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "zeros, ones, empty: made in float32 and cast). Export time only, when a run failed that "
         "way: the exported model rounds as float32 there (kept only if it matches PyTorch on "
         "the probes); eager PyTorch runs the op itself. Integer ops with no kernel for their type (int32 "
-        "Unique, integer Relu, a where / maximum / minimum / two-tensor min / max / add / mul of bool values): exactly, in int64 or uint8; "
+        "Unique, integer Relu, a where / maximum / minimum / two-tensor min / max / add / mul / masked_fill of bool values): exactly, in int64 or uint8; "
         "an integer addmm / addmv / baddbmm / addbmm (no integer Gemm) as a MatMul and an Add, the same integers; "
         "integer inputs of an op whose result ATen computes in float (an exp, sqrt or atan2 of int32, which the legacy "
         "exporter writes on the integers: an invalid graph) cast to that float dtype first, as ATen's TensorIterator casts them; "
