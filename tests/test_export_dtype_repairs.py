@@ -3,7 +3,8 @@ load-time type error: float32_compute on a half-precision arange (a float16 Rang
 tests/export_models/half_arange_grid.py), on a bfloat16 `torch.full` (an Expand on bfloat16 under
 dynamo; tests/export_models/bf16_causal_mask.py), on a float16 index_add_ (no float16 ScatterND with a
 reduction) and a torch.min of bool masks (Min on bool; tests/export_models/half_segment_peaks.py), on
-masks merged with masked_fill (Where on bool; tests/export_models/bool_mask_fill.py), on an
+masks merged with masked_fill (Where on bool under dynamo; under legacy a bool fill value TorchScript
+has no overload for, and `torch.eye(t)` of a traced size, which stays a size; tests/export_models/bool_mask_fill.py), on an
 int64 addmm (no integer Gemm: a MatMul and an Add; tests/export_models/int_counts_addmm.py), on exp
 and sqrt of int32 tensors (legacy writes them on the integers; tests/export_models/int_count_decay.py), and
 all_nonzero on `.all()` of a float mask (Not on a float; tests/export_models/float_mask_all.py). After
@@ -40,6 +41,21 @@ def test_a_type_onnxruntime_refuses_is_repaired_at_export(capsys, model, exporte
     (after,) = target["fix"]["results"]
     assert after["verdict"] == "OK", after
     assert any(p["probe"] == "probe 2 (user)" and p["ok"] for p in after["probes"]), after["probes"]
+
+
+def test_a_bool_fill_value_the_legacy_tracer_refuses_is_filled_as_an_integer(capsys):
+    """Under legacy the same masks fail at export (TorchScript has no masked_fill overload for a Python
+    bool value): float32_compute, named by that error, fills them as uint8 with the int the bool equals,
+    and `torch.eye(t)` (ONX528's fix of the bool eye), whose t the tracer hands over as a tensor, stays a
+    size rather than an operand cast to float."""
+    cli_main(["export", "--format", "json", f"{MODELS / 'bool_mask_fill'}.py:make_model", "--exporter", "legacy", "--fix"])
+    (target,) = json.loads(capsys.readouterr().out)["targets"]
+    (before,) = target["results"]
+    assert before["verdict"] == "EXPORT-FAILS" and "We don't have an op for aten::masked_fill" in before["error"]
+    (after,) = target["fix"]["results"]
+    assert after["verdict"] == "OK", after
+    assert target["fix"]["decompositions"] == ["float32_compute"]
+    assert "+        mask.masked_fill_(torch.eye(t).bool().unsqueeze(0), False)\n" in target["fix"]["diff"]
 
 
 def test_integer_operands_beside_floating_ones_are_promoted_as_eager_does(capsys):

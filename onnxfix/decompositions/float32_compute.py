@@ -114,6 +114,7 @@ def _promoted_to_float(op, dtypes, args, kwargs, result):
     # an invalid ONNX graph). Computed again on the inputs cast as ATen casts them, the same values; the
     # first result is left unused (both exporters drop the dead node)
     if (not isinstance(result, torch.Tensor) or not result.is_floating_point() or "out" in kwargs
+            or getattr(op, "__name__", "") in _SIZED_FACTORIES
             or any(isinstance(v, torch.dtype) for v in [*args, *kwargs.values()])):
         return result
 
@@ -179,6 +180,11 @@ _INT64_RESULTS = frozenset({"sum", "prod", "cumsum", "cumprod", "nansum"})
 # reductions taking a dtype= to compute in, which ATen casts an integer input to first
 _CAST_FIRST = frozenset({"mean", "nanmean", "sum", "nansum", "prod", "cumsum", "cumprod"})
 _MATMUL_ADDS = frozenset({"addmm", "addmv", "baddbmm", "addbmm"})
+# factories whose integer arguments are sizes, not operands: the legacy tracer hands them a size
+# read off a traced shape as a 0-dim int64 tensor (`torch.eye(x.shape[1])`), which must stay an integer
+_SIZED_FACTORIES = frozenset({"eye", "zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm",
+                              "linspace", "logspace", "empty_strided", "new_zeros", "new_ones", "new_empty",
+                              "new_full", "tril_indices", "triu_indices"})
 
 
 def _bool_masked_fill(name, args, kwargs) -> bool:

@@ -63,7 +63,9 @@ EXPORT_REPAIRS = {
         r"NOT_IMPLEMENTED : Could not find an implementation for \w+\("
         r"|operator does not support (?:double|bfloat16)"
         r"|MLFloat16 data type is not supported with Scatter"
-        r"|Type Error: Type 'tensor\((?:bfloat16|double|float16|int64|int32|int16|int8|uint8|bool)\)' of input parameter",
+        r"|Type Error: Type 'tensor\((?:bfloat16|double|float16|int64|int32|int16|int8|uint8|bool)\)' of input parameter"
+        # the legacy tracer given a bool Python value for masked_fill (TorchScript has no such overload)
+        r"|We don't have an op for aten::masked_fill but it isn't a special case",
         "ops on float64 / bfloat16 tensors, and half-precision aranges (an ONNX Range, which has no float16 "
         "kernel), computed in float32 while exporting (onnxruntime's CPU provider has no kernel for many of "
         "them; the exported model rounds as float32 there); integer ops with no kernel for their type "
