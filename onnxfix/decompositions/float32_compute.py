@@ -184,7 +184,8 @@ _MATMUL_ADDS = frozenset({"addmm", "addmv", "baddbmm", "addbmm"})
 # read off a traced shape as a 0-dim int64 tensor (`torch.eye(x.shape[1])`), which must stay an integer
 _SIZED_FACTORIES = frozenset({"eye", "zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm",
                               "linspace", "logspace", "empty_strided", "new_zeros", "new_ones", "new_empty",
-                              "new_full", "tril_indices", "triu_indices"})
+                              "new_full", "tril_indices", "triu_indices", "hann_window", "hamming_window",
+                              "blackman_window", "bartlett_window", "kaiser_window"})
 
 
 def _bool_masked_fill(name, args, kwargs) -> bool:
