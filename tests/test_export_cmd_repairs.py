@@ -453,6 +453,19 @@ def test_a_python_bool_flag_in_arithmetic_runs_as_an_int_for_the_legacy_export(c
     assert "self.keep_mask  #" in fix["diff"] and "int(self.keep_mask)" not in fix["diff"]  # a bool mask: unsafe
 
 
+def test_a_python_bool_fill_value_runs_as_an_int_for_the_legacy_export(capsys):
+    """`weights.masked_fill(pad, False)` on a float tensor: no TorchScript schema for
+    aten::masked_fill(Tensor, Tensor, bool); bool_scalars_as_ints fills with 0 while exporting."""
+    spec = MODELS / "bool_fill_value.py"
+    code, document = cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs", "--probe-inputs",
+                                f"{spec}:probe_inputs", "--dynamic", "0:0=batch,1=steps", "--dynamic", "1:0=batch", "--exporter", "legacy",
+                                "--fix"], capsys)
+    (target,) = document["targets"]
+    assert "We don't have an op for aten::masked_fill" in target["results"][0]["error"]
+    fix = target["fix"]
+    assert (fix["decompositions"], [r["verdict"] for r in fix["results"]]) == (["bool_scalars_as_ints"], ["OK"])
+
+
 def test_text_in_the_output_is_reported_at_forward_return_with_no_rewrite(capsys):
     """Words looked up in a vocabulary and returned: the export fails, and the finding says at
     forward's `return` that no ONNX model outputs text (ONX917), naming where the text is."""

@@ -3,7 +3,7 @@ load-time type error: float32_compute on a half-precision arange (a float16 Rang
 tests/export_models/half_arange_grid.py), on a bfloat16 `torch.full` (an Expand on bfloat16 under
 dynamo; tests/export_models/bf16_causal_mask.py), on a float16 index_add_ (no float16 ScatterND with a
 reduction) and a torch.min of bool masks (Min on bool; tests/export_models/half_segment_peaks.py), on
-masks merged with masked_fill (Where on bool under dynamo; under legacy a bool fill value TorchScript
+masks merged with masked_fill (Where on bool under dynamo; under legacy first a bool fill value TorchScript
 has no overload for, and `torch.eye(t)` of a traced size, which stays a size; tests/export_models/bool_mask_fill.py), on an
 int64 addmm (no integer Gemm: a MatMul and an Add; tests/export_models/int_counts_addmm.py), on exp
 and sqrt of int32 tensors (legacy writes them on the integers; tests/export_models/int_count_decay.py), and
@@ -45,9 +45,10 @@ def test_a_type_onnxruntime_refuses_is_repaired_at_export(capsys, model, exporte
 
 def test_a_bool_fill_value_the_legacy_tracer_refuses_is_filled_as_an_integer(capsys):
     """Under legacy the same masks fail at export (TorchScript has no masked_fill overload for a Python
-    bool value): float32_compute, named by that error, fills them as uint8 with the int the bool equals,
-    and `torch.eye(t)` (ONX528's fix of the bool eye), whose t the tracer hands over as a tensor, stays a
-    size rather than an operand cast to float."""
+    bool value): bool_scalars_as_ints, named by that error, fills with the int; onnxruntime then names
+    float32_compute (Where on bool), which fills the masks as uint8 with the int the bool equals and is
+    kept alone; `torch.eye(t)` (ONX528's fix of the bool eye), whose t the tracer hands over as a tensor,
+    stays a size rather than an operand cast to float."""
     cli_main(["export", "--format", "json", f"{MODELS / 'bool_mask_fill'}.py:make_model", "--exporter", "legacy", "--fix"])
     (target,) = json.loads(capsys.readouterr().out)["targets"]
     (before,) = target["results"]

@@ -5,7 +5,9 @@ TorchScript has no schema for, and fails in alias analysis ("We don't have an op
 it isn't a special case"). For a tensor that is not bool, `t * True` and `t * 1` give the same
 values and dtype (a Python scalar promotes neither); a bool tensor times or plus a flag is computed
 on its uint8 0 / 1 and read back as bool (`b * True` is bool, `b * 1` would be int64; the JIT folds a
-0-d bool tensor back into the scalar). Eager PyTorch is untouched: the mode runs only while exporting."""
+0-d bool tensor back into the scalar). A bool fill value (`masked_fill(mask, True)`) is the int it equals,
+which the fill writes in the tensor's own dtype. Eager PyTorch is untouched: the mode runs only while
+exporting."""
 
 from __future__ import annotations
 
@@ -28,6 +30,11 @@ _BOOL_RESULTS = {torch.Tensor.__mul__, torch.Tensor.__rmul__, torch.Tensor.__add
                  torch.mul, torch.add, torch.Tensor.mul, torch.Tensor.add}
 
 
+# a Python bool given as the value a tensor is filled with (`aten::masked_fill(Tensor, Tensor, bool)`:
+# no TorchScript schema either)
+_FILLS = {torch.masked_fill, torch.Tensor.masked_fill, torch.Tensor.masked_fill_}
+
+
 class _BoolScalarsAsInts(TorchFunctionMode):
     def __init__(self, counts: dict):
         super().__init__()
@@ -46,6 +53,11 @@ class _BoolScalarsAsInts(TorchFunctionMode):
                 if func in _BOOL_RESULTS:  # `b * flag`, `b + flag`: the same bools (the JIT folds a bool tensor back)
                     self._count()
                     return func(*(a.to(torch.uint8) if a is tensor else a for a in ints)).to(torch.bool)
+        if func in _FILLS and len(args) == 3 and isinstance(args[2], bool) and not kwargs:
+            # `mask.masked_fill(pad, True)`: the fill is written into the tensor in its own dtype
+            # (True is 1 in any of them, and a bool tensor stays bool), so the int gives the same tensor
+            self._count()
+            return func(*args[:2], int(args[2]))
         return func(*args, **kwargs)
 
     def _count(self) -> None:

@@ -63,9 +63,7 @@ EXPORT_REPAIRS = {
         r"NOT_IMPLEMENTED : Could not find an implementation for \w+\("
         r"|operator does not support (?:double|bfloat16)"
         r"|MLFloat16 data type is not supported with Scatter"
-        r"|Type Error: Type 'tensor\((?:bfloat16|double|float16|int64|int32|int16|int8|uint8|bool)\)' of input parameter"
-        # the legacy tracer given a bool Python value for masked_fill (TorchScript has no such overload)
-        r"|We don't have an op for aten::masked_fill but it isn't a special case",
+        r"|Type Error: Type 'tensor\((?:bfloat16|double|float16|int64|int32|int16|int8|uint8|bool)\)' of input parameter",
         "ops on float64 / bfloat16 tensors, and half-precision aranges (an ONNX Range, which has no float16 "
         "kernel), computed in float32 while exporting (onnxruntime's CPU provider has no kernel for many of "
         "them; the exported model rounds as float32 there); integer ops with no kernel for their type "
@@ -175,8 +173,9 @@ EXPORT_REPAIRS = {
     ),
     "bool_scalars_as_ints": ExportRepair(
         r"We don't have an op for aten::\w+ but it isn't a special case",
-        "arithmetic between a tensor and a Python bool (BEVFormer's `can_bus * self.use_can_bus`) run with the bool "
-        "as the int it equals while exporting, a bool tensor's product or sum computed on uint8 and read back as bool "
+        "arithmetic between a tensor and a Python bool (BEVFormer's `can_bus * self.use_can_bus`) and a bool fill value "
+        "(`mask.masked_fill(pad, True)`) run with the bool as the int it equals while exporting, a bool tensor's "
+        "product or sum computed on uint8 and read back as bool "
         "(exporter/bool_scalars.py): the legacy tracer records `aten::mul(Tensor, bool)`, which TorchScript has no "
         "schema for; the same values and dtype",
         (),
