@@ -5,7 +5,9 @@ dynamo; tests/export_models/bf16_causal_mask.py), on a float16 index_add_ (no fl
 reduction) and a torch.min of bool masks (Min on bool; tests/export_models/half_segment_peaks.py), on
 masks merged with masked_fill (Where on bool under dynamo; under legacy first a bool fill value TorchScript
 has no overload for, and `torch.eye(t)` of a traced size, which stays a size; tests/export_models/bool_mask_fill.py), on an
-int64 addmm (no integer Gemm: a MatMul and an Add; tests/export_models/int_counts_addmm.py), on exp
+int64 addmm (no integer Gemm: a MatMul and an Add; tests/export_models/int_counts_addmm.py), on integer
+pixel_shuffle / pixel_unshuffle (no integer DepthToSpace: torch's reshape, permutation and reshape;
+tests/export_models/int_codes_pixel_shuffle.py), on exp
 and sqrt of int32 tensors (legacy writes them on the integers; tests/export_models/int_count_decay.py), and
 all_nonzero on `.all()` of a float mask (Not on a float; tests/export_models/float_mask_all.py). After
 `onnxfix export --fix` each model matches eager on other sizes."""
@@ -32,6 +34,8 @@ pytestmark = pytest.mark.usefixtures("in_repo")  # tests/conftest.py
                                                        ("half_segment_peaks", "legacy", "Type 'tensor(bool)'"),
                                                        ("bool_mask_fill", "dynamo", "implementation for Where("),
                                                        ("int_counts_addmm", "dynamo", "implementation for Gemm(13)"),
+                                                       ("int_codes_pixel_shuffle", "dynamo", "implementation for DepthToSpace("),
+                                                       ("int_codes_pixel_shuffle", "legacy", "implementation for DepthToSpace("),
                                                        ("int_count_decay", "legacy", "Type 'tensor(int32)'")])
 def test_a_type_onnxruntime_refuses_is_repaired_at_export(capsys, model, exporter, refused):
     cli_main(["export", "--format", "json", f"{MODELS / model}.py:make_model", "--exporter", exporter, "--fix"])

@@ -55,6 +55,12 @@ def _onnx_float32_compute(op, *args, **kwargs):
         return _onnx_bool_compute(op, args)
     if _bool_masked_fill(name, args, kwargs):
         return _onnx_bool_masked_fill(name, *args)
+    if (name in ("pixel_shuffle", "pixel_unshuffle") and len(args) == 2 and not kwargs and isinstance(args[0], torch.Tensor)
+            and not args[0].is_floating_point() and not args[0].is_complex()):
+        # integer or bool codes rearranged (a quantized head's pixel_shuffle): ONNX DepthToSpace /
+        # SpaceToDepth have float kernels only in onnxruntime (int64 neither). torch's own definition
+        # instead, a reshape, a permutation and a reshape: the same elements moved, for any dtype
+        return _onnx_rearranged(name == "pixel_shuffle", *args)
     gap = dtypes & {torch.float64, torch.bfloat16}
     if not gap and torch.float16 in dtypes and name.rstrip("_") in _HALF_ACCUMULATING:
         # a float16 scatter or index add / put that accumulates: onnxruntime's CPU ScatterElements
@@ -221,3 +227,17 @@ def _onnx_bool_compute(op, args):
         values = (torch.add if "add" in name else torch.mul)(*(byte(a) for a in args)).bool()  # both commute
         return args[0].copy_(values) if _in_place(name) else values
     return op(*(byte(a) for a in args)).bool()
+
+
+def _onnx_rearranged(shuffle, x, r):
+    # pixel_shuffle: (*, C * r * r, H, W) -> (*, C, r, r, H, W) -> (*, C, H, r, W, r) -> (*, C, H * r, W * r);
+    # pixel_unshuffle the reverse: (*, C, H * r, W * r) -> (*, C, H, r, W, r) -> (*, C, r, r, H, W) -> (*, C * r * r, H, W)
+    batch, (channels, height, width) = x.shape[:-3], x.shape[-3:]
+    lead = len(batch)
+    if shuffle:
+        split = x.reshape(*batch, channels // (r * r), r, r, height, width)
+        order = (*range(lead), lead, lead + 3, lead + 1, lead + 4, lead + 2)
+        return split.permute(order).reshape(*batch, channels // (r * r), height * r, width * r)
+    split = x.reshape(*batch, channels, height // r, r, width // r, r)
+    order = (*range(lead), lead, lead + 2, lead + 4, lead + 1, lead + 3)
+    return split.permute(order).reshape(*batch, channels * r * r, height // r, width // r)

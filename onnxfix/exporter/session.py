@@ -171,9 +171,9 @@ def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progr
     static_fix = lambda keys: _static_fix(target, source, unsafe_fixes, keys, evidence)
     cache = (lambda text: (turn_cache_off(text, target.factory) or (text,))[0]) if cache_off else (lambda text: text)
 
-    def export(fixed, keys=None):
-        results = _export_text(replace(target, decompose=keys) if keys else target, source, cache(fixed.text),
-                               unsafe_fixes, progress)
+    def export(fixed, keys=None, exporters=None):
+        chosen = replace(target, decompose=keys or target.decompose, exporters=exporters or target.exporters)
+        results = _export_text(chosen, source, cache(fixed.text), unsafe_fixes, progress)
         if evidence:  # the checks torch.export suggests for this text's guards, evaluated for ONX611
             note_checks(target, source, fixed.text, results, evidence)
             note_specialized_text(Path(evidence), source, fixed.text, results)
@@ -334,14 +334,30 @@ def _gains(before, after) -> bool:
 
 def _one_key_that_gains(final, keys: tuple[str, ...], outcome: FixResult, export, than, most: int = 4):
     """(keys, results) of the first of ``keys`` (at most ``most`` tried) that gains alone and
-    makes more exports OK than ``than``, or None."""
+    makes more exports OK than ``than``, or None.
+
+    A key can make more exports OK than ``than`` only if it makes OK some exporter that ``than``
+    failed: each key is exported under those first, and under the others only when one of them
+    is OK (most keys alone gain nothing, and this halves what they cost)."""
     together = sum(r.verdict.verdict == OK for r in than)
+    failed = tuple(r.verdict.exporter for r in than if r.verdict.verdict != OK)
     for key in keys[:most]:
-        results = export(final.fixed, (key,))
+        results = _exported_failed_first(final.fixed, (key,), export, failed, [r.verdict.exporter for r in than])
         outcome.exports += 1
-        if _gains(final.results, results) and sum(r.verdict.verdict == OK for r in results) > together:
+        if results is not None and _gains(final.results, results) and _oks(results) > together:
             return (key,), results
     return None
+
+
+def _exported_failed_first(fixed, keys: tuple[str, ...], export, failed: tuple[str, ...], order: list[str]):
+    """Every exporter's results of ``fixed`` under ``keys``, in ``order``, or None when none of
+    the exporters in ``failed`` is OK (the others then are not run)."""
+    first = export(fixed, keys, failed)
+    if not _oks(first):
+        return None
+    others = tuple(e for e in order if e not in failed)
+    by_exporter = {r.verdict.exporter: r for r in (*first, *(export(fixed, keys, others) if others else ()))}
+    return [by_exporter[e] for e in order]
 
 
 def _decompositions_in_source(target: Target, source: Path, final, outcome: FixResult, unsafe_fixes, export):
