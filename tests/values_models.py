@@ -227,6 +227,12 @@ class NumpyMeanSteps(nn.Module):  # ONX101/102/103, safe fix guarded statement b
         return torch.from_numpy(np.tanh(a - m))
 
 
+class NumpyFinfoFill(nn.Module):  # ONX101/102 (ESPnet's and FunASR's fill value: NumPy's limit of the dtype), safe fix guarded
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        min_value = float(np.finfo(torch.tensor(0, dtype=x.dtype).numpy().dtype).min)
+        return x.masked_fill(x < s[0], min_value).softmax(-1)
+
+
 class NumpySumShift(nn.Module):  # ONX102, unsafe fix (Kokoro: a NumPy scalar into torch arithmetic), guarded
     def forward(self, x: torch.Tensor, s: torch.Tensor):
         return x + x.numpy().sum()

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from onnxfix.patterns.numpy_interop.calls import binds_shape_array, is_numpy_call, shape_array_argument
 from onnxfix.patterns.numpy_interop.twins import (
-    ARRAY_POSITIONS, CREATION, NUMBER_OPERANDS, NUMPY_DTYPES, PYTHON_TYPE_DTYPES, SEQUENCE_JOINS, TWINS,
+    ARRAY_POSITIONS, CREATION, NUMBER_OPERANDS, NUMPY_DTYPES, PYTHON_TYPE_DTYPES, SEQUENCE_JOINS, TWINS, TYPE_LIMITS,
 )
 from onnxfix.rewriter.tree_walk import walk
 from onnxfix.rewriter.type_tests import runs_later
@@ -160,6 +160,8 @@ def non_array_arguments(call: ast.Call, name: str, region: Region) -> list[str]:
         loose = [e for e in getattr(joined, "elts", []) if not _array_like(e, region)]
         return [f"`numpy.{name}` of `{region.ctx.segment(loose[0])[:30]}`, which is no array "
                 f"(`torch.{TWINS[name].torch}` joins tensors only)"] if loose else []
+    if name in TYPE_LIMITS:
+        return _type_limits_blockers(call, name, region)
     if name in CREATION or not call.args:
         return []
     count = ARRAY_POSITIONS.get(name, 1)
@@ -174,6 +176,21 @@ def non_array_arguments(call: ast.Call, name: str, region: Region) -> list[str]:
         if argument in arrays or name in NUMBER_OPERANDS or TWINS[name].no_constant_args:
             return [f"`numpy.{name}` of `{region.ctx.segment(argument)[:30]}`, which is no array "
                     f"(`torch.{TWINS[name].torch}` needs a tensor there)"]
+    return []
+
+
+def _type_limits_blockers(call: ast.Call, name: str, region: Region) -> list[str]:
+    """`np.finfo(D).min`: D a NumPy dtype name or the `.dtype` of an array or tensor (the
+    `.numpy()` before it dropped, a torch dtype), read for a limit torch.finfo / iinfo also has."""
+    ctx = region.ctx
+    (dtype,) = call.args if len(call.args) == 1 and not call.keywords else (None,)
+    known = dtype is not None and (_numpy_dtype(dtype, ctx) or (
+        isinstance(dtype, ast.Attribute) and dtype.attr == "dtype" and _array_like(dtype.value, region)))
+    if not known:
+        return [f"`numpy.{name}` of `{ctx.segment(call)[:30]}`, a dtype onnxfix cannot read"]
+    use = ctx.parent(call)
+    if not (isinstance(use, ast.Attribute) and use.value is call and use.attr in TYPE_LIMITS[name]):
+        return [f"`numpy.{name}(...)` read for other than {', '.join(sorted(TYPE_LIMITS[name]))} (torch.{name} has only those)"]
     return []
 
 

@@ -17,7 +17,7 @@ from onnxfix.patterns.numpy_interop.element_loops import ElementLoop, find_eleme
 from onnxfix.patterns.numpy_interop.guard_roots import guard_roots
 from onnxfix.patterns.numpy_interop.numbers import NumberCall, number_call
 from onnxfix.patterns.numpy_interop.twins import (
-    NDARRAY_METHODS, TUPLE_RESULTS, TWINS, VARIADIC_METHODS, Twin, argument_blockers, foreign_elements, method_twin,
+    NDARRAY_METHODS, TUPLE_RESULTS, TWINS, TYPE_LIMITS, VARIADIC_METHODS, Twin, argument_blockers, foreign_elements, method_twin,
 )
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.export_guards import EXPORTERS
@@ -75,7 +75,8 @@ class Region:
             return True
         name = is_numpy_call(node, self.ctx)
         if name is not None:  # `int(np.ceil(H / k))`: size math (ONX402); `np.prod(x.shape)`: a number
-            return not self.ctx.sizes.rounds_size(node) and number_call(node, self.ctx) is None
+            # `np.finfo(D)`: a type's limits, read as numbers
+            return name not in TYPE_LIMITS and not self.ctx.sizes.rounds_size(node) and number_call(node, self.ctx) is None
         if isinstance(node, ast.Name):
             after, born = self.converted.get(node.id), self.born.get(node.id)
             at = (node.lineno, node.col_offset)
@@ -415,6 +416,9 @@ def _check_escapes(region: Region, nodes: list[ast.AST]) -> None:
             continue
         if isinstance(parent, ast.Attribute) and parent.attr in ("shape", "ndim"):
             continue
+        if isinstance(parent, ast.Attribute) and parent.attr == "dtype" and _is_argument_of_region_call(
+                ctx.parent(parent), region, parent):
+            continue  # `np.finfo(a.dtype)`: its torch twin takes the tensor's dtype
         if isinstance(parent, ast.Attribute) and region.ndarray_method(ctx.parent(parent)):
             continue  # the receiver of `a.sum()`
         if region.scalar_into_tensor(node, parent):

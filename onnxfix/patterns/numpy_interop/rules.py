@@ -86,6 +86,13 @@ FIX_SAFETY = """
     ndarray attribute; numbers only where torch takes them, as in `np.add(a, 2)`), for
     `np.full` of a float fill without a dtype (float64 in NumPy, float32 in torch), nor for a
     dtype passed by position.
+    `numpy.finfo(D)` / `numpy.iinfo(D)` of a tensor's dtype (ESPnet's and FunASR's attention fill
+    `float(numpy.finfo(torch.tensor(0, dtype=scores.dtype).numpy().dtype).min)`, whose `.numpy()`
+    dynamo refuses) become `torch.finfo` / `torch.iinfo` of the tensor's dtype, when read for a
+    limit torch's has too (min, max, eps, tiny, smallest_normal, resolution, bits: the same
+    numbers). Guarded: NumPy's limit is a scalar of the type, torch's a Python number, which
+    round apart in Python arithmetic. The limits of a named type (`np.finfo(np.float32).eps`)
+    are constants either way: no finding.
     A loop that appends one number per element of an array to a list converted by `np.array`
     (I-BERT's `for m in mantissa: tmp.append(int(decimal.Decimal(m * 2**31).quantize(
     decimal.Decimal(1), rounding=decimal.ROUND_HALF_UP)))`) becomes one tensor expression at the

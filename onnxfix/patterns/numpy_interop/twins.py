@@ -117,7 +117,16 @@ TWINS: dict[str, Twin] = {
     # torch.frexp does not export (ONX514); its helper is exact: the same mantissa bits (in the
     # input's dtype) and int32 exponent as NumPy's, zeros, inf and NaN included.
     "frexp": Twin("frexp", helper="frexp"),
+    # the limits of a float or int type: the same numbers for the types both have (float16 / 32 /
+    # 64, the ints), NumPy's as a scalar of the type, torch's as a Python float or int, which
+    # round apart in Python arithmetic: eager keeps NumPy (ESPnet's and FunASR's
+    # `float(numpy.finfo(torch.tensor(0, dtype=scores.dtype).numpy().dtype).min)`)
+    "finfo": Twin("finfo", exact=False),
+    "iinfo": Twin("iinfo", exact=False),
 }
+# the limits `numpy.finfo` / `iinfo` and torch's both have, the same numbers for the same type
+TYPE_LIMITS = {"finfo": frozenset({"min", "max", "eps", "tiny", "smallest_normal", "resolution", "bits"}),
+               "iinfo": frozenset({"min", "max", "bits"})}
 # Twins that make an array from numbers or join a sequence of arrays; every other twin's torch
 # function needs tensors where NumPy also takes a tuple or a Python number (`np.tile(size, 2)`).
 CREATION = frozenset({"zeros", "ones", "full", "eye", "arange", "linspace"})
