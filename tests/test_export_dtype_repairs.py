@@ -7,7 +7,8 @@ masks merged with masked_fill (Where on bool under dynamo; under legacy first a 
 has no overload for, and `torch.eye(t)` of a traced size, which stays a size; tests/export_models/bool_mask_fill.py), on an
 int64 addmm (no integer Gemm: a MatMul and an Add; tests/export_models/int_counts_addmm.py), on integer
 pixel_shuffle / pixel_unshuffle (no integer DepthToSpace: torch's reshape, permutation and reshape;
-tests/export_models/int_codes_pixel_shuffle.py), on exp
+tests/export_models/int_codes_pixel_shuffle.py), on a bool mask's max along a dim (no bool ArgMax or
+ReduceMax: reduced as uint8; tests/export_models/bool_mask_reductions.py), on exp
 and sqrt of int32 tensors (legacy writes them on the integers; tests/export_models/int_count_decay.py), and
 all_nonzero on `.all()` of a float mask (Not on a float; tests/export_models/float_mask_all.py). After
 `onnxfix export --fix` each model matches eager on other sizes."""
@@ -36,6 +37,8 @@ pytestmark = pytest.mark.usefixtures("in_repo")  # tests/conftest.py
                                                        ("int_counts_addmm", "dynamo", "implementation for Gemm(13)"),
                                                        ("int_codes_pixel_shuffle", "dynamo", "implementation for DepthToSpace("),
                                                        ("int_codes_pixel_shuffle", "legacy", "implementation for DepthToSpace("),
+                                                       ("bool_mask_reductions", "dynamo", "of operator (ArgMax)"),
+                                                       ("bool_mask_reductions", "legacy", "of operator (ArgMax)"),
                                                        ("int_count_decay", "legacy", "Type 'tensor(int32)'")])
 def test_a_type_onnxruntime_refuses_is_repaired_at_export(capsys, model, exporter, refused):
     cli_main(["export", "--format", "json", f"{MODELS / model}.py:make_model", "--exporter", exporter, "--fix"])

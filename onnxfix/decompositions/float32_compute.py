@@ -55,6 +55,11 @@ def _onnx_float32_compute(op, *args, **kwargs):
         return _onnx_bool_compute(op, args)
     if _bool_masked_fill(name, args, kwargs):
         return _onnx_bool_masked_fill(name, *args)
+    if name in _BOOL_REDUCTIONS and args and isinstance(args[0], torch.Tensor) and args[0].dtype == torch.bool:
+        # the largest or smallest of a mask along a dim, and where (LoFTR's mutual-nearest
+        # `mask.max(dim=2)`): onnxruntime has no ArgMax / ReduceMax kernel for bool. On uint8 0 / 1
+        # the same maxima at the same indices; the values read back as bool
+        return _onnx_bool_reduced(op, args, kwargs)
     if (name in ("pixel_shuffle", "pixel_unshuffle") and len(args) == 2 and not kwargs and isinstance(args[0], torch.Tensor)
             and not args[0].is_floating_point() and not args[0].is_complex()):
         # integer or bool codes rearranged (a quantized head's pixel_shuffle): ONNX DepthToSpace /
@@ -186,6 +191,8 @@ _INT64_RESULTS = frozenset({"sum", "prod", "cumsum", "cumprod", "nansum"})
 # reductions taking a dtype= to compute in, which ATen casts an integer input to first
 _CAST_FIRST = frozenset({"mean", "nanmean", "sum", "nansum", "prod", "cumsum", "cumprod"})
 _MATMUL_ADDS = frozenset({"addmm", "addmv", "baddbmm", "addbmm"})
+# reductions and scans to a largest or smallest element (and its index): no bool kernels in onnxruntime
+_BOOL_REDUCTIONS = frozenset({"max", "min", "amax", "amin", "aminmax", "cummax", "cummin"})
 # factories whose integer arguments are sizes, not operands: the legacy tracer hands them a size
 # read off a traced shape as a 0-dim int64 tensor (`torch.eye(x.shape[1])`), which must stay an integer
 _SIZED_FACTORIES = frozenset({"eye", "zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm",
@@ -227,6 +234,15 @@ def _onnx_bool_compute(op, args):
         values = (torch.add if "add" in name else torch.mul)(*(byte(a) for a in args)).bool()  # both commute
         return args[0].copy_(values) if _in_place(name) else values
     return op(*(byte(a) for a in args)).bool()
+
+
+def _onnx_bool_reduced(op, args, kwargs):
+    result = op(args[0].to(torch.uint8), *args[1:], **kwargs)
+
+    def back(value):
+        return value.bool() if isinstance(value, torch.Tensor) and value.dtype == torch.uint8 else value
+
+    return type(result)(back(v) for v in result) if isinstance(result, tuple) else back(result)
 
 
 def _onnx_rearranged(shuffle, x, r):

@@ -70,7 +70,8 @@ EXPORT_REPAIRS = {
         "(int32 Unique, integer Relu, an integer addmm's Gemm) computed in int64, as a clamp, or as a MatMul and an Add, exactly; an integer or bool pixel_shuffle / "
         "pixel_unshuffle (no integer DepthToSpace) as torch's reshape, permutation and reshape; integer inputs of an op ATen computes in float (an exp, sqrt or atan2 of int32, which legacy writes on the integers) cast to that float first, as ATen casts them; an int16/32/64 max pooling (ONNX MaxPool takes "
         "floats, int8 and uint8) pooled in float64, exact below 2**53 in magnitude; a Where or maximum / minimum "
-        "(also torch.min / max of two tensors), a sum or product of bool tensors (or / and), a masked_fill of a bool mask, between bool values on uint8 0 / 1 read back as bool, exactly; a "
+        "(also torch.min / max of two tensors), a sum or product of bool tensors (or / and), a masked_fill of a bool mask, between bool values on uint8 0 / 1 read back as bool, exactly; "
+        "a max / min of a bool mask along a dim (no bool ArgMax / ReduceMax) on uint8, the same maxima and indices; a "
         "float16 scatter or index add / put that accumulates (no float16 ScatterElements / ScatterND with a "
         "reduction) in float32, in-place ops writing their float16 tensor",
         ("float32_compute",),
