@@ -157,7 +157,7 @@ def test_cli_default_dynamo_config_has_no_onx519(tmp_path, monkeypatch, capsys):
     ("F.interpolate(x, scale_factor=2, mode=self.mode)", False),
     ("F.interpolate(x, scale_factor=0.5, mode='bilinear', antialias=True)", True),
     ("F.interpolate(x, None, 0.5, 'bicubic', False, None, True)", True),
-    ("F.interpolate(x, scale_factor=0.5, mode='bilinear', align_corners=True, antialias=True)", False),
+    ("F.interpolate(x, scale_factor=0.5, mode='bilinear', align_corners=True, antialias=True)", True),
     ("F.conv1d(x, w, padding='same', dilation=2)", True),
     ("F.conv1d(x, w, None, 1, 'same', 3)", True),
     ("F.conv1d(x, w, padding='same')", False),

@@ -4,7 +4,7 @@ import torch
 def _onnx_interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                       recompute_scale_factor=None, antialias=False):
     # Only what the legacy exporter refuses is rewritten: mode="area" on 1-D/2-D inputs,
-    # mode="nearest-exact" and antialias=True bilinear/bicubic (align_corners=False) on 2-D
+    # mode="nearest-exact" and antialias=True bilinear/bicubic on 2-D
     # inputs; every other call is torch's own interpolate. (torch's 1-D nearest-exact kernel
     # rounds source positions differently from its 2-D kernel.)
     if not torch.onnx.is_in_onnx_export():  # eager: the op itself, bit for bit
@@ -21,8 +21,9 @@ def _onnx_interpolate(input, size=None, scale_factor=None, mode="nearest", align
     spatial = input.dim() - 2
     # the dynamo exporter translates the antialiased resize itself (its own Resize); the weights
     # here are for the legacy exporter, which has no symbolic (TEED: dynamo OK -> ORT-FAILS
-    # with the decomposition, measured)
-    smooth = antialias and mode in ("bilinear", "bicubic") and not align_corners and not torch.compiler.is_exporting()
+    # with the decomposition, measured), and for align_corners=True, where dynamo's Resize
+    # computes other weights than torch's kernel (onnxscript#2916: silently wrong)
+    smooth = antialias and mode in ("bilinear", "bicubic") and (bool(align_corners) or not torch.compiler.is_exporting())
     if not (mode == "area" and spatial in (1, 2) or spatial == 2 and (mode == "nearest-exact" or smooth)):
         return torch.nn.functional.interpolate(input, size, scale_factor, mode, align_corners,
                                                recompute_scale_factor, antialias)
@@ -54,7 +55,7 @@ def _onnx_interpolate(input, size=None, scale_factor=None, mode="nearest", align
             # output row into every row in this case (measured): keep torch's own result
             return torch.nn.functional.interpolate(input, size, scale_factor, mode, align_corners,
                                                    recompute_scale_factor, antialias)
-        return _onnx_resample_antialias(input, out_sizes, scales, mode)
+        return _onnx_resample_antialias(input, out_sizes, scales, mode, bool(align_corners))
 
     def float32(numerator, denominator):
         # numerator / denominator rounded to the nearest float32 (ties to even), as a Python

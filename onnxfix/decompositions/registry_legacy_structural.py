@@ -109,13 +109,15 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
     ),
     Decomposition(
         "interpolate", ("torch.nn.functional.interpolate",), True,
-        ("interpolate area down", "interpolate nearest-exact"), (PYTORCH + "41009",),
+        ("interpolate area down", "interpolate nearest-exact", "interpolate bilinear antialias",
+         "interpolate bicubic antialias", "interpolate bilinear antialias align_corners",
+         "interpolate bicubic antialias align_corners"), (PYTORCH + "41009", "https://github.com/microsoft/onnxscript/pull/2916"),
         "mode='area' (1-D and 2-D inputs) is adaptive average pooling to the output size, torch's "
         "definition; mode='nearest-exact' (2-D inputs) is index_select with the source indices "
         "torch's kernel computes, floor((j + 0.5) * scale) in float32 (bit-identical; constants "
         "for a given size, computed in the graph from the input's size for a scale factor). Other modes, 1-D nearest-exact (torch's 1-D kernel rounds "
         "differently) and 3-D inputs run torch's interpolate unchanged. antialias=True "
-        "(bilinear/bicubic, align_corners=False, 2-D) is torch's separable filter as two "
+        "(bilinear/bicubic, 2-D) is torch's separable filter as two "
         "products with (out, in) weight matrices, constants for static sizes and computed with "
         "tensor ops for a size the export keeps symbolic (DINOv2's position grid resized to the "
         "input's patch grid, dynamic height and width; a scale the legacy tracer holds as a tensor, "
@@ -126,7 +128,8 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "A scale torch.export keeps symbolic (`scale.item()`, RIFE's flow pyramid: torch.export "
         "refuses a SymFloat scale) is the resize as interpolation matrices built from it "
         "(_onnx_interpolate_scaled: linear, bilinear, bicubic; not nearest), the output size "
-        "following the scale's value in the graph.",
+        "following the scale's value in the graph. With align_corners=True (its scale (in - 1) / (out - 1)) "
+        "the weights are used under dynamo too, whose own Resize computes other ones (silently wrong).",
         requires=("adaptive_avg_pool2d", "resample_antialias"),
         error_bound="area and nearest-exact: none (float rounding / bit-identical); antialias=True: "
         "max abs error 8.2e-6 on inputs in [0, 1] and 1.4e-5 on standard-normal inputs (float64 "

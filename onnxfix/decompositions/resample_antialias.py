@@ -1,11 +1,13 @@
 import torch
 
 
-def _onnx_resample_antialias(input, out_sizes, scales, mode):
-    # torch's antialiased bilinear/bicubic resize (align_corners=False) is separable: along each
-    # spatial axis, output i is a normalised weighted sum of the inputs within `support` of its
-    # centre, the filter stretched by the downscale factor. The weights depend on sizes only, so
-    # they are constant (out, in) matrices here and the resize is two matrix products.
+def _onnx_resample_antialias(input, out_sizes, scales, mode, align_corners=False):
+    # torch's antialiased bilinear/bicubic resize is separable: along each spatial axis, output
+    # i is a normalised weighted sum of the inputs within `support` of its centre, the filter
+    # stretched by the downscale factor. The weights depend on sizes only, so they are constant
+    # (out, in) matrices here and the resize is two matrix products. align_corners=True changes
+    # the scale only, (in - 1) / (out - 1) (0 for one output), as ATen's area_pixel_compute_scale
+    # (a scale factor is then ignored); the centres stay scale * (i + 0.5).
     taps = 2 if mode == "bilinear" else 4
 
     def kernel(x):
@@ -19,10 +21,13 @@ def _onnx_resample_antialias(input, out_sizes, scales, mode):
     for axis in range(2):  # noqa: ONX603 - height, then width
         length, count = input.shape[2 + axis], out_sizes[axis]
         if not (isinstance(length, int) and isinstance(count, int)):  # a size only the export knows
-            matrix = _onnx_resample_antialias_weights(length, count, scales[axis], taps).to(input.dtype)
+            matrix = _onnx_resample_antialias_weights(length, count, scales[axis], taps, align_corners).to(input.dtype)
             input = matrix @ input if axis == 0 else input @ matrix.T
             continue
-        scale = length / count if scales[axis] is None else 1.0 / scales[axis]
+        if align_corners:
+            scale = (length - 1) / (count - 1) if count > 1 else 0.0
+        else:
+            scale = length / count if scales[axis] is None else 1.0 / scales[axis]
         support = taps / 2 * scale if scale >= 1.0 else taps / 2
         stretch = 1.0 / scale if scale >= 1.0 else 1.0
         widest = int(-(-support // 1)) * 2 + 1  # torch caps a window at 2 * ceil(support) + 1
@@ -42,7 +47,7 @@ def _onnx_resample_antialias(input, out_sizes, scales, mode):
     return input
 
 
-def _onnx_resample_antialias_weights(length, count, factor, taps):
+def _onnx_resample_antialias_weights(length, count, factor, taps, align_corners=False):
     # The same (count, length) weights as tensors, for sizes the exporter keeps symbolic (a ViT's
     # position grid resized to the input's patch grid): every row and column at once, in float64,
     # the window [first, first + width) as a mask.
@@ -51,8 +56,11 @@ def _onnx_resample_antialias_weights(length, count, factor, taps):
 
     size_in, size_out = scalar(length), scalar(count)
     # a factor the legacy tracer holds as a tensor: its reciprocal in float64, as ATen computes it
-    scale = size_in / size_out if factor is None else (
-        1.0 / scalar(factor) if isinstance(factor, torch.Tensor) else torch.full((), 1.0 / factor, dtype=torch.float64))
+    if align_corners:
+        scale = torch.where(size_out > 1, (size_in - 1) / torch.clamp(size_out - 1, min=1), torch.zeros_like(size_in))
+    else:
+        scale = size_in / size_out if factor is None else (
+            1.0 / scalar(factor) if isinstance(factor, torch.Tensor) else torch.full((), 1.0 / factor, dtype=torch.float64))
     down = scale >= 1.0
     support = torch.where(down, taps / 2 * scale, torch.full_like(scale, taps / 2))
     stretch = torch.where(down, 1.0 / scale, torch.ones_like(scale))

@@ -345,6 +345,8 @@ CASES = [
     C("interpolate bicubic", "torch.nn.functional.interpolate", "torch.nn.functional.interpolate(x, scale_factor=2, mode='bicubic')", "R(1, 2, 4, 4),"),
     C("interpolate bilinear antialias", "torch.nn.functional.interpolate", "torch.nn.functional.interpolate(x, size=(3, 3), mode='bilinear', antialias=True)", "R(1, 2, 8, 8),"),
     C("interpolate bicubic antialias", "torch.nn.functional.interpolate", "torch.nn.functional.interpolate(x, size=(3, 3), mode='bicubic', antialias=True)", "R(1, 2, 8, 8),"),
+    C("interpolate bilinear antialias align_corners", "torch.nn.functional.interpolate", "torch.nn.functional.interpolate(x, size=(3, 5), mode='bilinear', antialias=True, align_corners=True)", "R(1, 2, 8, 8),"),
+    C("interpolate bicubic antialias align_corners", "torch.nn.functional.interpolate", "torch.nn.functional.interpolate(x, size=(3, 5), mode='bicubic', antialias=True, align_corners=True)", "R(1, 2, 8, 8),"),
     C("interpolate nearest", "torch.nn.functional.interpolate", "torch.nn.functional.interpolate(x, scale_factor=2, mode='nearest')", "R(1, 2, 4, 4),"),
     C("interpolate nearest-exact", "torch.nn.functional.interpolate", "torch.nn.functional.interpolate(x, size=(7, 7), mode='nearest-exact')", "R(1, 2, 4, 4),"),
     C("interpolate area down", "torch.nn.functional.interpolate", "torch.nn.functional.interpolate(x, size=(3, 3), mode='area')", "R(1, 2, 8, 8),"),

@@ -331,10 +331,10 @@ class LegacyStructural(DecompositionRule):
         if key == "interpolate":
             mode = literal(argument(node, "mode", 3), "nearest")
             if _antialiased(node):
-                if literal(argument(node, "align_corners", 4)) is True:
-                    return ()  # not decomposed
-                return {"bilinear": ("interpolate bilinear antialias",),
-                        "bicubic": ("interpolate bicubic antialias",)}.get(mode, ())
+                # align_corners=True: dynamo's Resize computes other weights (silently wrong)
+                corners = " align_corners" if literal(argument(node, "align_corners", 4)) is True else ""
+                return {"bilinear": (f"interpolate bilinear antialias{corners}",),
+                        "bicubic": (f"interpolate bicubic antialias{corners}",)}.get(mode, ())
             return {"area": ("interpolate area down",), "nearest-exact": ("interpolate nearest-exact",)}.get(mode, ())
         if key == "fold" and literal(argument(node, "output_size", 1)) is not NOT_LITERAL:
             return ()  # a literal output size fixes the block count: the legacy exporter takes it
