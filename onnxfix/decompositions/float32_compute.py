@@ -55,7 +55,8 @@ def _onnx_float32_compute(op, *args, **kwargs):
         return _onnx_bool_compute(op, args)
     if _bool_masked_fill(name, args, kwargs):
         return _onnx_bool_masked_fill(name, *args)
-    if name in _BOOL_REDUCTIONS and args and isinstance(args[0], torch.Tensor) and args[0].dtype == torch.bool:
+    if (name in _BOOL_REDUCTIONS and "out" not in kwargs and args and isinstance(args[0], torch.Tensor)
+            and args[0].dtype == torch.bool):
         # the largest or smallest of a mask along a dim, and where (LoFTR's mutual-nearest
         # `mask.max(dim=2)`): onnxruntime has no ArgMax / ReduceMax kernel for bool. On uint8 0 / 1
         # the same maxima at the same indices; the values read back as bool

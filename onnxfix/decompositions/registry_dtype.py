@@ -36,7 +36,9 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "exporter writes on the integers: an invalid graph) cast to that float dtype first, as ATen's TensorIterator casts them; "
         "a uint8 / int8 sum, product or scan (no uint8 CumSum) in int64, which eager returns too; a mean, sum or "
         "product of integers with a `dtype=` (a uint8 image's `mean(dtype=torch.float32)`) on the input cast to it, "
-        "as ATen computes it. "
+        "as ATen computes it; an integer or bool pixel_shuffle / pixel_unshuffle (no integer DepthToSpace) as "
+        "torch's reshape, permutation and reshape; a bool mask's max / min / amax / amin / aminmax / cummax / cummin "
+        "(no bool ArgMax / ReduceMax) on uint8, read back as bool. "
         "A float16 scatter_add / scatter_reduce / index_add / index_put that accumulates (onnxruntime has no float16 "
         "ScatterElements or ScatterND with a reduction): in float32, rounded once to float16.",
         drop_in=False, static=False, wraps_op=True, every_op=True, rule="ONX515",

@@ -172,7 +172,10 @@ def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progr
     cache = (lambda text: (turn_cache_off(text, target.factory) or (text,))[0]) if cache_off else (lambda text: text)
 
     def export(fixed, keys=None, exporters=None):
-        chosen = replace(target, decompose=keys or target.decompose, exporters=exporters or target.exporters)
+        chosen = replace(target, decompose=keys or target.decompose)
+        if exporters and tuple(exporters) != tuple(target.exporters):  # `-o out.onnx`: still out.<exporter>.onnx
+            chosen = replace(chosen, exporters=tuple(exporters),
+                             output=target.output_for(exporters[0]) if len(exporters) == 1 else target.output)
         results = _export_text(chosen, source, cache(fixed.text), unsafe_fixes, progress)
         if evidence:  # the checks torch.export suggests for this text's guards, evaluated for ONX611
             note_checks(target, source, fixed.text, results, evidence)

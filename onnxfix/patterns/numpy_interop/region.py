@@ -416,8 +416,8 @@ def _check_escapes(region: Region, nodes: list[ast.AST]) -> None:
             continue
         if isinstance(parent, ast.Attribute) and parent.attr in ("shape", "ndim"):
             continue
-        if isinstance(parent, ast.Attribute) and parent.attr == "dtype" and _is_argument_of_region_call(
-                ctx.parent(parent), region, parent):
+        if isinstance(parent, ast.Attribute) and parent.attr == "dtype" and any(
+                ctx.parent(parent) is call and name in TYPE_LIMITS for call, name in region.calls):
             continue  # `np.finfo(a.dtype)`: its torch twin takes the tensor's dtype
         if isinstance(parent, ast.Attribute) and region.ndarray_method(ctx.parent(parent)):
             continue  # the receiver of `a.sum()`
