@@ -54,19 +54,19 @@ def _onnx_float32_compute(op, *args, **kwargs):
             and torch.result_type(*selected) == torch.bool):
         return _onnx_bool_compute(op, args)
     if _bool_masked_fill(name, args, kwargs):
-        return _onnx_bool_masked_fill(name, *args)
+        return _onnx_bool_compute(op, args, keep=1)  # the mask says where: it stays bool
     if (name in _BOOL_REDUCTIONS and "out" not in kwargs and args and isinstance(args[0], torch.Tensor)
             and args[0].dtype == torch.bool):
         # the largest or smallest of a mask along a dim, and where (LoFTR's mutual-nearest
         # `mask.max(dim=2)`): onnxruntime has no ArgMax / ReduceMax kernel for bool. On uint8 0 / 1
         # the same maxima at the same indices; the values read back as bool
-        return _onnx_bool_reduced(op, args, kwargs)
+        return _onnx_bool_compute(op, args, kwargs)
     if (name in ("pixel_shuffle", "pixel_unshuffle") and len(args) == 2 and not kwargs and isinstance(args[0], torch.Tensor)
             and not args[0].is_floating_point() and not args[0].is_complex()):
         # integer or bool codes rearranged (a quantized head's pixel_shuffle): ONNX DepthToSpace /
         # SpaceToDepth have float kernels only in onnxruntime (int64 neither). torch's own definition
         # instead, a reshape, a permutation and a reshape: the same elements moved, for any dtype
-        return _onnx_rearranged(name == "pixel_shuffle", *args)
+        return _onnx_pixel_shuffle(*args) if name == "pixel_shuffle" else _onnx_unshuffled(*args)
     gap = dtypes & {torch.float64, torch.bfloat16}
     if not gap and torch.float16 in dtypes and name.rstrip("_") in _HALF_ACCUMULATING:
         # a float16 scatter or index add / put that accumulates: onnxruntime's CPU ScatterElements
@@ -211,50 +211,37 @@ def _bool_masked_fill(name, args, kwargs) -> bool:
             and (isinstance(args[2], bool) or isinstance(args[2], torch.Tensor) and args[2].dtype == torch.bool))
 
 
-def _onnx_bool_masked_fill(name, mask_values, where, value):
-    # filled on uint8 0 / 1 and read back as bool: the same truth values (a fill value that is a
-    # bool tensor runs as uint8 too); in place, the mask the model holds gets them
-    filled = mask_values.to(torch.uint8).masked_fill(where, value.to(torch.uint8) if isinstance(value, torch.Tensor)
-                                                     else int(value)).bool()
-    return mask_values.copy_(filled) if name.endswith("_") else filled
-
-
-def _onnx_bool_compute(op, args):
-    # `op` choosing between bool values (a mask built with torch.where(keep, causal, False)): the
-    # values run as uint8 (0 / 1) and the result is read back as bool, the same truth values; the
-    # condition of a where stays bool.
+def _onnx_bool_compute(op, args, kwargs=None, keep=None):
+    # `op` on bool values onnxruntime has no bool kernel for (a mask built with torch.where(keep,
+    # causal, False), merged with masked_fill, reduced with max): the values run as uint8 (0 / 1, a
+    # Python bool as the int it equals) and the results are read back as bool, the same truth values
+    # (indices unchanged); the argument at position ``keep`` (a where's condition, a masked_fill's
+    # mask) stays bool. In place, the tensor the model holds gets the values.
     def byte(value):
-        return value.to(torch.uint8) if isinstance(value, torch.Tensor) and value.dtype == torch.bool else value
-
-    if op is torch.where:
-        return op(args[0], *(byte(a) for a in args[1:])).bool()
-    name = getattr(op, "__name__", "")
-    if name in _BOOL_ARITHMETIC:
-        # a bool sum saturates at True (1 + 1 is 2 in uint8, still true) and a product is an and;
-        # in place (`mask[i].add_(other)`), the mask the model holds gets the values
-        values = (torch.add if "add" in name else torch.mul)(*(byte(a) for a in args)).bool()  # both commute
-        return args[0].copy_(values) if _in_place(name) else values
-    return op(*(byte(a) for a in args)).bool()
-
-
-def _onnx_bool_reduced(op, args, kwargs):
-    result = op(args[0].to(torch.uint8), *args[1:], **kwargs)
+        if isinstance(value, torch.Tensor) and value.dtype == torch.bool:
+            return value.to(torch.uint8)
+        return int(value) if isinstance(value, bool) else value
 
     def back(value):
         return value.bool() if isinstance(value, torch.Tensor) and value.dtype == torch.uint8 else value
 
-    return type(result)(back(v) for v in result) if isinstance(result, tuple) else back(result)
+    if op is torch.where:
+        keep = 0
+    name = getattr(op, "__name__", "")
+    values = [a if i == keep else byte(a) for i, a in enumerate(args)]
+    if name in _BOOL_ARITHMETIC:  # a bool sum saturates at True (1 + 1 is 2 in uint8) and a product is an and
+        result = (torch.add if "add" in name else torch.mul)(*values)  # both commute: `__radd__` too
+    else:
+        result = op(*values, **(kwargs or {}))
+    result = type(result)(back(v) for v in result) if isinstance(result, tuple) else back(result)
+    return args[0].copy_(result) if _in_place(name) else result
 
 
-def _onnx_rearranged(shuffle, x, r):
-    # pixel_shuffle: (*, C * r * r, H, W) -> (*, C, r, r, H, W) -> (*, C, H, r, W, r) -> (*, C, H * r, W * r);
-    # pixel_unshuffle the reverse: (*, C, H * r, W * r) -> (*, C, H, r, W, r) -> (*, C, r, r, H, W) -> (*, C * r * r, H, W)
+def _onnx_unshuffled(x, r):
+    # pixel_unshuffle as torch defines it, the reverse of _onnx_pixel_shuffle's rearrangement:
+    # (*, C, H * r, W * r) -> (*, C, H, r, W, r) -> (*, C, r, r, H, W) -> (*, C * r * r, H, W)
     batch, (channels, height, width) = x.shape[:-3], x.shape[-3:]
     lead = len(batch)
-    if shuffle:
-        split = x.reshape(*batch, channels // (r * r), r, r, height, width)
-        order = (*range(lead), lead, lead + 3, lead + 1, lead + 4, lead + 2)
-        return split.permute(order).reshape(*batch, channels // (r * r), height * r, width * r)
     split = x.reshape(*batch, channels, height // r, r, width // r, r)
     order = (*range(lead), lead, lead + 2, lead + 4, lead + 1, lead + 3)
     return split.permute(order).reshape(*batch, channels * r * r, height // r, width // r)

@@ -51,7 +51,8 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "pixel_shuffle of a tensor with more than one batch dimension: the legacy exporter takes 4-D "
         "inputs only (\"only support 4d input\"); torch's definition as a reshape, a permutation "
         "and a reshape (exact) instead. Export time only, named by that error (the rank is not "
-        "visible at the source). Eager keeps the op.",
+        "visible at the source). Eager keeps the op. The same rearrangement for integer or bool "
+        "inputs of any rank (no integer DepthToSpace in onnxruntime: float32_compute calls the helper).",
         static=False, rule="ONX519", site_applies=lambda args, kwargs: args[0].dim() != 4,
         proof=Proof("torch.nn.functional.pixel_shuffle(a, 2)", "_onnx_pixel_shuffle(a, 2)",
                     "(randn(g, b, 2, 8, 3, 5),)"),
