@@ -161,6 +161,11 @@ class MaxOfTensors(nn.Module):  # ONX403
         return x * max(x.sum(), s.sum())
 
 
+class MaxOfOneTensor(nn.Module):  # ONX403 of one tensor (speech models' `max(lengths)`), unsafe fix
+    def forward(self, x: torch.Tensor, s: torch.Tensor):
+        return x * max(x[:, 0])
+
+
 class MaxWithNumber(nn.Module):  # ONX403
     def forward(self, x: torch.Tensor, s: torch.Tensor):
         return x * max(x.mean(), 0.0)

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import ast
 
-from onnxfix.config import LEGACY
+from onnxfix.config import DYNAMO, LEGACY
 from onnxfix.rewriter.bindings import parameter_reaches
 from onnxfix.rewriter.config_numbers import is_config_number
 from onnxfix.rewriter.context import FunctionContext, builtin_call
 from onnxfix.rewriter.integers import int_constant
-from onnxfix.rewriter.precedence import SYMBOLS, UNARY, operand
+from onnxfix.rewriter.precedence import ATOM, SYMBOLS, UNARY, operand
 from onnxfix.decompositions import helper_source
 from onnxfix.patterns.shape_math.scaled_resize import matrix_mode, scaled_resize_fix
 from onnxfix.rewriter.size_derived import size_derived
@@ -141,13 +141,15 @@ class BuiltinMaxMin(Rule):
     summary = "Python `max()`/`min()` comparing tensors (or tensor sizes, which the legacy exporter traces as tensors)"
     fix_availability = "sometimes"
     default_safety = "unsafe"
-    exporters = (LEGACY,)
+    exporters = (LEGACY, DYNAMO)  # dynamo: `max(t)` of one tensor only
     doc = RuleDoc(
         what="""
             Finds the builtins `max(a, b)` and `min(a, b)` where an argument is a tensor
             (`max(x.sum(), y.sum())`, `min(scale, 1.0)` with a tensor `scale`), and `max`/`min`
             of tensor sizes (`max(h, w)`, `max(x.shape[-2:])`, YOLOv3's `max(img_size)`, and
-            sizes beside ints: WeNet's streaming `max(attention_key_size - required_cache_size, 0)`).
+            sizes beside ints: WeNet's streaming `max(attention_key_size - required_cache_size, 0)`),
+            and `max(t)` / `min(t)` of one tensor (speech models' `max_len = max(lengths)`,
+            MusicGen's `first_start_id = min(start_ids)` over a `nonzero` column).
         """,
         why="""
             Python's `max` compares with `>`, which turns a tensor comparison into a Python
@@ -155,7 +157,12 @@ class BuiltinMaxMin(Rule):
             "Converting a tensor to a Python boolean"): measured on torch 2.13
             (tests/test_values_exporters.py) it is silently wrong on other values for both
             tensor/tensor and tensor/number arguments. The dynamo exporter captures the
-            comparison as `aten.maximum` and is correct, so the finding is legacy-only. Sizes
+            comparison as `aten.maximum` and is correct, so the finding is legacy-only, except
+            for `max(t)` of one tensor: the legacy trace unrolls its rows for the export-time
+            length, and when that length is dynamic or comes from the data the dynamo exporter
+            fails (torch.export's non-strict run: "TypeError: maximum() missing 1 required
+            positional arguments: 'other'"; its strict retry cannot iterate such a tensor;
+            measured on torch 2.13, tests/test_values_exporters.py MaxOfOneTensor). Sizes
             too: while the legacy exporter traces, `x.shape[i]` is a 0-d tensor, and `max(h, w)`
             keeps the export-time winner (measured: silently wrong when the other size wins).
         """,
@@ -178,7 +185,13 @@ class BuiltinMaxMin(Rule):
             arguments; three or more are reported only. Of sizes: safe. `_onnx_size_extreme`
             is the builtin itself unless the legacy exporter is tracing (in eager the same int,
             and dynamo's symbolic sizes keep the builtin, which it captures); while tracing, the
-            max/min of the stacked size tensors, a graph value.
+            max/min of the stacked size tensors, a graph value. `max(t)` of one tensor becomes
+            `t.max()` (`min(t)`: `t.min()`): unsafe. For a 1-D tensor without NaN both give its
+            extreme as a 0-d tensor of its dtype, but the builtin returns an element (a view of
+            `t`) where `Tensor.max` makes a new tensor, keeps the first of equal values by `>`
+            (a NaN wins or loses by its position; `Tensor.max` propagates it), and for a tensor
+            of more dims compares rows (a single-column tensor gives a row of shape (1,); wider
+            rows raise) where `Tensor.max` reduces every element.
         """,
         references=(
             "https://pytorch.org/docs/stable/onnx_torchscript.html#avoid-numpy-and-built-in-python-types",
@@ -197,7 +210,10 @@ class BuiltinMaxMin(Rule):
                 safe=True, imports=("torch",), helpers=(SIZE_EXTREME,))
             yield ctx.report(self, node, f"Python `{function}()` of tensor sizes: while the legacy exporter traces, sizes "
                              "are tensors and it freezes the export-time winner (silently wrong when another size "
-                             "wins)", fix=fix)
+                             "wins)", fix=fix, exporters=(LEGACY,))
+            return
+        if len(node.args) == 1 and ctx.tensors.is_tensor(node.args[0]):
+            yield self._one_tensor(node, function, ctx)
             return
         if len(node.args) < 2:
             return
@@ -209,8 +225,25 @@ class BuiltinMaxMin(Rule):
             self, node,
             f"Python `{function}()` on tensors compares them as Python booleans: the legacy exporter "
             f"freezes the export-time winner",
-            fix=fix,
+            fix=fix, exporters=(LEGACY,),
         )
+
+    def _one_tensor(self, node: ast.Call, function: str, ctx: FunctionContext):
+        """`max(lengths)` of one tensor: Python iterates its first dimension and compares the rows.
+        torch.export's non-strict run maps the builtin to `torch.maximum` with one argument
+        ("TypeError: maximum() missing 1 required positional arguments") and its strict retry
+        cannot iterate a tensor of dynamic length; the legacy trace unrolls the rows of the
+        export-time length and keeps that winner."""
+        (tensor,) = node.args
+        text = f"{operand(ctx.segment(tensor), tensor, ATOM)}.{function}()"
+        fix = Fix(f"Use `Tensor.{function}()`", (ctx.replace(node, text),), safe=False)
+        return ctx.report(
+            self, node,
+            f"Python `{function}()` of one tensor iterates over its rows and compares them as Python booleans: "
+            f"the legacy exporter freezes the export-time winner and the dynamo exporter fails when its length is "
+            f"dynamic (`{'maximum' if function == 'max' else 'minimum'}() missing 1 required positional arguments`); "
+            f"`Tensor.{function}()` computes it in the graph",
+            fix=fix, exporters=(LEGACY, DYNAMO))
 
     def _fix(self, node: ast.Call, function: str, tensors: list, ctx: FunctionContext) -> Fix | None:
         torch, imports = ctx.torch_name()
