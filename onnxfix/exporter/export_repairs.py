@@ -218,6 +218,16 @@ EXPORT_REPAIRS = {
         static_codes=("ONX205",),
         counts_use=True,  # named by common guard errors: kept only where it built or read back a size tensor
     ),
+    "int_buffers_as_numbers": ExportRepair(
+        r"Could not (?:guard on|extract specialized integer from) data-dependent expression",
+        "a module's 0-d integer buffers read as the ints they hold while exporting (DDSP-SVC's "
+        "`register_buffer(\"win_length\", torch.tensor(256))` passed as stft's n_fft): torch.export lifts a "
+        "buffer into a graph input, so an int read from it is a value out of the data, where in the ONNX model "
+        "a buffer is a constant initializer (exporter/number_buffers.py; eager untouched)",
+        (),
+        contexts=("int_buffers_as_numbers",),
+        counts_use=True,  # kept only where the model holds such a buffer
+    ),
     "packed_as_padded": ExportRepair(
         r"(?!)",
         "packed sequences carried as the padded batch they came from while exporting (exporter/packed_sequences.py): "

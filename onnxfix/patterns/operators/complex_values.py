@@ -29,7 +29,8 @@ class ComplexValues(DecompositionRule):
         "* freqs_cis`, `torch.view_as_real(...)`), complex gains and filters. Calls that feed or "
         "take a `torch.fft` transform are ONX522's. A pair takes `torch.exp`, `torch.istft` and "
         "`torch.fft.irfft`: iSTFTNet's `torch.istft(mag * torch.exp(phase * 1j), ...)` and Vocos's "
-        "`torch.fft.irfft(mag * (x + 1j * y), ...)` export.",
+        "`torch.fft.irfft(mag * (x + 1j * y), ...)` export. The complex number may be Python arithmetic "
+        "of a literal (DDSP-SVC's `torch.exp(mag + 1.j * np.pi * phase)`, read as `(1.j * np.pi) * phase`).",
         "ONNX has no complex tensors. The legacy exporter has no symbolic for `aten::polar` / "
         "`aten::view_as_complex`; the dynamo exporter translates a few complex ops and stops at the "
         "first it lacks (`No decompositions registered for the complex-valued input` for the "
@@ -61,8 +62,8 @@ class ComplexValues(DecompositionRule):
         """`phase * 1j` / `1j * y`: a product with a Python complex number makes a complex
         tensor; `_onnx_pair_scalar` is that product in eager (for any operand type) and a pair
         while exporting, which torch.exp, torch.istft and torch.fft.irfft take."""
-        operands = _complex_scalar_product(node)
-        if operands is None or ctx.tensors.is_tensor(operands[1]) is False or _a_number(operands[1], ctx):
+        operands = _complex_scalar_product(node, ctx)
+        if operands is None or ctx.tensors.is_tensor(operands[1]) is False:
             return
         failed = catalog.failures(("complex scalar product",))
         if not failed:
@@ -79,6 +80,7 @@ class ComplexValues(DecompositionRule):
 
 
 NUMBER_ANNOTATIONS = frozenset({"int", "float", "complex"})
+NUMPY_CONSTANTS = frozenset({"numpy.pi", "numpy.e", "numpy.inf", "numpy.nan", "numpy.euler_gamma"})
 
 
 def _a_number(node: ast.AST, ctx: FunctionContext) -> bool:
@@ -90,7 +92,8 @@ def _a_number(node: ast.AST, ctx: FunctionContext) -> bool:
         return _a_number(node.left, ctx) and _a_number(node.right, ctx)
     if isinstance(node, ast.UnaryOp):
         return _a_number(node.operand, ctx)
-    if (ctx.qualname(node) or "").startswith("math."):
+    qualname = ctx.qualname(node) or ""
+    if qualname.startswith("math.") or qualname in NUMPY_CONSTANTS:
         return True
     if isinstance(node, ast.Name) and ctx.is_parameter(node.id) and not ctx.assignments(node.id):
         arguments = ctx.fn.node.args
@@ -104,14 +107,20 @@ def _a_number(node: ast.AST, ctx: FunctionContext) -> bool:
     return False
 
 
-def _complex_scalar_product(node: ast.BinOp) -> tuple[ast.Constant, ast.expr] | None:
-    """(the complex literal, the other operand) of `x * 1j` or `1j * x`."""
+def _complex_scalar_product(node: ast.BinOp, ctx: FunctionContext) -> tuple[ast.expr, ast.expr] | None:
+    """(the complex number, the other operand) of `x * 1j` or `1j * x`, the number a complex
+    literal or Python arithmetic of one with numbers (DDSP-SVC's `1.j * np.pi * phase`, which
+    Python reads as `(1.j * np.pi) * phase`), the other operand not a number itself."""
     if not isinstance(node.op, ast.Mult):
         return None
     for scalar, other in ((node.right, node.left), (node.left, node.right)):
-        if isinstance(scalar, ast.Constant) and isinstance(scalar.value, complex):
+        if _complex_number(scalar, ctx) and not _a_number(other, ctx):
             return scalar, other
     return None
+
+
+def _complex_number(node: ast.expr, ctx: FunctionContext) -> bool:
+    return _a_number(node, ctx) and any(isinstance(n, ast.Constant) and isinstance(n.value, complex) for n in walk(node))
 
 
 def istft_spectrum(node: ast.Call) -> ast.AST:
@@ -140,7 +149,7 @@ def carries_complex_pair(node: ast.AST, ctx: FunctionContext, scalar_only: bool 
     the file passes such a value (HTDemucs's `ispectro(z)`, up to 3 calls deep). ``scalar_only``:
     only a pair a complex literal made (`_onnx_pair_scalar`)."""
     for sub in walk(node):
-        if isinstance(sub, ast.BinOp) and _complex_scalar_product(sub) is not None:
+        if isinstance(sub, ast.BinOp) and _complex_scalar_product(sub, ctx) is not None:
             return True  # `phase * 1j`: _onnx_pair_scalar
         if isinstance(sub, ast.Call) and not scalar_only:
             found = match_call(sub, ctx)
