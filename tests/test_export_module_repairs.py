@@ -41,16 +41,22 @@ def test_size_buffers_are_read_as_the_ints_they_hold_while_torch_export_traces(c
 def test_the_buffers_read_as_ints_are_the_modules_own_again_afterwards():
     import torch
 
-    from onnxfix.exporter.number_buffers import int_buffers_as_numbers
+    from onnxfix.exporter.number_buffers import int_buffers_as_numbers, size_buffers
     from onnxfix.exporter.targets import load_module
 
     model = load_module(Path(__file__).parent / "export_models" / "size_buffers.py").make_model()
+    model.scripted = torch.jit.script(torch.nn.BatchNorm1d(1))  # its buffers are its compiled code's
+    model.register_buffer("hidden", torch.tensor(5))
+    vars(model)["hidden"] = "an instance attribute of the buffer's name"  # what forward would read
     before = list(model.state_dict(keep_vars=True).items())
-    with int_buffers_as_numbers(model) as used:
+    assert size_buffers(model) == ["CombSource.sampling_rate", "CombSource.block_size", "CombSource.win_length"]
+    with pytest.raises(RuntimeError), int_buffers_as_numbers(model) as used:
         assert (type(model.block_size).__mro__[1], model.block_size, model.block_size.dtype) == (int, 8, torch.int64)
         assert model.block_size * torch.tensor(2).item() == 16 and isinstance(model.bn.num_batches_tracked, torch.Tensor)
         model.block_size = 3  # a forward that assigns the name: gone afterwards too
+        raise RuntimeError("the export failed")
     assert used == {"int_buffers_as_numbers": 3}
     after = list(model.state_dict(keep_vars=True).items())
     assert [k for k, _ in after] == [k for k, _ in before] and all(a is b for (_, a), (_, b) in zip(after, before))
     assert isinstance(model.block_size, torch.Tensor) and "block_size" not in vars(model)
+    assert vars(model)["hidden"] == "an instance attribute of the buffer's name"

@@ -42,6 +42,8 @@ FLAT_KEY = "flat_outputs"  # exporter/model_io.py
 DEFAULTS_KEY = "defaults_as_constants"  # exporter/model_io.py
 RNN_LOOPS_KEY = "rnn_while_loops"  # exporter/nn_layers.py
 FLOOR_KEY = "floor_division_floored"  # exporter/floor_division.py
+BUFFERS_KEY = "int_buffers_as_numbers"  # exporter/number_buffers.py
+DATA_DEPENDENT = r"Could not (?:guard on|extract specialized integer from) data-dependent expression"
 # tried on a fact every wrong dynamo export shares: kept beside other repairs (a later round's) only
 # where it makes the difference (session.py exports once more without it)
 SPECULATIVE_REPAIRS = (FLOOR_KEY,)
@@ -218,8 +220,10 @@ EXPORT_REPAIRS = {
         static_codes=("ONX205",),
         counts_use=True,  # named by common guard errors: kept only where it built or read back a size tensor
     ),
-    "int_buffers_as_numbers": ExportRepair(
-        r"Could not (?:guard on|extract specialized integer from) data-dependent expression",
+    # tried on facts: a dynamo export failed on a data-dependent value and the model holds a 0-d
+    # int64 buffer (repair_candidates.py), not on that common error alone
+    BUFFERS_KEY: ExportRepair(
+        r"(?!)",
         "a module's 0-d integer buffers read as the ints they hold while exporting (DDSP-SVC's "
         "`register_buffer(\"win_length\", torch.tensor(256))` passed as stft's n_fft): torch.export lifts a "
         "buffer into a graph input, so an int read from it is a value out of the data, where in the ONNX model "

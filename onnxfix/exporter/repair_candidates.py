@@ -14,7 +14,9 @@ import re
 from typing import Iterable, Iterator, Protocol
 
 from onnxfix.decompositions import BY_KEY, key_of_op
-from onnxfix.exporter.export_repairs import DEFAULTS_KEY, EXPORT_REPAIRS, FLOOR_KEY, GROW_KEY, RNN_LOOPS_KEY
+from onnxfix.exporter.export_repairs import (
+    BUFFERS_KEY, DATA_DEPENDENT, DEFAULTS_KEY, EXPORT_REPAIRS, FLOOR_KEY, GROW_KEY, RNN_LOOPS_KEY,
+)
 from onnxfix.exporter.result import EXPORT_FAILS, OK, ORT_FAILS, SILENTLY_WRONG, Verdict
 from onnxfix.rewriter.rule import Finding
 
@@ -160,7 +162,8 @@ def _keyed_by_static(failed: list[_Result], static: list[Finding]) -> Iterator[s
 def _keyed_by_facts(failed: list[_Result]) -> Iterator[str]:
     """By facts of the example rather than an error: a dynamic dim of size 1 (a legacy export that
     fails outright is the tracer's, not a specialized size's); forward's defaults that the legacy
-    exporter appended as inputs; an LSTM or GRU in a failed dynamo export with a dynamic dim."""
+    exporter appended as inputs; an LSTM or GRU in a failed dynamo export with a dynamic dim; a 0-d
+    int64 buffer in a model whose dynamo export stopped on a data-dependent value."""
     if any(r.verdict.unit_dims and not (r.verdict.exporter == "legacy" and r.verdict.verdict == EXPORT_FAILS)
            for r in failed):
         yield GROW_KEY
@@ -168,3 +171,5 @@ def _keyed_by_facts(failed: list[_Result]) -> Iterator[str]:
         yield DEFAULTS_KEY
     if any(r.verdict.recurrent_layers for r in failed):
         yield RNN_LOOPS_KEY
+    if any(r.verdict.size_buffers and re.search(DATA_DEPENDENT, r.verdict.error or "") for r in failed):
+        yield BUFFERS_KEY

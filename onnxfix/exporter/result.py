@@ -98,6 +98,8 @@ class Verdict:
     appended_defaults: list[str] = field(default_factory=list)
     # dynamo: the model's LSTM / GRU classes, when a dim is dynamic (nn_layers.rnn_while_loops)
     recurrent_layers: list[str] = field(default_factory=list)
+    # dynamo: the model's 0-d int64 buffers, `Class.name` (number_buffers.int_buffers_as_numbers)
+    size_buffers: list[str] = field(default_factory=list)
     # text in the eager output (`output[0][0]: 'abc'`) and [file, line] of forward's return (model_io.text_outputs)
     text_outputs: list[str] = field(default_factory=list)
     text_output_site: list = field(default_factory=list)

@@ -33,6 +33,7 @@ from onnxfix.exporter.model_io import (  # noqa: F401  (re-exported)
 from onnxfix.exporter.model_state import attributes_kept
 from onnxfix.exporter.probes import Probe, claim_probes
 from onnxfix.exporter.nn_layers import fresh_rnn_dispatch, recurrent_layers
+from onnxfix.exporter.number_buffers import size_buffers
 from onnxfix.exporter.errors import describe
 from onnxfix.exporter.failure_facts import (
     error_frames, failing_node_traces, onnx_node_traces, op_histogram, untranslatable_ops,
@@ -141,6 +142,8 @@ def verify(
     # the defaults repair: forward(*args), so the legacy exporter appends no default as an input
     if verdict.exporter == "dynamo" and dynamic:
         verdict.recurrent_layers = recurrent_layers(model)
+    if verdict.exporter == "dynamo":
+        verdict.size_buffers = size_buffers(model)
     if verdict.exporter == "legacy":
         verdict.appended_defaults = appended_defaults(model, len(args))
         if DEFAULTS_KEY in (decompose or ()) and exported is model:

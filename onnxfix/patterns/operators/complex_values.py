@@ -80,11 +80,13 @@ class ComplexValues(DecompositionRule):
 
 
 NUMBER_ANNOTATIONS = frozenset({"int", "float", "complex"})
-NUMPY_CONSTANTS = frozenset({"numpy.pi", "numpy.e", "numpy.inf", "numpy.nan", "numpy.euler_gamma"})
+NUMBER_CONSTANTS = frozenset({"numpy.pi", "numpy.e", "numpy.inf", "numpy.nan", "numpy.euler_gamma",
+                              "torch.pi", "torch.e", "torch.inf", "torch.nan"})
 
 
 def _a_number(node: ast.AST, ctx: FunctionContext) -> bool:
-    """A Python number, not a tensor: a literal, `math.pi`, arithmetic of those, a parameter
+    """A Python number, not a tensor: a literal, `math.pi` (and NumPy's and torch's constants:
+    `np.pi`, `torch.pi`), arithmetic of those, a parameter
     annotated int/float/complex, or an attribute `__init__` set to a number literal."""
     if isinstance(node, ast.Constant):
         return isinstance(node.value, (int, float, complex)) and not isinstance(node.value, bool)
@@ -93,7 +95,7 @@ def _a_number(node: ast.AST, ctx: FunctionContext) -> bool:
     if isinstance(node, ast.UnaryOp):
         return _a_number(node.operand, ctx)
     qualname = ctx.qualname(node) or ""
-    if qualname.startswith("math.") or qualname in NUMPY_CONSTANTS:
+    if qualname.startswith("math.") or qualname in NUMBER_CONSTANTS:
         return True
     if isinstance(node, ast.Name) and ctx.is_parameter(node.id) and not ctx.assignments(node.id):
         arguments = ctx.fn.node.args

@@ -138,7 +138,7 @@ def _size_list_item(target: ast.expr, ctx: FunctionContext) -> bool:
 class BuiltinMaxMin(Rule):
     code = "ONX403"
     name = "builtin-max-min-on-tensors"
-    summary = "Python `max()`/`min()` comparing tensors (or tensor sizes, which the legacy exporter traces as tensors)"
+    summary = "Python `max()`/`min()` comparing tensors, or the rows of one tensor (or tensor sizes, which the legacy exporter traces as tensors)"
     fix_availability = "sometimes"
     default_safety = "unsafe"
     exporters = (LEGACY, DYNAMO)  # dynamo: `max(t)` of one tensor only
@@ -186,12 +186,14 @@ class BuiltinMaxMin(Rule):
             is the builtin itself unless the legacy exporter is tracing (in eager the same int,
             and dynamo's symbolic sizes keep the builtin, which it captures); while tracing, the
             max/min of the stacked size tensors, a graph value. `max(t)` of one tensor becomes
-            `t.max()` (`min(t)`: `t.min()`): unsafe. For a 1-D tensor without NaN both give its
-            extreme as a 0-d tensor of its dtype, but the builtin returns an element (a view of
-            `t`) where `Tensor.max` makes a new tensor, keeps the first of equal values by `>`
-            (a NaN wins or loses by its position; `Tensor.max` propagates it), and for a tensor
-            of more dims compares rows (a single-column tensor gives a row of shape (1,); wider
-            rows raise) where `Tensor.max` reduces every element.
+            `t.amax(0)` (`min(t)`: `t.amin(0)`): unsafe. Both give the extreme along the first
+            dimension in `t`'s dtype and shape (a 0-d tensor for a 1-D `t`, shape (1,) for a
+            single-column one; wider rows make the builtin raise), but the builtin returns an
+            element (a view of `t`) where `amax` makes a new tensor, keeps the first of equal
+            values by `>` (a NaN wins or loses by its position; `amax` propagates it), and sends
+            the whole gradient to that element where `amax` splits it between equal values. A
+            call that returns a tuple of tensors (`torch.where(mask)`, `as_tuple=True`,
+            `return_counts=True`) is not reported: its builtin max compares the tensors.
         """,
         references=(
             "https://pytorch.org/docs/stable/onnx_torchscript.html#avoid-numpy-and-built-in-python-types",
@@ -212,7 +214,7 @@ class BuiltinMaxMin(Rule):
                              "are tensors and it freezes the export-time winner (silently wrong when another size "
                              "wins)", fix=fix, exporters=(LEGACY,))
             return
-        if len(node.args) == 1 and ctx.tensors.is_tensor(node.args[0]):
+        if len(node.args) == 1 and ctx.tensors.is_tensor(node.args[0]) and not _may_be_tuple(node.args[0]):
             yield self._one_tensor(node, function, ctx)
             return
         if len(node.args) < 2:
@@ -235,14 +237,15 @@ class BuiltinMaxMin(Rule):
         cannot iterate a tensor of dynamic length; the legacy trace unrolls the rows of the
         export-time length and keeps that winner."""
         (tensor,) = node.args
-        text = f"{operand(ctx.segment(tensor), tensor, ATOM)}.{function}()"
-        fix = Fix(f"Use `Tensor.{function}()`", (ctx.replace(node, text),), safe=False)
+        reduction = "amax" if function == "max" else "amin"
+        text = f"{operand(ctx.segment(tensor), tensor, ATOM)}.{reduction}(0)"
+        fix = Fix(f"Use `Tensor.{reduction}(0)`", (ctx.replace(node, text),), safe=False)
         return ctx.report(
             self, node,
             f"Python `{function}()` of one tensor iterates over its rows and compares them as Python booleans: "
             f"the legacy exporter freezes the export-time winner and the dynamo exporter fails when its length is "
             f"dynamic (`{'maximum' if function == 'max' else 'minimum'}() missing 1 required positional arguments`); "
-            f"`Tensor.{function}()` computes it in the graph",
+            f"`Tensor.{reduction}(0)` computes it in the graph",
             fix=fix, exporters=(LEGACY, DYNAMO))
 
     def _fix(self, node: ast.Call, function: str, tensors: list, ctx: FunctionContext) -> Fix | None:
@@ -259,6 +262,21 @@ class BuiltinMaxMin(Rule):
             text = f"{torch}.clamp({ctx.segment(tensor)}, {bound}={ctx.segment(number)})"
         title = f"Use `{text.split('(')[0]}`"
         return Fix(title, (ctx.replace(node, text),), safe=False, imports=imports)
+
+
+# calls the tensor oracle counts as tensors that return a tuple of them for these arguments
+TUPLE_KEYWORDS = frozenset({"as_tuple", "return_counts", "return_inverse", "return_indices"})
+
+
+def _may_be_tuple(node: ast.expr) -> bool:
+    """`torch.where(mask)` (one argument), `x.nonzero(as_tuple=True)`, `torch.unique(x,
+    return_counts=True)`: a tuple of tensors, whose builtin max compares tensors, not rows."""
+    if not isinstance(node, ast.Call):
+        return False
+    name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+    return (name == "where" and len(node.args) + len(node.keywords) == 1) or any(
+        k.arg in TUPLE_KEYWORDS and not (isinstance(k.value, ast.Constant) and k.value.value is False)
+        for k in node.keywords)
 
 
 SIZE_EXTREME = Helper("_onnx_size_extreme", helper_source("size_extreme"))
