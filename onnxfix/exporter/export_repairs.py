@@ -206,8 +206,7 @@ EXPORT_REPAIRS = {
         frame=r"torch[\\/]nn[\\/]modules[\\/]transformer\.py:_detect_is_causal_mask$",
     ),
     "size_tensors_kept": ExportRepair(
-        r"non-zero number of elements, but its data is not allocated yet"
-        r"|Could not (?:guard on|extract specialized integer from) data-dependent expression"
+        r"non-zero number of elements, but its data is not allocated yet|" + DATA_DEPENDENT +
         # a size tensor's constant specializes the sizes it was built from (detectron2's ImageList)
         r"|conflicts between user-specified ranges and inferred ranges",
         "a tensor built from sizes while torch.export traces (Deformable DETR's `spatial_shapes = "

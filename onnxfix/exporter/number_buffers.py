@@ -28,7 +28,7 @@ from typing import Iterator
 
 import torch
 
-REPAIR_KEY = "int_buffers_as_numbers"
+from onnxfix.exporter.export_repairs import BUFFERS_KEY
 # batch norm's counter: read only while training, never a size
 _SKIPPED = frozenset({"num_batches_tracked"})
 
@@ -95,7 +95,7 @@ def int_buffers_as_numbers(model=None) -> Iterator[dict[str, int]]:
                 del module._buffers[name]
                 replaced.append((module, order, name, buffer))
                 object.__setattr__(module, name, _BufferInt(buffer))
-                used[REPAIR_KEY] = used.get(REPAIR_KEY, 0) + 1
+                used[BUFFERS_KEY] = used.get(BUFFERS_KEY, 0) + 1
         yield used
     finally:
         for module, order, name, buffer in reversed(replaced):

@@ -14,6 +14,7 @@ from onnxfix.rewriter.precedence import ATOM, SYMBOLS, UNARY, operand
 from onnxfix.decompositions import helper_source
 from onnxfix.patterns.shape_math.scaled_resize import matrix_mode, scaled_resize_fix
 from onnxfix.rewriter.size_derived import size_derived
+from onnxfix.rewriter.tensors import TENSOR_TUPLES
 from onnxfix.rewriter.rule import Fix, Helper, Rule, RuleDoc
 from onnxfix.rewriter.tree_walk import walk
 
@@ -192,8 +193,9 @@ class BuiltinMaxMin(Rule):
             element (a view of `t`) where `amax` makes a new tensor, keeps the first of equal
             values by `>` (a NaN wins or loses by its position; `amax` propagates it), and sends
             the whole gradient to that element where `amax` splits it between equal values. A
-            call that returns a tuple of tensors (`torch.where(mask)`, `as_tuple=True`,
-            `return_counts=True`) is not reported: its builtin max compares the tensors.
+            tuple of tensors (`x.chunk(2)`, `x.topk(k)`, `torch.where(mask)`, `as_tuple=True`,
+            `return_counts=True`, or a name bound to one) is not reported: its builtin max
+            compares the tensors.
         """,
         references=(
             "https://pytorch.org/docs/stable/onnx_torchscript.html#avoid-numpy-and-built-in-python-types",
@@ -214,7 +216,7 @@ class BuiltinMaxMin(Rule):
                              "are tensors and it freezes the export-time winner (silently wrong when another size "
                              "wins)", fix=fix, exporters=(LEGACY,))
             return
-        if len(node.args) == 1 and ctx.tensors.is_tensor(node.args[0]) and not _may_be_tuple(node.args[0]):
+        if len(node.args) == 1 and ctx.tensors.is_tensor(node.args[0]) and not _may_be_tuple(node.args[0], ctx):
             yield self._one_tensor(node, function, ctx)
             return
         if len(node.args) < 2:
@@ -264,16 +266,23 @@ class BuiltinMaxMin(Rule):
         return Fix(title, (ctx.replace(node, text),), safe=False, imports=imports)
 
 
-# calls the tensor oracle counts as tensors that return a tuple of them for these arguments
+# ops the tensor oracle counts as tensors that return one only for some arguments (TENSOR_TUPLES
+# holds them, beside the ops that always return a tuple: split, chunk, topk, sort, ...)
+TENSOR_OR_TUPLE = frozenset({"where", "nonzero", "unique", "unique_consecutive"})
 TUPLE_KEYWORDS = frozenset({"as_tuple", "return_counts", "return_inverse", "return_indices"})
 
 
-def _may_be_tuple(node: ast.expr) -> bool:
-    """`torch.where(mask)` (one argument), `x.nonzero(as_tuple=True)`, `torch.unique(x,
-    return_counts=True)`: a tuple of tensors, whose builtin max compares tensors, not rows."""
+def _may_be_tuple(node: ast.expr, ctx: FunctionContext, depth: int = 0) -> bool:
+    """A tuple of tensors, whose builtin max compares the tensors, not one tensor's rows:
+    `x.chunk(2)`, `x.topk(k)`, `torch.where(mask)` (one argument), `x.nonzero(as_tuple=True)`,
+    `torch.unique(x, return_counts=True)`, or a name bound to one of those."""
+    if isinstance(node, ast.Name) and depth < 3:
+        return any(isinstance(v, ast.expr) and _may_be_tuple(v, ctx, depth + 1) for v in ctx.assignments(node.id))
     if not isinstance(node, ast.Call):
         return False
     name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+    if name not in TENSOR_OR_TUPLE:
+        return name in TENSOR_TUPLES
     return (name == "where" and len(node.args) + len(node.keywords) == 1) or any(
         k.arg in TUPLE_KEYWORDS and not (isinstance(k.value, ast.Constant) and k.value.value is False)
         for k in node.keywords)
