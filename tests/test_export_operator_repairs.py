@@ -125,3 +125,14 @@ def test_a_float_division_rounded_down_is_computed_as_aten_does_where_the_run_sa
     `--write` rewrites the call the run decomposed: both exports match eager on other values."""
     written = written_and_proven(tmp_path, capsys, "floor_bins.py", ["SILENTLY-WRONG", "SILENTLY-WRONG"])
     assert 'return _onnx_div_rounded(a, b, rounding_mode="floor")' in written
+
+
+def test_a_failure_a_repair_uncovers_is_fixed_by_the_loop_run_again_under_that_repair(tmp_path, capsys):
+    """HTDemucs' `_ispec`: dynamo fails on the complex `F.pad`; complex_pairs gets it past that to
+    pad1d's assert on tensor values, a line no export named before. The fix loop runs again with
+    every export under the repair: ONX601's fix of that assert is kept, both exports match eager on
+    other batches, and `--write` writes the pair helpers and the assert."""
+    written = written_and_proven(tmp_path, capsys, "complex_pad_assert.py", ["EXPORT-FAILS", "EXPORT-FAILS"])
+    assert "    assert torch.compiler.is_exporting() or (out[..., padding_left: padding_left + length] == x0).all()\n" in written
+    assert "        z = _onnx_pair_view_as_complex(m.contiguous())\n" in written
+

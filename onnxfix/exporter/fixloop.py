@@ -190,7 +190,7 @@ def _next_batch(state: State, unsafe: bool, settled: set[str]) -> tuple[list, li
         key = fix_key(finding, text)
         if applicable(finding, unsafe) and key not in settled:
             fresh.setdefault(key, finding)
-    named = _named_lines(state.results)
+    named = named_lines(state.results)
     first = [(k, f) for k, f in fresh.items() if (os.path.realpath(f.path), f.line) in named]
     helpers = {name for _, f in first for name in _helper_names(f)}
     first += [(k, f) for k, f in fresh.items() if (k, f) not in first and helpers & _helper_names(f)]
@@ -226,7 +226,7 @@ def _helper_names(finding: Finding) -> set[str]:
     return {helper.name for helper in finding.fix.helpers} if finding.fix else set()
 
 
-def _named_lines(results: list) -> set[tuple[str, int]]:
+def named_lines(results: list) -> set[tuple[str, int]]:
     named = set()
     for result in results:
         if result.verdict.verdict == OK:

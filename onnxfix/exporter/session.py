@@ -12,7 +12,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
-from onnxfix.exporter.export_repairs import EXPORT_REPAIRS, SPECULATIVE_REPAIRS
 from onnxfix.exporter.isolate import ExportRequest, run_isolated
 from onnxfix.exporter.locations import ExportFinding, line_in_original
 from onnxfix.exporter.outputs import needs_cache_off, turn_cache_off
@@ -158,7 +157,8 @@ def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progr
     decompose: the decompositions the first run named (`--decompose-ops`), tried once more
     after the loop when some export still fails, with those the loop's last exports name."""
     from onnxfix import output
-    from onnxfix.exporter import fixloop
+    from onnxfix.exporter import fixloop, repair_rounds
+    from onnxfix.exporter.repair_rounds import oks
     from onnxfix.rewriter.paths import display_path
 
     source = target.model_path
@@ -193,7 +193,7 @@ def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progr
             # kept only where it makes an exporter OK and none worse: it changes what the model returns
             # (no cache), so one that only trades one failure for another (OpenVLA's legacy export,
             # failing on the cache and then on aten::full) is not worth it
-            helps = _oks(turned) > _oks(before) and not fixloop.worsened(before, turned)
+            helps = oks(turned) > oks(before) and not fixloop.worsened(before, turned)
             baseline = turned if helps else before
             if baseline is before:  # it broke or fixed nothing (a config class that takes no use_cache): not again
                 cache = lambda text: text
@@ -215,18 +215,21 @@ def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progr
     decompose = tuple(dict.fromkeys((*decompose, *decompositions_that_help(target, loop.final.results, [],
                                                                             last_resort=True))))
     named_by = lambda results, tried=(): decompositions_that_help(target, results, [], tried, True)  # noqa: E731
-    final = _with_decompositions(loop.final, decompose, outcome, export, named_by)
-    if decompose and not outcome.decompositions and loop.final.fixed.text != start.text and _oks(
+    final = repair_rounds.with_repairs(loop.final, decompose, outcome, export, named_by)
+    if decompose and not outcome.decompositions and loop.final.fixed.text != start.text and oks(
             loop.final.results) < len(loop.final.results):
         # a static fix the loop kept can stand in a repair's way (a `.long()` of a count that the
         # repair reads as a size): the repairs on the text before the static fixes, kept if more
         # exporters end OK there
-        bare = _with_decompositions(fixloop.State(frozenset(), start, baseline), decompose, outcome, export, named_by)
-        if outcome.decompositions and _oks(bare.results) > _oks(final.results) and not fixloop.worsened(
+        bare = repair_rounds.with_repairs(fixloop.State(frozenset(), start, baseline), decompose, outcome, export,
+                                          named_by)
+        if outcome.decompositions and oks(bare.results) > oks(final.results) and not fixloop.worsened(
                 final.results, bare.results):
             final = bare  # (the static fixes the loop kept are left out: they stood in the repair's way)
         else:
             outcome.decompositions = ()
+    final = repair_rounds.fixes_under_repairs(final, outcome.decompositions or decompose, outcome, static_fix, export,
+                                              _unsafe(source, unsafe_fixes), kept)
     if outcome.decompositions:
         final = _decompositions_in_source(target, source, final, outcome, unsafe_fixes, export)
     if baseline is before and final.fixed.text == start.text and not outcome.decompositions:
@@ -254,113 +257,16 @@ def _at_original_lines(results: list[ExporterResult], source: Path, original: st
                                 for link in finding.fixed_by]
 
 
-def _oks(results) -> int:
-    return sum(r.verdict.verdict == OK for r in results)
-
-
-def _applied(keys: tuple[str, ...], results) -> tuple[str, ...]:
-    """The keys that took part in the export: the repairs (settings, whole-value carriers) and the
-    operator decompositions that replaced some call. One that never ran changed nothing (an error
-    text named it: a Reshape failure reads like nn.MultiheadAttention's), so the hint leaves it out."""
-    used = {key for r in results for key in r.verdict.decompositions_used}
-    return tuple(key for key in keys if key in used or key in EXPORT_REPAIRS and not EXPORT_REPAIRS[key].counts_use)
-
-
 def _flattened_outputs_help(start, decompose: tuple[str, ...], before, export) -> bool:
     """The outputs flattened at the export boundary (`flat_outputs`, export time only; ``export``
     runs the text as it is, the cache on) make some export OK and none worse: tried before
     use_cache=False, which changes what the model returns."""
     if "flat_outputs" not in decompose:
         return False
-    from onnxfix.exporter import fixloop
+    from onnxfix.exporter import fixloop, repair_rounds
 
     flat = export(start, ("flat_outputs",))
-    return _oks(flat) > _oks(before) and not fixloop.worsened(before, flat)
-
-
-def _with_decompositions(final, keys: tuple[str, ...], outcome: FixResult, export, named_by, rounds: int = 3):
-    """The loop's last state, exported once more with onnxfix's decompositions of the ops the
-    first run named, when some export still fails: the repair for code the static fixes do not
-    edit (an op inside site-packages). What that export fails on next names more (the fused
-    attention kernel turned off, the composite path's packed projection then needs its own
-    repair): up to ``rounds`` exports. Kept when it makes some verdict OK and none worse; eager
-    PyTorch is untouched (they replace the ops only while exporting)."""
-    if not keys or all(r.verdict.verdict == OK for r in final.results):
-        return final
-    for _ in range(rounds):
-        results = export(final.fixed, keys)
-        outcome.exports += 1
-        more = tuple(k for k in named_by(results, keys) if k not in keys)
-        if all(r.verdict.verdict == OK for r in results) or not more:
-            break
-        keys = (*keys, *more)
-    together_gains = _gains(final.results, results)
-    if not together_gains or (len(keys) > 1 and not all(r.verdict.verdict == OK for r in results)):
-        # one repair can stand in another's way (conv1d's decomposition, named by the failing Conv
-        # node, calls the op past float32_compute's wrapper; index_add's helper scatters in float16
-        # past it): each named key alone, the first that gains (and, where all of them together
-        # gained too, makes more exports OK than they did)
-        than = results if together_gains else final.results
-        alone = _one_key_that_gains(final, keys, outcome, export, than=than) if len(keys) > 1 else None
-        if alone is None and not together_gains:
-            return final
-        keys, results = alone or (keys, results)
-    applied, results = _without_speculative(final, _applied(keys, results), results, outcome, export)
-    if not applied:
-        return final
-    outcome.decompositions = applied
-    return replace(final, results=results)
-
-
-def _without_speculative(final, applied: tuple[str, ...], results, outcome: FixResult, export):
-    """(keys, results) without the repairs tried on a fact every wrong export shares (the floor
-    division of sizes) where the others do as well without them: one more export each."""
-    from onnxfix.exporter import fixloop
-
-    for key in SPECULATIVE_REPAIRS:
-        if key in applied and len(applied) > 1:
-            rest = tuple(k for k in applied if k != key)
-            again = export(final.fixed, rest)
-            outcome.exports += 1
-            if not fixloop.worsened(results, again):  # as good without it: not kept
-                applied, results = rest, again
-    return applied, results
-
-
-def _gains(before, after) -> bool:
-    """Some exporter OK that was not, and none worse."""
-    from onnxfix.exporter import fixloop
-
-    gained = any(a.verdict.verdict == OK != b.verdict.verdict for b, a in zip(before, after))
-    return gained and not fixloop.worsened(before, after)
-
-
-def _one_key_that_gains(final, keys: tuple[str, ...], outcome: FixResult, export, than, most: int = 4):
-    """(keys, results) of the first of ``keys`` (at most ``most`` tried) that gains alone and
-    makes more exports OK than ``than``, or None.
-
-    A key can make more exports OK than ``than`` only if it makes OK some exporter that ``than``
-    failed: each key is exported under those first, and under the others only when one of them
-    is OK (most keys alone gain nothing, and this halves what they cost)."""
-    together = sum(r.verdict.verdict == OK for r in than)
-    failed = tuple(r.verdict.exporter for r in than if r.verdict.verdict != OK)
-    for key in keys[:most]:
-        results = _exported_failed_first(final.fixed, (key,), export, failed, [r.verdict.exporter for r in than])
-        outcome.exports += 1
-        if results is not None and _gains(final.results, results) and _oks(results) > together:
-            return (key,), results
-    return None
-
-
-def _exported_failed_first(fixed, keys: tuple[str, ...], export, failed: tuple[str, ...], order: list[str]):
-    """Every exporter's results of ``fixed`` under ``keys``, in ``order``, or None when none of
-    the exporters in ``failed`` is OK (the others then are not run)."""
-    first = export(fixed, keys, failed)
-    if not _oks(first):
-        return None
-    others = tuple(e for e in order if e not in failed)
-    by_exporter = {r.verdict.exporter: r for r in (*first, *(export(fixed, keys, others) if others else ()))}
-    return [by_exporter[e] for e in order]
+    return repair_rounds.oks(flat) > repair_rounds.oks(before) and not fixloop.worsened(before, flat)
 
 
 def _decompositions_in_source(target: Target, source: Path, final, outcome: FixResult, unsafe_fixes, export):
