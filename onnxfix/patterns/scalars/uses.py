@@ -35,6 +35,12 @@ CONDITION_PARENTS = (ast.If, ast.While, ast.IfExp, ast.Assert)
 SIZE_ARGUMENT_METHODS = {"topk": (0, "k"), "split": (0, "split_size"), "split_with_sizes": (0, "split_sizes")}
 SIZE_ARGUMENT_FUNCTIONS = {"torch.topk": (1, "k"), "torch.nn.functional.pad": (1, "pad"),
                            "torch.split": (1, "split_size_or_sections")}
+# interpolate's output size: an int or a tuple of them, each also a 0-d or one-element integer
+# tensor (measured); the legacy exporter takes traced sizes there as a dynamic Resize. ONX519's
+# helper passes its `size` on to the op (or builds its weights from it): a later round's text.
+SIZE_ARGUMENT_FUNCTIONS.update({name: (1, "size") for name in (
+    "torch.nn.functional.interpolate", "torch.nn.functional.upsample", "torch.nn.functional.upsample_bilinear",
+    "torch.nn.functional.upsample_nearest", "_onnx_interpolate")})
 # Size functions whose arguments are Scalars, not ints: they take a 0-d tensor but not a
 # one-element tensor of higher rank (`torch.arange(torch.tensor([3]))` raises, measured).
 SCALAR_SIZE_FUNCTIONS = frozenset({"torch.arange"})
@@ -51,7 +57,8 @@ def size_argument(holder: ast.Call, container: ast.AST, ctx: FunctionContext) ->
             return True
         if qualname in SHAPE_ARGUMENT_FUNCTIONS:
             return True
-    place = SIZE_ARGUMENT_FUNCTIONS.get(qualname or "")
+    helper = func.id if isinstance(func, ast.Name) and func.id.startswith("_onnx_") else ""
+    place = SIZE_ARGUMENT_FUNCTIONS.get(qualname or helper)
     if place is None and isinstance(func, ast.Attribute) and qualname is None and ctx.tensors.is_tensor(func.value) is not False:
         place = SIZE_ARGUMENT_METHODS.get(func.attr)
     if place is None:
