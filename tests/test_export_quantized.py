@@ -105,21 +105,59 @@ class _Relu6Net(nn.Module):
         return self.dequant(self.act(self.conv(self.quant(x))))
 
 
-def test_what_is_not_simulated_is_left_as_it_is():
-    """Review: ReLU6 clamps at the grid level nearest 6 (not 6.0); qint8 activations have another
-    range; both are left quantized, so the export fails as before instead of shipping a model off
-    by a step on inputs the probes missed."""
+def test_relu6_is_rounded_on_its_inputs_grid_and_qint8_activations_are_left_as_they_are():
+    """ReLU6 clamps at the level nearest 6 on its input's grid (not at 6.0): simulated on the
+    grid the tracker knows for its input (the conv's). qint8 activations have another range:
+    left quantized, so the export fails as before instead of shipping a model off by a step."""
+    torch.manual_seed(0)
     torch.backends.quantized.engine = "fbgemm"
     example = torch.randn(2, 3, 6, 6)
     relu6 = _converted(_Relu6Net(), torch.ao.quantization.get_default_qconfig("fbgemm"), example)
+    inputs = [(example * 4,), (torch.randn(1, 3, 5, 7) * 4,)]
+    expected = _outputs(relu6, inputs)
     with quantized_as_float(relu6):
-        assert type(relu6.act).__name__ == "ReLU6" and type(relu6.conv).__name__ == "_Float"
+        assert type(relu6.act).__name__ == "_Float" and type(relu6.conv).__name__ == "_Float"
+        floated = _outputs(relu6, inputs)
+    assert all(torch.equal(e, f) for e, f in zip(expected, floated)) and expected[0].max() > 5.9
     signed = _converted(_Relu6Net(), torch.ao.quantization.QConfig(
         activation=torch.ao.quantization.MinMaxObserver.with_args(dtype=torch.qint8),
         weight=torch.ao.quantization.default_weight_observer), example)
     assert signed.quant.dtype == torch.qint8
     with quantized_as_float(signed):
         assert type(signed.conv).__name__ == "Conv2d"  # untouched
+
+
+class _SkipNet(nn.Module):
+    """A U-Net step in eager mode: a transposed convolution, `torch.cat` with the skip (ATen
+    requantizes to the first input's grid), ELU and LeakyReLU, an average pool of a quantized
+    value (its levels averaged and rounded back)."""
+
+    def __init__(self):
+        super().__init__()
+        self.quant, self.dequant = torch.ao.quantization.QuantStub(), torch.ao.quantization.DeQuantStub()
+        self.down, self.up = nn.Conv2d(3, 4, 2, stride=2), nn.ConvTranspose2d(4, 3, 2, stride=2)
+        self.up.qconfig = torch.ao.quantization.default_qconfig  # per-tensor weights (no per-channel here)
+        self.elu, self.leaky = nn.ELU(0.7), nn.LeakyReLU(0.2)
+        self.pool = nn.AdaptiveAvgPool2d(3)
+
+    def forward(self, x):
+        x = self.quant(x)
+        y = self.elu(self.up(self.leaky(self.down(x))))
+        return self.dequant(self.pool(torch.cat((y, x), dim=1)))
+
+
+def test_functions_between_quantized_modules_round_on_their_inputs_grid():
+    torch.manual_seed(0)
+    torch.backends.quantized.engine = "fbgemm"
+    example = torch.randn(2, 3, 8, 8)
+    model = _converted(_SkipNet(), torch.ao.quantization.get_default_qconfig("fbgemm"), example)
+    assert type(model.up).__name__ == "ConvTranspose2d" and type(model.elu).__name__ == "ELU"
+    inputs = [(example * 4,), (torch.randn(3, 3, 10, 6) * 4,)]
+    expected = _outputs(model, inputs)
+    with quantized_as_float(model):
+        assert {type(m).__name__ for m in (model.up, model.elu, model.leaky)} == {"_Float"}
+        floated = _outputs(model, inputs)
+    assert all(torch.equal(e, f) for e, f in zip(expected, floated))
 
 
 def test_an_fx_graph_with_an_op_not_simulated_is_left_as_it_is():

@@ -7,12 +7,16 @@ exporter translates only some. Each quantized module computes, on the integer gr
 input, its float op on the dequantized weights followed by a requantization to its output scale
 and zero point. Here, while exporting only, tensors stay float on that grid: `Quantize` (a
 converted QuantStub) and `torch.quantize_per_tensor` round onto the grid, `DeQuantize` and
-`.dequantize()` pass the value through, and a quantized Linear/Conv (with its fused ReLU or
-add) runs `F.linear`/`F.conv*` on the dequantized weights then rounds onto its output grid:
+`.dequantize()` pass the value through, and a quantized Linear/Conv/ConvTranspose (with its
+fused ReLU or add), activation (ELU, LeakyReLU, Hardswish, Sigmoid, Softmax) or normalisation
+(BatchNorm, LayerNorm, GroupNorm, InstanceNorm) runs its float op (on the dequantized weights)
+then rounds onto its output grid:
 `clamp(round(y * (1 / scale)) + zero_point, qmin, qmax)`, back to `(q - zero_point) * scale`,
 ATen's arithmetic (decompositions/fake_quantize_per_tensor_affine.py). In an FX graph the
 quantized functions (`quantized.add`, `add_relu`, `mul`, `cat`) are replaced alike, and an
-average taken of a quantized tensor (a pool, a mean) is rounded back onto its input's grid.
+average taken of a quantized tensor (a pool, a mean) is rounded back onto its input's grid; in
+an eager-mode model the plain functions between the modules (`torch.cat`, pools, ReLU6's clamp)
+round on their input's grid as the kernels do (quantized_grids.GridTracker).
 Only quint8 activations are simulated, and only the modules and FX ops listed here (matched by
 exact type: a subclass with another fused activation is not); an FX graph applying anything else
 to a quantized value (a sigmoid's fixed grid, a mean, a padded average pool) is left as it is.
@@ -34,35 +38,22 @@ from typing import Callable, Iterator
 import torch
 import torch.nn.functional as F
 
-_RANGES = {torch.quint8: (0, 255), torch.qint8: (-128, 127), torch.qint32: (-(2**31), 2**31 - 1)}
+from onnxfix.exporter.quantized_grids import GridTracker, from_levels, grid_levels, on_grid  # noqa: F401
 
 
-def on_grid(x: torch.Tensor, scale: float, zero_point: int, dtype=torch.quint8) -> torch.Tensor:
-    """x rounded onto the quantization grid and read back, as ATen's quantize_per_tensor."""
-    low, high = _RANGES.get(dtype, (0, 255))
-    quantized = torch.clamp(torch.round(x * (1.0 / scale)) + zero_point, low, high)
-    return (quantized - zero_point) * scale
-
-
-def grid_levels(x: torch.Tensor, scale: float, zero_point: int) -> torch.Tensor:
-    """The integer levels (as floats) of a tensor on a quantization grid."""
-    return torch.round(x * (1.0 / scale)) + zero_point
-
-
-def from_levels(levels: torch.Tensor, scale: float, zero_point: int, dtype=torch.quint8) -> torch.Tensor:
-    """Averaged levels rounded (half to even) back onto the grid, as the quantized pools do."""
-    low, high = _RANGES.get(dtype, (0, 255))
-    return (torch.clamp(torch.round(levels), low, high) - zero_point) * scale
-
-
-def _module_forward(module: torch.nn.Module) -> Callable | None:
+def _module_forward(module: torch.nn.Module, tracker: GridTracker) -> Callable | None:
     """The float forward of one quantized module, or None for a module not simulated here (a
-    subclass with another fused activation, dynamic quantization, ReLU6 or PReLU, whose kernels
-    round otherwise): matched by exact type."""
+    subclass with another fused activation, dynamic quantization, PReLU, whose kernels round
+    otherwise): matched by exact type. ReLU6 keeps its input's grid (``tracker``'s)."""
     import torch.ao.nn.intrinsic.quantized as nniq
     import torch.ao.nn.quantized as nnq
 
     kind = type(module)
+    if kind is nnq.ReLU6:
+        return lambda x: _relu6_on_its_grid(x, tracker)
+    activation = _activation(module)
+    if activation is not None:
+        return activation
     if kind is nnq.Quantize:
         scale, zero_point, dtype = float(module.scale), int(module.zero_point), module.dtype
         return (lambda x: on_grid(x, scale, zero_point, dtype)) if dtype == torch.quint8 else None
@@ -72,6 +63,11 @@ def _module_forward(module: torch.nn.Module) -> Callable | None:
     if kind in (nnq.Linear, nniq.LinearReLU):
         weight, bias, relu = module.weight().dequantize(), _constant(module.bias()), kind is nniq.LinearReLU
         return lambda x: on_grid(_relu(F.linear(x, weight, bias), relu), *out)
+    transposed = _TRANSPOSED().get(kind)
+    if transposed is not None and module.padding_mode == "zeros":
+        weight, bias = module.weight().dequantize(), _constant(module.bias())
+        settings = (module.stride, module.padding, module.output_padding, module.groups, module.dilation)
+        return lambda x: on_grid(transposed(x, weight, bias, *settings), *out)
     convolution = _CONVOLUTIONS().get(kind)
     if convolution is not None and module.padding_mode == "zeros":
         conv, relu, add = convolution
@@ -88,6 +84,49 @@ def _module_forward(module: torch.nn.Module) -> Callable | None:
     if kind is nnq.Hardswish:
         return lambda x: on_grid(F.hardswish(x), *out)
     return None
+
+
+def _activation(module: torch.nn.Module) -> Callable | None:
+    """Quantized activations and normalisations with their own output grid: the float op, then
+    rounded onto that grid (their kernels compute in float between dequantization and
+    quantization)."""
+    import torch.ao.nn.quantized as nnq
+
+    kind = type(module)
+    out = (float(getattr(module, "scale", 1.0)), int(getattr(module, "zero_point", 0)))
+    if kind is nnq.ELU:
+        return lambda x: on_grid(F.elu(x, module.alpha), *out)
+    if kind is nnq.LeakyReLU:
+        return lambda x: on_grid(F.leaky_relu(x, module.negative_slope), *out)
+    if kind is nnq.Sigmoid:
+        return lambda x: on_grid(torch.sigmoid(x), float(module.output_scale), int(module.output_zero_point))
+    if kind is nnq.Softmax:
+        return lambda x: on_grid(F.softmax(x, module.dim), *out)
+    if kind not in (nnq.LayerNorm, nnq.GroupNorm, nnq.InstanceNorm1d, nnq.InstanceNorm2d, nnq.InstanceNorm3d):
+        return None
+    weight, bias = _constant(module.weight), _constant(module.bias)
+    if kind is nnq.LayerNorm:
+        return lambda x: on_grid(F.layer_norm(x, module.normalized_shape, weight, bias, module.eps), *out)
+    if kind is nnq.GroupNorm:
+        return lambda x: on_grid(F.group_norm(x, module.num_groups, weight, bias, module.eps), *out)
+    return lambda x: on_grid(F.instance_norm(x, weight=weight, bias=bias, eps=module.eps), *out)
+
+
+def _relu6_on_its_grid(x: torch.Tensor, tracker: GridTracker) -> torch.Tensor:
+    """quantized::relu6 clamps the levels between the zero point and 6's level on the input's
+    grid: the float relu6 rounded back onto that grid. A value whose grid is unknown raises (the
+    export fails as it did)."""
+    grid = tracker.grid(x)
+    if grid is None:
+        raise RuntimeError("quantized ReLU6 of a value whose quantization grid is unknown while exporting")
+    return tracker.mark(on_grid(F.relu6(x), *grid), grid)
+
+
+def _TRANSPOSED() -> dict:
+    import torch.ao.nn.quantized as nnq
+
+    return {nnq.ConvTranspose1d: F.conv_transpose1d, nnq.ConvTranspose2d: F.conv_transpose2d,
+            nnq.ConvTranspose3d: F.conv_transpose3d}
 
 
 def _CONVOLUTIONS() -> dict:
@@ -111,7 +150,7 @@ def _relu(x: torch.Tensor, fused: bool) -> torch.Tensor:
     return F.relu(x) if fused else x
 
 
-def _functional(module: torch.nn.Module) -> dict[str, Callable] | None:
+def _functional(module: torch.nn.Module, tracker: GridTracker) -> dict[str, Callable] | None:
     """QFunctional's methods (`self.skip_add.add(a, b)` in a converted eager-mode model); the
     scalar ones take their grid from the input, not from the module: not simulated."""
     import torch.ao.nn.quantized as nnq
@@ -119,11 +158,12 @@ def _functional(module: torch.nn.Module) -> dict[str, Callable] | None:
     if type(module) is not nnq.QFunctional:
         return None
     out = (float(module.scale), int(module.zero_point))
+    grid = (*out, torch.quint8)
     return {
-        "add": lambda a, b: on_grid(a + b, *out),
-        "add_relu": lambda a, b: on_grid(F.relu(a + b), *out),
-        "mul": lambda a, b: on_grid(a * b, *out),
-        "cat": lambda xs, dim=0: on_grid(torch.cat(xs, dim=dim), *out),
+        "add": lambda a, b: tracker.mark(on_grid(a + b, *out), grid),
+        "add_relu": lambda a, b: tracker.mark(on_grid(F.relu(a + b), *out), grid),
+        "mul": lambda a, b: tracker.mark(on_grid(a * b, *out), grid),
+        "cat": lambda xs, dim=0: tracker.mark(on_grid(torch.cat(xs, dim=dim), *out), grid),
     }
 
 
@@ -145,21 +185,24 @@ class _Float(torch.nn.Module):
     (read by the FX graph's rewrite). Holds no packed weights (TorchScript objects torch.export
     cannot trace)."""
 
-    def __init__(self, forward: Callable, quantized: torch.nn.Module):
+    def __init__(self, forward: Callable, quantized: torch.nn.Module, tracker: GridTracker):
         super().__init__()
-        self._forward = forward
-        scale, zero_point = getattr(quantized, "scale", None), getattr(quantized, "zero_point", None)
+        self._forward, self._tracker = forward, tracker
+        scale = getattr(quantized, "scale", getattr(quantized, "output_scale", None))
+        zero_point = getattr(quantized, "zero_point", getattr(quantized, "output_zero_point", None))
         known = scale is not None and zero_point is not None  # a tensor in a quantized BatchNorm
         self.scale, self.zero_point = (float(scale), int(zero_point)) if known else (None, None)
 
     def forward(self, *args):
-        return self._forward(*args)
+        grid = (self.scale, self.zero_point, torch.quint8) if self.scale is not None else None
+        return self._tracker.mark(self._forward(*args), grid)
 
 
 @contextmanager
 def quantized_as_float(model) -> Iterator[None]:
     """Within the block, every quantized module of ``model`` is replaced by its float forward
-    (QFunctional's methods patched, the quantized functions of its FX graphs in float);
+    (QFunctional's methods patched, the quantized functions of its FX graphs in float), and a
+    GridTracker rounds the plain functions applied between them as their quantized kernels do;
     restored afterwards. A model with qint8 activations, or an FX graph holding an op this does
     not simulate on a quantized value, is left as it is (its export fails as before)."""
     swapped: list[tuple[torch.nn.Module, str, torch.nn.Module]] = []
@@ -168,12 +211,13 @@ def quantized_as_float(model) -> Iterator[None]:
     if not isinstance(model, torch.nn.Module) or not _unsigned_activations(model):
         yield
         return
+    tracker = GridTracker()
     try:
         for parent in list(model.modules()):
             for name, child in list(parent._modules.items()):  # every name, a module held twice too
-                forward = _module_forward(child) if child is not None else None
+                forward = _module_forward(child, tracker) if child is not None else None
                 if forward is not None:
-                    setattr(parent, name, _Float(forward, child))
+                    setattr(parent, name, _Float(forward, child, tracker))
                     swapped.append((parent, name, child))
         for module in model.modules():
             floated = _float_graph(module) if isinstance(module, torch.fx.GraphModule) and _quantized_graph(module) else None
@@ -181,11 +225,12 @@ def quantized_as_float(model) -> Iterator[None]:
                 graphs.append((module, module.graph))
                 module.graph = floated  # torch.export traces a GraphModule's graph
                 module.recompile()
-            for name, method in (_functional(module) or {}).items():
+            for name, method in (_functional(module, tracker) or {}).items():
                 if name not in vars(module):
                     setattr(module, name, method)
                     patched.append((module, name))
-        yield
+        with tracker:
+            yield
     finally:
         for module, graph in graphs:
             module.graph = graph
