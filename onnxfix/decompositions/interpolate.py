@@ -22,12 +22,8 @@ def _onnx_interpolate(input, size=None, scale_factor=None, mode="nearest", align
     # the dynamo exporter translates the antialiased resize itself (its own Resize); the weights
     # here are for the legacy exporter, which has no symbolic (TEED: dynamo OK -> ORT-FAILS
     # with the decomposition, measured), and for align_corners=True, where dynamo's Resize
-    # computes other weights than torch's kernel (onnxscript#2916: silently wrong), and for an
-    # output size the export keeps symbolic, which dynamo's translation reads as ints ("int()
-    # argument must be ... not 'SymbolicTensor'", measured: sleap-nn's `size=(sym_int(h * s), ...)`)
-    symbolic = any(not isinstance(n, int) for n in (size if isinstance(size, (list, tuple)) else (size,)) if n is not None)
-    smooth = antialias and mode in ("bilinear", "bicubic") and (
-        bool(align_corners) or not torch.compiler.is_exporting() or symbolic)
+    # computes other weights than torch's kernel (onnxscript#2916: silently wrong)
+    smooth = antialias and mode in ("bilinear", "bicubic") and (bool(align_corners) or not torch.compiler.is_exporting())
     if not (mode == "area" and spatial in (1, 2) or spatial == 2 and (mode == "nearest-exact" or smooth)):
         return torch.nn.functional.interpolate(input, size, scale_factor, mode, align_corners,
                                                recompute_scale_factor, antialias)

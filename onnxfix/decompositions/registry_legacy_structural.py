@@ -130,9 +130,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "refuses a SymFloat scale) is the resize as interpolation matrices built from it "
         "(_onnx_interpolate_scaled: linear, bilinear, bicubic; not nearest), the output size "
         "following the scale's value in the graph. With align_corners=True (its scale (in - 1) / (out - 1)) "
-        "the weights are used under dynamo too, whose own Resize computes other ones (silently wrong), "
-        "and so they are for an output size the export keeps symbolic (sleap-nn's `size=(sym_int(H * s), "
-        "...)`), which dynamo's own translation reads as ints and fails on.",
+        "the weights are used under dynamo too, whose own Resize computes other ones (silently wrong).",
         requires=("adaptive_avg_pool2d", "resample_antialias"),
         error_bound="area and nearest-exact: none (float rounding / bit-identical); antialias=True: "
         "max abs error 8.2e-6 on inputs in [0, 1] and 1.4e-5 on standard-normal inputs (float64 "
