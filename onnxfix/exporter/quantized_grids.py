@@ -45,17 +45,22 @@ def from_levels(levels: torch.Tensor, scale: float, zero_point: int, dtype=torch
     return (torch.clamp(torch.round(levels), low, high) - zero_point) * scale
 
 
-# functions and methods that leave a value on its grid (reshapes, selections, maxima, ReLU:
-# 0 is a level); a method reaches __torch_function__ as the Tensor attribute
-_KEEPS_GRID = {torch.flatten, torch.reshape, torch.permute, torch.transpose, torch.squeeze, torch.unsqueeze,
-               torch.relu, torch.relu_, F.relu, operator.getitem, F.max_pool1d, F.max_pool2d, F.max_pool3d,
-               F.adaptive_max_pool1d, F.adaptive_max_pool2d, torch.chunk, torch.split,
+# ops that leave a value on its grid: reshapes, row selections, maxima, ReLU (0 is a level); the
+# FX rewrite matches a call_function's target and a call_method's name, the tracker the
+# function, or the Tensor attribute a method reaches __torch_function__ as
+ON_GRID_FUNCTIONS = {torch.flatten, torch.reshape, torch.permute, torch.transpose, torch.squeeze, torch.unsqueeze,
+                     torch.relu, F.relu, operator.getitem, F.max_pool1d, F.max_pool2d, F.max_pool3d,
+                     F.adaptive_max_pool1d, F.adaptive_max_pool2d, torch.chunk, torch.split}
+ON_GRID_METHODS = {"flatten", "reshape", "view", "permute", "transpose", "contiguous", "squeeze", "unsqueeze",
+                   "size", "dim", "relu", "detach", "chunk", "split"}
+_KEEPS_GRID = {*ON_GRID_FUNCTIONS, torch.relu_,
                *(getattr(F, name) for name in ("_max_pool1d", "_max_pool2d", "_max_pool3d") if hasattr(F, name)),
-               *(getattr(torch.Tensor, name) for name in (
-                   "flatten", "reshape", "view", "permute", "transpose", "contiguous", "squeeze", "unsqueeze",
-                   "relu", "relu_", "detach", "__getitem__", "chunk", "split", "clone"))}
-# averages whose window weights sum to 1, taken of the levels and rounded back
-_AVERAGES = {F.adaptive_avg_pool1d, F.adaptive_avg_pool2d, F.adaptive_avg_pool3d, F.interpolate}
+               *(getattr(torch.Tensor, name) for name in (*ON_GRID_METHODS - {"size", "dim"}, "relu_", "__getitem__",
+                                                          "clone"))}
+# averages whose window weights sum to 1, taken of the levels and rounded back onto the grid
+# (measured exact against the quantized kernels: adaptive pools, unpadded average pools,
+# bilinear and nearest resizes)
+AVERAGE_FUNCTIONS = {F.adaptive_avg_pool1d, F.adaptive_avg_pool2d, F.adaptive_avg_pool3d, F.interpolate}
 _CATS = {torch.cat, torch.concat, torch.concatenate}
 
 
@@ -101,7 +106,7 @@ class GridTracker(TorchFunctionMode):
         grid = self.grid(args[0]) if args else None
         if grid is None:
             return func(*args, **kwargs)
-        if func in _AVERAGES and _averages(func, args, kwargs):
+        if func in AVERAGE_FUNCTIONS and _averages(func, args, kwargs):
             scale, zero_point, dtype = grid
             levels = func(grid_levels(args[0], scale, zero_point), *args[1:], **kwargs)
             return self.mark(from_levels(levels, scale, zero_point, dtype), grid)

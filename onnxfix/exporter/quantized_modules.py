@@ -38,7 +38,8 @@ from typing import Callable, Iterator
 import torch
 import torch.nn.functional as F
 
-from onnxfix.exporter.quantized_grids import GridTracker, from_levels, grid_levels, on_grid  # noqa: F401
+from onnxfix.exporter.quantized_grids import (AVERAGE_FUNCTIONS, ON_GRID_FUNCTIONS, ON_GRID_METHODS, GridTracker,
+                                              from_levels, grid_levels, on_grid)
 
 
 def _module_forward(module: torch.nn.Module, tracker: GridTracker) -> Callable | None:
@@ -244,19 +245,11 @@ def quantized_as_float(model) -> Iterator[None]:
 # ---- FX graphs (convert_fx) ----------------------------------------------------------------
 
 _QUANTIZED_OPS = {"add": operator.add, "add_relu": operator.add, "mul": operator.mul}
-# ops that leave a value on its grid: reshapes, row selections, maxima, ReLU (0 is a level)
-_ON_GRID_FUNCTIONS = {torch.flatten, torch.reshape, torch.permute, torch.transpose, torch.squeeze, torch.unsqueeze,
-                      torch.relu, F.relu, operator.getitem, F.max_pool1d, F.max_pool2d, F.max_pool3d,
-                      F.adaptive_max_pool1d, F.adaptive_max_pool2d}
-_ON_GRID_METHODS = {"flatten", "reshape", "view", "permute", "transpose", "contiguous", "squeeze", "unsqueeze",
-                    "size", "dim", "relu", "detach"}
 _ON_GRID_MODULES = (torch.nn.ReLU, torch.nn.MaxPool1d, torch.nn.MaxPool2d, torch.nn.MaxPool3d, torch.nn.Identity,
                     torch.nn.Dropout, torch.nn.Flatten, torch.nn.AdaptiveMaxPool1d, torch.nn.AdaptiveMaxPool2d)
-# averages rounded back onto the input's grid, taken of its levels (measured exact against the
-# quantized kernels: adaptive pools, unpadded average pools, bilinear and nearest resizes)
+# the modules of AVERAGE_FUNCTIONS
 _AVERAGE_MODULES = (torch.nn.AdaptiveAvgPool1d, torch.nn.AdaptiveAvgPool2d, torch.nn.AdaptiveAvgPool3d,
                     torch.nn.AvgPool1d, torch.nn.AvgPool2d, torch.nn.AvgPool3d)
-_AVERAGE_FUNCTIONS = {F.adaptive_avg_pool1d, F.adaptive_avg_pool2d, F.adaptive_avg_pool3d, F.interpolate}
 
 
 class _NotSimulated(Exception):
@@ -341,8 +334,8 @@ def _keeps_grid(node, module) -> bool:
     if node.op == "call_module":
         return isinstance(module.get_submodule(node.target), _ON_GRID_MODULES)
     if node.op == "call_method":
-        return node.target in _ON_GRID_METHODS
-    return node.op == "call_function" and node.target in _ON_GRID_FUNCTIONS
+        return node.target in ON_GRID_METHODS
+    return node.op == "call_function" and node.target in ON_GRID_FUNCTIONS
 
 
 def _averages(node, module) -> bool:
@@ -354,7 +347,7 @@ def _averages(node, module) -> bool:
             return False
         padding = getattr(target, "padding", 0)
         return not any(torch.nn.modules.utils._ntuple(3)(padding)) and getattr(target, "divisor_override", None) is None
-    return node.op == "call_function" and node.target in _AVERAGE_FUNCTIONS
+    return node.op == "call_function" and node.target in AVERAGE_FUNCTIONS
 
 
 def _averaged(node, graph, args, kwargs, grid):
