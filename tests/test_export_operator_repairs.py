@@ -140,8 +140,8 @@ def test_a_failure_a_repair_uncovers_is_fixed_by_the_loop_run_again_under_that_r
 def test_an_antialiased_resize_to_sizes_computed_from_the_input_exports_at_every_size(tmp_path, capsys):
     """sleap-nn: `interpolate(size=(int(H * s), int(W * s)), antialias=True)`. `int()` becomes
     `_onnx_sym_int` (interpolate's size takes the legacy tracer's tensor: a dynamic size, where
-    `torch.sym_int` left the export-time one and the resize silently wrong), and the resize helper
-    computes its weights from the symbolic size under dynamo too (its own translation reads ints)."""
+    `torch.sym_int` left the export-time one and the resize silently wrong); `_onnx_interpolate`
+    computes the antialiased resize for legacy, and dynamo translates it to the symbolic size."""
     written = written_and_proven(tmp_path, capsys, "scaled_resize.py", ["SILENTLY-WRONG", "EXPORT-FAILS"])
     assert "        height = _onnx_sym_int(image.shape[-2] * self.input_scale)\n" in written
     assert "        image = _onnx_interpolate(image, size=(height, width)," in written

@@ -130,7 +130,8 @@ def test_relu6_is_rounded_on_its_inputs_grid_and_qint8_activations_are_left_as_t
 class _SkipNet(nn.Module):
     """A U-Net step in eager mode: a transposed convolution, `torch.cat` with the skip (ATen
     requantizes to the first input's grid), ELU and LeakyReLU, an average pool of a quantized
-    value (its levels averaged and rounded back)."""
+    value (its levels averaged and rounded back), a FloatFunctional cat (rounded once, onto its
+    own grid), then float ops after the DeQuantStub (on no grid: a plain resize and cat)."""
 
     def __init__(self):
         super().__init__()
@@ -139,11 +140,15 @@ class _SkipNet(nn.Module):
         self.up.qconfig = torch.ao.quantization.default_qconfig  # per-tensor weights (no per-channel here)
         self.elu, self.leaky = nn.ELU(0.7), nn.LeakyReLU(0.2)
         self.pool = nn.AdaptiveAvgPool2d(3)
+        self.joined = torch.ao.nn.quantized.FloatFunctional()
 
     def forward(self, x):
         x = self.quant(x)
         y = self.elu(self.up(self.leaky(self.down(x))))
-        return self.dequant(self.pool(torch.cat((y, x), dim=1)))
+        pooled = self.dequant(self.pool(torch.cat((y, x), dim=1)))
+        joined = self.dequant(self.joined.cat([y, x], dim=1))
+        upsampled = nn.functional.interpolate(pooled, scale_factor=1.5, mode="bilinear")
+        return torch.cat((upsampled.flatten(1), joined.flatten(1) * 0.37), dim=1)
 
 
 def test_functions_between_quantized_modules_round_on_their_inputs_grid():

@@ -132,8 +132,8 @@ EXPORT_REPAIRS = {
     ),
     "quantized_as_float": ExportRepair(
         r"PackedParamsBase|quantized::\w+|QuantizedCPU|operator .?quantize_per_tensor|qscheme on",
-        "a model converted by torch.ao quantization (QuantStub/DeQuantStub, quantized Linear/Conv/ConvTranspose "
-        "with fused ReLU or add, activations, normalisations, QFunctional, FX's quantize_per_tensor and "
+        "a model converted by torch.ao quantization (QuantStub/DeQuantStub, quantized Linear/Conv with fused ReLU "
+        "or add, ConvTranspose, activations, normalisations, QFunctional, FX's quantize_per_tensor and "
         "quantized.add; in eager mode `torch.cat`, pools and ReLU6 on their input's grid) exported as the float "
         "arithmetic its kernels compute on each module's quantization grid: float ops on the dequantized weights, "
         "then ATen's rounding onto the output scale and zero point (exporter/quantized_modules.py); torch.export "

@@ -104,17 +104,18 @@ class LoopResult:
 
 
 def run_loop(start: State, fix: Callable[[frozenset[str]], Fixed], export: Callable[[Fixed], list],
-             unsafe: bool, evidence: RunEvidence | None = None) -> LoopResult:
+             unsafe: bool, evidence: RunEvidence | None = None, excluded: frozenset[str] = frozenset()) -> LoopResult:
     """``fix(keys)``: the file with those fixes applied; ``export(fixed)``: verdicts for it;
     ``evidence``: the run's evidence of each text tried, so that its findings and fixes are
-    those a run of it shows (what the fixes uncovered: a write left bare by a dropped guard)."""
-    loop = _rounds(start, fix, export, unsafe, evidence, set())
+    those a run of it shows (what the fixes uncovered: a write left bare by a dropped guard);
+    ``excluded``: fixes never tried (an earlier loop's dropped ones)."""
+    loop = _rounds(start, fix, export, unsafe, evidence, set(excluded))
     if loop.neutral and not _all_ok(loop.final.results):
         # fixes kept because they changed no verdict can stand in the way of one that would (a
         # torch.cond around a data-dependent `if`, where ONX611's check of the branch the run took
         # exports): the rounds once more without them (a fix dropped in the first may hold without
         # them), kept if more exporters end OK
-        again = _rounds(start, fix, export, unsafe, evidence, {key for key, _ in loop.neutral})
+        again = _rounds(start, fix, export, unsafe, evidence, {key for key, _ in loop.neutral} | excluded)
         again.exports += loop.exports
         if _oks(again.final.results) > _oks(loop.final.results) and not worsened(loop.final.results, again.final.results):
             again.dropped += [Dropped(f.code, f.path, f.line, key.partition(":")[2],

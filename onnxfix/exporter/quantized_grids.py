@@ -119,7 +119,8 @@ class GridTracker(TorchFunctionMode):
         """An average pool without padding or a divisor override (a padded zero is level
         `zero_point`, not 0: left as it is)."""
         padding = kwargs.get("padding", args[3] if len(args) > 3 else 0)
-        if any(torch.nn.modules.utils._ntuple(3)(padding)) or kwargs.get("divisor_override") is not None:
+        divisor = kwargs.get("divisor_override", args[6] if len(args) > 6 else None)  # (1-D pools have none)
+        if any(torch.nn.modules.utils._ntuple(3)(padding)) or (func is not F.avg_pool1d and divisor is not None):
             return func(*args, **kwargs)
         scale, zero_point, dtype = grid
         levels = func(grid_levels(args[0], scale, zero_point), *args[1:], **kwargs)

@@ -50,6 +50,8 @@ def _module_forward(module: torch.nn.Module, tracker: GridTracker) -> Callable |
     import torch.ao.nn.quantized as nnq
 
     kind = type(module)
+    if not kind.__module__.startswith(("torch.ao.nn.quantized.", "torch.ao.nn.intrinsic.quantized.")):
+        return None  # a user's module (its own `scale` may be any tensor: a LayerScale)
     if kind is nnq.ReLU6:
         return lambda x: _relu6_on_its_grid(x, tracker)
     activation = _activation(module)
@@ -59,7 +61,7 @@ def _module_forward(module: torch.nn.Module, tracker: GridTracker) -> Callable |
         scale, zero_point, dtype = float(module.scale), int(module.zero_point), module.dtype
         return (lambda x: on_grid(x, scale, zero_point, dtype)) if dtype == torch.quint8 else None
     if kind is nnq.DeQuantize:
-        return lambda x: x
+        return lambda x: x.view_as(x)  # another tensor object: the float value is on no grid for the tracker
     out = (float(getattr(module, "scale", 1.0)), int(getattr(module, "zero_point", 0)))
     if kind in (nnq.Linear, nniq.LinearReLU):
         weight, bias, relu = module.weight().dequantize(), _constant(module.bias()), kind is nniq.LinearReLU
@@ -164,7 +166,9 @@ def _functional(module: torch.nn.Module, tracker: GridTracker) -> dict[str, Call
         "add": lambda a, b: tracker.mark(on_grid(a + b, *out), grid),
         "add_relu": lambda a, b: tracker.mark(on_grid(F.relu(a + b), *out), grid),
         "mul": lambda a, b: tracker.mark(on_grid(a * b, *out), grid),
-        "cat": lambda xs, dim=0: tracker.mark(on_grid(torch.cat(xs, dim=dim), *out), grid),
+        # each input as an alias the tracker knows no grid of: rounded once, onto the module's grid
+        # (quantized::cat dequantizes each input, concatenates, quantizes)
+        "cat": lambda xs, dim=0: tracker.mark(on_grid(torch.cat([x.view_as(x) for x in xs], dim=dim), *out), grid),
     }
 
 
@@ -294,7 +298,8 @@ def _float_node(node, graph, env, grids, module):
         grids[node] = (float(scale), int(zero_point), dtype)
         return graph.call_function(on_grid, (args[0], float(scale), int(zero_point), dtype))
     if node.op == "call_method" and node.target == "dequantize":
-        return args[0]
+        # an alias of the value: a float value the eager-mode tracker knows no grid of
+        return graph.call_method("view_as", (args[0], args[0]))
     if node.op == "call_function" and getattr(node.target, "_qualified_op_name", "").startswith("quantized::"):
         return _quantized_op(node, graph, args, grids, module)
     inputs: list[torch.fx.Node] = []

@@ -8,12 +8,14 @@ Torch-free: ``export(fixed, keys, exporters)`` runs the exports in worker proces
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from typing import Protocol
 
 from onnxfix.exporter import fixloop
 from onnxfix.exporter.export_repairs import EXPORT_REPAIRS, SPECULATIVE_REPAIRS
 from onnxfix.exporter.result import OK
+from onnxfix.rewriter.engine import applicable
 
 
 class Outcome(Protocol):
@@ -117,25 +119,38 @@ def _exported_failed_first(fixed, keys: tuple[str, ...], export, failed: tuple[s
     return [by_exporter[e] for e in order]
 
 
-def fixes_under_repairs(final, keys: tuple[str, ...], outcome: Outcome, static_fix, export, unsafe: bool, evidence):
-    """The fix loop once more with every export under ``keys`` (the repairs kept, else those the
-    run named), when some export still fails and the exports under them fail at a line the
-    loop's last exports did not name: a repair gets an export past its first failure to one that
-    a static fix mends once a run names its line. HTDemucs: complex pairs get dynamo past the
+def fixes_under_repairs(final, before, keys: tuple[str, ...], outcome: Outcome, static_fix, export, unsafe: bool,
+                        evidence):
+    """The fix loop once more with every export under ``keys`` (the repairs kept, whose results
+    ``final`` holds, else those the run named), when some export still fails and the exports
+    under them fail at a line the loop's last exports without them (``before``) did not name,
+    where a static fix applies: a repair gets an export past its first failure to one that a
+    static fix mends once a run names its line. HTDemucs: complex pairs get dynamo past the
     complex `F.pad` to pad1d's assert on the padded values, a data-dependent guard that ONX601's
-    fix skips while exporting. Kept where some exporter ends OK that ``final`` failed, none worse."""
+    fix skips while exporting. The fixes the first loop dropped are not tried again. Kept where
+    some exporter ends OK that ``final`` failed, none worse. (A FixError of the static fixer
+    propagates: the caller's.)"""
     if not keys or all(r.verdict.verdict == OK for r in final.results):
         return final
-    under = lambda fixed, _keys=None, exporters=None: export(fixed, keys, exporters)  # noqa: E731
-    results = under(final.fixed)
-    outcome.exports += 1
-    if not fixloop.named_lines(results) - fixloop.named_lines(final.results):
-        return final  # the repairs uncovered no failure at a new line: the loop has nothing new to mend
-    start = fixloop.State(final.keys, static_fix(final.keys), results)
-    loop = fixloop.run_loop(start, static_fix, under, unsafe, evidence)
+    kept = bool(outcome.decompositions)
+    results = final.results if kept else export(final.fixed, keys)
+    outcome.exports += not kept
+    new_lines = fixloop.named_lines(results) - fixloop.named_lines(before)
+    fixed = static_fix(final.keys) if new_lines else None
+    if fixed is None or not any(applicable(f, unsafe) and (os.path.realpath(f.path), f.line) in new_lines
+                                for f in fixed.findings):
+        return final  # no fix at a line only the exports under the repairs name: nothing new to try
+    under = lambda text, _keys=None, exporters=None: export(text, keys, exporters)  # noqa: E731
+    dropped = frozenset(d.key for d in outcome.dropped if d.key)
+    loop = fixloop.run_loop(fixloop.State(final.keys, fixed, results), static_fix, under, unsafe, evidence, dropped)
     outcome.exports += loop.exports
     if loop.final.fixed.text == final.fixed.text or not _gains(final.results, loop.final.results):
         return final
-    outcome.dropped += loop.dropped
-    outcome.decompositions = _applied(keys, loop.final.results)
-    return loop.final
+    applied, results = _applied(keys, loop.final.results), loop.final.results
+    if not kept:  # the named keys, not pruned yet: those a speculative repair's fact named go where not needed
+        applied, results = _without_speculative(loop.final, applied, results, outcome, export)
+    known = {d.key for d in outcome.dropped}
+    outcome.dropped = [d for d in outcome.dropped if d.key not in loop.final.keys] + [
+        d for d in loop.dropped if d.key not in known]
+    outcome.decompositions = applied
+    return replace(loop.final, results=results)

@@ -228,8 +228,11 @@ def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progr
             final = bare  # (the static fixes the loop kept are left out: they stood in the repair's way)
         else:
             outcome.decompositions = ()
-    final = repair_rounds.fixes_under_repairs(final, outcome.decompositions or decompose, outcome, static_fix, export,
-                                              _unsafe(source, unsafe_fixes), kept)
+    try:
+        final = repair_rounds.fixes_under_repairs(final, loop.final.results, outcome.decompositions or decompose,
+                                                  outcome, static_fix, export, _unsafe(source, unsafe_fixes), kept)
+    except FixError:
+        pass  # the second pass is an extra: the result so far stands
     if outcome.decompositions:
         final = _decompositions_in_source(target, source, final, outcome, unsafe_fixes, export)
     if baseline is before and final.fixed.text == start.text and not outcome.decompositions:
