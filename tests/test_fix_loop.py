@@ -34,6 +34,7 @@ def _in_repo(monkeypatch):
     ("EXPORT-FAILS", "SILENTLY-WRONG", True), ("ORT-FAILS", "SILENTLY-WRONG", True), ("CRASH", "SILENTLY-WRONG", True),
     ("SILENTLY-WRONG", "SILENTLY-WRONG", False), ("SILENTLY-WRONG", "EXPORT-FAILS", False),
     ("EXPORT-FAILS", "LOAD-FAILS", True), ("EXPORT-FAILS", "TIMEOUT", True),
+    ("ORT-FAILS", "CRASH", True), ("EXPORT-FAILS", "CRASH", True), ("CRASH", "CRASH", False),
 ])
 def test_what_counts_as_worse(before, after, worse):
     assert fixloop.worse(before, after) is worse

@@ -7,7 +7,11 @@ are tried in sets, re-exported, and a set is kept only if no exporter's verdict 
 - an exporter that was OK stays OK;
 - one that failed loudly (EXPORT-FAILS, ORT-FAILS, CRASH) must not become SILENTLY-WRONG: a
   wrong model that loads is worse than an error;
-- the model must still load (a fix cannot break eager PyTorch, but check it) and finish in time.
+- the model must still load (a fix cannot break eager PyTorch, but check it) and finish in time;
+- an exporter must not start crashing (its process dying: a segfault takes the user's process
+  with it, where an exception can be caught; VitMatte's legacy export segfaulted on a set of
+  size-branch fixes that the set's ORT-FAILS before had let through, and the fixes that made it
+  OK were never reached).
 
 Each round tries the fixes at the lines the failed exports named first, with the fixes that
 share a helper with them (else all the others), as one set; when the set is rejected, every fix
@@ -30,7 +34,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Callable, Protocol
 
-from onnxfix.exporter.result import LOAD_FAILS, OK, SILENTLY_WRONG, TIMEOUT
+from onnxfix.exporter.result import CRASH, LOAD_FAILS, OK, SILENTLY_WRONG, TIMEOUT
 from onnxfix.rewriter.engine import applicable, fix_key
 from onnxfix.rewriter.rule import Finding
 
@@ -44,7 +48,7 @@ def worse(before: str, after: str) -> bool:
         return False
     if before == OK or after == SILENTLY_WRONG:
         return True
-    return after in (LOAD_FAILS, TIMEOUT)
+    return after in (LOAD_FAILS, TIMEOUT, CRASH)
 
 
 def worsened(before: list, after: list) -> list[str]:
