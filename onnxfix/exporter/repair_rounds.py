@@ -24,6 +24,7 @@ class Outcome(Protocol):
     exports: int
     decompositions: tuple[str, ...]
     dropped: list
+    under_repairs: dict  # text -> (keys, results) of with_repairs' last export of it
 
 
 def oks(results) -> int:
@@ -50,6 +51,7 @@ def with_repairs(final, keys: tuple[str, ...], outcome: Outcome, export, named_b
     for _ in range(rounds):
         results = export(final.fixed, keys)
         outcome.exports += 1
+        outcome.under_repairs[final.fixed.text] = (keys, results)
         more = tuple(k for k in named_by(results, keys) if k not in keys)
         if all(r.verdict.verdict == OK for r in results) or not more:
             break
@@ -133,8 +135,13 @@ def fixes_under_repairs(final, before, keys: tuple[str, ...], outcome: Outcome, 
     if not keys or all(r.verdict.verdict == OK for r in final.results):
         return final
     kept = bool(outcome.decompositions)
-    results = final.results if kept else export(final.fixed, keys)
-    outcome.exports += not kept
+    if kept:
+        results = final.results
+    elif final.fixed.text in outcome.under_repairs:
+        keys, results = outcome.under_repairs[final.fixed.text]  # with_repairs exported it under them (and those they named)
+    else:
+        results = export(final.fixed, keys)
+        outcome.exports += 1
     new_lines = fixloop.named_lines(results) - fixloop.named_lines(before)
     fixed = static_fix(final.keys) if new_lines else None
     if fixed is None or not any(applicable(f, unsafe) and (os.path.realpath(f.path), f.line) in new_lines

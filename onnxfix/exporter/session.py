@@ -67,6 +67,9 @@ class FixResult:
     decompositions: tuple[str, ...] = ()
     # export-time decompositions written into the model's file where they replaced its calls
     decompositions_written: tuple[str, ...] = ()
+    # text -> (keys, results) of with_repairs' last export of that text under repairs: the second
+    # fix loop reads it instead of exporting the same again; not reported
+    under_repairs: dict = field(default_factory=dict)
 
 
 @dataclass
