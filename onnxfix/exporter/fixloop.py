@@ -114,14 +114,14 @@ def run_loop(start: State, fix: Callable[[frozenset[str]], Fixed], export: Calla
     those a run of it shows (what the fixes uncovered: a write left bare by a dropped guard);
     ``excluded``: fixes never tried (an earlier loop's dropped ones)."""
     loop = _rounds(start, fix, export, unsafe, evidence, set(excluded))
-    if loop.neutral and not _all_ok(loop.final.results):
+    if loop.neutral and not all_ok(loop.final.results):
         # fixes kept because they changed no verdict can stand in the way of one that would (a
         # torch.cond around a data-dependent `if`, where ONX611's check of the branch the run took
         # exports): the rounds once more without them (a fix dropped in the first may hold without
         # them), kept if more exporters end OK
         again = _rounds(start, fix, export, unsafe, evidence, {key for key, _ in loop.neutral} | excluded)
         again.exports += loop.exports
-        if _oks(again.final.results) > _oks(loop.final.results) and not worsened(loop.final.results, again.final.results):
+        if oks(again.final.results) > oks(loop.final.results) and not worsened(loop.final.results, again.final.results):
             again.dropped += [Dropped(f.code, f.path, f.line, key.partition(":")[2],
                                       ["changed no verdict; left out of the run that made more exporters OK"])
                               for key, f in loop.neutral]
@@ -130,11 +130,11 @@ def run_loop(start: State, fix: Callable[[frozenset[str]], Fixed], export: Calla
     return loop
 
 
-def _all_ok(results: list) -> bool:
+def all_ok(results: list) -> bool:
     return all(r.verdict.verdict == OK for r in results)
 
 
-def _oks(results: list) -> int:
+def oks(results: list) -> int:
     return sum(r.verdict.verdict == OK for r in results)
 
 
@@ -150,7 +150,7 @@ def _rounds(start: State, fix, export, unsafe: bool, evidence, excluded: set[str
 def _retry_silenced(loop: LoopResult, fix, export, settled: set[str], evidence) -> bool:
     """Fixes dropped only for making a loud failure silent, tried again (as one set, then alone)
     on top of the fixes kept since: a wrong export that a later fix completes. True if any held."""
-    if _all_ok(loop.final.results):
+    if all_ok(loop.final.results):
         return False
     retry = [d for d in loop.dropped if d.only_silenced and d.finding is not None and d.kept_then != loop.final.keys]
     if not retry:
@@ -167,7 +167,7 @@ def _retry_silenced(loop: LoopResult, fix, export, settled: set[str], evidence) 
 
 def _round_loop(loop: LoopResult, fix, export, unsafe: bool, evidence, settled: set[str]) -> None:
     for _ in range(MAX_ROUNDS):
-        if all(r.verdict.verdict == OK for r in loop.final.results):
+        if all_ok(loop.final.results):
             break
         batch, everything = _next_batch(loop.final, unsafe, settled)
         if not batch:

@@ -27,10 +27,6 @@ class Outcome(Protocol):
     under_repairs: dict  # text -> (keys, results) of with_repairs' last export of it
 
 
-def oks(results) -> int:
-    return sum(r.verdict.verdict == OK for r in results)
-
-
 def _applied(keys: tuple[str, ...], results) -> tuple[str, ...]:
     """The keys that took part in the export: the repairs (settings, whole-value carriers) and the
     operator decompositions that replaced some call. One that never ran changed nothing (an error
@@ -46,18 +42,18 @@ def with_repairs(final, keys: tuple[str, ...], outcome: Outcome, export, named_b
     attention kernel turned off, the composite path's packed projection then needs its own
     repair): up to ``rounds`` exports. Kept when it makes some verdict OK and none worse; eager
     PyTorch is untouched (they replace the ops only while exporting)."""
-    if not keys or all(r.verdict.verdict == OK for r in final.results):
+    if not keys or fixloop.all_ok(final.results):
         return final
     for _ in range(rounds):
         results = export(final.fixed, keys)
         outcome.exports += 1
         outcome.under_repairs[final.fixed.text] = (keys, results)
         more = tuple(k for k in named_by(results, keys) if k not in keys)
-        if all(r.verdict.verdict == OK for r in results) or not more:
+        if fixloop.all_ok(results) or not more:
             break
         keys = (*keys, *more)
     together_gains = _gains(final.results, results)
-    if not together_gains or (len(keys) > 1 and not all(r.verdict.verdict == OK for r in results)):
+    if not together_gains or (len(keys) > 1 and not fixloop.all_ok(results)):
         # one repair can stand in another's way (conv1d's decomposition, named by the failing Conv
         # node, calls the op past float32_compute's wrapper; index_add's helper scatters in float16
         # past it): each named key alone, the first that gains (and, where all of them together
@@ -100,12 +96,12 @@ def _one_key_that_gains(final, keys: tuple[str, ...], outcome: Outcome, export, 
     A key can make more exports OK than ``than`` only if it makes OK some exporter that ``than``
     failed: each key is exported under those first, and under the others only when one of them
     is OK (most keys alone gain nothing, and this halves what they cost)."""
-    together = sum(r.verdict.verdict == OK for r in than)
+    together = fixloop.oks(than)
     failed = tuple(r.verdict.exporter for r in than if r.verdict.verdict != OK)
     for key in keys[:most]:
         results = _exported_failed_first(final.fixed, (key,), export, failed, [r.verdict.exporter for r in than])
         outcome.exports += 1
-        if results is not None and _gains(final.results, results) and oks(results) > together:
+        if results is not None and _gains(final.results, results) and fixloop.oks(results) > together:
             return (key,), results
     return None
 
@@ -114,7 +110,7 @@ def _exported_failed_first(fixed, keys: tuple[str, ...], export, failed: tuple[s
     """Every exporter's results of ``fixed`` under ``keys``, in ``order``, or None when none of
     the exporters in ``failed`` is OK (the others then are not run)."""
     first = export(fixed, keys, failed)
-    if not oks(first):
+    if not fixloop.oks(first):
         return None
     others = tuple(e for e in order if e not in failed)
     by_exporter = {r.verdict.exporter: r for r in (*first, *(export(fixed, keys, others) if others else ()))}
@@ -132,7 +128,7 @@ def fixes_under_repairs(final, before, keys: tuple[str, ...], outcome: Outcome, 
     fix skips while exporting. The fixes the first loop dropped are not tried again. Kept where
     some exporter ends OK that ``final`` failed, none worse. (A FixError of the static fixer
     propagates: the caller's.)"""
-    if not keys or all(r.verdict.verdict == OK for r in final.results):
+    if not keys or fixloop.all_ok(final.results):
         return final
     kept = bool(outcome.decompositions)
     if kept:

@@ -161,7 +161,7 @@ def fix_and_reexport(target: Target, mode: str, unsafe_fixes: bool | None, progr
     after the loop when some export still fails, with those the loop's last exports name."""
     from onnxfix import output
     from onnxfix.exporter import fixloop, repair_rounds
-    from onnxfix.exporter.repair_rounds import oks
+    from onnxfix.exporter.fixloop import oks
     from onnxfix.rewriter.paths import display_path
 
     source = target.model_path
@@ -272,7 +272,7 @@ def _flattened_outputs_help(start, decompose: tuple[str, ...], before, export) -
     from onnxfix.exporter import fixloop, repair_rounds
 
     flat = export(start, ("flat_outputs",))
-    return repair_rounds.oks(flat) > repair_rounds.oks(before) and not fixloop.worsened(before, flat)
+    return fixloop.oks(flat) > fixloop.oks(before) and not fixloop.worsened(before, flat)
 
 
 def _decompositions_in_source(target: Target, source: Path, final, outcome: FixResult, unsafe_fixes, export):
