@@ -187,3 +187,27 @@ def test_an_fx_graph_with_an_op_not_simulated_is_left_as_it_is():
     code = graph_module.code
     with quantized_as_float(graph_module):
         assert graph_module.code == code
+
+
+class _NormNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.quant, self.dequant = torch.ao.quantization.QuantStub(), torch.ao.quantization.DeQuantStub()
+        self.conv = nn.Conv2d(3, 4, 1)
+        self.ln, self.gn, self.inorm = nn.LayerNorm([4, 6, 6]), nn.GroupNorm(2, 4), nn.InstanceNorm2d(4, affine=True)
+
+    def forward(self, x):
+        return self.dequant(self.inorm(self.gn(self.ln(self.conv(self.quant(x))))))
+
+
+def test_quantized_norms_compute_in_float_then_round_onto_their_grid():
+    torch.manual_seed(0)
+    torch.backends.quantized.engine = "fbgemm"
+    example = torch.randn(2, 3, 6, 6) * 3
+    model = _converted(_NormNet(), torch.ao.quantization.get_default_qconfig("fbgemm"), example)
+    inputs = [(example,), (torch.randn(3, 3, 6, 6),)]
+    expected = _outputs(model, inputs)
+    with quantized_as_float(model):
+        assert {type(m).__name__ for m in (model.ln, model.gn, model.inorm)} == {"_Float"}
+        floated = _outputs(model, inputs)
+    assert all(torch.equal(e, f) for e, f in zip(expected, floated))

@@ -8,7 +8,7 @@ input, its float op on the dequantized weights followed by a requantization to i
 and zero point. Here, while exporting only, tensors stay float on that grid: `Quantize` (a
 converted QuantStub) and `torch.quantize_per_tensor` round onto the grid, `DeQuantize` and
 `.dequantize()` pass the value through, and a quantized Linear/Conv/ConvTranspose (with its
-fused ReLU or add), activation (ELU, LeakyReLU, Hardswish, Sigmoid, Softmax) or normalisation
+fused ReLU or add), activation (ELU, LeakyReLU, Hardswish) or normalisation
 (BatchNorm, LayerNorm, GroupNorm, InstanceNorm) runs its float op (on the dequantized weights)
 then rounds onto its output grid:
 `clamp(round(y * (1 / scale)) + zero_point, qmin, qmax)`, back to `(q - zero_point) * scale`,
@@ -101,10 +101,6 @@ def _activation(module: torch.nn.Module) -> Callable | None:
         return lambda x: on_grid(F.elu(x, module.alpha), *out)
     if kind is nnq.LeakyReLU:
         return lambda x: on_grid(F.leaky_relu(x, module.negative_slope), *out)
-    if kind is nnq.Sigmoid:
-        return lambda x: on_grid(torch.sigmoid(x), float(module.output_scale), int(module.output_zero_point))
-    if kind is nnq.Softmax:
-        return lambda x: on_grid(F.softmax(x, module.dim), *out)
     if kind not in (nnq.LayerNorm, nnq.GroupNorm, nnq.InstanceNorm1d, nnq.InstanceNorm2d, nnq.InstanceNorm3d):
         return None
     weight, bias = _constant(module.weight), _constant(module.bias)
@@ -193,8 +189,7 @@ class _Float(torch.nn.Module):
     def __init__(self, forward: Callable, quantized: torch.nn.Module, tracker: GridTracker):
         super().__init__()
         self._forward, self._tracker = forward, tracker
-        scale = getattr(quantized, "scale", getattr(quantized, "output_scale", None))
-        zero_point = getattr(quantized, "zero_point", getattr(quantized, "output_zero_point", None))
+        scale, zero_point = getattr(quantized, "scale", None), getattr(quantized, "zero_point", None)
         known = scale is not None and zero_point is not None  # a tensor in a quantized BatchNorm
         self.scale, self.zero_point = (float(scale), int(zero_point)) if known else (None, None)
 
