@@ -131,10 +131,11 @@ def test_a_failure_a_repair_uncovers_is_fixed_by_the_loop_run_again_under_that_r
     """HTDemucs' `_ispec`: dynamo fails on the complex `F.pad`; complex_pairs gets it past that to
     pad1d's assert on tensor values, a line no export named before. The fix loop runs again with
     every export under the repair: ONX601's fix of that assert is kept, both exports match eager on
-    other batches, and `--write` writes the pair helpers and the assert."""
+    other batches, and `--write` writes the pair helper and the assert."""
     written = written_and_proven(tmp_path, capsys, "complex_pad_assert.py", ["EXPORT-FAILS", "EXPORT-FAILS"])
     assert "    assert torch.compiler.is_exporting() or (out[..., padding_left: padding_left + length] == x0).all()\n" in written
     assert "        z = _onnx_pair_view_as_complex(m.contiguous())\n" in written
+    assert "        z = F.pad(z, (2, 2))\n" in written  # the complex pad: decomposed at export time only
 
 
 def test_an_antialiased_resize_to_sizes_computed_from_the_input_exports_at_every_size(tmp_path, capsys):

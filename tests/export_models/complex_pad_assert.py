@@ -1,8 +1,9 @@
 """HTDemucs' `_ispec` shrunk to what makes it fail twice under dynamo (demucs issue 530): a
 complex spectrogram padded with `F.pad` (no ONNX function for a complex pad; complex_pairs
-carries it as two real parts), then the time signal padded by `pad1d`, which asserts that the
-padded middle equals its input: a guard on tensor values, reached only once the first failure is
-repaired. ONX601 skips the check while exporting once a run names its line."""
+carries it as two real parts), then the signal padded by `pad1d`, which asserts that the padded
+middle equals its input: a guard on tensor values, reached only once the first failure is
+repaired. ONX601 skips the check while exporting once a run names its line. (The model's
+`istft` between the two is left out: it tripled the test's export time and is tested apart.)"""
 import torch
 from torch import nn
 from torch.nn import functional as F
@@ -25,7 +26,7 @@ class ISpec(nn.Module):
         B, C, Fr, T, _ = m.shape
         z = torch.view_as_complex(m.contiguous())
         z = F.pad(z, (2, 2))
-        x = torch.istft(z.reshape(-1, Fr, T + 4), 64, 16, window=torch.hann_window(64), length=256)
+        x = torch.view_as_real(z).reshape(B, C * Fr, -1)
         return pad1d(x, (8, 8))
 
 
