@@ -49,11 +49,11 @@ def make_model():
 
 
 def example_inputs():
-    return (torch.randn(2, 7, 6),)
+    return (torch.randn(2, 4, 6),)
 
 
 def probe_inputs():
-    return [(torch.randn(3, 11, 6),), (torch.randn(1, 3, 6),)]
+    return [(torch.randn(3, 7, 6),), (torch.randn(1, 2, 6),)]
 
 
 DYNAMIC = {0: {0: "batch", 1: "time"}}
