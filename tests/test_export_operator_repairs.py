@@ -146,3 +146,14 @@ def test_an_antialiased_resize_to_sizes_computed_from_the_input_exports_at_every
     written = written_and_proven(tmp_path, capsys, "scaled_resize.py", ["SILENTLY-WRONG", "EXPORT-FAILS"])
     assert "        height = _onnx_sym_int(image.shape[-2] * self.input_scale)\n" in written
     assert "        image = _onnx_interpolate(image, size=(height, width)," in written
+
+
+def test_a_pad_value_read_out_of_a_tensor_stays_a_graph_value(tmp_path, capsys):
+    """x-transformers' memory mask: `F.pad(mask, ..., value=torch.any(mem))`. dynamo stops on the value
+    read out of the tensor (named pad_tensor_value), the legacy export records it (the Pad node first
+    wrong where the memory is zeros); under pad_tensor_value the legacy exporter's `any` of floats is
+    the first wrong value (its Greater node: any_nonzero). `--write` rewrites both calls, and both
+    exports match eager on other batches and lengths, an all-zero memory among them."""
+    written = written_and_proven(tmp_path, capsys, "pad_value_any.py", ["EXPORT-FAILS", "SILENTLY-WRONG"])
+    assert "        attend = _onnx_any_nonzero(mem * 0.1)\n" in written
+    assert "        mask = _onnx_pad_tensor_value(mask, (mem.shape[1], 0), value=attend)\n" in written

@@ -35,6 +35,7 @@ from onnxfix.decompositions import (
     registry_sparse,
     registry_special,
     registry_structural,
+    registry_tensor_numbers,
 )
 from onnxfix.decompositions.base import PYTORCH, Decomposition
 
@@ -47,7 +48,7 @@ REGISTRIES = (
     registry_sparse,
     registry_legacy,
     registry_legacy_elementwise, registry_legacy_composite, registry_legacy_structural, registry_fft,
-    registry_dtype, registry_divergence, registry_attention, registry_runtime,
+    registry_dtype, registry_divergence, registry_attention, registry_tensor_numbers, registry_runtime,
 )
 DECOMPOSITIONS: tuple[Decomposition, ...] = tuple(d for r in REGISTRIES for d in r.DECOMPOSITIONS)
 SUPPORT: tuple[str, ...] = tuple(key for r in REGISTRIES for key in getattr(r, "SUPPORT", ()))

@@ -1,6 +1,6 @@
 """flex_attention and its block masks (torch.nn.attention.flex_attention): a higher-order op that
-neither exporter translates, written out densely while exporting (rule ONX534); and attention with a
-tensor `scale=`, which both exporters read as a number (ONX515, export time)."""
+neither exporter translates, written out densely while exporting (rule ONX534). (Attention with a
+tensor `scale=`: registry_tensor_numbers.py.)"""
 
 from __future__ import annotations
 
@@ -45,21 +45,5 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
                     f"{_MASK_MOD}, None, None, q.shape[2], k.shape[2], device=q.device))",
                     "(randn(g, b, 2, 6, 4), randn(g, b, 2, 6, 4), randn(g, b, 2, 6, 4))",
                     params="q, k, v", decomposition_tol=1e-6),
-    ),
-    Decomposition(
-        "sdpa_tensor_scale", ("torch.nn.functional.scaled_dot_product_attention",), True, (),
-        ("https://github.com/DataZooDE/anofox-tabfm/blob/2b46f22485db1d34cf2600b4cfde0048af45328d/tools/"
-         "export_tabdpt/src/export_tabdpt/tabdpt_patches.py",),
-        "Attention whose `scale=` is a tensor (a temperature computed from the context's length): the op "
-        "reads it as a Python float, which torch.export cannot decide (\"Could not guard on data-dependent "
-        "expression zuf0\") and the legacy exporter records as a constant. While exporting, ATen's math "
-        "path with the scale a graph value (the square root of its magnitude on q and on k, the mask or "
-        "causal triangle, fully masked rows zeros). Export time only, keyed on a float read out of a "
-        "tensor; calls whose scale is a number run the op. Eager keeps the op.",
-        static=False, rule="ONX515", repairs_error=r"Could not guard on data-dependent expression zuf\d+",
-        site_applies=lambda args, kwargs: type(kwargs.get("scale")).__name__ == "Tensor",
-        proof=Proof("torch.nn.functional.scaled_dot_product_attention(a, c, c, scale=c[0, 0, 0, 0].abs() + 0.1)",
-                    "_onnx_sdpa_tensor_scale(a, c, c, scale=c[0, 0, 0, 0].abs() + 0.1)",
-                    "(randn(g, b, 2, 4, 8), randn(g, b, 2, 6, 8))", params="a, c", decomposition_tol=1e-5),
     ),
 )

@@ -170,14 +170,16 @@ def _compute(proto, value: str, args: tuple, names: list[str], runtime_class):
 
 
 def find(verdict_exporter: str, path: Path, model, export_args: tuple, args: tuple, names: list[str], dynamic,
-         opset) -> dict:
+         opset, exporting=contextlib.nullcontext) -> dict:
     """The first divergence on ``args`` (exported with ``export_args``) as Verdict.divergence ({} when none is found or the
-    search itself fails: the output-level finding stands alone)."""
+    search itself fails: the output-level finding stands alone). ``exporting``: the context the export ran in (its
+    decompositions), for the legacy exporter's second export, which records each node's source line."""
     try:
         with tempfile.TemporaryDirectory(prefix="onnxfix-sources-") as folder:
             if verdict_exporter == "legacy":
                 source_path = Path(folder) / "legacy.onnx"
-                legacy_with_sources(model, export_args, names, dynamic, opset, source_path)
+                with exporting():
+                    legacy_with_sources(model, export_args, names, dynamic, opset, source_path)
             else:
                 source_path = path
             found = first_divergence(source_path, model, args, names)

@@ -149,7 +149,9 @@ def verify(
         if DEFAULTS_KEY in (decompose or ()) and exported is model:
             exported = GivenArguments(model, len(args))
     with _model_file(out) as path:
-        for stage, step in (("export", _export), ("checker", _check_onnx), ("runtime", _numerics)):
+        # the runtime stage re-exports for the divergence's source lines (legacy): with the same decompositions
+        numerics = lambda *a: _numerics(*a, exporting=lambda: _decompositions(decompose, model))  # noqa: E731
+        for stage, step in (("export", _export), ("checker", _check_onnx), ("runtime", numerics)):
             on_stage(stage)
             with _decompositions(decompose, model) if stage == "export" else contextlib.nullcontext() as mode, \
                     attributes_kept(model) if stage == "export" else contextlib.nullcontext():
@@ -244,7 +246,8 @@ def _check_onnx(verdict: Verdict, model, args, probes, dynamic, opset, path: Pat
     verdict.op_histogram = op_histogram(path)
 
 
-def _numerics(verdict: Verdict, model, args, probes, dynamic, opset, path: Path) -> None:
+def _numerics(verdict: Verdict, model, args, probes, dynamic, opset, path: Path,
+              exporting=contextlib.nullcontext) -> None:
     names = input_names(model, len(args))
     try:
         runtime = Runtime(path)
@@ -271,7 +274,8 @@ def _numerics(verdict: Verdict, model, args, probes, dynamic, opset, path: Path)
         if _record(verdict, result, path):
             from onnxfix.exporter import divergence
 
-            verdict.divergence = divergence.find(verdict.exporter, path, model, args, probe.args, names, dynamic, opset)
+            verdict.divergence = divergence.find(verdict.exporter, path, model, args, probe.args, names, dynamic, opset,
+                                                 exporting)
     if isinstance(model, kv_cache.DecoderWithPast) and verdict.verdict == OK:
         for result in kv_cache.generation_probes(model, runtime):
             _record(verdict, result, path)
