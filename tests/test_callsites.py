@@ -218,7 +218,8 @@ class M(nn.Module):
 
 def test_recursion_is_followed_to_a_fixpoint_from_its_first_call():
     """A recursive call's argument is judged assuming the parameter holds: from forward's size,
-    `n // 2` stays a value of the size at every depth, and `float()` of it is recorded."""
+    `n // 2` stays a value of the size at every depth, and `float()` of it is recorded (and fixed:
+    `torch.sym_float`)."""
     text = """
 def down(t, n):
     if n > 1:
@@ -230,7 +231,7 @@ class M(nn.Module):
     def forward(self, x):
         return down(x, x.shape[0])
 """
-    assert findings(text) == [("ONX203", 5, False)]
+    assert findings(text) == [("ONX203", 5, True)]
 
 
 BLOCKS = """

@@ -27,3 +27,12 @@ def test_a_list_the_legacy_trace_recorded_is_kept_graph_values_while_it_traces(t
     `_onnx_tensor_list(...)` there (safe: `.tolist()` itself but while the legacy exporter traces)."""
     written = written_and_proven(tmp_path, capsys, "routed_expert_sizes.py", ["OK", "ORT-FAILS"])
     assert "expert_size = _onnx_tensor_list(F.one_hot(choice, self.experts).sum(0))" in written
+
+
+def test_a_float_of_sizes_the_run_specialized_stays_symbolic(tmp_path, capsys):
+    """DINOv3's RoPE: `h_denom = float(height)` in a module reached through two calls. dynamo's guard
+    and the legacy trace's warning name the line, so ONX203 writes `_onnx_sym_float` there (safe:
+    float() itself in eager); it only divides tensors, so the legacy form keeps a graph value."""
+    written = written_and_proven(tmp_path, capsys, "rope_float_sizes.py", ["SILENTLY-WRONG", "SILENTLY-WRONG"])
+    assert "        h_denom = _onnx_sym_float(height)\n" in written
+    assert "        w_denom = _onnx_sym_float(width)\n" in written

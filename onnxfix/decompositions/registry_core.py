@@ -415,6 +415,6 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
 # ONX202's `.tolist()` as lists of 0-d tensors while the legacy exporter traces
 SUPPORT: tuple[str, ...] = ("sort_rank", "roll", "round_half_away", "nan_ignoring_extreme", "adaptive_bin_maxima",
                             "size_extreme", "size_isqrt", "linspace_steps", "interpolate_scaled",
-                            "until_stop", "size_cond", "value_cond", "value_select", "sym_int", "size_round",
+                            "until_stop", "size_cond", "value_cond", "value_select", "sym_int", "sym_float", "size_round",
                             "size_sqrt", "conv_transpose_sized", "size_select", "size_over", "topk_over",
                             "sort_over", "tensor_list")

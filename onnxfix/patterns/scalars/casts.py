@@ -161,7 +161,10 @@ class ScalarCast(Rule):
               `/` converts an int exactly below 2**53 and int / int is correctly rounded, so the
               float is the same (tests/test_values_exactness.py). `float(n) ** e` with `e` a float
               literal -> `n ** e`: safe; `int.__pow__` declines a float exponent and
-              `float.__rpow__` converts the int exactly, the same power.
+              `float.__rpow__` converts the int exactly, the same power. Any other `float(size)`
+              (DINOv3's `float(height)`) -> `torch.sym_float(...)`: safe, `float()` for every number
+              and tensor, symbolic under torch.export; for the legacy exporter, where the float only
+              meets tensors in `+ - * /`, `_onnx_sym_float(...)` (a float32 graph value while it traces).
             - `int()` of any other float computed from sizes (`int(n ** 0.5)`, julius's
               `int(float_output_length)` after `float_output_length = self.new_sr * length /
               self.old_sr`, the numbers __init__ computes counting as constants) becomes

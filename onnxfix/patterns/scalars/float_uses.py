@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import ast
 
+from onnxfix.decompositions import helper_source
+from onnxfix.patterns.scalars.sym_int import branch_frozen_on_same_sizes
 from onnxfix.patterns.scalars.values import replace_call_by_argument
 from onnxfix.rewriter.context import FunctionContext, builtin_call
-from onnxfix.rewriter.rule import Fix
+from onnxfix.rewriter.rule import Fix, Helper
 from onnxfix.rewriter.tree_walk import walk
 
 CASTS = frozenset({"int", "float", "bool"})
+SYM_FLOAT = Helper("_onnx_sym_float", helper_source("sym_float"))
 
 # keywords of torch calls that take Python numbers only, and the resizes taking one by position
 NUMBER_KEYWORDS = frozenset({"scale_factor"})
@@ -76,8 +79,58 @@ def float_of_size_fix(node: ast.Call, ctx: FunctionContext) -> tuple[Fix | None,
     if _float_power_base(node, ctx):
         return Fix("Drop `float()`: an int to a float power is the float's power",
                    (replace_call_by_argument(node, ctx),), safe=True), ""
-    return None, ("; no automatic fix: outside a true division by an int or a number or the base of a float "
-                  "power, dropping `float()` can change the result (an int, or an int tensor's dtype)")
+    return _sym_float_fix(node, ctx)
+
+
+def _sym_float_fix(node: ast.Call, ctx: FunctionContext) -> tuple[Fix | None, str]:
+    """`float(size)` -> `torch.sym_float(size)` where dropping `float()` could change the result (an
+    int, or an int tensor's dtype): it is `float()` for every Python number and tensor (eager: the same
+    float, by construction) and a SymFloat kept symbolic under torch.export (timm's DINOv3 RoPE,
+    `h_denom = float(height)`). The legacy exporter still records the number. TorchScript has no
+    `torch.sym_float`."""
+    if ctx.compiled_by_torchscript:
+        return None, "; no automatic fix: TorchScript compiles the function and has no `torch.sym_float`"
+    torch_name, imports = ctx.torch_name()
+    for_legacy = None
+    if _divides_tensors_only(node, ctx):
+        for_legacy = Fix("Use `_onnx_sym_float` (`torch.sym_float`, a graph value while the legacy exporter traces)",
+                         (ctx.replace(node.func, "_onnx_sym_float"),), safe=True, imports=("torch",),
+                         helpers=(SYM_FLOAT,))
+    fix = Fix("Use `torch.sym_float`", (ctx.replace(node.func, f"{torch_name}.sym_float"),), safe=True,
+              imports=imports, for_legacy=for_legacy)
+    if for_legacy is None:
+        return fix, "; `torch.sym_float` keeps it symbolic under torch.export (the legacy exporter still records it)"
+    return fix, "; `torch.sym_float` keeps it symbolic under torch.export (`_onnx_sym_float` under the legacy exporter)"
+
+
+_ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div)
+
+
+def _divides_tensors_only(node: ast.Call, ctx: FunctionContext) -> bool:
+    """Whether the legacy form (a 0-d float32 tensor while the legacy exporter traces, where
+    `float()` gave a number) exports no worse: the float, directly or through the one name it is
+    assigned to, only meets tensors in `+`, `-`, `*`, `/` (DINOv3's `coords_h / h_denom`), where a
+    0-d tensor computes as the number did; and no frozen branch reads the same sizes."""
+    if branch_frozen_on_same_sizes(node.args[0], ctx):
+        return False
+    parent = ctx.parent(node)
+    if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)):
+        return _meets_a_tensor(node, ctx)
+    name = parent.targets[0].id
+    if any(isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.target.id == name
+           for n in walk(ctx.fn.node)):
+        return False
+    # every read of the name (its other bindings, DINOv3's `h_denom = denom`, are read alike)
+    uses = [n for n in walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+    return bool(uses) and all(_meets_a_tensor(n, ctx) for n in uses)
+
+
+def _meets_a_tensor(node: ast.expr, ctx: FunctionContext) -> bool:
+    parent = ctx.parent(node)
+    if not (isinstance(parent, ast.BinOp) and isinstance(parent.op, _ARITHMETIC)):
+        return False
+    other = parent.right if parent.left is node else parent.left
+    return ctx.tensors.is_tensor(other) is True
 
 
 def _true_division_operand(node: ast.Call, ctx: FunctionContext) -> bool:
