@@ -15,7 +15,7 @@ from typing import Protocol
 from onnxfix.exporter import fixloop
 from onnxfix.exporter.export_repairs import EXPORT_REPAIRS, SPECULATIVE_REPAIRS
 from onnxfix.exporter.result import OK
-from onnxfix.rewriter.engine import applicable
+from onnxfix.rewriter.engine import applicable, fix_key
 
 
 class Outcome(Protocol):
@@ -125,7 +125,8 @@ def fixes_under_repairs(final, before, keys: tuple[str, ...], outcome: Outcome, 
     where a static fix applies: a repair gets an export past its first failure to one that a
     static fix mends once a run names its line. HTDemucs: complex pairs get dynamo past the
     complex `F.pad` to pad1d's assert on the padded values, a data-dependent guard that ONX601's
-    fix skips while exporting. The fixes the first loop dropped are not tried again. Kept where
+    fix skips while exporting. The fixes the first loop dropped are not tried again, but those
+    dropped only for making a loud failure silent (a repair may take the silent part). Kept where
     some exporter ends OK that ``final`` failed, none worse. (A FixError of the static fixer
     propagates: the caller's.)"""
     if not keys or fixloop.all_ok(final.results):
@@ -139,12 +140,17 @@ def fixes_under_repairs(final, before, keys: tuple[str, ...], outcome: Outcome, 
         results = export(final.fixed, keys)
         outcome.exports += 1
     new_lines = fixloop.named_lines(results) - fixloop.named_lines(before)
-    fixed = static_fix(final.keys) if new_lines else None
-    if fixed is None or not any(applicable(f, unsafe) and (os.path.realpath(f.path), f.line) in new_lines
+    # a fix the first loop dropped only for turning a loud failure silent may complete under the
+    # repairs (super-gradients' `len(anchors[-1])` -> `.shape[0]`: its Python-int outputs were the
+    # silent part, which flat_outputs leaves out of the ONNX model)
+    silenced = {d.key for d in outcome.dropped if d.key and d.only_silenced}
+    fixed = static_fix(final.keys) if new_lines or silenced else None
+    if fixed is None or not any(applicable(f, unsafe) and ((os.path.realpath(f.path), f.line) in new_lines
+                                                           or fix_key(f, fixed.text) in silenced)
                                 for f in fixed.findings):
         return final  # no fix at a line only the exports under the repairs name: nothing new to try
     under = lambda text, _keys=None, exporters=None: export(text, keys, exporters)  # noqa: E731
-    dropped = frozenset(d.key for d in outcome.dropped if d.key)
+    dropped = frozenset(d.key for d in outcome.dropped if d.key and d.key not in silenced)
     loop = fixloop.run_loop(fixloop.State(final.keys, fixed, results), static_fix, under, unsafe, evidence, dropped)
     outcome.exports += loop.exports
     if loop.final.fixed.text == final.fixed.text or not _gains(final.results, loop.final.results):

@@ -219,15 +219,16 @@ FLOAT_DTYPES = frozenset({"float32", "float64"})
 
 def add_guard_lines(folder: Path, text: str, lines: dict[str, set[int]]) -> None:
     """Note the lines of this run's guards in this text's evidence, by kind ("specialized",
-    "data_dependent"), replacing an earlier run's: the recorder rewrote the files it recorded,
-    and a file it did not is noted afresh."""
+    "data_dependent"), beside an earlier run's of the same text: runs under other repairs name
+    other lines (a legacy export under flat_outputs no longer warned of super-gradients'
+    `len(anchors[-1])`, and replacing the lines took the fix the first run had offered there)."""
     path = evidence_path(folder, text)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         data = {"format": FORMAT, "functions": []}
     for kind, found in lines.items():
-        data[kind] = sorted(found)
+        data[kind] = sorted(set(data.get(kind, ())) | set(found))
     store(folder, text, data)
 
 
