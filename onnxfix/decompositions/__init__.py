@@ -27,6 +27,7 @@ from onnxfix.decompositions import (
     registry_legacy,
     registry_legacy_composite,
     registry_legacy_elementwise,
+    registry_legacy_runtime,
     registry_legacy_structural,
     registry_linalg,
     registry_quantize,
@@ -47,7 +48,8 @@ REGISTRIES = (
     registry_core, registry_linalg, registry_spectral, registry_special, registry_structural, registry_quantize,
     registry_sparse,
     registry_legacy,
-    registry_legacy_elementwise, registry_legacy_composite, registry_legacy_structural, registry_fft,
+    registry_legacy_elementwise, registry_legacy_composite, registry_legacy_structural, registry_legacy_runtime,
+    registry_fft,
     registry_dtype, registry_divergence, registry_attention, registry_tensor_numbers, registry_runtime,
 )
 DECOMPOSITIONS: tuple[Decomposition, ...] = tuple(d for r in REGISTRIES for d in r.DECOMPOSITIONS)

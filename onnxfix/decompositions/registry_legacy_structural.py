@@ -305,32 +305,6 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         ),
     ),
     Decomposition(
-        "all_nonzero", ("torch.all", "Tensor.all"), True, (), (),
-        "`all` of a non-bool tensor reduced as `input != 0` (the same truth values, NaN true; uint8 keeps "
-        "uint8): the legacy exporter writes Not on the input itself, which ONNX defines on bool only, "
-        "and onnxruntime refuses the model on load. Export time only, keyed on that error (a padding "
-        "mask in float or int64 reduced with `.all(1)`: every `.all()` of a bool mask exports). Eager "
-        "and dynamo keep the op.",
-        static=False, rule="ONX519",
-        repairs_error=r"Type 'tensor\((?:float|double|float16|int64|int32|int8|uint8)\)' of input parameter \([^)]*\) of operator \(N",
-        proof=Proof("(a > 0).float().all(-1).float() + (a > 0).long().all(1).float()",
-                    "_onnx_all_nonzero((a > 0).float(), -1).float() + _onnx_all_nonzero((a > 0).long(), 1).float()",
-                    "(randn(g, b, 3, 3) + 1,)"),
-    ),
-    Decomposition(
-        "any_nonzero", ("torch.any", "Tensor.any"), True, (), (),
-        "`any` of a non-bool tensor reduced as `input != 0` (the same truth values, NaN true; uint8 keeps "
-        "uint8): the legacy exporter casts the input to int64 and tests its sum > 0, so values below 1 in "
-        "magnitude count as false and negatives cancel positives, silently. Export time only, keyed on a "
-        "Greater node (the translation's last) first differing from eager; the run's calls on a non-bool "
-        "tensor are written into the source. Eager and dynamo keep the op.",
-        static=False, rule="ONX519", repairs_divergence=r"^Greater ",
-        site_applies=lambda args, kwargs: str(getattr(args[0], "dtype", "torch.bool")) != "torch.bool",
-        proof=Proof("torch.any(a, -1).float() + a.any().float()",
-                    "_onnx_any_nonzero(a, -1).float() + _onnx_any_nonzero(a).float()",
-                    "(randn(g, b, 3, 4) * (randn(g, b, 3, 4) > 1),)"),
-    ),
-    Decomposition(
         "bitwise_not", ("torch.bitwise_not", "Tensor.bitwise_not"), True, ("bitwise_not int64",), (),
         "-x - 1 on integers (exact with wrapping arithmetic, uint8 included); booleans keep ~.",
         rule="ONX519",

@@ -42,11 +42,12 @@ LINK_WORDS = (
 
 
 def decompose_hint_line(keys: tuple[str, ...]) -> str:
+    from onnxfix.decompositions import BY_KEY
     from onnxfix.exporter.export_repairs import EXPORT_REPAIRS
 
     text = (f"hint: `--decompose-ops {','.join(keys)}` exports with onnxfix's decompositions of these ops "
             "without editing the source")
-    if any(key not in EXPORT_REPAIRS for key in keys):
+    if any(key in BY_KEY and BY_KEY[key].written_from_run for key in keys):  # (an op-wrapping one stays export-time)
         text += " (`--fix` writes them into the source instead)"
     repairs = [EXPORT_REPAIRS[key].description for key in keys if key in EXPORT_REPAIRS]
     return text + "".join(f"; {repair} (export time only)" for repair in repairs)

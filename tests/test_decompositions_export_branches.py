@@ -1,5 +1,6 @@
-"""pad_tensor_value and any_nonzero beyond their records' proofs: the export branch (the flag forced
-True) on bool, integer and float inputs, negative pads, NaN and uint8, against the op itself."""
+"""pad_tensor_value, any_nonzero and unbatched_pool beyond their records' proofs: the export branch
+(the flag forced True) on bool, integer and float inputs, negative pads, NaN and uint8, unbatched and
+batched pools, against the op itself."""
 
 from __future__ import annotations
 
@@ -44,3 +45,23 @@ def test_any_of_a_non_bool_tensor_is_the_op(exporting, dtype):
         expected = torch.any(x, *args)
         got = any_nonzero(x, *args)
         assert got.dtype == expected.dtype and torch.equal(got, expected)
+
+
+unbatched_pool = load_function("unbatched_pool")
+
+
+@pytest.mark.parametrize("op, shape, args, kwargs", [
+    (F.avg_pool1d, (3, 9), (2,), {}),
+    (F.avg_pool3d, (2, 4, 6, 3), ((2, 2, 1), (2, 2, 1)), {}),
+    (F.max_pool2d, (3, 7, 8), (2,), {"stride": 1}),
+    (F.max_pool1d, (3, 9), (2,), {"return_indices": True}),
+    (F.lp_pool2d, (3, 6, 8), (2, 2), {}),
+    (F.adaptive_avg_pool2d, (3, 7, 9), ((3, 4),), {}),
+    (F.avg_pool2d, (2, 3, 6, 8), (2,), {}),  # batched: the op itself
+])
+def test_a_pool_of_an_unbatched_input_is_the_op(exporting, op, shape, args, kwargs):
+    """The legacy branch (the flag forced True, torch.export not running) against the op."""
+    x = torch.randn(*shape)
+    expected, got = op(x, *args, **kwargs), unbatched_pool(op, x, *args, **kwargs)
+    pairs = zip(expected, got) if isinstance(expected, tuple) else [(expected, got)]
+    assert all(e.shape == g.shape and torch.equal(e, g) for e, g in pairs)
