@@ -62,6 +62,10 @@ class Decomposition:
     # An exporter error (a regex on the verdict's error) this decomposition repairs at export time
     # wherever the failing op came from: `onnxfix export` names it in its --decompose-ops hint.
     repairs_error: str = ""
+    # With repairs_error: named only where a user line of the failure (its traceback's, or the
+    # frames that made its data-dependent symbols) matches this regex: an error as common as a
+    # data-dependent guard names the record only at a call of its op (`F.pad(..., value=t)`).
+    repairs_at: str = ""
     # The first value that differs from eager (a regex on the divergent ONNX node, "MatMul
     # node_scaled_dot_product_attention") this decomposition repairs: the op's translation computes
     # another value for some inputs (a fully masked attention row).

@@ -9,6 +9,7 @@ an error, a traceback frame or a static finding a repair is keyed on (export_rep
 
 from __future__ import annotations
 
+import linecache
 import os
 import re
 from typing import Iterable, Iterator, Protocol
@@ -17,6 +18,7 @@ from onnxfix.decompositions import BY_KEY, key_of_op
 from onnxfix.exporter.export_repairs import (
     BUFFERS_KEY, DATA_DEPENDENT, DEFAULTS_KEY, EXPORT_REPAIRS, FLOOR_KEY, GROW_KEY, RNN_LOOPS_KEY,
 )
+from onnxfix.exporter.locations import is_user_file
 from onnxfix.exporter.result import EXPORT_FAILS, OK, ORT_FAILS, SILENTLY_WRONG, Verdict
 from onnxfix.rewriter.rule import Finding
 
@@ -132,12 +134,21 @@ def _failing_functions(failed: list[_Result]) -> Iterator[str]:
 
 
 def _keyed_by_error(failed: list[_Result]) -> Iterator[str]:
-    """Repairs of the failure itself (an exporter bug with a faithful workaround, a complex value)."""
-    patterns = [(d.key, d.repairs_error) for d in BY_KEY.values() if d.repairs_error]
-    patterns += [(key, repair.error) for key, repair in EXPORT_REPAIRS.items()]
-    for key, pattern in patterns:
-        if any(re.search(pattern, r.verdict.error or "") for r in failed):
+    """Repairs of the failure itself (an exporter bug with a faithful workaround, a complex value);
+    a record with ``repairs_at`` only where a user line of the failure matches it."""
+    patterns = [(d.key, d.repairs_error, d.repairs_at) for d in BY_KEY.values() if d.repairs_error]
+    patterns += [(key, repair.error, "") for key, repair in EXPORT_REPAIRS.items()]
+    for key, pattern, at in patterns:
+        if any(re.search(pattern, r.verdict.error or "")
+               and (not at or any(re.search(at, line) for line in _user_lines(r))) for r in failed):
             yield key
+
+
+def _user_lines(result: _Result) -> list[str]:
+    """The source lines of a failure's user frames: its traceback's and those that made the
+    data-dependent symbols it names."""
+    frames = [*result.verdict.error_frames, *(f for made in (result.verdict.unbacked or {}).values() for f in made)]
+    return [linecache.getline(str(f[0]), int(f[1])) for f in frames if len(f) > 1 and is_user_file(str(f[0]))]
 
 
 def _keyed_by_frame(failed: list[_Result]) -> Iterator[str]:
