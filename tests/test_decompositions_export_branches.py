@@ -23,7 +23,7 @@ def exporting(monkeypatch):
 @pytest.mark.parametrize("pad", [(2, 0), (1, 3, 0, 2), (-1, 2), (0, 0, -1, 1)])
 def test_pad_with_a_tensor_value_is_the_op(exporting, dtype, pad):
     x = (torch.randn(2, 4, 5) * 3).to(dtype)
-    for value in (torch.tensor(True), torch.tensor(-7), torch.tensor(2.5), x.flatten()[0]):
+    for value in (torch.tensor(True), torch.tensor(-7), torch.tensor(2.5), torch.tensor(0.5), x.flatten()[0]):
         expected = F.pad(x, pad, value=value.item())
         assert torch.equal(pad_tensor_value(x, pad, value=value), expected)
 

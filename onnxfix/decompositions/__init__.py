@@ -45,11 +45,13 @@ __all__ = ["DECOMPOSITIONS", "PYTORCH", "Decomposition"]
 # One registry module per family, so that adding a decomposition touches its family's file (and
 # its helper module) only.
 REGISTRIES = (
+    # first: its op-wrapping unbatched_pool takes every pooling, and in the "all" table (a later
+    # record overwrites an earlier one's targets) the pools' own records must win
+    registry_legacy_runtime,
     registry_core, registry_linalg, registry_spectral, registry_special, registry_structural, registry_quantize,
     registry_sparse,
     registry_legacy,
-    registry_legacy_elementwise, registry_legacy_composite, registry_legacy_structural, registry_legacy_runtime,
-    registry_fft,
+    registry_legacy_elementwise, registry_legacy_composite, registry_legacy_structural, registry_fft,
     registry_dtype, registry_divergence, registry_attention, registry_tensor_numbers, registry_runtime,
 )
 DECOMPOSITIONS: tuple[Decomposition, ...] = tuple(d for r in REGISTRIES for d in r.DECOMPOSITIONS)
@@ -72,7 +74,7 @@ def key_of_op(name: str) -> str:
     the op it wraps (`Tensor.__rand__` of operands_promoted) names no ATen op ("rand")."""
     if name in BY_KEY:
         return name
-    return next((d.key for d in DECOMPOSITIONS if not d.wraps_op for target in (*d.targets, *d.aten)
+    return next((d.key for d in DECOMPOSITIONS if not d.wraps_op and d.names_op for target in (*d.targets, *d.aten)
                  if target.rsplit(".", 1)[-1].strip("_") == name.strip("_")), name)
 
 

@@ -66,6 +66,10 @@ class Decomposition:
     # frames that made its data-dependent symbols) matches this regex: an error as common as a
     # data-dependent guard names the record only at a call of its op (`F.pad(..., value=t)`).
     repairs_at: str = ""
+    # False: an exporter naming the op (an untranslated node, a failing ATen op) does not name this
+    # record: it repairs one argument pattern of an op that otherwise exports (F.pad with a tensor
+    # value), and would only stand in for the op's real repair.
+    names_op: bool = True
     # The first value that differs from eager (a regex on the divergent ONNX node, "MatMul
     # node_scaled_dot_product_attention") this decomposition repairs: the op's translation computes
     # another value for some inputs (a fully masked attention row).

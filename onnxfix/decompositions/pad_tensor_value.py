@@ -14,5 +14,6 @@ def _onnx_pad_tensor_value(input, pad, mode="constant", value=None):
         return torch.nn.functional.pad(input, pad, mode=mode, value=value)
     inside = torch.nn.functional.pad(torch.ones_like(input, dtype=torch.uint8), pad) != 0
     work = input.to(torch.uint8) if input.dtype == torch.bool else input
-    out = torch.where(inside, torch.nn.functional.pad(work, pad), value.to(work.dtype))
+    fill = value.to(torch.bool) if input.dtype == torch.bool else value  # 0.5 is True, as ATen's fill
+    out = torch.where(inside, torch.nn.functional.pad(work, pad), fill.to(work.dtype))
     return out.bool() if input.dtype == torch.bool else out

@@ -48,8 +48,9 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "magnitude count as false and negatives cancel positives, silently. Export time only, keyed on a "
         "Greater node (the translation's last) first differing from eager; the run's calls on a non-bool "
         "tensor are written into the source. Eager and dynamo keep the op.",
-        static=False, rule="ONX519", repairs_divergence=r"^Greater ",
-        site_applies=lambda args, kwargs: str(getattr(args[0], "dtype", "torch.bool")) != "torch.bool",
+        static=False, rule="ONX519", repairs_divergence=r"^Greater ", names_op=False,
+        site_applies=lambda args, kwargs: str(getattr(args[0] if args else kwargs.get("input"), "dtype",
+                                                      "torch.bool")) != "torch.bool",
         proof=Proof("torch.any(a, -1).float() + a.any().float()",
                     "_onnx_any_nonzero(a, -1).float() + _onnx_any_nonzero(a).float()",
                     "(randn(g, b, 3, 4) * (randn(g, b, 3, 4) > 1),)"),

@@ -44,6 +44,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "a number read out of a tensor (dynamo) or on a Pad node first differing from eager (legacy); calls "
         "whose value is a number run the op. Eager keeps the op.",
         static=False, rule="ONX515", repairs_error=_READ_NUMBER, repairs_at=r"\bpad\(", repairs_divergence=r"^Pad ",
+        names_op=False,
         site_applies=lambda args, kwargs: type(_argument(args, kwargs, 3, "value")).__name__ == "Tensor",
         proof=Proof("torch.nn.functional.pad(a, (1, 2, 0, 1), value=a.amax())",
                     "_onnx_pad_tensor_value(a, (1, 2, 0, 1), value=a.amax())",

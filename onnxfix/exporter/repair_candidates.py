@@ -139,16 +139,25 @@ def _keyed_by_error(failed: list[_Result]) -> Iterator[str]:
     patterns = [(d.key, d.repairs_error, d.repairs_at) for d in BY_KEY.values() if d.repairs_error]
     patterns += [(key, repair.error, "") for key, repair in EXPORT_REPAIRS.items()]
     for key, pattern, at in patterns:
-        if any(re.search(pattern, r.verdict.error or "")
-               and (not at or any(re.search(at, line) for line in _user_lines(r))) for r in failed):
+        if any(re.search(pattern, r.verdict.error or "") and _at(at, r) for r in failed):
             yield key
+
+
+def _at(at: str, result: _Result) -> bool:
+    """No ``at`` regex, a user line of the failure matching it, or no line left to read (a fix
+    loop's text is exported from a temporary copy, deleted since): then the error alone names it."""
+    lines = _user_lines(result)
+    return not at or not lines or any(re.search(at, line) for line in lines)
 
 
 def _user_lines(result: _Result) -> list[str]:
     """The source lines of a failure's user frames: its traceback's and those that made the
     data-dependent symbols it names."""
     frames = [*result.verdict.error_frames, *(f for made in (result.verdict.unbacked or {}).values() for f in made)]
-    return [linecache.getline(str(f[0]), int(f[1])) for f in frames if len(f) > 1 and is_user_file(str(f[0]))]
+    users = [(str(f[0]), int(f[1])) for f in frames if len(f) > 1 and is_user_file(str(f[0]))]
+    for path in {path for path, _ in users}:
+        linecache.checkcache(path)  # the file as it is now (a fix loop rewrites the user's copy)
+    return [linecache.getline(path, line) for path, line in users]
 
 
 def _keyed_by_frame(failed: list[_Result]) -> Iterator[str]:

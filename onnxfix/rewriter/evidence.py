@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -217,18 +218,26 @@ def store(folder: Path, text: str, data: dict) -> Path:
 FLOAT_DTYPES = frozenset({"float32", "float64"})
 
 
+# this process's runs: guard lines of one session accumulate, another session's are replaced
+_SESSION = uuid.uuid4().hex
+
+
 def add_guard_lines(folder: Path, text: str, lines: dict[str, set[int]]) -> None:
     """Note the lines of this run's guards in this text's evidence, by kind ("specialized",
-    "data_dependent"), beside an earlier run's of the same text: runs under other repairs name
-    other lines (a legacy export under flat_outputs no longer warned of super-gradients'
-    `len(anchors[-1])`, and replacing the lines took the fix the first run had offered there)."""
+    "data_dependent"): beside those an earlier run of this session noted for the same text (runs
+    under other repairs name other lines: a legacy export under flat_outputs no longer warned of
+    super-gradients' `len(anchors[-1])`, and replacing the lines took the fix the first run had
+    offered there), replacing those of another session (the evidence folder is a long-lived cache:
+    other inputs, `--dynamic` specs or torch versions name other lines)."""
     path = evidence_path(folder, text)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         data = {"format": FORMAT, "functions": []}
+    same_session = data.get("guard_session") == _SESSION
     for kind, found in lines.items():
-        data[kind] = sorted(set(data.get(kind, ())) | set(found))
+        data[kind] = sorted(set(data.get(kind, ()) if same_session else ()) | set(found))
+    data["guard_session"] = _SESSION
     store(folder, text, data)
 
 
