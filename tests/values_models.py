@@ -91,7 +91,7 @@ class IntOfFloatName(nn.Module):  # ONX203 `_onnx_sym_int` (safe), `a // b` with
         return x[:, : int(float_length)] * 2
 
 
-class FloatOfSize(nn.Module):  # ONX203, no fix
+class FloatOfSize(nn.Module):  # ONX203: torch.sym_float (_onnx_sym_float for legacy: it meets x in `*`)
     def forward(self, x: torch.Tensor, s: torch.Tensor):
         return x * float(x.size(1))
 

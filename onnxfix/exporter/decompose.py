@@ -200,8 +200,11 @@ class DecompositionMode(TorchFunctionMode):
             entry = self.table[EVERY_OP]
         if entry is not None and entry.applies(args, kwargs):
             key = entry.decomposition.key
-            self.used[key] = self.used.get(key, 0) + 1
             record = entry.decomposition
+            # a record of one argument pattern (F.pad with a tensor value) is used only where the
+            # pattern is there: elsewhere its helper is the op, and a repair it named applied nothing
+            if record.names_op or record.site_applies is None or record.site_applies(args, kwargs):
+                self.used[key] = self.used.get(key, 0) + 1
             # where a source fix would rewrite the call: the calls the helper's decomposition takes
             rewrites = record.written_from_run and (record.static or record.site_applies(args, kwargs))
             site = _caller() if rewrites else None
