@@ -74,7 +74,7 @@ def key_of_op(name: str) -> str:
     the op it wraps (`Tensor.__rand__` of operands_promoted) names no ATen op ("rand")."""
     if name in BY_KEY:
         return name
-    return next((d.key for d in DECOMPOSITIONS if not d.wraps_op and d.names_op for target in (*d.targets, *d.aten)
+    return next((d.key for d in DECOMPOSITIONS if not d.wraps_op and d.named_by_op for target in (*d.targets, *d.aten)
                  if target.rsplit(".", 1)[-1].strip("_") == name.strip("_")), name)
 
 

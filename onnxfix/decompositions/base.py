@@ -66,10 +66,10 @@ class Decomposition:
     # frames that made its data-dependent symbols) matches this regex: an error as common as a
     # data-dependent guard names the record only at a call of its op (`F.pad(..., value=t)`).
     repairs_at: str = ""
-    # False: an exporter naming the op (an untranslated node, a failing ATen op) does not name this
-    # record: it repairs one argument pattern of an op that otherwise exports (F.pad with a tensor
-    # value), and would only stand in for the op's real repair.
-    names_op: bool = True
+    # The record repairs one argument pattern of an op that otherwise exports (F.pad with a tensor
+    # value, site_applies says which calls): an exporter naming the op does not name it
+    # (named_by_op), and its table counts only the calls with the pattern (counts_call).
+    one_pattern: bool = False
     # The first value that differs from eager (a regex on the divergent ONNX node, "MatMul
     # node_scaled_dot_product_attention") this decomposition repairs: the op's translation computes
     # another value for some inputs (a fully masked attention row).
@@ -118,6 +118,18 @@ class Decomposition:
         return self.static or (self.drop_in and not self.wraps_op and self.site_applies is not None)
 
     @property
+    def named_by_op(self) -> bool:
+        """An exporter naming the op (an untranslated node, a failing ATen op) names this record. Not
+        a record of one argument pattern: it would only stand in for the op's real repair."""
+        return not self.one_pattern
+
+    def counts_call(self, args: tuple, kwargs: dict) -> bool:
+        """Whether a call its export-time table intercepted is one its repair is about: every call of
+        the op, or, for one argument pattern's record, the calls with the pattern (elsewhere its
+        helper runs the op, and a repair naming it applied nothing)."""
+        return not self.one_pattern or self.site_applies is None or self.site_applies(args, kwargs)
+
+    @property
     def helper(self) -> str:
         return f"_onnx_{self.key}"
 
@@ -126,6 +138,11 @@ class Decomposition:
         """The catalog cases the rule reads: those declared, else the one the catalog derives
         from the proof (its original expression, onnxfix/exporter/catalog_cases.py)."""
         return self.cases or (f"{self.key} (proof)",)
+
+
+def call_argument(args: tuple, kwargs: dict, position: int, name: str):
+    """An op call's argument, given by position or by keyword (None when absent): for site_applies."""
+    return args[position] if len(args) > position else kwargs.get(name)
 
 
 def proven(key: str, targets: tuple[str, ...], notes: str, rule: str, original: str, inputs: str, *,

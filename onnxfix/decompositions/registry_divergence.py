@@ -5,7 +5,7 @@ error names them; the source shows nothing either (the values decide)."""
 
 from __future__ import annotations
 
-from onnxfix.decompositions.base import Decomposition, Proof
+from onnxfix.decompositions.base import Decomposition, Proof, call_argument
 
 DECOMPOSITIONS: tuple[Decomposition, ...] = (
     Decomposition(
@@ -17,7 +17,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "the mask, softmax, rows whose scores are all -inf zeroed). Export time only, keyed on the "
         "attention being the first value that differs from eager. Eager and legacy keep the op.",
         static=False, rule="ONX515", repairs_divergence=r"node_scaled_dot_product_attention",
-        site_applies=lambda args, kwargs: len(args) > 3 and args[3] is not None or kwargs.get("attn_mask") is not None,
+        site_applies=lambda args, kwargs: call_argument(args, kwargs, 3, "attn_mask") is not None,
         proof=Proof("torch.nn.functional.scaled_dot_product_attention(a, c, c, attn_mask=m)",
                     "_onnx_sdpa_masked_rows(a, c, c, attn_mask=m)",
                     "(randn(g, b, 2, 5, 8), randn(g, b, 2, 6, 8), "

@@ -5,7 +5,7 @@ the failure; the legacy exporter alone runs the decompositions (eager and dynamo
 
 from __future__ import annotations
 
-from onnxfix.decompositions.base import Decomposition, Proof
+from onnxfix.decompositions.base import Decomposition, Proof, call_argument
 
 # every pooling that takes an unbatched input
 _POOLS = tuple(f"torch.nn.functional.{kind}_pool{rank}d{indices}"
@@ -48,8 +48,8 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "magnitude count as false and negatives cancel positives, silently. Export time only, keyed on a "
         "Greater node (the translation's last) first differing from eager; the run's calls on a non-bool "
         "tensor are written into the source. Eager and dynamo keep the op.",
-        static=False, rule="ONX519", repairs_divergence=r"^Greater ", names_op=False,
-        site_applies=lambda args, kwargs: str(getattr(args[0] if args else kwargs.get("input"), "dtype",
+        static=False, rule="ONX519", repairs_divergence=r"^Greater ", one_pattern=True,
+        site_applies=lambda args, kwargs: str(getattr(call_argument(args, kwargs, 0, "input"), "dtype",
                                                       "torch.bool")) != "torch.bool",
         proof=Proof("torch.any(a, -1).float() + a.any().float()",
                     "_onnx_any_nonzero(a, -1).float() + _onnx_any_nonzero(a).float()",

@@ -3,7 +3,7 @@ fails on (ONX519); fixed when a project targets legacy. Dynamo exports them."""
 
 from __future__ import annotations
 
-from onnxfix.decompositions.base import PYTORCH, Decomposition, Proof
+from onnxfix.decompositions.base import PYTORCH, Decomposition, Proof, call_argument
 
 DECOMPOSITIONS: tuple[Decomposition, ...] = (
     Decomposition(
@@ -68,8 +68,8 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "decomposed. Tensor counts and dim=None run the op. Eager and the dynamo exporter keep the "
         "op (legacy-guarded helper).",
         static=False, rule="ONX519", repairs_error=r"All tensors must have the same rank",
-        site_applies=lambda args, kwargs: isinstance(_argument(args, kwargs, 1, "repeats"), int)
-        and _argument(args, kwargs, 2, "dim") is not None,
+        site_applies=lambda args, kwargs: isinstance(call_argument(args, kwargs, 1, "repeats"), int)
+        and call_argument(args, kwargs, 2, "dim") is not None,
         proof=Proof("a.repeat_interleave(2, dim=-1)[..., :a.shape[-1]] + torch.repeat_interleave(a, 2, 1)[:, :a.shape[1]]",
                     "_onnx_repeat_interleave(a, 2, dim=-1)[..., :a.shape[-1]] + _onnx_repeat_interleave(a, 2, 1)[:, :a.shape[1]]",
                     "(randn(g, b, 3, 4),)"),
@@ -448,8 +448,3 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
     ),
 )
 SUPPORT: tuple[str, ...] = ("resample_antialias", "adaptive_bin_means")  # helpers that decompose nothing on their own
-
-
-def _argument(args: tuple, kwargs: dict, position: int, name: str):
-    """An op call's argument, given by position or by keyword (None when absent)."""
-    return args[position] if len(args) > position else kwargs.get(name)

@@ -6,15 +6,10 @@ guard names pad_tensor_value only where a user line of the failure calls a pad (
 
 from __future__ import annotations
 
-from onnxfix.decompositions.base import Decomposition, Proof
+from onnxfix.decompositions.base import Decomposition, Proof, call_argument
 
 # a number read out of a tensor (u0: an int or bool, zuf0: a float) that a guard needed
 _READ_NUMBER = r"Could not (guard on|extract specialized integer from) data-dependent expression"
-
-
-def _argument(args: tuple, kwargs: dict, position: int, name: str):
-    """An op call's argument, given by position or by keyword (None when absent)."""
-    return args[position] if len(args) > position else kwargs.get(name)
 
 
 DECOMPOSITIONS: tuple[Decomposition, ...] = (
@@ -44,8 +39,8 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "a number read out of a tensor (dynamo) or on a Pad node first differing from eager (legacy); calls "
         "whose value is a number run the op. Eager keeps the op.",
         static=False, rule="ONX515", repairs_error=_READ_NUMBER, repairs_at=r"\bpad\(", repairs_divergence=r"^Pad ",
-        names_op=False,
-        site_applies=lambda args, kwargs: type(_argument(args, kwargs, 3, "value")).__name__ == "Tensor",
+        one_pattern=True,
+        site_applies=lambda args, kwargs: type(call_argument(args, kwargs, 3, "value")).__name__ == "Tensor",
         proof=Proof("torch.nn.functional.pad(a, (1, 2, 0, 1), value=a.amax())",
                     "_onnx_pad_tensor_value(a, (1, 2, 0, 1), value=a.amax())",
                     "(randn(g, b, 3, 4),)", params="a"),

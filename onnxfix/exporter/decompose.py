@@ -201,9 +201,7 @@ class DecompositionMode(TorchFunctionMode):
         if entry is not None and entry.applies(args, kwargs):
             key = entry.decomposition.key
             record = entry.decomposition
-            # a record of one argument pattern (F.pad with a tensor value) is used only where the
-            # pattern is there: elsewhere its helper is the op, and a repair it named applied nothing
-            if record.names_op or record.site_applies is None or record.site_applies(args, kwargs):
+            if record.counts_call(args, kwargs):
                 self.used[key] = self.used.get(key, 0) + 1
             # where a source fix would rewrite the call: the calls the helper's decomposition takes
             rewrites = record.written_from_run and (record.static or record.site_applies(args, kwargs))

@@ -107,7 +107,7 @@ def _decomposition_of(node) -> str:
     if not called:
         return ""
     for whole in (True, False):  # torch.linalg.inv is "linalg_inv"; a method call names only "inverse"
-        for decomposition in (d for d in DECOMPOSITIONS if not d.wraps_op and d.names_op):
+        for decomposition in (d for d in DECOMPOSITIONS if not d.wraps_op and d.named_by_op):
             for target in decomposition.targets:
                 parts = target.split(".")
                 if called == ("_".join(parts[1:]) if whole else parts[-1]):

@@ -13,6 +13,7 @@ import ast
 
 from onnxfix.decompositions import helper_source
 from onnxfix.patterns.scalars.sym_int import branch_frozen_on_same_sizes
+from onnxfix.patterns.scalars.uses import name_reads
 from onnxfix.patterns.scalars.values import replace_call_by_argument
 from onnxfix.rewriter.context import FunctionContext, builtin_call
 from onnxfix.rewriter.rule import Fix, Helper
@@ -116,12 +117,8 @@ def _divides_tensors_only(node: ast.Call, ctx: FunctionContext) -> bool:
     parent = ctx.parent(node)
     if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)):
         return _meets_a_tensor(node, ctx)
-    name = parent.targets[0].id
-    if any(isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.target.id == name
-           for n in walk(ctx.fn.node)):
-        return False
     # every read of the name (its other bindings, DINOv3's `h_denom = denom`, are read alike)
-    uses = [n for n in walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+    uses = name_reads(parent.targets[0].id, ctx)
     return bool(uses) and all(_meets_a_tensor(n, ctx) for n in uses)
 
 

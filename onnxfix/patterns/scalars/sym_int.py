@@ -8,7 +8,7 @@ import ast
 
 from onnxfix.config import LEGACY
 from onnxfix.decompositions import by_target, helper_source, signature
-from onnxfix.patterns.scalars.uses import CONDITION_PARENTS, item_use
+from onnxfix.patterns.scalars.uses import CONDITION_PARENTS, item_use, name_reads
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix, Helper
 from onnxfix.rewriter.tree_walk import walk
@@ -164,11 +164,8 @@ def _name_taken(assign: ast.Assign, ctx: FunctionContext, depth: int) -> bool:
 
 
 def _names_taken(assign: ast.Assign, names: set[str], ctx: FunctionContext, depth: int) -> bool:
-    inside = {id(n) for n in walk(assign)}
     for name in names:
-        uses = [n for n in walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == name and id(n) not in inside]
-        if any(not isinstance(n.ctx, ast.Load) for n in uses) or len(ctx.assignments(name)) != 1:
-            return False  # rebound or updated: another value at some use
+        uses = name_reads(name, ctx, only_binding=assign)  # None: rebound or updated, another value at some use
         if not uses or not all(_taken(use, ctx, depth + 1) for use in uses):
             return False
     return True

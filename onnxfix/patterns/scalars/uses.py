@@ -243,3 +243,18 @@ def _read_only_as_size(callee: FunctionContext, name: str) -> bool:
                 return False
             reads += 1
     return reads > 0
+
+
+def name_reads(name: str, ctx: FunctionContext, *, only_binding: ast.AST | None = None) -> list[ast.Name] | None:
+    """Every read of ``name`` in the function, or None where a read could see a value the caller did
+    not follow: the name is updated in place (`n += 1`), or, given ``only_binding`` (the assignment
+    whose value is followed), it is bound anywhere else too."""
+    inside = {id(n) for n in walk(only_binding)} if only_binding is not None else set()
+    names = [n for n in walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == name and id(n) not in inside]
+    if any(isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.target.id == name
+           for n in walk(ctx.fn.node)):
+        return None
+    if only_binding is not None and (any(not isinstance(n.ctx, ast.Load) for n in names)
+                                     or len(ctx.assignments(name)) != 1):
+        return None
+    return [n for n in names if isinstance(n.ctx, ast.Load)]
