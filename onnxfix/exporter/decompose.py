@@ -53,6 +53,7 @@ from onnxfix.exporter.bool_scalars import bool_scalars_as_ints
 from onnxfix.exporter.size_tensors import size_tensors_kept
 from onnxfix.exporter.number_buffers import int_buffers_as_numbers
 from onnxfix.exporter.packed_sequences import packed_as_padded
+from onnxfix.exporter.legacy_gaps import copy_symbolic, unflatten_traced_sizes
 from onnxfix.exporter.nn_layers import causal_mask_check_off, mha_fastpath_off, rnn_while_loops
 
 
@@ -265,6 +266,7 @@ REPAIR_CONTEXTS = {"compiled_unwrapped": compiled_unwrapped, "mha_fastpath_off":
                    "size_tensors_kept": size_tensors_kept, "packed_as_padded": packed_as_padded,
                    "rnn_while_loops": rnn_while_loops, "attributes_as_buffers": attributes_as_buffers,
                    "custom_ops_inlined": custom_ops_inlined, "state_dict_standard": state_dict_standard,
-                   "floor_division_floored": floor_division_floored, "int_buffers_as_numbers": int_buffers_as_numbers}
+                   "floor_division_floored": floor_division_floored, "int_buffers_as_numbers": int_buffers_as_numbers,
+                   "unflatten_traced_sizes": unflatten_traced_sizes, "copy_symbolic": copy_symbolic}
 # each takes the model being exported and the table of the helpers substituted
 TABLE_CONTEXTS = {"complex_state_as_pairs": complex_state_as_pairs}

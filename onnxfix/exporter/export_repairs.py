@@ -319,4 +319,24 @@ EXPORT_REPAIRS = {
         (),
         contexts=("mha_fastpath_off",),
     ),
+    "unflatten_traced_sizes": ExportRepair(
+        r"unflattened_size must be (?:a )?tuple of ints, but found (?:element of )?type (?:Tensor|SymInt)",
+        "nn.Unflatten built in forward from the input's shape (MiDaS / DPT's `nn.Unflatten(2, torch.Size([h // 16, "
+        "w // 16]))`) takes the traced sizes while exporting: its constructor requires Python ints, and the legacy "
+        "tracer hands sizes over as 0-d tensors; the layer's forward (`Tensor.unflatten`) traces them "
+        "(exporter/legacy_gaps.py; eager untouched)",
+        (),
+        contexts=("unflatten_traced_sizes",),
+        counts_use=True,
+    ),
+    "copy_symbolic": ExportRepair(
+        r"operator 'aten::copy' to ONNX",
+        "a whole tensor overwritten in place (`torch.empty_like(w, dtype=d).copy_(w)`, ComfyUI's manual-cast "
+        "weights), which the legacy exporter turns into `aten::copy` and has no symbolic for, exported as the source "
+        "cast to the tensor's dtype and broadcast to its shape (ONNX Cast and Expand, what copy_ writes) "
+        "(exporter/legacy_gaps.py; eager untouched)",
+        (),
+        contexts=("copy_symbolic",),
+        counts_use=True,
+    ),
 }
