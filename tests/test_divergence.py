@@ -5,6 +5,7 @@ tests/evidence_models/item_name.py."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -71,3 +72,15 @@ def test_legacy_failing_node_upstream_of_the_first_value_is_the_root_line():
     (line,) = [text for text in _lines(result) if "ONX945" in text]
     assert line.startswith("tests/export_models/sized_instances.py:39:1: ONX945 [legacy] first value that differs from "
                            "PyTorch on probe 1 (user): Split /Split: onnxruntime fails in it:")
+
+
+def test_legacy_divergence_is_searched_in_the_model_as_exported_under_flat_outputs():
+    """The divergence search re-exports the model for its nodes' source lines: the model as it was
+    exported (the flat-outputs wrapper: the dict's float is no legacy output), not as given, whose
+    re-export fails and leaves the output-level finding alone."""
+    target = replace(plan.make_target("tests/divergence_models/dict_item_scale.py:make_model", exporters=("legacy",)),
+                     decompose=("flat_outputs",))
+    result = run_target(target, NoProgress())
+    (exported,) = result.results
+    assert exported.verdict.verdict == "SILENTLY-WRONG"
+    assert exported.verdict.divergence["node"] == "Mul /model/Mul", exported.verdict.divergence  # in the wrapper

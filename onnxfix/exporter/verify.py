@@ -150,7 +150,9 @@ def verify(
             exported = GivenArguments(model, len(args))
     with _model_file(out) as path:
         # the runtime stage re-exports for the divergence's source lines (legacy): with the same decompositions
-        numerics = lambda *a: _numerics(*a, exporting=lambda: _decompositions(decompose, model))  # noqa: E731
+        # and of the model as exported (a flat-outputs wrapper, grown examples), not as given
+        numerics = lambda *a: _numerics(*a, exporting=lambda: _decompositions(decompose, model),  # noqa: E731
+                                        reexported=(exported, export_args))
         for stage, step in (("export", _export), ("checker", _check_onnx), ("runtime", numerics)):
             on_stage(stage)
             with _decompositions(decompose, model) if stage == "export" else contextlib.nullcontext() as mode, \
@@ -247,7 +249,7 @@ def _check_onnx(verdict: Verdict, model, args, probes, dynamic, opset, path: Pat
 
 
 def _numerics(verdict: Verdict, model, args, probes, dynamic, opset, path: Path,
-              exporting=contextlib.nullcontext) -> None:
+              exporting=contextlib.nullcontext, reexported: tuple | None = None) -> None:
     names = input_names(model, len(args))
     try:
         runtime = Runtime(path)
@@ -274,8 +276,9 @@ def _numerics(verdict: Verdict, model, args, probes, dynamic, opset, path: Path,
         if _record(verdict, result, path):
             from onnxfix.exporter import divergence
 
-            verdict.divergence = divergence.find(verdict.exporter, path, model, args, probe.args, names, dynamic, opset,
-                                                 exporting)
+            exported, export_args = reexported or (model, args)
+            verdict.divergence = divergence.find(verdict.exporter, path, exported, export_args, probe.args, names, dynamic,
+                                                 opset, exporting)
     if isinstance(model, kv_cache.DecoderWithPast) and verdict.verdict == OK:
         for result in kv_cache.generation_probes(model, runtime):
             _record(verdict, result, path)
