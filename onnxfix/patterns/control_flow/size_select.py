@@ -15,8 +15,9 @@ symbolic (torch.sym_ite, an ONNX Where):
     pad_h = _onnx_size_select(pad_h == self.patch_size, lambda: 0, lambda: pad_h)
 
 Taken only where every branch statement assigns one name a number computed from sizes and ints
-(no call but a size's), each name once per branch, no value reading a name another assignment of
-the `if` binds, and a name missing from a branch bound before the `if` (its value stands there).
+(no call but a size's), each name once per branch, a value reading a name the `if` binds only where
+its own branch bound that name above it, and a name missing from a branch bound before the `if` (its
+value stands there).
 """
 
 from __future__ import annotations
@@ -81,7 +82,7 @@ class SizeSelect(Rule):
         then, otherwise = chosen[0], chosen[1] if len(chosen) == 2 else {}
         # a name one branch leaves alone keeps the value it had before the `if`
         partial = [name for name in names if name not in then or name not in otherwise]
-        if not names or _reads_any(chosen, names) or not all(_bound_before(name, node, ctx) for name in partial):
+        if not names or _reads_out_of_order(chosen, names) or not all(_bound_before(name, node, ctx) for name in partial):
             return
         test = ctx.segment(node.test)
         lines, taken = [], test
@@ -155,10 +156,18 @@ def _number(node: ast.expr, ctx: FunctionContext, depth: int = 3) -> bool:
     return False
 
 
-def _reads_any(chosen: list[dict[str, ast.expr]], names: list[str]) -> bool:
-    """A value reads a name the `if` assigns (its value would depend on the order of the selections)."""
-    return any(isinstance(sub, ast.Name) and sub.id in names
-               for values in chosen for value in values.values() for sub in walk(value))
+def _reads_out_of_order(chosen: list[dict[str, ast.expr]], names: list[str]) -> bool:
+    """A value reads a name the `if` assigns other than one its own branch assigned above it and whose
+    selection comes first (YOLOv4's `padding2 = padding1 + 1`): the selections run in ``names``' order,
+    so a lambda reads the selected value, which is its own branch's wherever that branch is taken."""
+    for values in chosen:
+        assigned = list(values)
+        for index, (name, value) in enumerate(values.items()):
+            for sub in walk(value):
+                if isinstance(sub, ast.Name) and sub.id in names and not (
+                        sub.id in assigned[:index] and names.index(sub.id) < names.index(name)):
+                    return True
+    return False
 
 
 def _bound_before(name: str, node: ast.If, ctx: FunctionContext) -> bool:
