@@ -1,7 +1,8 @@
 """ONX603's scan rewrite, proven on tests/export_models/scan_recurrence.py: the rewritten model
 keeps eager outputs bit-identical (eager runs the original loops), and `onnxfix export --fix
 --unsafe-fixes` applies the rewrite and gradients_off, after which the dynamo export matches
-eager in onnxruntime on other sequence lengths; the legacy verdict stays what it was."""
+eager in onnxruntime on other sequence lengths; the legacy verdict stays what it was (the per-item
+model's test)."""
 
 from __future__ import annotations
 
@@ -27,16 +28,18 @@ def test_scan_rewrite_keeps_eager_outputs_identical(tmp_path):
 
 
 def test_export_fix_runs_the_recurrences_as_scans(capsys):
+    # dynamo alone (the legacy exporter runs the loops the scans' guards keep for it: its verdict under
+    # the rewrite is the per-item test's below, and the never-worse loop's everywhere)
     cli_main(["export", "--format", "json", f"{MODEL}:make_model", "--dynamic", "0:0=batch,1=time",
-              "--exporter", "both", "--fix", "--unsafe-fixes"])
+              "--exporter", "dynamo", "--fix", "--unsafe-fixes"])
     (target,) = json.loads(capsys.readouterr().out)["targets"]
-    assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS", "SILENTLY-WRONG"]
+    assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS"]
     fix = target["fix"]
     assert "+            (ssm_state,), (_ys0,) = torch._higher_order_ops.scan(\n" in fix["diff"]
     assert "+            (h,), (_ys0,) = torch._higher_order_ops.scan(\n" in fix["diff"]
     assert "+                (h.contiguous(),),\n+                (y.movedim(1, 0),),\n" in fix["diff"]
     assert "+            gated[:, :seq_len] = _ys0.movedim(0, 1)\n" in fix["diff"]
-    assert [r["verdict"] for r in fix["results"]] == ["OK", "SILENTLY-WRONG"]
+    assert [r["verdict"] for r in fix["results"]] == ["OK"]
     dynamo = fix["results"][0]
     assert any(p["probe"] == "probe 2 (user)" and p["ok"] for p in dynamo["probes"]), dynamo["probes"]
 
