@@ -272,8 +272,8 @@ class _InitNumbers:
             if init is None or cls is self.cls or not init.args.args or not _within(call, init):
                 continue
             outer = _InitNumbers(init, cls, self.ctx, self.depth + 1, ints=True)
-            if given.id not in outer.parameters:
-                return False
+            if given.id not in outer.parameters:  # a local there: ints where bound (a loop over a literal config)
+                return index is None and outer._name(given.id)
             if index is not None and not _rebound(init, given.id) and outer._given_item(given.id, index):
                 return True  # nnFormer's `patch_size=[2, 4, 4]` handed on to a `to_3tuple`
             return outer._name(given.id)
@@ -297,11 +297,42 @@ class _InitNumbers:
         self._locals[name] = False  # a name defined through itself is not proven
         values = [n.value for n in walk(self.init) if isinstance(n, ast.Assign)
                   and any(isinstance(t, ast.Name) and t.id == name for t in n.targets)]
+        loops = [n for n in walk(self.init) if isinstance(n, ast.For) and _binds(n.target, name)]
+        items = [_loop_items(self.init, loop, name) for loop in loops]
         stores = sum(1 for n in walk(self.init) if isinstance(n, ast.Name) and n.id == name
                      and isinstance(n.ctx, ast.Store))
-        answer = bool(values) and len(values) == stores and all(self.number(v) for v in values)
+        answer = (bool(values or loops) and len(values) + len(loops) == stores and None not in items
+                  and all(self.number(v) for v in values + [i for each in items for i in each]))
         self._locals[name] = answer
         return answer
+
+
+def _binds(target: ast.AST, name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name for n in walk(target))
+
+
+def _loop_items(init: ast.FunctionDef, loop: ast.For, name: str) -> list[ast.expr] | None:
+    """What ``name`` takes in a loop over a literal (YOLOv4's `for cin, cout, pool_size, stride in
+    blocks:`, `blocks` a list of tuple literals bound once): the item, or the tuple item at the name's
+    place; None where the loop's sequence or its items are not literals."""
+    sequence = loop.iter
+    if isinstance(sequence, ast.Name):
+        bound = [n.value for n in walk(init) if isinstance(n, ast.Assign)
+                 and any(isinstance(t, ast.Name) and t.id == sequence.id for t in n.targets)]
+        stores = sum(1 for n in walk(init) if isinstance(n, ast.Name) and n.id == sequence.id
+                     and isinstance(n.ctx, ast.Store))
+        sequence = bound[0] if len(bound) == 1 and stores == 1 else None
+    if not isinstance(sequence, (ast.List, ast.Tuple)) or not sequence.elts:
+        return None
+    if isinstance(loop.target, ast.Name):
+        return list(sequence.elts)
+    if not isinstance(loop.target, ast.Tuple):
+        return None
+    position = next((i for i, t in enumerate(loop.target.elts) if isinstance(t, ast.Name) and t.id == name), None)
+    width = len(loop.target.elts)
+    if position is None or not all(isinstance(e, (ast.Tuple, ast.List)) and len(e.elts) == width for e in sequence.elts):
+        return None
+    return [e.elts[position] for e in sequence.elts]
 
 
 def _only_constructed_by_name(cls: "ClassInfo", tree: ast.AST) -> bool:
