@@ -31,6 +31,7 @@ import recorded_originals as originals
 HERE = Path(__file__).resolve().parent
 FLOW_FIXED_RECORD = HERE / "flow_models" / "fixed.json"
 FIXTURES_RECORD = HERE / "fixtures" / "proof_exports.json"
+HELPERS_RECORD = HERE / "helper_exports.json"  # the legacy exports of the decomposition proofs, by family
 VALUES_FIXED_RECORD = HERE / "values_fixed.json"
 UPDATE = "python tests/update_originals.py"
 REPO = HERE.parent
@@ -41,6 +42,7 @@ INSTRUMENT = (
         "verify", "comparison", "model_io", "model_state", "probes", "nn_layers", "errors", "failure_facts",
         "python_arguments", "onnx_registry", "unit_dims", "result", "ties", "targets", "guards", "kv_cache")),
     HERE / "fixture_exports.py", HERE / "flow_batch_worker.py", HERE / "values_worker.py",
+    HERE / "decomposition_exports.py", REPO / "onnxfix" / "exporter" / "proof_inputs.py",
 )
 
 

@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from decomposition_exports import FAMILY
-from onnxfix.decompositions import DECOMPOSITIONS, load_function
+from decomposition_exports import CASES, FAMILY
+from onnxfix.decompositions import DECOMPOSITIONS, executed_helpers, load_function, module_source
+from recorded_exports import HELPERS_RECORD, UPDATE, fresh, merge, text_digest
 from warm_workers import run_script
 
 NAN, INF = float("nan"), float("inf")
@@ -311,14 +312,48 @@ FAMILIES = sorted(set(FAMILY.values()))
 # these edge inputs under dynamo: all pass on torch 2.13 but `interpolate`, whose proof's
 # antialiased bilinear upsampling (scale 1.7) the helper leaves to dynamo's own Resize, which
 # differs from eager (1.2 max abs, measured): a dynamo exporter gap, not the helper's.
+# Recorded where the record holds for the family's helpers and proofs (tests/recorded_exports.py; a
+# family's one export of its cases took 3-50 s): the canary family is exported on every run and must
+# agree with its entry, for what the key cannot see.
+HELPERS_CANARY = "legacy_runtime"
+
+
+def family_digest(family: str) -> str:
+    """The key of a family's recorded export: its records' proofs and the text of every helper its
+    module executes (each case's helper and what that helper calls)."""
+    keys = sorted(key for key, name in FAMILY.items() if name == family)
+    chain = sorted({name for key in keys for name in executed_helpers(key)})
+    return text_digest(*(repr(CASES[key]) for key in keys), *(module_source(name) for name in chain))
+
+
+def export_family(family: str) -> dict:
+    """{key: {ok, probes, note}} of the family's legacy export, now."""
+    return {key: {"ok": r["ok"], "probes": r.get("probes", 0), "note": r.get("note", "")}
+            for key, r in _run_exports("legacy", "helper", [family]).items()}
+
+
 @pytest.fixture(scope="module", params=FAMILIES)
 def helper_exports(request):
-    return request.param, _run_exports("legacy", "helper", [request.param])
+    family = request.param
+    entry = None if family == HELPERS_CANARY else fresh(HELPERS_RECORD, family, family_digest(family))
+    if entry is None and family != HELPERS_CANARY:
+        warnings.warn(f"{HELPERS_RECORD.name} does not hold for {family}: exported on this run; `{UPDATE} helpers`")
+    return family, entry["results"] if entry is not None else export_family(family)
+
+
+def update_helpers_record() -> None:
+    """Export every family's helpers under the legacy exporter and record the results."""
+    merge(HELPERS_RECORD, {family: {"sha256": family_digest(family), "results": export_family(family)}
+                           for family in FAMILIES}, FAMILIES)
 
 
 @pytest.mark.plumbing
 def test_helpers_export_and_match_eager_in_onnxruntime(helper_exports):
     family, results = helper_exports
+    if family == HELPERS_CANARY:
+        entry = fresh(HELPERS_RECORD, family, family_digest(family))
+        assert entry is not None, f"{HELPERS_RECORD.name} holds no export of {family} as it is now; `{UPDATE} helpers`"
+        assert entry["results"] == results
     failures = {key: r["note"] for key, r in results.items() if not r["ok"]}
     assert not failures, f"legacy, {family}: {failures}"
     assert set(results) == {key for key, name in FAMILY.items() if name == family}

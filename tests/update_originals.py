@@ -1,12 +1,13 @@
 """Re-measure the test models' recorded exports and rewrite their records: the originals'
 verdicts (tests/recorded_originals.py) and the fixed models' proof exports (tests/recorded_exports.py).
 
-    python tests/update_originals.py [flow] [values] [fixed] [fixtures] [values-fixed]
+    python tests/update_originals.py [flow] [values] [fixed] [fixtures] [values-fixed] [helpers]
     python tests/update_originals.py flow|values|fixed|fixtures NAME [NAME ...]
 
 flow / values: the originals of tests/flow_models and tests/values_models.py. fixed: the rewritten
 flow models; fixtures: the ONX5xx fixtures' rewrites (NAME: `ONX513/old_svd`, or a code);
-values-fixed: the rewritten tests/values_models.py (one text: all its classes).
+values-fixed: the rewritten tests/values_models.py (one text: all its classes); helpers: the legacy
+export of every decomposition's proof, by registry family (tests/test_decompositions.py).
 Run it after changing a model, a rule's rewrite or a helper's body, or the installed torch, onnx,
 onnxruntime or onnxscript, and review the diff: a verdict that moved is a finding. With names, only
 those models are measured and merged into the record (a model added or changed); that needs the
@@ -47,6 +48,14 @@ def update_fixtures(names: list[str]) -> None:
     update_fixtures_record(tuple(names) or ("ONX5",))
 
 
+def update_helpers(names: list[str]) -> None:
+    from test_decompositions import update_helpers_record
+
+    if names:
+        raise SystemExit("helpers records every family's export: no names")
+    update_helpers_record()
+
+
 def update_values_fixed(names: list[str]) -> None:
     import tempfile
     from pathlib import Path
@@ -72,7 +81,7 @@ def _update(record, every: list[str], names: list[str], measure) -> None:
 
 def main(arguments: list[str]) -> None:
     kinds = {"flow": update_flow, "values": update_values, "fixed": update_fixed, "fixtures": update_fixtures,
-             "values-fixed": update_values_fixed}
+             "values-fixed": update_values_fixed, "helpers": update_helpers}
     if len(arguments) > 1 and arguments[0] in kinds and arguments[1] not in kinds:
         kinds[arguments[0]](arguments[1:])
         print(f"updated {len(arguments) - 1} model(s) of the {arguments[0]} record")

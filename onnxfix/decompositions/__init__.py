@@ -212,15 +212,21 @@ def legacy_guarded(key: str) -> bool:
     return _guard(key) == LEGACY_GUARD
 
 
+def executed_helpers(key: str) -> list[str]:
+    """The helpers load_function executes for ``key``: its chain, and the chains of the helpers
+    they may call (optional_helpers), dependencies first."""
+    chain = helper_chain(key)
+    for optional in (o for name in list(chain) for o in optional_helpers(name)):
+        chain += [name for name in helper_chain(optional) if name not in chain]
+    return chain
+
+
 def load_function(key: str, namespace: dict | None = None):
     """Execute the helper text (and what it requires) and return the function. Imports torch."""
     import torch
 
     namespace = {"torch": torch} if namespace is None else namespace
-    chain = helper_chain(key)
-    for optional in (o for name in list(chain) for o in optional_helpers(name)):
-        chain += [name for name in helper_chain(optional) if name not in chain]
-    for name in chain:
+    for name in executed_helpers(key):
         if f"_onnx_{name}" not in namespace:
             exec(compile(helper_source(name), f"<onnxfix decomposition {name}>", "exec"), namespace)  # noqa: S102 - our own package text
     return namespace[f"_onnx_{key}"]
