@@ -173,6 +173,10 @@ def guard_lines(results: list) -> dict[str, dict[str, set[int]]]:
                     for frame_path, line, _ in result.verdict.error_frames:
                         if is_user_file(frame_path):
                             lines.setdefault(os.path.realpath(frame_path), _no_lines())[kind].add(int(line))
+        # where a failed export stopped in the user's code (session.py located it while the file existed)
+        raised = getattr(result, "raised_at", None)
+        if raised is not None:
+            lines.setdefault(os.path.realpath(raised[0]), _no_lines()).setdefault("raised", set()).add(raised[1])
     return lines
 
 

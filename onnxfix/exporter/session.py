@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Protocol
 
 from onnxfix.exporter.isolate import ExportRequest, run_isolated
-from onnxfix.exporter.locations import ExportFinding, line_in_original
+from onnxfix.exporter.locations import ExportFinding, innermost_user, line_in_original
 from onnxfix.exporter.outputs import needs_cache_off, turn_cache_off
 from onnxfix.exporter.outputs import refine as refine_unflattenable
 from onnxfix.exporter.plan import Target
@@ -48,6 +48,9 @@ class NoProgress:
 class ExporterResult:
     verdict: Verdict
     findings: list[ExportFinding] = field(default_factory=list)
+    # (path, line) of a failed export's innermost user frame, located while the file exported exists
+    # (a fix loop's copy is deleted after), at the user's path (run_evidence.py notes it as "raised")
+    raised_at: tuple[str, int] | None = None
 
 
 @dataclass
@@ -137,8 +140,17 @@ def export_all(target: Target, static: list[Finding], progress: Progress, rename
         verdict.decomposed_at = [[key, (rename or {}).get(path, path), line] for key, path, line in verdict.decomposed_at]
         findings = findings_for(verdict, fallback, static)
         refine_unflattenable(findings, verdict, target.model_path, target.factory)
-        results.append(ExporterResult(verdict, [_renamed(f, rename or {}) for f in findings]))
+        results.append(ExporterResult(verdict, [_renamed(f, rename or {}) for f in findings],
+                                      _raised_at(verdict, rename or {})))
     return results
+
+
+def _raised_at(verdict: Verdict, rename: dict[str, str]) -> tuple[str, int] | None:
+    """Where a failed export stopped in the user's code: its innermost user frame."""
+    if verdict.failed_stage != "export" or not verdict.error_frames:
+        return None
+    found = innermost_user([(path, int(line)) for path, line, _ in verdict.error_frames])
+    return None if found is None else (rename.get(found.path, found.path), found.line)
 
 
 def _renamed(finding: ExportFinding, rename: dict[str, str]) -> ExportFinding:

@@ -51,6 +51,24 @@ def skip_assert_when_exporting(check: ast.Assert, ctx: FunctionContext) -> Fix |
                (ctx.replace(test, f"{guard} or {text}"),), safe=True, imports=imports)
 
 
+def skip_raise_when_exporting(check: ast.If, ctx: FunctionContext) -> Fix | None:
+    """`if bad: raise ...` -> `if not torch.onnx.is_in_onnx_export() and (bad): raise ...`: in eager
+    `is_in_onnx_export()` is False, so the same test runs and raises the same error; both exporters set
+    it while tracing, so the check is skipped there. None where TorchScript compiles the function and
+    where the test binds a name with `:=` (as skip_assert_when_exporting)."""
+    if ctx.compiled_by_torchscript or any(isinstance(n, ast.NamedExpr) for n in walk(check.test)):
+        return None
+    torch, imports = ctx.torch_name()
+    test = check.test
+    text = ctx.segment(test)
+    if isinstance(test, (ast.BoolOp, ast.IfExp, ast.NamedExpr, ast.Lambda)) and not (
+            isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)):
+        text = f"({text})"  # binds looser than `and`
+    guard = f"{torch}.onnx.is_in_onnx_export()"
+    return Fix(f"Skip the check while exporting (`not {guard} and ...`)",
+               (ctx.replace(test, f"not {guard} and {text}"),), safe=True, imports=imports)
+
+
 def skipped_by_or(test: ast.expr) -> bool:
     """`torch.onnx.is_in_onnx_export() or ...`, `torch.jit.is_tracing() or torch.compiler.is_exporting()
     or ...` (test_under_export's): the operands after the checks never run under torch.export."""

@@ -77,6 +77,11 @@ class FileEvidence:
     # lines where an export stopped on a guard of a data-dependent size or value (ONX913 of the
     # first run: `if boxes.numel() == 0:` after a boolean-mask selection the rules could not follow)
     data_dependent: frozenset[int] = frozenset()
+    # lines where an export stopped on an exception the user's code raised or met there (its innermost
+    # user frame): an input check that eager passed on the same inputs (Transformers4Rec's
+    # `if len(set(shapes)) > 1: raise`, sizes unhashable under torch.export, traced tensors hashed by
+    # identity under the legacy exporter) failed only because it was exported
+    raised: frozenset[int] = frozenset()
     # lines where the legacy trace warned "Using len to get tensor shape": a `len()` there took a
     # tensor, whatever the static rules could see of its argument (NequIP's `len(data["num_atoms"])`)
     tensor_len: frozenset[int] = frozenset()
@@ -181,6 +186,7 @@ def from_json(data: dict) -> FileEvidence:
     evidence.specialized = frozenset(int(line) for line in data.get("specialized", []))
     evidence.data_dependent = frozenset(int(line) for line in data.get("data_dependent", []))
     evidence.tensor_len = frozenset(int(line) for line in data.get("tensor_len", []))
+    evidence.raised = frozenset(int(line) for line in data.get("raised", []))
     evidence.tensor_list = frozenset(int(line) for line in data.get("tensor_list", []))
     for key, found in data.items():
         kind, _, argument = key.partition(":")
