@@ -27,6 +27,7 @@ import ast
 from onnxfix.decompositions import helper_source
 from onnxfix.patterns.control_flow.conditions import tensor_condition
 from onnxfix.patterns.control_flow.size_remainder import remainder_branch
+from onnxfix.patterns.scalars.sym_int import takes_traced_value
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix, Helper, Rule, RuleDoc
 from onnxfix.rewriter.statements import (
@@ -85,6 +86,8 @@ class SizeSelect(Rule):
         if not names or _reads_out_of_order(chosen, names) or not all(_bound_before(name, node, ctx) for name in partial):
             return
         test = ctx.segment(node.test)
+        # every later read takes a 0-d tensor as it took the int: the legacy trace may select both numbers
+        traced = ", traced=True" if _reads_take_traced_values(node, names, ctx) else ""
         lines, taken = [], test
         if len(names) > 1:  # the test read once, before any name it may read is rebound
             taken = "_onnx_taken"
@@ -92,7 +95,7 @@ class SizeSelect(Rule):
         for name in names:
             picked = ctx.segment(then[name]) if name in then else name
             kept = ctx.segment(otherwise[name]) if name in otherwise else name
-            lines.append(f"{name} = _onnx_size_select({taken}, lambda: {picked}, lambda: {kept})")
+            lines.append(f"{name} = _onnx_size_select({taken}, lambda: {picked}, lambda: {kept}{traced})")
         comments = comments_outside(ctx, node, [])
         fix = None if comments is None or any("\n" in line for line in lines) else Fix(
             "Select the numbers with `_onnx_size_select`", (replace_statements(ctx, node, node, f"\n{statement_indent(ctx, node)}".join(lines), comments),),
@@ -167,6 +170,39 @@ def _reads_out_of_order(chosen: list[dict[str, ast.expr]], names: list[str]) -> 
                 if isinstance(sub, ast.Name) and sub.id in names and not (
                         sub.id in assigned[:index] and names.index(sub.id) < names.index(name)):
                     return True
+    return False
+
+
+def _reads_take_traced_values(node: ast.If, names: list[str], ctx: FunctionContext) -> bool:
+    """The selected names are bound by the `if` alone (and at most once before it), and every read of
+    them outside it (not inside: the selections read each other there) takes the legacy trace's 0-d
+    tensor as it takes the int (F.pad amounts, slice bounds, view sizes: sym_int.takes_traced_value),
+    and there is one."""
+    inside = {id(n) for n in walk(node)}
+    for name in names:  # bound here, or once before: a value no later binding or round changes
+        outside = [v for v in ctx.assignments(name) if id(v) not in inside]
+        if len(outside) > 1:
+            return False
+    reads = [n for n in walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id in names
+             and isinstance(n.ctx, ast.Load) and id(n) not in inside and not _into_a_selection(n, ctx)]
+    return bool(reads) and all(takes_traced_value(read, ctx) for read in reads)
+
+
+def _into_a_selection(read: ast.Name, ctx: FunctionContext) -> bool:
+    """A read that only feeds another selection of this rule: a value in the branches of an `if` that
+    only picks numbers, or in a lambda of `_onnx_size_select` (that `if` rewritten in an earlier
+    round): the same wherever the rounds stand, so that one fix at a time writes what all at once do."""
+    child: ast.AST = read
+    for ancestor in ctx.ancestors(read):
+        if isinstance(ancestor, ast.Lambda) and isinstance(call := ctx.parent(ancestor), ast.Call) \
+                and isinstance(call.func, ast.Name) and call.func.id == SIZE_SELECT.name:
+            return True
+        if isinstance(ancestor, ast.If) and child is not ancestor.test and all(
+                _assigned_numbers(branch, ctx) is not None for branch in (ancestor.body, ancestor.orelse) if branch):
+            return True
+        if isinstance(ancestor, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return False
+        child = ancestor
     return False
 
 

@@ -92,6 +92,12 @@ def takes_the_traced_tensor(call: ast.Call, ctx: FunctionContext) -> bool:
     return not branch_frozen_on_same_sizes(call.args[-1], ctx) and _taken(call, ctx)
 
 
+def takes_traced_value(use: ast.expr, ctx: FunctionContext) -> bool:
+    """Whether this read of a Python int takes, in its place, the 0-d int64 tensor a legacy form gives
+    while the legacy exporter traces, as it took the int (see takes_the_traced_tensor)."""
+    return _taken(use, ctx)
+
+
 def _taken(use: ast.expr, ctx: FunctionContext, depth: int = 0) -> bool:
     parent = ctx.parent(use)
     if depth > 6:
