@@ -46,6 +46,7 @@ CASES = {
     "value_fast_path": ("ONX601", False, (FAILS, WRONG)),  # SB3: a fast path returned early, both kept under export
     "accumulate": ("ONX603", True, (FAILS, WRONG)),
     "size_select": ("ONX614", False, (WRONG, WRONG)),
+    "trailing_mask_fill": ("ONX705", False, (FAILS, FAILS)),  # sleap-nn: `x[..., ~mask] = float("-inf")`
     "best_rows_cut": ("ONX615", False, (ORT, ORT)),  # mmdetection's RPN: `if scores.shape[0] > nms_pre:` around topk / sort  # Metric3D / CAIN: pads to a multiple picked by `if`s on sizes
     "best_class_cut": ("ONX615", False, (WRONG, WRONG)),  # FCOS: `max_scores, _ = (scores * centerness[:, None]).max(dim=1)` ranked
     "repeat_rows": ("ONX603", True, (FAILS, WRONG)),

@@ -92,6 +92,13 @@ class MaskFillWrite(Rule):
         text = f"{tensor}.masked_fill_({axes}, {ctx.segment(node.value)})"
         fits = _fits_float16(node.value, ctx.tensors.dtype(target.value))
         fix = Fix("Fill through the mask with `masked_fill_`", (ctx.replace(node, text),), safe=True) if fits else None
+        if _after_ellipsis(target.slice):
+            yield ctx.report(self, node, "a number written through a boolean mask of the trailing axes (`x[..., mask] = c`): "
+                             "the dynamo exporter's index_put fails (\"Boolean index_put with multiple indices does not "
+                             "support None indices\") and the legacy exporter writes an invalid graph (onnx's checker: an "
+                             "input \"marked single but has an empty string\"); `masked_fill_`, whose mask broadcasts from "
+                             "the right, writes the same elements", fix=fix, exporters=("dynamo", "legacy"))
+            return
         yield ctx.report(self, node, "a number written through a boolean mask that may index fewer axes than the tensor "
                          "has: the legacy exporter broadcasts the mask against the tensor without its trailing axes "
                          "(onnxruntime fails); `masked_fill_` with the mask's missing axes of size 1 writes the same "
@@ -172,6 +179,8 @@ def _mask_axes(target: ast.Subscript, ctx: FunctionContext) -> str | None:
         return None
     tensor = operand(ctx.segment(target.value), target.value, ATOM)
     mask = target.slice
+    if _after_ellipsis(mask):  # `x[..., mask]`: the trailing axes, which masked_fill_'s broadcast aligns too
+        return _trailing_mask(mask.elts[1], target, ctx)
     name = mask.operand if isinstance(mask, ast.UnaryOp) and isinstance(mask.op, ast.Invert) else mask
     if isinstance(name, ast.Name):
         if not (ctx.tensors.dtype(name) == "bool" or _bound_once_to_bool(name.id, ctx)):
@@ -183,6 +192,23 @@ def _mask_axes(target: ast.Subscript, ctx: FunctionContext) -> str | None:
         return None
     shaped = operand(ctx.segment(compared), compared, ATOM)
     return f"({ctx.segment(mask)}).view({shaped}.shape + (1,) * ({tensor}.dim() - {shaped}.dim()))"
+
+
+def _after_ellipsis(index: ast.expr) -> bool:
+    return (isinstance(index, ast.Tuple) and len(index.elts) == 2 and isinstance(index.elts[0], ast.Constant)
+            and index.elts[0].value is Ellipsis)
+
+
+def _trailing_mask(mask: ast.expr, target: ast.Subscript, ctx: FunctionContext) -> str | None:
+    """The text of the boolean mask of `x[..., mask]` as masked_fill_ takes it (broadcast from the
+    right: the axes the index selects): a mask in a name (or `~name`) or a comparison of a tensor
+    with a number, not of the tensor written."""
+    name = mask.operand if isinstance(mask, ast.UnaryOp) and isinstance(mask.op, ast.Invert) else mask
+    if isinstance(name, ast.Name):
+        return ctx.segment(mask) if ctx.tensors.dtype(name) == "bool" or _bound_once_to_bool(name.id, ctx) else None
+    if _compared_with_number(mask, ctx) is None or _mentions(mask, target.value):
+        return None
+    return f"({ctx.segment(mask)})"
 
 
 def _module_output(node: ast.expr, ctx: FunctionContext) -> bool:
@@ -248,15 +274,25 @@ def _plain_bool(node: ast.expr, ctx: FunctionContext) -> bool:
 def _a_number(node: ast.expr, ctx: FunctionContext) -> bool:
     """A numeric literal, or a name every recorded value of which was a Python int or float
     (fairseq's `index_put(tensor, indices, value)` helper, called with 0)."""
-    if is_number(node):
+    if is_number(node) or _float_of_text(node, ctx):
         return True
     values = ctx.observed(node) if isinstance(node, ast.Name) else None
     return bool(values) and all(v.kind in ("int", "float") for v in values)
 
 
+def _float_of_text(node: ast.expr, ctx: FunctionContext) -> bool:
+    """`float("-inf")`, `float("inf")`, `float("nan")`: the builtin's number, which every float dtype holds."""
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "float"
+            and ctx.is_builtin("float") and len(node.args) == 1 and not node.keywords
+            and isinstance(node.args[0], ast.Constant)
+            and str(node.args[0].value).strip().lower() in ("inf", "-inf", "+inf", "nan", "infinity", "-infinity"))
+
+
 def _fits_float16(node: ast.expr, tensor_dtype: str | None) -> bool:
     """Whether ``masked_fill_`` takes the number on the tensor: a literal float16 can hold, or
     a number in a name written into a tensor the run saw with another dtype than float16."""
+    if isinstance(node, ast.Call):  # float("-inf"): every float dtype holds it
+        return True
     if not is_number(node):  # float16 and bfloat16 refuse a number beyond their range; float32 stores inf
         return tensor_dtype is not None and tensor_dtype not in ("float16", "bfloat16")
     value = ast.literal_eval(node)
