@@ -42,14 +42,19 @@ class MaskFillWrite(Rule):
             (not an identity, dropout or flatten, nor a forward input or buffer) and `v` a number or
             a weight of the module (SAM's `point_embedding[labels == -1] +=
             self.not_a_point_embed.weight`): the legacy exporter writes a masked scatter, which
-            exports for many shapes and fails for SAM's (measured on torch 2.13).
+            exports for many shapes and fails for SAM's (measured on torch 2.13). And `x[..., mask] = c`,
+            a mask of the trailing axes (sleap-nn's peak finder, `patches[..., ~kernel_mask] =
+            float("-inf")`), under both exporters.
         """,
         why="""
             A mask over the leading axes selects whole rows. The legacy exporter writes it as a
             Where of the mask against the tensor without the trailing axes (measured on torch
             2.13: onnxruntime fails with "Attempting to broadcast an axis by a dimension other
             than 1" on every input; transformers#34224). A mask with every axis exports. The
-            dynamo exporter is correct either way.
+            dynamo exporter is correct either way. A mask of the trailing axes after `...` fails in
+            both (measured on torch 2.13): the dynamo exporter's index_put raises "Boolean index_put
+            with multiple indices does not support None indices", and the legacy exporter's graph
+            has an Add whose input is "marked single but has an empty string" (onnx's checker).
         """,
         example="""
             def forward(self, hidden_states: torch.Tensor, lengths: torch.Tensor):
