@@ -319,11 +319,12 @@ HELPERS_CANARY = "legacy_runtime"
 
 
 def family_digest(family: str) -> str:
-    """The key of a family's recorded export: its records' proofs and the text of every helper its
-    module executes (each case's helper and what that helper calls)."""
+    """The key of a family's recorded export: its records' proofs, the text of every helper its
+    module executes (each case's helper and what that helper calls) and the package's loader."""
     keys = sorted(key for key, name in FAMILY.items() if name == family)
     chain = sorted({name for key in keys for name in executed_helpers(key)})
-    return text_digest(*(repr(CASES[key]) for key in keys), *(module_source(name) for name in chain))
+    loader = (HERE.parent / "onnxfix" / "decompositions" / "__init__.py").read_text(encoding="utf-8")  # what executes them
+    return text_digest(*(repr(CASES[key]) for key in keys), *(module_source(name) for name in chain), loader)
 
 
 def export_family(family: str) -> dict:

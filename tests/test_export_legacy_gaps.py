@@ -55,6 +55,14 @@ def test_the_repairs_change_nothing_outside_the_export_and_check_what_they_do_no
     assert used == {"unflatten_traced_sizes": 1}
     assert torch.nn.Unflatten._require_tuple_int is check
     from torch.onnx._internal.torchscript_exporter import registration
-    with copy_symbolic():
+    with copy_symbolic() as used:
         assert registration.registry.is_registered_op("aten::copy", 20)
     assert not registration.registry.is_registered_op("aten::copy", 20)
+    mine = lambda g, self, src, non_blocking: g.op("Identity", src)  # noqa: E731 - a user's own, at opset 18
+    torch.onnx.register_custom_op_symbolic("aten::copy", mine, 18)
+    try:
+        with copy_symbolic() as used:  # steps aside, whatever opset the export asks for
+            assert registration.registry.get_function_group("aten::copy").get(17) is None
+        assert used == {} and registration.registry.get_function_group("aten::copy").get(18) is mine
+    finally:
+        torch.onnx.unregister_custom_op_symbolic("aten::copy", 18)

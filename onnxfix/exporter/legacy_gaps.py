@@ -55,13 +55,13 @@ def _traced_size(value) -> bool:
 def copy_symbolic(model=None) -> Iterator[dict[str, int]]:
     """A legacy symbolic for `aten::copy(self, src, non_blocking)`, what a whole-tensor `copy_`
     becomes: src cast to self's dtype and broadcast to self's shape (ONNX Cast and Expand), the
-    values ATen's copy_ writes. Registered for this export only, and not over a symbolic the user
-    registered. Yields the count of copies it translated."""
+    values ATen's copy_ writes. Registered for this export only, and not beside a symbolic the user
+    registered for it at any opset. Yields the count of copies it translated."""
     from torch.onnx._internal.torchscript_exporter import _type_utils, registration
 
     used: dict[str, int] = {}
     opset = 9  # the first opset it serves; later ones fall back to it
-    if registration.registry.is_registered_op("aten::copy", 20):
+    if any(registration.registry.is_registered_op("aten::copy", v) for v in range(7, 30)):  # the user's, any opset
         yield used
         return
 

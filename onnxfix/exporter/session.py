@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
+from onnxfix.exporter.export_repairs import GROW_KEY
 from onnxfix.exporter.isolate import ExportRequest, run_isolated
 from onnxfix.exporter.locations import ExportFinding, innermost_user, line_in_original
 from onnxfix.exporter.outputs import needs_cache_off, turn_cache_off
@@ -140,8 +141,10 @@ def export_all(target: Target, static: list[Finding], progress: Progress, rename
         verdict.decomposed_at = [[key, (rename or {}).get(path, path), line] for key, path, line in verdict.decomposed_at]
         findings = findings_for(verdict, fallback, static)
         refine_unflattenable(findings, verdict, target.model_path, target.factory)
+        # grown examples: eager never ran the exported inputs, so a check raised there may be right
+        grown = GROW_KEY in (target.decompose or ())
         results.append(ExporterResult(verdict, [_renamed(f, rename or {}) for f in findings],
-                                      _raised_at(verdict, rename or {})))
+                                      None if grown else _raised_at(verdict, rename or {})))
     return results
 
 

@@ -8,6 +8,7 @@ import ast
 import itertools
 
 from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.export_guards import in_training_branch
 from onnxfix.rewriter.precedence import AND, OR, operand
 from onnxfix.rewriter.rule import Edit, Fix
 from onnxfix.rewriter.tree_walk import walk
@@ -36,37 +37,49 @@ def skip_assert_when_exporting(check: ast.Assert, ctx: FunctionContext) -> Fix |
     """`assert n.max().item() <= k, msg` -> `assert torch.onnx.is_in_onnx_export() or
     n.max().item() <= k, msg`. In eager `is_in_onnx_export()` is False, so the same test runs and
     fails with the same message; both exporters set it while tracing, so the data-dependent check
-    is skipped (the legacy trace never recorded it). None where TorchScript compiles the function
-    (it cannot compile `is_in_onnx_export`: a scripted caller or module counts) and where the test
-    binds a name with `:=` (not bound while exporting)."""
-    if ctx.compiled_by_torchscript or any(isinstance(n, ast.NamedExpr) for n in walk(check.test)):
-        return None  # skipped while exporting, a `:=` in the test would leave its name unbound
-    torch, imports = ctx.torch_name()
-    test = check.test
-    text = ctx.segment(test)
-    if isinstance(test, (ast.IfExp, ast.Lambda, ast.NamedExpr)):
-        text = f"({text})"  # binds looser than `or`
-    guard = f"{torch}.onnx.is_in_onnx_export()"
-    return Fix(f"Skip the check while exporting (`{guard} or ...`)",
-               (ctx.replace(test, f"{guard} or {text}"),), safe=True, imports=imports)
+    is skipped (the legacy trace never recorded it)."""
+    return _skipped_while_exporting(check, ctx, "{guard} or {test}", OR)
 
 
 def skip_raise_when_exporting(check: ast.If, ctx: FunctionContext) -> Fix | None:
-    """`if bad: raise ...` -> `if not torch.onnx.is_in_onnx_export() and (bad): raise ...`: in eager
-    `is_in_onnx_export()` is False, so the same test runs and raises the same error; both exporters set
-    it while tracing, so the check is skipped there. None where TorchScript compiles the function and
-    where the test binds a name with `:=` (as skip_assert_when_exporting)."""
+    """`if bad: raise ...` -> `if not torch.onnx.is_in_onnx_export() and bad: raise ...`: the same
+    test and error in eager, the check skipped while either exporter traces."""
+    return _skipped_while_exporting(check, ctx, "not {guard} and {test}", AND)
+
+
+def _skipped_while_exporting(check: ast.Assert | ast.If, ctx: FunctionContext, form: str, level: int) -> Fix | None:
+    """The check's test behind `torch.onnx.is_in_onnx_export()` (``form``, the test parenthesized
+    where it binds looser than ``level``). None where TorchScript compiles the function (it cannot
+    compile `is_in_onnx_export`: a scripted caller or module counts) and where the test binds a name
+    with `:=` (not bound while exporting)."""
     if ctx.compiled_by_torchscript or any(isinstance(n, ast.NamedExpr) for n in walk(check.test)):
         return None
     torch, imports = ctx.torch_name()
-    test = check.test
-    text = ctx.segment(test)
-    if isinstance(test, (ast.BoolOp, ast.IfExp, ast.NamedExpr, ast.Lambda)) and not (
-            isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)):
-        text = f"({text})"  # binds looser than `and`
     guard = f"{torch}.onnx.is_in_onnx_export()"
-    return Fix(f"Skip the check while exporting (`not {guard} and ...`)",
-               (ctx.replace(test, f"not {guard} and {text}"),), safe=True, imports=imports)
+    text = form.format(guard=guard, test=operand(ctx.segment(check.test), check.test, level))
+    return Fix(f"Skip the check while exporting (`{form.format(guard=guard, test='...')}`)",
+               (ctx.replace(check.test, text),), safe=True, imports=imports)
+
+
+def failed_in_run(node: ast.Assert, ctx: FunctionContext) -> bool:
+    """A run's export stopped on a data-dependent guard at a line of this assert's test (its
+    call chain: exporter/run_evidence.py guard_lines)."""
+    evidence = ctx.file.evidence
+    if evidence is None or any(line == node.lineno for line, _ in evidence.evaluated):
+        return False  # the run evaluated torch's suggested checks here: ONX611's (suggested_check.py)
+    return evidence.guarded(node.test, ("data_dependent",))
+
+
+def raised_in_run(node: ast.If, ctx: FunctionContext) -> bool:
+    """An input check (`if <test>: raise ...`, nothing else) at whose lines a run's export stopped on
+    an exception (exporter/run_evidence.py: the failure's innermost user frame), not skipped while
+    exporting already."""
+    evidence = ctx.file.evidence
+    if evidence is None or not evidence.raised or in_training_branch(node, ctx):
+        return False
+    if node.orelse or len(node.body) != 1 or not isinstance(node.body[0], ast.Raise):
+        return False
+    return not (skipped_by_and(node.test) or skipped_by_both(node.test)) and evidence.guarded(node, ("raised",))
 
 
 def skipped_by_or(test: ast.expr) -> bool:

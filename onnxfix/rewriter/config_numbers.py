@@ -321,7 +321,11 @@ def _loop_items(init: ast.FunctionDef, loop: ast.For, name: str) -> list[ast.exp
                  and any(isinstance(t, ast.Name) and t.id == sequence.id for t in n.targets)]
         stores = sum(1 for n in walk(init) if isinstance(n, ast.Name) and n.id == sequence.id
                      and isinstance(n.ctx, ast.Store))
-        sequence = bound[0] if len(bound) == 1 and stores == 1 else None
+        # read only as a loop's sequence: no `.append`, item store or `+` changes what the loops see
+        loops = {id(n.iter) for n in walk(init) if isinstance(n, (ast.For, ast.AsyncFor))}
+        read_elsewhere = any(isinstance(n, ast.Name) and n.id == sequence.id and isinstance(n.ctx, ast.Load)
+                             and id(n) not in loops for n in walk(init))
+        sequence = bound[0] if len(bound) == 1 and stores == 1 and not read_elsewhere else None
     if not isinstance(sequence, (ast.List, ast.Tuple)) or not sequence.elts:
         return None
     if isinstance(loop.target, ast.Name):

@@ -30,8 +30,8 @@ from onnxfix.patterns.control_flow.static_guard import static_guard_where
 from onnxfix.patterns.control_flow.value_select import value_select_fix
 from onnxfix.patterns.control_flow.zero_pad_shortcut import SIZES as ZERO_PAD_SIZES, WHY as ZERO_PAD, zero_pad_shortcut
 from onnxfix.patterns.export_checks import (
-    constant_message, skip_assert_when_exporting, skip_raise_when_exporting, skipped_by_and, skipped_by_both,
-    skipped_by_or,
+    constant_message, failed_in_run, raised_in_run, skip_assert_when_exporting, skip_raise_when_exporting,
+    skipped_by_and, skipped_by_both, skipped_by_or,
 )
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.datadep import is_data_dependent_size
@@ -236,11 +236,9 @@ class TensorIf(Rule):
             its message (RT-IGEV's `assert torch.unique(ygrid).numel() == 1 and H == 1`: torch.export
             must decide the size to evaluate the test; tests/flow_models/unique_assert.py), and under `onnxfix export --fix` an `assert` the export
             stopped on (a data-dependent guard in its call chain: detectron2's `assert len(self)
-            == data_len` whose `__len__` is a selection's row count), as ONX201 fixes an assert on `.item()`: `assert torch.onnx.is_in_onnx_export() or <condition>`; likewise under
-            `onnxfix export --fix` an `if <condition>: raise` on Python values that the export stopped on
-            while eager passed it (Transformers4Rec's `if len(set(shapes)) > 1: raise ValueError(...)`:
-            torch.export cannot hash its SymInt sizes, the legacy tracer's sizes are tensors hashed by
-            identity): `if not torch.onnx.is_in_onnx_export() and <condition>: raise` (safe: False in
+            == data_len` whose `__len__` is a selection's row count), as ONX201 fixes an assert on `.item()`: `assert torch.onnx.is_in_onnx_export() or <condition>`; likewise an `if
+            <condition>: raise` on Python values an export stopped on (Transformers4Rec's hashed sizes,
+            docs/export-cmd.md), with `not ... and` (safe: False in
             eager, set by both exporters while tracing; no fix where TorchScript compiles the
             function). Safe: in eager (and under
             torch.compile and the legacy tracer) `is_exporting()` is False, so the same
@@ -275,7 +273,7 @@ class TensorIf(Rule):
                              fix=zero_pad)
             return
         condition = tensor_condition(node.test, ctx)
-        if condition is None and _raised_in_run(node, ctx):
+        if condition is None and raised_in_run(node, ctx):
             yield ctx.report(self, node.test, "input check an export stopped on (the run raised at its lines, where "
                              "eager passed it on the same inputs: sizes hashed in a `set`, a test the tracer cannot "
                              "take); skip the check while exporting", fix=skip_raise_when_exporting(node, ctx))
@@ -336,7 +334,7 @@ class TensorIf(Rule):
         """`assert (d >= 0).all(), d` (Piper's spline flow): torch.export keeps an assert on a
         tensor value as a runtime assertion, but fails on a message computed from the value (a
         tensor, an f-string of one): skipped while exporting as ONX201 skips one on `.item()`."""
-        if _failed_in_run(node, ctx) and not skipped_by_or(node.test) and not in_training_branch(node, ctx):
+        if failed_in_run(node, ctx) and not skipped_by_or(node.test) and not in_training_branch(node, ctx):
             yield ctx.report(self, node.test, "`assert` whose test the export stopped on (a data-dependent guard "
                              "while evaluating it, e.g. `len()` of a selection in a `__len__`): the check cannot be "
                              "decided while tracing; skip it while exporting", fix=skip_assert_when_exporting(node, ctx))
@@ -442,29 +440,6 @@ def _no_where_reason(node: ast.If, condition: Condition, value: str, ctx: Functi
         return ("a branch's value is a Python list, tuple, dict, string, size or None, which `torch.where` does "
                 "not select")
     return "`torch.where` replaces only branches that are one `return` or one assignment to the same name each"
-
-
-def _failed_in_run(node: ast.Assert, ctx: FunctionContext) -> bool:
-    """A run's export stopped on a data-dependent guard at a line of this assert's test (its
-    call chain: exporter/run_evidence.py guard_lines)."""
-    evidence = ctx.file.evidence
-    if evidence is None or any(line == node.lineno for line, _ in evidence.evaluated):
-        return False  # the run evaluated torch's suggested checks here: ONX611's (suggested_check.py)
-    return evidence.guarded(node.test, ("data_dependent",))
-
-
-def _raised_in_run(node: ast.If, ctx: FunctionContext) -> bool:
-    """An input check (`if <test>: raise ...`, nothing else) at whose lines a run's export stopped on
-    an exception (exporter/run_evidence.py: the failure's innermost user frame), not already skipped
-    while exporting."""
-    evidence = ctx.file.evidence
-    if evidence is None or not evidence.raised or in_training_branch(node, ctx):
-        return False
-    if node.orelse or len(node.body) != 1 or not isinstance(node.body[0], ast.Raise):
-        return False
-    if skipped_by_and(node.test) or skipped_by_both(node.test):
-        return False
-    return evidence.guarded(node, ("raised",))
 
 
 def _reads_data_size(test: ast.expr, ctx: FunctionContext) -> bool:

@@ -64,8 +64,10 @@ class SizeSelect(Rule):
         "otherwise()`, the same test and the same value computed (the other one not at all); under "
         "torch.export, where the test is a SymBool, both ints are computed and `otherwise + (then - "
         "otherwise) * sym_ite(test, 1, 0)` is exactly the chosen one. While the legacy exporter traces, "
-        "sizes and the test are 0-d tensors: `torch.where` of the two values when one is such a size (two "
-        "Python numbers: the branch taken is recorded, as before). tests/flow_models/size_select.py: "
+        "sizes and the test are 0-d tensors: `torch.where` of the two values when one is such a size, or "
+        "with `traced=True` (the names bound by the `if` alone, every later read a pad amount, slice bound "
+        "or view size) of two Python numbers too (else the branch taken is recorded, as before). "
+        "tests/flow_models/size_select.py: "
         "SILENTLY-WRONG under both exporters before, OK under both after.",
         references=("https://github.com/YvanYin/Metric3D/blob/main/mono/model/backbones/ViT_DINO_reg.py",),
     )
@@ -175,34 +177,32 @@ def _reads_out_of_order(chosen: list[dict[str, ast.expr]], names: list[str]) -> 
 
 def _reads_take_traced_values(node: ast.If, names: list[str], ctx: FunctionContext) -> bool:
     """The selected names are bound by the `if` alone (and at most once before it), and every read of
-    them outside it (not inside: the selections read each other there) takes the legacy trace's 0-d
-    tensor as it takes the int (F.pad amounts, slice bounds, view sizes: sym_int.takes_traced_value),
-    and there is one."""
+    them outside it takes the legacy trace's 0-d tensor as it takes the int (F.pad amounts, slice
+    bounds, view sizes: sym_int.takes_traced_value), and there is one. No read may sit in another
+    `if`, selection or nested function: a fix of that one (this rule's, ONX613's) moves the read,
+    and the answer must not depend on which fix a round applied first."""
     inside = {id(n) for n in walk(node)}
     for name in names:  # bound here, or once before: a value no later binding or round changes
         outside = [v for v in ctx.assignments(name) if id(v) not in inside]
         if len(outside) > 1:
             return False
     reads = [n for n in walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id in names
-             and isinstance(n.ctx, ast.Load) and id(n) not in inside and not _into_a_selection(n, ctx)]
-    return bool(reads) and all(takes_traced_value(read, ctx) for read in reads)
+             and isinstance(n.ctx, ast.Load) and id(n) not in inside]
+    return bool(reads) and all(not _in_another_choice(read, ctx) and takes_traced_value(read, ctx) for read in reads)
 
 
-def _into_a_selection(read: ast.Name, ctx: FunctionContext) -> bool:
-    """A read that only feeds another selection of this rule: a value in the branches of an `if` that
-    only picks numbers, or in a lambda of `_onnx_size_select` (that `if` rewritten in an earlier
-    round): the same wherever the rounds stand, so that one fix at a time writes what all at once do."""
-    child: ast.AST = read
+def _in_another_choice(read: ast.Name, ctx: FunctionContext) -> bool:
+    """The read is in an `if` (its test or branches), a lambda or nested function, a selection's
+    call or the test it binds (`_onnx_taken = ...`)."""
     for ancestor in ctx.ancestors(read):
-        if isinstance(ancestor, ast.Lambda) and isinstance(call := ctx.parent(ancestor), ast.Call) \
-                and isinstance(call.func, ast.Name) and call.func.id == SIZE_SELECT.name:
-            return True
-        if isinstance(ancestor, ast.If) and child is not ancestor.test and all(
-                _assigned_numbers(branch, ctx) is not None for branch in (ancestor.body, ancestor.orelse) if branch):
-            return True
-        if isinstance(ancestor, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        if ancestor is ctx.fn.node:
             return False
-        child = ancestor
+        if isinstance(ancestor, (ast.If, ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.IfExp)):
+            return True
+        if isinstance(ancestor, ast.Call) and isinstance(ancestor.func, ast.Name) and ancestor.func.id == SIZE_SELECT.name:
+            return True
+        if isinstance(ancestor, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "_onnx_taken" for t in ancestor.targets):
+            return True
     return False
 
 
