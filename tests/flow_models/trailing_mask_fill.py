@@ -15,6 +15,7 @@ class WindowPeaks(nn.Module):
 
 
 def make_model():
+    torch.manual_seed(0)  # the inputs drawn after it are the same for the original and the rewrite
     return WindowPeaks()
 
 
