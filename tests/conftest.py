@@ -50,12 +50,13 @@ def pytest_collection_modifyitems(config, items):
     return (yield)
 
 
-# Modules whose tests run 20-45 s each (whole `onnxfix export --fix` loops on transformers models,
+# Modules with tests of 15-45 s each (whole `onnxfix export --fix` loops on transformers models,
 # scans, KV caches): scheduled first, so that no worker is still in one when the other has run out
 # of tests (they came last in file order: one worker ran them for the last 50 s of a 790 s run
 # while the other waited).
 LONG_FIRST = frozenset({"test_export_scan", "test_transformers_export_fix", "test_transformers_equivalence",
-                        "test_realworld", "test_export_kv_cache"})
+                        "test_realworld", "test_export_kv_cache", "test_export_traced_len", "test_export_cmd_repairs",
+                        "test_export_operator_repairs", "test_packed_sequences"})
 
 
 def _shared_fixture_group(item) -> str | None:
