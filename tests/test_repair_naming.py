@@ -1,5 +1,5 @@
-"""Which repairs a failure names, torch-free: a data-dependent guard names pad_tensor_value only at a
-pad call; records repairing one argument pattern are not named by their op; the op-wrapping
+"""Which repairs a failure names, torch-free: a data-dependent guard names pad_tensor_value only where
+it was raised inside torch's F.pad; records repairing one argument pattern are not named by their op; the op-wrapping
 unbatched_pool never displaces a pool's own record in the "all" table; guard lines of a text
 accumulate within a session and are replaced by another session's."""
 
@@ -15,18 +15,21 @@ from onnxfix.rewriter import evidence
 GUARD = "GuardOnDataDependentSymNode: Could not guard on data-dependent expression Eq(u0, 1)"
 
 
-def _failed(tmp_path, line: str) -> SimpleNamespace:
-    model = tmp_path / "model.py"
-    model.write_text(f"import torch\n\n\ndef f(x, v):\n    {line}\n")
+def _failed(frames: list[list]) -> SimpleNamespace:
     verdict = Verdict("dynamo", "EXPORT-FAILS", error=GUARD)
-    verdict.error_frames = [[str(model), 5, "f"]]
+    verdict.error_frames = frames
     return SimpleNamespace(verdict=verdict, findings=[])
 
 
-def test_a_data_dependent_guard_names_pad_tensor_value_only_at_a_pad(tmp_path):
-    at_pad = list(repair_candidates._keyed_by_error([_failed(tmp_path, "return F.pad(x, (1, 0), value=v)")]))
-    elsewhere = list(repair_candidates._keyed_by_error([_failed(tmp_path, "return x[: int(v)]")]))
-    assert "pad_tensor_value" in at_pad and "pad_tensor_value" not in elsewhere
+USER = ["/work/model.py", 5, "forward"]
+PAD = ["/site-packages/torch/nn/functional.py", 5823, "pad"]  # F.pad, torch.nn.functional.pad or an alias
+GUARDED = ["/site-packages/torch/fx/experimental/sym_node.py", 576, "guard_bool"]
+
+
+def test_a_data_dependent_guard_names_pad_tensor_value_only_where_raised_inside_pad():
+    in_pad = list(repair_candidates._keyed_by_error([_failed([USER, PAD, GUARDED])]))
+    elsewhere = list(repair_candidates._keyed_by_error([_failed([USER, GUARDED])]))  # `x[: int(v)]`
+    assert "pad_tensor_value" in in_pad and "pad_tensor_value" not in elsewhere
 
 
 def test_records_of_one_argument_pattern_are_not_named_by_their_op():

@@ -62,9 +62,9 @@ class Decomposition:
     # An exporter error (a regex on the verdict's error) this decomposition repairs at export time
     # wherever the failing op came from: `onnxfix export` names it in its --decompose-ops hint.
     repairs_error: str = ""
-    # With repairs_error: named only where a user line of the failure (its traceback's, or the
-    # frames that made its data-dependent symbols) matches this regex: an error as common as a
-    # data-dependent guard names the record only at a call of its op (`F.pad(..., value=t)`).
+    # With repairs_error: named only where a frame of the failure's traceback, as "path:function",
+    # matches this regex: an error as common as a data-dependent guard names the record only where
+    # it was raised inside its op (torch/nn/functional.py's `pad`, however the user spelled the call).
     repairs_at: str = ""
     # The record repairs one argument pattern of an op that otherwise exports (F.pad with a tensor
     # value, site_applies says which calls): an exporter naming the op does not name it

@@ -2,7 +2,7 @@
 graph): ATen takes the tensor's value as a Python number, which torch.export cannot decide ("Could not
 guard on data-dependent expression") and the legacy exporter records as a constant. Export time
 only: the run's calls with a tensor there are the ones rewritten (site_applies); a data-dependent
-guard names pad_tensor_value only where a user line of the failure calls a pad (repairs_at)."""
+guard names pad_tensor_value only where it was raised inside F.pad (repairs_at)."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "value where a mask padded alike is zero (exact: values are selected). Export time only, keyed on "
         "a number read out of a tensor (dynamo) or on a Pad node first differing from eager (legacy); calls "
         "whose value is a number run the op. Eager keeps the op.",
-        static=False, rule="ONX515", repairs_error=_READ_NUMBER, repairs_at=r"\bpad\(", repairs_divergence=r"^Pad ",
+        static=False, rule="ONX515", repairs_error=_READ_NUMBER, repairs_at=r"torch/nn/functional\.py:pad$", repairs_divergence=r"^Pad ",
         one_pattern=True,
         site_applies=lambda args, kwargs: type(call_argument(args, kwargs, 3, "value")).__name__ == "Tensor",
         proof=Proof("torch.nn.functional.pad(a, (1, 2, 0, 1), value=a.amax())",

@@ -9,7 +9,6 @@ an error, a traceback frame or a static finding a repair is keyed on (export_rep
 
 from __future__ import annotations
 
-import linecache
 import os
 import re
 from typing import Iterable, Iterator, Protocol
@@ -18,7 +17,6 @@ from onnxfix.decompositions import BY_KEY, key_of_op
 from onnxfix.exporter.export_repairs import (
     BUFFERS_KEY, DATA_DEPENDENT, DEFAULTS_KEY, EXPORT_REPAIRS, FLOOR_KEY, GROW_KEY, RNN_LOOPS_KEY,
 )
-from onnxfix.exporter.locations import is_user_file
 from onnxfix.exporter.result import EXPORT_FAILS, OK, ORT_FAILS, SILENTLY_WRONG, Verdict
 from onnxfix.rewriter.rule import Finding
 
@@ -135,36 +133,24 @@ def _failing_functions(failed: list[_Result]) -> Iterator[str]:
 
 def _keyed_by_error(failed: list[_Result]) -> Iterator[str]:
     """Repairs of the failure itself (an exporter bug with a faithful workaround, a complex value);
-    a record with ``repairs_at`` only where a user line of the failure matches it."""
+    a record with ``repairs_at`` only where a frame of the failure's traceback matches it."""
     patterns = [(d.key, d.repairs_error, d.repairs_at) for d in BY_KEY.values() if d.repairs_error]
     patterns += [(key, repair.error, "") for key, repair in EXPORT_REPAIRS.items()]
     for key, pattern, at in patterns:
-        if any(re.search(pattern, r.verdict.error or "") and _at(at, r) for r in failed):
+        if any(re.search(pattern, r.verdict.error or "") and (not at or _raised_in(at, r)) for r in failed):
             yield key
 
 
-def _at(at: str, result: _Result) -> bool:
-    """No ``at`` regex, a user line of the failure matching it, or no line left to read (a fix
-    loop's text is exported from a temporary copy, deleted since): then the error alone names it."""
-    lines = _user_lines(result)
-    return not at or not lines or any(re.search(at, line) for line in lines)
-
-
-def _user_lines(result: _Result) -> list[str]:
-    """The source lines of a failure's user frames: its traceback's and those that made the
-    data-dependent symbols it names."""
-    frames = [*result.verdict.error_frames, *(f for made in (result.verdict.unbacked or {}).values() for f in made)]
-    users = [(str(f[0]), int(f[1])) for f in frames if len(f) > 1 and is_user_file(str(f[0]))]
-    for path in {path for path, _ in users}:
-        linecache.checkcache(path)  # the file as it is now (a fix loop rewrites the user's copy)
-    return [linecache.getline(path, line) for path, line in users]
+def _raised_in(frame: str, result: _Result) -> bool:
+    """A frame of the failure's traceback, as "path:function", matches ``frame`` (the torch function
+    it was raised in, whatever the user's spelling of the call)."""
+    return any(re.search(frame, f"{path}:{function}") for path, _, function in result.verdict.error_frames)
 
 
 def _keyed_by_frame(failed: list[_Result]) -> Iterator[str]:
     """A failure inside a torch function a repair concerns (its message names only the user's line)."""
     for key, repair in EXPORT_REPAIRS.items():
-        if repair.frame and any(re.search(repair.frame, f"{path}:{function}")
-                                for r in failed for path, _, function in r.verdict.error_frames):
+        if repair.frame and any(_raised_in(repair.frame, r) for r in failed):
             yield key
 
 
