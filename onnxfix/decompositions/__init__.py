@@ -113,18 +113,33 @@ def helpers_called_by(sources: list[str]) -> list[tuple[str, str]]:
     """(name, text) of the helpers of this package that ``sources`` (helper texts a fix writes) call
     by name and do not define, and those these call in turn: a fix that writes one helper writes what
     it needs (conv_transpose_sized calls conv_transpose_padded)."""
-    defined = {node.name for text in sources for node in ast.parse(text).body if isinstance(node, ast.FunctionDef)}
+    return list(_helpers_called_by(tuple(sources)))
+
+
+@lru_cache(maxsize=256)  # every fix round of every file asks again about the same few helper texts
+def _helpers_called_by(sources: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    defined = {name for text in sources for name in _defined_functions(text)}
     found: list[tuple[str, str]] = []
     pending = list(sources)
     while pending:
         text = pending.pop()
-        for name in sorted({n.id for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Name)} - defined):
+        for name in sorted(_names_read(text) - defined):
             key = name.removeprefix("_onnx_")
             if name.startswith("_onnx_") and resources.files(__package__).joinpath(f"{key}.py").is_file():
                 defined.add(name)
                 found.append((name, helper_source(key)))
                 pending.append(found[-1][1])
-    return found
+    return tuple(found)
+
+
+@lru_cache(maxsize=512)
+def _defined_functions(text: str) -> frozenset[str]:
+    return frozenset(node.name for node in ast.parse(text).body if isinstance(node, ast.FunctionDef))
+
+
+@lru_cache(maxsize=512)
+def _names_read(text: str) -> frozenset[str]:
+    return frozenset(n.id for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Name))
 
 
 _OPTIONAL = re.compile(r"""globals\(\)\.get\(["']_onnx_(\w+)["']""")

@@ -25,12 +25,11 @@ not seen: a helper imported and called elsewhere with other values is the known 
 from __future__ import annotations
 
 import ast
-import io
 import re
-import tokenize
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from onnxfix.rewriter.comments import without_comments
 from onnxfix.rewriter.constructed import iterated_attribute
 from onnxfix.rewriter.function_body import walk_function_body
 from onnxfix.rewriter.integers import is_whole_shape
@@ -76,12 +75,13 @@ class CallSites:
         return self._calls
 
     def mentions(self, name: str, expected: int) -> bool:
-        """``name`` is mentioned exactly ``expected`` times in the file's text outside docstrings
-        (module, classes, functions and methods): the word count, an upper bound on the code's
-        mentions. A comment or another string naming it makes the count higher, and the answer
-        False (conservative)."""
+        """``name`` is mentioned exactly ``expected`` times in the file's text outside comments
+        (`# Copied from ...Decoder._prepare_decoder_attention_mask` names a method and calls
+        nothing) and docstrings (module, classes, functions and methods): the word count, an upper
+        bound on the code's mentions. Another string naming it makes the count higher, and the
+        answer False (conservative)."""
         if self._words is None:
-            self._words = Counter(re.findall(r"\w+", _without_comments(self.text)))
+            self._words = Counter(re.findall(r"\w+", without_comments(self.text)))
             self._words.subtract(re.findall(r"\w+", " ".join(_docstrings(self.module.tree))))
         return self._words[name] == expected
 
@@ -309,16 +309,6 @@ def _type_tests(fn: ast.AST, name: str) -> list[ast.Call]:
     return [node for node, _ in walk_function_body(fn)
             if isinstance(node, ast.Call) and _simple_name(node) in TYPE_TESTS and node.args
             and isinstance(node.args[0], ast.Name) and node.args[0].id == name]
-
-
-def _without_comments(text: str) -> str:
-    """The source's tokens but its comments (`# Copied from ...Decoder._prepare_decoder_attention_mask`
-    names the method and calls nothing); the text itself where it does not tokenize."""
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
-    except (tokenize.TokenError, SyntaxError):
-        return text
-    return " ".join(t.string for t in tokens if t.type != tokenize.COMMENT)
 
 
 def _one_type(tests: list[ast.Call], arguments: list[ast.expr]) -> bool:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import io
 import re
-import tokenize
+
+from onnxfix.rewriter.comments import comments
 
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]*(?:\s*,\s*[A-Z]+[0-9]*)*))?", re.IGNORECASE)
 _FILE_NOQA = re.compile(r"#\s*onnxfix:\s*noqa\b", re.IGNORECASE)
@@ -18,7 +18,7 @@ class NoqaMap:
         self.whole_file = False
         if "noqa" not in text.lower():
             return
-        for line, comment in _comments(text):
+        for line, comment in comments(text):
             if _FILE_NOQA.search(comment):
                 self.whole_file = True
                 continue
@@ -37,11 +37,3 @@ class NoqaMap:
         codes = self.by_line[line]
         return codes is None or any(code.startswith(c) for c in codes)
 
-
-def _comments(text: str):
-    try:
-        for token in tokenize.generate_tokens(io.StringIO(text).readline):
-            if token.type == tokenize.COMMENT:
-                yield token.start[0], token.string
-    except (tokenize.TokenError, SyntaxError):
-        return
