@@ -115,7 +115,9 @@ def test_code_too_deep_for_the_rules_is_reported_on_its_function(project, capsys
     # parses (ast's C parser goes deeper than Python's recursion limit) but a rule recursing
     # over it would not (the NumPy region's data flow, run because of `x.numpy()`): reported as
     # too deep, never a crash.
-    terms = "+".join(["x.data"] * 1500)
+    # 1,100 terms: deeper than Python's recursion limit (1,000), and no deeper (each `x.data`
+    # read walks its ancestors: the rules' time grows with the square of the depth)
+    terms = "+".join(["x.data"] * 1100)
     bad = project / "bad.py"
     bad.write_text(
         f"from torch import nn\n\n\nclass M(nn.Module):\n    def forward(self, x):\n        a = x.numpy()\n        return {terms}\n"
