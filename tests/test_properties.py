@@ -62,13 +62,18 @@ def check_invariants(path, text: str) -> dict[bool, str]:
     return results
 
 
-@given(source=hypothesmith.from_grammar())
+# hypothesmith builds its grammar's LALR parser on each call (~1.5 s): once, and only in a
+# process that runs these tests (at collection it cost every pytest-xdist worker 3 s)
+PYTHON_SOURCE = st.deferred(hypothesmith.from_grammar)
+
+
+@given(source=PYTHON_SOURCE)
 def test_generated_modules(source, tmp_path_factory):
     assume(compiles(source))
     check_invariants(tmp_path_factory.mktemp("gen") / "m.py", source)
 
 
-@given(module=programs(), extra=hypothesmith.from_grammar(), where=st.integers(0, 12))
+@given(module=programs(), extra=PYTHON_SOURCE, where=st.integers(0, 12))
 def test_generated_code_inside_forward(module, extra, where, tmp_path_factory):
     """hypothesmith's statements spliced into a forward full of hazards."""
     spliced = splice(module, extra, where)
