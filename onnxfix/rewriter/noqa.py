@@ -36,4 +36,3 @@ class NoqaMap:
             return False
         codes = self.by_line[line]
         return codes is None or any(code.startswith(c) for c in codes)
-
