@@ -123,7 +123,7 @@ def _helpers_called_by(sources: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     pending = list(sources)
     while pending:
         text = pending.pop()
-        for name in sorted(_names_read(text) - defined):
+        for name in sorted(_names_in(text) - defined):
             key = name.removeprefix("_onnx_")
             if name.startswith("_onnx_") and resources.files(__package__).joinpath(f"{key}.py").is_file():
                 defined.add(name)
@@ -138,7 +138,7 @@ def _defined_functions(text: str) -> frozenset[str]:
 
 
 @lru_cache(maxsize=512)
-def _names_read(text: str) -> frozenset[str]:
+def _names_in(text: str) -> frozenset[str]:
     return frozenset(n.id for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Name))
 
 
