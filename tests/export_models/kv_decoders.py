@@ -8,10 +8,8 @@ LAYER = dict(num_hidden_layers=1, hidden_size=32, num_attention_heads=4, num_key
              intermediate_size=64, vocab_size=100, max_position_embeddings=64)
 CONFIGS = {
     "gpt2": lambda: (hf.GPT2LMHeadModel, hf.GPT2Config(n_layer=1, n_embd=32, n_head=2, vocab_size=100, n_positions=64)),
-    "llama": lambda: (hf.LlamaForCausalLM, hf.LlamaConfig(**LAYER)),
+    "llama": lambda: (hf.LlamaForCausalLM, hf.LlamaConfig(**LAYER)),  # the API test's (build("llama"))
     "mistral": lambda: (hf.MistralForCausalLM, hf.MistralConfig(**LAYER)),
-    "qwen2": lambda: (hf.Qwen2ForCausalLM, hf.Qwen2Config(**LAYER)),
-    "gemma": lambda: (hf.GemmaForCausalLM, hf.GemmaConfig(head_dim=8, **LAYER)),
     "phi": lambda: (hf.PhiForCausalLM, hf.PhiConfig(**LAYER)),
     # a sliding layer (window 4) then a full-attention one
     "gemma2_window": lambda: (hf.Gemma2ForCausalLM, hf.Gemma2Config(head_dim=8, sliding_window=4, **{**LAYER, "num_hidden_layers": 2})),
@@ -28,20 +26,8 @@ def make_gpt2():
     return build("gpt2")
 
 
-def make_llama():
-    return build("llama")
-
-
 def make_mistral():
     return build("mistral")
-
-
-def make_qwen2():
-    return build("qwen2")
-
-
-def make_gemma():
-    return build("gemma")
 
 
 def make_phi():
