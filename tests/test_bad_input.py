@@ -12,6 +12,7 @@ import contextlib
 import os
 import shutil
 import stat
+import sys
 import tempfile
 import textwrap
 from pathlib import Path
@@ -118,6 +119,7 @@ def test_code_too_deep_for_the_rules_is_reported_on_its_function(project, capsys
     # 1,100 terms: deeper than Python's recursion limit (1,000), and no deeper (each `x.data`
     # read walks its ancestors: the rules' time grows with the square of the depth)
     terms = "+".join(["x.data"] * 1100)
+    assert 1100 > sys.getrecursionlimit()
     bad = project / "bad.py"
     bad.write_text(
         f"from torch import nn\n\n\nclass M(nn.Module):\n    def forward(self, x):\n        a = x.numpy()\n        return {terms}\n"
