@@ -61,5 +61,6 @@ def test_an_environment_change_gets_a_server_of_its_own(monkeypatch):
     monkeypatch.setenv("ONNXFIX_FORKSERVER", "1")
     first = forkserver.server_for(dict(os.environ))
     assert first is not None and forkserver.server_for(dict(os.environ, PYTEST_CURRENT_TEST="x")) is first
+    assert forkserver.server_for(dict(os.environ, ONNXFIX_CACHE_DIR="elsewhere")) is first  # read at run time
     threads = "2" if os.environ.get("OMP_NUM_THREADS") == "1" else "1"  # tests/conftest.py sets 1 under xdist
     assert forkserver.server_for(dict(os.environ, OMP_NUM_THREADS=threads)) is not first

@@ -19,12 +19,13 @@ import sys
 import threading
 import time
 
-STARTUP_TIMEOUT = 300.0
+STARTUP_TIMEOUT = 300.0  # import torch and one tiny export of each exporter, on a loaded machine
 # Not a reason for a server of its own: set anew for every call and read by nothing at import
-# (pytest names the running test here), or read at run time (ONNXFIX_WORKER), or what the forked
-# child does itself (zygote.run_child: faulthandler as asked, line-buffered output).
-VOLATILE = frozenset({"PYTEST_CURRENT_TEST", "ONNXFIX_FORKSERVER", "ONNXFIX_WORKER", "PYTHONFAULTHANDLER",
-                      "PYTHONUNBUFFERED"})  # import torch and one tiny export of each exporter, on a loaded machine
+# (pytest names the running test here), or read at run time (ONNXFIX_WORKER; ONNXFIX_CACHE_DIR, read
+# by the static runner alone), or what the forked child does itself (zygote.run_child: faulthandler
+# as asked, line-buffered output). Each server costs a torch import and the exporters' warm-up.
+VOLATILE = frozenset({"PYTEST_CURRENT_TEST", "ONNXFIX_FORKSERVER", "ONNXFIX_WORKER", "ONNXFIX_CACHE_DIR",
+                      "PYTHONFAULTHANDLER", "PYTHONUNBUFFERED"})
 
 
 class _Server:
