@@ -10,7 +10,9 @@ from onnxfix.decompositions import helper_source
 from onnxfix.patterns.numpy_interop.element_loops import ElementLoop, bare
 from onnxfix.patterns.numpy_interop.calls import CONSTRUCTOR_DTYPES, SINKS, binds_shape_array, has_keyword, shape_array_argument
 from onnxfix.patterns.numpy_interop.region import Region
-from onnxfix.patterns.numpy_interop.twins import NUMPY_DTYPES, PYTHON_TYPE_DTYPES, TWINS, Twin, int_repetitions, method_twin
+from onnxfix.patterns.numpy_interop.twins import (
+    NUMPY_DTYPES, PYTHON_TYPE_DTYPES, TWINS, Twin, int_repetitions, literal_axes, method_twin,
+)
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.precedence import IFEXP, precedence
 from onnxfix.rewriter.rule import Edit, Fix, Helper
@@ -93,6 +95,8 @@ def _helpers(twin: Twin, present: list[Helper]) -> list[Helper]:
 
 
 def _translate_call(call: ast.Call, twin: Twin, torch_name: str, ctx: FunctionContext) -> list[Edit]:
+    if twin is TWINS["indices"]:
+        return _index_grids(call, torch_name, ctx)
     function = f"_onnx_{twin.helper}" if twin.helper else f"{torch_name}.{twin.torch}"
     edits = [ctx.replace(call.func, function), *_keyword_renames(call, twin, ctx)]
     edits += _dtype_edits(call, torch_name, ctx)
@@ -102,6 +106,9 @@ def _translate_call(call: ast.Call, twin: Twin, torch_name: str, ctx: FunctionCo
                   Edit(source.span(call.args[twin.packs - 1])[1], source.span(call.args[twin.packs - 1])[1], ")")]
     if twin.torch == "tile" and int_repetitions(call):  # np.tile(a, 2) -> torch.tile(a, (2,))
         edits.append(ctx.replace(call.args[1], f"({ctx.segment(call.args[1])},)"))
+    axes = literal_axes(call) if twin.axes_tuple else None
+    if axes is not None and not isinstance(axes, (ast.Tuple, ast.List)):  # np.flip(a, 0) -> torch.flip(a, (0,))
+        edits.append(ctx.replace(axes, f"({ctx.segment(axes)},)"))
     arguments = [*call.args, *(k.value for k in call.keywords)]
     for keyword, value in twin.defaults:
         if not has_keyword(call, keyword):  # after the last argument: a trailing comma stays last
@@ -116,6 +123,18 @@ def _translate_call(call: ast.Call, twin: Twin, torch_name: str, ctx: FunctionCo
             end = source.span(call)[1] - 1
             edits.append(Edit(end, end, f"dtype={torch_name}.float64"))
     return edits
+
+
+def _index_grids(call: ast.Call, torch_name: str, ctx: FunctionContext) -> list[Edit]:
+    """`np.indices(shape, dtype=D)` -> `torch.stack(torch.meshgrid(*[torch.arange(n, dtype=D) for n
+    in shape], indexing="ij"))`: the shape argument stays in place (edits inside it still apply)."""
+    source = ctx.file.source
+    call_start, call_end = source.span(call)
+    shape_start, shape_end = source.span(call.args[0])
+    dtypes = [k.value for k in call.keywords if k.arg == "dtype"]
+    dtype = f", dtype={torch_name}.{NUMPY_DTYPES[dtypes[0].attr]}" if dtypes else ""
+    opening = f"{torch_name}.stack({torch_name}.meshgrid(*[{torch_name}.arange(_onnx_n{dtype}) for _onnx_n in "
+    return [Edit(call_start, shape_start, opening), Edit(shape_end, call_end, '], indexing="ij"))')]
 
 
 def _translate_method(call: ast.Call, twin: Twin, torch_name: str, ctx: FunctionContext) -> list[Edit]:

@@ -86,6 +86,12 @@ FIX_SAFETY = """
     ndarray attribute; numbers only where torch takes them, as in `np.add(a, 2)`), for
     `np.full` of a float fill without a dtype (float64 in NumPy, float32 in torch), nor for a
     dtype passed by position.
+    Moves of elements map as torch's own NumPy layer (torch/_numpy) maps them, exactly:
+    `np.flip(a, axis)` (`torch.flip` with the axes as a tuple; without an axis no fix),
+    `flipud`, `fliplr`, `roll`, `rot90` (`axes`->`dims`), `repeat` (`repeat_interleave`) and
+    `broadcast_to`. `np.indices(shape, dtype=D)` becomes the stacked "ij" `torch.meshgrid` of
+    `torch.arange(n, dtype=D)` for each size (OpenPifPaf's index field), guarded: for an empty
+    shape torch.meshgrid raises where NumPy returns an empty array.
     `numpy.finfo(D)` / `numpy.iinfo(D)` of a tensor's dtype (ESPnet's and FunASR's attention fill
     `float(numpy.finfo(torch.tensor(0, dtype=scores.dtype).numpy().dtype).min)`, whose `.numpy()`
     dynamo refuses) become `torch.finfo` / `torch.iinfo` of the tensor's dtype, when read for a
@@ -155,7 +161,7 @@ class NumpyCall(_NumpyRule):
     def message(self, node, region):
         name = is_numpy_call(node, region.ctx)
         twin = TWINS.get(name)
-        instead = f"; use `torch.{twin.torch}`" if twin else ""
+        instead = f"; use `{twin.spelled or 'torch.' + twin.torch}`" if twin else ""
         if twin and twin.helper:
             instead = f"; use `_onnx_{twin.helper}` (exportable ops, `torch.{twin.torch}` does not export)"
         return f"`numpy.{name}` in export-time code: the legacy exporter bakes the result in as a constant{instead}"

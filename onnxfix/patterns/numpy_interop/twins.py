@@ -30,6 +30,8 @@ class Twin:
     defaults: tuple[tuple[str, str], ...] = ()
     dtype_position: int = 1  # NumPy's positional index of `dtype` (float64_default adds it when absent)
     packs: int = 0  # the first `packs` arguments go into one tuple (`np.append(a, b)` -> `cat((a, b))`)
+    axes_tuple: bool = False  # torch takes the axes as a tuple only (`np.flip(a, 0)` -> `torch.flip(a, (0,))`)
+    spelled: str = ""  # the twin in a message, when it is more than `torch.<torch>`
 
 
 AXIS = (("axis", "dim"), ("keepdims", "keepdim"))
@@ -123,13 +125,29 @@ TWINS: dict[str, Twin] = {
     # `float(numpy.finfo(torch.tensor(0, dtype=scores.dtype).numpy().dtype).min)`)
     "finfo": Twin("finfo", exact=False),
     "iinfo": Twin("iinfo", exact=False),
+    # Moves of elements, as torch's own NumPy layer (torch/_numpy/_funcs_impl.py) maps them: the
+    # same elements in the same places, bit for bit. NumPy's flip returns a view, torch's a copy:
+    # the same values (a write through the view is an ndarray method, which blocks the fix).
+    "flip": Twin("flip", (("axis", "dims"),), axes_tuple=True),
+    "flipud": Twin("flipud"),
+    "fliplr": Twin("fliplr"),
+    "roll": Twin("roll", (("shift", "shifts"), ("axis", "dims"))),
+    "rot90": Twin("rot90", (("axes", "dims"),)),
+    # NumPy without an axis repeats the flattened array, as repeat_interleave without a dim does
+    "repeat": Twin("repeat_interleave", (("axis", "dim"),)),
+    "broadcast_to": Twin("broadcast_to", (("shape", "size"),)),
+    # `np.indices(shape)`: each dimension's indices on the grid, stacked; torch builds the same
+    # integers from aranges ("ij" meshgrid). Not exact for one input: an empty shape, where NumPy
+    # returns an empty array and torch.meshgrid raises. So eager keeps NumPy (the guard); under
+    # export the twin gives the same values or an error, never other values.
+    "indices": Twin("stack", exact=False, spelled='torch.stack(torch.meshgrid(*[torch.arange(n) for n in shape], indexing="ij"))'),
 }
 # the limits `numpy.finfo` / `iinfo` and torch's both have, the same numbers for the same type
 TYPE_LIMITS = {"finfo": frozenset({"min", "max", "eps", "tiny", "smallest_normal", "resolution", "bits"}),
                "iinfo": frozenset({"min", "max", "bits"})}
 # Twins that make an array from numbers or join a sequence of arrays; every other twin's torch
 # function needs tensors where NumPy also takes a tuple or a Python number (`np.tile(size, 2)`).
-CREATION = frozenset({"zeros", "ones", "full", "eye", "arange", "linspace"})
+CREATION = frozenset({"zeros", "ones", "full", "eye", "arange", "linspace", "indices"})
 SEQUENCE_JOINS = frozenset({"concatenate", "stack", "vstack", "hstack"})
 # the positions that must hold arrays: all of meshgrid's, both of append's, else the first
 ARRAY_POSITIONS = {"meshgrid": None, "append": 2}
@@ -192,9 +210,38 @@ def argument_blockers(name: str, call: ast.Call, array_lists: frozenset[str] | s
             and not any(isinstance(e, (ast.List, ast.Tuple, ast.Constant, ast.Starred)) for e in call.args[0].elts)
     ) and not (len(call.args) == 1 and isinstance(call.args[0], ast.Name) and call.args[0].id in array_lists):
         blockers.append(f"`numpy.{name}` of something other than a list of arrays (torch needs a sequence of tensors)")
+    if name == "flip" and literal_axes(call) is None:
+        blockers.append("`numpy.flip` of all axes or of axes in a variable (torch.flip needs the dims as a tuple)")
+    if name == "indices" and (len(call.args) != 1 or keywords - {"dtype"} or not _numpy_dtype_keyword(call)):
+        blockers.append("`numpy.indices` with `sparse=`, a dtype by position or a dtype other than a NumPy type")
+    if name == "repeat" and any(isinstance(a, (ast.List, ast.Tuple)) for a in [*call.args[1:2], *(
+            k.value for k in call.keywords if k.arg == "repeats")]):
+        blockers.append("`numpy.repeat` of a list of repetitions (torch.repeat_interleave takes an int or a tensor)")
     if name == "transpose" and len(call.args) < 2 and "axes" not in keywords:
         blockers.append("`numpy.transpose` without axes reverses all dimensions (no one-call twin)")
     return blockers
+
+
+def literal_axes(call: ast.Call) -> ast.expr | None:
+    """The axis of `np.flip(a, 0)` / `np.flip(a, axis=(0, 1))` when it is an int literal or a
+    tuple or list of them, else None (absent: every axis)."""
+    axes = [*call.args[1:2], *(k.value for k in call.keywords if k.arg == "axis")]
+    if len(axes) != 1:
+        return None
+    elements = axes[0].elts if isinstance(axes[0], (ast.Tuple, ast.List)) else [axes[0]]
+    return axes[0] if elements and all(_int_literal(e) for e in elements) else None
+
+
+def _int_literal(node: ast.expr) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) is int
+
+
+def _numpy_dtype_keyword(call: ast.Call) -> bool:
+    """No `dtype=`, or `dtype=np.<type>` of a type torch has."""
+    dtypes = [k.value for k in call.keywords if k.arg == "dtype"]
+    return not dtypes or (isinstance(dtypes[0], ast.Attribute) and dtypes[0].attr in NUMPY_DTYPES)
 
 
 def _shape_sequence(node: ast.expr) -> bool:
