@@ -297,3 +297,50 @@ def test_a_fix_dropped_for_turning_a_failure_silent_is_tried_again_after_later_f
     assert sorted(k.partition(":")[0] for k in loop.final.keys) == ["ONX404", "ONX613"]
     assert [r.verdict.verdict for r in loop.final.results] == ["OK", "OK"]
     assert [(d.code, d.why) for d in loop.dropped] == [("ONX203", ["legacy OK -> EXPORT-FAILS"])]
+
+
+def test_a_fix_that_changes_eager_results_stays_only_where_a_verdict_improves():
+    """ONX537's `stable=True` reorders eager's tied keys: MinerU's argsort (its TopK the first value
+    that differs) exports after it, MLPF's bins fail for other reasons whether or not it is there.
+    Kept in the first run, dropped in the second."""
+    from onnxfix.rewriter.rule import Edit, Fix, Finding
+
+    stable = Finding("ONX537", "ONX537", "m", "/m.py", 1, 1, 1, 2, ("dynamo",), Fix("fix", (Edit(0, 0, ""),), False))
+
+    def fix(keys):
+        return fixloop.Fixed("stable" if keys else "original", len(keys), [] if keys else [stable])
+
+    start = fixloop.State(frozenset(), fix(frozenset()), _verdicts(dynamo="SILENTLY-WRONG", legacy="SILENTLY-WRONG"))
+    fixed_by_it = fixloop.run_loop(start, fix, lambda fixed: _verdicts(
+        dynamo="OK" if fixed.text == "stable" else "SILENTLY-WRONG", legacy="SILENTLY-WRONG"), unsafe=True)
+    assert fixed_by_it.final.fixed.text == "stable" and not fixed_by_it.dropped
+    for_nothing = fixloop.run_loop(start, fix, lambda fixed: _verdicts(
+        dynamo="SILENTLY-WRONG", legacy="SILENTLY-WRONG"), unsafe=True)
+    assert for_nothing.final.fixed.text == "original"
+    assert [(d.code, d.why) for d in for_nothing.dropped] == [
+        ("ONX537", ["eager results change and no verdict improves"])]
+
+
+def test_a_sort_whose_topk_differed_first_is_reported_whatever_its_keys(tmp_path):
+    """Integer keys (an argmax plus offsets, MLPF's bins) are not reported from the code alone; where an
+    export's first value that differs from eager is the sort's TopK (ONX945), the run's evidence names
+    the line and ONX537 offers `stable=True` there."""
+    from types import SimpleNamespace
+
+    from onnxfix.exporter.locations import ExportFinding, Location
+    from onnxfix.exporter.run_evidence import note_specialized
+    from onnxfix.rewriter.runner import run
+
+    model = tmp_path / "bins.py"
+    model.write_text("import torch\n\n\nclass Bins(torch.nn.Module):\n    def forward(self, codes, offsets):\n"
+                     "        key = torch.argmax(codes, -1) + offsets\n        return torch.argsort(key)\n", encoding="utf-8")
+
+    def codes(folder):
+        (file,) = run([model], "check", use_cache=False, exporters=frozenset({"dynamo"}), evidence_dir=folder).files
+        return [(f.code, f.line) for f in file.findings]
+
+    assert codes(None) == []
+    differed = ExportFinding("ONX945", "first value that differs from PyTorch on export inputs: TopK node_sort: "
+                             "max abs error 3", Location(str(model), 7), "dynamo")
+    note_specialized(tmp_path / "evidence", [SimpleNamespace(findings=[differed])])
+    assert codes(str(tmp_path / "evidence")) == [("ONX537", 7)]

@@ -1,6 +1,7 @@
 """`onnxfix export --fix`: static fixes kept only where the exporters say they do not hurt.
 
-A static fix never changes eager results, but it can change what an exporter makes of the code:
+A static fix never changes eager results (an unsafe one that does, where eager's result is
+unspecified, must improve some verdict to stay), but it can change what an exporter makes of the code:
 dropping `int()` around a size fixes the legacy trace and may break the dynamo export. So fixes
 are tried in sets, re-exported, and a set is kept only if no exporter's verdict gets worse:
 
@@ -227,6 +228,17 @@ def _fixed_with_evidence(fix, keys: frozenset[str], evidence: RunEvidence | None
     return fixed
 
 
+def _verdicts(results: list) -> list[str]:
+    return [r.verdict.verdict for r in results]
+
+
+def _changes_eager(finding: Finding) -> bool:
+    from onnxfix.patterns import rule_by_code
+
+    rule = rule_by_code(finding.code)
+    return rule is not None and rule.changes_eager
+
+
 def _helper_names(finding: Finding) -> set[str]:
     return {helper.name for helper in finding.fix.helpers} if finding.fix else set()
 
@@ -258,13 +270,16 @@ def _try(loop: LoopResult, chosen: list[tuple[str, Finding]], fix, export, settl
     results = export(fixed)
     loop.exports += 1
     why = worsened(state.results, results)
+    if not why and _verdicts(results) == _verdicts(state.results) and any(
+            _changes_eager(finding) for key, finding in chosen if key in keys):
+        why = ["eager results change and no verdict improves"]  # the order of ties, for nothing
     if not why:
         if evidence is not None:  # the export may have left evidence of this text (checks torch suggested)
             again = fix(state.keys | keys)
             fixed = again if again.text == fixed.text else fixed
         loop.final = State(state.keys | keys, fixed, results)
         settled.update(keys)
-        if [r.verdict.verdict for r in results] == [r.verdict.verdict for r in state.results]:
+        if _verdicts(results) == _verdicts(state.results):
             loop.neutral.extend((key, finding) for key, finding in chosen if key in keys)
         return True
     if alone:

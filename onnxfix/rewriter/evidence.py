@@ -88,6 +88,9 @@ class FileEvidence:
     # lines where the legacy trace warned "Converting a tensor to a Python list": a `.tolist()` there
     # was recorded as constants (GraniteMoE's expert sizes)
     tensor_list: frozenset[int] = frozenset()
+    # lines where the first value of an export that differs from eager is a sort's (ONX945 at an
+    # onnxruntime TopK): the order of equal keys, which ATen leaves unspecified (ONX537)
+    sort_diverged: frozenset[int] = frozenset()
     # line -> arguments a legacy symbolic took only as constants and got graph values for there
     # (group_norm's num_groups read from a traced shape: ONX922's "Expected node type 'onnx::Constant'")
     constant_arguments: dict[int, frozenset[str]] = field(default_factory=dict)
@@ -188,6 +191,7 @@ def from_json(data: dict) -> FileEvidence:
     evidence.tensor_len = frozenset(int(line) for line in data.get("tensor_len", []))
     evidence.raised = frozenset(int(line) for line in data.get("raised", []))
     evidence.tensor_list = frozenset(int(line) for line in data.get("tensor_list", []))
+    evidence.sort_diverged = frozenset(int(line) for line in data.get("sort_diverged", []))
     for key, found in data.items():
         kind, _, argument = key.partition(":")
         if kind == "constant_argument":

@@ -148,6 +148,9 @@ class Rule:
     # True when the fix assumes what the run saw (a check that held, a branch always taken): the
     # fix loop tries it only after the other fixes at the same lines, which keep the semantics
     assumes_run: ClassVar[bool] = False
+    # True when the fix changes what eager computes where the original leaves it unspecified (the
+    # order of tied sort keys): the fix loop keeps it only with some exporter's verdict improved
+    changes_eager: ClassVar[bool] = False
 
     def check_function(self, ctx: "FunctionContext") -> Iterable[Finding]:
         return ()
