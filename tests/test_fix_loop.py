@@ -318,7 +318,7 @@ def test_a_fix_that_changes_eager_results_stays_only_where_a_verdict_improves():
         dynamo="SILENTLY-WRONG", legacy="SILENTLY-WRONG"), unsafe=True)
     assert for_nothing.final.fixed.text == "original"
     assert [(d.code, d.why) for d in for_nothing.dropped] == [
-        ("ONX537", ["eager results change and no verdict improves"])]
+        ("ONX537", ["eager results change and no exporter becomes OK"])]
 
 
 def test_a_sort_whose_topk_differed_first_is_reported_whatever_its_keys(tmp_path):

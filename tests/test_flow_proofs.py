@@ -137,8 +137,8 @@ CASES = {
     "scripted_level_shapes": ("ONX205", False, (OK, ORT)),  # Deformable-DETR: torch.tensor([[h, w], ...]) in a scripted helper  # RT-DETR: torch.tensor([w, h]) of a per-level size list
     "relative_positions": ("ONX101", False, (OK, ORT)),  # DeBERTa: np.arange/np.tile, then the same name converted
     "numpy_grids": ("ONX101", True, (FAILS, ORT)),  # np.linspace / np.meshgrid grids over the heatmap sizes
-    "numpy_moves": ("ONX101", False, (OK, WRONG)),
-    "tied_sort_keys": ("ONX537", True, (WRONG, WRONG)),  # MinerU: kept boxes first by an unstable argsort of an int8 mask  # OpenPifPaf's np.indices field; np.roll / rot90 / flip / repeat of the input
+    "numpy_moves": ("ONX101", False, (OK, WRONG)),  # OpenPifPaf's np.indices field; np.roll / rot90 / flip / repeat of the input
+    "tied_sort_keys": ("ONX537", True, (WRONG, WRONG)),  # MinerU: kept boxes first by an unstable argsort of an int8 mask
     "numpy_anchors": ("ONX101", True, (OK, WRONG)),  # EfficientDet/RetinaNet anchors: lists of arrays, np.append, astype
     "numpy_pad_multiple": ("ONX402", False, (WRONG, WRONG)),  # fbcnn: `int(np.ceil(h / 8) * 8 - h)`, a replication pad
     "default_max_len": ("ONX201", True, (OK, WRONG)),  # NeMo: `if not max_len: max_len = lengths.max().item()`

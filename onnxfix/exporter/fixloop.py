@@ -1,7 +1,8 @@
 """`onnxfix export --fix`: static fixes kept only where the exporters say they do not hurt.
 
 A static fix never changes eager results (an unsafe one that does, where eager's result is
-unspecified, must improve some verdict to stay), but it can change what an exporter makes of the code:
+unspecified, is tried after every other fix and stays only where it makes an exporter OK), but it
+can change what an exporter makes of the code:
 dropping `int()` around a size fixes the legacy trace and may break the dynamo export. So fixes
 are tried in sets, re-exported, and a set is kept only if no exporter's verdict gets worse:
 
@@ -200,7 +201,9 @@ def _next_batch(state: State, unsafe: bool, settled: set[str]) -> tuple[list, li
     first = [(k, f) for k, f in fresh.items() if (os.path.realpath(f.path), f.line) in named]
     helpers = {name for _, f in first for name in _helper_names(f)}
     first += [(k, f) for k, f in fresh.items() if (k, f) not in first and helpers & _helper_names(f)]
-    everything = [(k, f) for k, f in fresh.items() if not _assumes_run(f)] or list(fresh.items())
+    # fixes that change eager results (ONX537) wait too, and are then judged by themselves
+    everything = [(k, f) for k, f in fresh.items() if not _assumes_run(f) and not _changes_eager(f)] or [
+        (k, f) for k, f in fresh.items() if not _changes_eager(f)] or list(fresh.items())
     first = [(k, f) for k, f in first if (k, f) in everything]
     return first or everything, everything
 
@@ -270,9 +273,9 @@ def _try(loop: LoopResult, chosen: list[tuple[str, Finding]], fix, export, settl
     results = export(fixed)
     loop.exports += 1
     why = worsened(state.results, results)
-    if not why and _verdicts(results) == _verdicts(state.results) and any(
+    if not why and not oks(results) > oks(state.results) and any(
             _changes_eager(finding) for key, finding in chosen if key in keys):
-        why = ["eager results change and no verdict improves"]  # the order of ties, for nothing
+        why = ["eager results change and no exporter becomes OK"]  # the order of ties, for nothing
     if not why:
         if evidence is not None:  # the export may have left evidence of this text (checks torch suggested)
             again = fix(state.keys | keys)

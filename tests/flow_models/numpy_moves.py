@@ -1,8 +1,8 @@
 """ONX101 on NumPy moves of elements over sizes from the input: OpenPifPaf's index field
 (`np.indices(shape)` flipped to (x, y), memoised per feature size with `functools.lru_cache`) and
 `np.roll`, `np.rot90`, `np.flipud`, `np.fliplr`, `np.flip`, `np.repeat`, `np.broadcast_to` of the
-input's array. torch.export cannot convert the tensor to NumPy, and the legacy exporter bakes the
-export-time arrays in. Fixed by their torch twins, the same elements in the same places
+input's array. torch.export traces these through its own NumPy layer (OK); the legacy exporter
+bakes the export-time arrays in. Fixed by their torch twins, the same elements in the same places
 (`np.indices` as a stacked "ij" meshgrid of aranges, kept behind `torch.onnx.is_in_onnx_export()`:
 for an empty shape torch.meshgrid raises where NumPy returns an empty array); the legacy exporter
 then needs onnxfix's `_onnx_rot90` / `_onnx_flipud` / `_onnx_fliplr` (ONX519, a later fix round)."""

@@ -1,9 +1,9 @@
 """ONX537 on an unstable sort of tied keys: MinerU's layout post-processing moves the kept queries
 first with `torch.argsort(mask.to(torch.int8), dim=1, descending=True)` and gathers the boxes by
 those indices. ATen (eager) and onnxruntime's TopK order the equal keys apart, so both exporters'
-boxes differ from eager's wherever keys tie. Fixed by `stable=True` (unsafe: eager's tie order
-becomes input order; the keys' order and the set of boxes per key stay), then `_onnx_argsort`
-(ONX504: no exporter translates a stable sort). Outputs: the sorted keys, then the boxes."""
+boxes differ from eager's wherever keys tie. Fixed by `_onnx_argsort`, the stable sort (unsafe:
+eager's tie order becomes input order; the keys' order and the set of boxes per key stay).
+Outputs: the sorted keys, then the boxes."""
 import torch
 from torch import nn
 

@@ -132,7 +132,7 @@ TWINS: dict[str, Twin] = {
     "flipud": Twin("flipud"),
     "fliplr": Twin("fliplr"),
     "roll": Twin("roll", (("shift", "shifts"), ("axis", "dims"))),
-    "rot90": Twin("rot90", (("axes", "dims"),)),
+    "rot90": Twin("rot90", (("k", "k"), ("axes", "dims"))),
     # NumPy without an axis repeats the flattened array, as repeat_interleave without a dim does
     "repeat": Twin("repeat_interleave", (("axis", "dim"),)),
     "broadcast_to": Twin("broadcast_to", (("shape", "size"),)),
@@ -210,6 +210,12 @@ def argument_blockers(name: str, call: ast.Call, array_lists: frozenset[str] | s
             and not any(isinstance(e, (ast.List, ast.Tuple, ast.Constant, ast.Starred)) for e in call.args[0].elts)
     ) and not (len(call.args) == 1 and isinstance(call.args[0], ast.Name) and call.args[0].id in array_lists):
         blockers.append(f"`numpy.{name}` of something other than a list of arrays (torch needs a sequence of tensors)")
+    if name in ELEMENT_MOVES and (not call.args or keywords - {old for old, _ in TWINS[name].renames}):
+        blockers.append(f"`numpy.{name}` with its array given by keyword, or a keyword torch's twin does not take")
+    if name == "roll" and not _aligned_shifts(call):
+        blockers.append("`numpy.roll` with shifts and axes of other lengths (NumPy broadcasts them, torch.roll does not)")
+    if name == "broadcast_to" and not (len(call.args) > 1 and _shape_sequence(call.args[1])):
+        blockers.append("`numpy.broadcast_to` of a shape that is no tuple, list or `.shape` (torch takes those only)")
     if name == "flip" and literal_axes(call) is None:
         blockers.append("`numpy.flip` of all axes or of axes in a variable (torch.flip needs the dims as a tuple)")
     if name == "indices" and (len(call.args) != 1 or keywords - {"dtype"} or not _numpy_dtype_keyword(call)):
@@ -220,6 +226,24 @@ def argument_blockers(name: str, call: ast.Call, array_lists: frozenset[str] | s
     if name == "transpose" and len(call.args) < 2 and "axes" not in keywords:
         blockers.append("`numpy.transpose` without axes reverses all dimensions (no one-call twin)")
     return blockers
+
+
+# the moves of elements whose keywords are exactly their renames (no `subok=`, no array by keyword)
+ELEMENT_MOVES = frozenset({"flip", "flipud", "fliplr", "roll", "rot90", "repeat", "broadcast_to"})
+
+
+def _aligned_shifts(call: ast.Call) -> bool:
+    """`np.roll(a, 1)`, `np.roll(a, 1, axis=0)`, `np.roll(a, (1, 2), (0, 1))`: one shift per axis,
+    as torch.roll takes them (an int literal alone, or literal sequences of one length)."""
+    shift = [*call.args[1:2], *(k.value for k in call.keywords if k.arg == "shift")]
+    axis = [*call.args[2:3], *(k.value for k in call.keywords if k.arg == "axis")]
+    if len(shift) != 1 or len(axis) > 1:
+        return False
+    if _int_literal(shift[0]):
+        return not axis or _int_literal(axis[0])
+    sequences = [*shift, *axis]
+    return len(sequences) == 2 and all(isinstance(v, (ast.Tuple, ast.List)) and all(_int_literal(e) for e in v.elts)
+                                       for v in sequences) and len(shift[0].elts) == len(axis[0].elts)
 
 
 def literal_axes(call: ast.Call) -> ast.expr | None:

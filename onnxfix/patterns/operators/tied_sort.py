@@ -16,13 +16,15 @@ from __future__ import annotations
 import ast
 
 from onnxfix.config import DYNAMO, LEGACY
+from onnxfix.decompositions import BY_KEY
+from onnxfix.patterns.operators.base import helper_accepts, helper_fix
 from onnxfix.rewriter.bindings import reaching_value
 from onnxfix.rewriter.bool_dtype import is_bool_tensor
 from onnxfix.rewriter.context import FunctionContext
-from onnxfix.rewriter.rule import Edit, Fix, Rule, RuleDoc
+from onnxfix.rewriter.rule import Rule, RuleDoc
 
 SORTS = frozenset({"torch.sort", "torch.argsort"})
-CAST_METHODS = frozenset({"int", "long", "short", "char", "byte", "bool"})
+CAST_METHODS = frozenset({"int", "long", "short", "char", "byte", "bool", "float", "double", "half"})
 WHY_UNSAFE = ("eager's order of equal keys changes from ATen's unspecified order to their input order "
               "(results that do not depend on how ties are ordered stay the same)")
 
@@ -53,11 +55,11 @@ class UnstableSortOfTies(Rule):
         "    order = torch.argsort(keep, dim=1, descending=True)\n"
         "    return torch.gather(boxes, 1, order[..., None].expand(-1, -1, 4))",
         use_instead="def forward(self, scores, boxes):\n    keep = (scores.sigmoid() > 0.5).to(torch.int8)\n"
-        "    order = torch.argsort(keep, dim=1, descending=True, stable=True)\n"
+        "    order = _onnx_argsort(keep, dim=1, descending=True)\n"
         "    return torch.gather(boxes, 1, order[..., None].expand(-1, -1, 4))",
-        fix_safety=f"Unsafe: {WHY_UNSAFE}. A stable sort has one answer, which onnxfix's `_onnx_argsort` / "
-        "`_onnx_sort` compute exactly under both exporters (ONX504 delivers them in the next fix round: "
-        "neither exporter translates `stable=True`).",
+        fix_safety=f"Unsafe: {WHY_UNSAFE}. The fix calls onnxfix's `_onnx_argsort` / `_onnx_sort`, the "
+        "stable sort (`stable=True` is their default) computed exactly from ranks, in eager and under both "
+        "exporters: neither exporter translates `torch.argsort(..., stable=True)` itself.",
         references=("https://github.com/ZZZHANG-jx/mlx-mineru/blob/main/scripts/export_layout_onnx.py",),
     )
 
@@ -68,11 +70,14 @@ class UnstableSortOfTies(Rule):
         diverged = _diverged_here(node, ctx)
         if not (diverged or _bool_keys(keys, ctx)):
             return
-        last = max([*node.args, *(k.value for k in node.keywords)], key=lambda a: (a.end_lineno, a.end_col_offset),
-                   default=None)
-        end = ctx.file.source.span(last)[1] if last is not None else ctx.file.source.span(node)[1] - 1
-        edit = Edit(end, end, ", stable=True" if last is not None else "stable=True")
-        fix = Fix("Sort stably (ties keep their input order)", (edit,), safe=False)
+        method = ctx.qualname(node.func) is None
+        decomposition = BY_KEY["argsort" if node.func.attr == "argsort" else "sort"] if method else BY_KEY[
+            ctx.qualname(node.func).removeprefix("torch.")]
+        if not helper_accepts(decomposition, node, method):
+            return
+        # the stable sort, computed by onnxfix's exact helper (neither exporter translates
+        # `stable=True`: the fix and its export come as one, as the fix loop judges them)
+        fix = helper_fix(decomposition, node, ctx, method, safe=False)
         yield ctx.report(
             self, node,
             f"`{ctx.segment(node.func)}` of {'keys the export saw tie' if diverged else 'two-valued keys'} "
@@ -89,7 +94,8 @@ def _sorted_keys(node: ast.Call, ctx: FunctionContext) -> ast.expr | None:
     if qualname in SORTS:
         return node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "input"), None)
     if qualname is None and isinstance(node.func, ast.Attribute) and node.func.attr in ("sort", "argsort"):
-        return node.func.value
+        receiver = node.func.value
+        return receiver if ctx.tensors.is_tensor(receiver) or _bool_keys(receiver, ctx) else None  # not `list.sort`
     return None
 
 
@@ -100,6 +106,9 @@ def _values_only(node: ast.Call, ctx: FunctionContext) -> bool:
     parent = ctx.parent(node)
     if isinstance(parent, ast.Attribute) and parent.attr == "values":
         return True
+    if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Tuple):
+        indices = parent.targets[0].elts[1:2]  # `values, _ = torch.sort(mask)`
+        return len(parent.targets[0].elts) == 2 and isinstance(indices[0], ast.Name) and indices[0].id == "_"
     return isinstance(parent, ast.Subscript) and isinstance(parent.slice, ast.Constant) and parent.slice.value == 0
 
 
@@ -124,7 +133,7 @@ def _bool_keys(keys: ast.expr, ctx: FunctionContext, depth: int = 0) -> bool:
 def _diverged_here(node: ast.Call, ctx: FunctionContext) -> bool:
     """An export's first value that differs from eager was this sort's (a run's evidence)."""
     evidence = ctx.file.evidence
-    return evidence is not None and any(line in evidence.sort_diverged for line in range(node.lineno, node.end_lineno + 1))
+    return evidence is not None and node.lineno in evidence.sort_diverged
 
 
 RULES = [UnstableSortOfTies]
