@@ -60,7 +60,7 @@ class UnstableSortOfTies(Rule):
         fix_safety=f"Unsafe: {WHY_UNSAFE}. The fix calls onnxfix's `_onnx_argsort` / `_onnx_sort`, the "
         "stable sort (`stable=True` is their default) computed exactly from ranks, in eager and under both "
         "exporters: neither exporter translates `torch.argsort(..., stable=True)` itself.",
-        references=("https://github.com/ZZZHANG-jx/mlx-mineru/blob/main/scripts/export_layout_onnx.py",),
+        references=("https://github.com/raoqu/mlx-mineru/blob/a5d95510dfc1c26a2fa38c71864ffd067f7d8de6/scripts/export_layout_onnx.py",),
     )
 
     def visit_Call(self, node: ast.Call, ctx: FunctionContext):
