@@ -26,7 +26,10 @@ def test_every_fix_rule_has_a_proof_fixture():
     from onnxfix.patterns import all_rules
 
     fixing = {r.code for r in all_rules() if r.code.startswith("ONX5") and r.fix_availability != "never"}
-    assert fixing - {"ONX520"} <= codes  # ONX520 changes the export call, not the model
+    # ONX520 changes the export call, not the model; ONX537 changes eager's order of tied sort keys,
+    # which the proofs here would call a changed output: tests/flow_models/tied_sort_keys.py proves
+    # it up to that order (test_flow_proofs.TIE_ORDER) and exports it under both exporters
+    assert fixing - {"ONX520", "ONX537"} <= codes
 
 
 @pytest.mark.parametrize("name, original, rewritten", FIXTURES, ids=[f[0] for f in FIXTURES])
