@@ -319,6 +319,11 @@ def test_a_fix_that_changes_eager_results_stays_only_where_a_verdict_improves():
     assert for_nothing.final.fixed.text == "original"
     assert [(d.code, d.why) for d in for_nothing.dropped] == [
         ("ONX537", ["eager results change and no exporter becomes OK"])]
+    # beside another fix, it waits for that one
+    other = Finding("ONX610", "ONX610", "m", "/m.py", 1, 1, 1, 2, ("dynamo",), Fix("fix", (Edit(0, 0, ""),), True))
+    both = fixloop.State(frozenset(), fixloop.Fixed("original", 0, [stable, other]), start.results)
+    batch, everything = fixloop._next_batch(both, unsafe=True, settled=set())
+    assert [f.code for _, f in batch] == [f.code for _, f in everything] == ["ONX610"]
 
 
 def test_a_sort_whose_topk_differed_first_is_reported_whatever_its_keys(tmp_path):

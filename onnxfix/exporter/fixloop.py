@@ -201,18 +201,23 @@ def _next_batch(state: State, unsafe: bool, settled: set[str]) -> tuple[list, li
     first = [(k, f) for k, f in fresh.items() if (os.path.realpath(f.path), f.line) in named]
     helpers = {name for _, f in first for name in _helper_names(f)}
     first += [(k, f) for k, f in fresh.items() if (k, f) not in first and helpers & _helper_names(f)]
-    # fixes that change eager results (ONX537) wait too, and are then judged by themselves
-    everything = [(k, f) for k, f in fresh.items() if not _assumes_run(f) and not _changes_eager(f)] or [
-        (k, f) for k, f in fresh.items() if not _changes_eager(f)] or list(fresh.items())
+    wait = min((_waits(f) for f in fresh.values()), default=0)
+    everything = [(k, f) for k, f in fresh.items() if _waits(f) == wait]
     first = [(k, f) for k, f in first if (k, f) in everything]
     return first or everything, everything
 
 
-def _assumes_run(finding: Finding) -> bool:
+def _waits(finding: Finding) -> int:
+    """How long a fix waits: 0 not at all; 1 it assumes what the run saw (ONX611); 2 it changes
+    eager results where eager's are unspecified (ONX537), judged after everything else."""
+    return 2 if _rule_says(finding, "changes_eager") else 1 if _rule_says(finding, "assumes_run") else 0
+
+
+def _rule_says(finding: Finding, flag: str) -> bool:
     from onnxfix.patterns import rule_by_code
 
     rule = rule_by_code(finding.code)
-    return rule is not None and rule.assumes_run
+    return rule is not None and getattr(rule, flag)
 
 
 def _fixed_with_evidence(fix, keys: frozenset[str], evidence: RunEvidence | None, rounds: int = 3) -> Fixed:
@@ -233,13 +238,6 @@ def _fixed_with_evidence(fix, keys: frozenset[str], evidence: RunEvidence | None
 
 def _verdicts(results: list) -> list[str]:
     return [r.verdict.verdict for r in results]
-
-
-def _changes_eager(finding: Finding) -> bool:
-    from onnxfix.patterns import rule_by_code
-
-    rule = rule_by_code(finding.code)
-    return rule is not None and rule.changes_eager
 
 
 def _helper_names(finding: Finding) -> set[str]:
@@ -274,7 +272,7 @@ def _try(loop: LoopResult, chosen: list[tuple[str, Finding]], fix, export, settl
     loop.exports += 1
     why = worsened(state.results, results)
     if not why and not oks(results) > oks(state.results) and any(
-            _changes_eager(finding) for key, finding in chosen if key in keys):
+            _rule_says(finding, "changes_eager") for key, finding in chosen if key in keys):
         why = ["eager results change and no exporter becomes OK"]  # the order of ties, for nothing
     if not why:
         if evidence is not None:  # the export may have left evidence of this text (checks torch suggested)

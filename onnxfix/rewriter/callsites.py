@@ -34,6 +34,7 @@ from onnxfix.rewriter.constructed import iterated_attribute
 from onnxfix.rewriter.function_body import walk_function_body
 from onnxfix.rewriter.integers import is_whole_shape
 from onnxfix.rewriter.scope import ExportFunction
+from onnxfix.rewriter.signatures import passed_argument
 from onnxfix.rewriter.tree_walk import walk
 
 if TYPE_CHECKING:
@@ -102,7 +103,7 @@ class CallSites:
         if fn.cls is not None:
             return []
         positional = _positional(fn.node)
-        found = [(ctx, _argument(call, positional, name)) for call, ctx in self._index()[0].get(fn.node.name, [])]
+        found = [(ctx, passed_argument(call, positional, name)) for call, ctx in self._index()[0].get(fn.node.name, [])]
         return [(ctx, argument) for ctx, argument in found if argument is not None]
 
     def call_count(self, fn: ExportFunction) -> int:
@@ -157,7 +158,7 @@ class CallSites:
         default = _literal_default(node, name)
         found: list[Binding] = []
         for call, ctx in calls:
-            argument = _argument(call, positional, name) or default
+            argument = passed_argument(call, positional, name) or default
             if argument is None:
                 return None
             found.append((ctx, argument))
@@ -346,16 +347,3 @@ def _literal_default(node: ast.FunctionDef, name: str) -> ast.Constant | None:
     pairs += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
     default = next((d for a, d in pairs if a.arg == name), None)
     return default if isinstance(default, ast.Constant) else None
-
-
-def _argument(call: ast.Call, positional: list[str], name: str) -> ast.expr | None:
-    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
-        return None
-    if name in positional:
-        position = positional.index(name)
-        if position < len(call.args):
-            return call.args[position]
-    for keyword in call.keywords:
-        if keyword.arg == name:
-            return keyword.value
-    return None  # the default: not an argument of the caller's

@@ -27,6 +27,21 @@ def is_random(qualname: str) -> bool:
     return qualname in _table()["random"]
 
 
+def passed_argument(call: ast.Call, positional: list[str], name: str) -> ast.expr | None:
+    """The argument ``call`` passes for the parameter ``name`` of a function whose positional
+    parameters are ``positional``: by keyword or by position; None when not passed (or spread)."""
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return None
+    if name in positional:
+        position = positional.index(name)
+        if position < len(call.args):
+            return call.args[position]
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    return None  # the default: not passed
+
+
 def bound_argument(call: ast.Call, qualname: str, name: str, receiver: ast.expr | None = None) -> ast.expr | None:
     """The argument ``call`` (of the torch function ``qualname``) passes for parameter ``name``: its
     keyword, else the positional argument at the parameter's position in the overloads that take

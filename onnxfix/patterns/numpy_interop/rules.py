@@ -86,10 +86,11 @@ FIX_SAFETY = """
     ndarray attribute; numbers only where torch takes them, as in `np.add(a, 2)`), for
     `np.full` of a float fill without a dtype (float64 in NumPy, float32 in torch), nor for a
     dtype passed by position.
-    Moves of elements map as torch's own NumPy layer (torch/_numpy) maps them, exactly:
-    `np.flip(a, axis)` (`torch.flip` with the axes as a tuple; without an axis no fix),
-    `flipud`, `fliplr`, `roll`, `rot90` (`axes`->`dims`), `repeat` (`repeat_interleave`) and
-    `broadcast_to`. `np.indices(shape, dtype=D)` becomes the stacked "ij" `torch.meshgrid` of
+    Moves of elements become the torch functions torch's own NumPy layer (torch/_numpy) calls
+    for them, exact (no arithmetic): `np.flip(a, axis)` (`torch.flip` with the axes as a tuple;
+    without an axis no fix), `flipud`, `fliplr`, `roll` (one shift per axis: NumPy broadcasts
+    them, torch does not), `rot90` (`axes`->`dims`), `repeat` (`repeat_interleave`) and
+    `broadcast_to` (of a tuple, list or `.shape`); a keyword torch does not take blocks the fix. `np.indices(shape, dtype=D)` becomes the stacked "ij" `torch.meshgrid` of
     `torch.arange(n, dtype=D)` for each size (OpenPifPaf's index field), guarded: for an empty
     shape torch.meshgrid raises where NumPy returns an empty array.
     `numpy.finfo(D)` / `numpy.iinfo(D)` of a tensor's dtype (ESPnet's and FunASR's attention fill

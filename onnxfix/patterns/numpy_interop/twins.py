@@ -6,6 +6,9 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from onnxfix.rewriter.integers import int_constant
+from onnxfix.rewriter.signatures import passed_argument
+
 if TYPE_CHECKING:
     from onnxfix.rewriter.context import FunctionContext
 
@@ -220,8 +223,7 @@ def argument_blockers(name: str, call: ast.Call, array_lists: frozenset[str] | s
         blockers.append("`numpy.flip` of all axes or of axes in a variable (torch.flip needs the dims as a tuple)")
     if name == "indices" and (len(call.args) != 1 or keywords - {"dtype"} or not _numpy_dtype_keyword(call)):
         blockers.append("`numpy.indices` with `sparse=`, a dtype by position or a dtype other than a NumPy type")
-    if name == "repeat" and any(isinstance(a, (ast.List, ast.Tuple)) for a in [*call.args[1:2], *(
-            k.value for k in call.keywords if k.arg == "repeats")]):
+    if name == "repeat" and isinstance(passed_argument(call, NUMPY_PARAMETERS["repeat"], "repeats"), (ast.List, ast.Tuple)):
         blockers.append("`numpy.repeat` of a list of repetitions (torch.repeat_interleave takes an int or a tensor)")
     if name == "transpose" and len(call.args) < 2 and "axes" not in keywords:
         blockers.append("`numpy.transpose` without axes reverses all dimensions (no one-call twin)")
@@ -232,34 +234,34 @@ def argument_blockers(name: str, call: ast.Call, array_lists: frozenset[str] | s
 ELEMENT_MOVES = frozenset({"flip", "flipud", "fliplr", "roll", "rot90", "repeat", "broadcast_to"})
 
 
+# NumPy's positional parameters where a blocker or a fix reads an argument
+NUMPY_PARAMETERS = {"roll": ["a", "shift", "axis"], "flip": ["m", "axis"], "repeat": ["a", "repeats", "axis"]}
+
+
 def _aligned_shifts(call: ast.Call) -> bool:
     """`np.roll(a, 1)`, `np.roll(a, 1, axis=0)`, `np.roll(a, (1, 2), (0, 1))`: one shift per axis,
     as torch.roll takes them (an int literal alone, or literal sequences of one length)."""
-    shift = [*call.args[1:2], *(k.value for k in call.keywords if k.arg == "shift")]
-    axis = [*call.args[2:3], *(k.value for k in call.keywords if k.arg == "axis")]
-    if len(shift) != 1 or len(axis) > 1:
-        return False
-    if _int_literal(shift[0]):
-        return not axis or _int_literal(axis[0])
-    sequences = [*shift, *axis]
-    return len(sequences) == 2 and all(isinstance(v, (ast.Tuple, ast.List)) and all(_int_literal(e) for e in v.elts)
-                                       for v in sequences) and len(shift[0].elts) == len(axis[0].elts)
+    shift = passed_argument(call, NUMPY_PARAMETERS["roll"], "shift")
+    axis = passed_argument(call, NUMPY_PARAMETERS["roll"], "axis")
+    if int_constant(shift) is not None:
+        return axis is None or int_constant(axis) is not None
+    shifts, axes = _int_sequence(shift), _int_sequence(axis)
+    return shifts is not None and axes is not None and len(shifts) == len(axes)
 
 
 def literal_axes(call: ast.Call) -> ast.expr | None:
     """The axis of `np.flip(a, 0)` / `np.flip(a, axis=(0, 1))` when it is an int literal or a
     tuple or list of them, else None (absent: every axis)."""
-    axes = [*call.args[1:2], *(k.value for k in call.keywords if k.arg == "axis")]
-    if len(axes) != 1:
+    axes = passed_argument(call, NUMPY_PARAMETERS["flip"], "axis")
+    return axes if axes is not None and (int_constant(axes) is not None or _int_sequence(axes)) else None
+
+
+def _int_sequence(node: ast.expr | None) -> list[int] | None:
+    """The ints of a tuple or list literal of int literals (`(0, -1)`), else None."""
+    if not isinstance(node, (ast.Tuple, ast.List)):
         return None
-    elements = axes[0].elts if isinstance(axes[0], (ast.Tuple, ast.List)) else [axes[0]]
-    return axes[0] if elements and all(_int_literal(e) for e in elements) else None
-
-
-def _int_literal(node: ast.expr) -> bool:
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        node = node.operand
-    return isinstance(node, ast.Constant) and type(node.value) is int
+    values = [int_constant(e) for e in node.elts]
+    return values if None not in values else None
 
 
 def _numpy_dtype_keyword(call: ast.Call) -> bool:
