@@ -34,6 +34,7 @@ from onnxfix.rewriter.constructed import iterated_attribute
 from onnxfix.rewriter.function_body import walk_function_body
 from onnxfix.rewriter.integers import is_whole_shape
 from onnxfix.rewriter.scope import ExportFunction
+from onnxfix.rewriter.scripting import unbound_in_class
 from onnxfix.rewriter.signatures import passed_argument
 from onnxfix.rewriter.tree_walk import walk
 
@@ -119,7 +120,7 @@ class CallSites:
 
     def _compute(self, fn: ExportFunction, name: str) -> list[Binding] | None:
         node = fn.node
-        if any(_simple_name(d) in ("staticmethod", "classmethod", "property") for d in node.decorator_list):
+        if any(_simple_name(d) in ("classmethod", "property") for d in node.decorator_list):
             return None
         if node.name.startswith("__"):
             return None
@@ -154,7 +155,7 @@ class CallSites:
             return None
         if not calls:
             return None  # an entry point or called from elsewhere: its inputs are unknown
-        positional = _positional(node)[1 if is_method else 0:]
+        positional = _positional(node)[1 if is_method and not unbound_in_class(node) else 0:]
         default = _literal_default(node, name)
         found: list[Binding] = []
         for call, ctx in calls:

@@ -19,7 +19,7 @@ from onnxfix.rewriter.paths import shown
 from onnxfix.rewriter.rule import Edit, Finding, Fix
 from onnxfix.rewriter.call_modes import exporters_not_running
 from onnxfix.rewriter.scope import ExportFunction, ExportScope
-from onnxfix.rewriter.scripting import compiled_by_torchscript, not_scriptable, scripted_in_module
+from onnxfix.rewriter.scripting import compiled_by_torchscript, not_scriptable, scripted_in_module, unbound_in_class
 from onnxfix.rewriter.sizes import SizeOracle
 from onnxfix.rewriter.tensors import TensorOracle
 from onnxfix.rewriter.tree_walk import walk
@@ -129,8 +129,8 @@ class FunctionContext(FileView):
             # the name itself): the branches ONX613 makes functions, a hook defined in forward
             name = outer.self_name
             return name if name is not None and not self.is_parameter(name) and not self.assignments(name) else None
-        if any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in self.fn.node.decorator_list):
-            return None  # its first parameter is an argument like the others
+        if unbound_in_class(self.fn.node):
+            return None  # a staticmethod or a ScriptFunction: its first parameter is an argument like the others
         return args[0].arg if self.fn.cls is not None and args else None
 
     def is_self_attr(self, node: ast.AST) -> bool:

@@ -5,7 +5,8 @@ the called function's context; tensor_inputs asks which parameters a callee uses
 
 A call counts only where the function it runs is certain within the file: a module function bound
 once and not shadowed where it is called, a method of the caller's class that no class of the file
-deriving from it overrides and no `self.<name> = ...` replaces, not a static or class method.
+deriving from it overrides and no `self.<name> = ...` replaces, not a class method (a static one,
+or a `@torch.jit.script` one, binds the arguments from its first parameter on).
 """
 
 from __future__ import annotations
@@ -93,7 +94,7 @@ def callee_context(ctx: "FunctionContext", call: ast.Call) -> "FunctionContext |
         node = ctx.file.module.functions.get(func.id)
     else:
         return None
-    if node is None or any(_simple_name(d) in ("staticmethod", "classmethod") for d in node.decorator_list):
+    if node is None or any(_simple_name(d) == "classmethod" for d in node.decorator_list):
         return None
     return calls.contexts.get(id(node))
 

@@ -29,7 +29,7 @@ from onnxfix.rewriter.module_index import (
     module_statements,
 )
 from onnxfix.rewriter.names import FUNCTION_NODES, Scope, dotted_parts, walk_scope
-from onnxfix.rewriter.scripting import decorator_name
+from onnxfix.rewriter.scripting import decorator_name, unbound_in_class
 from onnxfix.rewriter.tree_walk import walk
 
 ALL_MODES = frozenset({"dynamo", "legacy"})
@@ -478,7 +478,7 @@ def _self_name(fn: ExportFunction) -> str | None:
     args = fn.node.args.posonlyargs + fn.node.args.args
     if fn.cls is None or not args:
         return None
-    if any(decorator_name(d) == "staticmethod" for d in fn.node.decorator_list):
+    if unbound_in_class(fn.node):
         return None
     return args[0].arg
 

@@ -59,6 +59,13 @@ def _called_names(function: ast.FunctionDef) -> set:
     return {(dotted_parts(n.func) or [None])[-1] for n in walk(function) if isinstance(n, ast.Call)}
 
 
+def unbound_in_class(node: ast.AST) -> bool:
+    """A function of a class body that Python does not bind to the instance: a `@staticmethod`, or
+    one decorated `@torch.jit.script` (a ScriptFunction is no descriptor: pnnx's `self._abs(x)`
+    passes `x` as the first argument). `self.f(a)` binds `a` to its first parameter."""
+    return any(decorator_name(d) in ("staticmethod", "script") for d in getattr(node, "decorator_list", ()))
+
+
 def scripted_if_tracing(node: ast.AST) -> bool:
     decorators = getattr(node, "decorator_list", ())
     return any(decorator_name(d) in SCRIPT_IF_TRACING for d in decorators)

@@ -97,7 +97,7 @@ def _read_by_callee(ctx: "FunctionContext", call: ast.Call, argument: ast.expr, 
     if callee is None:
         return False
     node = callee.fn.node
-    skip = 1 if callee.fn.cls is not None and isinstance(call.func, ast.Attribute) else 0
+    skip = 1 if callee.self_name is not None and isinstance(call.func, ast.Attribute) else 0
     positional = [a.arg for a in [*node.args.posonlyargs, *node.args.args]][skip:]
     index = call.args.index(argument)
     if index >= len(positional) or any(isinstance(a, ast.Starred) for a in call.args[: index + 1]):

@@ -9,6 +9,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from onnxfix.opdb_catalog import tensor_first_functions
+from onnxfix.rewriter.bindings import parameter_reaches
 from onnxfix.rewriter.function_body import walk_function_body
 from onnxfix.rewriter.none_defaults import is_none_literal
 from onnxfix.rewriter.returned import callee_context
@@ -46,7 +47,7 @@ TENSOR_EVIDENCE_METHODS = (REDUCTION_METHODS - {"max", "min"}) | frozenset({
 })
 
 
-def forward_input_used_as_tensor(ctx: "FunctionContext", name: str) -> bool:
+def forward_input_used_as_tensor(ctx: "FunctionContext", name: str, read: ast.Name | None = None) -> bool:
     """``x`` is a parameter of a module's ``forward`` (the exported one's inputs are tensors, or lists,
     tuples or dicts of tensors), never rebound but to arithmetic on itself, never tested by type (``isinstance``, ``type``,
     ``torch.is_tensor``, ``hasattr``, ``getattr``) or against None, and forward reads its size
@@ -54,16 +55,38 @@ def forward_input_used_as_tensor(ctx: "FunctionContext", name: str) -> bool:
     for a parameter without a default, calls a tensor-only method on it (``x.sum()``,
     ``x.permute(...)``): ``def forward(self, x): if x.sum() > 0: return self.mlp(x)``. An inner
     module's forward too (fairseq's encoder, called by the exported wrapper with its own input):
-    the same uses tell a tensor there (the corpus' findings did not change)."""
+    the same uses tell a tensor there (the corpus' findings did not change).
+
+    A name forward rebinds to something else (`x = self._abs(x)`, `x = x.numpy()`) is the input
+    only where ``read`` sees the value passed in (`parameter_reaches`), and then only the uses that
+    see it count as evidence: pnnx's `x = self._abs(x)` hands the input to a function that sums it."""
     fn = ctx.fn
     if fn.cls is None or fn.node.name != "forward" or name == ctx.self_name:
         return False
-    if not all(_arithmetic_of(value, name, ctx) for value in ctx.assignments(name)):
+    if name not in _kept_inputs(ctx) and not (read is not None and parameter_reaches(read, ctx)):
         return False  # rebound to something else (`x = x.numpy()`): not the input any more
     inputs = ctx.cache.get("forward_tensor_inputs")
     if inputs is None:
-        inputs = ctx.cache["forward_tensor_inputs"] = _inputs_used_as_tensors(fn.node, ctx)
+        inputs = ctx.cache["forward_tensor_inputs"] = _inputs_used_as_tensors(fn.node, ctx, counts=_input_read(ctx))
     return name in inputs
+
+
+def _kept_inputs(ctx: "FunctionContext") -> frozenset[str]:
+    """Forward's parameters never rebound but to arithmetic on themselves: the input wherever read."""
+    kept = ctx.cache.get("forward_kept_inputs")
+    if kept is None:
+        args = ctx.fn.node.args
+        names = [a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]]
+        kept = ctx.cache["forward_kept_inputs"] = frozenset(
+            n for n in names if all(_arithmetic_of(value, n, ctx) for value in ctx.assignments(n)))
+    return kept
+
+
+def _input_read(ctx: "FunctionContext"):
+    """Which reads of a name tell what the input passed in was: any read of a kept input, a read
+    of another that sees the value passed in."""
+    kept = _kept_inputs(ctx)
+    return lambda read: read.id in kept or parameter_reaches(read, ctx)
 
 
 # methods a tensor has that return a tensor again (a view, a copy, a cast): an input rebound to one
@@ -90,7 +113,8 @@ def _arithmetic_of(value: ast.AST, name: str, ctx: "FunctionContext") -> bool:
         isinstance(side, ast.Name) and side.id == name for side in (value.left, value.right))
 
 
-def _inputs_used_as_tensors(fn: ast.AST, ctx: "FunctionContext", callees: bool = True) -> frozenset[str]:
+def _inputs_used_as_tensors(fn: ast.AST, ctx: "FunctionContext", callees: bool = True,
+                            counts=lambda read: True) -> frozenset[str]:
     args = fn.args
     positional = [*args.posonlyargs, *args.args]
     without_default = {a.arg for a in positional[: len(positional) - len(args.defaults)]}
@@ -101,7 +125,7 @@ def _inputs_used_as_tensors(fn: ast.AST, ctx: "FunctionContext", callees: bool =
     sized, used, doubtful = set(), set(), set()
 
     def own(name: ast.expr) -> bool:  # the function's name, not a comprehension's (`for x in ...`)
-        return isinstance(name, ast.Name) and ctx.inner_scope(name) is None
+        return isinstance(name, ast.Name) and ctx.inner_scope(name) is None and counts(name)
 
     for node, _ in walk_function_body(fn):
         if isinstance(node, ast.Attribute) and own(node.value) and node.attr in ("shape", "ndim"):
@@ -124,11 +148,11 @@ def _inputs_used_as_tensors(fn: ast.AST, ctx: "FunctionContext", callees: bool =
                     is_none_literal(c) for c in node.comparators):  # `mask is not None`: the optional input's test
                 doubtful.update(o.id for o in [node.left, *node.comparators] if isinstance(o, ast.Name))
     if callees:  # forward's own; a callee asked below answers from its body alone (no recursion)
-        used |= _used_as_tensors_by_callees(fn, ctx, without_default)
+        used |= _used_as_tensors_by_callees(fn, ctx, without_default, counts)
     return frozenset((sized | (used & (without_default | optional))) - doubtful)
 
 
-def _used_as_tensors_by_callees(fn: ast.AST, ctx: "FunctionContext", inputs: set[str]) -> set[str]:
+def _used_as_tensors_by_callees(fn: ast.AST, ctx: "FunctionContext", inputs: set[str], counts) -> set[str]:
     """Inputs forward hands to a function or method of the file (`mask_matrix_nms(masks, cls_labels,
     ...)`) whose parameter there is used as a tensor as forward's would be (`labels.new_zeros(0)`,
     `labels.expand(n, n)`): the same evidence, one call away."""
@@ -136,7 +160,7 @@ def _used_as_tensors_by_callees(fn: ast.AST, ctx: "FunctionContext", inputs: set
     for node, _ in walk_function_body(fn):
         if not isinstance(node, ast.Call):
             continue
-        passed = {name: parameter for name, parameter in _parameters_bound(node, ctx).items() if name in inputs}
+        passed = {name: parameter for name, parameter in _parameters_bound(node, ctx, counts).items() if name in inputs}
         callee = callee_context(ctx, node) if passed else None
         if callee is None:
             continue
@@ -154,25 +178,26 @@ def _kept_kind(value: ast.AST, name: str, ctx: "FunctionContext") -> bool:
     return _arithmetic_of(value, name, ctx)
 
 
-def _parameters_bound(call: ast.Call, ctx: "FunctionContext") -> dict[str, str]:
+def _parameters_bound(call: ast.Call, ctx: "FunctionContext", counts) -> dict[str, str]:
     """{argument name: the callee's parameter it binds} for the plain-name arguments of a call of
-    the file's own function (positional up to the first starred one, and keywords)."""
+    the file's own function (positional up to the first starred one, and keywords) that ``counts``."""
     callee = callee_context(ctx, call)
     if callee is None:
         return {}
     args = callee.fn.node.args
     positional = [a.arg for a in [*args.posonlyargs, *args.args]]
-    if callee.fn.cls is not None and isinstance(call.func, ast.Attribute):
+    if callee.self_name is not None and isinstance(call.func, ast.Attribute):
         positional = positional[1:]  # self
     bound = {}
     for index, argument in enumerate(call.args):
         if isinstance(argument, ast.Starred) or index >= len(positional):
             break
-        if isinstance(argument, ast.Name) and ctx.inner_scope(argument) is None:  # not a comprehension's own
+        if isinstance(argument, ast.Name) and ctx.inner_scope(argument) is None and counts(argument):  # not a comprehension's own
             bound[argument.id] = positional[index]
     names = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
     for keyword in call.keywords:
-        if keyword.arg in names and isinstance(keyword.value, ast.Name) and ctx.inner_scope(keyword.value) is None:
+        if keyword.arg in names and isinstance(keyword.value, ast.Name) and ctx.inner_scope(keyword.value) is None \
+                and counts(keyword.value):
             bound[keyword.value.id] = keyword.arg
     return bound
 

@@ -141,7 +141,7 @@ class TensorOracle:
                 left = reaching_branch_values(node, self.ctx)  # an `if` rebinding it on every path
                 if left is not None and all(self.is_tensor(value) for value in left):
                     return True
-                return self._passed_in(node.id) if parameter_reaches(node, self.ctx) else None
+                return self._passed_in(node.id, node) if parameter_reaches(node, self.ctx) else None
             return answer
         if isinstance(node, ast.Attribute):
             return self._attribute(node)
@@ -313,13 +313,14 @@ class TensorOracle:
             return False  # every binding is known not to be a tensor (`y = x.numpy()`, `n = 3`; not `h = 0; h += x`)
         return True if all(answers) else None
 
-    def _passed_in(self, name: str) -> bool | None:
+    def _passed_in(self, name: str, read: ast.Name | None = None) -> bool | None:
         """The parameter ``name`` holds a tensor on entry: every call site in the file passes one,
-        or it is an input of the exported forward that forward uses as a tensor."""
+        or it is an input of the exported forward that forward uses as a tensor (as ``read``, a
+        read that sees the value passed in, tells where forward rebinds the name)."""
         ctx = self.ctx
         if ctx.across_calls("tensor", name, lambda caller, arg: bool(caller.tensors.is_tensor(arg))):
             return True
-        return True if forward_input_used_as_tensor(ctx, name) else None
+        return True if forward_input_used_as_tensor(ctx, name, read) else None
 
     def _numpy_value(self, value: ast.AST) -> bool:
         """A NumPy call (`np.arange(n)`), arithmetic, indexing or a method chain on one, or a

@@ -305,10 +305,11 @@ class TensorIf(Rule):
             dropped = empty_exit_fix(node, branch_shape(node, ctx), ctx) if fix is None and guarded is None else None
             shape = branch_shape(node, ctx)
             reshaped = shape is not None and reshaped_branch(shape[2], shape[3], ctx)
+            leaves_torch = shape is not None and any(_converted_out_of_torch(side, ctx) for side in shape[2:4])
             # a value None unless the test holds: the branches' selection would meet None (no tensor)
             built = built_optional_fix(node, ctx) if fix is None and guarded is None and dropped is None else None
             selected = (value_select_fix(node, ctx) if fix is None and guarded is None and dropped is None
-                        and built is None and not reshaped else None)
+                        and built is None and not reshaped and not leaves_torch else None)
             shortcut = built or (dropped_optional_fix(node, ctx) if fix is None and guarded is None and dropped is None
                                  and selected is None else None)
             if guarded is not None:
@@ -392,6 +393,8 @@ class TensorIf(Rule):
         if python_container(when_true) or (python_container(when_false) if isinstance(when_false, ast.AST)
                                            else may_hold_python_value(when_false, ctx)):
             return None
+        if any(_converted_out_of_torch(side, ctx) for side in (when_true, when_false)):
+            return None  # `b = b.numpy()`: no tensor to select
         kept = [node.test, when_true] + ([when_false] if isinstance(when_false, ast.AST) else [])
         comments = comments_outside(ctx, node, kept, last)
         if comments is None:
@@ -402,6 +405,12 @@ class TensorIf(Rule):
         new = f"return {selected}" if kind == "return" else f"{target} = {selected}"
         edit = replace_statements(ctx, node, last, new, comments)
         return Fix("Select with `torch.where` (evaluates both branches)", (edit,), safe=False, imports=imports)
+
+
+def _converted_out_of_torch(side: ast.expr | str, ctx: FunctionContext) -> bool:
+    """A branch value that a call makes something known not to be a tensor (`b.numpy()`):
+    torch.where takes tensors and Python numbers only (containers are python_container's)."""
+    return isinstance(side, ast.Call) and ctx.tensors.is_tensor(side) is False
 
 
 _IS_EXPORTING = "torch.compiler.is_exporting()"
@@ -439,6 +448,8 @@ def _no_where_reason(node: ast.If, condition: Condition, value: str, ctx: Functi
     if shape is not None and any(isinstance(v, ast.AST) and python_container(v) for v in shape[2:4]):
         return ("a branch's value is a Python list, tuple, dict, string, size or None, which `torch.where` does "
                 "not select")
+    if shape is not None and any(_converted_out_of_torch(v, ctx) for v in shape[2:4]):
+        return "a branch's value leaves torch (`.numpy()`, `.tolist()`), which `torch.where` does not select"
     return "`torch.where` replaces only branches that are one `return` or one assignment to the same name each"
 
 
