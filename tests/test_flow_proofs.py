@@ -87,6 +87,7 @@ CASES = {
     "assert_check": ("ONX601", False, (FAILS, OK)),  # Piper: `assert (discriminant >= 0).all()` skipped while exporting
     "masked_guard": ("ONX601", True, (FAILS, WRONG)),  # tensor_quant's `if min_amax <= eps:` around a masked write
     "masked_guard_log": ("ONX601", False, (FAILS, ORT)),  # CosyVoice: a log, then forcing fully masked rows
+    "paste_mask_isinf": ("ONX601", True, (FAILS, WRONG)),  # detectron2's _do_paste_mask: inf coordinates zeroed through torch.where(mask)
     "masked_projection": ("ONX601", True, (FAILS, OK)),  # Diffusion Planner: valid rows projected, written back
     "negated_mask_fill": ("ONX601", True, (FAILS, OK)),  # ChatGLM: `if not (mask == 0).all():` before masked_fill_
     "size_parity_pad": ("ONX601", False, (ORT, ORT)),  # branch on a size's parity around a zero pad
@@ -211,6 +212,7 @@ DYNAMO_ERRORS = {
     "numpy_grids": "can't convert np.ndarray of type numpy.object_",
     "memo_getter": "unhashable type: non-nested SymInt",
     "masked_guard": "GuardOnDataDependentSymNode",
+    "paste_mask_isinf": "GuardOnDataDependentSymNode",
     "nonempty_experts": "GuardOnDataDependentSymNode",
     "dropped_mask": "GuardOnDataDependentSymNode",
     "built_mask": "GuardOnDataDependentSymNode",

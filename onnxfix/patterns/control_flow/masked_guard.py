@@ -47,11 +47,12 @@ def empty_write_guard(node: ast.If, ctx: FunctionContext) -> tuple[Fix, str] | N
     plain_values, computed, writes, assumed_bool = True, False, 0, False
     messages = _leading_messages(node, ctx)
     for statement in node.body[len(messages):]:
-        name = _mask_binding(statement)
-        if name is not None:
-            if len(ctx.assignments(name)) != 1:
-                return None  # bound elsewhere too: binding it always could change what is read later
-            bound[name] = ast.dump(statement.value)
+        binding = _mask_binding(statement, mask, ctx)
+        if binding is not None:
+            name, selected = binding
+            if len(ctx.assignments(name)) != 1 and read_after_if({name}, node, ctx):
+                return None  # bound elsewhere too, and read after: binding it always could change what is read
+            bound[name] = selected
             continue
         write = masked_write(statement)
         if write is None:
@@ -253,12 +254,38 @@ def _in_loop(node: ast.AST, ctx: FunctionContext) -> bool:
     return False
 
 
-def _mask_binding(statement: ast.stmt) -> str | None:
-    """`zero = amax <= eps`: a name bound to a comparison (no call: nothing else happens)."""
-    if (isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)
-            and isinstance(statement.value, ast.Compare)
-            and not any(isinstance(n, ast.Call) for n in walk(statement.value))):
-        return statement.targets[0].id
+def _mask_binding(statement: ast.stmt, tested: str, ctx: FunctionContext) -> tuple[str, str] | None:
+    """(name, the mask it selects by, dumped) of `zero = amax <= eps`, a name bound to a comparison
+    (no call: nothing else happens), or of `inds = torch.where(m)` / `m.nonzero(as_tuple=True)`
+    with `m` the tested mask (computed by the test already): indexing by those indices writes the
+    elements the mask selects (detectron2's `_do_paste_mask`: `if torch.isinf(img_x).any():
+    inds = torch.where(torch.isinf(img_x)); img_x[inds] = 0`)."""
+    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)):
+        return None
+    value = statement.value
+    if isinstance(value, ast.Compare) and not any(isinstance(n, ast.Call) for n in walk(value)):
+        return statement.targets[0].id, ast.dump(value)
+    indexed = _indices_of(value, ctx)
+    if indexed is not None and ast.dump(indexed) == tested:
+        return statement.targets[0].id, tested
+    return None
+
+
+def _indices_of(value: ast.expr, ctx: FunctionContext) -> ast.expr | None:
+    """`m` of `torch.where(m)`, `torch.nonzero(m, as_tuple=True)`, `m.nonzero(as_tuple=True)`: the
+    tuple of index tensors of the elements a mask selects."""
+    if not isinstance(value, ast.Call):
+        return None
+    as_tuple = [k for k in value.keywords if k.arg == "as_tuple"]
+    tupled = len(as_tuple) == 1 and isinstance(as_tuple[0].value, ast.Constant) and as_tuple[0].value.value is True
+    qualname = ctx.qualname(value.func)
+    if qualname == "torch.where" and len(value.args) == 1 and not value.keywords:
+        return value.args[0]
+    if qualname == "torch.nonzero" and len(value.args) == 1 and tupled and len(value.keywords) == 1:
+        return value.args[0]
+    if (isinstance(value.func, ast.Attribute) and value.func.attr == "nonzero" and qualname is None
+            and not value.args and tupled and len(value.keywords) == 1):
+        return value.func.value
     return None
 
 
