@@ -171,6 +171,7 @@ CASES = {
     "index_range": ("ONX603", True, (FAILS, ORT)),  # entity linking: `[[x] for x in range(batch_size)]` as an index
     "per_sample_blend": ("ONX603", True, (FAILS, ORT)),  # kornia: a per-row function stacked over the batch -> vmap
     "chunked_batch": ("ONX603", True, (FAILS, WRONG)),  # diffusers' sliced attention, a VAE decoded in chunks -> one chunk
+    "split_loops": ("ONX603", True, (WRONG, ORT)),  # Wan-Animate: `for b in torch.split(x, n): out.append(f(b))`; TabPFN's sub-batches
     "sliced_decode": ("ONX603", True, (FAILS, ORT)),  # diffusers' sliced VAE: cat([decode(z) for z in z.split(1)]) -> one part
     "while_halve": ("ONX602", False, (FAILS, WRONG)),  # a `while` on a value -> torch's while_loop under torch.export
     "whole_pool": ("ONX408", False, (FAILS, FAILS)),

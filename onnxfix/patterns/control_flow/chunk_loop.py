@@ -24,7 +24,11 @@ import ast
 from onnxfix.decompositions import helper_source
 from onnxfix.patterns.control_flow.loop_parts import rebound_by_other_loops
 from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.bindings import reaching_value
+from onnxfix.rewriter.evidence import all_ints
+from onnxfix.rewriter.none_defaults import is_none_literal
 from onnxfix.rewriter.rule import Edit, Fix, Helper
+from onnxfix.rewriter.statements import block_of
 from onnxfix.rewriter.tree_walk import walk
 
 BATCH_CHUNKS = Helper("_onnx_batch_chunks", helper_source("batch_chunks"))
@@ -89,11 +93,31 @@ def _header(node: ast.For | ast.comprehension, ctx: FunctionContext) -> tuple[li
         return ([start, stop, step], step, False) if ctx.sizes.is_size(stop) else None
     if len(call.args) != 1:
         return None
-    parts = _chunk_count(call.args[0], ctx)
+    parts = _chunk_count(call.args[0], ctx) or _chunk_size_of_count(node, call.args[0], ctx)
     if parts is None:
         return None
     total, step = parts
     return (["0", total, step, call.args[0]], step, True) if ctx.sizes.is_size(total) else None
+
+
+def _chunk_size_of_count(node: ast.For | ast.comprehension, count: ast.expr, ctx: FunctionContext) -> tuple[ast.expr, ast.expr] | None:
+    """(N, S) where the loop runs `range(C)` for a given chunk count C and cuts rows `[i * S:...]` by
+    a name S bound once to the ceiling division of N by C (TabPFN's attention in
+    `num_iterations` sub-batches of `sub_batch = (N + num_iterations - 1) // num_iterations`
+    rows): the C chunks of S rows cover the N rows as well."""
+    if not isinstance(node.target, ast.Name):
+        return None
+    body = node.body if isinstance(node, ast.For) else [ctx.parent(node).elt]
+    steps = {n.right.id for n in _walk(body) if _is(n, ast.Mult) and _name(n.left, node.target.id)
+             and isinstance(n.right, ast.Name)}
+    if len(steps) != 1:
+        return None
+    values = ctx.assignments(next(iter(steps)))
+    parts = _chunk_count(values[0], ctx) if len(values) == 1 and isinstance(values[0], ast.expr) else None
+    if parts is None or not _same(parts[1], count):
+        return None
+    step = next(n.right for n in _walk(body) if _is(n, ast.Mult) and _name(n.left, node.target.id))
+    return parts[0], step
 
 
 def _chunk_count(count: ast.expr, ctx: FunctionContext) -> tuple[ast.expr, ast.expr] | None:
@@ -252,6 +276,107 @@ def chunk_split_comprehension(node: ast.comprehension, ctx: FunctionContext) -> 
                imports=("torch",), helpers=(BATCH_SPLIT,)), WHY_UNSAFE
 
 
+def chunk_split_loop(node: ast.For, ctx: FunctionContext) -> tuple[Fix | None, str]:
+    """(fix, why it is unsafe) for `for part in X.split(k):` (or over a name bound once to that split
+    and read only there) whose results are appended to lists that after the loop are only
+    concatenated along rows (Wan-Animate's motion encoder over `torch.split(frames, batch)`): the
+    split becomes `_onnx_batch_split(X, k)`, as chunk_split_comprehension makes it."""
+    if node.orelse or not isinstance(node.target, ast.Name) or ctx.compiled_by_torchscript:
+        return None, ""
+    split = _split_iterated(node.iter, ctx)
+    parts = batch_split_parts(split, ctx) if split is not None else None
+    if parts is None or any(isinstance(n, (ast.Break, ast.Continue, ast.Return, ast.Yield, ast.YieldFrom))
+                            for n in _walk(node.body)):
+        return None, ""
+    tensor, size = parts
+    if not _part_size(size, ctx):
+        return None, ""
+    lists = {n.func.value.id for n in _walk(node.body) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+             and n.func.attr == "append" and isinstance(n.func.value, ast.Name)}
+    bound = {n.id for n in _walk(node.body) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)} | {node.target.id}
+    if not lists or not all(_only_concatenated(name, node, ctx) for name in lists) \
+            or any(_read_after(name, node, ctx) for name in bound - lists):
+        return None, ""  # a part's value read after the loop: the last part in eager, the whole batch under export
+    text = f"_onnx_batch_split({ctx.segment(tensor)}, {ctx.segment(size)})"
+    return Fix("Split the batch into one part under export", (ctx.replace(split, text),), safe=False,
+               imports=("torch",), helpers=(BATCH_SPLIT,)), WHY_UNSAFE
+
+
+def _split_iterated(iterable: ast.expr, ctx: FunctionContext) -> ast.expr | None:
+    """The split the loop runs over: its iterable, or the value of a name bound once to it and read
+    only by the loop."""
+    if not isinstance(iterable, ast.Name):
+        return iterable
+    values = ctx.assignments(iterable.id)
+    reads = [n for n in walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == iterable.id and isinstance(n.ctx, ast.Load)]
+    if len(values) != 1 or not isinstance(values[0], ast.expr) or len(reads) != 1 or ctx.is_parameter(iterable.id):
+        return None
+    return values[0]
+
+
+def _part_size(size: ast.expr, ctx: FunctionContext) -> bool:
+    """A part size, not a list of sizes (one per image, Mistral3's `split(tokens_per_image)`): an
+    int, by the code or by every value a recorded run saw; through the value a name's read sees,
+    and `a or b` whose last operand is one and the others are ones or None (Wan-Animate's
+    `motion_encode_batch_size or self.motion_encoder_batch_size`, the argument left at None)."""
+    if isinstance(size, (ast.List, ast.Tuple, ast.ListComp)):
+        return False
+    if isinstance(size, ast.Name):
+        reaching = reaching_value(size, ctx)
+        if reaching is not None:
+            return _part_size(reaching, ctx)
+        values = ctx.assignments(size.id)
+        if values and all(isinstance(v, ast.expr) and ctx.ints.is_int(v) for v in values):
+            return True
+    if isinstance(size, ast.BoolOp) and isinstance(size.op, ast.Or):
+        return all(_int_or_none(v, ctx) for v in size.values[:-1]) and _part_size(size.values[-1], ctx)
+    return bool(ctx.ints.is_int(size)) or all_ints(ctx.observed(size))
+
+
+def _int_or_none(value: ast.expr, ctx: FunctionContext) -> bool:
+    if is_none_literal(value) or ctx.ints.is_int(value):
+        return True
+    observed = ctx.observed(value)
+    return bool(observed) and all(v.kind in ("int", "none") for v in observed)
+
+
+def _only_concatenated(name: str, loop: ast.For, ctx: FunctionContext) -> bool:
+    """``name`` is bound to `[]` right before the loop (no other binding between), appended to in
+    it, and every read after it that sees that list is `torch.cat`'s list along dim 0 (`encoded =
+    torch.cat(encoded)` rebinding the name is one): the parts' results joined again into rows."""
+    empty = _empty_list_before(name, loop, ctx)
+    if empty is None:
+        return False
+    inside = {id(n) for n in walk(loop)}
+    for read in (n for n in walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)):
+        parent = ctx.parent(read)
+        if id(read) in inside:
+            if not (isinstance(parent, ast.Attribute) and parent.attr == "append"):
+                return False
+        elif read.lineno > loop.end_lineno and reaching_value(read, ctx) is not empty:
+            if any(isinstance(v, ast.expr) and v is not empty and v.lineno < loop.lineno for v in ctx.assignments(name)) \
+                    or reaching_value(read, ctx) is None:
+                return False  # a read the list may reach (not decided straight-line): left alone
+        elif not _cat_along_rows(read, parent, ctx):
+            return False
+    return True
+
+
+def _empty_list_before(name: str, loop: ast.For, ctx: FunctionContext) -> ast.List | None:
+    """The `[]` bound to ``name`` by the statement right before the loop in its block (or the one
+    before that, both binding lists: `a = []; b = []; for ...`)."""
+    block = block_of(loop, ctx)
+    if not block:
+        return None
+    for previous in reversed(block[:block.index(loop)]):
+        if not (isinstance(previous, ast.Assign) and len(previous.targets) == 1 and isinstance(previous.targets[0], ast.Name)
+                and isinstance(previous.value, ast.List) and not previous.value.elts):
+            return None
+        if previous.targets[0].id == name:
+            return previous.value
+    return None
+
+
 def _concatenated_along_rows(comprehension: ast.expr, ctx: FunctionContext) -> bool:
     """The comprehension's list is `torch.cat`'s first argument along dim 0, or bound to a name
     whose one read is that."""
@@ -262,8 +387,13 @@ def _concatenated_along_rows(comprehension: ast.expr, ctx: FunctionContext) -> b
         if len(reads) != 1 or len(ctx.assignments(name)) != 1:
             return False
         comprehension, parent = reads[0], ctx.parent(reads[0])
+    return _cat_along_rows(comprehension, parent, ctx)
+
+
+def _cat_along_rows(joined: ast.expr, parent: ast.AST, ctx: FunctionContext) -> bool:
+    """``parent`` is `torch.cat(joined)` along dim 0."""
     if not (isinstance(parent, ast.Call) and ctx.qualname(parent.func) in ("torch.cat", "torch.concat")
-            and parent.args and parent.args[0] is comprehension):
+            and parent.args and parent.args[0] is joined):
         return False
     dims = [*parent.args[1:], *(k.value for k in parent.keywords if k.arg == "dim")]
     return not dims or (len(dims) == 1 and isinstance(dims[0], ast.Constant) and dims[0].value == 0)

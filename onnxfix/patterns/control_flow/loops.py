@@ -9,7 +9,7 @@ from onnxfix.patterns.control_flow.conditions import CONTROL_FLOW_REFERENCES, te
 from onnxfix.patterns.control_flow.accumulation_loop import vectorised_accumulation
 from onnxfix.patterns.control_flow.batched_map import batched_map_comprehension
 from onnxfix.patterns.control_flow.chunk_loop import (
-    chunk_loop, chunk_range_comprehension, chunk_split_comprehension,
+    chunk_loop, chunk_range_comprehension, chunk_split_comprehension, chunk_split_loop,
 )
 from onnxfix.patterns.control_flow.expert_loop import expert_loop
 from onnxfix.patterns.control_flow.gathered_rows import gathered_rows_comprehension
@@ -264,7 +264,9 @@ class SizeLoop(Rule):
             A loop over the batch in chunks, to bound memory (diffusers' sliced attention, `for i
             in range((n - 1) // self.slice_size + 1)` cutting rows `i * s:(i + 1) * s`; ComfyUI's
             VAE decoded `for x in range(0, n, batch_number)`, rows `x:x + batch_number`; also
-            `math.ceil(n / s)`, `(n + s - 1) // s`, `-(-n // s)` chunks), becomes `for i, _onnx_step
+            `math.ceil(n / s)`, `(n + s - 1) // s`, `-(-n // s)` chunks; and a given number of
+            chunks of the ceiling share, TabPFN's `for i in range(num_iterations)` with
+            `sub_batch = (n + num_iterations - 1) // num_iterations`), becomes `for i, _onnx_step
             in _onnx_batch_chunks(...)` with the step in the body `_onnx_step`: in eager the same
             starts and step; while an exporter traces (`torch.compiler.is_exporting()` or
             `torch.onnx.is_in_onnx_export()`) one chunk of the whole batch, so the batch stays
@@ -274,7 +276,12 @@ class SizeLoop(Rule):
             after the loop. The same for the batch split into parts of a size and concatenated
             again (diffusers' sliced VAE, `decoded_slices = [self.decoder(z) for z in
             z.split(1)]; torch.cat(decoded_slices)`; also `torch.split(x, k)`, dim 0, the list
-            inside `torch.cat(..., dim=0)` or bound to a name only concatenated): the split
+            inside `torch.cat(..., dim=0)` or bound to a name only concatenated; or a statement
+            loop over the parts, directly or through a name bound once to the split, whose results
+            are appended to lists only concatenated along rows after it and whose other names
+            are not read after it: Wan-Animate's `for face_batch in face_batches:
+            out.append(self.motion_encoder(face_batch))`, the part size an int by the code or by a
+            recorded run): the split
             becomes `_onnx_batch_split(x, k)`, the parts in eager and the whole batch as one part
             while an exporter traces; and inference in batches concatenated the same way
             (`torch.cat([self.model(x[i:i + bs]) for i in range(0, len(x), bs)])`) takes the
@@ -282,7 +289,8 @@ class SizeLoop(Rule):
             image: Mistral3's `split(tokens_per_image)`) is reported without a fix. Unsafe: the whole batch at once gives the rows the chunks
             gave only when the body treats every row on its own (no statistic over a chunk's
             rows), which the source does not show (the export's comparison with eager checks it;
-            tests/flow_models/chunked_batch.py, tests/flow_models/sliced_decode.py).
+            tests/flow_models/chunked_batch.py, tests/flow_models/sliced_decode.py,
+            tests/flow_models/split_loops.py).
 
             `zip(*t)` is only reported: `t.unbind(1)` gives the columns as tensors, where zip
             gave tuples of 0-d tensors (not the same value for every use). Other loops are only
@@ -321,6 +329,8 @@ class SizeLoop(Rule):
             fix, why = scan_loop(node, ctx)
         if fix is None:
             fix, why = chunk_loop(node, ctx)
+        if fix is None:
+            fix, why = chunk_split_loop(node, ctx)
         if fix is None:
             message += NO_LOOP_FIX
         elif why:
