@@ -332,3 +332,39 @@ def test_a_literal_default_a_call_leaves_is_what_it_binds():
     so the padded length over it is a size and the loop over the chunks is reported (Qwen3-Next's
     gated delta rule). A rank (`len(x.shape)`) minus such an int is no size: the same for every input."""
     assert [(code, line) for code, line, _ in findings(CHUNKS) if code == "ONX603"] == [("ONX603", 7)]
+
+
+FLAG_NAMED_LIKE_METHOD = """
+class Embeddings(nn.Module):
+    def interpolate(self, t, height):
+        return t[:, : int(height / 2)]
+
+    def forward(self, x, interpolate=False):
+        if interpolate:
+            return self.interpolate(x, x.shape[1])
+        return x
+
+
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embeddings = Embeddings()
+
+    def forward(self, x):
+        return self.embeddings(x, interpolate=True)
+"""
+
+
+def test_a_flag_named_like_the_method_is_no_mention_of_it():
+    # ViT's `interpolate_pos_encoding=False` flag and keyword beside its method of the same name:
+    # a parameter, a keyword argument or a read of a parameter never names the method
+    assert findings(FLAG_NAMED_LIKE_METHOD) == [("ONX203", 4, True)]
+    assert findings(FLAG_NAMED_LIKE_METHOD.replace("return x\n", "return getattr(self, 'interpolate')(x, 7)\n")) == []
+
+
+def test_a_parameter_that_shadows_a_module_function_is_another_name():
+    # `other`'s `helper` is its parameter: the module's helper is still called only by forward;
+    # passing the function itself as a value is a mention, and nothing is known
+    shadowed = HELPER.format(arg="x.shape[1]") + "\n\ndef other(helper):\n    return helper(3, 7)\n"
+    assert findings(shadowed) == [("ONX203", 3, True)]
+    assert findings(shadowed + "\n\nother(helper)\n") == []

@@ -15,8 +15,7 @@ must occur in the source text (strings included, comments not) exactly as often 
 definition(s) plus the calls found. Any other mention (a call from training code or another
 function, the function passed as a value, a ``functools.partial``) makes the counts differ, and
 nothing is known. A call leaving out a parameter with a literal default (``chunk_size=64``) binds
-that literal. Calls with ``*args``/``**kwargs``, another default used, a decorated (static/class)
-method, a submodule reached other than by ``self.<attr>(...)``, a parameter whose type the
+that literal. Calls with ``*args``/``**kwargs``, another default used, a class method or property, a submodule reached other than by ``self.<attr>(...)``, a parameter whose type the
 function tests (``isinstance``), and recursion prove nothing either. Calls from other files are
 not seen: a helper imported and called elsewhere with other values is the known limit
 (docs/rules-values.md). Static and torch-free.
@@ -81,10 +80,13 @@ class CallSites:
         (`# Copied from ...Decoder._prepare_decoder_attention_mask` names a method and calls
         nothing) and docstrings (module, classes, functions and methods): the word count, an upper
         bound on the code's mentions. Another string naming it makes the count higher, and the
-        answer False (conservative)."""
+        answer False (conservative). Words that cannot name a function or method are not counted:
+        a parameter's name, a keyword argument's, and a read of a parameter (ViT's
+        `interpolate_pos_encoding=False` flag beside its `self.interpolate_pos_encoding(...)`)."""
         if self._words is None:
             self._words = Counter(re.findall(r"\w+", without_comments(self.text)))
             self._words.subtract(re.findall(r"\w+", " ".join(_docstrings(self.module.tree))))
+            self._words.subtract(_parameter_words(self.module.tree))
         return self._words[name] == expected
 
     # -- bindings of one parameter --------------------------------------------------------------
@@ -286,6 +288,30 @@ def _dispatched_elsewhere(call: ast.Call, ctx, fn: ExportFunction) -> bool:
         isinstance(receiver, ast.Name) and receiver.id == ctx.self_name and cls is not None
         and cls.name != fn.cls.name and call.func.attr in cls.methods
     )
+
+
+def _parameter_words(tree: ast.Module) -> Counter:
+    """The parameter names, keyword argument names and reads or stores of a parameter (in its
+    function, nested ones included, where no nested scope binds it anew) in the module."""
+    found: Counter = Counter()
+
+    def visit(node: ast.AST, parameters: frozenset[str]) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            args = node.args
+            own = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg] if a}
+            found.update(own)
+            parameters = parameters | own
+        elif isinstance(node, ast.keyword) and node.arg:
+            found[node.arg] += 1
+        elif isinstance(node, ast.Name) and node.id in parameters:
+            found[node.id] += 1
+        elif isinstance(node, ast.ClassDef):
+            parameters = frozenset()  # a class body's names are its own (`forward = ...` aliases)
+        for child in ast.iter_child_nodes(node):
+            visit(child, parameters)
+
+    visit(tree, frozenset())
+    return found
 
 
 def _docstrings(tree: ast.Module):
