@@ -9,6 +9,7 @@ from onnxfix.patterns.control_flow.conditions import (
     BRANCH_FAILURE,
     CONTROL_FLOW_REFERENCES,
     Condition,
+    converted_out_of_torch,
     may_hold_python_value,
     python_container,
     tensor_condition,
@@ -16,6 +17,7 @@ from onnxfix.patterns.control_flow.conditions import (
 from onnxfix.patterns.control_flow.augmented_branch import augmented_fix
 from onnxfix.patterns.control_flow.best_rows_cut import best_rows_cut
 from onnxfix.patterns.control_flow.bool_select import select_text
+from onnxfix.patterns.control_flow.branch_reasons import no_select_reason, no_where_reason
 from onnxfix.patterns.control_flow.built_optional import built_optional_fix
 from onnxfix.patterns.control_flow.check_call import skip_check_call
 from onnxfix.patterns.control_flow.conjoined_write import conjoined_write
@@ -305,7 +307,7 @@ class TensorIf(Rule):
             dropped = empty_exit_fix(node, branch_shape(node, ctx), ctx) if fix is None and guarded is None else None
             shape = branch_shape(node, ctx)
             reshaped = shape is not None and reshaped_branch(shape[2], shape[3], ctx)
-            leaves_torch = shape is not None and any(_converted_out_of_torch(side, ctx) for side in shape[2:4])
+            leaves_torch = shape is not None and any(converted_out_of_torch(side, ctx) for side in shape[2:4])
             # a value None unless the test holds: the branches' selection would meet None (no tensor)
             built = built_optional_fix(node, ctx) if fix is None and guarded is None and dropped is None else None
             selected = (value_select_fix(node, ctx) if fix is None and guarded is None and dropped is None
@@ -325,7 +327,7 @@ class TensorIf(Rule):
                 fix, why = shortcut
                 message += why
             elif fix is None:
-                message += "; no automatic fix: " + _no_where_reason(node, condition, value, ctx)
+                message += "; no automatic fix: " + no_where_reason(node, condition, value, ctx)
         message += _static_guard_note(node.test, ctx)
         # an empty exit, a block run only when not empty: ONX610 reports it for the dynamo exporter, with its fix
         exporters = ("legacy",) if fix is None and (skips_empty_exit(node, ctx) or runs_if_nonempty(node, ctx)) else None
@@ -379,7 +381,7 @@ class TensorIf(Rule):
             text = select_text(condition.where_text, node.body, node.orelse, ctx, torch)
             imports = imports if f"{torch}." in text else ()
             fix = Fix("Select with `torch.where` (evaluates both sides)", (ctx.replace(node, text),), safe=False, imports=imports)
-        reason = "" if fix is not None else _no_select_reason(node, condition, reshaped)
+        reason = "" if fix is not None else no_select_reason(node, condition, reshaped)
         yield ctx.report(self, node.test, f"conditional expression on a tensor value: {BRANCH_FAILURE}" + reason,
                          fix=fix)
 
@@ -393,7 +395,7 @@ class TensorIf(Rule):
         if python_container(when_true) or (python_container(when_false) if isinstance(when_false, ast.AST)
                                            else may_hold_python_value(when_false, ctx)):
             return None
-        if any(_converted_out_of_torch(side, ctx) for side in (when_true, when_false)):
+        if any(converted_out_of_torch(side, ctx) for side in (when_true, when_false)):
             return None  # `b = b.numpy()`: no tensor to select
         kept = [node.test, when_true] + ([when_false] if isinstance(when_false, ast.AST) else [])
         comments = comments_outside(ctx, node, kept, last)
@@ -405,12 +407,6 @@ class TensorIf(Rule):
         new = f"return {selected}" if kind == "return" else f"{target} = {selected}"
         edit = replace_statements(ctx, node, last, new, comments)
         return Fix("Select with `torch.where` (evaluates both branches)", (edit,), safe=False, imports=imports)
-
-
-def _converted_out_of_torch(side: ast.expr | str, ctx: FunctionContext) -> bool:
-    """A branch value that a call makes something known not to be a tensor (`b.numpy()`):
-    torch.where takes tensors and Python numbers only (containers are python_container's)."""
-    return isinstance(side, ast.Call) and ctx.tensors.is_tensor(side) is False
 
 
 _IS_EXPORTING = "torch.compiler.is_exporting()"
@@ -436,27 +432,8 @@ def _skip_check_when_exporting(node: ast.If, ctx: FunctionContext) -> Fix:
                (ctx.replace(test, f"not {guard} and {text}"),), safe=safe, imports=imports)
 
 
-def _no_where_reason(node: ast.If, condition: Condition, value: str, ctx: FunctionContext) -> str:
-    if value != "a tensor value":
-        return "a size read from the data has no tensor form to select with (`torch.cond` works in dynamo only)"
-    if condition.where_text is None:
-        return "the condition is not one comparison, `any()`/`all()` or `bool()` of a tensor"
-    shape = branch_shape(node, ctx)
-    if shape is not None and reshaped_branch(shape[2], shape[3], ctx):
-        return ("one branch changes the other's shape (`torch.where` would broadcast them or fail); "
-                "`torch.cond` takes branches of different shapes in dynamo only")
-    if shape is not None and any(isinstance(v, ast.AST) and python_container(v) for v in shape[2:4]):
-        return ("a branch's value is a Python list, tuple, dict, string, size or None, which `torch.where` does "
-                "not select")
-    if shape is not None and any(_converted_out_of_torch(v, ctx) for v in shape[2:4]):
-        return "a branch's value leaves torch (`.numpy()`, `.tolist()`), which `torch.where` does not select"
-    return "`torch.where` replaces only branches that are one `return` or one assignment to the same name each"
-
-
 def _reads_data_size(test: ast.expr, ctx: FunctionContext) -> bool:
     return any(is_data_dependent_size(node, ctx) for node in walk(test))
-
-
 
 
 def _raises_only(node: ast.If, ctx: FunctionContext) -> bool:
@@ -489,18 +466,3 @@ def _static_guard_note(test: ast.expr, ctx: FunctionContext) -> str:
     if len(text) > 60:
         text = text[:57] + "..."
     return f" (only when `{text}` holds at export: otherwise the tensor test never runs)"
-
-
-def _no_select_reason(node: ast.IfExp, condition: Condition, reshaped: bool) -> str:
-    """Why `a if <tensor test> else b` gets no `torch.where`: said at the line the export stops on."""
-    if reshaped:
-        return "; no automatic fix: one branch changes the other's shape (`torch.where` would broadcast them or fail)"
-    sides = (node.body, node.orelse)
-    if any(isinstance(side, ast.Constant) and side.value is None for side in sides):
-        return ("; no automatic fix: one side is `None`, which no graph selects against a tensor (a callee that "
-                "treats an all-false mask as None can be passed the tensor always; otherwise decide outside the model)")
-    if any(python_container(side) for side in sides):
-        return "; no automatic fix: a side is a Python container, which `torch.where` cannot select"
-    if not condition.where_text:
-        return "; no automatic fix: the test has no tensor form for `torch.where`"
-    return ""

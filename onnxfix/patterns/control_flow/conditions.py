@@ -253,6 +253,12 @@ _CONTAINER_BUILDERS = frozenset({"list", "tuple", "dict", "set", "frozenset", "s
                                  "enumerate", "reversed"})
 
 
+def converted_out_of_torch(side: ast.expr | str, ctx: FunctionContext) -> bool:
+    """A branch value that a call makes something known not to be a tensor (`b.numpy()`):
+    torch.where takes tensors and Python numbers only (containers are python_container's)."""
+    return isinstance(side, ast.Call) and ctx.tensors.is_tensor(side) is False
+
+
 def python_container(value: ast.expr) -> bool:
     """A value that is never a tensor or a number: a list, tuple, dict or set (a display, a
     comprehension, `list(...)`, `[1] + dims`), a string, None, Ellipsis, a lambda, `.tolist()`, a
