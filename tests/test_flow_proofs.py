@@ -171,6 +171,7 @@ CASES = {
     "index_range": ("ONX603", True, (FAILS, ORT)),  # entity linking: `[[x] for x in range(batch_size)]` as an index
     "per_sample_blend": ("ONX603", True, (FAILS, ORT)),  # kornia: a per-row function stacked over the batch -> vmap
     "chunked_batch": ("ONX603", True, (FAILS, WRONG)),  # diffusers' sliced attention, a VAE decoded in chunks -> one chunk
+    "traced_size_check": ("ONX617", False, (OK, FAILS)),  # TabPFN: `torch._check(num_parallel_calls >= 1)` on sizes
     "split_loops": ("ONX603", True, (WRONG, ORT)),  # Wan-Animate: `for b in torch.split(x, n): out.append(f(b))`; TabPFN's sub-batches
     "sliced_decode": ("ONX603", True, (FAILS, ORT)),  # diffusers' sliced VAE: cat([decode(z) for z in z.split(1)]) -> one part
     "while_halve": ("ONX602", False, (FAILS, WRONG)),  # a `while` on a value -> torch's while_loop under torch.export
@@ -234,6 +235,7 @@ FIXED_FOR = {
 }
 
 LEGACY_ERRORS = {
+    "traced_size_check": "cond must be a bool, but got a Tensor",
     "non_consecutive": "Only consecutive 1-d tensor indices are supported",
     "multiple_pad": "has no attribute 'is_integer'",
     "whole_pool": "Failed to export a node",

@@ -13,6 +13,6 @@ kept on their own lines above it (libcst would not keep those either, since the 
 own them disappear; text edits also spare the static path libcst's import cost).
 """
 
-from onnxfix.patterns.control_flow import best_rows_cut, branches, singleton_shortcut, cached_size_path, distributions, eager_only_default, empty_guard, loop_exit, loops, pad_to_multiple, size_cond, size_remainder, size_select, suggested_check, tracing_only_guard
+from onnxfix.patterns.control_flow import best_rows_cut, branches, singleton_shortcut, cached_size_path, distributions, eager_only_default, empty_guard, loop_exit, loops, pad_to_multiple, size_cond, size_remainder, size_select, suggested_check, traced_size_check, tracing_only_guard
 
-RULES = [branches.TensorIf, loops.TensorWhile, loops.SizeLoop, *distributions.RULES, *eager_only_default.RULES, *size_remainder.RULES, *tracing_only_guard.RULES, *pad_to_multiple.RULES, *cached_size_path.RULES, *empty_guard.RULES, *suggested_check.RULES, *loop_exit.RULES, *size_cond.RULES, *size_select.RULES, *best_rows_cut.RULES, *singleton_shortcut.RULES]
+RULES = [branches.TensorIf, loops.TensorWhile, loops.SizeLoop, *distributions.RULES, *eager_only_default.RULES, *size_remainder.RULES, *tracing_only_guard.RULES, *pad_to_multiple.RULES, *cached_size_path.RULES, *empty_guard.RULES, *suggested_check.RULES, *loop_exit.RULES, *size_cond.RULES, *size_select.RULES, *best_rows_cut.RULES, *singleton_shortcut.RULES, *traced_size_check.RULES]

@@ -1,0 +1,64 @@
+"""ONX617: `torch._check(...)` on sizes, which the legacy exporter's tracer holds as tensors.
+
+torch.export reads `torch._check(cond)` as a fact about its symbolic sizes (TabPFN's
+`torch._check(num_parallel_calls >= 1)  # These checks help torch.compile.`). While the legacy
+exporter traces, a size read from a tensor is a 0-d tensor, so the condition is a tensor, and
+`torch._check` refuses it: "TypeError: cond must be a bool, but got a Tensor". The check is a
+hint for torch.export and an assertion in eager; the TorchScript tracer needs neither.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
+from onnxfix.rewriter.size_derived import size_derived
+
+# torch's checks that raise on a condition that is not a Python bool, and the position of the
+# condition among their arguments (`_check_is_size(i)` checks `i >= 0` itself)
+CHECKS = {"torch._check": 0, "torch._check_is_size": 0, "torch._check_index": 0, "torch._check_value": 0,
+          "torch._check_type": 0, "torch._check_not_implemented": 0, "torch._check_with": 1}
+
+
+class TracedSizeCheck(Rule):
+    code = "ONX617"
+    name = "size-check-under-tracer"
+    summary = "`torch._check(...)` on sizes: the legacy exporter's tracer makes the condition a tensor, which it refuses"
+    fix_availability = "always"
+    default_safety = "safe"
+    triggers = tuple(name.rsplit(".", 1)[1] for name in CHECKS)
+    exporters = ("legacy",)
+    doc = RuleDoc(
+        what="Finds statements calling `torch._check` (or `_check_is_size`, `_check_with`, "
+        "`_check_index`, `_check_value`, `_check_type`, `_check_not_implemented`) whose condition is "
+        "computed from tensor sizes: `torch._check(x.shape[0] >= 1)`, `torch._check(n > 0)` with `n = "
+        "math.prod(q.shape[:2])`, a size a caller passes in.",
+        why="While the legacy exporter traces, sizes are 0-d tensors, so the condition is a tensor and "
+        "`torch._check` raises \"TypeError: cond must be a bool, but got a Tensor\": the export fails. "
+        "Measured on torch 2.13 (tests/flow_models/traced_size_check.py). torch.export reads the same "
+        "call as a fact about its symbolic sizes, and eager as an assertion.",
+        example="def forward(self, q):\n    torch._check(q.shape[0] >= 1)\n    return q * 2",
+        use_instead="def forward(self, q):\n    torch.jit.is_tracing() or torch._check(q.shape[0] >= 1)\n    return q * 2",
+        fix_safety="Safe: `torch.jit.is_tracing()` is False in eager and under torch.export, which run "
+        "the check as before; only the TorchScript tracer skips it.",
+        references=("https://github.com/PriorLabs/TabPFN/blob/main/src/tabpfn/architectures/base/attention/full_attention.py",),
+    )
+
+    def visit_Expr(self, node: ast.Expr, ctx: FunctionContext):
+        call = node.value
+        if not isinstance(call, ast.Call):
+            return
+        position = CHECKS.get(ctx.qualname(call.func) or "")
+        condition = call.args[position] if position is not None and len(call.args) > position else None
+        if condition is None or not size_derived(condition, ctx):
+            return
+        torch, imports = ctx.torch_name()
+        fix = Fix("Skip the check while the TorchScript tracer runs",
+                  (ctx.replace(call, f"{torch}.jit.is_tracing() or {ctx.segment(call)}"),), safe=True, imports=imports)
+        message = ("a check on sizes: while the legacy exporter traces, sizes are tensors and the check raises "
+                   "\"cond must be a bool, but got a Tensor\"; skip it under the tracer (`torch.jit.is_tracing() or`)")
+        yield ctx.report(self, call, message, fix=fix)
+
+
+RULES = [TracedSizeCheck]
