@@ -171,6 +171,7 @@ CASES = {
     "index_range": ("ONX603", True, (FAILS, ORT)),  # entity linking: `[[x] for x in range(batch_size)]` as an index
     "per_sample_blend": ("ONX603", True, (FAILS, ORT)),  # kornia: a per-row function stacked over the batch -> vmap
     "chunked_batch": ("ONX603", True, (FAILS, WRONG)),  # diffusers' sliced attention, a VAE decoded in chunks -> one chunk
+    "odd_edge_pad": ("ONX614", False, (ORT, ORT)),  # MONAI's UpCat: `if x_e.shape[-i - 1] != x_0.shape[-i - 1]: sp[i * 2 + 1] = 1`
     "traced_size_check": ("ONX617", False, (OK, FAILS)),  # TabPFN: `torch._check(num_parallel_calls >= 1)` on sizes
     "split_loops": ("ONX603", True, (WRONG, ORT)),  # Wan-Animate: `for b in torch.split(x, n): out.append(f(b))`; TabPFN's sub-batches
     "sliced_decode": ("ONX603", True, (FAILS, ORT)),  # diffusers' sliced VAE: cat([decode(z) for z in z.split(1)]) -> one part
@@ -226,6 +227,7 @@ DYNAMO_ERRORS = {
 }
 # models whose rule fixes one exporter only: the other's verdict stays what the original's is
 FIXED_FOR = {
+    "odd_edge_pad": ("dynamo",),  # the legacy trace records the branch its test took, before and after
     "masked_guard_log": ("dynamo",),  # legacy: onnxruntime has no bool Where for the write, before and after
     "negative_bound": ("legacy",),  # ONX410 bounds the slice while tracing; torch.export keeps `-n` (docs/rules-values.md)
     "per_sample_blend": ("dynamo",),  # torch.vmap while torch.export traces; the legacy trace keeps the loop

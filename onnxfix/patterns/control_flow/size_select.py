@@ -50,7 +50,10 @@ class SizeSelect(Rule):
     doc = RuleDoc(
         what="Finds an `if` (with or without `else`) in export-time code whose test compares sizes and whose "
         "branches only assign names ints computed from sizes (`if pad_h == self.patch_size: pad_h = 0`, "
-        "`if w != (w >> 7) << 7: pad = ((w >> 7) + 1 << 7) - w else: pad = 0`).",
+        "`if w != (w >> 7) << 7: pad = ((w >> 7) + 1 << 7) - w else: pad = 0`), or one item of a list of "
+        "numbers (MONAI's UpCat: `if x_e.shape[-i - 1] != x_0.shape[-i - 1]: sp[i * 2 + 1] = 1`, "
+        "tests/flow_models/odd_edge_pad.py: ORT-FAILS under torch.export before, OK after; the legacy "
+        "trace keeps the branch its test took).",
         why="torch.export evaluates the test on the example's sizes and records a guard: the exported "
         "model keeps the example's branch, and onnxfix reports the dim pinned or restricted (ONX914/"
         "ONX915) by a guard such as `Eq(14 - Mod(h, 14), 14)`; other sizes fail in onnxruntime or come out "
@@ -82,6 +85,8 @@ class SizeSelect(Rule):
         if any(values is None for values in chosen):
             return
         names = list(dict.fromkeys(name for values in chosen for name in values))
+        if any(not name.isidentifier() for name in names) and len(names) > 1:
+            return  # an item of a list is selected alone (the selections read the list in order)
         then, otherwise = chosen[0], chosen[1] if len(chosen) == 2 else {}
         # a name one branch leaves alone keeps the value it had before the `if`
         partial = [name for name in names if name not in then or name not in otherwise]
@@ -89,7 +94,7 @@ class SizeSelect(Rule):
             return
         test = ctx.segment(node.test)
         # every later read takes a 0-d tensor as it took the int: the legacy trace may select both numbers
-        traced = ", traced=True" if _reads_take_traced_values(node, names, ctx) else ""
+        traced = ", traced=True" if names[0].isidentifier() and _reads_take_traced_values(node, names, ctx) else ""
         lines, taken = [], test
         if len(names) > 1:  # the test read once, before any name it may read is rebound
             taken = "_onnx_taken"
@@ -132,14 +137,39 @@ def _size_before(side: ast.expr, node: ast.If, ctx: FunctionContext) -> bool:
 
 
 def _assigned_numbers(branch: list[ast.stmt], ctx: FunctionContext) -> dict[str, ast.expr] | None:
-    """{name: value} of a branch that only assigns names numbers from sizes and ints, each once."""
+    """{name: value} of a branch that only assigns names numbers from sizes and ints, each once; the
+    "name" of an item of a list, the item's text (MONAI's UpCat: `if x_e.shape[-i - 1] !=
+    x_0.shape[-i - 1]: sp[i * 2 + 1] = 1`, the pad list of an odd edge)."""
     values: dict[str, ast.expr] = {}
     for statement in branch:
-        name = single_name_assignment(statement)
+        name = single_name_assignment(statement) or _list_item_assignment(statement, ctx)
         if name is None or name in values or not _number(statement.value, ctx):
             return None
         values[name] = statement.value
     return values
+
+
+def _list_item_assignment(statement: ast.stmt, ctx: FunctionContext) -> str | None:
+    """The target's text of `items[k] = value`, `items` a local name bound to a list display (its
+    items Python numbers, not tensors) and `k` computed without calls."""
+    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Subscript)):
+        return None
+    target = statement.targets[0]
+    if not isinstance(target.value, ast.Name) or isinstance(target.slice, ast.Slice) \
+            or any(isinstance(n, (ast.Call, ast.NamedExpr)) for n in walk(target.slice)):
+        return None
+    bindings = ctx.assignments(target.value.id)
+    if len(bindings) != 1 or not _list_of_numbers(bindings[0], ctx):
+        return None
+    return ctx.segment(target)
+
+
+def _list_of_numbers(value: ast.AST, ctx: FunctionContext) -> bool:
+    """`[0] * n`, `[0, 0, 0, 0]`: a list display of ints (repeated)."""
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult):
+        value = value.left if isinstance(value.left, ast.List) else value.right
+    return isinstance(value, ast.List) and all(_number(item, ctx) for item in value.elts)
 
 
 def _number(node: ast.expr, ctx: FunctionContext, depth: int = 3) -> bool:
@@ -207,7 +237,10 @@ def _in_another_choice(read: ast.Name, ctx: FunctionContext) -> bool:
 
 
 def _bound_before(name: str, node: ast.If, ctx: FunctionContext) -> bool:
-    """The name holds a value before the `if` (a parameter, or an assignment above it)."""
+    """The name holds a value before the `if` (a parameter, or an assignment above it); a list's
+    item, where the list does."""
+    if not name.isidentifier():
+        name = name.split("[", 1)[0]
     if ctx.is_parameter(name):
         return True
     return any(getattr(value, "lineno", node.lineno) < node.lineno for value in ctx.assignments(name))
