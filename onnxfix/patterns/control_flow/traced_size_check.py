@@ -13,7 +13,6 @@ import ast
 
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
-from onnxfix.rewriter.size_derived import size_derived
 
 # torch's checks that raise on a condition that is not a Python bool, and the position of the
 # condition among their arguments (`_check_is_size(i)` checks `i >= 0` itself)
@@ -51,7 +50,7 @@ class TracedSizeCheck(Rule):
             return
         position = CHECKS.get(ctx.qualname(call.func) or "")
         condition = call.args[position] if position is not None and len(call.args) > position else None
-        if condition is None or not size_derived(condition, ctx):
+        if condition is None or not _reads_traced_size(condition, ctx):
             return
         torch, imports = ctx.torch_name()
         fix = Fix("Skip the check while the TorchScript tracer runs",
@@ -59,6 +58,32 @@ class TracedSizeCheck(Rule):
         message = ("a check on sizes: while the legacy exporter traces, sizes are tensors and the check raises "
                    "\"cond must be a bool, but got a Tensor\"; skip it under the tracer (`torch.jit.is_tracing() or`)")
         yield ctx.report(self, call, message, fix=fix)
+
+
+# calls whose result is a Python number while the legacy exporter traces (a constant, not a tensor)
+PYTHON_NUMBERS = frozenset({"item", "int", "float", "round", "len", "bool"})
+
+
+def _reads_traced_size(node: ast.AST, ctx: FunctionContext, depth: int = 4) -> bool:
+    """The condition reads a size (a tensor while the legacy exporter traces): directly, through a
+    name bound to such a value, or a parameter a caller passes one; not through `.item()`, `int()`,
+    `len()` (Python numbers there) nor a loop's index (`for i in range(x.size(0))`: ints)."""
+    if depth == 0:
+        return False
+    if isinstance(node, ast.Call):
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+        if name in PYTHON_NUMBERS:
+            return False
+    if isinstance(node, ast.expr) and ctx.sizes.is_size(node):
+        return True
+    if isinstance(node, ast.Name):
+        if ctx.sizes.passed_a_size(node):
+            return True
+        values = [v.value if isinstance(v, (ast.Assign, ast.AnnAssign, ast.AugAssign)) else v
+                  for v in ctx.assignments(node.id)]
+        return any(isinstance(v, ast.expr) and _reads_traced_size(v, ctx, depth - 1) for v in values)
+    return any(_reads_traced_size(child, ctx, depth) for child in ast.iter_child_nodes(node))
 
 
 RULES = [TracedSizeCheck]
