@@ -368,3 +368,5 @@ def test_a_parameter_that_shadows_a_module_function_is_another_name():
     shadowed = HELPER.format(arg="x.shape[1]") + "\n\ndef other(helper):\n    return helper(3, 7)\n"
     assert findings(shadowed) == [("ONX203", 3, True)]
     assert findings(shadowed + "\n\nother(helper)\n") == []
+    passed_by_default = HELPER.format(arg="x.shape[1]") + "\n\ndef other(t, helper=helper):\n    return helper(t, 7)\n"
+    assert findings(passed_by_default) == []  # the default is read where `other` is defined: the module's helper

@@ -14,9 +14,12 @@ skips training-only branches and other functions, so the check is a count: the f
 must occur in the source text (strings included, comments not) exactly as often as its
 definition(s) plus the calls found. Any other mention (a call from training code or another
 function, the function passed as a value, a ``functools.partial``) makes the counts differ, and
-nothing is known. A call leaving out a parameter with a literal default (``chunk_size=64``) binds
-that literal. Calls with ``*args``/``**kwargs``, another default used, a class method or property, a submodule reached other than by ``self.<attr>(...)``, a parameter whose type the
-function tests (``isinstance``), and recursion prove nothing either. Calls from other files are
+nothing is known (a parameter's name, a keyword argument's and a read of a parameter are no
+mentions). A call leaving out a parameter with a literal default (``chunk_size=64``) binds that
+literal. A static method (or a class-body ``@torch.jit.script`` function) binds from its first
+parameter. Calls with ``*args``/``**kwargs``, another default used, a class method or property, a
+submodule reached other than by ``self.<attr>(...)``, a parameter whose type the function tests
+(``isinstance``), and recursion prove nothing either. Calls from other files are
 not seen: a helper imported and called elsewhere with other values is the known limit
 (docs/rules-values.md). Static and torch-free.
 """
@@ -291,8 +294,10 @@ def _dispatched_elsewhere(call: ast.Call, ctx, fn: ExportFunction) -> bool:
 
 
 def _parameter_words(tree: ast.Module) -> Counter:
-    """The parameter names, keyword argument names and reads or stores of a parameter (in its
-    function, nested ones included, where no nested scope binds it anew) in the module."""
+    """The parameter names, keyword argument names and reads or stores of a parameter in the body
+    of its function (nested functions' bodies included) in the module. A function's defaults,
+    annotations and decorators are read where it is defined (`def other(t, helper=helper):` passes
+    the module's `helper`), and a name a function declares `global` or `nonlocal` is not its own."""
     found: Counter = Counter()
 
     def visit(node: ast.AST, parameters: frozenset[str]) -> None:
@@ -300,8 +305,16 @@ def _parameter_words(tree: ast.Module) -> Counter:
             args = node.args
             own = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg] if a}
             found.update(own)
-            parameters = parameters | own
-        elif isinstance(node, ast.keyword) and node.arg:
+            declared = {name for n in walk(node) if isinstance(n, (ast.Global, ast.Nonlocal)) for name in n.names}
+            inner = (parameters | own) - declared
+            body = node.body if isinstance(node.body, list) else [node.body]
+            for child in ast.iter_child_nodes(node):
+                if child is not args:
+                    visit(child, inner if any(child is b for b in body) else parameters)
+            for default in [*args.defaults, *(d for d in args.kw_defaults if d is not None)]:
+                visit(default, parameters)
+            return
+        if isinstance(node, ast.keyword) and node.arg:
             found[node.arg] += 1
         elif isinstance(node, ast.Name) and node.id in parameters:
             found[node.id] += 1

@@ -62,8 +62,10 @@ def _called_names(function: ast.FunctionDef) -> set:
 def unbound_in_class(node: ast.AST) -> bool:
     """A function of a class body that Python does not bind to the instance: a `@staticmethod`, or
     one decorated `@torch.jit.script` (a ScriptFunction is no descriptor: pnnx's `self._abs(x)`
-    passes `x` as the first argument). `self.f(a)` binds `a` to its first parameter."""
-    return any(decorator_name(d) in ("staticmethod", "script") for d in getattr(node, "decorator_list", ()))
+    passes `x` as the first argument; another library's `@script` may return a plain function, which
+    Python binds). `self.f(a)` binds `a` to its first parameter."""
+    return any(decorator_name(d) == "staticmethod" or (dotted_parts(d) or [])[-2:] == ["jit", "script"]
+               for d in getattr(node, "decorator_list", ()))
 
 
 def scripted_if_tracing(node: ast.AST) -> bool:

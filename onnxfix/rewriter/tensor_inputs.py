@@ -65,10 +65,21 @@ def forward_input_used_as_tensor(ctx: "FunctionContext", name: str, read: ast.Na
         return False
     if name not in _kept_inputs(ctx) and not (read is not None and parameter_reaches(read, ctx)):
         return False  # rebound to something else (`x = x.numpy()`): not the input any more
+    if any(_converted_to_tensor(value, name, ctx) for value in ctx.assignments(name)):
+        return False  # `img = torch.from_numpy(img)`: forward itself makes the input a tensor
     inputs = ctx.cache.get("forward_tensor_inputs")
     if inputs is None:
         inputs = ctx.cache["forward_tensor_inputs"] = _inputs_used_as_tensors(fn.node, ctx, counts=_input_read(ctx))
     return name in inputs
+
+
+CONVERSIONS = frozenset({"torch.from_numpy", "torch.as_tensor", "torch.tensor", "torch.Tensor"})
+
+
+def _converted_to_tensor(value: ast.AST, name: str, ctx: "FunctionContext") -> bool:
+    """`name = torch.from_numpy(name)` (or `torch.as_tensor(name, ...)`, `torch.tensor(name)`)."""
+    return (isinstance(value, ast.Call) and ctx.qualname(value.func) in CONVERSIONS and bool(value.args)
+            and isinstance(value.args[0], ast.Name) and value.args[0].id == name)
 
 
 def _kept_inputs(ctx: "FunctionContext") -> frozenset[str]:

@@ -24,7 +24,7 @@ def no_where_reason(node: ast.If, condition: Condition, value: str, ctx: Functio
         return ("a branch's value is a Python list, tuple, dict, string, size or None, which `torch.where` does "
                 "not select")
     if shape is not None and any(converted_out_of_torch(v, ctx) for v in shape[2:4]):
-        return "a branch's value leaves torch (`.numpy()`, `.tolist()`), which `torch.where` does not select"
+        return "a branch's value leaves torch (`.numpy()`, `.tolist()`, a NumPy function), which `torch.where` does not select"
     return "`torch.where` replaces only branches that are one `return` or one assignment to the same name each"
 
 

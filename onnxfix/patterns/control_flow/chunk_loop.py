@@ -24,11 +24,14 @@ import ast
 from onnxfix.decompositions import helper_source
 from onnxfix.patterns.control_flow.loop_parts import rebound_by_other_loops
 from onnxfix.rewriter.context import FunctionContext
+from onnxfix.rewriter.attr_changes import CONTAINER_MUTATORS
+from onnxfix.rewriter.binding_flow import free_reads
 from onnxfix.rewriter.bindings import reaching_value
 from onnxfix.rewriter.evidence import all_ints
 from onnxfix.rewriter.none_defaults import is_none_literal
 from onnxfix.rewriter.rule import Edit, Fix, Helper
-from onnxfix.rewriter.statements import block_of
+from onnxfix.rewriter.statements import block_of, name_loads
+from onnxfix.rewriter.tensors import in_place_method
 from onnxfix.rewriter.tree_walk import walk
 
 BATCH_CHUNKS = Helper("_onnx_batch_chunks", helper_source("batch_chunks"))
@@ -116,6 +119,8 @@ def _chunk_size_of_count(node: ast.For | ast.comprehension, count: ast.expr, ctx
     parts = _chunk_count(values[0], ctx) if len(values) == 1 and isinstance(values[0], ast.expr) else None
     if parts is None or not _same(parts[1], count):
         return None
+    if any(isinstance(n, ast.Name) and len(ctx.assignments(n.id)) > 1 for n in (*walk(parts[0]), *walk(count))):
+        return None  # N or C bound again between S's binding and the loop: the chunks would not cover N
     step = next(n.right for n in _walk(body) if _is(n, ast.Mult) and _name(n.left, node.target.id))
     return parts[0], step
 
@@ -297,9 +302,28 @@ def chunk_split_loop(node: ast.For, ctx: FunctionContext) -> tuple[Fix | None, s
     if not lists or not all(_only_concatenated(name, node, ctx) for name in lists) \
             or any(_read_after(name, node, ctx) for name in bound - lists):
         return None, ""  # a part's value read after the loop: the last part in eager, the whole batch under export
+    if free_reads(node.body, frozenset({node.target.id})) & bound or _changes_outside(node.body, bound | lists):
+        return None, ""  # a state carried from part to part (`h = self.cell(p, h)`), or written outside the loop
     text = f"_onnx_batch_split({ctx.segment(tensor)}, {ctx.segment(size)})"
     return Fix("Split the batch into one part under export", (ctx.replace(split, text),), safe=False,
                imports=("torch",), helpers=(BATCH_SPLIT,)), WHY_UNSAFE
+
+
+def _changes_outside(body: list[ast.stmt], own: set[str]) -> bool:
+    """The body writes a value it did not make: an item or attribute stored into a name it does not
+    bind (`meta[j] = ...`, `self.buf = ...`), a container method or an in-place tensor method on one
+    (`sizes.extend(...)`, `acc.add_(...)`)."""
+    for n in _walk(body):
+        if isinstance(n, (ast.Subscript, ast.Attribute)) and isinstance(n.ctx, ast.Store):
+            root = n.value
+            while isinstance(root, (ast.Subscript, ast.Attribute)):
+                root = root.value
+            if not (isinstance(root, ast.Name) and root.id in own):
+                return True
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) \
+                and n.func.value.id not in own and (n.func.attr in CONTAINER_MUTATORS or in_place_method(n.func.attr)):
+            return True
+    return False
 
 
 def _split_iterated(iterable: ast.expr, ctx: FunctionContext) -> ast.expr | None:
@@ -308,8 +332,8 @@ def _split_iterated(iterable: ast.expr, ctx: FunctionContext) -> ast.expr | None
     if not isinstance(iterable, ast.Name):
         return iterable
     values = ctx.assignments(iterable.id)
-    reads = [n for n in walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == iterable.id and isinstance(n.ctx, ast.Load)]
-    if len(values) != 1 or not isinstance(values[0], ast.expr) or len(reads) != 1 or ctx.is_parameter(iterable.id):
+    if len(values) != 1 or not isinstance(values[0], ast.expr) or name_loads(iterable.id, ctx) != 1 \
+            or ctx.is_parameter(iterable.id):
         return None
     return values[0]
 
@@ -363,8 +387,8 @@ def _only_concatenated(name: str, loop: ast.For, ctx: FunctionContext) -> bool:
 
 
 def _empty_list_before(name: str, loop: ast.For, ctx: FunctionContext) -> ast.List | None:
-    """The `[]` bound to ``name`` by the statement right before the loop in its block (or the one
-    before that, both binding lists: `a = []; b = []; for ...`)."""
+    """The `[]` bound to ``name`` by one of the statements right before the loop in its block that
+    each bind a name to `[]` (`a = []; b = []; for ...`)."""
     block = block_of(loop, ctx)
     if not block:
         return None

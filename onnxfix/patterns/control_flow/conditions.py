@@ -254,9 +254,13 @@ _CONTAINER_BUILDERS = frozenset({"list", "tuple", "dict", "set", "frozenset", "s
 
 
 def converted_out_of_torch(side: ast.expr | str, ctx: FunctionContext) -> bool:
-    """A branch value that a call makes something known not to be a tensor (`b.numpy()`):
-    torch.where takes tensors and Python numbers only (containers are python_container's)."""
-    return isinstance(side, ast.Call) and ctx.tensors.is_tensor(side) is False
+    """A branch value made a NumPy array or a list (`b.numpy()`, `b.cpu().tolist()`, `np.abs(b)`):
+    torch.where takes tensors and Python numbers only (displays are python_container's)."""
+    if not isinstance(side, ast.Call):
+        return False
+    if isinstance(side.func, ast.Attribute) and side.func.attr in ("numpy", "tolist") and not side.args:
+        return True
+    return (ctx.qualname(side.func) or "").split(".")[0] == "numpy"
 
 
 def python_container(value: ast.expr) -> bool:

@@ -47,7 +47,7 @@ def empty_write_guard(node: ast.If, ctx: FunctionContext) -> tuple[Fix, str] | N
     plain_values, computed, writes, assumed_bool = True, False, 0, False
     messages = _leading_messages(node, ctx)
     for statement in node.body[len(messages):]:
-        binding = _mask_binding(statement, mask, ctx)
+        binding = _mask_binding(statement, mask, node, ctx)
         if binding is not None:
             name, selected = binding
             if len(ctx.assignments(name)) != 1 and read_after_if({name}, node, ctx):
@@ -254,7 +254,7 @@ def _in_loop(node: ast.AST, ctx: FunctionContext) -> bool:
     return False
 
 
-def _mask_binding(statement: ast.stmt, tested: str, ctx: FunctionContext) -> tuple[str, str] | None:
+def _mask_binding(statement: ast.stmt, tested: str, guard: ast.If, ctx: FunctionContext) -> tuple[str, str] | None:
     """(name, the mask it selects by, dumped) of `zero = amax <= eps`, a name bound to a comparison
     (no call: nothing else happens), or of `inds = torch.where(m)` / `m.nonzero(as_tuple=True)`
     with `m` the tested mask (computed by the test already): indexing by those indices writes the
@@ -266,7 +266,7 @@ def _mask_binding(statement: ast.stmt, tested: str, ctx: FunctionContext) -> tup
     if isinstance(value, ast.Compare) and not any(isinstance(n, ast.Call) for n in walk(value)):
         return statement.targets[0].id, ast.dump(value)
     indexed = _indices_of(value, ctx)
-    if indexed is not None and ast.dump(indexed) == tested:
+    if indexed is not None and _dumped(indexed, {}, guard, ctx) == tested:
         return statement.targets[0].id, tested
     return None
 
@@ -342,7 +342,7 @@ def _drop_if(node: ast.If, ctx: FunctionContext, safe: bool) -> Fix | None:
     header_end = source.line_starts[node.body[0].lineno - 1]
     if node.body[0].lineno == node.lineno:
         return None  # a one-line `if`: left alone
-    comments = comments_outside(ctx, node, node.body)  # the `if` line's own comment, kept on a line of its own
+    comments = comments_outside(ctx, node, node.body, kept_block=True)  # the `if` line's own comment, kept on a line of its own
     if comments is None:
         return None
     indent = statement_indent(ctx, node)

@@ -160,7 +160,7 @@ def _list_item_assignment(statement: ast.stmt, ctx: FunctionContext) -> str | No
             or any(isinstance(n, (ast.Call, ast.NamedExpr)) for n in walk(target.slice)):
         return None
     bindings = ctx.assignments(target.value.id)
-    if len(bindings) != 1 or not _list_of_numbers(bindings[0], ctx):
+    if len(bindings) != 1 or not _list_of_numbers(bindings[0], ctx) or not _index_in_range(target, bindings[0], ctx):
         return None
     return ctx.segment(target)
 
@@ -170,6 +170,42 @@ def _list_of_numbers(value: ast.AST, ctx: FunctionContext) -> bool:
     if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult):
         value = value.left if isinstance(value.left, ast.List) else value.right
     return isinstance(value, ast.List) and all(_number(item, ctx) for item in value.elts)
+
+
+def _index_in_range(target: ast.Subscript, value: ast.expr, ctx: FunctionContext) -> bool:
+    """The item exists wherever the test may be false (the selection reads it there, where the
+    `if` read nothing): a literal index below the length of a list display of a literal length,
+    or MONAI's `sp = [0] * (n * K)` indexed `sp[i * K + j]` (`0 <= j < K`) in `for i in range(n)`."""
+    index = target.slice
+    length = _display_length(value)
+    if isinstance(index, ast.Constant) and type(index.value) is int:
+        return length is not None and 0 <= index.value < length
+    if not (isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult) and isinstance(value.right, ast.BinOp)
+            and isinstance(value.right.op, ast.Mult) and isinstance(value.left, ast.List) and len(value.left.elts) == 1):
+        return False
+    count, step = value.right.left, value.right.right  # `[0] * (count * step)`
+    offset = 0
+    if isinstance(index, ast.BinOp) and isinstance(index.op, ast.Add) and isinstance(index.right, ast.Constant):
+        index, offset = index.left, index.right.value
+    if not (isinstance(index, ast.BinOp) and isinstance(index.op, ast.Mult) and isinstance(index.left, ast.Name)
+            and isinstance(step, ast.Constant) and type(step.value) is int and ast.dump(index.right) == ast.dump(step)
+            and type(offset) is int and 0 <= offset < step.value):
+        return False
+    loop = next((a for a in ctx.ancestors(target) if isinstance(a, ast.For)), None)
+    return (loop is not None and isinstance(loop.target, ast.Name) and loop.target.id == index.left.id
+            and isinstance(loop.iter, ast.Call) and isinstance(loop.iter.func, ast.Name) and loop.iter.func.id == "range"
+            and len(loop.iter.args) == 1 and ast.dump(loop.iter.args[0]) == ast.dump(count)
+            and isinstance(count, ast.Name) and len(ctx.assignments(count.id)) == 1)
+
+
+def _display_length(value: ast.expr) -> int | None:
+    """The length of `[a, b, c]` or `[a] * 4`."""
+    if isinstance(value, ast.List):
+        return len(value.elts)
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult) and isinstance(value.left, ast.List) \
+            and isinstance(value.right, ast.Constant) and type(value.right.value) is int:
+        return len(value.left.elts) * value.right.value
+    return None
 
 
 def _number(node: ast.expr, ctx: FunctionContext, depth: int = 3) -> bool:
@@ -239,8 +275,8 @@ def _in_another_choice(read: ast.Name, ctx: FunctionContext) -> bool:
 def _bound_before(name: str, node: ast.If, ctx: FunctionContext) -> bool:
     """The name holds a value before the `if` (a parameter, or an assignment above it); a list's
     item, where the list does."""
-    if not name.isidentifier():
-        name = name.split("[", 1)[0]
+    if not name.isidentifier():  # a list's item: the text `items[...]`, the list a plain name
+        name = name.split("[", 1)[0].strip()
     if ctx.is_parameter(name):
         return True
     return any(getattr(value, "lineno", node.lineno) < node.lineno for value in ctx.assignments(name))

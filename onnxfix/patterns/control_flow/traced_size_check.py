@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 
+from onnxfix.rewriter.bindings import reaching_value
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
 
@@ -26,6 +27,7 @@ class TracedSizeCheck(Rule):
     summary = "`torch._check(...)` on sizes: the legacy exporter's tracer makes the condition a tensor, which it refuses"
     fix_availability = "always"
     default_safety = "safe"
+    python_hazard = True  # code the legacy exporter runs compiled by TorchScript has no traced sizes
     triggers = tuple(name.rsplit(".", 1)[1] for name in CHECKS)
     exporters = ("legacy",)
     doc = RuleDoc(
@@ -50,7 +52,7 @@ class TracedSizeCheck(Rule):
             return
         position = CHECKS.get(ctx.qualname(call.func) or "")
         condition = call.args[position] if position is not None and len(call.args) > position else None
-        if condition is None or not _reads_traced_size(condition, ctx):
+        if condition is None or not _tensor_under_tracer(condition, ctx):
             return
         torch, imports = ctx.torch_name()
         fix = Fix("Skip the check while the TorchScript tracer runs",
@@ -61,7 +63,32 @@ class TracedSizeCheck(Rule):
 
 
 # calls whose result is a Python number while the legacy exporter traces (a constant, not a tensor)
-PYTHON_NUMBERS = frozenset({"item", "int", "float", "round", "len", "bool"})
+PYTHON_NUMBERS = frozenset({"item", "int", "float", "len", "bool"})
+WHOLE_SHAPES = frozenset({"shape", "size"})
+
+
+def _tensor_under_tracer(condition: ast.expr, ctx: FunctionContext) -> bool:
+    """The condition is a 0-d tensor while the legacy exporter traces: a comparison (or arithmetic)
+    of a traced size; not `not ...`, `in`, `is`, nor a comparison of whole shapes (torch.Size
+    compares as a tuple: a Python bool there too)."""
+    if isinstance(condition, ast.UnaryOp) and isinstance(condition.op, ast.Not):
+        return False
+    if isinstance(condition, ast.BoolOp):
+        return _tensor_under_tracer(condition.values[-1], ctx)  # `a and b` gives `b` once `a` holds
+    if isinstance(condition, ast.Compare):
+        operands = [condition.left, *condition.comparators]
+        if any(isinstance(op, (ast.In, ast.NotIn, ast.Is, ast.IsNot)) for op in condition.ops) \
+                or any(_whole_shape(operand) for operand in operands):
+            return False
+    return _reads_traced_size(condition, ctx)
+
+
+def _whole_shape(node: ast.expr) -> bool:
+    """`x.shape`, `x.size()`: a torch.Size, whose comparisons are Python bools."""
+    if isinstance(node, ast.Attribute):
+        return node.attr == "shape"
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in WHOLE_SHAPES
+            and not node.args and not node.keywords)
 
 
 def _reads_traced_size(node: ast.AST, ctx: FunctionContext, depth: int = 4) -> bool:
@@ -75,14 +102,16 @@ def _reads_traced_size(node: ast.AST, ctx: FunctionContext, depth: int = 4) -> b
         name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
         if name in PYTHON_NUMBERS:
             return False
-    if isinstance(node, ast.expr) and ctx.sizes.is_size(node):
-        return True
     if isinstance(node, ast.Name):
+        reaching = reaching_value(node, ctx)  # the value this read sees, where straight-line code decides it
+        if reaching is not None:
+            return _reads_traced_size(reaching, ctx, depth - 1)
         if ctx.sizes.passed_a_size(node):
             return True
-        values = [v.value if isinstance(v, (ast.Assign, ast.AnnAssign, ast.AugAssign)) else v
-                  for v in ctx.assignments(node.id)]
+        values = [v.value if isinstance(v, (ast.Assign, ast.AnnAssign, ast.AugAssign)) else v for v in ctx.assignments(node.id)]
         return any(isinstance(v, ast.expr) and _reads_traced_size(v, ctx, depth - 1) for v in values)
+    if isinstance(node, ast.expr) and ctx.sizes.is_size(node):
+        return True
     return any(_reads_traced_size(child, ctx, depth) for child in ast.iter_child_nodes(node))
 
 
