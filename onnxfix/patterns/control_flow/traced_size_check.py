@@ -34,7 +34,11 @@ class TracedSizeCheck(Rule):
         what="Finds statements calling `torch._check` (or `_check_is_size`, `_check_with`, "
         "`_check_index`, `_check_value`, `_check_type`, `_check_not_implemented`) whose condition is "
         "computed from tensor sizes: `torch._check(x.shape[0] >= 1)`, `torch._check(n > 0)` with `n = "
-        "math.prod(q.shape[:2])`, a size a caller passes in.",
+        "math.prod(q.shape[:2])`, a size a caller passes in. Not a condition that is a Python bool under the "
+        "tracer (`not ...`, `in`, whole shapes compared), nor one that also reads a value read out as a Python "
+        "number (`.item()`, `int()`): the legacy trace bakes that value in, and the check's failure is then the "
+        "only sign of it (skipping the check turned ExecuTorch's attention sink from EXPORT-FAILS into "
+        "SILENTLY-WRONG).",
         why="While the legacy exporter traces, sizes are 0-d tensors, so the condition is a tensor and "
         "`torch._check` raises \"TypeError: cond must be a bool, but got a Tensor\": the export fails. "
         "Measured on torch 2.13 (tests/flow_models/traced_size_check.py). torch.export reads the same "
@@ -80,7 +84,28 @@ def _tensor_under_tracer(condition: ast.expr, ctx: FunctionContext) -> bool:
         if any(isinstance(op, (ast.In, ast.NotIn, ast.Is, ast.IsNot)) for op in condition.ops) \
                 or any(_whole_shape(operand) for operand in operands):
             return False
-    return _reads_traced_size(condition, ctx)
+    # a value read out as a Python number (`.item()`, `int()`) is a constant in the legacy trace:
+    # the check's failure is then the only sign that the export would be wrong (ExecuTorch's
+    # attention sink: `torch._check(remapped_item + seq_len <= ...)`, remapped from `.item()`);
+    # skipping it turns that failure silent
+    return _reads_traced_size(condition, ctx) and not _reads_python_number(condition, ctx)
+
+
+def _reads_python_number(node: ast.AST, ctx: FunctionContext, depth: int = 4) -> bool:
+    """Some value of the condition is read out as a Python number (`.item()`, `int()`, `float()`,
+    `len()`, `bool()`), directly or through the names it reads."""
+    if depth == 0:
+        return False
+    if isinstance(node, ast.Call):
+        func = node.func
+        if (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)) in PYTHON_NUMBERS:
+            return True
+    if isinstance(node, ast.Name):
+        reaching = reaching_value(node, ctx)
+        values = [reaching] if reaching is not None else [
+            v.value if isinstance(v, (ast.Assign, ast.AnnAssign, ast.AugAssign)) else v for v in ctx.assignments(node.id)]
+        return any(isinstance(v, ast.expr) and _reads_python_number(v, ctx, depth - 1) for v in values)
+    return any(_reads_python_number(child, ctx, depth) for child in ast.iter_child_nodes(node))
 
 
 def _whole_shape(node: ast.expr) -> bool:
