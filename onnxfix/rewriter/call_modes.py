@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from onnxfix.rewriter.export_guards import exporters_skipping, is_guard_call
 from onnxfix.rewriter.function_body import walk_function_body
-from onnxfix.rewriter.scripting import SCRIPTED, scripted_if_tracing
+from onnxfix.rewriter.scripting import SCRIPTED, jit_scripted, scripted_if_tracing
 
 if TYPE_CHECKING:
     from onnxfix.rewriter.scope import ExportFunction
@@ -32,7 +32,7 @@ class CallSiteModes:
         if self.parents is not None:
             skipped = exporters_skipping(site, self._ancestors(site))
             modes = {m for m in modes if exporter_of_mode(m) not in skipped}
-        if "legacy" in modes and scripted_if_tracing(callee):
+        if "legacy" in modes and (scripted_if_tracing(callee) or jit_scripted(callee)):
             modes = (modes - {"legacy"}) | {SCRIPTED}
         return frozenset(modes)
 

@@ -59,13 +59,19 @@ def _called_names(function: ast.FunctionDef) -> set:
     return {(dotted_parts(n.func) or [None])[-1] for n in walk(function) if isinstance(n, ast.Call)}
 
 
+def jit_scripted(node: ast.AST) -> bool:
+    """Decorated `@torch.jit.script` (any spelling ending `jit.script`): a ScriptFunction, which the
+    legacy exporter's tracer records as its TorchScript graph (an `if` on a tensor is a prim::If
+    there, not a branch taken once)."""
+    return any((dotted_parts(d) or [])[-2:] == ["jit", "script"] for d in getattr(node, "decorator_list", ()))
+
+
 def unbound_in_class(node: ast.AST) -> bool:
     """A function of a class body that Python does not bind to the instance: a `@staticmethod`, or
     one decorated `@torch.jit.script` (a ScriptFunction is no descriptor: pnnx's `self._abs(x)`
     passes `x` as the first argument; another library's `@script` may return a plain function, which
     Python binds). `self.f(a)` binds `a` to its first parameter."""
-    return any(decorator_name(d) == "staticmethod" or (dotted_parts(d) or [])[-2:] == ["jit", "script"]
-               for d in getattr(node, "decorator_list", ()))
+    return jit_scripted(node) or any(decorator_name(d) == "staticmethod" for d in getattr(node, "decorator_list", ()))
 
 
 def scripted_if_tracing(node: ast.AST) -> bool:

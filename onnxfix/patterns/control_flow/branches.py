@@ -50,6 +50,7 @@ class TensorIf(Rule):
     summary = "`if` (or `a if c else b`) on a tensor value"
     fix_availability = "sometimes"
     default_safety = "per-finding"  # torch.where: unsafe; a size-parity zero pad dropped: safe
+    python_hazard = True  # TorchScript compiles an `if` on a tensor into a prim::If, which the legacy export keeps
     doc = RuleDoc(
         what="""
             Finds `if` statements and conditional expressions whose condition is a tensor
@@ -93,7 +94,9 @@ class TensorIf(Rule):
             data-dependent expression` (non-strict capture) and `Unsupported: Data-dependent
             branching` (its strict fallback). `torch.cond` works in dynamo only; the legacy
             exporter fails on it ("Detected that you are using FX to torch.jit.trace a
-            dynamo-optimized function").
+            dynamo-optimized function"). In a function TorchScript compiles (`@torch.jit.script`,
+            `script_if_tracing`) the legacy export keeps the `if` (a prim::If, an ONNX If):
+            reported for the dynamo exporter only (pnnx's scripted `_abs`: legacy OK before).
         """,
         example="""
             def forward(self, x: torch.Tensor):
