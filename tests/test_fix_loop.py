@@ -349,3 +349,26 @@ def test_a_sort_whose_topk_differed_first_is_reported_whatever_its_keys(tmp_path
                              "max abs error 3", Location(str(model), 7), "dynamo")
     note_specialized(tmp_path / "evidence", [SimpleNamespace(findings=[differed])])
     assert codes(str(tmp_path / "evidence")) == [("ONX537", 7)]
+
+
+def test_a_fix_that_loses_the_exported_model_stays_only_where_a_verdict_improves():
+    """fairchem's charge embedding (blind domains-71): a fix took the legacy export from ORT-FAILS (a
+    model that ran on the example) to EXPORT-FAILS (none) while nothing became OK. Dropped then;
+    kept where it makes dynamo OK."""
+    from onnxfix.rewriter.rule import Edit, Fix, Finding
+
+    cast = Finding("ONX203", "ONX203", "m", "/m.py", 1, 1, 1, 2, ("dynamo",), Fix("fix", (Edit(0, 0, ""),), True))
+
+    def fix(keys):
+        return fixloop.Fixed("fixed" if keys else "original", len(keys), [] if keys else [cast])
+
+    start = fixloop.State(frozenset(), fix(frozenset()), _verdicts(dynamo="EXPORT-FAILS", legacy="ORT-FAILS"))
+    lost = fixloop.run_loop(start, fix, lambda fixed: _verdicts(
+        dynamo="EXPORT-FAILS", legacy="EXPORT-FAILS" if fixed.text == "fixed" else "ORT-FAILS"), unsafe=True)
+    assert lost.final.fixed.text == "original"
+    assert [(d.code, d.why) for d in lost.dropped] == [
+        ("ONX203", ["legacy ORT-FAILS -> EXPORT-FAILS (no model; no exporter becomes OK)"])]
+    traded = fixloop.run_loop(start, fix, lambda fixed: _verdicts(
+        dynamo="OK" if fixed.text == "fixed" else "EXPORT-FAILS",
+        legacy="EXPORT-FAILS" if fixed.text == "fixed" else "ORT-FAILS"), unsafe=True)
+    assert traded.final.fixed.text == "fixed"

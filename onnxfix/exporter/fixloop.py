@@ -10,6 +10,8 @@ are tried in sets, re-exported, and a set is kept only if no exporter's verdict 
 - one that failed loudly (EXPORT-FAILS, ORT-FAILS, CRASH) must not become SILENTLY-WRONG: a
   wrong model that loads is worse than an error;
 - the model must still load (a fix cannot break eager PyTorch, but check it) and finish in time;
+- an exporter that made a model that onnxruntime failed on (ORT-FAILS) must not stop making one
+  (EXPORT-FAILS) unless some exporter becomes OK: the model ran on some inputs;
 - an exporter must not start crashing (its process dying: a segfault takes the user's process
   with it, where an exception can be caught; VitMatte's legacy export segfaulted on a set of
   size-branch fixes that the set's ORT-FAILS before had let through, and the fixes that made it
@@ -36,7 +38,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Callable, Protocol
 
-from onnxfix.exporter.result import CRASH, LOAD_FAILS, OK, SILENTLY_WRONG, TIMEOUT
+from onnxfix.exporter.result import CRASH, EXPORT_FAILS, LOAD_FAILS, OK, ORT_FAILS, SILENTLY_WRONG, TIMEOUT
 from onnxfix.rewriter.engine import applicable, fix_key
 from onnxfix.rewriter.rule import Finding
 
@@ -134,6 +136,14 @@ def run_loop(start: State, fix: Callable[[frozenset[str]], Fixed], export: Calla
 
 def all_ok(results: list) -> bool:
     return all(r.verdict.verdict == OK for r in results)
+
+
+def _models_lost(before: list, after: list) -> list[str]:
+    """'legacy ORT-FAILS -> EXPORT-FAILS' for each exporter that made a model before and makes none
+    now: loud failures may trade places, but where no exporter becomes OK the user loses an ONNX
+    file that ran on some inputs for nothing (fairchem's charge embedding, blind domains-71)."""
+    return [f"{b.verdict.exporter} {b.verdict.verdict} -> {a.verdict.verdict} (no model; no exporter becomes OK)"
+            for b, a in zip(before, after) if b.verdict.verdict == ORT_FAILS and a.verdict.verdict == EXPORT_FAILS]
 
 
 def oks(results: list) -> int:
@@ -274,6 +284,8 @@ def _try(loop: LoopResult, chosen: list[tuple[str, Finding]], fix, export, settl
     if not why and not oks(results) > oks(state.results) and any(
             _rule_says(finding, "changes_eager") for key, finding in chosen if key in keys):
         why = ["eager results change and no exporter becomes OK"]  # the order of ties, for nothing
+    if not why and not oks(results) > oks(state.results):
+        why = _models_lost(state.results, results)
     if not why:
         if evidence is not None:  # the export may have left evidence of this text (checks torch suggested)
             again = fix(state.keys | keys)
