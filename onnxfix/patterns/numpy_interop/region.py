@@ -333,6 +333,13 @@ def _is_data_parameter(name: str, ctx: FunctionContext) -> bool:
     return ctx.fn.is_entry or bool(ctx.tensors.is_tensor(ast.Name(id=name, ctx=ast.Load())))
 
 
+def _sequence_names(call: ast.Call, ctx: FunctionContext) -> set[str]:
+    """The names among the call's arguments that some binding makes a Python list or tuple
+    (`counts = [1, 2]; np.repeat(a, counts)`: torch wants an int or a tensor there)."""
+    return {a.id for a in (*call.args, *(k.value for k in call.keywords)) if isinstance(a, ast.Name)
+            and any(isinstance(v, (ast.List, ast.Tuple, ast.ListComp)) for v in ctx.assignments(a.id))}
+
+
 def _check_fixable(region: Region, nodes: list[ast.AST]) -> None:
     ctx = region.ctx
     for call, name in [*region.calls, *region.constant_calls]:
@@ -344,7 +351,7 @@ def _check_fixable(region: Region, nodes: list[ast.AST]) -> None:
             continue
         if any(k.arg is None or k.arg == "out" for k in call.keywords):
             region.blockers.append(f"`numpy.{name}` is called with `out=` or `**kwargs`")
-        region.blockers.extend(argument_blockers(name, call, region.array_lists))
+        region.blockers.extend(argument_blockers(name, call, region.array_lists, _sequence_names(call, ctx)))
         region.blockers.extend(non_array_arguments(call, name, region))
         region.blockers.extend(foreign_elements(call, ctx))
         if twin.no_constant_args and any(isinstance(a, ast.Constant) for a in call.args):

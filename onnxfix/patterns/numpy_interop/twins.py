@@ -179,9 +179,11 @@ def method_twin(name: str) -> Twin:
     return METHOD_TWINS.get(name) or TWINS[name]
 
 
-def argument_blockers(name: str, call: ast.Call, array_lists: frozenset[str] | set[str] = frozenset()) -> list[str]:
+def argument_blockers(name: str, call: ast.Call, array_lists: frozenset[str] | set[str] = frozenset(),
+                      sequences: frozenset[str] | set[str] = frozenset()) -> list[str]:
     """Why a call of ``numpy.<name>`` has no one-call torch twin with these arguments
-    (``array_lists``: names holding lists of arrays, sequences of tensors once rewritten)."""
+    (``array_lists``: names holding lists of arrays, sequences of tensors once rewritten;
+    ``sequences``: names some binding makes a Python list or tuple)."""
     keywords = {k.arg for k in call.keywords}
     blockers = []
     if name == "cumsum" and len(call.args) < 2 and "axis" not in keywords:
@@ -223,11 +225,16 @@ def argument_blockers(name: str, call: ast.Call, array_lists: frozenset[str] | s
         blockers.append("`numpy.flip` of all axes or of axes in a variable (torch.flip needs the dims as a tuple)")
     if name == "indices" and (len(call.args) != 1 or keywords - {"dtype"} or not _numpy_dtype_keyword(call)):
         blockers.append("`numpy.indices` with `sparse=`, a dtype by position or a dtype other than a NumPy type")
-    if name == "repeat" and isinstance(passed_argument(call, NUMPY_PARAMETERS["repeat"], "repeats"), (ast.List, ast.Tuple)):
+    if name == "repeat" and _python_sequence(passed_argument(call, NUMPY_PARAMETERS["repeat"], "repeats"), sequences):
         blockers.append("`numpy.repeat` of a list of repetitions (torch.repeat_interleave takes an int or a tensor)")
     if name == "transpose" and len(call.args) < 2 and "axes" not in keywords:
         blockers.append("`numpy.transpose` without axes reverses all dimensions (no one-call twin)")
     return blockers
+
+
+def _python_sequence(node: ast.expr | None, sequences: frozenset[str] | set[str]) -> bool:
+    """A list or tuple display, or a name some binding makes one (`counts = [1, 2]`)."""
+    return isinstance(node, (ast.List, ast.Tuple, ast.ListComp)) or (isinstance(node, ast.Name) and node.id in sequences)
 
 
 # the moves of elements whose keywords are exactly their renames (no `subok=`, no array by keyword)
