@@ -18,6 +18,7 @@ import ast
 
 from onnxfix.decompositions import BY_KEY, helper_chain, helper_source
 from onnxfix.patterns.operators.base import NOT_LITERAL, DecompositionRule, argument, literal
+from onnxfix.rewriter.attr_changes import REBOUND, attribute_changes
 from onnxfix.rewriter.bindings import bound_once
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.integers import int_constant
@@ -38,7 +39,9 @@ class WholeInputPool(DecompositionRule):
     extra_triggers = tuple(f"{kind}_pool{rank}d" for kind in ("avg", "max") for rank in (1, 2, 3))
     doc = RuleDoc(
         what="Finds average and max poolings (`F.avg_pool1d/2d/3d`, `F.max_pool1d/2d/3d`, "
-        "`torch.max_pool2d`, ...) whose window is the input's trailing sizes: `x.size()[2:]`, "
+        "`torch.max_pool2d`, ...; or one the module holds, `self.avg_pool = F.avg_pool3d if conv_3D else "
+        "F.avg_pool2d`, Cellpose's CPnet, where `x.shape[2:]` is whole for either) whose window is the input's "
+        "trailing sizes: `x.size()[2:]`, "
         "`x.shape[-2:]`, `(x.size(2), x.size(3))`, `x.size(2)` for a 1-d pooling, `[h, w]` after "
         "`b, c, h, w = x.size()` or `size1 = inp_size[2]` after `inp_size = x.size()` (a global pooling); "
         "or whole axes beside axes of 1 with a stride of 1 there (`(h, 1)`, h = `x.size(2)`: a "
@@ -61,7 +64,7 @@ class WholeInputPool(DecompositionRule):
     )
 
     def visit_Call(self, node: ast.Call, ctx: FunctionContext):
-        pool = POOLS.get(ctx.qualname(node.func) or "")
+        pool = _pool(node.func, ctx)
         if pool is None or any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
             return
         is_max, rank = pool
@@ -85,7 +88,24 @@ class WholeInputPool(DecompositionRule):
                          fix=_wrap_fix(node, ctx))
 
 
-def _whole_window(window: ast.expr, source: ast.expr, rank: int, ctx: FunctionContext) -> bool:
+def _pool(func: ast.expr, ctx: FunctionContext) -> tuple[bool, int | None] | None:
+    """(is a max pooling, its rank) of a pooling function called: by name, or held by the module
+    (`self.avg_pool = F.avg_pool3d if conv_3D else F.avg_pool2d`, Cellpose's CPnet; rebound in no
+    other method), its rank None where the choices differ in it."""
+    pool = POOLS.get(ctx.qualname(func) or "")
+    if pool is not None or not ctx.is_self_attr(func) or REBOUND in attribute_changes(ctx.file.module.tree).get(func.attr, ()):
+        return pool
+    value = ctx.fn.cls.self_attrs.get(func.attr)
+    choices = [value.body, value.orelse] if isinstance(value, ast.IfExp) else [value]
+    pools = [POOLS.get(ctx.qualname(choice) or "") if isinstance(choice, (ast.Attribute, ast.Name)) else None
+             for choice in choices]
+    if None in pools or len({is_max for is_max, _ in pools}) != 1:
+        return None
+    ranks = {rank for _, rank in pools}
+    return pools[0][0], ranks.pop() if len(ranks) == 1 else None
+
+
+def _whole_window(window: ast.expr, source: ast.expr, rank: int | None, ctx: FunctionContext) -> bool:
     """`x.size()[2:]` / `x.shape[-2:]` (x the pooled input), a tuple of `x.size(i)` /
     `x.shape[i]` over the last ``rank`` axes, or (rank 1) one of them alone; an item may be a name
     unpacked once from the input's sizes (smp's SE block: `b, c, h, w = inputs.size()`, `[h, w]`)."""
@@ -95,9 +115,13 @@ def _whole_window(window: ast.expr, source: ast.expr, rank: int, ctx: FunctionCo
     if isinstance(window, ast.Subscript) and isinstance(window.slice, ast.Slice):
         lower, upper, bound = window.slice.lower, window.slice.upper, _size_source(window.value)
         start = int_constant(lower) if lower is not None else None
+        if rank is None:  # a choice of poolings of several ranks: `x.shape[2:]`, whole for each
+            return bound is not None and _same(bound, source) and window.slice.step is None and start == 2 and upper is None
         whole = upper is None or (start is not None and start >= 0 and int_constant(upper) == start + rank)
         return (bound is not None and _same(bound, source) and window.slice.step is None
                 and start in (2, -rank) and whole)
+    if rank is None:
+        return False
     items = window.elts if isinstance(window, (ast.Tuple, ast.List)) else [window] if rank == 1 else []
     items = [_sizes_item(item, ctx) for item in items]
     axes = [_size_axis(item, source) if _size_axis(item, source) is not None else _unpacked_axis(item, source, ctx)
