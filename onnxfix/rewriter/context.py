@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Iterable
 
+from onnxfix.rewriter.attr_changes import REBOUND
 from onnxfix.rewriter.bindings import parameter_reaches
 from onnxfix.rewriter.config_numbers import is_config_int, is_config_number
 from onnxfix.rewriter.evidence import FunctionEvidence, Value
@@ -145,6 +146,18 @@ class FunctionContext(FileView):
     def self_attr_value(self, node: ast.AST) -> ast.expr | None:
         """What __init__ assigned to ``self.<attr>`` (None for anything else)."""
         return self.fn.cls.self_attrs.get(node.attr) if self.is_self_attr(node) else None
+
+    def held_functions(self, node: ast.AST) -> list[str] | None:
+        """The qualnames of the functions ``self.<attr>`` holds: __init__ binds it to one (`self.act =
+        F.gelu`) or to a choice of them (Cellpose's `F.avg_pool3d if conv_3D else F.avg_pool2d`), and
+        no other method rebinds it; None for anything else. A rule matches `self.<attr>(...)` through
+        them as it matches the functions' own names."""
+        value = self.self_attr_value(node)
+        if value is None or REBOUND in self.file.module.changes_of(node.attr):
+            return None
+        choices = [value.body, value.orelse] if isinstance(value, ast.IfExp) else [value]
+        names = [self.qualname(choice) if isinstance(choice, (ast.Attribute, ast.Name)) else None for choice in choices]
+        return None if None in names else names
 
     def is_own_parameter(self, node: ast.AST) -> bool:
         """The module's own weights: a registered buffer or an ``nn.Parameter`` / ``nn.Buffer`` of

@@ -88,24 +88,7 @@ def _tensor_under_tracer(condition: ast.expr, ctx: FunctionContext) -> bool:
     # the check's failure is then the only sign that the export would be wrong (ExecuTorch's
     # attention sink: `torch._check(remapped_item + seq_len <= ...)`, remapped from `.item()`);
     # skipping it turns that failure silent
-    return _reads_traced_size(condition, ctx) and not _reads_python_number(condition, ctx)
-
-
-def _reads_python_number(node: ast.AST, ctx: FunctionContext, depth: int = 4) -> bool:
-    """Some value of the condition is read out as a Python number (`.item()`, `int()`, `float()`,
-    `len()`, `bool()`), directly or through the names it reads."""
-    if depth == 0:
-        return False
-    if isinstance(node, ast.Call):
-        func = node.func
-        if (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)) in PYTHON_NUMBERS:
-            return True
-    if isinstance(node, ast.Name):
-        reaching = reaching_value(node, ctx)
-        values = [reaching] if reaching is not None else [
-            v.value if isinstance(v, (ast.Assign, ast.AnnAssign, ast.AugAssign)) else v for v in ctx.assignments(node.id)]
-        return any(isinstance(v, ast.expr) and _reads_python_number(v, ctx, depth - 1) for v in values)
-    return any(_reads_python_number(child, ctx, depth) for child in ast.iter_child_nodes(node))
+    return _reads(condition, ctx) == {SIZE}
 
 
 def _whole_shape(node: ast.expr) -> bool:
@@ -116,28 +99,34 @@ def _whole_shape(node: ast.expr) -> bool:
             and not node.args and not node.keywords)
 
 
-def _reads_traced_size(node: ast.AST, ctx: FunctionContext, depth: int = 4) -> bool:
-    """The condition reads a size (a tensor while the legacy exporter traces): directly, through a
-    name bound to such a value, or a parameter a caller passes one; not through `.item()`, `int()`,
-    `len()` (Python numbers there) nor a loop's index (`for i in range(x.size(0))`: ints)."""
+SIZE, NUMBER = "a traced size", "a Python number"
+
+
+def _reads(node: ast.AST, ctx: FunctionContext, depth: int = 4) -> set[str]:
+    """What the condition's values are made of while the legacy exporter traces: SIZE where it reads
+    a size (directly, through a name bound to one, or a parameter a caller passes one), NUMBER where
+    a value is read out as a Python number (`.item()`, `int()`, `len()`: constants there, and so is
+    what they read). A loop's index (`for i in range(x.size(0))`) is an int: neither."""
     if depth == 0:
-        return False
+        return set()
     if isinstance(node, ast.Call):
         func = node.func
-        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
-        if name in PYTHON_NUMBERS:
-            return False
+        if (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)) in PYTHON_NUMBERS:
+            return {NUMBER}
     if isinstance(node, ast.Name):
         reaching = reaching_value(node, ctx)  # the value this read sees, where straight-line code decides it
         if reaching is not None:
-            return _reads_traced_size(reaching, ctx, depth - 1)
-        if ctx.sizes.passed_a_size(node):
-            return True
-        values = [v.value if isinstance(v, (ast.Assign, ast.AnnAssign, ast.AugAssign)) else v for v in ctx.assignments(node.id)]
-        return any(isinstance(v, ast.expr) and _reads_traced_size(v, ctx, depth - 1) for v in values)
-    if isinstance(node, ast.expr) and ctx.sizes.is_size(node):
-        return True
-    return any(_reads_traced_size(child, ctx, depth) for child in ast.iter_child_nodes(node))
+            return _reads(reaching, ctx, depth - 1)
+        found = {SIZE} if ctx.sizes.passed_a_size(node) else set()
+        for value in ctx.assignments(node.id):
+            value = value.value if isinstance(value, (ast.Assign, ast.AnnAssign, ast.AugAssign)) else value
+            if isinstance(value, ast.expr):
+                found |= _reads(value, ctx, depth - 1)
+        return found
+    found = {SIZE} if isinstance(node, ast.expr) and ctx.sizes.is_size(node) else set()
+    for child in ast.iter_child_nodes(node):
+        found |= _reads(child, ctx, depth)
+    return found
 
 
 RULES = [TracedSizeCheck]

@@ -90,7 +90,9 @@ FIX_SAFETY = """
     for them, exact (no arithmetic): `np.flip(a, axis)` (`torch.flip` with the axes as a tuple;
     without an axis no fix), `flipud`, `fliplr`, `roll` (one shift per axis: NumPy broadcasts
     them, torch does not), `rot90` (`axes`->`dims`), `repeat` (`repeat_interleave`) and
-    `broadcast_to` (of a tuple, list or `.shape`); a keyword torch does not take blocks the fix. `np.indices(shape, dtype=D)` becomes the stacked "ij" `torch.meshgrid` of
+    `broadcast_to` (of a tuple, list or `.shape`); a keyword torch does not take, or repetitions
+    in a Python list (by display or by name), block the fix. `np.indices(shape, dtype=D)` becomes
+    the stacked "ij" `torch.meshgrid` of
     `torch.arange(n, dtype=D)` for each size (OpenPifPaf's index field), guarded: for an empty
     shape torch.meshgrid raises where NumPy returns an empty array.
     `numpy.finfo(D)` / `numpy.iinfo(D)` of a tensor's dtype (ESPnet's and FunASR's attention fill

@@ -18,7 +18,6 @@ import ast
 
 from onnxfix.decompositions import BY_KEY, helper_chain, helper_source
 from onnxfix.patterns.operators.base import NOT_LITERAL, DecompositionRule, argument, literal
-from onnxfix.rewriter.attr_changes import REBOUND, attribute_changes
 from onnxfix.rewriter.bindings import bound_once
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.integers import int_constant
@@ -90,15 +89,13 @@ class WholeInputPool(DecompositionRule):
 
 def _pool(func: ast.expr, ctx: FunctionContext) -> tuple[bool, int | None] | None:
     """(is a max pooling, its rank) of a pooling function called: by name, or held by the module
-    (`self.avg_pool = F.avg_pool3d if conv_3D else F.avg_pool2d`, Cellpose's CPnet; rebound in no
-    other method), its rank None where the choices differ in it."""
+    (`self.avg_pool = F.avg_pool3d if conv_3D else F.avg_pool2d`, Cellpose's CPnet), its rank None
+    where the choices differ in it."""
     pool = POOLS.get(ctx.qualname(func) or "")
-    if pool is not None or not ctx.is_self_attr(func) or REBOUND in attribute_changes(ctx.file.module.tree).get(func.attr, ()):
+    held = ctx.held_functions(func) if pool is None else None
+    if held is None:
         return pool
-    value = ctx.fn.cls.self_attrs.get(func.attr)
-    choices = [value.body, value.orelse] if isinstance(value, ast.IfExp) else [value]
-    pools = [POOLS.get(ctx.qualname(choice) or "") if isinstance(choice, (ast.Attribute, ast.Name)) else None
-             for choice in choices]
+    pools = [POOLS.get(name) for name in held]
     if None in pools or len({is_max for is_max, _ in pools}) != 1:
         return None
     ranks = {rank for _, rank in pools}
