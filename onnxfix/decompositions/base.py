@@ -100,6 +100,12 @@ class Decomposition:
     # so a 0-d int64 tensor serves for the int: ONX203's legacy forms (`_onnx_sym_int`) may feed
     # them. Only for ops the legacy exporter never translates, whose calls the helper always takes.
     tensor_arguments: tuple[str, ...] = ()
+    # The op written as one TorchScript expression over the helper's parameters (`{input}`), for a
+    # call in a function TorchScript compiles (`@torch.jit.script`, `script_if_tracing`), where no
+    # helper compiles (its export guard is Python TorchScript lacks) and eager runs the expression
+    # too: so it must compute the op's value exactly, by construction (what ATen's composite is,
+    # or exact ops such as comparisons), never a rounding measured equal on one CPU.
+    scripted: str = ""
     # The ONX5xx rule that reports the op and writes the fix: its `keys` are the records naming it.
     rule: str = field(kw_only=True)
     proof: Proof = field(kw_only=True)
@@ -148,10 +154,10 @@ def call_argument(args: tuple, kwargs: dict, position: int, name: str):
 def proven(key: str, targets: tuple[str, ...], notes: str, rule: str, original: str, inputs: str, *,
            params: str = "a", static: tuple[int, ...] = (), requires: tuple[str, ...] = (), tol: float = 1e-6,
            rtol: float = 1e-4, exact: bool = True, evidence: tuple[str, ...] = (),
-           cases: tuple[str, ...] = ()) -> Decomposition:
+           cases: tuple[str, ...] = (), scripted: str = "") -> Decomposition:
     """A record whose proof calls the helper where ``original`` calls ``targets[0]`` (the registry
     tables of one-call ops: registry_legacy_elementwise.py, registry_legacy_composite.py)."""
     helper = original.replace(targets[0] + "(", f"_onnx_{key}(", 1)
-    return Decomposition(key, targets, exact, cases, evidence, notes, requires=requires, rule=rule,
+    return Decomposition(key, targets, exact, cases, evidence, notes, requires=requires, rule=rule, scripted=scripted,
                          proof=Proof(original, helper, inputs, params=params, static=static, rtol=rtol,
                                      decomposition_tol=tol))

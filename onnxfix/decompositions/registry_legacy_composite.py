@@ -18,9 +18,9 @@ F = "torch.nn.functional."
 LOSS = ("loss_reduce",)
 DECOMPOSITIONS: tuple[Decomposition, ...] = (
     # ---- layout (ONX519) ------------------------------------------------------------------------
-    _record("fliplr", ("torch.fliplr", "Tensor.fliplr"), "flip(1).", "ONX519", "torch.fliplr(a)", "(randn(g, b, 4, 3),)", tol=0.0),
-    _record("flipud", ("torch.flipud", "Tensor.flipud"), "flip(0).", "ONX519", "torch.flipud(a)", "(randn(g, b, 4, 3),)", tol=0.0),
-    _record("ravel", ("torch.ravel", "Tensor.ravel"), "reshape(-1).", "ONX519", "torch.ravel(a)", "(randn(g, b, 4, 3),)", tol=0.0),
+    _record("fliplr", ("torch.fliplr", "Tensor.fliplr"), "flip(1).", "ONX519", "torch.fliplr(a)", "(randn(g, b, 4, 3),)", tol=0.0, scripted="{input}.flip(1)"),
+    _record("flipud", ("torch.flipud", "Tensor.flipud"), "flip(0).", "ONX519", "torch.flipud(a)", "(randn(g, b, 4, 3),)", tol=0.0, scripted="{input}.flip(0)"),
+    _record("ravel", ("torch.ravel", "Tensor.ravel"), "reshape(-1).", "ONX519", "torch.ravel(a)", "(randn(g, b, 4, 3),)", tol=0.0, scripted="{input}.reshape(-1)"),
     _record("positive", ("torch.positive", "Tensor.positive"), "the input itself.", "ONX519", "torch.positive(a)",
             "(randn(g, b, 4),)", tol=0.0),
     _record("column_stack", ("torch.column_stack",), "0-d and 1-d tensors as columns, then cat along 1.", "ONX519",
@@ -42,7 +42,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
             cases=("unflatten then a size",), evidence=("https://github.com/huggingface/optimum-onnx/pull/42",
                       "https://github.com/DepthAnything/Video-Depth-Anything/issues/22")),
     _record("argwhere", ("torch.argwhere", "Tensor.argwhere"), "nonzero (what argwhere is).", "ONX519",
-            "torch.argwhere(a > 0).float()", "(randn(g, b, 5),)", tol=0.0),
+            "torch.argwhere(a > 0).float()", "(randn(g, b, 5),)", tol=0.0, scripted="torch.nonzero({input})"),
     _record("channel_shuffle", ("torch.nn.functional.channel_shuffle", "torch.channel_shuffle"),
             "(n, g, c/g, ...) with the group axes swapped (`nn.ChannelShuffle`'s forward).", "ONX519",
             "torch.nn.functional.channel_shuffle(a, 2)", "(randn(g, b, 6, 3, 2),)", tol=0.0),

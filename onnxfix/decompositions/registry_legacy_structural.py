@@ -243,7 +243,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
     Decomposition(
         "isin", ("torch.isin",), True, ("isin",), (),
         "Pairwise equality against the flattened test elements, any(); O(N * M) memory.",
-        rule="ONX519",
+        rule="ONX519", scripted="({elements}.unsqueeze(-1) == {test_elements}.reshape(-1)).any(-1)",
         proof=Proof(
             "torch.isin(i, j)",
             "_onnx_isin(i, j)",

@@ -28,6 +28,7 @@ from onnxfix.decompositions import (
 )
 from onnxfix.patterns.operators.arguments import NOT_LITERAL, argument, is_number, literal, with_resolved_arguments  # noqa: F401 - re-exported
 from onnxfix.patterns.operators.module_calls import UNKNOWN, ModuleCall, arguments_text, layers, match_module_call
+from onnxfix.patterns.operators.scripted_forms import scripted_fix, scripted_note
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.precedence import METHODS, SYMBOLS
 from onnxfix.rewriter.rule import Edit, Fix, Helper, Rule, RuleDoc
@@ -305,7 +306,8 @@ class DecompositionRule(Rule):
         if found is not None:
             name, decomposition, method = found
             yield from self._finding(node, ctx, decomposition, node, method, f"`{name}`", "",
-                                     lambda safe: helper_fix(decomposition, node, ctx, method, safe))
+                                     lambda safe: helper_fix(decomposition, node, ctx, method, safe),
+                                     scripted=lambda: scripted_fix(decomposition, node, ctx, method))
             return
         yield from self._inplace(node, ctx)
         yield from self._module_call(node, ctx)
@@ -375,14 +377,20 @@ class DecompositionRule(Rule):
                                      lambda safe: module_helper_fix(decomposition, node, ctx, call, safe))
 
     def _finding(self, node: ast.Call, ctx: FunctionContext, decomposition: Decomposition, judged: ast.Call,
-                 method: bool, spelled: str, how: str, make_fix):
+                 method: bool, spelled: str, how: str, make_fix, scripted=lambda: None):
         """The finding for a call of one of this rule's ops, whatever its spelling: ``judged`` is
         the call whose arguments decide whether it fails (the call itself, or the functional call
-        a layer makes); ``make_fix(safe)`` writes the fix when the helper takes those arguments."""
+        a layer makes); ``make_fix(safe)`` writes the fix when the helper takes those arguments;
+        ``scripted()`` the fix in a function TorchScript compiles (scripted_forms.py)."""
         if decomposition.key not in self.keys:
             return
         if ctx.compiled_by_torchscript:  # a helper's export guard is Python TorchScript cannot compile
-            make_fix, how = (lambda safe: None), how + "; no fix in a function TorchScript compiles"
+            inline = scripted()
+
+            def make_fix(safe, inline=inline):  # exact by construction: safe whatever `safe` says
+                return inline
+            how += ("; in a function TorchScript compiles, written as one TorchScript expression" if inline
+                    else "; no fix in a function TorchScript compiles")
         if decomposition.written_from_run and decomposed_in_run(decomposition, node, ctx):
             yield from self._decomposed_finding(node, ctx, decomposition, method, spelled, how, make_fix)
             return
@@ -467,7 +475,7 @@ def rule_doc(what, why, example, use_instead, safety, code, legacy_only: bool = 
         what=what + "\n\nDecompositions (onnxfix/decompositions/): " + notes,
         why=why + f"\n\nWhich exporters fail is read from the measured catalog ({PROBE}). " + evidence,
         example=example, use_instead=use_instead,
-        fix_safety=safety + (("\n\nMeasured error bounds: " + bounds) if bounds else ""),
+        fix_safety=safety + scripted_note(keys) + (("\n\nMeasured error bounds: " + bounds) if bounds else ""),
         references=references,
     )
 
