@@ -11,7 +11,9 @@ tests/export_models/int_codes_pixel_shuffle.py), on a bool mask's max along a di
 ReduceMax: reduced as uint8; tests/export_models/bool_mask_reductions.py), on exp
 and sqrt of int32 tensors (legacy writes them on the integers; tests/export_models/int_count_decay.py), and
 all_nonzero on `.all()` of a float mask (Not on a float; tests/export_models/float_mask_all.py), and
-unbatched_pool on pools of unbatched inputs (ONNX's pooling takes a batch; unbatched_pools.py). After
+unbatched_pool on pools of unbatched inputs (ONNX's pooling takes a batch; unbatched_pools.py), and
+float32_compute on random draws in float16 (no float16 RandomNormalLike / RandomUniformLike kernel: drawn in
+float32 and cast; tests/export_models/half_noise_draws.py, the sampled output not compared). After
 `onnxfix export --fix` each model matches eager on other sizes."""
 
 from __future__ import annotations
@@ -41,7 +43,9 @@ pytestmark = pytest.mark.usefixtures("in_repo")  # tests/conftest.py
                                                        ("bool_mask_reductions", "dynamo", "of operator (ArgMax)"),
                                                        ("bool_mask_reductions", "legacy", "of operator (ArgMax)"),
                                                        ("int_count_decay", "legacy", "Type 'tensor(int32)'"),
-                                                       ("unbatched_pools", "legacy", "Attribute strides has incorrect size")])
+                                                       ("unbatched_pools", "legacy", "Attribute strides has incorrect size"),
+                                                       ("half_noise_draws", "dynamo", "implementation for RandomNormalLike("),
+                                                       ("half_noise_draws", "legacy", "implementation for RandomNormalLike(")])
 def test_a_type_onnxruntime_refuses_is_repaired_at_export(capsys, model, exporter, refused):
     cli_main(["export", "--format", "json", f"{MODELS / model}.py:make_model", "--exporter", exporter, "--fix"])
     (target,) = json.loads(capsys.readouterr().out)["targets"]

@@ -41,6 +41,9 @@ def _onnx_float32_compute(op, *args, **kwargs):
         # twice (to float32, then to bfloat16): the export is kept only if it matches eager.
         as_float = [torch.float32 if v is half[0] else v for v in args]
         return op(*as_float, **{k: torch.float32 if v is half[0] else v for k, v in kwargs.items()}).to(half[0])
+    drawn = _half_draw(op, name, args, kwargs)
+    if drawn is not None:
+        return drawn
     # selections onnxruntime's CPU provider has no bool kernel of (Where with bool values, Max / Min):
     # the function forms with positional arguments only (a method's first argument is not the condition)
     selected = (args[1:] if op is torch.where else args) if not kwargs and op in (
@@ -105,6 +108,25 @@ def _onnx_float32_compute(op, *args, **kwargs):
         # the tensor the model holds gets its values in its own dtype, as the op would have written them
         return args[0].copy_(computed)
     return computed
+
+
+def _half_draw(op, name, args, kwargs):
+    # a random draw in a half type (`torch.randn(m.size(), dtype=m.dtype)` in a model converted to
+    # float16: a VITS prior's noise, a generator's input): torch.onnx writes a RandomNormal(Like) /
+    # RandomUniform(Like) of float16, which onnxruntime's CPU provider has no kernel for. Drawn in
+    # float32 and cast: no export draws what PyTorch's generator draws anyway, and the verification
+    # compares no sampled output (verify._random_not_compared), only the rest of the model.
+    if name in _RANDOM_LIKE and args and isinstance(args[0], torch.Tensor):
+        target = kwargs.get("dtype") or args[0].dtype
+        if target in (torch.float16, torch.bfloat16):
+            return op(*args, **{**kwargs, "dtype": torch.float32}).to(target)
+    if name in _RANDOM_FACTORIES and kwargs.get("dtype") in (torch.float16, torch.bfloat16):
+        return op(*args, **{**kwargs, "dtype": torch.float32}).to(kwargs["dtype"])
+    return None
+
+
+_RANDOM_FACTORIES = frozenset({"rand", "randn"})
+_RANDOM_LIKE = frozenset({"rand_like", "randn_like"})
 
 
 def _in_place(name):

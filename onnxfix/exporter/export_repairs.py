@@ -66,7 +66,8 @@ EXPORT_REPAIRS = {
         r"|operator does not support (?:double|bfloat16)"
         r"|MLFloat16 data type is not supported with Scatter"
         r"|Type Error: Type 'tensor\((?:bfloat16|double|float16|int64|int32|int16|int8|uint8|bool)\)' of input parameter",
-        "ops on float64 / bfloat16 tensors, and half-precision aranges (an ONNX Range, which has no float16 "
+        "ops on float64 / bfloat16 tensors, half-precision aranges (an ONNX Range, which has no float16 "
+        "kernel) and random draws (rand, randn and their _like forms: no float16 RandomUniform / RandomNormal "
         "kernel), computed in float32 while exporting (onnxruntime's CPU provider has no kernel for many of "
         "them; the exported model rounds as float32 there); integer ops with no kernel for their type "
         "(int32 Unique, integer Relu, an integer addmm's Gemm) computed in int64, as a clamp, or as a MatMul and an Add, exactly; an integer or bool pixel_shuffle / "
