@@ -31,6 +31,7 @@ from onnxfix.decompositions import (
     registry_legacy_structural,
     registry_linalg,
     registry_quantize,
+    registry_random,
     registry_runtime,
     registry_spectral,
     registry_sparse,
@@ -53,6 +54,7 @@ REGISTRIES = (
     registry_legacy,
     registry_legacy_elementwise, registry_legacy_composite, registry_legacy_structural, registry_fft,
     registry_dtype, registry_divergence, registry_attention, registry_tensor_numbers, registry_runtime,
+    registry_random,
 )
 DECOMPOSITIONS: tuple[Decomposition, ...] = tuple(d for r in REGISTRIES for d in r.DECOMPOSITIONS)
 SUPPORT: tuple[str, ...] = tuple(key for r in REGISTRIES for key in getattr(r, "SUPPORT", ()))

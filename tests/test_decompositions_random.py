@@ -1,0 +1,41 @@
+"""The random fills' decompositions (ONX538, onnxfix/decompositions/registry_random.py) draw from
+the op's distribution in onnxruntime: no export reproduces PyTorch's draws, so their records' proofs
+check only the draws' range, and this checks the moments of 200,000 draws of each exported model
+against the distribution's (a mean or variance more than 0.01 off is at least six standard errors
+away). Under dynamo `_onnx_exponential` keeps the op, which that exporter translates itself."""
+
+from __future__ import annotations
+
+import tempfile
+import warnings
+from pathlib import Path
+
+import pytest
+import torch
+
+from onnxfix.decompositions import load_function
+from onnxfix.exporter import comparison, verify
+
+HELPERS: dict = {"torch": torch}
+for _key in ("uniform", "exponential"):
+    load_function(_key, HELPERS)
+
+
+class Moments(torch.nn.Module):
+    def forward(self, a):
+        u = HELPERS["_onnx_uniform"](torch.empty_like(a), 2.0, to=3.0)
+        e = HELPERS["_onnx_exponential"](torch.empty_like(a), 2.0)
+        return torch.stack([u.mean(), u.var(), u.min(), u.max(), e.mean(), e.var(), e.min()])
+
+
+@pytest.mark.parametrize("exporter", ["dynamo", "legacy"])
+def test_exported_draws_have_the_distributions_moments(exporter):
+    args = (torch.zeros(200_000),)
+    with tempfile.TemporaryDirectory(prefix="onnxfix-random-") as folder, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        path = Path(folder) / "m.onnx"
+        verify.export_model(Moments(), args, exporter, path, {})
+        (moments,) = comparison.run_onnx(path, args, verify.input_names(Moments(), 1))
+    u_mean, u_var, u_min, u_max, e_mean, e_var, e_min = moments.tolist()
+    assert abs(u_mean - 2.5) < 0.01 and abs(u_var - 1 / 12) < 0.01 and 2.0 <= u_min and u_max < 3.0
+    assert abs(e_mean - 0.5) < 0.01 and abs(e_var - 0.25) < 0.01 and e_min >= 0.0
