@@ -26,6 +26,24 @@ def test_gradients_off_reaches_weights_through_bound_methods_and_partials():
     assert all(w.requires_grad for w in weights)
 
 
+def test_gradients_off_detaches_a_computed_tensor_a_plain_objects_cache_holds():
+    """GPyTorch's fantasy model keeps `new_covar_cache`, computed from its hyperparameters, in its
+    prediction strategy's `_memoize_cache` dict (blind domains-74): no leaf, so detached while
+    exporting, in the dict that holds it, and put back afterwards."""
+    class Strategy:
+        def __init__(self, cache):
+            self._memoize_cache = {"covar_cache": cache}
+
+    weight = torch.nn.Parameter(torch.eye(2))
+    cache = torch.linalg.inv(weight * 2).mT
+    model = torch.nn.Module()
+    model.strategy = Strategy(cache)
+    with gradients_off(model):
+        held = model.strategy._memoize_cache["covar_cache"]
+        assert not held.requires_grad and torch.equal(held, cache)
+    assert model.strategy._memoize_cache["covar_cache"] is cache and cache.requires_grad
+
+
 def test_compiled_wrappers_are_exported_through_what_they_wrap():
     """pi0.5 replaces its own forward with `torch.compile(self.forward)` in __init__, another
     model compiles a submodule: the legacy tracer refuses both ("dynamo-optimized function");

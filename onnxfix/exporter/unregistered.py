@@ -21,50 +21,65 @@ def gradients_off(model) -> Iterator[None]:
     storing `self.forward_head = cedmodel.forward_head`), which the legacy tracer records as constants and
     refuses while they require grad ("Cannot insert a Tensor that requires grad as a constant").
     The values are the same; the flags are restored afterwards."""
-    changed = [t for t in _reachable_tensors(model) if t.requires_grad and t.is_leaf]
-    # a tensor attribute computed from weights (Chatterbox's `self.cond_spkr = self.spkr_enc(emb)` in
-    # __init__) is no leaf: its flag cannot be switched off, so it is detached while exporting
-    attached = [(m, name, value) for m in model.modules() for name, value in vars(m).items()
-                if isinstance(value, torch.Tensor) and value.requires_grad and not value.is_leaf]
-    detached: list[tuple[torch.nn.Module, str, torch.Tensor]] = []
+    held = _held_tensors(model)
+    changed = list({id(t): t for _, _, t in held if t.requires_grad and t.is_leaf}.values())
+    # a tensor computed from weights is no leaf: its flag cannot be switched off, so it is detached
+    # while exporting where a dict or list holds it: an attribute (Chatterbox's `self.cond_spkr =
+    # self.spkr_enc(emb)` in __init__, through the instance's own dict: no __setattr__ or property
+    # runs) or a cache entry (GPyTorch's fantasy strategy, `self._memoize_cache["covar_cache"]`)
+    attached = [(holder, key, t) for holder, key, t in held
+                if t.requires_grad and not t.is_leaf and isinstance(holder, (dict, list))]
+    detached: list[tuple[dict | list, object, torch.Tensor]] = []
     try:
         for tensor in changed:
             tensor.requires_grad_(False)
-        for module, name, value in attached:
-            vars(module)[name] = value.detach()  # the instance's own dict: no __setattr__ or property runs
-            detached.append((module, name, value))
+        for holder, key, value in attached:
+            holder[key] = value.detach()
+            detached.append((holder, key, value))
         yield
     finally:
         for tensor in changed:
             tensor.requires_grad_(True)
-        for module, name, value in detached:
-            vars(module)[name] = value
+        for holder, key, value in detached:
+            holder[key] = value
 
 
-def _reachable_tensors(root, depth_limit: int = 6) -> list[torch.Tensor]:
+def _held_tensors(root, depth_limit: int = 6) -> list[tuple[object, object, torch.Tensor]]:
+    """(holder, key, tensor) for every tensor reachable from ``root``: ``holder[key]`` is the tensor,
+    the holder a dict (a module's or a plain object's ``__dict__`` too), a list, or another container
+    (a tuple, a set, a partial's arguments: key None, not written)."""
     seen: set[int] = set()
-    found: dict[int, torch.Tensor] = {}
+    found: dict[tuple[int, object], tuple[object, object, torch.Tensor]] = {}
     stack = [(root, 0)]
     while stack:
         value, depth = stack.pop()
         if id(value) in seen or depth > depth_limit:
             continue
         seen.add(id(value))
-        if isinstance(value, torch.Tensor):
-            found[id(value)] = value
-        elif isinstance(value, (list, tuple, set, frozenset)):
-            stack.extend((v, depth) for v in value)
-        elif isinstance(value, dict):
-            stack.extend((v, depth) for v in value.values())
-        elif isinstance(value, torch.nn.Module):
-            stack.extend((v, depth) for v in vars(value).values())
-        elif isinstance(value, types.MethodType):  # CED's `self.forward_head = model.forward_head`
-            stack.append((value.__self__, depth))
-        elif isinstance(value, functools.partial):
-            stack.extend((v, depth) for v in (value.func, *value.args, *value.keywords.values()))
-        elif _plain_object(value):  # only chains of the user's own objects are bounded
-            stack.extend((v, depth + 1) for v in vars(value).values())
+        holder, items, next_depth = _contents(value, depth)
+        for key, child in items:
+            if isinstance(child, torch.Tensor):
+                found.setdefault((id(child), id(holder), key), (holder, key, child))
+            else:
+                stack.append((child, next_depth))
     return list(found.values())
+
+
+def _contents(value, depth: int) -> tuple[object, list, int]:
+    """(holder, [(key, child)], the children's depth) of one reachable value."""
+    if isinstance(value, (list, dict)):
+        return value, list(value.items() if isinstance(value, dict) else enumerate(value)), depth
+    if isinstance(value, (tuple, set, frozenset)):
+        return value, [(None, v) for v in value], depth
+    if isinstance(value, torch.nn.Module):
+        return vars(value), list(vars(value).items()), depth
+    if isinstance(value, types.MethodType):  # CED's `self.forward_head = model.forward_head`
+        return value, [(None, value.__self__)], depth
+    if isinstance(value, functools.partial):
+        return value, [(None, v) for v in (value.func, *value.args, *value.keywords.values())], depth
+    if _plain_object(value):  # only chains of the user's own objects are bounded
+        return vars(value), list(vars(value).items()), depth + 1
+    return value, [], depth
 
 
 def _plain_object(value) -> bool:
