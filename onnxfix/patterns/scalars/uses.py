@@ -32,9 +32,11 @@ CONDITION_PARENTS = (ast.If, ast.While, ast.IfExp, ast.Assert)
 # 2.13: topk's k, F.pad's amounts).
 # A list of split sizes too: `torch.split(x, [t0, t1])` runs split_with_sizes on the tensors'
 # values, as on their `.item()`s (a float tensor raises either way).
-SIZE_ARGUMENT_METHODS = {"topk": (0, "k"), "split": (0, "split_size"), "split_with_sizes": (0, "split_sizes")}
+# And the size of a filled tensor (`torch.full(size, v)`, `t.new_full(size, v)`).
+SIZE_ARGUMENT_METHODS = {"topk": (0, "k"), "split": (0, "split_size"), "split_with_sizes": (0, "split_sizes"),
+                         "new_full": (0, "size")}
 SIZE_ARGUMENT_FUNCTIONS = {"torch.topk": (1, "k"), "torch.nn.functional.pad": (1, "pad"),
-                           "torch.split": (1, "split_size_or_sections")}
+                           "torch.split": (1, "split_size_or_sections"), "torch.full": (0, "size")}
 # interpolate's output size: an int or a tuple of them, each also a 0-d or one-element integer
 # tensor (measured); the legacy exporter takes traced sizes there as a dynamic Resize. ONX519's
 # helper passes its `size` on to the op (or builds its weights from it): a later round's text.
@@ -79,7 +81,11 @@ def size_argument(holder: ast.Call, container: ast.AST, ctx: FunctionContext) ->
 
 def item_use(node: ast.expr, ctx: FunctionContext) -> str:
     """How the Python number ``node`` is used: 'condition', 'size', 'arithmetic', 'clamp bound'
-    (one bound of a clamp beside a number bound) or 'other'."""
+    (one bound of a clamp beside a number bound) or 'other'. A branch of a conditional expression
+    is used as the expression is (`size[dim] = dim_size if dim_size is not None else
+    int(index.max()) + 1`, a torch_scatter port's output size)."""
+    while isinstance(ctx.parent(node), ast.IfExp) and ctx.parent(node).test is not node:
+        node = ctx.parent(node)
     child: ast.AST = node
     for ancestor in ctx.ancestors(node):
         if isinstance(ancestor, CONDITION_PARENTS) and getattr(ancestor, "test", None) is child:
