@@ -1,11 +1,32 @@
 """Sparse tensors while exporting: neither exporter has them; the helpers make the dense tensor
-a sparse one stands for, and the sparse ops that take it dense (eager keeps every op)."""
+a sparse one stands for, and the sparse ops that take it dense (eager keeps every op). And
+segment reductions over rows (CSR-style segments), which neither exporter translates."""
 
 from __future__ import annotations
 
 from onnxfix.decompositions.base import Decomposition, Proof
 
 DECOMPOSITIONS: tuple[Decomposition, ...] = (
+    Decomposition(
+        "segment_reduce", ("torch.segment_reduce",), True, (),
+        ("https://github.com/tier4/autoware-ml/pull/24",),
+        "1-D segments along dim 0 (lengths or offsets): each row's segment as a cumulative sum of ones "
+        "scattered at the segment ends, then a scatter_reduce into tensors starting at `initial` or at the "
+        "reduction's identity (include_self, as ATen: an empty segment keeps its start); mean as the sum over "
+        "the length, NaN for an empty segment without `initial`. Batched segments (axis > 0) and `indices` are "
+        "left to the op. Eager keeps the op (guarded helper): another accumulation order than ATen's loop.",
+        rule="ONX515",
+        proof=Proof(
+            "torch.segment_reduce(a, 'max', lengths=n) + torch.segment_reduce(a, 'mean', lengths=n) + "
+            "torch.segment_reduce(a, reduce='sum', offsets=torch.cat([n.new_zeros(1), n.cumsum(0)]), initial=0.5) + "
+            "torch.segment_reduce(a, 'min', lengths=n, initial=2.0)",
+            "_onnx_segment_reduce(a, 'max', lengths=n) + _onnx_segment_reduce(a, 'mean', lengths=n) + "
+            "_onnx_segment_reduce(a, reduce='sum', offsets=torch.cat([n.new_zeros(1), n.cumsum(0)]), initial=0.5) + "
+            "_onnx_segment_reduce(a, 'min', lengths=n, initial=2.0)",
+            "(randn(g, b, 3), torch.tensor([b - 1, 0, 1]))",
+            params="a, n", static=(1,), decomposition_tol=1e-6,  # float sums in another order than ATen's loop
+        ),
+    ),
     Decomposition(
         "sparse_coo_tensor", ("torch.sparse_coo_tensor",), False, (),
         ("https://github.com/pytorch/pytorch/issues/112487", "https://github.com/pytorch/pytorch/issues/71786"),

@@ -25,7 +25,7 @@ class StructuralOperator(DecompositionRule):
     code = "ONX515"
     name = "structural-operator"
     summary = ("`cov` / `corrcoef` / `index_reduce` / `vander` / `combinations` / `pdist` / `narrow` / `ctc_loss` / "
-               "`masked_select` / `unique_consecutive` / `aminmax` without `dim` / `to_mkldnn` / `fft.rfftfreq` / `pad_sequence(x.split(n.tolist()))` / transformers' "
+               "`masked_select` / `unique_consecutive` / `segment_reduce` / `aminmax` without `dim` / `to_mkldnn` / `fft.rfftfreq` / `pad_sequence(x.split(n.tolist()))` / transformers' "
                "`grouped_mm_fallback` / learnable fake quantization / `kaiser_window` / `bartlett_window` / `triu_indices` of sizes / `F.conv2d` "
                "with groups from sizes fail to export: rewrite")
     default_safety = "safe"
@@ -45,6 +45,9 @@ class StructuralOperator(DecompositionRule):
         "inside transformers too), and LSQ's `torch._fake_quantize_learnable_per_tensor_affine` "
         "(MQBench; no exporter translates it: its forward is ATen's fake-quantize arithmetic), and "
         "`torch.bincount` / `Tensor.bincount` (its length, max(minlength, max + 1), computed in the graph), "
+        "`torch.segment_reduce` over 1-D `lengths` or `offsets` (torch_scatter's `segment_csr` ported to "
+        "torch: PTv3's serialized pooling; a scatter_reduce by each row's segment, with ATen's empty-segment "
+        "values), "
         "`torch.triu_indices` / `torch.tril_indices` with a row or column count from the input's sizes "
         "(TorchANI's atom pairs: the pairs from a mask of the grid, by nonzero), "
         "`Tensor.fill_diagonal_` (kornia's rotation matrices: the diagonal as a mask, written in place), "
