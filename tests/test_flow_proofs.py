@@ -110,6 +110,7 @@ CASES = {
     "float_scale_quotient": ("ONX203", False, (ORT, ORT)),  # HF DINOv2: `float(height / math.sqrt(n))` as the scale
     "unpacked_pool_window": ("ONX408", False, (WRONG, FAILS)),
     "skipped_expert": ("ONX610", True, (FAILS, OK)),  # PhiMoE: `if top_x.shape[0] == 0: continue`
+    "counted_experts": ("ONX610", True, (FAILS, OK)),  # DeepSeek-V3: `if counts[i] == 0: continue`, counts a bincount's list
     "split_sizes_tolist": ("ONX202", False, (OK, ORT)),
     "register_token_ids": ("ONX535", False, (OK, ORT)),
     "keypoint_scale_numbers": ("ONX205", False, (OK, WRONG)),  # LightGlue: torch.tensor([w * s - s / 2 - 0.5, ...])

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 
 from onnxfix.patterns.control_flow.empty_exit import branch_shape, emptiness_receiver, empty_exit_fix, nonemptiness_receiver
+from onnxfix.patterns.control_flow.zero_count import zero_count, zero_count_fix
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.datadep import is_data_sized
 from onnxfix.rewriter.export_guards import consults_export_guard
@@ -45,7 +46,10 @@ class EmptyExitUnderExport(Rule):
         "`onnxfix export`'s run stopped on a data-dependent guard at that line: the early exits "
         "of detection post-processing (torchvision's batched NMS, MMYOLO's YOLOv5 head); also "
         "`if <t is empty>: continue` in a loop (a mixture of experts skipping an expert no token "
-        "chose: PhiMoE's `if top_x.shape[0] == 0: continue`), and its mirror, a block run only when "
+        "chose: PhiMoE's `if top_x.shape[0] == 0: continue`; DeepSeek-V3's `if counts[i] == 0: continue` with "
+        "`counts = torch.bincount(indices.flatten(), ...).tolist()` before `torch.where(indices == i)`, whose "
+        "fix also computes the counts in eager only where only the test reads them, for both exporters: "
+        "torch.export cannot list a bincount, the legacy exporter records it), and its mirror, a block run only when "
         "the selection is not empty (GLM-4 MoE's `if token_indices.numel() > 0:`, no `else`).",
         why="The selection's size is an unbacked symbol under torch.export: it cannot decide "
         "`Eq(u0, 0)` and the dynamo exporter fails (GuardOnDataDependentSymNode). The legacy "
@@ -79,11 +83,13 @@ class EmptyExitUnderExport(Rule):
             return  # ONX601 drops a check whose value the general path gives anyway: both exporters
         torch_name, imports = ctx.torch_name()
         text = ctx.segment(test)  # a comparison or a `not`: binds tighter than `and`
-        fix = None if ctx.compiled_by_torchscript else Fix(  # TorchScript cannot compile is_exporting()
-            "Take the early exit in eager only", (ctx.replace(test, f"not {torch_name}.compiler.is_exporting() and {text}"),),
-            safe=False, imports=imports)
+        fix = zero_count_fix(node, receiver, ctx) or (None if ctx.compiled_by_torchscript else Fix(  # TorchScript
+            "Take the early exit in eager only",  # cannot compile is_exporting()
+            (ctx.replace(test, f"not {torch_name}.compiler.is_exporting() and {text}"),), safe=False, imports=imports))
         exit = "early exit" if any(isinstance(s, ast.Return) for s in node.body) else "`continue`"
         empty = "selects nothing" if isinstance(test, ast.UnaryOp) and not emptiness_receiver(test, ctx) else "is empty"
+        if zero_count(node, ctx) is receiver:
+            empty = "is zero (the size of the selection after it)"
         message = (f"{exit} when `{ctx.segment(receiver)}` {empty}, a size read out of the data: the dynamo "
                    "exporter cannot decide it (GuardOnDataDependentSymNode) and the legacy one exports the "
                    "general path; take the exit in eager only (unsafe: the ONNX model then runs the general "
@@ -123,7 +129,7 @@ def skips_empty_exit(node: ast.If, ctx: FunctionContext) -> ast.expr | None:
         return None
     receiver = emptiness_receiver(node.test, ctx)
     if receiver is None:
-        return _unselecting_mask(node, ctx)
+        return _unselecting_mask(node, ctx) or zero_count(node, ctx)
     return receiver if _data_sized(receiver, node, ctx) else None
 
 
