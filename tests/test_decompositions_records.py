@@ -233,7 +233,8 @@ DYNAMO_SPECIALIZES = {"kron", "multi_dot", "log_ndtr", "erfcx", "signbit", "bitw
 STRUCTURAL_LEGACY_ONLY = {"unfold", "fold", "max_unpool1d", "max_unpool2d", "embedding", "embedding_bag", "scaled_dot_product_attention",
                           "bilinear", "instance_norm", "layer_norm",
                           "multi_head_attention_forward", "repeat_interleave", "unbatched_pool",
-                          "exponential"}  # registry_random's: dynamo translates exponential_
+                          "exponential",  # registry_random's: dynamo translates exponential_
+                          "batch_norm_stats"}
 # registry_legacy, registry_legacy_elementwise and registry_legacy_composite: ops only the legacy exporter lacks.
 LEGACY_KEYS = {d.key for r in (registry_legacy, registry_legacy_elementwise, registry_legacy_composite)
                for d in r.DECOMPOSITIONS}

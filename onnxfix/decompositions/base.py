@@ -51,6 +51,10 @@ class Decomposition:
     when_keyword: tuple[str, object] | None = None
     # Only calls passing this keyword (or enough positionals) are decomposed (scatter: reduce).
     when_present: tuple[str, int] | None = None
+    # Only calls passing each of these arguments, by keyword or at its position, as this literal (an
+    # omitted argument counts as None) are decomposed: batch_norm on batch statistics, `training`
+    # True and no running statistics.
+    when_literals: tuple[tuple[str, int, object], ...] = ()
     error_bound: str = ""  # for approximate decompositions: the measured bound
     # The helper returns what the op returns. False: it returns another type (torch.fft's complex
     # spectra as real pairs), the source fix rewrites the call's consumers too, and

@@ -89,6 +89,20 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
                     params="a, m, v", static=(1, 2), decomposition_tol=1e-6),
     ),
     Decomposition(
+        "batch_norm_stats", ("torch.nn.functional.batch_norm",), True, ("batch_norm batch statistics",),
+        ("https://github.com/microsoft/onnxscript/pull/1217", "https://github.com/microsoft/onnxscript/pull/1804"),
+        "On the batch's own statistics with no running ones (training=True, running_mean and running_var "
+        "None: timm's NFNet, detectron2's BatchNormBatchStat in eval): the mean and biased variance over "
+        "every dim but the channels, in float32 for a half input, then the affine map, rounded once to the "
+        "input's dtype; other calls run the op. Eager and dynamo keep the op (guarded helper).",
+        when_literals=(("running_mean", 1, None), ("running_var", 2, None), ("training", 5, True)),
+        rule="ONX519", repairs_error=r"batch_size and channel_size must be non-None",
+        proof=Proof("torch.nn.functional.batch_norm(a, None, None, w, c, True, 1.0, 1e-5)",
+                    "_onnx_batch_norm_stats(a, None, None, w, c, True, 1.0, 1e-5)",
+                    "(randn(g, b, 3, 4, 5), randn(g, 3), randn(g, 3))",
+                    params="a, w, c", static=(1, 2), decomposition_tol=1e-5),
+    ),
+    Decomposition(
         "layer_norm", ("torch.nn.functional.layer_norm", "torch.layer_norm"), True, ("layer_norm input shape",), (),
         "Mean and biased variance over the last len(normalized_shape) dimensions, as ATen, so that "
         "only the shape's length is read: the legacy exporter fails when normalized_shape comes "

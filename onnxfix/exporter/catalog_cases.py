@@ -179,6 +179,9 @@ CASES = [
     C("instance_norm running stats", "torch.nn.functional.instance_norm",
       "torch.nn.functional.instance_norm(x, m, v, use_input_stats=False)", "R(2, 3, 4, 5), R(3), P(3)", "x, m, v",
       dynamic=((0, 0),)),
+    C("batch_norm batch statistics", "torch.nn.functional.batch_norm",
+      "torch.nn.functional.batch_norm(x, None, None, w, b, True, 1.0, 1e-5)", "R(2, 3, 4, 5), R(3), R(3)", "x, w, b",
+      dynamic=((0, 0),)),
     C("layer_norm input shape", "torch.nn.functional.layer_norm", "torch.nn.functional.layer_norm(x, x.shape[-1:])",
       "R(2, 5, 8),", dynamic=((0, 0), (0, 1))),
     # unflatten exports under both; a size read from its legacy result is a constant (the traced shape)

@@ -27,8 +27,9 @@ from onnxfix.decompositions import (
     signature,
 )
 from onnxfix.patterns.operators.arguments import NOT_LITERAL, argument, is_number, literal, with_resolved_arguments  # noqa: F401 - re-exported
-from onnxfix.patterns.operators.module_calls import UNKNOWN, ModuleCall, arguments_text, layers, match_module_call
+from onnxfix.patterns.operators.module_calls import ModuleCall, arguments_text, layers, match_module_call
 from onnxfix.patterns.operators.scripted_forms import scripted_fix, scripted_note
+from onnxfix.patterns.operators.variants import selected_variant
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.precedence import METHODS, SYMBOLS
 from onnxfix.rewriter.rule import Edit, Fix, Helper, Rule, RuleDoc
@@ -138,30 +139,6 @@ def fresh_tensor(node: ast.AST, ctx: FunctionContext) -> bool:
     if qualname is not None:
         return qualname.startswith("torch.") and qualname.rsplit(".", 1)[1] in ALLOCATING
     return isinstance(node.func, ast.Attribute) and node.func.attr in ALLOCATING
-
-
-def selected_variant(decomposition: Decomposition, node: ast.Call) -> bool:
-    """Calls whose arguments make the op fail (sort only with stable=True, scatter with reduce)."""
-    keywords = {k.arg: k.value for k in node.keywords if k.arg}
-    if decomposition.when_keyword:
-        name, value = decomposition.when_keyword
-        given = keywords.get(name)
-        if not (isinstance(given, ast.Constant) and given.value is value):
-            return False
-    if decomposition.when_present and not _passed(node, keywords, *decomposition.when_present):
-        return False
-    return True
-
-
-def _passed(node: ast.Call, keywords: dict[str, ast.expr], name: str, position: int) -> bool:
-    """The argument is given, by keyword or at its position, as something other than None (a
-    layer's constructor argument not known, `UNKNOWN`, counts as not given: its default)."""
-    given = keywords.get(name)
-    if given is None and position < len(node.args):
-        given = node.args[position]
-    if given is None or (isinstance(given, ast.Constant) and given.value is None):
-        return False
-    return not (isinstance(given, ast.Name) and given.id == UNKNOWN)
 
 
 DECOMPOSED_IN_RUN = "failed in the export run"

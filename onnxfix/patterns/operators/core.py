@@ -7,7 +7,6 @@ import ast
 
 from onnxfix import operator_catalog as catalog
 from onnxfix.patterns.operators.base import (
-    UNKNOWN,
     DecompositionRule,
     global_pooling,
     argument,
@@ -16,6 +15,7 @@ from onnxfix.patterns.operators.base import (
     reads_only_first_field,
     rule_doc,
 )
+from onnxfix.patterns.operators.module_calls import UNKNOWN
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Edit, Fix
 

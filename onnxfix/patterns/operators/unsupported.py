@@ -6,7 +6,8 @@ from __future__ import annotations
 import ast
 
 from onnxfix import operator_catalog as catalog
-from onnxfix.patterns.operators.base import PROBE, TARGETS, selected_variant
+from onnxfix.patterns.operators.base import PROBE, TARGETS
+from onnxfix.patterns.operators.variants import selected_variant
 from onnxfix.patterns.operators.complex_values import carries_complex_pair, istft_spectrum
 from onnxfix.rewriter.context import FunctionContext, ModuleContext
 from onnxfix.rewriter.exporter_inference import exporters_of_call, installed_torch_version, torch_default

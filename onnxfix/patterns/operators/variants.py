@@ -1,0 +1,42 @@
+"""Which calls of a decomposed op are the failing variant: the arguments a record selects on
+(Decomposition.when_keyword, when_present, when_literals), read from the call's source."""
+
+from __future__ import annotations
+
+import ast
+
+from onnxfix.decompositions import Decomposition
+from onnxfix.patterns.operators.module_calls import UNKNOWN
+
+
+def selected_variant(decomposition: Decomposition, node: ast.Call) -> bool:
+    """Calls whose arguments make the op fail (sort only with stable=True, scatter with reduce)."""
+    keywords = {k.arg: k.value for k in node.keywords if k.arg}
+    if decomposition.when_keyword:
+        name, value = decomposition.when_keyword
+        given = keywords.get(name)
+        if not (isinstance(given, ast.Constant) and given.value is value):
+            return False
+    if decomposition.when_present and not _passed(node, keywords, *decomposition.when_present):
+        return False
+    return all(_literal_argument(node, keywords, name, position) == (value,)
+               for name, position, value in decomposition.when_literals)
+
+
+def _literal_argument(node: ast.Call, keywords: dict[str, ast.expr], name: str, position: int) -> tuple:
+    """(the literal,) passed by keyword or at ``position`` ((None,) when omitted), () for another expression."""
+    given = keywords.get(name, node.args[position] if position < len(node.args) else None)
+    if given is None:
+        return (None,)
+    return (given.value,) if isinstance(given, ast.Constant) else ()
+
+
+def _passed(node: ast.Call, keywords: dict[str, ast.expr], name: str, position: int) -> bool:
+    """The argument is given, by keyword or at its position, as something other than None (a
+    layer's constructor argument not known, `UNKNOWN`, counts as not given: its default)."""
+    given = keywords.get(name)
+    if given is None and position < len(node.args):
+        given = node.args[position]
+    if given is None or (isinstance(given, ast.Constant) and given.value is None):
+        return False
+    return not (isinstance(given, ast.Name) and given.id == UNKNOWN)
