@@ -151,3 +151,23 @@ def test_values_passed_by_callers_and_constructors_decide_the_variant(tmp_path):
         return MyModel(scale_factor, mode)
     """)
     assert [f[:2] for f in found if f[0] == "ONX519"] == [("ONX519", 8), ("ONX519", 18)]
+
+
+def test_literal_arguments_select_batch_norm_on_batch_statistics(tmp_path):
+    """ONX519's batch_norm_stats takes calls passing no running statistics and `training=True`, by
+    keyword or at its place; `training=1` is not the literal True, and `**kwargs` may pass anything."""
+    found = _findings(tmp_path, """
+    import torch.nn.functional as F
+    from torch import nn
+
+
+    class Norms(nn.Module):
+        def forward(self, x, w, options):
+            a = F.batch_norm(x, None, None, w, None, True, 0.1, 1e-5)
+            b = F.batch_norm(x, None, None, w, training=True)
+            c = F.batch_norm(x, None, None, w, None, 1, 0.1, 1e-5)
+            d = F.batch_norm(x, None, None, **options)
+            e = F.batch_norm(x, w, w, None, None, True)
+            return a + b + c + d + e
+    """)
+    assert [(code, line) for code, line, _ in found if code == "ONX519"] == [("ONX519", 8), ("ONX519", 9)]

@@ -2,7 +2,8 @@
 the op's distribution in onnxruntime: no export reproduces PyTorch's draws, so their records' proofs
 check only the draws' range, and this checks the moments of 200,000 draws of each exported model
 against the distribution's (a mean or variance more than 0.01 off is at least six standard errors
-away). Under dynamo `_onnx_exponential` keeps the op, which that exporter translates itself."""
+away). Under dynamo `_onnx_exponential` keeps the op, which that exporter translates itself. And
+float32_compute's float16 draws, made in float32."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import torch
 
 from onnxfix.decompositions import load_function
 from onnxfix.exporter import comparison, verify
+from onnxfix.exporter.decompose import decomposition_context
 
 HELPERS: dict = {"torch": torch}
 for _key in ("uniform", "exponential"):
@@ -38,4 +40,26 @@ def test_exported_draws_have_the_distributions_moments(exporter):
         (moments,) = comparison.run_onnx(path, args, verify.input_names(Moments(), 1))
     u_mean, u_var, u_min, u_max, e_mean, e_var, e_min = moments.tolist()
     assert abs(u_mean - 2.5) < 0.01 and abs(u_var - 1 / 12) < 0.01 and 2.0 <= u_min and u_max < 3.0
-    assert abs(e_mean - 0.5) < 0.01 and abs(e_var - 0.25) < 0.01 and e_min >= 0.0
+    assert abs(e_mean - 0.5) < 0.01 and abs(e_var - 0.25) < 0.01 and e_min > 0.0  # `probs / q` stays finite
+
+
+class HalfNoise(torch.nn.Module):
+    def forward(self, a):
+        u, n = torch.rand_like(a), torch.randn(a.shape, dtype=a.dtype)
+        return torch.stack([u.float().max(), u.float().min(), n.float().mean()])
+
+
+@pytest.mark.parametrize("exporter", ["dynamo", "legacy"])
+def test_half_uniform_draws_drawn_in_float32_stay_below_one(exporter):
+    """float32_compute draws float16 noise in float32 (onnxruntime has no float16 RandomUniformLike):
+    a float32 draw cast to float16 would round up to 1.0 about once in 4,000 draws; floored onto
+    float16's step first, the draws stay in [0, 1) as ATen's do."""
+    args = (torch.zeros(200_000, dtype=torch.float16),)
+    with tempfile.TemporaryDirectory(prefix="onnxfix-random-") as folder, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        path = Path(folder) / "m.onnx"
+        with decomposition_context(["float32_compute"]):
+            verify.export_model(HalfNoise(), args, exporter, path, {})
+        (moments,) = comparison.run_onnx(path, args, verify.input_names(HalfNoise(), 1))
+    u_max, u_min, n_mean = moments.tolist()
+    assert u_max < 1.0 and u_min >= 0.0 and abs(n_mean) < 0.02

@@ -44,6 +44,18 @@ def test_gradients_off_detaches_a_computed_tensor_a_plain_objects_cache_holds():
     assert model.strategy._memoize_cache["covar_cache"] is cache and cache.requires_grad
 
 
+def test_gradients_off_leaves_a_cache_the_forward_changed_as_it_is():
+    """A streaming cache the export's forward popped from: the detached tensor is gone from that
+    place, so nothing is written back there (the cache keeps what the forward left)."""
+    weight = torch.nn.Parameter(torch.ones(2))
+    first, second = weight * 2, weight * 3
+    model = torch.nn.Module()
+    model.cache = [first, second]
+    with gradients_off(model):
+        model.cache.pop(0)
+    assert len(model.cache) == 1 and torch.equal(model.cache[0], second) and second.requires_grad
+
+
 def test_compiled_wrappers_are_exported_through_what_they_wrap():
     """pi0.5 replaces its own forward with `torch.compile(self.forward)` in __init__, another
     model compiles a submodule: the legacy tracer refuses both ("dynamo-optimized function");

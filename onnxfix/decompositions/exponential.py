@@ -9,4 +9,6 @@ def _onnx_exponential(input, lambd=1.0):
     # is finite), written into input. The same distribution; eager and dynamo keep the op.
     if not torch.onnx.is_in_onnx_export() or torch.compiler.is_exporting():  # eager and dynamo: the op itself
         return input.exponential_(lambd)
-    return input.copy_(-torch.log1p(-torch.rand_like(input)) / lambd)
+    # a float32 uniform draw of 0 gives 0, which ATen's (double-precision) draw all but never does:
+    # the smallest normal number instead (`probs / q` stays finite)
+    return input.copy_((-torch.log1p(-torch.rand_like(input)) / lambd).clamp_min(torch.finfo(input.dtype).tiny))

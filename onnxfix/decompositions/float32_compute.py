@@ -119,10 +119,23 @@ def _half_draw(op, name, args, kwargs):
     if name in _RANDOM_LIKE and args and isinstance(args[0], torch.Tensor):
         target = kwargs.get("dtype") or args[0].dtype
         if target in (torch.float16, torch.bfloat16):
-            return op(*args, **{**kwargs, "dtype": torch.float32}).to(target)
+            return _on_half_grid(name, op(*args, **{**kwargs, "dtype": torch.float32}), target)
     if name in _RANDOM_FACTORIES and kwargs.get("dtype") in (torch.float16, torch.bfloat16):
-        return op(*args, **{**kwargs, "dtype": torch.float32}).to(kwargs["dtype"])
+        return _on_half_grid(name, op(*args, **{**kwargs, "dtype": torch.float32}), kwargs["dtype"])
     return None
+
+
+def _on_half_grid(name, drawn, target):
+    # a float32 uniform draw cast to a half type would round up to 1.0 now and then (1 in 4,000 for
+    # float16); ATen's half uniform draws stay below 1 (at most 1 - 2**-11 for float16, 1 - 2**-8 for
+    # bfloat16): the float32 draw is floored onto the grid of that step first (exact in float32), then cast
+    if name.startswith("randn"):
+        return drawn.to(target)
+    steps = float(2 ** _HALF_GRID_BITS[target])
+    return (torch.floor(drawn * steps) / steps).to(target)
+
+
+_HALF_GRID_BITS = {torch.float16: 11, torch.bfloat16: 8}  # the half type's mantissa bits + 1
 
 
 _RANDOM_FACTORIES = frozenset({"rand", "randn"})

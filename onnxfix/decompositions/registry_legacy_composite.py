@@ -20,7 +20,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
     # ---- layout (ONX519) ------------------------------------------------------------------------
     _record("fliplr", ("torch.fliplr", "Tensor.fliplr"), "flip(1).", "ONX519", "torch.fliplr(a)", "(randn(g, b, 4, 3),)", tol=0.0, scripted="{input}.flip(1)"),
     _record("flipud", ("torch.flipud", "Tensor.flipud"), "flip(0).", "ONX519", "torch.flipud(a)", "(randn(g, b, 4, 3),)", tol=0.0, scripted="{input}.flip(0)"),
-    _record("ravel", ("torch.ravel", "Tensor.ravel"), "reshape(-1).", "ONX519", "torch.ravel(a)", "(randn(g, b, 4, 3),)", tol=0.0, scripted="{input}.reshape(-1)"),
+    _record("ravel", ("torch.ravel", "Tensor.ravel"), "reshape(-1).", "ONX519", "torch.ravel(a)", "(randn(g, b, 4, 3),)", tol=0.0, scripted="{input}.contiguous().view(-1)"),
     _record("positive", ("torch.positive", "Tensor.positive"), "the input itself.", "ONX519", "torch.positive(a)",
             "(randn(g, b, 4),)", tol=0.0),
     _record("column_stack", ("torch.column_stack",), "0-d and 1-d tensors as columns, then cat along 1.", "ONX519",

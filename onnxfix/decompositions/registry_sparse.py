@@ -19,12 +19,13 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         proof=Proof(
             "torch.segment_reduce(a, 'max', lengths=n) + torch.segment_reduce(a, 'mean', lengths=n) + "
             "torch.segment_reduce(a, reduce='sum', offsets=torch.cat([n.new_zeros(1), n.cumsum(0)]), initial=0.5) + "
-            "torch.segment_reduce(a, 'min', lengths=n, initial=2.0)",
+            "torch.segment_reduce(a, 'min', lengths=n, initial=2.0) + torch.segment_reduce(a, 'max', offsets=o).sum(0)",
             "_onnx_segment_reduce(a, 'max', lengths=n) + _onnx_segment_reduce(a, 'mean', lengths=n) + "
             "_onnx_segment_reduce(a, reduce='sum', offsets=torch.cat([n.new_zeros(1), n.cumsum(0)]), initial=0.5) + "
-            "_onnx_segment_reduce(a, 'min', lengths=n, initial=2.0)",
-            "(randn(g, b, 3), torch.tensor([b - 1, 0, 1]))",
-            params="a, n", static=(1,), decomposition_tol=1e-6,  # float sums in another order than ATen's loop
+            "_onnx_segment_reduce(a, 'min', lengths=n, initial=2.0) + _onnx_segment_reduce(a, 'max', offsets=o).sum(0)",
+            # offsets o leave the first and the last row out (ATen ignores rows outside them)
+            "(randn(g, b, 3), torch.tensor([b - 1, 0, 1]), torch.tensor([1, b - 1]))",
+            params="a, n, o", static=(1, 2), decomposition_tol=1e-6,  # float sums in another order than ATen's loop
         ),
     ),
     Decomposition(

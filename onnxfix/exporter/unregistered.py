@@ -29,19 +29,29 @@ def gradients_off(model) -> Iterator[None]:
     # runs) or a cache entry (GPyTorch's fantasy strategy, `self._memoize_cache["covar_cache"]`)
     attached = [(holder, key, t) for holder, key, t in held
                 if t.requires_grad and not t.is_leaf and isinstance(holder, (dict, list))]
-    detached: list[tuple[dict | list, object, torch.Tensor]] = []
+    detached: list[tuple[dict | list, object, torch.Tensor, torch.Tensor]] = []
     try:
         for tensor in changed:
             tensor.requires_grad_(False)
         for holder, key, value in attached:
             holder[key] = value.detach()
-            detached.append((holder, key, value))
+            detached.append((holder, key, value, holder[key]))
         yield
     finally:
         for tensor in changed:
             tensor.requires_grad_(True)
-        for holder, key, value in detached:
-            holder[key] = value
+        for holder, key, value, put in detached:
+            # only where the holder still holds what was put there (a streaming cache the forward
+            # popped from or appended to holds other tensors at that key now)
+            if _holds(holder, key, put):
+                holder[key] = value
+
+
+def _holds(holder: dict | list, key, value: torch.Tensor) -> bool:
+    try:
+        return holder[key] is value
+    except (IndexError, KeyError):
+        return False
 
 
 def _held_tensors(root, depth_limit: int = 6) -> list[tuple[object, object, torch.Tensor]]:

@@ -55,8 +55,8 @@ def _selection_count(count: ast.expr, node: ast.If, ctx: FunctionContext) -> boo
     loop's variable, and the loop's body comparing `<x>` (flattened or not) with `i`."""
     if not (isinstance(count, ast.Subscript) and isinstance(count.value, ast.Name) and isinstance(count.slice, ast.Name)):
         return False
-    loop = next((a for a in ctx.ancestors(node) if isinstance(a, ast.For)), None)
-    if loop is None or not (isinstance(loop.target, ast.Name) and loop.target.id == count.slice.id):
+    loop = next((a for a in ctx.ancestors(node) if isinstance(a, (ast.For, ast.While))), None)  # what `continue` skips
+    if not (isinstance(loop, ast.For) and isinstance(loop.target, ast.Name) and loop.target.id == count.slice.id):
         return False
     counted = _counted_tensor(count.value.id, ctx)
     if counted is None:

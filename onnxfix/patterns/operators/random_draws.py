@@ -15,7 +15,7 @@ class RandomFill(DecompositionRule):
         "`prims.uniform`, legacy on `aten::uniform`) and `Tensor.exponential_` (the legacy exporter "
         "has no symbolic for `aten::exponential`; gpt-fast's sampling without a device sync, "
         "`torch.argmax(probs / torch.empty_like(probs).exponential_(1))`, copied into many TTS and "
-        "LLM decoders, and `F.gumbel_softmax`'s noise) in code that runs at export time: noise "
+        "LLM decoders) in code that runs at export time: noise "
         "injection, dithering, sampling heads.",
         "Both are ATen random fills with no ONNX translation, while `torch.rand_like` exports "
         "(RandomUniformLike) under both exporters. The legacy exporter refuses the whole model at "

@@ -31,20 +31,23 @@ def scripted_fix(decomposition: Decomposition, node: ast.Call, ctx: FunctionCont
     bound = _bound(decomposition, node, method)
     if bound is None or any(ctx.tensors.is_tensor(value) is not True for value in bound.values()):
         return None
-    text = scripted_text(decomposition, node, method, ctx.segment)
+    torch_name, imports = ctx.torch_name()
+    text = scripted_text(decomposition, node, method, ctx.segment, torch_name)
     if text is None:
         return None
     return Fix(f"Rewrite to `{text}` (what the op computes, in TorchScript)", (ctx.replace(node, text),), True,
-               imports=("torch",) if "torch." in text else ())
+               imports=imports if "torch." in decomposition.scripted else ())
 
 
-def scripted_text(decomposition: Decomposition, node: ast.Call, method: bool, text_of) -> str | None:
+def scripted_text(decomposition: Decomposition, node: ast.Call, method: bool, text_of, torch_name: str = "torch") -> str | None:
     """The record's scripted form with the call's arguments (``text_of(node)``: an argument's
-    source), or None where the call binds other parameters than the form's."""
+    source) and torch as the file names it, or None where the call binds other parameters than
+    the form's."""
     form = decomposition.scripted
     bound = _bound(decomposition, node, method)
     if not form or bound is None or set(bound) != set(_PLACEHOLDER.findall(form)):
         return None
+    form = re.sub(r"\btorch\.", f"{torch_name}.", form)
     return _PLACEHOLDER.sub(lambda m: _argument_text(form, m, bound[m.group(1)], text_of), form)
 
 

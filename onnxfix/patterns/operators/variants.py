@@ -19,15 +19,23 @@ def selected_variant(decomposition: Decomposition, node: ast.Call) -> bool:
             return False
     if decomposition.when_present and not _passed(node, keywords, *decomposition.when_present):
         return False
-    return all(_literal_argument(node, keywords, name, position) == (value,)
+    return all(_is_literal(_literal_argument(node, keywords, name, position), value)
                for name, position, value in decomposition.when_literals)
 
 
+def _is_literal(found: tuple, value) -> bool:
+    """The literal found is ``value`` itself (`True`, not `1`), as when_keyword compares."""
+    if any(value is singleton for singleton in (True, False, None)):
+        return bool(found) and found[0] is value
+    return found == (value,)
+
+
 def _literal_argument(node: ast.Call, keywords: dict[str, ast.expr], name: str, position: int) -> tuple:
-    """(the literal,) passed by keyword or at ``position`` ((None,) when omitted), () for another expression."""
+    """(the literal,) passed by keyword or at ``position`` ((None,) when omitted and no `**kwargs`
+    could pass it), () for another expression."""
     given = keywords.get(name, node.args[position] if position < len(node.args) else None)
     if given is None:
-        return (None,)
+        return () if any(k.arg is None for k in node.keywords) else (None,)
     return (given.value,) if isinstance(given, ast.Constant) else ()
 
 
