@@ -114,3 +114,32 @@ def test_only_outputs_both_sides_sample_alike_are_left_uncompared(onnx, compared
     (output,) = _random_not_compared(model, runtime, Probe("p", (x,)), [], expected, actual,
                                      [OutputError(0, 1.0, 1.0, False, "differs")])
     assert (output.ok, output.note) == ((False, "differs") if compared else (True, RANDOM_NOTE))
+
+
+class _TokenSampling(torch.nn.Module):
+    """gpt-fast's sampling: the prompt's tokens, then one drawn by argmax(probs / Exp(1))."""
+
+    def forward(self, tokens):
+        probs = torch.full((1, 100_000), 1e-5)  # two draws alike once in 100,000 runs
+        drawn = torch.argmax(probs / torch.empty_like(probs).exponential_(1), dim=-1, keepdim=True)
+        return torch.cat([tokens, drawn], dim=1)
+
+
+def _drawn(tokens):
+    return torch.cat([tokens, torch.randint(0, 100_000, (1, 1))], dim=1)
+
+
+@pytest.mark.parametrize("onnx, compared", [
+    (_drawn, False),  # a token drawn as eager draws one: not compared
+    (lambda tokens: _drawn(tokens + 1), True),  # the prompt's tokens wrong beside the drawn one
+])
+def test_a_sampled_token_is_left_uncompared_its_prompt_is_not(onnx, compared):
+    from onnxfix.exporter.result import OutputError
+    from onnxfix.exporter.verify import Probe, _random_not_compared, eager
+
+    model, tokens = _TokenSampling(), torch.arange(5).view(1, 5)
+    runtime = _Runtime(onnx)
+    expected, actual = eager(model, (tokens,)), runtime.run((tokens,), [])
+    (output,) = _random_not_compared(model, runtime, Probe("p", (tokens,)), [], expected, actual,
+                                     [OutputError(0, 1.0, 1.0, False, "differs")])
+    assert output.ok is not compared
