@@ -17,7 +17,7 @@ from decomposition_exports import build, case_expression, case_params, dynamic_s
 from onnxfix.decompositions import BY_KEY, DECOMPOSITIONS
 from onnxfix.exporter import verify
 from onnxfix.exporter.probes import Probe
-from onnxfix.patterns.operators.scripted_forms import scripted_text
+from onnxfix.patterns.operators.scripted_forms import bound_arguments, scripted_text
 from static_findings import findings
 from test_decompositions_records import SEEDS_AND_BATCHES, assert_matches
 
@@ -35,8 +35,9 @@ def scripted_expression(key: str) -> str:
         method = isinstance(node.func, ast.Attribute) and f"Tensor.{node.func.attr}" in record.targets \
             and name not in record.targets
         if name in record.targets or method:
-            form = scripted_text(record, node, method, lambda value: ast.get_source_segment(text, value))
-            assert form is not None, f"{key}: the proof's call does not bind the scripted form's parameters"
+            bound = bound_arguments(record, node, method)
+            assert bound is not None, f"{key}: the proof's call does not bind the scripted form's parameters"
+            form = scripted_text(record, bound, lambda value: ast.get_source_segment(text, value))
             return text[: node.col_offset] + form + text[node.end_col_offset :]  # a one-line expression
     raise AssertionError(f"{key}: no call of {record.targets} in the proof")
 

@@ -47,14 +47,12 @@ class Decomposition:
     evidence: tuple[str, ...]  # public reports of users hitting the op
     notes: str  # what differs from eager / limits (static sizes, memory)
     requires: tuple[str, ...] = ()  # other decompositions whose helpers this one calls
-    # Only calls with this keyword set to this literal are decomposed (sort: stable=True).
-    when_keyword: tuple[str, object] | None = None
     # Only calls passing this keyword (or enough positionals) are decomposed (scatter: reduce).
     when_present: tuple[str, int] | None = None
-    # Only calls passing each of these arguments, by keyword or at its position, as this literal (an
-    # omitted argument counts as None) are decomposed: batch_norm on batch statistics, `training`
-    # True and no running statistics.
-    when_literals: tuple[tuple[str, int, object], ...] = ()
+    # Only calls passing each of these arguments, by keyword or at its position (None: keyword only),
+    # as this literal (an omitted argument counts as None) are decomposed: sort with `stable=True`,
+    # batch_norm on batch statistics (`training` True and no running statistics).
+    when_literals: tuple[tuple[str, int | None, object], ...] = ()
     error_bound: str = ""  # for approximate decompositions: the measured bound
     # The helper returns what the op returns. False: it returns another type (torch.fft's complex
     # spectra as real pairs), the source fix rewrites the call's consumers too, and

@@ -122,7 +122,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "sort", ("torch.sort", "Tensor.sort"), True, ("sort stable",), (PYTORCH + "95613",),
         "Stable ranks by pairwise comparison, O(n^2) memory along `dim`; NaN sorts last "
         "(first when descending), ties keep input order.", requires=("sort_rank",),
-        when_keyword=("stable", True),
+        when_literals=(("stable", None, True),),
         rule="ONX504",
         proof=Proof(
             "torch.sort(a, dim=1, stable=True).indices",
@@ -133,7 +133,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
     Decomposition(
         "argsort", ("torch.argsort", "Tensor.argsort"), True, ("argsort stable ties",),
         (PYTORCH + "95613",), "As _onnx_sort, indices only.", requires=("sort_rank",),
-        when_keyword=("stable", True),
+        when_literals=(("stable", None, True),),
         rule="ONX504",
         proof=Proof(
             "torch.argsort(a, dim=1, descending=True, stable=True)",

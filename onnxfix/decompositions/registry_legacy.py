@@ -95,7 +95,7 @@ SILENT: tuple[Decomposition, ...] = (
         "Legacy writes a ScatterND that keeps one of the duplicates. Boolean masks (which cannot "
         "repeat) run the original op. Out-of-place calls only."
         " Eager keeps the op (guarded helper): scatter_add is another accumulation path than index_put(accumulate=True).",
-        when_keyword=("accumulate", True),
+        when_literals=(("accumulate", None, True),),
         rule="ONX518",
         proof=Proof(
             "a.index_put((i,), c, accumulate=True)",
@@ -449,7 +449,7 @@ COMPLEX: tuple[Decomposition, ...] = (
         PAIR_NOTES + " Only under the legacy exporter, whose STFT symbolic takes real output only: "
         "torch.stft(..., return_complex=False) there, its (..., 2) output as a pair; the dynamo exporter "
         "takes the complex op and keeps it.", requires=("complex_pair",), drop_in=False, rule="ONX526",
-        when_keyword=("return_complex", True),
+        when_literals=(("return_complex", None, True),),
         proof=Proof("torch.stft(a, 8, window=torch.hann_window(8), return_complex=True).abs()",
                     "_onnx_pair_stft(a, 8, window=torch.hann_window(8), return_complex=True).abs()",
                     "(randn(g, b, 64),)", decomposition_tol=1e-6),

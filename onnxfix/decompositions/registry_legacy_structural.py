@@ -430,7 +430,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "to its group of query heads (expand + reshape, no copy in the graph's semantics), then "
         "the attention without enable_gqa, which the legacy exporter translates; dynamo exports "
         "it. Eager keeps the op (guarded helper).",
-        when_keyword=("enable_gqa", True),
+        when_literals=(("enable_gqa", None, True),),
         rule="ONX519", repairs_error=r"scaled_dot_product_attention not implemented if enable_gqa is True",
         proof=Proof(
             "torch.nn.functional.scaled_dot_product_attention(a, c, d, is_causal=True, enable_gqa=True)",

@@ -66,9 +66,10 @@ class Entry:
     def applies(self, args: tuple, kwargs: dict) -> bool:
         if self.decomposition.wraps_op:
             return True  # the helper takes any call of the op (and runs the op itself where it can)
-        keyword = self.decomposition.when_keyword
-        if keyword is not None and kwargs.get(keyword[0]) is not keyword[1]:
-            return False
+        for name, position, value in self.decomposition.when_literals:  # the values the call passes
+            given = kwargs.get(name, args[position] if position is not None and position < len(args) else None)
+            if not (given is value if any(value is v for v in (True, False, None)) else given == value):
+                return False
         present = self.decomposition.when_present
         if present is not None:  # by keyword or at its position (nn.EmbeddingBag passes padding_idx so)
             name, position = present

@@ -67,15 +67,9 @@ def _selection_count(count: ast.expr, node: ast.If, ctx: FunctionContext) -> boo
 def _counted_tensor(name: str, ctx: FunctionContext) -> str | None:
     """The name `x` of `name = torch.bincount(x...).tolist()` (x, x.flatten(), x.view(-1); ONX515's
     `_onnx_bincount` alike), the name's only binding in the function."""
-    bindings = [n for n in walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)]
-    if len(bindings) != 1:
-        return None
-    assign = ctx.parent(bindings[0])
-    if not (isinstance(assign, ast.Assign) and assign.targets == [bindings[0]]):
-        return None
-    value = assign.value
-    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "tolist"
-            and not value.args):
+    value = _only_value(name, ctx)
+    if value is None or not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+                             and value.func.attr == "tolist" and not value.args):
         return None
     call = value.func.value
     if not isinstance(call, ast.Call):
@@ -91,6 +85,14 @@ def _counted_tensor(name: str, ctx: FunctionContext) -> str | None:
             "flatten", "view", "reshape"):
         counted = counted.func.value  # the same values, whatever their shape
     return counted.id if isinstance(counted, ast.Name) else None
+
+
+def _only_value(name: str, ctx: FunctionContext) -> ast.expr | None:
+    """The value of `name = <value>`, the name's only binding in the function (no loop, unpacking
+    or augmented assignment binds it)."""
+    bindings = [n for n in walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)]
+    assign = ctx.parent(bindings[0]) if len(bindings) == 1 else None
+    return assign.value if isinstance(assign, ast.Assign) and assign.targets == bindings else None
 
 
 def _compares(node: ast.AST, counted: str, index: str) -> bool:
@@ -111,8 +113,7 @@ def zero_count_fix(node: ast.If, count: ast.expr, ctx: FunctionContext) -> Fix |
     reads = [n for n in walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
     if reads != [count.value]:
         return None
-    binding = next(n for n in walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store))
-    value = ctx.parent(binding).value
+    value = _only_value(name, ctx)
     torch_name, imports = ctx.torch_name()
     exporting = f"{torch_name}.onnx.is_in_onnx_export()"
     edits = (ctx.replace(value, f"{ctx.segment(value)} if not {exporting} else []"),

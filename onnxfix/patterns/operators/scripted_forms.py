@@ -28,27 +28,28 @@ _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
 def scripted_fix(decomposition: Decomposition, node: ast.Call, ctx: FunctionContext, method: bool) -> Fix | None:
     """The call rewritten to the record's scripted form, or None (no form, or arguments it does not take)."""
-    bound = _bound(decomposition, node, method)
+    bound = bound_arguments(decomposition, node, method)
     if bound is None or any(ctx.tensors.is_tensor(value) is not True for value in bound.values()):
         return None
     torch_name, imports = ctx.torch_name()
-    text = scripted_text(decomposition, node, method, ctx.segment, torch_name)
-    if text is None:
-        return None
+    text = scripted_text(decomposition, bound, ctx.segment, torch_name)
     return Fix(f"Rewrite to `{text}` (what the op computes, in TorchScript)", (ctx.replace(node, text),), True,
                imports=imports if "torch." in decomposition.scripted else ())
 
 
-def scripted_text(decomposition: Decomposition, node: ast.Call, method: bool, text_of, torch_name: str = "torch") -> str | None:
-    """The record's scripted form with the call's arguments (``text_of(node)``: an argument's
-    source) and torch as the file names it, or None where the call binds other parameters than
-    the form's."""
-    form = decomposition.scripted
-    bound = _bound(decomposition, node, method)
-    if not form or bound is None or set(bound) != set(_PLACEHOLDER.findall(form)):
-        return None
-    form = re.sub(r"\btorch\.", f"{torch_name}.", form)
+def scripted_text(decomposition: Decomposition, bound: dict[str, ast.expr], text_of, torch_name: str = "torch") -> str:
+    """The record's scripted form with the call's arguments (``bound_arguments``; ``text_of(node)``:
+    an argument's source) and torch as the file names it."""
+    form = re.sub(r"\btorch\.", f"{torch_name}.", decomposition.scripted)
     return _PLACEHOLDER.sub(lambda m: _argument_text(form, m, bound[m.group(1)], text_of), form)
+
+
+def bound_arguments(decomposition: Decomposition, node: ast.Call, method: bool) -> dict[str, ast.expr] | None:
+    """The call's arguments by the helper's parameter names where they are exactly the parameters
+    of the record's scripted form; None otherwise (no form, another argument, *args, **kwargs)."""
+    bound = _bound(decomposition, node, method)
+    form = decomposition.scripted
+    return bound if form and bound is not None and set(bound) == set(_PLACEHOLDER.findall(form)) else None
 
 
 def _bound(decomposition: Decomposition, node: ast.Call, method: bool) -> dict[str, ast.expr] | None:

@@ -1,5 +1,5 @@
 """Which calls of a decomposed op are the failing variant: the arguments a record selects on
-(Decomposition.when_keyword, when_present, when_literals), read from the call's source."""
+(Decomposition.when_present, when_literals), read from the call's source."""
 
 from __future__ import annotations
 
@@ -12,11 +12,6 @@ from onnxfix.patterns.operators.module_calls import UNKNOWN
 def selected_variant(decomposition: Decomposition, node: ast.Call) -> bool:
     """Calls whose arguments make the op fail (sort only with stable=True, scatter with reduce)."""
     keywords = {k.arg: k.value for k in node.keywords if k.arg}
-    if decomposition.when_keyword:
-        name, value = decomposition.when_keyword
-        given = keywords.get(name)
-        if not (isinstance(given, ast.Constant) and given.value is value):
-            return False
     if decomposition.when_present and not _passed(node, keywords, *decomposition.when_present):
         return False
     return all(_is_literal(_literal_argument(node, keywords, name, position), value)
@@ -24,16 +19,17 @@ def selected_variant(decomposition: Decomposition, node: ast.Call) -> bool:
 
 
 def _is_literal(found: tuple, value) -> bool:
-    """The literal found is ``value`` itself (`True`, not `1`), as when_keyword compares."""
+    """The literal found is ``value`` itself for True, False and None (`True`, not `1`)."""
     if any(value is singleton for singleton in (True, False, None)):
         return bool(found) and found[0] is value
     return found == (value,)
 
 
-def _literal_argument(node: ast.Call, keywords: dict[str, ast.expr], name: str, position: int) -> tuple:
+def _literal_argument(node: ast.Call, keywords: dict[str, ast.expr], name: str, position: int | None) -> tuple:
     """(the literal,) passed by keyword or at ``position`` ((None,) when omitted and no `**kwargs`
     could pass it), () for another expression."""
-    given = keywords.get(name, node.args[position] if position < len(node.args) else None)
+    at = node.args[position] if position is not None and position < len(node.args) else None
+    given = keywords.get(name, at)
     if given is None:
         return () if any(k.arg is None for k in node.keywords) else (None,)
     return (given.value,) if isinstance(given, ast.Constant) else ()
