@@ -43,6 +43,14 @@ def test_exported_draws_have_the_distributions_moments(exporter):
     assert abs(e_mean - 0.5) < 0.01 and abs(e_var - 0.25) < 0.01 and e_min > 0.0  # `probs / q` stays finite
 
 
+def test_uniform_draw_rounded_onto_the_upper_bound_becomes_the_lower(monkeypatch):
+    """2 + (1 - 2**-24) is 3.0 in float32; ATen's uniform kernel returns `from` for a draw that
+    rounds onto `to` (native/cpu/DistributionTemplates.h), and the export branch must too."""
+    monkeypatch.setattr(torch.onnx, "is_in_onnx_export", lambda: True)
+    monkeypatch.setattr(torch, "rand_like", lambda t: torch.tensor([1 - 2**-24, 0.5]))
+    assert HELPERS["_onnx_uniform"](torch.empty(2), 2.0, to=3.0).tolist() == [2.0, 2.5]
+
+
 class HalfNoise(torch.nn.Module):
     def forward(self, a):
         u, n = torch.rand_like(a), torch.randn(a.shape, dtype=a.dtype)

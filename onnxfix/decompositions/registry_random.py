@@ -12,8 +12,8 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
     Decomposition(
         "uniform", ("Tensor.uniform_",), True, (),
         ("https://github.com/pytorch/pytorch/pull/66263", "https://github.com/pytorch/pytorch/issues/42230"),
-        "rand_like(input) * (to - low) + low written into input with copy_ (RandomUniformLike: U[0, 1)). "
-        "Eager keeps the op (guarded helper).",
+        "rand_like(input) * (to - low) + low written into input with copy_ (RandomUniformLike: U[0, 1)); "
+        "a draw rounded onto `to` becomes `low`, as in ATen's kernel. Eager keeps the op (guarded helper).",
         rule="ONX538",
         proof=Proof("(torch.empty_like(a).uniform_(2.0, to=3.0) - 2.5).abs().le(0.5).float() + a",
                     "(_onnx_uniform(torch.empty_like(a), 2.0, to=3.0) - 2.5).abs().le(0.5).float() + a",

@@ -8,4 +8,7 @@ def _onnx_uniform(input, low=0.0, to=1.0):
     # does. The same distribution; no export draws what PyTorch's generator draws.
     if not torch.onnx.is_in_onnx_export():  # eager: the op itself
         return input.uniform_(low, to)
-    return input.copy_(torch.rand_like(input) * (to - low) + low)
+    draw = torch.rand_like(input) * (to - low) + low
+    # A draw just below `to` rounds onto it (about one in 8 million for [2, 3) in float32); ATen's
+    # kernel (native/cpu/DistributionTemplates.h, uniform_kernel) returns `low` there, and so does this.
+    return input.copy_(draw.masked_fill(draw == to, low))
