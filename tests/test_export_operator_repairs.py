@@ -38,7 +38,10 @@ pytestmark = pytest.mark.usefixtures("in_repo")  # tests/conftest.py
     ("dilated_deconv", "legacy", "ORT-FAILS", "conv_transpose_padded"),
     ("integral_image", "legacy", "ORT-FAILS", "float32_compute"),  # a uint8 CumSum: widened, int64 as in eager
     ("global_peak", "dynamo", "SILENTLY-WRONG", "index_keepdim"),  # argmax(keepdim=True) with no dim: [1] for [1, 1]
-    ("image_standardize", "dynamo", "ORT-FAILS", "float32_compute"),  # mean(dtype=float32) of uint8: ReduceMean on uint8
+    ("image_standardize", "dynamo", "ORT-FAILS", "float32_compute"),
+    # _weight_norm of a 1-D v: one norm for the whole vector; named by the call at the divergent line
+    ("weight_normed_slopes", "dynamo", "SILENTLY-WRONG", "weight_norm_1d"),
+    ("weight_normed_slopes", "legacy", "SILENTLY-WRONG", "weight_norm_1d"),  # mean(dtype=float32) of uint8: ReduceMean on uint8
 ])
 def test_the_failure_names_its_repair(capsys, factory, exporter, before, repair):
     cli_main(["export", "--format", "json", f"{MODEL}:make_{factory}", "--exporter", exporter, "--fix"])

@@ -75,4 +75,16 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
                     "rounding_mode='trunc').float()",
                     "(ints(g, -400, 400, b, 8) * 0.1, ints(g, 1, 6, b, 8) * 0.1)", params="a, c"),
     ),
+    Decomposition(
+        "weight_norm_1d", ("torch._weight_norm",), True, (),
+        ("https://github.com/pytorch/pytorch/pull/191749",),
+        "weight_norm of a 1-D weight with dim=0 (a weight-normalised PReLU or norm layer): ATen divides each "
+        "element by its own norm, |v|; both exporters reduce over the empty list of the other dims, which "
+        "ONNX's ReduceL2 takes as every axis, one norm for the whole vector. While exporting, v * (g / |v|). "
+        "Export time only (the call is inside nn.utils.weight_norm's hook), keyed on a line calling it being "
+        "the first that differs from eager. Eager keeps the op.",
+        static=False, rule="ONX515", repairs_divergence=r"^\w+ node__?weight_norm",
+        proof=Proof("a * torch._weight_norm(c, w, 0)", "a * _onnx_weight_norm_1d(c, w, 0)",
+                    "(randn(g, b, 6), randn(g, 6), randn(g, 6))", params="a, c, w", static=(1, 2)),
+    ),
 )

@@ -41,21 +41,28 @@ MAX_LINES = 200  # lines checked at most: one onnxruntime session each
 class Divergence:
     trace: NodeTrace
     detail: str
+    repairs: tuple[str, ...] = ()  # decompositions for a divergence of a function called at the line
 
 
 class _LineValues(TorchFunctionMode):
-    """Every tensor a torch call returns, filed under the innermost user line on the stack."""
+    """Every tensor a torch call returns, and every torch function called, filed under the
+    innermost user line on the stack (a module's hooks and torch's own code under the line that
+    called the module: `weight_norm`'s `torch._weight_norm` under `self.act(x)`)."""
 
     def __init__(self):
         super().__init__()
         self.by_line: dict[tuple[str, int], list[torch.Tensor]] = {}
+        self.calls_by_line: dict[tuple[str, int], list] = {}
         self._user: dict[object, bool] = {}
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         result = func(*args, **(kwargs or {}))
-        if isinstance(result, torch.Tensor):
-            where = self._user_line()
-            if where is not None:
+        where = self._user_line()
+        if where is not None:
+            calls = self.calls_by_line.setdefault(where, [])
+            if func not in calls:
+                calls.append(func)
+            if isinstance(result, torch.Tensor):
                 self.by_line.setdefault(where, []).append(result.detach().clone())
         return result
 
@@ -72,12 +79,12 @@ class _LineValues(TorchFunctionMode):
         return None
 
 
-def eager_by_line(model: torch.nn.Module, args: tuple) -> dict[tuple[str, int], list[torch.Tensor]]:
+def eager_by_line(model: torch.nn.Module, args: tuple) -> _LineValues:
     cloned = tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in args)
     recorder = _LineValues()
     with torch.no_grad(), recorder:
         model(*cloned)
-    return recorder.by_line
+    return recorder
 
 
 def node_line(node) -> tuple[tuple[str, int] | None, NodeTrace | None]:
@@ -108,7 +115,8 @@ def legacy_with_sources(model: torch.nn.Module, args: tuple, names: list[str], d
 def first_divergence(model_path: Path, model: torch.nn.Module, args: tuple, names: list[str]) -> Divergence | None:
     import onnx
 
-    eager = eager_by_line(model, args)
+    recorded = eager_by_line(model, args)
+    eager = recorded.by_line
     proto = onnx.load(str(model_path), load_external_data=False)
     last: dict[tuple[str, int], tuple[object, NodeTrace]] = {}
     order: list[tuple[str, int]] = []
@@ -131,11 +139,23 @@ def first_divergence(model_path: Path, model: torch.nn.Module, args: tuple, name
             failing = _failing_node(proto, message)  # a node upstream (Detic's frozen Split) names the root line
             if failing is not None:
                 return Divergence(failing, f"onnxruntime fails in it: {message[:200]}")
-            return Divergence(trace, f"onnxruntime cannot compute it: {message[:200]}")
+            return Divergence(trace, f"onnxruntime cannot compute it: {message[:200]}", _repairs_called(recorded.calls_by_line, where))
         (error,) = compare([expected[-1]], [actual])
         if not error.ok:
-            return Divergence(trace, error.note or f"max abs error {error.max_abs:.3g}")
+            return Divergence(trace, error.note or f"max abs error {error.max_abs:.3g}", _repairs_called(recorded.calls_by_line, where))
     return None
+
+
+def _repairs_called(calls_by_line: dict, where: tuple[str, int]) -> tuple[str, ...]:
+    """The decompositions written for a divergence (``repairs_divergence``) of the torch functions
+    the eager run called at a line: the line's last node is what the search compares, while the op
+    that diverged may be any call on it, a module hook's included."""
+    from onnxfix.decompositions import DECOMPOSITIONS
+    from onnxfix.exporter.decompose import resolve_target
+
+    called = calls_by_line.get(where, ())
+    return tuple(dict.fromkeys(d.key for d in DECOMPOSITIONS if d.repairs_divergence and d.at_export
+                               for target in d.targets if resolve_target(target) in called))
 
 
 def _failing_node(proto, message: str) -> NodeTrace | None:
@@ -187,4 +207,5 @@ def find(verdict_exporter: str, path: Path, model, export_args: tuple, args: tup
         return {"error": describe(exc)[:300]}
     if found is None:
         return {}
-    return {"node": found.trace.node, "stack": found.trace.stack, "style": found.trace.style, "detail": found.detail}
+    return {"node": found.trace.node, "stack": found.trace.stack, "style": found.trace.style, "detail": found.detail,
+            "repairs": list(found.repairs)}

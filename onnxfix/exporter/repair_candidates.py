@@ -98,13 +98,16 @@ _DIVERGENT_NODE = re.compile(r"^\w+ node_(\w+?)(?:_\d+)?$")
 
 def _divergent_nodes(failed: list[_Result]) -> Iterator[str]:
     """The decomposition of the ATen op whose translation first computes another value than eager
-    (a uint8 shift torch.onnx casts to int8)."""
-    for node in ((r.verdict.divergence or {}).get("node", "") for r in failed):
+    (a uint8 shift torch.onnx casts to int8), and those written for a divergence of a function the
+    eager run called at that line (weight_norm's hook, under the line calling the module)."""
+    for divergence in (r.verdict.divergence or {} for r in failed):
+        node = divergence.get("node", "")
         # a decomposition written for that divergence, else the op's own (two replacing one op
         # at export time would shadow each other)
         keyed = [d.key for d in BY_KEY.values() if d.repairs_divergence and re.search(d.repairs_divergence, node)]
         op = _DIVERGENT_NODE.match(node)
         yield from _drop_in(keyed or ([key_of_op(op.group(1).lstrip("_"))] if op else []))
+        yield from _drop_in(divergence.get("repairs", ()))
 
 
 def _failing_ops(failed: list[_Result]) -> Iterator[str]:

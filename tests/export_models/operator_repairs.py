@@ -154,6 +154,22 @@ class ImageStandardize(nn.Module):
         return image.float() - mean
 
 
+class WeightNormedSlopes(nn.Module):
+    """A weight-normalised per-channel PReLU (a 1-D weight, dim=0): each slope is g * sign(v) in
+    eager; both exporters normalise the whole vector at once. The hook runs inside `self.act`, on
+    the line that also runs the convolution."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(4, 4, 1)
+        self.act = nn.utils.weight_norm(nn.PReLU(4))
+        with torch.no_grad():
+            self.act.weight_v.uniform_(-1.0, 1.0)  # slopes of either sign
+
+    def forward(self, x):
+        return self.act(self.conv(x))
+
+
 def _seeded(cls):
     torch.manual_seed(0)
     return cls().eval()
@@ -213,6 +229,10 @@ def make_integral_image():
 
 def make_global_peak():
     return _seeded(GlobalPeak)
+
+
+def make_weight_normed_slopes():
+    return _seeded(WeightNormedSlopes)
 
 
 def make_image_standardize():
