@@ -244,6 +244,27 @@ def test_a_computed_size_of_one_at_the_example_says_to_export_with_a_larger_one(
     assert "computed from it" not in _reports(lambda s0, s1, u0: sympy.Eq(FloorDiv(s0, 16), 2))[0][1]
 
 
+def test_a_convolutions_memory_format_guard_is_not_a_specialization():
+    """torch.onnx's fake Conv1d picks its output's memory format with ATen's backend heuristic,
+    which guards `s77 < 16` on the batch of a 2-row example (the blind weight-normed PReLU block);
+    the graph, and ONNX's, holds for every batch: no ONX914 "works only for x.shape[0] in 2..15".
+    The same guard raised anywhere else is reported."""
+    import sympy
+
+    from onnxfix.exporter.guards import Guard, guard_reports
+
+    s0 = sympy.Symbol("s77", integer=True, positive=True)
+
+    def guard(frames):
+        return Guard(sympy.Lt(s0, 16), "s77 < 16", frames, {s0: ["L['x'].size()[0]"]}, {s0: 2})
+
+    heuristic = [["/venv/lib/python3.11/site-packages/torch/_subclasses/fake_impls.py", 1811, "conv"],
+                 ["/venv/lib/python3.11/site-packages/torch/fx/experimental/sym_node.py", 576, "guard_bool"]]
+    assert guard_reports([guard(heuristic)], ["x"], {0: {0: "batch"}}) == []
+    (report,) = guard_reports([guard([["/work/model.py", 9, "forward"]])], ["x"], {0: {0: "batch"}})
+    assert report["code"] == "ONX914" and "specialized by guard s77 < 16" in report["message"]
+
+
 def test_a_value_read_out_of_a_tensor_as_a_bool_is_keyed_by_its_symbol():
     """`if x.sum() > 0:` makes a SymBool whose expression is Eq(u0, 1); torch's error names u0."""
     from torch.fx.experimental.symbolic_shapes import ShapeEnv

@@ -162,7 +162,7 @@ def guard_reports(guards: list[Guard], names: list[str], dynamic: dict[int, dict
     allowed: dict[str, set[int]] = {}
     reports, seen = [], set()
     attempt = _attempt(guards, capture_failed)
-    for guard in (g for g in guards if g.env == attempt):
+    for guard in (g for g in guards if g.env == attempt and not _layout_only(g)):
         dims = _dims(guard, names, dynamic)
         if dims is None or guard.text in seen:
             continue
@@ -212,6 +212,17 @@ def violated_by_probes(latent: list[tuple], reports: list[dict], passed: list[tu
                            "side, where the model computes something else")
                 return [{"code": "ONX915", "message": message, "frames": user_frames(guard.frames)}]
     return []
+
+
+# Where torch guards on sizes only to choose a tensor's strides: the fake convolution picks its
+# output's memory format with ATen's backend heuristic (`s77 < 16` on the batch of a Conv1d, the
+# mkldnn choice). An ONNX graph has no strides, so such a guard excludes no size from it.
+_LAYOUT_FRAMES = (("torch/_subclasses/fake_impls.py", "conv"),)
+
+
+def _layout_only(guard: Guard) -> bool:
+    return any(str(frame[0]).replace("\\", "/").endswith(path) and frame[2] == function
+               for frame in guard.frames for path, function in _LAYOUT_FRAMES)
 
 
 def _attempt(guards: list[Guard], capture_failed: bool) -> int:
