@@ -167,3 +167,28 @@ def test_roll_by_sizes_exports_with_dynamic_sizes(exporter, tmp_path):
         x = torch.randn(*shape)
         got = comparison.run_onnx(tmp_path / "roll.onnx", (x,), verify.input_names(model, 1))[0]
         assert torch.equal(torch.as_tensor(got), torch.roll(x, (shape[1] // 2, -(shape[2] // 3)), (-2, -1)))
+
+
+@pytest.mark.plumbing
+def test_exported_stft_phase_at_dc_and_nyquist_is_eagers(tmp_path):
+    """A real signal's DC and Nyquist bins: ATen's real-to-complex FFT writes +0 imaginary parts,
+    so torch.angle of a negative real part there is pi; onnxruntime's STFT leaves roundings of
+    either sign (-pi). The legacy pair (`_onnx_pair_stft`, its angle through _onnx_atan2) gives
+    eager's phases there exactly (StyleTTS2's iSTFTNet feeds the phase to a conv)."""
+    namespace = {"torch": torch}
+    stft = load_function("pair_stft", namespace)
+    window = torch.hann_window(16)
+
+    class Phase(torch.nn.Module):
+        def forward(self, x):
+            return torch.angle(stft(x, 16, 4, window=window, return_complex=True))
+
+    x = torch.randn(2, 200) - 3.0  # a negative DC in every frame
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        verify.export_model(Phase().eval(), (x,), "legacy", tmp_path / "phase.onnx", {0: {0: "b", 1: "n"}})
+    y = torch.randn(3, 260) - 3.0
+    (got,) = comparison.run_onnx(tmp_path / "phase.onnx", (y,), verify.input_names(Phase(), 1))
+    want = torch.stft(y, 16, 4, window=window, return_complex=True).angle()
+    edges = [0, 8]  # DC and Nyquist of n_fft 16
+    assert torch.equal(torch.as_tensor(got)[:, edges], want[:, edges])

@@ -92,9 +92,9 @@ class _OnnxComplexPair:
         return torch.sqrt(self.real * self.real + self.imag * self.imag)
 
     def angle(self):
-        # _onnx_atan2 where the file has it (ONX522's angle fixes bring it; `onnxfix export`
-        # loads it): both exporters' Atan2 give -pi on the negative real axis
-        return (globals().get("_onnx_atan2") or torch.atan2)(self.imag, self.real)
+        # always _onnx_atan2 (a fix writing the pair writes it too): both exporters' Atan2 give -pi
+        # on the negative real axis, where a real signal's DC and Nyquist bins lie (torch: pi)
+        return _onnx_atan2(self.imag, self.real)
 
     def exp(self):
         scale = torch.exp(self.real)

@@ -15,4 +15,11 @@ def _onnx_pair_stft(input, n_fft, hop_length=None, win_length=None, window=None,
                           return_complex=return_complex, align_to_window=align_to_window)
     stacked = torch.stft(input, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided,
                          return_complex=False)
-    return _onnx_complex_pair(stacked[..., 0], stacked[..., 1])
+    imag = stacked[..., 1]
+    if not input.is_complex():
+        # a real signal's DC and Nyquist bins: ATen's real-to-complex FFT writes their imaginary
+        # parts as +0; onnxruntime's STFT leaves a rounding of either sign there, and the phase of a
+        # negative real part (torch.angle) is pi at +0, -pi below it
+        k = torch.arange(imag.shape[-2], device=imag.device).unsqueeze(-1)
+        imag = torch.where((k == 0) | (2 * k == n_fft), torch.zeros_like(imag), imag)
+    return _onnx_complex_pair(stacked[..., 0], imag)
