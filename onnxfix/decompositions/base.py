@@ -34,6 +34,28 @@ class Proof:
     decomposition_tol: float = 0.0
 
 
+class NegativeInt:
+    """A `when_literals` value that any negative int literal matches (a dim counted from the end)."""
+
+    def __repr__(self) -> str:
+        return "NEGATIVE"
+
+
+NEGATIVE = NegativeInt()
+
+
+def literal_matches(expected, given) -> bool:
+    """A call's literal argument ``given`` is the ``expected`` of a `when_literals` entry: True,
+    False and None by identity (`True`, not `1`), NEGATIVE any negative int, else equal. Read
+    from the source by the static selection (variants.py) and from the values by the export-time
+    table (decompose.Entry.applies)."""
+    if expected is NEGATIVE:
+        return isinstance(given, int) and not isinstance(given, bool) and given < 0
+    if any(expected is singleton for singleton in (True, False, None)):
+        return given is expected
+    return given == expected
+
+
 @dataclass(frozen=True)
 class Decomposition:
     key: str  # module name in this package, and the helper is _onnx_<key>
@@ -50,8 +72,9 @@ class Decomposition:
     # Only calls passing this keyword (or enough positionals) are decomposed (scatter: reduce).
     when_present: tuple[str, int] | None = None
     # Only calls passing each of these arguments, by keyword or at its position (None: keyword only),
-    # as this literal (an omitted argument counts as None) are decomposed: sort with `stable=True`,
-    # batch_norm on batch statistics (`training` True and no running statistics).
+    # as this literal (an omitted argument counts as None; NEGATIVE: any negative int) are decomposed:
+    # sort with `stable=True`, batch_norm on batch statistics (`training` True and no running
+    # statistics), repeat_interleave along a dim counted from the end.
     when_literals: tuple[tuple[str, int | None, object], ...] = ()
     error_bound: str = ""  # for approximate decompositions: the measured bound
     # The helper returns what the op returns. False: it returns another type (torch.fft's complex

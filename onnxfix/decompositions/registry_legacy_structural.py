@@ -3,7 +3,7 @@ fails on (ONX519); fixed when a project targets legacy. Dynamo exports them."""
 
 from __future__ import annotations
 
-from onnxfix.decompositions.base import PYTORCH, Decomposition, Proof, call_argument
+from onnxfix.decompositions.base import NEGATIVE, PYTORCH, Decomposition, Proof, call_argument
 
 DECOMPOSITIONS: tuple[Decomposition, ...] = (
     Decomposition(
@@ -56,6 +56,22 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         static=False, rule="ONX519", site_applies=lambda args, kwargs: args[0].dim() != 4,
         proof=Proof("torch.nn.functional.pixel_shuffle(a, 2)", "_onnx_pixel_shuffle(a, 2)",
                     "(randn(g, b, 2, 8, 3, 5),)"),
+    ),
+    Decomposition(
+        "repeat_interleave_dim", ("torch.repeat_interleave", "Tensor.repeat_interleave"), True, (),
+        ("https://github.com/pytorch/pytorch/issues/128505",),
+        "repeat_interleave along a negative dim (`repeat_interleave(freqs, 2, dim=-1)` in a RoPE): the "
+        "legacy exporter's symbolic normalises the dim by adding the rank in place, in the graph constant "
+        "every equal literal shares, so another -1 of the model (a view or an expand) reads rank - 1: the "
+        "exported model fails in onnxruntime (\"invalid expand shape\") or computes another shape. Written "
+        "as _onnx_repeat_interleave (an unsqueeze, an expand and a flatten while the legacy exporter "
+        "traces: exact); at export time that record takes the calls. Eager and the dynamo exporter keep "
+        "the op (legacy-guarded helper).",
+        requires=("repeat_interleave",), when_literals=(("dim", None, NEGATIVE),), at_export_by="repeat_interleave",
+        rule="ONX519",
+        proof=Proof("a.reshape(a.shape[0], -1).repeat_interleave(2, dim=-1)",
+                    "_onnx_repeat_interleave_dim(a.reshape(a.shape[0], -1), 2, dim=-1)",
+                    "(randn(g, b, 2, 3),)"),
     ),
     Decomposition(
         "repeat_interleave", ("torch.repeat_interleave", "Tensor.repeat_interleave"), True, (),

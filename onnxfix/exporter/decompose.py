@@ -37,6 +37,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from onnxfix.decompositions import BY_KEY, DECOMPOSITIONS, Decomposition, load_function
+from onnxfix.decompositions.base import literal_matches
 from onnxfix.exporter.export_repairs import EXPORT_REPAIRS
 from onnxfix.exporter.model_state import state_dict_standard
 from onnxfix.exporter.quant_stubs import fake_quant_constants
@@ -68,7 +69,7 @@ class Entry:
             return True  # the helper takes any call of the op (and runs the op itself where it can)
         for name, position, value in self.decomposition.when_literals:  # the values the call passes
             given = kwargs.get(name, args[position] if position is not None and position < len(args) else None)
-            if not (given is value if any(value is v for v in (True, False, None)) else given == value):
+            if not literal_matches(value, given):
                 return False
         present = self.decomposition.when_present
         if present is not None:  # by keyword or at its position (nn.EmbeddingBag passes padding_idx so)

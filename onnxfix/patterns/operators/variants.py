@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 
 from onnxfix.decompositions import Decomposition
+from onnxfix.decompositions.base import literal_matches
 from onnxfix.patterns.operators.module_calls import UNKNOWN
 
 
@@ -14,15 +15,9 @@ def selected_variant(decomposition: Decomposition, node: ast.Call) -> bool:
     keywords = {k.arg: k.value for k in node.keywords if k.arg}
     if decomposition.when_present and not _passed(node, keywords, *decomposition.when_present):
         return False
-    return all(_is_literal(_literal_argument(node, keywords, name, position), value)
-               for name, position, value in decomposition.when_literals)
-
-
-def _is_literal(found: tuple, value) -> bool:
-    """The literal found is ``value`` itself for True, False and None (`True`, not `1`)."""
-    if any(value is singleton for singleton in (True, False, None)):
-        return bool(found) and found[0] is value
-    return found == (value,)
+    return all(found != () and literal_matches(value, found[0])
+               for name, position, value in decomposition.when_literals
+               for found in [_literal_argument(node, keywords, name, position)])
 
 
 def _literal_argument(node: ast.Call, keywords: dict[str, ast.expr], name: str, position: int | None) -> tuple:
@@ -32,6 +27,8 @@ def _literal_argument(node: ast.Call, keywords: dict[str, ast.expr], name: str, 
     given = keywords.get(name, at)
     if given is None:
         return () if any(k.arg is None for k in node.keywords) else (None,)
+    if isinstance(given, ast.UnaryOp) and isinstance(given.op, ast.USub) and isinstance(given.operand, ast.Constant):
+        return (-given.operand.value,) if isinstance(given.operand.value, (int, float)) else ()  # `-1`
     return (given.value,) if isinstance(given, ast.Constant) else ()
 
 
