@@ -123,8 +123,15 @@ def is_mask(node: ast.AST, ctx, _seen: frozenset[str] = frozenset()) -> bool:
 
 
 def _is_forward_input(node: ast.AST, ctx) -> bool:
-    """An argument of forward itself: a tensor in every export (export's inputs are tensors)."""
-    return isinstance(node, ast.Name) and ctx.fn.is_entry and ctx.is_parameter(node.id) and node.id != ctx.self_name
+    """An argument of forward itself: a tensor in every export (export's inputs are tensors); or a
+    parameter of a function forward calls that every call passes a tensor or such an argument
+    (Llama 4's `get_placeholder_mask(input_ids, ...)`: `input_ids == image_token_id` is a mask)."""
+    if not (isinstance(node, ast.Name) and ctx.is_parameter(node.id) and node.id != ctx.self_name):
+        return False
+    if ctx.fn.is_entry:
+        return True
+    return ctx.across_calls("tensor_argument", node.id,
+                            lambda caller, argument: caller.tensors.is_tensor(argument) or _is_forward_input(argument, caller))
 
 
 def _all_assignments(name: str, ctx, seen: frozenset[str], predicate) -> bool:

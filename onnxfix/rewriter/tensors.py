@@ -169,6 +169,9 @@ class TensorOracle:
             built = self.ctx.qualname(node.func.func) or ""
             if built.startswith("torch.nn.") and built.rsplit(".", 1)[-1] in TENSOR_LAYERS:
                 return True
+            layer = self._layer_getter(node.func)  # `self.get_input_embeddings()(input_ids)`
+            if layer is not None and self._tensor_layer_call(layer):
+                return True
         qualname = self.ctx.qualname(node.func)
         if qualname:
             if qualname.split(".")[0] in ("numpy", "math", "builtins"):
@@ -224,6 +227,23 @@ class TensorOracle:
             return returns is not None and module.scope.qualname(returns) in TENSOR_ANNOTATIONS
         qualname = module.scope.qualname(value.func) or ""
         return qualname.startswith("torch.nn.") and qualname.rsplit(".", 1)[-1] in TENSOR_LAYERS
+
+    def _layer_getter(self, call: ast.Call) -> ast.Attribute | None:
+        """``self.<attr>`` that ``self.method()`` returns, where the method of this class is only
+        `return self.<attr>` (transformers' `get_input_embeddings`), spelled on this method's self."""
+        cls = self.ctx.fn.cls
+        func = call.func
+        if cls is None or call.args or call.keywords or not (
+            isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == self.ctx.self_name
+        ):
+            return None
+        method = cls.methods.get(func.attr)
+        body = [s for s in method.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))] if method else []
+        returned = body[0].value if len(body) == 1 and isinstance(body[0], ast.Return) else None
+        if not (isinstance(returned, ast.Attribute) and isinstance(returned.value, ast.Name) and method.args.args
+                and returned.value.id == method.args.args[0].arg):
+            return None
+        return ast.Attribute(value=ast.Name(id=self.ctx.self_name, ctx=ast.Load()), attr=returned.attr, ctx=ast.Load())
 
     def _own_method_annotation(self, func: ast.Attribute) -> ast.expr | None:
         """The return annotation of ``self.method`` when the method is defined in this class."""
