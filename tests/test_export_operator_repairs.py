@@ -56,10 +56,11 @@ def test_the_failure_names_its_repair(capsys, factory, exporter, before, repair)
     assert any(p["probe"] == "probe 2 (user)" and p["ok"] for p in after["probes"]), after["probes"]
 
 
-def test_a_repair_named_by_the_failure_is_written_at_the_calls_the_run_decomposed(tmp_path, capsys):
+def test_glms_interleaved_rope_is_written_with_the_negative_dim_repeat_interleave(tmp_path, capsys):
     """GLM's interleaved RoPE: the legacy failure is a later cat's ("All tensors must have the same
-    rank"); the repeat_interleave repair it names is kept, and `--write` rewrites the two calls the
-    run decomposed (an export-time-only record: the rank is invisible to the source)."""
+    rank"), whose cause is the repeat_interleave symbolic adding the rank to `dim=-1` in place, in the
+    constant the slices' -1 share (with dim=3 the model exports as it is); ONX519 rewrites both calls,
+    and `--write` leaves the file exporting."""
     model = tmp_path / "interleaved_rope.py"
     model.write_text((MODEL.parent / "interleaved_rope.py").read_text())
     cli_main(["export", "--format", "json", f"{model}:make_model", "--exporter", "legacy", "--write"])
@@ -67,10 +68,9 @@ def test_a_repair_named_by_the_failure_is_written_at_the_calls_the_run_decompose
     assert target["results"][0]["verdict"] == "EXPORT-FAILS"
     (after,) = target["fix"]["results"]
     assert after["verdict"] == "OK", after
-    assert target["fix"]["decompositions_written"] == ["repeat_interleave"]
     written = model.read_text()
-    assert written.count("_onnx_repeat_interleave(cos[..., : cos.shape[-1] // 2], 2, dim=-1)") == 1
-    assert written.count("_onnx_repeat_interleave(sin[..., : sin.shape[-1] // 2], 2, dim=-1)") == 1
+    assert written.count("_onnx_repeat_interleave_dim(cos[..., : cos.shape[-1] // 2], 2, dim=-1)") == 1
+    assert written.count("_onnx_repeat_interleave_dim(sin[..., : sin.shape[-1] // 2], 2, dim=-1)") == 1
 
 
 def test_a_uint8_shift_the_run_proved_wrong_is_written_at_its_operators(tmp_path, capsys):
@@ -160,3 +160,22 @@ def test_a_pad_value_read_out_of_a_tensor_stays_a_graph_value(tmp_path, capsys):
     written = written_and_proven(tmp_path, capsys, "pad_value_any.py", ["EXPORT-FAILS", "SILENTLY-WRONG"])
     assert "        attend = _onnx_any_nonzero(mem * 0.1)\n" in written
     assert "        mask = _onnx_pad_tensor_value(mask, (mem.shape[1], 0), value=attend)\n" in written
+
+
+def test_a_repair_whose_op_corrupts_the_graph_is_named_wherever_the_op_ran(capsys):
+    """The legacy repeat_interleave symbolic adds the rank to dim=-1 in place, in the constant the
+    expand's -1 shares: onnxruntime fails at the expand, a line that calls no repeat_interleave.
+    The record (repairs_anywhere) is named because the run called the op at all, as it would inside
+    a library's model (transformers' Cohere), where no static fix reaches; exported with it, OK."""
+    from onnxfix.exporter import plan
+    from onnxfix.exporter.session import NoProgress, run_target
+
+    spec = f"{MODEL}:make_interleaved_table"
+    result = run_target(plan.make_target(spec, exporters=("legacy",)), NoProgress())
+    (exported,) = result.results
+    assert exported.verdict.verdict == "ORT-FAILS" and exported.verdict.divergence["node"].startswith("Expand ")
+    assert "repeat_interleave" in result.decompose_hint
+    cli_main(["export", "--format", "json", spec, "--exporter", "legacy", "--decompose-ops", "repeat_interleave"])
+    (target,) = json.loads(capsys.readouterr().out)["targets"]
+    (decomposed,) = target["results"]
+    assert decomposed["verdict"] == "OK", decomposed

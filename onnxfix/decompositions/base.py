@@ -99,6 +99,10 @@ class Decomposition:
     # node_scaled_dot_product_attention") this decomposition repairs: the op's translation computes
     # another value for some inputs (a fully masked attention row).
     repairs_divergence: str = ""
+    # The op's translation corrupts values elsewhere in the graph (the legacy repeat_interleave
+    # symbolic rewrites a constant other nodes share): a divergence or a runtime failure names it
+    # wherever the run called the op, in the user's files or a library's.
+    repairs_anywhere: bool = False
     # False: no source rule reports the targets (`Tensor.__mul__` with a Python complex: every
     # product would be a finding); only the export-time repair naming the key substitutes it.
     static: bool = True

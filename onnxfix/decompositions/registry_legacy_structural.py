@@ -77,13 +77,15 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "repeat_interleave", ("torch.repeat_interleave", "Tensor.repeat_interleave"), True, (),
         ("https://github.com/pytorch/pytorch/issues/145100",),
         "repeat_interleave by one int count along a dim, as an unsqueeze, an expand and a flatten "
-        "(a rearrangement: exact) while exporting: the legacy exporter's symbolic can give the "
-        "result a wrong rank where the input's rank is not known to it (GLM's interleaved RoPE), "
-        "and a later cat fails (\"All tensors must have the same rank\"). Export time only, named "
-        "by that error (the rank is not visible at the source); `--write` rewrites the calls the run "
+        "(a rearrangement: exact) while exporting: along a negative dim the legacy exporter's symbolic "
+        "adds the rank to the dim in place, in a constant other nodes share (repeat_interleave_dim), and "
+        "another -1 of the model reads rank - 1: a later cat fails (\"All tensors must have the same "
+        "rank\", GLM's interleaved RoPE) or an expand (Cohere's rotary table). Export time "
+        "only, named by that error (the rank is not visible at the source), or wherever the run called the "
+        "op when an export diverges or fails in onnxruntime; `--write` rewrites the calls the run "
         "decomposed. Tensor counts and dim=None run the op. Eager and the dynamo exporter keep the "
         "op (legacy-guarded helper).",
-        static=False, rule="ONX519", repairs_error=r"All tensors must have the same rank",
+        static=False, rule="ONX519", repairs_error=r"All tensors must have the same rank", repairs_anywhere=True,
         site_applies=lambda args, kwargs: isinstance(call_argument(args, kwargs, 1, "repeats"), int)
         and call_argument(args, kwargs, 2, "dim") is not None,
         proof=Proof("a.repeat_interleave(2, dim=-1)[..., :a.shape[-1]] + torch.repeat_interleave(a, 2, 1)[:, :a.shape[1]]",

@@ -3,10 +3,11 @@ import torch
 
 def _onnx_repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     # repeat_interleave by one count along a dim (RoPE's `cos[..., :d].repeat_interleave(2, dim=-1)`,
-    # GQA's key/value heads): the legacy exporter's symbolic can leave the result with a wrong
-    # rank, and a later cat fails ("All tensors must have the same rank"). While the legacy
-    # exporter traces, the rows unsqueezed, expanded and flattened: a rearrangement, exact.
-    # Eager and torch.export keep the op.
+    # GQA's key/value heads): the legacy exporter's symbolic adds the rank to a negative dim in
+    # place, in the graph constant every equal literal shares, so another -1 of the model reads
+    # rank - 1 (a later cat fails, "All tensors must have the same rank"; an expand, "invalid expand
+    # shape"). While the legacy exporter traces, the rows unsqueezed, expanded and flattened: a
+    # rearrangement, exact, with no symbolic. Eager and torch.export keep the op.
     if not torch.onnx.is_in_onnx_export() or torch.compiler.is_exporting():
         return _onnx_repeat_interleave_op(input, repeats, dim, output_size)
     if not isinstance(repeats, int) or dim is None:

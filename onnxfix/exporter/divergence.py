@@ -53,10 +53,12 @@ class _LineValues(TorchFunctionMode):
         super().__init__()
         self.by_line: dict[tuple[str, int], list[torch.Tensor]] = {}
         self.calls_by_line: dict[tuple[str, int], list] = {}
+        self.called: set = set()  # every torch function called, from any file
         self._user: dict[object, bool] = {}
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         result = func(*args, **(kwargs or {}))
+        self.called.add(func)
         where = self._user_line()
         if where is not None:
             calls = self.calls_by_line.setdefault(where, [])
@@ -136,36 +138,39 @@ def first_divergence(model_path: Path, model: torch.nn.Module, args: tuple, name
             (actual,) = _compute(proto, node.output[0], args, names, Runtime)
         except Exception as exc:  # onnxruntime cannot compute the value on this input
             message = describe(exc).splitlines()[0]
-            failing = _failing_node(proto, message)  # a node upstream (Detic's frozen Split) names the root line
+            failing_at, failing = _failing_node(proto, message)  # a node upstream (Detic's frozen Split) names the root line
             if failing is not None:
-                return Divergence(failing, f"onnxruntime fails in it: {message[:200]}")
-            return Divergence(trace, f"onnxruntime cannot compute it: {message[:200]}", _repairs_called(recorded.calls_by_line, where))
+                return Divergence(failing, f"onnxruntime fails in it: {message[:200]}", _repairs_called(recorded, failing_at))
+            return Divergence(trace, f"onnxruntime cannot compute it: {message[:200]}", _repairs_called(recorded, where))
         (error,) = compare([expected[-1]], [actual])
         if not error.ok:
-            return Divergence(trace, error.note or f"max abs error {error.max_abs:.3g}", _repairs_called(recorded.calls_by_line, where))
+            return Divergence(trace, error.note or f"max abs error {error.max_abs:.3g}", _repairs_called(recorded, where))
     return None
 
 
-def _repairs_called(calls_by_line: dict, where: tuple[str, int]) -> tuple[str, ...]:
+def _repairs_called(recorded: _LineValues, where: tuple[str, int]) -> tuple[str, ...]:
     """The decompositions written for a divergence (``repairs_divergence``) of the torch functions
     the eager run called at a line: the line's last node is what the search compares, while the op
-    that diverged may be any call on it, a module hook's included."""
+    that diverged may be any call on it, a module hook's included; and those whose translation
+    corrupts the graph elsewhere (``repairs_anywhere``), wherever the run called them."""
     from onnxfix.decompositions import DECOMPOSITIONS
     from onnxfix.exporter.decompose import resolve_target
 
-    called = calls_by_line.get(where, ())
-    return tuple(dict.fromkeys(d.key for d in DECOMPOSITIONS if d.repairs_divergence and d.at_export
-                               for target in d.targets if resolve_target(target) in called))
+    at_line = recorded.calls_by_line.get(where, ())
+    return tuple(dict.fromkeys(
+        d.key for d in DECOMPOSITIONS if d.at_export and (d.repairs_divergence or d.repairs_anywhere)
+        for target in d.targets
+        if resolve_target(target) in (recorded.called if d.repairs_anywhere else at_line)))
 
 
-def _failing_node(proto, message: str) -> NodeTrace | None:
-    """The source of the node onnxruntime names as failing ("while running Split node. Name:'/Split_1'"),
-    when it has one: the value asked for may only depend on it, several lines later."""
+def _failing_node(proto, message: str) -> tuple[tuple[str, int] | None, NodeTrace | None]:
+    """The line and source of the node onnxruntime names as failing ("while running Split node.
+    Name:'/Split_1'"), when it has one: the value asked for may only depend on it, several lines later."""
     found = ORT_NODE.search(message)
     if found is None:
-        return None
+        return None, None
     node = next((n for n in proto.graph.node if n.name == found.group(1)), None)
-    return node_line(node)[1] if node is not None else None
+    return node_line(node) if node is not None else (None, None)
 
 
 def _compute(proto, value: str, args: tuple, names: list[str], runtime_class):

@@ -1,8 +1,8 @@
 """GLM's interleaved RoPE (transformers' GlmAttention, trimmed): `cos[..., :d // 2]
 .repeat_interleave(2, dim=-1)` beside a pass-through half. The legacy exporter's repeat_interleave
-leaves the rotated half with a rank the later `torch.cat` disagrees with ("All tensors must have
-the same rank"); `onnxfix export --fix` names the repeat_interleave repair from that error, and
-`--write` rewrites the two calls the run decomposed (tests/test_export_operator_repairs.py)."""
+symbolic adds the rank to dim=-1 in place, in the constant the slices' -1 share, and the later
+`torch.cat` fails ("All tensors must have the same rank"); ONX519 rewrites the two calls
+(tests/test_export_operator_repairs.py)."""
 import torch
 from torch import nn
 

@@ -170,6 +170,22 @@ class WeightNormedSlopes(nn.Module):
         return self.act(self.conv(x))
 
 
+class InterleavedTable(nn.Module):
+    """Cohere's rotary table: each frequency repeated along dim=-1, the inverse frequencies expanded
+    to the batch with -1 keeping their count. The legacy repeat_interleave symbolic turns the graph's
+    shared -1 constant into 2, and the expand fails in onnxruntime ("invalid expand shape")."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("inv_freq", 1.0 / (10000 ** (torch.arange(0, 8, 2).float() / 8)), persistent=False)
+
+    def forward(self, x):
+        positions = x[:, 0, 0, :].abs() * 10  # (batch, width) positions
+        inv = self.inv_freq[None, :, None].expand(positions.shape[0], -1, 1)
+        freqs = (inv @ positions[:, None, :]).transpose(1, 2)
+        return torch.repeat_interleave(freqs, 2, dim=-1).cos()
+
+
 def _seeded(cls):
     torch.manual_seed(0)
     return cls().eval()
@@ -233,6 +249,10 @@ def make_global_peak():
 
 def make_weight_normed_slopes():
     return _seeded(WeightNormedSlopes)
+
+
+def make_interleaved_table():
+    return _seeded(InterleavedTable)
 
 
 def make_image_standardize():
