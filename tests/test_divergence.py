@@ -84,3 +84,21 @@ def test_legacy_divergence_is_searched_in_the_model_as_exported_under_flat_outpu
     (exported,) = result.results
     assert exported.verdict.verdict == "SILENTLY-WRONG"
     assert exported.verdict.divergence["node"] == "Mul /model/Mul", exported.verdict.divergence  # in the wrapper
+
+
+def test_a_phase_wrapped_on_the_negative_real_axis_says_why():
+    """torch.angle of a spectrum whose imaginary part is 0 in exact arithmetic (the DC bin of a real
+    signal with a negative mean): eager's pi is onnxruntime's -pi. The first divergence says that no
+    export reproduces a sign rounding decides; any other difference gets no such note."""
+    import math
+
+    import numpy as np
+    import torch
+
+    from onnxfix.exporter.divergence import _phase_wrap
+
+    eager = torch.tensor([math.pi, 0.5, -1.0])
+    assert _phase_wrap(eager, np.array([-math.pi, 0.5, -1.0])).startswith("; by 2 pi at 1 value(s) of +-pi")
+    assert _phase_wrap(eager, np.array([-math.pi, 0.503, -1.0])).startswith("; by 2 pi")  # a noisy phase beside it
+    assert _phase_wrap(eager, np.array([-math.pi, 2.0, -1.0])) == ""  # another value differs grossly
+    assert _phase_wrap(torch.tensor([1.0, 2.0]), np.array([1.0, 2.0 + 2 * math.pi])) == ""  # not at +-pi

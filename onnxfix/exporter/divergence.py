@@ -144,8 +144,33 @@ def first_divergence(model_path: Path, model: torch.nn.Module, args: tuple, name
             return Divergence(trace, f"onnxruntime cannot compute it: {message[:200]}", _repairs_called(recorded, where))
         (error,) = compare([expected[-1]], [actual])
         if not error.ok:
-            return Divergence(trace, error.note or f"max abs error {error.max_abs:.3g}", _repairs_called(recorded, where))
+            detail = error.note or f"max abs error {error.max_abs:.3g}{_phase_wrap(expected[-1], actual)}"
+            return Divergence(trace, detail, _repairs_called(recorded, where))
     return None
+
+
+def _phase_wrap(expected: torch.Tensor, actual) -> str:
+    """Why, where the values differ only by 2 pi on the negative real axis (eager's pi, onnxruntime's
+    -pi, or the reverse): an angle there takes the sign of an imaginary part that is 0 in exact
+    arithmetic (a real signal's DC and Nyquist bins, a symmetric frame), which rounding decides."""
+    import numpy as np
+
+    if expected.is_complex() or not expected.is_floating_point():
+        return ""
+    want = expected.detach().cpu().double().numpy()
+    got = np.asarray(actual, dtype=np.float64)
+    if want.shape != got.shape:
+        return ""
+    diff = np.abs(want - got)
+    # on either side of the branch cut: each near +-pi, of opposite signs (near the cut, a phase
+    # of a bin of small magnitude is rounding noise too)
+    wrapped = (np.abs(diff - 2 * np.pi) < 0.1) & (np.abs(np.abs(want) - np.pi) < 0.1) & (np.sign(want) != np.sign(got))
+    # every gross difference a wrap (the phase of a bin of tiny magnitude is noise as well, smaller)
+    if not wrapped.any() or diff[~wrapped].max(initial=0.0) > 1.0:
+        return ""
+    return (f"; by 2 pi at {int(wrapped.sum())} value(s) of +-pi: a phase on the negative real axis, whose "
+            "sign is that of an imaginary part 0 in exact arithmetic (a real signal's DC or Nyquist bin, a "
+            "symmetric frame), which rounding decides: no export reproduces eager's there")
 
 
 def _repairs_called(recorded: _LineValues, where: tuple[str, int]) -> tuple[str, ...]:
