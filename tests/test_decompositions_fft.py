@@ -192,3 +192,4 @@ def test_exported_stft_phase_at_dc_and_nyquist_is_eagers(tmp_path):
     want = torch.stft(y, 16, 4, window=window, return_complex=True).angle()
     edges = [0, 8]  # DC and Nyquist of n_fft 16
     assert torch.equal(torch.as_tensor(got)[:, edges], want[:, edges])
+

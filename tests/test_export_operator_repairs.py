@@ -38,10 +38,10 @@ pytestmark = pytest.mark.usefixtures("in_repo")  # tests/conftest.py
     ("dilated_deconv", "legacy", "ORT-FAILS", "conv_transpose_padded"),
     ("integral_image", "legacy", "ORT-FAILS", "float32_compute"),  # a uint8 CumSum: widened, int64 as in eager
     ("global_peak", "dynamo", "SILENTLY-WRONG", "index_keepdim"),  # argmax(keepdim=True) with no dim: [1] for [1, 1]
-    ("image_standardize", "dynamo", "ORT-FAILS", "float32_compute"),
+    ("image_standardize", "dynamo", "ORT-FAILS", "float32_compute"),  # mean(dtype=float32) of uint8: ReduceMean on uint8
     # _weight_norm of a 1-D v: one norm for the whole vector; named by the call at the divergent line
     ("weight_normed_slopes", "dynamo", "SILENTLY-WRONG", "weight_norm_1d"),
-    ("weight_normed_slopes", "legacy", "SILENTLY-WRONG", "weight_norm_1d"),  # mean(dtype=float32) of uint8: ReduceMean on uint8
+    ("weight_normed_slopes", "legacy", "SILENTLY-WRONG", "weight_norm_1d"),
 ])
 def test_the_failure_names_its_repair(capsys, factory, exporter, before, repair):
     cli_main(["export", "--format", "json", f"{MODEL}:make_{factory}", "--exporter", exporter, "--fix"])
@@ -68,6 +68,7 @@ def test_glms_interleaved_rope_is_written_with_the_negative_dim_repeat_interleav
     assert target["results"][0]["verdict"] == "EXPORT-FAILS"
     (after,) = target["fix"]["results"]
     assert after["verdict"] == "OK", after
+    assert target["fix"]["decompositions_written"] == []  # the source fix, not the run, wrote them
     written = model.read_text()
     assert written.count("_onnx_repeat_interleave_dim(cos[..., : cos.shape[-1] // 2], 2, dim=-1)") == 1
     assert written.count("_onnx_repeat_interleave_dim(sin[..., : sin.shape[-1] // 2], 2, dim=-1)") == 1
@@ -179,3 +180,22 @@ def test_a_repair_whose_op_corrupts_the_graph_is_named_wherever_the_op_ran(capsy
     (target,) = json.loads(capsys.readouterr().out)["targets"]
     (decomposed,) = target["results"]
     assert decomposed["verdict"] == "OK", decomposed
+
+
+def test_a_call_names_its_record_only_where_the_record_says():
+    """named_at_line records (weight_norm_1d) by a call on the divergent line, not elsewhere;
+    repairs_anywhere records (repeat_interleave) by a call anywhere, for their exporter only; records
+    keyed on a node (nan_propagating_max) never by a call."""
+    import torch
+
+    from onnxfix.exporter.divergence import _LineValues, _repairs_called, named_ops
+
+    legacy, dynamo = named_ops("legacy"), named_ops("dynamo")
+    recorded = _LineValues(frozenset(legacy))
+    line, other = ("m.py", 3), ("m.py", 9)
+    recorded.called = {torch._weight_norm, torch.repeat_interleave, torch.amax}
+    recorded.calls_by_line = {line: {torch._weight_norm, torch.amax}, other: {torch.repeat_interleave}}
+    assert set(_repairs_called(recorded, line, legacy)) == {"weight_norm_1d", "repeat_interleave"}
+    assert _repairs_called(recorded, other, legacy) == ("repeat_interleave",)
+    assert _repairs_called(recorded, line, dynamo) == ("weight_norm_1d",)
+    assert _repairs_called(recorded, other, dynamo) == ()

@@ -258,9 +258,17 @@ def test_a_convolutions_memory_format_guard_is_not_a_specialization():
     def guard(frames):
         return Guard(sympy.Lt(s0, 16), "s77 < 16", frames, {s0: ["L['x'].size()[0]"]}, {s0: 2})
 
-    heuristic = [["/venv/lib/python3.11/site-packages/torch/_subclasses/fake_impls.py", 1811, "conv"],
-                 ["/venv/lib/python3.11/site-packages/torch/fx/experimental/sym_node.py", 576, "guard_bool"]]
+    import inspect
+
+    from torch._subclasses import fake_impls
+
+    source, first = inspect.getsourcelines(fake_impls.conv)
+    line = first + next(i for i, text in enumerate(source) if "_select_conv_backend(" in text)
+    output_size = first + next(i for i, text in enumerate(source) if "func(**new_kwargs)" in text)
+    heuristic = [[fake_impls.__file__, line, "conv"], ["/venv/torch/fx/experimental/sym_node.py", 576, "guard_bool"]]
     assert guard_reports([guard(heuristic)], ["x"], {0: {0: "batch"}}) == []
+    (shape,) = guard_reports([guard([[fake_impls.__file__, output_size, "conv"]])], ["x"], {0: {0: "batch"}})
+    assert shape["code"] == "ONX914"  # the output size's own guards are real
     (report,) = guard_reports([guard([["/work/model.py", 9, "forward"]])], ["x"], {0: {0: "batch"}})
     assert report["code"] == "ONX914" and "specialized by guard s77 < 16" in report["message"]
 

@@ -53,7 +53,7 @@ def literal_matches(expected, given) -> bool:
         return isinstance(given, int) and not isinstance(given, bool) and given < 0
     if any(expected is singleton for singleton in (True, False, None)):
         return given is expected
-    return given == expected
+    return not isinstance(given, bool) and given == expected  # `True == 1` is no literal 1
 
 
 @dataclass(frozen=True)
@@ -99,10 +99,13 @@ class Decomposition:
     # node_scaled_dot_product_attention") this decomposition repairs: the op's translation computes
     # another value for some inputs (a fully masked attention row).
     repairs_divergence: str = ""
-    # The op's translation corrupts values elsewhere in the graph (the legacy repeat_interleave
-    # symbolic rewrites a constant other nodes share): a divergence or a runtime failure names it
-    # wherever the run called the op, in the user's files or a library's.
-    repairs_anywhere: bool = False
+    # Named when the eager run called the op on the first divergent line (the search compares a
+    # line's last value, so the op may be any call on it, a module hook's too: weight_norm's).
+    named_at_line: bool = False
+    # The exporter whose translation of the op corrupts values elsewhere in the graph ("legacy":
+    # its repeat_interleave symbolic rewrites a constant other nodes share): that exporter's
+    # divergence or runtime failure names it wherever the run called the op, a library's code too.
+    repairs_anywhere: str = ""
     # False: no source rule reports the targets (`Tensor.__mul__` with a Python complex: every
     # product would be a finding); only the export-time repair naming the key substitutes it.
     static: bool = True

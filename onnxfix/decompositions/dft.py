@@ -35,11 +35,5 @@ def _onnx_dft(re, im, dim, n, out, inverse=False, hermitian=False):
     real = re @ cos if im is None else re @ cos - im @ sin
     if hermitian:
         return real.transpose(dim, -1), None
-    if im is None:
-        # a real input's DC and Nyquist bins: ATen's real-to-complex FFT writes their imaginary
-        # parts as +0, while the products with sin's zero columns sum to -0 where the samples are
-        # positive (-sin above): torch.angle of a negative real part is pi at +0, -pi at -0
-        imag = torch.where((k == 0) | (2 * k == n), torch.zeros_like(real), re @ sin)
-    else:
-        imag = re @ sin + im @ cos
+    imag = re @ sin if im is None else re @ sin + im @ cos
     return real.transpose(dim, -1), imag.transpose(dim, -1)

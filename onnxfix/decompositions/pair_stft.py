@@ -16,7 +16,7 @@ def _onnx_pair_stft(input, n_fft, hop_length=None, win_length=None, window=None,
     stacked = torch.stft(input, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided,
                          return_complex=False)
     imag = stacked[..., 1]
-    if not input.is_complex():
+    if not input.is_complex() and not (window is not None and window.is_complex()):
         # a real signal's DC and Nyquist bins: ATen's real-to-complex FFT writes their imaginary
         # parts as +0; onnxruntime's STFT leaves a rounding of either sign there, and the phase of a
         # negative real part (torch.angle) is pi at +0, -pi below it

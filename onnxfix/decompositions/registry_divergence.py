@@ -83,7 +83,9 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "ONNX's ReduceL2 takes as every axis, one norm for the whole vector. While exporting, v * (g / |v|). "
         "Export time only (the call is inside nn.utils.weight_norm's hook), keyed on a line calling it being "
         "the first that differs from eager. Eager keeps the op.",
-        static=False, rule="ONX515", repairs_divergence=r"^\w+ node__?weight_norm",
+        static=False, rule="ONX515", repairs_divergence=r"^\w+ node__?weight_norm", named_at_line=True, one_pattern=True,
+        site_applies=lambda args, kwargs: getattr(call_argument(args, kwargs, 0, "v"), "ndim", None) == 1
+        and call_argument(args, kwargs, 2, "dim") in (0, None),
         proof=Proof("a * torch._weight_norm(c, w, 0)", "a * _onnx_weight_norm_1d(c, w, 0)",
                     "(randn(g, b, 6), randn(g, 6), randn(g, 6))", params="a, c, w", static=(1, 2)),
     ),

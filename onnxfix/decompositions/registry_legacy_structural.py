@@ -3,7 +3,7 @@ fails on (ONX519); fixed when a project targets legacy. Dynamo exports them."""
 
 from __future__ import annotations
 
-from onnxfix.decompositions.base import NEGATIVE, PYTORCH, Decomposition, Proof, call_argument
+from onnxfix.decompositions.base import NEGATIVE, literal_matches, PYTORCH, Decomposition, Proof, call_argument
 
 DECOMPOSITIONS: tuple[Decomposition, ...] = (
     Decomposition(
@@ -81,13 +81,14 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "adds the rank to the dim in place, in a constant other nodes share (repeat_interleave_dim), and "
         "another -1 of the model reads rank - 1: a later cat fails (\"All tensors must have the same "
         "rank\", GLM's interleaved RoPE) or an expand (Cohere's rotary table). Export time "
-        "only, named by that error (the rank is not visible at the source), or wherever the run called the "
-        "op when an export diverges or fails in onnxruntime; `--write` rewrites the calls the run "
+        "only (ONX519's repeat_interleave_dim rewrites a literal negative dim in the user's files), named by "
+        "that error, or wherever a legacy run called the op when its export diverges or fails in "
+        "onnxruntime (a library's model); `--write` rewrites the calls along a negative dim the run "
         "decomposed. Tensor counts and dim=None run the op. Eager and the dynamo exporter keep the "
         "op (legacy-guarded helper).",
-        static=False, rule="ONX519", repairs_error=r"All tensors must have the same rank", repairs_anywhere=True,
+        static=False, rule="ONX519", repairs_error=r"All tensors must have the same rank", repairs_anywhere="legacy",
         site_applies=lambda args, kwargs: isinstance(call_argument(args, kwargs, 1, "repeats"), int)
-        and call_argument(args, kwargs, 2, "dim") is not None,
+        and literal_matches(NEGATIVE, call_argument(args, kwargs, 2, "dim")),
         proof=Proof("a.repeat_interleave(2, dim=-1)[..., :a.shape[-1]] + torch.repeat_interleave(a, 2, 1)[:, :a.shape[1]]",
                     "_onnx_repeat_interleave(a, 2, dim=-1)[..., :a.shape[-1]] + _onnx_repeat_interleave(a, 2, 1)[:, :a.shape[1]]",
                     "(randn(g, b, 3, 4),)"),

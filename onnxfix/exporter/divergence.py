@@ -45,26 +45,29 @@ class Divergence:
 
 
 class _LineValues(TorchFunctionMode):
-    """Every tensor a torch call returns, and every torch function called, filed under the
-    innermost user line on the stack (a module's hooks and torch's own code under the line that
-    called the module: `weight_norm`'s `torch._weight_norm` under `self.act(x)`)."""
+    """Every tensor a torch call returns filed under the innermost user line on the stack, and the
+    calls of the ops ``watched`` (the records a call names, ``named_ops``): under that line (a
+    module's hooks and torch's own code under the line that called the module: `weight_norm`'s
+    `torch._weight_norm` under `self.act(x)`) and in ``called``, made from any file."""
 
-    def __init__(self):
+    def __init__(self, watched: frozenset = frozenset()):
         super().__init__()
         self.by_line: dict[tuple[str, int], list[torch.Tensor]] = {}
-        self.calls_by_line: dict[tuple[str, int], list] = {}
-        self.called: set = set()  # every torch function called, from any file
+        self.calls_by_line: dict[tuple[str, int], set] = {}
+        self.called: set = set()
+        self.watched = watched
         self._user: dict[object, bool] = {}
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         result = func(*args, **(kwargs or {}))
-        self.called.add(func)
-        where = self._user_line()
+        watched, tensor = func in self.watched, isinstance(result, torch.Tensor)
+        if watched:
+            self.called.add(func)
+        where = self._user_line() if watched or tensor else None
         if where is not None:
-            calls = self.calls_by_line.setdefault(where, [])
-            if func not in calls:
-                calls.append(func)
-            if isinstance(result, torch.Tensor):
+            if watched:
+                self.calls_by_line.setdefault(where, set()).add(func)
+            if tensor:
                 self.by_line.setdefault(where, []).append(result.detach().clone())
         return result
 
@@ -81,9 +84,9 @@ class _LineValues(TorchFunctionMode):
         return None
 
 
-def eager_by_line(model: torch.nn.Module, args: tuple) -> _LineValues:
+def eager_by_line(model: torch.nn.Module, args: tuple, watched: frozenset = frozenset()) -> _LineValues:
     cloned = tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in args)
-    recorder = _LineValues()
+    recorder = _LineValues(watched)
     with torch.no_grad(), recorder:
         model(*cloned)
     return recorder
@@ -114,10 +117,12 @@ def legacy_with_sources(model: torch.nn.Module, args: tuple, names: list[str], d
                           opset_version=opset, verbose=True)
 
 
-def first_divergence(model_path: Path, model: torch.nn.Module, args: tuple, names: list[str]) -> Divergence | None:
+def first_divergence(model_path: Path, model: torch.nn.Module, args: tuple, names: list[str],
+                     exporter: str = "dynamo") -> Divergence | None:
     import onnx
 
-    recorded = eager_by_line(model, args)
+    ops = named_ops(exporter)
+    recorded = eager_by_line(model, args, frozenset(ops))
     eager = recorded.by_line
     proto = onnx.load(str(model_path), load_external_data=False)
     last: dict[tuple[str, int], tuple[object, NodeTrace]] = {}
@@ -140,12 +145,12 @@ def first_divergence(model_path: Path, model: torch.nn.Module, args: tuple, name
             message = describe(exc).splitlines()[0]
             failing_at, failing = _failing_node(proto, message)  # a node upstream (Detic's frozen Split) names the root line
             if failing is not None:
-                return Divergence(failing, f"onnxruntime fails in it: {message[:200]}", _repairs_called(recorded, failing_at))
-            return Divergence(trace, f"onnxruntime cannot compute it: {message[:200]}", _repairs_called(recorded, where))
+                return Divergence(failing, f"onnxruntime fails in it: {message[:200]}", _repairs_called(recorded, failing_at, ops))
+            return Divergence(trace, f"onnxruntime cannot compute it: {message[:200]}", _repairs_called(recorded, where, ops))
         (error,) = compare([expected[-1]], [actual])
         if not error.ok:
             detail = error.note or f"max abs error {error.max_abs:.3g}{_phase_wrap(expected[-1], actual)}"
-            return Divergence(trace, detail, _repairs_called(recorded, where))
+            return Divergence(trace, detail, _repairs_called(recorded, where, ops))
     return None
 
 
@@ -173,19 +178,28 @@ def _phase_wrap(expected: torch.Tensor, actual) -> str:
             "symmetric frame), which rounding decides: no export reproduces eager's there")
 
 
-def _repairs_called(recorded: _LineValues, where: tuple[str, int]) -> tuple[str, ...]:
-    """The decompositions written for a divergence (``repairs_divergence``) of the torch functions
-    the eager run called at a line: the line's last node is what the search compares, while the op
-    that diverged may be any call on it, a module hook's included; and those whose translation
-    corrupts the graph elsewhere (``repairs_anywhere``), wherever the run called them."""
+def named_ops(exporter: str) -> dict:
+    """{torch function: (record key, named anywhere)} of the records a call names when ``exporter``'s
+    export diverges or fails in onnxruntime: ``named_at_line`` (the op may be any call on the first
+    divergent line, whose last value the search compares: a module hook's too), and
+    ``repairs_anywhere`` for this exporter (its translation corrupts the graph elsewhere)."""
     from onnxfix.decompositions import DECOMPOSITIONS
     from onnxfix.exporter.decompose import resolve_target
 
-    at_line = recorded.calls_by_line.get(where, ())
-    return tuple(dict.fromkeys(
-        d.key for d in DECOMPOSITIONS if d.at_export and (d.repairs_divergence or d.repairs_anywhere)
-        for target in d.targets
-        if resolve_target(target) in (recorded.called if d.repairs_anywhere else at_line)))
+    ops = {}
+    for d in DECOMPOSITIONS:
+        anywhere = d.repairs_anywhere == exporter
+        if d.at_export and (d.named_at_line or anywhere):
+            for target in d.targets:
+                ops[resolve_target(target)] = (d.key, anywhere)
+    return ops
+
+
+def _repairs_called(recorded: _LineValues, where: tuple[str, int] | None, ops: dict) -> tuple[str, ...]:
+    """The records named by the calls the eager run made: at the divergent line, or anywhere."""
+    at_line = recorded.calls_by_line.get(where, set()) if where is not None else set()
+    return tuple(dict.fromkeys(key for func, (key, anywhere) in ops.items()
+                               if func in (recorded.called if anywhere else at_line)))
 
 
 def _failing_node(proto, message: str) -> tuple[tuple[str, int] | None, NodeTrace | None]:
@@ -232,7 +246,7 @@ def find(verdict_exporter: str, path: Path, model, export_args: tuple, args: tup
                     legacy_with_sources(model, export_args, names, dynamic, opset, source_path)
             else:
                 source_path = path
-            found = first_divergence(source_path, model, args, names)
+            found = first_divergence(source_path, model, args, names, verdict_exporter)
     except Exception as exc:  # a diagnosis must never change the verdict
         return {"error": describe(exc)[:300]}
     if found is None:

@@ -216,13 +216,19 @@ def violated_by_probes(latent: list[tuple], reports: list[dict], passed: list[tu
 
 # Where torch guards on sizes only to choose a tensor's strides: the fake convolution picks its
 # output's memory format with ATen's backend heuristic (`s77 < 16` on the batch of a Conv1d, the
-# mkldnn choice). An ONNX graph has no strides, so such a guard excludes no size from it.
-_LAYOUT_FRAMES = (("torch/_subclasses/fake_impls.py", "conv"),)
+# mkldnn choice). An ONNX graph has no strides, so such a guard excludes no size from it. Known by
+# the line of fake_impls.py's `conv` that raised it (its output-size computation guards for real).
+_LAYOUT_FRAME = ("torch/_subclasses/fake_impls.py", "conv")
+_LAYOUT_CALLS = ("_select_conv_backend", "_conv_determine_backend_memory_format")
 
 
 def _layout_only(guard: Guard) -> bool:
+    import linecache
+
+    path, function = _LAYOUT_FRAME
     return any(str(frame[0]).replace("\\", "/").endswith(path) and frame[2] == function
-               for frame in guard.frames for path, function in _LAYOUT_FRAMES)
+               and any(call in linecache.getline(str(frame[0]), int(frame[1])) for call in _LAYOUT_CALLS)
+               for frame in guard.frames)
 
 
 def _attempt(guards: list[Guard], capture_failed: bool) -> int:
