@@ -67,7 +67,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "as _onnx_repeat_interleave (an unsqueeze, an expand and a flatten while the legacy exporter "
         "traces: exact); at export time that record takes the calls. Eager and the dynamo exporter keep "
         "the op (legacy-guarded helper).",
-        requires=("repeat_interleave",), when_literals=(("dim", None, NEGATIVE),), at_export_by="repeat_interleave",
+        requires=("repeat_interleave",), when_literals=(("dim", 2, NEGATIVE),), at_export_by="repeat_interleave",
         rule="ONX519",
         proof=Proof("a.reshape(a.shape[0], -1).repeat_interleave(2, dim=-1)",
                     "_onnx_repeat_interleave_dim(a.reshape(a.shape[0], -1), 2, dim=-1)",

@@ -372,7 +372,7 @@ class DecompositionRule(Rule):
             yield from self._decomposed_finding(node, ctx, decomposition, method, spelled, how, make_fix)
             return
         resolved = with_resolved_arguments(judged, ctx)  # `antialias=self.antialias` judged as its literal
-        if not decomposition.static or not selected_variant(decomposition, resolved):
+        if not decomposition.static or not selected_variant(decomposition, resolved, method):
             return
         failed = catalog.failures(self.cases(decomposition, resolved, ctx))
         if not failed:

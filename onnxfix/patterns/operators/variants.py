@@ -10,14 +10,19 @@ from onnxfix.decompositions.base import literal_matches
 from onnxfix.patterns.operators.module_calls import UNKNOWN
 
 
-def selected_variant(decomposition: Decomposition, node: ast.Call) -> bool:
-    """Calls whose arguments make the op fail (sort only with stable=True, scatter with reduce)."""
+def selected_variant(decomposition: Decomposition, node: ast.Call, method: bool = False) -> bool:
+    """Calls whose arguments make the op fail (sort only with stable=True, scatter with reduce).
+    Positions count the torch function's arguments, the tensor first: a Tensor method's call
+    (``method``) passes it as its receiver, one argument fewer (`x.repeat_interleave(2, -1)`)."""
     keywords = {k.arg: k.value for k in node.keywords if k.arg}
-    if decomposition.when_present and not _passed(node, keywords, *decomposition.when_present):
-        return False
+    shift = 1 if method else 0
+    if decomposition.when_present:
+        name, position = decomposition.when_present
+        if not _passed(node, keywords, name, position - shift):
+            return False
     return all(found != () and literal_matches(value, found[0])
                for name, position, value in decomposition.when_literals
-               for found in [_literal_argument(node, keywords, name, position)])
+               for found in [_literal_argument(node, keywords, name, None if position is None else position - shift)])
 
 
 def _literal_argument(node: ast.Call, keywords: dict[str, ast.expr], name: str, position: int | None) -> tuple:
