@@ -457,4 +457,4 @@ COMPLEX: tuple[Decomposition, ...] = (
 )
 
 DECOMPOSITIONS: tuple[Decomposition, ...] = SILENT + UNSUPPORTED + COMPLEX
-SUPPORT: tuple[str, ...] = ("quantile_impl",)  # shared by quantile and nanquantile
+SUPPORT: tuple[str, ...] = ("quantile_impl", "index_put_rows")  # shared by quantile and nanquantile; index_put's

@@ -150,7 +150,11 @@ def first_divergence(model_path: Path, model: torch.nn.Module, args: tuple, name
         (error,) = compare([expected[-1]], [actual])
         if not error.ok:
             detail = error.note or f"max abs error {error.max_abs:.3g}{_phase_wrap(expected[-1], actual)}"
-            return Divergence(trace, detail, _repairs_called(recorded, where, ops))
+            # the lines whose values the graph lost (an optimizer folded a ScatterND into its
+            # updates) may hold the op that diverged
+            vanished = [line for line in recorded.calls_by_line if line not in last]
+            return Divergence(trace, detail, tuple(dict.fromkeys(
+                key for line in (where, *vanished) for key in _repairs_called(recorded, line, ops))))
     return None
 
 

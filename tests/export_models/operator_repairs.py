@@ -186,6 +186,22 @@ class InterleavedTable(nn.Module):
         return torch.repeat_interleave(freqs, 2, dim=-1).cos()
 
 
+class MergedLabels(nn.Module):
+    """Class scores of an auxiliary head merged into the base ones through a label map that is the
+    identity: onnxscript's optimizer folds the accumulating ScatterND into its updates, so the
+    dynamo export drops the base scores; the line's value vanishes from the graph."""
+
+    def __init__(self):
+        super().__init__()
+        self.base, self.aux = nn.Conv2d(4, 6, 1), nn.Conv2d(4, 6, 1)
+        self.register_buffer("label_map", torch.arange(6))
+
+    def forward(self, x):
+        base, aux = self.base(x).mean((2, 3)).t(), self.aux(x).mean((2, 3)).t()  # (classes, batch)
+        merged = base.index_put((self.label_map,), aux, accumulate=True)
+        return merged.t()
+
+
 def _seeded(cls):
     torch.manual_seed(0)
     return cls().eval()
@@ -253,6 +269,10 @@ def make_weight_normed_slopes():
 
 def make_interleaved_table():
     return _seeded(InterleavedTable)
+
+
+def make_merged_labels():
+    return _seeded(MergedLabels)
 
 
 def make_image_standardize():
