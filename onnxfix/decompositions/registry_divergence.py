@@ -96,7 +96,8 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "ScatterND(reduction='add') whose constant indices cover the first dimension in order into its "
         "updates alone, dropping the input (a detection head merging class scores through an identity "
         "label map). While exporting, one row index and scatter_add (_onnx_index_put_rows, as ONX518's "
-        "legacy fix). Export time only, named by a call on the first divergent line. Eager keeps the op.",
+        "legacy fix). Export time only, named by a call on the first divergent line or on a line whose value "
+        "the graph lost (the folded scatter's). Eager keeps the op.",
         static=False, rule="ONX515", repairs_divergence=r"^\w+ node_index_put", named_at_line=True, one_pattern=True,
         site_applies=lambda args, kwargs: call_argument(args, kwargs, 3, "accumulate") is True,
         proof=Proof("c.index_put((torch.arange(4),), a, accumulate=True)",

@@ -41,7 +41,7 @@ MAX_LINES = 200  # lines checked at most: one onnxruntime session each
 class Divergence:
     trace: NodeTrace
     detail: str
-    repairs: tuple[str, ...] = ()  # decompositions for a divergence of a function called at the line
+    repairs: tuple[str, ...] = ()  # the records the eager run's calls name (named_ops)
 
 
 class _LineValues(TorchFunctionMode):
