@@ -53,13 +53,14 @@ def test_uniform_draw_rounded_onto_the_upper_bound_becomes_the_lower(monkeypatch
 
 class HalfNoise(torch.nn.Module):
     def forward(self, a):
-        u, n = torch.rand_like(a), torch.randn(a.shape, dtype=a.dtype)
+        u, n = torch.rand(a.shape, dtype=a.dtype), torch.randn(a.shape, dtype=a.dtype)
         return torch.stack([u.float().max(), u.float().min(), n.float().mean()])
 
 
 @pytest.mark.parametrize("exporter", ["dynamo", "legacy"])
 def test_half_uniform_draws_drawn_in_float32_stay_below_one(exporter):
-    """float32_compute draws float16 noise in float32 (onnxruntime has no float16 RandomUniformLike):
+    """float32_compute draws a float16 factory's noise in float32 (onnxruntime has no kernel for the
+    float16 draw torch.onnx writes for `torch.rand(..., dtype=float16)`):
     a float32 draw cast to float16 would round up to 1.0 about once in 4,000 draws; floored onto
     float16's step first, the draws stay in [0, 1) as ATen's do."""
     args = (torch.zeros(200_000, dtype=torch.float16),)

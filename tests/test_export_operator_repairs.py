@@ -44,6 +44,7 @@ pytestmark = pytest.mark.usefixtures("in_repo")  # tests/conftest.py
     ("weight_normed_slopes", "legacy", "SILENTLY-WRONG", "weight_norm_1d"),
     # an accumulating index_put whose graph value an optimizer folded away: named from the vanished line
     ("merged_labels", "dynamo", "SILENTLY-WRONG", "index_put_reduced"),
+    ("merged_labels_in_place", "dynamo", "SILENTLY-WRONG", "index_put_reduced"),
 ])
 def test_the_failure_names_its_repair(capsys, factory, exporter, before, repair):
     cli_main(["export", "--format", "json", f"{MODEL}:make_{factory}", "--exporter", exporter, "--fix"])

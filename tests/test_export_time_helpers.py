@@ -179,3 +179,23 @@ def test_a_global_argmax_kept_as_the_input_s_rank(exporting):
         assert torch.equal(keep(op, score, keepdim=True), op(score, keepdim=True))
         assert keep(op, score, keepdim=True).shape == (1, 1, 1)
         assert torch.equal(keep(op, score, 1, True), op(score, 1, True))
+
+
+def test_the_export_time_table_takes_only_the_calls_whose_literals_the_record_selects():
+    """batch_norm_stats (when_literals: no running statistics, training=True) replaces an eval
+    BatchNorm's call nowhere, the batch-statistics call only; repeat_interleave_dim's NEGATIVE
+    matches -1 and not 1 or True, at its position or by keyword."""
+    import torch
+
+    from onnxfix.decompositions import BY_KEY
+    from onnxfix.decompositions.base import NEGATIVE, literal_matches
+    from onnxfix.exporter.decompose import decomposition_table
+
+    entry = decomposition_table(["batch_norm_stats"])[torch.nn.functional.batch_norm]
+    x, mean, var = torch.randn(2, 3, 4), torch.zeros(3), torch.ones(3)
+    assert not entry.applies((x, mean, var), {"training": False})
+    assert not entry.applies((x, mean, var, None, None, True), {})
+    assert entry.applies((x, None, None, None, None, True), {})
+    assert entry.applies((x, None, None), {"training": True})
+    assert [literal_matches(NEGATIVE, v) for v in (-1, 1, True, -1.0)] == [True, False, False, False]
+    assert BY_KEY["repeat_interleave_dim"].when_literals == (("dim", 2, NEGATIVE),)

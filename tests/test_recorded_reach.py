@@ -143,3 +143,23 @@ def test_a_sampled_token_is_left_uncompared_its_prompt_is_not(onnx, compared):
     (output,) = _random_not_compared(model, runtime, Probe("p", (tokens,)), [], expected, actual,
                                      [OutputError(0, 1.0, 1.0, False, "differs")])
     assert output.ok is not compared
+
+
+@pytest.mark.parametrize("first, repeats, draws", [
+    ([torch.tensor([1.5, 2.5])], True, 1),  # a float output repeated bit for bit: deterministic, drawn once
+    ([torch.tensor([7, 3])], True, 4),  # an integer one repeated: a sampled token may repeat by chance
+    ([torch.tensor([7, 3])], False, 1),  # it differs at once: sampled
+])
+def test_a_deterministic_failure_is_not_drawn_again(first, repeats, draws):
+    """A failed output is drawn again only where it is integer and repeats: every deterministic
+    float failure would otherwise cost three more eager calls and onnxruntime runs per probe."""
+    from onnxfix.exporter.verify import _redrawn
+
+    calls = []
+
+    def draw():
+        calls.append(1)
+        return [first[0].clone() if repeats else first[0] + len(calls)]
+
+    _redrawn(draw, first, [0], lambda v: v)
+    assert len(calls) == draws

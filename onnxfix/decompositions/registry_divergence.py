@@ -90,18 +90,20 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
                     "(randn(g, b, 6), randn(g, 6), randn(g, 6))", params="a, c, w", static=(1, 2)),
     ),
     Decomposition(
-        "index_put_reduced", ("Tensor.index_put", "torch.index_put"), True, (),
+        "index_put_reduced", ("Tensor.index_put", "torch.index_put", "Tensor.index_put_", "torch.index_put_"), True, (),
         ("https://github.com/microsoft/onnxscript/pull/3049",),
-        "index_put with accumulate=True under the dynamo exporter: onnxscript's optimizer rewrites a "
-        "ScatterND(reduction='add') whose constant indices cover the first dimension in order into its "
-        "updates alone, dropping the input (a detection head merging class scores through an identity "
-        "label map). While exporting, one row index and scatter_add (_onnx_index_put_rows, as ONX518's "
-        "legacy fix). Export time only, named by a call on the first divergent line or on a line whose value "
-        "the graph lost (the folded scatter's). Eager keeps the op.",
-        static=False, rule="ONX515", repairs_divergence=r"^\w+ node_index_put", named_at_line=True, one_pattern=True,
-        site_applies=lambda args, kwargs: call_argument(args, kwargs, 3, "accumulate") is True,
-        proof=Proof("c.index_put((torch.arange(4),), a, accumulate=True)",
-                    "_onnx_index_put_reduced(c, (torch.arange(4),), a, accumulate=True)",
+        "index_put or index_put_ with accumulate=True under the dynamo exporter: onnxscript's optimizer "
+        "rewrites a ScatterND(reduction='add') whose constant indices cover the first dimension in order "
+        "into its updates alone, dropping the input (a detection head merging class scores through an "
+        "identity label map). While exporting, one row index and scatter_add (_onnx_index_put_rows, as "
+        "ONX518's legacy fix), written into the input for index_put_. Export time only, named by a call on "
+        "the first divergent line or on a line whose value the graph lost (the folded scatter's). Eager "
+        "keeps the op.",
+        static=False, wraps_op=True, rule="ONX515", repairs_divergence=r"^\w+ node_index_put", named_at_line=True,
+        one_pattern=True, site_applies=lambda args, kwargs: call_argument(args, kwargs, 3, "accumulate") is True,
+        proof=Proof("c.index_put((torch.arange(4),), a, accumulate=True) + c.clone().index_put_((torch.arange(4),), a, True)",
+                    "_onnx_index_put_reduced(torch.Tensor.index_put, c, (torch.arange(4),), a, accumulate=True)"
+                    " + _onnx_index_put_reduced(torch.Tensor.index_put_, c.clone(), (torch.arange(4),), a, True)",
                     "(randn(g, 4, 3), randn(g, 4, 3))", params="a, c", static=(0, 1), decomposition_tol=1e-6),
     ),
 )

@@ -41,7 +41,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "(no bool ArgMax / ReduceMax) on uint8, read back as bool. "
         "A float16 scatter_add / scatter_reduce / index_add / index_put that accumulates (onnxruntime has no float16 "
         "ScatterElements or ScatterND with a reduction): in float32, rounded once to float16. A random draw in a half "
-        "type (rand, randn, rand_like, randn_like: no float16 RandomUniform(Like) / RandomNormal(Like) kernel): drawn "
+        "type (a rand / randn factory of float16 or bfloat16, a bfloat16 rand_like / randn_like: no such kernel): drawn "
         "in float32 and cast (no export reproduces PyTorch's draws; sampled outputs are not compared).",
         drop_in=False, static=False, wraps_op=True, every_op=True, rule="ONX515",
         proof=Proof("torch.nn.functional.conv1d(a.double(), c.double()).float()",

@@ -39,7 +39,7 @@ MAX_LINES = 200  # lines checked at most: one onnxruntime session each
 
 @dataclass
 class Divergence:
-    trace: NodeTrace
+    trace: NodeTrace | None  # None: no line differs, only ``repairs`` named
     detail: str
     repairs: tuple[str, ...] = ()  # the records the eager run's calls name (named_ops)
 
@@ -150,12 +150,17 @@ def first_divergence(model_path: Path, model: torch.nn.Module, args: tuple, name
         (error,) = compare([expected[-1]], [actual])
         if not error.ok:
             detail = error.note or f"max abs error {error.max_abs:.3g}{_phase_wrap(expected[-1], actual)}"
-            # the lines whose values the graph lost (an optimizer folded a ScatterND into its
-            # updates) may hold the op that diverged
-            vanished = [line for line in recorded.calls_by_line if line not in last]
-            return Divergence(trace, detail, tuple(dict.fromkeys(
-                key for line in (where, *vanished) for key in _repairs_called(recorded, line, ops))))
-    return None
+            return Divergence(trace, detail, tuple(dict.fromkeys(_repairs_called(recorded, where, ops) + _vanished(recorded, last, ops))))
+    # no line differs, yet the outputs do: the op may sit on a line whose value the graph lost
+    repairs = _vanished(recorded, last, ops)
+    return Divergence(None, "", repairs) if repairs else None
+
+
+def _vanished(recorded: _LineValues, last: dict, ops: dict) -> tuple[str, ...]:
+    """The records named by calls on lines whose values the graph lost (onnxscript's optimizer
+    folds an accumulating ScatterND into its updates: the index_put's line keeps no node)."""
+    return tuple(dict.fromkeys(key for line in recorded.calls_by_line if line not in last
+                               for key in _repairs_called(recorded, line, ops)))
 
 
 def _phase_wrap(expected: torch.Tensor, actual) -> str:
@@ -255,5 +260,7 @@ def find(verdict_exporter: str, path: Path, model, export_args: tuple, args: tup
         return {"error": describe(exc)[:300]}
     if found is None:
         return {}
+    if found.trace is None:  # no divergent line found, but calls on vanished lines name repairs
+        return {"repairs": list(found.repairs)}
     return {"node": found.trace.node, "stack": found.trace.stack, "style": found.trace.style, "detail": found.detail,
             "repairs": list(found.repairs)}

@@ -86,7 +86,8 @@ class Verdict:
     # data-dependent symbols ("u0", "zuf0") -> the frames where torch.export created them
     unbacked: dict[str, list] = field(default_factory=dict)
     # the first user line whose ONNX value differs from eager on the failing probe
-    # (exporter/divergence.py): {"node", "stack", "style", "detail"}, or {} when not found
+    # (exporter/divergence.py): {"node", "stack", "style", "detail", "repairs"}, {"repairs"} alone
+    # when no line differs but calls on lines the graph lost name repairs, or {} when not found
     divergence: dict = field(default_factory=dict)
     onnx_path: str = ""
     seconds: float = 0.0

@@ -318,13 +318,15 @@ def _record(verdict: Verdict, result: ProbeResult, path: Path) -> bool:
 
 
 def _redrawn(draw, first: list, failed: list[int], as_tensor) -> list:
-    """A second call's outputs, drawn again (three more times at most) while a failed output
+    """A second call's outputs, drawn again (three more times at most) while a failed integer output
     repeats the first call's values: a token sampled from the top 15 comes out alike in one pair of
-    calls in 15, which proves nothing about sampling."""
+    calls in 15, which proves nothing about sampling. A float output repeated bit for bit is no
+    sample: a deterministic failure is not drawn again."""
     values = draw()
     for _ in range(3):
         if len(values) != len(first) or not any(
-                identical_values(as_tensor(values[i]), as_tensor(first[i])) for i in failed):
+                not as_tensor(first[i]).is_floating_point() and identical_values(as_tensor(values[i]), as_tensor(first[i]))
+                for i in failed):
             break
         values = draw()
     return values

@@ -1,7 +1,7 @@
 """A VITS-style prior converted to float16 draws its noise in the half dtype
-(`torch.randn(m.size(), dtype=m.dtype)`, and a generator's `torch.rand_like(h)`): torch.onnx writes a
-RandomNormalLike / RandomUniformLike of float16, which onnxruntime's CPU provider has no kernel for
-(NOT_IMPLEMENTED). float32_compute, named by that error, draws in float32 and casts; the sampled
+(`torch.randn(m.size(), dtype=m.dtype)`): torch.onnx writes a float16 RandomNormalLike for the factory,
+which onnxruntime's CPU provider has no kernel for (NOT_IMPLEMENTED); the generator's float16
+`torch.rand_like(h)` runs as it is. float32_compute, named by that error, draws in float32 and casts; the sampled
 output is not compared (no export draws what PyTorch's generator does), the deterministic one is."""
 import torch
 from torch import nn
