@@ -190,6 +190,29 @@ def required_parameters(key: str) -> tuple[str, ...]:
     return tuple(a.arg for a in positional[: len(positional) - len(function.args.defaults)])
 
 
+def helper_binding(key: str, node: ast.Call, method: bool, splat: bool = False) -> dict[str, ast.expr] | None:
+    """The call's arguments by the parameter names of decomposition ``key``'s helper (a method's
+    receiver first), or None where they do not bind: a keyword the helper lacks or one given twice,
+    more positional arguments or any `*args` than a helper without *tensors takes, `**kwargs`
+    unless ``splat`` (the run bound them), a required parameter left out. With *args or `**kwargs`
+    the binding holds what the call spells (a `*args` element as its ast.Starred)."""
+    positional, keywords, varargs = signature(key)
+    values = ([node.func.value] if method else []) + list(node.args)
+    splatted = any(k.arg is None for k in node.keywords)
+    if (splatted and not splat) or (not varargs and (len(values) > len(positional)
+                                                     or any(isinstance(a, ast.Starred) for a in values))):
+        return None
+    bound = dict(zip(positional, values))
+    for keyword in node.keywords:
+        if keyword.arg is None:
+            continue
+        if keyword.arg not in keywords or keyword.arg in bound:
+            return None
+        bound[keyword.arg] = keyword.value
+    missing = [p for p in required_parameters(key) if p not in bound]
+    return None if missing and not splatted else bound  # a call missing a required argument is not this op's
+
+
 EXPORT_GUARD = "not torch.onnx.is_in_onnx_export()"
 # The legacy-only helpers (registry_legacy: ops the dynamo exporter translates itself): eager and
 # dynamo's torch.export (torch.compiler.is_exporting() True) keep the op, only the legacy exporter

@@ -88,14 +88,20 @@ def emptiness_receiver(test: ast.expr, ctx: FunctionContext, any_dim: bool = Fal
     """The tensor an emptiness test reads: `t.numel() == 0`, `t.shape[0] == 0`, `t.size(0) == 0`,
     `len(t) == 0` (either side), `not t.numel()`, `not len(t)`; with ``any_dim`` any dimension's
     size (`t.shape[2] == 0`). None for other tests."""
+    tested = zero_tested(test)
+    return None if tested is None else _size_of(tested, ctx, any_dim)
+
+
+def zero_tested(test: ast.expr) -> ast.expr | None:
+    """The value a test finds zero: `v == 0`, `0 == v`, `not v`; None for other tests."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return _size_of(test.operand, ctx, any_dim)
+        return test.operand
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
         return None
     left, right = test.left, test.comparators[0]
     if _is_zero(left):
         left, right = right, left
-    return _size_of(left, ctx, any_dim) if _is_zero(right) else None
+    return left if _is_zero(right) else None
 
 
 def nonemptiness_receiver(test: ast.expr, ctx: FunctionContext) -> ast.expr | None:

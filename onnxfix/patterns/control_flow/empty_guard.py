@@ -83,12 +83,16 @@ class EmptyExitUnderExport(Rule):
             return  # ONX601 drops a check whose value the general path gives anyway: both exporters
         torch_name, imports = ctx.torch_name()
         text = ctx.segment(test)  # a comparison or a `not`: binds tighter than `and`
+        counted = zero_count(node, ctx) is receiver
+        if counted and isinstance(receiver, ast.Name):
+            yield ctx.report(self, node.test, _enumerated_counts_message(receiver, ctx))
+            return
         fix = zero_count_fix(node, receiver, ctx) or (None if ctx.compiled_by_torchscript else Fix(  # TorchScript
             "Take the early exit in eager only",  # cannot compile is_exporting()
             (ctx.replace(test, f"not {torch_name}.compiler.is_exporting() and {text}"),), safe=False, imports=imports))
         exit = "early exit" if any(isinstance(s, ast.Return) for s in node.body) else "`continue`"
         empty = "selects nothing" if isinstance(test, ast.UnaryOp) and not emptiness_receiver(test, ctx) else "is empty"
-        if zero_count(node, ctx) is receiver:
+        if counted:
             empty = "is zero (the size of the selection after it)"
         message = (f"{exit} when `{ctx.segment(receiver)}` {empty}, a size read out of the data: the dynamo "
                    "exporter cannot decide it (GuardOnDataDependentSymNode) and the legacy one exports the "
@@ -110,6 +114,15 @@ class EmptyExitUnderExport(Rule):
                    "empty selection too, where it must compute nothing)")
         return ctx.report(self, node.test, message, fix=fix)
 
+
+def _enumerated_counts_message(count: ast.Name, ctx: FunctionContext) -> str:
+    """`for i, count in enumerate(counts): if count == 0: continue`: no fix, the loop itself is read
+    out of the data."""
+    return (f"`continue` when `{count.id}` is zero (the size of the selection after it), a count read out of "
+            "the data, in a loop over the counts themselves: their number is the larger of the data's largest value + 1 "
+            "and minlength, which no exporter can keep, and the legacy one records the export inputs' "
+            "counts. No rewrite keeps the loop: loop over the values' known range instead "
+            "(`for i in range(n):` reading `counts[i]`), whose skip ONX610 then takes in eager only")
 
 def runs_if_nonempty(node: ast.If, ctx: FunctionContext) -> ast.expr | None:
     """The tested tensor of a block run only on a non-empty data-dependent selection (no `else`),

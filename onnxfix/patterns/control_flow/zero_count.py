@@ -6,6 +6,9 @@ expert once, `counts = torch.bincount(indices.flatten(), minlength=n).tolist()`,
 expert no token chose before selecting its tokens with `torch.where(indices == i)`. The count is
 read out of the data: torch.export cannot decide `Eq(u0, 0)`. The count is the size of the loop
 body's selection, so the skip is an empty-selection exit like `if top_x.shape[0] == 0: continue`.
+The loop reads the counts by index (`for i in range(n): if counts[i] == 0`) or by value
+(`for i, count in enumerate(counts): if count == 0`, reported with ONX610's own fix: that loop
+iterates the counts themselves, as many as the data's largest value says).
 Under `onnxfix export --fix` any number compared with zero before a `continue` counts, where the
 run stopped on a data-dependent guard at that line (the fix is unsafe either way, and the loop
 keeps it only if the exported model matches eager).
@@ -20,53 +23,71 @@ from __future__ import annotations
 
 import ast
 
+from onnxfix.decompositions import BY_KEY
+from onnxfix.patterns.control_flow.empty_exit import zero_tested
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix
+from onnxfix.rewriter.statements import reads_of_single_binding
 from onnxfix.rewriter.tree_walk import walk
 
 BINCOUNT = frozenset({"torch.bincount"})
+# ONX515's fix of a bincount: the counts it computes are the same
+BINCOUNT_HELPER = BY_KEY["bincount"].helper
 
 
 def zero_count(node: ast.If, ctx: FunctionContext) -> ast.expr | None:
     """The count tested by `if <count> == 0: continue` (or `not <count>`) that is the size of the
     loop body's selection, or that the run's export stopped on; None otherwise."""
-    count = _compared_with_zero(node.test)
+    count = zero_tested(node.test)
     if count is None or not all(isinstance(s, ast.Continue) for s in node.body):
         return None
     evidence = ctx.file.evidence
     if evidence is not None and node.lineno in evidence.data_dependent and ctx.tensors.is_tensor(count) is not True:
         return count
-    return count if _selection_count(count, node, ctx) else None
+    return count if _selected_counts(count, node, ctx) is not None else None
 
 
-def _compared_with_zero(test: ast.expr) -> ast.expr | None:
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return test.operand
-    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
-        left, right = test.left, test.comparators[0]
-        for value, other in ((left, right), (right, left)):
-            if isinstance(other, ast.Constant) and type(other.value) is int and other.value == 0:
-                return value
-    return None
-
-
-def _selection_count(count: ast.expr, node: ast.If, ctx: FunctionContext) -> bool:
-    """`counts[i]` with `counts = torch.bincount(<x>...).tolist()` bound once, `i` the enclosing
-    loop's variable, and the loop's body comparing `<x>` (flattened or not) with `i`."""
-    if not (isinstance(count, ast.Subscript) and isinstance(count.value, ast.Name) and isinstance(count.slice, ast.Name)):
-        return False
+def _selected_counts(count: ast.expr, node: ast.If, ctx: FunctionContext) -> ast.Name | None:
+    """The name `counts` bound once to `torch.bincount(<x>...).tolist()` where ``count`` is the
+    enclosing loop's count of value `i` (`counts[i]` in `for i in ...`, or `count` in
+    `for i, count in enumerate(counts)`) and the loop's body compares `<x>` (flattened or not)
+    with `i`; None otherwise."""
     loop = next((a for a in ctx.ancestors(node) if isinstance(a, (ast.For, ast.While))), None)  # what `continue` skips
-    if not (isinstance(loop, ast.For) and isinstance(loop.target, ast.Name) and loop.target.id == count.slice.id):
-        return False
-    counted = _counted_tensor(count.value.id, ctx)
-    if counted is None:
-        return False
-    return any(_compares(n, counted, count.slice.id) for n in walk(loop))
+    if not isinstance(loop, ast.For):
+        return None
+    found = _indexed_count(count, loop) or _enumerated_count(count, loop)
+    if found is None:
+        return None
+    counts, index = found
+    counted = _counted_tensor(counts.id, ctx)
+    if counted is None or not any(_compares(n, counted, index) for n in walk(loop)):
+        return None
+    return counts
+
+
+def _indexed_count(count: ast.expr, loop: ast.For) -> tuple[ast.Name, str] | None:
+    """`counts[i]` in `for i in ...`: (counts, "i")."""
+    if not (isinstance(count, ast.Subscript) and isinstance(count.value, ast.Name) and isinstance(count.slice, ast.Name)):
+        return None
+    loops_over_index = isinstance(loop.target, ast.Name) and loop.target.id == count.slice.id
+    return (count.value, count.slice.id) if loops_over_index else None
+
+
+def _enumerated_count(count: ast.expr, loop: ast.For) -> tuple[ast.Name, str] | None:
+    """`count` in `for i, count in enumerate(counts)`: (counts, "i")."""
+    target, iterated = loop.target, loop.iter
+    if not (isinstance(count, ast.Name) and isinstance(target, ast.Tuple) and len(target.elts) == 2
+            and all(isinstance(e, ast.Name) for e in target.elts) and target.elts[1].id == count.id):
+        return None
+    if not (isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.func.id == "enumerate"
+            and len(iterated.args) == 1 and not iterated.keywords and isinstance(iterated.args[0], ast.Name)):
+        return None
+    return iterated.args[0], target.elts[0].id
 
 
 def _counted_tensor(name: str, ctx: FunctionContext) -> str | None:
     """The name `x` of `name = torch.bincount(x...).tolist()` (x, x.flatten(), x.view(-1); ONX515's
-    `_onnx_bincount` alike), the name's only binding in the function."""
+    helper alike), the name's only binding in the function."""
     value = _only_value(name, ctx)
     if value is None or not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
                              and value.func.attr == "tolist" and not value.args):
@@ -74,7 +95,7 @@ def _counted_tensor(name: str, ctx: FunctionContext) -> str | None:
     call = value.func.value
     if not isinstance(call, ast.Call):
         return None
-    function = ctx.qualname(call.func) in BINCOUNT or (isinstance(call.func, ast.Name) and call.func.id == "_onnx_bincount")
+    function = ctx.qualname(call.func) in BINCOUNT or (isinstance(call.func, ast.Name) and call.func.id == BINCOUNT_HELPER)
     if function and call.args:
         counted = call.args[0]
     elif isinstance(call.func, ast.Attribute) and call.func.attr == "bincount" and ctx.qualname(call.func) is None:
@@ -88,11 +109,10 @@ def _counted_tensor(name: str, ctx: FunctionContext) -> str | None:
 
 
 def _only_value(name: str, ctx: FunctionContext) -> ast.expr | None:
-    """The value of `name = <value>`, the name's only binding in the function (no loop, unpacking
-    or augmented assignment binds it)."""
-    bindings = [n for n in walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)]
-    assign = ctx.parent(bindings[0]) if len(bindings) == 1 else None
-    return assign.value if isinstance(assign, ast.Assign) and assign.targets == bindings else None
+    """The value of `name = <value>`, the name's only binding in the function (the scan records
+    any other binding, a loop target, unpacking or augmented assignment, as its statement)."""
+    values = ctx.assignments(name)
+    return values[0] if len(values) == 1 and isinstance(values[0], ast.expr) else None
 
 
 def _compares(node: ast.AST, counted: str, index: str) -> bool:
@@ -104,16 +124,14 @@ def _compares(node: ast.AST, counted: str, index: str) -> bool:
 
 
 def zero_count_fix(node: ast.If, count: ast.expr, ctx: FunctionContext) -> Fix | None:
-    """For `counts[i]` of a selection's counts read only by this test: the test taken and the
+    """For a selection's counts read only by this test (`counts[i]`): the test taken and the
     counts computed in eager only (unsafe: the ONNX model runs the loop's body for a value with no
-    element too). None otherwise (ONX610's own fix then)."""
-    if not _selection_count(count, node, ctx) or ctx.compiled_by_torchscript:
+    element too). None otherwise (ONX610's own fix then): `for i, count in enumerate(counts)`
+    iterates the counts themselves, as many as the data's largest value says."""
+    counts = _selected_counts(count, node, ctx) if isinstance(count, ast.Subscript) else None
+    if counts is None or ctx.compiled_by_torchscript or reads_of_single_binding(counts.id, ctx) != [counts]:
         return None
-    name = count.value.id
-    reads = [n for n in walk(ctx.fn.node) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
-    if reads != [count.value]:
-        return None
-    value = _only_value(name, ctx)
+    value = _only_value(counts.id, ctx)
     torch_name, imports = ctx.torch_name()
     exporting = f"{torch_name}.onnx.is_in_onnx_export()"
     edits = (ctx.replace(value, f"{ctx.segment(value)} if not {exporting} else []"),

@@ -19,14 +19,19 @@ from onnxfix.decompositions import (
     DECOMPOSITIONS,
     Decomposition,
     by_target,
+    helper_binding,
     eager_guarded,
     helper_chain,
     helper_source,
-    required_parameters,
     rule_keys,
-    signature,
 )
-from onnxfix.patterns.operators.arguments import NOT_LITERAL, argument, is_number, literal, with_resolved_arguments  # noqa: F401 - re-exported
+from onnxfix.patterns.operators.arguments import (  # noqa: F401 - re-exported
+    NOT_LITERAL,
+    argument,
+    is_number,
+    literal,
+    with_resolved_arguments,
+)
 from onnxfix.patterns.operators.module_calls import ModuleCall, arguments_text, layers, match_module_call
 from onnxfix.patterns.operators.scripted_forms import scripted_fix, scripted_note
 from onnxfix.patterns.operators.variants import selected_variant
@@ -164,21 +169,10 @@ def _only_call_of_its_name(node: ast.Call, ctx: FunctionContext) -> bool:
 
 
 def helper_accepts(decomposition: Decomposition, node: ast.Call, method: bool, splat: bool = False) -> bool:
-    """The call's arguments bind to the helper's parameters (no out=, **kwargs; *args only for
-    a helper taking *tensors, as torch.block_diag does). ``splat``: `**kwargs` are accepted (the
-    run bound them to the helper's signature)."""
-    positional, keywords, varargs = signature(decomposition.key)
-    if any(k.arg is None for k in node.keywords) and not splat:
-        return False
-    if any(isinstance(a, ast.Starred) for a in node.args) and not varargs:
-        return False
-    count = len(node.args) + (1 if method else 0)
-    named = {k.arg for k in node.keywords if k.arg is not None}
-    splatted = any(k.arg is None for k in node.keywords)
-    bound = set(positional[:count]) | named
-    missing = [p for p in required_parameters(decomposition.key) if p not in bound]
-    return ((varargs or count <= len(positional)) and named <= keywords and not named & set(positional[:count])
-            and (not missing or splatted))  # a call missing a required argument is not this op's
+    """The call's arguments bind to the helper's parameters (arguments.helper_binding: no out=,
+    **kwargs; *args only for a helper taking *tensors, as torch.block_diag does). ``splat``:
+    `**kwargs` are accepted (the run bound them to the helper's signature)."""
+    return helper_binding(decomposition.key, node, method, splat) is not None
 
 
 def helper_fix(decomposition: Decomposition, node: ast.Call, ctx: FunctionContext, method: bool, safe: bool) -> Fix:

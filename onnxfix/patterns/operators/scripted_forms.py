@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 import re
 
-from onnxfix.decompositions import BY_KEY, Decomposition, signature
+from onnxfix.decompositions import BY_KEY, Decomposition, helper_binding
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.precedence import ATOM, operand
 from onnxfix.rewriter.rule import Fix
@@ -47,24 +47,11 @@ def scripted_text(decomposition: Decomposition, bound: dict[str, ast.expr], text
 def bound_arguments(decomposition: Decomposition, node: ast.Call, method: bool) -> dict[str, ast.expr] | None:
     """The call's arguments by the helper's parameter names where they are exactly the parameters
     of the record's scripted form; None otherwise (no form, another argument, *args, **kwargs)."""
-    bound = _bound(decomposition, node, method)
     form = decomposition.scripted
-    return bound if form and bound is not None and set(bound) == set(_PLACEHOLDER.findall(form)) else None
-
-
-def _bound(decomposition: Decomposition, node: ast.Call, method: bool) -> dict[str, ast.expr] | None:
-    """The call's arguments by the helper's parameter names (the receiver first for a method), or
-    None for *args / **kwargs / a name the helper lacks."""
-    positional, keywords, _ = signature(decomposition.key)
-    values = ([node.func.value] if method else []) + list(node.args)
-    if any(isinstance(a, ast.Starred) for a in values) or len(values) > len(positional):
+    bound = helper_binding(decomposition.key, node, method) if form else None
+    if bound is None or any(isinstance(value, ast.Starred) for value in bound.values()):
         return None
-    bound = dict(zip(positional, values))
-    for keyword in node.keywords:
-        if keyword.arg is None or keyword.arg not in keywords or keyword.arg in bound:
-            return None
-        bound[keyword.arg] = keyword.value
-    return bound
+    return bound if set(bound) == set(_PLACEHOLDER.findall(form)) else None
 
 
 def _argument_text(form: str, match: re.Match, value: ast.expr, text_of) -> str:

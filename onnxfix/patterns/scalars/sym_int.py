@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 
 from onnxfix.config import LEGACY
-from onnxfix.decompositions import by_target, helper_source, signature
+from onnxfix.decompositions import by_target, helper_binding, helper_source
 from onnxfix.patterns.scalars.uses import CONDITION_PARENTS, item_use, name_reads
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix, Helper
@@ -141,12 +141,8 @@ def _helper_computes_with(call: ast.Call, use: ast.expr, ctx: FunctionContext) -
     decomposition = TENSOR_ARGUMENTS.get(f"Tensor.{call.func.attr}" if method else qualname or "")
     if decomposition is None:
         return False
-    positional, _, _ = signature(decomposition.key)
-    names = positional[1:] if method else positional
-    for position, argument in enumerate(call.args):
-        if argument is use:
-            return position < len(names) and names[position] in decomposition.tensor_arguments
-    return any(k.value is use and k.arg in decomposition.tensor_arguments for k in call.keywords)
+    bound = helper_binding(decomposition.key, call, method)
+    return bound is not None and any(bound.get(name) is use for name in decomposition.tensor_arguments)
 
 
 def _unpacked_target(values: ast.Tuple, use: ast.expr, ctx: FunctionContext) -> str | None:
