@@ -36,9 +36,21 @@ VALUE_SIZE_METHODS = SIZE_QUERY_METHODS - {"dim", "ndimension"}
 
 
 def is_data_dependent_size(node: ast.AST, ctx) -> bool:
-    """`t.numel()`, `t.size(0)`, `t.shape[0]`, `len(t)` of a tensor whose size depends on its values."""
+    """`t.numel()`, `t.size(0)`, `t.shape[0]`, `len(t)` of a tensor whose size depends on its values
+    (not `t.size(2)`: a selection by the data sizes its first dimension, the rest are the input's)."""
     receiver = _size_receiver(node, ctx)
-    return receiver is not None and is_data_sized(receiver, ctx)
+    return receiver is not None and not _later_dimension(node) and is_data_sized(receiver, ctx)
+
+
+def _later_dimension(node: ast.AST) -> bool:
+    """`t.shape[k]`, `t.size(k)` with a literal k >= 1."""
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
+        index = node.slice
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size" and len(node.args) == 1:
+        index = node.args[0]
+    else:
+        return False
+    return isinstance(index, ast.Constant) and type(index.value) is int and index.value >= 1
 
 
 def _size_receiver(node: ast.AST, ctx) -> ast.expr | None:
@@ -57,16 +69,28 @@ def _size_receiver(node: ast.AST, ctx) -> ast.expr | None:
 def is_data_sized(node: ast.AST, ctx, _seen: frozenset[str] = frozenset()) -> bool:
     """A tensor whose size is read from the data: a boolean-mask selection, nonzero, unique, ..."""
     if isinstance(node, ast.Name):
+        if _passed_data_sized(node.id, ctx):
+            return True
         return _all_assignments(node.id, ctx, _seen, is_data_sized)
     if isinstance(node, ast.Subscript):
         # `x[mask]`, `x[keep]` with `keep = torch.where(scores > t)[0]` (an index of data size)
-        return is_mask(node.slice, ctx, _seen) or _is_selection_index(node.slice, ctx, _seen) or is_data_sized(
+        # `x[rows, cols]` with `rows, cols` a nonzero's columns: gathered at as many positions
+        indices = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        return is_mask(node.slice, ctx, _seen) or any(_is_selection_index(i, ctx, _seen) for i in indices) or is_data_sized(
             node.value, ctx, _seen)
     if isinstance(node, ast.Call):
         if _keeps_shape(node, ctx):
             return is_data_sized(node.func.value, ctx, _seen)
         return _data_sized_call(node, ctx) or (ctx.qualname(node.func) == "torch.where" and len(node.args) == 1)
     return False
+
+
+def _passed_data_sized(name: str, ctx) -> bool:
+    """A parameter never rebound that every call passes a data-sized tensor (DeePMD's
+    `_slot_occupancy(sw_e, ...)` with `sw_e` gathered at `nonzero`'s pairs)."""
+    if not ctx.is_parameter(name) or name == ctx.self_name or ctx.assignments(name):
+        return False
+    return ctx.across_calls("data_sized", name, lambda caller, argument: is_data_sized(argument, caller))
 
 
 def _keeps_shape(node: ast.Call, ctx) -> bool:
@@ -82,8 +106,10 @@ def _is_selection_index(node: ast.AST, ctx, _seen: frozenset[str]) -> bool:
         return _all_assignments(node.id, ctx, _seen, _is_selection_index)
     if isinstance(node, ast.Call) and _keeps_shape(node, ctx):
         return _is_selection_index(node.func.value, ctx, _seen)
-    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Call):
-        call = node.value
+    if isinstance(node, ast.Subscript):
+        call = _call_bound(node.value, ctx)  # `pair[:, 0]` after `pair = torch.nonzero(m)`
+        if call is None:
+            return False
         if ctx.qualname(call.func) == "torch.where" and len(call.args) == 1:
             return isinstance(node.slice, ast.Constant)  # one axis's positions
         if _data_sized_call(call, ctx):  # `nonzero()[:, 0]`: a column
@@ -91,6 +117,14 @@ def _is_selection_index(node: ast.AST, ctx, _seen: frozenset[str]) -> bool:
                     and isinstance(node.slice.elts[0], ast.Slice) and isinstance(node.slice.elts[1], ast.Constant))
         return False
     return isinstance(node, ast.Call) and _data_sized_call(node, ctx)
+
+
+def _call_bound(node: ast.expr, ctx) -> ast.Call | None:
+    """``node`` if a call, or the call a local name is bound to once."""
+    if isinstance(node, ast.Name) and not ctx.is_parameter(node.id):
+        values = ctx.assignments(node.id)
+        node = values[0] if len(values) == 1 else None
+    return node if isinstance(node, ast.Call) else None
 
 
 def _data_sized_call(node: ast.Call, ctx) -> bool:
@@ -103,7 +137,7 @@ def _data_sized_call(node: ast.Call, ctx) -> bool:
 def is_mask(node: ast.AST, ctx, _seen: frozenset[str] = frozenset()) -> bool:
     """A boolean tensor made by comparing values (the index of a selection of data-dependent size)."""
     if isinstance(node, ast.Compare):
-        return any(ctx.tensors.is_tensor(operand) or _is_forward_input(operand, ctx)
+        return any(ctx.tensors.is_tensor(operand) or _is_forward_input(_indexed_base(operand, ctx), ctx)
                    for operand in [node.left, *node.comparators])
     if isinstance(node, ast.Name):
         return _all_assignments(node.id, ctx, _seen, is_mask)
@@ -120,6 +154,14 @@ def is_mask(node: ast.AST, ctx, _seen: frozenset[str] = frozenset()) -> bool:
         # `(ids == k).unsqueeze(-1)`: a Python bool has no such method, so the comparison was a tensor
         return isinstance(func.value, ast.Compare) or is_mask(func.value, ctx, _seen)
     return False
+
+
+def _indexed_base(node: ast.AST, ctx) -> ast.AST:
+    """The tensor ``node`` indexes or converts: `rois` of `rois[:, 0].long()` (mmcv's per-image
+    RoI selection)."""
+    while isinstance(node, ast.Subscript) or (isinstance(node, ast.Call) and _keeps_shape(node, ctx)):
+        node = node.value if isinstance(node, ast.Subscript) else node.func.value
+    return node
 
 
 def _is_forward_input(node: ast.AST, ctx) -> bool:

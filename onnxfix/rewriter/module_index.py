@@ -228,6 +228,15 @@ class ModuleIndex:
                                      if len(b) == 1 and n not in rebound and id(b[0]) in literals}
         return self._constants[kind]
 
+    def global_value(self, name: str) -> ast.expr | None:
+        """The value of a top-level `name = <value>`, the module's only binding of ``name`` (no
+        function declares it `global`); None otherwise."""
+        bound, rebound = self._bindings()
+        nodes = bound.get(name, ())
+        if len(nodes) != 1 or name in rebound:
+            return None
+        return next((s.value for s in self.tree.body if isinstance(s, ast.Assign) and s.targets == [nodes[0]]), None)
+
     def bound_once(self, name: str) -> bool:
         """The module binds ``name`` by one statement of its own scope (a class not re-imported or
         reassigned under the same name) and no function declares it `global`."""

@@ -197,6 +197,8 @@ class TensorOracle:
                 return False  # `x.type()` is a string, `x.type(torch.float64)` a tensor
             if method in PAIR_WITH_DIM and _has_dim_argument(node, first=0):
                 return None
+            if method in REDUCTION_METHODS and method != "numel" and any(k.arg == "dim" for k in node.keywords):
+                return True  # `m.any(dim=1)`: `dim=` is torch's keyword (NumPy's and pandas' is `axis=`)
             if self.ctx.is_nn_module_attr(node.func.value) and method == "forward":
                 return None
             if self._tensor_layer_call(node.func):
@@ -204,6 +206,14 @@ class TensorOracle:
             if self.is_tensor(node.func.value):
                 return True
         return None
+
+    def _module_global(self, name: str) -> bool | None:
+        """A name the function reads from its module: False for an instance of a class of the file
+        (DeePMD's array namespace `xp = _TorchNamespace()`: `xp.argsort(w)` is its method, not
+        Tensor.argsort), else unknown."""
+        value = self.ctx.file.module.global_value(name)
+        built = isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
+        return False if built and self._instance_of_own_class(value.func.id) else None
 
     def _instance_of_own_class(self, name: str) -> bool:
         """Calling ``name`` builds an instance of a class of this file (not a local of that name):
@@ -325,7 +335,7 @@ class TensorOracle:
             return True if all(self.is_tensor(v) for v in values) else None
         values = [v for v in _bindings(ctx, name) if not (isinstance(v, ast.Assign) and self._unpacks_tensors(v))]
         if not _bindings(ctx, name):
-            return None
+            return self._module_global(name)
         answers = [None if isinstance(v, ast.stmt) else self.is_tensor(v) for v in values]
         if not any(answers) and any(self._numpy_value(v) for v in values):
             return False  # `a = (np.arange(n) + 0.5) * s`, `gx, gy = np.meshgrid(a, b)`: `a.ravel()` is NumPy's
