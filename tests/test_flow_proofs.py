@@ -135,6 +135,7 @@ CASES = {
     "linspace_grid": ("ONX407", False, (FAILS, OK)),  # dsntnn's (MobilePose) normalised grid over the heatmap sizes  # Flux's position ids: linspace(0, n - 1, n) -> arange(n)
     "cached_window_mask": ("ONX609", False, (ORT, ORT)),  # SwinIR: the mask cached for one resolution
     "frame_padding": ("ONX402", True, (OK, WRONG)),  # EnCodec: math.ceil of a frame count bound to a name
+    "ceil_length": ("ONX402", True, (WRONG, WRONG)),  # HTDemucs: int(math.ceil(length / hl)), int() pins the size under torch.export
     "level_anchors": ("ONX205", False, (OK, WRONG)),
     "scripted_level_shapes": ("ONX205", False, (OK, ORT)),  # Deformable-DETR: torch.tensor([[h, w], ...]) in a scripted helper  # RT-DETR: torch.tensor([w, h]) of a per-level size list
     "relative_positions": ("ONX101", False, (OK, ORT)),  # DeBERTa: np.arange/np.tile, then the same name converted

@@ -4,22 +4,11 @@ import torch
 def _onnx_max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     # F.max_unpool2d (SegNet-style decoders) as one scatter: each pooled value is written at the
     # flat position max_pool2d(..., return_indices=True) recorded, into zeros of the output size
-    # (torch's default (in - 1) * stride - 2 * padding + kernel, or the last 2 of output_size).
-    # The legacy exporter has no symbolic for aten::max_unpool2d. Eager and dynamo keep the op
-    # (repeated indices: either write may win, in ATen as in a scatter).
+    # (_onnx_max_unpool_size). The legacy exporter has no symbolic for aten::max_unpool2d. Eager
+    # and dynamo keep the op (repeated indices: either write may win, in ATen as in a scatter).
     if not torch.onnx.is_in_onnx_export() or torch.compiler.is_exporting():  # eager and dynamo: the op itself
         return torch.nn.functional.max_unpool2d(input, indices, kernel_size, stride, padding, output_size)
-
-    def spatial(value):
-        return tuple(value) if isinstance(value, (tuple, list)) else (value,) * 2
-
-    kernel = spatial(kernel_size)
-    step = kernel if stride is None else spatial(stride)
-    pad = spatial(padding)
-    if output_size is None:
-        size = tuple((input.shape[i - 2] - 1) * step[i] - 2 * pad[i] + kernel[i] for i in range(2))
-    else:
-        size = tuple(output_size)[-2:]
+    size = _onnx_max_unpool_size(input, kernel_size, stride, padding, output_size, 2)
     rows = input.reshape((-1,) + tuple(input.shape[-2:])).flatten(1)
     total = 1
     for extent in size:

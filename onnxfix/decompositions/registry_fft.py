@@ -173,6 +173,21 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
                     "window=torch.hann_window(8))",
                     "(randn(g, b, 5, 6), randn(g, b, 5, 6))", params="a, c", decomposition_tol=1e-5),
     ),
+    Decomposition(
+        "angle", ("torch.angle", "Tensor.angle"), True, (), (PYTORCH + "162570",),
+        "torch.angle. Of a complex value (a phase spectrum: iSTFTNet vocoders' `torch.angle(torch.stft(...))`), "
+        "pi on the negative real axis at a +0 imaginary part, which a real signal's DC and Nyquist bins always "
+        "have: the dynamo exporter writes Atan2 of the parts, -pi there, so while exporting _onnx_atan2 of the "
+        "parts (a pair the legacy exporter's helpers made takes its own angle). Of a real tensor, pi where "
+        "negative and 0 elsewhere, NaN kept, which the legacy exporter has no symbolic for. Reported for the "
+        "dynamo exporter where the value carries a pair (ONX526's producers: stft, torch.complex, polar, "
+        "view_as_complex), for the legacy one elsewhere. Eager keeps the op (guarded helper).",
+        # pair_complex: the proof's complex value (files whose angle takes a pair have a producer anyway)
+        requires=("atan2", "pair_complex"), rule="ONX526",
+        proof=Proof("torch.angle(a) + torch.angle(torch.complex(a, torch.where(c > 0, c, torch.zeros_like(c))))",
+                    "_onnx_angle(a) + _onnx_angle(_onnx_pair_complex(a, torch.where(c > 0, c, torch.zeros_like(c))))",
+                    "(randn(g, b, 6), randn(g, b, 6))", params="a, c", decomposition_tol=1e-6),
+    ),
 )
 # Helpers that decompose nothing alone.
 SUPPORT: tuple[str, ...] = ("dft", "complex_abs", "complex_angle", "complex", "polar", "complex_pair")

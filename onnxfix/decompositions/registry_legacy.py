@@ -446,9 +446,12 @@ COMPLEX: tuple[Decomposition, ...] = (
     Decomposition(
         "pair_stft", ("torch.stft", "Tensor.stft"), False, ("stft", "stft magnitude"),
         (PYTORCH + "107677", PYTORCH + "138313", "https://github.com/NVIDIA-NeMo/Speech/issues/11684"),
-        PAIR_NOTES + " Only under the legacy exporter, whose STFT symbolic takes real output only: "
-        "torch.stft(..., return_complex=False) there, its (..., 2) output as a pair; the dynamo exporter "
-        "takes the complex op and keeps it.", requires=("complex_pair",), drop_in=False, rule="ONX526",
+        PAIR_NOTES + " Under the legacy exporter, whose STFT symbolic takes real output only: "
+        "torch.stft(..., return_complex=False) there, its (..., 2) output as a pair. The dynamo exporter takes "
+        "the complex op; of a real signal the helper then writes the DC and Nyquist bins' imaginary parts as "
+        "+0, as ATen does (onnxruntime's STFT leaves roundings of either sign, which flip a negative bin's "
+        "phase from pi to -pi): reported for dynamo where the phase is taken.", requires=("complex_pair",),
+        drop_in=False, rule="ONX526",
         when_literals=(("return_complex", None, True),),
         proof=Proof("torch.stft(a, 8, window=torch.hann_window(8), return_complex=True).abs()",
                     "_onnx_pair_stft(a, 8, window=torch.hann_window(8), return_complex=True).abs()",

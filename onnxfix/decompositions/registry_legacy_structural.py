@@ -383,7 +383,7 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         "max_pool2d(return_indices=True) recorded (SegNet's decoder). The legacy exporter has no "
         "symbolic for aten::max_unpool2d; dynamo exports it. Eager keeps the op (guarded helper): "
         "for repeated indices either write may win.",
-        rule="ONX519",
+        requires=("max_unpool_size",), rule="ONX519",
         proof=Proof(
             "torch.nn.functional.max_unpool2d(*torch.nn.functional.max_pool2d(a, 3, 2, 1, return_indices=True), 3, 2, 1, "
             "a.shape[-2:])",
@@ -399,6 +399,19 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
             "torch.nn.functional.max_unpool1d(*torch.nn.functional.max_pool1d(a, 2, return_indices=True), 2)",
             "_onnx_max_unpool1d(*torch.nn.functional.max_pool1d(a, 2, return_indices=True), 2)",
             "(randn(g, b, 3, 10),)",
+        ),
+    ),
+    Decomposition(
+        "max_unpool3d", ("torch.nn.functional.max_unpool3d",), True, (), (PYTORCH + "55411",),
+        "The 2-D helper over depth and height merged: a 3-D flat index is the 2-D one of a (depth x "
+        "height, width) plane (a 3-D SegNet's decoder). The legacy exporter has no symbolic for "
+        "aten::max_unpool3d; dynamo exports it. Eager keeps the op (guarded helper).",
+        requires=("max_unpool2d", "max_unpool_size"),
+        rule="ONX519",
+        proof=Proof(
+            "torch.nn.functional.max_unpool3d(*torch.nn.functional.max_pool3d(a, 2, 2, return_indices=True), 2, 2)",
+            "_onnx_max_unpool3d(*torch.nn.functional.max_pool3d(a, 2, 2, return_indices=True), 2, 2)",
+            "(randn(g, b, 2, 4, 6, 4),)",
         ),
     ),
     Decomposition(
@@ -480,4 +493,4 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         ),
     ),
 )
-SUPPORT: tuple[str, ...] = ("resample_antialias", "adaptive_bin_means")  # helpers that decompose nothing on their own
+SUPPORT: tuple[str, ...] = ("resample_antialias", "adaptive_bin_means", "max_unpool_size")  # helpers that decompose nothing on their own

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import ast
 
+from onnxfix.rewriter.bindings import bound_once
+
 from onnxfix.rewriter.sizes import SIZE_QUERY_METHODS
 
 # Calls whose result has a size read from the data.
@@ -38,8 +40,20 @@ VALUE_SIZE_METHODS = SIZE_QUERY_METHODS - {"dim", "ndimension"}
 def is_data_dependent_size(node: ast.AST, ctx) -> bool:
     """`t.numel()`, `t.size(0)`, `t.shape[0]`, `len(t)` of a tensor whose size depends on its values
     (not `t.size(2)`: a selection by the data sizes its first dimension, the rest are the input's)."""
+    node = bound_once(node, ctx)  # `n = t.shape[0]` then `n == 0`
     receiver = _size_receiver(node, ctx)
-    return receiver is not None and not _later_dimension(node) and is_data_sized(receiver, ctx)
+    if receiver is None or (_later_dimension(node) and _sized_along_first(receiver, ctx)):
+        return False
+    return is_data_sized(receiver, ctx)
+
+
+def _sized_along_first(receiver: ast.AST, ctx) -> bool:
+    """The data sizes ``receiver``'s first dimension only: not a call choosing the dimension
+    (`torch.unique(x, dim=1)`, `repeat_interleave(r, dim=1)`), directly or bound once."""
+    call = _call_bound(receiver, ctx)
+    chooses = call is not None and _data_sized_call(call, ctx) and (
+        any(k.arg == "dim" for k in call.keywords) or len(call.args) > (1 if ctx.qualname(call.func) else 0) + 1)
+    return not chooses
 
 
 def _later_dimension(node: ast.AST) -> bool:
@@ -74,9 +88,10 @@ def is_data_sized(node: ast.AST, ctx, _seen: frozenset[str] = frozenset()) -> bo
         return _all_assignments(node.id, ctx, _seen, is_data_sized)
     if isinstance(node, ast.Subscript):
         # `x[mask]`, `x[keep]` with `keep = torch.where(scores > t)[0]` (an index of data size)
-        # `x[rows, cols]` with `rows, cols` a nonzero's columns: gathered at as many positions
-        indices = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-        return is_mask(node.slice, ctx, _seen) or any(_is_selection_index(i, ctx, _seen) for i in indices) or is_data_sized(
+        # `x[rows, cols]` with `rows` a nonzero's column: gathered at as many positions, along the
+        # first dimension (an index after a slice, `x[:, keep]`, sizes another one)
+        first = node.slice.elts[0] if isinstance(node.slice, ast.Tuple) and node.slice.elts else node.slice
+        return is_mask(node.slice, ctx, _seen) or _is_selection_index(first, ctx, _seen) or is_data_sized(
             node.value, ctx, _seen)
     if isinstance(node, ast.Call):
         if _keeps_shape(node, ctx):
@@ -88,7 +103,7 @@ def is_data_sized(node: ast.AST, ctx, _seen: frozenset[str] = frozenset()) -> bo
 def _passed_data_sized(name: str, ctx) -> bool:
     """A parameter never rebound that every call passes a data-sized tensor (DeePMD's
     `_slot_occupancy(sw_e, ...)` with `sw_e` gathered at `nonzero`'s pairs)."""
-    if not ctx.is_parameter(name) or name == ctx.self_name or ctx.assignments(name):
+    if not ctx.is_parameter(name) or ctx.assignments(name):
         return False
     return ctx.across_calls("data_sized", name, lambda caller, argument: is_data_sized(argument, caller))
 

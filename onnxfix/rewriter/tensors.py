@@ -197,8 +197,10 @@ class TensorOracle:
                 return False  # `x.type()` is a string, `x.type(torch.float64)` a tensor
             if method in PAIR_WITH_DIM and _has_dim_argument(node, first=0):
                 return None
-            if method in REDUCTION_METHODS and method != "numel" and any(k.arg == "dim" for k in node.keywords):
-                return True  # `m.any(dim=1)`: `dim=` is torch's keyword (NumPy's and pandas' is `axis=`)
+            dim = next((k.value for k in node.keywords if k.arg == "dim"), None)
+            numbered = dim is not None and not (isinstance(dim, ast.Constant) and isinstance(dim.value, str))
+            if method in REDUCTION_METHODS and method != "numel" and numbered and self.is_tensor(node.func.value) is not False:
+                return True  # `m.any(dim=1)`: torch's keyword (NumPy's and pandas' is `axis=`; xarray's `dim="time"` a name)
             if self.ctx.is_nn_module_attr(node.func.value) and method == "forward":
                 return None
             if self._tensor_layer_call(node.func):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 
+from onnxfix.rewriter.bindings import bound_once
 from onnxfix.rewriter.context import FunctionContext, builtin_call
 from onnxfix.rewriter.integers import int_constant
 from onnxfix.rewriter.rule import Fix
@@ -123,11 +124,9 @@ def nonemptiness_receiver(test: ast.expr, ctx: FunctionContext) -> ast.expr | No
 def _size_of(node: ast.expr, ctx: FunctionContext, any_dim: bool) -> ast.expr | None:
     """The tensor whose size (a dimension's, ``any_dim``, else the first's or its numel) ``node``
     is: spelled there, or a name bound once to it (DeePMD's `n = w.shape[0]` before `if n == 0:`)."""
-    if isinstance(node, ast.Name) and not ctx.is_parameter(node.id):
-        values = ctx.assignments(node.id)
-        if len(values) == 1 and isinstance(values[0], ast.expr) and not isinstance(values[0], ast.Name):
-            return _size_of(values[0], ctx, any_dim)
-        return None
+    if isinstance(node, ast.Name):
+        bound = bound_once(node, ctx)
+        return None if bound is node else _size_of(bound, ctx, any_dim)
     dimension = _is_int if any_dim else _is_zero
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.keywords:
         method = node.func.attr

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 
 from onnxfix.patterns.control_flow.empty_exit import branch_shape, emptiness_receiver, empty_exit_fix, nonemptiness_receiver
-from onnxfix.patterns.control_flow.zero_count import zero_count, zero_count_fix
+from onnxfix.patterns.control_flow.zero_count import enumerated_count, zero_count, zero_count_fix
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.datadep import is_data_sized
 from onnxfix.rewriter.export_guards import consults_export_guard
@@ -84,7 +84,7 @@ class EmptyExitUnderExport(Rule):
         torch_name, imports = ctx.torch_name()
         text = ctx.segment(test)  # a comparison or a `not`: binds tighter than `and`
         counted = zero_count(node, ctx) is receiver
-        if counted and isinstance(receiver, ast.Name):
+        if counted and enumerated_count(receiver, node, ctx):
             yield ctx.report(self, node.test, _enumerated_counts_message(receiver, ctx))
             return
         fix = zero_count_fix(node, receiver, ctx) or (None if ctx.compiled_by_torchscript else Fix(  # TorchScript

@@ -7,8 +7,8 @@ expert no token chose before selecting its tokens with `torch.where(indices == i
 read out of the data: torch.export cannot decide `Eq(u0, 0)`. The count is the size of the loop
 body's selection, so the skip is an empty-selection exit like `if top_x.shape[0] == 0: continue`.
 The loop reads the counts by index (`for i in range(n): if counts[i] == 0`) or by value
-(`for i, count in enumerate(counts): if count == 0`, reported with ONX610's own fix: that loop
-iterates the counts themselves, as many as the data's largest value says).
+(`for i, count in enumerate(counts): if count == 0`, reported without a fix: that loop iterates
+the counts themselves, as many as the data's largest value says).
 Under `onnxfix export --fix` any number compared with zero before a `continue` counts, where the
 run stopped on a data-dependent guard at that line (the fix is unsafe either way, and the loop
 keeps it only if the exported model matches eager).
@@ -63,6 +63,12 @@ def _selected_counts(count: ast.expr, node: ast.If, ctx: FunctionContext) -> ast
     if counted is None or not any(_compares(n, counted, index) for n in walk(loop)):
         return None
     return counts
+
+
+def enumerated_count(count: ast.expr, node: ast.If, ctx: FunctionContext) -> bool:
+    """``count`` is the value `for i, count in enumerate(counts)` gives the loop around ``node``."""
+    loop = next((a for a in ctx.ancestors(node) if isinstance(a, (ast.For, ast.While))), None)
+    return isinstance(loop, ast.For) and _enumerated_count(count, loop) is not None
 
 
 def _indexed_count(count: ast.expr, loop: ast.For) -> tuple[ast.Name, str] | None:
@@ -126,8 +132,8 @@ def _compares(node: ast.AST, counted: str, index: str) -> bool:
 def zero_count_fix(node: ast.If, count: ast.expr, ctx: FunctionContext) -> Fix | None:
     """For a selection's counts read only by this test (`counts[i]`): the test taken and the
     counts computed in eager only (unsafe: the ONNX model runs the loop's body for a value with no
-    element too). None otherwise (ONX610's own fix then): `for i, count in enumerate(counts)`
-    iterates the counts themselves, as many as the data's largest value says."""
+    element too). None otherwise: ONX610's own fix then, or none for `for i, count in
+    enumerate(counts)`, which iterates the counts themselves (empty_guard.py says why)."""
     counts = _selected_counts(count, node, ctx) if isinstance(count, ast.Subscript) else None
     if counts is None or ctx.compiled_by_torchscript or reads_of_single_binding(counts.id, ctx) != [counts]:
         return None

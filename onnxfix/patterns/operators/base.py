@@ -368,7 +368,7 @@ class DecompositionRule(Rule):
         resolved = with_resolved_arguments(judged, ctx)  # `antialias=self.antialias` judged as its literal
         if not decomposition.static or not selected_variant(decomposition, resolved, method):
             return
-        failed = catalog.failures(self.cases(decomposition, resolved, ctx))
+        failed = self.failures(decomposition, resolved, ctx, judged)
         if not failed:
             return  # the installed torch exports this variant (per the catalog)
         fix = None
@@ -399,6 +399,12 @@ class DecompositionRule(Rule):
 
     def cases(self, decomposition: Decomposition, node: ast.Call, ctx: FunctionContext) -> tuple[str, ...]:
         return decomposition.catalog_cases
+
+    def failures(self, decomposition: Decomposition, node: ast.Call, ctx: FunctionContext,
+                 written: ast.Call | None = None) -> dict:
+        """The catalog's failing verdicts of the call's cases, by exporter (``node`` with the literals
+        its arguments hold; ``written``: the call in the tree, where a rule reads its context)."""
+        return catalog.failures(self.cases(decomposition, node, ctx))
 
     def is_safe(self, decomposition: Decomposition, node: ast.Call, ctx: FunctionContext, method: bool,
                 receiver_proven: bool = False) -> bool:

@@ -7,12 +7,16 @@ from __future__ import annotations
 import ast
 
 from onnxfix import operator_catalog as catalog
-from onnxfix.decompositions import helper_chain, helper_source
+from onnxfix.config import DYNAMO, LEGACY
+from onnxfix.decompositions import BY_KEY, helper_chain, helper_source
 from onnxfix.patterns.operators.base import DecompositionRule, match_call, rule_doc
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix, Helper
+from onnxfix.rewriter.statements import single_name_assignment
 from onnxfix.rewriter.tree_walk import walk
 
+# records of the rule taking a complex value and returning a real one (no pair goes on from them)
+CONSUMERS = frozenset({"angle"})
 
 
 class ComplexValues(DecompositionRule):
@@ -30,7 +34,11 @@ class ComplexValues(DecompositionRule):
         "take a `torch.fft` transform are ONX522's. A pair takes `torch.exp`, `torch.istft` and "
         "`torch.fft.irfft`: iSTFTNet's `torch.istft(mag * torch.exp(phase * 1j), ...)` and Vocos's "
         "`torch.fft.irfft(mag * (x + 1j * y), ...)` export. The complex number may be Python arithmetic "
-        "of a literal (DDSP-SVC's `torch.exp(mag + 1.j * np.pi * phase)`, read as `(1.j * np.pi) * phase`).",
+        "of a literal (DDSP-SVC's `torch.exp(mag + 1.j * np.pi * phase)`, read as `(1.j * np.pi) * phase`). "
+        "`torch.angle` of such a value is reported for the dynamo exporter, whose Atan2 gives -pi on the "
+        "negative real axis where torch gives pi (a real signal's DC and Nyquist bins: iSTFTNet's phase "
+        "`torch.angle(torch.stft(...))`, whose stft then writes those bins' +0 imaginary parts too), and of a "
+        "real tensor for the legacy exporter, which has no symbolic for it.",
         "ONNX has no complex tensors. The legacy exporter has no symbolic for `aten::polar` / "
         "`aten::view_as_complex`; the dynamo exporter translates a few complex ops and stops at the "
         "first it lacks (`No decompositions registered for the complex-valued input` for the "
@@ -54,9 +62,25 @@ class ComplexValues(DecompositionRule):
         found = match_call(node, ctx)
         if found is None or found[1].key not in self.keys or _beside_fft(node, ctx):
             return
-        if found[1].key == "pair_istft" and not carries_complex_pair(istft_spectrum(node), ctx):
+        if found[1].key == "pair_istft" and not carries_complex_pair(first_argument(node), ctx):
             return  # a complex spectrum no fix makes a pair: ONX511's
+        if found[1].key in CONSUMERS and _fft_value(_operand(node, found[2]), ctx):
+            return  # ONX522 rewrites a transform together with its angle
         yield from super().visit_Call(node, ctx)
+
+    def failures(self, decomposition, node: ast.Call, ctx: FunctionContext, written: ast.Call | None = None) -> dict:
+        """An angle fails under the dynamo exporter of a complex value (a pair's producer under the
+        legacy one, whose pair takes its own angle), under the legacy exporter of a real one. A
+        real signal's stft whose phase is taken fails under the dynamo exporter too: its DC and
+        Nyquist bins' imaginary parts are roundings of either sign there, where ATen writes +0."""
+        failed = super().failures(decomposition, node, ctx)
+        written = written or node
+        if decomposition.key == "pair_stft" and _phase_taken(written, ctx):
+            failed = {**failed, **{e: v for e, v in super().failures(BY_KEY["angle"], node, ctx).items() if e == DYNAMO}}
+        if decomposition.key not in CONSUMERS:
+            return failed
+        fails_under = DYNAMO if carries_complex_pair(_operand(written, _method_call(written, ctx)), ctx) else LEGACY
+        return {e: v for e, v in failed.items() if e == fails_under}
 
     def visit_BinOp(self, node: ast.BinOp, ctx: FunctionContext):
         """`phase * 1j` / `1j * y`: a product with a Python complex number makes a complex
@@ -121,12 +145,46 @@ def _complex_scalar_product(node: ast.BinOp, ctx: FunctionContext) -> tuple[ast.
     return None
 
 
+def _operand(node: ast.Call, method: bool) -> ast.AST:
+    """The tensor an op takes first: a Tensor method's receiver, else its first argument (`input=`)."""
+    return node.func.value if method else first_argument(node)
+
+
+def _fft_value(node: ast.AST, ctx: FunctionContext) -> bool:
+    """A torch.fft transform's result: the call, or a name bound once to it."""
+    if isinstance(node, ast.Name):
+        values = ctx.assignments(node.id)
+        node = values[0] if len(values) == 1 else None
+    return _is_fft(node, ctx)
+
+
+def _phase_taken(node: ast.Call, ctx: FunctionContext) -> bool:
+    """Some angle call of the function takes ``node``'s value (the call itself, or the name it is
+    assigned to)."""
+    parent = ctx.parent(node)
+    name = single_name_assignment(parent) if isinstance(parent, ast.Assign) and parent.value is node else None
+    for call in walk(ctx.fn.node):
+        found = match_call(call, ctx) if isinstance(call, ast.Call) else None
+        if found is None or found[1].key not in CONSUMERS:
+            continue
+        operand = _operand(call, found[2])
+        while isinstance(operand, ast.Subscript):  # `torch.angle(spectrum[..., :k])`
+            operand = operand.value
+        if operand is node or (name is not None and isinstance(operand, ast.Name) and operand.id == name):
+            return True
+    return False
+
+
 def _complex_number(node: ast.expr, ctx: FunctionContext) -> bool:
     return _a_number(node, ctx) and any(isinstance(n, ast.Constant) and isinstance(n.value, complex) for n in walk(node))
 
 
-def istft_spectrum(node: ast.Call) -> ast.AST:
-    """torch.istft's input, by position or keyword (`input=`)."""
+def _method_call(node: ast.Call, ctx: FunctionContext) -> bool:
+    return isinstance(node.func, ast.Attribute) and ctx.qualname(node.func) is None
+
+
+def first_argument(node: ast.Call) -> ast.AST:
+    """A torch function's first argument, by position or keyword (`input=`)."""
     if node.args:
         return node.args[0]
     return next((k.value for k in node.keywords if k.arg == "input"), ast.Constant(None))
@@ -155,7 +213,7 @@ def carries_complex_pair(node: ast.AST, ctx: FunctionContext, scalar_only: bool 
             return True  # `phase * 1j`: _onnx_pair_scalar
         if isinstance(sub, ast.Call) and not scalar_only:
             found = match_call(sub, ctx)
-            if found is not None and found[1].rule == ComplexValues.code:
+            if found is not None and found[1].rule == ComplexValues.code and found[1].key not in CONSUMERS:
                 return True
             if isinstance(sub.func, ast.Name) and sub.func.id.startswith("_onnx_pair_"):
                 return True

@@ -8,7 +8,7 @@ import ast
 from onnxfix import operator_catalog as catalog
 from onnxfix.patterns.operators.base import PROBE, TARGETS
 from onnxfix.patterns.operators.variants import selected_variant
-from onnxfix.patterns.operators.complex_values import carries_complex_pair, istft_spectrum
+from onnxfix.patterns.operators.complex_values import carries_complex_pair, first_argument
 from onnxfix.rewriter.context import FunctionContext, ModuleContext
 from onnxfix.rewriter.exporter_inference import exporters_of_call, installed_torch_version, torch_default
 from onnxfix.rewriter.rule import Fix, Rule, RuleDoc
@@ -69,7 +69,7 @@ class UnsupportedOperator(Rule):
         failed = catalog.fails_always(qualname)
         if not failed or _inverse_transform_input(node, ctx):
             return
-        if qualname == "torch.istft" and carries_complex_pair(istft_spectrum(node), ctx):
+        if qualname == "torch.istft" and carries_complex_pair(first_argument(node), ctx):
             return  # ONX526 rewrites it: the pair takes istft (complex_pair.py)
         message = (
             f"`{qualname}` breaks ONNX export ({catalog.describe(failed)}; measured on torch "

@@ -171,6 +171,10 @@ class MathOnSize(Rule):
             if target is None and name in ("ceil", "floor"):
                 outer_int = int_of_integer_arithmetic(node, ctx)
                 target = node if outer_int is not None else None
+        elif name in ("ceil", "floor"):  # `int(math.ceil(q))`: the int it returns already, which torch.export
+            wrapper = ctx.parent(node)  # specializes (int() asks a SymInt's value): the rewrite replaces both
+            if builtin_call(wrapper, ctx, frozenset({"int"})) and len(wrapper.args) == 1 and not wrapper.keywords:
+                target = wrapper
         if target is None:
             fix, why = None, (f"`{function}` returns a NumPy float; only `int({function}(a / b))`, also inside "
                               f"int arithmetic (`int({function}(h / 8) * 8 - h)`), has an integer twin")
@@ -195,6 +199,10 @@ class MathOnSize(Rule):
                 f"`{function}` of a size: the legacy exporter records the export-time value as a constant "
                 f"and the dynamo exporter specializes it to the export-time value"
             )
+            exporters = (LEGACY, DYNAMO)
+        elif target is not node and module == "math":  # `int(math.ceil(q))`
+            message = (f"`int(math.{name}(...))` of a size: the legacy exporter records the export-time value as a "
+                       "constant, and torch.export pins the size where `int()` asks the value it rounds")
             exporters = (LEGACY, DYNAMO)
         else:
             message = f"`math.{name}` of a size: the legacy exporter records the export-time value as a constant"
