@@ -283,7 +283,23 @@ class TensorOracle:
                 qualname.rsplit(".", 1)[-1] not in NON_TENSOR_TORCH
             ):
                 return True
+        if value is None and self._own_instances_only(node.attr):
+            return False
         return None
+
+    def _own_instances_only(self, attr: str) -> bool:
+        """Every class of the file that sets `self.<attr>` sets it to an instance of a class of the
+        file (ultralytics' `Results`: `self.masks = Masks(...)`), so `r.masks.data` is that
+        object's field, not Tensor.data, whichever object `r` is."""
+        values = [info.self_attrs[attr] for info in self.ctx.file.module.classes.values() if attr in info.self_attrs]
+        return bool(values) and all(isinstance(v, ast.Call) and self._own_class_call(v.func) for v in values)
+
+    def _own_class_call(self, func: ast.expr) -> bool:
+        """`Masks(...)`, or `Results.Masks(...)` of a class nested in one of the file's."""
+        if isinstance(func, ast.Name):
+            return self._instance_of_own_class(func.id)
+        return (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                and self._instance_of_own_class(func.value.id))
 
     def _named_tensor_pair(self, node: ast.AST) -> bool:
         """A call returning torch's (values, indices) named tuple: `torch.topk(t, k)`, `t.max(dim)`;
