@@ -450,8 +450,9 @@ COMPLEX: tuple[Decomposition, ...] = (
         "torch.stft(..., return_complex=False) there, its (..., 2) output as a pair. The dynamo exporter takes "
         "the complex op; of a real signal the helper then writes the DC and Nyquist bins' imaginary parts as "
         "+0, as ATen does (onnxruntime's STFT leaves roundings of either sign, which flip a negative bin's "
-        "phase from pi to -pi): reported for dynamo where the phase is taken.", requires=("complex_pair",),
-        drop_in=False, rule="ONX526",
+        "phase from pi to -pi): reported for dynamo where the phase is taken. _onnx_irfftn comes with it: the "
+        "pair's torch.istft needs it (an enhancement model's stft, mask and istft, the istft in another "
+        "module's method).", requires=("complex_pair", "irfftn"), drop_in=False, rule="ONX526",
         when_literals=(("return_complex", None, True),),
         proof=Proof("torch.stft(a, 8, window=torch.hann_window(8), return_complex=True).abs()",
                     "_onnx_pair_stft(a, 8, window=torch.hann_window(8), return_complex=True).abs()",
