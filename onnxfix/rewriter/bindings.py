@@ -18,6 +18,15 @@ _SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
 
+def only_value(name: str, ctx: "FunctionContext") -> ast.expr | None:
+    """The value of `name = <value>`, the name's only binding in the function, for a local that is
+    no parameter (the scan records any other binding, a loop target, unpacking or augmented
+    assignment, as its statement); None otherwise. Unlike bound_once, wherever it is read."""
+    values = ctx.assignments(name)
+    one = len(values) == 1 and isinstance(values[0], ast.expr) and not ctx.is_parameter(name)
+    return values[0] if one else None
+
+
 def bound_once(argument: ast.AST, ctx: "FunctionContext") -> ast.AST:
     """The expression a local name is bound to, when reading that expression where the name is
     read gives the same value: the name and every name the expression reads bound once (the

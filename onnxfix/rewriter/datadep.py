@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import ast
 
-from onnxfix.rewriter.bindings import bound_once
-
+from onnxfix.rewriter.bindings import bound_once, only_value
 from onnxfix.rewriter.sizes import SIZE_QUERY_METHODS
 
 # Calls whose result has a size read from the data.
@@ -136,9 +135,8 @@ def _is_selection_index(node: ast.AST, ctx, _seen: frozenset[str]) -> bool:
 
 def _call_bound(node: ast.expr, ctx) -> ast.Call | None:
     """``node`` if a call, or the call a local name is bound to once."""
-    if isinstance(node, ast.Name) and not ctx.is_parameter(node.id):
-        values = ctx.assignments(node.id)
-        node = values[0] if len(values) == 1 else None
+    if isinstance(node, ast.Name):
+        node = only_value(node.id, ctx)
     return node if isinstance(node, ast.Call) else None
 
 

@@ -25,6 +25,7 @@ import ast
 
 from onnxfix.decompositions import BY_KEY
 from onnxfix.patterns.control_flow.empty_exit import zero_tested
+from onnxfix.rewriter.bindings import only_value
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix
 from onnxfix.rewriter.statements import reads_of_single_binding
@@ -94,7 +95,7 @@ def _enumerated_count(count: ast.expr, loop: ast.For) -> tuple[ast.Name, str] | 
 def _counted_tensor(name: str, ctx: FunctionContext) -> str | None:
     """The name `x` of `name = torch.bincount(x...).tolist()` (x, x.flatten(), x.view(-1); ONX515's
     helper alike), the name's only binding in the function."""
-    value = _only_value(name, ctx)
+    value = only_value(name, ctx)
     if value is None or not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
                              and value.func.attr == "tolist" and not value.args):
         return None
@@ -114,13 +115,6 @@ def _counted_tensor(name: str, ctx: FunctionContext) -> str | None:
     return counted.id if isinstance(counted, ast.Name) else None
 
 
-def _only_value(name: str, ctx: FunctionContext) -> ast.expr | None:
-    """The value of `name = <value>`, the name's only binding in the function (the scan records
-    any other binding, a loop target, unpacking or augmented assignment, as its statement)."""
-    values = ctx.assignments(name)
-    return values[0] if len(values) == 1 and isinstance(values[0], ast.expr) else None
-
-
 def _compares(node: ast.AST, counted: str, index: str) -> bool:
     """`counted == index` (either side)."""
     if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq)):
@@ -137,7 +131,7 @@ def zero_count_fix(node: ast.If, count: ast.expr, ctx: FunctionContext) -> Fix |
     counts = _selected_counts(count, node, ctx) if isinstance(count, ast.Subscript) else None
     if counts is None or ctx.compiled_by_torchscript or reads_of_single_binding(counts.id, ctx) != [counts]:
         return None
-    value = _only_value(counts.id, ctx)
+    value = only_value(counts.id, ctx)
     torch_name, imports = ctx.torch_name()
     exporting = f"{torch_name}.onnx.is_in_onnx_export()"
     edits = (ctx.replace(value, f"{ctx.segment(value)} if not {exporting} else []"),

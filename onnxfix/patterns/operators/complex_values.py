@@ -10,6 +10,7 @@ from onnxfix import operator_catalog as catalog
 from onnxfix.config import DYNAMO, LEGACY
 from onnxfix.decompositions import BY_KEY, helper_chain, helper_source
 from onnxfix.patterns.operators.base import DecompositionRule, match_call, rule_doc
+from onnxfix.rewriter.bindings import only_value
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Fix, Helper
 from onnxfix.rewriter.statements import single_name_assignment
@@ -153,8 +154,7 @@ def _operand(node: ast.Call, method: bool) -> ast.AST:
 def _fft_value(node: ast.AST, ctx: FunctionContext) -> bool:
     """A torch.fft transform's result: the call, or a name bound once to it."""
     if isinstance(node, ast.Name):
-        values = ctx.assignments(node.id)
-        node = values[0] if len(values) == 1 else None
+        node = only_value(node.id, ctx)
     return _is_fft(node, ctx)
 
 
