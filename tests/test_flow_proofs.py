@@ -45,6 +45,7 @@ CASES = {
     "if_item_assign": ("ONX601", True, (FAILS, WRONG)),
     "bool_exit": ("ONX601", True, (FAILS, FAILS)),  # kornia's validate_bbox: `return False` / `return True` on tensor tests
     "value_fast_path": ("ONX601", False, (FAILS, WRONG)),  # SB3: a fast path returned early, both kept under export
+    "flag_after_test": ("ONX601", False, (FAILS, WRONG)),  # XMem: `if h_out[0]==1 and self.flag:`, a dead branch name
     "accumulate": ("ONX603", True, (FAILS, WRONG)),
     "size_select": ("ONX614", False, (WRONG, WRONG)),
     "trailing_mask_fill": ("ONX705", False, (FAILS, FAILS)),  # sleap-nn: `x[..., ~mask] = float("-inf")`

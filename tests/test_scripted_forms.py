@@ -106,3 +106,16 @@ def test_a_call_binding_more_than_the_form_keeps_no_fix(tmp_path):
             def forward(self, labels, merged):
                 return outside(labels, merged), listed(labels), plain(labels, merged)
     """) == [("ONX519", 6, None), ("ONX519", 10, None), ("ONX519", 13, True)]
+
+
+def test_helper_binding_leaves_out_no_argument():
+    """Past a helper's named parameters (its *operands, or after a call's `*args`) the arguments are
+    kept under "*", so no caller reads a binding that silently dropped some."""
+    from onnxfix.decompositions import helper_binding
+
+    call = ast.parse("torch.einsum('ij,jk,kl', a, b, c)").body[0].value
+    bound = helper_binding("einsum_ellipsis", call, False)
+    assert ast.unparse(bound["equation"]) == "'ij,jk,kl'"
+    assert [ast.unparse(e) for e in bound["*"].elts] == ["a", "b", "c"]
+    splatted = helper_binding("einsum_ellipsis", ast.parse("torch.einsum(*parts)").body[0].value, False)
+    assert list(splatted) == ["*"] and ast.unparse(splatted["*"]) == "(*parts,)"

@@ -195,14 +195,20 @@ def helper_binding(key: str, node: ast.Call, method: bool, splat: bool = False) 
     receiver first), or None where they do not bind: a keyword the helper lacks or one given twice,
     more positional arguments or any `*args` than a helper without *tensors takes, `**kwargs`
     unless ``splat`` (the run bound them), a required parameter left out. With *args or `**kwargs`
-    the binding holds what the call spells (a `*args` element as its ast.Starred)."""
+    the binding holds what the call spells by name: the positional arguments up to the first
+    `*args`, and under the key "*" a tuple of the rest (the values a helper's *tensors takes, or
+    ones whose parameters only the run knows), so that no argument is silently left out."""
     positional, keywords, varargs = signature(key)
     values = ([node.func.value] if method else []) + list(node.args)
     splatted = any(k.arg is None for k in node.keywords)
     if (splatted and not splat) or (not varargs and (len(values) > len(positional)
                                                      or any(isinstance(a, ast.Starred) for a in values))):
         return None
-    bound = dict(zip(positional, values))
+    named = min([len(positional)] + [i for i, value in enumerate(values) if isinstance(value, ast.Starred)])
+    bound = dict(zip(positional, values[:named]))
+    if values[named:]:
+        bound["*"] = ast.Tuple(elts=values[named:], ctx=ast.Load())
+        splatted = splatted or any(isinstance(value, ast.Starred) for value in values)
     for keyword in node.keywords:
         if keyword.arg is None:
             continue

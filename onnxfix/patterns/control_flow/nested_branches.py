@@ -213,11 +213,21 @@ def _own_scope(node: ast.AST):
 
 def read_outside(node: ast.If, moved: list[ast.AST], ctx: FunctionContext) -> set[str]:
     """Names the function reads anywhere but in the moved code (later, or earlier in an enclosing
-    loop): loaded, deleted, or updated in place (`y += 1` reads `y`)."""
+    loop): loaded, deleted, or updated in place (`y += 1` reads `y`). Outside a loop, a read that
+    comes before the code is of an earlier value (XMem's `g4`, read to make the logits and then
+    extended in the branch only for the hidden update): not a value the branches give, unless
+    in a nested function or lambda, which may run later."""
     inside = {id(n) for m in moved for n in walk(m)}
     augmented = {id(n.target) for n in walk(ctx.fn.node) if isinstance(n, ast.AugAssign)}
-    return {n.id for n in walk(ctx.fn.node) if isinstance(n, ast.Name) and id(n) not in inside
-            and (isinstance(n.ctx, (ast.Load, ast.Del)) or id(n) in augmented)}
+    reads = [n for n in walk(ctx.fn.node) if isinstance(n, ast.Name) and id(n) not in inside
+             and (isinstance(n.ctx, (ast.Load, ast.Del)) or id(n) in augmented)]
+    if any(isinstance(a, (ast.For, ast.AsyncFor, ast.While)) for a in ctx.ancestors(node)):
+        return {n.id for n in reads}
+    last = moved[-1]
+    end = (last.end_lineno, last.end_col_offset)
+    deferred = {id(n) for f in walk(ctx.fn.node) if f is not ctx.fn.node
+                and isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) for n in walk(f)}
+    return {n.id for n in reads if (n.lineno, n.col_offset) >= end or id(n) in deferred}
 
 
 def call_text(pred: Predicate, true_name: str, false_name: str, operands: list[str]) -> str:

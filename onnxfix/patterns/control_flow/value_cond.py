@@ -47,7 +47,8 @@ def _joined(test: ast.BoolOp, ctx: FunctionContext) -> Predicate | None:
     """Python operands first, as they were; the tensor tests after them joined by `|` / `&` (both
     evaluated: where the test short-circuited, eager now also computes the other: not exact; one
     tensor test after Python operands is evaluated exactly when the test evaluated it)."""
-    conditions = [tensor_condition(value, ctx) for value in test.values]
+    values = _plain_python_first(test, ctx)
+    conditions = [tensor_condition(value, ctx) for value in values]
     first = next((i for i, c in enumerate(conditions) if c is not None), None)
     if first is None or any(c is None or c.where_text is None for c in conditions[first:]):
         return None
@@ -56,9 +57,35 @@ def _joined(test: ast.BoolOp, ctx: FunctionContext) -> Predicate | None:
     if first == 0:
         return Predicate(tensors, VALUE_COND, False)
     keyword = " or " if isinstance(test.op, ast.Or) else " and "
-    python = keyword.join(_operand_text(value, ctx) for value in test.values[:first])
-    exact = len(parts) == 1 and not _drops_item(test.values[first], ctx)
+    python = keyword.join(_operand_text(value, ctx) for value in values[:first])
+    exact = len(parts) == 1 and not _drops_item(values[first], ctx)
     return Predicate(f"{python}{keyword}{tensors if len(parts) == 1 else f'({tensors})'}", VALUE_COND, exact)
+
+
+def _plain_python_first(test: ast.BoolOp, ctx: FunctionContext) -> list[ast.expr]:
+    """The operands with plain Python reads moved before the tensor tests (XMem's `if h_out[0]==1
+    and self.is_hidden_updata:`): a flag, a constant or a `None` test has no effect to order and
+    cannot fail, so `flag and test` has the truth of `test and flag`, and the flag, a Python value
+    while either exporter traces, decides without the tensor where it is false. Other operands
+    keep their order (a call or an index may depend on the tests before it)."""
+    values = list(test.values)
+    plain = [value for value in values if tensor_condition(value, ctx) is None and _plain_read(value)]
+    if not plain or len(plain) == len(values):
+        return values
+    return plain + [value for value in values if not any(value is p for p in plain)]
+
+
+def _plain_read(value: ast.expr) -> bool:
+    """A name, an attribute chain, a constant, `not` of one, or a comparison of them with `is` / `==`
+    (no call, no index: nothing that runs code beyond reading a value)."""
+    if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not):
+        return _plain_read(value.operand)
+    if isinstance(value, ast.Compare):
+        return all(isinstance(op, (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)) for op in value.ops) and all(
+            _plain_read(side) for side in (value.left, *value.comparators))
+    while isinstance(value, ast.Attribute):
+        value = value.value
+    return isinstance(value, (ast.Constant, ast.Name))
 
 
 def _atomic(text: str) -> bool:
