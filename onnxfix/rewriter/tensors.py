@@ -149,6 +149,8 @@ class TensorOracle:
             if self.is_tensor(node.value):
                 return True
             item = isinstance(node.slice, ast.Constant) and type(node.slice.value) is int
+            if item and isinstance(node.value, ast.Call) and self._values_indices(node.value):
+                return True  # `torch.max(scores, dim=1)[1]` (SAM's best mask): one of the pair
             return True if item and all_tensor_sequences(self.ctx.observed(node.value)) else None  # `pairs[0]`
         if isinstance(node, ast.BinOp):
             if self.is_tensor(node.left) or self.is_tensor(node.right):
@@ -208,6 +210,18 @@ class TensorOracle:
             if self.is_tensor(node.func.value):
                 return True
         return None
+
+    def _values_indices(self, node: ast.Call) -> bool:
+        """A torch op that returns its (values, indices) pair: `torch.max(x, dim)`, `x.topk(k)`."""
+        qualname = self.ctx.qualname(node.func)
+        module, _, last = (qualname or "").rpartition(".")
+        if module == "torch" and last in VALUES_INDICES:
+            return last not in PAIR_WITH_DIM or _has_dim_argument(node, first=1)
+        if qualname is None and isinstance(node.func, ast.Attribute) and node.func.attr in VALUES_INDICES:
+            method = node.func.attr
+            return (method not in PAIR_WITH_DIM or _has_dim_argument(node, first=0)) and bool(
+                self.is_tensor(node.func.value))
+        return False
 
     def _module_global(self, name: str) -> bool | None:
         """A name the function reads from its module: False for an instance of a class of the file

@@ -20,6 +20,7 @@ from onnxfix.patterns.control_flow.iteration import (
 from onnxfix.patterns.control_flow.length_fill_loop import length_fill_loop
 from onnxfix.patterns.control_flow.length_reductions import length_reduction_loop
 from onnxfix.patterns.control_flow.number_rows import number_rows_comprehension
+from onnxfix.patterns.control_flow.row_picks import row_picks_comprehension
 from onnxfix.patterns.control_flow.scan_loop import scan_loop
 from onnxfix.patterns.control_flow.repeated_rows import repeated_list, repeated_rows_comprehension, repeated_rows_loop
 from onnxfix.patterns.control_flow.scatter_loop import scatter_loop
@@ -364,6 +365,8 @@ class SizeLoop(Rule):
         fix, why = repeated_rows_comprehension(node, ctx), ""
         if fix is None:
             fix, why = gathered_rows_comprehension(node, ctx)
+        if fix is None:
+            fix, why = row_picks_comprehension(node, ctx)
         if fix is None:
             fix, why = index_range_comprehension(node, ctx)
         if fix is None:
