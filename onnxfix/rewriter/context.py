@@ -144,15 +144,21 @@ class FunctionContext(FileView):
         )
 
     def self_attr_value(self, node: ast.AST) -> ast.expr | None:
-        """What __init__ assigned to ``self.<attr>`` (None for anything else)."""
+        """What the class first assigns to ``self.<attr>`` (None for anything else): its initial
+        value where forward rebinds it."""
         return self.fn.cls.self_attrs.get(node.attr) if self.is_self_attr(node) else None
+
+    def only_self_attr_value(self, node: ast.AST) -> ast.expr | None:
+        """What every assignment of ``self.<attr>`` in the class assigns, where they all assign the
+        same (a layer or function chosen by a branch of __init__ is not the first one): None otherwise."""
+        return self.fn.cls.only_self_attr(node.attr) if self.is_self_attr(node) else None
 
     def held_functions(self, node: ast.AST) -> list[str] | None:
         """The qualnames of the functions ``self.<attr>`` holds: __init__ binds it to one (`self.act =
         F.gelu`) or to a choice of them (Cellpose's `F.avg_pool3d if conv_3D else F.avg_pool2d`), and
         no other method rebinds it; None for anything else. A rule matches `self.<attr>(...)` through
         them as it matches the functions' own names."""
-        value = self.self_attr_value(node)
+        value = self.only_self_attr_value(node)
         if value is None or REBOUND in self.file.module.changes_of(node.attr):
             return None
         choices = [value.body, value.orelse] if isinstance(value, ast.IfExp) else [value]

@@ -34,7 +34,7 @@ class ClassInfo:
     def __init__(self, node: ast.ClassDef, methods: dict[str, ast.FunctionDef]):
         self.node = node
         self.methods = methods
-        self._attrs: tuple[dict[str, ast.expr], dict[str, ast.expr]] | None = None
+        self._attrs: tuple[dict[str, ast.expr], dict[str, ast.expr], dict[str, list[ast.expr]]] | None = None
         self._writers: dict[str, list[str]] | None = None
 
     @property
@@ -45,6 +45,16 @@ class ClassInfo:
     def self_attrs(self) -> dict[str, ast.expr]:
         """self.<attr> = <value> assignments found in any method (first one wins)."""
         return self._scan()[0]
+
+    def only_self_attr(self, attr: str) -> ast.expr | None:
+        """The value every `self.<attr> = <value>` of the class stores, when they all store the same
+        text (MMAction2's `if spatial_pool_type == 'avg': self.pool = nn.AdaptiveAvgPool3d(...)
+        else: self.pool = nn.AdaptiveMaxPool3d(...)`: which one runs is the config's, not the
+        first line's); None where they differ or there is none."""
+        values = self._scan()[2].get(attr, [])
+        if not values or any(ast.dump(v) != ast.dump(values[0]) for v in values[1:]):
+            return None
+        return values[0]
 
     @property
     def buffers(self) -> set[str]:
@@ -62,7 +72,7 @@ class ClassInfo:
             self._writers = _attribute_writers(self.node)
         return self._writers.get(attr, [])
 
-    def _scan(self) -> tuple[dict[str, ast.expr], dict[str, ast.expr]]:
+    def _scan(self) -> tuple[dict[str, ast.expr], dict[str, ast.expr], dict[str, list[ast.expr]]]:
         if self._attrs is None:
             self._attrs = _self_assignments(self.methods)
         return self._attrs
@@ -80,9 +90,11 @@ def class_info(node: ast.ClassDef) -> ClassInfo:
     return ClassInfo(node, methods)
 
 
-def _self_assignments(methods: dict[str, ast.FunctionDef]) -> tuple[dict[str, ast.expr], dict[str, ast.expr]]:
+def _self_assignments(methods: dict[str, ast.FunctionDef]) \
+        -> tuple[dict[str, ast.expr], dict[str, ast.expr], dict[str, list[ast.expr]]]:
     self_attrs: dict[str, ast.expr] = {}
     buffers: dict[str, ast.expr] = {}
+    stored: dict[str, list[ast.expr]] = {}
     for method in methods.values():
         if not method.args.args:
             continue
@@ -92,11 +104,12 @@ def _self_assignments(methods: dict[str, ast.FunctionDef]) -> tuple[dict[str, as
                 for target in statement.targets:
                     if _is_self_attr(target, self_name):
                         self_attrs.setdefault(target.attr, statement.value)
+                        stored.setdefault(target.attr, []).append(statement.value)
             elif isinstance(statement, ast.Expr) and _is_register_buffer(statement.value):
                 args = statement.value.args
                 if isinstance(args[0], ast.Constant) and isinstance(args[0].value, str):
                     buffers.setdefault(args[0].value, args[1] if len(args) > 1 else args[0])
-    return self_attrs, buffers
+    return self_attrs, buffers, stored
 
 
 def _attribute_writers(cls: ast.ClassDef) -> dict[str, list[str]]:

@@ -82,7 +82,7 @@ def forward_arguments(entry: dict, node: ast.Call) -> dict[str, ast.expr] | None
 def _layer_of(func: ast.expr, ctx: FunctionContext) -> tuple[str, ast.Call | None] | None:
     """The torch.nn class of the called module, and its constructor call when known."""
     if ctx.is_self_attr(func):
-        value = ctx.self_attr_value(func)
+        value = ctx.only_self_attr_value(func)  # not the first of layers chosen by a branch (MMAction2's pools)
         if isinstance(value, ast.Call):
             qualname = ctx.file.module.scope.qualname(value.func) or ""
             if qualname.startswith("torch.nn."):  # nn.X or nn.modules.<file>.X: the table says which
