@@ -52,6 +52,7 @@ CASES = {
     "best_rows_cut": ("ONX615", False, (ORT, ORT)),  # mmdetection's RPN: `if scores.shape[0] > nms_pre:` around topk / sort  # Metric3D / CAIN: pads to a multiple picked by `if`s on sizes
     "best_class_cut": ("ONX615", False, (WRONG, WRONG)),  # FCOS: `max_scores, _ = (scores * centerness[:, None]).max(dim=1)` ranked
     "repeat_rows": ("ONX603", True, (FAILS, WRONG)),
+    "peak_remainder": ("ONX515", False, (FAILS, OK)),  # SLEAP's `indices % width`: dynamo's remainder by a symbolic size
     "best_mask_pick": ("ONX603", True, (FAILS, ORT)),  # SAM (pytorch#122180): each image's best mask, stacked
     "configured_repeat": ("ONX603", False, (FAILS, ORT)),  # ML-Agents: `cat([x] * n)`, n configured or a size
     "inverse_permutation": ("ONX603", False, (FAILS, WRONG)),  # `a[idx[i]] = i`, idx sorts a 1-D tensor

@@ -16,6 +16,7 @@ from onnxfix.patterns.operators.base import (
     match_call,
     rule_doc,
 )
+from onnxfix.patterns.operators.size_remainder import size_remainder_finding
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.rule import Edit, Fix, Helper
 from onnxfix.rewriter.tree_walk import walk
@@ -29,7 +30,7 @@ class StructuralOperator(DecompositionRule):
                "`grouped_mm_fallback` / learnable fake quantization / `kaiser_window` / `bartlett_window` / `triu_indices` of sizes / `F.conv2d` "
                "with groups from sizes fail to export: rewrite")
     default_safety = "safe"
-    extra_triggers = ("normal", "cross")  # reported without a fix
+    extra_triggers = ("normal", "cross", "%")  # reported without a fix; `t % n` of a size
     doc = rule_doc(
         "Finds `torch.cov`, `torch.corrcoef` (and their methods), `Tensor.index_reduce` / `index_reduce_`, "
         "`torch.kaiser_window`, `torch.bartlett_window` (dynamo has no translation), "
@@ -51,6 +52,7 @@ class StructuralOperator(DecompositionRule):
         "`torch.triu_indices` / `torch.tril_indices` with a row or column count from the input's sizes "
         "(TorchANI's atom pairs: the pairs from a mask of the grid, by nonzero), "
         "`Tensor.fill_diagonal_` (kornia's rotation matrices: the diagonal as a mask, written in place), "
+        "`t % n` with `n` a size (the dynamo exporter's remainder needs a constant divisor), "
         "and `F.conv2d` / `F.conv3d` whose groups are a product of sizes "
         "(a per-sample filter run as one grouped conv: DMNet's `groups=b * c`, SiamRPN's depthwise "
         "cross-correlation; ONNX's Conv takes a constant group count), and `F.one_hot` whose `num_classes` "
@@ -135,6 +137,10 @@ class StructuralOperator(DecompositionRule):
             if start is None or ctx.tensors.is_tensor(start) is not True:
                 return  # an int start exports; only a tensor start is the failing variant
         yield from super().visit_Call(node, ctx)
+
+    def visit_BinOp(self, node: ast.BinOp, ctx: FunctionContext):
+        yield from super().visit_BinOp(node, ctx)  # operators a recorded run decomposed (`<<`)
+        yield from size_remainder_finding(self, node, ctx)
 
     def _pad_split(self, node: ast.Call, ctx: FunctionContext):
         """`pad_sequence(x.split(n.tolist()), ...)`, inline or through `pieces = x.split(...)`
