@@ -28,7 +28,7 @@ def gathered_rows_comprehension(node: ast.comprehension, ctx: FunctionContext) -
     if call is None or len(listcomp.generators) != 1 or node.ifs or node.is_async or not isinstance(node.target, ast.Name):
         return None, ""
     count = range_count(node.iter)
-    row = _stacked_row(call, listcomp, ctx)
+    row = stacked_row(call, listcomp, ctx)
     selected = _row_selection(row, node.target.id, ctx) if row is not None else None
     if count is None or selected is None:
         return None, ""
@@ -44,7 +44,7 @@ def gathered_rows_comprehension(node: ast.comprehension, ctx: FunctionContext) -
     return fix, WHY_UNSAFE.format(a=source, b=index)
 
 
-def _stacked_row(call: ast.AST, listcomp: ast.ListComp, ctx: FunctionContext) -> ast.expr | None:
+def stacked_row(call: ast.AST, listcomp: ast.ListComp, ctx: FunctionContext) -> ast.expr | None:
     """The per-row value of `torch.cat([v.unsqueeze(0) for ...], dim=0)` or `torch.stack([v for ...])`."""
     if not (isinstance(call, ast.Call) and call.args and call.args[0] is listcomp):
         return None

@@ -6,8 +6,9 @@
 (also `x[j][t[j]]` over `range(len(t))`, and `torch.cat([... .unsqueeze(0) ...])`). Row j of the
 result is row j of `x` indexed by element j of `t`: `x[arange(n), t]` picks all of them at once,
 the row numbers shaped to broadcast against `t`'s rows (an element that is itself a vector of
-positions). With the row number first, an advanced index puts the broadcast dims first whatever
-follows, as the stack does. Indexing copies the values: no arithmetic, the same numbers. Not
+positions). The pick must follow the row number: two adjacent advanced indices put the broadcast
+dims where the row number was, first, as the stack does (`x[j, :, t_j]` with a vector `t_j` keeps
+the `:` dim first in the loop, and an index split by it puts the broadcast dims first). Indexing copies the values: no arithmetic, the same numbers. Not
 exact where the loop would raise: `torch.stack` of no rows raises, the index gives an empty result.
 """
 
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import ast
 
-from onnxfix.patterns.control_flow.gathered_rows import _stacked_row
+from onnxfix.patterns.control_flow.gathered_rows import stacked_row
 from onnxfix.patterns.control_flow.loop_parts import loop_length_source
 from onnxfix.rewriter.bool_dtype import is_bool_tensor
 from onnxfix.rewriter.context import FunctionContext
@@ -32,7 +33,7 @@ def row_picks_comprehension(node: ast.comprehension, ctx: FunctionContext) -> tu
     call = ctx.parent(listcomp) if isinstance(listcomp, ast.ListComp) else None
     if call is None or len(listcomp.generators) != 1 or node.ifs or node.is_async:
         return None, ""
-    row = _stacked_row(call, listcomp, ctx)
+    row = stacked_row(call, listcomp, ctx)
     loop = _loop_names(node, ctx)
     if row is None or loop is None:
         return None, ""
@@ -43,10 +44,12 @@ def row_picks_comprehension(node: ast.comprehension, ctx: FunctionContext) -> tu
         return None, ""
     source, rest = parts
     uses = [i for i, part in enumerate(rest) if _is_element(part, element, picked, row_number)]
-    if len(uses) != 1 or not all(_whole(part) for i, part in enumerate(rest) if i != uses[0]):
-        return None, ""
+    if uses != [0] or not all(_whole(part) for part in rest[1:]):
+        return None, ""  # a whole dim between row and pick: the loop keeps it before a vector pick's dims
     if any(isinstance(n, ast.Name) and n.id in (row_number, element) for n in walk(source)):
         return None, ""
+    if ctx.tensors.is_tensor(source) is not True:
+        return None, ""  # a list's rows take no tensor index
     if is_bool_tensor(tensor, ctx):
         return None, ""  # a 0-d bool index adds a dim, a bool tensor index selects: not positions
     torch, imports = ctx.torch_name()

@@ -94,7 +94,8 @@ class SizeBranchCond(Rule):
         "`.item()` is dropped (made in the tensor's dtype, not as a double), and `&` / `|` joins, which "
         "evaluate every operand where `and` / `or` stopped at the first that decided (one that raises, or "
         "has more than one element, now does so); Python operands before one tensor test are evaluated as "
-        "before (safe).",
+        "before (safe), and a plain flag, constant or `is` test after it is moved before it (XMem's "
+        "`if h_out[0]==1 and self.flag:`): safe where the tensor test calls nothing, which the flag may now skip.",
         references=("https://docs.pytorch.org/docs/stable/generated/torch.cond.html",
                     "https://github.com/open-mmlab/mmdetection/issues/2299"),
     )

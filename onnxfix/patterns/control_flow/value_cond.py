@@ -58,30 +58,39 @@ def _joined(test: ast.BoolOp, ctx: FunctionContext) -> Predicate | None:
         return Predicate(tensors, VALUE_COND, False)
     keyword = " or " if isinstance(test.op, ast.Or) else " and "
     python = keyword.join(_operand_text(value, ctx) for value in values[:first])
-    exact = len(parts) == 1 and not _drops_item(values[first], ctx)
+    exact = len(parts) == 1 and not _drops_item(values[first], ctx) and _reordered_exactly(test, values)
     return Predicate(f"{python}{keyword}{tensors if len(parts) == 1 else f'({tensors})'}", VALUE_COND, exact)
 
 
 def _plain_python_first(test: ast.BoolOp, ctx: FunctionContext) -> list[ast.expr]:
     """The operands with plain Python reads moved before the tensor tests (XMem's `if h_out[0]==1
-    and self.is_hidden_updata:`): a flag, a constant or a `None` test has no effect to order and
-    cannot fail, so `flag and test` has the truth of `test and flag`, and the flag, a Python value
-    while either exporter traces, decides without the tensor where it is false. Other operands
-    keep their order (a call or an index may depend on the tests before it)."""
+    and self.is_hidden_updata:`): a flag, a constant or an `is` test cannot fail or run code, so
+    `flag and test` has the truth of `test and flag`, and the flag, a Python value while either
+    exporter traces, decides without the tensor where it is false. Only where every other operand
+    is a tensor test (a call of unknown type keeps its place before the flag)."""
     values = list(test.values)
     plain = [value for value in values if tensor_condition(value, ctx) is None and _plain_read(value)]
-    if not plain or len(plain) == len(values):
+    if not plain or len(plain) == len(values) or not all(
+            any(value is p for p in plain) or tensor_condition(value, ctx) is not None for value in values):
         return values
     return plain + [value for value in values if not any(value is p for p in plain)]
 
 
+def _reordered_exactly(test: ast.BoolOp, values: list[ast.expr]) -> bool:
+    """The new order skips a tensor test where the flag decides: the same only where the tests
+    skipped call nothing (a random draw or a dropout layer would not run: another eager state)."""
+    if all(a is b for a, b in zip(values, test.values)):
+        return True
+    return not any(isinstance(n, ast.Call) for value in values for n in walk(value))
+
+
 def _plain_read(value: ast.expr) -> bool:
-    """A name, an attribute chain, a constant, `not` of one, or a comparison of them with `is` / `==`
-    (no call, no index: nothing that runs code beyond reading a value)."""
+    """A name, an attribute chain, a constant, `not` of one, or an `is` / `is not` test of them (no
+    call, no index, no `==`, which a tensor overloads: nothing that runs code beyond reading a value)."""
     if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not):
         return _plain_read(value.operand)
     if isinstance(value, ast.Compare):
-        return all(isinstance(op, (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)) for op in value.ops) and all(
+        return all(isinstance(op, (ast.Is, ast.IsNot)) for op in value.ops) and all(
             _plain_read(side) for side in (value.left, *value.comparators))
     while isinstance(value, ast.Attribute):
         value = value.value

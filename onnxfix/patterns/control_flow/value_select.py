@@ -53,7 +53,7 @@ def value_select_fix(node: ast.If, ctx: FunctionContext) -> tuple[Fix, str] | No
            "and dtype; the `if` as before otherwise)")
     if not pred.exact:
         why += (" (unsafe: the tested value is not the test's: a dropped `.item()` compares in the tensor's dtype, "
-                "or `&`/`|` evaluate every operand)")
+                "`&`/`|` evaluate every operand, or a flag now tested first skips a call in the tensor test)")
     return fix, why
 
 

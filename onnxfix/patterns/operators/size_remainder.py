@@ -15,7 +15,8 @@ from onnxfix.rewriter.rule import Fix, Helper
 KEY = "remainder_symbolic"
 MESSAGE = ("`%` of a tensor by the size `{size}`: the dynamo exporter's function for aten.remainder.Scalar needs a "
            "constant divisor and fails on a dynamic size (ConversionError: int() of a SymbolicTensor); "
-           "`{helper}` keeps the op in eager and writes the remainder with a floor division while exporting")
+           "`{helper}` keeps the op in eager and, while exporting, writes an integer tensor's remainder with a floor "
+           "division (a float tensor's keeps the op)")
 
 
 def size_remainder_finding(rule, node: ast.BinOp, ctx: FunctionContext):
