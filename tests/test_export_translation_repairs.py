@@ -28,6 +28,22 @@ def test_a_remainder_by_a_dynamic_size_is_computed_from_a_floor_division_while_e
     assert [r["verdict"] for r in fix["results"]] == ["OK"]
 
 
+def test_a_loss_over_masked_rows_is_written_without_the_reference_emptiness_check(capsys):
+    """AdaptSegNet's CrossEntropy2d: nll_loss's reference decomposition asks whether the masked
+    rows are empty (an unbacked count); the guard raised inside it names cross_entropy_rows, which
+    substituted while exporting makes the export match PyTorch on other sizes and labels."""
+    spec = MODELS / "masked_pixel_loss.py"
+    code, document = cli_json([f"{spec}:make_model", "--inputs", f"{spec}:example_inputs",
+                                "--probe-inputs", f"{spec}:probe_inputs", "--dynamic", "0:0=batch,2=height,3=width",
+                                "--dynamic", "1:0=batch,1=height,2=width", "--exporter", "dynamo", "--fix"], capsys)
+    (target,) = document["targets"]
+    assert [r["verdict"] for r in target["results"]] == ["EXPORT-FAILS"]
+    assert "data-dependent expression" in str(target["results"][0])
+    fix = target["fix"]
+    assert fix["decompositions"] == ["cross_entropy_rows"]
+    assert [r["verdict"] for r in fix["results"]] == ["OK"]
+
+
 def test_size_comparisons_left_by_removed_assertions_are_dropped_before_the_translation(capsys):
     """MMYOLO's `min(topk, n)` of a selection: torch.export asserts `u1 <= 46116860184273879030`,
     torch.onnx removes the assertion but translates its comparison and fails on the bound; with

@@ -1,8 +1,9 @@
-"""Ops that read a number argument out of a tensor (a pad value, an attention scale computed in the
-graph): ATen takes the tensor's value as a Python number, which torch.export cannot decide ("Could not
-guard on data-dependent expression") and the legacy exporter records as a constant. Export time
+"""Ops that read a number out of a tensor (a pad value, an attention scale computed in the graph),
+or whose reference decomposition asks a yes/no of a data-dependent size (nll_loss: are there any
+rows?): ATen takes the value as a Python number or bool, which torch.export cannot decide ("Could
+not guard on data-dependent expression") and the legacy exporter records as a constant. Export time
 only: the run's calls with a tensor there are the ones rewritten (site_applies); a data-dependent
-guard names pad_tensor_value only where it was raised inside F.pad (repairs_at)."""
+guard names a record only where it was raised inside its op (repairs_at)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ from onnxfix.decompositions.base import Decomposition, Proof, call_argument
 
 # a number read out of a tensor (u0: an int or bool, zuf0: a float) that a guard needed
 _READ_NUMBER = r"Could not (guard on|extract specialized integer from) data-dependent expression"
+# torch._refs' nll_loss: `if input.numel() == 0 and target.numel() == 0` on rows a mask selected
+_NLL_REFERENCE = r"torch/_refs/nn/functional/__init__\.py:nll_loss$"
+_LOSS_EVIDENCE = ("https://github.com/pytorch/pytorch/issues/111252",)
 
 
 DECOMPOSITIONS: tuple[Decomposition, ...] = (
@@ -44,5 +48,33 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         proof=Proof("torch.nn.functional.pad(a, (1, 2, 0, 1), value=a.amax())",
                     "_onnx_pad_tensor_value(a, (1, 2, 0, 1), value=a.amax())",
                     "(randn(g, b, 3, 4),)", params="a"),
+    ),
+    Decomposition(
+        "nll_rows", ("torch.nn.functional.nll_loss",), True, (), _LOSS_EVIDENCE,
+        "nll_loss of a data-dependent number of rows (the pixels a boolean mask keeps): torch's reference "
+        "decomposition first asks whether input and target are empty, which torch.export cannot decide "
+        "on an unbacked size (the dynamo exporter fails in its decomposition step). While exporting, "
+        "ATen's formula without that question: the target's log-probability gathered, weighted, ignored "
+        "targets zeroed, the mean divided by the kept weights (NaN for no rows, as ATen; its sums in "
+        "another order: float rounding). Export time only, keyed on a guard raised inside that "
+        "reference; every such call the run made is written into the source. Eager keeps the op.",
+        static=False, rule="ONX515", repairs_error=_READ_NUMBER, repairs_at=_NLL_REFERENCE,
+        site_applies=lambda args, kwargs: True,
+        proof=Proof("torch.nn.functional.nll_loss(a[a[:, 0] > 0], t[a[:, 0] > 0], ignore_index=2)",
+                    "_onnx_nll_rows(a[a[:, 0] > 0], t[a[:, 0] > 0], ignore_index=2)",
+                    "(randn(g, b, 5), ints(g, 0, 5, b))", params="a, t", decomposition_tol=1e-6),
+    ),
+    Decomposition(
+        "cross_entropy_rows", ("torch.nn.functional.cross_entropy",), True, (), _LOSS_EVIDENCE,
+        "cross_entropy of a data-dependent number of rows (AdaptSegNet's CrossEntropy2d over the "
+        "labelled pixels): its nll_loss half stops torch.export's decomposition as nll_rows says. While "
+        "exporting, log_softmax over the classes and _onnx_nll_rows; class-probability targets and "
+        "label smoothing run the op. Export time only, keyed as nll_rows. Eager keeps the op.",
+        static=False, rule="ONX515", repairs_error=_READ_NUMBER, repairs_at=_NLL_REFERENCE,
+        requires=("nll_rows",),
+        site_applies=lambda args, kwargs: True,
+        proof=Proof("torch.nn.functional.cross_entropy(a[a[:, 0] > 0], t[a[:, 0] > 0], reduction='sum')",
+                    "_onnx_cross_entropy_rows(a[a[:, 0] > 0], t[a[:, 0] > 0], reduction='sum')",
+                    "(randn(g, b, 5), ints(g, 0, 5, b))", params="a, t", decomposition_tol=1e-6),
     ),
 )
