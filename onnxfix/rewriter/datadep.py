@@ -25,7 +25,7 @@ SHAPE_KEEPING_METHODS = frozenset({
 })
 # Methods that keep a boolean mask a mask (shape and layout changes, logical ops).
 MASK_PRESERVING = frozenset({
-    "unsqueeze", "squeeze", "expand", "expand_as", "view", "reshape", "flatten", "bool", "logical_and",
+    "unsqueeze", "squeeze", "expand", "expand_as", "view", "reshape", "flatten", "repeat", "bool", "logical_and",
     "logical_or", "logical_not", "logical_xor", "contiguous", "to", "permute", "transpose", "t",
     "all", "any",  # of a mask along a dim (Gemma 3: `(embeds == image_embed).all(-1)`): a mask
 })
@@ -93,7 +93,7 @@ def is_data_sized(node: ast.AST, ctx, _seen: frozenset[str] = frozenset()) -> bo
         return is_mask(node.slice, ctx, _seen) or _is_selection_index(first, ctx, _seen) or is_data_sized(
             node.value, ctx, _seen)
     if isinstance(node, ast.Call):
-        if _keeps_shape(node, ctx):
+        if _keeps_shape(node, ctx) or _rows_regrouped(node, ctx):
             return is_data_sized(node.func.value, ctx, _seen)
         return _data_sized_call(node, ctx) or (ctx.qualname(node.func) == "torch.where" and len(node.args) == 1)
     return False
@@ -111,6 +111,15 @@ def _keeps_shape(node: ast.Call, ctx) -> bool:
     """`t.int()`, `t.to(device)`: a method of a tensor with the tensor's shape (not `torch.<f>`)."""
     func = node.func
     return isinstance(func, ast.Attribute) and func.attr in SHAPE_KEEPING_METHODS and ctx.qualname(func) is None
+
+
+def _rows_regrouped(node: ast.Call, ctx) -> bool:
+    """`t.view(-1, c)` / `t.reshape(-1, c)`: the data's count is the first dimension's (AdaptSegNet's
+    `predict[mask.view(n, h, w, 1).repeat(1, 1, 1, c)].view(-1, c)`)."""
+    func = node.func
+    return (isinstance(func, ast.Attribute) and func.attr in ("view", "reshape") and ctx.qualname(func) is None
+            and bool(node.args) and isinstance(node.args[0], ast.UnaryOp) and isinstance(node.args[0].op, ast.USub)
+            and isinstance(node.args[0].operand, ast.Constant) and node.args[0].operand.value == 1)
 
 
 def _is_selection_index(node: ast.AST, ctx, _seen: frozenset[str]) -> bool:
@@ -154,7 +163,8 @@ def is_mask(node: ast.AST, ctx, _seen: frozenset[str] = frozenset()) -> bool:
                    for operand in [node.left, *node.comparators])
     if isinstance(node, ast.Name):
         return _all_assignments(node.id, ctx, _seen, is_mask)
-    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor, ast.Mult)):
+        # `(t >= 0) * (t != ignore)`: the product of two bool tensors is their logical and, a bool tensor
         return is_mask(node.left, ctx, _seen) and is_mask(node.right, ctx, _seen)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
         return is_mask(node.operand, ctx, _seen)
