@@ -493,3 +493,15 @@ def test_amax_amin_match_eager_every_dim_form(key, kwargs):
     assert_same(helper(key)(x, **kwargs), getattr(torch, key)(x, **kwargs), rtol=0, atol=0)
     scalar = torch.tensor(-1.5)
     assert_same(helper(key)(scalar), getattr(torch, key)(scalar), rtol=0, atol=0)
+
+
+def test_size_extreme_takes_a_one_element_tensor_passed_for_an_int_while_tracing():
+    """sherpa-onnx's WeNet wrapper passes `required_cache_size` as a (1,)-shaped tensor where the
+    code means an int: `max(key_size - required_cache_size, 0)` mixes it with a 0-d size, which the
+    legacy tracer's stack of the values must take (it refused mixed shapes: an OK export failed)."""
+    helper = load_function("size_extreme")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        traced = torch.jit.trace(lambda n, r: helper(True, n - r, 0), (torch.tensor(5), torch.tensor([2])))
+    assert traced(torch.tensor(5), torch.tensor([2])).item() == 3
+    assert traced(torch.tensor(1), torch.tensor([4])).item() == 0  # the other winner: a graph value
