@@ -34,6 +34,9 @@ def _named_first_size(name: str, ctx) -> str | None:
         if not (isinstance(target, ast.Tuple) and target.elts and isinstance(target.elts[0], ast.Name)
                 and target.elts[0].id == name):
             return None
+        if isinstance(whole, ast.Subscript) and isinstance(whole.slice, ast.Slice) and whole.slice.step is None \
+                and (whole.slice.lower is None or is_zero(whole.slice.lower)):
+            whole = whole.value  # `N, T = x.size()[:2]` (FireRedASR): the leading sizes, the first among them
         if isinstance(whole, ast.Call) and isinstance(whole.func, ast.Attribute) and whole.func.attr == "size" and not whole.args:
             receiver = whole.func.value  # `x.size()`, as `x.shape`
             return receiver.id if isinstance(receiver, ast.Name) else None
