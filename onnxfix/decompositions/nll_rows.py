@@ -10,8 +10,10 @@ def _onnx_nll_rows(input, target, weight=None, size_average=None, ignore_index=-
     # divided by the kept weights (0 / 0 = NaN for no rows, as ATen). Eager keeps the op.
     if not torch.onnx.is_in_onnx_export():
         return torch.nn.functional.nll_loss(input, target, weight, size_average, ignore_index, reduce, reduction)
-    if size_average is not None or reduce is not None:  # the deprecated arguments, as torch reads them
-        reduction = "none" if reduce is False else ("sum" if size_average is False else "mean")
+    if size_average is not None or reduce is not None:  # the deprecated arguments, as torch reads them (truth)
+        size_average = True if size_average is None else size_average
+        reduce = True if reduce is None else reduce
+        reduction = ("mean" if size_average else "sum") if reduce else "none"
     class_dim = 0 if input.dim() == 1 else 1
     ignored = target == ignore_index
     safe_target = target.masked_fill(ignored, 0)

@@ -22,8 +22,9 @@ NOTES = ("Outside export the torch op itself (torch.view_as_real of its result: 
          "the phase j * k is reduced mod n in integers before its float rounding. The result is "
          "the spectrum in torch.view_as_real's layout (real and imaginary parts stacked last). "
          "`s` entries of -1 are not supported. ")
-BOUND = ("export path: max error 3e-7 x (1 + max|result|) in float32 and 6e-16 in float64 "
-         "against torch.fft, "
+BOUND = ("export path: max error 4e-7 x (1 + max|result|) in float32 and 1e-15 in float64 "
+         "against torch.fft (measured worst over 3,000 random spectra on ATen's default and AVX2 "
+         "kernels: 3.1e-7 and 7.3e-16), "
          "every norm, cropped and zero-padded `n`/`s`, sizes up to 16 "
          "(tests/test_decompositions_fft.py); onnxruntime within 1e-6 on new sizes")
 

@@ -241,8 +241,9 @@ class TensorOracle:
         return "__new__" not in info.methods and not any(b.split(".")[-1].endswith("Tensor") for b in bases)
 
     def _tensor_layer_call(self, func: ast.Attribute) -> bool:
-        """``self.proj(x)`` where ``self.proj = nn.Linear(...)`` (layers that return one tensor) or a
-        module class of this file whose ``forward`` is annotated ``-> torch.Tensor``."""
+        """``self.proj(x)`` where ``self.proj = nn.Linear(...)`` (layers that return one tensor, or an
+        ``nn.Sequential`` ending in one) or a module class of this file whose ``forward`` is annotated
+        ``-> torch.Tensor``."""
         if not self.ctx.is_nn_module_attr(func):
             return False
         value = self.ctx.self_attr_value(func)
@@ -252,6 +253,8 @@ class TensorOracle:
             returns = forward.returns if forward is not None else None
             return returns is not None and module.scope.qualname(returns) in TENSOR_ANNOTATIONS
         qualname = module.scope.qualname(value.func) or ""
+        if qualname == "torch.nn.Sequential" and value.args and isinstance(value.args[-1], ast.Call):
+            qualname = module.scope.qualname(value.args[-1].func) or ""  # SAM's mask head: what its last layer gives
         return qualname.startswith("torch.nn.") and qualname.rsplit(".", 1)[-1] in TENSOR_LAYERS
 
     def _layer_getter(self, call: ast.Call) -> ast.Attribute | None:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import ast
 
-from onnxfix.patterns.control_flow.conditions import python_container
 from onnxfix.patterns.control_flow.gathered_rows import stacked_row
 from onnxfix.patterns.control_flow.loop_parts import loop_length_source
 from onnxfix.rewriter.bool_dtype import is_bool_tensor
@@ -49,8 +48,8 @@ def row_picks_comprehension(node: ast.comprehension, ctx: FunctionContext) -> tu
         return None, ""  # a whole dim between row and pick: the loop keeps it before a vector pick's dims
     if any(isinstance(n, ast.Name) and n.id in (row_number, element) for n in walk(source)):
         return None, ""
-    if ctx.tensors.is_tensor(source) is False or _container(source, ctx):
-        return None, ""  # a list's rows take no tensor index
+    if ctx.tensors.is_tensor(source) is not True:
+        return None, ""  # a list's rows (a backbone's feature maps) take no tensor index
     if is_bool_tensor(tensor, ctx):
         return None, ""  # a 0-d bool index adds a dim, a bool tensor index selects: not positions
     torch, imports = ctx.torch_name()
@@ -108,8 +107,3 @@ def _whole(part: ast.expr) -> bool:
 def _is_name(node: ast.AST, name: str) -> bool:
     return isinstance(node, ast.Name) and node.id == name
 
-
-def _container(source: ast.expr, ctx: FunctionContext) -> bool:
-    """A name some binding makes a Python list, tuple or dict (`listed = [t * 2 for t in x]`)."""
-    return isinstance(source, ast.Name) and any(
-        isinstance(value, ast.expr) and python_container(value) for value in ctx.assignments(source.id))
