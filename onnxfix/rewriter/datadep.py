@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 
 from onnxfix.rewriter.bindings import bound_once, only_value
+from onnxfix.rewriter.integers import int_constant
 from onnxfix.rewriter.sizes import SIZE_QUERY_METHODS
 
 # Calls whose result has a size read from the data.
@@ -118,8 +119,7 @@ def _rows_regrouped(node: ast.Call, ctx) -> bool:
     `predict[mask.view(n, h, w, 1).repeat(1, 1, 1, c)].view(-1, c)`)."""
     func = node.func
     return (isinstance(func, ast.Attribute) and func.attr in ("view", "reshape") and ctx.qualname(func) is None
-            and bool(node.args) and isinstance(node.args[0], ast.UnaryOp) and isinstance(node.args[0].op, ast.USub)
-            and isinstance(node.args[0].operand, ast.Constant) and node.args[0].operand.value == 1)
+            and bool(node.args) and int_constant(node.args[0]) == -1)
 
 
 def _is_selection_index(node: ast.AST, ctx, _seen: frozenset[str]) -> bool:

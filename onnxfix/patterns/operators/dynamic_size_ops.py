@@ -1,7 +1,7 @@
 """Ops the dynamo exporter fails on where a size is dynamic or read from the data (ONX515), found in
 the source as well as by the run's error (their records are export-time ones):
 
-- `t % n` with `n` a size: the function for aten.remainder.Scalar builds a constant from the divisor
+- `t % n` (`torch.remainder(t, n)`, `t.remainder(n)`) with `n` a size: the function for aten.remainder.Scalar builds a constant from the divisor
   and fails on a symbolic one ("int() argument must be ... not 'SymbolicTensor'"): SLEAP's peak
   finder `indices % width`, TimesFM's `(idx_range - indices) % num_seq`;
 - `F.cross_entropy` / `F.nll_loss` of rows a mask selected: torch's reference nll_loss asks whether
@@ -20,24 +20,44 @@ from onnxfix.rewriter.datadep import is_data_sized
 from onnxfix.rewriter.rule import Fix, Helper
 
 KEY = "remainder_symbolic"
-MESSAGE = ("`%` of a tensor by the size `{size}`: the dynamo exporter's function for aten.remainder.Scalar needs a "
-           "constant divisor and fails on a dynamic size (ConversionError: int() of a SymbolicTensor); "
+MESSAGE = ("`{spelled}` of a tensor by the size `{size}`: the dynamo exporter's function for aten.remainder.Scalar "
+           "needs a constant divisor and fails on a dynamic size (ConversionError: int() of a SymbolicTensor); "
            "`{helper}` keeps the op in eager and, while exporting, writes an integer tensor's remainder with a floor "
            "division (a float tensor's keeps the op)")
+REMAINDERS = frozenset({"torch.remainder", "Tensor.remainder"})
 
 
-def size_remainder_finding(rule, node: ast.BinOp, ctx: FunctionContext):
-    """The finding for `t % n`, `t` a tensor and `n` a size read from a tensor's shape."""
-    if not isinstance(node.op, ast.Mod) or isinstance(node.right, ast.Constant):
+def size_remainder_finding(rule, node: ast.BinOp | ast.Call, ctx: FunctionContext):
+    """The finding for aten.remainder.Scalar by a size however it is spelled: `t % n`,
+    `torch.remainder(t, n)`, `t.remainder(n)`, with `t` a tensor and `n` read from a tensor's shape."""
+    operands = _remainder_operands(node, ctx)
+    if operands is None:
         return
-    if ctx.tensors.is_tensor(node.left) is not True or not ctx.sizes.is_size(node.right):
+    tensor, divisor, spelled = operands
+    if isinstance(divisor, ast.Constant) or ctx.tensors.is_tensor(tensor) is not True or not ctx.sizes.is_size(divisor):
         return
-    helper = BY_KEY[KEY].helper
-    helpers = tuple(Helper(f"_onnx_{k}", helper_source(k)) for k in helper_chain(KEY))
-    call = f"{helper}({ctx.segment(node.left)}, {ctx.segment(node.right)})"
-    fix = Fix(f"Rewrite to `{call}`", (ctx.replace(node, call),), True, imports=("torch",), helpers=helpers)
-    message = MESSAGE.format(size=ctx.segment(node.right), helper=helper)
-    yield ctx.report(rule, node, message, fix=fix, exporters=("dynamo",))
+    message = MESSAGE.format(spelled=spelled, size=ctx.segment(divisor), helper=BY_KEY[KEY].helper)
+    yield ctx.report(rule, node, message, fix=_helper_fix(KEY, node, [tensor, divisor], ctx), exporters=("dynamo",))
+
+
+def _remainder_operands(node: ast.BinOp | ast.Call, ctx: FunctionContext) -> tuple[ast.expr, ast.expr, str] | None:
+    """(dividend, divisor, how the source spells the op) of a remainder with no keywords."""
+    if isinstance(node, ast.BinOp):
+        return (node.left, node.right, "%") if isinstance(node.op, ast.Mod) else None
+    if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+        return None
+    if ctx.qualname(node.func) == "torch.remainder" and len(node.args) == 2:
+        return node.args[0], node.args[1], "torch.remainder"
+    method = isinstance(node.func, ast.Attribute) and node.func.attr == "remainder" and ctx.qualname(node.func) is None
+    return (node.func.value, node.args[0], "Tensor.remainder") if method and len(node.args) == 1 else None
+
+
+def _helper_fix(key: str, node: ast.expr, arguments: list[ast.expr], ctx: FunctionContext) -> Fix:
+    """`node` replaced by record ``key``'s helper called on ``arguments`` (safe: a guarded helper)."""
+    helper = BY_KEY[key].helper
+    helpers = tuple(Helper(f"_onnx_{k}", helper_source(k)) for k in helper_chain(key))
+    call = f"{helper}({', '.join(ctx.segment(a) for a in arguments)})"
+    return Fix(f"Rewrite to `{call}`", (ctx.replace(node, call),), True, imports=("torch",), helpers=helpers)
 
 
 LOSSES = {"torch.nn.functional.cross_entropy": "cross_entropy_rows", "torch.nn.functional.nll_loss": "nll_rows"}
@@ -60,7 +80,7 @@ def data_rows_loss_finding(rule, node: ast.Call, ctx: FunctionContext):
     helper = BY_KEY[key].helper
     helpers = tuple(Helper(f"_onnx_{k}", helper_source(k)) for k in helper_chain(key))
     fix = Fix(f"Rewrite to `{helper}(...)`", (ctx.replace(node.func, helper),), True, imports=("torch",),
-              helpers=helpers)
+              helpers=helpers)  # the call's own arguments kept, keywords too: only the function changes
     message = LOSS_MESSAGE.format(name=ctx.segment(node.func), rows=ctx.segment(node.args[0]), helper=helper)
     yield ctx.report(rule, node, message, fix=fix, exporters=("dynamo",))
 

@@ -30,7 +30,7 @@ class StructuralOperator(DecompositionRule):
                "`grouped_mm_fallback` / learnable fake quantization / `kaiser_window` / `bartlett_window` / `triu_indices` of sizes / `F.conv2d` "
                "with groups from sizes fail to export: rewrite")
     default_safety = "safe"
-    extra_triggers = ("normal", "cross", "%", "cross_entropy", "nll_loss")  # reported without a fix; `t % n` of a size; losses of rows
+    extra_triggers = ("normal", "cross", "%", "remainder", "cross_entropy", "nll_loss")  # reported without a fix; `t % n` of a size; losses of rows
     doc = rule_doc(
         "Finds `torch.cov`, `torch.corrcoef` (and their methods), `Tensor.index_reduce` / `index_reduce_`, "
         "`torch.kaiser_window`, `torch.bartlett_window` (dynamo has no translation), "
@@ -52,7 +52,8 @@ class StructuralOperator(DecompositionRule):
         "`torch.triu_indices` / `torch.tril_indices` with a row or column count from the input's sizes "
         "(TorchANI's atom pairs: the pairs from a mask of the grid, by nonzero), "
         "`Tensor.fill_diagonal_` (kornia's rotation matrices: the diagonal as a mask, written in place), "
-        "`t % n` with `n` a size (the dynamo exporter's remainder needs a constant divisor), `F.cross_entropy` / "
+        "`t % n` / `torch.remainder(t, n)` / `t.remainder(n)` with `n` a size (the dynamo exporter's remainder "
+        "needs a constant divisor), `F.cross_entropy` / "
         "`F.nll_loss` of rows a mask selected (torch's reference nll_loss asks whether they are empty), "
         "and `F.conv2d` / `F.conv3d` whose groups are a product of sizes "
         "(a per-sample filter run as one grouped conv: DMNet's `groups=b * c`, SiamRPN's depthwise "
@@ -125,6 +126,7 @@ class StructuralOperator(DecompositionRule):
 
     def visit_Call(self, node, ctx):
         yield from data_rows_loss_finding(self, node, ctx)
+        yield from size_remainder_finding(self, node, ctx)
         found = match_call(node, ctx)
         if found is None:
             yield from self._report_only(node, ctx)
