@@ -171,3 +171,26 @@ def test_literal_arguments_select_batch_norm_on_batch_statistics(tmp_path):
             return a + b + c + d + e
     """)
     assert [(code, line) for code, line, _ in found if code == "ONX519"] == [("ONX519", 8), ("ONX519", 9)]
+
+
+def test_an_argument_chosen_by_a_branch_of_init_is_no_literal(tmp_path):
+    # which value runs is the config's: reading the first assignment (True) would rewrite the
+    # antialiased path into a model that runs the plain one
+    found = _findings(tmp_path, """
+    import torch
+    from torch import nn
+    import torch.nn.functional as F
+
+
+    class Resize(nn.Module):
+        def __init__(self, smooth=False):
+            super().__init__()
+            if smooth:
+                self.antialias = True
+            else:
+                self.antialias = False
+
+        def forward(self, x):
+            return F.interpolate(x, size=(5, 7), mode="bicubic", antialias=self.antialias)
+    """)
+    assert found == []

@@ -270,7 +270,7 @@ _FRESH_OUTPUT_LAYERS = frozenset(f"torch.nn.{name}" for name in (
 def _torch_layer(func: ast.expr, ctx: FunctionContext) -> bool:
     """`self.conv` built from torch.nn layers that return a new tensor (an `nn.Sequential` of
     them too), none given `inplace` or a positional True (`nn.ReLU(True)` writes its input)."""
-    built = ctx.self_attr_value(func)
+    built = ctx.only_self_attr_value(func)
     if not isinstance(built, ast.Call):
         return False
     for call in (n for n in walk(built) if isinstance(n, ast.Call)):

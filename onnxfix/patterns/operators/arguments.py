@@ -42,7 +42,7 @@ def held_literal(node: ast.expr, ctx: FunctionContext):
     if isinstance(node, ast.Name) and not ctx.assignments(node.id):  # a parameter never rebound
         return _parameter_value(ctx, node.id)
     if ctx.is_self_attr(node):
-        value = ctx.self_attr_value(node)
+        value = ctx.only_self_attr_value(node)  # a mode chosen by a branch of __init__ is no literal
         if value is None:
             return _UNRESOLVED
         found = _literal(value)

@@ -129,7 +129,7 @@ def _a_number(node: ast.AST, ctx: FunctionContext) -> bool:
                 return argument.annotation.id in NUMBER_ANNOTATIONS
         return False
     if ctx.is_self_attr(node):
-        value = ctx.self_attr_value(node)
+        value = ctx.only_self_attr_value(node)
         return value is not None and isinstance(value, (ast.Constant, ast.BinOp, ast.UnaryOp)) and _a_number(value, ctx)
     return False
 
