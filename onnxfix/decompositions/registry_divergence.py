@@ -7,6 +7,14 @@ from __future__ import annotations
 
 from onnxfix.decompositions.base import Decomposition, Proof, call_argument
 
+
+def near_identity(value) -> bool:
+    """A float onnxscript's no-op rules take for the 0 of an add (within 1e-8) or the 1 of a product
+    (within a relative 1e-5), and is not exactly that (the node is then a true no-op)."""
+    if not isinstance(value, float) or value in (0.0, 1.0):
+        return False
+    return abs(value) <= 1e-8 or abs(value - 1.0) <= 1e-5 * max(abs(value), 1.0)
+
 DECOMPOSITIONS: tuple[Decomposition, ...] = (
     Decomposition(
         "sdpa_masked_rows", ("torch.nn.functional.scaled_dot_product_attention",), True, (),
@@ -88,6 +96,26 @@ DECOMPOSITIONS: tuple[Decomposition, ...] = (
         and call_argument(args, kwargs, 2, "dim") in (0, None),
         proof=Proof("a * torch._weight_norm(c, w, 0)", "a * _onnx_weight_norm_1d(c, w, 0)",
                     "(randn(g, b, 6), randn(g, 6), randn(g, 6))", params="a, c, w", static=(1, 2)),
+    ),
+    Decomposition(
+        "kept_constant", ("Tensor.__add__", "Tensor.__radd__", "Tensor.__sub__", "Tensor.__mul__", "Tensor.__rmul__",
+                          "Tensor.__truediv__", "torch.add", "Tensor.add", "torch.sub", "Tensor.sub", "torch.mul",
+                          "Tensor.mul", "torch.div", "Tensor.div"), True, (),
+        ("https://github.com/iperov/DeepFaceLive/blob/ae8a1e0ff4b13e6e6a0155e346864805b2ca81dd/modelhub/onnx/TPSMM/TPSMM.py",),
+        "An add or subtract of a float within 1e-8 of 0, or a multiply or divide by one within a relative 1e-5 "
+        "of 1 (`torch.log(d + 1e-9)`, `1 / (n + 1e-8)`, `p * (1 - 1e-6)`): torch.onnx.export(dynamo=True) runs "
+        "onnxscript's graph optimizer, whose no-op rules match scalar constants that close to 0 or 1 "
+        "(math.isclose, abs_tol=1e-8, rel_tol=1e-5) and delete the node, so the epsilon that kept a log or a "
+        "division finite is gone (-inf, inf, NaN where the value is 0). While exporting, the float is given "
+        "as a one-element tensor of the input's rank (the rules match 0-d constants only): the same number in "
+        "the input's dtype, the same arithmetic. Export time only, named by a call on the first divergent "
+        "line or on a line whose value the graph lost; the static fix is ONX516's. Eager keeps the op.",
+        static=False, wraps_op=True, rule="ONX516", named_at_line=True, one_pattern=True,
+        site_applies=lambda args, kwargs: len(args) == 2 and not kwargs and near_identity(args[1]),
+        proof=Proof("torch.log(a.relu() + 1e-9) + 1 / torch.add(a.relu(), 1e-8) - torch.log1p(-torch.sigmoid(a).mul(1 - 1e-6))",
+                    "torch.log(_onnx_kept_constant(torch.add, a.relu(), 1e-9)) + 1 / _onnx_kept_constant(torch.add, "
+                    "a.relu(), 1e-8) - torch.log1p(-_onnx_kept_constant(torch.mul, torch.sigmoid(a), 1 - 1e-6))",
+                    "(randn(g, b, 8),)", params="a"),
     ),
     Decomposition(
         "index_put_reduced", ("Tensor.index_put", "torch.index_put", "Tensor.index_put_", "torch.index_put_"), True, (),

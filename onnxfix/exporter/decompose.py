@@ -43,6 +43,7 @@ from onnxfix.exporter.model_state import state_dict_standard
 from onnxfix.exporter.quant_stubs import fake_quant_constants
 from onnxfix.exporter.quantized_modules import quantized_as_float
 from onnxfix.exporter.compiled import compiled_unwrapped
+from onnxfix.exporter.training_wrappers import checkpoint_inlined, data_parallel_unwrapped
 from onnxfix.exporter.custom_ops import custom_ops_inlined
 from onnxfix.exporter.complex_state import complex_state_as_pairs
 from onnxfix.exporter.unregistered import attributes_as_buffers, gradients_off
@@ -269,6 +270,7 @@ REPAIR_CONTEXTS = {"compiled_unwrapped": compiled_unwrapped, "mha_fastpath_off":
                    "rnn_while_loops": rnn_while_loops, "attributes_as_buffers": attributes_as_buffers,
                    "custom_ops_inlined": custom_ops_inlined, "state_dict_standard": state_dict_standard,
                    "floor_division_floored": floor_division_floored, "int_buffers_as_numbers": int_buffers_as_numbers,
-                   "unflatten_traced_sizes": unflatten_traced_sizes, "copy_symbolic": copy_symbolic}
+                   "unflatten_traced_sizes": unflatten_traced_sizes, "copy_symbolic": copy_symbolic,
+                   "data_parallel_unwrapped": data_parallel_unwrapped, "checkpoint_inlined": checkpoint_inlined}
 # each takes the model being exported and the table of the helpers substituted
 TABLE_CONTEXTS = {"complex_state_as_pairs": complex_state_as_pairs}

@@ -50,17 +50,18 @@ class _LineValues(TorchFunctionMode):
     module's hooks and torch's own code under the line that called the module: `weight_norm`'s
     `torch._weight_norm` under `self.act(x)`) and in ``called``, made from any file."""
 
-    def __init__(self, watched: frozenset = frozenset()):
+    def __init__(self, watched: dict | frozenset = frozenset()):
         super().__init__()
         self.by_line: dict[tuple[str, int], list[torch.Tensor]] = {}
         self.calls_by_line: dict[tuple[str, int], set] = {}
         self.called: set = set()
-        self.watched = watched
+        # func -> the calls that name its record (site_applies: `d + 1e-9`, not every add), or None
+        self.watched = watched if isinstance(watched, dict) else dict.fromkeys(watched)
         self._user: dict[object, bool] = {}
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         result = func(*args, **(kwargs or {}))
-        watched, tensor = func in self.watched, isinstance(result, torch.Tensor)
+        watched, tensor = func in self.watched and _names(self.watched[func], args, kwargs), isinstance(result, torch.Tensor)
         if watched:
             self.called.add(func)
         where = self._user_line() if watched or tensor else None
@@ -84,7 +85,12 @@ class _LineValues(TorchFunctionMode):
         return None
 
 
-def eager_by_line(model: torch.nn.Module, args: tuple, watched: frozenset = frozenset()) -> _LineValues:
+def _names(applies, args: tuple, kwargs: dict | None) -> bool:
+    """A watched call names its record: always, or where the record's site_applies holds."""
+    return applies is None or bool(applies(args, kwargs or {}))
+
+
+def eager_by_line(model: torch.nn.Module, args: tuple, watched: dict | frozenset = frozenset()) -> _LineValues:
     cloned = tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in args)
     recorder = _LineValues(watched)
     with torch.no_grad(), recorder:
@@ -122,7 +128,7 @@ def first_divergence(model_path: Path, model: torch.nn.Module, args: tuple, name
     import onnx
 
     ops = named_ops(exporter)
-    recorded = eager_by_line(model, args, frozenset(ops))
+    recorded = eager_by_line(model, args, naming_calls(ops))
     eager = recorded.by_line
     proto = onnx.load(str(model_path), load_external_data=False)
     last: dict[tuple[str, int], tuple[object, NodeTrace]] = {}
@@ -202,6 +208,14 @@ def named_ops(exporter: str) -> dict:
             for target in d.targets:
                 ops[resolve_target(target)] = (d.key, anywhere)
     return ops
+
+
+def naming_calls(ops: dict) -> dict:
+    """{torch function: its record's site_applies, or None}: a record that rewrites only some calls
+    of its op is named only by those (kept_constant by `d + 1e-9`, not by every add)."""
+    from onnxfix.decompositions import BY_KEY
+
+    return {func: BY_KEY[key].site_applies for func, (key, _) in ops.items()}
 
 
 def _repairs_called(recorded: _LineValues, where: tuple[str, int] | None, ops: dict) -> tuple[str, ...]:

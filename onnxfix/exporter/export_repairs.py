@@ -152,6 +152,23 @@ EXPORT_REPAIRS = {
         (),
         contexts=("compiled_unwrapped",),
     ),
+    "data_parallel_unwrapped": ExportRepair(
+        r"torch\.nn\.DataParallel is not supported by ONNX exporter",
+        "an `nn.DataParallel` wrapper (left from training, or built to load its checkpoint) exported through the "
+        "module it wraps, as its forward on a CPU runs it; the wrapper put back afterwards "
+        "(exporter/training_wrappers.py)",
+        (),
+        contexts=("data_parallel_unwrapped",),
+    ),
+    "checkpoint_inlined": ExportRepair(
+        r"unordered_map::at",
+        "activation checkpointing left on in eval (`torch.utils.checkpoint.checkpoint(layer, x, "
+        "use_reentrant=True)`: an autograd.Function the legacy tracer fails in) run as the call it "
+        "checkpoints, which gives the same values: checkpointing only drops activations for a backward "
+        "pass (exporter/training_wrappers.py)",
+        (),
+        contexts=("checkpoint_inlined",), frame=r"torch/utils/checkpoint\.py:",
+    ),
     "gradients_off": ExportRepair(
         r"Cannot insert a Tensor that requires grad as a constant|'SymInt' object has no attribute 'unsqueeze'"
         # a scan step sliced to a length read from its input (an unbacked size) while autograd traces it

@@ -11,7 +11,7 @@ from onnxfix.rewriter.bindings import reaching_value
 from onnxfix.rewriter.bool_dtype import FACTORIES, is_bool_tensor
 from onnxfix.rewriter.context import FunctionContext
 from onnxfix.rewriter.datadep import is_data_dependent_size
-from onnxfix.rewriter.precedence import COMPARE, operand as parenthesized
+from onnxfix.rewriter.precedence import BITXOR, COMPARE, SHIFT, operand as parenthesized
 from onnxfix.rewriter.tensors import parameter_annotation
 from onnxfix.rewriter.tree_walk import walk
 from onnxfix.rewriter.config_numbers import parameter_defaults
@@ -52,9 +52,12 @@ def tensor_condition(test: ast.expr, ctx: FunctionContext) -> Condition | None:
     if isinstance(test, ast.BoolOp):
         if skipped_by_or_under_both(test):
             return None  # `torch.jit.is_tracing() or torch.compiler.is_exporting() or <test>`: never evaluated
-        if any(tensor_condition(value, ctx) for value in test.values):
-            return Condition(None)
-        return None
+        conditions = [tensor_condition(value, ctx) for value in test.values]
+        if not any(conditions):
+            return None
+        if all(c is not None and c.where_text is not None for c in conditions):
+            return Condition(_joined_where_text(test.op, [c.where_text for c in conditions]))
+        return Condition(None)
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         inner = tensor_condition(test.operand, ctx)
         if inner is None:
@@ -73,6 +76,14 @@ def tensor_condition(test: ast.expr, ctx: FunctionContext) -> Condition | None:
     if isinstance(test, ast.Name) and _bound_to_tensor_condition(test.id, ctx):
         return Condition(None)
     return None
+
+
+def _joined_where_text(op: ast.boolop, texts: list[str]) -> str:
+    """`a or b` of tensor tests as `a | b` (`and`: `&`), each a one-element bool tensor whose truth
+    is its test's: the same truth, both sides evaluated (BART's `torch.isinf(h).any() or
+    torch.isnan(h).any()`)."""
+    symbol, tighter = (" | ", BITXOR) if isinstance(op, ast.Or) else (" & ", SHIFT)
+    return symbol.join(parenthesized(t, ast.parse(f"({t})", mode="eval").body, tighter) for t in texts)
 
 
 def _bound_to_tensor_condition(name: str, ctx: FunctionContext) -> bool:

@@ -1,5 +1,5 @@
-"""ONX515-ONX516: structural ops that fail to export, and the ops dynamo exports silently wrong
-(decompositions/registry_structural.py)."""
+"""ONX515: structural ops that fail to export (decompositions/registry_structural.py); ONX516, the
+ops dynamo exports silently wrong, is silently_wrong.py's."""
 
 from __future__ import annotations
 
@@ -358,68 +358,6 @@ def _argument_deletion(call: ast.Call, value: ast.expr, ctx: FunctionContext) ->
     return Edit(source.span(previous)[1], source.span(element)[1], "")
 
 
-class DynamoSilentlyWrong(DecompositionRule):
-    code = "ONX516"
-    name = "dynamo-silently-wrong"
-    summary = ("`scatter_reduce(reduce=\"mean\")`, `cross_entropy(label_smoothing=)` and `hamming_window` export silently "
-               "wrong in dynamo, avg_pool's `divisor_override` and `atan2` on the axes in both: rewrite")
-    default_safety = "safe"
-    doc = rule_doc(
-        "Finds `torch.scatter_reduce` / `Tensor.scatter_reduce` / `Tensor.scatter_reduce_` with "
-        "`reduce=\"mean\"` or `include_self=False` (any reduction, even one held in a variable: "
-        "the legacy exporter refuses include_self=False for all of them), and "
-        "`F.cross_entropy` with a `label_smoothing=` other than 0. (`nn.CrossEntropyLoss("
-        "label_smoothing=...)` modules are decomposed by `onnxfix export --decompose`.) And "
-        "`torch.hamming_window`, which dynamo writes as ONNX's HammingWindow (other coefficients). "
-        "And `F.avg_pool2d` / `F.avg_pool3d` / `nn.AvgPool2d` / `nn.AvgPool3d` with "
-        "`divisor_override`, which BOTH exporters write as an AveragePool dividing by the window "
-        "size (the helper: the window sums, a mean times the kernel size, over the divisor; with "
-        "ceil_mode the op is kept). And every `torch.atan2` / `Tensor.atan2` / `torch.arctan2`: both "
-        "exporters give other angles where a coordinate is zero or infinite (atan2(+0, -1) is -pi, "
-        "not pi: the phase of a real signal; the legacy exporter's atan2(0, 0) is NaN).",
-        "The dynamo exporter exports both WITHOUT an error but computes something else: "
-        "scatter_reduce \"mean\" becomes a plain scatter (the last value wins; ONNX "
-        "ScatterElements has no mean), and cross_entropy drops label_smoothing (measured: the "
-        "loss differs by 0.01-0.13; with probability targets onnxruntime rejects the graph). The "
-        "legacy exporter refuses both.",
-        "def forward(self, x, index, v):\n    return x.scatter_reduce(1, index, v, \"mean\")",
-        "def forward(self, x, index, v):\n    return _onnx_scatter_reduce(x, 1, index, v, \"mean\")",
-        "Safe: both helpers return the torch op itself outside export "
-        "(`torch.onnx.is_in_onnx_export()`, False in eager), since their sums and divisions run "
-        "through other ATen kernels than the op's. Exported, ATen's formulas: scatter_reduce mean "
-        "(floor division for integers, include_self both ways) and cross_entropy agree to float "
-        "rounding (with weight= and reduction=\"mean\" the weight total may differ by 1 ulp).",
-        code,
-    )
-
-    def visit_Call(self, node, ctx):
-        found = match_call(node, ctx)
-        if found is None:
-            yield from super().visit_Call(node, ctx)  # layers (nn.AvgPool2d(divisor_override=...))
-            return
-        if found[1].key not in self.keys:
-            return
-        if found[1].key in ("scatter_reduce", "scatter_reduce_"):
-            reduce = argument(node, "reduce", 4, found[2])
-            mean = isinstance(reduce, ast.Constant) and reduce.value == "mean"
-            if not mean and not _leaves_self_out(node):
-                return  # other reductions, self included, export correctly in both exporters
-        elif found[1].key == "cross_entropy":
-            smoothing = argument(node, "label_smoothing", 7, False)
-            if isinstance(smoothing, ast.Constant) and smoothing.value in (0, 0.0):
-                return
-        yield from super().visit_Call(node, ctx)
-
-    def cases(self, decomposition, node, ctx):
-        """A reduction other than a literal "mean" is reported for include_self=False only: what
-        the catalog measures for it is legacy's refusal ("scatter_reduce amax" leaves self out)."""
-        if decomposition.key in ("scatter_reduce", "scatter_reduce_"):
-            reduce = argument(node, "reduce", 4, decomposition.key == "scatter_reduce_" or _is_method(node))
-            if not (isinstance(reduce, ast.Constant) and reduce.value == "mean"):
-                return ("scatter_reduce amax",)
-        return decomposition.catalog_cases
-
-
 def _records_dims(node: ast.Call) -> bool:
     """aminmax given its keyword-only `dim` (not None), or a `keepdim` that may be True: torch.export
     then writes the dims into the amin / amax it splits the call into (measured: both export).
@@ -430,19 +368,7 @@ def _records_dims(node: ast.Call) -> bool:
     return given_dim or not (keepdim is None or (isinstance(keepdim, ast.Constant) and keepdim.value is False))
 
 
-def _is_method(node: ast.Call) -> bool:
-    return isinstance(node.func, ast.Attribute) and not (
-        isinstance(node.func.value, ast.Name) and node.func.value.id == "torch")
-
-
-def _leaves_self_out(node: ast.Call) -> bool:
-    """`include_self=False`, which the legacy exporter refuses for every reduction (the reduction
-    itself may be anything, a variable or an f-string: PyG's `reduce=f"a{reduce}"`)."""
-    return any(k.arg == "include_self" and isinstance(k.value, ast.Constant) and k.value.value is False
-               for k in node.keywords)
-
-
-RULES = [StructuralOperator, DynamoSilentlyWrong]
+RULES = [StructuralOperator]
 
 
 def _batch_folded(value: ast.expr | None, ctx: FunctionContext, depth: int = 3) -> bool:
