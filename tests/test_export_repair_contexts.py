@@ -124,3 +124,29 @@ def test_size_tensors_kept_changes_nothing_without_symints_and_puts_torch_back()
     assert torch.tensor is tensor and ("item" in vars(torch.SymInt)) == had_item
     error = "GuardOnDataDependentSymNode: Could not guard on data-dependent expression 32*u0 < 2"
     assert "size_tensors_kept" in [key for key, repair in EXPORT_REPAIRS.items() if re.search(repair.error, error)]
+
+
+def test_cached_functions_run_uncached_while_exporting_and_are_put_back():
+    """einops before 0.7 caches its rearrange recipe on `tensor.shape` (blind domains-85): a SymInt
+    has no hash, so while exporting the cached function is the one it wraps; the cache, and what
+    it holds, is back afterwards. torch's own caches are left alone."""
+    import sys
+    import types
+
+    from onnxfix.exporter.cached_functions import cached_functions, caches_bypassed
+
+    module = types.ModuleType("onnxfix_test_cached_recipes")
+    exec("import functools\n@functools.lru_cache(16)\ndef recipe(shape):\n    return tuple(shape)\n", module.__dict__)
+    sys.modules[module.__name__] = module
+    try:
+        cached = module.recipe
+        cached((2, 3))
+        with caches_bypassed(torch.nn.Linear(2, 2)):
+            assert module.recipe is cached.__wrapped__
+        model = torch.nn.Linear(2, 2)
+        assert not [n for namespace, n, _ in cached_functions(model) if namespace["__name__"].startswith("torch")]
+        assert module.recipe is cached and cached.cache_info().currsize == 1
+    finally:
+        del sys.modules[module.__name__]
+    error = "TypeError: unhashable type: non-nested SymInt"
+    assert [key for key, repair in EXPORT_REPAIRS.items() if re.search(repair.error, error)] == ["caches_bypassed"]

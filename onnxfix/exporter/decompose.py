@@ -42,6 +42,7 @@ from onnxfix.exporter.export_repairs import EXPORT_REPAIRS
 from onnxfix.exporter.model_state import state_dict_standard
 from onnxfix.exporter.quant_stubs import fake_quant_constants
 from onnxfix.exporter.quantized_modules import quantized_as_float
+from onnxfix.exporter.cached_functions import caches_bypassed
 from onnxfix.exporter.compiled import compiled_unwrapped
 from onnxfix.exporter.training_wrappers import checkpoint_inlined, data_parallel_unwrapped
 from onnxfix.exporter.custom_ops import custom_ops_inlined
@@ -271,6 +272,7 @@ REPAIR_CONTEXTS = {"compiled_unwrapped": compiled_unwrapped, "mha_fastpath_off":
                    "custom_ops_inlined": custom_ops_inlined, "state_dict_standard": state_dict_standard,
                    "floor_division_floored": floor_division_floored, "int_buffers_as_numbers": int_buffers_as_numbers,
                    "unflatten_traced_sizes": unflatten_traced_sizes, "copy_symbolic": copy_symbolic,
-                   "data_parallel_unwrapped": data_parallel_unwrapped, "checkpoint_inlined": checkpoint_inlined}
+                   "data_parallel_unwrapped": data_parallel_unwrapped, "checkpoint_inlined": checkpoint_inlined,
+                   "caches_bypassed": caches_bypassed}
 # each takes the model being exported and the table of the helpers substituted
 TABLE_CONTEXTS = {"complex_state_as_pairs": complex_state_as_pairs}

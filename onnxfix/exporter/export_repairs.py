@@ -169,6 +169,14 @@ EXPORT_REPAIRS = {
         (),
         contexts=("checkpoint_inlined",), frame=r"torch/utils/checkpoint\.py:",
     ),
+    "caches_bypassed": ExportRepair(
+        r"unhashable type: '?(?:non-nested )?Sym(?:Int|Float|Bool)",
+        "functions memoized with `functools.lru_cache` / `functools.cache` (einops before 0.7 caches its recipe "
+        "on `tensor.shape`) run uncached while exporting: a dynamic size is a SymInt, which has no hash; a cache "
+        "returns what its function computes (exporter/cached_functions.py)",
+        (),
+        contexts=("caches_bypassed",),
+    ),
     "gradients_off": ExportRepair(
         r"Cannot insert a Tensor that requires grad as a constant|'SymInt' object has no attribute 'unsqueeze'"
         # a scan step sliced to a length read from its input (an unbacked size) while autograd traces it
