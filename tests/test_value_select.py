@@ -97,3 +97,33 @@ def test_bool_branches_export_and_run_in_onnxruntime(tmp_path, dynamo):
     for x in (torch.rand(3, 4), -torch.rand(5, 4)):
         (got,) = session.run(None, {session.get_inputs()[0].name: x.numpy()})
         np.testing.assert_array_equal(got, BoolBranches()(x).numpy())
+
+
+def test_a_short_circuit_joined_into_one_tensor_is_never_a_safe_select(tmp_path):
+    """`not (a or b)` (and `bool(a or b)`, `flag and (a or b)`) of tensor tests selects with
+    `~(a | b)`, which evaluates `b` where the test stopped at `a`: an index `a` guards may raise in
+    eager (review of `a | b` where texts), so the fix is unsafe."""
+    from static_findings import findings
+
+    found = findings(tmp_path, """
+    import torch
+    from torch import nn
+
+
+    class Guarded(nn.Module):
+        def forward(self, x, idx, check: bool):
+            if not ((idx < 0).any() or (x[idx] > 0).any()):
+                y = x * 2
+                y = y + 1
+            else:
+                y = x - 1
+                y = y * 3
+            if check and ((idx < 0).any() or (x[idx] > 0).any()):
+                z = y * 2
+                z = z + 1
+            else:
+                z = y - 1
+                z = z * 3
+            return z
+    """)
+    assert [safe for code, _, safe in found if code in ("ONX601", "ONX613")] == [False, False]

@@ -167,7 +167,7 @@ EXPORT_REPAIRS = {
         "checkpoints, which gives the same values: checkpointing only drops activations for a backward "
         "pass (exporter/training_wrappers.py)",
         (),
-        contexts=("checkpoint_inlined",), frame=r"torch/utils/checkpoint\.py:",
+        contexts=("checkpoint_inlined",), frame=r"torch[\\/]utils[\\/]checkpoint\.py:",
     ),
     "caches_bypassed": ExportRepair(
         r"unhashable type: '?(?:non-nested )?Sym(?:Int|Float|Bool)",

@@ -21,16 +21,20 @@ class _NoDataParallel:
 def data_parallel_unwrapped(model) -> Iterator[None]:
     """Within the block, every `nn.DataParallel` submodule is replaced by the module it wraps, and
     the legacy exporter's own check on the model it is given (`isinstance(model,
-    torch.nn.DataParallel)`) sees no DataParallel: on a CPU its forward calls the wrapped module
-    (no device_ids), which the tracer follows. Everything is put back afterwards."""
+    torch.nn.DataParallel)`) sees no DataParallel: with no device_ids (cleared here, as on a CPU)
+    its forward calls the wrapped module, which the tracer follows. Everything is put back
+    afterwards."""
     restore = []
     for module in list(model.modules()) if isinstance(model, torch.nn.Module) else []:
+        if isinstance(module, torch.nn.DataParallel):  # no scatter to devices: its forward calls the module
+            restore.append((vars(module), "device_ids", module.device_ids))
+            vars(module)["device_ids"] = []
         for name, child in list(module._modules.items()):
             if isinstance(child, torch.nn.DataParallel):
                 restore.append((module._modules, name, child))
                 module._modules[name] = child.module
     original = torch.nn.DataParallel
-    torch.nn.DataParallel = _NoDataParallel
+    torch.nn.DataParallel = _NoDataParallel  # the name the legacy exporter's check reads, for this block only
     try:
         yield
     finally:

@@ -38,8 +38,11 @@ class Condition:
     """What a test expression is: data-dependent on tensor values or not, and the boolean
     tensor that stands for it in `torch.where` (None when there is no exact spelling)."""
 
-    def __init__(self, where_text: str | None):
+    def __init__(self, where_text: str | None, joined: bool = False):
         self.where_text = where_text
+        # `a | b` for `a or b`: both sides evaluated where the test short-circuited (an index the
+        # first test guards may raise), so a fix selecting with it is never exact
+        self.joined = joined
 
 
 def tensor_condition(test: ast.expr, ctx: FunctionContext) -> Condition | None:
@@ -56,7 +59,7 @@ def tensor_condition(test: ast.expr, ctx: FunctionContext) -> Condition | None:
         if not any(conditions):
             return None
         if all(c is not None and c.where_text is not None for c in conditions):
-            return Condition(_joined_where_text(test.op, [c.where_text for c in conditions]))
+            return Condition(_joined_where_text(test.op, [c.where_text for c in conditions]), joined=True)
         return Condition(None)
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         inner = tensor_condition(test.operand, ctx)
@@ -67,7 +70,7 @@ def tensor_condition(test: ast.expr, ctx: FunctionContext) -> Condition | None:
         # `not t.all()` -> `~t.all()`: a where text is a bool tensor, on which `~` is the logical not
         operand = test.operand
         bare = isinstance(operand, (ast.Call, ast.Attribute, ast.Subscript, ast.Name)) and inner.where_text == ctx.segment(operand)
-        return Condition(f"~{inner.where_text}" if bare else f"~({inner.where_text})")
+        return Condition(f"~{inner.where_text}" if bare else f"~({inner.where_text})", inner.joined)
     if isinstance(test, ast.Name) and is_none_literal(_parameter_default(test.id, ctx)) and \
             parameter_annotation(ctx.fn.node, test.id) is None and len(ctx.assignments(test.id)) == 0:
         return None  # `if scale:` of `scale=None`, unannotated, never rebound: first of all a test against None
@@ -193,7 +196,7 @@ def _condition_call(test: ast.Call, ctx: FunctionContext) -> Condition | None:
         inner = tensor_condition(test.args[0], ctx)
         if inner is None:
             return None
-        return Condition(inner.where_text)
+        return Condition(inner.where_text, inner.joined)
     if _is_item_call(test, ctx):
         return Condition(None)
     if (isinstance(func, ast.Name) and func.id in ("any", "all") and ctx.is_builtin(func.id) and len(test.args) == 1

@@ -40,7 +40,7 @@ def value_predicate(test: ast.expr, ctx: FunctionContext) -> Predicate | None:
     condition = tensor_condition(test, ctx)
     if condition is None or condition.where_text is None:
         return None
-    return Predicate(condition.where_text, VALUE_COND, not _drops_item(test, ctx))
+    return Predicate(condition.where_text, VALUE_COND, not condition.joined and not _drops_item(test, ctx))
 
 
 def _joined(test: ast.BoolOp, ctx: FunctionContext) -> Predicate | None:
@@ -58,7 +58,8 @@ def _joined(test: ast.BoolOp, ctx: FunctionContext) -> Predicate | None:
         return Predicate(tensors, VALUE_COND, False)
     keyword = " or " if isinstance(test.op, ast.Or) else " and "
     python = keyword.join(_operand_text(value, ctx) for value in values[:first])
-    exact = len(parts) == 1 and not _drops_item(values[first], ctx) and _reordered_exactly(test, values)
+    exact = (len(parts) == 1 and not conditions[first].joined and not _drops_item(values[first], ctx)
+             and _reordered_exactly(test, values))
     return Predicate(f"{python}{keyword}{tensors if len(parts) == 1 else f'({tensors})'}", VALUE_COND, exact)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import operator
+import struct
 
 from onnxfix.decompositions import BY_KEY, helper_chain, helper_source
 from onnxfix.patterns.operators.arguments import held_literal
@@ -69,7 +70,10 @@ def _operands(node: ast.BinOp | ast.Call, ctx: FunctionContext) -> tuple[str, as
 
 
 def _dropped(number: float, additive: bool) -> bool:
-    """What the rule's math.isclose takes for the identity, and is not exactly it."""
+    """What the rule's math.isclose takes for the identity, and is not exactly it: compared as the
+    float32 constant the exporter writes for a float32 model (1.000000035e-8 rounds to within 1e-8,
+    `1 - 1e-5` to just outside 1e-5 of 1)."""
+    number = struct.unpack("f", struct.pack("f", number))[0] if abs(number) < 3e38 else number
     if additive:
         return number != 0.0 and abs(number) <= 1e-8
     return number != 1.0 and abs(number - 1.0) <= 1e-5 * max(abs(number), 1.0)
@@ -89,6 +93,8 @@ def _number(node: ast.expr, ctx: FunctionContext, depth: int = 0):
         return None if value is None else (-value if isinstance(node.op, ast.USub) else value)
     if isinstance(node, ast.BinOp) and type(node.op) in FOLDED and depth < 8:
         left, right = _number(node.left, ctx, depth + 1), _number(node.right, ctx, depth + 1)
+        if isinstance(node.op, ast.Pow) and not (isinstance(right, (int, float)) and abs(right) <= 64):
+            return None  # `10 ** -9` folds; `9 ** 9 ** 9` is no epsilon, and would not finish
         try:
             return None if left is None or right is None else FOLDED[type(node.op)](left, right)
         except (ArithmeticError, ValueError):

@@ -19,7 +19,7 @@ class DynamoSilentlyWrong(DecompositionRule):
                "like `+ 1e-9` export silently wrong in dynamo, avg_pool's `divisor_override` and `atan2` on the axes "
                "in both: rewrite")
     default_safety = "safe"
-    extra_triggers = ("e-", "E-", "0.0000000")  # an epsilon's literal (kept_constants.py)
+    extra_triggers = ("e-", "E-", "0.0000000", "0.9999", "1.0000")  # an epsilon's literal (kept_constants.py)
     doc = rule_doc(
         "Finds `torch.scatter_reduce` / `Tensor.scatter_reduce` / `Tensor.scatter_reduce_` with "
         "`reduce=\"mean\"` or `include_self=False` (any reduction, even one held in a variable: "
