@@ -40,6 +40,7 @@ _DECOMPOSED_CUSTOM_OPS = "".join("|" + re.escape(op) for op in sorted(DECOMPOSED
 GROW_KEY = "unit_examples_grown"  # exporter/unit_dims.py
 FLAT_KEY = "flat_outputs"  # exporter/model_io.py
 DEFAULTS_KEY = "defaults_as_constants"  # exporter/model_io.py
+WRAPPED_KEY = "forward_called_positionally"  # exporter/model_io.py
 RNN_LOOPS_KEY = "rnn_while_loops"  # exporter/nn_layers.py
 FLOOR_KEY = "floor_division_floored"  # exporter/floor_division.py
 BUFFERS_KEY = "int_buffers_as_numbers"  # exporter/number_buffers.py
@@ -104,6 +105,15 @@ EXPORT_REPAIRS = {
         "defaults stay the Python values the call uses: the legacy exporter appends every default to "
         "the arguments and traces it as an input (an int as a 0-d tensor, a list of ints as tensors); the "
         "ONNX model takes the given inputs only",
+        (),
+    ),
+    # tried on facts: an export failed and forward is a functools.partial standing for the model's own
+    WRAPPED_KEY: ExportRepair(
+        r"(?!)",
+        "the model exported through `forward(*args)`: its `forward` is a `functools.partial` of a hook's "
+        "wrapper (diffusers' HookRegistry, accelerate's add_hook_to_module) whose `__wrapped__` names a "
+        "`module` parameter the partial already binds, and torch.export binds the inputs against that "
+        "signature; the call itself passes them as the user does",
         (),
     ),
     FLAT_KEY: ExportRepair(

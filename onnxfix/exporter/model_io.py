@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import enum
+import functools
 import inspect
 import os
 import textwrap
@@ -24,7 +25,7 @@ from typing import Any
 
 import torch
 
-from onnxfix.exporter.export_repairs import DEFAULTS_KEY, FLAT_KEY  # noqa: F401  (re-exported for verify.py)
+from onnxfix.exporter.export_repairs import DEFAULTS_KEY, FLAT_KEY, WRAPPED_KEY  # noqa: F401  (re-exported for verify.py)
 
 
 def flatten(value: Any) -> list[torch.Tensor]:
@@ -117,6 +118,17 @@ def tensor_leaves(model: torch.nn.Module, args: tuple) -> list[bool]:
     cloned = tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in args)
     with torch.no_grad():
         return [isinstance(leaf, torch.Tensor) for leaf in leaves(model(*cloned))]
+
+
+def wrapped_forward(model) -> str:
+    """The function a `functools.partial` set as the model's forward wraps, where that partial binds
+    arguments its `__wrapped__` signature still lists (diffusers' HookRegistry: `update_wrapper(
+    partial(new_forward, module), new_forward)`, signature `(module, *args, **kwargs)`): torch.export
+    binds the example against that signature. "" otherwise."""
+    forward = vars(model).get("forward") if isinstance(model, torch.nn.Module) else None
+    if not isinstance(forward, functools.partial) or not forward.args or getattr(forward, "__wrapped__", None) is None:
+        return ""
+    return getattr(forward.func, "__qualname__", "") or repr(forward.func)
 
 
 class GivenArguments(torch.nn.Module):

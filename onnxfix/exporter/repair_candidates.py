@@ -15,7 +15,7 @@ from typing import Iterable, Iterator, Protocol
 
 from onnxfix.decompositions import BY_KEY, key_of_op
 from onnxfix.exporter.export_repairs import (
-    BUFFERS_KEY, DATA_DEPENDENT, DEFAULTS_KEY, EXPORT_REPAIRS, FLOOR_KEY, GROW_KEY, RNN_LOOPS_KEY,
+    BUFFERS_KEY, DATA_DEPENDENT, DEFAULTS_KEY, EXPORT_REPAIRS, FLOOR_KEY, GROW_KEY, RNN_LOOPS_KEY, WRAPPED_KEY,
 )
 from onnxfix.exporter.result import EXPORT_FAILS, OK, ORT_FAILS, SILENTLY_WRONG, Verdict
 from onnxfix.rewriter.rule import Finding
@@ -178,6 +178,8 @@ def _keyed_by_facts(failed: list[_Result]) -> Iterator[str]:
         yield GROW_KEY
     if any(r.verdict.appended_defaults for r in failed):
         yield DEFAULTS_KEY
+    if any(r.verdict.wrapped_forward for r in failed):
+        yield WRAPPED_KEY
     if any(r.verdict.recurrent_layers for r in failed):
         yield RNN_LOOPS_KEY
     if any(r.verdict.size_buffers and re.search(DATA_DEPENDENT, r.verdict.error or "") for r in failed):

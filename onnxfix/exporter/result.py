@@ -101,6 +101,9 @@ class Verdict:
     recurrent_layers: list[str] = field(default_factory=list)
     # dynamo: the model's 0-d int64 buffers, `Class.name` (number_buffers.int_buffers_as_numbers)
     size_buffers: list[str] = field(default_factory=list)
+    # forward replaced by a functools.partial (a hook registry's), whose signature torch.export reads
+    # through __wrapped__ (model_io.wrapped_forward)
+    wrapped_forward: str = ""
     # text in the eager output (`output[0][0]: 'abc'`) and [file, line] of forward's return (model_io.text_outputs)
     text_outputs: list[str] = field(default_factory=list)
     text_output_site: list = field(default_factory=list)

@@ -27,8 +27,8 @@ from onnxfix.exporter.comparison import (  # noqa: F401  (Runtime, compare, runt
 )
 from onnxfix.exporter import kv_cache
 from onnxfix.exporter.model_io import (  # noqa: F401  (re-exported)
-    DEFAULTS_KEY, FLAT_KEY, FlatOutputs, GivenArguments, appended_defaults, exporter_args, flatten, input_names, int_defaults,
-    tensor_leaves, text_outputs,
+    DEFAULTS_KEY, FLAT_KEY, WRAPPED_KEY, FlatOutputs, GivenArguments, appended_defaults, exporter_args, flatten, input_names, int_defaults,
+    tensor_leaves, text_outputs, wrapped_forward,
 )  # noqa: F401  (re-exported)
 from onnxfix.exporter.model_state import attributes_kept
 from onnxfix.exporter.probes import Probe, claim_probes
@@ -148,6 +148,9 @@ def verify(
         verdict.appended_defaults = appended_defaults(model, len(args))
         if DEFAULTS_KEY in (decompose or ()) and exported is model:
             exported = GivenArguments(model, len(args))
+    verdict.wrapped_forward = wrapped_forward(model)
+    if WRAPPED_KEY in (decompose or ()) and exported is model:  # torch.export binds the call, not the wrapper
+        exported = GivenArguments(model, len(args))
     with _model_file(out) as path:
         # the runtime stage re-exports for the divergence's source lines (legacy): with the same decompositions
         # and of the model as exported (a flat-outputs wrapper, grown examples), not as given
