@@ -296,7 +296,7 @@ class TensorIf(Rule):
                 return  # `if not torch.compiler.is_exporting() and bad: raise`: already right
             fix = _skip_check_when_exporting(node, ctx)
             message = (
-                f"`if` on {value} guarding a {'`raise`' if isinstance(node.body[0], ast.Raise) else 'message (a warning, log or print)'}: "
+                f"`if` on {value} guarding a {'`raise`' if isinstance(node.body[-1], ast.Raise) else 'message (a warning, log or print)'}: "
                 "the dynamo exporter fails "
                 "(GuardOnDataDependentSymNode; 'Data-dependent branching' in its strict fallback) and "
                 "the legacy exporter drops the check; skip the check while exporting"
@@ -446,9 +446,23 @@ def _raises_only(node: ast.If, ctx: FunctionContext) -> bool:
     (fb.max(dim=0).values == 0.0).any(): warnings.warn(...)`)."""
     if node.orelse or not node.body:
         return False
-    if len(node.body) == 1 and isinstance(node.body[0], ast.Raise):
-        return True
+    if isinstance(node.body[-1], ast.Raise) and all(_message_text(s) for s in node.body[:-1]):
+        return True  # `msg = f"..."` then `raise ValueError(msg)` (getiaction's normalizer check) too
     return message_block(node.body, ctx, node)
+
+
+def _message_text(statement: ast.stmt) -> bool:
+    """`msg = "..."` / an f-string / a concatenation of them: the text a raise is given, nothing run."""
+    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)):
+        return False
+    value = statement.value
+    while isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add) and _text(value.right):
+        value = value.left
+    return _text(value) or isinstance(value, ast.Name) and value is not statement.value  # `msg + "..."`
+
+
+def _text(node: ast.expr) -> bool:
+    return isinstance(node, ast.JoinedStr) or isinstance(node, ast.Constant) and isinstance(node.value, str)
 
 
 def _static_guard_note(test: ast.expr, ctx: FunctionContext) -> str:
